@@ -1,0 +1,9 @@
+"""The `synapse-tui` command: the browser with no subcommand, a headless CLI otherwise.
+
+Every command builds the same objects the tests build (Store, Config, Clock, Memory).
+User mistakes end in one clear line on stderr and a non-zero exit, never a traceback.
+"""
+
+from .commands import main
+
+__all__ = ["main"]

@@ -1,0 +1,207 @@
+"""The subcommands of SPEC section 6."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+import numpy as np
+
+from ..core import query as fq
+from ..core.calibrate import calibrate
+from ..core.clock import Clock
+from ..core.config import config_path_for, write_config
+from ..core.interchange import export_facts, import_facts, parse_file, write_jsonl
+from ..core.store import Store
+from ..core.trust import BANDS
+from .common import (SynapseGroup, config_option, db_argument, emit_json, json_option, now_option,
+                     open_memory, progress_bar, resolve_config)
+from .render import band_style, print_calibration, print_explain, print_score_table
+
+SORT_KEYS = ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B",
+             "k", "age", "id")
+
+
+@click.group(cls=SynapseGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="synapse-tui")
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """Browse and triage the memory of an AI agent.
+
+    With no arguments, opens the bundled sample memory; `synapse-tui DB` opens a store.
+    """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(open_cmd, db=None)
+
+
+@main.command("open")
+@click.argument("db", required=False, type=click.Path(dir_okay=False))
+@now_option
+@config_option
+def open_cmd(db: str | None, now: str | None = None, config_path: str | None = None) -> None:
+    """Open the browser on DB (default: the bundled sample)."""
+    from ..ui.launch import launch
+
+    if db is None:
+        db = str(_sample_path())
+    launch(db, now=now, config_path=config_path)
+
+
+@main.command("import")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--db", required=True, type=click.Path(dir_okay=False), help="Store to create or extend.")
+@now_option
+@json_option
+@config_option
+def import_cmd(file: str, db: str, now: str | None, as_json: bool, config_path: str | None) -> None:
+    """Import FILE.jsonl into DB, all or nothing."""
+    from ..core.graphstore import update_graph
+
+    Clock.from_option(now)  # validate --now even though import does not score
+    config = resolve_config(db, config_path)
+    facts = parse_file(file)
+    with Store.open(db, create=True) as store:
+        result = import_facts(store, facts, file, progress=progress_bar("importing"),
+                              after_insert=lambda conn, new: update_graph(
+                                  conn, new, config, progress=progress_bar("graph")))
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if as_json:
+        emit_json({"imported": result.imported, "db": str(db), "warnings": result.warnings})
+    else:
+        click.echo(f"imported {result.imported} facts into {db}")
+
+
+@main.command("score")
+@db_argument
+@click.option("--where", "where", default="", help="Filter, e.g. 'trust<0.3 tier:auto payments'.")
+@click.option("--sort", "sort", default="-trust", show_default=True,
+              help=f"Column to sort by, '-' for descending: {', '.join(SORT_KEYS)}.")
+@click.option("--limit", type=int, default=None,
+              help="Rows to show (default: all with --json, 50 in the table; 0 for all).")
+@now_option
+@json_option
+@config_option
+def score_cmd(db: str, where: str, sort: str, limit: int | None, now: str | None, as_json: bool,
+              config_path: str | None) -> None:
+    """Score every fact of DB."""
+    key = sort.lstrip("-")
+    if key not in SORT_KEYS:
+        raise click.BadParameter(f"unknown column '{key}'; one of {', '.join(SORT_KEYS)}", param_hint="--sort")
+    with open_memory(db, now, config_path) as memory:
+        positions = fq.run(memory, where) if where.strip() else np.arange(len(memory))
+        q = fq.parse(where)
+        if not q.words or sort != "-trust":
+            positions = _sorted(memory, positions, key, descending=sort.startswith("-"))
+        total = len(positions)
+        if limit is None:
+            limit = 0 if as_json else 50
+        if limit:
+            positions = positions[:limit]
+        if as_json:
+            rows = memory.rows() if len(positions) == len(memory) else None
+            out = sys.stdout
+            for i in positions.tolist():
+                out.write(_dumps(rows[i] if rows else memory.row(i)) + "\n")
+            return
+        print_score_table(memory, positions, total)
+
+
+def _sorted(memory, positions: np.ndarray, key: str, descending: bool) -> np.ndarray:
+    if key == "id":
+        order = sorted(positions.tolist(), key=lambda i: memory.ids[i], reverse=descending)
+        return np.asarray(order, dtype=np.int64)
+    values = {"age": memory.scores.age_days, "freshness": memory.scores.freshness,
+              "supersession": memory.scores.supersession}.get(key)
+    if values is None:
+        values = getattr(memory.scores, key)
+    v = values[positions].astype(np.float64)
+    order = np.lexsort((positions, -v if descending else v))
+    return positions[order]
+
+
+def _dumps(obj: dict) -> str:
+    import json
+
+    return json.dumps(obj, ensure_ascii=False)
+
+
+@main.command("show")
+@db_argument
+@click.argument("fact_id")
+@now_option
+@json_option
+@config_option
+def show_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config_path: str | None) -> None:
+    """Explain one fact: every factor with its inputs, the opinion, what would move it."""
+    with open_memory(db, now, config_path) as memory:
+        info = memory.explain(fact_id)
+        if info is None:
+            raise click.ClickException(f"no fact with id {fact_id!r} in {db}")
+        if as_json:
+            emit_json(info)
+        else:
+            print_explain(info, memory.config)
+
+
+@main.command("export")
+@db_argument
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
+@click.option("--audit", is_flag=True, help="Export the triage decisions instead of the facts.")
+@now_option
+@json_option
+@config_option
+def export_cmd(db: str, output: str | None, audit: bool, now: str | None, as_json: bool,
+               config_path: str | None) -> None:
+    """Write DB back as interchange JSON Lines (triage included)."""
+    Clock.from_option(now)
+    with Store.open(db, readonly=True) as store:
+        if audit:
+            from ..core.triage import export_audit
+
+            write_jsonl(export_audit(store), output)
+        else:
+            write_jsonl(export_facts(store), output)
+
+
+@main.command("calibrate")
+@db_argument
+@click.option("--write", "write", is_flag=True, help="Store the proposed B0 and s in the config file.")
+@now_option
+@json_option
+@config_option
+def calibrate_cmd(db: str, write: bool, now: str | None, as_json: bool, config_path: str | None) -> None:
+    """Histograms of ages and B, and the B0 and s that fit this store."""
+    with open_memory(db, now, config_path) as memory:
+        cal = calibrate(memory)
+    target = memory.config.path or config_path_for(db)
+    if write:
+        write_config(cal.proposed_config(memory.config), target)
+    if as_json:
+        from dataclasses import asdict
+
+        emit_json({**asdict(cal), "written": str(target) if write else None})
+    else:
+        print_calibration(cal)
+        if write:
+            click.echo(f"wrote b0 and scale to {target}")
+
+
+@main.command("sample")
+def sample_cmd() -> None:
+    """Print the path of the working copy of the bundled sample (built on first use)."""
+    click.echo(str(_sample_path()))
+
+
+def _sample_path() -> Path:
+    from ..core.graphstore import update_graph
+    from ..core.config import Config
+    from ..core.sample import ensure_sample
+
+    return ensure_sample(progress=progress_bar("building the sample"),
+                         after_insert=lambda conn, new: update_graph(conn, new, Config()))
+
+
+__all__ = ["main", "band_style", "BANDS"]

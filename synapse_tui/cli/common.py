@@ -1,0 +1,99 @@
+"""What every command shares: options, error handling, opening a store, progress."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import click
+
+from ..core.clock import Clock, format_time
+from ..core.config import Config, config_path_for, load_config, write_config
+from ..core.errors import QueryError, SynapseError
+from ..core.memory import Memory
+from ..core.store import Store
+
+EXIT_USER_ERROR = 2
+
+
+class SynapseGroup(click.Group):
+    """A group whose first argument may be a database path instead of a command."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["open", *args]
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except QueryError as exc:
+            click.echo(f"error: {exc.reason}\n  {exc.caret().replace(chr(10), chr(10) + '  ')}", err=True)
+            ctx.exit(EXIT_USER_ERROR)
+        except SynapseError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(EXIT_USER_ERROR)
+        except BrokenPipeError:
+            sys.stderr.close()
+            ctx.exit(1)
+
+
+def now_option(f: Callable) -> Callable:
+    return click.option("--now", metavar="RFC3339",
+                        help="Pin the clock (default: SYNAPSE_NOW, else the wall clock).")(f)
+
+
+def json_option(f: Callable) -> Callable:
+    return click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")(f)
+
+
+def config_option(f: Callable) -> Callable:
+    return click.option("--config", "config_path", type=click.Path(dir_okay=False),
+                        help="Config file (default: SYNAPSE_CONFIG, else DB.synapse.toml beside DB).")(f)
+
+
+def db_argument(f: Callable) -> Callable:
+    return click.argument("db", type=click.Path(dir_okay=False))(f)
+
+
+def resolve_config(db: str | os.PathLike[str], config_path: str | None) -> Config:
+    path = config_path or os.environ.get("SYNAPSE_CONFIG") or config_path_for(db)
+    return load_config(path)
+
+
+@contextmanager
+def open_memory(db: str, now: str | None, config_path: str | None,
+                readonly: bool = True) -> Iterator[Memory]:
+    clock = Clock.from_option(now)
+    config = resolve_config(db, config_path)
+    with Store.open(db, readonly=readonly) as store:
+        yield Memory(store, config, clock.now())
+
+
+def emit_json(obj: Any) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False))
+
+
+def progress_bar(label: str) -> Callable[[int, int], None] | None:
+    """A progress callback drawing on stderr when it is a terminal, else None."""
+    if not sys.stderr.isatty():
+        return None
+    state: dict[str, Any] = {}
+
+    def update(done: int, total: int) -> None:
+        if "bar" not in state:
+            state["bar"] = click.progressbar(length=total, label=label, file=sys.stderr)
+            state["bar"].__enter__()
+            state["done"] = 0
+        state["bar"].update(done - state["done"])
+        state["done"] = done
+        if done >= total:
+            state.pop("bar").__exit__(None, None, None)
+
+    return update
+
+

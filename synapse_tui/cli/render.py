@@ -1,0 +1,120 @@
+"""Human output of the CLI: band-coloured tables and explanations (rich, never core)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..core.calibrate import Calibration, Histogram
+from ..core.config import Config
+from ..core.trust import BANDS, GUIDANCE, TIERS
+
+BAND_STYLES = ("bold red", "red", "yellow", "green", "bold green")
+
+
+def band_style(band: int) -> str:
+    return BAND_STYLES[band]
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=False)
+
+
+def print_score_table(memory, positions: np.ndarray, total: int) -> None:
+    sc = memory.scores
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for name, justify in (("band", "left"), ("trust", "right"), ("conf", "right"),
+                          ("fresh", "right"), ("sup", "right"), ("gate", "right"),
+                          ("guidance", "left"), ("tier", "left"), ("id", "left"), ("text", "left")):
+        table.add_column(name, justify=justify, no_wrap=True,
+                         overflow="ellipsis", max_width=60 if name == "text" else None)
+    texts = memory.store.texts(positions)
+    for i, text in zip(positions.tolist(), texts):
+        style = band_style(sc.band[i])
+        table.add_row(Text(BANDS[sc.band[i]], style=style), Text(f"{sc.trust[i]:.2f}", style=style),
+                      f"{sc.confidence[i]:.2f}", f"{sc.freshness[i]:.2f}", f"{sc.supersession[i]:.2f}",
+                      f"{sc.gate[i]:.2f}", GUIDANCE[sc.guidance[i]], TIERS[sc.tier[i]],
+                      Text(memory.ids[i]), Text(text))
+    console = _console()
+    console.print(table)
+    if len(positions) < total:
+        console.print(f"[dim]{len(positions)} of {total} facts; --limit 0 shows all[/]")
+    else:
+        console.print(f"[dim]{total} facts[/]")
+
+
+def _pct(x: float) -> str:
+    return f"{x:.2f}"
+
+
+def print_explain(info: dict[str, Any], config: Config) -> None:
+    console = _console()
+    band = BANDS.index(info["band"])
+    console.print(Text(info["id"], style="bold"), Text(f"  {info['band']} {info['trust']:.2f}",
+                                                       style=band_style(band)))
+    console.print(Text(info["text"]))
+    console.print()
+    c, f = config.confidence, config.freshness
+    lines = [
+        ("Confidence", info["confidence"],
+         f"r={info['corroborations']} s={info['contradictions']} a={info['base_rate']:.2f} "
+         f"W={c.prior_weight:g}  (r + aW) / (r + s + W)"),
+        ("Freshness", info["freshness"],
+         f"B={info['B']:.2f} ({'O(1) form, n=' + str(info.get('reinforcement_count')) if info['freshness_form'] == 'o1' else 'exact form, ' + str(1 + len(info.get('reinforced_at') or [])) + ' events'}), "
+         f"B0={f.b0:g} s={f.scale:g}, age {info['age_days']:.1f} d"),
+        ("Supersession", info["supersession"], f"k={info['k']} (gamma^k)"),
+        ("Gate", info["gate"], f"declared {info['declared_tier']}, effective {info['tier']}, "
+                               f"signature: {info['signature_check']}"),
+    ]
+    for name, value, why in lines:
+        console.print(Text(f"  {name:<13}{_pct(value):>5}  "), Text(why, style="dim"), sep="")
+    console.print()
+    console.print(Text(f"  opinion  b={info['b']:.2f} d={info['d']:.2f} u={info['u']:.2f}  -> "
+                       f"{info['guidance_advice']}"))
+    console.print(Text(f"  review due {info['review_due']}"))
+    if info["flags"]:
+        console.print(Text("  flags: " + ", ".join(info["flags"]), style="yellow"))
+    moves = ", ".join(f"{k} -> {v:.2f}" for k, v in info["what_if"].items())
+    console.print(Text(f"  what would move it: {moves}"))
+    if info["chain_older"] or info["superseded_by"]:
+        console.print(Text(f"  supersedes: {' -> '.join(info['chain_older']) or '-'};"
+                           f" superseded by: {', '.join(info['superseded_by']) or '-'}"))
+    if info["supersedes"] and not info["supersedes_known"]:
+        console.print(Text(f"  supersedes unknown id {info['supersedes']} (ignored)", style="yellow"))
+    if info["entities"]:
+        console.print(Text("  entities: " + ", ".join(info["entities"])))
+    if info["note"]:
+        console.print(Text(f"  note: {info['note']}"))
+    for key, value in (info["provenance"] or {}).items():
+        console.print(Text(f"  {key}: {value}", style="dim"))
+    for h in info["history"]:
+        console.print(Text(f"  {h['at']}  {h['action']}  by {h['actor']}", style="dim"))
+
+
+def _bars(h: Histogram, label: str, fmt: str) -> list[str]:
+    if not h.counts:
+        return [f"{label}: no facts"]
+    peak = max(h.counts) or 1
+    out = [label]
+    for lo, hi, count in zip(h.edges, h.edges[1:], h.counts):
+        bar = "#" * round(40 * count / peak)
+        out.append(f"  {format(lo, fmt):>8} .. {format(hi, fmt):<8} {count:>7}  {bar}")
+    return out
+
+
+def print_calibration(cal: Calibration) -> None:
+    console = _console()
+    for line in _bars(cal.ages, "fact age (days)", ".0f") + [""] + _bars(cal.activations, "activation B", ".2f"):
+        console.print(Text(line))
+    console.print()
+    console.print(Text(f"head facts: {cal.heads}"))
+    console.print(Text(f"B0:    {cal.current_b0:.3f} -> {cal.proposed_b0:.3f}"))
+    console.print(Text(f"scale: {cal.current_scale:.3f} -> {cal.proposed_scale:.3f}"))
+    console.print(Text("bands        before   after"))
+    for band in BANDS:
+        console.print(Text(f"  {band:<10} {cal.bands_before[band]:>7} {cal.bands_after[band]:>7}",
+                           style=band_style(BANDS.index(band))))

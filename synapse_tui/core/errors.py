@@ -1,0 +1,39 @@
+"""Errors a user can cause. The CLI and the app show their message, never a traceback."""
+
+from __future__ import annotations
+
+
+class SynapseError(Exception):
+    """Base of every error that is the user's input, not our bug."""
+
+
+class InputError(SynapseError):
+    """A bad interchange line or value: names the file, line and field."""
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None,
+                 field: str | None = None) -> None:
+        self.file, self.line, self.field, self.reason = file, line, field, message
+        where = ":".join(str(p) for p in (file, line) if p is not None)
+        prefix = f"{where}: " if where else ""
+        fld = f"field '{field}': " if field else ""
+        super().__init__(f"{prefix}{fld}{message}")
+
+
+class StoreError(SynapseError):
+    """The database is not ours, is corrupt, is locked, or cannot be written."""
+
+
+class ConfigError(SynapseError):
+    """A config file that cannot be read or holds a bad value."""
+
+
+class QueryError(SynapseError):
+    """A filter-language typo; `position` points at the bad token in the query."""
+
+    def __init__(self, message: str, query: str, position: int, token: str) -> None:
+        self.query, self.position, self.token, self.reason = query, position, token, message
+        super().__init__(f"{message} at {position + 1}: '{token}'")
+
+    def caret(self) -> str:
+        """The query with a caret under the bad token, for terminals."""
+        return f"{self.query}\n{' ' * self.position}{'^' * max(1, len(self.token))}"

@@ -1,0 +1,339 @@
+"""The interchange format (JSON Lines, SPEC section 4): validate, import, export.
+
+Import is all or nothing: every line is checked before the first write, and the writes
+happen in one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from . import signing
+from .clock import parse_time
+from .errors import InputError
+from .store import Store
+from .trust import in_cycle
+
+KNOWN_KEYS = ("id", "text", "created_at", "tier", "corroborations", "contradictions",
+              "reinforced_at", "reinforcement_count", "supersedes", "entities", "note",
+              "provenance", "signature", "embedding")
+TIERS = ("auto", "human", "signed")
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class ParsedFact:
+    line: int
+    id: str
+    text: str
+    created_at: str
+    created_ts: float
+    tier: str = "auto"
+    r: int = 0
+    s: int = 0
+    reinforced_at: list[str] | None = None
+    reinforced_ts: list[float] = field(default_factory=list)
+    reinforcement_count: int | None = None
+    supersedes: str | None = None
+    entities: list[str] | None = None
+    note: str | None = None
+    provenance: dict[str, Any] | None = None
+    signature: dict[str, Any] | None = None
+    embedding: np.ndarray | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def o1_count(self) -> int | None:
+        """The O(1) form applies when a count came without the list of events."""
+        return self.reinforcement_count if self.reinforced_at is None else None
+
+
+def _int(obj: dict, key: str, minimum: int, err: Callable[[str, str], InputError]) -> int | None:
+    if key not in obj:
+        return None
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise err(key, f"must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def _string(obj: dict, key: str, err: Callable[[str, str], InputError], required: bool = False) -> str | None:
+    if key not in obj:
+        if required:
+            raise err(key, "is required")
+        return None
+    value = obj[key]
+    if not isinstance(value, str) or not value.strip():
+        raise err(key, f"must be a non-empty string, got {value!r}")
+    return value
+
+
+def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int) -> ParsedFact:
+    """One interchange object, every field of SPEC 4 checked."""
+    if not isinstance(obj, dict):
+        raise err(None, "each line must be a JSON object")
+    fid = _string(obj, "id", err, required=True)
+    text = _string(obj, "text", err, required=True)
+    created_at = obj.get("created_at")
+    if "created_at" not in obj:
+        raise err("created_at", "is required")
+    try:
+        created_ts = parse_time(created_at)
+    except ValueError as exc:
+        raise err("created_at", str(exc)) from None
+    fact = ParsedFact(line=line, id=fid, text=text, created_at=created_at, created_ts=created_ts)
+    if "tier" in obj:
+        if obj["tier"] not in TIERS:
+            raise err("tier", f"must be one of auto, human, signed, got {obj['tier']!r}")
+        fact.tier = obj["tier"]
+    fact.r = _int(obj, "corroborations", 0, err) or 0
+    fact.s = _int(obj, "contradictions", 0, err) or 0
+    fact.reinforcement_count = _int(obj, "reinforcement_count", 1, err)
+    if "reinforced_at" in obj:
+        value = obj["reinforced_at"]
+        if not isinstance(value, list):
+            raise err("reinforced_at", f"must be a list of RFC 3339 timestamps, got {value!r}")
+        try:
+            fact.reinforced_ts = [parse_time(v) for v in value]
+        except ValueError as exc:
+            raise err("reinforced_at", str(exc)) from None
+        fact.reinforced_at = list(value)
+    fact.supersedes = _string(obj, "supersedes", err)
+    if fact.supersedes == fid:
+        raise err("supersedes", "a fact cannot supersede itself (supersession cycle)")
+    fact.note = _string(obj, "note", err)
+    if "entities" in obj:
+        ents = obj["entities"]
+        if not isinstance(ents, list) or not all(isinstance(e, str) and e.strip() for e in ents):
+            raise err("entities", f"must be a list of non-empty strings, got {ents!r}")
+        fact.entities = ents
+    for key in ("provenance", "signature"):
+        if key in obj and not isinstance(obj[key], dict):
+            raise err(key, f"must be a JSON object, got {obj[key]!r}")
+    fact.provenance = obj.get("provenance")
+    sig = obj.get("signature")
+    if sig is not None:
+        for part in ("alg", "key", "sig"):
+            if not isinstance(sig.get(part), str):
+                raise err("signature", f"needs string '{part}' (alg, key, sig), got {sig!r}")
+    fact.signature = sig
+    if "embedding" in obj:
+        fact.embedding = _embedding(obj["embedding"], err)
+    fact.extra = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
+    return fact
+
+
+def _embedding(value: Any, err: Callable[[str, str], InputError]) -> np.ndarray:
+    if not isinstance(value, list) or not value or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        raise err("embedding", "must be a non-empty list of numbers")
+    vec = np.asarray(value, dtype=np.float64)
+    if not np.all(np.isfinite(vec)):
+        raise err("embedding", "contains NaN or infinity")
+    norm = float(np.linalg.norm(vec))
+    if norm == 0.0 or not math.isfinite(norm):
+        raise err("embedding", "is a zero vector")
+    return (vec / norm).astype(np.float32)
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any]]:
+    """(line number, decoded object) for each non-blank line, errors naming the line."""
+    name = str(path)
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=name) from None
+    with fh:
+        for number, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError("not valid UTF-8", file=name, line=number) from None
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"not valid JSON ({exc.msg}, column {exc.colno})",
+                                 file=name, line=number) from None
+
+
+def parse_file(path: str | os.PathLike[str]) -> list[ParsedFact]:
+    name = str(path)
+    facts: list[ParsedFact] = []
+    seen: dict[str, int] = {}
+    dim: tuple[int, int] | None = None
+    for number, obj in read_jsonl(path):
+        def err(fld: str | None, msg: str, _n: int = number) -> InputError:
+            return InputError(msg, file=name, line=_n, field=fld)
+        fact = parse_line(obj, err, number)
+        if fact.id in seen:
+            raise err("id", f"duplicate id {fact.id!r} (first on line {seen[fact.id]})")
+        seen[fact.id] = number
+        if fact.embedding is not None:
+            if dim is None:
+                dim = (len(fact.embedding), number)
+            elif len(fact.embedding) != dim[0]:
+                raise err("embedding", f"has dimension {len(fact.embedding)}, but line {dim[1]} "
+                                       f"has {dim[0]}")
+        facts.append(fact)
+    return facts
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    imported: int
+    warnings: list[str]
+    new_positions: list[int]
+
+
+def import_facts(store: Store, facts: list[ParsedFact], source: str,
+                 progress: Progress | None = None,
+                 after_insert: Callable[[Any, list[int]], None] | None = None) -> ImportResult:
+    """Add parsed facts in one transaction; refuse the lot on any conflict.
+
+    `after_insert(conn, new_positions)` runs inside the same transaction (the graph
+    update), so a failure there also leaves the store untouched.
+    """
+    conn = store.conn
+
+    def err(fact: ParsedFact, fld: str, msg: str) -> InputError:
+        return InputError(msg, file=source, line=fact.line, field=fld)
+
+    existing = {row[0]: row[1] - 1 for row in conn.execute("SELECT id, pos FROM facts")}
+    for fact in facts:
+        if fact.id in existing:
+            raise err(fact, "id", f"id {fact.id!r} is already in the store {store.path}")
+    _check_dimension(store, facts, err)
+    _check_cycles(store, facts, existing, err)
+
+    warnings = []
+    all_ids = set(existing) | {f.id for f in facts}
+    for fact in facts:
+        if fact.supersedes and fact.supersedes not in all_ids:
+            warnings.append(f"{source}:{fact.line}: supersedes unknown id {fact.supersedes!r} "
+                            "(kept, ignored for depth)")
+    with store.transaction():
+        start = conn.execute("SELECT coalesce(max(pos), 0) FROM facts").fetchone()[0] + 1
+        positions = list(range(start - 1, start - 1 + len(facts)))
+        batch = 2000
+        for i in range(0, len(facts), batch):
+            chunk = facts[i:i + batch]
+            _insert(conn, chunk, start + i)
+            if progress:
+                progress(min(i + batch, len(facts)), len(facts))
+        conn.execute("UPDATE facts SET supersedes_pos = (SELECT f2.pos FROM facts f2"
+                     " WHERE f2.id = facts.supersedes) WHERE supersedes IS NOT NULL"
+                     " AND supersedes_pos IS NULL")
+        if after_insert:
+            after_insert(conn, positions)
+    return ImportResult(len(facts), warnings, positions)
+
+
+def _check_dimension(store: Store, facts: list[ParsedFact], err: Callable) -> None:
+    row = store.conn.execute("SELECT length(vec) / 4 FROM embeddings WHERE kind = 'model' LIMIT 1").fetchone()
+    if row is None:
+        return
+    for fact in facts:
+        if fact.embedding is not None and len(fact.embedding) != row[0]:
+            raise err(fact, "embedding", f"has dimension {len(fact.embedding)}, but the store's "
+                                         f"embeddings have {row[0]}")
+
+
+def _check_cycles(store: Store, facts: list[ParsedFact], existing: dict[str, int], err: Callable) -> None:
+    ids = [None] * len(existing)
+    sup_ids: list[str | None] = [None] * len(existing)
+    for pos, fid, sup in store.conn.execute("SELECT pos, id, supersedes FROM facts"):
+        ids[pos - 1], sup_ids[pos - 1] = fid, sup
+    ids += [f.id for f in facts]
+    sup_ids += [f.supersedes for f in facts]
+    index = {fid: i for i, fid in enumerate(ids)}
+    sup = np.fromiter((index.get(s, -1) if s else -1 for s in sup_ids), dtype=np.int64, count=len(ids))
+    cyclic = in_cycle(sup)
+    if cyclic.any():
+        first = next(f for i, f in enumerate(facts, start=len(existing)) if cyclic[i])
+        raise err(first, "supersedes", f"makes a supersession cycle ({first.id} -> {first.supersedes} "
+                                       f"-> ... -> {first.id})")
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _insert(conn: Any, facts: list[ParsedFact], start: int) -> None:
+    rows = []
+    for i, f in enumerate(facts):
+        state = signing.verify(f.signature, f.id, f.created_at, f.text)
+        key = f.signature["key"].lower() if state == signing.SigState.VALID else None
+        events = np.asarray(f.reinforced_ts, dtype=np.float64).tobytes() if f.o1_count is None else b""
+        rows.append((start + i, f.id, f.text, f.created_at, f.created_ts, f.tier, f.r, f.s, events,
+                     _json(f.reinforced_at), f.o1_count if f.o1_count is not None else None,
+                     f.reinforcement_count if f.reinforced_at is not None else None,
+                     f.supersedes, f.note, _json(f.entities), _json(f.provenance),
+                     _json(f.signature), int(state), key, _json(f.extra) if f.extra else None))
+    conn.executemany(
+        "INSERT INTO facts (pos, id, text, created_at, created_ts, tier, r, s, events,"
+        " reinforced_at, o1_count, count_given, supersedes, note, entities, provenance, signature,"
+        " sig_state, sig_key, extra) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+    conn.executemany("INSERT INTO facts_fts (rowid, id, text) VALUES (?, ?, ?)",
+                     [(start + i, f.id, f.text) for i, f in enumerate(facts)])
+    mentions = []
+    for i, f in enumerate(facts):
+        seen: set[str] = set()
+        for name in f.entities or []:
+            key = name.strip().casefold()
+            if key not in seen:
+                seen.add(key)
+                mentions.append((start + i, key, name.strip()))
+    conn.executemany("INSERT OR IGNORE INTO entities (key) VALUES (?)", [(m[1],) for m in mentions])
+    conn.executemany("INSERT INTO mentions (pos, eid, spelling) VALUES"
+                     " (?, (SELECT eid FROM entities WHERE key = ?), ?)", mentions)
+    conn.executemany("INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
+                     [(start + i, f.embedding.tobytes()) for i, f in enumerate(facts)
+                      if f.embedding is not None])
+
+
+def export_facts(store: Store) -> Iterator[dict[str, Any]]:
+    """The store as interchange objects, triage included, in import order."""
+    vecs = dict(store.conn.execute("SELECT pos, vec FROM embeddings WHERE kind = 'model'"))
+    counts = dict(store.conn.execute("SELECT pos, count_given FROM facts WHERE count_given IS NOT NULL"))
+    for rec in store.records():
+        obj: dict[str, Any] = dict(rec.extra)
+        obj.update(id=rec.id, text=rec.text, created_at=rec.created_at, tier=rec.tier,
+                   corroborations=rec.corroborations, contradictions=rec.contradictions)
+        if rec.reinforced_at is not None:
+            obj["reinforced_at"] = rec.reinforced_at
+        count = rec.reinforcement_count or counts.get(rec.pos + 1)
+        if count is not None:
+            obj["reinforcement_count"] = count
+        for key in ("supersedes", "note", "provenance", "signature"):
+            if getattr(rec, key) is not None:
+                obj[key] = getattr(rec, key)
+        if rec.entities:
+            obj["entities"] = rec.entities
+        if rec.pos + 1 in vecs:
+            obj["embedding"] = np.frombuffer(vecs[rec.pos + 1], dtype=np.float32).tolist()
+        yield obj
+
+
+def write_jsonl(objs: Iterator[dict[str, Any]], path: str | os.PathLike[str] | None) -> None:
+    """Write to a file atomically (temp + rename), or to stdout when path is None."""
+    import sys
+    if path is None:
+        for obj in objs:
+            sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        return
+    p = Path(path)
+    tmp = p.with_name(p.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for obj in objs:
+            fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    os.replace(tmp, p)

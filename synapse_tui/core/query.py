@@ -1,0 +1,161 @@
+"""The filter language shared by `score --where` and the browser's search box.
+
+    trust<0.3 fresh<0.5 u>=0.5 d>0.25 tier:auto k>=1 flag:signature_invalid
+    guidance:disputed band:very-low -tier:signed payments api
+
+Comparisons and `key:value` terms are ANDed; a leading `-` negates a term; every other
+word is matched as full text (FTS5, prefix) over fact text and ids. A typo raises
+QueryError pointing at the token.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+
+from .errors import QueryError
+from .trust import BANDS, FLAG_NAMES, GUIDANCE, TIERS
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+# field name -> (label, how to get the array from a Memory)
+NUMERIC: dict[str, Callable[["Memory"], np.ndarray]] = {
+    "trust": lambda m: m.scores.trust,
+    "confidence": lambda m: m.scores.confidence,
+    "fresh": lambda m: m.scores.freshness,
+    "sup": lambda m: m.scores.supersession,
+    "gate": lambda m: m.scores.gate,
+    "b": lambda m: m.scores.b,
+    "d": lambda m: m.scores.d,
+    "u": lambda m: m.scores.u,
+    "B": lambda m: m.scores.B,
+    "k": lambda m: m.scores.k,
+    "r": lambda m: m.arrays.r,
+    "s": lambda m: m.arrays.s,
+    "age": lambda m: m.scores.age_days,
+}
+ALIASES = {"conf": "confidence", "freshness": "fresh", "supersession": "sup",
+           "depth": "k", "activation": "B"}
+KEYED = {
+    "tier": TIERS,
+    "guidance": GUIDANCE,
+    "flag": tuple(name for _, name in FLAG_NAMES),
+    "band": tuple(b.replace(" ", "-") for b in BANDS),
+    "is": ("stale", "superseded", "head", "o1", "signed"),
+}
+_OPS = {"<=": np.less_equal, ">=": np.greater_equal, "!=": np.not_equal, "<": np.less,
+        ">": np.greater, "=": np.equal}
+_COMPARE = re.compile(r"^([A-Za-z_]+)(<=|>=|!=|<|>|=)(.*)$")
+_KEYED = re.compile(r"^([A-Za-z_]+):(.*)$")
+
+
+@dataclass(frozen=True)
+class Term:
+    text: str
+    negate: bool
+    test: Callable[["Memory"], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Query:
+    source: str
+    terms: tuple[Term, ...] = ()
+    words: tuple[str, ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms and not self.words
+
+    def mask(self, memory: "Memory") -> np.ndarray:
+        """Facts that pass every comparison and key term (words not applied)."""
+        keep = np.ones(len(memory), dtype=bool)
+        for term in self.terms:
+            hit = term.test(memory)
+            keep &= ~hit if term.negate else hit
+        return keep
+
+
+def _suggest(word: str, options: list[str]) -> str:
+    close = difflib.get_close_matches(word, options, n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def parse(source: str) -> Query:
+    terms: list[Term] = []
+    words: list[str] = []
+    for match in re.finditer(r"\S+", source):
+        token, pos = match.group(0), match.start()
+        negate = token.startswith("-") and len(token) > 1
+        body = token[1:] if negate else token
+        cmp_match = _COMPARE.match(body)
+        key_match = _KEYED.match(body)
+        if cmp_match:
+            terms.append(_comparison(source, pos, token, negate, *cmp_match.groups()))
+        elif key_match and not key_match.group(1).lower().startswith("http"):
+            terms.append(_keyed(source, pos, token, negate, *key_match.groups()))
+        else:
+            words.append(token)
+    return Query(source, tuple(terms), tuple(words))
+
+
+def _comparison(source: str, pos: int, token: str, negate: bool, name: str, op: str,
+                value: str) -> Term:
+    key = ALIASES.get(name, name)
+    if key not in NUMERIC and key.lower() in NUMERIC and key.lower() not in ("b",):
+        key = key.lower()
+    if key not in NUMERIC:
+        options = list(NUMERIC) + list(ALIASES)
+        raise QueryError(f"unknown field '{name}'{_suggest(name, options)}", source, pos, token)
+    try:
+        number = float(value)
+    except ValueError:
+        raise QueryError(f"'{name}{op}' needs a number, got '{value}'", source, pos, token) from None
+    getter, fn = NUMERIC[key], _OPS[op]
+    return Term(token, negate, lambda m: fn(getter(m), number))
+
+
+def _keyed(source: str, pos: int, token: str, negate: bool, name: str, value: str) -> Term:
+    key = name.lower()
+    if key not in KEYED:
+        raise QueryError(f"unknown filter '{name}:'{_suggest(key, list(KEYED))}", source, pos, token)
+    options = KEYED[key]
+    value = value.lower().replace("_", "-") if key == "band" else value.lower()
+    if value not in options:
+        raise QueryError(f"'{name}:' takes one of {', '.join(options)}"
+                         f"{_suggest(value, list(options))}", source, pos, token)
+    index = options.index(value)
+    tests: dict[str, Callable[["Memory"], np.ndarray]] = {
+        "tier": lambda m: m.scores.tier == index,
+        "guidance": lambda m: m.scores.guidance == index,
+        "band": lambda m: m.scores.band == index,
+        "flag": lambda m: (m.scores.flags & FLAG_NAMES[index][0]) != 0,
+    }
+    if key == "is":
+        tests["is"] = {
+            "stale": lambda m: m.scores.freshness < m.config.review.threshold,
+            "superseded": lambda m: m.scores.k > 0,
+            "head": lambda m: m.scores.k == 0,
+            "o1": lambda m: m.arrays.o1_count > 0,
+            "signed": lambda m: m.scores.tier == 2,
+        }[value]
+    return Term(token, negate, tests[key])
+
+
+def run(memory: "Memory", query: Query | str) -> np.ndarray:
+    """Positions that match; with words, ranked by FTS relevance x Freshness (ADR-029),
+    otherwise in store order."""
+    q = parse(query) if isinstance(query, str) else query
+    keep = q.mask(memory)
+    if not q.words:
+        return np.flatnonzero(keep)
+    pos, relevance = memory.store.search(" ".join(q.words))
+    ok = keep[pos]
+    pos, relevance = pos[ok], relevance[ok]
+    rank = relevance * memory.scores.freshness[pos]
+    order = np.lexsort((pos, -rank))
+    return pos[order]

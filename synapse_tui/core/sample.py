@@ -1,0 +1,79 @@
+"""The bundled sample memory, built into a working copy outside the repository.
+
+Browsing and triaging the sample must never modify the installed package or a checkout,
+so the first use imports the bundled JSON Lines into the user's data directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .config import config_path_for, load_config
+from .interchange import import_facts, parse_file
+from .store import Store
+
+SAMPLE_NAME = "sample.db"
+
+
+def data_dir() -> Path:
+    """SYNAPSE_DATA_DIR, else the platform's user data directory."""
+    env = os.environ.get("SYNAPSE_DATA_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("synapse-tui", appauthor=False))
+
+
+def bundled() -> Path:
+    return Path(str(resources.files("synapse_tui.sample_db")))
+
+
+def _fingerprint(src: Path) -> str:
+    h = hashlib.sha256()
+    for name in ("facts.jsonl", "embeddings.f16.npy", "sample.synapse.toml"):
+        if (src / name).exists():
+            h.update((src / name).read_bytes())
+    return h.hexdigest()
+
+
+def ensure_sample(progress: Callable[[int, int], None] | None = None,
+                  after_insert: Callable | None = None) -> Path:
+    """Path of the working copy, (re)built when missing or when the bundle changed."""
+    src = bundled()
+    dest_dir = data_dir()
+    db = dest_dir / SAMPLE_NAME
+    stamp = dest_dir / "sample.fingerprint"
+    fingerprint = _fingerprint(src)
+    if db.exists() and stamp.exists() and stamp.read_text().strip() == fingerprint:
+        return db
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    tmp = dest_dir / (SAMPLE_NAME + ".building")
+    for leftover in dest_dir.glob(SAMPLE_NAME + ".building*"):
+        leftover.unlink()
+    facts = parse_file(src / "facts.jsonl")
+    emb_path = src / "embeddings.f16.npy"
+    if emb_path.exists():
+        emb = np.load(emb_path).astype(np.float32)
+        if len(emb) == len(facts):
+            for fact, vec in zip(facts, emb):
+                fact.embedding = vec / np.linalg.norm(vec)
+    shutil.copyfile(src / "sample.synapse.toml", config_path_for(tmp))
+    with Store.open(tmp, create=True) as store:
+        import_facts(store, facts, str(src / "facts.jsonl"), progress=progress,
+                     after_insert=after_insert)
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    load_config(config_path_for(tmp))  # fail here, not in the browser, on a bad bundled config
+    os.replace(config_path_for(tmp), config_path_for(db))
+    for suffix in ("-wal", "-shm"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+    os.replace(tmp, db)
+    stamp.write_text(fingerprint + "\n")
+    return db

@@ -1,0 +1,107 @@
+"""The store's schema and its migrations.
+
+Facts keep the interchange strings verbatim (export reproduces them and signatures are
+over them) next to the parsed numbers the arithmetic reads. Reinforcement times live in a
+float64 blob per fact so that loading a million facts is one table scan, not five million
+rows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+APPLICATION_ID = 0x53594E41  # "SYNA": marks a SQLite file as a synapse-tui store
+SCHEMA_VERSION = 1
+
+_V1 = """
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE facts (
+    pos INTEGER PRIMARY KEY,          -- dense 1-based position; arrays index pos - 1
+    id TEXT NOT NULL UNIQUE,
+    text TEXT NOT NULL,
+    created_at TEXT NOT NULL,         -- verbatim RFC 3339 string (signed message)
+    created_ts REAL NOT NULL,         -- epoch seconds
+    tier TEXT NOT NULL,               -- declared tier: auto / human / signed
+    r INTEGER NOT NULL,
+    s INTEGER NOT NULL,
+    events BLOB NOT NULL,             -- float64 epoch seconds of reinforced_at entries
+    reinforced_at TEXT,               -- JSON list of verbatim strings, NULL when absent
+    o1_count INTEGER,                 -- n of the O(1) form; NULL for the exact form
+    count_given INTEGER,              -- reinforcement_count that came beside a list (kept)
+    supersedes TEXT,
+    supersedes_pos INTEGER,           -- resolved supersedes; NULL when unknown/absent
+    note TEXT,
+    entities TEXT,                    -- JSON list, verbatim spellings
+    provenance TEXT,                  -- JSON object, verbatim
+    signature TEXT,                   -- JSON object, verbatim
+    sig_state INTEGER NOT NULL,       -- signing.SigState, checked at import
+    sig_key TEXT,                     -- lower-case hex key of a valid signature
+    extra TEXT                        -- JSON object of unknown keys, verbatim
+);
+CREATE INDEX facts_supersedes ON facts(supersedes);
+CREATE TABLE entities (
+    eid INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE          -- trimmed, case-folded
+);
+CREATE TABLE mentions (
+    pos INTEGER NOT NULL,
+    eid INTEGER NOT NULL,
+    spelling TEXT NOT NULL,
+    PRIMARY KEY (pos, eid)
+) WITHOUT ROWID;
+CREATE INDEX mentions_eid ON mentions(eid);
+CREATE TABLE embeddings (
+    pos INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,               -- 'model' (came with the fact) or 'lexical' (built in)
+    vec BLOB NOT NULL                 -- float32, L2-normalised
+);
+CREATE TABLE audit (
+    seq INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    fact_id TEXT,
+    batch INTEGER,                    -- actions applied together share a batch
+    before TEXT,                      -- JSON
+    after TEXT,                       -- JSON
+    undoes INTEGER                    -- seq of the batch this entry reverses
+);
+CREATE INDEX audit_fact ON audit(fact_id);
+CREATE TABLE knn (
+    pos INTEGER PRIMARY KEY,          -- a fact's exact k nearest, in its own embedding space
+    nbrs BLOB NOT NULL,               -- int32 positions, best first
+    cos BLOB NOT NULL                 -- float32 cosines, same order
+);
+CREATE TABLE semantic_edges (
+    a INTEGER NOT NULL,               -- fact positions, a < b
+    b INTEGER NOT NULL,
+    weight REAL NOT NULL,
+    kind TEXT NOT NULL,               -- embedding space: 'model' or 'lexical'
+    PRIMARY KEY (a, b)
+) WITHOUT ROWID;
+CREATE INDEX semantic_edges_b ON semantic_edges(b);
+CREATE TABLE npmi_edges (
+    a INTEGER NOT NULL,               -- entity ids, a < b
+    b INTEGER NOT NULL,
+    weight REAL NOT NULL,
+    n_ab INTEGER NOT NULL,
+    PRIMARY KEY (a, b)
+) WITHOUT ROWID;
+CREATE INDEX npmi_edges_b ON npmi_edges(b);
+CREATE VIRTUAL TABLE facts_fts USING fts5(
+    id, text, content='facts', content_rowid='pos', tokenize='unicode61'
+);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _V1}
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Bring a store (new or old) to SCHEMA_VERSION inside one transaction."""
+    current = conn.execute("PRAGMA user_version").fetchone()[0]
+    for version in range(current + 1, SCHEMA_VERSION + 1):
+        conn.executescript("BEGIN IMMEDIATE;" + MIGRATIONS[version] + f"PRAGMA user_version = {version}; COMMIT;")
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")

@@ -1,0 +1,266 @@
+"""The memory store: one object owns the SQLite connection; every write goes through it.
+
+WAL lets the browser read while an agent writes; a busy timeout turns a short lock into
+a wait instead of an error. Callers get frozen dataclasses and numpy arrays.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from .config import Config
+from .errors import StoreError
+from .schema import APPLICATION_ID, SCHEMA_VERSION, migrate
+from .trust import FactArrays
+
+BUSY_TIMEOUT_MS = 10_000
+
+_NUMERIC = np.dtype([("r", "i8"), ("s", "i8"), ("declared", "i1"), ("sig_state", "i1"),
+                     ("trusted", "?"), ("created", "f8"), ("o1", "i8"), ("sup", "i8"), ("nev", "i8")])
+
+
+@dataclass(frozen=True)
+class FactRecord:
+    """One fact as stored: the verbatim interchange values plus its position."""
+
+    pos: int
+    id: str
+    text: str
+    created_at: str
+    tier: str
+    corroborations: int
+    contradictions: int
+    reinforced_at: list[str] | None
+    reinforcement_count: int | None
+    supersedes: str | None
+    note: str | None
+    entities: list[str]
+    provenance: dict[str, Any] | None
+    signature: dict[str, Any] | None
+    sig_state: int
+    extra: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    seq: int
+    at: str
+    actor: str
+    action: str
+    fact_id: str | None
+    batch: int | None
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    undoes: int | None
+
+
+def _loads(value: str | None) -> Any:
+    return None if value is None else json.loads(value)
+
+
+class Store:
+    """An open synapse-tui store. Use `Store.open(path)`; close it or use `with`."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, readonly: bool) -> None:
+        self.path = path
+        self.conn = conn
+        self.readonly = readonly
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, create: bool = False,
+             readonly: bool = False) -> "Store":
+        p = Path(path)
+        if not p.exists() and not create:
+            raise StoreError(f"{p}: no such database")
+        if p.is_dir():
+            raise StoreError(f"{p}: is a directory, not a database")
+        if not readonly and p.exists() and not os.access(p, os.W_OK):
+            readonly = True
+        if readonly and not os.access(p.parent, os.W_OK) and not (p.parent / (p.name + "-wal")).exists():
+            # a read-only WAL database in a read-only folder needs immutable mode
+            uri = f"file:{p.resolve()}?mode=ro&immutable=1"
+        elif readonly:
+            uri = f"file:{p.resolve()}?mode=ro"
+        else:
+            uri = f"file:{p.resolve()}?mode=rwc"
+        try:
+            conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                                   isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{p}: not a SQLite database, or corrupt ({exc})") from None
+        if app_id != APPLICATION_ID and (tables or not create):
+            conn.close()
+            raise StoreError(f"{p}: a SQLite database, but not a synapse-tui store")
+        if version > SCHEMA_VERSION:
+            conn.close()
+            raise StoreError(f"{p}: made by a newer synapse-tui (schema {version} > {SCHEMA_VERSION})")
+        try:
+            if not readonly:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                if version < SCHEMA_VERSION:
+                    migrate(conn)
+            elif version < SCHEMA_VERSION:
+                raise StoreError(f"{p}: needs an upgrade, which a read-only open cannot do")
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            raise StoreError(f"{p}: {_describe(exc)}") from None
+        conn.execute("PRAGMA foreign_keys = ON")
+        return cls(p, conn, readonly)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: all of it lands or none of it does."""
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened read-only; nothing can be changed")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"{self.path}: {_describe(exc)}") from None
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        try:
+            self.conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            self.conn.execute("ROLLBACK")
+            raise StoreError(f"{self.path}: {_describe(exc)}") from None
+
+    def data_version(self) -> int:
+        """Changes when another connection commits (SQLite's PRAGMA data_version)."""
+        return self.conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def count(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM facts").fetchone()[0]
+
+    def load(self, config: Config) -> tuple[list[str], FactArrays]:
+        """Fact ids by position and the arithmetic's inputs, in two table scans."""
+        signers = json.dumps(list(config.trust.signers))
+        n = self.count()
+        cur = self.conn.execute(
+            "SELECT r, s, CASE tier WHEN 'auto' THEN 0 WHEN 'human' THEN 1 ELSE 2 END, sig_state,"
+            " sig_key IS NOT NULL AND sig_key IN (SELECT value FROM json_each(?)),"
+            " created_ts, coalesce(o1_count, 0), coalesce(supersedes_pos, 0) - 1,"
+            " length(events) / 8 FROM facts ORDER BY pos", (signers,))
+        rows = np.fromiter(cur, dtype=_NUMERIC, count=n)
+        ids = [row[0] for row in self.conn.execute("SELECT id FROM facts ORDER BY pos")]
+        blob = b"".join(row[0] for row in self.conn.execute("SELECT events FROM facts ORDER BY pos"))
+        reinforced = np.frombuffer(blob, dtype=np.float64)
+        counts = rows["nev"] + 1  # creation is the first event of each segment
+        offsets = np.zeros(n, dtype=np.int64)
+        np.cumsum(counts[:-1], out=offsets[1:])
+        events = np.empty(int(counts.sum()), dtype=np.float64)
+        is_created = np.zeros(len(events), dtype=bool)
+        is_created[offsets] = True
+        events[offsets] = rows["created"]
+        events[~is_created] = reinforced
+        arrays = FactArrays(r=rows["r"], s=rows["s"], declared=rows["declared"],
+                            sig_state=rows["sig_state"], sig_trusted=rows["trusted"],
+                            created=rows["created"], events=events, offsets=offsets,
+                            o1_count=rows["o1"], supersedes=rows["sup"])
+        return ids, arrays
+
+    def position(self, fact_id: str) -> int | None:
+        row = self.conn.execute("SELECT pos FROM facts WHERE id = ?", (fact_id,)).fetchone()
+        return None if row is None else row[0] - 1
+
+    def texts(self, positions: list[int] | np.ndarray) -> list[str]:
+        """Fact texts for 0-based positions, in the order asked."""
+        if len(positions) == 0:
+            return []
+        wanted = [int(p) + 1 for p in positions]
+        rows = dict(self.conn.execute(
+            "SELECT pos, text FROM facts WHERE pos IN (SELECT value FROM json_each(?))",
+            (json.dumps(wanted),)))
+        return [rows[p] for p in wanted]
+
+    _RECORD_COLS = ("pos, id, text, created_at, tier, r, s, reinforced_at, o1_count, supersedes,"
+                    " note, entities, provenance, signature, sig_state, extra")
+
+    def _record(self, row: tuple) -> FactRecord:
+        (pos, fid, text, created_at, tier, r, s, reinforced_at, o1, supersedes, note, entities,
+         provenance, signature, sig_state, extra) = row
+        return FactRecord(pos=pos - 1, id=fid, text=text, created_at=created_at, tier=tier,
+                          corroborations=r, contradictions=s, reinforced_at=_loads(reinforced_at),
+                          reinforcement_count=o1, supersedes=supersedes, note=note,
+                          entities=_loads(entities) or [], provenance=_loads(provenance),
+                          signature=_loads(signature), sig_state=sig_state,
+                          extra=_loads(extra) or {})
+
+    def record(self, fact_id: str) -> FactRecord | None:
+        row = self.conn.execute(f"SELECT {self._RECORD_COLS} FROM facts WHERE id = ?",
+                                (fact_id,)).fetchone()
+        return None if row is None else self._record(row)
+
+    def records(self) -> Iterator[FactRecord]:
+        for row in self.conn.execute(f"SELECT {self._RECORD_COLS} FROM facts ORDER BY pos"):
+            yield self._record(row)
+
+    def ids_at(self, positions: list[int]) -> list[str]:
+        rows = dict(self.conn.execute(
+            "SELECT pos, id FROM facts WHERE pos IN (SELECT value FROM json_each(?))",
+            (json.dumps([int(p) + 1 for p in positions]),)))
+        return [rows[int(p) + 1] for p in positions]
+
+    def superseded_by(self, fact_id: str) -> list[str]:
+        return [row[0] for row in self.conn.execute(
+            "SELECT id FROM facts WHERE supersedes = ? ORDER BY id", (fact_id,))]
+
+    def model_embedding(self, pos: int) -> np.ndarray | None:
+        row = self.conn.execute("SELECT vec FROM embeddings WHERE pos = ? AND kind = 'model'",
+                                (pos + 1,)).fetchone()
+        return None if row is None else np.frombuffer(row[0], dtype=np.float32)
+
+    def history(self, fact_id: str) -> list[AuditEntry]:
+        rows = self.conn.execute(
+            "SELECT seq, at, actor, action, fact_id, batch, before, after, undoes FROM audit"
+            " WHERE fact_id = ? ORDER BY seq", (fact_id,))
+        return [AuditEntry(seq, at, actor, action, fid, batch, _loads(before), _loads(after), undoes)
+                for seq, at, actor, action, fid, batch, before, after, undoes in rows]
+
+    def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """FTS5 matches for free words: 0-based positions and bm25 relevance (> 0, higher
+        is better). Each word is quoted, so user text is never FTS syntax."""
+        words = [w for w in query.split() if w]
+        if not words:
+            return np.empty(0, np.int64), np.empty(0)
+        match = " ".join('"' + w.replace('"', '""') + '"*' for w in words)
+        sql = "SELECT rowid, -bm25(facts_fts) FROM facts_fts WHERE facts_fts MATCH ?"
+        if limit:
+            sql += f" ORDER BY bm25(facts_fts) LIMIT {int(limit)}"
+        rows = self.conn.execute(sql, (match,)).fetchall()
+        pos = np.fromiter((r[0] - 1 for r in rows), dtype=np.int64, count=len(rows))
+        rel = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
+        return pos, rel
+
+
+def _describe(exc: sqlite3.OperationalError) -> str:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return "the database is locked by another writer; try again when it has finished"
+    if "readonly" in text or "read-only" in text:
+        return "the database cannot be written (read-only file or folder)"
+    return text

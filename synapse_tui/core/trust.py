@@ -1,0 +1,234 @@
+"""ADR-029 trust arithmetic over every fact at once.
+
+TRUST = Confidence x Freshness x SupersessionPenalty x ProvenanceGate. Each factor is
+kept as its own named array because the breakdown is the explanation. Nothing here
+loops over facts in Python.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .config import Config
+from .errors import InputError
+
+DAY = 86400.0
+
+TIERS = ("auto", "human", "signed")
+AUTO, HUMAN, SIGNED = range(3)
+GUIDANCE = ("disputed", "uncertain", "supported")
+GUIDANCE_ADVICE = {
+    "disputed": "disputed: go resolve",
+    "uncertain": "uncertain: go corroborate",
+    "supported": "supported",
+}
+BANDS = ("very low", "low", "moderate", "high", "very high")
+FLAG_CLOCK_SKEW, FLAG_SIG_INVALID, FLAG_SIG_UNTRUSTED = 1, 2, 4
+FLAG_NAMES = ((FLAG_CLOCK_SKEW, "clock_skew"), (FLAG_SIG_INVALID, "signature_invalid"),
+              (FLAG_SIG_UNTRUSTED, "signature_untrusted"))
+# signing.SigState values, repeated here as plain ints for the arrays
+SIG_NONE, SIG_VALID, SIG_INVALID = 0, 1, 2
+
+
+@dataclass(frozen=True, eq=False)
+class FactArrays:
+    """The inputs of the arithmetic for N facts, aligned by position 0..N-1.
+
+    `events` holds every reinforcement time of every fact, creation first, in segments
+    starting at `offsets`; a fact in the O(1) form has just its creation there and its
+    count n in `o1_count` (0 means the exact form).
+    """
+
+    r: np.ndarray  # int64
+    s: np.ndarray  # int64
+    declared: np.ndarray  # int8: AUTO / HUMAN / SIGNED
+    sig_state: np.ndarray  # int8: SIG_NONE / SIG_VALID / SIG_INVALID
+    sig_trusted: np.ndarray  # bool: valid and the key is a trusted signer
+    created: np.ndarray  # float64 epoch seconds
+    events: np.ndarray  # float64 epoch seconds, segments per fact
+    offsets: np.ndarray  # int64 segment starts
+    o1_count: np.ndarray  # int64
+    supersedes: np.ndarray  # int64 position of the superseded fact, -1 for none
+
+    def __len__(self) -> int:
+        return len(self.r)
+
+    def take(self, i: int, **changes: object) -> "FactArrays":
+        """One fact as its own FactArrays, with what-if changes (scalars or, for
+        `extra_events`, a list of times appended to its reinforcement events)."""
+        start = self.offsets[i]
+        stop = self.offsets[i + 1] if i + 1 < len(self.offsets) else len(self.events)
+        events = np.concatenate([self.events[start:stop],
+                                 np.asarray(changes.pop("extra_events", []), dtype=np.float64)])
+        one = {name: getattr(self, name)[i:i + 1].copy()
+               for name in ("r", "s", "declared", "sig_state", "sig_trusted", "created", "o1_count")}
+        for name, value in changes.items():
+            one[name][0] = value
+        return FactArrays(events=events, offsets=np.zeros(1, np.int64),
+                          supersedes=np.full(1, -1, np.int64), **one)
+
+
+@dataclass(frozen=True, eq=False)
+class Scores:
+    """Every factor, its inputs' derived values, and the verdicts, per position."""
+
+    now: float
+    confidence: np.ndarray
+    freshness: np.ndarray
+    supersession: np.ndarray
+    gate: np.ndarray
+    trust: np.ndarray
+    b: np.ndarray
+    d: np.ndarray
+    u: np.ndarray
+    base_rate: np.ndarray
+    B: np.ndarray
+    k: np.ndarray  # int64 supersession depth
+    tier: np.ndarray  # int8 effective tier
+    guidance: np.ndarray  # int8 index into GUIDANCE
+    band: np.ndarray  # int8 index into BANDS
+    flags: np.ndarray  # int8 bit set of FLAG_*
+    age_days: np.ndarray  # floored age of creation
+
+    def __len__(self) -> int:
+        return len(self.trust)
+
+    def flag_names(self, i: int) -> list[str]:
+        return [name for bit, name in FLAG_NAMES if self.flags[i] & bit]
+
+
+def ages_days(times: np.ndarray, now: float, config: Config) -> np.ndarray:
+    return np.maximum((now - times) / DAY, config.freshness.min_age_days)
+
+
+def supersession_depth(supersedes: np.ndarray) -> np.ndarray:
+    """Depth k per fact: 0 for heads, else 1 + the smallest k among its supersessors.
+
+    Each fact names at most one fact, so the chains form a functional graph and a
+    breadth-first sweep from the heads assigns every depth at its smallest value.
+    Raises InputError naming the facts of a cycle.
+    """
+    n = len(supersedes)
+    cyclic = in_cycle(supersedes)
+    if cyclic.any():
+        raise InputError(f"supersession cycle through {int(cyclic.sum())} facts", field="supersedes")
+    k = np.full(n, -1, dtype=np.int64)
+    named = supersedes[supersedes >= 0]
+    heads = np.flatnonzero(np.bincount(named, minlength=n) == 0)
+    k[heads] = 0
+    frontier, level = heads, 0
+    while frontier.size:
+        level += 1
+        nxt = supersedes[frontier]
+        nxt = np.unique(nxt[nxt >= 0])
+        nxt = nxt[k[nxt] < 0]
+        k[nxt] = level
+        frontier = nxt
+    return k
+
+
+def in_cycle(supersedes: np.ndarray) -> np.ndarray:
+    """True for facts whose supersedes-chain never ends (pointer doubling, O(N log N))."""
+    p = supersedes.copy()
+    for _ in range(max(1, math.ceil(math.log2(len(p) + 1))) + 1):
+        p = np.where(p >= 0, p[np.maximum(p, 0)], -1)
+    return p >= 0
+
+
+def activation(arrays: FactArrays, now: float, config: Config) -> np.ndarray:
+    """ACT-R base-level activation B: exact over events, or the O(1) form."""
+    d = config.freshness.decay
+    exact = np.log(np.add.reduceat(ages_days(arrays.events, now, config) ** -d, arrays.offsets))
+    n = np.maximum(arrays.o1_count, 1)
+    first_seen = ages_days(arrays.created, now, config)
+    o1 = np.log(n / (1.0 - d)) - d * np.log(first_seen)
+    return np.where(arrays.o1_count > 0, o1, exact)
+
+
+def effective_tier(arrays: FactArrays) -> tuple[np.ndarray, np.ndarray]:
+    """Effective tier and signature flags: only a verified, trusted signature counts."""
+    signed = arrays.sig_trusted & (arrays.sig_state == SIG_VALID)
+    tier = np.where(signed, SIGNED, np.where(arrays.declared == HUMAN, HUMAN, AUTO)).astype(np.int8)
+    claims = (arrays.declared == SIGNED) | (arrays.sig_state != SIG_NONE)
+    untrusted = claims & ~signed & (arrays.sig_state == SIG_VALID)
+    invalid = claims & ~signed & ~untrusted
+    flags = np.where(invalid, FLAG_SIG_INVALID, 0) | np.where(untrusted, FLAG_SIG_UNTRUSTED, 0)
+    return tier, flags.astype(np.int8)
+
+
+def score(arrays: FactArrays, config: Config, now: float, k: np.ndarray | None = None) -> Scores:
+    """Score every fact at `now`. `k` may be passed when the depths are already known."""
+    c, f = config.confidence, config.freshness
+    tier, flags = effective_tier(arrays)
+
+    r = arrays.r.astype(np.float64)
+    s = arrays.s.astype(np.float64)
+    total = r + s + c.prior_weight
+    base_rate = np.array([c.base_rate_auto, c.base_rate_human, c.base_rate_signed])[tier]
+    confidence = (r + base_rate * c.prior_weight) / total
+    b, d, u = r / total, s / total, c.prior_weight / total
+
+    B = activation(arrays, now, config)
+    freshness = 1.0 / (1.0 + np.exp(-(B - f.b0) / f.scale))
+
+    if k is None:
+        k = supersession_depth(arrays.supersedes)
+    supersession = config.supersession.gamma ** k.astype(np.float64)
+
+    p = config.provenance
+    gate = np.array([p.gate_auto, p.gate_human, p.gate_signed])[tier]
+
+    trust = confidence * freshness * supersession * gate
+    g = config.guidance
+    guidance = np.where(d >= g.disputed_d, 0, np.where(u >= g.uncertain_u, 1, 2)).astype(np.int8)
+    band = np.searchsorted(np.asarray(config.bands.edges), trust, side="right").astype(np.int8)
+
+    skew = np.maximum.reduceat(arrays.events, arrays.offsets) > now  # creation included
+    flags = flags | np.where(skew, FLAG_CLOCK_SKEW, 0).astype(np.int8)
+
+    return Scores(now=now, confidence=confidence, freshness=freshness, supersession=supersession,
+                  gate=gate, trust=trust, b=b, d=d, u=u, base_rate=base_rate, B=B, k=k,
+                  tier=tier, guidance=guidance, band=band, flags=flags,
+                  age_days=ages_days(arrays.created, now, config))
+
+
+def review_due(arrays: FactArrays, i: int, config: Config) -> float:
+    """The instant fact i's freshness falls to review.threshold if nothing reinforces it.
+
+    Freshness only falls as time passes, so the crossing is unique. Before the latest
+    event the age floor makes B very large, so the search starts there; a fact already
+    below threshold at its latest event is due at that event.
+    """
+    f = config.freshness
+    q = config.review.threshold
+    target = f.b0 + f.scale * math.log(q / (1.0 - q))  # B at which freshness == q
+    d = f.decay
+    if arrays.o1_count[i] > 0:
+        n = int(arrays.o1_count[i])
+        age = math.exp((math.log(n / (1.0 - d)) - target) / d)
+        return float(arrays.created[i] + max(age, f.min_age_days) * DAY)
+    one = arrays.take(i)
+    events = one.events
+
+    def b_at(t: float) -> float:
+        ages = np.maximum((t - events) / DAY, f.min_age_days)
+        return float(np.log(np.sum(ages ** -d)))
+
+    lo = float(events.max())
+    if b_at(lo) <= target:
+        return lo
+    hi = lo + DAY
+    while b_at(hi) > target:
+        hi = lo + (hi - lo) * 2
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if b_at(mid) > target:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-3:
+            break
+    return hi

@@ -21,7 +21,15 @@ def band_style(band: int) -> str:
 
 
 def _console() -> Console:
-    return Console(highlight=False, soft_wrap=False)
+    """Terminal width on a terminal; wide when piped, so text is not cut for grep."""
+    import sys
+
+    width = None if sys.stdout.isatty() else 240
+    return Console(highlight=False, soft_wrap=False, width=width)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def print_score_table(memory, positions: np.ndarray, total: int) -> None:
@@ -42,9 +50,9 @@ def print_score_table(memory, positions: np.ndarray, total: int) -> None:
     console = _console()
     console.print(table)
     if len(positions) < total:
-        console.print(f"[dim]{len(positions)} of {total} facts; --limit 0 shows all[/]")
+        console.print(f"[dim]{len(positions)} of {_plural(total, 'fact')}; --limit 0 shows all[/]")
     else:
-        console.print(f"[dim]{total} facts[/]")
+        console.print(f"[dim]{_plural(total, 'fact')}[/]")
 
 
 def _pct(x: float) -> str:

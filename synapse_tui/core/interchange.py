@@ -273,7 +273,7 @@ def _insert(conn: Any, facts: list[ParsedFact], start: int) -> None:
     for i, f in enumerate(facts):
         state = signing.verify(f.signature, f.id, f.created_at, f.text)
         key = f.signature["key"].lower() if state == signing.SigState.VALID else None
-        events = np.asarray(f.reinforced_ts, dtype=np.float64).tobytes() if f.o1_count is None else b""
+        events = event_blob(f.created_ts, f.reinforced_ts if f.o1_count is None else [])
         rows.append((start + i, f.id, f.text, f.created_at, f.created_ts, f.tier, f.r, f.s, events,
                      _json(f.reinforced_at), f.o1_count if f.o1_count is not None else None,
                      f.reinforcement_count if f.reinforced_at is not None else None,
@@ -299,6 +299,11 @@ def _insert(conn: Any, facts: list[ParsedFact], start: int) -> None:
     conn.executemany("INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
                      [(start + i, f.embedding.tobytes()) for i, f in enumerate(facts)
                       if f.embedding is not None])
+
+
+def event_blob(created_ts: float, reinforced_ts: list[float]) -> bytes:
+    """The stored events of a fact: creation first, then every reinforcement."""
+    return np.asarray([created_ts, *reinforced_ts], dtype=np.float64).tobytes()
 
 
 def export_facts(store: Store) -> Iterator[dict[str, Any]]:

@@ -1,9 +1,9 @@
 """The store's schema and its migrations.
 
 Facts keep the interchange strings verbatim (export reproduces them and signatures are
-over them) next to the parsed numbers the arithmetic reads. Reinforcement times live in a
-float64 blob per fact so that loading a million facts is one table scan, not five million
-rows.
+over them) next to the parsed numbers the arithmetic reads. Reinforcement times (creation
+first) live in a float64 blob per fact so that loading a million facts is one aggregate
+over one table, not five million rows.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ CREATE TABLE facts (
     tier TEXT NOT NULL,               -- declared tier: auto / human / signed
     r INTEGER NOT NULL,
     s INTEGER NOT NULL,
-    events BLOB NOT NULL,             -- float64 epoch seconds of reinforced_at entries
+    events BLOB NOT NULL,             -- float64 epoch seconds: creation, then reinforced_at
     reinforced_at TEXT,               -- JSON list of verbatim strings, NULL when absent
     o1_count INTEGER,                 -- n of the O(1) form; NULL for the exact form
     count_given INTEGER,              -- reinforcement_count that came beside a list (kept)

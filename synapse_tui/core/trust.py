@@ -184,7 +184,7 @@ def score(arrays: FactArrays, config: Config, now: float, k: np.ndarray | None =
     trust = confidence * freshness * supersession * gate
     g = config.guidance
     guidance = np.where(d >= g.disputed_d, 0, np.where(u >= g.uncertain_u, 1, 2)).astype(np.int8)
-    band = np.searchsorted(np.asarray(config.bands.edges), trust, side="right").astype(np.int8)
+    band = band_of(trust, config)
 
     skew = np.maximum.reduceat(arrays.events, arrays.offsets) > now  # creation included
     flags = flags | np.where(skew, FLAG_CLOCK_SKEW, 0).astype(np.int8)
@@ -193,6 +193,11 @@ def score(arrays: FactArrays, config: Config, now: float, k: np.ndarray | None =
                   gate=gate, trust=trust, b=b, d=d, u=u, base_rate=base_rate, B=B, k=k,
                   tier=tier, guidance=guidance, band=band, flags=flags,
                   age_days=ages_days(arrays.created, now, config))
+
+
+def band_of(trust: np.ndarray, config: Config) -> np.ndarray:
+    """Band index per trust value; each band's lower bound is inclusive."""
+    return np.searchsorted(np.asarray(config.bands.edges), trust, side="right").astype(np.int8)
 
 
 def review_due(arrays: FactArrays, i: int, config: Config) -> float:

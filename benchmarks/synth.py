@@ -1,0 +1,39 @@
+"""Synthetic interchange data for the benchmarks: realistic shapes, fixed seed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+WORDS = ("payments api auth billing deploy schema owner team roadmap incident latency cache "
+         "migration release contract customer invoice gateway token session queue worker").split()
+END = 1_796_000_000.0  # 2026-12-01
+
+
+def write_synthetic_jsonl(path: Path, n: int, seed: int = 7, id_prefix: str = "s") -> Path:
+    rng = np.random.default_rng(seed)
+    created = END - rng.uniform(0, 730, n) * 86400
+    with open(path, "w", encoding="utf-8") as fh:
+        for i in range(n):
+            words = " ".join(rng.choice(WORDS, 6))
+            obj = {"id": f"{id_prefix}{i:07d}", "text": f"fact {i}: {words}",
+                   "created_at": _iso(created[i]), "tier": ("auto", "human", "signed")[i % 3 if i % 10 == 0 else 0],
+                   "corroborations": int(rng.poisson(2)), "contradictions": int(rng.poisson(0.3)),
+                   "entities": [str(e) for e in rng.choice(WORDS, 2, replace=False)], "note": f"n{i // 8}"}
+            if i % 12 == 0:
+                obj["reinforcement_count"] = int(rng.integers(1, 20))
+            else:
+                span = END - created[i]
+                obj["reinforced_at"] = sorted(_iso(created[i] + rng.uniform(0, span)) for _ in range(4))
+            if i % 50 == 49:
+                obj["supersedes"] = f"{id_prefix}{i - 1:07d}"
+            fh.write(json.dumps(obj) + "\n")
+    return path
+
+
+def _iso(ts: float) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(round(ts), tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

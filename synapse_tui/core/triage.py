@@ -1,0 +1,239 @@
+"""Triage: the only writes a person makes to a store, each audited and undoable.
+
+Every action is one transaction holding the change and its audit entries, so a crash at
+any instant leaves either all of it or none of it. The audit log is the source of undo
+and redo: an entry records the changed fields of one fact before and after, and undo
+writes the `before` back as a new, audited action (so undo survives a restart).
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import numpy as np
+
+from .clock import Clock, format_time, parse_time
+from .errors import SynapseError
+from .interchange import event_blob
+from .store import Store
+from .trust import in_cycle
+
+ACTIONS = ("corroborate", "contradict", "verify", "accept", "supersede")
+
+
+class TriageError(SynapseError):
+    """An action that cannot apply (read-only store, a cycle, nothing to undo...)."""
+
+
+@dataclass(frozen=True)
+class Change:
+    fact_id: str
+    before: dict[str, Any]
+    after: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    action: str
+    batch: int
+    changes: tuple[Change, ...]
+
+    @property
+    def fact_ids(self) -> list[str]:
+        return [c.fact_id for c in self.changes]
+
+
+def default_actor() -> str:
+    try:
+        return f"user:{getpass.getuser()}"
+    except Exception:  # no login name in some containers
+        return "user"
+
+
+_FIELDS = "pos, r, s, tier, reinforced_at, o1_count, supersedes, created_ts"
+
+
+class Triage:
+    def __init__(self, store: Store, clock: Clock, actor: str | None = None) -> None:
+        self.store = store
+        self.clock = clock
+        self.actor = actor or default_actor()
+
+    # -- the actions -------------------------------------------------------------------
+
+    def apply(self, action: str, fact_ids: list[str], target: str | None = None) -> Outcome:
+        """Apply one action to every fact in `fact_ids` as one batch (one undo step)."""
+        if action not in ACTIONS:
+            raise TriageError(f"unknown action {action!r}")
+        if not fact_ids:
+            raise TriageError("no facts selected")
+        if self.store.readonly:
+            raise TriageError(f"{self.store.path} is open read-only: triage cannot change it")
+        now = self.clock.now()
+        with self.store.transaction() as conn:
+            rows = {}
+            for fid in dict.fromkeys(fact_ids):
+                row = conn.execute(f"SELECT {_FIELDS} FROM facts WHERE id = ?", (fid,)).fetchone()
+                if row is None:
+                    raise TriageError(f"no fact with id {fid!r}")
+                rows[fid] = row
+            if action == "supersede":
+                changes = self._supersede(conn, list(rows), target)
+            else:
+                changes = [self._change(action, fid, row, now) for fid, row in rows.items()]
+                changes = [c for c in changes if c.before != c.after]
+                if not changes:
+                    raise TriageError(f"{action}: nothing to change")
+            for change in changes:
+                self._write(conn, change.fact_id, change.after)
+            batch = self._audit(conn, action, changes, now)
+        return Outcome(action, batch, tuple(changes))
+
+    def _change(self, action: str, fid: str, row: tuple, now: float) -> Change:
+        _, r, s, tier, reinforced_at, o1, _, _ = row
+        if action == "contradict":
+            return Change(fid, {"contradictions": s}, {"contradictions": s + 1})
+        if action == "accept":
+            return Change(fid, {"tier": tier}, {"tier": "human" if tier == "auto" else tier})
+        before: dict[str, Any] = {}
+        after: dict[str, Any] = {}
+        if action == "corroborate":
+            before["corroborations"], after["corroborations"] = r, r + 1
+        if o1 is not None:
+            before["reinforcement_count"], after["reinforcement_count"] = o1, o1 + 1
+        else:
+            events = json.loads(reinforced_at) if reinforced_at else None
+            before["reinforced_at"] = events
+            after["reinforced_at"] = (events or []) + [format_time(now)]
+        return Change(fid, before, after)
+
+    def _supersede(self, conn: Any, fact_ids: list[str], target: str | None) -> list[Change]:
+        """`target` replaces each fact in `fact_ids`: it names it in `supersedes`."""
+        if len(fact_ids) != 1:
+            raise TriageError("supersede one fact at a time: a fact names one predecessor")
+        old = fact_ids[0]
+        if not target:
+            raise TriageError("supersede needs the replacing fact")
+        if target == old:
+            raise TriageError("a fact cannot supersede itself")
+        row = conn.execute("SELECT supersedes FROM facts WHERE id = ?", (target,)).fetchone()
+        if row is None:
+            raise TriageError(f"no fact with id {target!r}")
+        if row[0] and row[0] != old:
+            raise TriageError(f"{target} already supersedes {row[0]}; a fact names one predecessor")
+        ids = [r[0] for r in conn.execute("SELECT id FROM facts ORDER BY pos")]
+        index = {fid: i for i, fid in enumerate(ids)}
+        sup = np.full(len(ids), -1, dtype=np.int64)
+        for p, s in conn.execute("SELECT pos, supersedes_pos FROM facts WHERE supersedes_pos IS NOT NULL"):
+            sup[p - 1] = s - 1
+        sup[index[target]] = index[old]
+        if in_cycle(sup)[index[target]]:
+            raise TriageError(f"{target} cannot supersede {old}: {old} already leads to {target} "
+                              "(that would be a supersession cycle)")
+        return [Change(target, {"supersedes": row[0]}, {"supersedes": old}),
+                Change(old, {}, {"superseded_by": target})]
+
+    # -- undo / redo -------------------------------------------------------------------
+
+    def undo(self) -> Outcome:
+        batch = self._live_batches(undone=False)
+        if batch is None:
+            raise TriageError("nothing to undo")
+        return self._revert(batch, "undo")
+
+    def redo(self) -> Outcome:
+        batch = self._live_batches(undone=True)
+        if batch is None:
+            raise TriageError("nothing to redo")
+        return self._revert(batch, "redo")
+
+    def _live_batches(self, undone: bool) -> int | None:
+        """The newest action batch that is live (for undo) or undone (for redo).
+
+        A batch is undone when the newest undo/redo entry naming it is an undo. Redo only
+        reaches batches undone after the newest live action, as in an editor.
+        """
+        rows = self.store.conn.execute(
+            "SELECT a.batch, (SELECT u.action FROM audit u WHERE u.undoes = a.batch"
+            " ORDER BY u.seq DESC LIMIT 1) FROM audit a WHERE a.action IN (%s)"
+            " GROUP BY a.batch ORDER BY a.batch DESC" % ",".join("?" * len(ACTIONS)), ACTIONS).fetchall()
+        for batch, last in rows:
+            is_undone = last == "undo"
+            if is_undone == undone:
+                return batch
+            if undone and not is_undone:
+                return None  # a live action newer than any undone one: the redo chain is gone
+        return None
+
+    def _revert(self, batch: int, kind: str) -> Outcome:
+        if self.store.readonly:
+            raise TriageError(f"{self.store.path} is open read-only: triage cannot change it")
+        now = self.clock.now()
+        with self.store.transaction() as conn:
+            entries = conn.execute("SELECT fact_id, before, after, action FROM audit WHERE batch = ?"
+                                   " ORDER BY seq", (batch,)).fetchall()
+            action = entries[0][3]
+            changes = []
+            for fid, before, after, _ in entries:
+                before, after = json.loads(before), json.loads(after)
+                frm, to = (after, before) if kind == "undo" else (before, after)
+                current = self._current(conn, fid, frm)
+                if current != frm:
+                    raise TriageError(f"cannot {kind} {action} on {fid}: it changed since "
+                                      f"({current} is not {frm})")
+                changes.append(Change(fid, frm, to))
+            for change in changes:
+                self._write(conn, change.fact_id, change.after)
+            new_batch = self._audit(conn, kind, changes, now, undoes=batch)
+        return Outcome(f"{kind} {action}", new_batch, tuple(changes))
+
+    # -- storage -----------------------------------------------------------------------
+
+    def _current(self, conn: Any, fid: str, fields: dict[str, Any]) -> dict[str, Any]:
+        row = conn.execute(f"SELECT {_FIELDS} FROM facts WHERE id = ?", (fid,)).fetchone()
+        _, r, s, tier, reinforced_at, o1, supersedes, _ = row
+        values = {"corroborations": r, "contradictions": s, "tier": tier,
+                  "reinforced_at": json.loads(reinforced_at) if reinforced_at else None,
+                  "reinforcement_count": o1, "supersedes": supersedes}
+        return {k: values.get(k, fields[k]) for k in fields}
+
+    def _write(self, conn: Any, fid: str, fields: dict[str, Any]) -> None:
+        columns = {"corroborations": "r", "contradictions": "s", "tier": "tier",
+                   "reinforcement_count": "o1_count", "supersedes": "supersedes"}
+        for key, value in fields.items():
+            if key in columns:
+                conn.execute(f"UPDATE facts SET {columns[key]} = ? WHERE id = ?", (value, fid))
+            if key == "reinforced_at":
+                created = conn.execute("SELECT created_ts FROM facts WHERE id = ?", (fid,)).fetchone()[0]
+                blob = event_blob(created, [parse_time(t) for t in value or []])
+                conn.execute("UPDATE facts SET reinforced_at = ?, events = ? WHERE id = ?",
+                             (None if value is None else json.dumps(value), blob, fid))
+            if key == "supersedes":
+                conn.execute("UPDATE facts SET supersedes_pos = (SELECT f2.pos FROM facts f2"
+                             " WHERE f2.id = facts.supersedes) WHERE id = ?", (fid,))
+
+    def _audit(self, conn: Any, action: str, changes: list[Change], now: float,
+               undoes: int | None = None) -> int:
+        batch = conn.execute("SELECT coalesce(max(batch), 0) + 1 FROM audit").fetchone()[0]
+        at = format_time(now)
+        conn.executemany(
+            "INSERT INTO audit (at, actor, action, fact_id, batch, before, after, undoes)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(at, self.actor, action, c.fact_id, batch, json.dumps(c.before), json.dumps(c.after),
+              undoes) for c in changes])
+        return batch
+
+
+def export_audit(store: Store) -> Iterator[dict[str, Any]]:
+    """Every triage decision as one JSON object, oldest first (`export --audit`)."""
+    for seq, at, actor, action, fid, batch, before, after, undoes in store.conn.execute(
+            "SELECT seq, at, actor, action, fact_id, batch, before, after, undoes FROM audit ORDER BY seq"):
+        obj = {"seq": seq, "at": at, "actor": actor, "action": action, "id": fid, "batch": batch,
+               "before": json.loads(before) if before else None,
+               "after": json.loads(after) if after else None}
+        if undoes is not None:
+            obj["undoes"] = undoes
+        yield obj

@@ -1,0 +1,140 @@
+"""The CLI contract of SPEC section 6, through click's runner on real files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from synapse_tui.cli import main
+from synapse_tui.core import signing
+from tests.conftest import write_jsonl
+from tests.core.test_store_interchange import KEY, base_facts
+
+SCORE_KEYS = {"id", "trust", "band", "confidence", "freshness", "supersession", "gate", "b", "d", "u",
+              "guidance", "k", "B", "tier", "flags"}
+
+
+def run(*args: str, ok: bool = True):
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    if ok:
+        assert result.exit_code == 0, result.output + result.stderr
+    return result
+
+
+@pytest.fixture
+def db(tmp_path):
+    src = write_jsonl(tmp_path / "facts.jsonl", base_facts())
+    path = tmp_path / "memory.db"
+    (tmp_path / "memory.synapse.toml").write_text(
+        f'[trust]\nsigners = ["{signing.public_key_hex(KEY)}"]\n')
+    result = run("import", src, "--db", path)
+    assert "imported 5 facts" in result.stdout
+    assert "supersedes unknown id 'missing-id'" in result.stderr
+    return path
+
+
+def json_lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_score_json_has_every_field_with_full_floats(db):
+    rows = json_lines(run("score", db, "--json").stdout)
+    assert [r["id"] for r in rows][:1] and len(rows) == 5
+    for row in rows:
+        assert SCORE_KEYS <= set(row)
+    by_id = {r["id"]: r for r in rows}
+    assert by_id["c"]["tier"] == "signed"  # the config beside the store trusts KEY
+    assert by_id["a"]["k"] == 1 and by_id["a"]["supersession"] == 0.5
+    assert len(repr(by_id["a"]["trust"])) > 6  # a full float, not a rounded display value
+
+
+def test_now_pins_the_clock(db):
+    early = {r["id"]: r for r in json_lines(run("score", db, "--json", "--now", "2026-11-02T00:00:00Z").stdout)}
+    late = {r["id"]: r for r in json_lines(run("score", db, "--json", "--now", "2027-11-02T00:00:00Z").stdout)}
+    assert late["b"]["freshness"] < early["b"]["freshness"]
+    bad = run("score", db, "--now", "tomorrow", ok=False)
+    assert bad.exit_code != 0 and "--now" in bad.stderr and "Traceback" not in bad.output
+
+
+def test_score_table_is_readable_and_filterable(db):
+    out = run("score", db, "--where", "tier:signed").stdout
+    assert "signed fact" in out and "forged fact" not in out and "1 fact\n" in out
+    out = run("score", db, "--where", "maria", "--sort", "id").stdout
+    assert out.index("Maria owns the Payments") < out.index("Maria owns the Billing")
+    literal = run("score", db, "--where", "red").stdout
+    assert "[red]not markup[/red]" in literal
+
+
+def test_filter_typo_points_at_the_token(db):
+    result = run("score", db, "--where", "maria trsut<0.3", ok=False)
+    assert result.exit_code == 2
+    assert "unknown field 'trsut'" in result.stderr and "did you mean 'trust'" in result.stderr
+    assert "      ^^^^^^^^^" in result.stderr
+
+
+def test_show_explains_a_fact(db):
+    info = json.loads(run("show", db, "b", "--json").stdout)
+    assert SCORE_KEYS <= set(info)
+    for key in ("text", "created_at", "corroborations", "contradictions", "supersedes", "superseded_by",
+                "entities", "note", "provenance", "review_due", "history"):
+        assert key in info
+    assert info["reinforcement_count"] == 3 and info["freshness_form"] == "o1"
+    assert info["supersedes"] == "a" and info["history"] == []
+    older = json.loads(run("show", db, "a", "--json").stdout)
+    assert older["superseded_by"] == ["b"] and older["reinforced_at"] == ["2026-11-20T10:00:00Z"]
+    text = run("show", db, "a").stdout
+    assert "Confidence" in text and "Freshness" in text and "what would move it" in text
+    missing = run("show", db, "nope", ok=False)
+    assert missing.exit_code != 0 and "no fact with id 'nope'" in missing.stderr
+
+
+def test_export_round_trips(db, tmp_path):
+    out = tmp_path / "out.jsonl"
+    run("export", db, "-o", out)
+    again = tmp_path / "again.db"
+    (tmp_path / "again.synapse.toml").write_text((tmp_path / "memory.synapse.toml").read_text())
+    run("import", out, "--db", again)
+    first = run("score", db, "--json").stdout
+    assert run("score", again, "--json").stdout == first
+
+
+def test_calibrate_proposes_and_writes(db, tmp_path):
+    data = json.loads(run("calibrate", db, "--json").stdout)
+    assert data["heads"] == 4
+    assert set(data["bands_before"]) == {"very low", "low", "moderate", "high", "very high"}
+    assert sum(data["bands_after"].values()) == 5
+    assert "activation B" in run("calibrate", db).stdout
+    run("calibrate", db, "--write")
+    cfg = (tmp_path / "memory.synapse.toml").read_text()
+    assert f"b0 = {data['proposed_b0']!r}" in cfg and "signers" in cfg
+
+
+def test_bad_import_exits_nonzero_and_changes_nothing(db, tmp_path):
+    before = run("export", db).stdout
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "ok", "text": "t", "created_at": "2026-01-01T00:00:00Z"}\n'
+                   '{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "corroborations": "many"}\n')
+    result = run("import", bad, "--db", db, ok=False)
+    assert result.exit_code == 2
+    assert f"{bad}:2: field 'corroborations'" in result.stderr and "Traceback" not in result.output
+    assert run("export", db).stdout == before
+
+
+@pytest.mark.parametrize("content", [b"not a database at all" * 50, None])
+def test_foreign_or_missing_database_is_a_clear_error(tmp_path, content):
+    path = tmp_path / "x.db"
+    if content:
+        path.write_bytes(content)
+    result = run("score", path, ok=False)
+    assert result.exit_code == 2 and "error:" in result.stderr and "Traceback" not in result.output
+
+
+def test_sample_prints_a_working_copy_outside_the_repo(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYNAPSE_DATA_DIR", str(tmp_path / "data"))
+    path = run("sample").stdout.strip()
+    assert path.startswith(str(tmp_path / "data"))
+    rows = json_lines(run("score", path, "--json").stdout)
+    assert len(rows) >= 2000
+    assert run("sample").stdout.strip() == path  # built once, then reused

@@ -1,0 +1,57 @@
+"""The filter language: what matches, and what a typo says."""
+
+from __future__ import annotations
+
+import pytest
+
+from synapse_tui.core import query as fq
+from synapse_tui.core.errors import QueryError
+from synapse_tui.core.memory import Memory
+from synapse_tui.core.store import Store
+from tests.core.test_store_interchange import store_path, trusted_config  # noqa: F401
+
+
+@pytest.fixture
+def memory(store_path, now):  # noqa: F811
+    store = Store.open(store_path, readonly=True)
+    yield Memory(store, trusted_config(), now)
+    store.close()
+
+
+def ids(memory, q):
+    return sorted(memory.ids[i] for i in fq.run(memory, q))
+
+
+def test_comparisons_and_keys(memory):
+    assert ids(memory, "k>=1") == ["a"]
+    assert ids(memory, "tier:signed") == ["c"]
+    assert ids(memory, "-tier:auto") == ["b", "c"]
+    assert ids(memory, "flag:signature_invalid") == ["d"]
+    assert ids(memory, "guidance:disputed") == ["e"]
+    assert ids(memory, "d>0.25 u<=0.5") == ["e"]
+    assert ids(memory, "is:superseded") == ["a"]
+    assert ids(memory, "trust<2") == ["a", "b", "c", "d", "e"]
+
+
+def test_words_are_full_text_and_combine_with_filters(memory):
+    assert ids(memory, "maria") == ["a", "b"]
+    assert ids(memory, "maria tier:human") == ["b"]
+    assert ids(memory, "red") == ["e"]
+
+
+@pytest.mark.parametrize(
+    ("text", "token", "position", "says"),
+    [
+        ("trsut<0.3", "trsut<0.3", 0, "did you mean 'trust'"),
+        ("maria trust<abc", "trust<abc", 6, "needs a number"),
+        ("tier:admin", "tier:admin", 0, "takes one of auto, human, signed"),
+        ("x gudiance:disputed", "gudiance:disputed", 2, "did you mean 'guidance'"),
+    ],
+)
+def test_typos_point_at_the_bad_token(text, token, position, says):
+    with pytest.raises(QueryError) as info:
+        fq.parse(text)
+    err = info.value
+    assert (err.token, err.position) == (token, position)
+    assert says in str(err)
+    assert err.caret().splitlines()[1].index("^") == position

@@ -1,0 +1,182 @@
+"""Import, export and the store, through real SQLite files on disk."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from synapse_tui.core import signing
+from synapse_tui.core.clock import parse_time
+from synapse_tui.core.config import Config
+from synapse_tui.core.errors import InputError, StoreError
+from synapse_tui.core.interchange import export_facts, import_facts, parse_file
+from synapse_tui.core.memory import Memory
+from synapse_tui.core.store import Store
+from tests.conftest import write_jsonl
+
+KEY = signing.private_key_from_seed(bytes(range(32)))
+OTHER = signing.private_key_from_seed(bytes(range(1, 33)))
+
+
+def base_facts() -> list[dict]:
+    facts = [
+        {"id": "a", "text": "Maria owns the Payments API", "created_at": "2026-10-01T00:00:00Z",
+         "corroborations": 3, "reinforced_at": ["2026-11-20T10:00:00Z"], "entities": ["Maria", "Payments API"],
+         "note": "n1", "provenance": {"x-ai-agent": "scout"}, "x-extra": {"kept": True}},
+        {"id": "b", "text": "Maria owns the Billing API", "created_at": "2026-11-01T00:00:00+02:00",
+         "supersedes": "a", "reinforcement_count": 3, "tier": "human", "entities": ["maria "]},
+        {"id": "c", "text": "signed fact", "created_at": "2026-06-01T00:00:00", "tier": "signed"},
+        {"id": "d", "text": "forged fact", "created_at": "2026-06-01T00:00:00Z", "tier": "signed"},
+        {"id": "e", "text": "[red]not markup[/red]", "created_at": "2026-06-01T00:00:00Z",
+         "supersedes": "missing-id", "contradictions": 4},
+    ]
+    facts[2]["signature"] = signing.sign(KEY, "c", facts[2]["created_at"], "signed fact")
+    facts[3]["signature"] = signing.sign(KEY, "d", facts[3]["created_at"], "a different text")
+    return facts
+
+
+@pytest.fixture
+def store_path(tmp_path):
+    src = write_jsonl(tmp_path / "facts.jsonl", base_facts())
+    db = tmp_path / "m.db"
+    with Store.open(db, create=True) as store:
+        result = import_facts(store, parse_file(src), str(src))
+    assert result.imported == 5
+    assert result.warnings == [f"{src}:5: supersedes unknown id 'missing-id' (kept, ignored for depth)"]
+    return db
+
+
+def trusted_config() -> Config:
+    return Config().with_values("trust", signers=(signing.public_key_hex(KEY),))
+
+
+def test_store_is_wal_and_marked_as_ours(store_path):
+    conn = sqlite3.connect(store_path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == 0x53594E41
+
+
+def test_scores_after_import(store_path, now):
+    with Store.open(store_path, readonly=True) as store:
+        memory = Memory(store, trusted_config(), now)
+        rows = {r["id"]: r for r in memory.rows()}
+    assert rows["a"]["k"] == 1 and rows["a"]["supersession"] == 0.5
+    assert rows["b"]["tier"] == "human" and rows["b"]["k"] == 0
+    assert rows["c"]["tier"] == "signed" and rows["c"]["gate"] == 1.0 and rows["c"]["flags"] == []
+    assert rows["d"]["tier"] == "auto" and rows["d"]["flags"] == ["signature_invalid"]
+    assert rows["e"]["guidance"] == "disputed" and rows["e"]["k"] == 0
+
+
+def test_untrusted_key_is_flagged(tmp_path, now):
+    fact = {"id": "u", "text": "t", "created_at": "2026-01-01T00:00:00Z", "tier": "signed"}
+    fact["signature"] = signing.sign(OTHER, "u", fact["created_at"], "t")
+    src = write_jsonl(tmp_path / "u.jsonl", [fact])
+    with Store.open(tmp_path / "u.db", create=True) as store:
+        import_facts(store, parse_file(src), str(src))
+        memory = Memory(store, trusted_config(), now)
+        assert memory.row(0)["flags"] == ["signature_untrusted"]
+        assert memory.row(0)["tier"] == "auto"
+
+
+def test_export_then_import_reproduces_every_score(store_path, tmp_path, now):
+    with Store.open(store_path, readonly=True) as store:
+        exported = list(export_facts(store))
+        before = Memory(store, trusted_config(), now).rows()
+    assert exported[0]["x-extra"] == {"kept": True}
+    assert exported[1]["reinforcement_count"] == 3 and "reinforced_at" not in exported[1]
+    src = write_jsonl(tmp_path / "again.jsonl", exported)
+    with Store.open(tmp_path / "again.db", create=True) as store:
+        import_facts(store, parse_file(src), str(src))
+        after = Memory(store, trusted_config(), now).rows()
+        assert list(export_facts(store)) == exported
+    assert after == before
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "message"),
+    [
+        ('{"id": "x", "text": "t"}', "created_at", "is required"),
+        ('{"id": "x", "text": "t", "created_at": "yesterday"}', "created_at", "RFC 3339"),
+        ('{"id": "", "text": "t", "created_at": "2026-01-01T00:00:00Z"}', "id", "non-empty"),
+        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "tier": "admin"}', "tier", "one of"),
+        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "corroborations": -1}',
+         "corroborations", ">= 0"),
+        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "reinforcement_count": 0}',
+         "reinforcement_count", ">= 1"),
+        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "reinforced_at": ["soon"]}',
+         "reinforced_at", "RFC 3339"),
+        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "embedding": [0, 0]}',
+         "embedding", "zero"),
+        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "embedding": [1, NaN]}',
+         "embedding", "NaN"),
+        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "entities": "Maria"}',
+         "entities", "list"),
+        ('{"id": "a", "text": "t", "created_at": "2026-01-01T00:00:00Z"}', "id", "already in the store"),
+        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "supersedes": "x"}',
+         "supersedes", "cycle"),
+        ('[1, 2]', None, "JSON object"),
+        ('{"id": "x", "text": "t",', None, "not valid JSON"),
+    ],
+)
+def test_bad_line_names_file_line_field_and_changes_nothing(store_path, tmp_path, line, field, message):
+    good = json.dumps({"id": "new1", "text": "fine", "created_at": "2026-01-01T00:00:00Z"})
+    src = tmp_path / "bad.jsonl"
+    src.write_text(good + "\n" + line + "\n", encoding="utf-8")
+    before = store_path.read_bytes()
+    with pytest.raises(InputError) as info:
+        with Store.open(store_path) as store:
+            import_facts(store, parse_file(src), str(src))
+    err = info.value
+    assert (err.file, err.line, err.field) == (str(src), 2, field)
+    assert message in str(err) and str(src) in str(err) and ":2:" in str(err)
+    with Store.open(store_path, readonly=True) as store:
+        assert store.count() == 5
+    assert store_path.read_bytes() == before
+
+
+def test_cycle_across_the_store_is_refused(store_path, tmp_path):
+    # a supersedes b would close a <- b <- a
+    src = write_jsonl(tmp_path / "cyc.jsonl", [
+        {"id": "z1", "text": "t", "created_at": "2026-01-01T00:00:00Z", "supersedes": "z2"},
+        {"id": "z2", "text": "t", "created_at": "2026-01-01T00:00:00Z", "supersedes": "z1"}])
+    with Store.open(store_path) as store, pytest.raises(InputError, match="cycle"):
+        import_facts(store, parse_file(src), str(src))
+
+
+def test_wrong_embedding_dimension_within_a_file(tmp_path):
+    src = write_jsonl(tmp_path / "dim.jsonl", [
+        {"id": "p", "text": "t", "created_at": "2026-01-01T00:00:00Z", "embedding": [1.0, 0.0, 0.0]},
+        {"id": "q", "text": "t", "created_at": "2026-01-01T00:00:00Z", "embedding": [1.0, 0.0]}])
+    with pytest.raises(InputError, match="dimension 2, but line 1 has 3") as info:
+        parse_file(src)
+    assert info.value.line == 2 and info.value.field == "embedding"
+
+
+def test_not_our_database_is_refused(tmp_path):
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
+    with pytest.raises(StoreError, match="not a synapse-tui store"):
+        Store.open(other)
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(StoreError, match="not a SQLite database, or corrupt"):
+        Store.open(junk)
+    with pytest.raises(StoreError, match="no such database"):
+        Store.open(tmp_path / "missing.db")
+
+
+def test_full_text_search_quotes_user_words(store_path):
+    with Store.open(store_path, readonly=True) as store:
+        pos, rel = store.search("billing")
+        assert store.ids_at(pos.tolist()) == ["b"]
+        pos, _ = store.search('"red AND NOT')  # FTS syntax in user text is just words
+        assert len(pos) == 0
+
+
+def test_timestamp_without_offset_is_utc_and_offsets_apply():
+    assert parse_time("2026-01-01T00:00:00") == parse_time("2026-01-01T00:00:00Z")
+    assert parse_time("2026-01-01T02:00:00+02:00") == parse_time("2026-01-01T00:00:00Z")
+    with pytest.raises(ValueError):
+        parse_time("2026-13-01T00:00:00Z")

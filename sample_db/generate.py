@@ -144,7 +144,7 @@ def dispute(w: World, d: Draft) -> Draft:
     rng = w.rng
     lo, hi = d.created + timedelta(days=2), min(END, d.created + timedelta(days=150))
     later = [n for n in w.notes if n.project == d.note.project and lo < n.at < hi and not n.wiki]
-    internal = [p for p in V.INTERNAL if p not in d.text]
+    internal = [p for p in V.PROJECTS[d.note.project][0] if p not in d.text] or V.INTERNAL
     if later:
         n = rng.choice(later)
         t = n.at + timedelta(minutes=rng.randint(5, 50))

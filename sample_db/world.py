@@ -17,6 +17,7 @@ import vocab as V
 END = datetime(2026, 11, 30, 18, 0, tzinfo=UTC)
 START = END - timedelta(days=730)
 MAX_UPDATES = {"status": 3, "apiver": 2, "deadline": 2}
+MIN_GAP_DAYS = {"apiver": 150, "status": 60, "deadline": 21, "renewal": 120}
 
 
 def ts(t: datetime) -> str:
@@ -112,7 +113,7 @@ class World:
             active = [p for p, v in V.PROJECTS.items() if v[4] <= d <= v[5]]
             plan.append((self.when(d), "one-on-one", rng.choice(active)))
         for _ in range(75):
-            d = rng.uniform(0, 620)
+            d = rng.uniform(0, 430)
             active = [p for p, v in V.PROJECTS.items() if v[4] <= d <= v[5]]
             plan.append((self.when(d), "wiki", rng.choice(active)))
         plan.sort()
@@ -195,7 +196,11 @@ class World:
             return d
         value, head, n = self.slots[key]
         age = (t - head.created).days
-        if n < MAX_UPDATES.get(key[0], 1) and age >= 14 and rng.random() < 0.5 * 0.45**n:
+        if (
+            n < MAX_UPDATES.get(key[0], 1)
+            and age >= MIN_GAP_DAYS.get(key[0], 45)
+            and rng.random() < 0.5 * 0.45**n
+        ):
             new, variants = update(value)
             if new is None or new == value:
                 return None
@@ -295,7 +300,8 @@ def k_deadline(w: World, n: Note, t: datetime) -> Draft | None:
         ]
 
     def update(old):
-        due = datetime.fromisoformat(old).replace(tzinfo=UTC) + timedelta(days=w.rng.randint(7, 45))
+        was = datetime.fromisoformat(old).replace(tzinfo=UTC)
+        due = max(was, t) + timedelta(days=w.rng.randint(7, 45))
         why = w.rng.choice(V.DELAY_REASONS)
         return day(due), [
             f"the {proj} {m} deadline moved to {day(due)} because {why}",
@@ -316,7 +322,7 @@ def k_status(w: World, n: Note, t: datetime) -> Draft | None:
         st = V.STATUSES[i]
         if st == "live":
             return i, [f"{proj} went live on {day(t)}", f"{proj} is live since {day(t)}"]
-        return i, [f"{proj} moved to {st}", f"{proj} is now {st}", f"status of {proj}: {st}"]
+        return i, [f"{proj} is {st} now", f"{proj} is now {st}", f"status of {proj}: {st}"]
 
     return w.slot_fact(("status", proj), n, t, initial, update)
 
@@ -377,7 +383,8 @@ def k_renewal(w: World, n: Note, t: datetime) -> Draft | None:
         ]
 
     def update(old):
-        due = datetime.fromisoformat(old).replace(tzinfo=UTC) + timedelta(days=w.rng.randint(30, 365))
+        was = datetime.fromisoformat(old).replace(tzinfo=UTC)
+        due = max(was, t) + timedelta(days=w.rng.randint(30, 365))
         return day(due), [
             f"the {org} contract renewal moved to {day(due)}",
             f"{org} now renews on {day(due)} after the renegotiation",

@@ -242,3 +242,44 @@ def test_embeddings_match_the_facts(facts: list[dict]) -> None:
     assert np.allclose(norms, 1.0, atol=2e-3)
     digest = hashlib.sha256(FACTS.read_bytes()).hexdigest()
     assert (SAMPLE / "embeddings.sha256").read_text().split()[0] == digest
+
+
+def test_notable_ids_are_what_the_readme_says(facts: list[dict], scored: dict) -> None:
+    """The README table is cited by the main README's tour: it must match the data."""
+    index = {f["id"]: i for i, f in enumerate(facts)}
+    rows = {}
+    for line in (SAMPLE / "README.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if line.startswith("| ") and len(cells) == 4 and cells[1].startswith("f-"):
+            rows[cells[0]] = [index[x.strip()] for x in cells[1].replace(",", "→").split("→")]
+    flags, k, band = scored["flags"], scored["k"], scored["band"]
+    (i,) = rows["stale"]
+    assert k[i] == 0 and scored["freshness"][i] < 0.25 and band[i] == "very low"
+    (i,) = rows["disputed"]
+    assert scored["guidance"][i] == "disputed" and k[i] == 0
+    (i,) = rows["forged signature"]
+    assert "signature" in facts[i] and "signature_invalid" in flags[i]
+    (i,) = rows["missing signature"]
+    assert "signature" not in facts[i] and "signature_invalid" in flags[i]
+    (i,) = rows["untrusted signature"]
+    assert "signature_untrusted" in flags[i]
+    (i,) = rows["human, trusted signature"]
+    assert facts[i]["tier"] == "human" and scored["tier"][i] == "signed"
+    assert list(k[rows["depth-2 chain"]]) == [2, 1, 0]
+    assert list(k[rows["depth-3 chain"]]) == [3, 2, 1, 0]
+    (i,) = rows["very high"]
+    assert band[i] == "very high"
+    (i,) = rows["uncertain"]
+    assert scored["guidance"][i] == "uncertain" and facts[i]["corroborations"] == 0
+    (i,) = rows["clock skew"]
+    assert "clock_skew" in flags[i]
+    (i,) = rows["O(1) freshness"]
+    assert "reinforcement_count" in facts[i] and "reinforced_at" not in facts[i]
+    (i,) = rows["markup in text"]
+    assert "[red]" in facts[i]["text"]
+    (i,) = rows["escape in text"]
+    assert "\x1b[" in facts[i]["text"]
+    a, b = rows["near-duplicate"]
+    assert facts[a]["text"] == facts[b]["text"] and facts[a]["id"] != facts[b]["id"]
+    (i,) = rows["entity spelling"]
+    assert "payments api" in facts[i]["entities"]

@@ -1,0 +1,32 @@
+"""What `synapse-tui DB` runs: open the store, build the app, report errors plainly."""
+
+from __future__ import annotations
+
+import sys
+
+from ..core.clock import Clock
+from ..core.errors import SynapseError
+from ..core.store import Store
+
+
+def launch(db: str, now: str | None = None, config_path: str | None = None) -> None:
+    """Open the browser on `db`. A bad store, config or `--now` prints one line and
+    exits with status 2, never a traceback."""
+    from ..cli.common import resolve_config
+
+    try:
+        clock = Clock.from_option(now)
+        config = resolve_config(db, config_path)
+        store = Store.open(db)
+    except SynapseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    from .app import SynapseApp
+
+    try:
+        app = SynapseApp(store=store, config=config, clock=clock)
+        app.run()
+    finally:
+        store.close()
+    if app.return_code:
+        raise SystemExit(app.return_code)

@@ -1,0 +1,74 @@
+"""The list of palette commands, built from the app's current state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .queues import QUEUES, SORTS
+from .triage_actions import TRIAGE_BINDINGS
+
+if TYPE_CHECKING:
+    from .app import SynapseApp
+
+Command = tuple[str, str, Callable[[], object]]
+
+
+def commands_for(app: SynapseApp) -> list[Command]:
+    main = app.main
+    out: list[Command] = []
+
+    def on_main(fn: Callable[[], object]) -> Callable[[], object]:
+        def run() -> None:
+            while app.screen is not main and len(app.screen_stack) > 1:
+                app.pop_screen()
+            fn()
+
+        return run
+
+    for i, q in enumerate(QUEUES):
+        out.append((f"Queue: {q.title}", f"{q.why} (key {i + 1})", on_main(lambda i=i: main.action_queue(i))))
+    for name, label in SORTS:
+        out.append(
+            (
+                f"Sort by {label}",
+                "ascending (o cycles, O reverses)",
+                on_main(lambda n=name: main.set_sort(n, False)),
+            )
+        )
+        out.append(
+            (f"Sort by {label}, reversed", "descending", on_main(lambda n=name: main.set_sort(n, True)))
+        )
+    out += [
+        (
+            "Search",
+            "full text and filters, e.g. trust<0.3 tier:auto payments (key /)",
+            on_main(main.action_search),
+        ),
+        (
+            "Open the selected fact",
+            "factors, opinion, review date, provenance, history (enter)",
+            on_main(main.action_open),
+        ),
+        (
+            "Neighbours of the selected fact",
+            "semantic neighbours and entities (n)",
+            on_main(main.action_neighbours),
+        ),
+        ("Calibrate freshness", "histograms of age and B; propose and apply B0 and s", app.action_calibrate),
+        ("As of another time…", "view the store as of an RFC 3339 instant or -30d", app.action_as_of),
+        ("Help", "every key and what it does (?)", app.action_help),
+        ("Quit", "leave synapse-tui (q)", app.action_quit),
+    ]
+    if app.as_of is not None:
+        out.append(("Back to now", "leave the as-of view", lambda: app.set_as_of(None)))
+    for binding in TRIAGE_BINDINGS:
+        move = binding.action.split("'")[1]
+        out.append(
+            (
+                f"Triage: {binding.description}",
+                f"{binding.tooltip} ({binding.key})",
+                on_main(lambda m=move: main.action_triage(m)),
+            )
+        )
+    return out

@@ -1,0 +1,76 @@
+"""As of (command palette): ask for another instant to view the store at."""
+
+from __future__ import annotations
+
+import re
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from ...core.clock import format_time, parse_time
+
+_RELATIVE = re.compile(r"^([+-]?)(\d+(?:\.\d+)?)\s*(m|min|h|d|w|mo|y)$")
+_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "mo": 30.44 * 86400, "y": 365.25 * 86400}
+
+
+def parse_instant(text: str, now: float) -> float:
+    """An RFC 3339 time, `now`, or a relative offset like -30d, +2w, -6h, -1y."""
+    text = text.strip()
+    if text.lower() == "now":
+        return now
+    m = _RELATIVE.match(text)
+    if m:
+        sign = 1 if m.group(1) == "+" else -1  # a bare number means the past
+        return now + sign * float(m.group(2)) * _UNITS[m.group(3)]
+    try:
+        return parse_time(text)
+    except ValueError:
+        raise ValueError(
+            f"not a time: {text!r}; use RFC 3339 (2025-06-01T00:00:00Z) or -30d, -6h, +2w"
+        ) from None
+
+
+class AsOfScreen(ModalScreen[float | None]):
+    BINDINGS = [Binding("escape", "cancel", "cancel", id="asof.cancel", tooltip="Cancel")]
+
+    def __init__(self, now: float, current: float | None) -> None:
+        super().__init__()
+        self.now = now
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="asof-box") as box:
+            box.border_title = "View the store as of…"
+            yield Static(
+                Text(
+                    f"now is {format_time(self.now)}. Type an RFC 3339 time or a relative "
+                    "offset (-30d, -6h, +2w, now) and press enter."
+                )
+            )
+            yield Input(
+                value=format_time(self.current) if self.current else "", placeholder="-30d", id="asof-input"
+            )
+            yield Static(id="asof-error")
+
+    def on_mount(self) -> None:
+        self.query_one("#asof-error").display = False
+        self.query_one("#asof-input").focus()
+
+    @on(Input.Submitted, "#asof-input")
+    def _submit(self, event: Input.Submitted) -> None:
+        try:
+            when = parse_instant(event.value, self.now)
+        except ValueError as exc:
+            error = self.query_one("#asof-error", Static)
+            error.display = True
+            error.update(Text(str(exc)))
+            return
+        self.dismiss(when)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,63 @@
+"""Help (?): every key of the screen underneath, generated from its live bindings."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+
+def binding_rows(screen: Screen) -> list[tuple[str, str]]:
+    """(keys, what it does) for every binding active on `screen`, in binding order,
+    keys sharing one action merged, so the help cannot drift from the code."""
+    rows: dict[tuple[int, str], list[str]] = {}
+    text: dict[tuple[int, str], str] = {}
+    app = screen.app
+    for _key, active in screen.active_bindings.items():
+        b = active.binding
+        if b.system and b.action not in ("command_palette", "quit"):
+            continue
+        ident = (id(active.node), b.action)
+        display = b.key_display or app.get_key_display(b)
+        rows.setdefault(ident, [])
+        if display not in rows[ident]:
+            rows[ident].append(display)
+        text[ident] = b.tooltip or b.description or b.action
+    return [(" ".join(keys), text[ident]) for ident, keys in rows.items()]
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,question_mark,q", "close", "close", id="help.close", tooltip="Close help")]
+
+    def __init__(self, under: Screen) -> None:
+        super().__init__()
+        self.rows = binding_rows(under)
+        self.title_text = f"Keys: {under.__class__.__name__.replace('Screen', '').lower() or 'main'} view"
+
+    def compose(self) -> ComposeResult:
+        table = Table(box=None, show_header=False, padding=(0, 1), expand=True)
+        table.add_column("key", style="bold", no_wrap=True)
+        table.add_column("does", ratio=1)
+        for keys, does in self.rows:
+            table.add_row(keys, does)
+        with VerticalScroll(id="help-box") as box:
+            box.border_title = self.title_text
+            box.border_subtitle = "escape closes · ctrl+p finds every command"
+            yield Static(table)
+            yield Static(
+                Text(
+                    "\nTrust = confidence × freshness × supersession × gate. Bands: very low < 0.2 ≤ low "
+                    "< 0.4 ≤ moderate < 0.6 ≤ high < 0.8 ≤ very high.\nSearch takes words (full text "
+                    "over facts and ids, ranked by relevance × freshness) and filters: trust<0.3 "
+                    "fresh<0.5 tier:auto guidance:disputed band:low flag:signature_invalid is:stale "
+                    "k>=1, -term negates.",
+                    style="italic",
+                )
+            )
+
+    def action_close(self) -> None:
+        self.dismiss()

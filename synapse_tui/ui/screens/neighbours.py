@@ -1,0 +1,192 @@
+"""The neighbour view (n): semantic neighbours and entities of one fact.
+
+`enter` on a neighbour walks to it; `backspace` walks back along the path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...core.trust import BANDS
+from ..text import bar, clean, fit, two
+from ..widgets import explain as xp
+
+WBAR = 10
+
+
+class NeighboursReady(Message):
+    def __init__(self, fact_id: str, result: Any, error: str | None) -> None:
+        self.fact_id, self.result, self.error = fact_id, result, error
+        super().__init__()
+
+
+class NeighbourScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "close", "close", id="neighbours.close", tooltip="Close the neighbour view"),
+        Binding(
+            "backspace",
+            "back",
+            "back",
+            id="neighbours.back",
+            tooltip="Back to the previous fact along the path walked",
+        ),
+        Binding(
+            "o",
+            "open",
+            "open fact",
+            id="neighbours.open",
+            tooltip="Open the detail view of the fact shown here",
+        ),
+    ]
+
+    def __init__(self, fact_id: str) -> None:
+        super().__init__()
+        self.fact_id = fact_id
+        self.path: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        yield Static(id="nb-head")
+        yield Static(id="nb-path")
+        yield Static(Text("SEMANTIC NEIGHBOURS  (enter goes to one)", style="bold"), id="nb-sem-title")
+        yield OptionList(id="nb-semantic")
+        with VerticalScroll(id="nb-entities-box"):
+            yield Static(id="nb-entities")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.app.main.sub_title
+        self.query_one("#nb-semantic").focus()
+        self.load(self.fact_id)
+
+    @work(thread=True, exclusive=True, group="neighbours")
+    def load(self, fact_id: str) -> None:
+        app = self.app
+        try:
+            from ...core.graphview import neighbours
+        except ImportError:
+            self.post_message(NeighboursReady(fact_id, None, "the neighbour graph isn't built"))
+            return
+        try:
+            with app.db_lock:
+                built = app.store.conn.execute(
+                    "SELECT (SELECT count(*) FROM semantic_edges) + (SELECT count(*) FROM mentions)"
+                ).fetchone()[0]
+                result = neighbours(app.store.conn, fact_id, app.config) if built else None
+        except Exception as exc:  # an older store without the graph tables
+            self.post_message(NeighboursReady(fact_id, None, f"the neighbour graph isn't built ({exc})"))
+            return
+        error = (
+            None
+            if result is not None
+            else ("the neighbour graph isn't built for this store (no edges and no entities yet)")
+        )
+        self.post_message(NeighboursReady(fact_id, result, error))
+
+    def on_neighbours_ready(self, message: NeighboursReady) -> None:
+        if message.fact_id != self.fact_id:
+            return
+        app = self.app
+        memory = app.memory
+        colours = xp.palette(app.theme_variables)
+        i = memory.index.get(self.fact_id)
+        head = Text()
+        head.append("NEIGHBOURS OF ", style="bold")
+        head.append(self.fact_id, style=f"bold {colours['primary']}")
+        if i is not None:
+            head.append("  ")
+            head.append_text(
+                xp.band_chip(BANDS[int(memory.scores.band[i])], float(memory.scores.trust[i]), colours)
+            )
+            head.append("\n")
+            head.append(clean(app.texts([i])[0]))
+        self.query_one("#nb-head", Static).update(head)
+        path = " › ".join([*self.path, self.fact_id])
+        self.query_one("#nb-path", Static).update(
+            Text(f"path: {path}" + ("   (backspace goes back)" if self.path else ""), style="italic")
+        )
+        options = self.query_one("#nb-semantic", OptionList)
+        options.clear_options()
+        entities = self.query_one("#nb-entities", Static)
+        if message.error:
+            options.display = False
+            self.query_one("#nb-sem-title").display = False
+            entities.update(Text(message.error, style=f"bold {colours['warning']}"))
+            return
+        nb = message.result
+        options.display = True
+        self.query_one("#nb-sem-title").display = True
+        width = max(20, self.size.width - 4)
+        if not nb.semantic:
+            options.add_option(Option(Text("no semantic neighbours", style="italic"), disabled=True))
+        texts = app.texts([memory.index[s.id] for s in nb.semantic if s.id in memory.index])
+        text_of = dict(zip([s.id for s in nb.semantic if s.id in memory.index], texts, strict=False))
+        for s in nb.semantic:
+            j = memory.index.get(s.id)
+            label = Text()
+            label.append_text(bar(s.weight, WBAR, colours["accent"], colours["muted"]))
+            label.append(f" {two(s.weight)} ")
+            if j is not None:
+                label.append_text(
+                    xp.band_chip(BANDS[int(memory.scores.band[j])], float(memory.scores.trust[j]), colours)
+                )
+            label.append(f"  {s.id}  ", style="bold")
+            rest = width - label.cell_len - (10 if s.lexical else 0)
+            label.append(fit(clean(text_of.get(s.id, "")), max(1, rest)))
+            if s.lexical:
+                label.append("  lexical", style="italic")
+            options.add_option(Option(label, id=s.id))
+        ent = Text()
+        ent.append(
+            "ENTITIES  (PageRank importance, and NPMI neighbours; importance is not trust)\n", style="bold"
+        )
+        if not nb.entities:
+            ent.append("  this fact names no entities\n", style="italic")
+        top = max([e.pagerank for e in nb.entities] or [1.0]) or 1.0
+        for e in nb.entities:
+            ent.append(f"  {clean(e.name)}", style=f"bold {colours['primary']}")
+            ent.append("  importance ")
+            ent.append_text(bar(e.pagerank / top, WBAR, colours["secondary"], colours["muted"]))
+            ent.append(f" {e.pagerank:.3f}\n")
+            if not e.npmi:
+                ent.append("      no co-occurring entities\n", style="italic")
+            for link in e.npmi:
+                ent.append("      ")
+                ent.append_text(bar(link.weight, WBAR, colours["accent"], colours["muted"]))
+                ent.append(f" {two(link.weight)}  {clean(link.name)}  (together in {link.n_ab} notes)\n")
+        entities.update(ent)
+
+    @on(OptionList.OptionSelected, "#nb-semantic")
+    def _go(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.path.append(self.fact_id)
+            self.walk(event.option.id)
+
+    def walk(self, fact_id: str) -> None:
+        self.fact_id = fact_id
+        self.app.main.go_to_fact(fact_id)
+        self.load(fact_id)
+
+    def action_back(self) -> None:
+        if self.path:
+            self.walk(self.path.pop())
+        else:
+            self.app.notify("at the start of the path", timeout=2)
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def action_open(self) -> None:
+        from .detail import DetailScreen
+
+        self.app.push_screen(DetailScreen(self.fact_id))

@@ -1,0 +1,89 @@
+"""Turning fact data into terminal text safely, and the small visual vocabulary
+(bars, ages, band names) every view shares.
+
+Fact text is data, never markup: it only ever reaches the screen through `Text(...)` or
+`Segment`, and control characters are replaced by their visible Unicode pictures, so an
+escape sequence in a fact shows as `␛[31m` instead of colouring the terminal.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.cells import cell_len, set_cell_size
+from rich.style import Style
+from rich.text import Text
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _picture(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    if code < 0x20:
+        return chr(0x2400 + code)
+    if code == 0x7F:
+        return "\u2421"
+    return "\ufffd"
+
+
+def clean(text: str) -> str:
+    """One display line: control characters made visible, never interpreted."""
+    return _CONTROL.sub(_picture, text)
+
+
+def clean_block(text: str) -> str:
+    """Like `clean`, but keeps newlines (for wrapped, multi-line display)."""
+    return "\n".join(clean(line) for line in text.split("\n"))
+
+
+def fit(text: str, width: int) -> str:
+    """Exactly `width` cells: padded, or cut with an ellipsis."""
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return set_cell_size(text, width)
+    return set_cell_size(text, width - 1) + "…"
+
+
+def age_label(days: float) -> str:
+    """A short human age: 5h, 12d, 8mo, 2.4y."""
+    if days < 1 / 24:
+        return "now"
+    if days < 1:
+        return f"{int(days * 24)}h"
+    if days < 90:
+        return f"{int(days)}d"
+    if days < 730:
+        return f"{int(days / 30.44)}mo"
+    return f"{days / 365.25:.1f}y"
+
+
+def bar(value: float, width: int, style: str | Style, empty_style: str | Style = "dim") -> Text:
+    """A horizontal bar for a value in [0, 1]."""
+    value = min(max(float(value), 0.0), 1.0)
+    filled = int(round(value * width))
+    out = Text()
+    out.append("█" * filled, style=style)
+    out.append("░" * (width - filled), style=empty_style)
+    return out
+
+
+def stacked_bar(parts: list[tuple[float, str | Style, str]], width: int) -> Text:
+    """Several shares of a whole (b, d, u) side by side, each at least visible when > 0."""
+    cells = [int(round(v * width)) for v, _, _ in parts]
+    for i, (v, _, _) in enumerate(parts):
+        if v > 0 and cells[i] == 0:
+            cells[i] = 1
+    while sum(cells) > width:
+        cells[cells.index(max(cells))] -= 1
+    while sum(cells) < width:
+        cells[cells.index(max(cells))] += 1
+    out = Text()
+    for n, (_, style, char) in zip(cells, parts, strict=False):
+        out.append(char * n, style=style)
+    return out
+
+
+def two(x: float) -> str:
+    """Humans see at most two decimals (SPEC 2.5)."""
+    return f"{x:.2f}"

@@ -1,0 +1,261 @@
+"""The detail view's content: `Memory.explain()` turned into labelled bars and plain reasons.
+
+Pure functions from the explain dict (and a palette of theme colours) to Rich Text, so
+the detail screen stays a thin shell and the wording is easy to test.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.text import Text
+
+from ...core.clock import parse_time
+from ...core.trust import BANDS
+from ..text import age_label, bar, clean, clean_block, stacked_bar, two
+
+BAR = 20
+BAND_COLOURS = ("error", "warning", "secondary", "success", "success")
+
+
+def palette(variables: dict[str, str]) -> dict[str, str]:
+    """Theme colours by role, with fallbacks for themes that lack one."""
+    from rich.color import Color, ColorParseError
+
+    def get(name: str, fallback: str) -> str:
+        value = variables.get(name, fallback)
+        try:
+            Color.parse(value)
+        except ColorParseError:
+            return fallback
+        return value
+
+    return {
+        "primary": get("primary", "blue"),
+        "error": get("error", "red"),
+        "warning": get("warning", "yellow"),
+        "success": get("success", "green"),
+        "secondary": get("secondary", "cyan"),
+        "muted": "dim",
+        "accent": get("accent", "magenta"),
+        "panel": get("panel", "grey23"),
+    }
+
+
+def band_chip(band: str, trust: float, colours: dict[str, str]) -> Text:
+    colour = colours[BAND_COLOURS[BANDS.index(band)]]
+    return Text.assemble((f" {band} ", f"bold on {colour}"), " ", (two(trust), "bold"))
+
+
+def _last_event_days(ex: dict[str, Any], now: float) -> float:
+    times = [ex["created_at"], *(ex.get("reinforced_at") or [])]
+    latest = max(parse_time(t) for t in times)
+    return max(0.0, (now - latest) / 86400)
+
+
+def reasons(ex: dict[str, Any], threshold: float, now: float) -> dict[str, str]:
+    """One plain-language line per factor: why it has the value it has."""
+    r, s = ex["corroborations"], ex["contradictions"]
+    out: dict[str, str] = {}
+    if ex["guidance"] == "disputed":
+        out["confidence"] = f"contradictions weigh heavily: d = {two(ex['d'])} of the opinion"
+    elif ex["guidance"] == "uncertain":
+        out["confidence"] = (
+            f"little evidence yet ({r} corroboration{'s' * (r != 1)}): the prior "
+            f"still holds u = {two(ex['u'])}"
+        )
+    else:
+        out["confidence"] = f"{r} corroboration{'s' * (r != 1)} against {s} contradiction{'s' * (s != 1)}"
+    f = ex["freshness"]
+    if ex["freshness_form"] == "o1":
+        since = f"{ex.get('reinforcement_count', 1)} reinforcements since first seen {age_label(ex['age_days'])} ago"
+    else:
+        since = f"last reinforced {age_label(_last_event_days(ex, now))} ago"
+    if "clock_skew" in ex["flags"]:
+        out["freshness"] = "an event is dated in the future (clock skew): its age is floored"
+    elif f < threshold:
+        out["freshness"] = f"stale: {since}; below the review threshold {two(threshold)}"
+    elif f < 0.75:
+        out["freshness"] = f"fading: {since}"
+    else:
+        out["freshness"] = f"fresh: {since}"
+    k = ex["k"]
+    if k == 0:
+        out["supersession"] = "the current version: nothing supersedes it"
+    else:
+        newer = ", ".join(ex["superseded_by"]) or "?"
+        out["supersession"] = f"superseded {k} step{'s' * (k != 1)} deep: replaced by {newer}"
+    tier = ex["tier"]
+    if tier == "signed":
+        out["gate"] = "signed: the signature verifies under a trusted key"
+    elif tier == "human":
+        out["gate"] = "a person accepted it; not verified-signed"
+    else:
+        out["gate"] = "machine-written: nobody accepted or signed it"
+    if "signature_invalid" in ex["flags"]:
+        out["gate"] += "; its signature claim does not verify"
+    elif "signature_untrusted" in ex["flags"]:
+        out["gate"] += "; signed, but by a key that is not a trusted signer"
+    return out
+
+
+def _events(n: int) -> str:
+    return "1 event" if n == 1 else f"{n} events"
+
+
+def factor_lines(ex: dict[str, Any], colours: dict[str, str], threshold: float, now: float) -> Text:
+    why = reasons(ex, threshold, now)
+    form = "O(1) form" if ex["freshness_form"] == "o1" else "exact form"
+    events = (
+        f"n = {ex.get('reinforcement_count')}"
+        if ex["freshness_form"] == "o1"
+        else _events(1 + len(ex.get("reinforced_at") or []))
+    )
+    rows = [
+        (
+            "Confidence",
+            ex["confidence"],
+            "confidence",
+            f"r={ex['corroborations']} s={ex['contradictions']} a={two(ex['base_rate'])} "
+            f"W={ex['prior_weight']:g}",
+        ),
+        (
+            "Freshness",
+            ex["freshness"],
+            "freshness",
+            f"B={two(ex['B'])} ({form}, {events}), age {age_label(ex['age_days'])}",
+        ),
+        ("Supersession", ex["supersession"], "supersession", f"k={ex['k']}"),
+        ("Gate", ex["gate"], "gate", f"tier {ex['tier']} (declared {ex['declared_tier']})"),
+    ]
+    out = Text()
+    out.append("TRUST ", style="bold")
+    out.append_text(band_chip(ex["band"], ex["trust"], colours))
+    out.append("  = confidence × freshness × supersession × gate\n", style=colours["muted"])
+    for label, value, key, inputs in rows:
+        colour = (
+            colours["success"] if value >= 0.75 else colours["warning"] if value >= 0.4 else colours["error"]
+        )
+        out.append(f"  {label:<13}", style="bold")
+        out.append(f"{two(value)} ")
+        out.append_text(bar(value, BAR, colour, colours["muted"]))
+        out.append(f"  {inputs}\n")
+        out.append(" " * 20 + why[key] + "\n", style="italic")
+    return out
+
+
+def opinion_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
+    out = Text()
+    out.append("OPINION  ", style="bold")
+    out.append(f"belief b {two(ex['b'])}", style=colours["success"])
+    out.append("  ")
+    out.append(f"disbelief d {two(ex['d'])}", style=colours["error"])
+    out.append("  ")
+    out.append(f"uncertainty u {two(ex['u'])}\n", style=colours["muted"])
+    out.append("  ")
+    out.append_text(
+        stacked_bar(
+            [
+                (ex["b"], colours["success"], "█"),
+                (ex["d"], colours["error"], "█"),
+                (ex["u"], colours["muted"], "░"),
+            ],
+            2 * BAR,
+        )
+    )
+    guidance_colour = {"disputed": colours["error"], "uncertain": colours["warning"]}.get(
+        ex["guidance"], colours["success"]
+    )
+    out.append("  ")
+    out.append(ex["guidance_advice"], style=f"bold {guidance_colour}")
+    out.append("\n")
+    return out
+
+
+def review_lines(ex: dict[str, Any], threshold: float) -> Text:
+    out = Text()
+    out.append("REVIEW DUE  ", style="bold")
+    out.append(re.sub(r"\.\d+Z$", "Z", ex["review_due"]))
+    out.append(f"  (when freshness falls below {two(threshold)} if nothing reinforces it)\n")
+    return out
+
+
+def what_if_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
+    out = Text()
+    out.append("WHAT WOULD MOVE IT\n", style="bold")
+    verbs = {
+        "corroborate": "corroborate (c)",
+        "verify": "verify (v)",
+        "contradict": "contradict (x)",
+        "accept": "accept (a)",
+        "sign": "sign it",
+    }
+    for move, value in ex["what_if"].items():
+        delta = value - ex["trust"]
+        colour = (
+            colours["success"] if delta > 0.005 else colours["error"] if delta < -0.005 else colours["muted"]
+        )
+        out.append(f"  {verbs.get(move, move):<17} → {two(value)} ")
+        out.append(f"({'+' if delta >= 0 else '−'}{two(abs(delta))})\n", style=colour)
+    return out
+
+
+def provenance_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
+    out = Text()
+    out.append("PROVENANCE\n", style="bold")
+    prov = ex.get("provenance") or {}
+    if not prov:
+        out.append("  none recorded\n", style=colours["muted"])
+    for key, value in prov.items():
+        out.append(f"  {clean(str(key))}: ", style="bold")
+        out.append(clean(value if isinstance(value, str) else repr(value)) + "\n")
+    out.append("  signature: ", style="bold")
+    check = ex["signature_check"]
+    colour = (
+        colours["success"]
+        if check.startswith("valid, trusted")
+        else (colours["muted"] if check == "none" else colours["error"])
+    )
+    out.append(check, style=colour)
+    sig = ex.get("signature") or {}
+    if sig.get("key"):
+        out.append(f"  (key {clean(str(sig['key']))[:16]}…)")
+    out.append("\n")
+    if ex.get("entities"):
+        out.append("  entities: ", style="bold")
+        out.append(", ".join(clean(e) for e in ex["entities"]) + "\n")
+    if ex.get("note"):
+        out.append("  note: ", style="bold")
+        out.append(clean(ex["note"]) + "\n")
+    out.append("  created: ", style="bold")
+    out.append(ex["created_at"] + "\n")
+    return out
+
+
+def history_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
+    out = Text()
+    out.append("HISTORY\n", style="bold")
+    if not ex["history"]:
+        out.append("  no audit entries\n", style=colours["muted"])
+    for h in ex["history"]:
+        out.append(f"  {h['at']}  ")
+        out.append(clean(str(h["action"])), style="bold")
+        out.append(f"  by {clean(str(h.get('actor') or '?'))}")
+        if h.get("undoes"):
+            out.append(f"  (undoes #{h['undoes']})")
+        out.append("\n")
+    return out
+
+
+def header_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
+    out = Text()
+    out.append(clean(ex["id"]), style=f"bold {colours['primary']}")
+    out.append("  ")
+    out.append_text(band_chip(ex["band"], ex["trust"], colours))
+    if ex["flags"]:
+        out.append("  " + " ".join(ex["flags"]), style=f"bold {colours['error']}")
+    out.append("\n")
+    out.append(clean_block(ex["text"]))
+    out.append("\n")
+    return out

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synapse_tui.core import graph as g
+from synapse_tui.core import knn
 from synapse_tui.core.lexical import embed_texts
 
 
@@ -58,8 +59,8 @@ def tie_rich(rng: np.random.Generator, n: int) -> np.ndarray:
 
 @pytest.fixture
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(g, "ROW_BLOCK", 3)
-    monkeypatch.setattr(g, "COL_BLOCK", 5)
+    monkeypatch.setattr(knn, "ROW_BLOCK", 3)
+    monkeypatch.setattr(knn, "COL_BLOCK", 5)
 
 
 def test_ties_go_to_the_smaller_id_in_string_order() -> None:

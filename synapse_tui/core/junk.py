@@ -1,0 +1,73 @@
+"""Junk detectors: exact duplicates, near-duplicate clusters, unsupported claims.
+
+Each returns groups (or lists) of fact ids, sorted, so the browser and the CLI can show
+them and tests can compare them. Near-duplicates read the stored semantic edges, so the
+graph must be built first (`graphstore.ensure_graph`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+
+def normalised_text(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def exact_duplicates(conn: sqlite3.Connection) -> list[tuple[str, ...]]:
+    """Groups of facts whose text is equal after collapsing white space and case-folding."""
+    groups: dict[str, list[str]] = {}
+    for fid, text in conn.execute("SELECT id, text FROM facts"):
+        groups.setdefault(normalised_text(text), []).append(fid)
+    return sorted(tuple(sorted(ids)) for ids in groups.values() if len(ids) > 1)
+
+
+def _components(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
+    """Connected-component label of each of n nodes (union-find with path halving)."""
+    parent = np.arange(n)
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for x, y in zip(a.tolist(), b.tolist(), strict=True):
+        rx, ry = find(x), find(y)
+        if rx != ry:
+            parent[max(rx, ry)] = min(rx, ry)
+    return np.array([find(x) for x in range(n)], dtype=np.int64)
+
+
+def near_duplicate_clusters(conn: sqlite3.Connection, config: Any) -> list[tuple[str, ...]]:
+    """Connected components of semantic edges with weight >= graph.near_duplicate_weight."""
+    rows = conn.execute(
+        "SELECT a, b FROM semantic_edges WHERE weight >= ?", (float(config.graph.near_duplicate_weight),)
+    ).fetchall()
+    if not rows:
+        return []
+    ends = np.array(rows, dtype=np.int64)
+    nodes, inv = np.unique(ends, return_inverse=True)
+    inv = inv.reshape(ends.shape)
+    label = _components(inv[:, 0], inv[:, 1], nodes.size)
+    ids = dict(conn.execute("SELECT pos, id FROM facts"))
+    groups: dict[int, list[str]] = {}
+    for p, lab in zip(nodes.tolist(), label.tolist(), strict=True):
+        groups.setdefault(lab, []).append(ids[p])
+    return sorted(tuple(sorted(v)) for v in groups.values())
+
+
+def unsupported_claims(conn: sqlite3.Connection, config: Any, now: datetime | float) -> list[str]:
+    """Facts declared `auto` with no corroboration, older than graph.unsupported_age_days."""
+    now_ts = now.timestamp() if isinstance(now, datetime) else float(now)
+    cutoff = now_ts - float(config.graph.unsupported_age_days) * 86400.0
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM facts WHERE tier = 'auto' AND r = 0 AND created_ts < ? ORDER BY id", (cutoff,)
+        )
+    ]

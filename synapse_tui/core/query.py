@@ -1,7 +1,7 @@
 """The filter language shared by `score --where` and the browser's search box.
 
     trust<0.3 fresh<0.5 u>=0.5 d>0.25 tier:auto k>=1 flag:signature_invalid
-    guidance:disputed band:very-low -tier:signed payments api
+    guidance:disputed band:very-low -tier:signed junk:near-duplicate payments api
 
 Comparisons and `key:value` terms are ANDed; a leading `-` negates a term; every other
 word is matched as full text (FTS5, prefix) over fact text and ids. A typo raises
@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from .memory import Memory
 
 # field name -> (label, how to get the array from a Memory)
-NUMERIC: dict[str, Callable[["Memory"], np.ndarray]] = {
+NUMERIC: dict[str, Callable[[Memory], np.ndarray]] = {
     "trust": lambda m: m.scores.trust,
     "confidence": lambda m: m.scores.confidence,
     "fresh": lambda m: m.scores.freshness,
@@ -39,17 +40,23 @@ NUMERIC: dict[str, Callable[["Memory"], np.ndarray]] = {
     "s": lambda m: m.arrays.s,
     "age": lambda m: m.scores.age_days,
 }
-ALIASES = {"conf": "confidence", "freshness": "fresh", "supersession": "sup",
-           "depth": "k", "activation": "B"}
+ALIASES = {"conf": "confidence", "freshness": "fresh", "supersession": "sup", "depth": "k", "activation": "B"}
 KEYED = {
     "tier": TIERS,
     "guidance": GUIDANCE,
     "flag": tuple(name for _, name in FLAG_NAMES),
     "band": tuple(b.replace(" ", "-") for b in BANDS),
     "is": ("stale", "superseded", "head", "o1", "signed"),
+    "junk": ("duplicate", "near-duplicate", "unsupported", "any"),
 }
-_OPS = {"<=": np.less_equal, ">=": np.greater_equal, "!=": np.not_equal, "<": np.less,
-        ">": np.greater, "=": np.equal}
+_OPS = {
+    "<=": np.less_equal,
+    ">=": np.greater_equal,
+    "!=": np.not_equal,
+    "<": np.less,
+    ">": np.greater,
+    "=": np.equal,
+}
 _COMPARE = re.compile(r"^([A-Za-z_]+)(<=|>=|!=|<|>|=)(.*)$")
 _KEYED = re.compile(r"^([A-Za-z_]+):(.*)$")
 
@@ -58,7 +65,7 @@ _KEYED = re.compile(r"^([A-Za-z_]+):(.*)$")
 class Term:
     text: str
     negate: bool
-    test: Callable[["Memory"], np.ndarray]
+    test: Callable[[Memory], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -71,7 +78,7 @@ class Query:
     def empty(self) -> bool:
         return not self.terms and not self.words
 
-    def mask(self, memory: "Memory") -> np.ndarray:
+    def mask(self, memory: Memory) -> np.ndarray:
         """Facts that pass every comparison and key term (words not applied)."""
         keep = np.ones(len(memory), dtype=bool)
         for term in self.terms:
@@ -103,8 +110,7 @@ def parse(source: str) -> Query:
     return Query(source, tuple(terms), tuple(words))
 
 
-def _comparison(source: str, pos: int, token: str, negate: bool, name: str, op: str,
-                value: str) -> Term:
+def _comparison(source: str, pos: int, token: str, negate: bool, name: str, op: str, value: str) -> Term:
     key = ALIASES.get(name, name)
     if key not in NUMERIC and key.lower() in NUMERIC and key.lower() not in ("b",):
         key = key.lower()
@@ -126,10 +132,11 @@ def _keyed(source: str, pos: int, token: str, negate: bool, name: str, value: st
     options = KEYED[key]
     value = value.lower().replace("_", "-") if key == "band" else value.lower()
     if value not in options:
-        raise QueryError(f"'{name}:' takes one of {', '.join(options)}"
-                         f"{_suggest(value, list(options))}", source, pos, token)
+        raise QueryError(
+            f"'{name}:' takes one of {', '.join(options)}{_suggest(value, list(options))}", source, pos, token
+        )
     index = options.index(value)
-    tests: dict[str, Callable[["Memory"], np.ndarray]] = {
+    tests: dict[str, Callable[[Memory], np.ndarray]] = {
         "tier": lambda m: m.scores.tier == index,
         "guidance": lambda m: m.scores.guidance == index,
         "band": lambda m: m.scores.band == index,
@@ -143,10 +150,30 @@ def _keyed(source: str, pos: int, token: str, negate: bool, name: str, value: st
             "o1": lambda m: m.arrays.o1_count > 0,
             "signed": lambda m: m.scores.tier == 2,
         }[value]
+    if key == "junk":
+        tests["junk"] = lambda m: junk_mask(m, value)
     return Term(token, negate, tests[key])
 
 
-def run(memory: "Memory", query: Query | str) -> np.ndarray:
+def junk_mask(memory: Memory, kind: str) -> np.ndarray:
+    """Facts the junk detectors flag: exact duplicates, near-duplicate clusters (from the
+    stored semantic edges), unsupported claims (auto, r = 0, older than configured)."""
+    from . import junk
+
+    conn, cfg = memory.store.conn, memory.config
+    found: list[str] = []
+    if kind in ("duplicate", "any"):
+        found += [fid for group in junk.exact_duplicates(conn) for fid in group]
+    if kind in ("near-duplicate", "any"):
+        found += [fid for group in junk.near_duplicate_clusters(conn, cfg) for fid in group]
+    if kind in ("unsupported", "any"):
+        found += junk.unsupported_claims(conn, cfg, memory.scores.now)
+    mask = np.zeros(len(memory), dtype=bool)
+    mask[[memory.index[fid] for fid in found if fid in memory.index]] = True
+    return mask
+
+
+def run(memory: Memory, query: Query | str) -> np.ndarray:
     """Positions that match; with words, ranked by FTS relevance x Freshness (ADR-029),
     otherwise in store order."""
     q = parse(query) if isinstance(query, str) else query

@@ -39,10 +39,18 @@ def synthetic_arrays(n: int, rng: np.random.Generator) -> FactArrays:
     events[offsets] = created
     sup = np.full(n, -1, np.int64)
     sup[49::50] = np.arange(48, n - 1, 50)[: len(sup[49::50])]
-    return FactArrays(r=rng.poisson(2, n), s=rng.poisson(0.3, n), declared=rng.integers(0, 3, n).astype(np.int8),
-                      sig_state=np.zeros(n, np.int8), sig_trusted=np.zeros(n, bool), created=created,
-                      events=events, offsets=offsets, o1_count=np.where(rng.random(n) < 0.1, counts, 0),
-                      supersedes=sup)
+    return FactArrays(
+        r=rng.poisson(2, n),
+        s=rng.poisson(0.3, n),
+        declared=rng.integers(0, 3, n).astype(np.int8),
+        sig_state=np.zeros(n, np.int8),
+        sig_trusted=np.zeros(n, bool),
+        created=created,
+        events=events,
+        offsets=offsets,
+        o1_count=np.where(rng.random(n) < 0.1, counts, 0),
+        supersedes=sup,
+    )
 
 
 def loop_score(a: FactArrays, now: float) -> list[float]:
@@ -62,7 +70,7 @@ def loop_score(a: FactArrays, now: float) -> list[float]:
     out = []
     ends = a.offsets.tolist()[1:] + [len(a.events)]
     events = a.events.tolist()
-    for i, (start, stop) in enumerate(zip(a.offsets.tolist(), ends)):
+    for i, (start, stop) in enumerate(zip(a.offsets.tolist(), ends, strict=True)):
         r, s, tier = int(a.r[i]), int(a.s[i]), int(a.declared[i])
         tier = 1 if tier == 1 else 0
         base = (c.base_rate_auto, c.base_rate_human)[tier]
@@ -95,10 +103,23 @@ def build_store(path: Path, a: FactArrays) -> None:
         conn.executemany(
             "INSERT INTO facts (pos, id, text, created_at, created_ts, tier, r, s, events, o1_count,"
             " supersedes_pos, sig_state) VALUES (?,?,?,?,?,?,?,?,?,?,?,0)",
-            ((i + 1, f"f{i:07d}", "t", "2026-01-01T00:00:00Z", float(a.created[i]),
-              ("auto", "human", "signed")[a.declared[i]], int(a.r[i]), int(a.s[i]),
-              event_blob(float(a.created[i]), a.events[a.offsets[i] + 1:ends[i]].tolist()),
-              int(a.o1_count[i]) or None, int(a.supersedes[i]) + 1 or None) for i in range(n)))
+            (
+                (
+                    i + 1,
+                    f"f{i:07d}",
+                    "t",
+                    "2026-01-01T00:00:00Z",
+                    float(a.created[i]),
+                    ("auto", "human", "signed")[a.declared[i]],
+                    int(a.r[i]),
+                    int(a.s[i]),
+                    event_blob(float(a.created[i]), a.events[a.offsets[i] + 1 : ends[i]].tolist()),
+                    int(a.o1_count[i]) or None,
+                    int(a.supersedes[i]) + 1 or None,
+                )
+                for i in range(n)
+            ),
+        )
 
 
 def main() -> None:
@@ -111,10 +132,16 @@ def main() -> None:
     vec_t, sc = timed(lambda: score(a, CFG, END), repeat=3)
     loop_t, loop = timed(lambda: loop_score(a, END))
     # the loop's tiers ignore signatures exactly as the synthetic data has none signed-valid
-    same = np.allclose(np.where(a.declared == 2, np.nan, sc.trust), np.where(a.declared == 2, np.nan, loop),
-                       rtol=1e-12, equal_nan=True)
-    print(f"score, vectorised: {vec_t:.3f} s   per-fact loop: {loop_t:.2f} s   ratio {loop_t / vec_t:.0f}x"
-          f"   (results agree: {same})")
+    same = np.allclose(
+        np.where(a.declared == 2, np.nan, sc.trust),
+        np.where(a.declared == 2, np.nan, loop),
+        rtol=1e-12,
+        equal_nan=True,
+    )
+    print(
+        f"score, vectorised: {vec_t:.3f} s   per-fact loop: {loop_t:.2f} s   ratio {loop_t / vec_t:.0f}x"
+        f"   (results agree: {same})"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "big.db"
@@ -131,14 +158,21 @@ def main() -> None:
         exe = [sys.executable, "-m", "synapse_tui"]
         env = dict(os.environ, SYNAPSE_NOW="2026-12-01T00:00:00Z")
         t = time.perf_counter()
-        subprocess.run([*exe, "import", str(src), "--db", str(db100)], check=True, env=env,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [*exe, "import", str(src), "--db", str(db100)], check=True, env=env, stdout=subprocess.DEVNULL
+        )
         print(f"import 100,000 facts (whole process, graph included): {time.perf_counter() - t:.1f} s")
         baseline_t, _ = timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True))
-        score_t, _ = timed(lambda: subprocess.run([*exe, "score", str(db100), "--json"], check=True,
-                                                  env=env, stdout=subprocess.DEVNULL), repeat=3)
-        print(f"score --json on 100,000 facts (whole process): {score_t:.2f} s"
-              f"   (bare python start: {baseline_t:.2f} s)")
+        score_t, _ = timed(
+            lambda: subprocess.run(
+                [*exe, "score", str(db100), "--json"], check=True, env=env, stdout=subprocess.DEVNULL
+            ),
+            repeat=3,
+        )
+        print(
+            f"score --json on 100,000 facts (whole process): {score_t:.2f} s"
+            f"   (bare python start: {baseline_t:.2f} s)"
+        )
 
 
 if __name__ == "__main__":

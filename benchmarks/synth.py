@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC
 from pathlib import Path
 
 import numpy as np
 
-WORDS = ("payments api auth billing deploy schema owner team roadmap incident latency cache "
-         "migration release contract customer invoice gateway token session queue worker").split()
+WORDS = (
+    "payments api auth billing deploy schema owner team roadmap incident latency cache "
+    "migration release contract customer invoice gateway token session queue worker"
+).split()
 END = 1_796_000_000.0  # 2026-12-01
 
 
@@ -18,10 +21,16 @@ def write_synthetic_jsonl(path: Path, n: int, seed: int = 7, id_prefix: str = "s
     with open(path, "w", encoding="utf-8") as fh:
         for i in range(n):
             words = " ".join(rng.choice(WORDS, 6))
-            obj = {"id": f"{id_prefix}{i:07d}", "text": f"fact {i}: {words}",
-                   "created_at": _iso(created[i]), "tier": ("auto", "human", "signed")[i % 3 if i % 10 == 0 else 0],
-                   "corroborations": int(rng.poisson(2)), "contradictions": int(rng.poisson(0.3)),
-                   "entities": [str(e) for e in rng.choice(WORDS, 2, replace=False)], "note": f"n{i // 8}"}
+            obj = {
+                "id": f"{id_prefix}{i:07d}",
+                "text": f"fact {i}: {words}",
+                "created_at": _iso(created[i]),
+                "tier": ("auto", "human", "signed")[i % 3 if i % 10 == 0 else 0],
+                "corroborations": int(rng.poisson(2)),
+                "contradictions": int(rng.poisson(0.3)),
+                "entities": [str(e) for e in rng.choice(WORDS, 2, replace=False)],
+                "note": f"n{i // 8}",
+            }
             if i % 12 == 0:
                 obj["reinforcement_count"] = int(rng.integers(1, 20))
             else:
@@ -34,6 +43,6 @@ def write_synthetic_jsonl(path: Path, n: int, seed: int = 7, id_prefix: str = "s
 
 
 def _iso(ts: float) -> str:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.fromtimestamp(round(ts), tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(round(ts), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -15,16 +15,25 @@ from ..core.config import config_path_for, write_config
 from ..core.interchange import export_facts, import_facts, parse_file, write_jsonl
 from ..core.store import Store
 from ..core.trust import BANDS
-from .common import (SynapseGroup, config_option, db_argument, emit_json, json_option, now_option,
-                     open_memory, progress_bar, resolve_config)
-from .render import band_style, print_calibration, print_explain, print_score_table
+from .common import (
+    SynapseGroup,
+    config_option,
+    db_argument,
+    emit_json,
+    json_option,
+    now_option,
+    open_memory,
+    progress_bar,
+    resolve_config,
+)
+from .render import band_style, print_calibration, print_explain, print_neighbours, print_score_table
 
-SORT_KEYS = ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B",
-             "k", "age", "id")
+SORT_KEYS = ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B", "k", "age", "id")
 
 
-@click.group(cls=SynapseGroup, invoke_without_command=True,
-             context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=SynapseGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(package_name="synapse-tui")
 @click.pass_context
 def main(ctx: click.Context) -> None:
@@ -63,9 +72,11 @@ def import_cmd(file: str, db: str, now: str | None, as_json: bool, config_path: 
     config = resolve_config(db, config_path)
     facts = parse_file(file)
     with Store.open(db, create=True) as store:
-        result = import_facts(store, facts, file, progress=progress_bar("importing"),
-                              after_insert=lambda conn, new: update_graph(
-                                  conn, new, config, progress=progress_bar("graph")))
+        result = import_facts(store, facts, file, progress=progress_bar("importing"))
+        # The graph is derived data: built in its own transaction, so the facts land even
+        # if this is interrupted, and the next graph check (its fingerprint) finishes it.
+        with store.transaction() as conn:
+            update_graph(conn, result.new_positions, config, progress=progress_bar("graph"))
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     if as_json:
@@ -77,19 +88,31 @@ def import_cmd(file: str, db: str, now: str | None, as_json: bool, config_path: 
 @main.command("score")
 @db_argument
 @click.option("--where", "where", default="", help="Filter, e.g. 'trust<0.3 tier:auto payments'.")
-@click.option("--sort", "sort", default="-trust", show_default=True,
-              help=f"Column to sort by, '-' for descending: {', '.join(SORT_KEYS)}.")
-@click.option("--limit", type=int, default=None,
-              help="Rows to show (default: all with --json, 50 in the table; 0 for all).")
+@click.option(
+    "--sort",
+    "sort",
+    default="-trust",
+    show_default=True,
+    help=f"Column to sort by, '-' for descending: {', '.join(SORT_KEYS)}.",
+)
+@click.option(
+    "--limit",
+    type=int,
+    default=None,
+    help="Rows to show (default: all with --json, 50 in the table; 0 for all).",
+)
 @now_option
 @json_option
 @config_option
-def score_cmd(db: str, where: str, sort: str, limit: int | None, now: str | None, as_json: bool,
-              config_path: str | None) -> None:
+def score_cmd(
+    db: str, where: str, sort: str, limit: int | None, now: str | None, as_json: bool, config_path: str | None
+) -> None:
     """Score every fact of DB."""
     key = sort.lstrip("-")
     if key not in SORT_KEYS:
-        raise click.BadParameter(f"unknown column '{key}'; one of {', '.join(SORT_KEYS)}", param_hint="--sort")
+        raise click.BadParameter(
+            f"unknown column '{key}'; one of {', '.join(SORT_KEYS)}", param_hint="--sort"
+        )
     with open_memory(db, now, config_path) as memory:
         positions = fq.run(memory, where) if where.strip() else np.arange(len(memory))
         q = fq.parse(where)
@@ -113,8 +136,11 @@ def _sorted(memory, positions: np.ndarray, key: str, descending: bool) -> np.nda
     if key == "id":
         order = sorted(positions.tolist(), key=lambda i: memory.ids[i], reverse=descending)
         return np.asarray(order, dtype=np.int64)
-    values = {"age": memory.scores.age_days, "freshness": memory.scores.freshness,
-              "supersession": memory.scores.supersession}.get(key)
+    values = {
+        "age": memory.scores.age_days,
+        "freshness": memory.scores.freshness,
+        "supersession": memory.scores.supersession,
+    }.get(key)
     if values is None:
         values = getattr(memory.scores, key)
     v = values[positions].astype(np.float64)
@@ -153,8 +179,9 @@ def show_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config_path:
 @now_option
 @json_option
 @config_option
-def export_cmd(db: str, output: str | None, audit: bool, now: str | None, as_json: bool,
-               config_path: str | None) -> None:
+def export_cmd(
+    db: str, output: str | None, audit: bool, now: str | None, as_json: bool, config_path: str | None
+) -> None:
     """Write DB back as interchange JSON Lines (triage included)."""
     Clock.from_option(now)
     with Store.open(db, readonly=True) as store:
@@ -189,6 +216,48 @@ def calibrate_cmd(db: str, write: bool, now: str | None, as_json: bool, config_p
             click.echo(f"wrote b0 and scale to {target}")
 
 
+@main.command("edges")
+@db_argument
+@click.option("--kind", type=click.Choice(["semantic", "npmi", "all"]), default="all", show_default=True)
+@now_option
+@json_option
+@config_option
+def edges_cmd(db: str, kind: str, now: str | None, as_json: bool, config_path: str | None) -> None:
+    """Every edge of the neighbour graph: semantic (facts) and NPMI (entities)."""
+    from ..core.graphstore import load_edges
+
+    Clock.from_option(now)
+    with Store.open(db, readonly=True) as store:
+        edges = [e for e in load_edges(store.conn) if kind in ("all", e.kind)]
+    for e in edges:
+        if as_json:
+            sys.stdout.write(_dumps(e.to_json()) + "\n")
+        else:
+            space = f" ({e.space})" if e.space else ""
+            click.echo(f"{e.kind}{space}\t{e.weight:.2f}\t{e.a}\t{e.b}")
+
+
+@main.command("neighbours")
+@db_argument
+@click.argument("fact_id")
+@now_option
+@json_option
+@config_option
+def neighbours_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config_path: str | None) -> None:
+    """A fact's semantic neighbours, and its entities with their NPMI neighbours."""
+    from ..core.graphview import neighbours
+
+    with open_memory(db, now, config_path) as memory:
+        try:
+            found = neighbours(memory.store.conn, fact_id, memory.config)
+        except KeyError:
+            raise click.ClickException(f"no fact with id {fact_id!r} in {db}") from None
+        if as_json:
+            emit_json(found.to_json())
+        else:
+            print_neighbours(memory, found)
+
+
 @main.command("sample")
 def sample_cmd() -> None:
     """Print the path of the working copy of the bundled sample (built on first use)."""
@@ -196,12 +265,14 @@ def sample_cmd() -> None:
 
 
 def _sample_path() -> Path:
-    from ..core.graphstore import update_graph
     from ..core.config import Config
+    from ..core.graphstore import update_graph
     from ..core.sample import ensure_sample
 
-    return ensure_sample(progress=progress_bar("building the sample"),
-                         after_insert=lambda conn, new: update_graph(conn, new, Config()))
+    return ensure_sample(
+        progress=progress_bar("building the sample"),
+        after_insert=lambda conn, new: update_graph(conn, new, Config()),
+    )
 
 
 __all__ = ["main", "band_style", "BANDS"]

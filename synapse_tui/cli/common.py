@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import click
 
-from ..core.clock import Clock, format_time
-from ..core.config import Config, config_path_for, load_config, write_config
+from ..core.clock import Clock
+from ..core.config import Config, config_path_for, load_config
 from ..core.errors import QueryError, SynapseError
 from ..core.memory import Memory
 from ..core.store import Store
@@ -43,8 +43,9 @@ class SynapseGroup(click.Group):
 
 
 def now_option(f: Callable) -> Callable:
-    return click.option("--now", metavar="RFC3339",
-                        help="Pin the clock (default: SYNAPSE_NOW, else the wall clock).")(f)
+    return click.option(
+        "--now", metavar="RFC3339", help="Pin the clock (default: SYNAPSE_NOW, else the wall clock)."
+    )(f)
 
 
 def json_option(f: Callable) -> Callable:
@@ -52,8 +53,12 @@ def json_option(f: Callable) -> Callable:
 
 
 def config_option(f: Callable) -> Callable:
-    return click.option("--config", "config_path", type=click.Path(dir_okay=False),
-                        help="Config file (default: SYNAPSE_CONFIG, else DB.synapse.toml beside DB).")(f)
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False),
+        help="Config file (default: SYNAPSE_CONFIG, else DB.synapse.toml beside DB).",
+    )(f)
 
 
 def db_argument(f: Callable) -> Callable:
@@ -66,8 +71,7 @@ def resolve_config(db: str | os.PathLike[str], config_path: str | None) -> Confi
 
 
 @contextmanager
-def open_memory(db: str, now: str | None, config_path: str | None,
-                readonly: bool = True) -> Iterator[Memory]:
+def open_memory(db: str, now: str | None, config_path: str | None, readonly: bool = True) -> Iterator[Memory]:
     clock = Clock.from_option(now)
     config = resolve_config(db, config_path)
     with Store.open(db, readonly=readonly) as store:
@@ -95,5 +99,3 @@ def progress_bar(label: str) -> Callable[[int, int], None] | None:
             state.pop("bar").__exit__(None, None, None)
 
     return update
-
-

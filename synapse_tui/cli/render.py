@@ -35,18 +35,36 @@ def _plural(n: int, word: str) -> str:
 def print_score_table(memory, positions: np.ndarray, total: int) -> None:
     sc = memory.scores
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for name, justify in (("band", "left"), ("trust", "right"), ("conf", "right"),
-                          ("fresh", "right"), ("sup", "right"), ("gate", "right"),
-                          ("guidance", "left"), ("tier", "left"), ("id", "left"), ("text", "left")):
-        table.add_column(name, justify=justify, no_wrap=True,
-                         overflow="ellipsis", max_width=60 if name == "text" else None)
+    for name, justify in (
+        ("band", "left"),
+        ("trust", "right"),
+        ("conf", "right"),
+        ("fresh", "right"),
+        ("sup", "right"),
+        ("gate", "right"),
+        ("guidance", "left"),
+        ("tier", "left"),
+        ("id", "left"),
+        ("text", "left"),
+    ):
+        table.add_column(
+            name, justify=justify, no_wrap=True, overflow="ellipsis", max_width=60 if name == "text" else None
+        )
     texts = memory.store.texts(positions)
-    for i, text in zip(positions.tolist(), texts):
+    for i, text in zip(positions.tolist(), texts, strict=True):
         style = band_style(sc.band[i])
-        table.add_row(Text(BANDS[sc.band[i]], style=style), Text(f"{sc.trust[i]:.2f}", style=style),
-                      f"{sc.confidence[i]:.2f}", f"{sc.freshness[i]:.2f}", f"{sc.supersession[i]:.2f}",
-                      f"{sc.gate[i]:.2f}", GUIDANCE[sc.guidance[i]], TIERS[sc.tier[i]],
-                      Text(memory.ids[i]), Text(text))
+        table.add_row(
+            Text(BANDS[sc.band[i]], style=style),
+            Text(f"{sc.trust[i]:.2f}", style=style),
+            f"{sc.confidence[i]:.2f}",
+            f"{sc.freshness[i]:.2f}",
+            f"{sc.supersession[i]:.2f}",
+            f"{sc.gate[i]:.2f}",
+            GUIDANCE[sc.guidance[i]],
+            TIERS[sc.tier[i]],
+            Text(memory.ids[i]),
+            Text(text),
+        )
     console = _console()
     console.print(table)
     if len(positions) < total:
@@ -62,35 +80,53 @@ def _pct(x: float) -> str:
 def print_explain(info: dict[str, Any], config: Config) -> None:
     console = _console()
     band = BANDS.index(info["band"])
-    console.print(Text(info["id"], style="bold"), Text(f"  {info['band']} {info['trust']:.2f}",
-                                                       style=band_style(band)))
+    console.print(
+        Text(info["id"], style="bold"), Text(f"  {info['band']} {info['trust']:.2f}", style=band_style(band))
+    )
     console.print(Text(info["text"]))
     console.print()
     c, f = config.confidence, config.freshness
     lines = [
-        ("Confidence", info["confidence"],
-         f"r={info['corroborations']} s={info['contradictions']} a={info['base_rate']:.2f} "
-         f"W={c.prior_weight:g}  (r + aW) / (r + s + W)"),
-        ("Freshness", info["freshness"],
-         f"B={info['B']:.2f} ({'O(1) form, n=' + str(info.get('reinforcement_count')) if info['freshness_form'] == 'o1' else 'exact form, ' + str(1 + len(info.get('reinforced_at') or [])) + ' events'}), "
-         f"B0={f.b0:g} s={f.scale:g}, age {info['age_days']:.1f} d"),
+        (
+            "Confidence",
+            info["confidence"],
+            f"r={info['corroborations']} s={info['contradictions']} a={info['base_rate']:.2f} "
+            f"W={c.prior_weight:g}  (r + aW) / (r + s + W)",
+        ),
+        (
+            "Freshness",
+            info["freshness"],
+            f"B={info['B']:.2f} ({'O(1) form, n=' + str(info.get('reinforcement_count')) if info['freshness_form'] == 'o1' else 'exact form, ' + str(1 + len(info.get('reinforced_at') or [])) + ' events'}), "
+            f"B0={f.b0:g} s={f.scale:g}, age {info['age_days']:.1f} d",
+        ),
         ("Supersession", info["supersession"], f"k={info['k']} (gamma^k)"),
-        ("Gate", info["gate"], f"declared {info['declared_tier']}, effective {info['tier']}, "
-                               f"signature: {info['signature_check']}"),
+        (
+            "Gate",
+            info["gate"],
+            f"declared {info['declared_tier']}, effective {info['tier']}, "
+            f"signature: {info['signature_check']}",
+        ),
     ]
     for name, value, why in lines:
         console.print(Text(f"  {name:<13}{_pct(value):>5}  "), Text(why, style="dim"), sep="")
     console.print()
-    console.print(Text(f"  opinion  b={info['b']:.2f} d={info['d']:.2f} u={info['u']:.2f}  -> "
-                       f"{info['guidance_advice']}"))
+    console.print(
+        Text(
+            f"  opinion  b={info['b']:.2f} d={info['d']:.2f} u={info['u']:.2f}  -> {info['guidance_advice']}"
+        )
+    )
     console.print(Text(f"  review due {info['review_due']}"))
     if info["flags"]:
         console.print(Text("  flags: " + ", ".join(info["flags"]), style="yellow"))
     moves = ", ".join(f"{k} -> {v:.2f}" for k, v in info["what_if"].items())
     console.print(Text(f"  what would move it: {moves}"))
     if info["chain_older"] or info["superseded_by"]:
-        console.print(Text(f"  supersedes: {' -> '.join(info['chain_older']) or '-'};"
-                           f" superseded by: {', '.join(info['superseded_by']) or '-'}"))
+        console.print(
+            Text(
+                f"  supersedes: {' -> '.join(info['chain_older']) or '-'};"
+                f" superseded by: {', '.join(info['superseded_by']) or '-'}"
+            )
+        )
     if info["supersedes"] and not info["supersedes_known"]:
         console.print(Text(f"  supersedes unknown id {info['supersedes']} (ignored)", style="yellow"))
     if info["entities"]:
@@ -108,7 +144,7 @@ def _bars(h: Histogram, label: str, fmt: str) -> list[str]:
         return [f"{label}: no facts"]
     peak = max(h.counts) or 1
     out = [label]
-    for lo, hi, count in zip(h.edges, h.edges[1:], h.counts):
+    for lo, hi, count in zip(h.edges, h.edges[1:], h.counts, strict=False):
         bar = "#" * round(40 * count / peak)
         out.append(f"  {format(lo, fmt):>8} .. {format(hi, fmt):<8} {count:>7}  {bar}")
     return out
@@ -116,7 +152,9 @@ def _bars(h: Histogram, label: str, fmt: str) -> list[str]:
 
 def print_calibration(cal: Calibration) -> None:
     console = _console()
-    for line in _bars(cal.ages, "fact age (days)", ".0f") + [""] + _bars(cal.activations, "activation B", ".2f"):
+    for line in (
+        _bars(cal.ages, "fact age (days)", ".0f") + [""] + _bars(cal.activations, "activation B", ".2f")
+    ):
         console.print(Text(line))
     console.print()
     console.print(Text(f"head facts: {cal.heads}"))
@@ -124,5 +162,34 @@ def print_calibration(cal: Calibration) -> None:
     console.print(Text(f"scale: {cal.current_scale:.3f} -> {cal.proposed_scale:.3f}"))
     console.print(Text("bands        before   after"))
     for band in BANDS:
-        console.print(Text(f"  {band:<10} {cal.bands_before[band]:>7} {cal.bands_after[band]:>7}",
-                           style=band_style(BANDS.index(band))))
+        console.print(
+            Text(
+                f"  {band:<10} {cal.bands_before[band]:>7} {cal.bands_after[band]:>7}",
+                style=band_style(BANDS.index(band)),
+            )
+        )
+
+
+def print_neighbours(memory, found) -> None:
+    console = _console()
+    sc = memory.scores
+    console.print(Text(f"semantic neighbours of {found.id}", style="bold"))
+    if not found.semantic:
+        console.print(Text("  none (no mutual nearest neighbours)", style="dim"))
+    texts = memory.store.texts([memory.index[n.id] for n in found.semantic])
+    for n, text in zip(found.semantic, texts, strict=True):
+        i = memory.index[n.id]
+        bar = "#" * max(1, round(10 * n.weight))
+        space = " lexical" if n.lexical else ""
+        console.print(
+            Text(f"  {n.weight:.2f} {bar:<10} "),
+            Text(f"{BANDS[sc.band[i]]:<9}", style=band_style(sc.band[i])),
+            Text(f" {n.id}  {text}{space}"),
+            sep="",
+        )
+    console.print()
+    console.print(Text("entities", style="bold"))
+    for e in found.entities:
+        console.print(Text(f"  {e.name}  (importance {e.pagerank:.3f})"))
+        for link in e.npmi[:8]:
+            console.print(Text(f"      {link.weight:.2f}  {link.name}  ({link.n_ab} notes)", style="dim"))

@@ -42,7 +42,7 @@ def _hist(values: np.ndarray, bins: int | np.ndarray) -> Histogram:
 
 def _band_counts(band: np.ndarray) -> dict[str, int]:
     counts = np.bincount(band, minlength=len(BANDS))
-    return {name: int(c) for name, c in zip(BANDS, counts)}
+    return {name: int(c) for name, c in zip(BANDS, counts, strict=True)}
 
 
 def calibrate(memory, bins: int = 12) -> Calibration:
@@ -64,7 +64,13 @@ def calibrate(memory, bins: int = 12) -> Calibration:
     ages = sc.age_days
     age_bins = np.array([0, 1, 7, 30, 90, 180, 365, 730, max(731.0, float(ages.max(initial=0)) + 1)])
     return Calibration(
-        heads=int(heads.sum()), current_b0=f.b0, current_scale=f.scale,
-        proposed_b0=b0, proposed_scale=scale,
-        ages=_hist(ages, age_bins), activations=_hist(sc.B, bins),
-        bands_before=_band_counts(sc.band), bands_after=_band_counts(after.band))
+        heads=int(heads.sum()),
+        current_b0=f.b0,
+        current_scale=f.scale,
+        proposed_b0=b0,
+        proposed_scale=scale,
+        ages=_hist(ages, age_bins),
+        activations=_hist(sc.B, bins),
+        bands_before=_band_counts(sc.band),
+        bands_after=_band_counts(after.band),
+    )

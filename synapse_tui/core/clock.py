@@ -6,14 +6,12 @@ import os
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .errors import InputError
 
 # RFC 3339 date-time; the offset may be missing (read as UTC, SPEC 1).
-_RFC3339 = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$"
-)
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$")
 
 
 def parse_time(value: object) -> float:
@@ -29,13 +27,13 @@ def parse_time(value: object) -> float:
     except ValueError as exc:
         raise ValueError(f"not an RFC 3339 timestamp: {value!r} ({exc})") from None
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()
 
 
 def format_time(ts: float) -> str:
     """Canonical UTC RFC 3339 with microseconds dropped when zero."""
-    dt = datetime.fromtimestamp(ts, tz=timezone.utc)
+    dt = datetime.fromtimestamp(ts, tz=UTC)
     if dt.microsecond:
         return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -55,7 +53,7 @@ class Clock:
         return self.pinned is not None
 
     @classmethod
-    def from_option(cls, now: str | None) -> "Clock":
+    def from_option(cls, now: str | None) -> Clock:
         """`--now` wins, then SYNAPSE_NOW, then the wall clock."""
         value = now if now is not None else os.environ.get("SYNAPSE_NOW") or None
         if value is None:

@@ -87,7 +87,7 @@ class Config:
     graph: GraphConfig = field(default_factory=GraphConfig)
     path: Path | None = field(default=None, compare=False)
 
-    def with_values(self, section: str, **values: Any) -> "Config":
+    def with_values(self, section: str, **values: Any) -> Config:
         return replace(self, **{section: replace(getattr(self, section), **values)})
 
 

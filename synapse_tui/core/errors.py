@@ -10,8 +10,9 @@ class SynapseError(Exception):
 class InputError(SynapseError):
     """A bad interchange line or value: names the file, line and field."""
 
-    def __init__(self, message: str, file: str | None = None, line: int | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self, message: str, file: str | None = None, line: int | None = None, field: str | None = None
+    ) -> None:
         self.file, self.line, self.field, self.reason = file, line, field, message
         where = ":".join(str(p) for p in (file, line) if p is not None)
         prefix = f"{where}: " if where else ""

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -21,9 +22,22 @@ from .errors import InputError
 from .store import Store
 from .trust import in_cycle
 
-KNOWN_KEYS = ("id", "text", "created_at", "tier", "corroborations", "contradictions",
-              "reinforced_at", "reinforcement_count", "supersedes", "entities", "note",
-              "provenance", "signature", "embedding")
+KNOWN_KEYS = (
+    "id",
+    "text",
+    "created_at",
+    "tier",
+    "corroborations",
+    "contradictions",
+    "reinforced_at",
+    "reinforcement_count",
+    "supersedes",
+    "entities",
+    "note",
+    "provenance",
+    "signature",
+    "embedding",
+)
 TIERS = ("auto", "human", "signed")
 
 Progress = Callable[[int, int], None]
@@ -132,8 +146,11 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
 
 
 def _embedding(value: Any, err: Callable[[str, str], InputError]) -> np.ndarray:
-    if not isinstance(value, list) or not value or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    ):
         raise err("embedding", "must be a non-empty list of numbers")
     vec = np.asarray(value, dtype=np.float64)
     if not np.all(np.isfinite(vec)):
@@ -162,8 +179,9 @@ def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any]]:
             try:
                 yield number, json.loads(line)
             except json.JSONDecodeError as exc:
-                raise InputError(f"not valid JSON ({exc.msg}, column {exc.colno})",
-                                 file=name, line=number) from None
+                raise InputError(
+                    f"not valid JSON ({exc.msg}, column {exc.colno})", file=name, line=number
+                ) from None
 
 
 def parse_file(path: str | os.PathLike[str]) -> list[ParsedFact]:
@@ -172,8 +190,10 @@ def parse_file(path: str | os.PathLike[str]) -> list[ParsedFact]:
     seen: dict[str, int] = {}
     dim: tuple[int, int] | None = None
     for number, obj in read_jsonl(path):
+
         def err(fld: str | None, msg: str, _n: int = number) -> InputError:
             return InputError(msg, file=name, line=_n, field=fld)
+
         fact = parse_line(obj, err, number)
         if fact.id in seen:
             raise err("id", f"duplicate id {fact.id!r} (first on line {seen[fact.id]})")
@@ -182,8 +202,7 @@ def parse_file(path: str | os.PathLike[str]) -> list[ParsedFact]:
             if dim is None:
                 dim = (len(fact.embedding), number)
             elif len(fact.embedding) != dim[0]:
-                raise err("embedding", f"has dimension {len(fact.embedding)}, but line {dim[1]} "
-                                       f"has {dim[0]}")
+                raise err("embedding", f"has dimension {len(fact.embedding)}, but line {dim[1]} has {dim[0]}")
         facts.append(fact)
     return facts
 
@@ -195,9 +214,13 @@ class ImportResult:
     new_positions: list[int]
 
 
-def import_facts(store: Store, facts: list[ParsedFact], source: str,
-                 progress: Progress | None = None,
-                 after_insert: Callable[[Any, list[int]], None] | None = None) -> ImportResult:
+def import_facts(
+    store: Store,
+    facts: list[ParsedFact],
+    source: str,
+    progress: Progress | None = None,
+    after_insert: Callable[[Any, list[int]], None] | None = None,
+) -> ImportResult:
     """Add parsed facts in one transaction; refuse the lot on any conflict.
 
     `after_insert(conn, new_positions)` runs inside the same transaction (the graph
@@ -219,20 +242,23 @@ def import_facts(store: Store, facts: list[ParsedFact], source: str,
     all_ids = set(existing) | {f.id for f in facts}
     for fact in facts:
         if fact.supersedes and fact.supersedes not in all_ids:
-            warnings.append(f"{source}:{fact.line}: supersedes unknown id {fact.supersedes!r} "
-                            "(kept, ignored for depth)")
+            warnings.append(
+                f"{source}:{fact.line}: supersedes unknown id {fact.supersedes!r} (kept, ignored for depth)"
+            )
     with store.transaction():
         start = conn.execute("SELECT coalesce(max(pos), 0) FROM facts").fetchone()[0] + 1
         positions = list(range(start - 1, start - 1 + len(facts)))
         batch = 2000
         for i in range(0, len(facts), batch):
-            chunk = facts[i:i + batch]
+            chunk = facts[i : i + batch]
             _insert(conn, chunk, start + i)
             if progress:
                 progress(min(i + batch, len(facts)), len(facts))
-        conn.execute("UPDATE facts SET supersedes_pos = (SELECT f2.pos FROM facts f2"
-                     " WHERE f2.id = facts.supersedes) WHERE supersedes IS NOT NULL"
-                     " AND supersedes_pos IS NULL")
+        conn.execute(
+            "UPDATE facts SET supersedes_pos = (SELECT f2.pos FROM facts f2"
+            " WHERE f2.id = facts.supersedes) WHERE supersedes IS NOT NULL"
+            " AND supersedes_pos IS NULL"
+        )
         if after_insert:
             after_insert(conn, positions)
     return ImportResult(len(facts), warnings, positions)
@@ -244,8 +270,11 @@ def _check_dimension(store: Store, facts: list[ParsedFact], err: Callable) -> No
         return
     for fact in facts:
         if fact.embedding is not None and len(fact.embedding) != row[0]:
-            raise err(fact, "embedding", f"has dimension {len(fact.embedding)}, but the store's "
-                                         f"embeddings have {row[0]}")
+            raise err(
+                fact,
+                "embedding",
+                f"has dimension {len(fact.embedding)}, but the store's embeddings have {row[0]}",
+            )
 
 
 def _check_cycles(store: Store, facts: list[ParsedFact], existing: dict[str, int], err: Callable) -> None:
@@ -260,8 +289,11 @@ def _check_cycles(store: Store, facts: list[ParsedFact], existing: dict[str, int
     cyclic = in_cycle(sup)
     if cyclic.any():
         first = next(f for i, f in enumerate(facts, start=len(existing)) if cyclic[i])
-        raise err(first, "supersedes", f"makes a supersession cycle ({first.id} -> {first.supersedes} "
-                                       f"-> ... -> {first.id})")
+        raise err(
+            first,
+            "supersedes",
+            f"makes a supersession cycle ({first.id} -> {first.supersedes} -> ... -> {first.id})",
+        )
 
 
 def _json(value: Any) -> str | None:
@@ -274,17 +306,40 @@ def _insert(conn: Any, facts: list[ParsedFact], start: int) -> None:
         state = signing.verify(f.signature, f.id, f.created_at, f.text)
         key = f.signature["key"].lower() if state == signing.SigState.VALID else None
         events = event_blob(f.created_ts, f.reinforced_ts if f.o1_count is None else [])
-        rows.append((start + i, f.id, f.text, f.created_at, f.created_ts, f.tier, f.r, f.s, events,
-                     _json(f.reinforced_at), f.o1_count if f.o1_count is not None else None,
-                     f.reinforcement_count if f.reinforced_at is not None else None,
-                     f.supersedes, f.note, _json(f.entities), _json(f.provenance),
-                     _json(f.signature), int(state), key, _json(f.extra) if f.extra else None))
+        rows.append(
+            (
+                start + i,
+                f.id,
+                f.text,
+                f.created_at,
+                f.created_ts,
+                f.tier,
+                f.r,
+                f.s,
+                events,
+                _json(f.reinforced_at),
+                f.o1_count if f.o1_count is not None else None,
+                f.reinforcement_count if f.reinforced_at is not None else None,
+                f.supersedes,
+                f.note,
+                _json(f.entities),
+                _json(f.provenance),
+                _json(f.signature),
+                int(state),
+                key,
+                _json(f.extra) if f.extra else None,
+            )
+        )
     conn.executemany(
         "INSERT INTO facts (pos, id, text, created_at, created_ts, tier, r, s, events,"
         " reinforced_at, o1_count, count_given, supersedes, note, entities, provenance, signature,"
-        " sig_state, sig_key, extra) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
-    conn.executemany("INSERT INTO facts_fts (rowid, id, text) VALUES (?, ?, ?)",
-                     [(start + i, f.id, f.text) for i, f in enumerate(facts)])
+        " sig_state, sig_key, extra) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        rows,
+    )
+    conn.executemany(
+        "INSERT INTO facts_fts (rowid, id, text) VALUES (?, ?, ?)",
+        [(start + i, f.id, f.text) for i, f in enumerate(facts)],
+    )
     mentions = []
     for i, f in enumerate(facts):
         seen: set[str] = set()
@@ -294,11 +349,14 @@ def _insert(conn: Any, facts: list[ParsedFact], start: int) -> None:
                 seen.add(key)
                 mentions.append((start + i, key, name.strip()))
     conn.executemany("INSERT OR IGNORE INTO entities (key) VALUES (?)", [(m[1],) for m in mentions])
-    conn.executemany("INSERT INTO mentions (pos, eid, spelling) VALUES"
-                     " (?, (SELECT eid FROM entities WHERE key = ?), ?)", mentions)
-    conn.executemany("INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
-                     [(start + i, f.embedding.tobytes()) for i, f in enumerate(facts)
-                      if f.embedding is not None])
+    conn.executemany(
+        "INSERT INTO mentions (pos, eid, spelling) VALUES (?, (SELECT eid FROM entities WHERE key = ?), ?)",
+        mentions,
+    )
+    conn.executemany(
+        "INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
+        [(start + i, f.embedding.tobytes()) for i, f in enumerate(facts) if f.embedding is not None],
+    )
 
 
 def event_blob(created_ts: float, reinforced_ts: list[float]) -> bytes:
@@ -312,8 +370,14 @@ def export_facts(store: Store) -> Iterator[dict[str, Any]]:
     counts = dict(store.conn.execute("SELECT pos, count_given FROM facts WHERE count_given IS NOT NULL"))
     for rec in store.records():
         obj: dict[str, Any] = dict(rec.extra)
-        obj.update(id=rec.id, text=rec.text, created_at=rec.created_at, tier=rec.tier,
-                   corroborations=rec.corroborations, contradictions=rec.contradictions)
+        obj.update(
+            id=rec.id,
+            text=rec.text,
+            created_at=rec.created_at,
+            tier=rec.tier,
+            corroborations=rec.corroborations,
+            contradictions=rec.contradictions,
+        )
         if rec.reinforced_at is not None:
             obj["reinforced_at"] = rec.reinforced_at
         count = rec.reinforcement_count or counts.get(rec.pos + 1)
@@ -332,6 +396,7 @@ def export_facts(store: Store) -> Iterator[dict[str, Any]]:
 def write_jsonl(objs: Iterator[dict[str, Any]], path: str | os.PathLike[str] | None) -> None:
     """Write to a file atomically (temp + rename), or to stdout when path is None."""
     import sys
+
     if path is None:
         for obj in objs:
             sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")

@@ -9,9 +9,9 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -38,14 +38,24 @@ def bundled() -> Path:
 
 def _fingerprint(src: Path) -> str:
     h = hashlib.sha256()
-    for name in ("facts.jsonl", "embeddings.f16.npy", "sample.synapse.toml"):
+    for name in ("facts.jsonl", "embeddings.f16.npy", "embeddings.sha256", "sample.synapse.toml"):
         if (src / name).exists():
             h.update((src / name).read_bytes())
     return h.hexdigest()
 
 
-def ensure_sample(progress: Callable[[int, int], None] | None = None,
-                  after_insert: Callable | None = None) -> Path:
+def _embeddings_match(src: Path) -> bool:
+    """The embeddings were computed from exactly this facts.jsonl (else: lexical only)."""
+    digest = src / "embeddings.sha256"
+    if not digest.exists():
+        return False
+    expected = digest.read_text().split()[0]
+    return hashlib.sha256((src / "facts.jsonl").read_bytes()).hexdigest() == expected
+
+
+def ensure_sample(
+    progress: Callable[[int, int], None] | None = None, after_insert: Callable | None = None
+) -> Path:
     """Path of the working copy, (re)built when missing or when the bundle changed."""
     src = bundled()
     dest_dir = data_dir()
@@ -60,15 +70,14 @@ def ensure_sample(progress: Callable[[int, int], None] | None = None,
         leftover.unlink()
     facts = parse_file(src / "facts.jsonl")
     emb_path = src / "embeddings.f16.npy"
-    if emb_path.exists():
+    if emb_path.exists() and _embeddings_match(src):
         emb = np.load(emb_path).astype(np.float32)
         if len(emb) == len(facts):
-            for fact, vec in zip(facts, emb):
+            for fact, vec in zip(facts, emb, strict=True):
                 fact.embedding = vec / np.linalg.norm(vec)
     shutil.copyfile(src / "sample.synapse.toml", config_path_for(tmp))
     with Store.open(tmp, create=True) as store:
-        import_facts(store, facts, str(src / "facts.jsonl"), progress=progress,
-                     after_insert=after_insert)
+        import_facts(store, facts, str(src / "facts.jsonl"), progress=progress, after_insert=after_insert)
         store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     load_config(config_path_for(tmp))  # fail here, not in the browser, on a bad bundled config
     os.replace(config_path_for(tmp), config_path_for(db))

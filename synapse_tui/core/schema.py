@@ -103,5 +103,7 @@ def migrate(conn: sqlite3.Connection) -> None:
     """Bring a store (new or old) to SCHEMA_VERSION inside one transaction."""
     current = conn.execute("PRAGMA user_version").fetchone()[0]
     for version in range(current + 1, SCHEMA_VERSION + 1):
-        conn.executescript("BEGIN IMMEDIATE;" + MIGRATIONS[version] + f"PRAGMA user_version = {version}; COMMIT;")
+        conn.executescript(
+            "BEGIN IMMEDIATE;" + MIGRATIONS[version] + f"PRAGMA user_version = {version}; COMMIT;"
+        )
     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")

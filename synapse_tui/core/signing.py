@@ -33,9 +33,7 @@ class SigState(IntEnum):
 def canonical_message(fact_id: str, created_at: str, text: str) -> bytes:
     """The signed bytes: sorted keys, compact separators, no ASCII escaping."""
     obj = {"created_at": created_at, "id": fact_id, "text": text}
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
-        "utf-8"
-    )
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 def verify(signature: dict | None, fact_id: str, created_at: str, text: str) -> SigState:

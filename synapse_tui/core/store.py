@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,6 @@ from .schema import APPLICATION_ID, SCHEMA_VERSION, migrate
 from .trust import FactArrays
 
 BUSY_TIMEOUT_MS = 10_000
-
 
 
 @dataclass(frozen=True)
@@ -73,8 +73,7 @@ class Store:
         self.readonly = readonly
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, create: bool = False,
-             readonly: bool = False) -> "Store":
+    def open(cls, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:
         p = Path(path)
         if not p.exists() and not create:
             raise StoreError(f"{p}: no such database")
@@ -90,8 +89,9 @@ class Store:
         else:
             uri = f"file:{p.resolve()}?mode=rwc"
         try:
-            conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
-                                   isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(
+                uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            )
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -121,7 +121,7 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -163,14 +163,25 @@ class Store:
         n = self.count()
         if n == 0:
             empty_i = np.empty(0, np.int64)
-            return [], FactArrays(r=empty_i, s=empty_i, declared=np.empty(0, np.int8),
-                                  sig_state=np.empty(0, np.int8), sig_trusted=np.empty(0, bool),
-                                  created=np.empty(0), events=np.empty(0), offsets=empty_i,
-                                  o1_count=empty_i, supersedes=empty_i)
+            return [], FactArrays(
+                r=empty_i,
+                s=empty_i,
+                declared=np.empty(0, np.int8),
+                sig_state=np.empty(0, np.int8),
+                sig_trusted=np.empty(0, bool),
+                created=np.empty(0),
+                events=np.empty(0),
+                offsets=empty_i,
+                o1_count=empty_i,
+                supersedes=empty_i,
+            )
         signers = json.dumps(list(config.trust.signers))
         packed = self._int_column(
             "CASE tier WHEN 'auto' THEN 0 WHEN 'human' THEN 1 ELSE 2 END + 4 * sig_state"
-            " + 16 * (sig_key IS NOT NULL AND sig_key IN (SELECT value FROM json_each(?)))", n, (signers,))
+            " + 16 * (sig_key IS NOT NULL AND sig_key IN (SELECT value FROM json_each(?)))",
+            n,
+            (signers,),
+        )
         counts = self._int_column("length(events) / 8", n)
         offsets = np.zeros(n, dtype=np.int64)
         np.cumsum(counts[:-1], out=offsets[1:])
@@ -178,18 +189,24 @@ class Store:
         ids = self._concat("id", "\x1e").split("\x1e")
         if len(ids) != n:  # an id containing the separator: take the slow, exact path
             ids = [row[0] for row in self.conn.execute("SELECT id FROM facts ORDER BY pos")]
-        arrays = FactArrays(r=self._int_column("r", n), s=self._int_column("s", n),
-                            declared=(packed & 3).astype(np.int8),
-                            sig_state=((packed >> 2) & 3).astype(np.int8),
-                            sig_trusted=(packed & 16) != 0, created=events[offsets], events=events,
-                            offsets=offsets, o1_count=self._int_column("coalesce(o1_count, 0)", n),
-                            supersedes=self._int_column("coalesce(supersedes_pos, 0) - 1", n))
+        arrays = FactArrays(
+            r=self._int_column("r", n),
+            s=self._int_column("s", n),
+            declared=(packed & 3).astype(np.int8),
+            sig_state=((packed >> 2) & 3).astype(np.int8),
+            sig_trusted=(packed & 16) != 0,
+            created=events[offsets],
+            events=events,
+            offsets=offsets,
+            o1_count=self._int_column("coalesce(o1_count, 0)", n),
+            supersedes=self._int_column("coalesce(supersedes_pos, 0) - 1", n),
+        )
         return ids, arrays
 
     def _int_column(self, expr: str, n: int, params: tuple = ()) -> np.ndarray:
         text = self.conn.execute(
-            f"SELECT group_concat(v, ',') FROM (SELECT {expr} AS v FROM facts ORDER BY pos)",
-            params).fetchone()[0]
+            f"SELECT group_concat(v, ',') FROM (SELECT {expr} AS v FROM facts ORDER BY pos)", params
+        ).fetchone()[0]
         values = np.fromstring(text, dtype=np.int64, sep=",")
         if len(values) != n:
             raise StoreError(f"{self.path}: the facts table changed while loading; try again")
@@ -201,10 +218,25 @@ class Store:
         self.conn.text_factory = bytes if isinstance(sep, bytes) else str
         try:
             return self.conn.execute(
-                f"SELECT group_concat({column}, ?) FROM (SELECT {column} FROM facts ORDER BY pos)",
-                (sep,)).fetchone()[0]
+                f"SELECT group_concat({column}, ?) FROM (SELECT {column} FROM facts ORDER BY pos)", (sep,)
+            ).fetchone()[0]
         finally:
             self.conn.text_factory = factory
+
+    def fact_inputs(self, fact_ids: list[str], config: Config) -> dict[int, tuple]:
+        """The arithmetic's inputs of a few facts, by 0-based position (see `load`)."""
+        signers = json.dumps(list(config.trust.signers))
+        rows = self.conn.execute(
+            "SELECT pos, r, s, CASE tier WHEN 'auto' THEN 0 WHEN 'human' THEN 1 ELSE 2 END, sig_state,"
+            " sig_key IS NOT NULL AND sig_key IN (SELECT value FROM json_each(?)),"
+            " coalesce(o1_count, 0), coalesce(supersedes_pos, 0) - 1, events FROM facts"
+            " WHERE id IN (SELECT value FROM json_each(?))",
+            (signers, json.dumps(list(fact_ids))),
+        )
+        return {
+            pos - 1: (r, s, tier, sig, bool(trusted), o1, sup, np.frombuffer(ev, dtype=np.float64))
+            for pos, r, s, tier, sig, trusted, o1, sup, ev in rows
+        }
 
     def position(self, fact_id: str) -> int | None:
         row = self.conn.execute("SELECT pos FROM facts WHERE id = ?", (fact_id,)).fetchone()
@@ -215,27 +247,59 @@ class Store:
         if len(positions) == 0:
             return []
         wanted = [int(p) + 1 for p in positions]
-        rows = dict(self.conn.execute(
-            "SELECT pos, text FROM facts WHERE pos IN (SELECT value FROM json_each(?))",
-            (json.dumps(wanted),)))
+        rows = dict(
+            self.conn.execute(
+                "SELECT pos, text FROM facts WHERE pos IN (SELECT value FROM json_each(?))",
+                (json.dumps(wanted),),
+            )
+        )
         return [rows[p] for p in wanted]
 
-    _RECORD_COLS = ("pos, id, text, created_at, tier, r, s, reinforced_at, o1_count, supersedes,"
-                    " note, entities, provenance, signature, sig_state, extra")
+    _RECORD_COLS = (
+        "pos, id, text, created_at, tier, r, s, reinforced_at, o1_count, supersedes,"
+        " note, entities, provenance, signature, sig_state, extra"
+    )
 
     def _record(self, row: tuple) -> FactRecord:
-        (pos, fid, text, created_at, tier, r, s, reinforced_at, o1, supersedes, note, entities,
-         provenance, signature, sig_state, extra) = row
-        return FactRecord(pos=pos - 1, id=fid, text=text, created_at=created_at, tier=tier,
-                          corroborations=r, contradictions=s, reinforced_at=_loads(reinforced_at),
-                          reinforcement_count=o1, supersedes=supersedes, note=note,
-                          entities=_loads(entities) or [], provenance=_loads(provenance),
-                          signature=_loads(signature), sig_state=sig_state,
-                          extra=_loads(extra) or {})
+        (
+            pos,
+            fid,
+            text,
+            created_at,
+            tier,
+            r,
+            s,
+            reinforced_at,
+            o1,
+            supersedes,
+            note,
+            entities,
+            provenance,
+            signature,
+            sig_state,
+            extra,
+        ) = row
+        return FactRecord(
+            pos=pos - 1,
+            id=fid,
+            text=text,
+            created_at=created_at,
+            tier=tier,
+            corroborations=r,
+            contradictions=s,
+            reinforced_at=_loads(reinforced_at),
+            reinforcement_count=o1,
+            supersedes=supersedes,
+            note=note,
+            entities=_loads(entities) or [],
+            provenance=_loads(provenance),
+            signature=_loads(signature),
+            sig_state=sig_state,
+            extra=_loads(extra) or {},
+        )
 
     def record(self, fact_id: str) -> FactRecord | None:
-        row = self.conn.execute(f"SELECT {self._RECORD_COLS} FROM facts WHERE id = ?",
-                                (fact_id,)).fetchone()
+        row = self.conn.execute(f"SELECT {self._RECORD_COLS} FROM facts WHERE id = ?", (fact_id,)).fetchone()
         return None if row is None else self._record(row)
 
     def records(self) -> Iterator[FactRecord]:
@@ -243,26 +307,36 @@ class Store:
             yield self._record(row)
 
     def ids_at(self, positions: list[int]) -> list[str]:
-        rows = dict(self.conn.execute(
-            "SELECT pos, id FROM facts WHERE pos IN (SELECT value FROM json_each(?))",
-            (json.dumps([int(p) + 1 for p in positions]),)))
+        rows = dict(
+            self.conn.execute(
+                "SELECT pos, id FROM facts WHERE pos IN (SELECT value FROM json_each(?))",
+                (json.dumps([int(p) + 1 for p in positions]),),
+            )
+        )
         return [rows[int(p) + 1] for p in positions]
 
     def superseded_by(self, fact_id: str) -> list[str]:
-        return [row[0] for row in self.conn.execute(
-            "SELECT id FROM facts WHERE supersedes = ? ORDER BY id", (fact_id,))]
+        return [
+            row[0]
+            for row in self.conn.execute("SELECT id FROM facts WHERE supersedes = ? ORDER BY id", (fact_id,))
+        ]
 
     def model_embedding(self, pos: int) -> np.ndarray | None:
-        row = self.conn.execute("SELECT vec FROM embeddings WHERE pos = ? AND kind = 'model'",
-                                (pos + 1,)).fetchone()
+        row = self.conn.execute(
+            "SELECT vec FROM embeddings WHERE pos = ? AND kind = 'model'", (pos + 1,)
+        ).fetchone()
         return None if row is None else np.frombuffer(row[0], dtype=np.float32)
 
     def history(self, fact_id: str) -> list[AuditEntry]:
         rows = self.conn.execute(
             "SELECT seq, at, actor, action, fact_id, batch, before, after, undoes FROM audit"
-            " WHERE fact_id = ? ORDER BY seq", (fact_id,))
-        return [AuditEntry(seq, at, actor, action, fid, batch, _loads(before), _loads(after), undoes)
-                for seq, at, actor, action, fid, batch, before, after, undoes in rows]
+            " WHERE fact_id = ? ORDER BY seq",
+            (fact_id,),
+        )
+        return [
+            AuditEntry(seq, at, actor, action, fid, batch, _loads(before), _loads(after), undoes)
+            for seq, at, actor, action, fid, batch, before, after, undoes in rows
+        ]
 
     def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """FTS5 matches for free words: 0-based positions and bm25 relevance (> 0, higher

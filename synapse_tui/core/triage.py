@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import getpass
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -131,10 +132,14 @@ class Triage:
             sup[p - 1] = s - 1
         sup[index[target]] = index[old]
         if in_cycle(sup)[index[target]]:
-            raise TriageError(f"{target} cannot supersede {old}: {old} already leads to {target} "
-                              "(that would be a supersession cycle)")
-        return [Change(target, {"supersedes": row[0]}, {"supersedes": old}),
-                Change(old, {}, {"superseded_by": target})]
+            raise TriageError(
+                f"{target} cannot supersede {old}: {old} already leads to {target} "
+                "(that would be a supersession cycle)"
+            )
+        return [
+            Change(target, {"supersedes": row[0]}, {"supersedes": old}),
+            Change(old, {}, {"superseded_by": target}),
+        ]
 
     # -- undo / redo -------------------------------------------------------------------
 
@@ -151,30 +156,34 @@ class Triage:
         return self._revert(batch, "redo")
 
     def _live_batches(self, undone: bool) -> int | None:
-        """The newest action batch that is live (for undo) or undone (for redo).
+        """The batch to undo (the newest live action) or to redo (the most recently undone
+        one), editor-style: the undone actions newer than every live one form the redo
+        stack, and a new action empties it.
 
-        A batch is undone when the newest undo/redo entry naming it is an undo. Redo only
-        reaches batches undone after the newest live action, as in an editor.
+        A batch is undone when the newest undo/redo entry naming it is an undo.
         """
         rows = self.store.conn.execute(
             "SELECT a.batch, (SELECT u.action FROM audit u WHERE u.undoes = a.batch"
-            " ORDER BY u.seq DESC LIMIT 1) FROM audit a WHERE a.action IN (%s)"
-            " GROUP BY a.batch ORDER BY a.batch DESC" % ",".join("?" * len(ACTIONS)), ACTIONS).fetchall()
+            " ORDER BY u.seq DESC LIMIT 1) FROM audit a"
+            f" WHERE a.action IN ({','.join('?' * len(ACTIONS))})"
+            " GROUP BY a.batch ORDER BY a.batch DESC",
+            ACTIONS,
+        ).fetchall()
+        redo = None
         for batch, last in rows:
-            is_undone = last == "undo"
-            if is_undone == undone:
-                return batch
-            if undone and not is_undone:
-                return None  # a live action newer than any undone one: the redo chain is gone
-        return None
+            if last != "undo":  # live
+                return redo if undone else batch
+            redo = batch
+        return redo if undone else None
 
     def _revert(self, batch: int, kind: str) -> Outcome:
         if self.store.readonly:
             raise TriageError(f"{self.store.path} is open read-only: triage cannot change it")
         now = self.clock.now()
         with self.store.transaction() as conn:
-            entries = conn.execute("SELECT fact_id, before, after, action FROM audit WHERE batch = ?"
-                                   " ORDER BY seq", (batch,)).fetchall()
+            entries = conn.execute(
+                "SELECT fact_id, before, after, action FROM audit WHERE batch = ? ORDER BY seq", (batch,)
+            ).fetchall()
             action = entries[0][3]
             changes = []
             for fid, before, after, _ in entries:
@@ -182,8 +191,9 @@ class Triage:
                 frm, to = (after, before) if kind == "undo" else (before, after)
                 current = self._current(conn, fid, frm)
                 if current != frm:
-                    raise TriageError(f"cannot {kind} {action} on {fid}: it changed since "
-                                      f"({current} is not {frm})")
+                    raise TriageError(
+                        f"cannot {kind} {action} on {fid}: it changed since ({current} is not {frm})"
+                    )
                 changes.append(Change(fid, frm, to))
             for change in changes:
                 self._write(conn, change.fact_id, change.after)
@@ -195,45 +205,72 @@ class Triage:
     def _current(self, conn: Any, fid: str, fields: dict[str, Any]) -> dict[str, Any]:
         row = conn.execute(f"SELECT {_FIELDS} FROM facts WHERE id = ?", (fid,)).fetchone()
         _, r, s, tier, reinforced_at, o1, supersedes, _ = row
-        values = {"corroborations": r, "contradictions": s, "tier": tier,
-                  "reinforced_at": json.loads(reinforced_at) if reinforced_at else None,
-                  "reinforcement_count": o1, "supersedes": supersedes}
+        values = {
+            "corroborations": r,
+            "contradictions": s,
+            "tier": tier,
+            "reinforced_at": json.loads(reinforced_at) if reinforced_at else None,
+            "reinforcement_count": o1,
+            "supersedes": supersedes,
+        }
         return {k: values.get(k, fields[k]) for k in fields}
 
     def _write(self, conn: Any, fid: str, fields: dict[str, Any]) -> None:
-        columns = {"corroborations": "r", "contradictions": "s", "tier": "tier",
-                   "reinforcement_count": "o1_count", "supersedes": "supersedes"}
+        columns = {
+            "corroborations": "r",
+            "contradictions": "s",
+            "tier": "tier",
+            "reinforcement_count": "o1_count",
+            "supersedes": "supersedes",
+        }
         for key, value in fields.items():
             if key in columns:
                 conn.execute(f"UPDATE facts SET {columns[key]} = ? WHERE id = ?", (value, fid))
             if key == "reinforced_at":
                 created = conn.execute("SELECT created_ts FROM facts WHERE id = ?", (fid,)).fetchone()[0]
                 blob = event_blob(created, [parse_time(t) for t in value or []])
-                conn.execute("UPDATE facts SET reinforced_at = ?, events = ? WHERE id = ?",
-                             (None if value is None else json.dumps(value), blob, fid))
+                conn.execute(
+                    "UPDATE facts SET reinforced_at = ?, events = ? WHERE id = ?",
+                    (None if value is None else json.dumps(value), blob, fid),
+                )
             if key == "supersedes":
-                conn.execute("UPDATE facts SET supersedes_pos = (SELECT f2.pos FROM facts f2"
-                             " WHERE f2.id = facts.supersedes) WHERE id = ?", (fid,))
+                conn.execute(
+                    "UPDATE facts SET supersedes_pos = (SELECT f2.pos FROM facts f2"
+                    " WHERE f2.id = facts.supersedes) WHERE id = ?",
+                    (fid,),
+                )
 
-    def _audit(self, conn: Any, action: str, changes: list[Change], now: float,
-               undoes: int | None = None) -> int:
+    def _audit(
+        self, conn: Any, action: str, changes: list[Change], now: float, undoes: int | None = None
+    ) -> int:
         batch = conn.execute("SELECT coalesce(max(batch), 0) + 1 FROM audit").fetchone()[0]
         at = format_time(now)
         conn.executemany(
             "INSERT INTO audit (at, actor, action, fact_id, batch, before, after, undoes)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(at, self.actor, action, c.fact_id, batch, json.dumps(c.before), json.dumps(c.after),
-              undoes) for c in changes])
+            [
+                (at, self.actor, action, c.fact_id, batch, json.dumps(c.before), json.dumps(c.after), undoes)
+                for c in changes
+            ],
+        )
         return batch
 
 
 def export_audit(store: Store) -> Iterator[dict[str, Any]]:
     """Every triage decision as one JSON object, oldest first (`export --audit`)."""
     for seq, at, actor, action, fid, batch, before, after, undoes in store.conn.execute(
-            "SELECT seq, at, actor, action, fact_id, batch, before, after, undoes FROM audit ORDER BY seq"):
-        obj = {"seq": seq, "at": at, "actor": actor, "action": action, "id": fid, "batch": batch,
-               "before": json.loads(before) if before else None,
-               "after": json.loads(after) if after else None}
+        "SELECT seq, at, actor, action, fact_id, batch, before, after, undoes FROM audit ORDER BY seq"
+    ):
+        obj = {
+            "seq": seq,
+            "at": at,
+            "actor": actor,
+            "action": action,
+            "id": fid,
+            "batch": batch,
+            "before": json.loads(before) if before else None,
+            "after": json.loads(after) if after else None,
+        }
         if undoes is not None:
             obj["undoes"] = undoes
         yield obj

@@ -27,8 +27,11 @@ GUIDANCE_ADVICE = {
 }
 BANDS = ("very low", "low", "moderate", "high", "very high")
 FLAG_CLOCK_SKEW, FLAG_SIG_INVALID, FLAG_SIG_UNTRUSTED = 1, 2, 4
-FLAG_NAMES = ((FLAG_CLOCK_SKEW, "clock_skew"), (FLAG_SIG_INVALID, "signature_invalid"),
-              (FLAG_SIG_UNTRUSTED, "signature_untrusted"))
+FLAG_NAMES = (
+    (FLAG_CLOCK_SKEW, "clock_skew"),
+    (FLAG_SIG_INVALID, "signature_invalid"),
+    (FLAG_SIG_UNTRUSTED, "signature_untrusted"),
+)
 # signing.SigState values, repeated here as plain ints for the arrays
 SIG_NONE, SIG_VALID, SIG_INVALID = 0, 1, 2
 
@@ -56,19 +59,23 @@ class FactArrays:
     def __len__(self) -> int:
         return len(self.r)
 
-    def take(self, i: int, **changes: object) -> "FactArrays":
+    def take(self, i: int, **changes: object) -> FactArrays:
         """One fact as its own FactArrays, with what-if changes (scalars or, for
         `extra_events`, a list of times appended to its reinforcement events)."""
         start = self.offsets[i]
         stop = self.offsets[i + 1] if i + 1 < len(self.offsets) else len(self.events)
-        events = np.concatenate([self.events[start:stop],
-                                 np.asarray(changes.pop("extra_events", []), dtype=np.float64)])
-        one = {name: getattr(self, name)[i:i + 1].copy()
-               for name in ("r", "s", "declared", "sig_state", "sig_trusted", "created", "o1_count")}
+        events = np.concatenate(
+            [self.events[start:stop], np.asarray(changes.pop("extra_events", []), dtype=np.float64)]
+        )
+        one = {
+            name: getattr(self, name)[i : i + 1].copy()
+            for name in ("r", "s", "declared", "sig_state", "sig_trusted", "created", "o1_count")
+        }
         for name, value in changes.items():
             one[name][0] = value
-        return FactArrays(events=events, offsets=np.zeros(1, np.int64),
-                          supersedes=np.full(1, -1, np.int64), **one)
+        return FactArrays(
+            events=events, offsets=np.zeros(1, np.int64), supersedes=np.full(1, -1, np.int64), **one
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -189,10 +196,25 @@ def score(arrays: FactArrays, config: Config, now: float, k: np.ndarray | None =
     skew = np.maximum.reduceat(arrays.events, arrays.offsets) > now  # creation included
     flags = flags | np.where(skew, FLAG_CLOCK_SKEW, 0).astype(np.int8)
 
-    return Scores(now=now, confidence=confidence, freshness=freshness, supersession=supersession,
-                  gate=gate, trust=trust, b=b, d=d, u=u, base_rate=base_rate, B=B, k=k,
-                  tier=tier, guidance=guidance, band=band, flags=flags,
-                  age_days=ages_days(arrays.created, now, config))
+    return Scores(
+        now=now,
+        confidence=confidence,
+        freshness=freshness,
+        supersession=supersession,
+        gate=gate,
+        trust=trust,
+        b=b,
+        d=d,
+        u=u,
+        base_rate=base_rate,
+        B=B,
+        k=k,
+        tier=tier,
+        guidance=guidance,
+        band=band,
+        flags=flags,
+        age_days=ages_days(arrays.created, now, config),
+    )
 
 
 def band_of(trust: np.ndarray, config: Config) -> np.ndarray:
@@ -220,7 +242,7 @@ def review_due(arrays: FactArrays, i: int, config: Config) -> float:
 
     def b_at(t: float) -> float:
         ages = np.maximum((t - events) / DAY, f.min_age_days)
-        return float(np.log(np.sum(ages ** -d)))
+        return float(np.log(np.sum(ages**-d)))
 
     lo = float(events.max())
     if b_at(lo) <= target:

@@ -12,8 +12,23 @@ from synapse_tui.core import signing
 from tests.conftest import write_jsonl
 from tests.core.test_store_interchange import KEY, base_facts
 
-SCORE_KEYS = {"id", "trust", "band", "confidence", "freshness", "supersession", "gate", "b", "d", "u",
-              "guidance", "k", "B", "tier", "flags"}
+SCORE_KEYS = {
+    "id",
+    "trust",
+    "band",
+    "confidence",
+    "freshness",
+    "supersession",
+    "gate",
+    "b",
+    "d",
+    "u",
+    "guidance",
+    "k",
+    "B",
+    "tier",
+    "flags",
+}
 
 
 def run(*args: str, ok: bool = True):
@@ -27,8 +42,7 @@ def run(*args: str, ok: bool = True):
 def db(tmp_path):
     src = write_jsonl(tmp_path / "facts.jsonl", base_facts())
     path = tmp_path / "memory.db"
-    (tmp_path / "memory.synapse.toml").write_text(
-        f'[trust]\nsigners = ["{signing.public_key_hex(KEY)}"]\n')
+    (tmp_path / "memory.synapse.toml").write_text(f'[trust]\nsigners = ["{signing.public_key_hex(KEY)}"]\n')
     result = run("import", src, "--db", path)
     assert "imported 5 facts" in result.stdout
     assert "supersedes unknown id 'missing-id'" in result.stderr
@@ -51,8 +65,12 @@ def test_score_json_has_every_field_with_full_floats(db):
 
 
 def test_now_pins_the_clock(db):
-    early = {r["id"]: r for r in json_lines(run("score", db, "--json", "--now", "2026-11-02T00:00:00Z").stdout)}
-    late = {r["id"]: r for r in json_lines(run("score", db, "--json", "--now", "2027-11-02T00:00:00Z").stdout)}
+    early = {
+        r["id"]: r for r in json_lines(run("score", db, "--json", "--now", "2026-11-02T00:00:00Z").stdout)
+    }
+    late = {
+        r["id"]: r for r in json_lines(run("score", db, "--json", "--now", "2027-11-02T00:00:00Z").stdout)
+    }
     assert late["b"]["freshness"] < early["b"]["freshness"]
     bad = run("score", db, "--now", "tomorrow", ok=False)
     assert bad.exit_code != 0 and "--now" in bad.stderr and "Traceback" not in bad.output
@@ -77,8 +95,19 @@ def test_filter_typo_points_at_the_token(db):
 def test_show_explains_a_fact(db):
     info = json.loads(run("show", db, "b", "--json").stdout)
     assert SCORE_KEYS <= set(info)
-    for key in ("text", "created_at", "corroborations", "contradictions", "supersedes", "superseded_by",
-                "entities", "note", "provenance", "review_due", "history"):
+    for key in (
+        "text",
+        "created_at",
+        "corroborations",
+        "contradictions",
+        "supersedes",
+        "superseded_by",
+        "entities",
+        "note",
+        "provenance",
+        "review_due",
+        "history",
+    ):
         assert key in info
     assert info["reinforcement_count"] == 3 and info["freshness_form"] == "o1"
     assert info["supersedes"] == "a" and info["history"] == []
@@ -114,8 +143,10 @@ def test_calibrate_proposes_and_writes(db, tmp_path):
 def test_bad_import_exits_nonzero_and_changes_nothing(db, tmp_path):
     before = run("export", db).stdout
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "ok", "text": "t", "created_at": "2026-01-01T00:00:00Z"}\n'
-                   '{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "corroborations": "many"}\n')
+    bad.write_text(
+        '{"id": "ok", "text": "t", "created_at": "2026-01-01T00:00:00Z"}\n'
+        '{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "corroborations": "many"}\n'
+    )
     result = run("import", bad, "--db", db, ok=False)
     assert result.exit_code == 2
     assert f"{bad}:2: field 'corroborations'" in result.stderr and "Traceback" not in result.output
@@ -138,3 +169,43 @@ def test_sample_prints_a_working_copy_outside_the_repo(tmp_path, monkeypatch):
     rows = json_lines(run("score", path, "--json").stdout)
     assert len(rows) >= 2000
     assert run("sample").stdout.strip() == path  # built once, then reused
+
+
+def embedded_facts() -> list[dict]:
+    """Six facts in two tight clusters, with model embeddings and shared notes."""
+    vecs = {
+        "p1": [1, 0, 0.01],
+        "p2": [1, 0.02, 0],
+        "p3": [1, 0.01, 0.02],
+        "q1": [0, 1, 0.01],
+        "q2": [0.02, 1, 0],
+        "q3": [0.01, 1, 0.02],
+    }
+    return [
+        {
+            "id": fid,
+            "text": f"fact {fid}",
+            "created_at": "2026-11-01T00:00:00Z",
+            "embedding": v,
+            "entities": ["Payments API", "Maria"] if fid.startswith("p") else ["Ledger", "maria "],
+            "note": f"note-{fid[1]}",
+        }
+        for fid, v in vecs.items()
+    ]
+
+
+def test_edges_and_neighbours(tmp_path):
+    src = write_jsonl(tmp_path / "emb.jsonl", embedded_facts())
+    db = tmp_path / "emb.db"
+    run("import", src, "--db", db)
+    edges = json_lines(run("edges", db, "--json").stdout)
+    semantic = {(e["a"], e["b"]) for e in edges if e["kind"] == "semantic"}
+    assert all(e["a"] < e["b"] and 0 < e["weight"] <= 1 for e in edges)
+    assert not any(a[0] != b[0] for a, b in semantic)  # clusters never link across
+    npmi = [e for e in edges if e["kind"] == "npmi"]
+    assert all(e["a"] == e["a"].strip().casefold() for e in npmi)
+    info = json.loads(run("neighbours", db, "p1", "--json").stdout)
+    assert {n["id"] for n in info["semantic"]} <= {"p2", "p3"}
+    assert {e["entity"] for e in info["entities"]} == {"payments api", "maria"}
+    assert "semantic neighbours of p1" in run("neighbours", db, "p1").stdout
+    assert run("neighbours", db, "nope", ok=False).exit_code != 0

@@ -22,15 +22,35 @@ OTHER = signing.private_key_from_seed(bytes(range(1, 33)))
 
 def base_facts() -> list[dict]:
     facts = [
-        {"id": "a", "text": "Maria owns the Payments API", "created_at": "2026-10-01T00:00:00Z",
-         "corroborations": 3, "reinforced_at": ["2026-11-20T10:00:00Z"], "entities": ["Maria", "Payments API"],
-         "note": "n1", "provenance": {"x-ai-agent": "scout"}, "x-extra": {"kept": True}},
-        {"id": "b", "text": "Maria owns the Billing API", "created_at": "2026-11-01T00:00:00+02:00",
-         "supersedes": "a", "reinforcement_count": 3, "tier": "human", "entities": ["maria "]},
+        {
+            "id": "a",
+            "text": "Maria owns the Payments API",
+            "created_at": "2026-10-01T00:00:00Z",
+            "corroborations": 3,
+            "reinforced_at": ["2026-11-20T10:00:00Z"],
+            "entities": ["Maria", "Payments API"],
+            "note": "n1",
+            "provenance": {"x-ai-agent": "scout"},
+            "x-extra": {"kept": True},
+        },
+        {
+            "id": "b",
+            "text": "Maria owns the Billing API",
+            "created_at": "2026-11-01T00:00:00+02:00",
+            "supersedes": "a",
+            "reinforcement_count": 3,
+            "tier": "human",
+            "entities": ["maria "],
+        },
         {"id": "c", "text": "signed fact", "created_at": "2026-06-01T00:00:00", "tier": "signed"},
         {"id": "d", "text": "forged fact", "created_at": "2026-06-01T00:00:00Z", "tier": "signed"},
-        {"id": "e", "text": "[red]not markup[/red]", "created_at": "2026-06-01T00:00:00Z",
-         "supersedes": "missing-id", "contradictions": 4},
+        {
+            "id": "e",
+            "text": "[red]not markup[/red]",
+            "created_at": "2026-06-01T00:00:00Z",
+            "supersedes": "missing-id",
+            "contradictions": 4,
+        },
     ]
     facts[2]["signature"] = signing.sign(KEY, "c", facts[2]["created_at"], "signed fact")
     facts[3]["signature"] = signing.sign(KEY, "d", facts[3]["created_at"], "a different text")
@@ -101,22 +121,43 @@ def test_export_then_import_reproduces_every_score(store_path, tmp_path, now):
         ('{"id": "x", "text": "t", "created_at": "yesterday"}', "created_at", "RFC 3339"),
         ('{"id": "", "text": "t", "created_at": "2026-01-01T00:00:00Z"}', "id", "non-empty"),
         ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "tier": "admin"}', "tier", "one of"),
-        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "corroborations": -1}',
-         "corroborations", ">= 0"),
-        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "reinforcement_count": 0}',
-         "reinforcement_count", ">= 1"),
-        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "reinforced_at": ["soon"]}',
-         "reinforced_at", "RFC 3339"),
-        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "embedding": [0, 0]}',
-         "embedding", "zero"),
-        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "embedding": [1, NaN]}',
-         "embedding", "NaN"),
-        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "entities": "Maria"}',
-         "entities", "list"),
+        (
+            '{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "corroborations": -1}',
+            "corroborations",
+            ">= 0",
+        ),
+        (
+            '{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "reinforcement_count": 0}',
+            "reinforcement_count",
+            ">= 1",
+        ),
+        (
+            '{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "reinforced_at": ["soon"]}',
+            "reinforced_at",
+            "RFC 3339",
+        ),
+        (
+            '{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "embedding": [0, 0]}',
+            "embedding",
+            "zero",
+        ),
+        (
+            '{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "embedding": [1, NaN]}',
+            "embedding",
+            "NaN",
+        ),
+        (
+            '{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "entities": "Maria"}',
+            "entities",
+            "list",
+        ),
         ('{"id": "a", "text": "t", "created_at": "2026-01-01T00:00:00Z"}', "id", "already in the store"),
-        ('{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "supersedes": "x"}',
-         "supersedes", "cycle"),
-        ('[1, 2]', None, "JSON object"),
+        (
+            '{"id": "x", "text": "t", "created_at": "2026-01-01T00:00:00Z", "supersedes": "x"}',
+            "supersedes",
+            "cycle",
+        ),
+        ("[1, 2]", None, "JSON object"),
         ('{"id": "x", "text": "t",', None, "not valid JSON"),
     ],
 )
@@ -138,17 +179,25 @@ def test_bad_line_names_file_line_field_and_changes_nothing(store_path, tmp_path
 
 def test_cycle_across_the_store_is_refused(store_path, tmp_path):
     # a supersedes b would close a <- b <- a
-    src = write_jsonl(tmp_path / "cyc.jsonl", [
-        {"id": "z1", "text": "t", "created_at": "2026-01-01T00:00:00Z", "supersedes": "z2"},
-        {"id": "z2", "text": "t", "created_at": "2026-01-01T00:00:00Z", "supersedes": "z1"}])
+    src = write_jsonl(
+        tmp_path / "cyc.jsonl",
+        [
+            {"id": "z1", "text": "t", "created_at": "2026-01-01T00:00:00Z", "supersedes": "z2"},
+            {"id": "z2", "text": "t", "created_at": "2026-01-01T00:00:00Z", "supersedes": "z1"},
+        ],
+    )
     with Store.open(store_path) as store, pytest.raises(InputError, match="cycle"):
         import_facts(store, parse_file(src), str(src))
 
 
 def test_wrong_embedding_dimension_within_a_file(tmp_path):
-    src = write_jsonl(tmp_path / "dim.jsonl", [
-        {"id": "p", "text": "t", "created_at": "2026-01-01T00:00:00Z", "embedding": [1.0, 0.0, 0.0]},
-        {"id": "q", "text": "t", "created_at": "2026-01-01T00:00:00Z", "embedding": [1.0, 0.0]}])
+    src = write_jsonl(
+        tmp_path / "dim.jsonl",
+        [
+            {"id": "p", "text": "t", "created_at": "2026-01-01T00:00:00Z", "embedding": [1.0, 0.0, 0.0]},
+            {"id": "q", "text": "t", "created_at": "2026-01-01T00:00:00Z", "embedding": [1.0, 0.0]},
+        ],
+    )
     with pytest.raises(InputError, match="dimension 2, but line 1 has 3") as info:
         parse_file(src)
     assert info.value.line == 2 and info.value.field == "embedding"

@@ -11,28 +11,55 @@ from hypothesis import strategies as st
 
 from synapse_tui.core.config import Config
 from synapse_tui.core.errors import InputError
-from synapse_tui.core.trust import (AUTO, HUMAN, SIG_INVALID, SIG_NONE, SIG_VALID, SIGNED, FactArrays,
-                                    band_of, review_due, score, supersession_depth)
+from synapse_tui.core.trust import (
+    AUTO,
+    HUMAN,
+    SIG_INVALID,
+    SIG_NONE,
+    SIG_VALID,
+    SIGNED,
+    FactArrays,
+    band_of,
+    review_due,
+    score,
+    supersession_depth,
+)
 
 DAY = 86400.0
 NOW = 1_800_000_000.0
 CFG = Config()
 
 
-def facts(n: int = 1, *, r=0, s=0, declared=AUTO, sig_state=SIG_NONE, trusted=False,
-          ages=((1.0,),), o1=0, supersedes=None) -> FactArrays:
+def facts(
+    n: int = 1,
+    *,
+    r=0,
+    s=0,
+    declared=AUTO,
+    sig_state=SIG_NONE,
+    trusted=False,
+    ages=((1.0,),),
+    o1=0,
+    supersedes=None,
+) -> FactArrays:
     """n facts; `ages` gives each fact's event ages in days, creation first."""
     ages = list(ages) * (n // len(ages)) if len(ages) < n else list(ages)
     counts = [len(a) for a in ages]
     offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     events = np.array([NOW - x * DAY for a in ages for x in a])
     full = lambda v, dt: np.broadcast_to(np.asarray(v, dtype=dt), (n,)).copy()  # noqa: E731
-    return FactArrays(r=full(r, np.int64), s=full(s, np.int64), declared=full(declared, np.int8),
-                      sig_state=full(sig_state, np.int8), sig_trusted=full(trusted, bool),
-                      created=events[offsets], events=events, offsets=offsets,
-                      o1_count=full(o1, np.int64),
-                      supersedes=np.asarray(supersedes if supersedes is not None else [-1] * n,
-                                            dtype=np.int64))
+    return FactArrays(
+        r=full(r, np.int64),
+        s=full(s, np.int64),
+        declared=full(declared, np.int8),
+        sig_state=full(sig_state, np.int8),
+        sig_trusted=full(trusted, bool),
+        created=events[offsets],
+        events=events,
+        offsets=offsets,
+        o1_count=full(o1, np.int64),
+        supersedes=np.asarray(supersedes if supersedes is not None else [-1] * n, dtype=np.int64),
+    )
 
 
 def test_confidence_and_opinion_hand_worked():
@@ -51,7 +78,7 @@ def test_one_event_thirty_days_old_is_about_half_fresh():
 
 def test_exact_form_sums_every_event():
     sc = score(facts(ages=[(100.0, 10.0, 1.0)]), CFG, NOW)
-    assert sc.B[0] == pytest.approx(math.log(100 ** -0.5 + 10 ** -0.5 + 1.0))
+    assert sc.B[0] == pytest.approx(math.log(100**-0.5 + 10**-0.5 + 1.0))
 
 
 def test_o1_form_uses_count_and_first_seen():
@@ -61,7 +88,7 @@ def test_o1_form_uses_count_and_first_seen():
 
 def test_future_event_is_floored_and_flagged():
     sc = score(facts(ages=[(10.0, -1.0)]), CFG, NOW)
-    assert sc.B[0] == pytest.approx(math.log(10 ** -0.5 + (1 / 1440) ** -0.5))
+    assert sc.B[0] == pytest.approx(math.log(10**-0.5 + (1 / 1440) ** -0.5))
     assert sc.flag_names(0) == ["clock_skew"]
 
 
@@ -137,14 +164,30 @@ ages_st = st.lists(st.floats(min_value=-5, max_value=5000, allow_nan=False), min
 
 
 @settings(max_examples=200, deadline=None)
-@given(r=counts, s=counts, ages=ages_st, declared=st.sampled_from([AUTO, HUMAN, SIGNED]),
-       sig=st.sampled_from([SIG_NONE, SIG_VALID, SIG_INVALID]), trusted=st.booleans(),
-       o1=st.integers(0, 50), depth=st.integers(0, 6))
+@given(
+    r=counts,
+    s=counts,
+    ages=ages_st,
+    declared=st.sampled_from([AUTO, HUMAN, SIGNED]),
+    sig=st.sampled_from([SIG_NONE, SIG_VALID, SIG_INVALID]),
+    trusted=st.booleans(),
+    o1=st.integers(0, 50),
+    depth=st.integers(0, 6),
+)
 def test_every_factor_in_unit_interval_and_opinion_sums_to_one(r, s, ages, declared, sig, trusted, o1, depth):
     n = depth + 1
     sup = [-1] + list(range(depth))  # fact j supersedes fact j - 1: fact 0 has depth `depth`
-    a = facts(n, r=r, s=s, declared=declared, sig_state=sig, trusted=trusted, ages=[tuple(ages)],
-              o1=o1, supersedes=sup)
+    a = facts(
+        n,
+        r=r,
+        s=s,
+        declared=declared,
+        sig_state=sig,
+        trusted=trusted,
+        ages=[tuple(ages)],
+        o1=o1,
+        supersedes=sup,
+    )
     sc = score(a, CFG, NOW)
     for factor in (sc.confidence, sc.freshness, sc.supersession, sc.gate):
         assert np.all((factor > 0) & (factor <= 1))

@@ -265,14 +265,9 @@ def sample_cmd() -> None:
 
 
 def _sample_path() -> Path:
-    from ..core.config import Config
-    from ..core.graphstore import update_graph
     from ..core.sample import ensure_sample
 
-    return ensure_sample(
-        progress=progress_bar("building the sample"),
-        after_insert=lambda conn, new: update_graph(conn, new, Config()),
-    )
+    return ensure_sample(progress=progress_bar("building the sample"))
 
 
 __all__ = ["main", "band_style", "BANDS"]

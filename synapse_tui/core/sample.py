@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .config import config_path_for, load_config
+from .graphstore import update_graph
 from .interchange import import_facts, parse_file
 from .store import Store
 
@@ -53,10 +54,12 @@ def _embeddings_match(src: Path) -> bool:
     return hashlib.sha256((src / "facts.jsonl").read_bytes()).hexdigest() == expected
 
 
-def ensure_sample(
-    progress: Callable[[int, int], None] | None = None, after_insert: Callable | None = None
-) -> Path:
-    """Path of the working copy, (re)built when missing or when the bundle changed."""
+def ensure_sample(progress: Callable[[int, int], None] | None = None) -> Path:
+    """Path of the working copy, (re)built when missing or when the bundle changed.
+
+    Built under a temporary name and renamed into place, so an interrupted build never
+    leaves a half-made sample where the browser would open it.
+    """
     src = bundled()
     dest_dir = data_dir()
     db = dest_dir / SAMPLE_NAME
@@ -68,6 +71,7 @@ def ensure_sample(
     tmp = dest_dir / (SAMPLE_NAME + ".building")
     for leftover in dest_dir.glob(SAMPLE_NAME + ".building*"):
         leftover.unlink()
+    config = load_config(src / "sample.synapse.toml")
     facts = parse_file(src / "facts.jsonl")
     emb_path = src / "embeddings.f16.npy"
     if emb_path.exists() and _embeddings_match(src):
@@ -75,12 +79,16 @@ def ensure_sample(
         if len(emb) == len(facts):
             for fact, vec in zip(facts, emb, strict=True):
                 fact.embedding = vec / np.linalg.norm(vec)
-    shutil.copyfile(src / "sample.synapse.toml", config_path_for(tmp))
     with Store.open(tmp, create=True) as store:
-        import_facts(store, facts, str(src / "facts.jsonl"), progress=progress, after_insert=after_insert)
+        import_facts(
+            store,
+            facts,
+            str(src / "facts.jsonl"),
+            progress=progress,
+            after_insert=lambda conn, new: update_graph(conn, new, config),
+        )
         store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    load_config(config_path_for(tmp))  # fail here, not in the browser, on a bad bundled config
-    os.replace(config_path_for(tmp), config_path_for(db))
+    shutil.copyfile(src / "sample.synapse.toml", config_path_for(db))
     for suffix in ("-wal", "-shm"):
         Path(str(db) + suffix).unlink(missing_ok=True)
     os.replace(tmp, db)

@@ -162,13 +162,24 @@ def test_foreign_or_missing_database_is_a_clear_error(tmp_path, content):
     assert result.exit_code == 2 and "error:" in result.stderr and "Traceback" not in result.output
 
 
+def _git_status() -> str:
+    import subprocess
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    out = subprocess.run(["git", "status", "--porcelain", "--ignored=no"], cwd=repo, capture_output=True, text=True)
+    return out.stdout if out.returncode == 0 else ""
+
+
 def test_sample_prints_a_working_copy_outside_the_repo(tmp_path, monkeypatch):
     monkeypatch.setenv("SYNAPSE_DATA_DIR", str(tmp_path / "data"))
+    status = _git_status()
     path = run("sample").stdout.strip()
     assert path.startswith(str(tmp_path / "data"))
     rows = json_lines(run("score", path, "--json").stdout)
     assert len(rows) >= 2000
     assert run("sample").stdout.strip() == path  # built once, then reused
+    assert _git_status() == status  # building and reading the sample left the checkout alone
 
 
 def embedded_facts() -> list[dict]:

@@ -129,9 +129,12 @@ class SynapseApp(App[None]):
     def action_as_of(self) -> None:
         from .screens.as_of import AsOfScreen
 
-        def chosen(when: float | None) -> None:
-            if when is not None:
-                self.set_as_of(when)
+        def chosen(when: float | str | None) -> None:
+            if when == "now":
+                if self.as_of is not None:
+                    self.set_as_of(None)
+            elif when is not None:
+                self.set_as_of(float(when))
 
         self.push_screen(AsOfScreen(self.clock.now(), self.as_of), chosen)
 

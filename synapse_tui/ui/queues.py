@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 class Queue:
     key: str
     title: str
+    short: str  # for narrow terminals
     why: str
     mask: Callable[[Memory, np.ndarray | None], np.ndarray]
     # sort keys for np.lexsort: the LAST key is the primary one
@@ -62,17 +63,19 @@ def _pos(m: Memory) -> np.ndarray:
 
 
 QUEUES: tuple[Queue, ...] = (
-    Queue("all", "All", "every fact, in store order", _all, lambda m: [_pos(m)]),
+    Queue("all", "All", "All", "every fact, in store order", _all, lambda m: [_pos(m)]),
     Queue(
         "stale",
         "Stale",
-        "freshness below the review threshold; confident-but-stale first",
+        "Stale",
+        "freshness below the review threshold; confident-but-stale current versions first",
         _stale,
-        lambda m: [_pos(m), -(m.scores.confidence * (1 - m.scores.freshness))],
+        lambda m: [_pos(m), -(m.scores.confidence * (1 - m.scores.freshness)), m.scores.k > 0],
     ),
     Queue(
         "disputed",
         "Disputed",
+        "Disp",
         "contradictions weigh d >= disputed_d; most contested first",
         _disputed,
         lambda m: [_pos(m), -(m.arrays.r + m.arrays.s), -m.scores.d],
@@ -80,6 +83,7 @@ QUEUES: tuple[Queue, ...] = (
     Queue(
         "uncertain",
         "Uncertain",
+        "Unc",
         "too little evidence (u >= uncertain_u); freshest first",
         _uncertain,
         lambda m: [_pos(m), -m.scores.freshness],
@@ -87,6 +91,7 @@ QUEUES: tuple[Queue, ...] = (
     Queue(
         "superseded",
         "Superseded",
+        "Sup",
         "replaced by a newer fact (k > 0); still-trusted first",
         _superseded,
         lambda m: [_pos(m), -m.scores.trust],
@@ -94,6 +99,7 @@ QUEUES: tuple[Queue, ...] = (
     Queue(
         "suspect",
         "Suspect",
+        "Susp",
         "duplicates, near-duplicates and unsupported claims",
         _suspect,
         lambda m: [_pos(m), -m.scores.trust],
@@ -101,9 +107,10 @@ QUEUES: tuple[Queue, ...] = (
     Queue(
         "signature",
         "Signature",
+        "Sig",
         "a signature that does not verify or is not trusted; facts that claim 'signed' first",
         _signature,
-        lambda m: [_pos(m), -m.scores.trust, -(m.arrays.declared == SIGNED)],
+        lambda m: [_pos(m), -m.scores.trust, (m.arrays.declared != SIGNED)],
     ),
 )
 

@@ -17,11 +17,11 @@ TRIAGE_BINDINGS = [
     Binding(
         "c",
         "triage('corroborate')",
-        "corroborate",
+        "corrob",
         id="triage.corroborate",
         tooltip="Corroborate: r + 1, and a reinforcement now",
     ),
-    Binding("x", "triage('contradict')", "contradict", id="triage.contradict", tooltip="Contradict: s + 1"),
+    Binding("x", "triage('contradict')", "contra", id="triage.contradict", tooltip="Contradict: s + 1"),
     Binding(
         "v",
         "triage('verify')",

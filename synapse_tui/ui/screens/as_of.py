@@ -15,13 +15,13 @@ from textual.widgets import Input, Static
 from ...core.clock import format_time, parse_time
 
 _RELATIVE = re.compile(r"^([+-]?)(\d+(?:\.\d+)?)\s*(m|min|h|d|w|mo|y)$")
-_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "mo": 30.44 * 86400, "y": 365.25 * 86400}
+_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "mo": 30 * 86400, "y": 365.25 * 86400}
 
 
 def parse_instant(text: str, now: float) -> float:
     """An RFC 3339 time, `now`, or a relative offset like -30d, +2w, -6h, -1y."""
     text = text.strip()
-    if text.lower() == "now":
+    if text.lower() in ("now", ""):
         return now
     m = _RELATIVE.match(text)
     if m:
@@ -35,7 +35,9 @@ def parse_instant(text: str, now: float) -> float:
         ) from None
 
 
-class AsOfScreen(ModalScreen[float | None]):
+class AsOfScreen(ModalScreen[float | str | None]):
+    """Dismisses with an instant, "now" to return to now, or None when cancelled."""
+
     BINDINGS = [Binding("escape", "cancel", "cancel", id="asof.cancel", tooltip="Cancel")]
 
     def __init__(self, now: float, current: float | None) -> None:
@@ -49,7 +51,7 @@ class AsOfScreen(ModalScreen[float | None]):
             yield Static(
                 Text(
                     f"now is {format_time(self.now)}. Type an RFC 3339 time or a relative "
-                    "offset (-30d, -6h, +2w, now) and press enter."
+                    "offset (-30d, -6h, +2w) and press enter; empty or now returns to now."
                 )
             )
             yield Input(
@@ -70,7 +72,7 @@ class AsOfScreen(ModalScreen[float | None]):
             error.display = True
             error.update(Text(str(exc)))
             return
-        self.dismiss(when)
+        self.dismiss("now" if abs(when - self.now) < 1 else when)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -78,7 +78,7 @@ class CalibrationScreen(Screen):
             yield Static(Text("B (activation) histogram as a sparkline", style="bold"), id="cal-spark-title")
             yield Sparkline([], id="cal-spark")
             yield Static(id="cal-hists")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.sub_title = self.app.main.sub_title

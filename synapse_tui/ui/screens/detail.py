@@ -47,7 +47,7 @@ class DetailScreen(TriageActions, Screen):
             yield Static(id="detail-chain-title")
             yield OptionList(id="detail-chain")
             yield Static(id="detail-provenance")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.sub_title = self.app.main.sub_title

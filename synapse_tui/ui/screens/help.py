@@ -10,6 +10,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+# horizontal scrolling is inherited from ScrollView but the list never scrolls sideways
+_NOISE = {"scroll_left", "scroll_right", "page_left", "page_right"}
+
 
 def binding_rows(screen: Screen) -> list[tuple[str, str]]:
     """(keys, what it does) for every binding active on `screen`, in binding order,
@@ -19,7 +22,7 @@ def binding_rows(screen: Screen) -> list[tuple[str, str]]:
     app = screen.app
     for _key, active in screen.active_bindings.items():
         b = active.binding
-        if b.system and b.action not in ("command_palette", "quit"):
+        if (b.system and b.action not in ("command_palette", "quit")) or b.action in _NOISE:
             continue
         ident = (id(active.node), b.action)
         display = b.key_display or app.get_key_display(b)

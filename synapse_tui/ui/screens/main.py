@@ -54,10 +54,20 @@ class MainScreen(TriageActions, Screen):
         Binding(
             "n",
             "neighbours",
-            "neighbours",
+            "nbrs",
             id="main.neighbours",
             tooltip="The selected fact's neighbours (enter goes to one, backspace goes back)",
         ),
+        # repeated from the app so the Footer shows them before the triage keys
+        Binding(
+            "question_mark",
+            "app.help",
+            "help",
+            key_display="?",
+            id="main.help",
+            tooltip="Help: every key and what it does",
+        ),
+        Binding("q", "app.quit", "quit", id="main.quit", tooltip="Quit"),
         *TRIAGE_BINDINGS,
         Binding("tab", "next_queue", "next queue", show=False, id="main.next_queue", tooltip="Next queue"),
         Binding(
@@ -113,7 +123,7 @@ class MainScreen(TriageActions, Screen):
         yield ColumnHeader(id="columns")
         yield FactList(texts=self.app.texts, id="facts")
         yield Static(id="status")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#search-error").display = False

@@ -62,7 +62,7 @@ class NeighbourScreen(Screen):
         yield OptionList(id="nb-semantic")
         with VerticalScroll(id="nb-entities-box"):
             yield Static(id="nb-entities")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.sub_title = self.app.main.sub_title

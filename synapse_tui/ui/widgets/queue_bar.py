@@ -25,8 +25,10 @@ class QueueBar(Widget):
 
     def render(self) -> Text:
         out = Text(no_wrap=True, overflow="ellipsis")
+        full = sum(len(q.title) + 6 for q in QUEUES) <= self.size.width
         for i, (q, n) in enumerate(zip(QUEUES, self.counts, strict=False)):
-            label = f" {i + 1} {q.title} {'…' if n is None else n} "
+            title = q.title if full else q.short
+            label = f" {i + 1} {title} {'…' if n is None else n} "
             if i == self.active:
                 out.append(label, style=self.get_component_rich_style("queue-bar--active"))
             elif n == 0:

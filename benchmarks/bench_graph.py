@@ -1,0 +1,137 @@
+"""Figures for issue 3: neighbour-graph build, incremental update and lookup times.
+
+    python benchmarks/bench_graph.py [--sizes 10000,100000] [--skip-store]
+
+Clustered synthetic embeddings (d = 384). For each size: the exact kNN + edges time, the
+time of one plain blockwise X @ X.T pass over the same data in the same run (the ratio is
+what to compare across machines), and, for the largest size, a store built through
+`rebuild_graph`, then 100 facts added through `update_graph`, then `neighbours` latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+from threadpoolctl import threadpool_info
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from synapse_tui.core import graph as g  # noqa: E402
+from synapse_tui.core import knn  # noqa: E402
+from synapse_tui.core.graphstore import rebuild_graph, update_graph  # noqa: E402
+from synapse_tui.core.graphview import neighbours  # noqa: E402
+from synapse_tui.core.schema import migrate  # noqa: E402
+
+D = 384
+CONFIG = SimpleNamespace(
+    graph=SimpleNamespace(k=10, npmi_min_count=2, near_duplicate_weight=0.9, unsupported_age_days=90.0)
+)
+
+
+def clustered(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((max(1, n // 100), D)).astype(np.float32)
+    X = centres[rng.integers(0, len(centres), n)] + 0.7 * rng.standard_normal((n, D)).astype(np.float32)
+    return g.normalise(X)
+
+
+def matmul_pass(X: np.ndarray) -> float:
+    t = time.perf_counter()
+    n = X.shape[0]
+    for i in range(0, n, knn.ROW_BLOCK):
+        for j in range(0, n, knn.COL_BLOCK):
+            X[i : i + knn.ROW_BLOCK] @ X[j : j + knn.COL_BLOCK].T
+    return time.perf_counter() - t
+
+
+def bench_edges(n: int) -> None:
+    X = clustered(n)
+    ranks = g.string_ranks([f"f{i:07d}" for i in range(n)])
+    t = time.perf_counter()
+    a, _, _ = g.mutual_edges(g.exact_knn(X, ranks, 10))
+    t_edges = time.perf_counter() - t
+    t_mm = matmul_pass(X)
+    print(
+        f"N={n:>7}: exact mutual-kNN edges {t_edges:7.2f} s ({a.size} edges); "
+        f"one X @ X.T pass {t_mm:7.2f} s; ratio {t_edges / t_mm:.2f}",
+        flush=True,
+    )
+
+
+def add_facts(conn: sqlite3.Connection, X: np.ndarray, start: int, rng: np.random.Generator) -> None:
+    rows, emb, ments = [], [], []
+    for i in range(X.shape[0]):
+        pos = start + i
+        rows.append((pos, f"f{pos:07d}", f"fact {pos}", f"n{pos // 5}"))
+        emb.append((pos, X[i].tobytes()))
+        ments.extend((pos, int(e) + 1, f"E{e}") for e in set(rng.integers(0, 2000, 2).tolist()))
+    conn.executemany(
+        "INSERT INTO facts (pos, id, text, created_at, created_ts, tier, r, s, events, note, sig_state)"
+        " VALUES (?, ?, ?, '2024-01-01T00:00:00Z', 0, 'auto', 0, 0, x'', ?, 0)",
+        rows,
+    )
+    conn.executemany("INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)", emb)
+    conn.executemany("INSERT INTO mentions (pos, eid, spelling) VALUES (?, ?, ?)", ments)
+
+
+def bench_store(n: int) -> None:
+    X = clustered(n + 100, seed=1)
+    rng = np.random.default_rng(2)
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = sqlite3.connect(Path(tmp) / "bench.db")
+        migrate(conn)
+        conn.executemany(
+            "INSERT INTO entities (eid, key) VALUES (?, ?)", [(e + 1, f"e{e}") for e in range(2000)]
+        )
+        add_facts(conn, X[:n], 1, rng)
+        conn.commit()
+        t = time.perf_counter()
+        rebuild_graph(conn, CONFIG)
+        conn.commit()
+        print(f"store N={n}: rebuild_graph {time.perf_counter() - t:.2f} s (incl. SQLite writes)", flush=True)
+        add_facts(conn, X[n:], n + 1, rng)
+        t = time.perf_counter()
+        result = update_graph(conn, list(range(n + 1, n + 101)), CONFIG)
+        conn.commit()
+        print(
+            f"store N={n}: +100 facts update_graph {time.perf_counter() - t:.2f} s "
+            f"(extended {result.extended}, rebuilt {result.rebuilt})",
+            flush=True,
+        )
+        times = []
+        for fid in rng.integers(1, n, 20):
+            t = time.perf_counter()
+            neighbours(conn, f"f{int(fid):07d}", CONFIG)
+            times.append(time.perf_counter() - t)
+        print(
+            f"store N={n}: neighbours median {1000 * np.median(times):.1f} ms, max {1000 * max(times):.1f} ms"
+        )
+        conn.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--skip-store", action="store_true")
+    args = parser.parse_args()
+    for info in threadpool_info():
+        print(
+            f"BLAS: {info.get('internal_api')} {info.get('version')} kernel={info.get('architecture')} "
+            f"threads={info.get('num_threads')}"
+        )
+    sizes = [int(s) for s in args.sizes.split(",")]
+    for n in sizes:
+        bench_edges(n)
+    if not args.skip_store:
+        bench_store(max(sizes))
+
+
+if __name__ == "__main__":
+    main()

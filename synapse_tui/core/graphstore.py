@@ -133,6 +133,10 @@ def _load_space(conn: sqlite3.Connection, kind: str, cut: int | None = None) -> 
     return _Space(pos, [r[1] for r in rows], X, h.hexdigest(), prefix, n_prefix)
 
 
+def _built_state(sp: _Space) -> dict[str, Any]:
+    return {"digest": sp.digest, "count": int(sp.pos.size), "max_pos": int(sp.pos[-1]) if sp.pos.size else 0}
+
+
 def _space_state(conn: sqlite3.Connection, kind: str) -> dict[str, int]:
     n, last = conn.execute(
         "SELECT count(*), coalesce(max(pos), 0) FROM embeddings WHERE kind = ?", (kind,)
@@ -181,7 +185,7 @@ def _rebuild_space(conn: sqlite3.Connection, kind: str, k: int, progress: g.Prog
     knn = g.exact_knn(sp.X, g.string_ranks(sp.ids), k, progress)
     _write_knn(conn, sp, knn, np.arange(sp.pos.size))
     _write_edges(conn, kind, sp, knn, None)
-    _meta_set(conn, f"graph.semantic.{kind}", {"digest": sp.digest, **_space_state(conn, kind)})
+    _meta_set(conn, f"graph.semantic.{kind}", _built_state(sp))
 
 
 def _extend_space(
@@ -208,7 +212,7 @@ def _extend_space(
     knn, dirty = g.extend_knn(sp.X, g.string_ranks(sp.ids), old, n_old, k, progress)
     _write_knn(conn, sp, knn, np.flatnonzero(dirty))
     _write_edges(conn, kind, sp, knn, dirty)
-    _meta_set(conn, f"graph.semantic.{kind}", {"digest": sp.digest, **_space_state(conn, kind)})
+    _meta_set(conn, f"graph.semantic.{kind}", _built_state(sp))
     return True
 
 
@@ -269,18 +273,18 @@ def ensure_graph(
         return rebuild_graph(conn, config, progress)
     added = add_lexical_embeddings(conn)
     rebuilt, extended = [], []
-    todo = {}
+    todo, states = {}, {}
     for kind in SPACES:
         stored = _meta_get(conn, f"graph.semantic.{kind}")
-        state = _space_state(conn, kind)
+        state = states[kind] = _space_state(conn, kind)
         if stored is None or stored["max_pos"] > state["max_pos"] or stored["count"] > state["count"]:
             todo[kind] = None
         elif verify or {k: stored[k] for k in state} != state:
             todo[kind] = stored
-    bar = _Bar(progress, {**{s: float(_space_state(conn, s)["count"]) for s in todo}, "npmi": 1.0})
+    bar = _Bar(progress, {**{s: float(states[s]["count"]) for s in todo}, "npmi": 1.0})
     for kind, stored in todo.items():
         if stored is not None and _extend_space(conn, kind, config.graph.k, stored, bar.phase(kind)):
-            if stored["count"] != _space_state(conn, kind)["count"]:
+            if stored["count"] != states[kind]["count"]:
                 extended.append(kind)
         else:
             _rebuild_space(conn, kind, config.graph.k, bar.phase(kind))

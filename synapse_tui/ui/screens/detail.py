@@ -16,6 +16,17 @@ from ..triage_actions import TRIAGE_BINDINGS, TriageActions
 from ..widgets import explain as xp
 
 
+def newer_versions(store, fact_id: str, limit: int = 100) -> list[str]:
+    """Every version that replaces this one, transitively, nearest first."""
+    out: list[str] = []
+    frontier = [fact_id]
+    while frontier and len(out) < limit:
+        nxt = [n for f in frontier for n in store.superseded_by(f) if n not in out and n != fact_id]
+        out.extend(nxt)
+        frontier = nxt
+    return out
+
+
 class DetailScreen(TriageActions, Screen):
     """Everything about one fact; older/newer versions are selectable to jump there."""
 
@@ -64,6 +75,10 @@ class DetailScreen(TriageActions, Screen):
         app = self.app
         with app.db_lock:
             explained = app.memory.explain(fact_id) if app.memory is not None else None
+            if explained is not None:
+                explained["chain_newer"] = newer_versions(app.store, fact_id)
+                pos = app.memory.index.get(fact_id)
+                explained["suspect"] = app.suspect_reasons.get(pos)
         self.post_message(ExplainReady(fact_id, explained))
 
     def on_explain_ready(self, message: ExplainReady) -> None:
@@ -93,7 +108,7 @@ class DetailScreen(TriageActions, Screen):
         for fid in reversed(ex["chain_older"]):
             options.append(Option(self._chain_label("older", fid), id=fid))
         options.append(Option(self._chain_label("this", ex["id"]), id=ex["id"], disabled=True))
-        for fid in ex["superseded_by"]:
+        for fid in ex["chain_newer"]:
             options.append(Option(self._chain_label("newer", fid), id=fid))
         has_chain = len(options) > 1
         chain.display = has_chain

@@ -80,7 +80,7 @@ class NeighbourScreen(Screen):
         try:
             with app.db_lock:
                 built = app.store.conn.execute(
-                    "SELECT (SELECT count(*) FROM semantic_edges) + (SELECT count(*) FROM mentions)"
+                    "SELECT count(*) FROM meta WHERE key = 'graph.npmi'"
                 ).fetchone()[0]
                 result = neighbours(app.store.conn, fact_id, app.config) if built else None
         except Exception as exc:  # an older store without the graph tables
@@ -89,7 +89,9 @@ class NeighbourScreen(Screen):
         error = (
             None
             if result is not None
-            else ("the neighbour graph isn't built for this store (no edges and no entities yet)")
+            else (
+                "the neighbour graph isn't built for this store yet (importing with synapse-tui import builds it)"
+            )
         )
         self.post_message(NeighboursReady(fact_id, result, error))
 
@@ -146,6 +148,8 @@ class NeighbourScreen(Screen):
             if s.lexical:
                 label.append("  lexical", style="italic")
             options.add_option(Option(label, id=s.id))
+        if nb.semantic:
+            options.highlighted = 0
         ent = Text()
         ent.append(
             "ENTITIES  (PageRank importance, and NPMI neighbours; importance is not trust)\n", style="bold"

@@ -256,6 +256,8 @@ def header_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
     if ex["flags"]:
         out.append("  " + " ".join(ex["flags"]), style=f"bold {colours['error']}")
     out.append("\n")
+    if ex.get("suspect"):
+        out.append(f"suspect: {clean(ex['suspect'])}\n", style=f"italic {colours['warning']}")
     out.append(clean_block(ex["text"]))
     out.append("\n")
     return out

@@ -77,6 +77,13 @@ def _pct(x: float) -> str:
     return f"{x:.2f}"
 
 
+def _form(info: dict[str, Any]) -> str:
+    """Which form of B was used, and over what."""
+    if info["freshness_form"] == "o1":
+        return f"O(1) form, n={info['reinforcement_count']}"
+    return f"exact form, {_plural(1 + len(info.get('reinforced_at') or []), 'event')}"
+
+
 def print_explain(info: dict[str, Any], config: Config) -> None:
     console = _console()
     band = BANDS.index(info["band"])
@@ -96,8 +103,7 @@ def print_explain(info: dict[str, Any], config: Config) -> None:
         (
             "Freshness",
             info["freshness"],
-            f"B={info['B']:.2f} ({'O(1) form, n=' + str(info.get('reinforcement_count')) if info['freshness_form'] == 'o1' else 'exact form, ' + str(1 + len(info.get('reinforced_at') or [])) + ' events'}), "
-            f"B0={f.b0:g} s={f.scale:g}, age {info['age_days']:.1f} d",
+            f"B={info['B']:.2f} ({_form(info)}), B0={f.b0:g} s={f.scale:g}, age {info['age_days']:.1f} d",
         ),
         ("Supersession", info["supersession"], f"k={info['k']} (gamma^k)"),
         (
@@ -115,7 +121,8 @@ def print_explain(info: dict[str, Any], config: Config) -> None:
             f"  opinion  b={info['b']:.2f} d={info['d']:.2f} u={info['u']:.2f}  -> {info['guidance_advice']}"
         )
     )
-    console.print(Text(f"  review due {info['review_due']}"))
+    overdue = " (overdue)" if info["review_overdue"] else ""
+    console.print(Text(f"  review due {info['review_due']}{overdue}"))
     if info["flags"]:
         console.print(Text("  flags: " + ", ".join(info["flags"]), style="yellow"))
     moves = ", ".join(f"{k} -> {v:.2f}" for k, v in info["what_if"].items())

@@ -204,6 +204,7 @@ class Memory:
                 "signature": rec.signature,
                 "signature_check": _sig_check(rec, sc, i),
                 "review_due": self.review_due(i),
+                "review_overdue": bool(sc.freshness[i] < self.config.review.threshold),
                 "what_if": self.what_if(i),
                 "guidance_advice": GUIDANCE_ADVICE[GUIDANCE[sc.guidance[i]]],
                 "history": [

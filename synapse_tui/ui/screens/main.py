@@ -19,7 +19,7 @@ from ..messages import LoadFailed, MemoryLoaded, SearchDone, SearchFailed
 from ..queues import QUEUES, SORTS, apply_sort, counts, queue_order
 from ..triage_actions import TRIAGE_BINDINGS, TriageActions
 from ..widgets.fact_list import ColumnHeader, FactList
-from ..widgets.queue_bar import QueueBar
+from ..widgets.queue_bar import QueueBar, StatusLine
 
 SEARCH_DEBOUNCE = 0.15
 
@@ -122,14 +122,14 @@ class MainScreen(TriageActions, Screen):
         yield Static(id="search-error")
         yield ColumnHeader(id="columns")
         yield FactList(texts=self.app.texts, id="facts")
-        yield Static(id="status")
+        yield StatusLine(id="status")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#search-error").display = False
         self.query_one("#asof").display = False
         self.query_one(FactList).focus()
-        self.query_one("#status", Static).update("loading…")
+        self.query_one("#status", StatusLine).update("loading…")
         self.load()
 
     # -- loading ----------------------------------------------------------------------
@@ -201,7 +201,7 @@ class MainScreen(TriageActions, Screen):
         )
         if queue.key == "suspect" and self.app.suspect is None:
             text.append(" · the neighbour graph is not built", style="italic")
-        self.query_one("#status", Static).update(text)
+        self.query_one("#status", StatusLine).update(text)
 
     def on_fact_list_highlighted(self, message: FactList.Highlighted) -> None:
         self.update_status()

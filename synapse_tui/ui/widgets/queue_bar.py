@@ -36,3 +36,22 @@ class QueueBar(Widget):
             else:
                 out.append(label)
         return out
+
+
+class StatusLine(Widget):
+    """One line of status; updating it repaints this line only (no re-layout, unlike Static)."""
+
+    DEFAULT_CSS = """
+    StatusLine { height: 1; }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._text: Text = Text()
+
+    def update(self, text: Text | str) -> None:
+        self._text = text if isinstance(text, Text) else Text(text)
+        self.refresh()
+
+    def render(self) -> Text:
+        return self._text

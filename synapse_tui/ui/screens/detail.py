@@ -96,7 +96,7 @@ class DetailScreen(TriageActions, Screen):
         for part in (
             xp.factor_lines(ex, colours, threshold, now),
             xp.opinion_lines(ex, colours),
-            xp.review_lines(ex, threshold),
+            xp.review_lines(ex, threshold, now),
             xp.what_if_lines(ex, colours),
         ):
             factors.append("\n")

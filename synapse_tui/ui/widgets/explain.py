@@ -173,10 +173,13 @@ def opinion_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
     return out
 
 
-def review_lines(ex: dict[str, Any], threshold: float) -> Text:
+def review_lines(ex: dict[str, Any], threshold: float, now: float | None = None) -> Text:
     out = Text()
     out.append("REVIEW DUE  ", style="bold")
-    out.append(re.sub(r"\.\d+Z$", "Z", ex["review_due"]))
+    due = re.sub(r"\.\d+Z$", "Z", ex["review_due"])
+    out.append(due)
+    if now is not None and parse_time(due) <= now:
+        out.append("  overdue", style="bold")
     out.append(f"  (when freshness falls below {two(threshold)} if nothing reinforces it)\n")
     return out
 

@@ -1,0 +1,70 @@
+"""Snapshot tests (plain `def`, snap_compare): what the browser looks like.
+
+Deterministic: pinned clock, TZ=UTC, textual-dark, no animation, workers awaited.
+Update with `pytest tests/ui --snapshot-update` and look at the report before committing.
+"""
+
+from __future__ import annotations
+
+from .conftest import make_app, settle
+
+
+def _app(db):
+    return make_app(db)
+
+
+def _goto(fact_id: str, *keys: str):
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        if fact_id:
+            pilot.app.main.go_to_fact(fact_id)
+            await pilot.pause()
+        if keys:
+            await pilot.press(*keys)
+        await settle(pilot)
+
+    return run_before
+
+
+def test_list(snap_compare, db):
+    assert snap_compare(_app(db), terminal_size=(100, 30), run_before=_goto(""))
+
+
+def test_detail_disputed(snap_compare, db):
+    assert snap_compare(_app(db), terminal_size=(100, 50), run_before=_goto("f-deploy", "enter"))
+
+
+def test_detail_stale_signed(snap_compare, db):
+    assert snap_compare(_app(db), terminal_size=(100, 50), run_before=_goto("f-sso", "enter"))
+
+
+def test_neighbours(snap_compare, db):
+    assert snap_compare(_app(db), terminal_size=(100, 30), run_before=_goto("f-pay-01", "n"))
+
+
+def test_help(snap_compare, db):
+    assert snap_compare(_app(db), terminal_size=(100, 40), run_before=_goto("", "question_mark"))
+
+
+def test_calibration(snap_compare, db):
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        pilot.app.action_calibrate()
+        await settle(pilot)
+
+    assert snap_compare(_app(db), terminal_size=(100, 50), run_before=run_before)
+
+
+def test_small_terminal(snap_compare, db):
+    assert snap_compare(_app(db), terminal_size=(60, 20), run_before=_goto("f-deploy"))
+
+
+def test_search_error(snap_compare, db):
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("slash", *"tier:autox pay")
+        await settle(pilot, 0.3)
+        pilot.app.query_one("#search").cursor_blink = False
+        await pilot.pause()
+
+    assert snap_compare(_app(db), terminal_size=(100, 30), run_before=run_before)

@@ -44,6 +44,7 @@ class SynapseApp(App[None]):
         self.suspect: np.ndarray | None = None  # junk-detector mask
         self.suspect_reasons: dict[int, str] = {}
         self.as_of: float | None = None
+        self.data_version: int | None = None
         # one sqlite connection, many threads: one user of it at a time
         self.db_lock = threading.RLock()
         if theme:
@@ -108,6 +109,30 @@ class SynapseApp(App[None]):
         mask = np.zeros(len(memory), dtype=bool)
         mask[list(reasons)] = True
         return mask
+
+    def reload(self, reason: str = "reload") -> None:
+        """Re-read the store (after triage, or another process's commit) and rescore."""
+
+        def work() -> None:
+            with self.db_lock:
+                self.memory.reload(self.now)
+                self.suspect = self.load_suspect(self.memory)
+                self.data_version = self.store.data_version()
+            self.main.post_message(MemoryLoaded(reason))
+
+        self.run_worker(work, thread=True, exclusive=True, group="rescore")
+
+    def poll_store(self) -> None:
+        """Reload when another connection has committed (an agent writing meanwhile)."""
+        if self.memory is None or not self.db_lock.acquire(blocking=False):
+            return
+        try:
+            version = self.store.data_version()
+        finally:
+            self.db_lock.release()
+        if self.data_version is not None and version != self.data_version:
+            self.data_version = version
+            self.reload("external")
 
     def rescore(self, reason: str) -> None:
         """Recompute every score for `self.now` in a worker; the main screen repaints."""

@@ -151,6 +151,9 @@ class DetailScreen(TriageActions, Screen):
         self.query_one("#detail-body").scroll_home(animate=False)
         self.load(fact_id)
 
+    def refresh_view(self) -> None:
+        self.load(self.fact_id)
+
     def action_back(self) -> None:
         if self.path:
             self.show(self.path.pop())

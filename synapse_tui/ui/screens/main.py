@@ -22,6 +22,7 @@ from ..widgets.fact_list import ColumnHeader, FactList
 from ..widgets.queue_bar import QueueBar, StatusLine
 
 SEARCH_DEBOUNCE = 0.15
+POLL_SECONDS = 2.0  # how often to check whether another process changed the store
 
 
 class MainScreen(TriageActions, Screen):
@@ -140,6 +141,7 @@ class MainScreen(TriageActions, Screen):
             with app.db_lock:
                 app.memory = Memory(app.store, app.config, app.now)
                 app.suspect = app.load_suspect(app.memory)
+                app.data_version = app.store.data_version()
         except Exception as exc:  # a bad store must end with a message, not a traceback
             self.post_message(LoadFailed(str(exc)))
             return
@@ -148,9 +150,15 @@ class MainScreen(TriageActions, Screen):
     def on_load_failed(self, message: LoadFailed) -> None:
         self.app.exit(return_code=2, message=f"error: {message.error}")
 
-    def on_memory_loaded(self, message: MemoryLoaded) -> None:
+    def on_memory_loaded(self, message: MemoryLoaded | None) -> None:
+        reason = message.reason if message is not None else "rescore"
+        if reason == "load":
+            self.set_interval(POLL_SECONDS, self.app.poll_store)
         self.refresh_rows(keep=self.query_one(FactList).position)
         self.update_asof()
+        top = self.app.screen
+        if top is not self and hasattr(top, "refresh_view"):
+            top.refresh_view()  # the detail of a fact just triaged shows its new score
 
     # -- rows -------------------------------------------------------------------------
     @property

@@ -181,6 +181,9 @@ class NeighbourScreen(Screen):
         self.app.main.go_to_fact(fact_id)
         self.load(fact_id)
 
+    def refresh_view(self) -> None:
+        self.load(self.fact_id)
+
     def action_back(self) -> None:
         if self.path:
             self.walk(self.path.pop())

@@ -13,7 +13,7 @@ class SynapseCommands(Provider):
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
         from .palette import commands_for
 
-        return commands_for(self.app)
+        return commands_for(self.app, self.screen)
 
     async def discover(self) -> Hits:
         for title, help_text, callback in self._commands():

@@ -14,8 +14,9 @@ if TYPE_CHECKING:
 Command = tuple[str, str, Callable[[], object]]
 
 
-def commands_for(app: SynapseApp) -> list[Command]:
+def commands_for(app: SynapseApp, screen=None) -> list[Command]:
     main = app.main
+    screen = screen or app.screen
     out: list[Command] = []
 
     def on_main(fn: Callable[[], object]) -> Callable[[], object]:
@@ -62,13 +63,15 @@ def commands_for(app: SynapseApp) -> list[Command]:
     ]
     if app.as_of is not None:
         out.append(("Back to now", "leave the as-of view", lambda: app.set_as_of(None)))
+    # triage acts on the fact of the view the palette was opened from (list or detail)
+    target = screen if hasattr(screen, "action_triage") else main
     for binding in TRIAGE_BINDINGS:
         move = binding.action.split("'")[1]
         out.append(
             (
-                f"Triage: {binding.description}",
+                f"Triage: {binding.tooltip.split(':')[0]}",
                 f"{binding.tooltip} ({binding.key})",
-                on_main(lambda m=move: main.action_triage(m)),
+                lambda m=move: target.action_triage(m),
             )
         )
     return out

@@ -48,7 +48,7 @@ TRIAGE_BINDINGS = [
         "triage('undo')",
         "undo",
         id="triage.undo",
-        tooltip="Undo the last triage action (again for the one before)",
+        tooltip="Undo: the last triage action (again for the one before)",
     ),
 ]
 

@@ -161,7 +161,7 @@ async def test_help_lists_every_key_from_the_bindings(app):
             "Verify",
             "Accept",
             "Supersede",
-            "Undo the last",
+            "Undo: the last",
             "Search: full text",
             "neighbours",
             "Move down one fact",

@@ -25,13 +25,14 @@ class QueueBar(Widget):
 
     def render(self) -> Text:
         out = Text(no_wrap=True, overflow="ellipsis")
-        full = sum(len(q.title) + 6 for q in QUEUES) <= self.size.width
-        for i, (q, n) in enumerate(zip(QUEUES, self.counts, strict=False)):
-            title = q.title if full else q.short
-            label = f" {i + 1} {title} {'…' if n is None else n} "
+        counts = ["…" if n is None else str(n) for n in self.counts]
+        full = sum(len(q.title) + len(n) + 5 for q, n in zip(QUEUES, counts, strict=False))
+        use_full = full <= self.size.width
+        for i, (q, n) in enumerate(zip(QUEUES, counts, strict=False)):
+            label = f" {i + 1} {q.title if use_full else q.short} {n} "
             if i == self.active:
                 out.append(label, style=self.get_component_rich_style("queue-bar--active"))
-            elif n == 0:
+            elif n == "0":
                 out.append(label, style=self.get_component_rich_style("queue-bar--empty"))
             else:
                 out.append(label)

@@ -50,17 +50,32 @@ def validate_embedding(vec: object, expected_dim: int | None) -> str | None:
     return None
 
 
-def mutual_edges(knn: Knn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mutual-kNN edges (a < b as rows) with local-baseline weights > 0 (SPEC 3.1)."""
-    nbrs, cos = knn.nbrs, knn.cos.astype(np.float64)
-    n, k = nbrs.shape
-    if n == 0 or k == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64)
-    cos = np.clip(cos, -1.0, 1.0)
+def directed_weights(cos: np.ndarray) -> np.ndarray:
+    """`w_i(j)` for each entry of each row's kNN cosines (float64, same shape).
+
+    Row-local: a row's weights depend on its own cosines only, so computing them for a
+    subset of rows gives the same bits as for all rows (the incremental update relies on it).
+    """
+    cos = np.clip(np.asarray(cos, dtype=np.float64), -1.0, 1.0)
     mu = cos.mean(axis=1)
     dup = mu >= 1.0 - MU_ONE_TOL
     denom = np.where(dup, 1.0, 1.0 - mu)
-    w = np.where(dup[:, None], 1.0, np.clip((cos - mu[:, None]) / denom[:, None], 0.0, 1.0))
+    return np.where(dup[:, None], 1.0, np.clip((cos - mu[:, None]) / denom[:, None], 0.0, 1.0))
+
+
+def mutual_edges(knn: Knn, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mutual-kNN edges (a < b as rows) with local-baseline weights > 0 (SPEC 3.1).
+
+    With `rows`, only the edges with at least one end in `rows` (what an incremental
+    update rewrites), at a cost proportional to len(rows) * k**2 instead of N * k.
+    """
+    nbrs = knn.nbrs
+    n, k = nbrs.shape
+    if n == 0 or k == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64)
+    if rows is not None:
+        return _mutual_edges_of(knn, np.asarray(rows, dtype=np.int64))
+    w = directed_weights(knn.cos)
     i = np.repeat(np.arange(n, dtype=np.int64), k)
     j = nbrs.ravel().astype(np.int64)
     w = w.ravel()
@@ -74,6 +89,26 @@ def mutual_edges(knn: Knn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     a, b = i[mutual], j[mutual]
     keep = weight > 0.0
     return a[keep], b[keep], weight[keep]
+
+
+def _mutual_edges_of(knn: Knn, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    n, k = knn.nbrs.shape
+    i = np.repeat(rows, k)
+    j = knn.nbrs[rows].ravel().astype(np.int64)
+    back = knn.nbrs[j] == i[:, None]  # where i sits in j's list, if it does
+    listed = np.zeros(n, dtype=bool)
+    listed[rows] = True
+    keep = back.any(axis=1) & ((i < j) | ~listed[j])  # a pair inside `rows` once
+    w_i = directed_weights(knn.cos[rows]).ravel()[keep]
+    i, j, back = i[keep], j[keep], back[keep]
+    w_j = np.take_along_axis(directed_weights(knn.cos[j]), back.argmax(axis=1)[:, None], axis=1)[:, 0]
+    first = i < j
+    # (w_a(b) + w_b(a)) / 2 with a < b, added in the same order as the full pass
+    weight = np.where(first, w_i + w_j, w_j + w_i) / 2.0
+    a, b = np.where(first, i, j), np.where(first, j, i)
+    keep = weight > 0.0
+    order = np.lexsort((b[keep], a[keep]))
+    return a[keep][order], b[keep][order], weight[keep][order]
 
 
 def npmi_edges(
@@ -111,3 +146,31 @@ def npmi_edges(
     w = np.clip(val, 0.0, 1.0)
     keep = w > 0.0
     return a[keep], b[keep], w[keep], n_ab[keep]
+
+
+def pagerank(
+    n: int, a: np.ndarray, b: np.ndarray, w: np.ndarray, alpha: float = 0.85, tol: float = 1e-6
+) -> np.ndarray:
+    """PageRank over an undirected weighted graph of n nodes, as networkx computes it.
+
+    The same power iteration as `networkx.pagerank` (uniform teleport, dangling mass spread
+    uniformly, stop when the L1 change < n * tol, at most 100 steps), in numpy: networkx's
+    version needs scipy, which is not a dependency. Returns the last iterate rather than
+    raising when it has not converged.
+    """
+    if n == 0:
+        return np.zeros(0, np.float64)
+    src = np.concatenate([a, b]).astype(np.int64)
+    dst = np.concatenate([b, a]).astype(np.int64)
+    wt = np.concatenate([w, w]).astype(np.float64)
+    out = np.bincount(src, weights=wt, minlength=n)
+    dangling = out == 0
+    inv = np.divide(1.0, out, out=np.zeros(n), where=~dangling)
+    x = np.full(n, 1.0 / n)
+    for _ in range(100):
+        last = x
+        x = alpha * (np.bincount(dst, weights=x[src] * inv[src] * wt, minlength=n) + last[dangling].sum() / n)
+        x += (1.0 - alpha) / n
+        if np.abs(x - last).sum() < n * tol:
+            break
+    return x

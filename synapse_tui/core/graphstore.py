@@ -4,14 +4,16 @@ Functions take a plain `sqlite3.Connection` and never commit: the caller owns th
 transaction (the import pipeline runs `update_graph` inside its own, so a failure leaves
 the store untouched).
 
-Fingerprints (in `meta`, keys `graph.*`): the parameters the graph was built with, and per
-embedding space a blake2b digest over (pos, id, vector) in position order plus the row
-count and last position; for NPMI a digest over (pos, note, entity keys). Facts are
-append-only (text, note, entities and embeddings never change after import), so
-`ensure_graph` decides from counts and last positions alone, which costs a few indexed
-aggregates; `verify=True` re-hashes the content instead. When the digest of the rows up to
-the last built position still matches, only the rows after it are new and the update is
-incremental; anything else rebuilds that part from scratch.
+Fingerprints (in `meta`, keys `graph.*`): the parameters the graph was built with; per
+embedding space the row count, last position and an additive digest (the sum mod 2**128 of
+a blake2b per (pos, id, vector) row); for NPMI the fact and mention counts, last position
+and a blake2b over its exact inputs (each fact's unit, each (pos, entity) mention).
+
+Facts are append-only (text, note, entities and embeddings never change after import), so
+`ensure_graph` decides from counts and last positions alone, a few indexed aggregates,
+and an append adds the new rows' terms to the stored digest instead of re-hashing the
+store: the digest is a sum over rows, so it does not depend on how the rows were batched.
+`verify=True` recomputes the digests from the content and rebuilds what no longer matches.
 """
 
 from __future__ import annotations
@@ -21,17 +23,20 @@ import json
 import sqlite3
 import struct
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
 from synapse_tui.core import graph as g
-from synapse_tui.core.lexical import embed_texts
+from synapse_tui.core import lexical
 
-ALGORITHM = "mutual-knn-local-baseline/1;npmi/1;lexical-ngram256/1"
+ALGORITHM = f"mutual-knn-local-baseline/1;npmi/1;{lexical.VERSION};fingerprint/2"
 SPACES = ("model", "lexical")
 _PARAMS = "graph.params"
+_LEXICAL = "graph.lexical"
+_MASK = (1 << 128) - 1
+_ROW = struct.Struct("<qI")
 
 
 @dataclass(frozen=True)
@@ -88,15 +93,26 @@ class _Bar:
 
 
 def add_lexical_embeddings(conn: sqlite3.Connection) -> int:
-    """Give every fact without an embedding the built-in lexical one; how many got one."""
+    """Give every fact without an embedding the built-in lexical one; how many got one.
+
+    Lexical vectors are derived data: when they were made by another version of the
+    embedder, they are all recomputed (and the lexical space's fingerprint dropped, so it
+    is rebuilt).
+    """
+    if _meta_get(conn, _LEXICAL) != lexical.VERSION:
+        if conn.execute("SELECT 1 FROM embeddings WHERE kind = 'lexical' LIMIT 1").fetchone():
+            conn.execute("DELETE FROM embeddings WHERE kind = 'lexical'")
+            conn.execute("DELETE FROM meta WHERE key = 'graph.semantic.lexical'")
+        _meta_set(conn, _LEXICAL, lexical.VERSION)
     rows = conn.execute(
         "SELECT pos, text FROM facts WHERE pos NOT IN (SELECT pos FROM embeddings) ORDER BY pos"
     ).fetchall()
     if rows:
-        vecs = embed_texts([t for _, t in rows])
+        pos, texts = zip(*rows, strict=True)
+        vecs = lexical.embed_texts(texts)
         conn.executemany(
             "INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'lexical', ?)",
-            [(p, v.tobytes()) for (p, _), v in zip(rows, vecs, strict=True)],
+            zip(pos, map(bytes, vecs), strict=True),
         )
     return len(rows)
 
@@ -105,43 +121,59 @@ def add_lexical_embeddings(conn: sqlite3.Connection) -> int:
 class _Space:
     pos: np.ndarray  # int64 fact positions, ascending
     ids: list[str]
-    X: np.ndarray  # float32 (n, d)
-    digest: str
-    prefix_digest: str | None  # digest of the rows with pos <= the given cut
-    n_prefix: int
+    X: np.ndarray  # float32 (n, d), the vectors as stored
+
+    def digest(self, kind: str, rows: range) -> int:
+        """Sum mod 2**128 of each row's blake2b: additive, so appends only add terms."""
+        view = memoryview(self.X.reshape(-1)).cast("B")
+        step = 4 * self.X.shape[1]
+        total, key = 0, kind.encode()
+        for i in rows:
+            fid = self.ids[i].encode()
+            h = hashlib.blake2b(_ROW.pack(int(self.pos[i]), len(fid)) + fid, digest_size=16, key=key)
+            h.update(view[i * step : (i + 1) * step])
+            total += int.from_bytes(h.digest(), "little")
+        return total & _MASK
 
 
-def _load_space(conn: sqlite3.Connection, kind: str, cut: int | None = None) -> _Space:
+def _blobs(blobs: tuple[bytes, ...], width: int, dtype: type) -> np.ndarray:
+    """Equal-length blobs as the rows of one array: one copy each, no joined temporary."""
+    out = np.empty((len(blobs), width), dtype=dtype)
+    view, step = memoryview(out.reshape(-1)).cast("B"), out.itemsize * width
+    for i, blob in enumerate(blobs):
+        view[i * step : (i + 1) * step] = blob
+    return out
+
+
+def _load_space(conn: sqlite3.Connection, kind: str) -> _Space:
     rows = conn.execute(
         "SELECT e.pos, f.id, e.vec FROM embeddings e JOIN facts f ON f.pos = e.pos WHERE e.kind = ? ORDER BY e.pos",
         (kind,),
     ).fetchall()
-    h = hashlib.blake2b(kind.encode(), digest_size=16)
-    prefix, n_prefix = (h.hexdigest(), 0) if cut is not None else (None, 0)
-    dims = {len(r[2]) for r in rows}
+    if not rows:
+        return _Space(np.zeros(0, np.int64), [], np.zeros((0, 0), np.float32))
+    pos, ids, vecs = zip(*rows, strict=True)
+    del rows
+    dims = set(map(len, vecs))
     if len(dims) > 1:
         raise ValueError(
             f"{kind} embeddings of different dimensions in one store: {sorted(d // 4 for d in dims)}"
         )
-    for i, (pos, fid, vec) in enumerate(rows):
-        h.update(struct.pack("<qI", pos, len(fid.encode())) + fid.encode() + vec)
-        if cut is not None and pos <= cut:
-            prefix, n_prefix = h.hexdigest(), i + 1
-    d = dims.pop() // 4 if dims else 0
-    X = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), d)
-    pos = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    return _Space(pos, [r[1] for r in rows], X, h.hexdigest(), prefix, n_prefix)
+    return _Space(np.array(pos, dtype=np.int64), list(ids), _blobs(vecs, dims.pop() // 4, np.float32))
 
 
-def _built_state(sp: _Space) -> dict[str, Any]:
-    return {"digest": sp.digest, "count": int(sp.pos.size), "max_pos": int(sp.pos[-1]) if sp.pos.size else 0}
+def _built_state(sp: _Space, digest: int) -> dict[str, Any]:
+    last = int(sp.pos[-1]) if sp.pos.size else 0
+    return {"digest": f"{digest:032x}", "count": int(sp.pos.size), "max_pos": last}
 
 
-def _space_state(conn: sqlite3.Connection, kind: str) -> dict[str, int]:
-    n, last = conn.execute(
-        "SELECT count(*), coalesce(max(pos), 0) FROM embeddings WHERE kind = ?", (kind,)
-    ).fetchone()
-    return {"count": n, "max_pos": last}
+def _space_states(conn: sqlite3.Connection) -> dict[str, dict[str, int]]:
+    """Row count and last position per space, in one pass over the embeddings table."""
+    found = {
+        kind: {"count": n, "max_pos": last}
+        for kind, n, last in conn.execute("SELECT kind, count(*), max(pos) FROM embeddings GROUP BY kind")
+    }
+    return {kind: found.get(kind, {"count": 0, "max_pos": 0}) for kind in SPACES}
 
 
 def _npmi_state(conn: sqlite3.Connection) -> dict[str, int]:
@@ -154,25 +186,26 @@ def _npmi_state(conn: sqlite3.Connection) -> dict[str, int]:
 
 
 def _write_knn(conn: sqlite3.Connection, sp: _Space, knn: g.Knn, rows: np.ndarray) -> None:
-    nbr_pos = sp.pos[knn.nbrs].astype(np.int32)
+    nbr_pos = sp.pos[knn.nbrs[rows]].astype(np.int32)
+    cos = knn.cos[rows]
     conn.executemany(
         "INSERT OR REPLACE INTO knn (pos, nbrs, cos) VALUES (?, ?, ?)",
-        [(int(sp.pos[r]), nbr_pos[r].tobytes(), knn.cos[r].tobytes()) for r in rows],
+        zip(sp.pos[rows].tolist(), map(bytes, nbr_pos), map(bytes, cos), strict=True),
     )
 
 
 def _write_edges(
     conn: sqlite3.Connection, kind: str, sp: _Space, knn: g.Knn, dirty: np.ndarray | None
 ) -> None:
-    a, b, w = g.mutual_edges(knn)
     if dirty is None:
+        a, b, w = g.mutual_edges(knn)
         conn.execute("DELETE FROM semantic_edges WHERE kind = ?", (kind,))
     else:
-        gone = [(int(p),) for p in sp.pos[dirty]]
+        rows = np.flatnonzero(dirty)
+        a, b, w = g.mutual_edges(knn, rows)
+        gone = [(p,) for p in sp.pos[rows].tolist()]
         conn.executemany("DELETE FROM semantic_edges WHERE a = ?", gone)
         conn.executemany("DELETE FROM semantic_edges WHERE b = ?", gone)
-        keep = dirty[a] | dirty[b]
-        a, b, w = a[keep], b[keep], w[keep]
     conn.executemany(
         "INSERT INTO semantic_edges (a, b, weight, kind) VALUES (?, ?, ?, ?)",
         zip(sp.pos[a].tolist(), sp.pos[b].tolist(), w.tolist(), [kind] * a.size, strict=True),
@@ -185,74 +218,91 @@ def _rebuild_space(conn: sqlite3.Connection, kind: str, k: int, progress: g.Prog
     knn = g.exact_knn(sp.X, g.string_ranks(sp.ids), k, progress)
     _write_knn(conn, sp, knn, np.arange(sp.pos.size))
     _write_edges(conn, kind, sp, knn, None)
-    _meta_set(conn, f"graph.semantic.{kind}", _built_state(sp))
+    _meta_set(conn, f"graph.semantic.{kind}", _built_state(sp, sp.digest(kind, range(sp.pos.size))))
 
 
 def _extend_space(
-    conn: sqlite3.Connection, kind: str, k: int, stored: dict, progress: g.Progress | None
+    conn: sqlite3.Connection, kind: str, k: int, stored: dict, verify: bool, progress: g.Progress | None
 ) -> bool:
     """Append-only update of one space; False when it must be rebuilt instead."""
-    sp = _load_space(conn, kind, cut=stored["max_pos"])
-    n, n_old = sp.pos.size, sp.n_prefix
-    if sp.prefix_digest != stored["digest"] or n_old != stored["count"]:
+    sp = _load_space(conn, kind)
+    n, n_old = sp.pos.size, int(np.searchsorted(sp.pos, stored["max_pos"], side="right"))
+    if n_old != stored["count"]:
+        return False
+    digest = int(stored["digest"], 16)
+    if verify and sp.digest(kind, range(n_old)) != digest:
         return False
     if n == n_old:
         return True
     k_eff = g.effective_k(k, n)
-    old_rows = conn.execute(
-        "SELECT k.pos, k.nbrs, k.cos FROM knn k JOIN embeddings e ON e.pos = k.pos"
-        " WHERE e.kind = ? AND k.pos <= ? ORDER BY k.pos",
-        (kind, stored["max_pos"]),
+    row_of = np.full(int(sp.pos[-1]) + 1, -1, dtype=np.int64)
+    row_of[sp.pos] = np.arange(n)
+    rows = conn.execute(
+        "SELECT pos, nbrs, cos FROM knn WHERE pos <= ? ORDER BY pos", (stored["max_pos"],)
     ).fetchall()
-    if len(old_rows) != n_old or any(len(r[1]) != 4 * k_eff for r in old_rows):
+    at, nbrs, coss = zip(*rows, strict=True) if rows else ((), (), ())
+    mine = (row_of[np.array(at, dtype=np.int64)] >= 0).tolist()  # the other space shares the table
+    nbrs, coss = tuple(compress(nbrs, mine)), tuple(compress(coss, mine))
+    if len(nbrs) != n_old or any(len(b) != 4 * k_eff for b in nbrs):
         return False  # min(k, N-1) grew, or the lists are missing: not an append
-    nbr_pos = np.frombuffer(b"".join(r[1] for r in old_rows), dtype=np.int32).reshape(n_old, k_eff)
-    cos = np.frombuffer(b"".join(r[2] for r in old_rows), dtype=np.float32).reshape(n_old, k_eff)
-    old = g.Knn(np.searchsorted(sp.pos, nbr_pos.astype(np.int64)), cos)
+    nbr_pos = _blobs(nbrs, k_eff, np.int32)
+    cos = _blobs(coss, k_eff, np.float32)
+    old = g.Knn(row_of[nbr_pos], cos)
+    if (old.nbrs < 0).any() or (old.nbrs >= n_old).any():
+        return False  # a stored list points outside the built rows
     knn, dirty = g.extend_knn(sp.X, g.string_ranks(sp.ids), old, n_old, k, progress)
     _write_knn(conn, sp, knn, np.flatnonzero(dirty))
     _write_edges(conn, kind, sp, knn, dirty)
-    _meta_set(conn, f"graph.semantic.{kind}", _built_state(sp))
+    _meta_set(
+        conn, f"graph.semantic.{kind}", _built_state(sp, (digest + sp.digest(kind, range(n_old, n))) & _MASK)
+    )
     return True
 
 
-def _npmi_digest(conn: sqlite3.Connection) -> str:
+def _npmi_inputs(conn: sqlite3.Connection) -> tuple[np.ndarray, np.ndarray, str]:
+    """Each mention's (unit, eid), and a digest of everything NPMI reads.
+
+    A unit is numbered by the first fact (in position order) of its note, or by the fact
+    itself when it has no note, so the numbering is a function of the content alone.
+    """
+    facts = conn.execute("SELECT pos, note FROM facts ORDER BY pos").fetchall()
+    mentions = conn.execute("SELECT pos, eid FROM mentions ORDER BY pos, eid").fetchall()
+    pos, notes = zip(*facts, strict=True) if facts else ((), ())
+    first: dict[str, int] = {}
+    unit_of = np.fromiter(
+        (p if note is None else first.setdefault(note, p) for p, note in facts),
+        dtype=np.int64,
+        count=len(facts),
+    )
+    fact_pos = np.array(pos, dtype=np.int64)
+    m = np.array(mentions, dtype=np.int64).reshape(-1, 2)
+    unit = unit_of[np.searchsorted(fact_pos, m[:, 0])] if m.size else np.zeros(0, np.int64)
     h = hashlib.blake2b(digest_size=16)
-    for pos, note in conn.execute("SELECT pos, note FROM facts ORDER BY pos"):
-        h.update(f"{pos}\0{note}\1".encode())
-    for pos, key in conn.execute(
-        "SELECT m.pos, e.key FROM mentions m JOIN entities e USING (eid) ORDER BY m.pos, e.key"
-    ):
-        h.update(f"{pos}\0{key}\1".encode())
-    return h.hexdigest()
+    for arr in (fact_pos, unit_of, m):
+        h.update(np.ascontiguousarray(arr, dtype="<i8").tobytes())
+        h.update(b"|")
+    return unit, m[:, 1].copy(), h.hexdigest()
 
 
-def _rebuild_npmi(conn: sqlite3.Connection, min_count: int) -> None:
-    rows = conn.execute(
-        "SELECT m.eid, coalesce('n' || f.note, 'f' || f.pos) FROM mentions m JOIN facts f ON f.pos = m.pos"
-    ).fetchall()
+def _rebuild_npmi(conn: sqlite3.Connection, min_count: int, inputs: tuple | None = None) -> None:
+    unit, eids, digest = inputs or _npmi_inputs(conn)
+    known, ent = np.unique(eids, return_inverse=True)
+    a, b, w, n_ab = g.npmi_edges(unit, ent.ravel(), known.size, min_count)
     conn.execute("DELETE FROM npmi_edges")
-    eids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    units: dict[str, int] = {}
-    unit = np.fromiter((units.setdefault(r[1], len(units)) for r in rows), dtype=np.int64, count=len(rows))
-    known, ent = np.unique(eids, return_inverse=True) if rows else (np.zeros(0, np.int64), eids)
-    a, b, w, n_ab = g.npmi_edges(unit, ent, known.size, min_count)
     conn.executemany(
         "INSERT INTO npmi_edges (a, b, weight, n_ab) VALUES (?, ?, ?, ?)",
         zip(known[a].tolist(), known[b].tolist(), w.tolist(), n_ab.tolist(), strict=True),
     )
-    G = nx.Graph()
-    G.add_nodes_from(known.tolist())
-    G.add_weighted_edges_from(zip(known[a].tolist(), known[b].tolist(), w.tolist(), strict=True))
-    rank = nx.pagerank(G, weight="weight") if G.number_of_nodes() else {}
-    _meta_set(conn, "graph.pagerank", {str(e): v for e, v in rank.items()})
-    _meta_set(conn, "graph.npmi", {"digest": _npmi_digest(conn), **_npmi_state(conn)})
+    rank = g.pagerank(known.size, a, b, w)
+    _meta_set(conn, "graph.pagerank", dict(zip(map(str, known.tolist()), rank.tolist(), strict=True)))
+    _meta_set(conn, "graph.npmi", {"digest": digest, **_npmi_state(conn)})
 
 
 def rebuild_graph(conn: sqlite3.Connection, config: Any, progress: g.Progress | None = None) -> GraphUpdate:
     """Recompute every edge from scratch (semantic in both spaces, NPMI, PageRank)."""
     added = add_lexical_embeddings(conn)
-    bar = _Bar(progress, {**{s: float(_space_state(conn, s)["count"]) ** 2 for s in SPACES}, "npmi": 1.0})
+    states = _space_states(conn)
+    bar = _Bar(progress, {**{s: float(states[s]["count"]) ** 2 for s in SPACES}, "npmi": 1.0})
     for kind in SPACES:
         _rebuild_space(conn, kind, config.graph.k, bar.phase(kind))
     _rebuild_npmi(conn, config.graph.npmi_min_count)
@@ -273,30 +323,32 @@ def ensure_graph(
         return rebuild_graph(conn, config, progress)
     added = add_lexical_embeddings(conn)
     rebuilt, extended = [], []
-    todo, states = {}, {}
+    todo, states = {}, _space_states(conn)
     for kind in SPACES:
         stored = _meta_get(conn, f"graph.semantic.{kind}")
-        state = states[kind] = _space_state(conn, kind)
+        state = states[kind]
         if stored is None or stored["max_pos"] > state["max_pos"] or stored["count"] > state["count"]:
             todo[kind] = None
         elif verify or {k: stored[k] for k in state} != state:
             todo[kind] = stored
     bar = _Bar(progress, {**{s: float(states[s]["count"]) for s in todo}, "npmi": 1.0})
     for kind, stored in todo.items():
-        if stored is not None and _extend_space(conn, kind, config.graph.k, stored, bar.phase(kind)):
+        if stored is not None and _extend_space(conn, kind, config.graph.k, stored, verify, bar.phase(kind)):
             if stored["count"] != states[kind]["count"]:
                 extended.append(kind)
         else:
             _rebuild_space(conn, kind, config.graph.k, bar.phase(kind))
             rebuilt.append(kind)
     stored = _meta_get(conn, "graph.npmi")
-    if (
-        stored is None
-        or {k: stored[k] for k in _npmi_state(conn)} != _npmi_state(conn)
-        or (verify and stored["digest"] != _npmi_digest(conn))
-    ):
+    state = _npmi_state(conn)
+    if stored is None or {k: stored.get(k) for k in state} != state:
         _rebuild_npmi(conn, config.graph.npmi_min_count)
         rebuilt.append("npmi")
+    elif verify:
+        inputs = _npmi_inputs(conn)
+        if inputs[2] != stored["digest"]:
+            _rebuild_npmi(conn, config.graph.npmi_min_count, inputs)
+            rebuilt.append("npmi")
     if todo or rebuilt:
         bar.finish()
     return GraphUpdate(tuple(rebuilt), tuple(extended), added)

@@ -18,6 +18,7 @@ import numpy as np
 from synapse_tui.core.graph import normalise
 
 DIM = 256
+VERSION = f"lexical-ngram{DIM}/1"  # part of the graph's fingerprint: bump on any change
 NGRAMS = (3, 4, 5)
 _BITS = DIM.bit_length() - 1
 _MIX = np.uint64(0x9E3779B97F4A7C15)

@@ -174,9 +174,9 @@ class CalibrationScreen(Screen):
 
     def on_calibration_applied(self, message: CalibrationApplied) -> None:
         if message.error:
-            self.app.notify(message.error, severity="error")
+            self.app.notify(message.error, severity="error", markup=False)
             return
-        self.app.notify(f"wrote {message.path}; every fact rescored", timeout=4)
+        self.app.notify(f"wrote {message.path}; every fact rescored", timeout=4, markup=False)
         self.app.main.on_memory_loaded(None)
         self.compute()
 

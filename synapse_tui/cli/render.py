@@ -138,6 +138,11 @@ def print_explain(info: dict[str, Any], config: Config) -> None:
         console.print(Text(f"  supersedes unknown id {info['supersedes']} (ignored)", style="yellow"))
     if info["entities"]:
         console.print(Text("  entities: " + ", ".join(info["entities"])))
+    if info["embedding"]:
+        source = (
+            "its own model embedding" if info["embedding"] == "model" else "the built-in lexical embedder"
+        )
+        console.print(Text(f"  neighbours from {source}", style="dim"))
     if info["note"]:
         console.print(Text(f"  note: {info['note']}"))
     for key, value in (info["provenance"] or {}).items():

@@ -7,7 +7,6 @@ happen in one transaction.
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ import numpy as np
 from . import signing
 from .clock import parse_time
 from .errors import InputError
+from .graph import normalise, validate_embedding
 from .store import Store
 from .trust import in_cycle
 
@@ -146,19 +146,10 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
 
 
 def _embedding(value: Any, err: Callable[[str, str], InputError]) -> np.ndarray:
-    if (
-        not isinstance(value, list)
-        or not value
-        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
-    ):
-        raise err("embedding", "must be a non-empty list of numbers")
-    vec = np.asarray(value, dtype=np.float64)
-    if not np.all(np.isfinite(vec)):
-        raise err("embedding", "contains NaN or infinity")
-    norm = float(np.linalg.norm(vec))
-    if norm == 0.0 or not math.isfinite(norm):
-        raise err("embedding", "is a zero vector")
-    return (vec / norm).astype(np.float32)
+    problem = validate_embedding(value, None)
+    if problem:
+        raise err("embedding", problem)
+    return normalise(np.asarray(value, dtype=np.float64)[None, :])[0].astype(np.float32)
 
 
 def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any]]:

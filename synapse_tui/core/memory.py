@@ -199,6 +199,7 @@ class Memory:
                 "superseded_by": newer,
                 "chain_older": older,
                 "entities": rec.entities,
+                "embedding": self.store.embedding_kind(i),
                 "note": rec.note,
                 "provenance": rec.provenance,
                 "signature": rec.signature,

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .config import config_path_for, load_config
+from .graph import normalise
 from .graphstore import update_graph
 from .interchange import import_facts, parse_file
 from .store import Store
@@ -75,10 +76,10 @@ def ensure_sample(progress: Callable[[int, int], None] | None = None) -> Path:
     facts = parse_file(src / "facts.jsonl")
     emb_path = src / "embeddings.f16.npy"
     if emb_path.exists() and _embeddings_match(src):
-        emb = np.load(emb_path).astype(np.float32)
+        emb = normalise(np.load(emb_path))
         if len(emb) == len(facts):
             for fact, vec in zip(facts, emb, strict=True):
-                fact.embedding = vec / np.linalg.norm(vec)
+                fact.embedding = vec
     with Store.open(tmp, create=True) as store:
         import_facts(
             store,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import sqlite3
 
 APPLICATION_ID = 0x53594E41  # "SYNA": marks a SQLite file as a synapse-tui store
-SCHEMA_VERSION = 1
 
 _V1 = """
 CREATE TABLE meta (
@@ -96,14 +95,32 @@ CREATE VIRTUAL TABLE facts_fts USING fts5(
 );
 """
 
-MIGRATIONS: dict[int, str] = {1: _V1}
+# Each migration is one statement list applied in one transaction by sqlite-utils'
+# Migrations, which records what ran in `_sqlite_migrations`; `user_version` mirrors the
+# count so an older synapse-tui can tell it is looking at a newer store.
+MIGRATIONS: list[tuple[str, str]] = [("m001_initial", _V1)]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _statements(script: str) -> list[str]:
+    """Split a schema script on semicolons (our DDL holds no semicolons in literals)."""
+    lines = [line.split("--")[0] for line in script.splitlines()]
+    return [stmt.strip() for stmt in "\n".join(lines).split(";") if stmt.strip()]
 
 
 def migrate(conn: sqlite3.Connection) -> None:
-    """Bring a store (new or old) to SCHEMA_VERSION inside one transaction."""
-    current = conn.execute("PRAGMA user_version").fetchone()[0]
-    for version in range(current + 1, SCHEMA_VERSION + 1):
-        conn.executescript(
-            "BEGIN IMMEDIATE;" + MIGRATIONS[version] + f"PRAGMA user_version = {version}; COMMIT;"
-        )
+    """Bring a store (new or old) to SCHEMA_VERSION; each step lands whole or not at all."""
+    from sqlite_utils import Database  # imported here: only writers that migrate pay for it
+    from sqlite_utils.migrations import Migrations
+
+    migrations = Migrations("synapse-tui")
+    for name, script in MIGRATIONS:
+
+        def step(db: Database, _script: str = script) -> None:
+            for statement in _statements(_script):
+                db.execute(statement)
+
+        migrations(name=name)(step)
+    migrations.apply(Database(conn, recursive_triggers=False, execute_plugins=False))
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")

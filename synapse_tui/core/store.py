@@ -321,11 +321,10 @@ class Store:
             for row in self.conn.execute("SELECT id FROM facts WHERE supersedes = ? ORDER BY id", (fact_id,))
         ]
 
-    def model_embedding(self, pos: int) -> np.ndarray | None:
-        row = self.conn.execute(
-            "SELECT vec FROM embeddings WHERE pos = ? AND kind = 'model'", (pos + 1,)
-        ).fetchone()
-        return None if row is None else np.frombuffer(row[0], dtype=np.float32)
+    def embedding_kind(self, pos: int) -> str | None:
+        """'model' (came with the fact), 'lexical' (the built-in embedder) or None."""
+        row = self.conn.execute("SELECT kind FROM embeddings WHERE pos = ?", (pos + 1,)).fetchone()
+        return None if row is None else row[0]
 
     def history(self, fact_id: str) -> list[AuditEntry]:
         rows = self.conn.execute(

@@ -91,9 +91,9 @@ def import_cmd(file: str, db: str, now: str | None, as_json: bool, config_path: 
 @click.option(
     "--sort",
     "sort",
-    default="-trust",
-    show_default=True,
-    help=f"Column to sort by, '-' for descending: {', '.join(SORT_KEYS)}.",
+    default=None,
+    help=f"Column to sort by, '-' for descending: {', '.join(SORT_KEYS)}. Default: -trust in the"
+    " table; store order with --json; relevance x freshness when --where has words.",
 )
 @click.option(
     "--limit",
@@ -108,16 +108,17 @@ def score_cmd(
     db: str, where: str, sort: str, limit: int | None, now: str | None, as_json: bool, config_path: str | None
 ) -> None:
     """Score every fact of DB."""
-    key = sort.lstrip("-")
-    if key not in SORT_KEYS:
+    if sort is not None and sort.lstrip("-") not in SORT_KEYS:
         raise click.BadParameter(
-            f"unknown column '{key}'; one of {', '.join(SORT_KEYS)}", param_hint="--sort"
+            f"unknown column '{sort.lstrip('-')}'; one of {', '.join(SORT_KEYS)}", param_hint="--sort"
         )
+    q = fq.parse(where)
+    if sort is None and not (as_json or q.words):
+        sort = "-trust"
     with open_memory(db, now, config_path) as memory:
-        positions = fq.run(memory, where) if where.strip() else np.arange(len(memory))
-        q = fq.parse(where)
-        if not q.words or sort != "-trust":
-            positions = _sorted(memory, positions, key, descending=sort.startswith("-"))
+        positions = fq.run(memory, q) if not q.empty else np.arange(len(memory))
+        if sort:
+            positions = _sorted(memory, positions, sort.lstrip("-"), descending=sort.startswith("-"))
         total = len(positions)
         if limit is None:
             limit = 0 if as_json else 50
@@ -209,7 +210,14 @@ def calibrate_cmd(db: str, write: bool, now: str | None, as_json: bool, config_p
     if as_json:
         from dataclasses import asdict
 
-        emit_json({**asdict(cal), "written": str(target) if write else None})
+        emit_json(
+            {
+                **asdict(cal),
+                "current": {"B0": cal.current_b0, "s": cal.current_scale},
+                "proposed": {"B0": cal.proposed_b0, "s": cal.proposed_scale},
+                "written": str(target) if write else None,
+            }
+        )
     else:
         print_calibration(cal)
         if write:
@@ -259,9 +267,16 @@ def neighbours_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config
 
 
 @main.command("sample")
-def sample_cmd() -> None:
+@now_option
+@json_option
+def sample_cmd(now: str | None, as_json: bool) -> None:
     """Print the path of the working copy of the bundled sample (built on first use)."""
-    click.echo(str(_sample_path()))
+    Clock.from_option(now)
+    path = str(_sample_path())
+    if as_json:
+        emit_json({"path": path})
+    else:
+        click.echo(path)
 
 
 def _sample_path() -> Path:

@@ -55,7 +55,9 @@ def json_lines(text: str) -> list[dict]:
 
 def test_score_json_has_every_field_with_full_floats(db):
     rows = json_lines(run("score", db, "--json").stdout)
-    assert [r["id"] for r in rows][:1] and len(rows) == 5
+    assert [r["id"] for r in rows] == ["a", "b", "c", "d", "e"]  # store order
+    by_trust = json_lines(run("score", db, "--json", "--sort", "-trust").stdout)
+    assert [r["trust"] for r in by_trust] == sorted((r["trust"] for r in rows), reverse=True)
     for row in rows:
         assert SCORE_KEYS <= set(row)
     by_id = {r["id"]: r for r in rows}
@@ -132,6 +134,7 @@ def test_export_round_trips(db, tmp_path):
 def test_calibrate_proposes_and_writes(db, tmp_path):
     data = json.loads(run("calibrate", db, "--json").stdout)
     assert data["heads"] == 4
+    assert data["proposed"] == {"B0": data["proposed_b0"], "s": data["proposed_scale"]}
     assert set(data["bands_before"]) == {"very low", "low", "moderate", "high", "very high"}
     assert sum(data["bands_after"].values()) == 5
     assert "activation B" in run("calibrate", db).stdout

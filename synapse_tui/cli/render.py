@@ -11,7 +11,14 @@ from rich.text import Text
 
 from ..core.calibrate import Calibration, Histogram
 from ..core.config import Config
+from ..core.textsafe import clean
 from ..core.trust import BANDS, GUIDANCE, TIERS
+
+
+def _t(text: str, style: str = "") -> Text:
+    """Every string the CLI prints goes through here: fact data is never interpreted."""
+    return Text(clean(text), style=style)
+
 
 BAND_STYLES = ("bold red", "red", "yellow", "green", "bold green")
 
@@ -54,16 +61,16 @@ def print_score_table(memory, positions: np.ndarray, total: int) -> None:
     for i, text in zip(positions.tolist(), texts, strict=True):
         style = band_style(sc.band[i])
         table.add_row(
-            Text(BANDS[sc.band[i]], style=style),
-            Text(f"{sc.trust[i]:.2f}", style=style),
+            _t(BANDS[sc.band[i]], style=style),
+            _t(f"{sc.trust[i]:.2f}", style=style),
             f"{sc.confidence[i]:.2f}",
             f"{sc.freshness[i]:.2f}",
             f"{sc.supersession[i]:.2f}",
             f"{sc.gate[i]:.2f}",
             GUIDANCE[sc.guidance[i]],
             TIERS[sc.tier[i]],
-            Text(memory.ids[i]),
-            Text(text),
+            _t(memory.ids[i]),
+            _t(text),
         )
     console = _console()
     console.print(table)
@@ -88,9 +95,9 @@ def print_explain(info: dict[str, Any], config: Config) -> None:
     console = _console()
     band = BANDS.index(info["band"])
     console.print(
-        Text(info["id"], style="bold"), Text(f"  {info['band']} {info['trust']:.2f}", style=band_style(band))
+        _t(info["id"], style="bold"), _t(f"  {info['band']} {info['trust']:.2f}", style=band_style(band))
     )
-    console.print(Text(info["text"]))
+    console.print(_t(info["text"]))
     console.print()
     c, f = config.confidence, config.freshness
     lines = [
@@ -114,41 +121,39 @@ def print_explain(info: dict[str, Any], config: Config) -> None:
         ),
     ]
     for name, value, why in lines:
-        console.print(Text(f"  {name:<13}{_pct(value):>5}  "), Text(why, style="dim"), sep="")
+        console.print(_t(f"  {name:<13}{_pct(value):>5}  "), _t(why, style="dim"), sep="")
     console.print()
     console.print(
-        Text(
-            f"  opinion  b={info['b']:.2f} d={info['d']:.2f} u={info['u']:.2f}  -> {info['guidance_advice']}"
-        )
+        _t(f"  opinion  b={info['b']:.2f} d={info['d']:.2f} u={info['u']:.2f}  -> {info['guidance_advice']}")
     )
     overdue = " (overdue)" if info["review_overdue"] else ""
-    console.print(Text(f"  review due {info['review_due']}{overdue}"))
+    console.print(_t(f"  review due {info['review_due']}{overdue}"))
     if info["flags"]:
-        console.print(Text("  flags: " + ", ".join(info["flags"]), style="yellow"))
+        console.print(_t("  flags: " + ", ".join(info["flags"]), style="yellow"))
     moves = ", ".join(f"{k} -> {v:.2f}" for k, v in info["what_if"].items())
-    console.print(Text(f"  what would move it: {moves}"))
+    console.print(_t(f"  what would move it: {moves}"))
     if info["chain_older"] or info["superseded_by"]:
         console.print(
-            Text(
+            _t(
                 f"  supersedes: {' -> '.join(info['chain_older']) or '-'};"
                 f" superseded by: {', '.join(info['superseded_by']) or '-'}"
             )
         )
     if info["supersedes"] and not info["supersedes_known"]:
-        console.print(Text(f"  supersedes unknown id {info['supersedes']} (ignored)", style="yellow"))
+        console.print(_t(f"  supersedes unknown id {info['supersedes']} (ignored)", style="yellow"))
     if info["entities"]:
-        console.print(Text("  entities: " + ", ".join(info["entities"])))
+        console.print(_t("  entities: " + ", ".join(info["entities"])))
     if info["embedding"]:
         source = (
             "its own model embedding" if info["embedding"] == "model" else "the built-in lexical embedder"
         )
-        console.print(Text(f"  neighbours from {source}", style="dim"))
+        console.print(_t(f"  neighbours from {source}", style="dim"))
     if info["note"]:
-        console.print(Text(f"  note: {info['note']}"))
+        console.print(_t(f"  note: {info['note']}"))
     for key, value in (info["provenance"] or {}).items():
-        console.print(Text(f"  {key}: {value}", style="dim"))
+        console.print(_t(f"  {key}: {value}", style="dim"))
     for h in info["history"]:
-        console.print(Text(f"  {h['at']}  {h['action']}  by {h['actor']}", style="dim"))
+        console.print(_t(f"  {h['at']}  {h['action']}  by {h['actor']}", style="dim"))
 
 
 def _bars(h: Histogram, label: str, fmt: str) -> list[str]:
@@ -167,15 +172,15 @@ def print_calibration(cal: Calibration) -> None:
     for line in (
         _bars(cal.ages, "fact age (days)", ".0f") + [""] + _bars(cal.activations, "activation B", ".2f")
     ):
-        console.print(Text(line))
+        console.print(_t(line))
     console.print()
-    console.print(Text(f"head facts: {cal.heads}"))
-    console.print(Text(f"B0:    {cal.current_b0:.3f} -> {cal.proposed_b0:.3f}"))
-    console.print(Text(f"scale: {cal.current_scale:.3f} -> {cal.proposed_scale:.3f}"))
-    console.print(Text("bands        before   after"))
+    console.print(_t(f"head facts: {cal.heads}"))
+    console.print(_t(f"B0:    {cal.current_b0:.3f} -> {cal.proposed_b0:.3f}"))
+    console.print(_t(f"scale: {cal.current_scale:.3f} -> {cal.proposed_scale:.3f}"))
+    console.print(_t("bands        before   after"))
     for band in BANDS:
         console.print(
-            Text(
+            _t(
                 f"  {band:<10} {cal.bands_before[band]:>7} {cal.bands_after[band]:>7}",
                 style=band_style(BANDS.index(band)),
             )
@@ -185,23 +190,23 @@ def print_calibration(cal: Calibration) -> None:
 def print_neighbours(memory, found) -> None:
     console = _console()
     sc = memory.scores
-    console.print(Text(f"semantic neighbours of {found.id}", style="bold"))
+    console.print(_t(f"semantic neighbours of {found.id}", style="bold"))
     if not found.semantic:
-        console.print(Text("  none (no mutual nearest neighbours)", style="dim"))
+        console.print(_t("  none (no mutual nearest neighbours)", style="dim"))
     texts = memory.store.texts([memory.index[n.id] for n in found.semantic])
     for n, text in zip(found.semantic, texts, strict=True):
         i = memory.index[n.id]
         bar = "#" * max(1, round(10 * n.weight))
         space = " lexical" if n.lexical else ""
         console.print(
-            Text(f"  {n.weight:.2f} {bar:<10} "),
-            Text(f"{BANDS[sc.band[i]]:<9}", style=band_style(sc.band[i])),
-            Text(f" {n.id}  {text}{space}"),
+            _t(f"  {n.weight:.2f} {bar:<10} "),
+            _t(f"{BANDS[sc.band[i]]:<9}", style=band_style(sc.band[i])),
+            _t(f" {n.id}  {text}{space}"),
             sep="",
         )
     console.print()
-    console.print(Text("entities", style="bold"))
+    console.print(_t("entities", style="bold"))
     for e in found.entities:
-        console.print(Text(f"  {e.name}  (importance {e.pagerank:.3f})"))
+        console.print(_t(f"  {e.name}  (importance {e.pagerank:.3f})"))
         for link in e.npmi[:8]:
-            console.print(Text(f"      {link.weight:.2f}  {link.name}  ({link.n_ab} notes)", style="dim"))
+            console.print(_t(f"      {link.weight:.2f}  {link.name}  ({link.n_ab} notes)", style="dim"))

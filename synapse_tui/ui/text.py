@@ -8,32 +8,13 @@ escape sequence in a fact shows as `␛[31m` instead of colouring the terminal.
 
 from __future__ import annotations
 
-import re
-
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+from ..core.textsafe import clean, clean_block
 
-
-def _picture(match: re.Match[str]) -> str:
-    code = ord(match.group(0))
-    if code < 0x20:
-        return chr(0x2400 + code)
-    if code == 0x7F:
-        return "\u2421"
-    return "\ufffd"
-
-
-def clean(text: str) -> str:
-    """One display line: control characters made visible, never interpreted."""
-    return _CONTROL.sub(_picture, text)
-
-
-def clean_block(text: str) -> str:
-    """Like `clean`, but keeps newlines (for wrapped, multi-line display)."""
-    return "\n".join(clean(line) for line in text.split("\n"))
+__all__ = ["clean", "clean_block", "fit", "age_label", "bar", "stacked_bar", "two"]
 
 
 def fit(text: str, width: int) -> str:

@@ -87,6 +87,15 @@ def test_score_table_is_readable_and_filterable(db):
     assert "[red]not markup[/red]" in literal
 
 
+def test_escape_sequences_in_fact_text_are_shown_not_interpreted(tmp_path):
+    src = write_jsonl(tmp_path / "esc.jsonl", [
+        {"id": "esc", "text": "raw \x1b[31mred\x1b[0m here", "created_at": "2026-11-01T00:00:00Z"}])
+    db = tmp_path / "esc.db"
+    run("import", src, "--db", db)
+    for out in (run("show", db, "esc").stdout, run("score", db).stdout):
+        assert "\x1b" not in out and "\u241b[31mred" in out
+
+
 def test_filter_typo_points_at_the_token(db):
     result = run("score", db, "--where", "maria trsut<0.3", ok=False)
     assert result.exit_code == 2

@@ -111,6 +111,14 @@ class Triage:
             after["reinforced_at"] = (events or []) + [format_time(now)]
         return Change(fid, before, after)
 
+    def check_supersede(self, old: str, target: str | None) -> None:
+        """Raise the TriageError `apply("supersede", [old], target)` would, writing nothing:
+        the browser previews a supersession (and refuses a cycle) before it is confirmed."""
+        conn = self.store.conn
+        if conn.execute("SELECT 1 FROM facts WHERE id = ?", (old,)).fetchone() is None:
+            raise TriageError(f"no fact with id {old!r}")
+        self._supersede(conn, [old], target)
+
     def _supersede(self, conn: Any, fact_ids: list[str], target: str | None) -> list[Change]:
         """`target` replaces each fact in `fact_ids`: it names it in `supersedes`."""
         if len(fact_ids) != 1:

@@ -228,3 +228,22 @@ def test_junk_detectors(conn: sqlite3.Connection) -> None:
     assert exact_duplicates(conn) == [("a", "b")]
     assert near_duplicate_clusters(conn, config()) == [("a", "b"), ("c", "d")]
     assert unsupported_claims(conn, config(), now) == ["a", "e"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_components_match_networkx(seed: int) -> None:
+    import networkx as nx
+
+    from synapse_tui.core.junk import _components
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    e = int(rng.integers(0, 2 * n))
+    a, b = rng.integers(0, n, e), rng.integers(0, n, e)
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from(zip(a.tolist(), b.tolist(), strict=True))
+    want = np.empty(n, dtype=np.int64)
+    for comp in nx.connected_components(G):
+        want[list(comp)] = min(comp)
+    assert np.array_equal(_components(a, b, n), want)

@@ -1,11 +1,14 @@
 """Figures for issue 3: neighbour-graph build, incremental update and lookup times.
 
-    python benchmarks/bench_graph.py [--sizes 10000,100000] [--skip-store]
+    python benchmarks/bench_graph.py [--sizes 10000,100000] [--skip-store] [--skip-import]
 
 Clustered synthetic embeddings (d = 384). For each size: the exact kNN + edges time, the
 time of one plain blockwise X @ X.T pass over the same data in the same run (the ratio is
 what to compare across machines), and, for the largest size, a store built through
-`rebuild_graph`, then 100 facts added through `update_graph`, then `neighbours` latency.
+`rebuild_graph`, then 100 facts added through `update_graph`, `neighbours` latency and
+the near-duplicate clusters. Then the import path without embeddings: synthetic facts
+imported, and the graph step (lexical embeddings + kNN + edges + NPMI) timed against one
+X @ X.T pass over the lexical vectors. Every ratio is against a pass in the same run.
 """
 
 from __future__ import annotations
@@ -22,11 +25,15 @@ import numpy as np
 from threadpoolctl import threadpool_info
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synapse_tui.core import graph as g  # noqa: E402
 from synapse_tui.core import knn  # noqa: E402
 from synapse_tui.core.graphstore import rebuild_graph, update_graph  # noqa: E402
 from synapse_tui.core.graphview import neighbours  # noqa: E402
+from synapse_tui.core.interchange import import_facts, parse_file  # noqa: E402
+from synapse_tui.core.junk import near_duplicate_clusters  # noqa: E402
+from synapse_tui.core.lexical import embed_texts  # noqa: E402
 from synapse_tui.core.schema import migrate  # noqa: E402
 
 D = 384
@@ -51,7 +58,7 @@ def matmul_pass(X: np.ndarray) -> float:
     return time.perf_counter() - t
 
 
-def bench_edges(n: int) -> None:
+def bench_edges(n: int) -> float:
     X = clustered(n)
     ranks = g.string_ranks([f"f{i:07d}" for i in range(n)])
     t = time.perf_counter()
@@ -63,6 +70,7 @@ def bench_edges(n: int) -> None:
         f"one X @ X.T pass {t_mm:7.2f} s; ratio {t_edges / t_mm:.2f}",
         flush=True,
     )
+    return t_mm
 
 
 def add_facts(conn: sqlite3.Connection, X: np.ndarray, start: int, rng: np.random.Generator) -> None:
@@ -81,7 +89,7 @@ def add_facts(conn: sqlite3.Connection, X: np.ndarray, start: int, rng: np.rando
     conn.executemany("INSERT INTO mentions (pos, eid, spelling) VALUES (?, ?, ?)", ments)
 
 
-def bench_store(n: int) -> None:
+def bench_store(n: int, t_mm: float) -> None:
     X = clustered(n + 100, seed=1)
     rng = np.random.default_rng(2)
     with tempfile.TemporaryDirectory() as tmp:
@@ -95,15 +103,30 @@ def bench_store(n: int) -> None:
         t = time.perf_counter()
         rebuild_graph(conn, CONFIG)
         conn.commit()
-        print(f"store N={n}: rebuild_graph {time.perf_counter() - t:.2f} s (incl. SQLite writes)", flush=True)
+        dt = time.perf_counter() - t
+        print(
+            f"store N={n}: rebuild_graph {dt:.2f} s (incl. SQLite writes); ratio to the pass {dt / t_mm:.2f}",
+            flush=True,
+        )
         add_facts(conn, X[n:], n + 1, rng)
+        conn.commit()
+        t = time.perf_counter()
+        conn.execute("SELECT vec FROM embeddings ORDER BY pos").fetchall()
+        t_read = time.perf_counter() - t
         t = time.perf_counter()
         result = update_graph(conn, list(range(n + 1, n + 101)), CONFIG)
         conn.commit()
+        dt = time.perf_counter() - t
         print(
-            f"store N={n}: +100 facts update_graph {time.perf_counter() - t:.2f} s "
-            f"(extended {result.extended}, rebuilt {result.rebuilt})",
+            f"store N={n}: +100 facts update_graph {dt:.2f} s "
+            f"(extended {result.extended}, rebuilt {result.rebuilt}); ratio to the pass {dt / t_mm:.3f}, "
+            f"to one read of every vector ({t_read:.2f} s) {dt / t_read:.1f}",
             flush=True,
+        )
+        t = time.perf_counter()
+        clusters = near_duplicate_clusters(conn, CONFIG)
+        print(
+            f"store N={n}: near_duplicate_clusters {1000 * (time.perf_counter() - t):.0f} ms ({len(clusters)} clusters)"
         )
         times = []
         for fid in rng.integers(1, n, 20):
@@ -116,10 +139,56 @@ def bench_store(n: int) -> None:
         conn.close()
 
 
+def bench_import(n: int) -> None:
+    """`synapse-tui import` of n facts without embeddings: the graph step, timed by part."""
+    from synth import write_synthetic_jsonl
+
+    from synapse_tui.core.config import Config
+    from synapse_tui.core.store import Store
+
+    knn_time = [0.0]
+    exact_knn = g.exact_knn
+
+    def timed_knn(*args: object, **kwargs: object) -> g.Knn:
+        t0 = time.perf_counter()
+        try:
+            return exact_knn(*args, **kwargs)
+        finally:
+            knn_time[0] += time.perf_counter() - t0
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = write_synthetic_jsonl(Path(tmp) / "facts.jsonl", n)
+        facts = parse_file(src)
+        with Store.open(Path(tmp) / "imp.db", create=True) as store:
+            t = time.perf_counter()
+            result = import_facts(store, facts, str(src))
+            t_import = time.perf_counter() - t
+            g.exact_knn = timed_knn
+            try:
+                t = time.perf_counter()
+                with store.transaction() as conn:
+                    update_graph(conn, result.new_positions, Config())
+                t_graph = time.perf_counter() - t
+            finally:
+                g.exact_knn = exact_knn
+        t = time.perf_counter()
+        X = embed_texts([f.text for f in facts])
+        t_embed = time.perf_counter() - t
+    t_mm = matmul_pass(X)
+    print(
+        f"import N={n} without embeddings: facts {t_import:.2f} s; graph step {t_graph:.2f} s "
+        f"(kNN {knn_time[0]:.2f} s, the rest {t_graph - knn_time[0]:.2f} s, of which lexical embedding "
+        f"{t_embed:.2f} s); one X @ X.T pass over the lexical vectors (d={X.shape[1]}) {t_mm:.2f} s; "
+        f"ratios: graph step {t_graph / t_mm:.2f}, kNN {knn_time[0] / t_mm:.2f}, rest {(t_graph - knn_time[0]) / t_mm:.3f}",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--skip-store", action="store_true")
+    parser.add_argument("--skip-import", action="store_true")
     args = parser.parse_args()
     for info in threadpool_info():
         print(
@@ -127,10 +196,11 @@ def main() -> None:
             f"threads={info.get('num_threads')}"
         )
     sizes = [int(s) for s in args.sizes.split(",")]
-    for n in sizes:
-        bench_edges(n)
+    passes = {n: bench_edges(n) for n in sizes}
     if not args.skip_store:
-        bench_store(max(sizes))
+        bench_store(max(sizes), passes[max(sizes)])
+    if not args.skip_import:
+        bench_import(max(sizes))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from textual.app import App
@@ -13,8 +15,39 @@ from ..core.config import Config
 from ..core.memory import Memory
 from ..core.store import Store
 from .commands import SynapseCommands
-from .messages import MemoryLoaded
+from .messages import MemoryLoaded, TriageDone, TriageFailed
 from .screens.main import MainScreen
+
+
+def unsupported_reason(config: Config) -> str:
+    return f"unsupported: auto, never corroborated, older than {config.graph.unsupported_age_days:g} days"
+
+
+class Turns:
+    """Turns in call order: triage workers apply moves in the order the keys were pressed
+    (the db lock alone serialises them, but not in order)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._issued = 0
+        self._serving = 0
+
+    def take(self) -> int:
+        with self._cond:
+            self._issued += 1
+            return self._issued - 1
+
+    @contextmanager
+    def turn(self, ticket: int) -> Iterator[None]:
+        with self._cond:
+            # a turn whose worker never ran (app exiting) must not wedge the rest
+            self._cond.wait_for(lambda: self._serving >= ticket, timeout=30)
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._serving = max(self._serving, ticket + 1)
+                self._cond.notify_all()
 
 
 class SynapseApp(App[None]):
@@ -47,6 +80,7 @@ class SynapseApp(App[None]):
         self.data_version: int | None = None
         # one sqlite connection, many threads: one user of it at a time
         self.db_lock = threading.RLock()
+        self.triage_turns = Turns()
         if theme:
             self.theme = theme
 
@@ -98,11 +132,7 @@ class SynapseApp(App[None]):
                         reasons[i] = f"near-duplicate of {others}"
             for fid in junk.unsupported_claims(conn, memory.config, memory.scores.now):
                 i = memory.index[fid]
-                reasons.setdefault(
-                    i,
-                    f"unsupported: auto, never corroborated, older than "
-                    f"{memory.config.graph.unsupported_age_days:g} days",
-                )
+                reasons.setdefault(i, unsupported_reason(memory.config))
         except Exception:
             return None
         self.suspect_reasons = reasons
@@ -121,6 +151,74 @@ class SynapseApp(App[None]):
             self.main.post_message(MemoryLoaded(reason))
 
         self.run_worker(work, thread=True, exclusive=True, group="rescore")
+
+    def triage(
+        self, move: str, fact_ids: list[str], target: str | None = None, *, from_marks: bool = False
+    ) -> None:
+        """Apply a triage move in a worker; the main screen gets TriageDone or TriageFailed.
+
+        The cheap path: one transaction, then only the changed facts are re-read
+        (`Memory.refresh`), so the row and the counts update within a frame or two even
+        at 100,000 facts."""
+        ticket = self.triage_turns.take()
+
+        def work() -> None:
+            with self.triage_turns.turn(ticket):
+                message = self._triage_now(move, fact_ids, target, from_marks)
+            self.main.post_message(message)
+
+        self.run_worker(work, thread=True, group="triage", name=f"triage {move}")
+
+    def _triage_now(
+        self, move: str, fact_ids: list[str], target: str | None, from_marks: bool
+    ) -> TriageDone | TriageFailed:
+        from ..core.errors import SynapseError
+        from ..core.triage import Triage
+        from .triage_actions import describe
+
+        with self.db_lock:
+            memory = self.memory
+            triage = Triage(self.store, self.clock)
+            try:
+                if move == "undo":
+                    outcome = triage.undo()
+                elif move == "redo":
+                    outcome = triage.redo()
+                else:
+                    outcome = triage.apply(move, fact_ids, target)
+            except SynapseError as exc:
+                return TriageFailed(move, str(exc))
+            before = memory.scores
+            ids = list(dict.fromkeys(outcome.fact_ids))
+            if self.store.count() != len(memory) or any(f not in memory.index for f in ids):
+                # another process added facts since the last reload: read everything
+                memory.reload()
+                self.suspect = self.load_suspect(memory)
+            else:
+                memory.refresh(ids)
+                self.patch_suspect(memory, [memory.index[f] for f in ids])
+            notice = describe(outcome, ids, memory.index, before, memory.scores)
+        return TriageDone(move, outcome, notice, from_marks)
+
+    def patch_suspect(self, memory: Memory, positions: list[int]) -> None:
+        """Triage can only change whether a fact is an unsupported claim (auto, never
+        corroborated, old): re-check that for the facts it touched, not the whole store."""
+        if self.suspect is None:
+            return
+        cutoff = memory.scores.now - memory.config.graph.unsupported_age_days * 86400.0
+        a = memory.arrays
+        suspect, reasons = self.suspect.copy(), dict(self.suspect_reasons)
+        for i in positions:
+            reason = reasons.get(i)
+            if reason is not None and not reason.startswith("unsupported"):
+                continue  # a duplicate stays a duplicate
+            if a.declared[i] == 0 and a.r[i] == 0 and a.created[i] < cutoff:
+                reasons[i] = unsupported_reason(memory.config)
+                suspect[i] = True
+            else:
+                reasons.pop(i, None)
+                suspect[i] = False
+        self.suspect, self.suspect_reasons = suspect, reasons
 
     def poll_store(self) -> None:
         """Reload when another connection has committed (an agent writing meanwhile)."""

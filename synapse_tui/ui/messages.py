@@ -42,9 +42,17 @@ class ExplainReady(Message):
         super().__init__()
 
 
-class FactChanged(Message):
-    """A triage action changed the store: reload the scores and repaint."""
+class TriageDone(Message):
+    """A triage move landed: the scores of the facts it changed are already patched."""
 
-    def __init__(self, fact_id: str | None = None) -> None:
-        self.fact_id = fact_id
+    def __init__(self, move: str, outcome: Any, notice: str, from_marks: bool) -> None:
+        self.move, self.outcome, self.notice, self.from_marks = move, outcome, notice, from_marks
+        super().__init__()
+
+
+class TriageFailed(Message):
+    """A triage move was refused (a cycle, nothing to undo...); nothing changed."""
+
+    def __init__(self, move: str, error: str) -> None:
+        self.move, self.error = move, error
         super().__init__()

@@ -56,6 +56,17 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
             "semantic neighbours and entities (n)",
             on_main(main.action_neighbours),
         ),
+        (
+            "Mark / unmark the selected fact",
+            "c x v a then act on every marked fact as one action (space)",
+            on_main(main.action_toggle_mark),
+        ),
+        (
+            "Mark every fact in this queue",
+            "for a bulk verify / accept / contradict (M)",
+            on_main(main.action_mark_queue),
+        ),
+        ("Clear the marks", "unmark every fact (u)", on_main(main.action_clear_marks)),
         ("Calibrate freshness", "histograms of age and B; propose and apply B0 and s", app.action_calibrate),
         ("As of another time…", "view the store as of an RFC 3339 instant or -30d", app.action_as_of),
         ("Help", "every key and what it does (?)", app.action_help),

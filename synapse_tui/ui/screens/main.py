@@ -15,9 +15,9 @@ from ...core import query as fq
 from ...core.clock import format_time
 from ...core.errors import QueryError
 from ...core.memory import Memory
-from ..messages import LoadFailed, MemoryLoaded, SearchDone, SearchFailed
+from ..messages import LoadFailed, MemoryLoaded, SearchDone, SearchFailed, TriageDone, TriageFailed
 from ..queues import QUEUES, SORTS, apply_sort, counts, queue_order
-from ..triage_actions import TRIAGE_BINDINGS, TriageActions
+from ..triage_actions import BULK_MOVES, CONFIRM_OVER, TRIAGE_BINDINGS, TriageActions, run_triage
 from ..widgets.fact_list import ColumnHeader, FactList
 from ..widgets.queue_bar import QueueBar, StatusLine
 
@@ -43,7 +43,7 @@ class MainScreen(TriageActions, Screen):
             "back",
             show=False,
             id="main.escape",
-            tooltip="Leave search (clears it) / return to the list",
+            tooltip="Leave search (clears it) / clear the marks / return to the list",
         ),
         Binding(
             "enter",
@@ -70,6 +70,23 @@ class MainScreen(TriageActions, Screen):
         ),
         Binding("q", "app.quit", "quit", id="main.quit", tooltip="Quit"),
         *TRIAGE_BINDINGS,
+        Binding(
+            "space",
+            "toggle_mark",
+            "mark",
+            show=False,
+            id="main.mark",
+            tooltip="Mark / unmark the selected fact and move down (c x v a then act on every marked fact)",
+        ),
+        Binding(
+            "M",
+            "mark_queue",
+            "mark all",
+            show=False,
+            id="main.mark_queue",
+            tooltip="Mark every fact in this queue (and search)",
+        ),
+        Binding("u", "clear_marks", "unmark", show=False, id="main.clear_marks", tooltip="Clear every mark"),
         Binding("tab", "next_queue", "next queue", show=False, id="main.next_queue", tooltip="Next queue"),
         Binding(
             "shift+tab",
@@ -110,6 +127,7 @@ class MainScreen(TriageActions, Screen):
         self.search_positions: np.ndarray | None = None
         self.search_ranked = False
         self._debounce: Timer | None = None
+        self.marks: set[int] = set()  # positions marked for bulk triage
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -130,6 +148,7 @@ class MainScreen(TriageActions, Screen):
         self.query_one("#search-error").display = False
         self.query_one("#asof").display = False
         self.query_one(FactList).focus()
+        self.query_one(FactList).marks = self.marks
         self.query_one("#status", StatusLine).update("loading…")
         self.load()
 
@@ -154,6 +173,11 @@ class MainScreen(TriageActions, Screen):
         reason = message.reason if message is not None else "rescore"
         if reason == "load":
             self.set_interval(POLL_SECONDS, self.app.poll_store)
+        if reason == "external":
+            n = len(self.memory)
+            self.marks.difference_update([p for p in self.marks if p >= n])
+            if self.search_source.strip():
+                self.run_search(self.search_source)  # new facts may match
         self.refresh_rows(keep=self.query_one(FactList).position)
         self.update_asof()
         top = self.app.screen
@@ -186,7 +210,9 @@ class MainScreen(TriageActions, Screen):
                 order = order[within[order]]
             order = apply_sort(memory, order, self.sort_column, self.sort_reverse)
         facts.set_rows(memory, order, keep=keep)
-        self.query_one(QueueBar).update_state(self.queue_index, counts(memory, suspect, within))
+        self.query_one(QueueBar).update_state(
+            self.queue_index, counts(memory, suspect, within), len(self.marks)
+        )
         self.query_one(ColumnHeader).set_sort(self.sort_column, self.sort_reverse)
         self.update_status()
 
@@ -234,6 +260,62 @@ class MainScreen(TriageActions, Screen):
             self.refresh_rows(keep=pos)
         facts.focus()
 
+    # -- triage -----------------------------------------------------------------------
+    def action_triage(self, move: str) -> None:
+        """With marks, c x v a act on every marked fact as one batch (one undo step)."""
+        if move not in BULK_MOVES or not self.marks or self.app.store.readonly or self.memory is None:
+            super().action_triage(move)
+            return
+        ids = [self.memory.ids[p] for p in sorted(self.marks)]
+        if len(ids) <= CONFIRM_OVER:
+            run_triage(self.app, move, ids, from_marks=True)
+            return
+        from .confirm import ConfirmScreen
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                run_triage(self.app, move, ids, from_marks=True)
+
+        self.app.push_screen(
+            ConfirmScreen(f"{move} {len(ids)} marked facts, as one action (ctrl+z undoes it)?"), confirmed
+        )
+
+    def on_triage_done(self, message: TriageDone) -> None:
+        if message.from_marks:
+            self.marks.clear()
+        self.refresh_rows(keep=self.query_one(FactList).position)
+        top = self.app.screen
+        if top is not self and hasattr(top, "refresh_view"):
+            top.refresh_view()
+        self.app.notify(message.notice, timeout=4, markup=False)
+
+    def on_triage_failed(self, message: TriageFailed) -> None:
+        self.app.notify(
+            message.error, title=f"{message.move}: nothing changed", severity="error", markup=False
+        )
+
+    # -- marks --------------------------------------------------------------------------
+    def marks_changed(self) -> None:
+        self.query_one(FactList).refresh()  # the strip cache is keyed on the mark
+        self.query_one(QueueBar).set_marked(len(self.marks))
+
+    def action_toggle_mark(self) -> None:
+        facts = self.query_one(FactList)
+        pos = facts.position
+        if pos is None:
+            return
+        self.marks.symmetric_difference_update([pos])
+        self.marks_changed()
+        facts.action_cursor_down()
+
+    def action_mark_queue(self) -> None:
+        self.marks.update(self.query_one(FactList).order.tolist())
+        self.marks_changed()
+
+    def action_clear_marks(self) -> None:
+        self.marks.clear()
+        self.marks_changed()
+
     # -- queues and sort --------------------------------------------------------------
     def action_queue(self, index: int) -> None:
         self.queue_index = index % len(QUEUES)
@@ -266,6 +348,8 @@ class MainScreen(TriageActions, Screen):
         box = self.query_one("#search", Input)
         if box.value:
             box.value = ""  # Changed clears the results
+        elif self.marks and self.query_one(FactList).has_focus:
+            self.action_clear_marks()
         self.query_one(FactList).focus()
 
     def _clear_search(self) -> None:
@@ -343,6 +427,8 @@ class MainScreen(TriageActions, Screen):
         if app.as_of is None:
             banner.display = False
             self.sub_title = str(app.store.path.name)
+            if app.store.readonly:
+                self.sub_title += " · read-only"
         else:
             stamp = format_time(app.as_of)
             banner.display = True
@@ -354,3 +440,5 @@ class MainScreen(TriageActions, Screen):
                 )
             )
             self.sub_title = f"{app.store.path.name} · AS OF {stamp}"
+            if app.store.readonly:
+                self.sub_title += " · read-only"

@@ -141,10 +141,12 @@ class FactList(ScrollView, can_focus=True):
         self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
         self._generation = 0
         self.painted_rows = 0  # how many rows have been painted (benchmarks wait on it)
+        self.marks: set[int] = set()  # marked positions (bulk triage), shown as a ● gutter
 
     # -- data -------------------------------------------------------------------------
     def set_rows(self, memory, order: np.ndarray, keep: int | None = None) -> None:
-        """Show `order` (positions); keep the cursor on position `keep` if it is there."""
+        """Show `order` (positions); keep the cursor on position `keep` if it is there,
+        else on the same row (the next fact, when the kept one left the queue)."""
         self.memory = memory
         self.order = np.asarray(order, dtype=np.int64)
         self._generation += 1
@@ -153,7 +155,7 @@ class FactList(ScrollView, can_focus=True):
         row = 0
         if keep is not None and len(self.order):
             hits = np.flatnonzero(self.order == keep)
-            row = int(hits[0]) if len(hits) else 0
+            row = int(hits[0]) if len(hits) else self.cursor
         self._set_cursor(row, center=True)
         self.refresh()
 
@@ -250,7 +252,8 @@ class FactList(ScrollView, can_focus=True):
                 return Strip([msg], width)
             return Strip.blank(width, base)
         selected = row == self.cursor
-        key = (int(self.order[row]), selected, width, self._generation, self.has_focus)
+        pos = int(self.order[row])
+        key = (pos, selected, width, self._generation, self.has_focus, pos in self.marks)
         strip = self._strips.get(key)
         if strip is None:
             strip = self._render_row(row, width, selected, base)
@@ -270,12 +273,13 @@ class FactList(ScrollView, can_focus=True):
             row_style = row_style + style("fact-list--superseded")
         dim = row_style + style("fact-list--dim")
         chip_name = BANDS[band] if lay.chip > 6 else BAND_SHORT[band]
+        gutter = "●" if pos in self.marks else " "
         guidance = GUIDANCE[int(sc.guidance[pos])]
         tier = TIERS[int(sc.tier[pos])]
         if lay.tier < 7:
             tier = TIER_SHORT[int(sc.tier[pos])]
         segments = [
-            Segment(fit(" " + chip_name, lay.chip - 1), style(f"fact-list--band-{band}")),
+            Segment(fit(gutter + chip_name, lay.chip - 1), style(f"fact-list--band-{band}")),
             Segment(" ", row_style),
             Segment(f"{sc.trust[pos]:.2f}".rjust(lay.trust - 1) + " ", row_style + Style(bold=True)),
             Segment(fit(self._text(row), lay.text), row_style),

@@ -1,0 +1,30 @@
+"""A yes/no question before something large (a bulk action on many marked facts)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("y,enter", "answer(True)", "yes", id="confirm.yes", tooltip="Yes, do it"),
+        Binding("n,escape", "answer(False)", "no", id="confirm.no", tooltip="No, change nothing"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box") as box:
+            box.border_title = "Confirm"
+            yield Static(Text(self.question))
+            yield Static(Text("\ny / enter: yes   n / escape: no", style="bold"))
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

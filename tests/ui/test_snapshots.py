@@ -68,3 +68,26 @@ def test_search_error(snap_compare, db):
         await pilot.pause()
 
     assert snap_compare(_app(db), terminal_size=(100, 30), run_before=run_before)
+
+
+def test_notice_after_triage(snap_compare, db):
+    assert snap_compare(_app(db), terminal_size=(100, 30), run_before=_goto("f-deploy", "c"))
+
+
+def test_supersede_blast_radius(snap_compare, db):
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        pilot.app.main.go_to_fact("f-pay-02")
+        await pilot.pause()
+        await pilot.press("s")
+        await settle(pilot)
+        await pilot.press(*"ledger")
+        await settle(pilot, 0.3)
+        await pilot.press("enter")
+        options = pilot.app.screen.query_one("#sup-candidates")
+        ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+        options.highlighted = ids.index("f-mid-3")
+        await pilot.press("enter")
+        await settle(pilot)
+
+    assert snap_compare(_app(db), terminal_size=(100, 36), run_before=run_before)

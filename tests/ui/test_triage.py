@@ -255,10 +255,16 @@ async def test_supersede_applies_after_the_blast_radius(app, db):
         await _open_supersede(pilot, "f-dup-b", "gateway", "f-dup-a")
         text = screen_text(app)
         assert "f-dup-a would replace f-dup-b" in text and "BLAST RADIUS" in text
+        radius = [r.id for r in app.screen.radius.related]
+        assert radius and "f-dup-a" not in radius and "f-dup-b" not in radius
+        await pilot.press("m")  # mark them, to give them the same treatment next
+        assert app.main.marks == {app.memory.index[f] for f in radius}
         await pilot.press("y")
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
         assert int(app.memory.scores.k[app.memory.index["f-dup-b"]]) == 1
+        assert f"● {len(radius)} marked" in screen_text(app)  # supersede leaves the marks
+        await pilot.press("u")
         assert "Superseded 3" in screen_text(app)
         assert db_row(db, "f-dup-a")["supersedes"] == "f-dup-b"
         assert (

@@ -64,6 +64,13 @@ def near_duplicate_clusters(conn: sqlite3.Connection, config: Any) -> list[tuple
     return sorted(tuple(sorted(v)) for v in groups.values())
 
 
+def unsupported_mask(arrays: Any, config: Any, now: float) -> np.ndarray:
+    """The same rule as `unsupported_claims`, over a store's loaded arrays (per position):
+    the browser re-checks just the facts a triage action touched with it."""
+    cutoff = float(now) - float(config.graph.unsupported_age_days) * 86400.0
+    return (arrays.declared == 0) & (arrays.r == 0) & (arrays.created < cutoff)
+
+
 def unsupported_claims(conn: sqlite3.Connection, config: Any, now: datetime | float) -> list[str]:
     """Facts declared `auto` with no corroboration, older than graph.unsupported_age_days."""
     now_ts = now.timestamp() if isinstance(now, datetime) else float(now)

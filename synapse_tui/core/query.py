@@ -166,10 +166,10 @@ def junk_mask(memory: Memory, kind: str) -> np.ndarray:
         found += [fid for group in junk.exact_duplicates(conn) for fid in group]
     if kind in ("near-duplicate", "any"):
         found += [fid for group in junk.near_duplicate_clusters(conn, cfg) for fid in group]
-    if kind in ("unsupported", "any"):
-        found += junk.unsupported_claims(conn, cfg, memory.scores.now)
     mask = np.zeros(len(memory), dtype=bool)
     mask[[memory.index[fid] for fid in found if fid in memory.index]] = True
+    if kind in ("unsupported", "any"):
+        mask |= junk.unsupported_mask(memory.arrays, cfg, memory.scores.now)
     return mask
 
 

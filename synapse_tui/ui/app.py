@@ -104,37 +104,24 @@ class SynapseApp(App[None]):
         with self.db_lock:
             return self.store.texts(positions)
 
-    def load_suspect(self, memory: Memory) -> np.ndarray | None:
-        """Duplicates, near-duplicates and unsupported claims (the junk detectors).
+    def load_suspect(self, memory: Memory) -> np.ndarray:
+        """Duplicates, near-duplicates and unsupported claims (the junk detectors);
+        `suspect_reasons` says why each suspect fact is there."""
+        from ..core import junk
 
-        Returns None when the detectors are unavailable; `suspect_reasons` says why each
-        suspect fact is there."""
-        try:
-            from ..core import junk
-        except ImportError:
-            return None
         reasons: dict[int, str] = {}
         conn = self.store.conn
-        try:
-            for group in junk.exact_duplicates(conn):
-                for fid in group:
-                    others = ", ".join(g for g in group if g != fid)
-                    reasons[memory.index[fid]] = f"exact duplicate of {others}"
-            try:
-                clusters = junk.near_duplicate_clusters(conn, memory.config)
-            except Exception:  # no graph tables yet
-                clusters = []
-            for group in clusters:
-                for fid in group:
-                    i = memory.index[fid]
-                    if i not in reasons:
-                        others = ", ".join(g for g in group if g != fid)
-                        reasons[i] = f"near-duplicate of {others}"
-            for fid in junk.unsupported_claims(conn, memory.config, memory.scores.now):
-                i = memory.index[fid]
-                reasons.setdefault(i, unsupported_reason(memory.config))
-        except Exception:
-            return None
+        for group in junk.exact_duplicates(conn):
+            for fid in group:
+                others = ", ".join(g for g in group if g != fid)
+                reasons[memory.index[fid]] = f"exact duplicate of {others}"
+        for group in junk.near_duplicate_clusters(conn, memory.config):
+            for fid in group:
+                others = ", ".join(g for g in group if g != fid)
+                reasons.setdefault(memory.index[fid], f"near-duplicate of {others}")
+        unsupported = junk.unsupported_mask(memory.arrays, memory.config, memory.scores.now)
+        for i in np.flatnonzero(unsupported).tolist():
+            reasons.setdefault(i, unsupported_reason(memory.config))
         self.suspect_reasons = reasons
         mask = np.zeros(len(memory), dtype=bool)
         mask[list(reasons)] = True
@@ -205,14 +192,15 @@ class SynapseApp(App[None]):
         corroborated, old): re-check that for the facts it touched, not the whole store."""
         if self.suspect is None:
             return
-        cutoff = memory.scores.now - memory.config.graph.unsupported_age_days * 86400.0
-        a = memory.arrays
+        from ..core.junk import unsupported_mask
+
+        unsupported = unsupported_mask(memory.arrays, memory.config, memory.scores.now)
         suspect, reasons = self.suspect.copy(), dict(self.suspect_reasons)
         for i in positions:
             reason = reasons.get(i)
             if reason is not None and not reason.startswith("unsupported"):
                 continue  # a duplicate stays a duplicate
-            if a.declared[i] == 0 and a.r[i] == 0 and a.created[i] < cutoff:
+            if unsupported[i]:
                 reasons[i] = unsupported_reason(memory.config)
                 suspect[i] = True
             else:

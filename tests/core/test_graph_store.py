@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -11,10 +12,18 @@ import pytest
 
 from synapse_tui.core import graph as g
 from synapse_tui.core import knn
+from synapse_tui.core.config import Config
 from synapse_tui.core.graphstore import ensure_graph, load_edges, rebuild_graph, update_graph
 from synapse_tui.core.graphview import build_nx_graph, ego_view, neighbours
-from synapse_tui.core.junk import exact_duplicates, near_duplicate_clusters, unsupported_claims
+from synapse_tui.core.interchange import event_blob
+from synapse_tui.core.junk import (
+    exact_duplicates,
+    near_duplicate_clusters,
+    unsupported_claims,
+    unsupported_mask,
+)
 from synapse_tui.core.schema import migrate
+from synapse_tui.core.store import Store
 
 DAY = 86400.0
 
@@ -48,8 +57,8 @@ def add(
     pos = conn.execute("SELECT coalesce(max(pos), 0) + 1 FROM facts").fetchone()[0]
     conn.execute(
         "INSERT INTO facts (pos, id, text, created_at, created_ts, tier, r, s, events, note, entities, sig_state)"
-        " VALUES (?, ?, ?, '1970-01-01T00:00:00Z', ?, ?, ?, 0, x'', ?, ?, 0)",
-        (pos, fid, text, created_ts, tier, r, note, json.dumps(list(entities))),
+        " VALUES (?, ?, ?, '1970-01-01T00:00:00Z', ?, ?, ?, 0, ?, ?, ?, 0)",
+        (pos, fid, text, created_ts, tier, r, event_blob(created_ts, []), note, json.dumps(list(entities))),
     )
     seen = set()
     for name in entities:
@@ -228,6 +237,9 @@ def test_junk_detectors(conn: sqlite3.Connection) -> None:
     assert exact_duplicates(conn) == [("a", "b")]
     assert near_duplicate_clusters(conn, config()) == [("a", "b"), ("c", "d")]
     assert unsupported_claims(conn, config(), now) == ["a", "e"]
+    ids, arrays = Store(Path("test.db"), conn, readonly=True).load(Config())
+    mask = unsupported_mask(arrays, config(), now)
+    assert [ids[i] for i in np.flatnonzero(mask)] == ["a", "e"]  # the same rule over arrays
 
 
 @pytest.mark.parametrize("seed", range(5))

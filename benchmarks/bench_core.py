@@ -167,8 +167,10 @@ def main() -> None:
             with store.transaction() as conn:
                 update_graph(conn, None, CFG)
             graph_t = time.perf_counter() - t
-        print(f"import 100,000 facts: {parse_t + insert_t:.1f} s (parse and validate {parse_t:.1f} s,"
-              f" one transaction {insert_t:.1f} s); then the neighbour graph: {graph_t:.1f} s")
+        print(
+            f"import 100,000 facts: {parse_t + insert_t:.1f} s (parse and validate {parse_t:.1f} s,"
+            f" one transaction {insert_t:.1f} s); then the neighbour graph: {graph_t:.1f} s"
+        )
         exe = [sys.executable, "-m", "synapse_tui"]
         env = dict(os.environ, SYNAPSE_NOW="2026-12-01T00:00:00Z")
         baseline_t, _ = timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True))

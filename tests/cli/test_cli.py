@@ -88,8 +88,10 @@ def test_score_table_is_readable_and_filterable(db):
 
 
 def test_escape_sequences_in_fact_text_are_shown_not_interpreted(tmp_path):
-    src = write_jsonl(tmp_path / "esc.jsonl", [
-        {"id": "esc", "text": "raw \x1b[31mred\x1b[0m here", "created_at": "2026-11-01T00:00:00Z"}])
+    src = write_jsonl(
+        tmp_path / "esc.jsonl",
+        [{"id": "esc", "text": "raw \x1b[31mred\x1b[0m here", "created_at": "2026-11-01T00:00:00Z"}],
+    )
     db = tmp_path / "esc.db"
     run("import", src, "--db", db)
     for out in (run("show", db, "esc").stdout, run("score", db).stdout):
@@ -179,7 +181,9 @@ def _git_status() -> str:
     from pathlib import Path
 
     repo = Path(__file__).resolve().parents[2]
-    out = subprocess.run(["git", "status", "--porcelain", "--ignored=no"], cwd=repo, capture_output=True, text=True)
+    out = subprocess.run(
+        ["git", "status", "--porcelain", "--ignored=no"], cwd=repo, capture_output=True, text=True
+    )
     return out.stdout if out.returncode == 0 else ""
 
 

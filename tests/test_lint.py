@@ -1,0 +1,24 @@
+"""The style gate of STYLE.md: `ruff check` and `ruff format` clean, run with the tests."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PATHS = ["synapse_tui", "tests", "benchmarks", "sample_db"]
+
+
+def ruff(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", *args, *PATHS], cwd=ROOT, capture_output=True, text=True
+    )
+
+
+def test_ruff_check_is_clean():
+    result = ruff("check", "--no-cache")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_is_clean():
+    result = ruff("format", "--check", "--no-cache")
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -70,7 +70,29 @@ def bench_edges(n: int) -> float:
         f"one X @ X.T pass {t_mm:7.2f} s; ratio {t_edges / t_mm:.2f}",
         flush=True,
     )
+    bench_faiss(X, t_edges)
     return t_mm
+
+
+def bench_faiss(X: np.ndarray, t_ours: float) -> None:
+    """faiss IndexFlatIP exact all-vs-all kNN on the same data, when faiss is installed in
+    the benchmark environment (never a dependency). It gives the lists only: the mutual
+    gate and the weights would come on top."""
+    try:
+        import faiss  # type: ignore[import-not-found]
+    except ImportError:
+        print("   faiss: not installed (pip install faiss-cpu to compare)", flush=True)
+        return
+    index = faiss.IndexFlatIP(X.shape[1])
+    index.add(X)
+    t = time.perf_counter()
+    index.search(X, 11)
+    t_faiss = time.perf_counter() - t
+    print(
+        f"   faiss IndexFlatIP exact kNN lists {t_faiss:7.2f} s (faiss {faiss.__version__});"
+        f" ours / faiss {t_ours / t_faiss:.2f}",
+        flush=True,
+    )
 
 
 def add_facts(conn: sqlite3.Connection, X: np.ndarray, start: int, rng: np.random.Generator) -> None:

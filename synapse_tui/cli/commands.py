@@ -12,6 +12,7 @@ from ..core import query as fq
 from ..core.calibrate import calibrate
 from ..core.clock import Clock
 from ..core.config import config_path_for, write_config
+from ..core.errors import SynapseError
 from ..core.interchange import export_facts, import_facts, parse_file, write_jsonl
 from ..core.store import Store
 from ..core.trust import BANDS
@@ -166,7 +167,7 @@ def show_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config_path:
     with open_memory(db, now, config_path) as memory:
         info = memory.explain(fact_id)
         if info is None:
-            raise click.ClickException(f"no fact with id {fact_id!r} in {db}")
+            raise SynapseError(f"no fact with id {fact_id!r} in {db}")
         if as_json:
             emit_json(info)
         else:
@@ -259,7 +260,7 @@ def neighbours_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config
         try:
             found = neighbours(memory.store.conn, fact_id, memory.config)
         except KeyError:
-            raise click.ClickException(f"no fact with id {fact_id!r} in {db}") from None
+            raise SynapseError(f"no fact with id {fact_id!r} in {db}") from None
         if as_json:
             emit_json(found.to_json())
         else:

@@ -129,7 +129,7 @@ def test_show_explains_a_fact(db):
     text = run("show", db, "a").stdout
     assert "Confidence" in text and "Freshness" in text and "what would move it" in text
     missing = run("show", db, "nope", ok=False)
-    assert missing.exit_code != 0 and "no fact with id 'nope'" in missing.stderr
+    assert missing.exit_code == 2 and "error: no fact with id 'nope'" in missing.stderr
 
 
 def test_export_round_trips(db, tmp_path):

@@ -256,15 +256,21 @@ def neighbours_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config
     """A fact's semantic neighbours, and its entities with their NPMI neighbours."""
     from ..core.graphview import neighbours
 
+    if as_json:  # one indexed lookup; no need to score the whole store
+        Clock.from_option(now)
+        config = resolve_config(db, config_path)
+        with Store.open(db, readonly=True) as store:
+            emit_json(_neighbours_or_error(neighbours, store, fact_id, config).to_json())
+        return
     with open_memory(db, now, config_path) as memory:
-        try:
-            found = neighbours(memory.store.conn, fact_id, memory.config)
-        except KeyError:
-            raise SynapseError(f"no fact with id {fact_id!r} in {db}") from None
-        if as_json:
-            emit_json(found.to_json())
-        else:
-            print_neighbours(memory, found)
+        print_neighbours(memory, _neighbours_or_error(neighbours, memory.store, fact_id, memory.config))
+
+
+def _neighbours_or_error(neighbours, store: Store, fact_id: str, config):
+    try:
+        return neighbours(store.conn, fact_id, config)
+    except KeyError:
+        raise SynapseError(f"no fact with id {fact_id!r} in {store.path}") from None
 
 
 @main.command("sample")

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,8 @@ def ego_view(conn: sqlite3.Connection, fact_id: str, config: Any = None, limit: 
 
 def build_nx_graph(conn: sqlite3.Connection) -> nx.Graph:
     """Facts ('fact', id), entities ('entity', key); edges typed by `kind`, each weighted."""
+    import networkx as nx  # only the graph object needs it; lookups stay light
+
     G = nx.Graph()
     ids = dict(conn.execute("SELECT pos, id FROM facts"))
     G.add_nodes_from((("fact", fid), {"kind": "fact"}) for fid in ids.values())

@@ -1,6 +1,8 @@
-"""The neighbour view (n): semantic neighbours and entities of one fact.
+"""The neighbour view (n): the ego graph of one fact.
 
-`enter` on a neighbour walks to it; `backspace` walks back along the path.
+Its semantic neighbours, the facts that share its entities (by the share in common), and
+its entities with their NPMI neighbours and importance. `enter` on a fact walks to it;
+`backspace` walks back along the path.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ..text import bar, clean, fit, two
 from ..widgets import explain as xp
 
 WBAR = 10
+SHARED = 12  # facts sharing entities: the closest few, by the share of entities in common
 
 
 class NeighboursReady(Message):
@@ -71,29 +74,27 @@ class NeighbourScreen(Screen):
 
     @work(thread=True, exclusive=True, group="neighbours")
     def load(self, fact_id: str) -> None:
+        from ...core.graphview import ego_view, neighbours
+
         app = self.app
-        try:
-            from ...core.graphview import neighbours
-        except ImportError:
-            self.post_message(NeighboursReady(fact_id, None, "the neighbour graph isn't built"))
-            return
-        try:
-            with app.db_lock:
-                built = app.store.conn.execute(
-                    "SELECT count(*) FROM meta WHERE key = 'graph.npmi'"
-                ).fetchone()[0]
-                result = neighbours(app.store.conn, fact_id, app.config) if built else None
-        except Exception as exc:  # an older store without the graph tables
-            self.post_message(NeighboursReady(fact_id, None, f"the neighbour graph isn't built ({exc})"))
-            return
-        error = (
-            None
-            if result is not None
-            else (
-                "the neighbour graph isn't built for this store yet (importing with synapse-tui import builds it)"
-            )
-        )
-        self.post_message(NeighboursReady(fact_id, result, error))
+        with app.db_lock:
+            built = app.store.conn.execute("SELECT count(*) FROM meta WHERE key = 'graph.npmi'").fetchone()[0]
+            if not built:
+                error = "the neighbour graph isn't built for this store yet (synapse-tui import builds it)"
+                self.post_message(NeighboursReady(fact_id, None, error))
+                return
+            try:
+                result = neighbours(app.store.conn, fact_id, app.config)
+                listed = {n.id for n in result.semantic}
+                shared = [
+                    it
+                    for it in ego_view(app.store.conn, fact_id, app.config).items
+                    if it.kind == "shared" and it.node not in listed
+                ]
+            except KeyError:
+                self.post_message(NeighboursReady(fact_id, None, f"no fact {fact_id} in this store"))
+                return
+        self.post_message(NeighboursReady(fact_id, (result, shared[:SHARED]), None))
 
     def on_neighbours_ready(self, message: NeighboursReady) -> None:
         if message.fact_id != self.fact_id:
@@ -125,10 +126,10 @@ class NeighbourScreen(Screen):
             self.query_one("#nb-sem-title").display = False
             entities.update(Text(message.error, style=f"bold {colours['warning']}"))
             return
-        nb = message.result
+        nb, shared = message.result
         options.display = True
         self.query_one("#nb-sem-title").display = True
-        width = max(20, self.size.width - 4)
+        width = max(20, self.size.width - 7)  # border, padding and a vertical scrollbar
         if not nb.semantic:
             options.add_option(Option(Text("no semantic neighbours", style="italic"), disabled=True))
         texts = app.texts([memory.index[s.id] for s in nb.semantic if s.id in memory.index])
@@ -148,8 +149,22 @@ class NeighbourScreen(Screen):
             if s.lexical:
                 label.append("  lexical", style="italic")
             options.add_option(Option(label, id=s.id))
-        if nb.semantic:
-            options.highlighted = 0
+        if shared:
+            options.add_option(Option(Text("FACTS SHARING ITS ENTITIES", style="bold"), disabled=True))
+        for item in shared:
+            j = memory.index.get(item.node)
+            label = Text()
+            label.append_text(bar(item.weight, WBAR, colours["secondary"], colours["muted"]))
+            label.append(f" {two(item.weight)} ")
+            if j is not None:
+                label.append_text(
+                    xp.band_chip(BANDS[int(memory.scores.band[j])], float(memory.scores.trust[j]), colours)
+                )
+            label.append(f"  {item.node}  ", style="bold")
+            label.append(fit(clean(item.label), max(1, width - label.cell_len)))
+            options.add_option(Option(label, id=item.node))
+        if nb.semantic or shared:
+            options.highlighted = 0 if nb.semantic else 1
         ent = Text()
         ent.append(
             "ENTITIES  (PageRank importance, and NPMI neighbours; importance is not trust)\n", style="bold"

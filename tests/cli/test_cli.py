@@ -236,3 +236,39 @@ def test_edges_and_neighbours(tmp_path):
     assert {e["entity"] for e in info["entities"]} == {"payments api", "maria"}
     assert "semantic neighbours of p1" in run("neighbours", db, "p1").stdout
     assert run("neighbours", db, "nope", ok=False).exit_code != 0
+
+
+def test_a_later_import_resolves_an_unknown_supersedes(tmp_path):
+    first = write_jsonl(
+        tmp_path / "one.jsonl",
+        [{"id": "new", "text": "v2 is live", "created_at": "2026-11-01T00:00:00Z", "supersedes": "old"}],
+    )
+    second = write_jsonl(
+        tmp_path / "two.jsonl", [{"id": "old", "text": "v1 is live", "created_at": "2026-01-01T00:00:00Z"}]
+    )
+    db = tmp_path / "m.db"
+    assert "supersedes unknown id 'old'" in run("import", first, "--db", db).stderr
+    run("import", second, "--db", db)
+    rows = {r["id"]: r for r in json_lines(run("score", db, "--json").stdout)}
+    assert rows["old"]["k"] == 1 and rows["new"]["k"] == 0
+
+
+def test_export_audit_lists_each_decision_with_before_and_after(db):
+    from synapse_tui.core.clock import Clock, parse_time
+    from synapse_tui.core.store import Store
+    from synapse_tui.core.triage import Triage
+
+    with Store.open(db) as store:
+        triage = Triage(store, Clock(parse_time("2026-12-01T00:00:00Z")), actor="tester")
+        triage.apply("verify", ["a", "c"])
+        triage.undo()
+    lines = json_lines(run("export", db, "--audit").stdout)
+    assert [(d["action"], d["id"]) for d in lines] == [
+        ("verify", "a"),
+        ("verify", "c"),
+        ("undo", "a"),
+        ("undo", "c"),
+    ]
+    assert lines[0]["before"] == {"reinforced_at": ["2026-11-20T10:00:00Z"]}
+    assert lines[0]["after"]["reinforced_at"][-1] == "2026-12-01T00:00:00Z"
+    assert lines[2]["undoes"] == lines[0]["batch"] and lines[0]["actor"] == "tester"

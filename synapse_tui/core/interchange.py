@@ -222,21 +222,21 @@ def import_facts(
     def err(fact: ParsedFact, fld: str, msg: str) -> InputError:
         return InputError(msg, file=source, line=fact.line, field=fld)
 
-    existing = {row[0]: row[1] - 1 for row in conn.execute("SELECT id, pos FROM facts")}
-    for fact in facts:
-        if fact.id in existing:
-            raise err(fact, "id", f"id {fact.id!r} is already in the store {store.path}")
-    _check_dimension(store, facts, err)
-    _check_cycles(store, facts, existing, err)
-
-    warnings = []
-    all_ids = set(existing) | {f.id for f in facts}
-    for fact in facts:
-        if fact.supersedes and fact.supersedes not in all_ids:
-            warnings.append(
-                f"{source}:{fact.line}: supersedes unknown id {fact.supersedes!r} (kept, ignored for depth)"
-            )
+    # Checked inside the write transaction: another writer (an agent) cannot slip a
+    # conflicting id or chain in between the checks and the inserts.
     with store.transaction():
+        existing = {row[0]: row[1] - 1 for row in conn.execute("SELECT id, pos FROM facts")}
+        for fact in facts:
+            if fact.id in existing:
+                raise err(fact, "id", f"id {fact.id!r} is already in the store {store.path}")
+        _check_dimension(store, facts, err)
+        _check_cycles(store, facts, existing, err)
+        all_ids = set(existing) | {f.id for f in facts}
+        warnings = [
+            f"{source}:{fact.line}: supersedes unknown id {fact.supersedes!r} (kept, ignored for depth)"
+            for fact in facts
+            if fact.supersedes and fact.supersedes not in all_ids
+        ]
         start = conn.execute("SELECT coalesce(max(pos), 0) FROM facts").fetchone()[0] + 1
         positions = list(range(start - 1, start - 1 + len(facts)))
         batch = 2000

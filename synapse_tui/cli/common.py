@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -36,6 +37,9 @@ class SynapseGroup(click.Group):
             ctx.exit(EXIT_USER_ERROR)
         except SynapseError as exc:
             click.echo(f"error: {exc}", err=True)
+            ctx.exit(EXIT_USER_ERROR)
+        except sqlite3.DatabaseError as exc:  # damage found past the header check at open
+            click.echo(f"error: the database is corrupt or unreadable ({exc})", err=True)
             ctx.exit(EXIT_USER_ERROR)
         except BrokenPipeError:
             sys.stderr.close()

@@ -272,3 +272,15 @@ def test_export_audit_lists_each_decision_with_before_and_after(db):
     assert lines[0]["before"] == {"reinforced_at": ["2026-11-20T10:00:00Z"]}
     assert lines[0]["after"]["reinforced_at"][-1] == "2026-12-01T00:00:00Z"
     assert lines[2]["undoes"] == lines[0]["batch"] and lines[0]["actor"] == "tester"
+
+
+def test_damage_past_the_header_is_reported_not_a_traceback(db):
+    import sqlite3
+
+    sqlite3.connect(db).execute("PRAGMA wal_checkpoint(TRUNCATE)").connection.close()
+    with open(db, "r+b") as fh:  # keep the header, wreck the pages behind it
+        size = fh.seek(0, 2)
+        fh.seek(4096)
+        fh.write(b"\xde\xad\xbe\xef" * ((size - 4096) // 4))
+    result = run("score", db, "--json", ok=False)
+    assert result.exit_code == 2 and "corrupt" in result.stderr and "Traceback" not in result.output

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import numpy as np
 from rich.text import Text
 from textual import on, work
@@ -146,6 +148,9 @@ class MainScreen(BulkTriage, Screen):
                 app.memory = Memory(app.store, app.config, app.now)
                 app.suspect = app.load_suspect(app.memory)
                 app.data_version = app.store.data_version()
+        except sqlite3.DatabaseError as exc:  # damage past the header check at open
+            self.post_message(LoadFailed(f"the database is corrupt or unreadable ({exc})"))
+            return
         except Exception as exc:  # a bad store must end with a message, not a traceback
             self.post_message(LoadFailed(str(exc)))
             return

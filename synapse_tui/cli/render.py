@@ -175,8 +175,8 @@ def print_calibration(cal: Calibration) -> None:
         console.print(_t(line))
     console.print()
     console.print(_t(f"head facts: {cal.heads}"))
-    console.print(_t(f"B0:    {cal.current_b0:.3f} -> {cal.proposed_b0:.3f}"))
-    console.print(_t(f"scale: {cal.current_scale:.3f} -> {cal.proposed_scale:.3f}"))
+    console.print(_t(f"B0:    {cal.current_b0:.2f} -> {cal.proposed_b0:.2f}"))
+    console.print(_t(f"scale: {cal.current_scale:.2f} -> {cal.proposed_scale:.2f}"))
     console.print(_t("bands        before   after"))
     for band in BANDS:
         console.print(
@@ -207,6 +207,6 @@ def print_neighbours(memory, found) -> None:
     console.print()
     console.print(_t("entities", style="bold"))
     for e in found.entities:
-        console.print(_t(f"  {e.name}  (importance {e.pagerank:.3f})"))
+        console.print(_t(f"  {e.name}  (importance {100 * e.pagerank:.1f}% of all entities)"))
         for link in e.npmi[:8]:
             console.print(_t(f"      {link.weight:.2f}  {link.name}  ({link.n_ab} notes)", style="dim"))

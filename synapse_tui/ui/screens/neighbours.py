@@ -176,7 +176,7 @@ class NeighbourScreen(Screen):
             ent.append(f"  {clean(e.name)}", style=f"bold {colours['primary']}")
             ent.append("  importance ")
             ent.append_text(bar(e.pagerank / top, WBAR, colours["secondary"], colours["muted"]))
-            ent.append(f" {e.pagerank:.3f}\n")
+            ent.append(f" {100 * e.pagerank:.1f}% of all entity importance\n")
             if not e.npmi:
                 ent.append("      no co-occurring entities\n", style="italic")
             for link in e.npmi:

@@ -48,7 +48,9 @@ class Memory:
         """Re-read a few facts after a write (triage) and rescore, without reloading all.
 
         The arrays are patched in place; the flat event array is rebuilt by one gather,
-        so the cost does not grow with how many facts changed (a million facts: ~30 ms).
+        so the cost does not grow with how many facts changed. Measured: ~9 ms at
+        100,000 facts; ~0.5 s at a million, where the fresh 40 MB event array and the
+        full rescore dominate (a partial rescore would be the next step there).
         """
         rows = self.store.fact_inputs(fact_ids, self.config)
         a = self.arrays

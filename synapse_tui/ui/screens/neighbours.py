@@ -135,33 +135,12 @@ class NeighbourScreen(Screen):
         texts = app.texts([memory.index[s.id] for s in nb.semantic if s.id in memory.index])
         text_of = dict(zip([s.id for s in nb.semantic if s.id in memory.index], texts, strict=False))
         for s in nb.semantic:
-            j = memory.index.get(s.id)
-            label = Text()
-            label.append_text(bar(s.weight, WBAR, colours["accent"], colours["muted"]))
-            label.append(f" {two(s.weight)} ")
-            if j is not None:
-                label.append_text(
-                    xp.band_chip(BANDS[int(memory.scores.band[j])], float(memory.scores.trust[j]), colours)
-                )
-            label.append(f"  {s.id}  ", style="bold")
-            rest = width - label.cell_len - (10 if s.lexical else 0)
-            label.append(fit(clean(text_of.get(s.id, "")), max(1, rest)))
-            if s.lexical:
-                label.append("  lexical", style="italic")
+            label = self._fact_row(s.id, s.weight, text_of.get(s.id, ""), colours["accent"], width, s.lexical)
             options.add_option(Option(label, id=s.id))
         if shared:
             options.add_option(Option(Text("FACTS SHARING ITS ENTITIES", style="bold"), disabled=True))
         for item in shared:
-            j = memory.index.get(item.node)
-            label = Text()
-            label.append_text(bar(item.weight, WBAR, colours["secondary"], colours["muted"]))
-            label.append(f" {two(item.weight)} ")
-            if j is not None:
-                label.append_text(
-                    xp.band_chip(BANDS[int(memory.scores.band[j])], float(memory.scores.trust[j]), colours)
-                )
-            label.append(f"  {item.node}  ", style="bold")
-            label.append(fit(clean(item.label), max(1, width - label.cell_len)))
+            label = self._fact_row(item.node, item.weight, item.label, colours["secondary"], width)
             options.add_option(Option(label, id=item.node))
         if nb.semantic or shared:
             options.highlighted = 0 if nb.semantic else 1
@@ -184,6 +163,25 @@ class NeighbourScreen(Screen):
                 ent.append_text(bar(link.weight, WBAR, colours["accent"], colours["muted"]))
                 ent.append(f" {two(link.weight)}  {clean(link.name)}  (together in {link.n_ab} notes)\n")
         entities.update(ent)
+
+    def _fact_row(
+        self, fact_id: str, weight: float, text: str, colour: str, width: int, lexical: bool = False
+    ) -> Text:
+        """One fact row: weight bar, its own band and trust, id, text cut to fit."""
+        memory = self.app.memory
+        colours = xp.palette(self.app.theme_variables)
+        j = memory.index.get(fact_id)
+        label = Text()
+        label.append_text(bar(weight, WBAR, colour, colours["muted"]))
+        label.append(f" {two(weight)} ")
+        if j is not None:
+            band = BANDS[int(memory.scores.band[j])]
+            label.append_text(xp.band_chip(band, float(memory.scores.trust[j]), colours))
+        label.append(f"  {fact_id}  ", style="bold")
+        label.append(fit(clean(text), max(1, width - label.cell_len - (10 if lexical else 0))))
+        if lexical:
+            label.append("  lexical", style="italic")
+        return label
 
     @on(OptionList.OptionSelected, "#nb-semantic")
     def _go(self, event: OptionList.OptionSelected) -> None:

@@ -15,7 +15,6 @@ from ..core.config import config_path_for, write_config
 from ..core.errors import SynapseError
 from ..core.interchange import export_facts, import_facts, parse_file, write_jsonl
 from ..core.store import Store
-from ..core.trust import BANDS
 from .common import (
     SynapseGroup,
     config_option,
@@ -27,7 +26,7 @@ from .common import (
     progress_bar,
     resolve_config,
 )
-from .render import band_style, print_calibration, print_explain, print_neighbours, print_score_table
+from .render import print_calibration, print_explain, print_neighbours, print_score_table
 
 SORT_KEYS = ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B", "k", "age", "id")
 
@@ -290,6 +289,3 @@ def _sample_path() -> Path:
     from ..core.sample import ensure_sample
 
     return ensure_sample(progress=progress_bar("building the sample"))
-
-
-__all__ = ["main", "band_style", "BANDS"]

@@ -48,10 +48,6 @@ class Clock:
     def now(self) -> float:
         return time.time() if self.pinned is None else self.pinned
 
-    @property
-    def is_pinned(self) -> bool:
-        return self.pinned is not None
-
     @classmethod
     def from_option(cls, now: str | None) -> Clock:
         """`--now` wins, then SYNAPSE_NOW, then the wall clock."""

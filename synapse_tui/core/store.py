@@ -238,10 +238,6 @@ class Store:
             for pos, r, s, tier, sig, trusted, o1, sup, ev in rows
         }
 
-    def position(self, fact_id: str) -> int | None:
-        row = self.conn.execute("SELECT pos FROM facts WHERE id = ?", (fact_id,)).fetchone()
-        return None if row is None else row[0] - 1
-
     def texts(self, positions: list[int] | np.ndarray) -> list[str]:
         """Fact texts for 0-based positions, in the order asked."""
         if len(positions) == 0:

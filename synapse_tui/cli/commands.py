@@ -70,7 +70,7 @@ def import_cmd(file: str, db: str, now: str | None, as_json: bool, config_path: 
 
     Clock.from_option(now)  # validate --now even though import does not score
     config = resolve_config(db, config_path)
-    facts = parse_file(file)
+    facts = parse_file(file, progress=progress_bar("reading"))
     with Store.open(db, create=True) as store:
         result = import_facts(store, facts, file, progress=progress_bar("importing"))
         # The graph is derived data: built in its own transaction, so the facts land even

@@ -32,18 +32,22 @@ class SynapseGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except QueryError as exc:
-            click.echo(f"error: {exc.reason}\n  {exc.caret().replace(chr(10), chr(10) + '  ')}", err=True)
-            ctx.exit(EXIT_USER_ERROR)
-        except SynapseError as exc:
-            click.echo(f"error: {exc}", err=True)
-            ctx.exit(EXIT_USER_ERROR)
-        except sqlite3.DatabaseError as exc:  # damage found past the header check at open
-            click.echo(f"error: the database is corrupt or unreadable ({exc})", err=True)
-            ctx.exit(EXIT_USER_ERROR)
         except BrokenPipeError:
             sys.stderr.close()
             ctx.exit(1)
+        except (SynapseError, sqlite3.DatabaseError) as exc:
+            close_progress_bars()
+            click.echo(f"error: {describe_error(exc)}", err=True)
+            ctx.exit(EXIT_USER_ERROR)
+
+
+def describe_error(exc: Exception) -> str:
+    """One message for a user's mistake or a damaged store."""
+    if isinstance(exc, QueryError):
+        return f"{exc.reason}\n  " + exc.caret().replace("\n", "\n  ")
+    if isinstance(exc, sqlite3.DatabaseError):  # damage found past the header check at open
+        return f"the database is corrupt or unreadable ({exc})"
+    return str(exc)
 
 
 def now_option(f: Callable) -> Callable:
@@ -86,6 +90,15 @@ def emit_json(obj: Any) -> None:
     click.echo(json.dumps(obj, ensure_ascii=False))
 
 
+_OPEN_BARS: list[Any] = []
+
+
+def close_progress_bars() -> None:
+    """End any bar left open (an error mid-way), so a message starts on its own line."""
+    while _OPEN_BARS:
+        _OPEN_BARS.pop().__exit__(None, None, None)
+
+
 def progress_bar(label: str) -> Callable[[int, int], None] | None:
     """A progress callback drawing on stderr when it is a terminal, else None."""
     if not sys.stderr.isatty():
@@ -96,10 +109,13 @@ def progress_bar(label: str) -> Callable[[int, int], None] | None:
         if "bar" not in state:
             state["bar"] = click.progressbar(length=total, label=label, file=sys.stderr)
             state["bar"].__enter__()
+            _OPEN_BARS.append(state["bar"])
             state["done"] = 0
         state["bar"].update(done - state["done"])
         state["done"] = done
         if done >= total:
-            state.pop("bar").__exit__(None, None, None)
+            bar = state.pop("bar")
+            _OPEN_BARS.remove(bar)
+            bar.__exit__(None, None, None)
 
     return update

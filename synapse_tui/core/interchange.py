@@ -152,15 +152,22 @@ def _embedding(value: Any, err: Callable[[str, str], InputError]) -> np.ndarray:
     return normalise(np.asarray(value, dtype=np.float64)[None, :])[0].astype(np.float32)
 
 
-def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any]]:
-    """(line number, decoded object) for each non-blank line, errors naming the line."""
+def read_jsonl(path: str | os.PathLike[str], progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
+    """(line number, decoded object) for each non-blank line, errors naming the line.
+
+    `progress(bytes read, file size)` is called every few thousand lines."""
     name = str(path)
     try:
         fh = open(path, "rb")
+        size = os.fstat(fh.fileno()).st_size
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=name) from None
+    done = 0
     with fh:
         for number, raw in enumerate(fh, start=1):
+            done += len(raw)
+            if progress and (number % 5000 == 0 or done == size):
+                progress(done, size)
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -175,12 +182,13 @@ def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any]]:
                 ) from None
 
 
-def parse_file(path: str | os.PathLike[str]) -> list[ParsedFact]:
+def parse_file(path: str | os.PathLike[str], progress: Progress | None = None) -> list[ParsedFact]:
+    """Every line of an interchange file, validated; the first bad one raises InputError."""
     name = str(path)
     facts: list[ParsedFact] = []
     seen: dict[str, int] = {}
     dim: tuple[int, int] | None = None
-    for number, obj in read_jsonl(path):
+    for number, obj in read_jsonl(path, progress):
 
         def err(fld: str | None, msg: str, _n: int = number) -> InputError:
             return InputError(msg, file=name, line=_n, field=fld)

@@ -227,22 +227,42 @@ def calibrate_cmd(db: str, write: bool, now: str | None, as_json: bool, config_p
 @main.command("edges")
 @db_argument
 @click.option("--kind", type=click.Choice(["semantic", "npmi", "all"]), default="all", show_default=True)
+@click.option(
+    "--lexical",
+    is_flag=True,
+    help="Also list edges between facts that came without an embedding (built-in lexical embedder).",
+)
 @now_option
 @json_option
 @config_option
-def edges_cmd(db: str, kind: str, now: str | None, as_json: bool, config_path: str | None) -> None:
-    """Every edge of the neighbour graph: semantic (facts) and NPMI (entities)."""
+def edges_cmd(
+    db: str, kind: str, lexical: bool, now: str | None, as_json: bool, config_path: str | None
+) -> None:
+    """Every edge of the neighbour graph: semantic (facts) and NPMI (entities).
+
+    Semantic edges join facts that carry an embedding (SPEC 3.1); edges the built-in
+    lexical embedder made for facts without one are listed only with --lexical, each
+    marked "space": "lexical".
+    """
     from ..core.graphstore import load_edges
 
     Clock.from_option(now)
     with Store.open(db, readonly=True) as store:
         edges = [e for e in load_edges(store.conn) if kind in ("all", e.kind)]
+    hidden = sum(e.space == "lexical" for e in edges) if not lexical else 0
     for e in edges:
+        if e.space == "lexical" and not lexical:
+            continue
         if as_json:
-            sys.stdout.write(_dumps(e.to_json()) + "\n")
+            obj = e.to_json() | ({"space": "lexical"} if e.space == "lexical" else {})
+            sys.stdout.write(_dumps(obj) + "\n")
         else:
             space = f" ({e.space})" if e.space else ""
             click.echo(f"{e.kind}{space}\t{e.weight:.2f}\t{e.a}\t{e.b}")
+    if hidden and not as_json:
+        click.echo(
+            f"({hidden} lexical edges between facts without embeddings: --lexical lists them)", err=True
+        )
 
 
 @main.command("neighbours")

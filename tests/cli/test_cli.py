@@ -284,3 +284,23 @@ def test_damage_past_the_header_is_reported_not_a_traceback(db):
         fh.write(b"\xde\xad\xbe\xef" * ((size - 4096) // 4))
     result = run("score", db, "--json", ok=False)
     assert result.exit_code == 2 and "corrupt" in result.stderr and "Traceback" not in result.output
+
+
+def test_edges_list_lexical_edges_only_on_request(tmp_path):
+    facts = embedded_facts() + [
+        {
+            "id": f"w{i}",
+            "text": f"the deploy pipeline runs tests step {i}",
+            "created_at": "2026-11-01T00:00:00Z",
+        }
+        for i in range(4)
+    ]
+    src = write_jsonl(tmp_path / "mixed.jsonl", facts)
+    db = tmp_path / "mixed.db"
+    run("import", src, "--db", db)
+    plain = [e for e in json_lines(run("edges", db, "--json").stdout) if e["kind"] == "semantic"]
+    assert plain and all(e["a"][0] in "pq" and "space" not in e for e in plain)  # only embedded facts
+    both = [e for e in json_lines(run("edges", db, "--json", "--lexical").stdout) if e["kind"] == "semantic"]
+    lexical = [e for e in both if e.get("space") == "lexical"]
+    assert lexical and all(e["a"].startswith("w") and e["b"].startswith("w") for e in lexical)
+    assert "lexical" in json.dumps(json.loads(run("neighbours", db, "w0", "--json").stdout))

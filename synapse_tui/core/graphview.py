@@ -141,6 +141,23 @@ def neighbours(
     return Neighbours(fact_id, semantic, tuple(entities))
 
 
+def sharing_facts(conn: sqlite3.Connection, pos: int, n_entities: int, limit: int) -> list[EgoItem]:
+    """Other facts that mention the entities of the fact at 1-based `pos`, most shared
+    first; weight = the share of its entities they mention, `via` the first shared one."""
+    if not n_entities:
+        return []
+    return [
+        EgoItem("shared", fid, text, shared / n_entities, first)
+        for fid, text, shared, first in conn.execute(
+            "SELECT f.id, f.text, count(*), min(e.key) FROM mentions m"
+            " JOIN mentions mine ON mine.eid = m.eid AND mine.pos = :p"
+            " JOIN entities e ON e.eid = m.eid JOIN facts f ON f.pos = m.pos"
+            " WHERE m.pos != :p GROUP BY m.pos ORDER BY count(*) DESC, m.pos DESC LIMIT :lim",
+            {"p": pos, "lim": limit},
+        )
+    ]
+
+
 def ego_view(conn: sqlite3.Connection, fact_id: str, config: Any = None, limit: int = 50) -> EgoView:
     """The fact's neighbourhood as one list ranked by weight, for the browser.
 
@@ -160,15 +177,7 @@ def ego_view(conn: sqlite3.Connection, fact_id: str, config: Any = None, limit: 
     for e in nb.entities:
         items.append(EgoItem("mentions", e.key, e.name, 1.0, None))
         items.extend(EgoItem("npmi", n.key, n.name, n.weight, e.key) for n in e.npmi)
-    if nb.entities:
-        for fid, text, shared, first in conn.execute(
-            "SELECT f.id, f.text, count(*), min(e.key) FROM mentions m"
-            " JOIN mentions mine ON mine.eid = m.eid AND mine.pos = :p"
-            " JOIN entities e ON e.eid = m.eid JOIN facts f ON f.pos = m.pos"
-            " WHERE m.pos != :p GROUP BY m.pos ORDER BY count(*) DESC, m.pos DESC LIMIT :lim",
-            {"p": pos, "lim": limit},
-        ):
-            items.append(EgoItem("shared", fid, text, shared / len(nb.entities), first))
+    items.extend(sharing_facts(conn, pos, len(nb.entities), limit))
     order = {"semantic": 0, "mentions": 1, "npmi": 2, "shared": 3}
     items.sort(key=lambda it: (-it.weight, order[it.kind], it.node))
     text = conn.execute("SELECT text FROM facts WHERE pos = ?", (pos,)).fetchone()[0]

@@ -74,7 +74,7 @@ class NeighbourScreen(Screen):
 
     @work(thread=True, exclusive=True, group="neighbours")
     def load(self, fact_id: str) -> None:
-        from ...core.graphview import ego_view, neighbours
+        from ...core.graphview import neighbours, sharing_facts
 
         app = self.app
         with app.db_lock:
@@ -86,10 +86,11 @@ class NeighbourScreen(Screen):
             try:
                 result = neighbours(app.store.conn, fact_id, app.config)
                 listed = {n.id for n in result.semantic}
+                pos = app.memory.index[fact_id] + 1
                 shared = [
                     it
-                    for it in ego_view(app.store.conn, fact_id, app.config).items
-                    if it.kind == "shared" and it.node not in listed
+                    for it in sharing_facts(app.store.conn, pos, len(result.entities), SHARED + len(listed))
+                    if it.node not in listed
                 ]
             except KeyError:
                 self.post_message(NeighboursReady(fact_id, None, f"no fact {fact_id} in this store"))

@@ -24,6 +24,12 @@ from .trust import FactArrays
 
 BUSY_TIMEOUT_MS = 10_000
 
+# The arithmetic's codes, computed in SQL by `load` (all facts) and `fact_inputs` (a few):
+# declared tier as trust.AUTO/HUMAN/SIGNED, and "a valid signature by a trusted signer"
+# (the signers bound as a JSON list parameter).
+_TIER_CODE = "CASE tier WHEN 'auto' THEN 0 WHEN 'human' THEN 1 ELSE 2 END"
+_TRUSTED = "(sig_key IS NOT NULL AND sig_key IN (SELECT value FROM json_each(?)))"
+
 
 @dataclass(frozen=True)
 class FactRecord:
@@ -177,8 +183,7 @@ class Store:
             )
         signers = json.dumps(list(config.trust.signers))
         packed = self._int_column(
-            "CASE tier WHEN 'auto' THEN 0 WHEN 'human' THEN 1 ELSE 2 END + 4 * sig_state"
-            " + 16 * (sig_key IS NOT NULL AND sig_key IN (SELECT value FROM json_each(?)))",
+            f"{_TIER_CODE} + 4 * sig_state + 16 * {_TRUSTED}",
             n,
             (signers,),
         )
@@ -227,8 +232,7 @@ class Store:
         """The arithmetic's inputs of a few facts, by 0-based position (see `load`)."""
         signers = json.dumps(list(config.trust.signers))
         rows = self.conn.execute(
-            "SELECT pos, r, s, CASE tier WHEN 'auto' THEN 0 WHEN 'human' THEN 1 ELSE 2 END, sig_state,"
-            " sig_key IS NOT NULL AND sig_key IN (SELECT value FROM json_each(?)),"
+            f"SELECT pos, r, s, {_TIER_CODE}, sig_state, {_TRUSTED},"
             " coalesce(o1_count, 0), coalesce(supersedes_pos, 0) - 1, events FROM facts"
             " WHERE id IN (SELECT value FROM json_each(?))",
             (signers, json.dumps(list(fact_ids))),

@@ -54,7 +54,25 @@ def default_actor() -> str:
         return "user"
 
 
-_FIELDS = "pos, r, s, tier, reinforced_at, o1_count, supersedes, created_ts"
+# The fields triage changes, as audit entries name them, and their columns.
+_COLUMNS = {
+    "corroborations": "r",
+    "contradictions": "s",
+    "tier": "tier",
+    "reinforced_at": "reinforced_at",
+    "reinforcement_count": "o1_count",
+    "supersedes": "supersedes",
+}
+
+
+def _read(conn: Any, fid: str) -> dict[str, Any] | None:
+    """A fact's triage fields by their audit names (reinforced_at as a list), or None."""
+    row = conn.execute(f"SELECT {', '.join(_COLUMNS.values())} FROM facts WHERE id = ?", (fid,)).fetchone()
+    if row is None:
+        return None
+    values = dict(zip(_COLUMNS, row, strict=True))
+    values["reinforced_at"] = json.loads(values["reinforced_at"]) if values["reinforced_at"] else None
+    return values
 
 
 class Triage:
@@ -77,10 +95,9 @@ class Triage:
         with self.store.transaction() as conn:
             rows = {}
             for fid in dict.fromkeys(fact_ids):
-                row = conn.execute(f"SELECT {_FIELDS} FROM facts WHERE id = ?", (fid,)).fetchone()
-                if row is None:
+                rows[fid] = _read(conn, fid)
+                if rows[fid] is None:
                     raise TriageError(f"no fact with id {fid!r}")
-                rows[fid] = row
             if action == "supersede":
                 changes = self._supersede(conn, list(rows), target)
             else:
@@ -93,8 +110,10 @@ class Triage:
             batch = self._audit(conn, action, changes, now)
         return Outcome(action, batch, tuple(changes))
 
-    def _change(self, action: str, fid: str, row: tuple, now: float) -> Change:
-        _, r, s, tier, reinforced_at, o1, _, _ = row
+    def _change(self, action: str, fid: str, fact: dict[str, Any], now: float) -> Change:
+        r, s, tier, o1 = (
+            fact[k] for k in ("corroborations", "contradictions", "tier", "reinforcement_count")
+        )
         if action == "contradict":
             return Change(fid, {"contradictions": s}, {"contradictions": s + 1})
         if action == "accept":
@@ -106,9 +125,8 @@ class Triage:
         if o1 is not None:
             before["reinforcement_count"], after["reinforcement_count"] = o1, o1 + 1
         else:
-            events = json.loads(reinforced_at) if reinforced_at else None
-            before["reinforced_at"] = events
-            after["reinforced_at"] = (events or []) + [format_time(now)]
+            before["reinforced_at"] = fact["reinforced_at"]
+            after["reinforced_at"] = (fact["reinforced_at"] or []) + [format_time(now)]
         return Change(fid, before, after)
 
     def check_supersede(self, old: str, target: str | None) -> None:
@@ -211,36 +229,20 @@ class Triage:
     # -- storage -----------------------------------------------------------------------
 
     def _current(self, conn: Any, fid: str, fields: dict[str, Any]) -> dict[str, Any]:
-        row = conn.execute(f"SELECT {_FIELDS} FROM facts WHERE id = ?", (fid,)).fetchone()
-        _, r, s, tier, reinforced_at, o1, supersedes, _ = row
-        values = {
-            "corroborations": r,
-            "contradictions": s,
-            "tier": tier,
-            "reinforced_at": json.loads(reinforced_at) if reinforced_at else None,
-            "reinforcement_count": o1,
-            "supersedes": supersedes,
-        }
+        values = _read(conn, fid) or {}
         return {k: values.get(k, fields[k]) for k in fields}
 
     def _write(self, conn: Any, fid: str, fields: dict[str, Any]) -> None:
-        columns = {
-            "corroborations": "r",
-            "contradictions": "s",
-            "tier": "tier",
-            "reinforcement_count": "o1_count",
-            "supersedes": "supersedes",
-        }
         for key, value in fields.items():
-            if key in columns:
-                conn.execute(f"UPDATE facts SET {columns[key]} = ? WHERE id = ?", (value, fid))
-            if key == "reinforced_at":
+            if key == "reinforced_at":  # the list, and the event blob the arithmetic reads
                 created = conn.execute("SELECT created_ts FROM facts WHERE id = ?", (fid,)).fetchone()[0]
                 blob = event_blob(created, [parse_time(t) for t in value or []])
                 conn.execute(
                     "UPDATE facts SET reinforced_at = ?, events = ? WHERE id = ?",
                     (None if value is None else json.dumps(value), blob, fid),
                 )
+            elif key in _COLUMNS:  # 'superseded_by' is a note on the old fact, not a column
+                conn.execute(f"UPDATE facts SET {_COLUMNS[key]} = ? WHERE id = ?", (value, fid))
             if key == "supersedes":
                 conn.execute(
                     "UPDATE facts SET supersedes_pos = (SELECT f2.pos FROM facts f2"

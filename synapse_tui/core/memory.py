@@ -56,9 +56,11 @@ class Memory:
         a = self.arrays
         counts = np.diff(np.append(a.offsets, len(a.events)))
         new_events: dict[int, np.ndarray] = {}
-        for i, (r, s, declared, sig_state, trusted, o1, sup, events) in rows.items():
+        for i, (r, s, declared, sig_state, trusted, o1, sup, deleted, events) in rows.items():
             a.r[i], a.s[i], a.declared[i], a.sig_state[i] = r, s, declared, sig_state
             a.sig_trusted[i], a.o1_count[i], a.supersedes[i] = trusted, o1, sup
+            if a.deleted is not None:
+                a.deleted[i] = deleted
             if len(events) != counts[i] or not np.array_equal(
                 events, a.events[a.offsets[i] : a.offsets[i] + counts[i]]
             ):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import QueryError
-from .trust import BANDS, FLAG_NAMES, GUIDANCE, TIERS
+from .trust import BANDS, FLAG_DELETED, FLAG_NAMES, GUIDANCE, TIERS
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -46,7 +46,7 @@ KEYED = {
     "guidance": GUIDANCE,
     "flag": tuple(name for _, name in FLAG_NAMES),
     "band": tuple(b.replace(" ", "-") for b in BANDS),
-    "is": ("stale", "superseded", "head", "o1", "signed"),
+    "is": ("stale", "superseded", "head", "o1", "signed", "deleted"),
     "junk": ("duplicate", "near-duplicate", "unsupported", "any"),
 }
 _OPS = {
@@ -149,6 +149,7 @@ def _keyed(source: str, pos: int, token: str, negate: bool, name: str, value: st
             "head": lambda m: m.scores.k == 0,
             "o1": lambda m: m.arrays.o1_count > 0,
             "signed": lambda m: m.scores.tier == 2,
+            "deleted": lambda m: (m.scores.flags & FLAG_DELETED) != 0,
         }[value]
     if key == "junk":
         tests["junk"] = lambda m: junk_mask(m, value)

@@ -98,7 +98,15 @@ CREATE VIRTUAL TABLE facts_fts USING fts5(
 # Each migration is one statement list applied in one transaction by sqlite-utils'
 # Migrations, which records what ran in `_sqlite_migrations`; `user_version` mirrors the
 # count so an older synapse-tui can tell it is looking at a newer store.
-MIGRATIONS: list[tuple[str, str]] = [("m001_initial", _V1)]
+# m002: facts the source system deleted keep their history but carry the flag `deleted`
+# (SPEC 9); every audit entry keeps the score as it stood just before it (SPEC 8), the
+# ground truth a later release fits its constants to.
+_V2 = """
+ALTER TABLE facts ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE audit ADD COLUMN score_before TEXT
+"""
+
+MIGRATIONS: list[tuple[str, str]] = [("m001_initial", _V1), ("m002_deleted_score_before", _V2)]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -180,6 +180,7 @@ class Store:
                 offsets=empty_i,
                 o1_count=empty_i,
                 supersedes=empty_i,
+                deleted=np.empty(0, bool),
             )
         signers = json.dumps(list(config.trust.signers))
         packed = self._int_column(
@@ -205,6 +206,7 @@ class Store:
             offsets=offsets,
             o1_count=self._int_column("coalesce(o1_count, 0)", n),
             supersedes=self._int_column("coalesce(supersedes_pos, 0) - 1", n),
+            deleted=self._int_column("deleted", n).astype(bool),
         )
         return ids, arrays
 
@@ -233,13 +235,23 @@ class Store:
         signers = json.dumps(list(config.trust.signers))
         rows = self.conn.execute(
             f"SELECT pos, r, s, {_TIER_CODE}, sig_state, {_TRUSTED},"
-            " coalesce(o1_count, 0), coalesce(supersedes_pos, 0) - 1, events FROM facts"
+            " coalesce(o1_count, 0), coalesce(supersedes_pos, 0) - 1, deleted, events FROM facts"
             " WHERE id IN (SELECT value FROM json_each(?))",
             (signers, json.dumps(list(fact_ids))),
         )
         return {
-            pos - 1: (r, s, tier, sig, bool(trusted), o1, sup, np.frombuffer(ev, dtype=np.float64))
-            for pos, r, s, tier, sig, trusted, o1, sup, ev in rows
+            pos - 1: (
+                r,
+                s,
+                tier,
+                sig,
+                bool(trusted),
+                o1,
+                sup,
+                bool(deleted),
+                np.frombuffer(ev, dtype=np.float64),
+            )
+            for pos, r, s, tier, sig, trusted, o1, sup, deleted, ev in rows
         }
 
     def texts(self, positions: list[int] | np.ndarray) -> list[str]:

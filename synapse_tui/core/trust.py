@@ -26,11 +26,12 @@ GUIDANCE_ADVICE = {
     "supported": "supported",
 }
 BANDS = ("very low", "low", "moderate", "high", "very high")
-FLAG_CLOCK_SKEW, FLAG_SIG_INVALID, FLAG_SIG_UNTRUSTED = 1, 2, 4
+FLAG_CLOCK_SKEW, FLAG_SIG_INVALID, FLAG_SIG_UNTRUSTED, FLAG_DELETED = 1, 2, 4, 8
 FLAG_NAMES = (
     (FLAG_CLOCK_SKEW, "clock_skew"),
     (FLAG_SIG_INVALID, "signature_invalid"),
     (FLAG_SIG_UNTRUSTED, "signature_untrusted"),
+    (FLAG_DELETED, "deleted"),
 )
 # signing.SigState values, repeated here as plain ints for the arrays
 SIG_NONE, SIG_VALID, SIG_INVALID = 0, 1, 2
@@ -55,6 +56,7 @@ class FactArrays:
     offsets: np.ndarray  # int64 segment starts
     o1_count: np.ndarray  # int64
     supersedes: np.ndarray  # int64 position of the superseded fact, -1 for none
+    deleted: np.ndarray | None = None  # bool: the source system deleted it (SPEC 9); None: none is
 
     def __len__(self) -> int:
         return len(self.r)
@@ -74,7 +76,11 @@ class FactArrays:
         for name, value in changes.items():
             one[name][0] = value
         return FactArrays(
-            events=events, offsets=np.zeros(1, np.int64), supersedes=np.full(1, -1, np.int64), **one
+            events=events,
+            offsets=np.zeros(1, np.int64),
+            supersedes=np.full(1, -1, np.int64),
+            deleted=None if self.deleted is None else self.deleted[i : i + 1].copy(),
+            **one,
         )
 
 
@@ -207,6 +213,8 @@ def score(arrays: FactArrays, config: Config, now: float, k: np.ndarray | None =
     else:
         skew = np.zeros(len(arrays.r), dtype=bool)
     flags = flags | np.where(skew, FLAG_CLOCK_SKEW, 0).astype(np.int8)
+    if arrays.deleted is not None:
+        flags = flags | np.where(arrays.deleted, FLAG_DELETED, 0).astype(np.int8)
 
     return Scores(
         now=now,

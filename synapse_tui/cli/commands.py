@@ -59,17 +59,49 @@ def open_cmd(db: str | None, now: str | None = None, config_path: str | None = N
 
 
 @main.command("import")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", required=False, type=click.Path())
 @click.option("--db", required=True, type=click.Path(dir_okay=False), help="Store to create or extend.")
+@click.option(
+    "--from",
+    "system",
+    metavar="SYSTEM",
+    help="Read another memory system's own files instead: mem0, basic-memory, graphiti."
+    " Run again, it syncs: only what is new arrives, triage done here is kept.",
+)
+@click.option(
+    "--vectors",
+    type=click.Path(),
+    help="With --from mem0: its vector store (a Qdrant folder, default /tmp/qdrant; a FAISS"
+    " folder; or vector_store.db).",
+)
 @now_option
 @json_option
 @config_option
-def import_cmd(file: str, db: str, now: str | None, as_json: bool, config_path: str | None) -> None:
-    """Import FILE.jsonl into DB, all or nothing."""
+def import_cmd(
+    file: str | None,
+    db: str,
+    system: str | None,
+    vectors: str | None,
+    now: str | None,
+    as_json: bool,
+    config_path: str | None,
+) -> None:
+    """Import FILE.jsonl into DB, all or nothing; or, with --from SYSTEM [SOURCE], open the
+    memory mem0, Basic Memory or Graphiti already keeps (mem0's SOURCE defaults to
+    $MEM0_DIR/history.db, else ~/.mem0/history.db)."""
     from ..core.graphstore import update_graph
 
     Clock.from_option(now)  # validate --now even though import does not score
     config = resolve_config(db, config_path)
+    if system is not None:
+        from .import_from import import_from
+
+        import_from(system, file, db, vectors, config, as_json)
+        return
+    if vectors is not None:
+        raise SynapseError("--vectors applies only to --from mem0")
+    if file is None:
+        raise SynapseError("import needs FILE.jsonl, or --from SYSTEM [SOURCE]")
     facts = parse_file(file, progress=progress_bar("reading"))
     with Store.open(db, create=True) as store:
         result = import_facts(store, facts, file, progress=progress_bar("importing"))

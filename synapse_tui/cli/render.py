@@ -150,6 +150,19 @@ def print_explain(info: dict[str, Any], config: Config) -> None:
         console.print(_t(f"  neighbours from {source}", style="dim"))
     if info["note"]:
         console.print(_t(f"  note: {info['note']}"))
+    source = info.get("source")
+    if source:
+        version = f" version {source['version']}" if source["version"] is not None else ""
+        author = f", written by {source['author']}" if source["author"] else ""
+        console.print(_t(f"  from {source['system']}: record {source['record']}{version}{author}"))
+        if source["unrecorded"]:
+            console.print(
+                _t(
+                    f"  {source['system']} does not record {', '.join(source['unrecorded'])}:"
+                    " a 0 there means not recorded, not none",
+                    style="dim",
+                )
+            )
     for key, value in (info["provenance"] or {}).items():
         console.print(_t(f"  {key}: {value}", style="dim"))
     for h in info["history"]:

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .adapters.provenance import source_info
 from .clock import format_time
 from .config import Config
 from .store import FactRecord, Store
@@ -206,6 +207,7 @@ class Memory:
                 "embedding": self.store.embedding_kind(i),
                 "note": rec.note,
                 "provenance": rec.provenance,
+                "source": source_info(rec.provenance),
                 "signature": rec.signature,
                 "signature_check": _sig_check(rec, sc, i),
                 "review_due": self.review_due(i),

@@ -1,0 +1,101 @@
+"""`import --from SYSTEM [SOURCE]`: read another memory system's files and sync the store.
+
+Readers are found by module name, so a new adapter plugs in by adding
+`synapse_tui/core/adapters/<module>.py` with `read(source, *, known=None) -> Snapshot`
+(and, optionally, `default_source()` for a SOURCE-less call and a `progress` keyword).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import click
+
+from ..core.adapters import known_facts
+from ..core.adapters.sync import sync_snapshot
+from ..core.config import Config
+from ..core.errors import SynapseError
+from ..core.store import Store
+from .common import emit_json, progress_bar
+
+SYSTEMS = {"mem0": "mem0", "basic-memory": "basic_memory", "graphiti": "graphiti"}
+
+
+def reader_module(system: str) -> ModuleType:
+    if system not in SYSTEMS:
+        raise SynapseError(f"--from {system}: unknown system; one of {', '.join(SYSTEMS)}")
+    name = "synapse_tui.core.adapters." + SYSTEMS[system]
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:  # the adapter exists but a library it needs is missing
+            raise
+        raise SynapseError(f"--from {system}: not available in this version of synapse-tui") from None
+
+
+def after_a_second(label: str) -> Callable[[int, int], None] | None:
+    """A progress bar that appears only once the work has taken a second (a terminal only)."""
+    bar = progress_bar(label)
+    if bar is None:
+        return None
+    start = time.monotonic()
+    shown = False
+
+    def update(done: int, total: int) -> None:
+        nonlocal shown
+        if shown or time.monotonic() - start >= 1.0:
+            shown = True
+            bar(done, total)
+
+    return update
+
+
+def import_from(
+    system: str, source: str | None, db: str, vectors: str | None, config: Config, as_json: bool
+) -> None:
+    module = reader_module(system)
+    if vectors is not None and system != "mem0":
+        raise SynapseError(f"--vectors applies only to --from mem0, not --from {system}")
+    if source is None:
+        default = getattr(module, "default_source", None)
+        if default is None:
+            raise SynapseError(f"--from {system} needs SOURCE (the files to read)")
+        source_path = Path(default())
+    else:
+        source_path = Path(source)
+    # The source is read before the store is created: a refused source leaves no --db behind.
+    known = []
+    if Path(db).exists():
+        with Store.open(db) as store:
+            known = known_facts(store, system)
+    options: dict[str, Any] = {"known": known}
+    if vectors is not None:
+        options["vectors"] = Path(vectors)
+    if "progress" in inspect.signature(module.read).parameters:
+        options["progress"] = after_a_second(f"reading {system}")
+    snapshot = module.read(source_path, **options)
+    with Store.open(db, create=True) as store:
+        result = sync_snapshot(
+            store,
+            snapshot,
+            config,
+            progress=after_a_second("importing"),
+            graph_progress=after_a_second("graph"),
+        )
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if as_json:
+        emit_json({**result.to_json(), "db": str(db)})
+        return
+    for line in result.left_out:
+        click.echo(f"left out: {line}", err=True)
+    click.echo(
+        f"{system} {result.source} -> {db}: {result.added} added, {result.deleted} newly deleted,"
+        f" {result.unchanged} unchanged"
+    )

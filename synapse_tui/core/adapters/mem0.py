@@ -1,0 +1,307 @@
+"""mem0 (open source, Python and TypeScript SDKs), read from its own files (SPEC 9).
+
+mem0 logs every change of a memory in `history.db` (ADD, UPDATE, DELETE, each with the
+text before and after) and keeps only the memory's present state in its vector store.
+The history gives the chain of texts; the vector store gives who and which session, the
+entities and the embedding of the current text. mem0 itself need not be installed.
+
+The history table has had four shapes, all read:
+- `history(id, memory_id, old_memory, new_memory, event, created_at, updated_at,
+  is_deleted, actor_id, role)`: the Python SDK now;
+- the same with `new_value` and without `actor_id`/`role`: the Python SDK before its
+  group-chat migration, and the TypeScript SDK's first SQLite history;
+- `history(id, memory_id, prev_value, new_value, event, timestamp, is_deleted)`: the
+  first Python SDK;
+- `memory_history(id, memory_id, previous_value, new_value, action, created_at,
+  updated_at, is_deleted)`: the TypeScript SDK.
+
+mem0 wrote local US/Pacific times with their offset before it moved to UTC: each is
+converted to UTC (the instant is kept, the wall-clock reading is not), and the verbatim
+string stays in provenance.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..clock import format_time, parse_time
+from ..errors import InputError
+from ..interchange import ParsedFact, parse_line
+from . import KnownFact, Snapshot, fact_id
+from .mem0_vectors import Vectors, default_location, read_vectors
+
+SYSTEM = "mem0"
+EXPECTED = "mem0's history.db (a table history or memory_history of ADD/UPDATE/DELETE events)"
+
+_PY_NOW = {"id", "memory_id", "old_memory", "new_memory", "event", "created_at", "updated_at"}
+_PY_FIRST = {"id", "memory_id", "prev_value", "new_value", "event", "timestamp"}
+_TS = {"id", "memory_id", "previous_value", "new_value", "action", "created_at", "updated_at"}
+_PAYLOAD_KEYS = ("user_id", "agent_id", "run_id", "actor_id", "role")
+_NOT_METADATA = {"data", "hash", "created_at", "updated_at", "id", "text_lemmatized", "attributed_to"}
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Event:
+    row: int  # rowid: the order mem0 wrote the events in
+    id: str  # the history record's id
+    memory: str
+    old: str | None
+    new: str | None
+    event: str
+    created_at: Any
+    updated_at: Any
+    actor_id: Any
+    role: Any
+
+
+def default_source() -> Path:
+    """Where mem0 keeps its history unless told otherwise."""
+    return Path(os.environ.get("MEM0_DIR") or Path.home() / ".mem0") / "history.db"
+
+
+def read(
+    source: Path,
+    *,
+    known: list[KnownFact] | None = None,
+    vectors: Path | None = None,
+    progress: Progress | None = None,
+) -> Snapshot:
+    """mem0's history at `source` (and its vectors) as a Snapshot; the files are only read."""
+    del known  # mem0 keeps its own history: every version is in history.db
+    source = Path(source)
+    events, typescript = read_history(source)
+    if progress:
+        progress(1, 3)
+    left_out: list[str] = []
+    store = _vectors(source, vectors, typescript, left_out)
+    if progress:
+        progress(2, 3)
+    snapshot = _snapshot(source, events, store, left_out)
+    if progress:
+        progress(3, 3)
+    return snapshot
+
+
+def read_history(source: Path) -> tuple[list[Event], bool]:
+    """Every event of a history.db in the order mem0 wrote them; True for the TS SDK's table."""
+    name = str(source)
+    if not source.is_file():
+        raise InputError(f"no such file; expected {EXPECTED}", file=name)
+    try:
+        conn = sqlite3.connect(f"file:{source.resolve()}?mode=ro", uri=True)
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"cannot open ({exc}); expected {EXPECTED}", file=name) from None
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        sql, typescript = _select(conn, tables, name)
+        rows = conn.execute(sql).fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"not a SQLite database ({exc}); expected {EXPECTED}", file=name) from None
+    finally:
+        conn.close()
+    return [Event(*row) for row in rows], typescript
+
+
+def _select(conn: sqlite3.Connection, tables: set[str], name: str) -> tuple[str, bool]:
+    """The query that reads this file's shape of history as Event columns."""
+
+    def columns(table: str) -> set[str]:
+        return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+    if "history" in tables:
+        cols = columns("history")
+
+        def opt(col: str) -> str:
+            return col if col in cols else "NULL"
+
+        if _PY_NOW <= cols:
+            text = "coalesce(new_memory, new_value)" if "new_value" in cols else "new_memory"
+            return (
+                f"SELECT rowid, id, memory_id, old_memory, {text}, event, created_at, updated_at,"
+                f" {opt('actor_id')}, {opt('role')} FROM history ORDER BY rowid",
+                False,
+            )
+        if _PY_FIRST <= cols:
+            return (
+                "SELECT rowid, id, memory_id, prev_value, new_value, event, timestamp, timestamp,"
+                " NULL, NULL FROM history ORDER BY rowid",
+                False,
+            )
+        raise InputError(
+            f"table history has columns {', '.join(sorted(cols))}; expected {EXPECTED}", file=name
+        )
+    if "memory_history" in tables:
+        cols = columns("memory_history")
+        if _TS <= cols:
+            return (
+                "SELECT rowid, id, memory_id, previous_value, new_value, action, created_at, updated_at,"
+                " NULL, NULL FROM memory_history ORDER BY rowid",
+                True,
+            )
+        raise InputError(
+            f"table memory_history has columns {', '.join(sorted(cols))}; expected {EXPECTED}", file=name
+        )
+    found = ", ".join(sorted(tables)) or "none"
+    raise InputError(
+        f"a SQLite database with no mem0 history (tables: {found}); expected {EXPECTED}", file=name
+    )
+
+
+def _vectors(source: Path, vectors: Path | None, typescript: bool, left_out: list[str]) -> Vectors | None:
+    where = vectors if vectors is not None else default_location(source, typescript)
+    if where is None:
+        left_out.append(
+            "no vector store found (--vectors DIR): user, agent and run ids, entities and embeddings"
+            " live only there, so facts carry none of them"
+        )
+        return None
+    store = read_vectors(Path(where))
+    left_out.extend(store.left_out)
+    return store
+
+
+def _instant(ev: Event, fld: str, source: Path) -> tuple[str, str]:
+    """(UTC RFC 3339, the verbatim value) of an event's timestamp field."""
+    value = ev.created_at if fld == "created_at" else ev.updated_at
+    if isinstance(value, str):
+        try:
+            return format_time(parse_time(value.strip())), value
+        except ValueError:
+            pass
+    shown = "missing" if value is None else f"not a timestamp: {value!r}"
+    raise InputError(
+        f"history record {ev.id!r} (memory {ev.memory!r}), field '{fld}': {shown}", file=str(source)
+    )
+
+
+@dataclass
+class _Version:
+    text: str
+    at: str
+    verbatim: str
+    ev: Event
+
+
+def _chains(events: list[Event], source: Path) -> tuple[dict[str, list[_Version]], set[str], list[str]]:
+    """Each memory's texts in order, the memories deleted, and notes on what was skipped."""
+    chains: dict[str, list[_Version]] = {}
+    deleted: set[str] = set()
+    orphans = 0
+    for ev in events:
+
+        def bad(fld: str, why: str, _ev: Event = ev) -> InputError:
+            return InputError(
+                f"history record {_ev.id!r} (memory {_ev.memory!r}), field '{fld}': {why}", file=str(source)
+            )
+
+        if not isinstance(ev.memory, str) or not ev.memory.strip():
+            raise bad("memory_id", "missing")
+        kind = ev.event.upper() if isinstance(ev.event, str) else ev.event
+        versions = chains.get(ev.memory)
+        if kind == "DELETE":
+            if versions is not None:
+                deleted.add(ev.memory)
+            continue
+        if kind not in ("ADD", "UPDATE"):
+            raise bad("event", f"{ev.event!r} is not one of ADD, UPDATE, DELETE")
+        if not isinstance(ev.new, str) or not ev.new.strip():
+            raise bad("new_memory", "missing text")
+        if kind == "ADD":
+            at, verbatim = _instant(ev, "created_at", source)
+        else:
+            # An UPDATE's instant is updated_at; its created_at is the memory's creation.
+            at, verbatim = _instant(ev, "updated_at", source)
+        if versions is None:
+            orphans += kind == "UPDATE"
+            chains[ev.memory] = [_Version(ev.new, at, verbatim, ev)]
+        elif ev.new != versions[-1].text:  # an UPDATE of metadata only keeps the text
+            versions.append(_Version(ev.new, at, verbatim, ev))
+    notes = []
+    if orphans:
+        notes.append(f"{orphans} memories have no ADD record: their first recorded text starts the chain")
+    return chains, deleted, notes
+
+
+def _snapshot(source: Path, events: list[Event], store: Vectors | None, left_out: list[str]) -> Snapshot:
+    chains, deleted, notes = _chains(events, source)
+    left_out.extend(notes)
+    facts: list[ParsedFact] = []
+    stale = 0
+    for memory, versions in chains.items():
+        point = store.memories.get(memory) if store else None
+        payload = point.payload if point else {}
+        head_embedding = None
+        if point is not None and point.vector is not None:
+            if payload.get("data") in (None, versions[-1].text):
+                head_embedding = point.vector.tolist()
+            else:
+                stale += 1
+        for n, version in enumerate(versions, start=1):
+            head = n == len(versions)
+            obj = _fact(memory, n, version, payload, head)
+            if head and store and store.entities.get(memory):
+                obj["entities"] = store.entities[memory]
+            if head and head_embedding is not None:
+                obj["embedding"] = head_embedding
+
+            def err(fld: str | None, msg: str, _v: _Version = version) -> InputError:
+                where = f"history record {_v.ev.id!r} (memory {_v.ev.memory!r})"
+                return InputError(f"{where}, field '{fld}': {msg}", file=str(source))
+
+            facts.append(parse_line(obj, err, len(facts) + 1))
+    if stale:
+        left_out.append(
+            f"{stale} embeddings not carried over: the vector store's text differs from history's"
+        )
+    if store:
+        missing = sum(1 for m in store.memories if m not in chains)
+        if missing:
+            left_out.append(f"{missing} memories in the vector store have no history record: not imported")
+    heads = {m: fact_id(SYSTEM, m, len(chains[m])) for m in deleted}
+    return Snapshot(SYSTEM, str(source), facts, set(heads.values()), left_out)
+
+
+def _fact(memory: str, n: int, version: _Version, payload: dict[str, Any], head: bool) -> dict[str, Any]:
+    ev = version.ev
+    event = ev.event.upper()
+    when = "x-mem0-created-at" if event == "ADD" else "x-mem0-updated-at"
+    prov: dict[str, Any] = {
+        "x-source": SYSTEM,
+        "x-source-id": memory,
+        "x-source-version": n,
+        "x-mem0-history-id": str(ev.id),
+        "x-mem0-event": event,
+        when: version.verbatim,  # as mem0 wrote it (a local offset, before 2026)
+    }
+    from_event = {"actor_id": ev.actor_id, "role": ev.role}  # who made this change
+    for key in _PAYLOAD_KEYS:
+        value = from_event.get(key)
+        if value is None:
+            value = payload.get(key)
+        if value is not None:
+            prov["x-mem0-" + key.replace("_", "-")] = value
+    if head:
+        if payload.get("attributed_to") is not None:
+            prov["x-mem0-attributed-to"] = payload["attributed_to"]
+        metadata = {k: v for k, v in payload.items() if k not in _NOT_METADATA and k not in _PAYLOAD_KEYS}
+        if metadata:
+            prov["x-mem0-metadata"] = metadata
+    obj: dict[str, Any] = {
+        "id": fact_id(SYSTEM, memory, n),
+        "text": version.text,
+        "created_at": version.at,
+        "provenance": prov,
+    }
+    if n > 1:
+        obj["supersedes"] = fact_id(SYSTEM, memory, n - 1)
+    note = payload.get("run_id") or payload.get("user_id")
+    if isinstance(note, str) and note.strip():
+        obj["note"] = note
+    return obj

@@ -1,0 +1,238 @@
+"""mem0's vector stores: what each memory is now (who wrote it, its session, its embedding).
+
+history.db keeps the texts a memory has held; only the vector store keeps the payload
+(`user_id`, `agent_id`, `run_id`, `actor_id`, `role`, the caller's metadata) and the
+embedding of the current text. Three layouts are read, none of them written:
+
+- the local Qdrant folder of the Python SDK (`/tmp/qdrant`, collection `mem0`, entities in
+  `mem0_entities`), through `qdrant-client` (the `[mem0]` extra): its points are pickles,
+  which only Qdrant's own client should load. A running mem0 holds the folder locked, and
+  opening it would write a lock file, so a copy is read;
+- the TypeScript SDK's `vector_store.db`: `vectors(id, vector BLOB float32, payload JSON)`;
+- FAISS's JSON docstore (`<collection>.json`: `{"docstore": {id: payload}, "index_to_id"}`);
+  the vectors there sit in FAISS's own binary index, which is not read.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+# The TypeScript SDK wrote camelCase keys before it settled on mem0's snake_case ones.
+_CAMEL = {
+    "userId": "user_id",
+    "agentId": "agent_id",
+    "runId": "run_id",
+    "actorId": "actor_id",
+    "createdAt": "created_at",
+    "updatedAt": "updated_at",
+}
+QDRANT_DEFAULT = Path("/tmp/qdrant")  # mem0's QdrantConfig.path default
+EXPECTED = (
+    "a mem0 vector store (a local Qdrant folder, a FAISS folder, or the TypeScript SDK's vector_store.db)"
+)
+
+
+@dataclass
+class Point:
+    payload: dict[str, Any]
+    vector: np.ndarray | None
+
+
+@dataclass
+class Vectors:
+    """The memories (by mem0 id) and entities a vector store holds now."""
+
+    where: str
+    memories: dict[str, Point] = field(default_factory=dict)
+    entities: dict[str, list[str]] = field(default_factory=dict)  # memory id -> entity names
+    left_out: list[str] = field(default_factory=list)
+
+
+def normalise_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    out = dict(payload)
+    for camel, snake in _CAMEL.items():
+        if camel in out and snake not in out:
+            out[snake] = out.pop(camel)
+    return out
+
+
+def default_location(history: Path, typescript: bool) -> Path | None:
+    """Where mem0 puts its vectors by default, if anything is there."""
+    if typescript:
+        for name in ("vector_store.db", "vector_store_memories.db"):
+            if (history.parent / name).is_file():
+                return history.parent / name
+        return None
+    return QDRANT_DEFAULT if (QDRANT_DEFAULT / "meta.json").is_file() else None
+
+
+def read_vectors(path: Path) -> Vectors:
+    """The vector store at `path`, whichever of the three layouts it is."""
+    if path.is_file():
+        return _read_sqlite(path)
+    if not path.is_dir():
+        raise InputError(f"no such file or folder; expected {EXPECTED}", file=str(path))
+    if (path / "meta.json").is_file():
+        return _read_qdrant(path)
+    docstores = [p for p in sorted(path.glob("*.json")) if p.with_suffix(".faiss").is_file()]
+    if docstores:
+        return _read_faiss(path, docstores)
+    raise InputError(f"expected {EXPECTED}", file=str(path))
+
+
+def _add(out: Vectors, memory_id: str, payload: Any, vector: Any) -> None:
+    if not isinstance(payload, dict):
+        raise InputError(f"point {memory_id!r}: payload is not a JSON object", file=out.where)
+    payload = normalise_payload(payload)
+    if "linked_memory_ids" in payload:  # an entity of mem0's entity store, not a memory
+        _add_entity(out, payload)
+        return
+    vec = None
+    if vector is not None:
+        vec = np.asarray(vector, dtype=np.float64)
+        if vec.ndim != 1 or not len(vec) or not np.isfinite(vec).all() or not np.any(vec):
+            raise InputError(f"point {memory_id!r}: field 'vector': not a usable embedding", file=out.where)
+    out.memories[str(memory_id)] = Point(payload, vec)
+
+
+def _add_entity(out: Vectors, payload: dict[str, Any]) -> None:
+    name, linked = payload.get("data"), payload.get("linked_memory_ids")
+    if not isinstance(name, str) or not name.strip() or not isinstance(linked, list):
+        return
+    for memory_id in linked:
+        names = out.entities.setdefault(str(memory_id), [])
+        if name not in names:
+            names.append(name)
+
+
+def one_space(out: Vectors) -> None:
+    """Keep the embeddings of the most common dimension: a store never mixes two models."""
+    dims = Counter(len(p.vector) for p in out.memories.values() if p.vector is not None)
+    if len(dims) <= 1:
+        return
+    keep = dims.most_common(1)[0][0]
+    dropped = 0
+    for p in out.memories.values():
+        if p.vector is not None and len(p.vector) != keep:
+            p.vector, dropped = None, dropped + 1
+    out.left_out.append(
+        f"{dropped} embeddings of another dimension than {keep} (another embedding model) not carried over"
+    )
+
+
+def _read_sqlite(path: Path) -> Vectors:
+    out = Vectors(str(path))
+    try:
+        conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+        try:
+            cols = {row[1] for row in conn.execute("PRAGMA table_info(vectors)")}
+            if not {"id", "vector", "payload"} <= cols:
+                raise InputError(
+                    f"a SQLite database without mem0's table vectors(id, vector, payload); expected {EXPECTED}",
+                    file=str(path),
+                )
+            rows = conn.execute("SELECT id, vector, payload FROM vectors ORDER BY rowid").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"not a SQLite database ({exc}); expected {EXPECTED}", file=str(path)) from None
+    for memory_id, blob, payload in rows:
+        if not isinstance(blob, bytes) or len(blob) % 4:
+            raise InputError(f"point {memory_id!r}: field 'vector': not float32 bytes", file=str(path))
+        try:
+            decoded = json.loads(payload)
+        except (TypeError, json.JSONDecodeError):
+            raise InputError(f"point {memory_id!r}: field 'payload': not JSON", file=str(path)) from None
+        _add(out, memory_id, decoded, np.frombuffer(blob, dtype="<f4"))
+    entities = path.with_name(path.stem + "_entities.db")
+    if entities.is_file():
+        out.entities = _read_sqlite(entities).entities
+    one_space(out)
+    return out
+
+
+def _read_faiss(path: Path, docstores: list[Path]) -> Vectors:
+    out = Vectors(str(path))
+    main = next((p for p in docstores if p.stem == "mem0"), None) or next(
+        (p for p in docstores if not p.stem.endswith("_entities")), docstores[0]
+    )
+    for doc in [main, *(p for p in docstores if p.stem == main.stem + "_entities")]:
+        try:
+            data = json.loads(doc.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"cannot read FAISS docstore ({exc})", file=str(doc)) from None
+        if not isinstance(data, dict) or not isinstance(data.get("docstore"), dict):
+            raise InputError(
+                'expected a FAISS docstore {"docstore": {...}, "index_to_id": {...}}', file=str(doc)
+            )
+        for memory_id, payload in data["docstore"].items():
+            _add(out, memory_id, payload, None)
+    if out.memories:
+        out.left_out.append(
+            f"embeddings in {main.with_suffix('.faiss')} not carried over (FAISS's own binary index is not read)"
+        )
+    return out
+
+
+def _read_qdrant(path: Path) -> Vectors:
+    out = Vectors(str(path))
+    try:
+        from qdrant_client import QdrantClient
+    except ImportError:
+        out.left_out.append(
+            f"payloads and embeddings in {path} not read: Qdrant's local storage needs the extra,"
+            ' pip install "synapse-tui[mem0]"'
+        )
+        return out
+    with tempfile.TemporaryDirectory(prefix="synapse-qdrant-") as tmp:
+        copy = Path(tmp) / "qdrant"
+        shutil.copytree(path, copy, ignore=shutil.ignore_patterns(".lock"))
+        try:
+            client = QdrantClient(path=str(copy))
+        except Exception as exc:  # qdrant-client's own errors for a damaged folder
+            raise InputError(
+                f"Qdrant cannot open this folder ({exc}); expected {EXPECTED}", file=str(path)
+            ) from None
+        try:
+            names = [c.name for c in client.get_collections().collections]
+            memories = [n for n in names if not n.endswith("_entities")]
+            name = "mem0" if "mem0" in names else (memories[0] if len(memories) == 1 else None)
+            if name is None:
+                raise InputError(
+                    f"no collection 'mem0' among {sorted(names)}; expected mem0's collection", file=str(path)
+                )
+            for point_id, payload, vector in _scroll(client, name):
+                _add(out, point_id, payload, vector)
+            if f"{name}_entities" in names:
+                for point_id, payload, _ in _scroll(client, f"{name}_entities", vectors=False):
+                    _add(out, point_id, payload, None)
+        finally:
+            client.close()
+    one_space(out)
+    return out
+
+
+def _scroll(client: Any, collection: str, vectors: bool = True):
+    offset = None
+    while True:
+        points, offset = client.scroll(
+            collection, limit=1000, offset=offset, with_payload=True, with_vectors=vectors
+        )
+        for p in points:
+            vector = p.vector
+            if isinstance(vector, dict):  # named vectors: mem0 uses the unnamed one
+                vector = vector.get("") or next(iter(vector.values()), None)
+            yield str(p.id), p.payload or {}, vector
+        if offset is None:
+            return

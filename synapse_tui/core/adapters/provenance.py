@@ -1,0 +1,58 @@
+"""Where a fact came from, read back from the provenance an adapter wrote (SPEC 9).
+
+`show` and the browser's detail both say which system a fact came from, which record and
+version, who wrote it there, and which inputs of the trust score that system never
+records: a fact from mem0 has r = 0 because mem0 keeps no corroborations, not because
+nobody corroborated it. Triage done here still counts; `unrecorded` names what the
+source could not tell us.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Per system: the trust inputs it never records, and the provenance keys that name who
+# wrote a record, most specific first.
+SYSTEMS: dict[str, dict[str, tuple[str, ...]]] = {
+    "mem0": {
+        "unrecorded": ("corroborations", "contradictions", "reinforcements", "acceptance"),
+        "author": ("x-mem0-actor-id", "x-mem0-agent-id", "x-mem0-user-id"),
+        "role": ("x-mem0-role",),
+    },
+    # Graphiti counts the episodes that re-asserted an edge (corroborations and
+    # reinforcements) but records no contradiction count and no acceptance.
+    "graphiti": {
+        "unrecorded": ("contradictions", "acceptance"),
+        "author": ("x-graphiti-source-description", "x-graphiti-group-id"),
+        "role": (),
+    },
+    "basic-memory": {
+        "unrecorded": ("corroborations", "contradictions", "reinforcements", "acceptance"),
+        "author": ("x-basic-memory-author",),
+        "role": (),
+    },
+}
+_UNKNOWN = {"unrecorded": ("corroborations", "contradictions", "reinforcements", "acceptance")}
+
+
+def source_info(provenance: dict[str, Any] | None) -> dict[str, Any] | None:
+    """`{"system", "record", "version", "author", "unrecorded"}`, or None when no adapter
+    made the fact (it came from an interchange file or an agent)."""
+    if not provenance or not isinstance(provenance.get("x-source"), str):
+        return None
+    system = provenance["x-source"]
+    known = SYSTEMS.get(system, _UNKNOWN)
+    author = next((provenance[k] for k in known.get("author", ()) if provenance.get(k) is not None), None)
+    role = next((provenance[k] for k in known.get("role", ()) if provenance.get(k) is not None), None)
+    if author is not None and role is not None:
+        author = f"{author} ({role})"
+    elif role is not None:
+        author = f"role {role}"
+    version = provenance.get("x-source-version")
+    return {
+        "system": system,
+        "record": provenance.get("x-source-id"),
+        "version": version if isinstance(version, int) and not isinstance(version, bool) else None,
+        "author": None if author is None else str(author),
+        "unrecorded": list(known["unrecorded"]),
+    }

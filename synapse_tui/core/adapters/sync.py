@@ -1,0 +1,82 @@
+"""Make a store agree with a source's Snapshot: the import that is also a sync (SPEC 9).
+
+A fact is identified by its id alone. An id the store lacks is imported; an id it has is
+left exactly as it is, so corroborations, contradictions, verifications, acceptances and
+supersessions made here survive every later sync. Facts the source deleted get the flag
+`deleted` in the same transaction as the new facts, so a sync lands whole or not at all,
+and a sync with nothing new writes nothing at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..config import Config
+from ..graphstore import update_graph
+from ..interchange import import_facts
+from ..store import Store
+from . import Snapshot
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    system: str
+    source: str
+    added: int
+    deleted: int  # facts newly flagged deleted by this run
+    unchanged: int  # facts of the snapshot already in the store, left untouched
+    left_out: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def sync_snapshot(
+    store: Store,
+    snapshot: Snapshot,
+    config: Config,
+    progress: Progress | None = None,
+    graph_progress: Progress | None = None,
+) -> SyncResult:
+    """Import what is new in `snapshot`, flag what it deleted, and update the graph."""
+    present = {row[0] for row in store.conn.execute("SELECT id FROM facts")}
+    new = [f for f in snapshot.facts if f.id not in present]
+    to_flag = sorted(snapshot.deleted)
+    pending = store.conn.execute(
+        "SELECT count(*) FROM facts WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
+        (json.dumps(to_flag),),
+    ).fetchone()[0]
+    newly_deleted = 0
+    warnings: list[str] = []
+    if new or pending:
+
+        def flag_deleted(conn: Any, positions: list[int]) -> None:
+            nonlocal newly_deleted
+            newly_deleted = conn.execute(
+                "UPDATE facts SET deleted = 1 WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
+                (json.dumps(to_flag),),
+            ).rowcount
+
+        # import_facts re-checks every id inside its write transaction, so an agent writing
+        # the same store meanwhile makes this sync fail whole rather than half land.
+        result = import_facts(store, new, snapshot.source, progress=progress, after_insert=flag_deleted)
+        warnings = result.warnings
+        if new:
+            # The graph is derived data, in its own transaction like `import` (SPEC 3).
+            with store.transaction() as conn:
+                update_graph(conn, result.new_positions, config, progress=graph_progress)
+    return SyncResult(
+        system=snapshot.system,
+        source=snapshot.source,
+        added=len(new),
+        deleted=newly_deleted,
+        unchanged=len(snapshot.facts) - len(new),
+        left_out=list(snapshot.left_out),
+        warnings=warnings,
+    )

@@ -1,0 +1,144 @@
+"""`synapse-tui import --from mem0`: the whole command, on real files, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+from synapse_tui.cli import import_from, main
+from synapse_tui.core.adapters import mem0_vectors
+from synapse_tui.core.clock import Clock, parse_time
+from synapse_tui.core.store import Store
+from synapse_tui.core.triage import Triage
+from tests.conftest import NOW, write_jsonl
+from tests.core.mem0_files import ev, story, write_history
+
+
+@pytest.fixture(autouse=True)
+def _no_default_qdrant(tmp_path, monkeypatch):
+    monkeypatch.setattr(mem0_vectors, "QDRANT_DEFAULT", tmp_path / "no-default-qdrant")
+
+
+def run(*args, code: int = 0, env: dict | None = None):
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False, env=env)
+    assert result.exit_code == code, result.output + result.stderr
+    return result
+
+
+def refused(*args) -> str:
+    """A refusal: exit 2, one `error:` line on stderr, no traceback."""
+    result = run(*args, code=2)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]
+
+
+def test_import_then_sync_again_changes_nothing(tmp_path):
+    history = write_history(tmp_path / "history.db", story())
+    db = tmp_path / "memory.db"
+    out = json.loads(run("import", "--from", "mem0", history, "--db", db, "--json").stdout)
+    assert (out["added"], out["deleted"], out["unchanged"]) == (4, 1, 0)
+    assert out["system"] == "mem0" and any("no vector store" in line for line in out["left_out"])
+    export = run("export", db).stdout
+    audit = run("export", db, "--audit").stdout
+    human = run("import", "--from", "mem0", history, "--db", db)
+    assert "0 added, 0 newly deleted, 4 unchanged" in human.stdout
+    assert "left out: no vector store found" in human.stderr
+    assert run("export", db).stdout == export and run("export", db, "--audit").stdout == audit
+
+
+def test_deleted_at_the_source_is_flagged_and_filterable(tmp_path):
+    db = tmp_path / "memory.db"
+    run("import", "--from", "mem0", write_history(tmp_path / "history.db", story()), "--db", db)
+    rows = [
+        json.loads(line) for line in run("score", db, "--json", "--where", "is:deleted").stdout.splitlines()
+    ]
+    assert [(r["id"], r["flags"]) for r in rows] == [("mem0:m-paris", ["deleted"])]
+
+
+def test_triage_between_syncs_is_kept(tmp_path):
+    history = write_history(tmp_path / "history.db", story())
+    db = tmp_path / "memory.db"
+    run("import", "--from", "mem0", history, "--db", db)
+    with Store.open(db) as store:  # triage here (the browser's `x`)
+        Triage(store, Clock(parse_time(NOW)), actor="user:tester").apply("contradict", ["mem0:m-dog"])
+    write_history(history, [ev("m-new", "ADD", "Alice moved to Lyon", created="2026-11-01T00:00:00+01:00")])
+    out = json.loads(run("import", "--from", "mem0", history, "--db", db, "--json").stdout)
+    assert (out["added"], out["unchanged"]) == (1, 4)
+    dog = json.loads(run("show", db, "mem0:m-dog", "--json").stdout)
+    assert dog["contradictions"] == 1 and [h["action"] for h in dog["history"]] == ["contradict"]
+    lyon = json.loads(run("show", db, "mem0:m-new", "--json").stdout)
+    assert lyon["created_at"] == "2026-10-31T23:00:00Z"
+
+
+def test_show_says_where_it_came_from_and_what_mem0_never_records(tmp_path):
+    db = tmp_path / "memory.db"
+    run("import", "--from", "mem0", write_history(tmp_path / "history.db", story()), "--db", db)
+    text = run("show", db, "mem0:m-tea@2").stdout
+    assert "from mem0: record m-tea version 2, written by alice (user)" in text
+    assert "mem0 does not record corroborations, contradictions, reinforcements, acceptance" in text
+    info = json.loads(run("show", db, "mem0:m-tea@2", "--json").stdout)
+    assert info["source"]["unrecorded"] == [
+        "corroborations",
+        "contradictions",
+        "reinforcements",
+        "acceptance",
+    ]
+
+
+def test_no_source_reads_mem0s_default_history(tmp_path):
+    home = tmp_path / "mem0home"
+    home.mkdir()
+    write_history(home / "history.db", story())
+    db = tmp_path / "memory.db"
+    out = run("import", "--from", "mem0", "--db", db, "--json", env={"MEM0_DIR": str(home)}).stdout
+    assert json.loads(out)["source"] == str(home / "history.db")
+
+
+def test_a_foreign_sqlite_file_is_refused_and_nothing_created(tmp_path):
+    foreign = tmp_path / "history.db"
+    sqlite3.connect(foreign).execute("CREATE TABLE moz_places (id, url)")
+    db = tmp_path / "memory.db"
+    line = refused("import", "--from", "mem0", foreign, "--db", db)
+    assert str(foreign) in line and "expected mem0's history.db" in line
+    assert not db.exists()
+    line = refused("import", "--from", "mem0", tmp_path / "missing.db", "--db", db)
+    assert "no such file" in line and not db.exists()
+
+
+def test_a_malformed_record_changes_nothing(tmp_path):
+    history = write_history(tmp_path / "history.db", story())
+    db = tmp_path / "memory.db"
+    run("import", "--from", "mem0", history, "--db", db)
+    before = run("export", db).stdout
+    write_history(history, [ev("m-x", "UPDATE", "later", updated="soon", hid="rec-77")])
+    line = refused("import", "--from", "mem0", history, "--db", db)
+    assert "history record 'rec-77'" in line and "field 'updated_at'" in line
+    assert run("export", db).stdout == before
+
+
+def test_bad_vectors_are_refused_before_anything_is_created(tmp_path):
+    history = write_history(tmp_path / "history.db", story())
+    db = tmp_path / "memory.db"
+    (tmp_path / "empty").mkdir()
+    line = refused("import", "--from", "mem0", history, "--db", db, "--vectors", tmp_path / "empty")
+    assert "expected a mem0 vector store" in line and not db.exists()
+
+
+def test_options_that_do_not_fit_are_refused(tmp_path, monkeypatch):
+    facts = write_jsonl(
+        tmp_path / "f.jsonl", [{"id": "a", "text": "t", "created_at": "2026-01-01T00:00:00Z"}]
+    )
+    db = tmp_path / "memory.db"
+    assert "--vectors applies only to --from mem0" in refused(
+        "import", facts, "--db", db, "--vectors", tmp_path
+    )
+    assert "unknown system" in refused("import", "--from", "letta", tmp_path, "--db", db)
+    monkeypatch.setitem(import_from.SYSTEMS, "graphiti", "no_such_reader")
+    assert "not available in this version" in refused("import", "--from", "graphiti", tmp_path, "--db", db)
+    assert "needs FILE.jsonl" in refused("import", "--db", db)
+    assert not db.exists()
+    run("import", facts, "--db", db)  # the plain import is unchanged

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -164,7 +165,8 @@ def print_explain(info: dict[str, Any], config: Config) -> None:
                 )
             )
     for key, value in (info["provenance"] or {}).items():
-        console.print(_t(f"  {key}: {value}", style="dim"))
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        console.print(_t(f"  {key}: {shown}", style="dim"))
     for h in info["history"]:
         console.print(_t(f"  {h['at']}  {h['action']}  by {h['actor']}", style="dim"))
 

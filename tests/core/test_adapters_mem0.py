@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import sys
 import uuid
@@ -309,4 +310,46 @@ def test_a_locked_local_qdrant_is_read_through_a_copy(tmp_path):
     assert np.allclose(dog.embedding, np.array([0, 1, 1, 0]) / np.sqrt(2))
     assert dog.entities == ["Rex"] and dog.note == "r1" and coffee.note == "alice"
     assert dog.provenance["x-mem0-metadata"] == {"mood": "happy"}
+    assert snap.left_out == []
+
+
+# -- FAISS -------------------------------------------------------------------------------
+
+
+def faiss_folder(folder, vectors: dict[str, list[float]], payloads: dict[str, dict]):
+    """mem0's FAISS layout (vector_stores/faiss.py _save): <collection>.faiss + .json docstore."""
+    folder.mkdir()
+    order = list(vectors)
+    data = {"docstore": payloads, "index_to_id": {str(i): m for i, m in enumerate(order)}}
+    (folder / "mem0.json").write_text(json.dumps(data, indent=2))
+    return folder, np.asarray([vectors[m] for m in order], dtype=np.float32)
+
+
+def test_faiss_docstore_gives_payloads_without_any_extra(tmp_path):
+    folder, _ = faiss_folder(
+        tmp_path / "faiss",
+        {"m-dog": [0.0, 1.0]},
+        {"m-dog": {"data": "Alice has a dog named Rex", "user_id": "alice", "run_id": "r9"}},
+    )
+    (folder / "mem0.faiss").write_bytes(b"IHNf" + bytes(60))  # an index type we do not read
+    snap = mem0.read(write_history(tmp_path / "history.db", story()), vectors=folder)
+    dog = by_id(snap)["mem0:m-dog"]
+    assert dog.note == "r9" and dog.embedding is None
+    assert any("not a flat FAISS index" in line for line in snap.left_out)
+
+
+def test_faiss_flat_index_vectors_are_carried_over(tmp_path):
+    faiss = pytest.importorskip("faiss")
+    folder, matrix = faiss_folder(
+        tmp_path / "faiss",
+        {"m-dog": [0.6, 0.8, 0.0], "m-tea": [0.0, 0.0, 1.0]},
+        {"m-dog": {"data": "Alice has a dog named Rex"}, "m-tea": {"data": "Alice likes coffee"}},
+    )
+    index = faiss.IndexFlatIP(3)  # what mem0 creates for cosine
+    index.add(matrix)
+    faiss.write_index(index, str(folder / "mem0.faiss"))
+    snap = mem0.read(write_history(tmp_path / "history.db", story()), vectors=folder)
+    facts = by_id(snap)
+    assert np.allclose(facts["mem0:m-dog"].embedding, [0.6, 0.8, 0.0], atol=1e-6)
+    assert np.allclose(facts["mem0:m-tea@2"].embedding, [0, 0, 1]) and facts["mem0:m-tea"].embedding is None
     assert snap.left_out == []

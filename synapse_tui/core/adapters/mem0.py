@@ -93,7 +93,8 @@ def read_history(source: Path) -> tuple[list[Event], bool]:
     """Every event of a history.db in the order mem0 wrote them; True for the TS SDK's table."""
     name = str(source)
     if not source.is_file():
-        raise InputError(f"no such file; expected {EXPECTED}", file=name)
+        what = "a folder" if source.is_dir() else "no such file"
+        raise InputError(f"{what}; expected {EXPECTED}", file=name)
     try:
         conn = sqlite3.connect(f"file:{source.resolve()}?mode=ro", uri=True)
     except sqlite3.DatabaseError as exc:
@@ -148,7 +149,8 @@ def _select(conn: sqlite3.Connection, tables: set[str], name: str) -> tuple[str,
         raise InputError(
             f"table memory_history has columns {', '.join(sorted(cols))}; expected {EXPECTED}", file=name
         )
-    found = ", ".join(sorted(tables)) or "none"
+    names = sorted(tables)
+    found = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "") or "none"
     raise InputError(
         f"a SQLite database with no mem0 history (tables: {found}); expected {EXPECTED}", file=name
     )

@@ -77,16 +77,9 @@ def read(
     del known  # mem0 keeps its own history: every version is in history.db
     source = Path(source)
     events, typescript = read_history(source)
-    if progress:
-        progress(1, 3)
     left_out: list[str] = []
     store = _vectors(source, vectors, typescript, left_out)
-    if progress:
-        progress(2, 3)
-    snapshot = _snapshot(source, events, store, left_out)
-    if progress:
-        progress(3, 3)
-    return snapshot
+    return _snapshot(source, events, store, left_out, progress)
 
 
 def read_history(source: Path) -> tuple[list[Event], bool]:
@@ -231,12 +224,16 @@ def _chains(events: list[Event], source: Path) -> tuple[dict[str, list[_Version]
     return chains, deleted, notes
 
 
-def _snapshot(source: Path, events: list[Event], store: Vectors | None, left_out: list[str]) -> Snapshot:
+def _snapshot(
+    source: Path, events: list[Event], store: Vectors | None, left_out: list[str], progress: Progress | None
+) -> Snapshot:
     chains, deleted, notes = _chains(events, source)
     left_out.extend(notes)
     facts: list[ParsedFact] = []
     stale = 0
-    for memory, versions in chains.items():
+    for done, (memory, versions) in enumerate(chains.items()):
+        if progress and done % 2000 == 0:
+            progress(done, len(chains))
         point = store.memories.get(memory) if store else None
         payload = point.payload if point else {}
         head_embedding = None
@@ -258,6 +255,8 @@ def _snapshot(source: Path, events: list[Event], store: Vectors | None, left_out
                 return InputError(f"{where}, field '{fld}': {msg}", file=str(source))
 
             facts.append(parse_line(obj, err, version.ev.row))  # "line": the event's row in history.db
+    if progress:
+        progress(len(chains), len(chains))
     if stale:
         left_out.append(
             f"{stale} embeddings not carried over: the vector store's text differs from history's"

@@ -14,7 +14,7 @@ from synapse_tui.core.clock import Clock, parse_time
 from synapse_tui.core.store import Store
 from synapse_tui.core.triage import Triage
 from tests.conftest import NOW, write_jsonl
-from tests.core.mem0_files import ev, story, write_history
+from tests.core.mem0_files import ev, story, write_history, write_ts_vectors
 
 
 @pytest.fixture(autouse=True)
@@ -142,3 +142,20 @@ def test_options_that_do_not_fit_are_refused(tmp_path, monkeypatch):
     assert "needs FILE.jsonl" in refused("import", "--db", db)
     assert not db.exists()
     run("import", facts, "--db", db)  # the plain import is unchanged
+
+
+def test_typescript_sdk_files_with_their_vectors(tmp_path):
+    history = write_history(tmp_path / "history.db", story(), "ts")
+    write_ts_vectors(
+        tmp_path / "vector_store.db",  # where the TypeScript SDK puts it, beside history.db
+        {
+            "m-tea": ([0.3, 0.1, 0.9], {"data": "Alice likes coffee", "userId": "alice"}),
+            "m-dog": ([0.2, 0.9, 0.1], {"data": "Alice has a dog named Rex", "userId": "alice"}),
+        },
+    )
+    db = tmp_path / "memory.db"
+    out = json.loads(run("import", "--from", "mem0", history, "--db", db, "--json").stdout)
+    assert (out["added"], out["deleted"], out["left_out"]) == (4, 1, [])
+    coffee = json.loads(run("show", db, "mem0:m-tea@2", "--json").stdout)
+    assert coffee["embedding"] == "model" and coffee["note"] == "alice"
+    assert json.loads(run("show", db, "mem0:m-tea", "--json").stdout)["embedding"] != "model"

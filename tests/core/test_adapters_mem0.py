@@ -353,3 +353,15 @@ def test_faiss_flat_index_vectors_are_carried_over(tmp_path):
     assert np.allclose(facts["mem0:m-dog"].embedding, [0.6, 0.8, 0.0], atol=1e-6)
     assert np.allclose(facts["mem0:m-tea@2"].embedding, [0, 0, 1]) and facts["mem0:m-tea"].embedding is None
     assert snap.left_out == []
+
+
+@pytest.mark.parametrize(
+    "meta", ['{"collections": {"mem0": {"vectors": "bad"}}, "aliases": {}}', "not json at all"]
+)
+def test_a_damaged_qdrant_folder_is_refused_in_one_line(tmp_path, meta):
+    pytest.importorskip("qdrant_client")
+    (tmp_path / "qdrant").mkdir()
+    (tmp_path / "qdrant" / "meta.json").write_text(meta)
+    with pytest.raises(InputError, match="Qdrant cannot open this folder") as err:
+        mem0.read(write_history(tmp_path / "history.db", story()), vectors=tmp_path / "qdrant")
+    assert "\n" not in str(err.value)

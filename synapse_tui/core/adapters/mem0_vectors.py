@@ -233,14 +233,18 @@ def _read_qdrant(path: Path) -> Vectors:
         return out
     with tempfile.TemporaryDirectory(prefix="synapse-qdrant-") as tmp:
         copy = Path(tmp) / "qdrant"
-        shutil.copytree(path, copy, ignore=shutil.ignore_patterns(".lock"))
+        try:
+            shutil.copytree(path, copy, ignore=shutil.ignore_patterns(".lock"), copy_function=_copy_file)
+        except (OSError, shutil.Error, sqlite3.DatabaseError) as exc:
+            raise InputError(f"cannot read this Qdrant folder ({exc})", file=str(path)) from None
         try:
             with warnings.catch_warnings():  # its advice on large local collections is not ours to print
                 warnings.simplefilter("ignore")
                 client = QdrantClient(path=str(copy))
         except Exception as exc:  # qdrant-client's own errors for a damaged folder
+            why = (str(exc).splitlines() or [type(exc).__name__])[0]
             raise InputError(
-                f"Qdrant cannot open this folder ({exc}); expected {EXPECTED}", file=str(path)
+                f"Qdrant cannot open this folder ({why}); expected {EXPECTED}", file=str(path)
             ) from None
         try:
             names = [c.name for c in client.get_collections().collections]
@@ -259,6 +263,21 @@ def _read_qdrant(path: Path) -> Vectors:
             client.close()
     one_space(out)
     return out
+
+
+def _copy_file(src: str, dst: str) -> None:
+    """Copy a file; a SQLite file through SQLite's backup, so a write by a running mem0
+    meanwhile cannot tear the copy."""
+    if not src.endswith(".sqlite"):
+        shutil.copy2(src, dst)
+        return
+    source = sqlite3.connect(f"file:{Path(src).resolve()}?mode=ro", uri=True)
+    target = sqlite3.connect(dst)
+    try:
+        source.backup(target)
+    finally:
+        source.close()
+        target.close()
 
 
 def _scroll(client: Any, collection: str, vectors: bool = True):

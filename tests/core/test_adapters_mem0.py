@@ -105,7 +105,8 @@ def test_typescript_vectors_give_note_entities_and_the_current_embedding(tmp_pat
         tmp_path / "vector_store_memories.db",
         {
             "m-tea": (v_tea, {"data": "Alice likes coffee", "userId": "alice", "runId": "trip-42",
-                              "category": "drinks", "createdAt": "2025-03-01T17:00:00Z"}),
+                              "category": "drinks",
+                    "expiration_date": "2027-01-01", "createdAt": "2025-03-01T17:00:00Z"}),
             "m-dog": (v_dog, {"data": "Alice has a dog named Rex", "user_id": "alice", "agent_id": "pets"}),
         },
     )  # fmt: skip
@@ -119,6 +120,7 @@ def test_typescript_vectors_give_note_entities_and_the_current_embedding(tmp_pat
     assert coffee.note == "trip-42" and dog.note == "alice"  # run_id, else user_id
     assert coffee.provenance["x-mem0-user-id"] == "alice" and coffee.provenance["x-mem0-run-id"] == "trip-42"
     assert coffee.provenance["x-mem0-metadata"] == {"category": "drinks"}
+    assert coffee.provenance["x-mem0-expiration-date"] == "2027-01-01"
     assert dog.entities == ["Rex"] and dog.provenance["x-mem0-agent-id"] == "pets"
     # the embedding belongs to the current text only
     assert tea.embedding is None

@@ -42,7 +42,18 @@ _PY_NOW = {"id", "memory_id", "old_memory", "new_memory", "event", "created_at",
 _PY_FIRST = {"id", "memory_id", "prev_value", "new_value", "event", "timestamp"}
 _TS = {"id", "memory_id", "previous_value", "new_value", "action", "created_at", "updated_at"}
 _PAYLOAD_KEYS = ("user_id", "agent_id", "run_id", "actor_id", "role")
-_NOT_METADATA = {"data", "hash", "created_at", "updated_at", "id", "text_lemmatized", "attributed_to"}
+# Keys of the payload that describe the memory as it is now: kept on its head version only.
+_HEAD_KEYS = ("attributed_to", "expiration_date", "memory_type")
+_NOT_METADATA = {
+    "data",
+    "hash",
+    "created_at",
+    "updated_at",
+    "id",
+    "text_lemmatized",
+    *_HEAD_KEYS,
+    *_PAYLOAD_KEYS,
+}
 
 Progress = Callable[[int, int], None]
 
@@ -289,9 +300,10 @@ def _fact(memory: str, n: int, version: _Version, payload: dict[str, Any], head:
         if value is not None:
             prov["x-mem0-" + key.replace("_", "-")] = value
     if head:
-        if payload.get("attributed_to") is not None:
-            prov["x-mem0-attributed-to"] = payload["attributed_to"]
-        metadata = {k: v for k, v in payload.items() if k not in _NOT_METADATA and k not in _PAYLOAD_KEYS}
+        for key in _HEAD_KEYS:
+            if payload.get(key) is not None:
+                prov["x-mem0-" + key.replace("_", "-")] = payload[key]
+        metadata = {k: v for k, v in payload.items() if k not in _NOT_METADATA}
         if metadata:
             prov["x-mem0-metadata"] = metadata
     obj: dict[str, Any] = {

@@ -279,3 +279,32 @@ def test_bad_side_files_name_their_line(tmp_path):
     with pytest.raises(InputError, match="not valid JSON") as exc:
         graphiti.read(folder)
     assert exc.value.line == 1
+
+
+def test_invalidation_across_pairs_is_followed_only_when_one_edge_fits(tmp_path):
+    acme = edge(
+        "e-acme",
+        "Alice works at Acme",
+        ALICE,
+        ACME,
+        "2025-01-01T00:00:00Z",
+        valid_at="2025-01-01T00:00:00Z",
+        invalid_at="2025-06-01T00:00:00Z",
+        expired_at="2025-06-01T00:00:05Z",
+    )
+    globex = edge(
+        "e-globex",
+        "Alice works at Globex",
+        ALICE,
+        GLOBEX,
+        "2025-06-01T00:00:04Z",
+        valid_at="2025-06-01T00:00:00Z",
+    )
+    facts = facts_of(graphiti.read(dump(tmp_path / "one", edges=[acme, globex])))
+    assert facts["graphiti:e-globex"].supersedes == "graphiti:e-acme"
+    also = edge(
+        "e-bob2", "Alice mentors Bob", ALICE, BOB, "2025-06-01T00:00:04Z", valid_at="2025-06-01T00:00:00Z"
+    )
+    snap = graphiti.read(dump(tmp_path / "two", edges=[acme, globex, also]))
+    assert not any(f.supersedes for f in snap.facts)  # two fit: not guessed
+    assert any("1 edge(s) marked invalid" in line for line in snap.left_out)

@@ -17,6 +17,9 @@ write them from a running Graphiti. Field names and formats are those of graphit
   writes the new edge. So an edge so marked is superseded by the newer edge between the
   same two entities that invalidated it: the one whose `valid_at` is its `invalid_at`,
   else the latest created before its `expired_at`, else the next one created after it.
+  Graphiti also invalidates across pairs ("works at Acme" by "works at Globex"); with no
+  newer edge between the same two, the one edge sharing an entity whose `valid_at` is the
+  old `invalid_at` (Graphiti's own signature) supersedes it, when exactly one fits.
 - An edge gone from a later dump (Graphiti removed its episode) is reported deleted, but
   only within the group ids the dump holds: a dump of one group says nothing of others.
 """
@@ -179,24 +182,35 @@ def _side_file(path: Path, shape: str, required: tuple[str, str], key: str) -> d
 
 def _supersessions(edges: list[_Edge], left_out: list[str]) -> None:
     between: dict[frozenset[str], list[_Edge]] = defaultdict(list)
+    touching: dict[str, list[_Edge]] = defaultdict(list)
     for e in edges:
-        between[frozenset((e.raw["source_node_uuid"], e.raw["target_node_uuid"]))].append(e)
+        between[_ends(e)].append(e)
+        for n in _ends(e):
+            touching[n].append(e)
     orphans = clashes = 0
     for old in sorted(edges, key=lambda e: (e.created, e.uuid)):
         invalid, expired = old.times["invalid_at"], old.times["expired_at"]
         if invalid is None and expired is None:
             continue
         newer = sorted(
-            (
-                e
-                for e in between[frozenset((old.raw["source_node_uuid"], old.raw["target_node_uuid"]))]
-                if e.created > old.created
-            ),
-            key=lambda e: (e.created, e.uuid),
+            (e for e in between[_ends(old)] if e.created > old.created), key=lambda e: (e.created, e.uuid)
         )
         starts = [e for e in newer if invalid is not None and e.times["valid_at"] == invalid]
         before = [e for e in newer if expired is not None and e.created <= expired]
         new = starts[0] if starts else before[-1] if before else newer[0] if newer else None
+        if new is None and invalid is not None:
+            # Graphiti also invalidates across pairs ("works at Acme" by "works at Globex"),
+            # writing the new edge's valid_at as the old one's invalid_at: taken when one
+            # edge sharing an entity fits that exactly, never guessed among several.
+            fits = {
+                e.uuid: e
+                for n in _ends(old)
+                for e in touching[n]
+                if e.created > old.created
+                and e.times["valid_at"] == invalid
+                and (expired is None or e.created <= expired)
+            }
+            new = next(iter(fits.values())) if len(fits) == 1 else None
         if new is None:
             orphans += 1
         elif new.supersedes is not None:
@@ -205,14 +219,19 @@ def _supersessions(edges: list[_Edge], left_out: list[str]) -> None:
             new.supersedes = fact_id(SYSTEM, old.uuid)
     if orphans:
         left_out.append(
-            f"{orphans} edge(s) marked invalid or expired have no newer edge between the same two"
-            " entities: kept unsuperseded (their invalid_at / expired_at are in provenance)"
+            f"{orphans} edge(s) marked invalid or expired have no newer edge that invalidated them"
+            " (between the same two entities, or the one sharing an entity whose valid_at is"
+            " their invalid_at): kept unsuperseded, their invalid_at / expired_at in provenance"
         )
     if clashes:
         left_out.append(
             f"{clashes} invalidated edge(s) share their newer edge with another: a fact names one"
             " fact it supersedes, so these stay unsuperseded"
         )
+
+
+def _ends(e: _Edge) -> frozenset[str]:
+    return frozenset((e.raw["source_node_uuid"], e.raw["target_node_uuid"]))
 
 
 def _fact(path: Path, e: _Edge, names: dict | None, times: dict | None) -> ParsedFact:

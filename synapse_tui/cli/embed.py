@@ -60,4 +60,4 @@ def embed_cmd(db: str, now: str | None, as_json: bool, config_path: str | None) 
             f" ({result.replaced_lexical} had only the built-in lexical embedding)"
         )
     else:
-        click.echo(f"every fact of {db} already has a {embedder.MODEL} embedding")
+        click.echo(f"every fact of {db} already has a model embedding; nothing to do")

@@ -16,6 +16,7 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -92,6 +93,11 @@ def check_space(store: Store) -> None:
         )
 
 
+def record_model(conn: Any) -> None:
+    """Note in `meta` that the store's model embeddings are this model's (the sample's are)."""
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (META_KEY, json.dumps(MODEL)))
+
+
 @dataclass(frozen=True)
 class EmbedResult:
     embedded: int  # facts given a model embedding
@@ -107,13 +113,13 @@ def embed_store(
     The vectors land in one transaction (with the model's name); the graph, derived data,
     in a second, as `import` does: interrupted there, the next graph check finishes it.
     """
-    check_space(store)
     todo = store.conn.execute(
         "SELECT pos, text FROM facts WHERE pos NOT IN (SELECT pos FROM embeddings WHERE kind = 'model')"
         " ORDER BY pos"
     ).fetchall()
     if not todo:
         return EmbedResult(0, 0, None)
+    check_space(store)
     vecs = normalise(encode([text for _, text in todo], progress))
     with store.transaction() as conn:
         check_space(store)  # another writer may have imported embeddings meanwhile
@@ -124,7 +130,7 @@ def embed_store(
             (json.dumps([p for p, _ in rows]),),
         ).fetchone()[0]
         conn.executemany("INSERT OR REPLACE INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)", rows)
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (META_KEY, json.dumps(MODEL)))
+        record_model(conn)
     with store.transaction() as conn:
         update = ensure_graph(conn, config, graph_progress)
     return EmbedResult(len(rows), lexical, update)

@@ -103,7 +103,7 @@ def test_embed_computes_real_sentence_embeddings_once(tmp_path, extra):
         json.loads(line) for line in run("edges", db, "--kind", "semantic", "--json").stdout.splitlines()
     ]
     assert {(e["a"], e["b"]) for e in edges} >= {("f0", "f1"), ("f2", "f3")}
-    assert "already has" in run("embed", db).stdout  # a second run has nothing to do
+    assert "nothing to do" in run("embed", db).stdout  # a second run has nothing to do
     more = write_jsonl(
         tmp_path / "more.jsonl",
         [{"id": "f9", "text": "Cats like mats", "created_at": "2026-01-02T00:00:00Z"}],
@@ -115,7 +115,22 @@ def test_embed_computes_real_sentence_embeddings_once(tmp_path, extra):
 
 def test_embed_refuses_a_store_of_another_model_before_computing(tmp_path, extra):
     db = make_db(tmp_path, embedding=[0.1] * 384)  # right dimension, unknown model
+    more = write_jsonl(
+        tmp_path / "more.jsonl", [{"id": "new", "text": "No vector", "created_at": "2026-01-02T00:00:00Z"}]
+    )
+    run("import", more, "--db", db)
     before = db.read_bytes()
     result = run("embed", db, code=2)
     assert result.stderr.startswith("error: ") and "did not record" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and db.read_bytes() == before
+
+
+def test_the_bundled_sample_is_recorded_as_this_models_space(tmp_path):
+    from synapse_tui.core.sample import bundled
+
+    if not (bundled() / "embeddings.f16.npy").exists():
+        pytest.skip("the sample's embeddings are not computed")
+    path = run("sample").stdout.strip()
+    with Store.open(path) as store:
+        embedder.check_space(store)  # all-MiniLM-L6-v2, as sample_db/embed.py made them: accepted
+        assert embedder.embed_store(store, None).embedded == 0  # every fact has one already

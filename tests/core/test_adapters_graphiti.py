@@ -1,0 +1,310 @@
+"""The Graphiti reader, on dumps written here in the shapes graphiti-core 0.31 produces.
+
+`EntityEdge.model_dump(mode="json")` gives uuid, group_id, source_node_uuid,
+target_node_uuid, created_at ("2025-01-02T03:04:05.123456Z"; naive datetimes dump without
+an offset), name, fact, fact_embedding, episodes, expired_at, valid_at, invalid_at,
+reference_time, attributes. EntityNode adds name, labels, summary...; EpisodicNode adds
+source, content, valid_at.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from synapse_tui.core.adapters import graphiti, known_facts
+from synapse_tui.core.clock import parse_time
+from synapse_tui.core.config import Config
+from synapse_tui.core.errors import InputError
+from synapse_tui.core.memory import Memory
+from synapse_tui.core.store import Store
+from tests.core.sync_standin import sync
+
+ALICE, ACME, GLOBEX, BOB = "n-alice", "n-acme", "n-globex", "n-bob"
+
+
+def edge(uuid: str, fact: str, src: str, tgt: str, created: str, **extra) -> dict:
+    obj = {
+        "uuid": uuid,
+        "group_id": "user-1",
+        "source_node_uuid": src,
+        "target_node_uuid": tgt,
+        "created_at": created,
+        "name": "WORKS_AT",
+        "fact": fact,
+        "fact_embedding": None,
+        "episodes": ["ep-1"],
+        "expired_at": None,
+        "valid_at": None,
+        "invalid_at": None,
+        "reference_time": None,
+        "attributes": {},
+    }
+    obj.update(extra)
+    return obj
+
+
+def node(uuid: str, name: str) -> dict:
+    return {
+        "uuid": uuid,
+        "name": name,
+        "group_id": "user-1",
+        "labels": ["Entity"],
+        "created_at": "2025-01-01T00:00:00Z",
+        "name_embedding": None,
+        "summary": "",
+        "attributes": {},
+    }
+
+
+def episode(uuid: str, valid_at: str) -> dict:
+    return {
+        "uuid": uuid,
+        "name": uuid,
+        "group_id": "user-1",
+        "labels": [],
+        "created_at": "2025-06-01T00:00:00Z",
+        "source": "message",
+        "source_description": "chat",
+        "content": "...",
+        "valid_at": valid_at,
+        "entity_edges": [],
+        "episode_metadata": None,
+    }
+
+
+def vec(*xs: float) -> list[float]:
+    return list(xs)
+
+
+EDGES = [
+    edge(
+        "e-old",
+        "Alice works at Acme",
+        ALICE,
+        ACME,
+        "2025-01-02T03:04:05.123456Z",
+        episodes=["ep-1", "ep-2", "ep-3"],
+        valid_at="2025-01-01T00:00:00",
+        invalid_at="2025-05-01T00:00:00Z",
+        expired_at="2025-05-02T10:00:00Z",
+        fact_embedding=vec(1, 0, 0),
+    ),
+    edge(
+        "e-new",
+        "Alice left Acme for Globex",
+        ACME,
+        ALICE,  # the same two entities, the other way round
+        "2025-05-02T10:00:00Z",
+        episodes=["ep-4"],
+        valid_at="2025-05-01T00:00:00Z",
+        fact_embedding=vec(0.6, 0.8, 0),
+        attributes={"role": "engineer"},
+    ),
+    edge(
+        "e-bob",
+        "Bob knows Alice",
+        BOB,
+        ALICE,
+        "2025-02-01T00:00:00+01:00",
+        name="KNOWS",
+        group_id="user-2",
+        fact_embedding=vec(0, 0, 2),
+    ),
+]
+
+
+def dump(folder: Path, edges=EDGES, nodes=True, episodes=True, as_list=False) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    if as_list:
+        (folder / "edges.jsonl").write_text(json.dumps(edges, indent=2))
+    else:
+        (folder / "edges.jsonl").write_text("".join(json.dumps(e) + "\n" for e in edges))
+    if nodes:
+        names = [node(ALICE, "Alice"), node(ACME, "Acme"), node(BOB, "Bob"), node(GLOBEX, "Globex")]
+        (folder / "nodes.jsonl").write_text("".join(json.dumps(n) + "\n" for n in names))
+    if episodes:
+        eps = [
+            episode("ep-1", "2025-01-02T00:00:00Z"),
+            episode("ep-2", "2025-02-10T12:00:00+02:00"),
+            episode("ep-3", "2025-03-01T00:00:00Z"),
+            episode("ep-4", "2025-05-01T00:00:00Z"),
+        ]
+        (folder / "episodes.jsonl").write_text("".join(json.dumps(e) + "\n" for e in eps))
+    return folder
+
+
+def facts_of(snapshot) -> dict:
+    return {f.id: f for f in snapshot.facts}
+
+
+def test_edges_become_facts_with_corroborations_reinforcements_and_entities(tmp_path):
+    snap = graphiti.read(dump(tmp_path / "g"))
+    facts = facts_of(snap)
+    assert sorted(facts) == ["graphiti:e-bob", "graphiti:e-new", "graphiti:e-old"]
+    old = facts["graphiti:e-old"]
+    assert old.text == "Alice works at Acme"
+    assert old.created_at == "2025-01-02T03:04:05.123456Z"
+    assert old.r == 2 and old.s == 0 and old.tier == "auto"  # two episodes re-asserted it
+    assert old.reinforced_at == ["2025-02-10T10:00:00Z", "2025-03-01T00:00:00Z"]  # offset converted
+    assert old.entities == ["Alice", "Acme"]
+    assert old.note == "user-1"
+    assert old.provenance["x-source"] == "graphiti"
+    assert old.provenance["x-source-id"] == "e-old" and old.provenance["x-source-version"] == 1
+    assert old.provenance["x-graphiti-name"] == "WORKS_AT"
+    assert old.provenance["x-graphiti-valid-at"] == "2025-01-01T00:00:00Z"  # naive read as UTC
+    assert old.provenance["x-graphiti-invalid-at"] == "2025-05-01T00:00:00Z"
+    assert old.provenance["x-graphiti-episodes"] == ["ep-1", "ep-2", "ep-3"]
+    bob = facts["graphiti:e-bob"]
+    assert bob.created_at == "2025-01-31T23:00:00Z"  # +01:00 converted to UTC
+    assert bob.r == 0 and bob.reinforced_at is None and bob.note == "user-2"
+    assert facts["graphiti:e-new"].provenance["x-graphiti-attributes"] == {"role": "engineer"}
+    assert snap.left_out == [] and snap.deleted == set()
+
+
+def test_invalidated_edge_is_superseded_by_the_newer_edge_between_the_same_entities(tmp_path):
+    facts = facts_of(graphiti.read(dump(tmp_path / "g")))
+    assert facts["graphiti:e-new"].supersedes == "graphiti:e-old"
+    assert facts["graphiti:e-old"].supersedes is None and facts["graphiti:e-bob"].supersedes is None
+
+
+def test_embeddings_are_carried_over_normalised(tmp_path):
+    facts = facts_of(graphiti.read(dump(tmp_path / "g")))
+    assert np.allclose(facts["graphiti:e-new"].embedding, [0.6, 0.8, 0])
+    assert np.allclose(facts["graphiti:e-bob"].embedding, [0, 0, 1])
+
+
+def test_end_to_end_store_scores_and_a_second_sync_changes_nothing(tmp_path):
+    folder = dump(tmp_path / "g")
+    with Store.open(tmp_path / "memory.db", create=True) as store:
+        sync(store, graphiti.read(folder, known=known_facts(store, "graphiti")))
+        assert store.count() == 3
+        assert store.superseded_by("graphiti:e-old") == ["graphiti:e-new"]
+        assert store.conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0] == 3
+        memory = Memory(store, Config(), parse_time("2025-12-01T00:00:00Z"))
+        old = memory.explain("graphiti:e-old")
+        assert old["k"] == 1 and old["corroborations"] == 2 and len(old["reinforced_at"]) == 2
+        assert old["entities"] == ["Alice", "Acme"]
+        sync(store, graphiti.read(folder, known=known_facts(store, "graphiti")))
+        assert store.count() == 3
+
+
+def test_an_edge_gone_from_the_dump_is_deleted_within_the_dumped_groups_only(tmp_path):
+    folder = dump(tmp_path / "g")
+    with Store.open(tmp_path / "memory.db", create=True) as store:
+        sync(store, graphiti.read(folder))
+        dump(folder, edges=[EDGES[1]])  # group user-1 without e-old; user-2 not dumped at all
+        snap = graphiti.read(folder, known=known_facts(store, "graphiti"))
+        assert snap.deleted == {"graphiti:e-old"}
+        sync(store, snap)
+        flags = {k.id: k.deleted for k in known_facts(store, "graphiti")}
+        assert flags == {"graphiti:e-old": True, "graphiti:e-new": False, "graphiti:e-bob": False}
+
+
+def test_without_side_files_names_and_times_are_missing_not_invented(tmp_path):
+    snap = graphiti.read(dump(tmp_path / "g", nodes=False, episodes=False))
+    old = facts_of(snap)["graphiti:e-old"]
+    assert old.r == 2 and old.reinforced_at is None and not old.reinforced_ts
+    assert old.entities is None
+    assert any("no nodes.jsonl" in line for line in snap.left_out)
+    assert any("no episodes.jsonl: 2 re-assertion(s)" in line for line in snap.left_out)
+
+
+def test_a_json_list_is_read_like_json_lines(tmp_path):
+    lines = graphiti.read(dump(tmp_path / "a"))
+    listed = graphiti.read(dump(tmp_path / "b", as_list=True))
+    assert [(f.id, f.text, f.supersedes) for f in listed.facts] == [
+        (f.id, f.text, f.supersedes) for f in lines.facts
+    ]
+
+
+@pytest.mark.parametrize(
+    "setup, expected",
+    [
+        (lambda root: root / "missing", "no such folder"),
+        (lambda root: (root / "f.jsonl").write_text("{}") and root / "f.jsonl", "is a file, not a folder"),
+        (lambda root: (root / "empty").mkdir() or root / "empty", "holds no edges.jsonl"),
+    ],
+)
+def test_a_source_that_is_not_a_dump_is_refused(tmp_path, setup, expected):
+    source = setup(tmp_path)
+    with pytest.raises(InputError) as exc:
+        graphiti.read(source)
+    assert expected in str(exc.value) and "EntityEdge" in str(exc.value) and exc.value.file == str(source)
+
+
+def test_json_of_another_shape_names_file_line_and_missing_field(tmp_path):
+    folder = tmp_path / "g"
+    folder.mkdir()
+    mem0_like = {"id": "m1", "memory": "Alice likes tea", "created_at": "2025-01-01T00:00:00Z"}
+    (folder / "edges.jsonl").write_text(json.dumps(EDGES[0]) + "\n" + json.dumps(mem0_like) + "\n")
+    with pytest.raises(InputError) as exc:
+        graphiti.read(folder)
+    assert exc.value.file == str(folder / "edges.jsonl") and exc.value.line == 2 and exc.value.field == "uuid"
+    assert "EntityEdge" in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    "bad, field, reason",
+    [
+        ({"fact": ""}, "fact", "non-empty string"),
+        ({"created_at": "yesterday"}, "created_at", "RFC 3339"),
+        ({"invalid_at": "soon"}, "invalid_at", "RFC 3339"),
+        ({"episodes": "ep-1"}, "episodes", "list of episode uuids"),
+        ({"fact_embedding": [0.0, 0.0, 0.0]}, "fact_embedding", "zero vector"),
+        ({"fact_embedding": [1.0, 2.0]}, "fact_embedding", "dimension 2, but line 1 has 3"),
+        ({"uuid": "e-old"}, "uuid", "duplicate edge"),
+    ],
+)
+def test_one_bad_edge_names_its_line_and_field(tmp_path, bad, field, reason):
+    edges = [EDGES[0], {**EDGES[1], **bad}]
+    with pytest.raises(InputError) as exc:
+        graphiti.read(dump(tmp_path / "g", edges=edges))
+    assert (exc.value.line, exc.value.field) == (2, field) and reason in str(exc.value)
+
+
+def test_bad_side_files_name_their_line(tmp_path):
+    folder = dump(tmp_path / "g")
+    (folder / "nodes.jsonl").write_text(
+        json.dumps(node(ALICE, "Alice")) + "\n" + json.dumps({"uuid": "x"}) + "\n"
+    )
+    with pytest.raises(InputError) as exc:
+        graphiti.read(folder)
+    assert (exc.value.file, exc.value.line, exc.value.field) == (str(folder / "nodes.jsonl"), 2, "name")
+    (folder / "nodes.jsonl").unlink()
+    (folder / "episodes.jsonl").write_text("not json\n")
+    with pytest.raises(InputError, match="not valid JSON") as exc:
+        graphiti.read(folder)
+    assert exc.value.line == 1
+
+
+def test_invalidation_across_pairs_is_followed_only_when_one_edge_fits(tmp_path):
+    acme = edge(
+        "e-acme",
+        "Alice works at Acme",
+        ALICE,
+        ACME,
+        "2025-01-01T00:00:00Z",
+        valid_at="2025-01-01T00:00:00Z",
+        invalid_at="2025-06-01T00:00:00Z",
+        expired_at="2025-06-01T00:00:05Z",
+    )
+    globex = edge(
+        "e-globex",
+        "Alice works at Globex",
+        ALICE,
+        GLOBEX,
+        "2025-06-01T00:00:04Z",
+        valid_at="2025-06-01T00:00:00Z",
+    )
+    facts = facts_of(graphiti.read(dump(tmp_path / "one", edges=[acme, globex])))
+    assert facts["graphiti:e-globex"].supersedes == "graphiti:e-acme"
+    also = edge(
+        "e-bob2", "Alice mentors Bob", ALICE, BOB, "2025-06-01T00:00:04Z", valid_at="2025-06-01T00:00:00Z"
+    )
+    snap = graphiti.read(dump(tmp_path / "two", edges=[acme, globex, also]))
+    assert not any(f.supersedes for f in snap.facts)  # two fit: not guessed
+    assert any("1 edge(s) marked invalid" in line for line in snap.left_out)

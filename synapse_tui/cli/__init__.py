@@ -4,7 +4,7 @@ Every command builds the same objects the tests build (Store, Config, Clock, Mem
 User mistakes end in one clear line on stderr and a non-zero exit, never a traceback.
 """
 
-from . import triage  # noqa: F401  (registers the triage verbs on main)
+from . import serve, triage  # noqa: F401  (register the triage verbs and `mcp` on main)
 from .commands import main
 
 __all__ = ["main"]

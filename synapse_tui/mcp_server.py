@@ -9,6 +9,7 @@ so the server keeps serving. The agent's name is the client's declared `clientIn
 from __future__ import annotations
 
 import inspect
+import sqlite3
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -76,14 +77,18 @@ WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world
 
 
 def _agent(ctx: Context) -> str:
-    params = ctx.session.client_params
+    """`agent:NAME`, NAME from the client's `initialize` (clientInfo.name)."""
+    try:
+        params = ctx.session.client_params
+    except ValueError:  # called outside a request (in-process, as the benchmark does)
+        params = None
     return agent_actor(params.client_info.name if params is not None else None)
 
 
 def _call(fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
-    except SynapseError as exc:
+    except (SynapseError, sqlite3.DatabaseError) as exc:  # the CLI's "error:" cases
         raise ToolError(describe_error(exc)) from None
 
 
@@ -184,4 +189,7 @@ def _triage_tool(server: MCPServer, recall: Recall, action: Action) -> None:
 
 def serve(recall: Recall) -> None:
     """Serve on stdin/stdout until the client closes the pipe."""
-    build_server(recall).run("stdio")
+    try:
+        build_server(recall).run("stdio")
+    finally:
+        recall.settle()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -78,9 +79,12 @@ def main() -> None:
     if not db.exists():
         build_store(db, args.n)
 
+    from synapse_tui.core.graphview import neighbours
     from synapse_tui.mcp_server import build_server
 
-    store = Store.open(db)
+    work = Path(tempfile.mkdtemp()) / "bench.db"  # the writes below must not grow the cached store
+    shutil.copy(db, work)
+    store = Store.open(work)
     t0 = time.perf_counter()
     recall = Recall(store, Config(), Clock(parse_time(NOW)))
     print(f"{db}: {len(recall.memory)} facts, memory loaded in {time.perf_counter() - t0:.2f} s")
@@ -113,14 +117,26 @@ def main() -> None:
         base,
     )
     report("show", timed(lambda: call("show", id=rng.choice(ids)), args.calls), base)
+    report(
+        "search 's00042' (an id prefix: 10 matches)",
+        timed(lambda: call("search", query="s00042"), args.calls),
+        base,
+    )
     report("neighbours", timed(lambda: call("neighbours", id=rng.choice(ids)), args.calls), base)
+    print("of which the layers below the server (same calls, no MCP):")
+    report("FTS5 match + bm25 'payments api'", timed(lambda: store.search("payments api"), args.calls), base)
+    report(
+        "graphview.neighbours",
+        timed(lambda: neighbours(store.conn, rng.choice(ids), Config()), args.calls),
+        base,
+    )
 
     print("writes (not held to 50 ms; each is one audited transaction):")
     report("corroborate", timed(lambda: call("corroborate", id=rng.choice(ids)), 10), base)
     report("remember", timed(lambda: call("remember", text=f"bench note {rng.random()} payments"), 3), base)
 
     print("first read after another process wrote:")
-    other = Store.open(db)
+    other = Store.open(work)
 
     def external_triage() -> None:
         from synapse_tui.core.triage import Triage
@@ -144,7 +160,7 @@ def main() -> None:
     store.close()
 
     if not args.no_stdio:
-        stdio(db, ids, rng, args.calls, base)
+        stdio(work, ids, rng, args.calls, base)
 
 
 def stdio(db: Path, ids: list[str], rng: random.Random, calls: int, base: float) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from ..core.clock import Clock
-from ..core.config import Config, config_path_for, load_config
+from ..core.config import Config, config_for
 from ..core.errors import QueryError, SynapseError
 from ..core.memory import Memory
 from ..core.store import Store
@@ -74,8 +74,7 @@ def db_argument(f: Callable) -> Callable:
 
 
 def resolve_config(db: str | os.PathLike[str], config_path: str | None) -> Config:
-    path = config_path or os.environ.get("SYNAPSE_CONFIG") or config_path_for(db)
-    return load_config(path)
+    return config_for(db, config_path)
 
 
 @contextmanager

@@ -97,6 +97,12 @@ def config_path_for(db_path: str | os.PathLike[str]) -> Path:
     return p.with_name(p.stem + ".synapse.toml")
 
 
+def config_for(db_path: str | os.PathLike[str], explicit: str | os.PathLike[str] | None = None) -> Config:
+    """The config a store is scored with: `explicit` (--config), else SYNAPSE_CONFIG, else
+    the file beside the store."""
+    return load_config(explicit or os.environ.get("SYNAPSE_CONFIG") or config_path_for(db_path))
+
+
 def _coerce(section: str, name: str, default: Any, value: Any, path: Path) -> Any:
     where = f"{path}: [{section}] {name}"
     if isinstance(default, tuple):

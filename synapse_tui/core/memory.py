@@ -223,6 +223,7 @@ class Memory:
                         "before": h.before,
                         "after": h.after,
                         "undoes": h.undoes,
+                        "score_before": h.score_before,
                     }
                     for h in self.store.history(fact_id)
                 ],

@@ -64,6 +64,7 @@ class AuditEntry:
     before: dict[str, Any] | None
     after: dict[str, Any] | None
     undoes: int | None
+    score_before: dict[str, Any] | None = None  # the fact's score just before (SPEC 8)
 
 
 def _loads(value: str | None) -> Any:
@@ -340,13 +341,13 @@ class Store:
 
     def history(self, fact_id: str) -> list[AuditEntry]:
         rows = self.conn.execute(
-            "SELECT seq, at, actor, action, fact_id, batch, before, after, undoes FROM audit"
+            "SELECT seq, at, actor, action, fact_id, batch, before, after, undoes, score_before FROM audit"
             " WHERE fact_id = ? ORDER BY seq",
             (fact_id,),
         )
         return [
-            AuditEntry(seq, at, actor, action, fid, batch, _loads(before), _loads(after), undoes)
-            for seq, at, actor, action, fid, batch, before, after, undoes in rows
+            AuditEntry(seq, at, actor, action, fid, batch, _loads(before), _loads(after), undoes, _loads(sb))
+            for seq, at, actor, action, fid, batch, before, after, undoes, sb in rows
         ]
 
     def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -11,18 +11,43 @@ from __future__ import annotations
 import getpass
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
-import numpy as np
-
 from .clock import Clock, format_time, parse_time
+from .config import Config, config_for
 from .errors import SynapseError
 from .interchange import event_blob
+from .spot import spot_scores
 from .store import Store
-from .trust import in_cycle
 
-ACTIONS = ("corroborate", "contradict", "verify", "accept", "supersede")
+
+class Action(StrEnum):
+    """The triage actions: one vocabulary for the browser's keys, the CLI verbs, the MCP
+    tools and the audit log (each member is its own string, as the audit stores it)."""
+
+    CORROBORATE = "corroborate"
+    CONTRADICT = "contradict"
+    VERIFY = "verify"
+    ACCEPT = "accept"
+    SUPERSEDE = "supersede"
+
+    @property
+    def summary(self) -> str:
+        return _SUMMARIES[self]
+
+
+_SUMMARIES = {
+    Action.CORROBORATE: "another source confirms it: r + 1, and a reinforcement now",
+    Action.CONTRADICT: "evidence against it: s + 1",
+    Action.VERIFY: "checked and still holds: a reinforcement now",
+    Action.ACCEPT: "a person vouches for it: declared tier auto becomes human",
+    Action.SUPERSEDE: "a newer fact replaces it: the newer one names it in `supersedes`",
+}
+ACTIONS: tuple[str, ...] = tuple(a.value for a in Action)
+# What an agent may do (MCP): add evidence. Accepting (and signing) stays a person's call.
+AGENT_ACTIONS = (Action.CORROBORATE, Action.CONTRADICT, Action.VERIFY)
 
 
 class TriageError(SynapseError):
@@ -41,6 +66,11 @@ class Outcome:
     action: str
     batch: int
     changes: tuple[Change, ...]
+    # each changed fact's score just before (the audit's score_before), by id
+    scores_before: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # for undo and redo: who made the reverted action, and when
+    undone_actor: str | None = None
+    undone_at: str | None = None
 
     @property
     def fact_ids(self) -> list[str]:
@@ -75,11 +105,29 @@ def _read(conn: Any, fid: str) -> dict[str, Any] | None:
     return values
 
 
+def trust_change(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """'trust 0.13 -> 0.81 (very low -> very high)', from two score objects."""
+    text = f"trust {before['trust']:.2f} -> {after['trust']:.2f}"
+    if before["band"] != after["band"]:
+        text += f" ({before['band']} -> {after['band']})"
+    if before["k"] != after["k"]:
+        text += f", k {before['k']} -> {after['k']}"
+    return text
+
+
 class Triage:
-    def __init__(self, store: Store, clock: Clock, actor: str | None = None) -> None:
+    """`actor` names who acts in the audit: `user:LOGIN` (default) or `agent:NAME`.
+
+    `config` scores the `score_before` of each audit entry; without it the store's own
+    config file is read (as the CLI would)."""
+
+    def __init__(
+        self, store: Store, clock: Clock, actor: str | None = None, *, config: Config | None = None
+    ) -> None:
         self.store = store
         self.clock = clock
         self.actor = actor or default_actor()
+        self.config = config if config is not None else config_for(store.path)
 
     # -- the actions -------------------------------------------------------------------
 
@@ -89,26 +137,39 @@ class Triage:
             raise TriageError(f"unknown action {action!r}")
         if not fact_ids:
             raise TriageError("no facts selected")
+        self._check_writable()
+        with self.store.transaction() as conn:
+            return self.apply_in(conn, action, fact_ids, target)
+
+    def apply_in(self, conn: Any, action: str, fact_ids: list[str], target: str | None = None) -> Outcome:
+        """`apply` inside a transaction the caller holds (`remember` imports a fact and
+        supersedes with it in one)."""
+        now = self.clock.now()
+        rows = {}
+        for fid in dict.fromkeys(fact_ids):
+            rows[fid] = _read(conn, fid)
+            if rows[fid] is None:
+                raise TriageError(f"no fact with id {fid!r}")
+        if action == Action.SUPERSEDE:
+            changes = self._supersede(conn, list(rows), target)
+        else:
+            changes = [self._change(action, fid, row, now) for fid, row in rows.items()]
+            changes = [c for c in changes if c.before != c.after]
+            if not changes:
+                why = f" (already {rows[fact_ids[0]]['tier']})" if action == Action.ACCEPT else ""
+                raise TriageError(f"{action} {', '.join(rows)}: nothing to change{why}")
+        scores = self._scores(changes, now)
+        for change in changes:
+            self._write(conn, change.fact_id, change.after)
+        batch = self._audit(conn, str(action), changes, now, scores)
+        return Outcome(str(action), batch, tuple(changes), scores)
+
+    def _check_writable(self) -> None:
         if self.store.readonly:
             raise TriageError(f"{self.store.path} is open read-only: triage cannot change it")
-        now = self.clock.now()
-        with self.store.transaction() as conn:
-            rows = {}
-            for fid in dict.fromkeys(fact_ids):
-                rows[fid] = _read(conn, fid)
-                if rows[fid] is None:
-                    raise TriageError(f"no fact with id {fid!r}")
-            if action == "supersede":
-                changes = self._supersede(conn, list(rows), target)
-            else:
-                changes = [self._change(action, fid, row, now) for fid, row in rows.items()]
-                changes = [c for c in changes if c.before != c.after]
-                if not changes:
-                    raise TriageError(f"{action}: nothing to change")
-            for change in changes:
-                self._write(conn, change.fact_id, change.after)
-            batch = self._audit(conn, action, changes, now)
-        return Outcome(action, batch, tuple(changes))
+
+    def _scores(self, changes: list[Change], now: float) -> dict[str, dict[str, Any]]:
+        return spot_scores(self.store, self.config, now, [c.fact_id for c in changes])
 
     def _change(self, action: str, fid: str, fact: dict[str, Any], now: float) -> Change:
         r, s, tier, o1 = (
@@ -151,13 +212,7 @@ class Triage:
             raise TriageError(f"no fact with id {target!r}")
         if row[0] and row[0] != old:
             raise TriageError(f"{target} already supersedes {row[0]}; a fact names one predecessor")
-        ids = [r[0] for r in conn.execute("SELECT id FROM facts ORDER BY pos")]
-        index = {fid: i for i, fid in enumerate(ids)}
-        sup = np.full(len(ids), -1, dtype=np.int64)
-        for p, s in conn.execute("SELECT pos, supersedes_pos FROM facts WHERE supersedes_pos IS NOT NULL"):
-            sup[p - 1] = s - 1
-        sup[index[target]] = index[old]
-        if in_cycle(sup)[index[target]]:
+        if self._leads_to(conn, old, target):
             raise TriageError(
                 f"{target} cannot supersede {old}: {old} already leads to {target} "
                 "(that would be a supersession cycle)"
@@ -166,6 +221,21 @@ class Triage:
             Change(target, {"supersedes": row[0]}, {"supersedes": old}),
             Change(old, {}, {"superseded_by": target}),
         ]
+
+    @staticmethod
+    def _leads_to(conn: Any, start: str, goal: str) -> bool:
+        """Whether following `supersedes` from `start` reaches `goal` (the chain is short;
+        each fact names at most one predecessor, so this is a walk, not a search)."""
+        seen, fid = set(), start
+        while fid is not None and fid not in seen:
+            if fid == goal:
+                return True
+            seen.add(fid)
+            row = conn.execute(
+                "SELECT f2.id FROM facts f JOIN facts f2 ON f2.pos = f.supersedes_pos WHERE f.id = ?", (fid,)
+            ).fetchone()
+            fid = row[0] if row else None
+        return False
 
     # -- undo / redo -------------------------------------------------------------------
 
@@ -203,16 +273,16 @@ class Triage:
         return redo if undone else None
 
     def _revert(self, batch: int, kind: str) -> Outcome:
-        if self.store.readonly:
-            raise TriageError(f"{self.store.path} is open read-only: triage cannot change it")
+        self._check_writable()
         now = self.clock.now()
         with self.store.transaction() as conn:
             entries = conn.execute(
-                "SELECT fact_id, before, after, action FROM audit WHERE batch = ? ORDER BY seq", (batch,)
+                "SELECT fact_id, before, after, action, actor, at FROM audit WHERE batch = ? ORDER BY seq",
+                (batch,),
             ).fetchall()
-            action = entries[0][3]
+            action, actor, at = entries[0][3:]
             changes = []
-            for fid, before, after, _ in entries:
+            for fid, before, after, *_ in entries:
                 before, after = json.loads(before), json.loads(after)
                 frm, to = (after, before) if kind == "undo" else (before, after)
                 current = self._current(conn, fid, frm)
@@ -221,10 +291,11 @@ class Triage:
                         f"cannot {kind} {action} on {fid}: it changed since ({current} is not {frm})"
                     )
                 changes.append(Change(fid, frm, to))
+            scores = self._scores(changes, now)
             for change in changes:
                 self._write(conn, change.fact_id, change.after)
-            new_batch = self._audit(conn, kind, changes, now, undoes=batch)
-        return Outcome(f"{kind} {action}", new_batch, tuple(changes))
+            new_batch = self._audit(conn, kind, changes, now, scores, undoes=batch)
+        return Outcome(f"{kind} {action}", new_batch, tuple(changes), scores, actor, at)
 
     # -- storage -----------------------------------------------------------------------
 
@@ -251,15 +322,31 @@ class Triage:
                 )
 
     def _audit(
-        self, conn: Any, action: str, changes: list[Change], now: float, undoes: int | None = None
+        self,
+        conn: Any,
+        action: str,
+        changes: list[Change],
+        now: float,
+        scores: dict[str, dict[str, Any]],
+        undoes: int | None = None,
     ) -> int:
         batch = conn.execute("SELECT coalesce(max(batch), 0) + 1 FROM audit").fetchone()[0]
         at = format_time(now)
         conn.executemany(
-            "INSERT INTO audit (at, actor, action, fact_id, batch, before, after, undoes)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO audit (at, actor, action, fact_id, batch, before, after, undoes, score_before)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (at, self.actor, action, c.fact_id, batch, json.dumps(c.before), json.dumps(c.after), undoes)
+                (
+                    at,
+                    self.actor,
+                    action,
+                    c.fact_id,
+                    batch,
+                    json.dumps(c.before),
+                    json.dumps(c.after),
+                    undoes,
+                    json.dumps(scores[c.fact_id]) if c.fact_id in scores else None,
+                )
                 for c in changes
             ],
         )
@@ -268,8 +355,9 @@ class Triage:
 
 def export_audit(store: Store) -> Iterator[dict[str, Any]]:
     """Every triage decision as one JSON object, oldest first (`export --audit`)."""
-    for seq, at, actor, action, fid, batch, before, after, undoes in store.conn.execute(
-        "SELECT seq, at, actor, action, fact_id, batch, before, after, undoes FROM audit ORDER BY seq"
+    for seq, at, actor, action, fid, batch, before, after, undoes, score_before in store.conn.execute(
+        "SELECT seq, at, actor, action, fact_id, batch, before, after, undoes, score_before"
+        " FROM audit ORDER BY seq"
     ):
         obj = {
             "seq": seq,
@@ -280,6 +368,7 @@ def export_audit(store: Store) -> Iterator[dict[str, Any]]:
             "batch": batch,
             "before": json.loads(before) if before else None,
             "after": json.loads(after) if after else None,
+            "score_before": json.loads(score_before) if score_before else None,
         }
         if undoes is not None:
             obj["undoes"] = undoes

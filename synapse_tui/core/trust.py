@@ -243,39 +243,64 @@ def band_of(trust: np.ndarray, config: Config) -> np.ndarray:
 
 
 def review_due(arrays: FactArrays, i: int, config: Config) -> float:
-    """The instant fact i's freshness falls to review.threshold if nothing reinforces it.
+    """The instant fact i's freshness falls to review.threshold if nothing reinforces it."""
+    return float(review_dues(arrays, np.array([i]), config)[0])
 
-    Freshness only falls as time passes, so the crossing is unique. Before the latest
-    event the age floor makes B very large, so the search starts there; a fact already
-    below threshold at its latest event is due at that event.
+
+def review_dues(arrays: FactArrays, positions: np.ndarray, config: Config) -> np.ndarray:
+    """`review_due` of several facts at once (a page of search results), in epoch seconds.
+
+    Freshness only falls as time passes, so the crossing is unique. The O(1) form has a
+    closed form. For the exact form, before the latest event the age floor makes B very
+    large, so the search starts there (a fact already below threshold at its latest event
+    is due at that event): the step doubles until B falls below the target, then a
+    bisection to 1 ms, every fact in lockstep (each stops on its own).
     """
     f = config.freshness
     q = config.review.threshold
     target = f.b0 + f.scale * math.log(q / (1.0 - q))  # B at which freshness == q
     d = f.decay
-    if arrays.o1_count[i] > 0:
-        n = int(arrays.o1_count[i])
-        age = math.exp((math.log(n / (1.0 - d)) - target) / d)
-        return float(arrays.created[i] + max(age, f.min_age_days) * DAY)
-    one = arrays.take(i)
-    events = one.events
+    positions = np.asarray(positions, dtype=np.int64)
+    out = np.empty(len(positions))
+    n = arrays.o1_count[positions]
+    o1 = n > 0
+    if o1.any():
+        age = np.exp((np.log(n[o1] / (1.0 - d)) - target) / d)
+        out[o1] = arrays.created[positions[o1]] + np.maximum(age, f.min_age_days) * DAY
+    exact = positions[~o1]
+    if not len(exact):
+        return out
+    # the events of each fact as one row, padded (padding contributes nothing)
+    starts = arrays.offsets[exact]
+    ends = np.append(arrays.offsets, len(arrays.events))[exact + 1]
+    width = int((ends - starts).max())
+    cols = np.arange(width)
+    valid = cols[None, :] < (ends - starts)[:, None]
+    events = arrays.events[np.minimum(starts[:, None] + cols[None, :], len(arrays.events) - 1)]
 
-    def b_at(t: float) -> float:
-        ages = np.maximum((t - events) / DAY, f.min_age_days)
-        return float(np.log(np.sum(ages**-d)))
+    def b_at(t: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        ages = np.maximum((t[:, None] - events[rows]) / DAY, f.min_age_days)
+        # a running sum: adds each fact's terms in order whatever the padding, so one fact
+        # gets the same date alone or in a batch
+        return np.log(np.cumsum(np.where(valid[rows], ages**-d, 0.0), axis=1)[:, -1])
 
-    lo = float(events.max())
-    if b_at(lo) <= target:
-        return lo
+    lo = np.where(valid, events, -np.inf).max(axis=1)
     hi = lo + DAY
-    while b_at(hi) > target:
-        hi = lo + (hi - lo) * 2
+    every = np.arange(len(exact))
+    done = b_at(lo, every) <= target
+    hi[done] = lo[done]
+    grow = every[~done]
+    while grow.size:
+        grow = grow[b_at(hi[grow], grow) > target]
+        hi[grow] = lo[grow] + (hi[grow] - lo[grow]) * 2
+    active = every[~done]
     for _ in range(100):
-        mid = (lo + hi) / 2
-        if b_at(mid) > target:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-3:
+        if not active.size:
             break
-    return hi
+        mid = (lo[active] + hi[active]) / 2
+        above = b_at(mid, active) > target
+        lo[active[above]] = mid[above]
+        hi[active[~above]] = mid[~above]
+        active = active[hi[active] - lo[active] >= 1e-3]
+    out[~o1] = hi
+    return out

@@ -1,0 +1,37 @@
+"""`synapse-tui mcp [DB]`: the MCP server on stdio (SPEC 10), behind the `[mcp]` extra."""
+
+from __future__ import annotations
+
+import click
+
+from ..core.clock import Clock
+from ..core.errors import SynapseError
+from ..core.store import Store
+from .commands import _sample_path, main
+from .common import config_option, now_option, resolve_config
+
+
+@main.command("mcp")
+@click.argument("db", required=False, type=click.Path(dir_okay=False))
+@now_option
+@config_option
+def mcp_cmd(db: str | None, now: str | None, config_path: str | None) -> None:
+    """Serve DB (default: the bundled sample) to an agent over MCP on stdio.
+
+    Tools: search, show, neighbours, remember, corroborate, contradict, verify; every
+    recalled fact carries its trust. Register it in an MCP client as the command
+    `synapse-tui mcp /path/to/memory.db`. SYNAPSE_NOW pins the clock like --now.
+    """
+    try:
+        from ..mcp_server import serve
+    except ImportError as exc:
+        raise SynapseError(
+            f"the MCP server needs the mcp SDK ({exc.name} is missing): pip install 'synapse-tui[mcp]'"
+        ) from None
+    from ..core.recall import Recall
+
+    clock = Clock.from_option(now)
+    path = db if db is not None else str(_sample_path())
+    config = resolve_config(path, config_path)
+    with Store.open(path) as store:
+        serve(Recall(store, config, clock))

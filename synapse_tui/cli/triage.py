@@ -1,0 +1,114 @@
+"""Triage without the browser (SPEC 8): the browser's actions as subcommands.
+
+One verb per `Action`, audited as `user:LOGIN`; each is the browser's transaction, so a
+refusal (unknown id, read-only store, a supersession cycle, nothing to undo) changes
+nothing. Human output is the browser's notice; `--json` is the `show --json` object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+
+from ..core.clock import Clock
+from ..core.memory import Memory
+from ..core.spot import spot_scores
+from ..core.store import Store
+from ..core.triage import Action, Outcome, Triage, default_actor, trust_change
+from .commands import main
+from .common import config_option, db_argument, emit_json, json_option, now_option, resolve_config
+
+
+def _run(
+    db: str, now: str | None, config_path: str | None, as_json: bool, act: Callable[[Triage], Outcome]
+) -> None:
+    """Open DB for writing, act, then report the facts the action changed."""
+    clock = Clock.from_option(now)
+    config = resolve_config(db, config_path)
+    with Store.open(db) as store:
+        outcome = act(Triage(store, clock, default_actor(), config=config))
+        changed = list(dict.fromkeys(outcome.fact_ids))
+        if as_json:
+            memory = Memory(store, config, clock.now())
+            for fid in _reported(outcome, changed):
+                emit_json(memory.explain(fid))
+            return
+        after = spot_scores(store, config, clock.now(), changed)
+    click.echo(_describe(outcome, changed, outcome.scores_before, after))
+
+
+def _reported(outcome: Outcome, changed: list[str]) -> list[str]:
+    """The facts whose trust an action is about: the replaced one for a supersession
+    (its k moved), every changed fact for an undo, else the fact acted on."""
+    old = _superseded(outcome)
+    if old is not None and not outcome.action.startswith(("undo", "redo")):
+        return [old]
+    return changed
+
+
+def _superseded(outcome: Outcome) -> str | None:
+    return next((c.fact_id for c in outcome.changes if "superseded_by" in (c.before | c.after)), None)
+
+
+def _describe(outcome: Outcome, changed: list[str], before: dict, after: dict) -> str:
+    """The browser's notice: 'corroborate f-00046: trust 0.13 -> 0.81 (very low -> very high)';
+    an undo also names the action it undid, who made it and when."""
+    old = _superseded(outcome)
+    if old is not None:
+        new = next(f for f in changed if f != old)
+        moves = [(f"{old} by {new}", trust_change(before[old], after[old]))]
+    else:
+        moves = [(fid, trust_change(before[fid], after[fid])) for fid in changed]
+    head, by = outcome.action, ""
+    if outcome.undone_actor is not None:
+        verb, _, action = outcome.action.partition(" ")
+        head = f"{'undid' if verb == 'undo' else 'redid'} {action}"
+        by = f" (by {outcome.undone_actor} at {outcome.undone_at})"
+    if len(moves) == 1:
+        return f"{head} {moves[0][0]}{by}: {moves[0][1]}"
+    return f"{head} {len(moves)} facts{by}" + "".join(f"\n  {who}: {change}" for who, change in moves)
+
+
+def _single(action: Action) -> click.Command:
+    @db_argument
+    @click.argument("fact_id")
+    @now_option
+    @json_option
+    @config_option
+    def command(db: str, fact_id: str, now: str | None, as_json: bool, config_path: str | None) -> None:
+        _run(db, now, config_path, as_json, lambda t: t.apply(action, [fact_id]))
+
+    command.__doc__ = f"{action.value.capitalize()} a fact: {action.summary}."
+    return main.command(action.value)(command)
+
+
+for _action in Action:
+    if _action is not Action.SUPERSEDE:
+        _single(_action)
+
+
+@main.command(Action.SUPERSEDE.value)
+@db_argument
+@click.argument("old_id")
+@click.argument("new_id")
+@now_option
+@json_option
+@config_option
+def supersede_cmd(
+    db: str, old_id: str, new_id: str, now: str | None, as_json: bool, config_path: str | None
+) -> None:
+    """NEW_ID replaces OLD_ID: NEW_ID names it in `supersedes` (a cycle is refused)."""
+    _run(db, now, config_path, as_json, lambda t: t.apply(Action.SUPERSEDE, [old_id], new_id))
+
+
+@main.command("undo")
+@db_argument
+@now_option
+@json_option
+@config_option
+def undo_cmd(db: str, now: str | None, as_json: bool, config_path: str | None) -> None:
+    """Undo the last triage action not yet undone, whoever made it, and say what it was.
+
+    The undo is itself an audited action: run it again for the one before."""
+    _run(db, now, config_path, as_json, lambda t: t.undo())

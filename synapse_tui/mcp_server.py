@@ -1,0 +1,195 @@
+"""The MCP server (SPEC 10): the store over stdio with the official `mcp` SDK (extra `[mcp]`).
+
+A thin layer over `core.recall.Recall`: each tool validates its typed arguments (the SDK
+does, from the signature), calls Recall in a worker thread (the SDK runs sync tools off
+the event loop), and turns a SynapseError into a tool error carrying the CLI's message,
+so the server keeps serving. The agent's name is the client's declared `clientInfo.name`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sqlite3
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import ConfigDict, Field, with_config
+from typing_extensions import TypedDict
+
+from .cli.common import describe_error
+from .core.errors import SynapseError
+from .core.recall import MAX_LIMIT, Recall, agent_actor
+from .core.triage import AGENT_ACTIONS, Action
+
+
+@with_config(ConfigDict(extra="allow"))
+class Fact(TypedDict, total=False):
+    """A recalled fact with its trust envelope (`show` adds every field of `show --json`)."""
+
+    id: str
+    text: str
+    trust: float
+    band: str
+    confidence: float
+    freshness: float
+    supersession: float
+    gate: float
+    guidance: str
+    guidance_advice: str
+    stale: bool
+    review_due: str
+    flags: list[str]
+    tier: str
+    k: int
+    superseded_by: list[str]
+
+
+class SearchResult(TypedDict):
+    results: list[Fact]
+    total: int
+
+
+@with_config(ConfigDict(extra="allow"))
+class NeighboursResult(TypedDict):
+    id: str
+    semantic: list[Fact]
+    entities: list[dict[str, Any]]
+
+
+ENVELOPE = (
+    "Every fact comes with its trust envelope: `trust` in [0, 1] and its `band` (very low .. very "
+    "high), the four factors (confidence, freshness, supersession, gate), `guidance` with "
+    "`guidance_advice` ('uncertain: go corroborate', 'disputed: go resolve'), `stale` (freshness "
+    "below the review threshold), `review_due`, `flags`, and `superseded_by` (the facts that "
+    "replaced it: follow them)."
+)
+INSTRUCTIONS = (
+    "Long-term memory with a deterministic, explainable trust score per fact. Prefer facts "
+    "with high trust; treat a stale or superseded fact as history, not as the current truth. "
+    "You may add evidence (corroborate, contradict, verify) and remember new facts; a person "
+    "accepts and signs. " + ENVELOPE
+)
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+
+def _agent(ctx: Context) -> str:
+    """`agent:NAME`, NAME from the client's `initialize` (clientInfo.name)."""
+    try:
+        params = ctx.session.client_params
+    except ValueError:  # called outside a request (in-process, as the benchmark does)
+        params = None
+    return agent_actor(params.client_info.name if params is not None else None)
+
+
+def _call(fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    except (SynapseError, sqlite3.DatabaseError) as exc:  # the CLI's "error:" cases
+        raise ToolError(describe_error(exc)) from None
+
+
+def build_server(recall: Recall) -> MCPServer:
+    server = MCPServer("synapse-tui", instructions=INSTRUCTIONS, log_level="WARNING")
+
+    def search(
+        query: Annotated[
+            str,
+            Field(
+                description="Words (full text over fact text and ids) and filters, e.g. "
+                "'payments owner trust>0.5 -is:superseded' or 'is:stale tier:auto'. Filters: "
+                "trust/confidence/fresh/sup/gate/b/d/u/k/r/s/age with < <= > >= = !=; "
+                "tier: guidance: band: flag: is:(stale|superseded|head|o1|signed|deleted); "
+                "a leading '-' negates."
+            ),
+        ] = "",
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Most results to return.")] = 10,
+    ) -> SearchResult:
+        """Recall facts. With words, ranked by relevance x freshness; with only filters (or
+        nothing), highest trust first. `total` counts every match. Check `stale` and
+        `superseded_by` before relying on a fact; a filter typo returns an error that
+        points at the bad token."""
+        return _call(recall.search, query, limit)
+
+    def show(id: Annotated[str, Field(description="The fact's id, e.g. from search.")]) -> Fact:
+        """One fact explained: its text, trust envelope, every factor with its inputs (r, s,
+        tiers, reinforcements, k), what would move it (`what_if`), its supersession chain,
+        provenance and audit history (who did what, when)."""
+        return _call(recall.show, id)
+
+    def neighbours(id: Annotated[str, Field(description="The fact's id.")]) -> NeighboursResult:
+        """Facts related to one fact: its semantic neighbours (mutual nearest neighbours,
+        `weight` in (0, 1], each with its trust envelope) and its entities with the
+        entities that co-occur with them (NPMI). Use it to find corroborating or
+        contradicting evidence before acting on a fact."""
+        return _call(recall.neighbours, id)
+
+    def remember(
+        text: Annotated[str, Field(min_length=1, description="The fact, one self-contained statement.")],
+        ctx: Context,
+        entities: Annotated[
+            list[str] | None, Field(description="Entities it mentions (people, systems, projects).")
+        ] = None,
+        note: Annotated[str | None, Field(description="Id of the note or source it came from.")] = None,
+        supersedes: Annotated[
+            str | None, Field(description="Id of the fact this one replaces (it becomes history).")
+        ] = None,
+        model: Annotated[str | None, Field(description="Your model, kept in the provenance.")] = None,
+        session: Annotated[str | None, Field(description="Your session id, kept in the provenance.")] = None,
+    ) -> Fact:
+        """Store a new fact (tier `auto`: a person may accept it later). Its provenance
+        names you. Search first: if it restates a fact, corroborate that one instead; if it
+        updates one, pass `supersedes`. Returns the new fact as `show` does."""
+        return _call(
+            recall.remember,
+            text,
+            _agent(ctx),
+            entities=entities,
+            note=note,
+            supersedes=supersedes,
+            model=model,
+            session=session,
+        )
+
+    _add(server, search, READ, ENVELOPE)
+    _add(server, show, READ)
+    _add(server, neighbours, READ)
+    _add(server, remember, WRITE)
+    for action in AGENT_ACTIONS:
+        _triage_tool(server, recall, action)
+    return server
+
+
+def _add(server: MCPServer, fn: Callable[..., Any], annotations: ToolAnnotations, more: str = "") -> None:
+    description = " ".join(inspect.cleandoc(fn.__doc__ or "").split())
+    server.add_tool(fn, description=f"{description} {more}".strip(), annotations=annotations)
+
+
+_WHEN = {
+    Action.CORROBORATE: "Corroborate a fact: you found independent evidence that it holds",
+    Action.CONTRADICT: "Contradict a fact: you found evidence against it (enough of it marks the fact disputed)",
+    Action.VERIFY: "Verify a fact: you checked it now and it still holds, so it stays fresh",
+}
+
+
+def _triage_tool(server: MCPServer, recall: Recall, action: Action) -> None:
+    def tool(id: Annotated[str, Field(description="The fact's id.")], ctx: Context) -> Fact:
+        return _call(recall.triage, action, id, _agent(ctx))
+
+    tool.__name__ = action.value
+    tool.__doc__ = (
+        f"{_WHEN[action]}. Effect: {action.summary}. Audited under your name; a person can "
+        "undo it. Returns the fact after, as `show` does."
+    )
+    _add(server, tool, WRITE)
+
+
+def serve(recall: Recall) -> None:
+    """Serve on stdin/stdout until the client closes the pipe."""
+    try:
+        build_server(recall).run("stdio")
+    finally:
+        recall.settle()

@@ -1,0 +1,129 @@
+"""Recall, the headless half of the MCP server: envelopes, freshness beside other writers,
+an agent's writes (without the `mcp` SDK, so CI checks this even where it is missing)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from synapse_tui.core.clock import Clock, format_time, parse_time
+from synapse_tui.core.errors import InputError, QueryError
+from synapse_tui.core.interchange import export_facts, import_facts, parse_file
+from synapse_tui.core.memory import Memory
+from synapse_tui.core.recall import Recall, _top_trust, agent_actor
+from synapse_tui.core.store import Store
+from synapse_tui.core.triage import Action, Triage, TriageError, export_audit
+from synapse_tui.core.trust import review_due, review_dues
+from tests.conftest import write_jsonl
+from tests.core.test_store_interchange import store_path, trusted_config  # noqa: F401
+
+NOW = parse_time("2026-12-01T00:00:00Z")
+AGENT = "agent:scout"
+
+
+@pytest.fixture
+def recall(store_path):  # noqa: F811
+    store = Store.open(store_path)
+    recall = Recall(store, trusted_config(), Clock(NOW))
+    yield recall
+    recall.settle()
+    store.close()
+
+
+def test_search_carries_the_trust_envelope_and_ranks_by_trust_without_words(recall):
+    found = recall.search("", limit=3)
+    rows = recall.memory.rows()
+    best = sorted(rows, key=lambda r: -r["trust"])[:3]
+    assert [r["id"] for r in found["results"]] == [r["id"] for r in best] and found["total"] == 5
+    a = recall.search("Payments")["results"][0]
+    assert a["id"] == "a" and a["superseded_by"] == ["b"] and a["k"] == 1
+    assert a["text"] == "Maria owns the Payments API"
+    assert a["review_due"] == recall.memory.review_due(recall.memory.index["a"])
+    assert a["stale"] == (a["freshness"] < 0.5) and a["guidance_advice"].startswith(a["guidance"])
+    with pytest.raises(QueryError, match="did you mean 'trust'"):
+        recall.search("trsut<0.3")
+
+
+def test_top_trust_equals_a_stable_sort():
+    rng = np.random.default_rng(1)
+    for _ in range(500):
+        n = int(rng.integers(1, 60))
+        trust = np.zeros(200)
+        positions = np.sort(rng.choice(200, n, replace=False))
+        trust[positions] = rng.choice([0.1, 0.3, 0.5], n) if rng.random() < 0.5 else rng.random(n)
+        limit = int(rng.integers(1, 20))
+        expected = positions[np.argsort(-trust[positions], kind="stable")][:limit]
+        assert np.array_equal(_top_trust(trust, positions, limit), expected)
+
+
+def test_review_dates_in_a_batch_equal_one_at_a_time(store_path):  # noqa: F811
+    with Store.open(store_path) as store:
+        memory = Memory(store, trusted_config(), NOW)
+        positions = np.arange(len(memory))
+        batch = review_dues(memory.arrays, positions, memory.config)
+        assert [review_due(memory.arrays, int(i), memory.config) for i in positions] == batch.tolist()
+
+
+def test_another_writers_triage_and_import_are_seen_on_the_next_call(recall, tmp_path, store_path):  # noqa: F811
+    assert recall.show("e")["corroborations"] == 0
+    with Store.open(store_path) as other:
+        Triage(other, Clock(NOW), "user:someone", config=trusted_config()).apply(Action.CORROBORATE, ["e"])
+    e = recall.show("e")
+    assert e["corroborations"] == 1 and e["history"][-1]["actor"] == "user:someone"
+    src = write_jsonl(
+        tmp_path / "late.jsonl", [{"id": "late", "text": "a late fact", "created_at": "2026-11-30T00:00:00Z"}]
+    )
+    with Store.open(store_path) as other:
+        import_facts(other, parse_file(src), str(src))
+    assert [r["id"] for r in recall.search("late")["results"]] == ["late"]
+    # what the partial refresh and the reload built equals a fresh load
+    assert recall.memory.rows() == Memory(recall.store, trusted_config(), NOW).rows()
+
+
+def test_an_agent_adds_evidence_but_does_not_accept(recall):
+    e = recall.triage(Action.VERIFY, "e", AGENT)
+    assert e["reinforced_at"] == [format_time(NOW)] and e["history"][-1]["actor"] == AGENT
+    assert e["history"][-1]["score_before"]["reinforcement_count"] == 1
+    with pytest.raises(TriageError, match="person's decision"):
+        recall.triage(Action.ACCEPT, "e", AGENT)
+    with pytest.raises(TriageError, match="no fact with id 'zz'"):
+        recall.triage(Action.CORROBORATE, "zz", AGENT)
+
+
+def test_remember_creates_an_auto_fact_naming_the_agent_and_supersedes_in_one_step(recall):
+    new = recall.remember("Maria owns the Ledger API", AGENT, entities=["Maria"], supersedes="c", model="m1")
+    assert new["declared_tier"] == "auto" and new["provenance"] == {"x-ai-agent": "scout", "x-ai-model": "m1"}
+    assert new["supersedes"] == "c" and recall.show("c")["superseded_by"] == [new["id"]]
+    entry = recall.show("c")["history"][-1]
+    assert (entry["action"], entry["actor"], entry["score_before"]["k"]) == ("supersede", AGENT, 0)
+    # the neighbour graph catches up behind the write, without a reload of the scores
+    arrays = recall.memory.arrays
+    recall.settle()
+    from synapse_tui.core.graphstore import load_edges
+
+    assert any(new["id"] in (e.a, e.b) for e in load_edges(recall.store.conn))
+    recall.show("c")
+    assert (
+        recall.memory.arrays is arrays
+        and recall.memory.rows() == Memory(recall.store, trusted_config(), NOW).rows()
+    )
+    # a person undoes the agent's supersession like their own; the fact stays
+    Triage(recall.store, Clock(NOW), "user:me", config=trusted_config()).undo()
+    assert recall.show("c")["superseded_by"] == [] and recall.show(new["id"])["supersedes"] is None
+
+
+def test_a_refused_remember_changes_nothing(recall):
+    before = list(export_facts(recall.store)), list(export_audit(recall.store))
+    with pytest.raises(TriageError, match="no fact with id 'gone'"):
+        recall.remember("text", AGENT, supersedes="gone")
+    with pytest.raises(InputError, match="field 'text'"):
+        recall.remember("   ", AGENT)
+    with pytest.raises(InputError, match="field 'entities'"):
+        recall.remember("ok", AGENT, entities=[""])
+    assert (list(export_facts(recall.store)), list(export_audit(recall.store))) == before
+
+
+def test_agent_names_are_one_printable_line():
+    assert agent_actor("Claude Desktop") == "agent:Claude Desktop"
+    assert agent_actor("evil\x1b[31m\nname") == "agent:evil [31m name"
+    assert agent_actor(None) == agent_actor("  ") == "agent:unknown"

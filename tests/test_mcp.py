@@ -1,0 +1,149 @@
+"""The MCP server as an agent meets it: `synapse-tui mcp DB` in a subprocess, driven by the
+SDK's own stdio client, and the store read back through the CLI afterwards."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from tests.cli.test_cli import db, json_lines, run  # noqa: F401
+
+mcp = pytest.importorskip("mcp")
+
+import anyio  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp_types import Implementation  # noqa: E402
+
+AGENT = "scout-agent"
+NOW = "2026-12-01T00:00:00Z"
+TOOLS = {"search", "show", "neighbours", "remember", "corroborate", "contradict", "verify"}
+ENVELOPE = {"trust", "band", "confidence", "freshness", "supersession", "gate", "guidance_advice", "stale"}
+ENVELOPE |= {"review_due", "flags", "superseded_by", "text", "id"}
+
+
+def server_params(db_path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "from synapse_tui.cli import main; main()", "mcp", str(db_path)],
+        env={"SYNAPSE_NOW": NOW},
+    )
+
+
+async def session_run(db_path, scenario):
+    async with stdio_client(server_params(db_path)) as (read, write):
+        async with ClientSession(
+            read, write, client_info=Implementation(name=AGENT, version="1.0")
+        ) as session:
+            await session.initialize()
+            return await scenario(session)
+
+
+def call(client, name, **arguments):
+    return client.call_tool(name, arguments)
+
+
+def test_an_agent_recalls_with_trust_and_adds_evidence_audited_under_its_name(db):  # noqa: F811
+    seen: dict = {}
+
+    async def scenario(session):
+        tools = await session.list_tools()
+        seen["tools"] = {t.name: t for t in tools.tools}
+
+        found = await call(session, "search", query="Maria", limit=5)
+        seen["search"] = found.structured_content
+        seen["filtered"] = (await call(session, "search", query="is:superseded")).structured_content
+        seen["show"] = (await call(session, "show", id="d")).structured_content  # d: nothing touches it
+        seen["neighbours"] = await call(session, "neighbours", id="a")
+
+        seen["bad_id"] = await call(session, "show", id="no-such-fact")
+        seen["typo"] = await call(session, "search", query="trust<0.5 tier:autp")
+        seen["cycle"] = await call(session, "remember", text="x", supersedes="no-such-fact")
+        seen["still"] = (await call(session, "show", id="e")).structured_content  # the server still serves
+
+        seen["corroborate"] = (await call(session, "corroborate", id="e")).structured_content
+        seen["contradict"] = (await call(session, "contradict", id="c")).structured_content
+        seen["verify"] = (await call(session, "verify", id="b")).structured_content
+        remembered = await call(
+            session,
+            "remember",
+            text="Maria owns the Ledger API",
+            entities=["Maria", "Ledger API"],
+            supersedes="b",
+            model="m-1",
+            session="s-42",
+        )
+        seen["remember"] = remembered.structured_content
+        seen["after"] = (await call(session, "search", query="Ledger")).structured_content
+        seen["b"] = (await call(session, "show", id="b")).structured_content
+
+    anyio.run(session_run, db, scenario)
+
+    assert set(seen["tools"]) == TOOLS  # no accept, no sign
+    for tool in seen["tools"].values():
+        assert len(tool.description) > 80 and tool.input_schema["properties"]
+        assert tool.output_schema is not None
+
+    results = seen["search"]["results"]
+    assert {r["id"] for r in results} == {"a", "b"} and seen["search"]["total"] == 2
+    assert all(ENVELOPE <= set(r) for r in results)
+    a = next(r for r in results if r["id"] == "a")
+    assert a["superseded_by"] == ["b"] and a["k"] == 1  # a superseded fact names its replacement
+    assert [r["id"] for r in seen["filtered"]["results"]] == ["a"]
+
+    show_cli = json_lines(run("show", db, "d", "--json", "--now", NOW).stdout)[0]
+    assert {k: v for k, v in seen["show"].items() if k != "stale"} == show_cli
+    assert seen["show"]["stale"] == show_cli["review_overdue"]
+    assert seen["neighbours"].is_error is False
+    assert seen["neighbours"].structured_content["id"] == "a"
+
+    for bad in ("bad_id", "typo", "cycle"):
+        assert seen[bad].is_error, bad
+    assert "no fact with id 'no-such-fact'" in seen["bad_id"].content[0].text
+    typo = seen["typo"].content[0].text
+    assert "'tier:' takes one of auto, human, signed (did you mean 'auto'?)" in typo and "^" in typo
+    assert "no fact with id 'no-such-fact'" in seen["cycle"].content[0].text
+    assert seen["still"]["id"] == "e"
+
+    assert (
+        seen["corroborate"]["corroborations"] == 1 and seen["corroborate"]["trust"] > seen["still"]["trust"]
+    )
+    assert seen["contradict"]["contradictions"] == 1
+    assert seen["verify"]["reinforcement_count"] == 4
+
+    new = seen["remember"]
+    assert new["declared_tier"] == "auto" and new["supersedes"] == "b" and new["created_at"] == NOW
+    assert new["provenance"] == {"x-ai-agent": AGENT, "x-ai-model": "m-1", "x-ai-session": "s-42"}
+    assert new["entities"] == ["Maria", "Ledger API"]
+    assert [r["id"] for r in seen["after"]["results"]] == [new["id"]]
+    assert seen["b"]["superseded_by"] == [new["id"]] and seen["b"]["k"] == 1
+
+    # read back through the CLI: the agent's actions, audited under its declared name
+    for fid, action in (("e", "corroborate"), ("c", "contradict"), ("b", "verify"), ("b", "supersede")):
+        history = json_lines(run("show", db, fid, "--json").stdout)[0]["history"]
+        entry = next(h for h in history if h["action"] == action)
+        assert entry["actor"] == f"agent:{AGENT}" and entry["score_before"]["trust"] > 0
+    assert any(o["id"] == new["id"] for o in json_lines(run("export", db).stdout))
+    # and a person can undo the agent's last action like their own
+    out = run("undo", db).stdout
+    assert out.startswith(f"undid supersede b by {new['id']} (by agent:{AGENT} at {NOW})")
+
+
+def test_the_server_sees_what_another_process_wrote(db):  # noqa: F811
+    seen = {}
+
+    async def scenario(session):
+        seen["before"] = (await call(session, "show", id="e")).structured_content
+        run("corroborate", db, "e")  # the CLI writes while the server runs
+        seen["after"] = (await call(session, "show", id="e")).structured_content
+        src = db.parent / "more.jsonl"
+        src.write_text(json.dumps({"id": "late", "text": "written by an import", "created_at": NOW}) + "\n")
+        run("import", src, "--db", db)
+        seen["late"] = (await call(session, "search", query="import")).structured_content
+
+    anyio.run(session_run, db, scenario)
+    assert seen["after"]["corroborations"] == seen["before"]["corroborations"] + 1
+    assert seen["after"]["history"][-1]["actor"].startswith("user:")
+    assert [r["id"] for r in seen["late"]["results"]] == ["late"]

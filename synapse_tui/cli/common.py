@@ -1,4 +1,15 @@
-"""What every command shares: options, error handling, opening a store, progress."""
+"""What every command shares: options, error handling, opening a store, progress.
+
+How a command ends, decided in one place (`SynapseGroup.invoke`):
+
+- a user's mistake (bad input, an unknown id, a filter typo, a usage error of click's
+  such as `--limit abc`, a file that is not a store, a disk that is full) prints one
+  `error:` line on stderr (a filter error adds its query and a caret) and exits 2;
+- our own bug prints one "internal error, please report" line and exits 1; the
+  traceback follows only with SYNAPSE_DEBUG=1.
+
+A traceback never reaches a user otherwise.
+"""
 
 from __future__ import annotations
 
@@ -6,48 +17,97 @@ import json
 import os
 import sqlite3
 import sys
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
 
 from ..core.clock import Clock
 from ..core.config import Config, config_path_for, load_config
-from ..core.errors import QueryError, SynapseError
+from ..core.errors import ConfigError, QueryError, SynapseError
+from ..core.limits import has_surrogate
 from ..core.memory import Memory
 from ..core.store import Store
+from ..core.textsafe import clean, clean_block
 
 EXIT_USER_ERROR = 2
+EXIT_INTERNAL_ERROR = 1
+
+
+class UsageLine(click.UsageError):
+    """A usage error shown as one `error:` line (click's own form takes three)."""
+
+    exit_code = EXIT_USER_ERROR
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {clean_block(self.message)}", err=True)
 
 
 class SynapseGroup(click.Group):
     """A group whose first argument may be a database path instead of a command."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for n, arg in enumerate(args, start=1):
+            # an argument the OS could not decode arrives with lone surrogates
+            if "\x00" in arg or has_surrogate(arg):
+                raise UsageLine(f"argument {n} ({ascii(arg)[:60]}) is not valid UTF-8 text")
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             args = ["open", *args]
-        return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            raise UsageLine(_usage_message(exc)) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except (click.exceptions.Exit, click.Abort):
+            raise
         except BrokenPipeError:
             sys.stderr.close()
             ctx.exit(1)
-        except (SynapseError, sqlite3.DatabaseError) as exc:
+        except Exception as exc:
             close_progress_bars()
-            click.echo(f"error: {describe_error(exc)}", err=True)
-            ctx.exit(EXIT_USER_ERROR)
+            message, code = describe_error(exc)
+            if code == EXIT_INTERNAL_ERROR and os.environ.get("SYNAPSE_DEBUG") == "1":
+                traceback.print_exc(file=sys.stderr)
+            click.echo(f"error: {clean_block(message)}", err=True)
+            ctx.exit(code)
 
 
-def describe_error(exc: Exception) -> str:
-    """One message for a user's mistake or a damaged store."""
+def _usage_message(exc: click.UsageError) -> str:
+    """Click's message, lower-cased like ours, and where to read more."""
+    text = exc.format_message()
+    text = text[:1].lower() + text[1:] if text[1:2].islower() else text
+    command = exc.ctx.command_path if exc.ctx is not None else "synapse-tui"
+    return f"{text.rstrip('.')} (see {command} --help)"
+
+
+def describe_error(exc: Exception) -> tuple[str, int]:
+    """The one line (a filter error: three) for an exception, and the exit status."""
     if isinstance(exc, QueryError):
-        return f"{exc.reason}\n  " + exc.caret().replace("\n", "\n  ")
+        prefix = clean(exc.query[: exc.position])
+        token = clean(exc.token)
+        caret = " " * len(prefix) + "^" * max(1, len(token))
+        return f"{exc.reason}\n  {clean(exc.query)}\n  {caret}", EXIT_USER_ERROR
+    if isinstance(exc, click.UsageError):
+        return _usage_message(exc), EXIT_USER_ERROR
+    if isinstance(exc, click.ClickException):
+        return exc.format_message(), EXIT_USER_ERROR
+    if isinstance(exc, SynapseError):
+        return str(exc), EXIT_USER_ERROR
     if isinstance(exc, sqlite3.DatabaseError):  # damage found past the header check at open
-        return f"the database is corrupt or unreadable ({exc})"
-    return str(exc)
+        return f"the database is corrupt or unreadable ({exc})", EXIT_USER_ERROR
+    if isinstance(exc, OSError):  # the machine's, not ours: a full disk, a permission
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}", EXIT_USER_ERROR
+    what = f"{type(exc).__name__}: {exc}"
+    what = what if len(what) <= 200 else what[:197] + "..."
+    hint = "" if os.environ.get("SYNAPSE_DEBUG") == "1" else "; SYNAPSE_DEBUG=1 shows the traceback"
+    return f"internal error, please report it ({what}){hint}", EXIT_INTERNAL_ERROR
 
 
 def now_option(f: Callable) -> Callable:
@@ -73,16 +133,41 @@ def db_argument(f: Callable) -> Callable:
     return click.argument("db", type=click.Path(dir_okay=False))(f)
 
 
-def resolve_config(db: str | os.PathLike[str], config_path: str | None) -> Config:
-    path = config_path or os.environ.get("SYNAPSE_CONFIG") or config_path_for(db)
-    return load_config(path)
+def resolve_config(db: str | os.PathLike[str], config_path: str | None, must_exist: bool = True) -> Config:
+    """`--config`, else SYNAPSE_CONFIG, else the file beside the store (absent: defaults).
+
+    A file named explicitly must exist: a typo there would otherwise score with the
+    defaults, silently. `calibrate --write` names the file it is about to create."""
+    named = config_path or os.environ.get("SYNAPSE_CONFIG")
+    if named and must_exist and not Path(named).is_file():
+        source = "--config" if config_path else "SYNAPSE_CONFIG"
+        raise ConfigError(f"{named}: no such config file ({source})")
+    return load_config(named or config_path_for(db))
 
 
 @contextmanager
-def open_memory(db: str, now: str | None, config_path: str | None, readonly: bool = True) -> Iterator[Memory]:
+def nothing_left_if_refused(db: str | os.PathLike[str]) -> Iterator[None]:
+    """A refused import into a new path leaves no file behind (store, -wal, -shm, -journal)."""
+    p = Path(db)
+    paths = [p] + [p.with_name(p.name + suffix) for suffix in ("-wal", "-shm", "-journal")]
+    new = [q for q in paths if not q.exists()]
+    try:
+        yield
+    except BaseException:
+        if p in new:
+            for q in new:
+                q.unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def open_memory(
+    db: str, now: str | None, config_path: str | None, readonly: bool = True, config_must_exist: bool = True
+) -> Iterator[Memory]:
+    """A scored store for one command: every query of it reads one snapshot."""
     clock = Clock.from_option(now)
-    config = resolve_config(db, config_path)
-    with Store.open(db, readonly=readonly) as store:
+    config = resolve_config(db, config_path, must_exist=config_must_exist)
+    with Store.open(db, readonly=readonly) as store, store.snapshot():
         yield Memory(store, config, clock.now())
 
 

@@ -17,6 +17,7 @@ from ..core.interchange import export_facts, import_facts, parse_file, write_jso
 from ..core.store import Store
 from ..core.textsafe import clean
 from .common import (
+    FilePath,
     SynapseGroup,
     config_option,
     db_argument,
@@ -48,7 +49,7 @@ def main(ctx: click.Context) -> None:
 
 
 @main.command("open")
-@click.argument("db", required=False, type=click.Path(dir_okay=False))
+@click.argument("db", required=False, type=FilePath())
 @now_option
 @config_option
 def open_cmd(db: str | None, now: str | None = None, config_path: str | None = None) -> None:
@@ -61,8 +62,8 @@ def open_cmd(db: str | None, now: str | None = None, config_path: str | None = N
 
 
 @main.command("import")
-@click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--db", required=True, type=click.Path(dir_okay=False), help="Store to create or extend.")
+@click.argument("file", type=FilePath())
+@click.option("--db", required=True, type=FilePath(), help="Store to create or extend.")
 @now_option
 @json_option
 @config_option
@@ -186,7 +187,7 @@ def show_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config_path:
 
 @main.command("export")
 @db_argument
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
+@click.option("-o", "--output", type=FilePath(), help="Write here (default: stdout).")
 @click.option("--audit", is_flag=True, help="Export the triage decisions instead of the facts.")
 @now_option
 @json_option

@@ -13,7 +13,6 @@ A traceback never reaches a user otherwise.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import sys
@@ -28,10 +27,11 @@ import click
 from ..core.clock import Clock
 from ..core.config import Config, config_path_for, load_config
 from ..core.errors import ConfigError, QueryError, SynapseError
+from ..core.jsonl import json_line
 from ..core.limits import has_surrogate
 from ..core.memory import Memory
 from ..core.store import Store
-from ..core.textsafe import clean, clean_block
+from ..core.textsafe import clean
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -43,7 +43,7 @@ class UsageLine(click.UsageError):
     exit_code = EXIT_USER_ERROR
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"error: {clean_block(self.message)}", err=True)
+        click.echo(f"error: {clean(self.message)}", err=True)
 
 
 class SynapseGroup(click.Group):
@@ -74,7 +74,7 @@ class SynapseGroup(click.Group):
             message, code = describe_error(exc)
             if code == EXIT_INTERNAL_ERROR and os.environ.get("SYNAPSE_DEBUG") == "1":
                 traceback.print_exc(file=sys.stderr)
-            click.echo(f"error: {clean_block(message)}", err=True)
+            click.echo(f"error: {message}", err=True)
             ctx.exit(code)
 
 
@@ -87,12 +87,17 @@ def _usage_message(exc: click.UsageError) -> str:
 
 
 def describe_error(exc: Exception) -> tuple[str, int]:
-    """The one line (a filter error: three) for an exception, and the exit status."""
+    """The message for an exception, one line made safe for a terminal (a filter error
+    adds its query and a caret under the bad token), and the exit status."""
     if isinstance(exc, QueryError):
-        prefix = clean(exc.query[: exc.position])
-        token = clean(exc.token)
+        prefix, token = clean(exc.query[: exc.position]), clean(exc.token)
         caret = " " * len(prefix) + "^" * max(1, len(token))
-        return f"{exc.reason}\n  {clean(exc.query)}\n  {caret}", EXIT_USER_ERROR
+        return f"{clean(exc.reason)}\n  {clean(exc.query)}\n  {caret}", EXIT_USER_ERROR
+    message, code = _message(exc)
+    return clean(message), code
+
+
+def _message(exc: Exception) -> tuple[str, int]:
     if isinstance(exc, click.UsageError):
         return _usage_message(exc), EXIT_USER_ERROR
     if isinstance(exc, click.ClickException):
@@ -110,6 +115,18 @@ def describe_error(exc: Exception) -> tuple[str, int]:
     return f"internal error, please report it ({what}){hint}", EXIT_INTERNAL_ERROR
 
 
+class FilePath(click.Path):
+    """A file's path: not a directory, and not empty (which names no file at all)."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty path names no file", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def now_option(f: Callable) -> Callable:
     return click.option(
         "--now", metavar="RFC3339", help="Pin the clock (default: SYNAPSE_NOW, else the wall clock)."
@@ -124,13 +141,13 @@ def config_option(f: Callable) -> Callable:
     return click.option(
         "--config",
         "config_path",
-        type=click.Path(dir_okay=False),
+        type=FilePath(),
         help="Config file (default: SYNAPSE_CONFIG, else DB.synapse.toml beside DB).",
     )(f)
 
 
 def db_argument(f: Callable) -> Callable:
-    return click.argument("db", type=click.Path(dir_okay=False))(f)
+    return click.argument("db", type=FilePath())(f)
 
 
 def resolve_config(db: str | os.PathLike[str], config_path: str | None, must_exist: bool = True) -> Config:
@@ -172,7 +189,7 @@ def open_memory(
 
 
 def emit_json(obj: Any) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False))
+    click.echo(json_line(obj))
 
 
 _OPEN_BARS: list[Any] = []

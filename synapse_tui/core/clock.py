@@ -43,13 +43,14 @@ def format_time(ts: float) -> str:
     reinforced a thousand times falls due in year 330,000) is written as the last
     instant of year 9999, and one before year 1 as its first instant."""
     if not ts < _LAST.timestamp():  # also NaN
-        return _LAST.strftime("%Y-%m-%dT%H:%M:%SZ")
-    if ts < _FIRST.timestamp():
-        return "0001-01-01T00:00:00Z"
-    dt = datetime.fromtimestamp(ts, tz=UTC)
-    if dt.microsecond:
-        return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+        dt = _LAST
+    elif ts < _FIRST.timestamp():
+        dt = _FIRST
+    else:
+        dt = datetime.fromtimestamp(ts, tz=UTC)
+    # not strftime("%Y"): it does not pad years below 1000 to four digits
+    text = f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}"
+    return f"{text}.{dt.microsecond:06d}Z" if dt.microsecond else f"{text}Z"
 
 
 @dataclass(frozen=True)

@@ -9,17 +9,16 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator
-from contextlib import suppress
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from . import limits, signing
 from .clock import parse_time
-from .errors import InputError, SynapseError
+from .errors import InputError
 from .graph import normalise, validate_embedding
+from .jsonl import json_line, read_jsonl, write_jsonl  # noqa: F401 (this module's API before the split)
 from .store import Store
 from .trust import in_cycle
 
@@ -41,6 +40,7 @@ KNOWN_KEYS = (
 )
 TIERS = ("auto", "human", "signed")
 _COUNTS = ("corroborations", "contradictions", "reinforcement_count")
+_MAX_CHARS = {"text": limits.MAX_TEXT_CHARS} | dict.fromkeys(limits.NAME_FIELDS, limits.MAX_NAME_CHARS)
 
 Progress = Callable[[int, int], None]
 
@@ -106,20 +106,22 @@ def _time(value: Any, key: str, err: Callable[[str, str], InputError]) -> float:
     return ts
 
 
+def _plain(value: Any) -> bool:
+    """An ASCII string short enough for any field."""
+    return type(value) is str and len(value) <= limits.MAX_NAME_CHARS and value.isascii()
+
+
 def _check_sizes(obj: dict, err: Callable[[str | None, str], InputError]) -> None:
     """Every field within `limits`, before any field is read (the embedding is checked by
-    `validate_embedding`)."""
+    `validate_embedding`, the counts by `_int`, each in their own words)."""
     for key, value in obj.items():
-        if limits.has_surrogate(key) or len(key) > limits.MAX_NAME_CHARS:
+        if _plain(key) and (_plain(value) or (type(value) is list and all(map(_plain, value)))):
+            continue  # the common case, within every limit
+        if len(key) > limits.MAX_NAME_CHARS or limits.has_surrogate(key):
             raise err(None, f"the key {limits.brief(key)} is not a valid field name")
-        if key == "embedding" or (key in _COUNTS and isinstance(value, int)):
-            continue  # checked by validate_embedding and _int, with their own words
-        if key == "text":
-            why = limits.problem(value, limits.MAX_TEXT_CHARS)
-        elif key in limits.NAME_FIELDS or key == "entities":
-            why = limits.problem(value, limits.MAX_NAME_CHARS)
-        else:
-            why = limits.problem(value)
+        if key == "embedding" or (key in _COUNTS and type(value) is int):
+            continue
+        why = limits.problem(value, _MAX_CHARS.get(key, limits.MAX_STRING_CHARS))
         if why:
             raise err(key, why)
 
@@ -181,55 +183,6 @@ def _embedding(value: Any, err: Callable[[str, str], InputError]) -> np.ndarray:
             problem = "contains NaN or infinity, which is not JSON"
         raise err("embedding", problem)
     return normalise(np.asarray(value, dtype=np.float64)[None, :])[0].astype(np.float32)
-
-
-def read_jsonl(path: str | os.PathLike[str], progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
-    """(line number, decoded object) for each non-blank line, errors naming the line.
-
-    Strict JSON: NaN and Infinity, which Python's reader accepts, are refused (by
-    `limits.problem`, naming the field). A UTF-8 byte order mark before the first line is
-    skipped. `progress(bytes read, file size)` is called every few thousand lines."""
-    name = str(path)
-    try:
-        fh = open(path, "rb")
-        size = os.fstat(fh.fileno()).st_size
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=name) from None
-    done = 0
-    with fh:
-        number = 0
-        while raw := fh.readline(limits.MAX_LINE_BYTES + 1):
-            number += 1
-            done += len(raw)
-            if progress and (number % 5000 == 0 or done == size):
-                progress(done, size)
-            if len(raw) > limits.MAX_LINE_BYTES:
-                raise InputError(f"longer than {limits.MAX_LINE_BYTES:,} bytes", file=name, line=number)
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError("not valid UTF-8", file=name, line=number) from None
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line, parse_constant=limits.NonFinite)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"not valid JSON ({exc.msg}, column {exc.colno})", file=name, line=number
-                ) from None
-            except RecursionError:
-                raise InputError(
-                    f"nested more than {limits.MAX_DEPTH} levels deep", file=name, line=number
-                ) from None
-            except ValueError:  # Python refuses integer literals of over 4,300 digits
-                raise InputError(
-                    "holds an integer of thousands of digits, outside the signed 64-bit range",
-                    file=name,
-                    line=number,
-                ) from None
-            yield number, obj
 
 
 def parse_file(path: str | os.PathLike[str], progress: Progress | None = None) -> list[ParsedFact]:
@@ -440,24 +393,3 @@ def export_facts(store: Store) -> Iterator[dict[str, Any]]:
         if rec.pos + 1 in vecs:
             obj["embedding"] = np.frombuffer(vecs[rec.pos + 1], dtype=np.float32).tolist()
         yield obj
-
-
-def write_jsonl(objs: Iterator[dict[str, Any]], path: str | os.PathLike[str] | None) -> None:
-    """Write to a file atomically (temp + rename), or to stdout when path is None."""
-    import sys
-
-    if path is None:
-        for obj in objs:
-            sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        return
-    p = Path(path)
-    tmp = p.with_name(p.name + ".tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for obj in objs:
-                fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        os.replace(tmp, p)
-    except OSError as exc:
-        with suppress(OSError):
-            tmp.unlink()
-        raise SynapseError(f"{p}: cannot write: {exc.strerror or exc}") from None

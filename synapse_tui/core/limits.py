@@ -38,7 +38,7 @@ MAX_STRING_CHARS = 100_000
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
 
-NAME_FIELDS = ("id", "supersedes", "note")
+NAME_FIELDS = ("id", "supersedes", "note", "entities")
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -63,40 +63,47 @@ def has_surrogate(text: str) -> bool:
 def string_problem(text: str, max_chars: int) -> str | None:
     if len(text) > max_chars:
         return f"is {len(text):,} characters long; the limit is {max_chars:,}"
-    if has_surrogate(text):
+    if not text.isascii() and _SURROGATE.search(text):
         return "contains a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff escape), not text"
     return None
+
+
+_ATOMS = (bool, type(None))
 
 
 def problem(value: Any, max_chars: int = MAX_STRING_CHARS) -> str | None:
     """Why a decoded JSON value cannot be stored and shown, or None.
 
-    Walks the value without recursion, so depth is measured, not hit."""
+    Walks the value without recursion, so depth is measured, not hit. Strings, the
+    common case, are checked without the walk (import calls this for every field)."""
+    if type(value) is str:
+        return string_problem(value, max_chars)
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, str):
+        kind = type(item)
+        if kind is str:
             why = string_problem(item, max_chars)
             if why:
-                return f"a string {why}" if item is not value else why
-        elif isinstance(item, bool) or item is None:
-            continue
-        elif isinstance(item, int):
+                return f"a string {why}"
+        elif kind is int:
             if not -MAX_INT - 1 <= item <= MAX_INT:
                 return f"holds the integer {brief(item)}, outside the signed 64-bit range"
-        elif isinstance(item, float):
+        elif kind is float:
             if not math.isfinite(item):
                 return "holds a number too large for a float (it overflows to infinity)"
-        elif isinstance(item, NonFinite):
-            return f"holds {item.name}, which is not JSON (numbers must be finite)"
-        elif isinstance(item, (list, dict)):
+        elif kind is list or kind is dict:
             if depth > MAX_DEPTH:
                 return f"is nested more than {MAX_DEPTH} levels deep"
-            if isinstance(item, dict):
+            if kind is dict:
                 stack.extend((k, depth) for k in item)
                 stack.extend((v, depth + 1) for v in item.values())
             else:
                 stack.extend((v, depth + 1) for v in item)
+        elif kind is NonFinite:
+            return f"holds {item.name}, which is not JSON (numbers must be finite)"
+        elif not isinstance(item, _ATOMS):
+            return f"holds {brief(item)}, which is not JSON"
     return None
 
 

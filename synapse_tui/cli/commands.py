@@ -15,12 +15,15 @@ from ..core.config import config_path_for, write_config
 from ..core.errors import SynapseError
 from ..core.interchange import export_facts, import_facts, parse_file, write_jsonl
 from ..core.store import Store
+from ..core.textsafe import clean
 from .common import (
+    FilePath,
     SynapseGroup,
     config_option,
     db_argument,
     emit_json,
     json_option,
+    nothing_left_if_refused,
     now_option,
     open_memory,
     progress_bar,
@@ -46,7 +49,7 @@ def main(ctx: click.Context) -> None:
 
 
 @main.command("open")
-@click.argument("db", required=False, type=click.Path(dir_okay=False))
+@click.argument("db", required=False, type=FilePath())
 @now_option
 @config_option
 def open_cmd(db: str | None, now: str | None = None, config_path: str | None = None) -> None:
@@ -60,7 +63,7 @@ def open_cmd(db: str | None, now: str | None = None, config_path: str | None = N
 
 @main.command("import")
 @click.argument("file", required=False, type=click.Path())
-@click.option("--db", required=True, type=click.Path(dir_okay=False), help="Store to create or extend.")
+@click.option("--db", required=True, type=FilePath(), help="Store to create or extend.")
 @click.option(
     "--from",
     "system",
@@ -103,7 +106,9 @@ def import_cmd(
     if file is None:
         raise SynapseError("import needs FILE.jsonl, or --from SYSTEM [SOURCE]")
     facts = parse_file(file, progress=progress_bar("reading"))
-    with Store.open(db, create=True) as store:
+    if not Path(db).parent.is_dir():
+        raise SynapseError(f"{db}: the folder {Path(db).parent} does not exist")
+    with nothing_left_if_refused(db), Store.open(db, create=True) as store:
         result = import_facts(store, facts, file, progress=progress_bar("importing"))
         # The graph is derived data: built in its own transaction, so the facts land even
         # if this is interrupted, and the next graph check (its fingerprint) finishes it.
@@ -131,6 +136,7 @@ def import_cmd(
     "--limit",
     type=int,
     default=None,
+    callback=lambda ctx, param, value: _not_negative(value),
     help="Rows to show (default: all with --json, 50 in the table; 0 for all).",
 )
 @now_option
@@ -163,6 +169,12 @@ def score_cmd(
                 out.write(_dumps(rows[i] if rows else memory.row(i)) + "\n")
             return
         print_score_table(memory, positions, total)
+
+
+def _not_negative(value: int | None) -> int | None:
+    if value is not None and value < 0:
+        raise click.BadParameter(f"must be 0 (all) or more, got {value}")
+    return value
 
 
 def _sorted(memory, positions: np.ndarray, key: str, descending: bool) -> np.ndarray:
@@ -207,7 +219,7 @@ def show_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config_path:
 
 @main.command("export")
 @db_argument
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
+@click.option("-o", "--output", type=FilePath(), help="Write here (default: stdout).")
 @click.option("--audit", is_flag=True, help="Export the triage decisions instead of the facts.")
 @now_option
 @json_option
@@ -217,7 +229,7 @@ def export_cmd(
 ) -> None:
     """Write DB back as interchange JSON Lines (triage included)."""
     Clock.from_option(now)
-    with Store.open(db, readonly=True) as store:
+    with Store.open(db, readonly=True) as store, store.snapshot():
         if audit:
             from ..core.triage import export_audit
 
@@ -234,7 +246,7 @@ def export_cmd(
 @config_option
 def calibrate_cmd(db: str, write: bool, now: str | None, as_json: bool, config_path: str | None) -> None:
     """Histograms of ages and B, and the B0 and s that fit this store."""
-    with open_memory(db, now, config_path) as memory:
+    with open_memory(db, now, config_path, config_must_exist=not write) as memory:
         cal = calibrate(memory)
     target = memory.config.path or config_path_for(db)
     if write:
@@ -279,7 +291,7 @@ def edges_cmd(
     from ..core.graphstore import load_edges
 
     Clock.from_option(now)
-    with Store.open(db, readonly=True) as store:
+    with Store.open(db, readonly=True) as store, store.snapshot():
         edges = [e for e in load_edges(store.conn) if kind in ("all", e.kind)]
     hidden = sum(e.space == "lexical" for e in edges) if not lexical else 0
     for e in edges:
@@ -290,7 +302,7 @@ def edges_cmd(
             sys.stdout.write(_dumps(obj) + "\n")
         else:
             space = f" ({e.space})" if e.space else ""
-            click.echo(f"{e.kind}{space}\t{e.weight:.2f}\t{e.a}\t{e.b}")
+            click.echo(f"{e.kind}{space}\t{e.weight:.2f}\t{clean(e.a)}\t{clean(e.b)}")
     if hidden and not as_json:
         click.echo(
             f"({hidden} lexical edges between facts without embeddings: --lexical lists them)", err=True
@@ -310,7 +322,7 @@ def neighbours_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config
     if as_json:  # one indexed lookup; no need to score the whole store
         Clock.from_option(now)
         config = resolve_config(db, config_path)
-        with Store.open(db, readonly=True) as store:
+        with Store.open(db, readonly=True) as store, store.snapshot():
             emit_json(_neighbours_or_error(neighbours, store, fact_id, config).to_json())
         return
     with open_memory(db, now, config_path) as memory:

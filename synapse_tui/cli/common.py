@@ -1,13 +1,25 @@
-"""What every command shares: options, error handling, opening a store, progress."""
+"""What every command shares: options, error handling, opening a store, progress.
+
+How a command ends, decided in one place (`SynapseGroup.invoke`):
+
+- a user's mistake (bad input, an unknown id, a filter typo, a usage error of click's
+  such as `--limit abc`, a file that is not a store, a disk that is full) prints one
+  `error:` line on stderr (a filter error adds its query and a caret) and exits 2;
+- our own bug prints one "internal error, please report" line and exits 1; the
+  traceback follows only with SYNAPSE_DEBUG=1.
+
+A traceback never reaches a user otherwise.
+"""
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import sys
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -15,39 +27,104 @@ import click
 from ..core.clock import Clock
 from ..core.config import Config, config_for
 from ..core.errors import QueryError, SynapseError
+from ..core.jsonl import json_line
+from ..core.limits import has_surrogate
 from ..core.memory import Memory
 from ..core.store import Store
+from ..core.textsafe import clean
 
 EXIT_USER_ERROR = 2
+EXIT_INTERNAL_ERROR = 1
+
+
+class UsageLine(click.UsageError):
+    """A usage error shown as one `error:` line (click's own form takes three)."""
+
+    exit_code = EXIT_USER_ERROR
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {clean(self.message)}", err=True)
 
 
 class SynapseGroup(click.Group):
     """A group whose first argument may be a database path instead of a command."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for n, arg in enumerate(args, start=1):
+            # an argument the OS could not decode arrives with lone surrogates
+            if "\x00" in arg or has_surrogate(arg):
+                raise UsageLine(f"argument {n} ({ascii(arg)[:60]}) is not valid UTF-8 text")
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             args = ["open", *args]
-        return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            raise UsageLine(_usage_message(exc)) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except (click.exceptions.Exit, click.Abort):
+            raise
         except BrokenPipeError:
             sys.stderr.close()
             ctx.exit(1)
-        except (SynapseError, sqlite3.DatabaseError) as exc:
+        except Exception as exc:
             close_progress_bars()
-            click.echo(f"error: {describe_error(exc)}", err=True)
-            ctx.exit(EXIT_USER_ERROR)
+            message, code = describe_error(exc)
+            if code == EXIT_INTERNAL_ERROR and os.environ.get("SYNAPSE_DEBUG") == "1":
+                traceback.print_exc(file=sys.stderr)
+            click.echo(f"error: {message}", err=True)
+            ctx.exit(code)
 
 
-def describe_error(exc: Exception) -> str:
-    """One message for a user's mistake or a damaged store."""
+def _usage_message(exc: click.UsageError) -> str:
+    """Click's message, lower-cased like ours, and where to read more."""
+    text = exc.format_message()
+    text = text[:1].lower() + text[1:] if text[1:2].islower() else text
+    command = exc.ctx.command_path if exc.ctx is not None else "synapse-tui"
+    return f"{text.rstrip('.')} (see {command} --help)"
+
+
+def describe_error(exc: Exception) -> tuple[str, int]:
+    """The message for an exception, one line made safe for a terminal (a filter error
+    adds its query and a caret under the bad token), and the exit status."""
     if isinstance(exc, QueryError):
-        return f"{exc.reason}\n  " + exc.caret().replace("\n", "\n  ")
+        prefix, token = clean(exc.query[: exc.position]), clean(exc.token)
+        caret = " " * len(prefix) + "^" * max(1, len(token))
+        return f"{clean(exc.reason)}\n  {clean(exc.query)}\n  {caret}", EXIT_USER_ERROR
+    message, code = _message(exc)
+    return clean(message), code
+
+
+def _message(exc: Exception) -> tuple[str, int]:
+    if isinstance(exc, click.UsageError):
+        return _usage_message(exc), EXIT_USER_ERROR
+    if isinstance(exc, click.ClickException):
+        return exc.format_message(), EXIT_USER_ERROR
+    if isinstance(exc, SynapseError):
+        return str(exc), EXIT_USER_ERROR
     if isinstance(exc, sqlite3.DatabaseError):  # damage found past the header check at open
-        return f"the database is corrupt or unreadable ({exc})"
-    return str(exc)
+        return f"the database is corrupt or unreadable ({exc})", EXIT_USER_ERROR
+    if isinstance(exc, OSError):  # the machine's, not ours: a full disk, a permission
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}", EXIT_USER_ERROR
+    what = f"{type(exc).__name__}: {exc}"
+    what = what if len(what) <= 200 else what[:197] + "..."
+    hint = "" if os.environ.get("SYNAPSE_DEBUG") == "1" else "; SYNAPSE_DEBUG=1 shows the traceback"
+    return f"internal error, please report it ({what}){hint}", EXIT_INTERNAL_ERROR
+
+
+class FilePath(click.Path):
+    """A file's path: not a directory, and not empty (which names no file at all)."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty path names no file", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def now_option(f: Callable) -> Callable:
@@ -64,29 +141,47 @@ def config_option(f: Callable) -> Callable:
     return click.option(
         "--config",
         "config_path",
-        type=click.Path(dir_okay=False),
+        type=FilePath(),
         help="Config file (default: SYNAPSE_CONFIG, else DB.synapse.toml beside DB).",
     )(f)
 
 
 def db_argument(f: Callable) -> Callable:
-    return click.argument("db", type=click.Path(dir_okay=False))(f)
+    return click.argument("db", type=FilePath())(f)
 
 
-def resolve_config(db: str | os.PathLike[str], config_path: str | None) -> Config:
-    return config_for(db, config_path)
+def resolve_config(db: str | os.PathLike[str], config_path: str | None, must_exist: bool = True) -> Config:
+    return config_for(db, config_path, must_exist)
 
 
 @contextmanager
-def open_memory(db: str, now: str | None, config_path: str | None, readonly: bool = True) -> Iterator[Memory]:
+def nothing_left_if_refused(db: str | os.PathLike[str]) -> Iterator[None]:
+    """A refused import into a new path leaves no file behind (store, -wal, -shm, -journal)."""
+    p = Path(db)
+    paths = [p] + [p.with_name(p.name + suffix) for suffix in ("-wal", "-shm", "-journal")]
+    new = [q for q in paths if not q.exists()]
+    try:
+        yield
+    except BaseException:
+        if p in new:
+            for q in new:
+                q.unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def open_memory(
+    db: str, now: str | None, config_path: str | None, readonly: bool = True, config_must_exist: bool = True
+) -> Iterator[Memory]:
+    """A scored store for one command: every query of it reads one snapshot."""
     clock = Clock.from_option(now)
-    config = resolve_config(db, config_path)
-    with Store.open(db, readonly=readonly) as store:
+    config = resolve_config(db, config_path, must_exist=config_must_exist)
+    with Store.open(db, readonly=readonly) as store, store.snapshot():
         yield Memory(store, config, clock.now())
 
 
 def emit_json(obj: Any) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False))
+    click.echo(json_line(obj))
 
 
 _OPEN_BARS: list[Any] = []

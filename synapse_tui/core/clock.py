@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from .errors import InputError
+from .limits import time_problem
 
 # RFC 3339 date-time; the offset may be missing (read as UTC, SPEC 1).
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$")
@@ -31,12 +32,25 @@ def parse_time(value: object) -> float:
     return dt.timestamp()
 
 
+_FIRST = datetime(1, 1, 1, tzinfo=UTC)
+_LAST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
+
+
 def format_time(ts: float) -> str:
-    """Canonical UTC RFC 3339 with microseconds dropped when zero."""
-    dt = datetime.fromtimestamp(ts, tz=UTC)
-    if dt.microsecond:
-        return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+    """Canonical UTC RFC 3339 with microseconds dropped when zero.
+
+    RFC 3339 writes four-digit years, so an instant past them (a review of a fact
+    reinforced a thousand times falls due in year 330,000) is written as the last
+    instant of year 9999, and one before year 1 as its first instant."""
+    if not ts < _LAST.timestamp():  # also NaN
+        dt = _LAST
+    elif ts < _FIRST.timestamp():
+        dt = _FIRST
+    else:
+        dt = datetime.fromtimestamp(ts, tz=UTC)
+    # not strftime("%Y"): it does not pad years below 1000 to four digits
+    text = f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}"
+    return f"{text}.{dt.microsecond:06d}Z" if dt.microsecond else f"{text}Z"
 
 
 @dataclass(frozen=True)
@@ -54,8 +68,12 @@ class Clock:
         value = now if now is not None else os.environ.get("SYNAPSE_NOW") or None
         if value is None:
             return cls()
+        source = "--now" if now is not None else "SYNAPSE_NOW"
         try:
-            return cls(parse_time(value))
+            ts = parse_time(value)
         except ValueError as exc:
-            source = "--now" if now is not None else "SYNAPSE_NOW"
             raise InputError(str(exc), field=source) from None
+        why = time_problem(ts)
+        if why:
+            raise InputError(f"{value!r} {why}", field=source)
+        return cls(ts)

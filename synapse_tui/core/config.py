@@ -97,10 +97,19 @@ def config_path_for(db_path: str | os.PathLike[str]) -> Path:
     return p.with_name(p.stem + ".synapse.toml")
 
 
-def config_for(db_path: str | os.PathLike[str], explicit: str | os.PathLike[str] | None = None) -> Config:
+def config_for(
+    db_path: str | os.PathLike[str], explicit: str | os.PathLike[str] | None = None, must_exist: bool = True
+) -> Config:
     """The config a store is scored with: `explicit` (--config), else SYNAPSE_CONFIG, else
-    the file beside the store."""
-    return load_config(explicit or os.environ.get("SYNAPSE_CONFIG") or config_path_for(db_path))
+    the file beside the store (absent: the defaults).
+
+    A file named explicitly must exist: a typo there would otherwise score with the
+    defaults, silently. `calibrate --write` names the file it is about to create."""
+    named = explicit or os.environ.get("SYNAPSE_CONFIG")
+    if named and must_exist and not Path(named).is_file():
+        source = "--config" if explicit else "SYNAPSE_CONFIG"
+        raise ConfigError(f"{named}: no such config file ({source})")
+    return load_config(named or config_path_for(db_path))
 
 
 def _coerce(section: str, name: str, default: Any, value: Any, path: Path) -> Any:

@@ -1,7 +1,7 @@
 """The interchange format (JSON Lines, SPEC section 4): validate, import, export.
 
 Import is all or nothing: every line is checked before the first write, and the writes
-happen in one transaction.
+happen in one transaction. What a line may hold (sizes, ranges, depth) is in `limits`.
 """
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from . import signing
+from . import limits, signing
 from .clock import parse_time
 from .errors import InputError
 from .graph import normalise, validate_embedding
+from .jsonl import json_line, read_jsonl, write_jsonl  # noqa: F401 (this module's API before the split)
 from .store import Store
 from .trust import in_cycle
 
@@ -39,6 +39,8 @@ KNOWN_KEYS = (
     "embedding",
 )
 TIERS = ("auto", "human", "signed")
+_COUNTS = ("corroborations", "contradictions", "reinforcement_count")
+_MAX_CHARS = {"text": limits.MAX_TEXT_CHARS} | dict.fromkeys(limits.NAME_FIELDS, limits.MAX_NAME_CHARS)
 
 Progress = Callable[[int, int], None]
 
@@ -74,8 +76,11 @@ def _int(obj: dict, key: str, minimum: int, err: Callable[[str, str], InputError
     if key not in obj:
         return None
     value = obj[key]
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise err(key, f"must be an integer >= {minimum}, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= limits.MAX_COUNT:
+        raise err(
+            key,
+            f"must be an integer >= {minimum} and below {limits.MAX_COUNT + 1:,}, got {limits.brief(value)}",
+        )
     return value
 
 
@@ -86,27 +91,56 @@ def _string(obj: dict, key: str, err: Callable[[str, str], InputError], required
         return None
     value = obj[key]
     if not isinstance(value, str) or not value.strip():
-        raise err(key, f"must be a non-empty string, got {value!r}")
+        raise err(key, f"must be a non-empty string, got {limits.brief(value)}")
     return value
+
+
+def _time(value: Any, key: str, err: Callable[[str, str], InputError]) -> float:
+    try:
+        ts = parse_time(value)
+    except ValueError:
+        raise err(key, f"not an RFC 3339 timestamp: {limits.brief(value)}") from None
+    why = limits.time_problem(ts)
+    if why:
+        raise err(key, f"{limits.brief(value)} {why}")
+    return ts
+
+
+def _plain(value: Any) -> bool:
+    """An ASCII string short enough for any field."""
+    return type(value) is str and len(value) <= limits.MAX_NAME_CHARS and value.isascii()
+
+
+def _check_sizes(obj: dict, err: Callable[[str | None, str], InputError]) -> None:
+    """Every field within `limits`, before any field is read (the embedding is checked by
+    `validate_embedding`, the counts by `_int`, each in their own words)."""
+    for key, value in obj.items():
+        if _plain(key) and (_plain(value) or (type(value) is list and all(map(_plain, value)))):
+            continue  # the common case, within every limit
+        if len(key) > limits.MAX_NAME_CHARS or limits.has_surrogate(key):
+            raise err(None, f"the key {limits.brief(key)} is not a valid field name")
+        if key == "embedding" or (key in _COUNTS and type(value) is int):
+            continue
+        why = limits.problem(value, _MAX_CHARS.get(key, limits.MAX_STRING_CHARS))
+        if why:
+            raise err(key, why)
 
 
 def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int) -> ParsedFact:
     """One interchange object, every field of SPEC 4 checked."""
     if not isinstance(obj, dict):
         raise err(None, "each line must be a JSON object")
+    _check_sizes(obj, err)
     fid = _string(obj, "id", err, required=True)
     text = _string(obj, "text", err, required=True)
     created_at = obj.get("created_at")
     if "created_at" not in obj:
         raise err("created_at", "is required")
-    try:
-        created_ts = parse_time(created_at)
-    except ValueError as exc:
-        raise err("created_at", str(exc)) from None
+    created_ts = _time(created_at, "created_at", err)
     fact = ParsedFact(line=line, id=fid, text=text, created_at=created_at, created_ts=created_ts)
     if "tier" in obj:
         if obj["tier"] not in TIERS:
-            raise err("tier", f"must be one of auto, human, signed, got {obj['tier']!r}")
+            raise err("tier", f"must be one of auto, human, signed, got {limits.brief(obj['tier'])}")
         fact.tier = obj["tier"]
     fact.r = _int(obj, "corroborations", 0, err) or 0
     fact.s = _int(obj, "contradictions", 0, err) or 0
@@ -114,11 +148,8 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
     if "reinforced_at" in obj:
         value = obj["reinforced_at"]
         if not isinstance(value, list):
-            raise err("reinforced_at", f"must be a list of RFC 3339 timestamps, got {value!r}")
-        try:
-            fact.reinforced_ts = [parse_time(v) for v in value]
-        except ValueError as exc:
-            raise err("reinforced_at", str(exc)) from None
+            raise err("reinforced_at", f"must be a list of RFC 3339 timestamps, got {limits.brief(value)}")
+        fact.reinforced_ts = [_time(v, "reinforced_at", err) for v in value]
         fact.reinforced_at = list(value)
     fact.supersedes = _string(obj, "supersedes", err)
     if fact.supersedes == fid:
@@ -127,17 +158,17 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
     if "entities" in obj:
         ents = obj["entities"]
         if not isinstance(ents, list) or not all(isinstance(e, str) and e.strip() for e in ents):
-            raise err("entities", f"must be a list of non-empty strings, got {ents!r}")
+            raise err("entities", f"must be a list of non-empty strings, got {limits.brief(ents)}")
         fact.entities = ents
     for key in ("provenance", "signature"):
         if key in obj and not isinstance(obj[key], dict):
-            raise err(key, f"must be a JSON object, got {obj[key]!r}")
+            raise err(key, f"must be a JSON object, got {limits.brief(obj[key])}")
     fact.provenance = obj.get("provenance")
     sig = obj.get("signature")
     if sig is not None:
         for part in ("alg", "key", "sig"):
             if not isinstance(sig.get(part), str):
-                raise err("signature", f"needs string '{part}' (alg, key, sig), got {sig!r}")
+                raise err("signature", f"needs string '{part}' (alg, key, sig), got {limits.brief(sig)}")
     fact.signature = sig
     if "embedding" in obj:
         fact.embedding = _embedding(obj["embedding"], err)
@@ -148,38 +179,10 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
 def _embedding(value: Any, err: Callable[[str, str], InputError]) -> np.ndarray:
     problem = validate_embedding(value, None)
     if problem:
+        if isinstance(value, list) and any(isinstance(v, limits.NonFinite) for v in value):
+            problem = "contains NaN or infinity, which is not JSON"
         raise err("embedding", problem)
     return normalise(np.asarray(value, dtype=np.float64)[None, :])[0].astype(np.float32)
-
-
-def read_jsonl(path: str | os.PathLike[str], progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
-    """(line number, decoded object) for each non-blank line, errors naming the line.
-
-    `progress(bytes read, file size)` is called every few thousand lines."""
-    name = str(path)
-    try:
-        fh = open(path, "rb")
-        size = os.fstat(fh.fileno()).st_size
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=name) from None
-    done = 0
-    with fh:
-        for number, raw in enumerate(fh, start=1):
-            done += len(raw)
-            if progress and (number % 5000 == 0 or done == size):
-                progress(done, size)
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError("not valid UTF-8", file=name, line=number) from None
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"not valid JSON ({exc.msg}, column {exc.colno})", file=name, line=number
-                ) from None
 
 
 def parse_file(path: str | os.PathLike[str], progress: Progress | None = None) -> list[ParsedFact]:
@@ -390,19 +393,3 @@ def export_facts(store: Store) -> Iterator[dict[str, Any]]:
         if rec.pos + 1 in vecs:
             obj["embedding"] = np.frombuffer(vecs[rec.pos + 1], dtype=np.float32).tolist()
         yield obj
-
-
-def write_jsonl(objs: Iterator[dict[str, Any]], path: str | os.PathLike[str] | None) -> None:
-    """Write to a file atomically (temp + rename), or to stdout when path is None."""
-    import sys
-
-    if path is None:
-        for obj in objs:
-            sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        return
-    p = Path(path)
-    tmp = p.with_name(p.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for obj in objs:
-            fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
-    os.replace(tmp, p)

@@ -1,7 +1,8 @@
 """A scored view of a store: what the CLI prints and the browser shows.
 
 Loading reads the store once; rescoring for another `now` (the browser's "as of") reuses
-the arrays and the supersession depths.
+the arrays and the supersession depths. Loading and `explain` each read one snapshot of
+the store (`Store.snapshot`), so a writer in another process never makes them fail.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ class Memory:
         self.reload(now)
 
     def reload(self, now: float | None = None) -> None:
-        self.ids, self.arrays = self.store.load(self.config)
+        with self.store.snapshot():
+            self.ids, self.arrays = self.store.load(self.config)
+            self.version = self.store.data_version()
         self.index = {fid: i for i, fid in enumerate(self.ids)}
         self.k = supersession_depth(self.arrays.supersedes)
         self.rescore(self.scores.now if now is None else now)
@@ -180,7 +183,18 @@ class Memory:
         return older, newer
 
     def explain(self, fact_id: str) -> dict[str, Any] | None:
-        """The `show --json` object: every score field plus the record and its history."""
+        """The `show --json` object: every score field plus the record and its history.
+
+        Scores and record come from one state of the store. When another process has
+        written since this view was loaded, the fact is explained from a fresh load of the
+        current snapshot, leaving this view (which other readers share) as it is until
+        its owner reloads."""
+        with self.store.snapshot():
+            if self.store.data_version() != self.version:
+                return Memory(self.store, self.config, self.scores.now)._explain(fact_id)
+            return self._explain(fact_id)
+
+    def _explain(self, fact_id: str) -> dict[str, Any] | None:
         rec: FactRecord | None = self.store.record(fact_id)
         if rec is None:
             return None

@@ -11,6 +11,7 @@ QueryError pointing at the token.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -59,6 +60,7 @@ _OPS = {
 }
 _COMPARE = re.compile(r"^([A-Za-z_]+)(<=|>=|!=|<|>|=)(.*)$")
 _KEYED = re.compile(r"^([A-Za-z_]+):(.*)$")
+_OPERATOR = re.compile(r"^(<=|>=|!=|<|>|=)")
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,13 @@ def parse(source: str) -> Query:
         body = token[1:] if negate else token
         cmp_match = _COMPARE.match(body)
         key_match = _KEYED.match(body)
+        if _OPERATOR.match(body):
+            raise QueryError(
+                f"'{_OPERATOR.match(body).group(0)}' needs a field before it, e.g. trust<0.3",
+                source,
+                pos,
+                token,
+            )
         if cmp_match:
             terms.append(_comparison(source, pos, token, negate, *cmp_match.groups()))
         elif key_match and not key_match.group(1).lower().startswith("http"):
@@ -121,6 +130,8 @@ def _comparison(source: str, pos: int, token: str, negate: bool, name: str, op: 
         number = float(value)
     except ValueError:
         raise QueryError(f"'{name}{op}' needs a number, got '{value}'", source, pos, token) from None
+    if not math.isfinite(number):  # NaN compares false with everything: an empty answer
+        raise QueryError(f"'{name}{op}' needs a finite number, got '{value}'", source, pos, token)
     getter, fn = NUMERIC[key], _OPS[op]
     return Term(token, negate, lambda m: fn(getter(m), number))
 

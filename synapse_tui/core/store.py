@@ -154,6 +154,24 @@ class Store:
             self.conn.execute("ROLLBACK")
             raise StoreError(f"{self.path}: {_describe(exc)}") from None
 
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """Every query inside reads one consistent state of the store (a read transaction
+        under WAL): a writer committing meanwhile is neither seen nor waited for, so a
+        reader never fails or retries because someone else wrote. Nested uses share the
+        outer snapshot; a write inside one is a bug (`transaction` refuses it)."""
+        if self.conn.in_transaction:
+            yield self.conn
+            return
+        self.conn.execute("BEGIN")
+        try:
+            # the snapshot starts at the first read, so take it now, not at some later query
+            self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            yield self.conn
+        finally:
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
+
     def data_version(self) -> int:
         """Changes when another connection commits (SQLite's PRAGMA data_version)."""
         return self.conn.execute("PRAGMA data_version").fetchone()[0]

@@ -1,0 +1,128 @@
+"""Figures for issue 12 (bad input). Run: python benchmarks/bench_bad_input.py [--quick]
+
+1. `synapse-tui show` of a fact with the longest text allowed (limits.MAX_TEXT_CHARS)
+   against a 100-character fact, whole process, and what a 10x longer text would cost
+   (rendered in-process: it cannot be imported any more);
+2. the import-time limit checks (`_check_sizes`) against the whole of `parse_file`,
+   on synthetic facts;
+3. loading a store inside `Store.snapshot()` against the same load without one.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import redirect_stdout
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from synth import write_synthetic_jsonl  # noqa: E402
+
+from synapse_tui.core import limits  # noqa: E402
+from synapse_tui.core.config import Config  # noqa: E402
+from synapse_tui.core.interchange import _check_sizes, parse_file, read_jsonl  # noqa: E402
+from synapse_tui.core.store import Store  # noqa: E402
+
+NOW = "2026-12-01T00:00:00Z"
+EXE = [sys.executable, "-m", "synapse_tui"]
+
+
+def best(fn, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def show_figures(folder: Path) -> None:
+    words = "the deploy pipeline runs integration tests before release "
+    facts = {
+        "short": (words * 2)[:100],
+        "longest": (words * (limits.MAX_TEXT_CHARS // len(words) + 1))[: limits.MAX_TEXT_CHARS],
+    }
+    src = folder / "long.jsonl"
+    src.write_text(
+        "".join(
+            json.dumps({"id": k, "text": v, "created_at": "2026-11-01T00:00:00Z"}) + "\n"
+            for k, v in facts.items()
+        )
+    )
+    db = folder / "long.db"
+    subprocess.run([*EXE, "import", str(src), "--db", str(db)], check=True, capture_output=True)
+    timings = {}
+    for fid in facts:
+        cmd = [*EXE, "show", str(db), fid, "--now", NOW]
+        timings[fid] = best(lambda cmd=cmd: subprocess.run(cmd, check=True, capture_output=True))
+    print(
+        f"show, whole process: 100 chars {timings['short']:.2f} s, {limits.MAX_TEXT_CHARS:,} chars "
+        f"{timings['longest']:.2f} s (ratio {timings['longest'] / timings['short']:.2f})"
+    )
+    from synapse_tui.cli.render import print_explain
+    from synapse_tui.core.memory import Memory
+
+    with Store.open(db, readonly=True) as store:
+        info = Memory(store, Config(), 1_796_000_000.0).explain("longest")
+
+    def render(one: dict) -> None:
+        with redirect_stdout(io.StringIO()):
+            print_explain(one, Config())
+
+    rendered = {f: best(lambda f=f: render(dict(info, text=info["text"] * f)), 1) for f in (1, 10)}
+    print(
+        f"show's rendering in-process: {limits.MAX_TEXT_CHARS:,} chars {rendered[1]:.2f} s, "
+        f"{10 * limits.MAX_TEXT_CHARS:,} chars {rendered[10]:.2f} s (ratio {rendered[10] / rendered[1]:.1f}: "
+        "the rendering grows faster than the text, hence the limit)"
+    )
+
+
+def check_figures(folder: Path, n: int) -> None:
+    src = write_synthetic_jsonl(folder / "synth.jsonl", n)
+    whole = best(lambda: parse_file(src), 2)
+    objs = [obj for _, obj in read_jsonl(src)]
+
+    def checks() -> None:
+        for obj in objs:
+            _check_sizes(obj, lambda field, msg: ValueError(msg))
+
+    part = best(checks, 2)
+    print(
+        f"parse_file of {n:,} facts: {whole:.2f} s, of which the limit checks {part:.2f} s "
+        f"({100 * part / whole:.0f}%)"
+    )
+
+
+def snapshot_figures(folder: Path, n: int) -> None:
+    src = write_synthetic_jsonl(folder / "snap.jsonl", n, id_prefix="p")
+    db = folder / "snap.db"
+    subprocess.run([*EXE, "import", str(src), "--db", str(db)], check=True, capture_output=True)
+    cfg = Config()
+    with Store.open(db, readonly=True) as store:
+        plain = best(lambda: store.load(cfg))
+
+        def in_snapshot() -> None:
+            with store.snapshot():
+                store.load(cfg)
+
+        snap = best(in_snapshot)
+    print(
+        f"load of {n:,} facts: {plain * 1000:.0f} ms plain, {snap * 1000:.0f} ms in a snapshot (ratio {snap / plain:.2f})"
+    )
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        show_figures(folder)
+        check_figures(folder, 20_000 if quick else 100_000)
+        snapshot_figures(folder, 20_000 if quick else 100_000)
+
+
+if __name__ == "__main__":
+    main()

@@ -76,8 +76,8 @@ def import_cmd(file: str, db: str, now: str | None, as_json: bool, config_path: 
         # The graph is derived data: built in its own transaction, so the facts land even
         # if this is interrupted, and the next graph check (its fingerprint) finishes it.
         with store.transaction() as conn:
-            update_graph(conn, result.new_positions, config, progress=progress_bar("graph"))
-    for warning in result.warnings:
+            graph = update_graph(conn, result.new_positions, config, progress=progress_bar("graph"))
+    for warning in result.warnings + list(graph.notes):
         click.echo(f"warning: {warning}", err=True)
     if as_json:
         emit_json({"imported": result.imported, "db": str(db), "warnings": result.warnings})
@@ -245,10 +245,14 @@ def edges_cmd(
     marked "space": "lexical".
     """
     from ..core.graphstore import load_edges
+    from ..core.graphview import graph_info
 
     Clock.from_option(now)
     with Store.open(db, readonly=True) as store:
         edges = [e for e in load_edges(store.conn) if kind in ("all", e.kind)]
+        info = graph_info(store.conn)
+    if info.approximate and kind != "npmi":  # on stderr: stdout stays one edge per line
+        click.echo(f"({info.describe()})", err=True)
     hidden = sum(e.space == "lexical" for e in edges) if not lexical else 0
     for e in edges:
         if e.space == "lexical" and not lexical:

@@ -13,6 +13,7 @@ import numpy as np
 
 from .clock import format_time
 from .config import Config
+from .graphview import graph_info
 from .store import FactRecord, Store
 from .trust import (
     BANDS,
@@ -257,6 +258,7 @@ class Memory:
                 "chain_older": older,
                 "entities": rec.entities,
                 "embedding": self.store.embedding_kind(i),
+                "graph": graph_info(self.store.conn).to_json(),
                 "note": rec.note,
                 "provenance": rec.provenance,
                 "signature": rec.signature,

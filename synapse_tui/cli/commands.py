@@ -28,6 +28,7 @@ from .common import (
 )
 from .render import print_calibration, print_explain, print_neighbours, print_score_table
 
+JSON_CHUNK = 5_000  # rows per write of `score --json`
 SORT_KEYS = ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B", "k", "age", "id")
 
 
@@ -124,11 +125,11 @@ def score_cmd(
             limit = 0 if as_json else 50
         if limit:
             positions = positions[:limit]
-        if as_json:
-            rows = memory.rows() if len(positions) == len(memory) else None
-            out = sys.stdout
-            for i in positions.tolist():
-                out.write(_dumps(rows[i] if rows else memory.row(i)) + "\n")
+        if as_json:  # streamed a chunk at a time: the first line comes early, memory stays flat
+            for c0 in range(0, len(positions), JSON_CHUNK):
+                chunk = memory.rows(positions[c0 : c0 + JSON_CHUNK])
+                sys.stdout.write("".join(_dumps(row) + "\n" for row in chunk))
+                sys.stdout.flush()
             return
         print_score_table(memory, positions, total)
 

@@ -165,37 +165,40 @@ class Memory:
             "flags": sc.flag_names(i),
         }
 
-    def rows(self) -> list[dict[str, Any]]:
-        """All `score` objects, built column-wise (one tolist per array, not per fact)."""
+    def rows(self, positions: np.ndarray | None = None) -> list[dict[str, Any]]:
+        """The `score` objects of `positions` (default: every fact), built column-wise
+        (one tolist per array, not per fact); `score --json` asks for a chunk at a time."""
         sc = self.scores
+        at = np.arange(len(self.ids)) if positions is None else np.asarray(positions, dtype=np.int64)
         cols = {
-            name: getattr(sc, name).tolist()
+            name: getattr(sc, name)[at].tolist()
             for name in ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B", "k")
         }
-        bands = [BANDS[x] for x in sc.band.tolist()]
-        guid = [GUIDANCE[x] for x in sc.guidance.tolist()]
-        tiers = [TIERS[x] for x in sc.tier.tolist()]
-        flag_idx = np.flatnonzero(sc.flags)
-        flags: dict[int, list[str]] = {int(i): sc.flag_names(int(i)) for i in flag_idx}
+        bands = [BANDS[x] for x in sc.band[at].tolist()]
+        guid = [GUIDANCE[x] for x in sc.guidance[at].tolist()]
+        tiers = [TIERS[x] for x in sc.tier[at].tolist()]
+        flagged = np.flatnonzero(sc.flags[at])
+        flags: dict[int, list[str]] = {int(j): sc.flag_names(int(at[j])) for j in flagged}
+        ids = self.ids
         return [
             {
-                "id": self.ids[i],
-                "trust": cols["trust"][i],
-                "band": bands[i],
-                "confidence": cols["confidence"][i],
-                "freshness": cols["freshness"][i],
-                "supersession": cols["supersession"][i],
-                "gate": cols["gate"][i],
-                "b": cols["b"][i],
-                "d": cols["d"][i],
-                "u": cols["u"][i],
-                "guidance": guid[i],
-                "k": cols["k"][i],
-                "B": cols["B"][i],
-                "tier": tiers[i],
-                "flags": flags.get(i, []),
+                "id": ids[i],
+                "trust": cols["trust"][j],
+                "band": bands[j],
+                "confidence": cols["confidence"][j],
+                "freshness": cols["freshness"][j],
+                "supersession": cols["supersession"][j],
+                "gate": cols["gate"][j],
+                "b": cols["b"][j],
+                "d": cols["d"][j],
+                "u": cols["u"][j],
+                "guidance": guid[j],
+                "k": cols["k"][j],
+                "B": cols["B"][j],
+                "tier": tiers[j],
+                "flags": flags.get(j, []),
             }
-            for i in range(len(self.ids))
+            for j, i in enumerate(at.tolist())
         ]
 
     def what_if(self, i: int) -> dict[str, float]:

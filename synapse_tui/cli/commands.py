@@ -31,6 +31,7 @@ from .common import (
 )
 from .render import print_calibration, print_explain, print_neighbours, print_score_table
 
+JSON_CHUNK = 5_000  # rows per write of `score --json`
 SORT_KEYS = ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B", "k", "age", "id")
 
 
@@ -113,8 +114,8 @@ def import_cmd(
         # The graph is derived data: built in its own transaction, so the facts land even
         # if this is interrupted, and the next graph check (its fingerprint) finishes it.
         with store.transaction() as conn:
-            update_graph(conn, result.new_positions, config, progress=progress_bar("graph"))
-    for warning in result.warnings:
+            graph = update_graph(conn, result.new_positions, config, progress=progress_bar("graph"))
+    for warning in result.warnings + list(graph.notes):
         click.echo(f"warning: {warning}", err=True)
     if as_json:
         emit_json({"imported": result.imported, "db": str(db), "warnings": result.warnings})
@@ -162,11 +163,11 @@ def score_cmd(
             limit = 0 if as_json else 50
         if limit:
             positions = positions[:limit]
-        if as_json:
-            rows = memory.rows() if len(positions) == len(memory) else None
-            out = sys.stdout
-            for i in positions.tolist():
-                out.write(_dumps(rows[i] if rows else memory.row(i)) + "\n")
+        if as_json:  # streamed a chunk at a time: the first line comes early, memory stays flat
+            for c0 in range(0, len(positions), JSON_CHUNK):
+                chunk = memory.rows(positions[c0 : c0 + JSON_CHUNK])
+                sys.stdout.write("".join(_dumps(row) + "\n" for row in chunk))
+                sys.stdout.flush()
             return
         print_score_table(memory, positions, total)
 
@@ -289,10 +290,14 @@ def edges_cmd(
     marked "space": "lexical".
     """
     from ..core.graphstore import load_edges
+    from ..core.graphview import graph_info
 
     Clock.from_option(now)
     with Store.open(db, readonly=True) as store, store.snapshot():
         edges = [e for e in load_edges(store.conn) if kind in ("all", e.kind)]
+        info = graph_info(store.conn)
+    if info.approximate and kind != "npmi":  # on stderr: stdout stays one edge per line
+        click.echo(f"({info.describe()})", err=True)
     hidden = sum(e.space == "lexical" for e in edges) if not lexical else 0
     for e in edges:
         if e.space == "lexical" and not lexical:

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from ..core.calibrate import Calibration, Histogram
 from ..core.config import Config
+from ..core.graphview import GraphInfo
 from ..core.textsafe import clean
 from ..core.trust import BANDS, GUIDANCE, TIERS
 
@@ -149,6 +150,9 @@ def print_explain(info: dict[str, Any], config: Config) -> None:
             "its own model embedding" if info["embedding"] == "model" else "the built-in lexical embedder"
         )
         console.print(_t(f"  neighbours from {source}", style="dim"))
+        graph = GraphInfo.from_json(info["graph"])
+        if graph.approximate:
+            console.print(_t(f"  {graph.describe()}", style="dim"))
     if info["note"]:
         console.print(_t(f"  note: {info['note']}"))
     source = info.get("source")

@@ -72,6 +72,16 @@ class GraphConfig:
     npmi_min_count: int = 2
     near_duplicate_weight: float = 0.9
     unsupported_age_days: float = 90.0
+    # Above this many facts in one embedding space the kNN lists come from an approximate
+    # index (the `[scale]` extra), never below 50,000 by default (SPEC 3.1); a huge value
+    # keeps every graph exact. Each approximate build measures its recall@10 against the
+    # exact lists of `recall_sample` seeded random facts and stores it with the graph.
+    approximate_above: int = 50_000
+    recall_sample: int = 1000
+    # faiss HNSW: links per node, and the candidate lists while building and searching
+    hnsw_m: int = 16
+    hnsw_ef_construction: int = 64
+    hnsw_ef_search: int = 48
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from synapse_tui.core import ann, lexical
 from synapse_tui.core import graph as g
-from synapse_tui.core import lexical
 
 ALGORITHM = f"mutual-knn-local-baseline/1;npmi/1;{lexical.VERSION};fingerprint/2"
 SPACES = ("model", "lexical")
@@ -37,6 +37,7 @@ _PARAMS = "graph.params"
 _LEXICAL = "graph.lexical"
 _MASK = (1 << 128) - 1
 _ROW = struct.Struct("<qI")
+_BUILD_KEYS = ("method", "recall", "recall_sample")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class GraphUpdate:
     rebuilt: tuple[str, ...]  # parts recomputed from scratch: 'model', 'lexical', 'npmi'
     extended: tuple[str, ...]  # spaces updated incrementally
     lexical_added: int  # facts given a built-in lexical embedding
+    notes: tuple[str, ...] = ()  # for the user: e.g. exact although approximate was due
 
     @property
     def changed(self) -> bool:
@@ -212,13 +214,18 @@ def _write_edges(
     )
 
 
-def _rebuild_space(conn: sqlite3.Connection, kind: str, k: int, progress: g.Progress | None) -> None:
+def _rebuild_space(
+    conn: sqlite3.Connection, kind: str, config: Any, progress: g.Progress | None
+) -> str | None:
+    """Recompute one space's lists and edges; a note for the user, if any."""
     sp = _load_space(conn, kind)
     conn.execute("DELETE FROM knn WHERE pos IN (SELECT pos FROM embeddings WHERE kind = ?)", (kind,))
-    knn = g.exact_knn(sp.X, g.string_ranks(sp.ids), k, progress)
-    _write_knn(conn, sp, knn, np.arange(sp.pos.size))
-    _write_edges(conn, kind, sp, knn, None)
-    _meta_set(conn, f"graph.semantic.{kind}", _built_state(sp, sp.digest(kind, range(sp.pos.size))))
+    built = ann.build_knn(sp.X, g.string_ranks(sp.ids), config.graph.k, config.graph, progress)
+    _write_knn(conn, sp, built.knn, np.arange(sp.pos.size))
+    _write_edges(conn, kind, sp, built.knn, None)
+    state = _built_state(sp, sp.digest(kind, range(sp.pos.size))) | built.meta()
+    _meta_set(conn, f"graph.semantic.{kind}", state)
+    return built.note and f"{kind} graph of {sp.pos.size:,} facts: {built.note}"
 
 
 def _extend_space(
@@ -253,9 +260,9 @@ def _extend_space(
     knn, dirty = g.extend_knn(sp.X, g.string_ranks(sp.ids), old, n_old, k, progress)
     _write_knn(conn, sp, knn, np.flatnonzero(dirty))
     _write_edges(conn, kind, sp, knn, dirty)
-    _meta_set(
-        conn, f"graph.semantic.{kind}", _built_state(sp, (digest + sp.digest(kind, range(n_old, n))) & _MASK)
-    )
+    state = _built_state(sp, (digest + sp.digest(kind, range(n_old, n))) & _MASK)
+    # the lists of the rows built before keep how they were made; the new rows' are exact
+    _meta_set(conn, f"graph.semantic.{kind}", state | {k: stored[k] for k in _BUILD_KEYS if k in stored})
     return True
 
 
@@ -303,12 +310,11 @@ def rebuild_graph(conn: sqlite3.Connection, config: Any, progress: g.Progress | 
     added = add_lexical_embeddings(conn)
     states = _space_states(conn)
     bar = _Bar(progress, {**{s: float(states[s]["count"]) ** 2 for s in SPACES}, "npmi": 1.0})
-    for kind in SPACES:
-        _rebuild_space(conn, kind, config.graph.k, bar.phase(kind))
+    notes = [_rebuild_space(conn, kind, config, bar.phase(kind)) for kind in SPACES]
     _rebuild_npmi(conn, config.graph.npmi_min_count)
     _meta_set(conn, _PARAMS, _params(config))
     bar.finish()
-    return GraphUpdate(SPACES + ("npmi",), (), added)
+    return GraphUpdate(SPACES + ("npmi",), (), added, tuple(n for n in notes if n))
 
 
 def ensure_graph(
@@ -322,7 +328,7 @@ def ensure_graph(
     if _meta_get(conn, _PARAMS) != _params(config):
         return rebuild_graph(conn, config, progress)
     added = add_lexical_embeddings(conn)
-    rebuilt, extended = [], []
+    rebuilt, extended, notes = [], [], []
     todo, states = {}, _space_states(conn)
     for kind in SPACES:
         stored = _meta_get(conn, f"graph.semantic.{kind}")
@@ -337,7 +343,7 @@ def ensure_graph(
             if stored["count"] != states[kind]["count"]:
                 extended.append(kind)
         else:
-            _rebuild_space(conn, kind, config.graph.k, bar.phase(kind))
+            notes.append(_rebuild_space(conn, kind, config, bar.phase(kind)))
             rebuilt.append(kind)
     stored = _meta_get(conn, "graph.npmi")
     state = _npmi_state(conn)
@@ -351,7 +357,7 @@ def ensure_graph(
             rebuilt.append("npmi")
     if todo or rebuilt:
         bar.finish()
-    return GraphUpdate(tuple(rebuilt), tuple(extended), added)
+    return GraphUpdate(tuple(rebuilt), tuple(extended), added, tuple(n for n in notes if n))
 
 
 def update_graph(

@@ -209,3 +209,56 @@ def build_nx_graph(conn: sqlite3.Connection) -> nx.Graph:
         for a, b, w, n in conn.execute("SELECT a, b, weight, n_ab FROM npmi_edges")
     )
     return G
+
+
+@dataclass(frozen=True)
+class GraphInfo:
+    """How the stored semantic graph was built, for a view to say so (SPEC 3.1).
+
+    `recall` is the lowest recall@10 measured over the approximate spaces (each build
+    checks its lists against the exact top-10 of `sample` random facts); None when every
+    space is exact. Facts added later get exact lists, so the figure stays a floor.
+    """
+
+    approximate: bool
+    recall: float | None
+    method: str  # 'exact', or the approximate index and its parameters
+    sample: int = 0
+    spaces: tuple[str, ...] = ()  # the approximate spaces: 'model', 'lexical'
+
+    def describe(self) -> str:
+        if not self.approximate:
+            return "exact neighbour graph"
+        return (
+            f"approximate neighbour graph ({', '.join(self.spaces)}: {self.method}),"
+            f" recall@10 {self.recall:.4f} measured against exact on {self.sample:,} facts"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "approximate": self.approximate,
+            "recall": self.recall,
+            "method": self.method,
+            "sample": self.sample,
+            "spaces": list(self.spaces),
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> GraphInfo:
+        return cls(**{**obj, "spaces": tuple(obj.get("spaces", ()))})
+
+
+def graph_info(conn: sqlite3.Connection) -> GraphInfo:
+    approx = []
+    for key, value in conn.execute(
+        "SELECT key, value FROM meta WHERE key LIKE 'graph.semantic.%' ORDER BY key"
+    ):
+        state = json.loads(value)
+        if state.get("method", "exact") != "exact":
+            approx.append((key.rsplit(".", 1)[1], state))
+    if not approx:
+        return GraphInfo(False, None, "exact")
+    worst = min(approx, key=lambda kv: kv[1]["recall"])[1]
+    return GraphInfo(
+        True, worst["recall"], worst["method"], worst["recall_sample"], tuple(k for k, _ in approx)
+    )

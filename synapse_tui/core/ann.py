@@ -1,0 +1,168 @@
+"""Approximate kNN lists for large embedding spaces, with their measured recall (SPEC 3.1).
+
+The exact search (`knn.exact_knn`) is quadratic: about an hour for a million 384-d facts
+on two cores. Above `graph.approximate_above` facts in one space (default 50,000, the
+SPEC's floor) and when the `[scale]` extra is installed, faiss's HNSW index proposes each
+fact's candidates instead. Their cosines are then recomputed exactly (the same polished
+float32 values as the exact path) and ordered by (cos, id), so the one kind of error left
+is a true neighbour the index never proposed. How often that happens is measured on every
+build: recall@10 of the lists against the exact top-10 of `graph.recall_sample` facts
+chosen at random (seeded, so a rebuild of the same data samples the same facts), and
+stored with the graph for `show`, `edges` and the browser to report.
+
+Chosen by measurement on this machine kind (benchmarks/bench_ann.py, 100,000 x 384):
+faiss HNSW (M=16) 27.9 s at recall 0.998 and faiss IVF 20.5 s at recall 1.0, against
+52.9 s exact and usearch 154 s; at a million the issue measured pynndescent at 94 s plus
+25-60 s of numba compilation per process and hnswlib at 473 s with recall 0.874.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from synapse_tui.core.config import GraphConfig
+from synapse_tui.core.knn import _EMPTY, Knn, Progress, _pack, effective_k, exact_knn, polished
+
+RECALL_AT = 10
+SEED = 13
+MISSING = (
+    "an approximate graph needs the [scale] extra (pip install 'synapse-tui[scale]'): "
+    "building the exact graph instead, which takes much longer at this size"
+)
+_DEFAULTS = GraphConfig()
+_CHUNK = 16_384
+
+
+def param(gc: Any, name: str) -> Any:
+    """A graph setting, with the default for configs that predate it."""
+    return getattr(gc, name, getattr(_DEFAULTS, name))
+
+
+@dataclass(frozen=True)
+class Build:
+    """One space's kNN lists and how they were made."""
+
+    knn: Knn
+    method: str  # 'exact', or the index and its parameters
+    recall: float | None  # recall@10 against exact on `sample` facts; None when exact
+    sample: int
+    note: str | None = None  # why the lists are exact although the space is large
+
+    @property
+    def approximate(self) -> bool:
+        return self.method != "exact"
+
+    def meta(self) -> dict[str, Any]:
+        return {"method": self.method, "recall": self.recall, "recall_sample": self.sample}
+
+
+def faiss_available() -> bool:
+    try:
+        import faiss  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def build_knn(X: np.ndarray, ranks: np.ndarray, k: int, gc: Any, progress: Progress | None = None) -> Build:
+    """Exact lists up to the threshold (or without faiss), approximate ones above it."""
+    n = X.shape[0]
+    if n <= param(gc, "approximate_above") or effective_k(k, n) == 0:
+        return Build(exact_knn(X, ranks, k, progress), "exact", None, 0)
+    if not faiss_available():
+        return Build(exact_knn(X, ranks, k, progress), "exact", None, 0, MISSING)
+    m, ef_c, ef_s = (int(param(gc, p)) for p in ("hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"))
+    knn = hnsw_knn(X, ranks, k, m, ef_c, ef_s, progress)
+    sample = sample_rows(n, int(param(gc, "recall_sample")))
+    return Build(
+        knn, f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef_s})", recall(X, knn, sample), sample.size
+    )
+
+
+def hnsw_knn(
+    X: np.ndarray, ranks: np.ndarray, k: int, m: int, ef_c: int, ef_s: int, progress: Progress | None = None
+) -> Knn:
+    """Each row's k best among the candidates faiss's HNSW proposes, by polished (cos, id)."""
+    import faiss
+
+    n, d = X.shape
+    k = effective_k(k, n)
+    width = min(n, k + 4)  # self, plus slack so near-ties are decided by polished keys
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    index = faiss.IndexHNSWFlat(d, m, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = ef_c
+    steps = 2 * -(-n // _CHUNK)
+    done = 0
+    for c0 in range(0, n, _CHUNK):
+        index.add(X[c0 : c0 + _CHUNK])
+        done += 1
+        if progress:
+            progress(done, steps)
+    index.hnsw.efSearch = max(ef_s, width)
+    nbrs = np.empty((n, k), np.int64)
+    cos = np.empty((n, k), np.float32)
+    for c0 in range(0, n, _CHUNK):
+        rows = np.arange(c0, min(c0 + _CHUNK, n), dtype=np.int64)
+        cand = index.search(X[rows], width)[1].astype(np.int64)
+        _best(X, ranks, rows, cand, (cand < 0) | (cand == rows[:, None]), k, nbrs, cos)
+        done += 1
+        if progress:
+            progress(done, steps)
+    return Knn(nbrs, cos)
+
+
+def _best(
+    X: np.ndarray,
+    ranks: np.ndarray,
+    rows: np.ndarray,
+    cand: np.ndarray,
+    bad: np.ndarray,
+    k: int,
+    nbrs: np.ndarray,
+    cos: np.ndarray,
+) -> None:
+    """Rows' top-k of their candidates by polished key; a row the index left short of k
+    candidates (a disconnected part of the graph) is searched exactly instead."""
+    cand = np.where(bad, 0, cand)
+    pol = polished(X, rows, cand)
+    keys = np.where(bad, _EMPTY, _pack(pol, ranks[cand]))
+    order = np.argsort(keys, axis=1)[:, ::-1][:, :k]
+    nbrs[rows] = np.take_along_axis(cand, order, axis=1)
+    cos[rows] = np.take_along_axis(pol, order, axis=1)
+    short = np.flatnonzero((np.take_along_axis(keys, order, axis=1) == _EMPTY).any(axis=1))
+    if short.size:
+        r = rows[short]
+        top = exact_top(X, r, min(k + 4, X.shape[0] - 1))
+        _best(X, ranks, r, top, np.zeros(top.shape, bool), k, nbrs, cos)
+
+
+def sample_rows(n: int, size: int) -> np.ndarray:
+    """The facts a build checks its recall on: seeded, so a rebuild checks the same ones."""
+    return np.sort(np.random.default_rng(SEED).choice(n, size=min(n, max(1, size)), replace=False))
+
+
+def exact_top(X: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
+    """The exact top-k rows of each of `rows` (by float32 cosine), one block at a time."""
+    out = np.empty((rows.size, k), np.int64)
+    step = max(1, (1 << 24) // max(1, X.shape[0]))
+    for c0 in range(0, rows.size, step):
+        r = rows[c0 : c0 + step]
+        S = X[r] @ X.T
+        S[np.arange(r.size), r] = -np.inf
+        top = np.argpartition(-S, k - 1, axis=1)[:, :k]
+        out[c0 : c0 + step] = top
+    return out
+
+
+def recall(X: np.ndarray, knn: Knn, rows: np.ndarray) -> float:
+    """Mean share of each sampled row's exact top-10 found in its top-10 list."""
+    at = min(RECALL_AT, knn.nbrs.shape[1])
+    if at == 0 or rows.size == 0:
+        return 1.0
+    truth = exact_top(X, rows, at)
+    found = knn.nbrs[rows, :at]
+    hits = (found[:, :, None] == truth[:, None, :]).any(axis=2).sum()
+    return float(hits) / float(rows.size * at)

@@ -1,0 +1,166 @@
+"""The approximate graph above its threshold: recall and edge agreement against exact,
+the recall stored and reported, incremental updates exact for new facts, and the exact
+fallback (with a clear note) when the `[scale]` extra is not installed."""
+
+from __future__ import annotations
+
+import json
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from synapse_tui.cli import main
+from synapse_tui.core import ann
+from synapse_tui.core import graph as g
+from synapse_tui.core.config import Config
+from synapse_tui.core.graphstore import ensure_graph
+from synapse_tui.core.graphview import graph_info
+from synapse_tui.core.interchange import import_facts, parse_file
+from synapse_tui.core.store import Store
+from tests.conftest import write_jsonl
+
+N, D = 3000, 48
+
+
+def clustered(n: int, seed: int, noise: float = 0.6) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((n // 30, D))
+    return g.normalise(centres[rng.integers(0, len(centres), n)] + noise * rng.standard_normal((n, D)))
+
+
+@pytest.fixture
+def one_thread():
+    """faiss inserts into HNSW from several threads, in an order that varies; one thread
+    makes the index, and so the measured figures, the same on every run."""
+    faiss = pytest.importorskip("faiss")
+    before = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    yield
+    faiss.omp_set_num_threads(before)
+
+
+def low_threshold(**extra: object) -> Config:
+    return Config().with_values("graph", approximate_above=1000, **extra)
+
+
+def edge_set(knn: g.Knn) -> set[tuple[int, int]]:
+    a, b, _ = g.mutual_edges(knn)
+    return set(zip(a.tolist(), b.tolist(), strict=True))
+
+
+def test_approximate_lists_and_edges_agree_with_exact(one_thread):
+    X = clustered(N, seed=1, noise=1.5)  # noisy enough that the index misses a few
+    ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])
+    exact = g.exact_knn(X, ranks, 10)
+    built = ann.build_knn(X, ranks, 10, low_threshold().graph)
+    assert built.approximate and built.method.startswith("faiss-hnsw")
+    assert built.sample == 1000 and 0.99 <= built.recall < 1.0
+    assert built.recall == direct_recall(built.knn, exact)
+    ours, truth = edge_set(built.knn), edge_set(exact)
+    assert len(ours & truth) / len(truth) >= 0.98 and len(ours & truth) / len(ours) >= 0.98
+    # cosines are the exact path's polished values, so shared lists carry identical weights
+    same = (built.knn.nbrs == exact.nbrs).all(axis=1)
+    assert same.mean() > 0.9 and np.array_equal(built.knn.cos[same], exact.cos[same])
+    again = ann.build_knn(X, ranks, 10, low_threshold().graph)
+    assert again.recall == built.recall and np.array_equal(again.knn.nbrs, built.knn.nbrs)
+
+
+def direct_recall(knn: g.Knn, exact: g.Knn) -> float:
+    rows = ann.sample_rows(knn.nbrs.shape[0], 1000)
+    return sum(np.intersect1d(knn.nbrs[i], exact.nbrs[i]).size for i in rows) / (10 * rows.size)
+
+
+def test_a_weak_index_reports_its_weak_recall(one_thread):
+    """The stored figure is a measurement, not a promise: starve the index and it drops."""
+    X = clustered(N, seed=1, noise=1.5)
+    ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])
+    weak = low_threshold(hnsw_m=4, hnsw_ef_construction=8, hnsw_ef_search=1).graph
+    built = ann.build_knn(X, ranks, 10, weak)
+    assert built.method == "faiss-hnsw(M=4,efConstruction=8,efSearch=1)"
+    assert built.recall < 0.9 and built.recall == direct_recall(built.knn, g.exact_knn(X, ranks, 10))
+
+
+def test_below_the_threshold_the_graph_stays_exact():
+    X = clustered(400, seed=2)
+    ranks = g.string_ranks([f"f{i:05d}" for i in range(400)])
+    built = ann.build_knn(X, ranks, 10, Config().graph)
+    assert built.method == "exact" and built.recall is None and built.note is None
+    assert np.array_equal(built.knn.nbrs, g.exact_knn(X, ranks, 10).nbrs)
+
+
+def facts_with_embeddings(X: np.ndarray, start: int = 0) -> list[dict]:
+    return [
+        {
+            "id": f"f{start + i:05d}",
+            "text": f"fact {start + i}",
+            "created_at": "2026-01-01T00:00:00Z",
+            "embedding": [round(float(v), 6) for v in X[i]],
+        }
+        for i in range(X.shape[0])
+    ]
+
+
+def build_store(tmp_path, X: np.ndarray, config: Config, name: str = "m.db"):
+    src = write_jsonl(tmp_path / "facts.jsonl", facts_with_embeddings(X))
+    db = tmp_path / name
+    store = Store.open(db, create=True)
+    import_facts(store, parse_file(src), str(src))
+    with store.transaction() as conn:
+        update = ensure_graph(conn, config)
+    return db, store, update
+
+
+def test_the_store_keeps_the_recall_and_the_cli_reports_it(tmp_path, one_thread):
+    X = clustered(1600, seed=3)
+    config = low_threshold(recall_sample=500)
+    db, store, update = build_store(tmp_path, X[:1500], config)
+    info = graph_info(store.conn)
+    assert info.approximate and info.spaces == ("model",) and info.sample == 500 and info.recall >= 0.99
+    assert update.notes == ()
+    # 100 more facts: their lists are the exact ones, the recall of the build is kept
+    src = write_jsonl(tmp_path / "more.jsonl", facts_with_embeddings(X[1500:], start=1500))
+    import_facts(store, parse_file(src), str(src))
+    with store.transaction() as conn:
+        update = ensure_graph(conn, config)
+    assert update.extended == ("model",)
+    assert graph_info(store.conn) == info
+    stored = {
+        pos: np.frombuffer(nb, np.int32) - 1
+        for pos, nb in store.conn.execute("SELECT pos, nbrs FROM knn WHERE pos > 1500")
+    }
+    Xs = g.normalise(np.round(X, 6))
+    exact = g.exact_knn(Xs, g.string_ranks([f"f{i:05d}" for i in range(1600)]), 10)
+    assert all(np.array_equal(stored[p], exact.nbrs[p - 1]) for p in stored) and len(stored) == 100
+    store.close()
+    cfg = tmp_path / "m.synapse.toml"
+    cfg.write_text("[graph]\napproximate_above = 1000\nrecall_sample = 500\n")
+    runner = CliRunner()
+    shown = runner.invoke(main, ["show", str(db), "f00001", "--json", "--now", "2026-12-01T00:00:00Z"])
+    graph = json.loads(shown.output)["graph"]
+    assert graph["approximate"] is True and graph["recall"] == info.recall
+    text = runner.invoke(main, ["show", str(db), "f00001", "--now", "2026-12-01T00:00:00Z"])
+    assert "approximate neighbour graph" in text.output and f"{info.recall:.4f}" in text.output
+    edges = runner.invoke(main, ["edges", str(db), "--json"])
+    assert "approximate neighbour graph" in edges.stderr and f"recall@10 {info.recall:.4f}" in edges.stderr
+    assert all(json.loads(line)["kind"] in ("semantic", "npmi") for line in edges.stdout.splitlines())
+
+
+def test_without_the_extra_the_graph_is_exact_and_says_why(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "faiss", None)  # what an install without [scale] sees
+    assert not ann.faiss_available()
+    X = clustered(1200, seed=4)
+    db, store, update = build_store(tmp_path, X, low_threshold())
+    assert len(update.notes) == 1 and "[scale] extra" in update.notes[0] and "1,200 facts" in update.notes[0]
+    assert graph_info(store.conn).approximate is False
+    rows = store.conn.execute("SELECT nbrs FROM knn ORDER BY pos").fetchall()
+    exact = g.exact_knn(g.normalise(np.round(X, 6)), g.string_ranks([f"f{i:05d}" for i in range(1200)]), 10)
+    assert all(np.array_equal(np.frombuffer(r[0], np.int32) - 1, exact.nbrs[i]) for i, r in enumerate(rows))
+    store.close()
+
+
+def test_graph_settings_default_for_configs_that_predate_them():
+    old = SimpleNamespace(k=10, npmi_min_count=2)
+    assert ann.param(old, "approximate_above") == 50_000 and ann.param(old, "hnsw_m") == 16

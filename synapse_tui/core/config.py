@@ -72,6 +72,10 @@ class GraphConfig:
     npmi_min_count: int = 2
     near_duplicate_weight: float = 0.9
     unsupported_age_days: float = 90.0
+    # "how is this connected to that?": links followed at most, and strongest links read
+    # per node when widening the search (a hub entity is never read whole)
+    path_max_hops: int = 6
+    path_fanout: int = 25
 
 
 @dataclass(frozen=True)

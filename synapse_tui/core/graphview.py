@@ -117,3 +117,8 @@ def neighbours(
         )
         entities.append(EntityNeighbours(key, entity_name(conn, eid), rank.get(str(eid), 0.0), links))
     return Neighbours(fact_id, semantic, tuple(entities))
+
+
+def graph_built(conn: sqlite3.Connection) -> bool:
+    """Whether `graphstore` has built the graph of this store (imports build it)."""
+    return conn.execute("SELECT 1 FROM meta WHERE key = 'graph.npmi'").fetchone() is not None

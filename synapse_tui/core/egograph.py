@@ -43,6 +43,7 @@ SECTION_TITLES = {
 SHARED_LIMIT = 15  # facts sharing entities, the highest Jaccard share first
 SECOND_LIMIT = 10  # two-hop semantic neighbours, the strongest chains first
 NPMI_LIMIT = 5  # NPMI neighbours listed per entity of the fact
+SHARING_SCAN = 2000  # facts read per entity when looking for facts sharing it
 _CHUNK = 500  # positions per IN (...) list
 
 
@@ -143,20 +144,24 @@ class GraphReader:
 
     def sharing(self, pos: int, limit: int) -> list[tuple[int, int, int, list[int]]]:
         """Facts naming any entity of the fact at `pos`, the highest Jaccard share first:
-        (pos, shared, their entity count, shared eids). Ties: the newer fact first."""
-        mine = self.conn.execute("SELECT count(*) FROM mentions WHERE pos = ?", (pos,)).fetchone()[0]
-        if not mine:
-            return []
-        rows = self.conn.execute(
-            "SELECT pos, shared, theirs, eids FROM ("
-            " SELECT m.pos AS pos, count(*) AS shared, group_concat(m.eid) AS eids,"
-            "  (SELECT count(*) FROM mentions x WHERE x.pos = m.pos) AS theirs"
-            " FROM mentions m JOIN mentions me ON me.eid = m.eid AND me.pos = :p"
-            " WHERE m.pos != :p GROUP BY m.pos)"
-            " ORDER BY 1.0 * shared / (:n + theirs - shared) DESC, pos DESC LIMIT :lim",
-            {"p": pos, "n": mine, "lim": limit},
-        ).fetchall()
-        return [(p, shared, theirs, [int(e) for e in eids.split(",")]) for p, shared, theirs, eids in rows]
+        (pos, shared, their entity count, shared eids). Ties: the newer fact first.
+
+        Of an entity named by more than SHARING_SCAN facts, the newest SHARING_SCAN are
+        read: a hub entity is never read whole (it costs its size, and says little)."""
+        mine = [e for (e,) in self.conn.execute("SELECT eid FROM mentions WHERE pos = ?", (pos,))]
+        shared: dict[int, list[int]] = {}
+        for e in mine:
+            for (p,) in self.conn.execute(
+                "SELECT pos FROM mentions WHERE eid = ? AND pos != ? ORDER BY pos DESC LIMIT ?",
+                (e, pos, SHARING_SCAN),
+            ):
+                shared.setdefault(p, []).append(e)
+        theirs: dict[int, int] = {}
+        for part in _chunks(sorted(shared)):
+            sql = f"SELECT pos, count(*) FROM mentions WHERE pos IN ({_marks(len(part))}) GROUP BY pos"
+            theirs.update(self.conn.execute(sql, part))
+        ranked = sorted(shared, key=lambda p: (-len(shared[p]) / (len(mine) + theirs[p] - len(shared[p])), -p))
+        return [(p, len(shared[p]), theirs[p], sorted(shared[p])) for p in ranked[:limit]]
 
 
 @dataclass(frozen=True)

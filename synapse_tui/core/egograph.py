@@ -160,7 +160,9 @@ class GraphReader:
         for part in _chunks(sorted(shared)):
             sql = f"SELECT pos, count(*) FROM mentions WHERE pos IN ({_marks(len(part))}) GROUP BY pos"
             theirs.update(self.conn.execute(sql, part))
-        ranked = sorted(shared, key=lambda p: (-len(shared[p]) / (len(mine) + theirs[p] - len(shared[p])), -p))
+        ranked = sorted(
+            shared, key=lambda p: (-len(shared[p]) / (len(mine) + theirs[p] - len(shared[p])), -p)
+        )
         return [(p, len(shared[p]), theirs[p], sorted(shared[p])) for p in ranked[:limit]]
 
 

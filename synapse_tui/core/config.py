@@ -82,6 +82,10 @@ class GraphConfig:
     hnsw_m: int = 16
     hnsw_ef_construction: int = 64
     hnsw_ef_search: int = 48
+    # "how is this connected to that?": links followed at most, and strongest links read
+    # per node when widening the search (a hub entity is never read whole)
+    path_max_hops: int = 6
+    path_fanout: int = 25
 
 
 @dataclass(frozen=True)

@@ -251,6 +251,10 @@ class Triage:
             raise TriageError("nothing to redo")
         return self._revert(batch, "redo")
 
+    def undo_target(self) -> int | None:
+        """The batch `undo` would revert now (the newest live action), or None."""
+        return self._live_batches(undone=False)
+
     def _live_batches(self, undone: bool) -> int | None:
         """The batch to undo (the newest live action) or to redo (the most recently undone
         one), editor-style: the undone actions newer than every live one form the redo

@@ -13,8 +13,9 @@ import pytest
 from synapse_tui.core import graph as g
 from synapse_tui.core import knn
 from synapse_tui.core.config import Config
+from synapse_tui.core.egograph import ego_graph, whole_graph
 from synapse_tui.core.graphstore import ensure_graph, load_edges, rebuild_graph, update_graph
-from synapse_tui.core.graphview import build_nx_graph, ego_view, neighbours
+from synapse_tui.core.graphview import neighbours
 from synapse_tui.core.interchange import event_blob
 from synapse_tui.core.junk import (
     exact_duplicates,
@@ -211,14 +212,14 @@ def test_neighbours_and_ego_view(conn: sqlite3.Connection) -> None:
     assert [s.id for s in nb.semantic] == ["f2"]
     assert [(e.key, e.name) for e in nb.entities] == [("ada", "ADA"), ("engine", "Engine")]  # ties: smallest
     assert nb.to_json()["id"] == "f1"
-    ego = ego_view(conn, "f1", config())
-    weights = [it.weight for it in ego.items]
-    assert weights == sorted(weights, reverse=True)
-    assert {it.node for it in ego.items if it.kind == "shared"} == {"f2", "f3", "f5"}
-    assert next(it for it in ego.items if it.node == "f2" and it.kind == "shared").weight == 1.0
+    ego = ego_graph(conn, "f1", config())
+    shared = {r.node: r.weight for r in ego.rows if r.section == "shared"}
+    assert set(shared) == {"f3", "f5"}  # f2 is listed once, as a semantic neighbour
+    assert shared["f3"] == pytest.approx(1 / 3)  # Engine of {Ada, Engine, Charles}
+    assert shared["f5"] == pytest.approx(1 / 2)  # Ada of {Ada, Engine}
     with pytest.raises(KeyError):
         neighbours(conn, "nope", config())
-    G = build_nx_graph(conn)
+    G = whole_graph(conn)
     assert G.edges[("fact", "f1"), ("fact", "f2")]["kind"] == "semantic"
     assert G.edges[("fact", "f1"), ("entity", "ada")]["kind"] == "mentions"
     assert {d["kind"] for *_, d in G.edges(data=True)} >= {"semantic", "mentions"}

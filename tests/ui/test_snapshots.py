@@ -38,10 +38,6 @@ def test_detail_stale_signed(snap_compare, db):
     assert snap_compare(_app(db), terminal_size=(100, 50), run_before=_goto("f-sso", "enter"))
 
 
-def test_neighbours(snap_compare, db):
-    assert snap_compare(_app(db), terminal_size=(100, 30), run_before=_goto("f-pay-01", "n"))
-
-
 def test_help(snap_compare, db):
     assert snap_compare(_app(db), terminal_size=(100, 40), run_before=_goto("", "question_mark"))
 

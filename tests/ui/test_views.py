@@ -1,5 +1,5 @@
-"""Pilot tests of the views: detail, neighbours (with back-navigation), help, palette,
-calibration and as-of."""
+"""Pilot tests of the views: detail, help, palette, calibration and as-of (the neighbour
+view: test_graph_views.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from synapse_tui.ui.screens.calibration import CalibrationScreen
 from synapse_tui.ui.screens.detail import DetailScreen
 from synapse_tui.ui.screens.help import HelpScreen
 from synapse_tui.ui.screens.main import MainScreen
-from synapse_tui.ui.screens.neighbours import NeighbourScreen
 from synapse_tui.ui.widgets.fact_list import FactList
 
 from .conftest import SIZE, screen_text, settle
@@ -98,54 +97,6 @@ async def test_detail_chain_jumps_and_comes_back(app):
         await pilot.press("backspace")
         await settle(pilot)
         assert app.screen.fact_id == "f-db-v1"
-
-
-async def test_neighbours_walk_and_back(app):
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await select(pilot, "f-pay-01")
-        await pilot.press("n")
-        await settle(pilot)
-        assert isinstance(app.screen, NeighbourScreen)
-        text = screen_text(app)
-        assert "SEMANTIC NEIGHBOURS" in text and "f-pay-02" in text and "0.97" in text
-        assert "payments API" in text and "ledger" in text and "importance" in text
-        await pilot.press("enter")  # the heaviest neighbour
-        await settle(pilot)
-        assert app.screen.fact_id == "f-pay-02"
-        assert "path: f-pay-01 › f-pay-02" in screen_text(app)
-        await pilot.press("down", "enter")
-        await settle(pilot)
-        third = app.screen.fact_id
-        assert third not in ("f-pay-01", "f-pay-02")
-        await pilot.press("backspace")
-        await settle(pilot)
-        assert app.screen.fact_id == "f-pay-02"
-        await pilot.press("backspace")
-        await settle(pilot)
-        assert app.screen.fact_id == "f-pay-01"
-        await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(app.screen, MainScreen)
-        assert app.main.current_fact_id() == "f-pay-01"
-
-
-async def test_neighbours_without_a_graph(tmp_path):
-    from synapse_tui.core.interchange import import_facts, parse_file
-    from synapse_tui.core.store import Store
-
-    from .conftest import FIXTURES, make_app
-
-    db = tmp_path / "memory.db"
-    with Store.open(db, create=True) as store:
-        import_facts(store, parse_file(FIXTURES / "facts.jsonl")[:3], "x")
-    app = make_app(db)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("n")
-        await settle(pilot)
-        assert "graph isn't built" in screen_text(app)
-    app.store.close()
 
 
 async def test_help_lists_every_key_from_the_bindings(app):

@@ -1,39 +1,59 @@
-"""The neighbour view (n): the ego graph of one fact.
+"""The neighbour view (n): the two-hop ego graph of one fact, one row per node.
 
-Its semantic neighbours, the facts that share its entities (by the share in common), and
-its entities with their NPMI neighbours and importance. `enter` on a fact walks to it;
-`backspace` walks back along the path.
+Semantic neighbours, facts sharing its entities (by their Jaccard share), facts two
+semantic links away (the chain's product), its entities (specificity) and their NPMI
+neighbours, in fixed columns. `enter` walks to the highlighted fact and `backspace` walks
+back; the list underneath keeps its queue and cursor. `o` opens the highlighted fact, `p`
+shows how the fact is connected to it, and the triage keys act on it.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import DataTable, Footer, Header, Static
 
-from ...core.trust import BANDS
-from ..text import bar, clean, fit, two
-from ..widgets import explain as xp
+from ...core.egograph import FACT, EgoGraph, EgoRow
+from ..text import bar, clean, fit
+from ..triage_actions import TRIAGE_BINDINGS, TriageActions
+from .nav import OpenFact, RowTable, band_cell, colours, superseded
 
-WBAR = 10
-SHARED = 12  # facts sharing entities: the closest few, by the share of entities in common
+LINK = {"semantic": "semantic", "shared": "shares", "second": "2 hops", "entity": "entity", "npmi": "npmi"}
+NOT_BUILT = "the neighbour graph isn't built for this store yet (synapse-tui import builds it)"
 
 
-class NeighboursReady(Message):
-    def __init__(self, fact_id: str, result: Any, error: str | None) -> None:
-        self.fact_id, self.result, self.error = fact_id, result, error
+class EgoReady(Message):
+    def __init__(self, fact_id: str, ego: EgoGraph | None, error: str | None) -> None:
+        self.fact_id, self.ego, self.error = fact_id, ego, error
         super().__init__()
 
 
-class NeighbourScreen(Screen):
+def load_ego(app, fact_id: str) -> tuple[EgoGraph | None, str | None]:
+    """The ego graph, or why there is none (no graph yet, unknown id). Worker thread."""
+    from ...core.egograph import ego_graph
+    from ...core.graphview import graph_built
+
+    with app.db_lock:
+        if not graph_built(app.store.conn):
+            return None, NOT_BUILT
+        try:
+            return ego_graph(app.store, fact_id, app.config), None
+        except KeyError:
+            return None, f"no fact {fact_id} in this store"
+
+
+class NeighbourScreen(TriageActions, Screen):
+    DEFAULT_CSS = """
+    NeighbourScreen #nb-head { padding: 0 1; height: auto; }
+    NeighbourScreen #nb-trail { padding: 0 1; color: $text-muted; height: 1; }
+    NeighbourScreen #nb-table { height: 1fr; }
+    NeighbourScreen #nb-note { padding: 0 1; color: $warning; text-style: bold; height: auto; }
+    """
+
     BINDINGS = [
         Binding("escape", "close", "close", id="neighbours.close", tooltip="Close the neighbour view"),
         Binding(
@@ -46,161 +66,199 @@ class NeighbourScreen(Screen):
         Binding(
             "o",
             "open",
-            "open fact",
+            "open",
             id="neighbours.open",
-            tooltip="Open the detail view of the fact shown here",
+            tooltip="Open the detail view of the highlighted fact",
         ),
+        Binding(
+            "p",
+            "path",
+            "path to",
+            id="neighbours.path",
+            tooltip="How is this fact connected to the highlighted one? The strongest chain of links",
+        ),
+        *TRIAGE_BINDINGS,
     ]
 
     def __init__(self, fact_id: str) -> None:
         super().__init__()
         self.fact_id = fact_id
-        self.path: list[str] = []
+        self.trail: list[str] = []
+        self.ego: EgoGraph | None = None
+        self.rows: list[EgoRow] = []
+        self._keep: tuple[str, str] | None = None  # the row to highlight after a reload
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         yield Static(id="nb-head")
-        yield Static(id="nb-path")
-        yield Static(Text("SEMANTIC NEIGHBOURS  (enter goes to one)", style="bold"), id="nb-sem-title")
-        yield OptionList(id="nb-semantic")
-        with VerticalScroll(id="nb-entities-box"):
-            yield Static(id="nb-entities")
+        yield Static(id="nb-trail")
+        yield RowTable(id="nb-table")
+        yield Static(id="nb-note")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.sub_title = self.app.main.sub_title
-        self.query_one("#nb-semantic").focus()
+        self.sub_title = self.app.store.path.name
+        self.query_one("#nb-note").display = False
+        self.query_one(RowTable).focus()
         self.load(self.fact_id)
 
     @work(thread=True, exclusive=True, group="neighbours")
     def load(self, fact_id: str) -> None:
-        from ...core.graphview import neighbours, sharing_facts
+        ego, error = load_ego(self.app, fact_id)
+        self.post_message(EgoReady(fact_id, ego, error))
 
-        app = self.app
-        with app.db_lock:
-            built = app.store.conn.execute("SELECT count(*) FROM meta WHERE key = 'graph.npmi'").fetchone()[0]
-            if not built:
-                error = "the neighbour graph isn't built for this store yet (synapse-tui import builds it)"
-                self.post_message(NeighboursReady(fact_id, None, error))
-                return
-            try:
-                result = neighbours(app.store.conn, fact_id, app.config)
-                listed = {n.id for n in result.semantic}
-                pos = app.memory.index[fact_id] + 1
-                shared = [
-                    it
-                    for it in sharing_facts(app.store.conn, pos, len(result.entities), SHARED + len(listed))
-                    if it.node not in listed
-                ]
-            except KeyError:
-                self.post_message(NeighboursReady(fact_id, None, f"no fact {fact_id} in this store"))
-                return
-        self.post_message(NeighboursReady(fact_id, (result, shared[:SHARED]), None))
-
-    def on_neighbours_ready(self, message: NeighboursReady) -> None:
+    def on_ego_ready(self, message: EgoReady) -> None:
         if message.fact_id != self.fact_id:
-            return
-        app = self.app
-        memory = app.memory
-        colours = xp.palette(app.theme_variables)
-        i = memory.index.get(self.fact_id)
+            return  # walked on since
+        self.ego = message.ego
+        self._head()
+        note = self.query_one("#nb-note", Static)
+        note.display = message.error is not None
+        note.update(Text(message.error or ""))
+        self.rows = list(message.ego.rows) if message.ego else []
+        self._fill()
+
+    def on_resize(self) -> None:
+        if self.ego is not None:
+            self._keep = self._highlighted_key()
+            self._fill()
+
+    # -- painting -----------------------------------------------------------------------
+    def _head(self) -> None:
         head = Text()
         head.append("NEIGHBOURS OF ", style="bold")
-        head.append(self.fact_id, style=f"bold {colours['primary']}")
-        if i is not None:
+        head.append(self.fact_id, style=f"bold {colours(self.app)['primary']}")
+        chip, trust = band_cell(self.app, self.fact_id, 9)
+        if trust.plain:
             head.append("  ")
-            head.append_text(
-                xp.band_chip(BANDS[int(memory.scores.band[i])], float(memory.scores.trust[i]), colours)
-            )
+            head.append_text(chip)
+            head.append(" ")
+            head.append_text(trust)
+        if self.ego is not None:
             head.append("\n")
-            head.append(clean(app.texts([i])[0]))
+            head.append(clean(self.ego.text))
         self.query_one("#nb-head", Static).update(head)
-        path = " › ".join([*self.path, self.fact_id])
-        self.query_one("#nb-path", Static).update(
-            Text(f"path: {path}" + ("   (backspace goes back)" if self.path else ""), style="italic")
-        )
-        options = self.query_one("#nb-semantic", OptionList)
-        options.clear_options()
-        entities = self.query_one("#nb-entities", Static)
-        if message.error:
-            options.display = False
-            self.query_one("#nb-sem-title").display = False
-            entities.update(Text(message.error, style=f"bold {colours['warning']}"))
-            return
-        nb, shared = message.result
-        options.display = True
-        self.query_one("#nb-sem-title").display = True
-        width = max(20, self.size.width - 7)  # border, padding and a vertical scrollbar
-        if not nb.semantic:
-            options.add_option(Option(Text("no semantic neighbours", style="italic"), disabled=True))
-        texts = app.texts([memory.index[s.id] for s in nb.semantic if s.id in memory.index])
-        text_of = dict(zip([s.id for s in nb.semantic if s.id in memory.index], texts, strict=False))
-        for s in nb.semantic:
-            label = self._fact_row(s.id, s.weight, text_of.get(s.id, ""), colours["accent"], width, s.lexical)
-            options.add_option(Option(label, id=s.id))
-        if shared:
-            options.add_option(Option(Text("FACTS SHARING ITS ENTITIES", style="bold"), disabled=True))
-        for item in shared:
-            label = self._fact_row(item.node, item.weight, item.label, colours["secondary"], width)
-            options.add_option(Option(label, id=item.node))
-        if nb.semantic or shared:
-            options.highlighted = 0 if nb.semantic else 1
-        ent = Text()
-        ent.append(
-            "ENTITIES  (PageRank importance, and NPMI neighbours; importance is not trust)\n", style="bold"
-        )
-        if not nb.entities:
-            ent.append("  this fact names no entities\n", style="italic")
-        top = max([e.pagerank for e in nb.entities] or [1.0]) or 1.0
-        for e in nb.entities:
-            ent.append(f"  {clean(e.name)}", style=f"bold {colours['primary']}")
-            ent.append("  importance ")
-            ent.append_text(bar(e.pagerank / top, WBAR, colours["secondary"], colours["muted"]))
-            ent.append(f" {100 * e.pagerank:.1f}% of all entity importance\n")
-            if not e.npmi:
-                ent.append("      no co-occurring entities\n", style="italic")
-            for link in e.npmi:
-                ent.append("      ")
-                ent.append_text(bar(link.weight, WBAR, colours["accent"], colours["muted"]))
-                ent.append(f" {two(link.weight)}  {clean(link.name)}  (together in {link.n_ab} notes)\n")
-        entities.update(ent)
+        walked = " › ".join([*self.trail, self.fact_id])
+        hint = "   (backspace goes back)" if self.trail else "   (enter walks to a fact)"
+        self.query_one("#nb-trail", Static).update(Text(f"path: {walked}{hint}", style="italic"))
 
-    def _fact_row(
-        self, fact_id: str, weight: float, text: str, colour: str, width: int, lexical: bool = False
-    ) -> Text:
-        """One fact row: weight bar, its own band and trust, id, text cut to fit."""
-        memory = self.app.memory
-        colours = xp.palette(self.app.theme_variables)
-        j = memory.index.get(fact_id)
-        label = Text()
-        label.append_text(bar(weight, WBAR, colour, colours["muted"]))
-        label.append(f" {two(weight)} ")
-        if j is not None:
-            band = BANDS[int(memory.scores.band[j])]
-            label.append_text(xp.band_chip(band, float(memory.scores.trust[j]), colours))
-        label.append(f"  {fact_id}  ", style="bold")
-        label.append(fit(clean(text), max(1, width - label.cell_len - (10 if lexical else 0))))
-        if lexical:
-            label.append("  lexical", style="italic")
-        return label
+    def _widths(self) -> dict[str, int]:
+        """Fixed columns; the text takes what is left (2 cells of padding per column)."""
+        width = max(40, self.size.width - 2)  # the vertical scrollbar
+        wide = width >= 110
+        ids = [r.node for r in self.rows] or [""]
+        cols = {
+            "link": 8,
+            "weight": 11 if width >= 90 else 4,
+            "band": 9 if width >= 90 else 5,
+            "trust": 5,
+            "id": max(4, min(18, max(len(i) for i in ids))),
+            "via": 14 if wide else 0,
+        }
+        used = sum(cols.values()) + 2 * (len([c for c in cols.values() if c]) + 1)
+        cols["text"] = max(8, width - used)
+        return cols
 
-    @on(OptionList.OptionSelected, "#nb-semantic")
-    def _go(self, event: OptionList.OptionSelected) -> None:
-        if event.option.id:
-            self.path.append(self.fact_id)
-            self.walk(event.option.id)
+    def _fill(self) -> None:
+        table = self.query_one(RowTable)
+        keep = self._keep or self._highlighted_key()
+        self._keep = None
+        table.clear(columns=True)
+        widths = self._widths()
+        weight = "weight" if widths["weight"] > 4 else "wt"
+        titles = {"link": "link", "weight": weight, "band": "band", "trust": "trust", "id": "id"}
+        titles |= {"via": "via", "text": "fact / entity"}
+        for key, title in titles.items():
+            if widths[key]:
+                table.add_column(title, width=widths[key], key=key)
+        palette = colours(self.app)
+        for row in self.rows:
+            table.add_row(*self._cells(row, widths, palette), key=f"{row.kind}:{row.node}")
+        if not self.rows and self.ego is not None:
+            table.add_row(*[""] * (len(table.columns) - 1), Text("no neighbours", style="italic"))
+        target = next((i for i, r in enumerate(self.rows) if (r.kind, r.node) == keep), 0)
+        if self.rows:
+            table.move_cursor(row=target, animate=False)
+
+    def _cells(self, row: EgoRow, widths: dict[str, int], palette: dict[str, str]) -> list[Text]:
+        colour = palette["accent"] if row.kind == FACT else palette["secondary"]
+        weight = Text()
+        if widths["weight"] > 4:
+            weight.append_text(bar(row.weight, 6, colour, palette["muted"]))
+            weight.append(" ")
+        weight.append(f"{row.weight:.2f}")
+        if row.kind == FACT:
+            chip, trust = band_cell(self.app, row.node, widths["band"])
+            struck = "strike" if superseded(self.app, row.node) else ""
+            text = clean(row.label)
+        else:
+            chip, trust, struck = Text(""), Text(""), ""
+            text = f"{clean(row.label)} · {row.detail}"
+        via = clean(row.via or "")
+        if not widths["via"] and via:
+            text = f"via {via} · {text}"
+        if row.lexical:
+            text += " · lexical"
+        cells = [
+            Text(LINK[row.section], style="bold" if row.hops == 1 else "dim"),
+            weight,
+            chip,
+            trust,
+            Text(fit(row.node, widths["id"]), style=f"bold {struck}".strip()),
+        ]
+        if widths["via"]:
+            cells.append(Text(fit(via, widths["via"]), style="dim"))
+        cells.append(Text(fit(text, widths["text"]), style=struck))
+        return cells
+
+    # -- the highlighted row ------------------------------------------------------------
+    def _highlighted(self) -> EgoRow | None:
+        table = self.query_one(RowTable)
+        if not self.rows or not (0 <= table.cursor_row < len(self.rows)):
+            return None
+        return self.rows[table.cursor_row]
+
+    def _highlighted_key(self) -> tuple[str, str] | None:
+        row = self._highlighted()
+        return None if row is None else (row.kind, row.node)
+
+    def _highlighted_fact(self, doing: str) -> str | None:
+        row = self._highlighted()
+        if row is None or row.kind != FACT:
+            what = "an entity" if row is not None else "nothing"
+            self.app.notify(
+                f"{doing}: the highlighted row is {what}, not a fact", severity="warning", timeout=3
+            )
+            return None
+        return row.node
+
+    def current_fact_id(self) -> str | None:
+        """Triage acts on the highlighted fact: the one the user sees under the cursor."""
+        row = self._highlighted()
+        return row.node if row is not None and row.kind == FACT else None
+
+    # -- walking ------------------------------------------------------------------------
+    @on(DataTable.RowSelected, "#nb-table")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        fact_id = self._highlighted_fact("walk")
+        if fact_id is not None:
+            self.trail.append(self.fact_id)
+            self.walk(fact_id)
 
     def walk(self, fact_id: str) -> None:
         self.fact_id = fact_id
-        self.app.main.go_to_fact(fact_id)
+        self._keep = None
+        self.rows, self.ego = [], None
         self.load(fact_id)
 
     def refresh_view(self) -> None:
+        """After triage or another writer's commit: same fact, same highlighted row."""
+        self._keep = self._highlighted_key()
         self.load(self.fact_id)
 
     def action_back(self) -> None:
-        if self.path:
-            self.walk(self.path.pop())
+        if self.trail:
+            self.walk(self.trail.pop())
         else:
             self.app.notify("at the start of the path", timeout=2)
 
@@ -208,6 +266,13 @@ class NeighbourScreen(Screen):
         self.dismiss()
 
     def action_open(self) -> None:
-        from .detail import DetailScreen
+        fact_id = self._highlighted_fact("open")
+        if fact_id is not None:
+            self.post_message(OpenFact(fact_id))
 
-        self.app.push_screen(DetailScreen(self.fact_id))
+    def action_path(self) -> None:
+        fact_id = self._highlighted_fact("path")
+        if fact_id is not None:
+            from .path import PathScreen
+
+            self.app.push_screen(PathScreen(self.fact_id, fact_id))

@@ -1,0 +1,92 @@
+"""The legend: what the colours, strike-through, dim text and flags of the browser mean.
+
+The band colours are read from the one Python definition the app has
+(`widgets.explain.BAND_COLOURS`, theme roles), so the legend follows the theme.
+"""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ...core.trust import BANDS, GUIDANCE_ADVICE
+from .nav import band_colour, colours
+
+FLAGS = (
+    ("clock_skew", "an event of the fact lies after now (its age is floored at one minute)"),
+    ("signature_invalid", "it claims a signature that is missing or does not verify: scored as unsigned"),
+    ("signature_untrusted", "a good signature by a key that is not a trusted signer: scored as unsigned"),
+    ("deleted", "the source system deleted it; its history is kept"),
+)
+GUIDANCE_COLOURS = {"disputed": "error", "uncertain": "warning", "supported": "success"}
+
+
+def legend_text(app, edges: tuple[float, ...]) -> Table:
+    palette = colours(app)
+    table = Table(box=None, show_header=False, padding=(0, 1), expand=True)
+    table.add_column("mark", no_wrap=True, width=22)
+    table.add_column("means", ratio=1)
+
+    def section(title: str) -> None:
+        table.add_row(Text(""), Text(""))
+        table.add_row(Text(title, style="bold"), Text(""))
+
+    section("TRUST BANDS")
+    bounds = (0.0, *edges, 1.0)
+    for i, band in enumerate(BANDS):
+        chip = Text(f" {band:<9} ", style=f"bold on {band_colour(i, palette)}")
+        upper = "]" if i == len(BANDS) - 1 else ")"
+        table.add_row(chip, Text(f"trust in [{bounds[i]:.1f}, {bounds[i + 1]:.1f}{upper}"))
+    section("ROWS")
+    table.add_row(
+        Text("struck through", style="strike"),
+        Text("superseded: a newer fact replaces it (k ≥ 1, trust × γ^k); kept as history"),
+    )
+    table.add_row(Text("dim", style="dim"), Text("secondary detail: age, tier, a link two hops away"))
+    table.add_row(Text("●", style="bold"), Text("marked for bulk triage (space marks, u clears)"))
+    section("GUIDANCE")
+    for name, colour in GUIDANCE_COLOURS.items():
+        table.add_row(Text(name, style=f"bold {palette[colour]}"), Text(GUIDANCE_ADVICE[name]))
+    section("FLAGS")
+    for name, meaning in FLAGS:
+        table.add_row(Text(name, style=palette["warning"]), Text(meaning))
+    section("NEIGHBOURS, PATHS")
+    for mark, meaning in (
+        ("semantic", "mutual nearest neighbours by meaning; weight above the fact's own baseline"),
+        ("shares", "names the same entities; weight = entities in common / entities of either"),
+        ("2 hops", "a semantic neighbour's semantic neighbour; weight = the product of both links"),
+        ("entity · mentions", "an entity it names; weight = how few facts name it (specificity)"),
+        ("npmi", "entities named together in notes more often than chance (NPMI)"),
+        ("path strength", "the product of a chain's weights: the strongest chain is shown"),
+    ):
+        table.add_row(Text(mark, style="bold"), Text(meaning))
+    return table
+
+
+class LegendScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    LegendScreen { align: center middle; background: $background 60%; }
+    LegendScreen #legend-box {
+        width: 90%; max-width: 100; height: 90%;
+        border: round $primary; background: $panel; padding: 0 1;
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape,q,L", "close", "close", id="legend.close", tooltip="Close the legend"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        edges = tuple(self.app.config.bands.edges)  # lower bounds, inclusive (SPEC 2.5)
+        with VerticalScroll(id="legend-box") as box:
+            box.border_title = "Legend"
+            box.border_subtitle = "escape closes"
+            yield Static(legend_text(self.app, edges))
+
+    def action_close(self) -> None:
+        self.dismiss()

@@ -1,0 +1,199 @@
+"""How is this fact connected to that one? The strongest chain of links, step by step.
+
+Each step shows its kind (semantic, mentions, npmi) and weight; the chain's strength is
+the product of the weights (core.graphpath says why). The second fact can be typed or
+pasted in the box; `enter` on a fact of the chain opens it.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...core.graphpath import Path
+from ..text import bar, clean, fit
+from .nav import OpenFact, band_cell, colours, superseded
+
+
+class PathReady(Message):
+    def __init__(self, a: str, b: str, path: Path | None, error: str | None) -> None:
+        self.a, self.b, self.path, self.error = a, b, path, error
+        super().__init__()
+
+
+class PathScreen(Screen):
+    DEFAULT_CSS = """
+    PathScreen #path-head { padding: 0 1; height: auto; }
+    PathScreen #path-to { border: tall $panel; height: 3; margin: 0 1; }
+    PathScreen #path-to:focus { border: tall $primary; }
+    PathScreen #path-steps { height: 1fr; border: none; padding: 0 1; }
+    PathScreen #path-summary { padding: 0 1; height: auto; color: $text-muted; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "close", id="path.close", tooltip="Close the path view"),
+        Binding("o", "open", "open", id="path.open", tooltip="Open the highlighted fact of the chain"),
+        Binding(
+            "slash",
+            "edit",
+            "other fact",
+            key_display="/",
+            id="path.edit",
+            tooltip="Type the id of the fact to connect to",
+        ),
+    ]
+
+    def __init__(self, a: str, b: str | None = None) -> None:
+        super().__init__()
+        self.a, self.b = a, b
+        self.path: Path | None = None
+        self.error: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        yield Static(id="path-head")
+        yield Input(value=self.b or "", placeholder="the id of the other fact, then enter", id="path-to")
+        yield OptionList(id="path-steps")
+        yield Static(id="path-summary")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.sub_title = self.app.store.path.name
+        self.query_one("#path-to", Input).cursor_blink = False
+        if self.b:
+            self.query_one("#path-steps").focus()
+            self.find(self.a, self.b)
+        else:
+            self.query_one("#path-to").focus()
+        self._paint()
+
+    @work(thread=True, exclusive=True, group="path")
+    def find(self, a: str, b: str) -> None:
+        from ...core.graphpath import path_between
+        from ...core.graphview import graph_built
+        from .neighbours import NOT_BUILT
+
+        app = self.app
+        path, error = None, None
+        with app.db_lock:
+            if not graph_built(app.store.conn):
+                error = NOT_BUILT
+            else:
+                try:
+                    path = path_between(app.store, a, b, app.config)
+                except KeyError as exc:
+                    error = f"no fact {exc.args[0]} in this store"
+        if path is None and error is None:
+            graph = app.config.graph
+            error = (
+                f"{a} and {b} are not connected within {graph.path_max_hops} hops "
+                f"(reading at most {graph.path_fanout} links per entity)"
+            )
+        self.post_message(PathReady(a, b, path, error))
+
+    def on_path_ready(self, message: PathReady) -> None:
+        if (message.a, message.b) != (self.a, self.b):
+            return
+        self.path, self.error = message.path, message.error
+        self._paint()
+
+    def on_resize(self) -> None:
+        self._paint()
+
+    @on(Input.Submitted, "#path-to")
+    def _other(self, event: Input.Submitted) -> None:
+        b = event.value.strip()
+        if not b:
+            return
+        self.b, self.path, self.error = b, None, None
+        self._paint()
+        self.query_one("#path-steps").focus()
+        self.find(self.a, b)
+
+    # -- painting -----------------------------------------------------------------------
+    def _paint(self) -> None:
+        palette = colours(self.app)
+        head = Text()
+        head.append("HOW ", style="bold")
+        head.append(self.a, style=f"bold {palette['primary']}")
+        head.append(" IS CONNECTED TO ", style="bold")
+        head.append(self.b or "…", style=f"bold {palette['primary']}")
+        self.query_one("#path-head", Static).update(head)
+        steps = self.query_one("#path-steps", OptionList)
+        steps.clear_options()
+        summary = self.query_one("#path-summary", Static)
+        if self.error:
+            steps.add_option(Option(Text(self.error, style=f"bold {palette['warning']}"), disabled=True))
+            summary.update("")
+            return
+        if self.path is None:
+            steps.add_option(Option(Text("searching…" if self.b else "", style="italic"), disabled=True))
+            summary.update("")
+            return
+        width = max(30, steps.size.width - 4)
+        path = self.path
+        id_width = min(18, max(len(n.id) for n in path.nodes if n.kind == "fact"))
+        for i, node in enumerate(path.nodes):
+            if node.kind == "fact":
+                steps.add_option(Option(self._fact_line(node.id, node.label, width, id_width), id=node.id))
+            else:
+                line = Text("◇ ", style=palette["secondary"])
+                line.append(clean(node.label), style=f"bold {palette['secondary']}")
+                line.append("  entity", style="dim")
+                steps.add_option(Option(line, disabled=True))
+            if i < len(path.steps):
+                step = path.steps[i]
+                line = Text("  │ ", style="dim")
+                line.append(fit(step.kind, 9), style="bold")
+                line.append_text(bar(step.weight, 10, palette["accent"], palette["muted"]))
+                line.append(f" {step.weight:.2f}   cost {step.cost:.2f}")
+                if step.lexical:
+                    line.append("   lexical", style="italic")
+                steps.add_option(Option(line, disabled=True))
+        steps.highlighted = 0
+        n = path.hops
+        summary.update(
+            Text(
+                f"{n} step{'s' if n != 1 else ''} · strength {path.strength:.2f}, the product of the weights"
+                f" · cost {path.cost:.2f} = Σ −ln(weight) · {path.explored} nodes read"
+            )
+        )
+
+    def _fact_line(self, fact_id: str, text: str, width: int, id_width: int) -> Text:
+        chip, trust = band_cell(self.app, fact_id, 9)
+        struck = "strike" if superseded(self.app, fact_id) else ""
+        line = Text("● ", style=colours(self.app)["accent"])
+        line.append(fit(fact_id, id_width), style=f"bold {struck}".strip())
+        line.append("  ")
+        line.append_text(chip)
+        line.append(" ")
+        line.append(fit(trust.plain, 4), style="bold")
+        line.append("  ")
+        line.append(fit(clean(text), max(4, width - line.cell_len)), style=struck)
+        return line
+
+    # -- actions ------------------------------------------------------------------------
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def action_edit(self) -> None:
+        self.query_one("#path-to", Input).focus()
+
+    def action_open(self) -> None:
+        steps = self.query_one("#path-steps", OptionList)
+        if steps.highlighted is None:
+            return
+        option = steps.get_option_at_index(steps.highlighted)
+        if option.id:
+            self.post_message(OpenFact(option.id))
+
+    @on(OptionList.OptionSelected, "#path-steps")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.post_message(OpenFact(event.option.id))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
@@ -13,7 +12,7 @@ from typing import Any
 import click
 
 from ..core.clock import Clock
-from ..core.config import Config, config_path_for, load_config
+from ..core.config import resolve_config
 from ..core.errors import QueryError, SynapseError
 from ..core.memory import Memory
 from ..core.store import Store
@@ -71,11 +70,6 @@ def config_option(f: Callable) -> Callable:
 
 def db_argument(f: Callable) -> Callable:
     return click.argument("db", type=click.Path(dir_okay=False))(f)
-
-
-def resolve_config(db: str | os.PathLike[str], config_path: str | None) -> Config:
-    path = config_path or os.environ.get("SYNAPSE_CONFIG") or config_path_for(db)
-    return load_config(path)
 
 
 @contextmanager

@@ -97,6 +97,12 @@ def config_path_for(db_path: str | os.PathLike[str]) -> Path:
     return p.with_name(p.stem + ".synapse.toml")
 
 
+def resolve_config(db: str | os.PathLike[str], config_path: str | os.PathLike[str] | None = None) -> Config:
+    """The config of a store: `--config`, else SYNAPSE_CONFIG, else the file beside it."""
+    path = config_path or os.environ.get("SYNAPSE_CONFIG") or config_path_for(db)
+    return load_config(path)
+
+
 def _coerce(section: str, name: str, default: Any, value: Any, path: Path) -> Any:
     where = f"{path}: [{section}] {name}"
     if isinstance(default, tuple):

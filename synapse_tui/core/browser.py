@@ -11,6 +11,7 @@ widget never sees half an update. The store's connection is used by one thread a
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import query as fq
+from .blast import BlastRadius, blast_radius
 from .clock import Clock
 from .config import Config
 from .errors import SynapseError
@@ -289,6 +291,23 @@ class Browser:
             out.extend(nxt)
             frontier = nxt
         return out
+
+    def related(self, fact_id: str, exclude: tuple[str, ...] = (), limit: int = 50) -> BlastRadius | None:
+        """The blast radius of `fact_id` (None: the store has no graph yet)."""
+        with self.lock:
+            try:
+                return blast_radius(self.store.conn, fact_id, exclude=exclude, limit=limit)
+            except (KeyError, sqlite3.OperationalError):
+                return None
+
+    def check_supersede(self, old: str, target: str) -> str | None:
+        """Why `target` cannot replace `old` (a cycle...), or None: nothing is written."""
+        with self.lock:
+            try:
+                Triage(self.store, self.clock).check_supersede(old, target)
+            except SynapseError as exc:
+                return str(exc)
+        return None
 
     # -- triage ---------------------------------------------------------------------------
     def claim(self, fact_ids: list[str]) -> list[str]:

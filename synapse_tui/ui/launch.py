@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..core.clock import Clock
+from ..core.config import resolve_config
 from ..core.errors import SynapseError
 from ..core.store import Store
 
@@ -12,8 +13,6 @@ from ..core.store import Store
 def launch(db: str, now: str | None = None, config_path: str | None = None) -> None:
     """Open the browser on `db`. A bad store, config or `--now` prints one line and
     exits with status 2, never a traceback."""
-    from ..cli.common import resolve_config
-
     try:
         clock = Clock.from_option(now)
         config = resolve_config(db, config_path)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -201,18 +202,69 @@ def _toml_value(value: Any) -> str:
 
 
 def write_config(cfg: Config, path: str | os.PathLike[str]) -> None:
-    """Write the values that differ from the defaults, atomically."""
-    defaults = asdict(Config())
-    current = asdict(cfg)
-    lines: list[str] = ["# synapse-tui config: values here override the defaults of SPEC"]
-    for section, values in current.items():
+    """Write `cfg` to its file atomically, changing only the lines of values that differ
+    from what the file holds: a person's comments, order and other keys stay as written.
+    A new file gets the values that differ from the defaults."""
+    p = Path(path)
+    old = load_config(p) if p.exists() else Config()
+    lines = p.read_text(encoding="utf-8").splitlines() if p.exists() else [_HEADER]
+    old_values = asdict(old)
+    for section, values in asdict(cfg).items():
         if section == "path":
             continue
-        changed = {k: v for k, v in values.items() if v != defaults[section][k]}
-        if changed:
-            lines.append(f"\n[{section}]")
-            lines += [f"{k} = {_toml_value(v)}" for k, v in changed.items()]
-    p = Path(path)
+        for key, value in values.items():
+            if value != old_values[section][key]:
+                lines = _set_line(lines, section, key, _toml_value(value))
     tmp = p.with_name(p.name + ".tmp")
     tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     os.replace(tmp, p)
+
+
+_HEADER = "# synapse-tui config: values here override the defaults of SPEC"
+_SECTION = re.compile(r"^\s*\[([A-Za-z_]+)\]\s*(#.*)?$")
+
+
+def _set_line(lines: list[str], section: str, key: str, value: str) -> list[str]:
+    """`key = value` in `[section]`: the existing line rewritten (its comment kept), else
+    a line added at the end of the section, else a new section at the end of the file."""
+    out = list(lines)
+    start = end = None
+    for i, line in enumerate(out):
+        m = _SECTION.match(line)
+        if m and start is None and m.group(1) == section:
+            start = i + 1
+        elif m and start is not None:
+            end = i
+            break
+    if start is None:
+        return [*out, "", f"[{section}]", f"{key} = {value}"]
+    end = len(out) if end is None else end
+    pattern = re.compile(rf"^(\s*{re.escape(key)}\s*=\s*)(.*)$")
+    for i in range(start, end):
+        m = pattern.match(out[i])
+        if not m:
+            continue
+        stop = i
+        if m.group(2).lstrip().startswith("[") and "]" not in m.group(2):  # a list over lines
+            while stop + 1 < end and "]" not in out[stop]:
+                stop += 1
+        comment = _trailing_comment(out[stop] if stop > i else m.group(2))
+        out[i : stop + 1] = [f"{m.group(1)}{value}{comment}"]
+        return out
+    last = start  # after the section's last value (not after a comment that ends it)
+    for i in range(start, end):
+        if out[i].strip() and not out[i].lstrip().startswith("#"):
+            last = i + 1
+    out.insert(last, f"{key} = {value}")
+    return out
+
+
+def _trailing_comment(text: str) -> str:
+    """The `  # ...` after a value (outside quotes), or ''."""
+    quoted = False
+    for i, ch in enumerate(text):
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "#" and not quoted:
+            return "  " + text[i:].strip()
+    return ""

@@ -8,7 +8,8 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 
 class SynapseCommands(Provider):
-    """Queues, sorts, views, as-of and triage, as palette commands."""
+    """Queues, sorts, views, as-of and triage, as palette commands (Quit, Keys and Theme
+    come from Textual's own system commands: listed once)."""
 
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
         from .palette import commands_for

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..core.clock import Clock
+from ..core.config import config_for
 from ..core.errors import SynapseError
 from ..core.store import Store
 
@@ -12,11 +13,9 @@ from ..core.store import Store
 def launch(db: str, now: str | None = None, config_path: str | None = None) -> None:
     """Open the browser on `db`. A bad store, config or `--now` prints one line and
     exits with status 2, never a traceback."""
-    from ..cli.common import resolve_config
-
     try:
         clock = Clock.from_option(now)
-        config = resolve_config(db, config_path)
+        config = config_for(db, config_path)
         store = Store.open(db)
     except SynapseError as exc:
         print(f"error: {exc}", file=sys.stderr)

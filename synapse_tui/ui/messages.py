@@ -1,15 +1,20 @@
-"""Messages thread workers post back to the main thread (only it touches widgets)."""
+"""Messages thread workers post back to the main thread (only it touches widgets).
+
+Each carries an immutable result of the headless `Browser`: the handler that receives it
+paints, nothing else.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from textual.message import Message
+
+from ..core.browser import Search, TriageResult
 
 
 class MemoryLoaded(Message):
-    """The store was read and scored (at start, after as-of, after calibration)."""
+    """The store was read and scored (at start, after as-of, calibration, an outside write)."""
 
     def __init__(self, reason: str = "load") -> None:
         self.reason = reason
@@ -23,10 +28,8 @@ class LoadFailed(Message):
 
 
 class SearchDone(Message):
-    """A query ran: `positions` ranked, or None when the box is empty."""
-
-    def __init__(self, source: str, positions: np.ndarray | None, ranked: bool) -> None:
-        self.source, self.positions, self.ranked = source, positions, ranked
+    def __init__(self, search: Search) -> None:
+        self.search = search
         super().__init__()
 
 
@@ -36,23 +39,23 @@ class SearchFailed(Message):
         super().__init__()
 
 
-class ExplainReady(Message):
+class Explained(Message):
+    """`Browser.explain` of one fact (None: no such fact)."""
+
     def __init__(self, fact_id: str, explain: dict[str, Any] | None) -> None:
         self.fact_id, self.explain = fact_id, explain
         super().__init__()
 
 
-class TriageDone(Message):
-    """A triage move landed: the scores of the facts it changed are already patched."""
-
-    def __init__(self, move: str, outcome: Any, notice: str, from_marks: bool) -> None:
-        self.move, self.outcome, self.notice, self.from_marks = move, outcome, notice, from_marks
+class TextsRead(Message):
+    def __init__(self, positions: list[int], texts: list[str]) -> None:
+        self.positions, self.texts = positions, texts
         super().__init__()
 
 
-class TriageFailed(Message):
-    """A triage move was refused (a cycle, nothing to undo...); nothing changed."""
+class TriageLanded(Message):
+    """A triage move landed (or was refused: `result.error`); scores are patched."""
 
-    def __init__(self, move: str, error: str) -> None:
-        self.move, self.error = move, error
+    def __init__(self, result: TriageResult) -> None:
+        self.result = result
         super().__init__()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .queues import QUEUES, SORTS
+from ..core.queues import QUEUES, SORTS
 from .triage_actions import TRIAGE_BINDINGS
 
 if TYPE_CHECKING:
@@ -16,7 +16,6 @@ Command = tuple[str, str, Callable[[], object]]
 
 def commands_for(app: SynapseApp, screen=None) -> list[Command]:
     main = app.main
-    screen = screen or app.screen
     out: list[Command] = []
 
     def on_main(fn: Callable[[], object]) -> Callable[[], object]:
@@ -69,20 +68,19 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
         ("Clear the marks", "unmark every fact (u)", on_main(main.action_clear_marks)),
         ("Calibrate freshness", "histograms of age and B; propose and apply B0 and s", app.action_calibrate),
         ("As of another time…", "view the store as of an RFC 3339 instant or -30d", app.action_as_of),
-        ("Help", "every key and what it does (?)", app.action_help),
-        ("Quit", "leave synapse-tui (q)", app.action_quit),
+        ("Help", "every key, and what the colours, strike-through and dim rows mean (?)", app.action_help),
+        ("Show / hide the detail pane", "beside or under the list (p)", on_main(main.action_toggle_pane)),
     ]
     if app.as_of is not None:
         out.append(("Back to now", "leave the as-of view", lambda: app.set_as_of(None)))
-    # triage acts on the fact of the view the palette was opened from (list or detail)
-    target = screen if hasattr(screen, "action_triage") else main
+    # triage acts on the fact of the view the palette was opened from (list, detail, neighbours)
     for binding in TRIAGE_BINDINGS:
         move = binding.action.split("'")[1]
         out.append(
             (
-                f"Triage: {binding.tooltip.split(':')[0]}",
+                f"Triage: {move}",
                 f"{binding.tooltip} ({binding.key})",
-                lambda m=move: target.action_triage(m),
+                lambda m=move: app.action_triage(m),
             )
         )
     return out

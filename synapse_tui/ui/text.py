@@ -14,7 +14,11 @@ from rich.text import Text
 
 from ..core.textsafe import clean, clean_block
 
-__all__ = ["clean", "clean_block", "fit", "age_label", "bar", "stacked_bar", "two"]
+__all__ = ["BAND_VARIABLES", "clean", "clean_block", "fit", "age_label", "bar", "stacked_bar", "two"]
+
+# The colour of each trust band (very low .. very high), as theme variables: the one
+# definition the list's chips, the detail's chips and the legend all use.
+BAND_VARIABLES = ("error", "warning", "secondary", "success", "success")
 
 
 def fit(text: str, width: int) -> str:

@@ -1,25 +1,25 @@
-"""The triage keys of SPEC 7 (c x v a s ctrl+z, and ctrl+y redo), in one place.
+"""Triage, from key to write and back, in one file.
 
-Screens that show a current fact mix in `TriageActions` and list `TRIAGE_BINDINGS`;
-every key and palette command lands in `run_triage`, which hands the move to the app's
-triage worker (`SynapseApp.triage`). The worker applies it as one audited transaction,
-patches the scores of just the facts it changed, and posts `TriageDone` back.
+A key (c x v a s ctrl+z ctrl+y, bound on the app so it works in every view) calls
+`action_triage`; it picks the fact the user sees (the list's cursor, the open fact, the
+neighbour view's fact) or the marked facts, reserves them (`Browser.claim`: a second key
+on a row that is about to change is refused, not applied twice), and starts a worker;
+the worker calls `Browser.triage` (one audited transaction, rescoring what changed) and
+posts `TriageLanded`; `on_triage_landed` repaints the row, the counts and the pane.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
 from textual.binding import Binding
 
-from ..core.trust import BANDS
+from .messages import TriageLanded
 
 if TYPE_CHECKING:
-    from textual.app import App
+    from ..core.browser import Browser
 
-    from ..core.triage import Outcome
-    from ..core.trust import Scores
+TRIAGE = Binding.Group("triage", compact=True)
 
 TRIAGE_BINDINGS = [
     Binding(
@@ -27,35 +27,40 @@ TRIAGE_BINDINGS = [
         "triage('corroborate')",
         "corrob",
         id="triage.corroborate",
-        tooltip="Corroborate: r + 1, and a reinforcement now (all marked facts, if any)",
+        group=TRIAGE,
+        tooltip="Corroborate the fact shown: r + 1, and a reinforcement now (in the list: every marked fact, if any)",
     ),
     Binding(
         "x",
         "triage('contradict')",
         "contra",
         id="triage.contradict",
-        tooltip="Contradict: s + 1 (all marked facts, if any)",
+        group=TRIAGE,
+        tooltip="Contradict the fact shown: s + 1 (in the list: every marked fact, if any)",
     ),
     Binding(
         "v",
         "triage('verify')",
         "verify",
         id="triage.verify",
-        tooltip="Verify: a reinforcement now, checked and still holds (all marked facts, if any)",
+        group=TRIAGE,
+        tooltip="Verify the fact shown: a reinforcement now, checked and still holds (in the list: every marked fact, if any)",
     ),
     Binding(
         "a",
         "triage('accept')",
         "accept",
         id="triage.accept",
-        tooltip="Accept: declared tier auto becomes human (all marked facts, if any)",
+        group=TRIAGE,
+        tooltip="Accept the fact shown: declared tier auto becomes human (in the list: every marked fact, if any)",
     ),
     Binding(
         "s",
         "triage('supersede')",
         "supersede",
         id="triage.supersede",
-        tooltip="Supersede: choose the fact that replaces this one (shows the blast radius first)",
+        group=TRIAGE,
+        tooltip="Supersede the fact shown: choose the fact that replaces it (shows the blast radius first)",
     ),
     Binding(
         "ctrl+z",
@@ -68,7 +73,6 @@ TRIAGE_BINDINGS = [
         "ctrl+y",
         "triage('redo')",
         "redo",
-        show=False,
         id="triage.redo",
         tooltip="Redo: the triage action undone last (a new action forgets what was undone)",
     ),
@@ -79,90 +83,92 @@ BULK_MOVES = ("corroborate", "contradict", "verify", "accept")  # apply to every
 CONFIRM_OVER = 20  # bulk actions on more facts than this ask first
 
 
-def readonly_refusal(app: App) -> str | None:
-    """Why triage is off, or None when the store can be written."""
-    store = app.store  # type: ignore[attr-defined]
-    if store.readonly:
-        return f"read-only: {store.path} cannot be written; triage is off"
-    return None
+class TriageMixin:
+    """For the app: `browser` is the state owner; `main` the list screen."""
 
+    browser: Browser
 
-def run_triage(
-    app: App,
-    move: str,
-    fact_id: str | list[str] | None,
-    target: str | None = None,
-    *,
-    from_marks: bool = False,
-) -> None:
-    """Apply one triage move to `fact_id` (a list for bulk; None for undo and redo).
-
-    Supersede without a target opens the chooser, which comes back here with one."""
-    refusal = readonly_refusal(app)
-    if refusal:
-        app.notify(refusal, severity="warning", timeout=4, markup=False)
-        return
-    if app.memory is None:  # type: ignore[attr-defined]
-        return
-    if move == "supersede" and target is None:
-        from .screens.supersede import SupersedeScreen
-
-        assert isinstance(fact_id, str)
-
-        def chosen(new: str | None) -> None:
-            if new:
-                run_triage(app, "supersede", fact_id, new)
-
-        app.push_screen(SupersedeScreen(fact_id), chosen)
-        return
-    ids = [] if fact_id is None else [fact_id] if isinstance(fact_id, str) else list(fact_id)
-    app.triage(move, ids, target, from_marks=from_marks)  # type: ignore[attr-defined]
-
-
-def describe(outcome: Outcome, ids: list[str], index: dict[str, int], before: Scores, after: Scores) -> str:
-    """The notice after an action: what it did and what it did to trust.
-
-    `before` and `after` are the score arrays either side of it."""
-    action = outcome.action
-    if action.split()[-1] == "supersede":
-        old = next(c.fact_id for c in outcome.changes if "superseded_by" in (c.before | c.after))
-        new = next(c.fact_id for c in outcome.changes if c.fact_id != old)
-        return f"{action} {old} by {new}: " + _trust_change(index[old], before, after)
-    if len(ids) == 1:
-        return f"{action} {ids[0]}: " + _trust_change(index[ids[0]], before, after)
-    pos = np.array([index[f] for f in ids if f in index], dtype=np.int64)
-    text = f"{action} {len(ids)} facts"
-    if len(pos):
-        text += f": mean trust {before.trust[pos].mean():.2f} -> {after.trust[pos].mean():.2f}"
-        moved = int((before.band[pos] != after.band[pos]).sum())
-        if moved:
-            text += f", {moved} changed band"
-    return text
-
-
-def _trust_change(i: int, before: Scores, after: Scores) -> str:
-    text = f"trust {before.trust[i]:.2f} -> {after.trust[i]:.2f}"
-    if before.band[i] != after.band[i]:
-        text += f" ({BANDS[before.band[i]]} -> {BANDS[after.band[i]]})"
-    if before.k[i] != after.k[i]:
-        text += f", k {before.k[i]} -> {after.k[i]}"
-    return text
-
-
-class TriageActions:
-    """Mixin for screens with a current fact: implement `current_fact_id`."""
-
-    def current_fact_id(self) -> str | None:  # pragma: no cover - overridden
-        return None
+    def shown_fact_id(self) -> str | None:
+        """The fact the user sees in the current view."""
+        screen = self.screen  # type: ignore[attr-defined]
+        getter = getattr(screen, "current_fact_id", None)
+        if callable(getter):
+            return getter()
+        return getattr(screen, "fact_id", None)
 
     def action_triage(self, move: str) -> None:
-        app = self.app  # type: ignore[attr-defined]
-        refusal = readonly_refusal(app)
+        browser = self.browser
+        refusal = browser.readonly_reason
         if refusal:
-            app.notify(refusal, severity="warning", timeout=4, markup=False)
+            self.notify(refusal, severity="warning", timeout=4, markup=False)  # type: ignore[attr-defined]
             return
-        fact_id = None if move in ("undo", "redo") else self.current_fact_id()
-        if move not in ("undo", "redo") and fact_id is None:
-            app.notify("no fact selected", severity="warning", timeout=2)
+        if browser.memory is None:
             return
-        run_triage(app, move, fact_id)
+        if move in ("undo", "redo"):
+            self.start_triage(move, [])
+            return
+        main = self.main  # type: ignore[attr-defined]
+        if move in BULK_MOVES and browser.marks and self.screen is main:  # type: ignore[attr-defined]
+            ids = [browser.memory.ids[p] for p in sorted(browser.marks)]
+            if len(ids) <= CONFIRM_OVER:
+                self.start_triage(move, ids, from_marks=True)
+                return
+            from .screens.confirm import ConfirmScreen
+
+            def confirmed(yes: bool | None) -> None:
+                if yes:
+                    self.start_triage(move, ids, from_marks=True)
+
+            question = f"{move} {len(ids)} marked facts, as one action (ctrl+z undoes it)?"
+            self.push_screen(ConfirmScreen(question), confirmed)  # type: ignore[attr-defined]
+            return
+        fact_id = self.shown_fact_id()
+        if fact_id is None:
+            self.notify("no fact selected", severity="warning", timeout=2)  # type: ignore[attr-defined]
+            return
+        if move == "supersede":
+            from .screens.supersede import SupersedeScreen
+
+            def chosen(new: str | None) -> None:
+                if new:
+                    self.start_triage("supersede", [fact_id], new)
+
+            self.push_screen(SupersedeScreen(fact_id), chosen)  # type: ignore[attr-defined]
+            return
+        self.start_triage(move, [fact_id])
+
+    def start_triage(
+        self, move: str, fact_ids: list[str], target: str | None = None, *, from_marks: bool = False
+    ) -> None:
+        """Reserve the facts at the keypress, then apply the move in a worker, in key order."""
+        browser = self.browser
+        busy = browser.claim(fact_ids)
+        if busy:
+            self.notify(  # type: ignore[attr-defined]
+                f"{busy[0]} is still being changed: wait for its row to update",
+                severity="warning",
+                timeout=2,
+                markup=False,
+            )
+            return
+        ticket = browser.turns.take()
+
+        def work() -> None:
+            result = browser.triage(move, fact_ids, target, from_marks=from_marks, ticket=ticket)
+            self.post_message(TriageLanded(result))  # type: ignore[attr-defined]
+
+        self.run_worker(work, thread=True, group="triage", name=f"triage {move}")  # type: ignore[attr-defined]
+
+    def on_triage_landed(self, message: TriageLanded) -> None:
+        result = message.result
+        if result.error:
+            self.notify(  # type: ignore[attr-defined]
+                result.error, title=f"{result.move}: nothing changed", severity="error", markup=False
+            )
+            return
+        main = self.main  # type: ignore[attr-defined]
+        main.show_rows(follow=result.follow)
+        top = self.screen  # type: ignore[attr-defined]
+        if top is not main and hasattr(top, "refresh_view"):
+            top.refresh_view()  # the open fact shows its new score
+        self.notify(result.notice, timeout=4, markup=False)  # type: ignore[attr-defined]

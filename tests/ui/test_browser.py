@@ -26,6 +26,7 @@ async def test_list_shows_every_column(app):
 async def test_markup_and_escapes_are_shown_literally(app):
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot)
+        await pilot.press("p")  # the list alone, full width
         text = screen_text(app)
         assert "Use [red]bold[/red] and [link=https://evil.example]click[/link] ␛[31mESC␛[0m" in text
 
@@ -63,8 +64,8 @@ async def test_queues_switch_with_number_and_tab_keys(app):
         await pilot.press("3")
         assert len(facts.order) == 3
         assert {app.memory.ids[p] for p in facts.order} == {"f-deploy", "f-old-3", "f-contested-signed"}
-        await pilot.press("tab")  # uncertain
-        assert len(facts.order) == 20
+        await pilot.press("tab")  # uncertain: current versions only (f-db-v2 is superseded)
+        assert len(facts.order) == 19
         await pilot.press("tab")  # superseded
         assert [app.memory.ids[p] for p in facts.order] == ["f-db-v2", "f-db-v1"]
         await pilot.press("shift+tab", "shift+tab", "shift+tab", "shift+tab")
@@ -74,10 +75,10 @@ async def test_queues_switch_with_number_and_tab_keys(app):
         assert ids == {"f-badsig", "f-stranger", "f-nosig"}
         await pilot.press("2")
         stale = [app.memory.ids[p] for p in facts.order]
-        # stale-but-confident current versions first; superseded history last
+        # the stalest current versions first; superseded history last
         sc = app.memory.scores
-        worth = [sc.confidence[app.memory.index[i]] * (1 - sc.freshness[app.memory.index[i]]) for i in stale]
-        assert stale[0] == "f-old-2" and worth[0] == max(worth[:-2])
+        fresh = [sc.freshness[app.memory.index[i]] for i in stale]
+        assert fresh[:-2] == sorted(fresh[:-2]) and app.main.current_fact_id() == stale[0]
         assert set(stale[-2:]) == {"f-db-v1", "f-db-v2"}
         assert "Stale 12" in screen_text(app)
 
@@ -103,6 +104,9 @@ async def test_sort_cycles_and_reverses(app):
         assert (trust[:-1] >= trust[1:]).all()
         assert app.memory.ids[facts.order[0]] == "f-oncall"
         assert current_id(app) == "f-pay-01"  # the cursor stays on its fact across sorts
+        await pilot.press("o")  # freshness
+        fresh = app.memory.scores.freshness[facts.order]
+        assert (fresh[:-1] >= fresh[1:]).all() and "by freshness" in screen_text(app)
         await pilot.press("o")  # age
         ages = app.memory.scores.age_days[facts.order]
         assert (ages[:-1] >= ages[1:]).all()

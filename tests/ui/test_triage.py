@@ -258,7 +258,7 @@ async def test_supersede_applies_after_the_blast_radius(app, db):
         radius = [r.id for r in app.screen.radius.related]
         assert radius and "f-dup-a" not in radius and "f-dup-b" not in radius
         await pilot.press("m")  # mark them, to give them the same treatment next
-        assert app.main.marks == {app.memory.index[f] for f in radius}
+        assert app.browser.marks == {app.memory.index[f] for f in radius}
         await pilot.press("y")
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)

@@ -107,7 +107,7 @@ async def test_help_lists_every_key_from_the_bindings(app):
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(app)
         for part in (
-            "Corroborate: r + 1",
+            "Corroborate the fact shown: r + 1",
             "Contradict",
             "Verify",
             "Accept",
@@ -207,22 +207,32 @@ async def test_as_of_rejects_bad_input_inline(app):
 
 
 async def test_triage_keys_reach_the_hook(app, monkeypatch):
+    """Every triage key starts the move on the fact shown: the list's, then the open one's."""
     calls = []
-    monkeypatch.setattr(
-        "synapse_tui.ui.triage_actions.run_triage", lambda app_, move, fid: calls.append((move, fid))
-    )
+    monkeypatch.setattr(app, "start_triage", lambda move, ids, target=None, **kw: calls.append((move, ids)))
+    monkeypatch.setattr(app, "push_screen", lambda screen, callback=None: callback and callback("f-pay-02"))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("c", "x", "v", "a", "s", "ctrl+z")
+    assert calls == [
+        ("corroborate", ["f-pay-01"]),
+        ("contradict", ["f-pay-01"]),
+        ("verify", ["f-pay-01"]),
+        ("accept", ["f-pay-01"]),
+        ("supersede", ["f-pay-01"]),
+        ("undo", []),
+    ]
+
+
+async def test_triage_keys_act_on_the_open_fact_in_the_detail_view(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-deploy")
+        await pilot.press("space")  # a mark in the list does not redirect the open fact's key
+        await select(pilot, "f-old-1")
         await pilot.press("enter")
         await settle(pilot)
-        await pilot.press("v")
-    assert calls[:6] == [
-        ("corroborate", "f-pay-01"),
-        ("contradict", "f-pay-01"),
-        ("verify", "f-pay-01"),
-        ("accept", "f-pay-01"),
-        ("supersede", "f-pay-01"),
-        ("undo", None),
-    ]
-    assert calls[6] == ("verify", "f-pay-01")
+        await pilot.press("x")
+        await settle(pilot)
+        assert int(app.memory.arrays.s[app.memory.index["f-old-1"]]) == 1
+        assert int(app.memory.arrays.s[app.memory.index["f-deploy"]]) == 3

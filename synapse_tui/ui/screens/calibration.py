@@ -18,6 +18,7 @@ from textual.widgets import Footer, Header, Sparkline, Static
 from ...core.calibrate import Calibration, Histogram, calibrate
 from ...core.config import config_path_for, write_config
 from ...core.trust import BANDS
+from ..messages import MemoryLoaded
 from ..text import bar, two
 from ..widgets import explain as xp
 
@@ -165,11 +166,7 @@ class CalibrationScreen(Screen):
         except OSError as exc:
             self.post_message(CalibrationApplied(None, f"cannot write {path}: {exc}"))
             return
-        new = replace(new, path=path)
-        with app.db_lock:
-            app.config = new
-            app.memory.config = new
-            app.memory.rescore(app.now)
+        app.browser.set_config(replace(new, path=path))
         self.post_message(CalibrationApplied(str(path)))
 
     def on_calibration_applied(self, message: CalibrationApplied) -> None:
@@ -177,7 +174,7 @@ class CalibrationScreen(Screen):
             self.app.notify(message.error, severity="error", markup=False)
             return
         self.app.notify(f"wrote {message.path}; every fact rescored", timeout=4, markup=False)
-        self.app.main.on_memory_loaded(None)
+        self.app.main.post_message(MemoryLoaded("config"))
         self.compute()
 
     def action_close(self) -> None:

@@ -1,4 +1,8 @@
-"""A yes/no question before something large (a bulk action on many marked facts)."""
+"""A yes/no question before something large (a bulk action on many marked facts).
+
+The box has a definite width (a box sized by its content, whose text is sized by the
+box, collapses to its border: the dialog used to be invisible), and the question wraps.
+"""
 
 from __future__ import annotations
 
@@ -23,8 +27,8 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box") as box:
             box.border_title = "Confirm"
-            yield Static(Text(self.question))
-            yield Static(Text("\ny / enter: yes   n / escape: no", style="bold"))
+            yield Static(Text(self.question), id="confirm-question")
+            yield Static(Text("y / enter: yes    n / escape: no", style="bold"), id="confirm-keys")
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

@@ -1,35 +1,45 @@
-"""The browser's main screen: queues, search box, fact list, status line."""
+"""The browser's main screen: queues, search, the fact list paired with the fact's detail.
+
+Wide terminals show the list and the detail pane side by side, narrow ones stack them;
+`p` hides the pane. Both are CSS classes (the breakpoints' `-wide` / `-narrow`, and
+`-no-pane` mirrored from `show_pane`): the stylesheet does the layout.
+"""
 
 from __future__ import annotations
 
-import sqlite3
+import threading
+from dataclasses import replace
 
-import numpy as np
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Container, Vertical
+from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
-from ...core import query as fq
+from ...core.browser import Search
 from ...core.clock import format_time
 from ...core.errors import QueryError
-from ...core.memory import Memory
-from ..bulk import MARK_BINDINGS, BulkTriage
-from ..messages import LoadFailed, MemoryLoaded, SearchDone, SearchFailed
-from ..queues import QUEUES, SORTS, apply_sort, counts, queue_order
-from ..triage_actions import TRIAGE_BINDINGS
+from ...core.queues import QUEUES, SORTS
+from ..bulk import MARK_BINDINGS, Marks
+from ..messages import Explained, LoadFailed, MemoryLoaded, SearchDone, SearchFailed, TextsRead
+from ..widgets.fact_detail import FactDetail
 from ..widgets.fact_list import ColumnHeader, FactList
 from ..widgets.queue_bar import QueueBar, StatusLine
 
 SEARCH_DEBOUNCE = 0.15
 POLL_SECONDS = 2.0  # how often to check whether another process changed the store
+REASON_QUEUES = ("suspect", "signature")  # the queues that say why in a column
 
 
-class MainScreen(BulkTriage, Screen):
+class MainScreen(Marks, Screen):
     """Queues of facts, searchable, with every key of SPEC 7."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    show_pane: var[bool] = var(True)
 
     BINDINGS = [
         Binding(
@@ -52,8 +62,9 @@ class MainScreen(BulkTriage, Screen):
             "enter",
             "open",
             "open",
+            key_display="↵",
             id="main.open",
-            tooltip="Open the selected fact: factors, opinion, review date, provenance, history",
+            tooltip="Open the selected fact full screen: factors, opinion, review date, provenance, history",
         ),
         Binding(
             "n",
@@ -62,19 +73,8 @@ class MainScreen(BulkTriage, Screen):
             id="main.neighbours",
             tooltip="The selected fact's neighbours (enter goes to one, backspace goes back)",
         ),
-        # repeated from the app so the Footer shows them before the triage keys
-        Binding(
-            "question_mark",
-            "app.help",
-            "help",
-            key_display="?",
-            id="main.help",
-            tooltip="Help: every key and what it does",
-        ),
-        Binding("q", "app.quit", "quit", id="main.quit", tooltip="Quit"),
-        *TRIAGE_BINDINGS,
         *MARK_BINDINGS,
-        Binding("tab", "next_queue", "next queue", show=False, id="main.next_queue", tooltip="Next queue"),
+        Binding("tab", "next_queue", "queue", key_display="⇥", id="main.next_queue", tooltip="Next queue"),
         Binding(
             "shift+tab",
             "previous_queue",
@@ -98,23 +98,34 @@ class MainScreen(BulkTriage, Screen):
             "o",
             "cycle_sort",
             "sort",
-            show=False,
             id="main.sort",
-            tooltip="Sort by the next column (queue order, trust, age, tier, guidance, id)",
+            tooltip="Sort by the next column (queue order, trust, freshness, age, tier, guidance, id)",
         ),
         Binding("O", "reverse_sort", "reverse", show=False, id="main.reverse", tooltip="Reverse the sort"),
+        Binding(
+            "p",
+            "toggle_pane",
+            "pane",
+            show=False,
+            id="main.pane",
+            tooltip="Show / hide the detail pane beside (or under) the list",
+        ),
+        Binding(
+            "g",
+            "go_other",
+            "go to duplicate",
+            show=False,
+            id="main.other",
+            tooltip="Suspect queue: go to the fact this one duplicates",
+        ),
     ]
 
     def __init__(self) -> None:
         super().__init__()
-        self.queue_index = 0
-        self.sort_column = "queue"
-        self.sort_reverse = False
-        self.search_source = ""
-        self.search_positions: np.ndarray | None = None
-        self.search_ranked = False
         self._debounce: Timer | None = None
-        self.marks: set[int] = set()  # positions marked for bulk triage
+        self._pane_fact: str | None = None  # the fact the pane shows or is about to
+        self._pane_busy = False
+        self._pane_lock = threading.Lock()
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -126,109 +137,117 @@ class MainScreen(BulkTriage, Screen):
             select_on_focus=False,
         )
         yield Static(id="search-error")
-        yield ColumnHeader(id="columns")
-        yield FactList(texts=self.app.texts, id="facts")
+        with Container(id="panes"):
+            with Vertical(id="list-pane"):
+                yield ColumnHeader(id="columns")
+                yield FactList(reason=self.app.browser.reason, id="facts")
+            yield FactDetail(id="pane")
         yield StatusLine(id="status")
-        yield Footer(compact=True, show_command_palette=False)
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#search-error").display = False
         self.query_one("#asof").display = False
         self.query_one(FactList).focus()
-        self.query_one(FactList).marks = self.marks
         self.query_one("#status", StatusLine).update("loading…")
-        self.load()
+        self.app.load()
+
+    def watch_show_pane(self, shown: bool) -> None:
+        self.set_class(not shown, "-no-pane")
+
+    def action_toggle_pane(self) -> None:
+        self.show_pane = not self.show_pane
+        if self.show_pane:
+            self.update_pane(force=True)
 
     # -- loading ----------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="load")
-    def load(self) -> None:
-        app = self.app
-        try:
-            with app.db_lock:
-                app.memory = Memory(app.store, app.config, app.now)
-                app.suspect = app.load_suspect(app.memory)
-                app.data_version = app.store.data_version()
-        except sqlite3.DatabaseError as exc:  # damage past the header check at open
-            self.post_message(LoadFailed(f"the database is corrupt or unreadable ({exc})"))
-            return
-        except Exception as exc:  # a bad store must end with a message, not a traceback
-            self.post_message(LoadFailed(str(exc)))
-            return
-        self.post_message(MemoryLoaded("load"))
+    @property
+    def browser(self):
+        return self.app.browser
+
+    @property
+    def memory(self):
+        return self.app.browser.memory
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.app.exit(return_code=2, message=f"error: {message.error}")
 
-    def on_memory_loaded(self, message: MemoryLoaded | None) -> None:
-        reason = message.reason if message is not None else "rescore"
-        if reason == "load":
+    def on_memory_loaded(self, message: MemoryLoaded) -> None:
+        if message.reason == "load":
             self.set_interval(POLL_SECONDS, self.app.poll_store)
-        if reason == "external":
-            n = len(self.memory)
-            self.marks.difference_update([p for p in self.marks if p >= n])
-            if self.search_source.strip():
-                self.run_search(self.search_source)  # new facts may match
-        self.refresh_rows(keep=self.query_one(FactList).position)
+        source = self.browser.view.search.source
+        if message.reason in ("external", "as_of", "config") and source.strip():
+            self.run_search(source)  # new facts (or another instant) may match differently
+        self.query_one(FactList).invalidate(texts=message.reason == "external")
+        self.show_rows()
         self.update_asof()
+        self.update_pane(force=True)
+        self.refresh_bindings()  # the triage keys apply now there is a fact
         top = self.app.screen
         if top is not self and hasattr(top, "refresh_view"):
-            top.refresh_view()  # the detail of a fact just triaged shows its new score
+            top.refresh_view()
 
     # -- rows -------------------------------------------------------------------------
-    @property
-    def memory(self) -> Memory | None:
-        return self.app.memory
-
-    def refresh_rows(self, keep: int | None = None) -> None:
+    def show_rows(self, follow: str | None = None, top: bool = False) -> None:
+        """Paint what the browser says the list holds; the cursor stays on its fact (or
+        follows `follow`), else on its row (the next fact, when its own left the queue)."""
         memory = self.memory
         if memory is None:
             return
         facts = self.query_one(FactList)
-        suspect = self.app.suspect
-        queue = QUEUES[self.queue_index]
-        within = None
-        if self.search_positions is not None:
-            within = np.zeros(len(memory), dtype=bool)
-            within[self.search_positions] = True
-        if self.search_positions is not None and self.search_ranked and self.sort_column == "queue":
-            order = self.search_positions[queue.mask(memory, suspect)[self.search_positions]]
-            if self.sort_reverse:
-                order = order[::-1]
-        else:
-            order = queue_order(memory, queue, suspect)
-            if within is not None:
-                order = order[within[order]]
-            order = apply_sort(memory, order, self.sort_column, self.sort_reverse)
-        facts.set_rows(memory, order, keep=keep)
-        self.query_one(QueueBar).update_state(
-            self.queue_index, counts(memory, suspect, within), len(self.marks)
-        )
-        self.query_one(ColumnHeader).set_sort(self.sort_column, self.sort_reverse)
+        keep = memory.index.get(follow) if follow else facts.position
+        rows = self.browser.rows()
+        reasons = QUEUES[rows.view.queue].key in REASON_QUEUES
+        facts.marks = self.browser.marks
+        facts.set_rows(memory, rows.order, keep=None if top else keep, reasons=reasons, top=top)
+        searching = rows.view.search.positions is not None
+        if (
+            follow is not None
+            and keep is not None
+            and facts.position != keep
+            and (rows.view.queue or searching)
+        ):
+            self.go_to_fact(follow)  # it came back outside this queue or search: find it
+            return
+        self.query_one(QueueBar).update_state(rows.view.queue, list(rows.counts), len(self.browser.marks))
+        view = rows.view
+        self.query_one(ColumnHeader).set_sort(view.sort, view.reverse, facts.id_width, reasons)
         self.update_status()
+        self.update_pane()
 
     def update_status(self) -> None:
         facts = self.query_one(FactList)
-        memory = self.memory
-        if memory is None:
+        if self.memory is None:
             return
+        view = self.browser.view
         n = len(facts.order)
-        queue = QUEUES[self.queue_index]
+        queue = QUEUES[view.queue]
         where = f"{facts.cursor + 1 if n else 0}/{n}"
-        sort = (
-            "relevance × freshness"
-            if (self.search_ranked and self.search_positions is not None and self.sort_column == "queue")
-            else ("queue order" if self.sort_column == "queue" else self.sort_column)
-        )
-        arrow = " ▼" if self.sort_reverse else ""
+        ranked = view.search.ranked and view.search.positions is not None and view.sort == "queue"
+        sort = "relevance × freshness" if ranked else dict(SORTS)[view.sort]
+        arrow = " ▼" if view.reverse else ""
         text = Text.assemble(
             (f" {queue.title}", "bold"), f" · {where} · sorted by {sort}{arrow}", f" · {queue.why}"
         )
-        if queue.key == "suspect" and self.app.suspect is None:
-            text.append(" · the neighbour graph is not built", style="italic")
+        if queue.key == "suspect":
+            text.append(" · g goes to the duplicate", style="italic")
         self.query_one("#status", StatusLine).update(text)
 
     def on_fact_list_highlighted(self, message: FactList.Highlighted) -> None:
         self.update_status()
+        fact_id = self.current_fact_id()
+        self.browser.view = replace(self.browser.view, cursor=fact_id)
+        self.update_pane()
+
+    def on_fact_list_need_texts(self, message: FactList.NeedTexts) -> None:
+        self.read_texts(message.positions)
+
+    @work(thread=True, group="texts")
+    def read_texts(self, positions: list[int]) -> None:
+        self.post_message(TextsRead(positions, self.browser.texts(positions)))
+
+    def on_texts_read(self, message: TextsRead) -> None:
+        self.query_one(FactList).add_texts(message.positions, message.texts)
 
     def current_fact_id(self) -> str | None:
         pos = self.query_one(FactList).position
@@ -244,35 +263,88 @@ class MainScreen(BulkTriage, Screen):
         pos = memory.index[fact_id]
         facts = self.query_one(FactList)
         if not facts.go_to_position(pos):
-            self.queue_index = 0
-            self.sort_column, self.sort_reverse = "queue", False
-            self._clear_search()
-            self.refresh_rows(keep=pos)
+            self.browser.restore(
+                replace(self.browser.view, queue=0, sort="queue", reverse=False, search=Search())
+            )
+            self.query_one("#search", Input).value = ""
+            self._show_error(None)
+            self.show_rows(follow=fact_id)
         facts.focus()
+
+    def step(self, delta: int) -> str | None:
+        """Move the cursor by `delta` rows (the detail view's next / previous fact)."""
+        facts = self.query_one(FactList)
+        facts._set_cursor(facts.cursor + delta)  # noqa: SLF001
+        return self.current_fact_id()
+
+    # -- the pane ---------------------------------------------------------------------
+    def update_pane(self, force: bool = False) -> None:
+        """The pane follows the cursor; its content is read by a worker."""
+        if not self.show_pane:
+            return
+        fact_id = self.current_fact_id()
+        if fact_id == self._pane_fact and not force:
+            return
+        self.query_one(FactDetail).waiting(fact_id)
+        with self._pane_lock:
+            self._pane_fact = fact_id
+            if self._pane_busy or fact_id is None:
+                return
+            self._pane_busy = True
+        self.explain_pane()
+
+    @work(thread=True, group="pane")
+    def explain_pane(self) -> None:
+        """Explain the fact under the cursor; when the cursor moved on meanwhile, the
+        newest one next (one reader, however fast the keys come: no queue of stale reads)."""
+        done = None
+        while True:
+            with self._pane_lock:
+                fact_id = self._pane_fact
+                if fact_id is None or fact_id == done:
+                    self._pane_busy = False
+                    return
+            self.post_message(Explained(fact_id, self.browser.explain(fact_id)))
+            done = fact_id
+
+    def on_explained(self, message: Explained) -> None:
+        self.query_one(FactDetail).show(
+            message.explain, message.fact_id, self.memory, self.app.config.review.threshold
+        )
+
+    @on(FactDetail.Jump)
+    def _jump(self, message: FactDetail.Jump) -> None:
+        self.go_to_fact(message.fact_id)
 
     # -- queues and sort --------------------------------------------------------------
     def action_queue(self, index: int) -> None:
-        self.queue_index = index % len(QUEUES)
-        self.refresh_rows()
+        self.browser.set_queue(index)
+        self.show_rows(top=True)  # a queue opens on its first (most decision-worthy) fact
 
     def action_next_queue(self) -> None:
-        self.action_queue(self.queue_index + 1)
+        self.action_queue(self.browser.view.queue + 1)
 
     def action_previous_queue(self) -> None:
-        self.action_queue(self.queue_index - 1)
+        self.action_queue(self.browser.view.queue - 1)
 
     def set_sort(self, column: str, reverse: bool | None = None) -> None:
-        self.sort_column = column
-        if reverse is not None:
-            self.sort_reverse = reverse
-        self.refresh_rows(keep=self.query_one(FactList).position)
+        self.browser.set_sort(column, reverse)
+        self.show_rows()
 
     def action_cycle_sort(self) -> None:
         names = [name for name, _ in SORTS]
-        self.set_sort(names[(names.index(self.sort_column) + 1) % len(names)])
+        self.set_sort(names[(names.index(self.browser.view.sort) + 1) % len(names)])
 
     def action_reverse_sort(self) -> None:
-        self.set_sort(self.sort_column, not self.sort_reverse)
+        self.set_sort(self.browser.view.sort, not self.browser.view.reverse)
+
+    def action_go_other(self) -> None:
+        pos = self.query_one(FactList).position
+        other = self.browser.other(pos) if pos is not None else None
+        if other is None:
+            self.app.notify("this fact duplicates no other", timeout=2)
+            return
+        self.go_to_fact(self.memory.ids[other])
 
     # -- search -----------------------------------------------------------------------
     def action_search(self) -> None:
@@ -282,14 +354,9 @@ class MainScreen(BulkTriage, Screen):
         box = self.query_one("#search", Input)
         if box.value:
             box.value = ""  # Changed clears the results
-        elif self.marks and self.query_one(FactList).has_focus:
+        elif self.browser.marks and self.query_one(FactList).has_focus:
             self.action_clear_marks()
         self.query_one(FactList).focus()
-
-    def _clear_search(self) -> None:
-        self.query_one("#search", Input).value = ""
-        self.search_source, self.search_positions, self.search_ranked = "", None, False
-        self._show_error(None)
 
     @on(Input.Changed, "#search")
     def _search_changed(self, event: Input.Changed) -> None:
@@ -297,9 +364,9 @@ class MainScreen(BulkTriage, Screen):
             self._debounce.stop()
         value = event.value
         if not value.strip():
-            self.search_source, self.search_positions, self.search_ranked = value, None, False
+            self.browser.set_search(Search(value))
             self._show_error(None)
-            self.refresh_rows()
+            self.show_rows()
             return
         self._debounce = self.set_timer(SEARCH_DEBOUNCE, lambda: self.run_search(value))
 
@@ -309,23 +376,19 @@ class MainScreen(BulkTriage, Screen):
 
     @work(thread=True, exclusive=True, group="search")
     def run_search(self, source: str) -> None:
-        app = self.app
         try:
-            parsed = fq.parse(source)
-            with app.db_lock:
-                positions = fq.run(app.memory, parsed)
+            search = self.browser.search(source)
         except QueryError as exc:
             self.post_message(SearchFailed(source, exc.reason, exc.position, exc.token))
             return
-        self.post_message(SearchDone(source, positions, bool(parsed.words)))
+        self.post_message(SearchDone(search))
 
     def on_search_done(self, message: SearchDone) -> None:
-        if message.source != self.query_one("#search", Input).value:
+        if message.search.source != self.query_one("#search", Input).value:
             return  # typed on since: a newer search is coming
-        self.search_source, self.search_positions = message.source, message.positions
-        self.search_ranked = message.ranked
+        self.browser.set_search(message.search)
         self._show_error(None)
-        self.refresh_rows()
+        self.show_rows()
 
     def on_search_failed(self, message: SearchFailed) -> None:
         if message.source != self.query_one("#search", Input).value:
@@ -349,20 +412,29 @@ class MainScreen(BulkTriage, Screen):
             self.app.push_screen(DetailScreen(fact_id))
 
     def action_neighbours(self) -> None:
+        """Walk the neighbour graph; coming back restores the queue, sort, search and
+        fact you left from (walking moves the list's cursor along)."""
         fact_id = self.current_fact_id()
-        if fact_id is not None:
-            from .neighbours import NeighbourScreen
+        if fact_id is None:
+            return
+        from .neighbours import NeighbourScreen
 
-            self.app.push_screen(NeighbourScreen(fact_id))
+        left_from = self.browser.view
+
+        def back(_: object = None) -> None:
+            self.browser.restore(left_from)
+            self.query_one("#search", Input).value = left_from.search.source
+            self.show_rows(follow=left_from.cursor)
+
+        self.app.push_screen(NeighbourScreen(fact_id), back)
 
     def update_asof(self) -> None:
         banner = self.query_one("#asof", Static)
         app = self.app
+        name = str(app.store.path.name)
         if app.as_of is None:
             banner.display = False
-            self.sub_title = str(app.store.path.name)
-            if app.store.readonly:
-                self.sub_title += " · read-only"
+            self.sub_title = name
         else:
             stamp = format_time(app.as_of)
             banner.display = True
@@ -370,9 +442,10 @@ class MainScreen(BulkTriage, Screen):
                 Text.assemble(
                     ("AS OF ", "bold"),
                     stamp,
-                    ' · every score recomputed for that instant · ctrl+p "back to now" returns',
+                    " · the store as it was: facts created and events up to then · read-only"
+                    ' · ctrl+p "Back to now" returns',
                 )
             )
-            self.sub_title = f"{app.store.path.name} · AS OF {stamp}"
-            if app.store.readonly:
-                self.sub_title += " · read-only"
+            self.sub_title = f"{name} · AS OF {stamp}"
+        if app.store.readonly or app.as_of is not None:
+            self.sub_title += " · read-only"

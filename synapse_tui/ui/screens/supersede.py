@@ -2,9 +2,11 @@
 
 The candidates start as the fact's related facts (shared entities, semantic neighbours:
 the replacement is usually among them) and become search results as soon as one types.
-Picking one previews the change: the facts that may need the same treatment, or the
-reason it cannot apply (a cycle, a target that already replaces another fact). Nothing is
-written until `y`; the screen dismisses with the chosen id and `run_triage` applies it.
+Each candidate is two lines: id, band, trust and why on the first, its whole text
+wrapped under it, so no width hides what a fact says. Picking one previews the change:
+the facts that may need the same treatment, or the reason it cannot apply (a cycle, a
+target that already replaces another fact). Nothing is written until `y`; the screen
+dismisses with the chosen id and the app's triage applies it. Every read is a worker's.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...core.errors import QueryError
 from ...core.trust import BANDS
-from ..text import clean, fit
+from ..text import clean
 
 SEARCH_DEBOUNCE = 0.15
 CANDIDATES = 100
@@ -31,14 +34,21 @@ BLAST_LIMIT = 50
 
 
 class Candidates(Message):
-    def __init__(self, source: str, ids: list[str], why: dict[str, str], error: str | None = None) -> None:
-        self.source, self.ids, self.why, self.error = source, ids, why, error
+    def __init__(
+        self,
+        source: str,
+        ids: list[str],
+        why: dict[str, str],
+        texts: dict[str, str],
+        error: str | None = None,
+    ) -> None:
+        self.source, self.ids, self.why, self.texts, self.error = source, ids, why, texts, error
         super().__init__()
 
 
 class Preview(Message):
-    def __init__(self, target: str, error: str | None, radius: Any) -> None:
-        self.target, self.error, self.radius = target, error, radius
+    def __init__(self, target: str, error: str | None, radius: Any, texts: dict[str, str]) -> None:
+        self.target, self.error, self.radius, self.texts = target, error, radius, texts
         super().__init__()
 
 
@@ -78,6 +88,8 @@ class SupersedeScreen(ModalScreen[str | None]):
         self.valid = False
         self.radius: Any = None
         self._debounce: Timer | None = None
+        self._to_list = False  # enter was pressed before the results came: go to them then
+        self._typed: str | None = None  # typed, not searched yet (the debounce)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sup-box") as box:
@@ -85,10 +97,7 @@ class SupersedeScreen(ModalScreen[str | None]):
             box.border_subtitle = "escape closes without changing anything"
             yield Static(id="sup-head")
             yield Static(
-                Text(
-                    "Find the fact that replaces it (words and filters); enter on a candidate "
-                    "previews what else it touches. Nothing changes before you confirm."
-                ),
+                Text("Find the fact that replaces it; enter previews. Nothing changes before y."),
                 id="sup-hint",
             )
             yield Input(placeholder="search the replacing fact: words and filters", id="sup-search")
@@ -102,39 +111,32 @@ class SupersedeScreen(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self.query_one("#sup-preview").display = False
         self.query_one("#sup-error").display = False
-        self.query_one("#sup-head", Static).update(self._fact_line(self.fact_id, bold=True))
         self.query_one("#sup-search").focus()
         self.load_related()
 
     # -- helpers ------------------------------------------------------------------------
-    def _width(self, inset: int) -> int:
-        return max(30, self.query_one("#sup-box").content_region.width - inset)
-
-    def _fact_line(self, fact_id: str, bold: bool = False, why: str = "", width: int = 0) -> Text:
-        """One line per fact (id, band, trust, why, text), cut to `width` cells."""
-        line = self._fact_text(fact_id, bold, why)
-        if width:
-            line.truncate(width, overflow="ellipsis")
-        return line
-
-    def _fact_text(self, fact_id: str, bold: bool, why: str) -> Text:
-        app = self.app
-        memory = app.memory
+    def _fact(self, fact_id: str, text: str, why: str = "", bold: bool = False) -> Text:
+        """A fact as two lines: id, band, trust (and why), then its text, wrapped."""
+        memory = self.app.memory
         i = memory.index.get(fact_id)
-        line = Text()
-        line.append(f"{fact_id:<16}", style="bold" if bold else "")
-        if i is None:
-            return line
-        sc = memory.scores
-        line.append(f" {BANDS[int(sc.band[i])]:<9} {sc.trust[i]:.2f}")
-        if sc.k[i]:
-            line.append(f" k={int(sc.k[i])}", style="italic")
-        line.append("  ")
+        out = Text()
+        out.append(clean(fact_id), style="bold" if bold else "")
+        if i is not None:
+            sc = memory.scores
+            out.append(f"  {BANDS[int(sc.band[i])]} {sc.trust[i]:.2f}")
+            if sc.k[i]:
+                out.append(f" k={int(sc.k[i])}", style="italic")
         if why:
-            line.append(why, style="italic")
-            line.append("  ")
-        line.append(fit(clean(app.texts([i])[0]), 200))
-        return line
+            out.append(f"  {why}", style="italic")
+        out.append("\n    ")
+        out.append(clean(text))
+        return out
+
+    def _read(self, ids: list[str]) -> dict[str, str]:
+        """Texts of facts by id (in a worker)."""
+        memory = self.app.memory
+        known = [f for f in ids if f in memory.index]
+        return dict(zip(known, self.app.browser.texts([memory.index[f] for f in known]), strict=True))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         previewing = self.query_one("#sup-preview").display if self.is_mounted else False
@@ -147,30 +149,40 @@ class SupersedeScreen(ModalScreen[str | None]):
     # -- candidates ---------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="supersede-search")
     def load_related(self) -> None:
-        from ...core.blast import blast_radius
-
-        app = self.app
-        try:
-            with app.db_lock:
-                radius = blast_radius(app.store.conn, self.fact_id, limit=CANDIDATES)
-        except Exception:  # no graph tables in an old store: search still works
-            self.post_message(Candidates("", [], {}))
-            return
-        why = {r.id: r.why for r in radius.related}
-        self.post_message(Candidates("", [r.id for r in radius.related], why))
+        radius = self.app.browser.related(self.fact_id, limit=CANDIDATES)
+        related = radius.related if radius is not None else ()
+        ids = [r.id for r in related]
+        texts = self._read([self.fact_id, *ids])
+        self.post_message(Candidates("", ids, {r.id: r.why for r in related}, texts))
 
     @on(Input.Changed, "#sup-search")
     def _changed(self, event: Input.Changed) -> None:
         if self._debounce is not None:
             self._debounce.stop()
         value = event.value
+        self._typed = None
         if not value.strip():
             self.load_related()
             return
-        self._debounce = self.set_timer(SEARCH_DEBOUNCE, lambda: self.search(value))
+        self._typed = value
+        self._debounce = self.set_timer(SEARCH_DEBOUNCE, self._search_typed)
+
+    def _search_typed(self) -> None:
+        if self._typed is not None:
+            value, self._typed = self._typed, None
+            self.search(value)
 
     @on(Input.Submitted, "#sup-search")
     def _submitted(self, event: Input.Submitted) -> None:
+        if self._typed is not None:  # the results of what was typed are still to come
+            if self._debounce is not None:
+                self._debounce.stop()
+            self._to_list = True
+            self._search_typed()
+            return
+        self._focus_list()
+
+    def _focus_list(self) -> None:
         options = self.query_one("#sup-candidates", OptionList)
         if options.option_count:
             options.focus()
@@ -179,24 +191,25 @@ class SupersedeScreen(ModalScreen[str | None]):
 
     @work(thread=True, exclusive=True, group="supersede-search")
     def search(self, source: str) -> None:
-        from ...core import query as fq
-        from ...core.errors import QueryError
-
-        app = self.app
+        browser = self.app.browser
         try:
-            with app.db_lock:
-                positions = fq.run(app.memory, source)
-                ids = [app.memory.ids[int(p)] for p in positions[: CANDIDATES + 1]]
+            found = browser.search(source)
         except QueryError as exc:
-            self.post_message(Candidates(source, [], {}, exc.reason))
+            self.post_message(Candidates(source, [], {}, {}, exc.reason))
             return
+        positions = found.positions[: CANDIDATES + 1] if found.positions is not None else []
+        ids = [browser.memory.ids[int(p)] for p in positions]
         ids = [f for f in ids if f != self.fact_id][:CANDIDATES]
-        self.post_message(Candidates(source, ids, {}))
+        self.post_message(Candidates(source, ids, {}, self._read([self.fact_id, *ids])))
 
     def on_candidates(self, message: Candidates) -> None:
         if message.source != self.query_one("#sup-search", Input).value:
             return  # typed on since
+        self.query_one("#sup-head", Static).update(
+            self._fact(self.fact_id, message.texts.get(self.fact_id, ""), bold=True)
+        )
         options = self.query_one("#sup-candidates", OptionList)
+        kept = options.highlighted_option.id if options.highlighted_option is not None else None
         options.clear_options()
         title = self.query_one("#sup-list-title", Static)
         if message.error:
@@ -205,14 +218,21 @@ class SupersedeScreen(ModalScreen[str | None]):
         if not message.source:
             text = "related facts (shared entities, semantic neighbours); type to search everything"
         else:
-            more = " (the first shown)" if len(message.ids) >= CANDIDATES else ""
-            text = f"{len(message.ids)} matches{more}"
+            n = len(message.ids)
+            more = " (the first shown)" if n >= CANDIDATES else ""
+            text = f"{n} {'match' if n == 1 else 'matches'}{more}"
         if not message.ids:
             text += ": nothing here"
         title.update(Text(text, style="italic"))
-        for fid in message.ids:
-            line = self._fact_line(fid, why=message.why.get(fid, ""), width=self._width(6))
-            options.add_option(Option(line, id=fid))
+        options.add_options(
+            Option(self._fact(f, message.texts.get(f, ""), message.why.get(f, "")), id=f) for f in message.ids
+        )
+        if message.ids:
+            # the highlight stays on the fact it was on, so enter picks what the user saw
+            options.highlighted = message.ids.index(kept) if kept in message.ids else 0
+        if self._to_list:
+            self._to_list = False
+            self._focus_list()
 
     @on(OptionList.OptionSelected, "#sup-candidates")
     def _picked(self, event: OptionList.OptionSelected) -> None:
@@ -223,49 +243,37 @@ class SupersedeScreen(ModalScreen[str | None]):
     # -- preview ------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="supersede-preview")
     def preview(self, target: str) -> None:
-        from ...core.blast import blast_radius
-        from ...core.errors import SynapseError
-        from ...core.triage import Triage
-
-        app = self.app
-        with app.db_lock:
-            try:
-                Triage(app.store, app.clock).check_supersede(self.fact_id, target)
-            except SynapseError as exc:
-                self.post_message(Preview(target, str(exc), None))
-                return
-            try:
-                radius = blast_radius(app.store.conn, self.fact_id, exclude=[target], limit=BLAST_LIMIT)
-            except Exception:  # no graph tables: the supersession itself is still fine
-                radius = None
-        self.post_message(Preview(target, None, radius))
+        browser = self.app.browser
+        error = browser.check_supersede(self.fact_id, target)
+        radius = None if error else browser.related(self.fact_id, exclude=(target,), limit=BLAST_LIMIT)
+        related = [r.id for r in radius.related] if radius is not None else []
+        self.post_message(Preview(target, error, radius, self._read([self.fact_id, target, *related])))
 
     def on_preview(self, message: Preview) -> None:
         if message.target != self.target:
             return
         self.valid, self.radius = message.error is None, message.radius
         error = self.query_one("#sup-error", Static)
-        blast = self.query_one("#sup-blast", Static)
+        texts = message.texts
         head = Text()
         head.append(f"{message.target} would replace {self.fact_id}\n", style="bold")
-        head.append("  new  ")
-        head.append_text(self._fact_line(message.target, width=self._width(10)))
-        head.append("\n  old  ")
-        head.append_text(self._fact_line(self.fact_id, width=self._width(10)))
+        head.append("new  ", style="bold")
+        head.append_text(self._fact(message.target, texts.get(message.target, "")))
+        head.append("\nold  ", style="bold")
+        head.append_text(self._fact(self.fact_id, texts.get(self.fact_id, "")))
         head.append("\n\n")
         if message.error:
             error.display = True
             error.update(
                 Text(f"cannot apply: {message.error}\nnothing has changed; escape picks another fact")
             )
-            blast.update(head)
         else:
             error.display = False
-            head.append_text(self._blast_text(message.radius))
+            head.append_text(self._blast_text(message.radius, texts))
             head.append(
                 "\ny applies (one audited action, ctrl+z undoes it) · escape picks another", style="bold"
             )
-            blast.update(head)
+        self.query_one("#sup-blast", Static).update(head)
         for part in ("#sup-candidates", "#sup-search", "#sup-hint", "#sup-list-title"):
             self.query_one(part).display = False
         preview = self.query_one("#sup-preview")
@@ -274,7 +282,7 @@ class SupersedeScreen(ModalScreen[str | None]):
         preview.focus()
         self.refresh_bindings()
 
-    def _blast_text(self, radius: Any) -> Text:
+    def _blast_text(self, radius: Any, texts: dict[str, str]) -> Text:
         out = Text()
         if radius is None:
             out.append("BLAST RADIUS unknown: the neighbour graph is not built\n", style="bold")
@@ -293,7 +301,7 @@ class SupersedeScreen(ModalScreen[str | None]):
         )
         for r in radius.related:
             out.append("  ")
-            out.append_text(self._fact_line(r.id, why=r.why, width=self._width(4)))
+            out.append_text(self._fact(r.id, texts.get(r.id, ""), r.why))
             out.append("\n")
         return out
 
@@ -305,10 +313,9 @@ class SupersedeScreen(ModalScreen[str | None]):
     def action_mark_radius(self) -> None:
         if not self.radius:
             return
-        main = self.app.main
         memory = self.app.memory
-        main.marks.update(memory.index[r.id] for r in self.radius.related if r.id in memory.index)
-        main.marks_changed()
+        self.app.browser.mark(memory.index[r.id] for r in self.radius.related if r.id in memory.index)
+        self.app.main.marks_changed()
         self.app.notify(f"marked {len(self.radius.related)} facts in the list", timeout=3)
 
     def action_search(self) -> None:

@@ -13,10 +13,9 @@ from rich.text import Text
 
 from ...core.clock import parse_time
 from ...core.trust import BANDS
-from ..text import age_label, bar, clean, clean_block, stacked_bar, two
+from ..text import BAND_VARIABLES, age_label, bar, clean, clean_block, stacked_bar, two
 
 BAR = 20
-BAND_COLOURS = ("error", "warning", "secondary", "success", "success")
 
 
 def palette(variables: dict[str, str]) -> dict[str, str]:
@@ -44,7 +43,7 @@ def palette(variables: dict[str, str]) -> dict[str, str]:
 
 
 def band_chip(band: str, trust: float, colours: dict[str, str]) -> Text:
-    colour = colours[BAND_COLOURS[BANDS.index(band)]]
+    colour = colours[BAND_VARIABLES[BANDS.index(band)]]
     return Text.assemble((f" {band} ", f"bold on {colour}"), " ", (two(trust), "bold"))
 
 
@@ -62,14 +61,13 @@ def reasons(ex: dict[str, Any], threshold: float, now: float) -> dict[str, str]:
         out["confidence"] = f"contradictions weigh heavily: d = {two(ex['d'])} of the opinion"
     elif ex["guidance"] == "uncertain":
         out["confidence"] = (
-            f"little evidence yet ({r} corroboration{'s' * (r != 1)}): the prior "
-            f"still holds u = {two(ex['u'])}"
+            f"little evidence yet ({_n(r, 'corroboration')}): the prior still holds u = {two(ex['u'])}"
         )
     else:
-        out["confidence"] = f"{r} corroboration{'s' * (r != 1)} against {s} contradiction{'s' * (s != 1)}"
+        out["confidence"] = f"{_n(r, 'corroboration')} against {_n(s, 'contradiction')}"
     f = ex["freshness"]
     if ex["freshness_form"] == "o1":
-        since = f"{ex.get('reinforcement_count', 1)} reinforcements since first seen {age_label(ex['age_days'])} ago"
+        since = f"{_n(ex.get('reinforcement_count', 1), 'reinforcement')} since first seen {age_label(ex['age_days'])} ago"
     else:
         since = f"last reinforced {age_label(_last_event_days(ex, now))} ago"
     if "clock_skew" in ex["flags"]:
@@ -100,11 +98,19 @@ def reasons(ex: dict[str, Any], threshold: float, now: float) -> dict[str, str]:
     return out
 
 
+def _n(n: int, noun: str) -> str:
+    """`1 reinforcement`, `2 reinforcements`: a count and its noun, agreeing."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _events(n: int) -> str:
-    return "1 event" if n == 1 else f"{n} events"
+    return _n(n, "event")
 
 
-def factor_lines(ex: dict[str, Any], colours: dict[str, str], threshold: float, now: float) -> Text:
+def factor_lines(
+    ex: dict[str, Any], colours: dict[str, str], threshold: float, now: float, compact: bool = False
+) -> Text:
+    """`compact`: for the pane beside the list: short bars, reasons indented less."""
     why = reasons(ex, threshold, now)
     form = "O(1) form" if ex["freshness_form"] == "o1" else "exact form"
     events = (
@@ -139,13 +145,13 @@ def factor_lines(ex: dict[str, Any], colours: dict[str, str], threshold: float, 
         )
         out.append(f"  {label:<13}", style="bold")
         out.append(f"{two(value)} ")
-        out.append_text(bar(value, BAR, colour, colours["muted"]))
+        out.append_text(bar(value, BAR // 2 if compact else BAR, colour, colours["muted"]))
         out.append(f"  {inputs}\n")
-        out.append(" " * 20 + why[key] + "\n", style="italic")
+        out.append(" " * (4 if compact else 20) + why[key] + "\n", style="italic")
     return out
 
 
-def opinion_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
+def opinion_lines(ex: dict[str, Any], colours: dict[str, str], compact: bool = False) -> Text:
     out = Text()
     out.append("OPINION  ", style="bold")
     out.append(f"belief b {two(ex['b'])}", style=colours["success"])
@@ -161,7 +167,7 @@ def opinion_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
                 (ex["d"], colours["error"], "█"),
                 (ex["u"], colours["muted"], "░"),
             ],
-            2 * BAR,
+            BAR if compact else 2 * BAR,
         )
     )
     guidance_colour = {"disputed": colours["error"], "uncertain": colours["warning"]}.get(
@@ -262,5 +268,30 @@ def header_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
     if ex.get("suspect"):
         out.append(f"suspect: {clean(ex['suspect'])}\n", style=f"italic {colours['warning']}")
     out.append(clean_block(ex["text"]))
+    out.append("\n")
+    return out
+
+
+def source_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
+    """Where the fact came from, when an adapter read it from another memory system: the
+    system, record, version and author, and what that system never records."""
+    src = ex.get("source")
+    out = Text()
+    if not isinstance(src, dict) or not src.get("system"):
+        return out
+    system = clean(str(src["system"]))
+    out.append("  source: ", style="bold")
+    parts = [f"from {system}"]
+    if src.get("record") is not None:
+        parts.append(f"record {clean(str(src['record']))}")
+    if src.get("version") is not None:
+        parts.append(f"version {clean(str(src['version']))}")
+    if src.get("author"):
+        parts.append(f"by {clean(str(src['author']))}")
+    out.append(", ".join(parts))
+    unrecorded = [clean(str(u)) for u in src.get("unrecorded") or []]
+    if unrecorded:
+        out.append(f"; {system} never records: ", style=colours["muted"])
+        out.append(", ".join(unrecorded), style=colours["muted"])
     out.append("\n")
     return out

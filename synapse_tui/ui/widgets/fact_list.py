@@ -1,8 +1,10 @@
 """The fact list: one line per fact, rendering only the visible lines.
 
 A Line-API ScrollView (the Toolong / fastdatatable pattern): `render_line` builds a
-Strip for row `scroll_y + y` from the score arrays and a page of texts fetched from the
-store on demand; texts and strips sit in LRU caches, so 100,000 facts scroll like 100.
+Strip for row `scroll_y + y` from the score arrays and the texts cached so far. Painting
+never waits on the database: a text not read yet paints as a placeholder, the list asks
+for its page (`NeedTexts`), and a worker's answer (`add_texts`) repaints those rows.
+Texts and strips sit in LRU caches, so 100,000 facts scroll like 100.
 """
 
 from __future__ import annotations
@@ -23,64 +25,71 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...core.trust import BANDS, GUIDANCE, TIERS
-from ..text import age_label, clean, fit
+from ...core.trust import BANDS, FLAG_DELETED, GUIDANCE, TIERS
+from ..text import BAND_VARIABLES, age_label, clean, fit
 
 PAGE = 128
 
 
 @dataclass(frozen=True)
 class Layout:
-    """Column widths for a given total width; the text column takes what is left."""
+    """Column widths for a given total width; the text column takes what is left
+    (after the reason column, in the queues that say why)."""
 
     chip: int
     trust: int
+    id: int
     age: int
     tier: int
     guidance: int
+    reason: int
     text: int
 
     @classmethod
-    def for_width(cls, width: int) -> Layout:
-        if width >= 72:
-            chip, trust, age, tier, guidance = 11, 6, 6, 7, 10
-        else:  # narrow terminals: short band names and tiers
-            chip, trust, age, tier, guidance = 6, 5, 5, 5, 10
-        text = max(1, width - chip - trust - age - tier - guidance)
-        return cls(chip, trust, age, tier, guidance, text)
+    def for_width(cls, width: int, id_width: int = 12, reasons: bool = False) -> Layout:
+        if width >= 96:
+            chip, trust, ident, age, tier, guidance = 11, 6, min(id_width, 16) + 1, 6, 7, 10
+        elif width >= 64:  # narrow: short band names and tiers
+            chip, trust, ident, age, tier, guidance = 7, 5, min(id_width, 12) + 1, 5, 5, 10
+        else:
+            chip, trust, ident, age, tier, guidance = 7, 5, 0, 5, 0, 10
+        rest = max(1, width - chip - trust - ident - age - tier - guidance)
+        reason = min(rest // 2, 44) if reasons else 0
+        return cls(chip, trust, ident, age, tier, guidance, reason, max(1, rest - reason))
 
 
 BAND_SHORT = ("v.low", "low", "mod", "high", "v.hi")
 TIER_SHORT = ("auto", "hum", "sig")
-HEADERS = {
-    "band": "band",
-    "trust": "trust",
-    "text": "fact",
-    "age": "age",
-    "tier": "tier",
-    "guidance": "guidance",
-}
+PLACEHOLDER = "…"
 
 
-def header_text(width: int, sort_column: str, reverse: bool) -> Text:
+def header_text(
+    width: int, sort_column: str, reverse: bool, id_width: int = 12, reasons: bool = False
+) -> Text:
     """Column titles matching `Layout`; the sort column carries an arrow."""
-    lay = Layout.for_width(width)
+    lay = Layout.for_width(width, id_width, reasons)
     arrow = "▼" if reverse else "▲"
 
     def title(name: str, w: int, right: bool = False) -> str:
-        t = HEADERS[name] + (arrow if name == sort_column else "")
-        return t.rjust(w - 1) + " " if right else fit(" " + t, w)
+        if w <= 0:
+            return ""
+        t = name + (arrow if name == sort_column else "")
+        return t.rjust(w - 1) + " " if right else fit(t, w)
 
     fact = "fact"
-    if sort_column == "id" or (sort_column == "queue" and reverse):
-        fact += f"  (by {sort_column} {arrow})"
+    if sort_column == "fresh":
+        fact += f"  (by freshness {arrow})"
+    elif sort_column == "queue" and reverse:
+        fact += f"  (by queue order {arrow})"
     parts = [
         title("band", lay.chip),
         title("trust", lay.trust, True),
+        title("id", lay.id),
+        title("why", lay.reason) if lay.reason else "",
         fit(fact, lay.text),
         title("age", lay.age, True),
-        fit(("tier" + (arrow if sort_column == "tier" else "")), lay.tier),
-        fit(("guidance" + (arrow if sort_column == "guidance" else "")), lay.guidance),
+        title("tier", lay.tier),
+        title("guidance", lay.guidance),
     ]
     return Text("".join(parts), no_wrap=True, overflow="crop")
 
@@ -90,17 +99,21 @@ class FactList(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES = {
         "fact-list--cursor",
-        "fact-list--band-0",
-        "fact-list--band-1",
-        "fact-list--band-2",
-        "fact-list--band-3",
-        "fact-list--band-4",
+        *(f"fact-list--band-{i}" for i in range(len(BANDS))),
         "fact-list--dim",
         "fact-list--disputed",
         "fact-list--uncertain",
         "fact-list--supported",
         "fact-list--superseded",
+        "fact-list--deleted",
+        "fact-list--placeholder",
     }
+    # the band chips take their colours from the one definition (`BAND_VARIABLES`)
+    DEFAULT_CSS = "\n".join(
+        f"FactList > .fact-list--band-{i} {{ background: ${var}{' 70%' if i == 3 else ''}; color: $text;"
+        f"{' text-style: bold;' if i == 4 else ''} }}"
+        for i, var in enumerate(BAND_VARIABLES)
+    )
 
     BINDINGS = [
         Binding("up,k", "cursor_up", "up", show=False, id="list.up", tooltip="Move up one fact"),
@@ -125,34 +138,49 @@ class FactList(ScrollView, can_focus=True):
             self.position = position
             super().__init__()
 
+    class NeedTexts(Message):
+        """Rows are on screen whose texts are not read yet: read these positions."""
+
+        def __init__(self, positions: list[int]) -> None:
+            self.positions = positions
+            super().__init__()
+
     def __init__(
         self,
         *,
-        texts: Callable[[list[int]], list[str]] | None = None,
+        reason: Callable[[int], str] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._fetch = texts
+        self._reason = reason
+        self.show_reasons = False
         self.order: np.ndarray = np.empty(0, dtype=np.int64)
         self.memory = None
+        self.id_width = 12
         self._texts: LRUCache[int, str] = LRUCache(4096)
+        self._asked: set[int] = set()  # pages asked for and not answered yet
         self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
         self._generation = 0
         self.painted_rows = 0  # how many rows have been painted (benchmarks wait on it)
-        self.marks: set[int] = set()  # marked positions (bulk triage), shown as a ● gutter
+        self.marks: frozenset[int] = frozenset()  # marked positions, shown as a ● gutter
 
     # -- data -------------------------------------------------------------------------
-    def set_rows(self, memory, order: np.ndarray, keep: int | None = None) -> None:
+    def set_rows(
+        self, memory, order: np.ndarray, keep: int | None = None, reasons: bool = False, top: bool = False
+    ) -> None:
         """Show `order` (positions); keep the cursor on position `keep` if it is there,
         else on the same row (the next fact, when the kept one left the queue)."""
+        if memory is not self.memory:
+            self.id_width = _id_width(memory.ids)
         self.memory = memory
+        self.show_reasons = reasons
         self.order = np.asarray(order, dtype=np.int64)
         self._generation += 1
         self._strips.clear()
         self.virtual_size = Size(0, len(self.order))
-        row = 0
+        row = 0 if top else self.cursor
         if keep is not None and len(self.order):
             hits = np.flatnonzero(self.order == keep)
             row = int(hits[0]) if len(hits) else self.cursor
@@ -163,6 +191,17 @@ class FactList(ScrollView, can_focus=True):
         """Scores (or texts) changed: drop cached strips and repaint."""
         if texts:
             self._texts.clear()
+            self._asked.clear()
+        self._generation += 1
+        self._strips.clear()
+        self.refresh()
+
+    def add_texts(self, positions: list[int], texts: list[str]) -> None:
+        """A worker read these texts: cache them and repaint the rows that waited."""
+        for p, t in zip(positions, texts, strict=False):
+            self._texts[p] = clean(t)
+        if positions:
+            self._asked.discard(positions[0])
         self._generation += 1
         self._strips.clear()
         self.refresh()
@@ -181,18 +220,18 @@ class FactList(ScrollView, can_focus=True):
         self._set_cursor(int(hits[0]), center=True)
         return True
 
-    def _text(self, row: int) -> str:
+    def _text(self, row: int) -> str | None:
+        """The row's text, or None when it is not read yet (its page is asked for)."""
         pos = int(self.order[row])
         cached = self._texts.get(pos)
         if cached is not None:
             return cached
         start = row - row % PAGE
-        page = [int(p) for p in self.order[start : start + PAGE]]
-        missing = [p for p in page if p not in self._texts]
-        if self._fetch is not None and missing:
-            for p, t in zip(missing, self._fetch(missing), strict=False):
-                self._texts[p] = clean(t)
-        return self._texts.get(pos, "")
+        page = [int(p) for p in self.order[start : start + PAGE] if int(p) not in self._texts]
+        if page and page[0] not in self._asked:
+            self._asked.add(page[0])
+            self.post_message(self.NeedTexts(page))
+        return None
 
     # -- cursor -----------------------------------------------------------------------
     def _set_cursor(self, row: int, center: bool = False) -> None:
@@ -265,29 +304,51 @@ class FactList(ScrollView, can_focus=True):
         m = self.memory
         sc = m.scores
         pos = int(self.order[row])
-        lay = Layout.for_width(width)
+        lay = Layout.for_width(width, self.id_width, self.show_reasons)
         band = int(sc.band[pos])
         style = self.get_component_rich_style
         row_style = base + style("fact-list--cursor") if selected else base
         if sc.k[pos] > 0:
             row_style = row_style + style("fact-list--superseded")
+        if sc.flags[pos] & FLAG_DELETED:
+            row_style = row_style + style("fact-list--deleted")
         dim = row_style + style("fact-list--dim")
-        chip_name = BANDS[band] if lay.chip > 6 else BAND_SHORT[band]
+        chip_name = BANDS[band] if lay.chip > 7 else BAND_SHORT[band]
         gutter = "●" if pos in self.marks else " "
         guidance = GUIDANCE[int(sc.guidance[pos])]
-        tier = TIERS[int(sc.tier[pos])]
-        if lay.tier < 7:
-            tier = TIER_SHORT[int(sc.tier[pos])]
+        tier = TIERS[int(sc.tier[pos])] if lay.tier >= 7 else TIER_SHORT[int(sc.tier[pos])]
+        text = self._text(row)
         segments = [
             Segment(fit(gutter + chip_name, lay.chip - 1), style(f"fact-list--band-{band}")),
             Segment(" ", row_style),
             Segment(f"{sc.trust[pos]:.2f}".rjust(lay.trust - 1) + " ", row_style + Style(bold=True)),
-            Segment(fit(self._text(row), lay.text), row_style),
-            Segment(age_label(float(sc.age_days[pos])).rjust(lay.age - 1) + " ", dim),
-            Segment(fit(tier, lay.tier), dim),
-            Segment(fit(guidance, lay.guidance), row_style + style(f"fact-list--{guidance}")),
         ]
+        if lay.id:
+            segments.append(Segment(fit(clean(m.ids[pos]), lay.id - 1) + " ", dim))
+        if lay.reason:
+            why = self._reason(pos) if self._reason else ""
+            segments.append(Segment(fit(why, lay.reason - 1) + " ", row_style + Style(italic=True)))
+        if text is None:
+            segments.append(Segment(fit(PLACEHOLDER, lay.text), row_style + style("fact-list--placeholder")))
+        else:
+            segments.append(Segment(fit(text, lay.text), row_style))
+        segments.append(Segment(age_label(float(sc.age_days[pos])).rjust(lay.age - 1) + " ", dim))
+        if lay.tier:
+            segments.append(Segment(fit(tier, lay.tier), dim))
+        segments.append(Segment(fit(guidance, lay.guidance), row_style + style(f"fact-list--{guidance}")))
         return Strip(segments).adjust_cell_length(width, row_style)
+
+
+_ID_WIDTHS: dict[int, int] = {}
+
+
+def _id_width(ids: list[str]) -> int:
+    """The longest id's width (once per loaded id list)."""
+    key = id(ids)
+    if key not in _ID_WIDTHS:
+        _ID_WIDTHS.clear()
+        _ID_WIDTHS[key] = max((len(i) for i in ids), default=4)
+    return _ID_WIDTHS[key]
 
 
 class ColumnHeader(Widget):
@@ -301,10 +362,12 @@ class ColumnHeader(Widget):
         super().__init__(**kwargs)
         self.sort_column = "queue"
         self.reverse = False
+        self.id_width = 12
+        self.reasons = False
 
-    def set_sort(self, column: str, reverse: bool) -> None:
-        self.sort_column, self.reverse = column, reverse
+    def set_sort(self, column: str, reverse: bool, id_width: int = 12, reasons: bool = False) -> None:
+        self.sort_column, self.reverse, self.id_width, self.reasons = column, reverse, id_width, reasons
         self.refresh()
 
     def render(self) -> Text:
-        return header_text(self.size.width - 1, self.sort_column, self.reverse)
+        return header_text(self.size.width - 1, self.sort_column, self.reverse, self.id_width, self.reasons)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
-from ..queues import QUEUES
+from ...core.queues import QUEUES
 
 
 class QueueBar(Widget):

@@ -1,0 +1,391 @@
+"""The browser's state, headless: one owner for the scored memory, the queues and their
+counts, marks, sort, search, as-of, the cursor's fact and triage in flight.
+
+The Textual app holds one `Browser`; its workers call the methods that touch the store
+(`load`, `search`, `triage`, `explain`, `texts`, `set_as_of`...) and post what they return
+to the main thread, which only reads `rows()` (numpy, no I/O) to paint. Results are
+immutable (frozen dataclasses, arrays never written after they are handed out), so a
+widget never sees half an update. The store's connection is used by one thread at a time
+(`lock`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from . import query as fq
+from .blast import BlastRadius, blast_radius
+from .clock import Clock
+from .config import Config
+from .errors import SynapseError
+from .memory import Memory
+from .notices import describe
+from .queues import QUEUES, all_masks, apply_sort, masks_at, queue_order
+from .reasons import Suspects, find_duplicates, reason, recheck, with_unsupported
+from .store import Store
+from .triage import Outcome, Triage
+
+
+@dataclass(frozen=True, eq=False)
+class Search:
+    source: str = ""
+    positions: np.ndarray | None = None  # None: no search
+    ranked: bool = False  # words given: ordered by relevance x freshness
+
+
+@dataclass(frozen=True)
+class View:
+    """Where the user is: restored after a walk through the neighbour view."""
+
+    queue: int = 0
+    sort: str = "queue"
+    reverse: bool = False
+    search: Search = field(default_factory=Search)
+    cursor: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Rows:
+    """What the list shows: positions in order, the queue counts, where the cursor goes."""
+
+    order: np.ndarray
+    counts: tuple[int, ...]
+    view: View
+    ranked: bool  # the order is relevance x freshness
+
+
+@dataclass(frozen=True)
+class TriageResult:
+    move: str
+    outcome: Outcome | None
+    notice: str
+    error: str | None = None
+    follow: str | None = None  # the fact the cursor follows (undo / redo: the one that came back)
+    from_marks: bool = False
+
+
+class Turns:
+    """Triage applies moves in the order the keys were pressed (the lock alone serialises
+    them, but not in order)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._issued = 0
+        self._serving = 0
+
+    def take(self) -> int:
+        with self._cond:
+            self._issued += 1
+            return self._issued - 1
+
+    @contextmanager
+    def turn(self, ticket: int) -> Iterator[None]:
+        with self._cond:
+            # a turn whose worker never ran (app exiting) must not wedge the rest
+            self._cond.wait_for(lambda: self._serving >= ticket, timeout=30)
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._serving = max(self._serving, ticket + 1)
+                self._cond.notify_all()
+
+
+class Browser:
+    def __init__(self, store: Store, config: Config, clock: Clock) -> None:
+        self.store, self.config, self.clock = store, config, clock
+        self.lock = threading.RLock()  # one user of the sqlite connection at a time
+        self.turns = Turns()
+        self.live: Memory | None = None  # the store now
+        self.memory: Memory | None = None  # what is shown: `live`, or the store as of `as_of`
+        self.as_of: float | None = None
+        self.exists: np.ndarray | None = None  # as of: the facts created by then
+        self.suspects: Suspects | None = None
+        self.view = View()
+        self.marks: frozenset[int] = frozenset()
+        self.data_version: int | None = None
+        self._duplicates = Suspects(np.zeros(0, dtype=bool))
+        self._masks: np.ndarray | None = None  # queue x position membership
+        self._pending: set[str] = set()  # facts with a triage action in flight
+
+    # -- time -----------------------------------------------------------------------------
+    def now(self) -> float:
+        """The instant scores are for: the as-of time, else the clock (which moves unless
+        pinned by --now / SYNAPSE_NOW)."""
+        return self.as_of if self.as_of is not None else self.clock.now()
+
+    @property
+    def readonly_reason(self) -> str | None:
+        if self.store.readonly:
+            return f"read-only: {self.store.path} cannot be written; triage is off"
+        if self.as_of is not None:
+            from .clock import format_time
+
+            return f"as of {format_time(self.as_of)}: the past is read-only; ctrl+p 'Back to now' returns"
+        return None
+
+    # -- loading (workers) ----------------------------------------------------------------
+    def load(self) -> None:
+        with self.lock:
+            live = Memory(self.store, self.config, self.clock.now())
+            self._duplicates = find_duplicates(live)
+            self.data_version = self.store.data_version()
+        self.live = self.memory = live
+        self.set_as_of(self.as_of, rescore=False)
+
+    def reload(self) -> None:
+        """Re-read everything (another process committed)."""
+        with self.lock:
+            self.live.reload(self.clock.now())
+            self._duplicates = find_duplicates(self.live)
+            self.data_version = self.store.data_version()
+        n = len(self.live)
+        self.marks = frozenset(p for p in self.marks if p < n)
+        self.set_as_of(self.as_of, rescore=False)
+
+    def changed_elsewhere(self) -> bool:
+        """Whether another connection committed since we last read (never blocks)."""
+        if self.live is None or not self.lock.acquire(blocking=False):
+            return False
+        try:
+            version = self.store.data_version()
+        finally:
+            self.lock.release()
+        return self.data_version is not None and version != self.data_version
+
+    def set_as_of(self, when: float | None, rescore: bool = True) -> None:
+        """View the store as it was at `when` (None: now). Read-only while set."""
+        from .asof import memory_as_of
+
+        self.as_of = when
+        with self.lock:
+            if when is None:
+                if rescore:
+                    self.live.rescore(self.clock.now())
+                self.memory, self.exists = self.live, None
+            else:
+                self.memory, self.exists = memory_as_of(self.live, when)
+        self._set_suspects(with_unsupported(self._duplicates, self.memory))
+
+    def set_config(self, config: Config) -> None:
+        """A new config (calibration wrote one): rescore everything."""
+        with self.lock:
+            self.config = config
+            self.live.config = config
+        self.set_as_of(self.as_of)
+
+    def _set_suspects(self, suspects: Suspects) -> None:
+        self.suspects = suspects
+        self._masks = all_masks(self.memory, suspects.mask)
+
+    # -- what the list shows (main thread: numpy only) ------------------------------------
+    def rows(self, cursor: str | None = None) -> Rows:
+        memory, view = self.memory, self.view
+        if cursor is not None:
+            view = self.view = replace(view, cursor=cursor)
+        if memory is None or self._masks is None:
+            return Rows(np.empty(0, np.int64), (0,) * len(QUEUES), view, False)
+        within = self.exists
+        search = view.search
+        if search.positions is not None:
+            hit = np.zeros(len(memory), dtype=bool)
+            hit[search.positions] = True
+            within = hit if within is None else within & hit
+        queue = QUEUES[view.queue]
+        suspect = self.suspects.mask if self.suspects else None
+        ranked = search.positions is not None and search.ranked and view.sort == "queue"
+        if ranked:
+            member = self._masks[view.queue] if within is None else self._masks[view.queue] & within
+            order = search.positions[member[search.positions]]
+            if view.reverse:
+                order = order[::-1]
+        else:
+            order = apply_sort(memory, queue_order(memory, queue, suspect, within), view.sort, view.reverse)
+        masks = self._masks if within is None else self._masks & within
+        counts = tuple(int(c) for c in masks.sum(axis=1))
+        return Rows(order, counts, view, ranked)
+
+    def set_queue(self, index: int) -> None:
+        self.view = replace(self.view, queue=index % len(QUEUES))
+
+    def set_sort(self, column: str, reverse: bool | None = None) -> None:
+        self.view = replace(self.view, sort=column, reverse=self.view.reverse if reverse is None else reverse)
+
+    def set_search(self, search: Search) -> None:
+        self.view = replace(self.view, search=search)
+
+    def restore(self, view: View) -> None:
+        self.view = view
+
+    def reason(self, i: int) -> str:
+        """Why fact `i` is in the queue shown (Suspect, Signature), or ''."""
+        if self.memory is None:
+            return ""
+        return reason(self.memory, self.suspects, i, QUEUES[self.view.queue].key == "signature")
+
+    def other(self, i: int) -> int | None:
+        """The fact a suspect echoes (its duplicate), to jump to."""
+        return self.suspects.other.get(i) if self.suspects else None
+
+    # -- marks ----------------------------------------------------------------------------
+    def toggle_mark(self, position: int) -> None:
+        self.marks = self.marks ^ {position}
+
+    def mark(self, positions: Any) -> None:
+        self.marks = self.marks | {int(p) for p in positions}
+
+    def clear_marks(self) -> None:
+        self.marks = frozenset()
+
+    # -- reads (workers) ------------------------------------------------------------------
+    def search(self, source: str) -> Search:
+        """Run a query (raises QueryError on a typo)."""
+        parsed = fq.parse(source)
+        if parsed.empty:
+            return Search(source)
+        with self.lock:
+            positions = fq.run(self.memory, parsed)
+        return Search(source, positions, bool(parsed.words))
+
+    def texts(self, positions: list[int]) -> list[str]:
+        with self.lock:
+            return self.store.texts(positions)
+
+    def explain(self, fact_id: str) -> dict[str, Any] | None:
+        """`Memory.explain` (the show --json object) plus what the browser adds: the newer
+        versions, transitively, and why it is in a problem queue."""
+        memory = self.memory
+        with self.lock:
+            ex = memory.explain(fact_id)
+            if ex is None:
+                return None
+            ex["chain_newer"] = self._newer(fact_id)
+            i = memory.index[fact_id]
+            ex["suspect"] = self.reason(i) or None
+            ex["as_of"] = self.as_of
+            if self.as_of is not None:  # the counts as they stood then, not today's
+                ex["corroborations"] = int(memory.arrays.r[i])
+                ex["contradictions"] = int(memory.arrays.s[i])
+            ex["chain_texts"] = {
+                fid: text
+                for fid, text in zip(
+                    ex["chain_older"] + ex["chain_newer"],
+                    self.store.texts([memory.index[f] for f in ex["chain_older"] + ex["chain_newer"]]),
+                    strict=True,
+                )
+            }
+        return ex
+
+    def _newer(self, fact_id: str, limit: int = 100) -> list[str]:
+        out: list[str] = []
+        frontier = [fact_id]
+        while frontier and len(out) < limit:
+            nxt = [n for f in frontier for n in self.store.superseded_by(f) if n not in out and n != fact_id]
+            out.extend(nxt)
+            frontier = nxt
+        return out
+
+    def related(self, fact_id: str, exclude: tuple[str, ...] = (), limit: int = 50) -> BlastRadius | None:
+        """The blast radius of `fact_id` (None: the store has no graph yet)."""
+        with self.lock:
+            try:
+                return blast_radius(self.store.conn, fact_id, exclude=exclude, limit=limit)
+            except (KeyError, sqlite3.OperationalError):
+                return None
+
+    def check_supersede(self, old: str, target: str) -> str | None:
+        """Why `target` cannot replace `old` (a cycle...), or None: nothing is written."""
+        with self.lock:
+            try:
+                Triage(self.store, self.clock).check_supersede(old, target)
+            except SynapseError as exc:
+                return str(exc)
+        return None
+
+    # -- triage ---------------------------------------------------------------------------
+    def claim(self, fact_ids: list[str]) -> list[str]:
+        """Reserve facts for a triage action (main thread, at the keypress). Returns the
+        facts already being changed: a key must act on the fact the user saw, never on
+        one whose row is about to change."""
+        busy = [f for f in fact_ids if f in self._pending]
+        if not busy:
+            self._pending.update(fact_ids)
+        return busy
+
+    @property
+    def pending(self) -> frozenset[str]:
+        return frozenset(self._pending)
+
+    def triage(
+        self,
+        move: str,
+        fact_ids: list[str],
+        target: str | None = None,
+        *,
+        from_marks: bool = False,
+        ticket: int | None = None,
+    ) -> TriageResult:
+        """Apply one move as one audited transaction and rescore what changed."""
+        ticket = self.turns.take() if ticket is None else ticket
+        try:
+            with self.turns.turn(ticket), self.lock:
+                return self._triage(move, fact_ids, target, from_marks)
+        finally:
+            self._pending.difference_update(fact_ids)
+
+    def _triage(self, move: str, fact_ids: list[str], target: str | None, from_marks: bool) -> TriageResult:
+        refusal = self.readonly_reason
+        if refusal:
+            return TriageResult(move, None, "", error=refusal)
+        memory = self.live
+        triage = Triage(self.store, self.clock)
+        try:
+            if move == "undo":
+                outcome = triage.undo()
+            elif move == "redo":
+                outcome = triage.redo()
+            else:
+                outcome = triage.apply(move, fact_ids, target)
+        except SynapseError as exc:
+            return TriageResult(move, None, "", error=str(exc))
+        before = memory.scores
+        ids = list(dict.fromkeys(outcome.fact_ids))
+        if self.store.count() != len(memory) or any(f not in memory.index for f in ids):
+            memory.reload(self.clock.now())  # another process added facts meanwhile
+            self._duplicates = find_duplicates(memory)
+            self._set_suspects(with_unsupported(self._duplicates, memory))
+            self.data_version = self.store.data_version()
+        else:
+            changed = memory.refresh(ids)
+            now = self.clock.now()
+            if now != memory.scores.now:  # the clock moved: every freshness did
+                memory.rescore(now)
+                changed = None
+            touched = np.array(sorted({memory.index[f] for f in ids}), dtype=np.int64)
+            self._update(
+                touched if changed is None else np.union1d(touched, np.asarray(changed)), changed is None
+            )
+            self.data_version = self.store.data_version()
+        notice = describe(outcome, ids, memory.index, before, memory.scores)
+        follow = ids[0] if move in ("undo", "redo") and ids else None
+        if from_marks:
+            self.marks = frozenset()
+        return TriageResult(move, outcome, notice, follow=follow, from_marks=from_marks)
+
+    def _update(self, positions: np.ndarray, everything: bool) -> None:
+        """Queue membership after a change at `positions` (or everywhere)."""
+        suspects = recheck(self.suspects, self.live, positions)
+        if everything:
+            self._set_suspects(suspects)
+            return
+        self.suspects = suspects
+        masks = self._masks.copy()  # never write an array already handed out
+        masks[:, positions] = masks_at(self.live, suspects.mask, positions)
+        self._masks = masks

@@ -1,0 +1,121 @@
+"""One fact, every factor explained: the pane beside the list and the full detail view.
+
+A thin shell over `explain.py` (pure functions from the explain dict to Text). It never
+reads the store: the screen's worker asks `Browser.explain` and hands the result to
+`show`; until then `waiting` says which fact is coming.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...core.trust import BANDS
+from . import explain as xp
+
+
+class FactDetail(VerticalScroll):
+    """Everything about one fact; versions in its supersession chain are selectable."""
+
+    class Jump(Message):
+        """A version in the chain was chosen: show that fact."""
+
+        def __init__(self, fact_id: str) -> None:
+            self.fact_id = fact_id
+            super().__init__()
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.fact_id: str | None = None
+        self.explain: dict[str, Any] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="detail-head")
+        yield Static(id="detail-factors")
+        yield Static(id="detail-chain-title")
+        yield OptionList(id="detail-chain")
+        yield Static(id="detail-provenance")
+
+    def on_mount(self) -> None:
+        self._show_chain(False)
+
+    def _show_chain(self, shown: bool) -> None:
+        self.query_one("#detail-chain").display = shown
+        self.query_one("#detail-chain-title").display = shown
+
+    def waiting(self, fact_id: str | None) -> None:
+        """The fact to be shown next: keep the old content until it arrives, titled so."""
+        self.fact_id = fact_id
+        if fact_id is None:
+            self.explain = None
+            self.query_one("#detail-head", Static).update(Text("no fact selected", style="italic"))
+            for part in ("#detail-factors", "#detail-provenance"):
+                self.query_one(part, Static).update("")
+            self._show_chain(False)
+
+    def show(self, ex: dict[str, Any] | None, fact_id: str, memory: Any, threshold: float) -> None:
+        if fact_id != self.fact_id:
+            return  # the cursor moved on since this was asked for
+        self.explain = ex
+        head = self.query_one("#detail-head", Static)
+        if ex is None:
+            head.update(Text(f"{fact_id}: no such fact"))
+            return
+        colours = xp.palette(self.app.theme_variables)
+        now = memory.scores.now
+        head.update(xp.header_lines(ex, colours))
+        factors = Text()
+        compact = self.size.width < 90
+        for part in (
+            xp.factor_lines(ex, colours, threshold, now, compact),
+            xp.opinion_lines(ex, colours, compact),
+            xp.review_lines(ex, threshold, now),
+            xp.what_if_lines(ex, colours),
+        ):
+            factors.append("\n")
+            factors.append_text(part)
+        self.query_one("#detail-factors", Static).update(factors)
+        self._chain(ex, memory)
+        tail = xp.provenance_lines(ex, colours)
+        tail.append_text(xp.source_lines(ex, colours))
+        tail.append("\n")
+        tail.append_text(xp.history_lines(ex, colours))
+        self.query_one("#detail-provenance", Static).update(Text("\n").append_text(tail))
+
+    def _chain(self, ex: dict[str, Any], memory: Any) -> None:
+        chain = self.query_one("#detail-chain", OptionList)
+        chain.clear_options()
+        texts = ex.get("chain_texts", {})
+        options = [Option(self._label("older", f, memory, texts), id=f) for f in reversed(ex["chain_older"])]
+        options.append(Option(self._label("this", ex["id"], memory, texts), id=ex["id"], disabled=True))
+        options += [Option(self._label("newer", f, memory, texts), id=f) for f in ex["chain_newer"]]
+        has_chain = len(options) > 1
+        self._show_chain(has_chain)
+        self.query_one("#detail-chain-title", Static).update(
+            Text.assemble(("\nSUPERSESSION CHAIN", "bold"), "  (enter on a version goes to it)")
+        )
+        if has_chain:
+            chain.add_options(options)
+
+    @staticmethod
+    def _label(kind: str, fact_id: str, memory: Any, texts: dict[str, str]) -> Text:
+        i = memory.index.get(fact_id)
+        label = Text(f"{kind:<6} ", style="bold")
+        label.append(xp.clean(fact_id))
+        if i is not None:
+            label.append(f"  {BANDS[int(memory.scores.band[i])]} {memory.scores.trust[i]:.2f}  ")
+        label.append(xp.clean(texts.get(fact_id, ""))[:80])
+        return label
+
+    @on(OptionList.OptionSelected, "#detail-chain")
+    def _jump(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id and event.option.id != self.fact_id:
+            self.post_message(self.Jump(event.option.id))

@@ -1,0 +1,197 @@
+"""The browser's state owner, without Textual: queues and counts, marks, search, as-of,
+triage in flight, undo following the fact that came back, the clock moving."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from synapse_tui.core.browser import Browser, Search
+from synapse_tui.core.clock import Clock, parse_time
+from synapse_tui.core.config import load_config
+from synapse_tui.core.graphstore import update_graph
+from synapse_tui.core.interchange import import_facts, parse_file
+from synapse_tui.core.queues import QUEUES, queue_index
+from synapse_tui.core.store import Store
+from tests.ui.fixtures.make_facts import TRUSTED_KEY
+
+FACTS = Path(__file__).parents[1] / "ui" / "fixtures" / "facts.jsonl"
+NOW = parse_time("2026-12-01T00:00:00Z")
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "memory.db"
+    (tmp_path / "memory.synapse.toml").write_text(f'[trust]\nsigners = ["{TRUSTED_KEY}"]\n')
+    config = load_config(tmp_path / "memory.synapse.toml")
+    with Store.open(path, create=True) as store:
+        import_facts(store, parse_file(FACTS), "x", after_insert=lambda c, new: update_graph(c, new, config))
+    return path
+
+
+class MovingClock(Clock):
+    """Wall time that advances a minute per reading, as a long session would."""
+
+    def __init__(self, start: float) -> None:
+        object.__setattr__(self, "t", start)
+
+    def now(self) -> float:
+        object.__setattr__(self, "t", self.t + 60)
+        return self.t
+
+
+def open_browser(db: Path, clock: Clock | None = None) -> Browser:
+    store = Store.open(db)
+    browser = Browser(store, load_config(db.with_name("memory.synapse.toml")), clock or Clock(NOW))
+    browser.load()
+    return browser
+
+
+def ids(browser: Browser) -> list[str]:
+    return [browser.memory.ids[p] for p in browser.rows().order]
+
+
+def count(browser: Browser, key: str) -> int:
+    return browser.rows().counts[queue_index(key)]
+
+
+def test_queues_counts_and_order(db):
+    b = open_browser(db)
+    rows = b.rows()
+    assert len(rows.order) == 30 and rows.counts[0] == 30
+    b.set_queue(queue_index("disputed"))
+    assert set(ids(b)) == {"f-deploy", "f-old-3", "f-contested-signed"}
+    b.set_queue(queue_index("stale"))
+    stale = ids(b)
+    fresh = b.memory.scores.freshness[[b.memory.index[f] for f in stale]]
+    heads = [f for f in stale if b.memory.scores.k[b.memory.index[f]] == 0]
+    assert stale[0] == heads[0] and fresh[0] == fresh[: len(heads)].min()  # the stalest first
+    assert set(stale[-2:]) == {"f-db-v1", "f-db-v2"}  # superseded history last
+    b.set_sort("fresh", reverse=True)
+    fresh = b.memory.scores.freshness[b.rows().order]
+    assert (fresh[:-1] >= fresh[1:]).all()
+
+
+def test_search_narrows_queues_and_counts(db):
+    b = open_browser(db)
+    b.set_search(b.search("payments"))
+    rows = b.rows()
+    assert rows.ranked and ids(b)[0] == "f-pay-01"
+    assert rows.counts[0] == 4
+    b.set_search(Search())
+    assert b.rows().counts[0] == 30
+
+
+def test_reasons_say_why_and_name_the_other_fact(db):
+    b = open_browser(db)
+    i, j = b.memory.index["f-dup-a"], b.memory.index["f-dup-b"]
+    assert b.reason(i) == "exact duplicate of f-dup-b" and b.other(i) == j
+    assert b.reason(b.memory.index["f-old-3"]).startswith("unsupported: auto, never corroborated")
+    assert (
+        b.reason(b.memory.index["f-unsup"]) == "near-duplicate cluster of 4: with f-db-v1, f-db-v2, f-db-v3"
+    )
+    assert b.reason(b.memory.index["f-nosig"]).startswith("missing signature")
+    b.set_queue(queue_index("signature"))
+    assert b.reason(b.memory.index["f-badsig"]).startswith("forged")
+    assert b.reason(b.memory.index["f-stranger"]).startswith("untrusted key")
+
+
+def test_a_fact_with_a_triage_in_flight_cannot_be_claimed_again(db):
+    b = open_browser(db)
+    assert b.claim(["f-old-1"]) == []
+    assert b.claim(["f-old-1"]) == ["f-old-1"]  # the second key saw a row about to change
+    b.lock.acquire()  # the worker cannot finish yet
+    done = []
+    worker = threading.Thread(target=lambda: done.append(b.triage("corroborate", ["f-old-1"])))
+    worker.start()
+    assert b.claim(["f-old-1"]) == ["f-old-1"]
+    b.lock.release()
+    worker.join()
+    assert done[0].error is None and b.claim(["f-old-1"]) == []
+
+
+def test_triage_updates_counts_incrementally_and_undo_follows_the_fact(db):
+    b = open_browser(db)
+    b.set_queue(queue_index("disputed"))
+    assert count(b, "disputed") == 3
+    handed_out = b.rows().order
+    result = b.triage("supersede", ["f-deploy"], "f-deploy-freeze")
+    assert result.error is None and result.notice.startswith("supersede f-deploy by f-deploy-freeze")
+    assert count(b, "disputed") == 2  # a dispute resolved by a newer version leaves Disputed
+    assert "f-deploy" not in ids(b) and len(handed_out) == 3  # results are never written to
+    b.set_queue(0)
+    undone = b.triage("undo", [])
+    assert undone.follow in ("f-deploy", "f-deploy-freeze")
+    assert count(b, "disputed") == 3
+
+
+def test_deleted_facts_leave_the_triage_queues(db):
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE facts SET deleted = 1 WHERE id IN ('f-deploy', 'f-dup-a', 'f-badsig')")
+    b = open_browser(db)
+    assert count(b, "all") == 30
+    for key in ("disputed", "suspect", "signature"):
+        b.set_queue(queue_index(key))
+        assert not {"f-deploy", "f-dup-a", "f-badsig"} & set(ids(b)), key
+    b.set_search(b.search("is:deleted"))
+    b.set_queue(0)
+    assert set(ids(b)) == {"f-deploy", "f-dup-a", "f-badsig"}
+
+
+def test_the_clock_moves_so_a_fresh_triage_is_not_in_the_future(db):
+    b = open_browser(db, MovingClock(NOW))
+    result = b.triage("verify", ["f-old-1"])
+    i = b.memory.index["f-old-1"]
+    assert result.error is None
+    assert "clock_skew" not in b.memory.scores.flag_names(i)
+    assert b.memory.scores.now > NOW
+
+
+def test_as_of_shows_the_store_as_it_was_and_is_read_only(db):
+    b = open_browser(db)
+    assert b.triage("corroborate", ["f-pay-03"]).error is None
+    b.set_as_of(parse_time("2026-10-01T00:00:00Z"))
+    shown = set(ids(b))
+    created = {f: b.live.arrays.created[b.live.index[f]] for f in b.live.ids}
+    assert shown == {f for f, t in created.items() if t <= parse_time("2026-10-01T00:00:00Z")}
+    assert "f-db-v3" not in shown and "f-pay-01" not in shown
+    flags = b.memory.scores.flags[b.rows().order]
+    assert not (flags & 1).any()  # no event lies in the future of T: no clock_skew
+    i = b.memory.index["f-pay-03"]
+    assert int(b.memory.arrays.r[i]) == 0  # the corroboration came later
+    assert b.memory.scores.k[b.memory.index["f-db-v2"]] == 0  # f-db-v3 did not exist yet
+    refused = b.triage("verify", ["f-pay-03"])
+    assert refused.error and "read-only" in refused.error
+    b.set_as_of(None)
+    assert int(b.memory.arrays.r[i]) == 1 and count(b, "all") == 30
+
+
+def test_view_restores_queue_sort_search_and_cursor(db):
+    b = open_browser(db)
+    b.set_queue(queue_index("uncertain"))
+    b.set_sort("trust", True)
+    b.set_search(b.search("tier:auto"))
+    saved = b.rows(cursor="f-mid-2").view
+    b.set_queue(0)
+    b.set_search(Search())
+    b.restore(saved)
+    rows = b.rows()
+    assert rows.view.cursor == "f-mid-2" and rows.view.queue == queue_index("uncertain")
+    assert len(rows.order) == rows.counts[queue_index("uncertain")] < 30
+
+
+def test_marks_are_immutable_sets(db):
+    b = open_browser(db)
+    first = b.marks
+    b.toggle_mark(3)
+    b.mark(np.array([4, 5]))
+    assert first == frozenset() and b.marks == {3, 4, 5}
+    b.toggle_mark(3)
+    assert b.marks == {4, 5}
+    b.clear_marks()
+    assert not b.marks
+    assert len(QUEUES) == 7

@@ -106,6 +106,8 @@ def import_cmd(
         raise SynapseError("--vectors applies only to --from mem0")
     if file is None:
         raise SynapseError("import needs FILE.jsonl, or --from SYSTEM [SOURCE]")
+    if Path(file).is_dir():  # a folder is a SOURCE only with --from
+        raise click.BadParameter(f"{file!r} is a directory, not a JSON Lines file", param_hint="'FILE'")
     facts = parse_file(file, progress=progress_bar("reading"))
     if not Path(db).parent.is_dir():
         raise SynapseError(f"{db}: the folder {Path(db).parent} does not exist")

@@ -47,7 +47,7 @@ def _audit_after(memory: Memory, when: float) -> list[tuple[str, dict]]:
 
 def memory_as_of(memory: Memory, when: float) -> tuple[Memory, np.ndarray]:
     """A copy of `memory` as it stood at `when`, and the mask of facts that existed then."""
-    a = memory.arrays
+    a = memory.arrays.compacted()  # triage may have moved event lists out of the flat array
     exists = a.created <= when
     r, s, declared, o1, sup = (
         a.r.copy(),

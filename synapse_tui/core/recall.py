@@ -8,9 +8,10 @@ transactions with the agent as the audited actor; an agent adds evidence, never 
 
 Keeping the memory fresh without reloading it on every call: SQLite's data_version says
 whether another connection committed. If what changed is explained by new audit entries
-(triage from a browser or the CLI), only those facts are re-read (`Memory.refresh`);
-anything else (an import, a sync) reloads the store. Scores are recomputed when the
-clock has moved by more than `RESCORE_AFTER` seconds.
+(triage from a browser or the CLI), only those facts are re-read (`Memory.refresh`); new
+facts or a changed `deleted` flag (an import, a sync) reload the store; a commit that
+touched only derived data (the neighbour graph) changes no score. Scores are recomputed
+when the clock has moved by more than `RESCORE_AFTER` seconds.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from .store import Store
 from .triage import Action, Triage, TriageError
 from .trust import GUIDANCE_ADVICE, review_dues
 
-RESCORE_AFTER = 60.0  # seconds; the display has two decimals, a minute moves none of them
+RESCORE_AFTER = 60.0  # seconds: with a wall clock, scores are at most a minute old
 MAX_LIMIT = 100
 
 

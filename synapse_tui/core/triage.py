@@ -78,10 +78,11 @@ class Outcome:
 
 
 def default_actor() -> str:
+    """`user:LOGIN`, the actor of the browser's and the CLI's triage (SPEC 8)."""
     try:
         return f"user:{getpass.getuser()}"
     except Exception:  # no login name in some containers
-        return "user"
+        return "user:unknown"
 
 
 # The fields triage changes, as audit entries name them, and their columns.

@@ -176,13 +176,13 @@ class Triage:
         r, s, tier, o1 = (
             fact[k] for k in ("corroborations", "contradictions", "tier", "reinforcement_count")
         )
-        if action == "contradict":
+        if action == Action.CONTRADICT:
             return Change(fid, {"contradictions": s}, {"contradictions": s + 1})
-        if action == "accept":
+        if action == Action.ACCEPT:
             return Change(fid, {"tier": tier}, {"tier": "human" if tier == "auto" else tier})
         before: dict[str, Any] = {}
         after: dict[str, Any] = {}
-        if action == "corroborate":
+        if action == Action.CORROBORATE:
             before["corroborations"], after["corroborations"] = r, r + 1
         if o1 is not None:
             before["reinforcement_count"], after["reinforcement_count"] = o1, o1 + 1

@@ -39,11 +39,11 @@ class Action(StrEnum):
 
 
 _SUMMARIES = {
-    Action.CORROBORATE: "another source confirms it: r + 1, and a reinforcement now",
-    Action.CONTRADICT: "evidence against it: s + 1",
-    Action.VERIFY: "checked and still holds: a reinforcement now",
-    Action.ACCEPT: "a person vouches for it: declared tier auto becomes human",
-    Action.SUPERSEDE: "a newer fact replaces it: the newer one names it in `supersedes`",
+    Action.CORROBORATE: "another source confirms it (r + 1, and a reinforcement now)",
+    Action.CONTRADICT: "evidence against it (s + 1)",
+    Action.VERIFY: "checked, and it still holds (a reinforcement now)",
+    Action.ACCEPT: "a person vouches for it (declared tier auto becomes human)",
+    Action.SUPERSEDE: "a newer fact replaces it (the newer one names it in `supersedes`)",
 }
 ACTIONS: tuple[str, ...] = tuple(a.value for a in Action)
 # What an agent may do (MCP): add evidence. Accepting (and signing) stays a person's call.

@@ -134,6 +134,9 @@ def main() -> None:
     print("writes (not held to 50 ms; each is one audited transaction):")
     report("corroborate", timed(lambda: call("corroborate", id=rng.choice(ids)), 10), base)
     report("remember", timed(lambda: call("remember", text=f"bench note {rng.random()} payments"), 3), base)
+    t0 = time.perf_counter()
+    recall.settle()
+    print(f"  then the neighbour graph caught up in the background: {time.perf_counter() - t0:.1f} s more")
 
     print("first read after another process wrote:")
     other = Store.open(work)

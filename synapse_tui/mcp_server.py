@@ -181,7 +181,7 @@ def _triage_tool(server: MCPServer, recall: Recall, action: Action) -> None:
 
     tool.__name__ = action.value
     tool.__doc__ = (
-        f"{_WHEN[action]}. Effect: {action.summary}. Audited under your name; a person can "
+        f"{_WHEN[action]}. Recorded as: {action.summary}. Audited under your name; a person can "
         "undo it. Returns the fact after, as `show` does."
     )
     _add(server, tool, WRITE)

@@ -33,6 +33,11 @@ def server_params(db_path) -> StdioServerParameters:
 
 
 async def session_run(db_path, scenario):
+    with anyio.fail_after(120):  # a server that never answers fails the test, not the CI job
+        return await _session_run(db_path, scenario)
+
+
+async def _session_run(db_path, scenario):
     async with stdio_client(server_params(db_path)) as (read, write):
         async with ClientSession(
             read, write, client_info=Implementation(name=AGENT, version="1.0")

@@ -8,9 +8,10 @@ transactions with the agent as the audited actor; an agent adds evidence, never 
 
 Keeping the memory fresh without reloading it on every call: SQLite's data_version says
 whether another connection committed. If what changed is explained by new audit entries
-(triage from a browser or the CLI), only those facts are re-read (`Memory.refresh`);
-anything else (an import, a sync) reloads the store. Scores are recomputed when the
-clock has moved by more than `RESCORE_AFTER` seconds.
+(triage from a browser or the CLI), only those facts are re-read (`Memory.refresh`); new
+facts or a changed `deleted` flag (an import, a sync) reload the store; a commit that
+touched only derived data (the neighbour graph) changes no score. Scores are recomputed
+when the clock has moved by more than `RESCORE_AFTER` seconds.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 import threading
+import time
 import uuid
 from typing import Any
 
@@ -33,8 +35,9 @@ from .store import Store
 from .triage import Action, Triage, TriageError
 from .trust import GUIDANCE_ADVICE, review_dues
 
-RESCORE_AFTER = 60.0  # seconds; the display has two decimals, a minute moves none of them
+RESCORE_AFTER = 60.0  # seconds: with a wall clock, scores are at most a minute old
 MAX_LIMIT = 100
+GRAPH_QUIET = 1.0  # seconds without a remember before the graph catches up
 
 
 def agent_actor(name: str | None) -> str:
@@ -51,7 +54,7 @@ class Recall:
         self.store, self.config, self.clock = store, config, clock
         self.lock = threading.Lock()
         self._graph_guard = threading.Lock()
-        self._graph_wanted = False
+        self._graph_due: float | None = None  # monotonic time the graph update may start
         self._graph_worker: threading.Thread | None = None
         self.memory = Memory(store, config, clock.now())
         self.version = store.data_version()
@@ -225,10 +228,11 @@ class Recall:
     def _update_graph_soon(self) -> None:
         """Add new facts to the neighbour graph in a worker with its own connection, as
         `import` does in a transaction of its own: the fact is safe first, and the agent
-        does not wait for derived data (seconds at 100,000 facts). Remembers arriving
-        meanwhile are picked up by the same worker (the graph finds what is new itself)."""
+        does not wait for derived data (seconds at 100,000 facts). The worker starts
+        after `GRAPH_QUIET` seconds without a remember, so a burst of them is one update
+        (the graph finds what is new itself) and does not queue behind its write lock."""
         with self._graph_guard:
-            self._graph_wanted = True
+            self._graph_due = time.monotonic() + GRAPH_QUIET
             if self._graph_worker is None:
                 self._graph_worker = threading.Thread(target=self._graph_loop, name="synapse-graph")
                 self._graph_worker.start()
@@ -238,10 +242,15 @@ class Recall:
 
         while True:
             with self._graph_guard:
-                if not self._graph_wanted:
+                if self._graph_due is None:
                     self._graph_worker = None
                     return
-                self._graph_wanted = False
+                wait = self._graph_due - time.monotonic()
+                if wait <= 0:
+                    self._graph_due = None
+            if wait > 0:
+                time.sleep(wait)
+                continue
             try:
                 with Store.open(self.store.path) as store, store.transaction() as conn:
                     update_graph(conn, [], self.config)

@@ -39,11 +39,11 @@ class Action(StrEnum):
 
 
 _SUMMARIES = {
-    Action.CORROBORATE: "another source confirms it: r + 1, and a reinforcement now",
-    Action.CONTRADICT: "evidence against it: s + 1",
-    Action.VERIFY: "checked and still holds: a reinforcement now",
-    Action.ACCEPT: "a person vouches for it: declared tier auto becomes human",
-    Action.SUPERSEDE: "a newer fact replaces it: the newer one names it in `supersedes`",
+    Action.CORROBORATE: "another source confirms it (r + 1, and a reinforcement now)",
+    Action.CONTRADICT: "evidence against it (s + 1)",
+    Action.VERIFY: "checked, and it still holds (a reinforcement now)",
+    Action.ACCEPT: "a person vouches for it (declared tier auto becomes human)",
+    Action.SUPERSEDE: "a newer fact replaces it (the newer one names it in `supersedes`)",
 }
 ACTIONS: tuple[str, ...] = tuple(a.value for a in Action)
 # What an agent may do (MCP): add evidence. Accepting (and signing) stays a person's call.
@@ -78,10 +78,11 @@ class Outcome:
 
 
 def default_actor() -> str:
+    """`user:LOGIN`, the actor of the browser's and the CLI's triage (SPEC 8)."""
     try:
         return f"user:{getpass.getuser()}"
     except Exception:  # no login name in some containers
-        return "user"
+        return "user:unknown"
 
 
 # The fields triage changes, as audit entries name them, and their columns.
@@ -175,13 +176,13 @@ class Triage:
         r, s, tier, o1 = (
             fact[k] for k in ("corroborations", "contradictions", "tier", "reinforcement_count")
         )
-        if action == "contradict":
+        if action == Action.CONTRADICT:
             return Change(fid, {"contradictions": s}, {"contradictions": s + 1})
-        if action == "accept":
+        if action == Action.ACCEPT:
             return Change(fid, {"tier": tier}, {"tier": "human" if tier == "auto" else tier})
         before: dict[str, Any] = {}
         after: dict[str, Any] = {}
-        if action == "corroborate":
+        if action == Action.CORROBORATE:
             before["corroborations"], after["corroborations"] = r, r + 1
         if o1 is not None:
             before["reinforcement_count"], after["reinforcement_count"] = o1, o1 + 1

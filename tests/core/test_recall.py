@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from synapse_tui.core.clock import Clock, format_time, parse_time
-from synapse_tui.core.errors import InputError, QueryError
+from synapse_tui.core.errors import InputError, QueryError, SynapseError
 from synapse_tui.core.interchange import export_facts, import_facts, parse_file
 from synapse_tui.core.memory import Memory
 from synapse_tui.core.recall import Recall, _top_trust, agent_actor
@@ -127,3 +127,14 @@ def test_agent_names_are_one_printable_line():
     assert agent_actor("Claude Desktop") == "agent:Claude Desktop"
     assert agent_actor("evil\x1b[31m\nname") == "agent:evil [31m name"
     assert agent_actor(None) == agent_actor("  ") == "agent:unknown"
+
+
+def test_a_read_only_store_serves_reads_and_refuses_writes(store_path):  # noqa: F811
+    with Store.open(store_path, readonly=True) as store:
+        recall = Recall(store, trusted_config(), Clock(NOW))
+        assert recall.show("a")["id"] == "a"
+        with pytest.raises(TriageError, match="read-only"):
+            recall.triage(Action.CORROBORATE, "a", AGENT)
+        with pytest.raises(SynapseError, match="read-only"):
+            recall.remember("a new fact", AGENT)
+        assert recall.show("a")["corroborations"] == 3

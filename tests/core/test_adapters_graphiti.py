@@ -158,6 +158,7 @@ def test_edges_become_facts_with_corroborations_reinforcements_and_entities(tmp_
     assert old.provenance["x-graphiti-valid-at"] == "2025-01-01T00:00:00Z"  # naive read as UTC
     assert old.provenance["x-graphiti-invalid-at"] == "2025-05-01T00:00:00Z"
     assert old.provenance["x-graphiti-episodes"] == ["ep-1", "ep-2", "ep-3"]
+    assert old.provenance["x-graphiti-source-description"] == "chat"  # the first episode's source
     bob = facts["graphiti:e-bob"]
     assert bob.created_at == "2025-01-31T23:00:00Z"  # +01:00 converted to UTC
     assert bob.r == 0 and bob.reinforced_at is None and bob.note == "user-2"

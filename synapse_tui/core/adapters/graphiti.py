@@ -165,14 +165,16 @@ def _edges(path: Path) -> list[_Edge]:
 
 
 def _side_file(path: Path, shape: str, required: tuple[str, str], key: str) -> dict[str, Any] | None:
-    """uuid -> name (nodes) or uuid -> time (episodes); None when the file is not there."""
+    """uuid -> name (nodes) or uuid -> (time, source description) (episodes); None when
+    the file is not there."""
     if not path.is_file():
         return None
     out: dict[str, Any] = {}
     for line, obj in _objects(path):
         err = _checker(path, line, shape, obj, required)
         if key == "valid_at":
-            out[obj["uuid"]] = _time(obj, key, err)
+            described = obj.get("source_description")
+            out[obj["uuid"]] = (_time(obj, key, err), described if isinstance(described, str) else None)
         elif isinstance(obj[key], str) and obj[key].strip():
             out[obj["uuid"]] = obj[key].strip()
         else:
@@ -260,9 +262,12 @@ def _fact(path: Path, e: _Edge, names: dict | None, times: dict | None) -> Parse
         "provenance": provenance,
     }
     if times is not None:
-        at = [times[ep] for ep in e.episodes[1:] if times.get(ep) is not None]
+        at = [times[ep][0] for ep in e.episodes[1:] if ep in times]
         if at:
             obj["reinforced_at"] = [format_time(t) for t in at]
+        if e.episodes and e.episodes[0] in times and times[e.episodes[0]][1]:
+            # who said it first: Graphiti's description of the episode's source
+            provenance["x-graphiti-source-description"] = times[e.episodes[0]][1]
     if names is not None:
         found = [names[u] for u in (raw["source_node_uuid"], raw["target_node_uuid"]) if u in names]
         if found:
@@ -298,9 +303,7 @@ def _say_what_is_missing(
             " unknown, so no reinforcements (not invented)"
         )
     elif times is not None:
-        unknown = {ep for e in edges for ep in e.episodes[1:]} - {
-            u for u, t in times.items() if t is not None
-        }
+        unknown = {ep for e in edges for ep in e.episodes[1:]} - set(times)
         if unknown:
             left_out.append(
                 f"{len(unknown)} episode uuid(s) are not in episodes.jsonl: corroborations without"

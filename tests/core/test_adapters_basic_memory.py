@@ -336,3 +336,9 @@ def test_several_edits_in_one_note_pair_by_similarity(notes, store):
     assert facts["Backups run nightly to S3"].version == 1
     assert store.record(facts["Backups run nightly to S3"].id).supersedes is None
     assert snap.deleted == {facts["Search runs on a separate cluster"].id}
+
+
+def test_progress_reports_the_notes_read(notes):
+    calls = []
+    bm.read(notes, progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (3, 3)

@@ -309,3 +309,11 @@ def test_invalidation_across_pairs_is_followed_only_when_one_edge_fits(tmp_path)
     snap = graphiti.read(dump(tmp_path / "two", edges=[acme, globex, also]))
     assert not any(f.supersedes for f in snap.facts)  # two fit: not guessed
     assert any("1 edge(s) marked invalid" in line for line in snap.left_out)
+
+
+def test_progress_reports_the_edges_file_read(tmp_path):
+    folder = dump(tmp_path / "g")
+    calls = []
+    graphiti.read(folder, progress=lambda done, total: calls.append((done, total)))
+    size = (folder / "edges.jsonl").stat().st_size
+    assert calls[-1] == (size, size)

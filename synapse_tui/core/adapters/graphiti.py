@@ -36,7 +36,7 @@ from typing import Any
 from ..clock import format_time, parse_time
 from ..errors import InputError
 from ..graph import validate_embedding
-from ..interchange import ParsedFact, parse_line, read_jsonl
+from ..interchange import ParsedFact, Progress, parse_line, read_jsonl
 from . import KnownFact, Snapshot, fact_id
 
 SYSTEM = "graphiti"
@@ -59,8 +59,10 @@ class _Edge:
         return self.raw["uuid"]
 
 
-def read(source: Path, *, known: list[KnownFact] | None = None) -> Snapshot:
-    """The dump mapped onto interchange facts (see the module docstring)."""
+def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progress | None = None) -> Snapshot:
+    """The dump mapped onto interchange facts (see the module docstring).
+
+    `progress(bytes read, size)` is called while edges.jsonl is read, the slow part."""
     folder = Path(source).expanduser()
     name = str(folder)
     if not folder.exists():
@@ -71,7 +73,7 @@ def read(source: Path, *, known: list[KnownFact] | None = None) -> Snapshot:
     if path is None:
         raise InputError(f"holds no edges.jsonl; expected {EXPECTED}", file=name)
     left_out: list[str] = []
-    edges = _edges(path)
+    edges = _edges(path, progress)
     names = _side_file(folder / "nodes.jsonl", "an EntityNode", ("uuid", "name"), "name")
     times = _side_file(folder / "episodes.jsonl", "an EpisodicNode", ("uuid", "valid_at"), "valid_at")
     _supersessions(edges, left_out)
@@ -83,13 +85,13 @@ def read(source: Path, *, known: list[KnownFact] | None = None) -> Snapshot:
     return Snapshot(SYSTEM, name, facts, deleted, left_out)
 
 
-def _objects(path: Path) -> Iterator[tuple[int, Any]]:
+def _objects(path: Path, progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
     """(line, object) of a JSON Lines file, or of each element of a file holding one JSON list."""
     name = str(path)
     with open(path, "rb") as fh:
         head = fh.read(4096).lstrip()
     if not head.startswith(b"["):
-        yield from read_jsonl(path)
+        yield from read_jsonl(path, progress)
         return
     try:
         text = path.read_text(encoding="utf-8")
@@ -133,11 +135,11 @@ def _time(obj: dict, key: str, err) -> float | None:
         raise err(key, str(exc)) from None
 
 
-def _edges(path: Path) -> list[_Edge]:
+def _edges(path: Path, progress: Progress | None) -> list[_Edge]:
     edges: list[_Edge] = []
     seen: dict[str, int] = {}
     dim: tuple[int, int] | None = None
-    for line, obj in _objects(path):
+    for line, obj in _objects(path, progress):
         err = _checker(path, line, "an EntityEdge", obj, EDGE_FIELDS)
         for key in EDGE_FIELDS:
             if key != "created_at" and (not isinstance(obj[key], str) or not obj[key].strip()):

@@ -72,7 +72,7 @@ NEW = """\
     - [fact] Search runs inside the app process
     - [decision] Use SQLite FTS5 instead of Elasticsearch
 
-    - supersedes [[Old Search]]
+    - supersedes [[old-search]]
     """
 
 

@@ -213,6 +213,7 @@ def _resolver(notes: list[Note]) -> dict[str, Note]:
     index: dict[str, Note] = {}
     for key_of in (
         lambda n: n.title,
+        lambda n: (n.permalink or "").partition("/")[2],  # without the project (`main/`)
         lambda n: n.file.removesuffix(".md"),
         lambda n: n.file,
         lambda n: n.permalink,

@@ -74,6 +74,8 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
         raise InputError(f"holds no edges.jsonl; expected {EXPECTED}", file=name)
     left_out: list[str] = []
     edges = _edges(path, progress)
+    if not edges:
+        raise InputError(f"holds no edges; expected {EXPECTED}", file=str(path))
     names = _side_file(folder / "nodes.jsonl", "an EntityNode", ("uuid", "name"), "name")
     times = _side_file(folder / "episodes.jsonl", "an EpisodicNode", ("uuid", "valid_at"), "valid_at")
     _supersessions(edges, left_out)
@@ -99,12 +101,13 @@ def _objects(path: Path, progress: Progress | None = None) -> Iterator[tuple[int
         raise InputError("not valid UTF-8", file=name) from None
     decoder = json.JSONDecoder()
     at = text.index("[") + 1
+    line, counted = 1, 0
     while True:
         while at < len(text) and text[at] in " \t\r\n,":
             at += 1
         if at < len(text) and text[at] == "]":
             return
-        line = text.count("\n", 0, at) + 1
+        line, counted = line + text.count("\n", counted, at), at
         try:
             obj, at = decoder.raw_decode(text, at)
         except json.JSONDecodeError as exc:

@@ -113,6 +113,8 @@ def embed_store(
     The vectors land in one transaction (with the model's name); the graph, derived data,
     in a second, as `import` does: interrupted there, the next graph check finishes it.
     """
+    if store.readonly:  # said before minutes of encoding, not after
+        raise SynapseError(f"{store.path}: opened read-only; nothing can be changed")
     todo = store.conn.execute(
         "SELECT pos, text FROM facts WHERE pos NOT IN (SELECT pos FROM embeddings WHERE kind = 'model')"
         " ORDER BY pos"

@@ -134,3 +134,9 @@ def test_the_bundled_sample_is_recorded_as_this_models_space(tmp_path):
     with Store.open(path) as store:
         embedder.check_space(store)  # all-MiniLM-L6-v2, as sample_db/embed.py made them: accepted
         assert embedder.embed_store(store, None).embedded == 0  # every fact has one already
+
+
+def test_a_read_only_store_is_refused_before_any_work(tmp_path):
+    db = make_db(tmp_path)
+    with Store.open(db, readonly=True) as store, pytest.raises(SynapseError, match="read-only"):
+        embedder.embed_store(store, None)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .config import Config
 from .errors import SynapseError
 from .graph import normalise
 from .graphstore import GraphUpdate, ensure_graph
@@ -106,7 +107,7 @@ class EmbedResult:
 
 
 def embed_store(
-    store: Store, config, progress: Progress | None = None, graph_progress: Progress | None = None
+    store: Store, config: Config, progress: Progress | None = None, graph_progress: Progress | None = None
 ) -> EmbedResult:
     """Embed every fact without a model embedding, then bring the neighbour graph up to date.
 

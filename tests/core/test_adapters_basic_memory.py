@@ -72,7 +72,7 @@ NEW = """\
     - [fact] Search runs inside the app process
     - [decision] Use SQLite FTS5 instead of Elasticsearch
 
-    - supersedes [[Old Search]]
+    - supersedes [[old-search]]
     """
 
 
@@ -336,3 +336,17 @@ def test_several_edits_in_one_note_pair_by_similarity(notes, store):
     assert facts["Backups run nightly to S3"].version == 1
     assert store.record(facts["Backups run nightly to S3"].id).supersedes is None
     assert snap.deleted == {facts["Search runs on a separate cluster"].id}
+
+
+def test_progress_reports_the_notes_read(notes):
+    calls = []
+    bm.read(notes, progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (3, 3)
+
+
+def test_windows_line_endings_keep_line_numbers(tmp_path):
+    folder = tmp_path / "bm"
+    folder.mkdir()
+    (folder / "n.md").write_bytes(b"---\r\ntitle: Win\r\n---\r\n\r\n- [fact] crlf works (ctx)\r\n")
+    fact = bm.read(folder).facts[0]
+    assert fact.text == "crlf works" and fact.provenance["x-basic-memory-line"] == 5

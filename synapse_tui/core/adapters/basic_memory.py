@@ -39,7 +39,7 @@ from typing import Any
 
 from ..clock import format_time
 from ..errors import InputError
-from ..interchange import ParsedFact, parse_line
+from ..interchange import ParsedFact, Progress, parse_line
 from . import KnownFact, Snapshot, fact_id
 from .basic_memory_notes import Note, Observation, parse_note
 
@@ -67,10 +67,12 @@ class _Entry:
     at: float = 0.0
 
 
-def read(source: Path, *, known: list[KnownFact] | None = None) -> Snapshot:
-    """The folder as it stands, mapped onto interchange facts (see the module docstring)."""
+def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progress | None = None) -> Snapshot:
+    """The folder as it stands, mapped onto interchange facts (see the module docstring).
+
+    `progress(notes read, notes)` is called as the notes are parsed, the slow part."""
     folder = Path(source).expanduser()
-    notes = _notes(folder)
+    notes = _notes(folder, progress)
     known = known or []
     current: dict[str, KnownFact] = {}
     for k in known:
@@ -97,7 +99,7 @@ def read(source: Path, *, known: list[KnownFact] | None = None) -> Snapshot:
     return Snapshot(SYSTEM, str(folder), facts, deleted, left_out)
 
 
-def _notes(folder: Path) -> list[Note]:
+def _notes(folder: Path, progress: Progress | None) -> list[Note]:
     name = str(folder)
     if not folder.exists():
         raise InputError(f"no such folder; expected {EXPECTED}", file=name)
@@ -110,7 +112,11 @@ def _notes(folder: Path) -> list[Note]:
     )
     if not paths:
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=name)
-    notes = [parse_note(p, folder) for p in paths]
+    notes = []
+    for i, path in enumerate(paths, start=1):
+        notes.append(parse_note(path, folder))
+        if progress and (i % 200 == 0 or i == len(paths)):
+            progress(i, len(paths))
     seen: dict[str, str] = {}
     for note in notes:
         if note.key in seen:
@@ -207,6 +213,7 @@ def _resolver(notes: list[Note]) -> dict[str, Note]:
     index: dict[str, Note] = {}
     for key_of in (
         lambda n: n.title,
+        lambda n: (n.permalink or "").partition("/")[2],  # without the project (`main/`)
         lambda n: n.file.removesuffix(".md"),
         lambda n: n.file,
         lambda n: n.permalink,

@@ -164,6 +164,9 @@ def parse_note(path: Path, folder: Path) -> Note:
         raise InputError(f"cannot read: {exc.strerror}", file=name) from None
     try:
         text = raw.decode("utf-8").removeprefix("\ufeff").replace("\x00", "")
+        text = text.replace("\r\n", "\n").replace(
+            "\r", "\n"
+        )  # as python-frontmatter does: lines stay countable
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise InputError("not valid UTF-8; expected a Markdown note", file=name, line=line) from None
@@ -179,7 +182,8 @@ def parse_note(path: Path, folder: Path) -> Note:
         raise InputError(f"front matter is not valid YAML ({why or exc})", file=name, line=line) from None
     except ValueError as exc:  # python-frontmatter's JSON handler
         raise InputError(f"front matter cannot be read ({exc})", file=name, line=skipped + 1) from None
-    offset = text.count("\n", 0, text.rfind(body)) if body else 0
+    start = text.rfind(body) if body else -1
+    offset = text.count("\n", 0, start) if start >= 0 else 0
     title = _string(meta.get("title")) or path.stem
     permalink = meta.get("permalink") if isinstance(meta.get("permalink"), str) else None
     created = _front_time(meta, "created", mtime, text, name)

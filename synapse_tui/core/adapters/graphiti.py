@@ -36,7 +36,7 @@ from typing import Any
 from ..clock import format_time, parse_time
 from ..errors import InputError
 from ..graph import validate_embedding
-from ..interchange import ParsedFact, parse_line, read_jsonl
+from ..interchange import ParsedFact, Progress, parse_line, read_jsonl
 from . import KnownFact, Snapshot, fact_id
 
 SYSTEM = "graphiti"
@@ -59,8 +59,10 @@ class _Edge:
         return self.raw["uuid"]
 
 
-def read(source: Path, *, known: list[KnownFact] | None = None) -> Snapshot:
-    """The dump mapped onto interchange facts (see the module docstring)."""
+def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progress | None = None) -> Snapshot:
+    """The dump mapped onto interchange facts (see the module docstring).
+
+    `progress(bytes read, size)` is called while edges.jsonl is read, the slow part."""
     folder = Path(source).expanduser()
     name = str(folder)
     if not folder.exists():
@@ -71,7 +73,9 @@ def read(source: Path, *, known: list[KnownFact] | None = None) -> Snapshot:
     if path is None:
         raise InputError(f"holds no edges.jsonl; expected {EXPECTED}", file=name)
     left_out: list[str] = []
-    edges = _edges(path)
+    edges = _edges(path, progress)
+    if not edges:
+        raise InputError(f"holds no edges; expected {EXPECTED}", file=str(path))
     names = _side_file(folder / "nodes.jsonl", "an EntityNode", ("uuid", "name"), "name")
     times = _side_file(folder / "episodes.jsonl", "an EpisodicNode", ("uuid", "valid_at"), "valid_at")
     _supersessions(edges, left_out)
@@ -83,13 +87,13 @@ def read(source: Path, *, known: list[KnownFact] | None = None) -> Snapshot:
     return Snapshot(SYSTEM, name, facts, deleted, left_out)
 
 
-def _objects(path: Path) -> Iterator[tuple[int, Any]]:
+def _objects(path: Path, progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
     """(line, object) of a JSON Lines file, or of each element of a file holding one JSON list."""
     name = str(path)
     with open(path, "rb") as fh:
         head = fh.read(4096).lstrip()
     if not head.startswith(b"["):
-        yield from read_jsonl(path)
+        yield from read_jsonl(path, progress)
         return
     try:
         text = path.read_text(encoding="utf-8")
@@ -97,12 +101,13 @@ def _objects(path: Path) -> Iterator[tuple[int, Any]]:
         raise InputError("not valid UTF-8", file=name) from None
     decoder = json.JSONDecoder()
     at = text.index("[") + 1
+    line, counted = 1, 0
     while True:
         while at < len(text) and text[at] in " \t\r\n,":
             at += 1
         if at < len(text) and text[at] == "]":
             return
-        line = text.count("\n", 0, at) + 1
+        line, counted = line + text.count("\n", counted, at), at
         try:
             obj, at = decoder.raw_decode(text, at)
         except json.JSONDecodeError as exc:
@@ -133,11 +138,11 @@ def _time(obj: dict, key: str, err) -> float | None:
         raise err(key, str(exc)) from None
 
 
-def _edges(path: Path) -> list[_Edge]:
+def _edges(path: Path, progress: Progress | None) -> list[_Edge]:
     edges: list[_Edge] = []
     seen: dict[str, int] = {}
     dim: tuple[int, int] | None = None
-    for line, obj in _objects(path):
+    for line, obj in _objects(path, progress):
         err = _checker(path, line, "an EntityEdge", obj, EDGE_FIELDS)
         for key in EDGE_FIELDS:
             if key != "created_at" and (not isinstance(obj[key], str) or not obj[key].strip()):
@@ -165,14 +170,16 @@ def _edges(path: Path) -> list[_Edge]:
 
 
 def _side_file(path: Path, shape: str, required: tuple[str, str], key: str) -> dict[str, Any] | None:
-    """uuid -> name (nodes) or uuid -> time (episodes); None when the file is not there."""
+    """uuid -> name (nodes) or uuid -> (time, source description) (episodes); None when
+    the file is not there."""
     if not path.is_file():
         return None
     out: dict[str, Any] = {}
     for line, obj in _objects(path):
         err = _checker(path, line, shape, obj, required)
         if key == "valid_at":
-            out[obj["uuid"]] = _time(obj, key, err)
+            described = obj.get("source_description")
+            out[obj["uuid"]] = (_time(obj, key, err), described if isinstance(described, str) else None)
         elif isinstance(obj[key], str) and obj[key].strip():
             out[obj["uuid"]] = obj[key].strip()
         else:
@@ -260,9 +267,12 @@ def _fact(path: Path, e: _Edge, names: dict | None, times: dict | None) -> Parse
         "provenance": provenance,
     }
     if times is not None:
-        at = [times[ep] for ep in e.episodes[1:] if times.get(ep) is not None]
+        at = [times[ep][0] for ep in e.episodes[1:] if ep in times]
         if at:
             obj["reinforced_at"] = [format_time(t) for t in at]
+        if e.episodes and e.episodes[0] in times and times[e.episodes[0]][1]:
+            # who said it first: Graphiti's description of the episode's source
+            provenance["x-graphiti-source-description"] = times[e.episodes[0]][1]
     if names is not None:
         found = [names[u] for u in (raw["source_node_uuid"], raw["target_node_uuid"]) if u in names]
         if found:
@@ -298,9 +308,7 @@ def _say_what_is_missing(
             " unknown, so no reinforcements (not invented)"
         )
     elif times is not None:
-        unknown = {ep for e in edges for ep in e.episodes[1:]} - {
-            u for u, t in times.items() if t is not None
-        }
+        unknown = {ep for e in edges for ep in e.episodes[1:]} - set(times)
         if unknown:
             left_out.append(
                 f"{len(unknown)} episode uuid(s) are not in episodes.jsonl: corroborations without"

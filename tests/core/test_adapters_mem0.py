@@ -192,11 +192,11 @@ def test_sync_is_idempotent(tmp_path):
     history = write_history(tmp_path / "history.db", story())
     db = tmp_path / "memory.db"
     first = sync(db, history)
-    assert (first.added, first.deleted, first.unchanged) == (4, 1, 0)
+    assert (first.added, first.newly_deleted, first.unchanged) == (4, 1, 0)
     before = state(db)
     data_before = db.read_bytes()
     again = sync(db, history)
-    assert (again.added, again.deleted, again.unchanged) == (0, 0, 4)
+    assert (again.added, again.newly_deleted, again.unchanged) == (0, 0, 4)
     assert state(db) == before
     assert db.read_bytes() == data_before  # not one byte written
 
@@ -220,7 +220,7 @@ def test_incremental_sync_keeps_triage_done_here(tmp_path):
         ],
     )  # fmt: skip
     result = sync(db, history)
-    assert (result.added, result.deleted, result.unchanged) == (2, 1, 4)
+    assert (result.added, result.newly_deleted, result.unchanged) == (2, 1, 4)
     with Store.open(db, readonly=True) as store:
         coffee, dog, green = (store.record(i) for i in ("mem0:m-tea@2", "mem0:m-dog", "mem0:m-tea@3"))
         assert coffee.corroborations == 1 and len(coffee.reinforced_at) == 1  # kept

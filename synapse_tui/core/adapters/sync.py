@@ -28,7 +28,7 @@ class SyncResult:
     system: str
     source: str
     added: int
-    deleted: int  # facts newly flagged deleted by this run
+    newly_deleted: int  # facts flagged deleted by this run (flagged before: not counted)
     unchanged: int  # facts of the snapshot already in the store, left untouched
     left_out: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -75,7 +75,7 @@ def sync_snapshot(
         system=snapshot.system,
         source=snapshot.source,
         added=len(new),
-        deleted=newly_deleted,
+        newly_deleted=newly_deleted,
         unchanged=len(snapshot.facts) - len(new),
         left_out=list(snapshot.left_out),
         warnings=warnings,

@@ -367,3 +367,21 @@ def test_a_damaged_qdrant_folder_is_refused_in_one_line(tmp_path, meta):
     with pytest.raises(InputError, match="Qdrant cannot open this folder") as err:
         mem0.read(write_history(tmp_path / "history.db", story()), vectors=tmp_path / "qdrant")
     assert "\n" not in str(err.value)
+
+
+def test_a_qdrant_folder_of_several_collections_names_them(tmp_path):
+    qc = pytest.importorskip("qdrant_client")
+    from qdrant_client.models import Distance, PointStruct, VectorParams
+
+    folder = tmp_path / "qdrant"
+    client = qc.QdrantClient(path=str(folder))
+    for name in ("work", "home"):
+        client.create_collection(name, vectors_config=VectorParams(size=2, distance=Distance.COSINE))
+    dog = str(uuid.uuid5(uuid.NAMESPACE_URL, "dog"))
+    client.upsert("home", [PointStruct(id=dog, vector=[1, 0], payload={"data": "Rex", "user_id": "alice"})])
+    client.close()
+    history = write_history(tmp_path / "history.db", [ev(dog, "ADD", "Rex", created="2025-01-01T00:00:00Z")])
+    with pytest.raises(InputError, match="no collection 'mem0' among home, work; to read another, give"):
+        mem0.read(history, vectors=folder)
+    fact = mem0.read(history, vectors=folder / "collection" / "home").facts[0]
+    assert fact.note == "alice" and np.allclose(fact.embedding, [1, 0])

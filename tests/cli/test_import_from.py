@@ -159,3 +159,19 @@ def test_typescript_sdk_files_with_their_vectors(tmp_path):
     coffee = json.loads(run("show", db, "mem0:m-tea@2", "--json").stdout)
     assert coffee["embedding"] == "model" and coffee["note"] == "alice"
     assert json.loads(run("show", db, "mem0:m-tea", "--json").stdout)["embedding"] != "model"
+
+
+def test_vectors_found_later_do_not_change_facts_already_here(tmp_path):
+    history = write_history(tmp_path / "history.db", story(), "ts")
+    db = tmp_path / "memory.db"
+    run("import", "--from", "mem0", history, "--db", db)  # no vectors yet
+    export = run("export", db).stdout
+    write_ts_vectors(
+        tmp_path / "vector_store.db", {"m-dog": ([0.2, 0.9], {"data": "Alice has a dog named Rex"})}
+    )
+    out = json.loads(run("import", "--from", "mem0", history, "--db", db, "--json").stdout)
+    assert out["added"] == 0 and run("export", db).stdout == export
+    assert out["left_out"] == [
+        "embeddings the source now gives for facts imported earlier without one: 1,"
+        " not carried over (facts already in the store are never changed)"
+    ]

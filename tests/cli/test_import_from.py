@@ -20,6 +20,7 @@ from tests.core.mem0_files import ev, story, write_history, write_ts_vectors
 @pytest.fixture(autouse=True)
 def _no_default_qdrant(tmp_path, monkeypatch):
     monkeypatch.setattr(mem0_vectors, "QDRANT_DEFAULT", tmp_path / "no-default-qdrant")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # nor the user's ~/.mem0
 
 
 def run(*args, code: int = 0, env: dict | None = None):

@@ -29,6 +29,7 @@ from tests.core.mem0_files import ev, story, write_history, write_ts_vectors
 def _no_default_qdrant(tmp_path, monkeypatch):
     """mem0's default /tmp/qdrant on this machine must not leak into a test."""
     monkeypatch.setattr(mem0_vectors, "QDRANT_DEFAULT", tmp_path / "no-default-qdrant")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # nor the user's ~/.mem0
 
 
 def by_id(snapshot):

@@ -41,6 +41,7 @@ _CAMEL = {
     "actorId": "actor_id",
     "createdAt": "created_at",
     "updatedAt": "updated_at",
+    "textLemmatized": "text_lemmatized",
 }
 QDRANT_DEFAULT = Path("/tmp/qdrant")  # mem0's QdrantConfig.path default
 EXPECTED = (
@@ -74,10 +75,11 @@ def normalise_payload(payload: dict[str, Any]) -> dict[str, Any]:
 
 def default_location(history: Path, typescript: bool) -> Path | None:
     """Where mem0 puts its vectors by default, if anything is there."""
-    if typescript:
-        for name in ("vector_store.db", "vector_store_memories.db"):
-            if (history.parent / name).is_file():
-                return history.parent / name
+    if typescript:  # beside the history, else the SDK's default ~/.mem0/vector_store.db
+        for folder in (history.parent, Path.home() / ".mem0"):
+            for name in ("vector_store.db", "vector_store_memories.db"):
+                if (folder / name).is_file():
+                    return folder / name
         return None
     return QDRANT_DEFAULT if (QDRANT_DEFAULT / "meta.json").is_file() else None
 

@@ -105,9 +105,18 @@ def test_typescript_vectors_give_note_entities_and_the_current_embedding(tmp_pat
     write_ts_vectors(
         tmp_path / "vector_store_memories.db",
         {
-            "m-tea": (v_tea, {"data": "Alice likes coffee", "userId": "alice", "runId": "trip-42",
-                              "category": "drinks",
-                    "expiration_date": "2027-01-01", "createdAt": "2025-03-01T17:00:00Z"}),
+            "m-tea": (
+                v_tea,
+                {
+                    "data": "Alice likes coffee",
+                    "userId": "alice",
+                    "runId": "trip-42",
+                    "category": "drinks",
+                    "expiration_date": "2027-01-01",
+                    "textLemmatized": "alice like coffee",  # the TS SDK's own key, not metadata
+                    "createdAt": "2025-03-01T17:00:00Z",
+                },
+            ),
             "m-dog": (v_dog, {"data": "Alice has a dog named Rex", "user_id": "alice", "agent_id": "pets"}),
         },
     )  # fmt: skip

@@ -80,7 +80,7 @@ def main() -> None:
         result = json.loads(out)
         print(
             f"import --from mem0: {args.memories:,} memories, {events:,} history events -> "
-            f"{result['added']:,} facts, {result['deleted']:,} deleted, in {secs:.2f} s (target < 10 s)"
+            f"{result['added']:,} facts, {result['newly_deleted']:,} deleted, in {secs:.2f} s (target < 10 s)"
         )
         _, exported = timed([exe, "export", str(db)])
         (tmp / "same.jsonl").write_text(exported, encoding="utf-8")
@@ -93,7 +93,7 @@ def main() -> None:
         second = json.loads(out)
         print(
             f"second sync (nothing new): {again:.2f} s, added {second['added']}, "
-            f"newly deleted {second['deleted']}, unchanged {second['unchanged']:,}"
+            f"newly deleted {second['newly_deleted']}, unchanged {second['unchanged']:,}"
         )
 
 

@@ -140,7 +140,7 @@ def main() -> int:
     ).stdout
     result = json.loads(again.stdout or "{}")
     checks["a second sync adds nothing and changes nothing"] = (
-        result.get("added") == 0 and result.get("deleted") == 0 and export2 == export
+        result.get("added") == 0 and result.get("newly_deleted") == 0 and export2 == export
     )
     for name, ok in checks.items():
         print(("ok   " if ok else "FAIL ") + name)

@@ -63,7 +63,7 @@ def open_cmd(db: str | None, now: str | None = None, config_path: str | None = N
 
 
 @main.command("import")
-@click.argument("file", required=False, type=click.Path())
+@click.argument("file", required=False, type=click.Path(), metavar="[FILE.jsonl | SOURCE]")
 @click.option("--db", required=True, type=FilePath(), help="Store to create or extend.")
 @click.option(
     "--from",

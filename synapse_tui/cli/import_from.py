@@ -96,6 +96,6 @@ def import_from(
     for line in result.left_out:
         click.echo(f"left out: {line}", err=True)
     click.echo(
-        f"{system} {result.source} -> {db}: {result.added} added, {result.deleted} newly deleted,"
+        f"{system} {result.source} -> {db}: {result.added} added, {result.newly_deleted} newly deleted,"
         f" {result.unchanged} unchanged"
     )

@@ -20,6 +20,7 @@ from tests.core.mem0_files import ev, story, write_history, write_ts_vectors
 @pytest.fixture(autouse=True)
 def _no_default_qdrant(tmp_path, monkeypatch):
     monkeypatch.setattr(mem0_vectors, "QDRANT_DEFAULT", tmp_path / "no-default-qdrant")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # nor the user's ~/.mem0
 
 
 def run(*args, code: int = 0, env: dict | None = None):
@@ -40,7 +41,7 @@ def test_import_then_sync_again_changes_nothing(tmp_path):
     history = write_history(tmp_path / "history.db", story())
     db = tmp_path / "memory.db"
     out = json.loads(run("import", "--from", "mem0", history, "--db", db, "--json").stdout)
-    assert (out["added"], out["deleted"], out["unchanged"]) == (4, 1, 0)
+    assert (out["added"], out["newly_deleted"], out["unchanged"]) == (4, 1, 0)
     assert out["system"] == "mem0" and any("no vector store" in line for line in out["left_out"])
     export = run("export", db).stdout
     audit = run("export", db, "--audit").stdout
@@ -155,7 +156,23 @@ def test_typescript_sdk_files_with_their_vectors(tmp_path):
     )
     db = tmp_path / "memory.db"
     out = json.loads(run("import", "--from", "mem0", history, "--db", db, "--json").stdout)
-    assert (out["added"], out["deleted"], out["left_out"]) == (4, 1, [])
+    assert (out["added"], out["newly_deleted"], out["left_out"]) == (4, 1, [])
     coffee = json.loads(run("show", db, "mem0:m-tea@2", "--json").stdout)
     assert coffee["embedding"] == "model" and coffee["note"] == "alice"
     assert json.loads(run("show", db, "mem0:m-tea", "--json").stdout)["embedding"] != "model"
+
+
+def test_vectors_found_later_do_not_change_facts_already_here(tmp_path):
+    history = write_history(tmp_path / "history.db", story(), "ts")
+    db = tmp_path / "memory.db"
+    run("import", "--from", "mem0", history, "--db", db)  # no vectors yet
+    export = run("export", db).stdout
+    write_ts_vectors(
+        tmp_path / "vector_store.db", {"m-dog": ([0.2, 0.9], {"data": "Alice has a dog named Rex"})}
+    )
+    out = json.loads(run("import", "--from", "mem0", history, "--db", db, "--json").stdout)
+    assert out["added"] == 0 and run("export", db).stdout == export
+    assert out["left_out"] == [
+        "embeddings the source now gives for facts imported earlier without one: 1,"
+        " not carried over (facts already in the store are never changed)"
+    ]

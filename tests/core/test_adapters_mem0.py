@@ -29,6 +29,7 @@ from tests.core.mem0_files import ev, story, write_history, write_ts_vectors
 def _no_default_qdrant(tmp_path, monkeypatch):
     """mem0's default /tmp/qdrant on this machine must not leak into a test."""
     monkeypatch.setattr(mem0_vectors, "QDRANT_DEFAULT", tmp_path / "no-default-qdrant")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # nor the user's ~/.mem0
 
 
 def by_id(snapshot):
@@ -104,9 +105,18 @@ def test_typescript_vectors_give_note_entities_and_the_current_embedding(tmp_pat
     write_ts_vectors(
         tmp_path / "vector_store_memories.db",
         {
-            "m-tea": (v_tea, {"data": "Alice likes coffee", "userId": "alice", "runId": "trip-42",
-                              "category": "drinks",
-                    "expiration_date": "2027-01-01", "createdAt": "2025-03-01T17:00:00Z"}),
+            "m-tea": (
+                v_tea,
+                {
+                    "data": "Alice likes coffee",
+                    "userId": "alice",
+                    "runId": "trip-42",
+                    "category": "drinks",
+                    "expiration_date": "2027-01-01",
+                    "textLemmatized": "alice like coffee",  # the TS SDK's own key, not metadata
+                    "createdAt": "2025-03-01T17:00:00Z",
+                },
+            ),
             "m-dog": (v_dog, {"data": "Alice has a dog named Rex", "user_id": "alice", "agent_id": "pets"}),
         },
     )  # fmt: skip
@@ -192,11 +202,11 @@ def test_sync_is_idempotent(tmp_path):
     history = write_history(tmp_path / "history.db", story())
     db = tmp_path / "memory.db"
     first = sync(db, history)
-    assert (first.added, first.deleted, first.unchanged) == (4, 1, 0)
+    assert (first.added, first.newly_deleted, first.unchanged) == (4, 1, 0)
     before = state(db)
     data_before = db.read_bytes()
     again = sync(db, history)
-    assert (again.added, again.deleted, again.unchanged) == (0, 0, 4)
+    assert (again.added, again.newly_deleted, again.unchanged) == (0, 0, 4)
     assert state(db) == before
     assert db.read_bytes() == data_before  # not one byte written
 
@@ -220,7 +230,7 @@ def test_incremental_sync_keeps_triage_done_here(tmp_path):
         ],
     )  # fmt: skip
     result = sync(db, history)
-    assert (result.added, result.deleted, result.unchanged) == (2, 1, 4)
+    assert (result.added, result.newly_deleted, result.unchanged) == (2, 1, 4)
     with Store.open(db, readonly=True) as store:
         coffee, dog, green = (store.record(i) for i in ("mem0:m-tea@2", "mem0:m-dog", "mem0:m-tea@3"))
         assert coffee.corroborations == 1 and len(coffee.reinforced_at) == 1  # kept
@@ -367,3 +377,21 @@ def test_a_damaged_qdrant_folder_is_refused_in_one_line(tmp_path, meta):
     with pytest.raises(InputError, match="Qdrant cannot open this folder") as err:
         mem0.read(write_history(tmp_path / "history.db", story()), vectors=tmp_path / "qdrant")
     assert "\n" not in str(err.value)
+
+
+def test_a_qdrant_folder_of_several_collections_names_them(tmp_path):
+    qc = pytest.importorskip("qdrant_client")
+    from qdrant_client.models import Distance, PointStruct, VectorParams
+
+    folder = tmp_path / "qdrant"
+    client = qc.QdrantClient(path=str(folder))
+    for name in ("work", "home"):
+        client.create_collection(name, vectors_config=VectorParams(size=2, distance=Distance.COSINE))
+    dog = str(uuid.uuid5(uuid.NAMESPACE_URL, "dog"))
+    client.upsert("home", [PointStruct(id=dog, vector=[1, 0], payload={"data": "Rex", "user_id": "alice"})])
+    client.close()
+    history = write_history(tmp_path / "history.db", [ev(dog, "ADD", "Rex", created="2025-01-01T00:00:00Z")])
+    with pytest.raises(InputError, match="no collection 'mem0' among home, work; to read another, give"):
+        mem0.read(history, vectors=folder)
+    fact = mem0.read(history, vectors=folder / "collection" / "home").facts[0]
+    assert fact.note == "alice" and np.allclose(fact.embedding, [1, 0])

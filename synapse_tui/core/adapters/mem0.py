@@ -107,6 +107,10 @@ def read_history(source: Path) -> tuple[list[Event], bool]:
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         sql, typescript = _select(conn, tables, name)
         rows = conn.execute(sql).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc):
+            raise InputError(f"cannot read ({exc}); expected {EXPECTED}", file=name) from None
+        raise InputError("locked by mem0 while it writes; try again in a moment", file=name) from None
     except sqlite3.DatabaseError as exc:
         raise InputError(f"not a SQLite database ({exc}); expected {EXPECTED}", file=name) from None
     finally:

@@ -41,6 +41,7 @@ _CAMEL = {
     "actorId": "actor_id",
     "createdAt": "created_at",
     "updatedAt": "updated_at",
+    "textLemmatized": "text_lemmatized",
 }
 QDRANT_DEFAULT = Path("/tmp/qdrant")  # mem0's QdrantConfig.path default
 EXPECTED = (
@@ -74,10 +75,11 @@ def normalise_payload(payload: dict[str, Any]) -> dict[str, Any]:
 
 def default_location(history: Path, typescript: bool) -> Path | None:
     """Where mem0 puts its vectors by default, if anything is there."""
-    if typescript:
-        for name in ("vector_store.db", "vector_store_memories.db"):
-            if (history.parent / name).is_file():
-                return history.parent / name
+    if typescript:  # beside the history, else the SDK's default ~/.mem0/vector_store.db
+        for folder in (history.parent, Path.home() / ".mem0"):
+            for name in ("vector_store.db", "vector_store_memories.db"):
+                if (folder / name).is_file():
+                    return folder / name
         return None
     return QDRANT_DEFAULT if (QDRANT_DEFAULT / "meta.json").is_file() else None
 
@@ -90,6 +92,8 @@ def read_vectors(path: Path) -> Vectors:
         raise InputError(f"no such file or folder; expected {EXPECTED}", file=str(path))
     if (path / "meta.json").is_file():
         return _read_qdrant(path)
+    if path.parent.name == "collection" and (path.parent.parent / "meta.json").is_file():
+        return _read_qdrant(path.parent.parent, path.name)  # one collection of a Qdrant folder
     docstores = [p for p in sorted(path.glob("*.json")) if p.with_suffix(".faiss").is_file()]
     if docstores:
         return _read_faiss(path, docstores)
@@ -221,7 +225,7 @@ def _faiss_flat(path: Path) -> np.ndarray | None:
         return None
 
 
-def _read_qdrant(path: Path) -> Vectors:
+def _read_qdrant(path: Path, collection: str | None = None) -> Vectors:
     out = Vectors(str(path))
     try:
         from qdrant_client import QdrantClient
@@ -250,9 +254,12 @@ def _read_qdrant(path: Path) -> Vectors:
             names = [c.name for c in client.get_collections().collections]
             memories = [n for n in names if not n.endswith("_entities")]
             name = "mem0" if "mem0" in names else (memories[0] if len(memories) == 1 else None)
-            if name is None:
+            name = collection or name
+            if name not in names:
                 raise InputError(
-                    f"no collection 'mem0' among {sorted(names)}; expected mem0's collection", file=str(path)
+                    f"no collection {collection or 'mem0'!r} among {', '.join(sorted(names)) or 'none'};"
+                    f" to read another, give --vectors {path}/collection/NAME",
+                    file=str(path),
                 )
             for point_id, payload, vector in _scroll(client, name):
                 _add(out, point_id, payload, vector)

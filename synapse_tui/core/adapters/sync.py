@@ -28,7 +28,7 @@ class SyncResult:
     system: str
     source: str
     added: int
-    deleted: int  # facts newly flagged deleted by this run
+    newly_deleted: int  # facts flagged deleted by this run (flagged before: not counted)
     unchanged: int  # facts of the snapshot already in the store, left untouched
     left_out: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -75,8 +75,28 @@ def sync_snapshot(
         system=snapshot.system,
         source=snapshot.source,
         added=len(new),
-        deleted=newly_deleted,
+        newly_deleted=newly_deleted,
         unchanged=len(snapshot.facts) - len(new),
-        left_out=list(snapshot.left_out),
+        left_out=list(snapshot.left_out) + _not_revisited(store, snapshot, present),
         warnings=warnings,
     )
+
+
+def _not_revisited(store: Store, snapshot: Snapshot, present: set[str]) -> list[str]:
+    """Say so when the source now offers an embedding for a fact imported without one
+    (say, a first import without --vectors): a fact already here is never changed."""
+    offered = sorted(f.id for f in snapshot.facts if f.embedding is not None and f.id in present)
+    if not offered:
+        return []
+    have = store.conn.execute(
+        "SELECT count(*) FROM facts JOIN embeddings ON embeddings.pos = facts.pos AND kind = 'model'"
+        " WHERE facts.id IN (SELECT value FROM json_each(?))",
+        (json.dumps(offered),),
+    ).fetchone()[0]
+    missing = len(offered) - have
+    if not missing:
+        return []
+    return [
+        f"embeddings the source now gives for facts imported earlier without one: {missing},"
+        " not carried over (facts already in the store are never changed)"
+    ]

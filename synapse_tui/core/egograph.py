@@ -110,6 +110,13 @@ class GraphReader:
             out += self.conn.execute(sql, part).fetchall()
         return out
 
+    def count_naming(self, eids: Iterable[int]) -> None:
+        """Count the facts naming each of these entities in one query per chunk."""
+        todo = sorted({e for e in eids if e not in self._naming})
+        for part in _chunks(todo):
+            sql = f"SELECT eid, count(*) FROM mentions WHERE eid IN ({_marks(len(part))}) GROUP BY eid"
+            self._naming.update(self.conn.execute(sql, part))
+
     def naming(self, eid: int) -> int:
         """How many facts name the entity (an index range count)."""
         n = self._naming.get(eid)
@@ -218,6 +225,7 @@ def ego_graph(source: Any, fact_id: str, config: Any = None) -> EgoGraph:
     facts = reader.facts(sorted(positions))
     eids = {*my_eids, *(o for links in npmi.values() for o, _, _ in links)}
     keys = reader.entity_keys(sorted(eids))
+    reader.count_naming(eids)
     rank = entity_pagerank(conn)
 
     fnode = {p: _add_fact(G, *facts[p]) for p in positions}
@@ -323,8 +331,8 @@ def whole_graph(source: Any) -> nx.Graph:
     for p, fid, text in conn.execute("SELECT pos, id, text FROM facts"):
         ids[p] = _add_fact(G, fid, text)
     keys = dict(conn.execute("SELECT eid, key FROM entities"))
-    naming = dict(conn.execute("SELECT eid, count(*) FROM mentions GROUP BY eid"))
-    reader._naming.update(naming)
+    reader.count_naming(keys)
+    naming = reader._naming
     rank = entity_pagerank(conn)
     spell = dict(
         conn.execute(

@@ -101,7 +101,9 @@ class _Search:
         facts = [p for kind, p in todo if kind == FACT]
         for a, b, w, space in self.reader.semantic(facts) if facts else []:
             self._edge((FACT, a), (FACT, b), "semantic", w, space == "lexical")
-        for p, e in self.reader.mentions(facts) if facts else []:
+        mentions = self.reader.mentions(facts) if facts else []
+        self.reader.count_naming(e for _, e in mentions)
+        for p, e in mentions:
             self._edge((FACT, p), (ENTITY, e), "mentions", self.reader.specificity(e))
         for kind, e in todo:
             if kind != ENTITY:

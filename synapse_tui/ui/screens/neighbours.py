@@ -9,6 +9,8 @@ shows how the fact is connected to it, and the triage keys act on it.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -77,7 +79,8 @@ class NeighbourScreen(TriageActions, Screen):
             id="neighbours.path",
             tooltip="How is this fact connected to the highlighted one? The strongest chain of links",
         ),
-        *TRIAGE_BINDINGS,
+        # all triage keys work here; the Footer names the three used most, to fit 80 columns
+        *(b if b.key in ("c", "x", "v") else replace(b, show=False) for b in TRIAGE_BINDINGS),
     ]
 
     def __init__(self, fact_id: str) -> None:

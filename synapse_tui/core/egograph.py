@@ -253,6 +253,11 @@ def ego_graph(source: Any, fact_id: str, config: Any = None) -> EgoGraph:
     return EgoGraph(fact_id, facts[pos][1], G, tuple(walk(G, fnode[pos])))
 
 
+def _importance(G: nx.Graph, node: tuple[str, str]) -> str:
+    """Entity PageRank as a share of all importance (it is not trust, never multiplied in)."""
+    return f"importance {100 * G.nodes[node]['pagerank']:.1f}%"
+
+
 def walk(G: nx.Graph, centre: tuple[str, str]) -> list[EgoRow]:
     """The rows of the view, from the graph alone: each node within two hops once, in the
     section of the strongest way it is reached; heaviest first within a section."""
@@ -272,22 +277,13 @@ def walk(G: nx.Graph, centre: tuple[str, str]) -> list[EgoRow]:
                 )
             else:
                 n = G.nodes[node]["naming"]
-                rows.append(
-                    EgoRow(
-                        "entity",
-                        ENTITY,
-                        name,
-                        label[node],
-                        edge["weight"],
-                        1,
-                        detail=f"{n} fact{'s' if n != 1 else ''} name it",
-                    )
-                )
+                detail = f"{n} fact{'s' if n != 1 else ''} name it · {_importance(G, node)}"
+                rows.append(EgoRow("entity", ENTITY, name, label[node], edge["weight"], 1, detail=detail))
             continue
         links = [(m, G.edges[m, node]) for m in G[node] if hops.get(m) == 1]
         if kind == ENTITY:
             m, edge = max(((m, e) for m, e in links if e["kind"] == "npmi"), key=lambda x: x[1]["weight"])
-            detail = f"together in {edge['n_ab']} notes"
+            detail = f"together in {edge['n_ab']} notes · {_importance(G, node)}"
             rows.append(EgoRow("npmi", ENTITY, name, label[node], edge["weight"], 2, label[m], detail=detail))
             continue
         via_entities = [m for m, _ in links if m in mine]

@@ -63,7 +63,7 @@ def test_ego_graph_rows_and_weights(conn: sqlite3.Connection) -> None:
     # f4 is two semantic links away through f3: the chain's product
     assert rows["second", "f4"].weight == pytest.approx(0.5 * 0.8) and rows["second", "f4"].via == "f3"
     assert rows["entity", "ada"].weight == pytest.approx(spec(2))
-    assert rows["entity", "ada"].detail == "2 facts name it"
+    assert rows["entity", "ada"].detail.startswith("2 facts name it · importance ")
     assert rows["npmi", "engine"].weight == 0.7 and rows["npmi", "engine"].via == "Ada"
     # the graph itself: typed nodes, typed weighted edges
     G = ego.graph

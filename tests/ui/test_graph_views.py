@@ -77,7 +77,7 @@ async def test_neighbours_rows_columns_and_weights(db):
         shared = [r for r in app.screen.rows if r.section == "shared"]
         assert shared and all(r.weight < 1.0 for r in shared if r.node == "f-new-2")  # 1 of 2 entities
         assert "0.50" in next(line for line in lines if " f-new-2 " in line)
-        assert "deploys · 3 facts name it" in text
+        assert "deploys · 3 facts name it · importance" in text
     app.store.close()
 
 

@@ -147,7 +147,7 @@ class NeighbourScreen(TriageActions, Screen):
 
     def _widths(self) -> dict[str, int]:
         """Fixed columns; the text takes what is left (2 cells of padding per column)."""
-        width = max(40, self.size.width - 2)  # the vertical scrollbar
+        width = max(40, self.size.width - 2)  # room for the vertical scrollbar
         wide = width >= 110
         ids = [r.node for r in self.rows] or [""]
         cols = {
@@ -158,7 +158,7 @@ class NeighbourScreen(TriageActions, Screen):
             "id": max(4, min(18, max(len(i) for i in ids))),
             "via": 14 if wide else 0,
         }
-        used = sum(cols.values()) + 2 * (len([c for c in cols.values() if c]) + 1)
+        used = sum(cols.values()) + 2 * (len([c for c in cols.values() if c]) + 1)  # + the text's
         cols["text"] = max(8, width - used)
         return cols
 

@@ -126,7 +126,7 @@ class SessionLogScreen(Screen):
             "state": 7,
         }
         shown = [k for k, w in cols.items() if w]
-        cols["change"] = max(10, width - sum(cols.values()) - 2 * (len(shown) + 2))
+        cols["change"] = max(10, width - sum(cols.values()) - 2 * (len(shown) + 1))  # + the change's
         for key in ("#", "at", "actor", "action", "fact", "change", "state"):
             if cols[key]:
                 table.add_column(key if key != "change" else "before -> after", width=cols[key], key=key)

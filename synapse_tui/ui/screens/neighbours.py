@@ -184,7 +184,7 @@ class NeighbourScreen(TriageActions, Screen):
             table.move_cursor(row=target, animate=False)
 
     def _cells(self, row: EgoRow, widths: dict[str, int], palette: dict[str, str]) -> list[Text]:
-        colour = palette["accent"] if row.kind == FACT else palette["secondary"]
+        colour = "" if row.kind == FACT else "italic"  # weight bars in the text colour: no band's
         weight = Text()
         if widths["weight"] > 4:
             weight.append_text(bar(row.weight, 6, colour, palette["muted"]))

@@ -143,15 +143,15 @@ class PathScreen(Screen):
             if node.kind == "fact":
                 steps.add_option(Option(self._fact_line(node.id, node.label, width, id_width), id=node.id))
             else:
-                line = Text("◇ ", style=palette["secondary"])
-                line.append(clean(node.label), style=f"bold {palette['secondary']}")
+                line = Text.assemble(("◇ ", "bold"))
+                line.append(clean(node.label), style="bold italic")
                 line.append("  entity", style="dim")
                 steps.add_option(Option(line, disabled=True))
             if i < len(path.steps):
                 step = path.steps[i]
-                line = Text("  │ ", style="dim")
+                line = Text.assemble(("  │ ", "dim"))
                 line.append(fit(step.kind, 9), style="bold")
-                line.append_text(bar(step.weight, 10, palette["accent"], palette["muted"]))
+                line.append_text(bar(step.weight, 10, "", palette["muted"]))
                 line.append(f" {step.weight:.2f}   cost {step.cost:.2f}")
                 if step.lexical:
                     line.append("   lexical", style="italic")
@@ -168,7 +168,7 @@ class PathScreen(Screen):
     def _fact_line(self, fact_id: str, text: str, width: int, id_width: int) -> Text:
         chip, trust = band_cell(self.app, fact_id, 9)
         struck = "strike" if superseded(self.app, fact_id) else ""
-        line = Text("● ", style=colours(self.app)["accent"])
+        line = Text.assemble(("● ", "bold"))  # the text colour: band colours mean trust only
         line.append(fit(fact_id, id_width), style=f"bold {struck}".strip())
         line.append("  ")
         line.append_text(chip)

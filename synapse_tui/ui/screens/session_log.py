@@ -100,7 +100,7 @@ class SessionLogScreen(Screen):
     def _paint(self, keep_seq: int | None = None) -> None:
         n = len(self.entries)
         actors = sorted({e.actor for e in self.entries})
-        head = Text("SESSION LOG", style="bold")
+        head = Text.assemble(("SESSION LOG", "bold"))
         head.append(f"  {n} change{'s' if n != 1 else ''} since the browser opened, newest first")
         if actors:
             head.append(f" · by {', '.join(actors)}")

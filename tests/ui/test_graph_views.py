@@ -254,6 +254,21 @@ async def test_session_log_lists_this_session_and_undoes_only_the_newest(db):
     app.store.close()
 
 
+async def test_session_log_follows_a_writer_alongside(db):
+    app = harness(db)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await push(pilot, SessionLogScreen(session_mark(app.store)))
+        assert app.screen.entries == ()
+        agent_writes(db, "verify", "f-oncall")
+        app.poll_store()  # what the browser's two-second timer does
+        await settle(pilot)
+        assert [(e.action, e.fact_id, e.actor) for e in app.screen.entries] == [
+            ("verify", "f-oncall", "agent:scribe")
+        ]
+        assert "agent:scribe" in screen_text(app)
+    app.store.close()
+
+
 async def test_session_log_empty(db):
     app = harness(db)
     async with app.run_test(size=SIZE) as pilot:

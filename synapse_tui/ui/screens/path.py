@@ -106,6 +106,10 @@ class PathScreen(Screen):
     def on_resize(self) -> None:
         self._paint()
 
+    def refresh_view(self) -> None:
+        """After triage or another writer's commit: the chain's bands and trust, as now."""
+        self._paint()
+
     @on(Input.Submitted, "#path-to")
     def _other(self, event: Input.Submitted) -> None:
         b = event.value.strip()

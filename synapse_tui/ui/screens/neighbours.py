@@ -22,30 +22,15 @@ from textual.widgets import DataTable, Footer, Header, Static
 from ...core.egograph import FACT, EgoGraph, EgoRow
 from ..text import bar, clean, fit
 from ..triage_actions import TRIAGE_BINDINGS, TriageActions
-from .nav import OpenFact, RowTable, band_cell, colours, superseded
+from .nav import OpenFact, RowTable, band_cell, colours, read_graph, superseded
 
 LINK = {"semantic": "semantic", "shared": "shares", "second": "2 hops", "entity": "entity", "npmi": "npmi"}
-NOT_BUILT = "the neighbour graph isn't built for this store yet (synapse-tui import builds it)"
 
 
 class EgoReady(Message):
     def __init__(self, fact_id: str, ego: EgoGraph | None, error: str | None) -> None:
         self.fact_id, self.ego, self.error = fact_id, ego, error
         super().__init__()
-
-
-def load_ego(app, fact_id: str) -> tuple[EgoGraph | None, str | None]:
-    """The ego graph, or why there is none (no graph yet, unknown id). Worker thread."""
-    from ...core.egograph import ego_graph
-    from ...core.graphview import graph_built
-
-    with app.db_lock:
-        if not graph_built(app.store.conn):
-            return None, NOT_BUILT
-        try:
-            return ego_graph(app.store, fact_id, app.config), None
-        except KeyError:
-            return None, f"no fact {fact_id} in this store"
 
 
 class NeighbourScreen(TriageActions, Screen):
@@ -107,7 +92,10 @@ class NeighbourScreen(TriageActions, Screen):
 
     @work(thread=True, exclusive=True, group="neighbours")
     def load(self, fact_id: str) -> None:
-        ego, error = load_ego(self.app, fact_id)
+        from ...core.egograph import ego_graph
+
+        app = self.app
+        ego, error = read_graph(app, lambda: ego_graph(app.store, fact_id, app.config))
         self.post_message(EgoReady(fact_id, ego, error))
 
     def on_ego_ready(self, message: EgoReady) -> None:

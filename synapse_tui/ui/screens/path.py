@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 
 from ...core.graphpath import Path
 from ..text import bar, clean, fit
-from .nav import OpenFact, band_cell, colours, superseded
+from .nav import OpenFact, band_cell, colours, read_graph, superseded
 
 
 class PathReady(Message):
@@ -76,19 +76,9 @@ class PathScreen(Screen):
     @work(thread=True, exclusive=True, group="path")
     def find(self, a: str, b: str) -> None:
         from ...core.graphpath import path_between
-        from ...core.graphview import graph_built
-        from .neighbours import NOT_BUILT
 
         app = self.app
-        path, error = None, None
-        with app.db_lock:
-            if not graph_built(app.store.conn):
-                error = NOT_BUILT
-            else:
-                try:
-                    path = path_between(app.store, a, b, app.config)
-                except KeyError as exc:
-                    error = f"no fact {exc.args[0]} in this store"
+        path, error = read_graph(app, lambda: path_between(app.store, a, b, app.config))
         if path is None and error is None:
             graph = app.config.graph
             error = (

@@ -7,6 +7,8 @@ live one, which is the only action undo can revert (SPEC 8), and says so otherwi
 
 from __future__ import annotations
 
+import sqlite3
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -78,8 +80,14 @@ class SessionLogScreen(Screen):
     def load(self) -> None:
         from ...core.sessionlog import session_log
 
-        with self.app.db_lock:
-            entries = session_log(self.app.store, self.since)
+        try:
+            with self.app.db_lock:
+                entries = session_log(self.app.store, self.since)
+        except sqlite3.Error as exc:  # a damaged store: say so, keep what is shown
+            self.app.call_from_thread(
+                self.app.notify, f"the audit log cannot be read: {exc}", severity="error"
+            )
+            return
         self.post_message(LogReady(entries))
 
     def on_log_ready(self, message: LogReady) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sqlite3
 import statistics
 import sys
@@ -86,6 +87,10 @@ def main() -> None:
         build(db, args.n)
     conn = sqlite3.connect(db)
     config = Config()
+    load = os.getloadavg()[0]
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load:.1f} (figures above ~1 per core are inflated)"
+    )
     hubs = conn.execute(
         "SELECT eid, count(*) c FROM mentions GROUP BY eid ORDER BY c DESC LIMIT 3"
     ).fetchall()

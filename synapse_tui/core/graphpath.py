@@ -165,6 +165,15 @@ def path_between(source: Any, a_id: str, b_id: str, config: Any) -> Path | None:
     return Path(a_id, b_id, _path_nodes(reader, nodes), steps, float(total), len(G))
 
 
+def not_connected(a_id: str, b_id: str, config: Any) -> str:
+    """What `path_between` returning None means, in the words every caller shows."""
+    graph = config.graph
+    return (
+        f"{a_id} and {b_id} are not connected within {graph.path_max_hops} hops "
+        f"(reading at most {graph.path_fanout} links per entity)"
+    )
+
+
 def _texts(reader: GraphReader, positions: list[int]) -> list[str]:
     facts = reader.facts(positions)
     return [facts[p][1] for p in positions]

@@ -10,7 +10,7 @@ import pytest
 
 from synapse_tui.core.config import Config
 from synapse_tui.core.egograph import ego_graph, whole_graph
-from synapse_tui.core.graphpath import path_between
+from synapse_tui.core.graphpath import not_connected, path_between
 from synapse_tui.core.schema import migrate
 
 from .test_graph_store import add
@@ -110,6 +110,9 @@ def test_path_through_entities(conn: sqlite3.Connection) -> None:
 
 def test_not_connected(conn: sqlite3.Connection) -> None:
     assert path_between(conn, "f1", "f7", Config()) is None
+    assert not_connected("f1", "f7", Config()) == (
+        "f1 and f7 are not connected within 6 hops (reading at most 25 links per entity)"
+    )
     # connected, but further than the hops allowed
     near = Config().with_values("graph", path_max_hops=2)
     assert path_between(conn, "f1", "f6", near) is None

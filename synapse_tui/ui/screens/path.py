@@ -75,16 +75,12 @@ class PathScreen(Screen):
 
     @work(thread=True, exclusive=True, group="path")
     def find(self, a: str, b: str) -> None:
-        from ...core.graphpath import path_between
+        from ...core.graphpath import not_connected, path_between
 
         app = self.app
         path, error = read_graph(app, lambda: path_between(app.store, a, b, app.config))
         if path is None and error is None:
-            graph = app.config.graph
-            error = (
-                f"{a} and {b} are not connected within {graph.path_max_hops} hops "
-                f"(reading at most {graph.path_fanout} links per entity)"
-            )
+            error = not_connected(a, b, app.config)
         self.post_message(PathReady(a, b, path, error))
 
     def on_path_ready(self, message: PathReady) -> None:

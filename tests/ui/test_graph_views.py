@@ -193,6 +193,20 @@ async def test_path_step_by_step_and_from_the_neighbour_view(db):
     app.store.close()
 
 
+async def test_path_to_a_typed_id(db):
+    app = harness(db)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await push(pilot, NeighbourScreen("f-pay-01"))
+        await pilot.press("P")
+        await settle(pilot)
+        assert isinstance(app.screen, PathScreen) and app.screen.b is None
+        await pilot.press(*"f-mid-3", "enter")
+        await settle(pilot)
+        assert [n.id for n in app.screen.path.nodes] == ["f-pay-01", "f-pay-02", "ledger", "f-mid-3"]
+        assert "HOW f-pay-01 IS CONNECTED TO f-mid-3" in screen_text(app)
+    app.store.close()
+
+
 async def test_path_not_connected(db):
     app = harness(db)
     app.config = app.config.with_values("graph", path_max_hops=1)

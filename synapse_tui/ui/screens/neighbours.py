@@ -64,6 +64,14 @@ class NeighbourScreen(TriageActions, Screen):
             id="neighbours.path",
             tooltip="How is this fact connected to the highlighted one? The strongest chain of links",
         ),
+        Binding(
+            "P",
+            "path_to_id",
+            "path to id",
+            show=False,
+            id="neighbours.path_to_id",
+            tooltip="How is this fact connected to another one? Type its id",
+        ),
         # all triage keys work here; the Footer names the three used most, to fit 80 columns
         *(b if b.key in ("c", "x", "v") else replace(b, show=False) for b in TRIAGE_BINDINGS),
     ]
@@ -260,6 +268,11 @@ class NeighbourScreen(TriageActions, Screen):
         fact_id = self._highlighted_fact("open")
         if fact_id is not None:
             self.post_message(OpenFact(fact_id))
+
+    def action_path_to_id(self) -> None:
+        from .path import PathScreen
+
+        self.app.push_screen(PathScreen(self.fact_id))
 
     def action_path(self) -> None:
         fact_id = self._highlighted_fact("path")

@@ -15,8 +15,12 @@ neighbours, its entities, the facts naming those entities, and the entities' NPM
 neighbours. It is read from the stored edges with indexed lookups per node, never by
 loading the whole graph, so it costs the same at 100 facts and at 100,000.
 
-The weight shown for a fact sharing entities is the Jaccard share of their entity sets,
-|shared| / |either's|: 1.00 only when both name exactly the same entities.
+A fact sharing entities with this one is weighted by the strength of the links through
+them, as the path view measures strength: each shared entity e is a chain fact - e - fact of
+two `mentions` links, strength s(e)^2, and several combine as 1 - prod(1 - s(e)^2). Sharing
+a rare entity counts for much, sharing one that a hundred facts name for little; a count
+of entities in common (or their share, which is 1.00 for every pair of facts naming the
+same single entity) would rank them all alike.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ SECTION_TITLES = {
     "entity": "its entity",
     "npmi": "co-occurs (NPMI)",
 }
-SHARED_LIMIT = 15  # facts sharing entities, the highest Jaccard share first
+SHARED_LIMIT = 15  # facts sharing entities, the strongest first
 SECOND_LIMIT = 10  # two-hop semantic neighbours, the strongest chains first
 NPMI_LIMIT = 5  # NPMI neighbours listed per entity of the fact
 SHARING_SCAN = 2000  # facts read per entity when looking for facts sharing it
@@ -59,6 +63,11 @@ def _marks(n: int) -> str:
 def _chunks(items: Sequence[Any]) -> Iterable[Sequence[Any]]:
     for i in range(0, len(items), _CHUNK):
         yield items[i : i + _CHUNK]
+
+
+def shared_strength(specificities: Iterable[float]) -> float:
+    """Two facts sharing entities of these specificities: 1 - prod(1 - s^2) (module docstring)."""
+    return 1.0 - math.prod(1.0 - s * s for s in specificities)
 
 
 class GraphReader:
@@ -149,13 +158,15 @@ class GraphReader:
             {"e": eid, "lim": limit},
         ).fetchall()
 
-    def sharing(self, pos: int, limit: int) -> list[tuple[int, int, int, list[int]]]:
-        """Facts naming any entity of the fact at `pos`, the highest Jaccard share first:
-        (pos, shared, their entity count, shared eids). Ties: the newer fact first.
+    def sharing(self, pos: int, limit: int) -> list[tuple[int, int, list[int]]]:
+        """Facts naming any entity of the fact at `pos`, the strongest share first:
+        (pos, their entity count, shared eids). Ties: the larger share of the two facts'
+        entities, then the newer fact.
 
         Of an entity named by more than SHARING_SCAN facts, the newest SHARING_SCAN are
         read: a hub entity is never read whole (it costs its size, and says little)."""
         mine = [e for (e,) in self.conn.execute("SELECT eid FROM mentions WHERE pos = ?", (pos,))]
+        self.count_naming(mine)
         shared: dict[int, list[int]] = {}
         for e in mine:
             for (p,) in self.conn.execute(
@@ -167,10 +178,13 @@ class GraphReader:
         for part in _chunks(sorted(shared)):
             sql = f"SELECT pos, count(*) FROM mentions WHERE pos IN ({_marks(len(part))}) GROUP BY pos"
             theirs.update(self.conn.execute(sql, part))
-        ranked = sorted(
-            shared, key=lambda p: (-len(shared[p]) / (len(mine) + theirs[p] - len(shared[p])), -p)
-        )
-        return [(p, len(shared[p]), theirs[p], sorted(shared[p])) for p in ranked[:limit]]
+
+        def rank(p: int) -> tuple[float, float, int]:
+            both = len(shared[p])
+            strength = shared_strength(self.specificity(e) for e in shared[p])
+            return (-strength, -both / (len(mine) + theirs[p] - both), -p)
+
+        return [(p, theirs[p], sorted(shared[p])) for p in sorted(shared, key=rank)[:limit]]
 
 
 @dataclass(frozen=True)
@@ -181,7 +195,7 @@ class EgoRow:
     kind: str  # FACT or ENTITY
     node: str  # fact id or entity key
     label: str  # fact text, or the entity's spelling
-    weight: float  # semantic / NPMI weight, Jaccard share, specificity, or a chain's product
+    weight: float  # semantic / NPMI weight, specificity, or the strength of a chain
     hops: int
     via: str | None = None  # the entity or fact it was reached through (its label)
     lexical: bool = False  # a semantic edge of the built-in lexical embedder
@@ -243,7 +257,7 @@ def ego_graph(source: Any, fact_id: str, config: Any = None) -> EgoGraph:
         G.add_edge(fnode[a], fnode[b], kind="semantic", weight=w, lexical=space == "lexical")
     for e in my_eids:
         G.add_edge(fnode[pos], enode[e], kind="mentions", weight=reader.specificity(e))
-    for p, _, theirs, shared_eids in shared:
+    for p, theirs, shared_eids in shared:
         G.nodes[fnode[p]]["entities"] = theirs
         for e in shared_eids:
             G.add_edge(fnode[p], enode[e], kind="mentions", weight=reader.specificity(e))
@@ -292,9 +306,8 @@ def walk(G: nx.Graph, centre: tuple[str, str]) -> list[EgoRow]:
             union = len(mine) + theirs - len(via_entities)
             names = ", ".join(sorted(label[m] for m in via_entities))
             detail = f"{len(via_entities)} of {union} entities in common"
-            rows.append(
-                EgoRow("shared", FACT, name, label[node], len(via_entities) / union, 2, names, detail=detail)
-            )
+            strength = shared_strength(G.edges[centre, m]["weight"] for m in via_entities)
+            rows.append(EgoRow("shared", FACT, name, label[node], strength, 2, names, detail=detail))
             continue
         m, edge = max(
             ((m, e) for m, e in links if e["kind"] == "semantic"),

@@ -3,8 +3,11 @@ pushed directly onto the browser (the app wires keys to them)."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
+
+import pytest
 
 from synapse_tui.core.clock import Clock, parse_time
 from synapse_tui.core.config import load_config
@@ -74,9 +77,13 @@ async def test_neighbours_rows_columns_and_weights(db):
         # fixed columns: every row's id starts in the same column, the text too
         starts = {line.find(f" {r.node} ") for line, r in zip(lines, app.screen.rows, strict=True)}
         assert len(starts) == 1 and -1 not in starts, lines
-        shared = [r for r in app.screen.rows if r.section == "shared"]
-        assert shared and all(r.weight < 1.0 for r in shared if r.node == "f-new-2")  # 1 of 2 entities
-        assert "0.50" in next(line for line in lines if " f-new-2 " in line)
+        # f-new-2 shares "deploys", which 3 of the 30 facts name: one chain of two such links
+        shared = {r.node: r.weight for r in app.screen.rows if r.section == "shared"}
+        specificity = math.log1p(30 / 3) / math.log1p(30)
+        assert shared == {"f-new-2": pytest.approx(specificity**2)}
+        assert f"{specificity**2:.2f}" == "0.49" and "0.49" in next(
+            line for line in lines if " f-new-2 " in line
+        )
         assert "deploys · 3 facts name it · importance" in text
     app.store.close()
 
@@ -308,7 +315,7 @@ async def test_legend(db):
             "signature_untrusted",
             "clock_skew",
             "disputed: go resolve",
-            "entities in common",
+            "rarer shared entities",
         ):
             assert part in text, part
         await pilot.press("escape")

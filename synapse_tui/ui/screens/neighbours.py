@@ -1,6 +1,6 @@
 """The neighbour view (n): the two-hop ego graph of one fact, one row per node.
 
-Semantic neighbours, facts sharing its entities (by their Jaccard share), facts two
+Semantic neighbours, facts sharing its entities (by the strength of those links), facts two
 semantic links away (the chain's product), its entities (specificity) and their NPMI
 neighbours, in fixed columns. `enter` walks to the highlighted fact and `backspace` walks
 back; the list underneath keeps its queue and cursor. `o` opens the highlighted fact, `p`

@@ -290,6 +290,20 @@ async def test_session_log_follows_a_writer_alongside(db):
     app.store.close()
 
 
+async def test_session_log_shows_what_was_done_in_a_view_on_top(db):
+    app = harness(db)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await push(pilot, SessionLogScreen(session_mark(app.store)))
+        await push(pilot, NeighbourScreen("f-pay-01"))
+        await pilot.press("down", "v")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionLogScreen)
+        assert [e.action for e in app.screen.entries] == ["verify"]
+    app.store.close()
+
+
 async def test_session_log_empty(db):
     app = harness(db)
     async with app.run_test(size=SIZE) as pilot:

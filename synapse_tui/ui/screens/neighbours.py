@@ -255,6 +255,11 @@ class NeighbourScreen(TriageActions, Screen):
         self._keep = self._highlighted_key()
         self.load(self.fact_id)
 
+    def on_screen_resume(self) -> None:
+        """Back from a view pushed on top (a detail, a path): its triage may have moved scores."""
+        if self.ego is not None:
+            self.refresh_view()
+
     def action_back(self) -> None:
         if self.trail:
             self.walk(self.trail.pop())

@@ -92,6 +92,9 @@ class PathScreen(Screen):
     def on_resize(self) -> None:
         self._paint()
 
+    def on_screen_resume(self) -> None:
+        self._paint()
+
     def refresh_view(self) -> None:
         """After triage or another writer's commit: the chain's bands and trust, as now."""
         self._paint()

@@ -99,6 +99,11 @@ class SessionLogScreen(Screen):
         """After triage here or elsewhere (the app calls it on the top screen)."""
         self.load()
 
+    def on_screen_resume(self) -> None:
+        """Back from the fact it jumped to: what was done there shows here."""
+        if self.loaded:
+            self.load()
+
     def on_resize(self) -> None:
         if self.loaded:
             keep = self._highlighted()

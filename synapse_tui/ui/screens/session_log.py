@@ -212,7 +212,8 @@ class SessionLogScreen(Screen):
         entry, target = message.entry, message.target
         if entry.undoes is not None:
             self.app.notify(
-                f"#{entry.batch} is itself an {entry.action}; ctrl+y redoes what was undone",
+                f"#{entry.batch} is itself {'an undo' if entry.action == 'undo' else 'a redo'}: "
+                "ctrl+z and ctrl+y step through undo and redo",
                 severity="warning",
                 timeout=4,
             )

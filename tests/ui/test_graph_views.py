@@ -105,7 +105,7 @@ async def test_neighbours_open_acts_on_the_highlighted_row_and_walking_keeps_the
         await pilot.press("up", "enter")
         await settle(pilot)
         assert app.screen.fact_id == "f-pay-02"
-        assert "path: f-pay-01 › f-pay-02" in screen_text(app)
+        assert "walked: f-pay-01 › f-pay-02" in screen_text(app)
         await pilot.press("down", "enter")
         await settle(pilot)
         third = app.screen.fact_id

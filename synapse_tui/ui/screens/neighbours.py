@@ -139,7 +139,7 @@ class NeighbourScreen(TriageActions, Screen):
         self.query_one("#nb-head", Static).update(head)
         walked = " › ".join([*self.trail, self.fact_id])
         hint = "   (backspace goes back)" if self.trail else "   (enter walks to a fact)"
-        self.query_one("#nb-trail", Static).update(Text(f"path: {walked}{hint}", style="italic"))
+        self.query_one("#nb-trail", Static).update(Text(f"walked: {walked}{hint}", style="italic"))
 
     def _widths(self) -> dict[str, int]:
         """Fixed columns; the text takes what is left (2 cells of padding per column)."""

@@ -205,7 +205,7 @@ class SessionLogScreen(Screen):
         from ...core.triage import Triage
 
         with self.app.db_lock:
-            target = Triage(self.app.store, clock=None).undo_target()
+            target = Triage(self.app.store, self.app.clock).undo_target()
         self.post_message(UndoChecked(entry, target))
 
     def on_undo_checked(self, message: UndoChecked) -> None:

@@ -15,8 +15,12 @@ neighbours, its entities, the facts naming those entities, and the entities' NPM
 neighbours. It is read from the stored edges with indexed lookups per node, never by
 loading the whole graph, so it costs the same at 100 facts and at 100,000.
 
-The weight shown for a fact sharing entities is the Jaccard share of their entity sets,
-|shared| / |either's|: 1.00 only when both name exactly the same entities.
+A fact sharing entities with this one is weighted by the strength of the links through
+them, as the path view measures strength: each shared entity e is a chain fact - e - fact of
+two `mentions` links, strength s(e)^2, and several combine as 1 - prod(1 - s(e)^2). Sharing
+a rare entity counts for much, sharing one that a hundred facts name for little; a count
+of entities in common (or their share, which is 1.00 for every pair of facts naming the
+same single entity) would rank them all alike.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ SECTION_TITLES = {
     "entity": "its entity",
     "npmi": "co-occurs (NPMI)",
 }
-SHARED_LIMIT = 15  # facts sharing entities, the highest Jaccard share first
+SHARED_LIMIT = 15  # facts sharing entities, the strongest first
 SECOND_LIMIT = 10  # two-hop semantic neighbours, the strongest chains first
 NPMI_LIMIT = 5  # NPMI neighbours listed per entity of the fact
 SHARING_SCAN = 2000  # facts read per entity when looking for facts sharing it
@@ -59,6 +63,11 @@ def _marks(n: int) -> str:
 def _chunks(items: Sequence[Any]) -> Iterable[Sequence[Any]]:
     for i in range(0, len(items), _CHUNK):
         yield items[i : i + _CHUNK]
+
+
+def shared_strength(specificities: Iterable[float]) -> float:
+    """Two facts sharing entities of these specificities: 1 - prod(1 - s^2) (module docstring)."""
+    return 1.0 - math.prod(1.0 - s * s for s in specificities)
 
 
 class GraphReader:
@@ -110,6 +119,13 @@ class GraphReader:
             out += self.conn.execute(sql, part).fetchall()
         return out
 
+    def count_naming(self, eids: Iterable[int]) -> None:
+        """Count the facts naming each of these entities in one query per chunk."""
+        todo = sorted({e for e in eids if e not in self._naming})
+        for part in _chunks(todo):
+            sql = f"SELECT eid, count(*) FROM mentions WHERE eid IN ({_marks(len(part))}) GROUP BY eid"
+            self._naming.update(self.conn.execute(sql, part))
+
     def naming(self, eid: int) -> int:
         """How many facts name the entity (an index range count)."""
         n = self._naming.get(eid)
@@ -142,13 +158,15 @@ class GraphReader:
             {"e": eid, "lim": limit},
         ).fetchall()
 
-    def sharing(self, pos: int, limit: int) -> list[tuple[int, int, int, list[int]]]:
-        """Facts naming any entity of the fact at `pos`, the highest Jaccard share first:
-        (pos, shared, their entity count, shared eids). Ties: the newer fact first.
+    def sharing(self, pos: int, limit: int) -> list[tuple[int, int, list[int]]]:
+        """Facts naming any entity of the fact at `pos`, the strongest share first:
+        (pos, their entity count, shared eids). Ties: the larger share of the two facts'
+        entities, then the newer fact.
 
         Of an entity named by more than SHARING_SCAN facts, the newest SHARING_SCAN are
         read: a hub entity is never read whole (it costs its size, and says little)."""
         mine = [e for (e,) in self.conn.execute("SELECT eid FROM mentions WHERE pos = ?", (pos,))]
+        self.count_naming(mine)
         shared: dict[int, list[int]] = {}
         for e in mine:
             for (p,) in self.conn.execute(
@@ -160,10 +178,13 @@ class GraphReader:
         for part in _chunks(sorted(shared)):
             sql = f"SELECT pos, count(*) FROM mentions WHERE pos IN ({_marks(len(part))}) GROUP BY pos"
             theirs.update(self.conn.execute(sql, part))
-        ranked = sorted(
-            shared, key=lambda p: (-len(shared[p]) / (len(mine) + theirs[p] - len(shared[p])), -p)
-        )
-        return [(p, len(shared[p]), theirs[p], sorted(shared[p])) for p in ranked[:limit]]
+
+        def rank(p: int) -> tuple[float, float, int]:
+            both = len(shared[p])
+            strength = shared_strength(self.specificity(e) for e in shared[p])
+            return (-strength, -both / (len(mine) + theirs[p] - both), -p)
+
+        return [(p, theirs[p], sorted(shared[p])) for p in sorted(shared, key=rank)[:limit]]
 
 
 @dataclass(frozen=True)
@@ -174,7 +195,7 @@ class EgoRow:
     kind: str  # FACT or ENTITY
     node: str  # fact id or entity key
     label: str  # fact text, or the entity's spelling
-    weight: float  # semantic / NPMI weight, Jaccard share, specificity, or a chain's product
+    weight: float  # semantic / NPMI weight, specificity, or the strength of a chain
     hops: int
     via: str | None = None  # the entity or fact it was reached through (its label)
     lexical: bool = False  # a semantic edge of the built-in lexical embedder
@@ -218,6 +239,7 @@ def ego_graph(source: Any, fact_id: str, config: Any = None) -> EgoGraph:
     facts = reader.facts(sorted(positions))
     eids = {*my_eids, *(o for links in npmi.values() for o, _, _ in links)}
     keys = reader.entity_keys(sorted(eids))
+    reader.count_naming(eids)
     rank = entity_pagerank(conn)
 
     fnode = {p: _add_fact(G, *facts[p]) for p in positions}
@@ -235,7 +257,7 @@ def ego_graph(source: Any, fact_id: str, config: Any = None) -> EgoGraph:
         G.add_edge(fnode[a], fnode[b], kind="semantic", weight=w, lexical=space == "lexical")
     for e in my_eids:
         G.add_edge(fnode[pos], enode[e], kind="mentions", weight=reader.specificity(e))
-    for p, _, theirs, shared_eids in shared:
+    for p, theirs, shared_eids in shared:
         G.nodes[fnode[p]]["entities"] = theirs
         for e in shared_eids:
             G.add_edge(fnode[p], enode[e], kind="mentions", weight=reader.specificity(e))
@@ -243,6 +265,11 @@ def ego_graph(source: Any, fact_id: str, config: Any = None) -> EgoGraph:
         for o, w, n_ab in links:
             G.add_edge(enode[e], enode[o], kind="npmi", weight=w, n_ab=n_ab)
     return EgoGraph(fact_id, facts[pos][1], G, tuple(walk(G, fnode[pos])))
+
+
+def _importance(G: nx.Graph, node: tuple[str, str]) -> str:
+    """Entity PageRank as a share of all importance (it is not trust, never multiplied in)."""
+    return f"importance {100 * G.nodes[node]['pagerank']:.1f}%"
 
 
 def walk(G: nx.Graph, centre: tuple[str, str]) -> list[EgoRow]:
@@ -264,22 +291,13 @@ def walk(G: nx.Graph, centre: tuple[str, str]) -> list[EgoRow]:
                 )
             else:
                 n = G.nodes[node]["naming"]
-                rows.append(
-                    EgoRow(
-                        "entity",
-                        ENTITY,
-                        name,
-                        label[node],
-                        edge["weight"],
-                        1,
-                        detail=f"{n} fact{'s' if n != 1 else ''} name it",
-                    )
-                )
+                detail = f"{n} fact{'s' if n != 1 else ''} name it · {_importance(G, node)}"
+                rows.append(EgoRow("entity", ENTITY, name, label[node], edge["weight"], 1, detail=detail))
             continue
         links = [(m, G.edges[m, node]) for m in G[node] if hops.get(m) == 1]
         if kind == ENTITY:
             m, edge = max(((m, e) for m, e in links if e["kind"] == "npmi"), key=lambda x: x[1]["weight"])
-            detail = f"together in {edge['n_ab']} notes"
+            detail = f"together in {edge['n_ab']} notes · {_importance(G, node)}"
             rows.append(EgoRow("npmi", ENTITY, name, label[node], edge["weight"], 2, label[m], detail=detail))
             continue
         via_entities = [m for m, _ in links if m in mine]
@@ -288,9 +306,8 @@ def walk(G: nx.Graph, centre: tuple[str, str]) -> list[EgoRow]:
             union = len(mine) + theirs - len(via_entities)
             names = ", ".join(sorted(label[m] for m in via_entities))
             detail = f"{len(via_entities)} of {union} entities in common"
-            rows.append(
-                EgoRow("shared", FACT, name, label[node], len(via_entities) / union, 2, names, detail=detail)
-            )
+            strength = shared_strength(G.edges[centre, m]["weight"] for m in via_entities)
+            rows.append(EgoRow("shared", FACT, name, label[node], strength, 2, names, detail=detail))
             continue
         m, edge = max(
             ((m, e) for m, e in links if e["kind"] == "semantic"),
@@ -323,8 +340,8 @@ def whole_graph(source: Any) -> nx.Graph:
     for p, fid, text in conn.execute("SELECT pos, id, text FROM facts"):
         ids[p] = _add_fact(G, fid, text)
     keys = dict(conn.execute("SELECT eid, key FROM entities"))
-    naming = dict(conn.execute("SELECT eid, count(*) FROM mentions GROUP BY eid"))
-    reader._naming.update(naming)
+    reader.count_naming(keys)
+    naming = reader._naming
     rank = entity_pagerank(conn)
     spell = dict(
         conn.execute(

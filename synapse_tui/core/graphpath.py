@@ -80,37 +80,54 @@ def cost(weight: float) -> float:
     return -math.log(max(weight, 1e-12))
 
 
+Node = tuple[str, int]  # (FACT, position) or (ENTITY, eid) while searching
+
+
 class _Search:
-    """Both balls of the bidirectional widening, in one graph keyed by position / eid."""
+    """Both balls of the bidirectional widening, as plain adjacency sets and one dict of
+    links (networkx gets the graph once, at the end: adding edges one by one to an
+    nx.Graph costs more than reading them)."""
 
     def __init__(self, reader: GraphReader, fanout: int) -> None:
         self.reader, self.fanout = reader, fanout
-        self.G = nx.Graph()
-        self.expanded: set[tuple[str, int]] = set()
+        self.adj: dict[Node, set[Node]] = {}
+        self.links: dict[tuple[Node, Node], tuple[str, float, bool]] = {}
+        self.expanded: set[Node] = set()
 
-    def _edge(
-        self, u: tuple[str, int], v: tuple[str, int], kind: str, w: float, lexical: bool = False
-    ) -> None:
-        if not self.G.has_edge(u, v):
-            self.G.add_edge(u, v, kind=kind, weight=w, cost=cost(w), lexical=lexical)
+    def _link(self, u: Node, v: Node, kind: str, w: float, lexical: bool = False) -> None:
+        key = (u, v) if u < v else (v, u)
+        if key not in self.links:
+            self.links[key] = (kind, w, lexical)
+            self.adj.setdefault(u, set()).add(v)
+            self.adj.setdefault(v, set()).add(u)
 
-    def widen(self, frontier: list[tuple[str, int]]) -> set[tuple[str, int]]:
+    def widen(self, frontier: list[Node]) -> set[Node]:
         """Read every link of the frontier; the nodes it reaches."""
         todo = [n for n in frontier if n not in self.expanded]
         self.expanded.update(todo)
         facts = [p for kind, p in todo if kind == FACT]
         for a, b, w, space in self.reader.semantic(facts) if facts else []:
-            self._edge((FACT, a), (FACT, b), "semantic", w, space == "lexical")
-        for p, e in self.reader.mentions(facts) if facts else []:
-            self._edge((FACT, p), (ENTITY, e), "mentions", self.reader.specificity(e))
+            self._link((FACT, a), (FACT, b), "semantic", w, space == "lexical")
+        mentions = self.reader.mentions(facts) if facts else []
+        self.reader.count_naming(e for _, e in mentions)
+        for p, e in mentions:
+            self._link((FACT, p), (ENTITY, e), "mentions", self.reader.specificity(e))
         for kind, e in todo:
             if kind != ENTITY:
                 continue
             for o, w, _ in self.reader.npmi(e, self.fanout):
-                self._edge((ENTITY, e), (ENTITY, o), "npmi", w)
+                self._link((ENTITY, e), (ENTITY, o), "npmi", w)
             for p in self.reader.newest_naming(e, self.fanout):
-                self._edge((FACT, p), (ENTITY, e), "mentions", self.reader.specificity(e))
-        return {m for n in todo for m in self.G[n]} if todo else set()
+                self._link((FACT, p), (ENTITY, e), "mentions", self.reader.specificity(e))
+        return {m for n in todo for m in self.adj.get(n, ())}
+
+    def graph(self) -> nx.Graph:
+        G = nx.Graph()
+        G.add_edges_from(
+            (u, v, {"kind": kind, "weight": w, "cost": cost(w), "lexical": lexical})
+            for (u, v), (kind, w, lexical) in self.links.items()
+        )
+        return G
 
 
 def path_between(source: Any, a_id: str, b_id: str, config: Any) -> Path | None:
@@ -124,11 +141,10 @@ def path_between(source: Any, a_id: str, b_id: str, config: Any) -> Path | None:
     if a == b:
         return Path(a_id, b_id, (PathNode(FACT, a_id, _texts(reader, [a[1]])[0]),), (), 0.0, 1)
     search = _Search(reader, int(config.graph.path_fanout))
-    search.G.add_nodes_from((a, b))
     seen = [{a}, {b}]
     frontier = [[a], [b]]
     for _ in range(int(config.graph.path_max_hops)):
-        if len(search.G) >= MAX_NODES:
+        if len(search.adj) >= MAX_NODES:
             break
         side = 0 if len(frontier[0]) <= len(frontier[1]) else 1
         if not frontier[side]:
@@ -140,15 +156,22 @@ def path_between(source: Any, a_id: str, b_id: str, config: Any) -> Path | None:
         frontier[side] = sorted(reached)
     if not seen[0] & seen[1]:
         return None
-    try:
-        total, nodes = nx.bidirectional_dijkstra(search.G, a, b, weight="cost")
-    except nx.NetworkXNoPath:  # pragma: no cover - the balls met, so a path exists
-        return None
+    G = search.graph()
+    total, nodes = nx.bidirectional_dijkstra(G, a, b, weight="cost")  # the balls met: a path exists
     steps = tuple(
         Step(d["kind"], d["weight"], d["cost"], d["lexical"])
-        for d in (search.G.edges[u, v] for u, v in zip(nodes, nodes[1:], strict=False))
+        for d in (G.edges[u, v] for u, v in zip(nodes, nodes[1:], strict=False))
     )
-    return Path(a_id, b_id, _path_nodes(reader, nodes), steps, float(total), len(search.G))
+    return Path(a_id, b_id, _path_nodes(reader, nodes), steps, float(total), len(G))
+
+
+def not_connected(a_id: str, b_id: str, config: Any) -> str:
+    """What `path_between` returning None means, in the words every caller shows."""
+    graph = config.graph
+    return (
+        f"{a_id} and {b_id} are not connected within {graph.path_max_hops} hops "
+        f"(reading at most {graph.path_fanout} links per entity)"
+    )
 
 
 def _texts(reader: GraphReader, positions: list[int]) -> list[str]:

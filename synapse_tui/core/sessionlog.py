@@ -74,7 +74,7 @@ def session_mark(store: Any) -> int:
 def session_log(store: Any, since: int, limit: int = 1000) -> tuple[LogEntry, ...]:
     """Audit entries after `since` (a `session_mark`), newest first, at most `limit`."""
     conn = store.conn
-    target = Triage(store, clock=None).undo_target()
+    target = Triage(store, clock=None).undo_target()  # a read: no clock needed
     undone = {
         batch
         for batch, last in conn.execute(

@@ -240,10 +240,14 @@ class Triage:
 
     # -- undo / redo -------------------------------------------------------------------
 
-    def undo(self) -> Outcome:
+    def undo(self, expect: int | None = None) -> Outcome:
+        """Revert the newest live action; with `expect`, only while that is still batch
+        `expect` (the session log undoes the row the user chose, or nothing)."""
         batch = self._live_batches(undone=False)
         if batch is None:
             raise TriageError("nothing to undo")
+        if expect is not None and batch != expect:
+            raise TriageError(f"the newest live action is #{batch}, not #{expect}: nothing undone")
         return self._revert(batch, "undo")
 
     def redo(self) -> Outcome:
@@ -281,6 +285,8 @@ class Triage:
         self._check_writable()
         now = self.clock.now()
         with self.store.transaction() as conn:
+            if self._live_batches(undone=kind == "redo") != batch:  # another writer got in first
+                raise TriageError(f"cannot {kind} #{batch}: another action landed meanwhile; nothing changed")
             entries = conn.execute(
                 "SELECT fact_id, before, after, action, actor, at FROM audit WHERE batch = ? ORDER BY seq",
                 (batch,),

@@ -10,7 +10,7 @@ import pytest
 
 from synapse_tui.core.config import Config
 from synapse_tui.core.egograph import ego_graph, whole_graph
-from synapse_tui.core.graphpath import path_between
+from synapse_tui.core.graphpath import not_connected, path_between
 from synapse_tui.core.schema import migrate
 
 from .test_graph_store import add
@@ -57,13 +57,13 @@ def test_ego_graph_rows_and_weights(conn: sqlite3.Connection) -> None:
         ("npmi", "engine"),
     ]
     assert rows["semantic", "f2"].weight == 0.9 and rows["semantic", "f2"].hops == 1
-    # f5 names Ada and Zed, f1 only Ada: one of two entities in common
-    assert rows["shared", "f5"].weight == pytest.approx(0.5)
+    # f5 names Ada and Zed, f1 only Ada: one chain f1 - Ada - f5 of two mentions links
+    assert rows["shared", "f5"].weight == pytest.approx(spec(2) ** 2)
     assert rows["shared", "f5"].via == "Ada" and rows["shared", "f5"].detail == "1 of 2 entities in common"
     # f4 is two semantic links away through f3: the chain's product
     assert rows["second", "f4"].weight == pytest.approx(0.5 * 0.8) and rows["second", "f4"].via == "f3"
     assert rows["entity", "ada"].weight == pytest.approx(spec(2))
-    assert rows["entity", "ada"].detail == "2 facts name it"
+    assert rows["entity", "ada"].detail.startswith("2 facts name it · importance ")
     assert rows["npmi", "engine"].weight == 0.7 and rows["npmi", "engine"].via == "Ada"
     # the graph itself: typed nodes, typed weighted edges
     G = ego.graph
@@ -110,6 +110,9 @@ def test_path_through_entities(conn: sqlite3.Connection) -> None:
 
 def test_not_connected(conn: sqlite3.Connection) -> None:
     assert path_between(conn, "f1", "f7", Config()) is None
+    assert not_connected("f1", "f7", Config()) == (
+        "f1 and f7 are not connected within 6 hops (reading at most 25 links per entity)"
+    )
     # connected, but further than the hops allowed
     near = Config().with_values("graph", path_max_hops=2)
     assert path_between(conn, "f1", "f6", near) is None
@@ -139,3 +142,22 @@ def test_bounded_search_agrees_with_the_whole_graph(conn: sqlite3.Connection) ->
                 assert path is None, (a, b)
                 continue
             assert path is not None and path.cost == pytest.approx(want), (a, b)
+
+
+def test_sharing_a_rare_entity_outweighs_sharing_a_hub() -> None:
+    c = sqlite3.connect(":memory:")
+    migrate(c)
+    add(c, "a", "names both", entities=("Rare", "Hub"))
+    add(c, "b", "names the rare one", entities=("Rare",))
+    for fid in ("c", "d", "e"):
+        add(c, fid, "names the hub", entities=("Hub",))
+    shared = [(r.node, r.weight) for r in ego_graph(c, "a").rows if r.section == "shared"]
+    n = 5
+    rare, hub = math.log1p(n / 2) / math.log1p(n), math.log1p(n / 4) / math.log1p(n)
+    assert shared == [
+        ("b", pytest.approx(rare**2)),
+        ("c", pytest.approx(hub**2)),  # ties listed by id
+        ("d", pytest.approx(hub**2)),
+        ("e", pytest.approx(hub**2)),
+    ]
+    assert all(w < 1.0 for _, w in shared)

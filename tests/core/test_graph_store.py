@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from pathlib import Path
 from types import SimpleNamespace
@@ -215,8 +216,9 @@ def test_neighbours_and_ego_view(conn: sqlite3.Connection) -> None:
     ego = ego_graph(conn, "f1", config())
     shared = {r.node: r.weight for r in ego.rows if r.section == "shared"}
     assert set(shared) == {"f3", "f5"}  # f2 is listed once, as a semantic neighbour
-    assert shared["f3"] == pytest.approx(1 / 3)  # Engine of {Ada, Engine, Charles}
-    assert shared["f5"] == pytest.approx(1 / 2)  # Ada of {Ada, Engine}
+    # f3 shares Engine (3 facts name it), f5 shares Ada (3 facts too): one chain each
+    assert shared["f3"] == pytest.approx(shared["f5"])
+    assert shared["f3"] == pytest.approx((math.log1p(5 / 3) / math.log1p(5)) ** 2)
     with pytest.raises(KeyError):
         neighbours(conn, "nope", config())
     G = whole_graph(conn)

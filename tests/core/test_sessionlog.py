@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from synapse_tui.core.clock import Clock, parse_time
 from synapse_tui.core.interchange import import_facts, parse_file
 from synapse_tui.core.sessionlog import describe_change, session_log, session_mark
 from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Triage
+from synapse_tui.core.triage import Triage, TriageError
 
 FACTS = Path(__file__).parents[1] / "ui" / "fixtures" / "facts.jsonl"
 CLOCK = Clock(parse_time("2026-12-01T00:00:00Z"))
@@ -40,6 +42,11 @@ def test_session_log(tmp_path: Path) -> None:
         assert log[-1].change == "r 1 -> 2, reinforcements 1 -> 2"
         assert log[1].change == "tier auto -> human"
         assert session_log(store, session_mark(store)) == ()
+        # undo of a chosen row: only while it is still the newest live action
+        with pytest.raises(TriageError, match="the newest live action is #3, not #2: nothing undone"):
+            me.undo(expect=2)
+        assert store.record("f-pay-02").contradictions == 1
+        assert me.undo(expect=3).fact_ids == ["f-pay-02", "f-pay-03"]
 
 
 def test_describe_change() -> None:

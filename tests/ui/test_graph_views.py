@@ -3,8 +3,11 @@ pushed directly onto the browser (the app wires keys to them)."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
+
+import pytest
 
 from synapse_tui.core.clock import Clock, parse_time
 from synapse_tui.core.config import load_config
@@ -74,10 +77,14 @@ async def test_neighbours_rows_columns_and_weights(db):
         # fixed columns: every row's id starts in the same column, the text too
         starts = {line.find(f" {r.node} ") for line, r in zip(lines, app.screen.rows, strict=True)}
         assert len(starts) == 1 and -1 not in starts, lines
-        shared = [r for r in app.screen.rows if r.section == "shared"]
-        assert shared and all(r.weight < 1.0 for r in shared if r.node == "f-new-2")  # 1 of 2 entities
-        assert "0.50" in next(line for line in lines if " f-new-2 " in line)
-        assert "deploys · 3 facts name it" in text
+        # f-new-2 shares "deploys", which 3 of the 30 facts name: one chain of two such links
+        shared = {r.node: r.weight for r in app.screen.rows if r.section == "shared"}
+        specificity = math.log1p(30 / 3) / math.log1p(30)
+        assert shared == {"f-new-2": pytest.approx(specificity**2)}
+        assert f"{specificity**2:.2f}" == "0.49" and "0.49" in next(
+            line for line in lines if " f-new-2 " in line
+        )
+        assert "deploys · 3 facts name it · importance" in text
     app.store.close()
 
 
@@ -98,7 +105,7 @@ async def test_neighbours_open_acts_on_the_highlighted_row_and_walking_keeps_the
         await pilot.press("up", "enter")
         await settle(pilot)
         assert app.screen.fact_id == "f-pay-02"
-        assert "path: f-pay-01 › f-pay-02" in screen_text(app)
+        assert "walked: f-pay-01 › f-pay-02" in screen_text(app)
         await pilot.press("down", "enter")
         await settle(pilot)
         third = app.screen.fact_id
@@ -193,6 +200,20 @@ async def test_path_step_by_step_and_from_the_neighbour_view(db):
     app.store.close()
 
 
+async def test_path_to_a_typed_id(db):
+    app = harness(db)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await push(pilot, NeighbourScreen("f-pay-01"))
+        await pilot.press("P")
+        await settle(pilot)
+        assert isinstance(app.screen, PathScreen) and app.screen.b is None
+        await pilot.press(*"f-mid-3", "enter")
+        await settle(pilot)
+        assert [n.id for n in app.screen.path.nodes] == ["f-pay-01", "f-pay-02", "ledger", "f-mid-3"]
+        assert "HOW f-pay-01 IS CONNECTED TO f-mid-3" in screen_text(app)
+    app.store.close()
+
+
 async def test_path_not_connected(db):
     app = harness(db)
     app.config = app.config.with_values("graph", path_max_hops=1)
@@ -254,6 +275,35 @@ async def test_session_log_lists_this_session_and_undoes_only_the_newest(db):
     app.store.close()
 
 
+async def test_session_log_follows_a_writer_alongside(db):
+    app = harness(db)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await push(pilot, SessionLogScreen(session_mark(app.store)))
+        assert app.screen.entries == ()
+        agent_writes(db, "verify", "f-oncall")
+        app.poll_store()  # what the browser's two-second timer does
+        await settle(pilot)
+        assert [(e.action, e.fact_id, e.actor) for e in app.screen.entries] == [
+            ("verify", "f-oncall", "agent:scribe")
+        ]
+        assert "agent:scribe" in screen_text(app)
+    app.store.close()
+
+
+async def test_session_log_shows_what_was_done_in_a_view_on_top(db):
+    app = harness(db)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await push(pilot, SessionLogScreen(session_mark(app.store)))
+        await push(pilot, NeighbourScreen("f-pay-01"))
+        await pilot.press("down", "v")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionLogScreen)
+        assert [e.action for e in app.screen.entries] == ["verify"]
+    app.store.close()
+
+
 async def test_session_log_empty(db):
     app = harness(db)
     async with app.run_test(size=SIZE) as pilot:
@@ -279,7 +329,7 @@ async def test_legend(db):
             "signature_untrusted",
             "clock_skew",
             "disputed: go resolve",
-            "entities in common",
+            "rarer shared entities",
         ):
             assert part in text, part
         await pilot.press("escape")

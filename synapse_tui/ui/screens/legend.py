@@ -58,7 +58,10 @@ def legend_text(app, edges: tuple[float, ...]) -> Table:
     section("NEIGHBOURS, PATHS")
     for mark, meaning in (
         ("semantic", "mutual nearest neighbours by meaning; weight above the fact's own baseline"),
-        ("shares", "names the same entities; weight = entities in common / entities of either"),
+        (
+            "shares",
+            "names the same entities; weight = the strength of the links through them (rarer shared entities weigh more)",
+        ),
         ("2 hops", "a semantic neighbour's semantic neighbour; weight = the product of both links"),
         ("entity · mentions", "an entity it names; weight = how few facts name it (specificity)"),
         ("npmi", "entities named together in notes more often than chance (NPMI)"),

@@ -4,7 +4,9 @@ another), a table that moves with j / k as the fact list does, and a fact's band
 
 from __future__ import annotations
 
-from typing import Any
+import sqlite3
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual.binding import Binding
@@ -16,6 +18,8 @@ from ..text import fit
 from ..widgets import explain as xp
 
 BAND_SHORT = ("v.low", "low", "mod", "high", "v.hi")
+NOT_BUILT = "the neighbour graph isn't built for this store yet (synapse-tui import builds it)"
+T = TypeVar("T")
 
 
 class OpenFact(Message):
@@ -72,3 +76,20 @@ def superseded(app: Any, fact_id: str) -> bool:
     memory = getattr(app, "memory", None)
     i = None if memory is None else memory.index.get(fact_id)
     return i is not None and int(memory.scores.k[i]) > 0
+
+
+def read_graph(app: Any, read: Callable[[], T]) -> tuple[T | None, str | None]:
+    """Run a read of the neighbour graph under the app's database lock, in a worker:
+    (its result, None), or (None, why not) for a store without a graph, an unknown id or
+    a store that cannot be read, so a bad store ends in a message, never a traceback."""
+    from ...core.graphview import graph_built
+
+    with app.db_lock:
+        try:
+            if not graph_built(app.store.conn):
+                return None, NOT_BUILT
+            return read(), None
+        except KeyError as exc:
+            return None, f"no fact {exc.args[0]} in this store"
+        except sqlite3.Error as exc:
+            return None, f"the store cannot be read: {exc}"

@@ -1,6 +1,6 @@
 """The neighbour view (n): the two-hop ego graph of one fact, one row per node.
 
-Semantic neighbours, facts sharing its entities (by their Jaccard share), facts two
+Semantic neighbours, facts sharing its entities (by the strength of those links), facts two
 semantic links away (the chain's product), its entities (specificity) and their NPMI
 neighbours, in fixed columns. `enter` walks to the highlighted fact and `backspace` walks
 back; the list underneath keeps its queue and cursor. `o` opens the highlighted fact, `p`
@@ -8,6 +8,8 @@ shows how the fact is connected to it, and the triage keys act on it.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from rich.text import Text
 from textual import on, work
@@ -20,30 +22,15 @@ from textual.widgets import DataTable, Footer, Header, Static
 from ...core.egograph import FACT, EgoGraph, EgoRow
 from ..text import bar, clean, fit
 from ..triage_actions import TRIAGE_BINDINGS, TriageActions
-from .nav import OpenFact, RowTable, band_cell, colours, superseded
+from .nav import OpenFact, RowTable, band_cell, colours, read_graph, superseded
 
 LINK = {"semantic": "semantic", "shared": "shares", "second": "2 hops", "entity": "entity", "npmi": "npmi"}
-NOT_BUILT = "the neighbour graph isn't built for this store yet (synapse-tui import builds it)"
 
 
 class EgoReady(Message):
     def __init__(self, fact_id: str, ego: EgoGraph | None, error: str | None) -> None:
         self.fact_id, self.ego, self.error = fact_id, ego, error
         super().__init__()
-
-
-def load_ego(app, fact_id: str) -> tuple[EgoGraph | None, str | None]:
-    """The ego graph, or why there is none (no graph yet, unknown id). Worker thread."""
-    from ...core.egograph import ego_graph
-    from ...core.graphview import graph_built
-
-    with app.db_lock:
-        if not graph_built(app.store.conn):
-            return None, NOT_BUILT
-        try:
-            return ego_graph(app.store, fact_id, app.config), None
-        except KeyError:
-            return None, f"no fact {fact_id} in this store"
 
 
 class NeighbourScreen(TriageActions, Screen):
@@ -77,7 +64,16 @@ class NeighbourScreen(TriageActions, Screen):
             id="neighbours.path",
             tooltip="How is this fact connected to the highlighted one? The strongest chain of links",
         ),
-        *TRIAGE_BINDINGS,
+        Binding(
+            "P",
+            "path_to_id",
+            "path to id",
+            show=False,
+            id="neighbours.path_to_id",
+            tooltip="How is this fact connected to another one? Type its id",
+        ),
+        # all triage keys work here; the Footer names the three used most, to fit 80 columns
+        *(b if b.key in ("c", "x", "v") else replace(b, show=False) for b in TRIAGE_BINDINGS),
     ]
 
     def __init__(self, fact_id: str) -> None:
@@ -104,7 +100,10 @@ class NeighbourScreen(TriageActions, Screen):
 
     @work(thread=True, exclusive=True, group="neighbours")
     def load(self, fact_id: str) -> None:
-        ego, error = load_ego(self.app, fact_id)
+        from ...core.egograph import ego_graph
+
+        app = self.app
+        ego, error = read_graph(app, lambda: ego_graph(app.store, fact_id, app.config))
         self.post_message(EgoReady(fact_id, ego, error))
 
     def on_ego_ready(self, message: EgoReady) -> None:
@@ -140,11 +139,11 @@ class NeighbourScreen(TriageActions, Screen):
         self.query_one("#nb-head", Static).update(head)
         walked = " › ".join([*self.trail, self.fact_id])
         hint = "   (backspace goes back)" if self.trail else "   (enter walks to a fact)"
-        self.query_one("#nb-trail", Static).update(Text(f"path: {walked}{hint}", style="italic"))
+        self.query_one("#nb-trail", Static).update(Text(f"walked: {walked}{hint}", style="italic"))
 
     def _widths(self) -> dict[str, int]:
         """Fixed columns; the text takes what is left (2 cells of padding per column)."""
-        width = max(40, self.size.width - 2)  # the vertical scrollbar
+        width = max(40, self.size.width - 2)  # room for the vertical scrollbar
         wide = width >= 110
         ids = [r.node for r in self.rows] or [""]
         cols = {
@@ -155,7 +154,7 @@ class NeighbourScreen(TriageActions, Screen):
             "id": max(4, min(18, max(len(i) for i in ids))),
             "via": 14 if wide else 0,
         }
-        used = sum(cols.values()) + 2 * (len([c for c in cols.values() if c]) + 1)
+        used = sum(cols.values()) + 2 * (len([c for c in cols.values() if c]) + 1)  # + the text's
         cols["text"] = max(8, width - used)
         return cols
 
@@ -181,7 +180,7 @@ class NeighbourScreen(TriageActions, Screen):
             table.move_cursor(row=target, animate=False)
 
     def _cells(self, row: EgoRow, widths: dict[str, int], palette: dict[str, str]) -> list[Text]:
-        colour = palette["accent"] if row.kind == FACT else palette["secondary"]
+        colour = "" if row.kind == FACT else "italic"  # weight bars in the text colour: no band's
         weight = Text()
         if widths["weight"] > 4:
             weight.append_text(bar(row.weight, 6, colour, palette["muted"]))
@@ -256,6 +255,11 @@ class NeighbourScreen(TriageActions, Screen):
         self._keep = self._highlighted_key()
         self.load(self.fact_id)
 
+    def on_screen_resume(self) -> None:
+        """Back from a view pushed on top (a detail, a path): its triage may have moved scores."""
+        if self.ego is not None:
+            self.refresh_view()
+
     def action_back(self) -> None:
         if self.trail:
             self.walk(self.trail.pop())
@@ -269,6 +273,11 @@ class NeighbourScreen(TriageActions, Screen):
         fact_id = self._highlighted_fact("open")
         if fact_id is not None:
             self.post_message(OpenFact(fact_id))
+
+    def action_path_to_id(self) -> None:
+        from .path import PathScreen
+
+        self.app.push_screen(PathScreen(self.fact_id))
 
     def action_path(self) -> None:
         fact_id = self._highlighted_fact("path")

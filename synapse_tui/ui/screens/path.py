@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 
 from ...core.graphpath import Path
 from ..text import bar, clean, fit
-from .nav import OpenFact, band_cell, colours, superseded
+from .nav import OpenFact, band_cell, colours, read_graph, superseded
 
 
 class PathReady(Message):
@@ -75,26 +75,12 @@ class PathScreen(Screen):
 
     @work(thread=True, exclusive=True, group="path")
     def find(self, a: str, b: str) -> None:
-        from ...core.graphpath import path_between
-        from ...core.graphview import graph_built
-        from .neighbours import NOT_BUILT
+        from ...core.graphpath import not_connected, path_between
 
         app = self.app
-        path, error = None, None
-        with app.db_lock:
-            if not graph_built(app.store.conn):
-                error = NOT_BUILT
-            else:
-                try:
-                    path = path_between(app.store, a, b, app.config)
-                except KeyError as exc:
-                    error = f"no fact {exc.args[0]} in this store"
+        path, error = read_graph(app, lambda: path_between(app.store, a, b, app.config))
         if path is None and error is None:
-            graph = app.config.graph
-            error = (
-                f"{a} and {b} are not connected within {graph.path_max_hops} hops "
-                f"(reading at most {graph.path_fanout} links per entity)"
-            )
+            error = not_connected(a, b, app.config)
         self.post_message(PathReady(a, b, path, error))
 
     def on_path_ready(self, message: PathReady) -> None:
@@ -104,6 +90,13 @@ class PathScreen(Screen):
         self._paint()
 
     def on_resize(self) -> None:
+        self._paint()
+
+    def on_screen_resume(self) -> None:
+        self._paint()
+
+    def refresh_view(self) -> None:
+        """After triage or another writer's commit: the chain's bands and trust, as now."""
         self._paint()
 
     @on(Input.Submitted, "#path-to")
@@ -143,15 +136,15 @@ class PathScreen(Screen):
             if node.kind == "fact":
                 steps.add_option(Option(self._fact_line(node.id, node.label, width, id_width), id=node.id))
             else:
-                line = Text("◇ ", style=palette["secondary"])
-                line.append(clean(node.label), style=f"bold {palette['secondary']}")
+                line = Text.assemble(("◇ ", "bold"))
+                line.append(clean(node.label), style="bold italic")
                 line.append("  entity", style="dim")
                 steps.add_option(Option(line, disabled=True))
             if i < len(path.steps):
                 step = path.steps[i]
-                line = Text("  │ ", style="dim")
+                line = Text.assemble(("  │ ", "dim"))
                 line.append(fit(step.kind, 9), style="bold")
-                line.append_text(bar(step.weight, 10, palette["accent"], palette["muted"]))
+                line.append_text(bar(step.weight, 10, "", palette["muted"]))
                 line.append(f" {step.weight:.2f}   cost {step.cost:.2f}")
                 if step.lexical:
                     line.append("   lexical", style="italic")
@@ -168,7 +161,7 @@ class PathScreen(Screen):
     def _fact_line(self, fact_id: str, text: str, width: int, id_width: int) -> Text:
         chip, trust = band_cell(self.app, fact_id, 9)
         struck = "strike" if superseded(self.app, fact_id) else ""
-        line = Text("● ", style=colours(self.app)["accent"])
+        line = Text.assemble(("● ", "bold"))  # the text colour: band colours mean trust only
         line.append(fit(fact_id, id_width), style=f"bold {struck}".strip())
         line.append("  ")
         line.append_text(chip)

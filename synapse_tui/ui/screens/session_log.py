@@ -7,6 +7,8 @@ live one, which is the only action undo can revert (SPEC 8), and says so otherwi
 
 from __future__ import annotations
 
+import sqlite3
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -78,8 +80,14 @@ class SessionLogScreen(Screen):
     def load(self) -> None:
         from ...core.sessionlog import session_log
 
-        with self.app.db_lock:
-            entries = session_log(self.app.store, self.since)
+        try:
+            with self.app.db_lock:
+                entries = session_log(self.app.store, self.since)
+        except sqlite3.Error as exc:  # a damaged store: say so, keep what is shown
+            self.app.call_from_thread(
+                self.app.notify, f"the audit log cannot be read: {exc}", severity="error"
+            )
+            return
         self.post_message(LogReady(entries))
 
     def on_log_ready(self, message: LogReady) -> None:
@@ -91,6 +99,11 @@ class SessionLogScreen(Screen):
         """After triage here or elsewhere (the app calls it on the top screen)."""
         self.load()
 
+    def on_screen_resume(self) -> None:
+        """Back from the fact it jumped to: what was done there shows here."""
+        if self.loaded:
+            self.load()
+
     def on_resize(self) -> None:
         if self.loaded:
             keep = self._highlighted()
@@ -100,7 +113,7 @@ class SessionLogScreen(Screen):
     def _paint(self, keep_seq: int | None = None) -> None:
         n = len(self.entries)
         actors = sorted({e.actor for e in self.entries})
-        head = Text("SESSION LOG", style="bold")
+        head = Text.assemble(("SESSION LOG", "bold"))
         head.append(f"  {n} change{'s' if n != 1 else ''} since the browser opened, newest first")
         if actors:
             head.append(f" · by {', '.join(actors)}")
@@ -126,7 +139,7 @@ class SessionLogScreen(Screen):
             "state": 7,
         }
         shown = [k for k, w in cols.items() if w]
-        cols["change"] = max(10, width - sum(cols.values()) - 2 * (len(shown) + 2))
+        cols["change"] = max(10, width - sum(cols.values()) - 2 * (len(shown) + 1))  # + the change's
         for key in ("#", "at", "actor", "action", "fact", "change", "state"):
             if cols[key]:
                 table.add_column(key if key != "change" else "before -> after", width=cols[key], key=key)
@@ -192,14 +205,15 @@ class SessionLogScreen(Screen):
         from ...core.triage import Triage
 
         with self.app.db_lock:
-            target = Triage(self.app.store, clock=None).undo_target()
+            target = Triage(self.app.store, self.app.clock).undo_target()
         self.post_message(UndoChecked(entry, target))
 
     def on_undo_checked(self, message: UndoChecked) -> None:
         entry, target = message.entry, message.target
         if entry.undoes is not None:
             self.app.notify(
-                f"#{entry.batch} is itself an {entry.action}; ctrl+y redoes what was undone",
+                f"#{entry.batch} is itself {'an undo' if entry.action == 'undo' else 'a redo'}: "
+                "ctrl+z and ctrl+y step through undo and redo",
                 severity="warning",
                 timeout=4,
             )

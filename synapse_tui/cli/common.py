@@ -51,9 +51,9 @@ class SynapseGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         for n, arg in enumerate(args, start=1):
-            # an argument the OS could not decode arrives with lone surrogates
+            # bytes the OS could not decode as UTF-8 arrive as lone surrogates
             if "\x00" in arg or has_surrogate(arg):
-                raise UsageLine(f"argument {n} ({ascii(arg)[:60]}) is not valid UTF-8 text")
+                raise UsageLine(f"argument {n} ({ascii(arg)[:60]}) holds a NUL or a byte that is not UTF-8")
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             args = ["open", *args]
         try:

@@ -290,8 +290,8 @@ def test_item4_a_real_process_never_prints_a_traceback(store, tmp_path):
 
 
 def test_item4_undecodable_argument_is_an_error(store):
-    refused(run("show", store, "bad\udcffbyte"), "argument 3", "not valid UTF-8")
-    refused(run("score", store, "--where", "nul\x00"), "not valid UTF-8")
+    refused(run("show", store, "bad\udcffbyte"), "argument 3", "not UTF-8")
+    refused(run("score", store, "--where", "nul\x00"), "argument 4", "NUL")
 
 
 # 5. Left behind

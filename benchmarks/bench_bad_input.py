@@ -58,7 +58,7 @@ def show_figures(folder: Path) -> None:
     timings = {}
     for fid in facts:
         cmd = [*EXE, "show", str(db), fid, "--now", NOW]
-        timings[fid] = best(lambda cmd=cmd: subprocess.run(cmd, check=True, capture_output=True))
+        timings[fid] = best(lambda cmd=cmd: subprocess.run(cmd, check=True, capture_output=True), 7)
     print(
         f"show, whole process: 100 chars {timings['short']:.2f} s, {limits.MAX_TEXT_CHARS:,} chars "
         f"{timings['longest']:.2f} s (ratio {timings['longest'] / timings['short']:.2f})"

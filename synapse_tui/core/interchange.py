@@ -159,6 +159,8 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
         ents = obj["entities"]
         if not isinstance(ents, list) or not all(isinstance(e, str) and e.strip() for e in ents):
             raise err("entities", f"must be a list of non-empty strings, got {limits.brief(ents)}")
+        if len(ents) > limits.MAX_ENTITIES:
+            raise err("entities", f"names {len(ents):,} entities; the limit is {limits.MAX_ENTITIES:,}")
         fact.entities = ents
     for key in ("provenance", "signature"):
         if key in obj and not isinstance(obj[key], dict):

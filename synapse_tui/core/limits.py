@@ -16,6 +16,8 @@ field (SPEC 5), instead of landing and breaking a later `show` or `export`.
   takes about a second (benchmarks/bench_bad_input.py), where 10 MB took half a minute.
 - `id`, `supersedes`, `note` and entity names at most 1,000 characters: they are names,
   shown in tables and messages. Any other string at most 100,000 characters.
+- At most 1,000 entities per fact (a fact names a handful): entity co-occurrence is
+  counted per pair within a note, so the pairs grow with the square of that number.
 - A line at most 16 MiB, and JSON nested at most 64 deep (provenance is a few levels).
 - No NaN or Infinity (not JSON, though Python reads them), no number that overflows to
   infinity, no lone UTF-16 surrogate (`"\\ud800"`: no UTF-8 encoding exists for it).
@@ -35,6 +37,7 @@ MAX_TIME = datetime(9000, 1, 1, tzinfo=UTC).timestamp()
 MAX_TEXT_CHARS = 100_000
 MAX_NAME_CHARS = 1_000
 MAX_STRING_CHARS = 100_000
+MAX_ENTITIES = 1_000
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
 

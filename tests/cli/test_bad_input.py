@@ -382,6 +382,10 @@ def test_item7_text_past_the_limit_is_refused(tmp_path):
         tmp_path / "p.jsonl", [dict(OK, provenance={"k": "p" * (limits.MAX_STRING_CHARS + 1)})]
     )
     refused(run("import", prov, "--db", tmp_path / "n.db"), "field 'provenance'", "100,000")
+    many = write_jsonl(
+        tmp_path / "e.jsonl", [dict(OK, entities=[f"e{i}" for i in range(limits.MAX_ENTITIES + 1)])]
+    )
+    refused(run("import", many, "--db", tmp_path / "n.db"), "field 'entities'", "1,000")
 
 
 def test_item7_the_longest_text_allowed_is_shown_whole(tmp_path):

@@ -74,6 +74,19 @@ def show_figures(folder: Path) -> None:
             print_explain(one, Config())
 
     rendered = {f: best(lambda f=f: render(dict(info, text=info["text"] * f)), 1) for f in (1, 10)}
+    from rich.console import Console
+
+    from synapse_tui.ui.widgets import explain as xp
+
+    def detail(one: dict) -> None:
+        Console(file=io.StringIO(), width=120).print(xp.header_lines(one, xp.palette({})))
+
+    browser = {f: best(lambda f=f: detail(dict(info, text=info["text"] * f)), 1) for f in (1, 10)}
+    print(
+        f"the browser's detail text, rendered at 120 columns: {limits.MAX_TEXT_CHARS:,} chars "
+        f"{browser[1]:.2f} s, {10 * limits.MAX_TEXT_CHARS:,} chars {browser[10]:.2f} s "
+        f"(ratio {browser[10] / browser[1]:.1f})"
+    )
     print(
         f"show's rendering in-process: {limits.MAX_TEXT_CHARS:,} chars {rendered[1]:.2f} s, "
         f"{10 * limits.MAX_TEXT_CHARS:,} chars {rendered[10]:.2f} s (ratio {rendered[10] / rendered[1]:.1f}: "

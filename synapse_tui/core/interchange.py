@@ -98,8 +98,8 @@ def _string(obj: dict, key: str, err: Callable[[str, str], InputError], required
 def _time(value: Any, key: str, err: Callable[[str, str], InputError]) -> float:
     try:
         ts = parse_time(value)
-    except ValueError:
-        raise err(key, f"not an RFC 3339 timestamp: {limits.brief(value)}") from None
+    except ValueError as exc:
+        raise err(key, str(exc)) from None
     why = limits.time_problem(ts)
     if why:
         raise err(key, f"{limits.brief(value)} {why}")

@@ -4,7 +4,8 @@
    against a 100-character fact, whole process, and what a 10x longer text would cost
    (rendered in-process: it cannot be imported any more);
 2. the import-time limit checks (`_check_sizes`) against the whole of `parse_file`,
-   on synthetic facts;
+   on synthetic facts, and `parse_file` against the same on the `main` branch (its
+   sources unpacked with `git archive`), interleaved in the same run;
 3. loading a store inside `Store.snapshot()` against the same load without one.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -110,6 +112,39 @@ def check_figures(folder: Path, n: int) -> None:
     )
 
 
+PARSE = """
+import sys, time
+from synapse_tui.core.interchange import parse_file
+t0 = time.perf_counter(); parse_file(sys.argv[1]); print(time.perf_counter() - t0)
+"""
+
+
+def baseline_figures(folder: Path, n: int) -> None:
+    """parse_file here against parse_file on main: what the limit checks cost an import."""
+    repo = Path(__file__).resolve().parents[1]
+    base = folder / "main-src"
+    base.mkdir()
+    archive = subprocess.run(["git", "-C", str(repo), "archive", "main", "synapse_tui"], capture_output=True)
+    if archive.returncode != 0:
+        print("parse_file against main: skipped (no git branch 'main' here)")
+        return
+    subprocess.run(["tar", "-x", "-C", str(base)], input=archive.stdout, check=True)
+    src = write_synthetic_jsonl(folder / "base.jsonl", n, id_prefix="m")
+    times: dict[str, list[float]] = {"main": [], "this branch": []}
+    for _ in range(3):
+        for name, path in (("main", base), ("this branch", repo)):
+            env = dict(os.environ, PYTHONPATH=str(path))
+            out = subprocess.run(
+                [sys.executable, "-c", PARSE, str(src)], env=env, capture_output=True, text=True
+            )
+            times[name].append(float(out.stdout))
+    main_s, here_s = min(times["main"]), min(times["this branch"])
+    print(
+        f"parse_file of {n:,} facts: main {main_s:.2f} s, this branch {here_s:.2f} s "
+        f"(ratio {here_s / main_s:.2f}, best of 3, interleaved)"
+    )
+
+
 def snapshot_figures(folder: Path, n: int) -> None:
     src = write_synthetic_jsonl(folder / "snap.jsonl", n, id_prefix="p")
     db = folder / "snap.db"
@@ -134,6 +169,7 @@ def main() -> None:
         folder = Path(tmp)
         show_figures(folder)
         check_figures(folder, 20_000 if quick else 100_000)
+        baseline_figures(folder, 20_000 if quick else 100_000)
         snapshot_figures(folder, 20_000 if quick else 100_000)
 
 

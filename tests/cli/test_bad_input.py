@@ -488,3 +488,13 @@ def test_item9_explain_on_a_view_loaded_before_a_write_is_consistent(store, tmp_
         assert old["superseded_by"] == ["new"] and old["k"] == 1  # the scores agree with the record
         assert new is not None and new["supersedes"] == "ok"
         assert len(memory) == 1  # the shared view itself changes only when its owner reloads
+
+
+def test_item5_a_store_another_import_filled_meanwhile_is_kept(tmp_path):
+    from synapse_tui.cli.common import nothing_left_if_refused
+
+    db = tmp_path / "new.db"
+    with pytest.raises(RuntimeError), nothing_left_if_refused(db):
+        ok("import", write_jsonl(tmp_path / "other.jsonl", [OK]), "--db", db)  # someone else's import
+        raise RuntimeError("this import is refused")
+    assert json.loads(ok("show", db, "ok", "--json").stdout)["id"] == "ok"

@@ -20,6 +20,7 @@ from .errors import InputError
 from .graph import normalise, validate_embedding
 from .jsonl import json_line, read_jsonl, write_jsonl  # noqa: F401 (this module's API before the split)
 from .store import Store
+from .textsafe import first_unsafe
 from .trust import in_cycle
 
 KNOWN_KEYS = (
@@ -142,6 +143,11 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
         raise err(None, "each line must be a JSON object")
     _check_sizes(obj, err)
     fid = _string(obj, "id", err, required=True)
+    hidden = first_unsafe(fid)
+    if hidden is not None:  # ids are typed (`show DB ID`) and shown bare in messages
+        raise err(
+            "id", f"holds the control or invisible character U+{ord(hidden):04X}; an id must be visible text"
+        )
     text = _string(obj, "text", err, required=True)
     created_at = obj.get("created_at")
     if "created_at" not in obj:

@@ -16,7 +16,9 @@ field (SPEC 5), instead of landing and breaking a later `show` or `export`.
   and in the browser's detail; ten times that text ~0.6 s, for rendering grows faster than
   the text (benchmarks/bench_bad_input.py), and a 10 MB text took `show` half a minute.
 - `id`, `supersedes`, `note` and entity names at most 1,000 characters: they are names,
-  shown in tables and messages. Any other string at most 100,000 characters.
+  shown in tables and messages. Any other string at most 100,000 characters. An `id`
+  holds no control or invisible character (`textsafe`): it is typed on the command line
+  and shown in notices.
 - At most 1,000 entities per fact (a fact names a handful): entity co-occurrence is
   counted per pair within a note, so the pairs grow with the square of that number.
 - A line at most 16 MiB, and JSON nested at most 64 deep (provenance is a few levels).

@@ -498,3 +498,10 @@ def test_item5_a_store_another_import_filled_meanwhile_is_kept(tmp_path):
         ok("import", write_jsonl(tmp_path / "other.jsonl", [OK]), "--db", db)  # someone else's import
         raise RuntimeError("this import is refused")
     assert json.loads(ok("show", db, "ok", "--json").stdout)["id"] == "ok"
+
+
+@pytest.mark.parametrize("fid", ["a\u202eb", "zero\u200bwidth", "esc\x1b[31m", "tab\tid"])
+def test_item6_an_id_with_a_control_or_invisible_character_is_refused(tmp_path, fid):
+    src = write_jsonl(tmp_path / "in.jsonl", [dict(OK, id=fid)])
+    line = refused(run("import", src, "--db", tmp_path / "n.db"), f"{src}:1: field 'id'", "visible text")
+    assert not re.search("[\u202e\u200b\x1b\t]", line)

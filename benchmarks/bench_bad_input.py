@@ -4,7 +4,8 @@
    against a 100-character fact, whole process, and what a 10x longer text would cost
    (rendered in-process: it cannot be imported any more);
 2. the import-time limit checks (`_check_sizes`) against the whole of `parse_file`,
-   on synthetic facts;
+   on synthetic facts, and `parse_file` against the same on the `main` branch (its
+   sources unpacked with `git archive`), interleaved in the same run;
 3. loading a store inside `Store.snapshot()` against the same load without one.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -58,7 +60,7 @@ def show_figures(folder: Path) -> None:
     timings = {}
     for fid in facts:
         cmd = [*EXE, "show", str(db), fid, "--now", NOW]
-        timings[fid] = best(lambda cmd=cmd: subprocess.run(cmd, check=True, capture_output=True))
+        timings[fid] = best(lambda cmd=cmd: subprocess.run(cmd, check=True, capture_output=True), 7)
     print(
         f"show, whole process: 100 chars {timings['short']:.2f} s, {limits.MAX_TEXT_CHARS:,} chars "
         f"{timings['longest']:.2f} s (ratio {timings['longest'] / timings['short']:.2f})"
@@ -74,6 +76,19 @@ def show_figures(folder: Path) -> None:
             print_explain(one, Config())
 
     rendered = {f: best(lambda f=f: render(dict(info, text=info["text"] * f)), 1) for f in (1, 10)}
+    from rich.console import Console
+
+    from synapse_tui.ui.widgets import explain as xp
+
+    def detail(one: dict) -> None:
+        Console(file=io.StringIO(), width=120).print(xp.header_lines(one, xp.palette({})))
+
+    browser = {f: best(lambda f=f: detail(dict(info, text=info["text"] * f)), 1) for f in (1, 10)}
+    print(
+        f"the browser's detail text, rendered at 120 columns: {limits.MAX_TEXT_CHARS:,} chars "
+        f"{browser[1]:.2f} s, {10 * limits.MAX_TEXT_CHARS:,} chars {browser[10]:.2f} s "
+        f"(ratio {browser[10] / browser[1]:.1f})"
+    )
     print(
         f"show's rendering in-process: {limits.MAX_TEXT_CHARS:,} chars {rendered[1]:.2f} s, "
         f"{10 * limits.MAX_TEXT_CHARS:,} chars {rendered[10]:.2f} s (ratio {rendered[10] / rendered[1]:.1f}: "
@@ -94,6 +109,39 @@ def check_figures(folder: Path, n: int) -> None:
     print(
         f"parse_file of {n:,} facts: {whole:.2f} s, of which the limit checks {part:.2f} s "
         f"({100 * part / whole:.0f}%)"
+    )
+
+
+PARSE = """
+import sys, time
+from synapse_tui.core.interchange import parse_file
+t0 = time.perf_counter(); parse_file(sys.argv[1]); print(time.perf_counter() - t0)
+"""
+
+
+def baseline_figures(folder: Path, n: int) -> None:
+    """parse_file here against parse_file on main: what the limit checks cost an import."""
+    repo = Path(__file__).resolve().parents[1]
+    base = folder / "main-src"
+    base.mkdir()
+    archive = subprocess.run(["git", "-C", str(repo), "archive", "main", "synapse_tui"], capture_output=True)
+    if archive.returncode != 0:
+        print("parse_file against main: skipped (no git branch 'main' here)")
+        return
+    subprocess.run(["tar", "-x", "-C", str(base)], input=archive.stdout, check=True)
+    src = write_synthetic_jsonl(folder / "base.jsonl", n, id_prefix="m")
+    times: dict[str, list[float]] = {"main": [], "this branch": []}
+    for _ in range(3):
+        for name, path in (("main", base), ("this branch", repo)):
+            env = dict(os.environ, PYTHONPATH=str(path))
+            out = subprocess.run(
+                [sys.executable, "-c", PARSE, str(src)], env=env, capture_output=True, text=True
+            )
+            times[name].append(float(out.stdout))
+    main_s, here_s = min(times["main"]), min(times["this branch"])
+    print(
+        f"parse_file of {n:,} facts: main {main_s:.2f} s, this branch {here_s:.2f} s "
+        f"(ratio {here_s / main_s:.2f}, best of 3, interleaved)"
     )
 
 
@@ -121,6 +169,7 @@ def main() -> None:
         folder = Path(tmp)
         show_figures(folder)
         check_figures(folder, 20_000 if quick else 100_000)
+        baseline_figures(folder, 20_000 if quick else 100_000)
         snapshot_figures(folder, 20_000 if quick else 100_000)
 
 

@@ -197,9 +197,9 @@ def _sorted(memory, positions: np.ndarray, key: str, descending: bool) -> np.nda
 
 
 def _dumps(obj: dict) -> str:
-    import json
+    from ..core.jsonl import json_line
 
-    return json.dumps(obj, ensure_ascii=False)
+    return json_line(obj)
 
 
 @main.command("show")

@@ -51,9 +51,9 @@ class SynapseGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         for n, arg in enumerate(args, start=1):
-            # an argument the OS could not decode arrives with lone surrogates
+            # bytes the OS could not decode as UTF-8 arrive as lone surrogates
             if "\x00" in arg or has_surrogate(arg):
-                raise UsageLine(f"argument {n} ({ascii(arg)[:60]}) is not valid UTF-8 text")
+                raise UsageLine(f"argument {n} ({ascii(arg)[:60]}) holds a NUL or a byte that is not UTF-8")
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             args = ["open", *args]
         try:
@@ -156,17 +156,31 @@ def resolve_config(db: str | os.PathLike[str], config_path: str | None, must_exi
 
 @contextmanager
 def nothing_left_if_refused(db: str | os.PathLike[str]) -> Iterator[None]:
-    """A refused import into a new path leaves no file behind (store, -wal, -shm, -journal)."""
+    """A refused import into a new path leaves no file behind (store, -wal, -shm, -journal).
+
+    A store that holds facts by then was filled by another process importing into the
+    same new path meanwhile: it is left alone."""
     p = Path(db)
     paths = [p] + [p.with_name(p.name + suffix) for suffix in ("-wal", "-shm", "-journal")]
     new = [q for q in paths if not q.exists()]
     try:
         yield
     except BaseException:
-        if p in new:
+        if p in new and not _holds_facts(p):
             for q in new:
                 q.unlink(missing_ok=True)
         raise
+
+
+def _holds_facts(path: Path) -> bool:
+    try:
+        conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+        try:
+            return conn.execute("SELECT count(*) FROM facts").fetchone()[0] > 0
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
 
 
 @contextmanager

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from .errors import InputError
-from .limits import time_problem
+from .limits import brief, time_problem
 
 # RFC 3339 date-time; the offset may be missing (read as UTC, SPEC 1).
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$")
@@ -18,7 +18,7 @@ _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+
 def parse_time(value: object) -> float:
     """Epoch seconds of an RFC 3339 string; ValueError with a reason otherwise."""
     if not isinstance(value, str) or not _RFC3339.match(value):
-        raise ValueError(f"not an RFC 3339 timestamp: {value!r}")
+        raise ValueError(f"not an RFC 3339 timestamp: {brief(value)}")
     text = value.replace("z", "Z").replace("t", "T")
     frac = re.search(r"\.(\d+)", text)
     if frac and len(frac.group(1)) > 6:  # fromisoformat takes at most microseconds
@@ -26,7 +26,7 @@ def parse_time(value: object) -> float:
     try:
         dt = datetime.fromisoformat(text)
     except ValueError as exc:
-        raise ValueError(f"not an RFC 3339 timestamp: {value!r} ({exc})") from None
+        raise ValueError(f"not an RFC 3339 timestamp: {brief(value)} ({exc})") from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()

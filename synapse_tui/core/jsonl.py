@@ -18,6 +18,9 @@ from . import limits
 from .errors import InputError, SynapseError
 
 Progress = Callable[[int, int], None]
+# NaN and Infinity decode to a marker that `limits.problem` refuses, naming the field; one
+# decoder for every line (json.loads with an option builds a new one per call)
+_DECODER = json.JSONDecoder(parse_constant=limits.NonFinite)
 
 
 def read_jsonl(path: str | os.PathLike[str], progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
@@ -51,7 +54,7 @@ def read_jsonl(path: str | os.PathLike[str], progress: Progress | None = None) -
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line, parse_constant=limits.NonFinite)
+                obj = _DECODER.decode(line)
             except json.JSONDecodeError as exc:
                 raise InputError(
                     f"not valid JSON ({exc.msg}, column {exc.colno})", file=name, line=number

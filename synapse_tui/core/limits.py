@@ -12,10 +12,15 @@ field (SPEC 5), instead of landing and breaking a later `show` or `export`.
 - Times from year 1 up to (not including) year 9000: year 1 is the first instant Python
   and RFC 3339's four-digit years can write; 9000 leaves a millennium of headroom for
   review-due dates, which lie after the last event (`format_time` clamps the rest).
-- `text` at most 100,000 characters (about 30 pages): `show` of the longest allowed text
-  takes about a second (benchmarks/bench_bad_input.py), where 10 MB took half a minute.
+- `text` at most 100,000 characters (about 30 pages). Rendering it takes ~0.05 s in `show`
+  and in the browser's detail; ten times that text ~0.6 s, for rendering grows faster than
+  the text (benchmarks/bench_bad_input.py), and a 10 MB text took `show` half a minute.
 - `id`, `supersedes`, `note` and entity names at most 1,000 characters: they are names,
-  shown in tables and messages. Any other string at most 100,000 characters.
+  shown in tables and messages. Any other string at most 100,000 characters. An `id`
+  holds no control or invisible character (`textsafe`): it is typed on the command line
+  and shown in notices.
+- At most 1,000 entities per fact (a fact names a handful): entity co-occurrence is
+  counted per pair within a note, so the pairs grow with the square of that number.
 - A line at most 16 MiB, and JSON nested at most 64 deep (provenance is a few levels).
 - No NaN or Infinity (not JSON, though Python reads them), no number that overflows to
   infinity, no lone UTF-16 surrogate (`"\\ud800"`: no UTF-8 encoding exists for it).
@@ -35,6 +40,7 @@ MAX_TIME = datetime(9000, 1, 1, tzinfo=UTC).timestamp()
 MAX_TEXT_CHARS = 100_000
 MAX_NAME_CHARS = 1_000
 MAX_STRING_CHARS = 100_000
+MAX_ENTITIES = 1_000
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
 

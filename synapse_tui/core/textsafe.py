@@ -36,6 +36,12 @@ def _picture(match: re.Match[str]) -> str:
     return f"\u27e8U+{code:04X}\u27e9"
 
 
+def first_unsafe(text: str) -> str | None:
+    """The first character `clean` would replace, or None when the text shows as it is."""
+    match = _UNSAFE.search(text)
+    return None if match is None else match.group(0)
+
+
 def clean(text: str) -> str:
     """One display line: control and invisible characters made visible, never interpreted."""
     return _UNSAFE.sub(_picture, text)

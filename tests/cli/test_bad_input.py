@@ -290,8 +290,8 @@ def test_item4_a_real_process_never_prints_a_traceback(store, tmp_path):
 
 
 def test_item4_undecodable_argument_is_an_error(store):
-    refused(run("show", store, "bad\udcffbyte"), "argument 3", "not valid UTF-8")
-    refused(run("score", store, "--where", "nul\x00"), "not valid UTF-8")
+    refused(run("show", store, "bad\udcffbyte"), "argument 3", "not UTF-8")
+    refused(run("score", store, "--where", "nul\x00"), "argument 4", "NUL")
 
 
 # 5. Left behind
@@ -382,6 +382,10 @@ def test_item7_text_past_the_limit_is_refused(tmp_path):
         tmp_path / "p.jsonl", [dict(OK, provenance={"k": "p" * (limits.MAX_STRING_CHARS + 1)})]
     )
     refused(run("import", prov, "--db", tmp_path / "n.db"), "field 'provenance'", "100,000")
+    many = write_jsonl(
+        tmp_path / "e.jsonl", [dict(OK, entities=[f"e{i}" for i in range(limits.MAX_ENTITIES + 1)])]
+    )
+    refused(run("import", many, "--db", tmp_path / "n.db"), "field 'entities'", "1,000")
 
 
 def test_item7_the_longest_text_allowed_is_shown_whole(tmp_path):
@@ -428,13 +432,13 @@ WRITER = textwrap.dedent(
     db, folder = sys.argv[1], Path(sys.argv[2])
     b = 0
     print("started", flush=True)
-    while not (folder / "stop").exists():
+    while not (folder / "stop").exists() and b < 60:
         src = folder / f"batch-{b}.jsonl"
         src.write_text("".join(
             json.dumps({"id": f"w-{b}-{i}", "text": f"writer fact {b} {i}",
                         "created_at": "2026-11-30T00:00:00Z", "corroborations": i % 3,
                         "supersedes": f"w-{b}-{i - 1}" if i else "ok"}) + "\\n"
-            for i in range(300)
+            for i in range(100)
         ))
         with Store.open(db) as store:
             import_facts(store, parse_file(src), str(src))
@@ -454,7 +458,7 @@ def test_item9_show_beside_a_writer_process_never_fails(store, tmp_path):
     try:
         assert writer.stdout.readline().strip() == "started"
         failures, seen = [], set()
-        for n in range(40):
+        for n in range(24):
             result = run("show", store, "ok", "--json") if n % 2 else run("score", store, "--json")
             if result.exit_code != 0:
                 failures.append(result.stderr)
@@ -467,7 +471,7 @@ def test_item9_show_beside_a_writer_process_never_fails(store, tmp_path):
     assert failures == []
     assert batches >= 2 and len(seen) >= 2  # the store grew while it was being read
     for count in seen - {1}:
-        assert (count - 1) % 300 == 0  # every score saw whole imports, never half of one
+        assert (count - 1) % 100 == 0  # every score saw whole imports, never half of one
 
 
 def test_item9_explain_on_a_view_loaded_before_a_write_is_consistent(store, tmp_path):
@@ -484,3 +488,20 @@ def test_item9_explain_on_a_view_loaded_before_a_write_is_consistent(store, tmp_
         assert old["superseded_by"] == ["new"] and old["k"] == 1  # the scores agree with the record
         assert new is not None and new["supersedes"] == "ok"
         assert len(memory) == 1  # the shared view itself changes only when its owner reloads
+
+
+def test_item5_a_store_another_import_filled_meanwhile_is_kept(tmp_path):
+    from synapse_tui.cli.common import nothing_left_if_refused
+
+    db = tmp_path / "new.db"
+    with pytest.raises(RuntimeError), nothing_left_if_refused(db):
+        ok("import", write_jsonl(tmp_path / "other.jsonl", [OK]), "--db", db)  # someone else's import
+        raise RuntimeError("this import is refused")
+    assert json.loads(ok("show", db, "ok", "--json").stdout)["id"] == "ok"
+
+
+@pytest.mark.parametrize("fid", ["a\u202eb", "zero\u200bwidth", "esc\x1b[31m", "tab\tid"])
+def test_item6_an_id_with_a_control_or_invisible_character_is_refused(tmp_path, fid):
+    src = write_jsonl(tmp_path / "in.jsonl", [dict(OK, id=fid)])
+    line = refused(run("import", src, "--db", tmp_path / "n.db"), f"{src}:1: field 'id'", "visible text")
+    assert not re.search("[\u202e\u200b\x1b\t]", line)

@@ -1,10 +1,10 @@
 """Hostile input, generated: every command ends in exit 0, or exit 2 with one `error:` line.
 
 `import` gets arbitrary JSON in every field and arbitrary bytes as lines: after exit 0
-every fact is readable by `show`, `show --json`, `export` (strict JSON) and the browser's
-detail; after exit 2 the store is byte-identical, or absent if it was new. `score --where`
-and every option get arbitrary strings. In-process through click's runner, so a few
-hundred runs take seconds.
+every fact is readable by `show`, `show --json`, `neighbours`, `export` and `edges`
+(strict JSON) and the browser's detail; after exit 2 the store is byte-identical, or
+absent if it was new. `score --where` and every option get arbitrary strings. In-process
+through click's runner, so a few hundred runs take seconds.
 """
 
 from __future__ import annotations
@@ -147,7 +147,10 @@ def every_view_reads(db: Path, ids: list[str]) -> None:
         shown = run("show", db, fid, "--json")
         assert shown.exit_code == 0 and strict(shown.stdout)["id"] == fid
         assert clean(fid) in browser_detail(db, fid)
+        assert run("neighbours", db, fid).exit_code == 0
+        assert strict(run("neighbours", db, fid, "--json").stdout)
     assert run("score", db, "--limit", "0").exit_code == 0
+    assert all(strict(line) for line in run("edges", db, "--json", "--lexical").stdout.splitlines())
 
 
 @pytest.fixture(scope="module")

@@ -16,14 +16,19 @@ import numpy as np
 import pytest
 
 from synapse_tui.core.adapters import graphiti, known_facts
+from synapse_tui.core.adapters.sync import sync_snapshot
 from synapse_tui.core.clock import parse_time
 from synapse_tui.core.config import Config
 from synapse_tui.core.errors import InputError
 from synapse_tui.core.memory import Memory
 from synapse_tui.core.store import Store
-from tests.core.sync_standin import sync
 
 ALICE, ACME, GLOBEX, BOB = "n-alice", "n-acme", "n-globex", "n-bob"
+
+
+def sync(store: Store, snapshot):
+    """The real sync, as `import --from` runs it."""
+    return sync_snapshot(store, snapshot, Config())
 
 
 def edge(uuid: str, fact: str, src: str, tgt: str, created: str, **extra) -> dict:

@@ -37,12 +37,16 @@ from ..clock import format_time, parse_time
 from ..errors import InputError
 from ..graph import validate_embedding
 from ..interchange import ParsedFact, Progress, parse_line, read_jsonl
-from . import KnownFact, Snapshot, fact_id
+from . import KnownFact, Snapshot, fact_id, own_key, require_folder, source_provenance
 
 SYSTEM = "graphiti"
 EXPECTED = "a Graphiti dump folder holding edges.jsonl (one EntityEdge.model_dump(mode='json') per line)"
 EDGE_FIELDS = ("uuid", "group_id", "source_node_uuid", "target_node_uuid", "created_at", "name", "fact")
 _TIMES = ("valid_at", "invalid_at", "expired_at", "reference_time")
+GROUP = own_key(SYSTEM, "group_id")
+# Graphiti's edges do not name the embedder that made fact_embedding; one Graphiti graph
+# has one embedder, so every dump is taken as this one space (SPEC 9, see sync.py).
+SPACE = "graphiti"
 
 
 @dataclass
@@ -65,10 +69,7 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
     `progress(bytes read, size)` is called while edges.jsonl is read, the slow part."""
     folder = Path(source).expanduser()
     name = str(folder)
-    if not folder.exists():
-        raise InputError(f"no such folder; expected {EXPECTED}", file=name)
-    if not folder.is_dir():
-        raise InputError(f"is a file, not a folder; expected {EXPECTED}", file=name)
+    require_folder(folder, EXPECTED)
     path = next((folder / f for f in ("edges.jsonl", "edges.json") if (folder / f).is_file()), None)
     if path is None:
         raise InputError(f"holds no edges.jsonl; expected {EXPECTED}", file=name)
@@ -83,8 +84,13 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
     _say_what_is_missing(edges, names, times, left_out)
     groups = {e.raw["group_id"] for e in edges}
     present = {e.uuid for e in edges}
-    deleted = {k.id for k in known or [] if k.note in groups and k.record not in present and not k.deleted}
-    return Snapshot(SYSTEM, name, facts, deleted, left_out)
+    deleted = {
+        k.id
+        for k in known or []
+        if k.provenance.get(GROUP) in groups and k.record not in present and not k.deleted
+    }
+    space = SPACE if any(f.embedding is not None for f in facts) else None
+    return Snapshot(SYSTEM, name, facts, deleted, left_out, space)
 
 
 def _objects(path: Path, progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
@@ -243,21 +249,17 @@ def _ends(e: _Edge) -> frozenset[str]:
 
 def _fact(path: Path, e: _Edge, names: dict | None, times: dict | None) -> ParsedFact:
     raw = e.raw
-    provenance: dict[str, Any] = {
-        "x-source": SYSTEM,
-        "x-source-id": e.uuid,
-        "x-source-version": 1,
-        "x-graphiti-name": raw["name"],
-        "x-graphiti-group-id": raw["group_id"],
-        "x-graphiti-source-node-uuid": raw["source_node_uuid"],
-        "x-graphiti-target-node-uuid": raw["target_node_uuid"],
-        "x-graphiti-episodes": e.episodes,
-    }
-    for key in _TIMES:
-        if e.times[key] is not None:
-            provenance[f"x-graphiti-{key.replace('_', '-')}"] = format_time(e.times[key])
-    if raw.get("attributes"):
-        provenance["x-graphiti-attributes"] = raw["attributes"]
+    provenance = source_provenance(
+        SYSTEM,
+        e.uuid,
+        name=raw["name"],
+        group_id=raw["group_id"],
+        source_node_uuid=raw["source_node_uuid"],
+        target_node_uuid=raw["target_node_uuid"],
+        episodes=e.episodes,
+        **{key: format_time(e.times[key]) for key in _TIMES if e.times[key] is not None},
+        attributes=raw.get("attributes") or None,
+    )
     obj: dict[str, Any] = {
         "id": fact_id(SYSTEM, e.uuid),
         "text": raw["fact"],
@@ -272,7 +274,7 @@ def _fact(path: Path, e: _Edge, names: dict | None, times: dict | None) -> Parse
             obj["reinforced_at"] = [format_time(t) for t in at]
         if e.episodes and e.episodes[0] in times and times[e.episodes[0]][1]:
             # who said it first: Graphiti's description of the episode's source
-            provenance["x-graphiti-source-description"] = times[e.episodes[0]][1]
+            provenance[own_key(SYSTEM, "source_description")] = times[e.episodes[0]][1]
     if names is not None:
         found = [names[u] for u in (raw["source_node_uuid"], raw["target_node_uuid"]) if u in names]
         if found:

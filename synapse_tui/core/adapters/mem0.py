@@ -32,7 +32,7 @@ from typing import Any
 from ..clock import format_time, parse_time
 from ..errors import InputError
 from ..interchange import ParsedFact, parse_line
-from . import KnownFact, Snapshot, fact_id
+from . import KnownFact, Snapshot, fact_id, own_key, source_provenance
 from .mem0_vectors import Vectors, default_location, read_vectors
 
 SYSTEM = "mem0"
@@ -281,35 +281,32 @@ def _snapshot(
         if missing:
             left_out.append(f"{missing} memories in the vector store have no history record: not imported")
     heads = {m: fact_id(SYSTEM, m, len(chains[m])) for m in deleted}
-    return Snapshot(SYSTEM, str(source), facts, set(heads.values()), left_out)
+    space = f"{SYSTEM}:{store.collection}" if store and any(f.embedding is not None for f in facts) else None
+    return Snapshot(SYSTEM, str(source), facts, set(heads.values()), left_out, space)
 
 
 def _fact(memory: str, n: int, version: _Version, payload: dict[str, Any], head: bool) -> dict[str, Any]:
     ev = version.ev
     event = ev.event.upper()
-    when = "x-mem0-created-at" if event == "ADD" else "x-mem0-updated-at"
-    prov: dict[str, Any] = {
-        "x-source": SYSTEM,
-        "x-source-id": memory,
-        "x-source-version": n,
-        "x-mem0-history-id": str(ev.id),
-        "x-mem0-event": event,
-        when: version.verbatim,  # as mem0 wrote it (a local offset, before 2026)
-    }
     from_event = {"actor_id": ev.actor_id, "role": ev.role}  # who made this change
-    for key in _PAYLOAD_KEYS:
-        value = from_event.get(key)
-        if value is None:
-            value = payload.get(key)
-        if value is not None:
-            prov["x-mem0-" + key.replace("_", "-")] = value
+    who = {key: payload.get(key) if from_event.get(key) is None else from_event[key] for key in _PAYLOAD_KEYS}
+    prov = source_provenance(
+        SYSTEM,
+        memory,
+        n,
+        history_id=str(ev.id),
+        event=event,
+        # as mem0 wrote it (a local offset, before 2026)
+        **{"created_at" if event == "ADD" else "updated_at": version.verbatim},
+        **who,
+    )
     if head:
         for key in _HEAD_KEYS:
             if payload.get(key) is not None:
-                prov["x-mem0-" + key.replace("_", "-")] = payload[key]
+                prov[own_key(SYSTEM, key)] = payload[key]
         metadata = {k: v for k, v in payload.items() if k not in _NOT_METADATA}
         if metadata:
-            prov["x-mem0-metadata"] = metadata
+            prov[own_key(SYSTEM, "metadata")] = metadata
     obj: dict[str, Any] = {
         "id": fact_id(SYSTEM, memory, n),
         "text": version.text,

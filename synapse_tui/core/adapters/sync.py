@@ -5,18 +5,28 @@ left exactly as it is, so corroborations, contradictions, verifications, accepta
 supersessions made here survive every later sync. Facts the source deleted get the flag
 `deleted` in the same transaction as the new facts, so a sync lands whole or not at all,
 and a sync with nothing new writes nothing at all.
+
+One store, one embedding space (SPEC 9). The space of a snapshot's embeddings is the one
+its adapter names (`Snapshot.space`: the model where the source records it, else the
+place they all came from, `mem0:<collection>` or `graphiti`), and the store records its
+space in `meta` (`embed.model`, as `synapse-tui embed` does). The first embeddings into
+a store set its space; a later sync of that space adds to it; embeddings of any other
+space (or into a store whose embeddings name no space) are dropped, the facts imported
+without them, and `left_out` says so: vectors of two models, even of one dimension, are
+never compared in one kNN graph.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ..config import Config
+from ..embedder import record_model, recorded_space
 from ..graphstore import update_graph
-from ..interchange import import_facts
+from ..interchange import ParsedFact, import_facts
 from ..store import Store
 from . import Snapshot
 
@@ -47,6 +57,7 @@ def sync_snapshot(
     """Import what is new in `snapshot`, flag what it deleted, and update the graph."""
     present = {row[0] for row in store.conn.execute("SELECT id FROM facts")}
     new = [f for f in snapshot.facts if f.id not in present]
+    new, space, dropped = _one_space(store, snapshot, new)
     to_flag = sorted(snapshot.deleted)
     pending = store.conn.execute(
         "SELECT count(*) FROM facts WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
@@ -62,6 +73,8 @@ def sync_snapshot(
                 "UPDATE facts SET deleted = 1 WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
                 (json.dumps(to_flag),),
             ).rowcount
+            if space is not None:
+                record_model(conn, space)
 
         # import_facts re-checks every id inside its write transaction, so an agent writing
         # the same store meanwhile makes this sync fail whole rather than half land.
@@ -77,7 +90,7 @@ def sync_snapshot(
         added=len(new),
         newly_deleted=newly_deleted,
         unchanged=len(snapshot.facts) - len(new),
-        left_out=list(snapshot.left_out) + _not_revisited(store, snapshot, present),
+        left_out=list(snapshot.left_out) + dropped + _not_revisited(store, snapshot, present),
         warnings=warnings,
     )
 
@@ -100,3 +113,28 @@ def _not_revisited(store: Store, snapshot: Snapshot, present: set[str]) -> list[
         f"embeddings the source now gives for facts imported earlier without one: {missing},"
         " not carried over (facts already in the store are never changed)"
     ]
+
+
+def _one_space(
+    store: Store, snapshot: Snapshot, new: list[ParsedFact]
+) -> tuple[list[ParsedFact], str | None, list[str]]:
+    """The new facts as they may enter this store, the space to record (None: leave meta
+    as it is), and the line saying what was dropped."""
+    carried = sum(f.embedding is not None for f in new)
+    if not carried:
+        return new, None, []
+    space = snapshot.space or snapshot.system
+    held = store.conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0]
+    recorded = recorded_space(store.conn)
+    if not held or recorded == space:
+        return new, space, []
+    store_space = f"those of {recorded}" if recorded else "of a model it did not record"
+    return (
+        [replace(f, embedding=None) if f.embedding is not None else f for f in new],
+        None,
+        [
+            f"{carried} embeddings of {space} not carried over: the store's {held} embeddings are"
+            f" {store_space}, and one store never mixes two spaces (the facts are imported;"
+            " a store of their own keeps them)"
+        ],
+    )

@@ -123,7 +123,7 @@ def test_graphiti_without_episodes_names_no_author(tmp_path):
         (
             "basic-memory",
             lambda p: (write(p, "a.md", "---\ntitle: [oops\n---\n- [fact] x\n"), p)[1],
-            "a.md:2",
+            "a.md:3: front matter is not valid YAML",
         ),
         ("graphiti", lambda p: p, "no such folder; expected a Graphiti dump"),
         ("graphiti", lambda p: (p.mkdir(), p)[1], "holds no edges.jsonl"),

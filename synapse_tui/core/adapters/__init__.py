@@ -18,6 +18,8 @@ and version n+1 names version n in `supersedes`.
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +63,23 @@ def source_provenance(system: str, record_id: str, version: int = 1, **own: Any)
 def own_key(system: str, name: str) -> str:
     """The provenance key of a system's own field: `x-<system>-<field, dashed>`."""
     return f"x-{system}-{name.replace('_', '-')}"
+
+
+ErrorAt = Callable[[str | None, str], InputError]
+
+
+def errors_at(file: Path | str, line: int | None = None) -> ErrorAt:
+    """`err(field, message)` for one record of a source file, as `parse_line` takes it."""
+
+    def err(fld: str | None, msg: str) -> InputError:
+        return InputError(msg, file=str(file), line=line, field=fld)
+
+    return err
+
+
+def open_read_only(path: Path) -> sqlite3.Connection:
+    """A source's SQLite file opened so that nothing, not even a journal, is written there."""
+    return sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
 
 
 def require_folder(folder: Path, expected: str) -> None:

@@ -43,7 +43,7 @@ from typing import Any
 from ..clock import format_time
 from ..errors import InputError
 from ..interchange import ParsedFact, Progress, parse_line
-from . import KnownFact, Snapshot, fact_id, own_key, require_folder, source_provenance
+from . import KnownFact, Snapshot, errors_at, fact_id, own_key, require_folder, source_provenance
 from .basic_memory_notes import Note, Observation, parse_note
 
 SYSTEM = "basic-memory"
@@ -352,8 +352,4 @@ def _fact(folder: Path, root: str, note: Note, e: _Entry) -> ParsedFact:
     }
     if e.supersedes:
         obj["supersedes"] = e.supersedes
-
-    def err(fld: str | None, msg: str) -> InputError:
-        return InputError(msg, file=str(folder / note.file), line=obs.line, field=fld)
-
-    return parse_line(obj, err, obs.line)
+    return parse_line(obj, errors_at(folder / note.file, obs.line), obs.line)

@@ -37,7 +37,7 @@ from ..clock import format_time, parse_time
 from ..errors import InputError
 from ..graph import validate_embedding
 from ..interchange import ParsedFact, Progress, parse_line, read_jsonl
-from . import KnownFact, Snapshot, fact_id, own_key, require_folder, source_provenance
+from . import KnownFact, Snapshot, errors_at, fact_id, own_key, require_folder, source_provenance
 
 SYSTEM = "graphiti"
 EXPECTED = "a Graphiti dump folder holding edges.jsonl (one EntityEdge.model_dump(mode='json') per line)"
@@ -124,9 +124,7 @@ def _objects(path: Path, progress: Progress | None = None) -> Iterator[tuple[int
 
 
 def _checker(path: Path, line: int, shape: str, obj: Any, required: tuple[str, ...]):
-    def err(fld: str | None, msg: str) -> InputError:
-        return InputError(msg, file=str(path), line=line, field=fld)
-
+    err = errors_at(path, line)
     if not isinstance(obj, dict):
         raise err(None, f"must be a JSON object, {shape} (model_dump(mode='json'))")
     for key in required:
@@ -283,11 +281,7 @@ def _fact(path: Path, e: _Edge, names: dict | None, times: dict | None) -> Parse
         obj["supersedes"] = e.supersedes
     if raw.get("fact_embedding") is not None:
         obj["embedding"] = raw["fact_embedding"]
-
-    def err(fld: str | None, msg: str) -> InputError:
-        return InputError(msg, file=str(path), line=e.line, field=fld)
-
-    return parse_line(obj, err, e.line)
+    return parse_line(obj, errors_at(path, e.line), e.line)
 
 
 def _say_what_is_missing(

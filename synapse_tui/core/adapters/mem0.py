@@ -32,7 +32,7 @@ from typing import Any
 from ..clock import format_time, parse_time
 from ..errors import InputError
 from ..interchange import ParsedFact, parse_line
-from . import KnownFact, Snapshot, fact_id, own_key, source_provenance
+from . import KnownFact, Snapshot, fact_id, open_read_only, own_key, source_provenance
 from .mem0_vectors import Vectors, default_location, read_vectors
 
 SYSTEM = "mem0"
@@ -100,7 +100,7 @@ def read_history(source: Path) -> tuple[list[Event], bool]:
         what = "a folder" if source.is_dir() else "no such file"
         raise InputError(f"{what}; expected {EXPECTED}", file=name)
     try:
-        conn = sqlite3.connect(f"file:{source.resolve()}?mode=ro", uri=True)
+        conn = open_read_only(source)
     except sqlite3.DatabaseError as exc:
         raise InputError(f"cannot open ({exc}); expected {EXPECTED}", file=name) from None
     try:
@@ -186,9 +186,18 @@ def _instant(ev: Event, fld: str, source: Path) -> tuple[str, str]:
         except ValueError:
             pass
     shown = "missing" if value is None else f"not a timestamp: {value!r}"
-    raise InputError(
-        f"history record {ev.id!r} (memory {ev.memory!r}), field '{fld}': {shown}", file=str(source)
-    )
+    raise _errors(ev, source)(fld, shown)
+
+
+def _errors(ev: Event, source: Path) -> Callable[[str | None, str], InputError]:
+    """`err(field, message)` naming one history record: history.db has no lines to name."""
+
+    def err(fld: str | None, msg: str) -> InputError:
+        return InputError(
+            f"history record {ev.id!r} (memory {ev.memory!r}), field '{fld}': {msg}", file=str(source)
+        )
+
+    return err
 
 
 @dataclass
@@ -205,12 +214,7 @@ def _chains(events: list[Event], source: Path) -> tuple[dict[str, list[_Version]
     deleted: set[str] = set()
     orphans = 0
     for ev in events:
-
-        def bad(fld: str, why: str, _ev: Event = ev) -> InputError:
-            return InputError(
-                f"history record {_ev.id!r} (memory {_ev.memory!r}), field '{fld}': {why}", file=str(source)
-            )
-
+        bad = _errors(ev, source)
         if not isinstance(ev.memory, str) or not ev.memory.strip():
             raise bad("memory_id", "missing")
         kind = ev.event.upper() if isinstance(ev.event, str) else ev.event
@@ -264,12 +268,8 @@ def _snapshot(
                 obj["entities"] = store.entities[memory]
             if head and head_embedding is not None:
                 obj["embedding"] = head_embedding
-
-            def err(fld: str | None, msg: str, _v: _Version = version) -> InputError:
-                where = f"history record {_v.ev.id!r} (memory {_v.ev.memory!r})"
-                return InputError(f"{where}, field '{fld}': {msg}", file=str(source))
-
-            facts.append(parse_line(obj, err, version.ev.row))  # "line": the event's row in history.db
+            # "line": the event's row in history.db
+            facts.append(parse_line(obj, _errors(version.ev, source), version.ev.row))
     if progress:
         progress(len(chains), len(chains))
     if stale:

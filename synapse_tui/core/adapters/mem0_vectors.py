@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from . import open_read_only
 
 # The TypeScript SDK wrote camelCase keys before it settled on mem0's snake_case ones.
 _CAMEL = {
@@ -144,7 +145,7 @@ def one_space(out: Vectors) -> None:
 def _read_sqlite(path: Path) -> Vectors:
     out = Vectors(str(path), path.stem)
     try:
-        conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+        conn = open_read_only(path)
         try:
             cols = {row[1] for row in conn.execute("PRAGMA table_info(vectors)")}
             if not {"id", "vector", "payload"} <= cols:
@@ -280,7 +281,7 @@ def _copy_file(src: str, dst: str) -> None:
     if not src.endswith(".sqlite"):
         shutil.copy2(src, dst)
         return
-    source = sqlite3.connect(f"file:{Path(src).resolve()}?mode=ro", uri=True)
+    source = open_read_only(Path(src))
     target = sqlite3.connect(dst)
     try:
         source.backup(target)

@@ -7,7 +7,8 @@ write them from a running Graphiti. Field names and formats are those of graphit
 0.31 (`edges.py`, `nodes.py`). What the mapping decides, and why:
 
 - An edge is a fact: `fact` its text, `created_at` (when Graphiti wrote it) its creation,
-  `group_id` its note, the names of its two nodes its entities, `fact_embedding` carried
+  `group_id` its note (none for the default group, which Graphiti names "" on Neo4j and
+  Kuzu), the names of its two nodes its entities, `fact_embedding` carried
   over (one dimension for the whole dump).
 - Graphiti appends an episode to `episodes` each time an episode re-asserts an edge: every
   episode beyond the first is a corroboration, and a reinforcement at that episode's
@@ -149,7 +150,11 @@ def _edges(path: Path, progress: Progress | None) -> list[_Edge]:
     for line, obj in _objects(path, progress):
         err = _checker(path, line, "an EntityEdge", obj, EDGE_FIELDS)
         for key in EDGE_FIELDS:
-            if key != "created_at" and (not isinstance(obj[key], str) or not obj[key].strip()):
+            if key == "group_id" and not isinstance(obj[key], str):  # "" is Graphiti's default group
+                raise err(key, f"must be a string, got {obj[key]!r}")
+            if key not in ("created_at", "group_id") and (
+                not isinstance(obj[key], str) or not obj[key].strip()
+            ):
                 raise err(key, f"must be a non-empty string, got {obj[key]!r}")
         if obj["uuid"] in seen:
             raise err("uuid", f"duplicate edge {obj['uuid']!r} (first on line {seen[obj['uuid']]})")
@@ -263,9 +268,10 @@ def _fact(path: Path, e: _Edge, names: dict | None, times: dict | None) -> Parse
         "text": raw["fact"],
         "created_at": format_time(e.created),
         "corroborations": max(len(e.episodes) - 1, 0),
-        "note": raw["group_id"],
         "provenance": provenance,
     }
+    if raw["group_id"]:  # Graphiti's default group ("") is no note
+        obj["note"] = raw["group_id"]
     if times is not None:
         at = [times[ep][0] for ep in e.episodes[1:] if ep in times]
         if at:

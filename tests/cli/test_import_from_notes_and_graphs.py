@@ -10,6 +10,7 @@ import pytest
 
 from synapse_tui.core.clock import parse_time
 from tests.cli.test_import_from import refused, run
+from tests.core.mem0_files import story, write_history, write_ts_vectors
 from tests.core.test_adapters_basic_memory import OLD, SEARCH, write
 from tests.core.test_adapters_graphiti import ACME, ALICE, EDGES, dump, edge
 
@@ -140,3 +141,23 @@ def test_each_refusal_leaves_no_db(tmp_path, system, make, expected):
     line = refused("import", "--from", system, source, "--db", db)
     assert expected in line
     assert not db.exists() and not list(tmp_path.glob("memory.db*"))
+
+
+def test_another_sources_embeddings_are_left_out_and_said(tmp_path):
+    """A Graphiti store takes mem0's facts but not their vectors: two spaces never mix."""
+    db = tmp_path / "memory.db"
+    run("import", "--from", "graphiti", dump(tmp_path / "g"), "--db", db)
+    (tmp_path / "mem0").mkdir()
+    history = write_history(tmp_path / "mem0" / "history.db", story(), "ts")
+    write_ts_vectors(
+        tmp_path / "mem0" / "vector_store.db",
+        {"m-dog": ([0.0, 1.0, 0.0], {"data": "Alice has a dog named Rex"})},
+    )
+    out = run("import", "--from", "mem0", history, "--db", db)
+    assert "4 added" in out.stdout
+    assert (
+        "left out: 1 embeddings of mem0:vector_store not carried over: the store's 3 embeddings are"
+        " those of graphiti" in out.stderr
+    )
+    neighbours = json.loads(run("neighbours", db, "mem0:m-dog", "--json").stdout)
+    assert all(not n["id"].startswith("graphiti:") for n in neighbours["semantic"])

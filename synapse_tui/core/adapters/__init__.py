@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..interchange import ParsedFact
+from ..interchange import ParsedFact, Progress
 from ..store import Store
 
 
@@ -63,6 +63,17 @@ def source_provenance(system: str, record_id: str, version: int = 1, **own: Any)
 def own_key(system: str, name: str) -> str:
     """The provenance key of a system's own field: `x-<system>-<field, dashed>`."""
     return f"x-{system}-{name.replace('_', '-')}"
+
+
+def every(progress: Progress | None, step: int) -> Progress:
+    """`progress`, called only every `step` items and at the end: a reader's loop reports
+    each item and the bar still costs nothing per item."""
+
+    def report(done: int, total: int) -> None:
+        if progress is not None and (done % step == 0 or done == total):
+            progress(done, total)
+
+    return report
 
 
 ErrorAt = Callable[[str | None, str], InputError]

@@ -43,7 +43,7 @@ from typing import Any
 from ..clock import format_time
 from ..errors import InputError
 from ..interchange import ParsedFact, Progress, parse_line
-from . import KnownFact, Snapshot, errors_at, fact_id, own_key, require_folder, source_provenance
+from . import KnownFact, Snapshot, errors_at, every, fact_id, own_key, require_folder, source_provenance
 from .basic_memory_notes import Note, Observation, parse_note
 
 SYSTEM = "basic-memory"
@@ -115,11 +115,10 @@ def _notes(folder: Path, progress: Progress | None) -> list[Note]:
     )
     if not paths:
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=name)
-    notes = []
+    notes, report = [], every(progress, 200)
     for i, path in enumerate(paths, start=1):
         notes.append(parse_note(path, folder))
-        if progress and (i % 200 == 0 or i == len(paths)):
-            progress(i, len(paths))
+        report(i, len(paths))
     seen: dict[str, str] = {}
     for note in notes:
         if note.key in seen:

@@ -31,8 +31,8 @@ from typing import Any
 
 from ..clock import format_time, parse_time
 from ..errors import InputError
-from ..interchange import ParsedFact, parse_line
-from . import KnownFact, Snapshot, fact_id, open_read_only, own_key, source_provenance
+from ..interchange import ParsedFact, Progress, parse_line
+from . import KnownFact, Snapshot, every, fact_id, open_read_only, own_key, source_provenance
 from .mem0_vectors import Vectors, default_location, read_vectors
 
 SYSTEM = "mem0"
@@ -54,8 +54,6 @@ _NOT_METADATA = {
     *_HEAD_KEYS,
     *_PAYLOAD_KEYS,
 }
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -249,10 +247,9 @@ def _snapshot(
     chains, deleted, notes = _chains(events, source)
     left_out.extend(notes)
     facts: list[ParsedFact] = []
-    stale = 0
+    stale, report = 0, every(progress, 2000)
     for done, (memory, versions) in enumerate(chains.items()):
-        if progress and done % 2000 == 0:
-            progress(done, len(chains))
+        report(done, len(chains))
         point = store.memories.get(memory) if store else None
         payload = point.payload if point else {}
         head_embedding = None
@@ -270,8 +267,7 @@ def _snapshot(
                 obj["embedding"] = head_embedding
             # "line": the event's row in history.db
             facts.append(parse_line(obj, _errors(version.ev, source), version.ev.row))
-    if progress:
-        progress(len(chains), len(chains))
+    report(len(chains), len(chains))
     if stale:
         left_out.append(
             f"{stale} embeddings not carried over: the vector store's text differs from history's"

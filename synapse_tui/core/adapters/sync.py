@@ -19,18 +19,15 @@ never compared in one kNN graph.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ..config import Config
 from ..embedder import record_model, recorded_space
 from ..graphstore import update_graph
-from ..interchange import ParsedFact, import_facts
+from ..interchange import ParsedFact, Progress, import_facts
 from ..store import Store
 from . import Snapshot
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)

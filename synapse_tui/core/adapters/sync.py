@@ -93,8 +93,9 @@ def sync_snapshot(
 
 
 def _not_revisited(store: Store, snapshot: Snapshot, present: set[str]) -> list[str]:
-    """Say so when the source now offers an embedding for a fact imported without one
-    (say, a first import without --vectors): a fact already here is never changed."""
+    """Say so when the source offers an embedding for a fact imported without one (say, a
+    first import without --vectors, or into a store of another space): a fact already here
+    is never changed."""
     offered = sorted(f.id for f in snapshot.facts if f.embedding is not None and f.id in present)
     if not offered:
         return []
@@ -106,10 +107,29 @@ def _not_revisited(store: Store, snapshot: Snapshot, present: set[str]) -> list[
     missing = len(offered) - have
     if not missing:
         return []
+    space = _space(snapshot)
+    why = _foreign(store, space)
+    if why:
+        return [f"{missing} embeddings of {space} for facts imported earlier not carried over: {why}"]
     return [
         f"embeddings the source now gives for facts imported earlier without one: {missing},"
         " not carried over (facts already in the store are never changed)"
     ]
+
+
+def _space(snapshot: Snapshot) -> str:
+    return snapshot.space or snapshot.system
+
+
+def _foreign(store: Store, space: str) -> str | None:
+    """Why embeddings of `space` may not join this store's, or None when they may: the store
+    holds none yet, or they are of its recorded space."""
+    held = store.conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0]
+    recorded = recorded_space(store.conn)
+    if not held or recorded == space:
+        return None
+    whose = f"those of {recorded}" if recorded else "of a model it did not record"
+    return f"the store's {held} embeddings are {whose}, and one store never mixes two spaces"
 
 
 def _one_space(
@@ -120,18 +140,15 @@ def _one_space(
     carried = sum(f.embedding is not None for f in new)
     if not carried:
         return new, None, []
-    space = snapshot.space or snapshot.system
-    held = store.conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0]
-    recorded = recorded_space(store.conn)
-    if not held or recorded == space:
+    space = _space(snapshot)
+    why = _foreign(store, space)
+    if why is None:
         return new, space, []
-    store_space = f"those of {recorded}" if recorded else "of a model it did not record"
     return (
         [replace(f, embedding=None) if f.embedding is not None else f for f in new],
         None,
         [
-            f"{carried} embeddings of {space} not carried over: the store's {held} embeddings are"
-            f" {store_space}, and one store never mixes two spaces (the facts are imported;"
-            " a store of their own keeps them)"
+            f"{carried} embeddings of {space} not carried over: {why}"
+            " (the facts are imported; a store of their own keeps them)"
         ],
     )

@@ -6,9 +6,12 @@ stands now, mapped onto SPEC 4, reading the source's own files and writing nothi
 source deleted get the flag `deleted`, and nothing done here by triage is touched. So a
 snapshot must be deterministic: the same source gives the same fact ids, texts and times.
 
-A reader that sees only the source's current state (Basic Memory's notes) is passed
-`known`, the facts of its system already in the store, so it can link an edited record to
-the version it replaces; readers whose source keeps history (mem0, Graphiti) ignore it.
+A reader whose source shows only its current state takes `known`, the facts of its
+system already in the store (with their provenance): Basic Memory to link an edited
+observation to the version it replaces, Basic Memory and Graphiti to tell a record gone
+from their own source (a folder, a dump's group ids) from another source's record. mem0
+keeps its own history, DELETE events included, and takes no `known`. Several sources
+of one system may share a store: a reader reports deleted only its own source's records.
 
 Fact ids are `<system>:<source record id>` for a record's first version and
 `<system>:<source record id>@<n>` for version n >= 2, so a record's versions sort together

@@ -32,7 +32,7 @@ from typing import Any
 from ..clock import format_time, parse_time
 from ..errors import InputError
 from ..interchange import ParsedFact, Progress, parse_line
-from . import KnownFact, Snapshot, every, fact_id, open_read_only, own_key, source_provenance
+from . import Snapshot, every, fact_id, open_read_only, own_key, source_provenance
 from .mem0_vectors import Vectors, default_location, read_vectors
 
 SYSTEM = "mem0"
@@ -78,12 +78,12 @@ def default_source() -> Path:
 def read(
     source: Path,
     *,
-    known: list[KnownFact] | None = None,
     vectors: Path | None = None,
     progress: Progress | None = None,
 ) -> Snapshot:
-    """mem0's history at `source` (and its vectors) as a Snapshot; the files are only read."""
-    del known  # mem0 keeps its own history: every version is in history.db
+    """mem0's history at `source` (and its vectors) as a Snapshot; the files are only read.
+
+    No `known`: mem0 keeps its own history, every version is in history.db."""
     source = Path(source)
     events, typescript = read_history(source)
     left_out: list[str] = []

@@ -89,9 +89,12 @@ def check_space(store: Store) -> None:
     model = recorded_space(store.conn)
     dims = sorted({low // 4, high // 4})
     if model != MODEL or dims != [DIM]:
-        source = (
-            f"model {model}" if model else "a model synapse-tui did not record (they came with the facts)"
-        )
+        if model == MODEL:
+            source = f"model {model}"
+        elif model:
+            source = f"{model} (the space `import --from` recorded)"
+        else:
+            source = "a model synapse-tui did not record (they came with the facts)"
         raise SynapseError(
             f"{store.path}: holds {n} embeddings of dimension {'/'.join(map(str, dims))} from {source};"
             f" adding {MODEL} ({DIM}) would mix two spaces in one neighbour graph"

@@ -107,7 +107,7 @@ def test_embeddings_whose_model_nobody_recorded_are_not_joined(tmp_path, store):
 
 def test_embed_refuses_a_store_whose_space_an_adapter_set(tmp_path, store):
     sync_graphiti(store, dump(tmp_path / "g"))
-    with pytest.raises(SynapseError, match="from model graphiti"):
+    with pytest.raises(SynapseError, match=r"from graphiti \(the space `import --from` recorded\)"):
         embedder.check_space(store)
 
 

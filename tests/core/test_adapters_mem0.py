@@ -420,3 +420,10 @@ def test_two_histories_in_one_store_delete_only_what_each_deleted(tmp_path):
     with Store.open(db, readonly=True) as store:
         deleted = [r[0] for r in store.conn.execute("SELECT id FROM facts WHERE deleted = 1 ORDER BY id")]
     assert deleted == ["mem0:m-bob-2", "mem0:m-paris"]
+
+
+def test_progress_reports_the_memories_mapped(tmp_path):
+    events = [ev(f"m-{i}", "ADD", f"memory {i}", created="2025-01-01T00:00:00Z") for i in range(4500)]
+    calls = []
+    mem0.read(write_history(tmp_path / "history.db", events), progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(0, 4500), (2000, 4500), (4000, 4500), (4500, 4500)]  # every 2,000, and the end

@@ -375,20 +375,3 @@ def test_a_rewritten_observation_is_paired_by_category_and_position(notes, store
         assert store.record(facts[after].id).supersedes == facts[before].id
         assert facts[after].record == facts[before].record and facts[after].version == 2
     assert not snap.deleted
-
-
-def test_two_folders_synced_into_one_store_never_delete_each_others_facts(tmp_path, store):
-    work, home = tmp_path / "work", tmp_path / "home"
-    write(work, "standup.md", "---\npermalink: work/standup\n---\n- [fact] Standup is at ten\n")
-    write(home, "garden.md", "---\npermalink: home/garden\n---\n- [fact] Tomatoes need sun\n")
-    write(home, "books.md", "- [fact] Reading Middlemarch\n")
-    for folder in (work, home, work, home):
-        snap = resync(store, folder)
-        assert not snap.deleted
-    assert not any(k.deleted for k in known_facts(store, "basic-memory"))
-    (home / "books.md").unlink()  # a note gone from one folder: only its fact is deleted
-    resync(store, work)
-    assert not any(k.deleted for k in known_facts(store, "basic-memory"))
-    snap = resync(store, home)
-    gone = [k.text for k in known_facts(store, "basic-memory") if k.deleted]
-    assert gone == ["Reading Middlemarch"] and len(snap.deleted) == 1

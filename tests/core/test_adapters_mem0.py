@@ -397,31 +397,6 @@ def test_a_qdrant_folder_of_several_collections_names_them(tmp_path):
     assert fact.note == "alice" and np.allclose(fact.embedding, [1, 0])
 
 
-def test_two_histories_in_one_store_delete_only_what_each_deleted(tmp_path):
-    """mem0 flags a memory deleted only on its own DELETE event: a memory absent from the
-    history.db being read (another user's mem0, another MEM0_DIR) is not this history's to
-    delete, so two histories synced into one store leave each other alone."""
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    alice = write_history(tmp_path / "a" / "history.db", story())
-    bob = write_history(
-        tmp_path / "b" / "history.db",
-        [
-            ev("m-bob-1", "ADD", "Bob plays chess", created="2025-04-01T00:00:00Z"),
-            ev("m-bob-2", "ADD", "Bob lives in Oslo", created="2025-04-02T00:00:00Z"),
-        ],
-    )
-    db = tmp_path / "memory.db"
-    assert sync(db, alice).newly_deleted == 1  # Alice's own DELETE of m-paris
-    for history in (bob, alice, bob):
-        assert sync(db, history).newly_deleted == 0
-    write_history(bob, [ev("m-bob-2", "DELETE", old="Bob lives in Oslo", updated="2025-05-01T00:00:00Z")])
-    assert sync(db, bob).newly_deleted == 1
-    with Store.open(db, readonly=True) as store:
-        deleted = [r[0] for r in store.conn.execute("SELECT id FROM facts WHERE deleted = 1 ORDER BY id")]
-    assert deleted == ["mem0:m-bob-2", "mem0:m-paris"]
-
-
 def test_progress_reports_the_memories_mapped(tmp_path):
     events = [ev(f"m-{i}", "ADD", f"memory {i}", created="2025-01-01T00:00:00Z") for i in range(4500)]
     calls = []

@@ -1,8 +1,10 @@
 """`import --from SYSTEM [SOURCE]`: read another memory system's files and sync the store.
 
 Readers are found by module name, so a new adapter plugs in by adding
-`synapse_tui/core/adapters/<module>.py` with `read(source, *, known=None) -> Snapshot`
-(and, optionally, `default_source()` for a SOURCE-less call and a `progress` keyword).
+`synapse_tui/core/adapters/<module>.py` with `read(source) -> Snapshot` (and, optionally,
+`default_source()` for a SOURCE-less call, a `progress` keyword, and a `known` keyword
+when the source keeps only its current state and the reader needs the facts already
+imported from it).
 """
 
 from __future__ import annotations
@@ -70,14 +72,16 @@ def import_from(
     else:
         source_path = Path(source)
     # The source is read before the store is created: a refused source leaves no --db behind.
-    known = []
-    if Path(db).exists():
-        with Store.open(db) as store:
-            known = known_facts(store, system)
-    options: dict[str, Any] = {"known": known}
+    takes = inspect.signature(module.read).parameters
+    options: dict[str, Any] = {}
+    if "known" in takes:
+        options["known"] = []
+        if Path(db).exists():
+            with Store.open(db) as store:
+                options["known"] = known_facts(store, system)
     if vectors is not None:
         options["vectors"] = Path(vectors)
-    if "progress" in inspect.signature(module.read).parameters:
+    if "progress" in takes:
         options["progress"] = after_a_second(f"reading {system}")
     snapshot = module.read(source_path, **options)
     with Store.open(db, create=True) as store:

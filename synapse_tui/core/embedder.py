@@ -86,22 +86,32 @@ def check_space(store: Store) -> None:
     ).fetchone()
     if not n:
         return
-    row = store.conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
-    model = json.loads(row[0]) if row else None
+    model = recorded_space(store.conn)
     dims = sorted({low // 4, high // 4})
     if model != MODEL or dims != [DIM]:
-        source = (
-            f"model {model}" if model else "a model synapse-tui did not record (they came with the facts)"
-        )
+        if model == MODEL:
+            source = f"model {model}"
+        elif model:
+            source = f"{model} (the space `import --from` recorded)"
+        else:
+            source = "a model synapse-tui did not record (they came with the facts)"
         raise SynapseError(
             f"{store.path}: holds {n} embeddings of dimension {'/'.join(map(str, dims))} from {source};"
             f" adding {MODEL} ({DIM}) would mix two spaces in one neighbour graph"
         )
 
 
-def record_model(conn: Any) -> None:
-    """Note in `meta` that the store's model embeddings are this model's (the sample's are)."""
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (META_KEY, json.dumps(MODEL)))
+def record_model(conn: Any, space: str = MODEL) -> None:
+    """Note in `meta` whose space the store's model embeddings are: this model's (the
+    sample's are), or the one an adapter's source named (`mem0:mem0`, `graphiti`)."""
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (META_KEY, json.dumps(space)))
+
+
+def recorded_space(conn: Any) -> str | None:
+    """The space recorded by `record_model`; None when nothing was recorded (embeddings
+    that came in an interchange file say nothing of their model)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    return json.loads(row[0]) if row else None
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,12 @@ import pytest
 
 from synapse_tui.core.adapters import basic_memory as bm
 from synapse_tui.core.adapters import known_facts
+from synapse_tui.core.adapters.sync import sync_snapshot
 from synapse_tui.core.clock import parse_time
 from synapse_tui.core.config import Config
 from synapse_tui.core.errors import InputError
 from synapse_tui.core.memory import Memory
 from synapse_tui.core.store import Store
-from tests.core.sync_standin import sync
 
 SEARCH = """\
     ---
@@ -74,6 +74,11 @@ NEW = """\
 
     - supersedes [[old-search]]
     """
+
+
+def sync(store: Store, snapshot):
+    """The real sync, as `import --from` runs it."""
+    return sync_snapshot(store, snapshot, Config())
 
 
 def write(folder: Path, rel: str, text: str, mtime: str | None = None) -> Path:
@@ -146,6 +151,7 @@ def test_observations_become_facts_with_basic_memory_provenance(notes):
         "x-basic-memory-category": "decision",
         "x-basic-memory-tags": ["search", "sqlite"],
         "x-basic-memory-context": "fast enough locally",
+        "x-basic-memory-folder": str(notes.resolve()),
     }
     assert fts.id.startswith("basic-memory:main/specs/search-design#")
     ranking = facts["Ranking is relevance times freshness, see [[Freshness Model]]"]
@@ -314,15 +320,13 @@ def test_naive_front_matter_time_is_local_wall_clock(tmp_path, monkeypatch):
         time.tzset()
 
 
-def test_several_edits_in_one_note_pair_by_similarity(notes, store):
+def test_several_edits_in_one_note_pair_by_category_then_similarity(notes, store):
     resync(store, notes)
     old = notes / "old-search.md"
     text = old.read_text()
     text = text.replace("Use Elasticsearch for search", "Use OpenSearch for search")
     text = text.replace("Cluster costs grow with the index", "Cluster costs grow quickly with the index")
-    text = text.replace(
-        "- [fact] Search runs on a separate cluster\n", "- [fact] Backups run nightly to S3\n"
-    )
+    text = text.replace("- [fact] Search runs on a separate cluster\n", "- [ops] Backups run nightly to S3\n")
     old.write_text(text)
     snap = resync(store, notes)
     facts = {k.text: k for k in known_facts(store, "basic-memory")}
@@ -331,7 +335,8 @@ def test_several_edits_in_one_note_pair_by_similarity(notes, store):
         ("Cluster costs grow with the index", "Cluster costs grow quickly with the index"),
     ]:
         assert store.record(facts[after].id).supersedes == facts[before].id and facts[after].version == 2
-    # an unrelated replacement among several changes is a removal and a new record
+    # an unrelated replacement of another category among several changes is a removal
+    # and a new record
     assert facts["Search runs on a separate cluster"].deleted
     assert facts["Backups run nightly to S3"].version == 1
     assert store.record(facts["Backups run nightly to S3"].id).supersedes is None
@@ -350,3 +355,23 @@ def test_windows_line_endings_keep_line_numbers(tmp_path):
     (folder / "n.md").write_bytes(b"---\r\ntitle: Win\r\n---\r\n\r\n- [fact] crlf works (ctx)\r\n")
     fact = bm.read(folder).facts[0]
     assert fact.text == "crlf works" and fact.provenance["x-basic-memory-line"] == 5
+
+
+def test_a_rewritten_observation_is_paired_by_category_and_position(notes, store):
+    """Two observations reworded in one note, sharing no words with their old texts:
+    similarity cannot pair them, their category and place in the note do."""
+    resync(store, notes)
+    old = notes / "old-search.md"
+    text = old.read_text()
+    text = text.replace("Use Elasticsearch for search", "Pick OpenSearch, hosted")
+    text = text.replace("Search runs on a separate cluster", "Everything lives in one process")
+    old.write_text(text)
+    snap = resync(store, notes)
+    facts = {k.text: k for k in known_facts(store, "basic-memory")}
+    for before, after in [
+        ("Use Elasticsearch for search", "Pick OpenSearch, hosted"),
+        ("Search runs on a separate cluster", "Everything lives in one process"),
+    ]:
+        assert store.record(facts[after].id).supersedes == facts[before].id
+        assert facts[after].record == facts[before].record and facts[after].version == 2
+    assert not snap.deleted

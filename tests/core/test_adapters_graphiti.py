@@ -16,14 +16,19 @@ import numpy as np
 import pytest
 
 from synapse_tui.core.adapters import graphiti, known_facts
+from synapse_tui.core.adapters.sync import sync_snapshot
 from synapse_tui.core.clock import parse_time
 from synapse_tui.core.config import Config
 from synapse_tui.core.errors import InputError
 from synapse_tui.core.memory import Memory
 from synapse_tui.core.store import Store
-from tests.core.sync_standin import sync
 
 ALICE, ACME, GLOBEX, BOB = "n-alice", "n-acme", "n-globex", "n-bob"
+
+
+def sync(store: Store, snapshot):
+    """The real sync, as `import --from` runs it."""
+    return sync_snapshot(store, snapshot, Config())
 
 
 def edge(uuid: str, fact: str, src: str, tgt: str, created: str, **extra) -> dict:
@@ -327,3 +332,17 @@ def test_progress_reports_the_edges_file_read(tmp_path):
     graphiti.read(folder, progress=lambda done, total: calls.append((done, total)))
     size = (folder / "edges.jsonl").stat().st_size
     assert calls[-1] == (size, size)
+
+
+def test_the_default_group_is_read_and_scopes_deletions_like_any_other(tmp_path):
+    """Graphiti names its default group "" on Neo4j and Kuzu (helpers.get_default_group_id):
+    a graph that never set a group id is read, its edges with no note."""
+    default = [{**e, "group_id": ""} for e in EDGES[:2]]
+    folder = dump(tmp_path / "g", edges=[*default, EDGES[2]])
+    with Store.open(tmp_path / "memory.db", create=True) as store:
+        sync(store, graphiti.read(folder))
+        old = store.record("graphiti:e-old")
+        assert old.note is None and old.provenance["x-graphiti-group-id"] == ""
+        dump(folder, edges=[default[1]])  # the default group without e-old; user-2 not dumped
+        snap = graphiti.read(folder, known=known_facts(store, "graphiti"))
+        assert snap.deleted == {"graphiti:e-old"}

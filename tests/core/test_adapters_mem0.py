@@ -395,3 +395,10 @@ def test_a_qdrant_folder_of_several_collections_names_them(tmp_path):
         mem0.read(history, vectors=folder)
     fact = mem0.read(history, vectors=folder / "collection" / "home").facts[0]
     assert fact.note == "alice" and np.allclose(fact.embedding, [1, 0])
+
+
+def test_progress_reports_the_memories_mapped(tmp_path):
+    events = [ev(f"m-{i}", "ADD", f"memory {i}", created="2025-01-01T00:00:00Z") for i in range(4500)]
+    calls = []
+    mem0.read(write_history(tmp_path / "history.db", events), progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(0, 4500), (2000, 4500), (4000, 4500), (4500, 4500)]  # every 2,000, and the end

@@ -6,9 +6,12 @@ stands now, mapped onto SPEC 4, reading the source's own files and writing nothi
 source deleted get the flag `deleted`, and nothing done here by triage is touched. So a
 snapshot must be deterministic: the same source gives the same fact ids, texts and times.
 
-A reader that sees only the source's current state (Basic Memory's notes) is passed
-`known`, the facts of its system already in the store, so it can link an edited record to
-the version it replaces; readers whose source keeps history (mem0, Graphiti) ignore it.
+A reader whose source shows only its current state takes `known`, the facts of its
+system already in the store (with their provenance): Basic Memory to link an edited
+observation to the version it replaces, Basic Memory and Graphiti to tell a record gone
+from their own source (a folder, a dump's group ids) from another source's record. mem0
+keeps its own history, DELETE events included, and takes no `known`. Several sources
+of one system may share a store: a reader reports deleted only its own source's records.
 
 Fact ids are `<system>:<source record id>` for a record's first version and
 `<system>:<source record id>@<n>` for version n >= 2, so a record's versions sort together
@@ -17,9 +20,15 @@ and version n+1 names version n in `supersedes`.
 
 from __future__ import annotations
 
+import json
+import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
-from ..interchange import ParsedFact
+from ..errors import InputError
+from ..interchange import ParsedFact, Progress
 from ..store import Store
 
 
@@ -32,11 +41,67 @@ class Snapshot:
     facts: list[ParsedFact]
     deleted: set[str] = field(default_factory=set)  # fact ids the source deleted
     left_out: list[str] = field(default_factory=list)  # what was not read, and why, one line each
+    # The embedding space of the facts' embeddings: the model's name where the source
+    # records it, else a name for the one place they all came from (`mem0:<collection>`).
+    # sync_snapshot keeps one space per store (SPEC 9); None when the source has none.
+    space: str | None = None
 
 
 def fact_id(system: str, record_id: str, version: int = 1) -> str:
     """The store id of version `version` of a source record."""
     return f"{system}:{record_id}" if version <= 1 else f"{system}:{record_id}@{version}"
+
+
+def source_provenance(system: str, record_id: str, version: int = 1, **own: Any) -> dict[str, Any]:
+    """The SPEC 9 keys every adapter writes, then the system's own fields as
+    `x-<system>-<field>` (`user_id` -> `x-mem0-user-id`); a field that is None is left out,
+    so what the source did not record is absent rather than null."""
+    out: dict[str, Any] = {"x-source": system, "x-source-id": record_id, "x-source-version": version}
+    for name, value in own.items():
+        if value is not None:
+            out[own_key(system, name)] = value
+    return out
+
+
+def own_key(system: str, name: str) -> str:
+    """The provenance key of a system's own field: `x-<system>-<field, dashed>`."""
+    return f"x-{system}-{name.replace('_', '-')}"
+
+
+def every(progress: Progress | None, step: int) -> Progress:
+    """`progress`, called only every `step` items and at the end: a reader's loop reports
+    each item and the bar still costs nothing per item."""
+
+    def report(done: int, total: int) -> None:
+        if progress is not None and (done % step == 0 or done == total):
+            progress(done, total)
+
+    return report
+
+
+ErrorAt = Callable[[str | None, str], InputError]
+
+
+def errors_at(file: Path | str, line: int | None = None) -> ErrorAt:
+    """`err(field, message)` for one record of a source file, as `parse_line` takes it."""
+
+    def err(fld: str | None, msg: str) -> InputError:
+        return InputError(msg, file=str(file), line=line, field=fld)
+
+    return err
+
+
+def open_read_only(path: Path) -> sqlite3.Connection:
+    """A source's SQLite file opened so that nothing, not even a journal, is written there."""
+    return sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+
+
+def require_folder(folder: Path, expected: str) -> None:
+    """Refuse a SOURCE that is not an existing folder, saying what was expected."""
+    if not folder.exists():
+        raise InputError(f"no such folder; expected {expected}", file=str(folder))
+    if not folder.is_dir():
+        raise InputError(f"is a file, not a folder; expected {expected}", file=str(folder))
 
 
 @dataclass(frozen=True)
@@ -50,6 +115,10 @@ class KnownFact:
     note: str | None
     head: bool  # nothing in the store supersedes it
     deleted: bool
+    # As the adapter wrote it: where the record came from (which folder, group or file),
+    # so a reader flags deletions only among its own source's facts, and its own fields
+    # (a Basic Memory observation's category and line) to pair an edit with its original.
+    provenance: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
 def known_facts(store: Store, system: str) -> list[KnownFact]:
@@ -57,11 +126,11 @@ def known_facts(store: Store, system: str) -> list[KnownFact]:
     rows = store.conn.execute(
         "SELECT id, json_extract(provenance, '$.\"x-source-id\"'),"
         " coalesce(json_extract(provenance, '$.\"x-source-version\"'), 1), text, note,"
-        " NOT EXISTS (SELECT 1 FROM facts f2 WHERE f2.supersedes = facts.id), deleted"
+        " NOT EXISTS (SELECT 1 FROM facts f2 WHERE f2.supersedes = facts.id), deleted, provenance"
         " FROM facts WHERE json_extract(provenance, '$.\"x-source\"') = ? ORDER BY pos",
         (system,),
     )
     return [
-        KnownFact(fid, str(record), int(version), text, note, bool(head), bool(deleted))
-        for fid, record, version, text, note, head, deleted in rows
+        KnownFact(fid, str(record), int(version), text, note, bool(head), bool(deleted), json.loads(prov))
+        for fid, record, version, text, note, head, deleted, prov in rows
     ]

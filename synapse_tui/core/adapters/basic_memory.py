@@ -9,13 +9,16 @@ removed one apart. What it decides, and why:
   unchanged folder give the same ids. An observation whose text is the current text of a
   record of its note keeps that record's id, wherever it moved in the note.
 - Edits. Observations that vanished from a note and new ones of the same note are paired
-  by text similarity (Dice coefficient of their words >= EDIT_SIMILARITY, best first);
-  when the only change to a note is one observation gone and one new, they are paired
-  whatever the texts. The new text becomes the next version of the record and supersedes
-  the old one. (`known` carries no category
-  or position, so similarity and "the one line that changed" stand in for them.) A
-  vanished observation left unpaired, and every fact of a note that is gone, are
-  reported in `deleted`.
+  by category and position first: when as many observations of one category vanished as
+  appeared, they are paired in note order (a `[decision]` rewritten in other words is still
+  that decision). The rest are paired by text similarity (Dice coefficient of their words
+  >= EDIT_SIMILARITY, best first); when the only change left is one observation gone and
+  one new, they are paired whatever the texts. The new text becomes the next version of
+  the record and supersedes the old one. A vanished observation left unpaired, and every
+  fact of a note that is gone, are reported in `deleted`.
+- Folders. Each fact records the folder it was read from (`x-basic-memory-folder`, the
+  resolved path): a sync compares the folder only with its own facts, so two folders
+  (two Basic Memory projects) synced into one store never delete each other's facts.
 - Times. A note's `created` / `modified` front matter (a date or naive time is local
   wall-clock time, as Basic Memory reads it), else the file's mtime, in UTC. Observations
   of a note seen for the first time date from its creation; anything that appeared in a
@@ -40,13 +43,15 @@ from typing import Any
 from ..clock import format_time
 from ..errors import InputError
 from ..interchange import ParsedFact, Progress, parse_line
-from . import KnownFact, Snapshot, fact_id
+from . import KnownFact, Snapshot, errors_at, every, fact_id, own_key, require_folder, source_provenance
 from .basic_memory_notes import Note, Observation, parse_note
 
 SYSTEM = "basic-memory"
 EXPECTED = "a Basic Memory folder of Markdown notes (default ~/basic-memory)"
 EDIT_SIMILARITY = 0.5
 SUPERSEDING = ("supersedes", "replaces")
+FOLDER = own_key(SYSTEM, "folder")
+CATEGORY = own_key(SYSTEM, "category")
 
 
 def default_source() -> Path:
@@ -73,9 +78,10 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
     `progress(notes read, notes)` is called as the notes are parsed, the slow part."""
     folder = Path(source).expanduser()
     notes = _notes(folder, progress)
+    root = str(folder.resolve())
     known = known or []
     current: dict[str, KnownFact] = {}
-    for k in known:
+    for k in (k for k in known if k.provenance.get(FOLDER) == root):  # this folder's facts only
         if k.record not in current or k.version > current[k.record].version:
             current[k.record] = k
     pools: dict[str, list[KnownFact]] = defaultdict(list)
@@ -95,16 +101,13 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
     empty = sum(not note.observations for note in notes)
     if empty:
         left_out.append(f"{empty} of {len(notes)} notes hold no observations (prose is not a fact)")
-    facts = [_fact(folder, note, e) for note in notes for e in entries[note.file]]
+    facts = [_fact(folder, root, note, e) for note in notes for e in entries[note.file]]
     return Snapshot(SYSTEM, str(folder), facts, deleted, left_out)
 
 
 def _notes(folder: Path, progress: Progress | None) -> list[Note]:
     name = str(folder)
-    if not folder.exists():
-        raise InputError(f"no such folder; expected {EXPECTED}", file=name)
-    if not folder.is_dir():
-        raise InputError(f"is a file, not a folder; expected {EXPECTED}", file=name)
+    require_folder(folder, EXPECTED)
     paths = sorted(
         p
         for p in folder.rglob("*.md")
@@ -112,11 +115,10 @@ def _notes(folder: Path, progress: Progress | None) -> list[Note]:
     )
     if not paths:
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=name)
-    notes = []
+    notes, report = [], every(progress, 200)
     for i, path in enumerate(paths, start=1):
         notes.append(parse_note(path, folder))
-        if progress and (i % 200 == 0 or i == len(paths)):
-            progress(i, len(paths))
+        report(i, len(paths))
     seen: dict[str, str] = {}
     for note in notes:
         if note.key in seen:
@@ -154,7 +156,7 @@ def _match(
         else:
             entries.append(None)
     fresh = [i for i, e in enumerate(entries) if e is None]
-    pairs = _pair_edits([note.observations[i].content for i in fresh], [k.text for k in pool])
+    pairs = _pair_edits([note.observations[i] for i in fresh], pool)
     paired_known = set()
     for u, v in pairs:
         old = pool[v]
@@ -179,8 +181,34 @@ def _match(
     return [e for e in entries if e is not None], gone
 
 
-def _pair_edits(new: list[str], old: list[str]) -> list[tuple[int, int]]:
-    """(new index, old index) pairs: most similar first; a note's only change whatever its texts.
+def _pair_edits(new: list[Observation], old: list[KnownFact]) -> list[tuple[int, int]]:
+    """(new index, old index) pairs of the observations that appeared and vanished in a note:
+    by category and position, then by similarity, then a note's only change."""
+    pairs: list[tuple[int, int]] = []
+    by_category: dict[str | None, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
+    for i, obs in enumerate(new):
+        by_category[obs.category][0].append(i)
+    for j, k in sorted(enumerate(old), key=lambda jk: _line(jk[1])):
+        by_category[k.provenance.get(CATEGORY)][1].append(j)
+    for news, olds in by_category.values():
+        if len(news) == len(olds):  # as many of this category vanished as appeared: in order
+            pairs += zip(news, olds, strict=True)
+    rest_new = [i for i in range(len(new)) if i not in {u for u, _ in pairs}]
+    rest_old = [j for j in range(len(old)) if j not in {v for _, v in pairs}]
+    similar = _pair_similar([new[i].content for i in rest_new], [old[j].text for j in rest_old])
+    pairs += [(rest_new[u], rest_old[v]) for u, v in similar]
+    if len(new) == len(old) == 1 and not pairs:  # the one line of the note that changed
+        pairs.append((0, 0))
+    return pairs
+
+
+def _line(k: KnownFact) -> int:
+    line = k.provenance.get(own_key(SYSTEM, "line"))
+    return line if isinstance(line, int) else 0
+
+
+def _pair_similar(new: list[str], old: list[str]) -> list[tuple[int, int]]:
+    """(new index, old index) pairs, most similar first.
 
     Similarity is the Dice coefficient of the two texts' words (shared words, counted with
     repeats, over the mean length): order-blind, but linear in the words, so rewriting a
@@ -203,8 +231,6 @@ def _pair_edits(new: list[str], old: list[str]) -> list[tuple[int, int]]:
             pairs.append((i, j))
             done_new.add(i)
             done_old.add(j)
-    if len(new) == len(old) == 1 and not pairs:  # the one line of the note that changed
-        pairs.append((0, 0))
     return pairs
 
 
@@ -300,23 +326,21 @@ def _entities(note: Note, obs: Observation) -> list[str]:
     return names
 
 
-def _fact(folder: Path, note: Note, e: _Entry) -> ParsedFact:
+def _fact(folder: Path, root: str, note: Note, e: _Entry) -> ParsedFact:
     obs = e.obs
-    provenance: dict[str, Any] = {
-        "x-source": SYSTEM,
-        "x-source-id": e.record,
-        "x-source-version": e.version,
-        "x-basic-memory-file": note.file,
-        "x-basic-memory-line": obs.line,
-        "x-basic-memory-title": note.title,
-    }
-    optional = {
-        "x-basic-memory-permalink": note.permalink,
-        "x-basic-memory-category": obs.category,
-        "x-basic-memory-tags": obs.tags or None,
-        "x-basic-memory-context": obs.context,
-    }
-    provenance.update({k: v for k, v in optional.items() if v is not None})
+    provenance = source_provenance(
+        SYSTEM,
+        e.record,
+        e.version,
+        folder=root,
+        file=note.file,
+        line=obs.line,
+        title=note.title,
+        permalink=note.permalink,
+        category=obs.category,
+        tags=obs.tags or None,
+        context=obs.context,
+    )
     obj: dict[str, Any] = {
         "id": e.id,
         "text": obs.content,
@@ -327,8 +351,4 @@ def _fact(folder: Path, note: Note, e: _Entry) -> ParsedFact:
     }
     if e.supersedes:
         obj["supersedes"] = e.supersedes
-
-    def err(fld: str | None, msg: str) -> InputError:
-        return InputError(msg, file=str(folder / note.file), line=obs.line, field=fld)
-
-    return parse_line(obj, err, obs.line)
+    return parse_line(obj, errors_at(folder / note.file, obs.line), obs.line)

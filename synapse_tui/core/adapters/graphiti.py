@@ -7,7 +7,8 @@ write them from a running Graphiti. Field names and formats are those of graphit
 0.31 (`edges.py`, `nodes.py`). What the mapping decides, and why:
 
 - An edge is a fact: `fact` its text, `created_at` (when Graphiti wrote it) its creation,
-  `group_id` its note, the names of its two nodes its entities, `fact_embedding` carried
+  `group_id` its note (none for the default group, which Graphiti names "" on Neo4j and
+  Kuzu), the names of its two nodes its entities, `fact_embedding` carried
   over (one dimension for the whole dump).
 - Graphiti appends an episode to `episodes` each time an episode re-asserts an edge: every
   episode beyond the first is a corroboration, and a reinforcement at that episode's
@@ -37,12 +38,16 @@ from ..clock import format_time, parse_time
 from ..errors import InputError
 from ..graph import validate_embedding
 from ..interchange import ParsedFact, Progress, parse_line, read_jsonl
-from . import KnownFact, Snapshot, fact_id
+from . import KnownFact, Snapshot, errors_at, fact_id, own_key, require_folder, source_provenance
 
 SYSTEM = "graphiti"
 EXPECTED = "a Graphiti dump folder holding edges.jsonl (one EntityEdge.model_dump(mode='json') per line)"
 EDGE_FIELDS = ("uuid", "group_id", "source_node_uuid", "target_node_uuid", "created_at", "name", "fact")
 _TIMES = ("valid_at", "invalid_at", "expired_at", "reference_time")
+GROUP = own_key(SYSTEM, "group_id")
+# Graphiti's edges do not name the embedder that made fact_embedding; one Graphiti graph
+# has one embedder, so every dump is taken as this one space (SPEC 9, see sync.py).
+SPACE = "graphiti"
 
 
 @dataclass
@@ -65,10 +70,7 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
     `progress(bytes read, size)` is called while edges.jsonl is read, the slow part."""
     folder = Path(source).expanduser()
     name = str(folder)
-    if not folder.exists():
-        raise InputError(f"no such folder; expected {EXPECTED}", file=name)
-    if not folder.is_dir():
-        raise InputError(f"is a file, not a folder; expected {EXPECTED}", file=name)
+    require_folder(folder, EXPECTED)
     path = next((folder / f for f in ("edges.jsonl", "edges.json") if (folder / f).is_file()), None)
     if path is None:
         raise InputError(f"holds no edges.jsonl; expected {EXPECTED}", file=name)
@@ -83,8 +85,13 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
     _say_what_is_missing(edges, names, times, left_out)
     groups = {e.raw["group_id"] for e in edges}
     present = {e.uuid for e in edges}
-    deleted = {k.id for k in known or [] if k.note in groups and k.record not in present and not k.deleted}
-    return Snapshot(SYSTEM, name, facts, deleted, left_out)
+    deleted = {
+        k.id
+        for k in known or []
+        if k.provenance.get(GROUP) in groups and k.record not in present and not k.deleted
+    }
+    space = SPACE if any(f.embedding is not None for f in facts) else None
+    return Snapshot(SYSTEM, name, facts, deleted, left_out, space)
 
 
 def _objects(path: Path, progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
@@ -118,9 +125,7 @@ def _objects(path: Path, progress: Progress | None = None) -> Iterator[tuple[int
 
 
 def _checker(path: Path, line: int, shape: str, obj: Any, required: tuple[str, ...]):
-    def err(fld: str | None, msg: str) -> InputError:
-        return InputError(msg, file=str(path), line=line, field=fld)
-
+    err = errors_at(path, line)
     if not isinstance(obj, dict):
         raise err(None, f"must be a JSON object, {shape} (model_dump(mode='json'))")
     for key in required:
@@ -145,7 +150,11 @@ def _edges(path: Path, progress: Progress | None) -> list[_Edge]:
     for line, obj in _objects(path, progress):
         err = _checker(path, line, "an EntityEdge", obj, EDGE_FIELDS)
         for key in EDGE_FIELDS:
-            if key != "created_at" and (not isinstance(obj[key], str) or not obj[key].strip()):
+            if key == "group_id" and not isinstance(obj[key], str):  # "" is Graphiti's default group
+                raise err(key, f"must be a string, got {obj[key]!r}")
+            if key not in ("created_at", "group_id") and (
+                not isinstance(obj[key], str) or not obj[key].strip()
+            ):
                 raise err(key, f"must be a non-empty string, got {obj[key]!r}")
         if obj["uuid"] in seen:
             raise err("uuid", f"duplicate edge {obj['uuid']!r} (first on line {seen[obj['uuid']]})")
@@ -243,36 +252,33 @@ def _ends(e: _Edge) -> frozenset[str]:
 
 def _fact(path: Path, e: _Edge, names: dict | None, times: dict | None) -> ParsedFact:
     raw = e.raw
-    provenance: dict[str, Any] = {
-        "x-source": SYSTEM,
-        "x-source-id": e.uuid,
-        "x-source-version": 1,
-        "x-graphiti-name": raw["name"],
-        "x-graphiti-group-id": raw["group_id"],
-        "x-graphiti-source-node-uuid": raw["source_node_uuid"],
-        "x-graphiti-target-node-uuid": raw["target_node_uuid"],
-        "x-graphiti-episodes": e.episodes,
-    }
-    for key in _TIMES:
-        if e.times[key] is not None:
-            provenance[f"x-graphiti-{key.replace('_', '-')}"] = format_time(e.times[key])
-    if raw.get("attributes"):
-        provenance["x-graphiti-attributes"] = raw["attributes"]
+    provenance = source_provenance(
+        SYSTEM,
+        e.uuid,
+        name=raw["name"],
+        group_id=raw["group_id"],
+        source_node_uuid=raw["source_node_uuid"],
+        target_node_uuid=raw["target_node_uuid"],
+        episodes=e.episodes,
+        **{key: format_time(e.times[key]) for key in _TIMES if e.times[key] is not None},
+        attributes=raw.get("attributes") or None,
+    )
     obj: dict[str, Any] = {
         "id": fact_id(SYSTEM, e.uuid),
         "text": raw["fact"],
         "created_at": format_time(e.created),
         "corroborations": max(len(e.episodes) - 1, 0),
-        "note": raw["group_id"],
         "provenance": provenance,
     }
+    if raw["group_id"]:  # Graphiti's default group ("") is no note
+        obj["note"] = raw["group_id"]
     if times is not None:
         at = [times[ep][0] for ep in e.episodes[1:] if ep in times]
         if at:
             obj["reinforced_at"] = [format_time(t) for t in at]
         if e.episodes and e.episodes[0] in times and times[e.episodes[0]][1]:
             # who said it first: Graphiti's description of the episode's source
-            provenance["x-graphiti-source-description"] = times[e.episodes[0]][1]
+            provenance[own_key(SYSTEM, "source_description")] = times[e.episodes[0]][1]
     if names is not None:
         found = [names[u] for u in (raw["source_node_uuid"], raw["target_node_uuid"]) if u in names]
         if found:
@@ -281,11 +287,7 @@ def _fact(path: Path, e: _Edge, names: dict | None, times: dict | None) -> Parse
         obj["supersedes"] = e.supersedes
     if raw.get("fact_embedding") is not None:
         obj["embedding"] = raw["fact_embedding"]
-
-    def err(fld: str | None, msg: str) -> InputError:
-        return InputError(msg, file=str(path), line=e.line, field=fld)
-
-    return parse_line(obj, err, e.line)
+    return parse_line(obj, errors_at(path, e.line), e.line)
 
 
 def _say_what_is_missing(

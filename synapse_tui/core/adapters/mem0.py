@@ -31,8 +31,8 @@ from typing import Any
 
 from ..clock import format_time, parse_time
 from ..errors import InputError
-from ..interchange import ParsedFact, parse_line
-from . import KnownFact, Snapshot, fact_id
+from ..interchange import ParsedFact, Progress, parse_line
+from . import Snapshot, every, fact_id, open_read_only, own_key, source_provenance
 from .mem0_vectors import Vectors, default_location, read_vectors
 
 SYSTEM = "mem0"
@@ -54,8 +54,6 @@ _NOT_METADATA = {
     *_HEAD_KEYS,
     *_PAYLOAD_KEYS,
 }
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -80,12 +78,12 @@ def default_source() -> Path:
 def read(
     source: Path,
     *,
-    known: list[KnownFact] | None = None,
     vectors: Path | None = None,
     progress: Progress | None = None,
 ) -> Snapshot:
-    """mem0's history at `source` (and its vectors) as a Snapshot; the files are only read."""
-    del known  # mem0 keeps its own history: every version is in history.db
+    """mem0's history at `source` (and its vectors) as a Snapshot; the files are only read.
+
+    No `known`: mem0 keeps its own history, every version is in history.db."""
     source = Path(source)
     events, typescript = read_history(source)
     left_out: list[str] = []
@@ -100,7 +98,7 @@ def read_history(source: Path) -> tuple[list[Event], bool]:
         what = "a folder" if source.is_dir() else "no such file"
         raise InputError(f"{what}; expected {EXPECTED}", file=name)
     try:
-        conn = sqlite3.connect(f"file:{source.resolve()}?mode=ro", uri=True)
+        conn = open_read_only(source)
     except sqlite3.DatabaseError as exc:
         raise InputError(f"cannot open ({exc}); expected {EXPECTED}", file=name) from None
     try:
@@ -186,9 +184,18 @@ def _instant(ev: Event, fld: str, source: Path) -> tuple[str, str]:
         except ValueError:
             pass
     shown = "missing" if value is None else f"not a timestamp: {value!r}"
-    raise InputError(
-        f"history record {ev.id!r} (memory {ev.memory!r}), field '{fld}': {shown}", file=str(source)
-    )
+    raise _errors(ev, source)(fld, shown)
+
+
+def _errors(ev: Event, source: Path) -> Callable[[str | None, str], InputError]:
+    """`err(field, message)` naming one history record: history.db has no lines to name."""
+
+    def err(fld: str | None, msg: str) -> InputError:
+        return InputError(
+            f"history record {ev.id!r} (memory {ev.memory!r}), field '{fld}': {msg}", file=str(source)
+        )
+
+    return err
 
 
 @dataclass
@@ -205,12 +212,7 @@ def _chains(events: list[Event], source: Path) -> tuple[dict[str, list[_Version]
     deleted: set[str] = set()
     orphans = 0
     for ev in events:
-
-        def bad(fld: str, why: str, _ev: Event = ev) -> InputError:
-            return InputError(
-                f"history record {_ev.id!r} (memory {_ev.memory!r}), field '{fld}': {why}", file=str(source)
-            )
-
+        bad = _errors(ev, source)
         if not isinstance(ev.memory, str) or not ev.memory.strip():
             raise bad("memory_id", "missing")
         kind = ev.event.upper() if isinstance(ev.event, str) else ev.event
@@ -245,10 +247,9 @@ def _snapshot(
     chains, deleted, notes = _chains(events, source)
     left_out.extend(notes)
     facts: list[ParsedFact] = []
-    stale = 0
+    stale, report = 0, every(progress, 2000)
     for done, (memory, versions) in enumerate(chains.items()):
-        if progress and done % 2000 == 0:
-            progress(done, len(chains))
+        report(done, len(chains))
         point = store.memories.get(memory) if store else None
         payload = point.payload if point else {}
         head_embedding = None
@@ -264,14 +265,9 @@ def _snapshot(
                 obj["entities"] = store.entities[memory]
             if head and head_embedding is not None:
                 obj["embedding"] = head_embedding
-
-            def err(fld: str | None, msg: str, _v: _Version = version) -> InputError:
-                where = f"history record {_v.ev.id!r} (memory {_v.ev.memory!r})"
-                return InputError(f"{where}, field '{fld}': {msg}", file=str(source))
-
-            facts.append(parse_line(obj, err, version.ev.row))  # "line": the event's row in history.db
-    if progress:
-        progress(len(chains), len(chains))
+            # "line": the event's row in history.db
+            facts.append(parse_line(obj, _errors(version.ev, source), version.ev.row))
+    report(len(chains), len(chains))
     if stale:
         left_out.append(
             f"{stale} embeddings not carried over: the vector store's text differs from history's"
@@ -281,35 +277,32 @@ def _snapshot(
         if missing:
             left_out.append(f"{missing} memories in the vector store have no history record: not imported")
     heads = {m: fact_id(SYSTEM, m, len(chains[m])) for m in deleted}
-    return Snapshot(SYSTEM, str(source), facts, set(heads.values()), left_out)
+    space = f"{SYSTEM}:{store.collection}" if store and any(f.embedding is not None for f in facts) else None
+    return Snapshot(SYSTEM, str(source), facts, set(heads.values()), left_out, space)
 
 
 def _fact(memory: str, n: int, version: _Version, payload: dict[str, Any], head: bool) -> dict[str, Any]:
     ev = version.ev
     event = ev.event.upper()
-    when = "x-mem0-created-at" if event == "ADD" else "x-mem0-updated-at"
-    prov: dict[str, Any] = {
-        "x-source": SYSTEM,
-        "x-source-id": memory,
-        "x-source-version": n,
-        "x-mem0-history-id": str(ev.id),
-        "x-mem0-event": event,
-        when: version.verbatim,  # as mem0 wrote it (a local offset, before 2026)
-    }
     from_event = {"actor_id": ev.actor_id, "role": ev.role}  # who made this change
-    for key in _PAYLOAD_KEYS:
-        value = from_event.get(key)
-        if value is None:
-            value = payload.get(key)
-        if value is not None:
-            prov["x-mem0-" + key.replace("_", "-")] = value
+    who = {key: payload.get(key) if from_event.get(key) is None else from_event[key] for key in _PAYLOAD_KEYS}
+    prov = source_provenance(
+        SYSTEM,
+        memory,
+        n,
+        history_id=str(ev.id),
+        event=event,
+        # as mem0 wrote it (a local offset, before 2026)
+        **{"created_at" if event == "ADD" else "updated_at": version.verbatim},
+        **who,
+    )
     if head:
         for key in _HEAD_KEYS:
             if payload.get(key) is not None:
-                prov["x-mem0-" + key.replace("_", "-")] = payload[key]
+                prov[own_key(SYSTEM, key)] = payload[key]
         metadata = {k: v for k, v in payload.items() if k not in _NOT_METADATA}
         if metadata:
-            prov["x-mem0-metadata"] = metadata
+            prov[own_key(SYSTEM, "metadata")] = metadata
     obj: dict[str, Any] = {
         "id": fact_id(SYSTEM, memory, n),
         "text": version.text,

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from . import open_read_only
 
 # The TypeScript SDK wrote camelCase keys before it settled on mem0's snake_case ones.
 _CAMEL = {
@@ -60,6 +61,7 @@ class Vectors:
     """The memories (by mem0 id) and entities a vector store holds now."""
 
     where: str
+    collection: str  # names the embedding space: mem0 records no model (see Snapshot.space)
     memories: dict[str, Point] = field(default_factory=dict)
     entities: dict[str, list[str]] = field(default_factory=dict)  # memory id -> entity names
     left_out: list[str] = field(default_factory=list)
@@ -141,9 +143,9 @@ def one_space(out: Vectors) -> None:
 
 
 def _read_sqlite(path: Path) -> Vectors:
-    out = Vectors(str(path))
+    out = Vectors(str(path), path.stem)
     try:
-        conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+        conn = open_read_only(path)
         try:
             cols = {row[1] for row in conn.execute("PRAGMA table_info(vectors)")}
             if not {"id", "vector", "payload"} <= cols:
@@ -172,10 +174,10 @@ def _read_sqlite(path: Path) -> Vectors:
 
 
 def _read_faiss(path: Path, docstores: list[Path]) -> Vectors:
-    out = Vectors(str(path))
     main = next((p for p in docstores if p.stem == "mem0"), None) or next(
         (p for p in docstores if not p.stem.endswith("_entities")), docstores[0]
     )
+    out = Vectors(str(path), main.stem)
     for doc in [main, *(p for p in docstores if p.stem == main.stem + "_entities")]:
         try:
             data = json.loads(doc.read_text(encoding="utf-8"))
@@ -226,7 +228,7 @@ def _faiss_flat(path: Path) -> np.ndarray | None:
 
 
 def _read_qdrant(path: Path, collection: str | None = None) -> Vectors:
-    out = Vectors(str(path))
+    out = Vectors(str(path), collection or "mem0")
     try:
         from qdrant_client import QdrantClient
     except ImportError:
@@ -261,6 +263,7 @@ def _read_qdrant(path: Path, collection: str | None = None) -> Vectors:
                     f" to read another, give --vectors {path}/collection/NAME",
                     file=str(path),
                 )
+            out.collection = name
             for point_id, payload, vector in _scroll(client, name):
                 _add(out, point_id, payload, vector)
             if f"{name}_entities" in names:
@@ -278,7 +281,7 @@ def _copy_file(src: str, dst: str) -> None:
     if not src.endswith(".sqlite"):
         shutil.copy2(src, dst)
         return
-    source = sqlite3.connect(f"file:{Path(src).resolve()}?mode=ro", uri=True)
+    source = open_read_only(Path(src))
     target = sqlite3.connect(dst)
     try:
         source.backup(target)

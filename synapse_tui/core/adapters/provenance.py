@@ -11,24 +11,29 @@ from __future__ import annotations
 
 from typing import Any
 
-# Per system: the trust inputs it never records, and the provenance keys that name who
-# wrote a record, most specific first.
+# Per system: the trust inputs it never records, and the provenance keys its reader
+# writes that name who wrote a record, most specific first (tests/core/
+# test_adapters_provenance.py holds these to what the readers write).
 SYSTEMS: dict[str, dict[str, tuple[str, ...]]] = {
+    # mem0 keeps texts and who wrote them, nothing a reviewer did.
     "mem0": {
         "unrecorded": ("corroborations", "contradictions", "reinforcements", "acceptance"),
         "author": ("x-mem0-actor-id", "x-mem0-agent-id", "x-mem0-user-id"),
         "role": ("x-mem0-role",),
     },
-    # Graphiti counts the episodes that re-asserted an edge (corroborations and
-    # reinforcements) but records no contradiction count and no acceptance.
+    # Graphiti counts the episodes that re-asserted an edge (corroborations, and
+    # reinforcements at the episodes' times) but records no contradiction count and no
+    # acceptance. Who said it: the description of the edge's first episode's source; the
+    # group id is a partition of the graph (the fact's note), not an author.
     "graphiti": {
         "unrecorded": ("contradictions", "acceptance"),
-        "author": ("x-graphiti-source-description", "x-graphiti-group-id"),
+        "author": ("x-graphiti-source-description",),
         "role": (),
     },
+    # A Basic Memory note records no author, no count and no review of its observations.
     "basic-memory": {
         "unrecorded": ("corroborations", "contradictions", "reinforcements", "acceptance"),
-        "author": ("x-basic-memory-author",),
+        "author": (),
         "role": (),
     },
 }

@@ -5,22 +5,29 @@ left exactly as it is, so corroborations, contradictions, verifications, accepta
 supersessions made here survive every later sync. Facts the source deleted get the flag
 `deleted` in the same transaction as the new facts, so a sync lands whole or not at all,
 and a sync with nothing new writes nothing at all.
+
+One store, one embedding space (SPEC 9). The space of a snapshot's embeddings is the one
+its adapter names (`Snapshot.space`: the model where the source records it, else the
+place they all came from, `mem0:<collection>` or `graphiti`), and the store records its
+space in `meta` (`embed.model`, as `synapse-tui embed` does). The first embeddings into
+a store set its space; a later sync of that space adds to it; embeddings of any other
+space (or into a store whose embeddings name no space) are dropped, the facts imported
+without them, and `left_out` says so: vectors of two models, even of one dimension, are
+never compared in one kNN graph.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ..config import Config
+from ..embedder import record_model, recorded_space
 from ..graphstore import update_graph
-from ..interchange import import_facts
+from ..interchange import ParsedFact, Progress, import_facts
 from ..store import Store
 from . import Snapshot
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,7 @@ def sync_snapshot(
     """Import what is new in `snapshot`, flag what it deleted, and update the graph."""
     present = {row[0] for row in store.conn.execute("SELECT id FROM facts")}
     new = [f for f in snapshot.facts if f.id not in present]
+    new, space, dropped = _one_space(store, snapshot, new)
     to_flag = sorted(snapshot.deleted)
     pending = store.conn.execute(
         "SELECT count(*) FROM facts WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
@@ -62,6 +70,8 @@ def sync_snapshot(
                 "UPDATE facts SET deleted = 1 WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
                 (json.dumps(to_flag),),
             ).rowcount
+            if space is not None:
+                record_model(conn, space)
 
         # import_facts re-checks every id inside its write transaction, so an agent writing
         # the same store meanwhile makes this sync fail whole rather than half land.
@@ -77,14 +87,15 @@ def sync_snapshot(
         added=len(new),
         newly_deleted=newly_deleted,
         unchanged=len(snapshot.facts) - len(new),
-        left_out=list(snapshot.left_out) + _not_revisited(store, snapshot, present),
+        left_out=list(snapshot.left_out) + dropped + _not_revisited(store, snapshot, present),
         warnings=warnings,
     )
 
 
 def _not_revisited(store: Store, snapshot: Snapshot, present: set[str]) -> list[str]:
-    """Say so when the source now offers an embedding for a fact imported without one
-    (say, a first import without --vectors): a fact already here is never changed."""
+    """Say so when the source offers an embedding for a fact imported without one (say, a
+    first import without --vectors, or into a store of another space): a fact already here
+    is never changed."""
     offered = sorted(f.id for f in snapshot.facts if f.embedding is not None and f.id in present)
     if not offered:
         return []
@@ -96,7 +107,48 @@ def _not_revisited(store: Store, snapshot: Snapshot, present: set[str]) -> list[
     missing = len(offered) - have
     if not missing:
         return []
+    space = _space(snapshot)
+    why = _foreign(store, space)
+    if why:
+        return [f"{missing} embeddings of {space} for facts imported earlier not carried over: {why}"]
     return [
         f"embeddings the source now gives for facts imported earlier without one: {missing},"
         " not carried over (facts already in the store are never changed)"
     ]
+
+
+def _space(snapshot: Snapshot) -> str:
+    return snapshot.space or snapshot.system
+
+
+def _foreign(store: Store, space: str) -> str | None:
+    """Why embeddings of `space` may not join this store's, or None when they may: the store
+    holds none yet, or they are of its recorded space."""
+    held = store.conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0]
+    recorded = recorded_space(store.conn)
+    if not held or recorded == space:
+        return None
+    whose = f"those of {recorded}" if recorded else "of a model it did not record"
+    return f"the store's {held} embeddings are {whose}, and one store never mixes two spaces"
+
+
+def _one_space(
+    store: Store, snapshot: Snapshot, new: list[ParsedFact]
+) -> tuple[list[ParsedFact], str | None, list[str]]:
+    """The new facts as they may enter this store, the space to record (None: leave meta
+    as it is), and the line saying what was dropped."""
+    carried = sum(f.embedding is not None for f in new)
+    if not carried:
+        return new, None, []
+    space = _space(snapshot)
+    why = _foreign(store, space)
+    if why is None:
+        return new, space, []
+    return (
+        [replace(f, embedding=None) if f.embedding is not None else f for f in new],
+        None,
+        [
+            f"{carried} embeddings of {space} not carried over: {why}"
+            " (the facts are imported; a store of their own keeps them)"
+        ],
+    )

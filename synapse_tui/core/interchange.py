@@ -240,8 +240,12 @@ def import_facts(
     source: str,
     progress: Progress | None = None,
     after_insert: Callable[[Any, list[int]], None] | None = None,
+    space: str | None = None,
 ) -> ImportResult:
     """Add parsed facts in one transaction; refuse the lot on any conflict.
+
+    `space` names the embedding space of the facts' embeddings (an adapter's source);
+    None for an interchange file, which does not say which model made them.
 
     `after_insert(conn, new_positions)` runs inside the same transaction (the graph
     update), so a failure there also leaves the store untouched.
@@ -259,6 +263,7 @@ def import_facts(
             if fact.id in existing:
                 raise err(fact, "id", f"id {fact.id!r} is already in the store {store.path}")
         _check_dimension(store, facts, err)
+        _check_space(store, facts, space, err)
         _check_cycles(store, facts, existing, err)
         all_ids = set(existing) | {f.id for f in facts}
         warnings = [
@@ -295,6 +300,23 @@ def _check_dimension(store: Store, facts: list[ParsedFact], err: Callable) -> No
                 "embedding",
                 f"has dimension {len(fact.embedding)}, but the store's embeddings have {row[0]}",
             )
+
+
+def _check_space(store: Store, facts: list[ParsedFact], space: str | None, err: Callable) -> None:
+    """One store, one embedding space (SPEC 9): once `embed` or an adapter has recorded the
+    space of the store's embeddings, embeddings of another (or of an unnamed model) are refused."""
+    from .embedder import recorded_space  # the model's name only; no torch
+
+    first = next((f for f in facts if f.embedding is not None), None)
+    recorded = recorded_space(store.conn) if first is not None else None
+    if recorded is not None and recorded != space:
+        raise err(
+            first,
+            "embedding",
+            f"the store's embeddings are those of {recorded}, and this file does not say which model"
+            " made its own; one store never mixes two spaces (import it without embeddings, or into"
+            " a store of its own)",
+        )
 
 
 def _check_cycles(store: Store, facts: list[ParsedFact], existing: dict[str, int], err: Callable) -> None:

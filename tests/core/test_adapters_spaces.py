@@ -117,3 +117,16 @@ def test_a_dump_without_embeddings_leaves_the_space_unset(tmp_path, store):
     assert embedder.recorded_space(store.conn) is None
     sync_snapshot(store, mem0.read(mem0_three_dims(tmp_path)), Config())  # the first embeddings: mem0's
     assert embedder.recorded_space(store.conn) == "mem0:vector_store" and model_embeddings(store) == 1
+
+
+def test_an_interchange_file_cannot_add_embeddings_to_a_recorded_space(tmp_path, store):
+    sync_graphiti(store, dump(tmp_path / "g"))
+    before = model_embeddings(store)
+    file = facts_file({"id": "x-1", "text": "an embedded fact", "embedding": [0.0, 1.0, 0.0]})
+    with pytest.raises(InputError) as refused:
+        import_facts(store, file, "more.jsonl")
+    assert refused.value.field == "embedding" and "graphiti" in str(refused.value)
+    assert model_embeddings(store) == before and store.record("x-1") is None
+    # without embeddings the same facts are welcome
+    import_facts(store, facts_file({"id": "x-1", "text": "an embedded fact"}), "more.jsonl")
+    assert store.record("x-1") is not None

@@ -75,7 +75,9 @@ def sync_snapshot(
 
         # import_facts re-checks every id inside its write transaction, so an agent writing
         # the same store meanwhile makes this sync fail whole rather than half land.
-        result = import_facts(store, new, snapshot.source, progress=progress, after_insert=flag_deleted)
+        result = import_facts(
+            store, new, snapshot.source, progress=progress, after_insert=flag_deleted, space=_space(snapshot)
+        )
         warnings = result.warnings
         if new:
             # The graph is derived data, in its own transaction like `import` (SPEC 3).

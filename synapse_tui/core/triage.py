@@ -14,13 +14,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from .clock import Clock, format_time, parse_time
 from .errors import SynapseError
 from .interchange import event_blob
 from .store import Store
-from .trust import in_cycle
 
 ACTIONS = ("corroborate", "contradict", "verify", "accept", "supersede")
 
@@ -63,6 +60,21 @@ _COLUMNS = {
     "reinforcement_count": "o1_count",
     "supersedes": "supersedes",
 }
+
+
+def _leads_to(conn: Any, start: str, goal: str) -> bool:
+    """Whether `start`'s chain of predecessors (resolved supersedes) reaches `goal`: then
+    `goal` naming `start` would close a cycle. Walks one chain, not the store, so a
+    supersession at a million facts costs a few indexed lookups."""
+    row = conn.execute("SELECT pos FROM facts WHERE id = ?", (start,)).fetchone()
+    goal_row = conn.execute("SELECT pos FROM facts WHERE id = ?", (goal,)).fetchone()
+    pos, seen = (row[0] if row else None), set()
+    while pos is not None and pos not in seen:
+        if goal_row and pos == goal_row[0]:
+            return True
+        seen.add(pos)
+        pos = conn.execute("SELECT supersedes_pos FROM facts WHERE pos = ?", (pos,)).fetchone()[0]
+    return False
 
 
 def _read(conn: Any, fid: str) -> dict[str, Any] | None:
@@ -151,13 +163,7 @@ class Triage:
             raise TriageError(f"no fact with id {target!r}")
         if row[0] and row[0] != old:
             raise TriageError(f"{target} already supersedes {row[0]}; a fact names one predecessor")
-        ids = [r[0] for r in conn.execute("SELECT id FROM facts ORDER BY pos")]
-        index = {fid: i for i, fid in enumerate(ids)}
-        sup = np.full(len(ids), -1, dtype=np.int64)
-        for p, s in conn.execute("SELECT pos, supersedes_pos FROM facts WHERE supersedes_pos IS NOT NULL"):
-            sup[p - 1] = s - 1
-        sup[index[target]] = index[old]
-        if in_cycle(sup)[index[target]]:
+        if _leads_to(conn, old, target):
             raise TriageError(
                 f"{target} cannot supersede {old}: {old} already leads to {target} "
                 "(that would be a supersession cycle)"

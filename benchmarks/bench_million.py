@@ -196,7 +196,9 @@ def bench_triage(db: Path) -> None:
                 ("verify", i, None),
                 ("accept", i, None),
             ]
-        for old, new in zip(rng.choice(chain_heads, 10, replace=False), rng.choice(loose, 10, replace=False)):
+        for old, new in zip(
+            rng.choice(chain_heads, 10, replace=False), rng.choice(loose, 10, replace=False), strict=True
+        ):
             # a fact nothing supersedes yet supersedes the head of a chain: every depth below moves
             moves.append(("supersede", int(old), int(new)))
         writes: dict[str, list[float]] = {}

@@ -29,16 +29,17 @@ from synapse_tui.core.knn import _EMPTY, Knn, Progress, _pack, effective_k, exac
 RECALL_AT = 10
 SEED = 13
 MISSING = (
-    "an approximate graph needs the [scale] extra (pip install 'synapse-tui[scale]'): "
-    "building the exact graph instead, which takes much longer at this size"
+    "built exact, which is slow at this size: the approximate graph needs the [scale] extra"
+    " (pip install 'synapse-tui[scale]')"
 )
-_DEFAULTS = GraphConfig()
+DEFAULTS = GraphConfig()
+SETTINGS = ("approximate_above", "recall_sample", "hnsw_m", "hnsw_ef_construction", "hnsw_ef_search")
 _CHUNK = 16_384
 
 
 def param(gc: Any, name: str) -> Any:
     """A graph setting, with the default for configs that predate it."""
-    return getattr(gc, name, getattr(_DEFAULTS, name))
+    return getattr(gc, name, getattr(DEFAULTS, name))
 
 
 @dataclass(frozen=True)

@@ -164,3 +164,16 @@ def test_without_the_extra_the_graph_is_exact_and_says_why(tmp_path, monkeypatch
 def test_graph_settings_default_for_configs_that_predate_them():
     old = SimpleNamespace(k=10, npmi_min_count=2)
     assert ann.param(old, "approximate_above") == 50_000 and ann.param(old, "hnsw_m") == 16
+
+
+def test_changing_the_index_settings_rebuilds_the_graph_and_defaults_do_not(tmp_path):
+    X = clustered(300, seed=5)
+    db, store, update = build_store(tmp_path, X, Config())
+    assert "model" in update.rebuilt
+    with store.transaction() as conn:
+        assert not ensure_graph(conn, Config()).changed  # defaults: nothing to redo
+        assert "model" in ensure_graph(conn, Config().with_values("graph", approximate_above=100)).rebuilt
+        assert not ensure_graph(conn, Config().with_values("graph", approximate_above=100)).changed
+        assert "model" in ensure_graph(conn, Config()).rebuilt
+    assert graph_info(store.conn).approximate is False
+    store.close()

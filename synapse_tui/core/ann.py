@@ -10,10 +10,14 @@ build: recall@10 of the lists against the exact top-10 of `graph.recall_sample` 
 chosen at random (seeded, so a rebuild of the same data samples the same facts), and
 stored with the graph for `show`, `edges` and the browser to report.
 
-Chosen by measurement on this machine kind (benchmarks/bench_ann.py, 100,000 x 384):
-faiss HNSW (M=16) 27.9 s at recall 0.998 and faiss IVF 20.5 s at recall 1.0, against
-52.9 s exact and usearch 154 s; at a million the issue measured pynndescent at 94 s plus
-25-60 s of numba compilation per process and hnswlib at 473 s with recall 0.874.
+Chosen by measurement on this machine kind (benchmarks/bench_ann.py, 100,000 x 384
+clustered, a shared and busy machine, so wall times are inflated; ratios come from one
+run): exact 52.9 s; faiss HNSW M=16 27.9 s at recall 0.998; faiss HNSW M=32 56.4 s at
+1.0; faiss IVF (4 sqrt(N) lists, 16 probed) 20.5 s at 1.0 on clustered vectors but 0.87
+on the lexical ones, where HNSW keeps 0.993; usearch 154 s. At a million the issue
+measured pynndescent at 94 s plus 25-60 s of numba compilation per process, and hnswlib
+at 473 s with recall 0.874. HNSW is the one whose recall holds on both kinds of vectors,
+and faiss is one light wheel (numpy only).
 """
 
 from __future__ import annotations

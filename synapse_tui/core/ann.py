@@ -10,10 +10,14 @@ build: recall@10 of the lists against the exact top-10 of `graph.recall_sample` 
 chosen at random (seeded, so a rebuild of the same data samples the same facts), and
 stored with the graph for `show`, `edges` and the browser to report.
 
-Chosen by measurement on this machine kind (benchmarks/bench_ann.py, 100,000 x 384):
-faiss HNSW (M=16) 27.9 s at recall 0.998 and faiss IVF 20.5 s at recall 1.0, against
-52.9 s exact and usearch 154 s; at a million the issue measured pynndescent at 94 s plus
-25-60 s of numba compilation per process and hnswlib at 473 s with recall 0.874.
+Chosen by measurement on this machine kind (benchmarks/bench_ann.py, 100,000 x 384
+clustered, a shared and busy machine, so wall times are inflated; ratios come from one
+run): exact 52.9 s; faiss HNSW M=16 27.9 s at recall 0.998; faiss HNSW M=32 56.4 s at
+1.0; faiss IVF (4 sqrt(N) lists, 16 probed) 20.5 s at 1.0 on clustered vectors but 0.87
+on the lexical ones, where HNSW keeps 0.993; usearch 154 s. At a million the issue
+measured pynndescent at 94 s plus 25-60 s of numba compilation per process, and hnswlib
+at 473 s with recall 0.874. HNSW is the one whose recall holds on both kinds of vectors,
+and faiss is one light wheel (numpy only).
 """
 
 from __future__ import annotations
@@ -29,16 +33,24 @@ from synapse_tui.core.knn import _EMPTY, Knn, Progress, _pack, effective_k, exac
 RECALL_AT = 10
 SEED = 13
 MISSING = (
-    "an approximate graph needs the [scale] extra (pip install 'synapse-tui[scale]'): "
-    "building the exact graph instead, which takes much longer at this size"
+    "built exact, which is slow at this size: the approximate graph needs the [scale] extra"
+    " (pip install 'synapse-tui[scale]')"
 )
-_DEFAULTS = GraphConfig()
+DEFAULTS = GraphConfig()
+SETTINGS = (
+    "approximate_above",
+    "recall_sample",
+    "target_recall",
+    "hnsw_m",
+    "hnsw_ef_construction",
+    "hnsw_ef_search",
+)
 _CHUNK = 16_384
 
 
 def param(gc: Any, name: str) -> Any:
     """A graph setting, with the default for configs that predate it."""
-    return getattr(gc, name, getattr(_DEFAULTS, name))
+    return getattr(gc, name, getattr(DEFAULTS, name))
 
 
 @dataclass(frozen=True)
@@ -75,17 +87,29 @@ def build_knn(X: np.ndarray, ranks: np.ndarray, k: int, gc: Any, progress: Progr
     if not faiss_available():
         return Build(exact_knn(X, ranks, k, progress), "exact", None, 0, MISSING)
     m, ef_c, ef_s = (int(param(gc, p)) for p in ("hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"))
-    knn = hnsw_knn(X, ranks, k, m, ef_c, ef_s, progress)
-    sample = sample_rows(n, int(param(gc, "recall_sample")))
-    return Build(
-        knn, f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef_s})", recall(X, knn, sample), sample.size
-    )
+    size = int(param(gc, "recall_sample"))
+    knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, float(param(gc, "target_recall")), size, progress)
+    sample = sample_rows(n, size)
+    method = f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef})"
+    return Build(knn, method, recall(X, knn, sample), sample.size)
 
 
 def hnsw_knn(
-    X: np.ndarray, ranks: np.ndarray, k: int, m: int, ef_c: int, ef_s: int, progress: Progress | None = None
-) -> Knn:
-    """Each row's k best among the candidates faiss's HNSW proposes, by polished (cos, id)."""
+    X: np.ndarray,
+    ranks: np.ndarray,
+    k: int,
+    m: int,
+    ef_c: int,
+    ef_s: int,
+    target: float = 0.0,
+    tune_size: int = 1000,
+    progress: Progress | None = None,
+) -> tuple[Knn, int]:
+    """Each row's k best among the candidates faiss's HNSW proposes, by polished (cos, id),
+    and the efSearch used: the first of ef_s, 2 ef_s, ... 16 ef_s whose lists reach
+    `target` recall@10 on a tuning sample (not the sample the build reports on). The same
+    settings give 0.996 at 100,000 clustered facts and 0.85 at a million, so a fixed
+    efSearch cannot serve every size."""
     import faiss
 
     n, d = X.shape
@@ -94,24 +118,38 @@ def hnsw_knn(
     X = np.ascontiguousarray(X, dtype=np.float32)
     index = faiss.IndexHNSWFlat(d, m, faiss.METRIC_INNER_PRODUCT)
     index.hnsw.efConstruction = ef_c
-    steps = 2 * -(-n // _CHUNK)
+    steps = 2 * -(-n // _CHUNK) + 1
     done = 0
     for c0 in range(0, n, _CHUNK):
         index.add(X[c0 : c0 + _CHUNK])
         done += 1
         if progress:
             progress(done, steps)
-    index.hnsw.efSearch = max(ef_s, width)
     nbrs = np.empty((n, k), np.int64)
     cos = np.empty((n, k), np.float32)
-    for c0 in range(0, n, _CHUNK):
-        rows = np.arange(c0, min(c0 + _CHUNK, n), dtype=np.int64)
+
+    def search(rows: np.ndarray) -> None:
         cand = index.search(X[rows], width)[1].astype(np.int64)
         _best(X, ranks, rows, cand, (cand < 0) | (cand == rows[:, None]), k, nbrs, cos)
+
+    ef = ef_s
+    if target > 0:
+        tune = sample_rows(n, tune_size, SEED + 1)
+        truth = exact_top(X, tune, min(RECALL_AT, k))
+        while True:
+            index.hnsw.efSearch = max(ef, width)
+            search(tune)
+            if _hits(nbrs[tune], truth) >= target or ef >= 16 * ef_s:
+                break
+            ef *= 2
+    index.hnsw.efSearch = max(ef, width)
+    done += 1
+    for c0 in range(0, n, _CHUNK):
+        search(np.arange(c0, min(c0 + _CHUNK, n), dtype=np.int64))
         done += 1
         if progress:
             progress(done, steps)
-    return Knn(nbrs, cos)
+    return Knn(nbrs, cos), ef
 
 
 def _best(
@@ -139,9 +177,9 @@ def _best(
         _best(X, ranks, r, top, np.zeros(top.shape, bool), k, nbrs, cos)
 
 
-def sample_rows(n: int, size: int) -> np.ndarray:
+def sample_rows(n: int, size: int, seed: int = SEED) -> np.ndarray:
     """The facts a build checks its recall on: seeded, so a rebuild checks the same ones."""
-    return np.sort(np.random.default_rng(SEED).choice(n, size=min(n, max(1, size)), replace=False))
+    return np.sort(np.random.default_rng(seed).choice(n, size=min(n, max(1, size)), replace=False))
 
 
 def exact_top(X: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
@@ -162,7 +200,10 @@ def recall(X: np.ndarray, knn: Knn, rows: np.ndarray) -> float:
     at = min(RECALL_AT, knn.nbrs.shape[1])
     if at == 0 or rows.size == 0:
         return 1.0
-    truth = exact_top(X, rows, at)
-    found = knn.nbrs[rows, :at]
-    hits = (found[:, :, None] == truth[:, None, :]).any(axis=2).sum()
-    return float(hits) / float(rows.size * at)
+    return _hits(knn.nbrs[rows], exact_top(X, rows, at))
+
+
+def _hits(found: np.ndarray, truth: np.ndarray) -> float:
+    at = truth.shape[1]
+    hits = (found[:, :at, None] == truth[:, None, :]).any(axis=2).sum()
+    return float(hits) / float(truth.size)

@@ -79,6 +79,9 @@ class GraphConfig:
     # exact lists of `recall_sample` seeded random facts and stores it with the graph.
     approximate_above: int = 50_000
     recall_sample: int = 1000
+    # the search widens (efSearch doubling, at most 16x) until a separate tuning sample
+    # reaches this recall@10; 0 searches once with hnsw_ef_search
+    target_recall: float = 0.99
     # faiss HNSW: links per node, and the candidate lists while building and searching
     hnsw_m: int = 16
     hnsw_ef_construction: int = 64
@@ -183,6 +186,7 @@ def _check(cfg: Config, p: Path) -> None:
         (cfg.freshness.min_age_days > 0, "[freshness] min_age_days must be > 0"),
         (0 < cfg.supersession.gamma <= 1, "[supersession] gamma must lie in (0, 1]"),
         (0 < cfg.review.threshold < 1, "[review] threshold must lie in (0, 1)"),
+        (0 <= cfg.graph.target_recall <= 1, "[graph] target_recall must lie in [0, 1]"),
     ]
     for name in ("base_rate_auto", "base_rate_human", "base_rate_signed"):
         checks.append((0 < getattr(cfg.confidence, name) <= 1, f"[confidence] {name} must lie in (0, 1]"))

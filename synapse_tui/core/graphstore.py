@@ -55,8 +55,13 @@ class GraphUpdate:
 
 
 def _params(config: Any) -> str:
+    """The settings the stored graph depends on; a change rebuilds it. The approximate
+    index's settings count only when they differ from the defaults, so stores built
+    before they existed are not rebuilt for nothing."""
     gc = config.graph
-    return json.dumps({"algorithm": ALGORITHM, "k": int(gc.k), "npmi_min_count": int(gc.npmi_min_count)})
+    params = {"algorithm": ALGORITHM, "k": int(gc.k), "npmi_min_count": int(gc.npmi_min_count)}
+    changed = {p: ann.param(gc, p) for p in ann.SETTINGS if ann.param(gc, p) != getattr(ann.DEFAULTS, p)}
+    return json.dumps(params | ({"approximate": changed} if changed else {}))
 
 
 def _meta_get(conn: sqlite3.Connection, key: str) -> Any:

@@ -61,7 +61,8 @@ class Memory:
         Nothing proportional to the store is copied: changed event lists go to
         `arrays.moved`, and the scores are double-buffered: the `Scores` object from before
         the call stays as it was (a caller may compare before and after) until the
-        following refresh reuses its arrays.
+        following refresh reuses its arrays. The second buffer is allocated by the first
+        refresh after a load or a full rescore (one copy of the score arrays, then none).
         """
         rows = self.store.fact_inputs(fact_ids, self.config)
         a = self.arrays
@@ -124,6 +125,8 @@ class Memory:
 
     def _patch_scores(self, idx: np.ndarray) -> np.ndarray:
         cur = self.scores
+        if idx.size == 0:  # none of the ids is in the store any more
+            return idx
         sub = score(self.arrays.rows(idx), self.config, cur.now, self.k[idx])
         if self._spare is None:
             target = replace(cur, **{f: getattr(cur, f).copy() for f in _SCORE_ARRAYS})

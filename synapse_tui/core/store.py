@@ -29,6 +29,16 @@ BUSY_TIMEOUT_MS = 10_000
 # (the signers bound as a JSON list parameter).
 _TIER_CODE = "CASE tier WHEN 'auto' THEN 0 WHEN 'human' THEN 1 ELSE 2 END"
 _TRUSTED = "(sig_key IS NOT NULL AND sig_key IN (SELECT value FROM json_each(?)))"
+# What `load` reads per fact, in the order FactArrays is built from (see `_scan`).
+_LOAD_COLUMNS = (
+    "r",
+    "s",
+    f"{_TIER_CODE} + 4 * sig_state + 16 * {_TRUSTED}",
+    "coalesce(o1_count, 0)",
+    "coalesce(supersedes_pos, 0) - 1",
+    "deleted",
+    "length(events) / 8",
+)
 
 
 @dataclass(frozen=True)
@@ -201,53 +211,55 @@ class Store:
                 supersedes=empty_i,
                 deleted=np.empty(0, bool),
             )
-        signers = json.dumps(list(config.trust.signers))
-        packed = self._int_column(
-            f"{_TIER_CODE} + 4 * sig_state + 16 * {_TRUSTED}",
-            n,
-            (signers,),
-        )
-        counts = self._int_column("length(events) / 8", n)
+        nums, events, ids = self._scan(json.dumps(list(config.trust.signers)), n)
+        r, s, packed, o1, sup, deleted, counts = nums.T
         offsets = np.zeros(n, dtype=np.int64)
         np.cumsum(counts[:-1], out=offsets[1:])
-        events = np.frombuffer(self._concat("events", b""), dtype=np.float64)
-        ids = self._concat("id", "\x1e").split("\x1e")
-        if len(ids) != n:  # an id containing the separator: take the slow, exact path
-            ids = [row[0] for row in self.conn.execute("SELECT id FROM facts ORDER BY pos")]
         arrays = FactArrays(
-            r=self._int_column("r", n),
-            s=self._int_column("s", n),
+            r=r.copy(),
+            s=s.copy(),
             declared=(packed & 3).astype(np.int8),
             sig_state=((packed >> 2) & 3).astype(np.int8),
             sig_trusted=(packed & 16) != 0,
             created=events[offsets],
             events=events,
             offsets=offsets,
-            o1_count=self._int_column("coalesce(o1_count, 0)", n),
-            supersedes=self._int_column("coalesce(supersedes_pos, 0) - 1", n),
-            deleted=self._int_column("deleted", n).astype(bool),
+            o1_count=o1.copy(),
+            supersedes=sup.copy(),
+            deleted=deleted.astype(bool),
         )
         return ids, arrays
 
-    def _int_column(self, expr: str, n: int, params: tuple = ()) -> np.ndarray:
-        text = self.conn.execute(
-            f"SELECT group_concat(v, ',') FROM (SELECT {expr} AS v FROM facts ORDER BY pos)", params
-        ).fetchone()[0]
-        values = np.fromstring(text, dtype=np.int64, sep=",")
-        if len(values) != n:
-            raise StoreError(f"{self.path}: the facts table changed while loading; try again")
-        return values
+    def _scan(self, signers: str, n: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """Every fact's numbers (n x 7), events and ids in one pass over the table.
 
-    def _concat(self, column: str, sep: str | bytes) -> Any:
-        """One column of every fact, concatenated in position order, as str or bytes."""
+        One statement reads one consistent snapshot; each column aggregates into a single
+        value (group_concat), so a million facts cost a handful of Python objects instead
+        of millions of row tuples (measured at a million: 1.5 s of CPU, against 2.4 s for
+        one scan per column and 2.4 s for one concatenated string per row).
+        """
+        inner = ", ".join(f"{expr} AS c{i}" for i, expr in enumerate(_LOAD_COLUMNS))
+        outer = ", ".join(f"group_concat(c{i}, ',')" for i in range(len(_LOAD_COLUMNS)))
         factory = self.conn.text_factory
-        self.conn.text_factory = bytes if isinstance(sep, bytes) else str
+        self.conn.text_factory = bytes
         try:
-            return self.conn.execute(
-                f"SELECT group_concat({column}, ?) FROM (SELECT {column} FROM facts ORDER BY pos)", (sep,)
-            ).fetchone()[0]
+            *texts, blob, joined = self.conn.execute(
+                f"SELECT {outer}, group_concat(events, x''), group_concat(id, char(30))"
+                f" FROM (SELECT {inner}, events, id FROM facts ORDER BY pos)",
+                (signers,),
+            ).fetchone()
         finally:
             self.conn.text_factory = factory
+        nums = np.empty((n, len(texts)), dtype=np.int64)
+        for i, text in enumerate(texts):
+            values = np.fromstring(text.decode("ascii"), dtype=np.int64, sep=",")
+            if len(values) != n:
+                raise StoreError(f"{self.path}: the facts table changed while loading; try again")
+            nums[:, i] = values
+        ids = joined.decode("utf-8").split("\x1e")
+        if len(ids) != n:  # an id containing the separator: take the slow, exact path
+            ids = [row[0] for row in self.conn.execute("SELECT id FROM facts ORDER BY pos")]
+        return nums, np.frombuffer(blob or b"", dtype=np.float64), ids
 
     def fact_inputs(self, fact_ids: list[str], config: Config) -> dict[int, tuple]:
         """The arithmetic's inputs of a few facts, by 0-based position (see `load`)."""

@@ -77,10 +77,20 @@ def test_a_weak_index_reports_its_weak_recall(one_thread):
     """The stored figure is a measurement, not a promise: starve the index and it drops."""
     X = clustered(N, seed=1, noise=1.5)
     ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])
-    weak = low_threshold(hnsw_m=4, hnsw_ef_construction=8, hnsw_ef_search=1).graph
+    weak = low_threshold(hnsw_m=4, hnsw_ef_construction=8, hnsw_ef_search=1, target_recall=0).graph
     built = ann.build_knn(X, ranks, 10, weak)
     assert built.method == "faiss-hnsw(M=4,efConstruction=8,efSearch=1)"
     assert built.recall < 0.9 and built.recall == direct_recall(built.knn, g.exact_knn(X, ranks, 10))
+
+
+def test_the_search_widens_until_the_target_recall(one_thread):
+    X = clustered(N, seed=1, noise=1.5)
+    ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])
+    narrow = ann.build_knn(X, ranks, 10, low_threshold(hnsw_ef_search=2, target_recall=0).graph)
+    tuned = ann.build_knn(X, ranks, 10, low_threshold(hnsw_ef_search=2).graph)
+    assert narrow.method.endswith("efSearch=2)") and narrow.recall < 0.99
+    ef = int(tuned.method.split("efSearch=")[1].rstrip(")"))
+    assert ef in (4, 8, 16, 32) and tuned.recall >= 0.99
 
 
 def test_below_the_threshold_the_graph_stays_exact():
@@ -164,3 +174,16 @@ def test_without_the_extra_the_graph_is_exact_and_says_why(tmp_path, monkeypatch
 def test_graph_settings_default_for_configs_that_predate_them():
     old = SimpleNamespace(k=10, npmi_min_count=2)
     assert ann.param(old, "approximate_above") == 50_000 and ann.param(old, "hnsw_m") == 16
+
+
+def test_changing_the_index_settings_rebuilds_the_graph_and_defaults_do_not(tmp_path):
+    X = clustered(300, seed=5)
+    db, store, update = build_store(tmp_path, X, Config())
+    assert "model" in update.rebuilt
+    with store.transaction() as conn:
+        assert not ensure_graph(conn, Config()).changed  # defaults: nothing to redo
+        assert "model" in ensure_graph(conn, Config().with_values("graph", approximate_above=100)).rebuilt
+        assert not ensure_graph(conn, Config().with_values("graph", approximate_above=100)).changed
+        assert "model" in ensure_graph(conn, Config()).rebuilt
+    assert graph_info(store.conn).approximate is False
+    store.close()

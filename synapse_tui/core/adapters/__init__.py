@@ -32,6 +32,19 @@ from ..interchange import ParsedFact, Progress
 from ..store import Store
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """What a source added since the last sync to a fact already in the store: Graphiti's
+    new episodes re-asserting an edge. sync_snapshot adds it on top of the fact's triage,
+    as an audited action by `source:<system>`, and writes `provenance` (the source's own
+    record of what it has counted, so the next sync adds only what is newer)."""
+
+    id: str
+    corroborations: int  # added to r
+    reinforced_at: list[str]  # new reinforcement times, RFC 3339
+    provenance: dict[str, Any]  # provenance keys to set
+
+
 @dataclass
 class Snapshot:
     """What a source holds now, mapped onto interchange facts."""
@@ -45,6 +58,7 @@ class Snapshot:
     # records it, else a name for the one place they all came from (`mem0:<collection>`).
     # sync_snapshot keeps one space per store (SPEC 9); None when the source has none.
     space: str | None = None
+    evidence: list[Evidence] = field(default_factory=list)  # for facts already in the store
 
 
 def fact_id(system: str, record_id: str, version: int = 1) -> str:

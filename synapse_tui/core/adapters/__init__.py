@@ -3,8 +3,10 @@
 Each adapter module exposes `read(source, **options) -> Snapshot`: the whole source as it
 stands now, mapped onto SPEC 4, reading the source's own files and writing nothing there.
 `sync.sync_snapshot` then makes the store agree with it: new facts are imported, facts the
-source deleted get the flag `deleted`, and nothing done here by triage is touched. So a
-snapshot must be deterministic: the same source gives the same fact ids, texts and times.
+source deleted get the flag `deleted`, the source's own new evidence for facts already here
+(`Evidence`: Graphiti's new episodes) is added on top of their triage, and nothing done
+here by triage is undone. So a snapshot must be deterministic: the same source gives the
+same fact ids, texts and times.
 
 A reader whose source shows only its current state takes `known`, the facts of its
 system already in the store (with their provenance): Basic Memory to link an edited

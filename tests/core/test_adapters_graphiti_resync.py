@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from synapse_tui.core.adapters import graphiti, known_facts
 from synapse_tui.core.adapters.sync import sync_snapshot
 from synapse_tui.core.clock import Clock, parse_time
 from synapse_tui.core.config import Config
+from synapse_tui.core.errors import StoreError
 from synapse_tui.core.memory import Memory
 from synapse_tui.core.store import Store
 from synapse_tui.core.triage import Triage
@@ -125,3 +128,18 @@ def test_an_edge_first_seen_with_one_episode_gains_two(tmp_path):
         assert bob["corroborations"] == 2
         assert bob["reinforced_at"] == ["2025-05-01T00:00:00Z", "2025-08-01T00:00:00Z"]
         assert [h["actor"] for h in bob["history"]] == ["source:graphiti"]
+
+
+def test_two_syncs_of_one_re_assertion_at_once_count_it_once(tmp_path):
+    """Both read the store before either wrote: the second finds the episode counted, and
+    refuses whole rather than add the corroboration twice."""
+    folder, store = imported_and_corroborated(tmp_path)
+    with store:
+        regrow(folder, ["ep-1", "ep-2", "ep-3", "ep-5"])
+        first = graphiti.read(folder, known=known_facts(store, "graphiti"))
+        second = graphiti.read(folder, known=known_facts(store, "graphiti"))
+        sync_snapshot(store, first, Config(), clock=Clock(parse_time(SYNCED)))
+        before = written(store)
+        with pytest.raises(StoreError, match="graphiti:e-old changed while its source was read"):
+            sync_snapshot(store, second, Config(), clock=Clock(parse_time(SYNCED)))
+        assert written(store) == before and fact(store)["corroborations"] == 4

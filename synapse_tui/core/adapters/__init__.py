@@ -45,6 +45,9 @@ class Evidence:
     corroborations: int  # added to r
     reinforced_at: list[str]  # new reinforcement times, RFC 3339
     provenance: dict[str, Any]  # provenance keys to set
+    # Those keys' values the reader saw in the store: a sync that finds others (another
+    # sync of the same source landed meanwhile) refuses the lot, never counting twice.
+    seen: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

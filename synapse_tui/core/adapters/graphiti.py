@@ -315,7 +315,7 @@ def _new_episodes(
         again = [ep for ep in after[1:] if ep not in before]  # the first episode only asserts
         at = [format_time(times[ep][0]) for ep in again if times is not None and ep in times]
         untimed += len(again) - len(at)
-        out.append(Evidence(fact_id(SYSTEM, e.uuid), len(again), at, {EPISODES: after}))
+        out.append(Evidence(fact_id(SYSTEM, e.uuid), len(again), at, {EPISODES: after}, {EPISODES: before}))
     if untimed:
         left_out.append(
             f"{untimed} new re-assertion(s) of facts already here count as corroborations, but their"

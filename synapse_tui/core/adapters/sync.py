@@ -33,6 +33,7 @@ from typing import Any
 from ..clock import Clock
 from ..config import Config
 from ..embedder import record_model, recorded_space
+from ..errors import StoreError
 from ..graphstore import update_graph
 from ..interchange import ParsedFact, Progress, import_facts
 from ..store import Store
@@ -118,8 +119,14 @@ def _add_evidence(
     """Write the source's record of what it counted, then its new corroborations as one
     audited action (core/triage.py writes the entries); the number of facts so changed."""
     for ev in evidence:
-        (prov,) = conn.execute("SELECT provenance FROM facts WHERE id = ?", (ev.id,)).fetchone()
-        prov = {**(json.loads(prov) if prov else {}), **ev.provenance}
+        (stored,) = conn.execute("SELECT provenance FROM facts WHERE id = ?", (ev.id,)).fetchone()
+        stored = json.loads(stored) if stored else {}
+        if any(stored.get(key) != value for key, value in ev.seen.items()):
+            raise StoreError(
+                f"{store.path}: {ev.id} changed while its source was read (another import of it?);"
+                " nothing changed: run the import again"
+            )
+        prov = {**stored, **ev.provenance}
         conn.execute(
             "UPDATE facts SET provenance = ? WHERE id = ?", (json.dumps(prov, ensure_ascii=False), ev.id)
         )

@@ -106,6 +106,22 @@ def _read(conn: Any, fid: str) -> dict[str, Any] | None:
     return values
 
 
+def _evidence(fid: str, fact: dict[str, Any], r: int, times: list[str]) -> Change:
+    """`r` more corroborations and a reinforcement at each of `times`, in the fact's own form
+    (the list, or the O(1) count): a person's corroboration or a source's re-assertions."""
+    before: dict[str, Any] = {}
+    after: dict[str, Any] = {}
+    if r:
+        before["corroborations"], after["corroborations"] = fact["corroborations"], fact["corroborations"] + r
+    if times and fact["reinforcement_count"] is not None:
+        o1 = fact["reinforcement_count"]
+        before["reinforcement_count"], after["reinforcement_count"] = o1, o1 + len(times)
+    elif times:
+        before["reinforced_at"] = fact["reinforced_at"]
+        after["reinforced_at"] = (fact["reinforced_at"] or []) + list(times)
+    return Change(fid, before, after)
+
+
 def trust_change(before: dict[str, Any], after: dict[str, Any]) -> str:
     """'trust 0.13 -> 0.81 (very low -> very high)', from two score objects."""
     text = f"trust {before['trust']:.2f} -> {after['trust']:.2f}"
@@ -173,23 +189,33 @@ class Triage:
         return spot_scores(self.store, self.config, now, [c.fact_id for c in changes])
 
     def _change(self, action: str, fid: str, fact: dict[str, Any], now: float) -> Change:
-        r, s, tier, o1 = (
-            fact[k] for k in ("corroborations", "contradictions", "tier", "reinforcement_count")
-        )
+        s, tier = fact["contradictions"], fact["tier"]
         if action == Action.CONTRADICT:
             return Change(fid, {"contradictions": s}, {"contradictions": s + 1})
         if action == Action.ACCEPT:
             return Change(fid, {"tier": tier}, {"tier": "human" if tier == "auto" else tier})
-        before: dict[str, Any] = {}
-        after: dict[str, Any] = {}
-        if action == Action.CORROBORATE:
-            before["corroborations"], after["corroborations"] = r, r + 1
-        if o1 is not None:
-            before["reinforcement_count"], after["reinforcement_count"] = o1, o1 + 1
-        else:
-            before["reinforced_at"] = fact["reinforced_at"]
-            after["reinforced_at"] = (fact["reinforced_at"] or []) + [format_time(now)]
-        return Change(fid, before, after)
+        return _evidence(fid, fact, int(action == Action.CORROBORATE), [format_time(now)])
+
+    def add_evidence_in(self, conn: Any, evidence: dict[str, tuple[int, list[str]]]) -> Outcome | None:
+        """Corroborations and reinforcement times a source itself recorded for facts already
+        in the store (`{id: (added r, new times)}`), as one `corroborate` action by this
+        actor inside the caller's transaction: added on top of whatever triage did here,
+        audited with score_before and undoable like a person's. None when nothing changes."""
+        now = self.clock.now()
+        changes = []
+        for fid, (r, times) in evidence.items():
+            fact = _read(conn, fid)
+            if fact is None:
+                raise TriageError(f"no fact with id {fid!r}")
+            changes.append(_evidence(fid, fact, r, times))
+        changes = [c for c in changes if c.before != c.after]
+        if not changes:
+            return None
+        scores = self._scores(changes, now)
+        for change in changes:
+            self._write(conn, change.fact_id, change.after)
+        action = str(Action.CORROBORATE)
+        return Outcome(action, self._audit(conn, action, changes, now, scores), tuple(changes), scores)
 
     def check_supersede(self, old: str, target: str | None) -> None:
         """Raise the TriageError `apply("supersede", [old], target)` would, writing nothing:

@@ -13,10 +13,11 @@ from tests.cli.test_import_from import refused, run
 from tests.core.mem0_files import story, write_history, write_ts_vectors
 from tests.core.test_adapters_basic_memory import OLD, SEARCH, write
 from tests.core.test_adapters_graphiti import ACME, ALICE, EDGES, dump, edge
+from tests.core.test_adapters_graphiti_resync import regrow
 
 
-def imported(*args) -> dict:
-    return json.loads(run("import", *args, "--json").stdout)
+def imported(*args, env: dict | None = None) -> dict:
+    return json.loads(run("import", *args, "--json", env=env).stdout)
 
 
 def show(db, fid) -> tuple[str, dict]:
@@ -104,6 +105,33 @@ def test_graphiti_import_sync_edit_and_triage_kept(tmp_path):
         "author": "chat",
         "unrecorded": ["contradictions", "acceptance"],
     }
+
+
+def test_graphiti_re_assertion_reaches_a_triaged_fact_and_undo_takes_it_back(tmp_path):
+    folder, db = dump(tmp_path / "g"), tmp_path / "memory.db"
+    run("import", "--from", "graphiti", folder, "--db", db)
+    run("corroborate", db, "graphiti:e-old", "--now", "2026-01-01T00:00:00Z")
+    regrow(folder, ["ep-1", "ep-2", "ep-3", "ep-5"])  # a new episode re-asserts e-old
+    second = imported("--from", "graphiti", folder, "--db", db, env={"SYNAPSE_NOW": "2026-02-01T00:00:00Z"})
+    assert (second["added"], second["reasserted"], second["unchanged"]) == (0, 1, 2)
+    info = json.loads(run("show", db, "graphiti:e-old", "--json").stdout)
+    assert info["corroborations"] == 4 and info["reinforced_at"][-1] == "2025-08-01T00:00:00Z"
+    last = info["history"][-1]
+    assert (last["actor"], last["action"], last["at"]) == (
+        "source:graphiti",
+        "corroborate",
+        "2026-02-01T00:00:00Z",
+    )
+    assert "source:graphiti" in run("show", db, "graphiti:e-old").stdout  # a person sees who did it
+    before = db.read_bytes()
+    assert (
+        "0 added, 0 newly deleted, 3 unchanged"
+        in run("import", "--from", "graphiti", folder, "--db", db).stdout
+    )
+    assert db.read_bytes() == before
+    run("undo", db)
+    info = json.loads(run("show", db, "graphiti:e-old", "--json").stdout)
+    assert info["corroborations"] == 3 and info["reinforced_at"][-1] == "2026-01-01T00:00:00Z"
 
 
 def test_graphiti_without_episodes_names_no_author(tmp_path):

@@ -3,8 +3,10 @@
 Each adapter module exposes `read(source, **options) -> Snapshot`: the whole source as it
 stands now, mapped onto SPEC 4, reading the source's own files and writing nothing there.
 `sync.sync_snapshot` then makes the store agree with it: new facts are imported, facts the
-source deleted get the flag `deleted`, and nothing done here by triage is touched. So a
-snapshot must be deterministic: the same source gives the same fact ids, texts and times.
+source deleted get the flag `deleted`, the source's own new evidence for facts already here
+(`Evidence`: Graphiti's new episodes) is added on top of their triage, and nothing done
+here by triage is undone. So a snapshot must be deterministic: the same source gives the
+same fact ids, texts and times.
 
 A reader whose source shows only its current state takes `known`, the facts of its
 system already in the store (with their provenance): Basic Memory to link an edited
@@ -32,6 +34,22 @@ from ..interchange import ParsedFact, Progress
 from ..store import Store
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """What a source added since the last sync to a fact already in the store: Graphiti's
+    new episodes re-asserting an edge. sync_snapshot adds it on top of the fact's triage,
+    as an audited action by `source:<system>`, and writes `provenance` (the source's own
+    record of what it has counted, so the next sync adds only what is newer)."""
+
+    id: str
+    corroborations: int  # added to r
+    reinforced_at: list[str]  # new reinforcement times, RFC 3339
+    provenance: dict[str, Any]  # provenance keys to set
+    # Those keys' values the reader saw in the store: a sync that finds others (another
+    # sync of the same source landed meanwhile) refuses the lot, never counting twice.
+    seen: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass
 class Snapshot:
     """What a source holds now, mapped onto interchange facts."""
@@ -45,6 +63,7 @@ class Snapshot:
     # records it, else a name for the one place they all came from (`mem0:<collection>`).
     # sync_snapshot keeps one space per store (SPEC 9); None when the source has none.
     space: str | None = None
+    evidence: list[Evidence] = field(default_factory=list)  # for facts already in the store
 
 
 def fact_id(system: str, record_id: str, version: int = 1) -> str:

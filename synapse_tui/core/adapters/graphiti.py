@@ -23,6 +23,11 @@ write them from a running Graphiti. Field names and formats are those of graphit
   old `invalid_at` (Graphiti's own signature) supersedes it, when exactly one fits.
 - An edge gone from a later dump (Graphiti removed its episode) is reported deleted, but
   only within the group ids the dump holds: a dump of one group says nothing of others.
+- An edge already in the store that a later dump shows with episodes it had not counted
+  (`x-graphiti-episodes` records the ones it did) brings those as Evidence: a
+  corroboration each, and a reinforcement at each one's time where episodes.jsonl gives
+  it; sync adds them on top of the fact's triage. An episode gone from an edge changes
+  nothing here (history matters) and stays counted, so it is never counted twice.
 """
 
 from __future__ import annotations
@@ -38,13 +43,14 @@ from ..clock import format_time, parse_time
 from ..errors import InputError
 from ..graph import validate_embedding
 from ..interchange import ParsedFact, Progress, parse_line, read_jsonl
-from . import KnownFact, Snapshot, errors_at, fact_id, own_key, require_folder, source_provenance
+from . import Evidence, KnownFact, Snapshot, errors_at, fact_id, own_key, require_folder, source_provenance
 
 SYSTEM = "graphiti"
 EXPECTED = "a Graphiti dump folder holding edges.jsonl (one EntityEdge.model_dump(mode='json') per line)"
 EDGE_FIELDS = ("uuid", "group_id", "source_node_uuid", "target_node_uuid", "created_at", "name", "fact")
 _TIMES = ("valid_at", "invalid_at", "expired_at", "reference_time")
 GROUP = own_key(SYSTEM, "group_id")
+EPISODES = own_key(SYSTEM, "episodes")  # the episode uuids this fact's evidence counts
 # Graphiti's edges do not name the embedder that made fact_embedding; one Graphiti graph
 # has one embedder, so every dump is taken as this one space (SPEC 9, see sync.py).
 SPACE = "graphiti"
@@ -91,7 +97,8 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
         if k.provenance.get(GROUP) in groups and k.record not in present and not k.deleted
     }
     space = SPACE if any(f.embedding is not None for f in facts) else None
-    return Snapshot(SYSTEM, name, facts, deleted, left_out, space)
+    evidence = _new_episodes(edges, known or [], times, left_out)
+    return Snapshot(SYSTEM, name, facts, deleted, left_out, space, evidence)
 
 
 def _objects(path: Path, progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
@@ -288,6 +295,38 @@ def _fact(path: Path, e: _Edge, names: dict | None, times: dict | None) -> Parse
     if raw.get("fact_embedding") is not None:
         obj["embedding"] = raw["fact_embedding"]
     return parse_line(obj, errors_at(path, e.line), e.line)
+
+
+def _new_episodes(
+    edges: list[_Edge], known: list[KnownFact], times: dict | None, left_out: list[str]
+) -> list[Evidence]:
+    """Evidence for the known edges that gained episodes since they were counted."""
+    counted = {k.id: k.provenance.get(EPISODES) for k in known}
+    out: list[Evidence] = []
+    untimed = shrunk = 0
+    for e in edges:
+        before = counted.get(fact_id(SYSTEM, e.uuid))
+        if not isinstance(before, list):  # not in the store (or not counted by this reader)
+            continue
+        shrunk += any(ep not in e.episodes for ep in before)
+        after = before + [ep for ep in e.episodes if ep not in before]
+        if after == before:
+            continue
+        again = [ep for ep in after[1:] if ep not in before]  # the first episode only asserts
+        at = [format_time(times[ep][0]) for ep in again if times is not None and ep in times]
+        untimed += len(again) - len(at)
+        out.append(Evidence(fact_id(SYSTEM, e.uuid), len(again), at, {EPISODES: after}, {EPISODES: before}))
+    if untimed:
+        left_out.append(
+            f"{untimed} new re-assertion(s) of facts already here count as corroborations, but their"
+            " episodes' times are unknown (no episodes.jsonl, or not in it): no reinforcements (not invented)"
+        )
+    if shrunk:
+        left_out.append(
+            f"{shrunk} edge(s) already here lost episodes at the source: nothing here changes"
+            " (history matters), and their corroborations stay"
+        )
+    return out
 
 
 def _say_what_is_missing(

@@ -1,10 +1,18 @@
 """Make a store agree with a source's Snapshot: the import that is also a sync (SPEC 9).
 
 A fact is identified by its id alone. An id the store lacks is imported; an id it has is
-left exactly as it is, so corroborations, contradictions, verifications, acceptances and
+left as it is, so corroborations, contradictions, verifications, acceptances and
 supersessions made here survive every later sync. Facts the source deleted get the flag
 `deleted` in the same transaction as the new facts, so a sync lands whole or not at all,
 and a sync with nothing new writes nothing at all.
+
+The one change a sync makes to a fact already here is the source's own new evidence
+(`Snapshot.evidence`: an edge Graphiti re-asserted in new episodes): its corroborations
+and reinforcement times are added on top of the fact's triage, in that same transaction,
+as a `corroborate` by the actor `source:<system>`, audited like a person's action (with
+score_before) so it shows in the fact's history and `undo` takes it back. The source's
+record of what it has counted (its provenance) is not part of that action: an undone
+re-assertion stays undone at the next sync.
 
 One store, one embedding space (SPEC 9). The space of a snapshot's embeddings is the one
 its adapter names (`Snapshot.space`: the model where the source records it, else the
@@ -22,12 +30,15 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from ..clock import Clock
 from ..config import Config
 from ..embedder import record_model, recorded_space
+from ..errors import StoreError
 from ..graphstore import update_graph
 from ..interchange import ParsedFact, Progress, import_facts
 from ..store import Store
-from . import Snapshot
+from ..triage import Triage
+from . import Evidence, Snapshot
 
 
 @dataclass(frozen=True)
@@ -37,6 +48,7 @@ class SyncResult:
     added: int
     newly_deleted: int  # facts flagged deleted by this run (flagged before: not counted)
     unchanged: int  # facts of the snapshot already in the store, left untouched
+    reasserted: int = 0  # facts already here given the source's new corroborations
     left_out: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -50,8 +62,11 @@ def sync_snapshot(
     config: Config,
     progress: Progress | None = None,
     graph_progress: Progress | None = None,
+    clock: Clock | None = None,
 ) -> SyncResult:
-    """Import what is new in `snapshot`, flag what it deleted, and update the graph."""
+    """Import what is new in `snapshot`, flag what it deleted, add the source's new evidence
+    for facts already here, and update the graph. `clock` times the evidence's audit entry
+    (default: SYNAPSE_NOW, else the wall clock)."""
     present = {row[0] for row in store.conn.execute("SELECT id FROM facts")}
     new = [f for f in snapshot.facts if f.id not in present]
     new, space, dropped = _one_space(store, snapshot, new)
@@ -60,18 +75,21 @@ def sync_snapshot(
         "SELECT count(*) FROM facts WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
         (json.dumps(to_flag),),
     ).fetchone()[0]
-    newly_deleted = 0
+    evidence = [e for e in snapshot.evidence if e.id in present]
+    newly_deleted = reasserted = 0
     warnings: list[str] = []
-    if new or pending:
+    if new or pending or evidence:
 
         def flag_deleted(conn: Any, positions: list[int]) -> None:
-            nonlocal newly_deleted
+            nonlocal newly_deleted, reasserted
             newly_deleted = conn.execute(
                 "UPDATE facts SET deleted = 1 WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
                 (json.dumps(to_flag),),
             ).rowcount
             if space is not None:
                 record_model(conn, space)
+            if evidence:
+                reasserted = _add_evidence(store, conn, snapshot.system, evidence, config, clock)
 
         # import_facts re-checks every id inside its write transaction, so an agent writing
         # the same store meanwhile makes this sync fail whole rather than half land.
@@ -88,10 +106,33 @@ def sync_snapshot(
         source=snapshot.source,
         added=len(new),
         newly_deleted=newly_deleted,
-        unchanged=len(snapshot.facts) - len(new),
+        unchanged=len(snapshot.facts) - len(new) - reasserted,
+        reasserted=reasserted,
         left_out=list(snapshot.left_out) + dropped + _not_revisited(store, snapshot, present),
         warnings=warnings,
     )
+
+
+def _add_evidence(
+    store: Store, conn: Any, system: str, evidence: list[Evidence], config: Config, clock: Clock | None
+) -> int:
+    """Write the source's record of what it counted, then its new corroborations as one
+    audited action (core/triage.py writes the entries); the number of facts so changed."""
+    for ev in evidence:
+        (stored,) = conn.execute("SELECT provenance FROM facts WHERE id = ?", (ev.id,)).fetchone()
+        stored = json.loads(stored) if stored else {}
+        if any(stored.get(key) != value for key, value in ev.seen.items()):
+            raise StoreError(
+                f"{store.path}: {ev.id} changed while its source was read (another import of it?);"
+                " nothing changed: run the import again"
+            )
+        prov = {**stored, **ev.provenance}
+        conn.execute(
+            "UPDATE facts SET provenance = ? WHERE id = ?", (json.dumps(prov, ensure_ascii=False), ev.id)
+        )
+    triage = Triage(store, clock or Clock.from_option(None), f"source:{system}", config=config)
+    outcome = triage.add_evidence_in(conn, {e.id: (e.corroborations, e.reinforced_at) for e in evidence})
+    return 0 if outcome is None else len(outcome.changes)
 
 
 def _not_revisited(store: Store, snapshot: Snapshot, present: set[str]) -> list[str]:

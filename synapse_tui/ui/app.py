@@ -40,7 +40,18 @@ class SynapseApp(TriageMixin, App[None]):
             id="app.help",
             tooltip="Help: every key and what it does, and what the colours mean",
         ),
-        Binding("q", "quit", "quit", id="app.quit", tooltip="Quit"),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "cmds",
+            show=False,
+            priority=True,
+            key_display="^p",
+            id="app.palette",
+            tooltip="Command palette: every action by name, calibration, as of",
+        ),
+        # q is in help and the palette; the Footer keeps its 80 columns for the rest
+        Binding("q", "quit", "quit", show=False, id="app.quit", tooltip="Quit"),
     ]
 
     def __init__(self, *, store: Store, config: Config, clock: Clock, theme: str | None = None) -> None:

@@ -35,7 +35,7 @@ POLL_SECONDS = 2.0  # how often to check whether another process changed the sto
 REASON_QUEUES = ("suspect", "signature")  # the queues that say why in a column
 
 
-class MainScreen(Marks, Screen):
+class MainScreen(Marks, Screen, inherit_bindings=False):
     """Queues of facts, searchable, with every key of SPEC 7."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
@@ -45,7 +45,7 @@ class MainScreen(Marks, Screen):
         Binding(
             "slash",
             "search",
-            "search",
+            "find",
             key_display="/",
             id="main.search",
             tooltip="Search: full text over facts and ids, plus filters like trust<0.3 tier:auto",
@@ -69,7 +69,7 @@ class MainScreen(Marks, Screen):
         Binding(
             "n",
             "neighbours",
-            "nbrs",
+            "nbr",
             id="main.neighbours",
             tooltip="The selected fact's neighbours (enter goes to one, backspace goes back)",
         ),

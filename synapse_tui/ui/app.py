@@ -116,7 +116,15 @@ class SynapseApp(TriageMixin, App[None]):
         self.run_worker(work, thread=True, exclusive=True, group=group)
 
     def load(self) -> None:
-        self._in_worker(self.browser.load, "load", group="load")
+        """Paint the list as soon as the scores are in; the duplicate detectors (a read
+        of every text) fill the Suspect queue afterwards."""
+
+        def job() -> None:
+            self.browser.load(duplicates=False)
+            self.main.post_message(MemoryLoaded("load"))
+            self.browser.find_duplicates()
+
+        self._in_worker(job, "suspects", group="load")
 
     def reload(self, reason: str = "external") -> None:
         self._in_worker(self.browser.reload, reason)

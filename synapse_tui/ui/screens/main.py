@@ -229,7 +229,10 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             (f" {queue.title}", "bold"), f" · {where} · sorted by {sort}{arrow}", f" · {queue.why}"
         )
         if queue.key == "suspect":
-            text.append(" · g goes to the duplicate", style="italic")
+            ready = self.browser.suspects_ready
+            text.append(
+                " · g goes to the duplicate" if ready else " · looking for duplicates…", style="italic"
+            )
         self.query_one("#status", StatusLine).update(text)
 
     def on_fact_list_highlighted(self, message: FactList.Highlighted) -> None:

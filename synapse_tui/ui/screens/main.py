@@ -395,8 +395,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
                 Text.assemble(
                     ("AS OF ", "bold"),
                     stamp,
-                    " · the store as it was: facts created and events up to then · read-only"
-                    ' · ctrl+p "Back to now" returns',
+                    " · facts and events up to then · read-only · ctrl+p: Back to now",
                 )
             )
             self.sub_title = f"{name} · AS OF {stamp}"

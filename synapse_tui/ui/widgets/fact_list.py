@@ -207,6 +207,11 @@ class FactList(ScrollView, can_focus=True):
         self.refresh()
 
     @property
+    def waiting_for_texts(self) -> bool:
+        """Rows on screen are painted with placeholders, their texts asked for."""
+        return bool(self._asked)
+
+    @property
     def position(self) -> int | None:
         """The store position under the cursor, or None for an empty list."""
         if not len(self.order):

@@ -56,7 +56,7 @@ class Rows:
     """What the list shows: positions in order, the queue counts, where the cursor goes."""
 
     order: np.ndarray
-    counts: tuple[int, ...]
+    counts: tuple[int | None, ...]  # None: not known yet (the duplicate detectors still run)
     view: View
     ranked: bool  # the order is relevance x freshness
 
@@ -112,6 +112,7 @@ class Browser:
         self.marks: frozenset[int] = frozenset()
         self.data_version: int | None = None
         self._duplicates = Suspects(np.zeros(0, dtype=bool))
+        self.suspects_ready = False  # the duplicate detectors have run
         self._masks: np.ndarray | None = None  # queue x position membership
         self._pending: set[str] = set()  # facts with a triage action in flight
 
@@ -132,12 +133,24 @@ class Browser:
         return None
 
     # -- loading (workers) ----------------------------------------------------------------
-    def load(self) -> None:
+    def load(self, duplicates: bool = True) -> None:
+        """Read and score the store. `duplicates=False` leaves the duplicate detectors (a
+        read of every text) to `find_duplicates`, so the list can paint first."""
         with self.lock:
             live = Memory(self.store, self.config, self.clock.now())
-            self._duplicates = find_duplicates(live)
             self.data_version = self.store.data_version()
         self.live = self.memory = live
+        self._duplicates = Suspects(np.zeros(len(live), dtype=bool))
+        self.suspects_ready = False
+        if duplicates:
+            self.find_duplicates()
+        else:
+            self.set_as_of(self.as_of, rescore=False)
+
+    def find_duplicates(self) -> None:
+        with self.lock:
+            self._duplicates = find_duplicates(self.live)
+        self.suspects_ready = True
         self.set_as_of(self.as_of, rescore=False)
 
     def reload(self) -> None:
@@ -145,6 +158,7 @@ class Browser:
         with self.lock:
             self.live.reload(self.clock.now())
             self._duplicates = find_duplicates(self.live)
+            self.suspects_ready = True
             self.data_version = self.store.data_version()
         n = len(self.live)
         self.marks = frozenset(p for p in self.marks if p < n)
@@ -209,7 +223,10 @@ class Browser:
         else:
             order = apply_sort(memory, queue_order(memory, queue, suspect, within), view.sort, view.reverse)
         masks = self._masks if within is None else self._masks & within
-        counts = tuple(int(c) for c in masks.sum(axis=1))
+        counts = tuple(
+            None if q.key == "suspect" and not self.suspects_ready else int(c)
+            for q, c in zip(QUEUES, masks.sum(axis=1), strict=True)
+        )
         return Rows(order, counts, view, ranked)
 
     def set_queue(self, index: int) -> None:
@@ -360,6 +377,7 @@ class Browser:
         if self.store.count() != len(memory) or any(f not in memory.index for f in ids):
             memory.reload(self.clock.now())  # another process added facts meanwhile
             self._duplicates = find_duplicates(memory)
+            self.suspects_ready = True
             self._set_suspects(with_unsupported(self._duplicates, memory))
             self.data_version = self.store.data_version()
         else:

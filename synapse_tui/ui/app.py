@@ -40,7 +40,18 @@ class SynapseApp(TriageMixin, App[None]):
             id="app.help",
             tooltip="Help: every key and what it does, and what the colours mean",
         ),
-        Binding("q", "quit", "quit", id="app.quit", tooltip="Quit"),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "cmds",
+            show=False,
+            priority=True,
+            key_display="^p",
+            id="app.palette",
+            tooltip="Command palette: every action by name, calibration, as of",
+        ),
+        # q is in help and the palette; the Footer keeps its 80 columns for the rest
+        Binding("q", "quit", "quit", show=False, id="app.quit", tooltip="Quit"),
     ]
 
     def __init__(self, *, store: Store, config: Config, clock: Clock, theme: str | None = None) -> None:
@@ -105,7 +116,15 @@ class SynapseApp(TriageMixin, App[None]):
         self.run_worker(work, thread=True, exclusive=True, group=group)
 
     def load(self) -> None:
-        self._in_worker(self.browser.load, "load", group="load")
+        """Paint the list as soon as the scores are in; the duplicate detectors (a read
+        of every text) fill the Suspect queue afterwards."""
+
+        def job() -> None:
+            self.browser.load(duplicates=False)
+            self.main.post_message(MemoryLoaded("load"))
+            self.browser.find_duplicates()
+
+        self._in_worker(job, "suspects", group="load")
 
     def reload(self, reason: str = "external") -> None:
         self._in_worker(self.browser.reload, reason)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..core.browser import Browser
 
 TRIAGE = Binding.Group("triage", compact=True)
+UNDO = Binding.Group("undo", compact=True)
 
 TRIAGE_BINDINGS = [
     Binding(
@@ -66,14 +67,18 @@ TRIAGE_BINDINGS = [
         "ctrl+z",
         "triage('undo')",
         "undo",
+        key_display="^z",
         id="triage.undo",
+        group=UNDO,
         tooltip="Undo: the last triage action (again for the one before); survives a restart",
     ),
     Binding(
         "ctrl+y",
         "triage('redo')",
         "redo",
+        key_display="^y",
         id="triage.redo",
+        group=UNDO,
         tooltip="Redo: the triage action undone last (a new action forgets what was undone)",
     ),
 ]

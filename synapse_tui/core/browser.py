@@ -24,11 +24,14 @@ from . import query as fq
 from .blast import BlastRadius, blast_radius
 from .clock import Clock
 from .config import Config
+from .egograph import GraphRead, neighbourhood
 from .errors import SynapseError
+from .graphpath import find_path
 from .memory import Memory
 from .notices import describe
 from .queues import QUEUES, all_masks, apply_sort, masks_at, queue_order
 from .reasons import Suspects, find_duplicates, reason, recheck, with_unsupported
+from .sessionlog import LogEntry, session_log, session_mark
 from .store import Store
 from .triage import Outcome, Triage
 
@@ -115,6 +118,7 @@ class Browser:
         self.suspects_ready = False  # the duplicate detectors have run
         self._masks: np.ndarray | None = None  # queue x position membership
         self._pending: set[str] = set()  # facts with a triage action in flight
+        self.session_start: int | None = None  # the audit's newest entry when the browser opened
 
     # -- time -----------------------------------------------------------------------------
     def now(self) -> float:
@@ -139,6 +143,8 @@ class Browser:
         with self.lock:
             live = Memory(self.store, self.config, self.clock.now())
             self.data_version = self.store.data_version()
+            if self.session_start is None:
+                self.session_start = session_mark(self.store)
         self.live = self.memory = live
         self._duplicates = Suspects(np.zeros(len(live), dtype=bool))
         self.suspects_ready = False
@@ -317,11 +323,26 @@ class Browser:
             except (KeyError, sqlite3.OperationalError):
                 return None
 
+    def neighbourhood(self, fact_id: str) -> GraphRead:
+        """The neighbour view's ego graph of `fact_id` (`egograph.neighbourhood`)."""
+        with self.lock:
+            return neighbourhood(self.store, fact_id, self.config)
+
+    def path(self, a: str, b: str) -> GraphRead:
+        """How `a` is connected to `b`: the strongest chain of links (`graphpath`)."""
+        with self.lock:
+            return find_path(self.store, a, b, self.config)
+
+    def session_log(self) -> tuple[LogEntry, ...]:
+        """Every audited action since the browser opened, by anyone, newest first."""
+        with self.lock:
+            return session_log(self.store, self.session_start or 0)
+
     def check_supersede(self, old: str, target: str) -> str | None:
         """Why `target` cannot replace `old` (a cycle...), or None: nothing is written."""
         with self.lock:
             try:
-                Triage(self.store, self.clock).check_supersede(old, target)
+                Triage(self.store, self.clock, config=self.config).check_supersede(old, target)
             except SynapseError as exc:
                 return str(exc)
         return None
@@ -348,24 +369,28 @@ class Browser:
         *,
         from_marks: bool = False,
         ticket: int | None = None,
+        expect: int | None = None,
     ) -> TriageResult:
-        """Apply one move as one audited transaction and rescore what changed."""
+        """Apply one move as one audited transaction and rescore what changed. An undo
+        with `expect` reverts batch `expect` or nothing (`Triage.undo`)."""
         ticket = self.turns.take() if ticket is None else ticket
         try:
             with self.turns.turn(ticket), self.lock:
-                return self._triage(move, fact_ids, target, from_marks)
+                return self._triage(move, fact_ids, target, from_marks, expect)
         finally:
             self._pending.difference_update(fact_ids)
 
-    def _triage(self, move: str, fact_ids: list[str], target: str | None, from_marks: bool) -> TriageResult:
+    def _triage(
+        self, move: str, fact_ids: list[str], target: str | None, from_marks: bool, expect: int | None
+    ) -> TriageResult:
         refusal = self.readonly_reason
         if refusal:
             return TriageResult(move, None, "", error=refusal)
         memory = self.live
-        triage = Triage(self.store, self.clock)
+        triage = Triage(self.store, self.clock, config=self.config)
         try:
             if move == "undo":
-                outcome = triage.undo()
+                outcome = triage.undo(expect=expect)
             elif move == "redo":
                 outcome = triage.redo()
             else:

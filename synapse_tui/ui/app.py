@@ -21,6 +21,7 @@ from ..core.store import Store
 from .commands import SynapseCommands
 from .messages import LoadFailed, MemoryLoaded
 from .screens.main import MainScreen
+from .screens.nav import OpenFact
 from .triage_actions import TRIAGE_BINDINGS, TriageMixin
 
 
@@ -39,6 +40,22 @@ class SynapseApp(TriageMixin, App[None]):
             key_display="?",
             id="app.help",
             tooltip="Help: every key and what it does, and what the colours mean",
+        ),
+        Binding(
+            "l",
+            "session_log",
+            "log",
+            show=False,  # in help and the palette: the Footer keeps its 80 columns
+            id="app.session_log",
+            tooltip="Session log: this session's triage by anyone, before -> after; jump to a fact, undo",
+        ),
+        Binding(
+            "L",
+            "legend",
+            "legend",
+            show=False,
+            id="app.legend",
+            tooltip="Legend: what the band colours, strike-through, dim rows and flags mean",
         ),
         Binding(
             "ctrl+p",
@@ -98,6 +115,8 @@ class SynapseApp(TriageMixin, App[None]):
         if action == "triage" and parameters and parameters[0] not in ("undo", "redo"):
             # views without a fact (calibration) do not offer the keys
             return not isinstance(self.screen, ModalScreen) and self.shown_fact_id() is not None
+        if action in ("session_log", "legend", "path"):
+            return not isinstance(self.screen, ModalScreen)
         return True
 
     # -- workers: the store is read off the main thread --------------------------------
@@ -167,3 +186,40 @@ class SynapseApp(TriageMixin, App[None]):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
+
+    def action_session_log(self) -> None:
+        from .screens.session_log import SessionLogScreen
+
+        if not isinstance(self.screen, SessionLogScreen):
+            self.push_screen(SessionLogScreen())
+
+    def action_legend(self) -> None:
+        from .screens.legend import LegendScreen
+
+        self.push_screen(LegendScreen())
+
+    def action_path(self, from_marks: bool = False) -> None:
+        """How is this connected to that? From the fact shown (the other one is typed), or
+        between the two marked facts."""
+        from .screens.path import PathScreen
+
+        if from_marks:
+            marks = sorted(self.browser.marks)
+            if len(marks) != 2 or self.memory is None:
+                self.notify(f"mark exactly two facts (space): {len(marks)} marked", severity="warning")
+                return
+            a, b = (self.memory.ids[p] for p in marks)
+            self.push_screen(PathScreen(a, b))
+            return
+        fact_id = self.shown_fact_id()
+        if fact_id is None:
+            self.notify("no fact selected", severity="warning", timeout=2)
+            return
+        self.push_screen(PathScreen(fact_id))
+
+    def on_open_fact(self, message: OpenFact) -> None:
+        """A view asked to open a fact: the list's cursor goes to it, its detail opens on top."""
+        from .screens.detail import DetailScreen
+
+        self.main.go_to_fact(message.fact_id)
+        self.push_screen(DetailScreen(message.fact_id))

@@ -189,7 +189,8 @@ async def test_8_cursor_legend_id_column_and_freshness_sort(app):
         app.screen.query_one("#help-box").scroll_end(animate=False)
         await pilot.pause()
         legend = " ".join(screen_text(app).split())
-        assert "struck through: superseded" in legend and "dim: deleted" in legend
+        assert "struck through superseded: a newer fact replaces it" in legend
+        assert "dim row deleted at the source" in legend
 
 
 async def test_9_footer_palette_and_deleted_facts(db):

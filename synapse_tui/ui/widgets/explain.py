@@ -270,7 +270,8 @@ def header_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
     out.append("  ")
     out.append_text(band_chip(ex["band"], ex["trust"], colours))
     if ex["flags"]:
-        out.append("  " + " ".join(ex["flags"]), style=f"bold {colours['error']}")
+        flags = ("deleted at the source" if f == "deleted" else f for f in ex["flags"])
+        out.append("  " + " ".join(flags), style=f"bold {colours['error']}")
     out.append("\n")
     if ex.get("suspect"):
         out.append(f"suspect: {clean(ex['suspect'])}\n", style=f"italic {colours['warning']}")

@@ -180,6 +180,7 @@ class TriageMixin:
             self.notify(  # type: ignore[attr-defined]
                 result.error, title=f"{result.move}: nothing changed", severity="error", markup=False
             )
+            self.poll_store()  # type: ignore[attr-defined]  # refused because a writer acted? show it
             return
         main = self.main  # type: ignore[attr-defined]
         main.show_rows(follow=result.follow)

@@ -197,3 +197,31 @@ async def test_a_fact_from_another_system_says_where_and_deleted_at_the_source(d
         assert "source: from mem0, record m-42, version 3, by ada" in text
         assert "mem0 never records: corroborations, contradictions, reinforcements, acceptance" in text
     app.store.close()
+
+
+async def test_help_in_every_view_lists_its_keys_and_the_legend(app):
+    views = {
+        "main view": ((), ("Session log", "Legend", "Search: full text", "Corroborate the fact shown")),
+        "neighbour view": (
+            ("n",),
+            ("How is this fact connected", "Back to the previous fact", "Corroborate"),
+        ),
+        "path view": (("p",), ("Type the id of the fact to connect to", "Open the highlighted fact")),
+        "session log": (("escape", "escape", "l"), ("Undo the highlighted action", "Jump to the fact")),
+    }
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(pilot)
+        for title, (keys, parts) in views.items():
+            await pilot.press(*keys)
+            await settle(pilot)
+            await pilot.press("question_mark")
+            await settle(pilot)
+            text = " ".join(screen_text(app).split())
+            assert f"Keys: {title}" in text
+            for part in (*parts, "Help: every key", "LEGEND"):
+                assert part in text, (title, part)
+            app.screen.query_one("#help-box").scroll_end(animate=False)
+            await pilot.pause()
+            assert "very high" in screen_text(app) and "deleted at the source" in screen_text(app)
+            await pilot.press("escape")
+            await settle(pilot)

@@ -49,7 +49,8 @@ class HelpScreen(ModalScreen[None]):
     def __init__(self, under: Screen) -> None:
         super().__init__()
         self.rows = binding_rows(under)
-        self.title_text = f"Keys: {under.__class__.__name__.replace('Screen', '').lower() or 'main'} view"
+        name = under.__class__.__name__.replace("Screen", "").lower() or "main"
+        self.title_text = f"Keys: {getattr(under, 'HELP_TITLE', f'{name} view')}"
 
     def compose(self) -> ComposeResult:
         table = Table(box=None, show_header=False, padding=(0, 1), expand=True)

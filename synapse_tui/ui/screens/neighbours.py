@@ -32,6 +32,7 @@ class EgoReady(Message):
 
 
 class NeighbourScreen(Screen):
+    HELP_TITLE = "neighbour view"
     DEFAULT_CSS = """
     NeighbourScreen #nb-head { padding: 0 1; height: auto; }
     NeighbourScreen #nb-trail { padding: 0 1; color: $text-muted; height: 1; }

@@ -29,6 +29,7 @@ class PathReady(Message):
 
 
 class PathScreen(Screen):
+    HELP_TITLE = "path view"
     DEFAULT_CSS = """
     PathScreen #path-head { padding: 0 1; height: auto; }
     PathScreen #path-to { border: tall $panel; height: 3; margin: 0 1; }

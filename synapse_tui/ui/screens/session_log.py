@@ -30,6 +30,7 @@ class LogReady(Message):
 
 
 class SessionLogScreen(Screen):
+    HELP_TITLE = "session log"
     DEFAULT_CSS = """
     SessionLogScreen #log-head { padding: 0 1; height: auto; }
     SessionLogScreen #log-table { height: 1fr; }

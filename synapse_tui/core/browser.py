@@ -336,7 +336,7 @@ class Browser:
     def session_log(self) -> tuple[LogEntry, ...]:
         """Every audited action since the browser opened, by anyone, newest first."""
         with self.lock:
-            return session_log(self.store, self.session_start or 0)
+            return session_log(self.store, self.session_start or 0, config=self.config)
 
     def check_supersede(self, old: str, target: str) -> str | None:
         """Why `target` cannot replace `old` (a cycle...), or None: nothing is written."""

@@ -190,8 +190,12 @@ class SynapseApp(TriageMixin, App[None]):
     def action_session_log(self) -> None:
         from .screens.session_log import SessionLogScreen
 
-        if not isinstance(self.screen, SessionLogScreen):
-            self.push_screen(SessionLogScreen())
+        for screen in reversed(self.screen_stack):  # one log: back to it if it is open
+            if isinstance(screen, SessionLogScreen):
+                while self.screen is not screen:
+                    self.pop_screen()
+                return
+        self.push_screen(SessionLogScreen())
 
     def action_legend(self) -> None:
         from .screens.legend import LegendScreen

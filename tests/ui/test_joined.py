@@ -73,6 +73,12 @@ async def test_l_opens_the_session_log_and_L_the_legend_in_the_lists_colours(app
         await pilot.press("enter")  # jump to the fact: the list's cursor and its detail
         await settle(pilot)
         assert isinstance(app.screen, DetailScreen) and app.screen.fact_id == "f-deploy"
+        await pilot.press("l")  # back to the log that is open, not a second one
+        await settle(pilot)
+        assert isinstance(app.screen, SessionLogScreen)
+        assert sum(isinstance(s, SessionLogScreen) for s in app.screen_stack) == 1
+        await pilot.press("enter")
+        await settle(pilot)
         await pilot.press("escape", "L")
         await settle(pilot)
         assert isinstance(app.screen, LegendScreen)

@@ -24,11 +24,14 @@ from . import query as fq
 from .blast import BlastRadius, blast_radius
 from .clock import Clock
 from .config import Config
+from .egograph import GraphRead, neighbourhood
 from .errors import SynapseError
+from .graphpath import find_path
 from .memory import Memory
 from .notices import describe
 from .queues import QUEUES, all_masks, apply_sort, masks_at, queue_order
 from .reasons import Suspects, find_duplicates, reason, recheck, with_unsupported
+from .sessionlog import LogEntry, session_log, session_mark
 from .store import Store
 from .triage import Outcome, Triage
 
@@ -56,7 +59,7 @@ class Rows:
     """What the list shows: positions in order, the queue counts, where the cursor goes."""
 
     order: np.ndarray
-    counts: tuple[int, ...]
+    counts: tuple[int | None, ...]  # None: not known yet (the duplicate detectors still run)
     view: View
     ranked: bool  # the order is relevance x freshness
 
@@ -112,8 +115,10 @@ class Browser:
         self.marks: frozenset[int] = frozenset()
         self.data_version: int | None = None
         self._duplicates = Suspects(np.zeros(0, dtype=bool))
+        self.suspects_ready = False  # the duplicate detectors have run
         self._masks: np.ndarray | None = None  # queue x position membership
         self._pending: set[str] = set()  # facts with a triage action in flight
+        self.session_start: int | None = None  # the audit's newest entry when the browser opened
 
     # -- time -----------------------------------------------------------------------------
     def now(self) -> float:
@@ -132,12 +137,26 @@ class Browser:
         return None
 
     # -- loading (workers) ----------------------------------------------------------------
-    def load(self) -> None:
+    def load(self, duplicates: bool = True) -> None:
+        """Read and score the store. `duplicates=False` leaves the duplicate detectors (a
+        read of every text) to `find_duplicates`, so the list can paint first."""
         with self.lock:
             live = Memory(self.store, self.config, self.clock.now())
-            self._duplicates = find_duplicates(live)
             self.data_version = self.store.data_version()
+            if self.session_start is None:
+                self.session_start = session_mark(self.store)
         self.live = self.memory = live
+        self._duplicates = Suspects(np.zeros(len(live), dtype=bool))
+        self.suspects_ready = False
+        if duplicates:
+            self.find_duplicates()
+        else:
+            self.set_as_of(self.as_of, rescore=False)
+
+    def find_duplicates(self) -> None:
+        with self.lock:
+            self._duplicates = find_duplicates(self.live)
+        self.suspects_ready = True
         self.set_as_of(self.as_of, rescore=False)
 
     def reload(self) -> None:
@@ -145,6 +164,7 @@ class Browser:
         with self.lock:
             self.live.reload(self.clock.now())
             self._duplicates = find_duplicates(self.live)
+            self.suspects_ready = True
             self.data_version = self.store.data_version()
         n = len(self.live)
         self.marks = frozenset(p for p in self.marks if p < n)
@@ -209,7 +229,10 @@ class Browser:
         else:
             order = apply_sort(memory, queue_order(memory, queue, suspect, within), view.sort, view.reverse)
         masks = self._masks if within is None else self._masks & within
-        counts = tuple(int(c) for c in masks.sum(axis=1))
+        counts = tuple(
+            None if q.key == "suspect" and not self.suspects_ready else int(c)
+            for q, c in zip(QUEUES, masks.sum(axis=1), strict=True)
+        )
         return Rows(order, counts, view, ranked)
 
     def set_queue(self, index: int) -> None:
@@ -300,11 +323,26 @@ class Browser:
             except (KeyError, sqlite3.OperationalError):
                 return None
 
+    def neighbourhood(self, fact_id: str) -> GraphRead:
+        """The neighbour view's ego graph of `fact_id` (`egograph.neighbourhood`)."""
+        with self.lock:
+            return neighbourhood(self.store, fact_id, self.config)
+
+    def path(self, a: str, b: str) -> GraphRead:
+        """How `a` is connected to `b`: the strongest chain of links (`graphpath`)."""
+        with self.lock:
+            return find_path(self.store, a, b, self.config)
+
+    def session_log(self) -> tuple[LogEntry, ...]:
+        """Every audited action since the browser opened, by anyone, newest first."""
+        with self.lock:
+            return session_log(self.store, self.session_start or 0, config=self.config)
+
     def check_supersede(self, old: str, target: str) -> str | None:
         """Why `target` cannot replace `old` (a cycle...), or None: nothing is written."""
         with self.lock:
             try:
-                Triage(self.store, self.clock).check_supersede(old, target)
+                Triage(self.store, self.clock, config=self.config).check_supersede(old, target)
             except SynapseError as exc:
                 return str(exc)
         return None
@@ -331,24 +369,28 @@ class Browser:
         *,
         from_marks: bool = False,
         ticket: int | None = None,
+        expect: int | None = None,
     ) -> TriageResult:
-        """Apply one move as one audited transaction and rescore what changed."""
+        """Apply one move as one audited transaction and rescore what changed. An undo
+        with `expect` reverts batch `expect` or nothing (`Triage.undo`)."""
         ticket = self.turns.take() if ticket is None else ticket
         try:
             with self.turns.turn(ticket), self.lock:
-                return self._triage(move, fact_ids, target, from_marks)
+                return self._triage(move, fact_ids, target, from_marks, expect)
         finally:
             self._pending.difference_update(fact_ids)
 
-    def _triage(self, move: str, fact_ids: list[str], target: str | None, from_marks: bool) -> TriageResult:
+    def _triage(
+        self, move: str, fact_ids: list[str], target: str | None, from_marks: bool, expect: int | None
+    ) -> TriageResult:
         refusal = self.readonly_reason
         if refusal:
             return TriageResult(move, None, "", error=refusal)
         memory = self.live
-        triage = Triage(self.store, self.clock)
+        triage = Triage(self.store, self.clock, config=self.config)
         try:
             if move == "undo":
-                outcome = triage.undo()
+                outcome = triage.undo(expect=expect)
             elif move == "redo":
                 outcome = triage.redo()
             else:
@@ -360,6 +402,7 @@ class Browser:
         if self.store.count() != len(memory) or any(f not in memory.index for f in ids):
             memory.reload(self.clock.now())  # another process added facts meanwhile
             self._duplicates = find_duplicates(memory)
+            self.suspects_ready = True
             self._set_suspects(with_unsupported(self._duplicates, memory))
             self.data_version = self.store.data_version()
         else:

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
 
-from .graphview import entity_name, entity_pagerank
+from .graphview import GraphInfo, entity_name, entity_pagerank, graph_built, store_graph_info
 
 FACT, ENTITY = "fact", "entity"
 SECTIONS = ("semantic", "shared", "second", "entity", "npmi")
@@ -54,6 +54,36 @@ _CHUNK = 500  # positions per IN (...) list
 def connection(source: Any) -> sqlite3.Connection:
     """A `Store` or a plain connection: core functions accept either."""
     return source if isinstance(source, sqlite3.Connection) else source.conn
+
+
+NOT_BUILT = "the neighbour graph isn't built for this store yet (synapse-tui import builds it)"
+
+
+@dataclass(frozen=True)
+class GraphRead:
+    """A read of the neighbour graph for a view: its result, or why there is none (no
+    graph yet, an unknown id, a store that cannot be read), and how exact the graph is."""
+
+    value: Any = None
+    error: str | None = None
+    info: GraphInfo | None = None
+
+
+def read_graph(store: Any, read: Callable[[], Any]) -> GraphRead:
+    """Run `read` over `store`'s graph: a bad store ends in a message, never a traceback."""
+    try:
+        if not graph_built(store.conn):
+            return GraphRead(error=NOT_BUILT)
+        return GraphRead(read(), None, store_graph_info(store))
+    except KeyError as exc:
+        return GraphRead(error=f"no fact {exc.args[0]} in this store")
+    except sqlite3.Error as exc:
+        return GraphRead(error=f"the store cannot be read: {exc}")
+
+
+def neighbourhood(store: Any, fact_id: str, config: Any = None) -> GraphRead:
+    """`ego_graph` of a fact as the neighbour view reads it."""
+    return read_graph(store, lambda: ego_graph(store, fact_id, config))
 
 
 def _marks(n: int) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 
 import networkx as nx
 
-from .egograph import ENTITY, FACT, GraphReader, connection
+from .egograph import ENTITY, FACT, GraphRead, GraphReader, connection, read_graph
 from .graphview import entity_name
 
 MAX_NODES = 20_000  # nodes read at most: the search stops widening there
@@ -163,6 +163,14 @@ def path_between(source: Any, a_id: str, b_id: str, config: Any) -> Path | None:
         for d in (G.edges[u, v] for u, v in zip(nodes, nodes[1:], strict=False))
     )
     return Path(a_id, b_id, _path_nodes(reader, nodes), steps, float(total), len(G))
+
+
+def find_path(store: Any, a_id: str, b_id: str, config: Any) -> GraphRead:
+    """`path_between` as the path view reads it: not connected is an error to show."""
+    read = read_graph(store, lambda: path_between(store, a_id, b_id, config))
+    if read.value is None and read.error is None:
+        return GraphRead(None, not_connected(a_id, b_id, config), read.info)
+    return read
 
 
 def not_connected(a_id: str, b_id: str, config: Any) -> str:

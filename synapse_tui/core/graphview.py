@@ -175,3 +175,8 @@ def graph_info(conn: sqlite3.Connection) -> GraphInfo:
     return GraphInfo(
         True, worst["recall"], worst["method"], worst["recall_sample"], tuple(k for k, _ in approx)
     )
+
+
+def store_graph_info(store: Any) -> GraphInfo:
+    """`graph_info` of a `Store` (views hold the store, never its connection)."""
+    return graph_info(store.conn)

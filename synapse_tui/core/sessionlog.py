@@ -71,10 +71,11 @@ def session_mark(store: Any) -> int:
     return store.conn.execute("SELECT coalesce(max(seq), 0) FROM audit").fetchone()[0]
 
 
-def session_log(store: Any, since: int, limit: int = 1000) -> tuple[LogEntry, ...]:
-    """Audit entries after `since` (a `session_mark`), newest first, at most `limit`."""
+def session_log(store: Any, since: int, limit: int = 1000, config: Any = None) -> tuple[LogEntry, ...]:
+    """Audit entries after `since` (a `session_mark`), newest first, at most `limit`.
+    `config`: the caller's (the browser's), so the config file is not read again."""
     conn = store.conn
-    target = Triage(store, clock=None).undo_target()  # a read: no clock needed
+    target = Triage(store, clock=None, config=config).undo_target()  # a read: no clock needed
     undone = {
         batch
         for batch, last in conn.execute(

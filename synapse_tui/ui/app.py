@@ -21,6 +21,7 @@ from ..core.store import Store
 from .commands import SynapseCommands
 from .messages import LoadFailed, MemoryLoaded
 from .screens.main import MainScreen
+from .screens.nav import OpenFact
 from .triage_actions import TRIAGE_BINDINGS, TriageMixin
 
 
@@ -40,7 +41,34 @@ class SynapseApp(TriageMixin, App[None]):
             id="app.help",
             tooltip="Help: every key and what it does, and what the colours mean",
         ),
-        Binding("q", "quit", "quit", id="app.quit", tooltip="Quit"),
+        Binding(
+            "l",
+            "session_log",
+            "log",
+            show=False,  # in help and the palette: the Footer keeps its 80 columns
+            id="app.session_log",
+            tooltip="Session log: this session's triage by anyone, before -> after; jump to a fact, undo",
+        ),
+        Binding(
+            "L",
+            "legend",
+            "legend",
+            show=False,
+            id="app.legend",
+            tooltip="Legend: what the band colours, strike-through, dim rows and flags mean",
+        ),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "cmds",
+            show=False,
+            priority=True,
+            key_display="^p",
+            id="app.palette",
+            tooltip="Command palette: every action by name, calibration, as of",
+        ),
+        # q is in help and the palette; the Footer keeps its 80 columns for the rest
+        Binding("q", "quit", "quit", show=False, id="app.quit", tooltip="Quit"),
     ]
 
     def __init__(self, *, store: Store, config: Config, clock: Clock, theme: str | None = None) -> None:
@@ -87,6 +115,8 @@ class SynapseApp(TriageMixin, App[None]):
         if action == "triage" and parameters and parameters[0] not in ("undo", "redo"):
             # views without a fact (calibration) do not offer the keys
             return not isinstance(self.screen, ModalScreen) and self.shown_fact_id() is not None
+        if action in ("session_log", "legend", "path"):
+            return not isinstance(self.screen, ModalScreen)
         return True
 
     # -- workers: the store is read off the main thread --------------------------------
@@ -105,7 +135,15 @@ class SynapseApp(TriageMixin, App[None]):
         self.run_worker(work, thread=True, exclusive=True, group=group)
 
     def load(self) -> None:
-        self._in_worker(self.browser.load, "load", group="load")
+        """Paint the list as soon as the scores are in; the duplicate detectors (a read
+        of every text) fill the Suspect queue afterwards."""
+
+        def job() -> None:
+            self.browser.load(duplicates=False)
+            self.main.post_message(MemoryLoaded("load"))
+            self.browser.find_duplicates()
+
+        self._in_worker(job, "suspects", group="load")
 
     def reload(self, reason: str = "external") -> None:
         self._in_worker(self.browser.reload, reason)
@@ -148,3 +186,44 @@ class SynapseApp(TriageMixin, App[None]):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
+
+    def action_session_log(self) -> None:
+        from .screens.session_log import SessionLogScreen
+
+        for screen in reversed(self.screen_stack):  # one log: back to it if it is open
+            if isinstance(screen, SessionLogScreen):
+                while self.screen is not screen:
+                    self.pop_screen()
+                return
+        self.push_screen(SessionLogScreen())
+
+    def action_legend(self) -> None:
+        from .screens.legend import LegendScreen
+
+        self.push_screen(LegendScreen())
+
+    def action_path(self, from_marks: bool = False) -> None:
+        """How is this connected to that? From the fact shown (the other one is typed), or
+        between the two marked facts."""
+        from .screens.path import PathScreen
+
+        if from_marks:
+            marks = sorted(self.browser.marks)
+            if len(marks) != 2 or self.memory is None:
+                self.notify(f"mark exactly two facts (space): {len(marks)} marked", severity="warning")
+                return
+            a, b = (self.memory.ids[p] for p in marks)
+            self.push_screen(PathScreen(a, b))
+            return
+        fact_id = self.shown_fact_id()
+        if fact_id is None:
+            self.notify("no fact selected", severity="warning", timeout=2)
+            return
+        self.push_screen(PathScreen(fact_id))
+
+    def on_open_fact(self, message: OpenFact) -> None:
+        """A view asked to open a fact: the list's cursor goes to it, its detail opens on top."""
+        from .screens.detail import DetailScreen
+
+        self.main.go_to_fact(message.fact_id)
+        self.push_screen(DetailScreen(message.fact_id))

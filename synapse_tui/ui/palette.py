@@ -56,6 +56,18 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
             on_main(main.action_neighbours),
         ),
         (
+            "How is this connected to that? (from the fact shown)",
+            "the strongest chain of links to another fact, step by step; type its id",
+            app.action_path,
+        ),
+        (
+            "How is this connected to that? (the two marked facts)",
+            "the strongest chain of links between the two facts marked with space",
+            lambda: app.action_path(from_marks=True),
+        ),
+        ("Session log", "this session's triage by anyone; jump to a fact, undo (l)", app.action_session_log),
+        ("Legend", "what the band colours, strike-through, dim rows and flags mean (L)", app.action_legend),
+        (
             "Mark / unmark the selected fact",
             "c x v a then act on every marked fact as one action (space)",
             on_main(main.action_toggle_mark),

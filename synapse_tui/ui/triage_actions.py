@@ -1,8 +1,9 @@
 """Triage, from key to write and back, in one file.
 
-A key (c x v a s ctrl+z ctrl+y, bound on the app so it works in every view) calls
-`action_triage`; it picks the fact the user sees (the list's cursor, the open fact, the
-neighbour view's fact) or the marked facts, reserves them (`Browser.claim`: a second key
+A key (c x v a s ctrl+z ctrl+y, bound on the app so it works in every view; the session
+log's `u` too) calls `action_triage`; it picks the fact the user sees (the list's cursor,
+the open fact, the highlighted row of the neighbour, path or session log view) or the
+marked facts, reserves them (`Browser.claim`: a second key
 on a row that is about to change is refused, not applied twice), and starts a worker;
 the worker calls `Browser.triage` (one audited transaction, rescoring what changed) and
 posts `TriageLanded`; `on_triage_landed` repaints the row, the counts and the pane.
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from ..core.browser import Browser
 
 TRIAGE = Binding.Group("triage", compact=True)
+UNDO = Binding.Group("undo", compact=True)
 
 TRIAGE_BINDINGS = [
     Binding(
@@ -66,14 +68,18 @@ TRIAGE_BINDINGS = [
         "ctrl+z",
         "triage('undo')",
         "undo",
+        key_display="^z",
         id="triage.undo",
+        group=UNDO,
         tooltip="Undo: the last triage action (again for the one before); survives a restart",
     ),
     Binding(
         "ctrl+y",
         "triage('redo')",
         "redo",
+        key_display="^y",
         id="triage.redo",
+        group=UNDO,
         tooltip="Redo: the triage action undone last (a new action forgets what was undone)",
     ),
 ]
@@ -96,7 +102,8 @@ class TriageMixin:
             return getter()
         return getattr(screen, "fact_id", None)
 
-    def action_triage(self, move: str) -> None:
+    def action_triage(self, move: str, expect: int | None = None) -> None:
+        """`expect`: an undo that must revert that batch or nothing (the session log's)."""
         browser = self.browser
         refusal = browser.readonly_reason
         if refusal:
@@ -105,7 +112,7 @@ class TriageMixin:
         if browser.memory is None:
             return
         if move in ("undo", "redo"):
-            self.start_triage(move, [])
+            self.start_triage(move, [], expect=expect)
             return
         main = self.main  # type: ignore[attr-defined]
         if move in BULK_MOVES and browser.marks and self.screen is main:  # type: ignore[attr-defined]
@@ -138,7 +145,13 @@ class TriageMixin:
         self.start_triage(move, [fact_id])
 
     def start_triage(
-        self, move: str, fact_ids: list[str], target: str | None = None, *, from_marks: bool = False
+        self,
+        move: str,
+        fact_ids: list[str],
+        target: str | None = None,
+        *,
+        from_marks: bool = False,
+        expect: int | None = None,
     ) -> None:
         """Reserve the facts at the keypress, then apply the move in a worker, in key order."""
         browser = self.browser
@@ -154,7 +167,9 @@ class TriageMixin:
         ticket = browser.turns.take()
 
         def work() -> None:
-            result = browser.triage(move, fact_ids, target, from_marks=from_marks, ticket=ticket)
+            result = browser.triage(
+                move, fact_ids, target, from_marks=from_marks, ticket=ticket, expect=expect
+            )
             self.post_message(TriageLanded(result))  # type: ignore[attr-defined]
 
         self.run_worker(work, thread=True, group="triage", name=f"triage {move}")  # type: ignore[attr-defined]
@@ -165,6 +180,7 @@ class TriageMixin:
             self.notify(  # type: ignore[attr-defined]
                 result.error, title=f"{result.move}: nothing changed", severity="error", markup=False
             )
+            self.poll_store()  # type: ignore[attr-defined]  # refused because a writer acted? show it
             return
         main = self.main  # type: ignore[attr-defined]
         main.show_rows(follow=result.follow)

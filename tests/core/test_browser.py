@@ -195,3 +195,39 @@ def test_marks_are_immutable_sets(db):
     b.clear_marks()
     assert not b.marks
     assert len(QUEUES) == 7
+
+
+def test_the_graph_views_and_the_session_log_read_through_the_browser(db):
+    from synapse_tui.core.triage import Triage
+
+    with Store.open(db) as early:
+        Triage(early, Clock(NOW), actor="agent:early").apply("verify", ["f-sso"])  # before
+    b = open_browser(db)
+    ego = b.neighbourhood("f-pay-01")
+    assert ego.error is None and ego.info is not None and not ego.info.approximate
+    assert "f-pay-02" in ego.value.fact_ids()
+    assert b.neighbourhood("f-nope").error == "no fact f-nope in this store"
+    path = b.path("f-pay-01", "f-mid-3")
+    assert [n.id for n in path.value.nodes] == ["f-pay-01", "f-pay-02", "ledger", "f-mid-3"]
+    b.config = b.config.with_values("graph", path_max_hops=1)
+    assert b.path("f-pay-01", "f-deploy").error.startswith("f-pay-01 and f-deploy are not connected")
+    assert b.session_log() == ()  # the agent acted before the browser opened
+    b.triage("corroborate", ["f-deploy"])
+    Triage(b.store, Clock(NOW), actor="agent:scribe").apply("contradict", ["f-pay-02"])
+    log = b.session_log()
+    assert [(e.action, e.fact_id) for e in log] == [("contradict", "f-pay-02"), ("corroborate", "f-deploy")]
+    # the log's undo names its batch: the newest is the agent's, so nothing is undone
+    refused = b.triage("undo", [], expect=log[1].batch)
+    assert refused.error and "nothing undone" in refused.error
+    assert b.store.record("f-deploy").corroborations == 2
+    assert b.triage("undo", [], expect=log[0].batch).follow == "f-pay-02"
+    assert b.store.record("f-pay-02").contradictions == 0
+
+
+def test_the_audit_scores_with_the_browsers_config(db):
+    b = open_browser(db)
+    b.set_config(b.config.with_values("confidence", prior_weight=10.0))
+    i = b.memory.index["f-deploy"]
+    before = float(b.memory.scores.trust[i])
+    b.triage("corroborate", ["f-deploy"])
+    assert abs(b.store.history("f-deploy")[-1].score_before["trust"] - before) < 1e-9

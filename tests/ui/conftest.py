@@ -83,13 +83,24 @@ def app(db: Path) -> SynapseApp:
 
 
 async def settle(pilot, delay: float = 0.0) -> None:
-    """Let timers fire and workers finish (twice: a worker's message may start another),
-    then let the screen repaint."""
+    """Let timers fire and workers finish, until the screen has repainted with nothing
+    left to read: a worker's message may start another, and a repaint may ask for texts
+    (the list paints placeholders first), however slow the machine is."""
+    from synapse_tui.ui.widgets.fact_list import FactList
+
     if delay:
         await pilot.pause(delay)
+    app = pilot.app
     for _ in range(2):
-        await pilot.app.workers.wait_for_complete()
+        await app.workers.wait_for_complete()
         await pilot.pause()
+    for _ in range(20):
+        lists = app.main.query(FactList) if app.screen_stack else []
+        busy = any(not w.is_finished for w in app.workers) or any(f.waiting_for_texts for f in lists)
+        if not busy:
+            break
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.02)
 
 
 def screen_text(app: SynapseApp) -> str:

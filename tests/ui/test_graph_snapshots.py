@@ -48,7 +48,9 @@ def test_session_log(snap_compare, db):
         Triage(store, clock, actor="user:ada").apply("accept", ["f-pay-03"])
         Triage(store, clock, actor="user:ada").undo()
         Triage(store, clock, actor="user:ada").apply("supersede", ["f-dup-a"], "f-dup-b")
-    assert snap_compare(harness(db), terminal_size=(120, 24), run_before=_push(lambda: SessionLogScreen(0)))
+    app = harness(db)
+    app.browser.session_start = 0  # the actions above belong to this session
+    assert snap_compare(app, terminal_size=(120, 24), run_before=_push(SessionLogScreen))
 
 
 def test_legend(snap_compare, db):

@@ -36,6 +36,7 @@ class Harness(SynapseApp):
         self.opened: list[str] = []
 
     def on_open_fact(self, message: OpenFact) -> None:
+        message.prevent_default()  # record it instead of opening the detail view
         self.opened.append(message.fact_id)
 
 
@@ -94,7 +95,7 @@ async def test_neighbours_open_acts_on_the_highlighted_row_and_walking_keeps_the
         await settle(pilot)
         app.main.go_to_fact("f-sso")
         await pilot.pause()
-        queue_before = app.main.queue_index
+        queue_before = app.browser.view.queue
         await push(pilot, NeighbourScreen("f-pay-01"))
         await pilot.press("down")
         target = highlighted(app)
@@ -119,7 +120,7 @@ async def test_neighbours_open_acts_on_the_highlighted_row_and_walking_keeps_the
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
-        assert app.main.current_fact_id() == "f-sso" and app.main.queue_index == queue_before
+        assert app.main.current_fact_id() == "f-sso" and app.browser.view.queue == queue_before
     app.store.close()
 
 
@@ -216,7 +217,7 @@ async def test_path_to_a_typed_id(db):
 
 async def test_path_not_connected(db):
     app = harness(db)
-    app.config = app.config.with_values("graph", path_max_hops=1)
+    app.browser.config = app.config.with_values("graph", path_max_hops=1)
     async with app.run_test(size=SIZE) as pilot:
         await push(pilot, PathScreen("f-pay-01", "f-deploy"))
         assert "f-pay-01 and f-deploy are not connected within 1 hops" in screen_text(app)
@@ -243,7 +244,8 @@ async def test_session_log_lists_this_session_and_undoes_only_the_newest(db):
         await pilot.press("c")
         await settle(pilot)
         agent_writes(db, "contradict", "f-pay-02")
-        await push(pilot, SessionLogScreen(since))
+        assert app.browser.session_start == since
+        await push(pilot, SessionLogScreen())
         entries = app.screen.entries
         assert [(e.action, e.fact_id, e.actor) for e in entries] == [
             ("contradict", "f-pay-02", "agent:scribe"),
@@ -261,7 +263,11 @@ async def test_session_log_lists_this_session_and_undoes_only_the_newest(db):
         await pilot.press("down", "u")
         await settle(pilot)
         assert record(app, "f-deploy").corroborations == 2
-        assert any("only the newest live action" in n.message for n in app._notifications)
+        assert any(
+            f"the newest live action is #{entries[0].batch}, not #{entries[1].batch}: nothing undone"
+            in n.message
+            for n in app._notifications
+        )
         # the newest (the agent's) undoes, whoever made it
         await pilot.press("up", "u")
         await settle(pilot)
@@ -278,7 +284,7 @@ async def test_session_log_lists_this_session_and_undoes_only_the_newest(db):
 async def test_session_log_follows_a_writer_alongside(db):
     app = harness(db)
     async with app.run_test(size=(120, 30)) as pilot:
-        await push(pilot, SessionLogScreen(session_mark(app.store)))
+        await push(pilot, SessionLogScreen())
         assert app.screen.entries == ()
         agent_writes(db, "verify", "f-oncall")
         app.poll_store()  # what the browser's two-second timer does
@@ -293,7 +299,7 @@ async def test_session_log_follows_a_writer_alongside(db):
 async def test_session_log_shows_what_was_done_in_a_view_on_top(db):
     app = harness(db)
     async with app.run_test(size=(120, 30)) as pilot:
-        await push(pilot, SessionLogScreen(session_mark(app.store)))
+        await push(pilot, SessionLogScreen())
         await push(pilot, NeighbourScreen("f-pay-01"))
         await pilot.press("down", "v")
         await settle(pilot)
@@ -307,7 +313,7 @@ async def test_session_log_shows_what_was_done_in_a_view_on_top(db):
 async def test_session_log_empty(db):
     app = harness(db)
     async with app.run_test(size=SIZE) as pilot:
-        await push(pilot, SessionLogScreen(session_mark(app.store)))
+        await push(pilot, SessionLogScreen())
         assert "nothing yet" in screen_text(app)
     app.store.close()
 

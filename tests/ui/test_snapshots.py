@@ -87,3 +87,40 @@ def test_supersede_blast_radius(snap_compare, db):
         await settle(pilot)
 
     assert snap_compare(_app(db), terminal_size=(100, 36), run_before=run_before)
+
+
+def test_paired_200x50(snap_compare, db):
+    """The list and the detail pane side by side, on a disputed fact."""
+    assert snap_compare(_app(db), terminal_size=(200, 50), run_before=_goto("f-deploy"))
+
+
+def test_paired_120x40(snap_compare, db):
+    assert snap_compare(_app(db), terminal_size=(120, 40), run_before=_goto("f-sso"))
+
+
+def test_stacked_80x24(snap_compare, db):
+    """Narrow: the pane under the list; the footer fits 80 columns."""
+    assert snap_compare(_app(db), terminal_size=(80, 24), run_before=_goto("f-pay-02"))
+
+
+def test_suspect_queue_says_why(snap_compare, db):
+    assert snap_compare(_app(db), terminal_size=(160, 30), run_before=_goto("", "p", "6"))
+
+
+def test_bulk_confirmation_120x40(snap_compare, db):
+    assert snap_compare(_app(db), terminal_size=(120, 40), run_before=_goto("", "M", "v"))
+
+
+def test_bulk_confirmation_80x24(snap_compare, db):
+    assert snap_compare(_app(db), terminal_size=(80, 24), run_before=_goto("", "M", "v"))
+
+
+def test_as_of(snap_compare, db):
+    async def run_before(pilot) -> None:
+        from synapse_tui.core.clock import parse_time
+
+        await settle(pilot)
+        pilot.app.set_as_of(parse_time("2026-10-01T00:00:00Z"))
+        await settle(pilot)
+
+    assert snap_compare(_app(db), terminal_size=(120, 30), run_before=run_before)

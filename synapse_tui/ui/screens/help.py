@@ -1,4 +1,5 @@
-"""Help (?): every key of the screen underneath, generated from its live bindings."""
+"""Help (?): every key of the screen underneath, generated from its live bindings, and
+the legend (the same one `L` shows)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
+
+from .legend import legend_text
 
 # horizontal scrolling is inherited from ScrollView but the list never scrolls sideways
 _NOISE = {"scroll_left", "scroll_right", "page_left", "page_right"}
@@ -33,34 +36,11 @@ def binding_rows(screen: Screen) -> list[tuple[str, str]]:
     return [(" ".join(keys), text[ident]) for ident, keys in rows.items()]
 
 
-def legend(variables: dict[str, str]) -> Text:
-    """What the list's colours and row styles mean (the band colours from their one
-    definition)."""
-    from ...core.trust import BANDS
-    from ..widgets.explain import band_chip, palette
-
-    colours = palette(variables)
-    out = Text("\nWHAT THE LIST SHOWS\n", style="bold")
-    out.append("  bands  ")
-    for band, low in zip(BANDS, ("0", "0.2", "0.4", "0.6", "0.8"), strict=True):
-        out.append_text(band_chip(band, float(low), colours))
-        out.append("  ")
-    out.append("\n  (the lower bound of each band; trust = confidence × freshness × supersession × gate)\n")
-    out.append("  ")
-    out.append("struck through", style="strike")
-    out.append(": superseded, a newer version replaces it (k > 0)\n")
-    out.append("  ")
-    out.append("dim", style="dim")
-    out.append(": deleted in the source system (only in All); dim columns are age and tier\n")
-    out.append("  ● marked for a bulk action    … text still being read    why: the reason a fact\n")
-    out.append("    is in Suspect or Signature (g goes to its duplicate)\n")
-    out.append(
-        "\nSearch takes words (full text over facts and ids, ranked by relevance × freshness) and filters:"
-        " trust<0.3 fresh<0.5 tier:auto guidance:disputed band:low flag:signature_invalid is:stale"
-        " is:deleted k>=1; -term negates.",
-        style="italic",
-    )
-    return out
+SEARCH_HINT = (
+    "Search takes words (full text over facts and ids, ranked by relevance × freshness) and filters:"
+    " trust<0.3 fresh<0.5 tier:auto guidance:disputed band:low flag:signature_invalid is:stale"
+    " is:deleted k>=1; -term negates."
+)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -69,7 +49,8 @@ class HelpScreen(ModalScreen[None]):
     def __init__(self, under: Screen) -> None:
         super().__init__()
         self.rows = binding_rows(under)
-        self.title_text = f"Keys: {under.__class__.__name__.replace('Screen', '').lower() or 'main'} view"
+        name = under.__class__.__name__.replace("Screen", "").lower() or "main"
+        self.title_text = f"Keys: {getattr(under, 'HELP_TITLE', f'{name} view')}"
 
     def compose(self) -> ComposeResult:
         table = Table(box=None, show_header=False, padding=(0, 1), expand=True)
@@ -81,7 +62,9 @@ class HelpScreen(ModalScreen[None]):
             box.border_title = self.title_text
             box.border_subtitle = "escape closes · ctrl+p finds every command"
             yield Static(table)
-            yield Static(legend(self.app.theme_variables))
+            yield Static(Text("\nLEGEND  (L shows it alone)", style="bold"))
+            yield Static(legend_text(self.app, tuple(self.app.config.bands.edges)))
+            yield Static(Text("\n" + SEARCH_HINT, style="italic"))
 
     def action_close(self) -> None:
         self.dismiss()

@@ -1,7 +1,8 @@
 """The legend: what the colours, strike-through, dim text and flags of the browser mean.
 
-The band colours are read from the one Python definition the app has
-(`widgets.explain.BAND_COLOURS`, theme roles), so the legend follows the theme.
+The band chips are the fact list's own styles (`nav.band_style`, from the one definition
+`text.BAND_VARIABLES`), so the legend shows the colours the list shows, in any theme.
+Help (?) shows the same legend under the keys.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...core.trust import BANDS, GUIDANCE_ADVICE
-from .nav import band_colour, colours
+from .nav import band_style, colours
 
 FLAGS = (
     ("clock_skew", "an event of the fact lies after now (its age is floored at one minute)"),
     ("signature_invalid", "it claims a signature that is missing or does not verify: scored as unsigned"),
     ("signature_untrusted", "a good signature by a key that is not a trusted signer: scored as unsigned"),
-    ("deleted", "the source system deleted it; its history is kept"),
+    ("deleted", "deleted at the source: the system it came from deleted it; its history is kept"),
 )
 GUIDANCE_COLOURS = {"disputed": "error", "uncertain": "warning", "supported": "success"}
 
@@ -39,7 +40,7 @@ def legend_text(app, edges: tuple[float, ...]) -> Table:
     section("TRUST BANDS")
     bounds = (0.0, *edges, 1.0)
     for i, band in enumerate(BANDS):
-        chip = Text(f" {band:<9} ", style=f"bold on {band_colour(i, palette)}")
+        chip = Text(f" {band:<9} ", style=band_style(app, i))
         upper = "]" if i == len(BANDS) - 1 else ")"
         table.add_row(chip, Text(f"trust in [{bounds[i]:.1f}, {bounds[i + 1]:.1f}{upper}"))
     section("ROWS")
@@ -47,8 +48,19 @@ def legend_text(app, edges: tuple[float, ...]) -> Table:
         Text("struck through", style="strike"),
         Text("superseded: a newer fact replaces it (k ≥ 1, trust × γ^k); kept as history"),
     )
-    table.add_row(Text("dim", style="dim"), Text("secondary detail: age, tier, a link two hops away"))
+    table.add_row(
+        Text("dim row", style=palette["muted"]),
+        Text("deleted at the source (only in the All queue; kept as history)"),
+    )
+    table.add_row(
+        Text("dim", style="dim"), Text("secondary detail: id, age and tier columns, a link two hops away")
+    )
     table.add_row(Text("●", style="bold"), Text("marked for bulk triage (space marks, u clears)"))
+    table.add_row(Text("…", style="bold"), Text("the fact's text is still being read"))
+    table.add_row(
+        Text("why", style="italic"),
+        Text("Suspect and Signature queues: why the fact is there (g goes to its duplicate)"),
+    )
     section("GUIDANCE")
     for name, colour in GUIDANCE_COLOURS.items():
         table.add_row(Text(name, style=f"bold {palette[colour]}"), Text(GUIDANCE_ADVICE[name]))

@@ -22,20 +22,19 @@ from textual.widgets import Footer, Header, Input, Static
 
 from ...core.browser import Search
 from ...core.clock import format_time
-from ...core.errors import QueryError
 from ...core.queues import QUEUES, SORTS
 from ..bulk import MARK_BINDINGS, Marks
-from ..messages import Explained, LoadFailed, MemoryLoaded, SearchDone, SearchFailed, TextsRead
+from ..messages import Explained, LoadFailed, MemoryLoaded, TextsRead
+from ..search import SearchBox
 from ..widgets.fact_detail import FactDetail
 from ..widgets.fact_list import ColumnHeader, FactList
 from ..widgets.queue_bar import QueueBar, StatusLine
 
-SEARCH_DEBOUNCE = 0.15
 POLL_SECONDS = 2.0  # how often to check whether another process changed the store
 REASON_QUEUES = ("suspect", "signature")  # the queues that say why in a column
 
 
-class MainScreen(Marks, Screen):
+class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
     """Queues of facts, searchable, with every key of SPEC 7."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
@@ -45,7 +44,7 @@ class MainScreen(Marks, Screen):
         Binding(
             "slash",
             "search",
-            "search",
+            "find",
             key_display="/",
             id="main.search",
             tooltip="Search: full text over facts and ids, plus filters like trust<0.3 tier:auto",
@@ -69,7 +68,7 @@ class MainScreen(Marks, Screen):
         Binding(
             "n",
             "neighbours",
-            "nbrs",
+            "nbr",
             id="main.neighbours",
             tooltip="The selected fact's neighbours (enter goes to one, backspace goes back)",
         ),
@@ -230,7 +229,10 @@ class MainScreen(Marks, Screen):
             (f" {queue.title}", "bold"), f" · {where} · sorted by {sort}{arrow}", f" · {queue.why}"
         )
         if queue.key == "suspect":
-            text.append(" · g goes to the duplicate", style="italic")
+            ready = self.browser.suspects_ready
+            text.append(
+                " · g goes to the duplicate" if ready else " · looking for duplicates…", style="italic"
+            )
         self.query_one("#status", StatusLine).update(text)
 
     def on_fact_list_highlighted(self, message: FactList.Highlighted) -> None:
@@ -346,10 +348,6 @@ class MainScreen(Marks, Screen):
             return
         self.go_to_fact(self.memory.ids[other])
 
-    # -- search -----------------------------------------------------------------------
-    def action_search(self) -> None:
-        self.query_one("#search", Input).focus()
-
     def action_leave(self) -> None:
         box = self.query_one("#search", Input)
         if box.value:
@@ -357,51 +355,6 @@ class MainScreen(Marks, Screen):
         elif self.browser.marks and self.query_one(FactList).has_focus:
             self.action_clear_marks()
         self.query_one(FactList).focus()
-
-    @on(Input.Changed, "#search")
-    def _search_changed(self, event: Input.Changed) -> None:
-        if self._debounce is not None:
-            self._debounce.stop()
-        value = event.value
-        if not value.strip():
-            self.browser.set_search(Search(value))
-            self._show_error(None)
-            self.show_rows()
-            return
-        self._debounce = self.set_timer(SEARCH_DEBOUNCE, lambda: self.run_search(value))
-
-    @on(Input.Submitted, "#search")
-    def _search_submitted(self, event: Input.Submitted) -> None:
-        self.query_one(FactList).focus()
-
-    @work(thread=True, exclusive=True, group="search")
-    def run_search(self, source: str) -> None:
-        try:
-            search = self.browser.search(source)
-        except QueryError as exc:
-            self.post_message(SearchFailed(source, exc.reason, exc.position, exc.token))
-            return
-        self.post_message(SearchDone(search))
-
-    def on_search_done(self, message: SearchDone) -> None:
-        if message.search.source != self.query_one("#search", Input).value:
-            return  # typed on since: a newer search is coming
-        self.browser.set_search(message.search)
-        self._show_error(None)
-        self.show_rows()
-
-    def on_search_failed(self, message: SearchFailed) -> None:
-        if message.source != self.query_one("#search", Input).value:
-            return
-        caret = " " * message.position + "^" * max(1, len(message.token))
-        self._show_error(
-            Text.assemble(("  " + message.message, "bold"), "\n  ", message.source, "\n  ", caret)
-        )
-
-    def _show_error(self, text: Text | None) -> None:
-        label = self.query_one("#search-error", Static)
-        label.display = text is not None
-        label.update(text or "")
 
     # -- views --------------------------------------------------------------------------
     def action_open(self) -> None:
@@ -442,8 +395,7 @@ class MainScreen(Marks, Screen):
                 Text.assemble(
                     ("AS OF ", "bold"),
                     stamp,
-                    " · the store as it was: facts created and events up to then · read-only"
-                    ' · ctrl+p "Back to now" returns',
+                    " · facts and events up to then · read-only · ctrl+p: Back to now",
                 )
             )
             self.sub_title = f"{name} · AS OF {stamp}"

@@ -1,25 +1,23 @@
 """What the graph views, the session log and the legend share: the "open this fact"
 message they post (the app decides what opening means, so no screen reaches into
-another), a table that moves with j / k as the fact list does, and a fact's band cell."""
+another), a table that moves with j / k as the fact list does, and a fact's band cell in
+the list's own colours."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import DataTable
 
 from ...core.trust import BANDS
-from ..text import fit
+from ..text import BAND_VARIABLES, fit
 from ..widgets import explain as xp
-
-BAND_SHORT = ("v.low", "low", "mod", "high", "v.hi")
-NOT_BUILT = "the neighbour graph isn't built for this store yet (synapse-tui import builds it)"
-T = TypeVar("T")
+from ..widgets.fact_list import BAND_SHORT, FactList
 
 
 class OpenFact(Message):
@@ -55,41 +53,28 @@ def colours(app: Any) -> dict[str, str]:
     return xp.palette(app.theme_variables)
 
 
-def band_colour(band: int, palette: dict[str, str]) -> str:
-    """A band's colour: the one definition the app has in Python (`explain.BAND_COLOURS`)."""
-    return palette[xp.BAND_COLOURS[band]]
+def band_style(app: Any, band: int) -> Style:
+    """The chip style of `band` exactly as the fact list paints it (its component classes,
+    built from `text.BAND_VARIABLES`), so the views and the legend show the list's colours."""
+    try:
+        return app.main.query_one(FactList).get_component_rich_style(f"fact-list--band-{band}")
+    except (LookupError, NoMatches):  # no list mounted (a bare screen in a test)
+        return Style.parse(f"on {colours(app)[BAND_VARIABLES[band]]}")
 
 
 def band_cell(app: Any, fact_id: str, width: int) -> tuple[Text, Text]:
     """(band chip, trust) of a fact as the app scored it; blank when it is not scored."""
-    memory = getattr(app, "memory", None)
+    memory = app.memory
     i = None if memory is None else memory.index.get(fact_id)
     if i is None:
         return Text(" " * width), Text("")
     band = int(memory.scores.band[i])
     name = BANDS[band] if width >= 9 else BAND_SHORT[band]
-    chip = Text(fit(name, width), style=f"bold on {band_colour(band, colours(app))}")
+    chip = Text(fit(name, width), style=band_style(app, band))
     return chip, Text(f"{memory.scores.trust[i]:.2f}", style="bold")
 
 
 def superseded(app: Any, fact_id: str) -> bool:
-    memory = getattr(app, "memory", None)
+    memory = app.memory
     i = None if memory is None else memory.index.get(fact_id)
     return i is not None and int(memory.scores.k[i]) > 0
-
-
-def read_graph(app: Any, read: Callable[[], T]) -> tuple[T | None, str | None]:
-    """Run a read of the neighbour graph under the app's database lock, in a worker:
-    (its result, None), or (None, why not) for a store without a graph, an unknown id or
-    a store that cannot be read, so a bad store ends in a message, never a traceback."""
-    from ...core.graphview import graph_built
-
-    with app.db_lock:
-        try:
-            if not graph_built(app.store.conn):
-                return None, NOT_BUILT
-            return read(), None
-        except KeyError as exc:
-            return None, f"no fact {exc.args[0]} in this store"
-        except sqlite3.Error as exc:
-            return None, f"the store cannot be read: {exc}"

@@ -9,8 +9,6 @@ shows how the fact is connected to it, and the triage keys act on it.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -19,21 +17,22 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from ...core.egograph import FACT, EgoGraph, EgoRow
+from ...core.egograph import FACT, EgoGraph, EgoRow, GraphRead
+from ...core.graphview import GraphInfo
 from ..text import bar, clean, fit
-from ..triage_actions import TRIAGE_BINDINGS, TriageActions
-from .nav import OpenFact, RowTable, band_cell, colours, read_graph, superseded
+from .nav import OpenFact, RowTable, band_cell, colours, superseded
 
 LINK = {"semantic": "semantic", "shared": "shares", "second": "2 hops", "entity": "entity", "npmi": "npmi"}
 
 
 class EgoReady(Message):
-    def __init__(self, fact_id: str, ego: EgoGraph | None, error: str | None) -> None:
-        self.fact_id, self.ego, self.error = fact_id, ego, error
+    def __init__(self, fact_id: str, read: GraphRead) -> None:
+        self.fact_id, self.read = fact_id, read
         super().__init__()
 
 
-class NeighbourScreen(TriageActions, Screen):
+class NeighbourScreen(Screen):
+    HELP_TITLE = "neighbour view"
     DEFAULT_CSS = """
     NeighbourScreen #nb-head { padding: 0 1; height: auto; }
     NeighbourScreen #nb-trail { padding: 0 1; color: $text-muted; height: 1; }
@@ -72,15 +71,14 @@ class NeighbourScreen(TriageActions, Screen):
             id="neighbours.path_to_id",
             tooltip="How is this fact connected to another one? Type its id",
         ),
-        # all triage keys work here; the Footer names the three used most, to fit 80 columns
-        *(b if b.key in ("c", "x", "v") else replace(b, show=False) for b in TRIAGE_BINDINGS),
-    ]
+    ]  # the triage keys are the app's: they act on the highlighted fact (`current_fact_id`)
 
     def __init__(self, fact_id: str) -> None:
         super().__init__()
         self.fact_id = fact_id
         self.trail: list[str] = []
         self.ego: EgoGraph | None = None
+        self.info: GraphInfo | None = None
         self.rows: list[EgoRow] = []
         self._keep: tuple[str, str] | None = None  # the row to highlight after a reload
 
@@ -93,29 +91,27 @@ class NeighbourScreen(TriageActions, Screen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.sub_title = self.app.store.path.name
+        self.sub_title = self.app.main.sub_title
         self.query_one("#nb-note").display = False
         self.query_one(RowTable).focus()
         self.load(self.fact_id)
 
     @work(thread=True, exclusive=True, group="neighbours")
     def load(self, fact_id: str) -> None:
-        from ...core.egograph import ego_graph
-
-        app = self.app
-        ego, error = read_graph(app, lambda: ego_graph(app.store, fact_id, app.config))
-        self.post_message(EgoReady(fact_id, ego, error))
+        self.post_message(EgoReady(fact_id, self.app.browser.neighbourhood(fact_id)))
 
     def on_ego_ready(self, message: EgoReady) -> None:
         if message.fact_id != self.fact_id:
             return  # walked on since
-        self.ego = message.ego
+        read = message.read
+        self.ego, self.info = read.value, read.info
         self._head()
         note = self.query_one("#nb-note", Static)
-        note.display = message.error is not None
-        note.update(Text(message.error or ""))
-        self.rows = list(message.ego.rows) if message.ego else []
+        note.display = read.error is not None
+        note.update(Text(read.error or ""))
+        self.rows = list(read.value.rows) if read.value else []
         self._fill()
+        self.app.refresh_bindings()  # the triage keys apply when the highlighted row is a fact
 
     def on_resize(self) -> None:
         if self.ego is not None:
@@ -133,6 +129,8 @@ class NeighbourScreen(TriageActions, Screen):
             head.append_text(chip)
             head.append(" ")
             head.append_text(trust)
+        if self.info is not None and self.info.approximate:  # SPEC 3.1: say so where it shows
+            head.append(f"   approximate graph, recall@10 {self.info.recall:.3f}", style="italic")
         if self.ego is not None:
             head.append("\n")
             head.append(clean(self.ego.text))
@@ -235,6 +233,10 @@ class NeighbourScreen(TriageActions, Screen):
         """Triage acts on the highlighted fact: the one the user sees under the cursor."""
         row = self._highlighted()
         return row.node if row is not None and row.kind == FACT else None
+
+    @on(DataTable.RowHighlighted, "#nb-table")
+    def _highlighted_moved(self) -> None:
+        self.app.refresh_bindings()  # a fact row takes the triage keys, an entity row does not
 
     # -- walking ------------------------------------------------------------------------
     @on(DataTable.RowSelected, "#nb-table")

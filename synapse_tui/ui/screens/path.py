@@ -16,18 +16,20 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...core.egograph import GraphRead
 from ...core.graphpath import Path
 from ..text import bar, clean, fit
-from .nav import OpenFact, band_cell, colours, read_graph, superseded
+from .nav import OpenFact, band_cell, colours, superseded
 
 
 class PathReady(Message):
-    def __init__(self, a: str, b: str, path: Path | None, error: str | None) -> None:
-        self.a, self.b, self.path, self.error = a, b, path, error
+    def __init__(self, a: str, b: str, read: GraphRead) -> None:
+        self.a, self.b, self.read = a, b, read
         super().__init__()
 
 
 class PathScreen(Screen):
+    HELP_TITLE = "path view"
     DEFAULT_CSS = """
     PathScreen #path-head { padding: 0 1; height: auto; }
     PathScreen #path-to { border: tall $panel; height: 3; margin: 0 1; }
@@ -64,7 +66,7 @@ class PathScreen(Screen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.sub_title = self.app.store.path.name
+        self.sub_title = self.app.main.sub_title
         self.query_one("#path-to", Input).cursor_blink = False
         if self.b:
             self.query_one("#path-steps").focus()
@@ -75,19 +77,25 @@ class PathScreen(Screen):
 
     @work(thread=True, exclusive=True, group="path")
     def find(self, a: str, b: str) -> None:
-        from ...core.graphpath import not_connected, path_between
-
-        app = self.app
-        path, error = read_graph(app, lambda: path_between(app.store, a, b, app.config))
-        if path is None and error is None:
-            error = not_connected(a, b, app.config)
-        self.post_message(PathReady(a, b, path, error))
+        self.post_message(PathReady(a, b, self.app.browser.path(a, b)))
 
     def on_path_ready(self, message: PathReady) -> None:
         if (message.a, message.b) != (self.a, self.b):
             return
-        self.path, self.error = message.path, message.error
+        self.path, self.error = message.read.value, message.read.error
         self._paint()
+        self.app.refresh_bindings()
+
+    def current_fact_id(self) -> str | None:
+        """Triage acts on the highlighted fact of the chain."""
+        steps = self.query_one("#path-steps", OptionList)
+        if self.path is None or steps.highlighted is None:
+            return None
+        return steps.get_option_at_index(steps.highlighted).id
+
+    @on(OptionList.OptionHighlighted, "#path-steps")
+    def _highlighted_moved(self) -> None:
+        self.app.refresh_bindings()
 
     def on_resize(self) -> None:
         self._paint()
@@ -119,6 +127,7 @@ class PathScreen(Screen):
         head.append(self.b or "…", style=f"bold {palette['primary']}")
         self.query_one("#path-head", Static).update(head)
         steps = self.query_one("#path-steps", OptionList)
+        keep = steps.highlighted  # a repaint after triage stays on the fact acted on
         steps.clear_options()
         summary = self.query_one("#path-summary", Static)
         if self.error:
@@ -149,7 +158,7 @@ class PathScreen(Screen):
                 if step.lexical:
                     line.append("   lexical", style="italic")
                 steps.add_option(Option(line, disabled=True))
-        steps.highlighted = 0
+        steps.highlighted = keep if keep is not None and keep < steps.option_count else 0
         n = path.hops
         summary.update(
             Text(

@@ -1,13 +1,14 @@
 """The session log: this session's triage actions, newest first, by anyone.
 
 Each row: when, who (user:LOGIN, agent:NAME), what, which fact, and its fields before ->
-after. `enter` jumps to the fact; `u` undoes the highlighted action when it is the newest
-live one, which is the only action undo can revert (SPEC 8), and says so otherwise.
+after. `enter` jumps to the fact; `u` undoes the highlighted action through the app's
+triage, with the batch it means (`Triage.undo(expect=...)`): only the newest live action
+can be undone (SPEC 8), and when a writer alongside acted since the log was painted,
+nothing is undone and the notice says why. The triage keys act on the highlighted
+action's fact.
 """
 
 from __future__ import annotations
-
-import sqlite3
 
 from rich.text import Text
 from textual import on, work
@@ -19,7 +20,6 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from ...core.sessionlog import LogEntry
 from ..text import clean, fit
-from ..triage_actions import readonly_refusal, run_triage
 from .nav import OpenFact, RowTable, colours
 
 
@@ -29,38 +29,29 @@ class LogReady(Message):
         super().__init__()
 
 
-class UndoChecked(Message):
-    """Whether the highlighted action is still the one undo would revert."""
-
-    def __init__(self, entry: LogEntry, target: int | None) -> None:
-        self.entry, self.target = entry, target
-        super().__init__()
-
-
 class SessionLogScreen(Screen):
+    HELP_TITLE = "session log"
     DEFAULT_CSS = """
     SessionLogScreen #log-head { padding: 0 1; height: auto; }
     SessionLogScreen #log-table { height: 1fr; }
     """
 
     BINDINGS = [
-        Binding("escape", "close", "close", id="log.close", tooltip="Close the session log"),
+        Binding("escape,l", "close", "close", id="log.close", tooltip="Close the session log"),
         Binding(
             "o", "open", "open fact", id="log.open", tooltip="Jump to the fact of the highlighted action"
         ),
         Binding(
-            "u,ctrl+z",
+            "u",
             "undo",
-            "undo",
+            "undo this",
             id="log.undo",
             tooltip="Undo the highlighted action (only the newest live action can be undone)",
         ),
     ]
 
-    def __init__(self, since: int) -> None:
-        """`since`: the audit position when the session began (`core.sessionlog.session_mark`)."""
+    def __init__(self) -> None:
         super().__init__()
-        self.since = since
         self.entries: tuple[LogEntry, ...] = ()
         self.loaded = False
 
@@ -71,18 +62,17 @@ class SessionLogScreen(Screen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.sub_title = self.app.store.path.name
+        self.sub_title = self.app.main.sub_title
         self.query_one(RowTable).focus()
         self._paint()
         self.load()
 
     @work(thread=True, exclusive=True, group="session-log")
     def load(self) -> None:
-        from ...core.sessionlog import session_log
+        import sqlite3
 
         try:
-            with self.app.db_lock:
-                entries = session_log(self.app.store, self.since)
+            entries = self.app.browser.session_log()
         except sqlite3.Error as exc:  # a damaged store: say so, keep what is shown
             self.app.call_from_thread(
                 self.app.notify, f"the audit log cannot be read: {exc}", severity="error"
@@ -188,28 +178,20 @@ class SessionLogScreen(Screen):
     def _selected(self, event: DataTable.RowSelected) -> None:
         self.action_open()
 
+    def current_fact_id(self) -> str | None:
+        """The triage keys act on the fact of the highlighted action."""
+        entry = self._highlighted()
+        return entry.fact_id or None if entry is not None else None
+
+    @on(DataTable.RowHighlighted, "#log-table")
+    def _highlighted_moved(self) -> None:
+        self.app.refresh_bindings()
+
     def action_undo(self) -> None:
+        """Undo the highlighted action, or say why not (an undo of an undo is a redo)."""
         entry = self._highlighted()
         if entry is None:
             return
-        refusal = readonly_refusal(self.app)
-        if refusal:
-            self.app.notify(refusal, severity="warning", timeout=4, markup=False)
-            return
-        self.check_undo(entry)
-
-    @work(thread=True, exclusive=True, group="session-log-undo")
-    def check_undo(self, entry: LogEntry) -> None:
-        """Read which action undo would revert now: another writer may have acted since
-        the log was painted, and undo must revert the row the user chose or nothing."""
-        from ...core.triage import Triage
-
-        with self.app.db_lock:
-            target = Triage(self.app.store, self.app.clock).undo_target()
-        self.post_message(UndoChecked(entry, target))
-
-    def on_undo_checked(self, message: UndoChecked) -> None:
-        entry, target = message.entry, message.target
         if entry.undoes is not None:
             self.app.notify(
                 f"#{entry.batch} is itself {'an undo' if entry.action == 'undo' else 'a redo'}: "
@@ -219,14 +201,5 @@ class SessionLogScreen(Screen):
             )
         elif entry.undone:
             self.app.notify(f"#{entry.batch} is already undone", severity="warning", timeout=3)
-        elif entry.batch != target:
-            newer = f"#{target}" if target is not None else "none"
-            self.app.notify(
-                f"only the newest live action can be undone: that is {newer}, not #{entry.batch} "
-                f"({entry.action} {entry.fact_id}); undo the newer ones first",
-                severity="warning",
-                timeout=5,
-                markup=False,
-            )
-        else:
-            run_triage(self.app, "undo", None)
+        else:  # the core refuses unless it is still the newest live action
+            self.app.action_triage("undo", expect=entry.batch)

@@ -138,7 +138,10 @@ def factor_lines(
     out = Text()
     out.append("TRUST ", style="bold")
     out.append_text(band_chip(ex["band"], ex["trust"], colours))
-    out.append("  = confidence × freshness × supersession × gate\n", style=colours["muted"])
+    out.append(
+        ("\n  = " if compact else "  = ") + "confidence × freshness × supersession × gate\n",
+        style=colours["muted"],
+    )
     for label, value, key, inputs in rows:
         colour = (
             colours["success"] if value >= 0.75 else colours["warning"] if value >= 0.4 else colours["error"]
@@ -146,8 +149,12 @@ def factor_lines(
         out.append(f"  {label:<13}", style="bold")
         out.append(f"{two(value)} ")
         out.append_text(bar(value, BAR // 2 if compact else BAR, colour, colours["muted"]))
-        out.append(f"  {inputs}\n")
-        out.append(" " * (4 if compact else 20) + why[key] + "\n", style="italic")
+        if compact:  # the pane: inputs and reason each on their own line, under the bar
+            out.append(f"\n    {inputs}\n", style=colours["muted"])
+            out.append(f"    {why[key]}\n", style="italic")
+        else:
+            out.append(f"  {inputs}\n")
+            out.append(" " * 20 + why[key] + "\n", style="italic")
     return out
 
 
@@ -157,7 +164,7 @@ def opinion_lines(ex: dict[str, Any], colours: dict[str, str], compact: bool = F
     out.append(f"belief b {two(ex['b'])}", style=colours["success"])
     out.append("  ")
     out.append(f"disbelief d {two(ex['d'])}", style=colours["error"])
-    out.append("  ")
+    out.append("\n         " if compact else "  ")
     out.append(f"uncertainty u {two(ex['u'])}\n", style=colours["muted"])
     out.append("  ")
     out.append_text(
@@ -263,7 +270,8 @@ def header_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
     out.append("  ")
     out.append_text(band_chip(ex["band"], ex["trust"], colours))
     if ex["flags"]:
-        out.append("  " + " ".join(ex["flags"]), style=f"bold {colours['error']}")
+        flags = ("deleted at the source" if f == "deleted" else f for f in ex["flags"])
+        out.append("  " + " ".join(flags), style=f"bold {colours['error']}")
     out.append("\n")
     if ex.get("suspect"):
         out.append(f"suspect: {clean(ex['suspect'])}\n", style=f"italic {colours['warning']}")

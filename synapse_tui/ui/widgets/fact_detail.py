@@ -35,6 +35,7 @@ class FactDetail(VerticalScroll):
         super().__init__(id=id, classes=classes)
         self.fact_id: str | None = None
         self.explain: dict[str, Any] | None = None
+        self._shown: tuple | None = None  # what show() last rendered, and how compact
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-head")
@@ -60,9 +61,20 @@ class FactDetail(VerticalScroll):
                 self.query_one(part, Static).update("")
             self._show_chain(False)
 
+    def _compact(self) -> bool:
+        """Short bars and stacked lines when narrow (the pane beside the list)."""
+        width = self.size.width or self.app.size.width
+        return width < 90
+
+    def on_resize(self) -> None:
+        if self._shown is not None and self._shown[-1] != self._compact():
+            self.show(*self._shown[:-1])  # laid out at another width: render for this one
+
     def show(self, ex: dict[str, Any] | None, fact_id: str, memory: Any, threshold: float) -> None:
         if fact_id != self.fact_id:
             return  # the cursor moved on since this was asked for
+        compact = self._compact()
+        self._shown = (ex, fact_id, memory, threshold, compact)
         self.explain = ex
         head = self.query_one("#detail-head", Static)
         if ex is None:
@@ -72,7 +84,6 @@ class FactDetail(VerticalScroll):
         now = memory.scores.now
         head.update(xp.header_lines(ex, colours))
         factors = Text()
-        compact = self.size.width < 90
         for part in (
             xp.factor_lines(ex, colours, threshold, now, compact),
             xp.opinion_lines(ex, colours, compact),

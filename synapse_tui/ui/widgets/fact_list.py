@@ -50,9 +50,9 @@ class Layout:
         if width >= 96:
             chip, trust, ident, age, tier, guidance = 11, 6, min(id_width, 16) + 1, 6, 7, 10
         elif width >= 64:  # narrow: short band names and tiers
-            chip, trust, ident, age, tier, guidance = 7, 5, min(id_width, 12) + 1, 5, 5, 10
+            chip, trust, ident, age, tier, guidance = 7, 6, min(id_width, 12) + 1, 5, 5, 10
         else:
-            chip, trust, ident, age, tier, guidance = 7, 5, 0, 5, 0, 10
+            chip, trust, ident, age, tier, guidance = 7, 6, 0, 5, 0, 10
         rest = max(1, width - chip - trust - ident - age - tier - guidance)
         reason = min(rest // 2, 44) if reasons else 0
         return cls(chip, trust, ident, age, tier, guidance, reason, max(1, rest - reason))
@@ -205,6 +205,11 @@ class FactList(ScrollView, can_focus=True):
         self._generation += 1
         self._strips.clear()
         self.refresh()
+
+    @property
+    def waiting_for_texts(self) -> bool:
+        """Rows on screen are painted with placeholders, their texts asked for."""
+        return bool(self._asked)
 
     @property
     def position(self) -> int | None:

@@ -25,6 +25,7 @@ from .blast import BlastRadius, blast_radius
 from .clock import Clock
 from .config import Config
 from .errors import SynapseError
+from .explanation import Explanation
 from .memory import Memory
 from .notices import describe
 from .queues import QUEUES, all_masks, apply_sort, masks_at, queue_order
@@ -299,6 +300,11 @@ class Browser:
                 )
             }
         return ex
+
+    def explanation(self, fact_id: str) -> Explanation | None:
+        """`explain`, typed: what the detail views show."""
+        ex = self.explain(fact_id)
+        return None if ex is None else Explanation.from_show(ex)
 
     def _newer(self, fact_id: str, limit: int = 100) -> list[str]:
         out: list[str] = []

@@ -195,3 +195,16 @@ def test_marks_are_immutable_sets(db):
     b.clear_marks()
     assert not b.marks
     assert len(QUEUES) == 7
+
+
+def test_explanation_is_typed_and_the_show_json_contract_unchanged(db):
+    b = open_browser(db)
+    shown = b.memory.explain("f-deploy")
+    assert "chain_newer" not in shown and "suspect" not in shown  # show --json stays as it was
+    e = b.explanation("f-deploy")
+    assert (e.id, e.guidance, e.contradictions, e.k) == ("f-deploy", "disputed", 3, 0)
+    assert e.suspect.startswith("near-duplicate cluster of 3") and e.source is None
+    assert isinstance(e.flags, tuple) and isinstance(e.history, tuple)
+    with pytest.raises(TypeError):
+        e.what_if["verify"] = 1.0  # frozen all the way down
+    assert b.explanation("no-such-fact") is None

@@ -134,4 +134,7 @@ async def test_the_pane_names_the_source_system(app, monkeypatch):
         text = " ".join(" ".join(line.strip("▏ ").split()) for line in pane_text(app).splitlines())
         assert "from mem0, record m-42, version 2, by agent:scribe" in text
         assert "mem0 never records: corroborations, contradictions" in text
-    assert xp.source_lines({"id": "x"}, xp.palette({})).plain == ""  # no source: nothing said
+    from dataclasses import replace
+
+    plain = app.browser.explanation("f-pay-01")
+    assert xp.source_lines(replace(plain, source=None), xp.palette({})).plain == ""  # nothing said

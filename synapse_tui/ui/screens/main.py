@@ -306,7 +306,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
                 if fact_id is None or fact_id == done:
                     self._pane_busy = False
                     return
-            self.post_message(Explained(fact_id, self.browser.explain(fact_id)))
+            self.post_message(Explained(fact_id, self.browser.explanation(fact_id)))
             done = fact_id
 
     def on_explained(self, message: Explained) -> None:

@@ -42,6 +42,22 @@ async def test_wide_terminals_pair_the_list_with_the_pane(app):
         assert pane.display and "f-pay-02" in pane_text(app)
 
 
+async def test_the_pane_shows_a_triaged_facts_new_score(app):
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-old-1")
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        new = app.memory.scores.trust[app.memory.index["f-old-1"]]
+        assert app.main.current_fact_id() == "f-old-1"
+        assert f"{new:.2f}" in pane_text(app).splitlines()[0]  # the header's trust is the new one
+        app.main.query_one(FactDetail).scroll_end(animate=False)
+        await pilot.pause()
+        history = pane_text(app).split("HISTORY")
+        assert len(history) == 2 and "verify" in history[1]
+
+
 async def test_narrow_terminals_stack_them(app):
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

@@ -187,9 +187,10 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             top.refresh_view()
 
     # -- rows -------------------------------------------------------------------------
-    def show_rows(self, follow: str | None = None, top: bool = False) -> None:
+    def show_rows(self, follow: str | None = None, top: bool = False, changed: bool = False) -> None:
         """Paint what the browser says the list holds; the cursor stays on its fact (or
-        follows `follow`), else on its row (the next fact, when its own left the queue)."""
+        follows `follow`), else on its row (the next fact, when its own left the queue).
+        `changed`: scores changed (triage), so the pane is re-read even for the same fact."""
         memory = self.memory
         if memory is None:
             return
@@ -212,7 +213,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         view = rows.view
         self.query_one(ColumnHeader).set_sort(view.sort, view.reverse, facts.id_width, reasons)
         self.update_status()
-        self.update_pane()
+        self.update_pane(force=changed)  # after triage the fact under the cursor has a new score
 
     def update_status(self) -> None:
         facts = self.query_one(FactList)

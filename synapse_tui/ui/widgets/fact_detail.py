@@ -103,6 +103,8 @@ class FactDetail(VerticalScroll):
 
     def _chain(self, ex: Explanation, memory: Any) -> None:
         chain = self.query_one("#detail-chain", OptionList)
+        if not ex.chain_older and not ex.chain_newer and not chain.display:
+            return  # no chain before, none now: leave the widgets alone (no re-layout)
         chain.clear_options()
         texts = ex.chain_texts
         options = [Option(self._label("older", f, memory, texts), id=f) for f in reversed(ex.chain_older)]

@@ -231,3 +231,18 @@ async def test_9_footer_palette_and_deleted_facts(db):
         ]
         assert sum(t.strip() == "Quit" for t in titles) == 1, titles
     store.close()
+
+
+async def test_triage_keys_work_in_the_neighbour_view(app, db):
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-pay-02")
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, NeighbourScreen)
+        shown = app.shown_fact_id()
+        assert shown is not None
+        await pilot.press("v")
+        await settle(pilot)
+        assert isinstance(app.screen, NeighbourScreen)  # acted without leaving the view
+        assert [e["fact_id"] for e in audit(db)] == [shown]

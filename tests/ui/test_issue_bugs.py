@@ -147,6 +147,13 @@ async def test_6_neighbours_and_back_keep_queue_and_place(app):
         assert isinstance(app.screen, MainScreen)
         assert app.browser.view.queue == 2 and app.main.current_fact_id() == here
         assert "Disputed" in screen_text(app).splitlines()[-2]
+        await pilot.press("n")  # however the view closes (another view may pop it)
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await app.pop_screen()
+        await settle(pilot)
+        assert app.browser.view.queue == 2 and app.main.current_fact_id() == here
 
 
 async def test_7_undo_brings_the_cursor_back_and_disputes_resolve(app):

@@ -124,6 +124,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         self._debounce: Timer | None = None
         self._pane_fact: str | None = None  # the fact the pane shows or is about to
         self._pane_busy = False
+        self._return_to = None  # the view to come back to after the neighbour view
         self._pane_lock = threading.Lock()
 
     def compose(self) -> ComposeResult:
@@ -373,14 +374,19 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             return
         from .neighbours import NeighbourScreen
 
-        left_from = self.browser.view
+        self._return_to = self.browser.view
+        self.app.push_screen(NeighbourScreen(fact_id))
 
-        def back(_: object = None) -> None:
-            self.browser.restore(left_from)
-            self.query_one("#search", Input).value = left_from.search.source
-            self.show_rows(follow=left_from.cursor)
-
-        self.app.push_screen(NeighbourScreen(fact_id), back)
+    def on_screen_resume(self) -> None:
+        """Back on the list, however the view on top closed (dismiss or pop)."""
+        view, self._return_to = self._return_to, None
+        if view is None or self.memory is None:
+            return
+        self.browser.restore(view)
+        search = self.query_one("#search", Input)
+        if search.value != view.search.source:
+            search.value = view.search.source
+        self.show_rows(follow=view.cursor)
 
     def update_asof(self) -> None:
         banner = self.query_one("#asof", Static)

@@ -154,3 +154,16 @@ async def test_the_pane_names_the_source_system(app, monkeypatch):
 
     plain = app.browser.explanation("f-pay-01")
     assert xp.source_lines(replace(plain, source=None), xp.palette({})).plain == ""  # nothing said
+
+
+async def test_counts_agree_with_their_nouns(app):
+    from dataclasses import replace
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        o1 = app.browser.explanation("f-o1")
+        assert o1.freshness_form == "o1"
+        one = xp.reasons(replace(o1, reinforcement_count=1), 0.5, app.memory.scores.now)
+        assert "1 reinforcement since" in one["freshness"]
+        two = xp.reasons(replace(o1, reinforcement_count=2, corroborations=1), 0.5, app.memory.scores.now)
+        assert "2 reinforcements since" in two["freshness"]

@@ -208,3 +208,11 @@ def test_explanation_is_typed_and_the_show_json_contract_unchanged(db):
     with pytest.raises(TypeError):
         e.what_if["verify"] = 1.0  # frozen all the way down
     assert b.explanation("no-such-fact") is None
+
+
+def test_triage_says_which_rows_look_different(db):
+    b = open_browser(db)
+    result = b.triage("contradict", ["f-pay-01"])
+    assert result.repaint.tolist() == [b.memory.index["f-pay-01"]]  # the clock is pinned
+    moved = open_browser(db, MovingClock(NOW)).triage("verify", ["f-old-1"])
+    assert moved.repaint is not None and b.memory.index["f-old-1"] in moved.repaint.tolist()

@@ -188,10 +188,13 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             top.refresh_view()
 
     # -- rows -------------------------------------------------------------------------
-    def show_rows(self, follow: str | None = None, top: bool = False, changed: bool = False) -> None:
+    def show_rows(
+        self, follow: str | None = None, top: bool = False, changed: bool = False, repaint=None
+    ) -> None:
         """Paint what the browser says the list holds; the cursor stays on its fact (or
         follows `follow`), else on its row (the next fact, when its own left the queue).
-        `changed`: scores changed (triage), so the pane is re-read even for the same fact."""
+        `changed`: scores changed (triage), so the pane is re-read even for the same fact;
+        `repaint`: the positions whose rows look different (None: every row)."""
         memory = self.memory
         if memory is None:
             return
@@ -200,7 +203,9 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         rows = self.browser.rows()
         reasons = QUEUES[rows.view.queue].key in REASON_QUEUES
         facts.marks = self.browser.marks
-        facts.set_rows(memory, rows.order, keep=None if top else keep, reasons=reasons, top=top)
+        facts.set_rows(
+            memory, rows.order, keep=None if top else keep, reasons=reasons, top=top, repaint=repaint
+        )
         searching = rows.view.search.positions is not None
         if (
             follow is not None

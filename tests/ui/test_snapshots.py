@@ -136,3 +136,18 @@ def test_as_of(snap_compare, db):
         await settle(pilot)
 
     assert snap_compare(_app(db), terminal_size=(120, 30), run_before=run_before)
+
+
+def test_supersede_picker_80x24(snap_compare, db):
+    """Every candidate's text shows under its id and reason, however narrow."""
+
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        pilot.app.main.go_to_fact("f-pay-02")
+        await pilot.pause()
+        await pilot.press("s")
+        await settle(pilot)
+        pilot.app.screen.query_one("#sup-search").cursor_blink = False
+        await pilot.pause()
+
+    assert snap_compare(_app(db), terminal_size=(80, 24), run_before=run_before)

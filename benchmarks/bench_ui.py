@@ -102,6 +102,12 @@ async def measure(db: Path) -> dict[str, float]:
         ):
             figures[f"{label} net (ms)"] = await per_key(keys) - noop
 
+        # the same cursor keys with the pane hidden (p): what following the cursor costs
+        app.main.show_pane = False
+        figures["cursor down/up net, pane hidden (ms)"] = await per_key(["down", "up"]) - noop
+        app.main.show_pane = True
+        await app.workers.wait_for_complete()
+
         from synapse_tui.core import query as fq
 
         memory = app.memory

@@ -26,6 +26,7 @@ from .clock import Clock
 from .config import Config
 from .egograph import GraphRead, neighbourhood
 from .errors import SynapseError
+from .explanation import Explanation
 from .graphpath import find_path
 from .memory import Memory
 from .notices import describe
@@ -72,6 +73,7 @@ class TriageResult:
     error: str | None = None
     follow: str | None = None  # the fact the cursor follows (undo / redo: the one that came back)
     from_marks: bool = False
+    repaint: np.ndarray | None = None  # positions whose row looks different now (None: all)
 
 
 class Turns:
@@ -306,6 +308,11 @@ class Browser:
             }
         return ex
 
+    def explanation(self, fact_id: str) -> Explanation | None:
+        """`explain`, typed: what the detail views show."""
+        ex = self.explain(fact_id)
+        return None if ex is None else Explanation.from_show(ex)
+
     def _newer(self, fact_id: str, limit: int = 100) -> list[str]:
         out: list[str] = []
         frontier = [fact_id]
@@ -420,7 +427,8 @@ class Browser:
         follow = ids[0] if move in ("undo", "redo") and ids else None
         if from_marks:
             self.marks = frozenset()
-        return TriageResult(move, outcome, notice, follow=follow, from_marks=from_marks)
+        repaint = _looks_different(before, memory.scores) if len(before) == len(memory) else None
+        return TriageResult(move, outcome, notice, follow=follow, from_marks=from_marks, repaint=repaint)
 
     def _update(self, positions: np.ndarray, everything: bool) -> None:
         """Queue membership after a change at `positions` (or everywhere)."""
@@ -432,3 +440,13 @@ class Browser:
         masks = self._masks.copy()  # never write an array already handed out
         masks[:, positions] = masks_at(self.live, suspects.mask, positions)
         self._masks = masks
+
+
+def _looks_different(before, after) -> np.ndarray:
+    """Positions whose list row shows something else now: trust to two decimals, band,
+    guidance, depth, tier, flags (a moving clock nudges every score, rarely a row)."""
+    differs = np.round(before.trust, 2) != np.round(after.trust, 2)
+    for name in ("band", "guidance", "k", "tier", "flags"):
+        differs |= getattr(before, name) != getattr(after, name)
+    differs |= np.floor(before.age_days) != np.floor(after.age_days)
+    return np.flatnonzero(differs)

@@ -6,11 +6,10 @@ paints, nothing else.
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.message import Message
 
 from ..core.browser import Search, TriageResult
+from ..core.explanation import Explanation
 
 
 class MemoryLoaded(Message):
@@ -40,9 +39,9 @@ class SearchFailed(Message):
 
 
 class Explained(Message):
-    """`Browser.explain` of one fact (None: no such fact)."""
+    """`Browser.explanation` of one fact (None: no such fact)."""
 
-    def __init__(self, fact_id: str, explain: dict[str, Any] | None) -> None:
+    def __init__(self, fact_id: str, explain: Explanation | None) -> None:
         self.fact_id, self.explain = fact_id, explain
         super().__init__()
 

@@ -183,7 +183,7 @@ class TriageMixin:
             self.poll_store()  # type: ignore[attr-defined]  # refused because a writer acted? show it
             return
         main = self.main  # type: ignore[attr-defined]
-        main.show_rows(follow=result.follow)
+        main.show_rows(follow=result.follow, changed=True, repaint=result.repaint)
         top = self.screen  # type: ignore[attr-defined]
         if top is not main and hasattr(top, "refresh_view"):
             top.refresh_view()  # the open fact shows its new score

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from synapse_tui.cli import main
 from synapse_tui.core import limits
+from synapse_tui.core.explanation import Explanation
 from tests.conftest import write_jsonl
 
 OK = {"id": "ok", "text": "the deploy runs on Fridays", "created_at": "2026-11-01T00:00:00Z"}
@@ -354,7 +355,7 @@ def test_item6_bidi_and_zero_width_are_shown_visibly(tmp_path):
         "edges": ok("edges", db).stdout,
     }
     with Store.open(db, readonly=True) as store:
-        ex = Memory(store, Config(), 0).explain("bidi0")
+        ex = Explanation.from_show(Memory(store, Config(), 0).explain("bidi0"))
     console = Console(width=200, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
     console.print(xp.header_lines(ex, xp.palette({})), xp.provenance_lines(ex, xp.palette({})))
     outputs["browser detail"] = console.export_text()

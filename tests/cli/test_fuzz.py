@@ -25,6 +25,7 @@ from rich.console import Console
 from synapse_tui.cli import main
 from synapse_tui.core.clock import parse_time
 from synapse_tui.core.config import Config
+from synapse_tui.core.explanation import Explanation
 from synapse_tui.core.memory import Memory
 from synapse_tui.core.store import Store
 from synapse_tui.core.textsafe import clean
@@ -121,7 +122,7 @@ def browser_detail(db: Path, fact_id: str) -> str:
     """What the browser's detail view renders, through the same functions."""
     with Store.open(db, readonly=True) as store:
         memory = Memory(store, Config(), parse_time(NOW))
-        ex = memory.explain(fact_id)
+        ex = Explanation.from_show(memory.explain(fact_id))
     colours = xp.palette({})
     out = io.StringIO()
     console = Console(file=out, width=400)

@@ -231,3 +231,24 @@ def test_the_audit_scores_with_the_browsers_config(db):
     before = float(b.memory.scores.trust[i])
     b.triage("corroborate", ["f-deploy"])
     assert abs(b.store.history("f-deploy")[-1].score_before["trust"] - before) < 1e-9
+
+
+def test_explanation_is_typed_and_the_show_json_contract_unchanged(db):
+    b = open_browser(db)
+    shown = b.memory.explain("f-deploy")
+    assert "chain_newer" not in shown and "suspect" not in shown  # show --json stays as it was
+    e = b.explanation("f-deploy")
+    assert (e.id, e.guidance, e.contradictions, e.k) == ("f-deploy", "disputed", 3, 0)
+    assert e.suspect.startswith("near-duplicate cluster of 3") and e.source is None
+    assert isinstance(e.flags, tuple) and isinstance(e.history, tuple)
+    with pytest.raises(TypeError):
+        e.what_if["verify"] = 1.0  # frozen all the way down
+    assert b.explanation("no-such-fact") is None
+
+
+def test_triage_says_which_rows_look_different(db):
+    b = open_browser(db)
+    result = b.triage("contradict", ["f-pay-01"])
+    assert result.repaint.tolist() == [b.memory.index["f-pay-01"]]  # the clock is pinned
+    moved = open_browser(db, MovingClock(NOW)).triage("verify", ["f-old-1"])
+    assert moved.repaint is not None and b.memory.index["f-old-1"] in moved.repaint.tolist()

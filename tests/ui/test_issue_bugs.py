@@ -147,6 +147,13 @@ async def test_6_neighbours_and_back_keep_queue_and_place(app):
         assert isinstance(app.screen, MainScreen)
         assert app.browser.view.queue == 2 and app.main.current_fact_id() == here
         assert "Disputed" in screen_text(app).splitlines()[-2]
+        await pilot.press("n")  # however the view closes (another view may pop it)
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await app.pop_screen()
+        await settle(pilot)
+        assert app.browser.view.queue == 2 and app.main.current_fact_id() == here
 
 
 async def test_7_undo_brings_the_cursor_back_and_disputes_resolve(app):
@@ -232,3 +239,18 @@ async def test_9_footer_palette_and_deleted_facts(db):
         ]
         assert sum(t.strip() == "Quit" for t in titles) == 1, titles
     store.close()
+
+
+async def test_triage_keys_work_in_the_neighbour_view(app, db):
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-pay-02")
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, NeighbourScreen)
+        shown = app.shown_fact_id()
+        assert shown is not None
+        await pilot.press("v")
+        await settle(pilot)
+        assert isinstance(app.screen, NeighbourScreen)  # acted without leaving the view
+        assert [e["fact_id"] for e in audit(db)] == [shown]

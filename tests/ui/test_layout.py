@@ -42,6 +42,22 @@ async def test_wide_terminals_pair_the_list_with_the_pane(app):
         assert pane.display and "f-pay-02" in pane_text(app)
 
 
+async def test_the_pane_shows_a_triaged_facts_new_score(app):
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-old-1")
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        new = app.memory.scores.trust[app.memory.index["f-old-1"]]
+        assert app.main.current_fact_id() == "f-old-1"
+        assert f"{new:.2f}" in pane_text(app).splitlines()[0]  # the header's trust is the new one
+        app.main.query_one(FactDetail).scroll_end(animate=False)
+        await pilot.pause()
+        history = pane_text(app).split("HISTORY")
+        assert len(history) == 2 and "verify" in history[1]
+
+
 async def test_narrow_terminals_stack_them(app):
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -134,4 +150,20 @@ async def test_the_pane_names_the_source_system(app, monkeypatch):
         text = " ".join(" ".join(line.strip("▏ ").split()) for line in pane_text(app).splitlines())
         assert "from mem0, record m-42, version 2, by agent:scribe" in text
         assert "mem0 never records: corroborations, contradictions" in text
-    assert xp.source_lines({"id": "x"}, xp.palette({})).plain == ""  # no source: nothing said
+    from dataclasses import replace
+
+    plain = app.browser.explanation("f-pay-01")
+    assert xp.source_lines(replace(plain, source=None), xp.palette({})).plain == ""  # nothing said
+
+
+async def test_counts_agree_with_their_nouns(app):
+    from dataclasses import replace
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        o1 = app.browser.explanation("f-o1")
+        assert o1.freshness_form == "o1"
+        one = xp.reasons(replace(o1, reinforcement_count=1), 0.5, app.memory.scores.now)
+        assert "1 reinforcement since" in one["freshness"]
+        two = xp.reasons(replace(o1, reinforcement_count=2, corroborations=1), 0.5, app.memory.scores.now)
+        assert "2 reinforcements since" in two["freshness"]

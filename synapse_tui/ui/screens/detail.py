@@ -69,7 +69,7 @@ class DetailScreen(Screen):
 
     @work(thread=True, exclusive=True, group="explain")
     def load(self, fact_id: str) -> None:
-        self.post_message(Explained(fact_id, self.app.browser.explain(fact_id)))
+        self.post_message(Explained(fact_id, self.app.browser.explanation(fact_id)))
 
     def on_explained(self, message: Explained) -> None:
         self.query_one(FactDetail).show(

@@ -124,6 +124,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         self._debounce: Timer | None = None
         self._pane_fact: str | None = None  # the fact the pane shows or is about to
         self._pane_busy = False
+        self._return_to = None  # the view to come back to after the neighbour view
         self._pane_lock = threading.Lock()
 
     def compose(self) -> ComposeResult:
@@ -187,9 +188,13 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             top.refresh_view()
 
     # -- rows -------------------------------------------------------------------------
-    def show_rows(self, follow: str | None = None, top: bool = False) -> None:
+    def show_rows(
+        self, follow: str | None = None, top: bool = False, changed: bool = False, repaint=None
+    ) -> None:
         """Paint what the browser says the list holds; the cursor stays on its fact (or
-        follows `follow`), else on its row (the next fact, when its own left the queue)."""
+        follows `follow`), else on its row (the next fact, when its own left the queue).
+        `changed`: scores changed (triage), so the pane is re-read even for the same fact;
+        `repaint`: the positions whose rows look different (None: every row)."""
         memory = self.memory
         if memory is None:
             return
@@ -198,7 +203,9 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         rows = self.browser.rows()
         reasons = QUEUES[rows.view.queue].key in REASON_QUEUES
         facts.marks = self.browser.marks
-        facts.set_rows(memory, rows.order, keep=None if top else keep, reasons=reasons, top=top)
+        facts.set_rows(
+            memory, rows.order, keep=None if top else keep, reasons=reasons, top=top, repaint=repaint
+        )
         searching = rows.view.search.positions is not None
         if (
             follow is not None
@@ -212,7 +219,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         view = rows.view
         self.query_one(ColumnHeader).set_sort(view.sort, view.reverse, facts.id_width, reasons)
         self.update_status()
-        self.update_pane()
+        self.update_pane(force=changed)  # after triage the fact under the cursor has a new score
 
     def update_status(self) -> None:
         facts = self.query_one(FactList)
@@ -306,7 +313,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
                 if fact_id is None or fact_id == done:
                     self._pane_busy = False
                     return
-            self.post_message(Explained(fact_id, self.browser.explain(fact_id)))
+            self.post_message(Explained(fact_id, self.browser.explanation(fact_id)))
             done = fact_id
 
     def on_explained(self, message: Explained) -> None:
@@ -372,14 +379,19 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             return
         from .neighbours import NeighbourScreen
 
-        left_from = self.browser.view
+        self._return_to = self.browser.view
+        self.app.push_screen(NeighbourScreen(fact_id))
 
-        def back(_: object = None) -> None:
-            self.browser.restore(left_from)
-            self.query_one("#search", Input).value = left_from.search.source
-            self.show_rows(follow=left_from.cursor)
-
-        self.app.push_screen(NeighbourScreen(fact_id), back)
+    def on_screen_resume(self) -> None:
+        """Back on the list, however the view on top closed (dismiss or pop)."""
+        view, self._return_to = self._return_to, None
+        if view is None or self.memory is None:
+            return
+        self.browser.restore(view)
+        search = self.query_one("#search", Input)
+        if search.value != view.search.source:
+            search.value = view.search.source
+        self.show_rows(follow=view.cursor)
 
     def update_asof(self) -> None:
         banner = self.query_one("#asof", Static)

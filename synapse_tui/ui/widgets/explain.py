@@ -7,11 +7,11 @@ the detail screen stays a thin shell and the wording is easy to test.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from rich.text import Text
 
 from ...core.clock import parse_time
+from ...core.explanation import Explanation
 from ...core.trust import BANDS
 from ..text import BAND_VARIABLES, age_label, bar, clean, clean_block, stacked_bar, two
 
@@ -47,30 +47,30 @@ def band_chip(band: str, trust: float, colours: dict[str, str]) -> Text:
     return Text.assemble((f" {band} ", f"bold on {colour}"), " ", (two(trust), "bold"))
 
 
-def _last_event_days(ex: dict[str, Any], now: float) -> float:
-    times = [ex["created_at"], *(ex.get("reinforced_at") or [])]
+def _last_event_days(ex: Explanation, now: float) -> float:
+    times = [ex.created_at, *ex.reinforced_at]
     latest = max(parse_time(t) for t in times)
     return max(0.0, (now - latest) / 86400)
 
 
-def reasons(ex: dict[str, Any], threshold: float, now: float) -> dict[str, str]:
+def reasons(ex: Explanation, threshold: float, now: float) -> dict[str, str]:
     """One plain-language line per factor: why it has the value it has."""
-    r, s = ex["corroborations"], ex["contradictions"]
+    r, s = ex.corroborations, ex.contradictions
     out: dict[str, str] = {}
-    if ex["guidance"] == "disputed":
-        out["confidence"] = f"contradictions weigh heavily: d = {two(ex['d'])} of the opinion"
-    elif ex["guidance"] == "uncertain":
+    if ex.guidance == "disputed":
+        out["confidence"] = f"contradictions weigh heavily: d = {two(ex.d)} of the opinion"
+    elif ex.guidance == "uncertain":
         out["confidence"] = (
-            f"little evidence yet ({_n(r, 'corroboration')}): the prior still holds u = {two(ex['u'])}"
+            f"little evidence yet ({_n(r, 'corroboration')}): the prior still holds u = {two(ex.u)}"
         )
     else:
         out["confidence"] = f"{_n(r, 'corroboration')} against {_n(s, 'contradiction')}"
-    f = ex["freshness"]
-    if ex["freshness_form"] == "o1":
-        since = f"{_n(ex.get('reinforcement_count', 1), 'reinforcement')} since first seen {age_label(ex['age_days'])} ago"
+    f = ex.freshness
+    if ex.freshness_form == "o1":
+        since = f"{_n(ex.reinforcement_count or 1, 'reinforcement')} since first seen {age_label(ex.age_days)} ago"
     else:
         since = f"last reinforced {age_label(_last_event_days(ex, now))} ago"
-    if "clock_skew" in ex["flags"]:
+    if "clock_skew" in ex.flags:
         out["freshness"] = "an event is dated in the future (clock skew): its age is floored"
     elif f < threshold:
         out["freshness"] = f"stale: {since}; below the review threshold {two(threshold)}"
@@ -78,22 +78,22 @@ def reasons(ex: dict[str, Any], threshold: float, now: float) -> dict[str, str]:
         out["freshness"] = f"fading: {since}"
     else:
         out["freshness"] = f"fresh: {since}"
-    k = ex["k"]
+    k = ex.k
     if k == 0:
         out["supersession"] = "the current version: nothing supersedes it"
     else:
-        newer = ", ".join(ex["superseded_by"]) or "?"
+        newer = ", ".join(ex.superseded_by) or "?"
         out["supersession"] = f"superseded {k} step{'s' * (k != 1)} deep: replaced by {newer}"
-    tier = ex["tier"]
+    tier = ex.tier
     if tier == "signed":
         out["gate"] = "signed: the signature verifies under a trusted key"
     elif tier == "human":
         out["gate"] = "a person accepted it; not verified-signed"
     else:
         out["gate"] = "machine-written: nobody accepted or signed it"
-    if "signature_invalid" in ex["flags"]:
+    if "signature_invalid" in ex.flags:
         out["gate"] += "; its signature claim does not verify"
-    elif "signature_untrusted" in ex["flags"]:
+    elif "signature_untrusted" in ex.flags:
         out["gate"] += "; signed, but by a key that is not a trusted signer"
     return out
 
@@ -108,36 +108,33 @@ def _events(n: int) -> str:
 
 
 def factor_lines(
-    ex: dict[str, Any], colours: dict[str, str], threshold: float, now: float, compact: bool = False
+    ex: Explanation, colours: dict[str, str], threshold: float, now: float, compact: bool = False
 ) -> Text:
     """`compact`: for the pane beside the list: short bars, reasons indented less."""
     why = reasons(ex, threshold, now)
-    form = "O(1) form" if ex["freshness_form"] == "o1" else "exact form"
+    form = "O(1) form" if ex.freshness_form == "o1" else "exact form"
     events = (
-        f"n = {ex.get('reinforcement_count')}"
-        if ex["freshness_form"] == "o1"
-        else _events(1 + len(ex.get("reinforced_at") or []))
+        f"n = {ex.reinforcement_count}" if ex.freshness_form == "o1" else _events(1 + len(ex.reinforced_at))
     )
     rows = [
         (
             "Confidence",
-            ex["confidence"],
+            ex.confidence,
             "confidence",
-            f"r={ex['corroborations']} s={ex['contradictions']} a={two(ex['base_rate'])} "
-            f"W={ex['prior_weight']:g}",
+            f"r={ex.corroborations} s={ex.contradictions} a={two(ex.base_rate)} W={ex.prior_weight:g}",
         ),
         (
             "Freshness",
-            ex["freshness"],
+            ex.freshness,
             "freshness",
-            f"B={two(ex['B'])} ({form}, {events}), age {age_label(ex['age_days'])}",
+            f"B={two(ex.B)} ({form}, {events}), age {age_label(ex.age_days)}",
         ),
-        ("Supersession", ex["supersession"], "supersession", f"k={ex['k']}"),
-        ("Gate", ex["gate"], "gate", f"tier {ex['tier']} (declared {ex['declared_tier']})"),
+        ("Supersession", ex.supersession, "supersession", f"k={ex.k}"),
+        ("Gate", ex.gate, "gate", f"tier {ex.tier} (declared {ex.declared_tier})"),
     ]
     out = Text()
     out.append("TRUST ", style="bold")
-    out.append_text(band_chip(ex["band"], ex["trust"], colours))
+    out.append_text(band_chip(ex.band, ex.trust, colours))
     out.append(
         ("\n  = " if compact else "  = ") + "confidence × freshness × supersession × gate\n",
         style=colours["muted"],
@@ -158,38 +155,38 @@ def factor_lines(
     return out
 
 
-def opinion_lines(ex: dict[str, Any], colours: dict[str, str], compact: bool = False) -> Text:
+def opinion_lines(ex: Explanation, colours: dict[str, str], compact: bool = False) -> Text:
     out = Text()
     out.append("OPINION  ", style="bold")
-    out.append(f"belief b {two(ex['b'])}", style=colours["success"])
+    out.append(f"belief b {two(ex.b)}", style=colours["success"])
     out.append("  ")
-    out.append(f"disbelief d {two(ex['d'])}", style=colours["error"])
+    out.append(f"disbelief d {two(ex.d)}", style=colours["error"])
     out.append("\n         " if compact else "  ")
-    out.append(f"uncertainty u {two(ex['u'])}\n", style=colours["muted"])
+    out.append(f"uncertainty u {two(ex.u)}\n", style=colours["muted"])
     out.append("  ")
     out.append_text(
         stacked_bar(
             [
-                (ex["b"], colours["success"], "█"),
-                (ex["d"], colours["error"], "█"),
-                (ex["u"], colours["muted"], "░"),
+                (ex.b, colours["success"], "█"),
+                (ex.d, colours["error"], "█"),
+                (ex.u, colours["muted"], "░"),
             ],
             BAR if compact else 2 * BAR,
         )
     )
     guidance_colour = {"disputed": colours["error"], "uncertain": colours["warning"]}.get(
-        ex["guidance"], colours["success"]
+        ex.guidance, colours["success"]
     )
     out.append("  ")
-    out.append(ex["guidance_advice"], style=f"bold {guidance_colour}")
+    out.append(ex.guidance_advice, style=f"bold {guidance_colour}")
     out.append("\n")
     return out
 
 
-def review_lines(ex: dict[str, Any], threshold: float, now: float | None = None) -> Text:
+def review_lines(ex: Explanation, threshold: float, now: float | None = None) -> Text:
     out = Text()
     out.append("REVIEW DUE  ", style="bold")
-    due = re.sub(r"\.\d+Z$", "Z", ex["review_due"])
+    due = re.sub(r"\.\d+Z$", "Z", ex.review_due)
     out.append(due)
     if now is not None and parse_time(due) <= now:
         out.append("  overdue", style="bold")
@@ -197,7 +194,7 @@ def review_lines(ex: dict[str, Any], threshold: float, now: float | None = None)
     return out
 
 
-def what_if_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
+def what_if_lines(ex: Explanation, colours: dict[str, str]) -> Text:
     out = Text()
     out.append("WHAT WOULD MOVE IT\n", style="bold")
     verbs = {
@@ -207,8 +204,8 @@ def what_if_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
         "accept": "accept (a)",
         "sign": "sign it",
     }
-    for move, value in ex["what_if"].items():
-        delta = value - ex["trust"]
+    for move, value in ex.what_if.items():
+        delta = value - ex.trust
         colour = (
             colours["success"] if delta > 0.005 else colours["error"] if delta < -0.005 else colours["muted"]
         )
@@ -217,89 +214,88 @@ def what_if_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
     return out
 
 
-def provenance_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
+def provenance_lines(ex: Explanation, colours: dict[str, str]) -> Text:
     out = Text()
     out.append("PROVENANCE\n", style="bold")
-    prov = ex.get("provenance") or {}
+    prov = ex.provenance or {}
     if not prov:
         out.append("  none recorded\n", style=colours["muted"])
     for key, value in prov.items():
         out.append(f"  {clean(str(key))}: ", style="bold")
         out.append(clean(value if isinstance(value, str) else repr(value)) + "\n")
     out.append("  signature: ", style="bold")
-    check = ex["signature_check"]
+    check = ex.signature_check
     colour = (
         colours["success"]
         if check.startswith("valid, trusted")
         else (colours["muted"] if check == "none" else colours["error"])
     )
     out.append(check, style=colour)
-    sig = ex.get("signature") or {}
+    sig = ex.signature or {}
     if sig.get("key"):
         out.append(f"  (key {clean(str(sig['key']))[:16]}…)")
     out.append("\n")
-    if ex.get("entities"):
+    if ex.entities:
         out.append("  entities: ", style="bold")
-        out.append(", ".join(clean(e) for e in ex["entities"]) + "\n")
-    if ex.get("note"):
+        out.append(", ".join(clean(e) for e in ex.entities) + "\n")
+    if ex.note:
         out.append("  note: ", style="bold")
-        out.append(clean(ex["note"]) + "\n")
+        out.append(clean(ex.note) + "\n")
     out.append("  created: ", style="bold")
-    out.append(ex["created_at"] + "\n")
+    out.append(ex.created_at + "\n")
     return out
 
 
-def history_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
+def history_lines(ex: Explanation, colours: dict[str, str]) -> Text:
     out = Text()
     out.append("HISTORY\n", style="bold")
-    if not ex["history"]:
+    if not ex.history:
         out.append("  no audit entries\n", style=colours["muted"])
-    for h in ex["history"]:
-        out.append(f"  {h['at']}  ")
-        out.append(clean(str(h["action"])), style="bold")
-        out.append(f"  by {clean(str(h.get('actor') or '?'))}")
-        if h.get("undoes"):
-            out.append(f"  (undoes #{h['undoes']})")
+    for h in ex.history:
+        out.append(f"  {h.at}  ")
+        out.append(clean(str(h.action)), style="bold")
+        out.append(f"  by {clean(str(h.actor or '?'))}")
+        if h.undoes:
+            out.append(f"  (undoes #{h.undoes})")
         out.append("\n")
     return out
 
 
-def header_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
+def header_lines(ex: Explanation, colours: dict[str, str]) -> Text:
     out = Text()
-    out.append(clean(ex["id"]), style=f"bold {colours['primary']}")
+    out.append(clean(ex.id), style=f"bold {colours['primary']}")
     out.append("  ")
-    out.append_text(band_chip(ex["band"], ex["trust"], colours))
-    if ex["flags"]:
-        flags = ("deleted at the source" if f == "deleted" else f for f in ex["flags"])
+    out.append_text(band_chip(ex.band, ex.trust, colours))
+    if ex.flags:
+        flags = ("deleted at the source" if f == "deleted" else f for f in ex.flags)
         out.append("  " + " ".join(flags), style=f"bold {colours['error']}")
     out.append("\n")
-    if ex.get("suspect"):
-        out.append(f"suspect: {clean(ex['suspect'])}\n", style=f"italic {colours['warning']}")
-    out.append(clean_block(ex["text"]))
+    if ex.suspect:
+        out.append(f"suspect: {clean(ex.suspect)}\n", style=f"italic {colours['warning']}")
+    out.append(clean_block(ex.text))
     out.append("\n")
     return out
 
 
-def source_lines(ex: dict[str, Any], colours: dict[str, str]) -> Text:
+def source_lines(ex: Explanation, colours: dict[str, str]) -> Text:
     """Where the fact came from, when an adapter read it from another memory system: the
     system, record, version and author, and what that system never records."""
-    src = ex.get("source")
+    src = ex.source
     out = Text()
-    if not isinstance(src, dict) or not src.get("system"):
+    if src is None:
         return out
-    system = clean(str(src["system"]))
+    system = clean(src.system)
     out.append("  source: ", style="bold")
     parts = [f"from {system}"]
-    if src.get("record") is not None:
-        parts.append(f"record {clean(str(src['record']))}")
-    if src.get("version") is not None:
-        parts.append(f"version {clean(str(src['version']))}")
-    if src.get("author"):
-        parts.append(f"by {clean(str(src['author']))}")
+    if src.record is not None:
+        parts.append(f"record {clean(src.record)}")
+    if src.version is not None:
+        parts.append(f"version {clean(src.version)}")
+    if src.author:
+        parts.append(f"by {clean(src.author)}")
     out.append(", ".join(parts))
-    unrecorded = [clean(str(u)) for u in src.get("unrecorded") or []]
-    if unrecorded:
+    if src.unrecorded:
         out.append(f"; {system} never records: ", style=colours["muted"])
-        out.append(", ".join(unrecorded), style=colours["muted"])
+        out.append(", ".join(clean(u) for u in src.unrecorded), style=colours["muted"])
     out.append("\n")
     return out

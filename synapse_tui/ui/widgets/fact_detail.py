@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...core.explanation import Explanation
 from ...core.trust import BANDS
 from . import explain as xp
 
@@ -34,7 +35,7 @@ class FactDetail(VerticalScroll):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.fact_id: str | None = None
-        self.explain: dict[str, Any] | None = None
+        self.explain: Explanation | None = None
         self._shown: tuple | None = None  # what show() last rendered, and how compact
 
     def compose(self) -> ComposeResult:
@@ -70,7 +71,7 @@ class FactDetail(VerticalScroll):
         if self._shown is not None and self._shown[-1] != self._compact():
             self.show(*self._shown[:-1])  # laid out at another width: render for this one
 
-    def show(self, ex: dict[str, Any] | None, fact_id: str, memory: Any, threshold: float) -> None:
+    def show(self, ex: Explanation | None, fact_id: str, memory: Any, threshold: float) -> None:
         if fact_id != self.fact_id:
             return  # the cursor moved on since this was asked for
         compact = self._compact()
@@ -100,13 +101,15 @@ class FactDetail(VerticalScroll):
         tail.append_text(xp.history_lines(ex, colours))
         self.query_one("#detail-provenance", Static).update(Text("\n").append_text(tail))
 
-    def _chain(self, ex: dict[str, Any], memory: Any) -> None:
+    def _chain(self, ex: Explanation, memory: Any) -> None:
         chain = self.query_one("#detail-chain", OptionList)
+        if not ex.chain_older and not ex.chain_newer and not chain.display:
+            return  # no chain before, none now: leave the widgets alone (no re-layout)
         chain.clear_options()
-        texts = ex.get("chain_texts", {})
-        options = [Option(self._label("older", f, memory, texts), id=f) for f in reversed(ex["chain_older"])]
-        options.append(Option(self._label("this", ex["id"], memory, texts), id=ex["id"], disabled=True))
-        options += [Option(self._label("newer", f, memory, texts), id=f) for f in ex["chain_newer"]]
+        texts = ex.chain_texts
+        options = [Option(self._label("older", f, memory, texts), id=f) for f in reversed(ex.chain_older)]
+        options.append(Option(self._label("this", ex.id, memory, texts), id=ex.id, disabled=True))
+        options += [Option(self._label("newer", f, memory, texts), id=f) for f in ex.chain_newer]
         has_chain = len(options) > 1
         self._show_chain(has_chain)
         self.query_one("#detail-chain-title", Static).update(

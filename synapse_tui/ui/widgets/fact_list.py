@@ -168,17 +168,36 @@ class FactList(ScrollView, can_focus=True):
 
     # -- data -------------------------------------------------------------------------
     def set_rows(
-        self, memory, order: np.ndarray, keep: int | None = None, reasons: bool = False, top: bool = False
+        self,
+        memory,
+        order: np.ndarray,
+        keep: int | None = None,
+        reasons: bool = False,
+        top: bool = False,
+        repaint: np.ndarray | None = None,
     ) -> None:
         """Show `order` (positions); keep the cursor on position `keep` if it is there,
-        else on the same row (the next fact, when the kept one left the queue)."""
+        else on the same row (the next fact, when the kept one left the queue).
+        `repaint`: when the order is unchanged, only these positions' rows changed."""
+        order = np.asarray(order, dtype=np.int64)
+        same = (
+            repaint is not None
+            and memory is self.memory
+            and reasons == self.show_reasons
+            and np.array_equal(order, self.order)
+        )
         if memory is not self.memory:
             self.id_width = _id_width(memory.ids)
         self.memory = memory
         self.show_reasons = reasons
-        self.order = np.asarray(order, dtype=np.int64)
-        self._generation += 1
-        self._strips.clear()
+        self.order = order
+        if same:
+            stale = {int(p) for p in repaint}
+            for key in [k for k in self._strips.keys() if k[0] in stale]:
+                self._strips.discard(key)
+        else:
+            self._generation += 1
+            self._strips.clear()
         self.virtual_size = Size(0, len(self.order))
         row = 0 if top else self.cursor
         if keep is not None and len(self.order):

@@ -1,0 +1,148 @@
+"""One fact explained, typed: what the browser's detail shows.
+
+`Memory.explain` stays the `show --json` dict (the CLI and MCP contract, which others
+extend); `Explanation.from_show` reads it once into a frozen dataclass, so the views use
+named, typed fields instead of string keys, and a renamed key fails in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    at: str
+    action: str
+    actor: str | None
+    undoes: int | None
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where an adapter read the fact: system, record, version, author, and the fields
+    that system never records."""
+
+    system: str
+    record: str | None
+    version: str | None
+    author: str | None
+    unrecorded: tuple[str, ...]
+
+
+def _frozen(value: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    return None if value is None else MappingProxyType(dict(value))
+
+
+@dataclass(frozen=True)
+class Explanation:
+    id: str
+    text: str
+    trust: float
+    band: str
+    confidence: float
+    freshness: float
+    supersession: float
+    gate: float
+    b: float
+    d: float
+    u: float
+    guidance: str
+    guidance_advice: str
+    k: int
+    B: float
+    tier: str
+    declared_tier: str
+    flags: tuple[str, ...]
+    corroborations: int
+    contradictions: int
+    base_rate: float
+    prior_weight: float
+    freshness_form: str  # "o1" or "exact"
+    reinforcement_count: int | None
+    reinforced_at: tuple[str, ...]
+    age_days: float
+    created_at: str
+    superseded_by: tuple[str, ...]
+    chain_older: tuple[str, ...]
+    chain_newer: tuple[str, ...]
+    chain_texts: Mapping[str, str]
+    entities: tuple[str, ...]
+    note: str | None
+    provenance: Mapping[str, Any] | None
+    signature: Mapping[str, Any] | None
+    signature_check: str
+    review_due: str
+    what_if: Mapping[str, float]
+    history: tuple[HistoryEntry, ...]
+    source: Source | None
+    suspect: str | None  # why it is in a problem queue
+    as_of: float | None
+
+    @classmethod
+    def from_show(cls, ex: Mapping[str, Any]) -> Explanation:
+        """From the `show --json` object (plus the browser's chain and suspect keys)."""
+        src = ex.get("source")
+        source = None
+        if isinstance(src, Mapping) and src.get("system"):
+            source = Source(
+                str(src["system"]),
+                None if src.get("record") is None else str(src["record"]),
+                None if src.get("version") is None else str(src["version"]),
+                None if not src.get("author") else str(src["author"]),
+                tuple(str(u) for u in src.get("unrecorded") or ()),
+            )
+        return cls(
+            **{name: ex[name] for name in _PLAIN},
+            flags=tuple(ex["flags"]),
+            reinforcement_count=ex.get("reinforcement_count"),
+            reinforced_at=tuple(ex.get("reinforced_at") or ()),
+            superseded_by=tuple(ex["superseded_by"]),
+            chain_older=tuple(ex["chain_older"]),
+            chain_newer=tuple(ex.get("chain_newer") or ()),
+            chain_texts=MappingProxyType(dict(ex.get("chain_texts") or {})),
+            entities=tuple(ex.get("entities") or ()),
+            note=ex.get("note"),
+            provenance=_frozen(ex.get("provenance")),
+            signature=_frozen(ex.get("signature")),
+            what_if=MappingProxyType(dict(ex["what_if"])),
+            history=tuple(
+                HistoryEntry(h["at"], h["action"], h.get("actor"), h.get("undoes")) for h in ex["history"]
+            ),
+            source=source,
+            suspect=ex.get("suspect"),
+            as_of=ex.get("as_of"),
+        )
+
+
+_PLAIN = (
+    "id",
+    "text",
+    "trust",
+    "band",
+    "confidence",
+    "freshness",
+    "supersession",
+    "gate",
+    "b",
+    "d",
+    "u",
+    "guidance",
+    "guidance_advice",
+    "k",
+    "B",
+    "tier",
+    "declared_tier",
+    "corroborations",
+    "contradictions",
+    "base_rate",
+    "prior_weight",
+    "freshness_form",
+    "age_days",
+    "created_at",
+    "signature_check",
+    "review_due",
+)

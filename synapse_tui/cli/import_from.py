@@ -101,5 +101,5 @@ def import_from(
         click.echo(f"left out: {line}", err=True)
     click.echo(
         f"{system} {result.source} -> {db}: {result.added} added, {result.newly_deleted} newly deleted,"
-        f" {result.unchanged} unchanged"
+        f" {result.reasserted} re-asserted, {result.unchanged} unchanged"
     )

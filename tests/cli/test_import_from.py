@@ -46,7 +46,7 @@ def test_import_then_sync_again_changes_nothing(tmp_path):
     export = run("export", db).stdout
     audit = run("export", db, "--audit").stdout
     human = run("import", "--from", "mem0", history, "--db", db)
-    assert "0 added, 0 newly deleted, 4 unchanged" in human.stdout
+    assert "0 added, 0 newly deleted, 0 re-asserted, 4 unchanged" in human.stdout
     assert "left out: no vector store found" in human.stderr
     assert run("export", db).stdout == export and run("export", db, "--audit").stdout == audit
 

@@ -42,7 +42,7 @@ def test_basic_memory_import_sync_edit_and_triage_kept(tmp_path):
     )
     before = db.read_bytes()
     human = run("import", "--from", "basic-memory", notes, "--db", db)
-    assert "0 added, 0 newly deleted, 5 unchanged" in human.stdout
+    assert "0 added, 0 newly deleted, 0 re-asserted, 5 unchanged" in human.stdout
     assert db.read_bytes() == before  # not one byte written
     cluster = ids_by_text(db)["Search runs on a separate cluster"]["id"]
     run("corroborate", db, cluster, "--now", "2026-06-01T00:00:00Z")
@@ -75,7 +75,7 @@ def test_graphiti_import_sync_edit_and_triage_kept(tmp_path):
     assert (first["system"], first["added"], first["unchanged"]) == ("graphiti", 3, 0)
     before = db.read_bytes()
     assert (
-        "0 added, 0 newly deleted, 3 unchanged"
+        "0 added, 0 newly deleted, 0 re-asserted, 3 unchanged"
         in run("import", "--from", "graphiti", folder, "--db", db).stdout
     )
     assert db.read_bytes() == before
@@ -125,7 +125,7 @@ def test_graphiti_re_assertion_reaches_a_triaged_fact_and_undo_takes_it_back(tmp
     assert "source:graphiti" in run("show", db, "graphiti:e-old").stdout  # a person sees who did it
     before = db.read_bytes()
     assert (
-        "0 added, 0 newly deleted, 3 unchanged"
+        "0 added, 0 newly deleted, 0 re-asserted, 3 unchanged"
         in run("import", "--from", "graphiti", folder, "--db", db).stdout
     )
     assert db.read_bytes() == before

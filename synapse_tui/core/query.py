@@ -185,16 +185,50 @@ def junk_mask(memory: Memory, kind: str) -> np.ndarray:
     return mask
 
 
+def ranked(memory: Memory, q: Query) -> tuple[np.ndarray, np.ndarray]:
+    """The matches of a query with words, ascending positions, and their rank: FTS
+    relevance x Freshness (ADR-029)."""
+    pos, relevance = memory.store.search(" ".join(q.words))
+    if q.terms:
+        ok = q.mask(memory)[pos]
+        pos, relevance = pos[ok], relevance[ok]
+    return pos, relevance * memory.scores.freshness[pos]
+
+
 def run(memory: Memory, query: Query | str) -> np.ndarray:
     """Positions that match; with words, ranked by FTS relevance x Freshness (ADR-029),
-    otherwise in store order."""
+    ties in store order; otherwise in store order."""
     q = parse(query) if isinstance(query, str) else query
-    keep = q.mask(memory)
     if not q.words:
-        return np.flatnonzero(keep)
-    pos, relevance = memory.store.search(" ".join(q.words))
-    ok = keep[pos]
-    pos, relevance = pos[ok], relevance[ok]
-    rank = relevance * memory.scores.freshness[pos]
-    order = np.lexsort((pos, -rank))
-    return pos[order]
+        return np.flatnonzero(q.mask(memory))
+    pos, rank = ranked(memory, q)
+    return pos[order(rank)]
+
+
+def order(values: np.ndarray) -> np.ndarray:
+    """Indices that sort `values` highest first, ties in index order: what a stable sort
+    gives, at the price of an unstable one (half, for a quarter of a million) plus a
+    stable sort of just the tied entries."""
+    idx = np.argsort(-values)
+    ranked_values = values[idx]
+    tied = np.zeros(len(idx), dtype=bool)
+    same = ranked_values[1:] == ranked_values[:-1]
+    tied[1:] |= same
+    tied[:-1] |= same
+    if tied.any():  # tied runs are contiguous: order each by index, in place
+        sub = idx[tied]
+        idx[tied] = sub[np.lexsort((sub, -ranked_values[tied]))]
+    return idx
+
+
+def top(values: np.ndarray, positions: np.ndarray, limit: int) -> np.ndarray:
+    """The `limit` positions of highest value, best first, ties in the order given (store
+    order when `positions` ascend): selecting before sorting, so a page of results from a
+    hundred thousand matches costs a partition, not a sort."""
+    if len(values) > limit:
+        cut = np.partition(values, len(values) - limit)[len(values) - limit]  # limit-th highest
+        above = values > cut
+        ties = np.flatnonzero(values == cut)[: limit - int(above.sum())]
+        keep = np.sort(np.concatenate([np.flatnonzero(above), ties]))
+        positions, values = positions[keep], values[keep]
+    return positions[order(values)]

@@ -114,11 +114,11 @@ class Recall:
         with self.lock:
             memory = self.fresh()
             if q.words:
-                positions = fq.run(memory, q)
-                total, top = len(positions), positions[:limit]
+                positions, rank = fq.ranked(memory, q)
             else:
                 positions = np.flatnonzero(q.mask(memory))
-                total, top = len(positions), _top_trust(memory.scores.trust, positions, limit)
+                rank = memory.scores.trust[positions]
+            total, top = len(positions), fq.top(rank, positions, limit)
             results = self._envelopes(memory, top)
         return {"results": results, "total": int(total)}
 
@@ -262,16 +262,3 @@ class Recall:
         worker = self._graph_worker
         if worker is not None:
             worker.join()
-
-
-def _top_trust(trust: np.ndarray, positions: np.ndarray, limit: int) -> np.ndarray:
-    """The `limit` positions of highest trust, ties in store order: a stable sort of
-    everything, but selecting first (a full sort of 100,000 floats costs tens of ms)."""
-    values = trust[positions]
-    if len(values) > limit:
-        cut = np.partition(values, len(values) - limit)[len(values) - limit]  # limit-th highest
-        above = values > cut
-        ties = np.flatnonzero(values == cut)[: limit - int(above.sum())]
-        keep = np.sort(np.concatenate([np.flatnonzero(above), ties]))
-        positions, values = positions[keep], values[keep]
-    return positions[np.argsort(-values, kind="stable")]

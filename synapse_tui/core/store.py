@@ -380,20 +380,111 @@ class Store:
             for seq, at, actor, action, fid, batch, before, after, undoes, sb in rows
         ]
 
+    # -- full text ----------------------------------------------------------------------
+    # Relevance is BM25 (FTS5's constants) computed in numpy over the matched rowids, not
+    # FTS5's per-row bm25(): that auxiliary function walks each match's position lists and
+    # looks up its size, 5 us a row (1.3 s for a word in a quarter of a million facts). The
+    # words of a query are ANDed, so every match holds every word and the idf sum is the
+    # same for all of them: it scales every relevance alike and is left out. What ranks
+    # matches is the length normalisation, from FTS5's own per-row token counts (kept in
+    # an array beside the connection, extended as facts are appended); a word's count in
+    # one fact is taken as 1 (facts are short statements), the one place this differs
+    # from bm25().
+    BM25_K1 = 1.2
+    BM25_B = 0.75
+    _doc_tokens: np.ndarray | None = None  # tokens per row (id + text) by rowid; 0 = no row
+    _doc_rows = 0  # rows counted in _doc_tokens
+    _doc_total = 0  # their tokens
+
     def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """FTS5 matches for free words: 0-based positions and bm25 relevance (> 0, higher
-        is better). Each word is quoted, so user text is never FTS syntax."""
+        """FTS5 matches for free words (each a prefix, all required): 0-based positions,
+        ascending, and their relevance (> 0, higher is better: see above); with `limit`,
+        only the most relevant, best first. Each word is quoted, so user text is never
+        FTS syntax."""
         words = [w for w in query.split() if w]
         if not words:
             return np.empty(0, np.int64), np.empty(0)
         match = " ".join('"' + w.replace('"', '""') + '"*' for w in words)
-        sql = "SELECT rowid, -bm25(facts_fts) FROM facts_fts WHERE facts_fts MATCH ?"
+        keep = not self.conn.in_transaction  # inside a write, rows read may yet roll back
+        with self.snapshot() as conn:
+            (joined,) = conn.execute(
+                "SELECT group_concat(rowid, ',') FROM facts_fts WHERE facts_fts MATCH ?", (match,)
+            ).fetchone()
+            if not joined:
+                return np.empty(0, np.int64), np.empty(0)
+            rowids = np.fromstring(joined, dtype=np.int64, sep=",")
+            tokens, total, rows = self._token_counts(conn, int(rowids.max()), keep)
+        mean = total / max(rows, 1)
+        length = tokens[rowids] / mean if mean > 0 else np.ones(len(rowids))
+        k1, b = self.BM25_K1, self.BM25_B
+        relevance = len(words) * (k1 + 1) / (1 + k1 * (1 - b + b * length))
+        pos = rowids - 1
         if limit:
-            sql += f" ORDER BY bm25(facts_fts) LIMIT {int(limit)}"
-        rows = self.conn.execute(sql, (match,)).fetchall()
-        pos = np.fromiter((r[0] - 1 for r in rows), dtype=np.int64, count=len(rows))
-        rel = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
-        return pos, rel
+            best = np.argsort(-relevance, kind="stable")[: int(limit)]
+            pos, relevance = pos[best], relevance[best]
+        return pos, relevance
+
+    def _token_counts(self, conn: sqlite3.Connection, upto: int, keep: bool) -> tuple[np.ndarray, int, int]:
+        """Tokens per FTS row by rowid covering at least `upto`, their total and the number
+        of rows: FTS5's docsize table (one varint per column per row), read whole once,
+        then only the rows appended since. Facts are never rewritten or removed, so counts
+        once read stay true; `keep` False (inside a write) computes without keeping."""
+        have = self._doc_tokens
+        if have is not None and upto < len(have):
+            return have, self._doc_total, self._doc_rows
+        start = 0 if have is None else len(have)
+        first, last, count = conn.execute(
+            "SELECT (SELECT min(id) FROM facts_fts_docsize WHERE id >= :s),"
+            " (SELECT max(id) FROM facts_fts_docsize),"
+            " (SELECT count(*) FROM facts_fts_docsize WHERE id >= :s)",
+            {"s": start},
+        ).fetchone()
+        factory = conn.text_factory
+        conn.text_factory = bytes
+        try:
+            (blob,) = conn.execute(
+                "SELECT group_concat(sz, x'') FROM facts_fts_docsize WHERE id >= ?", (start,)
+            ).fetchone()
+            data = np.frombuffer(blob or b"", dtype=np.uint8)
+            if count and len(data) % count == 0 and not (data >= 128).any():
+                # the usual case: every count under 128, one byte per column per row
+                per_row = data.reshape(count, -1).sum(axis=1, dtype=np.int64)
+            else:
+                (sizes,) = conn.execute(
+                    "SELECT group_concat(length(sz), ',') FROM facts_fts_docsize WHERE id >= ?", (start,)
+                ).fetchone()
+                per_row = _varint_sums(data, sizes.decode() if sizes else "")
+            if count and last - first + 1 == count:
+                rows = np.arange(first, last + 1, dtype=np.int64)
+            else:
+                (ids,) = conn.execute(
+                    "SELECT group_concat(id, ',') FROM facts_fts_docsize WHERE id >= ?", (start,)
+                ).fetchone()
+                rows = np.fromstring(ids.decode(), dtype=np.int64, sep=",") if ids else np.empty(0, np.int64)
+        finally:
+            conn.text_factory = factory
+        top = max(upto, int(rows.max()) if len(rows) else 0) + 1
+        tokens = np.zeros(top, dtype=np.int64)
+        if have is not None:
+            tokens[: len(have)] = have
+        tokens[rows] = per_row
+        total, counted = self._doc_total + int(per_row.sum()), self._doc_rows + len(rows)
+        if keep:
+            self._doc_tokens, self._doc_total, self._doc_rows = tokens, total, counted
+        return tokens, total, counted
+
+
+def _varint_sums(blob: np.ndarray, sizes: str) -> np.ndarray:
+    """Per row, the sum of the SQLite varints (big-endian, 7 bits a byte, high bit = more)
+    packed in the bytes `blob`, row i taking the next sizes[i] bytes."""
+    lengths = np.fromstring(sizes, dtype=np.int64, sep=",") if sizes else np.empty(0, np.int64)
+    data = blob.astype(np.int64)
+    last = np.flatnonzero(data < 128)  # the final byte of each varint
+    which = np.repeat(np.arange(len(last)), np.diff(np.append(-1, last)))  # varint of each byte
+    shift = 7 * (last[which] - np.arange(len(data)))  # bytes after this one in its varint
+    values = np.bincount(which, weights=(data & 127) << shift, minlength=len(last))
+    row_of_byte = np.repeat(np.arange(len(lengths)), lengths)
+    return np.bincount(row_of_byte[last], weights=values, minlength=len(lengths)).astype(np.int64)
 
 
 def _describe(exc: sqlite3.OperationalError) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from synapse_tui.core import query as fq
@@ -55,3 +56,17 @@ def test_typos_point_at_the_bad_token(text, token, position, says):
     assert (err.token, err.position) == (token, position)
     assert says in str(err)
     assert err.caret().splitlines()[1].index("^") == position
+
+
+def test_ranking_order_and_top_equal_a_stable_sort():
+    """`order` (unstable sort plus a fix-up of ties) and `top` (partition, then sort) give
+    exactly what a stable sort highest-first gives: ties in store order."""
+    rng = np.random.default_rng(1)
+    for _ in range(500):
+        n = int(rng.integers(0, 60))
+        values = rng.choice([0.1, 0.3, 0.5], n) if rng.random() < 0.5 else rng.random(n)
+        positions = np.sort(rng.choice(200, n, replace=False))
+        expected = positions[np.argsort(-values, kind="stable")]
+        assert np.array_equal(positions[fq.order(values)], expected)
+        limit = int(rng.integers(1, 20))
+        assert np.array_equal(fq.top(values, positions, limit), expected[:limit])

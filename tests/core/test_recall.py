@@ -10,7 +10,7 @@ from synapse_tui.core.clock import Clock, format_time, parse_time
 from synapse_tui.core.errors import InputError, QueryError, SynapseError
 from synapse_tui.core.interchange import export_facts, import_facts, parse_file
 from synapse_tui.core.memory import Memory
-from synapse_tui.core.recall import Recall, _top_trust, agent_actor
+from synapse_tui.core.recall import Recall, agent_actor
 from synapse_tui.core.store import Store
 from synapse_tui.core.triage import Action, Triage, TriageError, export_audit
 from synapse_tui.core.trust import review_due, review_dues
@@ -42,18 +42,6 @@ def test_search_carries_the_trust_envelope_and_ranks_by_trust_without_words(reca
     assert a["stale"] == (a["freshness"] < 0.5) and a["guidance_advice"].startswith(a["guidance"])
     with pytest.raises(QueryError, match="did you mean 'trust'"):
         recall.search("trsut<0.3")
-
-
-def test_top_trust_equals_a_stable_sort():
-    rng = np.random.default_rng(1)
-    for _ in range(500):
-        n = int(rng.integers(1, 60))
-        trust = np.zeros(200)
-        positions = np.sort(rng.choice(200, n, replace=False))
-        trust[positions] = rng.choice([0.1, 0.3, 0.5], n) if rng.random() < 0.5 else rng.random(n)
-        limit = int(rng.integers(1, 20))
-        expected = positions[np.argsort(-trust[positions], kind="stable")][:limit]
-        assert np.array_equal(_top_trust(trust, positions, limit), expected)
 
 
 def test_review_dates_in_a_batch_equal_one_at_a_time(store_path):  # noqa: F811

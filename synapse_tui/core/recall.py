@@ -99,6 +99,9 @@ class Recall:
                 self.memory.refresh(changed)
             # else only derived data changed (the graph): no score did
             self.version, self.mark = version, mark
+            # the memory now stands for this version: without this, `Memory.explain` would
+            # see a foreign version and explain every later `show` from a fresh full load
+            self.memory.version = version
         now = self.clock.now()
         if abs(now - self.memory.scores.now) > RESCORE_AFTER:
             self.memory.rescore(now)

@@ -72,10 +72,12 @@ def _pos(conn: sqlite3.Connection, fact_id: str) -> int:
 # Entity spellings and PageRank are read per connection and kept: the most frequent
 # spelling scans every mention of an entity (7 ms for one named by 9,000 facts), and the
 # PageRank map is one JSON value over all entities. Each cache holds a mark of what it was
-# read from and is dropped when the mark moves: mentions are only ever appended, so for
-# spellings the last mentioning position; for PageRank, SQLite's data_version (another
-# connection committed). Both also hold the connection's own change count, so its own
-# writes, even rolled back, drop them. A few connections are kept, the oldest dropped.
+# read from and is dropped when the mark moves. Mentions are only ever appended (with
+# their facts), so for spellings the last mentioning position: triage leaves the names
+# alone. (A name read inside an import that then rolls back on this same connection stays
+# until the next import; nothing reads names inside an import.) For PageRank, SQLite's
+# data_version (another connection committed) and this connection's own change count.
+# A few connections are kept, the oldest dropped.
 _CACHES: dict[int, _Cache] = {}
 _KEEP = 8
 
@@ -83,7 +85,7 @@ _KEEP = 8
 @dataclass
 class _Cache:
     conn: sqlite3.Connection  # held, so its id is not reused while cached
-    names_mark: tuple[int, int] = (-1, -1)
+    names_mark: int = -1
     names: dict[int, str] = field(default_factory=dict)
     rank_mark: tuple[int, int] = (-1, -1)
     rank: dict[str, float] = field(default_factory=dict)
@@ -102,8 +104,7 @@ def entity_names(conn: sqlite3.Connection, eids: Iterable[int]) -> dict[int, str
     """Each entity's most frequent spelling (ties: the first in code-point order); '' for
     an entity nobody mentions. One query for those not read before."""
     cache = _cache(conn)
-    (last,) = conn.execute("SELECT coalesce(max(pos), 0) FROM mentions").fetchone()
-    mark = (last, conn.total_changes)
+    (mark,) = conn.execute("SELECT coalesce(max(pos), 0) FROM mentions").fetchone()
     if mark != cache.names_mark:
         cache.names, cache.names_mark = {}, mark
     names = cache.names

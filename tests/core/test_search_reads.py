@@ -1,0 +1,153 @@
+"""Search relevance and the cached reads behind `neighbours`, on real SQLite files."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from synapse_tui.core import query as fq
+from synapse_tui.core.clock import parse_time
+from synapse_tui.core.config import Config
+from synapse_tui.core.graphstore import update_graph
+from synapse_tui.core.graphview import entity_name, neighbours
+from synapse_tui.core.interchange import import_facts, parse_file
+from synapse_tui.core.memory import Memory
+from synapse_tui.core.store import Store
+from tests.conftest import write_jsonl
+
+FILLER = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+
+
+def facts(n: int, start: int = 0, seed: int = 0) -> list[dict]:
+    """Facts of very different lengths (up to 300 words, so FTS5 stores some token counts
+    in two bytes); 'payments' in every third, 'ledger' in every fifth, never twice in one."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(start, start + n):
+        words = list(rng.choice(FILLER, int(rng.choice([2, 5, 12, 40, 300]))))
+        if i % 3 == 0:
+            words.insert(int(rng.integers(0, len(words) + 1)), "payments")
+        if i % 5 == 0:
+            words.insert(int(rng.integers(0, len(words) + 1)), "ledger")
+        out.append({"id": f"x{i:04d}", "text": " ".join(words), "created_at": "2026-11-01T00:00:00Z"})
+    return out
+
+
+def fts5_bm25(store: Store, words: str) -> tuple[np.ndarray, np.ndarray]:
+    match = " ".join(f'"{w}"*' for w in words.split())
+    rows = store.conn.execute(
+        "SELECT rowid, -bm25(facts_fts) FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rowid", (match,)
+    ).fetchall()
+    return np.array([r[0] - 1 for r in rows]), np.array([r[1] for r in rows])
+
+
+def assert_bm25_up_to_a_constant(store: Store, words: str) -> None:
+    pos, relevance = store.search(words)
+    expected_pos, bm25 = fts5_bm25(store, words)
+    assert np.array_equal(pos, expected_pos)
+    ratio = relevance / bm25  # the idf sum: the same for every match
+    assert np.allclose(ratio, ratio[0], rtol=1e-9)
+    assert bm25.std() > 0  # lengths differ, so this compares orders, not constants
+
+
+@pytest.fixture
+def store(tmp_path):
+    db = tmp_path / "s.db"
+    with Store.open(db, create=True) as s:
+        import_facts(s, parse_file(write_jsonl(tmp_path / "a.jsonl", facts(200))), "a")
+    s = Store.open(db)
+    yield s
+    s.close()
+
+
+def test_relevance_is_fts5_bm25_when_no_word_repeats(store):
+    for words in ("payments", "payments ledger", "ledg", "pay ledger"):
+        assert_bm25_up_to_a_constant(store, words)
+    # with a limit, the most relevant first
+    pos, rel = store.search("payments", limit=5)
+    assert len(pos) == 5 and list(rel) == sorted(rel, reverse=True)
+    everything, all_rel = store.search("payments")
+    assert rel[0] == all_rel.max()
+
+
+def test_facts_added_after_a_search_are_found_and_weighed(store, tmp_path):
+    store.search("payments")  # reads the token counts
+    with Store.open(store.path) as other:  # another process appends facts
+        import_facts(other, parse_file(write_jsonl(tmp_path / "b.jsonl", facts(60, start=200, seed=1))), "b")
+    pos, _ = store.search("payments")
+    assert store.ids_at(pos.tolist())[-1] == "x0258"
+    assert_bm25_up_to_a_constant(store, "payments")  # the average length moved too
+
+
+def test_search_ranks_shorter_facts_first_at_equal_freshness(tmp_path):
+    db = tmp_path / "s.db"
+    rows = [
+        {"id": "long", "text": "payments " + " ".join(FILLER * 3), "created_at": "2026-11-01T00:00:00Z"},
+        {"id": "short", "text": "payments api", "created_at": "2026-11-01T00:00:00Z"},
+        {"id": "medium", "text": "the payments api and its owner", "created_at": "2026-11-01T00:00:00Z"},
+        {"id": "other", "text": "billing", "created_at": "2026-11-01T00:00:00Z"},
+    ]
+    with Store.open(db, create=True) as s:
+        import_facts(s, parse_file(write_jsonl(tmp_path / "a.jsonl", rows)), "a")
+        memory = Memory(s, Config(), parse_time("2026-12-01T00:00:00Z"))
+        assert [memory.ids[i] for i in fq.run(memory, "payments")] == ["short", "medium", "long"]
+        assert [memory.ids[i] for i in fq.run(memory, "pay api")] == ["short", "medium"]
+        assert [memory.ids[i] for i in fq.run(memory, "medi")] == ["medium"]  # ids are searched too
+        assert [memory.ids[i] for i in fq.run(memory, "payments -tier:auto")] == []
+
+
+def mentioning(start: int, n: int, spelling: str) -> list[dict]:
+    return [
+        {
+            "id": f"m{start + i:03d}",
+            "text": f"fact {start + i}",
+            "created_at": "2026-11-01T00:00:00Z",
+            "entities": [spelling, "Ledger"],
+        }
+        for i in range(n)
+    ]
+
+
+def test_entity_names_follow_new_mentions_from_any_connection(tmp_path):
+    db = tmp_path / "s.db"
+    with Store.open(db, create=True) as s:
+        import_facts(s, parse_file(write_jsonl(tmp_path / "a.jsonl", mentioning(0, 3, "PayOps"))), "a")
+    store = Store.open(db)
+    eid = store.conn.execute("SELECT eid FROM entities WHERE key = 'payops'").fetchone()[0]
+    assert entity_name(store.conn, eid) == "PayOps"
+    assert [e["name"] for e in neighbours(store.conn, "m000").to_json()["entities"]] == ["Ledger", "PayOps"]
+    with Store.open(db) as other:  # another connection: the commonest spelling changes
+        import_facts(other, parse_file(write_jsonl(tmp_path / "b.jsonl", mentioning(3, 4, "payops"))), "b")
+    assert entity_name(store.conn, eid) == "payops"
+    # this connection's own import
+    import_facts(store, parse_file(write_jsonl(tmp_path / "c.jsonl", mentioning(7, 5, "PAYOPS"))), "c")
+    assert entity_name(store.conn, eid) == "PAYOPS"
+    assert neighbours(store.conn, "m000").to_json()["entities"][1]["name"] == "PAYOPS"
+    store.close()
+
+
+def test_pagerank_shown_is_the_stored_graphs_after_an_update(tmp_path):
+    db = tmp_path / "s.db"
+    with Store.open(db, create=True) as s:
+        result = import_facts(
+            s, parse_file(write_jsonl(tmp_path / "a.jsonl", mentioning(0, 3, "PayOps"))), "a"
+        )
+        with s.transaction() as conn:
+            update_graph(conn, result.new_positions, Config())
+    store = Store.open(db)
+    before = neighbours(store.conn, "m000").to_json()["entities"]
+    with Store.open(db) as other:
+        more = [{**f, "entities": ["Ledger", "Audit"]} for f in mentioning(3, 6, "x")]
+        result = import_facts(other, parse_file(write_jsonl(tmp_path / "b.jsonl", more)), "b")
+        with other.transaction() as conn:
+            update_graph(conn, result.new_positions, Config())
+    after = neighbours(store.conn, "m000").to_json()["entities"]
+    stored = json.loads(
+        store.conn.execute("SELECT value FROM meta WHERE key = 'graph.pagerank'").fetchone()[0]
+    )
+    ledger = store.conn.execute("SELECT eid FROM entities WHERE key = 'ledger'").fetchone()[0]
+    assert [e["pagerank"] for e in after] != [e["pagerank"] for e in before]
+    assert {e["name"]: e["pagerank"] for e in after}["Ledger"] == stored[str(ledger)]
+    store.close()

@@ -57,6 +57,7 @@ class Recall:
         self._graph_due: float | None = None  # monotonic time the graph update may start
         self._graph_worker: threading.Thread | None = None
         self.memory = Memory(store, config, clock.now())
+        store.prepare_search()  # the first broad search then costs what every later one does
         self.version = store.data_version()
         self.mark = self._fingerprint()
 

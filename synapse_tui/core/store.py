@@ -381,20 +381,19 @@ class Store:
         ]
 
     # -- full text ----------------------------------------------------------------------
-    # Relevance is BM25 (FTS5's constants) computed in numpy over the matched rowids, not
-    # FTS5's per-row bm25(): that auxiliary function walks each match's position lists and
-    # looks up its size, 5 us a row (1.3 s for a word in a quarter of a million facts). The
-    # words of a query are ANDed, so every match holds every word and the idf sum is the
-    # same for all of them: it scales every relevance alike and is left out. What ranks
-    # matches is the length normalisation, from FTS5's own per-row token counts (kept in
-    # an array beside the connection, extended as facts are appended); a word's count in
-    # one fact is taken as 1 (facts are short statements), the one place this differs
-    # from bm25().
+    # Relevance is BM25 with FTS5's constants, computed in numpy over the matched rowids
+    # instead of by FTS5's per-row bm25(): that auxiliary function walks each match's
+    # position lists and looks up its size, 5 us a row (1.3 s for a word in a quarter of a
+    # million facts). The words of a query are ANDed, so every match holds every word and
+    # the idf sum is the same for all of them: it scales every relevance alike and is left
+    # out. What ranks matches is the length normalisation: each row's token count from
+    # FTS5's docsize table against the average from its averages record, as bm25() reads
+    # them. A word's count within one fact is taken as 1 (facts are short statements): the
+    # one place the order can differ from bm25()'s.
     BM25_K1 = 1.2
     BM25_B = 0.75
-    _doc_tokens: np.ndarray | None = None  # tokens per row (id + text) by rowid; 0 = no row
-    _doc_rows = 0  # rows counted in _doc_tokens
-    _doc_total = 0  # their tokens
+    FTS_COLUMNS = 2  # facts_fts: id, text (docsize holds one varint per column per row)
+    _doc_tokens: np.ndarray | None = None  # tokens per FTS row by rowid, once read whole
 
     def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """FTS5 matches for free words (each a prefix, all required): 0-based positions,
@@ -413,9 +412,11 @@ class Store:
             if not joined:
                 return np.empty(0, np.int64), np.empty(0)
             rowids = np.fromstring(joined, dtype=np.int64, sep=",")
-            tokens, total, rows = self._token_counts(conn, int(rowids.max()), keep)
-        mean = total / max(rows, 1)
-        length = tokens[rowids] / mean if mean > 0 else np.ones(len(rowids))
+            tokens = self._row_tokens(conn, rowids, keep)
+            averages = conn.execute("SELECT block FROM facts_fts_data WHERE id = 1").fetchone()
+        rows, *column_tokens = _varints(averages[0]) if averages else [0]  # FTS5's averages record
+        mean = sum(column_tokens) / rows if rows else 0.0
+        length = tokens / mean if mean > 0 else np.ones(len(rowids))
         k1, b = self.BM25_K1, self.BM25_B
         relevance = len(words) * (k1 + 1) / (1 + k1 * (1 - b + b * length))
         pos = rowids - 1
@@ -424,67 +425,104 @@ class Store:
             pos, relevance = pos[best], relevance[best]
         return pos, relevance
 
-    def _token_counts(self, conn: sqlite3.Connection, upto: int, keep: bool) -> tuple[np.ndarray, int, int]:
-        """Tokens per FTS row by rowid covering at least `upto`, their total and the number
-        of rows: FTS5's docsize table (one varint per column per row), read whole once,
-        then only the rows appended since. Facts are never rewritten or removed, so counts
-        once read stay true; `keep` False (inside a write) computes without keeping."""
+    def prepare_search(self) -> None:
+        """Read every row's token count now (0.15 s at a million facts), so that the first
+        broad search of a long-running process does not: for a server or a browser to call
+        once the store is open and the first answer or paint is out."""
+        with self.snapshot() as conn:
+            (last,) = conn.execute("SELECT max(id) FROM facts_fts_docsize").fetchone()
+            if last is not None:
+                self._row_tokens(conn, np.array([last], dtype=np.int64), keep=True, whole=True)
+
+    def _row_tokens(
+        self, conn: sqlite3.Connection, rowids: np.ndarray, keep: bool, whole: bool = False
+    ) -> np.ndarray:
+        """Token counts of FTS rows (ascending rowids), from the docsize table. A search
+        matching few of the rows not read yet reads just its own (1.5 us a row); one
+        matching many reads all the rest in one aggregate (0.15 s at a million) and keeps
+        them, so later searches read only rows appended since: facts are never rewritten
+        or removed, so a count once read stays true. `keep` False (inside a write): keep
+        nothing; `whole`: read all the rest whatever the matches."""
         have = self._doc_tokens
-        if have is not None and upto < len(have):
-            return have, self._doc_total, self._doc_rows
         start = 0 if have is None else len(have)
-        first, last, count = conn.execute(
-            "SELECT (SELECT min(id) FROM facts_fts_docsize WHERE id >= :s),"
-            " (SELECT max(id) FROM facts_fts_docsize),"
-            " (SELECT count(*) FROM facts_fts_docsize WHERE id >= :s)",
-            {"s": start},
-        ).fetchone()
+        unread = rowids[rowids >= start]
+        if not len(unread):
+            return have[rowids]
+        (last,) = conn.execute("SELECT max(id) FROM facts_fts_docsize").fetchone()
         factory = conn.text_factory
         conn.text_factory = bytes
         try:
+            if not whole and len(unread) <= 20_000 and 20 * len(unread) < (last or 0) - start:
+                found = dict(
+                    conn.execute(
+                        "SELECT id, sz FROM facts_fts_docsize WHERE id IN (SELECT value FROM json_each(?))",
+                        (json.dumps(unread.tolist()),),
+                    )
+                )
+                counts = self._varint_rows(b"".join(found.get(r, b"") for r in unread.tolist()), len(unread))
+                if have is None:
+                    return counts
+                out = np.empty(len(rowids), dtype=np.int64)
+                old = len(rowids) - len(unread)  # rowids ascend: the read ones come first
+                out[:old], out[old:] = have[rowids[:old]], counts
+                return out
             (blob,) = conn.execute(
                 "SELECT group_concat(sz, x'') FROM facts_fts_docsize WHERE id >= ?", (start,)
             ).fetchone()
-            data = np.frombuffer(blob or b"", dtype=np.uint8)
-            if count and len(data) % count == 0 and not (data >= 128).any():
-                # the usual case: every count under 128, one byte per column per row
-                per_row = data.reshape(count, -1).sum(axis=1, dtype=np.int64)
-            else:
-                (sizes,) = conn.execute(
-                    "SELECT group_concat(length(sz), ',') FROM facts_fts_docsize WHERE id >= ?", (start,)
-                ).fetchone()
-                per_row = _varint_sums(data, sizes.decode() if sizes else "")
-            if count and last - first + 1 == count:
-                rows = np.arange(first, last + 1, dtype=np.int64)
-            else:
-                (ids,) = conn.execute(
+            data = blob or b""
+            n = len(_varint_ends(data)) // self.FTS_COLUMNS
+            (first,) = conn.execute(
+                "SELECT min(id) FROM facts_fts_docsize WHERE id >= ?", (start,)
+            ).fetchone()
+            if n and last - first + 1 == n:
+                ids = np.arange(first, last + 1, dtype=np.int64)
+            else:  # gaps (never made by synapse-tui): read the ids too
+                (joined,) = conn.execute(
                     "SELECT group_concat(id, ',') FROM facts_fts_docsize WHERE id >= ?", (start,)
                 ).fetchone()
-                rows = np.fromstring(ids.decode(), dtype=np.int64, sep=",") if ids else np.empty(0, np.int64)
+                ids = (
+                    np.fromstring(joined.decode(), dtype=np.int64, sep=",")
+                    if joined
+                    else np.empty(0, np.int64)
+                )
         finally:
             conn.text_factory = factory
-        top = max(upto, int(rows.max()) if len(rows) else 0) + 1
-        tokens = np.zeros(top, dtype=np.int64)
+        tokens = np.zeros(max(int(rowids[-1]), last or 0) + 1, dtype=np.int64)
         if have is not None:
             tokens[: len(have)] = have
-        tokens[rows] = per_row
-        total, counted = self._doc_total + int(per_row.sum()), self._doc_rows + len(rows)
+        tokens[ids] = self._varint_rows(data, len(ids))
         if keep:
-            self._doc_tokens, self._doc_total, self._doc_rows = tokens, total, counted
-        return tokens, total, counted
+            self._doc_tokens = tokens
+        return tokens[rowids]
+
+    def _varint_rows(self, data: bytes, rows: int) -> np.ndarray:
+        """Per row, the sum of its FTS_COLUMNS varints, `data` holding `rows` rows' worth."""
+        ends = _varint_ends(data)
+        if len(ends) != rows * self.FTS_COLUMNS:
+            raise StoreError(f"{self.path}: the full-text index is damaged; rebuild it (import again)")
+        if len(ends) == len(data):  # every count under 128: one byte each
+            values = np.frombuffer(data, dtype=np.uint8).astype(np.int64)
+        else:
+            values = _varint_values(data, ends)
+        return values.reshape(rows, self.FTS_COLUMNS).sum(axis=1)
 
 
-def _varint_sums(blob: np.ndarray, sizes: str) -> np.ndarray:
-    """Per row, the sum of the SQLite varints (big-endian, 7 bits a byte, high bit = more)
-    packed in the bytes `blob`, row i taking the next sizes[i] bytes."""
-    lengths = np.fromstring(sizes, dtype=np.int64, sep=",") if sizes else np.empty(0, np.int64)
-    data = blob.astype(np.int64)
-    last = np.flatnonzero(data < 128)  # the final byte of each varint
-    which = np.repeat(np.arange(len(last)), np.diff(np.append(-1, last)))  # varint of each byte
-    shift = 7 * (last[which] - np.arange(len(data)))  # bytes after this one in its varint
-    values = np.bincount(which, weights=(data & 127) << shift, minlength=len(last))
-    row_of_byte = np.repeat(np.arange(len(lengths)), lengths)
-    return np.bincount(row_of_byte[last], weights=values, minlength=len(lengths)).astype(np.int64)
+def _varint_ends(data: bytes) -> np.ndarray:
+    """Where each SQLite varint in `data` ends (its last byte has the high bit clear)."""
+    return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) < 128)
+
+
+def _varint_values(data: bytes, ends: np.ndarray) -> np.ndarray:
+    """The SQLite varints (big-endian, 7 bits a byte) packed in `data`, ending at `ends`;
+    counts never need the 9-byte form."""
+    raw = np.frombuffer(data, dtype=np.uint8).astype(np.int64)
+    which = np.repeat(np.arange(len(ends)), np.diff(np.append(-1, ends)))  # varint of each byte
+    shift = 7 * (ends[which] - np.arange(len(raw)))  # bytes after this one in its varint
+    return np.bincount(which, weights=(raw & 127) << shift, minlength=len(ends)).astype(np.int64)
+
+
+def _varints(data: bytes) -> list[int]:
+    return _varint_values(data, _varint_ends(data)).tolist()
 
 
 def _describe(exc: sqlite3.OperationalError) -> str:

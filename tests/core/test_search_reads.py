@@ -22,7 +22,8 @@ FILLER = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".sp
 
 def facts(n: int, start: int = 0, seed: int = 0) -> list[dict]:
     """Facts of very different lengths (up to 300 words, so FTS5 stores some token counts
-    in two bytes); 'payments' in every third, 'ledger' in every fifth, never twice in one."""
+    in two bytes); 'payments' in every third, 'ledger' in every fifth, 'zebra' in every
+    37th, never twice in one."""
     rng = np.random.default_rng(seed)
     out = []
     for i in range(start, start + n):
@@ -31,6 +32,8 @@ def facts(n: int, start: int = 0, seed: int = 0) -> list[dict]:
             words.insert(int(rng.integers(0, len(words) + 1)), "payments")
         if i % 5 == 0:
             words.insert(int(rng.integers(0, len(words) + 1)), "ledger")
+        if i % 37 == 0:
+            words.insert(int(rng.integers(0, len(words) + 1)), "zebra")
         out.append({"id": f"x{i:04d}", "text": " ".join(words), "created_at": "2026-11-01T00:00:00Z"})
     return out
 
@@ -63,7 +66,8 @@ def store(tmp_path):
 
 
 def test_relevance_is_fts5_bm25_when_no_word_repeats(store):
-    for words in ("payments", "payments ledger", "ledg", "pay ledger"):
+    # a rare word first: its own rows' token counts; then broad ones: the whole table's
+    for words in ("zebra", "payments", "payments ledger", "ledg", "pay ledger", "zebra"):
         assert_bm25_up_to_a_constant(store, words)
     # with a limit, the most relevant first
     pos, rel = store.search("payments", limit=5)
@@ -79,6 +83,10 @@ def test_facts_added_after_a_search_are_found_and_weighed(store, tmp_path):
     pos, _ = store.search("payments")
     assert store.ids_at(pos.tolist())[-1] == "x0258"
     assert_bm25_up_to_a_constant(store, "payments")  # the average length moved too
+    with Store.open(store.path) as other:
+        import_facts(other, parse_file(write_jsonl(tmp_path / "c.jsonl", facts(40, start=260, seed=2))), "c")
+    assert store.ids_at(store.search("zebra")[0].tolist())[-2:] == ["x0259", "x0296"]
+    assert_bm25_up_to_a_constant(store, "zebra")  # old rows from the table read, new ones by id
 
 
 def test_search_ranks_shorter_facts_first_at_equal_freshness(tmp_path):
@@ -151,3 +159,11 @@ def test_pagerank_shown_is_the_stored_graphs_after_an_update(tmp_path):
     assert [e["pagerank"] for e in after] != [e["pagerank"] for e in before]
     assert {e["name"]: e["pagerank"] for e in after}["Ledger"] == stored[str(ledger)]
     store.close()
+
+
+def test_prepared_search_gives_the_same_answer(store):
+    cold_pos, cold_rel = store.search("zebra")  # its own rows only
+    store.prepare_search()
+    warm_pos, warm_rel = store.search("zebra")
+    assert np.array_equal(cold_pos, warm_pos) and np.allclose(cold_rel, warm_rel, rtol=1e-12)
+    assert_bm25_up_to_a_constant(store, "payments ledger")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,6 +80,7 @@ def _pos(conn: sqlite3.Connection, fact_id: str) -> int:
 # data_version (another connection committed) and this connection's own change count.
 # A few connections are kept, the oldest dropped.
 _CACHES: dict[int, _Cache] = {}
+_CACHES_LOCK = threading.Lock()
 _KEEP = 8
 
 
@@ -92,12 +94,13 @@ class _Cache:
 
 
 def _cache(conn: sqlite3.Connection) -> _Cache:
-    cache = _CACHES.get(id(conn))
-    if cache is None or cache.conn is not conn:
-        while len(_CACHES) >= _KEEP:
-            _CACHES.pop(next(iter(_CACHES)))
-        cache = _CACHES[id(conn)] = _Cache(conn)
-    return cache
+    with _CACHES_LOCK:  # views on other connections may run in other threads
+        cache = _CACHES.get(id(conn))
+        if cache is None or cache.conn is not conn:
+            while len(_CACHES) >= _KEEP:
+                _CACHES.pop(next(iter(_CACHES)))
+            cache = _CACHES[id(conn)] = _Cache(conn)
+        return cache
 
 
 def entity_names(conn: sqlite3.Connection, eids: Iterable[int]) -> dict[int, str]:

@@ -499,7 +499,7 @@ class Store:
         """Per row, the sum of its FTS_COLUMNS varints, `data` holding `rows` rows' worth."""
         ends = _varint_ends(data)
         if len(ends) != rows * self.FTS_COLUMNS:
-            raise StoreError(f"{self.path}: the full-text index is damaged; rebuild it (import again)")
+            raise StoreError(f"{self.path}: the full-text index is damaged (its size table does not add up)")
         if len(ends) == len(data):  # every count under 128: one byte each
             values = np.frombuffer(data, dtype=np.uint8).astype(np.int64)
         else:

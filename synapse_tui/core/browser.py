@@ -158,6 +158,7 @@ class Browser:
     def find_duplicates(self) -> None:
         with self.lock:
             self._duplicates = find_duplicates(self.live)
+            self.store.prepare_search()  # after first paint: the first `/` costs what later ones do
         self.suspects_ready = True
         self.set_as_of(self.as_of, rescore=False)
 

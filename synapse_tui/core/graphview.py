@@ -128,6 +128,30 @@ def entity_names(conn: sqlite3.Connection, eids: Iterable[int]) -> dict[int, str
     return {e: names[e] for e in wanted}
 
 
+def read_entity_names(conn: sqlite3.Connection) -> tuple[int, dict[int, str]]:
+    """Every entity's name in one pass over the mentions, with the mark it stands for: a
+    warm-up for a long-running reader, on a connection of its own inside a snapshot (0.1-0.3 s
+    per 200,000 mentions), handed over with `seed_entity_names`."""
+    (mark,) = conn.execute("SELECT coalesce(max(pos), 0) FROM mentions").fetchone()
+    best: dict[int, tuple[int, str]] = {}
+    for eid, spelling, n in conn.execute(
+        "SELECT eid, spelling, count(*) FROM mentions NOT INDEXED GROUP BY eid, spelling"
+    ):
+        held = best.get(eid)
+        if held is None or (-n, spelling) < (-held[0], held[1]):
+            best[eid] = (n, spelling)
+    return mark, {eid: spelling for eid, (_, spelling) in best.items()}
+
+
+def seed_entity_names(conn: sqlite3.Connection, mark: int, names: dict[int, str]) -> None:
+    """Give `conn`'s cache the names `read_entity_names` read elsewhere, if they stand for
+    what `conn` has seen (the same mark, or nothing read yet)."""
+    cache = _cache(conn)
+    with _CACHES_LOCK:
+        if cache.names_mark in (-1, mark):
+            cache.names, cache.names_mark = {**names, **cache.names}, mark
+
+
 def entity_name(conn: sqlite3.Connection, eid: int) -> str:
     return entity_names(conn, [eid])[int(eid)]
 

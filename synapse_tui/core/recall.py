@@ -60,6 +60,19 @@ class Recall:
         store.prepare_search()  # the first broad search then costs what every later one does
         self.version = store.data_version()
         self.mark = self._fingerprint()
+        # entity names for `neighbours`, read beside the first calls rather than by them
+        self._names_worker = threading.Thread(target=self._read_names, name="synapse-names", daemon=True)
+        self._names_worker.start()
+
+    def _read_names(self) -> None:
+        from .graphview import read_entity_names, seed_entity_names
+
+        try:
+            with Store.open(self.store.path, readonly=True) as store, store.snapshot() as conn:
+                mark, names = read_entity_names(conn)
+        except (SynapseError, sqlite3.Error):  # the calls read the names they need themselves
+            return
+        seed_entity_names(self.store.conn, mark, names)
 
     # -- keeping fresh -------------------------------------------------------------------
 
@@ -263,6 +276,7 @@ class Recall:
 
     def settle(self) -> None:
         """Wait for a pending graph update (before exiting, and in tests)."""
+        self._names_worker.join()
         worker = self._graph_worker
         if worker is not None:
             worker.join()

@@ -11,7 +11,13 @@ from synapse_tui.core import query as fq
 from synapse_tui.core.clock import parse_time
 from synapse_tui.core.config import Config
 from synapse_tui.core.graphstore import update_graph
-from synapse_tui.core.graphview import entity_name, neighbours
+from synapse_tui.core.graphview import (
+    entity_name,
+    entity_names,
+    neighbours,
+    read_entity_names,
+    seed_entity_names,
+)
 from synapse_tui.core.interchange import import_facts, parse_file
 from synapse_tui.core.memory import Memory
 from synapse_tui.core.store import Store
@@ -167,3 +173,20 @@ def test_prepared_search_gives_the_same_answer(store):
     warm_pos, warm_rel = store.search("zebra")
     assert np.array_equal(cold_pos, warm_pos) and np.allclose(cold_rel, warm_rel, rtol=1e-12)
     assert_bm25_up_to_a_constant(store, "payments ledger")
+
+
+def test_names_read_elsewhere_are_handed_over_only_while_current(tmp_path):
+    db = tmp_path / "s.db"
+    rows = mentioning(0, 3, "PayOps") + mentioning(3, 3, "payops") + mentioning(6, 1, "PAYOPS")
+    with Store.open(db, create=True) as s:
+        import_facts(s, parse_file(write_jsonl(tmp_path / "a.jsonl", rows)), "a")
+    with Store.open(db) as store, Store.open(db, readonly=True) as reader:
+        mark, names = read_entity_names(reader.conn)
+        eids = [e for (e,) in store.conn.execute("SELECT eid FROM entities ORDER BY eid")]
+        assert names == {e: entity_name(reader.conn, e) for e in eids}
+        assert sorted(names.values()) == ["Ledger", "PayOps"]  # 3 against 3: the smaller spelling
+        seed_entity_names(store.conn, mark, {e: "seeded" for e in eids})
+        assert set(entity_names(store.conn, eids).values()) == {"seeded"}  # taken as read
+        import_facts(store, parse_file(write_jsonl(tmp_path / "b.jsonl", mentioning(7, 2, "payops"))), "b")
+        seed_entity_names(store.conn, mark, {e: "stale" for e in eids})  # read before that import
+        assert sorted(entity_names(store.conn, eids).values()) == ["Ledger", "payops"]

@@ -47,10 +47,21 @@ class Memory:
         with self.store.snapshot():
             self.ids, self.arrays = self.store.load(self.config)
             self.version = self.store.data_version()
-        self.index = {fid: i for i, fid in enumerate(self.ids)}
+        self._index: tuple[list[str], dict[str, int]] | None = None
         self.k = supersession_depth(self.arrays.supersedes)
         self._supersessors: dict[int, set[int]] | None = None
         self.rescore(self.scores.now if now is None else now)
+
+    @property
+    def index(self) -> dict[str, int]:
+        """Position by fact id, built on first use: at a million facts it takes longer than
+        the load, and neither the first page nor `score --json` needs it. Kept beside the
+        ids it was built from, so a reload in another thread never pairs new ids with an
+        old index."""
+        ids, built = self.ids, self._index
+        if built is None or built[0] is not ids:
+            built = self._index = (ids, dict(zip(ids, range(len(ids)), strict=True)))
+        return built[1]
 
     def refresh(self, fact_ids: list[str]) -> np.ndarray:
         """Re-read a few facts after a write (triage) and rescore only what it changed.

@@ -106,14 +106,54 @@ ALTER TABLE facts ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE audit ADD COLUMN score_before TEXT
 """
 
-MIGRATIONS: list[tuple[str, str]] = [("m001_initial", _V1), ("m002_deleted_score_before", _V2)]
+# m003: a token that every insert, update or delete of a fact replaces with a fresh random
+# value, whichever process or tool writes (triggers live in the store). The load cache
+# (loadcache.py) is valid only for the token it was written under, so a write anywhere
+# makes it stale at once. Random rather than a counter: a restored backup written to the
+# same count of changes still gets a token no cache has seen.
+_V3 = """
+CREATE TABLE facts_generation (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    token INTEGER NOT NULL
+);
+INSERT INTO facts_generation (id, token) VALUES (1, random());
+CREATE TRIGGER facts_generation_insert AFTER INSERT ON facts BEGIN
+    UPDATE facts_generation SET token = random() WHERE id = 1;
+END;
+CREATE TRIGGER facts_generation_update AFTER UPDATE ON facts BEGIN
+    UPDATE facts_generation SET token = random() WHERE id = 1;
+END;
+CREATE TRIGGER facts_generation_delete AFTER DELETE ON facts BEGIN
+    UPDATE facts_generation SET token = random() WHERE id = 1;
+END
+"""
+
+MIGRATIONS: list[tuple[str, str]] = [
+    ("m001_initial", _V1),
+    ("m002_deleted_score_before", _V2),
+    ("m003_facts_generation", _V3),
+]
 SCHEMA_VERSION = len(MIGRATIONS)
+# The oldest schema a read-only open reads as it is: m003 adds only what the load cache
+# checks, so a version-2 store opened read-only loads from SQL (no cache) instead of
+# asking for an upgrade it cannot have.
+READABLE_FROM = 2
 
 
 def _statements(script: str) -> list[str]:
-    """Split a schema script on semicolons (our DDL holds no semicolons in literals)."""
+    """Split a schema script into statements (our DDL holds no semicolons in literals;
+    a trigger's body holds several, so a piece joins the next until SQLite calls it whole)."""
     lines = [line.split("--")[0] for line in script.splitlines()]
-    return [stmt.strip() for stmt in "\n".join(lines).split(";") if stmt.strip()]
+    out: list[str] = []
+    pending = ""
+    for piece in "\n".join(lines).split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            out.append(pending.strip().removesuffix(";").strip())
+            pending = ""
+    if pending.strip(" \n;"):
+        out.append(pending.strip().removesuffix(";").strip())
+    return [stmt for stmt in out if stmt]
 
 
 def migrate(conn: sqlite3.Connection) -> None:

@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from . import loadcache
 from .config import Config
 from .errors import StoreError
-from .schema import APPLICATION_ID, SCHEMA_VERSION, migrate
+from .schema import APPLICATION_ID, READABLE_FROM, SCHEMA_VERSION, migrate
 from .trust import FactArrays
 
 BUSY_TIMEOUT_MS = 10_000
@@ -127,7 +128,7 @@ class Store:
                 conn.execute("PRAGMA synchronous = NORMAL")
                 if version < SCHEMA_VERSION:
                     migrate(conn)
-            elif version < SCHEMA_VERSION:
+            elif version < READABLE_FROM:
                 raise StoreError(f"{p}: needs an upgrade, which a read-only open cannot do")
         except sqlite3.OperationalError as exc:
             conn.close()
@@ -190,11 +191,33 @@ class Store:
         return self.conn.execute("SELECT count(*) FROM facts").fetchone()[0]
 
     def load(self, config: Config) -> tuple[list[str], FactArrays]:
-        """Fact ids by position and the arithmetic's inputs.
+        """Fact ids by position and the arithmetic's inputs, from one snapshot.
 
-        Each column comes back as one aggregated value (group_concat), so a million facts
-        cost a handful of Python objects instead of millions of row tuples.
+        A large store keeps a copy of these beside it (`loadcache`), valid while no fact
+        has changed since; otherwise each column comes back as one aggregated value
+        (group_concat), so a million facts cost a handful of Python objects instead of
+        millions of row tuples, and the copy is rewritten for the next open.
         """
+        signers = json.dumps(list(config.trust.signers))
+        with self.snapshot():
+            token = self.generation()
+            cache = None if token is None else loadcache.cache_path(self.path)
+            if cache is not None and (hit := loadcache.read(cache, token, signers)) is not None:
+                return hit
+            ids, arrays = self._load_sql(signers)
+        if cache is not None and len(ids) >= loadcache.MIN_FACTS and _writable(self.path):
+            loadcache.write(cache, token, signers, ids, arrays)
+        return ids, arrays
+
+    def generation(self) -> int | None:
+        """The token every change of a fact replaces (schema m003); None before m003."""
+        try:
+            row = self.conn.execute("SELECT token FROM facts_generation WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:  # a store older than m003, opened read-only
+            return None
+        return None if row is None else row[0]
+
+    def _load_sql(self, signers: str) -> tuple[list[str], FactArrays]:
         n = self.count()
         if n == 0:
             empty_i = np.empty(0, np.int64)
@@ -211,7 +234,7 @@ class Store:
                 supersedes=empty_i,
                 deleted=np.empty(0, bool),
             )
-        nums, events, ids = self._scan(json.dumps(list(config.trust.signers)), n)
+        nums, events, ids = self._scan(signers, n)
         r, s, packed, o1, sup, deleted, counts = nums.T
         offsets = np.zeros(n, dtype=np.int64)
         np.cumsum(counts[:-1], out=offsets[1:])
@@ -394,6 +417,15 @@ class Store:
         pos = np.fromiter((r[0] - 1 for r in rows), dtype=np.int64, count=len(rows))
         rel = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
         return pos, rel
+
+
+def _writable(path: Path) -> bool:
+    """May a file go beside this store? Not beside a read-only one: its file or folder
+    refuses us, or carries no write permission for anyone (which binds even root)."""
+    try:
+        return all(os.access(p, os.W_OK) and os.stat(p).st_mode & 0o222 for p in (path, path.parent))
+    except OSError:
+        return False
 
 
 def _describe(exc: sqlite3.OperationalError) -> str:

@@ -220,41 +220,52 @@ class Store:
     def _load_sql(self, signers: str) -> tuple[list[str], FactArrays]:
         n = self.count()
         if n == 0:
-            empty_i = np.empty(0, np.int64)
-            return [], FactArrays(
-                r=empty_i,
-                s=empty_i,
-                declared=np.empty(0, np.int8),
-                sig_state=np.empty(0, np.int8),
-                sig_trusted=np.empty(0, bool),
-                created=np.empty(0),
-                events=np.empty(0),
-                offsets=empty_i,
-                o1_count=empty_i,
-                supersedes=empty_i,
-                deleted=np.empty(0, bool),
-            )
+            return [], _empty_arrays()
         nums, events, ids = self._scan(signers, n)
-        r, s, packed, o1, sup, deleted, counts = nums.T
-        offsets = np.zeros(n, dtype=np.int64)
-        np.cumsum(counts[:-1], out=offsets[1:])
-        arrays = FactArrays(
-            r=r.copy(),
-            s=s.copy(),
-            declared=(packed & 3).astype(np.int8),
-            sig_state=((packed >> 2) & 3).astype(np.int8),
-            sig_trusted=(packed & 16) != 0,
-            created=events[offsets],
-            events=events,
-            offsets=offsets,
-            o1_count=o1.copy(),
-            supersedes=sup.copy(),
-            deleted=deleted.astype(bool),
-        )
-        return ids, arrays
+        return ids, _arrays(nums, events)
 
-    def _scan(self, signers: str, n: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
-        """Every fact's numbers (n x 7), events and ids in one pass over the table.
+    def load_chunks(
+        self, config: Config, size: int
+    ) -> tuple[np.ndarray, Iterator[tuple[list[str], FactArrays]]]:
+        """`load` a chunk of facts at a time, for a reader that streams (`score --json`):
+        every fact's `supersedes` first (depths need the whole chain), then ids and
+        arrays of `size` facts after another, in store order. From the load cache when it
+        is valid, else one range query per chunk, so the first chunk comes after a
+        fraction of the full scan and memory holds one chunk. Call it inside a snapshot,
+        which the chunks are read from."""
+        if not self.conn.in_transaction:
+            raise RuntimeError("load_chunks reads a snapshot: call it inside Store.snapshot()")
+        signers = json.dumps(list(config.trust.signers))
+        token = self.generation()
+        if token is not None and (hit := loadcache.read(loadcache.cache_path(self.path), token, signers)):
+            ids, arrays = hit
+            spans = ((ids[c : c + size], arrays.span(c, c + size)) for c in range(0, len(ids), size))
+            return arrays.supersedes, spans
+        factory = self.conn.text_factory
+        self.conn.text_factory = bytes
+        try:
+            (text,) = self.conn.execute(
+                "SELECT group_concat(coalesce(supersedes_pos, 0) - 1, ',')"
+                " FROM (SELECT supersedes_pos FROM facts ORDER BY pos)"
+            ).fetchone()
+        finally:
+            self.conn.text_factory = factory
+        supersedes = (
+            np.fromstring(text.decode("ascii"), dtype=np.int64, sep=",") if text else np.empty(0, np.int64)
+        )
+
+        def chunks() -> Iterator[tuple[list[str], FactArrays]]:
+            after, left = 0, len(supersedes)
+            while left > 0:
+                nums, events, ids, after = self._scan(signers, min(size, left), after=after)
+                left -= len(ids)
+                yield ids, _arrays(nums, events)
+
+        return supersedes, chunks()
+
+    def _scan(self, signers: str, n: int, after: int | None = None):
+        """Every fact's numbers (n x 7), events and ids in one pass over the table; with
+        `after`, the n facts after that position, and the last position read.
 
         One statement reads one consistent snapshot; each column aggregates into a single
         value (group_concat), so a million facts cost a handful of Python objects instead
@@ -263,26 +274,30 @@ class Store:
         """
         inner = ", ".join(f"{expr} AS c{i}" for i, expr in enumerate(_LOAD_COLUMNS))
         outer = ", ".join(f"group_concat(c{i}, ',')" for i in range(len(_LOAD_COLUMNS)))
+        where, args = ("", (signers,)) if after is None else (" WHERE pos > ?", (signers, after))
+        limit = "" if after is None else f" LIMIT {int(n)}"
         factory = self.conn.text_factory
         self.conn.text_factory = bytes
         try:
-            *texts, blob, joined = self.conn.execute(
-                f"SELECT {outer}, group_concat(events, x''), group_concat(id, char(30))"
-                f" FROM (SELECT {inner}, events, id FROM facts ORDER BY pos)",
-                (signers,),
+            *texts, blob, joined, last = self.conn.execute(
+                f"SELECT {outer}, group_concat(events, x''), group_concat(id, char(30)), max(pos)"
+                f" FROM (SELECT {inner}, events, id, pos FROM facts{where} ORDER BY pos{limit})",
+                args,
             ).fetchone()
         finally:
             self.conn.text_factory = factory
         nums = np.empty((n, len(texts)), dtype=np.int64)
         for i, text in enumerate(texts):
-            values = np.fromstring(text.decode("ascii"), dtype=np.int64, sep=",")
+            values = np.fromstring((text or b"").decode("ascii"), dtype=np.int64, sep=",")
             if len(values) != n:
                 raise StoreError(f"{self.path}: the facts table changed while loading; try again")
             nums[:, i] = values
         ids = joined.decode("utf-8").split("\x1e")
         if len(ids) != n:  # an id containing the separator: take the slow, exact path
-            ids = [row[0] for row in self.conn.execute("SELECT id FROM facts ORDER BY pos")]
-        return nums, np.frombuffer(blob or b"", dtype=np.float64), ids
+            rows = self.conn.execute(f"SELECT id FROM facts{where} ORDER BY pos{limit}", args[1:])
+            ids = [row[0] for row in rows]
+        events = np.frombuffer(blob or b"", dtype=np.float64)
+        return (nums, events, ids) if after is None else (nums, events, ids, last)
 
     def fact_inputs(self, fact_ids: list[str], config: Config) -> dict[int, tuple]:
         """The arithmetic's inputs of a few facts, by 0-based position (see `load`)."""
@@ -417,6 +432,43 @@ class Store:
         pos = np.fromiter((r[0] - 1 for r in rows), dtype=np.int64, count=len(rows))
         rel = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
         return pos, rel
+
+
+def _empty_arrays() -> FactArrays:
+    empty_i = np.empty(0, np.int64)
+    return FactArrays(
+        r=empty_i,
+        s=empty_i,
+        declared=np.empty(0, np.int8),
+        sig_state=np.empty(0, np.int8),
+        sig_trusted=np.empty(0, bool),
+        created=np.empty(0),
+        events=np.empty(0),
+        offsets=empty_i,
+        o1_count=empty_i,
+        supersedes=empty_i,
+        deleted=np.empty(0, bool),
+    )
+
+
+def _arrays(nums: np.ndarray, events: np.ndarray) -> FactArrays:
+    """FactArrays from `_scan`'s numbers (one row per fact, `_LOAD_COLUMNS`) and events."""
+    r, s, packed, o1, sup, deleted, counts = nums.T
+    offsets = np.zeros(len(nums), dtype=np.int64)
+    np.cumsum(counts[:-1], out=offsets[1:])
+    return FactArrays(
+        r=r.copy(),
+        s=s.copy(),
+        declared=(packed & 3).astype(np.int8),
+        sig_state=((packed >> 2) & 3).astype(np.int8),
+        sig_trusted=(packed & 16) != 0,
+        created=events[offsets],
+        events=events,
+        offsets=offsets,
+        o1_count=o1.copy(),
+        supersedes=sup.copy(),
+        deleted=deleted.astype(bool),
+    )
 
 
 def _writable(path: Path) -> bool:

@@ -31,6 +31,8 @@ from .trust import FactArrays
 MAGIC = b"SYNLOAD\x00"
 FORMAT = 1  # bump when FactArrays or what `Store.load` reads changes
 MIN_FACTS = 20_000  # below this, SQL loads in tens of milliseconds: no file is worth it
+PATCH_MAX = 50_000  # changes since the cache past which a full SQL load is as quick
+REWRITE_AFTER = 1_000  # facts patched in past which the cache is written anew
 _ALIGN = 64
 _SEP = "\x1e"  # between ids; a store with an id holding it keeps lengths instead
 # FactArrays fields in file order, with their dtypes
@@ -57,8 +59,9 @@ def _aligned(n: int) -> int:
     return -(-n // _ALIGN) * _ALIGN
 
 
-def read(path: Path, token: int, signers: str) -> tuple[list[str], FactArrays] | None:
-    """The cached ids and arrays if the cache is for `token` and `signers`, else None."""
+def read_header(path: Path, signers: str) -> dict | None:
+    """The cache's header (its `token`, and `seq`: the change log's newest entry when it
+    was written, None when it cannot be patched) if it is one of ours for `signers`."""
     try:
         with open(path, "rb") as f:
             head = f.read(12)
@@ -66,20 +69,29 @@ def read(path: Path, token: int, signers: str) -> tuple[list[str], FactArrays] |
                 return None
             (size,) = struct.unpack("<I", head[8:])
             header = json.loads(f.read(size))
-            if (
-                header.get("format") != FORMAT
-                or header.get("token") != token
-                or header.get("signers") != signers
-            ):
-                return None
+        if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("signers") != signers:
+            return None
+        return header
+    except (OSError, ValueError, struct.error, UnicodeDecodeError):
+        return None
+
+
+def read(path: Path, header: dict) -> tuple[list[str], FactArrays] | None:
+    """The cached ids and arrays (None if the file is not the one `header` came from, or
+    is damaged). The arrays map the file copy-on-write: writable, the file untouched."""
+    try:
+        with open(path, "rb") as f:
             mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
         return _unpack(mm, header)
-    except (OSError, ValueError, KeyError, TypeError, struct.error, UnicodeDecodeError):
+    except (OSError, ValueError, KeyError, TypeError, IndexError, UnicodeDecodeError, struct.error):
         return None
 
 
 def _unpack(mm: mmap.mmap, header: dict) -> tuple[list[str], FactArrays] | None:
     start, end = header["data"]
+    (size,) = struct.unpack("<I", mm[8:12])
+    if json.loads(mm[12 : 12 + size]) != header:  # replaced since its header was read
+        return None
     if end != len(mm) or f"{zlib.crc32(memoryview(mm)[start:end]):08x}" != header["crc"]:
         return None
     n = header["n"]
@@ -101,11 +113,12 @@ def _unpack(mm: mmap.mmap, header: dict) -> tuple[list[str], FactArrays] | None:
     return ids, FactArrays(**arrays)
 
 
-def write(path: Path, token: int, signers: str, ids: list[str], arrays: FactArrays) -> bool:
-    """Write the cache for `token` (best effort: False when the folder refuses)."""
+def write(path: Path, token: int, seq: int | None, signers: str, ids: list[str], arrays: FactArrays) -> bool:
+    """Write the cache for `token` and change-log entry `seq` (best effort: False when
+    the folder refuses)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        _write(tmp, token, signers, ids, arrays)
+        _write(tmp, token, seq, signers, ids, arrays)
         os.replace(tmp, path)
         return True
     except OSError:
@@ -113,7 +126,7 @@ def write(path: Path, token: int, signers: str, ids: list[str], arrays: FactArra
         return False
 
 
-def _write(tmp: Path, token: int, signers: str, ids: list[str], arrays: FactArrays) -> None:
+def _write(tmp: Path, token: int, seq: int | None, signers: str, ids: list[str], arrays: FactArrays) -> None:
     """Stream the parts out (no copy of the whole), then the header with their CRC."""
     arrays = arrays.compacted()
     blobs = [np.ascontiguousarray(getattr(arrays, name), dtype=dtype) for name, dtype in _FIELDS]
@@ -135,6 +148,7 @@ def _write(tmp: Path, token: int, signers: str, ids: list[str], arrays: FactArra
             {
                 "format": FORMAT,
                 "token": token,
+                "seq": seq,
                 "signers": signers,
                 "n": len(ids),
                 "arrays": [[base + o, len(b)] for o, b in zip(rel, blobs, strict=False)],

@@ -106,32 +106,47 @@ ALTER TABLE facts ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE audit ADD COLUMN score_before TEXT
 """
 
-# m003: a token that every insert, update or delete of a fact replaces with a fresh random
-# value, whichever process or tool writes (triggers live in the store). The load cache
-# (loadcache.py) is valid only for the token it was written under, so a write anywhere
-# makes it stale at once. Random rather than a counter: a restored backup written to the
-# same count of changes still gets a token no cache has seen.
-_V3 = """
+# m003: what the load cache (loadcache.py) checks and patches from. Every insert, update
+# or delete of a fact, by whichever process or tool (the triggers live in the store), gives
+# `facts_generation.token` a fresh random value and logs the fact's position with that
+# token in `facts_changes` (the newest CHANGE_LOG_KEEP entries are kept). A cache written
+# under token T is exact while the token is T; later, if the log still holds T's entry, it
+# is patched with the facts logged since. Random rather than a counter: a restored backup
+# written to the same count of changes still gets tokens no cache has seen.
+CHANGE_LOG_KEEP = 100_000
+_LOG_CHANGE = f"""
+    UPDATE facts_generation SET token = random() WHERE id = 1;
+    INSERT INTO facts_changes (pos, kind, token) SELECT {{pos}}, {{kind}}, token FROM facts_generation;
+    DELETE FROM facts_changes WHERE seq <= last_insert_rowid() - {CHANGE_LOG_KEEP};
+"""
+_V3 = f"""
 CREATE TABLE facts_generation (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     token INTEGER NOT NULL
 );
 INSERT INTO facts_generation (id, token) VALUES (1, random());
-CREATE TRIGGER facts_generation_insert AFTER INSERT ON facts BEGIN
-    UPDATE facts_generation SET token = random() WHERE id = 1;
+CREATE TABLE facts_changes (
+    seq INTEGER PRIMARY KEY,
+    pos INTEGER NOT NULL,             -- the fact's position (before the change)
+    kind TEXT NOT NULL,               -- 'i' insert, 'u' update, 'd' delete or moved, 's' start
+    token INTEGER NOT NULL            -- facts_generation.token as this change left it
+);
+INSERT INTO facts_changes (pos, kind, token) SELECT 0, 's', token FROM facts_generation;
+CREATE TRIGGER facts_changed_insert AFTER INSERT ON facts BEGIN
+    {_LOG_CHANGE.format(pos="NEW.pos", kind="'i'")}
 END;
-CREATE TRIGGER facts_generation_update AFTER UPDATE ON facts BEGIN
-    UPDATE facts_generation SET token = random() WHERE id = 1;
+CREATE TRIGGER facts_changed_update AFTER UPDATE ON facts BEGIN
+    {_LOG_CHANGE.format(pos="OLD.pos", kind="CASE WHEN NEW.pos = OLD.pos THEN 'u' ELSE 'd' END")}
 END;
-CREATE TRIGGER facts_generation_delete AFTER DELETE ON facts BEGIN
-    UPDATE facts_generation SET token = random() WHERE id = 1;
+CREATE TRIGGER facts_changed_delete AFTER DELETE ON facts BEGIN
+    {_LOG_CHANGE.format(pos="OLD.pos", kind="'d'")}
 END
 """
 
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", _V1),
     ("m002_deleted_score_before", _V2),
-    ("m003_facts_generation", _V3),
+    ("m003_facts_changes", _V3),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest schema a read-only open reads as it is: m003 adds only what the load cache

@@ -193,20 +193,26 @@ class Store:
     def load(self, config: Config) -> tuple[list[str], FactArrays]:
         """Fact ids by position and the arithmetic's inputs, from one snapshot.
 
-        A large store keeps a copy of these beside it (`loadcache`), valid while no fact
-        has changed since; otherwise each column comes back as one aggregated value
-        (group_concat), so a million facts cost a handful of Python objects instead of
-        millions of row tuples, and the copy is rewritten for the next open.
+        A large store keeps a copy of these beside it (`loadcache`): read as it is while
+        no fact has changed since it was written, patched with the facts changed since
+        while the store's change log reaches back to it. Otherwise each column comes back
+        as one aggregated value (group_concat), so a million facts cost a handful of
+        Python objects instead of millions of row tuples, and the copy is rewritten.
         """
         signers = json.dumps(list(config.trust.signers))
         with self.snapshot():
-            token = self.generation()
-            cache = None if token is None else loadcache.cache_path(self.path)
-            if cache is not None and (hit := loadcache.read(cache, token, signers)) is not None:
-                return hit
-            ids, arrays = self._load_sql(signers)
-        if cache is not None and len(ids) >= loadcache.MIN_FACTS and _writable(self.path):
-            loadcache.write(cache, token, signers, ids, arrays)
+            cached = self._from_cache(signers)
+            if cached is None:
+                ids, arrays = self._load_sql(signers)
+            else:
+                ids, arrays, patched = cached
+            rewrite = (cached is None or patched > loadcache.REWRITE_AFTER) and len(
+                ids
+            ) >= loadcache.MIN_FACTS
+            state = self._cache_state(len(ids)) if rewrite else None
+        if state is not None and _writable(self.path):
+            token, seq = state
+            loadcache.write(loadcache.cache_path(self.path), token, seq, signers, ids, arrays)
         return ids, arrays
 
     def generation(self) -> int | None:
@@ -217,11 +223,106 @@ class Store:
             return None
         return None if row is None else row[0]
 
+    def _cache_state(self, n: int) -> tuple[int, int | None] | None:
+        """What a cache of this snapshot is written under: the token, and the change log's
+        newest entry when later changes can be patched in (positions dense: 1..n)."""
+        token = self.generation()
+        if token is None:
+            return None
+        (seq,) = self.conn.execute("SELECT max(seq) FROM facts_changes").fetchone()
+        (top,) = self.conn.execute("SELECT max(pos) FROM facts").fetchone()
+        return token, seq if (top or 0) == n else None
+
+    def _from_cache(self, signers: str) -> tuple[list[str], FactArrays, int] | None:
+        """Ids, arrays and how many facts were patched in, from the cache; None when it
+        is missing, damaged, for other signers, or stale past what the log can patch."""
+        token = self.generation()
+        if token is None:
+            return None
+        path = loadcache.cache_path(self.path)
+        header = loadcache.read_header(path, signers)
+        if header is None:
+            return None
+        if header.get("token") == token:
+            hit = loadcache.read(path, header)
+            return None if hit is None else (*hit, 0)
+        seq = header.get("seq")
+        if not isinstance(seq, int):
+            return None
+        row = self.conn.execute("SELECT token FROM facts_changes WHERE seq = ?", (seq,)).fetchone()
+        if row is None or row[0] != header.get("token"):  # the log no longer reaches back to it
+            return None
+        changes = self.conn.execute(
+            "SELECT count(*), sum(kind NOT IN ('i', 'u')), group_concat(DISTINCT pos)"
+            " FROM facts_changes WHERE seq > ?",
+            (seq,),
+        ).fetchone()
+        count, moved, text = changes
+        if not count or moved or count > loadcache.PATCH_MAX:
+            return None
+        hit = loadcache.read(path, header)
+        if hit is None:
+            return None
+        positions = np.unique(np.fromstring(text, dtype=np.int64, sep=","))
+        try:
+            return self._patch(*hit, positions, signers)
+        except StoreError:
+            return None
+
+    def _patch(
+        self, ids: list[str], arrays: FactArrays, positions: np.ndarray, signers: str
+    ) -> tuple[list[str], FactArrays, int] | None:
+        """The cached ids and arrays with the facts at `positions` (1-based) read anew:
+        changed ones in place, new ones (the positions after the cached n) appended."""
+        n, total = len(ids), self.count()
+        (top,) = self.conn.execute("SELECT max(pos) FROM facts").fetchone()
+        added = positions[positions > n]
+        if top != total or not np.array_equal(added, np.arange(n + 1, total + 1)):
+            return None  # positions moved or a gap: only a full load is sure
+        nums, events, fresh, _ = self._scan(
+            signers,
+            len(positions),
+            " WHERE pos IN (SELECT value FROM json_each(?))",
+            (json.dumps(positions.tolist()),),
+        )
+        part = _arrays(nums, events)
+        changed = len(positions) - len(added)
+        at = positions[:changed] - 1
+        for name in ("r", "s", "declared", "sig_state", "sig_trusted", "o1_count", "supersedes", "deleted"):
+            getattr(arrays, name)[at] = getattr(part, name)[:changed]
+        for j, i in enumerate(at.tolist()):
+            ids[i] = fresh[j]
+            new, old = part.events_of(j), arrays.events_of(i)
+            if len(new) != len(old) or not np.array_equal(new, old):
+                arrays.moved[i] = new
+        arrays = arrays.compacted()
+        if len(added):
+            tail = part.span(changed, len(positions))
+            joined = {
+                name: np.concatenate([getattr(arrays, name), getattr(tail, name)])
+                for name in (
+                    "r",
+                    "s",
+                    "declared",
+                    "sig_state",
+                    "sig_trusted",
+                    "created",
+                    "events",
+                    "o1_count",
+                    "supersedes",
+                    "deleted",
+                )
+            }
+            joined["offsets"] = np.concatenate([arrays.offsets, tail.offsets + len(arrays.events)])
+            arrays = FactArrays(**joined)
+            ids = ids + fresh[changed:]
+        return ids, arrays, len(positions)
+
     def _load_sql(self, signers: str) -> tuple[list[str], FactArrays]:
         n = self.count()
         if n == 0:
             return [], _empty_arrays()
-        nums, events, ids = self._scan(signers, n)
+        nums, events, ids, _ = self._scan(signers, n)
         return ids, _arrays(nums, events)
 
     def load_chunks(
@@ -236,9 +337,8 @@ class Store:
         if not self.conn.in_transaction:
             raise RuntimeError("load_chunks reads a snapshot: call it inside Store.snapshot()")
         signers = json.dumps(list(config.trust.signers))
-        token = self.generation()
-        if token is not None and (hit := loadcache.read(loadcache.cache_path(self.path), token, signers)):
-            ids, arrays = hit
+        if (cached := self._from_cache(signers)) is not None:
+            ids, arrays, _ = cached
             spans = ((ids[c : c + size], arrays.span(c, c + size)) for c in range(0, len(ids), size))
             return arrays.supersedes, spans
         factory = self.conn.text_factory
@@ -257,15 +357,18 @@ class Store:
         def chunks() -> Iterator[tuple[list[str], FactArrays]]:
             after, left = 0, len(supersedes)
             while left > 0:
-                nums, events, ids, after = self._scan(signers, min(size, left), after=after)
+                nums, events, ids, after = self._scan(
+                    signers, min(size, left), " WHERE pos > ?", (after,), True
+                )
                 left -= len(ids)
                 yield ids, _arrays(nums, events)
 
         return supersedes, chunks()
 
-    def _scan(self, signers: str, n: int, after: int | None = None):
-        """Every fact's numbers (n x 7), events and ids in one pass over the table; with
-        `after`, the n facts after that position, and the last position read.
+    def _scan(self, signers: str, n: int, where: str = "", args: tuple = (), limit: bool = False):
+        """Every fact's numbers (n x 7), events and ids in one pass over the table, in
+        position order, and the last position read; `where` (with `args`) picks the facts,
+        `limit` stops after n.
 
         One statement reads one consistent snapshot; each column aggregates into a single
         value (group_concat), so a million facts cost a handful of Python objects instead
@@ -274,15 +377,14 @@ class Store:
         """
         inner = ", ".join(f"{expr} AS c{i}" for i, expr in enumerate(_LOAD_COLUMNS))
         outer = ", ".join(f"group_concat(c{i}, ',')" for i in range(len(_LOAD_COLUMNS)))
-        where, args = ("", (signers,)) if after is None else (" WHERE pos > ?", (signers, after))
-        limit = "" if after is None else f" LIMIT {int(n)}"
+        last_n = f" LIMIT {int(n)}" if limit else ""
         factory = self.conn.text_factory
         self.conn.text_factory = bytes
         try:
             *texts, blob, joined, last = self.conn.execute(
                 f"SELECT {outer}, group_concat(events, x''), group_concat(id, char(30)), max(pos)"
-                f" FROM (SELECT {inner}, events, id, pos FROM facts{where} ORDER BY pos{limit})",
-                args,
+                f" FROM (SELECT {inner}, events, id, pos FROM facts{where} ORDER BY pos{last_n})",
+                (signers, *args),
             ).fetchone()
         finally:
             self.conn.text_factory = factory
@@ -294,10 +396,10 @@ class Store:
             nums[:, i] = values
         ids = joined.decode("utf-8").split("\x1e")
         if len(ids) != n:  # an id containing the separator: take the slow, exact path
-            rows = self.conn.execute(f"SELECT id FROM facts{where} ORDER BY pos{limit}", args[1:])
+            rows = self.conn.execute(f"SELECT id FROM facts{where} ORDER BY pos{last_n}", args)
             ids = [row[0] for row in rows]
         events = np.frombuffer(blob or b"", dtype=np.float64)
-        return (nums, events, ids) if after is None else (nums, events, ids, last)
+        return nums, events, ids, last
 
     def fact_inputs(self, fact_ids: list[str], config: Config) -> dict[int, tuple]:
         """The arithmetic's inputs of a few facts, by 0-based position (see `load`)."""

@@ -14,13 +14,15 @@ from dataclasses import fields
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from synapse_tui.core import loadcache, signing
 from synapse_tui.core.clock import Clock
 from synapse_tui.core.config import Config, TrustConfig
 from synapse_tui.core.interchange import export_facts, import_facts, parse_file
 from synapse_tui.core.memory import Memory
-from synapse_tui.core.schema import SCHEMA_VERSION
+from synapse_tui.core.schema import CHANGE_LOG_KEEP, SCHEMA_VERSION
 from synapse_tui.core.store import Store
 from synapse_tui.core.triage import Triage
 from tests.conftest import write_jsonl
@@ -56,6 +58,13 @@ def sql_load(store: Store, config: Config = CFG):
         return store._load_sql(json.dumps(list(config.trust.signers)))
 
 
+def exact_cache(store: Store) -> bool:
+    """A cache beside the store, whole, for the store as it is now."""
+    path = loadcache.cache_path(store.path)
+    header = loadcache.read_header(path, "[]")
+    return bool(header) and header["token"] == store.generation() and loadcache.read(path, header) is not None
+
+
 def same(a, b) -> bool:
     (ids_a, arr_a), (ids_b, arr_b) = a, b
     return ids_a == ids_b and all(
@@ -71,7 +80,7 @@ def test_the_second_open_reads_the_cache_and_gets_what_sql_reads(db):
     with Store.open(db, readonly=True) as store:
         first = store.load(CFG)
         assert cache.exists()
-        assert loadcache.read(cache, store.generation(), "[]") is not None
+        assert exact_cache(store)
         second = store.load(CFG)
         assert same(second, first) and same(second, sql_load(store))
         now = Clock.from_option("2026-12-01T00:00:00Z").now()
@@ -96,7 +105,7 @@ WRITES = {
     "insert": "INSERT INTO facts (pos, id, text, created_at, created_ts, tier, r, s, events, sig_state)"
     " SELECT (SELECT max(pos) + 1 FROM facts), 'new', 'new fact', created_at, created_ts, tier, 1, 0, events, 0"
     " FROM facts WHERE id = 'a'",
-    "events": "UPDATE facts SET events = events || events WHERE id = 'xf03'",
+    "events": "UPDATE facts SET events = (SELECT events FROM facts WHERE id = 'a') WHERE id = 'xf03'",
 }
 
 
@@ -170,9 +179,9 @@ def test_a_damaged_cache_is_ignored_and_replaced(db, damage):
         else:
             raw[12:20] = b"{{{{{{{{"
         cache.write_bytes(bytes(raw))
-        assert loadcache.read(cache, store.generation(), "[]") is None
+        assert not exact_cache(store)
         assert same(store.load(CFG), good)
-        assert loadcache.read(cache, store.generation(), "[]") is not None  # written anew
+        assert exact_cache(store)  # written anew
 
 
 def test_ids_holding_the_separator_survive_the_cache(db):
@@ -198,9 +207,10 @@ def downgrade_to_v2(path) -> None:
     """Make the store what schema 2 wrote: no token table, no triggers, version 2."""
     conn = sqlite3.connect(path, isolation_level=None)
     for name in ("insert", "update", "delete"):
-        conn.execute(f"DROP TRIGGER facts_generation_{name}")
+        conn.execute(f"DROP TRIGGER facts_changed_{name}")
     conn.execute("DROP TABLE facts_generation")
-    conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm003_facts_generation'")
+    conn.execute("DROP TABLE facts_changes")
+    conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm003_facts_changes'")
     conn.execute("PRAGMA user_version = 2")
     conn.close()
 
@@ -235,3 +245,99 @@ def test_a_reader_inside_its_snapshot_gets_the_snapshot_not_the_newer_store(db):
                 other.execute(WRITES["update"])
             assert same(store.load(CFG), before)
         assert not same(store.load(CFG), before)
+
+
+def cache_token(path) -> int | None:
+    header = loadcache.read_header(loadcache.cache_path(path), "[]")
+    return None if header is None else header["token"]
+
+
+EDITS = st.lists(
+    st.tuples(
+        st.sampled_from(["r", "tier", "events", "supersedes", "deleted", "id", "insert", "delete", "noop"]),
+        st.integers(1, 21),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+def apply_edit(conn: sqlite3.Connection, kind: str, pos: int, step: int) -> None:
+    if kind == "r":
+        conn.execute("UPDATE facts SET r = r + 1, s = s + 2 WHERE pos = ?", (pos,))
+    elif kind == "tier":
+        conn.execute("UPDATE facts SET tier = 'human' WHERE pos = ?", (pos,))
+    elif kind == "events":  # another fact's reinforcement list, longer or shorter
+        conn.execute(
+            "UPDATE facts SET events = (SELECT events FROM facts WHERE pos = 1) WHERE pos = ?", (pos,)
+        )
+    elif kind == "supersedes":
+        conn.execute("UPDATE facts SET supersedes_pos = NULL WHERE pos = ?", (pos,))
+    elif kind == "deleted":
+        conn.execute("UPDATE facts SET deleted = 1 - deleted WHERE pos = ?", (pos,))
+    elif kind == "id":
+        conn.execute("UPDATE facts SET id = id || ? WHERE pos = ?", (f"-{step}", pos))
+    elif kind == "insert":
+        conn.execute(WRITES["insert"].replace("'new'", f"'new{step}'"))
+    elif kind == "delete":
+        conn.execute(WRITES["delete"])
+    else:
+        conn.execute("UPDATE facts SET r = r WHERE pos = ?", (pos,))  # a write that changes nothing
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batches=st.lists(EDITS, min_size=1, max_size=4))
+def test_the_cache_patched_with_the_logged_changes_equals_the_sql_load(db, batches):
+    """Whatever another connection changes (in place, appended, deleted, ids), the next
+    load equals SQL's; small in-place changes and appends are patched in (the cache file
+    stays as it was), a delete forces a full load."""
+    with Store.open(db) as store:
+        loadcache.cache_path(db).unlink(missing_ok=True)
+        store.load(CFG)  # a fresh cache
+        other = sqlite3.connect(db, isolation_level=None)
+        step = 0
+        for batch in batches:
+            written = cache_token(db)
+            other.execute("BEGIN")
+            for kind, pos in batch:
+                step += 1
+                apply_edit(other, kind, min(pos, store.count()), step)
+            other.execute("COMMIT")
+            loaded = store.load(CFG)
+            assert same(loaded, sql_load(store))
+            if not any(kind == "delete" for kind, _ in batch):
+                assert cache_token(db) == written  # patched: not rewritten
+        other.close()
+
+
+def test_a_store_restored_from_a_backup_is_not_patched_from_its_future(db, tmp_path):
+    backup = tmp_path / "backup.db"
+    with Store.open(db) as store:
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        backup.write_bytes(db.read_bytes())
+        with store.transaction() as conn:
+            for pos in (1, 2, 3):
+                apply_edit(conn, "r", pos, pos)
+        loadcache.cache_path(db).unlink(missing_ok=True)
+        store.load(CFG)  # the cache now holds the three changes, at the log's third entry
+    db.write_bytes(backup.read_bytes())  # the backup, then three other changes: the same count
+    with Store.open(db) as store:
+        with store.transaction() as conn:
+            for pos in (4, 5, 6):
+                apply_edit(conn, "tier", pos, pos)
+        assert same(store.load(CFG), sql_load(store))
+
+
+def test_the_change_log_keeps_its_newest_entries_and_an_older_cache_loads_by_sql(db):
+    with Store.open(db) as store:
+        store.load(CFG)
+        with store.transaction() as conn:
+            conn.executemany(
+                "UPDATE facts SET r = r + 1 WHERE pos = ?",
+                [(1 + i % 20,) for i in range(CHANGE_LOG_KEEP + 10)],
+            )
+        (kept,) = store.conn.execute("SELECT count(*) FROM facts_changes").fetchone()
+        assert kept == CHANGE_LOG_KEEP
+        before = cache_token(db)
+        assert same(store.load(CFG), sql_load(store))
+        assert cache_token(db) != before  # loaded by SQL and written anew

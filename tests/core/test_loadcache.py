@@ -7,6 +7,7 @@ connection or a second process. `MIN_FACTS` is lowered so a few facts get a cach
 from __future__ import annotations
 
 import hashlib
+import itertools
 import sqlite3
 import subprocess
 import sys
@@ -252,6 +253,7 @@ def cache_token(path) -> int | None:
     return None if header is None else header["token"]
 
 
+STEPS = itertools.count()  # unique ids across examples (they share the store)
 EDITS = st.lists(
     st.tuples(
         st.sampled_from(["r", "tier", "events", "supersedes", "deleted", "id", "insert", "delete", "noop"]),
@@ -278,7 +280,7 @@ def apply_edit(conn: sqlite3.Connection, kind: str, pos: int, step: int) -> None
     elif kind == "id":
         conn.execute("UPDATE facts SET id = id || ? WHERE pos = ?", (f"-{step}", pos))
     elif kind == "insert":
-        conn.execute(WRITES["insert"].replace("'new'", f"'new{step}'"))
+        conn.execute(WRITES["insert"].replace("'new'", f"'new{step}'").replace("id = 'a'", "pos = 1"))
     elif kind == "delete":
         conn.execute(WRITES["delete"])
     else:
@@ -295,19 +297,21 @@ def test_the_cache_patched_with_the_logged_changes_equals_the_sql_load(db, batch
         loadcache.cache_path(db).unlink(missing_ok=True)
         store.load(CFG)  # a fresh cache
         other = sqlite3.connect(db, isolation_level=None)
-        step = 0
-        for batch in batches:
-            written = cache_token(db)
-            other.execute("BEGIN")
-            for kind, pos in batch:
-                step += 1
-                apply_edit(other, kind, min(pos, store.count()), step)
-            other.execute("COMMIT")
-            loaded = store.load(CFG)
-            assert same(loaded, sql_load(store))
-            if not any(kind == "delete" for kind, _ in batch):
-                assert cache_token(db) == written  # patched: not rewritten
-        other.close()
+        try:
+            for batch in batches:
+                written = cache_token(db)
+                other.execute("BEGIN")
+                for kind, pos in batch:
+                    apply_edit(other, kind, min(pos, store.count()), next(STEPS))
+                other.execute("COMMIT")
+                loaded = store.load(CFG)
+                assert same(loaded, sql_load(store))
+                if not any(kind == "delete" for kind, _ in batch):
+                    assert cache_token(db) == written  # patched: not rewritten
+        finally:
+            if other.in_transaction:
+                other.execute("ROLLBACK")
+            other.close()
 
 
 def test_a_store_restored_from_a_backup_is_not_patched_from_its_future(db, tmp_path):

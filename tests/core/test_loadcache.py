@@ -324,10 +324,10 @@ def test_a_store_restored_from_a_backup_is_not_patched_from_its_future(db, tmp_p
                 apply_edit(conn, "r", pos, pos)
         loadcache.cache_path(db).unlink(missing_ok=True)
         store.load(CFG)  # the cache now holds the three changes, at the log's third entry
-    db.write_bytes(backup.read_bytes())  # the backup, then three other changes: the same count
-    with Store.open(db) as store:
+    db.write_bytes(backup.read_bytes())  # the backup, then four other changes: the log passes
+    with Store.open(db) as store:  # the cache's entry, holding another token there
         with store.transaction() as conn:
-            for pos in (4, 5, 6):
+            for pos in (4, 5, 6, 7):
                 apply_edit(conn, "tier", pos, pos)
         assert same(store.load(CFG), sql_load(store))
 

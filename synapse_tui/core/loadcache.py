@@ -3,11 +3,13 @@ memory map instead of a scan of every row (a million facts: milliseconds, not se
 
 `DB.synapse.cache` holds the arrays of `FactArrays` and the fact ids, raw, each aligned
 for `np.frombuffer` over a copy-on-write map (a triage refresh may write into the arrays;
-the file never changes). It is valid only for the store state it was written from: the
-store's triggers (schema m003) give `facts_generation.token` a fresh random value on every
-insert, update or delete of a fact, by any process or tool, and the cache names the token
-it was written under. The token is read in the same snapshot as the load, so a hit is the
-snapshot's data exactly. The trusted signers (config) are part of the key too.
+the file never changes). It names the store state it was written from: the store's
+triggers (schema m003) log every insert, update or delete of a fact, by any process or
+tool, with a fresh random token, and the cache keeps the newest token and log entry of its
+snapshot. Read in the same snapshot as the load: the same newest token is an exact hit;
+otherwise `Store.load` patches in the facts logged since (while the log reaches back to
+the cache's entry with the same token) or loads by SQL. The trusted signers (config) are
+part of the key too.
 
 Anything wrong (missing, stale, another format, damaged: a CRC-32 covers the data) is a
 miss, and the caller loads from SQL and writes a fresh cache when it may: a store of at

@@ -107,39 +107,34 @@ ALTER TABLE audit ADD COLUMN score_before TEXT
 """
 
 # m003: what the load cache (loadcache.py) checks and patches from. Every insert, update
-# or delete of a fact, by whichever process or tool (the triggers live in the store), gives
-# `facts_generation.token` a fresh random value and logs the fact's position with that
-# token in `facts_changes` (the newest CHANGE_LOG_KEEP entries are kept). A cache written
-# under token T is exact while the token is T; later, if the log still holds T's entry, it
-# is patched with the facts logged since. Random rather than a counter: a restored backup
-# written to the same count of changes still gets tokens no cache has seen.
+# or delete of a fact, by whichever process or tool (the triggers live in the store), logs
+# the fact's position in `facts_changes` with a fresh random token; the newest entry's
+# token names the state of the facts. A cache written under token T is exact while T is
+# the newest; later, while the log still holds T's entry, it is patched with the facts
+# logged since. Random rather than a counter: a restored backup that made as many changes
+# since still has tokens no cache has seen. The log keeps its newest CHANGE_LOG_KEEP
+# entries (pruned every 1,024, so a write pays one appended row).
 CHANGE_LOG_KEEP = 100_000
-_LOG_CHANGE = f"""
-    UPDATE facts_generation SET token = random() WHERE id = 1;
-    INSERT INTO facts_changes (pos, kind, token) SELECT {{pos}}, {{kind}}, token FROM facts_generation;
-    DELETE FROM facts_changes WHERE seq <= last_insert_rowid() - {CHANGE_LOG_KEEP};
-"""
 _V3 = f"""
-CREATE TABLE facts_generation (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    token INTEGER NOT NULL
-);
-INSERT INTO facts_generation (id, token) VALUES (1, random());
 CREATE TABLE facts_changes (
     seq INTEGER PRIMARY KEY,
     pos INTEGER NOT NULL,             -- the fact's position (before the change)
     kind TEXT NOT NULL,               -- 'i' insert, 'u' update, 'd' delete or moved, 's' start
-    token INTEGER NOT NULL            -- facts_generation.token as this change left it
+    token INTEGER NOT NULL            -- random: names the state this change left
 );
-INSERT INTO facts_changes (pos, kind, token) SELECT 0, 's', token FROM facts_generation;
+INSERT INTO facts_changes (pos, kind, token) VALUES (0, 's', random());
 CREATE TRIGGER facts_changed_insert AFTER INSERT ON facts BEGIN
-    {_LOG_CHANGE.format(pos="NEW.pos", kind="'i'")}
+    INSERT INTO facts_changes (pos, kind, token) VALUES (NEW.pos, 'i', random());
 END;
 CREATE TRIGGER facts_changed_update AFTER UPDATE ON facts BEGIN
-    {_LOG_CHANGE.format(pos="OLD.pos", kind="CASE WHEN NEW.pos = OLD.pos THEN 'u' ELSE 'd' END")}
+    INSERT INTO facts_changes (pos, kind, token)
+    VALUES (OLD.pos, CASE WHEN NEW.pos = OLD.pos THEN 'u' ELSE 'd' END, random());
 END;
 CREATE TRIGGER facts_changed_delete AFTER DELETE ON facts BEGIN
-    {_LOG_CHANGE.format(pos="OLD.pos", kind="'d'")}
+    INSERT INTO facts_changes (pos, kind, token) VALUES (OLD.pos, 'd', random());
+END;
+CREATE TRIGGER facts_changes_pruned AFTER INSERT ON facts_changes WHEN NEW.seq % 1024 = 0 BEGIN
+    DELETE FROM facts_changes WHERE seq <= NEW.seq - {CHANGE_LOG_KEEP};
 END
 """
 

@@ -216,9 +216,9 @@ class Store:
         return ids, arrays
 
     def generation(self) -> int | None:
-        """The token every change of a fact replaces (schema m003); None before m003."""
+        """The token of the newest change of a fact (schema m003); None before m003."""
         try:
-            row = self.conn.execute("SELECT token FROM facts_generation WHERE id = 1").fetchone()
+            row = self.conn.execute("SELECT token FROM facts_changes ORDER BY seq DESC LIMIT 1").fetchone()
         except sqlite3.OperationalError:  # a store older than m003, opened read-only
             return None
         return None if row is None else row[0]

@@ -207,9 +207,8 @@ def test_a_read_only_store_is_loaded_by_sql_and_gets_no_cache(db):
 def downgrade_to_v2(path) -> None:
     """Make the store what schema 2 wrote: no token table, no triggers, version 2."""
     conn = sqlite3.connect(path, isolation_level=None)
-    for name in ("insert", "update", "delete"):
-        conn.execute(f"DROP TRIGGER facts_changed_{name}")
-    conn.execute("DROP TABLE facts_generation")
+    for name in ("changed_insert", "changed_update", "changed_delete", "changes_pruned"):
+        conn.execute(f"DROP TRIGGER facts_{name}")
     conn.execute("DROP TABLE facts_changes")
     conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm003_facts_changes'")
     conn.execute("PRAGMA user_version = 2")
@@ -338,10 +337,10 @@ def test_the_change_log_keeps_its_newest_entries_and_an_older_cache_loads_by_sql
         with store.transaction() as conn:
             conn.executemany(
                 "UPDATE facts SET r = r + 1 WHERE pos = ?",
-                [(1 + i % 20,) for i in range(CHANGE_LOG_KEEP + 10)],
+                [(1 + i % 20,) for i in range(CHANGE_LOG_KEEP + 2048)],
             )
         (kept,) = store.conn.execute("SELECT count(*) FROM facts_changes").fetchone()
-        assert kept == CHANGE_LOG_KEEP
+        assert CHANGE_LOG_KEEP <= kept < CHANGE_LOG_KEEP + 1024  # pruned every 1,024 entries
         before = cache_token(db)
         assert same(store.load(CFG), sql_load(store))
         assert cache_token(db) != before  # loaded by SQL and written anew

@@ -118,23 +118,21 @@ class FactArrays:
         )
 
     def compacted(self) -> FactArrays:
-        """The same facts with every moved event list folded back into one flat array."""
+        """The same facts with every moved event list folded back into one flat array:
+        the untouched stretches between moved facts and the moved lists, joined once."""
         if not self.moved:
             return self
-        counts = np.diff(np.append(self.offsets, len(self.events)))
-        for i, ev in self.moved.items():
-            counts[i] = len(ev)
+        ends = np.append(self.offsets[1:], len(self.events))
+        counts = ends - self.offsets
+        pieces, at = [], 0
+        for i in sorted(self.moved):
+            pieces += [self.events[at : self.offsets[i]], self.moved[i]]
+            counts[i] = len(self.moved[i])
+            at = ends[i]
+        pieces.append(self.events[at:])
+        events = np.concatenate(pieces).astype(np.float64, copy=False)
         offsets = np.zeros_like(self.offsets)
         np.cumsum(counts[:-1], out=offsets[1:])
-        total = int(counts.sum())
-        src = np.arange(total) + np.repeat(self.offsets - offsets, counts)
-        keep = np.ones(total, dtype=bool)
-        for i in self.moved:
-            keep[offsets[i] : offsets[i] + counts[i]] = False
-        events = np.empty(total)
-        events[keep] = self.events[src[keep]]
-        for i, ev in self.moved.items():
-            events[offsets[i] : offsets[i] + len(ev)] = ev
         return replace(self, events=events, offsets=offsets, created=events[offsets], moved={})
 
     def take(self, i: int, **changes: object) -> FactArrays:

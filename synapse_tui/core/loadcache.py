@@ -23,6 +23,7 @@ import json
 import mmap
 import os
 import struct
+import threading
 import zlib
 from pathlib import Path
 
@@ -118,7 +119,7 @@ def _unpack(mm: mmap.mmap, header: dict) -> tuple[list[str], FactArrays] | None:
 def write(path: Path, token: int, seq: int | None, signers: str, ids: list[str], arrays: FactArrays) -> bool:
     """Write the cache for `token` and change-log entry `seq` (best effort: False when
     the folder refuses)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         _write(tmp, token, seq, signers, ids, arrays)
         os.replace(tmp, path)

@@ -194,14 +194,19 @@ def test_ids_holding_the_separator_survive_the_cache(db):
         assert "x\x1ey" in warm[0] and same(warm, cold) and same(warm, sql_load(store))
 
 
-def test_a_read_only_store_is_loaded_by_sql_and_gets_no_cache(db):
-    db.chmod(0o444)
+@pytest.mark.parametrize("what", ["file", "folder"])
+def test_a_read_only_store_is_loaded_by_sql_and_gets_no_cache(db, what):
+    target, mode = (db, 0o444) if what == "file" else (db.parent, 0o555)
+    before = target.stat().st_mode
+    with Store.open(db) as store:
+        reference = sql_load(store)
+    target.chmod(mode)
     try:
-        with Store.open(db) as store:
-            assert same(store.load(CFG), sql_load(store))
+        with Store.open(db, readonly=True) as store:
+            assert same(store.load(CFG), reference)
         assert not loadcache.cache_path(db).exists()
     finally:
-        db.chmod(0o644)
+        target.chmod(before)
 
 
 def downgrade_to_v2(path) -> None:

@@ -14,6 +14,7 @@ from ..core.clock import Clock
 from ..core.config import config_path_for, write_config
 from ..core.errors import SynapseError
 from ..core.interchange import export_facts, import_facts, parse_file, write_jsonl
+from ..core.memory import stream_rows
 from ..core.store import Store
 from ..core.textsafe import clean
 from .common import (
@@ -156,6 +157,9 @@ def score_cmd(
     q = fq.parse(where)
     if sort is None and not (as_json or q.words):
         sort = "-trust"
+    if as_json and q.empty and not sort:  # every fact in store order: stream as scores come
+        _stream_json(db, now, config_path, limit or 0)
+        return
     with open_memory(db, now, config_path) as memory:
         positions = fq.run(memory, q) if not q.empty else np.arange(len(memory))
         if sort:
@@ -172,6 +176,17 @@ def score_cmd(
                 sys.stdout.flush()
             return
         print_score_table(memory, positions, total)
+
+
+def _stream_json(db: str, now: str | None, config_path: str | None, limit: int) -> None:
+    """`score --json` without a filter or a sort: a chunk is printed as soon as it is
+    scored (no index, no sort, one chunk in memory); same lines as the whole view's."""
+    clock = Clock.from_option(now)
+    config = resolve_config(db, config_path)
+    with Store.open(db, readonly=True) as store:
+        for chunk in stream_rows(store, config, clock.now(), JSON_CHUNK, limit):
+            sys.stdout.write("".join(_dumps(row) + "\n" for row in chunk))
+            sys.stdout.flush()
 
 
 def _not_negative(value: int | None) -> int | None:

@@ -7,6 +7,7 @@ the store (`Store.snapshot`), so a writer in another process never makes them fa
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import fields, replace
 from typing import Any
 
@@ -47,10 +48,21 @@ class Memory:
         with self.store.snapshot():
             self.ids, self.arrays = self.store.load(self.config)
             self.version = self.store.data_version()
-        self.index = {fid: i for i, fid in enumerate(self.ids)}
+        self._index: tuple[list[str], dict[str, int]] | None = None
         self.k = supersession_depth(self.arrays.supersedes)
         self._supersessors: dict[int, set[int]] | None = None
         self.rescore(self.scores.now if now is None else now)
+
+    @property
+    def index(self) -> dict[str, int]:
+        """Position by fact id, built on first use: at a million facts it takes longer than
+        the load, and neither the first page nor `score --json` needs it. Kept beside the
+        ids it was built from, so a reload in another thread never pairs new ids with an
+        old index."""
+        ids, built = self.ids, self._index
+        if built is None or built[0] is not ids:
+            built = self._index = (ids, dict(zip(ids, range(len(ids)), strict=True)))
+        return built[1]
 
     def refresh(self, fact_ids: list[str]) -> np.ndarray:
         """Re-read a few facts after a write (triage) and rescore only what it changed.
@@ -173,40 +185,10 @@ class Memory:
         }
 
     def rows(self, positions: np.ndarray | None = None) -> list[dict[str, Any]]:
-        """The `score` objects of `positions` (default: every fact), built column-wise
-        (one tolist per array, not per fact); `score --json` asks for a chunk at a time."""
-        sc = self.scores
+        """The `score` objects of `positions` (default: every fact); `score --json` asks
+        for a chunk at a time."""
         at = np.arange(len(self.ids)) if positions is None else np.asarray(positions, dtype=np.int64)
-        cols = {
-            name: getattr(sc, name)[at].tolist()
-            for name in ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B", "k")
-        }
-        bands = [BANDS[x] for x in sc.band[at].tolist()]
-        guid = [GUIDANCE[x] for x in sc.guidance[at].tolist()]
-        tiers = [TIERS[x] for x in sc.tier[at].tolist()]
-        flagged = np.flatnonzero(sc.flags[at])
-        flags: dict[int, list[str]] = {int(j): sc.flag_names(int(at[j])) for j in flagged}
-        ids = self.ids
-        return [
-            {
-                "id": ids[i],
-                "trust": cols["trust"][j],
-                "band": bands[j],
-                "confidence": cols["confidence"][j],
-                "freshness": cols["freshness"][j],
-                "supersession": cols["supersession"][j],
-                "gate": cols["gate"][j],
-                "b": cols["b"][j],
-                "d": cols["d"][j],
-                "u": cols["u"][j],
-                "guidance": guid[j],
-                "k": cols["k"][j],
-                "B": cols["B"][j],
-                "tier": tiers[j],
-                "flags": flags.get(j, []),
-            }
-            for j, i in enumerate(at.tolist())
-        ]
+        return score_rows(self.ids, self.scores, at)
 
     def what_if(self, i: int) -> dict[str, float]:
         """Trust after each triage move, so the detail view can say what would help."""
@@ -310,6 +292,63 @@ class Memory:
             out["reinforced_at"] = rec.reinforced_at or []
         out.update(rec.extra and {"extra": rec.extra} or {})
         return out
+
+
+def score_rows(ids: list[str], sc: Scores, at: np.ndarray) -> list[dict[str, Any]]:
+    """The `score --json` objects (SPEC 6) of positions `at` of `ids` and `sc`, built
+    column-wise (one tolist per array, not per fact)."""
+    cols = {
+        name: getattr(sc, name)[at].tolist()
+        for name in ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B", "k")
+    }
+    bands = [BANDS[x] for x in sc.band[at].tolist()]
+    guid = [GUIDANCE[x] for x in sc.guidance[at].tolist()]
+    tiers = [TIERS[x] for x in sc.tier[at].tolist()]
+    flagged = np.flatnonzero(sc.flags[at])
+    flags: dict[int, list[str]] = {int(j): sc.flag_names(int(at[j])) for j in flagged}
+    return [
+        {
+            "id": ids[i],
+            "trust": cols["trust"][j],
+            "band": bands[j],
+            "confidence": cols["confidence"][j],
+            "freshness": cols["freshness"][j],
+            "supersession": cols["supersession"][j],
+            "gate": cols["gate"][j],
+            "b": cols["b"][j],
+            "d": cols["d"][j],
+            "u": cols["u"][j],
+            "guidance": guid[j],
+            "k": cols["k"][j],
+            "B": cols["B"][j],
+            "tier": tiers[j],
+            "flags": flags.get(j, []),
+        }
+        for j, i in enumerate(at.tolist())
+    ]
+
+
+def stream_rows(
+    store: Store, config: Config, now: float, size: int, limit: int = 0
+) -> Iterator[list[dict[str, Any]]]:
+    """The `score` objects of the first `limit` facts (0: all) in store order, `size` at a
+    time: the same objects as `Memory(store, config, now).rows()`, each chunk scored as
+    soon as its facts are read (`Store.load_chunks`), so the first comes early and memory
+    holds one chunk. Nothing the stream does not print is built (no id index, no sort)."""
+    if limit:
+        size = min(size, limit)
+    with store.snapshot():
+        supersedes, chunks = store.load_chunks(config, size)
+        k = supersession_depth(supersedes)
+        done = 0
+        for ids, arrays in chunks:
+            if limit and done + len(ids) > limit:
+                ids, arrays = ids[: limit - done], arrays.span(0, limit - done)
+            sc = score(arrays, config, now, k[done : done + len(ids)])
+            yield score_rows(ids, sc, np.arange(len(ids)))
+            done += len(ids)
+            if limit and done >= limit:
+                return
 
 
 def _sig_check(rec: FactRecord, sc: Scores, i: int) -> str:

@@ -106,14 +106,64 @@ ALTER TABLE facts ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE audit ADD COLUMN score_before TEXT
 """
 
-MIGRATIONS: list[tuple[str, str]] = [("m001_initial", _V1), ("m002_deleted_score_before", _V2)]
+# m003: what the load cache (loadcache.py) checks and patches from. Every insert, update
+# or delete of a fact, by whichever process or tool (the triggers live in the store), logs
+# the fact's position in `facts_changes` with a fresh random token; the newest entry's
+# token names the state of the facts. A cache written under token T is exact while T is
+# the newest; later, while the log still holds T's entry, it is patched with the facts
+# logged since. Random rather than a counter: a restored backup that made as many changes
+# since still has tokens no cache has seen. The log keeps its newest CHANGE_LOG_KEEP
+# entries (pruned every 1,024, so a write pays one appended row).
+CHANGE_LOG_KEEP = 100_000
+_V3 = f"""
+CREATE TABLE facts_changes (
+    seq INTEGER PRIMARY KEY,
+    pos INTEGER NOT NULL,             -- the fact's position (before the change)
+    kind TEXT NOT NULL,               -- 'i' insert, 'u' update, 'd' delete or moved, 's' start
+    token INTEGER NOT NULL            -- random: names the state this change left
+);
+INSERT INTO facts_changes (pos, kind, token) VALUES (0, 's', random());
+CREATE TRIGGER facts_changed_insert AFTER INSERT ON facts BEGIN
+    INSERT INTO facts_changes (pos, kind, token) VALUES (NEW.pos, 'i', random());
+END;
+CREATE TRIGGER facts_changed_update AFTER UPDATE ON facts BEGIN
+    INSERT INTO facts_changes (pos, kind, token)
+    VALUES (OLD.pos, CASE WHEN NEW.pos = OLD.pos THEN 'u' ELSE 'd' END, random());
+END;
+CREATE TRIGGER facts_changed_delete AFTER DELETE ON facts BEGIN
+    INSERT INTO facts_changes (pos, kind, token) VALUES (OLD.pos, 'd', random());
+END;
+CREATE TRIGGER facts_changes_pruned AFTER INSERT ON facts_changes WHEN NEW.seq % 1024 = 0 BEGIN
+    DELETE FROM facts_changes WHERE seq <= NEW.seq - {CHANGE_LOG_KEEP};
+END
+"""
+
+MIGRATIONS: list[tuple[str, str]] = [
+    ("m001_initial", _V1),
+    ("m002_deleted_score_before", _V2),
+    ("m003_facts_changes", _V3),
+]
 SCHEMA_VERSION = len(MIGRATIONS)
+# The oldest schema a read-only open reads as it is: m003 adds only what the load cache
+# checks, so a version-2 store opened read-only loads from SQL (no cache) instead of
+# asking for an upgrade it cannot have.
+READABLE_FROM = 2
 
 
 def _statements(script: str) -> list[str]:
-    """Split a schema script on semicolons (our DDL holds no semicolons in literals)."""
+    """Split a schema script into statements (our DDL holds no semicolons in literals;
+    a trigger's body holds several, so a piece joins the next until SQLite calls it whole)."""
     lines = [line.split("--")[0] for line in script.splitlines()]
-    return [stmt.strip() for stmt in "\n".join(lines).split(";") if stmt.strip()]
+    out: list[str] = []
+    pending = ""
+    for piece in "\n".join(lines).split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            out.append(pending.strip().removesuffix(";").strip())
+            pending = ""
+    if pending.strip(" \n;"):
+        out.append(pending.strip().removesuffix(";").strip())
+    return [stmt for stmt in out if stmt]
 
 
 def migrate(conn: sqlite3.Connection) -> None:

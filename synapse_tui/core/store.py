@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from . import loadcache
 from .config import Config
 from .errors import StoreError
-from .schema import APPLICATION_ID, SCHEMA_VERSION, migrate
+from .schema import APPLICATION_ID, READABLE_FROM, SCHEMA_VERSION, migrate
 from .trust import FactArrays
 
 BUSY_TIMEOUT_MS = 10_000
@@ -127,7 +128,7 @@ class Store:
                 conn.execute("PRAGMA synchronous = NORMAL")
                 if version < SCHEMA_VERSION:
                     migrate(conn)
-            elif version < SCHEMA_VERSION:
+            elif version < READABLE_FROM:
                 raise StoreError(f"{p}: needs an upgrade, which a read-only open cannot do")
         except sqlite3.OperationalError as exc:
             conn.close()
@@ -190,48 +191,184 @@ class Store:
         return self.conn.execute("SELECT count(*) FROM facts").fetchone()[0]
 
     def load(self, config: Config) -> tuple[list[str], FactArrays]:
-        """Fact ids by position and the arithmetic's inputs.
+        """Fact ids by position and the arithmetic's inputs, from one snapshot.
 
-        Each column comes back as one aggregated value (group_concat), so a million facts
-        cost a handful of Python objects instead of millions of row tuples.
+        A large store keeps a copy of these beside it (`loadcache`): read as it is while
+        no fact has changed since it was written, patched with the facts changed since
+        while the store's change log reaches back to it. Otherwise each column comes back
+        as one aggregated value (group_concat), so a million facts cost a handful of
+        Python objects instead of millions of row tuples, and the copy is rewritten.
         """
-        n = self.count()
-        if n == 0:
-            empty_i = np.empty(0, np.int64)
-            return [], FactArrays(
-                r=empty_i,
-                s=empty_i,
-                declared=np.empty(0, np.int8),
-                sig_state=np.empty(0, np.int8),
-                sig_trusted=np.empty(0, bool),
-                created=np.empty(0),
-                events=np.empty(0),
-                offsets=empty_i,
-                o1_count=empty_i,
-                supersedes=empty_i,
-                deleted=np.empty(0, bool),
-            )
-        nums, events, ids = self._scan(json.dumps(list(config.trust.signers)), n)
-        r, s, packed, o1, sup, deleted, counts = nums.T
-        offsets = np.zeros(n, dtype=np.int64)
-        np.cumsum(counts[:-1], out=offsets[1:])
-        arrays = FactArrays(
-            r=r.copy(),
-            s=s.copy(),
-            declared=(packed & 3).astype(np.int8),
-            sig_state=((packed >> 2) & 3).astype(np.int8),
-            sig_trusted=(packed & 16) != 0,
-            created=events[offsets],
-            events=events,
-            offsets=offsets,
-            o1_count=o1.copy(),
-            supersedes=sup.copy(),
-            deleted=deleted.astype(bool),
-        )
+        signers = json.dumps(list(config.trust.signers))
+        with self.snapshot():
+            cached = self._from_cache(signers)
+            if cached is None:
+                ids, arrays = self._load_sql(signers)
+            else:
+                ids, arrays, patched = cached
+            rewrite = (cached is None or patched > loadcache.REWRITE_AFTER) and len(
+                ids
+            ) >= loadcache.MIN_FACTS
+            state = self._cache_state(len(ids)) if rewrite else None
+        if state is not None and _writable(self.path):
+            token, seq = state
+            loadcache.write(loadcache.cache_path(self.path), token, seq, signers, ids, arrays)
         return ids, arrays
 
-    def _scan(self, signers: str, n: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
-        """Every fact's numbers (n x 7), events and ids in one pass over the table.
+    def generation(self) -> int | None:
+        """The token of the newest change of a fact (schema m003); None before m003."""
+        try:
+            row = self.conn.execute("SELECT token FROM facts_changes ORDER BY seq DESC LIMIT 1").fetchone()
+        except sqlite3.OperationalError:  # a store older than m003, opened read-only
+            return None
+        return None if row is None else row[0]
+
+    def _cache_state(self, n: int) -> tuple[int, int | None] | None:
+        """What a cache of this snapshot is written under: the token, and the change log's
+        newest entry when later changes can be patched in (positions dense: 1..n)."""
+        token = self.generation()
+        if token is None:
+            return None
+        (seq,) = self.conn.execute("SELECT max(seq) FROM facts_changes").fetchone()
+        (top,) = self.conn.execute("SELECT max(pos) FROM facts").fetchone()
+        return token, seq if (top or 0) == n else None
+
+    def _from_cache(self, signers: str) -> tuple[list[str], FactArrays, int] | None:
+        """Ids, arrays and how many facts were patched in, from the cache; None when it
+        is missing, damaged, for other signers, or stale past what the log can patch."""
+        token = self.generation()
+        if token is None:
+            return None
+        path = loadcache.cache_path(self.path)
+        header = loadcache.read_header(path, signers)
+        if header is None:
+            return None
+        if header.get("token") == token:
+            hit = loadcache.read(path, header)
+            return None if hit is None else (*hit, 0)
+        seq = header.get("seq")
+        if not isinstance(seq, int):
+            return None
+        row = self.conn.execute("SELECT token FROM facts_changes WHERE seq = ?", (seq,)).fetchone()
+        if row is None or row[0] != header.get("token"):  # the log no longer reaches back to it
+            return None
+        changes = self.conn.execute(
+            "SELECT count(*), sum(kind NOT IN ('i', 'u')), group_concat(DISTINCT pos)"
+            " FROM facts_changes WHERE seq > ?",
+            (seq,),
+        ).fetchone()
+        count, moved, text = changes
+        if not count or moved or count > loadcache.PATCH_MAX:
+            return None
+        hit = loadcache.read(path, header)
+        if hit is None:
+            return None
+        positions = np.unique(np.fromstring(text, dtype=np.int64, sep=","))
+        try:
+            return self._patch(*hit, positions, signers)
+        except StoreError:
+            return None
+
+    def _patch(
+        self, ids: list[str], arrays: FactArrays, positions: np.ndarray, signers: str
+    ) -> tuple[list[str], FactArrays, int] | None:
+        """The cached ids and arrays with the facts at `positions` (1-based) read anew:
+        changed ones in place, new ones (the positions after the cached n) appended."""
+        n, total = len(ids), self.count()
+        (top,) = self.conn.execute("SELECT max(pos) FROM facts").fetchone()
+        added = positions[positions > n]
+        if top != total or not np.array_equal(added, np.arange(n + 1, total + 1)):
+            return None  # positions moved or a gap: only a full load is sure
+        nums, events, fresh, _ = self._scan(
+            signers,
+            len(positions),
+            " WHERE pos IN (SELECT value FROM json_each(?))",
+            (json.dumps(positions.tolist()),),
+        )
+        part = _arrays(nums, events)
+        changed = len(positions) - len(added)
+        at = positions[:changed] - 1
+        for name in ("r", "s", "declared", "sig_state", "sig_trusted", "o1_count", "supersedes", "deleted"):
+            getattr(arrays, name)[at] = getattr(part, name)[:changed]
+        for j, i in enumerate(at.tolist()):
+            ids[i] = fresh[j]
+            new, old = part.events_of(j), arrays.events_of(i)
+            if len(new) != len(old) or not np.array_equal(new, old):
+                arrays.moved[i] = new
+        arrays = arrays.compacted()
+        if len(added):
+            tail = part.span(changed, len(positions))
+            joined = {
+                name: np.concatenate([getattr(arrays, name), getattr(tail, name)])
+                for name in (
+                    "r",
+                    "s",
+                    "declared",
+                    "sig_state",
+                    "sig_trusted",
+                    "created",
+                    "events",
+                    "o1_count",
+                    "supersedes",
+                    "deleted",
+                )
+            }
+            joined["offsets"] = np.concatenate([arrays.offsets, tail.offsets + len(arrays.events)])
+            arrays = FactArrays(**joined)
+            ids = ids + fresh[changed:]
+        return ids, arrays, len(positions)
+
+    def _load_sql(self, signers: str) -> tuple[list[str], FactArrays]:
+        n = self.count()
+        if n == 0:
+            return [], _empty_arrays()
+        nums, events, ids, _ = self._scan(signers, n)
+        return ids, _arrays(nums, events)
+
+    def load_chunks(
+        self, config: Config, size: int
+    ) -> tuple[np.ndarray, Iterator[tuple[list[str], FactArrays]]]:
+        """`load` a chunk of facts at a time, for a reader that streams (`score --json`):
+        every fact's `supersedes` first (depths need the whole chain), then ids and
+        arrays of `size` facts after another, in store order. From the load cache when it
+        is valid, else one range query per chunk, so the first chunk comes after a
+        fraction of the full scan and memory holds one chunk. Call it inside a snapshot,
+        which the chunks are read from."""
+        if not self.conn.in_transaction:
+            raise RuntimeError("load_chunks reads a snapshot: call it inside Store.snapshot()")
+        signers = json.dumps(list(config.trust.signers))
+        if (cached := self._from_cache(signers)) is not None:
+            ids, arrays, _ = cached
+            spans = ((ids[c : c + size], arrays.span(c, c + size)) for c in range(0, len(ids), size))
+            return arrays.supersedes, spans
+        factory = self.conn.text_factory
+        self.conn.text_factory = bytes
+        try:
+            (text,) = self.conn.execute(
+                "SELECT group_concat(coalesce(supersedes_pos, 0) - 1, ',')"
+                " FROM (SELECT supersedes_pos FROM facts ORDER BY pos)"
+            ).fetchone()
+        finally:
+            self.conn.text_factory = factory
+        supersedes = (
+            np.fromstring(text.decode("ascii"), dtype=np.int64, sep=",") if text else np.empty(0, np.int64)
+        )
+
+        def chunks() -> Iterator[tuple[list[str], FactArrays]]:
+            after, left = 0, len(supersedes)
+            while left > 0:
+                nums, events, ids, after = self._scan(
+                    signers, min(size, left), " WHERE pos > ?", (after,), True
+                )
+                left -= len(ids)
+                yield ids, _arrays(nums, events)
+
+        return supersedes, chunks()
+
+    def _scan(self, signers: str, n: int, where: str = "", args: tuple = (), limit: bool = False):
+        """Every fact's numbers (n x 7), events and ids in one pass over the table, in
+        position order, and the last position read; `where` (with `args`) picks the facts,
+        `limit` stops after n.
 
         One statement reads one consistent snapshot; each column aggregates into a single
         value (group_concat), so a million facts cost a handful of Python objects instead
@@ -240,26 +377,29 @@ class Store:
         """
         inner = ", ".join(f"{expr} AS c{i}" for i, expr in enumerate(_LOAD_COLUMNS))
         outer = ", ".join(f"group_concat(c{i}, ',')" for i in range(len(_LOAD_COLUMNS)))
+        last_n = f" LIMIT {int(n)}" if limit else ""
         factory = self.conn.text_factory
         self.conn.text_factory = bytes
         try:
-            *texts, blob, joined = self.conn.execute(
-                f"SELECT {outer}, group_concat(events, x''), group_concat(id, char(30))"
-                f" FROM (SELECT {inner}, events, id FROM facts ORDER BY pos)",
-                (signers,),
+            *texts, blob, joined, last = self.conn.execute(
+                f"SELECT {outer}, group_concat(events, x''), group_concat(id, char(30)), max(pos)"
+                f" FROM (SELECT {inner}, events, id, pos FROM facts{where} ORDER BY pos{last_n})",
+                (signers, *args),
             ).fetchone()
         finally:
             self.conn.text_factory = factory
         nums = np.empty((n, len(texts)), dtype=np.int64)
         for i, text in enumerate(texts):
-            values = np.fromstring(text.decode("ascii"), dtype=np.int64, sep=",")
+            values = np.fromstring((text or b"").decode("ascii"), dtype=np.int64, sep=",")
             if len(values) != n:
                 raise StoreError(f"{self.path}: the facts table changed while loading; try again")
             nums[:, i] = values
         ids = joined.decode("utf-8").split("\x1e")
         if len(ids) != n:  # an id containing the separator: take the slow, exact path
-            ids = [row[0] for row in self.conn.execute("SELECT id FROM facts ORDER BY pos")]
-        return nums, np.frombuffer(blob or b"", dtype=np.float64), ids
+            rows = self.conn.execute(f"SELECT id FROM facts{where} ORDER BY pos{last_n}", args)
+            ids = [row[0] for row in rows]
+        events = np.frombuffer(blob or b"", dtype=np.float64)
+        return nums, events, ids, last
 
     def fact_inputs(self, fact_ids: list[str], config: Config) -> dict[int, tuple]:
         """The arithmetic's inputs of a few facts, by 0-based position (see `load`)."""
@@ -523,6 +663,52 @@ def _varint_values(data: bytes, ends: np.ndarray) -> np.ndarray:
 
 def _varints(data: bytes) -> list[int]:
     return _varint_values(data, _varint_ends(data)).tolist()
+
+
+def _empty_arrays() -> FactArrays:
+    empty_i = np.empty(0, np.int64)
+    return FactArrays(
+        r=empty_i,
+        s=empty_i,
+        declared=np.empty(0, np.int8),
+        sig_state=np.empty(0, np.int8),
+        sig_trusted=np.empty(0, bool),
+        created=np.empty(0),
+        events=np.empty(0),
+        offsets=empty_i,
+        o1_count=empty_i,
+        supersedes=empty_i,
+        deleted=np.empty(0, bool),
+    )
+
+
+def _arrays(nums: np.ndarray, events: np.ndarray) -> FactArrays:
+    """FactArrays from `_scan`'s numbers (one row per fact, `_LOAD_COLUMNS`) and events."""
+    r, s, packed, o1, sup, deleted, counts = nums.T
+    offsets = np.zeros(len(nums), dtype=np.int64)
+    np.cumsum(counts[:-1], out=offsets[1:])
+    return FactArrays(
+        r=r.copy(),
+        s=s.copy(),
+        declared=(packed & 3).astype(np.int8),
+        sig_state=((packed >> 2) & 3).astype(np.int8),
+        sig_trusted=(packed & 16) != 0,
+        created=events[offsets],
+        events=events,
+        offsets=offsets,
+        o1_count=o1.copy(),
+        supersedes=sup.copy(),
+        deleted=deleted.astype(bool),
+    )
+
+
+def _writable(path: Path) -> bool:
+    """May a file go beside this store? Not beside a read-only one: its file or folder
+    refuses us, or carries no write permission for anyone (which binds even root)."""
+    try:
+        return all(os.access(p, os.W_OK) and os.stat(p).st_mode & 0o222 for p in (path, path.parent))
+    except OSError:
+        return False
 
 
 def _describe(exc: sqlite3.OperationalError) -> str:

@@ -209,3 +209,34 @@ def test_monotone_in_the_right_direction(r, s, ages):
     assert more_s.confidence[0] <= base.confidence[0]
     assert later.freshness[0] <= base.freshness[0]
     assert reinforced.freshness[0] > base.freshness[0]
+
+
+def test_compacted_and_span_keep_every_facts_events():
+    """Moved event lists fold back in place of the stale ones; a span is its facts alone."""
+    rng = np.random.default_rng(3)
+    lists = [np.sort(rng.uniform(0, 100, rng.integers(1, 6))) for _ in range(40)]
+    counts = np.array([len(x) for x in lists])
+    offsets = np.concatenate([[0], np.cumsum(counts[:-1])])
+    n = len(lists)
+    arrays = FactArrays(
+        r=np.zeros(n, np.int64),
+        s=np.zeros(n, np.int64),
+        declared=np.zeros(n, np.int8),
+        sig_state=np.zeros(n, np.int8),
+        sig_trusted=np.zeros(n, bool),
+        created=np.array([x[0] for x in lists]),
+        events=np.concatenate(lists),
+        offsets=offsets,
+        o1_count=np.zeros(n, np.int64),
+        supersedes=np.full(n, -1, np.int64),
+    )
+    for i in (0, 7, 8, 39):  # first, neighbours, last; longer and shorter
+        lists[i] = np.sort(rng.uniform(0, 100, rng.integers(1, 9)))
+        arrays.moved[i] = lists[i]
+    folded = arrays.compacted()
+    assert not folded.moved and np.array_equal(folded.events, np.concatenate(lists))
+    assert all(np.array_equal(folded.events_of(i), lists[i]) for i in range(n))
+    assert np.array_equal(folded.created, [x[0] for x in lists])
+    part = arrays.span(5, 12)
+    assert len(part) == 7 and all(np.array_equal(part.events_of(j), lists[5 + j]) for j in range(7))
+    assert len(arrays.span(38, 99)) == 2 and len(arrays.span(40, 45)) == 0

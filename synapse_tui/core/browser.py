@@ -121,6 +121,7 @@ class Browser:
         self._masks: np.ndarray | None = None  # queue x position membership
         self._pending: set[str] = set()  # facts with a triage action in flight
         self.session_start: int | None = None  # the audit's newest entry when the browser opened
+        self.shown: Rows | None = None  # what `rows()` last returned: the list's order
 
     # -- time -----------------------------------------------------------------------------
     def now(self) -> float:
@@ -235,7 +236,20 @@ class Browser:
             None if q.key == "suspect" and not self.suspects_ready else int(c)
             for q, c in zip(QUEUES, masks.sum(axis=1), strict=True)
         )
-        return Rows(order, counts, view, ranked)
+        self.shown = Rows(order, counts, view, ranked)
+        return self.shown
+
+    def step(self, fact_id: str, delta: int) -> str | None:
+        """The fact `delta` rows from `fact_id` in the list's order (clamped at its ends), or
+        None when `fact_id` is not in it: the detail view's next / previous fact."""
+        memory, shown = self.memory, self.shown
+        if memory is None or shown is None or fact_id not in memory.index:
+            return None
+        hits = np.flatnonzero(shown.order == memory.index[fact_id])
+        if not len(hits):
+            return None
+        row = min(max(int(hits[0]) + delta, 0), len(shown.order) - 1)
+        return memory.ids[int(shown.order[row])]
 
     def set_queue(self, index: int) -> None:
         self.view = replace(self.view, queue=index % len(QUEUES))

@@ -47,7 +47,11 @@ async def test_another_process_committing_is_picked_up(app, db):
 
 @pytest.mark.parametrize(
     "options",
-    [["--now", "yesterday"], ["--now=yesterday"], ["--config", "missing.toml", "--now", "2026-12-01T00:00:00Z"]],
+    [
+        ["--now", "yesterday"],
+        ["--now=yesterday"],
+        ["--config", "missing.toml", "--now", "2026-12-01T00:00:00Z"],
+    ],
 )
 def test_top_level_options_open_the_browser_like_open_does(db, tmp_path, monkeypatch, options):
     """`synapse-tui --now T DB` is `synapse-tui open --now T DB`: the browser's options

@@ -280,12 +280,6 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             self.show_rows(follow=fact_id)
         facts.focus()
 
-    def step(self, delta: int) -> str | None:
-        """Move the cursor by `delta` rows (the detail view's next / previous fact)."""
-        facts = self.query_one(FactList)
-        facts._set_cursor(facts.cursor + delta)  # noqa: SLF001
-        return self.current_fact_id()
-
     # -- the pane ---------------------------------------------------------------------
     def update_pane(self, force: bool = False) -> None:
         """The pane follows the cursor; its content is read by a worker."""
@@ -396,20 +390,15 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
     def update_asof(self) -> None:
         banner = self.query_one("#asof", Static)
         app = self.app
-        name = str(app.store.path.name)
         if app.as_of is None:
             banner.display = False
-            self.sub_title = name
         else:
-            stamp = format_time(app.as_of)
             banner.display = True
             banner.update(
                 Text.assemble(
                     ("AS OF ", "bold"),
-                    stamp,
+                    format_time(app.as_of),
                     " · facts and events up to then · read-only · ctrl+p: Back to now",
                 )
             )
-            self.sub_title = f"{name} · AS OF {stamp}"
-        if app.store.readonly or app.as_of is not None:
-            self.sub_title += " · read-only"
+        self.sub_title = app.subtitle()

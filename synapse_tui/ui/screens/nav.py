@@ -27,6 +27,19 @@ class OpenFact(Message):
         super().__init__()
 
 
+class CursorTo(Message):
+    """Put the list's cursor on `fact_id` (the view on top stepped or jumped to it); the
+    app moves it, leaving queue and search when the fact is not in them."""
+
+    def __init__(self, fact_id: str) -> None:
+        self.fact_id = fact_id
+        super().__init__()
+
+
+class MarksChanged(Message):
+    """A view marked facts in the browser: the list repaints its marks and count."""
+
+
 class RowTable(DataTable):
     """A row-cursor table with the fact list's movement keys (SPEC 7: j k home end too)."""
 

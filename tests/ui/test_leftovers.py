@@ -86,3 +86,66 @@ async def test_the_full_view_steps_to_the_list_ends_and_the_list_follows(app):
         assert app.screen.fact_id == order[-1] == app.main.current_fact_id()
         assert app.browser.step(order[-1], -1) == order[-2]
         assert app.browser.step("no-such-fact", 1) is None
+
+
+async def test_as_of_shows_the_deleted_flag_as_it_stood_then(db):
+    """A sync stamps when it flags a fact deleted; as of an instant before that, the fact
+    is not deleted yet (it is back in the triage queues, its detail says nothing of it)."""
+    from synapse_tui.core.adapters import Snapshot
+    from synapse_tui.core.adapters.sync import sync_snapshot
+    from synapse_tui.core.clock import Clock, parse_time
+    from synapse_tui.core.config import Config
+    from synapse_tui.core.store import Store
+
+    from .conftest import make_app, screen_text
+
+    flagged = parse_time("2026-11-20T00:00:00Z")
+    with Store.open(db) as store:
+        result = sync_snapshot(
+            store, Snapshot("mem0", "h.db", [], {"f-deploy"}), Config(), clock=Clock(flagged)
+        )
+    assert result.newly_deleted == 1
+    app = make_app(db)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+
+            def deleted() -> bool:
+                return "deleted" in app.memory.scores.flag_names(app.memory.index["f-deploy"])
+
+            assert deleted() and "Disp 2" in screen_text(app)  # deleted facts leave the queues
+            app.set_as_of(parse_time("2026-11-15T00:00:00Z"))  # before the sync flagged it
+            await settle(pilot)
+            assert not deleted() and "Disp 3" in screen_text(app)
+            explained = app.browser.explanation("f-deploy")
+            assert "deleted" not in explained.flags
+            app.set_as_of(parse_time("2026-11-25T00:00:00Z"))  # after: deleted then too
+            await settle(pilot)
+            assert deleted() and "Disp 2" in screen_text(app)
+            app.set_as_of(None)
+            await settle(pilot)
+            assert deleted()
+    finally:
+        app.store.close()
+
+
+async def test_as_of_keeps_a_deleted_flag_of_unknown_time(db):
+    """A flag set with no record of when (an older sync) says deleted, not when: every
+    instant keeps it."""
+    import sqlite3
+
+    from synapse_tui.core.clock import parse_time
+
+    from .conftest import make_app
+
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE facts SET deleted = 1 WHERE id = 'f-deploy'")
+    app = make_app(db)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            app.set_as_of(parse_time("2026-11-15T00:00:00Z"))
+            await settle(pilot)
+            assert "deleted" in app.memory.scores.flag_names(app.memory.index["f-deploy"])
+    finally:
+        app.store.close()

@@ -16,18 +16,15 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import query as fq
-from .blast import BlastRadius, blast_radius
 from .clock import Clock
 from .config import Config
-from .egograph import GraphRead, neighbourhood
 from .errors import SynapseError
 from .explanation import Explanation
-from .graphpath import find_path
 from .memory import Memory
 from .notices import describe
 from .queues import QUEUES, all_masks, apply_sort, masks_at, queue_order
@@ -35,6 +32,10 @@ from .reasons import Suspects, find_duplicates, reason, recheck, with_unsupporte
 from .sessionlog import LogEntry, session_log, session_mark
 from .store import Store
 from .triage import Outcome, Triage
+
+if TYPE_CHECKING:  # the graph views' modules (networkx) load when a view first opens
+    from .blast import BlastRadius
+    from .egograph import GraphRead
 
 
 @dataclass(frozen=True, eq=False)
@@ -338,6 +339,8 @@ class Browser:
 
     def related(self, fact_id: str, exclude: tuple[str, ...] = (), limit: int = 50) -> BlastRadius | None:
         """The blast radius of `fact_id` (None: the store has no graph yet)."""
+        from .blast import blast_radius
+
         with self.lock:
             try:
                 return blast_radius(self.store.conn, fact_id, exclude=exclude, limit=limit)
@@ -346,11 +349,15 @@ class Browser:
 
     def neighbourhood(self, fact_id: str) -> GraphRead:
         """The neighbour view's ego graph of `fact_id` (`egograph.neighbourhood`)."""
+        from .egograph import neighbourhood
+
         with self.lock:
             return neighbourhood(self.store, fact_id, self.config)
 
     def path(self, a: str, b: str) -> GraphRead:
         """How `a` is connected to `b`: the strongest chain of links (`graphpath`)."""
+        from .graphpath import find_path
+
         with self.lock:
             return find_path(self.store, a, b, self.config)
 

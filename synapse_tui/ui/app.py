@@ -136,14 +136,12 @@ class SynapseApp(TriageMixin, App[None]):
 
     def load(self) -> None:
         """Paint the list as soon as the scores are in; the duplicate detectors (a read
-        of every text) fill the Suspect queue afterwards."""
+        of every text) fill the Suspect queue once the first page is on screen
+        (`find_suspects`), so they do not compete with painting it."""
+        self._in_worker(lambda: self.browser.load(duplicates=False), "load", group="load")
 
-        def job() -> None:
-            self.browser.load(duplicates=False)
-            self.main.post_message(MemoryLoaded("load"))
-            self.browser.find_duplicates()
-
-        self._in_worker(job, "suspects", group="load")
+    def find_suspects(self) -> None:
+        self._in_worker(self.browser.find_duplicates, "suspects", group="suspects")
 
     def reload(self, reason: str = "external") -> None:
         self._in_worker(self.browser.reload, reason)

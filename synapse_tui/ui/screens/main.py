@@ -175,6 +175,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
     def on_memory_loaded(self, message: MemoryLoaded) -> None:
         if message.reason == "load":
             self.set_interval(POLL_SECONDS, self.app.poll_store)
+            self.call_after_refresh(self.app.find_suspects)  # after the first page is painted
         source = self.browser.view.search.source
         if message.reason in ("external", "as_of", "config") and source.strip():
             self.run_search(source)  # new facts (or another instant) may match differently

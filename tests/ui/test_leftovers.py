@@ -149,3 +149,38 @@ async def test_as_of_keeps_a_deleted_flag_of_unknown_time(db):
             assert "deleted" in app.memory.scores.flag_names(app.memory.index["f-deploy"])
     finally:
         app.store.close()
+
+
+async def test_the_pane_paints_history_when_the_cursor_rests_and_never_another_facts(app, monkeypatch):
+    """Moving, the pane shows the new fact's header and factors at once; its provenance
+    and history follow when the cursor rests (holding a key does not paint every one's)."""
+    from synapse_tui.ui.widgets import fact_detail
+
+    monkeypatch.setattr(fact_detail, "REST", 0.6)  # a slow machine still looks in time
+    from textual.widgets import Static
+
+    from .conftest import screen_text
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        facts = app.main.query_one(FactList)
+        pane = app.main.query_one(FactDetail)
+
+        def tail() -> str:  # the pane's provenance and history, scrolled into view or not
+            return pane.query_one("#detail-provenance", Static).render().plain
+
+        first = app.main.current_fact_id()
+        await pilot.press("v")  # the first fact now has a history entry
+        await settle(pilot)
+        assert "verify  by user:" in tail()
+        await pilot.press("down")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        second = app.main.current_fact_id()
+        assert second != first and facts.position == app.memory.index[second]
+        text = screen_text(app)
+        assert f"{second}  " in text and "TRUST" in text  # header and factors at once
+        assert "verify  by user:" not in tail() and "PROVENANCE, HISTORY …" in tail()
+        assert pane.pending
+        await pilot.pause(1.2)
+        assert "PROVENANCE, HISTORY …" not in tail() and "no audit entries" in tail()

@@ -141,7 +141,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             with Vertical(id="list-pane"):
                 yield ColumnHeader(id="columns")
                 yield FactList(reason=self.app.browser.reason, id="facts")
-            yield FactDetail(id="pane")
+            yield FactDetail(id="pane", follow=True)
         yield StatusLine(id="status")
         yield Footer(compact=True)
 

@@ -14,6 +14,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -21,9 +22,16 @@ from ...core.explanation import Explanation
 from ...core.trust import BANDS
 from . import explain as xp
 
+REST = 0.12  # seconds the cursor rests before the pane paints provenance and history
+
 
 class FactDetail(VerticalScroll):
-    """Everything about one fact; versions in its supersession chain are selectable."""
+    """Everything about one fact; versions in its supersession chain are selectable.
+
+    The pane beside the list (`follow=True`) paints the header and the factors at once and
+    the rest (chain, provenance, history: the longer half to render) when the cursor has
+    rested `REST` seconds, so holding a key down moves through facts without painting
+    every one's history. Until then that part says it is coming, never another fact's."""
 
     class Jump(Message):
         """A version in the chain was chosen: show that fact."""
@@ -32,11 +40,13 @@ class FactDetail(VerticalScroll):
             self.fact_id = fact_id
             super().__init__()
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, classes: str | None = None, follow: bool = False) -> None:
         super().__init__(id=id, classes=classes)
         self.fact_id: str | None = None
         self.explain: Explanation | None = None
         self._shown: tuple | None = None  # what show() last rendered, and how compact
+        self.follow = follow
+        self._rest: Timer | None = None  # paints the rest when the cursor has rested
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-head")
@@ -56,6 +66,7 @@ class FactDetail(VerticalScroll):
         """The fact to be shown next: keep the old content until it arrives, titled so."""
         self.fact_id = fact_id
         if fact_id is None:
+            self._stop_rest()
             self.explain = None
             self.query_one("#detail-head", Static).update(Text("no fact selected", style="italic"))
             for part in ("#detail-factors", "#detail-provenance"):
@@ -94,6 +105,32 @@ class FactDetail(VerticalScroll):
             factors.append("\n")
             factors.append_text(part)
         self.query_one("#detail-factors", Static).update(factors)
+        self._stop_rest()
+        if self.follow:
+            if self.query_one("#detail-chain").display:
+                self._show_chain(False)  # the last fact's versions
+            self.query_one("#detail-provenance", Static).update(
+                Text("\nPROVENANCE, HISTORY …", style=colours["muted"])
+            )
+            self._rest = self.set_timer(REST, lambda: self._show_rest(ex, fact_id, memory, colours))
+        else:
+            self._show_rest(ex, fact_id, memory, colours)
+
+    @property
+    def pending(self) -> bool:
+        """The chain, provenance and history wait for the cursor to rest."""
+        return self._rest is not None
+
+    def _stop_rest(self) -> None:
+        if self._rest is not None:
+            self._rest.stop()
+            self._rest = None
+
+    def _show_rest(self, ex: Explanation, fact_id: str, memory: Any, colours: dict[str, str]) -> None:
+        """The supersession chain, provenance and history of the fact shown."""
+        self._rest = None
+        if fact_id != self.fact_id:
+            return
         self._chain(ex, memory)
         tail = xp.provenance_lines(ex, colours)
         tail.append_text(xp.source_lines(ex, colours))

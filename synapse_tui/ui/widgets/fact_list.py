@@ -168,6 +168,7 @@ class FactList(ScrollView, can_focus=True):
         self.painted_rows = 0  # how many rows have been painted (benchmarks wait on it)
         self.marks: frozenset[int] = frozenset()  # marked positions, shown as a ● gutter
         self._base: Style | None = None  # the widget's style while a paint is under way
+        self._sizes: tuple[Size, ...] | None = None  # as last laid out
 
     # -- data -------------------------------------------------------------------------
     def set_rows(
@@ -302,6 +303,17 @@ class FactList(ScrollView, can_focus=True):
         row = round(self.scroll_offset.y) + event.y
         if 0 <= row < len(self.order):
             self._set_cursor(row)
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        """Every re-layout of the screen (the pane beside the list changing height) reports
+        the list's sizes again; unchanged, they need no scrollbar update and no repaint."""
+        sizes = (size, virtual_size, container_size, self.virtual_size)  # ours: rows shown
+        if sizes == self._sizes:
+            return False
+        self._sizes = sizes
+        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

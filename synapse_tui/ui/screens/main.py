@@ -126,6 +126,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         self._pane_busy = False
         self._return_to = None  # the view to come back to after the neighbour view
         self._pane_lock = threading.Lock()
+        self._bindings_had_fact: bool | None = None  # a fact was shown at the last refresh_bindings
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -183,7 +184,10 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         self.show_rows()
         self.update_asof()
         self.update_pane(force=True)
-        self.refresh_bindings()  # the triage keys apply now there is a fact
+        has_fact = self.current_fact_id() is not None
+        if has_fact != self._bindings_had_fact:  # the Footer is rebuilt: only when it changes
+            self._bindings_had_fact = has_fact
+            self.refresh_bindings()  # the triage keys apply now there is a fact
         top = self.app.screen
         if top is not self and hasattr(top, "refresh_view"):
             top.refresh_view()

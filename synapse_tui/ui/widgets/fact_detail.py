@@ -22,7 +22,7 @@ from ...core.explanation import Explanation
 from ...core.trust import BANDS
 from . import explain as xp
 
-REST = 0.12  # seconds the cursor rests before the pane paints provenance and history
+REST = 0.25  # seconds the cursor rests before the pane paints provenance and history
 
 
 class FactDetail(VerticalScroll):
@@ -47,6 +47,7 @@ class FactDetail(VerticalScroll):
         self._shown: tuple | None = None  # what show() last rendered, and how compact
         self.follow = follow
         self._rest: Timer | None = None  # paints the rest when the cursor has rested
+        self._tail_waiting = False  # the provenance part says it is coming
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-head")
@@ -90,6 +91,7 @@ class FactDetail(VerticalScroll):
         self.explain = ex
         head = self.query_one("#detail-head", Static)
         if ex is None:
+            self._stop_rest()
             head.update(Text(f"{fact_id}: no such fact"))
             return
         colours = xp.palette(self.app.theme_variables)
@@ -109,9 +111,11 @@ class FactDetail(VerticalScroll):
         if self.follow:
             if self.query_one("#detail-chain").display:
                 self._show_chain(False)  # the last fact's versions
-            self.query_one("#detail-provenance", Static).update(
-                Text("\nPROVENANCE, HISTORY …", style=colours["muted"])
-            )
+            if not self._tail_waiting:  # already saying so: no re-layout
+                self._tail_waiting = True
+                self.query_one("#detail-provenance", Static).update(
+                    Text("\nPROVENANCE, HISTORY …", style=colours["muted"])
+                )
             self._rest = self.set_timer(REST, lambda: self._show_rest(ex, fact_id, memory, colours))
         else:
             self._show_rest(ex, fact_id, memory, colours)
@@ -132,6 +136,7 @@ class FactDetail(VerticalScroll):
         if fact_id != self.fact_id:
             return
         self._chain(ex, memory)
+        self._tail_waiting = False
         tail = xp.provenance_lines(ex, colours)
         tail.append_text(xp.source_lines(ex, colours))
         tail.append("\n")

@@ -153,7 +153,8 @@ async def test_as_of_keeps_a_deleted_flag_of_unknown_time(db):
 
 async def test_the_pane_paints_history_when_the_cursor_rests_and_never_another_facts(app, monkeypatch):
     """Moving, the pane shows the new fact's header and factors at once; its provenance
-    and history follow when the cursor rests (holding a key does not paint every one's)."""
+    and history follow when the cursor rests (holding a key does not paint every one's).
+    A single move paints it all at once."""
     from synapse_tui.ui.widgets import fact_detail
 
     monkeypatch.setattr(fact_detail, "REST", 0.6)  # a slow machine still looks in time
@@ -173,9 +174,10 @@ async def test_the_pane_paints_history_when_the_cursor_rests_and_never_another_f
         await pilot.press("v")  # the first fact now has a history entry
         await settle(pilot)
         assert "verify  by user:" in tail()
-        await pilot.press("down")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        for _ in range(2):  # moving: the second fact is shown within REST of the first
+            await pilot.press("down")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
         second = app.main.current_fact_id()
         assert second != first and facts.position == app.memory.index[second]
         text = screen_text(app)
@@ -184,3 +186,7 @@ async def test_the_pane_paints_history_when_the_cursor_rests_and_never_another_f
         assert pane.pending
         await pilot.pause(1.2)
         assert "PROVENANCE, HISTORY …" not in tail() and "no audit entries" in tail()
+        await pilot.press("up")  # one move after a rest: everything at once
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not pane.pending and "PROVENANCE, HISTORY …" not in tail()

@@ -381,6 +381,10 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         self._return_to = self.browser.view
         self.app.push_screen(NeighbourScreen(fact_id))
 
+    def on_screen_suspend(self) -> None:
+        """A view opens on top: the pane stops waiting for the cursor to rest."""
+        self.query_one(FactDetail).flush()
+
     def on_screen_resume(self) -> None:
         """Back on the list, however the view on top closed (dismiss or pop)."""
         view, self._return_to = self._return_to, None

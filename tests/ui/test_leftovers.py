@@ -3,6 +3,8 @@ and as-of showing the `deleted` flag as it stood then."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from synapse_tui.core.trust import BANDS
 from synapse_tui.ui.widgets.fact_detail import FactDetail
 from synapse_tui.ui.widgets.fact_list import FactList
@@ -190,3 +192,34 @@ async def test_the_pane_paints_history_when_the_cursor_rests_and_never_another_f
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert not pane.pending and "PROVENANCE, HISTORY …" not in tail()
+
+
+async def test_after_a_bulk_triage_no_row_keeps_its_mark_and_changed_rows_repaint(app):
+    """A triage repaints only the rows that look different; rows whose marks went away
+    repaint too."""
+    from .conftest import screen_text
+    from .test_triage import row_of
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        facts = app.main.query_one(FactList)
+        await pilot.press("p", "space", "space", "space")  # the list alone: whole texts
+        await settle(pilot)
+        marked = [app.memory.ids[p] for p in sorted(app.browser.marks)]
+        assert len(marked) == 3 and screen_text(app).count("●") >= 3
+        before = {f: row_of(app, f) for f in marked}
+        await pilot.press("x")  # contradict the three marked: their trust drops
+        await settle(pilot)
+        assert not app.browser.marks
+        lines = [ln for ln in screen_text(app).splitlines()[facts.region.y : facts.region.bottom]]
+        assert not any("●" in ln[:2] for ln in lines)
+        assert all(row_of(app, f) != before[f] for f in marked)
+        # a batch none of whose rows looks different (as after a verify of fresh facts)
+        await pilot.press("space", "space")
+        await settle(pilot)
+        assert screen_text(app).count("●") >= 2
+        app.browser.clear_marks()
+        app.main.show_rows(changed=True, repaint=np.empty(0, dtype=np.int64))
+        await settle(pilot)
+        lines = screen_text(app).splitlines()[facts.region.y : facts.region.bottom]
+        assert not any("●" in ln[:2] for ln in lines)

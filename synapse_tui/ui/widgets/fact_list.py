@@ -166,9 +166,19 @@ class FactList(ScrollView, can_focus=True):
         self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
         self._generation = 0
         self.painted_rows = 0  # how many rows have been painted (benchmarks wait on it)
-        self.marks: frozenset[int] = frozenset()  # marked positions, shown as a ● gutter
+        self._marks: frozenset[int] = frozenset()  # marked positions, shown as a ● gutter
         self._base: Style | None = None  # the widget's style while a paint is under way
         self._sizes: tuple[Size, ...] | None = None  # as last laid out
+        self._marks_moved = False  # marks changed since `set_rows` last painted
+
+    @property
+    def marks(self) -> frozenset[int]:
+        return self._marks
+
+    @marks.setter
+    def marks(self, marks: frozenset[int]) -> None:
+        if marks != self._marks:
+            self._marks, self._marks_moved = marks, True
 
     # -- data -------------------------------------------------------------------------
     def set_rows(
@@ -207,8 +217,17 @@ class FactList(ScrollView, can_focus=True):
         if keep is not None and len(self.order):
             hits = np.flatnonzero(self.order == keep)
             row = int(hits[0]) if len(hits) else self.cursor
+        before = round(self.scroll_offset.y)
         self._set_cursor(row, center=True)
-        self.refresh()
+        marks_moved, self._marks_moved = self._marks_moved, False
+        if same and not marks_moved and round(self.scroll_offset.y) == before:
+            # the same rows in the same place: repaint only those that look different
+            height = max(1, self.scrollable_content_region.height)
+            shown = self.order[before : before + height]
+            for y in np.flatnonzero(np.isin(shown, np.asarray(repaint, dtype=np.int64))):
+                self.refresh_line(before + int(y))
+        else:
+            self.refresh()
 
     def invalidate(self, texts: bool = False) -> None:
         """Scores (or texts) changed: drop cached strips and repaint."""

@@ -54,7 +54,10 @@ class SynapseGroup(click.Group):
             # bytes the OS could not decode as UTF-8 arrive as lone surrogates
             if "\x00" in arg or has_surrogate(arg):
                 raise UsageLine(f"argument {n} ({ascii(arg)[:60]}) holds a NUL or a byte that is not UTF-8")
-        if args and args[0] not in self.commands and not args[0].startswith("-"):
+        # `synapse-tui DB ...` and `synapse-tui --now T DB` open the browser: anything but a
+        # command or the group's own options (--help, --version) goes to `open`
+        own = {opt for param in self.get_params(ctx) for opt in (*param.opts, *param.secondary_opts)}
+        if args and args[0] not in self.commands and args[0].split("=", 1)[0] not in own:
             args = ["open", *args]
         try:
             return super().parse_args(ctx, args)

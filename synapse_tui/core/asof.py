@@ -1,5 +1,7 @@
-"""The store as it was at an instant T: facts created by T, events up to T, and the
-triage fields (r, s, tier, supersedes) as the audit log says they stood at T.
+"""The store as it was at an instant T: facts created by T, events up to T, the
+triage fields (r, s, tier, supersedes) as the audit log says they stood at T, and the
+flag `deleted` as it stood at T (a sync records when it flags a fact, meta `deleted.at.ID`;
+a flag set without that record, from before it, says "deleted, when unknown" and stays).
 
 A read-only copy of a Memory: the browser's "as of" view shows it, and never writes.
 """
@@ -45,6 +47,24 @@ def _audit_after(memory: Memory, when: float) -> list[tuple[str, dict]]:
     return [(fid, json.loads(before) if before else {}) for fid, before in rows]
 
 
+def deleted_as_of(memory: Memory, when: float) -> np.ndarray | None:
+    """The `deleted` flags as they stood at `when`: a fact flagged after `when` was not
+    deleted yet."""
+    deleted = memory.arrays.deleted
+    if deleted is None or not deleted.any():
+        return deleted
+    rows = memory.store.conn.execute(
+        "SELECT f.pos, m.value FROM meta m JOIN facts f ON f.id = substr(m.key, 12)"
+        " WHERE m.key LIKE 'deleted.at.%'"
+    )
+    later = [pos - 1 for pos, at in rows if json.loads(at) > when and pos - 1 < len(deleted)]
+    if not later:
+        return deleted
+    deleted = deleted.copy()
+    deleted[later] = False
+    return deleted
+
+
 def memory_as_of(memory: Memory, when: float) -> tuple[Memory, np.ndarray]:
     """A copy of `memory` as it stood at `when`, and the mask of facts that existed then."""
     a = memory.arrays.compacted()  # triage may have moved event lists out of the flat array
@@ -72,7 +92,15 @@ def memory_as_of(memory: Memory, when: float) -> tuple[Memory, np.ndarray]:
             old = before["supersedes"]
             sup[i] = memory.index.get(old, -1) if old else -1
     sup[~exists] = -1  # a fact made later replaced nothing yet
-    arrays = replace(events_up_to(a, when), r=r, s=s, declared=declared, o1_count=o1, supersedes=sup)
+    arrays = replace(
+        events_up_to(a, when),
+        r=r,
+        s=s,
+        declared=declared,
+        o1_count=o1,
+        supersedes=sup,
+        deleted=deleted_as_of(memory, when),
+    )
     past = copy.copy(memory)
     past.arrays = arrays
     past.k = supersession_depth(arrays.supersedes)

@@ -16,18 +16,15 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import query as fq
-from .blast import BlastRadius, blast_radius
 from .clock import Clock
 from .config import Config
-from .egograph import GraphRead, neighbourhood
 from .errors import SynapseError
 from .explanation import Explanation
-from .graphpath import find_path
 from .memory import Memory
 from .notices import describe
 from .queues import QUEUES, all_masks, apply_sort, masks_at, queue_order
@@ -35,6 +32,10 @@ from .reasons import Suspects, find_duplicates, reason, recheck, with_unsupporte
 from .sessionlog import LogEntry, session_log, session_mark
 from .store import Store
 from .triage import Outcome, Triage
+
+if TYPE_CHECKING:  # the graph views' modules (networkx) load when a view first opens
+    from .blast import BlastRadius
+    from .egograph import GraphRead
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,6 +122,7 @@ class Browser:
         self._masks: np.ndarray | None = None  # queue x position membership
         self._pending: set[str] = set()  # facts with a triage action in flight
         self.session_start: int | None = None  # the audit's newest entry when the browser opened
+        self.shown: Rows | None = None  # what `rows()` last returned: the list's order
 
     # -- time -----------------------------------------------------------------------------
     def now(self) -> float:
@@ -236,7 +238,20 @@ class Browser:
             None if q.key == "suspect" and not self.suspects_ready else int(c)
             for q, c in zip(QUEUES, masks.sum(axis=1), strict=True)
         )
-        return Rows(order, counts, view, ranked)
+        self.shown = Rows(order, counts, view, ranked)
+        return self.shown
+
+    def step(self, fact_id: str, delta: int) -> str | None:
+        """The fact `delta` rows from `fact_id` in the list's order (clamped at its ends), or
+        None when `fact_id` is not in it: the detail view's next / previous fact."""
+        memory, shown = self.memory, self.shown
+        if memory is None or shown is None or fact_id not in memory.index:
+            return None
+        hits = np.flatnonzero(shown.order == memory.index[fact_id])
+        if not len(hits):
+            return None
+        row = min(max(int(hits[0]) + delta, 0), len(shown.order) - 1)
+        return memory.ids[int(shown.order[row])]
 
     def set_queue(self, index: int) -> None:
         self.view = replace(self.view, queue=index % len(QUEUES))
@@ -325,6 +340,8 @@ class Browser:
 
     def related(self, fact_id: str, exclude: tuple[str, ...] = (), limit: int = 50) -> BlastRadius | None:
         """The blast radius of `fact_id` (None: the store has no graph yet)."""
+        from .blast import blast_radius
+
         with self.lock:
             try:
                 return blast_radius(self.store.conn, fact_id, exclude=exclude, limit=limit)
@@ -333,11 +350,15 @@ class Browser:
 
     def neighbourhood(self, fact_id: str) -> GraphRead:
         """The neighbour view's ego graph of `fact_id` (`egograph.neighbourhood`)."""
+        from .egograph import neighbourhood
+
         with self.lock:
             return neighbourhood(self.store, fact_id, self.config)
 
     def path(self, a: str, b: str) -> GraphRead:
         """How `a` is connected to `b`: the strongest chain of links (`graphpath`)."""
+        from .graphpath import find_path
+
         with self.lock:
             return find_path(self.store, a, b, self.config)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import limits, signing
+from . import limits
 from .clock import parse_time
 from .errors import InputError
 from .graph import normalise, validate_embedding
@@ -343,6 +343,8 @@ def _json(value: Any) -> str | None:
 
 
 def _insert(conn: Any, facts: list[ParsedFact], start: int) -> None:
+    from . import signing  # cryptography: loaded by what imports, not by what reads
+
     rows = []
     for i, f in enumerate(facts):
         state = signing.verify(f.signature, f.id, f.created_at, f.text)

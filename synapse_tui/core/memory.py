@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from .adapters.provenance import source_info
 from .clock import format_time
 from .config import Config
 from .graphview import graph_info
@@ -264,7 +263,7 @@ class Memory:
                 "graph": graph_info(self.store.conn).to_json(),
                 "note": rec.note,
                 "provenance": rec.provenance,
-                "source": source_info(rec.provenance),
+                "source": _source_info(rec.provenance),
                 "signature": rec.signature,
                 "signature_check": _sig_check(rec, sc, i),
                 "review_due": self.review_due(i),
@@ -360,3 +359,11 @@ def _sig_check(rec: FactRecord, sc: Scores, i: int) -> str:
     if sc.tier[i] == SIGNED:
         return "valid, trusted signer"
     return "none"
+
+
+def _source_info(provenance: Any) -> Any:
+    """`adapters.provenance.source_info`, imported when first needed (the adapters package
+    loads the import machinery, which the browser's first paint does not need)."""
+    from .adapters.provenance import source_info
+
+    return source_info(provenance)

@@ -21,7 +21,7 @@ from ..core.store import Store
 from .commands import SynapseCommands
 from .messages import LoadFailed, MemoryLoaded
 from .screens.main import MainScreen
-from .screens.nav import OpenFact
+from .screens.nav import CursorTo, MarksChanged, OpenFact
 from .triage_actions import TRIAGE_BINDINGS, TriageMixin
 
 
@@ -136,14 +136,12 @@ class SynapseApp(TriageMixin, App[None]):
 
     def load(self) -> None:
         """Paint the list as soon as the scores are in; the duplicate detectors (a read
-        of every text) fill the Suspect queue afterwards."""
+        of every text) fill the Suspect queue once the first page is on screen
+        (`find_suspects`), so they do not compete with painting it."""
+        self._in_worker(lambda: self.browser.load(duplicates=False), "load", group="load")
 
-        def job() -> None:
-            self.browser.load(duplicates=False)
-            self.main.post_message(MemoryLoaded("load"))
-            self.browser.find_duplicates()
-
-        self._in_worker(job, "suspects", group="load")
+    def find_suspects(self) -> None:
+        self._in_worker(self.browser.find_duplicates, "suspects", group="suspects")
 
     def reload(self, reason: str = "external") -> None:
         self._in_worker(self.browser.reload, reason)
@@ -220,6 +218,27 @@ class SynapseApp(TriageMixin, App[None]):
             self.notify("no fact selected", severity="warning", timeout=2)
             return
         self.push_screen(PathScreen(fact_id))
+
+    def subtitle(self) -> str:
+        """Every view's subtitle: the store's name, the instant shown when as of, read-only."""
+        from ..core.clock import format_time
+
+        title = str(self.store.path.name)
+        if self.as_of is not None:
+            title += f" · AS OF {format_time(self.as_of)}"
+        if self.store.readonly or self.as_of is not None:
+            title += " · read-only"
+        return title
+
+    def memory_changed(self, reason: str) -> None:
+        """The browser's memory changed under the views (a new config): repaint them."""
+        self.main.post_message(MemoryLoaded(reason))
+
+    def on_cursor_to(self, message: CursorTo) -> None:
+        self.main.go_to_fact(message.fact_id)
+
+    def on_marks_changed(self, message: MarksChanged) -> None:
+        self.main.marks_changed()
 
     def on_open_fact(self, message: OpenFact) -> None:
         """A view asked to open a fact: the list's cursor goes to it, its detail opens on top."""

@@ -14,11 +14,45 @@ from rich.text import Text
 
 from ..core.textsafe import clean, clean_block
 
-__all__ = ["BAND_VARIABLES", "clean", "clean_block", "fit", "age_label", "bar", "stacked_bar", "two"]
+__all__ = [
+    "BAND_CHIPS",
+    "BAND_VARIABLES",
+    "band_chip_style",
+    "clean",
+    "clean_block",
+    "fit",
+    "age_label",
+    "bar",
+    "stacked_bar",
+    "two",
+]
 
-# The colour of each trust band (very low .. very high), as theme variables: the one
-# definition the list's chips, the detail's chips and the legend all use.
-BAND_VARIABLES = ("error", "warning", "secondary", "success", "success")
+# The chip of each trust band (very low .. very high): a theme colour (opaque, so a chip
+# looks the same on any background) and whether it is bold. The one definition the list's
+# chips (FactList's component classes), the detail's chips and the legend all use.
+BAND_CHIPS = (
+    ("error", False),
+    ("warning", False),
+    ("secondary", False),
+    ("success-darken-2", False),
+    ("success", True),
+)
+BAND_VARIABLES = tuple(name for name, _ in BAND_CHIPS)
+_FALLBACK = ("red", "yellow", "cyan", "green", "green")
+
+
+def band_chip_style(band: int, variables: dict[str, str]) -> Style:
+    """The chip style of `band` in a theme (`App.theme_variables`): the colours the fact
+    list's CSS (`background: $NAME; color: $text`) resolves to."""
+    from textual.color import Color, ColorParseError
+
+    name, bold = BAND_CHIPS[band]
+    try:
+        background = Color.parse(variables.get(name, _FALLBACK[band]))
+    except ColorParseError:
+        background = Color.parse(_FALLBACK[band])
+    text = background + background.get_contrast_text(0.87)  # $text is "auto 87%"
+    return Style(bgcolor=background.rich_color, color=text.rich_color, bold=bold)
 
 
 def fit(text: str, width: int) -> str:

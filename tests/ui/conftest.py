@@ -86,6 +86,7 @@ async def settle(pilot, delay: float = 0.0) -> None:
     """Let timers fire and workers finish, until the screen has repainted with nothing
     left to read: a worker's message may start another, and a repaint may ask for texts
     (the list paints placeholders first), however slow the machine is."""
+    from synapse_tui.ui.widgets.fact_detail import FactDetail
     from synapse_tui.ui.widgets.fact_list import FactList
 
     if delay:
@@ -96,7 +97,12 @@ async def settle(pilot, delay: float = 0.0) -> None:
         await pilot.pause()
     for _ in range(20):
         lists = app.main.query(FactList) if app.screen_stack else []
-        busy = any(not w.is_finished for w in app.workers) or any(f.waiting_for_texts for f in lists)
+        panes = app.main.query(FactDetail) if app.screen_stack else []
+        busy = (
+            any(not w.is_finished for w in app.workers)
+            or any(f.waiting_for_texts for f in lists)
+            or any(p.pending for p in panes)  # the pane's history waits for the cursor to rest
+        )
         if not busy:
             break
         await app.workers.wait_for_complete()

@@ -43,3 +43,35 @@ async def test_another_process_committing_is_picked_up(app, db):
         await settle(pilot)
         assert "Disputed 4" in screen_text(app)
         assert app.main.current_fact_id() == "f-pay-01"
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--now", "yesterday"],
+        ["--now=yesterday"],
+        ["--config", "missing.toml", "--now", "2026-12-01T00:00:00Z"],
+    ],
+)
+def test_top_level_options_open_the_browser_like_open_does(db, tmp_path, monkeypatch, options):
+    """`synapse-tui --now T DB` is `synapse-tui open --now T DB`: the browser's options
+    work without the subcommand (they reached click as unknown group options before)."""
+    from click.testing import CliRunner
+
+    from synapse_tui.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    top = CliRunner().invoke(main, [*options, str(db)])
+    sub = CliRunner().invoke(main, ["open", *options, str(db)])
+    assert top.exit_code == sub.exit_code == 2
+    assert top.stderr == sub.stderr and "no such option" not in top.stderr
+    assert top.stderr.startswith("error: ") and top.stderr.count("\n") == 1
+
+
+def test_the_group_keeps_its_own_options():
+    from click.testing import CliRunner
+
+    from synapse_tui.cli import main
+
+    assert "Commands:" in CliRunner().invoke(main, ["--help"]).output
+    assert "version" in CliRunner().invoke(main, ["--version"]).output

@@ -82,6 +82,13 @@ def sync_snapshot(
 
         def flag_deleted(conn: Any, positions: list[int]) -> None:
             nonlocal newly_deleted, reasserted
+            # when each was flagged (meta `deleted.at.ID`: epoch seconds), so "as of" an
+            # instant shows what was deleted by then
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.at.' || id, ? FROM facts"
+                " WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
+                (json.dumps((clock or Clock.from_option(None)).now()), json.dumps(to_flag)),
+            )
             newly_deleted = conn.execute(
                 "UPDATE facts SET deleted = 1 WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
                 (json.dumps(to_flag),),

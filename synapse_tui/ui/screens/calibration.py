@@ -18,7 +18,6 @@ from textual.widgets import Footer, Header, Sparkline, Static
 from ...core.calibrate import Calibration, Histogram, calibrate
 from ...core.config import config_path_for, write_config
 from ...core.trust import BANDS
-from ..messages import MemoryLoaded
 from ..text import bar, two
 from ..widgets import explain as xp
 
@@ -82,7 +81,7 @@ class CalibrationScreen(Screen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.sub_title = self.app.main.sub_title
+        self.sub_title = self.app.subtitle()
         self.query_one("#cal-summary", Static).update("computing…")
         self.query_one("#cal-body").focus()
         self.compute()
@@ -174,7 +173,7 @@ class CalibrationScreen(Screen):
             self.app.notify(message.error, severity="error", markup=False)
             return
         self.app.notify(f"wrote {message.path}; every fact rescored", timeout=4, markup=False)
-        self.app.main.post_message(MemoryLoaded("config"))
+        self.app.memory_changed("config")
         self.compute()
 
     def action_close(self) -> None:

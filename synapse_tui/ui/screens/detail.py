@@ -1,7 +1,8 @@
 """The full detail view (enter): one fact with every factor explained, full screen.
 
 The same `FactDetail` as the pane beside the list. `]` / `[` step to the next / previous
-fact of the list without going back; the triage keys (bound on the app) act on the fact
+fact of the list without going back (the browser knows the list's order; the app moves
+the list's cursor along, `CursorTo`); the triage keys (bound on the app) act on the fact
 shown here.
 """
 
@@ -15,6 +16,7 @@ from textual.widgets import Footer, Header
 
 from ..messages import Explained
 from ..widgets.fact_detail import FactDetail
+from .nav import CursorTo
 
 
 class DetailScreen(Screen):
@@ -60,7 +62,7 @@ class DetailScreen(Screen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.sub_title = self.app.main.sub_title
+        self.sub_title = self.app.subtitle()
         self.query_one(FactDetail).focus()
         self.show(self.fact_id)
 
@@ -79,8 +81,12 @@ class DetailScreen(Screen):
     @on(FactDetail.Jump)
     def _jump(self, message: FactDetail.Jump) -> None:
         self.path.append(self.fact_id)
-        self.app.main.go_to_fact(message.fact_id)
-        self.show(message.fact_id)
+        self.go_to(message.fact_id)
+
+    def go_to(self, fact_id: str) -> None:
+        """Show `fact_id`; the app puts the list's cursor on it too."""
+        self.app.post_message(CursorTo(fact_id))
+        self.show(fact_id)
 
     def show(self, fact_id: str) -> None:
         self.fact_id = fact_id
@@ -94,15 +100,13 @@ class DetailScreen(Screen):
         self.load(self.fact_id)
 
     def action_step(self, delta: int) -> None:
-        fact_id = self.app.main.step(delta)
+        fact_id = self.app.browser.step(self.fact_id, delta)
         if fact_id is not None and fact_id != self.fact_id:
-            self.show(fact_id)
+            self.go_to(fact_id)
 
     def action_back(self) -> None:
         if self.path:
-            fact_id = self.path.pop()
-            self.app.main.go_to_fact(fact_id)
-            self.show(fact_id)
+            self.go_to(self.path.pop())
 
     def action_close(self) -> None:
         self.dismiss()

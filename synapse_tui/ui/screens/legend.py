@@ -1,7 +1,7 @@
 """The legend: what the colours, strike-through, dim text and flags of the browser mean.
 
 The band chips are the fact list's own styles (`nav.band_style`, from the one definition
-`text.BAND_VARIABLES`), so the legend shows the colours the list shows, in any theme.
+`text.BAND_CHIPS`), so the legend shows the colours the list shows, in any theme.
 Help (?) shows the same legend under the keys.
 """
 

@@ -126,6 +126,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         self._pane_busy = False
         self._return_to = None  # the view to come back to after the neighbour view
         self._pane_lock = threading.Lock()
+        self._bindings_had_fact: bool | None = None  # a fact was shown at the last refresh_bindings
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -141,7 +142,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             with Vertical(id="list-pane"):
                 yield ColumnHeader(id="columns")
                 yield FactList(reason=self.app.browser.reason, id="facts")
-            yield FactDetail(id="pane")
+            yield FactDetail(id="pane", follow=True)
         yield StatusLine(id="status")
         yield Footer(compact=True)
 
@@ -175,6 +176,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
     def on_memory_loaded(self, message: MemoryLoaded) -> None:
         if message.reason == "load":
             self.set_interval(POLL_SECONDS, self.app.poll_store)
+            self.call_after_refresh(self.app.find_suspects)  # after the first page is painted
         source = self.browser.view.search.source
         if message.reason in ("external", "as_of", "config") and source.strip():
             self.run_search(source)  # new facts (or another instant) may match differently
@@ -182,7 +184,10 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         self.show_rows()
         self.update_asof()
         self.update_pane(force=True)
-        self.refresh_bindings()  # the triage keys apply now there is a fact
+        has_fact = self.current_fact_id() is not None
+        if has_fact != self._bindings_had_fact:  # the Footer is rebuilt: only when it changes
+            self._bindings_had_fact = has_fact
+            self.refresh_bindings()  # the triage keys apply now there is a fact
         top = self.app.screen
         if top is not self and hasattr(top, "refresh_view"):
             top.refresh_view()
@@ -280,12 +285,6 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             self.show_rows(follow=fact_id)
         facts.focus()
 
-    def step(self, delta: int) -> str | None:
-        """Move the cursor by `delta` rows (the detail view's next / previous fact)."""
-        facts = self.query_one(FactList)
-        facts._set_cursor(facts.cursor + delta)  # noqa: SLF001
-        return self.current_fact_id()
-
     # -- the pane ---------------------------------------------------------------------
     def update_pane(self, force: bool = False) -> None:
         """The pane follows the cursor; its content is read by a worker."""
@@ -382,6 +381,10 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         self._return_to = self.browser.view
         self.app.push_screen(NeighbourScreen(fact_id))
 
+    def on_screen_suspend(self) -> None:
+        """A view opens on top: the pane stops waiting for the cursor to rest."""
+        self.query_one(FactDetail).flush()
+
     def on_screen_resume(self) -> None:
         """Back on the list, however the view on top closed (dismiss or pop)."""
         view, self._return_to = self._return_to, None
@@ -396,20 +399,15 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
     def update_asof(self) -> None:
         banner = self.query_one("#asof", Static)
         app = self.app
-        name = str(app.store.path.name)
         if app.as_of is None:
             banner.display = False
-            self.sub_title = name
         else:
-            stamp = format_time(app.as_of)
             banner.display = True
             banner.update(
                 Text.assemble(
                     ("AS OF ", "bold"),
-                    stamp,
+                    format_time(app.as_of),
                     " · facts and events up to then · read-only · ctrl+p: Back to now",
                 )
             )
-            self.sub_title = f"{name} · AS OF {stamp}"
-        if app.store.readonly or app.as_of is not None:
-            self.sub_title += " · read-only"
+        self.sub_title = app.subtitle()

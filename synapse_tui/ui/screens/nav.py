@@ -10,14 +10,13 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
-from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import DataTable
 
 from ...core.trust import BANDS
-from ..text import BAND_VARIABLES, fit
+from ..text import band_chip_style, fit
 from ..widgets import explain as xp
-from ..widgets.fact_list import BAND_SHORT, FactList
+from ..widgets.fact_list import BAND_SHORT
 
 
 class OpenFact(Message):
@@ -26,6 +25,19 @@ class OpenFact(Message):
     def __init__(self, fact_id: str) -> None:
         self.fact_id = fact_id
         super().__init__()
+
+
+class CursorTo(Message):
+    """Put the list's cursor on `fact_id` (the view on top stepped or jumped to it); the
+    app moves it, leaving queue and search when the fact is not in them."""
+
+    def __init__(self, fact_id: str) -> None:
+        self.fact_id = fact_id
+        super().__init__()
+
+
+class MarksChanged(Message):
+    """A view marked facts in the browser: the list repaints its marks and count."""
 
 
 class RowTable(DataTable):
@@ -54,12 +66,10 @@ def colours(app: Any) -> dict[str, str]:
 
 
 def band_style(app: Any, band: int) -> Style:
-    """The chip style of `band` exactly as the fact list paints it (its component classes,
-    built from `text.BAND_VARIABLES`), so the views and the legend show the list's colours."""
-    try:
-        return app.main.query_one(FactList).get_component_rich_style(f"fact-list--band-{band}")
-    except (LookupError, NoMatches):  # no list mounted (a bare screen in a test)
-        return Style.parse(f"on {colours(app)[BAND_VARIABLES[band]]}")
+    """The chip style of `band` exactly as the fact list paints it (`text.band_chip_style`,
+    from the one definition `text.BAND_CHIPS`), so the views and the legend show the list's
+    colours."""
+    return band_chip_style(band, app.theme_variables)
 
 
 def band_cell(app: Any, fact_id: str, width: int) -> tuple[Text, Text]:

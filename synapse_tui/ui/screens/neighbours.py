@@ -91,7 +91,7 @@ class NeighbourScreen(Screen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.sub_title = self.app.main.sub_title
+        self.sub_title = self.app.subtitle()
         self.query_one("#nb-note").display = False
         self.query_one(RowTable).focus()
         self.load(self.fact_id)

@@ -66,7 +66,7 @@ class PathScreen(Screen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.sub_title = self.app.main.sub_title
+        self.sub_title = self.app.subtitle()
         self.query_one("#path-to", Input).cursor_blink = False
         if self.b:
             self.query_one("#path-steps").focus()

@@ -62,7 +62,7 @@ class SessionLogScreen(Screen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.sub_title = self.app.main.sub_title
+        self.sub_title = self.app.subtitle()
         self.query_one(RowTable).focus()
         self._paint()
         self.load()

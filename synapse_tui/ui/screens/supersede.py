@@ -27,6 +27,7 @@ from textual.widgets.option_list import Option
 from ...core.errors import QueryError
 from ...core.trust import BANDS
 from ..text import clean
+from .nav import MarksChanged
 
 SEARCH_DEBOUNCE = 0.15
 CANDIDATES = 100
@@ -315,7 +316,7 @@ class SupersedeScreen(ModalScreen[str | None]):
             return
         memory = self.app.memory
         self.app.browser.mark(memory.index[r.id] for r in self.radius.related if r.id in memory.index)
-        self.app.main.marks_changed()
+        self.app.post_message(MarksChanged())
         self.app.notify(f"marked {len(self.radius.related)} facts in the list", timeout=3)
 
     def action_search(self) -> None:

@@ -13,7 +13,7 @@ from rich.text import Text
 from ...core.clock import parse_time
 from ...core.explanation import Explanation
 from ...core.trust import BANDS
-from ..text import BAND_VARIABLES, age_label, bar, clean, clean_block, stacked_bar, two
+from ..text import age_label, band_chip_style, bar, clean, clean_block, stacked_bar, two
 
 BAR = 20
 
@@ -31,6 +31,7 @@ def palette(variables: dict[str, str]) -> dict[str, str]:
         return value
 
     return {
+        **{f"band-{i}": str(band_chip_style(i, variables)) for i in range(len(BANDS))},
         "primary": get("primary", "blue"),
         "error": get("error", "red"),
         "warning": get("warning", "yellow"),
@@ -43,8 +44,8 @@ def palette(variables: dict[str, str]) -> dict[str, str]:
 
 
 def band_chip(band: str, trust: float, colours: dict[str, str]) -> Text:
-    colour = colours[BAND_VARIABLES[BANDS.index(band)]]
-    return Text.assemble((f" {band} ", f"bold on {colour}"), " ", (two(trust), "bold"))
+    """The band as the list paints it (`text.band_chip_style`), then the trust."""
+    return Text.assemble((f" {band} ", colours[f"band-{BANDS.index(band)}"]), " ", (two(trust), "bold"))
 
 
 def _last_event_days(ex: Explanation, now: float) -> float:

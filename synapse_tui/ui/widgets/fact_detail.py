@@ -7,6 +7,8 @@ reads the store: the screen's worker asks `Browser.explain` and hands the result
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -14,6 +16,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -21,9 +24,18 @@ from ...core.explanation import Explanation
 from ...core.trust import BANDS
 from . import explain as xp
 
+REST = 0.25  # seconds the cursor rests before the pane paints provenance and history
+
 
 class FactDetail(VerticalScroll):
-    """Everything about one fact; versions in its supersession chain are selectable."""
+    """Everything about one fact; versions in its supersession chain are selectable.
+
+    The pane beside the list (`follow=True`), while the cursor moves (facts shown less than
+    `REST` seconds apart), paints the header and the factors at once and the rest (chain,
+    provenance, history: the longer half to render) when the cursor has rested `REST`
+    seconds, so holding a key down moves through facts without painting every one's
+    history. Until then that part says it is coming, never another fact's. A single move
+    paints everything at once."""
 
     class Jump(Message):
         """A version in the chain was chosen: show that fact."""
@@ -32,11 +44,16 @@ class FactDetail(VerticalScroll):
             self.fact_id = fact_id
             super().__init__()
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, classes: str | None = None, follow: bool = False) -> None:
         super().__init__(id=id, classes=classes)
         self.fact_id: str | None = None
         self.explain: Explanation | None = None
         self._shown: tuple | None = None  # what show() last rendered, and how compact
+        self.follow = follow
+        self._rest: Timer | None = None  # paints the rest when the cursor has rested
+        self._rest_job: Callable[[], None] | None = None  # what it paints
+        self._tail_waiting = False  # the provenance part says it is coming
+        self._last_show = float("-inf")  # when show() last ran (monotonic seconds)
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-head")
@@ -56,6 +73,7 @@ class FactDetail(VerticalScroll):
         """The fact to be shown next: keep the old content until it arrives, titled so."""
         self.fact_id = fact_id
         if fact_id is None:
+            self._stop_rest()
             self.explain = None
             self.query_one("#detail-head", Static).update(Text("no fact selected", style="italic"))
             for part in ("#detail-factors", "#detail-provenance"):
@@ -79,6 +97,7 @@ class FactDetail(VerticalScroll):
         self.explain = ex
         head = self.query_one("#detail-head", Static)
         if ex is None:
+            self._stop_rest()
             head.update(Text(f"{fact_id}: no such fact"))
             return
         colours = xp.palette(self.app.theme_variables)
@@ -94,7 +113,48 @@ class FactDetail(VerticalScroll):
             factors.append("\n")
             factors.append_text(part)
         self.query_one("#detail-factors", Static).update(factors)
+        self._stop_rest()
+        moment = time.monotonic()
+        moving = self.follow and moment - self._last_show < REST
+        self._last_show = moment
+        if moving:
+            if self.query_one("#detail-chain").display:
+                self._show_chain(False)  # the last fact's versions
+            if not self._tail_waiting:  # already saying so: no re-layout
+                self._tail_waiting = True
+                self.query_one("#detail-provenance", Static).update(
+                    Text("\nPROVENANCE, HISTORY …", style=colours["muted"])
+                )
+            self._rest_job = lambda: self._show_rest(ex, fact_id, memory, colours)
+            self._rest = self.set_timer(REST, self._rest_job)
+        else:
+            self._show_rest(ex, fact_id, memory, colours)
+
+    @property
+    def pending(self) -> bool:
+        """The chain, provenance and history wait for the cursor to rest."""
+        return self._rest is not None
+
+    def flush(self) -> None:
+        """Paint what waits for the cursor to rest now (another view opens over the pane)."""
+        job = self._rest_job
+        self._stop_rest()
+        if job is not None:
+            job()
+
+    def _stop_rest(self) -> None:
+        if self._rest is not None:
+            self._rest.stop()
+            self._rest = None
+        self._rest_job = None
+
+    def _show_rest(self, ex: Explanation, fact_id: str, memory: Any, colours: dict[str, str]) -> None:
+        """The supersession chain, provenance and history of the fact shown."""
+        self._rest = self._rest_job = None
+        if fact_id != self.fact_id:
+            return
         self._chain(ex, memory)
+        self._tail_waiting = False
         tail = xp.provenance_lines(ex, colours)
         tail.append_text(xp.source_lines(ex, colours))
         tail.append("\n")

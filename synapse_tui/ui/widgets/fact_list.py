@@ -26,7 +26,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...core.trust import BANDS, FLAG_DELETED, GUIDANCE, TIERS
-from ..text import BAND_VARIABLES, age_label, clean, fit
+from ..text import BAND_CHIPS, age_label, clean, fit
 
 PAGE = 128
 
@@ -108,11 +108,11 @@ class FactList(ScrollView, can_focus=True):
         "fact-list--deleted",
         "fact-list--placeholder",
     }
-    # the band chips take their colours from the one definition (`BAND_VARIABLES`)
+    # the band chips take their colours from the one definition (`text.BAND_CHIPS`)
     DEFAULT_CSS = "\n".join(
-        f"FactList > .fact-list--band-{i} {{ background: ${var}{' 70%' if i == 3 else ''}; color: $text;"
-        f"{' text-style: bold;' if i == 4 else ''} }}"
-        for i, var in enumerate(BAND_VARIABLES)
+        f"FactList > .fact-list--band-{i} {{ background: ${name}; color: $text;"
+        f"{' text-style: bold;' if bold else ''} }}"
+        for i, (name, bold) in enumerate(BAND_CHIPS)
     )
 
     BINDINGS = [
@@ -131,7 +131,9 @@ class FactList(ScrollView, can_focus=True):
         Binding("end", "last", "last", show=False, id="list.end", tooltip="Go to the last fact"),
     ]
 
-    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+    # no repaint: `_set_cursor` repaints just the two rows that change (a whole-list
+    # repaint per key was most of a cursor move's cost at 100,000 facts)
+    cursor: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)
 
     class Highlighted(Message):
         def __init__(self, position: int | None) -> None:
@@ -164,7 +166,19 @@ class FactList(ScrollView, can_focus=True):
         self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
         self._generation = 0
         self.painted_rows = 0  # how many rows have been painted (benchmarks wait on it)
-        self.marks: frozenset[int] = frozenset()  # marked positions, shown as a ● gutter
+        self._marks: frozenset[int] = frozenset()  # marked positions, shown as a ● gutter
+        self._base: Style | None = None  # the widget's style while a paint is under way
+        self._sizes: tuple[Size, ...] | None = None  # as last laid out
+        self._marks_moved = False  # marks changed since `set_rows` last painted
+
+    @property
+    def marks(self) -> frozenset[int]:
+        return self._marks
+
+    @marks.setter
+    def marks(self, marks: frozenset[int]) -> None:
+        if marks != self._marks:
+            self._marks, self._marks_moved = marks, True
 
     # -- data -------------------------------------------------------------------------
     def set_rows(
@@ -203,8 +217,17 @@ class FactList(ScrollView, can_focus=True):
         if keep is not None and len(self.order):
             hits = np.flatnonzero(self.order == keep)
             row = int(hits[0]) if len(hits) else self.cursor
+        before = round(self.scroll_offset.y)
         self._set_cursor(row, center=True)
-        self.refresh()
+        marks_moved, self._marks_moved = self._marks_moved, False
+        if same and not marks_moved and round(self.scroll_offset.y) == before:
+            # the same rows in the same place: repaint only those that look different
+            height = max(1, self.scrollable_content_region.height)
+            shown = self.order[before : before + height]
+            for y in np.flatnonzero(np.isin(shown, np.asarray(repaint, dtype=np.int64))):
+                self.refresh_line(before + int(y))
+        else:
+            self.refresh()
 
     def invalidate(self, texts: bool = False) -> None:
         """Scores (or texts) changed: drop cached strips and repaint."""
@@ -300,15 +323,33 @@ class FactList(ScrollView, can_focus=True):
         if 0 <= row < len(self.order):
             self._set_cursor(row)
 
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        """Every re-layout of the screen (the pane beside the list changing height) reports
+        the list's sizes again; unchanged, they need no scrollbar update and no repaint."""
+        sizes = (size, virtual_size, container_size, self.virtual_size)  # ours: rows shown
+        if sizes == self._sizes:
+            return False
+        self._sizes = sizes
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._strips.clear()
 
     # -- rendering --------------------------------------------------------------------
+    def render_lines(self, crop):
+        self._base = self.rich_style  # once per paint, not per line: it walks the DOM
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._base = None
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         row = round(self.scroll_offset.y) + y
-        base = self.rich_style
+        base = self._base or self.rich_style
         if self.memory is None or row >= len(self.order):
             if row == 0 and self.memory is not None:
                 msg = Segment(fit("  no facts here", width), base + Style(italic=True))

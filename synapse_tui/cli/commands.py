@@ -118,6 +118,7 @@ def import_cmd(
         # if this is interrupted, and the next graph check (its fingerprint) finishes it.
         with store.transaction() as conn:
             graph = update_graph(conn, result.new_positions, config, progress=progress_bar("graph"))
+        store.warm(config)
     for warning in result.warnings + list(graph.notes):
         click.echo(f"warning: {warning}", err=True)
     if as_json:

@@ -92,6 +92,7 @@ def import_from(
             progress=after_a_second("importing"),
             graph_progress=after_a_second("graph"),
         )
+        store.warm(config)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     if as_json:

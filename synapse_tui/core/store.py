@@ -215,6 +215,13 @@ class Store:
             loadcache.write(loadcache.cache_path(self.path), token, seq, signers, ids, arrays)
         return ids, arrays
 
+    def warm(self, config: Config) -> None:
+        """Leave the load cache a large store's next open maps (after an import: the first
+        open of a million new facts then reads a tenth of a second instead of seconds)."""
+        (top,) = self.conn.execute("SELECT max(pos) FROM facts").fetchone()
+        if (top or 0) >= loadcache.MIN_FACTS:
+            self.load(config)
+
     def generation(self) -> int | None:
         """The token of the newest change of a fact (schema m003); None before m003."""
         try:

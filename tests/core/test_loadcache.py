@@ -349,3 +349,17 @@ def test_the_change_log_keeps_its_newest_entries_and_an_older_cache_loads_by_sql
         before = cache_token(db)
         assert same(store.load(CFG), sql_load(store))
         assert cache_token(db) != before  # loaded by SQL and written anew
+
+
+def test_an_import_leaves_the_cache_the_first_open_maps(tmp_path, small_threshold):
+    from click.testing import CliRunner
+
+    from synapse_tui.cli import main
+
+    path = tmp_path / "memory.db"
+    src = write_jsonl(tmp_path / "facts.jsonl", base_facts())
+    result = CliRunner().invoke(main, ["import", str(src), "--db", str(path)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    with Store.open(path, readonly=True) as store:
+        assert exact_cache(store)  # the browser's first open reads no row by SQL
+        assert same(store.load(CFG), sql_load(store))

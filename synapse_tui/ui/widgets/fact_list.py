@@ -412,7 +412,7 @@ def _id_width(ids: list[str]) -> int:
     key = id(ids)
     if key not in _ID_WIDTHS:
         _ID_WIDTHS.clear()
-        _ID_WIDTHS[key] = max((len(i) for i in ids), default=4)
+        _ID_WIDTHS[key] = max(map(len, ids), default=4)
     return _ID_WIDTHS[key]
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from synapse_tui.core import ann, lexical
+from synapse_tui.core import ann, graphcache, lexical
 from synapse_tui.core import graph as g
 
 ALGORITHM = f"mutual-knn-local-baseline/1;npmi/1;{lexical.VERSION};fingerprint/2"
@@ -230,13 +230,25 @@ def _rebuild_space(
     _write_edges(conn, kind, sp, built.knn, None)
     state = _built_state(sp, sp.digest(kind, range(sp.pos.size))) | built.meta()
     _meta_set(conn, f"graph.semantic.{kind}", state)
+    graphcache.save(conn, kind, sp.pos, sp.ids, sp.X, built.knn, state)
     return built.note and f"{kind} graph of {sp.pos.size:,} facts: {built.note}"
 
 
 def _extend_space(
-    conn: sqlite3.Connection, kind: str, k: int, stored: dict, verify: bool, progress: g.Progress | None
+    conn: sqlite3.Connection,
+    kind: str,
+    k: int,
+    stored: dict,
+    verify: bool,
+    progress: g.Progress | None,
+    count: int,
 ) -> bool:
     """Append-only update of one space; False when it must be rebuilt instead."""
+    if not verify:
+        done = _extend_cached(conn, kind, k, stored, count)
+        if done is not None:
+            return done
+    graphcache.drop(conn, kind)
     sp = _load_space(conn, kind)
     n, n_old = sp.pos.size, int(np.searchsorted(sp.pos, stored["max_pos"], side="right"))
     if n_old != stored["count"]:
@@ -268,6 +280,47 @@ def _extend_space(
     state = _built_state(sp, (digest + sp.digest(kind, range(n_old, n))) & _MASK)
     # the lists of the rows built before keep how they were made; the new rows' are exact
     _meta_set(conn, f"graph.semantic.{kind}", state | {k: stored[k] for k in _BUILD_KEYS if k in stored})
+    return True
+
+
+def _extend_cached(conn: sqlite3.Connection, kind: str, k: int, stored: dict, count: int) -> bool | None:
+    """The same update from the files beside the store (`graphcache`), reading only the new
+    rows from SQLite; None when there are no usable files (the caller reads the store)."""
+    if count < stored["count"]:
+        return False
+    k_old = g.effective_k(k, stored["count"])
+    if k_old == 0 or g.effective_k(k, count) != k_old:
+        return None
+    cache = graphcache.load(conn, kind, stored, k_old)
+    if cache is None:
+        return None
+    rows = conn.execute(
+        "SELECT e.pos, f.id, e.vec FROM embeddings e JOIN facts f ON f.pos = e.pos"
+        " WHERE e.kind = ? AND e.pos > ? ORDER BY e.pos",
+        (kind, stored["max_pos"]),
+    ).fetchall()
+    if count != stored["count"] + len(rows):
+        return False  # rows appeared before the last built position: not an append
+    if not rows:
+        return True
+    pos, ids, vecs = zip(*rows, strict=True)
+    if any(len(v) != 4 * cache.vec.shape[1] for v in vecs):
+        return None
+    new = _Space(np.array(pos, dtype=np.int64), list(ids), _blobs(vecs, cache.vec.shape[1], np.float32))
+    idb = graphcache._ids_array(new.ids)
+    if idb is None:
+        return None
+    width = max(cache.ids.dtype.itemsize, idb.dtype.itemsize)
+    ranks = graphcache.ranks_of(np.r_[cache.ids.astype(f"S{width}"), idb.astype(f"S{width}")])
+    knn, dirty = graphcache.extend(cache, new.X, ranks, k_old)
+    sp = _Space(np.r_[cache.pos, new.pos], [], np.zeros((0, 0), np.float32))
+    _write_knn(conn, sp, knn, np.flatnonzero(dirty))
+    _write_edges(conn, kind, sp, knn, dirty)
+    digest = int(stored["digest"], 16)
+    state = _built_state(sp, (digest + new.digest(kind, range(len(rows)))) & _MASK)
+    state |= {key: stored[key] for key in _BUILD_KEYS if key in stored}
+    _meta_set(conn, f"graph.semantic.{kind}", state)
+    graphcache.append(cache, new.pos, new.ids, new.X, knn, dirty, state)
     return True
 
 
@@ -344,7 +397,9 @@ def ensure_graph(
             todo[kind] = stored
     bar = _Bar(progress, {**{s: float(states[s]["count"]) for s in todo}, "npmi": 1.0})
     for kind, stored in todo.items():
-        if stored is not None and _extend_space(conn, kind, config.graph.k, stored, verify, bar.phase(kind)):
+        if stored is not None and _extend_space(
+            conn, kind, config.graph.k, stored, verify, bar.phase(kind), states[kind]["count"]
+        ):
             if stored["count"] != states[kind]["count"]:
                 extended.append(kind)
         else:

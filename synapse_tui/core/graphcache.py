@@ -1,0 +1,405 @@
+"""What an incremental graph update needs, kept beside the store where it is cheap to read.
+
+At a million facts an update that reads every vector back out of SQLite spends most of its
+time there (1.5 GB of blobs). So a build leaves, per embedding space, a folder beside the
+store (`<store>-graph/`) with:
+
+- `<kind>.vec`: the vectors as raw float32, grouped by a coarse partition of the space
+  (rows of one cell contiguous), then the rows appended since, in order; read memory-mapped;
+- `<kind>.nbrs` / `<kind>.cos`: each row's kNN list (int32 rows, float32 polished cosines);
+- `<kind>.npz`: positions, ids, the file order, the cells (unit centroids, each cell's
+  angular radius and the lowest k-th cosine of its members);
+- `<kind>.json`: the fingerprint the files belong to (the graph's digest, count and last
+  position in `meta`). It is written last and removed before anything else is touched,
+  so files that do not match the store's fingerprint are never used: they are rebuilt
+  from the store the next time the update falls back to reading it.
+
+The update stays exact (`extend`): a new fact's list is its exact top-k over every row,
+and an old fact's list takes a new fact exactly when it beats its k-th. Cells are skipped
+only when a bound proves they cannot matter: for unit vectors q, x and a cell with unit
+centroid c whose members all lie within angle a of c, cos(q, x) <= cos(max(0, angle(q, c) - a)).
+A cell is scanned for new fact q when that bound reaches q's k-th so far, and for its own
+members when it reaches the lowest k-th cosine among them. The bound only makes the update
+fast where the space has structure; without it the update is a blockwise brute force,
+still exact.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from synapse_tui.core.knn import Knn, _pack, band
+
+VERSION = 1
+MIN_ROWS = 20_000  # smaller spaces read back from SQLite in well under a second
+_MARGIN = 1e-5  # on top of sgemm's error: the bound is computed in float64 from float32 dots
+_BLOCK = 65_536
+
+
+def folder(conn: sqlite3.Connection) -> Path | None:
+    """`<store>-graph` beside the store's file; None for an in-memory or temporary store."""
+    row = conn.execute("PRAGMA database_list").fetchone()
+    name = row[2] if row else ""
+    return Path(name + "-graph") if name else None
+
+
+@dataclass
+class Cache:
+    """One space's files, opened: `vec` is memory-mapped, the rest in memory."""
+
+    path: Path
+    kind: str
+    vec: np.ndarray  # (n, d) float32 in file order
+    order: np.ndarray  # file position -> row
+    nbrs: np.ndarray  # (n, k) int64 rows
+    cos: np.ndarray  # (n, k) float32
+    pos: np.ndarray  # row -> fact position
+    ids: np.ndarray  # row -> id, as UTF-8 bytes (numpy 'S'), for the id tie-break
+    centres: np.ndarray  # (c, d) float32 unit centroids of the cells
+    starts: np.ndarray  # (c + 1,) file positions where each cell starts; the tail after
+    radius: np.ndarray  # (c,) float64 angle of each cell's farthest member from its centre
+    state: dict
+
+
+def _paths(base: Path, kind: str) -> dict[str, Path]:
+    return {ext: base / f"{kind}.{ext}" for ext in ("vec", "nbrs", "cos", "npz", "json")}
+
+
+def drop(conn: sqlite3.Connection, kind: str) -> None:
+    """Forget one space's files (before a change that would make them stale)."""
+    base = folder(conn)
+    if base is not None:
+        with contextlib.suppress(FileNotFoundError):
+            _paths(base, kind)["json"].unlink()
+
+
+def _ids_array(ids: list[str]) -> np.ndarray | None:
+    enc = [i.encode("utf-8") for i in ids]
+    if any(b"\0" in e for e in enc):
+        return None  # numpy bytes drop trailing NULs: such ids could not be ordered this way
+    return np.array(enc, dtype=bytes)
+
+
+def ranks_of(ids: np.ndarray) -> np.ndarray:
+    """Each id's rank in string order: UTF-8 bytes sort as code points do."""
+    order = np.argsort(ids, kind="stable")
+    ranks = np.empty(ids.size, np.int64)
+    ranks[order] = np.arange(ids.size, dtype=np.int64)
+    return ranks
+
+
+def partition(X: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Cells of about 100 rows by two levels of spherical k-means (a step each, seeded):
+    (unit centres, cell of each row). Only the speed of later updates depends on it."""
+    n = X.shape[0]
+    rng = np.random.default_rng(seed)
+    top = max(1, int(np.sqrt(n / 100)))
+    C = X[np.sort(rng.choice(n, size=top, replace=False))]
+    first = _assign(X, C)
+    centres, cell = [], np.empty(n, np.int64)
+    for t in range(top):
+        rows = np.flatnonzero(first == t)
+        if rows.size == 0:
+            continue
+        sub = max(1, rows.size // 100)
+        Ct = X[rows[np.sort(rng.choice(rows.size, size=sub, replace=False))]]
+        lab = _assign(X[rows], Ct)
+        Ct = _means(X[rows], lab, sub, Ct)
+        lab = _assign(X[rows], Ct)
+        cell[rows] = lab + sum(len(c) for c in centres)
+        centres.append(Ct)
+    return np.concatenate(centres).astype(np.float32), cell
+
+
+def _assign(X: np.ndarray, C: np.ndarray) -> np.ndarray:
+    return np.concatenate(
+        [np.argmax(X[i : i + _BLOCK] @ C.T, axis=1) for i in range(0, X.shape[0], _BLOCK)]
+    ).astype(np.int64)
+
+
+def _means(X: np.ndarray, lab: np.ndarray, c: int, old: np.ndarray) -> np.ndarray:
+    sums = np.zeros((c, X.shape[1]), np.float64)
+    np.add.at(sums, lab, X)
+    norm = np.linalg.norm(sums, axis=1, keepdims=True)
+    return np.where(norm > 0, sums / np.where(norm > 0, norm, 1.0), old).astype(np.float32)
+
+
+def _cells(X: np.ndarray, centres: np.ndarray, cell: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """File order (rows grouped by cell), cell starts, and each cell's angular radius."""
+    order = np.argsort(cell, kind="stable")
+    starts = np.searchsorted(cell[order], np.arange(centres.shape[0] + 1)).astype(np.int64)
+    dots = (
+        np.concatenate(
+            [
+                np.einsum("ij,ij->i", X[order[i : i + _BLOCK]], centres[cell[order[i : i + _BLOCK]]])
+                for i in range(0, X.shape[0], _BLOCK)
+            ]
+        )
+        if X.shape[0]
+        else np.zeros(0, np.float32)
+    )
+    lowest = np.full(centres.shape[0], 1.0)
+    np.minimum.at(lowest, cell[order], dots.astype(np.float64))
+    # float32 dots err by up to band(d): widen each radius by that much (the safe side)
+    return order.astype(np.int64), starts, np.arccos(np.clip(lowest - band(X.shape[1]), -1.0, 1.0))
+
+
+def save(
+    conn: sqlite3.Connection,
+    kind: str,
+    pos: np.ndarray,
+    ids: list[str],
+    X: np.ndarray,
+    knn: Knn,
+    state: dict,
+) -> None:
+    """Write one space's files after a full build (nothing when the space is small, the
+    store has no file, or the folder cannot be written: the update then reads SQLite)."""
+    base = folder(conn)
+    if base is None:
+        return
+    drop(conn, kind)
+    idb = _ids_array(ids)
+    if X.shape[0] < MIN_ROWS or idb is None or knn.nbrs.shape[1] == 0:
+        return
+    try:
+        base.mkdir(exist_ok=True)
+        p = _paths(base, kind)
+        centres, cell = partition(X)
+        order, starts, radius = _cells(X, centres, cell)
+        with open(p["vec"], "wb") as fh:
+            for i in range(0, order.size, _BLOCK):
+                fh.write(np.ascontiguousarray(X[order[i : i + _BLOCK]], dtype=np.float32).tobytes())
+        knn.nbrs.astype(np.int32).tofile(p["nbrs"])
+        knn.cos.astype(np.float32).tofile(p["cos"])
+        np.savez(p["npz"], pos=pos, ids=idb, order=order, centres=centres, starts=starts, radius=radius)
+        _write_state(p["json"], state, X.shape[1], knn.nbrs.shape[1])
+    except OSError:
+        drop(conn, kind)
+
+
+def _write_state(path: Path, state: dict, d: int, k: int) -> None:
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps({"version": VERSION, "d": d, "k": k, **state}))
+    os.replace(tmp, path)
+
+
+def load(conn: sqlite3.Connection, kind: str, stored: dict, k: int) -> Cache | None:
+    """One space's files when they belong to the stored graph, else None."""
+    base = folder(conn)
+    if base is None:
+        return None
+    p = _paths(base, kind)
+    try:
+        state = json.loads(p["json"].read_text())
+        keys = ("digest", "count", "max_pos")
+        if (
+            state.get("version") != VERSION
+            or state.get("k") != k
+            or any(state.get(x) != stored.get(x) for x in keys)
+        ):
+            return None
+        n, d = int(state["count"]), int(state["d"])
+        if p["vec"].stat().st_size != 4 * n * d or p["nbrs"].stat().st_size != 4 * n * k:
+            return None
+        with np.load(p["npz"]) as z:
+            arrays = {name: z[name] for name in ("pos", "ids", "order", "centres", "starts", "radius")}
+        vec = (
+            np.memmap(p["vec"], dtype=np.float32, mode="r", shape=(n, d))
+            if n
+            else np.zeros((0, d), np.float32)
+        )
+        nbrs = np.fromfile(p["nbrs"], dtype=np.int32).astype(np.int64).reshape(n, k)
+        cos = np.fromfile(p["cos"], dtype=np.float32).reshape(n, k)
+    except (OSError, ValueError, KeyError, json.JSONDecodeError):
+        return None
+    if arrays["pos"].size != n or arrays["order"].size != n:
+        return None
+    return Cache(
+        base,
+        kind,
+        vec,
+        order=arrays["order"],
+        nbrs=nbrs,
+        cos=cos,
+        state=state,
+        **{x: arrays[x] for x in ("pos", "ids", "centres", "starts", "radius")},
+    )
+
+
+def append(
+    cache: Cache, pos: np.ndarray, ids: list[str], Xn: np.ndarray, knn: Knn, changed: np.ndarray, state: dict
+) -> None:
+    """Bring the files up to the extended graph: the new rows go to the tail."""
+    p = _paths(cache.path, cache.kind)
+    idb = _ids_array(ids)
+    n_old = cache.pos.size
+    with contextlib.suppress(FileNotFoundError):
+        p["json"].unlink()
+    if idb is None:
+        return
+    try:
+        with open(p["vec"], "ab") as fh:
+            fh.write(np.ascontiguousarray(Xn, dtype=np.float32).tobytes())
+        rows = np.flatnonzero(changed[:n_old])
+        k = knn.nbrs.shape[1]
+        for name, arr, dtype in (("nbrs", knn.nbrs, np.int32), ("cos", knn.cos, np.float32)):
+            mm = np.memmap(p[name], dtype=dtype, mode="r+", shape=(n_old, k))
+            mm[rows] = arr[rows].astype(dtype)
+            mm.flush()
+            del mm
+            with open(p[name], "ab") as fh:
+                fh.write(np.ascontiguousarray(arr[n_old:], dtype=dtype).tobytes())
+        width = max(cache.ids.dtype.itemsize, idb.dtype.itemsize)
+        np.savez(
+            p["npz"],
+            pos=np.r_[cache.pos, pos],
+            ids=np.r_[cache.ids.astype(f"S{width}"), idb.astype(f"S{width}")],
+            order=np.r_[cache.order, np.arange(n_old, n_old + pos.size)],
+            centres=cache.centres,
+            starts=cache.starts,
+            radius=cache.radius,
+        )
+        _write_state(p["json"], state, int(cache.vec.shape[1]), k)
+    except OSError:
+        with contextlib.suppress(FileNotFoundError):
+            p["json"].unlink()
+
+
+def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn, np.ndarray]:
+    """The kNN lists after appending rows `Xn` (rows n_old..), exactly, and which changed.
+
+    `ranks`: every row's rank in id order (old and new). Tiles of the old rows are computed
+    only where the cell bound says they may hold a neighbour of a new row or a row whose
+    list a new row enters.
+    """
+    V, order = cache.vec, cache.order
+    n_old, m, d = V.shape[0], Xn.shape[0], V.shape[1]
+    n = n_old + m
+    eps = np.float32(band(d))
+    Xn = np.ascontiguousarray(Xn, dtype=np.float32)
+    kth_old = cache.cos[:, k - 1]
+    new_rows = np.arange(n_old, n, dtype=np.int64)
+    top = np.full((m, k), -np.inf, np.float32)  # each new row's k best sgemm values so far
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (new row, candidate, sgemm cos)
+    pairs_old: list[np.ndarray] = []  # (old row, new row) where the new row may enter
+
+    def offer(S: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
+        """S[a, b] = cos(rows[a], new row cols[b]); rows old or new, cols indices into Xn."""
+        r = S.shape[0]
+        best = np.partition(S, r - k, axis=0)[r - k :] if r > k else S
+        merged = np.concatenate([top[cols], best.T], axis=1)
+        top[cols] = np.partition(merged, merged.shape[1] - k, axis=1)[:, merged.shape[1] - k :]
+        floor = top[cols].min(axis=1) - 2 * eps
+        a, b = np.nonzero(S >= floor[None, :])
+        if a.size:
+            found.append((cols[b], rows[a], S[a, b]))
+        old = np.flatnonzero(rows < n_old)
+        if old.size:
+            a, b = np.nonzero(S[old] >= kth_old[rows[old]][:, None] - eps)
+            if a.size:
+                pairs_old.append(np.stack([rows[old][a], cols[b] + n_old], axis=1))
+
+    everyone = np.arange(m)
+    S = Xn @ Xn.T
+    np.fill_diagonal(S, -np.inf)  # no self-pairs
+    offer(S, new_rows, everyone)
+    tail0 = int(cache.starts[-1])
+    for t0 in range(tail0, n_old, _BLOCK):
+        t1 = min(t0 + _BLOCK, n_old)
+        offer(np.asarray(V[t0:t1]) @ Xn.T, order[t0:t1], everyone)
+    ncell = cache.centres.shape[0]
+    if ncell:
+        angle = np.arccos(np.clip((Xn @ cache.centres.T).astype(np.float64) + float(eps), -1.0, 1.0))
+        bound = np.cos(np.maximum(0.0, angle - cache.radius[None, :])) + _MARGIN + float(eps)
+        sizes = np.diff(cache.starts)
+        lowest = np.full(ncell, np.inf)
+        np.minimum.at(lowest, np.repeat(np.arange(ncell), sizes), kth_old[order[:tail0]].astype(np.float64))
+        done = np.zeros((m, ncell), bool)
+        # each new row's nearest cells first, so its k-th rises before the bound is read
+        near = np.argsort(-bound, axis=1)[:, :2]
+        done[np.arange(m)[:, None], near] = True
+        for phase in (0, 1):
+            if phase:
+                kth = top.min(axis=1).astype(np.float64)
+                need = ((bound >= kth[:, None]) | (bound >= lowest[None, :] - float(eps))) & ~done
+            else:
+                need = done.copy()
+            for cell in np.flatnonzero(need.any(axis=0) & (sizes > 0)).tolist():
+                s0, s1 = int(cache.starts[cell]), int(cache.starts[cell + 1])
+                cols = np.flatnonzero(need[:, cell])
+                offer(np.asarray(V[s0:s1]) @ Xn[cols].T, order[s0:s1], cols)
+    return _merge(cache, Xn, ranks, k, top, found, pairs_old)
+
+
+def _merge(
+    cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int, top: np.ndarray, found: list, pairs_old: list
+) -> tuple[Knn, np.ndarray]:
+    n_old, m = cache.vec.shape[0], Xn.shape[0]
+    n = n_old + m
+    nbrs = np.empty((n, k), np.int64)
+    cos = np.empty((n, k), np.float32)
+    nbrs[:n_old], cos[:n_old] = cache.nbrs, cache.cos
+    eps = np.float32(band(Xn.shape[1]))
+    where = np.empty(n_old, np.int64)
+    where[cache.order] = np.arange(n_old)
+
+    def vectors(rows: np.ndarray) -> np.ndarray:
+        out = np.empty((rows.size, Xn.shape[1]), np.float32)
+        old = rows < n_old
+        f = where[rows[old]]
+        srt = np.argsort(f)
+        got = np.empty((f.size, Xn.shape[1]), np.float32)
+        got[srt] = cache.vec[f[srt]]
+        out[old] = got
+        out[~old] = Xn[rows[~old] - n_old]
+        return out
+
+    # new rows: every candidate within the band of the k-th, polished, best k by (cos, id)
+    c, r, v = (np.concatenate(x) for x in zip(*found, strict=True))
+    keep = v >= top.min(axis=1)[c] - 2 * eps
+    c, r = c[keep], r[keep]
+    o = np.lexsort((r, c))
+    c, r = c[o], r[o]
+    uniq = np.r_[True, (c[1:] != c[:-1]) | (r[1:] != r[:-1])]
+    c, r = c[uniq], r[uniq]
+    pol = _pairs(Xn[c], vectors(r))
+    starts = np.searchsorted(c, np.arange(m + 1))
+    for i in range(m):
+        s0, s1 = starts[i], starts[i + 1]
+        best = np.argsort(-_pack(pol[s0:s1], ranks[r[s0:s1]]), kind="stable")[:k]
+        nbrs[n_old + i], cos[n_old + i] = r[s0:s1][best], pol[s0:s1][best]
+    changed = np.zeros(n, bool)
+    changed[n_old:] = True
+    if pairs_old:
+        P = np.unique(np.concatenate(pairs_old), axis=0)
+        olds = np.unique(P[:, 0])
+        pol = _pairs(vectors(P[:, 0]), Xn[P[:, 1] - n_old])
+        starts = np.searchsorted(P[:, 0], np.r_[olds, n_old])
+        for a, j in enumerate(olds.tolist()):
+            s0, s1 = starts[a], starts[a + 1]
+            rows = np.r_[cache.nbrs[j], P[s0:s1, 1]]
+            vals = np.r_[cache.cos[j], pol[s0:s1]]
+            best = np.argsort(-_pack(vals, ranks[rows]), kind="stable")[:k]
+            if not np.array_equal(rows[best], cache.nbrs[j]):
+                nbrs[j], cos[j] = rows[best], vals[best]
+                changed[j] = True
+    return Knn(nbrs, cos), changed
+
+
+def _pairs(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """float32 cos of each row of A with the same row of B, as `knn.polished` computes it
+    (the float64 sum of float64 products), so the bits match a full build."""
+    out = np.empty(A.shape[0], np.float32)
+    for i in range(0, A.shape[0], 4096):
+        out[i : i + 4096] = (A[i : i + 4096].astype(np.float64) * B[i : i + 4096].astype(np.float64)).sum(
+            axis=1
+        )
+    return out

@@ -36,6 +36,7 @@ MISSING = (
     "built exact, which is slow at this size: the approximate graph needs the [scale] extra"
     " (pip install 'synapse-tui[scale]')"
 )
+NEIGHBOURS = 15  # NN-descent's list length per fact (self included): k + 4 candidates to re-rank
 DEFAULTS = GraphConfig()
 SETTINGS = (
     "approximate_above",
@@ -44,6 +45,7 @@ SETTINGS = (
     "hnsw_m",
     "hnsw_ef_construction",
     "hnsw_ef_search",
+    "nndescent_neighbors",
 )
 _CHUNK = 16_384
 
@@ -79,15 +81,28 @@ def faiss_available() -> bool:
     return True
 
 
+def nndescent_available() -> bool:
+    try:
+        import pynndescent  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def build_knn(X: np.ndarray, ranks: np.ndarray, k: int, gc: Any, progress: Progress | None = None) -> Build:
     """Exact lists up to the threshold (or without faiss), approximate ones above it."""
     n = X.shape[0]
     if n <= param(gc, "approximate_above") or effective_k(k, n) == 0:
         return Build(exact_knn(X, ranks, k, progress), "exact", None, 0)
+    size = int(param(gc, "recall_sample"))
+    if nndescent_available():
+        nn = max(int(param(gc, "nndescent_neighbors")), effective_k(k, n) + 2)
+        knn, nn = nndescent_knn(X, ranks, k, nn, float(param(gc, "target_recall")), size, progress)
+        sample = sample_rows(n, size)
+        return Build(knn, f"pynndescent(n_neighbors={nn})", recall(X, knn, sample), sample.size)
     if not faiss_available():
         return Build(exact_knn(X, ranks, k, progress), "exact", None, 0, MISSING)
     m, ef_c, ef_s = (int(param(gc, p)) for p in ("hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"))
-    size = int(param(gc, "recall_sample"))
     knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, float(param(gc, "target_recall")), size, progress)
     sample = sample_rows(n, size)
     method = f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef})"
@@ -150,6 +165,49 @@ def hnsw_knn(
         if progress:
             progress(done, steps)
     return Knn(nbrs, cos), ef
+
+
+def nndescent_knn(
+    X: np.ndarray,
+    ranks: np.ndarray,
+    k: int,
+    neighbours: int,
+    target: float = 0.0,
+    tune_size: int = 1000,
+    progress: Progress | None = None,
+) -> tuple[Knn, int]:
+    """Each row's k best among the `neighbours` that pynndescent's NN-descent finds for it,
+    by polished (cos, id), and the list length used: when a tuning sample (not the one
+    the build reports on) falls short of `target` recall@10, the search runs again with
+    twice the lists, at most twice. Seeded: the same vectors give the same lists."""
+    import pynndescent
+
+    n = X.shape[0]
+    k = effective_k(k, n)
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    tune = sample_rows(n, tune_size, SEED + 1) if target > 0 else None
+    truth = exact_top(X, tune, min(RECALL_AT, k)) if tune is not None else None
+    nbrs = np.empty((n, k), np.int64)
+    cos = np.empty((n, k), np.float32)
+    for attempt in range(3):
+        if progress:
+            progress(attempt, 3)
+        width = min(n, neighbours)
+        index = pynndescent.NNDescent(
+            X, metric="dot", n_neighbors=width, random_state=SEED, low_memory=True, compressed=False
+        )
+        cand = index.neighbor_graph[0].astype(np.int64)
+        del index
+        for c0 in range(0, n, _CHUNK):
+            rows = np.arange(c0, min(c0 + _CHUNK, n), dtype=np.int64)
+            c = cand[rows]
+            _best(X, ranks, rows, c, (c < 0) | (c == rows[:, None]), k, nbrs, cos)
+        if truth is None or _hits(nbrs[tune], truth) >= target or attempt == 2 or width >= n:
+            break
+        neighbours *= 2
+    if progress:
+        progress(3, 3)
+    return Knn(nbrs, cos), width
 
 
 def _best(

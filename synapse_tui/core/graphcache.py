@@ -403,3 +403,51 @@ def _pairs(A: np.ndarray, B: np.ndarray) -> np.ndarray:
             axis=1
         )
     return out
+
+
+def note_keys(notes: list[str]) -> np.ndarray | None:
+    """Notes as UTF-8 bytes (numpy 'S', which sorts and compares as the strings do)."""
+    enc = [x.encode("utf-8") for x in notes]
+    if any(b"\0" in e for e in enc):
+        return None
+    return np.array(enc, dtype=bytes) if enc else np.zeros(0, dtype="S1")
+
+
+def save_npmi(conn: sqlite3.Connection, keep: tuple | None, state: dict) -> None:
+    """NPMI's inputs (every fact's position and unit, every mention, each note's unit)
+    beside the store, for the next append; nothing for a small store."""
+    base = folder(conn)
+    if base is None:
+        return
+    path, meta = base / "npmi.npz", base / "npmi.json"
+    with contextlib.suppress(FileNotFoundError):
+        meta.unlink()
+    if keep is None or keep[0].size < MIN_ROWS:
+        return
+    try:
+        base.mkdir(exist_ok=True)
+        fact_pos, unit_of, m, notes, units = keep
+        np.savez(path, fact_pos=fact_pos, unit_of=unit_of, m=m, notes=notes, units=units)
+        tmp = meta.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps({"version": VERSION, **state}))
+        os.replace(tmp, meta)
+    except OSError:
+        with contextlib.suppress(FileNotFoundError):
+            meta.unlink()
+
+
+def load_npmi(conn: sqlite3.Connection, stored: dict) -> tuple | None:
+    base = folder(conn)
+    if base is None:
+        return None
+    try:
+        state = json.loads((base / "npmi.json").read_text())
+        if state.get("version") != VERSION or any(state.get(x) != stored.get(x) for x in stored):
+            return None
+        with np.load(base / "npmi.npz") as z:
+            kept = tuple(z[x] for x in ("fact_pos", "unit_of", "m", "notes", "units"))
+    except (OSError, ValueError, KeyError, json.JSONDecodeError):
+        return None
+    if kept[0].size != stored.get("facts") or kept[2].shape[0] != stored.get("mentions"):
+        return None
+    return kept

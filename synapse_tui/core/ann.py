@@ -2,22 +2,23 @@
 
 The exact search (`knn.exact_knn`) is quadratic: about an hour for a million 384-d facts
 on two cores. Above `graph.approximate_above` facts in one space (default 50,000, the
-SPEC's floor) and when the `[scale]` extra is installed, faiss's HNSW index proposes each
-fact's candidates instead. Their cosines are then recomputed exactly (the same polished
-float32 values as the exact path) and ordered by (cos, id), so the one kind of error left
-is a true neighbour the index never proposed. How often that happens is measured on every
-build: recall@10 of the lists against the exact top-10 of `graph.recall_sample` facts
-chosen at random (seeded, so a rebuild of the same data samples the same facts), and
-stored with the graph for `show`, `edges` and the browser to report.
+SPEC's floor) and when the `[scale]` extra is installed, NN-descent (pynndescent) proposes
+each fact's candidates instead, or faiss's HNSW index where only faiss is installed. Their
+cosines are then recomputed exactly (the same polished float32 values as the exact path)
+and ordered by (cos, id), so the one kind of error left is a true neighbour the search
+never proposed. How often that happens is measured on every build: recall@10 of the lists
+against the exact top-10 of `graph.recall_sample` facts chosen at random (seeded, so a
+rebuild of the same data samples the same facts), and stored with the graph for `show`,
+`edges` and the browser to report.
 
-Chosen by measurement on this machine kind (benchmarks/bench_ann.py, 100,000 x 384
-clustered, a shared and busy machine, so wall times are inflated; ratios come from one
-run): exact 52.9 s; faiss HNSW M=16 27.9 s at recall 0.998; faiss HNSW M=32 56.4 s at
-1.0; faiss IVF (4 sqrt(N) lists, 16 probed) 20.5 s at 1.0 on clustered vectors but 0.87
-on the lexical ones, where HNSW keeps 0.993; usearch 154 s. At a million the issue
-measured pynndescent at 94 s plus 25-60 s of numba compilation per process, and hnswlib
-at 473 s with recall 0.874. HNSW is the one whose recall holds on both kinds of vectors,
-and faiss is one light wheel (numpy only).
+Chosen by measurement on this machine kind (a shared and busy two-core machine, so wall
+times are inflated; benchmarks/bench_ann.py, bench_million.py). At 1,000,000 x 384
+clustered: pynndescent (15 neighbours) 125 s at recall@10 0.997, plus 27-40 s compiling
+its numba code once per process; faiss HNSW M=16 3,118 s at 0.976 (efSearch widened);
+hnswlib (issue 13) 473 s at 0.874. At 100,000 x 384: exact 52.9 s; faiss HNSW M=16 27.9 s
+at 0.998; faiss IVF 20.5 s at 1.0 on clustered vectors but 0.87 on the lexical ones;
+usearch 154 s. HNSW's build grows faster than NN-descent's with N, which is why it lost at
+a million; it stays as the route where pynndescent (numba) is not installed.
 """
 
 from __future__ import annotations

@@ -125,10 +125,16 @@ def _assign(X: np.ndarray, C: np.ndarray) -> np.ndarray:
 
 
 def _means(X: np.ndarray, lab: np.ndarray, c: int, old: np.ndarray) -> np.ndarray:
-    sums = np.zeros((c, X.shape[1]), np.float64)
-    np.add.at(sums, lab, X)
-    norm = np.linalg.norm(sums, axis=1, keepdims=True)
-    return np.where(norm > 0, sums / np.where(norm > 0, norm, 1.0), old).astype(np.float32)
+    """Unit mean of each label's rows (a label without rows keeps its old centre)."""
+    order = np.argsort(lab, kind="stable")
+    used, starts = np.unique(lab[order], return_index=True)
+    out = old.astype(np.float64)
+    if used.size:
+        sums = np.add.reduceat(X[order].astype(np.float64), starts, axis=0)
+        norm = np.linalg.norm(sums, axis=1, keepdims=True)
+        ok = norm[:, 0] > 0
+        out[used[ok]] = sums[ok] / norm[ok]
+    return out.astype(np.float32)
 
 
 def _cells(X: np.ndarray, centres: np.ndarray, cell: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -145,8 +151,11 @@ def _cells(X: np.ndarray, centres: np.ndarray, cell: np.ndarray) -> tuple[np.nda
         if X.shape[0]
         else np.zeros(0, np.float32)
     )
-    lowest = np.full(centres.shape[0], 1.0)
-    np.minimum.at(lowest, cell[order], dots.astype(np.float64))
+    lowest = np.ones(centres.shape[0])
+    sizes = np.diff(starts)
+    full = np.flatnonzero(sizes > 0)
+    if full.size:
+        lowest[full] = np.minimum.reduceat(dots.astype(np.float64), starts[full])
     # float32 dots err by up to band(d): widen each radius by that much (the safe side)
     return order.astype(np.int64), starts, np.arccos(np.clip(lowest - band(X.shape[1]), -1.0, 1.0))
 
@@ -321,7 +330,9 @@ def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn
         bound = np.cos(np.maximum(0.0, angle - cache.radius[None, :])) + _MARGIN + float(eps)
         sizes = np.diff(cache.starts)
         lowest = np.full(ncell, np.inf)
-        np.minimum.at(lowest, np.repeat(np.arange(ncell), sizes), kth_old[order[:tail0]].astype(np.float64))
+        full = np.flatnonzero(sizes > 0)
+        if full.size:
+            lowest[full] = np.minimum.reduceat(kth_old[order[:tail0]].astype(np.float64), cache.starts[full])
         done = np.zeros((m, ncell), bool)
         # each new row's nearest cells first, so its k-th rises before the bound is read
         near = np.argsort(-bound, axis=1)[:, :2]

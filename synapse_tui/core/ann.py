@@ -65,6 +65,7 @@ class Build:
     recall: float | None  # recall@10 against exact on `sample` facts; None when exact
     sample: int
     note: str | None = None  # why the lists are exact although the space is large
+    truth: tuple[np.ndarray, np.ndarray] | None = None  # (sampled rows, their exact top-10)
 
     @property
     def approximate(self) -> bool:
@@ -99,15 +100,21 @@ def build_knn(X: np.ndarray, ranks: np.ndarray, k: int, gc: Any, progress: Progr
     if nndescent_available():
         nn = max(int(param(gc, "nndescent_neighbors")), effective_k(k, n) + 2)
         knn, nn = nndescent_knn(X, ranks, k, nn, float(param(gc, "target_recall")), size, progress)
-        sample = sample_rows(n, size)
-        return Build(knn, f"pynndescent(n_neighbors={nn})", recall(X, knn, sample), sample.size)
+        return _measured(X, knn, f"pynndescent(n_neighbors={nn})", size)
     if not faiss_available():
         return Build(exact_knn(X, ranks, k, progress), "exact", None, 0, MISSING)
     m, ef_c, ef_s = (int(param(gc, p)) for p in ("hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"))
     knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, float(param(gc, "target_recall")), size, progress)
-    sample = sample_rows(n, size)
-    method = f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef})"
-    return Build(knn, method, recall(X, knn, sample), sample.size)
+    return _measured(X, knn, f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef})", size)
+
+
+def _measured(X: np.ndarray, knn: Knn, method: str, size: int) -> Build:
+    """An approximate build with its recall@10 on the seeded sample (and the exact lists
+    it was measured against, which the update files reuse)."""
+    sample = sample_rows(X.shape[0], size)
+    at = min(RECALL_AT, knn.nbrs.shape[1])
+    truth = exact_top(X, sample, at)
+    return Build(knn, method, _hits(knn.nbrs[sample], truth), sample.size, truth=(sample, truth))
 
 
 def hnsw_knn(

@@ -1,27 +1,27 @@
 """What an incremental graph update needs, kept beside the store where it is cheap to read.
 
 At a million facts an update that reads every vector back out of SQLite spends most of its
-time there (1.5 GB of blobs). So a build leaves, per embedding space, a folder beside the
-store (`<store>-graph/`) with:
+time there (1.5 GB of blobs), and the exact search of 1,000 new facts against a million
+(4e11 multiply-adds) alone takes longer than the update may. So a build leaves, per
+embedding space, a folder beside the store (`<store>-graph/`) with:
 
-- `<kind>.vec`: the vectors as raw float32, grouped by a coarse partition of the space
-  (rows of one cell contiguous), then the rows appended since, in order; read memory-mapped;
+- `<kind>.vec`: the vectors as raw float32, read memory-mapped; in an approximate space
+  grouped by cells of about 50 similar rows (two levels of spherical k-means), then the
+  rows appended since, in order;
 - `<kind>.nbrs` / `<kind>.cos`: each row's kNN list (int32 rows, float32 polished cosines);
-- `<kind>.npz`: positions, ids, the file order, the cells (unit centroids, each cell's
-  angular radius and the lowest k-th cosine of its members);
-- `<kind>.json`: the fingerprint the files belong to (the graph's digest, count and last
-  position in `meta`). It is written last and removed before anything else is touched,
-  so files that do not match the store's fingerprint are never used: they are rebuilt
-  from the store the next time the update falls back to reading it.
+- `<kind>.npz`: positions, ids, the file order, the cells' unit centres and starts;
+- `<kind>.json`: the fingerprint the files belong to (the graph's state in `meta`, and its
+  settings). It is written last and removed before anything else is touched, so files
+  that do not match the store's graph are never used: the update then reads the store.
 
-The update stays exact (`extend`): a new fact's list is its exact top-k over every row,
-and an old fact's list takes a new fact exactly when it beats its k-th. Cells are skipped
-only when a bound proves they cannot matter: for unit vectors q, x and a cell with unit
-centroid c whose members all lie within angle a of c, cos(q, x) <= cos(max(0, angle(q, c) - a)).
-A cell is scanned for new fact q when that bound reaches q's k-th so far, and for its own
-members when it reaches the lowest k-th cosine among them. The bound only makes the update
-fast where the space has structure; without it the update is a blockwise brute force,
-still exact.
+How new rows are searched (`extend`): in an exact space against every row, so the lists
+are exactly the ones a full build makes. In an approximate space, against the rows
+appended since the build and the `probes` cells nearest each new row (an inverted file,
+as the approximate build proposes candidates); the number of cells is chosen at build time
+as the fewest that reach `graph.target_recall` recall@10 on the build's own recall sample,
+and every update measures the recall of its new rows' lists on a sample of them (exact
+search) and widens until it is reached. Candidates are ranked by the polished cosine and
+id, as everywhere; an old row's list takes a new row exactly when it beats its k-th.
 """
 
 from __future__ import annotations
@@ -39,8 +39,10 @@ from synapse_tui.core.knn import Knn, _pack, band
 
 VERSION = 1
 MIN_ROWS = 20_000  # smaller spaces read back from SQLite in well under a second
-_MARGIN = 1e-5  # on top of sgemm's error: the bound is computed in float64 from float32 dots
 _BLOCK = 65_536
+STEPS = 2  # Lloyd steps within each top-level cell
+CELL = 50  # rows per cell, on average
+CHECK = 50  # new rows of an approximate update whose lists are checked against exact
 
 
 def folder(conn: sqlite3.Connection) -> Path | None:
@@ -64,7 +66,6 @@ class Cache:
     ids: np.ndarray  # row -> id, as UTF-8 bytes (numpy 'S'), for the id tie-break
     centres: np.ndarray  # (c, d) float32 unit centroids of the cells
     starts: np.ndarray  # (c + 1,) file positions where each cell starts; the tail after
-    radius: np.ndarray  # (c,) float64 angle of each cell's farthest member from its centre
     state: dict
 
 
@@ -108,11 +109,13 @@ def partition(X: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
         rows = np.flatnonzero(first == t)
         if rows.size == 0:
             continue
-        sub = max(1, rows.size // 100)
+        sub = max(1, rows.size // CELL)
         Ct = X[rows[np.sort(rng.choice(rows.size, size=sub, replace=False))]]
-        lab = _assign(X[rows], Ct)
-        Ct = _means(X[rows], lab, sub, Ct)
-        lab = _assign(X[rows], Ct)
+        Xt = X[rows]
+        lab = _assign(Xt, Ct)
+        for _ in range(STEPS):
+            Ct = _means(Xt, lab, sub, Ct)
+            lab = _assign(Xt, Ct)
         cell[rows] = lab + sum(len(c) for c in centres)
         centres.append(Ct)
     return np.concatenate(centres).astype(np.float32), cell
@@ -137,27 +140,26 @@ def _means(X: np.ndarray, lab: np.ndarray, c: int, old: np.ndarray) -> np.ndarra
     return out.astype(np.float32)
 
 
-def _cells(X: np.ndarray, centres: np.ndarray, cell: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """File order (rows grouped by cell), cell starts, and each cell's angular radius."""
+def _cells(centres: np.ndarray, cell: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """File order (rows grouped by cell) and where each cell starts (then where they end)."""
     order = np.argsort(cell, kind="stable")
     starts = np.searchsorted(cell[order], np.arange(centres.shape[0] + 1)).astype(np.int64)
-    dots = (
-        np.concatenate(
-            [
-                np.einsum("ij,ij->i", X[order[i : i + _BLOCK]], centres[cell[order[i : i + _BLOCK]]])
-                for i in range(0, X.shape[0], _BLOCK)
-            ]
-        )
-        if X.shape[0]
-        else np.zeros(0, np.float32)
-    )
-    lowest = np.ones(centres.shape[0])
-    sizes = np.diff(starts)
-    full = np.flatnonzero(sizes > 0)
-    if full.size:
-        lowest[full] = np.minimum.reduceat(dots.astype(np.float64), starts[full])
-    # float32 dots err by up to band(d): widen each radius by that much (the safe side)
-    return order.astype(np.int64), starts, np.arccos(np.clip(lowest - band(X.shape[1]), -1.0, 1.0))
+    return order.astype(np.int64), starts
+
+
+def _probes(X: np.ndarray, centres: np.ndarray, cell: np.ndarray, tune, target: float) -> int:
+    """The fewest nearest cells (1, 2, 4, ...) whose rows hold `target` of the sampled rows'
+    exact top-10 (the sample and its exact lists come from the build's recall measurement)."""
+    rows, truth = tune
+    near = np.argsort(-(X[rows] @ centres.T), axis=1)
+    p = 1
+    while p < centres.shape[0]:
+        probed = np.zeros((rows.size, centres.shape[0]), bool)
+        np.put_along_axis(probed, near[:, :p], True, axis=1)
+        if probed[np.arange(rows.size)[:, None], cell[truth]].mean() >= target:
+            break
+        p *= 2
+    return min(p, centres.shape[0])
 
 
 def save(
@@ -168,9 +170,12 @@ def save(
     X: np.ndarray,
     knn: Knn,
     state: dict,
+    tune: tuple[np.ndarray, np.ndarray] | None = None,
+    target: float = 0.99,
 ) -> None:
     """Write one space's files after a full build (nothing when the space is small, the
-    store has no file, or the folder cannot be written: the update then reads SQLite)."""
+    store has no file, or the folder cannot be written: the update then reads SQLite).
+    `tune`: for an approximate space, the build's recall sample and its exact top-10."""
     base = folder(conn)
     if base is None:
         return
@@ -181,15 +186,23 @@ def save(
     try:
         base.mkdir(exist_ok=True)
         p = _paths(base, kind)
-        centres, cell = partition(X)
-        order, starts, radius = _cells(X, centres, cell)
+        if tune is not None:
+            centres, cell = partition(X)
+            order, starts = _cells(centres, cell)
+        else:  # exact: no cells, every row is searched
+            centres, order, starts = (
+                np.zeros((0, X.shape[1]), np.float32),
+                np.arange(X.shape[0]),
+                np.zeros(1, np.int64),
+            )
         with open(p["vec"], "wb") as fh:
             for i in range(0, order.size, _BLOCK):
                 fh.write(np.ascontiguousarray(X[order[i : i + _BLOCK]], dtype=np.float32).tobytes())
+        probes = _probes(X, centres, cell, tune, target) if tune is not None else 0
         knn.nbrs.astype(np.int32).tofile(p["nbrs"])
         knn.cos.astype(np.float32).tofile(p["cos"])
-        np.savez(p["npz"], pos=pos, ids=idb, order=order, centres=centres, starts=starts, radius=radius)
-        _write_state(p["json"], state, X.shape[1], knn.nbrs.shape[1])
+        np.savez(p["npz"], pos=pos, ids=idb, order=order, centres=centres, starts=starts)
+        _write_state(p["json"], state | {"probes": probes, "target": target}, X.shape[1], knn.nbrs.shape[1])
     except OSError:
         drop(conn, kind)
 
@@ -208,18 +221,17 @@ def load(conn: sqlite3.Connection, kind: str, stored: dict, k: int) -> Cache | N
     p = _paths(base, kind)
     try:
         state = json.loads(p["json"].read_text())
-        keys = ("digest", "count", "max_pos")
         if (
             state.get("version") != VERSION
             or state.get("k") != k
-            or any(state.get(x) != stored.get(x) for x in keys)
+            or any(state.get(x) != stored.get(x) for x in stored)
         ):
             return None
         n, d = int(state["count"]), int(state["d"])
         if p["vec"].stat().st_size != 4 * n * d or p["nbrs"].stat().st_size != 4 * n * k:
             return None
         with np.load(p["npz"]) as z:
-            arrays = {name: z[name] for name in ("pos", "ids", "order", "centres", "starts", "radius")}
+            arrays = {name: z[name] for name in ("pos", "ids", "order", "centres", "starts")}
         vec = (
             np.memmap(p["vec"], dtype=np.float32, mode="r", shape=(n, d))
             if n
@@ -239,7 +251,7 @@ def load(conn: sqlite3.Connection, kind: str, stored: dict, k: int) -> Cache | N
         nbrs=nbrs,
         cos=cos,
         state=state,
-        **{x: arrays[x] for x in ("pos", "ids", "centres", "starts", "radius")},
+        **{x: arrays[x] for x in ("pos", "ids", "centres", "starts")},
     )
 
 
@@ -274,28 +286,59 @@ def append(
             order=np.r_[cache.order, np.arange(n_old, n_old + pos.size)],
             centres=cache.centres,
             starts=cache.starts,
-            radius=cache.radius,
         )
-        _write_state(p["json"], state, int(cache.vec.shape[1]), k)
+        keep = {x: cache.state[x] for x in ("probes", "target")}
+        _write_state(p["json"], state | keep, int(cache.vec.shape[1]), k)
     except OSError:
         with contextlib.suppress(FileNotFoundError):
             p["json"].unlink()
 
 
 def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn, np.ndarray]:
-    """The kNN lists after appending rows `Xn` (rows n_old..), exactly, and which changed.
+    """The kNN lists after appending rows `Xn` (rows n_old..), and which rows changed.
 
-    `ranks`: every row's rank in id order (old and new). Tiles of the old rows are computed
-    only where the cell bound says they may hold a neighbour of a new row or a row whose
-    list a new row enters.
+    `ranks`: every row's rank in id order (old and new). Exact when the space has no cells;
+    otherwise new rows search the tail and their nearest cells, widening until the lists
+    of up to CHECK of them (seeded) reach the recall the files were made for.
     """
     V, order = cache.vec, cache.order
-    n_old, m, d = V.shape[0], Xn.shape[0], V.shape[1]
-    n = n_old + m
-    eps = np.float32(band(d))
+    n_old, m = V.shape[0], Xn.shape[0]
     Xn = np.ascontiguousarray(Xn, dtype=np.float32)
+    ncell = cache.centres.shape[0]
+    probes = int(cache.state.get("probes", 0))
+    near = np.argsort(-(Xn @ cache.centres.T), axis=1) if ncell else np.zeros((m, 0), np.int64)
+    check = np.sort(np.random.default_rng(m).choice(m, size=min(m, CHECK), replace=False))
+    while True:
+        out = _search(cache, Xn, ranks, k, near[:, :probes])
+        if probes == 0 or probes >= ncell:
+            return out
+        truth = _exact_top(V, order, Xn, check, min(10, k))
+        found = out[0].nbrs[n_old + check][:, : truth.shape[1]]
+        if (found[:, :, None] == truth[:, None, :]).any(axis=2).mean() >= cache.state.get("target", 0.99):
+            return out
+        probes *= 2
+
+
+def _exact_top(V: np.ndarray, order: np.ndarray, Xn: np.ndarray, rows: np.ndarray, at: int) -> np.ndarray:
+    """Exact top-`at` rows of the new rows `rows` over every row, old and new."""
+    n_old = V.shape[0]
+    S = np.empty((rows.size, n_old + Xn.shape[0]), np.float32)
+    for t0 in range(0, n_old, _BLOCK):
+        t1 = min(t0 + _BLOCK, n_old)
+        S[:, order[t0:t1]] = Xn[rows] @ np.asarray(V[t0:t1]).T
+    S[:, n_old:] = Xn[rows] @ Xn.T
+    S[np.arange(rows.size), n_old + rows] = -np.inf
+    return np.argpartition(-S, at - 1, axis=1)[:, :at]
+
+
+def _search(
+    cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int, near: np.ndarray
+) -> tuple[Knn, np.ndarray]:
+    V, order = cache.vec, cache.order
+    n_old, m = V.shape[0], Xn.shape[0]
+    eps = np.float32(band(V.shape[1]))
     kth_old = cache.cos[:, k - 1]
-    new_rows = np.arange(n_old, n, dtype=np.int64)
+    new_rows = np.arange(n_old, n_old + m, dtype=np.int64)
     top = np.full((m, k), -np.inf, np.float32)  # each new row's k best sgemm values so far
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (new row, candidate, sgemm cos)
     pairs_old: list[np.ndarray] = []  # (old row, new row) where the new row may enter
@@ -321,33 +364,21 @@ def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn
     np.fill_diagonal(S, -np.inf)  # no self-pairs
     offer(S, new_rows, everyone)
     tail0 = int(cache.starts[-1])
-    for t0 in range(tail0, n_old, _BLOCK):
-        t1 = min(t0 + _BLOCK, n_old)
+    for t0 in range(tail0, n_old, _BLOCK // 8):
+        t1 = min(t0 + _BLOCK // 8, n_old)
         offer(np.asarray(V[t0:t1]) @ Xn.T, order[t0:t1], everyone)
-    ncell = cache.centres.shape[0]
-    if ncell:
-        angle = np.arccos(np.clip((Xn @ cache.centres.T).astype(np.float64) + float(eps), -1.0, 1.0))
-        bound = np.cos(np.maximum(0.0, angle - cache.radius[None, :])) + _MARGIN + float(eps)
-        sizes = np.diff(cache.starts)
-        lowest = np.full(ncell, np.inf)
-        full = np.flatnonzero(sizes > 0)
-        if full.size:
-            lowest[full] = np.minimum.reduceat(kth_old[order[:tail0]].astype(np.float64), cache.starts[full])
-        done = np.zeros((m, ncell), bool)
-        # each new row's nearest cells first, so its k-th rises before the bound is read
-        near = np.argsort(-bound, axis=1)[:, :2]
-        done[np.arange(m)[:, None], near] = True
-        for phase in (0, 1):
-            if phase:
-                kth = top.min(axis=1).astype(np.float64)
-                need = ((bound >= kth[:, None]) | (bound >= lowest[None, :] - float(eps))) & ~done
-            else:
-                need = done.copy()
-            for cell in np.flatnonzero(need.any(axis=0) & (sizes > 0)).tolist():
-                s0, s1 = int(cache.starts[cell]), int(cache.starts[cell + 1])
-                cols = np.flatnonzero(need[:, cell])
-                offer(np.asarray(V[s0:s1]) @ Xn[cols].T, order[s0:s1], cols)
+    if near.shape[1]:
+        # one tile per new row: the rows of its nearest cells, contiguous runs of the file
+        for i in range(m):
+            spans = [(int(cache.starts[c]), int(cache.starts[c + 1])) for c in near[i].tolist()]
+            at = np.concatenate([np.arange(a, b) for a, b in spans])
+            if at.size:
+                offer(_rows(V, spans) @ Xn[i : i + 1].T, order[at], everyone[i : i + 1])
     return _merge(cache, Xn, ranks, k, top, found, pairs_old)
+
+
+def _rows(V: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
+    return np.concatenate([np.asarray(V[a:b]) for a, b in spans])
 
 
 def _merge(

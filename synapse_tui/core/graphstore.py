@@ -241,7 +241,19 @@ def _rebuild_space(
     _write_edges(conn, kind, sp, built.knn, None)
     state = _built_state(sp, sp.digest(kind, range(sp.pos.size))) | built.meta()
     _meta_set(conn, f"graph.semantic.{kind}", state)
-    graphcache.save(conn, kind, sp.pos, sp.ids, sp.X, built.knn, state)
+    # the files name the settings too: a rolled-back rebuild of the same rows with other
+    # settings leaves the same digest in `meta` but other lists in the files
+    graphcache.save(
+        conn,
+        kind,
+        sp.pos,
+        sp.ids,
+        sp.X,
+        built.knn,
+        state | {"params": _params(config)},
+        built.truth,
+        float(ann.param(config.graph, "target_recall")) or 0.99,
+    )
     return built.note and f"{kind} graph of {sp.pos.size:,} facts: {built.note}"
 
 
@@ -253,10 +265,11 @@ def _extend_space(
     verify: bool,
     progress: g.Progress | None,
     count: int,
+    params: str = "",
 ) -> bool:
     """Append-only update of one space; False when it must be rebuilt instead."""
     if not verify:
-        done = _extend_cached(conn, kind, k, stored, count)
+        done = _extend_cached(conn, kind, k, stored, count, params)
         if done is not None:
             return done
     graphcache.drop(conn, kind)
@@ -294,7 +307,9 @@ def _extend_space(
     return True
 
 
-def _extend_cached(conn: sqlite3.Connection, kind: str, k: int, stored: dict, count: int) -> bool | None:
+def _extend_cached(
+    conn: sqlite3.Connection, kind: str, k: int, stored: dict, count: int, params: str
+) -> bool | None:
     """The same update from the files beside the store (`graphcache`), reading only the new
     rows from SQLite; None when there are no usable files (the caller reads the store)."""
     if count < stored["count"]:
@@ -302,7 +317,7 @@ def _extend_cached(conn: sqlite3.Connection, kind: str, k: int, stored: dict, co
     k_old = g.effective_k(k, stored["count"])
     if k_old == 0 or g.effective_k(k, count) != k_old:
         return None
-    cache = graphcache.load(conn, kind, stored, k_old)
+    cache = graphcache.load(conn, kind, stored | {"params": params}, k_old)
     if cache is None:
         return None
     rows = conn.execute(
@@ -331,7 +346,7 @@ def _extend_cached(conn: sqlite3.Connection, kind: str, k: int, stored: dict, co
     state = _built_state(sp, (digest + new.digest(kind, range(len(rows)))) & _MASK)
     state |= {key: stored[key] for key in _BUILD_KEYS if key in stored}
     _meta_set(conn, f"graph.semantic.{kind}", state)
-    graphcache.append(cache, new.pos, new.ids, new.X, knn, dirty, state)
+    graphcache.append(cache, new.pos, new.ids, new.X, knn, dirty, state | {"params": params})
     return True
 
 
@@ -479,7 +494,14 @@ def ensure_graph(
     bar = _Bar(progress, {**{s: float(states[s]["count"]) for s in todo}, "npmi": 1.0})
     for kind, stored in todo.items():
         if stored is not None and _extend_space(
-            conn, kind, config.graph.k, stored, verify, bar.phase(kind), states[kind]["count"]
+            conn,
+            kind,
+            config.graph.k,
+            stored,
+            verify,
+            bar.phase(kind),
+            states[kind]["count"],
+            _params(config),
         ):
             if stored["count"] != states[kind]["count"]:
                 extended.append(kind)

@@ -147,24 +147,34 @@ def test_a_torn_file_is_not_used(tmp_path: Path) -> None:
         assert conn.execute(sql).fetchall() == full.execute(sql).fetchall()
 
 
-def test_cells_skip_what_cannot_matter(tmp_path: Path) -> None:
-    """In a clustered space most cells are never read for a new fact (and the lists are
-    still the exact ones, checked above)."""
-    rng = np.random.default_rng(3)
-    X = np.random.default_rng(4).standard_normal((200, 32))[rng.integers(0, 200, 20_000)]
-    X = X + 0.05 * rng.standard_normal(X.shape)
-    X /= np.linalg.norm(X, axis=1, keepdims=True)
-    centres, cell = graphcache.partition(X.astype(np.float32))
-    order, starts, radius = graphcache._cells(X.astype(np.float32), centres, cell)
-    angle = np.arccos(np.clip(X[:50] @ centres.T, -1, 1))
-    bound = np.cos(np.maximum(0.0, angle - radius[None, :]))
-    truth = np.sort(X[:50] @ X.T, axis=1)[:, -12]  # about the 10th neighbour's cosine
-    assert (bound >= truth[:, None]).mean() < 0.2
-    assert (
-        (
-            bound
-            >= (X[:50] @ X.T).max(axis=1, where=~np.eye(50, 20_000, dtype=bool), initial=-1)[:, None] - 1e-6
-        )
-        .any(axis=1)
-        .all()
-    )
+def test_an_approximate_space_searches_its_nearest_cells_at_the_target_recall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above the threshold a new fact searches the cells nearest it (an exact search of a
+    million rows per fact would take longer than the update may): its list is the exact
+    one but for neighbours in cells it did not read, as measured."""
+    pytest.importorskip("pynndescent")
+    from synapse_tui.core import graph as g
+    from synapse_tui.core.config import Config
+    from synapse_tui.core.interchange import import_facts, parse_file
+    from tests.conftest import write_jsonl
+    from tests.core.test_ann import build_store, clustered, facts_with_embeddings
+
+    X = clustered(3000, seed=9, noise=0.8)
+    config = Config().with_values("graph", approximate_above=1000)
+    db, store, update = build_store(tmp_path, X[:2600], config)
+    kept = json.loads((tmp_path / "m.db-graph" / "model.json").read_text())
+    assert kept["probes"] >= 1 and kept["method"].startswith("pynndescent")
+    monkeypatch.setattr(graphstore, "_load_space", lambda *a: pytest.fail("read every vector"))
+    src = write_jsonl(tmp_path / "more.jsonl", facts_with_embeddings(X[2600:], start=2600))
+    import_facts(store, parse_file(src), str(src))
+    with store.transaction() as conn:
+        assert ensure_graph(conn, config).extended == ("model",)
+    stored = {
+        pos: np.frombuffer(nb, np.int32) - 1
+        for pos, nb in store.conn.execute("SELECT pos, nbrs FROM knn WHERE pos > 2600")
+    }
+    exact = g.exact_knn(g.normalise(np.round(X, 6)), g.string_ranks([f"f{i:05d}" for i in range(3000)]), 10)
+    hits = sum(np.intersect1d(stored[p], exact.nbrs[p - 1]).size for p in stored)
+    assert len(stored) == 400 and hits / (10 * 400) >= 0.99
+    store.close()

@@ -43,6 +43,7 @@ _BLOCK = 65_536
 STEPS = 2  # Lloyd steps within each top-level cell
 CELL = 50  # rows per cell, on average
 CHECK = 50  # new rows of an approximate update whose lists are checked against exact
+WALK = 6  # rounds of following kNN lists from a new row's nearest cells
 
 
 def folder(conn: sqlite3.Connection) -> Path | None:
@@ -147,21 +148,6 @@ def _cells(centres: np.ndarray, cell: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return order.astype(np.int64), starts
 
 
-def _probes(X: np.ndarray, centres: np.ndarray, cell: np.ndarray, tune, target: float) -> int:
-    """The fewest nearest cells (1, 2, 4, ...) whose rows hold `target` of the sampled rows'
-    exact top-10 (the sample and its exact lists come from the build's recall measurement)."""
-    rows, truth = tune
-    near = np.argsort(-(X[rows] @ centres.T), axis=1)
-    p = 1
-    while p < centres.shape[0]:
-        probed = np.zeros((rows.size, centres.shape[0]), bool)
-        np.put_along_axis(probed, near[:, :p], True, axis=1)
-        if probed[np.arange(rows.size)[:, None], cell[truth]].mean() >= target:
-            break
-        p *= 2
-    return min(p, centres.shape[0])
-
-
 def save(
     conn: sqlite3.Connection,
     kind: str,
@@ -198,7 +184,7 @@ def save(
         with open(p["vec"], "wb") as fh:
             for i in range(0, order.size, _BLOCK):
                 fh.write(np.ascontiguousarray(X[order[i : i + _BLOCK]], dtype=np.float32).tobytes())
-        probes = _probes(X, centres, cell, tune, target) if tune is not None else 0
+        probes = 2 if tune is not None else 0
         knn.nbrs.astype(np.int32).tofile(p["nbrs"])
         knn.cos.astype(np.float32).tofile(p["cos"])
         np.savez(p["npz"], pos=pos, ids=idb, order=order, centres=centres, starts=starts)
@@ -309,13 +295,15 @@ def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn
     near = np.argsort(-(Xn @ cache.centres.T), axis=1) if ncell else np.zeros((m, 0), np.int64)
     check = np.sort(np.random.default_rng(m).choice(m, size=min(m, CHECK), replace=False))
     while True:
-        out = _search(cache, Xn, ranks, k, near[:, :probes])
-        if probes == 0 or probes >= ncell:
-            return out
-        truth = _exact_top(V, order, Xn, check, min(10, k))
-        found = out[0].nbrs[n_old + check][:, : truth.shape[1]]
-        if (found[:, :, None] == truth[:, None, :]).any(axis=2).mean() >= cache.state.get("target", 0.99):
-            return out
+        brute = probes == 0 or probes >= ncell
+        out = _search(cache, Xn, ranks, k, near[:, :probes], brute)
+        if out is not None:
+            if brute:
+                return out
+            truth = _exact_top(V, order, Xn, check, min(10, k))
+            found = out[0].nbrs[n_old + check][:, : truth.shape[1]]
+            if (found[:, :, None] == truth[:, None, :]).any(axis=2).mean() >= cache.state.get("target", 0.99):
+                return out
         probes *= 2
 
 
@@ -332,8 +320,10 @@ def _exact_top(V: np.ndarray, order: np.ndarray, Xn: np.ndarray, rows: np.ndarra
 
 
 def _search(
-    cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int, near: np.ndarray
-) -> tuple[Knn, np.ndarray]:
+    cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int, near: np.ndarray, brute: bool
+) -> tuple[Knn, np.ndarray] | None:
+    """New rows against each other, the tail (every row when `brute`), and, walking from
+    their nearest cells, the rest; None when a new row found fewer than k candidates."""
     V, order = cache.vec, cache.order
     n_old, m = V.shape[0], Xn.shape[0]
     eps = np.float32(band(V.shape[1]))
@@ -363,18 +353,49 @@ def _search(
     S = Xn @ Xn.T
     np.fill_diagonal(S, -np.inf)  # no self-pairs
     offer(S, new_rows, everyone)
-    tail0 = int(cache.starts[-1])
+    tail0 = 0 if brute else int(cache.starts[-1])
     for t0 in range(tail0, n_old, _BLOCK // 8):
         t1 = min(t0 + _BLOCK // 8, n_old)
         offer(np.asarray(V[t0:t1]) @ Xn.T, order[t0:t1], everyone)
-    if near.shape[1]:
-        # one tile per new row: the rows of its nearest cells, contiguous runs of the file
+    if not brute and near.shape[1]:
+        where = np.empty(n_old, np.int64)
+        where[order] = np.arange(n_old)
         for i in range(m):
-            spans = [(int(cache.starts[c]), int(cache.starts[c + 1])) for c in near[i].tolist()]
-            at = np.concatenate([np.arange(a, b) for a, b in spans])
-            if at.size:
-                offer(_rows(V, spans) @ Xn[i : i + 1].T, order[at], everyone[i : i + 1])
+            _walk(
+                V,
+                cache,
+                where,
+                near[i],
+                Xn[i],
+                k,
+                lambda S, rows, i=i: offer(S[:, None], rows, everyone[i : i + 1]),
+            )
     return _merge(cache, Xn, ranks, k, top, found, pairs_old)
+
+
+def _walk(V, cache: Cache, where: np.ndarray, cells: np.ndarray, x: np.ndarray, k: int, offer) -> None:
+    """One new row's candidates: the rows of its nearest cells, then the kNN lists of the
+    best rows found so far, until the best 2k stop changing (the graph is the index)."""
+    n_old = V.shape[0]
+    at = np.concatenate([np.arange(cache.starts[c], cache.starts[c + 1]) for c in cells.tolist()])
+    rows = cache.order[at]
+    S = _rows(V, [(int(cache.starts[c]), int(cache.starts[c + 1])) for c in cells.tolist()]) @ x
+    seen = np.zeros(0, np.int64)
+    vals = np.zeros(0, np.float32)
+    width = 2 * k
+    for _ in range(WALK):
+        offer(S, rows)
+        seen = np.r_[seen, rows]
+        vals = np.r_[vals, S]
+        best = seen[np.argsort(-vals, kind="stable")[:width]]
+        nxt = np.unique(cache.nbrs[best[best < n_old]].ravel())
+        nxt = nxt[~np.isin(nxt, seen)]
+        if nxt.size == 0:
+            break
+        f = where[nxt]
+        srt = np.argsort(f)
+        rows = nxt[srt]
+        S = np.asarray(V[f[srt]]) @ x
 
 
 def _rows(V: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:

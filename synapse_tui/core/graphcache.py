@@ -39,6 +39,9 @@ from synapse_tui.core.knn import Knn, _pack, band
 
 VERSION = 1
 MIN_ROWS = 20_000  # smaller spaces read back from SQLite in well under a second
+# below this many rows an update searches every row (1,000 new x 200,000 x 384 is about a
+# second): exact, and no cells to compute at build time
+CELLS_ABOVE = 200_000
 _BLOCK = 65_536
 STEPS = 2  # Lloyd steps within each top-level cell
 CELL = 50  # rows per cell, on average
@@ -175,7 +178,7 @@ def save(
     try:
         base.mkdir(exist_ok=True)
         p = _paths(base, kind)
-        if tune is not None:
+        if tune is not None and X.shape[0] >= CELLS_ABOVE:
             centres, cell = partition(X)
             order, starts = _cells(centres, cell)
         else:  # exact: no cells, every row is searched
@@ -187,7 +190,7 @@ def save(
         with open(p["vec"], "wb") as fh:
             for i in range(0, order.size, _BLOCK):
                 fh.write(np.ascontiguousarray(X[order[i : i + _BLOCK]], dtype=np.float32).tobytes())
-        probes = PROBES if tune is not None else 0
+        probes = PROBES if centres.shape[0] else 0
         knn.nbrs.astype(np.int32).tofile(p["nbrs"])
         knn.cos.astype(np.float32).tofile(p["cos"])
         np.savez(p["npz"], pos=pos, ids=idb, order=order, centres=centres, starts=starts)

@@ -236,7 +236,9 @@ def _rebuild_space(
     """Recompute one space's lists and edges; a note for the user, if any."""
     sp = _load_space(conn, kind)
     conn.execute("DELETE FROM knn WHERE pos IN (SELECT pos FROM embeddings WHERE kind = ?)", (kind,))
-    built = ann.build_knn(sp.X, g.string_ranks(sp.ids), config.graph.k, config.graph, progress)
+    built = ann.build_knn(
+        sp.X, g.string_ranks(sp.ids), config.graph.k, config.graph, progress, lexical=kind == "lexical"
+    )
     _write_knn(conn, sp, built.knn, np.arange(sp.pos.size))
     _write_edges(conn, kind, sp, built.knn, None)
     state = _built_state(sp, sp.digest(kind, range(sp.pos.size))) | built.meta()

@@ -27,6 +27,7 @@ TABLES = (
 @pytest.fixture(autouse=True)
 def small_spaces_too(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(graphcache, "MIN_ROWS", 0)
+    monkeypatch.setattr(graphcache, "CELLS_ABOVE", 0)
 
 
 def clustered_facts(rng: np.random.Generator, n: int, start: int) -> list[tuple]:
@@ -82,6 +83,7 @@ def test_updates_from_the_files_equal_a_full_rebuild(
         )
     monkeypatch.undo()
     monkeypatch.setattr(graphcache, "MIN_ROWS", 0)
+    monkeypatch.setattr(graphcache, "CELLS_ABOVE", 0)
     full = open_db(tmp_path / "full.db")
     for f in (f for b in batches for f in b):
         add(full, *f)

@@ -67,7 +67,6 @@ class Build:
     recall: float | None  # recall@10 against exact on `sample` facts; None when exact
     sample: int
     note: str | None = None  # why the lists are exact although the space is large
-    truth: tuple[np.ndarray, np.ndarray] | None = None  # (sampled rows, their exact top-10)
 
     @property
     def approximate(self) -> bool:
@@ -117,12 +116,10 @@ def build_knn(
 
 
 def _measured(X: np.ndarray, knn: Knn, method: str, size: int) -> Build:
-    """An approximate build with its recall@10 on the seeded sample (and the exact lists
-    it was measured against, which the update files reuse)."""
+    """An approximate build with its recall@10 on the seeded sample."""
     sample = sample_rows(X.shape[0], size)
     at = min(RECALL_AT, knn.nbrs.shape[1])
-    truth = exact_top(X, sample, at)
-    return Build(knn, method, _hits(knn.nbrs[sample], truth), sample.size, truth=(sample, truth))
+    return Build(knn, method, _hits(knn.nbrs[sample], exact_top(X, sample, at)), sample.size)
 
 
 def hnsw_knn(

@@ -5,23 +5,25 @@ time there (1.5 GB of blobs), and the exact search of 1,000 new facts against a 
 (4e11 multiply-adds) alone takes longer than the update may. So a build leaves, per
 embedding space, a folder beside the store (`<store>-graph/`) with:
 
-- `<kind>.vec`: the vectors as raw float32, read memory-mapped; in an approximate space
-  grouped by cells of about 50 similar rows (two levels of spherical k-means), then the
-  rows appended since, in order;
+- `<kind>.vec`: the vectors as raw float32, read memory-mapped; in a large approximate
+  space grouped by cells of about 50 similar rows (two levels of spherical k-means), then
+  the rows appended since, in order;
 - `<kind>.nbrs` / `<kind>.cos`: each row's kNN list (int32 rows, float32 polished cosines);
 - `<kind>.npz`: positions, ids, the file order, the cells' unit centres and starts;
 - `<kind>.json`: the fingerprint the files belong to (the graph's state in `meta`, and its
   settings). It is written last and removed before anything else is touched, so files
   that do not match the store's graph are never used: the update then reads the store.
 
-How new rows are searched (`extend`): in an exact space against every row, so the lists
-are exactly the ones a full build makes. In an approximate space, against the rows
-appended since the build and the `probes` cells nearest each new row (an inverted file,
-as the approximate build proposes candidates); the number of cells is chosen at build time
-as the fewest that reach `graph.target_recall` recall@10 on the build's own recall sample,
-and every update measures the recall of its new rows' lists on a sample of them (exact
-search) and widens until it is reached. Candidates are ranked by the polished cosine and
-id, as everywhere; an old row's list takes a new row exactly when it beats its k-th.
+How new rows are searched (`extend`): in a space of up to CELLS_ABOVE rows, against every
+row, so the lists are exactly the ones a full build makes. Above it (an approximate space:
+1,000 new rows against a million is 4e11 multiply-adds, longer than an update may take),
+a new row's candidates are the rows appended since the build, plus a walk: the rows of
+its PROBES nearest cells, then the stored kNN lists of the best rows found so far, a few
+rounds (the stored graph is the index). The lists of CHECK of the new rows (seeded) are
+then checked against an exact search, and the walk starts from twice the cells until
+their recall@10 is within NOISE of the target. Candidates are ranked by the polished
+cosine and id, as everywhere; an old row's list takes a new row exactly when it beats its
+k-th.
 """
 
 from __future__ import annotations
@@ -162,12 +164,13 @@ def save(
     X: np.ndarray,
     knn: Knn,
     state: dict,
-    tune: tuple[np.ndarray, np.ndarray] | None = None,
+    approximate: bool = False,
     target: float = 0.99,
 ) -> None:
     """Write one space's files after a full build (nothing when the space is small, the
     store has no file, or the folder cannot be written: the update then reads SQLite).
-    `tune`: for an approximate space, the build's recall sample and its exact top-10."""
+    `approximate`: the lists are approximate, so a large space gets cells for its updates
+    to search from, checked against `target` recall."""
     base = folder(conn)
     if base is None:
         return
@@ -178,7 +181,7 @@ def save(
     try:
         base.mkdir(exist_ok=True)
         p = _paths(base, kind)
-        if tune is not None and X.shape[0] >= CELLS_ABOVE:
+        if approximate and X.shape[0] >= CELLS_ABOVE:
             centres, cell = partition(X)
             order, starts = _cells(centres, cell)
         else:  # exact: no cells, every row is searched

@@ -253,7 +253,7 @@ def _rebuild_space(
         sp.X,
         built.knn,
         state | {"params": _params(config)},
-        built.truth,
+        built.approximate,
         float(ann.param(config.graph, "target_recall")) or 0.99,
     )
     return built.note and f"{kind} graph of {sp.pos.size:,} facts: {built.note}"
@@ -305,7 +305,11 @@ def _extend_space(
     _write_edges(conn, kind, sp, knn, dirty)
     state = _built_state(sp, (digest + sp.digest(kind, range(n_old, n))) & _MASK)
     # the lists of the rows built before keep how they were made; the new rows' are exact
-    _meta_set(conn, f"graph.semantic.{kind}", state | {k: stored[k] for k in _BUILD_KEYS if k in stored})
+    state |= {key: stored[key] for key in _BUILD_KEYS if key in stored}
+    _meta_set(conn, f"graph.semantic.{kind}", state)
+    if params:  # the files were missing or stale: write them again for the next update
+        approximate = stored.get("method", "exact") != "exact"
+        graphcache.save(conn, kind, sp.pos, sp.ids, sp.X, knn, state | {"params": params}, approximate)
     return True
 
 

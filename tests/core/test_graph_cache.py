@@ -128,9 +128,11 @@ def test_files_of_another_graph_are_not_used(tmp_path: Path) -> None:
         assert conn.execute(sql).fetchall() == full.execute(sql).fetchall()
 
 
-def test_a_torn_file_is_not_used(tmp_path: Path) -> None:
+def test_a_torn_file_is_not_used_and_is_written_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rng = np.random.default_rng(8)
-    first, second = clustered_facts(rng, 300, 0), clustered_facts(rng, 30, 300)
+    first, second, third = (clustered_facts(rng, n, s) for n, s in ((300, 0), (30, 300), (30, 330)))
     conn = open_db(tmp_path / "m.db")
     for f in first:
         add(conn, *f)
@@ -140,9 +142,16 @@ def test_a_torn_file_is_not_used(tmp_path: Path) -> None:
     vec.write_bytes(vec.read_bytes()[:-4])
     for f in second:
         add(conn, *f)
+    assert "model" in update_graph(conn, [], config(k=4)).extended  # read from the store
+    conn.commit()
+    monkeypatch.setattr(graphstore, "_load_space", lambda *a: pytest.fail("the files were not written again"))
+    for f in third:
+        add(conn, *f)
     assert "model" in update_graph(conn, [], config(k=4)).extended
+    monkeypatch.undo()
+    monkeypatch.setattr(graphcache, "MIN_ROWS", 0)
     full = open_db(tmp_path / "full.db")
-    for f in first + second:
+    for f in first + second + third:
         add(full, *f)
     rebuild_graph(full, config(k=4))
     for sql in TABLES:

@@ -1,12 +1,13 @@
 """Choosing the approximate kNN library (issue 13) by measurement on this machine.
 
-    python benchmarks/bench_ann.py [--n 100000] [--only faiss-hnsw,faiss-ivf,usearch]
+    python benchmarks/bench_ann.py [--n 100000] [--only pynndescent,faiss-hnsw,...] [--lexical] [--no-exact]
 
 The same clustered d = 384 vectors as bench_graph.py. For each candidate: index build,
 all-vs-all top-(k + 1) search, and recall@10 against the exact top-10 of 2,000 sampled
 rows (seeded), with the exact blockwise kNN of the whole set as the baseline in the same
 run (skipped above 200,000 rows: it takes minutes there). Libraries not installed are
-reported and skipped.
+reported and skipped. pynndescent compiles its numba code in each new process: that is
+timed apart, once, on 300 rows ("pynndescent compile"), before its own timing.
 """
 
 from __future__ import annotations
@@ -86,7 +87,18 @@ def lexical_vectors(n: int) -> np.ndarray:
     return embed_texts(texts)
 
 
+def nndescent(X: np.ndarray, neighbours: int = 15) -> np.ndarray:
+    import pynndescent
+
+    index = pynndescent.NNDescent(
+        X, metric="dot", n_neighbors=neighbours, random_state=13, low_memory=True, compressed=False
+    )
+    return index.neighbor_graph[0]
+
+
 CANDIDATES = {
+    "pynndescent": nndescent,
+    "pynndescent-30": lambda X: nndescent(X, 30),
     "faiss-hnsw": faiss_hnsw,
     "faiss-hnsw-m16": lambda X: faiss_hnsw(X, 16, 64, 48),
     "faiss-hnsw-m8": lambda X: faiss_hnsw(X, 8, 40, 32),
@@ -108,6 +120,7 @@ def main() -> None:
     parser.add_argument(
         "--lexical", action="store_true", help="the built-in lexical vectors of synthetic facts"
     )
+    parser.add_argument("--no-exact", action="store_true", help="skip the exact baseline")
     args = parser.parse_args()
     for info in threadpool_info():
         print(
@@ -117,12 +130,22 @@ def main() -> None:
     sample = np.random.default_rng(1).choice(args.n, 2000, replace=False)
     exact = truth(X, sample)
     t_exact = None
-    if args.n <= 200_000:
+    if args.n <= 200_000 and not args.no_exact:
         t = time.perf_counter()
         g.exact_knn(X, g.string_ranks([f"f{i:07d}" for i in range(args.n)]), K)
         t_exact = time.perf_counter() - t
         print(f"N={args.n}: exact blockwise kNN {t_exact:.1f} s (baseline)", flush=True)
     for name in args.only.split(","):
+        if name.startswith("pynndescent"):
+            try:
+                t = time.perf_counter()
+                nndescent(X[:300])
+                print(
+                    f"pynndescent compile (this process, 300 rows): {time.perf_counter() - t:.1f} s",
+                    flush=True,
+                )
+            except ImportError:
+                pass
         try:
             t = time.perf_counter()
             found = CANDIDATES[name](X)

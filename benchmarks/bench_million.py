@@ -417,7 +417,11 @@ def main() -> None:
     parser.add_argument("--skip-graph", action="store_true")
     parser.add_argument("--ui", action="store_true")
     parser.add_argument("--graph-only", action="store_true", help="the 1M build and +1,000 alone")
+    parser.add_argument("--subset", action="store_true", help="approximate against exact on 100,000 alone")
     args = parser.parse_args()
+    if args.subset:
+        subset_agreement()
+        return
     for info in threadpool_info():
         say(
             f"BLAS/OpenMP: {info.get('internal_api')} {info.get('version')} kernel={info.get('architecture')}"

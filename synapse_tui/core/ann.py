@@ -2,22 +2,25 @@
 
 The exact search (`knn.exact_knn`) is quadratic: about an hour for a million 384-d facts
 on two cores. Above `graph.approximate_above` facts in one space (default 50,000, the
-SPEC's floor) and when the `[scale]` extra is installed, faiss's HNSW index proposes each
-fact's candidates instead. Their cosines are then recomputed exactly (the same polished
-float32 values as the exact path) and ordered by (cos, id), so the one kind of error left
-is a true neighbour the index never proposed. How often that happens is measured on every
-build: recall@10 of the lists against the exact top-10 of `graph.recall_sample` facts
-chosen at random (seeded, so a rebuild of the same data samples the same facts), and
-stored with the graph for `show`, `edges` and the browser to report.
+SPEC's floor) and when the `[scale]` extra is installed, NN-descent (pynndescent) proposes
+each fact's candidates instead, or faiss's HNSW index where only faiss is installed. Their
+cosines are then recomputed exactly (the same polished float32 values as the exact path)
+and ordered by (cos, id), so the one kind of error left is a true neighbour the search
+never proposed. How often that happens is measured on every build: recall@10 of the lists
+against the exact top-10 of `graph.recall_sample` facts chosen at random (seeded, so a
+rebuild of the same data samples the same facts), and stored with the graph for `show`,
+`edges` and the browser to report.
 
-Chosen by measurement on this machine kind (benchmarks/bench_ann.py, 100,000 x 384
-clustered, a shared and busy machine, so wall times are inflated; ratios come from one
-run): exact 52.9 s; faiss HNSW M=16 27.9 s at recall 0.998; faiss HNSW M=32 56.4 s at
-1.0; faiss IVF (4 sqrt(N) lists, 16 probed) 20.5 s at 1.0 on clustered vectors but 0.87
-on the lexical ones, where HNSW keeps 0.993; usearch 154 s. At a million the issue
-measured pynndescent at 94 s plus 25-60 s of numba compilation per process, and hnswlib
-at 473 s with recall 0.874. HNSW is the one whose recall holds on both kinds of vectors,
-and faiss is one light wheel (numpy only).
+Chosen by measurement on this machine kind (a shared and busy two-core machine, so wall
+times are inflated; benchmarks/bench_ann.py, bench_million.py). At 1,000,000 x 384
+clustered: pynndescent (15 neighbours) 125 s at recall@10 0.997, plus 27-40 s compiling
+its numba code once per process; faiss HNSW M=16 3,118 s at 0.976 (efSearch widened);
+hnswlib (issue 13) 473 s at 0.874. At 100,000 x 384: exact 52.9 s; faiss HNSW M=16 27.9 s
+at 0.998; faiss IVF 20.5 s at 1.0 on clustered vectors but 0.87 on the lexical ones;
+usearch 154 s. HNSW's build grows faster than NN-descent's with N, which is why it lost at
+a million; it stays the route where pynndescent (numba) is not installed, and goes first
+for the lexical vectors, where it measured faster than NN-descent (which needed 30
+neighbours there to reach recall 0.99).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ MISSING = (
     "built exact, which is slow at this size: the approximate graph needs the [scale] extra"
     " (pip install 'synapse-tui[scale]')"
 )
+NEIGHBOURS = 15  # NN-descent's list length per fact (self included): k + 4 candidates to re-rank
 DEFAULTS = GraphConfig()
 SETTINGS = (
     "approximate_above",
@@ -44,6 +48,7 @@ SETTINGS = (
     "hnsw_m",
     "hnsw_ef_construction",
     "hnsw_ef_search",
+    "nndescent_neighbors",
 )
 _CHUNK = 16_384
 
@@ -79,19 +84,42 @@ def faiss_available() -> bool:
     return True
 
 
-def build_knn(X: np.ndarray, ranks: np.ndarray, k: int, gc: Any, progress: Progress | None = None) -> Build:
-    """Exact lists up to the threshold (or without faiss), approximate ones above it."""
+def nndescent_available() -> bool:
+    try:
+        import pynndescent  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def build_knn(
+    X: np.ndarray, ranks: np.ndarray, k: int, gc: Any, progress: Progress | None = None, lexical: bool = False
+) -> Build:
+    """Exact lists up to the threshold (or without the extra), approximate ones above it.
+
+    `lexical`: the built-in hashed n-gram vectors, where faiss's HNSW measured faster than
+    NN-descent (100,000 facts: 0.67 against 1.00 of one exact X @ X.T pass, NN-descent
+    needing 30 neighbours for recall 0.99), so HNSW goes first there."""
     n = X.shape[0]
     if n <= param(gc, "approximate_above") or effective_k(k, n) == 0:
         return Build(exact_knn(X, ranks, k, progress), "exact", None, 0)
+    size = int(param(gc, "recall_sample"))
+    if nndescent_available() and not (lexical and faiss_available()):
+        nn = max(int(param(gc, "nndescent_neighbors")), effective_k(k, n) + 2)
+        knn, nn = nndescent_knn(X, ranks, k, nn, float(param(gc, "target_recall")), size, progress)
+        return _measured(X, knn, f"pynndescent(n_neighbors={nn})", size)
     if not faiss_available():
         return Build(exact_knn(X, ranks, k, progress), "exact", None, 0, MISSING)
     m, ef_c, ef_s = (int(param(gc, p)) for p in ("hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"))
-    size = int(param(gc, "recall_sample"))
     knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, float(param(gc, "target_recall")), size, progress)
-    sample = sample_rows(n, size)
-    method = f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef})"
-    return Build(knn, method, recall(X, knn, sample), sample.size)
+    return _measured(X, knn, f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef})", size)
+
+
+def _measured(X: np.ndarray, knn: Knn, method: str, size: int) -> Build:
+    """An approximate build with its recall@10 on the seeded sample."""
+    sample = sample_rows(X.shape[0], size)
+    at = min(RECALL_AT, knn.nbrs.shape[1])
+    return Build(knn, method, _hits(knn.nbrs[sample], exact_top(X, sample, at)), sample.size)
 
 
 def hnsw_knn(
@@ -152,6 +180,49 @@ def hnsw_knn(
     return Knn(nbrs, cos), ef
 
 
+def nndescent_knn(
+    X: np.ndarray,
+    ranks: np.ndarray,
+    k: int,
+    neighbours: int,
+    target: float = 0.0,
+    tune_size: int = 1000,
+    progress: Progress | None = None,
+) -> tuple[Knn, int]:
+    """Each row's k best among the `neighbours` that pynndescent's NN-descent finds for it,
+    by polished (cos, id), and the list length used: when a tuning sample (not the one
+    the build reports on) falls short of `target` recall@10, the search runs again with
+    twice the lists, at most twice. Seeded: the same vectors give the same lists."""
+    import pynndescent
+
+    n = X.shape[0]
+    k = effective_k(k, n)
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    tune = sample_rows(n, tune_size, SEED + 1) if target > 0 else None
+    truth = exact_top(X, tune, min(RECALL_AT, k)) if tune is not None else None
+    nbrs = np.empty((n, k), np.int64)
+    cos = np.empty((n, k), np.float32)
+    for attempt in range(3):
+        if progress:
+            progress(attempt, 3)
+        width = min(n, neighbours)
+        index = pynndescent.NNDescent(
+            X, metric="dot", n_neighbors=width, random_state=SEED, low_memory=True, compressed=False
+        )
+        cand = index.neighbor_graph[0].astype(np.int64)
+        del index
+        for c0 in range(0, n, _CHUNK):
+            rows = np.arange(c0, min(c0 + _CHUNK, n), dtype=np.int64)
+            c = cand[rows]
+            _best(X, ranks, rows, c, (c < 0) | (c == rows[:, None]), k, nbrs, cos)
+        if truth is None or _hits(nbrs[tune], truth) >= target or attempt == 2 or width >= n:
+            break
+        neighbours *= 2
+    if progress:
+        progress(3, 3)
+    return Knn(nbrs, cos), width
+
+
 def _best(
     X: np.ndarray,
     ranks: np.ndarray,
@@ -183,16 +254,25 @@ def sample_rows(n: int, size: int, seed: int = SEED) -> np.ndarray:
 
 
 def exact_top(X: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
-    """The exact top-k rows of each of `rows` (by float32 cosine), one block at a time."""
-    out = np.empty((rows.size, k), np.int64)
-    step = max(1, (1 << 24) // max(1, X.shape[0]))
-    for c0 in range(0, rows.size, step):
-        r = rows[c0 : c0 + step]
-        S = X[r] @ X.T
-        S[np.arange(r.size), r] = -np.inf
-        top = np.argpartition(-S, k - 1, axis=1)[:, :k]
-        out[c0 : c0 + step] = top
-    return out
+    """The exact top-k rows of each of `rows` (by float32 cosine), one column block at a
+    time: X is read once, however many rows ask."""
+    n = X.shape[0]
+    best_v = np.full((rows.size, k), -np.inf, np.float32)
+    best_i = np.zeros((rows.size, k), np.int64)
+    Q = np.ascontiguousarray(X[rows], dtype=np.float32)
+    step = max(k + 1, (1 << 24) // max(1, rows.size))
+    for c0 in range(0, n, step):
+        c1 = min(c0 + step, n)
+        S = Q @ X[c0:c1].T
+        own = np.flatnonzero((rows >= c0) & (rows < c1))
+        S[own, rows[own] - c0] = -np.inf
+        w = min(k, c1 - c0)
+        part = np.argpartition(-S, w - 1, axis=1)[:, :w]
+        vals = np.concatenate([best_v, np.take_along_axis(S, part, axis=1)], axis=1)
+        idx = np.concatenate([best_i, part + c0], axis=1)
+        keep = np.argpartition(-vals, k - 1, axis=1)[:, :k]
+        best_v, best_i = np.take_along_axis(vals, keep, axis=1), np.take_along_axis(idx, keep, axis=1)
+    return best_i
 
 
 def recall(X: np.ndarray, knn: Knn, rows: np.ndarray) -> float:

@@ -86,6 +86,9 @@ class GraphConfig:
     hnsw_m: int = 16
     hnsw_ef_construction: int = 64
     hnsw_ef_search: int = 48
+    # pynndescent (preferred when installed): list length per fact, self included; the
+    # k best of each list are re-ranked exactly
+    nndescent_neighbors: int = 15
     # "how is this connected to that?": links followed at most, and strongest links read
     # per node when widening the search (a hub entity is never read whole)
     path_max_hops: int = 6

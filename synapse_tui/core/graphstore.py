@@ -28,13 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from synapse_tui.core import ann, lexical
+from synapse_tui.core import ann, graphcache, lexical
 from synapse_tui.core import graph as g
 
 ALGORITHM = f"mutual-knn-local-baseline/1;npmi/1;{lexical.VERSION};fingerprint/2"
 SPACES = ("model", "lexical")
 _PARAMS = "graph.params"
 _LEXICAL = "graph.lexical"
+_THROUGH = "graph.lexical_through"  # facts up to this position all have an embedding
 _MASK = (1 << 128) - 1
 _ROW = struct.Struct("<qI")
 _BUILD_KEYS = ("method", "recall", "recall_sample")
@@ -106,13 +107,20 @@ def add_lexical_embeddings(conn: sqlite3.Connection) -> int:
     embedder, they are all recomputed (and the lexical space's fingerprint dropped, so it
     is rebuilt).
     """
+    through = _meta_get(conn, _THROUGH) or 0
     if _meta_get(conn, _LEXICAL) != lexical.VERSION:
         if conn.execute("SELECT 1 FROM embeddings WHERE kind = 'lexical' LIMIT 1").fetchone():
             conn.execute("DELETE FROM embeddings WHERE kind = 'lexical'")
             conn.execute("DELETE FROM meta WHERE key = 'graph.semantic.lexical'")
+            graphcache.drop(conn, "lexical")
         _meta_set(conn, _LEXICAL, lexical.VERSION)
+        through = 0
+    # every fact up to `through` has an embedding (embeddings are only ever replaced, and
+    # dropped only above), so only the facts after it are looked at
     rows = conn.execute(
-        "SELECT pos, text FROM facts WHERE pos NOT IN (SELECT pos FROM embeddings) ORDER BY pos"
+        "SELECT pos, text FROM facts f WHERE pos > ?"
+        " AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.pos = f.pos) ORDER BY pos",
+        (through,),
     ).fetchall()
     if rows:
         pos, texts = zip(*rows, strict=True)
@@ -121,6 +129,9 @@ def add_lexical_embeddings(conn: sqlite3.Connection) -> int:
             "INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'lexical', ?)",
             zip(pos, map(bytes, vecs), strict=True),
         )
+    last = conn.execute("SELECT coalesce(max(pos), 0) FROM facts").fetchone()[0]
+    if last != through:
+        _meta_set(conn, _THROUGH, last)
     return len(rows)
 
 
@@ -225,18 +236,45 @@ def _rebuild_space(
     """Recompute one space's lists and edges; a note for the user, if any."""
     sp = _load_space(conn, kind)
     conn.execute("DELETE FROM knn WHERE pos IN (SELECT pos FROM embeddings WHERE kind = ?)", (kind,))
-    built = ann.build_knn(sp.X, g.string_ranks(sp.ids), config.graph.k, config.graph, progress)
+    built = ann.build_knn(
+        sp.X, g.string_ranks(sp.ids), config.graph.k, config.graph, progress, lexical=kind == "lexical"
+    )
     _write_knn(conn, sp, built.knn, np.arange(sp.pos.size))
     _write_edges(conn, kind, sp, built.knn, None)
     state = _built_state(sp, sp.digest(kind, range(sp.pos.size))) | built.meta()
     _meta_set(conn, f"graph.semantic.{kind}", state)
+    # the files name the settings too: a rolled-back rebuild of the same rows with other
+    # settings leaves the same digest in `meta` but other lists in the files
+    graphcache.save(
+        conn,
+        kind,
+        sp.pos,
+        sp.ids,
+        sp.X,
+        built.knn,
+        state | {"params": _params(config)},
+        built.approximate,
+        float(ann.param(config.graph, "target_recall")) or 0.99,
+    )
     return built.note and f"{kind} graph of {sp.pos.size:,} facts: {built.note}"
 
 
 def _extend_space(
-    conn: sqlite3.Connection, kind: str, k: int, stored: dict, verify: bool, progress: g.Progress | None
+    conn: sqlite3.Connection,
+    kind: str,
+    k: int,
+    stored: dict,
+    verify: bool,
+    progress: g.Progress | None,
+    count: int,
+    params: str = "",
 ) -> bool:
     """Append-only update of one space; False when it must be rebuilt instead."""
+    if not verify:
+        done = _extend_cached(conn, kind, k, stored, count, params)
+        if done is not None:
+            return done
+    graphcache.drop(conn, kind)
     sp = _load_space(conn, kind)
     n, n_old = sp.pos.size, int(np.searchsorted(sp.pos, stored["max_pos"], side="right"))
     if n_old != stored["count"]:
@@ -267,7 +305,54 @@ def _extend_space(
     _write_edges(conn, kind, sp, knn, dirty)
     state = _built_state(sp, (digest + sp.digest(kind, range(n_old, n))) & _MASK)
     # the lists of the rows built before keep how they were made; the new rows' are exact
-    _meta_set(conn, f"graph.semantic.{kind}", state | {k: stored[k] for k in _BUILD_KEYS if k in stored})
+    state |= {key: stored[key] for key in _BUILD_KEYS if key in stored}
+    _meta_set(conn, f"graph.semantic.{kind}", state)
+    if params:  # the files were missing or stale: write them again for the next update
+        approximate = stored.get("method", "exact") != "exact"
+        graphcache.save(conn, kind, sp.pos, sp.ids, sp.X, knn, state | {"params": params}, approximate)
+    return True
+
+
+def _extend_cached(
+    conn: sqlite3.Connection, kind: str, k: int, stored: dict, count: int, params: str
+) -> bool | None:
+    """The same update from the files beside the store (`graphcache`), reading only the new
+    rows from SQLite; None when there are no usable files (the caller reads the store)."""
+    if count < stored["count"]:
+        return False
+    k_old = g.effective_k(k, stored["count"])
+    if k_old == 0 or g.effective_k(k, count) != k_old:
+        return None
+    cache = graphcache.load(conn, kind, stored | {"params": params}, k_old)
+    if cache is None:
+        return None
+    rows = conn.execute(
+        "SELECT e.pos, f.id, e.vec FROM embeddings e JOIN facts f ON f.pos = e.pos"
+        " WHERE e.kind = ? AND e.pos > ? ORDER BY e.pos",
+        (kind, stored["max_pos"]),
+    ).fetchall()
+    if count != stored["count"] + len(rows):
+        return False  # rows appeared before the last built position: not an append
+    if not rows:
+        return True
+    pos, ids, vecs = zip(*rows, strict=True)
+    if any(len(v) != 4 * cache.vec.shape[1] for v in vecs):
+        return None
+    new = _Space(np.array(pos, dtype=np.int64), list(ids), _blobs(vecs, cache.vec.shape[1], np.float32))
+    idb = graphcache._ids_array(new.ids)
+    if idb is None:
+        return None
+    width = max(cache.ids.dtype.itemsize, idb.dtype.itemsize)
+    ranks = graphcache.ranks_of(np.r_[cache.ids.astype(f"S{width}"), idb.astype(f"S{width}")])
+    knn, dirty = graphcache.extend(cache, new.X, ranks, k_old)
+    sp = _Space(np.r_[cache.pos, new.pos], [], np.zeros((0, 0), np.float32))
+    _write_knn(conn, sp, knn, np.flatnonzero(dirty))
+    _write_edges(conn, kind, sp, knn, dirty)
+    digest = int(stored["digest"], 16)
+    state = _built_state(sp, (digest + new.digest(kind, range(len(rows)))) & _MASK)
+    state |= {key: stored[key] for key in _BUILD_KEYS if key in stored}
+    _meta_set(conn, f"graph.semantic.{kind}", state)
+    graphcache.append(cache, new.pos, new.ids, new.X, knn, dirty, state | {"params": params})
     return True
 
 
@@ -277,17 +362,27 @@ def _npmi_inputs(conn: sqlite3.Connection) -> tuple[np.ndarray, np.ndarray, str]
     A unit is numbered by the first fact (in position order) of its note, or by the fact
     itself when it has no note, so the numbering is a function of the content alone.
     """
+    return _npmi_from(*_npmi_arrays(conn)[:3])
+
+
+def _npmi_arrays(conn: sqlite3.Connection) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
+    """Every fact's position and unit, every (pos, eid) mention, and each note's unit."""
     facts = conn.execute("SELECT pos, note FROM facts ORDER BY pos").fetchall()
     mentions = conn.execute("SELECT pos, eid FROM mentions ORDER BY pos, eid").fetchall()
-    pos, notes = zip(*facts, strict=True) if facts else ((), ())
     first: dict[str, int] = {}
     unit_of = np.fromiter(
         (p if note is None else first.setdefault(note, p) for p, note in facts),
         dtype=np.int64,
         count=len(facts),
     )
-    fact_pos = np.array(pos, dtype=np.int64)
+    fact_pos = np.fromiter((p for p, _ in facts), dtype=np.int64, count=len(facts))
     m = np.array(mentions, dtype=np.int64).reshape(-1, 2)
+    return fact_pos, unit_of, m, first
+
+
+def _npmi_from(
+    fact_pos: np.ndarray, unit_of: np.ndarray, m: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, str]:
     unit = unit_of[np.searchsorted(fact_pos, m[:, 0])] if m.size else np.zeros(0, np.int64)
     h = hashlib.blake2b(digest_size=16)
     for arr in (fact_pos, unit_of, m):
@@ -296,8 +391,66 @@ def _npmi_inputs(conn: sqlite3.Connection) -> tuple[np.ndarray, np.ndarray, str]
     return unit, m[:, 1].copy(), h.hexdigest()
 
 
-def _rebuild_npmi(conn: sqlite3.Connection, min_count: int, inputs: tuple | None = None) -> None:
-    unit, eids, digest = inputs or _npmi_inputs(conn)
+def _extend_npmi(conn: sqlite3.Connection, min_count: int, stored: dict, state: dict) -> bool:
+    """NPMI after an append, from the inputs kept beside the store plus the new facts and
+    their mentions; False when there are no usable files or it was not an append."""
+    kept = graphcache.load_npmi(conn, stored)
+    if kept is None:
+        return False
+    fact_pos, unit_of, m, notes, units = kept
+    facts = conn.execute(
+        "SELECT pos, note FROM facts WHERE pos > ? ORDER BY pos", (stored["max_pos"],)
+    ).fetchall()
+    mentions = conn.execute(
+        "SELECT pos, eid FROM mentions WHERE pos > ? ORDER BY pos, eid", (stored["max_pos"],)
+    ).fetchall()
+    if (
+        stored["facts"] + len(facts) != state["facts"]
+        or stored["mentions"] + len(mentions) != state["mentions"]
+    ):
+        return False
+    keys = graphcache.note_keys([note for _, note in facts if note is not None])
+    if keys is None:
+        return False
+    at = np.searchsorted(notes, keys) if notes.size else np.zeros(len(keys), np.int64)
+    known = {}
+    for key, a in zip(keys.tolist(), at.tolist(), strict=True):
+        if a < notes.size and notes[a] == key:
+            known[key] = int(units[a])
+    fresh: dict[bytes, int] = {}
+    new_units = []
+    it = iter(keys.tolist())
+    for p, note in facts:
+        if note is None:
+            new_units.append(p)
+        else:
+            key = next(it)
+            new_units.append(known[key] if key in known else fresh.setdefault(key, p))
+    fact_pos = np.r_[fact_pos, np.array([p for p, _ in facts], dtype=np.int64)]
+    unit_of = np.r_[unit_of, np.array(new_units, dtype=np.int64)]
+    m = np.r_[m, np.array(mentions, dtype=np.int64).reshape(-1, 2)]
+    if fresh:
+        add = np.array(list(fresh), dtype=bytes)
+        width = max(notes.dtype.itemsize if notes.size else 1, add.dtype.itemsize)
+        allnotes = np.r_[notes.astype(f"S{width}"), add.astype(f"S{width}")]
+        allunits = np.r_[units, np.array(list(fresh.values()), dtype=np.int64)]
+        o = np.argsort(allnotes, kind="stable")
+        notes, units = allnotes[o], allunits[o]
+    _rebuild_npmi(conn, min_count, _npmi_from(fact_pos, unit_of, m), (fact_pos, unit_of, m, notes, units))
+    return True
+
+
+def _rebuild_npmi(
+    conn: sqlite3.Connection, min_count: int, inputs: tuple | None = None, keep: tuple | None = None
+) -> None:
+    if inputs is None:
+        fact_pos, unit_of, m, first = _npmi_arrays(conn)
+        inputs = _npmi_from(fact_pos, unit_of, m)
+        notes = graphcache.note_keys(list(first))
+        if notes is not None:
+            o = np.argsort(notes, kind="stable")
+            keep = (fact_pos, unit_of, m, notes[o], np.fromiter(first.values(), np.int64, len(first))[o])
+    unit, eids, digest = inputs
     known, ent = np.unique(eids, return_inverse=True)
     a, b, w, n_ab = g.npmi_edges(unit, ent.ravel(), known.size, min_count)
     conn.execute("DELETE FROM npmi_edges")
@@ -307,7 +460,9 @@ def _rebuild_npmi(conn: sqlite3.Connection, min_count: int, inputs: tuple | None
     )
     rank = g.pagerank(known.size, a, b, w)
     _meta_set(conn, "graph.pagerank", dict(zip(map(str, known.tolist()), rank.tolist(), strict=True)))
-    _meta_set(conn, "graph.npmi", {"digest": digest, **_npmi_state(conn)})
+    state = {"digest": digest, **_npmi_state(conn)}
+    _meta_set(conn, "graph.npmi", state)
+    graphcache.save_npmi(conn, keep, state)
 
 
 def rebuild_graph(conn: sqlite3.Connection, config: Any, progress: g.Progress | None = None) -> GraphUpdate:
@@ -344,7 +499,16 @@ def ensure_graph(
             todo[kind] = stored
     bar = _Bar(progress, {**{s: float(states[s]["count"]) for s in todo}, "npmi": 1.0})
     for kind, stored in todo.items():
-        if stored is not None and _extend_space(conn, kind, config.graph.k, stored, verify, bar.phase(kind)):
+        if stored is not None and _extend_space(
+            conn,
+            kind,
+            config.graph.k,
+            stored,
+            verify,
+            bar.phase(kind),
+            states[kind]["count"],
+            _params(config),
+        ):
             if stored["count"] != states[kind]["count"]:
                 extended.append(kind)
         else:
@@ -353,7 +517,8 @@ def ensure_graph(
     stored = _meta_get(conn, "graph.npmi")
     state = _npmi_state(conn)
     if stored is None or {k: stored.get(k) for k in state} != state:
-        _rebuild_npmi(conn, config.graph.npmi_min_count)
+        if stored is None or not _extend_npmi(conn, config.graph.npmi_min_count, stored, state):
+            _rebuild_npmi(conn, config.graph.npmi_min_count)
         rebuilt.append("npmi")
     elif verify:
         inputs = _npmi_inputs(conn)

@@ -42,6 +42,18 @@ def one_thread():
     faiss.omp_set_num_threads(before)
 
 
+@pytest.fixture
+def hnsw(one_thread, monkeypatch):
+    """faiss's HNSW: what an install with faiss but without pynndescent builds with."""
+    monkeypatch.setitem(sys.modules, "pynndescent", None)
+    assert not ann.nndescent_available()
+
+
+@pytest.fixture
+def nndescent():
+    pytest.importorskip("pynndescent")
+
+
 def low_threshold(**extra: object) -> Config:
     return Config().with_values("graph", approximate_above=1000, **extra)
 
@@ -51,12 +63,17 @@ def edge_set(knn: g.Knn) -> set[tuple[int, int]]:
     return set(zip(a.tolist(), b.tolist(), strict=True))
 
 
-def test_approximate_lists_and_edges_agree_with_exact(one_thread):
+@pytest.mark.parametrize("library", ["pynndescent", "faiss-hnsw"])
+def test_approximate_lists_and_edges_agree_with_exact(library, one_thread, monkeypatch):
+    if library == "pynndescent":
+        pytest.importorskip("pynndescent")
+    else:
+        monkeypatch.setitem(sys.modules, "pynndescent", None)
     X = clustered(N, seed=1, noise=1.5)  # noisy enough that the index misses a few
     ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])
     exact = g.exact_knn(X, ranks, 10)
     built = ann.build_knn(X, ranks, 10, low_threshold().graph)
-    assert built.approximate and built.method.startswith("faiss-hnsw")
+    assert built.approximate and built.method.startswith(library)
     assert built.sample == 1000 and 0.99 <= built.recall < 1.0
     assert built.recall == direct_recall(built.knn, exact)
     ours, truth = edge_set(built.knn), edge_set(exact)
@@ -73,7 +90,7 @@ def direct_recall(knn: g.Knn, exact: g.Knn) -> float:
     return sum(np.intersect1d(knn.nbrs[i], exact.nbrs[i]).size for i in rows) / (10 * rows.size)
 
 
-def test_a_weak_index_reports_its_weak_recall(one_thread):
+def test_a_weak_index_reports_its_weak_recall(hnsw):
     """The stored figure is a measurement, not a promise: starve the index and it drops."""
     X = clustered(N, seed=1, noise=1.5)
     ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])
@@ -83,7 +100,7 @@ def test_a_weak_index_reports_its_weak_recall(one_thread):
     assert built.recall < 0.9 and built.recall == direct_recall(built.knn, g.exact_knn(X, ranks, 10))
 
 
-def test_the_search_widens_until_the_target_recall(one_thread):
+def test_the_search_widens_until_the_target_recall(hnsw):
     X = clustered(N, seed=1, noise=1.5)
     ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])
     narrow = ann.build_knn(X, ranks, 10, low_threshold(hnsw_ef_search=2, target_recall=0).graph)
@@ -91,6 +108,18 @@ def test_the_search_widens_until_the_target_recall(one_thread):
     assert narrow.method.endswith("efSearch=2)") and narrow.recall < 0.99
     ef = int(tuned.method.split("efSearch=")[1].rstrip(")"))
     assert ef in (4, 8, 16, 32) and tuned.recall >= 0.99
+
+
+def test_short_nn_descent_lists_report_their_recall_and_then_widen(nndescent):
+    X = clustered(N, seed=1, noise=1.5)
+    ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])
+    exact = g.exact_knn(X, ranks, 10)
+    short = ann.build_knn(X, ranks, 10, low_threshold(nndescent_neighbors=12, target_recall=0).graph)
+    assert short.method == "pynndescent(n_neighbors=12)"
+    assert short.recall < 0.95 and short.recall == direct_recall(short.knn, exact)
+    tuned = ann.build_knn(X, ranks, 10, low_threshold(nndescent_neighbors=12).graph)
+    assert tuned.method in ("pynndescent(n_neighbors=24)", "pynndescent(n_neighbors=48)")
+    assert tuned.recall >= 0.99 and tuned.recall == direct_recall(tuned.knn, exact)
 
 
 def test_below_the_threshold_the_graph_stays_exact():
@@ -160,7 +189,8 @@ def test_the_store_keeps_the_recall_and_the_cli_reports_it(tmp_path, one_thread)
 
 def test_without_the_extra_the_graph_is_exact_and_says_why(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "faiss", None)  # what an install without [scale] sees
-    assert not ann.faiss_available()
+    monkeypatch.setitem(sys.modules, "pynndescent", None)
+    assert not ann.faiss_available() and not ann.nndescent_available()
     X = clustered(1200, seed=4)
     db, store, update = build_store(tmp_path, X, low_threshold())
     assert len(update.notes) == 1 and "[scale] extra" in update.notes[0] and "1,200 facts" in update.notes[0]

@@ -1,0 +1,191 @@
+"""The files beside the store that make an incremental update cheap (`graphcache`): the
+update they drive is the same, bit for bit, as a full rebuild; files that do not belong to
+the stored graph are never used."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from synapse_tui.core import graphcache, graphstore
+from synapse_tui.core.graphstore import ensure_graph, rebuild_graph, update_graph
+from synapse_tui.core.schema import migrate
+from tests.core.test_graph_store import add, config, edge_set
+
+TABLES = (
+    "SELECT * FROM knn ORDER BY pos",
+    "SELECT * FROM semantic_edges ORDER BY a, b",
+    "SELECT * FROM npmi_edges ORDER BY a, b",
+    "SELECT * FROM meta WHERE key LIKE 'graph.%' ORDER BY key",
+)
+
+
+@pytest.fixture(autouse=True)
+def small_spaces_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(graphcache, "MIN_ROWS", 0)
+    monkeypatch.setattr(graphcache, "CELLS_ABOVE", 0)
+
+
+def clustered_facts(rng: np.random.Generator, n: int, start: int) -> list[tuple]:
+    """Facts in tight clusters (so cells prune), some exact duplicates (ties go by id),
+    ids in an order unrelated to position, and a few facts without an embedding."""
+    centres = np.random.default_rng(11).standard_normal((40, 16))
+    out = []
+    for i in range(start, start + n):
+        c = int(rng.integers(0, 40))
+        vec = centres[c] + 0.15 * rng.standard_normal(16)
+        if i % 17 == 3:
+            vec = centres[c]  # duplicates of one another
+        if i % 23 == 5:
+            vec = None
+        note = f"n{int(rng.integers(0, n // 4 + 1))}"
+        ents = tuple(f"E{int(e)}" for e in rng.choice(9, size=2, replace=False))
+        out.append((f"id{int(rng.integers(0, 999)):03d}-{i}", f"fact {c} words {i % 7}", vec, note, ents))
+    return out
+
+
+def open_db(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path)
+    migrate(conn)
+    return conn
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_updates_from_the_files_equal_a_full_rebuild(
+    tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(seed)
+    batches = [clustered_facts(rng, 400, 0)] + [clustered_facts(rng, 60, 400 + 60 * b) for b in range(3)]
+    inc = open_db(tmp_path / "inc.db")
+    for f in batches[0]:
+        add(inc, *f)
+    rebuild_graph(inc, config(k=5))
+    inc.commit()
+    assert (tmp_path / "inc.db-graph" / "model.json").exists()
+
+    def everything(*args: object) -> None:
+        raise AssertionError("an append read every fact back out of the store")
+
+    monkeypatch.setattr(graphstore, "_load_space", everything)
+    monkeypatch.setattr(graphstore, "_npmi_arrays", everything)
+    for batch in batches[1:]:  # three appends: the second and third read the tail the first wrote
+        for f in batch:
+            add(inc, *f)
+        result = update_graph(inc, [], config(k=5))
+        inc.commit()
+        assert set(result.extended) == {"model", "lexical"}
+        assert json.loads((tmp_path / "inc.db-graph" / "model.json").read_text())["count"] == sum(
+            1 for b in batches[: batches.index(batch) + 1] for f in b if f[2] is not None
+        )
+    monkeypatch.undo()
+    monkeypatch.setattr(graphcache, "MIN_ROWS", 0)
+    monkeypatch.setattr(graphcache, "CELLS_ABOVE", 0)
+    full = open_db(tmp_path / "full.db")
+    for f in (f for b in batches for f in b):
+        add(full, *f)
+    rebuild_graph(full, config(k=5))
+    assert edge_set(inc) == edge_set(full)
+    for sql in TABLES:
+        assert inc.execute(sql).fetchall() == full.execute(sql).fetchall()
+    assert not ensure_graph(inc, config(k=5), verify=True).changed
+
+
+def test_files_of_another_graph_are_not_used(tmp_path: Path) -> None:
+    """A store restored from a backup next to newer files: the fingerprint differs, so the
+    update reads the store instead, and is still right."""
+    rng = np.random.default_rng(7)
+    first, second = clustered_facts(rng, 300, 0), clustered_facts(rng, 40, 300)
+    db = tmp_path / "m.db"
+    conn = open_db(db)
+    for f in first:
+        add(conn, *f)
+    rebuild_graph(conn, config(k=4))
+    conn.commit()
+    conn.close()
+    backup = (tmp_path / "m.db").read_bytes()
+    conn = sqlite3.connect(db)
+    for f in second:
+        add(conn, *f)
+    update_graph(conn, [], config(k=4))
+    conn.commit()
+    conn.close()
+    (tmp_path / "m.db").write_bytes(backup)  # the files now describe 340 facts, the store 300
+    conn = sqlite3.connect(db)
+    third = clustered_facts(rng, 40, 340)
+    for f in third:
+        add(conn, *f)
+    update_graph(conn, [], config(k=4))
+    conn.commit()
+    full = open_db(tmp_path / "full.db")
+    for f in first + third:
+        add(full, *f)
+    rebuild_graph(full, config(k=4))
+    for sql in TABLES:
+        assert conn.execute(sql).fetchall() == full.execute(sql).fetchall()
+
+
+def test_a_torn_file_is_not_used_and_is_written_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(8)
+    first, second, third = (clustered_facts(rng, n, s) for n, s in ((300, 0), (30, 300), (30, 330)))
+    conn = open_db(tmp_path / "m.db")
+    for f in first:
+        add(conn, *f)
+    rebuild_graph(conn, config(k=4))
+    conn.commit()
+    vec = tmp_path / "m.db-graph" / "model.vec"
+    vec.write_bytes(vec.read_bytes()[:-4])
+    for f in second:
+        add(conn, *f)
+    assert "model" in update_graph(conn, [], config(k=4)).extended  # read from the store
+    conn.commit()
+    monkeypatch.setattr(graphstore, "_load_space", lambda *a: pytest.fail("the files were not written again"))
+    for f in third:
+        add(conn, *f)
+    assert "model" in update_graph(conn, [], config(k=4)).extended
+    monkeypatch.undo()
+    monkeypatch.setattr(graphcache, "MIN_ROWS", 0)
+    full = open_db(tmp_path / "full.db")
+    for f in first + second + third:
+        add(full, *f)
+    rebuild_graph(full, config(k=4))
+    for sql in TABLES:
+        assert conn.execute(sql).fetchall() == full.execute(sql).fetchall()
+
+
+def test_an_approximate_space_searches_its_nearest_cells_at_the_target_recall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above the threshold a new fact searches the cells nearest it (an exact search of a
+    million rows per fact would take longer than the update may): its list is the exact
+    one but for neighbours in cells it did not read, as measured."""
+    pytest.importorskip("pynndescent")
+    from synapse_tui.core import graph as g
+    from synapse_tui.core.config import Config
+    from synapse_tui.core.interchange import import_facts, parse_file
+    from tests.conftest import write_jsonl
+    from tests.core.test_ann import build_store, clustered, facts_with_embeddings
+
+    X = clustered(3000, seed=9, noise=0.8)
+    config = Config().with_values("graph", approximate_above=1000)
+    db, store, update = build_store(tmp_path, X[:2600], config)
+    kept = json.loads((tmp_path / "m.db-graph" / "model.json").read_text())
+    assert kept["probes"] >= 1 and kept["method"].startswith("pynndescent")
+    monkeypatch.setattr(graphstore, "_load_space", lambda *a: pytest.fail("read every vector"))
+    src = write_jsonl(tmp_path / "more.jsonl", facts_with_embeddings(X[2600:], start=2600))
+    import_facts(store, parse_file(src), str(src))
+    with store.transaction() as conn:
+        assert ensure_graph(conn, config).extended == ("model",)
+    stored = {
+        pos: np.frombuffer(nb, np.int32) - 1
+        for pos, nb in store.conn.execute("SELECT pos, nbrs FROM knn WHERE pos > 2600")
+    }
+    exact = g.exact_knn(g.normalise(np.round(X, 6)), g.string_ranks([f"f{i:05d}" for i in range(3000)]), 10)
+    hits = sum(np.intersect1d(stored[p], exact.nbrs[p - 1]).size for p in stored)
+    assert len(stored) == 400 and hits / (10 * 400) >= 0.99
+    store.close()

@@ -54,6 +54,18 @@ def open_db(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def assert_as_rebuilt(conn, facts, path: Path, k: int = 4) -> sqlite3.Connection:
+    """The graph tables of `conn` equal those of a full build over `facts` in a new store
+    (which is returned)."""
+    full = open_db(path)
+    for f in facts:
+        add(full, *f)
+    rebuild_graph(full, config(k=k))
+    for sql in TABLES:
+        assert conn.execute(sql).fetchall() == full.execute(sql).fetchall()
+    return full
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_updates_from_the_files_equal_a_full_rebuild(
     tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch
@@ -84,13 +96,8 @@ def test_updates_from_the_files_equal_a_full_rebuild(
     monkeypatch.undo()
     monkeypatch.setattr(graphcache, "MIN_ROWS", 0)
     monkeypatch.setattr(graphcache, "CELLS_ABOVE", 0)
-    full = open_db(tmp_path / "full.db")
-    for f in (f for b in batches for f in b):
-        add(full, *f)
-    rebuild_graph(full, config(k=5))
+    full = assert_as_rebuilt(inc, [f for b in batches for f in b], tmp_path / "full.db", k=5)
     assert edge_set(inc) == edge_set(full)
-    for sql in TABLES:
-        assert inc.execute(sql).fetchall() == full.execute(sql).fetchall()
     assert not ensure_graph(inc, config(k=5), verify=True).changed
 
 
@@ -120,12 +127,7 @@ def test_files_of_another_graph_are_not_used(tmp_path: Path) -> None:
         add(conn, *f)
     update_graph(conn, [], config(k=4))
     conn.commit()
-    full = open_db(tmp_path / "full.db")
-    for f in first + third:
-        add(full, *f)
-    rebuild_graph(full, config(k=4))
-    for sql in TABLES:
-        assert conn.execute(sql).fetchall() == full.execute(sql).fetchall()
+    assert_as_rebuilt(conn, first + third, tmp_path / "full.db")
 
 
 def test_a_torn_file_is_not_used_and_is_written_again(
@@ -150,12 +152,7 @@ def test_a_torn_file_is_not_used_and_is_written_again(
     assert "model" in update_graph(conn, [], config(k=4)).extended
     monkeypatch.undo()
     monkeypatch.setattr(graphcache, "MIN_ROWS", 0)
-    full = open_db(tmp_path / "full.db")
-    for f in first + second + third:
-        add(full, *f)
-    rebuild_graph(full, config(k=4))
-    for sql in TABLES:
-        assert conn.execute(sql).fetchall() == full.execute(sql).fetchall()
+    assert_as_rebuilt(conn, first + second + third, tmp_path / "full.db")
 
 
 def test_an_approximate_space_searches_its_nearest_cells_at_the_target_recall(

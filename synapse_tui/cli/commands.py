@@ -18,6 +18,7 @@ from ..core.memory import stream_rows
 from ..core.store import Store
 from ..core.textsafe import clean
 from .common import (
+    TAKES_IDS,
     FilePath,
     SynapseGroup,
     config_option,
@@ -218,7 +219,7 @@ def _dumps(obj: dict) -> str:
     return json_line(obj)
 
 
-@main.command("show")
+@main.command("show", context_settings=TAKES_IDS)
 @db_argument
 @click.argument("fact_id")
 @now_option
@@ -332,7 +333,7 @@ def edges_cmd(
         )
 
 
-@main.command("neighbours")
+@main.command("neighbours", context_settings=TAKES_IDS)
 @db_argument
 @click.argument("fact_id")
 @now_option

@@ -149,6 +149,12 @@ def config_option(f: Callable) -> Callable:
     )(f)
 
 
+# Fact ids are data, and one may begin with '-' ("-0"), which click would take for an
+# option: a command taking ids lets an option it does not know through as an argument, so
+# `show DB -0` finds that fact (and a typo such as `show DB --jsn` is an unknown id).
+TAKES_IDS = {"ignore_unknown_options": True}
+
+
 def db_argument(f: Callable) -> Callable:
     return click.argument("db", type=FilePath())(f)
 

@@ -17,7 +17,7 @@ from ..core.spot import spot_scores
 from ..core.store import Store
 from ..core.triage import Action, Outcome, Triage, default_actor, trust_change
 from .commands import main
-from .common import config_option, db_argument, emit_json, json_option, now_option, resolve_config
+from .common import TAKES_IDS, config_option, db_argument, emit_json, json_option, now_option, resolve_config
 
 
 def _run(
@@ -80,7 +80,7 @@ def _single(action: Action) -> click.Command:
         _run(db, now, config_path, as_json, lambda t: t.apply(action, [fact_id]))
 
     command.__doc__ = f"{action.value.capitalize()} a fact: {action.summary}."
-    return main.command(action.value)(command)
+    return main.command(action.value, context_settings=TAKES_IDS)(command)
 
 
 for _action in Action:
@@ -88,7 +88,7 @@ for _action in Action:
         _single(_action)
 
 
-@main.command(Action.SUPERSEDE.value)
+@main.command(Action.SUPERSEDE.value, context_settings=TAKES_IDS)
 @db_argument
 @click.argument("old_id")
 @click.argument("new_id")

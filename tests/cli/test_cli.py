@@ -304,3 +304,18 @@ def test_edges_list_lexical_edges_only_on_request(tmp_path):
     lexical = [e for e in both if e.get("space") == "lexical"]
     assert lexical and all(e["a"].startswith("w") and e["b"].startswith("w") for e in lexical)
     assert "lexical" in json.dumps(json.loads(run("neighbours", db, "w0", "--json").stdout))
+
+
+def test_an_id_that_begins_with_a_dash_is_an_id_not_an_option(tmp_path):
+    """Ids are data ("-0" came out of a fuzz run): every command taking one finds it."""
+    db = tmp_path / "m.db"
+    facts = [
+        {"id": "-0", "text": "a fact", "created_at": "2026-11-01T00:00:00Z"},
+        {"id": "--new", "text": "its replacement", "created_at": "2026-11-02T00:00:00Z"},
+    ]
+    run("import", write_jsonl(tmp_path / "facts.jsonl", facts), "--db", db)
+    assert json.loads(run("show", db, "-0", "--json").stdout)["id"] == "-0"
+    assert json.loads(run("neighbours", db, "-0", "--json").stdout)["id"] == "-0"
+    assert json.loads(run("corroborate", db, "-0", "--json").stdout)["corroborations"] == 1
+    assert json.loads(run("supersede", db, "-0", "--new", "--json").stdout)["superseded_by"] == ["--new"]
+    assert "no fact with id '--jsn'" in run("show", db, "--jsn", ok=False).stderr

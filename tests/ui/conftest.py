@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -95,7 +96,8 @@ async def settle(pilot, delay: float = 0.0) -> None:
     for _ in range(2):
         await app.workers.wait_for_complete()
         await pilot.pause()
-    for _ in range(20):
+    deadline = time.monotonic() + 10  # a busy machine: wait longer, never forever
+    while time.monotonic() < deadline:
         lists = app.main.query(FactList) if app.screen_stack else []
         panes = app.main.query(FactDetail) if app.screen_stack else []
         busy = (

@@ -34,8 +34,8 @@ class FactDetail(VerticalScroll):
     `REST` seconds apart), paints the header and the factors at once and the rest (chain,
     provenance, history: the longer half to render) when the cursor has rested `REST`
     seconds, so holding a key down moves through facts without painting every one's
-    history. Until then that part says it is coming, never another fact's. A single move
-    paints everything at once."""
+    history. Until then that part says it is coming, never another fact's. A single move,
+    and a repaint of the same fact after an action, paint everything at once."""
 
     class Jump(Message):
         """A version in the chain was chosen: show that fact."""
@@ -93,6 +93,7 @@ class FactDetail(VerticalScroll):
         if fact_id != self.fact_id:
             return  # the cursor moved on since this was asked for
         compact = self._compact()
+        same_fact = self._shown is not None and self._shown[1] == fact_id  # repainted after an action
         self._shown = (ex, fact_id, memory, threshold, compact)
         self.explain = ex
         head = self.query_one("#detail-head", Static)
@@ -115,7 +116,7 @@ class FactDetail(VerticalScroll):
         self.query_one("#detail-factors", Static).update(factors)
         self._stop_rest()
         moment = time.monotonic()
-        moving = self.follow and moment - self._last_show < REST
+        moving = self.follow and not same_fact and moment - self._last_show < REST
         self._last_show = moment
         if moving:
             if self.query_one("#detail-chain").display:

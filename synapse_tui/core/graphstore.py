@@ -185,12 +185,12 @@ def _built_state(sp: _Space, digest: int) -> dict[str, Any]:
     return {"digest": f"{digest:032x}", "count": int(sp.pos.size), "max_pos": last}
 
 
+SPACE_COUNTS = "SELECT kind, count(*), max(pos) FROM embeddings GROUP BY kind"  # index m004
+
+
 def _space_states(conn: sqlite3.Connection) -> dict[str, dict[str, int]]:
-    """Row count and last position per space, in one pass over the embeddings table."""
-    found = {
-        kind: {"count": n, "max_pos": last}
-        for kind, n, last in conn.execute("SELECT kind, count(*), max(pos) FROM embeddings GROUP BY kind")
-    }
+    """Row count and last position per space, in one pass over the embeddings' index."""
+    found = {kind: {"count": n, "max_pos": last} for kind, n, last in conn.execute(SPACE_COUNTS)}
     return {kind: found.get(kind, {"count": 0, "max_pos": 0}) for kind in SPACES}
 
 

@@ -138,15 +138,25 @@ CREATE TRIGGER facts_changes_pruned AFTER INSERT ON facts_changes WHEN NEW.seq %
 END
 """
 
+# m004: the graph's bookkeeping counts each embedding space's rows on every import; read
+# from this index instead of the table (whose rows carry the vectors) that count takes
+# 0.09 s at a million facts instead of 0.9-1.7 s. Nothing else changes, so a version-3
+# store still reads as it is.
+_V4 = """
+CREATE INDEX embeddings_kind ON embeddings(kind)
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", _V1),
     ("m002_deleted_score_before", _V2),
     ("m003_facts_changes", _V3),
+    ("m004_embeddings_kind", _V4),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest schema a read-only open reads as it is: m003 adds only what the load cache
-# checks, so a version-2 store opened read-only loads from SQL (no cache) instead of
-# asking for an upgrade it cannot have.
+# checks and m004 an index, so a version-2 store opened read-only loads from SQL (no cache)
+# and a version-3 one reads as it is (without the index) instead of asking for an upgrade
+# it cannot have.
 READABLE_FROM = 2
 
 

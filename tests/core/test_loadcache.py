@@ -210,12 +210,15 @@ def test_a_read_only_store_is_loaded_by_sql_and_gets_no_cache(db, what):
 
 
 def downgrade_to_v2(path) -> None:
-    """Make the store what schema 2 wrote: no token table, no triggers, version 2."""
+    """Make the store what schema 2 wrote: no token table, no triggers, no embeddings index, version 2."""
     conn = sqlite3.connect(path, isolation_level=None)
     for name in ("changed_insert", "changed_update", "changed_delete", "changes_pruned"):
         conn.execute(f"DROP TRIGGER facts_{name}")
     conn.execute("DROP TABLE facts_changes")
-    conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm003_facts_changes'")
+    conn.execute("DROP INDEX embeddings_kind")
+    conn.execute(
+        "DELETE FROM _sqlite_migrations WHERE name IN ('m003_facts_changes', 'm004_embeddings_kind')"
+    )
     conn.execute("PRAGMA user_version = 2")
     conn.close()
 

@@ -38,6 +38,9 @@ if TYPE_CHECKING:  # the graph views' modules (networkx) load when a view first 
     from .egograph import GraphRead
 
 
+CLOCK_STEP = 60.0  # seconds after which a moving clock's scores are brought up to date
+
+
 @dataclass(frozen=True, eq=False)
 class Search:
     source: str = ""
@@ -161,6 +164,7 @@ class Browser:
         with self.lock:
             self._duplicates = find_duplicates(self.live)
             self.store.prepare_search()  # after first paint: the first `/` costs what later ones do
+            self.live.ready_spare()  # and the first action what later ones do
         self.suspects_ready = True
         self.set_as_of(self.as_of, rescore=False)
 
@@ -428,29 +432,47 @@ class Browser:
             return TriageResult(move, None, "", error=str(exc))
         before = memory.scores
         ids = list(dict.fromkeys(outcome.fact_ids))
-        if self.store.count() != len(memory) or any(f not in memory.index for f in ids):
+        foreign = self.store.data_version() != self.data_version  # another process committed
+        if (foreign and self.store.count() != len(memory)) or any(f not in memory.index for f in ids):
             memory.reload(self.clock.now())  # another process added facts meanwhile
             self._duplicates = find_duplicates(memory)
             self.suspects_ready = True
             self._set_suspects(with_unsupported(self._duplicates, memory))
             self.data_version = self.store.data_version()
+            repaint = None
         else:
-            changed = memory.refresh(ids)
-            now = self.clock.now()
-            if now != memory.scores.now:  # the clock moved: every freshness did
-                memory.rescore(now)
-                changed = None
+            # the changed facts at the clock's instant (it moves); the rest catch up later
+            changed = memory.refresh(ids, self.clock.now())
             touched = np.array(sorted({memory.index[f] for f in ids}), dtype=np.int64)
-            self._update(
-                touched if changed is None else np.union1d(touched, np.asarray(changed)), changed is None
-            )
+            rescored = np.union1d(touched, changed)
+            self._update(rescored, False)
             self.data_version = self.store.data_version()
+            repaint = _looks_different(before, memory.scores, rescored)
         notice = describe(outcome, ids, memory.index, before, memory.scores)
         follow = ids[0] if move in ("undo", "redo") and ids else None
         if from_marks:
             self.marks = frozenset()
-        repaint = _looks_different(before, memory.scores) if len(before) == len(memory) else None
         return TriageResult(move, outcome, notice, follow=follow, from_marks=from_marks, repaint=repaint)
+
+    # -- the moving clock (a worker) ------------------------------------------------------
+    def clock_behind(self) -> bool:
+        """Whether the live scores are for an earlier instant than the clock's: an action
+        scored its facts at a later one (`Memory.mixed`), or CLOCK_STEP has passed."""
+        live = self.live
+        if live is None or self.as_of is not None or self.clock.pinned is not None or self._pending:
+            return False
+        return live.mixed or self.clock.now() - live.scores.now >= CLOCK_STEP
+
+    def catch_up(self) -> None:
+        """Score every fact at the clock's instant and recount the queues (a full
+        rescore: about 0.1 s at a million facts, so a worker's job, not a keypress's)."""
+        with self.turns.turn(self.turns.take()):
+            if self.as_of is not None:
+                return
+            with self.lock:
+                self.live.rescore(self.clock.now(), spare=True)
+                self.memory = self.live
+            self._set_suspects(with_unsupported(self._duplicates, self.live))
 
     def _update(self, positions: np.ndarray, everything: bool) -> None:
         """Queue membership after a change at `positions` (or everywhere)."""
@@ -464,11 +486,11 @@ class Browser:
         self._masks = masks
 
 
-def _looks_different(before, after) -> np.ndarray:
-    """Positions whose list row shows something else now: trust to two decimals, band,
-    guidance, depth, tier, flags (a moving clock nudges every score, rarely a row)."""
-    differs = np.round(before.trust, 2) != np.round(after.trust, 2)
+def _looks_different(before, after, positions: np.ndarray) -> np.ndarray:
+    """Of `positions` (the rescored ones), those whose list row shows something else now:
+    trust to two decimals, band, guidance, depth, tier, flags, age in days."""
+    differs = np.round(before.trust[positions], 2) != np.round(after.trust[positions], 2)
     for name in ("band", "guidance", "k", "tier", "flags"):
-        differs |= getattr(before, name) != getattr(after, name)
-    differs |= np.floor(before.age_days) != np.floor(after.age_days)
-    return np.flatnonzero(differs)
+        differs |= getattr(before, name)[positions] != getattr(after, name)[positions]
+    differs |= np.floor(before.age_days[positions]) != np.floor(after.age_days[positions])
+    return positions[differs]

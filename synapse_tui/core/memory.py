@@ -63,7 +63,7 @@ class Memory:
             built = self._index = (ids, dict(zip(ids, range(len(ids)), strict=True)))
         return built[1]
 
-    def refresh(self, fact_ids: list[str]) -> np.ndarray:
+    def refresh(self, fact_ids: list[str], now: float | None = None) -> np.ndarray:
         """Re-read a few facts after a write (triage) and rescore only what it changed.
 
         Rescored: the facts themselves and the facts whose supersession depth their new
@@ -74,6 +74,12 @@ class Memory:
         the call stays as it was (a caller may compare before and after) until the
         following refresh reuses its arrays. The second buffer is allocated by the first
         refresh after a load or a full rescore (one copy of the score arrays, then none).
+
+        `now`, when the clock moved since the last full rescore: the changed facts are
+        scored at it, so an action's own new events are never "in the future"
+        (`clock_skew`), and `scores.now` becomes it; every other fact keeps its score for the
+        earlier instant (`mixed` says so) until `rescore` brings them all to one. At a
+        million facts a full rescore costs about 0.1 s, more than a keypress may.
         """
         rows = self.store.fact_inputs(fact_ids, self.config)
         a = self.arrays
@@ -90,7 +96,8 @@ class Memory:
                 a.moved[i] = events
                 a.created[i] = events[0]
         touched = set(rows) | self._redepth(retargeted)
-        return self._patch_scores(np.fromiter(sorted(touched), dtype=np.int64, count=len(touched)))
+        idx = np.fromiter(sorted(touched), dtype=np.int64, count=len(touched))
+        return self._patch_scores(idx, self.scores.now if now is None else now)
 
     def _retarget(self, i: int, target: int) -> list[int]:
         """Point fact i at `target`; the facts whose set of supersessors changed."""
@@ -134,11 +141,11 @@ class Memory:
                     break
         return changed
 
-    def _patch_scores(self, idx: np.ndarray) -> np.ndarray:
+    def _patch_scores(self, idx: np.ndarray, now: float) -> np.ndarray:
         cur = self.scores
         if idx.size == 0:  # none of the ids is in the store any more
             return idx
-        sub = score(self.arrays.rows(idx), self.config, cur.now, self.k[idx])
+        sub = score(self.arrays.rows(idx), self.config, now, self.k[idx])
         if self._spare is None:
             target = replace(cur, **{f: getattr(cur, f).copy() for f in _SCORE_ARRAYS})
             stale = np.empty(0, np.int64)
@@ -150,14 +157,29 @@ class Memory:
             out[stale] = now_vals[stale]
             out[idx] = new
             moved |= new != now_vals[idx]
+        if now != cur.now:
+            self.mixed = True  # the facts not patched keep the earlier instant's scores
+        if now != target.now:  # the spare buffer was last current at another instant
+            target = replace(target, now=now)
         self._spare, self._stale, self.scores = cur, idx, target
         return idx[moved]
 
-    def rescore(self, now: float) -> None:
+    def rescore(self, now: float, spare: bool = False) -> None:
+        """Score every fact at `now`; `spare`: and `ready_spare`."""
         self.arrays = self.arrays.compacted()
         self.scores: Scores = score(self.arrays, self.config, now, self.k.copy())
+        self.mixed = False  # every fact is scored at scores.now
         self._spare: Scores | None = None
         self._stale = np.empty(0, np.int64)
+        if spare:
+            self.ready_spare()
+
+    def ready_spare(self) -> None:
+        """Allocate the second score buffer a refresh writes into now (a worker's job), so
+        the next action does not pay for it: at a million facts about 0.1 s."""
+        if self._spare is None:
+            self._spare = replace(self.scores, **{f: getattr(self.scores, f).copy() for f in _SCORE_ARRAYS})
+            self._stale = np.empty(0, np.int64)
 
     def __len__(self) -> int:
         return len(self.ids)

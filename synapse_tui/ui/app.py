@@ -147,10 +147,16 @@ class SynapseApp(TriageMixin, App[None]):
         self._in_worker(self.browser.reload, reason)
 
     def poll_store(self) -> None:
-        """Reload when another connection has committed (an agent writing meanwhile)."""
+        """Reload when another connection has committed (an agent writing meanwhile);
+        otherwise bring every score up to the moving clock once triage has scored its own
+        facts at a later instant, or a minute has passed (`Browser.clock_behind`)."""
         if self.browser.changed_elsewhere():
             self.browser.data_version = None  # one reload per change
             self.reload("external")
+        elif self.browser.clock_behind() and not any(
+            w.group == "clock" and not w.is_finished for w in self.workers
+        ):
+            self._in_worker(self.browser.catch_up, "clock", group="clock")
 
     def set_as_of(self, when: float | None) -> None:
         self._in_worker(lambda: self.browser.set_as_of(when), "as_of")

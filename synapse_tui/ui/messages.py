@@ -13,7 +13,8 @@ from ..core.explanation import Explanation
 
 
 class MemoryLoaded(Message):
-    """The store was read and scored (at start, after as-of, calibration, an outside write)."""
+    """The store was read and scored (at start, after as-of, calibration, an outside write,
+    the moving clock caught up)."""
 
     def __init__(self, reason: str = "load") -> None:
         self.reason = reason

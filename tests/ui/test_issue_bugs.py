@@ -93,6 +93,38 @@ async def test_3_the_clock_moves_while_the_app_runs(db):
     store.close()
 
 
+async def test_3_every_score_catches_up_with_the_clock_after_an_action(db, monkeypatch):
+    """An action scores only its own facts at the new instant (a full rescore is too slow
+    for a keypress at a million facts); the store poll then brings every other score up
+    to the clock, and the list repaints."""
+    from synapse_tui.core.memory import Memory
+    from synapse_tui.ui.screens import main as main_screen
+
+    monkeypatch.setattr(main_screen, "POLL_SECONDS", 0.1)
+    store = Store.open(db)
+    app = SynapseApp(
+        store=store,
+        config=load_config(db.with_name("memory.synapse.toml")),
+        clock=WallClock(),
+        theme="textual-dark",
+    )
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-old-1")
+        await pilot.press("v")
+        for _ in range(50):  # the poll runs every 0.1 s here
+            await pilot.pause(0.1)
+            if not app.memory.mixed:
+                break
+        await settle(pilot)
+        assert not app.memory.mixed
+        scores = app.memory.scores  # the poll keeps catching up: this clock runs fast
+        fresh = Memory(store, app.browser.config, scores.now)
+        assert (scores.trust == fresh.scores.trust).all()
+        assert "clock_skew" not in screen_text(app)
+    store.close()
+
+
 async def test_4_as_of_shows_the_store_as_it_was_read_only(app, db):
     async with app.run_test(size=(100, 30)) as pilot:
         notices = record_notices(app)

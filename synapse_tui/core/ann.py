@@ -25,6 +25,7 @@ neighbours there to reach recall 0.99).
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,11 +86,9 @@ def faiss_available() -> bool:
 
 
 def nndescent_available() -> bool:
-    try:
-        import pynndescent  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Without importing it: pynndescent's import (numba, scikit-learn) takes seconds, and
+    the lexical space asks without using it."""
+    return importlib.util.find_spec("pynndescent") is not None
 
 
 def build_knn(
@@ -266,13 +265,34 @@ def exact_top(X: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
         S = Q @ X[c0:c1].T
         own = np.flatnonzero((rows >= c0) & (rows < c1))
         S[own, rows[own] - c0] = -np.inf
-        w = min(k, c1 - c0)
-        part = np.argpartition(-S, w - 1, axis=1)[:, :w]
-        vals = np.concatenate([best_v, np.take_along_axis(S, part, axis=1)], axis=1)
-        idx = np.concatenate([best_i, part + c0], axis=1)
-        keep = np.argpartition(-vals, k - 1, axis=1)[:, :k]
-        best_v, best_i = np.take_along_axis(vals, keep, axis=1), np.take_along_axis(idx, keep, axis=1)
+        beats = S > best_v.min(axis=1)[:, None]  # what can enter a row's top-k
+        found = int(np.count_nonzero(beats))
+        if found == 0:
+            continue
+        if found > 4 * k * rows.size:  # the first blocks: a partition per row
+            w = min(k, c1 - c0)
+            part = np.argpartition(-S, w - 1, axis=1)[:, :w]
+            vals = np.concatenate([best_v, np.take_along_axis(S, part, axis=1)], axis=1)
+            idx = np.concatenate([best_i, part + c0], axis=1)
+            keep = np.argpartition(-vals, k - 1, axis=1)[:, :k]
+            best_v, best_i = np.take_along_axis(vals, keep, axis=1), np.take_along_axis(idx, keep, axis=1)
+        else:  # later blocks: the few beating a row's k-th merged in (k / block of them)
+            best_v, best_i = _merge_top(best_v, best_i, *np.nonzero(beats), S, c0)
     return best_i
+
+
+def _merge_top(
+    best_v: np.ndarray, best_i: np.ndarray, r: np.ndarray, c: np.ndarray, S: np.ndarray, c0: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's top-k of its current best and the block's entries (r, c) beating them."""
+    m, k = best_v.shape
+    vals = np.concatenate([best_v.ravel(), S[r, c]])
+    idx = np.concatenate([best_i.ravel(), c + c0])
+    owner = np.concatenate([np.repeat(np.arange(m), k), r])
+    order = np.lexsort((-vals, owner))  # by row, best first
+    counts = np.bincount(owner, minlength=m)
+    take = order[((np.cumsum(counts) - counts)[:, None] + np.arange(k)).ravel()]
+    return vals[take].reshape(m, k), idx[take].reshape(m, k)
 
 
 def recall(X: np.ndarray, knn: Knn, rows: np.ndarray) -> float:

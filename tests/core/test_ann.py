@@ -217,3 +217,19 @@ def test_changing_the_index_settings_rebuilds_the_graph_and_defaults_do_not(tmp_
         assert "model" in ensure_graph(conn, Config()).rebuilt
     assert graph_info(store.conn).approximate is False
     store.close()
+
+
+@pytest.mark.parametrize(("n", "m", "k"), [(40_000, 600, 10), (3000, 3000, 14), (50, 7, 10)])
+def test_exact_top_is_each_rows_exact_top_k(n: int, m: int, k: int) -> None:
+    """The truth every recall is measured against: the rows' exact top-k, self excluded,
+    across column blocks (the later ones merge only what beats a row's k-th)."""
+    rng = np.random.default_rng(n)
+    X = g.normalise(rng.standard_normal((n, 16)).astype(np.float32))
+    rows = np.sort(rng.choice(n, m, replace=False))
+    k = min(k, n - 1)
+    found = ann.exact_top(X, rows, k)
+    S = X[rows] @ X.T
+    S[np.arange(m), rows] = -np.inf
+    kth = -np.sort(-S, axis=1)[:, k - 1]
+    assert (np.take_along_axis(S, found, axis=1) >= kth[:, None]).all()  # none below the k-th
+    assert all(len(set(r)) == k for r in found.tolist()) and not (found == rows[:, None]).any()

@@ -85,6 +85,26 @@ def test_approximate_lists_and_edges_agree_with_exact(library, one_thread, monke
     assert again.recall == built.recall and np.array_equal(again.knn.nbrs, built.knn.nbrs)
 
 
+def test_the_lexical_space_searches_8_bit_codes_and_keeps_exact_cosines(one_thread):
+    """The built-in n-gram vectors go to faiss's HNSW over 8-bit codes (measured fastest
+    there); the codes only propose candidates: the lists' cosines and edges are exact."""
+    pytest.importorskip("faiss")
+    from synapse_tui.core.lexical import embed_texts
+
+    rng = np.random.default_rng(3)
+    words = "payments api auth billing deploy schema owner team cache queue worker token".split()
+    X = embed_texts([f"fact {i}: " + " ".join(rng.choice(words, 6)) for i in range(N)])
+    ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])
+    exact = g.exact_knn(X, ranks, 10)
+    built = ann.build_knn(X, ranks, 10, low_threshold().graph, lexical=True)
+    assert built.method.startswith("faiss-hnsw-sq8(M=32,") and built.recall >= 0.99
+    assert built.recall == direct_recall(built.knn, exact)
+    ours, truth = edge_set(built.knn), edge_set(exact)
+    assert len(ours & truth) / len(truth) >= 0.98 and len(ours & truth) / len(ours) >= 0.98
+    same = (built.knn.nbrs == exact.nbrs).all(axis=1)
+    assert np.array_equal(built.knn.cos[same], exact.cos[same])
+
+
 def direct_recall(knn: g.Knn, exact: g.Knn) -> float:
     rows = ann.sample_rows(knn.nbrs.shape[0], 1000)
     return sum(np.intersect1d(knn.nbrs[i], exact.nbrs[i]).size for i in rows) / (10 * rows.size)

@@ -186,6 +186,12 @@ async def measure(db: Path) -> dict[str, float]:
         await settle()
         figures["triage c / x alternating, wall clock moving, net (ms)"] = await per_key(["c", "x"]) - noop
         figures["triage c / x, wall clock moving, process CPU (ms)"] = cpu["last"] - noop_cpu
+        times = []
+        for i in range(20):
+            t = time.perf_counter()
+            app.browser.triage("corroborate" if i % 2 else "contradict", [app.memory.ids[fl.position]])
+            times.append(time.perf_counter() - t)
+        figures["triage in the state owner alone, wall clock moving (ms)"] = statistics.median(times) * 1000
         app.browser.clock = app.clock = Clock(parse_time("2026-12-01T00:00:00Z"))
         app.browser.catch_up()
         await settle()

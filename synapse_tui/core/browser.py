@@ -467,12 +467,14 @@ class Browser:
         """Score every fact at the clock's instant and recount the queues (a full
         rescore: about 0.1 s at a million facts, so a worker's job, not a keypress's)."""
         with self.turns.turn(self.turns.take()):
-            if self.as_of is not None:
-                return
             with self.lock:
+                if self.as_of is not None:  # the past is on screen: it has its own instant
+                    return
                 self.live.rescore(self.clock.now(), spare=True)
                 self.memory = self.live
-            self._set_suspects(with_unsupported(self._duplicates, self.live))
+                suspects = with_unsupported(self._duplicates, self.live)
+            if self.memory is self.live:  # not switched to the past meanwhile
+                self._set_suspects(suspects)
 
     def _update(self, positions: np.ndarray, everything: bool) -> None:
         """Queue membership after a change at `positions` (or everywhere)."""

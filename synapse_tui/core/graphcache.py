@@ -480,15 +480,18 @@ def _merge(
         P = np.unique(np.concatenate(pairs_old), axis=0)
         olds = np.unique(P[:, 0])
         pol = _pairs(vectors(P[:, 0]), Xn[P[:, 1] - n_old])
-        starts = np.searchsorted(P[:, 0], np.r_[olds, n_old])
-        for a, j in enumerate(olds.tolist()):
-            s0, s1 = starts[a], starts[a + 1]
-            rows = np.r_[cache.nbrs[j], P[s0:s1, 1]]
-            vals = np.r_[cache.cos[j], pol[s0:s1]]
-            best = np.argsort(-_pack(vals, ranks[rows]), kind="stable")[:k]
-            if not np.array_equal(rows[best], cache.nbrs[j]):
-                nbrs[j], cos[j] = rows[best], vals[best]
-                changed[j] = True
+        # every such old row at once: its list and its new candidates, best k by (cos, id)
+        had_nbrs, had_cos = cache.nbrs[olds], cache.cos[olds]
+        owner = np.r_[np.repeat(np.arange(olds.size), k), np.searchsorted(olds, P[:, 0])]
+        rows = np.r_[had_nbrs.ravel(), P[:, 1]]
+        vals = np.r_[had_cos.ravel(), pol]
+        order = np.lexsort((-_pack(vals, ranks[rows]), owner))
+        counts = np.bincount(owner, minlength=olds.size)
+        take = order[((np.cumsum(counts) - counts)[:, None] + np.arange(k)).ravel()]
+        new_nbrs, new_cos = rows[take].reshape(-1, k), vals[take].reshape(-1, k)
+        moved = (new_nbrs != had_nbrs).any(axis=1)
+        nbrs[olds[moved]], cos[olds[moved]] = new_nbrs[moved], new_cos[moved]
+        changed[olds[moved]] = True
     return Knn(nbrs, cos), changed
 
 

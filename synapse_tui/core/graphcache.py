@@ -69,8 +69,8 @@ class Cache:
     kind: str
     vec: np.ndarray  # (n, d) float32 in file order
     order: np.ndarray  # file position -> row
-    nbrs: np.ndarray  # (n, k) int64 rows
-    cos: np.ndarray  # (n, k) float32
+    nbrs: np.ndarray  # (n, k) int32 rows (memory-mapped)
+    cos: np.ndarray  # (n, k) float32 (memory-mapped)
     pos: np.ndarray  # row -> fact position
     ids: np.ndarray  # row -> id, as UTF-8 bytes (numpy 'S'), for the id tie-break
     centres: np.ndarray  # (c, d) float32 unit centroids of the cells
@@ -227,13 +227,10 @@ def load(conn: sqlite3.Connection, kind: str, stored: dict, k: int) -> Cache | N
             return None
         with np.load(p["npz"]) as z:
             arrays = {name: z[name] for name in ("pos", "ids", "order", "centres", "starts")}
-        vec = (
-            np.memmap(p["vec"], dtype=np.float32, mode="r", shape=(n, d))
-            if n
-            else np.zeros((0, d), np.float32)
-        )
-        nbrs = np.fromfile(p["nbrs"], dtype=np.int32).astype(np.int64).reshape(n, k)
-        cos = np.fromfile(p["cos"], dtype=np.float32).reshape(n, k)
+        # memory-mapped: an update reads the rows it walks, not 80 MB of lists at a million
+        vec = _mapped(p["vec"], np.float32, (n, d))
+        nbrs = _mapped(p["nbrs"], np.int32, (n, k))
+        cos = _mapped(p["cos"], np.float32, (n, k))
     except (OSError, ValueError, KeyError, json.JSONDecodeError):
         return None
     if arrays["pos"].size != n or arrays["order"].size != n:
@@ -248,6 +245,10 @@ def load(conn: sqlite3.Connection, kind: str, stored: dict, k: int) -> Cache | N
         state=state,
         **{x: arrays[x] for x in ("pos", "ids", "centres", "starts")},
     )
+
+
+def _mapped(path: Path, dtype: type, shape: tuple[int, int]) -> np.ndarray:
+    return np.memmap(path, dtype=dtype, mode="r", shape=shape) if shape[0] else np.zeros(shape, dtype)
 
 
 def append(

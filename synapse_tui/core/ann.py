@@ -32,7 +32,16 @@ from typing import Any
 import numpy as np
 
 from synapse_tui.core.config import GraphConfig
-from synapse_tui.core.knn import _EMPTY, Knn, Progress, _pack, effective_k, exact_knn, polished
+from synapse_tui.core.knn import (
+    _EMPTY,
+    Knn,
+    Progress,
+    _pack,
+    best_per_owner,
+    effective_k,
+    exact_knn,
+    polished,
+)
 
 RECALL_AT = 10
 SEED = 13
@@ -306,11 +315,8 @@ def _merge_top(
     m, k = best_v.shape
     vals = np.concatenate([best_v.ravel(), S[r, c]])
     idx = np.concatenate([best_i.ravel(), c + c0])
-    owner = np.concatenate([np.repeat(np.arange(m), k), r])
-    order = np.lexsort((-vals, owner))  # by row, best first
-    counts = np.bincount(owner, minlength=m)
-    take = order[((np.cumsum(counts) - counts)[:, None] + np.arange(k)).ravel()]
-    return vals[take].reshape(m, k), idx[take].reshape(m, k)
+    take = best_per_owner(np.concatenate([np.repeat(np.arange(m), k), r]), vals, m, k)
+    return vals[take], idx[take]
 
 
 def recall(X: np.ndarray, knn: Knn, rows: np.ndarray) -> float:

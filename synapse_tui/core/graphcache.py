@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from synapse_tui.core.knn import Knn, _pack, band
+from synapse_tui.core.knn import Knn, _pack, band, best_per_owner
 
 VERSION = 1
 MIN_ROWS = 20_000  # smaller spaces read back from SQLite in well under a second
@@ -309,7 +309,7 @@ def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn
         brute = probes == 0 or probes >= ncell
         if not brute and near.shape[1] < probes:  # one partition serves three widenings
             near = _nearest(closeness, min(ncell, 8 * probes))
-        out = _search(cache, Xn, ranks, k, near[:, : 0 if brute else probes], brute)
+        out = _search(cache, Xn, ranks, k, near[:, :probes], brute)
         if brute:
             if out is None:
                 raise ValueError("fewer rows than the lists are long")
@@ -325,10 +325,8 @@ def _nearest(closeness: np.ndarray, p: int) -> np.ndarray:
     about 20,000 cells, and sorting them all for 1,000 new rows took most of a second)."""
     m, c = closeness.shape
     bar = np.partition(closeness, c - p, axis=1)[:, c - p]  # each row's p-th closest value
-    r, cell = np.nonzero(closeness >= bar[:, None])  # p or more a row (ties)
-    o = np.lexsort((-closeness[r, cell], r))  # by row, closest first, ties in cell order
-    counts = np.bincount(r, minlength=m)
-    return cell[o][((np.cumsum(counts) - counts)[:, None] + np.arange(p)).ravel()].reshape(m, p)
+    r, cell = np.nonzero(closeness >= bar[:, None])  # p or more a row (ties: in cell order)
+    return cell[best_per_owner(r, closeness[r, cell], m, p)]
 
 
 def _check(V: np.ndarray, order: np.ndarray, Xn: np.ndarray, rows: np.ndarray, knn: Knn, k: int) -> float:
@@ -486,10 +484,8 @@ def _merge(
         owner = np.r_[np.repeat(np.arange(olds.size), k), np.searchsorted(olds, P[:, 0])]
         rows = np.r_[had_nbrs.ravel(), P[:, 1]]
         vals = np.r_[had_cos.ravel(), pol]
-        order = np.lexsort((-_pack(vals, ranks[rows]), owner))
-        counts = np.bincount(owner, minlength=olds.size)
-        take = order[((np.cumsum(counts) - counts)[:, None] + np.arange(k)).ravel()]
-        new_nbrs, new_cos = rows[take].reshape(-1, k), vals[take].reshape(-1, k)
+        take = best_per_owner(owner, _pack(vals, ranks[rows]), olds.size, k)
+        new_nbrs, new_cos = rows[take], vals[take]
         moved = (new_nbrs != had_nbrs).any(axis=1)
         nbrs[olds[moved]], cos[olds[moved]] = new_nbrs[moved], new_cos[moved]
         changed[olds[moved]] = True

@@ -74,6 +74,14 @@ def band(d: int) -> float:
     return d * 2.0**-24 + 2.0**-22
 
 
+def best_per_owner(owner: np.ndarray, score: np.ndarray, m: int, k: int) -> np.ndarray:
+    """(m, k) indices into the flat (owner, score) entries: each owner's k highest scores,
+    best first, ties in entry order. Every owner 0..m-1 must have at least k entries."""
+    order = np.lexsort((-score, owner))
+    counts = np.bincount(owner, minlength=m)
+    return order[((np.cumsum(counts) - counts)[:, None] + np.arange(k)).ravel()].reshape(m, k)
+
+
 def _pack(vals: np.ndarray, cand_ranks: np.ndarray) -> np.ndarray:
     bits = (vals.astype(np.float32) + np.float32(0.0)).view(np.int32)  # -0.0 -> +0.0
     ordered = np.where(bits >= 0, bits, bits ^ np.int32(0x7FFFFFFF)).astype(np.int64)

@@ -146,11 +146,8 @@ class Memory:
         if idx.size == 0:  # none of the ids is in the store any more
             return idx
         sub = score(self.arrays.rows(idx), self.config, now, self.k[idx])
-        if self._spare is None:
-            target = replace(cur, **{f: getattr(cur, f).copy() for f in _SCORE_ARRAYS})
-            stale = np.empty(0, np.int64)
-        else:
-            target, stale = self._spare, self._stale
+        self.ready_spare()
+        target, stale = self._spare, self._stale
         moved = np.zeros(idx.size, dtype=bool)
         for name in _SCORE_ARRAYS:
             out, now_vals, new = getattr(target, name), getattr(cur, name), getattr(sub, name)
@@ -175,8 +172,9 @@ class Memory:
             self.ready_spare()
 
     def ready_spare(self) -> None:
-        """Allocate the second score buffer a refresh writes into now (a worker's job), so
-        the next action does not pay for it: at a million facts about 0.1 s."""
+        """Allocate the second score buffer a refresh writes into, if it is missing. A
+        worker calls it ahead of the first action, which otherwise pays for it (about 0.1 s
+        at a million facts)."""
         if self._spare is None:
             self._spare = replace(self.scores, **{f: getattr(self.scores, f).copy() for f in _SCORE_ARRAYS})
             self._stale = np.empty(0, np.int64)

@@ -248,7 +248,11 @@ def load(conn: sqlite3.Connection, kind: str, stored: dict, k: int) -> Cache | N
 
 
 def _mapped(path: Path, dtype: type, shape: tuple[int, int]) -> np.ndarray:
-    return np.memmap(path, dtype=dtype, mode="r", shape=shape) if shape[0] else np.zeros(shape, dtype)
+    """The file, read-only and memory-mapped, as a plain array (a `np.memmap` pays Python
+    overhead on every index, and an update indexes it thousands of times)."""
+    if not shape[0]:
+        return np.zeros(shape, dtype)
+    return np.asarray(np.memmap(path, dtype=dtype, mode="r", shape=shape))
 
 
 def append(
@@ -321,11 +325,15 @@ def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn
 
 
 def _nearest(closeness: np.ndarray, p: int) -> np.ndarray:
-    """Each row's p nearest cells, nearest first (a partition: at a million facts there are
-    about 20,000 cells, and sorting them all for 1,000 new rows took most of a second)."""
+    """Each row's p nearest cells, nearest first (ties in cell order).
+
+    At a million facts there are about 20,000 cells: sorting them for 1,000 new rows took
+    most of a second, and even a partition a third of one. Instead, the smallest of the
+    maxima of p column blocks is at most a row's p-th largest value (p values reach it), so
+    the entries at or above it hold the p nearest; they are a few hundred a row."""
     m, c = closeness.shape
-    bar = np.partition(closeness, c - p, axis=1)[:, c - p]  # each row's p-th closest value
-    r, cell = np.nonzero(closeness >= bar[:, None])  # p or more a row (ties: in cell order)
+    bar = closeness[:, : c - c % p].reshape(m, p, c // p).max(axis=2).min(axis=1)
+    r, cell = np.nonzero(closeness >= bar[:, None])
     return cell[best_per_owner(r, closeness[r, cell], m, p)]
 
 
@@ -344,7 +352,7 @@ def _check(V: np.ndarray, order: np.ndarray, Xn: np.ndarray, rows: np.ndarray, k
     above = [(a, b + n_old)]
     for t0 in range(0, n_old, _BLOCK):
         t1 = min(t0 + _BLOCK, n_old)
-        a, b = np.nonzero(Q @ np.asarray(V[t0:t1]).T > thr[:, None])
+        a, b = np.nonzero(Q @ V[t0:t1].T > thr[:, None])
         above.append((a, order[t0 + b]))
     a = np.concatenate([x for x, _ in above])
     b = np.concatenate([y for _, y in above])
@@ -390,15 +398,17 @@ def _search(
     tail0 = 0 if brute else int(cache.starts[-1])
     for t0 in range(tail0, n_old, _BLOCK // 8):
         t1 = min(t0 + _BLOCK // 8, n_old)
-        offer(np.asarray(V[t0:t1]) @ Xn.T, order[t0:t1], everyone)
+        offer(V[t0:t1] @ Xn.T, order[t0:t1], everyone)
     if not brute and near.shape[1]:
         where = np.empty(n_old, np.int64)
         where[order] = np.arange(n_old)
+        seen = np.zeros(n_old, bool)
         for i in range(m):
             _walk(
                 V,
                 cache,
                 where,
+                seen,
                 near[i],
                 Xn[i],
                 k,
@@ -407,33 +417,43 @@ def _search(
     return _merge(cache, Xn, ranks, k, top, found, pairs_old)
 
 
-def _walk(V, cache: Cache, where: np.ndarray, cells: np.ndarray, x: np.ndarray, k: int, offer) -> None:
+def _walk(
+    V, cache: Cache, where: np.ndarray, seen: np.ndarray, cells: np.ndarray, x: np.ndarray, k: int, offer
+) -> None:
     """One new row's candidates: the rows of its nearest cells, then the kNN lists of the
-    best rows found so far, until the best 2k stop changing (the graph is the index)."""
-    n_old = V.shape[0]
-    at = np.concatenate([np.arange(cache.starts[c], cache.starts[c + 1]) for c in cells.tolist()])
-    rows = cache.order[at]
-    S = _rows(V, [(int(cache.starts[c]), int(cache.starts[c + 1])) for c in cells.tolist()]) @ x
-    seen = np.zeros(0, np.int64)
-    vals = np.zeros(0, np.float32)
+    best rows found so far, until they lead nowhere new (the graph is the index).
+
+    `seen`: all False on entry and again on return (one mark array serves every new row)."""
+    spans = [(int(cache.starts[c]), int(cache.starts[c + 1])) for c in cells.tolist()]
+    rows = cache.order[np.concatenate([np.arange(a, b) for a, b in spans])]
+    S = _rows(V, spans) @ x
     width = SPREAD * k
-    for _ in range(WALK):
-        offer(S, rows)
-        seen = np.r_[seen, rows]
-        vals = np.r_[vals, S]
-        best = seen[np.argsort(-vals, kind="stable")[:width]]
-        nxt = np.unique(cache.nbrs[best[best < n_old]].ravel())
-        nxt = nxt[~np.isin(nxt, seen)]
-        if nxt.size == 0:
-            break
-        f = where[nxt]
-        srt = np.argsort(f)
-        rows = nxt[srt]
-        S = np.asarray(V[f[srt]]) @ x
+    best, vals = rows[:0], S[:0]  # the best `width` so far; ties in the order they were found
+    marked = [rows]
+    seen[rows] = True
+    try:
+        for _ in range(WALK):
+            offer(S, rows)
+            best, vals = np.r_[best, rows], np.r_[vals, S]
+            top = np.argsort(-vals, kind="stable")[:width]
+            best, vals = best[top], vals[top]
+            nxt = cache.nbrs[best].ravel()
+            nxt = np.unique(nxt[~seen[nxt]])
+            if nxt.size == 0:
+                break
+            seen[nxt] = True
+            marked.append(nxt)
+            f = where[nxt]
+            srt = np.argsort(f)  # read the file in order
+            rows = nxt[srt]
+            S = V[f[srt]] @ x
+    finally:
+        for r in marked:
+            seen[r] = False
 
 
 def _rows(V: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
-    return np.concatenate([np.asarray(V[a:b]) for a, b in spans])
+    return np.concatenate([V[a:b] for a, b in spans])
 
 
 def _merge(

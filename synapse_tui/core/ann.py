@@ -26,6 +26,7 @@ neighbours there to reach recall 0.99).
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,10 +38,10 @@ from synapse_tui.core.knn import (
     Knn,
     Progress,
     _pack,
-    best_per_owner,
     effective_k,
     exact_knn,
     polished,
+    top_of_blocks,
 )
 
 RECALL_AT = 10
@@ -283,40 +284,18 @@ def exact_top(X: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
     """The exact top-k rows of each of `rows` (by float32 cosine), one column block at a
     time: X is read once, however many rows ask."""
     n = X.shape[0]
-    best_v = np.full((rows.size, k), -np.inf, np.float32)
-    best_i = np.zeros((rows.size, k), np.int64)
     Q = np.ascontiguousarray(X[rows], dtype=np.float32)
     step = max(k + 1, (1 << 24) // max(1, rows.size))
-    for c0 in range(0, n, step):
-        c1 = min(c0 + step, n)
-        S = Q @ X[c0:c1].T
-        own = np.flatnonzero((rows >= c0) & (rows < c1))
-        S[own, rows[own] - c0] = -np.inf
-        beats = S > best_v.min(axis=1)[:, None]  # what can enter a row's top-k
-        found = int(np.count_nonzero(beats))
-        if found == 0:
-            continue
-        if found > 4 * k * rows.size:  # the first blocks: a partition per row
-            w = min(k, c1 - c0)
-            part = np.argpartition(-S, w - 1, axis=1)[:, :w]
-            vals = np.concatenate([best_v, np.take_along_axis(S, part, axis=1)], axis=1)
-            idx = np.concatenate([best_i, part + c0], axis=1)
-            keep = np.argpartition(-vals, k - 1, axis=1)[:, :k]
-            best_v, best_i = np.take_along_axis(vals, keep, axis=1), np.take_along_axis(idx, keep, axis=1)
-        else:  # later blocks: the few beating a row's k-th merged in (k / block of them)
-            best_v, best_i = _merge_top(best_v, best_i, *np.nonzero(beats), S, c0)
-    return best_i
 
+    def blocks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for c0 in range(0, n, step):
+            c1 = min(c0 + step, n)
+            S = Q @ X[c0:c1].T
+            own = np.flatnonzero((rows >= c0) & (rows < c1))
+            S[own, rows[own] - c0] = -np.inf
+            yield S, np.arange(c0, c1)
 
-def _merge_top(
-    best_v: np.ndarray, best_i: np.ndarray, r: np.ndarray, c: np.ndarray, S: np.ndarray, c0: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's top-k of its current best and the block's entries (r, c) beating them."""
-    m, k = best_v.shape
-    vals = np.concatenate([best_v.ravel(), S[r, c]])
-    idx = np.concatenate([best_i.ravel(), c + c0])
-    take = best_per_owner(np.concatenate([np.repeat(np.arange(m), k), r]), vals, m, k)
-    return vals[take], idx[take]
+    return top_of_blocks(blocks(), rows.size, k)[0]
 
 
 def recall(X: np.ndarray, knn: Knn, rows: np.ndarray) -> float:

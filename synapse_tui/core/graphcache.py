@@ -29,15 +29,18 @@ k-th.
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 import json
 import os
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from synapse_tui.core.knn import Knn, _pack, band, best_per_owner
+from synapse_tui.core.knn import Knn, _pack, band, best_per_owner, top_of_blocks
 
 VERSION = 1
 MIN_ROWS = 20_000  # smaller spaces read back from SQLite in well under a second
@@ -76,6 +79,13 @@ class Cache:
     centres: np.ndarray  # (c, d) float32 unit centroids of the cells
     starts: np.ndarray  # (c + 1,) file positions where each cell starts; the tail after
     state: dict
+
+    @functools.cached_property
+    def where(self) -> np.ndarray:
+        """Row -> file position (the inverse of `order`)."""
+        out = np.empty(self.order.size, np.int64)
+        out[self.order] = np.arange(self.order.size)
+        return out
 
 
 def _paths(base: Path, kind: str) -> dict[str, Path]:
@@ -309,19 +319,24 @@ def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn
     closeness = Xn @ cache.centres.T
     check = np.sort(np.random.default_rng(m).choice(m, size=min(m, CHECK), replace=False))
     near = np.zeros((m, 0), np.int64)
-    while True:
-        brute = probes == 0 or probes >= ncell
-        if not brute and near.shape[1] < probes:  # one partition serves three widenings
-            near = _nearest(closeness, min(ncell, 8 * probes))
-        out = _search(cache, Xn, ranks, k, near[:, :probes], brute)
-        if brute:
-            if out is None:
-                raise ValueError("fewer rows than the lists are long")
-            return out
-        if out is not None:
-            if _check(V, order, Xn, check, out[0], k) >= cache.state.get("target", 0.99) - NOISE:
+    target = cache.state.get("target", 0.99)
+    with ThreadPoolExecutor(1) as pool:
+        # the checked rows' exact answer: reading the whole file takes most of a second at a
+        # million, so it is read in a thread while the walk (mostly Python) runs
+        truth = pool.submit(_truth, V, order, Xn, check, 2 * k) if 0 < probes < ncell else None
+        while True:
+            brute = probes == 0 or probes >= ncell
+            if not brute and near.shape[1] < probes:  # one partition serves three widenings
+                near = _nearest(closeness, min(ncell, 8 * probes))
+            out = _search(cache, Xn, ranks, k, near[:, :probes], brute)
+            if brute:
+                if out is None:
+                    raise ValueError("fewer rows than the lists are long")
                 return out
-        probes *= 2
+            if out is not None and truth is not None:
+                if _recall(truth.result(), out[0], V.shape[0], check, k, V.shape[1]) >= target - NOISE:
+                    return out
+            probes *= 2
 
 
 def _nearest(closeness: np.ndarray, p: int) -> np.ndarray:
@@ -337,27 +352,30 @@ def _nearest(closeness: np.ndarray, p: int) -> np.ndarray:
     return cell[best_per_owner(r, closeness[r, cell], m, p)]
 
 
-def _check(V: np.ndarray, order: np.ndarray, Xn: np.ndarray, rows: np.ndarray, knn: Knn, k: int) -> float:
-    """Recall@k of new rows' lists, exactly: a row's list misses one true neighbour for each
-    row outside it whose cosine beats its k-th by more than sgemm's error (the file is read
-    once, in blocks)."""
+def _truth(
+    V: np.ndarray, order: np.ndarray, Xn: np.ndarray, rows: np.ndarray, width: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The `width` best other rows of new rows `rows` and their sgemm cosines, exactly (the
+    file is read once, in blocks)."""
     n_old = V.shape[0]
-    eps = np.float32(band(V.shape[1]))
-    mine = knn.nbrs[n_old + rows]
-    thr = knn.cos[n_old + rows, k - 1] + eps
     Q = Xn[rows]
     S = Q @ Xn.T
     S[np.arange(rows.size), rows] = -np.inf
-    a, b = np.nonzero(S > thr[:, None])
-    above = [(a, b + n_old)]
-    for t0 in range(0, n_old, _BLOCK):
-        t1 = min(t0 + _BLOCK, n_old)
-        a, b = np.nonzero(Q @ V[t0:t1].T > thr[:, None])
-        above.append((a, order[t0 + b]))
-    a = np.concatenate([x for x, _ in above])
-    b = np.concatenate([y for _, y in above])
-    outside = ~(mine[a] == b[:, None]).any(axis=1)
-    missed = np.minimum(np.bincount(a[outside], minlength=rows.size), k)
+    blocks = ((Q @ V[t0 : t0 + _BLOCK].T, order[t0 : t0 + _BLOCK]) for t0 in range(0, n_old, _BLOCK))
+    return top_of_blocks(itertools.chain([(S, n_old + np.arange(Xn.shape[0]))], blocks), rows.size, width)
+
+
+def _recall(
+    truth: tuple[np.ndarray, np.ndarray], knn: Knn, n_old: int, rows: np.ndarray, k: int, d: int
+) -> float:
+    """Recall@k of new rows' lists: a row's list misses one true neighbour for each row
+    outside it whose cosine beats its k-th by more than sgemm's error. `truth` holds each
+    row's 2k best, which is enough: beyond 2k such rows, k of them are outside a list of k."""
+    idx, vals = truth
+    mine = knn.nbrs[n_old + rows]
+    thr = knn.cos[n_old + rows, k - 1] + np.float32(band(d))
+    outside = ~(idx[:, :, None] == mine[:, None, :]).any(axis=2)
+    missed = np.minimum(((vals > thr[:, None]) & outside).sum(axis=1), k)
     return 1.0 - float(missed.sum()) / (k * rows.size)
 
 
@@ -400,56 +418,42 @@ def _search(
         t1 = min(t0 + _BLOCK // 8, n_old)
         offer(V[t0:t1] @ Xn.T, order[t0:t1], everyone)
     if not brute and near.shape[1]:
-        where = np.empty(n_old, np.int64)
-        where[order] = np.arange(n_old)
         seen = np.zeros(n_old, bool)
         for i in range(m):
-            _walk(
-                V,
-                cache,
-                where,
-                seen,
-                near[i],
-                Xn[i],
-                k,
-                lambda S, rows, i=i: offer(S[:, None], rows, everyone[i : i + 1]),
-            )
+            S, rows = _walk(V, cache, seen, near[i], Xn[i], k)
+            offer(S[:, None], rows, everyone[i : i + 1])
     return _merge(cache, Xn, ranks, k, top, found, pairs_old)
 
 
 def _walk(
-    V, cache: Cache, where: np.ndarray, seen: np.ndarray, cells: np.ndarray, x: np.ndarray, k: int, offer
-) -> None:
-    """One new row's candidates: the rows of its nearest cells, then the kNN lists of the
-    best rows found so far, until they lead nowhere new (the graph is the index).
-
-    `seen`: all False on entry and again on return (one mark array serves every new row)."""
+    V: np.ndarray, cache: Cache, seen: np.ndarray, cells: np.ndarray, x: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """One new row's candidates and their cosines: the rows of its nearest cells, then the
+    kNN lists of the best rows found so far, until they lead nowhere new (the graph is the
+    index). `seen`: all False on entry and again on return (one mark array serves every
+    new row)."""
     spans = [(int(cache.starts[c]), int(cache.starts[c + 1])) for c in cells.tolist()]
-    rows = cache.order[np.concatenate([np.arange(a, b) for a, b in spans])]
-    S = _rows(V, spans) @ x
+    rows = [cache.order[np.concatenate([np.arange(a, b) for a, b in spans])]]
+    S = [_rows(V, spans) @ x]
     width = SPREAD * k
-    best, vals = rows[:0], S[:0]  # the best `width` so far; ties in the order they were found
-    marked = [rows]
-    seen[rows] = True
-    try:
-        for _ in range(WALK):
-            offer(S, rows)
-            best, vals = np.r_[best, rows], np.r_[vals, S]
-            top = np.argsort(-vals, kind="stable")[:width]
-            best, vals = best[top], vals[top]
-            nxt = cache.nbrs[best].ravel()
-            nxt = np.unique(nxt[~seen[nxt]])
-            if nxt.size == 0:
-                break
-            seen[nxt] = True
-            marked.append(nxt)
-            f = where[nxt]
-            srt = np.argsort(f)  # read the file in order
-            rows = nxt[srt]
-            S = V[f[srt]] @ x
-    finally:
-        for r in marked:
-            seen[r] = False
+    best, vals = rows[0][:0], S[0][:0]  # the best `width` so far; ties in the order found
+    seen[rows[0]] = True
+    for _ in range(WALK):
+        best, vals = np.r_[best, rows[-1]], np.r_[vals, S[-1]]
+        top = np.argsort(-vals, kind="stable")[:width]
+        best, vals = best[top], vals[top]
+        nxt = cache.nbrs[best].ravel()
+        nxt = np.unique(nxt[~seen[nxt]])
+        if nxt.size == 0:
+            break
+        seen[nxt] = True
+        f = cache.where[nxt]
+        srt = np.argsort(f)  # read the file in order
+        rows.append(nxt[srt])
+        S.append(V[f[srt]] @ x)
+    visited = np.concatenate(rows)
+    seen[visited] = False
+    return np.concatenate(S), visited
 
 
 def _rows(V: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
@@ -465,8 +469,7 @@ def _merge(
     cos = np.empty((n, k), np.float32)
     nbrs[:n_old], cos[:n_old] = cache.nbrs, cache.cos
     eps = np.float32(band(Xn.shape[1]))
-    where = np.empty(n_old, np.int64)
-    where[cache.order] = np.arange(n_old)
+    where = cache.where
 
     def vectors(rows: np.ndarray) -> np.ndarray:
         out = np.empty((rows.size, Xn.shape[1]), np.float32)
@@ -488,15 +491,13 @@ def _merge(
     uniq = np.r_[True, (c[1:] != c[:-1]) | (r[1:] != r[:-1])]
     c, r = c[uniq], r[uniq]
     pol = _pairs(Xn[c], vectors(r))
-    starts = np.searchsorted(c, np.arange(m + 1))
-    for i in range(m):
-        s0, s1 = starts[i], starts[i + 1]
-        best = np.argsort(-_pack(pol[s0:s1], ranks[r[s0:s1]]), kind="stable")[:k]
-        nbrs[n_old + i], cos[n_old + i] = r[s0:s1][best], pol[s0:s1][best]
+    take = best_per_owner(c, _pack(pol, ranks[r]), m, k)
+    nbrs[n_old:], cos[n_old:] = r[take], pol[take]
     changed = np.zeros(n, bool)
     changed[n_old:] = True
     if pairs_old:
-        P = np.unique(np.concatenate(pairs_old), axis=0)
+        P = np.concatenate(pairs_old)
+        P = P[np.unique(P[:, 0] * m + (P[:, 1] - n_old), return_index=True)[1]]  # by (old, new)
         olds = np.unique(P[:, 0])
         pol = _pairs(vectors(P[:, 0]), Xn[P[:, 1] - n_old])
         # every such old row at once: its list and its new candidates, best k by (cos, id)

@@ -22,7 +22,7 @@ How it stays exact:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,6 +80,35 @@ def best_per_owner(owner: np.ndarray, score: np.ndarray, m: int, k: int) -> np.n
     order = np.lexsort((-score, owner))
     counts = np.bincount(owner, minlength=m)
     return order[((np.cumsum(counts) - counts)[:, None] + np.arange(k)).ravel()].reshape(m, k)
+
+
+def top_of_blocks(
+    blocks: Iterable[tuple[np.ndarray, np.ndarray]], m: int, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each of m rows' k highest values over column blocks `(S, ids)` (S is (m, len(ids));
+    -inf never wins): (ids, values), not ordered. After the first blocks only the few
+    entries that beat a row's k-th are merged, so a block costs little beyond its product."""
+    best_v = np.full((m, k), -np.inf, np.float32)
+    best_i = np.zeros((m, k), np.int64)
+    for S, ids in blocks:
+        beats = S > best_v.min(axis=1)[:, None]  # what can enter a row's top-k
+        found = int(np.count_nonzero(beats))
+        if found == 0:
+            continue
+        if found > 4 * k * m:  # the first blocks: a partition per row
+            w = min(k, S.shape[1])
+            part = np.argpartition(-S, w - 1, axis=1)[:, :w]
+            vals = np.concatenate([best_v, np.take_along_axis(S, part, axis=1)], axis=1)
+            idx = np.concatenate([best_i, ids[part]], axis=1)
+            keep = np.argpartition(-vals, k - 1, axis=1)[:, :k]
+            best_v, best_i = np.take_along_axis(vals, keep, axis=1), np.take_along_axis(idx, keep, axis=1)
+        else:  # later blocks: the few beating a row's k-th merged in (k / block of them)
+            r, c = np.nonzero(beats)
+            vals = np.concatenate([best_v.ravel(), S[r, c]])
+            idx = np.concatenate([best_i.ravel(), ids[c]])
+            take = best_per_owner(np.concatenate([np.repeat(np.arange(m), k), r]), vals, m, k)
+            best_v, best_i = vals[take], idx[take]
+    return best_i, best_v
 
 
 def _pack(vals: np.ndarray, cand_ranks: np.ndarray) -> np.ndarray:

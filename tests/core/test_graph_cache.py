@@ -198,3 +198,30 @@ def test_a_new_rows_nearest_cells_are_the_sorted_order_cut_short() -> None:
         closeness = rng.standard_normal((m, c)).astype(np.float32)
         closeness[:, 5] = closeness[:, 6]  # ties
         assert np.array_equal(_nearest(closeness, p), np.argsort(-closeness, axis=1, kind="stable")[:, :p])
+
+
+def test_an_updates_recall_check_counts_each_true_neighbour_a_list_missed() -> None:
+    """The check that decides whether an update widens its search: against an exact search
+    of every row, a list missing one true neighbour in one of 8 checked rows is a recall of
+    1 - 1/80; a list that is exact is 1.0."""
+    from synapse_tui.core.graph import Knn
+    from synapse_tui.core.graphcache import _recall, _truth
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((600, 16)).astype(np.float32)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    V, Xn = X[:500][::-1].copy(), X[500:]  # the file holds the old rows in another order
+    order = np.arange(500)[::-1].copy()
+    k, rows = 10, np.arange(0, 96, 12)
+    S = Xn[rows] @ X.T
+    S[np.arange(rows.size), 500 + rows] = -np.inf
+    exact = np.argsort(-S, axis=1, kind="stable")
+    truth = _truth(V, order, Xn, rows, 2 * k)
+    assert [set(r) for r in truth[0]] == [set(r) for r in exact[:, : 2 * k]]
+    nbrs = np.zeros((600, k), np.int64)
+    cos = np.zeros((600, k), np.float32)
+    nbrs[500 + rows] = exact[:, :k]
+    cos[500 + rows] = np.take_along_axis(S, exact[:, :k], axis=1)
+    assert _recall(truth, Knn(nbrs, cos), 500, rows, k, 16) == 1.0
+    nbrs[500 + rows[3], 4] = exact[3, k + 5]  # a far row in place of a true neighbour
+    assert _recall(truth, Knn(nbrs, cos), 500, rows, k, 16) == pytest.approx(1 - 1 / 80)

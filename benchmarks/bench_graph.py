@@ -1,6 +1,7 @@
 """Figures for issue 3: neighbour-graph build, incremental update and lookup times.
 
     python benchmarks/bench_graph.py [--sizes 10000,100000] [--skip-store] [--skip-import]
+                                     [--import-only] [--texts words|world]
 
 Clustered synthetic embeddings (d = 384). For each size: the exact kNN + edges time, the
 time of one plain blockwise X @ X.T pass over the same data in the same run (the ratio is
@@ -9,6 +10,8 @@ what to compare across machines), and, for the largest size, a store built throu
 the near-duplicate clusters. Then the import path without embeddings: synthetic facts
 imported, and the graph step (lexical embeddings + kNN + edges + NPMI) timed against one
 X @ X.T pass over the lexical vectors. Every ratio is against a pass in the same run.
+The import's texts are six random words of 21 (`--texts words`, no structure: the hardest
+case for any index) or the sample's phrasing from its world simulation (`--texts world`).
 """
 
 from __future__ import annotations
@@ -164,9 +167,10 @@ def bench_store(n: int, t_mm: float) -> None:
         conn.close()
 
 
-def bench_import(n: int) -> None:
-    """`synapse-tui import` of n facts without embeddings: the graph step, timed by part."""
-    from synth import write_synthetic_jsonl
+def bench_import(n: int, texts: str = "words") -> None:
+    """`synapse-tui import` of n facts without embeddings: the graph step, timed by part.
+    `texts`: six random words of 21 ("words"), or the sample's phrasing ("world")."""
+    from synth import world_texts, write_synthetic_jsonl
 
     from synapse_tui.core.config import Config
     from synapse_tui.core.store import Store
@@ -188,7 +192,9 @@ def bench_import(n: int) -> None:
             knn_time[0] += time.perf_counter() - t0
 
     with tempfile.TemporaryDirectory() as tmp:
-        src = write_synthetic_jsonl(Path(tmp) / "facts.jsonl", n)
+        src = write_synthetic_jsonl(
+            Path(tmp) / "facts.jsonl", n, texts=world_texts(n) if texts == "world" else None
+        )
         facts = parse_file(src)
         with Store.open(Path(tmp) / "imp.db", create=True) as store:
             t = time.perf_counter()
@@ -209,7 +215,7 @@ def bench_import(n: int) -> None:
     t_mm = matmul_pass(X)
     cpu_mm = time.process_time() - cpu
     print(
-        f"import N={n} without embeddings: facts {t_import:.2f} s; graph step {t_graph:.2f} s"
+        f"import N={n} without embeddings ({texts} texts): facts {t_import:.2f} s; graph step {t_graph:.2f} s"
         f" ({cpu_graph:.1f} s of CPU; one X @ X.T pass {cpu_mm:.1f} s of CPU) "
         f"(kNN {knn_time[0]:.2f} s, the rest {t_graph - knn_time[0]:.2f} s, of which lexical embedding "
         f"{t_embed:.2f} s; kNN by {' / '.join(methods)});"
@@ -225,6 +231,9 @@ def main() -> None:
     parser.add_argument("--skip-store", action="store_true")
     parser.add_argument("--skip-import", action="store_true")
     parser.add_argument("--import-only", action="store_true", help="just the import without embeddings")
+    parser.add_argument(
+        "--texts", choices=("words", "world"), default="words", help="the import's texts (bench_import)"
+    )
     args = parser.parse_args()
     for info in threadpool_info():
         print(
@@ -233,13 +242,13 @@ def main() -> None:
         )
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.import_only:
-        bench_import(max(sizes))
+        bench_import(max(sizes), args.texts)
         return
     passes = {n: bench_edges(n) for n in sizes}
     if not args.skip_store:
         bench_store(max(sizes), passes[max(sizes)])
     if not args.skip_import:
-        bench_import(max(sizes))
+        bench_import(max(sizes), args.texts)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,30 @@ WORDS = (
 END = 1_796_000_000.0  # 2026-12-01
 
 
-def write_synthetic_jsonl(path: Path, n: int, seed: int = 7, id_prefix: str = "s") -> Path:
+def world_texts(n: int) -> list[str]:
+    """n distinct fact texts phrased as the bundled sample's are (people, projects, dates,
+    action items), from as many runs of its world simulation (sample_db/world.py) as it
+    takes: text with the repetition an agent's memory has, unlike WORDS drawn at random."""
+    import random
+    import sys
+
+    sys.path[:0] = [str(Path(__file__).resolve().parent.parent / "sample_db")]
+    from world import World
+
+    texts: dict[str, None] = {}
+    seed = 0
+    while len(texts) < n:
+        world = World(random.Random(seed))
+        world.run()
+        texts.update(dict.fromkeys(d.text for d in world.drafts))
+        seed += 1
+    return list(texts)[:n]
+
+
+def write_synthetic_jsonl(
+    path: Path, n: int, seed: int = 7, id_prefix: str = "s", texts: list[str] | None = None
+) -> Path:
+    """n facts; their texts are `fact i:` and six of WORDS, or `texts` when given."""
     rng = np.random.default_rng(seed)
     created = END - rng.uniform(0, 730, n) * 86400
     with open(path, "w", encoding="utf-8") as fh:
@@ -23,7 +46,7 @@ def write_synthetic_jsonl(path: Path, n: int, seed: int = 7, id_prefix: str = "s
             words = " ".join(rng.choice(WORDS, 6))
             obj = {
                 "id": f"{id_prefix}{i:07d}",
-                "text": f"fact {i}: {words}",
+                "text": texts[i] if texts else f"fact {i}: {words}",
                 "created_at": _iso(created[i]),
                 "tier": ("auto", "human", "signed")[i % 3 if i % 10 == 0 else 0],
                 "corroborations": int(rng.poisson(2)),

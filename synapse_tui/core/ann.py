@@ -35,16 +35,24 @@ import numpy as np
 from synapse_tui.core.config import GraphConfig
 from synapse_tui.core.knn import (
     _EMPTY,
+    SLACK,
     Knn,
     Progress,
     _pack,
+    _TopK,
+    _unpack_rank,
+    band,
     effective_k,
     exact_knn,
+    nearest_centre,
     polished,
+    top_columns,
     top_of_blocks,
+    unit_means,
 )
 
 RECALL_AT = 10
+TIE = 1e-6  # SPEC 3.1: a near-tie within this may fall either way
 SEED = 13
 MISSING = (
     "built exact, which is slow at this size: the approximate graph needs the [scale] extra"
@@ -69,6 +77,19 @@ _CHUNK = 16_384
 # 11.7 s; 8-bit M=24, 32, efSearch 48 10.7 s; 8-bit M=48, 24, efSearch 48 10.3 s.
 # 32/40/24 is kept for its margin (0.993 where the others sit at 0.991-0.992).
 LEXICAL_HNSW = (32, 40, 24)
+# the probed search (`probed_knn`): cells per square root of the rows, the cells a row
+# searches first (then twice as many, until the tuning sample reaches the target), and the
+# k-means that makes the cells
+CELLS_PER_ROOT = 0.8
+FIRST_PROBES = 8
+KMEANS_SAMPLE = 40  # rows per cell
+KMEANS_STEPS = 8
+# the probed search is taken when its products are at most this share of an exact search's
+# (their overheads, gathers and offers, about double the products' time): with faiss, whose
+# HNSW measured 0.45 of an exact search on unstructured text; without it, against exact
+PROBED_WORK = 0.08
+EXACT_WORK = 0.25
+_ROWS = 2048  # rows of one product against a cell
 
 
 def param(gc: Any, name: str) -> Any:
@@ -111,36 +132,44 @@ def nndescent_available() -> bool:
 def build_knn(
     X: np.ndarray, ranks: np.ndarray, k: int, gc: Any, progress: Progress | None = None, lexical: bool = False
 ) -> Build:
-    """Exact lists up to the threshold (or without the extra), approximate ones above it.
+    """Exact lists up to the threshold, approximate ones above it.
 
-    `lexical`: the built-in hashed n-gram vectors, where faiss's HNSW measured faster than
-    NN-descent (100,000 facts: 0.67 against 1.00 of one exact X @ X.T pass, NN-descent
-    needing 30 neighbours for recall 0.99), so HNSW goes first there."""
+    The built-in lexical vectors (`lexical`) are searched cell by cell (`probed_knn`,
+    numpy alone) when the tuning sample shows their neighbours sit in a few cells, as they
+    do for text; otherwise by faiss's HNSW, which measured faster than NN-descent there
+    (NN-descent needed 30 neighbours for recall 0.99), or exactly without the extra.
+    Model embeddings: NN-descent, else HNSW, else exact."""
     n = X.shape[0]
     if n <= param(gc, "approximate_above") or effective_k(k, n) == 0:
         return Build(exact_knn(X, ranks, k, progress), "exact", None, 0)
     size = int(param(gc, "recall_sample"))
+    target = float(param(gc, "target_recall"))
+    at = min(RECALL_AT, effective_k(k, n))
+    tune, report = Truth.pair(X, sample_rows(n, size, SEED + 1), sample_rows(n, size), at)
+    tune = tune if target > 0 else None
+    if lexical:
+        plan = plan_probes(X, effective_k(k, n), tune, target)
+        if plan.work <= (PROBED_WORK if faiss_available() else EXACT_WORK):
+            knn, probes = probed_knn(X, ranks, k, plan, tune, target, progress)
+            return _measured(knn, f"probed(cells={plan.cells},probes={probes})", report)
     if nndescent_available() and not (lexical and faiss_available()):
         nn = max(int(param(gc, "nndescent_neighbors")), effective_k(k, n) + 2)
-        knn, nn = nndescent_knn(X, ranks, k, nn, float(param(gc, "target_recall")), size, progress)
-        return _measured(X, knn, f"pynndescent(n_neighbors={nn})", size)
+        knn, nn = nndescent_knn(X, ranks, k, nn, tune, target, progress)
+        return _measured(knn, f"pynndescent(n_neighbors={nn})", report)
     if not faiss_available():
         return Build(exact_knn(X, ranks, k, progress), "exact", None, 0, MISSING)
-    target = float(param(gc, "target_recall"))
     if lexical:
         m, ef_c, ef_s = LEXICAL_HNSW
-        knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, target, size, progress, sq8=True)
-        return _measured(X, knn, f"faiss-hnsw-sq8(M={m},efConstruction={ef_c},efSearch={ef})", size)
+        knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, tune, target, progress, sq8=True)
+        return _measured(knn, f"faiss-hnsw-sq8(M={m},efConstruction={ef_c},efSearch={ef})", report)
     m, ef_c, ef_s = (int(param(gc, p)) for p in ("hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"))
-    knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, target, size, progress)
-    return _measured(X, knn, f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef})", size)
+    knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, tune, target, progress)
+    return _measured(knn, f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef})", report)
 
 
-def _measured(X: np.ndarray, knn: Knn, method: str, size: int) -> Build:
+def _measured(knn: Knn, method: str, report: Truth) -> Build:
     """An approximate build with its recall@10 on the seeded sample."""
-    sample = sample_rows(X.shape[0], size)
-    at = min(RECALL_AT, knn.nbrs.shape[1])
-    return Build(knn, method, _hits(knn.nbrs[sample], exact_top(X, sample, at)), sample.size)
+    return Build(knn, method, report.recall(knn.nbrs, knn.cos), report.rows.size)
 
 
 def hnsw_knn(
@@ -150,8 +179,8 @@ def hnsw_knn(
     m: int,
     ef_c: int,
     ef_s: int,
+    truth: Truth | None = None,
     target: float = 0.0,
-    tune_size: int = 1000,
     progress: Progress | None = None,
     sq8: bool = False,
 ) -> tuple[Knn, int]:
@@ -188,13 +217,11 @@ def hnsw_knn(
         _best(X, ranks, rows, cand, (cand < 0) | (cand == rows[:, None]), k, nbrs, cos)
 
     ef = ef_s
-    if target > 0:
-        tune = sample_rows(n, tune_size, SEED + 1)
-        truth = exact_top(X, tune, min(RECALL_AT, k))
+    if truth is not None:
         while True:
             index.hnsw.efSearch = max(ef, width)
-            search(tune)
-            if _hits(nbrs[tune], truth) >= target or ef >= 16 * ef_s:
+            search(truth.rows)
+            if truth.recall(nbrs, cos) >= target or ef >= 16 * ef_s:
                 break
             ef *= 2
     index.hnsw.efSearch = max(ef, width)
@@ -207,13 +234,164 @@ def hnsw_knn(
     return Knn(nbrs, cos), ef
 
 
+@dataclass(frozen=True)
+class Plan:
+    """The cells of a probed search and how many a row must search (`plan_probes`)."""
+
+    centres: np.ndarray  # (cells, d) unit centres
+    home: np.ndarray  # each row's nearest cell
+    probes: int  # cells a row searches, its own first
+    work: float  # the products' share of an exact search's
+
+    @property
+    def cells(self) -> int:
+        return self.centres.shape[0]
+
+
+def plan_probes(X: np.ndarray, k: int, truth: Truth | None, target: float) -> Plan:
+    """Cells by spherical k-means (about sqrt(n) of them), and the fewest a row must search
+    for `target` of the tuning sample's true neighbours to lie in the cells searched,
+    read off the sample before any search: where neighbours scatter over the cells (text
+    without structure) the search would cost near an exact one, and the caller goes
+    another way."""
+    n = X.shape[0]
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    cells = int(np.clip(round(np.sqrt(n) * CELLS_PER_ROOT), 1, max(1, n // (4 * (k + SLACK)))))
+    centres = _kmeans(X, cells)
+    home = np.concatenate([nearest_centre(X[i : i + _CHUNK], centres) for i in range(0, n, _CHUNK)])
+    probes = min(FIRST_PROBES, cells)
+    if truth is not None and target > 0:
+        m = truth.rows.size
+        order = top_columns(X[truth.rows] @ centres.T, cells)  # each sampled row's cells, nearest first
+        place = np.empty_like(order)
+        place[np.arange(m)[:, None], order] = np.arange(cells)
+        needed = np.sort((place[np.arange(m)[:, None], home[truth.ids]]).ravel())  # cells to reach each
+        probes = int(needed[min(needed.size - 1, int(np.ceil(target * needed.size)) - 1)]) + 1
+    sizes = np.bincount(home, minlength=cells)
+    work = float(
+        sizes[top_columns(X[sample_rows(n, 1000, SEED + 4)] @ centres.T, probes)].sum(axis=1).mean() / n
+    )
+    return Plan(centres, home, probes, work)
+
+
+def probed_knn(
+    X: np.ndarray,
+    ranks: np.ndarray,
+    k: int,
+    plan: Plan,
+    truth: Truth | None = None,
+    target: float = 0.0,
+    progress: Progress | None = None,
+) -> tuple[Knn, int]:
+    """Each row's k best among the rows of the cells nearest it, searched exactly, and the
+    number of cells a row searched (numpy alone: no extra is needed).
+
+    Every row is searched against its own cell, then against its next nearest cells, a
+    cell at a time: one matrix product of the cell's rows with the rows that search it.
+    Should the tuning sample still fall short of `target` recall@10, the search widens to
+    twice the cells, searching only the cells added. Text clusters, so most of a row's
+    neighbours sit in a few cells."""
+    n = X.shape[0]
+    k = effective_k(k, n)
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    cells, probes = plan.cells, plan.probes
+    order = np.argsort(plan.home, kind="stable")  # rows grouped by their own cell
+    Xp, home = X[order], plan.home[order]  # from here on, rows are positions in this order
+    starts = np.searchsorted(home, np.arange(cells + 1))
+    top = _TopK(n, min(n - 1, k + SLACK), ranks[order])
+    pos = np.arange(n, dtype=np.int64)
+    at = np.empty(n, np.int64)  # row -> position
+    at[order] = pos
+    steps = 2 * cells
+    for c in range(cells):  # each cell with itself (self-pairs skipped)
+        b0, b1 = starts[c], starts[c + 1]
+        for r0 in range(b0, b1, _ROWS):
+            r1 = min(r0 + _ROWS, b1)
+            top.offer(pos[r0:r1], pos[b0:b1], Xp[r0:r1] @ Xp[b0:b1].T, col0=b0)
+        if progress:
+            progress(c + 1, steps)
+    searched = 1
+    while True:
+        _search_cells(Xp, _other_cells(Xp, plan, home, probes)[:, searched - 1 :], starts, top)
+        searched = probes
+        if progress:
+            progress(min(steps - 1, cells + probes), steps)
+        if truth is None or probes == cells:
+            break
+        if truth.recall(*_chosen(X, ranks, order, top, at[truth.rows], k)) >= target:
+            break
+        probes = min(cells, 2 * probes)
+    nbrs, cos = _chosen(X, ranks, order, top, pos, k)
+    if progress:
+        progress(steps, steps)
+    return Knn(nbrs, cos), probes
+
+
+def _kmeans(X: np.ndarray, cells: int) -> np.ndarray:
+    """Unit centres of `cells` cells: spherical k-means on a seeded sample of the rows."""
+    rng = np.random.default_rng(SEED + 3)
+    S = X[np.sort(rng.choice(X.shape[0], size=min(X.shape[0], KMEANS_SAMPLE * cells), replace=False))]
+    C = S[np.sort(rng.choice(S.shape[0], size=cells, replace=False))]
+    for _ in range(KMEANS_STEPS):
+        C = unit_means(S, nearest_centre(S, C), cells, C)
+    return C
+
+
+def _other_cells(X: np.ndarray, plan: Plan, home: np.ndarray, probes: int) -> np.ndarray:
+    """Each row's probes - 1 nearest cells after its own, nearest first (its own is left
+    out by name: a product of another shape may round a near-tie the other way)."""
+    near = np.concatenate(
+        [
+            top_columns(X[i : i + _CHUNK] @ plan.centres.T, min(plan.cells, probes))
+            for i in range(0, X.shape[0], _CHUNK)
+        ]
+    )
+    keep = np.argsort(near == home[:, None], axis=1, kind="stable")[:, : probes - 1]
+    return np.take_along_axis(near, keep, axis=1)
+
+
+def _search_cells(Xp: np.ndarray, probes: np.ndarray, starts: np.ndarray, top: _TopK) -> None:
+    """Offer every row the rows of the cells in its row of `probes` (one product a cell,
+    with the rows that search it)."""
+    if probes.shape[1] == 0:
+        return
+    cell = probes.ravel()
+    who = np.repeat(np.arange(Xp.shape[0], dtype=np.int64), probes.shape[1])
+    by = np.argsort(cell, kind="stable")
+    cell, who = cell[by], who[by]
+    bounds = np.searchsorted(cell, np.arange(starts.size))
+    for c in range(starts.size - 1):
+        b0, b1 = starts[c], starts[c + 1]
+        rows = who[bounds[c] : bounds[c + 1]]
+        cols = np.arange(b0, b1, dtype=np.int64)
+        for q0 in range(0, rows.size if b1 > b0 else 0, _ROWS):
+            q = rows[q0 : q0 + _ROWS]
+            top.offer(q, cols, Xp[q] @ Xp[b0:b1].T)
+
+
+def _chosen(
+    X: np.ndarray, ranks: np.ndarray, order: np.ndarray, top: _TopK, at: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(n, k) lists, filled at the rows at positions `at`: their candidates' best k by
+    polished key."""
+    nbrs = np.zeros((X.shape[0], k), np.int64)
+    cos = np.zeros((X.shape[0], k), np.float32)
+    rank_to_pos = np.argsort(top.ranks)
+    for c0 in range(0, at.size, _CHUNK):
+        a = at[c0 : c0 + _CHUNK]
+        keys = top.keys[a]
+        bad = keys == _EMPTY
+        _best(X, ranks, order[a], order[rank_to_pos[np.where(bad, 0, _unpack_rank(keys))]], bad, k, nbrs, cos)
+    return nbrs, cos
+
+
 def nndescent_knn(
     X: np.ndarray,
     ranks: np.ndarray,
     k: int,
     neighbours: int,
+    truth: Truth | None = None,
     target: float = 0.0,
-    tune_size: int = 1000,
     progress: Progress | None = None,
 ) -> tuple[Knn, int]:
     """Each row's k best among the `neighbours` that pynndescent's NN-descent finds for it,
@@ -225,8 +403,6 @@ def nndescent_knn(
     n = X.shape[0]
     k = effective_k(k, n)
     X = np.ascontiguousarray(X, dtype=np.float32)
-    tune = sample_rows(n, tune_size, SEED + 1) if target > 0 else None
-    truth = exact_top(X, tune, min(RECALL_AT, k)) if tune is not None else None
     nbrs = np.empty((n, k), np.int64)
     cos = np.empty((n, k), np.float32)
     for attempt in range(3):
@@ -242,7 +418,7 @@ def nndescent_knn(
             rows = np.arange(c0, min(c0 + _CHUNK, n), dtype=np.int64)
             c = cand[rows]
             _best(X, ranks, rows, c, (c < 0) | (c == rows[:, None]), k, nbrs, cos)
-        if truth is None or _hits(nbrs[tune], truth) >= target or attempt == 2 or width >= n:
+        if truth is None or truth.recall(nbrs, cos) >= target or attempt == 2 or width >= n:
             break
         neighbours *= 2
     if progress:
@@ -281,7 +457,12 @@ def sample_rows(n: int, size: int, seed: int = SEED) -> np.ndarray:
 
 
 def exact_top(X: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
-    """The exact top-k rows of each of `rows` (by float32 cosine), one column block at a
+    """The exact top-k rows of each of `rows` (by float32 cosine), unordered."""
+    return _exact(X, rows, k)[0]
+
+
+def _exact(X: np.ndarray, rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each of `rows`' exact top-k rows and their float32 cosines, one column block at a
     time: X is read once, however many rows ask."""
     n = X.shape[0]
     Q = np.ascontiguousarray(X[rows], dtype=np.float32)
@@ -295,18 +476,45 @@ def exact_top(X: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
             S[own, rows[own] - c0] = -np.inf
             yield S, np.arange(c0, c1)
 
-    return top_of_blocks(blocks(), rows.size, k)[0]
+    return top_of_blocks(blocks(), rows.size, k)
+
+
+@dataclass(frozen=True)
+class Truth:
+    """The exact top-10 of sampled rows, that lists are measured against."""
+
+    rows: np.ndarray
+    ids: np.ndarray  # (rows, at), unordered
+    kth: np.ndarray  # each row's at-th cosine
+    tol: float
+
+    @classmethod
+    def of(cls, X: np.ndarray, rows: np.ndarray, at: int) -> Truth:
+        ids, vals = _exact(X, rows, at)
+        return cls(rows, ids, vals.min(axis=1), TIE + band(X.shape[1]))
+
+    @classmethod
+    def pair(cls, X: np.ndarray, a: np.ndarray, b: np.ndarray, at: int) -> tuple[Truth, Truth]:
+        """The truths of two samples, X read once for both."""
+        ids, vals = _exact(X, np.r_[a, b], at)
+        tol = TIE + band(X.shape[1])
+        return cls(a, ids[: a.size], vals[: a.size].min(axis=1), tol), cls(
+            b, ids[a.size :], vals[a.size :].min(axis=1), tol
+        )
+
+    def recall(self, nbrs: np.ndarray, cos: np.ndarray) -> float:
+        """Share of the sampled rows' top-`at` slots that hold a true neighbour: one of the
+        exact top-`at`, or a row tied with the at-th within TIE (the SPEC lets a near-tie
+        fall either way; without this, two lists equally right would score differently)."""
+        at = self.ids.shape[1]
+        if at == 0 or self.rows.size == 0:
+            return 1.0
+        found, fcos = nbrs[self.rows, :at], cos[self.rows, :at]
+        listed = (found[:, :, None] == self.ids[:, None, :]).any(axis=2)
+        return float(np.mean(listed | (fcos >= self.kth[:, None] - self.tol)))
 
 
 def recall(X: np.ndarray, knn: Knn, rows: np.ndarray) -> float:
-    """Mean share of each sampled row's exact top-10 found in its top-10 list."""
-    at = min(RECALL_AT, knn.nbrs.shape[1])
-    if at == 0 or rows.size == 0:
-        return 1.0
-    return _hits(knn.nbrs[rows], exact_top(X, rows, at))
-
-
-def _hits(found: np.ndarray, truth: np.ndarray) -> float:
-    at = truth.shape[1]
-    hits = (found[:, :at, None] == truth[:, None, :]).any(axis=2).sum()
-    return float(hits) / float(truth.size)
+    """Mean share of each sampled row's exact top-10 found in its top-10 list (near-ties
+    count either way)."""
+    return Truth.of(X, rows, min(RECALL_AT, knn.nbrs.shape[1])).recall(knn.nbrs, knn.cos)

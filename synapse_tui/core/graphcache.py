@@ -40,7 +40,16 @@ from pathlib import Path
 
 import numpy as np
 
-from synapse_tui.core.knn import Knn, _pack, band, best_per_owner, top_of_blocks
+from synapse_tui.core.knn import (
+    Knn,
+    _pack,
+    band,
+    best_per_owner,
+    nearest_centre,
+    top_columns,
+    top_of_blocks,
+    unit_means,
+)
 
 VERSION = 1
 MIN_ROWS = 20_000  # smaller spaces read back from SQLite in well under a second
@@ -122,7 +131,7 @@ def partition(X: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     top = max(1, int(np.sqrt(n / 100)))
     C = X[np.sort(rng.choice(n, size=top, replace=False))]
-    first = _assign(X, C)
+    first = nearest_centre(X, C)
     centres, cell = [], np.empty(n, np.int64)
     for t in range(top):
         rows = np.flatnonzero(first == t)
@@ -131,32 +140,13 @@ def partition(X: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
         sub = max(1, rows.size // CELL)
         Ct = X[rows[np.sort(rng.choice(rows.size, size=sub, replace=False))]]
         Xt = X[rows]
-        lab = _assign(Xt, Ct)
+        lab = nearest_centre(Xt, Ct)
         for _ in range(STEPS):
-            Ct = _means(Xt, lab, sub, Ct)
-            lab = _assign(Xt, Ct)
+            Ct = unit_means(Xt, lab, sub, Ct)
+            lab = nearest_centre(Xt, Ct)
         cell[rows] = lab + sum(len(c) for c in centres)
         centres.append(Ct)
     return np.concatenate(centres).astype(np.float32), cell
-
-
-def _assign(X: np.ndarray, C: np.ndarray) -> np.ndarray:
-    return np.concatenate(
-        [np.argmax(X[i : i + _BLOCK] @ C.T, axis=1) for i in range(0, X.shape[0], _BLOCK)]
-    ).astype(np.int64)
-
-
-def _means(X: np.ndarray, lab: np.ndarray, c: int, old: np.ndarray) -> np.ndarray:
-    """Unit mean of each label's rows (a label without rows keeps its old centre)."""
-    order = np.argsort(lab, kind="stable")
-    used, starts = np.unique(lab[order], return_index=True)
-    out = old.astype(np.float64)
-    if used.size:
-        sums = np.add.reduceat(X[order].astype(np.float64), starts, axis=0)
-        norm = np.linalg.norm(sums, axis=1, keepdims=True)
-        ok = norm[:, 0] > 0
-        out[used[ok]] = sums[ok] / norm[ok]
-    return out.astype(np.float32)
 
 
 def _cells(centres: np.ndarray, cell: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -327,7 +317,7 @@ def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn
         while True:
             brute = probes == 0 or probes >= ncell
             if not brute and near.shape[1] < probes:  # one partition serves three widenings
-                near = _nearest(closeness, min(ncell, 8 * probes))
+                near = top_columns(closeness, min(ncell, 8 * probes))
             out = _search(cache, Xn, ranks, k, near[:, :probes], brute)
             if brute:
                 if out is None:
@@ -337,19 +327,6 @@ def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn
                 if _recall(truth.result(), out[0], V.shape[0], check, k, V.shape[1]) >= target - NOISE:
                     return out
             probes *= 2
-
-
-def _nearest(closeness: np.ndarray, p: int) -> np.ndarray:
-    """Each row's p nearest cells, nearest first (ties in cell order).
-
-    At a million facts there are about 20,000 cells: sorting them for 1,000 new rows took
-    most of a second, and even a partition a third of one. Instead, the smallest of the
-    maxima of p column blocks is at most a row's p-th largest value (p values reach it), so
-    the entries at or above it hold the p nearest; they are a few hundred a row."""
-    m, c = closeness.shape
-    bar = closeness[:, : c - c % p].reshape(m, p, c // p).max(axis=2).min(axis=1)
-    r, cell = np.nonzero(closeness >= bar[:, None])
-    return cell[best_per_owner(r, closeness[r, cell], m, p)]
 
 
 def _truth(

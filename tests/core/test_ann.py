@@ -253,3 +253,61 @@ def test_exact_top_is_each_rows_exact_top_k(n: int, m: int, k: int) -> None:
     kth = -np.sort(-S, axis=1)[:, k - 1]
     assert (np.take_along_axis(S, found, axis=1) >= kth[:, None]).all()  # none below the k-th
     assert all(len(set(r)) == k for r in found.tolist()) and not (found == rows[:, None]).any()
+
+
+def random_word_vectors() -> np.ndarray:
+    """Lexical vectors of texts of 6 words drawn from 12: no structure to find."""
+    from synapse_tui.core.lexical import embed_texts
+
+    rng = np.random.default_rng(3)
+    words = "payments api auth billing deploy schema owner team cache queue worker token".split()
+    return embed_texts([f"fact {i}: " + " ".join(rng.choice(words, 6)) for i in range(N)])
+
+
+def test_the_probed_search_agrees_with_exact_and_searches_few_cells() -> None:
+    """Rows searched cell by cell: the cells a row must search are read off the tuning
+    sample, the lists reach the target on the other sample, the edges agree with exact
+    both ways, and the same vectors give the same lists."""
+    X = clustered(N, seed=4)
+    ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])
+    exact = g.exact_knn(X, ranks, 10)
+    tune, report = ann.Truth.pair(X, ann.sample_rows(N, 1000, ann.SEED + 1), ann.sample_rows(N, 1000), 10)
+    plan = ann.plan_probes(X, 10, tune, 0.99)
+    knn, probes = ann.probed_knn(X, ranks, 10, plan, tune, 0.99)
+    assert probes <= plan.cells / 4 and plan.work < 0.25  # far from an exact search
+    assert report.recall(knn.nbrs, knn.cos) >= 0.99 and direct_recall(knn, exact) >= 0.99
+    ours, truth = edge_set(knn), edge_set(exact)
+    assert len(ours & truth) / len(truth) >= 0.98 and len(ours & truth) / len(ours) >= 0.98
+    same = (knn.nbrs == exact.nbrs).all(axis=1)
+    assert same.mean() > 0.9 and np.array_equal(knn.cos[same], exact.cos[same])
+    again, _ = ann.probed_knn(X, ranks, 10, ann.plan_probes(X, 10, tune, 0.99), tune, 0.99)
+    assert np.array_equal(again.nbrs, knn.nbrs) and np.array_equal(again.cos, knn.cos)
+    unstructured = random_word_vectors()
+    tune = ann.Truth.of(unstructured, ann.sample_rows(N, 1000, ann.SEED + 1), 10)
+    assert ann.plan_probes(unstructured, 10, tune, 0.99).work > 0.25
+
+
+def test_lexical_vectors_take_the_probed_search_without_any_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With neither faiss nor pynndescent installed, a large lexical space whose rows
+    cluster is still built approximately and says how; one without structure goes exact,
+    with the note that names the extra."""
+    monkeypatch.setattr(ann, "faiss_available", lambda: False)
+    monkeypatch.setattr(ann, "nndescent_available", lambda: False)
+    ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])
+    built = ann.build_knn(clustered(N, seed=4), ranks, 10, low_threshold().graph, lexical=True)
+    assert built.method.startswith("probed(cells=") and built.recall >= 0.99 and built.sample == 1000
+    built = ann.build_knn(random_word_vectors(), ranks, 10, low_threshold().graph, lexical=True)
+    assert built.method == "exact" and built.note == ann.MISSING
+
+
+def test_recall_counts_a_neighbour_tied_with_the_tenth_as_found() -> None:
+    """Two lists that differ only in which of two equally near rows they hold score the
+    same (SPEC 3.1: a near-tie may fall either way); a farther row is a miss."""
+    X = g.normalise(np.array([[1, 0, 0], [1, 0.1, 0], [1, 0, 0.1], [1, -0.1, 0], [0, 1, 0]], np.float32))
+    truth = ann.Truth.of(X, np.array([0]), 2)
+    cos = lambda nb: (X[nb] @ X[0])[None, :]  # noqa: E731
+    for tied in ([1, 2], [1, 3], [2, 3]):  # rows 1, 2 and 3 are equally near row 0
+        nbrs = np.array([tied])
+        assert truth.recall(nbrs, cos(nbrs)) == 1.0
+    nbrs = np.array([[1, 4]])
+    assert truth.recall(nbrs, cos(nbrs)) == 0.5

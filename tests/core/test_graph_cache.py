@@ -191,13 +191,13 @@ def test_an_approximate_space_searches_its_nearest_cells_at_the_target_recall(
 def test_a_new_rows_nearest_cells_are_the_sorted_order_cut_short() -> None:
     """The cells an update starts from: the first p of every cell sorted by closeness (ties
     in cell order), found with a partition instead of sorting all of them."""
-    from synapse_tui.core.graphcache import _nearest
+    from synapse_tui.core.knn import top_columns
 
     rng = np.random.default_rng(5)
     for m, c, p in ((50, 7, 3), (200, 500, 32), (10, 40, 40)):
         closeness = rng.standard_normal((m, c)).astype(np.float32)
         closeness[:, 5] = closeness[:, 6]  # ties
-        assert np.array_equal(_nearest(closeness, p), np.argsort(-closeness, axis=1, kind="stable")[:, :p])
+        assert np.array_equal(top_columns(closeness, p), np.argsort(-closeness, axis=1, kind="stable")[:, :p])
 
 
 def test_an_updates_recall_check_counts_each_true_neighbour_a_list_missed() -> None:

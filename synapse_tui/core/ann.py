@@ -150,8 +150,10 @@ def build_knn(
     size = int(param(gc, "recall_sample"))
     target = float(param(gc, "target_recall"))
     at = min(RECALL_AT, effective_k(k, n))
-    tune, report = Truth.pair(X, sample_rows(n, size, SEED + 1), sample_rows(n, size), at)
-    tune = tune if target > 0 else None
+    if target > 0:  # the tuning sample's truth and the reported one's, in one pass
+        tune, report = Truth.pair(X, sample_rows(n, size, SEED + 1), sample_rows(n, size), at)
+    else:
+        tune, report = None, Truth.of(X, sample_rows(n, size), at)
     if lexical:
         plan = plan_probes(X, effective_k(k, n), tune, target)
         if plan.work <= (PROBED_WORK if faiss_available() else EXACT_WORK):
@@ -367,9 +369,11 @@ def _search_cells(Xp: np.ndarray, probes: np.ndarray, starts: np.ndarray, top: _
     bounds = np.searchsorted(cell, np.arange(starts.size))
     for c in range(starts.size - 1):
         b0, b1 = starts[c], starts[c + 1]
+        if b1 == b0:
+            continue
         rows = who[bounds[c] : bounds[c + 1]]
         cols = np.arange(b0, b1, dtype=np.int64)
-        for q0 in range(0, rows.size if b1 > b0 else 0, _ROWS):
+        for q0 in range(0, rows.size, _ROWS):
             q = rows[q0 : q0 + _ROWS]
             top.offer(q, cols, Xp[q] @ Xp[b0:b1].T)
 

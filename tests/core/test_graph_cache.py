@@ -194,7 +194,7 @@ def test_a_new_rows_nearest_cells_are_the_sorted_order_cut_short() -> None:
     from synapse_tui.core.knn import top_columns
 
     rng = np.random.default_rng(5)
-    for m, c, p in ((50, 7, 3), (200, 500, 32), (10, 40, 40)):
+    for m, c, p in ((50, 7, 3), (200, 500, 32), (10, 40, 40), (40, 3000, 16), (20, 2050, 32)):  # both bars
         closeness = rng.standard_normal((m, c)).astype(np.float32)
         closeness[:, 5] = closeness[:, 6]  # ties
         assert np.array_equal(top_columns(closeness, p), np.argsort(-closeness, axis=1, kind="stable")[:, :p])

@@ -151,7 +151,7 @@ def build_knn(
     target = float(param(gc, "target_recall"))
     at = min(RECALL_AT, effective_k(k, n))
     if target > 0:  # the tuning sample's truth and the reported one's, in one pass
-        tune, report = Truth.pair(X, sample_rows(n, size, SEED + 1), sample_rows(n, size), at)
+        tune, report = Truth.each(X, [sample_rows(n, size, SEED + 1), sample_rows(n, size)], at)
     else:
         tune, report = None, Truth.of(X, sample_rows(n, size), at)
     if lexical:
@@ -265,7 +265,7 @@ def plan_probes(X: np.ndarray, k: int, truth: Truth | None, target: float) -> Pl
     X = np.ascontiguousarray(X, dtype=np.float32)
     cells = int(np.clip(round(np.sqrt(n) * CELLS_PER_ROOT), 1, max(1, n // (4 * (k + SLACK)))))
     centres = _kmeans(X, cells)
-    home = np.concatenate([nearest_centre(X[i : i + _CHUNK], centres) for i in range(0, n, _CHUNK)])
+    home = nearest_centre(X, centres)
     probes = min(FIRST_PROBES, cells)
     if truth is not None and target > 0:
         m = truth.rows.size
@@ -499,17 +499,22 @@ class Truth:
 
     @classmethod
     def of(cls, X: np.ndarray, rows: np.ndarray, at: int) -> Truth:
-        ids, vals = _exact(X, rows, at)
-        return cls(rows, ids, vals.min(axis=1), TIE + band(X.shape[1]))
+        return cls.each(X, [rows], at)[0]
 
     @classmethod
-    def pair(cls, X: np.ndarray, a: np.ndarray, b: np.ndarray, at: int) -> tuple[Truth, Truth]:
-        """The truths of two samples, X read once for both."""
-        ids, vals = _exact(X, np.r_[a, b], at)
-        tol = TIE + band(X.shape[1])
-        return cls(a, ids[: a.size], vals[: a.size].min(axis=1), tol), cls(
-            b, ids[a.size :], vals[a.size :].min(axis=1), tol
-        )
+    def each(cls, X: np.ndarray, samples: list[np.ndarray], at: int) -> list[Truth]:
+        """The truths of several samples, X read once for all."""
+        ids, vals = _exact(X, np.concatenate(samples), at)
+        ends = np.cumsum([rows.size for rows in samples])
+        return [
+            cls(
+                rows,
+                ids[end - rows.size : end],
+                vals[end - rows.size : end].min(axis=1),
+                TIE + band(X.shape[1]),
+            )
+            for rows, end in zip(samples, ends.tolist(), strict=True)
+        ]
 
     def recall(self, nbrs: np.ndarray, cos: np.ndarray) -> float:
         """Share of the sampled rows' top-`at` slots that hold a true neighbour: one of the

@@ -438,7 +438,6 @@ class Browser:
             self._duplicates = find_duplicates(memory)
             self.suspects_ready = True
             self._set_suspects(with_unsupported(self._duplicates, memory))
-            self.data_version = self.store.data_version()
             repaint = None
         else:
             # the changed facts at the clock's instant (it moves); the rest catch up later
@@ -446,8 +445,8 @@ class Browser:
             touched = np.array(sorted({memory.index[f] for f in ids}), dtype=np.int64)
             rescored = np.union1d(touched, changed)
             self._update(rescored, False)
-            self.data_version = self.store.data_version()
             repaint = _looks_different(before, memory.scores, rescored)
+        self.data_version = self.store.data_version()
         notice = describe(outcome, ids, memory.index, before, memory.scores)
         follow = ids[0] if move in ("undo", "redo") and ids else None
         if from_marks:

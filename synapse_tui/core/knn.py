@@ -33,7 +33,7 @@ ROW_BLOCK = 1024
 COL_BLOCK = 8192
 SLACK = 3
 _EMPTY = np.iinfo(np.int64).min
-_ASSIGN_BLOCK = 65_536  # rows per product when assigning rows to centres
+_ASSIGN_ENTRIES = 1 << 24  # products held at once when assigning rows to centres (64 MB)
 _LOW = np.int64(0xFFFFFFFF)
 
 
@@ -113,9 +113,11 @@ def top_of_blocks(
 
 
 def nearest_centre(X: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Each row's nearest of the unit centres C (the largest dot product)."""
+    """Each row's nearest of the unit centres C (the largest dot product), a block of rows
+    at a time (at most _ASSIGN_ENTRIES products held at once)."""
+    step = max(1, _ASSIGN_ENTRIES // max(1, C.shape[0]))
     return np.concatenate(
-        [np.argmax(X[i : i + _ASSIGN_BLOCK] @ C.T, axis=1) for i in range(0, X.shape[0], _ASSIGN_BLOCK)]
+        [np.argmax(X[i : i + step] @ C.T, axis=1) for i in range(0, X.shape[0], step)]
     ).astype(np.int64)
 
 
@@ -275,14 +277,12 @@ def _locality_order(X: np.ndarray) -> np.ndarray:
         return np.arange(n, dtype=np.int64)
     rng = np.random.default_rng(0)
     C = X[rng.choice(n, size=max(2, n // 256), replace=False)]
-    for step in range(2):
-        label = np.concatenate([np.argmax(X[i : i + 8192] @ C.T, axis=1) for i in range(0, n, 8192)])
-        if step == 0:
-            order = np.argsort(label, kind="stable")
-            used, starts = np.unique(label[order], return_index=True)
-            C = C.copy()
-            C[used] = normalise(np.add.reduceat(X[order], starts, axis=0))
-    return np.argsort(label, kind="stable").astype(np.int64)
+    label = nearest_centre(X, C)
+    # the means in float32, not `unit_means`'s float64 copy of X (3 GB at a million x 384)
+    order = np.argsort(label, kind="stable")
+    used, starts = np.unique(label[order], return_index=True)
+    C[used] = normalise(np.add.reduceat(X[order], starts, axis=0))
+    return np.argsort(nearest_centre(X, C), kind="stable").astype(np.int64)
 
 
 def _empty(n: int, k: int) -> Knn:

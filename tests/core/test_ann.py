@@ -271,7 +271,7 @@ def test_the_probed_search_agrees_with_exact_and_searches_few_cells() -> None:
     X = clustered(N, seed=4)
     ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])
     exact = g.exact_knn(X, ranks, 10)
-    tune, report = ann.Truth.pair(X, ann.sample_rows(N, 1000, ann.SEED + 1), ann.sample_rows(N, 1000), 10)
+    tune, report = ann.Truth.each(X, [ann.sample_rows(N, 1000, ann.SEED + 1), ann.sample_rows(N, 1000)], 10)
     plan = ann.plan_probes(X, 10, tune, 0.99)
     knn, probes = ann.probed_knn(X, ranks, 10, plan, tune, 0.99)
     assert probes <= plan.cells / 4 and plan.work < 0.25  # far from an exact search

@@ -56,8 +56,12 @@ def read_jsonl(path: str | os.PathLike[str], progress: Progress | None = None) -
             try:
                 obj = _DECODER.decode(line)
             except json.JSONDecodeError as exc:
+                # the column within this line: `colno` counts past its trailing newline when
+                # the line ends too soon ("line 2 column 1" of a one-line text); such an
+                # error points just after the line's last character
+                column = min(exc.pos, len(line.rstrip("\r\n"))) + 1
                 raise InputError(
-                    f"not valid JSON ({exc.msg}, column {exc.colno})", file=name, line=number
+                    f"not valid JSON ({exc.msg}, column {column})", file=name, line=number
                 ) from None
             except RecursionError:
                 raise InputError(

@@ -158,7 +158,11 @@ def test_export_then_import_reproduces_every_score(store_path, tmp_path, now):
             "cycle",
         ),
         ("[1, 2]", None, "JSON object"),
-        ('{"id": "x", "text": "t",', None, "not valid JSON"),
+        (
+            '{"id": "x", "text": "t",',
+            None,
+            "not valid JSON (Expecting property name enclosed in double quotes, column 25)",
+        ),
     ],
 )
 def test_bad_line_names_file_line_field_and_changes_nothing(store_path, tmp_path, line, field, message):

@@ -57,7 +57,9 @@ class SearchBox:
             return  # typed on since: a newer search is coming
         self.browser.set_search(message.search)
         self._show_error(None)
-        self.show_rows()
+        # the best match first, under the cursor: keeping the cursor's fact would keep
+        # whichever fact a search of half the text (typed a debounce apart) put on top
+        self.show_rows(top=True)
 
     def on_search_failed(self, message: SearchFailed) -> None:
         if message.source != self.query_one("#search", Input).value:

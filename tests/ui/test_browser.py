@@ -173,6 +173,18 @@ async def test_enter_in_search_returns_to_list_keeping_results(app):
         assert facts.cursor == 1
 
 
+async def test_a_search_puts_the_cursor_on_its_best_match_however_fast_it_was_typed(app):
+    """On a busy machine a search of half the text can answer first (a debounce apart); the
+    cursor must not stay on whichever fact that one put on top."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        facts = app.query_one(FactList)
+        for typed in ("p", "ostgres"):  # "p" answers on its own, then the rest
+            await pilot.press(*(["slash"] if typed == "p" else []), *typed)
+            await settle(pilot, 0.3)
+        assert len(facts.order) == 3 and facts.cursor == 0
+
+
 async def test_quit_key(app):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -49,6 +49,7 @@ from synapse_tui.core.knn import (
     top_columns,
     top_of_blocks,
     unit_means,
+    where2,
 )
 
 VERSION = 1
@@ -377,12 +378,12 @@ def _search(
         merged = np.concatenate([top[cols], best.T], axis=1)
         top[cols] = np.partition(merged, merged.shape[1] - k, axis=1)[:, merged.shape[1] - k :]
         floor = top[cols].min(axis=1) - 2 * eps
-        a, b = np.nonzero(S >= floor[None, :])
+        a, b = where2(S >= floor[None, :])
         if a.size:
             found.append((cols[b], rows[a], S[a, b]))
         old = np.flatnonzero(rows < n_old)
         if old.size:
-            a, b = np.nonzero(S[old] >= kth_old[rows[old]][:, None] - eps)
+            a, b = where2(S[old] >= kth_old[rows[old]][:, None] - eps)
             if a.size:
                 pairs_old.append(np.stack([rows[old][a], cols[b] + n_old], axis=1))
 

@@ -35,6 +35,7 @@ SLACK = 3
 _EMPTY = np.iinfo(np.int64).min
 _ASSIGN_ENTRIES = 1 << 24  # products held at once when assigning rows to centres (64 MB)
 _LOW = np.int64(0xFFFFFFFF)
+_LOWEST = np.finfo(np.float32).min
 
 
 @dataclass(frozen=True)
@@ -50,12 +51,13 @@ def normalise(X: np.ndarray) -> np.ndarray:
     X = np.asarray(X, dtype=np.float64)
     if X.size == 0:
         return X.astype(np.float32)
-    scale = np.abs(X).max(axis=1, keepdims=True)
+    scale = np.maximum(X.max(axis=1, keepdims=True), -X.min(axis=1, keepdims=True))  # max |x|
     scale[scale == 0] = 1.0
     X = X / scale
-    norm = np.linalg.norm(X, axis=1, keepdims=True)
+    norm = np.sqrt(np.add.reduce(X * X, axis=1, keepdims=True))  # np.linalg.norm's own sum
     norm[norm == 0] = 1.0
-    return (X / norm).astype(np.float32)
+    X /= norm
+    return X.astype(np.float32)
 
 
 def string_ranks(ids: Sequence[str]) -> np.ndarray:
@@ -75,6 +77,12 @@ def band(d: int) -> float:
     return d * 2.0**-24 + 2.0**-22
 
 
+def where2(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, columns) of a 2-D mask's true entries, as np.nonzero gives them, at about
+    half its cost (numpy's 2-D nonzero is slower than a flat one and a divmod)."""
+    return np.divmod(np.flatnonzero(mask), mask.shape[1])
+
+
 def best_per_owner(owner: np.ndarray, score: np.ndarray, m: int, k: int) -> np.ndarray:
     """(m, k) indices into the flat (owner, score) entries: each owner's k highest scores,
     best first, ties in entry order. Every owner 0..m-1 must have at least k entries."""
@@ -87,28 +95,27 @@ def top_of_blocks(
     blocks: Iterable[tuple[np.ndarray, np.ndarray]], m: int, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each of m rows' k highest values over column blocks `(S, ids)` (S is (m, len(ids));
-    -inf never wins): (ids, values), not ordered. After the first blocks only the few
-    entries that beat a row's k-th are merged, so a block costs little beyond its product."""
+    -inf never wins): (ids, values), not ordered, ties in block then column order.
+
+    Only entries at or above a bar are merged. A row's bar is the larger of its k-th best
+    so far and the smallest of the maxima of k column groups of the block: those k maxima
+    reach it, so the row's k best of the block do too. Either bar lets through a few
+    entries a row, so a block costs little beyond its product and two passes over it."""
     best_v = np.full((m, k), -np.inf, np.float32)
     best_i = np.zeros((m, k), np.int64)
     for S, ids in blocks:
-        beats = S > best_v.min(axis=1)[:, None]  # what can enter a row's top-k
-        found = int(np.count_nonzero(beats))
-        if found == 0:
+        w = S.shape[1]
+        bar = np.maximum(best_v.min(axis=1), _LOWEST)  # -inf never enters
+        if w >= 4 * k:
+            groups = S[:, : w - w % k].reshape(m, k, w // k).max(axis=2).min(axis=1)
+            bar = np.maximum(bar, groups)
+        r, c = where2(S >= bar[:, None])
+        if r.size == 0:
             continue
-        if found > 4 * k * m:  # the first blocks: a partition per row
-            w = min(k, S.shape[1])
-            part = np.argpartition(-S, w - 1, axis=1)[:, :w]
-            vals = np.concatenate([best_v, np.take_along_axis(S, part, axis=1)], axis=1)
-            idx = np.concatenate([best_i, ids[part]], axis=1)
-            keep = np.argpartition(-vals, k - 1, axis=1)[:, :k]
-            best_v, best_i = np.take_along_axis(vals, keep, axis=1), np.take_along_axis(idx, keep, axis=1)
-        else:  # later blocks: the few beating a row's k-th merged in (k / block of them)
-            r, c = np.nonzero(beats)
-            vals = np.concatenate([best_v.ravel(), S[r, c]])
-            idx = np.concatenate([best_i.ravel(), ids[c]])
-            take = best_per_owner(np.concatenate([np.repeat(np.arange(m), k), r]), vals, m, k)
-            best_v, best_i = vals[take], idx[take]
+        vals = np.concatenate([best_v.ravel(), S[r, c]])
+        idx = np.concatenate([best_i.ravel(), ids[c]])
+        take = best_per_owner(np.concatenate([np.repeat(np.arange(m), k), r]), vals, m, k)
+        best_v, best_i = vals[take], idx[take]
     return best_i, best_v
 
 
@@ -149,7 +156,7 @@ def top_columns(closeness: np.ndarray, p: int) -> np.ndarray:
         bar = closeness[:, : c - c % p].reshape(m, p, c // p).max(axis=2).min(axis=1)
     else:
         bar = np.partition(closeness, c - p, axis=1)[:, c - p]
-    r, cell = np.nonzero(closeness >= bar[:, None])
+    r, cell = where2(closeness >= bar[:, None])
     return cell[best_per_owner(r, closeness[r, cell], m, p)]
 
 
@@ -171,10 +178,11 @@ def _unpack_rank(keys: np.ndarray) -> np.ndarray:
 def polished(X: np.ndarray, rows: np.ndarray, cand: np.ndarray) -> np.ndarray:
     """float32 cos(rows[a], cand[a, b]) computed independently of any tiling."""
     out = np.empty(cand.shape, dtype=np.float32)
-    step = max(1, 4096 // max(1, cand.shape[1]))
+    step = max(1, 512 // max(1, cand.shape[1]))  # 512 products of float64 stay in cache
     for c0 in range(0, rows.size, step):
         r = rows[c0 : c0 + step]
-        prod = X[cand[c0 : c0 + step]].astype(np.float64) * X[r].astype(np.float64)[:, None, :]
+        # float32 x float32 is exact in float64: the same products as casting both first
+        prod = np.multiply(X[cand[c0 : c0 + step]], X[r][:, None, :], dtype=np.float64)
         out[c0 : c0 + step] = prod.sum(axis=2)
     return out
 
@@ -219,7 +227,7 @@ class _TopK:
             own = rows[sel] - col0
             inside = (own >= 0) & (own < S.shape[1])
             mask[np.flatnonzero(inside), own[inside]] = False
-        r, c = np.nonzero(mask)
+        r, c = where2(mask)
         if r.size == 0:
             return
         keys = _pack(S2[r, c], self.ranks[cols[c]])

@@ -30,7 +30,7 @@ VERSION = f"lexical-ngram{DIM}/1"  # part of the graph's fingerprint: bump on an
 NGRAMS = (3, 4, 5)
 _BITS = DIM.bit_length() - 1
 _MIX = np.uint64(0x9E3779B97F4A7C15)
-_BATCH = 4096
+_BATCH = 512  # texts at a time: their (512, DIM) float64 steps stay in cache (4096: twice the time)
 
 
 def _normalised(text: str) -> bytes:
@@ -38,15 +38,27 @@ def _normalised(text: str) -> bytes:
 
 
 def _hashes(buf: np.ndarray, n: int) -> np.ndarray:
-    """A 64-bit hash of each n-byte window of buf (FNV-style, then a multiplicative mix)."""
-    h = np.full(buf.size - n + 1, 0xCBF29CE484222325, dtype=np.uint64)
-    for off in range(n):
-        h ^= buf[off : buf.size - n + 1 + off]
-        h *= np.uint64(0x100000001B3)
-    h ^= np.uint64(n)
-    h *= _MIX
-    h ^= h >> np.uint64(29)
-    return h
+    """A 64-bit hash of each n-byte window of buf."""
+    return _window_hashes(buf, (n,))[0]
+
+
+def _window_hashes(buf: np.ndarray, sizes: Sequence[int]) -> list[np.ndarray]:
+    """For each n of `sizes`, a 64-bit hash of each n-byte window of buf: FNV-style over
+    the window's bytes, then a multiplicative mix. One running FNV state serves every size
+    (the state of a window's first n bytes is one step from that of its first n - 1)."""
+    out = []
+    state = np.full(buf.size, 0xCBF29CE484222325, dtype=np.uint64)
+    for j in range(max(sizes, default=0)):
+        if buf.size <= j:
+            break
+        state = state[: buf.size - j] ^ buf[j:]
+        state *= np.uint64(0x100000001B3)
+        if j + 1 in sizes:
+            h = state ^ np.uint64(j + 1)
+            h *= _MIX
+            h ^= h >> np.uint64(29)
+            out.append(h)
+    return out
 
 
 def embed_texts(texts: Sequence[str]) -> np.ndarray:
@@ -64,10 +76,7 @@ def _embed_batch(texts: Sequence[str]) -> np.ndarray:
     doc_of = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
     room = np.repeat(np.cumsum(lengths), lengths) - np.arange(buf.size)  # bytes left in the text
     slots = []
-    for n in NGRAMS:
-        if buf.size < n:
-            continue
-        h = _hashes(buf, n)
+    for n, h in zip(NGRAMS, _window_hashes(buf, NGRAMS), strict=False):  # sizes longer than buf: none
         inside = np.flatnonzero(room[: h.size] >= n)
         h = h[inside]
         # (text, bucket, sign) as one integer: counting them is exact integer arithmetic,
@@ -83,9 +92,9 @@ def _embed_batch(texts: Sequence[str]) -> np.ndarray:
     )
     counts = counts.reshape(len(parts), DIM, 2)
     signed = counts[:, :, 1] - counts[:, :, 0]
-    mag = np.abs(signed)
-    tf = np.log1p(np.arange(int(mag.max(initial=0)) + 1, dtype=np.float64))[mag]  # sublinear tf
-    np.negative(tf, out=tf, where=signed < 0)
+    top = int(np.abs(signed).max(initial=0))
+    v = np.arange(-top, top + 1, dtype=np.float64)
+    tf = (np.sign(v) * np.log1p(np.abs(v)))[signed + top]  # sublinear tf, signed
     empty = ~np.any(tf, axis=1)
     if empty.any():  # no n-gram survived (tiny text, or signs cancelled): one fixed bucket
         for i in np.flatnonzero(empty):

@@ -200,6 +200,24 @@ def test_a_new_rows_nearest_cells_are_the_sorted_order_cut_short() -> None:
         assert np.array_equal(top_columns(closeness, p), np.argsort(-closeness, axis=1, kind="stable")[:, :p])
 
 
+def test_the_best_over_column_blocks_are_the_sorted_order_cut_short() -> None:
+    """The exact top-k behind every recall figure, merged over column blocks with a bar:
+    the same values as sorting each whole row, with ties, -inf (a row itself) and blocks
+    too narrow for the bar's column groups."""
+    from synapse_tui.core.knn import top_of_blocks
+
+    rng = np.random.default_rng(8)
+    for m, n, k, step in ((30, 5000, 10, 1024), (7, 300, 20, 64), (12, 95, 10, 9)):
+        S = np.round(rng.standard_normal((m, n)), 1).astype(np.float32)  # many ties
+        S[np.arange(m), rng.integers(0, n, m)] = -np.inf
+        blocks = ((S[:, c0 : c0 + step], np.arange(c0, min(c0 + step, n))) for c0 in range(0, n, step))
+        ids, vals = top_of_blocks(blocks, m, k)
+        want = -np.sort(-S, axis=1)[:, :k]
+        assert np.array_equal(np.sort(vals, axis=1)[:, ::-1], want)
+        assert np.array_equal(np.take_along_axis(S, ids, axis=1), vals)
+        assert all(np.unique(r).size == k for r in ids)
+
+
 def test_an_updates_recall_check_counts_each_true_neighbour_a_list_missed() -> None:
     """The check that decides whether an update widens its search: against an exact search
     of every row, a list missing one true neighbour in one of 8 checked rows is a recall of

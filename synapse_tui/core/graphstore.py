@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from synapse_tui.core import ann, graphcache, lexical
+from synapse_tui.core import ann, graphcache, heap, lexical
 from synapse_tui.core import graph as g
 
 ALGORITHM = f"mutual-knn-local-baseline/1;npmi/1;{lexical.VERSION};fingerprint/2"
@@ -107,6 +107,14 @@ def add_lexical_embeddings(conn: sqlite3.Connection) -> int:
     embedder, they are all recomputed (and the lexical space's fingerprint dropped, so it
     is rebuilt).
     """
+    missing = _missing_lexical(conn)
+    _store_lexical(conn, missing)
+    return missing.pos.size
+
+
+def _missing_lexical(conn: sqlite3.Connection) -> _Space:
+    """The facts without an embedding, with their built-in lexical vectors (not stored yet:
+    `_store_lexical`). A version change of the embedder drops the old vectors first."""
     through = _meta_get(conn, _THROUGH) or 0
     if _meta_get(conn, _LEXICAL) != lexical.VERSION:
         if conn.execute("SELECT 1 FROM embeddings WHERE kind = 'lexical' LIMIT 1").fetchone():
@@ -115,24 +123,28 @@ def add_lexical_embeddings(conn: sqlite3.Connection) -> int:
             graphcache.drop(conn, "lexical")
         _meta_set(conn, _LEXICAL, lexical.VERSION)
         through = 0
+        _meta_set(conn, _THROUGH, 0)
     # every fact up to `through` has an embedding (embeddings are only ever replaced, and
     # dropped only above), so only the facts after it are looked at
     rows = conn.execute(
-        "SELECT pos, text FROM facts f WHERE pos > ?"
+        "SELECT pos, id, text FROM facts f WHERE pos > ?"
         " AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.pos = f.pos) ORDER BY pos",
         (through,),
     ).fetchall()
-    if rows:
-        pos, texts = zip(*rows, strict=True)
-        vecs = lexical.embed_texts(texts)
-        conn.executemany(
-            "INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'lexical', ?)",
-            zip(pos, map(bytes, vecs), strict=True),
-        )
+    if not rows:
+        return _Space(np.zeros(0, np.int64), [], np.zeros((0, lexical.DIM), np.float32))
+    pos, ids, texts = zip(*rows, strict=True)
+    return _Space(np.array(pos, dtype=np.int64), list(ids), lexical.embed_texts(texts))
+
+
+def _store_lexical(conn: sqlite3.Connection, missing: _Space) -> None:
+    conn.executemany(
+        "INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'lexical', ?)",
+        zip(missing.pos.tolist(), map(bytes, missing.X), strict=True),
+    )
     last = conn.execute("SELECT coalesce(max(pos), 0) FROM facts").fetchone()[0]
-    if last != through:
+    if last != (_meta_get(conn, _THROUGH) or 0):
         _meta_set(conn, _THROUGH, last)
-    return len(rows)
 
 
 @dataclass(frozen=True)
@@ -140,6 +152,14 @@ class _Space:
     pos: np.ndarray  # int64 fact positions, ascending
     ids: list[str]
     X: np.ndarray  # float32 (n, d), the vectors as stored
+
+    def then(self, more: _Space) -> _Space:
+        """These rows, then `more` (all at later positions)."""
+        if not more.ids:
+            return self
+        if not self.ids:
+            return more
+        return _Space(np.r_[self.pos, more.pos], self.ids + more.ids, np.concatenate([self.X, more.X]))
 
     def digest(self, kind: str, rows: range) -> int:
         """Sum mod 2**128 of each row's blake2b: additive, so appends only add terms."""
@@ -257,10 +277,20 @@ def _rebuild_space(
 ) -> str | None:
     """Recompute one space's lists and edges; a note for the user, if any."""
     sp = _load_space(conn, kind)
-    conn.execute("DELETE FROM knn WHERE pos IN (SELECT pos FROM embeddings WHERE kind = ?)", (kind,))
-    built = ann.build_knn(
+    return _write_space(conn, kind, sp, _build(sp, kind, config, progress), config)
+
+
+def _build(sp: _Space, kind: str, config: Any, progress: g.Progress | None) -> ann.Build:
+    return ann.build_knn(
         sp.X, g.string_ranks(sp.ids), config.graph.k, config.graph, progress, lexical=kind == "lexical"
     )
+
+
+def _write_space(
+    conn: sqlite3.Connection, kind: str, sp: _Space, built: ann.Build, config: Any
+) -> str | None:
+    """Store a space's new lists, edges and fingerprint; a note for the user, if any."""
+    conn.execute("DELETE FROM knn WHERE pos IN (SELECT pos FROM embeddings WHERE kind = ?)", (kind,))
     _write_knn(conn, sp, built.knn, np.arange(sp.pos.size))
     _write_edges(conn, kind, sp, built.knn)
     state = _built_state(sp, sp.digest(kind, range(sp.pos.size))) | built.meta()
@@ -488,15 +518,24 @@ def _rebuild_npmi(
 
 
 def rebuild_graph(conn: sqlite3.Connection, config: Any, progress: g.Progress | None = None) -> GraphUpdate:
-    """Recompute every edge from scratch (semantic in both spaces, NPMI, PageRank)."""
-    added = add_lexical_embeddings(conn)
-    states = _space_states(conn)
-    bar = _Bar(progress, {**{s: float(states[s]["count"]) ** 2 for s in SPACES}, "npmi": 1.0})
-    notes = [_rebuild_space(conn, kind, config, bar.phase(kind)) for kind in SPACES]
+    """Recompute every edge from scratch (semantic in both spaces, NPMI, PageRank). The new
+    lexical vectors are searched as computed, not read back after they are stored."""
+    heap.keep_blocks()
+    missing = _missing_lexical(conn)
+    counts = {kind: state["count"] for kind, state in _space_states(conn).items()}
+    counts["lexical"] += missing.pos.size
+    bar = _Bar(progress, {**{s: float(counts[s]) ** 2 for s in SPACES}, "npmi": 1.0})
+    notes = []
+    for kind in SPACES:  # one space in memory at a time
+        sp = _load_space(conn, kind)
+        if kind == "lexical":
+            sp = sp.then(missing)
+            _store_lexical(conn, missing)
+        notes.append(_write_space(conn, kind, sp, _build(sp, kind, config, bar.phase(kind)), config))
     _rebuild_npmi(conn, config.graph.npmi_min_count)
     _meta_set(conn, _PARAMS, _params(config))
     bar.finish()
-    return GraphUpdate(SPACES + ("npmi",), (), added, tuple(n for n in notes if n))
+    return GraphUpdate(SPACES + ("npmi",), (), missing.pos.size, tuple(n for n in notes if n))
 
 
 def ensure_graph(
@@ -509,6 +548,7 @@ def ensure_graph(
     """
     if _meta_get(conn, _PARAMS) != _params(config):
         return rebuild_graph(conn, config, progress)
+    heap.keep_blocks()
     added = add_lexical_embeddings(conn)
     rebuilt, extended, notes = [], [], []
     todo, states = {}, _space_states(conn)

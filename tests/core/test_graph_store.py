@@ -170,6 +170,33 @@ def test_incremental_update_equals_full_rebuild(seed: int, monkeypatch: pytest.M
     assert not ensure_graph(inc, config(), verify=True).changed
 
 
+def test_a_rebuild_over_stored_and_new_lexical_vectors_equals_one_from_scratch() -> None:
+    """A rebuild searches the new facts' lexical vectors as computed, after the stored
+    ones: the same lists, edges and digests as a store that rebuilds everything at once."""
+    rng = np.random.default_rng(9)
+    first, second = corpus(rng, 40), corpus(rng, 30, start=40)
+    two, one = sqlite3.connect(":memory:"), sqlite3.connect(":memory:")
+    for c in (two, one):
+        migrate(c)
+    for f in first:
+        add(two, *f)
+    rebuild_graph(two, config())
+    for f in second:
+        add(two, *f)
+    assert rebuild_graph(two, config()).lexical_added == sum(f[2] is None for f in second) > 0
+    for f in first + second:
+        add(one, *f)
+    rebuild_graph(one, config())
+    for sql in (
+        "SELECT * FROM embeddings ORDER BY pos",
+        "SELECT * FROM knn ORDER BY pos",
+        "SELECT * FROM semantic_edges ORDER BY a, b",
+        "SELECT * FROM meta WHERE key LIKE 'graph.%' ORDER BY key",
+    ):
+        assert two.execute(sql).fetchall() == one.execute(sql).fetchall()
+    assert not ensure_graph(two, config(), verify=True).changed
+
+
 def test_ensure_graph_recomputes_nothing_when_nothing_changed(conn: sqlite3.Connection) -> None:
     for f in corpus(np.random.default_rng(1), 30):
         add(conn, *f)

@@ -268,17 +268,27 @@ def plan_probes(X: np.ndarray, k: int, truth: Truth | None, target: float) -> Pl
     home = nearest_centre(X, centres)
     probes = min(FIRST_PROBES, cells)
     if truth is not None and target > 0:
-        m = truth.rows.size
-        order = top_columns(X[truth.rows] @ centres.T, cells)  # each sampled row's cells, nearest first
-        place = np.empty_like(order)
-        place[np.arange(m)[:, None], order] = np.arange(cells)
-        needed = np.sort((place[np.arange(m)[:, None], home[truth.ids]]).ravel())  # cells to reach each
+        m, at = truth.ids.shape
+        # a pair is found when either end searches the other's cell: the probes that takes
+        # are the fewer of the row's reaching its neighbour's cell and the neighbour's its
+        there = _places(X[truth.rows], centres, home[truth.ids])
+        back = _places(X[truth.ids.ravel()], centres, np.repeat(home[truth.rows], at)[:, None])
+        needed = np.sort(np.minimum(there.ravel(), back.ravel()))
         probes = int(needed[min(needed.size - 1, int(np.ceil(target * needed.size)) - 1)]) + 1
     sizes = np.bincount(home, minlength=cells)
     work = float(
         sizes[top_columns(X[sample_rows(n, 1000, SEED + 4)] @ centres.T, probes)].sum(axis=1).mean() / n
     )
     return Plan(centres, home, probes, work)
+
+
+def _places(Q: np.ndarray, centres: np.ndarray, cell: np.ndarray) -> np.ndarray:
+    """How many cells come before each of `cell` (rows, t) in its row's order of nearest
+    cells (ties in cell order, as `top_columns` orders them): 0 for the row's own."""
+    C = Q @ centres.T
+    v = np.take_along_axis(C, cell, axis=1)[:, :, None]
+    ahead = (C[:, None, :] > v) | ((C[:, None, :] == v) & (np.arange(C.shape[1]) < cell[:, :, None]))
+    return ahead.sum(axis=2)
 
 
 def probed_knn(
@@ -295,9 +305,11 @@ def probed_knn(
 
     Every row is searched against its own cell, then against its next nearest cells, a
     cell at a time: one matrix product of the cell's rows with the rows that search it.
-    Should the tuning sample still fall short of `target` recall@10, the search widens to
-    twice the cells, searching only the cells added. Text clusters, so most of a row's
-    neighbours sit in a few cells."""
+    Each product serves both ends: a cell's row also takes the rows searching its cell as
+    candidates, unless it searches their cell itself, which about halves the cells a row
+    must search for the same recall (`plan_probes` counts a pair found from either end).
+    Should the tuning sample still fall short of `target` recall@10, the search runs again
+    with twice the cells. Text clusters, so most of a row's neighbours sit in a few cells."""
     n = X.shape[0]
     k = effective_k(k, n)
     X = np.ascontiguousarray(X, dtype=np.float32)
@@ -305,24 +317,21 @@ def probed_knn(
     order = np.argsort(plan.home, kind="stable")  # rows grouped by their own cell
     Xp, home = X[order], plan.home[order]  # from here on, rows are positions in this order
     starts = np.searchsorted(home, np.arange(cells + 1))
-    top = _TopK(n, min(n - 1, k + SLACK), ranks[order])
     pos = np.arange(n, dtype=np.int64)
     at = np.empty(n, np.int64)  # row -> position
     at[order] = pos
-    steps = 2 * cells
-    for c in range(cells):  # each cell with itself (self-pairs skipped)
-        b0, b1 = starts[c], starts[c + 1]
-        for r0 in range(b0, b1, _ROWS):
-            r1 = min(r0 + _ROWS, b1)
-            top.offer(pos[r0:r1], pos[b0:b1], Xp[r0:r1] @ Xp[b0:b1].T, col0=b0)
-        if progress:
-            progress(c + 1, steps)
-    searched = 1
     while True:
-        _search_cells(Xp, _other_cells(Xp, plan, home, probes)[:, searched - 1 :], starts, top)
-        searched = probes
+        top = _TopK(n, min(n - 1, k + SLACK), ranks[order])
+        for c in range(cells):  # each cell with itself (self-pairs skipped)
+            b0, b1 = starts[c], starts[c + 1]
+            for r0 in range(b0, b1, _ROWS):
+                r1 = min(r0 + _ROWS, b1)
+                top.offer(pos[r0:r1], pos[b0:b1], Xp[r0:r1] @ Xp[b0:b1].T, col0=b0)
         if progress:
-            progress(min(steps - 1, cells + probes), steps)
+            progress(1, 3)
+        _search_cells(Xp, home, _other_cells(Xp, plan, home, probes), starts, top)
+        if progress:
+            progress(2, 3)
         if truth is None or probes == cells:
             break
         if truth.recall(*_chosen(X, ranks, order, top, at[truth.rows], k)) >= target:
@@ -330,7 +339,7 @@ def probed_knn(
         probes = min(cells, 2 * probes)
     nbrs, cos = _chosen(X, ranks, order, top, pos, k)
     if progress:
-        progress(steps, steps)
+        progress(3, 3)
     return Knn(nbrs, cos), probes
 
 
@@ -357,9 +366,13 @@ def _other_cells(X: np.ndarray, plan: Plan, home: np.ndarray, probes: int) -> np
     return np.take_along_axis(near, keep, axis=1)
 
 
-def _search_cells(Xp: np.ndarray, probes: np.ndarray, starts: np.ndarray, top: _TopK) -> None:
-    """Offer every row the rows of the cells in its row of `probes` (one product a cell,
-    with the rows that search it)."""
+def _search_cells(
+    Xp: np.ndarray, home: np.ndarray, probes: np.ndarray, starts: np.ndarray, top: _TopK
+) -> None:
+    """Offer every row the rows of the cells in its row of `probes`, one product a cell
+    with the rows that search it, and offer the cell's rows those searching rows back,
+    save where the cell's row searches the searching row's cell itself (that pair comes
+    from its own product: each pair is offered to each end once)."""
     if probes.shape[1] == 0:
         return
     cell = probes.ravel()
@@ -373,9 +386,13 @@ def _search_cells(Xp: np.ndarray, probes: np.ndarray, starts: np.ndarray, top: _
             continue
         rows = who[bounds[c] : bounds[c + 1]]
         cols = np.arange(b0, b1, dtype=np.int64)
+        searches = np.zeros((b1 - b0, starts.size - 1), bool)  # the cells the cell's rows search
+        searches[np.arange(b1 - b0)[:, None], probes[b0:b1]] = True
         for q0 in range(0, rows.size, _ROWS):
             q = rows[q0 : q0 + _ROWS]
-            top.offer(q, cols, Xp[q] @ Xp[b0:b1].T)
+            S = Xp[q] @ Xp[b0:b1].T
+            top.offer(q, cols, S)
+            top.offer(cols, q, S.T, skip=(searches, home[q]))
 
 
 def _chosen(

@@ -203,8 +203,17 @@ class _TopK:
             last == _EMPTY, self.floor[rows], np.maximum(self.floor[rows], _unpack_cos(last))
         )
 
-    def offer(self, rows: np.ndarray, cols: np.ndarray, S: np.ndarray, col0: int | None = None) -> None:
-        """Offer S[a, b] = cos(rows[a], cols[b]); `col0`: the columns are rows col0.. (self-pairs skipped)."""
+    def offer(
+        self,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        S: np.ndarray,
+        col0: int | None = None,
+        skip: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        """Offer S[a, b] = cos(rows[a], cols[b]); `col0`: the columns are rows col0.. (self-pairs skipped).
+        `skip` = (seen, group): S[a, b] is not offered where seen[a, group[b]] (that pair
+        reaches the row another way); looked up for the few entries that pass the filter."""
         k = self.width
         if col0 is not None:  # self-pairs must not count towards a block's k-th value either
             own = rows - col0
@@ -221,13 +230,19 @@ class _TopK:
             heavy = np.flatnonzero(np.count_nonzero(mask, axis=1) > 4 * k)
             if heavy.size:
                 H = S2[heavy]
-                kth = np.partition(H, H.shape[1] - k, axis=1)[:, H.shape[1] - k]
-                mask[heavy] = H >= np.maximum(kth, t2[heavy])[:, None]
+                if skip is not None:  # the bar must stand on entries that may be offered
+                    H[skip[0][sel[heavy]][:, skip[1]]] = -np.inf
+                w = H.shape[1] - H.shape[1] % k  # k column groups: the least of their maxima
+                bar = H[:, :w].reshape(heavy.size, k, w // k).max(axis=2).min(axis=1)  # <= k-th
+                mask[heavy] = H >= np.maximum(bar, t2[heavy])[:, None]
         if col0 is not None:
             own = rows[sel] - col0
             inside = (own >= 0) & (own < S.shape[1])
             mask[np.flatnonzero(inside), own[inside]] = False
         r, c = where2(mask)
+        if skip is not None:
+            fresh = ~skip[0][sel[r], skip[1][c]]
+            r, c = r[fresh], c[fresh]
         if r.size == 0:
             return
         keys = _pack(S2[r, c], self.ranks[cols[c]])

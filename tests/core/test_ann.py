@@ -255,13 +255,10 @@ def test_exact_top_is_each_rows_exact_top_k(n: int, m: int, k: int) -> None:
     assert all(len(set(r)) == k for r in found.tolist()) and not (found == rows[:, None]).any()
 
 
-def random_word_vectors() -> np.ndarray:
-    """Lexical vectors of texts of 6 words drawn from 12: no structure to find."""
-    from synapse_tui.core.lexical import embed_texts
-
-    rng = np.random.default_rng(3)
-    words = "payments api auth billing deploy schema owner team cache queue worker token".split()
-    return embed_texts([f"fact {i}: " + " ".join(rng.choice(words, 6)) for i in range(N)])
+def no_structure() -> np.ndarray:
+    """Random directions: no cells hold a row's neighbours (six words of 12 would: a row
+    searching a fifth of the cells, counting pairs found from either end)."""
+    return g.normalise(np.random.default_rng(3).standard_normal((N, 256)))
 
 
 def test_the_probed_search_agrees_with_exact_and_searches_few_cells() -> None:
@@ -282,7 +279,14 @@ def test_the_probed_search_agrees_with_exact_and_searches_few_cells() -> None:
     assert same.mean() > 0.9 and np.array_equal(knn.cos[same], exact.cos[same])
     again, _ = ann.probed_knn(X, ranks, 10, ann.plan_probes(X, 10, tune, 0.99), tune, 0.99)
     assert np.array_equal(again.nbrs, knn.nbrs) and np.array_equal(again.cos, knn.cos)
-    unstructured = random_word_vectors()
+    # a plan too narrow widens until the tuning sample reaches the target, searching afresh
+    # (each pair still offered to each end once: no row listed twice)
+    narrow = ann.Plan(plan.centres, plan.home, 1, plan.work)
+    wide, probes = ann.probed_knn(X, ranks, 10, narrow, tune, 0.99)
+    assert probes > 1 and tune.recall(wide.nbrs, wide.cos) >= 0.99
+    assert all(len(set(r)) == 10 and i not in r for i, r in enumerate(wide.nbrs.tolist()))
+    assert all(len(set(r)) == 10 and i not in r for i, r in enumerate(knn.nbrs.tolist()))
+    unstructured = no_structure()
     tune = ann.Truth.of(unstructured, ann.sample_rows(N, 1000, ann.SEED + 1), 10)
     assert ann.plan_probes(unstructured, 10, tune, 0.99).work > 0.25
 
@@ -296,7 +300,7 @@ def test_lexical_vectors_take_the_probed_search_without_any_extra(monkeypatch: p
     ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])
     built = ann.build_knn(clustered(N, seed=4), ranks, 10, low_threshold().graph, lexical=True)
     assert built.method.startswith("probed(cells=") and built.recall >= 0.99 and built.sample == 1000
-    built = ann.build_knn(random_word_vectors(), ranks, 10, low_threshold().graph, lexical=True)
+    built = ann.build_knn(no_structure(), ranks, 10, low_threshold().graph, lexical=True)
     assert built.method == "exact" and built.note == ann.MISSING
 
 

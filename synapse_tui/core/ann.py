@@ -21,11 +21,11 @@ usearch 154 s. HNSW's build grows faster than NN-descent's with N, which is why 
 a million; it stays the route where pynndescent (numba) is not installed.
 
 The built-in lexical vectors first try the probed search (`plan_probes`, `probed_knn`):
-exact search of each row's nearest k-means cells, numpy alone. At 100,000 facts phrased as
-the sample's it took 7.2 s at recall 0.996 where HNSW took 30-32 s for 0.983 (text is
-full of near-duplicates, which cells hold and a graph index walks badly); on six random
-words of 21 a row would search 33 of 253 cells, and HNSW (17 s) goes instead. HNSW beat
-NN-descent there (which needed 30 neighbours to reach recall 0.99).
+exact search of each row's nearest k-means cells, each product offered to both ends, numpy
+alone. At 100,000 facts phrased as the sample's it took 5.0 s at recall 0.997 (5 of 253
+cells) where HNSW took 30-32 s for 0.983 (text is full of near-duplicates, which cells hold
+and a graph index walks badly); on six random words of 21, 10.7 s at 0.991 (17 cells) where
+HNSW took 15.6-16.1 s. HNSW beat NN-descent there (which needed 30 neighbours for 0.99).
 """
 
 from __future__ import annotations
@@ -90,8 +90,9 @@ FIRST_PROBES = 8
 KMEANS_SAMPLE = 40  # rows per cell
 KMEANS_STEPS = 8
 # the probed search is taken when its products are at most this share of an exact search's
-# (their overheads, gathers and offers, about double the products' time): with faiss, whose
-# HNSW measured 0.45 of an exact search on unstructured text; without it, against exact
+# (with offers to both ends, the recall samples and the plan it costs about four times its
+# products: on six random words of 21 its products were 0.07 of an exact search's and it took
+# 0.29 of one): with faiss, whose HNSW took 0.44 of an exact search there; without, against exact
 PROBED_WORK = 0.08
 EXACT_WORK = 0.25
 _ROWS = 2048  # rows of one product against a cell

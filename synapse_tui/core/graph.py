@@ -118,11 +118,12 @@ def npmi_edges(
 
     Duplicate incidences are ignored. N counts units with at least one entity.
     """
-    inc = np.unique(np.stack([np.asarray(unit, np.int64), np.asarray(entity, np.int64)], axis=1), axis=0)
     empty = (np.zeros(0, np.int64),) * 2 + (np.zeros(0, np.float64), np.zeros(0, np.int64))
-    if inc.shape[0] == 0:
+    if len(entity) == 0:
         return empty
-    u, e = inc[:, 0], inc[:, 1]
+    # each (unit, entity) once, in (unit, entity) order: one integer key sorts as the pair does
+    inc = np.unique(np.asarray(unit, np.int64) * n_entities + np.asarray(entity, np.int64))
+    u, e = inc // n_entities, inc % n_entities
     n_units = np.unique(u).size
     n_x = np.bincount(e, minlength=n_entities)
     starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])

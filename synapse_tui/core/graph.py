@@ -63,6 +63,9 @@ def directed_weights(cos: np.ndarray) -> np.ndarray:
     return np.where(dup[:, None], 1.0, np.clip((cos - mu[:, None]) / denom[:, None], 0.0, 1.0))
 
 
+_EDGE_ROWS = 16_384
+
+
 def mutual_edges(knn: Knn, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mutual-kNN edges (a < b as rows) with local-baseline weights > 0 (SPEC 3.1).
 
@@ -76,19 +79,18 @@ def mutual_edges(knn: Knn, rows: np.ndarray | None = None) -> tuple[np.ndarray, 
     if rows is not None:
         return _mutual_edges_of(knn, np.asarray(rows, dtype=np.int64))
     w = directed_weights(knn.cos)
-    i = np.repeat(np.arange(n, dtype=np.int64), k)
-    j = nbrs.ravel().astype(np.int64)
-    w = w.ravel()
-    fwd = i * n + j
-    order = np.argsort(fwd)
-    sorted_fwd = fwd[order]
-    rev = j * n + i
-    at = np.minimum(np.searchsorted(sorted_fwd, rev), sorted_fwd.size - 1)
-    mutual = (sorted_fwd[at] == rev) & (i < j)
-    weight = (w[mutual] + w[order[at[mutual]]]) / 2.0
-    a, b = i[mutual], j[mutual]
-    keep = weight > 0.0
-    return a[keep], b[keep], weight[keep]
+    parts = []
+    for r0 in range(0, n, _EDGE_ROWS):  # a block of rows: its lists' lists held at once
+        i = np.arange(r0, min(r0 + _EDGE_ROWS, n), dtype=np.int64)
+        j = nbrs[i].astype(np.int64)
+        back = nbrs[j] == i[:, None, None]  # where i sits in j's list, if it does
+        mutual = back.any(axis=2) & (i[:, None] < j)
+        # (w_i(j) + w_j(i)) / 2 with i < j, pairs in row then list order
+        weight = (w[i][mutual] + w[j[mutual], back[mutual].argmax(axis=1)]) / 2.0
+        a, b = np.broadcast_to(i[:, None], j.shape)[mutual], j[mutual]
+        keep = weight > 0.0
+        parts.append((a[keep], b[keep], weight[keep]))
+    return tuple(np.concatenate(p) for p in zip(*parts, strict=True))
 
 
 def _mutual_edges_of(knn: Knn, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

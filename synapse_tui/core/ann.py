@@ -258,10 +258,10 @@ class Plan:
 
 def plan_probes(X: np.ndarray, k: int, truth: Truth | None, target: float) -> Plan:
     """Cells by spherical k-means (about sqrt(n) of them), and the fewest a row must search
-    for `target` of the tuning sample's true neighbours to lie in the cells searched,
-    read off the sample before any search: where neighbours scatter over the cells (text
-    without structure) the search would cost near an exact one, and the caller goes
-    another way."""
+    for `target` of the tuning sample's true pairs to be found (one end searching the
+    other's cell), read off the sample before any search: where neighbours scatter over
+    the cells (text without structure) the search would cost near an exact one, and the
+    caller goes another way."""
     n = X.shape[0]
     X = np.ascontiguousarray(X, dtype=np.float32)
     cells = int(np.clip(round(np.sqrt(n) * CELLS_PER_ROOT), 1, max(1, n // (4 * (k + SLACK)))))
@@ -321,6 +321,7 @@ def probed_knn(
     pos = np.arange(n, dtype=np.int64)
     at = np.empty(n, np.int64)  # row -> position
     at[order] = pos
+    steps, widened = 2 * cells, False
     while True:
         top = _TopK(n, min(n - 1, k + SLACK), ranks[order])
         for c in range(cells):  # each cell with itself (self-pairs skipped)
@@ -328,11 +329,12 @@ def probed_knn(
             for r0 in range(b0, b1, _ROWS):
                 r1 = min(r0 + _ROWS, b1)
                 top.offer(pos[r0:r1], pos[b0:b1], Xp[r0:r1] @ Xp[b0:b1].T, col0=b0)
-        if progress:
-            progress(1, 3)
+            if progress and not widened:
+                progress(c + 1, steps)
         _search_cells(Xp, home, _other_cells(Xp, plan, home, probes), starts, top)
         if progress:
-            progress(2, 3)
+            progress(steps - 1, steps)
+        widened = True
         if truth is None or probes == cells:
             break
         if truth.recall(*_chosen(X, ranks, order, top, at[truth.rows], k)) >= target:
@@ -340,7 +342,7 @@ def probed_knn(
         probes = min(cells, 2 * probes)
     nbrs, cos = _chosen(X, ranks, order, top, pos, k)
     if progress:
-        progress(3, 3)
+        progress(steps, steps)
     return Knn(nbrs, cos), probes
 
 

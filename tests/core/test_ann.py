@@ -282,8 +282,10 @@ def test_the_probed_search_agrees_with_exact_and_searches_few_cells() -> None:
     # a plan too narrow widens until the tuning sample reaches the target, searching afresh
     # (each pair still offered to each end once: no row listed twice)
     narrow = ann.Plan(plan.centres, plan.home, 1, plan.work)
-    wide, probes = ann.probed_knn(X, ranks, 10, narrow, tune, 0.99)
+    seen: list[tuple[int, int]] = []
+    wide, probes = ann.probed_knn(X, ranks, 10, narrow, tune, 0.99, lambda d, t: seen.append((d, t)))
     assert probes > 1 and tune.recall(wide.nbrs, wide.cos) >= 0.99
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1][0] == seen[-1][1]  # never back
     assert all(len(set(r)) == 10 and i not in r for i, r in enumerate(wide.nbrs.tolist()))
     assert all(len(set(r)) == 10 and i not in r for i, r in enumerate(knn.nbrs.tolist()))
     unstructured = no_structure()

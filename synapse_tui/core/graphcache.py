@@ -45,6 +45,7 @@ from synapse_tui.core.knn import (
     _pack,
     band,
     best_per_owner,
+    dots,
     nearest_centre,
     top_columns,
     top_of_blocks,
@@ -492,13 +493,11 @@ def _merge(
 
 
 def _pairs(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """float32 cos of each row of A with the same row of B, as `knn.polished` computes it
-    (the float64 sum of float64 products), so the bits match a full build."""
+    """float32 cos of each row of A with the same row of B, by `knn.dots` as a full build's
+    `polished` computes it, so the bits match."""
     out = np.empty(A.shape[0], np.float32)
-    for i in range(0, A.shape[0], 4096):
-        out[i : i + 4096] = (A[i : i + 4096].astype(np.float64) * B[i : i + 4096].astype(np.float64)).sum(
-            axis=1
-        )
+    for i in range(0, A.shape[0], 512):
+        out[i : i + 512] = dots(A[i : i + 512], B[i : i + 512])
     return out
 
 

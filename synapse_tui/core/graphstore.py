@@ -123,7 +123,6 @@ def _missing_lexical(conn: sqlite3.Connection) -> _Space:
             graphcache.drop(conn, "lexical")
         _meta_set(conn, _LEXICAL, lexical.VERSION)
         through = 0
-        _meta_set(conn, _THROUGH, 0)
     # every fact up to `through` has an embedding (embeddings are only ever replaced, and
     # dropped only above), so only the facts after it are looked at
     rows = conn.execute(

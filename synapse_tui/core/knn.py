@@ -175,15 +175,19 @@ def _unpack_rank(keys: np.ndarray) -> np.ndarray:
     return _LOW - (keys & _LOW)
 
 
+def dots(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """float32 of the float64 sum of exact float64 products over the last axis (float32 x
+    float32 is exact in float64), A and B broadcast: the cosine every final choice is made
+    on, the same bits whatever the tiling that found the pair."""
+    return np.multiply(A, B, dtype=np.float64).sum(axis=-1).astype(np.float32)
+
+
 def polished(X: np.ndarray, rows: np.ndarray, cand: np.ndarray) -> np.ndarray:
-    """float32 cos(rows[a], cand[a, b]) computed independently of any tiling."""
+    """float32 cos(rows[a], cand[a, b]) computed independently of any tiling (`dots`)."""
     out = np.empty(cand.shape, dtype=np.float32)
     step = max(1, 512 // max(1, cand.shape[1]))  # 512 products of float64 stay in cache
     for c0 in range(0, rows.size, step):
-        r = rows[c0 : c0 + step]
-        # float32 x float32 is exact in float64: the same products as casting both first
-        prod = np.multiply(X[cand[c0 : c0 + step]], X[r][:, None, :], dtype=np.float64)
-        out[c0 : c0 + step] = prod.sum(axis=2)
+        out[c0 : c0 + step] = dots(X[cand[c0 : c0 + step]], X[rows[c0 : c0 + step]][:, None, :])
     return out
 
 

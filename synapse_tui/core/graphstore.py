@@ -101,49 +101,33 @@ class _Bar:
 
 
 def add_lexical_embeddings(conn: sqlite3.Connection) -> int:
-    """Give every fact without an embedding the built-in lexical one; how many got one.
+    """Put every fact without an embedding in the lexical space; how many were put there.
 
-    Lexical vectors are derived data: when they were made by another version of the
-    embedder, they are all recomputed (and the lexical space's fingerprint dropped, so it
-    is rebuilt).
+    A lexical fact's row in `embeddings` is a marker with an empty `vec`: its vector is a
+    pure function of its text and the embedder's version, so it is computed whenever the
+    space is read (`_rows_after`) instead of stored. At 100,000 facts computing them takes
+    0.7 s where inserting them took 0.6 s, a share of the commit and 100 MB of store. Stores
+    written before keep their stored vectors, which are the same bits and are not read.
+    When the embedder's version changes, the lexical space's fingerprint and files are
+    dropped, so it is rebuilt from the new vectors.
     """
-    missing = _missing_lexical(conn)
-    _store_lexical(conn, missing)
-    return missing.pos.size
-
-
-def _missing_lexical(conn: sqlite3.Connection) -> _Space:
-    """The facts without an embedding, with their built-in lexical vectors (not stored yet:
-    `_store_lexical`). A version change of the embedder drops the old vectors first."""
-    through = _meta_get(conn, _THROUGH) or 0
     if _meta_get(conn, _LEXICAL) != lexical.VERSION:
         if conn.execute("SELECT 1 FROM embeddings WHERE kind = 'lexical' LIMIT 1").fetchone():
-            conn.execute("DELETE FROM embeddings WHERE kind = 'lexical'")
             conn.execute("DELETE FROM meta WHERE key = 'graph.semantic.lexical'")
             graphcache.drop(conn, "lexical")
         _meta_set(conn, _LEXICAL, lexical.VERSION)
-        through = 0
-    # every fact up to `through` has an embedding (embeddings are only ever replaced, and
-    # dropped only above), so only the facts after it are looked at
-    rows = conn.execute(
-        "SELECT pos, id, text FROM facts f WHERE pos > ?"
+    # every fact up to `through` has an embedding (a model's replaces a marker, and neither
+    # is ever deleted), so only the facts after it are looked at
+    through = _meta_get(conn, _THROUGH) or 0
+    added = conn.execute(
+        "INSERT INTO embeddings (pos, kind, vec) SELECT pos, 'lexical', x'' FROM facts f WHERE pos > ?"
         " AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.pos = f.pos) ORDER BY pos",
         (through,),
-    ).fetchall()
-    if not rows:
-        return _Space(np.zeros(0, np.int64), [], np.zeros((0, lexical.DIM), np.float32))
-    pos, ids, texts = zip(*rows, strict=True)
-    return _Space(np.array(pos, dtype=np.int64), list(ids), lexical.embed_texts(texts))
-
-
-def _store_lexical(conn: sqlite3.Connection, missing: _Space) -> None:
-    conn.executemany(
-        "INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'lexical', ?)",
-        zip(missing.pos.tolist(), map(bytes, missing.X), strict=True),
-    )
+    ).rowcount
     last = conn.execute("SELECT coalesce(max(pos), 0) FROM facts").fetchone()[0]
-    if last != (_meta_get(conn, _THROUGH) or 0):
+    if last != through:
         _meta_set(conn, _THROUGH, last)
+    return added
 
 
 @dataclass(frozen=True)
@@ -151,14 +135,6 @@ class _Space:
     pos: np.ndarray  # int64 fact positions, ascending
     ids: list[str]
     X: np.ndarray  # float32 (n, d), the vectors as stored
-
-    def then(self, more: _Space) -> _Space:
-        """These rows, then `more` (all at later positions)."""
-        if not more.ids:
-            return self
-        if not self.ids:
-            return more
-        return _Space(np.r_[self.pos, more.pos], self.ids + more.ids, np.concatenate([self.X, more.X]))
 
     def digest(self, kind: str, rows: range) -> int:
         """Sum mod 2**128 of each row's blake2b: additive, so appends only add terms.
@@ -187,9 +163,28 @@ def _blobs(blobs: tuple[bytes, ...], width: int, dtype: type) -> np.ndarray:
 
 
 def _load_space(conn: sqlite3.Connection, kind: str) -> _Space:
+    """Every row of one space."""
+    return _rows_after(conn, kind, 0)
+
+
+def _rows_after(conn: sqlite3.Connection, kind: str, after: int) -> _Space:
+    """One space's rows after position `after`, in position order: a model's vectors as
+    stored, the lexical space's computed from the facts' text (`add_lexical_embeddings`)."""
+    if kind == "lexical":
+        rows = conn.execute(
+            "SELECT e.pos, f.id, f.text FROM embeddings e JOIN facts f ON f.pos = e.pos"
+            " WHERE e.kind = 'lexical' AND e.pos > ? ORDER BY e.pos",
+            (after,),
+        ).fetchall()
+        if not rows:
+            return _Space(np.zeros(0, np.int64), [], np.zeros((0, lexical.DIM), np.float32))
+        pos, ids, texts = zip(*rows, strict=True)
+        del rows
+        return _Space(np.array(pos, dtype=np.int64), list(ids), lexical.embed_texts(texts))
     rows = conn.execute(
-        "SELECT e.pos, f.id, e.vec FROM embeddings e JOIN facts f ON f.pos = e.pos WHERE e.kind = ? ORDER BY e.pos",
-        (kind,),
+        "SELECT e.pos, f.id, e.vec FROM embeddings e JOIN facts f ON f.pos = e.pos"
+        " WHERE e.kind = ? AND e.pos > ? ORDER BY e.pos",
+        (kind, after),
     ).fetchall()
     if not rows:
         return _Space(np.zeros(0, np.int64), [], np.zeros((0, 0), np.float32))
@@ -381,19 +376,16 @@ def _extend_cached(
     cache = graphcache.load(conn, kind, stored | {"params": params}, k_old)
     if cache is None:
         return None
-    rows = conn.execute(
-        "SELECT e.pos, f.id, e.vec FROM embeddings e JOIN facts f ON f.pos = e.pos"
-        " WHERE e.kind = ? AND e.pos > ? ORDER BY e.pos",
-        (kind, stored["max_pos"]),
-    ).fetchall()
-    if count != stored["count"] + len(rows):
+    try:
+        new = _rows_after(conn, kind, stored["max_pos"])
+    except ValueError:
+        return None  # of mixed dimensions: the full read says so
+    if count != stored["count"] + new.pos.size:
         return False  # rows appeared before the last built position: not an append
-    if not rows:
+    if not new.ids:
         return True
-    pos, ids, vecs = zip(*rows, strict=True)
-    if any(len(v) != 4 * cache.vec.shape[1] for v in vecs):
+    if new.X.shape[1] != cache.vec.shape[1]:
         return None
-    new = _Space(np.array(pos, dtype=np.int64), list(ids), _blobs(vecs, cache.vec.shape[1], np.float32))
     idb = graphcache._ids_array(new.ids)
     if idb is None:
         return None
@@ -404,7 +396,7 @@ def _extend_cached(
     _write_knn(conn, sp, knn, np.flatnonzero(dirty))
     _rewrite_edges(conn, kind, sp, g.Knn(cache.nbrs, cache.cos), knn, dirty)
     digest = int(stored["digest"], 16)
-    state = _built_state(sp, (digest + new.digest(kind, range(len(rows)))) & _MASK)
+    state = _built_state(sp, (digest + new.digest(kind, range(new.pos.size))) & _MASK)
     state |= {key: stored[key] for key in _BUILD_KEYS if key in stored}
     _meta_set(conn, f"graph.semantic.{kind}", state)
     graphcache.append(cache, new.pos, new.ids, new.X, knn, dirty, state | {"params": params})
@@ -521,24 +513,19 @@ def _rebuild_npmi(
 
 
 def rebuild_graph(conn: sqlite3.Connection, config: Any, progress: g.Progress | None = None) -> GraphUpdate:
-    """Recompute every edge from scratch (semantic in both spaces, NPMI, PageRank). The new
-    lexical vectors are searched as computed, not read back after they are stored."""
+    """Recompute every edge from scratch (semantic in both spaces, NPMI, PageRank)."""
     heap.keep_blocks()
-    missing = _missing_lexical(conn)
-    counts = {kind: state["count"] for kind, state in _space_states(conn).items()}
-    counts["lexical"] += missing.pos.size
-    bar = _Bar(progress, {**{s: float(counts[s]) ** 2 for s in SPACES}, "npmi": 1.0})
+    added = add_lexical_embeddings(conn)
+    states = _space_states(conn)
+    bar = _Bar(progress, {**{s: float(states[s]["count"]) ** 2 for s in SPACES}, "npmi": 1.0})
     notes = []
     for kind in SPACES:  # one space in memory at a time
         sp = _load_space(conn, kind)
-        if kind == "lexical":
-            sp = sp.then(missing)
-            _store_lexical(conn, missing)
         notes.append(_write_space(conn, kind, sp, _build(sp, kind, config, bar.phase(kind)), config))
     _rebuild_npmi(conn, config.graph.npmi_min_count)
     _meta_set(conn, _PARAMS, _params(config))
     bar.finish()
-    return GraphUpdate(SPACES + ("npmi",), (), missing.pos.size, tuple(n for n in notes if n))
+    return GraphUpdate(SPACES + ("npmi",), (), added, tuple(n for n in notes if n))
 
 
 def ensure_graph(

@@ -4,6 +4,11 @@ Facts keep the interchange strings verbatim (export reproduces them and signatur
 over them) next to the parsed numbers the arithmetic reads. Reinforcement times (creation
 first) live in a float64 blob per fact so that loading a million facts is one aggregate
 over one table, not five million rows.
+
+A fact that came without an embedding has an `embeddings` row of kind 'lexical' whose `vec`
+is empty: the built-in lexical vector is computed from the text when it is needed
+(graphstore.add_lexical_embeddings). Stores written by earlier builds hold those vectors; they
+are the same bits and are not read.
 """
 
 from __future__ import annotations

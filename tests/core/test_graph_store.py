@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from synapse_tui.core import graph as g
-from synapse_tui.core import knn
+from synapse_tui.core import knn, lexical
 from synapse_tui.core.config import Config
 from synapse_tui.core.egograph import ego_graph, whole_graph
 from synapse_tui.core.graphstore import ensure_graph, load_edges, rebuild_graph, update_graph
@@ -123,6 +123,41 @@ def test_facts_without_embeddings_get_a_separate_lexical_space(conn: sqlite3.Con
     assert sem == {("m1", "m2"): "model", ("l1", "l2"): "lexical"}
     nb = neighbours(conn, "l1", config())
     assert [(s.id, s.lexical) for s in nb.semantic] == [("l2", True)]
+
+
+def test_lexical_vectors_are_computed_not_stored(conn: sqlite3.Connection) -> None:
+    """A fact without an embedding gets a marker row, not 1 KiB of vector; a store written
+    by earlier builds, which kept the vectors, updates and rebuilds to the same graph."""
+    for f in corpus(np.random.default_rng(6), 40):
+        add(conn, *f)
+    rebuild_graph(conn, config())
+    assert {n for (n,) in conn.execute("SELECT length(vec) FROM embeddings WHERE kind = 'lexical'")} == {0}
+    conn.commit()  # a backup waits for an open transaction
+    older = sqlite3.connect(":memory:")
+    conn.backup(older)
+    rows = older.execute(
+        "SELECT e.pos, f.text FROM embeddings e JOIN facts f USING (pos) WHERE e.kind = 'lexical'"
+    ).fetchall()
+    vecs = lexical.embed_texts([text for _, text in rows])
+    older.executemany(
+        "UPDATE embeddings SET vec = ? WHERE pos = ?",
+        [(bytes(v), p) for (p, _), v in zip(rows, vecs, strict=True)],
+    )
+    assert not ensure_graph(older, config(), verify=True).changed  # the stored vectors' digest
+    for c in (conn, older):
+        for f in corpus(np.random.default_rng(7), 20, start=40):
+            add(c, *f)
+        assert "lexical" in update_graph(c, [], config()).extended
+    graph = (
+        "SELECT * FROM knn ORDER BY pos",
+        "SELECT * FROM semantic_edges ORDER BY a, b",
+        "SELECT * FROM meta WHERE key LIKE 'graph.%' ORDER BY key",
+    )
+    for again in (None, rebuild_graph):
+        if again:
+            again(older, config())
+        for sql in graph:
+            assert conn.execute(sql).fetchall() == older.execute(sql).fetchall()
 
 
 def corpus(rng: np.random.Generator, n: int, start: int = 0) -> list[tuple]:

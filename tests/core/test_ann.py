@@ -270,8 +270,8 @@ def test_the_probed_search_agrees_with_exact_and_searches_few_cells() -> None:
     exact = g.exact_knn(X, ranks, 10)
     tune, report = ann.Truth.each(X, [ann.sample_rows(N, 1000, ann.SEED + 1), ann.sample_rows(N, 1000)], 10)
     plan = ann.plan_probes(X, 10, tune, 0.99)
-    knn, probes = ann.probed_knn(X, ranks, 10, plan, tune, 0.99)
-    assert probes <= plan.cells / 4 and plan.work < 0.25  # far from an exact search
+    knn, reach = ann.probed_knn(X, ranks, 10, plan, tune, 0.99)
+    assert reach == plan.reach < ann.ALL_CELLS and plan.work < 0.25  # far from an exact search
     assert report.recall(knn.nbrs, knn.cos) >= 0.99 and direct_recall(knn, exact) >= 0.99
     ours, truth = edge_set(knn), edge_set(exact)
     assert len(ours & truth) / len(truth) >= 0.98 and len(ours & truth) / len(ours) >= 0.98
@@ -279,12 +279,15 @@ def test_the_probed_search_agrees_with_exact_and_searches_few_cells() -> None:
     assert same.mean() > 0.9 and np.array_equal(knn.cos[same], exact.cos[same])
     again, _ = ann.probed_knn(X, ranks, 10, ann.plan_probes(X, 10, tune, 0.99), tune, 0.99)
     assert np.array_equal(again.nbrs, knn.nbrs) and np.array_equal(again.cos, knn.cos)
-    # a plan too narrow widens until the tuning sample reaches the target, searching afresh
-    # (each pair still offered to each end once: no row listed twice)
-    narrow = ann.Plan(plan.centres, plan.home, 1, plan.work)
+    # a plan too narrow (each row its own cell alone) widens until the tuning sample
+    # reaches the target, searching afresh (each pair still offered to each end once: no
+    # row listed twice)
+    narrow = ann.Plan(plan.centres, plan.home, 0.0, plan.work)
+    alone = ann.probed_knn(X, ranks, 10, narrow)[0]  # no tuning sample: as planned
+    assert tune.recall(alone.nbrs, alone.cos) < 0.999
     seen: list[tuple[int, int]] = []
-    wide, probes = ann.probed_knn(X, ranks, 10, narrow, tune, 0.99, lambda d, t: seen.append((d, t)))
-    assert probes > 1 and tune.recall(wide.nbrs, wide.cos) >= 0.99
+    wide, reach = ann.probed_knn(X, ranks, 10, narrow, tune, 0.999, lambda d, t: seen.append((d, t)))
+    assert reach > 0 and tune.recall(wide.nbrs, wide.cos) >= 0.999
     assert [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1][0] == seen[-1][1]  # never back
     assert all(len(set(r)) == 10 and i not in r for i, r in enumerate(wide.nbrs.tolist()))
     assert all(len(set(r)) == 10 and i not in r for i, r in enumerate(knn.nbrs.tolist()))

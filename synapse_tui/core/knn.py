@@ -91,6 +91,12 @@ def best_per_owner(owner: np.ndarray, score: np.ndarray, m: int, k: int) -> np.n
     return order[((np.cumsum(counts) - counts)[:, None] + np.arange(k)).ravel()].reshape(m, k)
 
 
+def _group_bar(S: np.ndarray, k: int) -> np.ndarray:
+    """Per row, the least of the maxima of k column groups: at most its k-th largest."""
+    w = S.shape[1] - S.shape[1] % k
+    return S[:, :w].reshape(S.shape[0], k, w // k).max(axis=2).min(axis=1)
+
+
 def top_of_blocks(
     blocks: Iterable[tuple[np.ndarray, np.ndarray]], m: int, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -107,8 +113,7 @@ def top_of_blocks(
         w = S.shape[1]
         bar = np.maximum(best_v.min(axis=1), _LOWEST)  # -inf never enters
         if w >= 4 * k:
-            groups = S[:, : w - w % k].reshape(m, k, w // k).max(axis=2).min(axis=1)
-            bar = np.maximum(bar, groups)
+            bar = np.maximum(bar, _group_bar(S, k))
         r, c = where2(S >= bar[:, None])
         if r.size == 0:
             continue
@@ -153,7 +158,7 @@ def top_columns(closeness: np.ndarray, p: int) -> np.ndarray:
     through, and a partition finds the p-th value itself."""
     m, c = closeness.shape
     if c >= 64 * p:  # blocks of 64 or more columns: their maxima leave few entries
-        bar = closeness[:, : c - c % p].reshape(m, p, c // p).max(axis=2).min(axis=1)
+        bar = _group_bar(closeness, p)
     else:
         bar = np.partition(closeness, c - p, axis=1)[:, c - p]
     r, cell = where2(closeness >= bar[:, None])
@@ -224,21 +229,25 @@ class _TopK:
             inside = np.flatnonzero((own >= 0) & (own < S.shape[1]))
             S[inside, own[inside]] = -np.inf
         t = self.thr[rows]
-        sel = np.flatnonzero(S.max(axis=1) >= t)
-        if sel.size == 0:
-            return
-        S2 = S if sel.size == len(rows) else S[sel]
-        t2 = t[sel]
-        mask = S2 >= t2[:, None]
-        if S2.shape[1] > 4 * k:
-            heavy = np.flatnonzero(np.count_nonzero(mask, axis=1) > 4 * k)
-            if heavy.size:
-                H = S2[heavy]
-                if skip is not None:  # the bar must stand on entries that may be offered
-                    H[skip[0][sel[heavy]][:, skip[1]]] = -np.inf
-                w = H.shape[1] - H.shape[1] % k  # k column groups: the least of their maxima
-                bar = H[:, :w].reshape(heavy.size, k, w // k).max(axis=2).min(axis=1)  # <= k-th
-                mask[heavy] = H >= np.maximum(bar, t2[heavy])[:, None]
+        if skip is None and S.shape[1] > 4 * k and np.isneginf(t).all():
+            # rows with nothing yet (a probed search's own cells): every entry passes the
+            # filter, so the bar alone picks, read off S itself
+            sel, S2, t2 = np.arange(len(rows)), S, t
+            mask = S >= _group_bar(S, k)[:, None]
+        else:
+            sel = np.flatnonzero(S.max(axis=1) >= t)
+            if sel.size == 0:
+                return
+            S2 = S if sel.size == len(rows) else S[sel]
+            t2 = t[sel]
+            mask = S2 >= t2[:, None]
+            if S2.shape[1] > 4 * k:
+                heavy = np.flatnonzero(np.count_nonzero(mask, axis=1) > 4 * k)
+                if heavy.size:
+                    H = S2[heavy]
+                    if skip is not None:  # the bar must stand on entries that may be offered
+                        H[skip[0][sel[heavy]][:, skip[1]]] = -np.inf
+                    mask[heavy] = H >= np.maximum(_group_bar(H, k), t2[heavy])[:, None]
         if col0 is not None:
             own = rows[sel] - col0
             inside = (own >= 0) & (own < S.shape[1])

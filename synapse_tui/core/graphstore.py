@@ -30,6 +30,7 @@ import numpy as np
 
 from synapse_tui.core import ann, graphcache, heap, lexical
 from synapse_tui.core import graph as g
+from synapse_tui.core.schema import SEMANTIC_EDGES_B
 
 ALGORITHM = f"mutual-knn-local-baseline/1;npmi/1;{lexical.VERSION};fingerprint/2"
 SPACES = ("model", "lexical")
@@ -234,10 +235,15 @@ def _write_edges(conn: sqlite3.Connection, kind: str, sp: _Space, knn: g.Knn) ->
     """Every edge of the space, after a full build."""
     a, b, w = g.mutual_edges(knn)
     conn.execute("DELETE FROM semantic_edges WHERE kind = ?", (kind,))
+    alone = conn.execute("SELECT 1 FROM semantic_edges LIMIT 1").fetchone() is None
+    if alone:  # the index is built after the rows, in one sort (240,000 edges: 0.36 s, not 0.55 s)
+        conn.execute("DROP INDEX semantic_edges_b")
     conn.executemany(
         "INSERT INTO semantic_edges (a, b, weight, kind) VALUES (?, ?, ?, ?)",
         zip(sp.pos[a].tolist(), sp.pos[b].tolist(), w.tolist(), [kind] * a.size, strict=True),
     )
+    if alone:
+        conn.execute(SEMANTIC_EDGES_B)
 
 
 def _rewrite_edges(

@@ -11,7 +11,9 @@ embeddings.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -30,6 +32,7 @@ VERSION = f"lexical-ngram{DIM}/1"  # part of the graph's fingerprint: bump on an
 NGRAMS = (3, 4, 5)
 _BITS = DIM.bit_length() - 1
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+_THREADS = min(2, os.cpu_count() or 1)
 _BATCH = 512  # texts at a time: their (512, DIM) float64 steps stay in cache (4096: twice the time)
 
 
@@ -62,10 +65,23 @@ def _window_hashes(buf: np.ndarray, sizes: Sequence[int]) -> list[np.ndarray]:
 
 
 def embed_texts(texts: Sequence[str]) -> np.ndarray:
-    """(len(texts), DIM) float32 unit vectors; deterministic across runs and machines."""
+    """(len(texts), DIM) float32 unit vectors; deterministic across runs and machines.
+
+    Batches are independent, so two threads share them: numpy lets go of the GIL inside
+    its loops, and 100,000 texts took 0.49-0.77 s against 0.55-1.04 s in one thread."""
     out = np.empty((len(texts), DIM), dtype=np.float32)
-    for b0 in range(0, len(texts), _BATCH):
+
+    def fill(b0: int) -> None:
         out[b0 : b0 + _BATCH] = _embed_batch(texts[b0 : b0 + _BATCH])
+
+    starts = range(0, len(texts), _BATCH)
+    if len(starts) > 1 and _THREADS > 1:
+        with ThreadPoolExecutor(_THREADS) as pool:
+            for _ in pool.map(fill, starts):
+                pass
+    else:
+        for b0 in starts:
+            fill(b0)
     return out
 
 

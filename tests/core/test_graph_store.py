@@ -121,6 +121,11 @@ def test_facts_without_embeddings_get_a_separate_lexical_space(conn: sqlite3.Con
     assert kinds == {1: "model", 2: "model", 3: "lexical", 4: "lexical", 5: "lexical"}
     sem = {(e.a, e.b): e.space for e in load_edges(conn)}
     assert sem == {("m1", "m2"): "model", ("l1", "l2"): "lexical"}
+    # the first space filled an empty table, its index built after the rows: it is there
+    plan = " ".join(
+        r[-1] for r in conn.execute("EXPLAIN QUERY PLAN SELECT a FROM semantic_edges WHERE b = 2")
+    )
+    assert "INDEX semantic_edges_b" in plan
     nb = neighbours(conn, "l1", config())
     assert [(s.id, s.lexical) for s in nb.semantic] == [("l2", True)]
 

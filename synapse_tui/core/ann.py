@@ -21,11 +21,12 @@ usearch 154 s. HNSW's build grows faster than NN-descent's with N, which is why 
 a million; it stays the route where pynndescent (numba) is not installed.
 
 The built-in lexical vectors first try the probed search (`plan_probes`, `probed_knn`):
-exact search of each row's nearest k-means cells, each product offered to both ends, numpy
-alone. At 100,000 facts phrased as the sample's it took 5.0 s at recall 0.997 (5 of 253
-cells) where HNSW took 30-32 s for 0.983 (text is full of near-duplicates, which cells hold
-and a graph index walks badly); on six random words of 21, 10.7 s at 0.991 (17 cells) where
-HNSW took 15.6-16.1 s. HNSW beat NN-descent there (which needed 30 neighbours for 0.99).
+exact search of the k-means cells within each row's reach, each product offered to both
+ends, numpy alone. At 100,000 facts phrased as the sample's it took 3.2-3.8 s at recall
+0.998 (3.6 of 253 cells a row on average) where HNSW took 30-32 s for 0.983 (text is full
+of near-duplicates, which cells hold and a graph index walks badly); on six random words of
+21, 7.1-8.4 s at 0.994 (16.6 cells) where HNSW took 15.6-16.1 s. HNSW beat NN-descent there
+(which needed 30 neighbours for 0.99).
 """
 
 from __future__ import annotations
@@ -102,8 +103,9 @@ KMEANS_SAMPLE = 40  # rows per cell
 KMEANS_STEPS = 8
 # the probed search is taken when its products are at most this share of an exact search's
 # (with offers to both ends, the recall samples and the plan it costs about four times its
-# products: on six random words of 21 its products were 0.07 of an exact search's and it took
-# 0.29 of one): with faiss, whose HNSW took 0.44 of an exact search there; without, against exact
+# products: on six random words of 21 its products were 0.066 of an exact search's and it
+# took 0.22 of one): with faiss, whose HNSW took 0.44 of an exact search there; without,
+# against exact
 PROBED_WORK = 0.08
 EXACT_WORK = 0.25
 _ROWS = 2048  # rows of one product against a cell

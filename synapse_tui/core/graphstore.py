@@ -107,7 +107,7 @@ def add_lexical_embeddings(conn: sqlite3.Connection) -> int:
     A lexical fact's row in `embeddings` is a marker with an empty `vec`: its vector is a
     pure function of its text and the embedder's version, so it is computed whenever the
     space is read (`_rows_after`) instead of stored. At 100,000 facts computing them takes
-    0.7 s where inserting them took 0.6 s, a share of the commit and 100 MB of store. Stores
+    0.4-0.8 s where inserting and committing them took 1.2 s and 100 MB of store. Stores
     written before keep their stored vectors, which are the same bits and are not read.
     When the embedder's version changes, the lexical space's fingerprint and files are
     dropped, so it is rebuilt from the new vectors.
@@ -135,7 +135,7 @@ def add_lexical_embeddings(conn: sqlite3.Connection) -> int:
 class _Space:
     pos: np.ndarray  # int64 fact positions, ascending
     ids: list[str]
-    X: np.ndarray  # float32 (n, d), the vectors as stored
+    X: np.ndarray  # float32 (n, d): a model's vectors as stored, the lexical ones as computed
 
     def digest(self, kind: str, rows: range) -> int:
         """Sum mod 2**128 of each row's blake2b: additive, so appends only add terms.

@@ -281,20 +281,10 @@ def _rebuild_space(
 ) -> str | None:
     """Recompute one space's lists and edges; a note for the user, if any."""
     sp = _load_space(conn, kind)
-    return _write_space(conn, kind, sp, _build(sp, kind, config, progress), config)
-
-
-def _build(sp: _Space, kind: str, config: Any, progress: g.Progress | None) -> ann.Build:
-    return ann.build_knn(
+    conn.execute("DELETE FROM knn WHERE pos IN (SELECT pos FROM embeddings WHERE kind = ?)", (kind,))
+    built = ann.build_knn(
         sp.X, g.string_ranks(sp.ids), config.graph.k, config.graph, progress, lexical=kind == "lexical"
     )
-
-
-def _write_space(
-    conn: sqlite3.Connection, kind: str, sp: _Space, built: ann.Build, config: Any
-) -> str | None:
-    """Store a space's new lists, edges and fingerprint; a note for the user, if any."""
-    conn.execute("DELETE FROM knn WHERE pos IN (SELECT pos FROM embeddings WHERE kind = ?)", (kind,))
     _write_knn(conn, sp, built.knn, np.arange(sp.pos.size))
     _write_edges(conn, kind, sp, built.knn)
     state = _built_state(sp, sp.digest(kind, range(sp.pos.size))) | built.meta()
@@ -524,10 +514,7 @@ def rebuild_graph(conn: sqlite3.Connection, config: Any, progress: g.Progress | 
     added = add_lexical_embeddings(conn)
     states = _space_states(conn)
     bar = _Bar(progress, {**{s: float(states[s]["count"]) ** 2 for s in SPACES}, "npmi": 1.0})
-    notes = []
-    for kind in SPACES:  # one space in memory at a time
-        sp = _load_space(conn, kind)
-        notes.append(_write_space(conn, kind, sp, _build(sp, kind, config, bar.phase(kind)), config))
+    notes = [_rebuild_space(conn, kind, config, bar.phase(kind)) for kind in SPACES]
     _rebuild_npmi(conn, config.graph.npmi_min_count)
     _meta_set(conn, _PARAMS, _params(config))
     bar.finish()

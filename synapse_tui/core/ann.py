@@ -307,10 +307,11 @@ def plan_probes(X: np.ndarray, k: int, truth: Truth | None, target: float) -> Pl
 
 
 def _within(closeness: np.ndarray, reach: float) -> np.ndarray:
-    """The cells each row reaches: those within `reach` of its highest closeness."""
+    """The cells each row reaches: those within `reach` of its highest closeness, the gap
+    taken as `_gaps` takes it, so a cell the plan counted at the reach is searched."""
     if reach >= ALL_CELLS:
         return np.ones(closeness.shape, bool)
-    return closeness >= closeness.max(axis=1, keepdims=True) - np.float32(reach)
+    return closeness.max(axis=1, keepdims=True) - closeness <= np.float32(reach)
 
 
 def _gaps(Q: np.ndarray, centres: np.ndarray, cell: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ from .common import (
     open_memory,
     progress_bar,
     resolve_config,
+    say,
 )
 from .render import print_calibration, print_explain, print_neighbours, print_score_table
 
@@ -77,8 +78,8 @@ def open_cmd(db: str | None, now: str | None = None, config_path: str | None = N
 @click.option(
     "--vectors",
     type=click.Path(),
-    help="With --from mem0: its vector store (a Qdrant folder, default /tmp/qdrant; a FAISS"
-    " folder; or vector_store.db).",
+    help="With --from mem0: its vector store (a Qdrant folder such as mem0's /tmp/qdrant, read"
+    " only when named; a FAISS folder; or vector_store.db). It must be your own.",
 )
 @now_option
 @json_option
@@ -121,11 +122,11 @@ def import_cmd(
             graph = update_graph(conn, result.new_positions, config, progress=progress_bar("graph"))
         store.warm(config)
     for warning in result.warnings + list(graph.notes):
-        click.echo(f"warning: {warning}", err=True)
+        say(f"warning: {warning}", err=True)
     if as_json:
         emit_json({"imported": result.imported, "db": str(db), "warnings": result.warnings})
     else:
-        click.echo(f"imported {result.imported} facts into {db}")
+        say(f"imported {result.imported} facts into {db}")
 
 
 @main.command("score")
@@ -285,7 +286,7 @@ def calibrate_cmd(db: str, write: bool, now: str | None, as_json: bool, config_p
     else:
         print_calibration(cal)
         if write:
-            click.echo(f"wrote b0 and scale to {target}")
+            say(f"wrote b0 and scale to {target}")
 
 
 @main.command("edges")
@@ -316,7 +317,7 @@ def edges_cmd(
         edges = [e for e in load_edges(store.conn) if kind in ("all", e.kind)]
         info = graph_info(store.conn)
     if info.approximate and kind != "npmi":  # on stderr: stdout stays one edge per line
-        click.echo(f"({info.describe()})", err=True)
+        say(f"({info.describe()})", err=True)
     hidden = sum(e.space == "lexical" for e in edges) if not lexical else 0
     for e in edges:
         if e.space == "lexical" and not lexical:
@@ -326,11 +327,9 @@ def edges_cmd(
             sys.stdout.write(_dumps(obj) + "\n")
         else:
             space = f" ({e.space})" if e.space else ""
-            click.echo(f"{e.kind}{space}\t{e.weight:.2f}\t{clean(e.a)}\t{clean(e.b)}")
+            say(f"{e.kind}{space}\t{e.weight:.2f}\t{clean(e.a)}\t{clean(e.b)}")
     if hidden and not as_json:
-        click.echo(
-            f"({hidden} lexical edges between facts without embeddings: --lexical lists them)", err=True
-        )
+        say(f"({hidden} lexical edges between facts without embeddings: --lexical lists them)", err=True)
 
 
 @main.command("neighbours", context_settings=TAKES_IDS)
@@ -370,7 +369,7 @@ def sample_cmd(now: str | None, as_json: bool) -> None:
     if as_json:
         emit_json({"path": path})
     else:
-        click.echo(path)
+        say(path)
 
 
 def _sample_path() -> Path:

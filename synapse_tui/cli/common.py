@@ -31,10 +31,16 @@ from ..core.jsonl import json_line
 from ..core.limits import has_surrogate
 from ..core.memory import Memory
 from ..core.store import Store
-from ..core.textsafe import clean
+from ..core.textsafe import clean, clean_block
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
+
+
+def say(text: str, err: bool = False) -> None:
+    """Human output: every line through the one text-safety function, so nothing read from
+    a store, a source or the environment acts on the terminal."""
+    click.echo(clean_block(text), err=err)
 
 
 class UsageLine(click.UsageError):

@@ -6,8 +6,6 @@ beside nothing else; torch is reached only when the command runs.
 
 from __future__ import annotations
 
-import click
-
 from ..core.clock import Clock
 from ..core.errors import SynapseError
 from ..core.store import Store
@@ -20,6 +18,7 @@ from .common import (
     now_option,
     progress_bar,
     resolve_config,
+    say,
 )
 
 
@@ -55,9 +54,9 @@ def embed_cmd(db: str, now: str | None, as_json: bool, config_path: str | None) 
             }
         )
     elif result.embedded:
-        click.echo(
+        say(
             f"embedded {result.embedded} facts of {db} with {embedder.MODEL}"
             f" ({result.replaced_lexical} had only the built-in lexical embedding)"
         )
     else:
-        click.echo(f"every fact of {db} already has a model embedding; nothing to do")
+        say(f"every fact of {db} already has a model embedding; nothing to do")

@@ -17,14 +17,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import click
-
 from ..core.adapters import known_facts
 from ..core.adapters.sync import sync_snapshot
 from ..core.config import Config
 from ..core.errors import SynapseError
 from ..core.store import Store
-from .common import emit_json, progress_bar
+from .common import emit_json, progress_bar, say
 
 SYSTEMS = {"mem0": "mem0", "basic-memory": "basic_memory", "graphiti": "graphiti"}
 
@@ -94,13 +92,13 @@ def import_from(
         )
         store.warm(config)
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        say(f"warning: {warning}", err=True)
     if as_json:
         emit_json({**result.to_json(), "db": str(db)})
         return
     for line in result.left_out:
-        click.echo(f"left out: {line}", err=True)
-    click.echo(
+        say(f"left out: {line}", err=True)
+    say(
         f"{system} {result.source} -> {db}: {result.added} added, {result.newly_deleted} newly deleted,"
         f" {result.reasserted} re-asserted, {result.unchanged} unchanged"
     )

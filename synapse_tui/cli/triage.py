@@ -17,7 +17,16 @@ from ..core.spot import spot_scores
 from ..core.store import Store
 from ..core.triage import Action, Outcome, Triage, default_actor, trust_change
 from .commands import main
-from .common import TAKES_IDS, config_option, db_argument, emit_json, json_option, now_option, resolve_config
+from .common import (
+    TAKES_IDS,
+    config_option,
+    db_argument,
+    emit_json,
+    json_option,
+    now_option,
+    resolve_config,
+    say,
+)
 
 
 def _run(
@@ -35,7 +44,7 @@ def _run(
                 emit_json(memory.explain(fid))
             return
         after = spot_scores(store, config, clock.now(), changed)
-    click.echo(_describe(outcome, changed, outcome.scores_before, after))
+    say(_describe(outcome, changed, outcome.scores_before, after))
 
 
 def _reported(outcome: Outcome, changed: list[str]) -> list[str]:

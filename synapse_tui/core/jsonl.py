@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import suppress
@@ -16,6 +17,7 @@ from typing import Any
 
 from . import limits
 from .errors import InputError, SynapseError
+from .textsafe import UNSAFE
 
 Progress = Callable[[int, int], None]
 # NaN and Infinity decode to a marker that `limits.problem` refuses, naming the field; one
@@ -76,15 +78,16 @@ def read_jsonl(path: str | os.PathLike[str], progress: Progress | None = None) -
             yield number, obj
 
 
-# Characters that str.splitlines() and JavaScript treat as line breaks though JSON does
-# not escape them: escaped, so every reader finds one object per line.
-_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+def _escape(match: re.Match[str]) -> str:
+    return json.dumps(match.group(0))[1:-1]  # "\\u202e"; a surrogate pair past U+FFFF
 
 
 def json_line(obj: Any) -> str:
-    """One JSON Lines record: UTF-8 text as is, but nothing any reader splits a line at."""
+    """One JSON Lines record: UTF-8 text as is, but what `textsafe` would picture (C1
+    controls, bidi overrides, line separators that str.splitlines() and JavaScript split
+    at) is escaped: the same data, one object per line, and nothing a terminal acts on."""
     text = json.dumps(obj, ensure_ascii=False)
-    return text if text.isascii() else text.translate(_LINE_BREAKS)
+    return text if text.isascii() else UNSAFE.sub(_escape, text)
 
 
 def write_jsonl(objs: Iterator[dict[str, Any]], path: str | os.PathLike[str] | None) -> None:

@@ -22,7 +22,7 @@ _CONTROLS = "\x00-\x1f\x7f-\x9f"
 _INVISIBLE = (
     "\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f"
 )
-_UNSAFE = re.compile(f"[{_CONTROLS}{_INVISIBLE}]")
+UNSAFE = re.compile(f"[{_CONTROLS}{_INVISIBLE}]")
 
 
 def _picture(match: re.Match[str]) -> str:
@@ -38,13 +38,13 @@ def _picture(match: re.Match[str]) -> str:
 
 def first_unsafe(text: str) -> str | None:
     """The first character `clean` would replace, or None when the text shows as it is."""
-    match = _UNSAFE.search(text)
+    match = UNSAFE.search(text)
     return None if match is None else match.group(0)
 
 
 def clean(text: str) -> str:
     """One display line: control and invisible characters made visible, never interpreted."""
-    return _UNSAFE.sub(_picture, text)
+    return UNSAFE.sub(_picture, text)
 
 
 def clean_block(text: str) -> str:

@@ -9,7 +9,6 @@ import pytest
 from click.testing import CliRunner
 
 from synapse_tui.cli import import_from, main
-from synapse_tui.core.adapters import mem0_vectors
 from synapse_tui.core.clock import Clock, parse_time
 from synapse_tui.core.store import Store
 from synapse_tui.core.triage import Triage
@@ -18,9 +17,8 @@ from tests.core.mem0_files import ev, story, write_history, write_ts_vectors
 
 
 @pytest.fixture(autouse=True)
-def _no_default_qdrant(tmp_path, monkeypatch):
-    monkeypatch.setattr(mem0_vectors, "QDRANT_DEFAULT", tmp_path / "no-default-qdrant")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # nor the user's ~/.mem0
+def _no_home_mem0(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # not the user's ~/.mem0
 
 
 def run(*args, code: int = 0, env: dict | None = None):
@@ -47,7 +45,7 @@ def test_import_then_sync_again_changes_nothing(tmp_path):
     audit = run("export", db, "--audit").stdout
     human = run("import", "--from", "mem0", history, "--db", db)
     assert "0 added, 0 newly deleted, 0 re-asserted, 4 unchanged" in human.stdout
-    assert "left out: no vector store found" in human.stderr
+    assert "left out: no vector store named" in human.stderr
     assert run("export", db).stdout == export and run("export", db, "--audit").stdout == audit
 
 

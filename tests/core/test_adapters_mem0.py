@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 import uuid
 
 import numpy as np
 import pytest
 
 from synapse_tui.core import query as fq
-from synapse_tui.core.adapters import fact_id, mem0, mem0_vectors
+from synapse_tui.core.adapters import fact_id, mem0
 from synapse_tui.core.adapters.provenance import source_info
 from synapse_tui.core.adapters.sync import sync_snapshot
 from synapse_tui.core.clock import Clock, parse_time
@@ -26,10 +25,9 @@ from tests.core.mem0_files import ev, story, write_history, write_ts_vectors
 
 
 @pytest.fixture(autouse=True)
-def _no_default_qdrant(tmp_path, monkeypatch):
-    """mem0's default /tmp/qdrant on this machine must not leak into a test."""
-    monkeypatch.setattr(mem0_vectors, "QDRANT_DEFAULT", tmp_path / "no-default-qdrant")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # nor the user's ~/.mem0
+def _no_home_mem0(tmp_path, monkeypatch):
+    """The TypeScript SDK's default ~/.mem0 on this machine must not leak into a test."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
 
 
 def by_id(snapshot):
@@ -59,7 +57,7 @@ def test_versions_become_a_chain_in_utc(tmp_path):
     # nothing invented: no corroboration, contradiction, reinforcement or acceptance
     assert all(f.r == 0 and f.s == 0 and f.tier == "auto" and not f.reinforced_ts for f in snap.facts)
     assert snap.deleted == {"mem0:m-paris"}
-    assert len(snap.left_out) == 1 and "no vector store found" in snap.left_out[0]
+    assert len(snap.left_out) == 1 and "no vector store named" in snap.left_out[0]
 
 
 def test_metadata_only_update_is_not_a_new_version(tmp_path):
@@ -274,15 +272,6 @@ def test_explain_says_where_a_fact_came_from(tmp_path):
 # -- Qdrant ------------------------------------------------------------------------------
 
 
-def test_without_the_extra_the_history_alone_is_imported(tmp_path, monkeypatch):
-    (tmp_path / "qdrant").mkdir()
-    (tmp_path / "qdrant" / "meta.json").write_text('{"collections": {}, "aliases": {}}')
-    monkeypatch.setitem(sys.modules, "qdrant_client", None)  # as if not installed
-    snap = mem0.read(write_history(tmp_path / "history.db", story()), vectors=tmp_path / "qdrant")
-    assert len(snap.facts) == 4
-    assert any('pip install "synapse-tui[mem0]"' in line for line in snap.left_out)
-
-
 def test_a_locked_local_qdrant_is_read_through_a_copy(tmp_path):
     qc = pytest.importorskip("qdrant_client")
     from qdrant_client.models import Distance, PointStruct, VectorParams
@@ -368,10 +357,9 @@ def test_faiss_flat_index_vectors_are_carried_over(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "meta", ['{"collections": {"mem0": {"vectors": "bad"}}, "aliases": {}}', "not json at all"]
+    "meta", ['{"collections": ["mem0"], "aliases": {}}', '{"collections": {"mem0": 1}}', "not json at all"]
 )
 def test_a_damaged_qdrant_folder_is_refused_in_one_line(tmp_path, meta):
-    pytest.importorskip("qdrant_client")
     (tmp_path / "qdrant").mkdir()
     (tmp_path / "qdrant" / "meta.json").write_text(meta)
     with pytest.raises(InputError, match="Qdrant cannot open this folder") as err:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from synapse_tui.core.adapters import basic_memory, graphiti, mem0, mem0_vectors
+from synapse_tui.core.adapters import basic_memory, graphiti, mem0
 from synapse_tui.core.adapters.provenance import SYSTEMS
 from tests.core.mem0_files import story, write_history, write_ts_vectors
 from tests.core.test_adapters_basic_memory import NEW, OLD, SEARCH, write
@@ -47,7 +47,6 @@ def inputs_written(fact) -> set[str]:
 
 @pytest.mark.parametrize("system", sorted(READERS))
 def test_systems_table_matches_what_the_reader_writes(tmp_path, monkeypatch, system):
-    monkeypatch.setattr(mem0_vectors, "QDRANT_DEFAULT", tmp_path / "no-default-qdrant")
     snap = READERS[system](tmp_path)
     assert snap.system == system
     keys = {k for f in snap.facts for k in f.provenance}

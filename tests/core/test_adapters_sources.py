@@ -6,16 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from synapse_tui.core.adapters import known_facts, mem0_vectors
+from synapse_tui.core.adapters import known_facts
 from synapse_tui.core.store import Store
 from tests.core.mem0_files import ev, story, write_history
 from tests.core.test_adapters_basic_memory import resync, write
 from tests.core.test_adapters_mem0 import sync
-
-
-@pytest.fixture(autouse=True)
-def _no_default_qdrant(tmp_path, monkeypatch):
-    monkeypatch.setattr(mem0_vectors, "QDRANT_DEFAULT", tmp_path / "no-default-qdrant")
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ and version n+1 names version n in `supersedes`.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -121,6 +122,57 @@ def require_folder(folder: Path, expected: str) -> None:
         raise InputError(f"no such folder; expected {expected}", file=str(folder))
     if not folder.is_dir():
         raise InputError(f"is a file, not a folder; expected {expected}", file=str(folder))
+
+
+def files_inside(folder: Path, suffix: str) -> tuple[list[Path], list[str]]:
+    """The files ending in `suffix` below `folder`, hidden ones apart, sorted, and a line for
+    each link that leaves the folder: such a file or folder is skipped, never read, so a
+    note linked to `~/.ssh/id_rsa` cannot carry it into the store. A link to a file inside
+    is read; a linked folder inside is not walked twice."""
+    root = folder.resolve()
+    found: list[Path] = []
+    left_out: list[str] = []
+    stack = [folder]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            if entry.is_symlink():
+                if not path.resolve().is_relative_to(root):
+                    left_out.append(
+                        f"{path.relative_to(folder).as_posix()}: a link leaving the folder; not read"
+                    )
+                elif entry.name.endswith(suffix) and entry.is_file():
+                    found.append(path)
+            elif entry.is_dir():
+                stack.append(path)
+            elif entry.name.endswith(suffix) and entry.is_file():
+                found.append(path)
+    return sorted(found), sorted(left_out)
+
+
+def require_own(path: Path) -> None:
+    """Refuse a source another user could have written: one not owned by us, or one
+    anyone may write to."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
+    if st.st_uid != os.geteuid():
+        raise InputError(
+            f"owned by another user (uid {st.st_uid}); a source someone else wrote is not read",
+            file=str(path),
+        )
+    if st.st_mode & 0o002:
+        raise InputError(
+            "anyone may write to it (mode o+w); a source someone else could have written is not read",
+            file=str(path),
+        )
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,17 @@ from typing import Any
 from ..clock import format_time
 from ..errors import InputError
 from ..interchange import ParsedFact, Progress, parse_line
-from . import KnownFact, Snapshot, errors_at, every, fact_id, own_key, require_folder, source_provenance
+from . import (
+    KnownFact,
+    Snapshot,
+    errors_at,
+    every,
+    fact_id,
+    files_inside,
+    own_key,
+    require_folder,
+    source_provenance,
+)
 from .basic_memory_notes import Note, Observation, parse_note
 
 SYSTEM = "basic-memory"
@@ -77,7 +87,7 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
 
     `progress(notes read, notes)` is called as the notes are parsed, the slow part."""
     folder = Path(source).expanduser()
-    notes = _notes(folder, progress)
+    notes, left_out = _notes(folder, progress)
     root = str(folder.resolve())
     known = known or []
     current: dict[str, KnownFact] = {}
@@ -97,7 +107,7 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
         deleted |= gone
     deleted |= {k.id for pool in pools.values() for k in pool}  # notes no longer in the folder
     heads = {k.id: k.head for k in known}
-    left_out = _supersessions(notes, entries, heads)
+    left_out += _supersessions(notes, entries, heads)
     empty = sum(not note.observations for note in notes)
     if empty:
         left_out.append(f"{empty} of {len(notes)} notes hold no observations (prose is not a fact)")
@@ -105,14 +115,10 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
     return Snapshot(SYSTEM, str(folder), facts, deleted, left_out)
 
 
-def _notes(folder: Path, progress: Progress | None) -> list[Note]:
+def _notes(folder: Path, progress: Progress | None) -> tuple[list[Note], list[str]]:
     name = str(folder)
     require_folder(folder, EXPECTED)
-    paths = sorted(
-        p
-        for p in folder.rglob("*.md")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-    )
+    paths, left_out = files_inside(folder, ".md")
     if not paths:
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=name)
     notes, report = [], every(progress, 200)
@@ -128,7 +134,7 @@ def _notes(folder: Path, progress: Progress | None) -> list[Note]:
                 field="permalink",
             )
         seen[note.key] = note.file
-    return notes
+    return notes, left_out
 
 
 def _record(note: Note, obs: Observation, used: set[str]) -> str:

@@ -22,6 +22,7 @@ import yaml
 from markdown_it import MarkdownIt
 
 from ..errors import InputError
+from ..limits import brief
 
 _MD = MarkdownIt()  # CommonMark, as Basic Memory builds it
 _CATEGORY = re.compile(r"^\[([^\[\]()]+)\]\s+(.+)", re.DOTALL)
@@ -184,7 +185,7 @@ def parse_note(path: Path, folder: Path) -> Note:
         raise InputError(f"front matter cannot be read ({exc})", file=name, line=skipped + 1) from None
     start = text.rfind(body) if body else -1
     offset = text.count("\n", 0, start) if start >= 0 else 0
-    title = _string(meta.get("title")) or path.stem
+    title = _string(meta.get("title"), text, name) or path.stem
     permalink = meta.get("permalink") if isinstance(meta.get("permalink"), str) else None
     created = _front_time(meta, "created", mtime, text, name)
     modified = max(created, _front_time(meta, "modified", mtime, text, name))
@@ -193,12 +194,33 @@ def parse_note(path: Path, folder: Path) -> Note:
     return note
 
 
-def _string(value: Any) -> str | None:
+_SCALARS = (str, int, float, bool, date)
+
+
+def _string(value: Any, text: str, name: str) -> str | None:
+    """A title: text, or a list of plain values joined. Anything nested is refused before it
+    is turned into text: YAML aliases make a few lines of front matter stand for a string of
+    gigabytes (`a1: [*a0, *a0, ...]` nine levels deep)."""
     if value is None:
         return None
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
+    if isinstance(value, list) and all(isinstance(v, _SCALARS) for v in value):
+        return ", ".join(str(v) for v in value).strip() or None
+    if not isinstance(value, _SCALARS):
+        raise InputError(
+            f"front matter 'title' must be text or a list of plain values, not {_kind(value)}",
+            file=name,
+            line=_key_line(text, "title"),
+            field="title",
+        )
     return str(value).strip() or None
+
+
+def _kind(value: Any) -> str:
+    return "a nested list" if isinstance(value, list) else f"a {type(value).__name__}"
+
+
+def _key_line(text: str, key: str) -> int | None:
+    return next((i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith(f"{key}:")), None)
 
 
 def _front_time(meta: dict, key: str, fallback: float, text: str, name: str) -> float:
@@ -214,11 +236,12 @@ def _front_time(meta: dict, key: str, fallback: float, text: str, name: str) -> 
         except ValueError:
             value = None
     if not isinstance(value, datetime):
-        line = next((i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith(f"{key}:")), None)
+        raw = meta.get(key)
+        got = brief(raw) if isinstance(raw, _SCALARS) else _kind(raw)
         raise InputError(
-            f"front matter '{key}' must be an ISO 8601 date or time, got {meta.get(key)!r}",
+            f"front matter '{key}' must be an ISO 8601 date or time, got {got}",
             file=name,
-            line=line,
+            line=_key_line(text, key),
             field=key,
         )
     return (value.astimezone() if value.tzinfo is None else value).timestamp()

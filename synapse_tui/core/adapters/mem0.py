@@ -166,8 +166,8 @@ def _vectors(source: Path, vectors: Path | None, typescript: bool, left_out: lis
     where = vectors if vectors is not None else default_location(source, typescript)
     if where is None:
         left_out.append(
-            "no vector store found (--vectors DIR): user, agent and run ids, entities and embeddings"
-            " live only there, so facts carry none of them"
+            "no vector store named (--vectors DIR; mem0's default /tmp/qdrant is read only when named):"
+            " user, agent and run ids, entities and embeddings live only there, so facts carry none of them"
         )
         return None
     store = read_vectors(Path(where))

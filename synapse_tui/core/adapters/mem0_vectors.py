@@ -4,10 +4,9 @@ history.db keeps the texts a memory has held; only the vector store keeps the pa
 (`user_id`, `agent_id`, `run_id`, `actor_id`, `role`, the caller's metadata) and the
 embedding of the current text. Three layouts are read, none of them written:
 
-- the local Qdrant folder of the Python SDK (`/tmp/qdrant`, collection `mem0`, entities in
-  `mem0_entities`), through `qdrant-client` (the `[mem0]` extra): its points are pickles,
-  which only Qdrant's own client should load. A running mem0 holds the folder locked, and
-  opening it would write a lock file, so a copy is read;
+- the local Qdrant folder of the Python SDK (collection `mem0`, entities in `mem0_entities`),
+  whose points are pickles: read by `qdrant_local`, which runs none of them. mem0's default
+  folder, `/tmp/qdrant`, is never read unless named: anyone on the machine can create it;
 - the TypeScript SDK's `vector_store.db`: `vectors(id, vector BLOB float32, payload JSON)`;
 - a FAISS folder: the JSON docstore (`<collection>.json`: `{"docstore": {id: payload},
   "index_to_id": {row: id}}`) and, for the flat indexes mem0 creates (`IndexFlatIP` for
@@ -19,11 +18,8 @@ embedding of the current text. Three layouts are read, none of them written:
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import struct
-import tempfile
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from . import open_read_only
+from . import open_read_only, qdrant_local, require_own
 
 # The TypeScript SDK wrote camelCase keys before it settled on mem0's snake_case ones.
 _CAMEL = {
@@ -44,7 +40,6 @@ _CAMEL = {
     "updatedAt": "updated_at",
     "textLemmatized": "text_lemmatized",
 }
-QDRANT_DEFAULT = Path("/tmp/qdrant")  # mem0's QdrantConfig.path default
 EXPECTED = (
     "a mem0 vector store (a local Qdrant folder, a FAISS folder, or the TypeScript SDK's vector_store.db)"
 )
@@ -76,18 +71,22 @@ def normalise_payload(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def default_location(history: Path, typescript: bool) -> Path | None:
-    """Where mem0 puts its vectors by default, if anything is there."""
+    """Where mem0 puts its vectors by default, if anything is there. Only the TypeScript SDK's
+    defaults, in the user's own folders: the Python SDK's `/tmp/qdrant` is in a folder every
+    user can write, so it is read only when named with --vectors."""
     if typescript:  # beside the history, else the SDK's default ~/.mem0/vector_store.db
         for folder in (history.parent, Path.home() / ".mem0"):
             for name in ("vector_store.db", "vector_store_memories.db"):
                 if (folder / name).is_file():
                     return folder / name
-        return None
-    return QDRANT_DEFAULT if (QDRANT_DEFAULT / "meta.json").is_file() else None
+    return None
 
 
 def read_vectors(path: Path) -> Vectors:
-    """The vector store at `path`, whichever of the three layouts it is."""
+    """The vector store at `path`, whichever of the three layouts it is; refused unless
+    it is the user's own (`require_own`)."""
+    if path.exists():
+        require_own(path)
     if path.is_file():
         return _read_sqlite(path)
     if not path.is_dir():
@@ -229,77 +228,20 @@ def _faiss_flat(path: Path) -> np.ndarray | None:
 
 def _read_qdrant(path: Path, collection: str | None = None) -> Vectors:
     out = Vectors(str(path), collection or "mem0")
-    try:
-        from qdrant_client import QdrantClient
-    except ImportError:
-        out.left_out.append(
-            f"payloads and embeddings in {path} not read: Qdrant's local storage needs the extra,"
-            ' pip install "synapse-tui[mem0]"'
+    names = qdrant_local.collections(path)
+    memories = [n for n in names if not n.endswith("_entities")]
+    name = collection or ("mem0" if "mem0" in names else (memories[0] if len(memories) == 1 else None))
+    if name not in names:
+        raise InputError(
+            f"no collection {collection or 'mem0'!r} among {', '.join(names) or 'none'};"
+            f" to read another, give --vectors {path}/collection/NAME",
+            file=str(path),
         )
-        return out
-    with tempfile.TemporaryDirectory(prefix="synapse-qdrant-") as tmp:
-        copy = Path(tmp) / "qdrant"
-        try:
-            shutil.copytree(path, copy, ignore=shutil.ignore_patterns(".lock"), copy_function=_copy_file)
-        except (OSError, shutil.Error, sqlite3.DatabaseError) as exc:
-            raise InputError(f"cannot read this Qdrant folder ({exc})", file=str(path)) from None
-        try:
-            with warnings.catch_warnings():  # its advice on large local collections is not ours to print
-                warnings.simplefilter("ignore")
-                client = QdrantClient(path=str(copy))
-        except Exception as exc:  # qdrant-client's own errors for a damaged folder
-            why = (str(exc).splitlines() or [type(exc).__name__])[0]
-            raise InputError(
-                f"Qdrant cannot open this folder ({why}); expected {EXPECTED}", file=str(path)
-            ) from None
-        try:
-            names = [c.name for c in client.get_collections().collections]
-            memories = [n for n in names if not n.endswith("_entities")]
-            name = "mem0" if "mem0" in names else (memories[0] if len(memories) == 1 else None)
-            name = collection or name
-            if name not in names:
-                raise InputError(
-                    f"no collection {collection or 'mem0'!r} among {', '.join(sorted(names)) or 'none'};"
-                    f" to read another, give --vectors {path}/collection/NAME",
-                    file=str(path),
-                )
-            out.collection = name
-            for point_id, payload, vector in _scroll(client, name):
-                _add(out, point_id, payload, vector)
-            if f"{name}_entities" in names:
-                for point_id, payload, _ in _scroll(client, f"{name}_entities", vectors=False):
-                    _add(out, point_id, payload, None)
-        finally:
-            client.close()
+    out.collection = name
+    for point_id, payload, vector in qdrant_local.points(path, name):
+        _add(out, point_id, payload, vector)
+    if f"{name}_entities" in names:
+        for point_id, payload, _ in qdrant_local.points(path, f"{name}_entities", vectors=False):
+            _add(out, point_id, payload, None)
     one_space(out)
     return out
-
-
-def _copy_file(src: str, dst: str) -> None:
-    """Copy a file; a SQLite file through SQLite's backup, so a write by a running mem0
-    meanwhile cannot tear the copy."""
-    if not src.endswith(".sqlite"):
-        shutil.copy2(src, dst)
-        return
-    source = open_read_only(Path(src))
-    target = sqlite3.connect(dst)
-    try:
-        source.backup(target)
-    finally:
-        source.close()
-        target.close()
-
-
-def _scroll(client: Any, collection: str, vectors: bool = True):
-    offset = None
-    while True:
-        points, offset = client.scroll(
-            collection, limit=1000, offset=offset, with_payload=True, with_vectors=vectors
-        )
-        for p in points:
-            vector = p.vector
-            if isinstance(vector, dict):  # named vectors: mem0 uses the unnamed one
-                vector = vector.get("") or next(iter(vector.values()), None)
-            yield str(p.id), p.payload or {}, vector
-        if offset is None:
-            return

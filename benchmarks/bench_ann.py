@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_graph import clustered  # noqa: E402
 
-from synapse_tui.core import graph as g  # noqa: E402
+from synapse_tui.core.graph import edges as g  # noqa: E402
 
 K = 10
 
@@ -79,7 +79,7 @@ def lexical_vectors(n: int) -> np.ndarray:
 
     from synth import write_synthetic_jsonl
 
-    from synapse_tui.core.lexical import embed_texts
+    from synapse_tui.core.graph.lexical import embed_texts
 
     with tempfile.TemporaryDirectory() as tmp:
         src = write_synthetic_jsonl(Path(tmp) / "facts.jsonl", n)

@@ -24,10 +24,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from synth import write_synthetic_jsonl  # noqa: E402
 
-from synapse_tui.core import limits  # noqa: E402
-from synapse_tui.core.config import Config  # noqa: E402
-from synapse_tui.core.interchange import _check_sizes, parse_file, read_jsonl  # noqa: E402
-from synapse_tui.core.store import Store  # noqa: E402
+from synapse_tui.core.base import limits  # noqa: E402
+from synapse_tui.core.base.config import Config  # noqa: E402
+from synapse_tui.core.ingest.interchange import _check_sizes, parse_file, read_jsonl  # noqa: E402
+from synapse_tui.core.store.db import Store  # noqa: E402
 
 NOW = "2026-12-01T00:00:00Z"
 EXE = [sys.executable, "-m", "synapse_tui"]
@@ -66,7 +66,7 @@ def show_figures(folder: Path) -> None:
         f"{timings['longest']:.2f} s (ratio {timings['longest'] / timings['short']:.2f})"
     )
     from synapse_tui.cli.render import print_explain
-    from synapse_tui.core.memory import Memory
+    from synapse_tui.core.review.memory import Memory
 
     with Store.open(db, readonly=True) as store:
         info = Memory(store, Config(), 1_796_000_000.0).explain("longest")
@@ -114,7 +114,7 @@ def check_figures(folder: Path, n: int) -> None:
 
 PARSE = """
 import sys, time
-from synapse_tui.core.interchange import parse_file
+from synapse_tui.core.ingest.interchange import parse_file
 t0 = time.perf_counter(); parse_file(sys.argv[1]); print(time.perf_counter() - t0)
 """
 

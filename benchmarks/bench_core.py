@@ -22,11 +22,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from synth import END, write_synthetic_jsonl  # noqa: E402
 
-from synapse_tui.core.config import Config  # noqa: E402
-from synapse_tui.core.graphstore import update_graph  # noqa: E402
-from synapse_tui.core.interchange import event_blob, import_facts, parse_file  # noqa: E402
-from synapse_tui.core.store import Store  # noqa: E402
-from synapse_tui.core.trust import FactArrays, score  # noqa: E402
+from synapse_tui.core.base.config import Config  # noqa: E402
+from synapse_tui.core.graph.build import update_graph  # noqa: E402
+from synapse_tui.core.ingest.interchange import import_facts, parse_file  # noqa: E402
+from synapse_tui.core.store.arrays import event_blob  # noqa: E402
+from synapse_tui.core.store.db import Store  # noqa: E402
+from synapse_tui.core.trust.score import FactArrays, score  # noqa: E402
 
 CFG = Config()
 

@@ -17,11 +17,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from synapse_tui.core import embedder, lexical  # noqa: E402
-from synapse_tui.core.config import Config  # noqa: E402
-from synapse_tui.core.interchange import import_facts, parse_file  # noqa: E402
-from synapse_tui.core.sample import bundled  # noqa: E402
-from synapse_tui.core.store import Store  # noqa: E402
+from synapse_tui.core.base.config import Config  # noqa: E402
+from synapse_tui.core.graph import embed as embedder  # noqa: E402
+from synapse_tui.core.graph import lexical
+from synapse_tui.core.ingest.interchange import import_facts, parse_file  # noqa: E402
+from synapse_tui.core.ingest.sample import bundled  # noqa: E402
+from synapse_tui.core.store.db import Store  # noqa: E402
 
 
 def main(n: int) -> None:

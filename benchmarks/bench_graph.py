@@ -30,17 +30,14 @@ from threadpoolctl import threadpool_info
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synapse_tui.core import (
-    ann,  # noqa: E402
-    knn,  # noqa: E402
-)
-from synapse_tui.core import graph as g  # noqa: E402
-from synapse_tui.core.graphstore import rebuild_graph, update_graph  # noqa: E402
-from synapse_tui.core.graphview import neighbours  # noqa: E402
-from synapse_tui.core.interchange import import_facts, parse_file  # noqa: E402
-from synapse_tui.core.junk import near_duplicate_clusters  # noqa: E402
-from synapse_tui.core.lexical import embed_texts  # noqa: E402
-from synapse_tui.core.schema import migrate  # noqa: E402
+from synapse_tui.core.graph import ann, knn
+from synapse_tui.core.graph import edges as g  # noqa: E402
+from synapse_tui.core.graph.build import rebuild_graph, update_graph  # noqa: E402
+from synapse_tui.core.graph.lexical import embed_texts  # noqa: E402
+from synapse_tui.core.graph.read import neighbours  # noqa: E402
+from synapse_tui.core.ingest.interchange import import_facts, parse_file  # noqa: E402
+from synapse_tui.core.review.junk import near_duplicate_clusters  # noqa: E402
+from synapse_tui.core.store.schema import migrate  # noqa: E402
 
 D = 384
 CONFIG = SimpleNamespace(
@@ -172,8 +169,8 @@ def bench_import(n: int, texts: str = "words") -> None:
     `texts`: six random words of 21 ("words"), or the sample's phrasing ("world")."""
     from synth import world_texts, write_synthetic_jsonl
 
-    from synapse_tui.core.config import Config
-    from synapse_tui.core.store import Store
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.store.db import Store
 
     knn_time = [0.0]
     build_knn = ann.build_knn

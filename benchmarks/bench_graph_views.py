@@ -30,13 +30,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from synapse_tui.core import graph as g  # noqa: E402
-from synapse_tui.core.config import Config  # noqa: E402
-from synapse_tui.core.egograph import ego_graph, whole_graph  # noqa: E402
-from synapse_tui.core.graphpath import path_between  # noqa: E402
-from synapse_tui.core.graphstore import rebuild_graph  # noqa: E402
-from synapse_tui.core.graphview import neighbours  # noqa: E402
-from synapse_tui.core.schema import migrate  # noqa: E402
+from synapse_tui.core.base.config import Config  # noqa: E402
+from synapse_tui.core.graph import edges as g  # noqa: E402
+from synapse_tui.core.graph.build import rebuild_graph  # noqa: E402
+from synapse_tui.core.graph.ego import ego_graph, whole_graph  # noqa: E402
+from synapse_tui.core.graph.path import path_between  # noqa: E402
+from synapse_tui.core.graph.read import neighbours  # noqa: E402
+from synapse_tui.core.store.schema import migrate  # noqa: E402
 
 D = 32
 ENTITIES = 2000

@@ -32,17 +32,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import anyio  # noqa: E402
 from synth import write_synthetic_jsonl  # noqa: E402
 
-from synapse_tui.core.clock import Clock, parse_time  # noqa: E402
-from synapse_tui.core.config import Config  # noqa: E402
-from synapse_tui.core.recall import Recall  # noqa: E402
-from synapse_tui.core.store import Store  # noqa: E402
+from synapse_tui.core.agent import Recall  # noqa: E402
+from synapse_tui.core.base.clock import Clock, parse_time  # noqa: E402
+from synapse_tui.core.base.config import Config  # noqa: E402
+from synapse_tui.core.store.db import Store  # noqa: E402
 
 NOW = "2026-12-01T00:00:00Z"
 
 
 def build_store(db: Path, n: int) -> None:
-    from synapse_tui.core.graphstore import update_graph
-    from synapse_tui.core.interchange import import_facts, parse_file
+    from synapse_tui.core.graph.build import update_graph
+    from synapse_tui.core.ingest.interchange import import_facts, parse_file
 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -84,7 +84,7 @@ def main() -> None:
     if not db.exists():
         build_store(db, args.n)
 
-    from synapse_tui.core.graphview import neighbours
+    from synapse_tui.core.graph.read import neighbours
     from synapse_tui.mcp_server import build_server
 
     work = Path(tempfile.mkdtemp()) / "bench.db"  # the writes below must not grow the cached store
@@ -162,7 +162,7 @@ def main() -> None:
     other = Store.open(work)
 
     def external_triage() -> None:
-        from synapse_tui.core.triage import Triage
+        from synapse_tui.core.review.triage import Triage
 
         Triage(other, Clock(parse_time(NOW)), "user:bench", config=Config()).apply(
             "verify", [rng.choice(ids)]

@@ -44,18 +44,19 @@ from bench_core import synthetic_arrays  # noqa: E402
 from bench_graph import clustered  # noqa: E402
 from synth import END, WORDS  # noqa: E402
 
-from synapse_tui.core import ann, loadcache  # noqa: E402
-from synapse_tui.core import graph as g  # noqa: E402
-from synapse_tui.core import query as fq  # noqa: E402
-from synapse_tui.core.clock import Clock, format_time  # noqa: E402
-from synapse_tui.core.config import Config  # noqa: E402
-from synapse_tui.core.graphstore import rebuild_graph, update_graph  # noqa: E402
-from synapse_tui.core.graphview import graph_info  # noqa: E402
-from synapse_tui.core.interchange import event_blob  # noqa: E402
-from synapse_tui.core.memory import Memory  # noqa: E402
-from synapse_tui.core.schema import migrate  # noqa: E402
-from synapse_tui.core.store import Store  # noqa: E402
-from synapse_tui.core.triage import Triage, TriageError  # noqa: E402
+from synapse_tui.core.base.clock import Clock, format_time  # noqa: E402
+from synapse_tui.core.base.config import Config  # noqa: E402
+from synapse_tui.core.graph import ann  # noqa: E402
+from synapse_tui.core.graph import edges as g  # noqa: E402
+from synapse_tui.core.graph.build import rebuild_graph, update_graph  # noqa: E402
+from synapse_tui.core.graph.read import graph_info  # noqa: E402
+from synapse_tui.core.review import query as fq  # noqa: E402
+from synapse_tui.core.review.memory import Memory  # noqa: E402
+from synapse_tui.core.review.triage import Triage, TriageError  # noqa: E402
+from synapse_tui.core.store import loadcache
+from synapse_tui.core.store.arrays import event_blob  # noqa: E402
+from synapse_tui.core.store.db import Store  # noqa: E402
+from synapse_tui.core.store.schema import migrate  # noqa: E402
 
 CFG = Config()
 D = 384
@@ -386,9 +387,9 @@ def bench_score_json(db: Path) -> None:
 def bench_ui(db: Path) -> None:
     code = PEAK + (
         "import asyncio, sys\n"
-        "from synapse_tui.core.clock import Clock, parse_time\n"
-        "from synapse_tui.core.config import Config\n"
-        "from synapse_tui.core.store import Store\n"
+        "from synapse_tui.core.base.clock import Clock, parse_time\n"
+        "from synapse_tui.core.base.config import Config\n"
+        "from synapse_tui.core.store.db import Store\n"
         "from synapse_tui.ui.app import SynapseApp\n"
         "from synapse_tui.ui.widgets.fact_list import FactList\n"
         "async def main():\n"

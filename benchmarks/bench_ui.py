@@ -32,8 +32,8 @@ WORDS = (
 
 
 def build_store(db: Path, n: int) -> None:
-    from synapse_tui.core.interchange import import_facts, parse_file
-    from synapse_tui.core.store import Store
+    from synapse_tui.core.ingest.interchange import import_facts, parse_file
+    from synapse_tui.core.store.db import Store
 
     rng = random.Random(5)
     base = 1_700_000_000
@@ -68,9 +68,9 @@ def build_store(db: Path, n: int) -> None:
 
 
 async def measure(db: Path) -> dict[str, float]:
-    from synapse_tui.core.clock import Clock, parse_time
-    from synapse_tui.core.config import Config
-    from synapse_tui.core.store import Store
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.store.db import Store
     from synapse_tui.ui.app import SynapseApp
     from synapse_tui.ui.widgets.fact_list import FactList
 
@@ -137,7 +137,7 @@ async def measure(db: Path) -> dict[str, float]:
         app.main.show_pane = True
         await app.workers.wait_for_complete()
 
-        from synapse_tui.core import query as fq
+        from synapse_tui.core.review import query as fq
 
         memory = app.memory
         fq.run(memory, "warm")  # the first FTS query pages the index in
@@ -221,7 +221,7 @@ async def measure(db: Path) -> dict[str, float]:
         figures["triage in the state owner alone (ms)"] = statistics.median(times) * 1000
 
         # as of (issue 11): the store as it was a year ago, then back to now, list repainted
-        from synapse_tui.core.clock import parse_time as pt
+        from synapse_tui.core.base.clock import parse_time as pt
 
         for label, when in (("a year ago", pt("2025-12-01T00:00:00Z")), ("back to now", None)):
             times = []
@@ -242,9 +242,9 @@ async def measure(db: Path) -> dict[str, float]:
 
 CHILD = """
 import asyncio, sys, time
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.config import Config
-from synapse_tui.core.store import Store
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.store.db import Store
 from synapse_tui.ui.app import SynapseApp
 from synapse_tui.ui.widgets.fact_list import FactList
 

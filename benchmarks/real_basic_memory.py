@@ -28,11 +28,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from synapse_tui.core.adapters import Snapshot, basic_memory, known_facts  # noqa: E402
-from synapse_tui.core.config import Config  # noqa: E402
-from synapse_tui.core.graphstore import update_graph  # noqa: E402
-from synapse_tui.core.interchange import export_facts, import_facts, parse_file, write_jsonl  # noqa: E402
-from synapse_tui.core.store import Store  # noqa: E402
+from synapse_tui.core.base.config import Config  # noqa: E402
+from synapse_tui.core.graph.build import update_graph  # noqa: E402
+from synapse_tui.core.ingest.adapters import Snapshot, basic_memory, known_facts  # noqa: E402
+from synapse_tui.core.ingest.interchange import export_facts, import_facts, parse_file, write_jsonl  # noqa: E402
+from synapse_tui.core.store.db import Store  # noqa: E402
 
 NOTES = {
     "Search Design": (
@@ -69,7 +69,7 @@ def sync(store: Store, snap: Snapshot) -> tuple[int, int]:
     """sync_snapshot when it is merged; until then what it is specified to do."""
     before = store.count()
     try:
-        from synapse_tui.core.adapters.sync import sync_snapshot
+        from synapse_tui.core.ingest.adapters.sync import sync_snapshot
 
         sync_snapshot(store, snap, Config())
     except ImportError:

@@ -136,9 +136,9 @@ async def build_and_dump(folder: str) -> None:
 
 def scale(n: int = 10_000) -> None:
     sys.path.insert(0, str(HERE.parent))
-    from synapse_tui.core.adapters import graphiti
-    from synapse_tui.core.interchange import export_facts, import_facts, parse_file, write_jsonl
-    from synapse_tui.core.store import Store
+    from synapse_tui.core.ingest.adapters import graphiti
+    from synapse_tui.core.ingest.interchange import export_facts, import_facts, parse_file, write_jsonl
+    from synapse_tui.core.store.db import Store
 
     root = Path(tempfile.mkdtemp(prefix="graphiti-scale-"))
     with open(root / "edges.jsonl", "w") as fh:
@@ -177,12 +177,12 @@ def scale(n: int = 10_000) -> None:
 
 def main(python: str) -> None:
     sys.path.insert(0, str(HERE.parent))
-    from synapse_tui.core.adapters import graphiti, known_facts
-    from synapse_tui.core.config import Config
-    from synapse_tui.core.graphstore import update_graph
-    from synapse_tui.core.interchange import import_facts
-    from synapse_tui.core.memory import Memory
-    from synapse_tui.core.store import Store
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.graph.build import update_graph
+    from synapse_tui.core.ingest.adapters import graphiti, known_facts
+    from synapse_tui.core.ingest.interchange import import_facts
+    from synapse_tui.core.review.memory import Memory
+    from synapse_tui.core.store.db import Store
 
     folder = Path(tempfile.mkdtemp(prefix="graphiti-dump-"))
     t0 = time.perf_counter()
@@ -200,7 +200,7 @@ def main(python: str) -> None:
             snap = graphiti.read(folder, known=known_facts(store, "graphiti"))
             have = {r[0] for r in store.conn.execute("SELECT id FROM facts")}
             try:  # sync_snapshot once it is merged; until then what it is specified to do
-                from synapse_tui.core.adapters.sync import sync_snapshot
+                from synapse_tui.core.ingest.adapters.sync import sync_snapshot
 
                 sync_snapshot(store, snap, Config())
             except ImportError:

@@ -6,7 +6,7 @@ are in the package), L2-normalises, and writes `embeddings.f16.npy` (N x 384 flo
 the line order of facts.jsonl) and `embeddings.sha256` (the digest of the facts.jsonl the rows
 belong to, so a loader can tell a stale side file from a good one).
 
-The model is run by `synapse_tui.core.embedder.encode`, the same code as `synapse-tui embed`,
+The model is run by `synapse_tui.core.graph.embed.encode`, the same code as `synapse-tui embed`,
 which imports torch only when called: the browser never does; embeddings are data we ship.
 """
 
@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def embed(texts: list[str]) -> np.ndarray:
-    from synapse_tui.core.embedder import encode
+    from synapse_tui.core.graph.embed import encode
 
     return encode(texts)
 

@@ -28,7 +28,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 import vocab as V  # noqa: E402
 from world import END, Draft, World, day, ts  # noqa: E402
 
-from synapse_tui.core import signing  # noqa: E402
+from synapse_tui.core.ingest import signing  # noqa: E402
 
 SEED = 20261130
 TRUSTED_KEY = signing.private_key_from_seed(hashlib.sha256(b"synapse-sample-trusted").digest())

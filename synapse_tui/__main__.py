@@ -1,3 +1,3 @@
-from .cli import main
+from synapse_tui.cli import main
 
 main(prog_name="synapse-tui")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -19,10 +20,9 @@ from mcp_types import ToolAnnotations
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-from .cli.common import describe_error
-from .core.errors import SynapseError
-from .core.recall import MAX_LIMIT, Recall, agent_actor
-from .core.triage import AGENT_ACTIONS, Action
+from synapse_tui.core.agent import MAX_LIMIT, Recall, agent_actor
+from synapse_tui.core.base.errors import SynapseError, describe
+from synapse_tui.core.review.triage import AGENT_ACTIONS, Action
 
 
 @with_config(ConfigDict(extra="allow"))
@@ -85,15 +85,27 @@ def _agent(ctx: Context) -> str:
     return agent_actor(params.client_info.name if params is not None else None)
 
 
-def _call(fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
+def _call(store_path: str, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
     except (SynapseError, sqlite3.DatabaseError) as exc:  # the CLI's "error:" cases
-        raise ToolError(describe_error(exc)) from None
+        raise ToolError(tool_error(exc, store_path)) from None
+
+
+def tool_error(exc: BaseException, store_path: str) -> str:
+    """The CLI's message as one line, and without the server's paths: the agent may run
+    elsewhere, and the store's location is not its business."""
+    message = " ".join(part.strip() for part in describe(exc).splitlines())
+    for where in (str(Path(store_path).resolve()), str(store_path)):
+        message = message.replace(where, Path(store_path).name)
+    return message
 
 
 def build_server(recall: Recall) -> MCPServer:
     server = MCPServer("synapse-tui", instructions=INSTRUCTIONS, log_level="WARNING")
+
+    def call(fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
+        return _call(recall.store.path, fn, *args, **kwargs)
 
     def search(
         query: Annotated[
@@ -112,20 +124,20 @@ def build_server(recall: Recall) -> MCPServer:
         nothing), highest trust first. `total` counts every match. Check `stale` and
         `superseded_by` before relying on a fact; a filter typo returns an error that
         points at the bad token."""
-        return _call(recall.search, query, limit)
+        return call(recall.search, query, limit)
 
     def show(id: Annotated[str, Field(description="The fact's id, e.g. from search.")]) -> Fact:
         """One fact explained: its text, trust envelope, every factor with its inputs (r, s,
         tiers, reinforcements, k), what would move it (`what_if`), its supersession chain,
         provenance and audit history (who did what, when)."""
-        return _call(recall.show, id)
+        return call(recall.show, id)
 
     def neighbours(id: Annotated[str, Field(description="The fact's id.")]) -> NeighboursResult:
         """Facts related to one fact: its semantic neighbours (mutual nearest neighbours,
         `weight` in (0, 1], each with its trust envelope) and its entities with the
         entities that co-occur with them (NPMI). Use it to find corroborating or
         contradicting evidence before acting on a fact."""
-        return _call(recall.neighbours, id)
+        return call(recall.neighbours, id)
 
     def remember(
         text: Annotated[str, Field(min_length=1, description="The fact, one self-contained statement.")],
@@ -143,7 +155,7 @@ def build_server(recall: Recall) -> MCPServer:
         """Store a new fact (tier `auto`: a person may accept it later). Its provenance
         names you. Search first: if it restates a fact, corroborate that one instead; if it
         updates one, pass `supersedes`. Returns the new fact as `show` does."""
-        return _call(
+        return call(
             recall.remember,
             text,
             _agent(ctx),
@@ -177,7 +189,7 @@ _WHEN = {
 
 def _triage_tool(server: MCPServer, recall: Recall, action: Action) -> None:
     def tool(id: Annotated[str, Field(description="The fact's id.")], ctx: Context) -> Fact:
-        return _call(recall.triage, action, id, _agent(ctx))
+        return _call(recall.store.path, recall.triage, action, id, _agent(ctx))
 
     tool.__name__ = action.value
     tool.__doc__ = (

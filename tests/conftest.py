@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from synapse_tui.core.clock import parse_time
+from synapse_tui.core.base.clock import parse_time
 
 NOW = "2026-12-01T00:00:00Z"
 

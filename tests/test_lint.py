@@ -22,3 +22,12 @@ def test_ruff_check_is_clean():
 def test_ruff_format_is_clean():
     result = ruff("format", "--check", "--no-cache")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_import_contracts_hold():
+    """import-linter's contracts in pyproject.toml: core's layers only look down, core
+    imports no front-end, and no front-end imports another but the CLI launching them."""
+    lint = Path(sys.executable).with_name("lint-imports")
+    result = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("KEPT") == 3 and "BROKEN" not in result.stdout

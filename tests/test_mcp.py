@@ -106,6 +106,8 @@ def test_an_agent_recalls_with_trust_and_adds_evidence_audited_under_its_name(db
 
     for bad in ("bad_id", "typo", "cycle"):
         assert seen[bad].is_error, bad
+        text = seen[bad].content[0].text  # the CLI's message: one line, no tuple, no server path
+        assert "\n" not in text and not text.startswith("(") and str(db.parent) not in text, text
     assert "no fact with id 'no-such-fact'" in seen["bad_id"].content[0].text
     typo = seen["typo"].content[0].text
     assert "'tier:' takes one of auto, human, signed (did you mean 'auto'?)" in typo and "^" in typo

@@ -8,16 +8,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from ..core import query as fq
-from ..core.calibrate import calibrate
-from ..core.clock import Clock
-from ..core.config import config_path_for, write_config
-from ..core.errors import SynapseError
-from ..core.interchange import export_facts, import_facts, parse_file, write_jsonl
-from ..core.memory import stream_rows
-from ..core.store import Store
-from ..core.textsafe import clean
-from .common import (
+from synapse_tui.cli.common import (
     TAKES_IDS,
     FilePath,
     SynapseGroup,
@@ -32,7 +23,16 @@ from .common import (
     resolve_config,
     say,
 )
-from .render import print_calibration, print_explain, print_neighbours, print_score_table
+from synapse_tui.cli.render import print_calibration, print_explain, print_neighbours, print_score_table
+from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.base.config import config_path_for, write_config
+from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.textsafe import clean
+from synapse_tui.core.ingest.interchange import export_facts, import_facts, parse_file, write_jsonl
+from synapse_tui.core.review import query as fq
+from synapse_tui.core.review.memory import stream_rows
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.calibrate import calibrate
 
 JSON_CHUNK = 5_000  # rows per write of `score --json`
 SORT_KEYS = ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B", "k", "age", "id")
@@ -58,7 +58,7 @@ def main(ctx: click.Context) -> None:
 @config_option
 def open_cmd(db: str | None, now: str | None = None, config_path: str | None = None) -> None:
     """Open the browser on DB (default: the bundled sample)."""
-    from ..ui.launch import launch
+    from synapse_tui.ui.launch import launch
 
     if db is None:
         db = str(_sample_path())
@@ -96,12 +96,12 @@ def import_cmd(
     """Import FILE.jsonl into DB, all or nothing; or, with --from SYSTEM [SOURCE], open the
     memory mem0, Basic Memory or Graphiti already keeps (mem0's SOURCE defaults to
     $MEM0_DIR/history.db, else ~/.mem0/history.db)."""
-    from ..core.graphstore import update_graph
+    from synapse_tui.core.graph.build import update_graph
 
     Clock.from_option(now)  # validate --now even though import does not score
     config = resolve_config(db, config_path)
     if system is not None:
-        from .import_from import import_from
+        from synapse_tui.cli.import_from import import_from
 
         import_from(system, file, db, vectors, config, as_json)
         return
@@ -215,7 +215,7 @@ def _sorted(memory, positions: np.ndarray, key: str, descending: bool) -> np.nda
 
 
 def _dumps(obj: dict) -> str:
-    from ..core.jsonl import json_line
+    from synapse_tui.core.base.jsonl import json_line
 
     return json_line(obj)
 
@@ -252,7 +252,7 @@ def export_cmd(
     Clock.from_option(now)
     with Store.open(db, readonly=True) as store, store.snapshot():
         if audit:
-            from ..core.triage import export_audit
+            from synapse_tui.core.review.triage import export_audit
 
             write_jsonl(export_audit(store), output)
         else:
@@ -309,8 +309,8 @@ def edges_cmd(
     lexical embedder made for facts without one are listed only with --lexical, each
     marked "space": "lexical".
     """
-    from ..core.graphstore import load_edges
-    from ..core.graphview import graph_info
+    from synapse_tui.core.graph.build import load_edges
+    from synapse_tui.core.graph.read import graph_info
 
     Clock.from_option(now)
     with Store.open(db, readonly=True) as store, store.snapshot():
@@ -340,7 +340,7 @@ def edges_cmd(
 @config_option
 def neighbours_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config_path: str | None) -> None:
     """A fact's semantic neighbours, and its entities with their NPMI neighbours."""
-    from ..core.graphview import neighbours
+    from synapse_tui.core.graph.read import neighbours
 
     if as_json:  # one indexed lookup; no need to score the whole store
         Clock.from_option(now)
@@ -373,6 +373,6 @@ def sample_cmd(now: str | None, as_json: bool) -> None:
 
 
 def _sample_path() -> Path:
-    from ..core.sample import ensure_sample
+    from synapse_tui.core.ingest.sample import ensure_sample
 
     return ensure_sample(progress=progress_bar("building the sample"))

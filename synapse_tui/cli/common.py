@@ -24,14 +24,14 @@ from typing import Any
 
 import click
 
-from ..core.clock import Clock
-from ..core.config import Config, config_for
-from ..core.errors import QueryError, SynapseError
-from ..core.jsonl import json_line
-from ..core.limits import has_surrogate
-from ..core.memory import Memory
-from ..core.store import Store
-from ..core.textsafe import clean, clean_block
+from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.base.config import Config, config_for
+from synapse_tui.core.base.errors import describe, is_internal
+from synapse_tui.core.base.jsonl import json_line
+from synapse_tui.core.base.limits import has_surrogate
+from synapse_tui.core.base.textsafe import clean, clean_block
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.store.db import Store
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -96,32 +96,16 @@ def _usage_message(exc: click.UsageError) -> str:
 
 
 def describe_error(exc: Exception) -> tuple[str, int]:
-    """The message for an exception, one line made safe for a terminal (a filter error
-    adds its query and a caret under the bad token), and the exit status."""
-    if isinstance(exc, QueryError):
-        prefix, token = clean(exc.query[: exc.position]), clean(exc.token)
-        caret = " " * len(prefix) + "^" * max(1, len(token))
-        return f"{clean(exc.reason)}\n  {clean(exc.query)}\n  {caret}", EXIT_USER_ERROR
-    message, code = _message(exc)
-    return clean(message), code
-
-
-def _message(exc: Exception) -> tuple[str, int]:
+    """core's message for an exception (click's own usage errors in our words), and the
+    exit status: 2 for a user's mistake, 1 for our bug."""
     if isinstance(exc, click.UsageError):
-        return _usage_message(exc), EXIT_USER_ERROR
+        return clean(_usage_message(exc)), EXIT_USER_ERROR
     if isinstance(exc, click.ClickException):
-        return exc.format_message(), EXIT_USER_ERROR
-    if isinstance(exc, SynapseError):
-        return str(exc), EXIT_USER_ERROR
-    if isinstance(exc, sqlite3.DatabaseError):  # damage found past the header check at open
-        return f"the database is corrupt or unreadable ({exc})", EXIT_USER_ERROR
-    if isinstance(exc, OSError):  # the machine's, not ours: a full disk, a permission
-        where = f"{exc.filename}: " if exc.filename else ""
-        return f"{where}{exc.strerror or exc}", EXIT_USER_ERROR
-    what = f"{type(exc).__name__}: {exc}"
-    what = what if len(what) <= 200 else what[:197] + "..."
+        return clean(exc.format_message()), EXIT_USER_ERROR
+    if not is_internal(exc):
+        return describe(exc), EXIT_USER_ERROR
     hint = "" if os.environ.get("SYNAPSE_DEBUG") == "1" else "; SYNAPSE_DEBUG=1 shows the traceback"
-    return f"internal error, please report it ({what}){hint}", EXIT_INTERNAL_ERROR
+    return describe(exc) + hint, EXIT_INTERNAL_ERROR
 
 
 class FilePath(click.Path):

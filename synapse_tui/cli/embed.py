@@ -6,11 +6,8 @@ beside nothing else; torch is reached only when the command runs.
 
 from __future__ import annotations
 
-from ..core.clock import Clock
-from ..core.errors import SynapseError
-from ..core.store import Store
-from .commands import main
-from .common import (
+from synapse_tui.cli.commands import main
+from synapse_tui.cli.common import (
     config_option,
     db_argument,
     emit_json,
@@ -20,6 +17,9 @@ from .common import (
     resolve_config,
     say,
 )
+from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.store.db import Store
 
 
 @main.command("embed")
@@ -34,7 +34,7 @@ def embed_cmd(db: str, now: str | None, as_json: bool, config_path: str | None) 
     model's embeddings is refused, so one store stays one space. The neighbour graph is
     updated afterwards.
     """
-    from ..core import embedder
+    from synapse_tui.core.graph import embed as embedder
 
     Clock.from_option(now)
     missing = embedder.missing_extra()

@@ -17,12 +17,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..core.adapters import known_facts
-from ..core.adapters.sync import sync_snapshot
-from ..core.config import Config
-from ..core.errors import SynapseError
-from ..core.store import Store
-from .common import emit_json, progress_bar, say
+from synapse_tui.cli.common import emit_json, progress_bar, say
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.ingest.adapters import known_facts
+from synapse_tui.core.ingest.adapters.sync import sync_snapshot
+from synapse_tui.core.store.db import Store
 
 SYSTEMS = {"mem0": "mem0", "basic-memory": "basic_memory", "graphiti": "graphiti"}
 
@@ -30,7 +30,7 @@ SYSTEMS = {"mem0": "mem0", "basic-memory": "basic_memory", "graphiti": "graphiti
 def reader_module(system: str) -> ModuleType:
     if system not in SYSTEMS:
         raise SynapseError(f"--from {system}: unknown system; one of {', '.join(SYSTEMS)}")
-    name = "synapse_tui.core.adapters." + SYSTEMS[system]
+    name = "synapse_tui.core.ingest.adapters." + SYSTEMS[system]
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:

@@ -10,11 +10,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..core.calibrate import Calibration, Histogram
-from ..core.config import Config
-from ..core.graphview import GraphInfo
-from ..core.textsafe import clean
-from ..core.trust import BANDS, GUIDANCE, TIERS
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.textsafe import clean
+from synapse_tui.core.graph.read import GraphInfo
+from synapse_tui.core.trust.calibrate import Calibration, Histogram
+from synapse_tui.core.trust.score import BANDS, GUIDANCE, TIERS
 
 
 def _t(text: str, style: str = "") -> Text:

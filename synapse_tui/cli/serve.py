@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from ..core.clock import Clock
-from ..core.errors import SynapseError
-from ..core.store import Store
-from .commands import _sample_path, main
-from .common import config_option, now_option, resolve_config
+from synapse_tui.cli.commands import _sample_path, main
+from synapse_tui.cli.common import config_option, now_option, resolve_config
+from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.store.db import Store
 
 
 @main.command("mcp")
@@ -23,12 +23,12 @@ def mcp_cmd(db: str | None, now: str | None, config_path: str | None) -> None:
     `synapse-tui mcp /path/to/memory.db`. SYNAPSE_NOW pins the clock like --now.
     """
     try:
-        from ..mcp_server import serve
+        from synapse_tui.mcp_server import serve
     except ImportError as exc:
         raise SynapseError(
             f"the MCP server needs the mcp SDK ({exc.name} is missing): pip install 'synapse-tui[mcp]'"
         ) from None
-    from ..core.recall import Recall
+    from synapse_tui.core.agent import Recall
 
     clock = Clock.from_option(now)
     path = db if db is not None else str(_sample_path())

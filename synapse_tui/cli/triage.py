@@ -11,13 +11,8 @@ from collections.abc import Callable
 
 import click
 
-from ..core.clock import Clock
-from ..core.memory import Memory
-from ..core.spot import spot_scores
-from ..core.store import Store
-from ..core.triage import Action, Outcome, Triage, default_actor, trust_change
-from .commands import main
-from .common import (
+from synapse_tui.cli.commands import main
+from synapse_tui.cli.common import (
     TAKES_IDS,
     config_option,
     db_argument,
@@ -27,6 +22,11 @@ from .common import (
     resolve_config,
     say,
 )
+from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.triage import Action, Outcome, Triage, default_actor, trust_change
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.spot import spot_scores
 
 
 def _run(

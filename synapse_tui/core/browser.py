@@ -20,22 +20,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import query as fq
-from .clock import Clock
-from .config import Config
-from .errors import SynapseError
-from .explanation import Explanation
-from .memory import Memory
-from .notices import describe
-from .queues import QUEUES, all_masks, apply_sort, masks_at, queue_order
-from .reasons import Suspects, find_duplicates, reason, recheck, with_unsupported
-from .sessionlog import LogEntry, session_log, session_mark
-from .store import Store
-from .triage import Outcome, Triage
+from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.review import query as fq
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.notices import describe
+from synapse_tui.core.review.queues import QUEUES, all_masks, apply_sort, masks_at, queue_order
+from synapse_tui.core.review.reasons import Suspects, find_duplicates, reason, recheck, with_unsupported
+from synapse_tui.core.review.sessionlog import LogEntry, session_log, session_mark
+from synapse_tui.core.review.triage import Outcome, Triage
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.explanation import Explanation
 
 if TYPE_CHECKING:  # the graph views' modules (networkx) load when a view first opens
-    from .blast import BlastRadius
-    from .egograph import GraphRead
+    from synapse_tui.core.graph.ego import GraphRead
+    from synapse_tui.core.review.blast import BlastRadius
 
 
 CLOCK_STEP = 60.0  # seconds after which a moving clock's scores are brought up to date
@@ -138,7 +138,7 @@ class Browser:
         if self.store.readonly:
             return f"read-only: {self.store.path} cannot be written; triage is off"
         if self.as_of is not None:
-            from .clock import format_time
+            from synapse_tui.core.base.clock import format_time
 
             return f"as of {format_time(self.as_of)}: the past is read-only; ctrl+p 'Back to now' returns"
         return None
@@ -191,7 +191,7 @@ class Browser:
 
     def set_as_of(self, when: float | None, rescore: bool = True) -> None:
         """View the store as it was at `when` (None: now). Read-only while set."""
-        from .asof import memory_as_of
+        from synapse_tui.core.review.asof import memory_as_of
 
         self.as_of = when
         with self.lock:
@@ -344,7 +344,7 @@ class Browser:
 
     def related(self, fact_id: str, exclude: tuple[str, ...] = (), limit: int = 50) -> BlastRadius | None:
         """The blast radius of `fact_id` (None: the store has no graph yet)."""
-        from .blast import blast_radius
+        from synapse_tui.core.review.blast import blast_radius
 
         with self.lock:
             try:
@@ -354,14 +354,14 @@ class Browser:
 
     def neighbourhood(self, fact_id: str) -> GraphRead:
         """The neighbour view's ego graph of `fact_id` (`egograph.neighbourhood`)."""
-        from .egograph import neighbourhood
+        from synapse_tui.core.graph.ego import neighbourhood
 
         with self.lock:
             return neighbourhood(self.store, fact_id, self.config)
 
     def path(self, a: str, b: str) -> GraphRead:
         """How `a` is connected to `b`: the strongest chain of links (`graphpath`)."""
-        from .graphpath import find_path
+        from synapse_tui.core.graph.path import find_path
 
         with self.lock:
             return find_path(self.store, a, b, self.config)

@@ -13,16 +13,16 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
-from ..core.browser import Browser
-from ..core.clock import Clock
-from ..core.config import Config
-from ..core.memory import Memory
-from ..core.store import Store
-from .commands import SynapseCommands
-from .messages import LoadFailed, MemoryLoaded
-from .screens.main import MainScreen
-from .screens.nav import CursorTo, MarksChanged, OpenFact
-from .triage_actions import TRIAGE_BINDINGS, TriageMixin
+from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.browser import Browser
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.store.db import Store
+from synapse_tui.ui.commands import SynapseCommands
+from synapse_tui.ui.messages import LoadFailed, MemoryLoaded
+from synapse_tui.ui.screens.main import MainScreen
+from synapse_tui.ui.screens.nav import CursorTo, MarksChanged, OpenFact
+from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS, TriageMixin
 
 
 class SynapseApp(TriageMixin, App[None]):
@@ -168,7 +168,7 @@ class SynapseApp(TriageMixin, App[None]):
 
     # -- views ---------------------------------------------------------------------------
     def action_as_of(self) -> None:
-        from .screens.as_of import AsOfScreen
+        from synapse_tui.ui.screens.as_of import AsOfScreen
 
         def chosen(when: float | str | None) -> None:
             if when == "now":
@@ -180,19 +180,19 @@ class SynapseApp(TriageMixin, App[None]):
         self.push_screen(AsOfScreen(self.clock.now(), self.as_of), chosen)
 
     def action_calibrate(self) -> None:
-        from .screens.calibration import CalibrationScreen
+        from synapse_tui.ui.screens.calibration import CalibrationScreen
 
         if self.memory is not None:
             self.push_screen(CalibrationScreen())
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen
+        from synapse_tui.ui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
     def action_session_log(self) -> None:
-        from .screens.session_log import SessionLogScreen
+        from synapse_tui.ui.screens.session_log import SessionLogScreen
 
         for screen in reversed(self.screen_stack):  # one log: back to it if it is open
             if isinstance(screen, SessionLogScreen):
@@ -202,14 +202,14 @@ class SynapseApp(TriageMixin, App[None]):
         self.push_screen(SessionLogScreen())
 
     def action_legend(self) -> None:
-        from .screens.legend import LegendScreen
+        from synapse_tui.ui.screens.legend import LegendScreen
 
         self.push_screen(LegendScreen())
 
     def action_path(self, from_marks: bool = False) -> None:
         """How is this connected to that? From the fact shown (the other one is typed), or
         between the two marked facts."""
-        from .screens.path import PathScreen
+        from synapse_tui.ui.screens.path import PathScreen
 
         if from_marks:
             marks = sorted(self.browser.marks)
@@ -227,7 +227,7 @@ class SynapseApp(TriageMixin, App[None]):
 
     def subtitle(self) -> str:
         """Every view's subtitle: the store's name, the instant shown when as of, read-only."""
-        from ..core.clock import format_time
+        from synapse_tui.core.base.clock import format_time
 
         title = str(self.store.path.name)
         if self.as_of is not None:
@@ -248,7 +248,7 @@ class SynapseApp(TriageMixin, App[None]):
 
     def on_open_fact(self, message: OpenFact) -> None:
         """A view asked to open a fact: the list's cursor goes to it, its detail opens on top."""
-        from .screens.detail import DetailScreen
+        from synapse_tui.ui.screens.detail import DetailScreen
 
         self.main.go_to_fact(message.fact_id)
         self.push_screen(DetailScreen(message.fact_id))

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from .widgets.fact_list import FactList
-from .widgets.queue_bar import QueueBar
+from synapse_tui.ui.widgets.fact_list import FactList
+from synapse_tui.ui.widgets.queue_bar import QueueBar
 
 MARK_BINDINGS = [
     Binding(

@@ -12,7 +12,7 @@ class SynapseCommands(Provider):
     come from Textual's own system commands: listed once)."""
 
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
-        from .palette import commands_for
+        from synapse_tui.ui.palette import commands_for
 
         return commands_for(self.app, self.screen)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from ..core.clock import Clock
-from ..core.config import config_for
-from ..core.errors import SynapseError
-from ..core.store import Store
+from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.base.config import config_for
+from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.store.db import Store
 
 
 def launch(db: str, now: str | None = None, config_path: str | None = None) -> None:
@@ -20,7 +20,7 @@ def launch(db: str, now: str | None = None, config_path: str | None = None) -> N
     except SynapseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    from .app import SynapseApp
+    from synapse_tui.ui.app import SynapseApp
 
     try:
         app = SynapseApp(store=store, config=config, clock=clock)

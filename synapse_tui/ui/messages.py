@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from ..core.browser import Search, TriageResult
-from ..core.explanation import Explanation
+from synapse_tui.core.browser import Search, TriageResult
+from synapse_tui.core.trust.explanation import Explanation
 
 
 class MemoryLoaded(Message):

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..core.queues import QUEUES, SORTS
-from .triage_actions import TRIAGE_BINDINGS
+from synapse_tui.core.review.queues import QUEUES, SORTS
+from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS
 
 if TYPE_CHECKING:
-    from .app import SynapseApp
+    from synapse_tui.ui.app import SynapseApp
 
 Command = tuple[str, str, Callable[[], object]]
 

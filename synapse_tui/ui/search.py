@@ -11,10 +11,10 @@ from textual import work
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from ..core.browser import Search
-from ..core.errors import QueryError
-from .messages import SearchDone, SearchFailed
-from .widgets.fact_list import FactList
+from synapse_tui.core.base.errors import QueryError
+from synapse_tui.core.browser import Search
+from synapse_tui.ui.messages import SearchDone, SearchFailed
+from synapse_tui.ui.widgets.fact_list import FactList
 
 SEARCH_DEBOUNCE = 0.15
 

@@ -12,7 +12,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
-from ..core.textsafe import clean, clean_block
+from synapse_tui.core.base.textsafe import clean, clean_block
 
 __all__ = [
     "BAND_CHIPS",

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 
-from .messages import TriageLanded
+from synapse_tui.ui.messages import TriageLanded
 
 if TYPE_CHECKING:
-    from ..core.browser import Browser
+    from synapse_tui.core.browser import Browser
 
 TRIAGE = Binding.Group("triage", compact=True)
 UNDO = Binding.Group("undo", compact=True)
@@ -120,7 +120,7 @@ class TriageMixin:
             if len(ids) <= CONFIRM_OVER:
                 self.start_triage(move, ids, from_marks=True)
                 return
-            from .screens.confirm import ConfirmScreen
+            from synapse_tui.ui.screens.confirm import ConfirmScreen
 
             def confirmed(yes: bool | None) -> None:
                 if yes:
@@ -134,7 +134,7 @@ class TriageMixin:
             self.notify("no fact selected", severity="warning", timeout=2)  # type: ignore[attr-defined]
             return
         if move == "supersede":
-            from .screens.supersede import SupersedeScreen
+            from synapse_tui.ui.screens.supersede import SupersedeScreen
 
             def chosen(new: str | None) -> None:
                 if new:

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from synapse_tui.cli import main
-from synapse_tui.core import limits
-from synapse_tui.core.explanation import Explanation
+from synapse_tui.core.base import limits
+from synapse_tui.core.trust.explanation import Explanation
 from tests.conftest import write_jsonl
 
 OK = {"id": "ok", "text": "the deploy runs on Fridays", "created_at": "2026-11-01T00:00:00Z"}
@@ -336,9 +336,9 @@ BIDI = "pay \u202eexe.fdp\u202c \u2066iso\u2069 zero\u200bwidth\u200d join \ufef
 def test_item6_bidi_and_zero_width_are_shown_visibly(tmp_path):
     from rich.console import Console
 
-    from synapse_tui.core.config import Config
-    from synapse_tui.core.memory import Memory
-    from synapse_tui.core.store import Store
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.review.memory import Memory
+    from synapse_tui.core.store.db import Store
     from synapse_tui.ui.widgets import explain as xp
 
     facts = [
@@ -428,8 +428,8 @@ WRITER = textwrap.dedent(
     """
     import json, sys
     from pathlib import Path
-    from synapse_tui.core.interchange import import_facts, parse_file
-    from synapse_tui.core.store import Store
+    from synapse_tui.core.ingest.interchange import import_facts, parse_file
+    from synapse_tui.core.store.db import Store
 
     db, folder = sys.argv[1], Path(sys.argv[2])
     b = 0
@@ -481,9 +481,9 @@ def test_item9_show_beside_a_writer_process_never_fails(store, tmp_path):
 
 
 def test_item9_explain_on_a_view_loaded_before_a_write_is_consistent(store, tmp_path):
-    from synapse_tui.core.config import Config
-    from synapse_tui.core.memory import Memory
-    from synapse_tui.core.store import Store
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.review.memory import Memory
+    from synapse_tui.core.store.db import Store
 
     with Store.open(store, readonly=True) as reader:
         memory = Memory(reader, Config(), 0)

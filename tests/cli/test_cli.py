@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from synapse_tui.cli import main
-from synapse_tui.core import signing
+from synapse_tui.core.ingest import signing
 from tests.conftest import write_jsonl
 from tests.core.test_store_interchange import KEY, base_facts
 
@@ -254,9 +254,9 @@ def test_a_later_import_resolves_an_unknown_supersedes(tmp_path):
 
 
 def test_export_audit_lists_each_decision_with_before_and_after(db):
-    from synapse_tui.core.clock import Clock, parse_time
-    from synapse_tui.core.store import Store
-    from synapse_tui.core.triage import Triage
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.review.triage import Triage
+    from synapse_tui.core.store.db import Store
 
     with Store.open(db) as store:
         triage = Triage(store, Clock(parse_time("2026-12-01T00:00:00Z")), actor="tester")

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from synapse_tui.cli import main
-from synapse_tui.core import embedder
-from synapse_tui.core.config import Config
-from synapse_tui.core.errors import SynapseError
-from synapse_tui.core.store import Store
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.graph import embed as embedder
+from synapse_tui.core.store.db import Store
 from tests.conftest import write_jsonl
 
 TEXTS = [
@@ -69,7 +69,7 @@ def test_a_store_with_another_models_embeddings_is_refused(tmp_path):
 
 def test_the_browser_and_the_cli_never_import_torch():
     code = (
-        "import sys, synapse_tui.cli, synapse_tui.ui.app, synapse_tui.core.embedder\n"
+        "import sys, synapse_tui.cli, synapse_tui.ui.app, synapse_tui.core.graph.embed\n"
         "print(','.join(sorted(n for n in sys.modules if n.split('.')[0] in ('torch', 'sentence_transformers'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -127,7 +127,7 @@ def test_embed_refuses_a_store_of_another_model_before_computing(tmp_path, extra
 
 
 def test_the_bundled_sample_is_recorded_as_this_models_space(tmp_path):
-    from synapse_tui.core.sample import bundled
+    from synapse_tui.core.ingest.sample import bundled
 
     if not (bundled() / "embeddings.f16.npy").exists():
         pytest.skip("the sample's embeddings are not computed")

@@ -23,12 +23,12 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from synapse_tui.cli import main
-from synapse_tui.core.clock import parse_time
-from synapse_tui.core.config import Config
-from synapse_tui.core.explanation import Explanation
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.store import Store
-from synapse_tui.core.textsafe import clean
+from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.textsafe import clean
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.explanation import Explanation
 from synapse_tui.ui.widgets import explain as xp
 from tests.conftest import NOW, write_jsonl
 

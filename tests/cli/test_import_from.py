@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from synapse_tui.cli import import_from, main
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Triage
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.review.triage import Triage
+from synapse_tui.core.store.db import Store
 from tests.conftest import NOW, write_jsonl
 from tests.core.mem0_files import ev, story, write_history, write_ts_vectors
 

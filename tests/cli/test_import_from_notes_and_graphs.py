@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from synapse_tui.core.clock import parse_time
+from synapse_tui.core.base.clock import parse_time
 from tests.cli.test_import_from import refused, run
 from tests.core.mem0_files import story, write_history, write_ts_vectors
 from tests.core.test_adapters_basic_memory import OLD, SEARCH, write

@@ -8,12 +8,12 @@ import random
 import pytest
 
 from synapse_tui.cli import commands
-from synapse_tui.core import loadcache
-from synapse_tui.core.clock import format_time, parse_time
-from synapse_tui.core.config import Config, config_path_for, load_config
-from synapse_tui.core.jsonl import json_line
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.store import Store
+from synapse_tui.core.base.clock import format_time, parse_time
+from synapse_tui.core.base.config import Config, config_path_for, load_config
+from synapse_tui.core.base.jsonl import json_line
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.store import loadcache
+from synapse_tui.core.store.db import Store
 from tests.cli.test_cli import db, run  # noqa: F401
 from tests.conftest import write_jsonl
 

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Action, Triage, default_actor
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.review.triage import Action, Triage, default_actor
+from synapse_tui.core.store.db import Store
 from tests.cli.test_cli import db, json_lines, run  # noqa: F401
 
 SCORE_BEFORE_KEYS = {

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from synapse_tui.core.adapters import basic_memory as bm
-from synapse_tui.core.adapters import known_facts
-from synapse_tui.core.adapters.sync import sync_snapshot
-from synapse_tui.core.clock import parse_time
-from synapse_tui.core.config import Config
-from synapse_tui.core.errors import InputError
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.store import Store
+from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.adapters import basic_memory as bm
+from synapse_tui.core.ingest.adapters import known_facts
+from synapse_tui.core.ingest.adapters.sync import sync_snapshot
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.store.db import Store
 
 SEARCH = """\
     ---
@@ -219,8 +219,8 @@ def test_removed_observation_and_removed_note_are_flagged_deleted(notes, store):
 
 
 def test_triage_done_here_survives_a_sync(notes, store):
-    from synapse_tui.core.clock import Clock
-    from synapse_tui.core.triage import Triage
+    from synapse_tui.core.base.clock import Clock
+    from synapse_tui.core.review.triage import Triage
 
     resync(store, notes)
     fid = next(k.id for k in known_facts(store, "basic-memory") if k.text == "Use Elasticsearch for search")

@@ -15,13 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from synapse_tui.core.adapters import graphiti, known_facts
-from synapse_tui.core.adapters.sync import sync_snapshot
-from synapse_tui.core.clock import parse_time
-from synapse_tui.core.config import Config
-from synapse_tui.core.errors import InputError
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.store import Store
+from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.adapters import graphiti, known_facts
+from synapse_tui.core.ingest.adapters.sync import sync_snapshot
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.store.db import Store
 
 ALICE, ACME, GLOBEX, BOB = "n-alice", "n-acme", "n-globex", "n-bob"
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from synapse_tui.core.adapters import graphiti, known_facts
-from synapse_tui.core.adapters.sync import sync_snapshot
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.config import Config
-from synapse_tui.core.errors import StoreError
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Triage
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.ingest.adapters import graphiti, known_facts
+from synapse_tui.core.ingest.adapters.sync import sync_snapshot
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.triage import Triage
+from synapse_tui.core.store.db import Store
 from tests.core.test_adapters_graphiti import EDGES, dump, episode
 
 SOURCE_TIMES = ["2025-02-10T10:00:00Z", "2025-03-01T00:00:00Z"]  # ep-2, ep-3 of e-old

@@ -9,17 +9,17 @@ import uuid
 import numpy as np
 import pytest
 
-from synapse_tui.core import query as fq
-from synapse_tui.core.adapters import fact_id, mem0
-from synapse_tui.core.adapters.provenance import source_info
-from synapse_tui.core.adapters.sync import sync_snapshot
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.config import Config
-from synapse_tui.core.errors import InputError
-from synapse_tui.core.interchange import export_facts
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Triage, export_audit
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.provenance import source_info
+from synapse_tui.core.ingest.adapters import fact_id, mem0
+from synapse_tui.core.ingest.adapters.sync import sync_snapshot
+from synapse_tui.core.ingest.interchange import export_facts
+from synapse_tui.core.review import query as fq
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.triage import Triage, export_audit
+from synapse_tui.core.store.db import Store
 from tests.conftest import NOW
 from tests.core.mem0_files import ev, story, write_history, write_ts_vectors
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from synapse_tui.core.adapters import basic_memory, graphiti, mem0
-from synapse_tui.core.adapters.provenance import SYSTEMS
+from synapse_tui.core.base.provenance import SYSTEMS
+from synapse_tui.core.ingest.adapters import basic_memory, graphiti, mem0
 from tests.core.mem0_files import story, write_history, write_ts_vectors
 from tests.core.test_adapters_basic_memory import NEW, OLD, SEARCH, write
 from tests.core.test_adapters_graphiti import dump

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from synapse_tui.core.adapters import known_facts
-from synapse_tui.core.store import Store
+from synapse_tui.core.ingest.adapters import known_facts
+from synapse_tui.core.store.db import Store
 from tests.core.mem0_files import ev, story, write_history
 from tests.core.test_adapters_basic_memory import resync, write
 from tests.core.test_adapters_mem0 import sync

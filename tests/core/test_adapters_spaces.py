@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from synapse_tui.core import embedder
-from synapse_tui.core.adapters import graphiti, known_facts, mem0
-from synapse_tui.core.adapters.sync import sync_snapshot
-from synapse_tui.core.config import Config
-from synapse_tui.core.errors import InputError, SynapseError
-from synapse_tui.core.interchange import import_facts, parse_line
-from synapse_tui.core.store import Store
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import InputError, SynapseError
+from synapse_tui.core.graph import embed as embedder
+from synapse_tui.core.ingest.adapters import graphiti, known_facts, mem0
+from synapse_tui.core.ingest.adapters.sync import sync_snapshot
+from synapse_tui.core.ingest.interchange import import_facts, parse_line
+from synapse_tui.core.store.db import Store
 from tests.core.mem0_files import ev, write_history, write_ts_vectors
 from tests.core.test_adapters_graphiti import ALICE, EDGES, GLOBEX, dump, edge
 

@@ -13,13 +13,13 @@ import pytest
 from click.testing import CliRunner
 
 from synapse_tui.cli import main
-from synapse_tui.core import ann
-from synapse_tui.core import graph as g
-from synapse_tui.core.config import Config
-from synapse_tui.core.graphstore import ensure_graph
-from synapse_tui.core.graphview import graph_info
-from synapse_tui.core.interchange import import_facts, parse_file
-from synapse_tui.core.store import Store
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.graph import ann
+from synapse_tui.core.graph import edges as g
+from synapse_tui.core.graph.build import ensure_graph
+from synapse_tui.core.graph.read import graph_info
+from synapse_tui.core.ingest.interchange import import_facts, parse_file
+from synapse_tui.core.store.db import Store
 from tests.conftest import write_jsonl
 
 N, D = 3000, 48
@@ -89,7 +89,7 @@ def test_the_lexical_space_searches_8_bit_codes_and_keeps_exact_cosines(one_thre
     """The built-in n-gram vectors go to faiss's HNSW over 8-bit codes (measured fastest
     there); the codes only propose candidates: the lists' cosines and edges are exact."""
     pytest.importorskip("faiss")
-    from synapse_tui.core.lexical import embed_texts
+    from synapse_tui.core.graph.lexical import embed_texts
 
     rng = np.random.default_rng(3)
     words = "payments api auth billing deploy schema owner team cache queue worker token".split()

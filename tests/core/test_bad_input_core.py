@@ -7,14 +7,14 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synapse_tui.core import limits
-from synapse_tui.core.clock import format_time, parse_time
-from synapse_tui.core.config import Config
-from synapse_tui.core.interchange import import_facts, parse_file
-from synapse_tui.core.jsonl import json_line
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.store import Store
-from synapse_tui.core.textsafe import clean, clean_block
+from synapse_tui.core.base import limits
+from synapse_tui.core.base.clock import format_time, parse_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.jsonl import json_line
+from synapse_tui.core.base.textsafe import clean, clean_block
+from synapse_tui.core.ingest.interchange import import_facts, parse_file
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.store.db import Store
 from tests.conftest import write_jsonl
 
 

@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from synapse_tui.core.blast import blast_radius
-from synapse_tui.core.schema import migrate
+from synapse_tui.core.review.blast import blast_radius
+from synapse_tui.core.store.schema import migrate
 from tests.core.test_graph_store import add
 
 
@@ -56,10 +56,10 @@ def test_an_isolated_fact_has_no_blast_radius_and_unknown_ids_raise(conn: sqlite
 
 
 def test_a_supersede_preview_refuses_what_apply_would_and_writes_nothing(tmp_path) -> None:
-    from synapse_tui.core.clock import Clock, parse_time
-    from synapse_tui.core.interchange import import_facts, parse_file
-    from synapse_tui.core.store import Store
-    from synapse_tui.core.triage import Triage, TriageError
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.ingest.interchange import import_facts, parse_file
+    from synapse_tui.core.review.triage import Triage, TriageError
+    from synapse_tui.core.store.db import Store
 
     src = tmp_path / "facts.jsonl"
     src.write_text(

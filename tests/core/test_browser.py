@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.base.config import load_config
 from synapse_tui.core.browser import Browser, Search
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.config import load_config
-from synapse_tui.core.graphstore import update_graph
-from synapse_tui.core.interchange import import_facts, parse_file
-from synapse_tui.core.queues import QUEUES, queue_index
-from synapse_tui.core.store import Store
+from synapse_tui.core.graph.build import update_graph
+from synapse_tui.core.ingest.interchange import import_facts, parse_file
+from synapse_tui.core.review.queues import QUEUES, queue_index
+from synapse_tui.core.store.db import Store
 from tests.ui.fixtures.make_facts import TRUSTED_KEY
 
 FACTS = Path(__file__).parents[1] / "ui" / "fixtures" / "facts.jsonl"
@@ -155,7 +155,7 @@ def test_with_the_clock_moving_an_action_rescores_its_facts_and_a_catch_up_the_r
     """A full rescore costs about 0.1 s at a million facts: an action under a moving clock
     scores only its facts (at the new instant) and leaves the others to `catch_up`, after
     which every score is what a fresh load at that instant gives."""
-    from synapse_tui.core.memory import Memory
+    from synapse_tui.core.review.memory import Memory
 
     clock = MovingClock(NOW)
     b = open_browser(db, clock)
@@ -224,7 +224,7 @@ def test_marks_are_immutable_sets(db):
 
 
 def test_the_graph_views_and_the_session_log_read_through_the_browser(db):
-    from synapse_tui.core.triage import Triage
+    from synapse_tui.core.review.triage import Triage
 
     with Store.open(db) as early:
         Triage(early, Clock(NOW), actor="agent:early").apply("verify", ["f-sso"])  # before

@@ -1,6 +1,6 @@
 """Writing the config (calibration's `w`, `calibrate --write`) keeps what a person wrote."""
 
-from synapse_tui.core.config import Config, load_config, write_config
+from synapse_tui.core.base.config import Config, load_config, write_config
 
 WRITTEN = """# my store's settings
 [trust]

@@ -8,10 +8,10 @@ import sqlite3
 
 import pytest
 
-from synapse_tui.core.config import Config
-from synapse_tui.core.egograph import ego_graph, whole_graph
-from synapse_tui.core.graphpath import not_connected, path_between
-from synapse_tui.core.schema import migrate
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.graph.ego import ego_graph, whole_graph
+from synapse_tui.core.graph.path import not_connected, path_between
+from synapse_tui.core.store.schema import migrate
 
 from .test_graph_store import add
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synapse_tui.core import graph as g
-from synapse_tui.core import knn
-from synapse_tui.core.lexical import embed_texts
+from synapse_tui.core.graph import edges as g
+from synapse_tui.core.graph import knn
+from synapse_tui.core.graph.lexical import embed_texts
 
 
 def brute_knn(X: np.ndarray, ids: list[str], k: int) -> tuple[list[list[int]], np.ndarray]:

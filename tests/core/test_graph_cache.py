@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from synapse_tui.core import graphcache, graphstore
-from synapse_tui.core.graphstore import ensure_graph, rebuild_graph, update_graph
-from synapse_tui.core.schema import migrate
+from synapse_tui.core.graph import build as graphstore
+from synapse_tui.core.graph import cache as graphcache
+from synapse_tui.core.graph.build import ensure_graph, rebuild_graph, update_graph
+from synapse_tui.core.store.schema import migrate
 from tests.core.test_graph_store import add, config, edge_set
 
 TABLES = (
@@ -162,9 +163,9 @@ def test_an_approximate_space_searches_its_nearest_cells_at_the_target_recall(
     million rows per fact would take longer than the update may): its list is the exact
     one but for neighbours in cells it did not read, as measured."""
     pytest.importorskip("pynndescent")
-    from synapse_tui.core import graph as g
-    from synapse_tui.core.config import Config
-    from synapse_tui.core.interchange import import_facts, parse_file
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.graph import edges as g
+    from synapse_tui.core.ingest.interchange import import_facts, parse_file
     from tests.conftest import write_jsonl
     from tests.core.test_ann import build_store, clustered, facts_with_embeddings
 
@@ -191,7 +192,7 @@ def test_an_approximate_space_searches_its_nearest_cells_at_the_target_recall(
 def test_a_new_rows_nearest_cells_are_the_sorted_order_cut_short() -> None:
     """The cells an update starts from: the first p of every cell sorted by closeness (ties
     in cell order), found with a partition instead of sorting all of them."""
-    from synapse_tui.core.knn import top_columns
+    from synapse_tui.core.graph.knn import top_columns
 
     rng = np.random.default_rng(5)
     for m, c, p in ((50, 7, 3), (200, 500, 32), (10, 40, 40), (40, 3000, 16), (20, 2050, 32)):  # both bars
@@ -204,7 +205,7 @@ def test_the_best_over_column_blocks_are_the_sorted_order_cut_short() -> None:
     """The exact top-k behind every recall figure, merged over column blocks with a bar:
     the same values as sorting each whole row, with ties, -inf (a row itself) and blocks
     too narrow for the bar's column groups."""
-    from synapse_tui.core.knn import top_of_blocks
+    from synapse_tui.core.graph.knn import top_of_blocks
 
     rng = np.random.default_rng(8)
     for m, n, k, step in ((30, 5000, 10, 1024), (7, 300, 20, 64), (12, 95, 10, 9)):
@@ -222,8 +223,8 @@ def test_an_updates_recall_check_counts_each_true_neighbour_a_list_missed() -> N
     """The check that decides whether an update widens its search: against an exact search
     of every row, a list missing one true neighbour in one of 8 checked rows is a recall of
     1 - 1/80; a list that is exact is 1.0."""
-    from synapse_tui.core.graph import Knn
-    from synapse_tui.core.graphcache import _recall, _truth
+    from synapse_tui.core.graph.cache import _recall, _truth
+    from synapse_tui.core.graph.edges import Knn
 
     rng = np.random.default_rng(3)
     X = rng.standard_normal((600, 16)).astype(np.float32)

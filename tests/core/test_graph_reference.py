@@ -11,9 +11,9 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from synapse_tui.core.graphstore import load_edges
-from synapse_tui.core.sample import bundled, ensure_sample
-from synapse_tui.core.store import Store
+from synapse_tui.core.graph.build import load_edges
+from synapse_tui.core.ingest.sample import bundled, ensure_sample
+from synapse_tui.core.store.db import Store
 
 K = 10
 TIE = 1e-6  # SPEC 3.1: a near-tie within 1e-6 may fall either way

@@ -11,21 +11,21 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from synapse_tui.core import graph as g
-from synapse_tui.core import knn, lexical
-from synapse_tui.core.config import Config
-from synapse_tui.core.egograph import ego_graph, whole_graph
-from synapse_tui.core.graphstore import ensure_graph, load_edges, rebuild_graph, update_graph
-from synapse_tui.core.graphview import neighbours
-from synapse_tui.core.interchange import event_blob
-from synapse_tui.core.junk import (
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.graph import edges as g
+from synapse_tui.core.graph import knn, lexical
+from synapse_tui.core.graph.build import ensure_graph, load_edges, rebuild_graph, update_graph
+from synapse_tui.core.graph.ego import ego_graph, whole_graph
+from synapse_tui.core.graph.read import neighbours
+from synapse_tui.core.review.junk import (
     exact_duplicates,
     near_duplicate_clusters,
     unsupported_claims,
     unsupported_mask,
 )
-from synapse_tui.core.schema import migrate
-from synapse_tui.core.store import Store
+from synapse_tui.core.store.arrays import event_blob
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.schema import migrate
 
 DAY = 86400.0
 
@@ -237,7 +237,7 @@ def test_ensure_graph_recomputes_nothing_when_nothing_changed(conn: sqlite3.Conn
 def test_counting_a_space_reads_the_index_not_the_vectors(conn: sqlite3.Connection) -> None:
     """Every import counts each space's rows: at a million facts a scan of the table,
     whose rows carry the vectors, took seconds; the index (m004) holds only kind and pos."""
-    from synapse_tui.core.graphstore import SPACE_COUNTS, _space_states
+    from synapse_tui.core.graph.build import SPACE_COUNTS, _space_states
 
     for f in corpus(np.random.default_rng(4), 12):
         add(conn, *f)
@@ -315,7 +315,7 @@ def test_junk_detectors(conn: sqlite3.Connection) -> None:
 def test_components_match_networkx(seed: int) -> None:
     import networkx as nx
 
-    from synapse_tui.core.junk import _components
+    from synapse_tui.core.review.junk import _components
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 300))

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from synapse_tui.core.adapters import basic_memory, mem0, mem0_vectors
-from synapse_tui.core.errors import InputError
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.adapters import basic_memory, mem0, mem0_vectors
 from tests.core.mem0_files import ev, story, write_history
 
 

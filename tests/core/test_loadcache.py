@@ -18,14 +18,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from synapse_tui.core import loadcache, signing
-from synapse_tui.core.clock import Clock
-from synapse_tui.core.config import Config, TrustConfig
-from synapse_tui.core.interchange import export_facts, import_facts, parse_file
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.schema import CHANGE_LOG_KEEP, SCHEMA_VERSION
-from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Triage
+from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.base.config import Config, TrustConfig
+from synapse_tui.core.ingest import signing
+from synapse_tui.core.ingest.interchange import export_facts, import_facts, parse_file
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.triage import Triage
+from synapse_tui.core.store import loadcache
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.schema import CHANGE_LOG_KEEP, SCHEMA_VERSION
 from tests.conftest import write_jsonl
 from tests.core.test_refresh import chain_facts
 from tests.core.test_store_interchange import KEY, base_facts

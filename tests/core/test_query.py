@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from synapse_tui.core import query as fq
-from synapse_tui.core.errors import QueryError
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.store import Store
+from synapse_tui.core.base.errors import QueryError
+from synapse_tui.core.review import query as fq
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.store.db import Store
 from tests.core.test_store_interchange import store_path, trusted_config  # noqa: F401
 
 

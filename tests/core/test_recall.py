@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from synapse_tui.core.clock import Clock, format_time, parse_time
-from synapse_tui.core.errors import InputError, QueryError, SynapseError
-from synapse_tui.core.interchange import export_facts, import_facts, parse_file
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.recall import Recall, agent_actor
-from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Action, Triage, TriageError, export_audit
-from synapse_tui.core.trust import review_due, review_dues
+from synapse_tui.core.agent import Recall, agent_actor
+from synapse_tui.core.base.clock import Clock, format_time, parse_time
+from synapse_tui.core.base.errors import InputError, QueryError, SynapseError
+from synapse_tui.core.ingest.interchange import export_facts, import_facts, parse_file
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.triage import Action, Triage, TriageError, export_audit
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.score import review_due, review_dues
 from tests.conftest import write_jsonl
 from tests.core.test_store_interchange import store_path, trusted_config  # noqa: F401
 
@@ -87,7 +87,7 @@ def test_remember_creates_an_auto_fact_naming_the_agent_and_supersedes_in_one_st
     # the neighbour graph catches up behind the write, without a reload of the scores
     arrays = recall.memory.arrays
     recall.settle()
-    from synapse_tui.core.graphstore import load_edges
+    from synapse_tui.core.graph.build import load_edges
 
     assert any(new["id"] in (e.a, e.b) for e in load_edges(recall.store.conn))
     recall.show("c")

@@ -13,12 +13,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from synapse_tui.core import signing
-from synapse_tui.core.config import load_config
-from synapse_tui.core.interchange import import_facts, parse_file
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.sample import bundled
-from synapse_tui.core.store import Store
+from synapse_tui.core.base.config import load_config
+from synapse_tui.core.ingest import signing
+from synapse_tui.core.ingest.interchange import import_facts, parse_file
+from synapse_tui.core.ingest.sample import bundled
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.store.db import Store
 
 NOW = "2026-12-01T00:00:00Z"
 

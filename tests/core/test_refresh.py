@@ -9,12 +9,12 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from synapse_tui.core.clock import Clock, format_time, parse_time
-from synapse_tui.core.config import Config
-from synapse_tui.core.interchange import import_facts, parse_file
-from synapse_tui.core.memory import _SCORE_ARRAYS, Memory
-from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Triage, TriageError
+from synapse_tui.core.base.clock import Clock, format_time, parse_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.ingest.interchange import import_facts, parse_file
+from synapse_tui.core.review.memory import _SCORE_ARRAYS, Memory
+from synapse_tui.core.review.triage import Triage, TriageError
+from synapse_tui.core.store.db import Store
 from tests.conftest import write_jsonl
 
 NOW = parse_time("2026-12-01T00:00:00Z")

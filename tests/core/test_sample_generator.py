@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from synapse_tui.core import signing
+from synapse_tui.core.ingest import signing
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_db"

@@ -7,20 +7,20 @@ import json
 import numpy as np
 import pytest
 
-from synapse_tui.core import query as fq
-from synapse_tui.core.clock import parse_time
-from synapse_tui.core.config import Config
-from synapse_tui.core.graphstore import update_graph
-from synapse_tui.core.graphview import (
+from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.graph.build import update_graph
+from synapse_tui.core.graph.read import (
     entity_name,
     entity_names,
     neighbours,
     read_entity_names,
     seed_entity_names,
 )
-from synapse_tui.core.interchange import import_facts, parse_file
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.store import Store
+from synapse_tui.core.ingest.interchange import import_facts, parse_file
+from synapse_tui.core.review import query as fq
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.store.db import Store
 from tests.conftest import write_jsonl
 
 FILLER = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()

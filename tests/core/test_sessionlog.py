@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.interchange import import_facts, parse_file
-from synapse_tui.core.sessionlog import describe_change, session_log, session_mark
-from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Triage, TriageError
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.ingest.interchange import import_facts, parse_file
+from synapse_tui.core.review.sessionlog import describe_change, session_log, session_mark
+from synapse_tui.core.review.triage import Triage, TriageError
+from synapse_tui.core.store.db import Store
 
 FACTS = Path(__file__).parents[1] / "ui" / "fixtures" / "facts.jsonl"
 CLOCK = Clock(parse_time("2026-12-01T00:00:00Z"))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.interchange import import_facts, parse_file
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.spot import depth, spot_scores
-from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Triage
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.ingest.interchange import import_facts, parse_file
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.triage import Triage
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.spot import depth, spot_scores
 from tests.conftest import write_jsonl
 from tests.core.test_store_interchange import store_path, trusted_config  # noqa: F401
 

@@ -7,13 +7,13 @@ import sqlite3
 
 import pytest
 
-from synapse_tui.core import signing
-from synapse_tui.core.clock import parse_time
-from synapse_tui.core.config import Config
-from synapse_tui.core.errors import InputError, StoreError
-from synapse_tui.core.interchange import export_facts, import_facts, parse_file
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.store import Store
+from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import InputError, StoreError
+from synapse_tui.core.ingest import signing
+from synapse_tui.core.ingest.interchange import export_facts, import_facts, parse_file
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.store.db import Store
 from tests.conftest import write_jsonl
 
 KEY = signing.private_key_from_seed(bytes(range(32)))

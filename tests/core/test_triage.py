@@ -12,10 +12,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.memory import Memory
-from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Triage, TriageError, export_audit
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.triage import Triage, TriageError, export_audit
+from synapse_tui.core.store.db import Store
 from tests.core.test_store_interchange import store_path, trusted_config  # noqa: F401
 
 NOW = parse_time("2026-12-01T00:00:00Z")
@@ -141,9 +141,9 @@ def test_killed_writer_leaves_a_consistent_store(store_path):  # noqa: F811
     every applied change has its audit entry (and nothing else changed)."""
     script = textwrap.dedent(f"""
         import sys
-        from synapse_tui.core.clock import Clock
-        from synapse_tui.core.store import Store
-        from synapse_tui.core.triage import Triage
+        from synapse_tui.core.base.clock import Clock
+        from synapse_tui.core.store.db import Store
+        from synapse_tui.core.review.triage import Triage
         store = Store.open({str(store_path)!r})
         t = Triage(store, Clock({NOW}), actor="killer")
         print("ready", flush=True)

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synapse_tui.core.config import Config
-from synapse_tui.core.errors import InputError
-from synapse_tui.core.trust import (
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.trust.score import (
     AUTO,
     HUMAN,
     SIG_INVALID,

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.config import load_config
-from synapse_tui.core.interchange import import_facts, parse_file
-from synapse_tui.core.store import Store
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.base.config import load_config
+from synapse_tui.core.ingest.interchange import import_facts, parse_file
+from synapse_tui.core.store.db import Store
 from synapse_tui.ui.app import SynapseApp
 
 from .fixtures.make_facts import TRUSTED_KEY
@@ -39,7 +39,7 @@ SIZE = (100, 30)
 
 def build_store(folder: Path) -> Path:
     """memory.db with the fixture facts, its graph, and a config trusting the test key."""
-    from synapse_tui.core.graphstore import update_graph
+    from synapse_tui.core.graph.build import update_graph
 
     db = folder / "memory.db"
     cfg_path = folder / "memory.synapse.toml"

@@ -7,9 +7,9 @@ the pinned time, so no login name or wall clock reaches the picture.
 
 from __future__ import annotations
 
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Triage
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.review.triage import Triage
+from synapse_tui.core.store.db import Store
 from synapse_tui.ui.screens.legend import LegendScreen
 from synapse_tui.ui.screens.neighbours import NeighbourScreen
 from synapse_tui.ui.screens.path import PathScreen

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.config import load_config
-from synapse_tui.core.sessionlog import session_mark
-from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Triage
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.base.config import load_config
+from synapse_tui.core.review.sessionlog import session_mark
+from synapse_tui.core.review.triage import Triage
+from synapse_tui.core.store.db import Store
 from synapse_tui.ui import app as app_module
 from synapse_tui.ui.app import SynapseApp
 from synapse_tui.ui.screens.legend import LegendScreen
@@ -153,7 +153,7 @@ async def test_triage_keys_act_on_the_highlighted_neighbour(db):
 
 
 async def test_neighbours_without_a_graph(tmp_path):
-    from synapse_tui.core.interchange import import_facts, parse_file
+    from synapse_tui.core.ingest.interchange import import_facts, parse_file
 
     from .conftest import FIXTURES
 

@@ -7,9 +7,9 @@ import sqlite3
 
 import pytest
 
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.config import load_config
-from synapse_tui.core.store import Store
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.base.config import load_config
+from synapse_tui.core.store.db import Store
 from synapse_tui.ui.app import SynapseApp
 from synapse_tui.ui.screens.confirm import ConfirmScreen
 from synapse_tui.ui.screens.main import MainScreen
@@ -79,7 +79,7 @@ async def test_3_the_clock_moves_while_the_app_runs(db, monkeypatch):
     future"); the action rescores only its own facts (a full rescore is too slow for a
     keypress at a million facts), and the store poll then brings every other score up to
     the clock."""
-    from synapse_tui.core.memory import Memory
+    from synapse_tui.core.review.memory import Memory
     from synapse_tui.ui.screens import main as main_screen
 
     monkeypatch.setattr(main_screen, "POLL_SECONDS", 0.1)

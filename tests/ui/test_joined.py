@@ -11,10 +11,10 @@ import sqlite3
 
 from rich.text import Text
 
-from synapse_tui.core.clock import Clock, parse_time
-from synapse_tui.core.store import Store
-from synapse_tui.core.triage import Triage
-from synapse_tui.core.trust import BANDS
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.review.triage import Triage
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.screens.detail import DetailScreen
 from synapse_tui.ui.screens.legend import LegendScreen, legend_text
 from synapse_tui.ui.screens.main import MainScreen

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from synapse_tui.core.trust import BANDS
+from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.widgets.fact_detail import FactDetail
 from synapse_tui.ui.widgets.fact_list import FactList
 
@@ -93,11 +93,11 @@ async def test_the_full_view_steps_to_the_list_ends_and_the_list_follows(app):
 async def test_as_of_shows_the_deleted_flag_as_it_stood_then(db):
     """A sync stamps when it flags a fact deleted; as of an instant before that, the fact
     is not deleted yet (it is back in the triage queues, its detail says nothing of it)."""
-    from synapse_tui.core.adapters import Snapshot
-    from synapse_tui.core.adapters.sync import sync_snapshot
-    from synapse_tui.core.clock import Clock, parse_time
-    from synapse_tui.core.config import Config
-    from synapse_tui.core.store import Store
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.ingest.adapters import Snapshot
+    from synapse_tui.core.ingest.adapters.sync import sync_snapshot
+    from synapse_tui.core.store.db import Store
 
     from .conftest import make_app, screen_text
 
@@ -136,7 +136,7 @@ async def test_as_of_keeps_a_deleted_flag_of_unknown_time(db):
     instant keeps it."""
     import sqlite3
 
-    from synapse_tui.core.clock import parse_time
+    from synapse_tui.core.base.clock import parse_time
 
     from .conftest import make_app
 

@@ -14,8 +14,8 @@ WRITER = textwrap.dedent(
     """
     import json, sys, tempfile, time
     from pathlib import Path
-    from synapse_tui.core.interchange import import_facts, parse_file
-    from synapse_tui.core.store import Store
+    from synapse_tui.core.ingest.interchange import import_facts, parse_file
+    from synapse_tui.core.store.db import Store
 
     db, batches = sys.argv[1], int(sys.argv[2])
     with Store.open(db) as store:

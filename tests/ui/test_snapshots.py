@@ -125,7 +125,7 @@ def test_bulk_confirmation_80x24(snap_compare, db):
 
 def test_as_of(snap_compare, db):
     async def run_before(pilot) -> None:
-        from synapse_tui.core.clock import parse_time
+        from synapse_tui.core.base.clock import parse_time
 
         await settle(pilot)
         pilot.app.set_as_of(parse_time("2026-10-01T00:00:00Z"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from synapse_tui.core.store import Store
+from synapse_tui.core.store.db import Store
 from synapse_tui.ui.screens.confirm import ConfirmScreen
 from synapse_tui.ui.screens.detail import DetailScreen
 from synapse_tui.ui.screens.main import MainScreen
@@ -282,8 +282,8 @@ def digest(path: Path) -> str:
 async def test_read_only_store_says_so_and_triage_keys_explain(db):
     before = digest(db)
     store = Store.open(db, readonly=True)
-    from synapse_tui.core.clock import Clock, parse_time
-    from synapse_tui.core.config import load_config
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.base.config import load_config
     from synapse_tui.ui.app import SynapseApp
 
     app = SynapseApp(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import OptionList
 
-from synapse_tui.core.config import load_config
+from synapse_tui.core.base.config import load_config
 from synapse_tui.ui.screens.calibration import CalibrationScreen
 from synapse_tui.ui.screens.detail import DetailScreen
 from synapse_tui.ui.screens.help import HelpScreen

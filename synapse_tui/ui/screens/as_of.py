@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from ...core.clock import format_time, parse_time
+from synapse_tui.core.base.clock import format_time, parse_time
 
 _RELATIVE = re.compile(r"^([+-]?)(\d+(?:\.\d+)?)\s*(m|min|h|d|w|mo|y)$")
 _UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "mo": 30 * 86400, "y": 365.25 * 86400}

@@ -15,11 +15,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Sparkline, Static
 
-from ...core.calibrate import Calibration, Histogram, calibrate
-from ...core.config import config_path_for, write_config
-from ...core.trust import BANDS
-from ..text import bar, two
-from ..widgets import explain as xp
+from synapse_tui.core.base.config import config_path_for, write_config
+from synapse_tui.core.trust.calibrate import Calibration, Histogram, calibrate
+from synapse_tui.core.trust.score import BANDS
+from synapse_tui.ui.text import bar, two
+from synapse_tui.ui.widgets import explain as xp
 
 HBAR = 30
 

@@ -14,9 +14,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
-from ..messages import Explained
-from ..widgets.fact_detail import FactDetail
-from .nav import CursorTo
+from synapse_tui.ui.messages import Explained
+from synapse_tui.ui.screens.nav import CursorTo
+from synapse_tui.ui.widgets.fact_detail import FactDetail
 
 
 class DetailScreen(Screen):
@@ -112,6 +112,6 @@ class DetailScreen(Screen):
         self.dismiss()
 
     def action_neighbours(self) -> None:
-        from .neighbours import NeighbourScreen
+        from synapse_tui.ui.screens.neighbours import NeighbourScreen
 
         self.app.push_screen(NeighbourScreen(self.fact_id))

@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from .legend import legend_text
+from synapse_tui.ui.screens.legend import legend_text
 
 # horizontal scrolling is inherited from ScrollView but the list never scrolls sideways
 _NOISE = {"scroll_left", "scroll_right", "page_left", "page_right"}

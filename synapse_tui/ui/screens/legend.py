@@ -15,8 +15,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ...core.trust import BANDS, GUIDANCE_ADVICE
-from .nav import band_style, colours
+from synapse_tui.core.trust.score import BANDS, GUIDANCE_ADVICE
+from synapse_tui.ui.screens.nav import band_style, colours
 
 FLAGS = (
     ("clock_skew", "an event of the fact lies after now (its age is floored at one minute)"),

@@ -20,15 +20,15 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
-from ...core.browser import Search
-from ...core.clock import format_time
-from ...core.queues import QUEUES, SORTS
-from ..bulk import MARK_BINDINGS, Marks
-from ..messages import Explained, LoadFailed, MemoryLoaded, TextsRead
-from ..search import SearchBox
-from ..widgets.fact_detail import FactDetail
-from ..widgets.fact_list import ColumnHeader, FactList
-from ..widgets.queue_bar import QueueBar, StatusLine
+from synapse_tui.core.base.clock import format_time
+from synapse_tui.core.browser import Search
+from synapse_tui.core.review.queues import QUEUES, SORTS
+from synapse_tui.ui.bulk import MARK_BINDINGS, Marks
+from synapse_tui.ui.messages import Explained, LoadFailed, MemoryLoaded, TextsRead
+from synapse_tui.ui.search import SearchBox
+from synapse_tui.ui.widgets.fact_detail import FactDetail
+from synapse_tui.ui.widgets.fact_list import ColumnHeader, FactList
+from synapse_tui.ui.widgets.queue_bar import QueueBar, StatusLine
 
 POLL_SECONDS = 2.0  # how often to check whether another process changed the store
 REASON_QUEUES = ("suspect", "signature")  # the queues that say why in a column
@@ -366,7 +366,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
     def action_open(self) -> None:
         fact_id = self.current_fact_id()
         if fact_id is not None:
-            from .detail import DetailScreen
+            from synapse_tui.ui.screens.detail import DetailScreen
 
             self.app.push_screen(DetailScreen(fact_id))
 
@@ -376,7 +376,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         fact_id = self.current_fact_id()
         if fact_id is None:
             return
-        from .neighbours import NeighbourScreen
+        from synapse_tui.ui.screens.neighbours import NeighbourScreen
 
         self._return_to = self.browser.view
         self.app.push_screen(NeighbourScreen(fact_id))

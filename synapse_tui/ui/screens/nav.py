@@ -13,10 +13,10 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
 
-from ...core.trust import BANDS
-from ..text import band_chip_style, fit
-from ..widgets import explain as xp
-from ..widgets.fact_list import BAND_SHORT
+from synapse_tui.core.trust.score import BANDS
+from synapse_tui.ui.text import band_chip_style, fit
+from synapse_tui.ui.widgets import explain as xp
+from synapse_tui.ui.widgets.fact_list import BAND_SHORT
 
 
 class OpenFact(Message):

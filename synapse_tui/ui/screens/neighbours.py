@@ -17,10 +17,10 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from ...core.egograph import FACT, EgoGraph, EgoRow, GraphRead
-from ...core.graphview import GraphInfo
-from ..text import bar, clean, fit
-from .nav import OpenFact, RowTable, band_cell, colours, superseded
+from synapse_tui.core.graph.ego import FACT, EgoGraph, EgoRow, GraphRead
+from synapse_tui.core.graph.read import GraphInfo
+from synapse_tui.ui.screens.nav import OpenFact, RowTable, band_cell, colours, superseded
+from synapse_tui.ui.text import bar, clean, fit
 
 LINK = {"semantic": "semantic", "shared": "shares", "second": "2 hops", "entity": "entity", "npmi": "npmi"}
 
@@ -277,13 +277,13 @@ class NeighbourScreen(Screen):
             self.post_message(OpenFact(fact_id))
 
     def action_path_to_id(self) -> None:
-        from .path import PathScreen
+        from synapse_tui.ui.screens.path import PathScreen
 
         self.app.push_screen(PathScreen(self.fact_id))
 
     def action_path(self) -> None:
         fact_id = self._highlighted_fact("path")
         if fact_id is not None:
-            from .path import PathScreen
+            from synapse_tui.ui.screens.path import PathScreen
 
             self.app.push_screen(PathScreen(self.fact_id, fact_id))

@@ -16,10 +16,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.egograph import GraphRead
-from ...core.graphpath import Path
-from ..text import bar, clean, fit
-from .nav import OpenFact, band_cell, colours, superseded
+from synapse_tui.core.graph.ego import GraphRead
+from synapse_tui.core.graph.path import Path
+from synapse_tui.ui.screens.nav import OpenFact, band_cell, colours, superseded
+from synapse_tui.ui.text import bar, clean, fit
 
 
 class PathReady(Message):

@@ -18,9 +18,9 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from ...core.sessionlog import LogEntry
-from ..text import clean, fit
-from .nav import OpenFact, RowTable, colours
+from synapse_tui.core.review.sessionlog import LogEntry
+from synapse_tui.ui.screens.nav import OpenFact, RowTable, colours
+from synapse_tui.ui.text import clean, fit
 
 
 class LogReady(Message):

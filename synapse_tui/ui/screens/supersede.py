@@ -24,10 +24,10 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.errors import QueryError
-from ...core.trust import BANDS
-from ..text import clean
-from .nav import MarksChanged
+from synapse_tui.core.base.errors import QueryError
+from synapse_tui.core.trust.score import BANDS
+from synapse_tui.ui.screens.nav import MarksChanged
+from synapse_tui.ui.text import clean
 
 SEARCH_DEBOUNCE = 0.15
 CANDIDATES = 100

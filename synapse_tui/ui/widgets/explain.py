@@ -10,10 +10,10 @@ import re
 
 from rich.text import Text
 
-from ...core.clock import parse_time
-from ...core.explanation import Explanation
-from ...core.trust import BANDS
-from ..text import age_label, band_chip_style, bar, clean, clean_block, stacked_bar, two
+from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.trust.explanation import Explanation
+from synapse_tui.core.trust.score import BANDS
+from synapse_tui.ui.text import age_label, band_chip_style, bar, clean, clean_block, stacked_bar, two
 
 BAR = 20
 

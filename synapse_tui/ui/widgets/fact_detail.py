@@ -20,9 +20,9 @@ from textual.timer import Timer
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.explanation import Explanation
-from ...core.trust import BANDS
-from . import explain as xp
+from synapse_tui.core.trust.explanation import Explanation
+from synapse_tui.core.trust.score import BANDS
+from synapse_tui.ui.widgets import explain as xp
 
 REST = 0.25  # seconds the cursor rests before the pane paints provenance and history
 

@@ -25,8 +25,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...core.trust import BANDS, FLAG_DELETED, GUIDANCE, TIERS
-from ..text import BAND_CHIPS, age_label, clean, fit
+from synapse_tui.core.trust.score import BANDS, FLAG_DELETED, GUIDANCE, TIERS
+from synapse_tui.ui.text import BAND_CHIPS, age_label, clean, fit
 
 PAGE = 128
 

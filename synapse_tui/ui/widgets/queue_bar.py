@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
-from ...core.queues import QUEUES
+from synapse_tui.core.review.queues import QUEUES
 
 
 class QueueBar(Widget):

@@ -1,0 +1,282 @@
+"""Recall for agents: one scored memory kept loaded and fresh, read and written by a
+long-running server (the MCP server) beside a browser and the CLI.
+
+Every fact it hands out carries its trust envelope (trust, band, the four factors, the
+guidance and its advice, `stale`, the review date, flags, and what replaced it), so an
+agent never recalls a stale fact with full confidence. Writes are the browser's
+transactions with the agent as the audited actor; an agent adds evidence, never accepts.
+
+Keeping the memory fresh without reloading it on every call: SQLite's data_version says
+whether another connection committed. If what changed is explained by new audit entries
+(triage from a browser or the CLI), only those facts are re-read (`Memory.refresh`); new
+facts or a changed `deleted` flag (an import, a sync) reload the store; a commit that
+touched only derived data (the neighbour graph) changes no score. Scores are recomputed
+when the clock has moved by more than `RESCORE_AFTER` seconds.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import threading
+import time
+import uuid
+from typing import Any
+
+import numpy as np
+
+from synapse_tui.core.base.clock import Clock, format_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import InputError, SynapseError
+from synapse_tui.core.ingest.interchange import import_facts, parse_line
+from synapse_tui.core.review import query as fq
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.triage import Action, Triage, TriageError
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.score import GUIDANCE_ADVICE, review_dues
+
+RESCORE_AFTER = 60.0  # seconds: with a wall clock, scores are at most a minute old
+MAX_LIMIT = 100
+GRAPH_QUIET = 1.0  # seconds without a remember before the graph catches up
+
+
+def agent_actor(name: str | None) -> str:
+    """`agent:NAME` from a client's declared name, one printable line, bounded."""
+    clean = " ".join("".join(ch if ch.isprintable() else " " for ch in name or "").split())[:64]
+    return f"agent:{clean or 'unknown'}"
+
+
+class Recall:
+    """The store as an agent sees it. Methods return JSON-ready dicts and raise
+    SynapseError with the CLI's message for a bad call; one lock serialises them."""
+
+    def __init__(self, store: Store, config: Config, clock: Clock) -> None:
+        self.store, self.config, self.clock = store, config, clock
+        self.lock = threading.Lock()
+        self._graph_guard = threading.Lock()
+        self._graph_due: float | None = None  # monotonic time the graph update may start
+        self._graph_worker: threading.Thread | None = None
+        self.memory = Memory(store, config, clock.now())
+        store.prepare_search()  # the first broad search then costs what every later one does
+        self.version = store.data_version()
+        self.mark = self._fingerprint()
+        # entity names for `neighbours`, read beside the first calls rather than by them
+        self._names_worker = threading.Thread(target=self._read_names, name="synapse-names", daemon=True)
+        self._names_worker.start()
+
+    def _read_names(self) -> None:
+        from synapse_tui.core.graph.read import read_entity_names, seed_entity_names
+
+        try:
+            with Store.open(self.store.path, readonly=True) as store, store.snapshot() as conn:
+                mark, names = read_entity_names(conn)
+        except (SynapseError, sqlite3.Error):  # the calls read the names they need themselves
+            return
+        seed_entity_names(self.store.conn, mark, names)
+
+    # -- keeping fresh -------------------------------------------------------------------
+
+    def _fingerprint(self, deleted: int | None = None) -> tuple[int, int, int]:
+        """Last position, last audit entry, deleted facts: the first two are index
+        lookups; counting deleted facts scans the table (~30 ms at 100,000), so a caller
+        that knows the count did not change (its own write) passes it in."""
+        pos, seq = self.store.conn.execute(
+            "SELECT coalesce(max(pos), 0), (SELECT coalesce(max(seq), 0) FROM audit) FROM facts"
+        ).fetchone()
+        if deleted is None:
+            deleted = self.store.conn.execute("SELECT count(*) FROM facts WHERE deleted").fetchone()[0]
+        return pos, seq, deleted
+
+    def _after_own_write(self) -> None:
+        """Our own commits leave data_version alone; move the mark past them."""
+        self.mark = self._fingerprint(deleted=self.mark[2])
+
+    def fresh(self) -> Memory:
+        """The memory, caught up with other writers and the clock (call under the lock).
+
+        Another writer's triage (new audit entries, no new or deleted facts) re-reads just
+        the facts it names; new facts or a changed `deleted` flag reload the store. Every
+        other input of the score changes only through audited triage or an import."""
+        version = self.store.data_version()
+        if version != self.version:
+            mark = self._fingerprint()
+            if (mark[0], mark[2]) != (self.mark[0], self.mark[2]):
+                self.memory.reload(self.clock.now())
+            elif mark[1] != self.mark[1]:
+                changed = [
+                    row[0]
+                    for row in self.store.conn.execute(
+                        "SELECT DISTINCT fact_id FROM audit WHERE seq > ? AND fact_id IS NOT NULL",
+                        (self.mark[1],),
+                    )
+                ]
+                self.memory.refresh(changed)
+            # else only derived data changed (the graph): no score did
+            self.version, self.mark = version, mark
+            # the memory now stands for this version: without this, `Memory.explain` would
+            # see a foreign version and explain every later `show` from a fresh full load
+            self.memory.version = version
+        now = self.clock.now()
+        if abs(now - self.memory.scores.now) > RESCORE_AFTER:
+            self.memory.rescore(now)
+        return self.memory
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = 10) -> dict[str, Any]:
+        """Facts matching the filter language: ranked by relevance x freshness when the
+        query has words, else by trust, highest first (ties in store order)."""
+        limit = max(1, min(int(limit), MAX_LIMIT))
+        q = fq.parse(query)
+        with self.lock:
+            memory = self.fresh()
+            if q.words:
+                positions, rank = fq.ranked(memory, q)
+            else:
+                positions = np.flatnonzero(q.mask(memory))
+                rank = memory.scores.trust[positions]
+            total, top = len(positions), fq.top(rank, positions, limit)
+            results = self._envelopes(memory, top)
+        return {"results": results, "total": int(total)}
+
+    def _envelopes(self, memory: Memory, positions: np.ndarray) -> list[dict[str, Any]]:
+        """Facts as `score --json` plus what an agent needs to weigh them."""
+        texts = self.store.texts(positions)
+        dues = review_dues(memory.arrays, positions, self.config)
+        out = []
+        for i, text, due in zip(positions.tolist(), texts, dues.tolist(), strict=True):
+            row = memory.row(i)
+            row.update(
+                text=text,
+                guidance_advice=GUIDANCE_ADVICE[row["guidance"]],
+                stale=bool(memory.scores.freshness[i] < self.config.review.threshold),
+                review_due=format_time(due),
+                superseded_by=self.store.superseded_by(row["id"]) if row["k"] else [],
+            )
+            out.append(row)
+        return out
+
+    def show(self, fact_id: str) -> dict[str, Any]:
+        with self.lock:
+            return self._show(self.fresh(), fact_id)
+
+    def _show(self, memory: Memory, fact_id: str) -> dict[str, Any]:
+        info = memory.explain(fact_id)
+        if info is None:
+            raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}")
+        info["stale"] = info["review_overdue"]
+        return info
+
+    def neighbours(self, fact_id: str) -> dict[str, Any]:
+        """The `neighbours --json` object; each semantic neighbour carries its envelope."""
+        from synapse_tui.core.graph.read import neighbours
+
+        with self.lock:
+            memory = self.fresh()
+            try:
+                found = neighbours(self.store.conn, fact_id, self.config).to_json()
+            except KeyError:
+                raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}") from None
+            near = np.array([memory.index[n["id"]] for n in found["semantic"]], dtype=np.int64)
+            for n, envelope in zip(found["semantic"], self._envelopes(memory, near), strict=True):
+                n.update(envelope, weight=n["weight"])
+        return found
+
+    # -- writes --------------------------------------------------------------------------
+
+    def triage(self, action: Action, fact_id: str, actor: str) -> dict[str, Any]:
+        """An agent's evidence (corroborate, contradict, verify), audited as `actor`."""
+        if action not in (Action.CORROBORATE, Action.CONTRADICT, Action.VERIFY):
+            raise TriageError(f"{action} is a person's decision, not an agent's")
+        with self.lock:
+            memory = self.fresh()
+            outcome = Triage(self.store, self.clock, actor, config=self.config).apply(action, [fact_id])
+            memory.refresh(outcome.fact_ids)
+            self._after_own_write()
+            return self._show(memory, fact_id)
+
+    def remember(
+        self,
+        text: str,
+        actor: str,
+        *,
+        entities: list[str] | None = None,
+        note: str | None = None,
+        supersedes: str | None = None,
+        model: str | None = None,
+        session: str | None = None,
+    ) -> dict[str, Any]:
+        """A new `auto` fact whose provenance names the agent; with `supersedes`, it
+        replaces that fact in the same transaction, audited like the browser's supersede."""
+        provenance = {"x-ai-agent": actor.removeprefix("agent:")}
+        provenance.update({k: v for k, v in (("x-ai-model", model), ("x-ai-session", session)) if v})
+        obj: dict[str, Any] = {
+            "id": f"m-{uuid.uuid4().hex[:12]}",
+            "text": text,
+            "created_at": format_time(self.clock.now()),
+            "tier": "auto",
+            "provenance": provenance,
+        }
+        obj.update({k: v for k, v in (("entities", entities), ("note", note)) if v is not None})
+
+        def err(fld: str | None, msg: str) -> InputError:
+            return InputError(msg, field=fld)
+
+        fact = parse_line(obj, err, 1)
+        with self.lock:
+            self.fresh()
+            triage = Triage(self.store, self.clock, actor, config=self.config)
+            if supersedes is not None and self.store.record(supersedes) is None:
+                raise TriageError(f"no fact with id {supersedes!r}")
+
+            def link(conn: Any, _positions: list[int]) -> None:
+                if supersedes is not None:
+                    triage.apply_in(conn, Action.SUPERSEDE, [supersedes], fact.id)
+
+            import_facts(self.store, [fact], "remember", after_insert=link)
+            self.memory.reload(self.clock.now())
+            self._after_own_write()
+            shown = self._show(self.memory, fact.id)
+        self._update_graph_soon()
+        return shown
+
+    # -- the graph, behind the writes ----------------------------------------------------
+
+    def _update_graph_soon(self) -> None:
+        """Add new facts to the neighbour graph in a worker with its own connection, as
+        `import` does in a transaction of its own: the fact is safe first, and the agent
+        does not wait for derived data (seconds at 100,000 facts). The worker starts
+        after `GRAPH_QUIET` seconds without a remember, so a burst of them is one update
+        (the graph finds what is new itself) and does not queue behind its write lock."""
+        with self._graph_guard:
+            self._graph_due = time.monotonic() + GRAPH_QUIET
+            if self._graph_worker is None:
+                self._graph_worker = threading.Thread(target=self._graph_loop, name="synapse-graph")
+                self._graph_worker.start()
+
+    def _graph_loop(self) -> None:
+        from synapse_tui.core.graph.build import update_graph
+
+        while True:
+            with self._graph_guard:
+                if self._graph_due is None:
+                    self._graph_worker = None
+                    return
+                wait = self._graph_due - time.monotonic()
+                if wait <= 0:
+                    self._graph_due = None
+            if wait > 0:
+                time.sleep(wait)
+                continue
+            try:
+                with Store.open(self.store.path) as store, store.transaction() as conn:
+                    update_graph(conn, [], self.config)
+            except (SynapseError, sqlite3.Error) as exc:  # the next import or graph check finishes it
+                print(f"warning: neighbour graph not updated: {exc}", file=sys.stderr)
+
+    def settle(self) -> None:
+        """Wait for a pending graph update (before exiting, and in tests)."""
+        self._names_worker.join()
+        worker = self._graph_worker
+        if worker is not None:
+            worker.join()

@@ -1,0 +1,277 @@
+"""Every constant of the arithmetic, with the defaults of SPEC, overridable per store.
+
+A store `memory.db` reads `memory.synapse.toml` beside it when that exists (or the file
+named by `--config` / SYNAPSE_CONFIG). Only the keys a user sets need to be there.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tomllib
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from synapse_tui.core.base.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class ConfidenceConfig:
+    prior_weight: float = 2.0
+    base_rate_auto: float = 0.60
+    base_rate_human: float = 0.85
+    base_rate_signed: float = 0.95
+
+
+@dataclass(frozen=True)
+class FreshnessConfig:
+    decay: float = 0.5
+    b0: float = -1.7
+    scale: float = 1.0
+    min_age_days: float = 1.0 / 1440.0
+
+
+@dataclass(frozen=True)
+class SupersessionConfig:
+    gamma: float = 0.5
+
+
+@dataclass(frozen=True)
+class ProvenanceConfig:
+    gate_auto: float = 0.8
+    gate_human: float = 0.9
+    gate_signed: float = 1.0
+
+
+@dataclass(frozen=True)
+class GuidanceConfig:
+    disputed_d: float = 0.25
+    uncertain_u: float = 0.5
+
+
+@dataclass(frozen=True)
+class ReviewConfig:
+    threshold: float = 0.5
+
+
+@dataclass(frozen=True)
+class TrustConfig:
+    signers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BandsConfig:
+    # lower bounds of low, moderate, high, very high (very low starts at 0)
+    edges: tuple[float, ...] = (0.2, 0.4, 0.6, 0.8)
+
+
+@dataclass(frozen=True)
+class GraphConfig:
+    k: int = 10
+    npmi_min_count: int = 2
+    near_duplicate_weight: float = 0.9
+    unsupported_age_days: float = 90.0
+    # Above this many facts in one embedding space the kNN lists come from an approximate
+    # index (the `[scale]` extra), never below 50,000 by default (SPEC 3.1); a huge value
+    # keeps every graph exact. Each approximate build measures its recall@10 against the
+    # exact lists of `recall_sample` seeded random facts and stores it with the graph.
+    approximate_above: int = 50_000
+    recall_sample: int = 1000
+    # the search widens (efSearch doubling, at most 16x) until a separate tuning sample
+    # reaches this recall@10; 0 searches once with hnsw_ef_search
+    target_recall: float = 0.99
+    # faiss HNSW: links per node, and the candidate lists while building and searching
+    hnsw_m: int = 16
+    hnsw_ef_construction: int = 64
+    hnsw_ef_search: int = 48
+    # pynndescent (preferred when installed): list length per fact, self included; the
+    # k best of each list are re-ranked exactly
+    nndescent_neighbors: int = 15
+    # "how is this connected to that?": links followed at most, and strongest links read
+    # per node when widening the search (a hub entity is never read whole)
+    path_max_hops: int = 6
+    path_fanout: int = 25
+
+
+@dataclass(frozen=True)
+class Config:
+    confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)
+    freshness: FreshnessConfig = field(default_factory=FreshnessConfig)
+    supersession: SupersessionConfig = field(default_factory=SupersessionConfig)
+    provenance: ProvenanceConfig = field(default_factory=ProvenanceConfig)
+    guidance: GuidanceConfig = field(default_factory=GuidanceConfig)
+    review: ReviewConfig = field(default_factory=ReviewConfig)
+    trust: TrustConfig = field(default_factory=TrustConfig)
+    bands: BandsConfig = field(default_factory=BandsConfig)
+    graph: GraphConfig = field(default_factory=GraphConfig)
+    path: Path | None = field(default=None, compare=False)
+
+    def with_values(self, section: str, **values: Any) -> Config:
+        return replace(self, **{section: replace(getattr(self, section), **values)})
+
+
+def config_path_for(db_path: str | os.PathLike[str]) -> Path:
+    """The config file that belongs to a store: `memory.db` -> `memory.synapse.toml`."""
+    p = Path(db_path)
+    return p.with_name(p.stem + ".synapse.toml")
+
+
+def config_for(
+    db_path: str | os.PathLike[str], explicit: str | os.PathLike[str] | None = None, must_exist: bool = True
+) -> Config:
+    """The config a store is scored with: `explicit` (--config), else SYNAPSE_CONFIG, else
+    the file beside the store (absent: the defaults).
+
+    A file named explicitly must exist: a typo there would otherwise score with the
+    defaults, silently. `calibrate --write` names the file it is about to create."""
+    named = explicit or os.environ.get("SYNAPSE_CONFIG")
+    if named and must_exist and not Path(named).is_file():
+        source = "--config" if explicit else "SYNAPSE_CONFIG"
+        raise ConfigError(f"{named}: no such config file ({source})")
+    return load_config(named or config_path_for(db_path))
+
+
+def _coerce(section: str, name: str, default: Any, value: Any, path: Path) -> Any:
+    where = f"{path}: [{section}] {name}"
+    if isinstance(default, tuple):
+        if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) for v in value):
+            raise ConfigError(f"{where}: expected a list, got {value!r}")
+        if default == () or isinstance(default[0], str):
+            return tuple(str(v).strip().lower() for v in value)
+        return tuple(float(v) for v in value)
+    if isinstance(default, bool) or not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise ConfigError(f"{where}: expected a number, got {value!r}")
+    if isinstance(default, int) and not isinstance(default, bool):
+        if int(value) != value or value < 1:
+            raise ConfigError(f"{where}: expected a whole number >= 1, got {value!r}")
+        return int(value)
+    if not math.isfinite(value):
+        raise ConfigError(f"{where}: expected a finite number, got {value!r}")
+    return float(value)
+
+
+def load_config(path: str | os.PathLike[str] | None) -> Config:
+    """Defaults overlaid with the file's values; a missing file means defaults."""
+    if path is None:
+        return Config()
+    p = Path(path)
+    if not p.exists():
+        return Config(path=p)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{p}: cannot read config: {exc}") from None
+    cfg = Config(path=p)
+    sections = {f.name: f for f in fields(Config) if f.name != "path"}
+    for section, values in data.items():
+        if section not in sections or not isinstance(values, dict):
+            raise ConfigError(f"{p}: unknown config section [{section}]")
+        current = getattr(cfg, section)
+        known = {f.name: getattr(current, f.name) for f in fields(current)}
+        updates = {}
+        for name, value in values.items():
+            if name not in known:
+                raise ConfigError(f"{p}: [{section}] has no key '{name}' (known: {', '.join(known)})")
+            updates[name] = _coerce(section, name, known[name], value, p)
+        cfg = cfg.with_values(section, **updates)
+    _check(cfg, p)
+    return cfg
+
+
+def _check(cfg: Config, p: Path) -> None:
+    """Values that would break the arithmetic's guarantees (factors in (0, 1])."""
+    checks = [
+        (cfg.confidence.prior_weight > 0, "[confidence] prior_weight must be > 0"),
+        (0 < cfg.freshness.decay < 1, "[freshness] decay must lie in (0, 1)"),
+        (cfg.freshness.scale > 0, "[freshness] scale must be > 0"),
+        (cfg.freshness.min_age_days > 0, "[freshness] min_age_days must be > 0"),
+        (0 < cfg.supersession.gamma <= 1, "[supersession] gamma must lie in (0, 1]"),
+        (0 < cfg.review.threshold < 1, "[review] threshold must lie in (0, 1)"),
+        (0 <= cfg.graph.target_recall <= 1, "[graph] target_recall must lie in [0, 1]"),
+    ]
+    for name in ("base_rate_auto", "base_rate_human", "base_rate_signed"):
+        checks.append((0 < getattr(cfg.confidence, name) <= 1, f"[confidence] {name} must lie in (0, 1]"))
+    for name in ("gate_auto", "gate_human", "gate_signed"):
+        checks.append((0 < getattr(cfg.provenance, name) <= 1, f"[provenance] {name} must lie in (0, 1]"))
+    for ok, message in checks:
+        if not ok:
+            raise ConfigError(f"{p}: {message}")
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return repr(value)
+
+
+def write_config(cfg: Config, path: str | os.PathLike[str]) -> None:
+    """Write `cfg` to its file atomically, changing only the lines of values that differ
+    from what the file holds: a person's comments, order and other keys stay as written.
+    A new file gets the values that differ from the defaults."""
+    p = Path(path)
+    old = load_config(p) if p.exists() else Config()
+    lines = p.read_text(encoding="utf-8").splitlines() if p.exists() else [_HEADER]
+    old_values = asdict(old)
+    for section, values in asdict(cfg).items():
+        if section == "path":
+            continue
+        for key, value in values.items():
+            if value != old_values[section][key]:
+                lines = _set_line(lines, section, key, _toml_value(value))
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(tmp, p)
+
+
+_HEADER = "# synapse-tui config: values here override the defaults of SPEC"
+_SECTION = re.compile(r"^\s*\[([A-Za-z_]+)\]\s*(#.*)?$")
+
+
+def _set_line(lines: list[str], section: str, key: str, value: str) -> list[str]:
+    """`key = value` in `[section]`: the existing line rewritten (its comment kept), else
+    a line added at the end of the section, else a new section at the end of the file."""
+    out = list(lines)
+    start = end = None
+    for i, line in enumerate(out):
+        m = _SECTION.match(line)
+        if m and start is None and m.group(1) == section:
+            start = i + 1
+        elif m and start is not None:
+            end = i
+            break
+    if start is None:
+        return [*out, "", f"[{section}]", f"{key} = {value}"]
+    end = len(out) if end is None else end
+    pattern = re.compile(rf"^(\s*{re.escape(key)}\s*=\s*)(.*)$")
+    for i in range(start, end):
+        m = pattern.match(out[i])
+        if not m:
+            continue
+        stop = i
+        if m.group(2).lstrip().startswith("[") and "]" not in m.group(2):  # a list over lines
+            while stop + 1 < end and "]" not in out[stop]:
+                stop += 1
+        comment = _trailing_comment(out[stop] if stop > i else m.group(2))
+        out[i : stop + 1] = [f"{m.group(1)}{value}{comment}"]
+        return out
+    last = start  # after the section's last value (not after a comment that ends it)
+    for i in range(start, end):
+        if out[i].strip() and not out[i].lstrip().startswith("#"):
+            last = i + 1
+    out.insert(last, f"{key} = {value}")
+    return out
+
+
+def _trailing_comment(text: str) -> str:
+    """The `  # ...` after a value (outside quotes), or ''."""
+    quoted = False
+    for i, ch in enumerate(text):
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "#" and not quoted:
+            return "  " + text[i:].strip()
+    return ""

@@ -1,0 +1,583 @@
+"""Approximate kNN lists for large embedding spaces, with their measured recall (SPEC 3.1).
+
+The exact search (`knn.exact_knn`) is quadratic: about an hour for a million 384-d facts
+on two cores. Above `graph.approximate_above` facts in one space (default 50,000, the
+SPEC's floor) and when the `[scale]` extra is installed, NN-descent (pynndescent) proposes
+each fact's candidates instead, or faiss's HNSW index where only faiss is installed. Their
+cosines are then recomputed exactly (the same polished float32 values as the exact path)
+and ordered by (cos, id), so the one kind of error left is a true neighbour the search
+never proposed. How often that happens is measured on every build: recall@10 of the lists
+against the exact top-10 of `graph.recall_sample` facts chosen at random (seeded, so a
+rebuild of the same data samples the same facts), and stored with the graph for `show`,
+`edges` and the browser to report.
+
+Chosen by measurement on this machine kind (a shared and busy two-core machine, so wall
+times are inflated; benchmarks/bench_ann.py, bench_million.py). At 1,000,000 x 384
+clustered: pynndescent (15 neighbours) 125 s at recall@10 0.997, plus 27-40 s compiling
+its numba code once per process; faiss HNSW M=16 3,118 s at 0.976 (efSearch widened);
+hnswlib (issue 13) 473 s at 0.874. At 100,000 x 384: exact 52.9 s; faiss HNSW M=16 27.9 s
+at 0.998; faiss IVF 20.5 s at 1.0 on clustered vectors but 0.87 on the lexical ones;
+usearch 154 s. HNSW's build grows faster than NN-descent's with N, which is why it lost at
+a million; it stays the route where pynndescent (numba) is not installed.
+
+The built-in lexical vectors first try the probed search (`plan_probes`, `probed_knn`):
+exact search of the k-means cells within each row's reach, each product offered to both
+ends, numpy alone. At 100,000 facts phrased as the sample's it took 3.2-3.8 s at recall
+0.998 (3.6 of 253 cells a row on average) where HNSW took 30-32 s for 0.983 (text is full
+of near-duplicates, which cells hold and a graph index walks badly); on six random words of
+21, 7.1-8.4 s at 0.994 (16.6 cells) where HNSW took 15.6-16.1 s. HNSW beat NN-descent there
+(which needed 30 neighbours for 0.99).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from synapse_tui.core.base.config import GraphConfig
+from synapse_tui.core.graph.knn import (
+    _EMPTY,
+    SLACK,
+    Knn,
+    Progress,
+    _pack,
+    _TopK,
+    _unpack_rank,
+    band,
+    effective_k,
+    exact_knn,
+    nearest_centre,
+    polished,
+    top_of_blocks,
+    unit_means,
+    where2,
+)
+
+RECALL_AT = 10
+TIE = 1e-6  # SPEC 3.1: a near-tie within this may fall either way
+SEED = 13
+MISSING = (
+    "built exact, which is slow at this size: the approximate graph needs the [scale] extra"
+    " (pip install 'synapse-tui[scale]')"
+)
+NEIGHBOURS = 15  # NN-descent's list length per fact (self included): k + 4 candidates to re-rank
+DEFAULTS = GraphConfig()
+SETTINGS = (
+    "approximate_above",
+    "recall_sample",
+    "target_recall",
+    "hnsw_m",
+    "hnsw_ef_construction",
+    "hnsw_ef_search",
+    "nndescent_neighbors",
+)
+_CHUNK = 16_384
+# faiss HNSW for the built-in lexical vectors (M, efConstruction, first efSearch), over
+# 8-bit codes. Measured on 100,000 synthetic facts' n-gram vectors (d = 256), each at
+# recall@10 >= 0.99 on 1,000 facts, index build + search of every fact: flat M=16,
+# efConstruction=64 (the model spaces' defaults) 19.5 s; 8-bit M=32, 40, efSearch 24
+# 11.7 s; 8-bit M=24, 32, efSearch 48 10.7 s; 8-bit M=48, 24, efSearch 48 10.3 s.
+# 32/40/24 is kept for its margin (0.993 where the others sit at 0.991-0.992).
+LEXICAL_HNSW = (32, 40, 24)
+# the probed search (`probed_knn`): cells per square root of the rows, the reach a search
+# without a tuning sample takes (with one: the reach it needs, twice that until it reaches
+# the target; from 2 on, every cell), and the k-means that makes the cells.
+# 1.6 cells per root searched fewer products (smaller cells) but its k-means cost 0.6 s
+# more: no faster on 100,000 facts phrased as the sample's (3.4-4.0 s against 3.1-3.4 s),
+# nor on six random words of 21; 2.4 took 4.8 s on the first.
+CELLS_PER_ROOT = 0.8
+FIRST_REACH = 0.15
+ALL_CELLS = 2.0  # closeness to a unit centre lies in [-1, 1]
+# The reach is fitted to the tuning sample: the share of its pairs it must find leaves
+# MISSES of the misses the target allows. Fitted at the target itself, the reach found
+# 0.9904 of the tuning pairs and 0.9867 of the reported sample's on 3,000 clustered facts:
+# two samples of 1,000 differ by that much, and a reach, unlike a count of cells, has no
+# step to spare. With half the misses (0.995 of the pairs) the reported recall was 0.9925
+# there, 0.998 and 0.994 on the two 100,000-fact sets.
+MISSES = 0.5
+KMEANS_SAMPLE = 40  # rows per cell
+KMEANS_STEPS = 8
+# the probed search is taken when its products are at most this share of an exact search's
+# (with offers to both ends, the recall samples and the plan it costs about four times its
+# products: on six random words of 21 its products were 0.066 of an exact search's and it
+# took 0.22 of one): with faiss, whose HNSW took 0.44 of an exact search there; without,
+# against exact
+PROBED_WORK = 0.08
+EXACT_WORK = 0.25
+_ROWS = 2048  # rows of one product against a cell
+
+
+def param(gc: Any, name: str) -> Any:
+    """A graph setting, with the default for configs that predate it."""
+    return getattr(gc, name, getattr(DEFAULTS, name))
+
+
+@dataclass(frozen=True)
+class Build:
+    """One space's kNN lists and how they were made."""
+
+    knn: Knn
+    method: str  # 'exact', or the index and its parameters
+    recall: float | None  # recall@10 against exact on `sample` facts; None when exact
+    sample: int
+    note: str | None = None  # why the lists are exact although the space is large
+
+    @property
+    def approximate(self) -> bool:
+        return self.method != "exact"
+
+    def meta(self) -> dict[str, Any]:
+        return {"method": self.method, "recall": self.recall, "recall_sample": self.sample}
+
+
+def faiss_available() -> bool:
+    try:
+        import faiss  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def nndescent_available() -> bool:
+    """Without importing it: pynndescent's import (numba, scikit-learn) takes seconds, and
+    the lexical space asks without using it."""
+    return importlib.util.find_spec("pynndescent") is not None
+
+
+def build_knn(
+    X: np.ndarray, ranks: np.ndarray, k: int, gc: Any, progress: Progress | None = None, lexical: bool = False
+) -> Build:
+    """Exact lists up to the threshold, approximate ones above it.
+
+    The built-in lexical vectors (`lexical`) are searched cell by cell (`probed_knn`,
+    numpy alone) when the tuning sample shows their neighbours sit in a few cells, as they
+    do for text; otherwise by faiss's HNSW, which measured faster than NN-descent there
+    (NN-descent needed 30 neighbours for recall 0.99), or exactly without the extra.
+    Model embeddings: NN-descent, else HNSW, else exact."""
+    n = X.shape[0]
+    if n <= param(gc, "approximate_above") or effective_k(k, n) == 0:
+        return Build(exact_knn(X, ranks, k, progress), "exact", None, 0)
+    size = int(param(gc, "recall_sample"))
+    target = float(param(gc, "target_recall"))
+    at = min(RECALL_AT, effective_k(k, n))
+    if target > 0:  # the tuning sample's truth and the reported one's, in one pass
+        tune, report = Truth.each(X, [sample_rows(n, size, SEED + 1), sample_rows(n, size)], at)
+    else:
+        tune, report = None, Truth.of(X, sample_rows(n, size), at)
+    if lexical:
+        plan = plan_probes(X, effective_k(k, n), tune, target)
+        if plan.work <= (PROBED_WORK if faiss_available() else EXACT_WORK):
+            knn, reach = probed_knn(X, ranks, k, plan, tune, target, progress)
+            return _measured(knn, f"probed(cells={plan.cells},reach={reach:.3g})", report)
+    if nndescent_available() and not (lexical and faiss_available()):
+        nn = max(int(param(gc, "nndescent_neighbors")), effective_k(k, n) + 2)
+        knn, nn = nndescent_knn(X, ranks, k, nn, tune, target, progress)
+        return _measured(knn, f"pynndescent(n_neighbors={nn})", report)
+    if not faiss_available():
+        return Build(exact_knn(X, ranks, k, progress), "exact", None, 0, MISSING)
+    if lexical:
+        m, ef_c, ef_s = LEXICAL_HNSW
+        knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, tune, target, progress, sq8=True)
+        return _measured(knn, f"faiss-hnsw-sq8(M={m},efConstruction={ef_c},efSearch={ef})", report)
+    m, ef_c, ef_s = (int(param(gc, p)) for p in ("hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"))
+    knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, tune, target, progress)
+    return _measured(knn, f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef})", report)
+
+
+def _measured(knn: Knn, method: str, report: Truth) -> Build:
+    """An approximate build with its recall@10 on the seeded sample."""
+    return Build(knn, method, report.recall(knn.nbrs, knn.cos), report.rows.size)
+
+
+def hnsw_knn(
+    X: np.ndarray,
+    ranks: np.ndarray,
+    k: int,
+    m: int,
+    ef_c: int,
+    ef_s: int,
+    truth: Truth | None = None,
+    target: float = 0.0,
+    progress: Progress | None = None,
+    sq8: bool = False,
+) -> tuple[Knn, int]:
+    """Each row's k best among the candidates faiss's HNSW proposes, by polished (cos, id),
+    and the efSearch used: the first of ef_s, 2 ef_s, ... 16 ef_s whose lists reach
+    `target` recall@10 on a tuning sample (not the sample the build reports on). The same
+    settings give 0.996 at 100,000 clustered facts and 0.85 at a million, so a fixed
+    efSearch cannot serve every size. `sq8`: the index holds 8-bit codes of the vectors
+    (a quarter of the memory to walk); the candidates' cosines are exact all the same."""
+    import faiss
+
+    n, d = X.shape
+    k = effective_k(k, n)
+    width = min(n, k + 4)  # self, plus slack so near-ties are decided by polished keys
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    if sq8:
+        index = faiss.IndexHNSWSQ(d, faiss.ScalarQuantizer.QT_8bit, m, faiss.METRIC_INNER_PRODUCT)
+        index.train(X[sample_rows(n, 20_000, SEED + 2)])
+    else:
+        index = faiss.IndexHNSWFlat(d, m, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = ef_c
+    steps = 2 * -(-n // _CHUNK) + 1
+    done = 0
+    for c0 in range(0, n, _CHUNK):
+        index.add(X[c0 : c0 + _CHUNK])
+        done += 1
+        if progress:
+            progress(done, steps)
+    nbrs = np.empty((n, k), np.int64)
+    cos = np.empty((n, k), np.float32)
+
+    def search(rows: np.ndarray) -> None:
+        cand = index.search(X[rows], width)[1].astype(np.int64)
+        _best(X, ranks, rows, cand, (cand < 0) | (cand == rows[:, None]), k, nbrs, cos)
+
+    ef = ef_s
+    if truth is not None:
+        while True:
+            index.hnsw.efSearch = max(ef, width)
+            search(truth.rows)
+            if truth.recall(nbrs, cos) >= target or ef >= 16 * ef_s:
+                break
+            ef *= 2
+    index.hnsw.efSearch = max(ef, width)
+    done += 1
+    for c0 in range(0, n, _CHUNK):
+        search(np.arange(c0, min(c0 + _CHUNK, n), dtype=np.int64))
+        done += 1
+        if progress:
+            progress(done, steps)
+    return Knn(nbrs, cos), ef
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The cells of a probed search and how far a row reaches (`plan_probes`)."""
+
+    centres: np.ndarray  # (cells, d) unit centres
+    home: np.ndarray  # each row's nearest cell
+    reach: float  # a row searches its own cell and every cell this close to its nearest's closeness
+    work: float  # the products' share of an exact search's
+
+    @property
+    def cells(self) -> int:
+        return self.centres.shape[0]
+
+
+def plan_probes(X: np.ndarray, k: int, truth: Truth | None, target: float) -> Plan:
+    """Cells by spherical k-means (about sqrt(n) of them), and how far a row must reach
+    for `target` of the tuning sample's true pairs to be found (one end searching the
+    other's cell), read off the sample before any search: where neighbours scatter over
+    the cells (text without structure) the search would cost near an exact one, and the
+    caller goes another way.
+
+    A row reaches by closeness, not by a count of cells: it searches every cell whose
+    centre is within `reach` of its nearest centre's closeness. A row deep inside its cell
+    searches that cell alone, one between cells searches them all. On 100,000 facts
+    phrased as the sample's (253 cells), the reach that finds 0.995 of the tuning pairs
+    searched 3.6 cells a row on average (2 at the median), where a fixed count needed 5 for
+    every row to find 0.99: two thirds of the products."""
+    n = X.shape[0]
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    cells = int(np.clip(round(np.sqrt(n) * CELLS_PER_ROOT), 1, max(1, n // (4 * (k + SLACK)))))
+    centres = _kmeans(X, cells)
+    home = nearest_centre(X, centres)
+    reach = FIRST_REACH
+    if truth is not None and target > 0:
+        m, at = truth.ids.shape
+        # a pair is found when either end searches the other's cell: the reach that takes
+        # is the lesser of the row's to its neighbour's cell and the neighbour's to its
+        there = _gaps(X[truth.rows], centres, home[truth.ids])
+        back = _gaps(X[truth.ids.ravel()], centres, np.repeat(home[truth.rows], at)[:, None])
+        needed = np.minimum(there.ravel(), back.ravel())
+        needed[(home[truth.ids] == home[truth.rows][:, None]).ravel()] = 0.0  # one cell: its own
+        needed.sort()
+        share = 1 - (1 - target) * MISSES
+        reach = float(needed[min(needed.size - 1, int(np.ceil(share * needed.size)) - 1)])
+    rows = sample_rows(n, 1000, SEED + 4)
+    searched = _within(X[rows] @ centres.T, reach)
+    searched[np.arange(rows.size), home[rows]] = True
+    work = float((searched * np.bincount(home, minlength=cells)).sum(axis=1).mean() / n)
+    return Plan(centres, home, reach, work)
+
+
+def _within(closeness: np.ndarray, reach: float) -> np.ndarray:
+    """The cells each row reaches: those within `reach` of its highest closeness, the gap
+    taken as `_gaps` takes it, so a cell the plan counted at the reach is searched."""
+    if reach >= ALL_CELLS:
+        return np.ones(closeness.shape, bool)
+    return closeness.max(axis=1, keepdims=True) - closeness <= np.float32(reach)
+
+
+def _gaps(Q: np.ndarray, centres: np.ndarray, cell: np.ndarray) -> np.ndarray:
+    """How much less close each of `cell` (rows, t) is to its row than the row's nearest
+    centre: the reach at which the row searches it."""
+    C = Q @ centres.T
+    return C.max(axis=1, keepdims=True) - np.take_along_axis(C, cell, axis=1)
+
+
+def probed_knn(
+    X: np.ndarray,
+    ranks: np.ndarray,
+    k: int,
+    plan: Plan,
+    truth: Truth | None = None,
+    target: float = 0.0,
+    progress: Progress | None = None,
+) -> tuple[Knn, float]:
+    """Each row's k best among the rows of the cells nearest it, searched exactly, and the
+    reach searched with (numpy alone: no extra is needed).
+
+    Every row is searched against its own cell, then against the other cells within its
+    reach (`plan_probes`), a cell at a time: one matrix product of the cell's rows with
+    the rows that search it. Each product serves both ends: a cell's row also takes the
+    rows searching its cell as candidates, unless it searches their cell itself, which
+    about halves the reach a row needs for the same recall (`plan_probes` counts a pair
+    found from either end). Should the tuning sample still fall short of `target`
+    recall@10, the search runs again with twice the reach. Text clusters, so most of a
+    row's neighbours sit in a few cells."""
+    n = X.shape[0]
+    k = effective_k(k, n)
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    cells, reach = plan.cells, plan.reach
+    order = np.argsort(plan.home, kind="stable")  # rows grouped by their own cell
+    Xp, home = X[order], plan.home[order]  # from here on, rows are positions in this order
+    starts = np.searchsorted(home, np.arange(cells + 1))
+    pos = np.arange(n, dtype=np.int64)
+    at = np.empty(n, np.int64)  # row -> position
+    at[order] = pos
+    steps, widened = 2 * cells, False
+    while True:
+        top = _TopK(n, min(n - 1, k + SLACK), ranks[order])
+        for c in range(cells):  # each cell with itself (self-pairs skipped)
+            b0, b1 = starts[c], starts[c + 1]
+            for r0 in range(b0, b1, _ROWS):
+                r1 = min(r0 + _ROWS, b1)
+                top.offer(pos[r0:r1], pos[b0:b1], Xp[r0:r1] @ Xp[b0:b1].T, col0=b0)
+            if progress and not widened:
+                progress(c + 1, steps)
+        _search_cells(Xp, home, _other_cells(Xp, plan, home, reach), starts, top)
+        if progress:
+            progress(steps - 1, steps)
+        widened = True
+        if truth is None or reach >= ALL_CELLS:
+            break
+        if truth.recall(*_chosen(X, ranks, order, top, at[truth.rows], k)) >= target:
+            break
+        reach = min(ALL_CELLS, max(2 * reach, 1 / 64))
+    nbrs, cos = _chosen(X, ranks, order, top, pos, k)
+    if progress:
+        progress(steps, steps)
+    return Knn(nbrs, cos), reach
+
+
+def _kmeans(X: np.ndarray, cells: int) -> np.ndarray:
+    """Unit centres of `cells` cells: spherical k-means on a seeded sample of the rows."""
+    rng = np.random.default_rng(SEED + 3)
+    S = X[np.sort(rng.choice(X.shape[0], size=min(X.shape[0], KMEANS_SAMPLE * cells), replace=False))]
+    C = S[np.sort(rng.choice(S.shape[0], size=cells, replace=False))]
+    for _ in range(KMEANS_STEPS):
+        C = unit_means(S, nearest_centre(S, C), cells, C)
+    return C
+
+
+def _other_cells(X: np.ndarray, plan: Plan, home: np.ndarray, reach: float) -> np.ndarray:
+    """(row, cell) of the cells each row reaches besides its own, by row (its own is left
+    out by name: a product of another shape may round a near-tie the other way)."""
+    pairs = []
+    for i in range(0, X.shape[0], _CHUNK):
+        reached = _within(X[i : i + _CHUNK] @ plan.centres.T, reach)
+        reached[np.arange(reached.shape[0]), home[i : i + _CHUNK]] = False
+        r, c = where2(reached)
+        pairs.append(np.stack([r + i, c]))
+    return np.concatenate(pairs, axis=1)
+
+
+def _search_cells(
+    Xp: np.ndarray, home: np.ndarray, reached: np.ndarray, starts: np.ndarray, top: _TopK
+) -> None:
+    """Offer every row the rows of the cells it reaches (`reached`: (row, cell) pairs by
+    row), one product a cell with the rows that search it, and offer the cell's rows those
+    searching rows back, save where the cell's row searches the searching row's cell itself
+    (that pair comes from its own product: each pair is offered to each end once)."""
+    who, cell = reached
+    if who.size == 0:
+        return
+    by_row = np.searchsorted(who, np.arange(Xp.shape[0] + 1))
+    by = np.argsort(cell, kind="stable")
+    bounds = np.searchsorted(cell[by], np.arange(starts.size))
+    for c in range(starts.size - 1):
+        b0, b1 = starts[c], starts[c + 1]
+        if b1 == b0:
+            continue
+        rows = who[by[bounds[c] : bounds[c + 1]]]
+        cols = np.arange(b0, b1, dtype=np.int64)
+        searches = np.zeros((b1 - b0, starts.size - 1), bool)  # the cells the cell's rows search
+        mine = slice(by_row[b0], by_row[b1])
+        searches[who[mine] - b0, cell[mine]] = True
+        for q0 in range(0, rows.size, _ROWS):
+            q = rows[q0 : q0 + _ROWS]
+            S = Xp[q] @ Xp[b0:b1].T
+            top.offer(q, cols, S)
+            top.offer(cols, q, S.T, skip=(searches, home[q]))
+
+
+def _chosen(
+    X: np.ndarray, ranks: np.ndarray, order: np.ndarray, top: _TopK, at: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(n, k) lists, filled at the rows at positions `at`: their candidates' best k by
+    polished key."""
+    nbrs = np.zeros((X.shape[0], k), np.int64)
+    cos = np.zeros((X.shape[0], k), np.float32)
+    rank_to_pos = np.argsort(top.ranks)
+    for c0 in range(0, at.size, _CHUNK):
+        a = at[c0 : c0 + _CHUNK]
+        keys = top.keys[a]
+        bad = keys == _EMPTY
+        _best(X, ranks, order[a], order[rank_to_pos[np.where(bad, 0, _unpack_rank(keys))]], bad, k, nbrs, cos)
+    return nbrs, cos
+
+
+def nndescent_knn(
+    X: np.ndarray,
+    ranks: np.ndarray,
+    k: int,
+    neighbours: int,
+    truth: Truth | None = None,
+    target: float = 0.0,
+    progress: Progress | None = None,
+) -> tuple[Knn, int]:
+    """Each row's k best among the `neighbours` that pynndescent's NN-descent finds for it,
+    by polished (cos, id), and the list length used: when a tuning sample (not the one
+    the build reports on) falls short of `target` recall@10, the search runs again with
+    twice the lists, at most twice. Seeded: the same vectors give the same lists."""
+    import pynndescent
+
+    n = X.shape[0]
+    k = effective_k(k, n)
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    nbrs = np.empty((n, k), np.int64)
+    cos = np.empty((n, k), np.float32)
+    for attempt in range(3):
+        if progress:
+            progress(attempt, 3)
+        width = min(n, neighbours)
+        index = pynndescent.NNDescent(
+            X, metric="dot", n_neighbors=width, random_state=SEED, low_memory=True, compressed=False
+        )
+        cand = index.neighbor_graph[0].astype(np.int64)
+        del index
+        for c0 in range(0, n, _CHUNK):
+            rows = np.arange(c0, min(c0 + _CHUNK, n), dtype=np.int64)
+            c = cand[rows]
+            _best(X, ranks, rows, c, (c < 0) | (c == rows[:, None]), k, nbrs, cos)
+        if truth is None or truth.recall(nbrs, cos) >= target or attempt == 2 or width >= n:
+            break
+        neighbours *= 2
+    if progress:
+        progress(3, 3)
+    return Knn(nbrs, cos), width
+
+
+def _best(
+    X: np.ndarray,
+    ranks: np.ndarray,
+    rows: np.ndarray,
+    cand: np.ndarray,
+    bad: np.ndarray,
+    k: int,
+    nbrs: np.ndarray,
+    cos: np.ndarray,
+) -> None:
+    """Rows' top-k of their candidates by polished key; a row the index left short of k
+    candidates (a disconnected part of the graph) is searched exactly instead."""
+    cand = np.where(bad, 0, cand)
+    pol = polished(X, rows, cand)
+    keys = np.where(bad, _EMPTY, _pack(pol, ranks[cand]))
+    order = np.argsort(keys, axis=1)[:, ::-1][:, :k]
+    nbrs[rows] = np.take_along_axis(cand, order, axis=1)
+    cos[rows] = np.take_along_axis(pol, order, axis=1)
+    short = np.flatnonzero((np.take_along_axis(keys, order, axis=1) == _EMPTY).any(axis=1))
+    if short.size:
+        r = rows[short]
+        top = exact_top(X, r, min(k + 4, X.shape[0] - 1))
+        _best(X, ranks, r, top, np.zeros(top.shape, bool), k, nbrs, cos)
+
+
+def sample_rows(n: int, size: int, seed: int = SEED) -> np.ndarray:
+    """The facts a build checks its recall on: seeded, so a rebuild checks the same ones."""
+    return np.sort(np.random.default_rng(seed).choice(n, size=min(n, max(1, size)), replace=False))
+
+
+def exact_top(X: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
+    """The exact top-k rows of each of `rows` (by float32 cosine), unordered."""
+    return _exact(X, rows, k)[0]
+
+
+def _exact(X: np.ndarray, rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each of `rows`' exact top-k rows and their float32 cosines, one column block at a
+    time: X is read once, however many rows ask."""
+    n = X.shape[0]
+    Q = np.ascontiguousarray(X[rows], dtype=np.float32)
+    step = max(k + 1, (1 << 24) // max(1, rows.size))
+
+    def blocks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for c0 in range(0, n, step):
+            c1 = min(c0 + step, n)
+            S = Q @ X[c0:c1].T
+            own = np.flatnonzero((rows >= c0) & (rows < c1))
+            S[own, rows[own] - c0] = -np.inf
+            yield S, np.arange(c0, c1)
+
+    return top_of_blocks(blocks(), rows.size, k)
+
+
+@dataclass(frozen=True)
+class Truth:
+    """The exact top-10 of sampled rows, that lists are measured against."""
+
+    rows: np.ndarray
+    ids: np.ndarray  # (rows, at), unordered
+    kth: np.ndarray  # each row's at-th cosine
+    tol: float
+
+    @classmethod
+    def of(cls, X: np.ndarray, rows: np.ndarray, at: int) -> Truth:
+        return cls.each(X, [rows], at)[0]
+
+    @classmethod
+    def each(cls, X: np.ndarray, samples: list[np.ndarray], at: int) -> list[Truth]:
+        """The truths of several samples, X read once for all."""
+        ids, vals = _exact(X, np.concatenate(samples), at)
+        ends = np.cumsum([rows.size for rows in samples])
+        return [
+            cls(
+                rows,
+                ids[end - rows.size : end],
+                vals[end - rows.size : end].min(axis=1),
+                TIE + band(X.shape[1]),
+            )
+            for rows, end in zip(samples, ends.tolist(), strict=True)
+        ]
+
+    def recall(self, nbrs: np.ndarray, cos: np.ndarray) -> float:
+        """Share of the sampled rows' top-`at` slots that hold a true neighbour: one of the
+        exact top-`at`, or a row tied with the at-th within TIE (the SPEC lets a near-tie
+        fall either way; without this, two lists equally right would score differently)."""
+        at = self.ids.shape[1]
+        if at == 0 or self.rows.size == 0:
+            return 1.0
+        found, fcos = nbrs[self.rows, :at], cos[self.rows, :at]
+        listed = (found[:, :, None] == self.ids[:, None, :]).any(axis=2)
+        return float(np.mean(listed | (fcos >= self.kth[:, None] - self.tol)))
+
+
+def recall(X: np.ndarray, knn: Knn, rows: np.ndarray) -> float:
+    """Mean share of each sampled row's exact top-10 found in its top-10 list (near-ties
+    count either way)."""
+    return Truth.of(X, rows, min(RECALL_AT, knn.nbrs.shape[1])).recall(knn.nbrs, knn.cos)

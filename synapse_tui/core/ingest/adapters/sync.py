@@ -1,0 +1,204 @@
+"""Make a store agree with a source's Snapshot: the import that is also a sync (SPEC 9).
+
+A fact is identified by its id alone. An id the store lacks is imported; an id it has is
+left as it is, so corroborations, contradictions, verifications, acceptances and
+supersessions made here survive every later sync. Facts the source deleted get the flag
+`deleted` in the same transaction as the new facts, so a sync lands whole or not at all,
+and a sync with nothing new writes nothing at all.
+
+The one change a sync makes to a fact already here is the source's own new evidence
+(`Snapshot.evidence`: an edge Graphiti re-asserted in new episodes): its corroborations
+and reinforcement times are added on top of the fact's triage, in that same transaction,
+as a `corroborate` by the actor `source:<system>`, audited like a person's action (with
+score_before) so it shows in the fact's history and `undo` takes it back. The source's
+record of what it has counted (its provenance) is not part of that action: an undone
+re-assertion stays undone at the next sync.
+
+One store, one embedding space (SPEC 9). The space of a snapshot's embeddings is the one
+its adapter names (`Snapshot.space`: the model where the source records it, else the
+place they all came from, `mem0:<collection>` or `graphiti`), and the store records its
+space in `meta` (`embed.model`, as `synapse-tui embed` does). The first embeddings into
+a store set its space; a later sync of that space adds to it; embeddings of any other
+space (or into a store whose embeddings name no space) are dropped, the facts imported
+without them, and `left_out` says so: vectors of two models, even of one dimension, are
+never compared in one kNN graph.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.graph.build import update_graph
+from synapse_tui.core.graph.embed import record_model, recorded_space
+from synapse_tui.core.ingest.adapters import Evidence, Snapshot
+from synapse_tui.core.ingest.interchange import ParsedFact, Progress, import_facts
+from synapse_tui.core.review.triage import Triage
+from synapse_tui.core.store.db import Store
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    system: str
+    source: str
+    added: int
+    newly_deleted: int  # facts flagged deleted by this run (flagged before: not counted)
+    unchanged: int  # facts of the snapshot already in the store, left untouched
+    reasserted: int = 0  # facts already here given the source's new corroborations
+    left_out: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def sync_snapshot(
+    store: Store,
+    snapshot: Snapshot,
+    config: Config,
+    progress: Progress | None = None,
+    graph_progress: Progress | None = None,
+    clock: Clock | None = None,
+) -> SyncResult:
+    """Import what is new in `snapshot`, flag what it deleted, add the source's new evidence
+    for facts already here, and update the graph. `clock` times the evidence's audit entry
+    (default: SYNAPSE_NOW, else the wall clock)."""
+    present = {row[0] for row in store.conn.execute("SELECT id FROM facts")}
+    new = [f for f in snapshot.facts if f.id not in present]
+    new, space, dropped = _one_space(store, snapshot, new)
+    to_flag = sorted(snapshot.deleted)
+    pending = store.conn.execute(
+        "SELECT count(*) FROM facts WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
+        (json.dumps(to_flag),),
+    ).fetchone()[0]
+    evidence = [e for e in snapshot.evidence if e.id in present]
+    newly_deleted = reasserted = 0
+    warnings: list[str] = []
+    if new or pending or evidence:
+
+        def flag_deleted(conn: Any, positions: list[int]) -> None:
+            nonlocal newly_deleted, reasserted
+            # when each was flagged (meta `deleted.at.ID`: epoch seconds), so "as of" an
+            # instant shows what was deleted by then
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.at.' || id, ? FROM facts"
+                " WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
+                (json.dumps((clock or Clock.from_option(None)).now()), json.dumps(to_flag)),
+            )
+            newly_deleted = conn.execute(
+                "UPDATE facts SET deleted = 1 WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
+                (json.dumps(to_flag),),
+            ).rowcount
+            if space is not None:
+                record_model(conn, space)
+            if evidence:
+                reasserted = _add_evidence(store, conn, snapshot.system, evidence, config, clock)
+
+        # import_facts re-checks every id inside its write transaction, so an agent writing
+        # the same store meanwhile makes this sync fail whole rather than half land.
+        result = import_facts(
+            store, new, snapshot.source, progress=progress, after_insert=flag_deleted, space=_space(snapshot)
+        )
+        warnings = result.warnings
+        if new:
+            # The graph is derived data, in its own transaction like `import` (SPEC 3).
+            with store.transaction() as conn:
+                update_graph(conn, result.new_positions, config, progress=graph_progress)
+    return SyncResult(
+        system=snapshot.system,
+        source=snapshot.source,
+        added=len(new),
+        newly_deleted=newly_deleted,
+        unchanged=len(snapshot.facts) - len(new) - reasserted,
+        reasserted=reasserted,
+        left_out=list(snapshot.left_out) + dropped + _not_revisited(store, snapshot, present),
+        warnings=warnings,
+    )
+
+
+def _add_evidence(
+    store: Store, conn: Any, system: str, evidence: list[Evidence], config: Config, clock: Clock | None
+) -> int:
+    """Write the source's record of what it counted, then its new corroborations as one
+    audited action (core/triage.py writes the entries); the number of facts so changed."""
+    for ev in evidence:
+        (stored,) = conn.execute("SELECT provenance FROM facts WHERE id = ?", (ev.id,)).fetchone()
+        stored = json.loads(stored) if stored else {}
+        if any(stored.get(key) != value for key, value in ev.seen.items()):
+            raise StoreError(
+                f"{store.path}: {ev.id} changed while its source was read (another import of it?);"
+                " nothing changed: run the import again"
+            )
+        prov = {**stored, **ev.provenance}
+        conn.execute(
+            "UPDATE facts SET provenance = ? WHERE id = ?", (json.dumps(prov, ensure_ascii=False), ev.id)
+        )
+    triage = Triage(store, clock or Clock.from_option(None), f"source:{system}", config=config)
+    outcome = triage.add_evidence_in(conn, {e.id: (e.corroborations, e.reinforced_at) for e in evidence})
+    return 0 if outcome is None else len(outcome.changes)
+
+
+def _not_revisited(store: Store, snapshot: Snapshot, present: set[str]) -> list[str]:
+    """Say so when the source offers an embedding for a fact imported without one (say, a
+    first import without --vectors, or into a store of another space): a fact already here
+    is never changed."""
+    offered = sorted(f.id for f in snapshot.facts if f.embedding is not None and f.id in present)
+    if not offered:
+        return []
+    have = store.conn.execute(
+        "SELECT count(*) FROM facts JOIN embeddings ON embeddings.pos = facts.pos AND kind = 'model'"
+        " WHERE facts.id IN (SELECT value FROM json_each(?))",
+        (json.dumps(offered),),
+    ).fetchone()[0]
+    missing = len(offered) - have
+    if not missing:
+        return []
+    space = _space(snapshot)
+    why = _foreign(store, space)
+    if why:
+        return [f"{missing} embeddings of {space} for facts imported earlier not carried over: {why}"]
+    return [
+        f"embeddings the source now gives for facts imported earlier without one: {missing},"
+        " not carried over (facts already in the store are never changed)"
+    ]
+
+
+def _space(snapshot: Snapshot) -> str:
+    return snapshot.space or snapshot.system
+
+
+def _foreign(store: Store, space: str) -> str | None:
+    """Why embeddings of `space` may not join this store's, or None when they may: the store
+    holds none yet, or they are of its recorded space."""
+    held = store.conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0]
+    recorded = recorded_space(store.conn)
+    if not held or recorded == space:
+        return None
+    whose = f"those of {recorded}" if recorded else "of a model it did not record"
+    return f"the store's {held} embeddings are {whose}, and one store never mixes two spaces"
+
+
+def _one_space(
+    store: Store, snapshot: Snapshot, new: list[ParsedFact]
+) -> tuple[list[ParsedFact], str | None, list[str]]:
+    """The new facts as they may enter this store, the space to record (None: leave meta
+    as it is), and the line saying what was dropped."""
+    carried = sum(f.embedding is not None for f in new)
+    if not carried:
+        return new, None, []
+    space = _space(snapshot)
+    why = _foreign(store, space)
+    if why is None:
+        return new, space, []
+    return (
+        [replace(f, embedding=None) if f.embedding is not None else f for f in new],
+        None,
+        [
+            f"{carried} embeddings of {space} not carried over: {why}"
+            " (the facts are imported; a store of their own keeps them)"
+        ],
+    )

@@ -1,0 +1,433 @@
+"""The interchange format (JSON Lines, SPEC section 4): validate, import, export.
+
+Import is all or nothing: every line is checked before the first write, and the writes
+happen in one transaction. What a line may hold (sizes, ranges, depth) is in `limits`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from synapse_tui.core.base import limits
+from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.jsonl import json_line, read_jsonl, write_jsonl  # noqa: F401 (this module's API before the split)
+from synapse_tui.core.base.textsafe import first_unsafe
+from synapse_tui.core.graph.edges import normalise, validate_embedding
+from synapse_tui.core.store.arrays import event_blob
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.score import in_cycle
+
+KNOWN_KEYS = (
+    "id",
+    "text",
+    "created_at",
+    "tier",
+    "corroborations",
+    "contradictions",
+    "reinforced_at",
+    "reinforcement_count",
+    "supersedes",
+    "entities",
+    "note",
+    "provenance",
+    "signature",
+    "embedding",
+)
+TIERS = ("auto", "human", "signed")
+_COUNTS = ("corroborations", "contradictions", "reinforcement_count")
+_MAX_CHARS = {"text": limits.MAX_TEXT_CHARS} | dict.fromkeys(limits.NAME_FIELDS, limits.MAX_NAME_CHARS)
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class ParsedFact:
+    line: int
+    id: str
+    text: str
+    created_at: str
+    created_ts: float
+    tier: str = "auto"
+    r: int = 0
+    s: int = 0
+    reinforced_at: list[str] | None = None
+    reinforced_ts: list[float] = field(default_factory=list)
+    reinforcement_count: int | None = None
+    supersedes: str | None = None
+    entities: list[str] | None = None
+    note: str | None = None
+    provenance: dict[str, Any] | None = None
+    signature: dict[str, Any] | None = None
+    embedding: np.ndarray | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def o1_count(self) -> int | None:
+        """The O(1) form applies when a count came without the list of events."""
+        return self.reinforcement_count if self.reinforced_at is None else None
+
+
+def _int(obj: dict, key: str, minimum: int, err: Callable[[str, str], InputError]) -> int | None:
+    if key not in obj:
+        return None
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= limits.MAX_COUNT:
+        raise err(
+            key,
+            f"must be an integer >= {minimum} and below {limits.MAX_COUNT + 1:,}, got {limits.brief(value)}",
+        )
+    return value
+
+
+def _string(obj: dict, key: str, err: Callable[[str, str], InputError], required: bool = False) -> str | None:
+    if key not in obj:
+        if required:
+            raise err(key, "is required")
+        return None
+    value = obj[key]
+    if not isinstance(value, str) or not value.strip():
+        raise err(key, f"must be a non-empty string, got {limits.brief(value)}")
+    return value
+
+
+def _time(value: Any, key: str, err: Callable[[str, str], InputError]) -> float:
+    try:
+        ts = parse_time(value)
+    except ValueError as exc:
+        raise err(key, str(exc)) from None
+    why = limits.time_problem(ts)
+    if why:
+        raise err(key, f"{limits.brief(value)} {why}")
+    return ts
+
+
+def _plain(value: Any) -> bool:
+    """A string, or a list of strings, in ASCII and short enough for any field: the
+    common case, told apart without walking it (joining is one C call)."""
+    if type(value) is str:
+        return len(value) <= limits.MAX_NAME_CHARS and value.isascii()
+    if type(value) is list:
+        try:
+            joined = "".join(value)
+        except TypeError:
+            return False
+        return len(joined) <= limits.MAX_NAME_CHARS and joined.isascii()
+    return False
+
+
+def _check_sizes(obj: dict, err: Callable[[str | None, str], InputError]) -> None:
+    """Every field within `limits`, before any field is read (the embedding is checked by
+    `validate_embedding`, the counts by `_int`, each in their own words)."""
+    plain_keys = _plain(list(obj))
+    for key, value in obj.items():
+        if key == "embedding" or (key in _COUNTS and type(value) is int):
+            continue
+        if plain_keys and _plain(value):
+            continue
+        if len(key) > limits.MAX_NAME_CHARS or limits.has_surrogate(key):
+            raise err(None, f"the key {limits.brief(key)} is not a valid field name")
+        why = limits.problem(value, _MAX_CHARS.get(key, limits.MAX_STRING_CHARS))
+        if why:
+            raise err(key, why)
+
+
+def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int) -> ParsedFact:
+    """One interchange object, every field of SPEC 4 checked."""
+    if not isinstance(obj, dict):
+        raise err(None, "each line must be a JSON object")
+    _check_sizes(obj, err)
+    fid = _string(obj, "id", err, required=True)
+    hidden = first_unsafe(fid)
+    if hidden is not None:  # ids are typed (`show DB ID`) and shown bare in messages
+        raise err(
+            "id", f"holds the control or invisible character U+{ord(hidden):04X}; an id must be visible text"
+        )
+    text = _string(obj, "text", err, required=True)
+    created_at = obj.get("created_at")
+    if "created_at" not in obj:
+        raise err("created_at", "is required")
+    created_ts = _time(created_at, "created_at", err)
+    fact = ParsedFact(line=line, id=fid, text=text, created_at=created_at, created_ts=created_ts)
+    if "tier" in obj:
+        if obj["tier"] not in TIERS:
+            raise err("tier", f"must be one of auto, human, signed, got {limits.brief(obj['tier'])}")
+        fact.tier = obj["tier"]
+    fact.r = _int(obj, "corroborations", 0, err) or 0
+    fact.s = _int(obj, "contradictions", 0, err) or 0
+    fact.reinforcement_count = _int(obj, "reinforcement_count", 1, err)
+    if "reinforced_at" in obj:
+        value = obj["reinforced_at"]
+        if not isinstance(value, list):
+            raise err("reinforced_at", f"must be a list of RFC 3339 timestamps, got {limits.brief(value)}")
+        fact.reinforced_ts = [_time(v, "reinforced_at", err) for v in value]
+        fact.reinforced_at = list(value)
+    fact.supersedes = _string(obj, "supersedes", err)
+    if fact.supersedes == fid:
+        raise err("supersedes", "a fact cannot supersede itself (supersession cycle)")
+    fact.note = _string(obj, "note", err)
+    if "entities" in obj:
+        ents = obj["entities"]
+        if not isinstance(ents, list) or not all(isinstance(e, str) and e.strip() for e in ents):
+            raise err("entities", f"must be a list of non-empty strings, got {limits.brief(ents)}")
+        if len(ents) > limits.MAX_ENTITIES:
+            raise err("entities", f"names {len(ents):,} entities; the limit is {limits.MAX_ENTITIES:,}")
+        fact.entities = ents
+    for key in ("provenance", "signature"):
+        if key in obj and not isinstance(obj[key], dict):
+            raise err(key, f"must be a JSON object, got {limits.brief(obj[key])}")
+    fact.provenance = obj.get("provenance")
+    sig = obj.get("signature")
+    if sig is not None:
+        for part in ("alg", "key", "sig"):
+            if not isinstance(sig.get(part), str):
+                raise err("signature", f"needs string '{part}' (alg, key, sig), got {limits.brief(sig)}")
+    fact.signature = sig
+    if "embedding" in obj:
+        fact.embedding = _embedding(obj["embedding"], err)
+    fact.extra = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
+    return fact
+
+
+def _embedding(value: Any, err: Callable[[str, str], InputError]) -> np.ndarray:
+    problem = validate_embedding(value, None)
+    if problem:
+        if isinstance(value, list) and any(isinstance(v, limits.NonFinite) for v in value):
+            problem = "contains NaN or infinity, which is not JSON"
+        raise err("embedding", problem)
+    return normalise(np.asarray(value, dtype=np.float64)[None, :])[0].astype(np.float32)
+
+
+def parse_file(path: str | os.PathLike[str], progress: Progress | None = None) -> list[ParsedFact]:
+    """Every line of an interchange file, validated; the first bad one raises InputError."""
+    name = str(path)
+    facts: list[ParsedFact] = []
+    seen: dict[str, int] = {}
+    dim: tuple[int, int] | None = None
+    for number, obj in read_jsonl(path, progress):
+
+        def err(fld: str | None, msg: str, _n: int = number) -> InputError:
+            return InputError(msg, file=name, line=_n, field=fld)
+
+        fact = parse_line(obj, err, number)
+        if fact.id in seen:
+            raise err("id", f"duplicate id {fact.id!r} (first on line {seen[fact.id]})")
+        seen[fact.id] = number
+        if fact.embedding is not None:
+            if dim is None:
+                dim = (len(fact.embedding), number)
+            elif len(fact.embedding) != dim[0]:
+                raise err("embedding", f"has dimension {len(fact.embedding)}, but line {dim[1]} has {dim[0]}")
+        facts.append(fact)
+    return facts
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    imported: int
+    warnings: list[str]
+    new_positions: list[int]
+
+
+def import_facts(
+    store: Store,
+    facts: list[ParsedFact],
+    source: str,
+    progress: Progress | None = None,
+    after_insert: Callable[[Any, list[int]], None] | None = None,
+    space: str | None = None,
+) -> ImportResult:
+    """Add parsed facts in one transaction; refuse the lot on any conflict.
+
+    `space` names the embedding space of the facts' embeddings (an adapter's source);
+    None for an interchange file, which does not say which model made them.
+
+    `after_insert(conn, new_positions)` runs inside the same transaction (the graph
+    update), so a failure there also leaves the store untouched.
+    """
+    conn = store.conn
+
+    def err(fact: ParsedFact, fld: str, msg: str) -> InputError:
+        return InputError(msg, file=source, line=fact.line, field=fld)
+
+    # Checked inside the write transaction: another writer (an agent) cannot slip a
+    # conflicting id or chain in between the checks and the inserts.
+    with store.transaction():
+        existing = {row[0]: row[1] - 1 for row in conn.execute("SELECT id, pos FROM facts")}
+        for fact in facts:
+            if fact.id in existing:
+                raise err(fact, "id", f"id {fact.id!r} is already in the store {store.path}")
+        _check_dimension(store, facts, err)
+        _check_space(store, facts, space, err)
+        _check_cycles(store, facts, existing, err)
+        all_ids = set(existing) | {f.id for f in facts}
+        warnings = [
+            f"{source}:{fact.line}: supersedes unknown id {fact.supersedes!r} (kept, ignored for depth)"
+            for fact in facts
+            if fact.supersedes and fact.supersedes not in all_ids
+        ]
+        start = conn.execute("SELECT coalesce(max(pos), 0) FROM facts").fetchone()[0] + 1
+        positions = list(range(start - 1, start - 1 + len(facts)))
+        batch = 2000
+        for i in range(0, len(facts), batch):
+            chunk = facts[i : i + batch]
+            _insert(conn, chunk, start + i)
+            if progress:
+                progress(min(i + batch, len(facts)), len(facts))
+        conn.execute(
+            "UPDATE facts SET supersedes_pos = (SELECT f2.pos FROM facts f2"
+            " WHERE f2.id = facts.supersedes) WHERE supersedes IS NOT NULL"
+            " AND supersedes_pos IS NULL"
+        )
+        if after_insert:
+            after_insert(conn, positions)
+    return ImportResult(len(facts), warnings, positions)
+
+
+def _check_dimension(store: Store, facts: list[ParsedFact], err: Callable) -> None:
+    row = store.conn.execute("SELECT length(vec) / 4 FROM embeddings WHERE kind = 'model' LIMIT 1").fetchone()
+    if row is None:
+        return
+    for fact in facts:
+        if fact.embedding is not None and len(fact.embedding) != row[0]:
+            raise err(
+                fact,
+                "embedding",
+                f"has dimension {len(fact.embedding)}, but the store's embeddings have {row[0]}",
+            )
+
+
+def _check_space(store: Store, facts: list[ParsedFact], space: str | None, err: Callable) -> None:
+    """One store, one embedding space (SPEC 9): once `embed` or an adapter has recorded the
+    space of the store's embeddings, embeddings of another (or of an unnamed model) are refused."""
+    from synapse_tui.core.graph.embed import recorded_space  # the model's name only; no torch
+
+    first = next((f for f in facts if f.embedding is not None), None)
+    recorded = recorded_space(store.conn) if first is not None else None
+    if recorded is not None and recorded != space:
+        raise err(
+            first,
+            "embedding",
+            f"the store's embeddings are those of {recorded}, and this file does not say which model"
+            " made its own; one store never mixes two spaces (import it without embeddings, or into"
+            " a store of its own)",
+        )
+
+
+def _check_cycles(store: Store, facts: list[ParsedFact], existing: dict[str, int], err: Callable) -> None:
+    ids = [None] * len(existing)
+    sup_ids: list[str | None] = [None] * len(existing)
+    for pos, fid, sup in store.conn.execute("SELECT pos, id, supersedes FROM facts"):
+        ids[pos - 1], sup_ids[pos - 1] = fid, sup
+    ids += [f.id for f in facts]
+    sup_ids += [f.supersedes for f in facts]
+    index = {fid: i for i, fid in enumerate(ids)}
+    sup = np.fromiter((index.get(s, -1) if s else -1 for s in sup_ids), dtype=np.int64, count=len(ids))
+    cyclic = in_cycle(sup)
+    if cyclic.any():
+        first = next(f for i, f in enumerate(facts, start=len(existing)) if cyclic[i])
+        raise err(
+            first,
+            "supersedes",
+            f"makes a supersession cycle ({first.id} -> {first.supersedes} -> ... -> {first.id})",
+        )
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _insert(conn: Any, facts: list[ParsedFact], start: int) -> None:
+    from synapse_tui.core.ingest import signing  # cryptography: loaded by what imports, not by what reads
+
+    rows = []
+    for i, f in enumerate(facts):
+        state = signing.verify(f.signature, f.id, f.created_at, f.text)
+        key = f.signature["key"].lower() if state == signing.SigState.VALID else None
+        events = event_blob(f.created_ts, f.reinforced_ts if f.o1_count is None else [])
+        rows.append(
+            (
+                start + i,
+                f.id,
+                f.text,
+                f.created_at,
+                f.created_ts,
+                f.tier,
+                f.r,
+                f.s,
+                events,
+                _json(f.reinforced_at),
+                f.o1_count if f.o1_count is not None else None,
+                f.reinforcement_count if f.reinforced_at is not None else None,
+                f.supersedes,
+                f.note,
+                _json(f.entities),
+                _json(f.provenance),
+                _json(f.signature),
+                int(state),
+                key,
+                _json(f.extra) if f.extra else None,
+            )
+        )
+    conn.executemany(
+        "INSERT INTO facts (pos, id, text, created_at, created_ts, tier, r, s, events,"
+        " reinforced_at, o1_count, count_given, supersedes, note, entities, provenance, signature,"
+        " sig_state, sig_key, extra) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        rows,
+    )
+    conn.executemany(
+        "INSERT INTO facts_fts (rowid, id, text) VALUES (?, ?, ?)",
+        [(start + i, f.id, f.text) for i, f in enumerate(facts)],
+    )
+    mentions = []
+    for i, f in enumerate(facts):
+        seen: set[str] = set()
+        for name in f.entities or []:
+            key = name.strip().casefold()
+            if key not in seen:
+                seen.add(key)
+                mentions.append((start + i, key, name.strip()))
+    conn.executemany("INSERT OR IGNORE INTO entities (key) VALUES (?)", [(m[1],) for m in mentions])
+    conn.executemany(
+        "INSERT INTO mentions (pos, eid, spelling) VALUES (?, (SELECT eid FROM entities WHERE key = ?), ?)",
+        mentions,
+    )
+    conn.executemany(
+        "INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
+        [(start + i, f.embedding.tobytes()) for i, f in enumerate(facts) if f.embedding is not None],
+    )
+
+
+def export_facts(store: Store) -> Iterator[dict[str, Any]]:
+    """The store as interchange objects, triage included, in import order."""
+    vecs = dict(store.conn.execute("SELECT pos, vec FROM embeddings WHERE kind = 'model'"))
+    counts = dict(store.conn.execute("SELECT pos, count_given FROM facts WHERE count_given IS NOT NULL"))
+    for rec in store.records():
+        obj: dict[str, Any] = dict(rec.extra)
+        obj.update(
+            id=rec.id,
+            text=rec.text,
+            created_at=rec.created_at,
+            tier=rec.tier,
+            corroborations=rec.corroborations,
+            contradictions=rec.contradictions,
+        )
+        if rec.reinforced_at is not None:
+            obj["reinforced_at"] = rec.reinforced_at
+        count = rec.reinforcement_count or counts.get(rec.pos + 1)
+        if count is not None:
+            obj["reinforcement_count"] = count
+        for key in ("supersedes", "note", "provenance", "signature"):
+            if getattr(rec, key) is not None:
+                obj[key] = getattr(rec, key)
+        if rec.entities:
+            obj["entities"] = rec.entities
+        if rec.pos + 1 in vecs:
+            obj["embedding"] = np.frombuffer(vecs[rec.pos + 1], dtype=np.float32).tolist()
+        yield obj

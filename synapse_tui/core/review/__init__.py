@@ -1,0 +1,1 @@
+"""How a memory is judged: the scored view, triage, queues, suspects, the filter language."""

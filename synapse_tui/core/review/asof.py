@@ -1,0 +1,108 @@
+"""The store as it was at an instant T: facts created by T, events up to T, the
+triage fields (r, s, tier, supersedes) as the audit log says they stood at T, and the
+flag `deleted` as it stood at T (a sync records when it flags a fact, meta `deleted.at.ID`;
+a flag set without that record, from before it, says "deleted, when unknown" and stays).
+
+A read-only copy of a Memory: the browser's "as of" view shows it, and never writes.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import replace
+
+import numpy as np
+
+from synapse_tui.core.base.clock import format_time
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.trust.score import AUTO, HUMAN, SIGNED, supersession_depth
+
+_TIER = {"auto": AUTO, "human": HUMAN, "signed": SIGNED}
+
+
+def events_up_to(arrays, when: float):
+    """The arrays with every reinforcement after `when` dropped (creation is kept)."""
+    n = len(arrays)
+    if n == 0:
+        return arrays
+    counts = np.diff(np.append(arrays.offsets, len(arrays.events)))
+    seg = np.repeat(np.arange(n), counts)
+    first = np.zeros(len(arrays.events), dtype=bool)
+    first[arrays.offsets[counts > 0]] = True
+    keep = first | (arrays.events <= when)
+    new_counts = np.bincount(seg[keep], minlength=n)
+    offsets = np.zeros(n, dtype=np.int64)
+    np.cumsum(new_counts[:-1], out=offsets[1:])
+    events = arrays.events[keep]
+    return replace(arrays, events=events, offsets=offsets, created=events[offsets])
+
+
+def _audit_after(memory: Memory, when: float) -> list[tuple[str, dict]]:
+    """(fact id, fields before) of every audit entry after `when`, newest first."""
+    rows = memory.store.conn.execute(
+        "SELECT fact_id, before FROM audit WHERE at > ? AND fact_id IS NOT NULL ORDER BY seq DESC",
+        (format_time(when),),
+    ).fetchall()
+    return [(fid, json.loads(before) if before else {}) for fid, before in rows]
+
+
+def deleted_as_of(memory: Memory, when: float) -> np.ndarray | None:
+    """The `deleted` flags as they stood at `when`: a fact flagged after `when` was not
+    deleted yet."""
+    deleted = memory.arrays.deleted
+    if deleted is None or not deleted.any():
+        return deleted
+    rows = memory.store.conn.execute(
+        "SELECT f.pos, m.value FROM meta m JOIN facts f ON f.id = substr(m.key, 12)"
+        " WHERE m.key LIKE 'deleted.at.%'"
+    )
+    later = [pos - 1 for pos, at in rows if json.loads(at) > when and pos - 1 < len(deleted)]
+    if not later:
+        return deleted
+    deleted = deleted.copy()
+    deleted[later] = False
+    return deleted
+
+
+def memory_as_of(memory: Memory, when: float) -> tuple[Memory, np.ndarray]:
+    """A copy of `memory` as it stood at `when`, and the mask of facts that existed then."""
+    a = memory.arrays.compacted()  # triage may have moved event lists out of the flat array
+    exists = a.created <= when
+    r, s, declared, o1, sup = (
+        a.r.copy(),
+        a.s.copy(),
+        a.declared.copy(),
+        a.o1_count.copy(),
+        a.supersedes.copy(),
+    )
+    for fid, before in _audit_after(memory, when):  # newest first: the oldest `before` wins
+        i = memory.index.get(fid)
+        if i is None:
+            continue
+        if "corroborations" in before:
+            r[i] = before["corroborations"]
+        if "contradictions" in before:
+            s[i] = before["contradictions"]
+        if before.get("tier") in _TIER:
+            declared[i] = _TIER[before["tier"]]
+        if before.get("reinforcement_count") is not None:
+            o1[i] = before["reinforcement_count"]
+        if "supersedes" in before:
+            old = before["supersedes"]
+            sup[i] = memory.index.get(old, -1) if old else -1
+    sup[~exists] = -1  # a fact made later replaced nothing yet
+    arrays = replace(
+        events_up_to(a, when),
+        r=r,
+        s=s,
+        declared=declared,
+        o1_count=o1,
+        supersedes=sup,
+        deleted=deleted_as_of(memory, when),
+    )
+    past = copy.copy(memory)
+    past.arrays = arrays
+    past.k = supersession_depth(arrays.supersedes)
+    past.rescore(when)
+    return past, exists

@@ -1,0 +1,46 @@
+"""The one-line notice after a triage action: what it did and what it did to trust.
+
+Shared by the browser (a toast) and anything else that reports a move.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from synapse_tui.core.trust.score import BANDS
+
+if TYPE_CHECKING:
+    from synapse_tui.core.review.triage import Outcome
+    from synapse_tui.core.trust.score import Scores
+
+
+def describe(outcome: Outcome, ids: list[str], index: dict[str, int], before: Scores, after: Scores) -> str:
+    """The notice after an action: what it did and what it did to trust.
+
+    `before` and `after` are the score arrays either side of it."""
+    action = outcome.action
+    if action.split()[-1] == "supersede":
+        old = next(c.fact_id for c in outcome.changes if "superseded_by" in (c.before | c.after))
+        new = next(c.fact_id for c in outcome.changes if c.fact_id != old)
+        return f"{action} {old} by {new}: " + _trust_change(index[old], before, after)
+    if len(ids) == 1:
+        return f"{action} {ids[0]}: " + _trust_change(index[ids[0]], before, after)
+    pos = np.array([index[f] for f in ids if f in index], dtype=np.int64)
+    text = f"{action} {len(ids)} facts"
+    if len(pos):
+        text += f": mean trust {before.trust[pos].mean():.2f} -> {after.trust[pos].mean():.2f}"
+        moved = int((before.band[pos] != after.band[pos]).sum())
+        if moved:
+            text += f", {moved} changed band"
+    return text
+
+
+def _trust_change(i: int, before: Scores, after: Scores) -> str:
+    text = f"trust {before.trust[i]:.2f} -> {after.trust[i]:.2f}"
+    if before.band[i] != after.band[i]:
+        text += f" ({BANDS[before.band[i]]} -> {BANDS[after.band[i]]})"
+    if before.k[i] != after.k[i]:
+        text += f", k {before.k[i]} -> {after.k[i]}"
+    return text

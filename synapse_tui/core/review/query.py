@@ -1,0 +1,234 @@
+"""The filter language shared by `score --where` and the browser's search box.
+
+    trust<0.3 fresh<0.5 u>=0.5 d>0.25 tier:auto k>=1 flag:signature_invalid
+    guidance:disputed band:very-low -tier:signed junk:near-duplicate payments api
+
+Comparisons and `key:value` terms are ANDed; a leading `-` negates a term; every other
+word is matched as full text (FTS5, prefix) over fact text and ids. A typo raises
+QueryError pointing at the token.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from synapse_tui.core.base.errors import QueryError
+from synapse_tui.core.trust.score import BANDS, FLAG_DELETED, FLAG_NAMES, GUIDANCE, TIERS
+
+if TYPE_CHECKING:
+    from synapse_tui.core.review.memory import Memory
+
+# field name -> (label, how to get the array from a Memory)
+NUMERIC: dict[str, Callable[[Memory], np.ndarray]] = {
+    "trust": lambda m: m.scores.trust,
+    "confidence": lambda m: m.scores.confidence,
+    "fresh": lambda m: m.scores.freshness,
+    "sup": lambda m: m.scores.supersession,
+    "gate": lambda m: m.scores.gate,
+    "b": lambda m: m.scores.b,
+    "d": lambda m: m.scores.d,
+    "u": lambda m: m.scores.u,
+    "B": lambda m: m.scores.B,
+    "k": lambda m: m.scores.k,
+    "r": lambda m: m.arrays.r,
+    "s": lambda m: m.arrays.s,
+    "age": lambda m: m.scores.age_days,
+}
+ALIASES = {"conf": "confidence", "freshness": "fresh", "supersession": "sup", "depth": "k", "activation": "B"}
+KEYED = {
+    "tier": TIERS,
+    "guidance": GUIDANCE,
+    "flag": tuple(name for _, name in FLAG_NAMES),
+    "band": tuple(b.replace(" ", "-") for b in BANDS),
+    "is": ("stale", "superseded", "head", "o1", "signed", "deleted"),
+    "junk": ("duplicate", "near-duplicate", "unsupported", "any"),
+}
+_OPS = {
+    "<=": np.less_equal,
+    ">=": np.greater_equal,
+    "!=": np.not_equal,
+    "<": np.less,
+    ">": np.greater,
+    "=": np.equal,
+}
+_COMPARE = re.compile(r"^([A-Za-z_]+)(<=|>=|!=|<|>|=)(.*)$")
+_KEYED = re.compile(r"^([A-Za-z_]+):(.*)$")
+_OPERATOR = re.compile(r"^(<=|>=|!=|<|>|=)")
+
+
+@dataclass(frozen=True)
+class Term:
+    text: str
+    negate: bool
+    test: Callable[[Memory], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Query:
+    source: str
+    terms: tuple[Term, ...] = ()
+    words: tuple[str, ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms and not self.words
+
+    def mask(self, memory: Memory) -> np.ndarray:
+        """Facts that pass every comparison and key term (words not applied)."""
+        keep = np.ones(len(memory), dtype=bool)
+        for term in self.terms:
+            hit = term.test(memory)
+            keep &= ~hit if term.negate else hit
+        return keep
+
+
+def _suggest(word: str, options: list[str]) -> str:
+    close = difflib.get_close_matches(word, options, n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def parse(source: str) -> Query:
+    terms: list[Term] = []
+    words: list[str] = []
+    for match in re.finditer(r"\S+", source):
+        token, pos = match.group(0), match.start()
+        negate = token.startswith("-") and len(token) > 1
+        body = token[1:] if negate else token
+        cmp_match = _COMPARE.match(body)
+        key_match = _KEYED.match(body)
+        if _OPERATOR.match(body):
+            raise QueryError(
+                f"'{_OPERATOR.match(body).group(0)}' needs a field before it, e.g. trust<0.3",
+                source,
+                pos,
+                token,
+            )
+        if cmp_match:
+            terms.append(_comparison(source, pos, token, negate, *cmp_match.groups()))
+        elif key_match and not key_match.group(1).lower().startswith("http"):
+            terms.append(_keyed(source, pos, token, negate, *key_match.groups()))
+        else:
+            words.append(token)
+    return Query(source, tuple(terms), tuple(words))
+
+
+def _comparison(source: str, pos: int, token: str, negate: bool, name: str, op: str, value: str) -> Term:
+    key = ALIASES.get(name, name)
+    if key not in NUMERIC and key.lower() in NUMERIC and key.lower() not in ("b",):
+        key = key.lower()
+    if key not in NUMERIC:
+        options = list(NUMERIC) + list(ALIASES)
+        raise QueryError(f"unknown field '{name}'{_suggest(name, options)}", source, pos, token)
+    try:
+        number = float(value)
+    except ValueError:
+        raise QueryError(f"'{name}{op}' needs a number, got '{value}'", source, pos, token) from None
+    if not math.isfinite(number):  # NaN compares false with everything: an empty answer
+        raise QueryError(f"'{name}{op}' needs a finite number, got '{value}'", source, pos, token)
+    getter, fn = NUMERIC[key], _OPS[op]
+    return Term(token, negate, lambda m: fn(getter(m), number))
+
+
+def _keyed(source: str, pos: int, token: str, negate: bool, name: str, value: str) -> Term:
+    key = name.lower()
+    if key not in KEYED:
+        raise QueryError(f"unknown filter '{name}:'{_suggest(key, list(KEYED))}", source, pos, token)
+    options = KEYED[key]
+    value = value.lower().replace("_", "-") if key == "band" else value.lower()
+    if value not in options:
+        raise QueryError(
+            f"'{name}:' takes one of {', '.join(options)}{_suggest(value, list(options))}", source, pos, token
+        )
+    index = options.index(value)
+    tests: dict[str, Callable[[Memory], np.ndarray]] = {
+        "tier": lambda m: m.scores.tier == index,
+        "guidance": lambda m: m.scores.guidance == index,
+        "band": lambda m: m.scores.band == index,
+        "flag": lambda m: (m.scores.flags & FLAG_NAMES[index][0]) != 0,
+    }
+    if key == "is":
+        tests["is"] = {
+            "stale": lambda m: m.scores.freshness < m.config.review.threshold,
+            "superseded": lambda m: m.scores.k > 0,
+            "head": lambda m: m.scores.k == 0,
+            "o1": lambda m: m.arrays.o1_count > 0,
+            "signed": lambda m: m.scores.tier == 2,
+            "deleted": lambda m: (m.scores.flags & FLAG_DELETED) != 0,
+        }[value]
+    if key == "junk":
+        tests["junk"] = lambda m: junk_mask(m, value)
+    return Term(token, negate, tests[key])
+
+
+def junk_mask(memory: Memory, kind: str) -> np.ndarray:
+    """Facts the junk detectors flag: exact duplicates, near-duplicate clusters (from the
+    stored semantic edges), unsupported claims (auto, r = 0, older than configured)."""
+    from synapse_tui.core.review import junk
+
+    conn, cfg = memory.store.conn, memory.config
+    found: list[str] = []
+    if kind in ("duplicate", "any"):
+        found += [fid for group in junk.exact_duplicates(conn) for fid in group]
+    if kind in ("near-duplicate", "any"):
+        found += [fid for group in junk.near_duplicate_clusters(conn, cfg) for fid in group]
+    mask = np.zeros(len(memory), dtype=bool)
+    mask[[memory.index[fid] for fid in found if fid in memory.index]] = True
+    if kind in ("unsupported", "any"):
+        mask |= junk.unsupported_mask(memory.arrays, cfg, memory.scores.now)
+    return mask
+
+
+def ranked(memory: Memory, q: Query) -> tuple[np.ndarray, np.ndarray]:
+    """The matches of a query with words, ascending positions, and their rank: FTS
+    relevance x Freshness (ADR-029)."""
+    pos, relevance = memory.store.search(" ".join(q.words))
+    if q.terms:
+        ok = q.mask(memory)[pos]
+        pos, relevance = pos[ok], relevance[ok]
+    return pos, relevance * memory.scores.freshness[pos]
+
+
+def run(memory: Memory, query: Query | str) -> np.ndarray:
+    """Positions that match; with words, ranked by FTS relevance x Freshness (ADR-029),
+    ties in store order; otherwise in store order."""
+    q = parse(query) if isinstance(query, str) else query
+    if not q.words:
+        return np.flatnonzero(q.mask(memory))
+    pos, rank = ranked(memory, q)
+    return pos[order(rank)]
+
+
+def order(values: np.ndarray) -> np.ndarray:
+    """Indices that sort `values` highest first, ties in index order: what a stable sort
+    gives, at the price of an unstable one (half, for a quarter of a million) plus a
+    stable sort of just the tied entries."""
+    idx = np.argsort(-values)
+    ranked_values = values[idx]
+    tied = np.zeros(len(idx), dtype=bool)
+    same = ranked_values[1:] == ranked_values[:-1]
+    tied[1:] |= same
+    tied[:-1] |= same
+    if tied.any():  # tied runs are contiguous: order each by index, in place
+        sub = idx[tied]
+        idx[tied] = sub[np.lexsort((sub, -ranked_values[tied]))]
+    return idx
+
+
+def top(values: np.ndarray, positions: np.ndarray, limit: int) -> np.ndarray:
+    """The `limit` positions of highest value, best first, ties in the order given (store
+    order when `positions` ascend): selecting before sorting, so a page of results from a
+    hundred thousand matches costs a partition, not a sort."""
+    if len(values) > limit:
+        cut = np.partition(values, len(values) - limit)[len(values) - limit]  # limit-th highest
+        above = values > cut
+        ties = np.flatnonzero(values == cut)[: limit - int(above.sum())]
+        keep = np.sort(np.concatenate([np.flatnonzero(above), ties]))
+        positions, values = positions[keep], values[keep]
+    return positions[order(values)]

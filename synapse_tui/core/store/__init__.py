@@ -1,0 +1,1 @@
+"""How a memory is kept: the SQLite store, its schema and migrations, the load cache."""

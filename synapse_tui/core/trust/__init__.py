@@ -1,0 +1,1 @@
+"""How a fact is scored: the four factors, their explanation, calibration, spot scores."""

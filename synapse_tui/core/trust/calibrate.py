@@ -1,0 +1,76 @@
+"""Calibration of freshness (SPEC 2.2): set B0 and s from the store's own histogram of B."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.trust.score import BANDS, score
+
+
+@dataclass(frozen=True)
+class Histogram:
+    edges: list[float]
+    counts: list[int]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    heads: int
+    current_b0: float
+    current_scale: float
+    proposed_b0: float
+    proposed_scale: float
+    ages: Histogram
+    activations: Histogram
+    bands_before: dict[str, int]
+    bands_after: dict[str, int]
+
+    def proposed_config(self, config: Config) -> Config:
+        return config.with_values("freshness", b0=self.proposed_b0, scale=self.proposed_scale)
+
+
+def _hist(values: np.ndarray, bins: int | np.ndarray) -> Histogram:
+    if len(values) == 0:
+        return Histogram([], [])
+    counts, edges = np.histogram(values, bins=bins)
+    return Histogram([float(e) for e in edges], [int(c) for c in counts])
+
+
+def _band_counts(band: np.ndarray) -> dict[str, int]:
+    counts = np.bincount(band, minlength=len(BANDS))
+    return {name: int(c) for name, c in zip(BANDS, counts, strict=True)}
+
+
+def calibrate(memory, bins: int = 12) -> Calibration:
+    """Propose B0 = median(B) and s = IQR(B) / (2 ln 3) over head facts (k = 0), so the
+    middle half of the store spans freshness 0.25..0.75; keep s when the spread is 0."""
+    sc, cfg = memory.scores, memory.config
+    heads = sc.k == 0
+    B = sc.B[heads]
+    f = cfg.freshness
+    if len(B):
+        b0 = float(np.median(B))
+        q1, q3 = np.percentile(B, [25, 75])
+        spread = float(q3 - q1)
+        scale = spread / (2 * math.log(3)) if spread > 0 else f.scale
+    else:
+        b0, scale = f.b0, f.scale
+    proposed = cfg.with_values("freshness", b0=b0, scale=scale)
+    after = score(memory.arrays, proposed, sc.now, memory.k)
+    ages = sc.age_days
+    age_bins = np.array([0, 1, 7, 30, 90, 180, 365, 730, max(731.0, float(ages.max(initial=0)) + 1)])
+    return Calibration(
+        heads=int(heads.sum()),
+        current_b0=f.b0,
+        current_scale=f.scale,
+        proposed_b0=b0,
+        proposed_scale=scale,
+        ages=_hist(ages, age_bins),
+        activations=_hist(sc.B, bins),
+        bands_before=_band_counts(sc.band),
+        bands_after=_band_counts(after.band),
+    )

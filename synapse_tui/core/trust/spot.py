@@ -1,0 +1,101 @@
+"""The score of a few facts, read straight from the store, without loading the rest.
+
+Triage records each fact's score as it stood just before an action (SPEC 8), inside the
+action's transaction, and a writer may be an agent's short-lived process: loading every
+fact to score two would cost a second on a large store. The arithmetic is `trust.score`
+on just those rows; the one non-local input, the supersession depth k, is found by
+walking up the chain of supersessors from the fact.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+import numpy as np
+
+from synapse_tui.core.base.clock import format_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.score import BANDS, TIERS, FactArrays, score
+
+
+def depth(conn: sqlite3.Connection, fact_id: str) -> int:
+    """k of one fact: the fewest supersession steps up to a fact nothing supersedes.
+
+    Breadth-first over `supersedes` (indexed), so the cost is the size of the chain."""
+    frontier, seen, level = [fact_id], {fact_id}, 0
+    while frontier:
+        by: dict[str, list[str]] = {f: [] for f in frontier}
+        for old, new in conn.execute(
+            "SELECT supersedes, id FROM facts WHERE supersedes IN (SELECT value FROM json_each(?))",
+            (json.dumps(frontier),),
+        ):
+            by[old].append(new)
+        if any(not newer for newer in by.values()):
+            return level
+        frontier = [n for newer in by.values() for n in newer if n not in seen]
+        seen.update(frontier)
+        level += 1
+    return level  # only on a cycle, which import and triage refuse
+
+
+def spot_scores(store: Store, config: Config, now: float, fact_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """Score and inputs of each fact in `fact_ids` (unknown ids are left out), by id.
+
+    The fields are those SPEC 8 keeps in an audit entry's `score_before`, full floats."""
+    conn = store.conn
+    wanted = list(dict.fromkeys(fact_ids))
+    ids = dict(
+        conn.execute(
+            "SELECT pos - 1, id FROM facts WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(wanted),),
+        )
+    )
+    rows = store.fact_inputs(list(ids.values()), config)
+    if not rows:
+        return {}
+    order = sorted(rows)
+    cols = list(zip(*(rows[p] for p in order), strict=True))
+    r, s, declared, sig_state, trusted, o1, _sup, deleted, events = cols
+    counts = np.array([len(e) for e in events], dtype=np.int64)
+    offsets = np.zeros(len(order), dtype=np.int64)
+    np.cumsum(counts[:-1], out=offsets[1:])
+    flat = np.concatenate(events)
+    arrays = FactArrays(
+        r=np.array(r, dtype=np.int64),
+        s=np.array(s, dtype=np.int64),
+        declared=np.array(declared, dtype=np.int8),
+        sig_state=np.array(sig_state, dtype=np.int8),
+        sig_trusted=np.array(trusted, dtype=bool),
+        created=flat[offsets],
+        events=flat,
+        offsets=offsets,
+        o1_count=np.array(o1, dtype=np.int64),
+        supersedes=np.full(len(order), -1, dtype=np.int64),
+        deleted=np.array(deleted, dtype=bool),
+    )
+    k = np.array([depth(conn, ids[p]) for p in order], dtype=np.int64)
+    sc = score(arrays, config, now, k)
+    out = {}
+    for j, p in enumerate(order):
+        n_events = int(counts[j])
+        out[ids[p]] = {
+            "trust": float(sc.trust[j]),
+            "band": BANDS[sc.band[j]],
+            "confidence": float(sc.confidence[j]),
+            "freshness": float(sc.freshness[j]),
+            "supersession": float(sc.supersession[j]),
+            "gate": float(sc.gate[j]),
+            "r": int(arrays.r[j]),
+            "s": int(arrays.s[j]),
+            "declared_tier": TIERS[arrays.declared[j]],
+            "tier": TIERS[sc.tier[j]],
+            # n, creation included (SPEC 4); the O(1) form stores n and only its creation time
+            "reinforcement_count": int(o1[j]) if o1[j] else n_events,
+            "last_reinforced_at": format_time(float(events[j].max())),
+            "k": int(k[j]),
+            "B": float(sc.B[j]),
+        }
+    return out

@@ -237,7 +237,11 @@ class Triage:
         row = conn.execute("SELECT supersedes FROM facts WHERE id = ?", (target,)).fetchone()
         if row is None:
             raise TriageError(f"no fact with id {target!r}")
-        if row[0] and row[0] != old:
+        if row[0] == old:  # read inside the write transaction: a racing writer sees it too
+            raise TriageError(
+                f"supersede {old} by {target}: nothing to change ({target} already supersedes {old})"
+            )
+        if row[0]:
             raise TriageError(f"{target} already supersedes {row[0]}; a fact names one predecessor")
         if self._leads_to(conn, old, target):
             raise TriageError(

@@ -1,0 +1,57 @@
+"""Integrity under hostile input, from the command line (issue 22, points 7 to 13): a
+refusal is one `error:` line, exit 2, and leaves the store as it was."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from synapse_tui.cli import main
+from tests.cli.test_cli import db, json_lines  # noqa: F401
+
+
+def run(*args, code: int = 0):
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == code, result.output + result.stderr
+    return result
+
+
+def audit(path) -> list[dict]:
+    return json_lines(run("export", path, "--audit").stdout)
+
+
+# -- 7. superseding a pair already linked --------------------------------------------------
+
+
+def test_superseding_a_pair_already_linked_is_refused_and_not_audited(db):  # noqa: F811
+    run("supersede", db, "c", "d")
+    before = audit(db)
+    result = run("supersede", db, "c", "d", code=2)
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert "d already supersedes c" in result.stderr and "nothing to change" in result.stderr
+    assert audit(db) == before
+    run("undo", db)  # one undo takes the link away: there is no no-op to undo first
+    assert json_lines(run("show", db, "d", "--json").stdout)[0]["supersedes"] is None
+
+
+_RACER = """
+import sys
+from click.testing import CliRunner
+from synapse_tui.cli import main
+r = CliRunner().invoke(main, ["supersede", sys.argv[1], "c", "d"])
+sys.exit(r.exit_code)
+"""
+
+
+def test_a_race_of_writers_lands_one_supersession(db):  # noqa: F811
+    env = {**os.environ, "SYNAPSE_NOW": "2026-12-01T00:00:00Z"}
+    racers = [
+        subprocess.Popen([sys.executable, "-c", _RACER, str(db)], env=env, stderr=subprocess.PIPE)
+        for _ in range(8)
+    ]
+    codes = sorted(p.wait(timeout=120) for p in racers)
+    assert codes == [0] + [2] * 7
+    assert [e["action"] for e in audit(db)] == ["supersede", "supersede"]  # one batch: old and new fact

@@ -1,32 +1,14 @@
 """Approximate kNN lists for large embedding spaces, with their measured recall (SPEC 3.1).
 
-The exact search (`knn.exact_knn`) is quadratic: about an hour for a million 384-d facts
-on two cores. Above `graph.approximate_above` facts in one space (default 50,000, the
-SPEC's floor) and when the `[scale]` extra is installed, NN-descent (pynndescent) proposes
-each fact's candidates instead, or faiss's HNSW index where only faiss is installed. Their
-cosines are then recomputed exactly (the same polished float32 values as the exact path)
-and ordered by (cos, id), so the one kind of error left is a true neighbour the search
-never proposed. How often that happens is measured on every build: recall@10 of the lists
-against the exact top-10 of `graph.recall_sample` facts chosen at random (seeded, so a
-rebuild of the same data samples the same facts), and stored with the graph for `show`,
-`edges` and the browser to report.
-
-Chosen by measurement on this machine kind (a shared and busy two-core machine, so wall
-times are inflated; benchmarks/bench_ann.py, bench_million.py). At 1,000,000 x 384
-clustered: pynndescent (15 neighbours) 125 s at recall@10 0.997, plus 27-40 s compiling
-its numba code once per process; faiss HNSW M=16 3,118 s at 0.976 (efSearch widened);
-hnswlib (issue 13) 473 s at 0.874. At 100,000 x 384: exact 52.9 s; faiss HNSW M=16 27.9 s
-at 0.998; faiss IVF 20.5 s at 1.0 on clustered vectors but 0.87 on the lexical ones;
-usearch 154 s. HNSW's build grows faster than NN-descent's with N, which is why it lost at
-a million; it stays the route where pynndescent (numba) is not installed.
-
-The built-in lexical vectors first try the probed search (`plan_probes`, `probed_knn`):
-exact search of the k-means cells within each row's reach, each product offered to both
-ends, numpy alone. At 100,000 facts phrased as the sample's it took 3.2-3.8 s at recall
-0.998 (3.6 of 253 cells a row on average) where HNSW took 30-32 s for 0.983 (text is full
-of near-duplicates, which cells hold and a graph index walks badly); on six random words of
-21, 7.1-8.4 s at 0.994 (16.6 cells) where HNSW took 15.6-16.1 s. HNSW beat NN-descent there
-(which needed 30 neighbours for 0.99).
+The exact search (`knn.exact_knn`) is quadratic. Above `graph.approximate_above` facts in
+one space a search proposes each fact's candidates instead: NN-descent (pynndescent) for
+model embeddings, the probed search (`plan_probes`, `probed_knn`: exact products over the
+k-means cells each row reaches, numpy alone) for the built-in lexical vectors when their
+neighbours sit in few cells, else faiss's HNSW. The candidates' cosines are recomputed
+exactly and ordered by (cos, id), so the one error left is a true neighbour never
+proposed; recall@10 against the exact top-10 of a seeded sample is measured on every
+build and stored with the graph. Why these routes: docs/decisions/0005 and 0006; their
+figures: benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -76,36 +58,18 @@ SETTINGS = (
     "nndescent_neighbors",
 )
 _CHUNK = 16_384
-# faiss HNSW for the built-in lexical vectors (M, efConstruction, first efSearch), over
-# 8-bit codes. Measured on 100,000 synthetic facts' n-gram vectors (d = 256), each at
-# recall@10 >= 0.99 on 1,000 facts, index build + search of every fact: flat M=16,
-# efConstruction=64 (the model spaces' defaults) 19.5 s; 8-bit M=32, 40, efSearch 24
-# 11.7 s; 8-bit M=24, 32, efSearch 48 10.7 s; 8-bit M=48, 24, efSearch 48 10.3 s.
-# 32/40/24 is kept for its margin (0.993 where the others sit at 0.991-0.992).
+# faiss HNSW over 8-bit codes for lexical vectors (M, efConstruction, first efSearch): the
+# fastest of the settings tried at recall@10 >= 0.99, with the widest margin
 LEXICAL_HNSW = (32, 40, 24)
-# the probed search (`probed_knn`): cells per square root of the rows, the reach a search
-# without a tuning sample takes (with one: the reach it needs, twice that until it reaches
-# the target; from 2 on, every cell), and the k-means that makes the cells.
-# 1.6 cells per root searched fewer products (smaller cells) but its k-means cost 0.6 s
-# more: no faster on 100,000 facts phrased as the sample's (3.4-4.0 s against 3.1-3.4 s),
-# nor on six random words of 21; 2.4 took 4.8 s on the first.
-CELLS_PER_ROOT = 0.8
-FIRST_REACH = 0.15
-ALL_CELLS = 2.0  # closeness to a unit centre lies in [-1, 1]
-# The reach is fitted to the tuning sample: the share of its pairs it must find leaves
-# MISSES of the misses the target allows. Fitted at the target itself, the reach found
-# 0.9904 of the tuning pairs and 0.9867 of the reported sample's on 3,000 clustered facts:
-# two samples of 1,000 differ by that much, and a reach, unlike a count of cells, has no
-# step to spare. With half the misses (0.995 of the pairs) the reported recall was 0.9925
-# there, 0.998 and 0.994 on the two 100,000-fact sets.
-MISSES = 0.5
+CELLS_PER_ROOT = 0.8  # probed cells per sqrt(rows): more cells cost more k-means than they save
+FIRST_REACH = 0.15  # the reach of a search without a tuning sample
+ALL_CELLS = 2.0  # closeness to a unit centre lies in [-1, 1]: from this reach on, every cell
+MISSES = 0.5  # the reach finds half the misses the target allows: two samples differ that much
 KMEANS_SAMPLE = 40  # rows per cell
 KMEANS_STEPS = 8
-# the probed search is taken when its products are at most this share of an exact search's
-# (with offers to both ends, the recall samples and the plan it costs about four times its
-# products: on six random words of 21 its products were 0.066 of an exact search's and it
-# took 0.22 of one): with faiss, whose HNSW took 0.44 of an exact search there; without,
-# against exact
+# The probed search costs about four times its products (offers to both ends, samples,
+# plan): taken when they are at most this share of an exact search's, against faiss's HNSW
+# (about half an exact search on text without structure) or, without faiss, against exact.
 PROBED_WORK = 0.08
 EXACT_WORK = 0.25
 _ROWS = 2048  # rows of one product against a cell

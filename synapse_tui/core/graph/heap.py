@@ -4,10 +4,10 @@ glibc serves a block above its mmap threshold (128 KiB at start) from fresh page
 returns them to the kernel on free; it raises that threshold as such blocks are freed, up to
 32 MiB, and gives back the heap's free top above twice it. Numpy work in steps of a few
 MiB (the lexical embedder, the kNN searches' blocks) can keep missing that adjustment, or
-keep trimming, so every step faults its pages in again: embedding 100,000 texts took
-2.3 s in an import's process and 0.75 s with the thresholds fixed where glibc's own
-adjustment ends (32 MiB, and twice it to trim). Blocks above 32 MiB (a million vectors)
-still go back to the kernel when freed, and at most 64 MiB of free heap is kept.
+keep trimming, so every step faults its pages in again (a third of the embedding's time;
+benchmarks/RESULTS.md). The thresholds are fixed where glibc's own adjustment ends
+(32 MiB, and twice it to trim): blocks above 32 MiB (a million vectors) still go back to
+the kernel when freed, and at most 64 MiB of free heap is kept.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ from click.testing import CliRunner
 
 from synapse_tui.cli import main
 from tests.cli.test_cli import db, json_lines  # noqa: F401
+from tests.core.mem0_files import ev, story
+from tests.core.test_hostile_integrity import merged_history
 
 
 def run(*args, code: int = 0):
@@ -55,3 +57,16 @@ def test_a_race_of_writers_lands_one_supersession(db):  # noqa: F811
     codes = sorted(p.wait(timeout=120) for p in racers)
     assert codes == [0] + [2] * 7
     assert [e["action"] for e in audit(db)] == ["supersede", "supersede"]  # one batch: old and new fact
+
+
+# -- 8. a mem0 history holding its rows twice --------------------------------------------------
+
+
+def test_a_conflicting_duplicate_in_a_mem0_history_is_one_error_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    forged = ev("m-tea", "UPDATE", "Alice likes cocoa", old="Alice likes tea", updated="2025-06-02T00:00:00Z")
+    forged["id"] = "h4"
+    path = merged_history(tmp_path / "history.db", [*story(), forged])
+    result = run("import", "--from", "mem0", path, "--db", tmp_path / "m.db", code=2)
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"error: {path}: history record 'h4'")
+    assert not (tmp_path / "m.db").exists()

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -205,6 +205,29 @@ def _errors(ev: Event, source: Path) -> Callable[[str | None, str], InputError]:
     return err
 
 
+def _once(events: list[Event], source: Path) -> tuple[list[Event], int]:
+    """Each history record once, and how many repeats were dropped. A history.db merged
+    from two copies holds its rows twice; read twice, a memory's old text would come back
+    as a newer version and become the head. The same id with other content is not a copy:
+    which one mem0 wrote cannot be told, so the history is refused naming it."""
+    first: dict[Any, Event] = {}
+    kept: list[Event] = []
+    for ev in events:
+        if ev.id is None:  # no id to tell a copy by (never written by mem0): read as it is
+            kept.append(ev)
+            continue
+        seen = first.setdefault(ev.id, ev)
+        if seen is ev:
+            kept.append(ev)
+        elif replace(seen, row=ev.row) != ev:
+            raise InputError(
+                f"history record {ev.id!r} appears twice with different content (rows {seen.row}"
+                f" and {ev.row}); which one mem0 wrote cannot be told, so nothing is imported",
+                file=str(source),
+            )
+    return kept, len(events) - len(kept)
+
+
 @dataclass
 class _Version:
     text: str
@@ -218,6 +241,7 @@ def _chains(events: list[Event], source: Path) -> tuple[dict[str, list[_Version]
     chains: dict[str, list[_Version]] = {}
     deleted: set[str] = set()
     orphans = 0
+    events, repeated = _once(events, source)
     for ev in events:
         bad = _errors(ev, source)
         if not isinstance(ev.memory, str) or not ev.memory.strip():
@@ -243,6 +267,10 @@ def _chains(events: list[Event], source: Path) -> tuple[dict[str, list[_Version]
         elif ev.new != versions[-1].text:  # an UPDATE of metadata only keeps the text
             versions.append(_Version(ev.new, at, verbatim, ev))
     notes = []
+    if repeated:
+        notes.append(
+            f"{repeated} history records appear twice (a merged or copied history.db?): each read once"
+        )
     if orphans:
         notes.append(f"{orphans} memories have no ADD record: their first recorded text starts the chain")
     return chains, deleted, notes

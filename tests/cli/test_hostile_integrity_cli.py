@@ -7,11 +7,13 @@ import os
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from synapse_tui.cli import main
 from tests.cli.test_cli import db, json_lines  # noqa: F401
-from tests.core.mem0_files import ev, story
+from tests.conftest import write_jsonl
+from tests.core.mem0_files import ev, story, write_history
 from tests.core.test_hostile_integrity import merged_history
 
 
@@ -69,4 +71,54 @@ def test_a_conflicting_duplicate_in_a_mem0_history_is_one_error_line(tmp_path, m
     path = merged_history(tmp_path / "history.db", [*story(), forged])
     result = run("import", "--from", "mem0", path, "--db", tmp_path / "m.db", code=2)
     assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"error: {path}: history record 'h4'")
+    assert not (tmp_path / "m.db").exists()
+
+
+# -- 9. export and re-import keep `deleted` ----------------------------------------------------
+
+
+def test_export_and_reimport_keep_deleted(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    first = tmp_path / "first.db"
+    run("import", "--from", "mem0", write_history(tmp_path / "history.db", story()), "--db", first)
+    exported = run("export", first).stdout
+    paris = next(o for o in json_lines(exported) if o["id"] == "mem0:m-paris")
+    assert paris["deleted"] == "2026-12-01T00:00:00Z"  # flagged by that import, at its instant
+
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text(exported)
+    again = tmp_path / "again.db"
+    run("import", dump, "--db", again)
+    assert run("export", again).stdout == exported
+    deleted = json_lines(run("score", again, "--json", "--where", "is:deleted").stdout)
+    assert [row["id"] for row in deleted] == ["mem0:m-paris"]
+    assert "deleted" in deleted[0]["flags"]
+
+
+def test_deleted_with_no_instant_round_trips_as_true(tmp_path):
+    src = write_jsonl(
+        tmp_path / "f.jsonl",
+        [
+            {"id": "a", "text": "gone", "created_at": "2025-01-01T00:00:00Z", "deleted": True},
+            {"id": "b", "text": "here", "created_at": "2025-01-01T00:00:00Z", "deleted": False},
+        ],
+    )
+    run("import", src, "--db", tmp_path / "m.db")
+    objs = {o["id"]: o for o in json_lines(run("export", tmp_path / "m.db").stdout)}
+    assert objs["a"]["deleted"] is True and "deleted" not in objs["b"]
+    flagged = json_lines(run("score", tmp_path / "m.db", "--json", "--where", "is:deleted").stdout)
+    assert [row["id"] for row in flagged] == ["a"]
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None, "2025-13-01T00:00:00Z"])
+def test_a_bad_deleted_value_names_line_and_field(tmp_path, value):
+    src = write_jsonl(
+        tmp_path / "f.jsonl",
+        [
+            {"id": "a", "text": "t", "created_at": "2025-01-01T00:00:00Z"},
+            {"id": "b", "text": "t", "created_at": "2025-01-01T00:00:00Z", "deleted": value},
+        ],
+    )
+    result = run("import", src, "--db", tmp_path / "m.db", code=2)
+    assert result.stderr.startswith(f"error: {src}:2: field 'deleted': ") and result.stderr.count("\n") == 1
     assert not (tmp_path / "m.db").exists()

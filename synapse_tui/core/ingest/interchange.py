@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from synapse_tui.core.base import limits
-from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.base.clock import format_time, parse_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.jsonl import json_line, read_jsonl, write_jsonl  # noqa: F401 (this module's API before the split)
 from synapse_tui.core.base.textsafe import first_unsafe
@@ -39,6 +39,7 @@ KNOWN_KEYS = (
     "provenance",
     "signature",
     "embedding",
+    "deleted",
 )
 TIERS = ("auto", "human", "signed")
 _COUNTS = ("corroborations", "contradictions", "reinforcement_count")
@@ -67,6 +68,8 @@ class ParsedFact:
     signature: dict[str, Any] | None = None
     embedding: np.ndarray | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    deleted: bool = False  # deleted at its source (SPEC 9)
+    deleted_ts: float | None = None  # when it was flagged, where known
 
     @property
     def o1_count(self) -> int | None:
@@ -191,8 +194,21 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
     fact.signature = sig
     if "embedding" in obj:
         fact.embedding = _embedding(obj["embedding"], err)
+    if "deleted" in obj:
+        fact.deleted, fact.deleted_ts = _deleted(obj["deleted"], err)
     fact.extra = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
     return fact
+
+
+def _deleted(value: Any, err: Callable[[str, str], InputError]) -> tuple[bool, float | None]:
+    """`deleted`: a flag, or the instant the fact was flagged (which implies it)."""
+    if isinstance(value, bool):
+        return value, None
+    if isinstance(value, str):
+        return True, _time(value, "deleted", err)
+    raise err(
+        "deleted", f"must be true, false or the RFC 3339 instant it was deleted, got {limits.brief(value)}"
+    )
 
 
 def _embedding(value: Any, err: Callable[[str, str], InputError]) -> np.ndarray:
@@ -373,13 +389,19 @@ def _insert(conn: Any, facts: list[ParsedFact], start: int) -> None:
                 int(state),
                 key,
                 _json(f.extra) if f.extra else None,
+                int(f.deleted),
             )
         )
     conn.executemany(
         "INSERT INTO facts (pos, id, text, created_at, created_ts, tier, r, s, events,"
         " reinforced_at, o1_count, count_given, supersedes, note, entities, provenance, signature,"
-        " sig_state, sig_key, extra) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " sig_state, sig_key, extra, deleted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         rows,
+    )
+    # when each was flagged, as a sync records it (meta `deleted.at.ID`, epoch seconds)
+    conn.executemany(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+        [(f"deleted.at.{f.id}", json.dumps(f.deleted_ts)) for f in facts if f.deleted_ts is not None],
     )
     conn.executemany(
         "INSERT INTO facts_fts (rowid, id, text) VALUES (?, ?, ?)",
@@ -408,6 +430,14 @@ def export_facts(store: Store) -> Iterator[dict[str, Any]]:
     """The store as interchange objects, triage included, in import order."""
     vecs = dict(store.conn.execute("SELECT pos, vec FROM embeddings WHERE kind = 'model'"))
     counts = dict(store.conn.execute("SELECT pos, count_given FROM facts WHERE count_given IS NOT NULL"))
+    deleted: dict[str, Any] = dict.fromkeys(
+        (row[0] for row in store.conn.execute("SELECT id FROM facts WHERE deleted = 1")), True
+    )
+    for fid, at in store.conn.execute(
+        "SELECT substr(m.key, 12), m.value FROM meta m JOIN facts f ON f.id = substr(m.key, 12)"
+        " WHERE m.key LIKE 'deleted.at.%' AND f.deleted = 1"
+    ):
+        deleted[fid] = format_time(json.loads(at))
     for rec in store.records():
         obj: dict[str, Any] = dict(rec.extra)
         obj.update(
@@ -428,6 +458,8 @@ def export_facts(store: Store) -> Iterator[dict[str, Any]]:
                 obj[key] = getattr(rec, key)
         if rec.entities:
             obj["entities"] = rec.entities
+        if rec.id in deleted:
+            obj["deleted"] = deleted[rec.id]
         if rec.pos + 1 in vecs:
             obj["embedding"] = np.frombuffer(vecs[rec.pos + 1], dtype=np.float32).tolist()
         yield obj

@@ -1,4 +1,4 @@
-"""Figures for issue 12 (bad input). Run: python benchmarks/bench_bad_input.py [--quick]
+"""Figures for bad input. Run: python benchmarks/bench_bad_input.py [--quick] [--write-results]
 
 1. `synapse-tui show` of a fact with the longest text allowed (limits.MAX_TEXT_CHARS)
    against a 100-character fact, whole process, and what a 10x longer text would cost
@@ -22,15 +22,18 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from results import Results  # noqa: E402
 from synth import write_synthetic_jsonl  # noqa: E402
 
 from synapse_tui.core.base import limits  # noqa: E402
 from synapse_tui.core.base.config import Config  # noqa: E402
+from synapse_tui.core.trust.explanation import Explanation  # noqa: E402
 from synapse_tui.core.ingest.interchange import _check_sizes, parse_file, read_jsonl  # noqa: E402
 from synapse_tui.core.store.db import Store  # noqa: E402
 
 NOW = "2026-12-01T00:00:00Z"
 EXE = [sys.executable, "-m", "synapse_tui"]
+FIGURES = Results("bench_bad_input.py")
 
 
 def best(fn, repeat: int = 3) -> float:
@@ -65,6 +68,12 @@ def show_figures(folder: Path) -> None:
         f"show, whole process: 100 chars {timings['short']:.2f} s, {limits.MAX_TEXT_CHARS:,} chars "
         f"{timings['longest']:.2f} s (ratio {timings['longest'] / timings['short']:.2f})"
     )
+    FIGURES.add(
+        f"show of a {limits.MAX_TEXT_CHARS:,}-char fact, whole process",
+        timings["longest"],
+        baseline="a 100-char fact",
+        against=timings["short"],
+    )
     from synapse_tui.cli.render import print_explain
     from synapse_tui.core.review.memory import Memory
 
@@ -81,7 +90,9 @@ def show_figures(folder: Path) -> None:
     from synapse_tui.ui.widgets import explain as xp
 
     def detail(one: dict) -> None:
-        Console(file=io.StringIO(), width=120).print(xp.header_lines(one, xp.palette({})))
+        Console(file=io.StringIO(), width=120).print(
+            xp.header_lines(Explanation.from_show(one), xp.palette({}))
+        )
 
     browser = {f: best(lambda f=f: detail(dict(info, text=info["text"] * f)), 1) for f in (1, 10)}
     print(
@@ -110,6 +121,7 @@ def check_figures(folder: Path, n: int) -> None:
         f"parse_file of {n:,} facts: {whole:.2f} s, of which the limit checks {part:.2f} s "
         f"({100 * part / whole:.0f}%)"
     )
+    FIGURES.add(f"the limit checks of {n:,} facts", part, baseline="all of parse_file", against=whole)
 
 
 PARSE = """
@@ -143,6 +155,7 @@ def baseline_figures(folder: Path, n: int) -> None:
         f"parse_file of {n:,} facts: main {main_s:.2f} s, this branch {here_s:.2f} s "
         f"(ratio {here_s / main_s:.2f}, best of 3, interleaved)"
     )
+    FIGURES.add(f"parse_file of {n:,} facts", here_s, baseline="main, interleaved", against=main_s)
 
 
 def snapshot_figures(folder: Path, n: int) -> None:
@@ -161,6 +174,7 @@ def snapshot_figures(folder: Path, n: int) -> None:
     print(
         f"load of {n:,} facts: {plain * 1000:.0f} ms plain, {snap * 1000:.0f} ms in a snapshot (ratio {snap / plain:.2f})"
     )
+    FIGURES.add(f"load of {n:,} facts in a snapshot", snap, baseline="without one", against=plain)
 
 
 def main() -> None:
@@ -171,6 +185,8 @@ def main() -> None:
         check_figures(folder, 20_000 if quick else 100_000)
         baseline_figures(folder, 20_000 if quick else 100_000)
         snapshot_figures(folder, 20_000 if quick else 100_000)
+    if "--write-results" in sys.argv:
+        FIGURES.save()
 
 
 if __name__ == "__main__":

@@ -72,7 +72,8 @@ def open_cmd(db: str | None, now: str | None = None, config_path: str | None = N
     "--from",
     "system",
     metavar="SYSTEM",
-    help="Read another memory system's own files instead: mem0, basic-memory, graphiti."
+    help="Read another memory system's own files instead: mem0, basic-memory, graphiti,"
+    " claude-code, git-notes, langgraph, mcp-memory."
     " Run again, it syncs: only what is new arrives, triage done here is kept.",
 )
 @click.option(
@@ -81,6 +82,10 @@ def open_cmd(db: str | None, now: str | None = None, config_path: str | None = N
     help="With --from mem0: its vector store (a Qdrant folder such as mem0's /tmp/qdrant, read"
     " only when named; a FAISS folder; or vector_store.db). It must be your own.",
 )
+@click.option(
+    "--project", type=click.Path(), help="With --from claude-code: a project's CLAUDE.md files too."
+)
+@click.option("--model", help="With --from langgraph: the model its stored embeddings came from.")
 @now_option
 @json_option
 @config_option
@@ -92,6 +97,8 @@ def import_cmd(
     now: str | None,
     as_json: bool,
     config_path: str | None,
+    project: str | None = None,
+    model: str | None = None,
 ) -> None:
     """Import FILE.jsonl into DB, all or nothing; or, with --from SYSTEM [SOURCE], open the
     memory mem0, Basic Memory or Graphiti already keeps (mem0's SOURCE defaults to
@@ -103,7 +110,7 @@ def import_cmd(
     if system is not None:
         from synapse_tui.cli.import_from import import_from
 
-        import_from(system, file, db, vectors, config, as_json)
+        import_from(system, file, db, vectors, config, as_json, project=project, model=model)
         return
     if vectors is not None:
         raise SynapseError("--vectors applies only to --from mem0")

@@ -1,10 +1,10 @@
 """`import --from SYSTEM [SOURCE]`: read another memory system's files and sync the store.
 
-Readers are found by module name, so a new adapter plugs in by adding
-`synapse_tui/core/adapters/<module>.py` with `read(source) -> Snapshot` (and, optionally,
-`default_source()` for a SOURCE-less call, a `progress` keyword, and a `known` keyword
-when the source keeps only its current state and the reader needs the facts already
-imported from it).
+Readers are found in the registry `core.ingest.adapters.READERS` (system -> module), so a
+new adapter plugs in by adding its module there with `read(source) -> Snapshot` (and,
+optionally, `default_source()` for a SOURCE-less call, a `progress` keyword, a `known`
+keyword when the source keeps only its current state and the reader needs the facts already
+imported from it, and options of its own such as `project` or `model`).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from typing import Any
 from synapse_tui.cli.common import emit_json, progress_bar, say
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.ingest.adapters import known_facts
+from synapse_tui.core.ingest.adapters import READERS, known_facts
 from synapse_tui.core.ingest.adapters.sync import sync_snapshot
 from synapse_tui.core.store.db import Store
 
-SYSTEMS = {"mem0": "mem0", "basic-memory": "basic_memory", "graphiti": "graphiti"}
+SYSTEMS = READERS
 
 
 def reader_module(system: str) -> ModuleType:
@@ -57,12 +57,29 @@ def after_a_second(label: str) -> Callable[[int, int], None] | None:
 
 
 def import_from(
-    system: str, source: str | None, db: str, vectors: str | None, config: Config, as_json: bool
+    system: str,
+    source: str | None,
+    db: str,
+    vectors: str | None,
+    config: Config,
+    as_json: bool,
+    **own: str | None,
 ) -> None:
+    """`own`: a reader's own options (`project`, `model`), None when not given."""
     module = reader_module(system)
     if vectors is not None and system != "mem0":
         raise SynapseError(f"--vectors applies only to --from mem0, not --from {system}")
-    if source is None:
+    takes = inspect.signature(module.read).parameters
+    options: dict[str, Any] = {}
+    for name, value in own.items():
+        if value is None:
+            continue
+        if name not in takes:
+            raise SynapseError(f"--{name} does not apply to --from {system}")
+        options[name] = Path(value) if name == "project" else value
+    if source is None and "project" in options:
+        source_path = None  # only the project's files
+    elif source is None:
         default = getattr(module, "default_source", None)
         if default is None:
             raise SynapseError(f"--from {system} needs SOURCE (the files to read)")
@@ -70,8 +87,6 @@ def import_from(
     else:
         source_path = Path(source)
     # The source is read before the store is created: a refused source leaves no --db behind.
-    takes = inspect.signature(module.read).parameters
-    options: dict[str, Any] = {}
     if "known" in takes:
         options["known"] = []
         if Path(db).exists():

@@ -36,6 +36,13 @@ SYSTEMS: dict[str, dict[str, tuple[str, ...]]] = {
         "author": (),
         "role": (),
     },
+    # Claude Code's files keep text only; a person's CLAUDE.md is tier human (acceptance).
+    # In a git work tree, the commit's author wrote the line.
+    "claude-code": {
+        "unrecorded": ("corroborations", "contradictions", "reinforcements"),
+        "author": ("x-claude-code-author",),
+        "role": (),
+    },
 }
 _UNKNOWN = {"unrecorded": ("corroborations", "contradictions", "reinforcements", "acceptance")}
 

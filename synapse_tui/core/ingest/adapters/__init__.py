@@ -28,7 +28,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress
@@ -65,6 +65,27 @@ class Snapshot:
     # sync_snapshot keeps one space per store (SPEC 9); None when the source has none.
     space: str | None = None
     evidence: list[Evidence] = field(default_factory=list)  # for facts already in the store
+
+
+class Reader(Protocol):
+    """What `import --from` and `sync` call: the source as it stands now. A reader may also
+    take `known` (the facts already imported from its system), `progress`, and options of
+    its own (`project`, `model`); a module may offer `default_source()` for a SOURCE-less call."""
+
+    def __call__(self, source: Path, **options: Any) -> Snapshot: ...
+
+
+# `--from` name -> the module whose `read` is that system's Reader. Modules are imported
+# only when asked for, so a reader's optional library costs nothing to the others.
+READERS: dict[str, str] = {
+    "mem0": "mem0",
+    "basic-memory": "basic_memory",
+    "graphiti": "graphiti",
+    "claude-code": "claude_code",
+    "git-notes": "git_notes",
+    "langgraph": "langgraph",
+    "mcp-memory": "mcp_memory",
+}
 
 
 def fact_id(system: str, record_id: str, version: int = 1) -> str:

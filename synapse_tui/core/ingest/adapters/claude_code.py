@@ -1,0 +1,401 @@
+"""Claude Code (SPEC 9): its auto memory and its CLAUDE.md files, Markdown on the user's disk.
+
+What Claude Code keeps (its memory documentation, and users' own folders):
+
+- Auto memory, written by Claude: `~/.claude/projects/<project>/memory/`, where `<project>`
+  is the project's path with `/` turned into `-`. `MEMORY.md` is the index loaded into every
+  session: pointer lines (`- [Title](topic.md) - hook`) to topic files, and in older folders
+  the memories themselves as bullets. A topic file carries front matter (`name`,
+  `description`, `type`: user / feedback / project / reference; some write `type` under
+  `metadata`) over its body.
+- Instructions, written by a person: `~/.claude/CLAUDE.md` and `~/.claude/rules/*.md` for
+  every project; a project's `CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md` and
+  `.claude/rules/*.md` (`--project DIR`).
+
+Mapping. A topic file with front matter is one fact: its body the text (the description when
+the body is empty), its name the title and entity. Any other file gives one fact per
+top-level bullet (nested lines belong to their bullet), under its heading; pointer lines
+of an index are not facts. Instructions are tier `human` (a person wrote that file), auto
+memory `auto`.
+
+Ids. A topic file is the record `<path under the root>`; a bullet is `<path>#<hash of its
+text>` (`-2` for a repeat in one file). Claude Code keeps only the current text, so this
+reader takes `known`: a topic file whose body changed, or the one bullet of a file that
+changed when exactly one vanished and one appeared, is the next version of its record and
+supersedes it; any other bullet gone is deleted, and so is every fact of a file gone. Each
+fact records the root it was read from (`x-claude-code-root`): a root compares only with
+its own facts.
+
+Times. The files record none. In a git work tree a committed line dates from the commit
+that wrote it (a topic file from the last commit that changed it), its author and commit in
+provenance; otherwise from the file's modification time, and `x-claude-code-time` says which
+("git commit", or "file modified; creation unknown").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+import yaml
+
+from synapse_tui.core.base.clock import format_time
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.limits import brief
+from synapse_tui.core.ingest.adapters import (
+    KnownFact,
+    Snapshot,
+    errors_at,
+    every,
+    fact_id,
+    files_inside,
+    gitlog,
+    own_key,
+    require_folder,
+    source_provenance,
+)
+from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
+
+SYSTEM = "claude-code"
+EXPECTED = "a ~/.claude folder (projects/*/memory/*.md, CLAUDE.md)"
+PROJECT_EXPECTED = "a project folder holding CLAUDE.md, CLAUDE.local.md or .claude/rules/*.md"
+ROOT = own_key(SYSTEM, "root")
+FROM_GIT = "git commit"
+FROM_MTIME = "file modified; creation unknown"
+TYPES = ("user", "feedback", "project", "reference")
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10,000 files in a second
+_SPLIT = frontmatter.YAMLHandler()  # python-frontmatter's own `---` fences
+_BULLET = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)")
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t#]*$")
+_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)")
+_POINTER = re.compile(r"^\[[^\]]*\]\(([^)\s]+\.md)\)")
+
+
+def default_source() -> Path:
+    return Path.home() / ".claude"
+
+
+@dataclass
+class _Item:
+    """One fact as read from a file, before versions are decided."""
+
+    record: str
+    text: str
+    line: int
+    section: str | None = None
+    own: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _File:
+    path: Path
+    rel: str  # record prefix: the path under its root, POSIX
+    root: Path
+    note: str
+    tier: str
+    items: list[_Item] = field(default_factory=list)
+    whole: bool = False  # a topic file: one fact
+
+
+def read(
+    source: Path | None,
+    *,
+    project: Path | None = None,
+    known: list[KnownFact] | None = None,
+    progress: Progress | None = None,
+) -> Snapshot:
+    """Auto memory and instructions under `source` (a ~/.claude-like root; None with only
+    `project`), plus a project's instructions with `project`; see the module docstring."""
+    files, left_out, roots = [], [], []
+    if source is not None:
+        root = Path(source).expanduser()
+        roots.append(root)
+        found, skipped = _home_files(root)
+        files += found
+        left_out += skipped
+    if project is not None:
+        folder = Path(project).expanduser()
+        roots.append(folder)
+        found, skipped = _project_files(folder)
+        files += found
+        left_out += skipped
+    if not roots:
+        raise InputError(f"nothing to read; expected {EXPECTED}", file=str(default_source()))
+    report, pointers, prose = every(progress, 200), 0, 0
+    for i, f in enumerate(files, start=1):
+        pointers += _parse(f)
+        prose += not f.items
+        report(i, len(files))
+    if pointers:
+        left_out.append(f"{pointers} index lines point to topic files (each topic file is read as itself)")
+    if prose:
+        left_out.append(
+            f"{prose} of {len(files)} files hold no front matter and no bullets (prose is not read)"
+        )
+    times = _Times(roots)
+    mine = {str(r.resolve()) for r in roots}
+    heads: dict[str, KnownFact] = {}
+    for k in known or []:
+        if k.provenance.get(ROOT) in mine and (k.record not in heads or k.version > heads[k.record].version):
+            heads[k.record] = k
+    facts, seen = [], set()
+    for f in files:
+        for item, version, supersedes in _versions(f, heads):
+            seen.add(item.record)
+            facts.append(_fact(f, item, version, supersedes, times))
+    deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted}
+    return Snapshot(SYSTEM, ", ".join(str(r) for r in roots), facts, deleted, sorted(left_out))
+
+
+def _home_files(root: Path) -> tuple[list[_File], list[str]]:
+    require_folder(root, EXPECTED)
+    if not (root / "projects").is_dir() and not (root / "CLAUDE.md").is_file():
+        raise InputError(f"holds neither projects/ nor CLAUDE.md; expected {EXPECTED}", file=str(root))
+    files, left_out = [], []
+    if (root / "projects").is_dir():
+        paths, skipped = files_inside(root / "projects", ".md")
+        left_out += [f"projects/{line}" for line in skipped]
+        for path in paths:
+            parts = path.relative_to(root / "projects").parts
+            if len(parts) >= 3 and parts[1] == "memory":  # projects/<project>/memory/...
+                files.append(_File(path, path.relative_to(root).as_posix(), root, parts[0], "auto"))
+    for path in _top_files(root, ("CLAUDE.md",), left_out):
+        files.append(_File(path, path.name, root, "user", "human"))
+    files += _rules(root, root / "rules", "user", left_out)
+    return files, left_out
+
+
+def _project_files(folder: Path) -> tuple[list[_File], list[str]]:
+    require_folder(folder, PROJECT_EXPECTED)
+    note = str(folder.resolve()).replace("/", "-")  # as Claude Code names a project
+    left_out: list[str] = []
+    names = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
+    files = [
+        _File(p, f"{note}/{p.relative_to(folder).as_posix()}", folder, note, "human")
+        for p in _top_files(folder, names, left_out)
+    ]
+    files += _rules(folder, folder / ".claude" / "rules", note, left_out, prefix=f"{note}/")
+    if not files:
+        raise InputError(f"holds no CLAUDE.md; expected {PROJECT_EXPECTED}", file=str(folder))
+    return files, left_out
+
+
+def _top_files(root: Path, names: tuple[str, ...], left_out: list[str]) -> list[Path]:
+    inside = root.resolve()
+    out = []
+    for name in names:
+        path = root / name
+        if not path.is_file():
+            continue
+        if not path.resolve().is_relative_to(inside):
+            left_out.append(f"{name}: a link leaving the folder; not read")
+            continue
+        out.append(path)
+    return out
+
+
+def _rules(root: Path, folder: Path, note: str, left_out: list[str], prefix: str = "") -> list[_File]:
+    if not folder.is_dir():
+        return []
+    if not folder.resolve().is_relative_to(root.resolve()):
+        left_out.append(f"{folder.relative_to(root).as_posix()}: a link leaving the folder; not read")
+        return []
+    paths, skipped = files_inside(folder, ".md")
+    rel = folder.relative_to(root).as_posix()
+    left_out += [f"{rel}/{line}" for line in skipped]
+    return [_File(p, prefix + p.relative_to(root).as_posix(), root, note, "human") for p in paths]
+
+
+def _text(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError("not valid UTF-8; expected a Markdown file", file=str(path), line=line) from None
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+
+
+def _front(text: str, name: str) -> tuple[dict[str, Any], str, int]:
+    """(front matter, body, lines before the body)."""
+    if not _SPLIT.detect(text):
+        return {}, text, 0
+    try:
+        fm, body = _SPLIT.split(text)
+        meta = yaml.load(fm, Loader=_LOADER)  # noqa: S506  (a safe loader)
+    except ValueError:
+        return {}, text, 0
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 1
+        raise InputError(
+            f"front matter is not valid YAML ({getattr(exc, 'problem', None) or exc})", file=name, line=line
+        ) from None
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise InputError(f"front matter must be a YAML mapping, got {brief(meta)}", file=name, line=2)
+    offset = text.count("\n", 0, text.find(body)) if body else 0
+    return meta, body, offset
+
+
+def _scalar(meta: dict[str, Any], key: str, name: str) -> str | None:
+    """A front matter field as text. Anything nested is refused before it becomes text:
+    YAML aliases let a few lines stand for gigabytes once expanded."""
+    value = meta.get(key)
+    if key == "type" and value is None and isinstance(meta.get("metadata"), dict):
+        value = meta["metadata"].get("type")
+    if value is None:
+        return None
+    if isinstance(value, (dict, list)):
+        kind = "a list" if isinstance(value, list) else "a mapping"
+        raise InputError(f"front matter '{key}' must be text, not {kind}", file=name, field=key)
+    return str(value).strip() or None
+
+
+def _parse(f: _File) -> int:
+    """Fill `f.items`; the number of index pointer lines passed over."""
+    name = str(f.path)
+    meta, body, offset = _front(_text(f.path), name)
+    own = {k: _scalar(meta, k, name) for k in ("name", "description", "type")}
+    if f.tier == "auto" and f.path.name != "MEMORY.md" and any(own.values()):
+        f.whole = True
+        text = body.strip() or own["description"]
+        if text:
+            f.items.append(_Item(f.rel, text, offset + 1, own=own))
+        return 0
+    pointers = 0
+    counts: dict[str, int] = {}
+    for line, section, text in _bullets(body, offset):
+        if f.path.name == "MEMORY.md" and _POINTER.match(text):
+            pointers += 1
+            continue
+        digest = hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+        counts[digest] = counts.get(digest, 0) + 1
+        suffix = "" if counts[digest] == 1 else f"-{counts[digest]}"
+        f.items.append(_Item(f"{f.rel}#{digest}{suffix}", text, line, section))
+    return pointers
+
+
+def _bullets(body: str, offset: int) -> list[tuple[int, str | None, str]]:
+    """(line, heading, text) of each top-level bullet; code blocks are not read."""
+    out: list[tuple[int, str | None, str]] = []
+    current: list[str] | None = None
+    start, section, fence = 0, None, None  # fence: inside a code block
+
+    def close() -> None:
+        nonlocal current
+        if current is not None:
+            text = "\n".join(current).strip()
+            if text:
+                out.append((start, section, text))
+        current = None
+
+    for n, line in enumerate(body.split("\n"), start=offset + 1):
+        if _FENCE.match(line):
+            close()
+            fence = None if fence else line.strip()[:3]
+            continue
+        if fence:
+            continue
+        if heading := _HEADING.match(line):
+            close()
+            section = heading.group(1) or None
+        elif bullet := _BULLET.match(line):
+            close()
+            current, start = [bullet.group(1)], n
+        elif current is not None and (line[:1] in (" ", "\t") or not line.strip()):
+            current.append(line.strip())
+        else:
+            close()
+    close()
+    return out
+
+
+def _versions(f: _File, heads: dict[str, KnownFact]):
+    """(item, version, id it supersedes) for each item of `f`."""
+    gone = [k for r, k in heads.items() if r.startswith(f"{f.rel}#") and not k.deleted]
+    present = {i.record for i in f.items}
+    vanished = [k for k in gone if k.record not in present]
+    fresh = [i for i in f.items if i.record not in heads]
+    if not f.whole and len(vanished) == 1 and len(fresh) == 1:  # the one bullet that changed
+        fresh[0].record = vanished[0].record
+    for item in f.items:
+        head = heads.get(item.record)
+        if head is None:
+            yield item, 1, None
+        elif head.text == item.text:
+            yield item, head.version, None
+        else:
+            yield item, head.version + 1, head.id
+
+
+class _Times:
+    """When each text was written: git where the file is committed, else its mtime."""
+
+    def __init__(self, roots: list[Path]) -> None:
+        self.trees: dict[Path, tuple[Path, dict[str, gitlog.Commit], set[str]] | None] = {}
+        for root in roots:
+            top = gitlog.work_tree(root)
+            if top is not None:
+                self.trees[root] = (top, gitlog.last_commits(top, root), gitlog.changed(top, root))
+        self.blamed: dict[Path, list[gitlog.Commit | None]] = {}
+
+    def of(self, f: _File, item: _Item) -> tuple[float, str, gitlog.Commit | None]:
+        tree = self.trees.get(f.root)
+        if tree is not None:
+            top, commits, dirty = tree
+            rel = f.path.resolve().relative_to(top.resolve()).as_posix()
+            if rel in commits:
+                if f.whole and rel not in dirty:
+                    return commits[rel].at, FROM_GIT, commits[rel]
+                if not f.whole:
+                    if f.path not in self.blamed:
+                        self.blamed[f.path] = gitlog.blame(top, rel)
+                    lines = self.blamed[f.path]
+                    commit = lines[item.line - 1] if item.line - 1 < len(lines) else None
+                    if commit is not None:
+                        return commit.at, FROM_GIT, commit
+        return f.path.stat().st_mtime, FROM_MTIME, None
+
+
+def _fact(f: _File, item: _Item, version: int, supersedes: str | None, times: _Times) -> ParsedFact:
+    at, how, commit = times.of(f, item)
+    own = item.own
+    provenance = source_provenance(
+        SYSTEM,
+        item.record,
+        version,
+        root=str(f.root.resolve()),
+        file=f.path.relative_to(f.root).as_posix(),
+        line=item.line,
+        section=item.section,
+        name=own.get("name"),
+        description=own.get("description"),
+        type=own.get("type"),
+        time=how,
+        author=commit.author if commit else None,
+        commit=commit.sha if commit else None,
+    )
+    obj: dict[str, Any] = {
+        "id": fact_id(SYSTEM, item.record, version),
+        "text": item.text,
+        "created_at": format_time(at),
+        "tier": f.tier,
+        "note": f.note,
+        "provenance": provenance,
+    }
+    title = own.get("name") or item.section
+    if title:
+        obj["entities"] = [title]
+    if supersedes:
+        obj["supersedes"] = supersedes
+    return parse_line(obj, errors_at(f.path, item.line), item.line)

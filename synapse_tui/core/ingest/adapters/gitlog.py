@@ -1,0 +1,124 @@
+"""What git knows about a folder of Markdown: who wrote each line, and when.
+
+Read through the `git` command, never by parsing `.git`: its porcelain formats are the
+stable interface. The source is only read: `GIT_OPTIONAL_LOCKS=0` keeps `git status` from
+refreshing the index, and a repository's own configuration cannot run anything here
+(no fsmonitor hook, no textconv filter, no pager).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+_ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.quotepath=false", "--no-pager")
+_ZERO = "0" * 40
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    author: str  # `Name <email>`
+    email: str
+    at: float  # epoch seconds: the author's time, the instant the text was written
+
+
+@cache
+def _git() -> str | None:
+    return shutil.which("git")
+
+
+def _run(root: Path, *args: str) -> str | None:
+    git = _git()
+    if git is None:
+        return None
+    try:
+        out = subprocess.run(
+            [git, *_SAFE, "-C", str(root), *args],
+            capture_output=True,
+            env={**os.environ, **_ENV},
+            check=False,
+            timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else None
+
+
+def work_tree(folder: Path) -> Path | None:
+    """The top of the git work tree holding `folder`, or None (no git, not a repository, or
+    one git refuses to read, such as another user's)."""
+    out = _run(folder, "rev-parse", "--show-toplevel")
+    return Path(out.strip()) if out and out.strip() else None
+
+
+def last_commits(root: Path, folder: Path) -> dict[str, Commit]:
+    """For each file below `folder` (path relative to `root`, POSIX), the last commit that
+    changed it; one `git log` for the whole folder."""
+    out = _run(
+        root,
+        "log",
+        "--no-renames",
+        "--format=%x01%H%x00%an%x00%ae%x00%at",
+        "--name-only",
+        "-z",
+        "--",
+        str(folder),
+    )
+    found: dict[str, Commit] = {}
+    for block in (out or "").split("\x01")[1:]:
+        head, _, names = block.partition("\n")
+        sha, name, email, at = head.split("\x00")[:4]
+        commit = Commit(sha, f"{name} <{email}>", email, float(at))
+        for path in names.strip("\n\x00").split("\x00"):
+            if path:
+                found.setdefault(path.strip("\n"), commit)
+    return found
+
+
+def changed(root: Path, folder: Path) -> set[str]:
+    """Files below `folder` whose text differs from the last commit (or never committed)."""
+    out = _run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", str(folder))
+    if out is None:
+        return set()
+    paths, parts = set(), out.split("\x00")
+    i = 0
+    while i < len(parts):
+        entry = parts[i]
+        if len(entry) > 3:
+            paths.add(entry[3:])
+            if entry[0] in "RC":  # a rename names its origin next
+                i += 1
+        i += 1
+    return paths
+
+
+def blame(root: Path, path: str) -> list[Commit | None]:
+    """The commit that wrote each line of the file as it is in the work tree, by line
+    (index 0 is line 1); None for a line not committed yet."""
+    out = _run(root, "blame", "--line-porcelain", "--no-textconv", "--", path)
+    if out is None:
+        return []
+    lines: list[Commit | None] = []
+    fields: dict[str, str] = {}
+    sha = ""
+    for row in out.split("\n"):
+        if row.startswith("\t"):
+            if sha == _ZERO:
+                lines.append(None)
+            else:
+                email = fields.get("author-mail", "").strip("<>")
+                author = f"{fields.get('author', '')} <{email}>"
+                lines.append(Commit(sha, author, email, float(fields.get("author-time", 0))))
+            fields, sha = {}, ""
+        elif not sha:
+            sha = row.split(" ", 1)[0]
+        else:
+            key, _, value = row.partition(" ")
+            fields[key] = value
+    return lines

@@ -1,0 +1,272 @@
+"""The Claude Code reader, on folders written here in Claude Code's own shapes.
+
+The shapes follow Claude Code's memory documentation and users' own folders: auto memory in
+`~/.claude/projects/<project>/memory/`, `MEMORY.md` an index of pointer lines
+(`- [Title](file.md) — hook`) with, in older folders, bullets of its own; topic files with
+front matter `name`, `description`, `type` (some write `metadata: {type: ...}` and
+`originSessionId`); `~/.claude/CLAUDE.md` and a project's `CLAUDE.md`, `CLAUDE.local.md`,
+`.claude/rules/*.md` (rules may carry `paths:` front matter).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.adapters import claude_code as cc
+from synapse_tui.core.ingest.adapters import known_facts
+from synapse_tui.core.store.db import Store
+from tests.cli.test_import_from import refused, run
+from tests.core.test_adapters_basic_memory import sync, write
+
+PROJECT = "-home-ada-src-shop"
+MEMORY = f"projects/{PROJECT}/memory"
+
+INDEX = """\
+    # Memory index
+    - [Ada's role](user_role.md) — data scientist, new to the frontend
+    - [No DB mocks](feedback_testing.md) — integration tests hit a real database
+    - Always run `make lint` before committing
+    - The staging URL is https://staging.shop.test
+      (behind the VPN)
+    """
+
+TESTING = """\
+    ---
+    name: No DB mocks
+    description: integration tests hit a real database
+    type: feedback
+    originSessionId: 4c8d3a18-7f47-44f5-a26a-1a841fdc1451
+    ---
+    Integration tests must hit a real database, not mocks.
+
+    **Why:** mocked tests passed but the prod migration failed last quarter.
+    """
+
+ROLE = """\
+    ---
+    name: Ada's role
+    description: data scientist, new to the frontend
+    metadata:
+      type: user
+    ---
+    Ada is a data scientist; explain frontend ideas with backend analogies.
+    """
+
+USER_CLAUDE = """\
+    # Style
+
+    - Use pnpm, not npm
+    - Prefer small modules
+      with one job each
+
+    ```
+    - not a memory: inside a code block
+    ```
+
+    Prose is not a fact.
+    """
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    root = tmp_path / ".claude"
+    write(root, f"{MEMORY}/MEMORY.md", INDEX, mtime="2026-03-01T10:00:00Z")
+    write(root, f"{MEMORY}/feedback_testing.md", TESTING, mtime="2026-03-02T10:00:00Z")
+    write(root, f"{MEMORY}/user_role.md", ROLE, mtime="2026-03-03T10:00:00Z")
+    write(root, "CLAUDE.md", USER_CLAUDE, mtime="2026-01-01T00:00:00Z")
+    write(root, "projects/-other/session.jsonl", "{}\n")  # transcripts are not memory
+    return root
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with Store.open(tmp_path / "memory.db", create=True) as s:
+        yield s
+
+
+def by_text(snapshot) -> dict:
+    return {f.text: f for f in snapshot.facts}
+
+
+def resync(store: Store, root: Path, **options):
+    snap = cc.read(root, known=known_facts(store, "claude-code"), **options)
+    return snap, sync(store, snap)
+
+
+def test_topic_files_and_bullets_become_facts(home):
+    snap = cc.read(home)
+    facts = by_text(snap)
+    assert set(facts) == {
+        "Integration tests must hit a real database, not mocks.\n\n"
+        "**Why:** mocked tests passed but the prod migration failed last quarter.",
+        "Ada is a data scientist; explain frontend ideas with backend analogies.",
+        "Always run `make lint` before committing",
+        "The staging URL is https://staging.shop.test\n(behind the VPN)",
+        "Use pnpm, not npm",
+        "Prefer small modules\nwith one job each",
+    }  # pointer lines, code blocks and prose are not facts
+    testing = facts[next(t for t in facts if t.startswith("Integration"))]
+    assert testing.id == f"claude-code:{MEMORY}/feedback_testing.md"
+    assert testing.tier == "auto" and testing.note == PROJECT and testing.entities == ["No DB mocks"]
+    prov = testing.provenance
+    assert prov["x-source"] == "claude-code" and prov["x-source-version"] == 1
+    assert prov["x-claude-code-type"] == "feedback"
+    assert prov["x-claude-code-description"] == "integration tests hit a real database"
+    assert prov["x-claude-code-time"] == "file modified; creation unknown"
+    assert testing.created_at == "2026-03-02T10:00:00Z"
+    role = facts["Ada is a data scientist; explain frontend ideas with backend analogies."]
+    assert role.provenance["x-claude-code-type"] == "user"  # under `metadata:`
+    pnpm = facts["Use pnpm, not npm"]
+    assert pnpm.tier == "human" and pnpm.note == "user" and pnpm.entities == ["Style"]
+    assert pnpm.id.startswith("claude-code:CLAUDE.md#") and pnpm.provenance["x-claude-code-line"] == 3
+    assert any("2 index lines point to topic files" in line for line in snap.left_out)
+    assert [f.id for f in cc.read(home).facts] == [f.id for f in snap.facts]  # stable ids
+
+
+def test_edits_are_versions_and_removals_deletions(home, store):
+    first, result = resync(store, home)
+    assert result.added == 6
+    topic = home / MEMORY / "feedback_testing.md"
+    topic.write_text(topic.read_text().replace("not mocks", "never mocks"))
+    os.utime(topic, (parse_time("2026-04-01T00:00:00Z"),) * 2)
+    claude = home / "CLAUDE.md"
+    claude.write_text(claude.read_text().replace("Use pnpm, not npm", "Use bun, not npm"))
+    (home / MEMORY / "user_role.md").unlink()
+    snap, result = resync(store, home)
+    assert (result.added, result.newly_deleted) == (2, 1)
+    facts = by_text(snap)
+    v2 = facts[next(t for t in facts if "never mocks" in t)]
+    assert v2.id == f"claude-code:{MEMORY}/feedback_testing.md@2"
+    assert v2.supersedes == f"claude-code:{MEMORY}/feedback_testing.md"
+    assert v2.created_at == "2026-04-01T00:00:00Z" and v2.provenance["x-source-version"] == 2
+    bun = facts["Use bun, not npm"]
+    assert bun.supersedes == by_text(first)["Use pnpm, not npm"].id and bun.id.endswith("@2")
+    deleted = {k.id for k in known_facts(store, "claude-code") if k.deleted}
+    assert deleted == {f"claude-code:{MEMORY}/user_role.md"}
+    before = store.data_version()
+    again, result = resync(store, home)
+    assert (result.added, result.newly_deleted) == (0, 0) and store.data_version() == before
+
+
+def test_project_files_are_human_instructions(tmp_path):
+    project = tmp_path / "shop"
+    write(project, "CLAUDE.md", "- Run `make test` before pushing\n")
+    write(project, "CLAUDE.local.md", "- My sandbox is sandbox-7\n")
+    write(
+        project, ".claude/rules/api.md", "---\npaths:\n  - src/api/**\n---\n- Every handler validates input\n"
+    )
+    snap = cc.read(None, project=project)
+    facts = by_text(snap)
+    assert set(facts) == {
+        "Run `make test` before pushing",
+        "My sandbox is sandbox-7",
+        "Every handler validates input",
+    }
+    assert {f.tier for f in snap.facts} == {"human"}
+    rule = facts["Every handler validates input"]
+    assert (
+        rule.provenance["x-claude-code-file"] == ".claude/rules/api.md"
+        and rule.provenance["x-claude-code-line"] == 5
+    )
+    slug = str(project.resolve()).replace("/", "-")
+    assert rule.note == slug and rule.id.startswith(f"claude-code:{slug}/.claude/rules/api.md#")
+
+
+def git(
+    root: Path, *args: str, when: str = "2026-02-01T12:00:00+02:00", email: str = "ada@shop.test"
+) -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Ada",
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_COMMITTER_NAME": "Ada",
+        "GIT_COMMITTER_EMAIL": email,
+        "GIT_AUTHOR_DATE": when,
+        "GIT_COMMITTER_DATE": when,
+    }
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@needs_git
+def test_times_come_from_git_when_the_folder_is_a_work_tree(home):
+    git(home, "init", "-q")
+    git(home, "add", ".")
+    git(home, "commit", "-q", "-m", "memory")
+    claude = home / "CLAUDE.md"
+    claude.write_text(claude.read_text() + "- Not committed yet\n")
+    facts = by_text(cc.read(home))
+    pnpm = facts["Use pnpm, not npm"]
+    assert pnpm.created_at == "2026-02-01T10:00:00Z"  # the commit's instant, in UTC
+    assert pnpm.provenance["x-claude-code-time"] == "git commit"
+    assert pnpm.provenance["x-claude-code-author"] == "Ada <ada@shop.test>"
+    assert len(pnpm.provenance["x-claude-code-commit"]) == 40
+    topic = facts[next(t for t in facts if t.startswith("Integration"))]
+    assert (
+        topic.created_at == "2026-02-01T10:00:00Z" and topic.provenance["x-claude-code-time"] == "git commit"
+    )
+    fresh = facts["Not committed yet"]
+    assert fresh.provenance["x-claude-code-time"] == "file modified; creation unknown"
+    assert "x-claude-code-author" not in fresh.provenance
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (lambda p: p, "no such folder"),
+        (lambda p: (p.mkdir(), p)[1], "holds neither projects/ nor CLAUDE.md"),
+        (lambda p: (p.write_text("x"), p)[1], "is a file, not a folder"),
+    ],
+)
+def test_a_folder_that_is_not_claude_code_is_refused(tmp_path, make, expected):
+    source = make(tmp_path / "not-claude")
+    with pytest.raises(InputError, match=expected):
+        cc.read(source)
+
+
+def test_front_matter_aliases_are_refused_not_expanded(home):
+    bomb = "---\na: &a [x, x, x, x]\nb: &b [*a, *a, *a, *a]\nname: *b\n---\nbody\n"
+    (home / MEMORY / "bomb.md").write_text(bomb)
+    with pytest.raises(InputError, match="front matter 'name' must be text, not a list") as err:
+        cc.read(home)
+    assert err.value.file.endswith("bomb.md")
+
+
+def test_links_leaving_the_folder_are_skipped(home, tmp_path):
+    secret = tmp_path / "outside" / "secret.md"
+    write(secret.parent, "secret.md", "- the password is hunter2\n")
+    (home / MEMORY / "secret.md").symlink_to(secret)
+    snap = cc.read(home)
+    assert "the password is hunter2" not in by_text(snap)
+    assert any("secret.md: a link leaving the folder" in line for line in snap.left_out)
+
+
+def test_cli_imports_resyncs_and_refuses(home, tmp_path):
+    db = tmp_path / "cc.db"
+    out = json.loads(run("import", "--from", "claude-code", home, "--db", db, "--json").stdout)
+    assert (out["system"], out["added"]) == ("claude-code", 6)
+    before = db.read_bytes()
+    again = run("import", "--from", "claude-code", home, "--db", db)
+    assert "0 added, 0 newly deleted, 0 re-asserted, 6 unchanged" in again.stdout
+    assert db.read_bytes() == before
+    fid = f"claude-code:{MEMORY}/feedback_testing.md"
+    shown = run("show", db, fid).stdout
+    assert f"from claude-code: record {MEMORY}/feedback_testing.md version 1" in shown
+    assert "x-claude-code-time: file modified; creation unknown" in shown
+    bad = tmp_path / "empty"
+    bad.mkdir()
+    line = refused("import", "--from", "claude-code", bad, "--db", tmp_path / "new.db")
+    assert str(bad) in line and "expected a ~/.claude folder" in line
+    assert not (tmp_path / "new.db").exists()
+    line = refused("import", "--from", "mem0", bad, "--project", bad, "--db", tmp_path / "new.db")
+    assert "--project does not apply to --from mem0" in line

@@ -118,7 +118,8 @@ class Browser:
         self.exists: np.ndarray | None = None  # as of: the facts created by then
         self.suspects: Suspects | None = None
         self.view = View()
-        self.marks: frozenset[int] = frozenset()
+        self._marks: frozenset[int] = frozenset()
+        self._marks_made: tuple[int, str] | None = None  # the queue and search they belong to
         self.data_version: int | None = None
         self._duplicates = Suspects(np.zeros(0, dtype=bool))
         self.suspects_ready = False  # the duplicate detectors have run
@@ -176,7 +177,7 @@ class Browser:
             self.suspects_ready = True
             self.data_version = self.store.data_version()
         n = len(self.live)
-        self.marks = frozenset(p for p in self.marks if p < n)
+        self._marks = frozenset(p for p in self._marks if p < n)
         self.set_as_of(self.as_of, rescore=False)
 
     def changed_elsewhere(self) -> bool:
@@ -280,6 +281,32 @@ class Browser:
         return self.suspects.other.get(i) if self.suspects else None
 
     # -- marks ----------------------------------------------------------------------------
+    # Marks belong to the queue and search they were made in: elsewhere they are kept but
+    # inert (`marks` is empty), so a triage key acts on the row the user sees, never on
+    # facts hidden in another queue; back there they apply again.
+    def _here(self) -> tuple[int, str]:
+        search = self.view.search
+        return self.view.queue, search.source.strip() if search.positions is not None else ""
+
+    @property
+    def marks(self) -> frozenset[int]:
+        """The marks that apply to the list shown (empty when they were made elsewhere)."""
+        return self._marks if self._marks_made == self._here() else frozenset()
+
+    @marks.setter
+    def marks(self, positions: frozenset[int]) -> None:
+        self._marks = frozenset(positions)
+        self._marks_made = self._here() if self._marks else None
+
+    def marks_elsewhere(self) -> tuple[int, str]:
+        """How many marks wait in another queue or search, and its name ('Stale', 'All,
+        search "payments"'): (0, '') when none."""
+        if not self._marks or self._marks_made == self._here():
+            return 0, ""
+        queue, source = self._marks_made
+        where = QUEUES[queue].title + (f', search "{source}"' if source else "")
+        return len(self._marks), where
+
     def toggle_mark(self, position: int) -> None:
         self.marks = self.marks ^ {position}
 
@@ -450,7 +477,7 @@ class Browser:
         notice = describe(outcome, ids, memory.index, before, memory.scores)
         follow = ids[0] if move in ("undo", "redo") and ids else None
         if from_marks:
-            self.marks = frozenset()
+            self.clear_marks()
         return TriageResult(move, outcome, notice, follow=follow, from_marks=from_marks, repaint=repaint)
 
     # -- the moving clock (a worker) ------------------------------------------------------

@@ -37,7 +37,8 @@ class Marks:
         facts = self.query_one(FactList)  # type: ignore[attr-defined]
         facts.marks = self.app.browser.marks  # type: ignore[attr-defined]
         facts.refresh()  # the strip cache is keyed on the mark
-        self.query_one(QueueBar).set_marked(len(facts.marks))  # type: ignore[attr-defined]
+        browser = self.app.browser  # type: ignore[attr-defined]
+        self.query_one(QueueBar).set_marked(len(facts.marks), browser.marks_elsewhere())  # type: ignore[attr-defined]
 
     def action_toggle_mark(self) -> None:
         facts = self.query_one(FactList)  # type: ignore[attr-defined]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 
 from synapse_tui.ui.messages import TriageLanded
+from synapse_tui.ui.widgets.fact_list import FactList
 
 if TYPE_CHECKING:
     from synapse_tui.core.browser import Browser
@@ -117,7 +118,8 @@ class TriageMixin:
         main = self.main  # type: ignore[attr-defined]
         if move in BULK_MOVES and browser.marks and self.screen is main:  # type: ignore[attr-defined]
             ids = [browser.memory.ids[p] for p in sorted(browser.marks)]
-            if len(ids) <= CONFIRM_OVER:
+            hidden = len(browser.marks - main.query_one(FactList).on_screen())
+            if len(ids) <= CONFIRM_OVER and not hidden:
                 self.start_triage(move, ids, from_marks=True)
                 return
             from synapse_tui.ui.screens.confirm import ConfirmScreen
@@ -126,7 +128,9 @@ class TriageMixin:
                 if yes:
                     self.start_triage(move, ids, from_marks=True)
 
-            question = f"{move} {len(ids)} marked facts, as one action (ctrl+z undoes it)?"
+            facts = f"{len(ids)} marked fact{'s' if len(ids) != 1 else ''}"
+            unseen = f" ({hidden} not on screen)" if hidden else ""
+            question = f"{move} {facts}{unseen}, as one action (ctrl+z undoes it)?"
             self.push_screen(ConfirmScreen(question), confirmed)  # type: ignore[attr-defined]
             return
         fact_id = self.shown_fact_id()

@@ -220,7 +220,9 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         ):
             self.go_to_fact(follow)  # it came back outside this queue or search: find it
             return
-        self.query_one(QueueBar).update_state(rows.view.queue, list(rows.counts), len(self.browser.marks))
+        self.query_one(QueueBar).update_state(
+            rows.view.queue, list(rows.counts), len(self.browser.marks), self.browser.marks_elsewhere()
+        )
         view = rows.view
         self.query_one(ColumnHeader).set_sort(view.sort, view.reverse, facts.id_width, reasons)
         self.update_status()

@@ -260,6 +260,12 @@ class FactList(ScrollView, can_focus=True):
             return None
         return int(self.order[min(self.cursor, len(self.order) - 1)])
 
+    def on_screen(self) -> frozenset[int]:
+        """The store positions of the rows a person can see now."""
+        top = round(self.scroll_offset.y)
+        height = max(1, self.scrollable_content_region.height)
+        return frozenset(int(p) for p in self.order[top : top + height])
+
     def go_to_position(self, position: int) -> bool:
         hits = np.flatnonzero(self.order == position)
         if not len(hits):

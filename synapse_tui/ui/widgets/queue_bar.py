@@ -19,23 +19,47 @@ class QueueBar(Widget):
         self.active = 0
         self.counts: list[int | None] = [None] * len(QUEUES)
         self.marked = 0
+        self.elsewhere: tuple[int, str] = (0, "")  # marks kept in another queue or search
 
-    def update_state(self, active: int, counts: list[int | None], marked: int = 0) -> None:
-        self.active, self.counts, self.marked = active, counts, marked
+    def update_state(
+        self, active: int, counts: list[int | None], marked: int = 0, elsewhere: tuple[int, str] = (0, "")
+    ) -> None:
+        self.active, self.counts, self.marked, self.elsewhere = active, counts, marked, elsewhere
         self.refresh()
 
-    def set_marked(self, marked: int) -> None:
-        self.marked = marked
+    def set_marked(self, marked: int, elsewhere: tuple[int, str] = (0, "")) -> None:
+        self.marked, self.elsewhere = marked, elsewhere
         self.refresh()
+
+    def _marks_labels(self) -> tuple[str, str]:
+        """The marks, long and short."""
+        if self.marked:
+            return (f" ● {self.marked} marked",) * 2
+        count, where = self.elsewhere
+        if count:
+            return f" ○ {count} mark{'s' if count != 1 else ''} in {where}", f" ○ {count} in {where}"
+        return "", ""
 
     def render(self) -> Text:
+        """Every queue with its count, and the marks, at any width: the labels shorten
+        (titles, then spacing) before anything is cut."""
         out = Text(no_wrap=True, overflow="ellipsis")
         counts = ["…" if n is None else str(n) for n in self.counts]
-        marks = f" ● {self.marked} marked" if self.marked else ""
-        full = sum(len(q.title) + len(n) + 5 for q, n in zip(QUEUES, counts, strict=False)) + len(marks)
-        use_full = full <= self.size.width
-        for i, (q, n) in enumerate(zip(QUEUES, counts, strict=False)):
-            label = f" {i + 1} {q.title if use_full else q.short} {n} "
+        forms = (
+            lambda i, q, n: f" {i + 1} {q.title} {n} ",
+            lambda i, q, n: f" {i + 1} {q.short} {n} ",
+            lambda i, q, n: f" {i + 1} {q.short} {n}",
+            lambda i, q, n: f" {i + 1}:{n}",
+        )
+        width = self.size.width
+        for form in forms:
+            labels = [form(i, q, n) for i, (q, n) in enumerate(zip(QUEUES, counts, strict=False))]
+            marks = next((m for m in self._marks_labels() if sum(map(len, labels)) + len(m) <= width), None)
+            if marks is not None:
+                break
+        else:
+            marks = self._marks_labels()[1]
+        for i, (label, n) in enumerate(zip(labels, counts, strict=False)):
             if i == self.active:
                 out.append(label, style=self.get_component_rich_style("queue-bar--active"))
             elif n == "0":

@@ -40,6 +40,20 @@ MAX_LIMIT = 100
 GRAPH_QUIET = 1.0  # seconds without a remember before the graph catches up
 
 
+def scope_query(scope: str) -> fq.Query | None:
+    """A server's scope: filter terms only (`prov:KEY=VALUE`, `note:ID`, any filter), no
+    words, since words rank and a scope restricts; None for no scope."""
+    if not scope.strip():
+        return None
+    q = fq.parse(scope)
+    if q.words:
+        raise InputError(
+            f"a scope is filter terms only (e.g. prov:x-mem0-user-id=alice), not words: {' '.join(q.words)!r}",
+            field="scope",
+        )
+    return q
+
+
 def agent_actor(name: str | None) -> str:
     """`agent:NAME` from a client's declared name, one printable line, bounded."""
     clean = " ".join("".join(ch if ch.isprintable() else " " for ch in name or "").split())[:64]
@@ -50,8 +64,19 @@ class Recall:
     """The store as an agent sees it. Methods return JSON-ready dicts and raise
     SynapseError with the CLI's message for a bad call; one lock serialises them."""
 
-    def __init__(self, store: Store, config: Config, clock: Clock) -> None:
+    def __init__(self, store: Store, config: Config, clock: Clock, scope: str = "") -> None:
         self.store, self.config, self.clock = store, config, clock
+        self.scope = scope_query(scope)
+        # what a remembered fact carries so that it lands inside the scope
+        self.scope_provenance: dict[str, str] = {}
+        self.scope_note: str | None = None
+        for term in self.scope.terms if self.scope else ():
+            name, _, value = term.text.partition(":")
+            if not term.negate and name.lower() == "prov":
+                key, _, val = value.partition("=")
+                self.scope_provenance[key] = val
+            elif not term.negate and name.lower() == "note":
+                self.scope_note = value
         self.lock = threading.Lock()
         self._graph_guard = threading.Lock()
         self._graph_due: float | None = None  # monotonic time the graph update may start
@@ -124,20 +149,45 @@ class Recall:
     # -- reads ---------------------------------------------------------------------------
 
     def search(self, query: str, limit: int = 10) -> dict[str, Any]:
-        """Facts matching the filter language: ranked by relevance x freshness when the
-        query has words, else by trust, highest first (ties in store order)."""
+        """Facts for a query in the filter language: with words, those reaching any word,
+        best first (review/relevance.py), each saying why (`rank_reason`) and the answer
+        naming the signals used; with filters only, highest trust first (ties in store
+        order). Nothing outside the scope is ever considered."""
         limit = max(1, min(int(limit), MAX_LIMIT))
         q = fq.parse(query)
         with self.lock:
             memory = self.fresh()
+            inside = self._inside(memory)
             if q.words:
-                positions, rank = fq.ranked(memory, q)
+                found = fq.ranked(memory, q, inside)
+                positions, rank, signals = found.pos, found.score, list(found.signals)
             else:
-                positions = np.flatnonzero(q.mask(memory))
-                rank = memory.scores.trust[positions]
+                keep = q.mask(memory) if inside is None else q.mask(memory) & inside
+                positions = np.flatnonzero(keep)
+                rank, signals, found = memory.scores.trust[positions], ["trust"], None
             total, top = len(positions), fq.top(rank, positions, limit)
             results = self._envelopes(memory, top)
-        return {"results": results, "total": int(total)}
+            for row, p in zip(results, top.tolist(), strict=True):
+                if found is not None:
+                    i = int(np.searchsorted(found.pos, p))
+                    row.update(relevance=round(float(found.score[i]), 6), rank_reason=found.reason(memory, i))
+                else:
+                    row.update(
+                        relevance=None, rank_reason=f"no words: highest trust first ({row['trust']:.2f})"
+                    )
+        return {"results": results, "total": int(total), "signals": signals}
+
+    def _inside(self, memory: Memory) -> np.ndarray | None:
+        """The facts in scope, or None when the server is not scoped."""
+        return None if self.scope is None else self.scope.mask(memory)
+
+    def _check_scope(self, memory: Memory, fact_id: str) -> None:
+        """A fact outside the scope is, to the agent, no fact at all."""
+        if self.scope is None:
+            return
+        i = memory.index.get(fact_id)
+        if i is None or not self._inside(memory)[i]:
+            raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}")
 
     def _envelopes(self, memory: Memory, positions: np.ndarray) -> list[dict[str, Any]]:
         """Facts as `score --json` plus what an agent needs to weigh them."""
@@ -158,7 +208,9 @@ class Recall:
 
     def show(self, fact_id: str) -> dict[str, Any]:
         with self.lock:
-            return self._show(self.fresh(), fact_id)
+            memory = self.fresh()
+            self._check_scope(memory, fact_id)
+            return self._show(memory, fact_id)
 
     def _show(self, memory: Memory, fact_id: str) -> dict[str, Any]:
         info = memory.explain(fact_id)
@@ -173,10 +225,16 @@ class Recall:
 
         with self.lock:
             memory = self.fresh()
+            self._check_scope(memory, fact_id)
             try:
                 found = neighbours(self.store.conn, fact_id, self.config).to_json()
             except KeyError:
                 raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}") from None
+            if self.scope is not None:  # co-occurrence is counted over every scope's facts
+                inside = self._inside(memory)
+                found["semantic"] = [n for n in found["semantic"] if inside[memory.index[n["id"]]]]
+                for entity in found["entities"]:
+                    entity["npmi"] = []
             near = np.array([memory.index[n["id"]] for n in found["semantic"]], dtype=np.int64)
             for n, envelope in zip(found["semantic"], self._envelopes(memory, near), strict=True):
                 n.update(envelope, weight=n["weight"])
@@ -190,6 +248,7 @@ class Recall:
             raise TriageError(f"{action} is a person's decision, not an agent's")
         with self.lock:
             memory = self.fresh()
+            self._check_scope(memory, fact_id)
             outcome = Triage(self.store, self.clock, actor, config=self.config).apply(action, [fact_id])
             memory.refresh(outcome.fact_ids)
             self._after_own_write()
@@ -210,6 +269,9 @@ class Recall:
         replaces that fact in the same transaction, audited like the browser's supersede."""
         provenance = {"x-ai-agent": actor.removeprefix("agent:")}
         provenance.update({k: v for k, v in (("x-ai-model", model), ("x-ai-session", session)) if v})
+        if self.scope is not None:  # what an agent remembers stays in its scope
+            provenance.update(self.scope_provenance)
+            note = self.scope_note if self.scope_note is not None else note
         obj: dict[str, Any] = {
             "id": f"m-{uuid.uuid4().hex[:12]}",
             "text": text,
@@ -224,10 +286,15 @@ class Recall:
 
         fact = parse_line(obj, err, 1)
         with self.lock:
-            self.fresh()
+            memory = self.fresh()
             triage = Triage(self.store, self.clock, actor, config=self.config)
             if supersedes is not None and self.store.record(supersedes) is None:
                 raise TriageError(f"no fact with id {supersedes!r}")
+            if supersedes is not None and self.scope is not None:
+                try:
+                    self._check_scope(memory, supersedes)
+                except SynapseError:
+                    raise TriageError(f"no fact with id {supersedes!r}") from None
 
             def link(conn: Any, _positions: list[int]) -> None:
                 if supersedes is not None:

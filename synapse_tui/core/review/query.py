@@ -1,11 +1,13 @@
-"""The filter language shared by `score --where` and the browser's search box.
+"""The filter language shared by `score --where`, the browser's search box and MCP `search`.
 
     trust<0.3 fresh<0.5 u>=0.5 d>0.25 tier:auto k>=1 flag:signature_invalid
     guidance:disputed band:very-low -tier:signed junk:near-duplicate payments api
+    prov:x-mem0-user-id=alice note:note-2024-12-02 When did Maria start at the gym?
 
-Comparisons and `key:value` terms are ANDed; a leading `-` negates a term; every other
-word is matched as full text (FTS5, prefix) over fact text and ids. A typo raises
-QueryError pointing at the token.
+Filter terms restrict and are ANDed; a leading `-` negates one. A token shaped like a
+filter term (a letter-initial name, an operator or `:`, a non-empty value) whose name is
+no field is a typo: QueryError pointing at it. Every other token is a word, punctuation
+and all; words rank the facts matching any of them (review/relevance.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from synapse_tui.core.base.errors import QueryError
+from synapse_tui.core.review.relevance import Relevance, check_words, rank
 from synapse_tui.core.trust.score import BANDS, FLAG_DELETED, FLAG_NAMES, GUIDANCE, TIERS
 
 if TYPE_CHECKING:
@@ -50,6 +53,15 @@ KEYED = {
     "is": ("stale", "superseded", "head", "o1", "signed", "deleted"),
     "junk": ("duplicate", "near-duplicate", "unsupported", "any"),
 }
+# keys whose value is kept verbatim (case and all): `prov:KEY=VALUE`, `note:ID`
+VERBATIM = ("prov", "note")
+# A query is typed or sent by an agent; past these it is refused before any work, so one
+# call cannot hold the server (issue 22: 200,000 words held it 10 s in FTS5). 64 distinct
+# words is several questions' worth; 10,000 characters is a page.
+MAX_WORDS = 64
+MAX_QUERY_CHARS = 10_000
+# C0/C1 controls (tab, newline and carriage return are whitespace), lone surrogates
+_BAD_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 _OPS = {
     "<=": np.less_equal,
     ">=": np.greater_equal,
@@ -58,9 +70,8 @@ _OPS = {
     ">": np.greater,
     "=": np.equal,
 }
-_COMPARE = re.compile(r"^([A-Za-z_]+)(<=|>=|!=|<|>|=)(.*)$")
-_KEYED = re.compile(r"^([A-Za-z_]+):(.*)$")
-_OPERATOR = re.compile(r"^(<=|>=|!=|<|>|=)")
+_COMPARE = re.compile(r"^([A-Za-z_]+)(<=|>=|!=|<|>|=)(.+)$")
+_KEYED = re.compile(r"^([A-Za-z_]+):(.+)$")
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,7 @@ def _suggest(word: str, options: list[str]) -> str:
 
 
 def parse(source: str) -> Query:
+    check_source(source)
     terms: list[Term] = []
     words: list[str] = []
     for match in re.finditer(r"\S+", source):
@@ -103,20 +115,69 @@ def parse(source: str) -> Query:
         body = token[1:] if negate else token
         cmp_match = _COMPARE.match(body)
         key_match = _KEYED.match(body)
-        if _OPERATOR.match(body):
-            raise QueryError(
-                f"'{_OPERATOR.match(body).group(0)}' needs a field before it, e.g. trust<0.3",
-                source,
-                pos,
-                token,
-            )
-        if cmp_match:
+        if key_match and key_match.group(1).lower() in VERBATIM:
+            terms.append(_verbatim(source, pos, token, negate, *key_match.groups()))
+        elif cmp_match:
             terms.append(_comparison(source, pos, token, negate, *cmp_match.groups()))
-        elif key_match and not key_match.group(1).lower().startswith("http"):
+        elif key_match and not key_match.group(1).lower().startswith("http"):  # a URL is a word
             terms.append(_keyed(source, pos, token, negate, *key_match.groups()))
         else:
             words.append(token)
     return Query(source, tuple(terms), tuple(words))
+
+
+def check_source(source: str) -> None:
+    """Refuse what no query holds before looking at it: a control character (a NUL is a
+    bad argument, not a damaged store) or a length past MAX_QUERY_CHARS."""
+    bad = _BAD_CHAR.search(source)
+    if bad:
+        raise QueryError(
+            f"a query holds no control character; found U+{ord(bad.group(0)):04X}", _excerpt(source), 0, ""
+        )
+    if len(source) > MAX_QUERY_CHARS:
+        raise QueryError(
+            f"query is {len(source):,} characters long; at most {MAX_QUERY_CHARS:,}", _excerpt(source), 0, ""
+        )
+
+
+def _excerpt(source: str) -> str:
+    """The start of a refused query, one printable line, for the message."""
+    head = _BAD_CHAR.sub("?", source[:40])
+    return " ".join(head.split()) + ("..." if len(source) > 40 else "")
+
+
+def _verbatim(source: str, pos: int, token: str, negate: bool, name: str, value: str) -> Term:
+    """`prov:KEY=VALUE` (the facts whose provenance KEY equals VALUE) and `note:ID`."""
+    key = name.lower()
+    if key == "note":
+        return Term(token, negate, _cached(lambda store, start: store.note_positions(value, start)))
+    prov_key, eq, prov_value = value.partition("=")
+    if not eq or not prov_key:
+        raise QueryError("'prov:' takes KEY=VALUE, e.g. prov:x-mem0-user-id=alice", source, pos, token)
+    return Term(
+        token, negate, _cached(lambda store, start: store.provenance_positions(prov_key, prov_value, start))
+    )
+
+
+def _cached(read: Callable[[object, int], np.ndarray]) -> Callable[[Memory], np.ndarray]:
+    """A mask from the store, read once and then only for facts appended since: a fact's
+    note and provenance never change after import, so a scoped server pays the scan
+    (tens of ms at 100,000 facts) once, not per call."""
+    held: dict[int, tuple[int, np.ndarray]] = {}
+
+    def test(memory: Memory) -> np.ndarray:
+        n = len(memory)
+        start, found = held.get(id(memory.store), (0, np.empty(0, np.int64)))
+        if start > n:  # a different store under the same object id
+            start, found = 0, np.empty(0, np.int64)
+        if start < n:
+            found = np.concatenate([found, read(memory.store, start)])
+            held[id(memory.store)] = (n, found)
+        mask = np.zeros(n, dtype=bool)
+        mask[found[found < n]] = True
+        return mask
+
+    return test
 
 
 def _comparison(source: str, pos: int, token: str, negate: bool, name: str, op: str, value: str) -> Term:
@@ -185,24 +246,22 @@ def junk_mask(memory: Memory, kind: str) -> np.ndarray:
     return mask
 
 
-def ranked(memory: Memory, q: Query) -> tuple[np.ndarray, np.ndarray]:
-    """The matches of a query with words, ascending positions, and their rank: FTS
-    relevance x Freshness (ADR-029)."""
-    pos, relevance = memory.store.search(" ".join(q.words))
-    if q.terms:
-        ok = q.mask(memory)[pos]
-        pos, relevance = pos[ok], relevance[ok]
-    return pos, relevance * memory.scores.freshness[pos]
+def ranked(memory: Memory, q: Query, mask: np.ndarray | None = None) -> Relevance:
+    """The facts a query's words reach, passing its filters (and `mask`), with their order
+    key: see review/relevance.py. Refuses more than MAX_WORDS distinct words."""
+    check_words(q, MAX_WORDS)
+    return rank(memory, q, mask)
 
 
 def run(memory: Memory, query: Query | str) -> np.ndarray:
-    """Positions that match; with words, ranked by FTS relevance x Freshness (ADR-029),
-    ties in store order; otherwise in store order."""
+    """Positions that match: with words, those reaching any word, best first (facts
+    holding every word first, then by relevance, the trusted first among equals);
+    otherwise the filters' matches in store order."""
     q = parse(query) if isinstance(query, str) else query
     if not q.words:
         return np.flatnonzero(q.mask(memory))
-    pos, rank = ranked(memory, q)
-    return pos[order(rank)]
+    found = ranked(memory, q)
+    return found.pos[order(found.score)]
 
 
 def order(values: np.ndarray) -> np.ndarray:

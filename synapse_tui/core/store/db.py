@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +62,17 @@ class FactRecord:
     signature: dict[str, Any] | None
     sig_state: int
     extra: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class WordHits:
+    """What `Store.search_any` found: per matching fact (ascending positions) its BM25
+    relevance and how many of the terms it holds; per term, the positions holding it."""
+
+    pos: np.ndarray
+    relevance: np.ndarray
+    matched: np.ndarray
+    hits: tuple[np.ndarray, ...]
 
 
 @dataclass(frozen=True)
@@ -571,6 +582,75 @@ class Store:
             best = np.argsort(-relevance, kind="stable")[: int(limit)]
             pos, relevance = pos[best], relevance[best]
         return pos, relevance
+
+    def search_any(self, terms: Sequence[str], weights: Sequence[float] | None = None) -> WordHits:
+        """Facts matching any of `terms` (each one FTS5 token, matched as a prefix when it
+        ends in `*`), with BM25 summed over the terms each matches: each term's idf (times
+        its weight, when given) times the length-normalised term weight above. The idf is
+        Lucene's log(1 + (N - n + 0.5) / (n + 0.5)), not FTS5's log((N - n + 0.5) / (n +
+        0.5)) clamped to 1e-6: that one gives a word held by half the facts no weight at
+        all, so in a small store `climbing gym` ranked nothing by `gym`. One
+        MATCH per term, so a word matching most facts costs one aggregate, not a bm25()
+        call per row; the caller bounds the number of terms."""
+        none = np.empty(0, np.int64)
+        empty = WordHits(none, np.empty(0), none, tuple(none for _ in terms))
+        if not terms:
+            return empty
+        keep = not self.conn.in_transaction
+        found: list[np.ndarray] = []
+        with self.snapshot() as conn:
+            averages = conn.execute("SELECT block FROM facts_fts_data WHERE id = 1").fetchone()
+            for term in terms:
+                prefix = term.endswith("*")
+                quoted = '"' + term.removesuffix("*").replace('"', '""') + '"' + ("*" if prefix else "")
+                (joined,) = conn.execute(
+                    "SELECT group_concat(rowid, ',') FROM facts_fts WHERE facts_fts MATCH ?", (quoted,)
+                ).fetchone()
+                found.append(
+                    np.fromstring(joined, dtype=np.int64, sep=",") if joined else np.empty(0, np.int64)
+                )
+            rowids = np.unique(np.concatenate(found))
+            if not len(rowids):
+                return empty
+            tokens = self._row_tokens(conn, rowids, keep)
+        rows, *column_tokens = _varints(averages[0]) if averages else [0]
+        mean = sum(column_tokens) / rows if rows else 0.0
+        length = tokens / mean if mean > 0 else np.ones(len(rowids))
+        k1, b = self.BM25_K1, self.BM25_B
+        weight = (k1 + 1) / (1 + k1 * (1 - b + b * length))
+        relevance = np.zeros(len(rowids))
+        matched = np.zeros(len(rowids), dtype=np.int64)
+        for j, hits in enumerate(found):
+            if not len(hits):
+                continue
+            idf = float(np.log1p((rows - len(hits) + 0.5) / (len(hits) + 0.5)))
+            idf *= 1.0 if weights is None else weights[j]
+            at = np.searchsorted(rowids, hits)
+            relevance[at] += idf * weight[at]
+            matched[at] += 1
+        return WordHits(rowids - 1, relevance, matched, tuple(h - 1 for h in found))
+
+    def provenance_positions(self, key: str, value: str, start: int = 0) -> np.ndarray:
+        """0-based positions from `start` on whose provenance holds KEY equal to VALUE (a
+        string as it is; a number or boolean as JSON spells it)."""
+        return self._positions(
+            "SELECT group_concat(f.pos - 1, ',') FROM facts f, json_each(CASE WHEN json_valid(f.provenance)"
+            " THEN f.provenance END) j WHERE f.pos > ? AND j.key = ? AND j.type NOT IN ('object', 'array')"
+            " AND CASE j.type WHEN 'text' THEN j.atom WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
+            " WHEN 'null' THEN 'null' ELSE CAST(j.atom AS TEXT) END = ?",
+            (start, key, value),
+        )
+
+    def note_positions(self, note: str, start: int = 0) -> np.ndarray:
+        """0-based positions from `start` on of the facts of one note."""
+        return self._positions(
+            "SELECT group_concat(pos - 1, ',') FROM facts WHERE pos > ? AND note = ?", (start, note)
+        )
+
+    def _positions(self, sql: str, args: tuple) -> np.ndarray:
+        with self.snapshot() as conn:
+            (joined,) = conn.execute(sql, args).fetchone()
+        return np.unique(np.fromstring(joined, dtype=np.int64, sep=",")) if joined else np.empty(0, np.int64)
 
     def prepare_search(self) -> None:
         """Read every row's token count now (0.15 s at a million facts), so that the first

@@ -43,6 +43,12 @@ SYSTEMS: dict[str, dict[str, tuple[str, ...]]] = {
         "author": ("x-claude-code-author",),
         "role": (),
     },
+    # LangGraph's store keeps a value and its times; the namespace is a partition, not an author.
+    "langgraph": {
+        "unrecorded": ("corroborations", "contradictions", "reinforcements", "acceptance"),
+        "author": (),
+        "role": (),
+    },
 }
 _UNKNOWN = {"unrecorded": ("corroborations", "contradictions", "reinforcements", "acceptance")}
 

@@ -1,0 +1,249 @@
+"""LangGraph's store (SPEC 9), which LangMem writes: the `store` table of a SQLite file.
+
+The table is langgraph-checkpoint-sqlite's (`langgraph/store/sqlite/base.py`, MIGRATIONS):
+`store(prefix, key, value, created_at, updated_at, expires_at, ttl_minutes)`, primary key
+(prefix, key), `prefix` the namespace joined by `.`, `value` JSON (text or the bytes orjson
+wrote), times `CURRENT_TIMESTAMP` text in UTC; `store_vectors(prefix, key, field_name,
+embedding)` holds float32 vectors (`sqlite_vec.serialize_float32`) when the store is indexed.
+
+Mapping. A row is a record `<prefix>:<key>`, one fact per text it held. LangMem's value
+shapes give the text: `{"content": str}` (its manage-memory tool), `{"kind": K, "content":
+{"content": str, ...}}` (its memory manager); another `content` object, or a value without
+`content`, is kept as its JSON (`left_out` counts them). The namespace is the note and goes
+to provenance.
+
+Versions. LangGraph keeps only the current row, and its `INSERT OR REPLACE` resets
+`created_at` on every write, so creation is never known: a row seen for the first time is
+version 1 dated from its `updated_at` (`x-langgraph-time` says "updated_at; creation
+unknown"); a row whose `updated_at` or text changed since the last sync (this reader takes
+`known`) is the next version, dated from that `updated_at`, superseding the one before.
+
+Gone. A record missing from the table is deleted by the agent, unless its `expires_at` has
+passed: then LangGraph's TTL sweep removed it (a row still present past its `expires_at` is
+as good as gone). Both are flagged `deleted`; `left_out` says how many expired.
+
+Embeddings only with `model` (`--model NAME`): the store does not record which model made
+them, and a store never mixes two spaces.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from synapse_tui.core.base.clock import Clock, format_time
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.limits import brief
+from synapse_tui.core.ingest.adapters import (
+    KnownFact,
+    Snapshot,
+    errors_at,
+    every,
+    fact_id,
+    open_read_only,
+    own_key,
+    source_provenance,
+)
+from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
+
+SYSTEM = "langgraph"
+EXPECTED = "a LangGraph store (a SQLite file with langgraph's `store` table)"
+COLUMNS = {"prefix", "key", "value", "created_at", "updated_at"}
+FILE = own_key(SYSTEM, "file")
+UPDATED = own_key(SYSTEM, "updated_at")
+EXPIRES = own_key(SYSTEM, "expires_at")
+FIRST_SEEN = "updated_at; creation unknown"
+CHANGED = "updated_at"
+TEXT_FIELDS = ("content", "$", "content.content")  # the vector of the fact's text, most likely first
+
+
+def read(
+    source: Path,
+    *,
+    known: list[KnownFact] | None = None,
+    model: str | None = None,
+    progress: Progress | None = None,
+    now: float | None = None,
+) -> Snapshot:
+    """The store as it stands (see the module docstring). `now` decides which rows have
+    expired (default: SYNAPSE_NOW, else the wall clock)."""
+    name = str(source)
+    if name.startswith(("postgresql:", "postgres:")):
+        raise InputError(
+            "reading LangGraph's PostgreSQL store is not available yet (it comes with PostgreSQL"
+            " support); expected a SQLite file",
+            file="postgresql://...",
+        )
+    path = Path(source).expanduser()
+    rows, columns = _rows(path)
+    vectors = _vectors(path) if model is not None else {}
+    now = Clock.from_option(None).now() if now is None else now
+    own = str(path.resolve())
+    heads: dict[str, KnownFact] = {}
+    for k in known or []:
+        if k.provenance.get(FILE) == own and (k.record not in heads or k.version > heads[k.record].version):
+            heads[k.record] = k
+    facts: list[ParsedFact] = []
+    seen: set[str] = set()
+    as_json = stale = 0
+    report = every(progress, 1000)
+    for n, row in enumerate(rows, start=1):
+        report(n, len(rows))
+        prefix, key, value, updated, expires, ttl = row
+        record = f"{prefix}:{key}"
+        if _passed(expires, now):
+            stale += 1
+            continue
+        seen.add(record)
+        obj = _value(value, name, record)
+        text, kind, plain = _text(obj)
+        as_json += not plain
+        head = heads.get(record)
+        version, supersedes = 1, None
+        if head is not None:
+            if head.text == text and head.provenance.get(UPDATED) == updated:
+                version = head.version
+            else:
+                version, supersedes = head.version + 1, head.id
+        prov = source_provenance(
+            SYSTEM,
+            record,
+            version,
+            file=own,
+            namespace=prefix.split("."),
+            key=key,
+            kind=kind,
+            updated_at=updated,
+            expires_at=expires,
+            ttl_minutes=ttl,
+            time=FIRST_SEEN if version == 1 else CHANGED,
+        )
+        try:
+            written = _instant(updated)
+        except (TypeError, ValueError):
+            raise InputError(
+                f"record {record}: updated_at {brief(updated)} is not a time; expected {EXPECTED}", file=name
+            ) from None
+        fact: dict[str, Any] = {
+            "id": fact_id(SYSTEM, record, version),
+            "text": text,
+            "created_at": format_time(written),
+            "note": prefix,
+            "provenance": prov,
+        }
+        if supersedes:
+            fact["supersedes"] = supersedes
+        vec = vectors.get((prefix, key))
+        if vec is not None:
+            fact["embedding"] = vec
+        facts.append(parse_line(fact, errors_at(path, n), n))
+    expired = {k.id for r, k in heads.items() if r not in seen and not k.deleted and _expired(k, now)}
+    deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted}
+    left_out = []
+    if as_json:
+        left_out.append(f"{as_json} values hold no LangMem `content` text; their JSON is the fact's text")
+    if stale:
+        left_out.append(f"{stale} rows past their expires_at (expired by LangGraph's TTL) not imported")
+    if expired:
+        left_out.append(f"{len(expired)} records expired (TTL), not deleted by the agent; flagged deleted")
+    if "store_vectors" in columns and model is None:
+        left_out.append(
+            "the store's embeddings not carried over: it does not record their model (--model NAME)"
+        )
+    return Snapshot(SYSTEM, name, facts, deleted, left_out, space=model if vectors else None)
+
+
+def _rows(path: Path) -> tuple[list[tuple], set[str]]:
+    name = str(path)
+    if not path.is_file():
+        raise InputError(f"no such file; expected {EXPECTED}", file=name)
+    try:
+        with path.open("rb") as fh:
+            magic = fh.read(16)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=name) from None
+    if magic != b"SQLite format 3\x00":
+        raise InputError(f"not a SQLite database; expected {EXPECTED}", file=name)
+    conn = open_read_only(path)
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "store" not in tables:
+            raise InputError(f"has no `store` table; expected {EXPECTED}", file=name)
+        have = {r[1] for r in conn.execute("PRAGMA table_info(store)")}
+        missing = sorted(COLUMNS - have)
+        if missing:
+            raise InputError(f"its `store` table lacks {', '.join(missing)}; expected {EXPECTED}", file=name)
+        extra = [c if c in have else "NULL" for c in ("expires_at", "ttl_minutes")]
+        rows = conn.execute(
+            f"SELECT prefix, key, value, updated_at, {extra[0]}, {extra[1]} FROM store ORDER BY prefix, key"
+        ).fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"cannot be read ({exc}); expected {EXPECTED}", file=name) from None
+    finally:
+        conn.close()
+    return rows, tables
+
+
+def _vectors(path: Path) -> dict[tuple[str, str], list[float]]:
+    """Each row's vector of its text field: `content`, else the whole value (`$`)."""
+    conn = open_read_only(path)
+    try:
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'store_vectors'").fetchone():
+            return {}
+        rows = conn.execute("SELECT prefix, key, field_name, embedding FROM store_vectors").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"its store_vectors cannot be read ({exc})", file=str(path)) from None
+    finally:
+        conn.close()
+    best: dict[tuple[str, str], tuple[int, list[float]]] = {}
+    for prefix, key, fld, blob in rows:
+        if not isinstance(blob, bytes) or len(blob) % 4 or fld not in TEXT_FIELDS:
+            continue
+        rank = TEXT_FIELDS.index(fld)
+        if (prefix, key) not in best or rank < best[(prefix, key)][0]:
+            best[(prefix, key)] = (rank, np.frombuffer(blob, "<f4").astype(float).tolist())
+    return {k: v for k, (_, v) in best.items()}
+
+
+def _value(value: Any, name: str, record: str) -> Any:
+    try:
+        return json.loads(value)
+    except (TypeError, ValueError, UnicodeDecodeError):
+        raise InputError(f"record {record}: value is not JSON; expected {EXPECTED}", file=name) from None
+
+
+def _text(obj: Any) -> tuple[str, str | None, bool]:
+    """(text, kind, whether LangMem's shape gave it)."""
+    kind = obj.get("kind") if isinstance(obj, dict) and isinstance(obj.get("kind"), str) else None
+    content = obj.get("content") if isinstance(obj, dict) else None
+    if isinstance(content, str) and content.strip():
+        return content, kind, True
+    if isinstance(content, dict) and isinstance(content.get("content"), str) and content["content"].strip():
+        return content["content"], kind, True
+    shown = content if content is not None else obj
+    return json.dumps(shown, ensure_ascii=False, sort_keys=True, separators=(", ", ": ")), kind, False
+
+
+def _instant(value: Any) -> float:
+    """Epoch seconds of a LangGraph time: `CURRENT_TIMESTAMP` text (UTC) or an ISO string."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    when = datetime.fromisoformat(str(value).strip())
+    return (when.replace(tzinfo=UTC) if when.tzinfo is None else when).timestamp()
+
+
+def _expired(k: KnownFact, now: float) -> bool:
+    return _passed(k.provenance.get(EXPIRES), now)
+
+
+def _passed(expires: Any, now: float) -> bool:
+    """Whether an `expires_at` is at or before `now`; one that is not a time never passes."""
+    try:
+        return expires is not None and _instant(expires) <= now
+    except (TypeError, ValueError):
+        return False

@@ -1,6 +1,6 @@
 """The MCP server (SPEC 10): the store over stdio with the official `mcp` SDK (extra `[mcp]`).
 
-A thin layer over `core.recall.Recall`: each tool validates its typed arguments (the SDK
+A thin layer over `core.agent.Recall`: each tool validates its typed arguments (the SDK
 does, from the signature), calls Recall in a worker thread (the SDK runs sync tools off
 the event loop), and turns a SynapseError into a tool error carrying the CLI's message,
 so the server keeps serving. The agent's name is the client's declared `clientInfo.name`.
@@ -22,6 +22,7 @@ from typing_extensions import TypedDict
 
 from synapse_tui.core.agent import MAX_LIMIT, Recall, agent_actor
 from synapse_tui.core.base.errors import SynapseError, describe
+from synapse_tui.core.review.query import MAX_QUERY_CHARS, MAX_WORDS
 from synapse_tui.core.review.triage import AGENT_ACTIONS, Action
 
 
@@ -45,11 +46,14 @@ class Fact(TypedDict, total=False):
     tier: str
     k: int
     superseded_by: list[str]
+    relevance: float | None
+    rank_reason: str
 
 
 class SearchResult(TypedDict):
     results: list[Fact]
     total: int
+    signals: list[str]
 
 
 @with_config(ConfigDict(extra="allow"))
@@ -101,8 +105,20 @@ def tool_error(exc: BaseException, store_path: str) -> str:
     return message
 
 
+def scope_note(recall: Recall) -> str:
+    """What a scoped server says in its instructions and every tool's description."""
+    if recall.scope is None:
+        return ""
+    return (
+        f"This server is scoped to `{recall.scope.source}`: every tool sees only the facts "
+        "matching it (others are unknown ids), what you remember is kept inside it, and "
+        "entity co-occurrence (counted over every scope) is left out of `neighbours`."
+    )
+
+
 def build_server(recall: Recall) -> MCPServer:
-    server = MCPServer("synapse-tui", instructions=INSTRUCTIONS, log_level="WARNING")
+    scoped = scope_note(recall)
+    server = MCPServer("synapse-tui", instructions=f"{INSTRUCTIONS} {scoped}".strip(), log_level="WARNING")
 
     def call(fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
         return _call(recall.store.path, fn, *args, **kwargs)
@@ -111,19 +127,25 @@ def build_server(recall: Recall) -> MCPServer:
         query: Annotated[
             str,
             Field(
-                description="Words (full text over fact text and ids) and filters, e.g. "
-                "'payments owner trust>0.5 -is:superseded' or 'is:stale tier:auto'. Filters: "
+                description="Ask as you would a person ('When did Maria start at the climbing "
+                "gym?') or give keywords; add filters to restrict, e.g. 'payments owner "
+                "trust>0.5 -is:superseded' or 'is:stale tier:auto'. Filters: "
                 "trust/confidence/fresh/sup/gate/b/d/u/k/r/s/age with < <= > >= = !=; "
                 "tier: guidance: band: flag: is:(stale|superseded|head|o1|signed|deleted); "
-                "a leading '-' negates."
+                "prov:KEY=VALUE (provenance), note:ID; a leading '-' negates. At most "
+                f"{MAX_WORDS} distinct words and {MAX_QUERY_CHARS:,} characters."
             ),
         ] = "",
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Most results to return.")] = 10,
     ) -> SearchResult:
-        """Recall facts. With words, ranked by relevance x freshness; with only filters (or
-        nothing), highest trust first. `total` counts every match. Check `stale` and
-        `superseded_by` before relying on a fact; a filter typo returns an error that
-        points at the bad token."""
+        """Recall facts. Words rank the facts matching any of them (BM25 over stemmed words
+        fused with lexical similarity, and sentence embeddings when the store has them;
+        `signals` names those used), facts matching every keyword first, and among facts
+        about as relevant the trusted, current one first; each result's `rank_reason` says
+        why it ranks there. A superseded or disputed fact is still returned: it is history
+        and evidence. With only filters (or nothing), highest trust first. `total` counts
+        every match. Check `stale` and `superseded_by` before relying on a fact; a filter
+        typo returns an error that points at the bad token."""
         return call(recall.search, query, limit)
 
     def show(id: Annotated[str, Field(description="The fact's id, e.g. from search.")]) -> Fact:
@@ -166,12 +188,12 @@ def build_server(recall: Recall) -> MCPServer:
             session=session,
         )
 
-    _add(server, search, READ, ENVELOPE)
-    _add(server, show, READ)
-    _add(server, neighbours, READ)
-    _add(server, remember, WRITE)
+    _add(server, search, READ, f"{ENVELOPE} {scoped}")
+    _add(server, show, READ, scoped)
+    _add(server, neighbours, READ, scoped)
+    _add(server, remember, WRITE, scoped)
     for action in AGENT_ACTIONS:
-        _triage_tool(server, recall, action)
+        _triage_tool(server, recall, action, scoped)
     return server
 
 
@@ -187,7 +209,7 @@ _WHEN = {
 }
 
 
-def _triage_tool(server: MCPServer, recall: Recall, action: Action) -> None:
+def _triage_tool(server: MCPServer, recall: Recall, action: Action, scoped: str) -> None:
     def tool(id: Annotated[str, Field(description="The fact's id.")], ctx: Context) -> Fact:
         return _call(recall.store.path, recall.triage, action, id, _agent(ctx))
 
@@ -196,7 +218,7 @@ def _triage_tool(server: MCPServer, recall: Recall, action: Action) -> None:
         f"{_WHEN[action]}. Recorded as: {action.summary}. Audited under your name; a person can "
         "undo it. Returns the fact after, as `show` does."
     )
-    _add(server, tool, WRITE)
+    _add(server, tool, WRITE, scoped)
 
 
 def serve(recall: Recall) -> None:

@@ -154,3 +154,62 @@ def test_the_server_sees_what_another_process_wrote(db):  # noqa: F811
     assert seen["after"]["corroborations"] == seen["before"]["corroborations"] + 1
     assert seen["after"]["history"][-1]["actor"].startswith("user:")
     assert [r["id"] for r in seen["late"]["results"]] == ["late"]
+
+
+def test_a_scoped_server_shows_one_users_memory_and_refuses_bad_queries(tmp_path):
+    """`mcp DB --scope prov:x-mem0-user-id=alice` over a store holding two users' facts:
+    nothing of bob's comes back by any tool; a question finds its fact; a NUL or a huge
+    query is a tool error about the query, and the server keeps serving (issue 22.5, 22.6)."""
+    rows = [
+        {"id": "a-gym", "text": "Maria started at the climbing gym in March", "created_at": NOW},
+        {"id": "a-job", "text": "Maria works at Tidewell as a data engineer", "created_at": NOW},
+        {"id": "b-gym", "text": "Bob started at the climbing gym in May", "created_at": NOW},
+        {"id": "b-code", "text": "Bob's locker code at the gym is 4471", "created_at": NOW},
+    ]
+    for row in rows:
+        row["provenance"] = {"x-mem0-user-id": "alice" if row["id"].startswith("a-") else "bob"}
+    src = tmp_path / "two.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    store = tmp_path / "two.db"
+    run("import", src, "--db", store)
+    seen: dict = {}
+
+    async def scenario(session):
+        seen["tools"] = (await session.list_tools()).tools
+        seen["question"] = (
+            await call(session, "search", query="When did Maria start at the climbing gym?")
+        ).structured_content
+        seen["all"] = (await call(session, "search", query="", limit=100)).structured_content
+        seen["bob"] = (await call(session, "search", query="Bob locker code 4471 gym")).structured_content
+        seen["show_bob"] = await call(session, "show", id="b-code")
+        seen["nul"] = await call(session, "search", query="climbing\x00gym")
+        seen["huge"] = await call(session, "search", query=" ".join(f"w{i}" for i in range(200_000)))
+        seen["many"] = await call(session, "search", query=" ".join(f"w{i}" for i in range(65)))
+        seen["still"] = (await call(session, "search", query="gym")).structured_content
+
+    params = server_params(store)
+    params.args.extend(["--scope", "prov:x-mem0-user-id=alice"])
+
+    async def scoped():
+        with anyio.fail_after(120):
+            async with stdio_client(params) as (read, write):
+                async with ClientSession(
+                    read, write, client_info=Implementation(name=AGENT, version="1")
+                ) as s:
+                    await s.initialize()
+                    await scenario(s)
+
+    anyio.run(scoped)
+    assert all("scoped to `prov:x-mem0-user-id=alice`" in t.description for t in seen["tools"])
+    question = seen["question"]
+    assert question["results"][0]["id"] == "a-gym" and question["results"][0]["rank_reason"]
+    assert "bm25" in question["signals"]
+    assert {r["id"] for r in seen["all"]["results"]} == {"a-gym", "a-job"}
+    assert all(r["id"].startswith("a-") for r in seen["bob"]["results"] + seen["still"]["results"])
+    assert seen["show_bob"].is_error and "no fact with id 'b-code'" in seen["show_bob"].content[0].text
+    nul = seen["nul"].content[0].text
+    assert seen["nul"].is_error and "control character" in nul and "corrupt" not in nul
+    assert seen["huge"].is_error and "at most 10,000" in seen["huge"].content[0].text
+    assert len(seen["huge"].content[0].text) < 300
+    assert seen["many"].is_error and "query has 65 words; at most 64" in seen["many"].content[0].text
+    assert [r["id"] for r in seen["still"]["results"]] == ["a-gym"]  # the server kept serving

@@ -13,14 +13,22 @@ from synapse_tui.core.store.db import Store
 
 @main.command("mcp")
 @click.argument("db", required=False, type=click.Path(dir_okay=False))
+@click.option(
+    "--scope",
+    default="",
+    metavar="FILTERS",
+    help="Serve only the facts matching these filter terms, e.g. prov:x-mem0-user-id=alice"
+    " (one user's memory) or note:ID; nothing outside is ever returned.",
+)
 @now_option
 @config_option
-def mcp_cmd(db: str | None, now: str | None, config_path: str | None) -> None:
+def mcp_cmd(db: str | None, scope: str, now: str | None, config_path: str | None) -> None:
     """Serve DB (default: the bundled sample) to an agent over MCP on stdio.
 
     Tools: search, show, neighbours, remember, corroborate, contradict, verify; every
     recalled fact carries its trust. Register it in an MCP client as the command
-    `synapse-tui mcp /path/to/memory.db`. SYNAPSE_NOW pins the clock like --now.
+    `synapse-tui mcp /path/to/memory.db`; with --scope the agent sees one user's memory
+    (`--scope prov:x-mem0-user-id=alice`). SYNAPSE_NOW pins the clock like --now.
     """
     try:
         from synapse_tui.mcp_server import serve
@@ -34,4 +42,4 @@ def mcp_cmd(db: str | None, now: str | None, config_path: str | None) -> None:
     path = db if db is not None else str(_sample_path())
     config = resolve_config(path, config_path)
     with Store.open(path) as store:
-        serve(Recall(store, config, clock))
+        serve(Recall(store, config, clock, scope=scope))

@@ -49,6 +49,12 @@ SYSTEMS: dict[str, dict[str, tuple[str, ...]]] = {
         "author": (),
         "role": (),
     },
+    # The MCP memory server's file holds observations only: no author, count or review.
+    "mcp-memory": {
+        "unrecorded": ("corroborations", "contradictions", "reinforcements", "acceptance"),
+        "author": (),
+        "role": (),
+    },
 }
 _UNKNOWN = {"unrecorded": ("corroborations", "contradictions", "reinforcements", "acceptance")}
 

@@ -14,6 +14,9 @@ from synapse_tui.cli import main
 from tests.cli.test_cli import db, json_lines  # noqa: F401
 from tests.conftest import write_jsonl
 from tests.core.mem0_files import ev, story, write_history
+from tests.core.test_adapters_graphiti import ACME, ALICE
+from tests.core.test_adapters_graphiti import dump as gdump
+from tests.core.test_adapters_graphiti import edge as gedge
 from tests.core.test_hostile_integrity import merged_history
 
 
@@ -122,3 +125,34 @@ def test_a_bad_deleted_value_names_line_and_field(tmp_path, value):
     result = run("import", src, "--db", tmp_path / "m.db", code=2)
     assert result.stderr.startswith(f"error: {src}:2: field 'deleted': ") and result.stderr.count("\n") == 1
     assert not (tmp_path / "m.db").exists()
+
+
+# -- 10. Graphiti: no guessed successor; the old fact stays invalidated --------------------------
+
+
+def test_an_invalidated_edge_with_two_candidates_is_flagged_and_survives_a_round_trip(tmp_path):
+    edges = [
+        gedge(
+            "e-old",
+            "Alice works at Acme",
+            ALICE,
+            ACME,
+            "2025-01-02T00:00:00Z",
+            valid_at="2025-01-01T00:00:00Z",
+            invalid_at="2025-05-01T00:00:00Z",
+        ),
+        gedge("e-a", "Alice left Acme", ACME, ALICE, "2025-05-02T09:00:00Z", valid_at="2025-05-01T00:00:00Z"),
+        gedge("e-b", "Alice quit Acme", ALICE, ACME, "2025-05-02T09:30:00Z", valid_at="2025-05-01T00:00:00Z"),
+    ]
+    first = tmp_path / "first.db"
+    result = run("import", "--from", "graphiti", gdump(tmp_path / "g", edges=edges), "--db", first)
+    assert "several newer edges" in result.stderr and "no successor named" in result.stderr
+    flagged = json_lines(run("score", first, "--json", "--where", "is:invalidated").stdout)
+    assert [(r["id"], r["flags"], r["k"]) for r in flagged] == [("graphiti:e-old", ["invalidated"], 0)]
+    assert "flags: invalidated" in run("show", first, "graphiti:e-old").stdout
+
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text(run("export", first).stdout)
+    run("import", dump, "--db", tmp_path / "again.db")
+    again = json_lines(run("score", tmp_path / "again.db", "--json", "--where", "flag:invalidated").stdout)
+    assert [r["id"] for r in again] == ["graphiti:e-old"]

@@ -8,9 +8,19 @@ import sqlite3
 
 import pytest
 
+from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.ingest.adapters import mem0
+from synapse_tui.core.ingest.adapters import graphiti, mem0
+from synapse_tui.core.ingest.adapters.sync import sync_snapshot
+from synapse_tui.core.review import query as fq
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.store.db import Store
+from tests.conftest import NOW
 from tests.core.mem0_files import SHAPES, ev, story, write_history
+from tests.core.test_adapters_graphiti import ACME, ALICE, facts_of
+from tests.core.test_adapters_graphiti import dump as gdump
+from tests.core.test_adapters_graphiti import edge as gedge
 
 
 @pytest.fixture(autouse=True)
@@ -49,3 +59,62 @@ def test_a_conflicting_duplicate_history_record_is_refused_by_its_id(tmp_path):
     path = merged_history(tmp_path / "history.db", [*story(), forged])
     with pytest.raises(InputError, match="history record 'h4'.*appears twice with different content"):
         mem0.read(path)
+
+
+# -- 10. Graphiti: a successor only when exactly one edge fits -----------------------------
+
+
+def graphiti_dump(folder, *later):
+    """e-old (Alice works at Acme) invalidated at 2025-05-01, and the `later` edges."""
+    old = gedge(
+        "e-old",
+        "Alice works at Acme",
+        ALICE,
+        ACME,
+        "2025-01-02T00:00:00Z",
+        valid_at="2025-01-01T00:00:00Z",
+        invalid_at="2025-05-01T00:00:00Z",
+        expired_at="2025-05-02T10:00:00Z",
+    )
+    return gdump(folder, edges=[old, *later])
+
+
+def test_one_newer_edge_starting_at_invalid_at_is_the_successor(tmp_path):
+    new = gedge(
+        "e-new", "Alice left Acme", ACME, ALICE, "2025-05-02T09:00:00Z", valid_at="2025-05-01T00:00:00Z"
+    )
+    other = gedge("e-other", "Alice visits Acme", ALICE, ACME, "2025-05-02T09:30:00Z")  # no valid_at
+    facts = facts_of(graphiti.read(graphiti_dump(tmp_path / "g", new, other)))
+    assert facts["graphiti:e-new"].supersedes == "graphiti:e-old"
+    assert facts["graphiti:e-other"].supersedes is None
+    assert "x-invalidated-at" not in facts["graphiti:e-old"].provenance
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        [  # two newer edges between Alice and Acme, one each way, both start at invalid_at
+            ("e-a", "Alice left Acme", ACME, ALICE, "2025-05-02T09:00:00Z", "2025-05-01T00:00:00Z"),
+            ("e-b", "Alice quit Acme", ALICE, ACME, "2025-05-02T09:30:00Z", "2025-05-01T00:00:00Z"),
+        ],
+        [  # one newer edge, but it does not start at invalid_at: it is not known to have done it
+            ("e-a", "Alice visits Acme", ACME, ALICE, "2025-05-02T09:00:00Z", None),
+        ],
+    ],
+    ids=["several-fit", "none-fits"],
+)
+def test_no_successor_is_guessed_the_old_fact_stays_invalidated(tmp_path, later):
+    edges = [gedge(u, text, a, b, at, valid_at=valid) for u, text, a, b, at, valid in later]
+    snap = graphiti.read(graphiti_dump(tmp_path / "g", *edges))
+    facts = facts_of(snap)
+    assert not any(f.supersedes for f in snap.facts)
+    assert facts["graphiti:e-old"].provenance["x-invalidated-at"] == "2025-05-01T00:00:00Z"
+    assert any("invalidated" in line and "no successor named" in line for line in snap.left_out)
+
+    with Store.open(tmp_path / "m.db", create=True) as store:
+        sync_snapshot(store, snap, Config())
+        memory = Memory(store, Config(), parse_time(NOW))
+        assert memory.explain("graphiti:e-old")["flags"] == ["invalidated"]
+        assert memory.explain("graphiti:" + edges[0]["uuid"])["flags"] == []
+        for query in ("flag:invalidated", "is:invalidated"):
+            assert [memory.ids[i] for i in fq.run(memory, fq.parse(query))] == ["graphiti:e-old"]

@@ -23,7 +23,7 @@ import numpy as np
 
 from synapse_tui.core.base.errors import QueryError
 from synapse_tui.core.review.relevance import Relevance, check_words, rank
-from synapse_tui.core.trust.score import BANDS, FLAG_DELETED, FLAG_NAMES, GUIDANCE, TIERS
+from synapse_tui.core.trust.score import BANDS, FLAG_DELETED, FLAG_INVALIDATED, FLAG_NAMES, GUIDANCE, TIERS
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
@@ -50,7 +50,7 @@ KEYED = {
     "guidance": GUIDANCE,
     "flag": tuple(name for _, name in FLAG_NAMES),
     "band": tuple(b.replace(" ", "-") for b in BANDS),
-    "is": ("stale", "superseded", "head", "o1", "signed", "deleted"),
+    "is": ("stale", "superseded", "head", "o1", "signed", "deleted", "invalidated"),
     "junk": ("duplicate", "near-duplicate", "unsupported", "any"),
 }
 # keys whose value is kept verbatim (case and all): `prov:KEY=VALUE`, `note:ID`
@@ -222,6 +222,7 @@ def _keyed(source: str, pos: int, token: str, negate: bool, name: str, value: st
             "o1": lambda m: m.arrays.o1_count > 0,
             "signed": lambda m: m.scores.tier == 2,
             "deleted": lambda m: (m.scores.flags & FLAG_DELETED) != 0,
+            "invalidated": lambda m: (m.scores.flags & FLAG_INVALIDATED) != 0,
         }[value]
     if key == "junk":
         tests["junk"] = lambda m: junk_mask(m, value)

@@ -34,6 +34,8 @@ class FactArrays:
     o1_count: np.ndarray  # int64
     supersedes: np.ndarray  # int64 position of the superseded fact, -1 for none
     deleted: np.ndarray | None = None  # bool: the source system deleted it (SPEC 9); None: none is
+    # bool: its source marks it invalid and names no successor (SPEC 9); None: none is
+    invalidated: np.ndarray | None = None
     # Facts whose events changed since loading, by position: their segment in `events` is
     # stale. A triage action records the new list here instead of rebuilding the flat
     # array (40 MB at a million facts); `compacted()` folds them back in.
@@ -70,6 +72,7 @@ class FactArrays:
             o1_count=self.o1_count[idx],
             supersedes=np.full(len(segs), -1, np.int64),
             deleted=None if self.deleted is None else self.deleted[idx],
+            invalidated=None if self.invalidated is None else self.invalidated[idx],
         )
 
     def span(self, start: int, stop: int) -> FactArrays:
@@ -92,6 +95,7 @@ class FactArrays:
             o1_count=a.o1_count[start:stop],
             supersedes=a.supersedes[start:stop],
             deleted=None if a.deleted is None else a.deleted[start:stop],
+            invalidated=None if a.invalidated is None else a.invalidated[start:stop],
         )
 
     def compacted(self) -> FactArrays:
@@ -129,6 +133,7 @@ class FactArrays:
             offsets=np.zeros(1, np.int64),
             supersedes=np.full(1, -1, np.int64),
             deleted=None if self.deleted is None else self.deleted[i : i + 1].copy(),
+            invalidated=None if self.invalidated is None else self.invalidated[i : i + 1].copy(),
             **one,
         )
 

@@ -30,6 +30,11 @@ BUSY_TIMEOUT_MS = 10_000
 # (the signers bound as a JSON list parameter).
 _TIER_CODE = "CASE tier WHEN 'auto' THEN 0 WHEN 'human' THEN 1 ELSE 2 END"
 _TRUSTED = "(sig_key IS NOT NULL AND sig_key IN (SELECT value FROM json_each(?)))"
+# The provenance key of a fact its source marks invalid with no successor named (Graphiti:
+# an edge several newer ones could have invalidated): the flag `invalidated` (SPEC 9),
+# read from provenance so that export and import carry it as they carry the instant.
+INVALIDATED_AT = "x-invalidated-at"
+_INVALIDATED = f"json_extract(provenance, '$.\"{INVALIDATED_AT}\"') IS NOT NULL"
 # What `load` reads per fact, in the order FactArrays is built from (see `_scan`).
 _LOAD_COLUMNS = (
     "r",
@@ -38,6 +43,7 @@ _LOAD_COLUMNS = (
     "coalesce(o1_count, 0)",
     "coalesce(supersedes_pos, 0) - 1",
     "deleted",
+    _INVALIDATED,
     "length(events) / 8",
 )
 
@@ -306,7 +312,7 @@ class Store:
         part = _arrays(nums, events)
         changed = len(positions) - len(added)
         at = positions[:changed] - 1
-        for name in ("r", "s", "declared", "sig_state", "sig_trusted", "o1_count", "supersedes", "deleted"):
+        for name in (*_PER_FACT, "deleted", "invalidated"):
             getattr(arrays, name)[at] = getattr(part, name)[:changed]
         for j, i in enumerate(at.tolist()):
             ids[i] = fresh[j]
@@ -329,6 +335,7 @@ class Store:
                     "o1_count",
                     "supersedes",
                     "deleted",
+                    "invalidated",
                 )
             }
             joined["offsets"] = np.concatenate([arrays.offsets, tail.offsets + len(arrays.events)])
@@ -766,12 +773,13 @@ def _empty_arrays() -> FactArrays:
         o1_count=empty_i,
         supersedes=empty_i,
         deleted=np.empty(0, bool),
+        invalidated=np.empty(0, bool),
     )
 
 
 def _arrays(nums: np.ndarray, events: np.ndarray) -> FactArrays:
     """FactArrays from `_scan`'s numbers (one row per fact, `_LOAD_COLUMNS`) and events."""
-    r, s, packed, o1, sup, deleted, counts = nums.T
+    r, s, packed, o1, sup, deleted, invalidated, counts = nums.T
     offsets = np.zeros(len(nums), dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
     return FactArrays(
@@ -786,7 +794,11 @@ def _arrays(nums: np.ndarray, events: np.ndarray) -> FactArrays:
         o1_count=o1.copy(),
         supersedes=sup.copy(),
         deleted=deleted.astype(bool),
+        invalidated=invalidated.astype(bool),
     )
+
+
+_PER_FACT = ("r", "s", "declared", "sig_state", "sig_trusted", "o1_count", "supersedes")
 
 
 def _writable(path: Path) -> bool:

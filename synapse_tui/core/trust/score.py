@@ -28,11 +28,13 @@ GUIDANCE_ADVICE = {
 }
 BANDS = ("very low", "low", "moderate", "high", "very high")
 FLAG_CLOCK_SKEW, FLAG_SIG_INVALID, FLAG_SIG_UNTRUSTED, FLAG_DELETED = 1, 2, 4, 8
+FLAG_INVALIDATED = 16  # invalid at its source, no successor named (SPEC 9)
 FLAG_NAMES = (
     (FLAG_CLOCK_SKEW, "clock_skew"),
     (FLAG_SIG_INVALID, "signature_invalid"),
     (FLAG_SIG_UNTRUSTED, "signature_untrusted"),
     (FLAG_DELETED, "deleted"),
+    (FLAG_INVALIDATED, "invalidated"),
 )
 
 
@@ -174,6 +176,8 @@ def score(arrays: FactArrays, config: Config, now: float, k: np.ndarray | None =
     flags = flags | np.where(skew, FLAG_CLOCK_SKEW, 0).astype(np.int8)
     if arrays.deleted is not None:
         flags = flags | np.where(arrays.deleted, FLAG_DELETED, 0).astype(np.int8)
+    if arrays.invalidated is not None:
+        flags = flags | np.where(arrays.invalidated, FLAG_INVALIDATED, 0).astype(np.int8)
 
     return Scores(
         now=now,

@@ -15,12 +15,14 @@ write them from a running Graphiti. Field names and formats are those of graphit
   `valid_at` (when the episode happened). Without episodes.jsonl those times are unknown:
   the corroborations stay, the reinforcements are left out rather than invented.
 - Graphiti never deletes a contradicted edge: it sets `invalid_at` / `expired_at` and
-  writes the new edge. So an edge so marked is superseded by the newer edge between the
-  same two entities that invalidated it: the one whose `valid_at` is its `invalid_at`,
-  else the latest created before its `expired_at`, else the next one created after it.
-  Graphiti also invalidates across pairs ("works at Acme" by "works at Globex"); with no
-  newer edge between the same two, the one edge sharing an entity whose `valid_at` is the
-  old `invalid_at` (Graphiti's own signature) supersedes it, when exactly one fits.
+  writes the new edge, whose `valid_at` becomes the old one's `invalid_at`; it does not
+  record which edge that was. So a successor is named only when exactly one newer edge
+  between the same two entities (either direction) starts at the old `invalid_at`; with
+  none there, the one edge sharing an entity that does ("works at Acme" by "works at
+  Globex": Graphiti invalidates across pairs too), when exactly one fits. Otherwise
+  nothing is guessed: the old fact stays visibly invalidated at its source (the flag
+  `invalidated`, from `x-invalidated-at` in its provenance: its `invalid_at`, else its
+  `expired_at`), and `left out` says why no successor was named.
 - An edge gone from a later dump (Graphiti removed its episode) is reported deleted, but
   only within the group ids the dump holds: a dump of one group says nothing of others.
 - An edge already in the store that a later dump shows with episodes it had not counted
@@ -53,6 +55,7 @@ from synapse_tui.core.ingest.adapters import (
     source_provenance,
 )
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line, read_jsonl
+from synapse_tui.core.store.db import INVALIDATED_AT
 
 SYSTEM = "graphiti"
 EXPECTED = "a Graphiti dump folder holding edges.jsonl (one EntityEdge.model_dump(mode='json') per line)"
@@ -73,6 +76,7 @@ class _Edge:
     times: dict[str, float | None]  # the optional times, parsed
     episodes: list[str]  # distinct, in order
     supersedes: str | None = None
+    invalidated: bool = False  # marked invalid or expired, and no successor named
 
     @property
     def uuid(self) -> str:
@@ -213,52 +217,62 @@ def _side_file(path: Path, shape: str, required: tuple[str, str], key: str) -> d
 
 
 def _supersessions(edges: list[_Edge], left_out: list[str]) -> None:
+    """Name the successor of each invalidated edge where exactly one newer edge fits;
+    flag the rest `invalidated` (see the module docstring)."""
     between: dict[frozenset[str], list[_Edge]] = defaultdict(list)
     touching: dict[str, list[_Edge]] = defaultdict(list)
     for e in edges:
         between[_ends(e)].append(e)
         for n in _ends(e):
             touching[n].append(e)
-    orphans = clashes = 0
+    unknown, several, clashes = 0, 0, 0
     for old in sorted(edges, key=lambda e: (e.created, e.uuid)):
         invalid, expired = old.times["invalid_at"], old.times["expired_at"]
         if invalid is None and expired is None:
             continue
-        newer = sorted(
-            (e for e in between[_ends(old)] if e.created > old.created), key=lambda e: (e.created, e.uuid)
-        )
-        starts = [e for e in newer if invalid is not None and e.times["valid_at"] == invalid]
-        before = [e for e in newer if expired is not None and e.created <= expired]
-        new = starts[0] if starts else before[-1] if before else newer[0] if newer else None
-        if new is None and invalid is not None:
-            # Graphiti also invalidates across pairs ("works at Acme" by "works at Globex"),
-            # writing the new edge's valid_at as the old one's invalid_at: taken when one
-            # edge sharing an entity fits that exactly, never guessed among several.
-            fits = {
-                e.uuid: e
-                for n in _ends(old)
-                for e in touching[n]
-                if e.created > old.created
-                and e.times["valid_at"] == invalid
-                and (expired is None or e.created <= expired)
-            }
-            new = next(iter(fits.values())) if len(fits) == 1 else None
-        if new is None:
-            orphans += 1
-        elif new.supersedes is not None:
+        fits = [
+            e
+            for e in between[_ends(old)]
+            if e.created > old.created and invalid is not None and e.times["valid_at"] == invalid
+        ]
+        if not fits and invalid is not None:
+            fits = list(
+                {
+                    e.uuid: e
+                    for n in _ends(old)
+                    for e in touching[n]
+                    if e.created > old.created
+                    and e.times["valid_at"] == invalid
+                    and (expired is None or e.created <= expired)
+                }.values()
+            )
+        if len(fits) == 1 and fits[0].supersedes is None:
+            fits[0].supersedes = fact_id(SYSTEM, old.uuid)
+            continue
+        old.invalidated = True
+        if len(fits) > 1:
+            several += 1
+        elif fits:
             clashes += 1
         else:
-            new.supersedes = fact_id(SYSTEM, old.uuid)
-    if orphans:
+            unknown += 1
+    flagged = "flagged invalidated, its invalid_at / expired_at in provenance"
+    if unknown:
         left_out.append(
-            f"{orphans} edge(s) marked invalid or expired have no newer edge that invalidated them"
-            " (between the same two entities, or the one sharing an entity whose valid_at is"
-            " their invalid_at): kept unsuperseded, their invalid_at / expired_at in provenance"
+            f"{unknown} edge(s) marked invalid or expired have no newer edge known to have invalidated"
+            " them (one between the same two entities, or sharing an entity, whose valid_at is their"
+            f" invalid_at): no successor named; {flagged}"
+        )
+    if several:
+        left_out.append(
+            f"{several} edge(s) marked invalid have several newer edges that could have invalidated"
+            " them (each starting at their invalid_at), and Graphiti does not record which did:"
+            f" no successor named (not guessed); {flagged}"
         )
     if clashes:
         left_out.append(
-            f"{clashes} invalidated edge(s) share their newer edge with another: a fact names one"
-            " fact it supersedes, so these stay unsuperseded"
+            f"{clashes} invalidated edge(s) share their newer edge with another, and a fact names one"
+            f" fact it supersedes: no successor named; {flagged}"
         )
 
 
@@ -279,6 +293,9 @@ def _fact(path: Path, e: _Edge, names: dict | None, times: dict | None) -> Parse
         **{key: format_time(e.times[key]) for key in _TIMES if e.times[key] is not None},
         attributes=raw.get("attributes") or None,
     )
+    if e.invalidated:  # the flag `invalidated` (SPEC 9): invalid at the source, no successor named
+        at = e.times["invalid_at"] if e.times["invalid_at"] is not None else e.times["expired_at"]
+        provenance[INVALIDATED_AT] = format_time(at)
     obj: dict[str, Any] = {
         "id": fact_id(SYSTEM, e.uuid),
         "text": raw["fact"],

@@ -127,6 +127,7 @@ class Browser:
         self._pending: set[str] = set()  # facts with a triage action in flight
         self.session_start: int | None = None  # the audit's newest entry when the browser opened
         self.shown: Rows | None = None  # what `rows()` last returned: the list's order
+        self._undone: list[int] = []  # the batches this browser's undos took back: ctrl+y's stack
 
     # -- time -----------------------------------------------------------------------------
     def now(self) -> float:
@@ -450,11 +451,16 @@ class Browser:
         triage = Triage(self.store, self.clock, config=self.config)
         try:
             if move == "undo":
-                outcome = triage.undo(expect=expect)
+                batch = triage.undo_target() if expect is None else expect
+                outcome = triage.undo(expect=batch)
+                self._undone.append(batch)
             elif move == "redo":
-                outcome = triage.redo()
+                # exactly what this browser's last undo took back, or nothing: never an
+                # older undo, nor another writer's (after a restart: the store's newest)
+                outcome = triage.redo(expect=self._undone.pop() if self._undone else None)
             else:
                 outcome = triage.apply(move, fact_ids, target)
+                self._undone.clear()  # a new action: what was undone before it stays undone
         except SynapseError as exc:
             return TriageResult(move, None, "", error=str(exc))
         before = memory.scores

@@ -10,8 +10,8 @@ import pytest
 from synapse_tui.ui.screens.confirm import ConfirmScreen
 from synapse_tui.ui.widgets.fact_list import FactList
 
-from .conftest import screen_text, settle
-from .test_triage import audit, db_row
+from .conftest import NOW, screen_text, settle
+from .test_triage import audit, db_row, record_notices, select
 
 SIZES = [(80, 24), (120, 40), (200, 50)]
 
@@ -63,3 +63,59 @@ async def test_a_bulk_key_names_the_marked_facts_off_screen_before_acting(app, d
         await pilot.press("x", "y")
         await settle(pilot)
         assert [r["fact_id"] for r in audit(db)] == [first]
+
+
+# -- 2. ctrl+y redoes what the last undo took back, or nothing ----------------------------
+
+
+async def test_redo_reapplies_the_action_the_last_undo_took_back(app, db):
+    async with app.run_test(size=(120, 40)) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        await select(pilot, "f-unsup")
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("l")  # the session log: undo the accept from there
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert db_row(db, "f-unsup")["tier"] == "auto"
+        await select(pilot, "f-pay-03")
+        await pilot.press("v")
+        await settle(pilot)
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        await pilot.press("ctrl+y")
+        await settle(pilot)
+        assert notices[-1][1].startswith("redo verify f-pay-03"), notices[-1]
+        await pilot.press("ctrl+y")  # the accept was undone before a new action: gone
+        await settle(pilot)
+        assert notices[-1][0] == "error" and "nothing to redo" in notices[-1][1]
+        assert db_row(db, "f-unsup")["tier"] == "auto"
+        assert [e["action"] for e in audit(db)] == ["accept", "undo", "verify", "undo", "redo"]
+
+
+async def test_redo_is_refused_when_another_writer_acted_since_the_undo(app, db):
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.review.triage import Triage
+    from synapse_tui.core.store.db import Store
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        await select(pilot, "f-pay-03")
+        await pilot.press("v")
+        await settle(pilot)
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        with Store.open(db) as other:  # the CLI, alongside: a new action, then its undo
+            cli = Triage(other, Clock(parse_time(NOW)), actor="user:cli")
+            cli.apply("contradict", ["f-deploy"])
+            cli.undo()
+        await pilot.press("ctrl+y")
+        await settle(pilot)
+        assert notices[-1][0] == "error", notices[-1]
+        assert "redo" in notices[-1][1] and "f-deploy" not in notices[-1][1]
+        assert db_row(db, "f-deploy")["s"] == 3 and audit(db)[-1]["actor"] == "user:cli"

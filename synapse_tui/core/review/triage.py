@@ -280,11 +280,29 @@ class Triage:
             raise TriageError(f"the newest live action is #{batch}, not #{expect}: nothing undone")
         return self._revert(batch, "undo")
 
-    def redo(self) -> Outcome:
-        batch = self._live_batches(undone=True)
+    def redo(self, expect: int | None = None) -> Outcome:
+        """Re-apply what the newest undo took back; with `expect`, batch `expect` or nothing
+        (the browser redoes what its own undo took back, whoever undid since)."""
+        batch = self._redoable(expect)
         if batch is None:
-            raise TriageError("nothing to redo")
+            raise TriageError(
+                "nothing to redo"
+                if expect is None
+                else f"#{expect} was undone before a newer action: it stays undone"
+            )
         return self._revert(batch, "redo")
+
+    def _redoable(self, only: int | None = None) -> int | None:
+        """The batch the newest undo still standing took back (or `only`, if that is one),
+        unless a new action came after that undo: a new action empties the redo stack."""
+        row = self.store.conn.execute(
+            "SELECT u.undoes FROM audit u WHERE u.action = 'undo' AND (? IS NULL OR u.undoes = ?)"
+            " AND u.seq = (SELECT max(v.seq) FROM audit v WHERE v.undoes = u.undoes)"
+            " AND u.seq > (SELECT coalesce(max(n.seq), 0) FROM audit n"
+            f" WHERE n.action IN ({','.join('?' * len(ACTIONS))})) ORDER BY u.seq DESC LIMIT 1",
+            (only, only, *ACTIONS),
+        ).fetchone()
+        return row[0] if row else None
 
     def undo_target(self) -> int | None:
         """The batch `undo` would revert now (the newest live action), or None."""
@@ -315,7 +333,8 @@ class Triage:
         self._check_writable()
         now = self.clock.now()
         with self.store.transaction() as conn:
-            if self._live_batches(undone=kind == "redo") != batch:  # another writer got in first
+            current = self._redoable(batch) if kind == "redo" else self._live_batches(undone=False)
+            if current != batch:  # another writer got in first
                 raise TriageError(f"cannot {kind} #{batch}: another action landed meanwhile; nothing changed")
             entries = conn.execute(
                 "SELECT fact_id, before, after, action, actor, at FROM audit WHERE batch = ? ORDER BY seq",

@@ -86,6 +86,9 @@ def open_cmd(db: str | None, now: str | None = None, config_path: str | None = N
     "--project", type=click.Path(), help="With --from claude-code: a project's CLAUDE.md files too."
 )
 @click.option("--model", help="With --from langgraph: the model its stored embeddings came from.")
+@click.option(
+    "--agents", help="With --from git-notes: author emails that are agents (globs; default *@letta.com)."
+)
 @now_option
 @json_option
 @config_option
@@ -99,6 +102,7 @@ def import_cmd(
     config_path: str | None,
     project: str | None = None,
     model: str | None = None,
+    agents: str | None = None,
 ) -> None:
     """Import FILE.jsonl into DB, all or nothing; or, with --from SYSTEM [SOURCE], open the
     memory mem0, Basic Memory or Graphiti already keeps (mem0's SOURCE defaults to
@@ -110,7 +114,7 @@ def import_cmd(
     if system is not None:
         from synapse_tui.cli.import_from import import_from
 
-        import_from(system, file, db, vectors, config, as_json, project=project, model=model)
+        import_from(system, file, db, vectors, config, as_json, project=project, model=model, agents=agents)
         return
     if vectors is not None:
         raise SynapseError("--vectors applies only to --from mem0")

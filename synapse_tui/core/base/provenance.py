@@ -55,6 +55,12 @@ SYSTEMS: dict[str, dict[str, tuple[str, ...]]] = {
         "author": (),
         "role": (),
     },
+    # Markdown in git: each line's commit names its author; a person's line is tier human.
+    "git-notes": {
+        "unrecorded": ("corroborations", "contradictions", "reinforcements"),
+        "author": ("x-git-notes-author",),
+        "role": (),
+    },
 }
 _UNKNOWN = {"unrecorded": ("corroborations", "contradictions", "reinforcements", "acceptance")}
 

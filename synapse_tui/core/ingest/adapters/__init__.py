@@ -65,6 +65,9 @@ class Snapshot:
     # sync_snapshot keeps one space per store (SPEC 9); None when the source has none.
     space: str | None = None
     evidence: list[Evidence] = field(default_factory=list)  # for facts already in the store
+    # when the source deleted them (epoch seconds), where it records that (a git commit);
+    # others are flagged at the instant of the sync
+    deleted_at: dict[str, float] = field(default_factory=dict)
 
 
 class Reader(Protocol):

@@ -20,11 +20,11 @@ memory `auto`.
 
 Ids. A topic file is the record `<path under the root>`; a bullet is `<path>#<hash of its
 text>` (`-2` for a repeat in one file). Claude Code keeps only the current text, so this
-reader takes `known`: a topic file whose body changed, or the one bullet of a file that
-changed when exactly one vanished and one appeared, is the next version of its record and
-supersedes it; any other bullet gone is deleted, and so is every fact of a file gone. Each
-fact records the root it was read from (`x-claude-code-root`): a root compares only with
-its own facts.
+reader takes `known`: a topic file whose body changed is the next version of its record
+and supersedes it, and so is an edited bullet (paired as git-notes pairs them: in order
+when as many bullets of a file vanished as appeared, else by shared words); any other
+bullet gone is deleted, and so is every fact of a file gone. Each fact records the root it
+was read from (`x-claude-code-root`): a root compares only with its own facts.
 
 Times. The files record none. In a git work tree a committed line dates from the commit
 that wrote it (a topic file from the last commit that changed it), its author and commit in
@@ -58,6 +58,7 @@ from synapse_tui.core.ingest.adapters import (
     require_folder,
     source_provenance,
 )
+from synapse_tui.core.ingest.adapters.git_notes import pair_edits
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "claude-code"
@@ -326,8 +327,9 @@ def _versions(f: _File, heads: dict[str, KnownFact]):
     present = {i.record for i in f.items}
     vanished = [k for k in gone if k.record not in present]
     fresh = [i for i in f.items if i.record not in heads]
-    if not f.whole and len(vanished) == 1 and len(fresh) == 1:  # the one bullet that changed
-        fresh[0].record = vanished[0].record
+    if not f.whole:  # bullets edited in place, paired as git-notes pairs them
+        for u, v in pair_edits([i.text for i in fresh], [k.text for k in vanished]):
+            fresh[u].record = vanished[v].record
     for item in f.items:
         head = heads.get(item.record)
         if head is None:

@@ -122,3 +122,60 @@ def blame(root: Path, path: str) -> list[Commit | None]:
             key, _, value = row.partition(" ")
             fields[key] = value
     return lines
+
+
+def history(root: Path, folder: Path) -> dict[str, list[Commit]]:
+    """Every Markdown file that ever was below `folder` (path relative to `root`), with the
+    commits that changed it, oldest first (a rename is a removal and an addition)."""
+    out = _run(
+        root,
+        "log",
+        "--reverse",
+        "--no-renames",
+        "--format=%x01%H%x00%an%x00%ae%x00%at",
+        "--name-only",
+        "-z",
+        "--",
+        str(folder),
+    )
+    found: dict[str, list[Commit]] = {}
+    for block in (out or "").split("\x01")[1:]:
+        head, _, names = block.partition("\n")
+        sha, name, email, at = head.split("\x00")[:4]
+        commit = Commit(sha, f"{name} <{email}>", email, float(at))
+        for path in names.strip("\n\x00").split("\x00"):
+            path = path.strip("\n")
+            if path.endswith(".md"):
+                found.setdefault(path, []).append(commit)
+    return found
+
+
+def blobs(root: Path, specs: list[str]) -> list[str | None]:
+    """The text of each `<commit>:<path>` (None where the file is absent at that commit),
+    through one `git cat-file --batch`."""
+    git = _git()
+    if git is None or not specs:
+        return [None] * len(specs)
+    try:
+        proc = subprocess.run(
+            [git, *_SAFE, "-C", str(root), "cat-file", "--batch"],
+            input="".join(f"{s}\n" for s in specs).encode(),
+            capture_output=True,
+            env={**os.environ, **_ENV},
+            check=False,
+            timeout=300,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return [None] * len(specs)
+    data, pos, texts = proc.stdout, 0, []
+    for _ in specs:
+        end = data.index(b"\n", pos)
+        header = data[pos:end].split()
+        pos = end + 1
+        if len(header) < 3 or header[1] != b"blob":
+            texts.append(None)
+            continue
+        size = int(header[2])
+        texts.append(data[pos : pos + size].decode("utf-8", "replace"))
+        pos += size + 1
+    return texts

@@ -85,9 +85,14 @@ def sync_snapshot(
             # when each was flagged (meta `deleted.at.ID`: epoch seconds), so "as of" an
             # instant shows what was deleted by then
             conn.execute(
-                "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.at.' || id, ? FROM facts"
-                " WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
-                (json.dumps((clock or Clock.from_option(None)).now()), json.dumps(to_flag)),
+                "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.at.' || f.id, coalesce(j.value, ?)"
+                " FROM facts f LEFT JOIN json_each(?) j ON j.key = f.id"
+                " WHERE f.deleted = 0 AND f.id IN (SELECT value FROM json_each(?))",
+                (
+                    json.dumps((clock or Clock.from_option(None)).now()),
+                    json.dumps(snapshot.deleted_at),
+                    json.dumps(to_flag),
+                ),
             )
             newly_deleted = conn.execute(
                 "UPDATE facts SET deleted = 1 WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",

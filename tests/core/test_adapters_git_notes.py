@@ -1,0 +1,162 @@
+"""The git-notes reader, on repositories committed here with the `git` command, in the
+shapes people and Letta Code write: plain notes, and Letta Code's MemFS (`system/*.md` with
+front matter `description` and `read_only`, committed by `<agent-id>@letta.com`)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.adapters import git_notes as gn
+from synapse_tui.core.ingest.adapters import known_facts
+from synapse_tui.core.store.db import Store
+from tests.cli.test_import_from import refused, run
+from tests.core.test_adapters_basic_memory import sync
+from tests.core.test_adapters_claude_code import git
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+AGENT = "agent-7f3a@letta.com"
+PERSONA = """\
+---
+description: Who I am and how I speak
+read_only: true
+---
+I am a terse assistant.
+"""
+HUMAN_V1 = """\
+---
+description: What I know about the user
+---
+# Sarah
+
+- Sarah lives in Lyon
+- Sarah prefers tea
+"""
+
+
+def commit(repo: Path, files: dict[str, str | None], when: str, email: str) -> None:
+    for rel, text in files.items():
+        path = repo / rel
+        if text is None:
+            path.unlink()
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "memory", when=when, email=email)
+
+
+@pytest.fixture
+def memfs(tmp_path: Path) -> Path:
+    repo = tmp_path / "agent-memory"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit(repo, {"system/persona.md": PERSONA}, "2026-01-01T09:00:00+01:00", "sarah@example.com")
+    commit(repo, {"system/human.md": HUMAN_V1}, "2026-01-02T10:00:00Z", AGENT)
+    commit(
+        repo,
+        {
+            "system/human.md": HUMAN_V1.replace("lives in Lyon", "lives in Paris").replace(
+                "- Sarah prefers tea\n", ""
+            )
+        },
+        "2026-02-01T10:00:00Z",
+        AGENT,
+    )
+    return repo
+
+
+def by_text(snapshot) -> dict:
+    return {f.text: f for f in snapshot.facts}
+
+
+def test_each_commit_is_a_version_with_its_author(memfs):
+    snap = gn.read(memfs)
+    facts = by_text(snap)
+    assert set(facts) == {
+        "I am a terse assistant.",
+        "Sarah lives in Lyon",
+        "Sarah prefers tea",
+        "Sarah lives in Paris",
+    }
+    lyon, paris = facts["Sarah lives in Lyon"], facts["Sarah lives in Paris"]
+    assert paris.supersedes == lyon.id and paris.id == lyon.id + "@2"
+    assert lyon.created_at == "2026-01-02T10:00:00Z" and paris.created_at == "2026-02-01T10:00:00Z"
+    assert paris.provenance["x-git-notes-author"] == f"Ada <{AGENT}>"
+    assert paris.provenance["x-git-notes-agent"] is True and paris.tier == "auto"
+    assert len(paris.provenance["x-git-notes-commit"]) == 40
+    assert paris.provenance["x-source-version"] == 2 and paris.entities == ["Sarah"]
+    assert paris.provenance["x-git-notes-description"] == "What I know about the user"
+    persona = facts["I am a terse assistant."]
+    assert persona.tier == "human" and persona.provenance["x-git-notes-read-only"] is True
+    assert persona.created_at == "2026-01-01T08:00:00Z"  # a local offset, converted to UTC
+    assert snap.deleted == {facts["Sarah prefers tea"].id}
+    assert snap.deleted_at == {facts["Sarah prefers tea"].id: paris.created_ts}
+    assert [f.id for f in gn.read(memfs).facts] == [f.id for f in snap.facts]
+
+
+def test_people_are_human_and_the_agent_pattern_is_configurable(memfs, monkeypatch):
+    commit(memfs, {"notes/team.md": "Deploys happen on Tuesdays.\n"}, "2026-03-01T00:00:00Z", "bob@corp.test")
+    facts = by_text(gn.read(memfs))
+    assert facts["Deploys happen on Tuesdays."].tier == "human"
+    assert facts["Deploys happen on Tuesdays."].provenance["x-git-notes-agent"] is False
+    facts = by_text(gn.read(memfs, agents="*@corp.test"))
+    assert (
+        facts["Deploys happen on Tuesdays."].tier == "auto" and facts["Sarah lives in Paris"].tier == "human"
+    )
+    monkeypatch.setenv("SYNAPSE_GIT_AGENTS", "bob@*")
+    assert by_text(gn.read(memfs))["Deploys happen on Tuesdays."].tier == "auto"
+
+
+def test_sync_flags_deletions_at_the_commit_and_uncommitted_edits_last(memfs, tmp_path):
+    with Store.open(tmp_path / "m.db", create=True) as store:
+        first = sync(store, gn.read(memfs))
+        assert (first.added, first.newly_deleted) == (4, 1)
+        (stamp,) = store.conn.execute("SELECT value FROM meta WHERE key LIKE 'deleted.at.%'").fetchone()
+        assert json.loads(stamp) == by_text(gn.read(memfs))["Sarah lives in Paris"].created_ts
+        human = memfs / "system" / "human.md"
+        human.write_text(human.read_text() + "- Sarah has a cat\n")
+        snap = gn.read(memfs)
+        cat = by_text(snap)["Sarah has a cat"]
+        assert cat.provenance["x-git-notes-time"] == "file modified; not committed" and cat.tier == "auto"
+        assert "x-git-notes-author" not in cat.provenance
+        assert sync(store, snap).added == 1
+        git(memfs, "commit", "-q", "-am", "cat", when="2026-04-01T00:00:00Z", email=AGENT)
+        before = store.data_version()
+        again = sync(store, gn.read(memfs))  # the same version, now committed: nothing new
+        assert (again.added, again.newly_deleted) == (0, 0) and store.data_version() == before
+        assert len(known_facts(store, "git-notes")) == 5
+
+
+def test_a_folder_outside_git_is_refused(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("- a fact\n")
+    with pytest.raises(InputError, match="is not in a git work tree"):
+        gn.read(tmp_path / "notes")
+
+
+def test_cli_imports_and_refuses(memfs, tmp_path):
+    db = tmp_path / "g.db"
+    out = json.loads(run("import", "--from", "git-notes", memfs, "--db", db, "--json").stdout)
+    assert (out["system"], out["added"], out["newly_deleted"]) == ("git-notes", 4, 1)
+    again = run("import", "--from", "git-notes", memfs, "--db", db)
+    assert "0 added, 0 newly deleted, 0 re-asserted, 4 unchanged" in again.stdout
+    people = json.loads(run("score", db, "--json", "--where", "tier:human").stdout.splitlines()[0])
+    assert people["id"].startswith("git-notes:system/persona.md#")
+    other = tmp_path / "o.db"
+    run("import", "--from", "git-notes", memfs, "--db", other, "--agents", "*")  # every author an agent
+    humans = [
+        json.loads(line)["id"]
+        for line in run("score", other, "--json", "--where", "tier:human").stdout.splitlines()
+    ]
+    assert len(humans) == 1 and humans[0].startswith("git-notes:system/persona.md#")  # read_only: true
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    line = refused("import", "--from", "git-notes", plain, "--db", tmp_path / "new.db")
+    assert str(plain) in line and "expected a folder of Markdown notes in a git work tree" in line
+    assert not (tmp_path / "new.db").exists()

@@ -23,16 +23,14 @@ from synapse_tui.cli.common import (
     resolve_config,
     say,
 )
-from synapse_tui.cli.render import print_calibration, print_explain, print_neighbours, print_score_table
+from synapse_tui.cli.render import print_explain, print_neighbours, print_score_table
 from synapse_tui.core.base.clock import Clock
-from synapse_tui.core.base.config import config_path_for, write_config
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.interchange import export_facts, import_facts, parse_file, write_jsonl
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import stream_rows
 from synapse_tui.core.store.db import Store
-from synapse_tui.core.trust.calibrate import calibrate
 
 JSON_CHUNK = 5_000  # rows per write of `score --json`
 SORT_KEYS = ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B", "k", "age", "id")
@@ -268,36 +266,6 @@ def export_cmd(
             write_jsonl(export_audit(store), output)
         else:
             write_jsonl(export_facts(store), output)
-
-
-@main.command("calibrate")
-@db_argument
-@click.option("--write", "write", is_flag=True, help="Store the proposed B0 and s in the config file.")
-@now_option
-@json_option
-@config_option
-def calibrate_cmd(db: str, write: bool, now: str | None, as_json: bool, config_path: str | None) -> None:
-    """Histograms of ages and B, and the B0 and s that fit this store."""
-    with open_memory(db, now, config_path, config_must_exist=not write) as memory:
-        cal = calibrate(memory)
-    target = memory.config.path or config_path_for(db)
-    if write:
-        write_config(cal.proposed_config(memory.config), target)
-    if as_json:
-        from dataclasses import asdict
-
-        emit_json(
-            {
-                **asdict(cal),
-                "current": {"B0": cal.current_b0, "s": cal.current_scale},
-                "proposed": {"B0": cal.proposed_b0, "s": cal.proposed_scale},
-                "written": str(target) if write else None,
-            }
-        )
-    else:
-        print_calibration(cal)
-        if write:
-            say(f"wrote b0 and scale to {target}")
 
 
 @main.command("edges")

@@ -255,7 +255,7 @@ def test_item4_usage_errors_are_one_error_line(store, tmp_path, args, needles):
 
 
 def test_item4_our_own_bug_is_one_line_exit_1_traceback_only_when_asked(store, monkeypatch):
-    import synapse_tui.cli.commands as commands
+    import synapse_tui.cli.calibrate as commands  # the calibrate command's own module
 
     def broken(memory):
         return 1 / 0

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from synapse_tui.core.base.clock import format_time
+from synapse_tui.core.base.clock import format_time, parse_time
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.trust.score import AUTO, HUMAN, SIGNED, supersession_depth
 
@@ -106,3 +106,75 @@ def memory_as_of(memory: Memory, when: float) -> tuple[Memory, np.ndarray]:
     past.k = supersession_depth(arrays.supersedes)
     past.rescore(when)
     return past, exists
+
+
+def _past_fact(past: Memory, exists: np.ndarray, fact_id: str) -> int | None:
+    i = past.index.get(fact_id)
+    return None if i is None or not exists[i] else i
+
+
+def _supersedes_then(past: Memory, i: int, named: str | None) -> str | None:
+    """What fact i named in `supersedes` at the instant: the audit's value, or an unknown
+    id as it was imported (an id the store does not hold is never a triage target)."""
+    j = int(past.arrays.supersedes[i])
+    if j >= 0:
+        return past.ids[j]
+    return named if named is not None and named not in past.index else None
+
+
+def explain_as_of(past: Memory, exists: np.ndarray, fact_id: str, when: float) -> dict | None:
+    """`show --as-of T`: the `show` object of the fact as it stood at `when` (None when it
+    did not exist yet): its counts, tier, reinforcements and supersession then, its history
+    up to then, scored at then. The text and provenance are today's (triage never changes
+    them)."""
+    i = _past_fact(past, exists, fact_id)
+    if i is None:
+        return None
+    out = past._explain(fact_id)
+    if out is None:
+        return None
+    a = past.arrays
+    out["corroborations"] = int(a.r[i])
+    out["contradictions"] = int(a.s[i])
+    out["declared_tier"] = ("auto", "human", "signed")[int(a.declared[i])]
+    out["supersedes"] = _supersedes_then(past, i, out["supersedes"])
+    newer = np.flatnonzero((a.supersedes == i) & exists)
+    out["superseded_by"] = sorted(past.ids[j] for j in newer.tolist())
+    if "reinforced_at" in out:
+        out["reinforced_at"] = [t for t in out["reinforced_at"] if parse_time(t) <= when]
+    out["history"] = [h for h in out["history"] if parse_time(h["at"]) <= when]
+    out["as_of"] = format_time(when)
+    return out
+
+
+def export_as_of(past: Memory, exists: np.ndarray, objs, when: float):
+    """`export --as-of T`: the interchange objects `objs` (the store's, in import order) of
+    the facts that existed at `when`, with the triage fields as they stood then."""
+    a = past.arrays
+    deleted = a.deleted
+    for obj in objs:
+        i = _past_fact(past, exists, obj["id"])
+        if i is None:
+            continue
+        obj["corroborations"] = int(a.r[i])
+        obj["contradictions"] = int(a.s[i])
+        obj["tier"] = ("auto", "human", "signed")[int(a.declared[i])]
+        if "reinforced_at" in obj:
+            obj["reinforced_at"] = [t for t in obj["reinforced_at"] if parse_time(t) <= when]
+        if a.o1_count[i]:
+            obj["reinforcement_count"] = int(a.o1_count[i])
+        named = _supersedes_then(past, i, obj.get("supersedes"))
+        if named is None:
+            obj.pop("supersedes", None)
+        else:
+            obj["supersedes"] = named
+        if deleted is None or not deleted[i]:
+            obj.pop("deleted", None)
+        yield obj
+
+
+def audit_as_of(entries, when: float):
+    """`export --audit --as-of T`: the audit as it stood, entries up to `when`."""
+    for entry in entries:
+        if parse_time(entry["at"]) <= when:
+            yield entry

@@ -1,0 +1,230 @@
+"""What people decided about facts, read from the audit log (SPEC 11.1), and the report that
+measures the trust score against it: the reliability table and the fit (SPEC 11.2, 11.3).
+
+Each triage entry logged the fact's score and inputs just before the action
+(`score_before`), so a verdict is a prediction (that trust) and an outcome (the action)
+without re-reading the fact: corroborate / verify / accept say it holds, contradict that it
+was wrong, a supersession that it was replaced. Read in one query, fields pulled out by
+SQLite's JSON functions, so 100,000 verdicts take a fraction of a second.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from synapse_tui.core.base.clock import format_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust import reliability as rel
+from synapse_tui.core.trust.fit import FitResult, Inputs, fit
+from synapse_tui.core.trust.score import TIERS
+
+ACTORS = {"people": ("user:",), "agents": ("agent:",), "all": ("user:", "agent:")}
+HOLDS_ACTIONS = ("corroborate", "verify", "accept")
+_UNIX_EPOCH_JD = 2440587.5  # julianday('1970-01-01')
+
+# the batches an undo took back and no redo brought back: the newest entry naming each
+# batch in `undoes` decides
+_UNDONE = """
+WITH last AS (
+    SELECT undoes, action FROM audit
+    WHERE seq IN (SELECT max(seq) FROM audit WHERE undoes IS NOT NULL GROUP BY undoes)
+)
+"""
+_LIVE = "(a.batch IS NULL OR a.batch NOT IN (SELECT undoes FROM last WHERE action = 'undo'))"
+_QUERY = (
+    _UNDONE
+    + """SELECT a.seq, julianday(a.at), a.action, a.score_before IS NOT NULL,
+       json_extract(a.score_before, '$.trust'), json_extract(a.score_before, '$.B'),
+       json_extract(a.score_before, '$.r'), json_extract(a.score_before, '$.s'),
+       json_extract(a.score_before, '$.k'), json_extract(a.score_before, '$.tier'),
+       json_extract(a.score_before, '$.reinforcement_count'),
+       julianday(a.at) - julianday(json_extract(a.score_before, '$.last_reinforced_at')),
+       json_extract(f.provenance, '$."x-source"'), a.fact_id, a.actor
+FROM audit a LEFT JOIN facts f ON f.id = a.fact_id
+WHERE a.fact_id IS NOT NULL
+  AND (a.action IN ({holds}, 'contradict')
+       OR (a.action = 'supersede' AND json_extract(a.after, '$.superseded_by') IS NOT NULL))
+  AND """
+    + _LIVE
+    + """
+  AND ({actors})
+  AND (? IS NULL OR julianday(a.at) >= julianday(?))
+ORDER BY a.seq
+"""
+)
+
+
+def live_entries(store: Store, action: str, after: float, until: float) -> list[tuple[str, float]]:
+    """(fact id, epoch seconds) of the live entries of `action` in (after, until], the
+    entry of the fact replaced for a supersession."""
+    replaced = " AND json_extract(a.after, '$.superseded_by') IS NOT NULL" if action == "supersede" else ""
+    rows = store.conn.execute(
+        _UNDONE
+        + "SELECT a.fact_id, julianday(a.at) FROM audit a WHERE a.action = ? AND a.fact_id IS NOT NULL"
+        + f" AND {_LIVE}{replaced} AND julianday(a.at) > julianday(?) AND julianday(a.at) <= julianday(?)",
+        (action, format_time(after), format_time(until)),
+    ).fetchall()
+    return [(fid, (jd - _UNIX_EPOCH_JD) * 86400.0) for fid, jd in rows]
+
+
+@dataclass(frozen=True, eq=False)
+class Verdicts:
+    """Every verdict, in time order (ties by audit seq), one array per field."""
+
+    seq: np.ndarray
+    at: np.ndarray  # epoch seconds
+    kind: np.ndarray  # reliability.HOLDS / WRONG / REPLACED
+    p: np.ndarray  # score_before.trust
+    inputs: Inputs  # score_before's B, r, s, k, tier (NaN / -1 where an older entry lacks one)
+    age_days: np.ndarray  # verdict time minus score_before.last_reinforced_at (NaN: unknown)
+    reinforcements: np.ndarray  # score_before.reinforcement_count (0: unknown)
+    source: list[str]  # the fact's x-source, else "native"
+    fact_ids: list[str]
+    actors: list[str]
+    skipped: int  # verdicts with no score_before
+
+    @property
+    def y(self) -> np.ndarray:
+        return (self.kind == rel.HOLDS).astype(np.float64)
+
+    def __len__(self) -> int:
+        return len(self.p)
+
+    @property
+    def replayable(self) -> np.ndarray:
+        i = self.inputs
+        return np.isfinite(i.B) & (i.r >= 0) & (i.s >= 0) & (i.k >= 0) & (i.tier >= 0)
+
+
+def read_verdicts(
+    store: Store, actors: str = "people", since: float | None = None, no_accept: bool = False
+) -> Verdicts:
+    """The live verdicts of `actors` (people | agents | all) at or after `since`."""
+    if actors not in ACTORS:
+        raise InputError(f"--actors must be one of {', '.join(ACTORS)}, got {actors!r}", field="actors")
+    holds = HOLDS_ACTIONS[:2] if no_accept else HOLDS_ACTIONS
+    who = " OR ".join("a.actor LIKE ?" for _ in ACTORS[actors])
+    sql = _QUERY.format(holds=", ".join(f"'{a}'" for a in holds), actors=who)
+    when = None if since is None else format_time(since)
+    rows = store.conn.execute(sql, (*(p + "%" for p in ACTORS[actors]), when, when)).fetchall()
+    with_score = [r for r in rows if r[3] and r[4] is not None]
+    skipped = len(rows) - len(with_score)
+    cols = list(zip(*with_score, strict=True)) if with_score else [()] * 15
+    seq = np.array(cols[0], dtype=np.int64)
+    at = (np.array(cols[1], dtype=np.float64) - _UNIX_EPOCH_JD) * 86400.0
+    action = cols[2]
+    kind = np.array(
+        [
+            rel.HOLDS if a in HOLDS_ACTIONS else rel.WRONG if a == "contradict" else rel.REPLACED
+            for a in action
+        ],
+        dtype=np.int8,
+    )
+    tier_code = {name: i for i, name in enumerate(TIERS)}
+
+    def numbers(col: tuple, missing: float, dtype: Any) -> np.ndarray:
+        return np.array([missing if v is None else v for v in col], dtype=dtype)
+
+    inputs = Inputs(
+        B=numbers(cols[5], np.nan, np.float64),
+        r=numbers(cols[6], -1, np.float64),
+        s=numbers(cols[7], -1, np.float64),
+        k=numbers(cols[8], -1, np.float64),
+        tier=np.array([tier_code.get(t, -1) for t in cols[9]], dtype=np.int64),
+    )
+    order = np.lexsort((seq, at))  # time order, ties by seq
+    v = Verdicts(
+        seq=seq[order],
+        at=at[order],
+        kind=kind[order],
+        p=numbers(cols[4], np.nan, np.float64)[order],
+        inputs=inputs.take(order),
+        age_days=numbers(cols[11], np.nan, np.float64)[order],
+        reinforcements=numbers(cols[10], 0, np.int64)[order],
+        source=[cols[12][i] or "native" for i in order.tolist()],
+        fact_ids=[cols[13][i] for i in order.tolist()],
+        actors=[cols[14][i] for i in order.tolist()],
+        skipped=skipped,
+    )
+    return v
+
+
+@dataclass(frozen=True)
+class VerdictReport:
+    """`calibrate --verdicts --json` (SPEC 11): the table, the features and the fit."""
+
+    verdicts: int
+    holds: int
+    wrong: int
+    replaced: int
+    skipped: int
+    actors: str
+    table: dict[str, Any]  # bins, log_loss, brier, baseline_log_loss, auc
+    by_feature: dict[str, list[dict[str, Any]]]
+    fit: FitResult
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdicts": self.verdicts,
+            "holds": self.holds,
+            "wrong": self.wrong,
+            "replaced": self.replaced,
+            "skipped": self.skipped,
+            "actors": self.actors,
+            **self.table,
+            "by_feature": self.by_feature,
+            "fit": self.fit.to_json(),
+        }
+
+
+def by_feature(v: Verdicts) -> dict[str, list[dict[str, Any]]]:
+    """The verdicts grouped by each factor's input: which factor is off shows as a group
+    whose rate and mean trust part, and a score cannot pass it by predicting the average."""
+    p, y = v.p, v.y
+    known_age = np.isfinite(v.age_days)
+    known_n = v.reinforcements > 0
+    tiers = [t for t in TIERS]
+    tier_idx = v.inputs.tier
+    known_tier = tier_idx >= 0
+    sources = sorted(set(v.source))
+    src_idx = (
+        np.array([sources.index(s) for s in v.source], dtype=np.int64) if sources else np.empty(0, np.int64)
+    )
+    return {
+        "age_days": rel.grouped(
+            list(rel.AGE_KEYS), rel.age_keys(v.age_days[known_age]), p[known_age], y[known_age]
+        ),
+        "reinforcements": rel.grouped(
+            list(rel.REINFORCEMENT_KEYS),
+            rel.reinforcement_keys(v.reinforcements[known_n]),
+            p[known_n],
+            y[known_n],
+        ),
+        "tier": rel.grouped(tiers, tier_idx[known_tier], p[known_tier], y[known_tier]),
+        "source": rel.grouped(sources, src_idx, p, y),
+    }
+
+
+def verdict_report(
+    store: Store, config: Config, actors: str = "people", since: float | None = None, no_accept: bool = False
+) -> VerdictReport:
+    v = read_verdicts(store, actors, since, no_accept)
+    y = v.y
+    ok = v.replayable
+    fitted = fit(v.inputs.take(np.flatnonzero(ok)), y[ok], config)
+    return VerdictReport(
+        verdicts=len(v),
+        holds=int(np.sum(v.kind == rel.HOLDS)),
+        wrong=int(np.sum(v.kind == rel.WRONG)),
+        replaced=int(np.sum(v.kind == rel.REPLACED)),
+        skipped=v.skipped,
+        actors=actors,
+        table=rel.table(v.p, y, v.kind),
+        by_feature=by_feature(v),
+        fit=fitted,
+    )

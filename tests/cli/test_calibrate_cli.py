@@ -1,0 +1,184 @@
+"""`calibrate --verdicts`, `--write` and `--backtest` as a user runs them (SPEC 11)."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+from click.testing import CliRunner
+
+from synapse_tui.cli import main
+from synapse_tui.core.base.clock import Clock, format_time, parse_time
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.ingest.interchange import import_facts, parse_file
+from synapse_tui.core.review.triage import Triage
+from synapse_tui.core.store.db import Store
+from tests.conftest import write_jsonl
+
+T0 = parse_time("2026-06-01T00:00:00Z")
+DAY = 86400.0
+
+
+def run(*args, env=None):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False, env=env)
+
+
+def refused(result, *needles):
+    assert result.exit_code == 2, (result.exit_code, result.output, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+def verdicts_store(tmp_path, pairs=60):
+    """A person who verifies what is two days old and contradicts what is a year old, day
+    after day: the current constants doubt the fresh ones too much and the old ones too little."""
+    facts = []
+    for i in range(pairs):
+        facts.append(
+            {"id": f"new{i:03d}", "text": f"recent {i}", "created_at": format_time(T0 + (i - 2) * DAY)}
+        )
+        facts.append({"id": f"old{i:03d}", "text": f"stale {i}", "created_at": format_time(T0 - 400 * DAY)})
+    facts = [f | {"tier": "human"} for f in facts]
+    src = write_jsonl(tmp_path / "f.jsonl", facts)
+    db = tmp_path / "memory.db"
+    with Store.open(db, create=True) as store:
+        import_facts(store, parse_file(src), str(src))
+        for i in range(pairs):
+            clock = Clock(T0 + i * DAY)
+            Triage(store, clock, actor="user:ann", config=Config()).apply("verify", [f"new{i:03d}"])
+            Triage(store, clock, actor="user:ann", config=Config()).apply("contradict", [f"old{i:03d}"])
+    return db
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory):
+    return verdicts_store(tmp_path_factory.mktemp("judged"))
+
+
+def test_verdicts_json_is_the_contract_and_the_fit_wins(judged):
+    result = run("calibrate", judged, "--verdicts", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert (data["verdicts"], data["holds"], data["wrong"], data["replaced"], data["skipped"]) == (
+        120,
+        60,
+        60,
+        0,
+        0,
+    )
+    assert data["actors"] == "people" and len(data["bins"]) == 10
+    fit = data["fit"]
+    assert set(fit) == {
+        "decision", "reason", "fitted", "current", "proposed",
+        "heldout_log_loss_current", "heldout_log_loss_fitted", "heldout_log_loss_baseline",
+    }  # fmt: skip
+    assert fit["decision"] == "adopt", fit["reason"]
+    assert fit["heldout_log_loss_fitted"] < fit["heldout_log_loss_current"] - 0.001
+    assert fit["current"]["freshness.b0"] == -1.7
+    assert "confidence.base_rate_human" in fit["fitted"] and "supersession.gamma" not in fit["fitted"]
+
+
+def test_the_table_for_a_person(judged):
+    out = run("calibrate", judged, "--verdicts").stdout
+    assert "VERDICTS  120 by people: 60 holds, 60 wrong, 0 replaced" in out
+    assert "FIT  adopt" in out and "held-out log loss" in out and "--write adopts them" in out
+    assert "by effective tier" in out
+
+
+def test_write_adopts_only_the_fitted_lines(tmp_path):
+    db = verdicts_store(tmp_path, pairs=40)
+    cfg = tmp_path / "memory.synapse.toml"
+    cfg.write_text("# mine\n[freshness]\ndecay = 0.5  # keep\n\n[review]\nthreshold = 0.4\n")
+    before = run("score", db, "--json").stdout
+    result = run("calibrate", db, "--verdicts", "--write")
+    assert result.exit_code == 0 and "wrote freshness.b0" in result.stdout
+    text = cfg.read_text()
+    assert text.startswith("# mine\n[freshness]\ndecay = 0.5  # keep\n") and "threshold = 0.4" in text
+    # 80 verdicts: the ladder's second rung fits B0 and s only
+    assert "b0 = " in text and "scale = " in text and "base_rate" not in text and "gamma" not in text
+    assert run("score", db, "--json").stdout != before  # every fact now scored by the new constants
+    # the new constants are now the current ones: nothing more to win
+    again = json.loads(run("calibrate", db, "--verdicts", "--json").stdout)
+    assert again["fit"]["current"]["freshness.b0"] != -1.7
+
+
+def test_write_with_too_few_verdicts_says_why_and_writes_nothing(tmp_path):
+    db = verdicts_store(tmp_path, pairs=5)
+    result = run("calibrate", db, "--verdicts", "--write")
+    assert result.exit_code == 0
+    assert "nothing written: the decision is too-few" in result.stdout
+    assert not (tmp_path / "memory.synapse.toml").exists()
+
+
+def test_no_verdicts_still_shows_the_table(tmp_path):
+    src = write_jsonl(tmp_path / "f.jsonl", [{"id": "a", "text": "t", "created_at": "2026-01-01T00:00:00Z"}])
+    db = tmp_path / "m.db"
+    run("import", src, "--db", db)
+    data = json.loads(run("calibrate", db, "--verdicts", "--json").stdout)
+    assert data["verdicts"] == 0 and data["log_loss"] is None and data["auc"] is None
+    assert data["fit"]["decision"] == "too-few"
+    assert "no verdicts yet" in run("calibrate", db, "--verdicts").stdout
+
+
+def test_write_on_a_read_only_config_is_refused(tmp_path):
+    db = verdicts_store(tmp_path, pairs=40)
+    cfg = tmp_path / "memory.synapse.toml"
+    cfg.write_text("[review]\nthreshold = 0.4\n")
+    cfg.chmod(stat.S_IRUSR)
+    refused(run("calibrate", db, "--verdicts", "--write"), "read-only", "nothing written")
+    assert cfg.read_text() == "[review]\nthreshold = 0.4\n"
+
+
+def test_write_on_a_read_only_store_is_refused(tmp_path):
+    db = verdicts_store(tmp_path, pairs=40)
+    db.chmod(stat.S_IRUSR | stat.S_IRGRP)
+    refused(run("calibrate", db, "--verdicts", "--write"), "read-only", "nothing written")
+    assert not (tmp_path / "memory.synapse.toml").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--verdicts", "--since", "yesterday"], "--since"),
+        (["--verdicts", "--actors", "robots"], "--actors"),
+        (["--backtest", "--at", "2026-06-01T00:00:00Z"], "--backtest needs --at T and --horizon DAYS"),
+        (["--backtest", "--at", "2026-06-01T00:00:00Z", "--horizon", "0"], "--horizon"),
+        (["--verdicts", "--backtest"], "one at a time"),
+        (["--since", "2026-06-01T00:00:00Z"], "go with --verdicts"),
+    ],
+)
+def test_bad_options_are_one_error_line(judged, args, needle):
+    refused(run("calibrate", judged, *args), needle)
+
+
+def test_actors_and_since(judged):
+    agents = json.loads(run("calibrate", judged, "--verdicts", "--actors", "agents", "--json").stdout)
+    assert agents["verdicts"] == 0 and agents["actors"] == "agents"
+    later = json.loads(
+        run("calibrate", judged, "--verdicts", "--since", format_time(T0 + 50 * DAY), "--json").stdout
+    )
+    assert later["verdicts"] == 20
+
+
+def test_backtest_json(judged):
+    result = run(
+        "calibrate", judged, "--backtest", "--at", format_time(T0 + 10 * DAY), "--horizon", "20", "--json"
+    )
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert list(data) == [
+        "at", "horizon_days", "facts", "replaced", "deleted", "contradicted", "survived", "bins", "log_loss", "auc",
+    ]  # fmt: skip
+    # alive at T: the 60 old facts and the recent ones made by then (days -2..10: 13)
+    assert data["facts"] == 73
+    assert data["contradicted"] == 20 and data["survived"] == 53
+    assert data["auc"] > 0.5  # what was contradicted was scored lower
+    assert (
+        "BACKTEST"
+        in run(
+            "calibrate", judged, "--backtest", "--at", format_time(T0 + 10 * DAY), "--horizon", "20"
+        ).stdout
+    )

@@ -22,6 +22,7 @@ from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.ingest.adapters import READERS, known_facts
 from synapse_tui.core.ingest.adapters.sync import sync_snapshot
+from synapse_tui.core.ingest.sources import remember
 from synapse_tui.core.store.db import Store
 
 SYSTEMS = READERS
@@ -106,6 +107,16 @@ def import_from(
             graph_progress=after_a_second("graph"),
         )
         store.warm(config)
+        remember(
+            store,
+            system,
+            None if source_path is None else str(source_path.resolve()),
+            **{
+                k: str(Path(v).resolve()) if k in ("project", "vectors") else str(v)
+                for k, v in options.items()
+                if k in own or k == "vectors"
+            },
+        )
     for warning in result.warnings:
         say(f"warning: {warning}", err=True)
     if as_json:

@@ -204,6 +204,16 @@ class Store:
         """Changes when another connection commits (SQLite's PRAGMA data_version)."""
         return self.conn.execute("PRAGMA data_version").fetchone()[0]
 
+    def meta(self, key: str) -> Any:
+        """A value kept in `meta` (as JSON), None when absent."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Keep `value` in `meta` as JSON, in a transaction of its own."""
+        with self.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+
     def count(self) -> int:
         return self.conn.execute("SELECT count(*) FROM facts").fetchone()[0]
 

@@ -196,6 +196,7 @@ class Browser:
         from synapse_tui.core.review.asof import memory_as_of
 
         self.as_of = when
+        duplicates = self._duplicates
         with self.lock:
             if when is None:
                 if rescore:
@@ -203,7 +204,9 @@ class Browser:
                 self.memory, self.exists = self.live, None
             else:
                 self.memory, self.exists = memory_as_of(self.live, when)
-        self._set_suspects(with_unsupported(self._duplicates, self.memory))
+                if self.suspects_ready:  # duplicates among the facts that existed then
+                    duplicates = find_duplicates(self.live, self.exists)
+        self._set_suspects(with_unsupported(duplicates, self.memory))
 
     def set_config(self, config: Config) -> None:
         """A new config (calibration wrote one): rescore everything."""
@@ -381,18 +384,48 @@ class Browser:
                 return None
 
     def neighbourhood(self, fact_id: str) -> GraphRead:
-        """The neighbour view's ego graph of `fact_id` (`egograph.neighbourhood`)."""
-        from synapse_tui.core.graph.ego import neighbourhood
+        """The neighbour view's ego graph of `fact_id` (`egograph.neighbourhood`); as of an
+        instant, without the facts created after it (nor what is reached only through them)."""
+        from synapse_tui.core.graph.ego import FACT, EgoGraph, GraphRead, neighbourhood, walk
 
         with self.lock:
-            return neighbourhood(self.store, fact_id, self.config)
+            read = neighbourhood(self.store, fact_id, self.config)
+        later = self._later_ids()
+        if read.value is None or not later:
+            return read
+        if fact_id in later:
+            return GraphRead(error=self._not_yet(fact_id))
+        ego = read.value
+        graph = ego.graph.copy()
+        graph.remove_nodes_from([(FACT, f) for f in later])
+        rows = tuple(walk(graph, (FACT, fact_id)))
+        return replace(read, value=EgoGraph(ego.id, ego.text, graph, rows))
 
     def path(self, a: str, b: str) -> GraphRead:
-        """How `a` is connected to `b`: the strongest chain of links (`graphpath`)."""
+        """How `a` is connected to `b`: the strongest chain of links (`graphpath`); as of an
+        instant, through the facts that existed then."""
+        from synapse_tui.core.graph.ego import GraphRead
         from synapse_tui.core.graph.path import find_path
 
-        with self.lock:
-            return find_path(self.store, a, b, self.config)
+        later = self._later_ids()
+        for fid in (a, b):
+            if fid in later:
+                return GraphRead(error=self._not_yet(fid))
+        exclude = frozenset(int(i) + 1 for i in np.flatnonzero(~self.exists)) if later else frozenset()
+        with self.lock:  # graph positions count from 1
+            return find_path(self.store, a, b, self.config, exclude)
+
+    def _later_ids(self) -> frozenset[str]:
+        """As of an instant, the facts created after it (empty when viewing now)."""
+        if self.exists is None or self.memory is None:
+            return frozenset()
+        ids = self.memory.ids
+        return frozenset(ids[int(i)] for i in np.flatnonzero(~self.exists))
+
+    def _not_yet(self, fact_id: str) -> str:
+        from synapse_tui.core.base.clock import format_time
+
+        return f"{fact_id} did not exist yet as of {format_time(self.as_of)}"
 
     def session_log(self) -> tuple[LogEntry, ...]:
         """Every audited action since the browser opened, by anyone, newest first."""

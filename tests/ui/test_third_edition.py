@@ -119,3 +119,57 @@ async def test_redo_is_refused_when_another_writer_acted_since_the_undo(app, db)
         assert notices[-1][0] == "error", notices[-1]
         assert "redo" in notices[-1][1] and "f-deploy" not in notices[-1][1]
         assert db_row(db, "f-deploy")["s"] == 3 and audit(db)[-1]["actor"] == "user:cli"
+
+
+# -- 4. as of T, every view is the store at T ---------------------------------------------
+
+AS_OF = "2026-11-12T12:00:00Z"  # f-dup-a exists, its duplicate f-dup-b not yet
+
+
+async def _as_of(pilot) -> set[str]:
+    """Switch to AS_OF; the ids of the facts created after it."""
+    from synapse_tui.core.base.clock import parse_time
+
+    app = pilot.app
+    app.set_as_of(parse_time(AS_OF))
+    await settle(pilot)
+    return {app.memory.ids[i] for i in range(len(app.memory)) if not app.browser.exists[i]}
+
+
+async def test_as_of_the_neighbour_view_shows_only_facts_that_existed(app):
+    from synapse_tui.ui.screens.neighbours import NeighbourScreen
+
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        later = await _as_of(pilot)
+        await select(pilot, "f-mid-3")
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, NeighbourScreen)
+        text = screen_text(app)
+        assert "f-pay-02" in text  # a neighbour that existed
+        assert not [f for f in later if f in text]
+
+
+async def test_as_of_the_path_view_goes_only_through_facts_that_existed(app):
+    from synapse_tui.ui.screens.path import PathScreen
+
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        later = await _as_of(pilot)
+        assert "f-pay-01" in later
+        app.push_screen(PathScreen("f-pay-02", "f-sso"))
+        await settle(pilot)
+        text = screen_text(app)
+        assert not [f for f in later if f in text], text
+
+
+async def test_as_of_suspect_reasons_name_only_facts_that_existed(app):
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        later = await _as_of(pilot)
+        await pilot.press("6")  # Suspect
+        await settle(pilot)
+        text = screen_text(app)
+        assert "f-dup-b" in later and "exact duplicate of f-dup-b" not in text
+        assert not [f for f in later if f in text]

@@ -88,14 +88,17 @@ class _Search:
     links (networkx gets the graph once, at the end: adding edges one by one to an
     nx.Graph costs more than reading them)."""
 
-    def __init__(self, reader: GraphReader, fanout: int) -> None:
+    def __init__(self, reader: GraphReader, fanout: int, exclude: frozenset[int] = frozenset()) -> None:
         self.reader, self.fanout = reader, fanout
+        self.exclude = exclude  # fact positions the path may not go through (not yet created)
         self.adj: dict[Node, set[Node]] = {}
         self.links: dict[tuple[Node, Node], tuple[str, float, bool]] = {}
         self.expanded: set[Node] = set()
 
     def _link(self, u: Node, v: Node, kind: str, w: float, lexical: bool = False) -> None:
         key = (u, v) if u < v else (v, u)
+        if any(n[0] == FACT and n[1] in self.exclude for n in key):
+            return
         if key not in self.links:
             self.links[key] = (kind, w, lexical)
             self.adj.setdefault(u, set()).add(v)
@@ -130,7 +133,9 @@ class _Search:
         return G
 
 
-def path_between(source: Any, a_id: str, b_id: str, config: Any) -> Path | None:
+def path_between(
+    source: Any, a_id: str, b_id: str, config: Any, exclude: frozenset[int] = frozenset()
+) -> Path | None:
     """The cheapest path from fact `a_id` to fact `b_id`, or None when they are not
     connected within `config.graph.path_max_hops` links (module docstring).
 
@@ -140,7 +145,7 @@ def path_between(source: Any, a_id: str, b_id: str, config: Any) -> Path | None:
     a, b = (FACT, reader.pos_of(a_id)), (FACT, reader.pos_of(b_id))
     if a == b:
         return Path(a_id, b_id, (PathNode(FACT, a_id, _texts(reader, [a[1]])[0]),), (), 0.0, 1)
-    search = _Search(reader, int(config.graph.path_fanout))
+    search = _Search(reader, int(config.graph.path_fanout), exclude)
     seen = [{a}, {b}]
     frontier = [[a], [b]]
     for _ in range(int(config.graph.path_max_hops)):
@@ -165,9 +170,11 @@ def path_between(source: Any, a_id: str, b_id: str, config: Any) -> Path | None:
     return Path(a_id, b_id, _path_nodes(reader, nodes), steps, float(total), len(G))
 
 
-def find_path(store: Any, a_id: str, b_id: str, config: Any) -> GraphRead:
+def find_path(
+    store: Any, a_id: str, b_id: str, config: Any, exclude: frozenset[int] = frozenset()
+) -> GraphRead:
     """`path_between` as the path view reads it: not connected is an error to show."""
-    read = read_graph(store, lambda: path_between(store, a_id, b_id, config))
+    read = read_graph(store, lambda: path_between(store, a_id, b_id, config, exclude))
     if read.value is None and read.error is None:
         return GraphRead(None, not_connected(a_id, b_id, config), read.info)
     return read

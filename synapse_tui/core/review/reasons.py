@@ -34,19 +34,25 @@ def unsupported_reason(memory: Memory) -> str:
     return f"unsupported: auto, never corroborated, older than {days:g} days"
 
 
-def find_duplicates(memory: Memory) -> Suspects:
+def find_duplicates(memory: Memory, exists: np.ndarray | None = None) -> Suspects:
     """Exact duplicates and near-duplicate clusters (reads texts and the stored semantic
-    edges once per load; they do not depend on the instant)."""
+    edges once per load; they do not depend on the instant). `exists`: only among these
+    facts (as of an instant: a fact is no duplicate of one created later)."""
     conn = memory.store.conn
     index = memory.index
     why: dict[int, str] = {}
     other: dict[int, int] = {}
-    for group in junk.exact_duplicates(conn):
+
+    def among(groups: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+        kept = [tuple(f for f in g if exists is None or exists[index[f]]) for g in groups]
+        return [g for g in kept if len(g) > 1]
+
+    for group in among(junk.exact_duplicates(conn)):
         for fid in group:
             rest = [g for g in group if g != fid]
             why[index[fid]] = f"exact duplicate of {', '.join(rest)}"
             other[index[fid]] = index[rest[0]]
-    for group in junk.near_duplicate_clusters(conn, memory.config):
+    for group in among(junk.near_duplicate_clusters(conn, memory.config)):
         for fid in group:
             if index[fid] in why:
                 continue

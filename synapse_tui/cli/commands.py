@@ -27,7 +27,14 @@ from synapse_tui.cli.render import print_explain, print_neighbours, print_score_
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.base.textsafe import clean
-from synapse_tui.core.ingest.interchange import export_facts, import_facts, parse_file, write_jsonl
+from synapse_tui.core.ingest.interchange import (
+    export_facts,
+    import_facts,
+    landed_facts,
+    link_landed,
+    parse_file,
+    write_jsonl,
+)
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import stream_rows
 from synapse_tui.core.store.db import Store
@@ -105,8 +112,6 @@ def import_cmd(
     """Import FILE.jsonl into DB, all or nothing; or, with --from SYSTEM [SOURCE], open the
     memory mem0, Basic Memory or Graphiti already keeps (mem0's SOURCE defaults to
     $MEM0_DIR/history.db, else ~/.mem0/history.db)."""
-    from synapse_tui.core.graph.build import update_graph
-
     Clock.from_option(now)  # validate --now even though import does not score
     config = resolve_config(db, config_path)
     if system is not None:
@@ -126,9 +131,8 @@ def import_cmd(
     with nothing_left_if_refused(db), Store.open(db, create=True) as store:
         result = import_facts(store, facts, file, progress=progress_bar("importing"))
         # The graph is derived data: built in its own transaction, so the facts land even
-        # if this is interrupted, and the next graph check (its fingerprint) finishes it.
-        with store.transaction() as conn:
-            graph = update_graph(conn, result.new_positions, config, progress=progress_bar("graph"))
+        # if this is interrupted, and the next import finishes it (a failure says so).
+        graph = link_landed(store, config, landed_facts(result.imported), progress_bar("graph"))
         store.warm(config)
     for warning in result.warnings + list(graph.notes):
         say(f"warning: {warning}", err=True)

@@ -103,7 +103,7 @@ def describe_error(exc: Exception) -> tuple[str, int]:
     if isinstance(exc, click.ClickException):
         return clean(exc.format_message()), EXIT_USER_ERROR
     if not is_internal(exc):
-        return describe(exc), EXIT_USER_ERROR
+        return describe(exc), getattr(exc, "exit_code", EXIT_USER_ERROR)  # PartialWrite: its own
     hint = "" if os.environ.get("SYNAPSE_DEBUG") == "1" else "; SYNAPSE_DEBUG=1 shows the traceback"
     return describe(exc) + hint, EXIT_INTERNAL_ERROR
 

@@ -4,6 +4,7 @@ refusal is one `error:` line, exit 2, and leaves the store as it was."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 
@@ -156,3 +157,62 @@ def test_an_invalidated_edge_with_two_candidates_is_flagged_and_survives_a_round
     run("import", dump, "--db", tmp_path / "again.db")
     again = json_lines(run("score", tmp_path / "again.db", "--json", "--where", "flag:invalidated").stdout)
     assert [r["id"] for r in again] == ["graphiti:e-old"]
+
+
+# -- 11. a refused import changes nothing; a partial one says exactly what landed ---------------
+
+
+def corrupt_index(path, index: str) -> None:
+    """Overwrite the cell pointers of `index`'s root page on disk, as a failing disk would."""
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (index,)).fetchone()
+    (size,) = conn.execute("PRAGMA page_size").fetchone()
+    conn.close()
+    with open(path, "r+b") as fh:
+        fh.seek((root - 1) * size + 8)
+        fh.write(b"\xff" * 200)
+
+
+def facts_on_disk(path) -> list[str]:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [row[0] for row in conn.execute("SELECT id FROM facts ORDER BY pos")]
+    finally:
+        conn.close()
+
+
+def test_an_import_into_a_store_with_a_corrupt_audit_index_is_refused_whole(db, tmp_path):  # noqa: F811
+    for fid in ("a", "b", "c", "d", "e") * 8:
+        run("corroborate", db, fid)
+    corrupt_index(db, "audit_fact")
+    before = facts_on_disk(db)
+    new = write_jsonl(
+        tmp_path / "new.jsonl", [{"id": "n1", "text": "new", "created_at": "2025-01-01T00:00:00Z"}]
+    )
+    result = run("import", new, "--db", db, code=2)
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"error: {db}: ")
+    assert "corrupt" in result.stderr and "nothing was written" in result.stderr
+    assert facts_on_disk(db) == before
+
+    history = write_history(tmp_path / "history.db", story())
+    result = run("import", "--from", "mem0", history, "--db", db, code=2)
+    assert "corrupt" in result.stderr and "nothing was written" in result.stderr
+    assert facts_on_disk(db) == before
+
+
+def test_a_graph_failure_after_the_facts_landed_says_so_with_its_own_status(db, tmp_path, monkeypatch):  # noqa: F811
+    import synapse_tui.core.graph.build as build
+
+    def full_disk(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(build, "update_graph", full_disk)
+    new = write_jsonl(
+        tmp_path / "new.jsonl", [{"id": "n1", "text": "new", "created_at": "2025-01-01T00:00:00Z"}]
+    )
+    result = run("import", new, "--db", db, code=3)
+    assert result.stderr.count("\n") == 1
+    assert "1 fact imported" in result.stderr and "neighbour graph was not updated" in result.stderr
+    assert "database or disk is full" in result.stderr
+    assert facts_on_disk(db)[-1] == "n1"

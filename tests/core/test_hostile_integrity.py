@@ -10,7 +10,7 @@ import pytest
 
 from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.errors import InputError, PartialWrite
 from synapse_tui.core.ingest.adapters import graphiti, mem0
 from synapse_tui.core.ingest.adapters.sync import sync_snapshot
 from synapse_tui.core.review import query as fq
@@ -118,3 +118,22 @@ def test_no_successor_is_guessed_the_old_fact_stays_invalidated(tmp_path, later)
         assert memory.explain("graphiti:" + edges[0]["uuid"])["flags"] == []
         for query in ("flag:invalidated", "is:invalidated"):
             assert [memory.ids[i] for i in fq.run(memory, fq.parse(query))] == ["graphiti:e-old"]
+
+
+# -- 11. what a sync wrote is said when its graph step fails ----------------------------------
+
+
+def test_a_sync_whose_graph_step_fails_says_what_landed(tmp_path, monkeypatch):
+    import synapse_tui.core.graph.build as build
+
+    def full_disk(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(build, "update_graph", full_disk)
+    snap = mem0.read(write_history(tmp_path / "history.db", story()))
+    with Store.open(tmp_path / "m.db", create=True) as store:
+        with pytest.raises(PartialWrite, match="4 facts added, 1 flagged deleted, 0 re-asserted") as exc:
+            sync_snapshot(store, snap, Config())
+        assert "could not be read or written (database or disk is full)" in str(exc.value)
+        assert "corrupt" not in str(exc.value)
+        assert store.count() == 4

@@ -28,6 +28,14 @@ class StoreError(SynapseError):
     """The database is not ours, is corrupt, is locked, or cannot be written."""
 
 
+class PartialWrite(SynapseError):
+    """A command whose first part landed and a later part did not (the facts of an import
+    are in, its neighbour graph is not): the message says which is which, and the CLI
+    exits with a status of its own instead of a refusal's."""
+
+    exit_code = 3
+
+
 class ConfigError(SynapseError):
     """A config file that cannot be read or holds a bad value."""
 
@@ -55,7 +63,11 @@ def describe(exc: BaseException) -> str:
         return f"{clean(exc.reason)}\n  {clean(exc.query)}\n  {caret}"
     if isinstance(exc, SynapseError):
         return clean(str(exc))
-    if isinstance(exc, sqlite3.DatabaseError):  # damage found past the header check at open
+    if isinstance(exc, _OUR_SQL):
+        pass  # a statement of ours that SQLite refused: a bug, said so below
+    elif isinstance(exc, sqlite3.OperationalError):  # full disk, I/O, lock: not damage
+        return clean(f"the database could not be read or written ({exc})")
+    elif isinstance(exc, sqlite3.DatabaseError):  # damage found past the header check at open
         return clean(f"the database is corrupt or unreadable ({exc})")
     if isinstance(exc, OSError):  # the machine's, not ours: a full disk, a permission
         where = f"{exc.filename}: " if exc.filename else ""
@@ -65,6 +77,19 @@ def describe(exc: BaseException) -> str:
     return clean(f"internal error, please report it ({what})")
 
 
+# What SQLite raises for a statement of ours it refuses (a UNIQUE constraint our own
+# write broke, a misused cursor): our bug, never the store's damage.
+_OUR_SQL = (
+    sqlite3.IntegrityError,
+    sqlite3.ProgrammingError,
+    sqlite3.InterfaceError,
+    sqlite3.InternalError,
+    sqlite3.NotSupportedError,
+)
+
+
 def is_internal(exc: BaseException) -> bool:
     """Our own bug, not the user's input, their store or their machine."""
+    if isinstance(exc, _OUR_SQL):
+        return True
     return not isinstance(exc, SynapseError | sqlite3.DatabaseError | OSError)

@@ -10,19 +10,23 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from synapse_tui.core.base import limits
 from synapse_tui.core.base.clock import format_time, parse_time
-from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import InputError, PartialWrite, describe
 from synapse_tui.core.base.jsonl import json_line, read_jsonl, write_jsonl  # noqa: F401 (this module's API before the split)
 from synapse_tui.core.base.textsafe import first_unsafe
 from synapse_tui.core.graph.edges import normalise, validate_embedding
 from synapse_tui.core.store.arrays import event_blob
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.score import in_cycle
+
+if TYPE_CHECKING:
+    from synapse_tui.core.graph.build import GraphUpdate
 
 KNOWN_KEYS = (
     "id",
@@ -268,6 +272,7 @@ def import_facts(
     update), so a failure there also leaves the store untouched.
     """
     conn = store.conn
+    store.check_health()  # a damaged store is refused before the first write, not after a commit
 
     def err(fact: ParsedFact, fld: str, msg: str) -> InputError:
         return InputError(msg, file=source, line=fact.line, field=fld)
@@ -304,6 +309,27 @@ def import_facts(
         if after_insert:
             after_insert(conn, positions)
     return ImportResult(len(facts), warnings, positions)
+
+
+def link_landed(store: Store, config: Config, landed: str, progress: Progress | None = None) -> GraphUpdate:
+    """Bring the neighbour graph up to date after an import's facts have landed, in a
+    transaction of its own (derived data: an interrupted update leaves the facts, and the
+    next import finishes it). A failure here is not a refusal: the facts are in, so the
+    PartialWrite says what landed (`landed`) and what did not."""
+    from synapse_tui.core.graph import build
+
+    try:
+        with store.transaction() as conn:
+            return build.update_graph(conn, [], config, progress=progress)
+    except Exception as exc:
+        raise PartialWrite(
+            f"{store.path}: {landed}, but the neighbour graph was not updated ({describe(exc)});"
+            " the next import brings it up to date"
+        ) from exc
+
+
+def landed_facts(n: int) -> str:
+    return f"{n} fact{'' if n == 1 else 's'} imported (committed)"
 
 
 def _check_dimension(store: Store, facts: list[ParsedFact], err: Callable) -> None:

@@ -33,10 +33,9 @@ from typing import Any
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
-from synapse_tui.core.graph.build import update_graph
 from synapse_tui.core.graph.embed import record_model, recorded_space
 from synapse_tui.core.ingest.adapters import Evidence, Snapshot
-from synapse_tui.core.ingest.interchange import ParsedFact, Progress, import_facts
+from synapse_tui.core.ingest.interchange import ParsedFact, Progress, import_facts, link_landed
 from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.db import Store
 
@@ -110,9 +109,10 @@ def sync_snapshot(
         )
         warnings = result.warnings
         if new:
-            # The graph is derived data, in its own transaction like `import` (SPEC 3).
-            with store.transaction() as conn:
-                update_graph(conn, result.new_positions, config, progress=graph_progress)
+            # The graph is derived data, in its own transaction like `import` (SPEC 3); a
+            # failure there says what of the sync landed.
+            landed = f"{len(new)} facts added, {newly_deleted} flagged deleted, {reasserted} re-asserted (committed)"
+            link_landed(store, config, landed, graph_progress)
     return SyncResult(
         system=snapshot.system,
         source=snapshot.source,

@@ -8,6 +8,8 @@ from pathlib import Path
 import click
 import numpy as np
 
+from synapse_tui.cli.asof import as_of as past
+from synapse_tui.cli.asof import as_of_option, when_said
 from synapse_tui.cli.common import (
     TAKES_IDS,
     FilePath,
@@ -159,11 +161,19 @@ def import_cmd(
     callback=lambda ctx, param, value: _not_negative(value),
     help="Rows to show (default: all with --json, 50 in the table; 0 for all).",
 )
+@as_of_option
 @now_option
 @json_option
 @config_option
 def score_cmd(
-    db: str, where: str, sort: str, limit: int | None, now: str | None, as_json: bool, config_path: str | None
+    db: str,
+    where: str,
+    sort: str,
+    limit: int | None,
+    now: str | None,
+    as_json: bool,
+    config_path: str | None,
+    as_of: float | None = None,
 ) -> None:
     """Score every fact of DB."""
     if sort is not None and sort.lstrip("-") not in SORT_KEYS:
@@ -173,11 +183,14 @@ def score_cmd(
     q = fq.parse(where)
     if sort is None and not (as_json or q.words):
         sort = "-trust"
-    if as_json and q.empty and not sort:  # every fact in store order: stream as scores come
+    if as_json and q.empty and not sort and as_of is None:  # every fact in store order: stream
         _stream_json(db, now, config_path, limit or 0)
         return
     with open_memory(db, now, config_path) as memory:
+        memory, existed = past(memory, as_of)
         positions = fq.run(memory, q) if not q.empty else np.arange(len(memory))
+        if existed is not None:
+            positions = positions[existed[positions]]
         if sort:
             positions = _sorted(memory, positions, sort.lstrip("-"), descending=sort.startswith("-"))
         total = len(positions)
@@ -236,15 +249,23 @@ def _dumps(obj: dict) -> str:
 @main.command("show", context_settings=TAKES_IDS)
 @db_argument
 @click.argument("fact_id")
+@as_of_option
 @now_option
 @json_option
 @config_option
-def show_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config_path: str | None) -> None:
+def show_cmd(
+    db: str, fact_id: str, now: str | None, as_json: bool, config_path: str | None, as_of: float | None = None
+) -> None:
     """Explain one fact: every factor with its inputs, the opinion, what would move it."""
     with open_memory(db, now, config_path) as memory:
-        info = memory.explain(fact_id)
+        if as_of is None:
+            info = memory.explain(fact_id)
+        else:
+            from synapse_tui.core.review.asof import explain_as_of
+
+            info = explain_as_of(*past(memory, as_of), fact_id, as_of)
         if info is None:
-            raise SynapseError(f"no fact with id {fact_id!r} in {db}")
+            raise SynapseError(f"no fact with id {fact_id!r} in {db}{when_said(as_of)}")
         if as_json:
             emit_json(info)
         else:
@@ -255,14 +276,24 @@ def show_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config_path:
 @db_argument
 @click.option("-o", "--output", type=FilePath(), help="Write here (default: stdout).")
 @click.option("--audit", is_flag=True, help="Export the triage decisions instead of the facts.")
+@as_of_option
 @now_option
 @json_option
 @config_option
 def export_cmd(
-    db: str, output: str | None, audit: bool, now: str | None, as_json: bool, config_path: str | None
+    db: str,
+    output: str | None,
+    audit: bool,
+    now: str | None,
+    as_json: bool,
+    config_path: str | None,
+    as_of: float | None = None,
 ) -> None:
     """Write DB back as interchange JSON Lines (triage included)."""
     Clock.from_option(now)
+    if as_of is not None:
+        _export_as_of(db, output, audit, now, config_path, as_of)
+        return
     with Store.open(db, readonly=True) as store, store.snapshot():
         if audit:
             from synapse_tui.core.review.triage import export_audit
@@ -270,6 +301,22 @@ def export_cmd(
             write_jsonl(export_audit(store), output)
         else:
             write_jsonl(export_facts(store), output)
+
+
+def _export_as_of(
+    db: str, output: str | None, audit: bool, now: str | None, config_path: str | None, when: float
+):
+    """`export --as-of T`: the facts that existed at T with their triage then, or the audit
+    up to T."""
+    from synapse_tui.core.review.asof import audit_as_of, export_as_of
+    from synapse_tui.core.review.triage import export_audit
+
+    with open_memory(db, now, config_path) as memory:
+        then, existed = past(memory, when)
+        if audit:
+            write_jsonl(audit_as_of(export_audit(memory.store), when), output)
+        else:
+            write_jsonl(export_as_of(then, existed, export_facts(memory.store), when), output)
 
 
 @main.command("edges")

@@ -182,3 +182,72 @@ def test_backtest_json(judged):
             "calibrate", judged, "--backtest", "--at", format_time(T0 + 10 * DAY), "--horizon", "20"
         ).stdout
     )
+
+
+# --as-of: the store as it was, for scripts (SPEC 11.4)
+
+
+@pytest.fixture
+def history(tmp_path):
+    facts = [
+        {"id": "a", "text": "first", "created_at": "2026-01-01T00:00:00Z"},
+        {"id": "b", "text": "second", "created_at": "2026-02-01T00:00:00Z"},
+        {"id": "c", "text": "newer", "created_at": "2026-04-01T00:00:00Z"},
+    ]
+    src = write_jsonl(tmp_path / "h.jsonl", facts)
+    db = tmp_path / "h.db"
+    with Store.open(db, create=True) as store:
+        import_facts(store, parse_file(src), str(src))
+        Triage(store, Clock(parse_time("2026-03-01T00:00:00Z")), actor="user:ann").apply("corroborate", ["a"])
+        Triage(store, Clock(parse_time("2026-05-01T00:00:00Z")), actor="user:ann").apply(
+            "supersede", ["b"], "c"
+        )
+        Triage(store, Clock(parse_time("2026-05-02T00:00:00Z")), actor="user:ann").apply("contradict", ["a"])
+    return db
+
+
+def test_score_as_of_is_the_store_then(history):
+    rows = [
+        json.loads(x)
+        for x in run("score", history, "--as-of", "2026-03-15T00:00:00Z", "--json").stdout.splitlines()
+    ]
+    assert [r["id"] for r in rows] == ["a", "b"]  # c was not made yet
+    by_id = {r["id"]: r for r in rows}
+    assert by_id["a"]["b"] > 0 and by_id["a"]["d"] == 0  # corroborated by then, not yet contradicted
+    assert by_id["b"]["k"] == 0  # not yet superseded
+    now_rows = {
+        json.loads(x)["id"]: json.loads(x) for x in run("score", history, "--json").stdout.splitlines()
+    }
+    assert now_rows["b"]["k"] == 1 and now_rows["a"]["d"] > 0
+    # the same instant as the browser's as-of view: facts scored at T
+    table = run("score", history, "--as-of", "2026-03-15T00:00:00Z").stdout
+    assert "newer" not in table and "first" in table
+
+
+def test_show_as_of(history):
+    info = json.loads(run("show", history, "a", "--as-of", "2026-03-15T00:00:00Z", "--json").stdout)
+    assert (info["corroborations"], info["contradictions"]) == (1, 0)
+    assert [h["action"] for h in info["history"]] == ["corroborate"]
+    assert info["reinforced_at"] == ["2026-03-01T00:00:00Z"]
+    b = json.loads(run("show", history, "b", "--as-of", "2026-04-15T00:00:00Z", "--json").stdout)
+    assert b["superseded_by"] == [] and b["k"] == 0
+    refused(run("show", history, "c", "--as-of", "2026-03-15T00:00:00Z"), "no fact with id 'c'", "as of")
+
+
+def test_export_as_of(history):
+    lines = [
+        json.loads(x) for x in run("export", history, "--as-of", "2026-04-15T00:00:00Z").stdout.splitlines()
+    ]
+    assert [o["id"] for o in lines] == ["a", "b", "c"]
+    assert "supersedes" not in lines[2]  # c named b only in May
+    assert lines[0]["corroborations"] == 1 and lines[0]["contradictions"] == 0
+    audit = [
+        json.loads(x)
+        for x in run("export", history, "--audit", "--as-of", "2026-04-15T00:00:00Z").stdout.splitlines()
+    ]
+    assert [e["action"] for e in audit] == ["corroborate"]
+
+
+def test_as_of_bad_input(history):
+    refused(run("score", history, "--as-of", "March"), "--as-of")
+    refused(run("score", history, "--as-of", "2030-01-01T00:00:00Z"), "after now")

@@ -193,3 +193,19 @@ def test_store_positions_by_provenance_read_only_what_is_new(store_path):
         assert store.ids_at(bob.tolist()) == ["bob-gym", "bob-secret"]
         assert len(store.provenance_positions("x-mem0-user-id", "bob", start=int(bob[-1]) + 1)) == 0
         assert np.array_equal(store.note_positions("n-bob"), bob)
+
+
+def test_sentence_embeddings_join_when_the_model_is_installed(tmp_path):
+    """The `semantic` signal needs the store's model embeddings and the `[embed]` extra
+    (torch): skipped where it is missing, as on this project's CI."""
+    from synapse_tui.core.graph import embed
+
+    if embed.missing_extra() is not None:
+        pytest.skip(f"the [embed] extra is not installed ({embed.missing_extra()} is missing)")
+    from synapse_tui.core.ingest.sample import ensure_sample
+
+    with Store.open(ensure_sample(), readonly=True) as store:
+        recall = recall_of(store)
+        out = recall.search("Who is our main point of contact at Banco Tessera?")
+        assert "semantic" in out["signals"] and "semantic #" in out["results"][0]["rank_reason"]
+        recall.settle()

@@ -250,17 +250,21 @@ class Browser:
         self.shown = Rows(order, counts, view, ranked)
         return self.shown
 
-    def step(self, fact_id: str, delta: int) -> str | None:
-        """The fact `delta` rows from `fact_id` in the list's order (clamped at its ends), or
-        None when `fact_id` is not in it: the detail view's next / previous fact."""
-        memory, shown = self.memory, self.shown
-        if memory is None or shown is None or fact_id not in memory.index:
+    def step(self, fact_id: str, delta: int, order: np.ndarray | None = None) -> str | None:
+        """The fact `delta` rows from `fact_id` in `order` (default: the list's order now),
+        clamped at its ends, or None when `fact_id` is not in it: the detail view's next /
+        previous fact. The view passes the order it opened on, so a fact that left the
+        queue (verified in Stale) still has a next one."""
+        memory = self.memory
+        if order is None:
+            order = self.shown.order if self.shown is not None else None
+        if memory is None or order is None or fact_id not in memory.index:
             return None
-        hits = np.flatnonzero(shown.order == memory.index[fact_id])
+        hits = np.flatnonzero(order == memory.index[fact_id])
         if not len(hits):
             return None
-        row = min(max(int(hits[0]) + delta, 0), len(shown.order) - 1)
-        return memory.ids[int(shown.order[row])]
+        row = min(max(int(hits[0]) + delta, 0), len(order) - 1)
+        return memory.ids[int(order[row])]
 
     def set_queue(self, index: int) -> None:
         self.view = replace(self.view, queue=index % len(QUEUES))

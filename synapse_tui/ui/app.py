@@ -115,6 +115,8 @@ class SynapseApp(TriageMixin, App[None]):
         if action == "triage" and parameters and parameters[0] not in ("undo", "redo"):
             # views without a fact (calibration) do not offer the keys
             return not isinstance(self.screen, ModalScreen) and self.shown_fact_id() is not None
+        if action == "triage" and getattr(self.screen, "OWNS_UNDO", False):
+            return False  # a view with its own undo (calibration: the config write) keeps ctrl+z
         if action in ("session_log", "legend", "path"):
             return not isinstance(self.screen, ModalScreen)
         return True
@@ -241,7 +243,7 @@ class SynapseApp(TriageMixin, App[None]):
         self.main.post_message(MemoryLoaded(reason))
 
     def on_cursor_to(self, message: CursorTo) -> None:
-        self.main.go_to_fact(message.fact_id)
+        self.main.go_to_fact(message.fact_id, leave=message.leave)
 
     def on_marks_changed(self, message: MarksChanged) -> None:
         self.main.marks_changed()

@@ -173,3 +173,38 @@ async def test_as_of_suspect_reasons_name_only_facts_that_existed(app):
         text = screen_text(app)
         assert "f-dup-b" in later and "exact duplicate of f-dup-b" not in text
         assert not [f for f in later if f in text]
+
+
+# -- 6. ] and [ walk the queue as it was when the view opened -----------------------------
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_brackets_walk_the_queue_as_it_was_when_the_view_opened(app, db, size):
+    from synapse_tui.ui.screens.detail import DetailScreen
+
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("2")  # Stale
+        await settle(pilot)
+        facts = app.main.query_one(FactList)
+        stale = [app.memory.ids[p] for p in facts.order[:4]]
+        await pilot.press("enter")
+        await settle(pilot)
+        seen = []
+        for _ in range(3):  # a decision and ] per fact
+            assert isinstance(app.screen, DetailScreen)
+            seen.append(app.screen.fact_id)
+            await pilot.press("v")
+            await settle(pilot)
+            await pilot.press("right_square_bracket")
+            await settle(pilot)
+        seen.append(app.screen.fact_id)
+        assert seen == stale
+        assert stale[3] in screen_text(app)
+        assert [r["fact_id"] for r in audit(db)] == stale[:3]
+        await pilot.press("left_square_bracket")  # back to a verified fact, out of Stale now
+        await settle(pilot)
+        assert app.screen.fact_id == stale[2]
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.browser.view.queue == 1  # still in Stale

@@ -55,6 +55,7 @@ class DetailScreen(Screen):
         super().__init__()
         self.fact_id = fact_id
         self.path: list[str] = []
+        self.order = None  # the list's order when the view opened: what ] and [ walk
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -62,6 +63,8 @@ class DetailScreen(Screen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        shown = self.app.browser.shown
+        self.order = shown.order if shown is not None else None  # never written once handed out
         self.sub_title = self.app.subtitle()
         self.query_one(FactDetail).focus()
         self.show(self.fact_id)
@@ -83,9 +86,10 @@ class DetailScreen(Screen):
         self.path.append(self.fact_id)
         self.go_to(message.fact_id)
 
-    def go_to(self, fact_id: str) -> None:
-        """Show `fact_id`; the app puts the list's cursor on it too."""
-        self.app.post_message(CursorTo(fact_id))
+    def go_to(self, fact_id: str, leave: bool = True) -> None:
+        """Show `fact_id`; the app puts the list's cursor on it too (leaving the queue for
+        a jump along the chain, not for a step through it)."""
+        self.app.post_message(CursorTo(fact_id, leave=leave))
         self.show(fact_id)
 
     def show(self, fact_id: str) -> None:
@@ -100,9 +104,14 @@ class DetailScreen(Screen):
         self.load(self.fact_id)
 
     def action_step(self, delta: int) -> None:
-        fact_id = self.app.browser.step(self.fact_id, delta)
+        browser = self.app.browser
+        fact_id = browser.step(self.fact_id, delta, self.order)
+        if fact_id is None:  # jumped off the walk (along the chain): the list as it is now
+            fact_id = browser.step(self.fact_id, delta)
         if fact_id is not None and fact_id != self.fact_id:
-            self.go_to(fact_id)
+            self.go_to(fact_id, leave=False)
+        elif fact_id is not None:
+            self.app.notify(f"the {'last' if delta > 0 else 'first'} fact of the list", timeout=2)
 
     def action_back(self) -> None:
         if self.path:

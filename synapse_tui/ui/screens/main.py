@@ -271,14 +271,15 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             return None
         return self.memory.ids[pos]
 
-    def go_to_fact(self, fact_id: str) -> None:
-        """Put the cursor on a fact, leaving queue and search when it is not in view."""
+    def go_to_fact(self, fact_id: str, leave: bool = True) -> None:
+        """Put the cursor on a fact, leaving queue and search when it is not in view
+        (unless `leave` is False: then the cursor stays)."""
         memory = self.memory
         if memory is None or fact_id not in memory.index:
             return
         pos = memory.index[fact_id]
         facts = self.query_one(FactList)
-        if not facts.go_to_position(pos):
+        if not facts.go_to_position(pos) and leave:
             self.browser.restore(
                 replace(self.browser.view, queue=0, sort="queue", reverse=False, search=Search())
             )

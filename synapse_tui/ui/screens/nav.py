@@ -31,8 +31,9 @@ class CursorTo(Message):
     """Put the list's cursor on `fact_id` (the view on top stepped or jumped to it); the
     app moves it, leaving queue and search when the fact is not in them."""
 
-    def __init__(self, fact_id: str) -> None:
+    def __init__(self, fact_id: str, leave: bool = True) -> None:
         self.fact_id = fact_id
+        self.leave = leave  # False: stay in the queue (the cursor stays when it is not there)
         super().__init__()
 
 

@@ -518,7 +518,7 @@ class Browser:
             repaint = _looks_different(before, memory.scores, rescored)
         self.data_version = self.store.data_version()
         notice = describe(outcome, ids, memory.index, before, memory.scores)
-        follow = ids[0] if move in ("undo", "redo") and ids else None
+        follow = _came_back(outcome) if move in ("undo", "redo") else None
         if from_marks:
             self.clear_marks()
         return TriageResult(move, outcome, notice, follow=follow, from_marks=from_marks, repaint=repaint)
@@ -555,6 +555,18 @@ class Browser:
         masks = self._masks.copy()  # never write an array already handed out
         masks[:, positions] = masks_at(self.live, suspects.mask, positions)
         self._masks = masks
+
+
+def _came_back(outcome: Outcome) -> str | None:
+    """The fact an undo or redo gives back, for the cursor to follow: the one fact it
+    changed, the superseded one of a supersession (not its replacement), or None for a
+    bulk (the cursor stays where the user was)."""
+    changes = outcome.changes
+    chained = [c.fact_id for c in changes if "superseded_by" in c.before or "superseded_by" in c.after]
+    if chained:
+        return chained[0]
+    ids = list(dict.fromkeys(c.fact_id for c in changes))
+    return ids[0] if len(ids) == 1 else None
 
 
 def _looks_different(before, after, positions: np.ndarray) -> np.ndarray:

@@ -208,3 +208,36 @@ async def test_brackets_walk_the_queue_as_it_was_when_the_view_opened(app, db, s
         await pilot.press("escape")
         await settle(pilot)
         assert app.browser.view.queue == 1  # still in Stale
+
+
+# -- 7. after an undo the cursor follows the fact that came back, or stays ----------------
+
+
+async def test_undoing_a_supersession_puts_the_cursor_on_the_fact_that_came_back(app, db):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-dup-b")
+        app.start_triage("supersede", ["f-dup-b"], "f-dup-a")  # what s, a search and y do
+        await settle(pilot)
+        assert db_row(db, "f-dup-a")["supersedes"] == "f-dup-b"
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert db_row(db, "f-dup-a")["supersedes"] is None
+        assert app.main.current_fact_id() == "f-dup-b"
+
+
+async def test_a_bulk_undo_leaves_the_cursor_where_the_user_was(app, db):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("M", "v")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert len(audit(db)) == 30
+        await pilot.press("end", "up", "up")
+        await settle(pilot)
+        here = app.main.current_fact_id()
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert len(audit(db)) == 60
+        assert app.main.current_fact_id() == here

@@ -270,3 +270,15 @@ def test_cli_imports_resyncs_and_refuses(home, tmp_path):
     assert not (tmp_path / "new.db").exists()
     line = refused("import", "--from", "mem0", bad, "--project", bad, "--db", tmp_path / "new.db")
     assert "--project does not apply to --from mem0" in line
+
+
+def test_a_second_sync_reads_only_the_files_that_changed(home, store, monkeypatch):
+    resync(store, home)
+    topic = home / MEMORY / "feedback_testing.md"
+    topic.write_text(topic.read_text() + "\nAlso for the staging database.\n")
+    parsed = []
+    real = cc._parse
+    monkeypatch.setattr(cc, "_parse", lambda f: (parsed.append(f.file), real(f))[1])
+    snap, result = resync(store, home)
+    assert parsed == [f"{MEMORY}/feedback_testing.md"]  # size and mtime of the others unchanged
+    assert (result.added, result.newly_deleted, result.unchanged) == (1, 0, 5)

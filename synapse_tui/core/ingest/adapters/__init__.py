@@ -68,6 +68,10 @@ class Snapshot:
     # when the source deleted them (epoch seconds), where it records that (a git commit);
     # others are flagged at the instant of the sync
     deleted_at: dict[str, float] = field(default_factory=dict)
+    # ids of facts already in the store that the reader found unchanged at the source
+    # without reading them again (a file whose size and modification time are those it had):
+    # counted as unchanged, as if listed in `facts`
+    kept: set[str] = field(default_factory=set)
 
 
 class Reader(Protocol):

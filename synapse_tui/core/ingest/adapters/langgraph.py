@@ -90,6 +90,7 @@ def read(
             heads[k.record] = k
     facts: list[ParsedFact] = []
     seen: set[str] = set()
+    kept: set[str] = set()
     as_json = stale = 0
     report = every(progress, 1000)
     for n, row in enumerate(rows, start=1):
@@ -103,10 +104,14 @@ def read(
         obj = _value(value, name, record)
         text, kind, plain = _text(obj)
         as_json += not plain
+        vec = vectors.get((prefix, key))
         head = heads.get(record)
         version, supersedes = 1, None
         if head is not None:
             if head.text == text and head.provenance.get(UPDATED) == updated:
+                if vec is None or model is None:
+                    kept.add(head.id)  # as imported: nothing to check again
+                    continue
                 version = head.version
             else:
                 version, supersedes = head.version + 1, head.id
@@ -138,7 +143,6 @@ def read(
         }
         if supersedes:
             fact["supersedes"] = supersedes
-        vec = vectors.get((prefix, key))
         if vec is not None:
             fact["embedding"] = vec
         facts.append(parse_line(fact, errors_at(path, n), n))
@@ -155,7 +159,7 @@ def read(
         left_out.append(
             "the store's embeddings not carried over: it does not record their model (--model NAME)"
         )
-    return Snapshot(SYSTEM, name, facts, deleted, left_out, space=model if vectors else None)
+    return Snapshot(SYSTEM, name, facts, deleted, left_out, space=model if vectors else None, kept=kept)
 
 
 def _rows(path: Path) -> tuple[list[tuple], set[str]]:

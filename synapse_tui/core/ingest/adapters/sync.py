@@ -118,7 +118,7 @@ def sync_snapshot(
         source=snapshot.source,
         added=len(new),
         newly_deleted=newly_deleted,
-        unchanged=len(snapshot.facts) - len(new) - reasserted,
+        unchanged=len(snapshot.facts) - len(new) - reasserted + len(snapshot.kept),
         reasserted=reasserted,
         left_out=list(snapshot.left_out) + dropped + _not_revisited(store, snapshot, present),
         warnings=warnings,

@@ -26,6 +26,12 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
 
         return run
 
+    def calibration() -> None:
+        from synapse_tui.ui.screens.calibration import CalibrationScreen
+
+        if app.memory is not None:
+            app.push_screen(CalibrationScreen("verdicts"))
+
     for i, q in enumerate(QUEUES):
         out.append((f"Queue: {q.title}", f"{q.why} (key {i + 1})", on_main(lambda i=i: main.action_queue(i))))
     for name, label in SORTS:
@@ -79,6 +85,11 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
         ),
         ("Clear the marks", "unmark every fact (u)", on_main(main.action_clear_marks)),
         ("Calibrate freshness", "histograms of age and B; propose and apply B0 and s", app.action_calibrate),
+        (
+            "Calibration: is the score right?",
+            "the score against people's verdicts; fitted constants",
+            calibration,
+        ),
         ("As of another time…", "view the store as of an RFC 3339 instant or -30d", app.action_as_of),
         ("Help", "every key, and what the colours, strike-through and dim rows mean (?)", app.action_help),
         ("Show / hide the detail pane", "beside or under the list (p)", on_main(main.action_toggle_pane)),

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.config import Config, load_config, write_config
 from synapse_tui.core.trust.score import BANDS, score
 
 
@@ -74,3 +76,37 @@ def calibrate(memory, bins: int = 12) -> Calibration:
         bands_before=_band_counts(sc.band),
         bands_after=_band_counts(after.band),
     )
+
+
+def bands_under(memory, config: Config) -> dict[str, int]:
+    """How many facts each band would hold if every fact were scored with `config` now:
+    what adopting new constants would do, shown before it is done."""
+    return _band_counts(score(memory.arrays, config, memory.scores.now, memory.k).band)
+
+
+@dataclass(frozen=True)
+class ConfigWrite:
+    """A config file as it was before a write (None: there was none), so the write can be
+    taken back exactly: comments, order and every other key as they were."""
+
+    path: Path
+    before: str | None
+
+
+def write_undoable(config: Config, path: str | os.PathLike[str]) -> ConfigWrite:
+    """`write_config`, remembering what it replaced."""
+    p = Path(path)
+    before = p.read_text(encoding="utf-8") if p.exists() else None
+    write_config(config, p)
+    return ConfigWrite(p, before)
+
+
+def undo_write(change: ConfigWrite) -> Config:
+    """Put the config file back as it was before `change`; the config it now holds."""
+    if change.before is None:
+        change.path.unlink(missing_ok=True)
+    else:
+        tmp = change.path.with_name(change.path.name + ".tmp")
+        tmp.write_text(change.before, encoding="utf-8")
+        os.replace(tmp, change.path)
+    return load_config(change.path)

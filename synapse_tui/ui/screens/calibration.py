@@ -1,10 +1,21 @@
-"""Calibration (command palette): the store's own histograms of age and B, and the
-B0 / s they suggest (SPEC 2.2). Applying writes the config and rescores every fact."""
+"""Calibration (command palette), two tabs.
+
+Freshness: the store's own histograms of age and B, and the B0 / s they suggest (SPEC 2.2).
+Verdicts: the score against what people decided (SPEC 11): the reliability diagram
+(observed rate against mean trust per bin, Wilson intervals, the diagonal), the table, the
+groups by factor input, and the constants fitted to the verdicts beside the current ones.
+
+Either proposal is written to the config only when asked (`w`, `a`; `a` asks first and
+shows the bands before and after), every fact is rescored, and ctrl+z here takes the
+config write back (the file as it was). Triage's undo is not offered in this view: its
+ctrl+z would take back an old triage action the user cannot see from here.
+"""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual import work
@@ -13,15 +24,29 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Sparkline, Static
+from textual.widgets import Footer, Header, Sparkline, Static, TabbedContent, TabPane
 
-from synapse_tui.core.base.config import config_path_for, write_config
-from synapse_tui.core.trust.calibrate import Calibration, Histogram, calibrate
+from synapse_tui.core.base.config import Config, config_path_for
+from synapse_tui.core.trust.calibrate import (
+    Calibration,
+    ConfigWrite,
+    Histogram,
+    bands_under,
+    calibrate,
+    undo_write,
+    write_undoable,
+)
 from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.text import bar, two
 from synapse_tui.ui.widgets import explain as xp
 
 HBAR = 30
+FEATURES = {
+    "age_days": "days since last reinforcement",
+    "reinforcements": "reinforcements",
+    "tier": "effective tier",
+    "source": "source system",
+}
 
 
 class CalibrationReady(Message):
@@ -30,9 +55,23 @@ class CalibrationReady(Message):
         super().__init__()
 
 
+class VerdictsReady(Message):
+    def __init__(self, report, error: str | None = None) -> None:
+        self.report, self.error = report, error
+        super().__init__()
+
+
+class AdoptPreview(Message):
+    """The bands now and under the fitted constants: what the question shows."""
+
+    def __init__(self, config: Config, before: dict[str, int], after: dict[str, int]) -> None:
+        self.config, self.before, self.after = config, before, after
+        super().__init__()
+
+
 class CalibrationApplied(Message):
-    def __init__(self, path: str | None, error: str | None = None) -> None:
-        self.path, self.error = path, error
+    def __init__(self, change: ConfigWrite | None, what: str, error: str | None = None) -> None:
+        self.change, self.what, self.error = change, what, error
         super().__init__()
 
 
@@ -55,37 +94,97 @@ def _age_labels(edges: list[float]) -> list[str]:
     return [f"{d(a)}–{d(b)}" if b < 731 else f"> {d(a)}" for a, b in zip(edges, edges[1:], strict=False)]
 
 
+def _num(value: float | None, places: int = 3) -> str:
+    return "–" if value is None else f"{value:.{places}f}"
+
+
+def _rate(value: float | None) -> str:
+    return "" if value is None else two(value)
+
+
 class CalibrationScreen(Screen):
     BINDINGS = [
         Binding("escape", "close", "close", id="calibration.close", tooltip="Close calibration"),
         Binding(
             "w",
             "apply",
-            "apply proposed",
+            "apply B0/s",
             id="calibration.apply",
             tooltip="Write the proposed B0 and s to the config file and rescore every fact",
         ),
+        Binding(
+            "a",
+            "adopt",
+            "adopt fit",
+            id="calibration.adopt",
+            tooltip="Write the constants fitted to the verdicts to the config (asks first; shows the bands)",
+        ),
+        Binding(
+            "ctrl+z",
+            "undo_write",
+            "undo write",
+            key_display="^z",
+            id="calibration.undo",
+            tooltip="Put the config file back as it was before the last write here, and rescore",
+        ),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, tab: str = "freshness") -> None:
         super().__init__()
+        self.tab = tab
         self.calibration: Calibration | None = None
+        self.report = None  # VerdictReport, once computed
+        self.writes: list[ConfigWrite] = []  # this view's config writes, newest last
+
+    # the app asks this before its own ctrl+z (triage undo): not here, see the module doc
+    OWNS_UNDO = True
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
-        with VerticalScroll(id="cal-body"):
-            yield Static(id="cal-summary")
-            yield Static(Text("B (activation) histogram as a sparkline", style="bold"), id="cal-spark-title")
-            yield Sparkline([], id="cal-spark")
-            yield Static(id="cal-hists")
+        with TabbedContent(initial=self.tab, id="cal-tabs"):
+            with TabPane("Freshness", id="freshness"), VerticalScroll(id="cal-body"):
+                yield Static(id="cal-summary")
+                yield Static(
+                    Text("B (activation) histogram as a sparkline", style="bold"), id="cal-spark-title"
+                )
+                yield Sparkline([], id="cal-spark")
+                yield Static(id="cal-hists")
+            with TabPane("Verdicts", id="verdicts"), VerticalScroll(id="ver-body"):
+                yield Static(id="ver-summary")
+                yield from self._plot()
+                yield Static(id="ver-table")
+                yield Static(id="ver-fit")
+                yield Static(id="ver-features")
         yield Footer(compact=True, show_command_palette=False)
+
+    def _plot(self) -> ComposeResult:
+        try:
+            from textual_plot import PlotWidget
+        except ImportError:  # the table says it all; the diagram is a picture of it
+            return
+        yield PlotWidget(id="ver-plot", allow_pan_and_zoom=False)
 
     def on_mount(self) -> None:
         self.sub_title = self.app.subtitle()
         self.query_one("#cal-summary", Static).update("computing…")
-        self.query_one("#cal-body").focus()
+        self.query_one("#ver-summary", Static).update("reading the verdicts…")
         self.compute()
+        self.compute_verdicts()
 
+    def on_resize(self) -> None:
+        # below ~100x30 the diagram has no room to say anything: the table stays
+        self.set_class(self.size.width < 100 or self.size.height < 30, "-cramped")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "apply":
+            return self.calibration is not None
+        if action == "adopt":
+            return self.report is not None and self.report.fit.decision == "adopt"
+        if action == "undo_write":
+            return bool(self.writes)
+        return True
+
+    # -- freshness -----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="calibrate")
     def compute(self) -> None:
         app = self.app
@@ -103,6 +202,7 @@ class CalibrationScreen(Screen):
             self.query_one("#cal-summary", Static).update(Text(f"cannot calibrate: {message.error}"))
             return
         cal = self.calibration = message.calibration
+        self.refresh_bindings()
         table = Table(box=None, padding=(0, 2), show_edge=False)
         table.add_column("", style="bold")
         table.add_column("current", justify="right")
@@ -121,7 +221,7 @@ class CalibrationScreen(Screen):
             "Press w to write them to the config and rescore; escape leaves unchanged.\n",
             style="italic",
         )
-        self.query_one("#cal-summary", Static).update(self._summary(summary, table))
+        self.query_one("#cal-summary", Static).update(Group(summary, table))
         self.query_one("#cal-spark", Sparkline).data = [float(c) for c in cal.activations.counts]
         b_labels = [
             f"{a:.1f}..{b:.1f}"
@@ -145,36 +245,232 @@ class CalibrationScreen(Screen):
         )
         self.query_one("#cal-hists", Static).update(hists)
 
-    def _summary(self, summary: Text, table: Table):
-        from rich.console import Group
-
-        return Group(summary, table)
-
     def action_apply(self) -> None:
-        if self.calibration is None:
+        if self.calibration is not None:
+            self.write(self.calibration.proposed_config(self.app.config), "B0 and s")
+
+    # -- verdicts ------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="verdicts")
+    def compute_verdicts(self) -> None:
+        from synapse_tui.core.review.verdicts import verdict_report
+
+        app = self.app
+        try:
+            with app.db_lock:
+                report = verdict_report(app.store, app.config)
+        except Exception as exc:
+            self.post_message(VerdictsReady(None, str(exc)))
             return
-        self.apply(self.calibration)
+        self.post_message(VerdictsReady(report))
+
+    def on_verdicts_ready(self, message: VerdictsReady) -> None:
+        if message.report is None:
+            self.query_one("#ver-summary", Static).update(Text(f"cannot read the verdicts: {message.error}"))
+            return
+        self.report = report = message.report
+        self.refresh_bindings()
+        data = report.to_json()
+        colours = xp.palette(self.app.theme_variables)
+        summary = Text()
+        summary.append("IS THE SCORE RIGHT?\n", style="bold")
+        summary.append(
+            f"{data['verdicts']} verdicts by people: {data['holds']} holds, {data['wrong']} wrong,"
+            f" {data['replaced']} replaced"
+            + (f"; {data['skipped']} skipped (no logged score)" if data["skipped"] else "")
+            + "\n"
+        )
+        if data["verdicts"]:
+            summary.append(
+                f"log loss {_num(data['log_loss'])} (a constant rate: {_num(data['baseline_log_loss'])})"
+                f"   Brier {_num(data['brier'])}   AUC {_rate(data['auc']) or '–'}\n",
+            )
+            summary.append(
+                "A bin on the diagonal means what it says: of the facts scored about 0.3, about"
+                " 3 in 10 held.\n",
+                style="italic",
+            )
+        else:
+            summary.append(
+                "No verdicts yet: corroborate, verify, accept, contradict or supersede facts,"
+                " and each decision is measured here against the trust the fact had.\n",
+                style="italic",
+            )
+        self.query_one("#ver-summary", Static).update(summary)
+        self._paint_plot(data, colours)
+        self.query_one("#ver-table", Static).update(self._bins_table(data))
+        self.query_one("#ver-fit", Static).update(self._fit_table(data["fit"], colours))
+        self.query_one("#ver-features", Static).update(self._features(data["by_feature"]))
+
+    def _paint_plot(self, data: dict, colours: dict[str, str]) -> None:
+        plots = self.query("#ver-plot")
+        if not plots:
+            return
+        plot = plots.first()
+        plot.set_class(not data["verdicts"], "-empty")
+        plot.clear()
+        full = [b for b in data["bins"] if b["n"]]
+        from textual_plot import HiResMode
+
+        plot.plot([0.0, 1.0], [0.0, 1.0], line_style=colours["muted"], hires_mode=HiResMode.BRAILLE)
+        if full:
+            x = [b["mean_trust"] for b in full]
+            centre = [(b["ci_low"] + b["ci_high"]) / 2 for b in full]
+            half = [(b["ci_high"] - b["ci_low"]) / 2 for b in full]
+            plot.errorbar(x, centre, yerr=half, marker_style=colours["secondary"])
+            plot.scatter(x, [b["rate"] for b in full], marker="●", marker_style=colours["warning"])
+        plot.set_xlimits(0.0, 1.0)
+        plot.set_ylimits(-0.02, 1.04)  # a bin at 0 or 1 stays inside the frame
+        plot.set_xlabel("mean trust in the bin")
+        plot.set_ylabel("observed: held")
+
+    @staticmethod
+    def _bins_table(data: dict) -> Table:
+        table = Table(title="per trust bin", title_justify="left", box=None, padding=(0, 1), show_edge=False)
+        for name, justify in (
+            ("trust", "left"),
+            ("n", "right"),
+            ("holds", "right"),
+            ("wrong", "right"),
+            ("replaced", "right"),
+            ("mean trust", "right"),
+            ("held", "right"),
+            ("95% interval", "right"),
+        ):
+            table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        for b in data["bins"]:
+            interval = f"{two(b['ci_low'])}–{two(b['ci_high'])}" if b["n"] else ""
+            table.add_row(
+                f"{b['lo']:.1f}–{b['hi']:.1f}",
+                str(b["n"]),
+                str(b["holds"]),
+                str(b["wrong"]),
+                str(b["replaced"]),
+                _rate(b["mean_trust"]),
+                _rate(b["rate"]),
+                interval,
+            )
+        return table
+
+    @staticmethod
+    def _fit_table(fit: dict, colours: dict[str, str]) -> Group:
+        head = Text()
+        head.append("\nFITTED CONSTANTS  ", style="bold")
+        style = colours["success"] if fit["decision"] == "adopt" else colours["muted"]
+        head.append(fit["decision"], style=f"bold {style}")
+        head.append(f"\n{fit['reason']}\n")
+        table = Table(box=None, padding=(0, 2), show_edge=False)
+        table.add_column("constant")
+        table.add_column("current", justify="right")
+        table.add_column("fitted", justify="right")
+        for name, value in fit["current"].items():
+            fitted = f"{fit['proposed'][name]:.3f}" if name in fit["fitted"] else "not fitted"
+            table.add_row(name, f"{value:.3f}", fitted)
+        tail = Text()
+        if fit["heldout_log_loss_fitted"] is not None:
+            tail.append(
+                f"held-out log loss: fitted {_num(fit['heldout_log_loss_fitted'], 4)},"
+                f" current {_num(fit['heldout_log_loss_current'], 4)},"
+                f" a constant rate {_num(fit['heldout_log_loss_baseline'], 4)}\n"
+            )
+        if fit["decision"] == "adopt":
+            tail.append("a adopts them (asks first); ctrl+z here puts the config back\n", style="italic")
+        return Group(head, table, tail)
+
+    @staticmethod
+    def _features(by_feature: dict) -> Group:
+        parts = [
+            Text(
+                "\nBY FACTOR INPUT (a group whose held rate and mean trust part shows the factor that is off)",
+                style="bold",
+            )
+        ]
+        for name, rows in by_feature.items():
+            table = Table(
+                title=FEATURES[name], title_justify="left", box=None, padding=(0, 1), show_edge=False
+            )
+            table.add_column("", justify="left")
+            table.add_column("n", justify="right")
+            table.add_column("mean trust", justify="right")
+            table.add_column("held", justify="right")
+            for row in rows:
+                if row["n"]:
+                    table.add_row(row["key"], str(row["n"]), _rate(row["mean_trust"]), _rate(row["rate"]))
+            parts.append(table)
+        return Group(*parts)
+
+    def action_adopt(self) -> None:
+        if self.report is not None and self.report.fit.decision == "adopt":
+            self.preview(self.report)
 
     @work(thread=True, exclusive=True, group="calibrate")
-    def apply(self, cal: Calibration) -> None:
+    def preview(self, report) -> None:
+        from synapse_tui.core.trust.fit import with_constants
+
         app = self.app
-        new = cal.proposed_config(app.config)
+        new = with_constants(app.config, report.fit.proposed)
+        with app.db_lock:
+            before, after = bands_under(app.memory, app.config), bands_under(app.memory, new)
+        self.post_message(AdoptPreview(new, before, after))
+
+    def on_adopt_preview(self, message: AdoptPreview) -> None:
+        from synapse_tui.ui.screens.confirm import ConfirmScreen
+
+        fit = self.report.fit
+        lines = [f"Write {', '.join(fit.fitted)} to the config and rescore every fact?", ""]
+        lines += [f"{band:>9}  {message.before[band]:>7} -> {message.after[band]}" for band in BANDS]
+        lines += ["", "ctrl+z here puts the config back."]
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.write(message.config, "the fitted constants")
+
+        self.app.push_screen(ConfirmScreen("\n".join(lines)), answered)
+
+    # -- writing and taking back -----------------------------------------------------------
+    @work(thread=True, exclusive=True, group="calibrate")
+    def write(self, new: Config, what: str) -> None:
+        app = self.app
         path = app.config.path or config_path_for(app.store.path)
         try:
-            write_config(new, path)
+            change = write_undoable(new, path)
         except OSError as exc:
-            self.post_message(CalibrationApplied(None, f"cannot write {path}: {exc}"))
+            self.post_message(CalibrationApplied(None, what, f"cannot write {path}: {exc}"))
             return
         app.browser.set_config(replace(new, path=path))
-        self.post_message(CalibrationApplied(str(path)))
+        self.post_message(CalibrationApplied(change, what))
+
+    def action_undo_write(self) -> None:
+        if self.writes:
+            self.take_back(self.writes[-1])
+
+    @work(thread=True, exclusive=True, group="calibrate")
+    def take_back(self, change: ConfigWrite) -> None:
+        try:
+            config = undo_write(change)
+        except Exception as exc:  # unreadable now, or the folder went read-only
+            self.post_message(CalibrationApplied(None, "undo", f"cannot put {change.path} back: {exc}"))
+            return
+        self.app.browser.set_config(replace(config, path=change.path))
+        self.post_message(CalibrationApplied(None, "undo"))
 
     def on_calibration_applied(self, message: CalibrationApplied) -> None:
         if message.error:
             self.app.notify(message.error, severity="error", markup=False)
             return
-        self.app.notify(f"wrote {message.path}; every fact rescored", timeout=4, markup=False)
+        if message.what == "undo":
+            self.writes.pop()
+            self.app.notify("config put back as it was; every fact rescored", timeout=4, markup=False)
+        else:
+            self.writes.append(message.change)
+            self.app.notify(
+                f"wrote {message.what} to {message.change.path}; every fact rescored (ctrl+z puts it back)",
+                timeout=4,
+                markup=False,
+            )
+        self.refresh_bindings()
         self.app.memory_changed("config")
         self.compute()
+        self.compute_verdicts()
 
     def action_close(self) -> None:
         self.dismiss()

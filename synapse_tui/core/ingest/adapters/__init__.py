@@ -72,6 +72,9 @@ class Snapshot:
     # without reading them again (a file whose size and modification time are those it had):
     # counted as unchanged, as if listed in `facts`
     kept: set[str] = field(default_factory=set)
+    # of `deleted`, those the source removed on its own, not its agent (a LangGraph row past
+    # its expires_at): sync_snapshot records why (meta `deleted.why.ID` = "expired")
+    expired: set[str] = field(default_factory=set)
 
 
 class Reader(Protocol):

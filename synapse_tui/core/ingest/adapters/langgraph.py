@@ -20,7 +20,8 @@ unknown"); a row whose `updated_at` or text changed since the last sync (this re
 
 Gone. A record missing from the table is deleted by the agent, unless its `expires_at` has
 passed: then LangGraph's TTL sweep removed it (a row still present past its `expires_at` is
-as good as gone). Both are flagged `deleted`; `left_out` says how many expired.
+as good as gone). Both are flagged `deleted`; an expired one's reason is recorded (meta
+`deleted.why.ID` = "expired", through `Snapshot.expired`) and `left_out` says how many.
 
 Embeddings only with `model` (`--model NAME`): the store does not record which model made
 them, and a store never mixes two spaces.
@@ -159,7 +160,9 @@ def read(
         left_out.append(
             "the store's embeddings not carried over: it does not record their model (--model NAME)"
         )
-    return Snapshot(SYSTEM, name, facts, deleted, left_out, space=model if vectors else None, kept=kept)
+    return Snapshot(
+        SYSTEM, name, facts, deleted, left_out, space=model if vectors else None, kept=kept, expired=expired
+    )
 
 
 def _rows(path: Path) -> tuple[list[tuple], set[str]]:

@@ -93,6 +93,13 @@ def sync_snapshot(
                     json.dumps(to_flag),
                 ),
             )
+            # why, where the source says it was not deleted by its agent (meta `deleted.why.ID`:
+            # "expired", a LangGraph row its TTL removed)
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.why.' || id, '\"expired\"' FROM facts"
+                " WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
+                (json.dumps(sorted(snapshot.expired & snapshot.deleted)),),
+            )
             newly_deleted = conn.execute(
                 "UPDATE facts SET deleted = 1 WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
                 (json.dumps(to_flag),),

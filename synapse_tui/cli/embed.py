@@ -51,12 +51,18 @@ def embed_cmd(db: str, now: str | None, as_json: bool, config_path: str | None) 
                 "dim": embedder.DIM,
                 "embedded": result.embedded,
                 "replaced_lexical": result.replaced_lexical,
+                "graph_updated": result.graph is not None and result.graph.changed,
             }
         )
     elif result.embedded:
         say(
             f"embedded {result.embedded} facts of {db} with {embedder.MODEL}"
             f" ({result.replaced_lexical} had only the built-in lexical embedding)"
+        )
+    elif result.graph is not None:
+        say(
+            f"every fact of {db} already has a model embedding; the neighbour graph built on them"
+            " was not up to date and now is"
         )
     else:
         say(f"every fact of {db} already has a model embedding; nothing to do")

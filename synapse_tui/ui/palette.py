@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from synapse_tui.core.ingest.sources import sync_recorded
 from synapse_tui.core.review.queues import QUEUES, SORTS
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS
 
@@ -31,6 +32,22 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
 
         if app.memory is not None:
             app.push_screen(CalibrationScreen("verdicts"))
+
+    def sync_sources() -> None:
+        """Import again what the store was imported from, in a thread; the browser sees the
+        writes as another writer's and reloads (core/browser.py)."""
+
+        def work() -> None:
+            results = sync_recorded(app.store.path, app.config)
+            lines = [
+                f"{e['system']}: {r.added} added, {r.newly_deleted} deleted"
+                if not isinstance(r, str)
+                else f"{e['system']}: {r}"
+                for e, r in results
+            ]
+            app.call_from_thread(app.notify, "\n".join(lines) or "this store records no sources")
+
+        app.run_worker(work, thread=True, exclusive=True, group="sync-sources")
 
     for i, q in enumerate(QUEUES):
         out.append((f"Queue: {q.title}", f"{q.why} (key {i + 1})", on_main(lambda i=i: main.action_queue(i))))
@@ -90,6 +107,7 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
             "the score against people's verdicts; fitted constants",
             calibration,
         ),
+        ("Sync sources", "import again what this store was imported from (import --from)", sync_sources),
         ("As of another time…", "view the store as of an RFC 3339 instant or -30d", app.action_as_of),
         ("Help", "every key, and what the colours, strike-through and dim rows mean (?)", app.action_help),
         ("Show / hide the detail pane", "beside or under the list (p)", on_main(main.action_toggle_pane)),

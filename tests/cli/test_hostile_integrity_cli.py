@@ -216,3 +216,38 @@ def test_a_graph_failure_after_the_facts_landed_says_so_with_its_own_status(db, 
     assert "1 fact imported" in result.stderr and "neighbour graph was not updated" in result.stderr
     assert "database or disk is full" in result.stderr
     assert facts_on_disk(db)[-1] == "n1"
+
+
+# -- 12. `embed` run again finishes a store left with vectors but the old graph -----------------
+
+
+def test_embed_run_again_finishes_the_graph_of_a_stuck_store(tmp_path, monkeypatch):
+    from synapse_tui.core.graph import embed as embedder
+    from synapse_tui.core.store.db import Store
+    from tests.core.test_hostile_integrity import fake_model
+
+    monkeypatch.setattr(embedder, "missing_extra", lambda: None)  # torch is not installed here
+    monkeypatch.setattr(embedder, "encode", fake_model)
+    facts = [
+        {"id": f"f{i}", "text": f"fact {i} on topic {i % 9}", "created_at": "2025-01-01T00:00:00Z"}
+        for i in range(60)
+    ]
+    db = tmp_path / "m.db"  # noqa: F811
+    run("import", write_jsonl(tmp_path / "f.jsonl", facts), "--db", db)
+    with Store.open(db) as store:  # what an earlier embed left: its vectors committed, the graph not
+        todo = store.conn.execute("SELECT pos, text FROM facts ORDER BY pos").fetchall()
+        with store.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
+                [
+                    (p, bytes(v.astype("float32")))
+                    for (p, _), v in zip(todo, fake_model([t for _, t in todo]), strict=True)
+                ],
+            )
+            embedder.record_model(conn)
+    out = run("embed", db).stdout
+    assert "the neighbour graph built on them was not up to date and now is" in out
+    with Store.open(db, readonly=True) as store:
+        kinds = {kind for (kind,) in store.conn.execute("SELECT DISTINCT kind FROM semantic_edges")}
+    assert kinds == {"model"}  # the graph is the model's now, not the lexical one
+    assert "nothing to do" in run("embed", db).stdout  # and the next run has none left

@@ -4,15 +4,20 @@ only half writable. Real SQLite files, sources in each system's documented shape
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
+import numpy as np
 import pytest
 
 from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.base.errors import InputError, PartialWrite
+from synapse_tui.core.base.errors import InputError, PartialWrite, describe, is_internal
+from synapse_tui.core.graph import embed as embedder
+from synapse_tui.core.graph.build import ensure_graph
 from synapse_tui.core.ingest.adapters import graphiti, mem0
 from synapse_tui.core.ingest.adapters.sync import sync_snapshot
+from synapse_tui.core.ingest.interchange import import_facts, landed_facts, link_landed, parse_file
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
@@ -137,3 +142,100 @@ def test_a_sync_whose_graph_step_fails_says_what_landed(tmp_path, monkeypatch):
         assert "could not be read or written (database or disk is full)" in str(exc.value)
         assert "corrupt" not in str(exc.value)
         assert store.count() == 4
+
+
+# -- 12. embed: the vectors and the graph built on them land together --------------------------
+
+
+def fake_model(texts, progress=None):
+    """Deterministic unit vectors of the model's dimension (torch is not installed here):
+    each text's own direction, so neighbours exist and differ from the lexical ones."""
+    rng = np.random.default_rng(len(texts))
+    base = rng.normal(size=(8, embedder.DIM))
+    X = np.stack([base[sum(map(ord, t)) % 8] + 0.3 * rng.normal(size=embedder.DIM) for t in texts])
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def lexical_store(tmp_path, n=400):
+    """A store imported without embeddings: its graph is the lexical one."""
+    tmp_path.mkdir(exist_ok=True)
+    src = tmp_path / "f.jsonl"
+    src.write_text(
+        "".join(
+            json.dumps(
+                {"id": f"f{i}", "text": f"fact {i} about topic {i % 13} and {i % 7}", "created_at": NOW}
+            )
+            + "\n"
+            for i in range(n)
+        )
+    )
+    store = Store.open(tmp_path / "m.db", create=True)
+    result = import_facts(store, parse_file(src), str(src))
+    link_landed(store, Config(), landed_facts(result.imported))
+    return store
+
+
+def edge_kinds(store) -> dict[str, int]:
+    return dict(store.conn.execute("SELECT kind, count(*) FROM semantic_edges GROUP BY kind"))
+
+
+def test_the_graph_rebuilds_after_model_embeddings_replace_lexical_ones(tmp_path):
+    store = lexical_store(tmp_path)
+    assert set(edge_kinds(store)) == {"lexical"}
+    todo = store.conn.execute("SELECT pos, text FROM facts ORDER BY pos").fetchall()
+    vecs = fake_model([t for _, t in todo])
+    with store.transaction() as conn:  # as embed_store writes them
+        conn.executemany(
+            "INSERT OR REPLACE INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
+            [(p, bytes(v.astype(np.float32))) for (p, _), v in zip(todo, vecs, strict=True)],
+        )
+        embedder.record_model(conn)
+    with store.transaction() as conn:
+        update = ensure_graph(conn, Config())  # UNIQUE constraint failed: semantic_edges.a, .b
+    assert "lexical" in update.rebuilt
+    kinds = edge_kinds(store)
+    assert set(kinds) == {"model"} and kinds["model"] > 0
+    store.close()
+
+
+def test_embed_lands_vectors_and_graph_together_and_a_rerun_finishes_a_stuck_store(tmp_path, monkeypatch):
+    monkeypatch.setattr(embedder, "encode", fake_model)
+    store = lexical_store(tmp_path)
+
+    def broken(*args, **kwargs):
+        raise sqlite3.IntegrityError("UNIQUE constraint failed: semantic_edges.a, semantic_edges.b")
+
+    monkeypatch.setattr(embedder, "ensure_graph", broken)
+    with pytest.raises(sqlite3.IntegrityError):
+        embedder.embed_store(store, Config())
+    assert store.conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0] == 0
+    monkeypatch.undo()
+    monkeypatch.setattr(embedder, "encode", fake_model)
+
+    result = embedder.embed_store(store, Config())
+    assert result.embedded == 400 and set(edge_kinds(store)) == {"model"}
+
+    # a store an older version left stuck: the vectors in, the graph still the lexical one
+    stuck = lexical_store(tmp_path / "old")
+    todo = stuck.conn.execute("SELECT pos, text FROM facts ORDER BY pos").fetchall()
+    with stuck.transaction() as conn:
+        conn.executemany(
+            "INSERT OR REPLACE INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
+            [
+                (p, bytes(v.astype(np.float32)))
+                for (p, _), v in zip(todo, fake_model([t for _, t in todo]), strict=True)
+            ],
+        )
+        embedder.record_model(conn)
+    again = embedder.embed_store(stuck, Config())
+    assert again.embedded == 0 and again.graph is not None and again.graph.changed
+    assert set(edge_kinds(stuck)) == {"model"}
+    stuck.close()
+    store.close()
+
+
+def test_a_constraint_of_ours_is_an_internal_error_never_corruption():
+    exc = sqlite3.IntegrityError("UNIQUE constraint failed: semantic_edges.a, semantic_edges.b")
+    assert is_internal(exc)
+    assert describe(exc).startswith("internal error, please report it") and "corrupt" not in describe(exc)
+    assert "corrupt" in describe(sqlite3.DatabaseError("database disk image is malformed"))

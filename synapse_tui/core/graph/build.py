@@ -514,6 +514,9 @@ def rebuild_graph(conn: sqlite3.Connection, config: Any, progress: g.Progress | 
     heap.keep_blocks()
     added = add_lexical_embeddings(conn)
     states = _space_states(conn)
+    # every space is rebuilt: clear them all first, so no edge of one space (a fact since
+    # moved to the other) stands in the way of the other's (one edge per pair of facts)
+    conn.execute("DELETE FROM semantic_edges")
     bar = _Bar(progress, {**{s: float(states[s]["count"]) ** 2 for s in SPACES}, "npmi": 1.0})
     notes = [_rebuild_space(conn, kind, config, bar.phase(kind)) for kind in SPACES]
     _rebuild_npmi(conn, config.graph.npmi_min_count)
@@ -543,6 +546,11 @@ def ensure_graph(
             todo[kind] = None
         elif verify or {k: stored[k] for k in state} != state:
             todo[kind] = stored
+    for kind in [k for k, stored in todo.items() if stored is None]:
+        # Rows left this space (`embed` moved facts from the lexical space to the model's):
+        # its edges go before any space is written, or an edge it kept between two moved
+        # facts would collide with the new space's edge between them.
+        conn.execute("DELETE FROM semantic_edges WHERE kind = ?", (kind,))
     bar = _Bar(progress, {**{s: float(states[s]["count"]) for s in todo}, "npmi": 1.0})
     for kind, stored in todo.items():
         if stored is not None and _extend_space(

@@ -124,10 +124,13 @@ class EmbedResult:
 def embed_store(
     store: Store, config: Config, progress: Progress | None = None, graph_progress: Progress | None = None
 ) -> EmbedResult:
-    """Embed every fact without a model embedding, then bring the neighbour graph up to date.
+    """Embed every fact without a model embedding, and bring the neighbour graph up to date.
 
-    The vectors land in one transaction (with the model's name); the graph, derived data,
-    in a second, as `import` does: interrupted there, the next graph check finishes it.
+    The vectors, the model's name and the graph built on them land in one transaction:
+    vectors committed under a graph that still ignores them would leave the store with
+    nothing left to embed and the old graph. With nothing to embed, the graph is still
+    brought up to date (`graph` None when it already was), so a run that an older version
+    left half done is finished by running it again.
     """
     if store.readonly:  # said before minutes of encoding, not after
         raise SynapseError(f"{store.path}: opened read-only; nothing can be changed")
@@ -136,7 +139,9 @@ def embed_store(
         " ORDER BY pos"
     ).fetchall()
     if not todo:
-        return EmbedResult(0, 0, None)
+        with store.transaction() as conn:
+            update = ensure_graph(conn, config, graph_progress)
+        return EmbedResult(0, 0, update if update.changed else None)
     check_space(store)
     vecs = normalise(encode([text for _, text in todo], progress))
     with store.transaction() as conn:
@@ -149,6 +154,5 @@ def embed_store(
         ).fetchone()[0]
         conn.executemany("INSERT OR REPLACE INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)", rows)
         record_model(conn)
-    with store.transaction() as conn:
         update = ensure_graph(conn, config, graph_progress)
     return EmbedResult(len(rows), lexical, update)

@@ -22,15 +22,17 @@ and version n+1 names version n in `supersedes`.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Protocol
 
-from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.errors import InputError, SynapseError
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress
 from synapse_tui.core.store.db import Store
 
@@ -96,6 +98,13 @@ READERS: dict[str, str] = {
     "langgraph": "langgraph",
     "mcp-memory": "mcp_memory",
 }
+
+
+def reader(system: str) -> ModuleType:
+    """The module of `system`'s Reader (its `read`), imported now."""
+    if system not in READERS:
+        raise SynapseError(f"--from {system}: unknown system; one of {', '.join(READERS)}")
+    return importlib.import_module(f"{__name__}.{READERS[system]}")
 
 
 def fact_id(system: str, record_id: str, version: int = 1) -> str:

@@ -55,7 +55,9 @@ def nndescent():
 
 
 def low_threshold(**extra: object) -> Config:
-    return Config().with_values("graph", approximate_above=1000, **extra)
+    """Approximate from 1,000 facts, whatever it costs: at these sizes exact is cheaper
+    than any index, and "cheapest" would build exact."""
+    return Config().with_values("graph", approximate_above=1000, **({"route": "approximate"} | extra))
 
 
 def edge_set(knn: g.Knn) -> set[tuple[int, int]]:
@@ -195,7 +197,7 @@ def test_the_store_keeps_the_recall_and_the_cli_reports_it(tmp_path, one_thread)
     assert all(np.array_equal(stored[p], exact.nbrs[p - 1]) for p in stored) and len(stored) == 100
     store.close()
     cfg = tmp_path / "m.synapse.toml"
-    cfg.write_text("[graph]\napproximate_above = 1000\nrecall_sample = 500\n")
+    cfg.write_text('[graph]\napproximate_above = 1000\nrecall_sample = 500\nroute = "approximate"\n')
     runner = CliRunner()
     shown = runner.invoke(main, ["show", str(db), "f00001", "--json", "--now", "2026-12-01T00:00:00Z"])
     graph = json.loads(shown.output)["graph"]

@@ -89,6 +89,9 @@ class GraphConfig:
     # pynndescent (preferred when installed): list length per fact, self included; the
     # k best of each list are re-ranked exactly
     nndescent_neighbors: int = 15
+    # above approximate_above: "cheapest" prices each route on the store and this machine
+    # and never takes one priced over exact; "approximate" takes it whatever; "exact"
+    route: str = "cheapest"
     # "how is this connected to that?": links followed at most, and strongest links read
     # per node when widening the search (a hub entity is never read whole)
     path_max_hops: int = 6
@@ -141,6 +144,10 @@ def _coerce(section: str, name: str, default: Any, value: Any, path: Path) -> An
         if default == () or isinstance(default[0], str):
             return tuple(str(v).strip().lower() for v in value)
         return tuple(float(v) for v in value)
+    if isinstance(default, str):
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: expected a string, got {value!r}")
+        return value.strip().lower()
     if isinstance(default, bool) or not isinstance(value, (int, float)) or isinstance(value, bool):
         raise ConfigError(f"{where}: expected a number, got {value!r}")
     if isinstance(default, int) and not isinstance(default, bool):

@@ -14,13 +14,17 @@ figures: benchmarks/RESULTS.md.
 from __future__ import annotations
 
 import importlib.util
+import sys
+import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from synapse_tui.core.base.config import GraphConfig
+from synapse_tui.core.base.errors import ConfigError
+from synapse_tui.core.graph import cost
 from synapse_tui.core.graph.knn import (
     _EMPTY,
     SLACK,
@@ -42,10 +46,15 @@ from synapse_tui.core.graph.knn import (
 RECALL_AT = 10
 TIE = 1e-6  # SPEC 3.1: a near-tie within this may fall either way
 SEED = 13
+ROUTES = ("cheapest", "approximate", "exact")  # graph.route
 MISSING = (
     "built exact, which is slow at this size: the approximate graph needs the [scale] extra"
     " (pip install 'synapse-tui[scale]')"
 )
+OVER_BUDGET = "built exact: the approximate search would have taken longer than exact here"
+# seconds NN-descent's numba code took to compile in a new process (27-40 s measured at a
+# million facts): below this an exact search is cheaper than the compilation alone
+NNDESCENT_COMPILE = 30.0
 NEIGHBOURS = 15  # NN-descent's list length per fact (self included): k + 4 candidates to re-rank
 DEFAULTS = GraphConfig()
 SETTINGS = (
@@ -56,6 +65,7 @@ SETTINGS = (
     "hnsw_ef_construction",
     "hnsw_ef_search",
     "nndescent_neighbors",
+    "route",
 )
 _CHUNK = 16_384
 # faiss HNSW over 8-bit codes for lexical vectors (M, efConstruction, first efSearch): the
@@ -89,6 +99,8 @@ class Build:
     recall: float | None  # recall@10 against exact on `sample` facts; None when exact
     sample: int
     note: str | None = None  # why the lists are exact although the space is large
+    # each route's estimated seconds when the route was chosen by cost (not stored)
+    priced: dict[str, float] = field(default_factory=dict, compare=False)
 
     @property
     def approximate(self) -> bool:
@@ -115,46 +127,151 @@ def nndescent_available() -> bool:
 def build_knn(
     X: np.ndarray, ranks: np.ndarray, k: int, gc: Any, progress: Progress | None = None, lexical: bool = False
 ) -> Build:
-    """Exact lists up to the threshold, approximate ones above it.
+    """Exact lists up to the threshold; above it, the route that will cost least here and
+    now (`graph.route` "cheapest"), or the approximate one whatever it costs
+    ("approximate"), or exact ("exact").
 
-    The built-in lexical vectors (`lexical`) are searched cell by cell (`probed_knn`,
-    numpy alone) when the tuning sample shows their neighbours sit in a few cells, as they
-    do for text; otherwise by faiss's HNSW, which measured faster than NN-descent there
-    (NN-descent needed 30 neighbours for recall 0.99), or exactly without the extra.
-    Model embeddings: NN-descent, else HNSW, else exact."""
+    The candidates: for the built-in lexical vectors (`lexical`) the probed search
+    (`probed_knn`, numpy alone), else faiss's HNSW, which measured faster than NN-descent
+    there (NN-descent needed 30 neighbours for recall 0.99); for model embeddings
+    NN-descent, else HNSW. "cheapest" prices exact from the recall samples' exact top-10,
+    the probed search from its plan, and an index by a trial on a sample of the rows, and
+    takes an approximate route only when it is priced under exact's; should it still run
+    past exact's price, the lists are built exact. Threads are sized to the free CPUs."""
     n = X.shape[0]
     if n <= param(gc, "approximate_above") or effective_k(k, n) == 0:
         return Build(exact_knn(X, ranks, k, progress), "exact", None, 0)
+    route = str(param(gc, "route"))
+    if route not in ROUTES:
+        raise ConfigError(f"graph.route: {route!r} is none of {', '.join(ROUTES)}")
+    if route == "exact":
+        return Build(exact_knn(X, ranks, k, progress), "exact", None, 0)
+    has_faiss, has_nndescent = faiss_available(), nndescent_available()
+    with cost.sized_threads(cost.free_cpus()):
+        return _route(X, ranks, k, gc, progress, lexical, route == "cheapest", has_faiss, has_nndescent)
+
+
+def _route(
+    X: np.ndarray,
+    ranks: np.ndarray,
+    k: int,
+    gc: Any,
+    progress: Progress | None,
+    lexical: bool,
+    cheapest: bool,
+    has_faiss: bool,
+    has_nndescent: bool,
+) -> Build:
+    n = X.shape[0]
     size = int(param(gc, "recall_sample"))
     target = float(param(gc, "target_recall"))
     at = min(RECALL_AT, effective_k(k, n))
+    t = time.perf_counter()
     if target > 0:  # the tuning sample's truth and the reported one's, in one pass
         tune, report = Truth.each(X, [sample_rows(n, size, SEED + 1), sample_rows(n, size)], at)
     else:
         tune, report = None, Truth.of(X, sample_rows(n, size), at)
-    if lexical:
-        plan = plan_probes(X, effective_k(k, n), tune, target)
-        if plan.work <= (PROBED_WORK if faiss_available() else EXACT_WORK):
-            knn, reach = probed_knn(X, ranks, k, plan, tune, target, progress)
-            return _measured(knn, f"probed(cells={plan.cells},reach={reach:.3g})", report)
-    if nndescent_available() and not (lexical and faiss_available()):
-        nn = max(int(param(gc, "nndescent_neighbors")), effective_k(k, n) + 2)
-        knn, nn = nndescent_knn(X, ranks, k, nn, tune, target, progress)
-        return _measured(knn, f"pynndescent(n_neighbors={nn})", report)
-    if not faiss_available():
-        return Build(exact_knn(X, ranks, k, progress), "exact", None, 0, MISSING)
-    if lexical:
-        m, ef_c, ef_s = LEXICAL_HNSW
-        knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, tune, target, progress, sq8=True)
-        return _measured(knn, f"faiss-hnsw-sq8(M={m},efConstruction={ef_c},efSearch={ef})", report)
-    m, ef_c, ef_s = (int(param(gc, p)) for p in ("hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"))
-    knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, tune, target, progress)
-    return _measured(knn, f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef})", report)
+    sampled = report.rows.size + (tune.rows.size if tune is not None else 0)
+    unit = cost.per_product(time.perf_counter() - t, sampled, n)
+    exact_s = cost.exact_seconds(unit, n)
+    priced = {"exact": exact_s}
+
+    def exact(note: str | None) -> Build:
+        return Build(exact_knn(X, ranks, k, progress), "exact", None, 0, note, priced)
+
+    def affordable(name: str, seconds: float) -> bool:
+        priced[name] = seconds
+        return not cheapest or seconds < cost.MARGIN * exact_s
+
+    try:
+        if lexical:
+            plan = plan_probes(X, effective_k(k, n), tune, target)
+            probed_s = cost.probed_seconds(unit, n, plan.work)
+            index_s = (
+                cost.trial(lambda m: _hnsw_trial(X, k, m), n)
+                if cheapest and has_faiss and probed_s > exact_s / 4
+                else None
+            )
+            if (not cheapest and plan.work <= (PROBED_WORK if has_faiss else EXACT_WORK)) or (
+                cheapest and affordable("probed", probed_s) and (index_s is None or probed_s <= index_s)
+            ):
+                budget = cost.Budget(exact_s if cheapest else None)
+                knn, reach = probed_knn(X, ranks, k, plan, tune, target, progress, budget)
+                return _measured(knn, f"probed(cells={plan.cells},reach={reach:.3g})", report, priced)
+            if has_faiss:
+                if index_s is not None and not affordable("faiss-hnsw-sq8", index_s):
+                    return exact(None)
+                m, ef_c, ef_s = LEXICAL_HNSW
+                budget = cost.Budget(exact_s if cheapest else None)
+                knn, ef = hnsw_knn(
+                    X, ranks, k, m, ef_c, ef_s, tune, target, progress, sq8=True, budget=budget
+                )
+                method = f"faiss-hnsw-sq8(M={m},efConstruction={ef_c},efSearch={ef})"
+                return _measured(knn, method, report, priced)
+        compiled = "pynndescent" in sys.modules
+        if has_nndescent and (compiled or not cheapest or exact_s > NNDESCENT_COMPILE):
+            nn = max(int(param(gc, "nndescent_neighbors")), effective_k(k, n) + 2)
+            import pynndescent  # noqa: F401  (numba loads with it: its threads are sized below)
+
+            with cost.sized_threads(cost.free_cpus()):
+                if cheapest:
+                    _nndescent_trial(X, nn, 300)  # compiles: once a process, not a cost that scales
+                if not cheapest or affordable(
+                    "pynndescent", cost.trial(lambda m: _nndescent_trial(X, nn, m), n)
+                ):
+                    budget = cost.Budget(exact_s if cheapest else None)
+                    knn, nn = nndescent_knn(X, ranks, k, nn, tune, target, progress, budget)
+                    return _measured(knn, f"pynndescent(n_neighbors={nn})", report, priced)
+        if not has_faiss:
+            return exact(None if has_nndescent or (cheapest and lexical) else MISSING)
+        m, ef_c, ef_s = (int(param(gc, p)) for p in ("hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"))
+        if cheapest and not affordable(
+            "faiss-hnsw", cost.trial(lambda r: _hnsw_trial(X, k, r, m, ef_c, ef_s), n)
+        ):
+            return exact(None)
+        budget = cost.Budget(exact_s if cheapest else None)
+        knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, tune, target, progress, budget=budget)
+        return _measured(knn, f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef})", report, priced)
+    except cost.OverBudget:
+        return exact(OVER_BUDGET)
 
 
-def _measured(knn: Knn, method: str, report: Truth) -> Build:
-    """An approximate build with its recall@10 on the seeded sample."""
-    return Build(knn, method, report.recall(knn.nbrs, knn.cos), report.rows.size)
+def _hnsw_trial(X: np.ndarray, k: int, m: int, links: int = 0, ef_c: int = 0, ef_s: int = 0) -> None:
+    """faiss's HNSW built over m rows and searched from them (the lexical settings, over
+    8-bit codes, unless `links` is given)."""
+    import faiss
+
+    sq8 = links == 0
+    links, ef_c, ef_s = LEXICAL_HNSW if sq8 else (links, ef_c, ef_s)
+    S = np.ascontiguousarray(X[sample_rows(X.shape[0], m, SEED + 5)], dtype=np.float32)
+    if sq8:
+        index = faiss.IndexHNSWSQ(
+            S.shape[1], faiss.ScalarQuantizer.QT_8bit, links, faiss.METRIC_INNER_PRODUCT
+        )
+        index.train(S)
+    else:
+        index = faiss.IndexHNSWFlat(S.shape[1], links, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = ef_c
+    index.add(S)
+    index.hnsw.efSearch = max(ef_s, k + 4)
+    index.search(S, min(m, k + 4))
+
+
+def _nndescent_trial(X: np.ndarray, neighbours: int, m: int) -> None:
+    """NN-descent over m rows (its numba code compiled first, outside the time that
+    scales: a build compiles once per process)."""
+    import pynndescent
+
+    S = np.ascontiguousarray(X[sample_rows(X.shape[0], m, SEED + 5)], dtype=np.float32)
+    pynndescent.NNDescent(
+        S, metric="dot", n_neighbors=min(m, neighbours), random_state=SEED, low_memory=True, compressed=False
+    )
+
+
+def _measured(knn: Knn, method: str, report: Truth, priced: dict[str, float]) -> Build:
+    """An approximate build with its recall@10 on the seeded sample, and the prices its
+    route was chosen by."""
+    return Build(knn, method, report.recall(knn.nbrs, knn.cos), report.rows.size, None, priced)
 
 
 def hnsw_knn(
@@ -168,13 +285,16 @@ def hnsw_knn(
     target: float = 0.0,
     progress: Progress | None = None,
     sq8: bool = False,
+    budget: cost.Budget | None = None,
 ) -> tuple[Knn, int]:
     """Each row's k best among the candidates faiss's HNSW proposes, by polished (cos, id),
     and the efSearch used: the first of ef_s, 2 ef_s, ... 16 ef_s whose lists reach
     `target` recall@10 on a tuning sample (not the sample the build reports on). The same
     settings give 0.996 at 100,000 clustered facts and 0.85 at a million, so a fixed
     efSearch cannot serve every size. `sq8`: the index holds 8-bit codes of the vectors
-    (a quarter of the memory to walk); the candidates' cosines are exact all the same."""
+    (a quarter of the memory to walk); the candidates' cosines are exact all the same.
+    `budget`: raises cost.OverBudget as soon as the searches timed on the tuning sample
+    show the whole would run past it."""
     import faiss
 
     n, d = X.shape
@@ -205,10 +325,16 @@ def hnsw_knn(
     if truth is not None:
         while True:
             index.hnsw.efSearch = max(ef, width)
+            t = time.perf_counter()
             search(truth.rows)
+            whole = (time.perf_counter() - t) * n / truth.rows.size
             if truth.recall(nbrs, cos) >= target or ef >= 16 * ef_s:
                 break
             ef *= 2
+            if budget:  # the next try and the search of every row, each at twice this one's
+                budget.check(2 * whole * (1 + truth.rows.size / n))
+        if budget:
+            budget.check(whole)
     index.hnsw.efSearch = max(ef, width)
     done += 1
     for c0 in range(0, n, _CHUNK):
@@ -293,6 +419,7 @@ def probed_knn(
     truth: Truth | None = None,
     target: float = 0.0,
     progress: Progress | None = None,
+    budget: cost.Budget | None = None,
 ) -> tuple[Knn, float]:
     """Each row's k best among the rows of the cells nearest it, searched exactly, and the
     reach searched with (numpy alone: no extra is needed).
@@ -303,8 +430,9 @@ def probed_knn(
     rows searching its cell as candidates, unless it searches their cell itself, which
     about halves the reach a row needs for the same recall (`plan_probes` counts a pair
     found from either end). Should the tuning sample still fall short of `target`
-    recall@10, the search runs again with twice the reach. Text clusters, so most of a
-    row's neighbours sit in a few cells."""
+    recall@10, the search runs again with twice the reach (`budget`: unless that, at
+    least twice the last search, would run past it: cost.OverBudget). Text clusters, so
+    most of a row's neighbours sit in a few cells."""
     n = X.shape[0]
     k = effective_k(k, n)
     X = np.ascontiguousarray(X, dtype=np.float32)
@@ -317,6 +445,7 @@ def probed_knn(
     at[order] = pos
     steps, widened = 2 * cells, False
     while True:
+        t = time.perf_counter()
         top = _TopK(n, min(n - 1, k + SLACK), ranks[order])
         for c in range(cells):  # each cell with itself (self-pairs skipped)
             b0, b1 = starts[c], starts[c + 1]
@@ -333,6 +462,8 @@ def probed_knn(
             break
         if truth.recall(*_chosen(X, ranks, order, top, at[truth.rows], k)) >= target:
             break
+        if budget:
+            budget.check(2 * (time.perf_counter() - t))
         reach = min(ALL_CELLS, max(2 * reach, 1 / 64))
     nbrs, cos = _chosen(X, ranks, order, top, pos, k)
     if progress:
@@ -415,11 +546,13 @@ def nndescent_knn(
     truth: Truth | None = None,
     target: float = 0.0,
     progress: Progress | None = None,
+    budget: cost.Budget | None = None,
 ) -> tuple[Knn, int]:
     """Each row's k best among the `neighbours` that pynndescent's NN-descent finds for it,
     by polished (cos, id), and the list length used: when a tuning sample (not the one
     the build reports on) falls short of `target` recall@10, the search runs again with
-    twice the lists, at most twice. Seeded: the same vectors give the same lists."""
+    twice the lists, at most twice (`budget`: unless the next, about twice the last, would
+    run past it: cost.OverBudget). Seeded: the same vectors give the same lists."""
     import pynndescent
 
     n = X.shape[0]
@@ -430,6 +563,7 @@ def nndescent_knn(
     for attempt in range(3):
         if progress:
             progress(attempt, 3)
+        t = time.perf_counter()
         width = min(n, neighbours)
         index = pynndescent.NNDescent(
             X, metric="dot", n_neighbors=width, random_state=SEED, low_memory=True, compressed=False
@@ -442,6 +576,8 @@ def nndescent_knn(
             _best(X, ranks, rows, c, (c < 0) | (c == rows[:, None]), k, nbrs, cos)
         if truth is None or truth.recall(nbrs, cos) >= target or attempt == 2 or width >= n:
             break
+        if budget:
+            budget.check(2 * (time.perf_counter() - t))
         neighbours *= 2
     if progress:
         progress(3, 3)

@@ -28,7 +28,7 @@ from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.notices import describe
 from synapse_tui.core.review.queues import QUEUES, all_masks, apply_sort, masks_at, queue_order
 from synapse_tui.core.review.reasons import Suspects, find_duplicates, reason, recheck, with_unsupported
-from synapse_tui.core.review.sessionlog import LogEntry, session_log, session_mark
+from synapse_tui.core.review.sessionlog import LogEntry, session_batch, session_log, session_mark
 from synapse_tui.core.review.triage import Outcome, Triage
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.explanation import Explanation
@@ -435,6 +435,11 @@ class Browser:
         """Every audited action since the browser opened, by anyone, newest first."""
         with self.lock:
             return session_log(self.store, self.session_start or 0, config=self.config)
+
+    def session_batch(self, batch: int) -> tuple[LogEntry, ...]:
+        """The facts of one action of the log (a bulk expanded)."""
+        with self.lock:
+            return session_batch(self.store, batch)
 
     def check_supersede(self, old: str, target: str) -> str | None:
         """Why `target` cannot replace `old` (a cycle...), or None: nothing is written."""

@@ -241,3 +241,53 @@ async def test_a_bulk_undo_leaves_the_cursor_where_the_user_was(app, db):
         await settle(pilot)
         assert len(audit(db)) == 60
         assert app.main.current_fact_id() == here
+
+
+# -- 8. the session log: one row per action, every action reachable -----------------------
+
+
+async def test_the_session_log_has_one_row_per_action_and_reaches_every_one(app, db):
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.review.triage import Triage
+    from synapse_tui.core.store.db import Store
+    from synapse_tui.ui.screens.nav import RowTable
+
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        with Store.open(db) as other:  # 35 bulks of 30 facts: 1,050 audit rows
+            ids = [r[0] for r in other.conn.execute("SELECT id FROM facts ORDER BY pos")]
+            cli = Triage(other, Clock(parse_time(NOW)), actor="user:cli")
+            for _ in range(35):
+                cli.apply("contradict", ids)
+        await pilot.press("l")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "35 actions since the browser opened" in text
+        table = app.screen.query_one(RowTable)
+        assert table.row_count == 35
+        await pilot.press("end")  # the first action of the session is reachable
+        await settle(pilot)
+        assert "#1 " in screen_text(app) and "30 facts" in screen_text(app)
+        await pilot.press("enter")  # a bulk lists its facts
+        await settle(pilot)
+        assert table.row_count == 35 + 30
+        await pilot.press("down", "enter")  # a fact of it opens
+        await settle(pilot)
+        assert app.main.current_fact_id() == ids[0]
+
+
+async def test_the_session_log_shows_the_whole_time_and_actor_at_200_columns(app, db):
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.review.triage import Triage
+    from synapse_tui.core.store.db import Store
+
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        with Store.open(db) as other:
+            Triage(other, Clock(parse_time(NOW)), actor="agent:claude-desktop-nightly").apply(
+                "verify", ["f-sso"]
+            )
+        await pilot.press("l")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "agent:claude-desktop-nightly " in text and "2026-12-01T00:00:00Z " in text

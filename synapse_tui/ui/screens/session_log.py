@@ -29,6 +29,14 @@ class LogReady(Message):
         super().__init__()
 
 
+class BatchReady(Message):
+    """The facts of a bulk action, read to expand its row."""
+
+    def __init__(self, batch: int, entries: tuple[LogEntry, ...]) -> None:
+        self.batch, self.entries = batch, entries
+        super().__init__()
+
+
 class SessionLogScreen(Screen):
     HELP_TITLE = "session log"
     DEFAULT_CSS = """
@@ -52,8 +60,10 @@ class SessionLogScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.entries: tuple[LogEntry, ...] = ()
+        self.entries: tuple[LogEntry, ...] = ()  # one per action, newest first
         self.loaded = False
+        self.expanded: dict[int, tuple[LogEntry, ...]] = {}  # bulk batch -> its facts
+        self.rows: list[tuple[str, LogEntry, bool]] = []  # (row key, entry, a fact of a bulk)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -81,9 +91,17 @@ class SessionLogScreen(Screen):
         self.post_message(LogReady(entries))
 
     def on_log_ready(self, message: LogReady) -> None:
-        keep = self._highlighted()
+        keep = self._highlighted_key()
         self.entries, self.loaded = message.entries, True
-        self._paint(keep.seq if keep else None)
+        self._paint(keep)
+
+    @work(thread=True, group="session-log-batch")
+    def expand(self, batch: int) -> None:
+        self.post_message(BatchReady(batch, self.app.browser.session_batch(batch)))
+
+    def on_batch_ready(self, message: BatchReady) -> None:
+        self.expanded[message.batch] = message.entries
+        self._paint(self._highlighted_key())
 
     def refresh_view(self) -> None:
         """After triage here or elsewhere (the app calls it on the top screen)."""
@@ -96,22 +114,23 @@ class SessionLogScreen(Screen):
 
     def on_resize(self) -> None:
         if self.loaded:
-            keep = self._highlighted()
-            self._paint(keep.seq if keep else None)
+            self._paint(self._highlighted_key())
 
     # -- painting -----------------------------------------------------------------------
-    def _paint(self, keep_seq: int | None = None) -> None:
+    def _paint(self, keep: str | None = None) -> None:
         n = len(self.entries)
         actors = sorted({e.actor for e in self.entries})
         head = Text.assemble(("SESSION LOG", "bold"))
-        head.append(f"  {n} change{'s' if n != 1 else ''} since the browser opened, newest first")
+        head.append(f"  {n} action{'s' if n != 1 else ''} since the browser opened, newest first")
         if actors:
             head.append(f" · by {', '.join(actors)}")
         if not self.entries:
             none = "nothing yet: triage (c x v a s) here, or by an agent alongside, shows up here"
             head.append("\n" + (none if self.loaded else "loading…"), style="italic")
         head.append(
-            "\nenter jumps to the fact · u undoes the newest live action (marked ◀ undo)", style="dim"
+            "\nenter jumps to the fact (on a bulk: lists its facts) · u undoes the newest live action"
+            " (marked ◀ undo)",
+            style="dim",
         )
         self.query_one("#log-head", Static).update(head)
         table = self.query_one(RowTable)
@@ -123,7 +142,8 @@ class SessionLogScreen(Screen):
         cols = {
             "#": 5,
             "at": 0 if narrow else 11 if short else 20,
-            "actor": 12 if narrow else 14,
+            # wide: the whole actor (agent:claude-desktop), up to a third of the room
+            "actor": 12 if narrow else min(max(14, *map(len, actors or [""])), width // 6 if short else 32),
             "action": 12 if narrow else 16,
             "fact": min(18, max(4, *map(len, ids))),
             "state": 7,
@@ -136,7 +156,11 @@ class SessionLogScreen(Screen):
         if not self.entries:
             return
         palette = colours(self.app)
+        self.rows = []
         for e in self.entries:
+            self.rows.append((f"b{e.batch}", e, False))
+            self.rows.extend((f"s{m.seq}", m, True) for m in self.expanded.get(e.batch, ()) if e.bulk)
+        for key, e, member in self.rows:
             struck = "strike" if e.undone else ""
             if e.next_undo:
                 state = Text("◀ undo", style=f"bold {palette['warning']}")
@@ -145,25 +169,38 @@ class SessionLogScreen(Screen):
             else:
                 state = Text("")
             cells = [
-                Text(f"#{e.batch}", style="dim"),
+                Text("  └" if member else f"#{e.batch}", style="dim"),
                 Text(e.at[5:16].replace("T", " ") if short else e.at) if cols["at"] else None,
                 Text(
                     fit(clean(e.actor), cols["actor"]), style="bold" if e.actor.startswith("agent:") else ""
                 ),
                 Text(fit(e.what, cols["action"]), style=struck),
-                Text(fit(e.fact_id, cols["fact"]), style=f"bold {struck}".strip()),
+                Text(
+                    fit(f"{e.facts} facts" if e.bulk and not member else e.fact_id, cols["fact"]),
+                    style=f"bold {struck}".strip(),
+                ),
                 Text(fit(clean(e.change), cols["change"]), style=struck),
                 state,
             ]
-            table.add_row(*[c for c in cells if c is not None], key=str(e.seq))
-        seqs = [e.seq for e in self.entries]
-        table.move_cursor(row=seqs.index(keep_seq) if keep_seq in seqs else 0, animate=False)
+            if member:
+                state = Text("")
+            table.add_row(*[c for c in cells if c is not None], key=key)
+        keys = [k for k, _, _ in self.rows]
+        table.move_cursor(row=keys.index(keep) if keep in keys else 0, animate=False)
+
+    def _highlighted_row(self) -> tuple[str, LogEntry, bool] | None:
+        table = self.query_one(RowTable)
+        if not self.rows or not (0 <= table.cursor_row < len(self.rows)):
+            return None
+        return self.rows[table.cursor_row]
 
     def _highlighted(self) -> LogEntry | None:
-        table = self.query_one(RowTable)
-        if not self.entries or not (0 <= table.cursor_row < len(self.entries)):
-            return None
-        return self.entries[table.cursor_row]
+        row = self._highlighted_row()
+        return row[1] if row else None
+
+    def _highlighted_key(self) -> str | None:
+        row = self._highlighted_row()
+        return row[0] if row else None
 
     # -- actions ------------------------------------------------------------------------
     def action_close(self) -> None:
@@ -176,12 +213,23 @@ class SessionLogScreen(Screen):
 
     @on(DataTable.RowSelected, "#log-table")
     def _selected(self, event: DataTable.RowSelected) -> None:
+        row = self._highlighted_row()
+        if row is not None and row[1].bulk and not row[2]:  # a bulk: list / fold its facts
+            batch = row[1].batch
+            if self.expanded.pop(batch, None) is None:
+                self.expand(batch)
+            else:
+                self._paint(row[0])
+            return
         self.action_open()
 
     def current_fact_id(self) -> str | None:
-        """The triage keys act on the fact of the highlighted action."""
-        entry = self._highlighted()
-        return entry.fact_id or None if entry is not None else None
+        """The triage keys act on the fact of the highlighted action (none for a bulk's row:
+        its facts, listed, each have theirs)."""
+        row = self._highlighted_row()
+        if row is None or (row[1].bulk and not row[2]):
+            return None
+        return row[1].fact_id or None
 
     @on(DataTable.RowHighlighted, "#log-table")
     def _highlighted_moved(self) -> None:
@@ -189,9 +237,10 @@ class SessionLogScreen(Screen):
 
     def action_undo(self) -> None:
         """Undo the highlighted action, or say why not (an undo of an undo is a redo)."""
-        entry = self._highlighted()
-        if entry is None:
+        row = self._highlighted_row()
+        if row is None:
             return
+        entry = next((e for e in self.entries if e.batch == row[1].batch), row[1])  # a fact: its action
         if entry.undoes is not None:
             self.app.notify(
                 f"#{entry.batch} is itself {'an undo' if entry.action == 'undo' else 'a redo'}: "

@@ -157,9 +157,10 @@ def rank(memory: Memory, q: Query, mask: np.ndarray | None = None, mode: str = "
         found = memory.store.search_any(terms, weights)
         pos, relevance, hits = found.pos, found.relevance, found.hits
         content = [h for t, h in zip(terms, hits, strict=True) if not is_stop(t)] or list(hits)
-        matched = np.zeros(len(pos), dtype=np.int64)  # of the words that carry the question
-        for h in content:
-            matched[np.searchsorted(pos, h)] += 1
+        held = np.zeros(int(pos[-1]) + 1 if len(pos) else 0, dtype=np.int64)
+        for h in content:  # of the words that carry the question, how many each fact holds
+            held[h] += 1
+        matched = held[pos]
         terms_needed = len(content)
     keep = q.mask(memory)[pos] if q.terms else np.ones(len(pos), dtype=bool)
     if mask is not None:

@@ -1,7 +1,9 @@
 """Figures for issue 3: neighbour-graph build, incremental update and lookup times.
 
     python benchmarks/bench_graph.py [--sizes 10000,100000] [--skip-store] [--skip-import]
-                                     [--import-only] [--texts words|world]
+                                     [--import-only] [--texts words|world|vocab|zipf,...]
+                                     [--route cheapest|approximate|exact] [--installs scale,base]
+                                     [--write-results]
 
 Clustered synthetic embeddings (d = 384). For each size: the exact kNN + edges time, the
 time of one plain blockwise X @ X.T pass over the same data in the same run (the ratio is
@@ -10,13 +12,18 @@ what to compare across machines), and, for the largest size, a store built throu
 the near-duplicate clusters. Then the import path without embeddings: synthetic facts
 imported, and the graph step (lexical embeddings + kNN + edges + NPMI) timed against one
 X @ X.T pass over the lexical vectors. Every ratio is against a pass in the same run.
-The import's texts are six random words of 21 (`--texts words`, no structure: the hardest
-case for any index) or the sample's phrasing from its world simulation (`--texts world`).
+The import's texts are six random words of 21 (`--texts words`), the sample's phrasing
+from its world simulation (`--texts world`), or 6-14 words of a 200-word vocabulary drawn
+uniformly (`--texts vocab`, no structure: the hardest case for any index) or by a Zipf law
+(`--texts zipf`), several in one run when listed; `--installs base` routes as an install
+without the [scale] extra would. `--write-results` puts the import's figures, each
+against the pass in the same run, into RESULTS.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sqlite3
 import sys
 import tempfile
@@ -30,7 +37,9 @@ from threadpoolctl import threadpool_info
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synapse_tui.core.graph import ann, knn
+from results import Results  # noqa: E402
+
+from synapse_tui.core.graph import ann, knn  # noqa: E402
 from synapse_tui.core.graph import edges as g  # noqa: E402
 from synapse_tui.core.graph.build import rebuild_graph, update_graph  # noqa: E402
 from synapse_tui.core.graph.lexical import embed_texts  # noqa: E402
@@ -40,6 +49,14 @@ from synapse_tui.core.review.junk import near_duplicate_clusters  # noqa: E402
 from synapse_tui.core.store.schema import migrate  # noqa: E402
 
 D = 384
+FIGURES = Results("bench_graph.py")
+PASSES: dict[tuple[int, str], tuple[float, float]] = {}  # (n, texts) -> the pass's wall and CPU seconds
+TEXTS = {
+    "words": "six random words of 21",
+    "world": "phrased as the sample's",
+    "vocab": "6-14 words of 200",
+    "zipf": "6-14 words of 200, Zipf",
+}
 CONFIG = SimpleNamespace(
     graph=SimpleNamespace(k=10, npmi_min_count=2, near_duplicate_weight=0.9, unsupported_age_days=90.0)
 )
@@ -164,10 +181,21 @@ def bench_store(n: int, t_mm: float) -> None:
         conn.close()
 
 
-def bench_import(n: int, texts: str = "words") -> None:
+def corpus(n: int, texts: str) -> list[str] | None:
+    """The import's texts (`TEXTS`); None: write_synthetic_jsonl's six words of 21."""
+    from synth import vocabulary_texts, world_texts
+
+    if texts == "world":
+        return world_texts(n)
+    if texts in ("vocab", "zipf"):
+        return vocabulary_texts(n, zipf=1.0 if texts == "zipf" else 0.0)
+    return None
+
+
+def bench_import(n: int, texts: str = "words", route: str = "cheapest", install: str = "scale") -> None:
     """`synapse-tui import` of n facts without embeddings: the graph step, timed by part.
-    `texts`: six random words of 21 ("words"), or the sample's phrasing ("world")."""
-    from synth import world_texts, write_synthetic_jsonl
+    `texts`: a key of TEXTS."""
+    from synth import write_synthetic_jsonl
 
     from synapse_tui.core.base.config import Config
     from synapse_tui.core.store.db import Store
@@ -181,17 +209,18 @@ def bench_import(n: int, texts: str = "words") -> None:
         try:
             built = build_knn(*args, **kwargs)
             if built.knn.nbrs.shape[0]:  # the space that has facts
+                priced = ", ".join(f"{name} {s:.1f} s" for name, s in built.priced.items())
                 methods.append(
-                    f"{built.method}, recall@10 {built.recall}" if built.approximate else built.method
+                    (f"{built.method}, recall@10 {built.recall}" if built.approximate else built.method)
+                    + (f" [priced: {priced}]" if priced else "")
+                    + (f" ({built.note})" if built.note else "")
                 )
             return built
         finally:
             knn_time[0] += time.perf_counter() - t0
 
     with tempfile.TemporaryDirectory() as tmp:
-        src = write_synthetic_jsonl(
-            Path(tmp) / "facts.jsonl", n, texts=world_texts(n) if texts == "world" else None
-        )
+        src = write_synthetic_jsonl(Path(tmp) / "facts.jsonl", n, texts=corpus(n, texts))
         facts = parse_file(src)
         with Store.open(Path(tmp) / "imp.db", create=True) as store:
             t = time.perf_counter()
@@ -201,23 +230,31 @@ def bench_import(n: int, texts: str = "words") -> None:
             try:
                 t, cpu = time.perf_counter(), time.process_time()
                 with store.transaction() as conn:
-                    update_graph(conn, result.new_positions, Config())
+                    update_graph(conn, result.new_positions, Config().with_values("graph", route=route))
                 t_graph, cpu_graph = time.perf_counter() - t, time.process_time() - cpu
             finally:
                 ann.build_knn = build_knn
         t = time.perf_counter()
         X = embed_texts([f.text for f in facts])
         t_embed = time.perf_counter() - t
-    cpu = time.process_time()
-    t_mm = matmul_pass(X)
-    cpu_mm = time.process_time() - cpu
+    load = os.getloadavg()
+    if (n, texts) not in PASSES:  # one pass per corpus: the installs of a run share it
+        cpu = time.process_time()
+        PASSES[n, texts] = matmul_pass(X), time.process_time() - cpu
+    t_mm, cpu_mm = PASSES[n, texts]
+    load = tuple(max(a, b) for a, b in zip(load, os.getloadavg(), strict=True))
+    base = f"one X @ X.T pass over {n:,} x {X.shape[1]}"
+    what = f"{n:,} facts, {TEXTS[texts]}, route {route}, {'base install' if install == 'base' else '[scale]'}"
+    FIGURES.add(f"import graph step, {what}", t_graph, baseline=base, against=t_mm)
+    FIGURES.add(f"kNN by {' / '.join(methods)}", knn_time[0], baseline=base, against=t_mm)
     print(
         f"import N={n} without embeddings ({texts} texts): facts {t_import:.2f} s; graph step {t_graph:.2f} s"
         f" ({cpu_graph:.1f} s of CPU; one X @ X.T pass {cpu_mm:.1f} s of CPU) "
         f"(kNN {knn_time[0]:.2f} s, the rest {t_graph - knn_time[0]:.2f} s, of which lexical embedding "
         f"{t_embed:.2f} s; kNN by {' / '.join(methods)});"
         f" one X @ X.T pass over the lexical vectors (d={X.shape[1]}) {t_mm:.2f} s; "
-        f"ratios: graph step {t_graph / t_mm:.2f}, kNN {knn_time[0] / t_mm:.2f}, rest {(t_graph - knn_time[0]) / t_mm:.3f}",
+        f"ratios: graph step {t_graph / t_mm:.2f}, kNN {knn_time[0] / t_mm:.2f}, rest {(t_graph - knn_time[0]) / t_mm:.3f}"
+        f"; load average (the higher of before and after the pass) {', '.join(f'{x:.2f}' for x in load)}",
         flush=True,
     )
 
@@ -228,8 +265,13 @@ def main() -> None:
     parser.add_argument("--skip-store", action="store_true")
     parser.add_argument("--skip-import", action="store_true")
     parser.add_argument("--import-only", action="store_true", help="just the import without embeddings")
+    parser.add_argument("--texts", default="words", help=f"the import's texts, of {','.join(TEXTS)}")
+    parser.add_argument("--route", choices=("cheapest", "approximate", "exact"), default="cheapest")
     parser.add_argument(
-        "--texts", choices=("words", "world"), default="words", help="the import's texts (bench_import)"
+        "--installs", default="scale", help="scale, base (neither faiss nor pynndescent offered), or both"
+    )
+    parser.add_argument(
+        "--write-results", action="store_true", help="put the import's figures into RESULTS.md"
     )
     args = parser.parse_args()
     for info in threadpool_info():
@@ -239,13 +281,28 @@ def main() -> None:
         )
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.import_only:
-        bench_import(max(sizes), args.texts)
+        imports(max(sizes), args)
         return
     passes = {n: bench_edges(n) for n in sizes}
     if not args.skip_store:
         bench_store(max(sizes), passes[max(sizes)])
     if not args.skip_import:
-        bench_import(max(sizes), args.texts)
+        imports(max(sizes), args)
+
+
+def imports(n: int, args: argparse.Namespace) -> None:
+    """bench_import for each of the texts and installs asked for."""
+    available = ann.faiss_available, ann.nndescent_available
+    for texts in args.texts.split(","):
+        for install in args.installs.split(","):  # the pass of the corpus is timed once, with the first
+            if install == "base":
+                ann.faiss_available = ann.nndescent_available = lambda: False
+            try:
+                bench_import(n, texts, args.route, install)
+            finally:
+                ann.faiss_available, ann.nndescent_available = available
+    if args.write_results:
+        FIGURES.save()
 
 
 if __name__ == "__main__":

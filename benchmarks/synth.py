@@ -35,6 +35,35 @@ def world_texts(n: int) -> list[str]:
     return list(texts)[:n]
 
 
+def vocabulary(size: int = 200, seed: int = 5) -> list[str]:
+    """`size` distinct made-up words of two to four syllables: a vocabulary with the
+    shared stems and endings of real words, and no phrasing."""
+    rng = np.random.default_rng(seed)
+    onsets, vowels = "b c d f g h k l m n p r s t v w st tr pl gr".split(), "a e i o u ai ou".split()
+    words: dict[str, None] = {}
+    while len(words) < size:
+        words[
+            "".join(str(rng.choice(onsets)) + str(rng.choice(vowels)) for _ in range(rng.integers(2, 5)))
+        ] = None
+    return list(words)
+
+
+def vocabulary_texts(n: int, zipf: float = 0.0, size: int = 200, seed: int = 11) -> list[str]:
+    """n texts of 6-14 words drawn from a `size`-word vocabulary, uniformly or, with
+    `zipf` > 0, the r-th most frequent word with weight r**-zipf: text with no structure
+    beyond its words (issue 26)."""
+    rng = np.random.default_rng(seed)
+    words = np.array(vocabulary(size))
+    p = None
+    if zipf > 0:
+        p = np.arange(1, size + 1, dtype=np.float64) ** -zipf
+        p /= p.sum()
+    lengths = rng.integers(6, 15, n)
+    drawn = rng.choice(size, size=int(lengths.sum()), p=p)
+    ends = np.cumsum(lengths)
+    return [" ".join(words[drawn[e - m : e]]) for e, m in zip(ends, lengths, strict=True)]
+
+
 def write_synthetic_jsonl(
     path: Path, n: int, seed: int = 7, id_prefix: str = "s", texts: list[str] | None = None
 ) -> Path:

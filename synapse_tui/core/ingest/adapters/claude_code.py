@@ -113,6 +113,7 @@ class _File:
     items: list[_Item] = field(default_factory=list)
     whole: bool = False  # a topic file: one fact
     stamp: str = ""  # size and modification time: unchanged since the last sync when equal
+    mtime: float = 0.0
     kept: list[str] = field(default_factory=list)  # records found unchanged, not read again
 
 
@@ -152,7 +153,7 @@ def read(
     report, pointers, prose, kept = every(progress, 200), 0, 0, set()
     for i, f in enumerate(files, start=1):
         report(i, len(files))
-        f.stamp = _stamp(f.path)
+        f.stamp, f.mtime = _stamp(f.path)
         alive = [k for k in by_file.get((resolved[f.root], f.file), ()) if not k.deleted]
         if alive and all(k.provenance.get(STAMP) == f.stamp for k in alive):
             kept |= {k.id for k in alive}  # as it was at the last sync: not read again
@@ -251,12 +252,12 @@ def _rules(root: Path, folder: Path, note: str, left_out: list[str], prefix: str
     ]
 
 
-def _stamp(path: Path) -> str:
+def _stamp(path: Path) -> tuple[str, float]:
     try:
         st = path.stat()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
-    return f"{st.st_size}:{st.st_mtime_ns}"
+    return f"{st.st_size}:{st.st_mtime_ns}", st.st_mtime
 
 
 def _text(path: Path) -> str:
@@ -435,7 +436,7 @@ class _Times:
                     commit = lines[item.line - 1] if item.line - 1 < len(lines) else None
                     if commit is not None:
                         return commit.at, FROM_GIT, commit
-        return f.path.stat().st_mtime, FROM_MTIME, None
+        return f.mtime, FROM_MTIME, None
 
 
 def _fact(f: _File, item: _Item, version: int, supersedes: str | None, times: _Times) -> ParsedFact:

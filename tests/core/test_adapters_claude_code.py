@@ -282,3 +282,26 @@ def test_a_second_sync_reads_only_the_files_that_changed(home, store, monkeypatc
     snap, result = resync(store, home)
     assert parsed == [f"{MEMORY}/feedback_testing.md"]  # size and mtime of the others unchanged
     assert (result.added, result.newly_deleted, result.unchanged) == (1, 0, 5)
+
+
+def test_without_dir_it_reads_the_users_claude_folder(home, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(home.parent))
+    db = tmp_path / "default.db"
+    out = json.loads(run("import", "--from", "claude-code", "--db", db, "--json").stdout)
+    assert (out["added"], out["source"]) == (6, str(home))
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected", "line"),
+    [
+        (b"- fine\n- caf\xe9\n", "not valid UTF-8; expected a Markdown file", 2),
+        (b"---\nname: [unclosed\n---\nbody\n", "front matter is not valid YAML", None),
+    ],
+)
+def test_a_file_that_cannot_be_read_is_named(home, raw, expected, line):
+    (home / MEMORY / "broken.md").write_bytes(raw)
+    with pytest.raises(InputError, match=expected) as err:
+        cc.read(home)
+    assert err.value.file.endswith("broken.md")
+    if line is not None:
+        assert err.value.line == line

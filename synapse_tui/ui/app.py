@@ -252,5 +252,7 @@ class SynapseApp(TriageMixin, App[None]):
         """A view asked to open a fact: the list's cursor goes to it, its detail opens on top."""
         from synapse_tui.ui.screens.detail import DetailScreen
 
-        self.main.go_to_fact(message.fact_id)
+        main = self.main
+        main.go_to_fact(message.fact_id)
+        main.stay_on(message.fact_id)  # chosen to open: leaving the views lands on it
         self.push_screen(DetailScreen(message.fact_id))

@@ -291,3 +291,53 @@ async def test_the_session_log_shows_the_whole_time_and_actor_at_200_columns(app
         await settle(pilot)
         text = screen_text(app)
         assert "agent:claude-desktop-nightly " in text and "2026-12-01T00:00:00Z " in text
+
+
+# -- 9. the neighbour view: back restores the row, o moves the list's cursor --------------
+
+
+async def test_walking_back_two_levels_restores_each_highlighted_row(app):
+    from synapse_tui.ui.screens.neighbours import NeighbourScreen
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-pay-01")
+        await pilot.press("n")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, NeighbourScreen)
+        await pilot.press("down")
+        first = screen.current_fact_id()
+        assert first is not None
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.fact_id == first
+        await pilot.press("down")
+        second = screen.current_fact_id()
+        assert second is not None
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("backspace")
+        await settle(pilot)
+        assert screen.fact_id == first and screen.current_fact_id() == second
+        await pilot.press("backspace")
+        await settle(pilot)
+        assert screen.fact_id == "f-pay-01" and screen.current_fact_id() == first
+
+
+async def test_o_in_the_neighbour_view_moves_the_lists_cursor(app):
+    from synapse_tui.ui.screens.detail import DetailScreen
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-pay-01")
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("down")
+        chosen = app.screen.current_fact_id()
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(app.screen, DetailScreen) and app.screen.fact_id == chosen
+        await pilot.press("escape", "escape")
+        await settle(pilot)
+        assert app.screen is app.main and app.main.current_fact_id() == chosen

@@ -384,6 +384,12 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         self._return_to = self.browser.view
         self.app.push_screen(NeighbourScreen(fact_id))
 
+    def stay_on(self, fact_id: str) -> None:
+        """A view on top opened `fact_id` (`o`): coming back lands on it, in the queue and
+        search the list shows now, instead of on the fact the walk left from."""
+        if self._return_to is not None:
+            self._return_to = replace(self.browser.view, cursor=fact_id)
+
     def on_screen_suspend(self) -> None:
         """A view opens on top: the pane stops waiting for the cursor to rest."""
         self.query_one(FactDetail).flush()

@@ -77,6 +77,7 @@ class NeighbourScreen(Screen):
         super().__init__()
         self.fact_id = fact_id
         self.trail: list[str] = []
+        self._rows_left: list[tuple[str, str] | None] = []  # per trail step: the row walked from
         self.ego: EgoGraph | None = None
         self.info: GraphInfo | None = None
         self.rows: list[EgoRow] = []
@@ -244,11 +245,12 @@ class NeighbourScreen(Screen):
         fact_id = self._highlighted_fact("walk")
         if fact_id is not None:
             self.trail.append(self.fact_id)
+            self._rows_left.append(self._highlighted_key())
             self.walk(fact_id)
 
-    def walk(self, fact_id: str) -> None:
+    def walk(self, fact_id: str, keep: tuple[str, str] | None = None) -> None:
         self.fact_id = fact_id
-        self._keep = None
+        self._keep = keep
         self.rows, self.ego = [], None
         self.load(fact_id)
 
@@ -263,8 +265,8 @@ class NeighbourScreen(Screen):
             self.refresh_view()
 
     def action_back(self) -> None:
-        if self.trail:
-            self.walk(self.trail.pop())
+        if self.trail:  # back on the row walked from, at every level
+            self.walk(self.trail.pop(), self._rows_left.pop() if self._rows_left else None)
         else:
             self.app.notify("at the start of the path", timeout=2)
 

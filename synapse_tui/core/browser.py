@@ -137,8 +137,9 @@ class Browser:
 
     @property
     def readonly_reason(self) -> str | None:
-        if self.store.readonly:
-            return f"read-only: {self.store.path} cannot be written; triage is off"
+        if self.store.readonly:  # and why, when it was opened for writing (its folder, say)
+            why = self.store.readonly_why or f"{self.store.path} cannot be written"
+            return f"read-only: {why}; triage is off"
         if self.as_of is not None:
             from synapse_tui.core.base.clock import format_time
 

@@ -4,6 +4,7 @@ refusal is one `error:` line, exit 2, and leaves the store as it was."""
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from synapse_tui.cli import main
+from synapse_tui.core.store.db import Store
 from tests.cli.test_cli import db, json_lines  # noqa: F401
 from tests.conftest import write_jsonl
 from tests.core.mem0_files import ev, story, write_history
@@ -251,3 +253,59 @@ def test_embed_run_again_finishes_the_graph_of_a_stuck_store(tmp_path, monkeypat
         kinds = {kind for (kind,) in store.conn.execute("SELECT DISTINCT kind FROM semantic_edges")}
     assert kinds == {"model"}  # the graph is the model's now, not the lexical one
     assert "nothing to do" in run("embed", db).stdout  # and the next run has none left
+
+
+# -- 13. a store in a folder that cannot be written opens read-only and says why -------------
+
+
+@pytest.fixture
+def read_only_folder(db, tmp_path):  # noqa: F811
+    """`db` seen through a folder that cannot be written while the file itself can: the
+    folder bind-mounted read-only, the file bind-mounted writable over it. Real for root,
+    who may write into any folder that permissions alone close (skipped where mounting is
+    not allowed)."""
+    shutil.rmtree(db.parent / (db.name + "-graph"), ignore_errors=True)  # one file, like a copy
+    with Store.open(db) as store:
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    real, view = tmp_path / "real", tmp_path / "view"
+    real.mkdir()
+    shutil.copy(db, real / "memory.db")
+    mounted = []
+
+    def mount(*args):
+        done = subprocess.run(["mount", *map(str, args)], capture_output=True, text=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot bind-mount here: {done.stderr.strip()}")
+        mounted.append(args[-1])
+
+    view.mkdir()
+    try:
+        mount("--bind", real, view)
+        mount("-o", "remount,ro,bind", view)
+        mounted.pop()  # the same mount point, once
+        mount("--bind", real / "memory.db", view / "memory.db")
+        assert os.access(view / "memory.db", os.W_OK) and not os.access(view, os.W_OK)
+        yield view / "memory.db"
+    finally:
+        for point in reversed(mounted):
+            subprocess.run(["umount", str(point)], check=False)
+
+
+def test_a_store_in_a_read_only_folder_is_read_and_says_why_it_is_not_written(read_only_folder):
+    shown = run("show", read_only_folder, "a")
+    assert shown.stdout.startswith("a ")
+    result = run("corroborate", read_only_folder, "a", code=2)
+    assert result.stderr.count("\n") == 1 and "not a SQLite database" not in result.stderr
+    assert "opened read-only (its folder" in result.stderr and "cannot be written" in result.stderr
+    assert "-wal and -shm files" in result.stderr
+
+
+def test_a_folder_the_user_cannot_write_is_named_before_sqlite_is_asked(db, monkeypatch):  # noqa: F811
+    real_access = os.access
+    folder = os.fspath(db.parent)
+    monkeypatch.setattr(
+        os, "access", lambda p, mode: False if os.fspath(p) == folder else real_access(p, mode)
+    )
+    with Store.open(db) as store:  # as a user other than root would find it
+        assert store.readonly and f"its folder {folder} cannot be written" in store.readonly_why
+        assert run("score", db).exit_code == 0

@@ -133,7 +133,7 @@ def embed_store(
     left half done is finished by running it again.
     """
     if store.readonly:  # said before minutes of encoding, not after
-        raise SynapseError(f"{store.path}: opened read-only; nothing can be changed")
+        raise SynapseError(f"{store.read_only_because()}; nothing can be changed")
     todo = store.conn.execute(
         "SELECT pos, text FROM facts WHERE pos NOT IN (SELECT pos FROM embeddings WHERE kind = 'model')"
         " ORDER BY pos"

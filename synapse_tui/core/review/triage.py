@@ -183,7 +183,7 @@ class Triage:
 
     def _check_writable(self) -> None:
         if self.store.readonly:
-            raise TriageError(f"{self.store.path} is open read-only: triage cannot change it")
+            raise TriageError(f"{self.store.read_only_because()}: triage cannot change it")
 
     def _scores(self, changes: list[Change], now: float) -> dict[str, dict[str, Any]]:
         return spot_scores(self.store, self.config, now, [c.fact_id for c in changes])

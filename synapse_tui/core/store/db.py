@@ -106,10 +106,15 @@ def _loads(value: str | None) -> Any:
 class Store:
     """An open synapse-tui store. Use `Store.open(path)`; close it or use `with`."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection, readonly: bool) -> None:
+    def __init__(
+        self, path: Path, conn: sqlite3.Connection, readonly: bool, readonly_why: str | None = None
+    ) -> None:
         self.path = path
         self.conn = conn
         self.readonly = readonly
+        # why a store opened for writing is read-only (its file, its folder), None when the
+        # caller asked for read-only or it is writable
+        self.readonly_why = readonly_why
         self._checked = False
 
     @classmethod
@@ -119,23 +124,28 @@ class Store:
             raise StoreError(f"{p}: no such database")
         if p.is_dir():
             raise StoreError(f"{p}: is a directory, not a database")
+        why = None
+        wal = (p.parent / (p.name + "-wal")).exists()
         if not readonly and p.exists() and not os.access(p, os.W_OK):
-            readonly = True
-        if readonly and not os.access(p.parent, os.W_OK) and not (p.parent / (p.name + "-wal")).exists():
-            # a read-only WAL database in a read-only folder needs immutable mode
-            uri = f"file:{p.resolve()}?mode=ro&immutable=1"
-        elif readonly:
-            uri = f"file:{p.resolve()}?mode=ro"
-        else:
-            uri = f"file:{p.resolve()}?mode=rwc"
+            readonly, why = True, f"{p} cannot be written"
+        elif not readonly and p.exists() and not wal and not os.access(p.parent, os.W_OK):
+            readonly, why = True, _FOLDER_READ_ONLY.format(folder=p.parent)
         try:
-            conn = sqlite3.connect(
-                uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-            )
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            conn, app_id, version, tables = _connect(_uri(p, readonly, wal))
+        except sqlite3.OperationalError as exc:
+            # SQLite could not open it for writing though the file may be written: its
+            # folder refuses the -wal and -shm files beside it (a read-only mount or
+            # permissions; for root, os.access says yes to both). Read it read-only instead.
+            cannot_open = getattr(exc, "sqlite_errorname", "") == "SQLITE_CANTOPEN"
+            if cannot_open and not p.exists():
+                raise StoreError(f"{p}: cannot be created in {p.parent} ({exc})") from None
+            if readonly or not cannot_open:
+                raise StoreError(f"{p}: not a SQLite database, or corrupt ({exc})") from None
+            readonly, why = True, _FOLDER_READ_ONLY.format(folder=p.parent) + f" (SQLite: {exc})"
+            try:
+                conn, app_id, version, tables = _connect(_uri(p, True, wal))
+            except sqlite3.DatabaseError:
+                raise StoreError(f"{p}: cannot be opened: {why}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{p}: not a SQLite database, or corrupt ({exc})") from None
         if app_id != APPLICATION_ID and (tables or not create):
@@ -156,7 +166,12 @@ class Store:
             conn.close()
             raise StoreError(f"{p}: {_describe(exc)}") from None
         conn.execute("PRAGMA foreign_keys = ON")
-        return cls(p, conn, readonly)
+        return cls(p, conn, readonly, why)
+
+    def read_only_because(self) -> str:
+        """`PATH: opened read-only` and why, for a refused write."""
+        why = f" ({self.readonly_why})" if self.readonly_why else ""
+        return f"{self.path}: opened read-only{why}"
 
     def close(self) -> None:
         self.conn.close()
@@ -212,7 +227,7 @@ class Store:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: all of it lands or none of it does."""
         if self.readonly:
-            raise StoreError(f"{self.path}: opened read-only; nothing can be changed")
+            raise StoreError(f"{self.read_only_because()}; nothing can be changed")
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
@@ -856,6 +871,35 @@ def _arrays(nums: np.ndarray, events: np.ndarray) -> FactArrays:
 
 
 _PER_FACT = ("r", "s", "declared", "sig_state", "sig_trusted", "o1_count", "supersedes")
+
+
+_FOLDER_READ_ONLY = (
+    "its folder {folder} cannot be written, and SQLite keeps its -wal and -shm files beside the store"
+)
+
+
+def _uri(p: Path, readonly: bool, wal: bool) -> str:
+    if readonly and not wal and not os.access(p.parent, os.W_OK):
+        # a read-only WAL database in a read-only folder needs immutable mode
+        return f"file:{p.resolve()}?mode=ro&immutable=1"
+    return f"file:{p.resolve()}?mode={'ro' if readonly else 'rwc'}"
+
+
+def _connect(uri: str) -> tuple[sqlite3.Connection, int, int, int]:
+    """A connection, and the store's application id, schema version and table count (the
+    first reads, which fail on a file that is not a database or cannot be opened)."""
+    conn = sqlite3.connect(
+        uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.DatabaseError:
+        conn.close()
+        raise
+    return conn, app_id, version, tables
 
 
 def _writable(path: Path) -> bool:

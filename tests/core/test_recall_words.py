@@ -93,7 +93,7 @@ def test_inflections_meet_stemmed_prefixes(memory):
 
 
 @pytest.mark.parametrize(
-    "query", ["gym?", "Maria's", "e.g.", "trust<", "Note:", "=", "2+2=4", "https://x.y/z", "-"]
+    "query", ["gym?", "Maria's", "e.g.", "trust<", "Note:", "=", "2+2=4", "https://x.y/z", "-", "->", "=>"]
 )
 def test_punctuation_and_half_filters_are_words(memory, query):
     q = fq.parse(query)
@@ -108,6 +108,7 @@ def test_punctuation_and_half_filters_are_words(memory, query):
         ("gym tier:autp", "did you mean 'auto'"),
         ("gudiance:disputed", "did you mean 'guidance'"),
         ("prov:nokey", "'prov:' takes KEY=VALUE"),
+        ("<0.3", "needs a field before it"),
     ],
 )
 def test_filter_typos_are_still_refused_with_a_hint(query, says):

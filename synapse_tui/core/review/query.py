@@ -23,7 +23,15 @@ import numpy as np
 
 from synapse_tui.core.base.errors import QueryError
 from synapse_tui.core.review.relevance import Relevance, check_words, rank
-from synapse_tui.core.trust.score import BANDS, FLAG_DELETED, FLAG_INVALIDATED, FLAG_NAMES, GUIDANCE, TIERS
+from synapse_tui.core.trust.score import (
+    BANDS,
+    FLAG_DELETED,
+    FLAG_EXPIRED,
+    FLAG_INVALIDATED,
+    FLAG_NAMES,
+    GUIDANCE,
+    TIERS,
+)
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
@@ -50,7 +58,7 @@ KEYED = {
     "guidance": GUIDANCE,
     "flag": tuple(name for _, name in FLAG_NAMES),
     "band": tuple(b.replace(" ", "-") for b in BANDS),
-    "is": ("stale", "superseded", "head", "o1", "signed", "deleted", "invalidated"),
+    "is": ("stale", "superseded", "head", "o1", "signed", "deleted", "invalidated", "expired"),
     "junk": ("duplicate", "near-duplicate", "unsupported", "any"),
 }
 # keys whose value is kept verbatim (case and all): `prov:KEY=VALUE`, `note:ID`
@@ -72,6 +80,8 @@ _OPS = {
 }
 _COMPARE = re.compile(r"^([A-Za-z_]+)(<=|>=|!=|<|>|=)(.+)$")
 _KEYED = re.compile(r"^([A-Za-z_]+):(.+)$")
+# a comparison missing its field (`<0.3`): a typo, not a word; a bare `=` or `<3` is a word
+_FIELDLESS = re.compile(r"^(<=|>=|!=|<|>|=)[-+]?(\d*\.)?\d+$")
 
 
 @dataclass(frozen=True)
@@ -115,6 +125,11 @@ def parse(source: str) -> Query:
         body = token[1:] if negate else token
         cmp_match = _COMPARE.match(body)
         key_match = _KEYED.match(body)
+        fieldless = _FIELDLESS.match(body)
+        if fieldless:
+            raise QueryError(
+                f"'{fieldless.group(1)}' needs a field before it, e.g. trust<0.3", source, pos, token
+            )
         if key_match and key_match.group(1).lower() in VERBATIM:
             terms.append(_verbatim(source, pos, token, negate, *key_match.groups()))
         elif cmp_match:
@@ -223,6 +238,7 @@ def _keyed(source: str, pos: int, token: str, negate: bool, name: str, value: st
             "signed": lambda m: m.scores.tier == 2,
             "deleted": lambda m: (m.scores.flags & FLAG_DELETED) != 0,
             "invalidated": lambda m: (m.scores.flags & FLAG_INVALIDATED) != 0,
+            "expired": lambda m: (m.scores.flags & FLAG_EXPIRED) != 0,
         }[value]
     if key == "junk":
         tests["junk"] = lambda m: junk_mask(m, value)

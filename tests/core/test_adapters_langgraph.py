@@ -169,3 +169,20 @@ def test_cli_imports_resyncs_and_refuses(agent_store, tmp_path):
     assert str(text) in line and "expected a LangGraph store" in line and not (tmp_path / "new.db").exists()
     line = refused("import", "--from", "langgraph", "postgresql://u@host/db", "--db", tmp_path / "new.db")
     assert "PostgreSQL" in line and not (tmp_path / "new.db").exists()
+
+
+def test_an_expired_row_is_flagged_expired_not_deleted(agent_store, tmp_path):
+    db = tmp_path / "lg.db"
+    run("import", "--from", "langgraph", agent_store, "--db", db)
+    put(agent_store, delete=("k2",))
+    _, expires = rows(agent_store)["k4"]
+    later = format_time(parse_time(expires.replace(" ", "T")) + 60)
+    run("import", "--from", "langgraph", agent_store, "--db", db, env={"SYNAPSE_NOW": later})
+    scored = {
+        s["id"]: s["flags"]
+        for s in map(json.loads, run("score", db, "--json", "--now", later).stdout.splitlines())
+    }
+    assert scored["langgraph:memories.alice:k4"] == ["expired"]  # its TTL, not the agent
+    assert scored["langgraph:memories.alice:k2"] == ["deleted"]
+    found = run("score", db, "--json", "--now", later, "--where", "is:expired").stdout.splitlines()
+    assert [json.loads(line)["id"] for line in found] == ["langgraph:memories.alice:k4"]

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from synapse_tui.core.trust.score import FLAG_DELETED, FLAG_SIG_INVALID, FLAG_SIG_UNTRUSTED, SIGNED
+from synapse_tui.core.trust.score import (
+    FLAG_DELETED,
+    FLAG_EXPIRED,
+    FLAG_SIG_INVALID,
+    FLAG_SIG_UNTRUSTED,
+    SIGNED,
+)
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
@@ -42,7 +48,7 @@ def _size(m: Memory, at: At) -> int:
 
 
 def _live(m: Memory, at: At) -> np.ndarray:
-    return (m.scores.flags[at] & FLAG_DELETED) == 0
+    return (m.scores.flags[at] & (FLAG_DELETED | FLAG_EXPIRED)) == 0
 
 
 def _all(m: Memory, suspect: np.ndarray | None, at: At) -> np.ndarray:

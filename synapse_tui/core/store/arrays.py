@@ -36,6 +36,8 @@ class FactArrays:
     deleted: np.ndarray | None = None  # bool: the source system deleted it (SPEC 9); None: none is
     # bool: its source marks it invalid and names no successor (SPEC 9); None: none is
     invalidated: np.ndarray | None = None
+    # bool: deleted because its source's TTL expired it (meta `deleted.why.ID`); None: none is
+    expired: np.ndarray | None = None
     # Facts whose events changed since loading, by position: their segment in `events` is
     # stale. A triage action records the new list here instead of rebuilding the flat
     # array (40 MB at a million facts); `compacted()` folds them back in.
@@ -73,6 +75,7 @@ class FactArrays:
             supersedes=np.full(len(segs), -1, np.int64),
             deleted=None if self.deleted is None else self.deleted[idx],
             invalidated=None if self.invalidated is None else self.invalidated[idx],
+            expired=None if self.expired is None else self.expired[idx],
         )
 
     def span(self, start: int, stop: int) -> FactArrays:
@@ -96,6 +99,7 @@ class FactArrays:
             supersedes=a.supersedes[start:stop],
             deleted=None if a.deleted is None else a.deleted[start:stop],
             invalidated=None if a.invalidated is None else a.invalidated[start:stop],
+            expired=None if a.expired is None else a.expired[start:stop],
         )
 
     def compacted(self) -> FactArrays:
@@ -134,6 +138,7 @@ class FactArrays:
             supersedes=np.full(1, -1, np.int64),
             deleted=None if self.deleted is None else self.deleted[i : i + 1].copy(),
             invalidated=None if self.invalidated is None else self.invalidated[i : i + 1].copy(),
+            expired=None if self.expired is None else self.expired[i : i + 1].copy(),
             **one,
         )
 

@@ -39,6 +39,9 @@ _TRUSTED = "(sig_key IS NOT NULL AND sig_key IN (SELECT value FROM json_each(?))
 # read from provenance so that export and import carry it as they carry the instant.
 INVALIDATED_AT = "x-invalidated-at"
 _INVALIDATED = f"json_extract(provenance, '$.\"{INVALIDATED_AT}\"') IS NOT NULL"
+# A fact its source removed by TTL, not its agent (a LangGraph row): the flag `expired`,
+# from the reason a sync records (meta `deleted.why.ID`); only deleted facts look it up.
+_EXPIRED = "deleted = 1 AND EXISTS (SELECT 1 FROM meta WHERE meta.key = 'deleted.why.' || facts.id)"
 # What `load` reads per fact, in the order FactArrays is built from (see `_scan`).
 _LOAD_COLUMNS = (
     "r",
@@ -48,6 +51,7 @@ _LOAD_COLUMNS = (
     "coalesce(supersedes_pos, 0) - 1",
     "deleted",
     _INVALIDATED,
+    _EXPIRED,
     "length(events) / 8",
 )
 
@@ -383,7 +387,7 @@ class Store:
         part = _arrays(nums, events)
         changed = len(positions) - len(added)
         at = positions[:changed] - 1
-        for name in (*_PER_FACT, "deleted", "invalidated"):
+        for name in (*_PER_FACT, "deleted", "invalidated", "expired"):
             getattr(arrays, name)[at] = getattr(part, name)[:changed]
         for j, i in enumerate(at.tolist()):
             ids[i] = fresh[j]
@@ -407,6 +411,7 @@ class Store:
                     "supersedes",
                     "deleted",
                     "invalidated",
+                    "expired",
                 )
             }
             joined["offsets"] = np.concatenate([arrays.offsets, tail.offsets + len(arrays.events)])
@@ -846,12 +851,13 @@ def _empty_arrays() -> FactArrays:
         supersedes=empty_i,
         deleted=np.empty(0, bool),
         invalidated=np.empty(0, bool),
+        expired=np.empty(0, bool),
     )
 
 
 def _arrays(nums: np.ndarray, events: np.ndarray) -> FactArrays:
     """FactArrays from `_scan`'s numbers (one row per fact, `_LOAD_COLUMNS`) and events."""
-    r, s, packed, o1, sup, deleted, invalidated, counts = nums.T
+    r, s, packed, o1, sup, deleted, invalidated, expired, counts = nums.T
     offsets = np.zeros(len(nums), dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
     return FactArrays(
@@ -867,6 +873,7 @@ def _arrays(nums: np.ndarray, events: np.ndarray) -> FactArrays:
         supersedes=sup.copy(),
         deleted=deleted.astype(bool),
         invalidated=invalidated.astype(bool),
+        expired=expired.astype(bool),
     )
 
 

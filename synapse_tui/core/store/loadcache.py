@@ -32,7 +32,7 @@ import numpy as np
 from synapse_tui.core.store.arrays import FactArrays
 
 MAGIC = b"SYNLOAD\x00"
-FORMAT = 2  # bump when FactArrays or what `Store.load` reads changes
+FORMAT = 3  # bump when FactArrays or what `Store.load` reads changes
 MIN_FACTS = 20_000  # below this, SQL loads in tens of milliseconds: no file is worth it
 PATCH_MAX = 50_000  # changes since the cache past which a full SQL load is as quick
 REWRITE_AFTER = 1_000  # facts patched in past which the cache is written anew
@@ -52,6 +52,7 @@ _FIELDS = (
     ("supersedes", np.int64),
     ("deleted", np.bool_),
     ("invalidated", np.bool_),
+    ("expired", np.bool_),
 )
 
 

@@ -29,12 +29,14 @@ GUIDANCE_ADVICE = {
 BANDS = ("very low", "low", "moderate", "high", "very high")
 FLAG_CLOCK_SKEW, FLAG_SIG_INVALID, FLAG_SIG_UNTRUSTED, FLAG_DELETED = 1, 2, 4, 8
 FLAG_INVALIDATED = 16  # invalid at its source, no successor named (SPEC 9)
+FLAG_EXPIRED = 32  # gone from its source by the source's TTL, not deleted by its agent (SPEC 9)
 FLAG_NAMES = (
     (FLAG_CLOCK_SKEW, "clock_skew"),
     (FLAG_SIG_INVALID, "signature_invalid"),
     (FLAG_SIG_UNTRUSTED, "signature_untrusted"),
     (FLAG_DELETED, "deleted"),
     (FLAG_INVALIDATED, "invalidated"),
+    (FLAG_EXPIRED, "expired"),
 )
 
 
@@ -175,7 +177,10 @@ def score(arrays: FactArrays, config: Config, now: float, k: np.ndarray | None =
         skew = np.zeros(len(arrays.r), dtype=bool)
     flags = flags | np.where(skew, FLAG_CLOCK_SKEW, 0).astype(np.int8)
     if arrays.deleted is not None:
-        flags = flags | np.where(arrays.deleted, FLAG_DELETED, 0).astype(np.int8)
+        gone = arrays.deleted if arrays.expired is None else arrays.deleted & ~arrays.expired
+        flags = flags | np.where(gone, FLAG_DELETED, 0).astype(np.int8)
+    if arrays.expired is not None:  # expired, not deleted: its flag says so instead
+        flags = flags | np.where(arrays.expired, FLAG_EXPIRED, 0).astype(np.int8)
     if arrays.invalidated is not None:
         flags = flags | np.where(arrays.invalidated, FLAG_INVALIDATED, 0).astype(np.int8)
 

@@ -25,7 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from synapse_tui.core.trust.score import BANDS, FLAG_DELETED, GUIDANCE, TIERS
+from synapse_tui.core.trust.score import BANDS, FLAG_DELETED, FLAG_EXPIRED, GUIDANCE, TIERS
 from synapse_tui.ui.text import BAND_CHIPS, age_label, clean, fit
 
 PAGE = 128
@@ -381,7 +381,7 @@ class FactList(ScrollView, can_focus=True):
         row_style = base + style("fact-list--cursor") if selected else base
         if sc.k[pos] > 0:
             row_style = row_style + style("fact-list--superseded")
-        if sc.flags[pos] & FLAG_DELETED:
+        if sc.flags[pos] & (FLAG_DELETED | FLAG_EXPIRED):
             row_style = row_style + style("fact-list--deleted")
         dim = row_style + style("fact-list--dim")
         chip_name = BANDS[band] if lay.chip > 7 else BAND_SHORT[band]

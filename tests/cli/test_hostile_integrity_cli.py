@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from synapse_tui.cli import main
 from synapse_tui.core.store.db import Store
 from tests.cli.test_cli import db, json_lines  # noqa: F401
-from tests.conftest import write_jsonl
+from tests.conftest import NOW, write_jsonl
 from tests.core.mem0_files import ev, story, write_history
 from tests.core.test_adapters_graphiti import ACME, ALICE
 from tests.core.test_adapters_graphiti import dump as gdump
@@ -298,6 +298,11 @@ def test_a_store_in_a_read_only_folder_is_read_and_says_why_it_is_not_written(re
     assert result.stderr.count("\n") == 1 and "not a SQLite database" not in result.stderr
     assert "opened read-only (its folder" in result.stderr and "cannot be written" in result.stderr
     assert "-wal and -shm files" in result.stderr
+    new = write_jsonl(
+        read_only_folder.parent.parent / "new.jsonl", [{"id": "n", "text": "t", "created_at": NOW}]
+    )
+    result = run("import", new, "--db", read_only_folder, code=2)
+    assert "opened read-only (its folder" in result.stderr and "nothing can be changed" in result.stderr
 
 
 def test_a_folder_the_user_cannot_write_is_named_before_sqlite_is_asked(db, monkeypatch):  # noqa: F811

@@ -25,11 +25,11 @@ from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
-from synapse_tui.core.review.notices import describe
+from synapse_tui.core.review.notices import describe, describe_elsewhere
 from synapse_tui.core.review.queues import QUEUES, all_masks, apply_sort, masks_at, queue_order
 from synapse_tui.core.review.reasons import Suspects, find_duplicates, reason, recheck, with_unsupported
 from synapse_tui.core.review.sessionlog import LogEntry, session_batch, session_log, session_mark
-from synapse_tui.core.review.triage import Outcome, Triage
+from synapse_tui.core.review.triage import Outcome, Triage, default_actor
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.explanation import Explanation
 
@@ -128,6 +128,10 @@ class Browser:
         self.session_start: int | None = None  # the audit's newest entry when the browser opened
         self.shown: Rows | None = None  # what `rows()` last returned: the list's order
         self._undone: list[int] = []  # the batches this browser's undos took back: ctrl+y's stack
+        self.own_batches: set[int] = set()  # the actions this browser made (the log tells them apart)
+        self.actor = default_actor()
+        self._seen: int | None = None  # the newest audit entry another writer's notice has told
+        self.elsewhere = ""  # the notice for what another writer changed, until shown
 
     # -- time -----------------------------------------------------------------------------
     def now(self) -> float:
@@ -154,7 +158,7 @@ class Browser:
             live = Memory(self.store, self.config, self.clock.now())
             self.data_version = self.store.data_version()
             if self.session_start is None:
-                self.session_start = session_mark(self.store)
+                self.session_start = self._seen = session_mark(self.store)
         self.live = self.memory = live
         self._duplicates = Suspects(np.zeros(len(live), dtype=bool))
         self.suspects_ready = False
@@ -174,13 +178,28 @@ class Browser:
     def reload(self) -> None:
         """Re-read everything (another process committed)."""
         with self.lock:
+            before = len(self.live)
             self.live.reload(self.clock.now())
             self._duplicates = find_duplicates(self.live)
             self.suspects_ready = True
             self.data_version = self.store.data_version()
+            self._tell_elsewhere(len(self.live) - before)
         n = len(self.live)
         self._marks = frozenset(p for p in self._marks if p < n)
         self.set_as_of(self.as_of, rescore=False)
+
+    def _tell_elsewhere(self, added: int) -> None:
+        """What another writer did since the last notice: facts added, actions by anyone
+        but this browser (a CLI user of the same login too)."""
+        if self._seen is None:
+            return
+        theirs = [
+            (e.actor, e.what, e.fact_id, e.facts)
+            for e in reversed(session_log(self.store, self._seen, config=self.config))
+            if e.batch not in self.own_batches
+        ]
+        self._seen = session_mark(self.store)
+        self.elsewhere = describe_elsewhere(max(added, 0), max(-added, 0), theirs)
 
     def changed_elsewhere(self) -> bool:
         """Whether another connection committed since we last read (never blocks)."""
@@ -506,6 +525,7 @@ class Browser:
                 self._undone.clear()  # a new action: what was undone before it stays undone
         except SynapseError as exc:
             return TriageResult(move, None, "", error=str(exc))
+        self.own_batches.add(outcome.batch)
         before = memory.scores
         ids = list(dict.fromkeys(outcome.fact_ids))
         foreign = self.store.data_version() != self.data_version  # another process committed

@@ -341,3 +341,39 @@ async def test_o_in_the_neighbour_view_moves_the_lists_cursor(app):
         await pilot.press("escape", "escape")
         await settle(pilot)
         assert app.screen is app.main and app.main.current_fact_id() == chosen
+
+
+# -- 16. another writer's changes are told, and the log tells them apart ------------------
+
+
+async def test_another_writer_is_noticed_and_the_log_tells_it_from_the_browser(app, db, tmp_path):
+    import json
+
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.ingest.interchange import import_facts, parse_file
+    from synapse_tui.core.review.triage import Triage, default_actor
+    from synapse_tui.core.store.db import Store
+
+    async with app.run_test(size=(200, 50)) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        await select(pilot, "f-sso")
+        await pilot.press("v")  # the browser's own action
+        await settle(pilot)
+        new = tmp_path / "new.jsonl"
+        fact = {"id": "f-agent-new", "text": "The VPN moved to WireGuard", "created_at": NOW}
+        new.write_text(json.dumps(fact) + "\n", encoding="utf-8")
+        with Store.open(db) as other:  # the CLI as the same login, and an agent's remember
+            Triage(other, Clock(parse_time(NOW)), actor=default_actor()).apply("contradict", ["f-deploy"])
+            import_facts(other, parse_file(new), "new.jsonl")
+        app.poll_store()  # what the two-second timer does
+        await settle(pilot)
+        told = [m for _, m in notices if "elsewhere" in m or "another" in m]
+        assert told, notices
+        assert "1 new fact" in told[-1] and "contradict f-deploy" in told[-1]
+        await pilot.press("l")
+        await settle(pilot)
+        rows = [line for line in screen_text(app).splitlines() if "f-deploy" in line or "f-sso" in line]
+        deploy = next(r for r in rows if "f-deploy" in r)
+        sso = next(r for r in rows if "f-sso" in r)
+        assert "elsewhere" in deploy and "elsewhere" not in sso

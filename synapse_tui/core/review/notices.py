@@ -44,3 +44,19 @@ def _trust_change(i: int, before: Scores, after: Scores) -> str:
     if before.k[i] != after.k[i]:
         text += f", k {before.k[i]} -> {after.k[i]}"
     return text
+
+
+def describe_elsewhere(added: int, removed: int, actions: list[tuple[str, str, str, int]]) -> str:
+    """The notice when another writer changed the store: facts added, and each action as
+    (actor, what, fact id, facts changed). '' when nothing a person would see changed."""
+    parts = []
+    if added:
+        parts.append(f"{added} new fact{'s' if added != 1 else ''}")
+    if removed:
+        parts.append(f"{removed} fact{'s' if removed != 1 else ''} fewer")
+    shown = actions[:3]
+    for actor, what, fact_id, n in shown:
+        parts.append(f"{what} {fact_id if n == 1 else f'{n} facts'} by {actor}")
+    if len(actions) > len(shown):
+        parts.append(f"{len(actions) - len(shown)} more actions (l: the session log)")
+    return "changed elsewhere: " + "; ".join(parts) if parts else ""

@@ -177,6 +177,9 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         if message.reason == "load":
             self.set_interval(POLL_SECONDS, self.app.poll_store)
             self.call_after_refresh(self.app.find_suspects)  # after the first page is painted
+        if message.reason == "external" and self.browser.elsewhere:
+            self.app.notify(self.browser.elsewhere, timeout=6, markup=False)
+            self.browser.elsewhere = ""
         source = self.browser.view.search.source
         if message.reason in ("external", "as_of", "config") and source.strip():
             self.run_search(source)  # new facts (or another instant) may match differently

@@ -139,11 +139,12 @@ class SessionLogScreen(Screen):
         ids = [e.fact_id for e in self.entries] or [""]
         short = width < 120  # the time without the year and seconds: 12-01 09:30
         narrow = width < 100  # no time at all, narrower actor and action
+        names = [_actor(e, self.app.browser) for e in self.entries]
         cols = {
             "#": 5,
             "at": 0 if narrow else 11 if short else 20,
             # wide: the whole actor (agent:claude-desktop), up to a third of the room
-            "actor": 12 if narrow else min(max(14, *map(len, actors or [""])), width // 6 if short else 32),
+            "actor": 12 if narrow else min(max(14, *map(len, names or [""])), width // 6 if short else 32),
             "action": 12 if narrow else 16,
             "fact": min(18, max(4, *map(len, ids))),
             "state": 7,
@@ -156,6 +157,7 @@ class SessionLogScreen(Screen):
         if not self.entries:
             return
         palette = colours(self.app)
+        browser = self.app.browser
         self.rows = []
         for e in self.entries:
             self.rows.append((f"b{e.batch}", e, False))
@@ -172,7 +174,8 @@ class SessionLogScreen(Screen):
                 Text("  └" if member else f"#{e.batch}", style="dim"),
                 Text(e.at[5:16].replace("T", " ") if short else e.at) if cols["at"] else None,
                 Text(
-                    fit(clean(e.actor), cols["actor"]), style="bold" if e.actor.startswith("agent:") else ""
+                    fit(clean(_actor(e, browser)), cols["actor"]),
+                    style="bold" if e.actor.startswith("agent:") else "",
                 ),
                 Text(fit(e.what, cols["action"]), style=struck),
                 Text(
@@ -252,3 +255,11 @@ class SessionLogScreen(Screen):
             self.app.notify(f"#{entry.batch} is already undone", severity="warning", timeout=3)
         else:  # the core refuses unless it is still the newest live action
             self.app.action_triage("undo", expect=entry.batch)
+
+
+def _actor(entry: LogEntry, browser) -> str:
+    """The actor, and 'elsewhere' when it is this browser's login but not this browser (the
+    CLI in another terminal)."""
+    if entry.actor == browser.actor and entry.batch not in browser.own_batches:
+        return f"{entry.actor} (elsewhere)"
+    return entry.actor

@@ -27,9 +27,9 @@ from synth import write_synthetic_jsonl  # noqa: E402
 
 from synapse_tui.core.base import limits  # noqa: E402
 from synapse_tui.core.base.config import Config  # noqa: E402
-from synapse_tui.core.trust.explanation import Explanation  # noqa: E402
 from synapse_tui.core.ingest.interchange import _check_sizes, parse_file, read_jsonl  # noqa: E402
 from synapse_tui.core.store.db import Store  # noqa: E402
+from synapse_tui.core.trust.explanation import Explanation  # noqa: E402
 
 NOW = "2026-12-01T00:00:00Z"
 EXE = [sys.executable, "-m", "synapse_tui"]

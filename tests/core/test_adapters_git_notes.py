@@ -160,3 +160,13 @@ def test_cli_imports_and_refuses(memfs, tmp_path):
     line = refused("import", "--from", "git-notes", plain, "--db", tmp_path / "new.db")
     assert str(plain) in line and "expected a folder of Markdown notes in a git work tree" in line
     assert not (tmp_path / "new.db").exists()
+
+
+def test_links_leaving_the_folder_are_not_read(memfs, tmp_path):
+    secret = tmp_path / "outside.md"
+    secret.write_text("- the deploy key is hunter2\n")
+    (memfs / "system" / "secret.md").symlink_to(secret)
+    commit(memfs, {}, "2026-03-01T00:00:00Z", AGENT)  # the link itself committed
+    snap = gn.read(memfs)
+    assert not any("hunter2" in f.text or "outside.md" in f.text for f in snap.facts)
+    assert any("secret.md: a link leaving the folder" in line for line in snap.left_out)

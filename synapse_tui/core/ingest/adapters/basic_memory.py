@@ -20,7 +20,8 @@ removed one apart. What it decides, and why:
   resolved path): a sync compares the folder only with its own facts, so two folders
   (two Basic Memory projects) synced into one store never delete each other's facts.
 - Times. A note's `created` / `modified` front matter (a date or naive time is local
-  wall-clock time, as Basic Memory reads it), else the file's mtime, in UTC. Observations
+  wall-clock time, as Basic Memory reads it), else, in a git work tree, its first and last
+  commits (when the file is committed as it is), else the file's mtime, in UTC. Observations
   of a note seen for the first time date from its creation; anything that appeared in a
   note already imported (new observations, new versions) from its last modification.
 - Entities. The note is what its observations are about: each carries the note's title,
@@ -49,6 +50,7 @@ from synapse_tui.core.ingest.adapters import (
     every,
     fact_id,
     files_inside,
+    gitlog,
     own_key,
     require_folder,
     source_provenance,
@@ -88,6 +90,7 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
     `progress(notes read, notes)` is called as the notes are parsed, the slow part."""
     folder = Path(source).expanduser()
     notes, left_out = _notes(folder, progress)
+    _git_times(folder, notes)
     root = str(folder.resolve())
     known = known or []
     current: dict[str, KnownFact] = {}
@@ -113,6 +116,21 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
         left_out.append(f"{empty} of {len(notes)} notes hold no observations (prose is not a fact)")
     facts = [_fact(folder, root, note, e) for note in notes for e in entries[note.file]]
     return Snapshot(SYSTEM, str(folder), facts, deleted, left_out)
+
+
+def _git_times(folder: Path, notes: list[Note]) -> None:
+    """A note whose front matter gives no time, in a git work tree and committed as it is,
+    dates from its first commit (created) and its last (modified) instead of its mtime."""
+    undated = [n for n in notes if not n.dated]
+    top = gitlog.work_tree(folder) if undated else None
+    if top is None:
+        return
+    history, dirty = gitlog.history(top, folder), gitlog.changed(top, folder)
+    inside = folder.resolve().relative_to(top.resolve())
+    for note in undated:
+        rel = (inside / note.file).as_posix()
+        if history.get(rel) and rel not in dirty:
+            note.created, note.modified = history[rel][0].at, history[rel][-1].at
 
 
 def _notes(folder: Path, progress: Progress | None) -> tuple[list[Note], list[str]]:

@@ -50,6 +50,7 @@ class Note:
     title: str
     created: float  # epoch seconds: front matter `created`, else the file's mtime
     modified: float  # front matter `modified`, else the file's mtime
+    dated: bool = False  # the front matter gave `created` or `modified` (else git may, issue 24)
     observations: list[Observation] = field(default_factory=list)
     relations: list[tuple[str, str]] = field(default_factory=list)  # explicit (type, target)
     links: list[str] = field(default_factory=list)  # every link and relation target, in order
@@ -190,6 +191,7 @@ def parse_note(path: Path, folder: Path) -> Note:
     created = _front_time(meta, "created", mtime, text, name)
     modified = max(created, _front_time(meta, "modified", mtime, text, name))
     note = Note(rel, permalink or None, title, created, modified)
+    note.dated = meta.get("created") is not None or meta.get("modified") is not None
     _scan(note, body, offset)
     return note
 

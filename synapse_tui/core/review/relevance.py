@@ -193,7 +193,10 @@ def rank(memory: Memory, q: Query, mask: np.ndarray | None = None, mode: str = "
             fused += 1.0 / (RRF_K + semantic_rank)
         fused /= fused.max(initial=0) or 1.0
         if mode == "trust":
-            fused *= 1 - TRUST_WEIGHT + TRUST_WEIGHT * memory.scores.trust[pos]
+            # one keyword: every match holds it, so all are about as relevant and trust
+            # orders them (relevance x freshness before, ADR-029); more: trust moves a tenth
+            w = 1.0 if terms_needed == 1 else TRUST_WEIGHT
+            fused *= 1 - w + w * memory.scores.trust[pos]
             fused = _newer_first(memory, pos, tier * 2 + fused) - tier * 2
             signals.append("trust")
         score = tier * 2 + fused  # fused is at most 1: the tier always wins

@@ -377,3 +377,25 @@ async def test_another_writer_is_noticed_and_the_log_tells_it_from_the_browser(a
         deploy = next(r for r in rows if "f-deploy" in r)
         sso = next(r for r in rows if "f-sso" in r)
         assert "elsewhere" in deploy and "elsewhere" not in sso
+
+
+# -- 14. the words say what happened ------------------------------------------------------
+
+
+async def test_after_verify_the_pane_says_reinforced_just_now(app):
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-old-1")
+        await pilot.press("v")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "last reinforced just now" in text and "now ago" not in text
+
+
+async def test_the_uncertain_queue_says_freshest_means_the_score(app):
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("4")  # Uncertain
+        await settle(pilot)
+        text = screen_text(app)
+        assert "freshest first" not in text and "Freshness score first" in text

@@ -107,7 +107,7 @@ QUEUES: tuple[Queue, ...] = (
         "uncertain",
         "Uncertain",
         "Unc",
-        "current versions with too little evidence (u >= uncertain_u); freshest first",
+        "current versions with too little evidence (u >= uncertain_u); highest Freshness score first",
         _uncertain,
         lambda m: [_pos(m), -m.scores.freshness],
     ),

@@ -54,6 +54,12 @@ def _last_event_days(ex: Explanation, now: float) -> float:
     return max(0.0, (now - latest) / 86400)
 
 
+def _ago(days: float) -> str:
+    """'3mo ago', or 'just now' (never 'now ago')."""
+    label = age_label(days)
+    return "just now" if label == "now" else f"{label} ago"
+
+
 def reasons(ex: Explanation, threshold: float, now: float) -> dict[str, str]:
     """One plain-language line per factor: why it has the value it has."""
     r, s = ex.corroborations, ex.contradictions
@@ -68,11 +74,16 @@ def reasons(ex: Explanation, threshold: float, now: float) -> dict[str, str]:
         out["confidence"] = f"{_n(r, 'corroboration')} against {_n(s, 'contradiction')}"
     f = ex.freshness
     if ex.freshness_form == "o1":
-        since = f"{_n(ex.reinforcement_count or 1, 'reinforcement')} since first seen {age_label(ex.age_days)} ago"
+        since = f"{_n(ex.reinforcement_count or 1, 'reinforcement')} since first seen {_ago(ex.age_days)}"
     else:
-        since = f"last reinforced {age_label(_last_event_days(ex, now))} ago"
+        since = f"last reinforced {_ago(_last_event_days(ex, now))}"
     if "clock_skew" in ex.flags:
         out["freshness"] = "an event is dated in the future (clock skew): its age is floored"
+    elif f < threshold and ex.freshness_form == "o1":  # a verify adds one to the count: little
+        out["freshness"] = (
+            f"stale: {since}; below the review threshold {two(threshold)}. This form counts"
+            " reinforcements since first seen, so one more moves it little"
+        )
     elif f < threshold:
         out["freshness"] = f"stale: {since}; below the review threshold {two(threshold)}"
     elif f < 0.75:

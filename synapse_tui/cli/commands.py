@@ -151,7 +151,8 @@ def import_cmd(
     "--sort",
     "sort",
     default=None,
-    help=f"Column to sort by, '-' for descending: {', '.join(SORT_KEYS)}. Default: -trust in the"
+    help=f"Column to sort by, '-' for descending: {', '.join(SORT_KEYS)}, or any name of the"
+    " table's header or of --where (fresh, conf, sup, r, s, tier...). Default: -trust in the"
     " table; store order with --json; relevance x freshness when --where has words.",
 )
 @click.option(
@@ -176,10 +177,9 @@ def score_cmd(
     as_of: float | None = None,
 ) -> None:
     """Score every fact of DB."""
-    if sort is not None and sort.lstrip("-") not in SORT_KEYS:
-        raise click.BadParameter(
-            f"unknown column '{sort.lstrip('-')}'; one of {', '.join(SORT_KEYS)}", param_hint="--sort"
-        )
+    if sort is not None and _sort_values(None, sort.lstrip("-")) is None:
+        names = ", ".join(dict.fromkeys([*SORT_KEYS, "conf", "fresh", "sup", *fq.NUMERIC, *fq.ALIASES]))
+        raise click.BadParameter(f"unknown column '{sort.lstrip('-')}'; one of {names}", param_hint="--sort")
     q = fq.parse(where)
     if sort is None and not (as_json or q.words):
         sort = "-trust"
@@ -224,18 +224,25 @@ def _not_negative(value: int | None) -> int | None:
     return value
 
 
+def _sort_values(memory, name: str):
+    """The array `--sort NAME` orders by: every name of the table's header and of the filter
+    language (fresh, freshness, conf, sup, activation, depth, r, s...). With no memory:
+    whether NAME is one (None if not)."""
+    key = fq.ALIASES.get(name, name)
+    if key in ("id", "band", "tier", "guidance") or key in fq.NUMERIC:
+        if memory is None:
+            return key
+        if key in ("band", "tier", "guidance"):
+            return getattr(memory.scores, key)
+        return fq.NUMERIC[key](memory)
+    return None
+
+
 def _sorted(memory, positions: np.ndarray, key: str, descending: bool) -> np.ndarray:
     if key == "id":
         order = sorted(positions.tolist(), key=lambda i: memory.ids[i], reverse=descending)
         return np.asarray(order, dtype=np.int64)
-    values = {
-        "age": memory.scores.age_days,
-        "freshness": memory.scores.freshness,
-        "supersession": memory.scores.supersession,
-    }.get(key)
-    if values is None:
-        values = getattr(memory.scores, key)
-    v = values[positions].astype(np.float64)
+    v = _sort_values(memory, key)[positions].astype(np.float64)
     order = np.lexsort((positions, -v if descending else v))
     return positions[order]
 

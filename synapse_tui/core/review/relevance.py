@@ -122,9 +122,12 @@ class Relevance:
         """Why the fact at `self.pos[i]` ranks where it does, in a line."""
         p = int(self.pos[i])
         held = [t.rstrip("*") for t, h in zip(self.terms, self.hits, strict=True) if _holds(h, p)]
-        parts = [f"matches {len(held)} of {len(self.terms)} words ({', '.join(held)})" if held else "no word"]
+        words = [t for t in held if not is_stop(t)] or held  # function words count for little
+        extra = len(held) - len(words)
+        named = ", ".join(words) + (f" +{extra} function word{'s' * (extra > 1)}" if extra else "")
+        parts = [f"matches {len(held)} of {len(self.terms)} words ({named})" if held else "no word"]
         if self.every[i] and len(self.terms) > 1:
-            parts[0] = f"matches every keyword ({', '.join(held)})"
+            parts[0] = f"matches every keyword ({named})"
         ranks = [f"bm25 #{self.bm25_rank[i]}"] if self.bm25_rank[i] else []
         if self.lexical_rank[i]:
             ranks.append(f"lexical #{self.lexical_rank[i]}")

@@ -147,7 +147,7 @@ class Browser:
         if self.as_of is not None:
             from synapse_tui.core.base.clock import format_time
 
-            return f"as of {format_time(self.as_of)}: the past is read-only; ctrl+p 'Back to now' returns"
+            return f"as of {format_time(self.as_of)}: the past is read-only; escape returns to now"
         return None
 
     # -- loading (workers) ----------------------------------------------------------------

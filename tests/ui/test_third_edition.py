@@ -399,3 +399,17 @@ async def test_the_uncertain_queue_says_freshest_means_the_score(app):
         await settle(pilot)
         text = screen_text(app)
         assert "freshest first" not in text and "Freshness score first" in text
+
+
+# -- 5. escape leaves "as of"; the banner says how at 80 columns --------------------------
+
+
+async def test_escape_leaves_as_of_and_the_banner_says_so_at_80_columns(app):
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await _as_of(pilot)
+        banner = next(line for line in screen_text(app).splitlines() if line.lstrip().startswith("AS OF"))
+        assert "esc: back to now" in banner
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.as_of is None and "AS OF" not in screen_text(app)

@@ -366,6 +366,8 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             box.value = ""  # Changed clears the results
         elif self.browser.marks and self.query_one(FactList).has_focus:
             self.action_clear_marks()
+        elif self.app.as_of is not None and self.query_one(FactList).has_focus:
+            self.app.set_as_of(None)  # the past is left as it was entered: one key
         self.query_one(FactList).focus()
 
     # -- views --------------------------------------------------------------------------
@@ -416,10 +418,11 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         else:
             banner.display = True
             banner.update(
-                Text.assemble(
+                Text.assemble(  # the way back first: at 80 columns the rest is cut
                     ("AS OF ", "bold"),
                     format_time(app.as_of),
-                    " · facts and events up to then · read-only · ctrl+p: Back to now",
+                    (" · esc: back to now", "bold"),
+                    " · read-only · facts and events up to then",
                 )
             )
         self.sub_title = app.subtitle()

@@ -54,6 +54,7 @@ class SearchResult(TypedDict):
     results: list[Fact]
     total: int
     signals: list[str]
+    constants: dict[str, Any]  # the score's constants now; fitted to verdicts here, on how many
 
 
 @with_config(ConfigDict(extra="allow"))
@@ -68,7 +69,8 @@ ENVELOPE = (
     "high), the four factors (confidence, freshness, supersession, gate), `guidance` with "
     "`guidance_advice` ('uncertain: go corroborate', 'disputed: go resolve'), `stale` (freshness "
     "below the review threshold), `review_due`, `flags`, and `superseded_by` (the facts that "
-    "replaced it: follow them)."
+    "replaced it: follow them). `constants` (in search and show) names the score's constants "
+    "and whether they were fitted to people's verdicts on this store, and on how many."
 )
 INSTRUCTIONS = (
     "Long-term memory with a deterministic, explainable trust score per fact. Prefer facts "

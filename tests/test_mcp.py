@@ -99,7 +99,8 @@ def test_an_agent_recalls_with_trust_and_adds_evidence_audited_under_its_name(db
     assert [r["id"] for r in seen["filtered"]["results"]] == ["a"]
 
     show_cli = json_lines(run("show", db, "d", "--json", "--now", NOW).stdout)[0]
-    assert {k: v for k, v in seen["show"].items() if k != "stale"} == show_cli
+    assert {k: v for k, v in seen["show"].items() if k not in ("stale", "constants")} == show_cli
+    assert seen["show"]["constants"]["fitted"] is False  # the defaults: nothing fitted to verdicts here
     assert seen["show"]["stale"] == show_cli["review_overdue"]
     assert seen["neighbours"].is_error is False
     assert seen["neighbours"].structured_content["id"] == "a"
@@ -209,7 +210,7 @@ def test_a_scoped_server_shows_one_users_memory_and_refuses_bad_queries(tmp_path
     assert seen["show_bob"].is_error and "no fact with id 'b-code'" in seen["show_bob"].content[0].text
     nul = seen["nul"].content[0].text
     assert seen["nul"].is_error and "control character" in nul and "corrupt" not in nul
-    assert seen["huge"].is_error and "at most 10,000" in seen["huge"].content[0].text
+    assert seen["huge"].is_error and "query has 200,000 words; at most 64" in seen["huge"].content[0].text
     assert len(seen["huge"].content[0].text) < 300
     assert seen["many"].is_error and "query has 65 words; at most 64" in seen["many"].content[0].text
     assert [r["id"] for r in seen["still"]["results"]] == ["a-gym"]  # the server kept serving

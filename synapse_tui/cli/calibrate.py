@@ -179,10 +179,10 @@ def _verdicts(
     as_json: bool,
     config_path: str | None,
 ) -> None:
-    from synapse_tui.core.review.verdicts import verdict_report
+    from synapse_tui.core.review.verdicts import record_fit, verdict_report
     from synapse_tui.core.trust.fit import with_constants
 
-    Clock.from_option(now)  # the verdicts carry their own instants; --now is checked all the same
+    clock = Clock.from_option(now)  # the verdicts carry their own instants; --now dates a write
     config = resolve_config(db, config_path, must_exist=not write)
     with Store.open(db, readonly=True) as store, store.snapshot():
         report = verdict_report(store, config, actors, since, no_accept)
@@ -198,6 +198,8 @@ def _verdicts(
         out(f"nothing written: the decision is {fit.decision} ({fit.reason})")
         return
     target = config.path or config_path_for(db)
+    with Store.open(db) as store:  # first: a config the record does not match reads as not fitted
+        record_fit(store, fit, report.verdicts, clock.now())
     write_config(with_constants(config, fit.proposed), target)
     out(f"wrote {', '.join(fit.fitted)} to {target}")
 

@@ -32,6 +32,7 @@ from synapse_tui.core.ingest.interchange import import_facts, parse_line
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Action, Triage, TriageError
+from synapse_tui.core.review.verdicts import constants_in_use
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.score import GUIDANCE_ADVICE, review_dues
 
@@ -175,7 +176,8 @@ class Recall:
                     row.update(
                         relevance=None, rank_reason=f"no words: highest trust first ({row['trust']:.2f})"
                     )
-        return {"results": results, "total": int(total), "signals": signals}
+            constants = constants_in_use(self.store, self.config)
+        return {"results": results, "total": int(total), "signals": signals, "constants": constants}
 
     def _inside(self, memory: Memory) -> np.ndarray | None:
         """The facts in scope, or None when the server is not scoped."""
@@ -217,6 +219,7 @@ class Recall:
         if info is None:
             raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}")
         info["stale"] = info["review_overdue"]
+        info["constants"] = constants_in_use(self.store, self.config)  # what the number is worth
         return info
 
     def neighbours(self, fact_id: str) -> dict[str, Any]:

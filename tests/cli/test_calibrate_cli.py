@@ -105,6 +105,29 @@ def test_write_adopts_only_the_fitted_lines(tmp_path):
     assert again["fit"]["current"]["freshness.b0"] != -1.7
 
 
+def test_an_agent_is_told_which_constants_score_and_whether_they_were_fitted(tmp_path):
+    from synapse_tui.core.agent import Recall
+    from synapse_tui.core.base.config import load_config
+
+    db = verdicts_store(tmp_path, pairs=40)
+    cfg = tmp_path / "memory.synapse.toml"
+
+    def told() -> tuple[dict, dict]:
+        with Store.open(db) as store:
+            recall = Recall(store, load_config(cfg), Clock(T0 + 100 * DAY))
+            return recall.search("")["constants"], recall.show("new000")["constants"]
+
+    found, shown = told()
+    assert found == shown and found["fitted"] is False and found["values"]["freshness.b0"] == -1.7
+    assert run("calibrate", db, "--verdicts", "--write").exit_code == 0
+    found, shown = told()
+    assert found["fitted"] is True and found["verdicts"] == 80
+    assert found["fitted_names"] == ["freshness.b0", "freshness.scale"]
+    assert found["values"]["freshness.b0"] == load_config(cfg).freshness.b0
+    cfg.write_text("[freshness]\nb0 = -2.0\n")
+    assert told()[0]["fitted"] is False  # a person changed b0 since: no longer what was fitted
+
+
 def test_write_with_too_few_verdicts_says_why_and_writes_nothing(tmp_path):
     db = verdicts_store(tmp_path, pairs=5)
     result = run("calibrate", db, "--verdicts", "--write")

@@ -10,7 +10,7 @@ SQLite's JSON functions, so 100,000 verdicts take a fraction of a second.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -166,7 +166,15 @@ class VerdictReport:
     actors: str
     table: dict[str, Any]  # bins, log_loss, brier, baseline_log_loss, auc
     by_feature: dict[str, list[dict[str, Any]]]
-    fit: FitResult
+    fit: FitResult | None  # None until `with_fit` (the browser paints the table first)
+    source: Verdicts | None = field(default=None, repr=False, compare=False)
+
+    def with_fit(self, config: Config) -> VerdictReport:
+        """The report with the fit of SPEC 11.3 over its verdicts (those whose logged inputs
+        can be replayed)."""
+        v = self.source
+        ok = v.replayable
+        return replace(self, fit=fit(v.inputs.take(np.flatnonzero(ok)), v.y[ok], config))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -178,7 +186,7 @@ class VerdictReport:
             "actors": self.actors,
             **self.table,
             "by_feature": self.by_feature,
-            "fit": self.fit.to_json(),
+            "fit": None if self.fit is None else self.fit.to_json(),
         }
 
 
@@ -211,13 +219,18 @@ def by_feature(v: Verdicts) -> dict[str, list[dict[str, Any]]]:
 
 
 def verdict_report(
-    store: Store, config: Config, actors: str = "people", since: float | None = None, no_accept: bool = False
+    store: Store,
+    config: Config,
+    actors: str = "people",
+    since: float | None = None,
+    no_accept: bool = False,
+    fitted: bool = True,
 ) -> VerdictReport:
+    """The report of SPEC 11; `fitted=False` leaves the fit for `with_fit` (it costs more
+    than the rest together, and the table need not wait for it)."""
     v = read_verdicts(store, actors, since, no_accept)
     y = v.y
-    ok = v.replayable
-    fitted = fit(v.inputs.take(np.flatnonzero(ok)), y[ok], config)
-    return VerdictReport(
+    report = VerdictReport(
         verdicts=len(v),
         holds=int(np.sum(v.kind == rel.HOLDS)),
         wrong=int(np.sum(v.kind == rel.WRONG)),
@@ -226,5 +239,46 @@ def verdict_report(
         actors=actors,
         table=rel.table(v.p, y, v.kind),
         by_feature=by_feature(v),
-        fit=fitted,
+        fit=None,
+        source=v,
     )
+    return report.with_fit(config) if fitted else report
+
+
+# what `calibrate --verdicts --write` (and the browser's adopt) record beside the facts: the
+# constants written and how many verdicts they were fitted on, so a reader of the score
+# (an agent over MCP) can tell fitted constants from defaults or a person's choice
+FIT_META = "calibration.fit"
+
+
+def record_fit(store: Store, fit: FitResult, verdicts: int, at: float) -> None:
+    """Keep in the store which constants were fitted, on how many verdicts, and when."""
+    store.set_meta(
+        FIT_META,
+        {"constants": {n: fit.proposed[n] for n in fit.fitted}, "verdicts": verdicts, "at": format_time(at)},
+    )
+
+
+def constants_in_use(store: Store, config: Config) -> dict[str, Any]:
+    """The constants the score uses now, and whether they are the ones last fitted to
+    verdicts here (every fitted value still what the config holds) and on how many."""
+    from synapse_tui.core.trust.fit import current_constants
+
+    values = current_constants(config)
+    record = store.meta(FIT_META)
+    fitted = (
+        isinstance(record, dict)
+        and bool(record.get("constants"))
+        and all(
+            name in values and abs(values[name] - float(v)) <= 1e-12 * max(1.0, abs(values[name]))
+            for name, v in record["constants"].items()
+        )
+    )
+    out: dict[str, Any] = {"values": values, "fitted": fitted}
+    if fitted:
+        out.update(
+            fitted_names=sorted(record["constants"]),
+            verdicts=record.get("verdicts"),
+            fitted_at=record.get("at"),
+        )
+    return out

@@ -13,6 +13,7 @@ ctrl+z would take back an old triage action the user cannot see from here.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 from rich.console import Group
@@ -27,6 +28,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Sparkline, Static, TabbedContent, TabPane
 
 from synapse_tui.core.base.config import Config, config_path_for
+from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.calibrate import (
     Calibration,
     ConfigWrite,
@@ -135,6 +138,8 @@ class CalibrationScreen(Screen):
         self.calibration: Calibration | None = None
         self.report = None  # VerdictReport, once computed
         self.writes: list[ConfigWrite] = []  # this view's config writes, newest last
+        self._later: list = []  # work that waits for the first tab to be painted
+        self.table_painted_at: float | None = None
 
     # the app asks this before its own ctrl+z (triage undo): not here, see the module doc
     OWNS_UNDO = True
@@ -168,8 +173,14 @@ class CalibrationScreen(Screen):
         self.sub_title = self.app.subtitle()
         self.query_one("#cal-summary", Static).update("computing…")
         self.query_one("#ver-summary", Static).update("reading the verdicts…")
-        self.compute()
-        self.compute_verdicts()
+        # the tab in front first; the other one, and the fit, once it is on screen: on two
+        # busy cores a worker computing beside the paint slows the paint more than itself
+        self._later = [self.compute] if self.tab == "verdicts" else [self.compute_verdicts]
+        (self.compute_verdicts if self.tab == "verdicts" else self.compute)()
+
+    def _next(self) -> None:
+        if self._later:
+            self.call_after_refresh(self._later.pop(0))
 
     def on_resize(self) -> None:
         # below ~100x30 the diagram has no room to say anything: the table stays
@@ -179,7 +190,11 @@ class CalibrationScreen(Screen):
         if action == "apply":
             return self.calibration is not None
         if action == "adopt":
-            return self.report is not None and self.report.fit.decision == "adopt"
+            return (
+                self.report is not None
+                and self.report.fit is not None
+                and self.report.fit.decision == "adopt"
+            )
         if action == "undo_write":
             return bool(self.writes)
         return True
@@ -244,6 +259,7 @@ class CalibrationScreen(Screen):
             )
         )
         self.query_one("#cal-hists", Static).update(hists)
+        self._next()
 
     def action_apply(self) -> None:
         if self.calibration is not None:
@@ -255,13 +271,20 @@ class CalibrationScreen(Screen):
         from synapse_tui.core.review.verdicts import verdict_report
 
         app = self.app
-        try:
-            with app.db_lock:
-                report = verdict_report(app.store, app.config)
+        try:  # its own read connection: the browser's (and its lock) stay free meanwhile
+            with Store.open(app.store.path, readonly=True) as store, store.snapshot():
+                report = verdict_report(store, app.config, fitted=False)
         except Exception as exc:
             self.post_message(VerdictsReady(None, str(exc)))
             return
-        self.post_message(VerdictsReady(report))
+        self.post_message(VerdictsReady(report))  # the table and diagram now, the fit after
+
+    @work(thread=True, exclusive=True, group="verdicts")
+    def fit_verdicts(self, report) -> None:
+        try:
+            self.post_message(VerdictsReady(report.with_fit(self.app.config)))
+        except Exception as exc:
+            self.post_message(VerdictsReady(None, f"cannot fit: {exc}"))
 
     def on_verdicts_ready(self, message: VerdictsReady) -> None:
         if message.report is None:
@@ -298,8 +321,20 @@ class CalibrationScreen(Screen):
         self.query_one("#ver-summary", Static).update(summary)
         self._paint_plot(data, colours)
         self.query_one("#ver-table", Static).update(self._bins_table(data))
-        self.query_one("#ver-fit", Static).update(self._fit_table(data["fit"], colours))
+        fit = data["fit"]
+        self.query_one("#ver-fit", Static).update(
+            Text("\nFITTED CONSTANTS  fitting…", style="bold")
+            if fit is None
+            else self._fit_table(fit, colours)
+        )
         self.query_one("#ver-features", Static).update(self._features(data["by_feature"]))
+        if report.fit is None:
+            self._later.insert(0, lambda: self.fit_verdicts(report))
+            self.call_after_refresh(self._painted)
+        self._next()
+
+    def _painted(self) -> None:
+        self.table_painted_at = time.perf_counter()  # benchmarks/bench_calibrate.py reads it
 
     def _paint_plot(self, data: dict, colours: dict[str, str]) -> None:
         plots = self.query("#ver-plot")
@@ -399,7 +434,7 @@ class CalibrationScreen(Screen):
         return Group(*parts)
 
     def action_adopt(self) -> None:
-        if self.report is not None and self.report.fit.decision == "adopt":
+        if self.check_action("adopt", ()):
             self.preview(self.report)
 
     @work(thread=True, exclusive=True, group="calibrate")
@@ -422,18 +457,23 @@ class CalibrationScreen(Screen):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.write(message.config, "the fitted constants")
+                self.write(message.config, "the fitted constants", fitted=True)
 
         self.app.push_screen(ConfirmScreen("\n".join(lines)), answered)
 
     # -- writing and taking back -----------------------------------------------------------
     @work(thread=True, exclusive=True, group="calibrate")
-    def write(self, new: Config, what: str) -> None:
+    def write(self, new: Config, what: str, fitted: bool = False) -> None:
         app = self.app
         path = app.config.path or config_path_for(app.store.path)
         try:
+            if fitted and self.report is not None and not app.store.readonly:
+                from synapse_tui.core.review.verdicts import record_fit
+
+                with app.db_lock:  # what an agent is told over MCP: fitted, on how many verdicts
+                    record_fit(app.store, self.report.fit, self.report.verdicts, app.clock.now())
             change = write_undoable(new, path)
-        except OSError as exc:
+        except (OSError, SynapseError) as exc:
             self.post_message(CalibrationApplied(None, what, f"cannot write {path}: {exc}"))
             return
         app.browser.set_config(replace(new, path=path))
@@ -469,7 +509,7 @@ class CalibrationScreen(Screen):
             )
         self.refresh_bindings()
         self.app.memory_changed("config")
-        self.compute()
+        self._later = [self.compute]
         self.compute_verdicts()
 
     def action_close(self) -> None:

@@ -179,13 +179,17 @@ def test_a_nul_or_control_character_is_a_bad_query_not_a_corrupt_store(memory):
 def test_huge_queries_are_capped_and_repeated_words_counted_once(memory):
     words = [f"w{i}" for i in range(200_000)]
     t0 = time.perf_counter()
-    with pytest.raises(QueryError, match="characters long; at most 10,000"):
+    with pytest.raises(QueryError, match="query has 200,000 words; at most 64"):
         fq.run(memory, " ".join(words))
     assert time.perf_counter() - t0 < 1.0  # refused before any work (a bound, not a benchmark)
     with pytest.raises(QueryError, match="query has 65 words; at most 64"):
         fq.run(memory, " ".join(words[:65]))
     assert len(fq.run(memory, " ".join(words[:64]))) == 0  # at the cap: a query, not an error
     assert found(memory, " ".join(["gym"] * 1_500))[:1] == found(memory, "gym")[:1]
+    with pytest.raises(QueryError, match="query is 39,999 characters long; at most 10,000"):
+        fq.run(memory, " ".join(["gym"] * 10_000))  # one word, but a page of it
+    with pytest.raises(QueryError, match="query has 66 words; at most 64"):
+        fq.run(memory, " ".join(f"a{i}-b{i}" for i in range(33)))  # 33 on the line, 66 words
 
 
 def test_store_positions_by_provenance_read_only_what_is_new(store_path):

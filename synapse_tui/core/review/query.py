@@ -143,12 +143,16 @@ def parse(source: str) -> Query:
 
 def check_source(source: str) -> None:
     """Refuse what no query holds before looking at it: a control character (a NUL is a
-    bad argument, not a damaged store) or a length past MAX_QUERY_CHARS."""
+    bad argument, not a damaged store), more than MAX_WORDS distinct words (repeats count
+    once) or a length past MAX_QUERY_CHARS."""
     bad = _BAD_CHAR.search(source)
     if bad:
         raise QueryError(
             f"a query holds no control character; found U+{ord(bad.group(0)):04X}", _excerpt(source), 0, ""
         )
+    distinct = len(set(source.split()))  # before any parsing: 200,000 words cost 30 ms here
+    if distinct > MAX_WORDS:
+        raise QueryError(f"query has {distinct:,} words; at most {MAX_WORDS}", _excerpt(source), 0, "")
     if len(source) > MAX_QUERY_CHARS:
         raise QueryError(
             f"query is {len(source):,} characters long; at most {MAX_QUERY_CHARS:,}", _excerpt(source), 0, ""

@@ -100,7 +100,7 @@ def is_stop(term: str) -> bool:
 def check_words(q: Query, limit: int) -> None:
     n = len(tokens(q.words))
     if n > limit:
-        raise QueryError(f"query has {n} words; at most {limit}", q.source[:40], 0, "")
+        raise QueryError(f"query has {n:,} words; at most {limit}", q.source[:40], 0, "")
 
 
 @dataclass(frozen=True)

@@ -42,14 +42,9 @@ from synapse_tui.core.trust.calibrate import (
 from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.text import bar, two
 from synapse_tui.ui.widgets import explain as xp
+from synapse_tui.ui.widgets.reliability import ReliabilityView
 
 HBAR = 30
-FEATURES = {
-    "age_days": "days since last reinforcement",
-    "reinforcements": "reinforcements",
-    "tier": "effective tier",
-    "source": "source system",
-}
 
 
 class CalibrationReady(Message):
@@ -95,14 +90,6 @@ def _age_labels(edges: list[float]) -> list[str]:
         return f"{x:g}d" if x < 731 else "older"
 
     return [f"{d(a)}–{d(b)}" if b < 731 else f"> {d(a)}" for a, b in zip(edges, edges[1:], strict=False)]
-
-
-def _num(value: float | None, places: int = 3) -> str:
-    return "–" if value is None else f"{value:.{places}f}"
-
-
-def _rate(value: float | None) -> str:
-    return "" if value is None else two(value)
 
 
 class CalibrationScreen(Screen):
@@ -154,20 +141,9 @@ class CalibrationScreen(Screen):
                 )
                 yield Sparkline([], id="cal-spark")
                 yield Static(id="cal-hists")
-            with TabPane("Verdicts", id="verdicts"), VerticalScroll(id="ver-body"):
-                yield Static(id="ver-summary")
-                yield from self._plot()
-                yield Static(id="ver-table")
-                yield Static(id="ver-fit")
-                yield Static(id="ver-features")
+            with TabPane("Verdicts", id="verdicts"):
+                yield ReliabilityView(id="ver-body")
         yield Footer(compact=True, show_command_palette=False)
-
-    def _plot(self) -> ComposeResult:
-        try:
-            from textual_plot import PlotWidget
-        except ImportError:  # the table says it all; the diagram is a picture of it
-            return
-        yield PlotWidget(id="ver-plot", allow_pan_and_zoom=False)
 
     def on_mount(self) -> None:
         self.sub_title = self.app.subtitle()
@@ -292,42 +268,7 @@ class CalibrationScreen(Screen):
             return
         self.report = report = message.report
         self.refresh_bindings()
-        data = report.to_json()
-        colours = xp.palette(self.app.theme_variables)
-        summary = Text()
-        summary.append("IS THE SCORE RIGHT?\n", style="bold")
-        summary.append(
-            f"{data['verdicts']} verdicts by people: {data['holds']} holds, {data['wrong']} wrong,"
-            f" {data['replaced']} replaced"
-            + (f"; {data['skipped']} skipped (no logged score)" if data["skipped"] else "")
-            + "\n"
-        )
-        if data["verdicts"]:
-            summary.append(
-                f"log loss {_num(data['log_loss'])} (a constant rate: {_num(data['baseline_log_loss'])})"
-                f"   Brier {_num(data['brier'])}   AUC {_rate(data['auc']) or '–'}\n",
-            )
-            summary.append(
-                "A bin on the diagonal means what it says: of the facts scored about 0.3, about"
-                " 3 in 10 held.\n",
-                style="italic",
-            )
-        else:
-            summary.append(
-                "No verdicts yet: corroborate, verify, accept, contradict or supersede facts,"
-                " and each decision is measured here against the trust the fact had.\n",
-                style="italic",
-            )
-        self.query_one("#ver-summary", Static).update(summary)
-        self._paint_plot(data, colours)
-        self.query_one("#ver-table", Static).update(self._bins_table(data))
-        fit = data["fit"]
-        self.query_one("#ver-fit", Static).update(
-            Text("\nFITTED CONSTANTS  fitting…", style="bold")
-            if fit is None
-            else self._fit_table(fit, colours)
-        )
-        self.query_one("#ver-features", Static).update(self._features(data["by_feature"]))
+        self.query_one(ReliabilityView).show_report(report)
         if report.fit is None:
             self._later.insert(0, lambda: self.fit_verdicts(report))
             self.call_after_refresh(self._painted)
@@ -335,103 +276,6 @@ class CalibrationScreen(Screen):
 
     def _painted(self) -> None:
         self.table_painted_at = time.perf_counter()  # benchmarks/bench_calibrate.py reads it
-
-    def _paint_plot(self, data: dict, colours: dict[str, str]) -> None:
-        plots = self.query("#ver-plot")
-        if not plots:
-            return
-        plot = plots.first()
-        plot.set_class(not data["verdicts"], "-empty")
-        plot.clear()
-        full = [b for b in data["bins"] if b["n"]]
-        from textual_plot import HiResMode
-
-        plot.plot([0.0, 1.0], [0.0, 1.0], line_style=colours["muted"], hires_mode=HiResMode.BRAILLE)
-        if full:
-            x = [b["mean_trust"] for b in full]
-            centre = [(b["ci_low"] + b["ci_high"]) / 2 for b in full]
-            half = [(b["ci_high"] - b["ci_low"]) / 2 for b in full]
-            plot.errorbar(x, centre, yerr=half, marker_style=colours["secondary"])
-            plot.scatter(x, [b["rate"] for b in full], marker="●", marker_style=colours["warning"])
-        plot.set_xlimits(0.0, 1.0)
-        plot.set_ylimits(-0.02, 1.04)  # a bin at 0 or 1 stays inside the frame
-        plot.set_xlabel("mean trust in the bin")
-        plot.set_ylabel("observed: held")
-
-    @staticmethod
-    def _bins_table(data: dict) -> Table:
-        table = Table(title="per trust bin", title_justify="left", box=None, padding=(0, 1), show_edge=False)
-        for name, justify in (
-            ("trust", "left"),
-            ("n", "right"),
-            ("holds", "right"),
-            ("wrong", "right"),
-            ("replaced", "right"),
-            ("mean trust", "right"),
-            ("held", "right"),
-            ("95% interval", "right"),
-        ):
-            table.add_column(name, justify=justify)  # type: ignore[arg-type]
-        for b in data["bins"]:
-            interval = f"{two(b['ci_low'])}–{two(b['ci_high'])}" if b["n"] else ""
-            table.add_row(
-                f"{b['lo']:.1f}–{b['hi']:.1f}",
-                str(b["n"]),
-                str(b["holds"]),
-                str(b["wrong"]),
-                str(b["replaced"]),
-                _rate(b["mean_trust"]),
-                _rate(b["rate"]),
-                interval,
-            )
-        return table
-
-    @staticmethod
-    def _fit_table(fit: dict, colours: dict[str, str]) -> Group:
-        head = Text()
-        head.append("\nFITTED CONSTANTS  ", style="bold")
-        style = colours["success"] if fit["decision"] == "adopt" else colours["muted"]
-        head.append(fit["decision"], style=f"bold {style}")
-        head.append(f"\n{fit['reason']}\n")
-        table = Table(box=None, padding=(0, 2), show_edge=False)
-        table.add_column("constant")
-        table.add_column("current", justify="right")
-        table.add_column("fitted", justify="right")
-        for name, value in fit["current"].items():
-            fitted = f"{fit['proposed'][name]:.3f}" if name in fit["fitted"] else "not fitted"
-            table.add_row(name, f"{value:.3f}", fitted)
-        tail = Text()
-        if fit["heldout_log_loss_fitted"] is not None:
-            tail.append(
-                f"held-out log loss: fitted {_num(fit['heldout_log_loss_fitted'], 4)},"
-                f" current {_num(fit['heldout_log_loss_current'], 4)},"
-                f" a constant rate {_num(fit['heldout_log_loss_baseline'], 4)}\n"
-            )
-        if fit["decision"] == "adopt":
-            tail.append("a adopts them (asks first); ctrl+z here puts the config back\n", style="italic")
-        return Group(head, table, tail)
-
-    @staticmethod
-    def _features(by_feature: dict) -> Group:
-        parts = [
-            Text(
-                "\nBY FACTOR INPUT (a group whose held rate and mean trust part shows the factor that is off)",
-                style="bold",
-            )
-        ]
-        for name, rows in by_feature.items():
-            table = Table(
-                title=FEATURES[name], title_justify="left", box=None, padding=(0, 1), show_edge=False
-            )
-            table.add_column("", justify="left")
-            table.add_column("n", justify="right")
-            table.add_column("mean trust", justify="right")
-            table.add_column("held", justify="right")
-            for row in rows:
-                if row["n"]:
-                    table.add_row(row["key"], str(row["n"]), _rate(row["mean_trust"]), _rate(row["rate"]))
-            parts.append(table)
-        return Group(*parts)
 
     def action_adopt(self) -> None:
         if self.check_action("adopt", ()):

@@ -28,7 +28,7 @@ from synapse_tui.cli.common import (
     say,
 )
 from synapse_tui.cli.render import print_calibration
-from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.base.clock import Clock, format_time, parse_time
 from synapse_tui.core.base.config import config_path_for, write_config
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.store.db import Store
@@ -210,6 +210,8 @@ def _backtest(
     from synapse_tui.core.review.backtest import backtest
 
     with open_memory(db, now, config_path) as memory:
+        if at > memory.scores.now:
+            raise SynapseError(f"--at {format_time(at)} is after now ({format_time(memory.scores.now)})")
         result = backtest(memory, at, horizon).to_json()
     if as_json:
         emit_json(result)

@@ -171,6 +171,7 @@ def test_write_on_a_read_only_store_is_refused(tmp_path):
         (["--backtest", "--at", "2026-06-01T00:00:00Z", "--horizon", "0"], "--horizon"),
         (["--verdicts", "--backtest"], "one at a time"),
         (["--since", "2026-06-01T00:00:00Z"], "go with --verdicts"),
+        (["--backtest", "--at", "2030-01-01T00:00:00Z", "--horizon", "30"], "after now"),
     ],
 )
 def test_bad_options_are_one_error_line(judged, args, needle):

@@ -80,7 +80,24 @@ def ask(kind: str, key: tuple) -> str:
     raise ValueError(kind)
 
 
-def questions() -> list[tuple[str, set[str], str]]:
+def paraphrase(kind: str, key: tuple) -> str:
+    """The same question in words further from the facts' (first names, synonyms)."""
+    first = key[1].split()[0] if kind == "role" else ""
+    return {
+        "role": lambda: f"What position does {first} hold in {key[2]}?",
+        "focal": lambda: f"Who's the go-to person at {key[1]}?",
+        "apiver": lambda: f"What release of the {key[1]} are we on?",
+        "deadline": lambda: f"By what date must {key[1]} reach {key[2]}?",
+        "status": lambda: f"How far along is {key[1]}?",
+        "ratelimit": lambda: f"What's the throttling on the {key[1]}?",
+        "owner": lambda: f"Who's taking care of {key[1]} for {key[2]}?",
+        "renewal": lambda: f"When is the {key[1]} deal up for renewal?",
+        "env": lambda: f"Which infrastructure hosts {key[1]} staging?",
+        "channel": lambda: f"What's the preferred way to reach {key[1]} when something breaks?",
+    }[kind]()
+
+
+def questions(phrase=ask) -> list[tuple[str, set[str], str]]:
     """(question, evidence ids, current id) per slot of the sample's world."""
     import generate
 
@@ -104,7 +121,7 @@ def questions() -> list[tuple[str, set[str], str]]:
     out = []
     for key, drafts in sorted(slots.items(), key=lambda kv: kv[1][0].id):
         head = max(drafts, key=lambda d: d.created)
-        out.append((ask(key[0], (key[0], *key[1:])), {d.id for d in drafts}, head.id))
+        out.append((phrase(key[0], (key[0], *key[1:])), {d.id for d in drafts}, head.id))
     return out
 
 
@@ -115,14 +132,14 @@ def sample_store(tmp: Path) -> Path:
     return db
 
 
-def score_modes(db: Path, qs: list[tuple[str, set[str], str]]) -> None:
+def score_modes(db: Path, qs: list[tuple[str, set[str], str]], title: str) -> None:
     config = load_config(SAMPLE / "sample.synapse.toml")
     with Store.open(db, readonly=True) as store:
         memory = Memory(store, config, parse_time(NOW))
         store.prepare_search()
         semantic = relevance._semantic(memory, "warm", np.arange(1)) is not None
         print(
-            f"{len(qs)} questions over {len(memory):,} sample facts; sentence embeddings: "
+            f"{len(qs)} {title} over {len(memory):,} sample facts; sentence embeddings: "
             f"{'used' if semantic else 'not used (no [embed] extra)'}"
         )
         print(
@@ -146,8 +163,6 @@ def score_modes(db: Path, qs: list[tuple[str, set[str], str]]) -> None:
                 f"{label:<14} {hits[1] / n:6.3f} {hits[5] / n:6.3f} {hits[10] / n:6.3f} {current / n:6.3f}"
                 f" {statistics.median(times) * 1e3:10.1f} {max(times) * 1e3:8.1f}"
             )
-    if importlib.util.find_spec("mem0") is None:
-        print("mem0's own search: not measured (mem0ai is not installed here; it needs an embedder)")
 
 
 def scale(db: Path, n: int, qs: list[tuple[str, set[str], str]]) -> None:
@@ -214,7 +229,11 @@ def main() -> None:
     qs = questions()
     if not args.scale_only:
         with tempfile.TemporaryDirectory() as tmp:
-            score_modes(sample_store(Path(tmp)), qs)
+            db = sample_store(Path(tmp))
+            score_modes(db, qs, "questions")
+            score_modes(db, questions(paraphrase), "paraphrased questions (first names, synonyms)")
+        if importlib.util.find_spec("mem0") is None:
+            print("mem0's own search: not measured (mem0ai is not installed here; it needs an embedder)")
     if not args.no_scale:
         scale(args.db, args.n, qs)
 

@@ -56,8 +56,10 @@ def free_cpus() -> int:
 
 @contextmanager
 def sized_threads(threads: int) -> Iterator[None]:
-    """faiss's OpenMP, numba's and the BLAS's threads at most `threads` (each only if
-    already loaded: the caller imports what it will use first), restored on exit."""
+    """faiss's OpenMP and numba's threads at most `threads` (each only if already loaded:
+    the caller imports what it will use first), restored on exit. The BLAS keeps its own
+    count: its threads work through each product rather than wait, and capping them at
+    the free CPUs made an exact search on a busy machine half again as slow."""
     with ExitStack() as undo:
         faiss = sys.modules.get("faiss")
         if faiss is not None:
@@ -69,12 +71,6 @@ def sized_threads(threads: int) -> Iterator[None]:
             was = numba.get_num_threads()
             numba.set_num_threads(max(1, min(was, threads)))
             undo.callback(numba.set_num_threads, was)
-        try:
-            from threadpoolctl import threadpool_limits
-        except ImportError:  # not a dependency: the BLAS keeps its own count
-            pass
-        else:
-            undo.enter_context(threadpool_limits(limits=threads, user_api="blas"))
         yield
 
 
@@ -93,13 +89,14 @@ def probed_seconds(unit: float, n: int, work: float) -> float:
     return PROBED_PER_PRODUCT * unit * n * n * work
 
 
-def trial(run: Callable[[int], object], n: int, rows: int = TRIAL_ROWS) -> float:
+def trial(run: Callable[[int], float | None], n: int, rows: int = TRIAL_ROWS) -> float:
     """The time `run(m)` takes on m of the n rows, scaled to n as n log n (an index's
-    build and search both grow so)."""
+    build and search both grow so); `run` may return the seconds to scale instead (its
+    own timing of what the full build would do)."""
     m = min(n, rows)
     t = time.perf_counter()
-    run(m)
-    took = time.perf_counter() - t
+    took = run(m)
+    took = time.perf_counter() - t if took is None else took
     return took * n / m * math.log(max(n, 2)) / math.log(max(m, 2))
 
 

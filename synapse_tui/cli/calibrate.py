@@ -242,12 +242,14 @@ def _two(value: float | None) -> str:
 
 def _print_bins(bins: list[dict[str, Any]], observed: str = "observed") -> None:
     say(
-        f"{'trust':<10} {'n':>6} {'holds':>6} {'wrong':>6} {'replaced':>8}  {'mean trust':>10}  {observed:>8}  95% interval"
+        f"{'trust':<8} {'n':>6} {'holds':>6} {'wrong':>6} {'replaced':>8}  {'mean trust':>10}"
+        f"  {observed:>8}  95% interval"
     )
     for b in bins:
+        span = f"{b['lo']:.1f}-{b['hi']:.1f}"
         interval = f"{b['ci_low']:.2f}-{b['ci_high']:.2f}" if b["n"] else ""
         say(
-            f"{b['lo']:.1f}-{b['hi']:.1f}   {b['n']:>6} {b['holds']:>6} {b['wrong']:>6} {b['replaced']:>8}"
+            f"{span:<8} {b['n']:>6} {b['holds']:>6} {b['wrong']:>6} {b['replaced']:>8}"
             f"  {_two(b['mean_trust']):>10}  {_two(b['rate']):>8}  {interval}"
         )
 

@@ -413,3 +413,25 @@ async def test_escape_leaves_as_of_and_the_banner_says_so_at_80_columns(app):
         await pilot.press("escape")
         await settle(pilot)
         assert app.as_of is None and "AS OF" not in screen_text(app)
+
+
+# -- 10. the fact text gets room at every width, with a gap before the next column --------
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("queue", ["1", "6"])  # All, and Suspect with its why column
+async def test_the_fact_text_has_room_and_a_gap_at_every_width(app, size, queue):
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press(queue)
+        await settle(pilot)
+        facts = app.main.query_one(FactList)
+        from synapse_tui.ui.widgets.fact_list import Layout
+
+        lay = Layout.for_width(facts.scrollable_content_region.width, facts.id_width, queue == "6")
+        assert lay.text >= min(40, size[0] - 47)  # 46 fixed cells and a scrollbar
+        if lay.reason:
+            assert lay.reason >= 16
+        import re
+
+        assert not re.search(r"…\d+(h|d|mo|\.\dy) ", screen_text(app))  # text never touches the age

@@ -37,7 +37,8 @@ REASON_QUEUES = ("suspect", "signature")  # the queues that say why in a column
 class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
     """Queues of facts, searchable, with every key of SPEC 7."""
 
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    # side by side only when the list keeps ~40 cells of fact text and the pane ~50 (#list-pane)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]
     show_pane: var[bool] = var(True)
 
     BINDINGS = [

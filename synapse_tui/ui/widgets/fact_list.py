@@ -54,7 +54,9 @@ class Layout:
         else:
             chip, trust, ident, age, tier, guidance = 7, 6, 0, 5, 0, 10
         rest = max(1, width - chip - trust - ident - age - tier - guidance)
-        reason = min(rest // 2, 44) if reasons else 0
+        # the why column takes what the text can spare above ~40 cells, at least 16; with less
+        # room it is left to the pane (its first line says why)
+        reason = max(16, min(44, rest - 40)) if reasons and rest >= 56 else 0
         return cls(chip, trust, ident, age, tier, guidance, reason, max(1, rest - reason))
 
 
@@ -400,9 +402,11 @@ class FactList(ScrollView, can_focus=True):
             why = self._reason(pos) if self._reason else ""
             segments.append(Segment(fit(why, lay.reason - 1) + " ", row_style + Style(italic=True)))
         if text is None:
-            segments.append(Segment(fit(PLACEHOLDER, lay.text), row_style + style("fact-list--placeholder")))
-        else:
-            segments.append(Segment(fit(text, lay.text), row_style))
+            segments.append(
+                Segment(fit(PLACEHOLDER, lay.text - 1) + " ", row_style + style("fact-list--placeholder"))
+            )
+        else:  # a gap before the age, always
+            segments.append(Segment(fit(text, lay.text - 1) + " ", row_style))
         segments.append(Segment(age_label(float(sc.age_days[pos])).rjust(lay.age - 1) + " ", dim))
         if lay.tier:
             segments.append(Segment(fit(tier, lay.tier), dim))

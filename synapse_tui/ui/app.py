@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from pathlib import Path
 
 from textual.app import App
 from textual.binding import Binding
@@ -20,6 +21,7 @@ from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
 from synapse_tui.ui.commands import SynapseCommands
 from synapse_tui.ui.messages import LoadFailed, MemoryLoaded
+from synapse_tui.ui.prefs import read_prefs, write_pref
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.nav import CursorTo, MarksChanged, OpenFact
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS, TriageMixin
@@ -71,13 +73,33 @@ class SynapseApp(TriageMixin, App[None]):
         Binding("q", "quit", "quit", show=False, id="app.quit", tooltip="Quit"),
     ]
 
-    def __init__(self, *, store: Store, config: Config, clock: Clock, theme: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        config: Config,
+        clock: Clock,
+        theme: str | None = None,
+        prefs: Path | None = None,
+    ) -> None:
+        """`prefs`: the file the chosen theme is remembered in (the CLI passes the user's;
+        tests pass none, or their own)."""
         super().__init__()
         self.browser = Browser(store, config, clock)
         self.store = store
         self.clock = clock
-        if theme:
+        self.prefs = prefs
+        remembered = read_prefs(prefs).get("theme") if prefs is not None else None
+        theme = theme or remembered
+        if theme and theme in self.available_themes:
             self.theme = theme
+
+    def on_mount(self) -> None:
+        if self.prefs is not None:
+            self.theme_changed_signal.subscribe(self, self._remember_theme)
+
+    def _remember_theme(self, theme) -> None:
+        write_pref(self.prefs, "theme", theme.name)
 
     # what the views read (the browser owns it)
     @property

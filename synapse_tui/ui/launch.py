@@ -23,7 +23,9 @@ def launch(db: str, now: str | None = None, config_path: str | None = None) -> N
     from synapse_tui.ui.app import SynapseApp
 
     try:
-        app = SynapseApp(store=store, config=config, clock=clock)
+        from synapse_tui.ui.prefs import prefs_path
+
+        app = SynapseApp(store=store, config=config, clock=clock, prefs=prefs_path())
         app.run()
     finally:
         store.close()

@@ -435,3 +435,31 @@ async def test_the_fact_text_has_room_and_a_gap_at_every_width(app, size, queue)
         import re
 
         assert not re.search(r"…\d+(h|d|mo|\.\dy) ", screen_text(app))  # text never touches the age
+
+
+# -- also: the chosen theme is remembered --------------------------------------------------
+
+
+async def test_the_chosen_theme_is_remembered(db, tmp_path):
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.base.config import load_config
+    from synapse_tui.core.store.db import Store
+    from synapse_tui.ui.app import SynapseApp
+
+    prefs = tmp_path / "ui.json"
+
+    def open_app() -> SynapseApp:
+        config = load_config(db.with_name("memory.synapse.toml"))
+        return SynapseApp(store=Store.open(db), config=config, clock=Clock(parse_time(NOW)), prefs=prefs)
+
+    first = open_app()
+    async with first.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first.theme = "nord"
+        await settle(pilot)
+    first.store.close()
+    second = open_app()
+    async with second.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert second.theme == "nord"
+    second.store.close()

@@ -249,3 +249,25 @@ def test_without_scipy_the_decision_says_how_to_install_it(monkeypatch):
     result = fit(inp, y, Config())
     assert result.decision == "keep-current" and "pip install 'synapse-tui[fit]'" in result.reason
     assert result.proposed == result.current
+
+
+def test_backtest_counts_a_fact_its_source_deleted_in_the_window(tmp_path):
+    facts = [
+        {"id": "gone", "text": "a", "created_at": "2026-01-01T00:00:00Z"},
+        {"id": "gone-before", "text": "b", "created_at": "2026-01-01T00:00:00Z"},
+        {"id": "stays", "text": "c", "created_at": "2026-01-01T00:00:00Z"},
+    ]
+    src = write_jsonl(tmp_path / "d.jsonl", facts)
+    with Store.open(tmp_path / "d.db", create=True) as store:
+        import_facts(store, parse_file(src), str(src))
+        with store.transaction() as conn:  # as a sync records a deletion at its source
+            conn.execute("UPDATE facts SET deleted = 1 WHERE id IN ('gone', 'gone-before')")
+            for fid, when in (("gone", "2026-01-20T00:00:00Z"), ("gone-before", "2026-01-05T00:00:00Z")):
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    (f"deleted.at.{fid}", json.dumps(parse_time(when))),
+                )
+        memory = Memory(store, Config(), parse_time("2026-12-01T00:00:00Z"))
+        out = backtest(memory, parse_time("2026-01-10T00:00:00Z"), 30).to_json()
+    # gone-before was deleted by T: not alive then, not counted
+    assert (out["facts"], out["deleted"], out["survived"]) == (2, 1, 1)

@@ -110,7 +110,7 @@ class Turns:
 class Browser:
     def __init__(self, store: Store, config: Config, clock: Clock) -> None:
         self.store, self.config, self.clock = store, config, clock
-        self.lock = threading.RLock()  # one user of the sqlite connection at a time
+        self.lock = store.lock  # one user of the sqlite connection at a time
         self.turns = Turns()
         self.live: Memory | None = None  # the store now
         self.memory: Memory | None = None  # what is shown: `live`, or the store as of `as_of`

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -120,6 +121,10 @@ class Store:
         # caller asked for read-only or it is writable
         self.readonly_why = readonly_why
         self._checked = False
+        # One user of the connection at a time, for callers sharing the store across threads
+        # (the browser's workers): `close` takes it too, so it never closes the connection
+        # under a reader still inside it, which crashes the process.
+        self.lock = threading.RLock()
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:
@@ -178,7 +183,8 @@ class Store:
         return f"{self.path}: opened read-only{why}"
 
     def close(self) -> None:
-        self.conn.close()
+        with self.lock:
+            self.conn.close()
 
     def check_health(self, seconds: float = HEALTH_CHECK_SECONDS) -> None:
         """Refuse to write into a store that reports damage (SQLite's quick_check, table

@@ -101,6 +101,9 @@ def test_wilson_interval_and_bins():
     assert bins[3]["rate"] is None and bins[3]["ci_low"] is None
     assert bins[4]["rate"] == 0.5 and bins[4]["mean_trust"] == pytest.approx(0.9995)
     assert len(rel.bins(np.linspace(0, 1, 100), np.zeros(100, int))) == 10
+    # just below 9/10 is bin 8, though 0.8999999999999999 * 10 rounds to 9
+    edge = rel.bins(np.r_[0.8999999999999999, np.full(99, 0.05)], np.zeros(100, int))
+    assert edge[8]["n"] == 1 and edge[9]["n"] == 0
 
 
 def test_log_loss_brier_baseline_and_auc_with_ties():

@@ -35,10 +35,9 @@ def bin_count(n: int) -> int:
 def bins(p: np.ndarray, kind: np.ndarray, count: int | None = None) -> list[dict[str, Any]]:
     """Equal-width bins on [0, 1]: bin i is [i/N, (i+1)/N), the last one closed at 1."""
     count = bin_count(len(p)) if count is None else count
-    which = (
-        np.minimum((np.asarray(p) * count).astype(np.int64), count - 1) if len(p) else np.empty(0, np.int64)
-    )
-    which = np.maximum(which, 0)
+    # against the edges i/N themselves, not floor(p * N): the product can round across one
+    inner = np.arange(1, count) / count
+    which = np.searchsorted(inner, np.asarray(p, dtype=np.float64), side="right").astype(np.int64)
     n = np.bincount(which, minlength=count)
     per_kind = [np.bincount(which[kind == k], minlength=count) for k in (HOLDS, WRONG, REPLACED)]
     sums = np.bincount(which, weights=p, minlength=count)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import work
+from textual.binding import Binding
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
@@ -17,6 +18,23 @@ from synapse_tui.ui.messages import SearchDone, SearchFailed
 from synapse_tui.ui.widgets.fact_list import FactList
 
 SEARCH_DEBOUNCE = 0.15
+
+
+class SearchInput(Input):
+    """The search box: its Footer names the ways out (enter and down to the results,
+    escape clears), and `down` goes to the list as it does from any box above a list."""
+
+    BINDINGS = [
+        Binding("enter", "to_list", "to the list", key_display="↵", id="search.submit"),
+        Binding("down", "to_list", "to the list", show=False, id="search.down"),
+        Binding("escape", "clear", "clear", key_display="esc", id="search.clear"),
+    ]
+
+    def action_to_list(self) -> None:
+        self.screen.query_one(FactList).focus()
+
+    def action_clear(self) -> None:
+        self.screen.action_leave()
 
 
 class SearchBox:

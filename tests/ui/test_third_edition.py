@@ -463,3 +463,19 @@ async def test_the_chosen_theme_is_remembered(db, tmp_path):
         await settle(pilot)
         assert second.theme == "nord"
     second.store.close()
+
+
+# -- also: the search box names its keys, and down goes to the list -----------------------
+
+
+async def test_the_search_box_names_enter_and_escape_and_down_goes_to_the_list(app):
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"payments")
+        await settle(pilot, 0.3)
+        footer = screen_text(app).splitlines()[-1]
+        assert "↵" in footer and "esc" in footer, footer
+        await pilot.press("down")
+        await settle(pilot)
+        assert app.main.query_one(FactList).has_focus
+        assert app.main.query_one("#search").value == "payments"  # the results stay

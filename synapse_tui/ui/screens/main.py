@@ -25,7 +25,7 @@ from synapse_tui.core.browser import Search
 from synapse_tui.core.review.queues import QUEUES, SORTS
 from synapse_tui.ui.bulk import MARK_BINDINGS, Marks
 from synapse_tui.ui.messages import Explained, LoadFailed, MemoryLoaded, TextsRead
-from synapse_tui.ui.search import SearchBox
+from synapse_tui.ui.search import SearchBox, SearchInput
 from synapse_tui.ui.widgets.fact_detail import FactDetail
 from synapse_tui.ui.widgets.fact_list import ColumnHeader, FactList
 from synapse_tui.ui.widgets.queue_bar import QueueBar, StatusLine
@@ -133,7 +133,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         yield Header(icon="◆")
         yield Static(id="asof")
         yield QueueBar(id="queues")
-        yield Input(
+        yield SearchInput(
             placeholder="/ search words and filters: trust<0.3 tier:auto payments",
             id="search",
             select_on_focus=False,

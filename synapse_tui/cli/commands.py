@@ -397,11 +397,20 @@ def _neighbours_or_error(neighbours, store: Store, fact_id: str, config):
 
 
 @main.command("sample")
+@click.option(
+    "--reset",
+    is_flag=True,
+    help="Rebuild the working copy from the bundle: your triage and calibration there are lost.",
+)
 @now_option
 @json_option
-def sample_cmd(now: str | None, as_json: bool) -> None:
+def sample_cmd(now: str | None, as_json: bool, reset: bool = False) -> None:
     """Print the path of the working copy of the bundled sample (built on first use)."""
     Clock.from_option(now)
+    if reset:
+        from synapse_tui.core.ingest.sample import data_dir
+
+        (data_dir() / "sample.fingerprint").unlink(missing_ok=True)  # the next use rebuilds it
     path = str(_sample_path())
     if as_json:
         emit_json({"path": path})

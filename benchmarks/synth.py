@@ -98,3 +98,57 @@ def _iso(ts: float) -> str:
     from datetime import datetime
 
     return datetime.fromtimestamp(round(ts), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python benchmarks/synth.py N OUT`: a store (OUT.db) or interchange file (OUT.jsonl)
+    of N synthetic facts, the shapes the benchmarks measure."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="synth.py",
+        description="Write N synthetic facts: a store (with its neighbour graph) when OUT ends"
+        " in .db, else interchange JSON Lines (synapse-tui import reads it).",
+    )
+    parser.add_argument("n", type=int, help="how many facts")
+    parser.add_argument("out", type=Path, help="OUT.db (a store) or OUT.jsonl")
+    parser.add_argument("--seed", type=int, default=7, help="random seed (default 7: the benchmarks')")
+    parser.add_argument(
+        "--texts",
+        choices=("words", "world", "vocabulary"),
+        default="words",
+        help="words: 'fact i:' and six random WORDS; world: phrased as the bundled sample's;"
+        " vocabulary: 6-14 made-up words (default words)",
+    )
+    parser.add_argument("--no-graph", action="store_true", help="a store without its neighbour graph")
+    args = parser.parse_args(argv)
+    if args.n < 1:
+        parser.error("n must be at least 1")
+    texts = {"words": None, "world": world_texts, "vocabulary": vocabulary_texts}[args.texts]
+    texts = texts(args.n) if texts else None
+    if args.out.suffix != ".db":
+        write_synthetic_jsonl(args.out, args.n, seed=args.seed, texts=texts)
+        print(args.out)
+        return 0
+    if args.out.exists():
+        parser.error(f"{args.out} exists: choose another name")
+    import tempfile
+
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.graph.build import update_graph
+    from synapse_tui.core.ingest.interchange import import_facts, parse_file
+    from synapse_tui.core.store.db import Store
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = write_synthetic_jsonl(Path(tmp) / "facts.jsonl", args.n, seed=args.seed, texts=texts)
+        facts = parse_file(src)
+        config = Config()
+        after = None if args.no_graph else (lambda conn, new: update_graph(conn, new, config))
+        with Store.open(args.out, create=True) as store:
+            import_facts(store, facts, str(src), after_insert=after)
+    print(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

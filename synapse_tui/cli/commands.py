@@ -347,12 +347,12 @@ def edges_cmd(
     marked "space": "lexical".
     """
     from synapse_tui.core.graph.build import load_edges
-    from synapse_tui.core.graph.read import graph_info
+    from synapse_tui.core.graph.read import store_graph_info
 
     Clock.from_option(now)
     with Store.open(db, readonly=True) as store, store.snapshot():
         edges = [e for e in load_edges(store.conn) if kind in ("all", e.kind)]
-        info = graph_info(store.conn)
+        info = store_graph_info(store)
     if info.approximate and kind != "npmi":  # on stderr: stdout stays one edge per line
         say(f"({info.describe()})", err=True)
     hidden = sum(e.space == "lexical" for e in edges) if not lexical else 0

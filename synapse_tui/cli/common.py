@@ -14,7 +14,6 @@ A traceback never reaches a user otherwise.
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -31,7 +30,7 @@ from synapse_tui.core.base.jsonl import json_line
 from synapse_tui.core.base.limits import has_surrogate
 from synapse_tui.core.base.textsafe import clean, clean_block
 from synapse_tui.core.review.memory import Memory
-from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.db import Store, holds_facts
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -165,21 +164,10 @@ def nothing_left_if_refused(db: str | os.PathLike[str]) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        if p in new and not _holds_facts(p):
+        if p in new and not holds_facts(p):
             for q in new:
                 q.unlink(missing_ok=True)
         raise
-
-
-def _holds_facts(path: Path) -> bool:
-    try:
-        conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
-        try:
-            return conn.execute("SELECT count(*) FROM facts").fetchone()[0] > 0
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return False
 
 
 @contextmanager

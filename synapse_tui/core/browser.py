@@ -403,7 +403,7 @@ class Browser:
 
         with self.lock:
             try:
-                return blast_radius(self.store.conn, fact_id, exclude=exclude, limit=limit)
+                return blast_radius(self.store, fact_id, exclude=exclude, limit=limit)
             except (KeyError, sqlite3.OperationalError):
                 return None
 

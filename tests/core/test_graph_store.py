@@ -303,10 +303,11 @@ def test_junk_detectors(conn: sqlite3.Connection) -> None:
     add(conn, "d", "grass is green!", [0, 1, 0.001], r=1, created_ts=0.0)
     add(conn, "e", "other", [0, 0, 1], created_ts=0.0)
     rebuild_graph(conn, config(k=1))
-    assert exact_duplicates(conn) == [("a", "b")]
-    assert near_duplicate_clusters(conn, config()) == [("a", "b"), ("c", "d")]
-    assert unsupported_claims(conn, config(), now) == ["a", "e"]
-    ids, arrays = Store(Path("test.db"), conn, readonly=True).load(Config())
+    store = Store(Path("test.db"), conn, readonly=True)
+    assert exact_duplicates(store) == [("a", "b")]
+    assert near_duplicate_clusters(store, config()) == [("a", "b"), ("c", "d")]
+    assert unsupported_claims(store, config(), now) == ["a", "e"]
+    ids, arrays = store.load(Config())
     mask = unsupported_mask(arrays, config(), now)
     assert [ids[i] for i in np.flatnonzero(mask)] == ["a", "e"]  # the same rule over arrays
 

@@ -55,7 +55,7 @@ def test_spot_scores_match_the_full_score_of_every_fact(stores):
 
 def test_depth_walks_to_the_nearest_head(stores):
     with Store.open(stores[1]) as store:
-        assert [depth(store.conn, f) for f in ("v1", "v2", "v3", "w", "x")] == [1, 1, 0, 0, 0]
+        assert [depth(store, f) for f in ("v1", "v2", "v3", "w", "x")] == [1, 1, 0, 0, 0]
 
 
 def test_triage_without_a_config_reads_the_one_beside_the_store(tmp_path, store_path):  # noqa: F811

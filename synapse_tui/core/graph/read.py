@@ -273,3 +273,37 @@ def graph_info(conn: sqlite3.Connection) -> GraphInfo:
 def store_graph_info(store: Any) -> GraphInfo:
     """`graph_info` of a `Store` (views hold the store, never its connection)."""
     return graph_info(store.conn)
+
+
+def semantic_pairs(store: Any, min_weight: float) -> list[tuple[int, int]]:
+    """(a, b) positions (from 1) of the semantic edges of at least `min_weight`."""
+    return store.conn.execute(
+        "SELECT a, b FROM semantic_edges WHERE weight >= ?", (float(min_weight),)
+    ).fetchall()
+
+
+def shared_entities(store: Any, fact_id: str) -> dict[str, list[str]] | None:
+    """The other facts naming an entity `fact_id` names, with the spellings they share
+    (None for an unknown id)."""
+    row = store.conn.execute("SELECT pos FROM facts WHERE id = ?", (fact_id,)).fetchone()
+    if row is None:
+        return None
+    out: dict[str, list[str]] = {}
+    for fid, spelling in store.conn.execute(
+        "SELECT f.id, m1.spelling FROM mentions m1 JOIN mentions m2 ON m1.eid = m2.eid"
+        " JOIN facts f ON f.pos = m2.pos WHERE m1.pos = ? AND m2.pos != ? ORDER BY m1.spelling",
+        (row[0], row[0]),
+    ):
+        out.setdefault(fid, []).append(spelling)
+    return out
+
+
+def edge_weights(store: Any, fact_id: str) -> list[tuple[str, float]]:
+    """(other fact, weight) of each semantic edge of `fact_id`."""
+    return store.conn.execute(
+        "SELECT f.id, s.weight FROM ("
+        " SELECT b AS o, weight FROM semantic_edges WHERE a = (SELECT pos FROM facts WHERE id = :f)"
+        " UNION ALL SELECT a AS o, weight FROM semantic_edges WHERE b = (SELECT pos FROM facts WHERE id = :f)) s"
+        " JOIN facts f ON f.pos = s.o",
+        {"f": fact_id},
+    ).fetchall()

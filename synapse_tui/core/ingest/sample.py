@@ -91,7 +91,7 @@ def ensure_sample(progress: Callable[[int, int], None] | None = None) -> Path:
 
     with Store.open(tmp, create=True) as store:
         import_facts(store, facts, str(src / "facts.jsonl"), progress=progress, after_insert=after_insert)
-        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.checkpoint()
     shutil.copyfile(src / "sample.synapse.toml", config_path_for(db))
     for suffix in ("-wal", "-shm"):
         Path(str(db) + suffix).unlink(missing_ok=True)

@@ -7,9 +7,11 @@ semantic edges) with indexed queries, so it stays fast on large stores.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from synapse_tui.core.graph.read import edge_weights, shared_entities
+from synapse_tui.core.store.db import Store
 
 
 @dataclass(frozen=True)
@@ -38,34 +40,20 @@ class BlastRadius:
 
 
 def blast_radius(
-    conn: sqlite3.Connection, fact_id: str, *, exclude: Iterable[str] = (), limit: int | None = 50
+    store: Store, fact_id: str, *, exclude: Iterable[str] = (), limit: int | None = 50
 ) -> BlastRadius:
     """Facts sharing an entity with `fact_id`, plus its semantic neighbours.
 
     `exclude` leaves facts out (the replacing fact, typically). Raises KeyError for an
     unknown id.
     """
-    row = conn.execute("SELECT pos FROM facts WHERE id = ?", (fact_id,)).fetchone()
-    if row is None:
+    shared = shared_entities(store, fact_id)
+    if shared is None:
         raise KeyError(fact_id)
-    pos = row[0]
     skip = {fact_id, *exclude}
-    entities: dict[str, list[str]] = {}
-    for fid, spelling in conn.execute(
-        "SELECT f.id, m1.spelling FROM mentions m1 JOIN mentions m2 ON m1.eid = m2.eid"
-        " JOIN facts f ON f.pos = m2.pos WHERE m1.pos = ? AND m2.pos != ? ORDER BY m1.spelling",
-        (pos, pos),
-    ):
-        if fid not in skip:
-            entities.setdefault(fid, []).append(spelling)
+    entities = {fid: spellings for fid, spellings in shared.items() if fid not in skip}
     weights: dict[str, float] = {}
-    for fid, weight in conn.execute(
-        "SELECT f.id, s.weight FROM ("
-        " SELECT b AS o, weight FROM semantic_edges WHERE a = :p"
-        " UNION ALL SELECT a AS o, weight FROM semantic_edges WHERE b = :p) s"
-        " JOIN facts f ON f.pos = s.o",
-        {"p": pos},
-    ):
+    for fid, weight in edge_weights(store, fact_id):
         if fid not in skip:
             weights[fid] = max(weight, weights.get(fid, weight))
     related = [

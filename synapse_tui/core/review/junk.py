@@ -7,21 +7,23 @@ graph must be built first (`graphstore.ensure_graph`).
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime
 from typing import Any
 
 import numpy as np
+
+from synapse_tui.core.graph.read import semantic_pairs
+from synapse_tui.core.store.db import Store
 
 
 def normalised_text(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def exact_duplicates(conn: sqlite3.Connection) -> list[tuple[str, ...]]:
+def exact_duplicates(store: Store) -> list[tuple[str, ...]]:
     """Groups of facts whose text is equal after collapsing white space and case-folding."""
     groups: dict[str, list[str]] = {}
-    for fid, text in conn.execute("SELECT id, text FROM facts"):
+    for fid, text in store.id_texts():
         groups.setdefault(normalised_text(text), []).append(fid)
     return sorted(tuple(sorted(ids)) for ids in groups.values() if len(ids) > 1)
 
@@ -46,21 +48,19 @@ def _components(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
             label = up
 
 
-def near_duplicate_clusters(conn: sqlite3.Connection, config: Any) -> list[tuple[str, ...]]:
+def near_duplicate_clusters(store: Store, config: Any) -> list[tuple[str, ...]]:
     """Connected components of semantic edges with weight >= graph.near_duplicate_weight."""
-    rows = conn.execute(
-        "SELECT a, b FROM semantic_edges WHERE weight >= ?", (float(config.graph.near_duplicate_weight),)
-    ).fetchall()
+    rows = semantic_pairs(store, config.graph.near_duplicate_weight)
     if not rows:
         return []
     ends = np.array(rows, dtype=np.int64)
     nodes, inv = np.unique(ends, return_inverse=True)
     inv = inv.reshape(ends.shape)
     label = _components(inv[:, 0], inv[:, 1], nodes.size)
-    ids = dict(conn.execute("SELECT pos, id FROM facts"))
+    ids = store.ids_at([p - 1 for p in nodes.tolist()])
     groups: dict[int, list[str]] = {}
-    for p, lab in zip(nodes.tolist(), label.tolist(), strict=True):
-        groups.setdefault(lab, []).append(ids[p])
+    for fid, lab in zip(ids, label.tolist(), strict=True):
+        groups.setdefault(lab, []).append(fid)
     return sorted(tuple(sorted(v)) for v in groups.values())
 
 
@@ -71,13 +71,7 @@ def unsupported_mask(arrays: Any, config: Any, now: float) -> np.ndarray:
     return (arrays.declared == 0) & (arrays.r == 0) & (arrays.created < cutoff)
 
 
-def unsupported_claims(conn: sqlite3.Connection, config: Any, now: datetime | float) -> list[str]:
+def unsupported_claims(store: Store, config: Any, now: datetime | float) -> list[str]:
     """Facts declared `auto` with no corroboration, older than graph.unsupported_age_days."""
     now_ts = now.timestamp() if isinstance(now, datetime) else float(now)
-    cutoff = now_ts - float(config.graph.unsupported_age_days) * 86400.0
-    return [
-        r[0]
-        for r in conn.execute(
-            "SELECT id FROM facts WHERE tier = 'auto' AND r = 0 AND created_ts < ? ORDER BY id", (cutoff,)
-        )
-    ]
+    return store.unsupported_ids(now_ts - float(config.graph.unsupported_age_days) * 86400.0)

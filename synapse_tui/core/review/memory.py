@@ -15,7 +15,7 @@ import numpy as np
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.graph.read import graph_info
+from synapse_tui.core.graph.read import store_graph_info
 from synapse_tui.core.store.db import FactRecord, Store
 from synapse_tui.core.trust.score import (
     BANDS,
@@ -280,7 +280,7 @@ class Memory:
                 "chain_older": older,
                 "entities": rec.entities,
                 "embedding": self.store.embedding_kind(i),
-                "graph": graph_info(self.store.conn).to_json(),
+                "graph": store_graph_info(self.store).to_json(),
                 "note": rec.note,
                 "provenance": rec.provenance,
                 "source": _source_info(rec.provenance),

@@ -254,12 +254,12 @@ def junk_mask(memory: Memory, kind: str) -> np.ndarray:
     stored semantic edges), unsupported claims (auto, r = 0, older than configured)."""
     from synapse_tui.core.review import junk
 
-    conn, cfg = memory.store.conn, memory.config
+    store, cfg = memory.store, memory.config
     found: list[str] = []
     if kind in ("duplicate", "any"):
-        found += [fid for group in junk.exact_duplicates(conn) for fid in group]
+        found += [fid for group in junk.exact_duplicates(store) for fid in group]
     if kind in ("near-duplicate", "any"):
-        found += [fid for group in junk.near_duplicate_clusters(conn, cfg) for fid in group]
+        found += [fid for group in junk.near_duplicate_clusters(store, cfg) for fid in group]
     mask = np.zeros(len(memory), dtype=bool)
     mask[[memory.index[fid] for fid in found if fid in memory.index]] = True
     if kind in ("unsupported", "any"):

@@ -38,7 +38,7 @@ def find_duplicates(memory: Memory, exists: np.ndarray | None = None) -> Suspect
     """Exact duplicates and near-duplicate clusters (reads texts and the stored semantic
     edges once per load; they do not depend on the instant). `exists`: only among these
     facts (as of an instant: a fact is no duplicate of one created later)."""
-    conn = memory.store.conn
+    store = memory.store
     index = memory.index
     why: dict[int, str] = {}
     other: dict[int, int] = {}
@@ -47,12 +47,12 @@ def find_duplicates(memory: Memory, exists: np.ndarray | None = None) -> Suspect
         kept = [tuple(f for f in g if exists is None or exists[index[f]]) for g in groups]
         return [g for g in kept if len(g) > 1]
 
-    for group in among(junk.exact_duplicates(conn)):
+    for group in among(junk.exact_duplicates(store)):
         for fid in group:
             rest = [g for g in group if g != fid]
             why[index[fid]] = f"exact duplicate of {', '.join(rest)}"
             other[index[fid]] = index[rest[0]]
-    for group in among(junk.near_duplicate_clusters(conn, memory.config)):
+    for group in among(junk.near_duplicate_clusters(store, memory.config)):
         for fid in group:
             if index[fid] in why:
                 continue

@@ -605,6 +605,38 @@ class Store:
         )
         return [rows[int(p) + 1] for p in positions]
 
+    def positions_of(self, fact_ids: Sequence[str]) -> dict[str, int]:
+        """Each known id's position (from 0); unknown ids are left out."""
+        rows = self.conn.execute(
+            "SELECT id, pos - 1 FROM facts WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(fact_ids)),),
+        )
+        return dict(rows)
+
+    def supersessors(self, fact_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """(old, new) for every fact that supersedes one of `fact_ids`."""
+        rows = self.conn.execute(
+            "SELECT supersedes, id FROM facts WHERE supersedes IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(fact_ids)),),
+        )
+        return list(rows)
+
+    def id_texts(self) -> Iterator[tuple[str, str]]:
+        """(id, text) of every fact, in no particular order."""
+        return iter(self.conn.execute("SELECT id, text FROM facts"))
+
+    def unsupported_ids(self, created_before: float) -> list[str]:
+        """Facts declared auto and never corroborated, created before the instant, by id."""
+        rows = self.conn.execute(
+            "SELECT id FROM facts WHERE tier = 'auto' AND r = 0 AND created_ts < ? ORDER BY id",
+            (created_before,),
+        )
+        return [r[0] for r in rows]
+
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the database file (before copying the file)."""
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     def superseded_by(self, fact_id: str) -> list[str]:
         return [
             row[0]
@@ -840,6 +872,19 @@ def _varint_values(data: bytes, ends: np.ndarray) -> np.ndarray:
 
 def _varints(data: bytes) -> list[int]:
     return _varint_values(data, _varint_ends(data)).tolist()
+
+
+def holds_facts(path: str | os.PathLike[str]) -> bool:
+    """Whether the file is a store with at least one fact, read without writing anything
+    (no journal, no migration): False for anything else."""
+    try:
+        conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+        try:
+            return conn.execute("SELECT count(*) FROM facts").fetchone()[0] > 0
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
 
 
 def _empty_arrays() -> FactArrays:

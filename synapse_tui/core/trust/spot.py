@@ -9,8 +9,6 @@ walking up the chain of supersessors from the fact.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from typing import Any
 
 import numpy as np
@@ -21,17 +19,14 @@ from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.score import BANDS, TIERS, FactArrays, score
 
 
-def depth(conn: sqlite3.Connection, fact_id: str) -> int:
+def depth(store: Store, fact_id: str) -> int:
     """k of one fact: the fewest supersession steps up to a fact nothing supersedes.
 
     Breadth-first over `supersedes` (indexed), so the cost is the size of the chain."""
     frontier, seen, level = [fact_id], {fact_id}, 0
     while frontier:
         by: dict[str, list[str]] = {f: [] for f in frontier}
-        for old, new in conn.execute(
-            "SELECT supersedes, id FROM facts WHERE supersedes IN (SELECT value FROM json_each(?))",
-            (json.dumps(frontier),),
-        ):
+        for old, new in store.supersessors(frontier):
             by[old].append(new)
         if any(not newer for newer in by.values()):
             return level
@@ -45,14 +40,7 @@ def spot_scores(store: Store, config: Config, now: float, fact_ids: list[str]) -
     """Score and inputs of each fact in `fact_ids` (unknown ids are left out), by id.
 
     The fields are those SPEC 8 keeps in an audit entry's `score_before`, full floats."""
-    conn = store.conn
-    wanted = list(dict.fromkeys(fact_ids))
-    ids = dict(
-        conn.execute(
-            "SELECT pos - 1, id FROM facts WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(wanted),),
-        )
-    )
+    ids = {pos: fid for fid, pos in store.positions_of(list(dict.fromkeys(fact_ids))).items()}
     rows = store.fact_inputs(list(ids.values()), config)
     if not rows:
         return {}
@@ -76,7 +64,7 @@ def spot_scores(store: Store, config: Config, now: float, fact_ids: list[str]) -
         supersedes=np.full(len(order), -1, dtype=np.int64),
         deleted=np.array(deleted, dtype=bool),
     )
-    k = np.array([depth(conn, ids[p]) for p in order], dtype=np.int64)
+    k = np.array([depth(store, ids[p]) for p in order], dtype=np.int64)
     sc = score(arrays, config, now, k)
     out = {}
     for j, p in enumerate(order):

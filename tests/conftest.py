@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.ingest import signing
+from synapse_tui.core.ingest.interchange import import_facts, parse_file
+from synapse_tui.core.store.db import Store
 
 NOW = "2026-12-01T00:00:00Z"
 
@@ -28,4 +31,32 @@ def now() -> float:
 
 def write_jsonl(path: Path, objs: list[dict]) -> Path:
     path.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def store_path(tmp_path):
+    """A store of `helpers.base_facts()`, imported through the core."""
+    from tests.helpers import base_facts
+
+    src = write_jsonl(tmp_path / "facts.jsonl", base_facts())
+    db = tmp_path / "m.db"
+    with Store.open(db, create=True) as store:
+        result = import_facts(store, parse_file(src), str(src))
+    assert result.imported == 5
+    assert result.warnings == [f"{src}:5: supersedes unknown id 'missing-id' (kept, ignored for depth)"]
+    return db
+
+
+@pytest.fixture
+def db(tmp_path):
+    """The same facts imported through the CLI, their signer trusted in the store's config."""
+    from tests.helpers import KEY, base_facts, run
+
+    src = write_jsonl(tmp_path / "facts.jsonl", base_facts())
+    path = tmp_path / "memory.db"
+    (tmp_path / "memory.synapse.toml").write_text(f'[trust]\nsigners = ["{signing.public_key_hex(KEY)}"]\n')
+    result = run("import", src, "--db", path)
+    assert "imported 5 facts" in result.stdout
+    assert "supersedes unknown id 'missing-id'" in result.stderr
     return path

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.cli.test_cli import db, json_lines, run  # noqa: F401
+from tests.helpers import json_lines, run
 
 mcp = pytest.importorskip("mcp")
 

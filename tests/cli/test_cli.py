@@ -5,12 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from synapse_tui.cli import main
-from synapse_tui.core.ingest import signing
 from tests.conftest import write_jsonl
-from tests.core.test_store_interchange import KEY, base_facts
+from tests.helpers import json_lines, run
 
 SCORE_KEYS = {
     "id",
@@ -29,28 +26,6 @@ SCORE_KEYS = {
     "tier",
     "flags",
 }
-
-
-def run(*args: str, ok: bool = True):
-    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-    if ok:
-        assert result.exit_code == 0, result.output + result.stderr
-    return result
-
-
-@pytest.fixture
-def db(tmp_path):
-    src = write_jsonl(tmp_path / "facts.jsonl", base_facts())
-    path = tmp_path / "memory.db"
-    (tmp_path / "memory.synapse.toml").write_text(f'[trust]\nsigners = ["{signing.public_key_hex(KEY)}"]\n')
-    result = run("import", src, "--db", path)
-    assert "imported 5 facts" in result.stdout
-    assert "supersedes unknown id 'missing-id'" in result.stderr
-    return path
-
-
-def json_lines(text: str) -> list[dict]:
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def test_score_json_has_every_field_with_full_floats(db):

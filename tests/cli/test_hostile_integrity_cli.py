@@ -14,13 +14,13 @@ from click.testing import CliRunner
 
 from synapse_tui.cli import main
 from synapse_tui.core.store.db import Store
-from tests.cli.test_cli import db, json_lines  # noqa: F401
 from tests.conftest import NOW, write_jsonl
 from tests.core.mem0_files import ev, story, write_history
 from tests.core.test_adapters_graphiti import ACME, ALICE
 from tests.core.test_adapters_graphiti import dump as gdump
 from tests.core.test_adapters_graphiti import edge as gedge
 from tests.core.test_hostile_integrity import merged_history
+from tests.helpers import json_lines
 
 
 def run(*args, code: int = 0):

@@ -14,8 +14,8 @@ from synapse_tui.core.base.jsonl import json_line
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store import loadcache
 from synapse_tui.core.store.db import Store
-from tests.cli.test_cli import db, run  # noqa: F401
 from tests.conftest import write_jsonl
+from tests.helpers import run
 
 
 def test_chunks_join_into_every_row_in_order(db, monkeypatch):  # noqa: F811

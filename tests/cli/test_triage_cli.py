@@ -9,7 +9,7 @@ import pytest
 from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.review.triage import Action, Triage, default_actor
 from synapse_tui.core.store.db import Store
-from tests.cli.test_cli import db, json_lines, run  # noqa: F401
+from tests.helpers import json_lines, run
 
 SCORE_BEFORE_KEYS = {
     "trust",

@@ -29,7 +29,7 @@ from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.schema import CHANGE_LOG_KEEP, SCHEMA_VERSION
 from tests.conftest import write_jsonl
 from tests.core.test_refresh import chain_facts
-from tests.core.test_store_interchange import KEY, base_facts
+from tests.helpers import KEY, base_facts
 
 CFG = Config()
 

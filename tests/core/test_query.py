@@ -9,7 +9,7 @@ from synapse_tui.core.base.errors import QueryError
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
-from tests.core.test_store_interchange import store_path, trusted_config  # noqa: F401
+from tests.helpers import trusted_config
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from synapse_tui.core.review.triage import Action, Triage, TriageError, export_a
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.score import review_due, review_dues
 from tests.conftest import write_jsonl
-from tests.core.test_store_interchange import store_path, trusted_config  # noqa: F401
+from tests.helpers import trusted_config
 
 NOW = parse_time("2026-12-01T00:00:00Z")
 AGENT = "agent:scout"

@@ -11,7 +11,7 @@ from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.spot import depth, spot_scores
 from tests.conftest import write_jsonl
-from tests.core.test_store_interchange import store_path, trusted_config  # noqa: F401
+from tests.helpers import trusted_config
 
 NOW = parse_time("2026-12-01T00:00:00Z")
 

@@ -8,68 +8,13 @@ import sqlite3
 import pytest
 
 from synapse_tui.core.base.clock import parse_time
-from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import InputError, StoreError
 from synapse_tui.core.ingest import signing
 from synapse_tui.core.ingest.interchange import export_facts, import_facts, parse_file
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
 from tests.conftest import write_jsonl
-
-KEY = signing.private_key_from_seed(bytes(range(32)))
-OTHER = signing.private_key_from_seed(bytes(range(1, 33)))
-
-
-def base_facts() -> list[dict]:
-    facts = [
-        {
-            "id": "a",
-            "text": "Maria owns the Payments API",
-            "created_at": "2026-10-01T00:00:00Z",
-            "corroborations": 3,
-            "reinforced_at": ["2026-11-20T10:00:00Z"],
-            "entities": ["Maria", "Payments API"],
-            "note": "n1",
-            "provenance": {"x-ai-agent": "scout"},
-            "x-extra": {"kept": True},
-        },
-        {
-            "id": "b",
-            "text": "Maria owns the Billing API",
-            "created_at": "2026-11-01T00:00:00+02:00",
-            "supersedes": "a",
-            "reinforcement_count": 3,
-            "tier": "human",
-            "entities": ["maria "],
-        },
-        {"id": "c", "text": "signed fact", "created_at": "2026-06-01T00:00:00", "tier": "signed"},
-        {"id": "d", "text": "forged fact", "created_at": "2026-06-01T00:00:00Z", "tier": "signed"},
-        {
-            "id": "e",
-            "text": "[red]not markup[/red]",
-            "created_at": "2026-06-01T00:00:00Z",
-            "supersedes": "missing-id",
-            "contradictions": 4,
-        },
-    ]
-    facts[2]["signature"] = signing.sign(KEY, "c", facts[2]["created_at"], "signed fact")
-    facts[3]["signature"] = signing.sign(KEY, "d", facts[3]["created_at"], "a different text")
-    return facts
-
-
-@pytest.fixture
-def store_path(tmp_path):
-    src = write_jsonl(tmp_path / "facts.jsonl", base_facts())
-    db = tmp_path / "m.db"
-    with Store.open(db, create=True) as store:
-        result = import_facts(store, parse_file(src), str(src))
-    assert result.imported == 5
-    assert result.warnings == [f"{src}:5: supersedes unknown id 'missing-id' (kept, ignored for depth)"]
-    return db
-
-
-def trusted_config() -> Config:
-    return Config().with_values("trust", signers=(signing.public_key_hex(KEY),))
+from tests.helpers import OTHER, trusted_config
 
 
 def test_store_is_wal_and_marked_as_ours(store_path):

@@ -16,7 +16,7 @@ from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Triage, TriageError, export_audit
 from synapse_tui.core.store.db import Store
-from tests.core.test_store_interchange import store_path, trusted_config  # noqa: F401
+from tests.helpers import trusted_config
 
 NOW = parse_time("2026-12-01T00:00:00Z")
 

@@ -50,7 +50,7 @@ def call(client, name, **arguments):
     return client.call_tool(name, arguments)
 
 
-def test_an_agent_recalls_with_trust_and_adds_evidence_audited_under_its_name(db):  # noqa: F811
+def test_an_agent_recalls_with_trust_and_adds_evidence_audited_under_its_name(db):
     seen: dict = {}
 
     async def scenario(session):
@@ -139,7 +139,7 @@ def test_an_agent_recalls_with_trust_and_adds_evidence_audited_under_its_name(db
     assert out.startswith(f"undid supersede b by {new['id']} (by agent:{AGENT} at {NOW})")
 
 
-def test_the_server_sees_what_another_process_wrote(db):  # noqa: F811
+def test_the_server_sees_what_another_process_wrote(db):
     seen = {}
 
     async def scenario(session):

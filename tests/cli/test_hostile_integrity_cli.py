@@ -36,7 +36,7 @@ def audit(path) -> list[dict]:
 # -- 7. superseding a pair already linked --------------------------------------------------
 
 
-def test_superseding_a_pair_already_linked_is_refused_and_not_audited(db):  # noqa: F811
+def test_superseding_a_pair_already_linked_is_refused_and_not_audited(db):
     run("supersede", db, "c", "d")
     before = audit(db)
     result = run("supersede", db, "c", "d", code=2)
@@ -56,7 +56,7 @@ sys.exit(r.exit_code)
 """
 
 
-def test_a_race_of_writers_lands_one_supersession(db):  # noqa: F811
+def test_a_race_of_writers_lands_one_supersession(db):
     env = {**os.environ, "SYNAPSE_NOW": "2026-12-01T00:00:00Z"}
     racers = [
         subprocess.Popen([sys.executable, "-c", _RACER, str(db)], env=env, stderr=subprocess.PIPE)
@@ -184,7 +184,7 @@ def facts_on_disk(path) -> list[str]:
         conn.close()
 
 
-def test_an_import_into_a_store_with_a_corrupt_audit_index_is_refused_whole(db, tmp_path):  # noqa: F811
+def test_an_import_into_a_store_with_a_corrupt_audit_index_is_refused_whole(db, tmp_path):
     for fid in ("a", "b", "c", "d", "e") * 8:
         run("corroborate", db, fid)
     corrupt_index(db, "audit_fact")
@@ -203,7 +203,7 @@ def test_an_import_into_a_store_with_a_corrupt_audit_index_is_refused_whole(db, 
     assert facts_on_disk(db) == before
 
 
-def test_a_graph_failure_after_the_facts_landed_says_so_with_its_own_status(db, tmp_path, monkeypatch):  # noqa: F811
+def test_a_graph_failure_after_the_facts_landed_says_so_with_its_own_status(db, tmp_path, monkeypatch):
     import synapse_tui.core.graph.build as build
 
     def full_disk(*args, **kwargs):
@@ -234,7 +234,7 @@ def test_embed_run_again_finishes_the_graph_of_a_stuck_store(tmp_path, monkeypat
         {"id": f"f{i}", "text": f"fact {i} on topic {i % 9}", "created_at": "2025-01-01T00:00:00Z"}
         for i in range(60)
     ]
-    db = tmp_path / "m.db"  # noqa: F811
+    db = tmp_path / "m.db"
     run("import", write_jsonl(tmp_path / "f.jsonl", facts), "--db", db)
     with Store.open(db) as store:  # what an earlier embed left: its vectors committed, the graph not
         todo = store.conn.execute("SELECT pos, text FROM facts ORDER BY pos").fetchall()
@@ -259,7 +259,7 @@ def test_embed_run_again_finishes_the_graph_of_a_stuck_store(tmp_path, monkeypat
 
 
 @pytest.fixture
-def read_only_folder(db, tmp_path):  # noqa: F811
+def read_only_folder(db, tmp_path):
     """`db` seen through a folder that cannot be written while the file itself can: the
     folder bind-mounted read-only, the file bind-mounted writable over it. Real for root,
     who may write into any folder that permissions alone close (skipped where mounting is
@@ -305,7 +305,7 @@ def test_a_store_in_a_read_only_folder_is_read_and_says_why_it_is_not_written(re
     assert "opened read-only (its folder" in result.stderr and "nothing can be changed" in result.stderr
 
 
-def test_a_folder_the_user_cannot_write_is_named_before_sqlite_is_asked(db, monkeypatch):  # noqa: F811
+def test_a_folder_the_user_cannot_write_is_named_before_sqlite_is_asked(db, monkeypatch):
     real_access = os.access
     folder = os.fspath(db.parent)
     monkeypatch.setattr(

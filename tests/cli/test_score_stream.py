@@ -18,7 +18,7 @@ from tests.conftest import write_jsonl
 from tests.helpers import run
 
 
-def test_chunks_join_into_every_row_in_order(db, monkeypatch):  # noqa: F811
+def test_chunks_join_into_every_row_in_order(db, monkeypatch):
     now = "2026-12-01T00:00:00Z"
     whole = run("score", db, "--json", "--sort", "-trust", "--now", now).stdout
     monkeypatch.setattr(commands, "JSON_CHUNK", 2)  # five facts: three writes

@@ -28,16 +28,16 @@ SCORE_BEFORE_KEYS = {
 }
 
 
-def show(db, fid):  # noqa: F811
+def show(db, fid):
     return json_lines(run("show", db, fid, "--json").stdout)[0]
 
 
-def state(db) -> tuple[str, str]:  # noqa: F811
+def state(db) -> tuple[str, str]:
     """What a user can read back: the facts and the audit log."""
     return run("export", db).stdout, run("export", db, "--audit").stdout
 
 
-def test_every_verb_changes_its_fact_and_prints_the_new_trust(db):  # noqa: F811
+def test_every_verb_changes_its_fact_and_prints_the_new_trust(db):
     before = show(db, "e")
     out = run("corroborate", db, "e").stdout.strip()
     after = show(db, "e")
@@ -65,7 +65,7 @@ def test_every_verb_changes_its_fact_and_prints_the_new_trust(db):  # noqa: F811
     assert show(db, "c")["history"][-1]["action"] == "supersede"
 
 
-def test_json_output_is_the_object_of_show(db):  # noqa: F811
+def test_json_output_is_the_object_of_show(db):
     printed = json_lines(run("verify", db, "b", "--json").stdout)
     assert printed == [show(db, "b")]
     assert printed[0]["reinforcement_count"] == 4  # the O(1) form stays O(1): n + 1
@@ -87,7 +87,7 @@ def test_json_output_is_the_object_of_show(db):  # noqa: F811
         (("verify", "{db}", "a", "--now", "soon"), "not an RFC 3339 timestamp"),
     ],
 )
-def test_a_refusal_is_one_error_line_and_changes_nothing(db, args, message):  # noqa: F811
+def test_a_refusal_is_one_error_line_and_changes_nothing(db, args, message):
     before, db_bytes = state(db), db.read_bytes()
     result = run(*(a.format(db=db) for a in args), ok=False)
     assert result.exit_code == 2
@@ -103,7 +103,7 @@ def test_a_missing_store_is_refused_and_not_created(tmp_path):
 
 
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root can write a 0444 file")
-def test_a_read_only_store_is_refused(db):  # noqa: F811
+def test_a_read_only_store_is_refused(db):
     before = state(db)
     db.chmod(0o444)
     try:
@@ -114,7 +114,7 @@ def test_a_read_only_store_is_refused(db):  # noqa: F811
     assert state(db) == before
 
 
-def test_undo_takes_back_the_last_action_whoever_made_it_and_says_what(db):  # noqa: F811
+def test_undo_takes_back_the_last_action_whoever_made_it_and_says_what(db):
     run("contradict", db, "a")
     with Store.open(db) as store:  # an agent acts after the person
         Triage(store, Clock(parse_time("2026-12-01T06:00:00Z")), "agent:scout").apply(
@@ -135,7 +135,7 @@ def test_undo_takes_back_the_last_action_whoever_made_it_and_says_what(db):  # n
     assert result.exit_code == 2 and "nothing to undo" in result.stderr
 
 
-def test_history_and_audit_export_carry_the_actor_and_the_score_before(db):  # noqa: F811
+def test_history_and_audit_export_carry_the_actor_and_the_score_before(db):
     row_before = {r["id"]: r for r in json_lines(run("score", db, "--json").stdout)}["a"]
     run("corroborate", db, "a")
     entry = show(db, "a")["history"][-1]

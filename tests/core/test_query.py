@@ -13,7 +13,7 @@ from tests.helpers import trusted_config
 
 
 @pytest.fixture
-def memory(store_path, now):  # noqa: F811
+def memory(store_path, now):
     store = Store.open(store_path, readonly=True)
     yield Memory(store, trusted_config(), now)
     store.close()

@@ -22,7 +22,7 @@ AGENT = "agent:scout"
 
 
 @pytest.fixture
-def recall(store_path):  # noqa: F811
+def recall(store_path):
     store = Store.open(store_path)
     recall = Recall(store, trusted_config(), Clock(NOW))
     yield recall
@@ -44,7 +44,7 @@ def test_search_carries_the_trust_envelope_and_ranks_by_trust_without_words(reca
         recall.search("trsut<0.3")
 
 
-def test_review_dates_in_a_batch_equal_one_at_a_time(store_path):  # noqa: F811
+def test_review_dates_in_a_batch_equal_one_at_a_time(store_path):
     with Store.open(store_path) as store:
         memory = Memory(store, trusted_config(), NOW)
         positions = np.arange(len(memory))
@@ -52,7 +52,7 @@ def test_review_dates_in_a_batch_equal_one_at_a_time(store_path):  # noqa: F811
         assert [review_due(memory.arrays, int(i), memory.config) for i in positions] == batch.tolist()
 
 
-def test_another_writers_triage_and_import_are_seen_on_the_next_call(recall, tmp_path, store_path):  # noqa: F811
+def test_another_writers_triage_and_import_are_seen_on_the_next_call(recall, tmp_path, store_path):
     assert recall.show("e")["corroborations"] == 0
     with Store.open(store_path) as other:
         Triage(other, Clock(NOW), "user:someone", config=trusted_config()).apply(Action.CORROBORATE, ["e"])
@@ -117,7 +117,7 @@ def test_agent_names_are_one_printable_line():
     assert agent_actor(None) == agent_actor("  ") == "agent:unknown"
 
 
-def test_a_read_only_store_serves_reads_and_refuses_writes(store_path):  # noqa: F811
+def test_a_read_only_store_serves_reads_and_refuses_writes(store_path):
     with Store.open(store_path, readonly=True) as store:
         recall = Recall(store, trusted_config(), Clock(NOW))
         assert recall.show("a")["id"] == "a"

@@ -29,7 +29,7 @@ def chain_facts() -> list[dict]:
 
 
 @pytest.fixture
-def stores(tmp_path, store_path):  # noqa: F811
+def stores(tmp_path, store_path):
     chain = tmp_path / "chain.db"
     with Store.open(chain, create=True) as store:
         import_facts(store, parse_file(write_jsonl(tmp_path / "c.jsonl", chain_facts())), "c.jsonl")
@@ -58,7 +58,7 @@ def test_depth_walks_to_the_nearest_head(stores):
         assert [depth(store, f) for f in ("v1", "v2", "v3", "w", "x")] == [1, 1, 0, 0, 0]
 
 
-def test_triage_without_a_config_reads_the_one_beside_the_store(tmp_path, store_path):  # noqa: F811
+def test_triage_without_a_config_reads_the_one_beside_the_store(tmp_path, store_path):
     """The browser builds `Triage(store, clock)`: score_before then uses DB.synapse.toml."""
     (store_path.parent / (store_path.stem + ".synapse.toml")).write_text("[provenance]\ngate_auto = 0.5\n")
     with Store.open(store_path) as store:

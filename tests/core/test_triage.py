@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -22,7 +23,7 @@ NOW = parse_time("2026-12-01T00:00:00Z")
 
 
 @pytest.fixture
-def opened(store_path):  # noqa: F811
+def opened(store_path):
     store = Store.open(store_path)
     yield store, Memory(store, trusted_config(), NOW), Triage(store, Clock(NOW), actor="tester")
     store.close()
@@ -58,7 +59,7 @@ def test_refresh_equals_a_full_reload(opened):
     assert memory.explain("b")["reinforcement_count"] == 4
 
 
-def test_undo_is_exact_repeatable_and_survives_a_restart(opened, store_path):  # noqa: F811
+def test_undo_is_exact_repeatable_and_survives_a_restart(opened, store_path):
     store, memory, triage = opened
     original = snapshot(memory)
     triage.apply("corroborate", ["a"])
@@ -118,7 +119,7 @@ def test_accept_only_moves_auto(opened):
         triage.apply("accept", ["b"])  # already human
 
 
-def test_read_only_store_refuses_triage(store_path):  # noqa: F811
+def test_read_only_store_refuses_triage(store_path):
     before = store_path.read_bytes()
     with Store.open(store_path, readonly=True) as store:
         with pytest.raises(TriageError, match="read-only"):
@@ -127,7 +128,7 @@ def test_read_only_store_refuses_triage(store_path):  # noqa: F811
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root can write a 0400 file")
-def test_unwritable_file_opens_read_only(store_path):  # noqa: F811
+def test_unwritable_file_opens_read_only(store_path):
     os.chmod(store_path, stat.S_IRUSR)
     try:
         with Store.open(store_path) as store:
@@ -136,7 +137,7 @@ def test_unwritable_file_opens_read_only(store_path):  # noqa: F811
         os.chmod(store_path, stat.S_IRUSR | stat.S_IWUSR)
 
 
-def test_killed_writer_leaves_a_consistent_store(store_path):  # noqa: F811
+def test_killed_writer_leaves_a_consistent_store(store_path):
     """Kill a process in the middle of many triage transactions; the store stays whole and
     every applied change has its audit entry (and nothing else changed)."""
     script = textwrap.dedent(f"""
@@ -153,9 +154,11 @@ def test_killed_writer_leaves_a_consistent_store(store_path):  # noqa: F811
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
     assert proc.stdout.readline().strip() == b"ready"
-    import time
-
-    time.sleep(0.7)
+    watch = sqlite3.connect(store_path)
+    deadline = time.monotonic() + 30
+    while watch.execute("SELECT count(*) FROM audit").fetchone()[0] < 20 and time.monotonic() < deadline:
+        time.sleep(0.01)  # kill it mid-stream, once it has written a few transactions
+    watch.close()
     proc.kill()
     proc.wait()
     conn = sqlite3.connect(store_path)

@@ -345,8 +345,23 @@ class Browser:
         self.marks = frozenset()
 
     # -- reads (workers) ------------------------------------------------------------------
+    def resolve(self, typed: str) -> str | None:
+        """The fact an id or a unique prefix of one names (the list shows ids shortened as
+        git shows hashes), or None."""
+        memory, typed = self.memory, typed.strip()
+        if memory is None or not typed:
+            return None
+        if typed in memory.index:
+            return typed
+        found = [f for f in memory.ids if f.startswith(typed)]
+        return found[0] if len(found) == 1 else None
+
     def search(self, source: str) -> Search:
-        """Run a query (raises QueryError on a typo)."""
+        """Run a query (raises QueryError on a typo); an id's prefix as shown in the list
+        finds that fact (`mem0:3f2c9a1e` is no filter typo)."""
+        named = self.resolve(source) if " " not in source.strip() else None
+        if named is not None:
+            return Search(source, np.array([self.memory.index[named]], dtype=np.int64), True)
         parsed = fq.parse(source)
         if parsed.empty:
             return Search(source)
@@ -431,6 +446,7 @@ class Browser:
         from synapse_tui.core.graph.ego import GraphRead
         from synapse_tui.core.graph.path import find_path
 
+        a, b = self.resolve(a) or a, self.resolve(b) or b  # P takes the list's short ids
         later = self._later_ids()
         for fid in (a, b):
             if fid in later:

@@ -479,3 +479,57 @@ async def test_the_search_box_names_enter_and_escape_and_down_goes_to_the_list(a
         await settle(pilot)
         assert app.main.query_one(FactList).has_focus
         assert app.main.query_one("#search").value == "payments"  # the results stay
+
+
+# -- 11. long ids: a short unique prefix in the list, that the boxes accept ----------------
+
+LONG_IDS = [
+    "m-d18ff701d9dd",
+    "m-d18ff702aaaa",
+    "mem0:3f2c9a1e-5b7d-4c1e-9a0b-2d4e6f8a0c1e",
+    "mem0:77ab01cd-0000-4000-8000-000000000001",
+]
+
+
+@pytest.fixture
+def long_app(tmp_path):
+    import json
+
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.ingest.interchange import import_facts, parse_file
+    from synapse_tui.core.store.db import Store
+    from synapse_tui.ui.app import SynapseApp
+
+    src = tmp_path / "long.jsonl"
+    texts = ["The TLS certificate renews in March", "The TLS certificate is from Let's Encrypt"]
+    texts += ["Backups run at night", "The staging database is wiped weekly"]
+    src.write_text(
+        "".join(
+            json.dumps({"id": i, "text": t, "created_at": "2026-11-01T00:00:00Z"}) + "\n"
+            for i, t in zip(LONG_IDS, texts, strict=True)
+        ),
+        encoding="utf-8",
+    )
+    db = tmp_path / "long.db"
+    with Store.open(db, create=True) as store:
+        import_facts(store, parse_file(src), str(src))
+    app = SynapseApp(
+        store=Store.open(db), config=Config(), clock=Clock(parse_time(NOW)), theme="textual-dark"
+    )
+    yield app
+    app.store.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_long_ids_show_a_short_unique_prefix_that_search_accepts(long_app, size):
+    app = long_app
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "m-d18ff701 " in text and "m-d18ff702 " in text and "mem0:3f2c9 " in text
+        assert "m-d18f…" not in text
+        await pilot.press("slash", *"mem0:3f2c9")
+        await settle(pilot, 0.3)
+        assert app.main.current_fact_id() == LONG_IDS[2]
+        assert LONG_IDS[2] in screen_text(app) or size[1] < 30  # the whole id in the pane

@@ -397,7 +397,7 @@ class FactList(ScrollView, can_focus=True):
             Segment(f"{sc.trust[pos]:.2f}".rjust(lay.trust - 1) + " ", row_style + Style(bold=True)),
         ]
         if lay.id:
-            segments.append(Segment(fit(clean(m.ids[pos]), lay.id - 1) + " ", dim))
+            segments.append(Segment(fit(clean(m.ids[pos][: self.id_width]), lay.id - 1) + " ", dim))
         if lay.reason:
             why = self._reason(pos) if self._reason else ""
             segments.append(Segment(fit(why, lay.reason - 1) + " ", row_style + Style(italic=True)))
@@ -418,11 +418,21 @@ _ID_WIDTHS: dict[int, int] = {}
 
 
 def _id_width(ids: list[str]) -> int:
-    """The longest id's width (once per loaded id list)."""
+    """How many characters tell every id apart (as git shortens hashes: at least 7, or the
+    longest id when shorter), once per loaded id list. The list shows that prefix, which
+    the search box and `P` accept; the pane shows the whole id."""
     key = id(ids)
     if key not in _ID_WIDTHS:
         _ID_WIDTHS.clear()
-        _ID_WIDTHS[key] = max(map(len, ids), default=4)
+        longest = max(map(len, ids), default=4)
+        width = longest
+        for n in (7, 8, 10, 12, 16, 24):
+            if longest <= 18 or n >= longest:  # ids that fit the column show whole
+                break
+            if len({i[:n] for i in ids}) == len(ids):
+                width = n
+                break
+        _ID_WIDTHS[key] = width
     return _ID_WIDTHS[key]
 
 

@@ -533,3 +533,45 @@ async def test_long_ids_show_a_short_unique_prefix_that_search_accepts(long_app,
         await settle(pilot, 0.3)
         assert app.main.current_fact_id() == LONG_IDS[2]
         assert LONG_IDS[2] in screen_text(app) or size[1] < 30  # the whole id in the pane
+
+
+# -- 12. neighbour rows show where their text differs --------------------------------------
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_neighbour_rows_show_the_part_of_the_text_that_differs(tmp_path, size):
+    import json
+
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.graph.build import update_graph
+    from synapse_tui.core.ingest.interchange import import_facts, parse_file
+    from synapse_tui.core.store.db import Store
+    from synapse_tui.ui.app import SynapseApp
+    from synapse_tui.ui.screens.neighbours import NeighbourScreen
+
+    stem = "The task to renew the TLS certificate of the payments gateway is owned by"
+    owners = ["Ana Souza", "Bo Lindqvist", "Chen Wei", "Dara Okafor", "Eli Navarro"]
+    src = tmp_path / "tls.jsonl"
+    src.write_text(
+        "".join(
+            json.dumps({"id": f"t-{i}", "text": f"{stem} {o}", "created_at": "2026-11-01T00:00:00Z"}) + "\n"
+            for i, o in enumerate(owners)
+        ),
+        encoding="utf-8",
+    )
+    db = tmp_path / "tls.db"
+    config = Config()
+    with Store.open(db, create=True) as store:
+        import_facts(store, parse_file(src), str(src), after_insert=lambda c, n: update_graph(c, n, config))
+    app = SynapseApp(store=Store.open(db), config=config, clock=Clock(parse_time(NOW)), theme="textual-dark")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await select(pilot, "t-0")
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, NeighbourScreen)
+        text = screen_text(app)
+        shown = [o for o in owners[1:] if o.split()[0] in text]
+        assert len(shown) >= 2, text
+    app.store.close()

@@ -9,6 +9,8 @@ shows how the fact is connected to it, and the triage keys act on it.
 
 from __future__ import annotations
 
+import os
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -188,7 +190,7 @@ class NeighbourScreen(Screen):
         if row.kind == FACT:
             chip, trust = band_cell(self.app, row.node, widths["band"])
             struck = "strike" if superseded(self.app, row.node) else ""
-            text = clean(row.label)
+            text = _differs(clean(row.label), clean(self.ego.text) if self.ego else "", widths["text"])
         else:
             chip, trust, struck = Text(""), Text(""), ""
             text = f"{clean(row.label)} · {row.detail}"
@@ -289,3 +291,15 @@ class NeighbourScreen(Screen):
             from synapse_tui.ui.screens.path import PathScreen
 
             self.app.push_screen(PathScreen(self.fact_id, fact_id))
+
+
+def _differs(label: str, centre: str, width: int) -> str:
+    """A neighbour's text that does not fit, from where it departs from the centre fact's
+    (shown in the head): ten rows reading 'the task to renew the TLS ce…' tell nothing."""
+    if len(label) <= width:
+        return label
+    same = len(os.path.commonprefix([label.casefold(), centre.casefold()]))
+    if same < 16:
+        return label
+    cut = label.rfind(" ", 0, same - 8)  # a few words of context before the difference
+    return "…" + label[cut + 1 :] if cut > 0 else label

@@ -57,7 +57,8 @@ async def test_a_fact_opened_from_the_neighbour_view_is_the_lists_and_its_detail
         assert isinstance(app.screen, NeighbourScreen)
         await pilot.press("escape")
         await settle(pilot)
-        assert isinstance(app.screen, MainScreen) and app.main.current_fact_id() == "f-pay-01"
+        # o chose the fact: back on the list, the cursor is on it (issue 23, point 9)
+        assert isinstance(app.screen, MainScreen) and app.main.current_fact_id() == target
 
 
 async def test_l_opens_the_session_log_and_L_the_legend_in_the_lists_colours(app):

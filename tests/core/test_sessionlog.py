@@ -9,7 +9,7 @@ import pytest
 
 from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
-from synapse_tui.core.review.sessionlog import describe_change, session_log, session_mark
+from synapse_tui.core.review.sessionlog import describe_change, session_batch, session_log, session_mark
 from synapse_tui.core.review.triage import Triage, TriageError
 from synapse_tui.core.store.db import Store
 
@@ -29,16 +29,20 @@ def test_session_log(tmp_path: Path) -> None:
         me.apply("accept", ["f-pay-02"])
         me.undo()
         log = session_log(store, since)
-        assert [(e.what, e.fact_id, e.actor) for e in log] == [
-            ("undo of #4", "f-pay-02", "user:ada"),
-            ("accept", "f-pay-02", "user:ada"),
-            ("contradict", "f-pay-03", "agent:scribe"),
-            ("contradict", "f-pay-02", "agent:scribe"),
-            ("corroborate", "f-deploy", "user:ada"),
+        # one row per action: the agent's contradiction of two facts is one row
+        assert [(e.what, e.fact_id, e.actor, e.facts) for e in log] == [
+            ("undo of #4", "f-pay-02", "user:ada", 1),
+            ("accept", "f-pay-02", "user:ada", 1),
+            ("contradict", "f-pay-02", "agent:scribe", 2),
+            ("corroborate", "f-deploy", "user:ada", 1),
         ]
-        assert [e.undone for e in log] == [False, True, False, False, False]
+        assert [(e.what, e.fact_id) for e in session_batch(store, log[2].batch)] == [
+            ("contradict", "f-pay-02"),
+            ("contradict", "f-pay-03"),
+        ]
+        assert [e.undone for e in log] == [False, True, False, False]
         # undo now reverts the agent's batch (both of its facts), whoever made it
-        assert [e.next_undo for e in log] == [False, False, True, True, False]
+        assert [e.next_undo for e in log] == [False, False, True, False]
         assert log[-1].change == "r 1 -> 2, reinforcements 1 -> 2"
         assert log[1].change == "tier auto -> human"
         assert session_log(store, session_mark(store)) == ()

@@ -1,4 +1,4 @@
-"""Issue 23, the browser's third edition: every key does what it says, at every width.
+"""Every key does what it says, at every width.
 
 Each test is a user's keystrokes on the fixture store at a terminal size, asserting what
 they would notice (the store's rows, the screen's text)."""

@@ -1,4 +1,4 @@
-"""What a new user saw go wrong (issue 11), each as a pilot test."""
+"""A new user's first session: what went wrong once, each as a pilot test."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from .test_triage import audit, record_notices, select
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
-async def test_1_the_bulk_confirmation_shows_its_question(app, db, size):
+async def test_the_bulk_confirmation_shows_its_question(app, db, size):
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         await pilot.press("M", "v")  # 30 marked: it asks first
@@ -42,7 +42,7 @@ async def test_1_the_bulk_confirmation_shows_its_question(app, db, size):
     assert audit(db) == []
 
 
-async def test_2_a_key_acts_on_the_fact_the_user_saw_never_twice(app, db):
+async def test_a_key_acts_on_the_fact_the_user_saw_never_twice(app, db):
     async with app.run_test(size=(100, 30)) as pilot:
         notices = record_notices(app)
         await settle(pilot)
@@ -78,7 +78,7 @@ class WallClock(Clock):
         return self.t
 
 
-async def test_3_the_clock_moves_while_the_app_runs(db, monkeypatch):
+async def test_the_clock_moves_while_the_app_runs(db, monkeypatch):
     """A fact just triaged is scored at the new instant (its event is not "in the
     future"); the action rescores only its own facts (a full rescore is too slow for a
     keypress at a million facts), and the store poll then brings every other score up to
@@ -115,7 +115,7 @@ async def test_3_the_clock_moves_while_the_app_runs(db, monkeypatch):
     store.close()
 
 
-async def test_4_as_of_shows_the_store_as_it_was_read_only(app, db):
+async def test_as_of_shows_the_store_as_it_was_read_only(app, db):
     async with app.run_test(size=(100, 30)) as pilot:
         notices = record_notices(app)
         await settle(pilot)
@@ -137,7 +137,7 @@ async def test_4_as_of_shows_the_store_as_it_was_read_only(app, db):
     assert audit(db) == []
 
 
-async def test_5_the_supersede_picker_shows_every_text(app):
+async def test_the_supersede_picker_shows_every_text(app):
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await select(pilot, "f-pay-02")
@@ -154,7 +154,7 @@ async def test_5_the_supersede_picker_shows_every_text(app):
         assert "f-mid-3 would replace f-pay-02" in screen_text(app)
 
 
-async def test_6_neighbours_and_back_keep_queue_and_place(app):
+async def test_neighbours_and_back_keep_queue_and_place(app):
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         await pilot.press("3", "down")  # Disputed, the second fact
@@ -178,7 +178,7 @@ async def test_6_neighbours_and_back_keep_queue_and_place(app):
         assert app.browser.view.queue == 2 and app.main.current_fact_id() == here
 
 
-async def test_7_undo_brings_the_cursor_back_and_disputes_resolve(app):
+async def test_undo_brings_the_cursor_back_and_disputes_resolve(app):
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         await pilot.press("2")
@@ -200,7 +200,7 @@ async def test_7_undo_brings_the_cursor_back_and_disputes_resolve(app):
         assert "Corroborate the fact shown" in help_text
 
 
-async def test_8_cursor_legend_id_column_and_freshness_sort(app):
+async def test_cursor_legend_id_column_and_freshness_sort(app):
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
         facts = app.main.query_one(FactList)
@@ -222,7 +222,7 @@ async def test_8_cursor_legend_id_column_and_freshness_sort(app):
         assert "dim row deleted at the source" in legend
 
 
-async def test_9_footer_palette_and_deleted_facts(db):
+async def test_footer_palette_and_deleted_facts(db):
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE facts SET deleted = 1 WHERE id = 'f-deploy'")
     store = Store.open(db)

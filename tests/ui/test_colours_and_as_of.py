@@ -1,4 +1,4 @@
-"""Issue 11's leftovers: band colours defined once, screens that talk through the app,
+"""Band colours defined once, screens that talk through the app,
 and as-of showing the `deleted` flag as it stood then."""
 
 from __future__ import annotations

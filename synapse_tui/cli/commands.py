@@ -153,7 +153,7 @@ def import_cmd(
     default=None,
     help=f"Column to sort by, '-' for descending: {', '.join(SORT_KEYS)}, or any name of the"
     " table's header or of --where (fresh, conf, sup, r, s, tier...). Default: -trust in the"
-    " table; store order with --json; relevance x freshness when --where has words.",
+    " table; store order with --json; relevance (then trust) when --where has words.",
 )
 @click.option(
     "--limit",

@@ -45,7 +45,7 @@ CLOCK_STEP = 60.0  # seconds after which a moving clock's scores are brought up 
 class Search:
     source: str = ""
     positions: np.ndarray | None = None  # None: no search
-    ranked: bool = False  # words given: ordered by relevance x freshness
+    ranked: bool = False  # words given: ordered by relevance, then trust
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class Rows:
     order: np.ndarray
     counts: tuple[int | None, ...]  # None: not known yet (the duplicate detectors still run)
     view: View
-    ranked: bool  # the order is relevance x freshness
+    ranked: bool  # the order is relevance, then trust
 
 
 @dataclass(frozen=True)

@@ -122,8 +122,8 @@ async def test_search_ranks_and_filters(app):
         facts = app.query_one(FactList)
         ids = [app.memory.ids[p] for p in facts.order]
         assert set(ids) == {"f-pay-01", "f-pay-02", "f-pay-03", "f-mid-3"}
-        assert ids[0] == "f-pay-01"  # relevance x freshness
-        assert "relevance × freshness" in screen_text(app)
+        assert ids[0] == "f-pay-01"  # the most trusted of the facts holding the word
+        assert "relevance, then trust" in screen_text(app)
         for key in " trust<0.3 tier:auto":
             await pilot.press("space" if key == " " else key)
         await settle(pilot, 0.3)

@@ -37,7 +37,7 @@ def binding_rows(screen: Screen) -> list[tuple[str, str]]:
 
 
 SEARCH_HINT = (
-    "Search takes words (full text over facts and ids, ranked by relevance × freshness) and filters:"
+    "Search takes words (full text over facts and ids, facts holding every word first, then by relevance and trust) and filters:"
     " trust<0.3 fresh<0.5 tier:auto guidance:disputed band:low flag:signature_invalid is:stale"
     " is:deleted k>=1; -term negates."
 )

@@ -241,7 +241,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         queue = QUEUES[view.queue]
         where = f"{facts.cursor + 1 if n else 0}/{n}"
         ranked = view.search.ranked and view.search.positions is not None and view.sort == "queue"
-        sort = "relevance × freshness" if ranked else dict(SORTS)[view.sort]
+        sort = "relevance, then trust" if ranked else dict(SORTS)[view.sort]
         arrow = " ▼" if view.reverse else ""
         text = Text.assemble(
             (f" {queue.title}", "bold"), f" · {where} · sorted by {sort}{arrow}", f" · {queue.why}"

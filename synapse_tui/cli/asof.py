@@ -8,18 +8,10 @@ from collections.abc import Callable
 import click
 import numpy as np
 
-from synapse_tui.core.base.clock import format_time, parse_time
+from synapse_tui.cli.common import instant
+from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.review.memory import Memory
-
-
-def _instant(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        return parse_time(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
 
 
 def as_of_option(f: Callable) -> Callable:
@@ -27,7 +19,7 @@ def as_of_option(f: Callable) -> Callable:
         "--as-of",
         "as_of",
         metavar="RFC3339",
-        callback=_instant,
+        callback=instant,
         help="The store as it was at T: facts created by T, events and triage up to T (read-only).",
     )(f)
 

@@ -21,6 +21,7 @@ from synapse_tui.cli.common import (
     config_option,
     db_argument,
     emit_json,
+    instant,
     json_option,
     now_option,
     open_memory,
@@ -28,20 +29,11 @@ from synapse_tui.cli.common import (
     say,
 )
 from synapse_tui.cli.render import print_calibration
-from synapse_tui.core.base.clock import Clock, format_time, parse_time
+from synapse_tui.core.base.clock import Clock, format_time
 from synapse_tui.core.base.config import config_path_for, write_config
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.calibrate import calibrate
-
-
-def _instant(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        return parse_time(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
 
 
 def _positive(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -65,13 +57,13 @@ def _positive(ctx: click.Context, param: click.Parameter, value: float | None) -
     help="With --verdicts: whose verdicts count (user:*, agent:*, or both).",
 )
 @click.option(
-    "--since", metavar="RFC3339", callback=_instant, help="With --verdicts: only entries at or after."
+    "--since", metavar="RFC3339", callback=instant, help="With --verdicts: only entries at or after."
 )
 @click.option(
     "--no-accept", is_flag=True, help="With --verdicts: leave out `accept` (it may be a rubber stamp)."
 )
 @click.option("--backtest", is_flag=True, help="Score the store as of --at, against what happened next.")
-@click.option("--at", "at", metavar="RFC3339", callback=_instant, help="With --backtest: the instant T.")
+@click.option("--at", "at", metavar="RFC3339", callback=instant, help="With --backtest: the instant T.")
 @click.option(
     "--horizon", type=float, metavar="DAYS", callback=_positive, help="With --backtest: the window after T."
 )

@@ -23,7 +23,7 @@ from typing import Any
 
 import click
 
-from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.base.config import Config, config_for
 from synapse_tui.core.base.errors import describe, is_internal
 from synapse_tui.core.base.jsonl import json_line
@@ -117,6 +117,16 @@ class FilePath(click.Path):
         if isinstance(value, str) and not value.strip():
             self.fail("an empty path names no file", param, ctx)
         return super().convert(value, param, ctx)
+
+
+def instant(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    """An option's RFC 3339 value as epoch seconds (click callback); None when not given."""
+    if value is None:
+        return None
+    try:
+        return parse_time(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def now_option(f: Callable) -> Callable:

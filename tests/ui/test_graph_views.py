@@ -14,6 +14,7 @@ from synapse_tui.core.base.config import load_config
 from synapse_tui.core.review.sessionlog import session_mark
 from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.score import FLAG_NAMES
 from synapse_tui.ui import app as app_module
 from synapse_tui.ui.app import SynapseApp
 from synapse_tui.ui.screens.legend import LegendScreen
@@ -323,7 +324,7 @@ async def test_session_log_empty(db):
 
 async def test_legend(db):
     app = harness(db)
-    async with app.run_test(size=(100, 50)) as pilot:
+    async with app.run_test(size=(100, 60)) as pilot:  # tall enough for every section
         await push(pilot, LegendScreen())
         text = screen_text(app)
         for part in (
@@ -338,6 +339,8 @@ async def test_legend(db):
             "rarer shared entities",
         ):
             assert part in text, part
+        for _, flag in FLAG_NAMES:  # every flag a fact can carry is explained
+            assert flag in text, flag
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)

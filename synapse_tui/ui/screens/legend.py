@@ -23,6 +23,8 @@ FLAGS = (
     ("signature_invalid", "it claims a signature that is missing or does not verify: scored as unsigned"),
     ("signature_untrusted", "a good signature by a key that is not a trusted signer: scored as unsigned"),
     ("deleted", "deleted at the source: the system it came from deleted it; its history is kept"),
+    ("invalidated", "its source marked it no longer valid without naming what replaced it"),
+    ("expired", "its source's time-to-live ran out (not deleted by the agent); its history is kept"),
 )
 GUIDANCE_COLOURS = {"disputed": "error", "uncertain": "warning", "supported": "success"}
 
@@ -50,7 +52,7 @@ def legend_text(app, edges: tuple[float, ...]) -> Table:
     )
     table.add_row(
         Text("dim row", style=palette["muted"]),
-        Text("deleted at the source (only in the All queue; kept as history)"),
+        Text("deleted or expired at the source (only in the All queue; kept as history)"),
     )
     table.add_row(
         Text("dim", style="dim"), Text("secondary detail: id, age and tier columns, a link two hops away")

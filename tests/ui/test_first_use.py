@@ -219,7 +219,7 @@ async def test_cursor_legend_id_column_and_freshness_sort(app):
         await pilot.pause()
         legend = " ".join(screen_text(app).split())
         assert "struck through superseded: a newer fact replaces it" in legend
-        assert "dim row deleted at the source" in legend
+        assert "dim row deleted or expired at the source" in legend
 
 
 async def test_footer_palette_and_deleted_facts(db):

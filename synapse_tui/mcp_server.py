@@ -9,7 +9,6 @@ so the server keeps serving. The agent's name is the client's declared `clientIn
 from __future__ import annotations
 
 import inspect
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,9 +20,10 @@ from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
 from synapse_tui.core.agent import MAX_LIMIT, Recall, agent_actor
-from synapse_tui.core.base.errors import SynapseError, describe
+from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.review.query import MAX_QUERY_CHARS, MAX_WORDS
 from synapse_tui.core.review.triage import AGENT_ACTIONS, Action
+from synapse_tui.core.store.errors import DatabaseError, describe
 
 
 @with_config(ConfigDict(extra="allow"))
@@ -94,7 +94,7 @@ def _agent(ctx: Context) -> str:
 def _call(store_path: str, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
-    except (SynapseError, sqlite3.DatabaseError) as exc:  # the CLI's "error:" cases
+    except (SynapseError, *DatabaseError) as exc:  # the CLI's "error:" cases
         raise ToolError(tool_error(exc, store_path)) from None
 
 

@@ -16,7 +16,6 @@ when the clock has moved by more than `RESCORE_AFTER` seconds.
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 import threading
 import time
@@ -34,6 +33,7 @@ from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Action, Triage, TriageError
 from synapse_tui.core.review.verdicts import constants_in_use
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.core.trust.score import GUIDANCE_ADVICE, review_dues
 
 RESCORE_AFTER = 60.0  # seconds: with a wall clock, scores are at most a minute old
@@ -96,7 +96,7 @@ class Recall:
         try:
             with Store.open(self.store.path, readonly=True) as store, store.snapshot() as conn:
                 mark, names = read_entity_names(conn)
-        except (SynapseError, sqlite3.Error):  # the calls read the names they need themselves
+        except (SynapseError, *DatabaseError):  # the calls read the names they need themselves
             return
         seed_entity_names(self.store.conn, mark, names)
 
@@ -341,7 +341,7 @@ class Recall:
             try:
                 with Store.open(self.store.path) as store, store.transaction() as conn:
                     update_graph(conn, [], self.config)
-            except (SynapseError, sqlite3.Error) as exc:  # the next import or graph check finishes it
+            except (SynapseError, *DatabaseError) as exc:  # the next import or graph check finishes it
                 print(f"warning: neighbour graph not updated: {exc}", file=sys.stderr)
 
     def settle(self) -> None:

@@ -11,7 +11,6 @@ widget never sees half an update. The store's connection is used by one thread a
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,6 +30,7 @@ from synapse_tui.core.review.reasons import Suspects, find_duplicates, reason, r
 from synapse_tui.core.review.sessionlog import LogEntry, session_batch, session_log, session_mark
 from synapse_tui.core.review.triage import Outcome, Triage, default_actor
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.errors import OperationalError
 from synapse_tui.core.trust.explanation import Explanation
 
 if TYPE_CHECKING:  # the graph views' modules (networkx) load when a view first opens
@@ -419,7 +419,7 @@ class Browser:
         with self.lock:
             try:
                 return blast_radius(self.store, fact_id, exclude=exclude, limit=limit)
-            except (KeyError, sqlite3.OperationalError):
+            except (KeyError, *OperationalError):
                 return None
 
     def neighbourhood(self, fact_id: str) -> GraphRead:

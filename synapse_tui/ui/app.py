@@ -6,7 +6,6 @@ the app's workers call it and post typed messages back; screens paint what it re
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from synapse_tui.core.base.config import Config
 from synapse_tui.core.browser import Browser
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.errors import DatabaseError, describe
 from synapse_tui.ui.commands import SynapseCommands
 from synapse_tui.ui.messages import LoadFailed, MemoryLoaded
 from synapse_tui.ui.prefs import read_prefs, write_pref
@@ -148,8 +148,8 @@ class SynapseApp(TriageMixin, App[None]):
         def work() -> None:
             try:
                 job()
-            except sqlite3.DatabaseError as exc:  # damage past the header check at open
-                self.main.post_message(LoadFailed(f"the database is corrupt or unreadable ({exc})"))
+            except DatabaseError as exc:  # damage past the header check at open, a lock, I/O
+                self.main.post_message(LoadFailed(describe(exc)))
                 return
             except Exception as exc:  # a bad store must end with a message, not a traceback
                 self.main.post_message(LoadFailed(str(exc)))

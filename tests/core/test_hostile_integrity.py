@@ -12,7 +12,7 @@ import pytest
 
 from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.base.errors import InputError, PartialWrite, describe, is_internal
+from synapse_tui.core.base.errors import InputError, PartialWrite
 from synapse_tui.core.graph import embed as embedder
 from synapse_tui.core.graph.build import ensure_graph
 from synapse_tui.core.ingest.adapters import graphiti, mem0
@@ -21,6 +21,7 @@ from synapse_tui.core.ingest.interchange import import_facts, landed_facts, link
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.errors import describe, is_internal
 from tests.conftest import NOW
 from tests.core.mem0_files import SHAPES, ev, story, write_history
 from tests.core.test_adapters_graphiti import ACME, ALICE, facts_of

@@ -58,8 +58,6 @@ _FOREIGN = {
 _PENDING = {
     "cli/commands.py",
     "core/agent.py",
-    "core/base/errors.py",
-    "core/browser.py",
     "core/ingest/adapters/sync.py",
     "core/ingest/interchange.py",
     "core/review/asof.py",
@@ -68,9 +66,6 @@ _PENDING = {
     "core/review/sessionlog.py",
     "core/review/triage.py",
     "core/review/verdicts.py",
-    "mcp_server.py",
-    "ui/app.py",
-    "ui/screens/session_log.py",
 }
 
 

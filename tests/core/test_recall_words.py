@@ -12,11 +12,12 @@ import pytest
 from synapse_tui.core.agent import Recall
 from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.base.errors import InputError, QueryError, SynapseError, describe
+from synapse_tui.core.base.errors import InputError, QueryError, SynapseError
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.errors import describe
 from tests.conftest import write_jsonl
 
 NOW = parse_time("2026-12-01T00:00:00Z")

@@ -1,10 +1,9 @@
-"""Errors a user can cause. The CLI and the app show their message, never a traceback."""
+"""Errors a user can cause. The CLI and the app show their message, never a traceback.
+
+Putting any error in the user's words (`describe`) needs the database driver's errors too,
+so it lives in the store's layer: `core.store.errors`."""
 
 from __future__ import annotations
-
-import sqlite3
-
-from synapse_tui.core.base.textsafe import clean
 
 
 class SynapseError(Exception):
@@ -50,46 +49,3 @@ class QueryError(SynapseError):
     def caret(self) -> str:
         """The query with a caret under the bad token, for terminals."""
         return f"{self.query}\n{' ' * self.position}{'^' * max(1, len(self.token))}"
-
-
-def describe(exc: BaseException) -> str:
-    """What went wrong, in the user's words, with nothing a terminal acts on. A filter
-    error adds its query and a caret under the bad token on two more lines; anything not
-    a user's doing (see `is_internal`) says so and asks to be reported. Each front-end
-    maps the message to its own channel: the CLI to an exit status, MCP to a tool error."""
-    if isinstance(exc, QueryError):
-        prefix, token = clean(exc.query[: exc.position]), clean(exc.token)
-        caret = " " * len(prefix) + "^" * max(1, len(token))
-        return f"{clean(exc.reason)}\n  {clean(exc.query)}\n  {caret}"
-    if isinstance(exc, SynapseError):
-        return clean(str(exc))
-    if isinstance(exc, _OUR_SQL):
-        pass  # a statement of ours that SQLite refused: a bug, said so below
-    elif isinstance(exc, sqlite3.OperationalError):  # full disk, I/O, lock: not damage
-        return clean(f"the database could not be read or written ({exc})")
-    elif isinstance(exc, sqlite3.DatabaseError):  # damage found past the header check at open
-        return clean(f"the database is corrupt or unreadable ({exc})")
-    if isinstance(exc, OSError):  # the machine's, not ours: a full disk, a permission
-        where = f"{exc.filename}: " if exc.filename else ""
-        return clean(f"{where}{exc.strerror or exc}")
-    what = f"{type(exc).__name__}: {exc}"
-    what = what if len(what) <= 200 else what[:197] + "..."
-    return clean(f"internal error, please report it ({what})")
-
-
-# What SQLite raises for a statement of ours it refuses (a UNIQUE constraint our own
-# write broke, a misused cursor): our bug, never the store's damage.
-_OUR_SQL = (
-    sqlite3.IntegrityError,
-    sqlite3.ProgrammingError,
-    sqlite3.InterfaceError,
-    sqlite3.InternalError,
-    sqlite3.NotSupportedError,
-)
-
-
-def is_internal(exc: BaseException) -> bool:
-    """Our own bug, not the user's input, their store or their machine."""
-    if isinstance(exc, _OUR_SQL):
-        return True
-    return not isinstance(exc, SynapseError | sqlite3.DatabaseError | OSError)

@@ -17,12 +17,13 @@ import numpy as np
 from synapse_tui.core.base import limits
 from synapse_tui.core.base.clock import format_time, parse_time
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.base.errors import InputError, PartialWrite, describe
+from synapse_tui.core.base.errors import InputError, PartialWrite
 from synapse_tui.core.base.jsonl import json_line, read_jsonl, write_jsonl  # noqa: F401 (this module's API before the split)
 from synapse_tui.core.base.textsafe import first_unsafe
 from synapse_tui.core.graph.edges import normalise, validate_embedding
 from synapse_tui.core.store.arrays import event_blob
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.errors import describe
 from synapse_tui.core.trust.score import in_cycle
 
 if TYPE_CHECKING:

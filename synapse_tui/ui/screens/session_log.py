@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from synapse_tui.core.review.sessionlog import LogEntry
+from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.ui.screens.nav import OpenFact, RowTable, colours
 from synapse_tui.ui.text import clean, fit
 
@@ -79,11 +80,9 @@ class SessionLogScreen(Screen):
 
     @work(thread=True, exclusive=True, group="session-log")
     def load(self) -> None:
-        import sqlite3
-
         try:
             entries = self.app.browser.session_log()
-        except sqlite3.Error as exc:  # a damaged store: say so, keep what is shown
+        except DatabaseError as exc:  # a damaged store: say so, keep what is shown
             self.app.call_from_thread(
                 self.app.notify, f"the audit log cannot be read: {exc}", severity="error"
             )

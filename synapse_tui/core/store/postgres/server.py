@@ -1,0 +1,33 @@
+"""Opening a store on a server: connect, check it is ours, migrate it when written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.store.postgres import schema
+from synapse_tui.core.store.postgres.connect import connect, errors_named
+from synapse_tui.core.store.postgres.location import Location
+
+
+def open_server(where: Location, *, create: bool = False, readonly: bool = False) -> Any:
+    """A connection to the store at `where`, brought to the current schema (a new one made
+    when `create`), with no transaction open. Read-only: a store that needs an upgrade is
+    refused rather than changed."""
+    conn = connect(where)
+    try:
+        with errors_named(where, "cannot open the store"):
+            version = schema.state(conn, where)
+            if version is None and not create:
+                raise StoreError(
+                    f"{where.shown}: holds no synapse-tui store (copy one there with `synapse-tui copy`)"
+                )
+            if version != schema.SCHEMA_VERSION:
+                if readonly:
+                    raise StoreError(f"{where.shown}: needs an upgrade, which a read-only open cannot do")
+                schema.migrate(conn, where)
+            conn.commit()
+    except BaseException:
+        conn.close()
+        raise
+    return conn

@@ -1,0 +1,59 @@
+"""Which locations name a server, and how one is shown: never with its password."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.store.postgres.location import locate, redact
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "postgresql://team@db.internal/memory",
+        "postgres://db.internal/memory?sslmode=require",
+        "POSTGRESQL://h/db",
+        "postgresql://",  # everything from libpq's environment (PGSERVICE, PGHOST...)
+        "service=team",
+        "service=team sslmode=verify-full",
+    ],
+)
+def test_a_server_is_named_as_libpq_names_one(text):
+    assert locate(text).is_server
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["memory.db", "/srv/a=b/memory.db", "postgresql.db", "./postgresql:/x", "service.db", "service=a b"],
+)
+def test_everything_else_is_a_file(text):
+    assert locate(text).kind == "file"
+
+
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [
+        ("postgresql://team:s3cret@db.internal:5432/memory", "postgresql://team@db.internal:5432/memory"),
+        ("postgres://team:p%40ss@h/db?sslmode=require", "postgres://team@h/db?sslmode=require"),
+        (
+            "postgresql://h/db?password=s3cret&sslmode=require",
+            "postgresql://h/db?password=***&sslmode=require",
+        ),
+        ("service=team password=s3cret", "service=team password=***"),
+        ("postgresql://team@h/db", "postgresql://team@h/db"),
+    ],
+)
+def test_the_shown_location_holds_no_password(given, shown):
+    assert redact(given) == shown
+    assert str(locate(given)) == shown
+
+
+def test_without_psycopg_the_error_says_what_to_install(monkeypatch):
+    from synapse_tui.core.store.postgres.connect import connect
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    with pytest.raises(StoreError, match=r'pip install "synapse-tui\[postgres\]"'):
+        connect(locate("postgresql://h/db"))

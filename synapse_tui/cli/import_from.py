@@ -24,6 +24,7 @@ from synapse_tui.core.ingest.adapters import READERS, known_facts
 from synapse_tui.core.ingest.adapters.sync import sync_snapshot
 from synapse_tui.core.ingest.sources import remember
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.postgres.location import is_server, locate
 
 SYSTEMS = READERS
 
@@ -85,8 +86,16 @@ def import_from(
         if default is None:
             raise SynapseError(f"--from {system} needs SOURCE (the files to read)")
         source_path = Path(default())
+    elif is_server(source):
+        source_path = None  # a database server (LangGraph's on PostgreSQL): no path to resolve
     else:
         source_path = Path(source)
+    server = source is not None and source_path is None
+    read_from = source if server else source_path
+    if server:  # recorded without its password: `sync` then gets it from libpq (~/.pgpass)
+        recorded = locate(source).shown
+    else:
+        recorded = None if source_path is None else str(source_path.resolve())
     # The source is read before the store is created: a refused source leaves no --db behind.
     if "known" in takes:
         options["known"] = []
@@ -97,7 +106,7 @@ def import_from(
         options["vectors"] = Path(vectors)
     if "progress" in takes:
         options["progress"] = after_a_second(f"reading {system}")
-    snapshot = module.read(source_path, **options)
+    snapshot = module.read(read_from, **options)
     with Store.open(db, create=True) as store:
         result = sync_snapshot(
             store,
@@ -110,7 +119,7 @@ def import_from(
         remember(
             store,
             system,
-            None if source_path is None else str(source_path.resolve()),
+            recorded,
             **{
                 k: str(Path(v).resolve()) if k in ("project", "vectors") else str(v)
                 for k, v in options.items()

@@ -1,7 +1,7 @@
 """The LangGraph store reader, on SQLite files written by langgraph's own `SqliteStore`
 (langgraph-checkpoint-sqlite, in the test extra), with LangMem's value shapes:
 `{"content": str}` (its manage-memory tool) and `{"kind": ..., "content": {...}}` (its
-memory manager). The PostgreSQL store waits for the PostgreSQL issue's suite."""
+memory manager). The PostgreSQL store is read in tests/postgres/test_langgraph_postgres.py."""
 
 from __future__ import annotations
 
@@ -167,8 +167,10 @@ def test_cli_imports_resyncs_and_refuses(agent_store, tmp_path):
     text.write_text("not sqlite")
     line = refused("import", "--from", "langgraph", text, "--db", tmp_path / "new.db")
     assert str(text) in line and "expected a LangGraph store" in line and not (tmp_path / "new.db").exists()
-    line = refused("import", "--from", "langgraph", "postgresql://u@host/db", "--db", tmp_path / "new.db")
-    assert "PostgreSQL" in line and not (tmp_path / "new.db").exists()
+    server = f"postgresql://u:pw-1234@/db?host={tmp_path / 'no-server'}"  # a socket nobody listens on
+    line = refused("import", "--from", "langgraph", server, "--db", tmp_path / "new.db")
+    assert "cannot connect to postgresql://u@/db" in line and "pw-1234" not in line
+    assert not (tmp_path / "new.db").exists()
 
 
 def test_an_expired_row_is_flagged_expired_not_deleted(agent_store, tmp_path):

@@ -19,6 +19,7 @@ from synapse_tui.core.ingest.adapters import known_facts, reader
 from synapse_tui.core.ingest.adapters.sync import SyncResult, sync_snapshot
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import describe
+from synapse_tui.core.store.postgres.location import is_server
 
 KEY = "import.sources"
 
@@ -68,7 +69,8 @@ def sync_entry(db: str | Path, entry: dict[str, Any], config: Config) -> SyncRes
         for k, v in entry.items()
         if k not in ("system", "source") and k in takes
     }
-    source = Path(entry["source"]) if isinstance(entry.get("source"), str) else None
+    named = entry.get("source")
+    source = (named if is_server(named) else Path(named)) if isinstance(named, str) else None
     with Store.open(db) as store:
         if "known" in takes:
             options["known"] = known_facts(store, entry["system"])

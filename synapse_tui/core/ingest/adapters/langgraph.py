@@ -1,10 +1,15 @@
-"""LangGraph's store (SPEC 9), which LangMem writes: the `store` table of a SQLite file.
+"""LangGraph's store (SPEC 9), which LangMem writes: the `store` table of a SQLite file or
+of a PostgreSQL database.
 
 The table is langgraph-checkpoint-sqlite's (`langgraph/store/sqlite/base.py`, MIGRATIONS):
 `store(prefix, key, value, created_at, updated_at, expires_at, ttl_minutes)`, primary key
 (prefix, key), `prefix` the namespace joined by `.`, `value` JSON (text or the bytes orjson
 wrote), times `CURRENT_TIMESTAMP` text in UTC; `store_vectors(prefix, key, field_name,
 embedding)` holds float32 vectors (`sqlite_vec.serialize_float32`) when the store is indexed.
+On PostgreSQL (langgraph-checkpoint-postgres, `langgraph/store/postgres/base.py`) the same
+columns hold `jsonb` and `timestamptz`, `store_vectors.embedding` is pgvector's `vector` or
+`halfvec` (read as its text form, so pgvector's Python package is not needed), and the
+connection is read-only.
 
 Mapping. A row is a record `<prefix>:<key>`, one fact per text it held. LangMem's value
 shapes give the text: `{"content": str}` (its manage-memory tool), `{"kind": K, "content":
@@ -15,7 +20,9 @@ to provenance.
 Versions. LangGraph keeps only the current row, and its `INSERT OR REPLACE` resets
 `created_at` on every write, so creation is never known: a row seen for the first time is
 version 1 dated from its `updated_at` (`x-langgraph-time` says "updated_at; creation
-unknown"); a row whose `updated_at` or text changed since the last sync (this reader takes
+unknown"). PostgreSQL's upsert keeps `created_at`, so there a row first seen is dated from it
+when it was never updated ("created_at"), else from its `updated_at` with `created_at` kept
+in provenance ("updated_at; created earlier, its first text unknown"). A row whose `updated_at` or text changed since the last sync (this reader takes
 `known`) is the next version, dated from that `updated_at`, superseding the one before.
 
 Gone. A record missing from the table is deleted by the agent, unless its `expires_at` has
@@ -31,6 +38,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -51,20 +59,24 @@ from synapse_tui.core.ingest.adapters import (
     source_provenance,
 )
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
+from synapse_tui.core.store.postgres.connect import connect, errors_named
+from synapse_tui.core.store.postgres.location import Location, locate
 
 SYSTEM = "langgraph"
-EXPECTED = "a LangGraph store (a SQLite file with langgraph's `store` table)"
+EXPECTED = "a LangGraph store (a SQLite file or PostgreSQL database with langgraph's `store` table)"
 COLUMNS = {"prefix", "key", "value", "created_at", "updated_at"}
 FILE = own_key(SYSTEM, "file")
 UPDATED = own_key(SYSTEM, "updated_at")
 EXPIRES = own_key(SYSTEM, "expires_at")
 FIRST_SEEN = "updated_at; creation unknown"
 CHANGED = "updated_at"
+CREATED = "created_at"  # PostgreSQL: a row never updated since it was created
+CREATED_EARLIER = "updated_at; created earlier, its first text unknown"
 TEXT_FIELDS = ("content", "$", "content.content")  # the vector of the fact's text, most likely first
 
 
 def read(
-    source: Path,
+    source: Path | str,
     *,
     known: list[KnownFact] | None = None,
     model: str | None = None,
@@ -73,18 +85,17 @@ def read(
 ) -> Snapshot:
     """The store as it stands (see the module docstring). `now` decides which rows have
     expired (default: SYNAPSE_NOW, else the wall clock)."""
-    name = str(source)
-    if name.startswith(("postgresql:", "postgres:")):
-        raise InputError(
-            "reading LangGraph's PostgreSQL store is not available yet (it comes with PostgreSQL"
-            " support); expected a SQLite file",
-            file="postgresql://...",
-        )
-    path = Path(source).expanduser()
-    rows, columns = _rows(path)
-    vectors = _vectors(path) if model is not None else {}
+    where = locate(source)
+    if where.is_server:
+        name = own = where.shown  # the store's identity, with no password in it
+        rows, columns = _server_rows(where, vectors=model is not None)
+        vectors = columns.pop("vectors", {})
+    else:
+        path = Path(source).expanduser()
+        name, own = str(source), str(path.resolve())
+        rows, columns = _rows(path)
+        vectors = _vectors(path) if model is not None else {}
     now = Clock.from_option(None).now() if now is None else now
-    own = str(path.resolve())
     heads: dict[str, KnownFact] = {}
     for k in known or []:
         if k.provenance.get(FILE) == own and (k.record not in heads or k.version > heads[k.record].version):
@@ -96,7 +107,7 @@ def read(
     report = every(progress, 1000)
     for n, row in enumerate(rows, start=1):
         report(n, len(rows))
-        prefix, key, value, updated, expires, ttl = row
+        prefix, key, value, updated, expires, ttl, created = row
         record = f"{prefix}:{key}"
         if _passed(expires, now):
             stale += 1
@@ -127,7 +138,8 @@ def read(
             updated_at=updated,
             expires_at=expires,
             ttl_minutes=ttl,
-            time=FIRST_SEEN if version == 1 else CHANGED,
+            created_at=created if created != updated else None,
+            time=CHANGED if version > 1 else _first_seen(created, updated),
         )
         try:
             written = _instant(updated)
@@ -146,7 +158,7 @@ def read(
             fact["supersedes"] = supersedes
         if vec is not None:
             fact["embedding"] = vec
-        facts.append(parse_line(fact, errors_at(path, n), n))
+        facts.append(parse_line(fact, errors_at(name, n), n))
     expired = {k.id for r, k in heads.items() if r not in seen and not k.deleted and _expired(k, now)}
     deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted}
     left_out = []
@@ -187,13 +199,66 @@ def _rows(path: Path) -> tuple[list[tuple], set[str]]:
             raise InputError(f"its `store` table lacks {', '.join(missing)}; expected {EXPECTED}", file=name)
         extra = [c if c in have else "NULL" for c in ("expires_at", "ttl_minutes")]
         rows = conn.execute(
-            f"SELECT prefix, key, value, updated_at, {extra[0]}, {extra[1]} FROM store ORDER BY prefix, key"
-        ).fetchall()
+            f"SELECT prefix, key, value, updated_at, {extra[0]}, {extra[1]}, NULL FROM store ORDER BY prefix, key"
+        ).fetchall()  # NULL: SQLite's INSERT OR REPLACE resets created_at, so it says nothing
     except sqlite3.DatabaseError as exc:
         raise InputError(f"cannot be read ({exc}); expected {EXPECTED}", file=name) from None
     finally:
         conn.close()
     return rows, tables
+
+
+def _server_rows(where: Location, *, vectors: bool) -> tuple[list[tuple], dict[str, Any]]:
+    """The `store` rows of a PostgreSQL database, in a read-only transaction, shaped as the
+    SQLite ones (value as JSON text, times as ISO text in UTC), plus the rows' vectors under
+    "vectors" when asked for (and the table exists)."""
+    name = where.shown
+    conn = connect(where)
+    try:
+        conn.read_only = True
+        with errors_named(where, f"cannot read {EXPECTED}"):
+            have = {
+                r[0]
+                for r in conn.execute(
+                    "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass('store')"
+                    " AND attnum > 0 AND NOT attisdropped"
+                )
+            }
+            if not have:
+                raise InputError(f"has no `store` table; expected {EXPECTED}", file=name)
+            missing = sorted(COLUMNS - have)
+            if missing:
+                raise InputError(
+                    f"its `store` table lacks {', '.join(missing)}; expected {EXPECTED}", file=name
+                )
+            extra = [c if c in have else "NULL" for c in ("expires_at", "ttl_minutes")]
+            raw = conn.execute(
+                f"SELECT prefix, key, value::text, updated_at, {extra[0]}, {extra[1]}, created_at FROM store"
+                ' ORDER BY prefix COLLATE "C", key COLLATE "C"'  # byte order, as SQLite sorts
+            ).fetchall()
+            tables: dict[str, Any] = {"store": True}
+            if conn.execute("SELECT to_regclass('store_vectors')").fetchone()[0] is not None:
+                tables["store_vectors"] = True
+                if vectors:
+                    found = conn.execute("SELECT prefix, key, field_name, embedding::text FROM store_vectors")
+                    tables["vectors"] = _best_vectors(
+                        (p, k, f, np.array(json.loads(v), "<f4").tobytes()) for p, k, f, v in found if v
+                    )
+    finally:
+        conn.close()
+    rows = [(p, k, v, _stamp(u), _stamp(e), t, _stamp(c)) for p, k, v, u, e, t, c in raw]
+    return rows, tables
+
+
+def _stamp(value: Any) -> Any:
+    """A PostgreSQL time as ISO text in UTC (None stays None)."""
+    return value.astimezone(UTC).isoformat() if isinstance(value, datetime) else value
+
+
+def _first_seen(created: Any, updated: Any) -> str:
+    if created is None:
+        return FIRST_SEEN
+    return CREATED if created == updated else CREATED_EARLIER
 
 
 def _vectors(path: Path) -> dict[tuple[str, str], list[float]]:
@@ -207,6 +272,11 @@ def _vectors(path: Path) -> dict[tuple[str, str], list[float]]:
         raise InputError(f"its store_vectors cannot be read ({exc})", file=str(path)) from None
     finally:
         conn.close()
+    return _best_vectors(rows)
+
+
+def _best_vectors(rows: Iterable[tuple[str, str, str, Any]]) -> dict[tuple[str, str], list[float]]:
+    """Each (prefix, key)'s vector of its most likely text field, from float32 bytes."""
     best: dict[tuple[str, str], tuple[int, list[float]]] = {}
     for prefix, key, fld, blob in rows:
         if not isinstance(blob, bytes) or len(blob) % 4 or fld not in TEXT_FIELDS:

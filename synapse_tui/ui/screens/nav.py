@@ -5,6 +5,7 @@ the list's own colours."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.style import Style
@@ -19,24 +20,23 @@ from synapse_tui.ui.widgets import explain as xp
 from synapse_tui.ui.widgets.fact_list import BAND_SHORT
 
 
+@dataclass
 class OpenFact(Message):
     """Show fact `fact_id`: its detail view, with the list's cursor on it."""
 
-    def __init__(self, fact_id: str) -> None:
-        self.fact_id = fact_id
-        super().__init__()
+    fact_id: str
 
 
+@dataclass
 class CursorTo(Message):
     """Put the list's cursor on `fact_id` (the view on top stepped or jumped to it); the
     app moves it, leaving queue and search when the fact is not in them."""
 
-    def __init__(self, fact_id: str, leave: bool = True) -> None:
-        self.fact_id = fact_id
-        self.leave = leave  # False: stay in the queue (the cursor stays when it is not there)
-        super().__init__()
+    fact_id: str
+    leave: bool = True  # False: stay in the queue (the cursor stays when it is not there)
 
 
+@dataclass
 class MarksChanged(Message):
     """A view marked facts in the browser: the list repaints its marks and count."""
 

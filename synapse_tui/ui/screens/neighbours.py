@@ -10,6 +10,7 @@ shows how the fact is connected to it, and the triage keys act on it.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual import on, work
@@ -27,10 +28,10 @@ from synapse_tui.ui.text import bar, clean, fit
 LINK = {"semantic": "semantic", "shared": "shares", "second": "2 hops", "entity": "entity", "npmi": "npmi"}
 
 
+@dataclass
 class EgoReady(Message):
-    def __init__(self, fact_id: str, read: GraphRead) -> None:
-        self.fact_id, self.read = fact_id, read
-        super().__init__()
+    fact_id: str
+    read: GraphRead
 
 
 class NeighbourScreen(Screen):

@@ -7,6 +7,8 @@ pasted in the box; `enter` on a fact of the chain opens it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -22,10 +24,11 @@ from synapse_tui.ui.screens.nav import OpenFact, band_cell, colours, superseded
 from synapse_tui.ui.text import bar, clean, fit
 
 
+@dataclass
 class PathReady(Message):
-    def __init__(self, a: str, b: str, read: GraphRead) -> None:
-        self.a, self.b, self.read = a, b, read
-        super().__init__()
+    a: str
+    b: str
+    read: GraphRead
 
 
 class PathScreen(Screen):

@@ -10,6 +10,8 @@ action's fact.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -24,18 +26,17 @@ from synapse_tui.ui.screens.nav import OpenFact, RowTable, colours
 from synapse_tui.ui.text import clean, fit
 
 
+@dataclass
 class LogReady(Message):
-    def __init__(self, entries: tuple[LogEntry, ...]) -> None:
-        self.entries = entries
-        super().__init__()
+    entries: tuple[LogEntry, ...]
 
 
+@dataclass
 class BatchReady(Message):
     """The facts of a bulk action, read to expand its row."""
 
-    def __init__(self, batch: int, entries: tuple[LogEntry, ...]) -> None:
-        self.batch, self.entries = batch, entries
-        super().__init__()
+    batch: int
+    entries: tuple[LogEntry, ...]
 
 
 class SessionLogScreen(Screen):

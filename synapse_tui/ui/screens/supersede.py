@@ -11,6 +11,7 @@ dismisses with the chosen id and the app's triage applies it. Every read is a wo
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -34,23 +35,21 @@ CANDIDATES = 100
 BLAST_LIMIT = 50
 
 
+@dataclass
 class Candidates(Message):
-    def __init__(
-        self,
-        source: str,
-        ids: list[str],
-        why: dict[str, str],
-        texts: dict[str, str],
-        error: str | None = None,
-    ) -> None:
-        self.source, self.ids, self.why, self.texts, self.error = source, ids, why, texts, error
-        super().__init__()
+    source: str
+    ids: list[str]
+    why: dict[str, str]
+    texts: dict[str, str]
+    error: str | None = None
 
 
+@dataclass
 class Preview(Message):
-    def __init__(self, target: str, error: str | None, radius: Any, texts: dict[str, str]) -> None:
-        self.target, self.error, self.radius, self.texts = target, error, radius, texts
-        super().__init__()
+    target: str
+    error: str | None
+    radius: Any  # BlastRadius | None
+    texts: dict[str, str]
 
 
 class SupersedeScreen(ModalScreen[str | None]):

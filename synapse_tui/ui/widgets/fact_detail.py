@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -37,12 +38,11 @@ class FactDetail(VerticalScroll):
     history. Until then that part says it is coming, never another fact's. A single move,
     and a repaint of the same fact after an action, paint everything at once."""
 
+    @dataclass
     class Jump(Message):
         """A version in the chain was chosen: show that fact."""
 
-        def __init__(self, fact_id: str) -> None:
-            self.fact_id = fact_id
-            super().__init__()
+        fact_id: str
 
     def __init__(self, *, id: str | None = None, classes: str | None = None, follow: bool = False) -> None:
         super().__init__(id=id, classes=classes)

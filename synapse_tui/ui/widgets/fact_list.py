@@ -137,17 +137,15 @@ class FactList(ScrollView, can_focus=True):
     # repaint per key was most of a cursor move's cost at 100,000 facts)
     cursor: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)
 
+    @dataclass
     class Highlighted(Message):
-        def __init__(self, position: int | None) -> None:
-            self.position = position
-            super().__init__()
+        position: int | None
 
+    @dataclass
     class NeedTexts(Message):
         """Rows are on screen whose texts are not read yet: read these positions."""
 
-        def __init__(self, positions: list[int]) -> None:
-            self.positions = positions
-            super().__init__()
+        positions: list[int]
 
     def __init__(
         self,

@@ -301,7 +301,7 @@ class Recall:
 
             def link(conn: Any, _positions: list[int]) -> None:
                 if supersedes is not None:
-                    triage.apply_in(conn, Action.SUPERSEDE, [supersedes], fact.id)
+                    triage.apply_in(Action.SUPERSEDE, [supersedes], fact.id)
 
             import_facts(self.store, [fact], "remember", after_insert=link)
             self.memory.reload(self.clock.now())

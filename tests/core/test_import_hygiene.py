@@ -60,12 +60,7 @@ _PENDING = {
     "core/agent.py",
     "core/ingest/adapters/sync.py",
     "core/ingest/interchange.py",
-    "core/review/asof.py",
-    "core/review/backtest.py",
     "core/review/relevance.py",
-    "core/review/sessionlog.py",
-    "core/review/triage.py",
-    "core/review/verdicts.py",
 }
 
 

@@ -9,7 +9,6 @@ A read-only copy of a Memory: the browser's "as of" view shows it, and never wri
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import replace
 
 import numpy as np
@@ -38,26 +37,13 @@ def events_up_to(arrays, when: float):
     return replace(arrays, events=events, offsets=offsets, created=events[offsets])
 
 
-def _audit_after(memory: Memory, when: float) -> list[tuple[str, dict]]:
-    """(fact id, fields before) of every audit entry after `when`, newest first."""
-    rows = memory.store.conn.execute(
-        "SELECT fact_id, before FROM audit WHERE at > ? AND fact_id IS NOT NULL ORDER BY seq DESC",
-        (format_time(when),),
-    ).fetchall()
-    return [(fid, json.loads(before) if before else {}) for fid, before in rows]
-
-
 def deleted_as_of(memory: Memory, when: float) -> np.ndarray | None:
     """The `deleted` flags as they stood at `when`: a fact flagged after `when` was not
     deleted yet."""
     deleted = memory.arrays.deleted
     if deleted is None or not deleted.any():
         return deleted
-    rows = memory.store.conn.execute(
-        "SELECT f.pos, m.value FROM meta m JOIN facts f ON f.id = substr(m.key, 12)"
-        " WHERE m.key LIKE 'deleted.at.%'"
-    )
-    later = [pos - 1 for pos, at in rows if json.loads(at) > when and pos - 1 < len(deleted)]
+    later = [pos for pos, at in memory.store.review.deleted_at() if at > when and pos < len(deleted)]
     if not later:
         return deleted
     deleted = deleted.copy()
@@ -76,7 +62,7 @@ def memory_as_of(memory: Memory, when: float) -> tuple[Memory, np.ndarray]:
         a.o1_count.copy(),
         a.supersedes.copy(),
     )
-    for fid, before in _audit_after(memory, when):  # newest first: the oldest `before` wins
+    for fid, before in memory.store.audit.changes_after(when):  # newest first: the oldest `before` wins
         i = memory.index.get(fid)
         if i is None:
             continue

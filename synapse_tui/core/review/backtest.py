@@ -6,7 +6,6 @@ record, whether the memories it later rewrote or deleted were the ones the score
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +14,6 @@ import numpy as np
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.review.asof import memory_as_of
 from synapse_tui.core.review.memory import Memory
-from synapse_tui.core.review.verdicts import live_entries
 from synapse_tui.core.trust import reliability as rel
 from synapse_tui.core.trust.score import DAY
 
@@ -74,14 +72,10 @@ def backtest(memory: Memory, at: float, horizon_days: float) -> Backtest:
     _first(first[0], a.supersedes[made].tolist(), a.created[made].tolist())
     index = memory.index
     for row, action in ((0, "supersede"), (2, "contradict")):
-        hits = [(index[f], t) for f, t in live_entries(memory.store, action, at, end) if f in index]
+        hits = [(index[f], t) for f, t in memory.store.audit.live_entries(action, at, end) if f in index]
         _first(first[row], [i for i, _ in hits], [t for _, t in hits])
     # deleted: its source deleted it in the window (a sync records the instant)
-    stamps = memory.store.conn.execute(
-        "SELECT f.pos - 1, m.value FROM meta m JOIN facts f ON f.id = substr(m.key, 12)"
-        " WHERE m.key LIKE 'deleted.at.%'"
-    ).fetchall()
-    when = [(pos, float(json.loads(v))) for pos, v in stamps if pos < n]
+    when = [(pos, t) for pos, t in memory.store.review.deleted_at() if pos < n]
     inside = [(pos, t) for pos, t in when if at < t <= end]
     _first(first[1], [p for p, _ in inside], [t for _, t in inside])
     positions = np.flatnonzero(alive)

@@ -9,11 +9,12 @@ whether it is that one; `Triage.undo_target` is the one rule for which it is.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from synapse_tui.core.review.triage import Triage
+from synapse_tui.core.store.audit import AuditEntry
+from synapse_tui.core.store.db import Store
 
 # how a change reads to a person: audit field -> short name
 _FIELDS = {
@@ -81,76 +82,46 @@ def describe_change(before: dict[str, Any], after: dict[str, Any]) -> str:
     return ", ".join(parts) or "no change"
 
 
-def session_mark(store: Any) -> int:
+def session_mark(store: Store) -> int:
     """The newest audit entry now: entries after it belong to the session starting now."""
-    return store.conn.execute("SELECT coalesce(max(seq), 0) FROM audit").fetchone()[0]
+    return store.audit.mark()
 
 
-def _undone(conn: Any) -> set[int]:
-    return {
-        batch
-        for batch, last in conn.execute(
-            "SELECT u.undoes, u.action FROM audit u WHERE u.undoes IS NOT NULL"
-            " AND u.seq = (SELECT max(v.seq) FROM audit v WHERE v.undoes = u.undoes)"
-        )
-        if last == "undo"
-    }
-
-
-def session_log(store: Any, since: int, config: Any = None) -> tuple[LogEntry, ...]:
+def session_log(store: Store, since: int, config: Any = None) -> tuple[LogEntry, ...]:
     """Every action (batch) after `since` (a `session_mark`), newest first, one entry each
     however many facts it changed. `config`: the caller's (the browser's), so the config
     file is not read again."""
-    conn = store.conn
     target = Triage(store, clock=None, config=config).undo_target()  # a read: no clock needed
-    undone = _undone(conn)
-    # the bare columns come from the batch's first row (SQLite: the row of min(seq))
-    rows = conn.execute(
-        "SELECT min(seq), at, actor, action, fact_id, batch, before, after, undoes,"
-        " count(DISTINCT fact_id) FROM audit WHERE seq > ? GROUP BY batch ORDER BY batch DESC",
-        (since,),
-    ).fetchall()
-    pairs = [r[5] for r in rows if r[9] == 2]  # a supersession is told by its superseded fact
-    superseded = {}
-    for part in (pairs[i : i + 500] for i in range(0, len(pairs), 500)):
-        for seq, fid, batch, before, after in conn.execute(
-            f"SELECT seq, fact_id, batch, before, after FROM audit WHERE batch IN ({','.join('?' * len(part))})"
-            " AND (before LIKE '%superseded_by%' OR after LIKE '%superseded_by%')",
-            part,
-        ):
-            superseded[batch] = (seq, fid, before, after)
-    out = []
-    for seq, at, actor, action, fid, batch, before, after, undoes, n in rows:
-        if batch in superseded:
-            seq, fid, before, after = superseded[batch]
-        out.append(_entry(seq, at, actor, action, fid, batch, before, after, undoes, undone, target, n))
-    return tuple(out)
+    undone = store.audit.undone_batches()
+    heads = store.audit.batch_heads(since)
+    # a supersession is told by its superseded fact
+    superseded = store.audit.superseded_entries([e.batch for e, n in heads if n == 2])
+    return tuple(_entry(head, undone, target, n, superseded.get(head.batch)) for head, n in heads)
 
 
-def session_batch(store: Any, batch: int) -> tuple[LogEntry, ...]:
+def session_batch(store: Store, batch: int) -> tuple[LogEntry, ...]:
     """The facts of one action, one entry each, in the order it changed them."""
-    conn = store.conn
-    undone = _undone(conn)
-    rows = conn.execute(
-        "SELECT seq, at, actor, action, fact_id, batch, before, after, undoes FROM audit"
-        " WHERE batch = ? ORDER BY seq",
-        (batch,),
-    ).fetchall()
-    return tuple(_entry(*row, undone, None, 1) for row in rows)
+    undone = store.audit.undone_batches()
+    return tuple(_entry(e, undone, None, 1) for e in store.audit.batch(batch))
 
 
-def _entry(seq, at, actor, action, fid, batch, before, after, undoes, undone, target, n) -> LogEntry:
+def _entry(
+    e: AuditEntry, undone: set[int], target: int | None, n: int, told: AuditEntry | None = None
+) -> LogEntry:
+    """The log's entry of the action whose first entry is `e`; `told`: the entry that tells
+    it (a supersession's superseded fact), when not that one."""
+    told = told or e
     return LogEntry(
-        seq,
-        at,
-        actor,
-        action,
-        fid or "",
-        batch,
-        json.loads(before) if before else {},
-        json.loads(after) if after else {},
-        undoes,
-        undoes is None and batch in undone,
-        undoes is None and batch == target,
+        told.seq,
+        e.at,
+        e.actor,
+        e.action,
+        told.fact_id or "",
+        e.batch,
+        told.before or {},
+        told.after or {},
+        e.undoes,
+        e.undoes is None and e.batch in undone,
+        e.undoes is None and e.batch == target,
         n,
     )

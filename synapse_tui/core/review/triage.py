@@ -9,16 +9,14 @@ writes the `before` back as a new, audited action (so undo survives a restart).
 from __future__ import annotations
 
 import getpass
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from synapse_tui.core.base.clock import Clock, format_time, parse_time
+from synapse_tui.core.base.clock import Clock, format_time
 from synapse_tui.core.base.config import Config, config_for
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.store.arrays import event_blob
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.spot import spot_scores
 
@@ -85,27 +83,6 @@ def default_actor() -> str:
         return "user:unknown"
 
 
-# The fields triage changes, as audit entries name them, and their columns.
-_COLUMNS = {
-    "corroborations": "r",
-    "contradictions": "s",
-    "tier": "tier",
-    "reinforced_at": "reinforced_at",
-    "reinforcement_count": "o1_count",
-    "supersedes": "supersedes",
-}
-
-
-def _read(conn: Any, fid: str) -> dict[str, Any] | None:
-    """A fact's triage fields by their audit names (reinforced_at as a list), or None."""
-    row = conn.execute(f"SELECT {', '.join(_COLUMNS.values())} FROM facts WHERE id = ?", (fid,)).fetchone()
-    if row is None:
-        return None
-    values = dict(zip(_COLUMNS, row, strict=True))
-    values["reinforced_at"] = json.loads(values["reinforced_at"]) if values["reinforced_at"] else None
-    return values
-
-
 def _evidence(fid: str, fact: dict[str, Any], r: int, times: list[str]) -> Change:
     """`r` more corroborations and a reinforcement at each of `times`, in the fact's own form
     (the list, or the O(1) count): a person's corroboration or a source's re-assertions."""
@@ -155,20 +132,20 @@ class Triage:
         if not fact_ids:
             raise TriageError("no facts selected")
         self._check_writable()
-        with self.store.transaction() as conn:
-            return self.apply_in(conn, action, fact_ids, target)
+        with self.store.transaction():
+            return self.apply_in(action, fact_ids, target)
 
-    def apply_in(self, conn: Any, action: str, fact_ids: list[str], target: str | None = None) -> Outcome:
+    def apply_in(self, action: str, fact_ids: list[str], target: str | None = None) -> Outcome:
         """`apply` inside a transaction the caller holds (`remember` imports a fact and
         supersedes with it in one)."""
         now = self.clock.now()
         rows = {}
         for fid in dict.fromkeys(fact_ids):
-            rows[fid] = _read(conn, fid)
+            rows[fid] = self.store.review.fields(fid)
             if rows[fid] is None:
                 raise TriageError(f"no fact with id {fid!r}")
         if action == Action.SUPERSEDE:
-            changes = self._supersede(conn, list(rows), target)
+            changes = self._supersede(list(rows), target)
         else:
             changes = [self._change(action, fid, row, now) for fid, row in rows.items()]
             changes = [c for c in changes if c.before != c.after]
@@ -177,8 +154,8 @@ class Triage:
                 raise TriageError(f"{action} {', '.join(rows)}: nothing to change{why}")
         scores = self._scores(changes, now)
         for change in changes:
-            self._write(conn, change.fact_id, change.after)
-        batch = self._audit(conn, str(action), changes, now, scores)
+            self.store.review.write(change.fact_id, change.after)
+        batch = self._audit(str(action), changes, now, scores)
         return Outcome(str(action), batch, tuple(changes), scores)
 
     def _check_writable(self) -> None:
@@ -196,7 +173,7 @@ class Triage:
             return Change(fid, {"tier": tier}, {"tier": "human" if tier == "auto" else tier})
         return _evidence(fid, fact, int(action == Action.CORROBORATE), [format_time(now)])
 
-    def add_evidence_in(self, conn: Any, evidence: dict[str, tuple[int, list[str]]]) -> Outcome | None:
+    def add_evidence_in(self, evidence: dict[str, tuple[int, list[str]]]) -> Outcome | None:
         """Corroborations and reinforcement times a source itself recorded for facts already
         in the store (`{id: (added r, new times)}`), as one `corroborate` action by this
         actor inside the caller's transaction: added on top of whatever triage did here,
@@ -204,7 +181,7 @@ class Triage:
         now = self.clock.now()
         changes = []
         for fid, (r, times) in evidence.items():
-            fact = _read(conn, fid)
+            fact = self.store.review.fields(fid)
             if fact is None:
                 raise TriageError(f"no fact with id {fid!r}")
             changes.append(_evidence(fid, fact, r, times))
@@ -213,19 +190,18 @@ class Triage:
             return None
         scores = self._scores(changes, now)
         for change in changes:
-            self._write(conn, change.fact_id, change.after)
+            self.store.review.write(change.fact_id, change.after)
         action = str(Action.CORROBORATE)
-        return Outcome(action, self._audit(conn, action, changes, now, scores), tuple(changes), scores)
+        return Outcome(action, self._audit(action, changes, now, scores), tuple(changes), scores)
 
     def check_supersede(self, old: str, target: str | None) -> None:
         """Raise the TriageError `apply("supersede", [old], target)` would, writing nothing:
         the browser previews a supersession (and refuses a cycle) before it is confirmed."""
-        conn = self.store.conn
-        if conn.execute("SELECT 1 FROM facts WHERE id = ?", (old,)).fetchone() is None:
+        if not self.store.review.exists(old):
             raise TriageError(f"no fact with id {old!r}")
-        self._supersede(conn, [old], target)
+        self._supersede([old], target)
 
-    def _supersede(self, conn: Any, fact_ids: list[str], target: str | None) -> list[Change]:
+    def _supersede(self, fact_ids: list[str], target: str | None) -> list[Change]:
         """`target` replaces each fact in `fact_ids`: it names it in `supersedes`."""
         if len(fact_ids) != 1:
             raise TriageError("supersede one fact at a time: a fact names one predecessor")
@@ -234,27 +210,26 @@ class Triage:
             raise TriageError("supersede needs the replacing fact")
         if target == old:
             raise TriageError("a fact cannot supersede itself")
-        row = conn.execute("SELECT supersedes FROM facts WHERE id = ?", (target,)).fetchone()
-        if row is None:
+        found, named = self.store.review.supersedes(target)
+        if not found:
             raise TriageError(f"no fact with id {target!r}")
-        if row[0] == old:  # read inside the write transaction: a racing writer sees it too
+        if named == old:  # read inside the write transaction: a racing writer sees it too
             raise TriageError(
                 f"supersede {old} by {target}: nothing to change ({target} already supersedes {old})"
             )
-        if row[0]:
-            raise TriageError(f"{target} already supersedes {row[0]}; a fact names one predecessor")
-        if self._leads_to(conn, old, target):
+        if named:
+            raise TriageError(f"{target} already supersedes {named}; a fact names one predecessor")
+        if self._leads_to(old, target):
             raise TriageError(
                 f"{target} cannot supersede {old}: {old} already leads to {target} "
                 "(that would be a supersession cycle)"
             )
         return [
-            Change(target, {"supersedes": row[0]}, {"supersedes": old}),
+            Change(target, {"supersedes": named}, {"supersedes": old}),
             Change(old, {}, {"superseded_by": target}),
         ]
 
-    @staticmethod
-    def _leads_to(conn: Any, start: str, goal: str) -> bool:
+    def _leads_to(self, start: str, goal: str) -> bool:
         """Whether following `supersedes` from `start` reaches `goal` (the chain is short;
         each fact names at most one predecessor, so this is a walk, not a search)."""
         seen, fid = set(), start
@@ -262,10 +237,7 @@ class Triage:
             if fid == goal:
                 return True
             seen.add(fid)
-            row = conn.execute(
-                "SELECT f2.id FROM facts f JOIN facts f2 ON f2.pos = f.supersedes_pos WHERE f.id = ?", (fid,)
-            ).fetchone()
-            fid = row[0] if row else None
+            fid = self.store.review.predecessor(fid)
         return False
 
     # -- undo / redo -------------------------------------------------------------------
@@ -295,57 +267,30 @@ class Triage:
     def _redoable(self, only: int | None = None) -> int | None:
         """The batch the newest undo still standing took back (or `only`, if that is one),
         unless a new action came after that undo: a new action empties the redo stack."""
-        row = self.store.conn.execute(
-            "SELECT u.undoes FROM audit u WHERE u.action = 'undo' AND (? IS NULL OR u.undoes = ?)"
-            " AND u.seq = (SELECT max(v.seq) FROM audit v WHERE v.undoes = u.undoes)"
-            " AND u.seq > (SELECT coalesce(max(n.seq), 0) FROM audit n"
-            f" WHERE n.action IN ({','.join('?' * len(ACTIONS))})) ORDER BY u.seq DESC LIMIT 1",
-            (only, only, *ACTIONS),
-        ).fetchone()
-        return row[0] if row else None
+        return self.store.audit.redoable(ACTIONS, only)
 
     def undo_target(self) -> int | None:
         """The batch `undo` would revert now (the newest live action), or None."""
         return self._live_batches(undone=False)
 
     def _live_batches(self, undone: bool) -> int | None:
-        """The batch to undo (the newest live action) or to redo (the most recently undone
-        one), editor-style: the undone actions newer than every live one form the redo
-        stack, and a new action empties it.
-
-        A batch is undone when the newest undo/redo entry naming it is an undo.
-        """
-        rows = self.store.conn.execute(
-            "SELECT a.batch, (SELECT u.action FROM audit u WHERE u.undoes = a.batch"
-            " ORDER BY u.seq DESC LIMIT 1) FROM audit a"
-            f" WHERE a.action IN ({','.join('?' * len(ACTIONS))})"
-            " GROUP BY a.batch ORDER BY a.batch DESC",
-            ACTIONS,
-        ).fetchall()
-        redo = None
-        for batch, last in rows:
-            if last != "undo":  # live
-                return redo if undone else batch
-            redo = batch
-        return redo if undone else None
+        """The batch to undo or (`undone`) to redo, editor-style (`Audit.live_batch`)."""
+        return self.store.audit.live_batch(ACTIONS, undone)
 
     def _revert(self, batch: int, kind: str) -> Outcome:
         self._check_writable()
         now = self.clock.now()
-        with self.store.transaction() as conn:
+        with self.store.transaction():
             current = self._redoable(batch) if kind == "redo" else self._live_batches(undone=False)
             if current != batch:  # another writer got in first
                 raise TriageError(f"cannot {kind} #{batch}: another action landed meanwhile; nothing changed")
-            entries = conn.execute(
-                "SELECT fact_id, before, after, action, actor, at FROM audit WHERE batch = ? ORDER BY seq",
-                (batch,),
-            ).fetchall()
-            action, actor, at = entries[0][3:]
+            entries = self.store.audit.batch(batch)
+            action, actor, at = entries[0].action, entries[0].actor, entries[0].at
             changes = []
-            for fid, before, after, *_ in entries:
-                before, after = json.loads(before), json.loads(after)
-                frm, to = (after, before) if kind == "undo" else (before, after)
-                current = self._current(conn, fid, frm)
+            for entry in entries:
+                fid = entry.fact_id
+                frm, to = (entry.after, entry.before) if kind == "undo" else (entry.before, entry.after)
+                current = self._current(fid, frm)
                 if current != frm:
                     raise TriageError(
                         f"cannot {kind} {action} on {fid}: it changed since ({current} is not {frm})"
@@ -353,83 +298,42 @@ class Triage:
                 changes.append(Change(fid, frm, to))
             scores = self._scores(changes, now)
             for change in changes:
-                self._write(conn, change.fact_id, change.after)
-            new_batch = self._audit(conn, kind, changes, now, scores, undoes=batch)
+                self.store.review.write(change.fact_id, change.after)
+            new_batch = self._audit(kind, changes, now, scores, undoes=batch)
         return Outcome(f"{kind} {action}", new_batch, tuple(changes), scores, actor, at)
 
     # -- storage -----------------------------------------------------------------------
 
-    def _current(self, conn: Any, fid: str, fields: dict[str, Any]) -> dict[str, Any]:
-        values = _read(conn, fid) or {}
+    def _current(self, fid: str, fields: dict[str, Any]) -> dict[str, Any]:
+        values = self.store.review.fields(fid) or {}
         return {k: values.get(k, fields[k]) for k in fields}
-
-    def _write(self, conn: Any, fid: str, fields: dict[str, Any]) -> None:
-        for key, value in fields.items():
-            if key == "reinforced_at":  # the list, and the event blob the arithmetic reads
-                created = conn.execute("SELECT created_ts FROM facts WHERE id = ?", (fid,)).fetchone()[0]
-                blob = event_blob(created, [parse_time(t) for t in value or []])
-                conn.execute(
-                    "UPDATE facts SET reinforced_at = ?, events = ? WHERE id = ?",
-                    (None if value is None else json.dumps(value), blob, fid),
-                )
-            elif key in _COLUMNS:  # 'superseded_by' is a note on the old fact, not a column
-                conn.execute(f"UPDATE facts SET {_COLUMNS[key]} = ? WHERE id = ?", (value, fid))
-            if key == "supersedes":
-                conn.execute(
-                    "UPDATE facts SET supersedes_pos = (SELECT f2.pos FROM facts f2"
-                    " WHERE f2.id = facts.supersedes) WHERE id = ?",
-                    (fid,),
-                )
 
     def _audit(
         self,
-        conn: Any,
         action: str,
         changes: list[Change],
         now: float,
         scores: dict[str, dict[str, Any]],
         undoes: int | None = None,
     ) -> int:
-        batch = conn.execute("SELECT coalesce(max(batch), 0) + 1 FROM audit").fetchone()[0]
-        at = format_time(now)
-        conn.executemany(
-            "INSERT INTO audit (at, actor, action, fact_id, batch, before, after, undoes, score_before)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    at,
-                    self.actor,
-                    action,
-                    c.fact_id,
-                    batch,
-                    json.dumps(c.before),
-                    json.dumps(c.after),
-                    undoes,
-                    json.dumps(scores[c.fact_id]) if c.fact_id in scores else None,
-                )
-                for c in changes
-            ],
-        )
-        return batch
+        rows = [(c.fact_id, c.before, c.after) for c in changes]
+        return self.store.audit.append(self.actor, action, format_time(now), rows, scores, undoes)
 
 
 def export_audit(store: Store) -> Iterator[dict[str, Any]]:
     """Every triage decision as one JSON object, oldest first (`export --audit`)."""
-    for seq, at, actor, action, fid, batch, before, after, undoes, score_before in store.conn.execute(
-        "SELECT seq, at, actor, action, fact_id, batch, before, after, undoes, score_before"
-        " FROM audit ORDER BY seq"
-    ):
+    for e in store.audit.entries():
         obj = {
-            "seq": seq,
-            "at": at,
-            "actor": actor,
-            "action": action,
-            "id": fid,
-            "batch": batch,
-            "before": json.loads(before) if before else None,
-            "after": json.loads(after) if after else None,
-            "score_before": json.loads(score_before) if score_before else None,
+            "seq": e.seq,
+            "at": e.at,
+            "actor": e.actor,
+            "action": e.action,
+            "id": e.fact_id,
+            "batch": e.batch,
+            "before": e.before,
+            "after": e.after,
+            "score_before": e.score_before,
         }
-        if undoes is not None:
-            obj["undoes"] = undoes
+        if e.undoes is not None:
+            obj["undoes"] = e.undoes
         yield obj

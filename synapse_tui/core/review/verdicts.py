@@ -4,8 +4,8 @@ measures the trust score against it: the reliability table and the fit (SPEC 11.
 Each triage entry logged the fact's score and inputs just before the action
 (`score_before`), so a verdict is a prediction (that trust) and an outcome (the action)
 without re-reading the fact: corroborate / verify / accept say it holds, contradict that it
-was wrong, a supersession that it was replaced. Read in one query, fields pulled out by
-SQLite's JSON functions, so 100,000 verdicts take a fraction of a second.
+was wrong, a supersession that it was replaced. Read in one query (`Audit.verdict_rows`), so
+100,000 verdicts take a fraction of a second.
 """
 
 from __future__ import annotations
@@ -25,51 +25,6 @@ from synapse_tui.core.trust.score import TIERS
 
 ACTORS = {"people": ("user:",), "agents": ("agent:",), "all": ("user:", "agent:")}
 HOLDS_ACTIONS = ("corroborate", "verify", "accept")
-_UNIX_EPOCH_JD = 2440587.5  # julianday('1970-01-01')
-
-# the batches an undo took back and no redo brought back: the newest entry naming each
-# batch in `undoes` decides
-_UNDONE = """
-WITH last AS (
-    SELECT undoes, action FROM audit
-    WHERE seq IN (SELECT max(seq) FROM audit WHERE undoes IS NOT NULL GROUP BY undoes)
-)
-"""
-_LIVE = "(a.batch IS NULL OR a.batch NOT IN (SELECT undoes FROM last WHERE action = 'undo'))"
-_QUERY = (
-    _UNDONE
-    + """SELECT a.seq, julianday(a.at), a.action, a.score_before IS NOT NULL,
-       json_extract(a.score_before, '$.trust'), json_extract(a.score_before, '$.B'),
-       json_extract(a.score_before, '$.r'), json_extract(a.score_before, '$.s'),
-       json_extract(a.score_before, '$.k'), json_extract(a.score_before, '$.tier'),
-       json_extract(a.score_before, '$.reinforcement_count'),
-       julianday(a.at) - julianday(json_extract(a.score_before, '$.last_reinforced_at')),
-       json_extract(f.provenance, '$."x-source"'), a.fact_id, a.actor
-FROM audit a LEFT JOIN facts f ON f.id = a.fact_id
-WHERE a.fact_id IS NOT NULL
-  AND (a.action IN ({holds}, 'contradict')
-       OR (a.action = 'supersede' AND json_extract(a.after, '$.superseded_by') IS NOT NULL))
-  AND """
-    + _LIVE
-    + """
-  AND ({actors})
-  AND (? IS NULL OR julianday(a.at) >= julianday(?))
-ORDER BY a.seq
-"""
-)
-
-
-def live_entries(store: Store, action: str, after: float, until: float) -> list[tuple[str, float]]:
-    """(fact id, epoch seconds) of the live entries of `action` in (after, until], the
-    entry of the fact replaced for a supersession."""
-    replaced = " AND json_extract(a.after, '$.superseded_by') IS NOT NULL" if action == "supersede" else ""
-    rows = store.conn.execute(
-        _UNDONE
-        + "SELECT a.fact_id, julianday(a.at) FROM audit a WHERE a.action = ? AND a.fact_id IS NOT NULL"
-        + f" AND {_LIVE}{replaced} AND julianday(a.at) > julianday(?) AND julianday(a.at) <= julianday(?)",
-        (action, format_time(after), format_time(until)),
-    ).fetchall()
-    return [(fid, (jd - _UNIX_EPOCH_JD) * 86400.0) for fid, jd in rows]
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,15 +63,12 @@ def read_verdicts(
     if actors not in ACTORS:
         raise InputError(f"--actors must be one of {', '.join(ACTORS)}, got {actors!r}", field="actors")
     holds = HOLDS_ACTIONS[:2] if no_accept else HOLDS_ACTIONS
-    who = " OR ".join("a.actor LIKE ?" for _ in ACTORS[actors])
-    sql = _QUERY.format(holds=", ".join(f"'{a}'" for a in holds), actors=who)
-    when = None if since is None else format_time(since)
-    rows = store.conn.execute(sql, (*(p + "%" for p in ACTORS[actors]), when, when)).fetchall()
+    rows = store.audit.verdict_rows(holds, ACTORS[actors], since)
     with_score = [r for r in rows if r[3] and r[4] is not None]
     skipped = len(rows) - len(with_score)
     cols = list(zip(*with_score, strict=True)) if with_score else [()] * 15
     seq = np.array(cols[0], dtype=np.int64)
-    at = (np.array(cols[1], dtype=np.float64) - _UNIX_EPOCH_JD) * 86400.0
+    at = np.array(cols[1], dtype=np.float64)
     action = cols[2]
     kind = np.array(
         [

@@ -23,6 +23,8 @@ from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.store import loadcache
 from synapse_tui.core.store.arrays import FactArrays
+from synapse_tui.core.store.audit import Audit, AuditEntry
+from synapse_tui.core.store.review import Review
 from synapse_tui.core.store.schema import APPLICATION_ID, READABLE_FROM, SCHEMA_VERSION, migrate
 
 BUSY_TIMEOUT_MS = 10_000
@@ -90,20 +92,6 @@ class WordHits:
     hits: tuple[np.ndarray, ...]
 
 
-@dataclass(frozen=True)
-class AuditEntry:
-    seq: int
-    at: str
-    actor: str
-    action: str
-    fact_id: str | None
-    batch: int | None
-    before: dict[str, Any] | None
-    after: dict[str, Any] | None
-    undoes: int | None
-    score_before: dict[str, Any] | None = None  # the fact's score just before (SPEC 8)
-
-
 def _loads(value: str | None) -> Any:
     return None if value is None else json.loads(value)
 
@@ -116,6 +104,8 @@ class Store:
     ) -> None:
         self.path = path
         self.conn = conn
+        self.audit = Audit(conn)  # triage's log: append, undo and redo state, history
+        self.review = Review(conn)  # the triage fields of facts, read and written by id
         self.readonly = readonly
         # why a store opened for writing is read-only (its file, its folder), None when the
         # caller asked for read-only or it is writable
@@ -649,15 +639,7 @@ class Store:
         return None if row is None else row[0]
 
     def history(self, fact_id: str) -> list[AuditEntry]:
-        rows = self.conn.execute(
-            "SELECT seq, at, actor, action, fact_id, batch, before, after, undoes, score_before FROM audit"
-            " WHERE fact_id = ? ORDER BY seq",
-            (fact_id,),
-        )
-        return [
-            AuditEntry(seq, at, actor, action, fid, batch, _loads(before), _loads(after), undoes, _loads(sb))
-            for seq, at, actor, action, fid, batch, before, after, undoes, sb in rows
-        ]
+        return self.audit.history(fact_id)
 
     # -- full text ----------------------------------------------------------------------
     # Relevance is BM25 with FTS5's constants, computed in numpy over the matched rowids

@@ -150,7 +150,7 @@ def _add_evidence(
             "UPDATE facts SET provenance = ? WHERE id = ?", (json.dumps(prov, ensure_ascii=False), ev.id)
         )
     triage = Triage(store, clock or Clock.from_option(None), f"source:{system}", config=config)
-    outcome = triage.add_evidence_in(conn, {e.id: (e.corroborations, e.reinforced_at) for e in evidence})
+    outcome = triage.add_evidence_in({e.id: (e.corroborations, e.reinforced_at) for e in evidence})
     return 0 if outcome is None else len(outcome.changes)
 
 

@@ -1,0 +1,245 @@
+"""The audit log: every triage decision in order, and what undo, redo, the session log,
+as-of and the verdicts read from it (`store.audit`).
+
+An entry records the changed fields of one fact before and after; the entries of one
+action share a batch (one undo step). Undo and redo are entries too, naming in `undoes`
+the batch they revert: a batch is undone when the newest entry naming it is an undo.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from synapse_tui.core.base.clock import format_time
+
+_UNIX_EPOCH_JD = 2440587.5  # julianday('1970-01-01'): julian days to epoch seconds
+_COLUMNS = "seq, at, actor, action, fact_id, batch, before, after, undoes, score_before"
+
+# the batches an undo took back and no redo brought back: the newest entry naming each
+# batch in `undoes` decides
+_UNDONE = """
+WITH last AS (
+    SELECT undoes, action FROM audit
+    WHERE seq IN (SELECT max(seq) FROM audit WHERE undoes IS NOT NULL GROUP BY undoes)
+)
+"""
+_LIVE = "(a.batch IS NULL OR a.batch NOT IN (SELECT undoes FROM last WHERE action = 'undo'))"
+_VERDICTS = (
+    _UNDONE
+    + f"""SELECT a.seq, (julianday(a.at) - {_UNIX_EPOCH_JD}) * 86400.0, a.action,
+       a.score_before IS NOT NULL,
+       json_extract(a.score_before, '$.trust'), json_extract(a.score_before, '$.B'),
+       json_extract(a.score_before, '$.r'), json_extract(a.score_before, '$.s'),
+       json_extract(a.score_before, '$.k'), json_extract(a.score_before, '$.tier'),
+       json_extract(a.score_before, '$.reinforcement_count'),
+       julianday(a.at) - julianday(json_extract(a.score_before, '$.last_reinforced_at')),
+       json_extract(f.provenance, '$."x-source"'), a.fact_id, a.actor
+FROM audit a LEFT JOIN facts f ON f.id = a.fact_id
+WHERE a.fact_id IS NOT NULL
+  AND (a.action IN ({{holds}}, 'contradict')
+       OR (a.action = 'supersede' AND json_extract(a.after, '$.superseded_by') IS NOT NULL))
+  AND """
+    + _LIVE
+    + """
+  AND ({actors})
+  AND (? IS NULL OR julianday(a.at) >= julianday(?))
+ORDER BY a.seq
+"""
+)
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    seq: int
+    at: str
+    actor: str
+    action: str
+    fact_id: str | None
+    batch: int | None
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    undoes: int | None
+    score_before: dict[str, Any] | None = None  # the fact's score just before (SPEC 8)
+
+
+def _loads(value: str | None) -> Any:
+    return None if value is None else json.loads(value)
+
+
+def _entry(row: tuple) -> AuditEntry:
+    seq, at, actor, action, fid, batch, before, after, undoes, score_before = row
+    return AuditEntry(
+        seq, at, actor, action, fid, batch, _loads(before), _loads(after), undoes, _loads(score_before)
+    )
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+class Audit:
+    """The audit table of one store's connection. Appends join the caller's transaction
+    (`Store.transaction`), so an action and its entries land together or not at all."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    # -- writing -------------------------------------------------------------------------
+
+    def append(
+        self,
+        actor: str,
+        action: str,
+        at: str,
+        changes: Sequence[tuple[str, dict[str, Any], dict[str, Any]]],
+        scores: Mapping[str, dict[str, Any]],
+        undoes: int | None = None,
+    ) -> int:
+        """One action's entries, (fact id, before, after) each, as the next batch: its
+        number. `scores`: each fact's score just before, by id (`score_before`)."""
+        batch = self._conn.execute("SELECT coalesce(max(batch), 0) + 1 FROM audit").fetchone()[0]
+        self._conn.executemany(
+            "INSERT INTO audit (at, actor, action, fact_id, batch, before, after, undoes, score_before)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    at,
+                    actor,
+                    action,
+                    fid,
+                    batch,
+                    json.dumps(before),
+                    json.dumps(after),
+                    undoes,
+                    json.dumps(scores[fid]) if fid in scores else None,
+                )
+                for fid, before, after in changes
+            ],
+        )
+        return batch
+
+    # -- undo and redo -------------------------------------------------------------------
+
+    def live_batch(self, actions: Sequence[str], undone: bool = False) -> int | None:
+        """The batch to undo (the newest live action among `actions`) or, with `undone`, to
+        redo (the most recently undone one), editor-style: the undone actions newer than
+        every live one form the redo stack, and a new action empties it."""
+        rows = self._conn.execute(
+            "SELECT a.batch, (SELECT u.action FROM audit u WHERE u.undoes = a.batch"
+            " ORDER BY u.seq DESC LIMIT 1) FROM audit a"
+            f" WHERE a.action IN ({_marks(len(actions))})"
+            " GROUP BY a.batch ORDER BY a.batch DESC",
+            tuple(actions),
+        ).fetchall()
+        redo = None
+        for batch, last in rows:
+            if last != "undo":  # live
+                return redo if undone else batch
+            redo = batch
+        return redo if undone else None
+
+    def redoable(self, actions: Sequence[str], only: int | None = None) -> int | None:
+        """The batch the newest undo still standing took back (or `only`, if that is one),
+        unless an action among `actions` came after that undo: a new action empties the
+        redo stack."""
+        row = self._conn.execute(
+            "SELECT u.undoes FROM audit u WHERE u.action = 'undo' AND (? IS NULL OR u.undoes = ?)"
+            " AND u.seq = (SELECT max(v.seq) FROM audit v WHERE v.undoes = u.undoes)"
+            " AND u.seq > (SELECT coalesce(max(n.seq), 0) FROM audit n"
+            f" WHERE n.action IN ({_marks(len(actions))})) ORDER BY u.seq DESC LIMIT 1",
+            (only, only, *actions),
+        ).fetchone()
+        return row[0] if row else None
+
+    def undone_batches(self) -> set[int]:
+        """Every batch an undo took back and no redo brought back."""
+        return {
+            batch
+            for batch, last in self._conn.execute(
+                "SELECT u.undoes, u.action FROM audit u WHERE u.undoes IS NOT NULL"
+                " AND u.seq = (SELECT max(v.seq) FROM audit v WHERE v.undoes = u.undoes)"
+            )
+            if last == "undo"
+        }
+
+    # -- reading -------------------------------------------------------------------------
+
+    def mark(self) -> int:
+        """The newest entry's seq (0: none yet): entries after it are what comes next."""
+        return self._conn.execute("SELECT coalesce(max(seq), 0) FROM audit").fetchone()[0]
+
+    def batch(self, batch: int) -> list[AuditEntry]:
+        """The entries of one action, in the order it changed its facts."""
+        rows = self._conn.execute(f"SELECT {_COLUMNS} FROM audit WHERE batch = ? ORDER BY seq", (batch,))
+        return [_entry(row) for row in rows]
+
+    def entries(self) -> Iterator[AuditEntry]:
+        """Every entry, oldest first."""
+        return (_entry(row) for row in self._conn.execute(f"SELECT {_COLUMNS} FROM audit ORDER BY seq"))
+
+    def history(self, fact_id: str) -> list[AuditEntry]:
+        """The entries about one fact, oldest first."""
+        rows = self._conn.execute(f"SELECT {_COLUMNS} FROM audit WHERE fact_id = ? ORDER BY seq", (fact_id,))
+        return [_entry(row) for row in rows]
+
+    def batch_heads(self, since: int) -> list[tuple[AuditEntry, int]]:
+        """Every action after entry `since`, newest first: its first entry and how many
+        facts it changed."""
+        # the bare columns come from the batch's first row (SQLite: the row of min(seq))
+        rows = self._conn.execute(
+            "SELECT min(seq), at, actor, action, fact_id, batch, before, after, undoes, score_before,"
+            " count(DISTINCT fact_id) FROM audit WHERE seq > ? GROUP BY batch ORDER BY batch DESC",
+            (since,),
+        ).fetchall()
+        return [(_entry(row[:10]), row[10]) for row in rows]
+
+    def superseded_entries(self, batches: Sequence[int]) -> dict[int, AuditEntry]:
+        """The entry of the superseded fact in each of `batches` that holds one, by batch."""
+        out = {}
+        for part in (batches[i : i + 500] for i in range(0, len(batches), 500)):
+            for row in self._conn.execute(
+                f"SELECT {_COLUMNS} FROM audit WHERE batch IN ({_marks(len(part))})"
+                " AND (before LIKE '%superseded_by%' OR after LIKE '%superseded_by%')",
+                tuple(part),
+            ):
+                out[row[5]] = _entry(row)
+        return out
+
+    def changes_after(self, when: float) -> list[tuple[str, dict[str, Any]]]:
+        """(fact id, fields before) of every entry after the instant `when`, newest first."""
+        rows = self._conn.execute(
+            "SELECT fact_id, before FROM audit WHERE at > ? AND fact_id IS NOT NULL ORDER BY seq DESC",
+            (format_time(when),),
+        ).fetchall()
+        return [(fid, json.loads(before) if before else {}) for fid, before in rows]
+
+    def live_entries(self, action: str, after: float, until: float) -> list[tuple[str, float]]:
+        """(fact id, epoch seconds) of the live entries of `action` in (after, until], the
+        entry of the fact replaced for a supersession."""
+        replaced = (
+            " AND json_extract(a.after, '$.superseded_by') IS NOT NULL" if action == "supersede" else ""
+        )
+        rows = self._conn.execute(
+            _UNDONE
+            + "SELECT a.fact_id, julianday(a.at) FROM audit a WHERE a.action = ? AND a.fact_id IS NOT NULL"
+            + f" AND {_LIVE}{replaced} AND julianday(a.at) > julianday(?) AND julianday(a.at) <= julianday(?)",
+            (action, format_time(after), format_time(until)),
+        ).fetchall()
+        return [(fid, (jd - _UNIX_EPOCH_JD) * 86400.0) for fid, jd in rows]
+
+    def verdict_rows(
+        self, holds: Sequence[str], actor_prefixes: Sequence[str], since: float | None
+    ) -> list[tuple]:
+        """The live verdicts of actors named with one of `actor_prefixes`, at or after
+        `since`, in seq order; `holds`: the actions saying a fact holds. One row each:
+        seq, epoch seconds, action, whether it logged a score_before, then its trust, B, r,
+        s, k, tier and reinforcement_count, days since its last reinforcement, the fact's
+        x-source, its id and the actor."""
+        who = " OR ".join("a.actor LIKE ?" for _ in actor_prefixes)
+        sql = _VERDICTS.format(holds=", ".join(f"'{a}'" for a in holds), actors=who)
+        when = None if since is None else format_time(since)
+        return self._conn.execute(sql, (*(p + "%" for p in actor_prefixes), when, when)).fetchall()

@@ -1,0 +1,88 @@
+"""What triage reads and writes of a fact (`store.review`): its triage fields by the names
+the audit log gives them, its place in a supersession chain, and when its source deleted it.
+
+Writes join the caller's transaction (`Store.transaction`): triage holds one for an action
+and its audit entries together.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.store.arrays import event_blob
+
+# The fields triage changes, as audit entries name them, and their columns.
+TRIAGE_FIELDS = {
+    "corroborations": "r",
+    "contradictions": "s",
+    "tier": "tier",
+    "reinforced_at": "reinforced_at",
+    "reinforcement_count": "o1_count",
+    "supersedes": "supersedes",
+}
+
+
+class Review:
+    """The triage fields of one store's facts, read and written by id."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def exists(self, fact_id: str) -> bool:
+        return self._conn.execute("SELECT 1 FROM facts WHERE id = ?", (fact_id,)).fetchone() is not None
+
+    def fields(self, fact_id: str) -> dict[str, Any] | None:
+        """A fact's triage fields by their audit names (reinforced_at as a list), or None."""
+        row = self._conn.execute(
+            f"SELECT {', '.join(TRIAGE_FIELDS.values())} FROM facts WHERE id = ?", (fact_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        values = dict(zip(TRIAGE_FIELDS, row, strict=True))
+        values["reinforced_at"] = json.loads(values["reinforced_at"]) if values["reinforced_at"] else None
+        return values
+
+    def write(self, fact_id: str, fields: dict[str, Any]) -> None:
+        """Set triage fields by their audit names; a field that is no column (the note
+        `superseded_by` on a replaced fact) is left to the audit log."""
+        conn = self._conn
+        for key, value in fields.items():
+            if key == "reinforced_at":  # the list, and the event blob the arithmetic reads
+                created = conn.execute("SELECT created_ts FROM facts WHERE id = ?", (fact_id,)).fetchone()[0]
+                blob = event_blob(created, [parse_time(t) for t in value or []])
+                conn.execute(
+                    "UPDATE facts SET reinforced_at = ?, events = ? WHERE id = ?",
+                    (None if value is None else json.dumps(value), blob, fact_id),
+                )
+            elif key in TRIAGE_FIELDS:
+                conn.execute(f"UPDATE facts SET {TRIAGE_FIELDS[key]} = ? WHERE id = ?", (value, fact_id))
+            if key == "supersedes":
+                conn.execute(
+                    "UPDATE facts SET supersedes_pos = (SELECT f2.pos FROM facts f2"
+                    " WHERE f2.id = facts.supersedes) WHERE id = ?",
+                    (fact_id,),
+                )
+
+    def supersedes(self, fact_id: str) -> tuple[bool, str | None]:
+        """(whether the fact exists, the id it names in `supersedes`)."""
+        row = self._conn.execute("SELECT supersedes FROM facts WHERE id = ?", (fact_id,)).fetchone()
+        return (False, None) if row is None else (True, row[0])
+
+    def predecessor(self, fact_id: str) -> str | None:
+        """The fact `fact_id` supersedes, if that one is in the store."""
+        row = self._conn.execute(
+            "SELECT f2.id FROM facts f JOIN facts f2 ON f2.pos = f.supersedes_pos WHERE f.id = ?", (fact_id,)
+        ).fetchone()
+        return row[0] if row else None
+
+    def deleted_at(self) -> list[tuple[int, float]]:
+        """(position from 0, epoch seconds) of every fact a sync flagged deleted and
+        recorded when (meta `deleted.at.ID`)."""
+        rows = self._conn.execute(
+            "SELECT f.pos - 1, m.value FROM meta m JOIN facts f ON f.id = substr(m.key, 12)"
+            " WHERE m.key LIKE 'deleted.at.%'"
+        )
+        return [(pos, float(json.loads(value))) for pos, value in rows]

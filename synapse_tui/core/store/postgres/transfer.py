@@ -1,0 +1,243 @@
+"""`synapse-tui copy SRC DEST`: a whole store, row for row, between a file and a server.
+
+The source is read from one snapshot (SQLite's read transaction, PostgreSQL's repeatable
+read), the destination written in one transaction: a copy lands whole or not at all, and a
+new file that failed is removed. Into PostgreSQL the rows go by binary COPY (the bulk path
+the server has; a row at a time is ten times slower), into a file by executemany.
+
+Every table of `schema.TABLES` moves as it is, so `export` and `export --audit` of the copy
+are the source's byte for byte. What does not move is what each store keeps of its own:
+meta's `store.*` keys (a server's kind and version), the change log (the copy's begins with
+the copy) and a file's word index, rebuilt from the facts as an import builds it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.postgres import schema
+from synapse_tui.core.store.postgres.connect import connect, errors_named
+from synapse_tui.core.store.postgres.location import Location, locate
+from synapse_tui.core.store.postgres.schema import TABLES, Table
+
+CHUNK = 5_000  # rows between progress reports (and per executemany into a file)
+Progress = Callable[[int, int], None]
+Rows = Callable[[Table], Iterator[tuple]]
+
+
+@dataclass(frozen=True)
+class Copied:
+    """What a copy moved: rows per table, in `TABLES` order."""
+
+    source: str
+    dest: str
+    rows: dict[str, int]
+
+    @property
+    def facts(self) -> int:
+        return self.rows.get("facts", 0)
+
+
+def copy_store(
+    src: str | os.PathLike[str], dest: str | os.PathLike[str], progress: Progress | None = None
+) -> Copied:
+    """Copy the store at `src` into `dest`, which must be new or hold no rows."""
+    source, target = locate(src), locate(dest)
+    if not source.is_server and not target.is_server and _same_file(source.target, target.target):
+        raise StoreError(f"{target.shown}: is the source itself")
+    if source.is_server and target.is_server and source.target == target.target:
+        raise StoreError(f"{target.shown}: is the source itself")
+    if not target.is_server:
+        _check_folder(Path(target.target))
+    with ExitStack() as stack:
+        counts, rows = stack.enter_context(_read(source))
+        total, done = sum(counts.values()), 0
+
+        def counted(table: Table) -> Iterator[tuple]:
+            nonlocal done
+            for n, row in enumerate(rows(table), start=1):
+                yield row
+                if progress is not None and n % CHUNK == 0:
+                    progress(done + n, total)
+            done += counts[table.name]
+            if progress is not None:
+                progress(done, total)
+
+        if progress is not None:
+            progress(0, total)
+        (_write_server if target.is_server else _write_file)(target, counted)
+    return Copied(source.shown, target.shown, counts)
+
+
+# -- reading --------------------------------------------------------------------------------
+
+
+@contextmanager
+def _read(where: Location) -> Iterator[tuple[dict[str, int], Rows]]:
+    reader = _read_server if where.is_server else _read_file
+    with reader(where) as found:
+        yield found
+
+
+def _meta_filter(table: Table) -> str:
+    return f" WHERE key NOT LIKE '{schema.OWN_KEYS}'" if table.name == "meta" else ""
+
+
+@contextmanager
+def _read_file(where: Location) -> Iterator[tuple[dict[str, int], Rows]]:
+    path = Path(where.target)
+    if not path.exists():
+        raise StoreError(f"{path}: no such database")
+    with Store.open(path, readonly=True) as store, store.snapshot() as conn:
+        counts = {
+            t.name: conn.execute(f"SELECT count(*) FROM {t.name}{_meta_filter(t)}").fetchone()[0]
+            for t in TABLES
+        }
+
+        def rows(table: Table) -> Iterator[tuple]:
+            cols = ", ".join(table.columns)
+            yield from conn.execute(
+                f"SELECT {cols} FROM {table.name}{_meta_filter(table)} ORDER BY {table.key}"
+            )
+
+        yield counts, rows
+
+
+@contextmanager
+def _read_server(where: Location) -> Iterator[tuple[dict[str, int], Rows]]:
+    from synapse_tui.core.store.postgres.server import open_server
+
+    conn = open_server(where, readonly=True)
+    try:
+        with errors_named(where, "cannot read the store"):
+            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            counts = {
+                t.name: conn.execute(f"SELECT count(*) FROM {t.name}{_meta_filter(t)}").fetchone()[0]
+                for t in TABLES
+            }
+
+            def rows(table: Table) -> Iterator[tuple]:
+                cols = ", ".join(table.columns)
+                with conn.cursor(name=f"copy_{table.name}", binary=True) as cur:
+                    cur.itersize = CHUNK
+                    cur.execute(f"SELECT {cols} FROM {table.name}{_meta_filter(table)} ORDER BY {table.key}")
+                    yield from cur
+
+            yield counts, rows
+            conn.rollback()
+    finally:
+        conn.close()
+
+
+# -- writing --------------------------------------------------------------------------------
+
+
+def _write_server(where: Location, rows: Rows) -> None:
+    conn = connect(where)
+    try:
+        with errors_named(where, "nothing was copied"):
+            schema.lock(conn)
+            if schema.state(conn, where) is not None:
+                _refuse_if_filled(where, _server_counts(conn))
+            schema.migrate(conn, where)
+            types = _column_types(conn)
+            for table in TABLES:
+                cols = ", ".join(table.columns)
+                with (
+                    conn.cursor() as cur,
+                    cur.copy(f"COPY {table.name} ({cols}) FROM STDIN (FORMAT BINARY)") as cp,
+                ):
+                    cp.set_types([types[table.name, c] for c in table.columns])
+                    for row in rows(table):
+                        cp.write_row(row)
+                if table.identity:
+                    conn.execute(
+                        f"SELECT setval(pg_get_serial_sequence(%s, %s), coalesce(max({table.identity}), 0) + 1,"
+                        f" false) FROM {table.name}",
+                        (table.name, table.identity),
+                    )
+            conn.commit()
+    finally:
+        conn.close()
+
+
+def _server_counts(conn: Any) -> dict[str, int]:
+    return {
+        t.name: conn.execute(f"SELECT count(*) FROM {t.name}{_meta_filter(t)}").fetchone()[0] for t in TABLES
+    }
+
+
+def _column_types(conn: Any) -> dict[tuple[str, str], str]:
+    """Each copied column's type as COPY's binary format needs it named."""
+    rows = conn.execute(
+        "SELECT c.relname, a.attname, format_type(a.atttypid, NULL) FROM pg_attribute a"
+        " JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
+        " WHERE n.nspname = current_schema() AND c.relname = ANY(%s) AND a.attnum > 0 AND NOT a.attisdropped",
+        ([t.name for t in TABLES],),
+    )
+    return {(table, col): kind for table, col, kind in rows}
+
+
+def _write_file(where: Location, rows: Rows) -> None:
+    path = Path(where.target)
+    _check_folder(path)
+    made = [p for p in _files_of(path) if not p.exists()]
+    try:
+        with Store.open(path, create=True) as store:
+            with store.snapshot() as conn:
+                _refuse_if_filled(
+                    where,
+                    {t.name: conn.execute(f"SELECT count(*) FROM {t.name}").fetchone()[0] for t in TABLES},
+                )
+            with store.transaction() as conn:
+                for table in TABLES:
+                    marks = ", ".join("?" * len(table.columns))
+                    insert = f"INSERT INTO {table.name} ({', '.join(table.columns)}) VALUES ({marks})"
+                    it = rows(table)
+                    while chunk := list(islice(it, CHUNK)):
+                        conn.executemany(insert, chunk)
+                    if table.name == "facts":  # the word index, as an import fills it
+                        conn.execute(
+                            "INSERT INTO facts_fts (rowid, id, text) SELECT pos, id, text FROM facts"
+                        )
+            store.checkpoint()
+    except BaseException:
+        if path in made:
+            for p in made:
+                p.unlink(missing_ok=True)
+        raise
+
+
+def _check_folder(path: Path) -> None:
+    if path.is_dir():
+        raise StoreError(f"{path}: is a directory, not a database")
+    if not path.parent.is_dir():
+        raise StoreError(f"{path}: the folder {path.parent} does not exist")
+
+
+def _refuse_if_filled(where: Location, counts: dict[str, int]) -> None:
+    rows = sum(counts.values())
+    if rows:
+        raise StoreError(
+            f"{where.shown}: already holds a store ({counts.get('facts', 0):,} facts, {rows:,} rows);"
+            " copy writes only into an empty one"
+        )
+
+
+def _files_of(path: Path) -> list[Path]:
+    return [path] + [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal")]
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False

@@ -1,0 +1,111 @@
+"""Another writer's changes, as they land: LISTEN for the notice, then read the change log.
+
+The log (facts_changes, the table SQLite's load cache already checks) is the source of
+truth; the notice only wakes the listener. Every write that changes a fact, whoever makes
+it (an import, a triage action, an agent's `remember`), logs the fact's position through
+the store's triggers, and the log's own trigger NOTIFYs once per transaction at commit.
+The audit needs no trigger of its own: each triage entry lands in the transaction that
+changes its fact. A notice sent while the listener was disconnected is lost, so after
+every (re)connect it reads the log from the last entry it saw: nothing is missed, and a
+log pruned past that entry says so (`reload`), as the load cache treats it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from synapse_tui.core.store.postgres.connect import connect, driver
+from synapse_tui.core.store.postgres.location import Location
+from synapse_tui.core.store.postgres.schema import CHANNEL
+
+RETRY_S = (0.1, 0.5, 2.0)  # waits between reconnects: quick for a blip, then gentle on a server down
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What changed since the listener last looked: the facts at `positions` (0-based,
+    ascending) changed or are new; `reload` says positions may have moved (a delete) or
+    the log no longer reaches back, so only reading everything again is sure."""
+
+    seq: int
+    positions: tuple[int, ...]
+    reload: bool = False
+
+
+class Listener:
+    """One connection of its own, LISTENing on the store's channel; `wait` returns the next
+    changes (or None after `timeout` seconds without any). Not for sharing across threads:
+    a browser runs it in one worker that posts what it returns."""
+
+    def __init__(self, where: Location, after: int | None = None) -> None:
+        self.where = where
+        self.seq = after  # the newest log entry seen; None: start from now
+        self._conn: Any = None
+        self._schema: str | None = None
+        self._failures = 0
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> Listener:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def wait(self, timeout: float) -> Changes | None:
+        """Block until another writer's change has landed, at most `timeout` seconds."""
+        psycopg = driver()
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                if self._conn is None:
+                    self._connect()
+                    if (caught := self._catch_up()) is not None:
+                        return caught
+                if left > 0:
+                    for note in self._conn.notifies(timeout=left, stop_after=1):
+                        if note.payload != self._schema:  # another store's, in the same database
+                            continue
+                if (caught := self._catch_up()) is not None:
+                    return caught
+            except psycopg.OperationalError:  # the server restarted, or the network dropped us
+                self.close()
+                self._failures += 1
+                pause = RETRY_S[min(self._failures, len(RETRY_S)) - 1]
+                if time.monotonic() + pause >= deadline:
+                    return None
+                time.sleep(pause)
+                continue
+            if time.monotonic() >= deadline:
+                return None
+
+    def _connect(self) -> None:
+        conn = connect(self.where, autocommit=True)
+        try:
+            conn.execute(f"LISTEN {CHANNEL}")
+            (self._schema,) = conn.execute("SELECT current_schema()").fetchone()
+            if self.seq is None:
+                (self.seq,) = conn.execute("SELECT coalesce(max(seq), 0) FROM facts_changes").fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        self._failures = 0
+
+    def _catch_up(self) -> Changes | None:
+        """The log's entries after the last one seen, or None when there are none."""
+        rows = self._conn.execute(
+            "SELECT seq, pos, kind FROM facts_changes WHERE seq > %s ORDER BY seq", (self.seq,)
+        ).fetchall()
+        if not rows:
+            return None
+        reached = self._conn.execute("SELECT 1 FROM facts_changes WHERE seq = %s", (self.seq,)).fetchone()
+        self.seq = rows[-1][0]
+        reload = reached is None or any(kind not in ("i", "u") for _, _, kind in rows)
+        return Changes(self.seq, tuple(sorted({pos - 1 for _, pos, kind in rows if kind != "s"})), reload)

@@ -642,97 +642,21 @@ class Store:
         return self.audit.history(fact_id)
 
     # -- full text ----------------------------------------------------------------------
-    # Relevance is BM25 with FTS5's constants, computed in numpy over the matched rowids
-    # instead of by FTS5's per-row bm25(): that auxiliary function walks each match's
-    # position lists and looks up its size, 5 us a row (1.3 s for a word in a quarter of a
-    # million facts). The words of a query are ANDed, so every match holds every word and
-    # the idf sum is the same for all of them: it scales every relevance alike and is left
-    # out. What ranks matches is the length normalisation: each row's token count from
-    # FTS5's docsize table against the average from its averages record, as bm25() reads
-    # them. A word's count within one fact is taken as 1 (facts are short statements): the
-    # one place the order can differ from bm25()'s.
-    BM25_K1 = 1.2
-    BM25_B = 0.75
+    # Word search and its BM25 live in store/words.py, which keeps each term's rows once read.
     FTS_COLUMNS = 2  # facts_fts: id, text (docsize holds one varint per column per row)
     _doc_tokens: np.ndarray | None = None  # tokens per FTS row by rowid, once read whole
 
     def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """FTS5 matches for free words (each a prefix, all required): 0-based positions,
-        ascending, and their relevance (> 0, higher is better: see above); with `limit`,
-        only the most relevant, best first. Each word is quoted, so user text is never
-        FTS syntax."""
-        words = [w for w in query.split() if w]
-        if not words:
-            return np.empty(0, np.int64), np.empty(0)
-        match = " ".join('"' + w.replace('"', '""') + '"*' for w in words)
-        keep = not self.conn.in_transaction  # inside a write, rows read may yet roll back
-        with self.snapshot() as conn:
-            (joined,) = conn.execute(
-                "SELECT group_concat(rowid, ',') FROM facts_fts WHERE facts_fts MATCH ?", (match,)
-            ).fetchone()
-            if not joined:
-                return np.empty(0, np.int64), np.empty(0)
-            rowids = np.fromstring(joined, dtype=np.int64, sep=",")
-            tokens = self._row_tokens(conn, rowids, keep)
-            averages = conn.execute("SELECT block FROM facts_fts_data WHERE id = 1").fetchone()
-        rows, *column_tokens = _varints(averages[0]) if averages else [0]  # FTS5's averages record
-        mean = sum(column_tokens) / rows if rows else 0.0
-        length = tokens / mean if mean > 0 else np.ones(len(rowids))
-        k1, b = self.BM25_K1, self.BM25_B
-        relevance = len(words) * (k1 + 1) / (1 + k1 * (1 - b + b * length))
-        pos = rowids - 1
-        if limit:
-            best = np.argsort(-relevance, kind="stable")[: int(limit)]
-            pos, relevance = pos[best], relevance[best]
-        return pos, relevance
+        """Facts holding every word (each a prefix): see words.search."""
+        from synapse_tui.core.store import words
+
+        return words.search(self, query, limit)
 
     def search_any(self, terms: Sequence[str], weights: Sequence[float] | None = None) -> WordHits:
-        """Facts matching any of `terms` (each one FTS5 token, matched as a prefix when it
-        ends in `*`), with BM25 summed over the terms each matches: each term's idf (times
-        its weight, when given) times the length-normalised term weight above. The idf is
-        Lucene's log(1 + (N - n + 0.5) / (n + 0.5)), not FTS5's log((N - n + 0.5) / (n +
-        0.5)) clamped to 1e-6: that one gives a word held by half the facts no weight at
-        all, so in a small store `climbing gym` ranked nothing by `gym`. One
-        MATCH per term, so a word matching most facts costs one aggregate, not a bm25()
-        call per row; the caller bounds the number of terms."""
-        none = np.empty(0, np.int64)
-        empty = WordHits(none, np.empty(0), none, tuple(none for _ in terms))
-        if not terms:
-            return empty
-        keep = not self.conn.in_transaction
-        found: list[np.ndarray] = []
-        with self.snapshot() as conn:
-            averages = conn.execute("SELECT block FROM facts_fts_data WHERE id = 1").fetchone()
-            rows, *column_tokens = _varints(averages[0]) if averages else [0]  # FTS5's averages record
-            for term in terms:
-                prefix = term.endswith("*")
-                quoted = '"' + term.removesuffix("*").replace('"', '""') + '"' + ("*" if prefix else "")
-                (joined,) = conn.execute(
-                    "SELECT group_concat(rowid, ',') FROM facts_fts WHERE facts_fts MATCH ?", (quoted,)
-                ).fetchone()
-                found.append(
-                    np.fromstring(joined, dtype=np.int64, sep=",") if joined else np.empty(0, np.int64)
-                )
-            top = max((int(h[-1]) for h in found if len(h)), default=0)  # rowids ascend per term
-            # per row, the sum of the idf of the terms it holds and how many it holds: dense
-            # arrays indexed by rowid (np.unique over a million hits took half a second)
-            idf_sum = np.zeros(top + 1)
-            held = np.zeros(top + 1, dtype=np.int64)
-            for j, hits in enumerate(found):
-                if len(hits):
-                    idf = float(np.log1p((rows - len(hits) + 0.5) / (len(hits) + 0.5)))
-                    idf_sum[hits] += idf * (1.0 if weights is None else weights[j])
-                    held[hits] += 1
-            rowids = np.flatnonzero(held)
-            if not len(rowids):
-                return empty
-            tokens = self._row_tokens(conn, rowids, keep)
-        mean = sum(column_tokens) / rows if rows else 0.0
-        length = tokens / mean if mean > 0 else np.ones(len(rowids))
-        k1, b = self.BM25_K1, self.BM25_B
-        relevance = idf_sum[rowids] * (k1 + 1) / (1 + k1 * (1 - b + b * length))
-        matched = held[rowids]
-        return WordHits(rowids - 1, relevance, matched, tuple(h - 1 for h in found))
+        """Facts holding any of the terms, with their BM25: see words.search_any."""
+        from synapse_tui.core.store import words
+
+        return words.search_any(self, terms, weights)
 
     def provenance_positions(self, key: str, value: str, start: int = 0) -> np.ndarray:
         """0-based positions from `start` on whose provenance holds KEY equal to VALUE (a

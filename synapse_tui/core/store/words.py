@@ -1,0 +1,234 @@
+"""Word search over the store's FTS5 index: which facts hold each word, and their BM25.
+
+Relevance is BM25 with FTS5's constants, computed in numpy over the matched rowids instead
+of by FTS5's per-row bm25(): that auxiliary function walks each match's position lists and
+looks up its size, 5 us a row (1.3 s for a word in a quarter of a million facts). What
+ranks matches is each term's idf and the length normalisation: each row's token count
+from FTS5's docsize table against the average from its averages record, as bm25() reads
+them. A word's count within one fact is taken as 1 (facts are short statements): the one
+place the order can differ from bm25()'s.
+
+A broad word costs its doclist: FTS5 decodes a quarter of a million rowids for a word in a
+quarter of a million-fact store (20-40 ms, most of an agent's search). So each term's
+rowids are kept once read (`TermCache`), as the rows' token counts are: facts are only
+ever appended to the index, never rewritten or removed, so a term's rows once read stay
+its rows, and a later search reads only the rows appended since (a rowid range FTS5
+answers from the end of its doclist). Should the index change otherwise (its row count
+no longer adds up), everything kept is dropped.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from synapse_tui.core.store.db import WordHits, _varints
+
+if TYPE_CHECKING:
+    from synapse_tui.core.store.db import Store
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+# rowids kept over all cached terms (int32: 32 MB): every word of a million-fact store's
+# quarter-broad vocabulary, or the commonest few dozen of a real one
+CACHE_ROWIDS = 8_000_000
+_MATCH = "SELECT group_concat(rowid, ',') FROM facts_fts WHERE facts_fts MATCH ?"
+
+
+class TermCache:
+    """Per term (its MATCH string), the rowids holding it and the index's last rowid when
+    they were read, least recently used first; and the index's last rowid and row count
+    when the cache last checked that nothing but appends happened since."""
+
+    def __init__(self, limit: int = CACHE_ROWIDS) -> None:
+        self.limit = limit
+        self.terms: OrderedDict[str, tuple[int, np.ndarray]] = OrderedDict()
+        self.upto = 0
+        self.rows = 0
+        self.size = 0
+        self.weight: np.ndarray | None = None  # BM25's length weight by rowid (`_weights`)
+        self.weight_key: tuple | None = None
+
+    def clear(self) -> None:
+        self.terms.clear()
+        self.upto = self.rows = self.size = 0
+        self.weight = self.weight_key = None
+
+    def put(self, match: str, upto: int, hits: np.ndarray) -> None:
+        old = self.terms.pop(match, None)
+        self.size -= 0 if old is None else old[1].size
+        if hits.size > self.limit:
+            return
+        self.terms[match] = (upto, hits.astype(np.int32) if hits.size and hits[-1] < 2**31 else hits)
+        self.size += hits.size
+        while self.size > self.limit:
+            _, (_, dropped) = self.terms.popitem(last=False)
+            self.size -= dropped.size
+
+
+def _cache(store: Store) -> TermCache:
+    cache = store.__dict__.get("_term_cache")
+    if cache is None:
+        cache = store.__dict__["_term_cache"] = TermCache()
+    return cache
+
+
+def _quoted(term: str) -> str:
+    """One term as FTS5 syntax: quoted, so user text is never an operator; `*` kept."""
+    prefix = term.endswith("*")
+    return '"' + term.removesuffix("*").replace('"', '""') + '"' + ("*" if prefix else "")
+
+
+def _rowids(conn: sqlite3.Connection, sql: str, args: tuple) -> np.ndarray:
+    (joined,) = conn.execute(sql, args).fetchone()
+    return np.fromstring(joined, dtype=np.int64, sep=",") if joined else np.empty(0, np.int64)
+
+
+def _averages(conn: sqlite3.Connection) -> tuple[int, list[int]]:
+    """FTS5's averages record: its row count and each column's token total."""
+    found = conn.execute("SELECT block FROM facts_fts_data WHERE id = 1").fetchone()
+    rows, *column_tokens = _varints(found[0]) if found else [0]
+    return rows, column_tokens
+
+
+def term_rows(
+    conn: sqlite3.Connection, cache: TermCache, terms: Sequence[str], rows: int, keep: bool
+) -> list[np.ndarray]:
+    """Each term's rowids, ascending: from the cache where it has the term, reading only
+    the rows appended since; from FTS5 otherwise. `rows`: the index's row count now;
+    `keep` False (inside a write, whose rows may yet roll back): keep nothing new."""
+    (last,) = conn.execute("SELECT max(id) FROM facts_fts_docsize").fetchone()
+    last = last or 0
+    if cache.terms:
+        (added,) = conn.execute(
+            "SELECT count(*) FROM facts_fts_docsize WHERE id > ?", (cache.upto,)
+        ).fetchone()
+        if last < cache.upto or rows != cache.rows + added:
+            cache.clear()  # rows rewritten or removed: nothing kept can be trusted
+    if keep:
+        cache.upto, cache.rows = last, rows
+    found = []
+    for match in map(_quoted, terms):
+        have = cache.terms.get(match)
+        if have is None:
+            hits = _rowids(conn, _MATCH, (match,))
+        else:
+            upto, hits = have
+            hits = hits.astype(np.int64)
+            cache.terms.move_to_end(match)
+            if last > upto:
+                hits = np.concatenate([hits, _rowids(conn, _MATCH + " AND rowid > ?", (match, upto))])
+        if keep and (have is None or have[0] != last):
+            cache.put(match, last, hits)
+        found.append(hits)
+    return found
+
+
+def search_any(store: Store, terms: Sequence[str], weights: Sequence[float] | None = None) -> WordHits:
+    """Facts matching any of `terms` (each one FTS5 token, matched as a prefix when it
+    ends in `*`), with BM25 summed over the terms each matches: each term's idf (times
+    its weight, when given) times the length-normalised term weight. The idf is Lucene's
+    log(1 + (N - n + 0.5) / (n + 0.5)), not FTS5's log((N - n + 0.5) / (n + 0.5)) clamped
+    to 1e-6: that one gives a word held by half the facts no weight at all, so in a small
+    store `climbing gym` ranked nothing by `gym`. The caller bounds the number of terms."""
+    none = np.empty(0, np.int64)
+    empty = WordHits(none, np.empty(0), none, tuple(none for _ in terms))
+    if not terms:
+        return empty
+    keep = not store.conn.in_transaction
+    cache = _cache(store)
+    with store.snapshot() as conn:
+        rows, column_tokens = _averages(conn)
+        found = term_rows(conn, cache, terms, rows, keep)
+        scale = [float(np.log1p((rows - len(h) + 0.5) / (len(h) + 0.5))) for h in found]  # idf
+        if weights is not None:
+            scale = [idf * w for idf, w in zip(scale, weights, strict=True)]
+        if len(found) == 1:  # one term: its rows, each holding it once
+            rowids = found[0]
+            idf_sum, held = np.full(len(rowids), scale[0]), np.ones(len(rowids), np.int64)
+        else:
+            # per row, the sum of the idf of the terms it holds and how many it holds:
+            # dense arrays indexed by rowid (np.unique over a million hits took half a second)
+            top = max((int(h[-1]) for h in found if len(h)), default=0)  # rowids ascend per term
+            idf_sum = np.zeros(top + 1)
+            held = np.zeros(top + 1, dtype=np.int8)  # at most MAX_WORDS (64) terms
+            for idf, hits in zip(scale, found, strict=True):
+                idf_sum[hits] += idf
+                held[hits] += 1
+            rowids = np.flatnonzero(held)
+            idf_sum, held = idf_sum[rowids], held[rowids].astype(np.int64)
+        if not len(rowids):
+            return empty
+        weight = _weights(store, cache, rows, column_tokens, int(rowids[-1]) + 1, keep)
+        if weight is None:
+            weight = _length_weight(store._row_tokens(conn, rowids, keep), rows, column_tokens)
+        else:
+            weight = weight[rowids]
+    return WordHits(rowids - 1, idf_sum * weight, held, tuple(h - 1 for h in found))
+
+
+def _weights(
+    store: Store, cache: TermCache, rows: int, column_tokens: list[int], need: int, keep: bool
+) -> np.ndarray | None:
+    """`_length_weight` of every row read so far, by rowid, kept while the averages hold
+    (an append moves them: one pass over a million rows, 10 ms); None when the rows up to
+    `need` are not all read yet, or inside a write."""
+    tokens = store._doc_tokens
+    if not keep or tokens is None or len(tokens) < need:
+        return None
+    key = (rows, tuple(column_tokens), len(tokens))
+    if cache.weight_key != key:
+        cache.weight, cache.weight_key = _length_weight(tokens, rows, column_tokens), key
+    return cache.weight
+
+
+def top_any(
+    store: Store, terms: Sequence[str], weights: Sequence[float] | None = None, limit: int = 10
+) -> tuple[np.ndarray, np.ndarray]:
+    """The `limit` facts of highest BM25 over `terms` (as `search_any` weighs them), best
+    first, ties in position order: the first page of the whole order, selected by a
+    partition rather than a sort of every match."""
+    found = search_any(store, terms, weights)
+    pos, relevance = found.pos, found.relevance
+    if len(pos) > limit:
+        cut = np.partition(relevance, len(pos) - limit)[len(pos) - limit]  # the limit-th highest
+        keep = np.flatnonzero(relevance >= cut)
+        pos, relevance = pos[keep], relevance[keep]
+    best = np.lexsort((pos, -relevance))[:limit]
+    return pos[best], relevance[best]
+
+
+def search(store: Store, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """FTS5 matches for free words (each a prefix, all required): 0-based positions,
+    ascending, and their relevance (> 0, higher is better); with `limit`, only the most
+    relevant, best first. The words are ANDed, so every match holds every word and the idf
+    sum, the same for all of them, is left out. Each word is quoted, so user text is never
+    FTS syntax."""
+    words = [w for w in query.split() if w]
+    if not words:
+        return np.empty(0, np.int64), np.empty(0)
+    match = " ".join(_quoted(w + "*") for w in words)
+    keep = not store.conn.in_transaction  # inside a write, rows read may yet roll back
+    with store.snapshot() as conn:
+        rowids = _rowids(conn, _MATCH, (match,))
+        if not len(rowids):
+            return np.empty(0, np.int64), np.empty(0)
+        tokens = store._row_tokens(conn, rowids, keep)
+        rows, column_tokens = _averages(conn)
+    relevance = len(words) * _length_weight(tokens, rows, column_tokens)
+    pos = rowids - 1
+    if limit:
+        best = np.argsort(-relevance, kind="stable")[: int(limit)]
+        pos, relevance = pos[best], relevance[best]
+    return pos, relevance
+
+
+def _length_weight(tokens: np.ndarray, rows: int, column_tokens: list[int]) -> np.ndarray:
+    """BM25's term weight for one occurrence: (k1 + 1) / (1 + k1 (1 - b + b len / mean))."""
+    mean = sum(column_tokens) / rows if rows else 0.0
+    length = tokens / mean if mean > 0 else np.ones(len(tokens))
+    return (BM25_K1 + 1) / (1 + BM25_K1 * (1 - BM25_B + BM25_B * length))

@@ -58,7 +58,7 @@ def store(tmp_path):
 def test_the_first_embeddings_set_the_space_and_the_same_space_adds_to_it(tmp_path, store):
     folder = dump(tmp_path / "g")
     assert sync_graphiti(store, folder).left_out == graphiti.read(folder).left_out
-    assert embedder.recorded_space(store.conn) == "graphiti" and model_embeddings(store) == 3
+    assert embedder.recorded_space(store) == "graphiti" and model_embeddings(store) == 3
     later = [
         *EDGES,
         edge(
@@ -82,7 +82,7 @@ def test_another_systems_embeddings_of_the_same_dimension_are_dropped_and_said(t
         " graphiti, and one store never mixes two spaces (the facts are imported; a store of their"
         " own keeps them)"
     ]
-    assert embedder.recorded_space(store.conn) == "graphiti"
+    assert embedder.recorded_space(store) == "graphiti"
 
 
 def test_a_store_embedded_by_embed_keeps_its_model(tmp_path, store):
@@ -114,9 +114,9 @@ def test_embed_refuses_a_store_whose_space_an_adapter_set(tmp_path, store):
 def test_a_dump_without_embeddings_leaves_the_space_unset(tmp_path, store):
     plain = [{**e, "fact_embedding": None} for e in EDGES]
     sync_graphiti(store, dump(tmp_path / "g", edges=plain))
-    assert embedder.recorded_space(store.conn) is None
+    assert embedder.recorded_space(store) is None
     sync_snapshot(store, mem0.read(mem0_three_dims(tmp_path)), Config())  # the first embeddings: mem0's
-    assert embedder.recorded_space(store.conn) == "mem0:vector_store" and model_embeddings(store) == 1
+    assert embedder.recorded_space(store) == "mem0:vector_store" and model_embeddings(store) == 1
 
 
 def test_an_interchange_file_cannot_add_embeddings_to_a_recorded_space(tmp_path, store):

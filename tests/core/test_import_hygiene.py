@@ -58,9 +58,6 @@ _FOREIGN = {
 _PENDING = {
     "cli/commands.py",
     "core/agent.py",
-    "core/ingest/adapters/sync.py",
-    "core/ingest/interchange.py",
-    "core/review/relevance.py",
 }
 
 

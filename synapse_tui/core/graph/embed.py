@@ -86,7 +86,7 @@ def check_space(store: Store) -> None:
     ).fetchone()
     if not n:
         return
-    model = recorded_space(store.conn)
+    model = recorded_space(store)
     dims = sorted({low // 4, high // 4})
     if model != MODEL or dims != [DIM]:
         if model == MODEL:
@@ -107,11 +107,10 @@ def record_model(conn: Any, space: str = MODEL) -> None:
     conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (META_KEY, json.dumps(space)))
 
 
-def recorded_space(conn: Any) -> str | None:
+def recorded_space(store: Store) -> str | None:
     """The space recorded by `record_model`; None when nothing was recorded (embeddings
     that came in an interchange file say nothing of their model)."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
-    return json.loads(row[0]) if row else None
+    return store.meta(META_KEY)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ happen in one transaction. What a line may hold (sizes, ranges, depth) is in `li
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -21,7 +20,6 @@ from synapse_tui.core.base.errors import InputError, PartialWrite
 from synapse_tui.core.base.jsonl import json_line, read_jsonl, write_jsonl  # noqa: F401 (this module's API before the split)
 from synapse_tui.core.base.textsafe import first_unsafe
 from synapse_tui.core.graph.edges import normalise, validate_embedding
-from synapse_tui.core.store.arrays import event_blob
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import describe
 from synapse_tui.core.trust.score import in_cycle
@@ -272,7 +270,6 @@ def import_facts(
     `after_insert(conn, new_positions)` runs inside the same transaction (the graph
     update), so a failure there also leaves the store untouched.
     """
-    conn = store.conn
     store.check_health()  # a damaged store is refused before the first write, not after a commit
 
     def err(fact: ParsedFact, fld: str, msg: str) -> InputError:
@@ -280,33 +277,29 @@ def import_facts(
 
     # Checked inside the write transaction: another writer (an agent) cannot slip a
     # conflicting id or chain in between the checks and the inserts.
-    with store.transaction():
-        existing = {row[0]: row[1] - 1 for row in conn.execute("SELECT id, pos FROM facts")}
+    with store.transaction() as conn:
+        existing = store.imports.positions()
         for fact in facts:
             if fact.id in existing:
                 raise err(fact, "id", f"id {fact.id!r} is already in the store {store.path}")
         _check_dimension(store, facts, err)
         _check_space(store, facts, space, err)
-        _check_cycles(store, facts, existing, err)
+        _check_cycles(store, facts, err)
         all_ids = set(existing) | {f.id for f in facts}
         warnings = [
             f"{source}:{fact.line}: supersedes unknown id {fact.supersedes!r} (kept, ignored for depth)"
             for fact in facts
             if fact.supersedes and fact.supersedes not in all_ids
         ]
-        start = conn.execute("SELECT coalesce(max(pos), 0) FROM facts").fetchone()[0] + 1
-        positions = list(range(start - 1, start - 1 + len(facts)))
+        start = store.imports.next_position()
+        positions = list(range(start, start + len(facts)))
         batch = 2000
         for i in range(0, len(facts), batch):
             chunk = facts[i : i + batch]
-            _insert(conn, chunk, start + i)
+            store.imports.insert(chunk, _signed(chunk), start + i)
             if progress:
                 progress(min(i + batch, len(facts)), len(facts))
-        conn.execute(
-            "UPDATE facts SET supersedes_pos = (SELECT f2.pos FROM facts f2"
-            " WHERE f2.id = facts.supersedes) WHERE supersedes IS NOT NULL"
-            " AND supersedes_pos IS NULL"
-        )
+        store.imports.link_supersessions()
         if after_insert:
             after_insert(conn, positions)
     return ImportResult(len(facts), warnings, positions)
@@ -334,15 +327,15 @@ def landed_facts(n: int) -> str:
 
 
 def _check_dimension(store: Store, facts: list[ParsedFact], err: Callable) -> None:
-    row = store.conn.execute("SELECT length(vec) / 4 FROM embeddings WHERE kind = 'model' LIMIT 1").fetchone()
-    if row is None:
+    dimension = store.imports.model_dimension()
+    if dimension is None:
         return
     for fact in facts:
-        if fact.embedding is not None and len(fact.embedding) != row[0]:
+        if fact.embedding is not None and len(fact.embedding) != dimension:
             raise err(
                 fact,
                 "embedding",
-                f"has dimension {len(fact.embedding)}, but the store's embeddings have {row[0]}",
+                f"has dimension {len(fact.embedding)}, but the store's embeddings have {dimension}",
             )
 
 
@@ -352,7 +345,7 @@ def _check_space(store: Store, facts: list[ParsedFact], space: str | None, err: 
     from synapse_tui.core.graph.embed import recorded_space  # the model's name only; no torch
 
     first = next((f for f in facts if f.embedding is not None), None)
-    recorded = recorded_space(store.conn) if first is not None else None
+    recorded = recorded_space(store) if first is not None else None
     if recorded is not None and recorded != space:
         raise err(
             first,
@@ -363,18 +356,16 @@ def _check_space(store: Store, facts: list[ParsedFact], space: str | None, err: 
         )
 
 
-def _check_cycles(store: Store, facts: list[ParsedFact], existing: dict[str, int], err: Callable) -> None:
-    ids = [None] * len(existing)
-    sup_ids: list[str | None] = [None] * len(existing)
-    for pos, fid, sup in store.conn.execute("SELECT pos, id, supersedes FROM facts"):
-        ids[pos - 1], sup_ids[pos - 1] = fid, sup
+def _check_cycles(store: Store, facts: list[ParsedFact], err: Callable) -> None:
+    ids, sup_ids = store.imports.supersession_ids()
+    held = len(ids)
     ids += [f.id for f in facts]
     sup_ids += [f.supersedes for f in facts]
     index = {fid: i for i, fid in enumerate(ids)}
     sup = np.fromiter((index.get(s, -1) if s else -1 for s in sup_ids), dtype=np.int64, count=len(ids))
     cyclic = in_cycle(sup)
     if cyclic.any():
-        first = next(f for i, f in enumerate(facts, start=len(existing)) if cyclic[i])
+        first = next(f for i, f in enumerate(facts, start=held) if cyclic[i])
         raise err(
             first,
             "supersedes",
@@ -382,89 +373,22 @@ def _check_cycles(store: Store, facts: list[ParsedFact], existing: dict[str, int
         )
 
 
-def _json(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
-
-
-def _insert(conn: Any, facts: list[ParsedFact], start: int) -> None:
+def _signed(facts: list[ParsedFact]) -> list[tuple[int, str | None]]:
+    """Each fact's signature state and, when valid, its signer's key."""
     from synapse_tui.core.ingest import signing  # cryptography: loaded by what imports, not by what reads
 
-    rows = []
-    for i, f in enumerate(facts):
+    out = []
+    for f in facts:
         state = signing.verify(f.signature, f.id, f.created_at, f.text)
-        key = f.signature["key"].lower() if state == signing.SigState.VALID else None
-        events = event_blob(f.created_ts, f.reinforced_ts if f.o1_count is None else [])
-        rows.append(
-            (
-                start + i,
-                f.id,
-                f.text,
-                f.created_at,
-                f.created_ts,
-                f.tier,
-                f.r,
-                f.s,
-                events,
-                _json(f.reinforced_at),
-                f.o1_count if f.o1_count is not None else None,
-                f.reinforcement_count if f.reinforced_at is not None else None,
-                f.supersedes,
-                f.note,
-                _json(f.entities),
-                _json(f.provenance),
-                _json(f.signature),
-                int(state),
-                key,
-                _json(f.extra) if f.extra else None,
-                int(f.deleted),
-            )
-        )
-    conn.executemany(
-        "INSERT INTO facts (pos, id, text, created_at, created_ts, tier, r, s, events,"
-        " reinforced_at, o1_count, count_given, supersedes, note, entities, provenance, signature,"
-        " sig_state, sig_key, extra, deleted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        rows,
-    )
-    # when each was flagged, as a sync records it (meta `deleted.at.ID`, epoch seconds)
-    conn.executemany(
-        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-        [(f"deleted.at.{f.id}", json.dumps(f.deleted_ts)) for f in facts if f.deleted_ts is not None],
-    )
-    conn.executemany(
-        "INSERT INTO facts_fts (rowid, id, text) VALUES (?, ?, ?)",
-        [(start + i, f.id, f.text) for i, f in enumerate(facts)],
-    )
-    mentions = []
-    for i, f in enumerate(facts):
-        seen: set[str] = set()
-        for name in f.entities or []:
-            key = name.strip().casefold()
-            if key not in seen:
-                seen.add(key)
-                mentions.append((start + i, key, name.strip()))
-    conn.executemany("INSERT OR IGNORE INTO entities (key) VALUES (?)", [(m[1],) for m in mentions])
-    conn.executemany(
-        "INSERT INTO mentions (pos, eid, spelling) VALUES (?, (SELECT eid FROM entities WHERE key = ?), ?)",
-        mentions,
-    )
-    conn.executemany(
-        "INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
-        [(start + i, f.embedding.tobytes()) for i, f in enumerate(facts) if f.embedding is not None],
-    )
+        out.append((int(state), f.signature["key"].lower() if state == signing.SigState.VALID else None))
+    return out
 
 
 def export_facts(store: Store) -> Iterator[dict[str, Any]]:
     """The store as interchange objects, triage included, in import order."""
-    vecs = dict(store.conn.execute("SELECT pos, vec FROM embeddings WHERE kind = 'model'"))
-    counts = dict(store.conn.execute("SELECT pos, count_given FROM facts WHERE count_given IS NOT NULL"))
-    deleted: dict[str, Any] = dict.fromkeys(
-        (row[0] for row in store.conn.execute("SELECT id FROM facts WHERE deleted = 1")), True
-    )
-    for fid, at in store.conn.execute(
-        "SELECT substr(m.key, 12), m.value FROM meta m JOIN facts f ON f.id = substr(m.key, 12)"
-        " WHERE m.key LIKE 'deleted.at.%' AND f.deleted = 1"
-    ):
-        deleted[fid] = format_time(json.loads(at))
+    vecs = store.imports.model_vectors()
+    counts = store.imports.given_counts()
+    deleted = {fid: True if at is None else format_time(at) for fid, at in store.imports.deleted().items()}
     for rec in store.records():
         obj: dict[str, Any] = dict(rec.extra)
         obj.update(
@@ -477,7 +401,7 @@ def export_facts(store: Store) -> Iterator[dict[str, Any]]:
         )
         if rec.reinforced_at is not None:
             obj["reinforced_at"] = rec.reinforced_at
-        count = rec.reinforcement_count or counts.get(rec.pos + 1)
+        count = rec.reinforcement_count or counts.get(rec.pos)
         if count is not None:
             obj["reinforcement_count"] = count
         for key in ("supersedes", "note", "provenance", "signature"):
@@ -487,6 +411,6 @@ def export_facts(store: Store) -> Iterator[dict[str, Any]]:
             obj["entities"] = rec.entities
         if rec.id in deleted:
             obj["deleted"] = deleted[rec.id]
-        if rec.pos + 1 in vecs:
-            obj["embedding"] = np.frombuffer(vecs[rec.pos + 1], dtype=np.float32).tolist()
+        if rec.pos in vecs:
+            obj["embedding"] = np.frombuffer(vecs[rec.pos], dtype=np.float32).tolist()
         yield obj

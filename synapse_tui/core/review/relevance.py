@@ -248,7 +248,7 @@ def _semantic(memory: Memory, text: str, positions: np.ndarray) -> np.ndarray | 
     from synapse_tui.core.graph import embed
 
     store = memory.store
-    if embed.recorded_space(store.conn) != embed.MODEL or embed.missing_extra() is not None:
+    if embed.recorded_space(store) != embed.MODEL or embed.missing_extra() is not None:
         return None
     vectors = _model_vectors(store.path, store.count())
     query = _encoder()(text)

@@ -24,6 +24,7 @@ from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.store import loadcache
 from synapse_tui.core.store.arrays import FactArrays
 from synapse_tui.core.store.audit import Audit, AuditEntry
+from synapse_tui.core.store.imports import Imports
 from synapse_tui.core.store.review import Review
 from synapse_tui.core.store.schema import APPLICATION_ID, READABLE_FROM, SCHEMA_VERSION, migrate
 
@@ -106,6 +107,7 @@ class Store:
         self.conn = conn
         self.audit = Audit(conn)  # triage's log: append, undo and redo state, history
         self.review = Review(conn)  # the triage fields of facts, read and written by id
+        self.imports = Imports(conn)  # new facts, a sync's flags and evidence, export's extras
         self.readonly = readonly
         # why a store opened for writing is read-only (its file, its folder), None when the
         # caller asked for read-only or it is writable

@@ -26,7 +26,6 @@ never compared in one kNN graph.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -66,14 +65,11 @@ def sync_snapshot(
     """Import what is new in `snapshot`, flag what it deleted, add the source's new evidence
     for facts already here, and update the graph. `clock` times the evidence's audit entry
     (default: SYNAPSE_NOW, else the wall clock)."""
-    present = {row[0] for row in store.conn.execute("SELECT id FROM facts")}
+    present = set(store.imports.positions())
     new = [f for f in snapshot.facts if f.id not in present]
     new, space, dropped = _one_space(store, snapshot, new)
     to_flag = sorted(snapshot.deleted)
-    pending = store.conn.execute(
-        "SELECT count(*) FROM facts WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
-        (json.dumps(to_flag),),
-    ).fetchone()[0]
+    pending = store.imports.not_deleted(to_flag)
     evidence = [e for e in snapshot.evidence if e.id in present]
     newly_deleted = reasserted = 0
     warnings: list[str] = []
@@ -81,33 +77,13 @@ def sync_snapshot(
 
         def flag_deleted(conn: Any, positions: list[int]) -> None:
             nonlocal newly_deleted, reasserted
-            # when each was flagged (meta `deleted.at.ID`: epoch seconds), so "as of" an
-            # instant shows what was deleted by then
-            conn.execute(
-                "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.at.' || f.id, coalesce(j.value, ?)"
-                " FROM facts f LEFT JOIN json_each(?) j ON j.key = f.id"
-                " WHERE f.deleted = 0 AND f.id IN (SELECT value FROM json_each(?))",
-                (
-                    json.dumps((clock or Clock.from_option(None)).now()),
-                    json.dumps(snapshot.deleted_at),
-                    json.dumps(to_flag),
-                ),
-            )
-            # why, where the source says it was not deleted by its agent (meta `deleted.why.ID`:
-            # "expired", a LangGraph row its TTL removed)
-            conn.execute(
-                "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.why.' || id, '\"expired\"' FROM facts"
-                " WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
-                (json.dumps(sorted(snapshot.expired & snapshot.deleted)),),
-            )
-            newly_deleted = conn.execute(
-                "UPDATE facts SET deleted = 1 WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
-                (json.dumps(to_flag),),
-            ).rowcount
+            now = (clock or Clock.from_option(None)).now()
+            expired = sorted(snapshot.expired & snapshot.deleted)
+            newly_deleted = store.imports.flag_deleted(to_flag, now, snapshot.deleted_at, expired)
             if space is not None:
                 record_model(conn, space)
             if evidence:
-                reasserted = _add_evidence(store, conn, snapshot.system, evidence, config, clock)
+                reasserted = _add_evidence(store, snapshot.system, evidence, config, clock)
 
         # import_facts re-checks every id inside its write transaction, so an agent writing
         # the same store meanwhile makes this sync fail whole rather than half land.
@@ -133,22 +109,18 @@ def sync_snapshot(
 
 
 def _add_evidence(
-    store: Store, conn: Any, system: str, evidence: list[Evidence], config: Config, clock: Clock | None
+    store: Store, system: str, evidence: list[Evidence], config: Config, clock: Clock | None
 ) -> int:
     """Write the source's record of what it counted, then its new corroborations as one
     audited action (core/triage.py writes the entries); the number of facts so changed."""
     for ev in evidence:
-        (stored,) = conn.execute("SELECT provenance FROM facts WHERE id = ?", (ev.id,)).fetchone()
-        stored = json.loads(stored) if stored else {}
+        stored = store.imports.provenance(ev.id)
         if any(stored.get(key) != value for key, value in ev.seen.items()):
             raise StoreError(
                 f"{store.path}: {ev.id} changed while its source was read (another import of it?);"
                 " nothing changed: run the import again"
             )
-        prov = {**stored, **ev.provenance}
-        conn.execute(
-            "UPDATE facts SET provenance = ? WHERE id = ?", (json.dumps(prov, ensure_ascii=False), ev.id)
-        )
+        store.imports.set_provenance(ev.id, {**stored, **ev.provenance})
     triage = Triage(store, clock or Clock.from_option(None), f"source:{system}", config=config)
     outcome = triage.add_evidence_in({e.id: (e.corroborations, e.reinforced_at) for e in evidence})
     return 0 if outcome is None else len(outcome.changes)
@@ -161,12 +133,7 @@ def _not_revisited(store: Store, snapshot: Snapshot, present: set[str]) -> list[
     offered = sorted(f.id for f in snapshot.facts if f.embedding is not None and f.id in present)
     if not offered:
         return []
-    have = store.conn.execute(
-        "SELECT count(*) FROM facts JOIN embeddings ON embeddings.pos = facts.pos AND kind = 'model'"
-        " WHERE facts.id IN (SELECT value FROM json_each(?))",
-        (json.dumps(offered),),
-    ).fetchone()[0]
-    missing = len(offered) - have
+    missing = len(offered) - store.imports.with_model_embedding(offered)
     if not missing:
         return []
     space = _space(snapshot)
@@ -186,8 +153,8 @@ def _space(snapshot: Snapshot) -> str:
 def _foreign(store: Store, space: str) -> str | None:
     """Why embeddings of `space` may not join this store's, or None when they may: the store
     holds none yet, or they are of its recorded space."""
-    held = store.conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0]
-    recorded = recorded_space(store.conn)
+    held = store.imports.model_embeddings()
+    recorded = recorded_space(store)
     if not held or recorded == space:
         return None
     whose = f"those of {recorded}" if recorded else "of a model it did not record"

@@ -1,0 +1,244 @@
+"""What an import writes and an export reads beyond the fact records (`store.imports`):
+new facts with their words, entities and embeddings, the flags and evidence a sync
+brings for facts already here, and the checks an import makes before it writes.
+
+Writes join the caller's transaction (`Store.transaction`): an import is one, all of it
+or none of it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from synapse_tui.core.store.arrays import event_blob
+
+
+class NewFact(Protocol):
+    """A checked interchange fact, as the store inserts it (ingest's `ParsedFact`)."""
+
+    id: str
+    text: str
+    created_at: str
+    created_ts: float
+    tier: str
+    r: int
+    s: int
+    reinforced_at: list[str] | None
+    reinforced_ts: list[float]
+    reinforcement_count: int | None
+    supersedes: str | None
+    entities: list[str] | None
+    note: str | None
+    provenance: dict[str, Any] | None
+    signature: dict[str, Any] | None
+    embedding: np.ndarray | None
+    extra: dict[str, Any]
+    deleted: bool
+    deleted_ts: float | None
+
+    @property
+    def o1_count(self) -> int | None: ...
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+class Imports:
+    """The facts table as imports and syncs write it."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    # -- what an import checks first ----------------------------------------------------
+
+    def positions(self) -> dict[str, int]:
+        """Every fact's position (from 0) by id."""
+        return {fid: pos - 1 for fid, pos in self._conn.execute("SELECT id, pos FROM facts")}
+
+    def next_position(self) -> int:
+        """The position (from 0) the next fact takes."""
+        return self._conn.execute("SELECT coalesce(max(pos), 0) FROM facts").fetchone()[0]
+
+    def supersession_ids(self) -> tuple[list[str], list[str | None]]:
+        """Each fact's id and the id it names in `supersedes`, by position."""
+        n = self.next_position()
+        ids: list[Any] = [None] * n
+        supersedes: list[str | None] = [None] * n
+        for pos, fid, sup in self._conn.execute("SELECT pos, id, supersedes FROM facts"):
+            ids[pos - 1], supersedes[pos - 1] = fid, sup
+        return ids, supersedes
+
+    def model_dimension(self) -> int | None:
+        """The dimension of the store's model embeddings, None when it holds none."""
+        row = self._conn.execute(
+            "SELECT length(vec) / 4 FROM embeddings WHERE kind = 'model' LIMIT 1"
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def model_embeddings(self) -> int:
+        """How many facts carry an embedding that came with them (not a lexical one)."""
+        return self._conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0]
+
+    def with_model_embedding(self, fact_ids: Sequence[str]) -> int:
+        """How many of `fact_ids` carry a model embedding."""
+        return self._conn.execute(
+            "SELECT count(*) FROM facts JOIN embeddings ON embeddings.pos = facts.pos AND kind = 'model'"
+            " WHERE facts.id IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(fact_ids)),),
+        ).fetchone()[0]
+
+    def not_deleted(self, fact_ids: Sequence[str]) -> int:
+        """How many of `fact_ids` are here and not flagged deleted."""
+        return self._conn.execute(
+            "SELECT count(*) FROM facts WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(fact_ids)),),
+        ).fetchone()[0]
+
+    # -- writing ------------------------------------------------------------------------
+
+    def insert(self, facts: Sequence[NewFact], signed: Sequence[tuple[int, str | None]], start: int) -> None:
+        """Insert `facts` at positions from `start` (from 0) on, with their words, entity
+        mentions, embeddings and deletion instants; `signed`: each one's signature state
+        and, when valid, its key."""
+        conn = self._conn
+        first = start + 1  # positions are 1-based in SQL
+        rows = []
+        for i, (f, (state, key)) in enumerate(zip(facts, signed, strict=True)):
+            events = event_blob(f.created_ts, f.reinforced_ts if f.o1_count is None else [])
+            rows.append(
+                (
+                    first + i,
+                    f.id,
+                    f.text,
+                    f.created_at,
+                    f.created_ts,
+                    f.tier,
+                    f.r,
+                    f.s,
+                    events,
+                    _json(f.reinforced_at),
+                    f.o1_count if f.o1_count is not None else None,
+                    f.reinforcement_count if f.reinforced_at is not None else None,
+                    f.supersedes,
+                    f.note,
+                    _json(f.entities),
+                    _json(f.provenance),
+                    _json(f.signature),
+                    state,
+                    key,
+                    _json(f.extra) if f.extra else None,
+                    int(f.deleted),
+                )
+            )
+        conn.executemany(
+            "INSERT INTO facts (pos, id, text, created_at, created_ts, tier, r, s, events,"
+            " reinforced_at, o1_count, count_given, supersedes, note, entities, provenance, signature,"
+            " sig_state, sig_key, extra, deleted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
+        # when each was flagged, as a sync records it (meta `deleted.at.ID`, epoch seconds)
+        conn.executemany(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+            [(f"deleted.at.{f.id}", json.dumps(f.deleted_ts)) for f in facts if f.deleted_ts is not None],
+        )
+        conn.executemany(
+            "INSERT INTO facts_fts (rowid, id, text) VALUES (?, ?, ?)",
+            [(first + i, f.id, f.text) for i, f in enumerate(facts)],
+        )
+        mentions = []
+        for i, f in enumerate(facts):
+            seen: set[str] = set()
+            for name in f.entities or []:
+                key = name.strip().casefold()
+                if key not in seen:
+                    seen.add(key)
+                    mentions.append((first + i, key, name.strip()))
+        conn.executemany("INSERT OR IGNORE INTO entities (key) VALUES (?)", [(m[1],) for m in mentions])
+        conn.executemany(
+            "INSERT INTO mentions (pos, eid, spelling) VALUES (?, (SELECT eid FROM entities WHERE key = ?), ?)",
+            mentions,
+        )
+        conn.executemany(
+            "INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
+            [(first + i, f.embedding.tobytes()) for i, f in enumerate(facts) if f.embedding is not None],
+        )
+
+    def link_supersessions(self) -> None:
+        """Point each fact not yet linked at the position of the fact it supersedes (an id
+        imported later links it then)."""
+        self._conn.execute(
+            "UPDATE facts SET supersedes_pos = (SELECT f2.pos FROM facts f2"
+            " WHERE f2.id = facts.supersedes) WHERE supersedes IS NOT NULL"
+            " AND supersedes_pos IS NULL"
+        )
+
+    def flag_deleted(
+        self, fact_ids: Sequence[str], now: float, deleted_at: dict[str, float], expired: Sequence[str]
+    ) -> int:
+        """Flag `fact_ids` deleted at their source, recording when (`deleted_at`, else
+        `now`) and, for `expired` ones, that their source's TTL removed them; how many were
+        not flagged before."""
+        conn = self._conn
+        ids = json.dumps(list(fact_ids))
+        # when each was flagged (meta `deleted.at.ID`: epoch seconds), so "as of" an
+        # instant shows what was deleted by then
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.at.' || f.id, coalesce(j.value, ?)"
+            " FROM facts f LEFT JOIN json_each(?) j ON j.key = f.id"
+            " WHERE f.deleted = 0 AND f.id IN (SELECT value FROM json_each(?))",
+            (json.dumps(now), json.dumps(deleted_at), ids),
+        )
+        # why, where the source says it was not deleted by its agent (meta `deleted.why.ID`:
+        # "expired", a LangGraph row its TTL removed)
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.why.' || id, '\"expired\"' FROM facts"
+            " WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(expired)),),
+        )
+        return conn.execute(
+            "UPDATE facts SET deleted = 1 WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
+            (ids,),
+        ).rowcount
+
+    def provenance(self, fact_id: str) -> dict[str, Any]:
+        """A fact's provenance as stored ({} when it has none)."""
+        (stored,) = self._conn.execute("SELECT provenance FROM facts WHERE id = ?", (fact_id,)).fetchone()
+        return json.loads(stored) if stored else {}
+
+    def set_provenance(self, fact_id: str, provenance: dict[str, Any]) -> None:
+        self._conn.execute(
+            "UPDATE facts SET provenance = ? WHERE id = ?",
+            (json.dumps(provenance, ensure_ascii=False), fact_id),
+        )
+
+    # -- what an export adds to the records ---------------------------------------------
+
+    def model_vectors(self) -> dict[int, bytes]:
+        """The model embeddings (float32 bytes) by position (from 0)."""
+        return {
+            pos - 1: vec
+            for pos, vec in self._conn.execute("SELECT pos, vec FROM embeddings WHERE kind = 'model'")
+        }
+
+    def given_counts(self) -> dict[int, int]:
+        """The reinforcement count a fact came with beside its list of times, by position (from 0)."""
+        rows = self._conn.execute("SELECT pos, count_given FROM facts WHERE count_given IS NOT NULL")
+        return {pos - 1: count for pos, count in rows}
+
+    def deleted(self) -> dict[str, float | None]:
+        """The facts flagged deleted, by id: when (epoch seconds), None where unknown."""
+        out: dict[str, float | None] = dict.fromkeys(
+            (row[0] for row in self._conn.execute("SELECT id FROM facts WHERE deleted = 1")), None
+        )
+        for fid, at in self._conn.execute(
+            "SELECT substr(m.key, 12), m.value FROM meta m JOIN facts f ON f.id = substr(m.key, 12)"
+            " WHERE m.key LIKE 'deleted.at.%' AND f.deleted = 1"
+        ):
+            out[fid] = json.loads(at)
+        return out

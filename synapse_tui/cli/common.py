@@ -31,6 +31,7 @@ from synapse_tui.core.base.textsafe import clean, clean_block
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store, holds_facts
 from synapse_tui.core.store.errors import describe, is_internal
+from synapse_tui.core.store.postgres.location import refuse_server
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -116,6 +117,8 @@ class FilePath(click.Path):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail("an empty path names no file", param, ctx)
+        if isinstance(value, str):
+            refuse_server(value)  # before any message could spell its password
         return super().convert(value, param, ctx)
 
 

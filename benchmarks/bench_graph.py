@@ -167,14 +167,15 @@ def bench_store(n: int, t_mm: float) -> None:
             flush=True,
         )
         t = time.perf_counter()
-        clusters = near_duplicate_clusters(Store(Path("bench.db"), conn, readonly=True), CONFIG)
+        store = Store(Path("bench.db"), conn, readonly=True)
+        clusters = near_duplicate_clusters(store, CONFIG)
         print(
             f"store N={n}: near_duplicate_clusters {1000 * (time.perf_counter() - t):.0f} ms ({len(clusters)} clusters)"
         )
         times = []
         for fid in rng.integers(1, n, 20):
             t = time.perf_counter()
-            neighbours(conn, f"f{int(fid):07d}", CONFIG)
+            neighbours(store, f"f{int(fid):07d}", CONFIG)
             times.append(time.perf_counter() - t)
         print(
             f"store N={n}: neighbours median {1000 * np.median(times):.1f} ms, max {1000 * max(times):.1f} ms"

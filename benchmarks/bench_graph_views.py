@@ -36,6 +36,7 @@ from synapse_tui.core.graph.build import rebuild_graph  # noqa: E402
 from synapse_tui.core.graph.ego import ego_graph, whole_graph  # noqa: E402
 from synapse_tui.core.graph.path import path_between  # noqa: E402
 from synapse_tui.core.graph.read import neighbours  # noqa: E402
+from synapse_tui.core.store.db import Store  # noqa: E402
 from synapse_tui.core.store.schema import migrate  # noqa: E402
 
 D = 32
@@ -97,6 +98,7 @@ def main() -> None:
     if not db.exists():
         build(db, args.n)
     conn = sqlite3.connect(db)
+    store = Store(db, conn, readonly=True)
     config = Config()
     load = os.getloadavg()[0]
     print(
@@ -115,7 +117,7 @@ def main() -> None:
 
     base, ego, rows = [], [], []
     for fid in sample:
-        base.append(best_of(lambda fid=fid: neighbours(conn, fid, config)))
+        base.append(best_of(lambda fid=fid: neighbours(store, fid, config)))
         ego.append(best_of(lambda fid=fid: ego_graph(conn, fid, config)))
         rows.append(len(ego_graph(conn, fid, config).rows))
     print(f"neighbours (baseline, one-fact lookup): {ms(base)}")

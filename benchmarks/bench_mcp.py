@@ -144,7 +144,7 @@ def main() -> None:
     report("Store.search 'payments api'", timed(lambda: store.search("payments api"), args.calls), base)
     report(
         "graphview.neighbours",
-        timed(lambda: neighbours(store.conn, rng.choice(ids), Config()), args.calls),
+        timed(lambda: neighbours(store, rng.choice(ids), Config()), args.calls),
         base,
     )
     if load is not None:

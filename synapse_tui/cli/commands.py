@@ -351,7 +351,7 @@ def edges_cmd(
 
     Clock.from_option(now)
     with Store.open(db, readonly=True) as store, store.snapshot():
-        edges = [e for e in load_edges(store.conn) if kind in ("all", e.kind)]
+        edges = [e for e in load_edges(store) if kind in ("all", e.kind)]
         info = store_graph_info(store)
     if info.approximate and kind != "npmi":  # on stderr: stdout stays one edge per line
         say(f"({info.describe()})", err=True)
@@ -391,7 +391,7 @@ def neighbours_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config
 
 def _neighbours_or_error(neighbours, store: Store, fact_id: str, config):
     try:
-        return neighbours(store.conn, fact_id, config)
+        return neighbours(store, fact_id, config)
     except KeyError:
         raise SynapseError(f"no fact with id {fact_id!r} in {store.path}") from None
 

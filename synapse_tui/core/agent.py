@@ -94,11 +94,11 @@ class Recall:
         from synapse_tui.core.graph.read import read_entity_names, seed_entity_names
 
         try:
-            with Store.open(self.store.path, readonly=True) as store, store.snapshot() as conn:
-                mark, names = read_entity_names(conn)
+            with Store.open(self.store.path, readonly=True) as store, store.snapshot():
+                mark, names = read_entity_names(store)
         except (SynapseError, *DatabaseError):  # the calls read the names they need themselves
             return
-        seed_entity_names(self.store.conn, mark, names)
+        seed_entity_names(self.store, mark, names)
 
     # -- keeping fresh -------------------------------------------------------------------
 
@@ -106,11 +106,9 @@ class Recall:
         """Last position, last audit entry, deleted facts: the first two are index
         lookups; counting deleted facts scans the table (~30 ms at 100,000), so a caller
         that knows the count did not change (its own write) passes it in."""
-        pos, seq = self.store.conn.execute(
-            "SELECT coalesce(max(pos), 0), (SELECT coalesce(max(seq), 0) FROM audit) FROM facts"
-        ).fetchone()
+        pos, seq = self.store.marks()
         if deleted is None:
-            deleted = self.store.conn.execute("SELECT count(*) FROM facts WHERE deleted").fetchone()[0]
+            deleted = self.store.deleted_count()
         return pos, seq, deleted
 
     def _after_own_write(self) -> None:
@@ -129,14 +127,7 @@ class Recall:
             if (mark[0], mark[2]) != (self.mark[0], self.mark[2]):
                 self.memory.reload(self.clock.now())
             elif mark[1] != self.mark[1]:
-                changed = [
-                    row[0]
-                    for row in self.store.conn.execute(
-                        "SELECT DISTINCT fact_id FROM audit WHERE seq > ? AND fact_id IS NOT NULL",
-                        (self.mark[1],),
-                    )
-                ]
-                self.memory.refresh(changed)
+                self.memory.refresh(self.store.audit.facts_since(self.mark[1]))
             # else only derived data changed (the graph): no score did
             self.version, self.mark = version, mark
             # the memory now stands for this version: without this, `Memory.explain` would
@@ -230,7 +221,7 @@ class Recall:
             memory = self.fresh()
             self._check_scope(memory, fact_id)
             try:
-                found = neighbours(self.store.conn, fact_id, self.config).to_json()
+                found = neighbours(self.store, fact_id, self.config).to_json()
             except KeyError:
                 raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}") from None
             if self.scope is not None:  # co-occurrence is counted over every scope's facts

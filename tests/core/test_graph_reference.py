@@ -27,7 +27,7 @@ def sample(tmp_path_factory):
     with Store.open(path, readonly=True) as store:
         ids = [row[0] for row in store.conn.execute("SELECT id FROM facts ORDER BY pos")]
         vecs = store.conn.execute("SELECT pos, kind, vec FROM embeddings ORDER BY pos").fetchall()
-        edges = load_edges(store.conn)
+        edges = load_edges(store)
     assert {kind for _, kind, _ in vecs} == {"model"}  # the sample keeps its model embeddings
     X = np.stack([np.frombuffer(v, dtype=np.float32) for _, _, v in vecs]).astype(np.float64)
     return ids, X, edges

@@ -81,8 +81,13 @@ def add(
     return pos
 
 
+def as_store(conn: sqlite3.Connection) -> Store:
+    """The test's connection as the Store the graph's readers take."""
+    return Store(Path("test.db"), conn, readonly=True)
+
+
 def edge_set(conn: sqlite3.Connection) -> list[tuple]:
-    return [(e.kind, e.a, e.b, round(e.weight, 12), e.space) for e in load_edges(conn)]
+    return [(e.kind, e.a, e.b, round(e.weight, 12), e.space) for e in load_edges(as_store(conn))]
 
 
 def test_edges_use_ids_and_matched_entity_forms(conn: sqlite3.Connection) -> None:
@@ -90,7 +95,7 @@ def test_edges_use_ids_and_matched_entity_forms(conn: sqlite3.Connection) -> Non
     add(conn, "a", "y", [1, 0, 0], note="n1", entities=("paris",))
     add(conn, "c", "z", [0, 1, 0], note="n2", entities=("PARIS ", "france"))
     rebuild_graph(conn, config(k=1))
-    edges = [e.to_json() for e in load_edges(conn)]
+    edges = [e.to_json() for e in load_edges(as_store(conn))]
     assert edges == [
         {"kind": "semantic", "a": "a", "b": "b", "weight": 1.0},
         {"kind": "npmi", "a": "france", "b": "paris", "weight": 1.0},
@@ -105,7 +110,7 @@ def test_npmi_units_are_notes_and_lone_facts(conn: sqlite3.Connection) -> None:
     add(conn, "f4", "t", entities=("C",))
     rebuild_graph(conn, config())
     # N = 3 units, n_a = n_b = n_ab = 2: ln((2/3) / (4/9)) / -ln(2/3) = 1.
-    npmi = [e for e in load_edges(conn) if e.kind == "npmi"]
+    npmi = [e for e in load_edges(as_store(conn)) if e.kind == "npmi"]
     assert [(e.a, e.b) for e in npmi] == [("a", "b")]
     assert npmi[0].weight == pytest.approx(1.0)
 
@@ -119,14 +124,14 @@ def test_facts_without_embeddings_get_a_separate_lexical_space(conn: sqlite3.Con
     rebuild_graph(conn, config(k=1))
     kinds = dict(conn.execute("SELECT pos, kind FROM embeddings"))
     assert kinds == {1: "model", 2: "model", 3: "lexical", 4: "lexical", 5: "lexical"}
-    sem = {(e.a, e.b): e.space for e in load_edges(conn)}
+    sem = {(e.a, e.b): e.space for e in load_edges(as_store(conn))}
     assert sem == {("m1", "m2"): "model", ("l1", "l2"): "lexical"}
     # the first space filled an empty table, its index built after the rows: it is there
     plan = " ".join(
         r[-1] for r in conn.execute("EXPLAIN QUERY PLAN SELECT a FROM semantic_edges WHERE b = 2")
     )
     assert "INDEX semantic_edges_b" in plan
-    nb = neighbours(conn, "l1", config())
+    nb = neighbours(as_store(conn), "l1", config())
     assert [(s.id, s.lexical) for s in nb.semantic] == [("l2", True)]
 
 
@@ -275,7 +280,7 @@ def test_neighbours_and_ego_view(conn: sqlite3.Connection) -> None:
     add(conn, "f4", "unrelated", [0, 0, 1], note="n4", entities=("Other",))
     add(conn, "f5", "ada again", [0, 0.1, 1], note="n5", entities=("ADA",))
     rebuild_graph(conn, config(k=2))
-    nb = neighbours(conn, "f1", config())
+    nb = neighbours(as_store(conn), "f1", config())
     assert [s.id for s in nb.semantic] == ["f2"]
     assert [(e.key, e.name) for e in nb.entities] == [("ada", "ADA"), ("engine", "Engine")]  # ties: smallest
     assert nb.to_json()["id"] == "f1"
@@ -286,7 +291,7 @@ def test_neighbours_and_ego_view(conn: sqlite3.Connection) -> None:
     assert shared["f3"] == pytest.approx(shared["f5"])
     assert shared["f3"] == pytest.approx((math.log1p(5 / 3) / math.log1p(5)) ** 2)
     with pytest.raises(KeyError):
-        neighbours(conn, "nope", config())
+        neighbours(as_store(conn), "nope", config())
     G = whole_graph(conn)
     assert G.edges[("fact", "f1"), ("fact", "f2")]["kind"] == "semantic"
     assert G.edges[("fact", "f1"), ("entity", "ada")]["kind"] == "mentions"

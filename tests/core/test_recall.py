@@ -89,7 +89,7 @@ def test_remember_creates_an_auto_fact_naming_the_agent_and_supersedes_in_one_st
     recall.settle()
     from synapse_tui.core.graph.build import load_edges
 
-    assert any(new["id"] in (e.a, e.b) for e in load_edges(recall.store.conn))
+    assert any(new["id"] in (e.a, e.b) for e in load_edges(recall.store))
     recall.show("c")
     assert (
         recall.memory.arrays is arrays

@@ -132,14 +132,14 @@ def test_entity_names_follow_new_mentions_from_any_connection(tmp_path):
     store = Store.open(db)
     eid = store.conn.execute("SELECT eid FROM entities WHERE key = 'payops'").fetchone()[0]
     assert entity_name(store.conn, eid) == "PayOps"
-    assert [e["name"] for e in neighbours(store.conn, "m000").to_json()["entities"]] == ["Ledger", "PayOps"]
+    assert [e["name"] for e in neighbours(store, "m000").to_json()["entities"]] == ["Ledger", "PayOps"]
     with Store.open(db) as other:  # another connection: the commonest spelling changes
         import_facts(other, parse_file(write_jsonl(tmp_path / "b.jsonl", mentioning(3, 4, "payops"))), "b")
     assert entity_name(store.conn, eid) == "payops"
     # this connection's own import
     import_facts(store, parse_file(write_jsonl(tmp_path / "c.jsonl", mentioning(7, 5, "PAYOPS"))), "c")
     assert entity_name(store.conn, eid) == "PAYOPS"
-    assert neighbours(store.conn, "m000").to_json()["entities"][1]["name"] == "PAYOPS"
+    assert neighbours(store, "m000").to_json()["entities"][1]["name"] == "PAYOPS"
     store.close()
 
 
@@ -152,13 +152,13 @@ def test_pagerank_shown_is_the_stored_graphs_after_an_update(tmp_path):
         with s.transaction() as conn:
             update_graph(conn, result.new_positions, Config())
     store = Store.open(db)
-    before = neighbours(store.conn, "m000").to_json()["entities"]
+    before = neighbours(store, "m000").to_json()["entities"]
     with Store.open(db) as other:
         more = [{**f, "entities": ["Ledger", "Audit"]} for f in mentioning(3, 6, "x")]
         result = import_facts(other, parse_file(write_jsonl(tmp_path / "b.jsonl", more)), "b")
         with other.transaction() as conn:
             update_graph(conn, result.new_positions, Config())
-    after = neighbours(store.conn, "m000").to_json()["entities"]
+    after = neighbours(store, "m000").to_json()["entities"]
     stored = json.loads(
         store.conn.execute("SELECT value FROM meta WHERE key = 'graph.pagerank'").fetchone()[0]
     )
@@ -182,12 +182,12 @@ def test_names_read_elsewhere_are_handed_over_only_while_current(tmp_path):
     with Store.open(db, create=True) as s:
         import_facts(s, parse_file(write_jsonl(tmp_path / "a.jsonl", rows)), "a")
     with Store.open(db) as store, Store.open(db, readonly=True) as reader:
-        mark, names = read_entity_names(reader.conn)
+        mark, names = read_entity_names(reader)
         eids = [e for (e,) in store.conn.execute("SELECT eid FROM entities ORDER BY eid")]
         assert names == {e: entity_name(reader.conn, e) for e in eids}
         assert sorted(names.values()) == ["Ledger", "PayOps"]  # 3 against 3: the smaller spelling
-        seed_entity_names(store.conn, mark, {e: "seeded" for e in eids})
+        seed_entity_names(store, mark, {e: "seeded" for e in eids})
         assert set(entity_names(store.conn, eids).values()) == {"seeded"}  # taken as read
         import_facts(store, parse_file(write_jsonl(tmp_path / "b.jsonl", mentioning(7, 2, "payops"))), "b")
-        seed_entity_names(store.conn, mark, {e: "stale" for e in eids})  # read before that import
+        seed_entity_names(store, mark, {e: "stale" for e in eids})  # read before that import
         assert sorted(entity_names(store.conn, eids).values()) == ["Ledger", "payops"]

@@ -24,7 +24,7 @@ import sqlite3
 import struct
 from dataclasses import dataclass
 from itertools import compress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from synapse_tui.core.graph import ann, heap, lexical
 from synapse_tui.core.graph import cache as graphcache
 from synapse_tui.core.graph import edges as g
 from synapse_tui.core.store.schema import SEMANTIC_EDGES_B
+
+if TYPE_CHECKING:
+    from synapse_tui.core.store.db import Store
 
 ALGORITHM = f"mutual-knn-local-baseline/1;npmi/1;{lexical.VERSION};fingerprint/2"
 SPACES = ("model", "lexical")
@@ -610,8 +613,10 @@ class Edge:
         return {"kind": self.kind, "a": self.a, "b": self.b, "weight": self.weight}
 
 
-def load_edges(conn: sqlite3.Connection) -> list[Edge]:
-    """Every edge: semantic ones by (a, b) fact id, then NPMI ones by (a, b) entity key."""
+def load_edges(store: Store) -> list[Edge]:
+    """Every edge of a `Store`: semantic ones by (a, b) fact id, then NPMI ones by (a, b)
+    entity key."""
+    conn = store.conn
     sem = []
     for x, y, w, kind in conn.execute(
         "SELECT fa.id, fb.id, s.weight, s.kind FROM semantic_edges s"

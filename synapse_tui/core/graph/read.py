@@ -13,7 +13,10 @@ import sqlite3
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from synapse_tui.core.store.db import Store
 
 
 @dataclass(frozen=True)
@@ -128,10 +131,11 @@ def entity_names(conn: sqlite3.Connection, eids: Iterable[int]) -> dict[int, str
     return {e: names[e] for e in wanted}
 
 
-def read_entity_names(conn: sqlite3.Connection) -> tuple[int, dict[int, str]]:
+def read_entity_names(store: Store) -> tuple[int, dict[int, str]]:
     """Every entity's name in one pass over the mentions, with the mark it stands for: a
-    warm-up for a long-running reader, on a connection of its own inside a snapshot (0.1-0.3 s
+    warm-up for a long-running reader, on a store opened for it, inside a snapshot (0.1-0.3 s
     per 200,000 mentions), handed over with `seed_entity_names`."""
+    conn = store.conn
     (mark,) = conn.execute("SELECT coalesce(max(pos), 0) FROM mentions").fetchone()
     best: dict[int, tuple[int, str]] = {}
     for eid, spelling, n in conn.execute(
@@ -143,10 +147,10 @@ def read_entity_names(conn: sqlite3.Connection) -> tuple[int, dict[int, str]]:
     return mark, {eid: spelling for eid, (_, spelling) in best.items()}
 
 
-def seed_entity_names(conn: sqlite3.Connection, mark: int, names: dict[int, str]) -> None:
-    """Give `conn`'s cache the names `read_entity_names` read elsewhere, if they stand for
-    what `conn` has seen (the same mark, or nothing read yet)."""
-    cache = _cache(conn)
+def seed_entity_names(store: Store, mark: int, names: dict[int, str]) -> None:
+    """Give `store`'s cache the names `read_entity_names` read elsewhere, if they stand for
+    what `store` has seen (the same mark, or nothing read yet)."""
+    cache = _cache(store.conn)
     with _CACHES_LOCK:
         if cache.names_mark in (-1, mark):
             cache.names, cache.names_mark = {**names, **cache.names}, mark
@@ -166,13 +170,12 @@ def entity_pagerank(conn: sqlite3.Connection) -> dict[str, float]:
     return cache.rank
 
 
-def neighbours(
-    conn: sqlite3.Connection, fact_id: str, config: Any = None, npmi_limit: int = 20
-) -> Neighbours:
+def neighbours(store: Store, fact_id: str, config: Any = None, npmi_limit: int = 20) -> Neighbours:
     """A fact's semantic neighbours and its entities with their NPMI neighbours.
 
     Raises KeyError for an unknown id.
     """
+    conn = store.conn
     pos = _pos(conn, fact_id)
     semantic = tuple(
         SemanticNeighbour(fid, w, kind == "lexical")

@@ -172,6 +172,13 @@ class Audit:
         """The newest entry's seq (0: none yet): entries after it are what comes next."""
         return self._conn.execute("SELECT coalesce(max(seq), 0) FROM audit").fetchone()[0]
 
+    def facts_since(self, seq: int) -> list[str]:
+        """The facts the entries after `seq` changed, each once."""
+        rows = self._conn.execute(
+            "SELECT DISTINCT fact_id FROM audit WHERE seq > ? AND fact_id IS NOT NULL", (seq,)
+        )
+        return [row[0] for row in rows]
+
     def batch(self, batch: int) -> list[AuditEntry]:
         """The entries of one action, in the order it changed its facts."""
         rows = self._conn.execute(f"SELECT {_COLUMNS} FROM audit WHERE batch = ? ORDER BY seq", (batch,))

@@ -269,6 +269,17 @@ class Store:
         """Changes when another connection commits (SQLite's PRAGMA data_version)."""
         return self.conn.execute("PRAGMA data_version").fetchone()[0]
 
+    def marks(self) -> tuple[int, int]:
+        """The last fact's position and the last audit entry's seq, read in one statement:
+        a long-lived reader tells new facts from new triage by them (index lookups both)."""
+        return self.conn.execute(
+            "SELECT coalesce(max(pos), 0), (SELECT coalesce(max(seq), 0) FROM audit) FROM facts"
+        ).fetchone()
+
+    def deleted_count(self) -> int:
+        """How many facts are flagged deleted (a scan of the table)."""
+        return self.conn.execute("SELECT count(*) FROM facts WHERE deleted").fetchone()[0]
+
     def meta(self, key: str) -> Any:
         """A value kept in `meta` (as JSON), None when absent."""
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

@@ -44,6 +44,11 @@ def test_everything_else_is_a_file(text):
         ),
         ("service=team password=s3cret", "service=team password=***"),
         ("postgresql://team@h/db", "postgresql://team@h/db"),
+        ("postgresql://", "postgresql://"),
+        (
+            "postgresql:///memory?host=/run/pg&password=s3cret",
+            "postgresql:///memory?host=/run/pg&password=***",
+        ),
     ],
 )
 def test_the_shown_location_holds_no_password(given, shown):

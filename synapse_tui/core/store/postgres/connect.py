@@ -7,6 +7,7 @@ it so if a message ever quotes the connection string).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,7 +17,7 @@ from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.store.postgres.location import Location, redact
 
 INSTALL = 'pip install "synapse-tui[postgres]"'
-APPLICATION_NAME = "synapse-tui"  # what pg_stat_activity shows beside a session of ours
+APPLICATION_NAME = "synapse-tui"  # what pg_stat_activity shows, unless the location names its own
 CONNECT_TIMEOUT_S = 10  # a server that does not answer: an error line, not a hang
 
 
@@ -59,14 +60,24 @@ def connect(where: Location, *, autocommit: bool = False) -> Any:
     options, target_session_attrs...) and its environment (PGSERVICE, PGPASSFILE) apply."""
     psycopg = driver()
     try:
-        return psycopg.connect(
-            where.target,
-            autocommit=autocommit,
-            application_name=APPLICATION_NAME,
-            connect_timeout=CONNECT_TIMEOUT_S,
-        )
+        return psycopg.connect(where.target, autocommit=autocommit, **_defaults(where))
     except psycopg.Error as exc:
         raise StoreError(f"cannot connect to {describe(where, exc)}") from None
+
+
+def _defaults(where: Location) -> dict[str, Any]:
+    """Our defaults for what neither the location nor libpq's environment sets: a keyword
+    given to psycopg would override the location's own (`?connect_timeout=30`)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        given = conninfo_to_dict(where.target)
+    except driver().ProgrammingError:
+        given = {}
+    out: dict[str, Any] = {"fallback_application_name": APPLICATION_NAME}
+    if "connect_timeout" not in given and not os.environ.get("PGCONNECT_TIMEOUT"):
+        out["connect_timeout"] = CONNECT_TIMEOUT_S
+    return out
 
 
 @contextmanager
@@ -95,7 +106,7 @@ def pool(where: Location, *, min_size: int = 1, max_size: int = 4) -> Any:
         where.target,
         min_size=min_size,
         max_size=max_size,
-        kwargs={"application_name": APPLICATION_NAME, "connect_timeout": CONNECT_TIMEOUT_S},
+        kwargs=_defaults(where),
         check=ConnectionPool.check_connection,
         open=True,
     )

@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from synapse_tui.core.base.errors import StoreError
 
@@ -74,7 +74,8 @@ def redact(target: str) -> str:
         ],
         safe="/*",
     )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    # by hand: urlunsplit drops the `//` of a scheme it does not know when there is no host
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
 
 
 # What every command but `copy` says of a server until the Store runs on PostgreSQL.

@@ -100,6 +100,19 @@ class Imports:
             (json.dumps(list(fact_ids)),),
         ).fetchone()[0]
 
+    def from_source(self, system: str) -> list[tuple]:
+        """The facts an adapter of `system` brought, in store order: id, x-source-id,
+        x-source-version (1 when absent), text, note, whether nothing supersedes it,
+        whether it is flagged deleted, and its provenance."""
+        rows = self._conn.execute(
+            "SELECT id, json_extract(provenance, '$.\"x-source-id\"'),"
+            " coalesce(json_extract(provenance, '$.\"x-source-version\"'), 1), text, note,"
+            " NOT EXISTS (SELECT 1 FROM facts f2 WHERE f2.supersedes = facts.id), deleted, provenance"
+            " FROM facts WHERE json_extract(provenance, '$.\"x-source\"') = ? ORDER BY pos",
+            (system,),
+        )
+        return [(*row[:7], json.loads(row[7])) for row in rows]
+
     # -- writing ------------------------------------------------------------------------
 
     def insert(self, facts: Sequence[NewFact], signed: Sequence[tuple[int, str | None]], start: int) -> None:

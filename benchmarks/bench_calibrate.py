@@ -35,7 +35,7 @@ from synapse_tui.core.review.memory import Memory  # noqa: E402
 from synapse_tui.core.review.verdicts import read_verdicts, verdict_report  # noqa: E402
 from synapse_tui.core.store.db import Store  # noqa: E402
 from synapse_tui.core.trust.fit import Inputs, current_constants, replay  # noqa: E402
-from synapse_tui.core.trust.score import BANDS, TIERS  # noqa: E402
+from synapse_tui.core.trust.row import ScoreRecord  # noqa: E402
 
 TRUTH = current_constants(Config()) | {
     "freshness.b0": -0.8,
@@ -67,23 +67,7 @@ def build(folder: Path, n: int, verdicts: int) -> Path:
         at = format_time(END)
         rows = []
         for j, i in enumerate(pick.tolist()):
-            last = float(a.events_of(i).max())
-            before = {
-                "trust": float(sc.trust[i]),
-                "band": BANDS[sc.band[i]],
-                "confidence": float(sc.confidence[i]),
-                "freshness": float(sc.freshness[i]),
-                "supersession": float(sc.supersession[i]),
-                "gate": float(sc.gate[i]),
-                "r": int(a.r[i]),
-                "s": int(a.s[i]),
-                "declared_tier": TIERS[a.declared[i]],
-                "tier": TIERS[sc.tier[i]],
-                "reinforcement_count": int(a.o1_count[i]) or len(a.events_of(i)),
-                "last_reinforced_at": format_time(last),
-                "k": int(sc.k[i]),
-                "B": float(sc.B[i]),
-            }
+            before = ScoreRecord.of(memory.ids[i], sc, a, i).to_json()
             action, after = (
                 ("verify", {})
                 if y[j]

@@ -21,7 +21,7 @@ from typing_extensions import TypedDict
 
 from synapse_tui.core.agent import MAX_LIMIT, Recall, agent_actor
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.review.query import MAX_QUERY_CHARS, MAX_WORDS
+from synapse_tui.core.review.query import KEYED, MAX_QUERY_CHARS, MAX_WORDS, NUMERIC
 from synapse_tui.core.review.triage import AGENT_ACTIONS, Action
 from synapse_tui.core.store.errors import DatabaseError, describe
 
@@ -48,6 +48,11 @@ class Fact(TypedDict, total=False):
     superseded_by: list[str]
     relevance: float | None
     rank_reason: str
+    # the rest of the score row (core/trust/row.py: a test holds this class to its fields)
+    b: float
+    d: float
+    u: float
+    B: float
 
 
 class SearchResult(TypedDict):
@@ -132,8 +137,8 @@ def build_server(recall: Recall) -> MCPServer:
                 description="Ask as you would a person ('When did Maria start at the climbing "
                 "gym?') or give keywords; add filters to restrict, e.g. 'payments owner "
                 "trust>0.5 -is:superseded' or 'is:stale tier:auto'. Filters: "
-                "trust/confidence/fresh/sup/gate/b/d/u/k/r/s/age with < <= > >= = !=; "
-                "tier: guidance: band: flag: is:(stale|superseded|head|o1|signed|deleted); "
+                f"{'/'.join(NUMERIC)} with < <= > >= = !=; "
+                f"tier: guidance: band: flag: is:({'|'.join(KEYED['is'])}); "
                 "prov:KEY=VALUE (provenance), note:ID; a leading '-' negates. At most "
                 f"{MAX_WORDS} distinct words and {MAX_QUERY_CHARS:,} characters."
             ),

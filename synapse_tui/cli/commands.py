@@ -40,9 +40,10 @@ from synapse_tui.core.ingest.interchange import (
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import stream_rows
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.row import LABELS, NUMBERS
 
 JSON_CHUNK = 5_000  # rows per write of `score --json`
-SORT_KEYS = ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B", "k", "age", "id")
+SORT_KEYS = (*NUMBERS, "age", "id")  # the score row's numbers, then the age and the id
 
 
 @click.group(
@@ -229,10 +230,10 @@ def _sort_values(memory, name: str):
     language (fresh, freshness, conf, sup, activation, depth, r, s...). With no memory:
     whether NAME is one (None if not)."""
     key = fq.ALIASES.get(name, name)
-    if key in ("id", "band", "tier", "guidance") or key in fq.NUMERIC:
+    if key == "id" or key in LABELS or key in fq.NUMERIC:
         if memory is None:
             return key
-        if key in ("band", "tier", "guidance"):
+        if key in LABELS:  # by the label's code: bands and tiers in their order
             return getattr(memory.scores, key)
         return fq.NUMERIC[key](memory)
     return None

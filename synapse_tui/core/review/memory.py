@@ -17,14 +17,13 @@ from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.graph.read import store_graph_info
 from synapse_tui.core.store.db import FactRecord, Store
+from synapse_tui.core.trust.row import ScoreRow, score_json
 from synapse_tui.core.trust.score import (
-    BANDS,
     GUIDANCE,
     GUIDANCE_ADVICE,
     HUMAN,
     SIG_VALID,
     SIGNED,
-    TIERS,
     FactArrays,
     Scores,
     review_due,
@@ -182,32 +181,18 @@ class Memory:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def score_row(self, i: int) -> ScoreRow:
+        return ScoreRow.of(self.ids[i], self.scores, i)
+
     def row(self, i: int) -> dict[str, Any]:
         """The `score --json` object of fact i (SPEC 6), full floats."""
-        sc = self.scores
-        return {
-            "id": self.ids[i],
-            "trust": float(sc.trust[i]),
-            "band": BANDS[sc.band[i]],
-            "confidence": float(sc.confidence[i]),
-            "freshness": float(sc.freshness[i]),
-            "supersession": float(sc.supersession[i]),
-            "gate": float(sc.gate[i]),
-            "b": float(sc.b[i]),
-            "d": float(sc.d[i]),
-            "u": float(sc.u[i]),
-            "guidance": GUIDANCE[sc.guidance[i]],
-            "k": int(sc.k[i]),
-            "B": float(sc.B[i]),
-            "tier": TIERS[sc.tier[i]],
-            "flags": sc.flag_names(i),
-        }
+        return self.score_row(i).to_json()
 
     def rows(self, positions: np.ndarray | None = None) -> list[dict[str, Any]]:
         """The `score` objects of `positions` (default: every fact); `score --json` asks
         for a chunk at a time."""
         at = np.arange(len(self.ids)) if positions is None else np.asarray(positions, dtype=np.int64)
-        return score_rows(self.ids, self.scores, at)
+        return score_json(self.ids, self.scores, at)
 
     def what_if(self, i: int) -> dict[str, float]:
         """Trust after each triage move, so the detail view can say what would help."""
@@ -313,40 +298,6 @@ class Memory:
         return out
 
 
-def score_rows(ids: list[str], sc: Scores, at: np.ndarray) -> list[dict[str, Any]]:
-    """The `score --json` objects (SPEC 6) of positions `at` of `ids` and `sc`, built
-    column-wise (one tolist per array, not per fact)."""
-    cols = {
-        name: getattr(sc, name)[at].tolist()
-        for name in ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B", "k")
-    }
-    bands = [BANDS[x] for x in sc.band[at].tolist()]
-    guid = [GUIDANCE[x] for x in sc.guidance[at].tolist()]
-    tiers = [TIERS[x] for x in sc.tier[at].tolist()]
-    flagged = np.flatnonzero(sc.flags[at])
-    flags: dict[int, list[str]] = {int(j): sc.flag_names(int(at[j])) for j in flagged}
-    return [
-        {
-            "id": ids[i],
-            "trust": cols["trust"][j],
-            "band": bands[j],
-            "confidence": cols["confidence"][j],
-            "freshness": cols["freshness"][j],
-            "supersession": cols["supersession"][j],
-            "gate": cols["gate"][j],
-            "b": cols["b"][j],
-            "d": cols["d"][j],
-            "u": cols["u"][j],
-            "guidance": guid[j],
-            "k": cols["k"][j],
-            "B": cols["B"][j],
-            "tier": tiers[j],
-            "flags": flags.get(j, []),
-        }
-        for j, i in enumerate(at.tolist())
-    ]
-
-
 def stream_rows(
     store: Store, config: Config, now: float, size: int, limit: int = 0
 ) -> Iterator[list[dict[str, Any]]]:
@@ -364,7 +315,7 @@ def stream_rows(
             if limit and done + len(ids) > limit:
                 ids, arrays = ids[: limit - done], arrays.span(0, limit - done)
             sc = score(arrays, config, now, k[done : done + len(ids)])
-            yield score_rows(ids, sc, np.arange(len(ids)))
+            yield score_json(ids, sc, np.arange(len(ids)))
             done += len(ids)
             if limit and done >= limit:
                 return

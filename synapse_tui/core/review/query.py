@@ -23,41 +23,37 @@ import numpy as np
 
 from synapse_tui.core.base.errors import QueryError
 from synapse_tui.core.review.relevance import Relevance, check_words, rank
-from synapse_tui.core.trust.score import (
-    BANDS,
-    FLAG_DELETED,
-    FLAG_EXPIRED,
-    FLAG_INVALIDATED,
-    FLAG_NAMES,
-    GUIDANCE,
-    TIERS,
-)
+from synapse_tui.core.trust.row import LABELS, NUMBERS
+from synapse_tui.core.trust.score import FLAG_DELETED, FLAG_EXPIRED, FLAG_INVALIDATED, FLAG_NAMES
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
 
-# field name -> (label, how to get the array from a Memory)
-NUMERIC: dict[str, Callable[[Memory], np.ndarray]] = {
-    "trust": lambda m: m.scores.trust,
-    "confidence": lambda m: m.scores.confidence,
-    "fresh": lambda m: m.scores.freshness,
-    "sup": lambda m: m.scores.supersession,
-    "gate": lambda m: m.scores.gate,
-    "b": lambda m: m.scores.b,
-    "d": lambda m: m.scores.d,
-    "u": lambda m: m.scores.u,
-    "B": lambda m: m.scores.B,
-    "k": lambda m: m.scores.k,
+# the score fields a query spells short (the row's names are aliases): `fresh<0.5`
+SHORT = {"freshness": "fresh", "supersession": "sup"}
+
+
+def _score(name: str) -> Callable[[Memory], np.ndarray]:
+    return lambda m: getattr(m.scores, name)
+
+
+# field name -> how to get the array from a Memory: every number of the score row, then inputs
+NUMERIC: dict[str, Callable[[Memory], np.ndarray]] = {SHORT.get(name, name): _score(name) for name in NUMBERS}
+NUMERIC |= {
     "r": lambda m: m.arrays.r,
     "s": lambda m: m.arrays.s,
     "age": lambda m: m.scores.age_days,
 }
-ALIASES = {"conf": "confidence", "freshness": "fresh", "supersession": "sup", "depth": "k", "activation": "B"}
-KEYED = {
-    "tier": TIERS,
-    "guidance": GUIDANCE,
+ALIASES = {
+    "conf": "confidence",
+    **{long: short for long, short in SHORT.items()},
+    "depth": "k",
+    "activation": "B",
+}
+# the score row's coded fields (band, guidance, tier) take its labels, a space written '-'
+KEYED = {name: tuple(label.replace(" ", "-") for label in labels) for name, labels in LABELS.items()}
+KEYED |= {
     "flag": tuple(name for _, name in FLAG_NAMES),
-    "band": tuple(b.replace(" ", "-") for b in BANDS),
     "is": ("stale", "superseded", "head", "o1", "signed", "deleted", "invalidated", "expired"),
     "junk": ("duplicate", "near-duplicate", "unsupported", "any"),
 }
@@ -228,11 +224,9 @@ def _keyed(source: str, pos: int, token: str, negate: bool, name: str, value: st
         )
     index = options.index(value)
     tests: dict[str, Callable[[Memory], np.ndarray]] = {
-        "tier": lambda m: m.scores.tier == index,
-        "guidance": lambda m: m.scores.guidance == index,
-        "band": lambda m: m.scores.band == index,
-        "flag": lambda m: (m.scores.flags & FLAG_NAMES[index][0]) != 0,
+        name: (lambda m, name=name: getattr(m.scores, name) == index) for name in LABELS
     }
+    tests["flag"] = lambda m: (m.scores.flags & FLAG_NAMES[index][0]) != 0
     if key == "is":
         tests["is"] = {
             "stale": lambda m: m.scores.freshness < m.config.review.threshold,

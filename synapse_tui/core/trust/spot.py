@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.store.db import Store
-from synapse_tui.core.trust.score import BANDS, TIERS, FactArrays, score
+from synapse_tui.core.trust.row import ScoreRecord
+from synapse_tui.core.trust.score import FactArrays, score
 
 
 def depth(store: Store, fact_id: str) -> int:
@@ -37,9 +37,8 @@ def depth(store: Store, fact_id: str) -> int:
 
 
 def spot_scores(store: Store, config: Config, now: float, fact_ids: list[str]) -> dict[str, dict[str, Any]]:
-    """Score and inputs of each fact in `fact_ids` (unknown ids are left out), by id.
-
-    The fields are those SPEC 8 keeps in an audit entry's `score_before`, full floats."""
+    """Score and inputs of each fact in `fact_ids` (unknown ids are left out), by id: the
+    `ScoreRecord` JSON an audit entry keeps in `score_before` (SPEC 8), full floats."""
     ids = {pos: fid for fid, pos in store.positions_of(list(dict.fromkeys(fact_ids))).items()}
     rows = store.fact_inputs(list(ids.values()), config)
     if not rows:
@@ -66,24 +65,4 @@ def spot_scores(store: Store, config: Config, now: float, fact_ids: list[str]) -
     )
     k = np.array([depth(store, ids[p]) for p in order], dtype=np.int64)
     sc = score(arrays, config, now, k)
-    out = {}
-    for j, p in enumerate(order):
-        n_events = int(counts[j])
-        out[ids[p]] = {
-            "trust": float(sc.trust[j]),
-            "band": BANDS[sc.band[j]],
-            "confidence": float(sc.confidence[j]),
-            "freshness": float(sc.freshness[j]),
-            "supersession": float(sc.supersession[j]),
-            "gate": float(sc.gate[j]),
-            "r": int(arrays.r[j]),
-            "s": int(arrays.s[j]),
-            "declared_tier": TIERS[arrays.declared[j]],
-            "tier": TIERS[sc.tier[j]],
-            # n, creation included (SPEC 4); the O(1) form stores n and only its creation time
-            "reinforcement_count": int(o1[j]) if o1[j] else n_events,
-            "last_reinforced_at": format_time(float(events[j].max())),
-            "k": int(k[j]),
-            "B": float(sc.B[j]),
-        }
-    return out
+    return {ids[p]: ScoreRecord.of(ids[p], sc, arrays, j).to_json() for j, p in enumerate(order)}

@@ -139,7 +139,8 @@ def test_a_fact_postgresql_cannot_hold_is_one_error_line(tmp_path, new_database)
     src.write_text('{"id": "n", "text": "a\\u0000b", "created_at": "2026-01-01T00:00:00Z"}\n')
     run("import", src, "--db", tmp_path / "nul.db")
     line = error_line("copy", tmp_path / "nul.db", new_database())
-    assert "nothing was copied" in line and "0x00" in line
+    assert "nothing was copied" in line and "a value holds a NUL character" in line
+    assert line.endswith("(COPY facts, line 1, column text)")
 
 
 def test_a_missing_source_or_folder_is_one_error_line(tmp_path, new_database):

@@ -142,7 +142,7 @@ def _read_server(where: Location) -> Iterator[tuple[dict[str, int], Rows]]:
 def _write_server(where: Location, rows: Rows) -> None:
     conn = connect(where)
     try:
-        with errors_named(where, "nothing was copied"):
+        with errors_named(where, "nothing was copied"), _nul_named(where):
             schema.lock(conn)
             if schema.state(conn, where) is not None:
                 _refuse_if_filled(where, _server_counts(conn))
@@ -166,6 +166,24 @@ def _write_server(where: Location, rows: Rows) -> None:
             conn.commit()
     finally:
         conn.close()
+
+
+@contextmanager
+def _nul_named(where: Location) -> Iterator[None]:
+    """Say what PostgreSQL's 'invalid byte sequence ... 0x00' means: SQLite keeps a NUL
+    character in text, PostgreSQL's text type cannot hold one."""
+    from psycopg.errors import CharacterNotInRepertoire
+
+    try:
+        yield
+    except CharacterNotInRepertoire as exc:
+        if "0x00" not in str(exc):
+            raise
+        context = " ".join(str(exc).split()).partition("CONTEXT: ")[2]
+        raise StoreError(
+            f"nothing was copied: {where.shown}: a value holds a NUL character (U+0000), which"
+            f" PostgreSQL's text cannot ({context or 'see the source'})"
+        ) from None
 
 
 def _server_counts(conn: Any) -> dict[str, int]:

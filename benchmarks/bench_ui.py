@@ -72,6 +72,7 @@ async def measure(db: Path) -> dict[str, float]:
     from synapse_tui.core.base.config import Config
     from synapse_tui.core.store.db import Store
     from synapse_tui.ui.app import SynapseApp
+    from synapse_tui.ui.search import SearchBar
     from synapse_tui.ui.widgets.fact_list import FactList
 
     figures: dict[str, float] = {}
@@ -160,9 +161,10 @@ async def measure(db: Path) -> dict[str, float]:
             for _ in range(5):
                 main.query_one("#search").value = q
                 await pilot.pause()
-                main._debounce.stop()  # measure the search itself, not the typing debounce
+                bar = main.query_one(SearchBar)
+                bar.cancel_debounce()  # measure the search itself, not the typing debounce
                 t = time.perf_counter()
-                main.run_search(q)
+                bar.run_search(q)
                 await settle()
                 times.append(time.perf_counter() - t - idle)
                 main.query_one("#search").value = ""

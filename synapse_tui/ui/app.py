@@ -9,8 +9,10 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import numpy as np
 from textual.app import App
 from textual.binding import Binding
+from textual.reactive import var
 from textual.screen import ModalScreen
 
 from synapse_tui.core.base.clock import Clock
@@ -22,13 +24,17 @@ from synapse_tui.core.store.errors import DatabaseError, describe
 from synapse_tui.ui.commands import SynapseCommands
 from synapse_tui.ui.messages import LoadFailed, MemoryLoaded
 from synapse_tui.ui.prefs import read_prefs, write_pref
+from synapse_tui.ui.screens.base import MemoryChange
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.nav import CursorTo, MarksChanged, OpenFact
-from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS, TriageMixin
+from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS, TriageApp
 
 
-class SynapseApp(TriageMixin, App[None]):
+class SynapseApp(TriageApp):
     """Browse and triage an agent's memory, with every trust score explained."""
+
+    # "the memory changed": the views watch it (`FactScreen`) and repaint
+    memory_change: var[MemoryChange] = var(MemoryChange(0, "none"), init=False)
 
     CSS_PATH = ["tcss/app.tcss"]
     TITLE = "synapse-tui"
@@ -125,14 +131,6 @@ class SynapseApp(TriageMixin, App[None]):
     def get_default_screen(self) -> MainScreen:
         return MainScreen()
 
-    @property
-    def main(self) -> MainScreen:
-        """The browser's main screen (the bottom of the stack)."""
-        for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
-                return screen
-        raise LookupError("no main screen")
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "triage" and parameters and parameters[0] not in ("undo", "redo"):
             # views without a fact (calibration) do not offer the keys
@@ -149,12 +147,12 @@ class SynapseApp(TriageMixin, App[None]):
             try:
                 job()
             except DatabaseError as exc:  # damage past the header check at open, a lock, I/O
-                self.main.post_message(LoadFailed(describe(exc)))
+                self.post_message(LoadFailed(describe(exc)))
                 return
             except Exception as exc:  # a bad store must end with a message, not a traceback
-                self.main.post_message(LoadFailed(str(exc)))
+                self.post_message(LoadFailed(str(exc)))
                 return
-            self.main.post_message(MemoryLoaded(reason))
+            self.post_message(MemoryLoaded(reason))
 
         self.run_worker(work, thread=True, exclusive=True, group=group)
 
@@ -260,9 +258,18 @@ class SynapseApp(TriageMixin, App[None]):
             title += " · read-only"
         return title
 
-    def memory_changed(self, reason: str) -> None:
-        """The browser's memory changed under the views (a new config): repaint them."""
-        self.main.post_message(MemoryLoaded(reason))
+    def on_load_failed(self, message: LoadFailed) -> None:
+        self.exit(return_code=2, message=f"error: {message.error}")
+
+    def on_memory_loaded(self, message: MemoryLoaded) -> None:
+        self.memory_changed(message.reason)
+
+    def memory_changed(
+        self, reason: str, follow: str | None = None, repaint: np.ndarray | None = None
+    ) -> None:
+        """The browser's memory changed under the views: the list repaints, then the view
+        on top (watchers run in the order the views were mounted)."""
+        self.memory_change = MemoryChange(self.memory_change.serial + 1, reason, follow, repaint)
 
     def on_cursor_to(self, message: CursorTo) -> None:
         self.main.go_to_fact(message.fact_id, leave=message.leave)

@@ -1,23 +1,31 @@
 """Search on the main screen (/): words and filters in one box, debounced, run by a
 worker against the browser's memory; a typo is explained under the box with a caret.
 
-A mixin for `MainScreen`, which provides `browser` and `show_rows`.
+`SearchBar` owns its box, its debounce and its error line; it is handed the browser's
+`search` (a read: it runs in the bar's worker) and posts `SearchBar.Changed` with the
+results, which the screen installs in the browser and paints.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from rich.text import Text
-from textual import work
+from textual import on, work
+from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import var
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from synapse_tui.core.base.errors import QueryError
 from synapse_tui.core.browser import Search
 from synapse_tui.ui.messages import SearchDone, SearchFailed
-from synapse_tui.ui.widgets.fact_list import FactList
 
-SEARCH_DEBOUNCE = 0.15
+SEARCH_DEBOUNCE = 0.15  # seconds: one search per pause in typing, not one per key
 
 
 class SearchInput(Input):
@@ -30,64 +38,112 @@ class SearchInput(Input):
         Binding("escape", "clear", "clear", key_display="esc", id="search.clear"),
     ]
 
+    @dataclass
+    class Leave(Message):
+        """Away from the box: enter or down go to the list, escape clears and leaves."""
+
+        clear: bool
+
     def action_to_list(self) -> None:
-        self.screen.query_one(FactList).focus()
+        self.post_message(self.Leave(clear=False))
 
     def action_clear(self) -> None:
-        self.screen.action_leave()
+        self.post_message(self.Leave(clear=True))
 
 
-class SearchBox:
-    _debounce: Timer | None = None
+class SearchBar(Widget):
+    """The box (`#search`) and, under it, what is wrong with the query (`#search-error`,
+    shown while `error` is set: the `-error` class)."""
 
-    def action_search(self) -> None:
-        self.query_one("#search", Input).focus()
+    DEFAULT_CSS = """
+    SearchBar { height: auto; }
+    SearchBar #search-error { display: none; }
+    SearchBar.-error #search-error { display: block; }
+    """
 
-    # named handlers, not @on: Textual collects @on only from the screen class itself
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id != "search":
-            return
+    error: var[Text | None] = var(None, init=False)
+
+    @dataclass
+    class Changed(Message):
+        """The search to show: results (`top`: the best match under the cursor) or none
+        (the box was cleared: the cursor stays)."""
+
+        search: Search
+        top: bool
+
+    def __init__(self, search: Callable[[str], Search], *, placeholder: str, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._search = search
+        self._placeholder = placeholder
+        self._debounce: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield SearchInput(placeholder=self._placeholder, id="search", select_on_focus=False)
+        yield Static(id="search-error")
+
+    @property
+    def input(self) -> SearchInput:
+        return self.query_one(SearchInput)
+
+    def watch_error(self, error: Text | None) -> None:
+        self.set_class(error is not None, "-error")
+        self.query_one("#search-error", Static).update(error or "")
+
+    def focus_input(self) -> None:
+        self.input.focus()
+
+    def show(self, source: str) -> None:
+        """Put `source` in the box (a view restored): its results follow, debounced."""
+        if self.input.value != source:
+            self.input.value = source
+
+    def clear(self) -> None:
+        self.input.value = ""  # Changed clears the results
+        self.error = None
+
+    def cancel_debounce(self) -> None:
         if self._debounce is not None:
             self._debounce.stop()
+
+    @on(Input.Changed, "#search")
+    def _changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.cancel_debounce()
         value = event.value
         if not value.strip():
-            self.browser.set_search(Search(value))
-            self._show_error(None)
-            self.show_rows()
+            self.error = None
+            self.post_message(self.Changed(Search(value), top=False))
             return
         self._debounce = self.set_timer(SEARCH_DEBOUNCE, lambda: self.run_search(value))
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "search":
-            self.query_one(FactList).focus()
+    @on(Input.Submitted, "#search")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.input.post_message(SearchInput.Leave(clear=False))
 
     @work(thread=True, exclusive=True, group="search")
     def run_search(self, source: str) -> None:
+        """Search now (no debounce): the box's text, or the search shown after the memory
+        changed (new facts, another instant may match differently)."""
         try:
-            search = self.browser.search(source)
+            search = self._search(source)
         except QueryError as exc:
             self.post_message(SearchFailed(source, exc.reason, exc.position, exc.token))
             return
         self.post_message(SearchDone(search))
 
     def on_search_done(self, message: SearchDone) -> None:
-        if message.search.source != self.query_one("#search", Input).value:
+        message.stop()
+        if message.search.source != self.input.value:
             return  # typed on since: a newer search is coming
-        self.browser.set_search(message.search)
-        self._show_error(None)
+        self.error = None
         # the best match first, under the cursor: keeping the cursor's fact would keep
         # whichever fact a search of half the text (typed a debounce apart) put on top
-        self.show_rows(top=True)
+        self.post_message(self.Changed(message.search, top=True))
 
     def on_search_failed(self, message: SearchFailed) -> None:
-        if message.source != self.query_one("#search", Input).value:
+        message.stop()
+        if message.source != self.input.value:
             return
         caret = " " * message.position + "^" * max(1, len(message.token))
-        self._show_error(
-            Text.assemble(("  " + message.message, "bold"), "\n  ", message.source, "\n  ", caret)
-        )
-
-    def _show_error(self, text: Text | None) -> None:
-        label = self.query_one("#search-error", Static)
-        label.display = text is not None
-        label.update(text or "")
+        self.error = Text.assemble(("  " + message.message, "bold"), "\n  ", message.source, "\n  ", caret)

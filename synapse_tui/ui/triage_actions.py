@@ -11,15 +11,15 @@ posts `TriageLanded`; `on_triage_landed` repaints the row, the counts and the pa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+import numpy as np
+from textual.app import App
 from textual.binding import Binding
 
+from synapse_tui.core.browser import Browser
 from synapse_tui.ui.messages import TriageLanded
+from synapse_tui.ui.screens.base import FactScreen
+from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.widgets.fact_list import FactList
-
-if TYPE_CHECKING:
-    from synapse_tui.core.browser import Browser
 
 TRIAGE = Binding.Group("triage", compact=True)
 UNDO = Binding.Group("undo", compact=True)
@@ -90,33 +90,48 @@ BULK_MOVES = ("corroborate", "contradict", "verify", "accept")  # apply to every
 CONFIRM_OVER = 20  # bulk actions on more facts than this ask first
 
 
-class TriageMixin:
-    """For the app: `browser` is the state owner; `main` the list screen."""
+class TriageApp(App[None]):
+    """The app's triage: `browser` is the state owner, `main` the list screen."""
 
     browser: Browser
 
+    @property
+    def main(self) -> MainScreen:
+        """The browser's main screen (the bottom of the stack)."""
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        raise LookupError("no main screen")
+
+    def poll_store(self) -> None:
+        """Reload when another writer committed (the app's store workers)."""
+        raise NotImplementedError
+
+    def memory_changed(
+        self, reason: str, follow: str | None = None, repaint: np.ndarray | None = None
+    ) -> None:
+        """Tell the views the memory changed (the app's `memory_change` reactive)."""
+        raise NotImplementedError
+
     def shown_fact_id(self) -> str | None:
         """The fact the user sees in the current view."""
-        screen = self.screen  # type: ignore[attr-defined]
-        getter = getattr(screen, "current_fact_id", None)
-        if callable(getter):
-            return getter()
-        return getattr(screen, "fact_id", None)
+        screen = self.screen
+        return screen.current_fact_id() if isinstance(screen, FactScreen) else None
 
     def action_triage(self, move: str, expect: int | None = None) -> None:
         """`expect`: an undo that must revert that batch or nothing (the session log's)."""
         browser = self.browser
         refusal = browser.readonly_reason
         if refusal:
-            self.notify(refusal, severity="warning", timeout=4, markup=False)  # type: ignore[attr-defined]
+            self.notify(refusal, severity="warning", timeout=4, markup=False)
             return
         if browser.memory is None:
             return
         if move in ("undo", "redo"):
             self.start_triage(move, [], expect=expect)
             return
-        main = self.main  # type: ignore[attr-defined]
-        if move in BULK_MOVES and browser.marks and self.screen is main:  # type: ignore[attr-defined]
+        main = self.main
+        if move in BULK_MOVES and browser.marks and self.screen is main:
             ids = [browser.memory.ids[p] for p in sorted(browser.marks)]
             hidden = len(browser.marks - main.query_one(FactList).on_screen())
             if len(ids) <= CONFIRM_OVER and not hidden:
@@ -131,11 +146,11 @@ class TriageMixin:
             facts = f"{len(ids)} marked fact{'s' if len(ids) != 1 else ''}"
             unseen = f" ({hidden} not on screen)" if hidden else ""
             question = f"{move} {facts}{unseen}, as one action (ctrl+z undoes it)?"
-            self.push_screen(ConfirmScreen(question), confirmed)  # type: ignore[attr-defined]
+            self.push_screen(ConfirmScreen(question), confirmed)
             return
         fact_id = self.shown_fact_id()
         if fact_id is None:
-            self.notify("no fact selected", severity="warning", timeout=2)  # type: ignore[attr-defined]
+            self.notify("no fact selected", severity="warning", timeout=2)
             return
         if move == "supersede":
             from synapse_tui.ui.screens.supersede import SupersedeScreen
@@ -144,7 +159,7 @@ class TriageMixin:
                 if new:
                     self.start_triage("supersede", [fact_id], new)
 
-            self.push_screen(SupersedeScreen(fact_id), chosen)  # type: ignore[attr-defined]
+            self.push_screen(SupersedeScreen(fact_id), chosen)
             return
         self.start_triage(move, [fact_id])
 
@@ -161,7 +176,7 @@ class TriageMixin:
         browser = self.browser
         busy = browser.claim(fact_ids)
         if busy:
-            self.notify(  # type: ignore[attr-defined]
+            self.notify(
                 f"{busy[0]} is still being changed: wait for its row to update",
                 severity="warning",
                 timeout=2,
@@ -174,21 +189,16 @@ class TriageMixin:
             result = browser.triage(
                 move, fact_ids, target, from_marks=from_marks, ticket=ticket, expect=expect
             )
-            self.post_message(TriageLanded(result))  # type: ignore[attr-defined]
+            self.post_message(TriageLanded(result))
 
-        self.run_worker(work, thread=True, group="triage", name=f"triage {move}")  # type: ignore[attr-defined]
+        self.run_worker(work, thread=True, group="triage", name=f"triage {move}")
 
     def on_triage_landed(self, message: TriageLanded) -> None:
         result = message.result
         if result.error:
-            self.notify(  # type: ignore[attr-defined]
-                result.error, title=f"{result.move}: nothing changed", severity="error", markup=False
-            )
-            self.poll_store()  # type: ignore[attr-defined]  # refused because a writer acted? show it
+            self.notify(result.error, title=f"{result.move}: nothing changed", severity="error", markup=False)
+            self.poll_store()  # refused because a writer acted? show it
             return
-        main = self.main  # type: ignore[attr-defined]
-        main.show_rows(follow=result.follow, changed=True, repaint=result.repaint)
-        top = self.screen  # type: ignore[attr-defined]
-        if top is not main and hasattr(top, "refresh_view"):
-            top.refresh_view()  # the open fact shows its new score
-        self.notify(result.notice, timeout=4, markup=False)  # type: ignore[attr-defined]
+        # the list repaints the rows that look different, the view on top its fact
+        self.memory_changed("triage", follow=result.follow, repaint=result.repaint)
+        self.notify(result.notice, timeout=4, markup=False)

@@ -11,15 +11,15 @@ from __future__ import annotations
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from synapse_tui.ui.messages import Explained
+from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import CursorTo
 from synapse_tui.ui.widgets.fact_detail import FactDetail
 
 
-class DetailScreen(Screen):
+class DetailScreen(FactScreen):
     """Everything about one fact; older/newer versions are selectable to jump there."""
 
     BINDINGS = [

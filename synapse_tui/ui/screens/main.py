@@ -16,16 +16,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.reactive import var
-from textual.screen import Screen
-from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Footer, Header, Static
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.browser import Search
 from synapse_tui.core.review.queues import QUEUES, SORTS
-from synapse_tui.ui.bulk import MARK_BINDINGS, Marks
-from synapse_tui.ui.messages import Explained, LoadFailed, MemoryLoaded, TextsRead
-from synapse_tui.ui.search import SearchBox, SearchInput
+from synapse_tui.ui.bulk import MARK_BINDINGS
+from synapse_tui.ui.messages import Explained, TextsRead
+from synapse_tui.ui.screens.base import FactScreen, MemoryChange
+from synapse_tui.ui.search import SearchBar, SearchInput
 from synapse_tui.ui.widgets.fact_detail import FactDetail
 from synapse_tui.ui.widgets.fact_list import ColumnHeader, FactList
 from synapse_tui.ui.widgets.queue_bar import QueueBar, StatusLine
@@ -34,7 +33,7 @@ POLL_SECONDS = 2.0  # how often to check whether another process changed the sto
 REASON_QUEUES = ("suspect", "signature")  # the queues that say why in a column
 
 
-class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
+class MainScreen(FactScreen, inherit_bindings=False):
     """Queues of facts, searchable, with every key of SPEC 7."""
 
     # side by side only when the list keeps ~40 cells of fact text and the pane ~50 (#list-pane)
@@ -122,7 +121,6 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
 
     def __init__(self) -> None:
         super().__init__()
-        self._debounce: Timer | None = None
         self._pane_fact: str | None = None  # the fact the pane shows or is about to
         self._pane_busy = False
         self._return_to = None  # the view to come back to after the neighbour view
@@ -133,12 +131,11 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         yield Header(icon="◆")
         yield Static(id="asof")
         yield QueueBar(id="queues")
-        yield SearchInput(
+        yield SearchBar(
+            self.app.browser.search,
             placeholder="/ search words and filters: trust<0.3 tier:auto payments",
-            id="search",
-            select_on_focus=False,
+            id="search-bar",
         )
-        yield Static(id="search-error")
         with Container(id="panes"):
             with Vertical(id="list-pane"):
                 yield ColumnHeader(id="columns")
@@ -148,7 +145,6 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#search-error").display = False
         self.query_one("#asof").display = False
         self.query_one(FactList).focus()
         self.query_one("#status", StatusLine).update("loading…")
@@ -171,20 +167,24 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
     def memory(self):
         return self.app.browser.memory
 
-    def on_load_failed(self, message: LoadFailed) -> None:
-        self.app.exit(return_code=2, message=f"error: {message.error}")
-
-    def on_memory_loaded(self, message: MemoryLoaded) -> None:
-        if message.reason == "load":
+    def memory_changed(self, change: MemoryChange) -> None:
+        """Repaint the list (the app's `memory_change`): after triage the rows that look
+        different, the cursor following the fact an undo gave back; else everything."""
+        if change.reason == "triage":
+            self.show_rows(follow=change.follow, changed=True, repaint=change.repaint)
+            return
+        if change.reason == "load":
             self.set_interval(POLL_SECONDS, self.app.poll_store)
             self.call_after_refresh(self.app.find_suspects)  # after the first page is painted
-        if message.reason == "external" and self.browser.elsewhere:
+        if change.reason == "external" and self.browser.elsewhere:
             self.app.notify(self.browser.elsewhere, timeout=6, markup=False)
             self.browser.elsewhere = ""
         source = self.browser.view.search.source
-        if message.reason in ("external", "as_of", "config") and source.strip():
-            self.run_search(source)  # new facts (or another instant) may match differently
-        self.query_one(FactList).invalidate(texts=message.reason == "external")
+        if change.reason in ("external", "as_of", "config") and source.strip():
+            self.query_one(SearchBar).run_search(
+                source
+            )  # new facts (or another instant) may match differently
+        self.query_one(FactList).invalidate(texts=change.reason == "external")
         self.show_rows()
         self.update_asof()
         self.update_pane(force=True)
@@ -192,9 +192,6 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         if has_fact != self._bindings_had_fact:  # the Footer is rebuilt: only when it changes
             self._bindings_had_fact = has_fact
             self.refresh_bindings()  # the triage keys apply now there is a fact
-        top = self.app.screen
-        if top is not self and hasattr(top, "refresh_view"):
-            top.refresh_view()
 
     # -- rows -------------------------------------------------------------------------
     def show_rows(
@@ -287,8 +284,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             self.browser.restore(
                 replace(self.browser.view, queue=0, sort="queue", reverse=False, search=Search())
             )
-            self.query_one("#search", Input).value = ""
-            self._show_error(None)
+            self.query_one(SearchBar).clear()
             self.show_rows(follow=fact_id)
         facts.focus()
 
@@ -361,15 +357,53 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
             return
         self.go_to_fact(self.memory.ids[other])
 
+    # -- search -----------------------------------------------------------------------
+    def action_search(self) -> None:
+        self.query_one(SearchBar).focus_input()
+
+    def on_search_bar_changed(self, message: SearchBar.Changed) -> None:
+        self.browser.set_search(message.search)
+        self.show_rows(top=message.top)
+
+    def on_search_input_leave(self, message: SearchInput.Leave) -> None:
+        if message.clear:
+            self.action_leave()
+        else:
+            self.query_one(FactList).focus()
+
     def action_leave(self) -> None:
-        box = self.query_one("#search", Input)
-        if box.value:
-            box.value = ""  # Changed clears the results
+        bar = self.query_one(SearchBar)
+        if bar.input.value:
+            bar.clear()
         elif self.browser.marks and self.query_one(FactList).has_focus:
             self.action_clear_marks()
         elif self.app.as_of is not None and self.query_one(FactList).has_focus:
             self.app.set_as_of(None)  # the past is left as it was entered: one key
         self.query_one(FactList).focus()
+
+    # -- marks (they live in the browser) ----------------------------------------------
+    def marks_changed(self) -> None:
+        facts = self.query_one(FactList)
+        facts.marks = self.browser.marks
+        facts.refresh()  # the strip cache is keyed on the mark
+        self.query_one(QueueBar).set_marked(len(facts.marks), self.browser.marks_elsewhere())
+
+    def action_toggle_mark(self) -> None:
+        facts = self.query_one(FactList)
+        pos = facts.position
+        if pos is None:
+            return
+        self.browser.toggle_mark(pos)
+        self.marks_changed()
+        facts.action_cursor_down()
+
+    def action_mark_queue(self) -> None:
+        self.browser.mark(self.query_one(FactList).order)
+        self.marks_changed()
+
+    def action_clear_marks(self) -> None:
+        self.browser.clear_marks()
+        self.marks_changed()
 
     # -- views --------------------------------------------------------------------------
     def action_open(self) -> None:
@@ -406,9 +440,7 @@ class MainScreen(Marks, SearchBox, Screen, inherit_bindings=False):
         if view is None or self.memory is None:
             return
         self.browser.restore(view)
-        search = self.query_one("#search", Input)
-        if search.value != view.search.source:
-            search.value = view.search.source
+        self.query_one(SearchBar).show(view.search.source)
         self.show_rows(follow=view.cursor)
 
     def update_asof(self) -> None:

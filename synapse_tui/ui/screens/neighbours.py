@@ -17,11 +17,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from synapse_tui.core.graph.ego import FACT, EgoGraph, EgoRow, GraphRead
 from synapse_tui.core.graph.read import GraphInfo
+from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact, RowTable, band_cell, colours, superseded
 from synapse_tui.ui.text import bar, clean, fit
 
@@ -34,7 +34,7 @@ class EgoReady(Message):
     read: GraphRead
 
 
-class NeighbourScreen(Screen):
+class NeighbourScreen(FactScreen):
     HELP_TITLE = "neighbour view"
     DEFAULT_CSS = """
     NeighbourScreen #nb-head { padding: 0 1; height: auto; }

@@ -14,12 +14,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from synapse_tui.core.graph.ego import GraphRead
 from synapse_tui.core.graph.path import Path
+from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact, band_cell, colours, superseded
 from synapse_tui.ui.text import bar, clean, fit
 
@@ -31,7 +31,7 @@ class PathReady(Message):
     read: GraphRead
 
 
-class PathScreen(Screen):
+class PathScreen(FactScreen):
     HELP_TITLE = "path view"
     DEFAULT_CSS = """
     PathScreen #path-head { padding: 0 1; height: auto; }

@@ -17,11 +17,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from synapse_tui.core.review.sessionlog import LogEntry
 from synapse_tui.core.store.errors import DatabaseError
+from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact, RowTable, colours
 from synapse_tui.ui.text import clean, fit
 
@@ -39,7 +39,7 @@ class BatchReady(Message):
     entries: tuple[LogEntry, ...]
 
 
-class SessionLogScreen(Screen):
+class SessionLogScreen(FactScreen):
     HELP_TITLE = "session log"
     DEFAULT_CSS = """
     SessionLogScreen #log-head { padding: 0 1; height: auto; }

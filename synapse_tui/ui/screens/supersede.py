@@ -27,6 +27,7 @@ from textual.widgets.option_list import Option
 
 from synapse_tui.core.base.errors import QueryError
 from synapse_tui.core.trust.score import BANDS
+from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import MarksChanged
 from synapse_tui.ui.text import clean
 
@@ -52,7 +53,7 @@ class Preview(Message):
     texts: dict[str, str]
 
 
-class SupersedeScreen(ModalScreen[str | None]):
+class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
     """Dismisses with the replacing fact's id, or None when nothing is to change."""
 
     BINDINGS = [
@@ -113,6 +114,10 @@ class SupersedeScreen(ModalScreen[str | None]):
         self.query_one("#sup-error").display = False
         self.query_one("#sup-search").focus()
         self.load_related()
+
+    def current_fact_id(self) -> str | None:
+        """The fact being superseded (what a palette triage command acts on)."""
+        return self.fact_id
 
     # -- helpers ------------------------------------------------------------------------
     def _fact(self, fact_id: str, text: str, why: str = "", bold: bool = False) -> Text:

@@ -114,17 +114,9 @@ class ReliabilityView(VerticalScroll):
     @staticmethod
     def _bins_table(data: dict) -> Table:
         table = Table(title="per trust bin", title_justify="left", box=None, padding=(0, 1), show_edge=False)
-        for name, justify in (
-            ("trust", "left"),
-            ("n", "right"),
-            ("holds", "right"),
-            ("wrong", "right"),
-            ("replaced", "right"),
-            ("mean trust", "right"),
-            ("held", "right"),
-            ("95% interval", "right"),
-        ):
-            table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        table.add_column("trust", justify="left")
+        for name in ("n", "holds", "wrong", "replaced", "mean trust", "held", "95% interval"):
+            table.add_column(name, justify="right")
         for b in data["bins"]:
             interval = f"{two(b['ci_low'])}–{two(b['ci_high'])}" if b["n"] else ""
             table.add_row(

@@ -1,0 +1,48 @@
+"""What every view that shows facts has: the fact the user sees, and a repaint when the
+memory changes under it.
+
+The app's triage keys act on `current_fact_id()` (the list's cursor, the open fact, the
+highlighted row of a graph view or the session log); the app's `memory_change` reactive
+(triage landed, another writer, as of, a new config, the clock caught up) is watched here,
+so no view asks another whether it can repaint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from textual import events, on
+from textual.screen import Screen, ScreenResultType
+
+
+@dataclass(frozen=True, eq=False)
+class MemoryChange:
+    """What changed: `reason` (load, suspects, external, as_of, config, clock, triage); a
+    triage's change also says which fact the cursor follows and which rows look different
+    (`TriageResult.follow`, `.repaint`)."""
+
+    serial: int  # every change is a new value, so the watchers always run
+    reason: str
+    follow: str | None = None
+    repaint: np.ndarray | None = None
+
+
+class FactScreen(Screen[ScreenResultType]):
+    """A view showing facts: it names the one under the cursor and repaints on change."""
+
+    def current_fact_id(self) -> str | None:
+        """The fact the triage keys act on (None: no fact under the cursor)."""
+        return None
+
+    @on(events.Mount)
+    def _watch_memory(self) -> None:
+        self.watch(self.app, "memory_change", self.memory_changed, init=False)
+
+    def memory_changed(self, change: MemoryChange) -> None:
+        """The view on top shows the new scores (the list repaints itself: `MainScreen`)."""
+        if self.is_active:
+            self.refresh_view()
+
+    def refresh_view(self) -> None:
+        """Repaint what the view shows from the browser's state as it is now."""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
+import time
 
 import pytest
 
@@ -253,12 +253,18 @@ async def test_footer_palette_and_deleted_facts(db):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"quit")
-        await asyncio.sleep(0.5)
-        await pilot.pause()
-        options = app.screen.query_one("CommandList")
-        titles = [
-            str(options.get_option_at_index(i).prompt).split("\n")[0] for i in range(options.option_count)
-        ]
+
+        def prompts() -> list[str]:
+            options = app.screen.query_one("CommandList")
+            return [
+                str(options.get_option_at_index(i).prompt).split("\n")[0] for i in range(options.option_count)
+            ]
+
+        deadline = time.monotonic() + 10  # the palette searches in a worker: wait for its answer
+        while not any(t.strip() == "Quit" for t in prompts()) and time.monotonic() < deadline:
+            await pilot.pause(0.02)
+        await settle(pilot)  # and for the search to finish, so a second Quit would show
+        titles = prompts()
         assert sum(t.strip() == "Quit" for t in titles) == 1, titles
     store.close()
 

@@ -136,8 +136,8 @@ def bench_graph(db: Path, n: int, subset: bool = True) -> None:
         with store.transaction() as conn:
             update = rebuild_graph(conn, CFG)
         t_build = time.perf_counter() - t
-        info = graph_info(store.conn)
-        edges = store.conn.execute("SELECT count(*) FROM semantic_edges").fetchone()[0]
+        info = graph_info(store._conn)
+        edges = store._conn.execute("SELECT count(*) FROM semantic_edges").fetchone()[0]
         say(
             f"graph build at {n:,}: {t_build:.0f} s ({info.describe()}; {edges:,} edges; notes {update.notes})"
         )
@@ -161,7 +161,7 @@ def add_1000(db: Path, n: int) -> None:
     """Insert the 1,000 extra facts and time the graph update alone (a new process)."""
     X_extra = np.load(db.with_suffix(".extra.npy"))
     with Store.open(db) as store:
-        conn = store.conn
+        conn = store._conn
         with store.transaction():
             insert_facts(conn, n, 1000, X_extra, seed=43)
             conn.execute(

@@ -83,12 +83,12 @@ def measure(label: str, db: Path, read) -> None:
     )
     before = db.read_bytes()
     with Store.open(db) as store:
-        changes = store.conn.total_changes
+        changes = store._conn.total_changes
         t0, c0 = time.perf_counter(), time.process_time()
         snap = read(known_facts(store, snap.system))
         result = sync_snapshot(store, snap, config)
         t1, c1 = time.perf_counter(), time.process_time()
-        wrote = store.conn.total_changes - changes
+        wrote = store._conn.total_changes - changes
     same = db.read_bytes() == before
     print(
         f"{label}: second sync {t1 - t0:.2f} s (CPU {c1 - c0:.2f} s), {result.added} added, {result.unchanged:,} unchanged,"

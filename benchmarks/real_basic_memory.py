@@ -73,7 +73,7 @@ def sync(store: Store, snap: Snapshot) -> tuple[int, int]:
 
         sync_snapshot(store, snap, Config())
     except ImportError:
-        have = {r[0] for r in store.conn.execute("SELECT id FROM facts")}
+        have = {r[0] for r in store._conn.execute("SELECT id FROM facts")}
         result = import_facts(store, [f for f in snap.facts if f.id not in have], snap.source)
         with store.transaction() as conn:
             conn.executemany(

@@ -198,7 +198,7 @@ def main(python: str) -> None:
     with Store.open(folder / "memory.db", create=True) as store:
         for run in (1, 2):
             snap = graphiti.read(folder, known=known_facts(store, "graphiti"))
-            have = {r[0] for r in store.conn.execute("SELECT id FROM facts")}
+            have = {r[0] for r in store._conn.execute("SELECT id FROM facts")}
             try:  # sync_snapshot once it is merged; until then what it is specified to do
                 from synapse_tui.core.ingest.adapters.sync import sync_snapshot
 
@@ -219,7 +219,7 @@ def main(python: str) -> None:
                 f" entities={info['entities']} supersedes={info['supersedes']} k={info['k']}"
                 f" trust={info['trust']:.2f} ({info['band']})"
             )
-        dims = store.conn.execute(
+        dims = store._conn.execute(
             "SELECT count(*), max(length(vec)) / 4 FROM embeddings WHERE kind='model'"
         ).fetchone()
         print(f"   {dims[0]} fact_embeddings of dimension {dims[1]} carried over")

@@ -43,7 +43,7 @@ def make_db(tmp_path, texts=TEXTS, embedding=None, name="memory.db"):
 
 def model_rows(db) -> int:
     with Store.open(db, readonly=True) as store:
-        return store.conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0]
+        return store._conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0]
 
 
 def test_without_the_extra_one_error_line_names_the_pip_command(tmp_path, monkeypatch):
@@ -94,9 +94,11 @@ def test_embed_computes_real_sentence_embeddings_once(tmp_path, extra):
         "replaced_lexical": 4,
     }
     with Store.open(db, readonly=True) as store:
-        dims = {len(v) // 4 for (v,) in store.conn.execute("SELECT vec FROM embeddings WHERE kind = 'model'")}
+        dims = {
+            len(v) // 4 for (v,) in store._conn.execute("SELECT vec FROM embeddings WHERE kind = 'model'")
+        }
         assert dims == {384}
-        model = store.conn.execute("SELECT value FROM meta WHERE key = 'embed.model'").fetchone()[0]
+        model = store._conn.execute("SELECT value FROM meta WHERE key = 'embed.model'").fetchone()[0]
         assert json.loads(model) == "all-MiniLM-L6-v2"
     nbrs = json.loads(run("neighbours", db, "f0", "--json").stdout)
     assert nbrs["semantic"][0]["id"] == "f1"  # the paraphrase is the nearest, by meaning

@@ -237,7 +237,7 @@ def test_embed_run_again_finishes_the_graph_of_a_stuck_store(tmp_path, monkeypat
     db = tmp_path / "m.db"
     run("import", write_jsonl(tmp_path / "f.jsonl", facts), "--db", db)
     with Store.open(db) as store:  # what an earlier embed left: its vectors committed, the graph not
-        todo = store.conn.execute("SELECT pos, text FROM facts ORDER BY pos").fetchall()
+        todo = store._conn.execute("SELECT pos, text FROM facts ORDER BY pos").fetchall()
         with store.transaction() as conn:
             conn.executemany(
                 "INSERT OR REPLACE INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
@@ -250,7 +250,7 @@ def test_embed_run_again_finishes_the_graph_of_a_stuck_store(tmp_path, monkeypat
     out = run("embed", db).stdout
     assert "the neighbour graph built on them was not up to date and now is" in out
     with Store.open(db, readonly=True) as store:
-        kinds = {kind for (kind,) in store.conn.execute("SELECT DISTINCT kind FROM semantic_edges")}
+        kinds = {kind for (kind,) in store._conn.execute("SELECT DISTINCT kind FROM semantic_edges")}
     assert kinds == {"model"}  # the graph is the model's now, not the lexical one
     assert "nothing to do" in run("embed", db).stdout  # and the next run has none left
 
@@ -266,7 +266,7 @@ def read_only_folder(db, tmp_path):
     not allowed)."""
     shutil.rmtree(db.parent / (db.name + "-graph"), ignore_errors=True)  # one file, like a copy
     with Store.open(db) as store:
-        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     real, view = tmp_path / "real", tmp_path / "view"
     real.mkdir()
     shutil.copy(db, real / "memory.db")

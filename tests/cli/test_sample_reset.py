@@ -13,16 +13,16 @@ def test_sample_reset_rebuilds_the_working_copy(tmp_path, monkeypatch):
     runner = CliRunner()
     path = runner.invoke(main, ["sample"]).stdout.strip().splitlines()[-1]
     with Store.open(path) as store:
-        first = store.conn.execute("SELECT id FROM facts ORDER BY pos LIMIT 1").fetchone()[0]
+        first = store._conn.execute("SELECT id FROM facts ORDER BY pos LIMIT 1").fetchone()[0]
     done = runner.invoke(main, ["verify", path, first])
     assert done.exit_code == 0, done.output
     with Store.open(path) as store:
-        assert store.conn.execute("SELECT count(*) FROM audit").fetchone()[0] == 1
+        assert store._conn.execute("SELECT count(*) FROM audit").fetchone()[0] == 1
     again = runner.invoke(main, ["sample"]).stdout.strip().splitlines()[-1]
     with Store.open(again) as store:  # without --reset the triage stays
-        assert store.conn.execute("SELECT count(*) FROM audit").fetchone()[0] == 1
+        assert store._conn.execute("SELECT count(*) FROM audit").fetchone()[0] == 1
     reset = runner.invoke(main, ["sample", "--reset"])
     assert reset.exit_code == 0, reset.output
     assert reset.stdout.strip().splitlines()[-1] == path
     with Store.open(path) as store:
-        assert store.conn.execute("SELECT count(*) FROM audit").fetchone()[0] == 0
+        assert store._conn.execute("SELECT count(*) FROM audit").fetchone()[0] == 0

@@ -26,5 +26,5 @@ def test_it_writes_a_store_of_n_facts(tmp_path):
     assert out.returncode == 0, out.stderr
     with Store.open(db) as store:
         assert store.count() == 60
-        assert store.conn.execute("SELECT count(*) FROM semantic_edges").fetchone()[0] > 0
+        assert store._conn.execute("SELECT count(*) FROM semantic_edges").fetchone()[0] > 0
     assert run("60", str(db)).returncode == 2  # never over an existing store

@@ -151,9 +151,9 @@ def test_edits_are_versions_and_removals_deletions(home, store):
     assert bun.supersedes == by_text(first)["Use pnpm, not npm"].id and bun.id.endswith("@2")
     deleted = {k.id for k in known_facts(store, "claude-code") if k.deleted}
     assert deleted == {f"claude-code:{MEMORY}/user_role.md"}
-    before = store.conn.total_changes
+    before = store._conn.total_changes
     again, result = resync(store, home)
-    assert (result.added, result.newly_deleted) == (0, 0) and store.conn.total_changes == before
+    assert (result.added, result.newly_deleted) == (0, 0) and store._conn.total_changes == before
 
 
 def test_project_files_are_human_instructions(tmp_path):

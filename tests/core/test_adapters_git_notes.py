@@ -117,7 +117,7 @@ def test_sync_flags_deletions_at_the_commit_and_uncommitted_edits_last(memfs, tm
     with Store.open(tmp_path / "m.db", create=True) as store:
         first = sync(store, gn.read(memfs))
         assert (first.added, first.newly_deleted) == (4, 1)
-        (stamp,) = store.conn.execute("SELECT value FROM meta WHERE key LIKE 'deleted.at.%'").fetchone()
+        (stamp,) = store._conn.execute("SELECT value FROM meta WHERE key LIKE 'deleted.at.%'").fetchone()
         assert json.loads(stamp) == by_text(gn.read(memfs))["Sarah lives in Paris"].created_ts
         human = memfs / "system" / "human.md"
         human.write_text(human.read_text() + "- Sarah has a cat\n")
@@ -127,9 +127,9 @@ def test_sync_flags_deletions_at_the_commit_and_uncommitted_edits_last(memfs, tm
         assert "x-git-notes-author" not in cat.provenance
         assert sync(store, snap).added == 1
         git(memfs, "commit", "-q", "-am", "cat", when="2026-04-01T00:00:00Z", email=AGENT)
-        before = store.conn.total_changes
+        before = store._conn.total_changes
         again = sync(store, gn.read(memfs))  # the same version, now committed: nothing new
-        assert (again.added, again.newly_deleted) == (0, 0) and store.conn.total_changes == before
+        assert (again.added, again.newly_deleted) == (0, 0) and store._conn.total_changes == before
         assert len(known_facts(store, "git-notes")) == 5
 
 

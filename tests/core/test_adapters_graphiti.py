@@ -189,7 +189,7 @@ def test_end_to_end_store_scores_and_a_second_sync_changes_nothing(tmp_path):
         sync(store, graphiti.read(folder, known=known_facts(store, "graphiti")))
         assert store.count() == 3
         assert store.superseded_by("graphiti:e-old") == ["graphiti:e-new"]
-        assert store.conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0] == 3
+        assert store._conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0] == 3
         memory = Memory(store, Config(), parse_time("2025-12-01T00:00:00Z"))
         old = memory.explain("graphiti:e-old")
         assert old["k"] == 1 and old["corroborations"] == 2 and len(old["reinforced_at"]) == 2

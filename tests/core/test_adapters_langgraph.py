@@ -102,11 +102,11 @@ def test_updates_are_versions_deletes_and_expiry_told_apart(agent_store, store):
     assert any("1 records expired (TTL), not deleted by the agent" in line for line in snap.left_out)
     gone = {k.id for k in known_facts(store, "langgraph") if k.deleted}
     assert gone == {"langgraph:memories.alice:k2", "langgraph:memories.alice:k4"}
-    why = dict(store.conn.execute("SELECT key, value FROM meta WHERE key LIKE 'deleted.why.%'"))
+    why = dict(store._conn.execute("SELECT key, value FROM meta WHERE key LIKE 'deleted.why.%'"))
     assert why == {"deleted.why.langgraph:memories.alice:k4": '"expired"'}  # k2: the agent deleted it
-    before = store.conn.total_changes
+    before = store._conn.total_changes
     _, result = resync(store, agent_store, now=later)
-    assert (result.added, result.newly_deleted) == (0, 0) and store.conn.total_changes == before
+    assert (result.added, result.newly_deleted) == (0, 0) and store._conn.total_changes == before
 
 
 def test_embeddings_only_with_a_model(agent_store):

@@ -73,9 +73,9 @@ def test_added_and_deleted_observations_sync(memory, tmp_path):
         assert moved.created_at == "2026-06-01T00:00:00Z"
         gone = {k.text for k in known_facts(store, "mcp-memory") if k.deleted}
         assert gone == {"Prefers morning meetings"}
-        before = store.conn.total_changes
+        before = store._conn.total_changes
         sync(store, mm.read(memory, known=known_facts(store, "mcp-memory")))
-        assert store.conn.total_changes == before
+        assert store._conn.total_changes == before
 
 
 @pytest.mark.parametrize(

@@ -57,5 +57,5 @@ def test_two_histories_in_one_store_delete_only_what_each_deleted(tmp_path):
     write_history(bob, [ev("m-bob-2", "DELETE", old="Bob lives in Oslo", updated="2025-05-01T00:00:00Z")])
     assert sync(db, bob).newly_deleted == 1
     with Store.open(db, readonly=True) as opened:
-        deleted = [r[0] for r in opened.conn.execute("SELECT id FROM facts WHERE deleted = 1 ORDER BY id")]
+        deleted = [r[0] for r in opened._conn.execute("SELECT id FROM facts WHERE deleted = 1 ORDER BY id")]
     assert deleted == ["mem0:m-bob-2", "mem0:m-paris"]

@@ -28,7 +28,7 @@ def facts_file(*objs: dict) -> list:
 
 
 def model_embeddings(store: Store) -> int:
-    return store.conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0]
+    return store._conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0]
 
 
 def sync_graphiti(store: Store, folder):

@@ -178,7 +178,7 @@ def test_the_store_keeps_the_recall_and_the_cli_reports_it(tmp_path, one_thread)
     X = clustered(1600, seed=3)
     config = low_threshold(recall_sample=500)
     db, store, update = build_store(tmp_path, X[:1500], config)
-    info = graph_info(store.conn)
+    info = graph_info(store._conn)
     assert info.approximate and info.spaces == ("model",) and info.sample == 500 and info.recall >= 0.99
     assert update.notes == ()
     # 100 more facts: their lists are the exact ones, the recall of the build is kept
@@ -187,10 +187,10 @@ def test_the_store_keeps_the_recall_and_the_cli_reports_it(tmp_path, one_thread)
     with store.transaction() as conn:
         update = ensure_graph(conn, config)
     assert update.extended == ("model",)
-    assert graph_info(store.conn) == info
+    assert graph_info(store._conn) == info
     stored = {
         pos: np.frombuffer(nb, np.int32) - 1
-        for pos, nb in store.conn.execute("SELECT pos, nbrs FROM knn WHERE pos > 1500")
+        for pos, nb in store._conn.execute("SELECT pos, nbrs FROM knn WHERE pos > 1500")
     }
     Xs = g.normalise(np.round(X, 6))
     exact = g.exact_knn(Xs, g.string_ranks([f"f{i:05d}" for i in range(1600)]), 10)
@@ -216,8 +216,8 @@ def test_without_the_extra_the_graph_is_exact_and_says_why(tmp_path, monkeypatch
     X = clustered(1200, seed=4)
     db, store, update = build_store(tmp_path, X, low_threshold())
     assert len(update.notes) == 1 and "[scale] extra" in update.notes[0] and "1,200 facts" in update.notes[0]
-    assert graph_info(store.conn).approximate is False
-    rows = store.conn.execute("SELECT nbrs FROM knn ORDER BY pos").fetchall()
+    assert graph_info(store._conn).approximate is False
+    rows = store._conn.execute("SELECT nbrs FROM knn ORDER BY pos").fetchall()
     exact = g.exact_knn(g.normalise(np.round(X, 6)), g.string_ranks([f"f{i:05d}" for i in range(1200)]), 10)
     assert all(np.array_equal(np.frombuffer(r[0], np.int32) - 1, exact.nbrs[i]) for i, r in enumerate(rows))
     store.close()
@@ -237,7 +237,7 @@ def test_changing_the_index_settings_rebuilds_the_graph_and_defaults_do_not(tmp_
         assert "model" in ensure_graph(conn, Config().with_values("graph", approximate_above=100)).rebuilt
         assert not ensure_graph(conn, Config().with_values("graph", approximate_above=100)).changed
         assert "model" in ensure_graph(conn, Config()).rebuilt
-    assert graph_info(store.conn).approximate is False
+    assert graph_info(store._conn).approximate is False
     store.close()
 
 

@@ -80,5 +80,5 @@ def test_a_supersede_preview_refuses_what_apply_would_and_writes_nothing(tmp_pat
         with pytest.raises(TriageError, match="no fact"):
             triage.check_supersede("nope", "x")
         triage.check_supersede("x", "v1")  # allowed: no error
-        assert store.conn.execute("SELECT count(*) FROM audit").fetchone()[0] == 0
-        assert store.conn.execute("SELECT supersedes FROM facts WHERE id = 'v1'").fetchone()[0] is None
+        assert store._conn.execute("SELECT count(*) FROM audit").fetchone()[0] == 0
+        assert store._conn.execute("SELECT supersedes FROM facts WHERE id = 'v1'").fetchone()[0] is None

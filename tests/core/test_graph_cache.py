@@ -182,7 +182,7 @@ def test_an_approximate_space_searches_its_nearest_cells_at_the_target_recall(
         assert ensure_graph(conn, config).extended == ("model",)
     stored = {
         pos: np.frombuffer(nb, np.int32) - 1
-        for pos, nb in store.conn.execute("SELECT pos, nbrs FROM knn WHERE pos > 2600")
+        for pos, nb in store._conn.execute("SELECT pos, nbrs FROM knn WHERE pos > 2600")
     }
     exact = g.exact_knn(g.normalise(np.round(X, 6)), g.string_ranks([f"f{i:05d}" for i in range(3000)]), 10)
     hits = sum(np.intersect1d(stored[p], exact.nbrs[p - 1]).size for p in stored)

@@ -25,8 +25,8 @@ def sample(tmp_path_factory):
         mp.setenv("SYNAPSE_DATA_DIR", str(tmp_path_factory.mktemp("graphref")))
         path = ensure_sample()
     with Store.open(path, readonly=True) as store:
-        ids = [row[0] for row in store.conn.execute("SELECT id FROM facts ORDER BY pos")]
-        vecs = store.conn.execute("SELECT pos, kind, vec FROM embeddings ORDER BY pos").fetchall()
+        ids = [row[0] for row in store._conn.execute("SELECT id FROM facts ORDER BY pos")]
+        vecs = store._conn.execute("SELECT pos, kind, vec FROM embeddings ORDER BY pos").fetchall()
         edges = load_edges(store)
     assert {kind for _, kind, _ in vecs} == {"model"}  # the sample keeps its model embeddings
     X = np.stack([np.frombuffer(v, dtype=np.float32) for _, _, v in vecs]).astype(np.float64)

@@ -177,13 +177,13 @@ def lexical_store(tmp_path, n=400):
 
 
 def edge_kinds(store) -> dict[str, int]:
-    return dict(store.conn.execute("SELECT kind, count(*) FROM semantic_edges GROUP BY kind"))
+    return dict(store._conn.execute("SELECT kind, count(*) FROM semantic_edges GROUP BY kind"))
 
 
 def test_the_graph_rebuilds_after_model_embeddings_replace_lexical_ones(tmp_path):
     store = lexical_store(tmp_path)
     assert set(edge_kinds(store)) == {"lexical"}
-    todo = store.conn.execute("SELECT pos, text FROM facts ORDER BY pos").fetchall()
+    todo = store._conn.execute("SELECT pos, text FROM facts ORDER BY pos").fetchall()
     vecs = fake_model([t for _, t in todo])
     with store.transaction() as conn:  # as embed_store writes them
         conn.executemany(
@@ -209,7 +209,7 @@ def test_embed_lands_vectors_and_graph_together_and_a_rerun_finishes_a_stuck_sto
     monkeypatch.setattr(embedder, "ensure_graph", broken)
     with pytest.raises(sqlite3.IntegrityError):
         embedder.embed_store(store, Config())
-    assert store.conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0] == 0
+    assert store._conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0] == 0
     monkeypatch.undo()
     monkeypatch.setattr(embedder, "encode", fake_model)
 
@@ -218,7 +218,7 @@ def test_embed_lands_vectors_and_graph_together_and_a_rerun_finishes_a_stuck_sto
 
     # a store an older version left stuck: the vectors in, the graph still the lexical one
     stuck = lexical_store(tmp_path / "old")
-    todo = stuck.conn.execute("SELECT pos, text FROM facts ORDER BY pos").fetchall()
+    todo = stuck._conn.execute("SELECT pos, text FROM facts ORDER BY pos").fetchall()
     with stuck.transaction() as conn:
         conn.executemany(
             "INSERT OR REPLACE INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",

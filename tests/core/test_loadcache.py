@@ -235,7 +235,7 @@ def test_an_older_store_opens_read_only_as_it_is_and_upgrades_in_place_when_writ
         assert same(store.load(CFG), reference)
     assert not loadcache.cache_path(db).exists()
     with Store.open(db) as store:  # writable: upgraded in place
-        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert store.generation() is not None
         assert list(export_facts(store)) == exported
         assert same(store.load(CFG), reference) and loadcache.cache_path(db).exists()
@@ -325,7 +325,7 @@ def test_the_cache_patched_with_the_logged_changes_equals_the_sql_load(db, batch
 def test_a_store_restored_from_a_backup_is_not_patched_from_its_future(db, tmp_path):
     backup = tmp_path / "backup.db"
     with Store.open(db) as store:
-        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         backup.write_bytes(db.read_bytes())
         with store.transaction() as conn:
             for pos in (1, 2, 3):
@@ -348,7 +348,7 @@ def test_the_change_log_keeps_its_newest_entries_and_an_older_cache_loads_by_sql
                 "UPDATE facts SET r = r + 1 WHERE pos = ?",
                 [(1 + i % 20,) for i in range(CHANGE_LOG_KEEP + 2048)],
             )
-        (kept,) = store.conn.execute("SELECT count(*) FROM facts_changes").fetchone()
+        (kept,) = store._conn.execute("SELECT count(*) FROM facts_changes").fetchone()
         assert CHANGE_LOG_KEEP <= kept < CHANGE_LOG_KEEP + 1024  # pruned every 1,024 entries
         before = cache_token(db)
         assert same(store.load(CFG), sql_load(store))

@@ -46,7 +46,7 @@ def facts(n: int, start: int = 0, seed: int = 0) -> list[dict]:
 
 def fts5_bm25(store: Store, words: str) -> tuple[np.ndarray, np.ndarray]:
     match = " ".join(f'"{w}"*' for w in words.split())
-    rows = store.conn.execute(
+    rows = store._conn.execute(
         "SELECT rowid, -bm25(facts_fts) FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rowid", (match,)
     ).fetchall()
     return np.array([r[0] - 1 for r in rows]), np.array([r[1] for r in rows])
@@ -130,15 +130,15 @@ def test_entity_names_follow_new_mentions_from_any_connection(tmp_path):
     with Store.open(db, create=True) as s:
         import_facts(s, parse_file(write_jsonl(tmp_path / "a.jsonl", mentioning(0, 3, "PayOps"))), "a")
     store = Store.open(db)
-    eid = store.conn.execute("SELECT eid FROM entities WHERE key = 'payops'").fetchone()[0]
-    assert entity_name(store.conn, eid) == "PayOps"
+    eid = store._conn.execute("SELECT eid FROM entities WHERE key = 'payops'").fetchone()[0]
+    assert entity_name(store._conn, eid) == "PayOps"
     assert [e["name"] for e in neighbours(store, "m000").to_json()["entities"]] == ["Ledger", "PayOps"]
     with Store.open(db) as other:  # another connection: the commonest spelling changes
         import_facts(other, parse_file(write_jsonl(tmp_path / "b.jsonl", mentioning(3, 4, "payops"))), "b")
-    assert entity_name(store.conn, eid) == "payops"
+    assert entity_name(store._conn, eid) == "payops"
     # this connection's own import
     import_facts(store, parse_file(write_jsonl(tmp_path / "c.jsonl", mentioning(7, 5, "PAYOPS"))), "c")
-    assert entity_name(store.conn, eid) == "PAYOPS"
+    assert entity_name(store._conn, eid) == "PAYOPS"
     assert neighbours(store, "m000").to_json()["entities"][1]["name"] == "PAYOPS"
     store.close()
 
@@ -160,9 +160,9 @@ def test_pagerank_shown_is_the_stored_graphs_after_an_update(tmp_path):
             update_graph(conn, result.new_positions, Config())
     after = neighbours(store, "m000").to_json()["entities"]
     stored = json.loads(
-        store.conn.execute("SELECT value FROM meta WHERE key = 'graph.pagerank'").fetchone()[0]
+        store._conn.execute("SELECT value FROM meta WHERE key = 'graph.pagerank'").fetchone()[0]
     )
-    ledger = store.conn.execute("SELECT eid FROM entities WHERE key = 'ledger'").fetchone()[0]
+    ledger = store._conn.execute("SELECT eid FROM entities WHERE key = 'ledger'").fetchone()[0]
     assert [e["pagerank"] for e in after] != [e["pagerank"] for e in before]
     assert {e["name"]: e["pagerank"] for e in after}["Ledger"] == stored[str(ledger)]
     store.close()
@@ -183,11 +183,11 @@ def test_names_read_elsewhere_are_handed_over_only_while_current(tmp_path):
         import_facts(s, parse_file(write_jsonl(tmp_path / "a.jsonl", rows)), "a")
     with Store.open(db) as store, Store.open(db, readonly=True) as reader:
         mark, names = read_entity_names(reader)
-        eids = [e for (e,) in store.conn.execute("SELECT eid FROM entities ORDER BY eid")]
-        assert names == {e: entity_name(reader.conn, e) for e in eids}
+        eids = [e for (e,) in store._conn.execute("SELECT eid FROM entities ORDER BY eid")]
+        assert names == {e: entity_name(reader._conn, e) for e in eids}
         assert sorted(names.values()) == ["Ledger", "PayOps"]  # 3 against 3: the smaller spelling
         seed_entity_names(store, mark, {e: "seeded" for e in eids})
-        assert set(entity_names(store.conn, eids).values()) == {"seeded"}  # taken as read
+        assert set(entity_names(store._conn, eids).values()) == {"seeded"}  # taken as read
         import_facts(store, parse_file(write_jsonl(tmp_path / "b.jsonl", mentioning(7, 2, "payops"))), "b")
         seed_entity_names(store, mark, {e: "stale" for e in eids})  # read before that import
-        assert sorted(entity_names(store.conn, eids).values()) == ["Ledger", "payops"]
+        assert sorted(entity_names(store._conn, eids).values()) == ["Ledger", "payops"]

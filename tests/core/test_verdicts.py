@@ -78,7 +78,7 @@ def test_which_entries_are_verdicts_and_what_each_says(judged):
 
 def test_an_entry_without_a_logged_score_is_skipped_and_counted(judged):
     with Store.open(judged) as store:
-        store.conn.execute("UPDATE audit SET score_before = NULL WHERE fact_id = 'f002'")
+        store._conn.execute("UPDATE audit SET score_before = NULL WHERE fact_id = 'f002'")
         v = read_verdicts(store)
     assert v.skipped == 1 and "f002" not in v.fact_ids
 

@@ -63,7 +63,7 @@ def test_a_page_is_the_head_of_the_full_bm25_order(db, terms, weights):
 def test_one_word_orders_as_fts5s_own_bm25(db):
     with Store.open(db, readonly=True) as store:
         pos, _ = words.top_any(store, ["payments"], None, 50)
-        rows = store.conn.execute(
+        rows = store._conn.execute(
             "SELECT rowid FROM facts_fts WHERE facts_fts MATCH '\"payments\"' ORDER BY bm25(facts_fts), rowid"
             " LIMIT 50"
         ).fetchall()

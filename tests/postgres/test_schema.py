@@ -23,10 +23,10 @@ def columns_sqlite(path) -> dict[str, list[str]]:
     with Store.open(path, create=True) as store:
         names = [
             n
-            for (n,) in store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            for (n,) in store._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             if not n.startswith(SQLITE_ONLY)
         ]
-        return {n: [row[1] for row in store.conn.execute(f"PRAGMA table_info({n})")] for n in names}
+        return {n: [row[1] for row in store._conn.execute(f"PRAGMA table_info({n})")] for n in names}
 
 
 def columns_server(conn) -> dict[str, list[str]]:

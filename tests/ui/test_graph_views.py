@@ -149,7 +149,7 @@ async def test_triage_keys_act_on_the_highlighted_neighbour(db):
         await pilot.press("v")
         await settle(pilot)
         assert record(app, target).contradictions == 1
-        assert app.store.conn.execute("SELECT count(*) FROM audit").fetchone()[0] == 2
+        assert app.store._conn.execute("SELECT count(*) FROM audit").fetchone()[0] == 2
     app.store.close()
 
 
@@ -253,7 +253,7 @@ async def test_session_log_lists_this_session_and_undoes_only_the_newest(db):
             (
                 "corroborate",
                 "f-deploy",
-                app.store.conn.execute("SELECT actor FROM audit ORDER BY seq").fetchall()[1][0],
+                app.store._conn.execute("SELECT actor FROM audit ORDER BY seq").fetchall()[1][0],
             ),
         ]
         text = screen_text(app)

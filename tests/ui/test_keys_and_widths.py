@@ -256,7 +256,7 @@ async def test_the_session_log_has_one_row_per_action_and_reaches_every_one(app,
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         with Store.open(db) as other:  # 35 bulks of 30 facts: 1,050 audit rows
-            ids = [r[0] for r in other.conn.execute("SELECT id FROM facts ORDER BY pos")]
+            ids = [r[0] for r in other._conn.execute("SELECT id FROM facts ORDER BY pos")]
             cli = Triage(other, Clock(parse_time(NOW)), actor="user:cli")
             for _ in range(35):
                 cli.apply("contradict", ids)

@@ -616,7 +616,7 @@ class Edge:
 def load_edges(store: Store) -> list[Edge]:
     """Every edge of a `Store`: semantic ones by (a, b) fact id, then NPMI ones by (a, b)
     entity key."""
-    conn = store.conn
+    conn = store._conn
     sem = []
     for x, y, w, kind in conn.execute(
         "SELECT fa.id, fb.id, s.weight, s.kind FROM semantic_edges s"

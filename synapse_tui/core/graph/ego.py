@@ -53,7 +53,7 @@ _CHUNK = 500  # positions per IN (...) list
 
 def connection(source: Any) -> sqlite3.Connection:
     """A `Store` or a plain connection: core functions accept either."""
-    return source if isinstance(source, sqlite3.Connection) else source.conn
+    return source if isinstance(source, sqlite3.Connection) else source._conn
 
 
 NOT_BUILT = "the neighbour graph isn't built for this store yet (synapse-tui import builds it)"
@@ -72,7 +72,7 @@ class GraphRead:
 def read_graph(store: Any, read: Callable[[], Any]) -> GraphRead:
     """Run `read` over `store`'s graph: a bad store ends in a message, never a traceback."""
     try:
-        if not graph_built(store.conn):
+        if not graph_built(store._conn):
             return GraphRead(error=NOT_BUILT)
         return GraphRead(read(), None, store_graph_info(store))
     except KeyError as exc:

@@ -81,7 +81,7 @@ def encode(texts: list[str], progress: Progress | None = None) -> np.ndarray:
 
 def check_space(store: Store) -> None:
     """Refuse when the store's model embeddings are not this model's (SPEC 9: one space)."""
-    n, low, high = store.conn.execute(
+    n, low, high = store._conn.execute(
         "SELECT count(*), min(length(vec)), max(length(vec)) FROM embeddings WHERE kind = 'model'"
     ).fetchone()
     if not n:
@@ -133,7 +133,7 @@ def embed_store(
     """
     if store.readonly:  # said before minutes of encoding, not after
         raise SynapseError(f"{store.read_only_because()}; nothing can be changed")
-    todo = store.conn.execute(
+    todo = store._conn.execute(
         "SELECT pos, text FROM facts WHERE pos NOT IN (SELECT pos FROM embeddings WHERE kind = 'model')"
         " ORDER BY pos"
     ).fetchall()

@@ -135,7 +135,7 @@ def read_entity_names(store: Store) -> tuple[int, dict[int, str]]:
     """Every entity's name in one pass over the mentions, with the mark it stands for: a
     warm-up for a long-running reader, on a store opened for it, inside a snapshot (0.1-0.3 s
     per 200,000 mentions), handed over with `seed_entity_names`."""
-    conn = store.conn
+    conn = store._conn
     (mark,) = conn.execute("SELECT coalesce(max(pos), 0) FROM mentions").fetchone()
     best: dict[int, tuple[int, str]] = {}
     for eid, spelling, n in conn.execute(
@@ -150,7 +150,7 @@ def read_entity_names(store: Store) -> tuple[int, dict[int, str]]:
 def seed_entity_names(store: Store, mark: int, names: dict[int, str]) -> None:
     """Give `store`'s cache the names `read_entity_names` read elsewhere, if they stand for
     what `store` has seen (the same mark, or nothing read yet)."""
-    cache = _cache(store.conn)
+    cache = _cache(store._conn)
     with _CACHES_LOCK:
         if cache.names_mark in (-1, mark):
             cache.names, cache.names_mark = {**names, **cache.names}, mark
@@ -175,7 +175,7 @@ def neighbours(store: Store, fact_id: str, config: Any = None, npmi_limit: int =
 
     Raises KeyError for an unknown id.
     """
-    conn = store.conn
+    conn = store._conn
     pos = _pos(conn, fact_id)
     semantic = tuple(
         SemanticNeighbour(fid, w, kind == "lexical")
@@ -275,12 +275,12 @@ def graph_info(conn: sqlite3.Connection) -> GraphInfo:
 
 def store_graph_info(store: Any) -> GraphInfo:
     """`graph_info` of a `Store` (views hold the store, never its connection)."""
-    return graph_info(store.conn)
+    return graph_info(store._conn)
 
 
 def semantic_pairs(store: Any, min_weight: float) -> list[tuple[int, int]]:
     """(a, b) positions (from 1) of the semantic edges of at least `min_weight`."""
-    return store.conn.execute(
+    return store._conn.execute(
         "SELECT a, b FROM semantic_edges WHERE weight >= ?", (float(min_weight),)
     ).fetchall()
 
@@ -288,11 +288,11 @@ def semantic_pairs(store: Any, min_weight: float) -> list[tuple[int, int]]:
 def shared_entities(store: Any, fact_id: str) -> dict[str, list[str]] | None:
     """The other facts naming an entity `fact_id` names, with the spellings they share
     (None for an unknown id)."""
-    row = store.conn.execute("SELECT pos FROM facts WHERE id = ?", (fact_id,)).fetchone()
+    row = store._conn.execute("SELECT pos FROM facts WHERE id = ?", (fact_id,)).fetchone()
     if row is None:
         return None
     out: dict[str, list[str]] = {}
-    for fid, spelling in store.conn.execute(
+    for fid, spelling in store._conn.execute(
         "SELECT f.id, m1.spelling FROM mentions m1 JOIN mentions m2 ON m1.eid = m2.eid"
         " JOIN facts f ON f.pos = m2.pos WHERE m1.pos = ? AND m2.pos != ? ORDER BY m1.spelling",
         (row[0], row[0]),
@@ -303,7 +303,7 @@ def shared_entities(store: Any, fact_id: str) -> dict[str, list[str]] | None:
 
 def edge_weights(store: Any, fact_id: str) -> list[tuple[str, float]]:
     """(other fact, weight) of each semantic edge of `fact_id`."""
-    return store.conn.execute(
+    return store._conn.execute(
         "SELECT f.id, s.weight FROM ("
         " SELECT b AS o, weight FROM semantic_edges WHERE a = (SELECT pos FROM facts WHERE id = :f)"
         " UNION ALL SELECT a AS o, weight FROM semantic_edges WHERE b = (SELECT pos FROM facts WHERE id = :f)) s"

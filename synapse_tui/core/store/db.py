@@ -99,13 +99,17 @@ def _loads(value: str | None) -> Any:
 
 
 class Store:
-    """An open synapse-tui store. Use `Store.open(path)`; close it or use `with`."""
+    """An open synapse-tui store. Use `Store.open(path)`; close it or use `with`.
+
+    The connection is private (`_conn`): the modules of `core/store/` and the graph's
+    persistence use it, everyone else calls a method or a component (`audit`, `review`,
+    `imports`), so a second backend has one place to answer."""
 
     def __init__(
         self, path: Path, conn: sqlite3.Connection, readonly: bool, readonly_why: str | None = None
     ) -> None:
         self.path = path
-        self.conn = conn
+        self._conn = conn
         self.audit = Audit(conn)  # triage's log: append, undo and redo state, history
         self.review = Review(conn)  # the triage fields of facts, read and written by id
         self.imports = Imports(conn)  # new facts, a sync's flags and evidence, export's extras
@@ -178,7 +182,7 @@ class Store:
 
     def close(self) -> None:
         with self.lock:
-            self.conn.close()
+            self._conn.close()
 
     def check_health(self, seconds: float = HEALTH_CHECK_SECONDS) -> None:
         """Refuse to write into a store that reports damage (SQLite's quick_check, table
@@ -192,16 +196,16 @@ class Store:
             return
         tables = [
             name
-            for (name,) in self.conn.execute(
+            for (name,) in self._conn.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'"
                 " ORDER BY name IN ('facts', 'embeddings') OR name LIKE 'facts_fts%', name"
             )
         ]
         deadline = time.monotonic() + seconds
-        self.conn.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+        self._conn.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
         try:
             for table in tables:
-                found = [row[0] for row in self.conn.execute(f'PRAGMA quick_check("{table}")')]
+                found = [row[0] for row in self._conn.execute(f'PRAGMA quick_check("{table}")')]
                 if found != ["ok"]:
                     lines = [x for row in found for x in row.splitlines() if not x.startswith("***")]
                     more = f" and {len(lines) - 1} more" if len(lines) > 1 else ""
@@ -218,7 +222,7 @@ class Store:
                 " (restore a backup, or recover it with sqlite3's .recover)"
             ) from None
         finally:
-            self.conn.set_progress_handler(None, 0)
+            self._conn.set_progress_handler(None, 0)
         self._checked = True
 
     def __enter__(self) -> Store:
@@ -233,18 +237,18 @@ class Store:
         if self.readonly:
             raise StoreError(f"{self.read_only_because()}; nothing can be changed")
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
             raise StoreError(f"{self.path}: {_describe(exc)}") from None
         try:
-            yield self.conn
+            yield self._conn
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._conn.execute("ROLLBACK")
             raise
         try:
-            self.conn.execute("COMMIT")
+            self._conn.execute("COMMIT")
         except sqlite3.OperationalError as exc:
-            self.conn.execute("ROLLBACK")
+            self._conn.execute("ROLLBACK")
             raise StoreError(f"{self.path}: {_describe(exc)}") from None
 
     @contextmanager
@@ -253,36 +257,36 @@ class Store:
         under WAL): a writer committing meanwhile is neither seen nor waited for, so a
         reader never fails or retries because someone else wrote. Nested uses share the
         outer snapshot; a write inside one is a bug (`transaction` refuses it)."""
-        if self.conn.in_transaction:
-            yield self.conn
+        if self._conn.in_transaction:
+            yield self._conn
             return
-        self.conn.execute("BEGIN")
+        self._conn.execute("BEGIN")
         try:
             # the snapshot starts at the first read, so take it now, not at some later query
-            self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            yield self.conn
+            self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            yield self._conn
         finally:
-            if self.conn.in_transaction:
-                self.conn.execute("COMMIT")
+            if self._conn.in_transaction:
+                self._conn.execute("COMMIT")
 
     def data_version(self) -> int:
         """Changes when another connection commits (SQLite's PRAGMA data_version)."""
-        return self.conn.execute("PRAGMA data_version").fetchone()[0]
+        return self._conn.execute("PRAGMA data_version").fetchone()[0]
 
     def marks(self) -> tuple[int, int]:
         """The last fact's position and the last audit entry's seq, read in one statement:
         a long-lived reader tells new facts from new triage by them (index lookups both)."""
-        return self.conn.execute(
+        return self._conn.execute(
             "SELECT coalesce(max(pos), 0), (SELECT coalesce(max(seq), 0) FROM audit) FROM facts"
         ).fetchone()
 
     def deleted_count(self) -> int:
         """How many facts are flagged deleted (a scan of the table)."""
-        return self.conn.execute("SELECT count(*) FROM facts WHERE deleted").fetchone()[0]
+        return self._conn.execute("SELECT count(*) FROM facts WHERE deleted").fetchone()[0]
 
     def meta(self, key: str) -> Any:
         """A value kept in `meta` (as JSON), None when absent."""
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else json.loads(row[0])
 
     def set_meta(self, key: str, value: Any) -> None:
@@ -291,7 +295,7 @@ class Store:
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
 
     def count(self) -> int:
-        return self.conn.execute("SELECT count(*) FROM facts").fetchone()[0]
+        return self._conn.execute("SELECT count(*) FROM facts").fetchone()[0]
 
     def load(self, config: Config) -> tuple[list[str], FactArrays]:
         """Fact ids by position and the arithmetic's inputs, from one snapshot.
@@ -321,14 +325,14 @@ class Store:
     def warm(self, config: Config) -> None:
         """Leave the load cache a large store's next open maps (after an import: the first
         open of a million new facts then reads a tenth of a second instead of seconds)."""
-        (top,) = self.conn.execute("SELECT max(pos) FROM facts").fetchone()
+        (top,) = self._conn.execute("SELECT max(pos) FROM facts").fetchone()
         if (top or 0) >= loadcache.MIN_FACTS:
             self.load(config)
 
     def generation(self) -> int | None:
         """The token of the newest change of a fact (schema m003); None before m003."""
         try:
-            row = self.conn.execute("SELECT token FROM facts_changes ORDER BY seq DESC LIMIT 1").fetchone()
+            row = self._conn.execute("SELECT token FROM facts_changes ORDER BY seq DESC LIMIT 1").fetchone()
         except sqlite3.OperationalError:  # a store older than m003, opened read-only
             return None
         return None if row is None else row[0]
@@ -339,8 +343,8 @@ class Store:
         token = self.generation()
         if token is None:
             return None
-        (seq,) = self.conn.execute("SELECT max(seq) FROM facts_changes").fetchone()
-        (top,) = self.conn.execute("SELECT max(pos) FROM facts").fetchone()
+        (seq,) = self._conn.execute("SELECT max(seq) FROM facts_changes").fetchone()
+        (top,) = self._conn.execute("SELECT max(pos) FROM facts").fetchone()
         return token, seq if (top or 0) == n else None
 
     def _from_cache(self, signers: str) -> tuple[list[str], FactArrays, int] | None:
@@ -359,10 +363,10 @@ class Store:
         seq = header.get("seq")
         if not isinstance(seq, int):
             return None
-        row = self.conn.execute("SELECT token FROM facts_changes WHERE seq = ?", (seq,)).fetchone()
+        row = self._conn.execute("SELECT token FROM facts_changes WHERE seq = ?", (seq,)).fetchone()
         if row is None or row[0] != header.get("token"):  # the log no longer reaches back to it
             return None
-        changes = self.conn.execute(
+        changes = self._conn.execute(
             "SELECT count(*), sum(kind NOT IN ('i', 'u')), group_concat(DISTINCT pos)"
             " FROM facts_changes WHERE seq > ?",
             (seq,),
@@ -385,7 +389,7 @@ class Store:
         """The cached ids and arrays with the facts at `positions` (1-based) read anew:
         changed ones in place, new ones (the positions after the cached n) appended."""
         n, total = len(ids), self.count()
-        (top,) = self.conn.execute("SELECT max(pos) FROM facts").fetchone()
+        (top,) = self._conn.execute("SELECT max(pos) FROM facts").fetchone()
         added = positions[positions > n]
         if top != total or not np.array_equal(added, np.arange(n + 1, total + 1)):
             return None  # positions moved or a gap: only a full load is sure
@@ -446,22 +450,22 @@ class Store:
         is valid, else one range query per chunk, so the first chunk comes after a
         fraction of the full scan and memory holds one chunk. Call it inside a snapshot,
         which the chunks are read from."""
-        if not self.conn.in_transaction:
+        if not self._conn.in_transaction:
             raise RuntimeError("load_chunks reads a snapshot: call it inside Store.snapshot()")
         signers = json.dumps(list(config.trust.signers))
         if (cached := self._from_cache(signers)) is not None:
             ids, arrays, _ = cached
             spans = ((ids[c : c + size], arrays.span(c, c + size)) for c in range(0, len(ids), size))
             return arrays.supersedes, spans
-        factory = self.conn.text_factory
-        self.conn.text_factory = bytes
+        factory = self._conn.text_factory
+        self._conn.text_factory = bytes
         try:
-            (text,) = self.conn.execute(
+            (text,) = self._conn.execute(
                 "SELECT group_concat(coalesce(supersedes_pos, 0) - 1, ',')"
                 " FROM (SELECT supersedes_pos FROM facts ORDER BY pos)"
             ).fetchone()
         finally:
-            self.conn.text_factory = factory
+            self._conn.text_factory = factory
         supersedes = (
             np.fromstring(text.decode("ascii"), dtype=np.int64, sep=",") if text else np.empty(0, np.int64)
         )
@@ -490,16 +494,16 @@ class Store:
         inner = ", ".join(f"{expr} AS c{i}" for i, expr in enumerate(_LOAD_COLUMNS))
         outer = ", ".join(f"group_concat(c{i}, ',')" for i in range(len(_LOAD_COLUMNS)))
         last_n = f" LIMIT {int(n)}" if limit else ""
-        factory = self.conn.text_factory
-        self.conn.text_factory = bytes
+        factory = self._conn.text_factory
+        self._conn.text_factory = bytes
         try:
-            *texts, blob, joined, last = self.conn.execute(
+            *texts, blob, joined, last = self._conn.execute(
                 f"SELECT {outer}, group_concat(events, x''), group_concat(id, char(30)), max(pos)"
                 f" FROM (SELECT {inner}, events, id, pos FROM facts{where} ORDER BY pos{last_n})",
                 (signers, *args),
             ).fetchone()
         finally:
-            self.conn.text_factory = factory
+            self._conn.text_factory = factory
         nums = np.empty((n, len(texts)), dtype=np.int64)
         for i, text in enumerate(texts):
             values = np.fromstring((text or b"").decode("ascii"), dtype=np.int64, sep=",")
@@ -508,7 +512,7 @@ class Store:
             nums[:, i] = values
         ids = joined.decode("utf-8").split("\x1e")
         if len(ids) != n:  # an id containing the separator: take the slow, exact path
-            rows = self.conn.execute(f"SELECT id FROM facts{where} ORDER BY pos{last_n}", args)
+            rows = self._conn.execute(f"SELECT id FROM facts{where} ORDER BY pos{last_n}", args)
             ids = [row[0] for row in rows]
         events = np.frombuffer(blob or b"", dtype=np.float64)
         return nums, events, ids, last
@@ -516,7 +520,7 @@ class Store:
     def fact_inputs(self, fact_ids: list[str], config: Config) -> dict[int, tuple]:
         """The arithmetic's inputs of a few facts, by 0-based position (see `load`)."""
         signers = json.dumps(list(config.trust.signers))
-        rows = self.conn.execute(
+        rows = self._conn.execute(
             f"SELECT pos, r, s, {_TIER_CODE}, sig_state, {_TRUSTED},"
             " coalesce(o1_count, 0), coalesce(supersedes_pos, 0) - 1, deleted, events FROM facts"
             " WHERE id IN (SELECT value FROM json_each(?))",
@@ -543,7 +547,7 @@ class Store:
             return []
         wanted = [int(p) + 1 for p in positions]
         rows = dict(
-            self.conn.execute(
+            self._conn.execute(
                 "SELECT pos, text FROM facts WHERE pos IN (SELECT value FROM json_each(?))",
                 (json.dumps(wanted),),
             )
@@ -594,16 +598,16 @@ class Store:
         )
 
     def record(self, fact_id: str) -> FactRecord | None:
-        row = self.conn.execute(f"SELECT {self._RECORD_COLS} FROM facts WHERE id = ?", (fact_id,)).fetchone()
+        row = self._conn.execute(f"SELECT {self._RECORD_COLS} FROM facts WHERE id = ?", (fact_id,)).fetchone()
         return None if row is None else self._record(row)
 
     def records(self) -> Iterator[FactRecord]:
-        for row in self.conn.execute(f"SELECT {self._RECORD_COLS} FROM facts ORDER BY pos"):
+        for row in self._conn.execute(f"SELECT {self._RECORD_COLS} FROM facts ORDER BY pos"):
             yield self._record(row)
 
     def ids_at(self, positions: list[int]) -> list[str]:
         rows = dict(
-            self.conn.execute(
+            self._conn.execute(
                 "SELECT pos, id FROM facts WHERE pos IN (SELECT value FROM json_each(?))",
                 (json.dumps([int(p) + 1 for p in positions]),),
             )
@@ -612,7 +616,7 @@ class Store:
 
     def positions_of(self, fact_ids: Sequence[str]) -> dict[str, int]:
         """Each known id's position (from 0); unknown ids are left out."""
-        rows = self.conn.execute(
+        rows = self._conn.execute(
             "SELECT id, pos - 1 FROM facts WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps(list(fact_ids)),),
         )
@@ -620,7 +624,7 @@ class Store:
 
     def supersessors(self, fact_ids: Sequence[str]) -> list[tuple[str, str]]:
         """(old, new) for every fact that supersedes one of `fact_ids`."""
-        rows = self.conn.execute(
+        rows = self._conn.execute(
             "SELECT supersedes, id FROM facts WHERE supersedes IN (SELECT value FROM json_each(?))",
             (json.dumps(list(fact_ids)),),
         )
@@ -628,11 +632,11 @@ class Store:
 
     def id_texts(self) -> Iterator[tuple[str, str]]:
         """(id, text) of every fact, in no particular order."""
-        return iter(self.conn.execute("SELECT id, text FROM facts"))
+        return iter(self._conn.execute("SELECT id, text FROM facts"))
 
     def unsupported_ids(self, created_before: float) -> list[str]:
         """Facts declared auto and never corroborated, created before the instant, by id."""
-        rows = self.conn.execute(
+        rows = self._conn.execute(
             "SELECT id FROM facts WHERE tier = 'auto' AND r = 0 AND created_ts < ? ORDER BY id",
             (created_before,),
         )
@@ -640,17 +644,17 @@ class Store:
 
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the database file (before copying the file)."""
-        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def superseded_by(self, fact_id: str) -> list[str]:
         return [
             row[0]
-            for row in self.conn.execute("SELECT id FROM facts WHERE supersedes = ? ORDER BY id", (fact_id,))
+            for row in self._conn.execute("SELECT id FROM facts WHERE supersedes = ? ORDER BY id", (fact_id,))
         ]
 
     def embedding_kind(self, pos: int) -> str | None:
         """'model' (came with the fact), 'lexical' (the built-in embedder) or None."""
-        row = self.conn.execute("SELECT kind FROM embeddings WHERE pos = ?", (pos + 1,)).fetchone()
+        row = self._conn.execute("SELECT kind FROM embeddings WHERE pos = ?", (pos + 1,)).fetchone()
         return None if row is None else row[0]
 
     def history(self, fact_id: str) -> list[AuditEntry]:

@@ -139,7 +139,7 @@ def search_any(store: Store, terms: Sequence[str], weights: Sequence[float] | No
     empty = WordHits(none, np.empty(0), none, tuple(none for _ in terms))
     if not terms:
         return empty
-    keep = not store.conn.in_transaction
+    keep = not store._conn.in_transaction
     cache = _cache(store)
     with store.snapshot() as conn:
         rows, column_tokens = _averages(conn)
@@ -212,7 +212,7 @@ def search(store: Store, query: str, limit: int | None = None) -> tuple[np.ndarr
     if not words:
         return np.empty(0, np.int64), np.empty(0)
     match = " ".join(_quoted(w + "*") for w in words)
-    keep = not store.conn.in_transaction  # inside a write, rows read may yet roll back
+    keep = not store._conn.in_transaction  # inside a write, rows read may yet roll back
     with store.snapshot() as conn:
         rowids = _rowids(conn, _MATCH, (match,))
         if not len(rowids):

@@ -4,6 +4,7 @@ copy that cannot land whole lands not at all."""
 from __future__ import annotations
 
 import sqlite3
+import time
 
 import pytest
 
@@ -146,3 +147,33 @@ def test_a_fact_postgresql_cannot_hold_is_one_error_line(tmp_path, new_database)
 def test_a_missing_source_or_folder_is_one_error_line(tmp_path, new_database):
     assert error_line("copy", tmp_path / "none.db", new_database()).endswith("none.db: no such database")
     assert "does not exist" in error_line("copy", new_database(), tmp_path / "no" / "x.db")
+
+
+def test_two_copies_into_one_database_never_interleave(db, store_path, new_database):
+    """The second waits on the first's lock, then finds a store there and refuses."""
+    import threading
+
+    url = new_database()
+    first_started, outcome = threading.Event(), {}
+
+    def slow(done, total):
+        if done:  # rows are going in: the first holds the lock
+            first_started.set()
+        if done < total:
+            time.sleep(0.05)
+
+    def second():
+        first_started.wait(5)
+        try:
+            copy_store(store_path, url)
+        except StoreError as exc:
+            outcome["second"] = str(exc)
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    copy_store(db, url, progress=slow)
+    thread.join(10)
+    assert "already holds a store (5 facts" in outcome["second"]
+    back = db.with_name("back.db")
+    run("copy", url, back)
+    assert exports(back) == exports(db)  # the first copy, whole

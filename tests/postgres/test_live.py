@@ -96,3 +96,24 @@ def test_writers_of_facts_take_turns_so_the_log_commits_in_order(where):
         first.commit()
         second.execute(NEW_FACT, ("turn-2",))
         second.commit()
+
+
+def test_a_listener_the_log_was_pruned_past_is_told_to_reload(new_database):
+    """The log keeps its newest CHANGE_LOG_KEEP entries, as on SQLite."""
+    from synapse_tui.core.store.schema import CHANGE_LOG_KEEP
+
+    where = locate(new_database())
+    open_server(where, create=True).close()
+    with Listener(where) as listener:
+        listener.wait(0)
+        write(
+            where,
+            "INSERT INTO facts (id, text, created_at, created_ts, r, s, events)"
+            " SELECT 'bulk-' || i, 't', 't', 0, 0, 0, '' FROM generate_series(1, %s) i",
+            CHANGE_LOG_KEEP + 2048,
+        )
+        changes = listener.wait(5)
+        with open_server(where) as conn:
+            kept = conn.execute("SELECT count(*) FROM facts_changes").fetchone()[0]
+    assert changes.reload and len(changes.positions) <= CHANGE_LOG_KEEP
+    assert CHANGE_LOG_KEEP <= kept < CHANGE_LOG_KEEP + 1024

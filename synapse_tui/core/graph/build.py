@@ -172,6 +172,12 @@ def _load_space(conn: sqlite3.Connection, kind: str) -> _Space:
     return _rows_after(conn, kind, 0)
 
 
+def model_space(store: Store) -> tuple[np.ndarray, np.ndarray]:
+    """A `Store`'s model embeddings: their positions (from 1, ascending) and the vectors."""
+    space = _load_space(store._conn, "model")
+    return space.pos, space.X
+
+
 def _rows_after(conn: sqlite3.Connection, kind: str, after: int) -> _Space:
     """One space's rows after position `after`, in position order: a model's vectors as
     stored, the lexical space's computed from the facts' text (`add_lexical_embeddings`)."""

@@ -269,14 +269,14 @@ class _Vectors:
 
 @lru_cache(maxsize=2)
 def _model_vectors(path: str, n: int) -> _Vectors:  # pragma: no cover - needs the [embed] extra
-    from synapse_tui.core.graph.build import _load_space
+    from synapse_tui.core.graph.build import model_space
     from synapse_tui.core.store.db import Store
 
-    with Store.open(path, readonly=True) as store, store.snapshot() as conn:
-        space = _load_space(conn, "model")
+    with Store.open(path, readonly=True) as store, store.snapshot():
+        pos, X = model_space(store)
     index = np.full(n + 1, -1, dtype=np.int64)
-    index[space.pos - 1] = np.arange(len(space.pos))
-    return _Vectors(space.X.astype(np.float32), index)
+    index[pos - 1] = np.arange(len(pos))
+    return _Vectors(X.astype(np.float32), index)
 
 
 @lru_cache(maxsize=1)

@@ -24,9 +24,10 @@ from typing import Any
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.postgres import schema
-from synapse_tui.core.store.postgres.connect import connect, errors_named
+from synapse_tui.core.store.postgres.connect import connect, driver, errors_named
 from synapse_tui.core.store.postgres.location import Location, locate
 from synapse_tui.core.store.postgres.schema import TABLES, Table
+from synapse_tui.core.store.postgres.server import open_server
 
 CHUNK = 5_000  # rows between progress reports (and per executemany into a file)
 Progress = Callable[[int, int], None]
@@ -57,7 +58,8 @@ def copy_store(
         raise StoreError(f"{target.shown}: is the source itself")
     if not target.is_server:
         _check_folder(Path(target.target))
-    with _read(source) as (counts, rows):
+    reader = _read_server if source.is_server else _read_file
+    with reader(source) as (counts, rows):
         total, done = sum(counts.values()), 0
 
         def counted(table: Table) -> Iterator[tuple]:
@@ -77,13 +79,6 @@ def copy_store(
 
 
 # -- reading --------------------------------------------------------------------------------
-
-
-@contextmanager
-def _read(where: Location) -> Iterator[tuple[dict[str, int], Rows]]:
-    reader = _read_server if where.is_server else _read_file
-    with reader(where) as found:
-        yield found
 
 
 def _meta_filter(table: Table) -> str:
@@ -112,12 +107,12 @@ def _read_file(where: Location) -> Iterator[tuple[dict[str, int], Rows]]:
 
 @contextmanager
 def _read_server(where: Location) -> Iterator[tuple[dict[str, int], Rows]]:
-    from synapse_tui.core.store.postgres.server import open_server
-
     conn = open_server(where, readonly=True)
     try:
         with errors_named(where, "cannot read the store"):
-            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            # one snapshot for every table: the transaction psycopg opens at the first query
+            conn.isolation_level = driver().IsolationLevel.REPEATABLE_READ
+            conn.read_only = True
             counts = {
                 t.name: conn.execute(f"SELECT count(*) FROM {t.name}{_meta_filter(t)}").fetchone()[0]
                 for t in TABLES

@@ -256,17 +256,23 @@ class _TopK:
         if skip is not None:
             fresh = ~skip[0][sel[r], skip[1][c]]
             r, c = r[fresh], c[fresh]
-        if r.size == 0:
+        self.merge(rows[sel[r]], cols[c], S2[r, c])
+
+    def merge(self, owners: np.ndarray, cands: np.ndarray, vals: np.ndarray) -> None:
+        """Take cos(owners[e], cands[e]) = vals[e] into each owner's running top (each
+        pair at most once a call)."""
+        if owners.size == 0:
             return
-        keys = _pack(S2[r, c], self.ranks[cols[c]])
-        order = np.lexsort((-keys, r))
-        r, keys = r[order], keys[order]
+        k = self.width
+        keys = _pack(vals, self.ranks[cands])
+        order = np.lexsort((-keys, owners))
+        r, keys = owners[order], keys[order]
         starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
         sizes = np.diff(np.r_[starts, r.size])
         within = np.arange(r.size) - np.repeat(starts, sizes)
         keep = within < k
         group = np.repeat(np.arange(starts.size), sizes)[keep]
-        grows = rows[sel[r[starts]]]
+        grows = r[starts]
         M = np.full((starts.size, 2 * k), _EMPTY, dtype=np.int64)
         M[:, :k] = self.keys[grows]
         M[group, k + within[keep]] = keys[keep]
@@ -326,9 +332,29 @@ def _empty(n: int, k: int) -> Knn:
 
 
 def _offer_columns(top: _TopK, S: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
-    hot = np.flatnonzero(S.max(axis=0) >= top.thr[cols])
-    if hot.size:
-        top.offer(cols[hot], rows, np.ascontiguousarray(S[:, hot].T))
+    """Offer the tile S (rows x cols) to its columns, read in place: a column takes the
+    entries at or above the larger of its running bar and the least of the maxima of k
+    row groups of the tile (k entries of the tile reach that, so nothing below it can be
+    among the column's k best). Copying the tile's transpose to offer it row-wise, with
+    the row-wise filter passes, cost twice its product on text without structure."""
+    k = top.width
+    bar = top.thr[cols]
+    h = S.shape[0] - S.shape[0] % k
+    if h >= 4 * k:
+        bar = np.maximum(bar, S[:h].reshape(k, h // k, S.shape[1]).max(axis=1).min(axis=0))
+    r, c = where2(S >= bar)
+    top.merge(cols[c], rows[r], S[r, c])
+
+
+def _offer_rows(top: _TopK, S: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
+    """Offer the tile to its rows, as `_offer_columns` offers it to its columns (no
+    self-pairs: the rows and columns are apart)."""
+    k = top.width
+    bar = top.thr[rows]
+    if S.shape[1] >= 4 * k:
+        bar = np.maximum(bar, _group_bar(S, k))
+    r, c = where2(S >= bar[:, None])
+    top.merge(rows[r], cols[c], S[r, c])
 
 
 def exact_knn(X: np.ndarray, ranks: np.ndarray, k: int, progress: Progress | None = None) -> Knn:
@@ -364,7 +390,7 @@ def exact_knn(X: np.ndarray, ranks: np.ndarray, k: int, progress: Progress | Non
             j1 = min(j0 + COL_BLOCK, n)
             S = Xp[i0:i1] @ Xp[j0:j1].T
             _offer_columns(top, S, rows, idx[j0:j1])
-            top.offer(rows, idx[j0:j1], S)
+            _offer_rows(top, S, rows, idx[j0:j1])
             done += 1
             if progress:
                 progress(done, total)

@@ -2,4 +2,11 @@
 
 Nothing here imports psycopg at module level: it is behind the `[postgres]` extra, and a
 store that is a file never needs it. `location` tells a server from a file without it.
+
+- location: a file or a server, and a server's location without its password
+- connect: connections and a pool (psycopg 3), errors as one line
+- schema: the SQLite tables as PostgreSQL DDL, versioned; is this database ours?
+- server: open a store on a server (check, migrate)
+- transfer: `copy` between any two stores
+- live: LISTEN for the change log's notices and read what changed
 """

@@ -9,6 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
@@ -40,6 +41,8 @@ class AsOfScreen(ModalScreen[float | str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "cancel", id="asof.cancel", tooltip="Cancel")]
 
+    error: var[str | None] = var(None, init=False)  # what is wrong with the instant typed
+
     def __init__(self, now: float, current: float | None) -> None:
         super().__init__()
         self.now = now
@@ -60,17 +63,18 @@ class AsOfScreen(ModalScreen[float | str | None]):
             yield Static(id="asof-error")
 
     def on_mount(self) -> None:
-        self.query_one("#asof-error").display = False
         self.query_one("#asof-input").focus()
+
+    def watch_error(self, error: str | None) -> None:
+        self.set_class(error is not None, "-error")
+        self.query_one("#asof-error", Static).update(Text(error or ""))
 
     @on(Input.Submitted, "#asof-input")
     def _submit(self, event: Input.Submitted) -> None:
         try:
             when = parse_instant(event.value, self.now)
         except ValueError as exc:
-            error = self.query_one("#asof-error", Static)
-            error.display = True
-            error.update(Text(str(exc)))
+            self.error = str(exc)
             return
         self.dismiss("now" if abs(when - self.now) < 1 else when)
 

@@ -39,6 +39,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
     # side by side only when the list keeps ~40 cells of fact text and the pane ~50 (#list-pane)
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]
     show_pane: var[bool] = var(True)
+    as_of: var[float | None] = var(None, init=False)  # the instant shown (None: now), bannered
 
     BINDINGS = [
         Binding(
@@ -145,7 +146,6 @@ class MainScreen(FactScreen, inherit_bindings=False):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#asof").display = False
         self.query_one(FactList).focus()
         self.query_one("#status", StatusLine).update("loading…")
         self.app.load()
@@ -444,18 +444,17 @@ class MainScreen(FactScreen, inherit_bindings=False):
         self.show_rows(follow=view.cursor)
 
     def update_asof(self) -> None:
-        banner = self.query_one("#asof", Static)
-        app = self.app
-        if app.as_of is None:
-            banner.display = False
-        else:
-            banner.display = True
-            banner.update(
+        self.as_of = self.app.as_of
+        self.sub_title = self.app.subtitle()
+
+    def watch_as_of(self, as_of: float | None) -> None:
+        self.set_class(as_of is not None, "-as-of")
+        if as_of is not None:
+            self.query_one("#asof", Static).update(
                 Text.assemble(  # the way back first: at 80 columns the rest is cut
                     ("AS OF ", "bold"),
-                    format_time(app.as_of),
+                    format_time(as_of),
                     (" · esc: back to now", "bold"),
                     " · read-only · facts and events up to then",
                 )
             )
-        self.sub_title = app.subtitle()

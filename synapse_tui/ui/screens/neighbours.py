@@ -17,6 +17,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
+from textual.reactive import var
 from textual.widgets import DataTable, Footer, Header, Static
 
 from synapse_tui.core.graph.ego import FACT, EgoGraph, EgoRow, GraphRead
@@ -40,7 +41,8 @@ class NeighbourScreen(FactScreen):
     NeighbourScreen #nb-head { padding: 0 1; height: auto; }
     NeighbourScreen #nb-trail { padding: 0 1; color: $text-muted; height: 1; }
     NeighbourScreen #nb-table { height: 1fr; }
-    NeighbourScreen #nb-note { padding: 0 1; color: $warning; text-style: bold; height: auto; }
+    NeighbourScreen #nb-note { padding: 0 1; color: $warning; text-style: bold; height: auto; display: none; }
+    NeighbourScreen.-note #nb-note { display: block; }
     """
 
     BINDINGS = [
@@ -76,6 +78,8 @@ class NeighbourScreen(FactScreen):
         ),
     ]  # the triage keys are the app's: they act on the highlighted fact (`current_fact_id`)
 
+    note: var[str | None] = var(None, init=False)  # why there is no graph (none built, not yet then)
+
     def __init__(self, fact_id: str) -> None:
         super().__init__()
         self.fact_id = fact_id
@@ -96,7 +100,6 @@ class NeighbourScreen(FactScreen):
 
     def on_mount(self) -> None:
         self.sub_title = self.app.subtitle()
-        self.query_one("#nb-note").display = False
         self.query_one(RowTable).focus()
         self.load(self.fact_id)
 
@@ -110,12 +113,14 @@ class NeighbourScreen(FactScreen):
         read = message.read
         self.ego, self.info = read.value, read.info
         self._head()
-        note = self.query_one("#nb-note", Static)
-        note.display = read.error is not None
-        note.update(Text(read.error or ""))
+        self.note = read.error
         self.rows = list(read.value.rows) if read.value else []
         self._fill()
         self.app.refresh_bindings()  # the triage keys apply when the highlighted row is a fact
+
+    def watch_note(self, note: str | None) -> None:
+        self.set_class(note is not None, "-note")
+        self.query_one("#nb-note", Static).update(Text(note or ""))
 
     def on_resize(self) -> None:
         if self.ego is not None:

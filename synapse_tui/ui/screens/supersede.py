@@ -20,6 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
+from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
@@ -82,6 +83,11 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         ),
     ]
 
+    # previewing the chosen fact (`-preview`) or choosing it; the preview's reason it
+    # cannot apply (`-cannot`)
+    previewing: var[bool] = var(False, init=False)
+    cannot: var[str | None] = var(None, init=False)
+
     def __init__(self, fact_id: str) -> None:
         super().__init__()
         self.fact_id = fact_id
@@ -110,10 +116,16 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.query_one("#sup-preview").display = False
-        self.query_one("#sup-error").display = False
         self.query_one("#sup-search").focus()
         self.load_related()
+
+    def watch_previewing(self, previewing: bool) -> None:
+        self.set_class(previewing, "-preview")
+
+    def watch_cannot(self, cannot: str | None) -> None:
+        self.set_class(cannot is not None, "-cannot")
+        text = f"cannot apply: {cannot}\nnothing has changed; escape picks another fact" if cannot else ""
+        self.query_one("#sup-error", Static).update(Text(text))
 
     def current_fact_id(self) -> str | None:
         """The fact being superseded (what a palette triage command acts on)."""
@@ -144,7 +156,7 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         return dict(zip(known, self.app.browser.texts([memory.index[f] for f in known]), strict=True))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        previewing = self.query_one("#sup-preview").display if self.is_mounted else False
+        previewing = self.previewing
         if action == "apply":
             return True if previewing and self.valid else None if previewing else False
         if action == "mark_radius":
@@ -258,7 +270,6 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         if message.target != self.target:
             return
         self.valid, self.radius = message.error is None, message.radius
-        error = self.query_one("#sup-error", Static)
         texts = message.texts
         head = Text()
         head.append(f"{message.target} would replace {self.fact_id}\n", style="bold")
@@ -267,22 +278,15 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         head.append("\nold  ", style="bold")
         head.append_text(self._fact(self.fact_id, texts.get(self.fact_id, "")))
         head.append("\n\n")
-        if message.error:
-            error.display = True
-            error.update(
-                Text(f"cannot apply: {message.error}\nnothing has changed; escape picks another fact")
-            )
-        else:
-            error.display = False
+        self.cannot = message.error
+        if not message.error:
             head.append_text(self._blast_text(message.radius, texts))
             head.append(
                 "\ny applies (one audited action, ctrl+z undoes it) · escape picks another", style="bold"
             )
         self.query_one("#sup-blast", Static).update(head)
-        for part in ("#sup-candidates", "#sup-search", "#sup-hint", "#sup-list-title"):
-            self.query_one(part).display = False
+        self.previewing = True
         preview = self.query_one("#sup-preview")
-        preview.display = True
         preview.scroll_home(animate=False)
         preview.focus()
         self.refresh_bindings()
@@ -312,7 +316,7 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
 
     # -- actions ------------------------------------------------------------------------
     def action_apply(self) -> None:
-        if self.target and self.valid and self.query_one("#sup-preview").display:
+        if self.target and self.valid and self.previewing:
             self.dismiss(self.target)
 
     def action_mark_radius(self) -> None:
@@ -324,19 +328,17 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         self.app.notify(f"marked {len(self.radius.related)} facts in the list", timeout=3)
 
     def action_search(self) -> None:
-        if self.query_one("#sup-preview").display:
+        if self.previewing:
             self._show_candidates()
         self.query_one("#sup-search").focus()
 
     def _show_candidates(self) -> None:
-        self.query_one("#sup-preview").display = False
-        for part in ("#sup-candidates", "#sup-search", "#sup-hint", "#sup-list-title"):
-            self.query_one(part).display = True
+        self.previewing = False
         self.target, self.valid, self.radius = None, False, None
         self.refresh_bindings()
 
     def action_back(self) -> None:
-        if self.query_one("#sup-preview").display:
+        if self.previewing:
             self._show_candidates()
             self.query_one("#sup-candidates").focus()
         else:

@@ -17,6 +17,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -37,6 +38,14 @@ class FactDetail(VerticalScroll):
     seconds, so holding a key down moves through facts without painting every one's
     history. Until then that part says it is coming, never another fact's. A single move,
     and a repaint of the same fact after an action, paint everything at once."""
+
+    DEFAULT_CSS = """
+    FactDetail #detail-chain, FactDetail #detail-chain-title { display: none; }
+    FactDetail.-chain #detail-chain, FactDetail.-chain #detail-chain-title { display: block; }
+    """
+
+    # the supersession chain is shown (`-chain`): the fact has older or newer versions
+    chain_shown: var[bool] = var(False, init=False)
 
     @dataclass
     class Jump(Message):
@@ -62,12 +71,8 @@ class FactDetail(VerticalScroll):
         yield OptionList(id="detail-chain")
         yield Static(id="detail-provenance")
 
-    def on_mount(self) -> None:
-        self._show_chain(False)
-
-    def _show_chain(self, shown: bool) -> None:
-        self.query_one("#detail-chain").display = shown
-        self.query_one("#detail-chain-title").display = shown
+    def watch_chain_shown(self, shown: bool) -> None:
+        self.set_class(shown, "-chain")
 
     def waiting(self, fact_id: str | None) -> None:
         """The fact to be shown next: keep the old content until it arrives, titled so."""
@@ -78,7 +83,7 @@ class FactDetail(VerticalScroll):
             self.query_one("#detail-head", Static).update(Text("no fact selected", style="italic"))
             for part in ("#detail-factors", "#detail-provenance"):
                 self.query_one(part, Static).update("")
-            self._show_chain(False)
+            self.chain_shown = False
 
     def _compact(self) -> bool:
         """Short bars and stacked lines when narrow (the pane beside the list)."""
@@ -119,8 +124,7 @@ class FactDetail(VerticalScroll):
         moving = self.follow and not same_fact and moment - self._last_show < REST
         self._last_show = moment
         if moving:
-            if self.query_one("#detail-chain").display:
-                self._show_chain(False)  # the last fact's versions
+            self.chain_shown = False  # the last fact's versions
             if not self._tail_waiting:  # already saying so: no re-layout
                 self._tail_waiting = True
                 self.query_one("#detail-provenance", Static).update(
@@ -164,7 +168,7 @@ class FactDetail(VerticalScroll):
 
     def _chain(self, ex: Explanation, memory: Any) -> None:
         chain = self.query_one("#detail-chain", OptionList)
-        if not ex.chain_older and not ex.chain_newer and not chain.display:
+        if not ex.chain_older and not ex.chain_newer and not self.chain_shown:
             return  # no chain before, none now: leave the widgets alone (no re-layout)
         chain.clear_options()
         texts = ex.chain_texts
@@ -172,7 +176,7 @@ class FactDetail(VerticalScroll):
         options.append(Option(self._label("this", ex.id, memory, texts), id=ex.id, disabled=True))
         options += [Option(self._label("newer", f, memory, texts), id=f) for f in ex.chain_newer]
         has_chain = len(options) > 1
-        self._show_chain(has_chain)
+        self.chain_shown = has_chain
         self.query_one("#detail-chain-title", Static).update(
             Text.assemble(("\nSUPERSESSION CHAIN", "bold"), "  (enter on a version goes to it)")
         )

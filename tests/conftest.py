@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.ingest import signing
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.store.db import Store
-
-NOW = "2026-12-01T00:00:00Z"
+from tests.helpers import NOW, write_jsonl
 
 
 @pytest.fixture(autouse=True)
@@ -27,11 +23,6 @@ def _isolated_env(tmp_path_factory, monkeypatch):
 @pytest.fixture
 def now() -> float:
     return parse_time(NOW)
-
-
-def write_jsonl(path: Path, objs: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
-    return path
 
 
 @pytest.fixture

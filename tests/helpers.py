@@ -4,6 +4,7 @@ live in conftest.py; a test module imports only from here, never from another te
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -65,3 +66,11 @@ def run(*args: str, ok: bool = True):
 
 def json_lines(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+NOW = "2026-12-01T00:00:00Z"
+
+
+def write_jsonl(path: Path, objs: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
+    return path

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from synapse_tui.cli import main
 from synapse_tui.core.base import limits
 from synapse_tui.core.trust.explanation import Explanation
-from tests.conftest import write_jsonl
+from tests.helpers import write_jsonl
 
 OK = {"id": "ok", "text": "the deploy runs on Fridays", "created_at": "2026-11-01T00:00:00Z"}
 

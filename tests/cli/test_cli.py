@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import write_jsonl
-from tests.helpers import json_lines, run
+from tests.helpers import json_lines, run, write_jsonl
 
 SCORE_KEYS = {
     "id",

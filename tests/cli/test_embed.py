@@ -14,7 +14,7 @@ from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.graph import embed as embedder
 from synapse_tui.core.store.db import Store
-from tests.conftest import write_jsonl
+from tests.helpers import write_jsonl
 
 TEXTS = [
     "The cat sat on the mat",

@@ -30,7 +30,7 @@ from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.explanation import Explanation
 from synapse_tui.ui.widgets import explain as xp
-from tests.conftest import NOW, write_jsonl
+from tests.helpers import NOW, write_jsonl
 
 # SYNAPSE_FUZZ_SCALE=10 runs ten times the examples, for a deeper search than CI's
 SCALE = int(os.environ.get("SYNAPSE_FUZZ_SCALE", "1"))

@@ -14,13 +14,11 @@ from click.testing import CliRunner
 
 from synapse_tui.cli import main
 from synapse_tui.core.store.db import Store
-from tests.conftest import NOW, write_jsonl
-from tests.core.mem0_files import ev, story, write_history
-from tests.core.test_adapters_graphiti import ACME, ALICE
-from tests.core.test_adapters_graphiti import dump as gdump
-from tests.core.test_adapters_graphiti import edge as gedge
-from tests.core.test_hostile_integrity import merged_history
-from tests.helpers import json_lines
+from tests.core.graphiti_files import ACME, ALICE
+from tests.core.graphiti_files import dump as gdump
+from tests.core.graphiti_files import edge as gedge
+from tests.core.mem0_files import ev, merged_history, story, write_history
+from tests.helpers import NOW, json_lines, write_jsonl
 
 
 def run(*args, code: int = 0):
@@ -226,7 +224,7 @@ def test_a_graph_failure_after_the_facts_landed_says_so_with_its_own_status(db, 
 def test_embed_run_again_finishes_the_graph_of_a_stuck_store(tmp_path, monkeypatch):
     from synapse_tui.core.graph import embed as embedder
     from synapse_tui.core.store.db import Store
-    from tests.core.test_hostile_integrity import fake_model
+    from tests.core.graph_stores import fake_model
 
     monkeypatch.setattr(embedder, "missing_extra", lambda: None)  # torch is not installed here
     monkeypatch.setattr(embedder, "encode", fake_model)

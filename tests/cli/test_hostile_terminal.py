@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from synapse_tui.cli import main
-from tests.conftest import NOW, write_jsonl
+from tests.helpers import NOW, write_jsonl
 
 # An escape sequence (an OSC window title), a bell, a C1 control sequence introducer, and
 # a right-to-left override: each acts on a terminal or on how a line reads.

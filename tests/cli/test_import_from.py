@@ -6,33 +6,19 @@ import json
 import sqlite3
 
 import pytest
-from click.testing import CliRunner
 
-from synapse_tui.cli import import_from, main
+from synapse_tui.cli import import_from
 from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.db import Store
-from tests.conftest import NOW, write_jsonl
+from tests.cli_run import refused, run
 from tests.core.mem0_files import ev, story, write_history, write_ts_vectors
+from tests.helpers import NOW, write_jsonl
 
 
 @pytest.fixture(autouse=True)
 def _no_home_mem0(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # not the user's ~/.mem0
-
-
-def run(*args, code: int = 0, env: dict | None = None):
-    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False, env=env)
-    assert result.exit_code == code, result.output + result.stderr
-    return result
-
-
-def refused(*args) -> str:
-    """A refusal: exit 2, one `error:` line on stderr, no traceback."""
-    result = run(*args, code=2)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    return lines[0]
 
 
 def test_import_then_sync_again_changes_nothing(tmp_path):

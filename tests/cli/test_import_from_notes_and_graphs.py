@@ -9,11 +9,10 @@ import os
 import pytest
 
 from synapse_tui.core.base.clock import parse_time
-from tests.cli.test_import_from import refused, run
+from tests.cli_run import refused, run
+from tests.core.basic_memory_files import OLD, SEARCH, write
+from tests.core.graphiti_files import ACME, ALICE, EDGES, dump, edge, regrow
 from tests.core.mem0_files import story, write_history, write_ts_vectors
-from tests.core.test_adapters_basic_memory import OLD, SEARCH, write
-from tests.core.test_adapters_graphiti import ACME, ALICE, EDGES, dump, edge
-from tests.core.test_adapters_graphiti_resync import regrow
 
 
 def imported(*args, env: dict | None = None) -> dict:

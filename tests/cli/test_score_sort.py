@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from synapse_tui.cli import main
-from tests.ui.conftest import NOW, build_store
+from tests.ui.helpers import NOW, build_store
 
 
 @pytest.fixture(scope="module")

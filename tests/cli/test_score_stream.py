@@ -14,8 +14,7 @@ from synapse_tui.core.base.jsonl import json_line
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store import loadcache
 from synapse_tui.core.store.db import Store
-from tests.conftest import write_jsonl
-from tests.helpers import run
+from tests.helpers import run, write_jsonl
 
 
 def test_chunks_join_into_every_row_in_order(db, monkeypatch):

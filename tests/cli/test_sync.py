@@ -11,9 +11,9 @@ import pytest
 
 from synapse_tui.cli.sync import sources_of, watch_sources
 from synapse_tui.core.base.config import Config
-from tests.cli.test_import_from import refused, run
-from tests.core.test_adapters_basic_memory import write
-from tests.core.test_adapters_mcp_memory import ENTITIES, RELATIONS, save
+from tests.cli_run import refused, run
+from tests.core.basic_memory_files import write
+from tests.core.mcp_memory_files import ENTITIES, RELATIONS, save
 
 
 @pytest.fixture

@@ -18,6 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.ingest.adapters import mem0
+from synapse_tui.core.ingest.adapters.sync import sync_snapshot
+from synapse_tui.core.store.db import Store
+
 SHAPES = {
     "now": "CREATE TABLE history (id TEXT PRIMARY KEY, memory_id TEXT, old_memory TEXT, new_memory TEXT,"
     " event TEXT, created_at DATETIME, updated_at DATETIME, is_deleted INTEGER, actor_id TEXT, role TEXT)",
@@ -127,3 +132,17 @@ def story() -> list[dict]:
             created="2025-03-02T18:00:00+00:00", updated="2025-07-01T00:00:00+00:00", hid="h5",
         ),
     ]  # fmt: skip
+
+
+def sync(store_path, history, **kw):
+    with Store.open(store_path, create=True) as store:
+        return sync_snapshot(store, mem0.read(history, **kw), Config())
+
+
+def merged_history(path, events: list[dict]):
+    """A history table as a merge of two copies leaves it: mem0's columns, no primary key."""
+    conn = sqlite3.connect(path)
+    conn.execute(SHAPES["now"].replace(" PRIMARY KEY", ""))
+    conn.commit()
+    conn.close()
+    return write_history(path, events)

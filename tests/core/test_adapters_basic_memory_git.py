@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from synapse_tui.core.ingest.adapters import basic_memory as bm
-from tests.core.test_adapters_basic_memory import OLD, write
-from tests.core.test_adapters_claude_code import git
+from tests.core.basic_memory_files import OLD, write
+from tests.core.claude_code_files import git
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,32 +22,9 @@ from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import claude_code as cc
 from synapse_tui.core.ingest.adapters import known_facts
 from synapse_tui.core.store.db import Store
-from tests.cli.test_import_from import refused, run
-from tests.core.test_adapters_basic_memory import sync, write
-
-PROJECT = "-home-ada-src-shop"
-MEMORY = f"projects/{PROJECT}/memory"
-
-INDEX = """\
-    # Memory index
-    - [Ada's role](user_role.md) — data scientist, new to the frontend
-    - [No DB mocks](feedback_testing.md) — integration tests hit a real database
-    - Always run `make lint` before committing
-    - The staging URL is https://staging.shop.test
-      (behind the VPN)
-    """
-
-TESTING = """\
-    ---
-    name: No DB mocks
-    description: integration tests hit a real database
-    type: feedback
-    originSessionId: 4c8d3a18-7f47-44f5-a26a-1a841fdc1451
-    ---
-    Integration tests must hit a real database, not mocks.
-
-    **Why:** mocked tests passed but the prod migration failed last quarter.
-    """
+from tests.cli_run import refused, run
+from tests.core.basic_memory_files import sync, write
+from tests.core.claude_code_files import INDEX, MEMORY, PROJECT, TESTING, USER_CLAUDE, git
 
 ROLE = """\
     ---
@@ -58,20 +34,6 @@ ROLE = """\
       type: user
     ---
     Ada is a data scientist; explain frontend ideas with backend analogies.
-    """
-
-USER_CLAUDE = """\
-    # Style
-
-    - Use pnpm, not npm
-    - Prefer small modules
-      with one job each
-
-    ```
-    - not a memory: inside a code block
-    ```
-
-    Prose is not a fact.
     """
 
 
@@ -178,21 +140,6 @@ def test_project_files_are_human_instructions(tmp_path):
     )
     slug = str(project.resolve()).replace("/", "-")
     assert rule.note == slug and rule.id.startswith(f"claude-code:{slug}/.claude/rules/api.md#")
-
-
-def git(
-    root: Path, *args: str, when: str = "2026-02-01T12:00:00+02:00", email: str = "ada@shop.test"
-) -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "Ada",
-        "GIT_AUTHOR_EMAIL": email,
-        "GIT_COMMITTER_NAME": "Ada",
-        "GIT_COMMITTER_EMAIL": email,
-        "GIT_AUTHOR_DATE": when,
-        "GIT_COMMITTER_DATE": when,
-    }
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
 
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -14,9 +14,9 @@ from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import git_notes as gn
 from synapse_tui.core.ingest.adapters import known_facts
 from synapse_tui.core.store.db import Store
-from tests.cli.test_import_from import refused, run
-from tests.core.test_adapters_basic_memory import sync
-from tests.core.test_adapters_claude_code import git
+from tests.cli_run import refused, run
+from tests.core.basic_memory_files import sync
+from tests.core.claude_code_files import git
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -17,7 +17,7 @@ from synapse_tui.core.ingest.adapters.sync import sync_snapshot
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.db import Store
-from tests.core.test_adapters_graphiti import EDGES, dump, episode
+from tests.core.graphiti_files import EDGES, dump, episode, regrow
 
 SOURCE_TIMES = ["2025-02-10T10:00:00Z", "2025-03-01T00:00:00Z"]  # ep-2, ep-3 of e-old
 TRIAGED = "2026-01-01T00:00:00Z"
@@ -27,14 +27,6 @@ SYNCED = "2026-02-01T00:00:00Z"
 def resync(store: Store, folder: Path, at: str = SYNCED):
     snap = graphiti.read(folder, known=known_facts(store, "graphiti"))
     return snap, sync_snapshot(store, snap, Config(), clock=Clock(parse_time(at)))
-
-
-def regrow(folder: Path, episodes: list[str], *, times: bool = True) -> None:
-    """The dump again, e-old now carrying `episodes`; ep-5 happened on 2025-08-01."""
-    dump(folder, edges=[{**EDGES[0], "episodes": episodes}, *EDGES[1:]], episodes=times)
-    if times:
-        with open(folder / "episodes.jsonl", "a") as fh:
-            fh.write(json.dumps(episode("ep-5", "2025-08-01T00:00:00Z")) + "\n")
 
 
 def fact(store: Store) -> dict:

@@ -16,22 +16,9 @@ from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import known_facts
 from synapse_tui.core.ingest.adapters import langgraph as lg
 from synapse_tui.core.store.db import Store
-from tests.cli.test_import_from import refused, run
-from tests.core.test_adapters_basic_memory import sync
-
-SqliteStore = pytest.importorskip("langgraph.store.sqlite").SqliteStore
-NS = ("memories", "alice")
-
-
-def put(path: Path, *items: tuple, delete: tuple[str, ...] = ()) -> Path:
-    """Write through langgraph's own store, as an agent would."""
-    with SqliteStore.from_conn_string(str(path)) as store:
-        store.setup()
-        for key, value, *ttl in items:
-            store.put(NS, key, value, ttl=ttl[0] if ttl else None)
-        for key in delete:
-            store.delete(NS, key)
-    return path
+from tests.cli_run import refused, run
+from tests.core.basic_memory_files import sync
+from tests.core.langgraph_files import put
 
 
 def rows(path: Path) -> dict[str, tuple]:

@@ -5,34 +5,17 @@ line (`{"type": "entity", "name", "entityType", "observations"}`), then every re
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import known_facts
 from synapse_tui.core.ingest.adapters import mcp_memory as mm
 from synapse_tui.core.store.db import Store
-from tests.cli.test_import_from import refused, run
-from tests.core.test_adapters_basic_memory import sync
-
-ENTITIES = [
-    {"name": "Alice", "entityType": "person", "observations": ["Speaks French", "Prefers morning meetings"]},
-    {"name": "Acme", "entityType": "organization", "observations": ["Builds rockets"]},
-    {"name": "Lyon", "entityType": "city", "observations": []},
-]
-RELATIONS = [{"from": "Alice", "to": "Acme", "relationType": "works_at"}]
-
-
-def save(path: Path, entities=ENTITIES, relations=RELATIONS, mtime="2026-05-01T08:00:00Z") -> Path:
-    """As the server's saveGraph writes the file: no trailing newline."""
-    lines = [json.dumps({"type": "entity", **e}) for e in entities]
-    lines += [json.dumps({"type": "relation", **r}) for r in relations]
-    path.write_text("\n".join(lines), encoding="utf-8")
-    os.utime(path, (parse_time(mtime),) * 2)
-    return path
+from tests.cli_run import refused, run
+from tests.core.basic_memory_files import sync
+from tests.core.mcp_memory_files import ENTITIES, RELATIONS, save
 
 
 @pytest.fixture

@@ -14,14 +14,13 @@ from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.provenance import source_info
 from synapse_tui.core.ingest.adapters import fact_id, mem0
-from synapse_tui.core.ingest.adapters.sync import sync_snapshot
 from synapse_tui.core.ingest.interchange import export_facts
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Triage, export_audit
 from synapse_tui.core.store.db import Store
-from tests.conftest import NOW
-from tests.core.mem0_files import ev, story, write_history, write_ts_vectors
+from tests.core.mem0_files import ev, story, sync, write_history, write_ts_vectors
+from tests.helpers import NOW
 
 
 @pytest.fixture(autouse=True)
@@ -184,11 +183,6 @@ def test_a_malformed_record_is_named_with_its_field(tmp_path, bad, field):
 
 
 # -- sync ------------------------------------------------------------------------------
-
-
-def sync(store_path, history, **kw):
-    with Store.open(store_path, create=True) as store:
-        return sync_snapshot(store, mem0.read(history, **kw), Config())
 
 
 def state(store_path):

@@ -10,13 +10,13 @@ import pytest
 
 from synapse_tui.core.base.provenance import SYSTEMS
 from synapse_tui.core.ingest.adapters import claude_code, git_notes, langgraph, mcp_memory
-from tests.core.test_adapters_claude_code import git
-from tests.core.test_adapters_provenance import INPUTS, inputs_written
+from tests.core.claude_code_files import git
+from tests.core.provenance_inputs import INPUTS, inputs_written
 
 
 def claude_code_snapshot(tmp_path):
-    from tests.core.test_adapters_basic_memory import write
-    from tests.core.test_adapters_claude_code import INDEX, MEMORY, TESTING, USER_CLAUDE
+    from tests.core.basic_memory_files import write
+    from tests.core.claude_code_files import INDEX, MEMORY, TESTING, USER_CLAUDE
 
     root = tmp_path / ".claude"
     write(root, f"{MEMORY}/MEMORY.md", INDEX)
@@ -40,13 +40,13 @@ def git_notes_snapshot(tmp_path):
 
 def langgraph_snapshot(tmp_path):
     pytest.importorskip("langgraph.store.sqlite")
-    from tests.core.test_adapters_langgraph import put
+    from tests.core.langgraph_files import put
 
     return langgraph.read(put(tmp_path / "s.db", ("k1", {"content": "Alice prefers tea"})))
 
 
 def mcp_memory_snapshot(tmp_path):
-    from tests.core.test_adapters_mcp_memory import save
+    from tests.core.mcp_memory_files import save
 
     return mcp_memory.read(save(tmp_path / "memory.jsonl"))
 

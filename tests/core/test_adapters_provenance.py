@@ -7,11 +7,10 @@ import pytest
 
 from synapse_tui.core.base.provenance import SYSTEMS
 from synapse_tui.core.ingest.adapters import basic_memory, graphiti, mem0
+from tests.core.basic_memory_files import NEW, OLD, SEARCH, write
+from tests.core.graphiti_files import dump
 from tests.core.mem0_files import story, write_history, write_ts_vectors
-from tests.core.test_adapters_basic_memory import NEW, OLD, SEARCH, write
-from tests.core.test_adapters_graphiti import dump
-
-INPUTS = ("corroborations", "contradictions", "reinforcements", "acceptance")
+from tests.core.provenance_inputs import INPUTS, inputs_written
 
 
 def mem0_snapshot(tmp_path):
@@ -33,16 +32,6 @@ def graphiti_snapshot(tmp_path):
 
 
 READERS = {"mem0": mem0_snapshot, "basic-memory": basic_memory_snapshot, "graphiti": graphiti_snapshot}
-
-
-def inputs_written(fact) -> set[str]:
-    written = {
-        "corroborations": fact.r > 0,
-        "contradictions": fact.s > 0,
-        "reinforcements": bool(fact.reinforced_at) or bool(fact.reinforcement_count),
-        "acceptance": fact.tier != "auto",
-    }
-    return {name for name, yes in written.items() if yes}
 
 
 @pytest.mark.parametrize("system", sorted(READERS))

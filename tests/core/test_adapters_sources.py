@@ -8,9 +8,8 @@ import pytest
 
 from synapse_tui.core.ingest.adapters import known_facts
 from synapse_tui.core.store.db import Store
-from tests.core.mem0_files import ev, story, write_history
-from tests.core.test_adapters_basic_memory import resync, write
-from tests.core.test_adapters_mem0 import sync
+from tests.core.basic_memory_files import resync, write
+from tests.core.mem0_files import ev, story, sync, write_history
 
 
 @pytest.fixture

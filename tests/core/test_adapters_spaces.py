@@ -15,8 +15,8 @@ from synapse_tui.core.ingest.adapters import graphiti, known_facts, mem0
 from synapse_tui.core.ingest.adapters.sync import sync_snapshot
 from synapse_tui.core.ingest.interchange import import_facts, parse_line
 from synapse_tui.core.store.db import Store
+from tests.core.graphiti_files import ALICE, EDGES, GLOBEX, dump, edge
 from tests.core.mem0_files import ev, write_history, write_ts_vectors
-from tests.core.test_adapters_graphiti import ALICE, EDGES, GLOBEX, dump, edge
 
 
 def facts_file(*objs: dict) -> list:

@@ -19,16 +19,8 @@ from synapse_tui.core.graph import edges as g
 from synapse_tui.core.graph.build import ensure_graph
 from synapse_tui.core.graph.read import graph_info
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
-from synapse_tui.core.store.db import Store
-from tests.conftest import write_jsonl
-
-N, D = 3000, 48
-
-
-def clustered(n: int, seed: int, noise: float = 0.6) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    centres = rng.standard_normal((n // 30, D))
-    return g.normalise(centres[rng.integers(0, len(centres), n)] + noise * rng.standard_normal((n, D)))
+from tests.core.graph_stores import N, build_store, clustered, facts_with_embeddings
+from tests.helpers import write_jsonl
 
 
 @pytest.fixture
@@ -150,28 +142,6 @@ def test_below_the_threshold_the_graph_stays_exact():
     built = ann.build_knn(X, ranks, 10, Config().graph)
     assert built.method == "exact" and built.recall is None and built.note is None
     assert np.array_equal(built.knn.nbrs, g.exact_knn(X, ranks, 10).nbrs)
-
-
-def facts_with_embeddings(X: np.ndarray, start: int = 0) -> list[dict]:
-    return [
-        {
-            "id": f"f{start + i:05d}",
-            "text": f"fact {start + i}",
-            "created_at": "2026-01-01T00:00:00Z",
-            "embedding": [round(float(v), 6) for v in X[i]],
-        }
-        for i in range(X.shape[0])
-    ]
-
-
-def build_store(tmp_path, X: np.ndarray, config: Config, name: str = "m.db"):
-    src = write_jsonl(tmp_path / "facts.jsonl", facts_with_embeddings(X))
-    db = tmp_path / name
-    store = Store.open(db, create=True)
-    import_facts(store, parse_file(src), str(src))
-    with store.transaction() as conn:
-        update = ensure_graph(conn, config)
-    return db, store, update
 
 
 def test_the_store_keeps_the_recall_and_the_cli_reports_it(tmp_path, one_thread):

@@ -15,7 +15,7 @@ from synapse_tui.core.base.textsafe import clean, clean_block
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
-from tests.conftest import write_jsonl
+from tests.helpers import write_jsonl
 
 
 def fact(i: int, **extra) -> dict:

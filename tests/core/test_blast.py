@@ -10,7 +10,7 @@ import pytest
 from synapse_tui.core.review.blast import blast_radius
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.schema import migrate
-from tests.core.test_graph_store import add
+from tests.core.graph_stores import add
 
 
 @pytest.fixture

@@ -12,8 +12,7 @@ from synapse_tui.core.base.config import Config
 from synapse_tui.core.graph.ego import ego_graph, whole_graph
 from synapse_tui.core.graph.path import not_connected, path_between
 from synapse_tui.core.store.schema import migrate
-
-from .test_graph_store import add
+from tests.core.graph_stores import add
 
 # f1 -0.9- f2 -0.9- f3 -0.8- f4, and a weak shortcut f1 -0.5- f3
 SEMANTIC = [("f1", "f2", 0.9), ("f2", "f3", 0.9), ("f1", "f3", 0.5), ("f3", "f4", 0.8)]

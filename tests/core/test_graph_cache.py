@@ -15,7 +15,7 @@ from synapse_tui.core.graph import build as graphstore
 from synapse_tui.core.graph import cache as graphcache
 from synapse_tui.core.graph.build import ensure_graph, rebuild_graph, update_graph
 from synapse_tui.core.store.schema import migrate
-from tests.core.test_graph_store import add, config, edge_set
+from tests.core.graph_stores import add, config, edge_set
 
 TABLES = (
     "SELECT * FROM knn ORDER BY pos",
@@ -166,8 +166,8 @@ def test_an_approximate_space_searches_its_nearest_cells_at_the_target_recall(
     from synapse_tui.core.base.config import Config
     from synapse_tui.core.graph import edges as g
     from synapse_tui.core.ingest.interchange import import_facts, parse_file
-    from tests.conftest import write_jsonl
-    from tests.core.test_ann import build_store, clustered, facts_with_embeddings
+    from tests.core.graph_stores import build_store, clustered, facts_with_embeddings
+    from tests.helpers import write_jsonl
 
     X = clustered(3000, seed=9, noise=0.8)
     # the index itself, not its price: at 3,000 facts the exact route is always cheaper

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.graph import edges as g
 from synapse_tui.core.graph import knn, lexical
 from synapse_tui.core.graph.build import ensure_graph, load_edges, rebuild_graph, update_graph
 from synapse_tui.core.graph.ego import ego_graph, whole_graph
@@ -23,19 +20,11 @@ from synapse_tui.core.review.junk import (
     unsupported_claims,
     unsupported_mask,
 )
-from synapse_tui.core.store.arrays import event_blob
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.schema import migrate
+from tests.core.graph_stores import add, as_store, config, edge_set
 
 DAY = 86400.0
-
-
-def config(k: int = 3, min_count: int = 2) -> SimpleNamespace:
-    return SimpleNamespace(
-        graph=SimpleNamespace(
-            k=k, npmi_min_count=min_count, near_duplicate_weight=0.9, unsupported_age_days=90.0
-        )
-    )
 
 
 @pytest.fixture
@@ -43,51 +32,6 @@ def conn() -> sqlite3.Connection:
     c = sqlite3.connect(":memory:")
     migrate(c)
     return c
-
-
-def add(
-    conn: sqlite3.Connection,
-    fid: str,
-    text: str,
-    vec: list[float] | np.ndarray | None = None,
-    note: str | None = None,
-    entities: tuple[str, ...] = (),
-    tier: str = "auto",
-    r: int = 0,
-    created_ts: float = 0.0,
-) -> int:
-    pos = conn.execute("SELECT coalesce(max(pos), 0) + 1 FROM facts").fetchone()[0]
-    conn.execute(
-        "INSERT INTO facts (pos, id, text, created_at, created_ts, tier, r, s, events, note, entities, sig_state)"
-        " VALUES (?, ?, ?, '1970-01-01T00:00:00Z', ?, ?, ?, 0, ?, ?, ?, 0)",
-        (pos, fid, text, created_ts, tier, r, event_blob(created_ts, []), note, json.dumps(list(entities))),
-    )
-    seen = set()
-    for name in entities:
-        key = name.strip().casefold()
-        if key in seen:
-            continue
-        seen.add(key)
-        conn.execute("INSERT OR IGNORE INTO entities (key) VALUES (?)", (key,))
-        conn.execute(
-            "INSERT INTO mentions (pos, eid, spelling) VALUES (?, (SELECT eid FROM entities WHERE key = ?), ?)",
-            (pos, key, name.strip()),
-        )
-    if vec is not None:
-        conn.execute(
-            "INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
-            (pos, g.normalise(np.array([vec]))[0].tobytes()),
-        )
-    return pos
-
-
-def as_store(conn: sqlite3.Connection) -> Store:
-    """The test's connection as the Store the graph's readers take."""
-    return Store(Path("test.db"), conn, readonly=True)
-
-
-def edge_set(conn: sqlite3.Connection) -> list[tuple]:
-    return [(e.kind, e.a, e.b, round(e.weight, 12), e.space) for e in load_edges(as_store(conn))]
 
 
 def test_edges_use_ids_and_matched_entity_forms(conn: sqlite3.Connection) -> None:

@@ -22,11 +22,12 @@ from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import describe, is_internal
-from tests.conftest import NOW
-from tests.core.mem0_files import SHAPES, ev, story, write_history
-from tests.core.test_adapters_graphiti import ACME, ALICE, facts_of
-from tests.core.test_adapters_graphiti import dump as gdump
-from tests.core.test_adapters_graphiti import edge as gedge
+from tests.core.graph_stores import fake_model
+from tests.core.graphiti_files import ACME, ALICE, facts_of
+from tests.core.graphiti_files import dump as gdump
+from tests.core.graphiti_files import edge as gedge
+from tests.core.mem0_files import ev, merged_history, story, write_history
+from tests.helpers import NOW
 
 
 @pytest.fixture(autouse=True)
@@ -35,15 +36,6 @@ def _no_home_mem0(tmp_path, monkeypatch):
 
 
 # -- 8. a mem0 history holding its rows twice -----------------------------------------------
-
-
-def merged_history(path, events: list[dict]):
-    """A history table as a merge of two copies leaves it: mem0's columns, no primary key."""
-    conn = sqlite3.connect(path)
-    conn.execute(SHAPES["now"].replace(" PRIMARY KEY", ""))
-    conn.commit()
-    conn.close()
-    return write_history(path, events)
 
 
 def texts(snapshot) -> dict[str, str]:
@@ -146,15 +138,6 @@ def test_a_sync_whose_graph_step_fails_says_what_landed(tmp_path, monkeypatch):
 
 
 # -- 12. embed: the vectors and the graph built on them land together --------------------------
-
-
-def fake_model(texts, progress=None):
-    """Deterministic unit vectors of the model's dimension (torch is not installed here):
-    each text's own direction, so neighbours exist and differ from the lexical ones."""
-    rng = np.random.default_rng(len(texts))
-    base = rng.normal(size=(8, embedder.DIM))
-    X = np.stack([base[sum(map(ord, t)) % 8] + 0.3 * rng.normal(size=embedder.DIM) for t in texts])
-    return X / np.linalg.norm(X, axis=1, keepdims=True)
 
 
 def lexical_store(tmp_path, n=400):

@@ -27,9 +27,8 @@ from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store import loadcache
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.schema import CHANGE_LOG_KEEP, SCHEMA_VERSION
-from tests.conftest import write_jsonl
-from tests.core.test_refresh import chain_facts
-from tests.helpers import KEY, base_facts
+from tests.core.chains import chain_facts
+from tests.helpers import KEY, base_facts, write_jsonl
 
 CFG = Config()
 

@@ -14,8 +14,7 @@ from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Action, Triage, TriageError, export_audit
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.score import review_due, review_dues
-from tests.conftest import write_jsonl
-from tests.helpers import trusted_config
+from tests.helpers import trusted_config, write_jsonl
 
 NOW = parse_time("2026-12-01T00:00:00Z")
 AGENT = "agent:scout"

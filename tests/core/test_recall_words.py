@@ -18,7 +18,7 @@ from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import describe
-from tests.conftest import write_jsonl
+from tests.helpers import write_jsonl
 
 NOW = parse_time("2026-12-01T00:00:00Z")
 ALICE = {"x-mem0-user-id": "alice"}

@@ -21,7 +21,7 @@ from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
-from tests.conftest import write_jsonl
+from tests.helpers import write_jsonl
 
 FILLER = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
 

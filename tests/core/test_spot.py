@@ -10,8 +10,7 @@ from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.spot import depth, spot_scores
-from tests.conftest import write_jsonl
-from tests.helpers import trusted_config
+from tests.helpers import trusted_config, write_jsonl
 
 NOW = parse_time("2026-12-01T00:00:00Z")
 

@@ -13,8 +13,7 @@ from synapse_tui.core.ingest import signing
 from synapse_tui.core.ingest.interchange import export_facts, import_facts, parse_file
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
-from tests.conftest import write_jsonl
-from tests.helpers import OTHER, trusted_config
+from tests.helpers import OTHER, trusted_config, write_jsonl
 
 
 def test_store_is_wal_and_marked_as_ours(store_path):

@@ -18,7 +18,7 @@ from synapse_tui.core.review.verdicts import read_verdicts, verdict_report
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust import reliability as rel
 from synapse_tui.core.trust.fit import Inputs, current_constants, fit, folds, ladder, replay
-from tests.conftest import write_jsonl
+from tests.helpers import write_jsonl
 
 T0 = parse_time("2026-07-01T00:00:00Z")
 DAY = 86400.0

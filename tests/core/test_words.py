@@ -9,7 +9,7 @@ import pytest
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.store import words
 from synapse_tui.core.store.db import Store
-from tests.conftest import write_jsonl
+from tests.helpers import write_jsonl
 
 VOCAB = "payments ledger api gateway invoice owner team cache queue worker".split()
 

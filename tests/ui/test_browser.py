@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.widgets.fact_list import FactList
-
-from .conftest import SIZE, screen_text, settle
+from tests.ui.helpers import SIZE, screen_text, settle
 
 
 def current_id(app) -> str | None:

@@ -6,9 +6,8 @@ import sqlite3
 
 from synapse_tui.ui.screens.calibration import CalibrationScreen
 from synapse_tui.ui.screens.confirm import ConfirmScreen
-from tests.cli.test_calibrate_cli import verdicts_store
-
-from .conftest import make_app, screen_text, settle
+from tests.ui.helpers import make_app, screen_text, settle
+from tests.verdict_stores import verdicts_store
 
 
 def audit_actions(db) -> list[str]:

@@ -8,9 +8,7 @@ import numpy as np
 from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.widgets.fact_detail import FactDetail
 from synapse_tui.ui.widgets.fact_list import FactList
-
-from .conftest import settle
-from .test_triage import select
+from tests.ui.helpers import select, settle
 
 
 def chip_styles(app, region, names):
@@ -98,8 +96,7 @@ async def test_as_of_shows_the_deleted_flag_as_it_stood_then(db):
     from synapse_tui.core.ingest.adapters import Snapshot
     from synapse_tui.core.ingest.adapters.sync import sync_snapshot
     from synapse_tui.core.store.db import Store
-
-    from .conftest import make_app, screen_text
+    from tests.ui.helpers import make_app, screen_text
 
     flagged = parse_time("2026-11-20T00:00:00Z")
     with Store.open(db) as store:
@@ -137,8 +134,7 @@ async def test_as_of_keeps_a_deleted_flag_of_unknown_time(db):
     import sqlite3
 
     from synapse_tui.core.base.clock import parse_time
-
-    from .conftest import make_app
+    from tests.ui.helpers import make_app
 
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE facts SET deleted = 1 WHERE id = 'f-deploy'")
@@ -162,7 +158,7 @@ async def test_the_pane_paints_history_when_the_cursor_rests_and_never_another_f
     monkeypatch.setattr(fact_detail, "REST", 0.6)  # a slow machine still looks in time
     from textual.widgets import Static
 
-    from .conftest import screen_text
+    from tests.ui.helpers import screen_text
 
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -197,8 +193,7 @@ async def test_the_pane_paints_history_when_the_cursor_rests_and_never_another_f
 async def test_after_a_bulk_triage_no_row_keeps_its_mark_and_changed_rows_repaint(app):
     """A triage repaints only the rows that look different; rows whose marks went away
     repaint too."""
-    from .conftest import screen_text
-    from .test_triage import row_of
+    from tests.ui.helpers import row_of, screen_text
 
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

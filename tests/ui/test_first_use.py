@@ -15,9 +15,7 @@ from synapse_tui.ui.screens.confirm import ConfirmScreen
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.neighbours import NeighbourScreen
 from synapse_tui.ui.widgets.fact_list import FactList
-
-from .conftest import NOW, screen_text, settle
-from .test_triage import audit, record_notices, select
+from tests.ui.helpers import NOW, audit, record_notices, screen_text, select, settle
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])

@@ -14,9 +14,7 @@ from synapse_tui.ui.screens.legend import LegendScreen
 from synapse_tui.ui.screens.neighbours import NeighbourScreen
 from synapse_tui.ui.screens.path import PathScreen
 from synapse_tui.ui.screens.session_log import SessionLogScreen
-
-from .conftest import NOW, settle
-from .test_graph_views import harness
+from tests.ui.helpers import NOW, harness, settle
 
 
 def _push(screen_factory):

@@ -5,48 +5,21 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 import pytest
 
 from synapse_tui.core.base.clock import Clock, parse_time
-from synapse_tui.core.base.config import load_config
 from synapse_tui.core.review.sessionlog import session_mark
 from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.score import FLAG_NAMES
-from synapse_tui.ui import app as app_module
-from synapse_tui.ui.app import SynapseApp
 from synapse_tui.ui.screens.legend import LegendScreen
 from synapse_tui.ui.screens.main import MainScreen
-from synapse_tui.ui.screens.nav import OpenFact, RowTable
+from synapse_tui.ui.screens.nav import RowTable
 from synapse_tui.ui.screens.neighbours import NeighbourScreen
 from synapse_tui.ui.screens.path import PathScreen
 from synapse_tui.ui.screens.session_log import SessionLogScreen
-
-from .conftest import NOW, SIZE, screen_text, settle
-
-
-class Harness(SynapseApp):
-    """The browser, recording the facts the screens ask to open."""
-
-    CSS_PATH = [Path(app_module.__file__).parent / path for path in SynapseApp.CSS_PATH]
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.opened: list[str] = []
-
-    def on_open_fact(self, message: OpenFact) -> None:
-        message.prevent_default()  # record it instead of opening the detail view
-        self.opened.append(message.fact_id)
-
-
-def harness(db) -> Harness:
-    store = Store.open(db)
-    config = load_config(db.with_name("memory.synapse.toml"))
-    app = Harness(store=store, config=config, clock=Clock(parse_time(NOW)), theme="textual-dark")
-    app.animation_level = "none"
-    return app
+from tests.ui.helpers import NOW, SIZE, harness, screen_text, settle
 
 
 async def push(pilot, screen) -> None:
@@ -155,8 +128,7 @@ async def test_triage_keys_act_on_the_highlighted_neighbour(db):
 
 async def test_neighbours_without_a_graph(tmp_path):
     from synapse_tui.core.ingest.interchange import import_facts, parse_file
-
-    from .conftest import FIXTURES
+    from tests.ui.helpers import FIXTURES
 
     db = tmp_path / "memory.db"
     with Store.open(db, create=True) as store:

@@ -23,8 +23,7 @@ from synapse_tui.ui.screens.neighbours import NeighbourScreen
 from synapse_tui.ui.screens.path import PathScreen
 from synapse_tui.ui.screens.session_log import SessionLogScreen
 from synapse_tui.ui.widgets.fact_list import FactList
-
-from .conftest import NOW, make_app, screen_text, settle
+from tests.ui.helpers import NOW, make_app, screen_text, settle
 
 
 async def select(pilot, fact_id: str) -> None:

@@ -9,9 +9,7 @@ import pytest
 
 from synapse_tui.ui.screens.confirm import ConfirmScreen
 from synapse_tui.ui.widgets.fact_list import FactList
-
-from .conftest import NOW, screen_text, settle
-from .test_triage import audit, db_row, record_notices, select
+from tests.ui.helpers import NOW, audit, db_row, record_notices, screen_text, select, settle
 
 SIZES = [(80, 24), (120, 40), (200, 50)]
 

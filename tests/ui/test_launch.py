@@ -7,8 +7,7 @@ import sqlite3
 import pytest
 
 from synapse_tui.ui.launch import launch
-
-from .conftest import SIZE, screen_text, settle
+from tests.ui.helpers import SIZE, screen_text, settle
 
 
 @pytest.mark.parametrize("content", [None, b"not a database at all"])

@@ -8,9 +8,7 @@ from synapse_tui.ui.screens.detail import DetailScreen
 from synapse_tui.ui.widgets import explain as xp
 from synapse_tui.ui.widgets.fact_detail import FactDetail
 from synapse_tui.ui.widgets.fact_list import PLACEHOLDER, FactList
-
-from .conftest import screen_text, settle
-from .test_views import select
+from tests.ui.helpers import screen_text, select, settle
 
 
 def pane_text(app) -> str:

@@ -7,8 +7,7 @@ import sys
 import textwrap
 import time
 
-from .conftest import SIZE, screen_text, settle
-from .test_triage import audit, record_notices, select, trust
+from tests.ui.helpers import SIZE, audit, record_notices, screen_text, select, settle, trust
 
 WRITER = textwrap.dedent(
     """

@@ -6,7 +6,7 @@ Update with `pytest tests/ui --snapshot-update` and look at the report before co
 
 from __future__ import annotations
 
-from .conftest import make_app, settle
+from tests.ui.helpers import make_app, settle
 
 
 def _app(db):

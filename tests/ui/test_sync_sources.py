@@ -7,10 +7,9 @@ import time
 
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.ingest.sources import sync_recorded
-from tests.cli.test_import_from import run
-from tests.core.test_adapters_mcp_memory import ENTITIES, RELATIONS, save
-
-from .conftest import make_app, settle
+from tests.cli_run import run
+from tests.core.mcp_memory_files import ENTITIES, RELATIONS, save
+from tests.ui.helpers import make_app, settle
 
 SIZE = (120, 30)
 

@@ -16,51 +16,19 @@ from synapse_tui.ui.screens.detail import DetailScreen
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.supersede import SupersedeScreen
 from synapse_tui.ui.widgets.fact_list import FactList
-
-from .conftest import NOW, SIZE, make_app, screen_text, settle
-
-
-def record_notices(app) -> list[tuple[str, str]]:
-    """(severity, message) of every notice the app shows from now on."""
-    seen: list[tuple[str, str]] = []
-    original = app.notify
-
-    def notify(message, *, title="", severity="information", timeout=None, markup=True):
-        seen.append((severity, f"{title}: {message}" if title else str(message)))
-        original(message, title=title, severity=severity, timeout=timeout, markup=markup)
-
-    app.notify = notify
-    return seen
-
-
-async def select(pilot, fact_id: str) -> None:
-    pilot.app.main.go_to_fact(fact_id)
-    await pilot.pause()
-    assert pilot.app.main.current_fact_id() == fact_id
-
-
-def trust(app, fact_id: str) -> float:
-    return float(app.memory.scores.trust[app.memory.index[fact_id]])
-
-
-def row_of(app, fact_id: str) -> str:
-    """The list line of a fact, as a person sees it."""
-    text = app.texts([app.memory.index[fact_id]])[0][:30]
-    return next(line for line in screen_text(app).splitlines() if text in line)
-
-
-def db_row(db: Path, fact_id: str) -> dict:
-    with sqlite3.connect(db) as conn:
-        conn.row_factory = sqlite3.Row
-        return dict(
-            conn.execute("SELECT r, s, tier, supersedes FROM facts WHERE id = ?", (fact_id,)).fetchone()
-        )
-
-
-def audit(db: Path) -> list[dict]:
-    with sqlite3.connect(db) as conn:
-        conn.row_factory = sqlite3.Row
-        return [dict(r) for r in conn.execute("SELECT * FROM audit ORDER BY seq")]
+from tests.ui.helpers import (
+    NOW,
+    SIZE,
+    audit,
+    db_row,
+    make_app,
+    record_notices,
+    row_of,
+    screen_text,
+    select,
+    settle,
+    trust,
+)
 
 
 @pytest.mark.parametrize(

@@ -11,15 +11,7 @@ from synapse_tui.ui.screens.detail import DetailScreen
 from synapse_tui.ui.screens.help import HelpScreen
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.widgets.fact_list import FactList
-
-from .conftest import SIZE, screen_text, settle
-
-
-async def select(pilot, fact_id: str) -> None:
-    app = pilot.app
-    app.main.go_to_fact(fact_id)
-    await pilot.pause()
-    assert app.main.current_fact_id() == fact_id
+from tests.ui.helpers import SIZE, screen_text, select, settle
 
 
 async def test_detail_of_a_disputed_fact(app):

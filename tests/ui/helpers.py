@@ -1,0 +1,143 @@
+"""Helpers the pilot tests share: the app on a store, waiting for it to settle, its text.
+Fixtures live in conftest.py; a test module imports only from here."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.base.config import load_config
+from synapse_tui.core.ingest.interchange import import_facts, parse_file
+from synapse_tui.core.store.db import Store
+from synapse_tui.ui import app as app_module
+from synapse_tui.ui.app import SynapseApp
+from synapse_tui.ui.screens.nav import OpenFact
+from tests.ui.fixtures.make_facts import TRUSTED_KEY
+
+FIXTURES = Path(__file__).parent / "fixtures"
+NOW = "2026-12-01T00:00:00Z"
+SIZE = (100, 30)
+
+
+def build_store(folder: Path) -> Path:
+    """memory.db with the fixture facts, its graph, and a config trusting the test key."""
+    from synapse_tui.core.graph.build import update_graph
+
+    db = folder / "memory.db"
+    cfg_path = folder / "memory.synapse.toml"
+    cfg_path.write_text(f'[trust]\nsigners = ["{TRUSTED_KEY}"]\n', encoding="utf-8")
+    config = load_config(cfg_path)
+    facts = parse_file(FIXTURES / "facts.jsonl")
+    with Store.open(db, create=True) as store:
+        import_facts(
+            store, facts, "facts.jsonl", after_insert=lambda conn, new: update_graph(conn, new, config)
+        )
+    return db
+
+
+def make_app(db: Path, now: str = NOW) -> SynapseApp:
+    store = Store.open(db)
+    config = load_config(db.with_name("memory.synapse.toml"))
+    app = SynapseApp(store=store, config=config, clock=Clock(parse_time(now)), theme="textual-dark")
+    app.animation_level = "none"
+    return app
+
+
+async def settle(pilot, delay: float = 0.0) -> None:
+    """Let timers fire and workers finish, until the screen has repainted with nothing
+    left to read: a worker's message may start another, and a repaint may ask for texts
+    (the list paints placeholders first), however slow the machine is."""
+    from synapse_tui.ui.widgets.fact_detail import FactDetail
+    from synapse_tui.ui.widgets.fact_list import FactList
+
+    if delay:
+        await pilot.pause(delay)
+    app = pilot.app
+    for _ in range(2):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    deadline = time.monotonic() + 10  # a busy machine: wait longer, never forever
+    while time.monotonic() < deadline:
+        lists = app.main.query(FactList) if app.screen_stack else []
+        panes = app.main.query(FactDetail) if app.screen_stack else []
+        busy = (
+            any(not w.is_finished for w in app.workers)
+            or any(f.waiting_for_texts for f in lists)
+            or any(p.pending for p in panes)  # the pane's history waits for the cursor to rest
+        )
+        if not busy:
+            break
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.02)
+
+
+def screen_text(app: SynapseApp) -> str:
+    """What a person sees: the plain text of every line of the current screen."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())  # noqa: SLF001
+
+
+def record_notices(app) -> list[tuple[str, str]]:
+    """(severity, message) of every notice the app shows from now on."""
+    seen: list[tuple[str, str]] = []
+    original = app.notify
+
+    def notify(message, *, title="", severity="information", timeout=None, markup=True):
+        seen.append((severity, f"{title}: {message}" if title else str(message)))
+        original(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    app.notify = notify
+    return seen
+
+
+async def select(pilot, fact_id: str) -> None:
+    pilot.app.main.go_to_fact(fact_id)
+    await pilot.pause()
+    assert pilot.app.main.current_fact_id() == fact_id
+
+
+def trust(app, fact_id: str) -> float:
+    return float(app.memory.scores.trust[app.memory.index[fact_id]])
+
+
+def row_of(app, fact_id: str) -> str:
+    """The list line of a fact, as a person sees it."""
+    text = app.texts([app.memory.index[fact_id]])[0][:30]
+    return next(line for line in screen_text(app).splitlines() if text in line)
+
+
+def db_row(db: Path, fact_id: str) -> dict:
+    with sqlite3.connect(db) as conn:
+        conn.row_factory = sqlite3.Row
+        return dict(
+            conn.execute("SELECT r, s, tier, supersedes FROM facts WHERE id = ?", (fact_id,)).fetchone()
+        )
+
+
+def audit(db: Path) -> list[dict]:
+    with sqlite3.connect(db) as conn:
+        conn.row_factory = sqlite3.Row
+        return [dict(r) for r in conn.execute("SELECT * FROM audit ORDER BY seq")]
+
+
+class Harness(SynapseApp):
+    """The browser, recording the facts the screens ask to open."""
+
+    CSS_PATH = [Path(app_module.__file__).parent / path for path in SynapseApp.CSS_PATH]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.opened: list[str] = []
+
+    def on_open_fact(self, message: OpenFact) -> None:
+        message.prevent_default()  # record it instead of opening the detail view
+        self.opened.append(message.fact_id)
+
+
+def harness(db) -> Harness:
+    store = Store.open(db)
+    config = load_config(db.with_name("memory.synapse.toml"))
+    app = Harness(store=store, config=config, clock=Clock(parse_time(NOW)), theme="textual-dark")
+    app.animation_level = "none"
+    return app

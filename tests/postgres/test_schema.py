@@ -4,6 +4,7 @@ the database is not one of ours."""
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 
@@ -20,13 +21,19 @@ SQLITE_ONLY = ("facts_fts", "_sqlite_migrations", "sqlite_")
 
 
 def columns_sqlite(path) -> dict[str, list[str]]:
-    with Store.open(path, create=True) as store:
+    """A new file store's tables and columns, read from SQLite's catalog (not the store's
+    own connection, which is private)."""
+    Store.open(path, create=True).close()
+    conn = sqlite3.connect(path)
+    try:
         names = [
             n
-            for (n,) in store._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             if not n.startswith(SQLITE_ONLY)
         ]
-        return {n: [row[1] for row in store._conn.execute(f"PRAGMA table_info({n})")] for n in names}
+        return {n: [row[1] for row in conn.execute(f"PRAGMA table_info({n})")] for n in names}
+    finally:
+        conn.close()
 
 
 def columns_server(conn) -> dict[str, list[str]]:

@@ -290,7 +290,7 @@ class Recall:
                 except SynapseError:
                     raise TriageError(f"no fact with id {supersedes!r}") from None
 
-            def link(conn: Any, _positions: list[int]) -> None:
+            def link(_store: Store, _positions: list[int]) -> None:
                 if supersedes is not None:
                     triage.apply_in(Action.SUPERSEDE, [supersedes], fact.id)
 
@@ -330,8 +330,8 @@ class Recall:
                 time.sleep(wait)
                 continue
             try:
-                with Store.open(self.store.path) as store, store.transaction() as conn:
-                    update_graph(conn, [], self.config)
+                with Store.open(self.store.path) as store, store.transaction():
+                    update_graph(store, [], self.config)
             except (SynapseError, *DatabaseError) as exc:  # the next import or graph check finishes it
                 print(f"warning: neighbour graph not updated: {exc}", file=sys.stderr)
 

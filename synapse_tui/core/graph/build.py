@@ -31,6 +31,7 @@ import numpy as np
 from synapse_tui.core.graph import ann, heap, lexical
 from synapse_tui.core.graph import cache as graphcache
 from synapse_tui.core.graph import edges as g
+from synapse_tui.core.graph.read import connection
 from synapse_tui.core.store.schema import SEMANTIC_EDGES_B
 
 if TYPE_CHECKING:
@@ -594,16 +595,16 @@ def ensure_graph(
 
 
 def update_graph(
-    conn: sqlite3.Connection, new_positions: Any, config: Any, progress: g.Progress | None = None
+    source: Store | sqlite3.Connection, new_positions: Any, config: Any, progress: g.Progress | None = None
 ) -> GraphUpdate:
-    """The import pipeline's hook after appending facts.
+    """The import pipeline's hook after appending facts, inside the caller's transaction.
 
     `new_positions` is accepted for the caller's convenience but not trusted: what is new
     is read from the fingerprints (rows after the last built position), so a stale or
     off-by-one list cannot leave the graph inconsistent.
     """
     del new_positions
-    return ensure_graph(conn, config, progress)
+    return ensure_graph(connection(source), config, progress)
 
 
 @dataclass(frozen=True)

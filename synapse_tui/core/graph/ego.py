@@ -33,7 +33,14 @@ from typing import Any
 
 import networkx as nx
 
-from synapse_tui.core.graph.read import GraphInfo, entity_name, entity_pagerank, graph_built, store_graph_info
+from synapse_tui.core.graph.read import (
+    GraphInfo,
+    connection,
+    entity_name,
+    entity_pagerank,
+    graph_built,
+    store_graph_info,
+)
 
 FACT, ENTITY = "fact", "entity"
 SECTIONS = ("semantic", "shared", "second", "entity", "npmi")
@@ -49,11 +56,6 @@ SECOND_LIMIT = 10  # two-hop semantic neighbours, the strongest chains first
 NPMI_LIMIT = 5  # NPMI neighbours listed per entity of the fact
 SHARING_SCAN = 2000  # facts read per entity when looking for facts sharing it
 _CHUNK = 500  # positions per IN (...) list
-
-
-def connection(source: Any) -> sqlite3.Connection:
-    """A `Store` or a plain connection: core functions accept either."""
-    return source if isinstance(source, sqlite3.Connection) else source._conn
 
 
 NOT_BUILT = "the neighbour graph isn't built for this store yet (synapse-tui import builds it)"

@@ -24,6 +24,7 @@ from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.graph.build import GraphUpdate, ensure_graph
 from synapse_tui.core.graph.edges import normalise
+from synapse_tui.core.graph.read import connection
 from synapse_tui.core.store.db import Store
 
 MODEL = "all-MiniLM-L6-v2"
@@ -101,10 +102,13 @@ def check_space(store: Store) -> None:
         )
 
 
-def record_model(conn: Any, space: str = MODEL) -> None:
+def record_model(target: Store | Any, space: str = MODEL) -> None:
     """Note in `meta` whose space the store's model embeddings are: this model's (the
-    sample's are), or the one an adapter's source named (`mem0:mem0`, `graphiti`)."""
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (META_KEY, json.dumps(space)))
+    sample's are), or the one an adapter's source named (`mem0:mem0`, `graphiti`); inside
+    the caller's transaction."""
+    connection(target).execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (META_KEY, json.dumps(space))
+    )
 
 
 def recorded_space(store: Store) -> str | None:

@@ -131,6 +131,12 @@ def entity_names(conn: sqlite3.Connection, eids: Iterable[int]) -> dict[int, str
     return {e: names[e] for e in wanted}
 
 
+def connection(source: Store | sqlite3.Connection) -> sqlite3.Connection:
+    """A `Store`'s connection, or a bare one (the graph's own tests build those): the
+    graph's persistence takes either, so callers hand over the Store, never its connection."""
+    return source if isinstance(source, sqlite3.Connection) else source._conn
+
+
 def read_entity_names(store: Store) -> tuple[int, dict[int, str]]:
     """Every entity's name in one pass over the mentions, with the mark it stands for: a
     warm-up for a long-running reader, on a store opened for it, inside a snapshot (0.1-0.3 s

@@ -259,7 +259,7 @@ def import_facts(
     facts: list[ParsedFact],
     source: str,
     progress: Progress | None = None,
-    after_insert: Callable[[Any, list[int]], None] | None = None,
+    after_insert: Callable[[Store, list[int]], None] | None = None,
     space: str | None = None,
 ) -> ImportResult:
     """Add parsed facts in one transaction; refuse the lot on any conflict.
@@ -267,7 +267,7 @@ def import_facts(
     `space` names the embedding space of the facts' embeddings (an adapter's source);
     None for an interchange file, which does not say which model made them.
 
-    `after_insert(conn, new_positions)` runs inside the same transaction (the graph
+    `after_insert(store, new_positions)` runs inside the same transaction (the graph
     update), so a failure there also leaves the store untouched.
     """
     store.check_health()  # a damaged store is refused before the first write, not after a commit
@@ -277,7 +277,7 @@ def import_facts(
 
     # Checked inside the write transaction: another writer (an agent) cannot slip a
     # conflicting id or chain in between the checks and the inserts.
-    with store.transaction() as conn:
+    with store.transaction():
         existing = store.imports.positions()
         for fact in facts:
             if fact.id in existing:
@@ -301,7 +301,7 @@ def import_facts(
                 progress(min(i + batch, len(facts)), len(facts))
         store.imports.link_supersessions()
         if after_insert:
-            after_insert(conn, positions)
+            after_insert(store, positions)
     return ImportResult(len(facts), warnings, positions)
 
 
@@ -313,8 +313,8 @@ def link_landed(store: Store, config: Config, landed: str, progress: Progress | 
     from synapse_tui.core.graph import build
 
     try:
-        with store.transaction() as conn:
-            return build.update_graph(conn, [], config, progress=progress)
+        with store.transaction():
+            return build.update_graph(store, [], config, progress=progress)
     except Exception as exc:
         raise PartialWrite(
             f"{store.path}: {landed}, but the neighbour graph was not updated ({describe(exc)});"

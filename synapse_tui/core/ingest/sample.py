@@ -84,10 +84,10 @@ def ensure_sample(progress: Callable[[int, int], None] | None = None) -> Path:
                 fact.embedding = vec
             embedded = True
 
-    def after_insert(conn, new) -> None:
-        update_graph(conn, new, config)
+    def after_insert(store: Store, new: list[int]) -> None:
+        update_graph(store, new, config)
         if embedded:  # made by sample_db/embed.py: `synapse-tui embed` may extend this space
-            record_model(conn)
+            record_model(store)
 
     with Store.open(tmp, create=True) as store:
         import_facts(store, facts, str(src / "facts.jsonl"), progress=progress, after_insert=after_insert)

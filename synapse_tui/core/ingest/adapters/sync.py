@@ -75,13 +75,13 @@ def sync_snapshot(
     warnings: list[str] = []
     if new or pending or evidence:
 
-        def flag_deleted(conn: Any, positions: list[int]) -> None:
+        def flag_deleted(_store: Store, _positions: list[int]) -> None:
             nonlocal newly_deleted, reasserted
             now = (clock or Clock.from_option(None)).now()
             expired = sorted(snapshot.expired & snapshot.deleted)
             newly_deleted = store.imports.flag_deleted(to_flag, now, snapshot.deleted_at, expired)
             if space is not None:
-                record_model(conn, space)
+                record_model(store, space)
             if evidence:
                 reasserted = _add_evidence(store, snapshot.system, evidence, config, clock)
 

@@ -46,7 +46,10 @@ def test_ui_runs_no_sql():
 
 # SQL has one home (issue 21): the store and the graph's persistence. Readers of another
 # system's own database are the exception by nature.
-_SQL = re.compile(r"\.execute(many|script)?\(|\._?conn\b|^\s*import sqlite3", re.M)
+# a statement, the store's connection, or the one a transaction or snapshot yields
+_SQL = re.compile(
+    r"\.execute(many|script)?\(|\._?conn\b|^\s*import sqlite3|\.(transaction|snapshot)\(\) as \w", re.M
+)
 _FOREIGN = {
     "core/ingest/adapters/__init__.py",  # open_read_only: a source's file, never written
     "core/ingest/adapters/langgraph.py",

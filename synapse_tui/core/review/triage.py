@@ -152,18 +152,12 @@ class Triage:
             if not changes:
                 why = f" (already {rows[fact_ids[0]]['tier']})" if action == Action.ACCEPT else ""
                 raise TriageError(f"{action} {', '.join(rows)}: nothing to change{why}")
-        scores = self._scores(changes, now)
-        for change in changes:
-            self.store.review.write(change.fact_id, change.after)
-        batch = self._audit(str(action), changes, now, scores)
+        batch, scores = self._land(str(action), changes, now)
         return Outcome(str(action), batch, tuple(changes), scores)
 
     def _check_writable(self) -> None:
         if self.store.readonly:
             raise TriageError(f"{self.store.read_only_because()}: triage cannot change it")
-
-    def _scores(self, changes: list[Change], now: float) -> dict[str, dict[str, Any]]:
-        return spot_scores(self.store, self.config, now, [c.fact_id for c in changes])
 
     def _change(self, action: str, fid: str, fact: dict[str, Any], now: float) -> Change:
         s, tier = fact["contradictions"], fact["tier"]
@@ -188,11 +182,9 @@ class Triage:
         changes = [c for c in changes if c.before != c.after]
         if not changes:
             return None
-        scores = self._scores(changes, now)
-        for change in changes:
-            self.store.review.write(change.fact_id, change.after)
         action = str(Action.CORROBORATE)
-        return Outcome(action, self._audit(action, changes, now, scores), tuple(changes), scores)
+        batch, scores = self._land(action, changes, now)
+        return Outcome(action, batch, tuple(changes), scores)
 
     def check_supersede(self, old: str, target: str | None) -> None:
         """Raise the TriageError `apply("supersede", [old], target)` would, writing nothing:
@@ -296,10 +288,7 @@ class Triage:
                         f"cannot {kind} {action} on {fid}: it changed since ({current} is not {frm})"
                     )
                 changes.append(Change(fid, frm, to))
-            scores = self._scores(changes, now)
-            for change in changes:
-                self.store.review.write(change.fact_id, change.after)
-            new_batch = self._audit(kind, changes, now, scores, undoes=batch)
+            new_batch, scores = self._land(kind, changes, now, undoes=batch)
         return Outcome(f"{kind} {action}", new_batch, tuple(changes), scores, actor, at)
 
     # -- storage -----------------------------------------------------------------------
@@ -308,16 +297,16 @@ class Triage:
         values = self.store.review.fields(fid) or {}
         return {k: values.get(k, fields[k]) for k in fields}
 
-    def _audit(
-        self,
-        action: str,
-        changes: list[Change],
-        now: float,
-        scores: dict[str, dict[str, Any]],
-        undoes: int | None = None,
-    ) -> int:
+    def _land(
+        self, action: str, changes: list[Change], now: float, undoes: int | None = None
+    ) -> tuple[int, dict[str, dict[str, Any]]]:
+        """Write `changes` and their audit entries as one batch, each entry with its fact's
+        score just before (scored before the first write): the batch and those scores."""
+        scores = spot_scores(self.store, self.config, now, [c.fact_id for c in changes])
+        for change in changes:
+            self.store.review.write(change.fact_id, change.after)
         rows = [(c.fact_id, c.before, c.after) for c in changes]
-        return self.store.audit.append(self.actor, action, format_time(now), rows, scores, undoes)
+        return self.store.audit.append(self.actor, action, format_time(now), rows, scores, undoes), scores
 
 
 def export_audit(store: Store) -> Iterator[dict[str, Any]]:

@@ -18,6 +18,9 @@ from synapse_tui.core.base.clock import format_time
 
 _UNIX_EPOCH_JD = 2440587.5  # julianday('1970-01-01'): julian days to epoch seconds
 _COLUMNS = "seq, at, actor, action, fact_id, batch, before, after, undoes, score_before"
+# the same without score_before, for reads that never show it (undo, the session log): a
+# bulk action's entries are parsed in their thousands
+_BRIEF = "seq, at, actor, action, fact_id, batch, before, after, undoes, NULL"
 
 # the batches an undo took back and no redo brought back: the newest entry naming each
 # batch in `undoes` decides
@@ -180,8 +183,8 @@ class Audit:
         return [row[0] for row in rows]
 
     def batch(self, batch: int) -> list[AuditEntry]:
-        """The entries of one action, in the order it changed its facts."""
-        rows = self._conn.execute(f"SELECT {_COLUMNS} FROM audit WHERE batch = ? ORDER BY seq", (batch,))
+        """The entries of one action, in the order it changed its facts (no score_before)."""
+        rows = self._conn.execute(f"SELECT {_BRIEF} FROM audit WHERE batch = ? ORDER BY seq", (batch,))
         return [_entry(row) for row in rows]
 
     def entries(self) -> Iterator[AuditEntry]:
@@ -194,22 +197,23 @@ class Audit:
         return [_entry(row) for row in rows]
 
     def batch_heads(self, since: int) -> list[tuple[AuditEntry, int]]:
-        """Every action after entry `since`, newest first: its first entry and how many
-        facts it changed."""
+        """Every action after entry `since`, newest first: its first entry (no score_before)
+        and how many facts it changed."""
         # the bare columns come from the batch's first row (SQLite: the row of min(seq))
         rows = self._conn.execute(
-            "SELECT min(seq), at, actor, action, fact_id, batch, before, after, undoes, score_before,"
+            "SELECT min(seq), at, actor, action, fact_id, batch, before, after, undoes, NULL,"
             " count(DISTINCT fact_id) FROM audit WHERE seq > ? GROUP BY batch ORDER BY batch DESC",
             (since,),
         ).fetchall()
         return [(_entry(row[:10]), row[10]) for row in rows]
 
     def superseded_entries(self, batches: Sequence[int]) -> dict[int, AuditEntry]:
-        """The entry of the superseded fact in each of `batches` that holds one, by batch."""
+        """The entry of the superseded fact in each of `batches` that holds one, by batch
+        (no score_before)."""
         out = {}
         for part in (batches[i : i + 500] for i in range(0, len(batches), 500)):
             for row in self._conn.execute(
-                f"SELECT {_COLUMNS} FROM audit WHERE batch IN ({_marks(len(part))})"
+                f"SELECT {_BRIEF} FROM audit WHERE batch IN ({_marks(len(part))})"
                 " AND (before LIKE '%superseded_by%' OR after LIKE '%superseded_by%')",
                 tuple(part),
             ):

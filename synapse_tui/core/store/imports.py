@@ -61,6 +61,10 @@ class Imports:
         """Every fact's position (from 0) by id."""
         return {fid: pos - 1 for fid, pos in self._conn.execute("SELECT id, pos FROM facts")}
 
+    def ids(self) -> set[str]:
+        """Every fact's id."""
+        return {row[0] for row in self._conn.execute("SELECT id FROM facts")}
+
     def next_position(self) -> int:
         """The position (from 0) the next fact takes."""
         return self._conn.execute("SELECT coalesce(max(pos), 0) FROM facts").fetchone()[0]

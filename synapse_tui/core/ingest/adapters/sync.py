@@ -65,7 +65,7 @@ def sync_snapshot(
     """Import what is new in `snapshot`, flag what it deleted, add the source's new evidence
     for facts already here, and update the graph. `clock` times the evidence's audit entry
     (default: SYNAPSE_NOW, else the wall clock)."""
-    present = set(store.imports.positions())
+    present = store.imports.ids()
     new = [f for f in snapshot.facts if f.id not in present]
     new, space, dropped = _one_space(store, snapshot, new)
     to_flag = sorted(snapshot.deleted)

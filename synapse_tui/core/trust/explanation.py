@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from synapse_tui.core.trust.row import NAMES
+
 
 @dataclass(frozen=True)
 class HistoryEntry:
@@ -118,23 +120,11 @@ class Explanation:
         )
 
 
+# every field of the score row (its flags, a list, become a tuple), then what `show` adds
 _PLAIN = (
-    "id",
+    *(name for name in NAMES if name != "flags"),
     "text",
-    "trust",
-    "band",
-    "confidence",
-    "freshness",
-    "supersession",
-    "gate",
-    "b",
-    "d",
-    "u",
-    "guidance",
     "guidance_advice",
-    "k",
-    "B",
-    "tier",
     "declared_tier",
     "corroborations",
     "contradictions",

@@ -184,18 +184,20 @@ async def measure(db: Path) -> dict[str, float]:
         figures["undo (ctrl+z), net (ms)"] = await per_key(["ctrl+z"]) - noop
         # a person's session: the wall clock moves between keys (the figures above pin it)
         app.browser.clock = app.clock = Clock()
-        app.browser.catch_up()
+        app.browser.install(app.browser.catch_up())
         await settle()
         figures["triage c / x alternating, wall clock moving, net (ms)"] = await per_key(["c", "x"]) - noop
         figures["triage c / x, wall clock moving, process CPU (ms)"] = cpu["last"] - noop_cpu
         times = []
         for i in range(20):
             t = time.perf_counter()
-            app.browser.triage("corroborate" if i % 2 else "contradict", [app.memory.ids[fl.position]])
+            app.browser.install(
+                app.browser.triage("corroborate" if i % 2 else "contradict", [app.memory.ids[fl.position]])
+            )
             times.append(time.perf_counter() - t)
         figures["triage in the state owner alone, wall clock moving (ms)"] = statistics.median(times) * 1000
         app.browser.clock = app.clock = Clock(parse_time("2026-12-01T00:00:00Z"))
-        app.browser.catch_up()
+        app.browser.install(app.browser.catch_up())
         await settle()
         times, idle_keys = [], []
         for _ in range(5):
@@ -218,7 +220,7 @@ async def measure(db: Path) -> dict[str, float]:
         times = []
         for _ in range(20):
             t = time.perf_counter()
-            app.browser.triage("verify", [fid])
+            app.browser.install(app.browser.triage("verify", [fid]))
             times.append(time.perf_counter() - t)
         figures["triage in the state owner alone (ms)"] = statistics.median(times) * 1000
 

@@ -3,10 +3,10 @@ counts, marks, sort, search, as-of, the cursor's fact and triage in flight.
 
 The Textual app holds one `Browser`; its workers call the methods that touch the store
 (`load`, `search`, `triage`, `explain`, `texts`, `set_as_of`...) and post what they return
-to the main thread, which only reads `rows()` (numpy, no I/O) to paint. Results are
-immutable (frozen dataclasses, arrays never written after they are handed out), so a
-widget never sees half an update. The store's connection is used by one thread at a time
-(`lock`).
+to the main thread, which installs it (`install`) and only reads `rows()` (numpy, no I/O)
+to paint. Results are immutable (frozen dataclasses, arrays never written after they are
+handed out), and a worker assigns nothing the main thread reads, so a widget never sees
+half an update. The store's connection is used by one thread at a time (`lock`).
 """
 
 from __future__ import annotations
@@ -78,6 +78,8 @@ class TriageResult:
     follow: str | None = None  # the fact the cursor follows (undo / redo: the one that came back)
     from_marks: bool = False
     repaint: np.ndarray | None = None  # positions whose row looks different now (None: all)
+    fact_ids: tuple[str, ...] = ()  # the facts it was asked to change (`claim`ed at the key)
+    state: State | None = None  # the browser's next state (None: as it was)
 
 
 class Turns:
@@ -107,31 +109,122 @@ class Turns:
                 self._cond.notify_all()
 
 
+@dataclass(frozen=True, eq=False)
+class State:
+    """The scored memory and what the list is painted from. A worker computes the next
+    one from the newest before it and returns it; the main thread installs it whole
+    (`Browser.install`), so a painter never pairs one update's memory with another's masks."""
+
+    config: Config
+    live: Memory | None = None  # the store now
+    memory: Memory | None = None  # what is shown: `live`, or the store as of `as_of`
+    as_of: float | None = None
+    exists: np.ndarray | None = None  # as of: the facts created by then
+    duplicates: Suspects | None = None  # what the duplicate detectors found
+    suspects_ready: bool = False  # the duplicate detectors have run
+    suspects: Suspects | None = None  # the duplicates plus the unsupported claims
+    masks: np.ndarray | None = None  # queue x position membership
+    data_version: int | None = None  # the store's version this state has read
+    session_start: int | None = None  # the audit's newest entry when the browser opened
+    seen: int | None = None  # the newest audit entry another writer's notice has told
+    own: frozenset[int] = frozenset()  # the actions this browser made (the log tells them apart)
+    undone: tuple[int, ...] = ()  # the batches this browser's undos took back: ctrl+y's stack
+
+
+@dataclass(frozen=True, eq=False)
+class Loaded:
+    """A worker's new state (load, duplicates, reload, as of, config, the clock)."""
+
+    state: State
+    elsewhere: str = ""  # a reload's notice of what another writer changed
+
+
 class Browser:
+    """Workers call the methods that read or write the store; those that change what is
+    shown (`load`, `find_duplicates`, `reload`, `set_as_of`, `set_config`, `catch_up`,
+    `triage`) take a turn, compute the next `State` from the newest one (`_head`, which
+    only a turn reads or writes) and return it, assigning nothing the main thread reads;
+    the main thread's `install` makes it what `rows()` paints. Key order is kept: a
+    triage's turn is taken at the keypress."""
+
     def __init__(self, store: Store, config: Config, clock: Clock) -> None:
-        self.store, self.config, self.clock = store, config, clock
+        self.store, self.clock = store, clock
         self.lock = store.lock  # one user of the sqlite connection at a time
         self.turns = Turns()
-        self.live: Memory | None = None  # the store now
-        self.memory: Memory | None = None  # what is shown: `live`, or the store as of `as_of`
-        self.as_of: float | None = None
-        self.exists: np.ndarray | None = None  # as of: the facts created by then
-        self.suspects: Suspects | None = None
+        self.state = State(config)  # installed (main thread): what the views read
+        self._head = self.state  # the newest computed (in a turn): what the next turn starts from
         self.view = View()
         self._marks: frozenset[int] = frozenset()
         self._marks_made: tuple[int, str] | None = None  # the queue and search they belong to
-        self.data_version: int | None = None
-        self._duplicates = Suspects(np.zeros(0, dtype=bool))
-        self.suspects_ready = False  # the duplicate detectors have run
-        self._masks: np.ndarray | None = None  # queue x position membership
         self._pending: set[str] = set()  # facts with a triage action in flight
-        self.session_start: int | None = None  # the audit's newest entry when the browser opened
         self.shown: Rows | None = None  # what `rows()` last returned: the list's order
-        self._undone: list[int] = []  # the batches this browser's undos took back: ctrl+y's stack
-        self.own_batches: set[int] = set()  # the actions this browser made (the log tells them apart)
         self.actor = default_actor()
-        self._seen: int | None = None  # the newest audit entry another writer's notice has told
         self.elsewhere = ""  # the notice for what another writer changed, until shown
+        self._asked: int | None = None  # the store version a reload was last asked for
+
+    # -- the installed state (main thread) ---------------------------------------------
+    @property
+    def config(self) -> Config:
+        return self.state.config
+
+    @config.setter
+    def config(self, config: Config) -> None:
+        """Before the first load (the CLI, tests): later, `set_config` in a worker."""
+        self.state = self._head = replace(self.state, config=config)
+
+    @property
+    def live(self) -> Memory | None:
+        return self.state.live
+
+    @property
+    def memory(self) -> Memory | None:
+        return self.state.memory
+
+    @property
+    def as_of(self) -> float | None:
+        return self.state.as_of
+
+    @property
+    def exists(self) -> np.ndarray | None:
+        return self.state.exists
+
+    @property
+    def suspects(self) -> Suspects | None:
+        return self.state.suspects
+
+    @property
+    def suspects_ready(self) -> bool:
+        return self.state.suspects_ready
+
+    @property
+    def session_start(self) -> int | None:
+        return self.state.session_start
+
+    @session_start.setter
+    def session_start(self, start: int | None) -> None:
+        """Before the first load (tests): the session log starts there."""
+        self.state = self._head = replace(self.state, session_start=start)
+
+    @property
+    def own_batches(self) -> frozenset[int]:
+        return self.state.own
+
+    def install(self, result: Loaded | TriageResult | None) -> None:
+        """Make a worker's result what the views show (main thread only)."""
+        if isinstance(result, TriageResult):
+            self._pending.difference_update(result.fact_ids)
+            if result.state is not None:
+                self.state = result.state
+            if result.from_marks and result.error is None:
+                self.clear_marks()
+            return
+        if result is None:
+            return
+        self.state = result.state
+        n = len(result.state.live) if result.state.live is not None else 0
+        self._marks = frozenset(p for p in self._marks if p < n)
+        if result.elsewhere:
+            self.elsewhere = result.elsewhere
 
     # -- time -----------------------------------------------------------------------------
     def now(self) -> float:
@@ -141,130 +234,169 @@ class Browser:
 
     @property
     def readonly_reason(self) -> str | None:
+        return self._readonly(self.as_of)
+
+    def _readonly(self, as_of: float | None) -> str | None:
         if self.store.readonly:  # and why, when it was opened for writing (its folder, say)
             why = self.store.readonly_why or f"{self.store.path} cannot be written"
             return f"read-only: {why}; triage is off"
-        if self.as_of is not None:
+        if as_of is not None:
             from synapse_tui.core.base.clock import format_time
 
-            return f"as of {format_time(self.as_of)}: the past is read-only; escape returns to now"
+            return f"as of {format_time(as_of)}: the past is read-only; escape returns to now"
         return None
 
-    # -- loading (workers) ----------------------------------------------------------------
-    def load(self, duplicates: bool = True) -> None:
+    # -- loading (workers: each returns the next state) ----------------------------------
+    @contextmanager
+    def _turn(self, ticket: int | None = None) -> Iterator[State]:
+        """The newest state, for this worker alone until it returns the next one."""
+        with self.turns.turn(self.turns.take() if ticket is None else ticket):
+            yield self._head
+
+    def _advance(self, state: State) -> State:
+        """Record `state` as the newest (inside a turn), for the next turn to start from."""
+        self._head = state
+        return state
+
+    def load(self, duplicates: bool = True) -> Loaded:
         """Read and score the store. `duplicates=False` leaves the duplicate detectors (a
         read of every text) to `find_duplicates`, so the list can paint first."""
-        with self.lock:
-            live = Memory(self.store, self.config, self.clock.now())
-            self.data_version = self.store.data_version()
-            if self.session_start is None:
-                self.session_start = self._seen = session_mark(self.store)
-        self.live = self.memory = live
-        self._duplicates = Suspects(np.zeros(len(live), dtype=bool))
-        self.suspects_ready = False
-        if duplicates:
-            self.find_duplicates()
-        else:
-            self.set_as_of(self.as_of, rescore=False)
+        with self._turn() as head:
+            with self.lock:
+                live = Memory(self.store, head.config, self.clock.now())
+                version = self.store.data_version()
+                start = head.session_start
+                if start is None:
+                    start = session_mark(self.store)
+                found = find_duplicates(live) if duplicates else Suspects(np.zeros(len(live), dtype=bool))
+                if duplicates:
+                    self.store.prepare_search()
+                    live.ready_spare()
+            seen = head.seen if head.session_start is not None else start
+            state = replace(
+                head,
+                live=live,
+                data_version=version,
+                session_start=start,
+                seen=seen,
+                duplicates=found,
+                suspects_ready=duplicates,
+            )
+            return Loaded(self._advance(self._at(state, state.as_of, rescore=False)))
 
-    def find_duplicates(self) -> None:
-        with self.lock:
-            self._duplicates = find_duplicates(self.live)
-            self.store.prepare_search()  # after first paint: the first `/` costs what later ones do
-            self.live.ready_spare()  # and the first action what later ones do
-        self.suspects_ready = True
-        self.set_as_of(self.as_of, rescore=False)
+    def find_duplicates(self) -> Loaded:
+        with self._turn() as head:
+            with self.lock:
+                found = find_duplicates(head.live)
+                self.store.prepare_search()  # after first paint: the first `/` costs what later ones do
+                head.live.ready_spare()  # and the first action what later ones do
+            state = replace(head, duplicates=found, suspects_ready=True)
+            return Loaded(self._advance(self._at(state, head.as_of, rescore=False)))
 
-    def reload(self) -> None:
-        """Re-read everything (another process committed)."""
-        with self.lock:
-            before = len(self.live)
-            self.live.reload(self.clock.now())
-            self._duplicates = find_duplicates(self.live)
-            self.suspects_ready = True
-            self.data_version = self.store.data_version()
-            self._tell_elsewhere(len(self.live) - before)
-        n = len(self.live)
-        self._marks = frozenset(p for p in self._marks if p < n)
-        self.set_as_of(self.as_of, rescore=False)
+    def reload(self) -> Loaded:
+        """Re-read everything (another process committed), into a new `Memory`: the one
+        on screen stays whole until this one replaces it."""
+        with self._turn() as head:
+            with self.lock:
+                live = Memory(self.store, head.config, self.clock.now())
+                found = find_duplicates(live)
+                version = self.store.data_version()
+                seen, elsewhere = self._told_elsewhere(head, len(live) - len(head.live))
+            state = replace(
+                head, live=live, duplicates=found, suspects_ready=True, data_version=version, seen=seen
+            )
+            return Loaded(self._advance(self._at(state, head.as_of, rescore=False)), elsewhere)
 
-    def _tell_elsewhere(self, added: int) -> None:
+    def _told_elsewhere(self, head: State, added: int) -> tuple[int | None, str]:
         """What another writer did since the last notice: facts added, actions by anyone
-        but this browser (a CLI user of the same login too)."""
-        if self._seen is None:
-            return
+        but this browser (a CLI user of the same login too); and the newest entry told."""
+        if head.seen is None:
+            return None, ""
         theirs = [
             (e.actor, e.what, e.fact_id, e.facts)
-            for e in reversed(session_log(self.store, self._seen, config=self.config))
-            if e.batch not in self.own_batches
+            for e in reversed(session_log(self.store, head.seen, config=head.config))
+            if e.batch not in head.own
         ]
-        self._seen = session_mark(self.store)
-        self.elsewhere = describe_elsewhere(max(added, 0), max(-added, 0), theirs)
+        return session_mark(self.store), describe_elsewhere(max(added, 0), max(-added, 0), theirs)
 
     def changed_elsewhere(self) -> bool:
-        """Whether another connection committed since we last read (never blocks)."""
-        if self.live is None or not self.lock.acquire(blocking=False):
+        """Whether another connection committed since the newest state read the store
+        (never blocks); True once per new version, so one reload is asked for per change."""
+        head = self._head
+        if head.live is None or not self.lock.acquire(blocking=False):
             return False
         try:
             version = self.store.data_version()
         finally:
             self.lock.release()
-        return self.data_version is not None and version != self.data_version
+        if head.data_version is None or version in (head.data_version, self._asked):
+            return False
+        self._asked = version
+        return True
 
-    def set_as_of(self, when: float | None, rescore: bool = True) -> None:
+    def set_as_of(self, when: float | None, rescore: bool = True) -> Loaded:
         """View the store as it was at `when` (None: now). Read-only while set."""
+        with self._turn() as head:
+            return Loaded(self._advance(self._at(head, when, rescore)))
+
+    def _at(self, state: State, when: float | None, rescore: bool = True) -> State:
+        """`state` shown at `when` (None: now): the memory, its suspects and queues."""
         from synapse_tui.core.review.asof import memory_as_of
 
-        self.as_of = when
-        duplicates = self._duplicates
+        duplicates, live = state.duplicates, state.live
         with self.lock:
             if when is None:
                 if rescore:
-                    self.live.rescore(self.clock.now())
-                self.memory, self.exists = self.live, None
+                    live.rescore(self.clock.now())
+                memory, exists = live, None
             else:
-                self.memory, self.exists = memory_as_of(self.live, when)
-                if self.suspects_ready:  # duplicates among the facts that existed then
-                    duplicates = find_duplicates(self.live, self.exists)
-        self._set_suspects(with_unsupported(duplicates, self.memory))
+                memory, exists = memory_as_of(live, when)
+                if state.suspects_ready:  # duplicates among the facts that existed then
+                    duplicates = find_duplicates(live, exists)
+        suspects = with_unsupported(duplicates, memory)
+        return replace(
+            state,
+            as_of=when,
+            memory=memory,
+            exists=exists,
+            suspects=suspects,
+            masks=all_masks(memory, suspects.mask),
+        )
 
-    def set_config(self, config: Config) -> None:
+    def set_config(self, config: Config) -> Loaded:
         """A new config (calibration wrote one): rescore everything."""
-        with self.lock:
-            self.config = config
-            self.live.config = config
-        self.set_as_of(self.as_of)
-
-    def _set_suspects(self, suspects: Suspects) -> None:
-        self.suspects = suspects
-        self._masks = all_masks(self.memory, suspects.mask)
+        with self._turn() as head:
+            with self.lock:
+                head.live.config = config
+            return Loaded(self._advance(self._at(replace(head, config=config), head.as_of)))
 
     # -- what the list shows (main thread: numpy only) ------------------------------------
     def rows(self, cursor: str | None = None) -> Rows:
-        memory, view = self.memory, self.view
+        state, view = self.state, self.view
+        memory = state.memory
         if cursor is not None:
             view = self.view = replace(view, cursor=cursor)
-        if memory is None or self._masks is None:
+        if memory is None or state.masks is None:
             return Rows(np.empty(0, np.int64), (0,) * len(QUEUES), view, False)
-        within = self.exists
+        within = state.exists
         search = view.search
         if search.positions is not None:
             hit = np.zeros(len(memory), dtype=bool)
             hit[search.positions] = True
             within = hit if within is None else within & hit
         queue = QUEUES[view.queue]
-        suspect = self.suspects.mask if self.suspects else None
+        suspect = state.suspects.mask if state.suspects else None
         ranked = search.positions is not None and search.ranked and view.sort == "queue"
         if ranked:
-            member = self._masks[view.queue] if within is None else self._masks[view.queue] & within
+            member = state.masks[view.queue] if within is None else state.masks[view.queue] & within
             order = search.positions[member[search.positions]]
             if view.reverse:
                 order = order[::-1]
         else:
             order = apply_sort(memory, queue_order(memory, queue, suspect, within), view.sort, view.reverse)
-        masks = self._masks if within is None else self._masks & within
+        masks = state.masks if within is None else state.masks & within
         counts = tuple(
-            None if q.key == "suspect" and not self.suspects_ready else int(c)
+            None if q.key == "suspect" and not state.suspects_ready else int(c)
             for q, c in zip(QUEUES, masks.sum(axis=1), strict=True)
         )
         self.shown = Rows(order, counts, view, ranked)
@@ -488,9 +620,9 @@ class Browser:
 
     # -- triage ---------------------------------------------------------------------------
     def claim(self, fact_ids: list[str]) -> list[str]:
-        """Reserve facts for a triage action (main thread, at the keypress). Returns the
-        facts already being changed: a key must act on the fact the user saw, never on
-        one whose row is about to change."""
+        """Reserve facts for a triage action (main thread, at the keypress; `install`
+        releases them). Returns the facts already being changed: a key must act on the
+        fact the user saw, never on one whose row is about to change."""
         busy = [f for f in fact_ids if f in self._pending]
         if not busy:
             self._pending.update(fact_ids)
@@ -510,60 +642,90 @@ class Browser:
         ticket: int | None = None,
         expect: int | None = None,
     ) -> TriageResult:
-        """Apply one move as one audited transaction and rescore what changed. An undo
-        with `expect` reverts batch `expect` or nothing (`Triage.undo`)."""
-        ticket = self.turns.take() if ticket is None else ticket
-        try:
-            with self.turns.turn(ticket), self.lock:
-                return self._triage(move, fact_ids, target, from_marks, expect)
-        finally:
-            self._pending.difference_update(fact_ids)
+        """Apply one move as one audited transaction and rescore what changed; the result
+        carries the next state. An undo with `expect` reverts batch `expect` or nothing
+        (`Triage.undo`)."""
+        with self._turn(ticket) as head:
+            with self.lock:
+                result = self._triage(head, move, fact_ids, target, from_marks, expect)
+            if result.state is not None:
+                self._advance(result.state)
+            return result
 
     def _triage(
-        self, move: str, fact_ids: list[str], target: str | None, from_marks: bool, expect: int | None
+        self,
+        head: State,
+        move: str,
+        fact_ids: list[str],
+        target: str | None,
+        from_marks: bool,
+        expect: int | None,
     ) -> TriageResult:
-        refusal = self.readonly_reason
+        asked = tuple(fact_ids)
+        refusal = self._readonly(head.as_of)
         if refusal:
-            return TriageResult(move, None, "", error=refusal)
-        memory = self.live
-        triage = Triage(self.store, self.clock, config=self.config)
+            return TriageResult(move, None, "", error=refusal, fact_ids=asked)
+        memory = head.live
+        triage = Triage(self.store, self.clock, config=head.config)
+        undone = list(head.undone)
         try:
             if move == "undo":
                 batch = triage.undo_target() if expect is None else expect
                 outcome = triage.undo(expect=batch)
-                self._undone.append(batch)
+                undone.append(batch)
             elif move == "redo":
                 # exactly what this browser's last undo took back, or nothing: never an
                 # older undo, nor another writer's (after a restart: the store's newest)
-                outcome = triage.redo(expect=self._undone.pop() if self._undone else None)
+                outcome = triage.redo(expect=undone.pop() if undone else None)
             else:
                 outcome = triage.apply(move, fact_ids, target)
-                self._undone.clear()  # a new action: what was undone before it stays undone
+                undone.clear()  # a new action: what was undone before it stays undone
         except SynapseError as exc:
-            return TriageResult(move, None, "", error=str(exc))
-        self.own_batches.add(outcome.batch)
+            # a refused redo still used up the undo it meant
+            state = replace(head, undone=tuple(undone)) if tuple(undone) != head.undone else None
+            return TriageResult(move, None, "", error=str(exc), fact_ids=asked, state=state)
         before = memory.scores
         ids = list(dict.fromkeys(outcome.fact_ids))
-        foreign = self.store.data_version() != self.data_version  # another process committed
+        foreign = self.store.data_version() != head.data_version  # another process committed
         if (foreign and self.store.count() != len(memory)) or any(f not in memory.index for f in ids):
-            memory.reload(self.clock.now())  # another process added facts meanwhile
-            self._duplicates = find_duplicates(memory)
-            self.suspects_ready = True
-            self._set_suspects(with_unsupported(self._duplicates, memory))
+            memory = Memory(self.store, head.config, self.clock.now())  # another process added facts
+            found = find_duplicates(memory)
+            suspects = with_unsupported(found, memory)
+            state = replace(
+                head,
+                live=memory,
+                memory=memory,
+                duplicates=found,
+                suspects_ready=True,
+                suspects=suspects,
+                masks=all_masks(memory, suspects.mask),
+            )
             repaint = None
         else:
             # the changed facts at the clock's instant (it moves); the rest catch up later
             changed = memory.refresh(ids, self.clock.now())
             touched = np.array(sorted({memory.index[f] for f in ids}), dtype=np.int64)
             rescored = np.union1d(touched, changed)
-            self._update(rescored, False)
+            state = self._updated(head, rescored)
             repaint = _looks_different(before, memory.scores, rescored)
-        self.data_version = self.store.data_version()
+        state = replace(
+            state,
+            data_version=self.store.data_version(),
+            own=head.own | {outcome.batch},
+            undone=tuple(undone),
+        )
         notice = describe(outcome, ids, memory.index, before, memory.scores)
         follow = _came_back(outcome) if move in ("undo", "redo") else None
-        if from_marks:
-            self.clear_marks()
-        return TriageResult(move, outcome, notice, follow=follow, from_marks=from_marks, repaint=repaint)
+        return TriageResult(
+            move,
+            outcome,
+            notice,
+            follow=follow,
+            from_marks=from_marks,
+            repaint=repaint,
+            fact_ids=asked,
+            state=state,
+        )
 
     # -- the moving clock (a worker) ------------------------------------------------------
     def clock_behind(self) -> bool:
@@ -574,29 +736,27 @@ class Browser:
             return False
         return live.mixed or self.clock.now() - live.scores.now >= CLOCK_STEP
 
-    def catch_up(self) -> None:
+    def catch_up(self) -> Loaded | None:
         """Score every fact at the clock's instant and recount the queues (a full
-        rescore: about 0.1 s at a million facts, so a worker's job, not a keypress's)."""
-        with self.turns.turn(self.turns.take()):
+        rescore: about 0.1 s at a million facts, so a worker's job, not a keypress's).
+        None when the past is on screen: it has its own instant."""
+        with self._turn() as head:
+            if head.as_of is not None or head.live is None:
+                return None
             with self.lock:
-                if self.as_of is not None:  # the past is on screen: it has its own instant
-                    return
-                self.live.rescore(self.clock.now(), spare=True)
-                self.memory = self.live
-                suspects = with_unsupported(self._duplicates, self.live)
-            if self.memory is self.live:  # not switched to the past meanwhile
-                self._set_suspects(suspects)
+                head.live.rescore(self.clock.now(), spare=True)
+                suspects = with_unsupported(head.duplicates, head.live)
+            state = replace(
+                head, memory=head.live, suspects=suspects, masks=all_masks(head.live, suspects.mask)
+            )
+            return Loaded(self._advance(state))
 
-    def _update(self, positions: np.ndarray, everything: bool) -> None:
-        """Queue membership after a change at `positions` (or everywhere)."""
-        suspects = recheck(self.suspects, self.live, positions)
-        if everything:
-            self._set_suspects(suspects)
-            return
-        self.suspects = suspects
-        masks = self._masks.copy()  # never write an array already handed out
-        masks[:, positions] = masks_at(self.live, suspects.mask, positions)
-        self._masks = masks
+    def _updated(self, state: State, positions: np.ndarray) -> State:
+        """Queue membership after a change at `positions`."""
+        suspects = recheck(state.suspects, state.live, positions)
+        masks = state.masks.copy()  # never write an array already handed out
+        masks[:, positions] = masks_at(state.live, suspects.mask, positions)
+        return replace(state, suspects=suspects, masks=masks)
 
 
 def _came_back(outcome: Outcome) -> str | None:

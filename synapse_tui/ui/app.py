@@ -7,6 +7,7 @@ the app's workers call it and post typed messages back; screens paint what it re
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ from textual.screen import ModalScreen
 
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.browser import Browser
+from synapse_tui.core.browser import Browser, Loaded
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import DatabaseError, describe
@@ -142,17 +143,20 @@ class SynapseApp(TriageApp):
         return True
 
     # -- workers: the store is read off the main thread --------------------------------
-    def _in_worker(self, job, reason: str, group: str = "rescore") -> None:
+    def _in_worker(self, job: Callable[[], Loaded | None], reason: str, group: str = "rescore") -> None:
+        """Run `job` (a `Browser` method returning its next state) in a thread; the main
+        thread installs what it returns (`on_memory_loaded`)."""
+
         def work() -> None:
             try:
-                job()
+                loaded = job()
             except DatabaseError as exc:  # damage past the header check at open, a lock, I/O
                 self.post_message(LoadFailed(describe(exc)))
                 return
             except Exception as exc:  # a bad store must end with a message, not a traceback
                 self.post_message(LoadFailed(str(exc)))
                 return
-            self.post_message(MemoryLoaded(reason))
+            self.post_message(MemoryLoaded(reason, loaded))
 
         self.run_worker(work, thread=True, exclusive=True, group=group)
 
@@ -172,8 +176,7 @@ class SynapseApp(TriageApp):
         """Reload when another connection has committed (an agent writing meanwhile);
         otherwise bring every score up to the moving clock once triage has scored its own
         facts at a later instant, or a minute has passed (`Browser.clock_behind`)."""
-        if self.browser.changed_elsewhere():
-            self.browser.data_version = None  # one reload per change
+        if self.browser.changed_elsewhere():  # once per change
             self.reload("external")
         elif self.browser.clock_behind() and not any(
             w.group == "clock" and not w.is_finished for w in self.workers
@@ -262,7 +265,12 @@ class SynapseApp(TriageApp):
         self.exit(return_code=2, message=f"error: {message.error}")
 
     def on_memory_loaded(self, message: MemoryLoaded) -> None:
-        self.memory_changed(message.reason)
+        self.install(message.loaded, message.reason)
+
+    def install(self, loaded: Loaded | None, reason: str) -> None:
+        """A worker's new state becomes what every view shows (main thread only)."""
+        self.browser.install(loaded)
+        self.memory_changed(reason)
 
     def memory_changed(
         self, reason: str, follow: str | None = None, repaint: np.ndarray | None = None

@@ -10,16 +10,18 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from synapse_tui.core.browser import Search, TriageResult
+from synapse_tui.core.browser import Loaded, Search, TriageResult
 from synapse_tui.core.trust.explanation import Explanation
 
 
 @dataclass
 class MemoryLoaded(Message):
     """The store was read and scored (at start, after as-of, calibration, an outside write,
-    the moving clock caught up)."""
+    the moving clock caught up): the browser's next state, for the main thread to install
+    (None: nothing changed)."""
 
     reason: str = "load"
+    loaded: Loaded | None = None
 
 
 @dataclass

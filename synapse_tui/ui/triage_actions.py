@@ -6,7 +6,8 @@ the open fact, the highlighted row of the neighbour, path or session log view) o
 marked facts, reserves them (`Browser.claim`: a second key
 on a row that is about to change is refused, not applied twice), and starts a worker;
 the worker calls `Browser.triage` (one audited transaction, rescoring what changed) and
-posts `TriageLanded`; `on_triage_landed` repaints the row, the counts and the pane.
+posts `TriageLanded`; `on_triage_landed` installs the browser's next state and the app's
+`memory_change` repaints the row, the counts, the pane and the view on top.
 """
 
 from __future__ import annotations
@@ -195,6 +196,7 @@ class TriageApp(App[None]):
 
     def on_triage_landed(self, message: TriageLanded) -> None:
         result = message.result
+        self.browser.install(result)  # releases the facts claimed at the key
         if result.error:
             self.notify(result.error, title=f"{result.move}: nothing changed", severity="error", markup=False)
             self.poll_store()  # refused because a writer acted? show it

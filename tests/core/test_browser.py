@@ -47,8 +47,14 @@ class MovingClock(Clock):
 def open_browser(db: Path, clock: Clock | None = None) -> Browser:
     store = Store.open(db)
     browser = Browser(store, load_config(db.with_name("memory.synapse.toml")), clock or Clock(NOW))
-    browser.load()
+    installed(browser, browser.load())
     return browser
+
+
+def installed(browser: Browser, result):
+    """What the app's main thread does with a worker's result: install it."""
+    browser.install(result)
+    return result
 
 
 def ids(browser: Browser) -> list[str]:
@@ -111,6 +117,8 @@ def test_a_fact_with_a_triage_in_flight_cannot_be_claimed_again(db):
     assert b.claim(["f-old-1"]) == ["f-old-1"]
     b.lock.release()
     worker.join()
+    assert b.claim(["f-old-1"]) == ["f-old-1"]  # until the main thread installs the result
+    b.install(done[0])
     assert done[0].error is None and b.claim(["f-old-1"]) == []
 
 
@@ -119,12 +127,12 @@ def test_triage_updates_counts_incrementally_and_undo_follows_the_fact(db):
     b.set_queue(queue_index("disputed"))
     assert count(b, "disputed") == 3
     handed_out = b.rows().order
-    result = b.triage("supersede", ["f-deploy"], "f-deploy-freeze")
+    result = installed(b, b.triage("supersede", ["f-deploy"], "f-deploy-freeze"))
     assert result.error is None and result.notice.startswith("supersede f-deploy by f-deploy-freeze")
     assert count(b, "disputed") == 2  # a dispute resolved by a newer version leaves Disputed
     assert "f-deploy" not in ids(b) and len(handed_out) == 3  # results are never written to
     b.set_queue(0)
-    undone = b.triage("undo", [])
+    undone = installed(b, b.triage("undo", []))
     assert undone.follow in ("f-deploy", "f-deploy-freeze")
     assert count(b, "disputed") == 3
 
@@ -144,7 +152,7 @@ def test_deleted_facts_leave_the_triage_queues(db):
 
 def test_the_clock_moves_so_a_fresh_triage_is_not_in_the_future(db):
     b = open_browser(db, MovingClock(NOW))
-    result = b.triage("verify", ["f-old-1"])
+    result = installed(b, b.triage("verify", ["f-old-1"]))
     i = b.memory.index["f-old-1"]
     assert result.error is None
     assert "clock_skew" not in b.memory.scores.flag_names(i)
@@ -162,25 +170,25 @@ def test_with_the_clock_moving_an_action_rescores_its_facts_and_a_catch_up_the_r
     other = b.memory.index["f-pay-01"]
     before = b.memory.scores.trust.copy()
     assert not b.memory.mixed
-    b.triage("verify", ["f-old-1"])
+    installed(b, b.triage("verify", ["f-old-1"]))
     i = b.memory.index["f-old-1"]
     assert b.memory.scores.trust[other] == before[other]  # not rescored: scored a minute ago
     assert b.memory.scores.trust[i] != before[i] and "clock_skew" not in b.memory.scores.flag_names(i)
     assert b.memory.mixed and b.clock_behind()
-    b.catch_up()
+    installed(b, b.catch_up())
     assert not b.memory.mixed and b.memory.scores.trust[other] != before[other]
     fresh = Memory(b.store, b.config, b.memory.scores.now)
     for name in ("trust", "band", "flags", "guidance", "age_days"):
         assert np.array_equal(getattr(b.memory.scores, name), getattr(fresh.scores, name)), name
-    b.triage("contradict", ["f-old-1"])  # the spare buffer the catch-up prepared is written
+    installed(b, b.triage("contradict", ["f-old-1"]))  # the spare buffer the catch-up prepared is written
     assert b.memory.scores.trust[other] == fresh.scores.trust[other]
     assert b.memory.scores.trust[i] < fresh.scores.trust[i]
 
 
 def test_as_of_shows_the_store_as_it_was_and_is_read_only(db):
     b = open_browser(db)
-    assert b.triage("corroborate", ["f-pay-03"]).error is None
-    b.set_as_of(parse_time("2026-10-01T00:00:00Z"))
+    assert installed(b, b.triage("corroborate", ["f-pay-03"])).error is None
+    installed(b, b.set_as_of(parse_time("2026-10-01T00:00:00Z")))
     shown = set(ids(b))
     created = {f: b.live.arrays.created[b.live.index[f]] for f in b.live.ids}
     assert shown == {f for f, t in created.items() if t <= parse_time("2026-10-01T00:00:00Z")}
@@ -190,9 +198,9 @@ def test_as_of_shows_the_store_as_it_was_and_is_read_only(db):
     i = b.memory.index["f-pay-03"]
     assert int(b.memory.arrays.r[i]) == 0  # the corroboration came later
     assert b.memory.scores.k[b.memory.index["f-db-v2"]] == 0  # f-db-v3 did not exist yet
-    refused = b.triage("verify", ["f-pay-03"])
+    refused = installed(b, b.triage("verify", ["f-pay-03"]))
     assert refused.error and "read-only" in refused.error
-    b.set_as_of(None)
+    installed(b, b.set_as_of(None))
     assert int(b.memory.arrays.r[i]) == 1 and count(b, "all") == 30
 
 
@@ -238,24 +246,24 @@ def test_the_graph_views_and_the_session_log_read_through_the_browser(db):
     b.config = b.config.with_values("graph", path_max_hops=1)
     assert b.path("f-pay-01", "f-deploy").error.startswith("f-pay-01 and f-deploy are not connected")
     assert b.session_log() == ()  # the agent acted before the browser opened
-    b.triage("corroborate", ["f-deploy"])
+    installed(b, b.triage("corroborate", ["f-deploy"]))
     Triage(b.store, Clock(NOW), actor="agent:scribe").apply("contradict", ["f-pay-02"])
     log = b.session_log()
     assert [(e.action, e.fact_id) for e in log] == [("contradict", "f-pay-02"), ("corroborate", "f-deploy")]
     # the log's undo names its batch: the newest is the agent's, so nothing is undone
-    refused = b.triage("undo", [], expect=log[1].batch)
+    refused = installed(b, b.triage("undo", [], expect=log[1].batch))
     assert refused.error and "nothing undone" in refused.error
     assert b.store.record("f-deploy").corroborations == 2
-    assert b.triage("undo", [], expect=log[0].batch).follow == "f-pay-02"
+    assert installed(b, b.triage("undo", [], expect=log[0].batch)).follow == "f-pay-02"
     assert b.store.record("f-pay-02").contradictions == 0
 
 
 def test_the_audit_scores_with_the_browsers_config(db):
     b = open_browser(db)
-    b.set_config(b.config.with_values("confidence", prior_weight=10.0))
+    installed(b, b.set_config(b.config.with_values("confidence", prior_weight=10.0)))
     i = b.memory.index["f-deploy"]
     before = float(b.memory.scores.trust[i])
-    b.triage("corroborate", ["f-deploy"])
+    installed(b, b.triage("corroborate", ["f-deploy"]))
     assert abs(b.store.history("f-deploy")[-1].score_before["trust"] - before) < 1e-9
 
 
@@ -274,7 +282,7 @@ def test_explanation_is_typed_and_the_show_json_contract_unchanged(db):
 
 def test_triage_says_which_rows_look_different(db):
     b = open_browser(db)
-    result = b.triage("contradict", ["f-pay-01"])
+    result = installed(b, b.triage("contradict", ["f-pay-01"]))
     assert result.repaint.tolist() == [b.memory.index["f-pay-01"]]  # the clock is pinned
     moved = open_browser(db, MovingClock(NOW)).triage("verify", ["f-old-1"])
     assert moved.repaint is not None and b.memory.index["f-old-1"] in moved.repaint.tolist()

@@ -30,6 +30,7 @@ from textual.widgets import Footer, Header, Sparkline, Static, TabbedContent, Ta
 
 from synapse_tui.core.base.config import Config, config_path_for
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.browser import Loaded
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.calibrate import (
     Calibration,
@@ -74,6 +75,7 @@ class CalibrationApplied(Message):
     change: ConfigWrite | None
     what: str
     error: str | None = None
+    loaded: Loaded | None = None  # every fact rescored under the config written
 
 
 def _histogram(title: str, h: Histogram, labels: list[str], colour: str, muted: str) -> Text:
@@ -323,8 +325,9 @@ class CalibrationScreen(Screen):
         except (OSError, SynapseError) as exc:
             self.post_message(CalibrationApplied(None, what, f"cannot write {path}: {exc}"))
             return
-        app.browser.set_config(replace(new, path=path))
-        self.post_message(CalibrationApplied(change, what))
+        self.post_message(
+            CalibrationApplied(change, what, loaded=app.browser.set_config(replace(new, path=path)))
+        )
 
     def action_undo_write(self) -> None:
         if self.writes:
@@ -337,8 +340,8 @@ class CalibrationScreen(Screen):
         except Exception as exc:  # unreadable now, or the folder went read-only
             self.post_message(CalibrationApplied(None, "undo", f"cannot put {change.path} back: {exc}"))
             return
-        self.app.browser.set_config(replace(config, path=change.path))
-        self.post_message(CalibrationApplied(None, "undo"))
+        loaded = self.app.browser.set_config(replace(config, path=change.path))
+        self.post_message(CalibrationApplied(None, "undo", loaded=loaded))
 
     def on_calibration_applied(self, message: CalibrationApplied) -> None:
         if message.error:
@@ -355,7 +358,7 @@ class CalibrationScreen(Screen):
                 markup=False,
             )
         self.refresh_bindings()
-        self.app.memory_changed("config")
+        self.app.install(message.loaded, "config")
         self._later = [self.compute]
         self.compute_verdicts()
 

@@ -7,7 +7,6 @@ Wide terminals show the list and the detail pane side by side, narrow ones stack
 
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
 
 from rich.text import Text
@@ -123,9 +122,8 @@ class MainScreen(FactScreen, inherit_bindings=False):
     def __init__(self) -> None:
         super().__init__()
         self._pane_fact: str | None = None  # the fact the pane shows or is about to
-        self._pane_busy = False
+        self._pane_busy = False  # a worker is explaining a fact for the pane
         self._return_to = None  # the view to come back to after the neighbour view
-        self._pane_lock = threading.Lock()
         self._bindings_had_fact: bool | None = None  # a fact was shown at the last refresh_bindings
 
     def compose(self) -> ComposeResult:
@@ -297,31 +295,27 @@ class MainScreen(FactScreen, inherit_bindings=False):
         if fact_id == self._pane_fact and not force:
             return
         self.query_one(FactDetail).waiting(fact_id)
-        with self._pane_lock:
-            self._pane_fact = fact_id
-            if self._pane_busy or fact_id is None:
-                return
-            self._pane_busy = True
-        self.explain_pane()
+        self._pane_fact = fact_id
+        if self._pane_busy or fact_id is None:
+            return
+        self._pane_busy = True
+        self.explain_pane(fact_id)
 
     @work(thread=True, group="pane")
-    def explain_pane(self) -> None:
-        """Explain the fact under the cursor; when the cursor moved on meanwhile, the
-        newest one next (one reader, however fast the keys come: no queue of stale reads)."""
-        done = None
-        while True:
-            with self._pane_lock:
-                fact_id = self._pane_fact
-                if fact_id is None or fact_id == done:
-                    self._pane_busy = False
-                    return
-            self.post_message(Explained(fact_id, self.browser.explanation(fact_id)))
-            done = fact_id
+    def explain_pane(self, fact_id: str) -> None:
+        self.post_message(Explained(fact_id, self.browser.explanation(fact_id)))
 
     def on_explained(self, message: Explained) -> None:
+        """Paint the pane; when the cursor moved on meanwhile, explain the newest fact next
+        (one reader, however fast the keys come: no queue of stale reads)."""
         self.query_one(FactDetail).show(
             message.explain, message.fact_id, self.memory, self.app.config.review.threshold
         )
+        fact_id = self._pane_fact
+        if fact_id is None or fact_id == message.fact_id:
+            self._pane_busy = False
+        else:
+            self.explain_pane(fact_id)
 
     @on(FactDetail.Jump)
     def _jump(self, message: FactDetail.Jump) -> None:

@@ -31,7 +31,7 @@ from synapse_tui.core.base.textsafe import clean, clean_block
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store, holds_facts
 from synapse_tui.core.store.errors import describe, is_internal
-from synapse_tui.core.store.postgres.location import refuse_server
+from synapse_tui.core.store.postgres.location import is_server, refuse_server
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -108,6 +108,15 @@ def describe_error(exc: Exception) -> tuple[str, int]:
     return describe(exc) + hint, EXIT_INTERNAL_ERROR
 
 
+# The commands that work on a store on a PostgreSQL server (docs/postgres.md); every other
+# one refuses a server in one line. `copy` takes its locations as they are.
+SERVER_COMMANDS = frozenset({"score", "show", "export"})
+
+
+def _reads_servers(ctx: click.Context | None) -> bool:
+    return ctx is not None and ctx.info_name in SERVER_COMMANDS
+
+
 class FilePath(click.Path):
     """A file's path: not a directory, and not empty (which names no file at all)."""
 
@@ -117,7 +126,10 @@ class FilePath(click.Path):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail("an empty path names no file", param, ctx)
-        if isinstance(value, str):
+        if isinstance(value, str) and param is not None and param.name == "db" and _reads_servers(ctx):
+            if is_server(value):
+                return value  # a server's location, which Store.open takes as it is
+        elif isinstance(value, str):
             refuse_server(value)  # before any message could spell its password
         return super().convert(value, param, ctx)
 

@@ -25,7 +25,7 @@ from synapse_tui.core.store import loadcache
 from synapse_tui.core.store.arrays import FactArrays
 from synapse_tui.core.store.audit import Audit, AuditEntry
 from synapse_tui.core.store.imports import Imports
-from synapse_tui.core.store.postgres.location import refuse_server
+from synapse_tui.core.store.postgres.location import is_server
 from synapse_tui.core.store.review import Review
 from synapse_tui.core.store.schema import APPLICATION_ID, READABLE_FROM, SCHEMA_VERSION, migrate
 
@@ -125,7 +125,10 @@ class Store:
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:
-        refuse_server(path)  # a server's store is `copy`'s only until the Store runs on PostgreSQL
+        if is_server(path):  # a PostgreSQL server: the PgStore (psycopg imported only then)
+            from synapse_tui.core.store.postgres.store import open_store
+
+            return open_store(path, create=create, readonly=readonly)
         p = Path(path)
         if not p.exists() and not create:
             raise StoreError(f"{p}: no such database")

@@ -42,6 +42,10 @@ class Location:
     def __str__(self) -> str:
         return self.shown
 
+    def __fspath__(self) -> str:
+        """What reopens it (`Store.open(store.path)`): the target, never for printing."""
+        return self.target
+
 
 def locate(text: str | os.PathLike[str]) -> Location:
     """A file or a server, by how the location is spelled (never by trying to connect)."""
@@ -78,10 +82,11 @@ def redact(target: str) -> str:
     return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
 
 
-# What every command but `copy` says of a server until the Store runs on PostgreSQL.
+# What a command says of a server until it works there (`score`, `show`, `export` and
+# `copy` do: docs/postgres.md).
 NOT_YET = (
-    "{shown}: a PostgreSQL server; only `synapse-tui copy` works with servers yet"
-    " (copy the store to a file to browse, score or serve it)"
+    "{shown}: a PostgreSQL server; this command does not work with servers yet (score, show,"
+    " export and copy do; copy the store to a file to browse, triage or serve it)"
 )
 
 

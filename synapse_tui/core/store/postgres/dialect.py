@@ -1,0 +1,122 @@
+"""The Store's SQL on psycopg: a connection that speaks the statements `core/store/` writes.
+
+Why an adapter and not a second set of statements: the Store and its components (audit,
+review, imports) hold about a hundred statements, and all but a handful are plain SQL
+both databases read alike. Spelling each twice would give every change two homes, which
+is what issue 21 took away. So the components run over this connection as they stand,
+and the few SQLite spellings they use are rewritten here, each by one named rule; what no
+rule can carry (the bulk load's byte aggregates, FTS5's word index, PRAGMAs) is the
+PgStore's own (store.py), and a statement the rules do not know fails loudly in tests
+instead of reaching the server (`untranslatable`).
+
+The rules, each checked by tests/postgres/test_dialect.py:
+
+- `?` placeholders become `%s`, and a literal `%` becomes `%%` (psycopg's escaping);
+- `X IN (SELECT value FROM json_each(?))`, the SQLite way of binding a list, becomes
+  `X = ANY(%s)` with the JSON array decoded to a Python list, which psycopg sends as an array;
+- `group_concat(X, ',')` becomes `string_agg((X)::text, ',')`;
+- SQLite's planner hints (`NOT INDEXED`, `INDEXED BY`) go: PostgreSQL plans its own way;
+- `WHERE deleted` (an integer flag read as a truth value) becomes `WHERE deleted <> 0`;
+- `INSERT OR REPLACE INTO meta` and `INSERT OR IGNORE INTO T` become PostgreSQL's `ON CONFLICT`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+_LIST = re.compile(r"\bIN \(SELECT value FROM json_each\(\?\)\)")
+_GROUP_CONCAT = re.compile(r"group_concat\(([^()]*(?:\([^()]*\)[^()]*)*), ','\)")
+_HINT = re.compile(r"\s+(NOT INDEXED|INDEXED BY \w+)\b")
+_WHERE_FLAG = re.compile(r"\bWHERE deleted\b(?!\s*[=<>!])")
+_OR_REPLACE_META = re.compile(r"^INSERT OR REPLACE INTO meta \(key, value\) (.*)$", re.S)
+_OR_IGNORE = re.compile(r"^INSERT OR IGNORE INTO (.*)$", re.S)
+# SQLite's own, which no rule here carries: a statement holding one is the PgStore's to answer
+_SQLITE_ONLY = re.compile(
+    r"\b(PRAGMA|json_each|json_extract|julianday|sqlite_master|facts_fts\w*|text_factory)\b", re.I
+)
+_LIST_MARK = "\x01"  # after a placeholder: its argument is a JSON list
+
+
+class Untranslatable(RuntimeError):
+    """A statement in SQLite's dialect that no rule carries to PostgreSQL: our bug."""
+
+
+@functools.lru_cache(maxsize=512)
+def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
+    """PostgreSQL's spelling of one of the Store's statements, and per placeholder whether
+    its argument is a JSON list to send as an array."""
+    sql = _LIST.sub("= ANY(?" + _LIST_MARK + ")", sql)
+    sql = _GROUP_CONCAT.sub(r"string_agg((\1)::text, ',')", sql)
+    sql = _HINT.sub("", sql)
+    sql = _WHERE_FLAG.sub("WHERE deleted <> 0", sql)
+    if m := _OR_REPLACE_META.match(sql):
+        sql = f"INSERT INTO meta (key, value) {m[1]} ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+    elif m := _OR_IGNORE.match(sql):
+        sql = f"INSERT INTO {m[1]} ON CONFLICT DO NOTHING"
+    if found := _SQLITE_ONLY.search(sql):
+        raise Untranslatable(f"internal error: SQLite's {found[0]} reached PostgreSQL: {sql[:120]}")
+    head, *pieces = sql.replace("%", "%%").split("?")
+    out, lists = [head], []
+    for piece in pieces:
+        lists.append(piece.startswith(_LIST_MARK))
+        out.append("%s" + piece.removeprefix(_LIST_MARK))
+    return "".join(out), tuple(lists)
+
+
+def _args(args: Sequence[Any], lists: tuple[bool, ...]) -> tuple[Any, ...]:
+    if len(args) != len(lists):
+        raise Untranslatable(f"internal error: {len(args)} arguments for {len(lists)} placeholders")
+    return tuple(json.loads(a) if is_list else a for a, is_list in zip(args, lists, strict=True))
+
+
+class Cursor:
+    """What the Store reads of a sqlite3 cursor: rows by fetchone, fetchall or iteration,
+    and rowcount."""
+
+    def __init__(self, cur: Any) -> None:
+        self._cur = cur
+
+    @property
+    def rowcount(self) -> int:
+        return self._cur.rowcount
+
+    def fetchone(self) -> tuple | None:
+        return self._cur.fetchone() if self._cur.description else None
+
+    def fetchall(self) -> list[tuple]:
+        return self._cur.fetchall() if self._cur.description else []
+
+    def __iter__(self) -> Iterator[tuple]:
+        return iter(self._cur) if self._cur.description else iter(())
+
+
+class Connection:
+    """A psycopg connection in autocommit mode, driven like the Store's sqlite3 one:
+    `execute` and `executemany` with SQLite's statements, `in_transaction` true only
+    inside an explicit BEGIN (the Store's `snapshot` and `transaction`)."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw  # the psycopg.Connection, for the PgStore's own statements
+
+    @property
+    def in_transaction(self) -> bool:
+        from psycopg.pq import TransactionStatus
+
+        return self.raw.info.transaction_status != TransactionStatus.IDLE
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor:
+        pg, lists = translate(sql)
+        return Cursor(self.raw.execute(pg, _args(args, lists)))
+
+    def executemany(self, sql: str, rows: Any) -> Cursor:
+        pg, lists = translate(sql)
+        cur = self.raw.cursor()
+        cur.executemany(pg, [_args(row, lists) for row in rows])
+        return Cursor(cur)
+
+    def close(self) -> None:
+        self.raw.close()

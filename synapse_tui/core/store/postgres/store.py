@@ -1,0 +1,227 @@
+"""The Store on a PostgreSQL server: the same object, over psycopg.
+
+`PgStore` is a `Store` whose private connection is the dialect's adapter (dialect.py), so
+every method and component whose SQL both databases read alike (records, audit, review,
+imports, meta) is the Store's own, unchanged: one home for each statement. What the server
+answers differently is overridden here, and only that:
+
+- snapshots are REPEATABLE READ READ ONLY transactions (SQLite's read transaction under WAL);
+- the load of the arithmetic's arrays aggregates each column on the server (string_agg, as
+  SQLite's group_concat does), so a hundred thousand facts cross as a dozen values, not as
+  row tuples; there is no load cache beside a server, whose scan is the fast path;
+- word search runs words.py as it stands over a copy of the word index this process keeps
+  (postgres/words.py), so the terms and BM25 are FTS5's own, byte for byte;
+- what SQLite keeps in PRAGMAs (data_version, quick_check, checkpoints) has the server's
+  equivalent or none.
+
+For now a server opens for reading only: a command that writes says so in one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.store.arrays import FactArrays
+from synapse_tui.core.store.db import INVALIDATED_AT, Store, WordHits, _arrays
+from synapse_tui.core.store.postgres.dialect import Connection
+from synapse_tui.core.store.postgres.location import Location, locate
+from synapse_tui.core.store.postgres.server import open_server
+
+# What a write on a server says until writes run there (the reading commands work).
+WRITES_NOT_YET = (
+    "{shown}: a PostgreSQL server; it can be read (score, show, export) and copied, but not"
+    " written yet (copy the store to a file to browse, triage, import or serve it)"
+)
+
+# `load`'s columns (db._LOAD_COLUMNS) in PostgreSQL's spelling: the signers bound as a list.
+_TRUSTED = "(sig_key IS NOT NULL AND sig_key = ANY(%s))::int"
+_INVALIDATED = (
+    "(CASE WHEN provenance IS JSON OBJECT THEN provenance::json ->> "
+    + "'"
+    + INVALIDATED_AT
+    + "' END IS NOT NULL)::int"
+)
+_EXPIRED = "(deleted = 1 AND EXISTS (SELECT 1 FROM meta WHERE meta.key = 'deleted.why.' || facts.id))::int"
+_LOAD_COLUMNS = (
+    "r",
+    "s",
+    f"CASE tier WHEN 'auto' THEN 0 WHEN 'human' THEN 1 ELSE 2 END + 4 * sig_state + 16 * {_TRUSTED}",
+    "coalesce(o1_count, 0)",
+    "coalesce(supersedes_pos, 0) - 1",
+    "deleted",
+    _INVALIDATED,
+    _EXPIRED,
+    "octet_length(events) / 8",
+)
+
+
+def open_store(location: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:
+    """`Store.open` of a server's location."""
+    where = locate(location)
+    if not readonly:
+        raise StoreError(WRITES_NOT_YET.format(shown=where.shown))
+    raw = open_server(where, create=create, readonly=readonly)
+    raw.autocommit = True  # transactions are the Store's: BEGIN in `snapshot`
+    return PgStore(where, raw, readonly)
+
+
+class PgStore(Store):
+    """A store on a server; see the module's docstring for what differs from a file's."""
+
+    def __init__(self, where: Location, raw: Any, readonly: bool) -> None:
+        super().__init__(where, Connection(raw), readonly)  # type: ignore[arg-type]
+        self.where = where
+        self._words: Any = None  # postgres/words.py's Mirror, made by the first search
+
+    @property
+    def _raw(self) -> Any:
+        return self._conn.raw
+
+    def read_only_because(self) -> str:
+        return f"{self.where.shown}: opened read-only"
+
+    def close(self) -> None:
+        with self.lock:
+            self._conn.close()
+            if self._words is not None:
+                self._words.close()
+
+    def check_health(self, seconds: float = 0.0) -> None:
+        """The server looks after its pages (checksums, WAL); nothing to check from here."""
+
+    def checkpoint(self) -> None:
+        """A server's log is its own to fold."""
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        raise StoreError(WRITES_NOT_YET.format(shown=self.where.shown))
+        yield  # pragma: no cover
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Any]:
+        """One consistent state of the store for every query inside (REPEATABLE READ):
+        a writer committing meanwhile is neither seen nor waited for."""
+        if self._conn.in_transaction:
+            yield self._conn
+            return
+        self._raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try:
+            yield self._conn
+        finally:
+            if self._conn.in_transaction:
+                self._raw.execute("COMMIT")
+
+    def data_version(self) -> int:
+        """Changes when anyone commits a change of a fact or a triage entry: the change
+        log's newest entry and the audit's (SQLite's PRAGMA data_version)."""
+        row = self._raw.execute(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes), (SELECT coalesce(max(seq), 0) FROM audit)"
+        ).fetchone()
+        return hash(tuple(row))
+
+    # -- the arithmetic's arrays ------------------------------------------------------------
+
+    def _from_cache(self, signers: str) -> None:
+        return None  # no load cache beside a server: its aggregated scan is the fast path
+
+    def _cache_state(self, n: int) -> None:
+        return None
+
+    def warm(self, config: Config) -> None:
+        """Nothing to leave for the next open: there is no load cache beside a server."""
+
+    def load_chunks(
+        self, config: Config, size: int
+    ) -> tuple[np.ndarray, Iterator[tuple[list[str], FactArrays]]]:
+        """`Store.load_chunks`: every fact's `supersedes`, then `size` facts at a time."""
+        if not self._conn.in_transaction:
+            raise RuntimeError("load_chunks reads a snapshot: call it inside Store.snapshot()")
+        signers = json.dumps(list(config.trust.signers))
+        (text,) = self._raw.execute(
+            "SELECT string_agg((coalesce(supersedes_pos, 0) - 1)::text, ',' ORDER BY pos) FROM facts"
+        ).fetchone()
+        supersedes = np.fromstring(text, dtype=np.int64, sep=",") if text else np.empty(0, np.int64)
+
+        def chunks() -> Iterator[tuple[list[str], FactArrays]]:
+            after, left = 0, len(supersedes)
+            while left > 0:
+                nums, events, ids, after = self._scan(
+                    signers, min(size, left), " WHERE pos > %s", (after,), True
+                )
+                left -= len(ids)
+                yield ids, _arrays(nums, events)
+
+        return supersedes, chunks()
+
+    def _scan(self, signers: str, n: int, where: str = "", args: tuple = (), limit: bool = False):
+        """`Store._scan` on the server: each column aggregated into one text value in
+        position order, the events into one bytea, the ids into one string."""
+        inner = ", ".join(f"{expr} AS c{i}" for i, expr in enumerate(_LOAD_COLUMNS))
+        outer = ", ".join(f"string_agg(c{i}::text, ',' ORDER BY pos)" for i in range(len(_LOAD_COLUMNS)))
+        last_n = f" LIMIT {int(n)}" if limit else ""
+        where = where.replace("?", "%s")
+        *texts, blob, joined, last = self._raw.execute(
+            f"SELECT {outer}, string_agg(events, ''::bytea ORDER BY pos), string_agg(id, chr(30) ORDER BY pos),"
+            f" max(pos) FROM (SELECT {inner}, events, id, pos FROM facts{where} ORDER BY pos{last_n}) t",
+            (json.loads(signers), *args),
+        ).fetchone()
+        nums = np.empty((n, len(texts)), dtype=np.int64)
+        for i, text in enumerate(texts):
+            values = np.fromstring(text or "", dtype=np.int64, sep=",")
+            if len(values) != n:
+                raise StoreError(f"{self.where.shown}: the facts table changed while loading; try again")
+            nums[:, i] = values
+        ids = (joined or "").split("\x1e")
+        if len(ids) != n:  # an id holding the separator: read them as rows
+            rows = self._raw.execute(f"SELECT id FROM facts{where} ORDER BY pos{last_n}", args)
+            ids = [row[0] for row in rows]
+        return nums, np.frombuffer(blob or b"", dtype=np.float64), ids, last
+
+    # -- positions by what a filter names ---------------------------------------------------
+
+    def provenance_positions(self, key: str, value: str, start: int = 0) -> np.ndarray:
+        """`Store.provenance_positions`: a string as it is, a number or boolean as JSON spells it."""
+        return self._pg_positions(
+            "SELECT string_agg((f.pos - 1)::text, ',') FROM facts f,"
+            " json_each(CASE WHEN f.provenance IS JSON OBJECT THEN f.provenance::json END) j"
+            " WHERE f.pos > %s AND j.key = %s AND json_typeof(j.value) NOT IN ('object', 'array')"
+            " AND CASE json_typeof(j.value) WHEN 'string' THEN j.value #>> '{}' ELSE j.value::text END = %s",
+            (start, key, value),
+        )
+
+    def _pg_positions(self, sql: str, args: tuple) -> np.ndarray:
+        with self.snapshot():
+            (joined,) = self._raw.execute(sql, args).fetchone()
+        return np.unique(np.fromstring(joined, dtype=np.int64, sep=",")) if joined else np.empty(0, np.int64)
+
+    # -- words ------------------------------------------------------------------------------
+
+    def _mirror(self) -> Any:
+        from synapse_tui.core.store.postgres.words import Mirror
+
+        if self._words is None:
+            self._words = Mirror()
+        with self.snapshot():
+            self._words.sync(self._raw)
+        return self._words.store
+
+    def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        from synapse_tui.core.store import words
+
+        return words.search(self._mirror(), query, limit)
+
+    def search_any(self, terms: Sequence[str], weights: Sequence[float] | None = None) -> WordHits:
+        from synapse_tui.core.store import words
+
+        return words.search_any(self._mirror(), terms, weights)
+
+    def prepare_search(self) -> None:
+        self._mirror().prepare_search()

@@ -1,0 +1,69 @@
+"""Word search on a server: FTS5's own index of the facts, kept by this process.
+
+The ranking must be a file's, term for term: the same unicode61 tokens (case folded,
+diacritics removed, split where SQLite splits) and the same BM25 inputs (each row's token
+count, the averages, each term's rows). PostgreSQL's text search cannot give that: its
+parser splits e-mail addresses, URLs, hyphenated words and numbers its own way, and a
+tsvector counts tokens differently. So this process keeps an FTS5 table of the server's
+facts (id and text, contentless, in memory) and store/words.py ranks over it unchanged.
+
+It costs one read of every fact's id and text at the first search (a second at 100,000
+facts) and then only the facts appended since, which the same reasoning as words.py's
+caches allows: a fact's id and text are never rewritten, and facts are only appended.
+Should the server's facts have moved otherwise (their count no longer adds up), the copy
+is rebuilt from nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from synapse_tui.core.store.db import Store
+
+BATCH = 10_000  # rows fetched and inserted at a time
+
+
+class Mirror:
+    """An in-memory FTS5 table of a server's facts (rowid = pos), as a Store words.py reads."""
+
+    def __init__(self) -> None:
+        self.top = 0  # the last position copied
+        self.rows = 0  # how many rows are copied
+        self.store = self._new()
+
+    @staticmethod
+    def _new() -> Store:
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        conn.execute("CREATE VIRTUAL TABLE facts_fts USING fts5(id, text, content='', tokenize='unicode61')")
+        return Store(Path(":memory:"), conn, readonly=False)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def sync(self, raw: Any) -> None:
+        """Copy the facts appended since the last sync (all of them the first time), inside
+        the caller's snapshot of the server."""
+        top, count = raw.execute("SELECT coalesce(max(pos), 0), count(*) FROM facts").fetchone()
+        if (top, count) == (self.top, self.rows):
+            return
+        (added,) = raw.execute("SELECT count(*) FROM facts WHERE pos > %s", (self.top,)).fetchone()
+        if top < self.top or self.rows + added != count:  # not appends only: start again
+            self.store.close()
+            self.store, self.top, self.rows = self._new(), 0, 0
+        conn = self.store._conn
+        with raw.cursor(name="synapse_words") as cur:
+            cur.itersize = BATCH
+            cur.execute("SELECT pos, id, text FROM facts WHERE pos > %s ORDER BY pos", (self.top,))
+            conn.execute("BEGIN")
+            try:
+                while rows := cur.fetchmany(BATCH):
+                    conn.executemany("INSERT INTO facts_fts (rowid, id, text) VALUES (?, ?, ?)", rows)
+                    self.top, self.rows = rows[-1][0], self.rows + len(rows)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                self.store.close()
+                self.store, self.top, self.rows = self._new(), 0, 0
+                raise
+            conn.execute("COMMIT")

@@ -286,3 +286,31 @@ def test_triage_says_which_rows_look_different(db):
     assert result.repaint.tolist() == [b.memory.index["f-pay-01"]]  # the clock is pinned
     moved = open_browser(db, MovingClock(NOW)).triage("verify", ["f-old-1"])
     assert moved.repaint is not None and b.memory.index["f-old-1"] in moved.repaint.tolist()
+
+
+def test_a_worker_changes_nothing_shown_until_the_main_thread_installs_it(db, tmp_path):
+    """Another writer adds facts: the reload's state is whole (five more facts, masks as
+    long), and until it is installed the list paints the old one, consistent with itself;
+    a triage right after starts from the reload's state, not from the one on screen."""
+    b = open_browser(db)
+    shown = b.rows()
+    src = tmp_path / "agent.jsonl"
+    src.write_text(
+        "".join(
+            f'{{"id": "agent-{i}", "text": "agent note {i} payments", "created_at": "2026-11-30T00:00:00Z"}}\n'
+            for i in range(5)
+        )
+    )
+    with Store.open(db) as other:
+        import_facts(other, parse_file(src), str(src))
+    assert b.changed_elsewhere() and not b.changed_elsewhere()  # one reload asked per change
+    loaded = b.reload()
+    assert len(loaded.state.memory) == 35 and loaded.state.masks.shape[1] == 35
+    assert loaded.elsewhere == "changed elsewhere: 5 new facts"
+    assert len(b.memory) == 30 and b.rows().counts == shown.counts  # not installed yet
+    landed = b.triage("verify", ["agent-2"])  # a fact only the reload has read
+    assert landed.error is None and landed.state.live is loaded.state.live
+    b.install(loaded)
+    assert len(b.memory) == 35 and b.rows().counts[0] == 35
+    b.install(landed)
+    assert landed.outcome.batch in b.own_batches  # the log tells this browser's action apart

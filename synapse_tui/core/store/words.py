@@ -9,12 +9,12 @@ them. A word's count within one fact is taken as 1 (facts are short statements):
 place the order can differ from bm25()'s.
 
 A broad word costs its doclist: FTS5 decodes a quarter of a million rowids for a word in a
-quarter of a million-fact store (20-40 ms, most of an agent's search). So each term's
-rowids are kept once read (`TermCache`), as the rows' token counts are: facts are only
-ever appended to the index, never rewritten or removed, so a term's rows once read stay
-its rows, and a later search reads only the rows appended since (a rowid range FTS5
-answers from the end of its doclist). Should the index change otherwise (its row count
-no longer adds up), everything kept is dropped.
+quarter of a million-fact store (60-110 ms on a busy machine, most of an agent's search).
+So each term's rowids are kept once read (`TermCache`), as the rows' token counts are:
+facts are only ever appended to the index, never rewritten or removed, so a term's rows
+once read stay its rows, and a later search reads only the rows appended since (a rowid
+range FTS5 answers from the end of its doclist). Should the index change otherwise (its
+row count no longer adds up), everything kept is dropped.
 """
 
 from __future__ import annotations
@@ -71,9 +71,11 @@ class TermCache:
 
 
 def _cache(store: Store) -> TermCache:
-    cache = store.__dict__.get("_term_cache")
+    """The store's term cache, made on its first word search (one per connection)."""
+    cache = getattr(store, "_term_cache", None)
     if cache is None:
-        cache = store.__dict__["_term_cache"] = TermCache()
+        cache = TermCache()
+        store._term_cache = cache  # type: ignore[attr-defined]
     return cache
 
 
@@ -196,9 +198,12 @@ def top_any(
     pos, relevance = found.pos, found.relevance
     if len(pos) > limit:
         cut = np.partition(relevance, len(pos) - limit)[len(pos) - limit]  # the limit-th highest
-        keep = np.flatnonzero(relevance >= cut)
+        above = np.flatnonzero(relevance > cut)
+        # ties at the cut (one word: every fact of the same length) go in position order
+        ties = np.flatnonzero(relevance == cut)[: limit - above.size]
+        keep = np.sort(np.concatenate([above, ties]))
         pos, relevance = pos[keep], relevance[keep]
-    best = np.lexsort((pos, -relevance))[:limit]
+    best = np.lexsort((pos, -relevance))
     return pos[best], relevance[best]
 
 

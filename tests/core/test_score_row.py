@@ -50,6 +50,7 @@ def test_rows_built_column_wise_are_the_rows_built_one_by_one(memory):
     by_column = score_json(memory.ids, memory.scores, at)
     one_by_one = [ScoreRow.of(memory.ids[i], memory.scores, i).to_json() for i in at.tolist()]
     assert [json.dumps(r) for r in by_column] == [json.dumps(r) for r in one_by_one]
+    assert [json.dumps(memory.row(i)) for i in at.tolist()] == [json.dumps(r) for r in one_by_one]
     assert by_column[2] is not by_column[3] and by_column[2]["flags"] is not by_column[3]["flags"]
 
 

@@ -17,7 +17,7 @@ from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.graph.read import store_graph_info
 from synapse_tui.core.store.db import FactRecord, Store
-from synapse_tui.core.trust.row import ScoreRow, score_json
+from synapse_tui.core.trust.row import ScoreRow, row_json, score_json
 from synapse_tui.core.trust.score import (
     GUIDANCE,
     GUIDANCE_ADVICE,
@@ -186,7 +186,7 @@ class Memory:
 
     def row(self, i: int) -> dict[str, Any]:
         """The `score --json` object of fact i (SPEC 6), full floats."""
-        return self.score_row(i).to_json()
+        return row_json(self.ids[i], self.scores, i)
 
     def rows(self, positions: np.ndarray | None = None) -> list[dict[str, Any]]:
         """The `score` objects of `positions` (default: every fact); `score --json` asks

@@ -46,10 +46,8 @@ class ScoreRow:
     @classmethod
     def of(cls, fact_id: str, sc: Scores, i: int) -> ScoreRow:
         """Fact i of `sc`, named `fact_id`."""
-        values: dict[str, Any] = {"id": fact_id, "flags": tuple(sc.flag_names(i))}
-        for name in COLUMNS:
-            value = getattr(sc, name).item(i)  # a Python float or int
-            values[name] = LABELS[name][value] if name in LABELS else value
+        values = row_json(fact_id, sc, i)
+        values["flags"] = tuple(values["flags"])
         return cls(**values)
 
     def to_json(self) -> dict[str, Any]:
@@ -63,6 +61,21 @@ NAMES: tuple[str, ...] = tuple(f.name for f in fields(ScoreRow))
 COLUMNS: tuple[str, ...] = tuple(n for n in NAMES if n not in ("id", "flags"))
 # the fields that are numbers: what `--sort` orders by and the filter language compares
 NUMBERS: tuple[str, ...] = tuple(n for n in COLUMNS if n not in LABELS)
+
+
+def row_json(fact_id: str, sc: Scores, i: int) -> dict[str, Any]:
+    """`ScoreRow.of(fact_id, sc, i).to_json()` without the object in between: MCP builds
+    one per result, and the object would triple the cost."""
+    out: dict[str, Any] = {}
+    for name in NAMES:
+        if name == "id":
+            out[name] = fact_id
+        elif name == "flags":
+            out[name] = sc.flag_names(i)
+        else:
+            value = getattr(sc, name).item(i)  # a Python float or int
+            out[name] = LABELS[name][value] if name in LABELS else value
+    return out
 
 
 def score_json(ids: Sequence[str], sc: Scores, at: np.ndarray) -> list[dict[str, Any]]:

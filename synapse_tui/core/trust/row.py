@@ -101,12 +101,11 @@ def score_json(ids: Sequence[str], sc: Scores, at: np.ndarray) -> list[dict[str,
 def _dict_builder(names: tuple[str, ...]) -> Callable[..., list[dict[str, Any]]]:
     """`lambda c0, c1, ...: [{names[0]: v0, ...} for v0, ... in zip(c0, c1, ...)]`, the keys
     written out: a dict display builds a row in half the time `dict(zip(names, values))`
-    takes (dataclasses write their `__init__` the same way)."""
-    assert all(name.isidentifier() for name in names)
+    takes (dataclasses write their `__init__` the same way; each key is a repr, so safe)."""
     cols = ", ".join(f"c{j}" for j in range(len(names)))
     values = ", ".join(f"v{j}" for j in range(len(names)))
     display = ", ".join(f"{name!r}: v{j}" for j, name in enumerate(names))
-    return eval(f"lambda {cols}: [{{{display}}} for {values} in zip({cols})]")  # noqa: S307
+    return eval(f"lambda {cols}: [{{{display}}} for {values} in zip({cols})]")
 
 
 _rows_from_columns = _dict_builder(NAMES)

@@ -141,3 +141,16 @@ def harness(db) -> Harness:
     app = Harness(store=store, config=config, clock=Clock(parse_time(NOW)), theme="textual-dark")
     app.animation_level = "none"
     return app
+
+
+async def palette_answered(pilot) -> None:
+    """Wait for the command palette to list its matches for what was typed: they come from
+    a search worker, and `enter` takes the first, so wait for the search to finish too."""
+    deadline = time.monotonic() + 10  # a busy machine: wait longer, never forever
+    while time.monotonic() < deadline:
+        found = pilot.app.screen.query("CommandList")
+        if found and found.first().option_count:
+            break
+        await pilot.pause(0.02)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()

@@ -3,6 +3,8 @@ and as-of showing the `deleted` flag as it stood then."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from synapse_tui.core.trust.score import BANDS
@@ -182,7 +184,10 @@ async def test_the_pane_paints_history_when_the_cursor_rests_and_never_another_f
         assert f"{second}  " in text and "TRUST" in text  # header and factors at once
         assert "verify  by user:" not in tail() and "PROVENANCE, HISTORY …" in tail()
         assert pane.pending
-        await pilot.pause(1.2)
+        deadline = time.monotonic() + 10  # the rest is a timer: wait for it to fire, however slow
+        while pane.pending and time.monotonic() < deadline:
+            await pilot.pause(0.05)
+        await pilot.pause()
         assert "PROVENANCE, HISTORY …" not in tail() and "no audit entries" in tail()
         await pilot.press("up")  # one move after a rest: everything at once
         await app.workers.wait_for_complete()

@@ -9,7 +9,7 @@ from synapse_tui.core.base.config import Config
 from synapse_tui.core.ingest.sources import sync_recorded
 from tests.cli_run import run
 from tests.core.mcp_memory_files import ENTITIES, RELATIONS, save
-from tests.ui.helpers import make_app, settle
+from tests.ui.helpers import make_app, palette_answered, settle
 
 SIZE = (120, 30)
 
@@ -45,7 +45,7 @@ async def test_palette_sync_sources_brings_in_what_the_agent_wrote(tmp_path):
             await pilot.press("ctrl+p")
             await pilot.pause()
             await pilot.press(*"sync sources")
-            await pilot.pause(0.5)
+            await palette_answered(pilot)
             await pilot.press("enter")
             deadline = time.monotonic() + 20
             while len(app.memory.ids) != 4 and time.monotonic() < deadline:

@@ -11,7 +11,7 @@ from synapse_tui.ui.screens.detail import DetailScreen
 from synapse_tui.ui.screens.help import HelpScreen
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.widgets.fact_list import FactList
-from tests.ui.helpers import SIZE, screen_text, select, settle
+from tests.ui.helpers import SIZE, palette_answered, screen_text, select, settle
 
 
 async def test_detail_of_a_disputed_fact(app):
@@ -126,14 +126,14 @@ async def test_command_palette_switches_queue(app):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"queue disputed")
-        await pilot.pause(0.5)
+        await palette_answered(pilot)
         await pilot.press("enter")
         await settle(pilot)
         assert len(app.query_one(FactList).order) == 3
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"sort by trust, reversed")
-        await pilot.pause(0.5)
+        await palette_answered(pilot)
         await pilot.press("enter")
         await settle(pilot)
         facts = app.query_one(FactList)

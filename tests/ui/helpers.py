@@ -154,3 +154,21 @@ async def palette_answered(pilot) -> None:
         await pilot.pause(0.02)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def searched(pilot) -> None:
+    """Wait for the search box's debounced search to land: the list shows what the box
+    says, or the box says why it cannot (a busy machine answers later than any pause)."""
+    from synapse_tui.ui.search import SearchBar
+
+    app = pilot.app
+    bar = app.main.query_one(SearchBar)
+    deadline = time.monotonic() + 10  # a busy machine: wait longer, never forever
+    while time.monotonic() < deadline:
+        value = bar.input.value
+        if app.browser.view.search.source == value:
+            break
+        if bar.error is not None and f"\n  {value}\n" in bar.error.plain:
+            break
+        await pilot.pause(0.02)
+    await settle(pilot)

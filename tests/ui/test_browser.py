@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.widgets.fact_list import FactList
-from tests.ui.helpers import SIZE, screen_text, settle
+from tests.ui.helpers import SIZE, screen_text, searched, settle
 
 
 def current_id(app) -> str | None:
@@ -117,7 +117,7 @@ async def test_search_ranks_and_filters(app):
         await pilot.press("slash")
         assert app.focused.id == "search"
         await pilot.press(*"payments")
-        await settle(pilot, 0.3)
+        await searched(pilot)
         facts = app.query_one(FactList)
         ids = [app.memory.ids[p] for p in facts.order]
         assert set(ids) == {"f-pay-01", "f-pay-02", "f-pay-03", "f-mid-3"}
@@ -125,11 +125,11 @@ async def test_search_ranks_and_filters(app):
         assert "relevance, then trust" in screen_text(app)
         for key in " trust<0.3 tier:auto":
             await pilot.press("space" if key == " " else key)
-        await settle(pilot, 0.3)
+        await searched(pilot)
         ids = [app.memory.ids[p] for p in facts.order]
         assert set(ids) == {"f-pay-03"}
         await pilot.press("escape")
-        await settle(pilot, 0.3)
+        await searched(pilot)
         assert len(facts.order) == 30
         assert app.focused is facts
 
@@ -138,7 +138,7 @@ async def test_search_matches_ids(app):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("slash", *"f-db-v2")
-        await settle(pilot, 0.3)
+        await searched(pilot)
         ids = [app.memory.ids[p] for p in app.query_one(FactList).order]
         assert "f-db-v2" in ids
 
@@ -147,7 +147,7 @@ async def test_filter_typo_shows_inline_error(app):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("slash", *"trsut<0.3")
-        await settle(pilot, 0.3)
+        await searched(pilot)
         text = screen_text(app)
         assert "unknown field 'trsut'" in text
         assert "did you mean 'trust'" in text
@@ -155,7 +155,7 @@ async def test_filter_typo_shows_inline_error(app):
         await pilot.press("backspace", *"", "backspace")
         for _ in range(9):
             await pilot.press("backspace")
-        await settle(pilot, 0.3)
+        await searched(pilot)
         assert "unknown field" not in screen_text(app)
 
 
@@ -163,7 +163,7 @@ async def test_enter_in_search_returns_to_list_keeping_results(app):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("slash", *"postgres")
-        await settle(pilot, 0.3)
+        await searched(pilot)
         await pilot.press("enter")
         facts = app.query_one(FactList)
         assert app.focused is facts
@@ -180,7 +180,7 @@ async def test_a_search_puts_the_cursor_on_its_best_match_however_fast_it_was_ty
         facts = app.query_one(FactList)
         for typed in ("p", "ostgres"):  # "p" answers on its own, then the rest
             await pilot.press(*(["slash"] if typed == "p" else []), *typed)
-            await settle(pilot, 0.3)
+            await searched(pilot)
         assert len(facts.order) == 3 and facts.cursor == 0
 
 

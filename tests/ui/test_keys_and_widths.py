@@ -9,7 +9,7 @@ import pytest
 
 from synapse_tui.ui.screens.confirm import ConfirmScreen
 from synapse_tui.ui.widgets.fact_list import FactList
-from tests.ui.helpers import NOW, audit, db_row, record_notices, screen_text, select, settle
+from tests.ui.helpers import NOW, audit, db_row, record_notices, screen_text, searched, select, settle
 
 SIZES = [(80, 24), (120, 40), (200, 50)]
 
@@ -471,7 +471,7 @@ async def test_the_search_box_names_enter_and_escape_and_down_goes_to_the_list(a
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("slash", *"payments")
-        await settle(pilot, 0.3)
+        await searched(pilot)
         footer = screen_text(app).splitlines()[-1]
         assert "↵" in footer and "esc" in footer, footer
         await pilot.press("down")
@@ -529,7 +529,7 @@ async def test_long_ids_show_a_short_unique_prefix_that_search_accepts(long_app,
         assert "m-d18ff701 " in text and "m-d18ff702 " in text and "mem0:3f2c9 " in text
         assert "m-d18f…" not in text
         await pilot.press("slash", *"mem0:3f2c9")
-        await settle(pilot, 0.3)
+        await searched(pilot)
         assert app.main.current_fact_id() == LONG_IDS[2]
         assert LONG_IDS[2] in screen_text(app) or size[1] < 30  # the whole id in the pane
 

@@ -25,6 +25,7 @@ from tests.ui.helpers import (
     record_notices,
     row_of,
     screen_text,
+    searched,
     select,
     settle,
     trust,
@@ -283,7 +284,7 @@ async def test_viewing_never_writes(app, db):
         await settle(pilot)
         await pilot.press("down", "end", "pagedown", "home", "tab", "o", "3", "1")
         await pilot.press("slash", *"payments")
-        await settle(pilot, 0.3)
+        await searched(pilot)
         await pilot.press("enter", "space", "u", "escape")
         await select(pilot, "f-pay-01")
         await pilot.press("enter")

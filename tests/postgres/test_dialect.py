@@ -38,6 +38,17 @@ from synapse_tui.core.store.postgres.dialect import Untranslatable, translate
             (False,),
         ),
         (
+            "SELECT a FROM semantic_edges WHERE b = :p ORDER BY weight::text LIMIT :lim",
+            "SELECT a FROM semantic_edges WHERE b = %(p)s ORDER BY weight::text LIMIT %(lim)s",
+            (),
+        ),
+        (
+            "PRAGMA data_version",
+            "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes) * 4294967296"
+            " + (SELECT coalesce(max(seq), 0) FROM audit)",
+            (),
+        ),
+        (
             "SELECT eid, count(*) FROM mentions NOT INDEXED GROUP BY eid",
             "SELECT eid, count(*) FROM mentions GROUP BY eid",
             (),
@@ -51,7 +62,7 @@ def test_each_rule(sqlite, postgres, lists):
 @pytest.mark.parametrize(
     "sqlite",
     [
-        "PRAGMA data_version",
+        "PRAGMA wal_checkpoint(TRUNCATE)",
         "SELECT json_extract(provenance, '$.x') FROM facts",
         "SELECT julianday(at) FROM audit",
         "SELECT rowid FROM facts_fts WHERE facts_fts MATCH ?",

@@ -1,6 +1,6 @@
 """What does not work on a server yet says so in one line, without a traceback and without
-its password; what reads (score, show, export) reaches the server, and a server that is not
-there is one line too."""
+its password; what works there (reading, triage, the MCP server) reaches for the server, and
+a server that is not there is one line too."""
 
 from __future__ import annotations
 
@@ -30,12 +30,8 @@ def one_error_line(args, tmp_path, monkeypatch) -> str:
         (URL,),
         ("open", URL),
         ("import", "facts.jsonl", "--db", URL),
-        ("corroborate", URL, "a"),
-        ("mcp", URL),
         ("sync", URL),
         ("embed", URL),
-        ("edges", URL),
-        ("neighbours", URL, "a"),
         ("calibrate", URL),
         ("export", URL, "-o", "service=team password=hunter2"),  # a server is no output file
     ],
@@ -55,15 +51,20 @@ def test_a_command_that_does_not_work_on_a_server_refuses_it_in_one_line(args, t
         ("show", "postgresql://team:hunter2@/memory?host={tmp}", "a"),
         ("export", "postgresql://team:hunter2@/memory?host={tmp}"),
         ("export", "--audit", "postgres://team:hunter2@/memory?host={tmp}"),
+        ("edges", "postgresql://team:hunter2@/memory?host={tmp}"),
+        ("corroborate", "postgresql://team:hunter2@/memory?host={tmp}", "a"),
+        ("mcp", "postgresql://team:hunter2@/memory?host={tmp}"),
     ],
 )
-def test_a_reading_command_reaches_for_the_server(args, tmp_path, monkeypatch):
+def test_a_command_that_works_on_a_server_reaches_for_it(args, tmp_path, monkeypatch):
     """Nobody listens on the socket: the one line says it could not connect."""
     args = [a.format(tmp=tmp_path / "no-server") for a in args]
     line = one_error_line(args, tmp_path, monkeypatch)
     assert "cannot connect to postgres" in line and "team@/memory" in line
 
 
-def test_the_store_refuses_to_write_a_server_whoever_opens_it():
-    with pytest.raises(StoreError, match=r"^postgres://team@h/db: a PostgreSQL server; it can be read"):
-        Store.open("postgres://team:hunter2@h/db", create=True)
+def test_the_store_names_a_server_it_cannot_reach_without_its_password(tmp_path):
+    where = f"postgres://team:hunter2@/db?host={tmp_path}"
+    with pytest.raises(StoreError, match=r"^cannot connect to postgres://team@/db") as caught:
+        Store.open(where, readonly=True)
+    assert "hunter2" not in str(caught.value)

@@ -1,6 +1,6 @@
 """A store on a server answers the reading commands byte for byte as the file it was
-copied from: `score --json`, filters, word search, `show --json`, `export`, `export --audit`
-(issue 25, point 1). Two stores: the bundled sample, and a small one with an audit log,
+copied from: `score --json`, filters, word search, `show --json`, `export`, `export --audit`,
+`edges` and `neighbours` (issue 25, point 1). Two stores: the bundled sample, and a small one with an audit log,
 supersessions, an undo and a graph."""
 
 from __future__ import annotations
@@ -71,7 +71,8 @@ def same(file, server, *args) -> str:
 
 def commands(ids: list[str], filters: list[str], searches: list[str]) -> list[tuple[str, ...]]:
     out = [("score", "--json"), ("score",), ("score", "--sort", "-fresh", "--limit", "20")]
-    out += [("export",), ("export", "--audit")]
+    out += [("export",), ("export", "--audit"), ("edges", "--json", "--lexical"), ("edges",)]
+    out += [("neighbours", fid, "--json") for fid in ids] + [("neighbours", ids[0])]
     out += [("show", fid, "--json") for fid in ids]
     out += [("score", "--where", w, "--json") for w in filters + searches]
     out += [("score", "--where", w) for w in searches]  # relevance's order in the table
@@ -80,7 +81,7 @@ def commands(ids: list[str], filters: list[str], searches: list[str]) -> list[tu
 
 def check(file, server, config, ids, filters, searches) -> None:
     for args in commands(ids, filters, searches):
-        if args[0] == "export":
+        if args[0] in ("export", "edges"):
             same(file, server, *args)
         else:
             same(file, server, *args, "--now", NOW, "--config", config)

@@ -15,6 +15,9 @@ The rules, each checked by tests/postgres/test_dialect.py:
 - `X IN (SELECT value FROM json_each(?))`, the SQLite way of binding a list, becomes
   `X = ANY(%s)` with the JSON array decoded to a Python list, which psycopg sends as an array;
 - `group_concat(X, ',')` becomes `string_agg((X)::text, ',')`;
+- `:name` placeholders (with a dict of arguments) become `%(name)s`;
+- `PRAGMA data_version` (has anyone committed?) becomes the change log's and the audit's
+  newest entries, which every committed change of a fact or a triage entry moves;
 - SQLite's planner hints (`NOT INDEXED`, `INDEXED BY`) go: PostgreSQL plans its own way;
 - `WHERE deleted` (an integer flag read as a truth value) becomes `WHERE deleted <> 0`;
 - `INSERT OR REPLACE INTO meta` and `INSERT OR IGNORE INTO T` become PostgreSQL's `ON CONFLICT`.
@@ -31,6 +34,11 @@ from typing import Any
 _LIST = re.compile(r"\bIN \(SELECT value FROM json_each\(\?\)\)")
 _GROUP_CONCAT = re.compile(r"group_concat\(([^()]*(?:\([^()]*\)[^()]*)*), ','\)")
 _HINT = re.compile(r"\s+(NOT INDEXED|INDEXED BY \w+)\b")
+_NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+_DATA_VERSION = (
+    "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes) * 4294967296"
+    " + (SELECT coalesce(max(seq), 0) FROM audit)"
+)
 _WHERE_FLAG = re.compile(r"\bWHERE deleted\b(?!\s*[=<>!])")
 _OR_REPLACE_META = re.compile(r"^INSERT OR REPLACE INTO meta \(key, value\) (.*)$", re.S)
 _OR_IGNORE = re.compile(r"^INSERT OR IGNORE INTO (.*)$", re.S)
@@ -49,6 +57,8 @@ class Untranslatable(RuntimeError):
 def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
     """PostgreSQL's spelling of one of the Store's statements, and per placeholder whether
     its argument is a JSON list to send as an array."""
+    if sql.strip() == "PRAGMA data_version":
+        return _DATA_VERSION, ()
     sql = _LIST.sub("= ANY(?" + _LIST_MARK + ")", sql)
     sql = _GROUP_CONCAT.sub(r"string_agg((\1)::text, ',')", sql)
     sql = _HINT.sub("", sql)
@@ -59,7 +69,10 @@ def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
         sql = f"INSERT INTO {m[1]} ON CONFLICT DO NOTHING"
     if found := _SQLITE_ONLY.search(sql):
         raise Untranslatable(f"internal error: SQLite's {found[0]} reached PostgreSQL: {sql[:120]}")
-    head, *pieces = sql.replace("%", "%%").split("?")
+    sql = sql.replace("%", "%%")
+    if _NAMED.search(sql):
+        return _NAMED.sub(r"%(\1)s", sql), ()
+    head, *pieces = sql.split("?")
     out, lists = [head], []
     for piece in pieces:
         lists.append(piece.startswith(_LIST_MARK))
@@ -67,7 +80,9 @@ def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
     return "".join(out), tuple(lists)
 
 
-def _args(args: Sequence[Any], lists: tuple[bool, ...]) -> tuple[Any, ...]:
+def _args(args: Sequence[Any] | dict[str, Any], lists: tuple[bool, ...]) -> Any:
+    if isinstance(args, dict):
+        return args
     if len(args) != len(lists):
         raise Untranslatable(f"internal error: {len(args)} arguments for {len(lists)} placeholders")
     return tuple(json.loads(a) if is_list else a for a, is_list in zip(args, lists, strict=True))
@@ -101,6 +116,7 @@ class Connection:
 
     def __init__(self, raw: Any) -> None:
         self.raw = raw  # the psycopg.Connection, for the PgStore's own statements
+        self.total_changes = 0  # rows this connection changed (sqlite3's, for caches' marks)
 
     @property
     def in_transaction(self) -> bool:
@@ -110,12 +126,16 @@ class Connection:
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor:
         pg, lists = translate(sql)
-        return Cursor(self.raw.execute(pg, _args(args, lists)))
+        cur = self.raw.execute(pg, _args(args, lists))
+        if cur.description is None and cur.rowcount > 0:
+            self.total_changes += cur.rowcount
+        return Cursor(cur)
 
     def executemany(self, sql: str, rows: Any) -> Cursor:
         pg, lists = translate(sql)
         cur = self.raw.cursor()
         cur.executemany(pg, [_args(row, lists) for row in rows])
+        self.total_changes += max(cur.rowcount, 0)
         return Cursor(cur)
 
     def close(self) -> None:

@@ -82,11 +82,11 @@ def redact(target: str) -> str:
     return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
 
 
-# What a command says of a server until it works there (`score`, `show`, `export` and
-# `copy` do: docs/postgres.md).
+# What a command says of a server until it works there (docs/postgres.md: reading, triage
+# and copy do).
 NOT_YET = (
     "{shown}: a PostgreSQL server; this command does not work with servers yet (score, show,"
-    " export and copy do; copy the store to a file to browse, triage or serve it)"
+    " export, triage and copy do; copy the store to a file to browse, import or sync it)"
 )
 
 

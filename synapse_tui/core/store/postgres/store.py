@@ -14,7 +14,9 @@ answers differently is overridden here, and only that:
 - what SQLite keeps in PRAGMAs (data_version, quick_check, checkpoints) has the server's
   equivalent or none.
 
-For now a server opens for reading only: a command that writes says so in one line.
+Triage writes through the Store's own statements too, in a transaction holding the store's
+advisory lock. Imports do not run on a server yet (`store.imports` refuses its writes in
+one line): the word index and the graph are built as a file keeps them.
 """
 
 from __future__ import annotations
@@ -31,14 +33,16 @@ from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.store.arrays import FactArrays
 from synapse_tui.core.store.db import INVALIDATED_AT, Store, WordHits, _arrays
+from synapse_tui.core.store.postgres import schema
+from synapse_tui.core.store.postgres.connect import describe, driver, errors_named
 from synapse_tui.core.store.postgres.dialect import Connection
 from synapse_tui.core.store.postgres.location import Location, locate
 from synapse_tui.core.store.postgres.server import open_server
 
-# What a write on a server says until writes run there (the reading commands work).
+# What a write the server cannot take yet says (triage works; imports do not).
 WRITES_NOT_YET = (
-    "{shown}: a PostgreSQL server; it can be read (score, show, export) and copied, but not"
-    " written yet (copy the store to a file to browse, triage, import or serve it)"
+    "{shown}: a PostgreSQL server; {what} does not work on a server yet (copy the store to a"
+    " file to import into it, sync or build its graph)"
 )
 
 # `load`'s columns (db._LOAD_COLUMNS) in PostgreSQL's spelling: the signers bound as a list.
@@ -66,8 +70,6 @@ _LOAD_COLUMNS = (
 def open_store(location: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:
     """`Store.open` of a server's location."""
     where = locate(location)
-    if not readonly:
-        raise StoreError(WRITES_NOT_YET.format(shown=where.shown))
     raw = open_server(where, create=create, readonly=readonly)
     raw.autocommit = True  # transactions are the Store's: BEGIN in `snapshot`
     return PgStore(where, raw, readonly)
@@ -79,6 +81,7 @@ class PgStore(Store):
     def __init__(self, where: Location, raw: Any, readonly: bool) -> None:
         super().__init__(where, Connection(raw), readonly)  # type: ignore[arg-type]
         self.where = where
+        self.imports = _NoImports(self.imports, where)  # type: ignore[assignment]
         self._words: Any = None  # postgres/words.py's Mirror, made by the first search
 
     @property
@@ -102,8 +105,29 @@ class PgStore(Store):
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
-        raise StoreError(WRITES_NOT_YET.format(shown=self.where.shown))
-        yield  # pragma: no cover
+        """One write transaction holding the store's advisory lock: writers take turns, as
+        SQLite's BEGIN IMMEDIATE makes them, so an action's check and its write (the next
+        audit batch, a supersession's cycle check) see no other writer in between."""
+        if self.readonly:
+            raise StoreError(f"{self.read_only_because()}; nothing can be changed")
+        psycopg = driver()
+        with errors_named(self.where, "nothing was changed"):
+            self._raw.execute("BEGIN")
+            try:
+                schema.lock(self._raw)
+            except BaseException:
+                self._raw.execute("ROLLBACK")
+                raise
+        try:
+            yield self._conn
+        except BaseException:
+            if self._conn.in_transaction:
+                self._raw.execute("ROLLBACK")
+            raise
+        try:
+            self._raw.execute("COMMIT")
+        except psycopg.Error as exc:
+            raise StoreError(f"nothing was changed: {describe(self.where, exc)}") from None
 
     @contextmanager
     def snapshot(self) -> Iterator[Any]:
@@ -122,10 +146,7 @@ class PgStore(Store):
     def data_version(self) -> int:
         """Changes when anyone commits a change of a fact or a triage entry: the change
         log's newest entry and the audit's (SQLite's PRAGMA data_version)."""
-        row = self._raw.execute(
-            "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes), (SELECT coalesce(max(seq), 0) FROM audit)"
-        ).fetchone()
-        return hash(tuple(row))
+        return self._conn.execute("PRAGMA data_version").fetchone()[0]  # dialect.py's rule
 
     # -- the arithmetic's arrays ------------------------------------------------------------
 
@@ -225,3 +246,18 @@ class PgStore(Store):
 
     def prepare_search(self) -> None:
         self._mirror().prepare_search()
+
+
+class _NoImports:
+    """`store.imports` on a server: its reads (export's extras) work, its writes refuse in
+    one line until imports run there (the word index and the graph are a file's today)."""
+
+    _WRITES = frozenset({"insert", "link_supersessions", "flag_deleted", "set_provenance"})
+
+    def __init__(self, imports: Any, where: Location) -> None:
+        self._imports, self._where = imports, where
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._WRITES:
+            raise StoreError(WRITES_NOT_YET.format(shown=self._where.shown, what="an import"))
+        return getattr(self._imports, name)

@@ -1,0 +1,105 @@
+"""`synapse-tui mcp` serving a store on a server: each tool answers as it does on the file
+the store was copied from, evidence lands in the same audit entries, and `remember` (an
+import) says in one tool error that it does not work on a server yet."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from tests.helpers import NOW, run
+
+mcp = pytest.importorskip("mcp")
+
+import anyio  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp_types import Implementation  # noqa: E402
+
+pytestmark = pytest.mark.postgres
+
+
+def serve(location, config, scenario):
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "from synapse_tui.cli import main; main()", "mcp", str(location)],
+        env={"SYNAPSE_NOW": NOW, "SYNAPSE_CONFIG": str(config)},
+    )
+
+    async def session_run():
+        with anyio.fail_after(120):
+            async with stdio_client(params) as (read, write):
+                async with ClientSession(
+                    read, write, client_info=Implementation(name="scout", version="1")
+                ) as session:
+                    await session.initialize()
+                    return await scenario(session)
+
+    return anyio.run(session_run)
+
+
+CALLS = [
+    ("search", {"query": "Maria", "limit": 5}),
+    ("search", {"query": "is:superseded"}),
+    ("search", {"query": "maria owns payments api"}),
+    ("show", {"id": "d"}),
+    ("neighbours", {"id": "a"}),
+    ("show", {"id": "no-such-fact"}),
+    ("search", {"query": "trust<0.5 tier:autp"}),
+    ("corroborate", {"id": "e"}),
+    ("contradict", {"id": "c"}),
+    ("verify", {"id": "b"}),
+    ("search", {"query": "maria"}),
+    ("show", {"id": "e"}),
+]
+
+
+EVIDENCE = ("corroborate", "contradict", "verify")
+
+
+def _without_due(answer: dict | None) -> dict | None:
+    return None if answer is None else {k: v for k, v in answer.items() if k != "review_due"}
+
+
+async def answers(session) -> list[tuple]:
+    out = []
+    for name, arguments in CALLS:
+        got = await session.call_tool(name, arguments)
+        text = got.content[0].text if got.is_error else None
+        out.append((name, got.is_error, got.structured_content, text))
+    return out
+
+
+def test_every_tool_answers_as_on_the_file(db, new_database):
+    config = db.with_name("memory.synapse.toml")
+    url = new_database()
+    run("copy", db, url)
+    on_file, on_server = serve(db, config, answers), serve(url, config, answers)
+    for mine, theirs in zip(on_file, on_server, strict=True):
+        name, error, answer, _ = mine
+        if name in EVIDENCE:
+            # On a file, the answer right after the server's own write keeps the review_due
+            # of the fact's old events (its memory was patched, not reloaded); `show`
+            # afterwards, and the server (which sees its own commit and reloads), give the
+            # new one. A file's quirk, not the server's: compared below through `show`.
+            answer, theirs = _without_due(answer), (*theirs[:2], _without_due(theirs[2]))
+        assert (theirs[1], theirs[2]) == (error, answer), name
+    assert on_server[-1][2]["review_due"] == on_file[-1][2]["review_due"]  # `show e` after corroborate
+    assert run("export", url, "--audit").stdout == run("export", db, "--audit").stdout
+    assert run("export", url).stdout == run("export", db).stdout
+
+
+def test_remember_on_a_server_is_one_tool_error(db, new_database):
+    config = db.with_name("memory.synapse.toml")
+    url = new_database()
+    run("copy", db, url)
+
+    async def remember(session):
+        return await session.call_tool("remember", {"text": "Maria owns the Ledger API"})
+
+    got = serve(url, config, remember)
+    assert got.is_error
+    (line,) = got.content[0].text.splitlines()
+    assert "an import does not work on a server yet" in line
+    assert run("export", url).stdout == run("export", db).stdout  # nothing landed

@@ -1,0 +1,82 @@
+"""Triage on a server: the same actions on a file and on its copy on a server say the same,
+log the same audit entries and leave the same scores (issue 25, point 1 for writes)."""
+
+from __future__ import annotations
+
+import pytest
+
+from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.store.db import Store
+from tests.helpers import NOW, json_lines, run
+
+pytestmark = pytest.mark.postgres
+
+ACTIONS = [
+    ("corroborate", "e"),
+    ("accept", "e"),
+    ("contradict", "a"),
+    ("supersede", "c", "d"),
+    ("verify", "b"),
+    ("undo",),
+    ("verify", "a"),
+    ("undo",),
+    ("undo",),
+]
+
+
+@pytest.fixture
+def pair(db, new_database):
+    url = new_database()
+    run("copy", db, url)
+    return db, url, db.with_name("memory.synapse.toml")
+
+
+def both(file, server, *args, ok=True):
+    on_file = run(args[0], file, *args[1:], ok=ok)
+    on_server = run(args[0], server, *args[1:], ok=ok)
+    assert (on_server.exit_code, on_server.stdout, on_server.stderr) == (
+        on_file.exit_code,
+        on_file.stdout,
+        on_file.stderr.replace(str(file), str(server)),
+    )
+    return on_file
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_each_action_says_and_logs_the_same(pair, as_json):
+    file, server, config = pair
+    flags = ["--now", NOW, "--config", config] + (["--json"] if as_json else [])
+    for action in ACTIONS:
+        both(file, server, *action, *flags)
+        assert run("export", server, "--audit").stdout == run("export", file, "--audit").stdout
+    assert run("export", server).stdout == run("export", file).stdout
+    score = ("score", "--json", "--now", NOW, "--config", config)
+    assert run(score[0], server, *score[1:]).stdout == run(score[0], file, *score[1:]).stdout
+    logged = {e["action"] for e in json_lines(run("export", server, "--audit").stdout)}
+    assert logged == {a[0] for a in ACTIONS}
+
+
+def test_a_refused_action_is_the_same_line_and_changes_nothing(pair):
+    file, server, config = pair
+    flags = ("--now", NOW, "--config", config)
+    both(file, server, "supersede", "c", "d", *flags)
+    refused = both(file, server, "supersede", "d", "c", *flags, ok=False)  # a cycle
+    assert refused.exit_code == 2 and refused.stderr.startswith("error: ")
+    both(file, server, "verify", "no-such-fact", *flags, ok=False)
+    assert run("export", server, "--audit").stdout == run("export", file, "--audit").stdout
+
+
+def test_an_import_on_a_server_refuses_in_one_line(pair):
+    _, server, _ = pair
+    with (
+        Store.open(server) as store,
+        pytest.raises(StoreError, match="an import does not work on a server yet"),
+    ):
+        store.imports.insert([], [], 0)
+
+
+def test_a_read_only_store_on_a_server_refuses_a_write(pair):
+    _, server, _ = pair
+    with Store.open(server, readonly=True) as store, pytest.raises(StoreError, match="opened read-only"):
+        with store.transaction():
+            pass

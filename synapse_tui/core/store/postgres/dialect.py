@@ -29,7 +29,12 @@ import functools
 import json
 import re
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
+
+from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.store.postgres.connect import describe
+from synapse_tui.core.store.postgres.location import Location
 
 _LIST = re.compile(r"\bIN \(SELECT value FROM json_each\(\?\)\)")
 _GROUP_CONCAT = re.compile(r"group_concat\(([^()]*(?:\([^()]*\)[^()]*)*), ','\)")
@@ -114,9 +119,27 @@ class Connection:
     `execute` and `executemany` with SQLite's statements, `in_transaction` true only
     inside an explicit BEGIN (the Store's `snapshot` and `transaction`)."""
 
-    def __init__(self, raw: Any) -> None:
-        self.raw = raw  # the psycopg.Connection, for the PgStore's own statements
+    def __init__(self, raw: Any, where: Location) -> None:
+        self.raw = raw  # the psycopg.Connection
+        self.where = where
         self.total_changes = 0  # rows this connection changed (sqlite3's, for caches' marks)
+
+    @contextmanager
+    def errors_named(self) -> Iterator[None]:
+        """The server gone, the connection dropped, a lock or a disk: one line naming the
+        location (without its password), as a file's I/O errors are. Any other error is a
+        statement of ours the server refused: left to be reported as our bug."""
+        from psycopg import OperationalError
+
+        try:
+            yield
+        except OperationalError as exc:
+            raise StoreError(f"the server could not answer: {describe(self.where, exc)}") from None
+
+    def run(self, sql: str, args: Any = None) -> Any:
+        """One of the PgStore's own statements, in PostgreSQL's dialect: a psycopg cursor."""
+        with self.errors_named():
+            return self.raw.execute(sql, args)
 
     @property
     def in_transaction(self) -> bool:
@@ -126,7 +149,7 @@ class Connection:
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor:
         pg, lists = translate(sql)
-        cur = self.raw.execute(pg, _args(args, lists))
+        cur = self.run(pg, _args(args, lists))
         if cur.description is None and cur.rowcount > 0:
             self.total_changes += cur.rowcount
         return Cursor(cur)
@@ -134,7 +157,8 @@ class Connection:
     def executemany(self, sql: str, rows: Any) -> Cursor:
         pg, lists = translate(sql)
         cur = self.raw.cursor()
-        cur.executemany(pg, [_args(row, lists) for row in rows])
+        with self.errors_named():
+            cur.executemany(pg, [_args(row, lists) for row in rows])
         self.total_changes += max(cur.rowcount, 0)
         return Cursor(cur)
 

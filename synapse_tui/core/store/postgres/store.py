@@ -79,7 +79,7 @@ class PgStore(Store):
     """A store on a server; see the module's docstring for what differs from a file's."""
 
     def __init__(self, where: Location, raw: Any, readonly: bool) -> None:
-        super().__init__(where, Connection(raw), readonly)  # type: ignore[arg-type]
+        super().__init__(where, Connection(raw, where), readonly)  # type: ignore[arg-type]
         self.where = where
         self.imports = _NoImports(self.imports, where)  # type: ignore[assignment]
         self._words: Any = None  # postgres/words.py's Mirror, made by the first search
@@ -112,20 +112,20 @@ class PgStore(Store):
             raise StoreError(f"{self.read_only_because()}; nothing can be changed")
         psycopg = driver()
         with errors_named(self.where, "nothing was changed"):
-            self._raw.execute("BEGIN")
+            self._conn.run("BEGIN")
             try:
                 schema.lock(self._raw)
             except BaseException:
-                self._raw.execute("ROLLBACK")
+                self._conn.run("ROLLBACK")
                 raise
         try:
             yield self._conn
         except BaseException:
             if self._conn.in_transaction:
-                self._raw.execute("ROLLBACK")
+                self._conn.run("ROLLBACK")
             raise
         try:
-            self._raw.execute("COMMIT")
+            self._conn.run("COMMIT")
         except psycopg.Error as exc:
             raise StoreError(f"nothing was changed: {describe(self.where, exc)}") from None
 
@@ -136,12 +136,12 @@ class PgStore(Store):
         if self._conn.in_transaction:
             yield self._conn
             return
-        self._raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        self._conn.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         try:
             yield self._conn
         finally:
             if self._conn.in_transaction:
-                self._raw.execute("COMMIT")
+                self._conn.run("COMMIT")
 
     def data_version(self) -> int:
         """Changes when anyone commits a change of a fact or a triage entry: the change
@@ -166,7 +166,7 @@ class PgStore(Store):
         if not self._conn.in_transaction:
             raise RuntimeError("load_chunks reads a snapshot: call it inside Store.snapshot()")
         signers = json.dumps(list(config.trust.signers))
-        (text,) = self._raw.execute(
+        (text,) = self._conn.run(
             "SELECT string_agg((coalesce(supersedes_pos, 0) - 1)::text, ',' ORDER BY pos) FROM facts"
         ).fetchone()
         supersedes = np.fromstring(text, dtype=np.int64, sep=",") if text else np.empty(0, np.int64)
@@ -189,7 +189,7 @@ class PgStore(Store):
         outer = ", ".join(f"string_agg(c{i}::text, ',' ORDER BY pos)" for i in range(len(_LOAD_COLUMNS)))
         last_n = f" LIMIT {int(n)}" if limit else ""
         where = where.replace("?", "%s")
-        *texts, blob, joined, last = self._raw.execute(
+        *texts, blob, joined, last = self._conn.run(
             f"SELECT {outer}, string_agg(events, ''::bytea ORDER BY pos), string_agg(id, chr(30) ORDER BY pos),"
             f" max(pos) FROM (SELECT {inner}, events, id, pos FROM facts{where} ORDER BY pos{last_n}) t",
             (json.loads(signers), *args),
@@ -202,7 +202,7 @@ class PgStore(Store):
             nums[:, i] = values
         ids = (joined or "").split("\x1e")
         if len(ids) != n:  # an id holding the separator: read them as rows
-            rows = self._raw.execute(f"SELECT id FROM facts{where} ORDER BY pos{last_n}", args)
+            rows = self._conn.run(f"SELECT id FROM facts{where} ORDER BY pos{last_n}", args)
             ids = [row[0] for row in rows]
         return nums, np.frombuffer(blob or b"", dtype=np.float64), ids, last
 
@@ -220,7 +220,7 @@ class PgStore(Store):
 
     def _pg_positions(self, sql: str, args: tuple) -> np.ndarray:
         with self.snapshot():
-            (joined,) = self._raw.execute(sql, args).fetchone()
+            (joined,) = self._conn.run(sql, args).fetchone()
         return np.unique(np.fromstring(joined, dtype=np.int64, sep=",")) if joined else np.empty(0, np.int64)
 
     # -- words ------------------------------------------------------------------------------
@@ -231,7 +231,7 @@ class PgStore(Store):
         if self._words is None:
             self._words = Mirror()
         with self.snapshot():
-            self._words.sync(self._raw)
+            self._words.sync(self._raw, self._conn.errors_named)
         return self._words.store
 
     def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -17,6 +17,8 @@ is rebuilt from nothing.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +44,14 @@ class Mirror:
     def close(self) -> None:
         self.store.close()
 
-    def sync(self, raw: Any) -> None:
+    def sync(self, raw: Any, errors_named: Callable[[], AbstractContextManager[None]]) -> None:
         """Copy the facts appended since the last sync (all of them the first time), inside
-        the caller's snapshot of the server."""
+        the caller's snapshot of the server; `errors_named` puts the server's failures in
+        one line."""
+        with errors_named():
+            self._sync(raw)
+
+    def _sync(self, raw: Any) -> None:
         top, count = raw.execute("SELECT coalesce(max(pos), 0), count(*) FROM facts").fetchone()
         if (top, count) == (self.top, self.rows):
             return

@@ -172,3 +172,13 @@ async def searched(pilot) -> None:
             break
         await pilot.pause(0.02)
     await settle(pilot)
+
+
+async def candidates_listed(pilot) -> None:
+    """Wait for the supersede chooser's debounced search to land: its list title stops
+    offering related facts and counts the matches (or names the query's error)."""
+    title = pilot.app.screen.query_one("#sup-list-title")
+    deadline = time.monotonic() + 10  # a busy machine: wait longer, never forever
+    while "related facts" in title.render().plain and time.monotonic() < deadline:
+        await pilot.pause(0.02)
+    await settle(pilot)

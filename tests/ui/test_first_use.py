@@ -15,7 +15,7 @@ from synapse_tui.ui.screens.confirm import ConfirmScreen
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.neighbours import NeighbourScreen
 from synapse_tui.ui.widgets.fact_list import FactList
-from tests.ui.helpers import NOW, audit, record_notices, screen_text, select, settle
+from tests.ui.helpers import NOW, audit, candidates_listed, record_notices, screen_text, select, settle
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
@@ -145,7 +145,7 @@ async def test_the_supersede_picker_shows_every_text(app):
         assert "Payments retries use exponential backoff capped at 30 seconds" in flat  # the fact itself
         assert "The payments API rate limit is 100" in flat  # a candidate's text, after its reason
         await pilot.press(*"ledger", "enter")  # enter before the debounced search answered
-        await settle(pilot, 0.3)
+        await candidates_listed(pilot)
         assert "1 match" in screen_text(app) and "1 matches" not in screen_text(app)
         await pilot.press("enter")  # the first enter on the list previews
         await settle(pilot)

@@ -6,7 +6,7 @@ Update with `pytest tests/ui --snapshot-update` and look at the report before co
 
 from __future__ import annotations
 
-from tests.ui.helpers import make_app, settle
+from tests.ui.helpers import candidates_listed, make_app, settle
 
 
 def _app(db):
@@ -86,7 +86,7 @@ def test_supersede_blast_radius(snap_compare, db):
         await pilot.press("s")
         await settle(pilot)
         await pilot.press(*"ledger")
-        await settle(pilot, 0.3)
+        await candidates_listed(pilot)
         await pilot.press("enter")
         options = pilot.app.screen.query_one("#sup-candidates")
         ids = [options.get_option_at_index(i).id for i in range(options.option_count)]

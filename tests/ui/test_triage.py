@@ -20,6 +20,7 @@ from tests.ui.helpers import (
     NOW,
     SIZE,
     audit,
+    candidates_listed,
     db_row,
     make_app,
     record_notices,
@@ -190,7 +191,7 @@ async def _open_supersede(pilot, old: str, query: str, target: str) -> Supersede
     screen = pilot.app.screen
     assert isinstance(screen, SupersedeScreen)
     await pilot.press(*query)
-    await settle(pilot, 0.3)
+    await candidates_listed(pilot)
     await pilot.press("enter")  # to the candidates
     options = screen.query_one("#sup-candidates")
     index = next(i for i in range(options.option_count) if options.get_option_at_index(i).id == target)

@@ -4,6 +4,8 @@ painting never waits on the database; the Suspect and Signature queues say why."
 
 from __future__ import annotations
 
+import time
+
 from synapse_tui.ui.screens.detail import DetailScreen
 from synapse_tui.ui.widgets import explain as xp
 from synapse_tui.ui.widgets.fact_detail import FactDetail
@@ -99,13 +101,15 @@ async def test_painting_never_waits_on_the_database(app):
         app.browser.lock.acquire()  # a long write holds the connection
         try:
             await pilot.press("end")
-            await pilot.pause(0.2)
+            deadline = time.monotonic() + 5  # the rows paint while the texts wait on the lock
+            while PLACEHOLDER not in screen_text(app) and time.monotonic() < deadline:
+                await pilot.pause(0.02)
             text = screen_text(app)
             assert PLACEHOLDER in text  # the rows painted, their texts to come
             assert facts.cursor == 29  # and the keys still work
         finally:
             app.browser.lock.release()
-        await settle(pilot, 0.1)
+        await settle(pilot)  # it waits for the texts the list asked for
         assert "The incident commander" in screen_text(app)
 
 

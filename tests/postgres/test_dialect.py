@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from synapse_tui.core.store.postgres.dialect import Untranslatable, translate
+from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.store.postgres.dialect import Connection, Untranslatable, translate
+from synapse_tui.core.store.postgres.location import locate
 
 
 @pytest.mark.parametrize(
@@ -49,6 +51,19 @@ from synapse_tui.core.store.postgres.dialect import Untranslatable, translate
             (),
         ),
         (
+            "SELECT fact_id FROM audit WHERE julianday(at) > julianday(?)",
+            "SELECT fact_id FROM audit WHERE ((floor(extract(epoch FROM (at)::timestamptz) * 1000 + 0.5)"
+            " + 210866760000000) / 86400000.0)::float8 > ((floor(extract(epoch FROM (%s)::timestamptz)"
+            " * 1000 + 0.5) + 210866760000000) / 86400000.0)::float8",
+            (False,),
+        ),
+        (
+            "SELECT 1 FROM audit WHERE json_extract(after, '$.superseded_by') IS NOT NULL",
+            "SELECT 1 FROM audit WHERE (CASE WHEN after IS JSON OBJECT THEN after::json ->> 'superseded_by'"
+            " END) IS NOT NULL",
+            (),
+        ),
+        (
             "SELECT eid, count(*) FROM mentions NOT INDEXED GROUP BY eid",
             "SELECT eid, count(*) FROM mentions GROUP BY eid",
             (),
@@ -64,7 +79,7 @@ def test_each_rule(sqlite, postgres, lists):
     [
         "PRAGMA wal_checkpoint(TRUNCATE)",
         "SELECT json_extract(provenance, '$.x') FROM facts",
-        "SELECT julianday(at) FROM audit",
+        "SELECT json_extract(score_before, '$.trust') FROM audit",
         "SELECT rowid FROM facts_fts WHERE facts_fts MATCH ?",
         "SELECT name FROM sqlite_master",
     ],
@@ -72,3 +87,13 @@ def test_each_rule(sqlite, postgres, lists):
 def test_what_no_rule_carries_never_reaches_the_server(sqlite):
     with pytest.raises(Untranslatable, match="internal error: SQLite's"):
         translate(sqlite)
+
+
+def test_a_path_that_still_needs_sqlite_refuses_the_server_in_one_line():
+    conn = Connection(None, locate("postgresql://team:hunter2@db/memory"))
+    with pytest.raises(StoreError) as caught:
+        conn.execute("PRAGMA database_list")
+    assert str(caught.value) == (
+        "postgresql://team@db/memory: a PostgreSQL server; this does not work on a server yet"
+        " (it needs SQLite's PRAGMA); copy the store to a file to use it"
+    )

@@ -54,6 +54,13 @@ def test_each_action_says_and_logs_the_same(pair, as_json):
     assert run(score[0], server, *score[1:]).stdout == run(score[0], file, *score[1:]).stdout
     logged = {e["action"] for e in json_lines(run("export", server, "--audit").stdout)}
     assert logged == {a[0] for a in ACTIONS}
+    # the store as it was: before every action, and with all of them (the audit read by time)
+    for when in ("2026-11-01T00:00:00Z", NOW):
+        as_of = ("--as-of", when, "--now", NOW, "--config", config)
+        for args in (("score", "--json"), ("show", "e", "--json"), ("export",), ("export", "--audit")):
+            assert (
+                run(args[0], server, *args[1:], *as_of).stdout == run(args[0], file, *args[1:], *as_of).stdout
+            )
 
 
 def test_a_refused_action_is_the_same_line_and_changes_nothing(pair):

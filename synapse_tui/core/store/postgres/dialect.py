@@ -6,8 +6,9 @@ both databases read alike. Spelling each twice would give every change two homes
 is what issue 21 took away. So the components run over this connection as they stand,
 and the few SQLite spellings they use are rewritten here, each by one named rule; what no
 rule can carry (the bulk load's byte aggregates, FTS5's word index, PRAGMAs) is the
-PgStore's own (store.py), and a statement the rules do not know fails loudly in tests
-instead of reaching the server (`untranslatable`).
+PgStore's own (store.py). A statement holding a SQLite function no rule carries never
+reaches the server: the command says in one line that it does not work on a server yet
+(`NEEDS_SQLITE`), and test_dialect.py keeps the rules honest.
 
 The rules, each checked by tests/postgres/test_dialect.py:
 
@@ -18,6 +19,9 @@ The rules, each checked by tests/postgres/test_dialect.py:
 - `:name` placeholders (with a dict of arguments) become `%(name)s`;
 - `PRAGMA data_version` (has anyone committed?) becomes the change log's and the audit's
   newest entries, which every committed change of a fact or a triage entry moves;
+- `julianday(X)` becomes the same count of days, from PostgreSQL's timestamptz of X;
+- `json_extract(C, '$.key') IS NOT NULL` becomes a test of C's key (a typed json_extract
+  has no rule: PostgreSQL's `->>` gives text where SQLite gives numbers);
 - SQLite's planner hints (`NOT INDEXED`, `INDEXED BY`) go: PostgreSQL plans its own way;
 - `WHERE deleted` (an integer flag read as a truth value) becomes `WHERE deleted <> 0`;
 - `INSERT OR REPLACE INTO meta` and `INSERT OR IGNORE INTO T` become PostgreSQL's `ON CONFLICT`.
@@ -44,6 +48,13 @@ _DATA_VERSION = (
     "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes) * 4294967296"
     " + (SELECT coalesce(max(seq), 0) FROM audit)"
 )
+_JULIANDAY = re.compile(r"\bjulianday\(([\w.?]+)\)")
+# SQLite's julianday: the instant rounded to the millisecond, as a count of days since the
+# Julian epoch (210,866,760,000,000 ms before Unix's), so the same double comes back
+_JULIAN = (
+    "((floor(extract(epoch FROM ({})::timestamptz) * 1000 + 0.5) + 210866760000000) / 86400000.0)::float8"
+)
+_JSON_PRESENT = re.compile(r"\bjson_extract\(([\w.]+), '\$\.(\w+)'\) IS NOT NULL")
 _WHERE_FLAG = re.compile(r"\bWHERE deleted\b(?!\s*[=<>!])")
 _OR_REPLACE_META = re.compile(r"^INSERT OR REPLACE INTO meta \(key, value\) (.*)$", re.S)
 _OR_IGNORE = re.compile(r"^INSERT OR IGNORE INTO (.*)$", re.S)
@@ -55,7 +66,19 @@ _LIST_MARK = "\x01"  # after a placeholder: its argument is a JSON list
 
 
 class Untranslatable(RuntimeError):
-    """A statement in SQLite's dialect that no rule carries to PostgreSQL: our bug."""
+    """A statement in SQLite's dialect that no rule carries to PostgreSQL."""
+
+    def __init__(self, message: str, spelling: str = "") -> None:
+        super().__init__(message)
+        self.spelling = spelling  # the SQLite function or table it needs
+
+
+# What a path of the core that still speaks SQLite's own dialect says on a server: the
+# command's refusal in one line, as the CLI's guard says it of whole commands.
+NEEDS_SQLITE = (
+    "{shown}: a PostgreSQL server; this does not work on a server yet (it needs SQLite's"
+    " {spelling}); copy the store to a file to use it"
+)
 
 
 @functools.lru_cache(maxsize=512)
@@ -67,13 +90,15 @@ def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
     sql = _LIST.sub("= ANY(?" + _LIST_MARK + ")", sql)
     sql = _GROUP_CONCAT.sub(r"string_agg((\1)::text, ',')", sql)
     sql = _HINT.sub("", sql)
+    sql = _JULIANDAY.sub(lambda m: _JULIAN.format(m[1]), sql)
+    sql = _JSON_PRESENT.sub(r"(CASE WHEN \1 IS JSON OBJECT THEN \1::json ->> '\2' END) IS NOT NULL", sql)
     sql = _WHERE_FLAG.sub("WHERE deleted <> 0", sql)
     if m := _OR_REPLACE_META.match(sql):
         sql = f"INSERT INTO meta (key, value) {m[1]} ON CONFLICT (key) DO UPDATE SET value = excluded.value"
     elif m := _OR_IGNORE.match(sql):
         sql = f"INSERT INTO {m[1]} ON CONFLICT DO NOTHING"
     if found := _SQLITE_ONLY.search(sql):
-        raise Untranslatable(f"internal error: SQLite's {found[0]} reached PostgreSQL: {sql[:120]}")
+        raise Untranslatable(f"internal error: SQLite's {found[0]} reached PostgreSQL: {sql[:120]}", found[0])
     sql = sql.replace("%", "%%")
     if _NAMED.search(sql):
         return _NAMED.sub(r"%(\1)s", sql), ()
@@ -147,15 +172,23 @@ class Connection:
 
         return self.raw.info.transaction_status != TransactionStatus.IDLE
 
+    def _translate(self, sql: str) -> tuple[str, tuple[bool, ...]]:
+        try:
+            return translate(sql)
+        except Untranslatable as exc:
+            if not exc.spelling:
+                raise
+            raise StoreError(NEEDS_SQLITE.format(shown=self.where.shown, spelling=exc.spelling)) from None
+
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor:
-        pg, lists = translate(sql)
+        pg, lists = self._translate(sql)
         cur = self.run(pg, _args(args, lists))
         if cur.description is None and cur.rowcount > 0:
             self.total_changes += cur.rowcount
         return Cursor(cur)
 
     def executemany(self, sql: str, rows: Any) -> Cursor:
-        pg, lists = translate(sql)
+        pg, lists = self._translate(sql)
         cur = self.raw.cursor()
         with self.errors_named():
             cur.executemany(pg, [_args(row, lists) for row in rows])

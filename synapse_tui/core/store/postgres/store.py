@@ -72,6 +72,7 @@ def open_store(location: str | os.PathLike[str], *, create: bool = False, readon
     where = locate(location)
     raw = open_server(where, create=create, readonly=readonly)
     raw.autocommit = True  # transactions are the Store's: BEGIN in `snapshot`
+    raw.execute("SET TimeZone TO 'UTC'")  # an instant without a zone is UTC, as SQLite reads it
     return PgStore(where, raw, readonly)
 
 

@@ -129,6 +129,7 @@ class State:
     seen: int | None = None  # the newest audit entry another writer's notice has told
     own: frozenset[int] = frozenset()  # the actions this browser made (the log tells them apart)
     undone: tuple[int, ...] = ()  # the batches this browser's undos took back: ctrl+y's stack
+    serial: int = 0  # the turn that made it: a worker's result posted late never undoes a newer one
 
 
 @dataclass(frozen=True, eq=False)
@@ -213,12 +214,12 @@ class Browser:
         """Make a worker's result what the views show (main thread only)."""
         if isinstance(result, TriageResult):
             self._pending.difference_update(result.fact_ids)
-            if result.state is not None:
+            if result.state is not None and result.state.serial > self.state.serial:
                 self.state = result.state
             if result.from_marks and result.error is None:
                 self.clear_marks()
             return
-        if result is None:
+        if result is None or result.state.serial <= self.state.serial:
             return
         self.state = result.state
         n = len(result.state.live) if result.state.live is not None else 0
@@ -255,8 +256,8 @@ class Browser:
 
     def _advance(self, state: State) -> State:
         """Record `state` as the newest (inside a turn), for the next turn to start from."""
-        self._head = state
-        return state
+        self._head = replace(state, serial=self._head.serial + 1)
+        return self._head
 
     def load(self, duplicates: bool = True) -> Loaded:
         """Read and score the store. `duplicates=False` leaves the duplicate detectors (a
@@ -649,7 +650,7 @@ class Browser:
             with self.lock:
                 result = self._triage(head, move, fact_ids, target, from_marks, expect)
             if result.state is not None:
-                self._advance(result.state)
+                result = replace(result, state=self._advance(result.state))
             return result
 
     def _triage(

@@ -291,7 +291,8 @@ def test_triage_says_which_rows_look_different(db):
 def test_a_worker_changes_nothing_shown_until_the_main_thread_installs_it(db, tmp_path):
     """Another writer adds facts: the reload's state is whole (five more facts, masks as
     long), and until it is installed the list paints the old one, consistent with itself;
-    a triage right after starts from the reload's state, not from the one on screen."""
+    a triage right after starts from the reload's state, not from the one on screen, and
+    whichever result reaches the main thread last, the newer state stays."""
     b = open_browser(db)
     shown = b.rows()
     src = tmp_path / "agent.jsonl"
@@ -310,7 +311,7 @@ def test_a_worker_changes_nothing_shown_until_the_main_thread_installs_it(db, tm
     assert len(b.memory) == 30 and b.rows().counts == shown.counts  # not installed yet
     landed = b.triage("verify", ["agent-2"])  # a fact only the reload has read
     assert landed.error is None and landed.state.live is loaded.state.live
+    b.install(landed)  # posted first (threads race to the queue): the older one is no undo
     b.install(loaded)
-    assert len(b.memory) == 35 and b.rows().counts[0] == 35
-    b.install(landed)
+    assert b.state is landed.state and len(b.memory) == 35 and b.rows().counts[0] == 35
     assert landed.outcome.batch in b.own_batches  # the log tells this browser's action apart

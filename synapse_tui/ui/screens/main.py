@@ -123,6 +123,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
         super().__init__()
         self._pane_fact: str | None = None  # the fact the pane shows or is about to
         self._pane_busy = False  # a worker is explaining a fact for the pane
+        self._pane_again = False  # asked to repaint meanwhile: read the fact again after
         self._return_to = None  # the view to come back to after the neighbour view
         self._bindings_had_fact: bool | None = None  # a fact was shown at the last refresh_bindings
 
@@ -296,7 +297,10 @@ class MainScreen(FactScreen, inherit_bindings=False):
             return
         self.query_one(FactDetail).waiting(fact_id)
         self._pane_fact = fact_id
-        if self._pane_busy or fact_id is None:
+        if self._pane_busy:
+            self._pane_again |= force  # the read under way may predate what changed
+            return
+        if fact_id is None:
             return
         self._pane_busy = True
         self.explain_pane(fact_id)
@@ -311,8 +315,9 @@ class MainScreen(FactScreen, inherit_bindings=False):
         self.query_one(FactDetail).show(
             message.explain, message.fact_id, self.memory, self.app.config.review.threshold
         )
-        fact_id = self._pane_fact
-        if fact_id is None or fact_id == message.fact_id:
+        fact_id, again = self._pane_fact, self._pane_again
+        self._pane_again = False
+        if fact_id is None or (fact_id == message.fact_id and not again):
             self._pane_busy = False
         else:
             self.explain_pane(fact_id)

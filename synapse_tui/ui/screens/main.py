@@ -2,7 +2,9 @@
 
 Wide terminals show the list and the detail pane side by side, narrow ones stack them;
 `p` hides the pane. Both are CSS classes (the breakpoints' `-wide` / `-narrow`, and
-`-no-pane` mirrored from `show_pane`): the stylesheet does the layout.
+`-no-pane` mirrored from `show_pane`): the stylesheet does the layout. The list repaints
+when the app's `memory_change` says the memory changed (`FactScreen.memory_changed`); the
+search box is a widget of its own (`SearchBar`), whose results the screen installs.
 """
 
 from __future__ import annotations

@@ -104,7 +104,7 @@ class SessionLogScreen(FactScreen):
         self._paint(self._highlighted_key())
 
     def refresh_view(self) -> None:
-        """After triage here or elsewhere (the app calls it on the top screen)."""
+        """After triage here or elsewhere, while the log is on top (`FactScreen`)."""
         self.load()
 
     def on_screen_resume(self) -> None:

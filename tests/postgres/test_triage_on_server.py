@@ -100,3 +100,17 @@ def test_a_connection_the_server_dropped_is_one_line_with_the_location(pair):
         with pytest.raises(StoreError, match=r"^the server could not answer: postgresql://") as caught:
             store.count()
     assert len(str(caught.value).splitlines()) == 1
+
+
+def test_data_version_moves_for_another_writer_not_for_its_own(pair):
+    """As SQLite's: a session that wrote does not reload the store for its own action."""
+    from synapse_tui.core.base.clock import Clock
+    from synapse_tui.core.review.triage import Action, Triage
+
+    _, server, _ = pair
+    with Store.open(server) as mine, Store.open(server) as theirs:
+        first = mine.data_version()
+        Triage(mine, Clock.from_option(NOW), "user:me").apply(Action.VERIFY, ["a"])
+        assert mine.data_version() == first
+        Triage(theirs, Clock.from_option(NOW), "user:them").apply(Action.VERIFY, ["b"])
+        assert mine.data_version() != first

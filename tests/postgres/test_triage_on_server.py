@@ -114,3 +114,38 @@ def test_data_version_moves_for_another_writer_not_for_its_own(pair):
         assert mine.data_version() == first
         Triage(theirs, Clock.from_option(NOW), "user:them").apply(Action.VERIFY, ["b"])
         assert mine.data_version() != first
+
+
+def test_two_reviewers_at_once_lose_no_action(pair):
+    """Each action holds the store's lock for its transaction: both reviewers' actions on
+    the same fact land, each in a batch of its own, and the counts add up."""
+    import threading
+
+    from synapse_tui.core.base.clock import Clock
+    from synapse_tui.core.review.triage import Action, Triage
+
+    _, server, _ = pair
+    rounds, failures = 10, []
+
+    def review(who: str) -> None:
+        try:
+            with Store.open(server) as store:
+                triage = Triage(store, Clock.from_option(NOW), f"user:{who}")
+                for _ in range(rounds):
+                    triage.apply(Action.CORROBORATE, ["a"])
+        except Exception as exc:  # noqa: BLE001 - the test reports it below
+            failures.append(exc)
+
+    with Store.open(server, readonly=True) as store:
+        before = store.review.fields("a")["corroborations"]
+    threads = [threading.Thread(target=review, args=(who,)) for who in ("ann", "bob")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert failures == []
+    entries = json_lines(run("export", server, "--audit").stdout)
+    assert sorted(e["batch"] for e in entries) == list(range(1, 2 * rounds + 1))
+    assert {e["actor"] for e in entries} == {"user:ann", "user:bob"}
+    with Store.open(server, readonly=True) as store:
+        assert store.review.fields("a")["corroborations"] == before + 2 * rounds

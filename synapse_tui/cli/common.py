@@ -111,7 +111,7 @@ def describe_error(exc: Exception) -> tuple[str, int]:
 # The commands that work on a store on a PostgreSQL server (docs/postgres.md); every other
 # one refuses a server in one line. `copy` takes its locations as they are.
 SERVER_COMMANDS = frozenset(
-    {"score", "show", "export", "edges", "neighbours"}
+    {"open", "score", "show", "export", "edges", "neighbours"}
     | {"accept", "corroborate", "contradict", "verify", "supersede", "undo"}
 )
 

@@ -45,6 +45,11 @@ from synapse_tui.core.store.postgres.location import locate
             (),
         ),
         (
+            "SELECT u.undoes FROM audit u WHERE (? IS NULL OR u.undoes = ?)",
+            "SELECT u.undoes FROM audit u WHERE (%s::text IS NULL OR u.undoes = %s)",
+            (False, False),
+        ),
+        (
             "PRAGMA data_version",
             "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes) * 4294967296"
             " + (SELECT coalesce(max(seq), 0) FROM audit)",

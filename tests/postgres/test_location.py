@@ -54,6 +54,7 @@ def test_everything_else_is_a_file(text):
 def test_the_shown_location_holds_no_password(given, shown):
     assert redact(given) == shown
     assert str(locate(given)) == shown
+    assert locate(given).name == shown  # the browser's title (`store.path.name`)
 
 
 def test_without_psycopg_the_error_says_what_to_install(monkeypatch):

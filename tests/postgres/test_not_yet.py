@@ -27,8 +27,6 @@ def one_error_line(args, tmp_path, monkeypatch) -> str:
 @pytest.mark.parametrize(
     "args",
     [
-        (URL,),
-        ("open", URL),
         ("import", "facts.jsonl", "--db", URL),
         ("sync", URL),
         ("embed", URL),
@@ -54,6 +52,8 @@ def test_a_command_that_does_not_work_on_a_server_refuses_it_in_one_line(args, t
         ("edges", "postgresql://team:hunter2@/memory?host={tmp}"),
         ("corroborate", "postgresql://team:hunter2@/memory?host={tmp}", "a"),
         ("mcp", "postgresql://team:hunter2@/memory?host={tmp}"),
+        ("postgresql://team:hunter2@/memory?host={tmp}",),  # the browser
+        ("open", "postgresql://team:hunter2@/memory?host={tmp}"),
     ],
 )
 def test_a_command_that_works_on_a_server_reaches_for_it(args, tmp_path, monkeypatch):

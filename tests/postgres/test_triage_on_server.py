@@ -149,3 +149,38 @@ def test_two_reviewers_at_once_lose_no_action(pair):
     assert {e["actor"] for e in entries} == {"user:ann", "user:bob"}
     with Store.open(server, readonly=True) as store:
         assert store.review.fields("a")["corroborations"] == before + 2 * rounds
+
+
+def test_every_audit_read_answers_alike(pair):
+    """What undo, redo, the session log, as-of and the verdicts read of the audit."""
+    from synapse_tui.core.base.clock import parse_time
+    from synapse_tui.core.review.triage import ACTIONS
+
+    file, server, config = pair
+    for action in ACTIONS_RUN:
+        run(action[0], file, *action[1:], "--now", NOW, "--config", config)
+        run(action[0], server, *action[1:], "--now", NOW, "--config", config)
+    early, now = parse_time("2026-01-01T00:00:00Z"), parse_time(NOW)
+    with Store.open(file, readonly=True) as f, Store.open(server, readonly=True) as s:
+        reads = [
+            lambda a: a.batch_heads(0),
+            lambda a: a.batch_heads(3),
+            lambda a: a.live_batch(ACTIONS),
+            lambda a: a.live_batch(ACTIONS, undone=True),
+            lambda a: a.redoable(ACTIONS),
+            lambda a: a.undone_batches(),
+            lambda a: a.mark(),
+            lambda a: sorted(a.facts_since(2)),  # no order promised
+            lambda a: a.batch(1),
+            lambda a: list(a.entries()),
+            lambda a: a.history("c"),
+            lambda a: a.superseded_entries([1, 2, 3, 4, 5, 6]),
+            lambda a: a.changes_after(early),
+            lambda a: a.live_entries("supersede", early, now),
+            lambda a: a.live_entries("corroborate", early, now),
+        ]
+        for n, read in enumerate(reads):
+            assert read(s.audit) == read(f.audit), n
+
+
+ACTIONS_RUN = [("corroborate", "e"), ("supersede", "c", "d"), ("verify", "b"), ("undo",), ("accept", "a")]

@@ -23,6 +23,8 @@ The rules, each checked by tests/postgres/test_dialect.py:
 - `json_extract(C, '$.key') IS NOT NULL` becomes a test of C's key (a typed json_extract
   has no rule: PostgreSQL's `->>` gives text where SQLite gives numbers);
 - SQLite's planner hints (`NOT INDEXED`, `INDEXED BY`) go: PostgreSQL plans its own way;
+- `? IS NULL` (an optional argument) becomes `%s::text IS NULL`: PostgreSQL must know the
+  type of a NULL it is given;
 - `WHERE deleted` (an integer flag read as a truth value) becomes `WHERE deleted <> 0`;
 - `INSERT OR REPLACE INTO meta` and `INSERT OR IGNORE INTO T` become PostgreSQL's `ON CONFLICT`.
 """
@@ -102,6 +104,7 @@ def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
     sql = sql.replace("%", "%%")
     if _NAMED.search(sql):
         return _NAMED.sub(r"%(\1)s", sql), ()
+    sql = sql.replace("? IS NULL", "?::text IS NULL")  # a NULL argument's type, which PostgreSQL must know
     head, *pieces = sql.split("?")
     out, lists = [head], []
     for piece in pieces:

@@ -42,6 +42,11 @@ class Location:
     def __str__(self) -> str:
         return self.shown
 
+    @property
+    def name(self) -> str:
+        """What a title shows of it, as a file's name (`store.path.name`)."""
+        return self.shown if self.is_server else os.path.basename(self.target)
+
     def __fspath__(self) -> str:
         """What reopens it (`Store.open(store.path)`): the target, never for printing."""
         return self.target

@@ -1,0 +1,75 @@
+"""The browser on a store on a server: its first screen is the file's, and a triage key
+lands the same audit entry (issue 25: `synapse-tui postgresql://...`)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.base.config import load_config
+from synapse_tui.core.store.db import Store
+from synapse_tui.ui.app import SynapseApp
+from tests.helpers import run
+from tests.ui.helpers import NOW, SIZE, build_store, screen_text, select, settle, trust
+
+pytestmark = pytest.mark.postgres
+
+
+def browser(location, config) -> SynapseApp:
+    app = SynapseApp(
+        store=Store.open(location), config=config, clock=Clock(parse_time(NOW)), theme="textual-dark"
+    )
+    app.animation_level = "none"
+    return app
+
+
+async def first_screen_and_corroborate(app, fact_id: str) -> tuple[str, str]:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = screen_text(app)
+        await select(pilot, fact_id)
+        await pilot.press("c")
+        await settle(pilot)
+        return first, screen_text(app)
+
+
+def test_the_browser_shows_and_triages_as_on_the_file(tmp_path, new_database):
+    db = build_store(tmp_path)
+    config = load_config(db.with_name("memory.synapse.toml"))
+    url = new_database()
+    run("copy", db, url)
+    on_file = asyncio.run(first_screen_and_corroborate(browser(db, config), "f-pay-03"))
+    on_server = asyncio.run(first_screen_and_corroborate(browser(url, config), "f-pay-03"))
+    for mine, theirs in zip(on_file, on_server, strict=True):
+        title, *rest = theirs.splitlines()
+        assert rest == mine.splitlines()[1:]  # every line but the title, which names the store
+        assert "synapse-tui — postgresql://postgres@/test_browser" in title
+    assert run("export", url, "--audit").stdout == run("export", db, "--audit").stdout
+
+
+async def sees_another_reviewer(app, url: str, fact_id: str) -> tuple[float, float]:
+    from synapse_tui.core.review.triage import Action, Triage
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, fact_id)
+        before = trust(app, fact_id)
+        with Store.open(url) as other:  # another person's browser, another connection
+            Triage(other, Clock(parse_time(NOW)), "user:other").apply(Action.CORROBORATE, [fact_id])
+        deadline = time.monotonic() + 6  # the browser polls data_version every 2 s
+        while trust(app, fact_id) == before and time.monotonic() < deadline:
+            await pilot.pause(0.2)
+        await settle(pilot)
+        return before, trust(app, fact_id)
+
+
+def test_another_reviewers_action_reaches_an_open_browser(tmp_path, new_database):
+    db = build_store(tmp_path)
+    config = load_config(db.with_name("memory.synapse.toml"))
+    url = new_database()
+    run("copy", db, url)
+    before, after = asyncio.run(sees_another_reviewer(browser(url, config), url, "f-pay-03"))
+    assert after > before

@@ -67,6 +67,17 @@ def test_another_writers_triage_and_import_are_seen_on_the_next_call(recall, tmp
     assert recall.memory.rows() == Memory(recall.store, trusted_config(), NOW).rows()
 
 
+def test_the_answer_to_an_agents_verify_dates_the_next_review_from_it(recall, store_path):
+    """A verify adds a reinforcement now: the answer's review date moves with it, as a fresh
+    reading of the store says (it was read from the events before the action)."""
+    before = recall.show("e")["review_due"]
+    e = recall.triage(Action.VERIFY, "e", AGENT)
+    with Store.open(store_path) as store:
+        fresh = Memory(store, trusted_config(), NOW)
+        assert e["review_due"] == fresh.review_due(fresh.index["e"]) != before
+    assert recall.show("e")["review_due"] == e["review_due"]
+
+
 def test_an_agent_adds_evidence_but_does_not_accept(recall):
     e = recall.triage(Action.VERIFY, "e", AGENT)
     assert e["reinforced_at"] == [format_time(NOW)] and e["history"][-1]["actor"] == AGENT

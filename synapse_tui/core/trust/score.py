@@ -238,6 +238,8 @@ def review_dues(arrays: FactArrays, positions: np.ndarray, config: Config) -> np
     exact = positions[~o1]
     if not len(exact):
         return out
+    if arrays.moved:  # a triage action's new events live beside the flat array: read those
+        arrays, exact = arrays.rows(exact), np.arange(len(exact))
     # the events of each fact as one row, padded (padding contributes nothing)
     starts = arrays.offsets[exact]
     ends = np.append(arrays.offsets, len(arrays.events))[exact + 1]

@@ -9,7 +9,7 @@ writes the `before` back as a new, audited action (so undo survives a restart).
 from __future__ import annotations
 
 import getpass
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 from synapse_tui.core.base.clock import Clock, format_time
 from synapse_tui.core.base.config import Config, config_for
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.store.audit import AuditEntry
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.spot import spot_scores
 
@@ -50,6 +51,15 @@ AGENT_ACTIONS = (Action.CORROBORATE, Action.CONTRADICT, Action.VERIFY)
 
 class TriageError(SynapseError):
     """An action that cannot apply (read-only store, a cycle, nothing to undo...)."""
+
+
+class Stale(TriageError):
+    """An action decided on a state another writer has since changed: refused, nothing
+    written. `entry` is that writer's newest entry about the fact (who, when, what)."""
+
+    def __init__(self, message: str, entry: AuditEntry) -> None:
+        super().__init__(message)
+        self.entry = entry
 
 
 @dataclass(frozen=True)
@@ -125,17 +135,38 @@ class Triage:
 
     # -- the actions -------------------------------------------------------------------
 
-    def apply(self, action: str, fact_ids: list[str], target: str | None = None) -> Outcome:
-        """Apply one action to every fact in `fact_ids` as one batch (one undo step)."""
+    def apply(
+        self,
+        action: str,
+        fact_ids: list[str],
+        target: str | None = None,
+        *,
+        seen: int | None = None,
+        own: Collection[int] = (),
+    ) -> Outcome:
+        """Apply one action to every fact in `fact_ids` as one batch (one undo step).
+
+        `seen`: the audit's newest entry (`store.audit.mark()`, read no later than the state
+        the action was decided on): if another writer has acted on one of these facts since
+        (any entry after it, but for the batches in `own`, the session's own), the action
+        is refused with `Stale` and nothing is written. None decides now (the CLI)."""
         if action not in ACTIONS:
             raise TriageError(f"unknown action {action!r}")
         if not fact_ids:
             raise TriageError("no facts selected")
         self._check_writable()
         with self.store.transaction():
-            return self.apply_in(action, fact_ids, target)
+            return self.apply_in(action, fact_ids, target, seen=seen, own=own)
 
-    def apply_in(self, action: str, fact_ids: list[str], target: str | None = None) -> Outcome:
+    def apply_in(
+        self,
+        action: str,
+        fact_ids: list[str],
+        target: str | None = None,
+        *,
+        seen: int | None = None,
+        own: Collection[int] = (),
+    ) -> Outcome:
         """`apply` inside a transaction the caller holds (`remember` imports a fact and
         supersedes with it in one)."""
         now = self.clock.now()
@@ -144,6 +175,8 @@ class Triage:
             rows[fid] = self.store.review.fields(fid)
             if rows[fid] is None:
                 raise TriageError(f"no fact with id {fid!r}")
+        if seen is not None:  # inside the write transaction: nobody lands between check and write
+            self._check_unchanged(action, [*rows, *([target] if target else [])], seen, own)
         if action == Action.SUPERSEDE:
             changes = self._supersede(list(rows), target)
         else:
@@ -154,6 +187,20 @@ class Triage:
                 raise TriageError(f"{action} {', '.join(rows)}: nothing to change{why}")
         batch, scores = self._land(str(action), changes, now)
         return Outcome(str(action), batch, tuple(changes), scores)
+
+    def _check_unchanged(self, action: str, fact_ids: list[str], seen: int, own: Collection[int]) -> None:
+        """Refuse an action decided on the facts as they stood at audit entry `seen`, when
+        another writer has acted on one of them since. The signal is the audit, not a
+        version column: every triage write (undo, redo, a sync's evidence included) lands
+        with its entries, and the entry says who and when."""
+        theirs = [e for e in self.store.audit.about_since(fact_ids, seen) if e.batch not in own]
+        if theirs:
+            last = theirs[-1]
+            raise Stale(
+                f"{action} {last.fact_id}: changed by {last.actor} at {last.at} since you loaded it;"
+                " reload to see it",
+                last,
+            )
 
     def _check_writable(self) -> None:
         if self.store.readonly:
@@ -241,7 +288,11 @@ class Triage:
         if batch is None:
             raise TriageError("nothing to undo")
         if expect is not None and batch != expect:
-            raise TriageError(f"the newest live action is #{batch}, not #{expect}: nothing undone")
+            newest = self.store.audit.batch(batch)[0]
+            raise TriageError(
+                f"the newest live action is #{batch}, not #{expect}: nothing undone"
+                f" (#{batch} is {newest.actor}'s {newest.action} at {newest.at})"
+            )
         return self._revert(batch, "undo")
 
     def redo(self, expect: int | None = None) -> Outcome:
@@ -278,6 +329,8 @@ class Triage:
                 raise TriageError(f"cannot {kind} #{batch}: another action landed meanwhile; nothing changed")
             entries = self.store.audit.batch(batch)
             action, actor, at = entries[0].action, entries[0].actor, entries[0].at
+            if kind == "undo":
+                self._check_undoable(batch, action, entries)
             changes = []
             for entry in entries:
                 fid = entry.fact_id
@@ -290,6 +343,23 @@ class Triage:
                 changes.append(Change(fid, frm, to))
             new_batch, scores = self._land(kind, changes, now, undoes=batch)
         return Outcome(f"{kind} {action}", new_batch, tuple(changes), scores, actor, at)
+
+    def _check_undoable(self, batch: int, action: str, entries: list[AuditEntry]) -> None:
+        """Refuse to undo an action when a later change of one of its facts still stands:
+        an action of a live batch, or a redo whose batch is live (a change undone since is
+        no change). Undo takes the newest live action, so this is rare (an older action
+        redone after it), but then undoing would write over that change."""
+        later = self.store.audit.about_since([e.fact_id for e in entries if e.fact_id], entries[-1].seq)
+        if not later:
+            return
+        undone = self.store.audit.undone_batches()
+        for e in reversed(later):
+            made = e.batch if e.action in ACTIONS else e.undoes if e.action == "redo" else None
+            if made is not None and made != batch and made not in undone:
+                raise TriageError(
+                    f"cannot undo {action} on {e.fact_id}: changed by {e.actor} at {e.at} since"
+                    f" ({e.action}, #{e.batch}); nothing undone"
+                )
 
     # -- storage -----------------------------------------------------------------------
 

@@ -182,6 +182,20 @@ class Audit:
         )
         return [row[0] for row in rows]
 
+    def about_since(self, fact_ids: Sequence[str], seq: int) -> list[AuditEntry]:
+        """The entries after `seq` about any of `fact_ids`, oldest first (no score_before):
+        what was done to those facts since the state at entry `seq`, the optimistic check of
+        triage (an index lookup per fact; usually nothing)."""
+        out = []
+        ids = list(dict.fromkeys(fact_ids))
+        for part in (ids[i : i + 500] for i in range(0, len(ids), 500)):
+            rows = self._conn.execute(
+                f"SELECT {_BRIEF} FROM audit WHERE seq > ? AND fact_id IN ({_marks(len(part))})",
+                (seq, *part),
+            )
+            out.extend(_entry(row) for row in rows)
+        return sorted(out, key=lambda e: e.seq)
+
     def batch(self, batch: int) -> list[AuditEntry]:
         """The entries of one action, in the order it changed its facts (no score_before)."""
         rows = self._conn.execute(f"SELECT {_BRIEF} FROM audit WHERE batch = ? ORDER BY seq", (batch,))

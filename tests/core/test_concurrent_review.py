@@ -1,0 +1,145 @@
+"""Two reviewers on one SQLite file (WAL), each with a connection of its own: an action
+decided on a state another writer has since changed is refused and writes nothing, and
+undo never writes over a later change that still stands (issue 25, point 4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.review.triage import Stale, Triage, TriageError, export_audit
+from synapse_tui.core.store.db import Store
+from tests.helpers import trusted_config
+
+NOW = parse_time("2026-12-01T00:00:00Z")
+STAMP = "2026-12-01T00:00:00Z"
+
+
+@pytest.fixture
+def two(store_path):
+    """Ann's and Bob's sessions on the same file."""
+    with Store.open(store_path) as ann, Store.open(store_path) as bob:
+        assert ann._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        yield (
+            Triage(ann, Clock(NOW), "user:ann", config=trusted_config()),
+            Triage(bob, Clock(NOW), "user:bob", config=trusted_config()),
+        )
+
+
+def audit(triage: Triage) -> list[tuple[str, str, str]]:
+    return [(e["actor"], e["action"], e["id"]) for e in export_audit(triage.store)]
+
+
+def counts(triage: Triage, fact_id: str) -> tuple[int, int]:
+    fields = triage.store.review.fields(fact_id)
+    return fields["corroborations"], fields["contradictions"]
+
+
+def test_the_second_of_two_who_loaded_the_same_fact_is_refused(two):
+    ann, bob = two
+    loaded = ann.store.audit.mark(), bob.store.audit.mark()  # both look at fact e
+    ann.apply("corroborate", ["e"], seen=loaded[0])
+    with pytest.raises(Stale) as refused:
+        bob.apply("contradict", ["e"], seen=loaded[1])
+    assert str(refused.value) == (
+        f"contradict e: changed by user:ann at {STAMP} since you loaded it; reload to see it"
+    )
+    assert refused.value.entry.actor == "user:ann"
+    # nothing of Bob's was written, and Ann's action stands
+    assert audit(bob) == [("user:ann", "corroborate", "e")]
+    assert bob.store.review.fields("e")["contradictions"] == 4
+    assert bob.store.review.fields("e")["corroborations"] == 1
+    # Bob reloads, sees Ann's corroboration, and still contradicts: both actions are kept
+    bob.apply("contradict", ["e"], seen=bob.store.audit.mark())
+    assert audit(ann) == [("user:ann", "corroborate", "e"), ("user:bob", "contradict", "e")]
+    assert counts(ann, "e") == (1, 5)
+
+
+def test_another_fact_changed_meanwhile_does_not_refuse(two):
+    ann, bob = two
+    loaded = bob.store.audit.mark()
+    ann.apply("verify", ["a"])
+    bob.apply("verify", ["e"], seen=loaded)
+    assert [x[2] for x in audit(ann)] == ["a", "e"]
+
+
+def test_a_sessions_own_actions_never_refuse_its_next(two):
+    ann, _ = two
+    loaded, own = ann.store.audit.mark(), set()
+    own.add(ann.apply("corroborate", ["e"], seen=loaded).batch)
+    own.add(ann.apply("verify", ["e"], seen=loaded, own=own).batch)
+    assert len(audit(ann)) == 2
+    with pytest.raises(Stale, match="changed by user:ann"):  # without saying which were its own
+        ann.apply("verify", ["e"], seen=loaded)
+
+
+def test_a_bulk_action_with_one_changed_fact_writes_nothing(two):
+    ann, bob = two
+    loaded = bob.store.audit.mark()
+    ann.apply("contradict", ["d"])
+    with pytest.raises(Stale, match=r"^verify d: changed by user:ann"):
+        bob.apply("verify", ["a", "c", "d", "e"], seen=loaded)
+    assert audit(bob) == [("user:ann", "contradict", "d")]
+    assert bob.store.review.fields("a")["reinforced_at"] == ["2026-11-20T10:00:00Z"]
+
+
+def test_a_supersession_checks_the_replacing_fact_too(two):
+    ann, bob = two
+    loaded = bob.store.audit.mark()
+    ann.apply("contradict", ["d"])  # the fact Bob chose as the replacement
+    with pytest.raises(Stale, match=r"^supersede d: changed by user:ann"):
+        bob.apply("supersede", ["c"], "d", seen=loaded)
+    assert bob.store.review.supersedes("d") == (True, None)
+
+
+def test_without_a_loaded_state_the_action_decides_now(two):
+    """The CLI's one-shot verbs: no expected state, so both land."""
+    ann, bob = two
+    ann.apply("corroborate", ["e"])
+    bob.apply("contradict", ["e"])
+    assert len(audit(ann)) == 2
+
+
+def test_the_browsers_undo_of_its_own_action_says_who_came_after(two):
+    ann, bob = two
+    mine = ann.apply("corroborate", ["e"]).batch
+    bob.apply("contradict", ["e"])
+    with pytest.raises(TriageError) as refused:
+        ann.undo(expect=mine)
+    assert str(refused.value) == (
+        f"the newest live action is #{mine + 1}, not #{mine}: nothing undone"
+        f" (#{mine + 1} is user:bob's contradict at {STAMP})"
+    )
+    assert ann.store.review.fields("e")["corroborations"] == 1
+
+
+def test_undo_refuses_over_a_later_change_that_stands(two):
+    """Bob's corroboration is the newest action by number, but Ann's older contradiction was
+    redone after it: undoing Bob's would write over a later change of the fact."""
+    ann, bob = two
+    contradicted = ann.apply("contradict", ["e"]).batch
+    corroborated = bob.apply("corroborate", ["e"]).batch
+    bob.undo(expect=corroborated)
+    ann.undo(expect=contradicted)
+    bob.redo(expect=corroborated)
+    ann.redo(expect=contradicted)
+    assert ann.undo_target() == corroborated
+    before = audit(bob)
+    with pytest.raises(TriageError) as refused:
+        bob.undo()
+    assert str(refused.value) == (
+        f"cannot undo corroborate on e: changed by user:ann at {STAMP} since (redo, #{corroborated + 4});"
+        " nothing undone"
+    )
+    assert audit(bob) == before
+    assert counts(bob, "e") == (1, 5)
+
+
+def test_undo_after_a_change_that_was_itself_undone_goes_ahead(two):
+    ann, bob = two
+    ann.apply("corroborate", ["e"])
+    bob.apply("contradict", ["e"])
+    bob.undo()  # Bob takes his back: the fact is as Ann's action left it
+    out = ann.undo()
+    assert out.action == "undo corroborate"
+    assert counts(ann, "e") == (0, 4)

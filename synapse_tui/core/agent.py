@@ -82,10 +82,14 @@ class Recall:
         self._graph_guard = threading.Lock()
         self._graph_due: float | None = None  # monotonic time the graph update may start
         self._graph_worker: threading.Thread | None = None
-        self.memory = Memory(store, config, clock.now())
-        store.prepare_search()  # the first broad search then costs what every later one does
+        # read before the load: a commit landing meanwhile is then caught up, never skipped
         self.version = store.data_version()
         self.mark = self._fingerprint()
+        self.memory = Memory(store, config, clock.now())
+        store.prepare_search()  # the first broad search then costs what every later one does
+        # each fact the agent was shown, with the newest audit entry the memory stood for
+        # then: an action on it is decided on that state (Triage.apply's `seen`)
+        self._served: dict[str, int] = {}
         # entity names for `neighbours`, read beside the first calls rather than by them
         self._names_worker = threading.Thread(target=self._read_names, name="synapse-names", daemon=True)
         self._names_worker.start()
@@ -110,6 +114,11 @@ class Recall:
         if deleted is None:
             deleted = self.store.deleted_count()
         return pos, seq, deleted
+
+    def _serve(self, fact_ids: Any) -> None:
+        """Remember that the agent was shown these facts as the memory stands now."""
+        for fid in fact_ids:
+            self._served[fid] = self.mark[1]
 
     def _after_own_write(self) -> None:
         """Our own commits leave data_version alone; move the mark past them."""
@@ -168,6 +177,7 @@ class Recall:
                         relevance=None, rank_reason=f"no words: highest trust first ({row['trust']:.2f})"
                     )
             constants = constants_in_use(self.store, self.config)
+            self._serve(row["id"] for row in results)
         return {"results": results, "total": int(total), "signals": signals, "constants": constants}
 
     def _inside(self, memory: Memory) -> np.ndarray | None:
@@ -203,7 +213,9 @@ class Recall:
         with self.lock:
             memory = self.fresh()
             self._check_scope(memory, fact_id)
-            return self._show(memory, fact_id)
+            shown = self._show(memory, fact_id)
+            self._serve([fact_id])
+            return shown
 
     def _show(self, memory: Memory, fact_id: str) -> dict[str, Any]:
         info = memory.explain(fact_id)
@@ -232,21 +244,32 @@ class Recall:
             near = np.array([memory.index[n["id"]] for n in found["semantic"]], dtype=np.int64)
             for n, envelope in zip(found["semantic"], self._envelopes(memory, near), strict=True):
                 n.update(envelope, weight=n["weight"])
+            self._serve([fact_id, *(n["id"] for n in found["semantic"])])
         return found
 
     # -- writes --------------------------------------------------------------------------
 
     def triage(self, action: Action, fact_id: str, actor: str) -> dict[str, Any]:
-        """An agent's evidence (corroborate, contradict, verify), audited as `actor`."""
+        """An agent's evidence (corroborate, contradict, verify), audited as `actor`.
+
+        Decided on the fact as the agent was last shown it (show, search, neighbours): when
+        another writer acted on it since, refused with `Stale` ("changed by ... since you
+        loaded it; reload to see it") and nothing is written. A fact never shown to this
+        server is acted on as it stands, as the CLI does."""
         if action not in (Action.CORROBORATE, Action.CONTRADICT, Action.VERIFY):
             raise TriageError(f"{action} is a person's decision, not an agent's")
         with self.lock:
             memory = self.fresh()
             self._check_scope(memory, fact_id)
-            outcome = Triage(self.store, self.clock, actor, config=self.config).apply(action, [fact_id])
-            memory.refresh(outcome.fact_ids)
+            before = self.mark[1]
+            triage = Triage(self.store, self.clock, actor, config=self.config)
+            outcome = triage.apply(action, [fact_id], seen=self._served.get(fact_id))
             self._after_own_write()
-            return self._show(memory, fact_id)
+            # the mark first, then what landed up to it (ours, and a writer's in between)
+            memory.refresh(list(dict.fromkeys([*outcome.fact_ids, *self.store.audit.facts_since(before)])))
+            shown = self._show(memory, fact_id)
+            self._serve([fact_id])
+            return shown
 
     def remember(
         self,

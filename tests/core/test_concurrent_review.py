@@ -143,3 +143,49 @@ def test_undo_after_a_change_that_was_itself_undone_goes_ahead(two):
     out = ann.undo()
     assert out.action == "undo corroborate"
     assert counts(ann, "e") == (0, 4)
+
+
+def test_an_agent_acts_on_the_fact_as_it_was_shown_it(store_path):
+    """MCP: `show` (or search, neighbours) is what the agent decided on; another writer's
+    action since refuses the agent's, which lands once the agent has looked again."""
+    from synapse_tui.core.agent import Recall
+
+    with Store.open(store_path) as mine, Store.open(store_path) as theirs:
+        recall = Recall(mine, trusted_config(), Clock(NOW))
+        person = Triage(theirs, Clock(NOW), "user:ann", config=trusted_config())
+        recall.show("e")
+        person.apply("corroborate", ["e"])
+        with pytest.raises(Stale, match=f"^contradict e: changed by user:ann at {STAMP} since you loaded it"):
+            recall.triage("contradict", "e", "agent:scout")
+        assert counts(person, "e") == (1, 4)
+        shown = recall.show("e")
+        assert shown["corroborations"] == 1
+        after = recall.triage("contradict", "e", "agent:scout")
+        assert (after["corroborations"], after["contradictions"]) == (1, 5)
+        # its own action is what it was shown last: the next one lands too
+        recall.triage("verify", "e", "agent:scout")
+        # a fact it was never shown is acted on as it stands, as the CLI does
+        person.apply("verify", ["a"])
+        recall.triage("corroborate", "a", "agent:scout")
+        assert [x[0] for x in audit(person)] == [
+            "user:ann",
+            "agent:scout",
+            "agent:scout",
+            "user:ann",
+            "agent:scout",
+        ]
+
+
+def test_an_agent_acts_on_what_a_search_showed_it(store_path):
+    """A search's results are what the agent decided on too."""
+    from synapse_tui.core.agent import Recall
+
+    with Store.open(store_path) as mine, Store.open(store_path) as theirs:
+        recall = Recall(mine, trusted_config(), Clock(NOW))
+        person = Triage(theirs, Clock(NOW), "user:ann", config=trusted_config())
+        recall.search("Maria")
+        person.apply("contradict", ["a"])
+        with pytest.raises(Stale, match="^verify a: changed by user:ann"):
+            recall.triage("verify", "a", "agent:scout")
+        assert recall.show("a")["contradictions"] == 1
+        recall.triage("verify", "a", "agent:scout")

@@ -160,13 +160,15 @@ class Recall:
             memory = self.fresh()
             inside = self._inside(memory)
             if q.words:
-                found = fq.ranked(memory, q, inside)
+                found = fq.ranked(memory, q, inside, limit)  # the page only, ranked as in the whole
                 positions, rank, signals = found.pos, found.score, list(found.signals)
+                total = found.total
             else:
                 keep = q.mask(memory) if inside is None else q.mask(memory) & inside
                 positions = np.flatnonzero(keep)
                 rank, signals, found = memory.scores.trust[positions], ["trust"], None
-            total, top = len(positions), fq.top(rank, positions, limit)
+                total = len(positions)
+            top = fq.top(rank, positions, limit)
             results = self._envelopes(memory, top)
             for row, p in zip(results, top.tolist(), strict=True):
                 if found is not None:

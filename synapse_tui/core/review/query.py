@@ -261,11 +261,12 @@ def junk_mask(memory: Memory, kind: str) -> np.ndarray:
     return mask
 
 
-def ranked(memory: Memory, q: Query, mask: np.ndarray | None = None) -> Relevance:
+def ranked(memory: Memory, q: Query, mask: np.ndarray | None = None, limit: int | None = None) -> Relevance:
     """The facts a query's words reach, passing its filters (and `mask`), with their order
-    key: see review/relevance.py. Refuses more than MAX_WORDS distinct words."""
+    key, or only the first `limit` of them: see review/relevance.py. Refuses more than
+    MAX_WORDS distinct words."""
     check_words(q, MAX_WORDS)
-    return rank(memory, q, mask)
+    return rank(memory, q, mask, limit=limit)
 
 
 def run(memory: Memory, query: Query | str) -> np.ndarray:

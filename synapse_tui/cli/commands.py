@@ -40,6 +40,7 @@ from synapse_tui.core.ingest.interchange import (
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import stream_rows
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.postgres.location import is_server, locate
 from synapse_tui.core.trust.row import LABELS, NUMBERS
 
 JSON_CHUNK = 5_000  # rows per write of `score --json`
@@ -129,7 +130,7 @@ def import_cmd(
     if Path(file).is_dir():  # a folder is a SOURCE only with --from
         raise click.BadParameter(f"{file!r} is a directory, not a JSON Lines file", param_hint="'FILE'")
     facts = parse_file(file, progress=progress_bar("reading"))
-    if not Path(db).parent.is_dir():
+    if not is_server(db) and not Path(db).parent.is_dir():
         raise SynapseError(f"{db}: the folder {Path(db).parent} does not exist")
     with nothing_left_if_refused(db), Store.open(db, create=True) as store:
         result = import_facts(store, facts, file, progress=progress_bar("importing"))
@@ -140,9 +141,9 @@ def import_cmd(
     for warning in result.warnings + list(graph.notes):
         say(f"warning: {warning}", err=True)
     if as_json:
-        emit_json({"imported": result.imported, "db": str(db), "warnings": result.warnings})
+        emit_json({"imported": result.imported, "db": locate(db).shown, "warnings": result.warnings})
     else:
-        say(f"imported {result.imported} facts into {db}")
+        say(f"imported {result.imported} facts into {locate(db).shown}")
 
 
 @main.command("score")
@@ -273,7 +274,7 @@ def show_cmd(
 
             info = explain_as_of(*past(memory, as_of), fact_id, as_of)
         if info is None:
-            raise SynapseError(f"no fact with id {fact_id!r} in {db}{when_said(as_of)}")
+            raise SynapseError(f"no fact with id {fact_id!r} in {locate(db).shown}{when_said(as_of)}")
         if as_json:
             emit_json(info)
         else:

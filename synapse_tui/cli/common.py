@@ -113,6 +113,7 @@ def describe_error(exc: Exception) -> tuple[str, int]:
 SERVER_COMMANDS = frozenset(
     {"open", "score", "show", "export", "edges", "neighbours"}
     | {"accept", "corroborate", "contradict", "verify", "supersede", "undo"}
+    | {"import", "sync"}
 )
 
 
@@ -186,6 +187,9 @@ def nothing_left_if_refused(db: str | os.PathLike[str]) -> Iterator[None]:
 
     A store that holds facts by then was filled by another process importing into the
     same new path meanwhile: it is left alone."""
+    if is_server(db):  # a transaction on the server: a refused import left nothing there
+        yield
+        return
     p = Path(db)
     paths = [p] + [p.with_name(p.name + suffix) for suffix in ("-wal", "-shm", "-journal")]
     new = [q for q in paths if not q.exists()]

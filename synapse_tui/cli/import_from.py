@@ -25,6 +25,7 @@ from synapse_tui.core.ingest.adapters.sync import sync_snapshot
 from synapse_tui.core.ingest.sources import remember
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.postgres.location import is_server, locate
+from synapse_tui.core.store.postgres.server import holds_store
 
 SYSTEMS = READERS
 
@@ -99,7 +100,7 @@ def import_from(
     # The source is read before the store is created: a refused source leaves no --db behind.
     if "known" in takes:
         options["known"] = []
-        if Path(db).exists():
+        if holds_store(db) if is_server(db) else Path(db).exists():
             with Store.open(db) as store:
                 options["known"] = known_facts(store, system)
     if vectors is not None:
@@ -129,11 +130,11 @@ def import_from(
     for warning in result.warnings:
         say(f"warning: {warning}", err=True)
     if as_json:
-        emit_json({**result.to_json(), "db": str(db)})
+        emit_json({**result.to_json(), "db": locate(db).shown})
         return
     for line in result.left_out:
         say(f"left out: {line}", err=True)
     say(
-        f"{system} {result.source} -> {db}: {result.added} added, {result.newly_deleted} newly deleted,"
+        f"{system} {result.source} -> {locate(db).shown}: {result.added} added, {result.newly_deleted} newly deleted,"
         f" {result.reasserted} re-asserted, {result.unchanged} unchanged"
     )

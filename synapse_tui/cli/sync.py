@@ -25,6 +25,7 @@ from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.ingest.sources import recorded
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import describe
+from synapse_tui.core.store.postgres.location import is_server, locate
 
 DEBOUNCE_MS = 1_000  # an agent's burst of saves (a MEMORY.md and its topic file) is one sync
 
@@ -47,18 +48,19 @@ def sync_cmd(db: str, watch: bool, as_json: bool, config_path: str | None) -> No
     for source in sources:
         sync_one(db, source, config, as_json)
     if watch:
-        say(f"watching {len(sources)} source(s) of {db}; Ctrl-C stops", err=True)
+        say(f"watching {len(sources)} source(s) of {locate(db).shown}; Ctrl-C stops", err=True)
         watch_sources(db, sources, config, as_json)
 
 
 def sources_of(db: str) -> list[dict[str, Any]]:
-    if not Path(db).exists():
+    if not is_server(db) and not Path(db).exists():
         raise SynapseError(f"{db}: no such store")
     with Store.open(db, readonly=True) as store:
         sources = recorded(store)
     if not sources:
         raise SynapseError(
-            f"{db} records no sources; import one first: synapse-tui import --from SYSTEM SOURCE --db {db}"
+            f"{locate(db).shown} records no sources; import one first:"
+            f" synapse-tui import --from SYSTEM SOURCE --db {locate(db).shown}"
         )
     return sources
 

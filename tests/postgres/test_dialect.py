@@ -35,6 +35,29 @@ from synapse_tui.core.store.postgres.location import locate
             (False, False),
         ),
         (
+            "INSERT OR REPLACE INTO knn (pos, nbrs, cos) VALUES (?, ?, ?)",
+            "INSERT INTO knn (pos, nbrs, cos) VALUES (%s, %s, %s) ON CONFLICT (pos) DO UPDATE SET"
+            " nbrs = excluded.nbrs, cos = excluded.cos",
+            (False, False, False),
+        ),
+        (
+            "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.at.' || id, ? FROM facts WHERE id = ?",
+            "INSERT INTO meta (key, value) SELECT 'deleted.at.' || id, %s FROM facts WHERE id = %s"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (False, False),
+        ),
+        (
+            "INSERT INTO embeddings (pos, kind, vec) SELECT pos, 'lexical', x'' FROM facts WHERE pos > ?",
+            "INSERT INTO embeddings (pos, kind, vec) SELECT pos, 'lexical', '\\x'::bytea FROM facts WHERE pos > %s",
+            (False,),
+        ),
+        (
+            "SELECT id FROM facts WHERE json_extract(provenance, '$.\"x-source\"') = ? ORDER BY pos",
+            "SELECT id FROM facts WHERE (CASE WHEN provenance IS JSON OBJECT THEN provenance::jsonb -> 'x-source'"
+            " END) = to_jsonb(%s::text) ORDER BY pos",
+            (False,),
+        ),
+        (
             "INSERT OR IGNORE INTO entities (key) VALUES (?)",
             "INSERT INTO entities (key) VALUES (%s) ON CONFLICT DO NOTHING",
             (False,),
@@ -87,11 +110,34 @@ def test_each_rule(sqlite, postgres, lists):
         "SELECT json_extract(score_before, '$.trust') FROM audit",
         "SELECT rowid FROM facts_fts WHERE facts_fts MATCH ?",
         "SELECT name FROM sqlite_master",
+        "INSERT OR REPLACE INTO facts (pos, id) VALUES (?, ?)",  # no key known for it: SQLite's own
     ],
 )
 def test_what_no_rule_carries_never_reaches_the_server(sqlite):
     with pytest.raises(Untranslatable, match="internal error: SQLite's"):
         translate(sqlite)
+
+
+@pytest.mark.postgres
+def test_the_json_comparison_matches_strings_only_as_sqlite_does(pg_url):
+    """A number or boolean at the key is not the text of it; a provenance that is not a JSON
+    object matches nothing (SQLite's json_extract would raise on malformed JSON: none is
+    stored, an import checks it)."""
+    import sqlite3
+
+    import psycopg
+
+    rows = ['{"x-source": "5"}', '{"x-source": 5}', '{"x-source": true}', '{"y": 1}', "[1]", None]
+    sql = "SELECT count(*) FROM t WHERE json_extract(p, '$.\"x-source\"') = ?"
+    lite = sqlite3.connect(":memory:")
+    lite.execute("CREATE TABLE t (p TEXT)")
+    lite.executemany("INSERT INTO t VALUES (?)", [(r,) for r in rows])
+    with psycopg.connect(pg_url, autocommit=True) as pg:
+        pg.execute("CREATE TEMP TABLE t (p text)")
+        pg.cursor().executemany("INSERT INTO t VALUES (%s)", [(r,) for r in rows])
+        for value in ("5", "true", "1"):
+            expected = lite.execute(sql, (value,)).fetchone()
+            assert pg.execute(translate(sql)[0], (value,)).fetchone() == expected, value
 
 
 def test_a_path_that_still_needs_sqlite_refuses_the_server_in_one_line():

@@ -1,9 +1,10 @@
 """`synapse-tui mcp` serving a store on a server: each tool answers as it does on the file
 the store was copied from, evidence lands in the same audit entries, and `remember` (an
-import) says in one tool error that it does not work on a server yet."""
+import) lands the fact as on the file."""
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -76,16 +77,33 @@ def test_every_tool_answers_as_on_the_file(db, new_database):
     assert run("export", url).stdout == run("export", db).stdout
 
 
-def test_remember_on_a_server_is_one_tool_error(db, new_database):
+def test_remember_on_a_server_answers_as_on_the_file(db, new_database):
+    """The new fact lands (its id is new each time: the rest of the answer is the file's),
+    supersedes what it names in the same transaction, and the graph catches up."""
     config = db.with_name("memory.synapse.toml")
     url = new_database()
     run("copy", db, url)
 
     async def remember(session):
-        return await session.call_tool("remember", {"text": "Maria owns the Ledger API"})
+        got = await session.call_tool(
+            "remember", {"text": "Maria owns the Ledger API", "entities": ["Maria"], "supersedes": "b"}
+        )
+        return got.is_error, got.structured_content
 
-    got = serve(url, config, remember)
-    assert got.is_error
-    (line,) = got.content[0].text.splitlines()
-    assert "an import does not work on a server yet" in line
-    assert run("export", url).stdout == run("export", db).stdout  # nothing landed
+    answers = [serve(where, config, remember) for where in (db, url)]
+    for error, answer in answers:
+        assert not error and answer["text"] == "Maria owns the Ledger API"
+    new_ids = [answer["id"] for _, answer in answers]
+    (on_file, on_server) = (
+        json.dumps(a).replace(i, "NEW") for (_, a), i in zip(answers, new_ids, strict=True)
+    )
+    assert on_server == on_file
+    exports = [
+        run("export", where, "--audit").stdout.replace(i, "NEW")
+        for where, i in zip((db, url), new_ids, strict=True)
+    ]
+    assert exports[1] == exports[0] and "NEW" in exports[0]
+    exports = [
+        run("export", where).stdout.replace(i, "NEW") for where, i in zip((db, url), new_ids, strict=True)
+    ]
+    assert exports[1] == exports[0]

@@ -1,5 +1,5 @@
 """What does not work on a server yet says so in one line, without a traceback and without
-its password; what works there (reading, triage, the MCP server) reaches for the server, and
+its password; what works there (reading, triage, imports, the MCP server) reaches for the server, and
 a server that is not there is one line too."""
 
 from __future__ import annotations
@@ -27,8 +27,6 @@ def one_error_line(args, tmp_path, monkeypatch) -> str:
 @pytest.mark.parametrize(
     "args",
     [
-        ("import", "facts.jsonl", "--db", URL),
-        ("sync", URL),
         ("embed", URL),
         ("calibrate", URL),
         ("export", URL, "-o", "service=team password=hunter2"),  # a server is no output file
@@ -51,6 +49,8 @@ def test_a_command_that_does_not_work_on_a_server_refuses_it_in_one_line(args, t
         ("export", "--audit", "postgres://team:hunter2@/memory?host={tmp}"),
         ("edges", "postgresql://team:hunter2@/memory?host={tmp}"),
         ("corroborate", "postgresql://team:hunter2@/memory?host={tmp}", "a"),
+        ("import", "facts.jsonl", "--db", "postgresql://team:hunter2@/memory?host={tmp}"),
+        ("sync", "postgresql://team:hunter2@/memory?host={tmp}"),
         ("mcp", "postgresql://team:hunter2@/memory?host={tmp}"),
         ("postgresql://team:hunter2@/memory?host={tmp}",),  # the browser
         ("open", "postgresql://team:hunter2@/memory?host={tmp}"),

@@ -73,15 +73,6 @@ def test_a_refused_action_is_the_same_line_and_changes_nothing(pair):
     assert run("export", server, "--audit").stdout == run("export", file, "--audit").stdout
 
 
-def test_an_import_on_a_server_refuses_in_one_line(pair):
-    _, server, _ = pair
-    with (
-        Store.open(server) as store,
-        pytest.raises(StoreError, match="an import does not work on a server yet"),
-    ):
-        store.imports.insert([], [], 0)
-
-
 def test_a_read_only_store_on_a_server_refuses_a_write(pair):
     _, server, _ = pair
     with Store.open(server, readonly=True) as store, pytest.raises(StoreError, match="opened read-only"):

@@ -69,7 +69,10 @@ SPREAD = 4  # the best SPREAD * k rows found so far have their lists followed
 
 
 def folder(conn: sqlite3.Connection) -> Path | None:
-    """`<store>-graph` beside the store's file; None for an in-memory or temporary store."""
+    """`<store>-graph` beside the store's file; None for an in-memory or temporary store,
+    and for a store on a server, which has no folder beside it (an update reads its rows)."""
+    if not isinstance(conn, sqlite3.Connection):
+        return None
     row = conn.execute("PRAGMA database_list").fetchone()
     name = row[2] if row else ""
     return Path(name + "-graph") if name else None

@@ -164,10 +164,7 @@ class Imports:
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
             [(f"deleted.at.{f.id}", json.dumps(f.deleted_ts)) for f in facts if f.deleted_ts is not None],
         )
-        conn.executemany(
-            "INSERT INTO facts_fts (rowid, id, text) VALUES (?, ?, ?)",
-            [(first + i, f.id, f.text) for i, f in enumerate(facts)],
-        )
+        self._index_words([(first + i, f.id, f.text) for i, f in enumerate(facts)])
         mentions = []
         for i, f in enumerate(facts):
             seen: set[str] = set()
@@ -185,6 +182,10 @@ class Imports:
             "INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
             [(first + i, f.embedding.tobytes()) for i, f in enumerate(facts) if f.embedding is not None],
         )
+
+    def _index_words(self, rows: list[tuple[int, str, str]]) -> None:
+        """Add new facts (position, id, text) to the word index, which a file keeps in FTS5."""
+        self._conn.executemany("INSERT INTO facts_fts (rowid, id, text) VALUES (?, ?, ?)", rows)
 
     def link_supersessions(self) -> None:
         """Point each fact not yet linked at the position of the fact it supersedes (an id
@@ -205,11 +206,11 @@ class Imports:
         ids = json.dumps(list(fact_ids))
         # when each was flagged (meta `deleted.at.ID`: epoch seconds), so "as of" an
         # instant shows what was deleted by then
-        conn.execute(
-            "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.at.' || f.id, coalesce(j.value, ?)"
-            " FROM facts f LEFT JOIN json_each(?) j ON j.key = f.id"
-            " WHERE f.deleted = 0 AND f.id IN (SELECT value FROM json_each(?))",
-            (json.dumps(now), json.dumps(deleted_at), ids),
+        # instant, as JSON spells it; one row per id: no JSON object for SQL to take apart
+        conn.executemany(
+            "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.at.' || id, ? FROM facts"
+            " WHERE deleted = 0 AND id = ?",
+            [(json.dumps(deleted_at.get(fid, now)), fid) for fid in dict.fromkeys(fact_ids)],
         )
         # why, where the source says it was not deleted by its agent (meta `deleted.why.ID`:
         # "expired", a LangGraph row its TTL removed)

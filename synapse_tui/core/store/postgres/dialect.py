@@ -26,7 +26,11 @@ The rules, each checked by tests/postgres/test_dialect.py:
 - `? IS NULL` (an optional argument) becomes `%s::text IS NULL`: PostgreSQL must know the
   type of a NULL it is given;
 - `WHERE deleted` (an integer flag read as a truth value) becomes `WHERE deleted <> 0`;
-- `INSERT OR REPLACE INTO meta` and `INSERT OR IGNORE INTO T` become PostgreSQL's `ON CONFLICT`.
+- `INSERT OR REPLACE INTO T` (a table of `_REPLACED_ON`: meta, knn) and `INSERT OR IGNORE
+  INTO T` become PostgreSQL's `ON CONFLICT`;
+- a blob literal `x'..'` becomes a bytea one;
+- `json_extract(C, '$.key') = ?` (a JSON string compared) becomes a jsonb comparison, which,
+  as SQLite's does, matches a string and nothing else: a number 5 is not the text '5'.
 """
 
 from __future__ import annotations
@@ -58,11 +62,15 @@ _JULIAN = (
 )
 _JSON_PRESENT = re.compile(r"\bjson_extract\(([\w.]+), '\$\.(\w+)'\) IS NOT NULL")
 _WHERE_FLAG = re.compile(r"\bWHERE deleted\b(?!\s*[=<>!])")
-_OR_REPLACE_META = re.compile(r"^INSERT OR REPLACE INTO meta \(key, value\) (.*)$", re.S)
+_OR_REPLACE = re.compile(r"^INSERT OR REPLACE INTO (\w+) \(([\w, ]+)\) (.*)$", re.S)
+_REPLACED_ON = {"meta": "key", "knn": "pos"}  # each table INSERT OR REPLACE writes: its key
+_BLOB = re.compile(r"\bx'([0-9A-Fa-f]*)'")
+_JSON_EQUALS = re.compile(r"""\bjson_extract\(([\w.]+), '\$\.(?:"([\w-]+)"|(\w+))'\) = \?""")
 _OR_IGNORE = re.compile(r"^INSERT OR IGNORE INTO (.*)$", re.S)
 # SQLite's own, which no rule here carries: a statement holding one is the PgStore's to answer
 _SQLITE_ONLY = re.compile(
-    r"\b(PRAGMA|json_each|json_extract|julianday|sqlite_master|facts_fts\w*|text_factory)\b", re.I
+    r"\b(PRAGMA|json_each|json_extract|julianday|sqlite_master|facts_fts\w*|text_factory|INSERT OR \w+)\b",
+    re.I,
 )
 _LIST_MARK = "\x01"  # after a placeholder: its argument is a JSON list
 
@@ -95,8 +103,18 @@ def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
     sql = _JULIANDAY.sub(lambda m: _JULIAN.format(m[1]), sql)
     sql = _JSON_PRESENT.sub(r"(CASE WHEN \1 IS JSON OBJECT THEN \1::json ->> '\2' END) IS NOT NULL", sql)
     sql = _WHERE_FLAG.sub("WHERE deleted <> 0", sql)
-    if m := _OR_REPLACE_META.match(sql):
-        sql = f"INSERT INTO meta (key, value) {m[1]} ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+    sql = _BLOB.sub(lambda m: f"'\\x{m[1]}'::bytea", sql)
+    sql = _JSON_EQUALS.sub(
+        lambda m: (
+            f"(CASE WHEN {m[1]} IS JSON OBJECT THEN {m[1]}::jsonb -> '{m[2] or m[3]}' END)"
+            " = to_jsonb(?::text)"
+        ),
+        sql,
+    )
+    if (m := _OR_REPLACE.match(sql)) and m[1] in _REPLACED_ON:
+        key, columns = _REPLACED_ON[m[1]], [c.strip() for c in m[2].split(",")]
+        update = ", ".join(f"{c} = excluded.{c}" for c in columns if c != key)
+        sql = f"INSERT INTO {m[1]} ({m[2]}) {m[3]} ON CONFLICT ({key}) DO UPDATE SET {update}"
     elif m := _OR_IGNORE.match(sql):
         sql = f"INSERT INTO {m[1]} ON CONFLICT DO NOTHING"
     if found := _SQLITE_ONLY.search(sql):

@@ -31,3 +31,17 @@ def open_server(where: Location, *, create: bool = False, readonly: bool = False
         conn.close()
         raise
     return conn
+
+
+def holds_store(location: str) -> bool:
+    """Whether the database at `location` holds a synapse-tui store (`Path.exists` of a
+    file's): read only, so asking leaves an empty database as it was."""
+    from synapse_tui.core.store.postgres.location import locate
+
+    where = locate(location)
+    conn = connect(where)
+    try:
+        with errors_named(where, "cannot open the store"):
+            return schema.state(conn, where) is not None
+    finally:
+        conn.close()

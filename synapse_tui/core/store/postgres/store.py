@@ -14,9 +14,10 @@ answers differently is overridden here, and only that:
 - what SQLite keeps in PRAGMAs (data_version, quick_check, checkpoints) has the server's
   equivalent or none.
 
-Triage writes through the Store's own statements too, in a transaction holding the store's
-advisory lock. Imports do not run on a server yet (`store.imports` refuses its writes in
-one line): the word index and the graph are built as a file keeps them.
+Triage and imports write through the Store's own statements too, in a transaction holding
+the store's advisory lock, so two imports (or an import and a reviewer) take turns. The
+graph's update files beside a store are a file's only: on a server an update reads the
+store's rows.
 """
 
 from __future__ import annotations
@@ -34,17 +35,12 @@ from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.store.arrays import FactArrays
 from synapse_tui.core.store.audit import Audit, AuditEntry, _entry
 from synapse_tui.core.store.db import INVALIDATED_AT, Store, WordHits, _arrays
+from synapse_tui.core.store.imports import Imports
 from synapse_tui.core.store.postgres import schema
 from synapse_tui.core.store.postgres.connect import describe, driver, errors_named
 from synapse_tui.core.store.postgres.dialect import Connection
 from synapse_tui.core.store.postgres.location import Location, locate
 from synapse_tui.core.store.postgres.server import open_server
-
-# What a write the server cannot take yet says (triage works; imports do not).
-WRITES_NOT_YET = (
-    "{shown}: a PostgreSQL server; {what} does not work on a server yet (copy the store to a"
-    " file to import into it, sync or build its graph)"
-)
 
 # `load`'s columns (db._LOAD_COLUMNS) in PostgreSQL's spelling: the signers bound as a list.
 _TRUSTED = "(sig_key IS NOT NULL AND sig_key = ANY(%s))::int"
@@ -83,7 +79,7 @@ class PgStore(Store):
     def __init__(self, where: Location, raw: Any, readonly: bool) -> None:
         super().__init__(where, Connection(raw, where), readonly)  # type: ignore[arg-type]
         self.where = where
-        self.imports = _NoImports(self.imports, where)  # type: ignore[assignment]
+        self.imports = _Imports(self._conn)  # type: ignore[arg-type]
         self.audit = _Audit(self._conn)  # type: ignore[arg-type]
         self._words: Any = None  # postgres/words.py's Mirror, made by the first search
         self._own = (0, 0)  # change log and audit entries this store's transactions added
@@ -266,19 +262,50 @@ class PgStore(Store):
         self._mirror().prepare_search()
 
 
-class _NoImports:
-    """`store.imports` on a server: its reads (export's extras) work, its writes refuse in
-    one line until imports run there (the word index and the graph are a file's today)."""
+class _Imports(Imports):
+    """`store.imports` on a server: the Store's own statements, but for the two that differ.
+    The word index is the process's own (postgres/words.py reads new facts from the table),
+    and a sync's read of its sources' facts takes the typed values out of the provenance
+    here, as SQLite's json_extract gives them (PostgreSQL's `->>` gives text).
+    test_import_on_server.py compares `from_source` on both."""
 
-    _WRITES = frozenset({"insert", "link_supersessions", "flag_deleted", "set_provenance"})
+    def _index_words(self, rows: list[tuple[int, str, str]]) -> None:
+        """No FTS5 table on a server: the word index follows the facts table (words.py)."""
 
-    def __init__(self, imports: Any, where: Location) -> None:
-        self._imports, self._where = imports, where
+    def from_source(self, system: str) -> list[tuple]:
+        rows = self._conn.execute(
+            "SELECT id, text, note, NOT EXISTS (SELECT 1 FROM facts f2 WHERE f2.supersedes = facts.id),"
+            " deleted, provenance FROM facts WHERE json_extract(provenance, '$.\"x-source\"') = ?"
+            " ORDER BY pos",
+            (system,),
+        )
+        out = []
+        for fid, text, note, head, deleted, stored in rows:
+            provenance = json.loads(stored)
+            version = _as_sqlite(provenance.get("x-source-version"))
+            out.append(
+                (
+                    fid,
+                    _as_sqlite(provenance.get("x-source-id")),
+                    1 if version is None else version,
+                    text,
+                    note,
+                    int(head),
+                    deleted,
+                    provenance,
+                )
+            )
+        return out
 
-    def __getattr__(self, name: str) -> Any:
-        if name in self._WRITES:
-            raise StoreError(WRITES_NOT_YET.format(shown=self._where.shown, what="an import"))
-        return getattr(self._imports, name)
+
+def _as_sqlite(value: Any) -> Any:
+    """A JSON value as SQLite's json_extract returns it: true and false as 1 and 0, an
+    object or array as its minified JSON text, anything else as it is."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return value
 
 
 class _Audit(Audit):

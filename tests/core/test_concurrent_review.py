@@ -189,3 +189,42 @@ def test_an_agent_acts_on_what_a_search_showed_it(store_path):
             recall.triage("verify", "a", "agent:scout")
         assert recall.show("a")["contradictions"] == 1
         recall.triage("verify", "a", "agent:scout")
+
+
+def test_both_acting_at_once_on_what_they_loaded_lose_nothing(store_path):
+    """Two threads, a connection each: every action lands or is refused whole; a refused
+    reviewer reloads and acts again, and in the end every action landed once."""
+    import threading
+
+    rounds, failures = 8, []
+    start = threading.Barrier(2)
+
+    def review(who: str) -> None:
+        try:
+            with Store.open(store_path) as store:
+                triage = Triage(store, Clock(NOW), f"user:{who}", config=trusted_config())
+                own: set[int] = set()
+                start.wait()
+                for _ in range(rounds):
+                    while True:
+                        try:
+                            own.add(
+                                triage.apply("corroborate", ["a"], seen=store.audit.mark(), own=own).batch
+                            )
+                            break
+                        except Stale:
+                            continue
+        except Exception as exc:  # noqa: BLE001 - the test reports it below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=review, args=(who,)) for who in ("ann", "bob")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert failures == []
+    with Store.open(store_path, readonly=True) as store:
+        entries = list(export_audit(store))
+        assert store.review.fields("a")["corroborations"] == 3 + 2 * rounds
+    assert sorted(e["batch"] for e in entries) == list(range(1, 2 * rounds + 1))
+    assert sorted(e["actor"] for e in entries) == ["user:ann"] * rounds + ["user:bob"] * rounds

@@ -374,9 +374,12 @@ def _bm25_first(relevance: np.ndarray, every: np.ndarray | None, size: int) -> n
         return _first(relevance, size)  # 0.0 * 1e9 + relevance is relevance
     if len(every) >= size:
         return every[_first(1.0 * 1e9 + relevance[every], size)]
-    rest = relevance.copy()
-    rest[every] = -np.inf
-    return np.union1d(every, _first(rest, size - len(every)))
+    # all of `every`, then the others first by relevance: the others among the first
+    # `size` by relevance alone are at least as many, and first among the others
+    sel = _first(relevance, size)
+    others = sel[np.searchsorted(every, sel, side="left") == np.searchsorted(every, sel, side="right")]
+    others = others[np.lexsort((others, -relevance[others]))][: size - len(every)]
+    return np.union1d(every, others)
 
 
 def _first(values: np.ndarray, size: int) -> np.ndarray:

@@ -255,7 +255,7 @@ class Recall:
         """An agent's evidence (corroborate, contradict, verify), audited as `actor`.
 
         Decided on the fact as the agent was last shown it (show, search, neighbours): when
-        another writer acted on it since, refused with `Stale` ("changed by ... since you
+        another writer acted on it since, refused with `StaleError` ("changed by ... since you
         loaded it; reload to see it") and nothing is written. A fact never shown to this
         server is acted on as it stands, as the CLI does."""
         if action not in (Action.CORROBORATE, Action.CONTRADICT, Action.VERIFY):

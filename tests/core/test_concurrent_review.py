@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from synapse_tui.core.base.clock import Clock, parse_time
-from synapse_tui.core.review.triage import Stale, Triage, TriageError, export_audit
+from synapse_tui.core.review.triage import StaleError, Triage, TriageError, export_audit
 from synapse_tui.core.store.db import Store
 from tests.helpers import trusted_config
 
@@ -39,7 +39,7 @@ def test_the_second_of_two_who_loaded_the_same_fact_is_refused(two):
     ann, bob = two
     loaded = ann.store.audit.mark(), bob.store.audit.mark()  # both look at fact e
     ann.apply("corroborate", ["e"], seen=loaded[0])
-    with pytest.raises(Stale) as refused:
+    with pytest.raises(StaleError) as refused:
         bob.apply("contradict", ["e"], seen=loaded[1])
     assert str(refused.value) == (
         f"contradict e: changed by user:ann at {STAMP} since you loaded it; reload to see it"
@@ -69,7 +69,7 @@ def test_a_sessions_own_actions_never_refuse_its_next(two):
     own.add(ann.apply("corroborate", ["e"], seen=loaded).batch)
     own.add(ann.apply("verify", ["e"], seen=loaded, own=own).batch)
     assert len(audit(ann)) == 2
-    with pytest.raises(Stale, match="changed by user:ann"):  # without saying which were its own
+    with pytest.raises(StaleError, match="changed by user:ann"):  # without saying which were its own
         ann.apply("verify", ["e"], seen=loaded)
 
 
@@ -77,7 +77,7 @@ def test_a_bulk_action_with_one_changed_fact_writes_nothing(two):
     ann, bob = two
     loaded = bob.store.audit.mark()
     ann.apply("contradict", ["d"])
-    with pytest.raises(Stale, match=r"^verify d: changed by user:ann"):
+    with pytest.raises(StaleError, match=r"^verify d: changed by user:ann"):
         bob.apply("verify", ["a", "c", "d", "e"], seen=loaded)
     assert audit(bob) == [("user:ann", "contradict", "d")]
     assert bob.store.review.fields("a")["reinforced_at"] == ["2026-11-20T10:00:00Z"]
@@ -87,7 +87,7 @@ def test_a_supersession_checks_the_replacing_fact_too(two):
     ann, bob = two
     loaded = bob.store.audit.mark()
     ann.apply("contradict", ["d"])  # the fact Bob chose as the replacement
-    with pytest.raises(Stale, match=r"^supersede d: changed by user:ann"):
+    with pytest.raises(StaleError, match=r"^supersede d: changed by user:ann"):
         bob.apply("supersede", ["c"], "d", seen=loaded)
     assert bob.store.review.supersedes("d") == (True, None)
 
@@ -155,7 +155,9 @@ def test_an_agent_acts_on_the_fact_as_it_was_shown_it(store_path):
         person = Triage(theirs, Clock(NOW), "user:ann", config=trusted_config())
         recall.show("e")
         person.apply("corroborate", ["e"])
-        with pytest.raises(Stale, match=f"^contradict e: changed by user:ann at {STAMP} since you loaded it"):
+        with pytest.raises(
+            StaleError, match=f"^contradict e: changed by user:ann at {STAMP} since you loaded it"
+        ):
             recall.triage("contradict", "e", "agent:scout")
         assert counts(person, "e") == (1, 4)
         shown = recall.show("e")
@@ -185,7 +187,7 @@ def test_an_agent_acts_on_what_a_search_showed_it(store_path):
         person = Triage(theirs, Clock(NOW), "user:ann", config=trusted_config())
         recall.search("Maria")
         person.apply("contradict", ["a"])
-        with pytest.raises(Stale, match="^verify a: changed by user:ann"):
+        with pytest.raises(StaleError, match="^verify a: changed by user:ann"):
             recall.triage("verify", "a", "agent:scout")
         assert recall.show("a")["contradictions"] == 1
         recall.triage("verify", "a", "agent:scout")
@@ -212,7 +214,7 @@ def test_both_acting_at_once_on_what_they_loaded_lose_nothing(store_path):
                                 triage.apply("corroborate", ["a"], seen=store.audit.mark(), own=own).batch
                             )
                             break
-                        except Stale:
+                        except StaleError:
                             continue
         except Exception as exc:  # noqa: BLE001 - the test reports it below
             failures.append(exc)

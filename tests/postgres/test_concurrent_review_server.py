@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from synapse_tui.core.base.clock import Clock, parse_time
-from synapse_tui.core.review.triage import Stale, Triage, TriageError, export_audit
+from synapse_tui.core.review.triage import StaleError, Triage, TriageError, export_audit
 from synapse_tui.core.store.db import Store
 from tests.helpers import run
 
@@ -45,7 +45,7 @@ def test_the_second_of_two_who_loaded_the_same_fact_is_refused(two):
     ann, bob = two
     loaded = ann.store.audit.mark(), bob.store.audit.mark()
     ann.apply("corroborate", ["e"], seen=loaded[0])
-    with pytest.raises(Stale) as refused:
+    with pytest.raises(StaleError) as refused:
         bob.apply("contradict", ["e"], seen=loaded[1])
     assert str(refused.value) == (
         f"contradict e: changed by user:ann at {STAMP} since you loaded it; reload to see it"
@@ -108,7 +108,7 @@ def test_both_acting_at_once_on_what_they_loaded_lose_nothing(server):
                         try:
                             own.add(triage.apply("corroborate", ["a"], seen=loaded, own=own).batch)
                             break
-                        except Stale:
+                        except StaleError:
                             refusals.append(who)
         except Exception as exc:  # noqa: BLE001 - the test reports it below
             failures.append(exc)

@@ -53,7 +53,7 @@ class TriageError(SynapseError):
     """An action that cannot apply (read-only store, a cycle, nothing to undo...)."""
 
 
-class Stale(TriageError):
+class StaleError(TriageError):
     """An action decided on a state another writer has since changed: refused, nothing
     written. `entry` is that writer's newest entry about the fact (who, when, what)."""
 
@@ -149,7 +149,7 @@ class Triage:
         `seen`: the audit's newest entry (`store.audit.mark()`, read no later than the state
         the action was decided on): if another writer has acted on one of these facts since
         (any entry after it, but for the batches in `own`, the session's own), the action
-        is refused with `Stale` and nothing is written. None decides now (the CLI)."""
+        is refused with `StaleError` and nothing is written. None decides now (the CLI)."""
         if action not in ACTIONS:
             raise TriageError(f"unknown action {action!r}")
         if not fact_ids:
@@ -196,7 +196,7 @@ class Triage:
         theirs = [e for e in self.store.audit.about_since(fact_ids, seen) if e.batch not in own]
         if theirs:
             last = theirs[-1]
-            raise Stale(
+            raise StaleError(
                 f"{action} {last.fact_id}: changed by {last.actor} at {last.at} since you loaded it;"
                 " reload to see it",
                 last,

@@ -3,15 +3,17 @@
     python benchmarks/bench_words.py [--n 1000000] [--db PATH] [--calls 15] [--write-results]
 
 Builds (once, then reuses) a store of facts and their full-text index, no embeddings: each
-text six of 20 words (benchmarks/synth.py WORDS), so a word is in about a quarter of the
+text six of 22 words (benchmarks/synth.py WORDS), so a word is in about a quarter of the
 facts. Then, in one run, alternating so a busy machine weighs on both alike:
 
-- `Store.search_any` for a broad word, two and three, with the term rows kept between
+- `Store.search_any` for one to six broad words, with the term rows kept between
   searches (store/words.py) and with nothing kept (the cache emptied before each call: what
   every search cost before), the latter the baseline;
 - `words.top_any`, the first page of that BM25 order, against sorting every match;
-- the MCP tool's body (`Recall.search`, limit 10) on the same words, kept against not,
-  and a filters-only search (`tier:auto`, no FTS) as a floor;
+- the MCP tool's body (`Recall.search`, limit 10) on the same words: ranking only the
+  matches that can reach the page (relevance.py `_head`) against ranking every match as
+  before, both with the rows kept; and kept against not; a filters-only search
+  (`tier:auto`, no FTS) as a floor;
 - a 1 MB query, refused.
 
 Each figure is a median with the load average beside it.
@@ -40,6 +42,7 @@ from synapse_tui.core.agent import Recall  # noqa: E402
 from synapse_tui.core.base.clock import Clock, format_time, parse_time  # noqa: E402
 from synapse_tui.core.base.config import Config  # noqa: E402
 from synapse_tui.core.base.errors import SynapseError  # noqa: E402
+from synapse_tui.core.review import query as fq  # noqa: E402
 from synapse_tui.core.review.relevance import fts_terms  # noqa: E402
 from synapse_tui.core.store import words  # noqa: E402
 from synapse_tui.core.store.arrays import event_blob  # noqa: E402
@@ -48,7 +51,13 @@ from synapse_tui.core.store.schema import migrate  # noqa: E402
 
 NOW = "2026-12-01T00:00:00Z"
 FIGURES = Results("bench_words.py")
-QUERIES = ("payments", "payments api", "When did the payments api deploy?")
+QUERIES = (
+    "payments",
+    "payments api",
+    "When did the payments api deploy?",
+    "payments api deploy cache",
+    "payments api deploy cache queue worker",
+)
 
 
 def build(db: Path, n: int) -> None:
@@ -94,6 +103,16 @@ def everything(found) -> np.ndarray:
 
 def forget(store: Store) -> None:
     store.__dict__.pop("_term_cache", None)
+
+
+def every_match(recall: Recall, q: str) -> float:
+    """The MCP search as it was before `_head`: every match ranked, the page cut after."""
+    was = fq.rank
+    fq.rank = lambda memory, query, mask=None, limit=None: was(memory, query, mask)
+    try:
+        return ms(lambda: recall.search(q, 10))
+    finally:
+        fq.rank = was
 
 
 def ms(fn) -> float:
@@ -150,6 +169,10 @@ def main() -> None:
             args.calls,
         )
         note(f"words.top_any {what}, 10 best, rows kept", page, full, load, "every match in BM25 order")
+        page, full, load = paired(
+            lambda q=q: ms(lambda: recall.search(q, 10)), lambda q=q: every_match(recall, q), args.calls
+        )
+        note(f"MCP search {what}, rows kept, the page ranked", page, full, load, "every match ranked")
         kept, cold, load = paired(
             lambda q=q: ms(lambda: recall.search(q, 10)),
             lambda q=q: (forget(store), ms(lambda: recall.search(q, 10)))[1],

@@ -285,7 +285,8 @@ class Recall:
         session: str | None = None,
     ) -> dict[str, Any]:
         """A new `auto` fact whose provenance names the agent; with `supersedes`, it
-        replaces that fact in the same transaction, audited like the browser's supersede."""
+        replaces that fact in the same transaction, audited like the browser's supersede
+        (and refused whole, like `triage`, when another writer changed it since it was shown)."""
         provenance = {"x-ai-agent": actor.removeprefix("agent:")}
         provenance.update({k: v for k, v in (("x-ai-model", model), ("x-ai-session", session)) if v})
         if self.scope is not None:  # what an agent remembers stays in its scope
@@ -317,12 +318,15 @@ class Recall:
 
             def link(_store: Store, _positions: list[int]) -> None:
                 if supersedes is not None:
-                    triage.apply_in(Action.SUPERSEDE, [supersedes], fact.id)
+                    # decided on the replaced fact as the agent was shown it, like `triage`
+                    seen = self._served.get(supersedes)
+                    triage.apply_in(Action.SUPERSEDE, [supersedes], fact.id, seen=seen)
 
             import_facts(self.store, [fact], "remember", after_insert=link)
+            self._after_own_write()  # the mark first: the reload then holds all it names
             self.memory.reload(self.clock.now())
-            self._after_own_write()
             shown = self._show(self.memory, fact.id)
+            self._serve([fact.id] if supersedes is None else [fact.id, supersedes])
         self._update_graph_soon()
         return shown
 

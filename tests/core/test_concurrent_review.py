@@ -230,3 +230,20 @@ def test_both_acting_at_once_on_what_they_loaded_lose_nothing(store_path):
         assert store.review.fields("a")["corroborations"] == 3 + 2 * rounds
     assert sorted(e["batch"] for e in entries) == list(range(1, 2 * rounds + 1))
     assert sorted(e["actor"] for e in entries) == ["user:ann"] * rounds + ["user:bob"] * rounds
+
+
+def test_an_agent_remembering_a_replacement_for_a_changed_fact_writes_nothing(store_path):
+    from synapse_tui.core.agent import Recall
+
+    with Store.open(store_path) as mine, Store.open(store_path) as theirs:
+        recall = Recall(mine, trusted_config(), Clock(NOW))
+        person = Triage(theirs, Clock(NOW), "user:ann", config=trusted_config())
+        recall.show("e")
+        person.apply("verify", ["e"])
+        with pytest.raises(StaleError, match="^supersede e: changed by user:ann"):
+            recall.remember("the newer fact", "agent:scout", supersedes="e")
+        assert theirs.count() == 5 and [x[1] for x in audit(person)] == ["verify"]
+        recall.show("e")
+        shown = recall.remember("the newer fact", "agent:scout", supersedes="e")
+        assert theirs.count() == 6 and shown["supersedes"] == "e"
+        recall.settle()

@@ -1,6 +1,6 @@
 """The Textual app: one factory for the CLI and the tests, `SynapseApp(store, config, clock)`.
 
-The app holds the headless `Browser` (core/browser.py), which owns every piece of state;
+The app holds the headless `Browser` (core/browser/), which owns every piece of state;
 the app's workers call it and post typed messages back; screens paint what it returns.
 """
 

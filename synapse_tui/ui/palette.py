@@ -35,7 +35,7 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
 
     def sync_sources() -> None:
         """Import again what the store was imported from, in a thread; the browser sees the
-        writes as another writer's and reloads (core/browser.py)."""
+        writes as another writer's and reloads (core/browser/)."""
 
         def work() -> None:
             results = sync_recorded(app.store.path, app.config)

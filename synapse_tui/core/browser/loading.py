@@ -1,0 +1,129 @@
+"""What a loading turn computes: the next `State` from the newest, when the store is read,
+re-read, seen as of an instant, rescored under a new config or at the clock's instant.
+
+Each runs in a worker inside the turn `Browser` took for it, and returns the state without
+installing it; the session records it as the newest and the main thread installs it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.browser.state import State
+from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.notices import describe_elsewhere
+from synapse_tui.core.review.queues import all_masks
+from synapse_tui.core.review.reasons import Suspects, find_duplicates, with_unsupported
+from synapse_tui.core.review.sessionlog import session_log, session_mark
+
+if TYPE_CHECKING:
+    from synapse_tui.core.browser.session import Browser
+
+
+def load(browser: Browser, head: State, duplicates: bool = True) -> State:
+    """Read and score the store. `duplicates=False` leaves the duplicate detectors (a
+    read of every text) to `with_duplicates`, so the list can paint first."""
+    store = browser.store
+    with browser.lock:
+        live = Memory(store, head.config, browser.clock.now())
+        version = store.data_version()
+        start = head.session_start
+        if start is None:
+            start = session_mark(store)
+        found = find_duplicates(live) if duplicates else Suspects(np.zeros(len(live), dtype=bool))
+        if duplicates:
+            store.prepare_search()
+            live.ready_spare()
+    seen = head.seen if head.session_start is not None else start
+    state = replace(
+        head,
+        live=live,
+        data_version=version,
+        session_start=start,
+        seen=seen,
+        duplicates=found,
+        suspects_ready=duplicates,
+    )
+    return shown_at(browser, state, state.as_of, rescore=False)
+
+
+def with_duplicates(browser: Browser, head: State) -> State:
+    with browser.lock:
+        found = find_duplicates(head.live)
+        browser.store.prepare_search()  # after first paint: the first `/` costs what later ones do
+        head.live.ready_spare()  # and the first action what later ones do
+    state = replace(head, duplicates=found, suspects_ready=True)
+    return shown_at(browser, state, head.as_of, rescore=False)
+
+
+def reload(browser: Browser, head: State) -> tuple[State, str]:
+    """Re-read everything into a new `Memory`, and the notice of what another writer
+    changed."""
+    with browser.lock:
+        live = Memory(browser.store, head.config, browser.clock.now())
+        found = find_duplicates(live)
+        version = browser.store.data_version()
+        seen, elsewhere = _told_elsewhere(browser, head, len(live) - len(head.live))
+    state = replace(head, live=live, duplicates=found, suspects_ready=True, data_version=version, seen=seen)
+    return shown_at(browser, state, head.as_of, rescore=False), elsewhere
+
+
+def _told_elsewhere(browser: Browser, head: State, added: int) -> tuple[int | None, str]:
+    """What another writer did since the last notice: facts added, actions by anyone
+    but this browser (a CLI user of the same login too); and the newest entry told."""
+    if head.seen is None:
+        return None, ""
+    theirs = [
+        (e.actor, e.what, e.fact_id, e.facts)
+        for e in reversed(session_log(browser.store, head.seen, config=head.config))
+        if e.batch not in head.own
+    ]
+    return session_mark(browser.store), describe_elsewhere(max(added, 0), max(-added, 0), theirs)
+
+
+def shown_at(browser: Browser, state: State, when: float | None, rescore: bool = True) -> State:
+    """`state` shown at `when` (None: now): the memory, its suspects and queues."""
+    from synapse_tui.core.review.asof import memory_as_of
+
+    duplicates, live = state.duplicates, state.live
+    with browser.lock:
+        if when is None:
+            if rescore:
+                live.rescore(browser.clock.now())
+            memory, exists = live, None
+        else:
+            memory, exists = memory_as_of(live, when)
+            if state.suspects_ready:  # duplicates among the facts that existed then
+                duplicates = find_duplicates(live, exists)
+    suspects = with_unsupported(duplicates, memory)
+    return replace(
+        state,
+        as_of=when,
+        memory=memory,
+        exists=exists,
+        suspects=suspects,
+        masks=all_masks(memory, suspects.mask),
+    )
+
+
+def configured(browser: Browser, head: State, config: Config) -> State:
+    """Everything rescored under a new config."""
+    with browser.lock:
+        head.live.config = config
+    return shown_at(browser, replace(head, config=config), head.as_of)
+
+
+def caught_up(browser: Browser, head: State) -> State | None:
+    """Every fact scored at the clock's instant and the queues recounted (a full rescore:
+    about 0.1 s at a million facts, so a worker's job, not a keypress's). None when the
+    past is on screen: it has its own instant."""
+    if head.as_of is not None or head.live is None:
+        return None
+    with browser.lock:
+        head.live.rescore(browser.clock.now(), spare=True)
+        suspects = with_unsupported(head.duplicates, head.live)
+    return replace(head, memory=head.live, suspects=suspects, masks=all_masks(head.live, suspects.mask))

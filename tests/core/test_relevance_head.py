@@ -31,8 +31,9 @@ def facts() -> list[dict]:
         if i < BURIED + 100:  # the buried, then the most trusted, all holding `payments`
             others = rng.choice(VOCAB[1:], 1 if i < BURIED else int(rng.integers(2, 4)), replace=False)
             words = ["payments", *others.tolist()]
-        else:  # texts of three lengths: BM25 ties by the hundred
+        else:  # texts of three lengths (BM25 ties by the hundred), most with a function word
             words = rng.choice(VOCAB, int(rng.choice([3, 4, 6])), replace=False).tolist()
+            words[-1] += " the" if i % 4 else " of the"
         f = {"id": f"h{i:05d}", "text": " ".join(words), "created_at": f"2026-{1 + i % 11:02d}-02T00:00:00Z"}
         if i < BURIED:
             f |= {"contradictions": DISPUTES, "created_at": "2026-11-02T00:00:00Z"}
@@ -61,7 +62,9 @@ QUERIES = [
     ("payments", "trust"),  # one keyword: trust orders, BM25's first 200 are all buried
     ("payments api", "trust"),
     ("payments api gateway", "trust"),
-    ("when did the payments api ship?", "trust"),  # function words too
+    ("when did the payments api ship?", "trust"),  # function words, one in most facts
+    ("payments of api", "trust"),  # ... and one in a few
+    ("the gateway", "trust"),  # a function word in more facts than the keyword
     ("payments ledger invoice owner team", "trust"),
     ("payments api tier:human", "trust"),  # a filter
     ("payments api", "hybrid"),
@@ -103,6 +106,14 @@ def test_a_page_is_the_head_of_the_whole_order(memory, query, mode):
         assert len(head.pos) == limit or limit == 100
 
 
+@pytest.mark.parametrize(("query", "mode"), QUERIES)
+def test_holding_every_keyword_is_holding_every_word_but_function_words(memory, query, mode):
+    full = relevance.rank(memory, fq.parse(query), None, mode)
+    content = [h for t, h in zip(full.terms, full.hits, strict=True) if not relevance.is_stop(t)]
+    held = sum(np.isin(full.pos, h).astype(int) for h in content)
+    assert np.array_equal(full.every, held == len(content))
+
+
 def test_a_page_inside_a_scope(memory):
     scope = np.zeros(len(memory), dtype=bool)
     scope[::3] = True
@@ -128,3 +139,19 @@ def test_a_bound_too_tight_is_caught(memory, monkeypatch):
     outside = relevance._outside
     monkeypatch.setattr(relevance, "_outside", lambda size, *a: outside(size, *a) * 0.99)
     assert any(mismatch(memory, "payments", "trust", limit) for limit in range(1, 101))
+
+
+def test_a_fact_just_outside_reaches_the_bound(memory):
+    """The bound is reached: BM25's fact at SIZE + 1 for `payments` has the store's highest
+    trust, so its key is the bound itself, and any tighter bound would leave out a fact
+    that can reach a page."""
+    full = relevance.rank(memory, fq.parse("payments"), None, "trust")
+    size = relevance.CANDIDATES
+    at = int(np.flatnonzero(full.bm25_rank == size + 1)[0])
+    top = float(memory.scores.trust.max())
+    assert memory.scores.trust[full.pos[at]] == top and full.lexical_rank[at] == 0
+    k = relevance.RRF_K
+    floor = 1.0 / (k + relevance.CANDIDATES + 1)
+    lexical = np.where(full.lexical_rank > 0, 1.0 / (k + full.lexical_rank), floor)
+    largest = (1.0 / (k + full.bm25_rank) + relevance.LEXICAL_WEIGHT * lexical).max()
+    assert relevance._outside(size, largest, 1 - 1.0 + 1.0 * top, False) >= full.score[at]

@@ -1,6 +1,8 @@
 """Figures for issue 25 (a store on PostgreSQL). Run:
 python benchmarks/bench_postgres.py [--quick] [--write-results]
 
+0. `synapse-tui import` of 100,000 facts into an empty database on the server, whole
+   process (the graph built too), against the same import into a new file;
 1. `synapse-tui copy` of a 100,000-fact store (its graph included) from a file to a server,
    whole process, against `synapse-tui import` of the same facts into a new file (the
    baseline: what a user waits for today to get those facts into a store);
@@ -125,6 +127,11 @@ def main() -> None:
             print("load before:", uptime())
             imported = timed_run("import", str(src), "--db", str(home / "m.db"), env=env)
             print(f"import {n:,} facts into a new file: {imported:.2f} s")
+            into = new_database(server, "imported")
+            imported_there = timed_run("import", str(src), "--db", into, env=env)
+            print(
+                f"import {n:,} facts into a server: {imported_there:.2f} s ({imported_there / imported:.2f}x the file)"
+            )
             local = timed_run("copy", str(home / "m.db"), str(home / "local.db"), env=env)
             print(f"copy file -> file: {local:.2f} s")
             url = new_database(server, "bench")
@@ -162,6 +169,9 @@ def main() -> None:
         finally:
             server.cleanup()
     label = f"{n:,} facts"
+    results.add(
+        f"import into a server, {label} (whole process)", imported_there, baseline="file", against=imported
+    )
     results.add(f"copy file -> server, {label} (whole process)", there, baseline="import", against=imported)
     results.add(f"copy server -> file, {label} (whole process)", back, baseline="import", against=imported)
     results.add(

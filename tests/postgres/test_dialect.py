@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from synapse_tui.core.base.errors import StoreError
-from synapse_tui.core.store.postgres.dialect import Connection, Untranslatable, translate
+from synapse_tui.core.store.postgres.dialect import Connection, Untranslatable, copy_target, translate
 from synapse_tui.core.store.postgres.location import locate
 
 
@@ -138,6 +138,55 @@ def test_the_json_comparison_matches_strings_only_as_sqlite_does(pg_url):
         for value in ("5", "true", "1"):
             expected = lite.execute(sql, (value,)).fetchone()
             assert pg.execute(translate(sql)[0], (value,)).fetchone() == expected, value
+
+
+@pytest.mark.parametrize(
+    ("sqlite", "copy"),
+    [
+        (
+            "INSERT INTO embeddings (pos, kind, vec) VALUES (?, ?, ?)",
+            "COPY embeddings (pos, kind, vec) FROM STDIN",
+        ),
+        (
+            "INSERT INTO semantic_edges (a, b, weight, kind) VALUES (?,?,?,?)",
+            "COPY semantic_edges (a, b, weight, kind) FROM STDIN",
+        ),
+        ("INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)", None),  # a value of its own
+        (
+            "INSERT INTO mentions (pos, eid, spelling) VALUES (?, (SELECT eid FROM entities WHERE key = ?), ?)",
+            None,
+        ),
+        ("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING", None),
+        ("INSERT OR IGNORE INTO entities (key) VALUES (?)", None),
+        ("INSERT INTO facts (pos, id) VALUES (?)", None),  # placeholders and columns disagree
+    ],
+)
+def test_plain_inserts_of_many_rows_become_a_copy(sqlite, copy):
+    assert copy_target(sqlite) == copy
+
+
+@pytest.mark.postgres
+def test_a_copy_refuses_what_the_inserts_would(pg_url):
+    """Rows by COPY land as executemany's would (bytes, NULLs, numbers), and a clashing key
+    fails the whole statement."""
+    import psycopg
+
+    from synapse_tui.core.store.postgres.location import locate
+
+    with psycopg.connect(pg_url, autocommit=True) as raw:
+        conn = Connection(raw, locate(pg_url))
+        raw.execute("CREATE TEMP TABLE t (k int PRIMARY KEY, b bytea, x double precision, s text)")
+        rows = [(1, b"\x00\xff", 0.5, "é\ttab"), (2, None, 1, None)]
+        assert conn.executemany("INSERT INTO t (k, b, x, s) VALUES (?, ?, ?, ?)", rows).rowcount == 2
+        assert raw.execute("SELECT * FROM t ORDER BY k").fetchall() == [
+            (1, b"\x00\xff", 0.5, "é\ttab"),
+            (2, None, 1.0, None),
+        ]
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.executemany(
+                "INSERT INTO t (k, b, x, s) VALUES (?, ?, ?, ?)", [(3, None, 0, "a"), (1, None, 0, "b")]
+            )
+        assert raw.execute("SELECT count(*) FROM t").fetchone() == (2,)
 
 
 def test_a_path_that_still_needs_sqlite_refuses_the_server_in_one_line():

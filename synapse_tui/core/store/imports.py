@@ -173,10 +173,19 @@ class Imports:
                 if key not in seen:
                     seen.add(key)
                     mentions.append((first + i, key, name.strip()))
-        conn.executemany("INSERT OR IGNORE INTO entities (key) VALUES (?)", [(m[1],) for m in mentions])
+        # each entity once, then its id looked up once: an import names a few thousand
+        # entities in hundreds of thousands of mentions
+        keys = list(dict.fromkeys(m[1] for m in mentions))
+        conn.executemany("INSERT OR IGNORE INTO entities (key) VALUES (?)", [(key,) for key in keys])
+        eids = dict(
+            conn.execute(
+                "SELECT key, eid FROM entities WHERE key IN (SELECT value FROM json_each(?))",
+                (json.dumps(keys),),
+            )
+        )
         conn.executemany(
-            "INSERT INTO mentions (pos, eid, spelling) VALUES (?, (SELECT eid FROM entities WHERE key = ?), ?)",
-            mentions,
+            "INSERT INTO mentions (pos, eid, spelling) VALUES (?, ?, ?)",
+            [(pos, eids[key], spelling) for pos, key, spelling in mentions],
         )
         conn.executemany(
             "INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",

@@ -30,7 +30,10 @@ The rules, each checked by tests/postgres/test_dialect.py:
   INTO T` become PostgreSQL's `ON CONFLICT`;
 - a blob literal `x'..'` becomes a bytea one;
 - `json_extract(C, '$.key') = ?` (a JSON string compared) becomes a jsonb comparison, which,
-  as SQLite's does, matches a string and nothing else: a number 5 is not the text '5'.
+  as SQLite's does, matches a string and nothing else: a number 5 is not the text '5';
+- `executemany` of a plain `INSERT INTO T (cols) VALUES (?, ...)` (an import's rows, the
+  graph's edges) becomes one `COPY T (cols) FROM STDIN` (`copy_target`): the same rows and
+  the same refusals (a clashing key), without a round of the protocol per row.
 """
 
 from __future__ import annotations
@@ -131,6 +134,19 @@ def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
     return "".join(out), tuple(lists)
 
 
+_PLAIN_INSERT = re.compile(r"^INSERT INTO (\w+) \(([\w, ]+)\) VALUES \((\?(?:, ?\?)*)\)$")
+
+
+@functools.lru_cache(maxsize=64)
+def copy_target(sql: str) -> str | None:
+    """The COPY that takes `executemany(sql, rows)`'s rows, when `sql` inserts plain values
+    (one placeholder per column, nothing computed); None for any other statement."""
+    m = _PLAIN_INSERT.match(sql.strip())
+    if m is None or m[3].count("?") != len(m[2].split(",")):
+        return None
+    return f"COPY {m[1]} ({m[2]}) FROM STDIN"
+
+
 def _args(args: Sequence[Any] | dict[str, Any], lists: tuple[bool, ...]) -> Any:
     if isinstance(args, dict):
         return args
@@ -211,6 +227,14 @@ class Connection:
     def executemany(self, sql: str, rows: Any) -> Cursor:
         pg, lists = self._translate(sql)
         cur = self.raw.cursor()
+        if (copy := copy_target(sql)) is not None:
+            n = 0
+            with self.errors_named(), cur.copy(copy) as out:
+                for row in rows:
+                    out.write_row(row)
+                    n += 1
+            self.total_changes += n
+            return Cursor(cur)
         with self.errors_named():
             cur.executemany(pg, [_args(row, lists) for row in rows])
         self.total_changes += max(cur.rowcount, 0)

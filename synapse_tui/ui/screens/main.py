@@ -4,7 +4,8 @@ Wide terminals show the list and the detail pane side by side, narrow ones stack
 `p` hides the pane. Both are CSS classes (the breakpoints' `-wide` / `-narrow`, and
 `-no-pane` mirrored from `show_pane`): the stylesheet does the layout. The list repaints
 when the app's `memory_change` says the memory changed (`FactScreen.memory_changed`); the
-search box is a widget of its own (`SearchBar`), whose results the screen installs.
+search box is a widget of its own (`SearchBar`), whose results the screen installs, and
+so is the pane (`DetailPane`), which reads the fact under the cursor itself.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.browser import Search
 from synapse_tui.core.review.queues import QUEUES, SORTS
 from synapse_tui.ui.bulk import MARK_BINDINGS
-from synapse_tui.ui.messages import Explained, TextsRead
+from synapse_tui.ui.messages import TextsRead
 from synapse_tui.ui.screens.base import FactScreen, MemoryChange
 from synapse_tui.ui.search import SearchBar, SearchInput
-from synapse_tui.ui.widgets.fact_detail import FactDetail
+from synapse_tui.ui.widgets.detail_pane import DetailPane
 from synapse_tui.ui.widgets.fact_list import ColumnHeader, FactList
 from synapse_tui.ui.widgets.queue_bar import QueueBar, StatusLine
 
@@ -123,9 +124,6 @@ class MainScreen(FactScreen, inherit_bindings=False):
 
     def __init__(self) -> None:
         super().__init__()
-        self._pane_fact: str | None = None  # the fact the pane shows or is about to
-        self._pane_busy = False  # a worker is explaining a fact for the pane
-        self._pane_again = False  # asked to repaint meanwhile: read the fact again after
         self._return_to = None  # the view to come back to after the neighbour view
         self._bindings_had_fact: bool | None = None  # a fact was shown at the last refresh_bindings
 
@@ -142,7 +140,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
             with Vertical(id="list-pane"):
                 yield ColumnHeader(id="columns")
                 yield FactList(reason=self.app.browser.reason, id="facts")
-            yield FactDetail(id="pane", follow=True)
+            yield DetailPane(self.app.browser, id="pane")
         yield StatusLine(id="status")
         yield Footer(compact=True)
 
@@ -291,41 +289,12 @@ class MainScreen(FactScreen, inherit_bindings=False):
 
     # -- the pane ---------------------------------------------------------------------
     def update_pane(self, force: bool = False) -> None:
-        """The pane follows the cursor; its content is read by a worker."""
-        if not self.show_pane:
-            return
-        fact_id = self.current_fact_id()
-        if fact_id == self._pane_fact and not force:
-            return
-        self.query_one(FactDetail).waiting(fact_id)
-        self._pane_fact = fact_id
-        if self._pane_busy:
-            self._pane_again |= force  # the read under way may predate what changed
-            return
-        if fact_id is None:
-            return
-        self._pane_busy = True
-        self.explain_pane(fact_id)
+        """The pane follows the cursor; its content is read by its worker (`DetailPane`)."""
+        if self.show_pane:
+            self.query_one(DetailPane).follow_fact(self.current_fact_id(), force)
 
-    @work(thread=True, group="pane")
-    def explain_pane(self, fact_id: str) -> None:
-        self.post_message(Explained(fact_id, self.browser.explanation(fact_id)))
-
-    def on_explained(self, message: Explained) -> None:
-        """Paint the pane; when the cursor moved on meanwhile, explain the newest fact next
-        (one reader, however fast the keys come: no queue of stale reads)."""
-        self.query_one(FactDetail).show(
-            message.explain, message.fact_id, self.memory, self.app.config.review.threshold
-        )
-        fact_id, again = self._pane_fact, self._pane_again
-        self._pane_again = False
-        if fact_id is None or (fact_id == message.fact_id and not again):
-            self._pane_busy = False
-        else:
-            self.explain_pane(fact_id)
-
-    @on(FactDetail.Jump)
-    def _jump(self, message: FactDetail.Jump) -> None:
+    @on(DetailPane.Jump)
+    def _jump(self, message: DetailPane.Jump) -> None:
         self.go_to_fact(message.fact_id)
 
     # -- queues and sort --------------------------------------------------------------
@@ -433,7 +402,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
 
     def on_screen_suspend(self) -> None:
         """A view opens on top: the pane stops waiting for the cursor to rest."""
-        self.query_one(FactDetail).flush()
+        self.query_one(DetailPane).flush()
 
     def on_screen_resume(self) -> None:
         """Back on the list, however the view on top closed (dismiss or pop)."""

@@ -1,8 +1,9 @@
 """One fact, every factor explained: the pane beside the list and the full detail view.
 
 A thin shell over `explain.py` (pure functions from the explain dict to Text). It never
-reads the store: the screen's worker asks `Browser.explain` and hands the result to
-`show`; until then `waiting` says which fact is coming.
+reads the store: a worker (the detail view's, or the pane's in `detail_pane.py`) asks
+`Browser.explanation` and hands the result to `show`; until then `waiting` says which
+fact is coming.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from synapse_tui.core.browser import Browser, Search
 from synapse_tui.core.graph.build import update_graph
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.review.queues import QUEUES, queue_index
+from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.db import Store
 from tests.ui.fixtures.make_facts import TRUSTED_KEY
 
@@ -315,3 +316,16 @@ def test_a_worker_changes_nothing_shown_until_the_main_thread_installs_it(db, tm
     b.install(loaded)
     assert b.state is landed.state and len(b.memory) == 35 and b.rows().counts[0] == 35
     assert landed.outcome.batch in b.own_batches  # the log tells this browser's action apart
+
+
+def test_an_action_on_a_fact_another_reviewer_changed_since_the_list_was_read_is_refused(db):
+    b = open_browser(db)
+    with Store.open(db) as other:
+        Triage(other, Clock(NOW), "user:ann", config=b.config).apply("contradict", ["f-old-1"])
+    refused = installed(b, b.triage("corroborate", ["f-old-1"]))
+    assert refused.outcome is None and "changed by user:ann" in refused.error and "reload" in refused.error
+    with Store.open(db) as other:
+        assert [e.actor for e in other.history("f-old-1")] == ["user:ann"]  # nothing of ours landed
+    assert installed(b, b.triage("corroborate", ["f-old-2"])).error is None  # an untouched fact: fine
+    installed(b, b.reload())
+    assert installed(b, b.triage("corroborate", ["f-old-1"])).error is None  # decided on what it now shows

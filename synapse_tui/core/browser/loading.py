@@ -29,6 +29,7 @@ def load(browser: Browser, head: State, duplicates: bool = True) -> State:
     read of every text) to `with_duplicates`, so the list can paint first."""
     store = browser.store
     with browser.lock:
+        loaded = store.audit.mark()  # before the read: a change landing during it is not "seen"
         live = Memory(store, head.config, browser.clock.now())
         version = store.data_version()
         start = head.session_start
@@ -43,6 +44,7 @@ def load(browser: Browser, head: State, duplicates: bool = True) -> State:
         head,
         live=live,
         data_version=version,
+        loaded=loaded,
         session_start=start,
         seen=seen,
         duplicates=found,
@@ -64,11 +66,14 @@ def reload(browser: Browser, head: State) -> tuple[State, str]:
     """Re-read everything into a new `Memory`, and the notice of what another writer
     changed."""
     with browser.lock:
+        loaded = browser.store.audit.mark()
         live = Memory(browser.store, head.config, browser.clock.now())
         found = find_duplicates(live)
         version = browser.store.data_version()
         seen, elsewhere = _told_elsewhere(browser, head, len(live) - len(head.live))
-    state = replace(head, live=live, duplicates=found, suspects_ready=True, data_version=version, seen=seen)
+    state = replace(
+        head, live=live, duplicates=found, suspects_ready=True, data_version=version, loaded=loaded, seen=seen
+    )
     return shown_at(browser, state, head.as_of, rescore=False), elsewhere
 
 

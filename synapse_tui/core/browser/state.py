@@ -76,6 +76,7 @@ class State:
     suspects: Suspects | None = None  # the duplicates plus the unsupported claims
     masks: np.ndarray | None = None  # queue x position membership
     data_version: int | None = None  # the store's version this state has read
+    loaded: int | None = None  # the audit's newest entry when `live` was read: actions are decided on it
     session_start: int | None = None  # the audit's newest entry when the browser opened
     seen: int | None = None  # the newest audit entry another writer's notice has told
     own: frozenset[int] = frozenset()  # the actions this browser made (the log tells them apart)

@@ -62,7 +62,8 @@ def apply_move(
             # older undo, nor another writer's (after a restart: the store's newest)
             outcome = triage.redo(expect=undone.pop() if undone else None)
         else:
-            outcome = triage.apply(move, fact_ids, target)
+            # decided on what the list shows: refused if another writer changed a fact since
+            outcome = triage.apply(move, fact_ids, target, seen=head.loaded, own=head.own)
             undone.clear()  # a new action: what was undone before it stays undone
     except SynapseError as exc:
         # a refused redo still used up the undo it meant
@@ -72,6 +73,7 @@ def apply_move(
     ids = list(dict.fromkeys(outcome.fact_ids))
     foreign = store.data_version() != head.data_version  # another process committed
     if (foreign and store.count() != len(memory)) or any(f not in memory.index for f in ids):
+        loaded = store.audit.mark()
         memory = Memory(store, head.config, clock.now())  # another process added facts
         found = find_duplicates(memory)
         suspects = with_unsupported(found, memory)
@@ -79,6 +81,7 @@ def apply_move(
             head,
             live=memory,
             memory=memory,
+            loaded=loaded,
             duplicates=found,
             suspects_ready=True,
             suspects=suspects,

@@ -2,7 +2,8 @@
 python benchmarks/bench_postgres.py [--quick] [--write-results]
 
 0. `synapse-tui import` of 100,000 facts into an empty database on the server, whole
-   process (the graph built too), against the same import into a new file;
+   process (the graph built too), against the same import into a new file; then 10 more
+   facts into each (a sync's size: the graph extended, on a server from the store's rows);
 1. `synapse-tui copy` of a 100,000-fact store (its graph included) from a file to a server,
    whole process, against `synapse-tui import` of the same facts into a new file (the
    baseline: what a user waits for today to get those facts into a store);
@@ -132,6 +133,13 @@ def main() -> None:
             print(
                 f"import {n:,} facts into a server: {imported_there:.2f} s ({imported_there / imported:.2f}x the file)"
             )
+            more = write_synthetic_jsonl(home / "more.jsonl", 10, seed=8, id_prefix="t")
+            added_file = timed_run("import", str(more), "--db", str(home / "m.db"), env=env)
+            added_there = timed_run("import", str(more), "--db", into, env=env)
+            print(
+                f"import 10 more facts (a sync's size): file {added_file:.2f} s, server {added_there:.2f} s"
+                f" ({added_there / added_file:.2f}x)"
+            )
             local = timed_run("copy", str(home / "m.db"), str(home / "local.db"), env=env)
             print(f"copy file -> file: {local:.2f} s")
             url = new_database(server, "bench")
@@ -171,6 +179,12 @@ def main() -> None:
     label = f"{n:,} facts"
     results.add(
         f"import into a server, {label} (whole process)", imported_there, baseline="file", against=imported
+    )
+    results.add(
+        f"import of 10 more facts into {label}, server (whole process)",
+        added_there,
+        baseline="file",
+        against=added_file,
     )
     results.add(f"copy file -> server, {label} (whole process)", there, baseline="import", against=imported)
     results.add(f"copy server -> file, {label} (whole process)", back, baseline="import", against=imported)

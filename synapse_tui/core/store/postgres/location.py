@@ -87,11 +87,10 @@ def redact(target: str) -> str:
     return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
 
 
-# What a command says of a server until it works there (docs/postgres.md: reading, triage
-# and copy do).
+# What a command says of a server until it works there (docs/postgres.md, "what works").
 NOT_YET = (
-    "{shown}: a PostgreSQL server; this command does not work with servers yet (score, show,"
-    " export, triage and copy do; copy the store to a file to browse, import or sync it)"
+    "{shown}: a PostgreSQL server; this command does not work with servers yet (the browser,"
+    " score, show, export, triage, import, sync, mcp and copy do; copy the store to a file for it)"
 )
 
 

@@ -175,3 +175,14 @@ def test_an_expired_row_is_flagged_expired_not_deleted(agent_store, tmp_path):
     assert scored["langgraph:memories.alice:k2"] == ["deleted"]
     found = run("score", db, "--json", "--now", later, "--where", "is:expired").stdout.splitlines()
     assert [json.loads(line)["id"] for line in found] == ["langgraph:memories.alice:k4"]
+    # an export and import keep the reason: the copy says expired, not deleted by the agent
+    exported = tmp_path / "lg.jsonl"
+    run("export", db, "-o", exported)
+    run("import", exported, "--db", tmp_path / "copy.db")
+    copied = {
+        s["id"]: s["flags"]
+        for s in map(
+            json.loads, run("score", tmp_path / "copy.db", "--json", "--now", later).stdout.splitlines()
+        )
+    }
+    assert copied == scored

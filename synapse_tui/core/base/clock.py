@@ -36,6 +36,18 @@ _FIRST = datetime(1, 1, 1, tzinfo=UTC)
 _LAST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
 
 
+def source_time(value: object) -> float:
+    """Epoch seconds of a time as another system wrote it: a number, or ISO 8601 text with
+    or without an offset (none: UTC, as SQLite's `CURRENT_TIMESTAMP` writes it). Raises
+    TypeError or ValueError when it is not a time."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, str):
+        raise TypeError(f"not a time: {brief(value)}")
+    when = datetime.fromisoformat(value.strip())
+    return (when.replace(tzinfo=UTC) if when.tzinfo is None else when).timestamp()
+
+
 def format_time(ts: float) -> str:
     """Canonical UTC RFC 3339 with microseconds dropped when zero.
 

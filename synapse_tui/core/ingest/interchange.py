@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from synapse_tui.core.base import limits
-from synapse_tui.core.base.clock import format_time, parse_time
+from synapse_tui.core.base.clock import format_time, parse_time, source_time
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import InputError, PartialWrite
 from synapse_tui.core.base.jsonl import json_line, read_jsonl, write_jsonl  # noqa: F401 (this module's API before the split)
@@ -73,6 +73,7 @@ class ParsedFact:
     extra: dict[str, Any] = field(default_factory=dict)
     deleted: bool = False  # deleted at its source (SPEC 9)
     deleted_ts: float | None = None  # when it was flagged, where known
+    expired: bool = False  # deleted by its source's time-to-live, not its agent (SPEC 9)
 
     @property
     def o1_count(self) -> int | None:
@@ -199,8 +200,25 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
         fact.embedding = _embedding(obj["embedding"], err)
     if "deleted" in obj:
         fact.deleted, fact.deleted_ts = _deleted(obj["deleted"], err)
+        fact.expired = _expired(fact)
     fact.extra = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
     return fact
+
+
+def _expired(fact: ParsedFact) -> bool:
+    """Whether a deleted fact was removed by its source's time-to-live, not its agent (SPEC
+    9's `expired`): its provenance carries the source's `x-SYSTEM-expires-at` (a LangGraph
+    row's), passed by the instant it was flagged. An export keeps both, so the flag
+    survives a round trip; an unknown instant is not assumed to be after the expiry."""
+    if not fact.deleted or fact.deleted_ts is None or not fact.provenance:
+        return False
+    for key, value in fact.provenance.items():
+        if key.startswith("x-") and key.endswith("-expires-at"):
+            try:
+                return source_time(value) <= fact.deleted_ts
+            except (TypeError, ValueError):
+                return False
+    return False
 
 
 def _deleted(value: Any, err: Callable[[str, str], InputError]) -> tuple[bool, float | None]:

@@ -40,6 +40,7 @@ class NewFact(Protocol):
     extra: dict[str, Any]
     deleted: bool
     deleted_ts: float | None
+    expired: bool
 
     @property
     def o1_count(self) -> int | None: ...
@@ -159,10 +160,12 @@ class Imports:
             " sig_state, sig_key, extra, deleted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
-        # when each was flagged, as a sync records it (meta `deleted.at.ID`, epoch seconds)
+        # when each was flagged, as a sync records it (meta `deleted.at.ID`, epoch seconds),
+        # and why, where its source's TTL removed it (`deleted.why.ID`, as flag_deleted writes)
         conn.executemany(
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-            [(f"deleted.at.{f.id}", json.dumps(f.deleted_ts)) for f in facts if f.deleted_ts is not None],
+            [(f"deleted.at.{f.id}", json.dumps(f.deleted_ts)) for f in facts if f.deleted_ts is not None]
+            + [(f"deleted.why.{f.id}", json.dumps("expired")) for f in facts if f.expired],
         )
         self._index_words([(first + i, f.id, f.text) for i, f in enumerate(facts)])
         mentions = []
@@ -214,8 +217,7 @@ class Imports:
         conn = self._conn
         ids = json.dumps(list(fact_ids))
         # when each was flagged (meta `deleted.at.ID`: epoch seconds), so "as of" an
-        # instant shows what was deleted by then
-        # instant, as JSON spells it; one row per id: no JSON object for SQL to take apart
+        # instant shows what was deleted by then; one row per id, so SQL takes no JSON apart
         conn.executemany(
             "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.at.' || id, ? FROM facts"
             " WHERE deleted = 0 AND id = ?",

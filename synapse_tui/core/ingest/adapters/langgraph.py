@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from synapse_tui.core.base.clock import Clock, format_time
+from synapse_tui.core.base.clock import Clock, format_time, source_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.limits import brief
 from synapse_tui.core.ingest.adapters import (
@@ -306,12 +306,7 @@ def _text(obj: Any) -> tuple[str, str | None, bool]:
     return json.dumps(shown, ensure_ascii=False, sort_keys=True, separators=(", ", ": ")), kind, False
 
 
-def _instant(value: Any) -> float:
-    """Epoch seconds of a LangGraph time: `CURRENT_TIMESTAMP` text (UTC) or an ISO string."""
-    if isinstance(value, (int, float)):
-        return float(value)
-    when = datetime.fromisoformat(str(value).strip())
-    return (when.replace(tzinfo=UTC) if when.tzinfo is None else when).timestamp()
+_instant = source_time  # a LangGraph time: `CURRENT_TIMESTAMP` text (UTC) or an ISO string
 
 
 def _expired(k: KnownFact, now: float) -> bool:

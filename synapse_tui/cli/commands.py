@@ -278,7 +278,8 @@ def show_cmd(
         if as_json:
             emit_json(info)
         else:
-            print_explain(info, memory.config)
+            roles = {h.seq: h.role for h in memory.store.history(fact_id) if h.role}
+            print_explain(info, memory.config, roles)
 
 
 @main.command("export")

@@ -93,7 +93,9 @@ def _form(info: dict[str, Any]) -> str:
     return f"exact form, {_plural(1 + len(info.get('reinforced_at') or []), 'event')}"
 
 
-def print_explain(info: dict[str, Any], config: Config) -> None:
+def print_explain(info: dict[str, Any], config: Config, roles: dict[int, str] | None = None) -> None:
+    """`show` for a person; `roles`: the database role of each history entry that has one
+    (a server's), by seq, named beside its actor (never in the JSON)."""
     console = _console()
     band = BANDS.index(info["band"])
     console.print(
@@ -172,7 +174,9 @@ def print_explain(info: dict[str, Any], config: Config) -> None:
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         console.print(_t(f"  {key}: {shown}", style="dim"))
     for h in info["history"]:
-        console.print(_t(f"  {h['at']}  {h['action']}  by {h['actor']}", style="dim"))
+        role = (roles or {}).get(h["seq"])
+        by = f"{h['actor']} (role {role})" if role else h["actor"]
+        console.print(_t(f"  {h['at']}  {h['action']}  by {by}", style="dim"))
 
 
 def _bars(h: Histogram, label: str, fmt: str) -> list[str]:

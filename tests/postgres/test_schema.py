@@ -82,7 +82,9 @@ def test_an_older_store_is_migrated_and_a_read_only_open_refuses_to(new_database
     with pytest.raises(StoreError, match="needs an upgrade"):
         open_server(where, readonly=True)
     with open_server(where) as conn:
-        assert conn.execute("SELECT value FROM meta WHERE key = 'store.schema'").fetchone() == ("2",)
+        assert conn.execute("SELECT value FROM meta WHERE key = 'store.schema'").fetchone() == (
+            str(schema.SCHEMA_VERSION),
+        )
         assert conn.execute("SELECT kind FROM facts_changes").fetchall() == [("s",)]
 
 

@@ -44,6 +44,13 @@ class LogEntry:
     undone: bool  # an action whose newest undo/redo is an undo
     next_undo: bool  # what ctrl+z would revert now
     facts: int = 1  # how many facts the action changed
+    role: str | None = None  # the database role that wrote it (a server's; None on a file)
+
+    @property
+    def who(self) -> str:
+        """The actor, with the database role when the store recorded one:
+        'user:alice (role team_rw)'."""
+        return who(self.actor, self.role)
 
     @property
     def bulk(self) -> bool:
@@ -64,6 +71,11 @@ class LogEntry:
     def what(self) -> str:
         """The action as a person names it: 'corroborate', 'undo of #12'."""
         return f"{self.action} of #{self.undoes}" if self.undoes is not None else self.action
+
+
+def who(actor: str, role: str | None) -> str:
+    """An actor as a person reads it, with the database role that acted when known."""
+    return f"{actor} (role {role})" if role else actor
 
 
 def describe_change(before: dict[str, Any], after: dict[str, Any]) -> str:
@@ -124,4 +136,5 @@ def _entry(
         e.undoes is None and e.batch in undone,
         e.undoes is None and e.batch == target,
         n,
+        e.role,
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from synapse_tui.core.base.clock import format_time
@@ -67,6 +67,10 @@ class AuditEntry:
     after: dict[str, Any] | None
     undoes: int | None
     score_before: dict[str, Any] | None = None  # the fact's score just before (SPEC 8)
+    # the database role that wrote it (a server's session login; None on a file or when
+    # unknown): shown to people beside the actor, never in the JSON, and not compared, so
+    # the same actions read alike on both backends
+    role: str | None = field(default=None, compare=False)
 
 
 def _loads(value: str | None) -> Any:
@@ -74,9 +78,11 @@ def _loads(value: str | None) -> Any:
 
 
 def _entry(row: tuple) -> AuditEntry:
-    seq, at, actor, action, fid, batch, before, after, undoes, score_before = row
+    """An entry from the ten columns of _COLUMNS, and its role when an eleventh follows."""
+    seq, at, actor, action, fid, batch, before, after, undoes, score_before = row[:10]
+    role = row[10] if len(row) > 10 else None
     return AuditEntry(
-        seq, at, actor, action, fid, batch, _loads(before), _loads(after), undoes, _loads(score_before)
+        seq, at, actor, action, fid, batch, _loads(before), _loads(after), undoes, _loads(score_before), role
     )
 
 
@@ -90,6 +96,17 @@ class Audit:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
+        self._role: str | None = None
+
+    def role_column(self) -> str:
+        """`role` where the audit has that column, else `NULL`: a store of schema 4 or
+        older read as it is (read-only) has none."""
+        if self._role is None:
+            found = self._conn.execute(
+                "SELECT 1 FROM pragma_table_info('audit') WHERE name = 'role'"
+            ).fetchone()
+            self._role = "role" if found else "NULL"
+        return self._role
 
     # -- writing -------------------------------------------------------------------------
 
@@ -203,11 +220,16 @@ class Audit:
 
     def entries(self) -> Iterator[AuditEntry]:
         """Every entry, oldest first."""
-        return (_entry(row) for row in self._conn.execute(f"SELECT {_COLUMNS} FROM audit ORDER BY seq"))
+        role = self.role_column()
+        return (
+            _entry(row) for row in self._conn.execute(f"SELECT {_COLUMNS}, {role} FROM audit ORDER BY seq")
+        )
 
     def history(self, fact_id: str) -> list[AuditEntry]:
         """The entries about one fact, oldest first."""
-        rows = self._conn.execute(f"SELECT {_COLUMNS} FROM audit WHERE fact_id = ? ORDER BY seq", (fact_id,))
+        rows = self._conn.execute(
+            f"SELECT {_COLUMNS}, {self.role_column()} FROM audit WHERE fact_id = ? ORDER BY seq", (fact_id,)
+        )
         return [_entry(row) for row in rows]
 
     def batch_heads(self, since: int) -> list[tuple[AuditEntry, int]]:
@@ -216,10 +238,11 @@ class Audit:
         # the bare columns come from the batch's first row (SQLite: the row of min(seq))
         rows = self._conn.execute(
             "SELECT min(seq), at, actor, action, fact_id, batch, before, after, undoes, NULL,"
-            " count(DISTINCT fact_id) FROM audit WHERE seq > ? GROUP BY batch ORDER BY batch DESC",
+            f" {self.role_column()}, count(DISTINCT fact_id) FROM audit WHERE seq > ?"
+            " GROUP BY batch ORDER BY batch DESC",
             (since,),
         ).fetchall()
-        return [(_entry(row[:10]), row[10]) for row in rows]
+        return [(_entry(row[:11]), row[11]) for row in rows]
 
     def superseded_entries(self, batches: Sequence[int]) -> dict[int, AuditEntry]:
         """The entry of the superseded fact in each of `batches` that holds one, by batch

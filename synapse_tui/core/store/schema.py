@@ -155,11 +155,19 @@ _V4 = """
 CREATE INDEX embeddings_kind ON embeddings(kind)
 """
 
+# m005: which database role made each audit entry (issue 25): NULL on a file, where the
+# actor alone says who; a server's store fills it with the session's login. Not part of
+# `export --audit` or `show --json`, which stay the same on both backends.
+_V5 = """
+ALTER TABLE audit ADD COLUMN role TEXT
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", _V1),
     ("m002_deleted_score_before", _V2),
     ("m003_facts_changes", _V3),
     ("m004_embeddings_kind", _V4),
+    ("m005_audit_role", _V5),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest schema a read-only open reads as it is: m003 adds only what the load cache

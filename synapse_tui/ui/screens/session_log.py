@@ -261,5 +261,5 @@ def _actor(entry: LogEntry, browser) -> str:
     """The actor, and 'elsewhere' when it is this browser's login but not this browser (the
     CLI in another terminal)."""
     if entry.actor == browser.actor and entry.batch not in browser.own_batches:
-        return f"{entry.actor} (elsewhere)"
-    return entry.actor
+        return f"{entry.who} (elsewhere)"
+    return entry.who

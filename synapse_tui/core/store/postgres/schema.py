@@ -191,11 +191,24 @@ CREATE TRIGGER facts_changes_noticed AFTER INSERT ON facts_changes
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_changes_noticed()
 """
 
+# The database role of each audit entry (SQLite's m005): the login of the session that
+# wrote it, filled by the server whatever the client, so the audit says which role acted
+# beside the actor string the client names. Entries made before stay NULL (unknown), and
+# a copy carries the column as it is (NULL from a file).
+_P003 = """
+ALTER TABLE audit ADD COLUMN IF NOT EXISTS role TEXT;
+ALTER TABLE audit ALTER COLUMN role SET DEFAULT session_user
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("p001_tables", _P001),
     ("p002_change_log", _P002),
+    ("p003_audit_role", _P003),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+# The oldest schema a read-only open (and a copy's source) reads as it is: p003 adds only
+# the audit's role, which a read of an older store takes as NULL.
+READABLE_FROM = 2
 
 
 @dataclass(frozen=True)
@@ -248,7 +261,19 @@ TABLES = (
     Table("embeddings", ("pos", "kind", "vec"), "pos"),
     Table(
         "audit",
-        ("seq", "at", "actor", "action", "fact_id", "batch", "before", "after", "undoes", "score_before"),
+        (
+            "seq",
+            "at",
+            "actor",
+            "action",
+            "fact_id",
+            "batch",
+            "before",
+            "after",
+            "undoes",
+            "score_before",
+            "role",
+        ),
         "seq",
         "seq",
     ),
@@ -333,7 +358,12 @@ def migrate(conn: Any, where: Location) -> None:
         conn.execute(
             "CREATE TABLE synapse_migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)"
         )
+    done = (
+        set() if version == 0 else {name for (name,) in conn.execute("SELECT name FROM synapse_migrations")}
+    )
     for name, script in MIGRATIONS[version:]:
+        if name in done:  # recorded out of turn (as sqlite-utils' Migrations, by name)
+            continue
         for statement in statements(script):
             conn.execute(statement)
         conn.execute("INSERT INTO synapse_migrations (name, applied_at) VALUES (%s, now())", (name,))

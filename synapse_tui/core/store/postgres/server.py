@@ -24,8 +24,10 @@ def open_server(where: Location, *, create: bool = False, readonly: bool = False
                 )
             if version != schema.SCHEMA_VERSION:
                 if readonly:
-                    raise StoreError(f"{where.shown}: needs an upgrade, which a read-only open cannot do")
-                schema.migrate(conn, where)
+                    if version is None or version < schema.READABLE_FROM:
+                        raise StoreError(f"{where.shown}: needs an upgrade, which a read-only open cannot do")
+                else:
+                    schema.migrate(conn, where)
             conn.commit()
     except BaseException:
         conn.close()

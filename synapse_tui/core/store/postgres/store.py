@@ -313,12 +313,22 @@ class _Audit(Audit):
     row of min(seq) in each group) says so in PostgreSQL's words; the same columns as
     Audit.batch_heads (test_triage_on_server compares every audit read on both)."""
 
+    def role_column(self) -> str:
+        """`role`, or `NULL` on a store of an older schema read as it is (read-only)."""
+        if self._role is None:
+            found = self._conn.run(
+                "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
+                " AND table_name = 'audit' AND column_name = 'role'"
+            ).fetchone()
+            self._role = "role" if found else "NULL"
+        return self._role
+
     def batch_heads(self, since: int) -> list[tuple[AuditEntry, int]]:
         rows = self._conn.run(
             "SELECT DISTINCT ON (batch) seq, at, actor, action, fact_id, batch, before, after, undoes,"
-            " NULL, (SELECT count(DISTINCT b.fact_id) FROM audit b WHERE b.seq > %s"
+            f" NULL, {self.role_column()}, (SELECT count(DISTINCT b.fact_id) FROM audit b WHERE b.seq > %s"
             " AND b.batch IS NOT DISTINCT FROM a.batch) FROM audit a WHERE seq > %s"
             " ORDER BY batch DESC NULLS LAST, seq",
             (since, since),
         ).fetchall()
-        return [(_entry(row[:10]), row[10]) for row in rows]
+        return [(_entry(row[:11]), row[11]) for row in rows]

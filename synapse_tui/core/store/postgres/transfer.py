@@ -85,6 +85,12 @@ def _meta_filter(table: Table) -> str:
     return f" WHERE key NOT LIKE '{schema.OWN_KEYS}'" if table.name == "meta" else ""
 
 
+def _selected(table: Table, present: set[str]) -> str:
+    """The table's columns as a source holds them: NULL for one an older store lacks (the
+    audit's role before m005 / p003), so a copy of it lands with that column unknown."""
+    return ", ".join(c if c in present else f"NULL AS {c}" for c in table.columns)
+
+
 @contextmanager
 def _read_file(where: Location) -> Iterator[tuple[dict[str, int], Rows]]:
     path = Path(where.target)
@@ -97,7 +103,8 @@ def _read_file(where: Location) -> Iterator[tuple[dict[str, int], Rows]]:
         }
 
         def rows(table: Table) -> Iterator[tuple]:
-            cols = ", ".join(table.columns)
+            present = {row[1] for row in conn.execute(f"PRAGMA table_info({table.name})")}
+            cols = _selected(table, present)
             yield from conn.execute(
                 f"SELECT {cols} FROM {table.name}{_meta_filter(table)} ORDER BY {table.key}"
             )
@@ -119,7 +126,15 @@ def _read_server(where: Location) -> Iterator[tuple[dict[str, int], Rows]]:
             }
 
             def rows(table: Table) -> Iterator[tuple]:
-                cols = ", ".join(table.columns)
+                present = {
+                    name
+                    for (name,) in conn.execute(
+                        "SELECT column_name FROM information_schema.columns"
+                        " WHERE table_schema = current_schema() AND table_name = %s",
+                        (table.name,),
+                    )
+                }
+                cols = _selected(table, present)
                 with conn.cursor(name=f"copy_{table.name}", binary=True) as cur:
                     cur.itersize = CHUNK
                     cur.execute(f"SELECT {cols} FROM {table.name}{_meta_filter(table)} ORDER BY {table.key}")

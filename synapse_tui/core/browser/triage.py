@@ -22,13 +22,17 @@ from synapse_tui.core.review.triage import Outcome, Triage
 from synapse_tui.core.store.db import Store
 
 
-def refusal(store: Store, as_of: float | None) -> str | None:
-    """Why triage is off (a read-only store, the past on screen), or None."""
+def refusal(store: Store, as_of: float | None, move: str | None = None) -> str | None:
+    """Why triage is off (a read-only store, the past on screen), or None; with `move`,
+    also why this store's login may not make that one (a server's agent role: accept)."""
     if store.readonly:  # and why, when it was opened for writing (its folder, say)
         why = store.readonly_why or f"{store.path} cannot be written"
         return f"read-only: {why}; triage is off"
     if as_of is not None:
         return f"as of {format_time(as_of)}: the past is read-only; escape returns to now"
+    withheld = getattr(store, "withheld", {})  # a server's; a file's login may do all
+    if move in withheld:
+        return f"{withheld[move]}; nothing was tried"
     return None
 
 
@@ -46,7 +50,7 @@ def apply_move(
     move's turn): the changed facts rescored, and the next state, not yet installed. An
     undo with `expect` reverts batch `expect` or nothing (`Triage.undo`)."""
     asked = tuple(fact_ids)
-    refused = refusal(store, head.as_of)
+    refused = refusal(store, head.as_of, move)
     if refused:
         return TriageResult(move, None, "", error=refused, fact_ids=asked)
     memory = head.live

@@ -41,6 +41,7 @@ from synapse_tui.core.store.postgres.connect import describe, driver, errors_nam
 from synapse_tui.core.store.postgres.dialect import Connection
 from synapse_tui.core.store.postgres.location import Location, locate
 from synapse_tui.core.store.postgres.server import open_server
+from synapse_tui.core.store.review import TRIAGE_FIELDS, Review
 
 # `load`'s columns (db._LOAD_COLUMNS) in PostgreSQL's spelling: the signers bound as a list.
 _TRUSTED = "(sig_key IS NOT NULL AND sig_key = ANY(%s))::int"
@@ -81,6 +82,11 @@ class PgStore(Store):
         self.where = where
         self.imports = _Imports(self._conn)  # type: ignore[arg-type]
         self.audit = _Audit(self._conn)  # type: ignore[arg-type]
+        # what this login may not change (an agent's role, docs/postgres.md): asked once
+        self.withheld = _withheld(raw) if not readonly else {}
+        self.review = _Review(self._conn, self.withheld)  # type: ignore[arg-type]
+        self.imports.defaults_only = _insert_withheld(raw) if not readonly else ()
+        self.imports.withheld = self.withheld
         self._words: Any = None  # postgres/words.py's Mirror, made by the first search
         self._own = (0, 0)  # change log and audit entries this store's transactions added
 
@@ -269,8 +275,37 @@ class _Imports(Imports):
     here, as SQLite's json_extract gives them (PostgreSQL's `->>` gives text).
     test_import_on_server.py compares `from_source` on both."""
 
+    defaults_only: tuple[str, ...] = ()  # columns of facts this login may not insert
+    withheld: dict[str, str] = {}  # noqa: RUF012  (PgStore.withheld, set at open)
+
     def _index_words(self, rows: list[tuple[int, str, str]]) -> None:
         """No FTS5 table on a server: the word index follows the facts table (words.py)."""
+
+    def link_supersessions(self) -> None:
+        """The Store's; under a login that may not update the link (an agent's role) it is
+        asked only when a fact's link would change, and refused then in one line."""
+        if "supersede" in self.withheld:
+            waiting = self._conn.execute(
+                "SELECT id FROM facts WHERE supersedes IS NOT NULL AND supersedes_pos IS NULL"
+                " AND EXISTS (SELECT 1 FROM facts f2 WHERE f2.id = facts.supersedes) LIMIT 1"
+            ).fetchone()
+            if waiting is None:
+                return
+            raise StoreError(f"fact {waiting[0]} supersedes another: {self.withheld['supersede']}")
+        super().link_supersessions()
+
+    def insert(self, facts: Sequence[Any], signed: Sequence[tuple[int, str | None]], start: int) -> None:
+        """The Store's insert; under a login that may not name the tier, signature or
+        deletion flag (an agent's role), the facts go without those columns, which then
+        take their defaults: a fact holding anything else is refused in one line."""
+        if not self.defaults_only:
+            return super().insert(facts, signed, start)
+        conn = self._conn
+        self._conn = _Defaulted(conn, self.defaults_only)  # type: ignore[assignment]
+        try:
+            return super().insert(facts, signed, start)
+        finally:
+            self._conn = conn
 
     def from_source(self, system: str) -> list[tuple]:
         rows = self._conn.execute(
@@ -306,6 +341,91 @@ def _as_sqlite(value: Any) -> Any:
     if isinstance(value, dict | list):
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return value
+
+
+# the moves only a person makes, and the columns each writes (review.TRIAGE_FIELDS)
+PERSON_ONLY = {"accept": ("tier",), "supersede": ("supersedes", "supersedes_pos")}
+
+
+def _withheld(raw: Any) -> dict[str, str]:
+    """{move: why this login cannot make it} from its column privileges on facts, asked
+    of the server once at open (`has_column_privilege`), so the browser and the CLI say so
+    before trying instead of failing in the server's words."""
+    columns = sorted({c for cols in PERSON_ONLY.values() for c in cols})
+    (user,) = raw.execute("SELECT current_user").fetchone()
+    lacking = {
+        col
+        for col in columns
+        if not raw.execute("SELECT has_column_privilege('facts', %s, 'UPDATE')", (col,)).fetchone()[0]
+    }
+    out = {}
+    for move, cols in PERSON_ONLY.items():
+        missing = [c for c in cols if c in lacking]
+        if missing:
+            out[move] = (
+                f"role {user} lacks UPDATE on facts.{', facts.'.join(missing)}: {move} is a person's"
+                " (docs/postgres.md, an agent's role)"
+            )
+    return out
+
+
+# a new fact's columns an agent's role may leave out, and the value each then takes
+_INSERT_DEFAULTS = {"tier": "auto", "signature": None, "sig_state": 0, "sig_key": None, "deleted": 0}
+
+
+def _insert_withheld(raw: Any) -> tuple[str, ...]:
+    """The columns of `_INSERT_DEFAULTS` this login may not insert (docs/postgres.md)."""
+    return tuple(
+        col
+        for col in _INSERT_DEFAULTS
+        if not raw.execute("SELECT has_column_privilege('facts', %s, 'INSERT')", (col,)).fetchone()[0]
+    )
+
+
+class _Defaulted:
+    """The store's connection for one import under an agent's role: its insert of facts
+    leaves out the columns the role may not name, when every row holds their default."""
+
+    def __init__(self, conn: Any, columns: tuple[str, ...]) -> None:
+        self._conn, self._columns = conn, columns
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+    def executemany(self, sql: str, rows: Any) -> Any:
+        if not sql.startswith("INSERT INTO facts ("):
+            return self._conn.executemany(sql, rows)
+        names = [c.strip() for c in sql[len("INSERT INTO facts (") : sql.index(")")].split(",")]
+        drop = [i for i, c in enumerate(names) if c in self._columns]
+        rows = list(rows)
+        for row in rows:
+            for i in drop:
+                if row[i] != _INSERT_DEFAULTS[names[i]]:
+                    (user,) = self._conn.raw.execute("SELECT current_user").fetchone()
+                    raise StoreError(
+                        f"fact {row[1]}: role {user} lacks INSERT on facts.{names[i]}: a fact it"
+                        " adds is auto and unsigned (docs/postgres.md, an agent's role)"
+                    )
+        kept = [c for i, c in enumerate(names) if i not in drop]
+        statement = f"INSERT INTO facts ({', '.join(kept)}) VALUES ({','.join('?' * len(kept))})"
+        return self._conn.executemany(
+            statement, [tuple(v for i, v in enumerate(row) if i not in drop) for row in rows]
+        )
+
+
+class _Review(Review):
+    """`store.review` on a server: a triage write of a column this login may not update is
+    refused in one line before any statement runs (an undo of an acceptance, too)."""
+
+    def __init__(self, conn: Any, withheld: dict[str, str]) -> None:
+        super().__init__(conn)
+        self._withheld = withheld
+
+    def write(self, fact_id: str, fields: dict[str, Any]) -> None:
+        for move, cols in PERSON_ONLY.items():
+            if move in self._withheld and any(TRIAGE_FIELDS.get(k) in cols for k in fields):
+                raise StoreError(self._withheld[move])
+        super().write(fact_id, fields)
 
 
 class _Audit(Audit):

@@ -1,0 +1,90 @@
+"""The agent's role of docs/postgres.md at work (issue 25, point 5): the MCP server's
+evidence and `remember` land under it; `accept` (and the other person-only moves) is
+refused in one line naming the role and what it lacks, before anything is tried."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from synapse_tui.core.browser.triage import refusal
+from synapse_tui.core.store.db import Store
+from tests.helpers import NOW, json_lines, run
+from tests.postgres.test_roles import documented_sql
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def scout(db, new_database):
+    """(the file, its copy on a server, that server as the agent `scout`, the config)."""
+    import psycopg
+
+    url = new_database()
+    run("copy", db, url)
+    with psycopg.connect(url, autocommit=True) as owner:
+        sql = documented_sql()
+        if owner.execute("SELECT 1 FROM pg_roles WHERE rolname = 'scout'").fetchone():  # another module's
+            sql = sql.replace("CREATE ROLE synapse_agent NOLOGIN;", "").replace(
+                "CREATE ROLE scout LOGIN IN ROLE synapse_agent;", ""
+            )
+        owner.execute(sql)
+    as_scout = url.replace("://postgres:@", "://scout:@")
+    assert as_scout != url
+    return db, url, as_scout, db.with_name("memory.synapse.toml")
+
+
+def test_accept_under_the_agent_role_is_one_error_line(scout):
+    _, url, as_scout, config = scout
+    before = run("export", url, "--audit").stdout
+    for args in (("accept", "e"), ("supersede", "c", "d")):
+        got = run(args[0], as_scout, *args[1:], "--now", NOW, "--config", config, ok=False)
+        assert got.exit_code == 2
+        assert got.stderr.startswith("error: ") and got.stderr.count("\n") == 1, got.stderr
+        assert "role scout lacks UPDATE on facts." in got.stderr and "psycopg" not in got.stderr
+    assert "facts.tier" in run("accept", as_scout, "e", ok=False).stderr
+    assert run("export", url, "--audit").stdout == before  # nothing was written
+    # the evidence an agent gives lands
+    run("corroborate", as_scout, "e", "--now", NOW, "--config", config)
+    assert [e["actor"] for e in json_lines(run("export", url, "--audit").stdout)][-1].startswith("user:")
+
+
+def test_the_browser_says_which_moves_the_role_cannot_make(scout):
+    _, url, as_scout, _ = scout
+    with Store.open(as_scout) as store:
+        said = refusal(store, None, "accept")
+        assert said and "role scout" in said and "facts.tier" in said
+        assert "supersedes" in refusal(store, None, "supersede")
+        for move in ("corroborate", "contradict", "verify", "undo", None):
+            assert refusal(store, None, move) is None
+    with Store.open(url) as store:  # the owner may do all
+        assert refusal(store, None, "accept") is None
+
+
+def test_the_mcp_server_works_under_the_agent_role(scout):
+    pytest.importorskip("mcp")
+    from tests.postgres.test_mcp_on_server import serve
+
+    file, url, as_scout, config = scout
+
+    async def evidence(session):
+        out = []
+        for name, arguments in (
+            ("corroborate", {"id": "e"}),
+            ("contradict", {"id": "c"}),
+            ("verify", {"id": "b"}),
+            ("remember", {"text": "Scout saw the Ledger API", "entities": ["Ledger API"]}),
+            ("show", {"id": "e"}),
+        ):
+            got = await session.call_tool(name, arguments)
+            out.append((name, got.is_error, got.content[0].text if got.is_error else ""))
+        return out
+
+    for name, error, text in serve(as_scout, config, evidence):
+        assert not error, (name, text)
+    actors = {e["actor"] for e in json_lines(run("export", url, "--audit").stdout)}
+    assert actors == {"agent:scout"}
+    with Store.open(url, readonly=True) as store:
+        assert {e.role for e in store.audit.entries()} == {"scout"}
+    assert sys.executable  # served by this interpreter

@@ -82,6 +82,9 @@ class Recall:
         self._graph_guard = threading.Lock()
         self._graph_due: float | None = None  # monotonic time the graph update may start
         self._graph_worker: threading.Thread | None = None
+        # on a server, change notices say when to look (`fresh`); listening before the
+        # version is read, so no commit falls between them
+        self._watch = self._start_watch(store)
         # read before the load: a commit landing meanwhile is then caught up, never skipped
         self.version = store.data_version()
         self.mark = self._fingerprint()
@@ -106,6 +109,23 @@ class Recall:
 
     # -- keeping fresh -------------------------------------------------------------------
 
+    @staticmethod
+    def _start_watch(store: Store) -> Any:
+        """A server's change notices in a thread (`postgres.live.Watch`), or None: on a
+        file, or when listening fails, `fresh` reads data_version on every call."""
+        make = getattr(store, "watch", None)
+        if make is None:
+            return None
+        try:
+            return make()
+        except Exception:  # noqa: BLE001 - a server that will not LISTEN: checking every call works
+            return None
+
+    def close(self) -> None:
+        """Stop listening (the store is the caller's to close)."""
+        if self._watch is not None:
+            self._watch.stop()
+
     def _fingerprint(self, deleted: int | None = None) -> tuple[int, int, int]:
         """Last position, last audit entry, deleted facts: the first two are index
         lookups; counting deleted facts scans the table (~30 ms at 100,000), so a caller
@@ -129,7 +149,17 @@ class Recall:
 
         Another writer's triage (new audit entries, no new or deleted facts) re-reads just
         the facts it names; new facts or a changed `deleted` flag reload the store. Every
-        other input of the score changes only through audited triage or an import."""
+        other input of the score changes only through audited triage or an import. On a
+        server that costs a round trip, so it is asked only after a change notice (or
+        while no listener is connected)."""
+        if self._watch is None or self._watch.pending():
+            self._catch_up_writers()
+        now = self.clock.now()
+        if abs(now - self.memory.scores.now) > RESCORE_AFTER:
+            self.memory.rescore(now)
+        return self.memory
+
+    def _catch_up_writers(self) -> None:
         version = self.store.data_version()
         if version != self.version:
             mark = self._fingerprint()
@@ -142,10 +172,6 @@ class Recall:
             # the memory now stands for this version: without this, `Memory.explain` would
             # see a foreign version and explain every later `show` from a fresh full load
             self.memory.version = version
-        now = self.clock.now()
-        if abs(now - self.memory.scores.now) > RESCORE_AFTER:
-            self.memory.rescore(now)
-        return self.memory
 
     # -- reads ---------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from textual.app import App
 from textual.binding import Binding
+from textual.message import Message
 from textual.reactive import var
 from textual.screen import ModalScreen
 
@@ -29,6 +30,13 @@ from synapse_tui.ui.screens.base import MemoryChange
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.nav import CursorTo, MarksChanged, OpenFact
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS, TriageApp
+
+LISTEN_WAKE_S = 0.25  # how often the listener worker looks up to see whether the app quits
+RETRY_NOTICE_S = 0.1  # a notice that found the store busy (a load, an action) asks again
+
+
+class StoreChanged(Message):
+    """Another writer's change notice arrived (a store on a server: `_listen`)."""
 
 
 class SynapseApp(TriageApp):
@@ -104,6 +112,7 @@ class SynapseApp(TriageApp):
     def on_mount(self) -> None:
         if self.prefs is not None:
             self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self._listen()
 
     def _remember_theme(self, theme) -> None:
         write_pref(self.prefs, "theme", theme.name)
@@ -182,6 +191,44 @@ class SynapseApp(TriageApp):
             w.group == "clock" and not w.is_finished for w in self.workers
         ):
             self._in_worker(self.browser.catch_up, "clock", group="clock")
+
+    def _listen(self) -> None:
+        """On a server, wait for another writer's change notice in a thread and post it
+        (`on_store_changed`): the change is on screen within a second, where the poll
+        takes up to its interval. A file has no notices; its poll stays how it notices.
+        A daemon thread, not a worker (a worker that never finishes would keep the app
+        from ever being idle); it wakes every LISTEN_WAKE_S to see whether the app quits
+        (`on_unmount`), and if listening fails it ends quietly and the poll carries on."""
+        listener = self.browser.listener()
+        if listener is None:
+            return
+        stop = self._stop_listening = threading.Event()
+
+        def work() -> None:
+            with listener:
+                while not stop.is_set():
+                    try:
+                        changes = listener.wait(LISTEN_WAKE_S)
+                    except Exception:  # noqa: BLE001 - never a traceback: the poll still runs
+                        return
+                    if changes is not None and not stop.is_set():
+                        self.post_message(StoreChanged())
+
+        threading.Thread(target=work, name="synapse-listen", daemon=True).start()
+
+    def on_unmount(self) -> None:
+        if (stop := getattr(self, "_stop_listening", None)) is not None:
+            stop.set()
+
+    def on_store_changed(self, _: StoreChanged) -> None:
+        """Run what the poll runs; if a worker holds the store, ask again shortly (a
+        notice the non-blocking check skipped would wait for the next poll)."""
+        lock = self.browser.lock
+        if not lock.acquire(blocking=False):
+            self.set_timer(RETRY_NOTICE_S, lambda: self.post_message(StoreChanged()))
+            return
+        lock.release()
+        self.poll_store()
 
     def set_as_of(self, when: float | None) -> None:
         self._in_worker(lambda: self.browser.set_as_of(when), "as_of")

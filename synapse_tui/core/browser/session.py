@@ -182,6 +182,13 @@ class Browser:
         self._asked = version
         return True
 
+    def listener(self) -> Any:
+        """Another writer's change notices (a `postgres.live.Listener`, for one worker to
+        wait on; a notice asks `changed_elsewhere` as the poll does), or None on a file,
+        whose poll of data_version is cheap and is how it notices."""
+        make = getattr(self.store, "listener", None)
+        return None if make is None else make()
+
     def set_as_of(self, when: float | None, rescore: bool = True) -> Loaded:
         """View the store as it was at `when` (None: now). Read-only while set."""
         with self._turn() as head:

@@ -1,0 +1,91 @@
+"""Live change notices reach a running session (issue 25 point 3): a browser open on a
+server shows another connection's action within a second with its poll made an hour long,
+so the notice did it; the MCP session's next answer after another writer's action holds it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from synapse_tui.core.agent import Recall
+from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.base.config import load_config
+from synapse_tui.core.review.triage import Action, Triage
+from synapse_tui.core.store.db import Store
+from synapse_tui.ui.app import SynapseApp
+from tests.helpers import run
+from tests.ui.helpers import NOW, SIZE, build_store, select, settle, trust
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture(scope="module")
+def server_store(tmp_path_factory, new_database):
+    db = build_store(tmp_path_factory.mktemp("live"))
+    url = new_database()
+    run("copy", db, url)
+    return url, load_config(db.with_name("memory.synapse.toml"))
+
+
+def corroborate_elsewhere(url: str, fact_id: str) -> None:
+    with Store.open(url) as other:  # another person's browser, another connection
+        Triage(other, Clock(parse_time(NOW)), "user:other").apply(Action.CORROBORATE, [fact_id])
+
+
+async def notice_to_screen(app, url: str, fact_id: str) -> tuple[float, float, float]:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, fact_id)
+        before = trust(app, fact_id)
+        corroborate_elsewhere(url, fact_id)
+        start = time.monotonic()
+        while trust(app, fact_id) == before and time.monotonic() - start < 10:
+            await pilot.pause(0.01)
+        elapsed = time.monotonic() - start
+        await settle(pilot)
+        return before, trust(app, fact_id), elapsed
+
+
+def test_another_writers_action_reaches_an_open_browser_within_a_second(server_store, monkeypatch):
+    import synapse_tui.ui.screens.main as main_screen
+
+    monkeypatch.setattr(main_screen, "POLL_SECONDS", 3600.0)  # the poll cannot be what shows it
+    url, config = server_store
+    app = SynapseApp(store=Store.open(url), config=config, clock=Clock(parse_time(NOW)), theme="textual-dark")
+    app.animation_level = "none"
+    before, after, elapsed = asyncio.run(notice_to_screen(app, url, "f-pay-03"))
+    assert after > before
+    assert elapsed < 1.0
+
+
+def test_the_mcp_sessions_next_answer_holds_another_writers_action(server_store):
+    url, config = server_store
+    with Store.open(url) as store:
+        recall = Recall(store, config, Clock(parse_time(NOW)))
+        try:
+            before = recall.show("f-pay-02")
+            assert not recall._watch.pending()  # listening, and nothing new: no round trip
+            corroborate_elsewhere(url, "f-pay-02")
+            deadline = time.monotonic() + 1.0  # the notice arrives within a second
+            while not recall._watch._changed.is_set() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            after = recall.show("f-pay-02")
+        finally:
+            recall.close()
+        assert not recall._watch.alive
+    assert after != before
+    assert after["trust"] > before["trust"]
+
+
+def test_a_store_closed_under_the_listener_does_not_crash(server_store):
+    url, config = server_store
+    store = Store.open(url)
+    recall = Recall(store, config, Clock(parse_time(NOW)))
+    store.close()  # the listener's connection is its own
+    corroborate_elsewhere(url, "f-pay-01")
+    time.sleep(0)  # nothing to wait for: stop must end promptly
+    start = time.monotonic()
+    recall.close()
+    assert time.monotonic() - start < 1.0 and not recall._watch.alive

@@ -105,6 +105,8 @@ class Store:
     persistence use it, everyone else calls a method or a component (`audit`, `review`,
     `imports`), so a second backend has one place to answer."""
 
+    _PARAM = "?"  # the driver's placeholder in the statements `_scan` is handed
+
     def __init__(
         self, path: Path, conn: sqlite3.Connection, readonly: bool, readonly_why: str | None = None
     ) -> None:
@@ -460,6 +462,21 @@ class Store:
             ids, arrays, _ = cached
             spans = ((ids[c : c + size], arrays.span(c, c + size)) for c in range(0, len(ids), size))
             return arrays.supersedes, spans
+        supersedes = self._supersedes_positions()
+
+        def chunks() -> Iterator[tuple[list[str], FactArrays]]:
+            after, left = 0, len(supersedes)
+            while left > 0:
+                nums, events, ids, after = self._scan(
+                    signers, min(size, left), f" WHERE pos > {self._PARAM}", (after,), True
+                )
+                left -= len(ids)
+                yield ids, _arrays(nums, events)
+
+        return supersedes, chunks()
+
+    def _supersedes_positions(self) -> np.ndarray:
+        """Every fact's `supersedes` as a position (-1: none), in store order, in one value."""
         factory = self._conn.text_factory
         self._conn.text_factory = bytes
         try:
@@ -469,20 +486,7 @@ class Store:
             ).fetchone()
         finally:
             self._conn.text_factory = factory
-        supersedes = (
-            np.fromstring(text.decode("ascii"), dtype=np.int64, sep=",") if text else np.empty(0, np.int64)
-        )
-
-        def chunks() -> Iterator[tuple[list[str], FactArrays]]:
-            after, left = 0, len(supersedes)
-            while left > 0:
-                nums, events, ids, after = self._scan(
-                    signers, min(size, left), " WHERE pos > ?", (after,), True
-                )
-                left -= len(ids)
-                yield ids, _arrays(nums, events)
-
-        return supersedes, chunks()
+        return np.fromstring(text.decode("ascii"), dtype=np.int64, sep=",") if text else np.empty(0, np.int64)
 
     def _scan(self, signers: str, n: int, where: str = "", args: tuple = (), limit: bool = False):
         """Every fact's numbers (n x 7), events and ids in one pass over the table, in

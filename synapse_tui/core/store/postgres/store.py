@@ -32,9 +32,8 @@ import numpy as np
 
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
-from synapse_tui.core.store.arrays import FactArrays
 from synapse_tui.core.store.audit import Audit, AuditEntry, _entry
-from synapse_tui.core.store.db import INVALIDATED_AT, Store, WordHits, _arrays
+from synapse_tui.core.store.db import INVALIDATED_AT, Store, WordHits
 from synapse_tui.core.store.imports import Imports
 from synapse_tui.core.store.postgres import schema
 from synapse_tui.core.store.postgres.connect import describe, driver, errors_named
@@ -77,6 +76,8 @@ def open_store(location: str | os.PathLike[str], *, create: bool = False, readon
 
 class PgStore(Store):
     """A store on a server; see the module's docstring for what differs from a file's."""
+
+    _PARAM = "%s"  # psycopg's: `_scan` below runs its statements unrewritten
 
     def __init__(self, where: Location, raw: Any, readonly: bool) -> None:
         super().__init__(where, Connection(raw, where), readonly)  # type: ignore[arg-type]
@@ -189,28 +190,12 @@ class PgStore(Store):
     def warm(self, config: Config) -> None:
         """Nothing to leave for the next open: there is no load cache beside a server."""
 
-    def load_chunks(
-        self, config: Config, size: int
-    ) -> tuple[np.ndarray, Iterator[tuple[list[str], FactArrays]]]:
-        """`Store.load_chunks`: every fact's `supersedes`, then `size` facts at a time."""
-        if not self._conn.in_transaction:
-            raise RuntimeError("load_chunks reads a snapshot: call it inside Store.snapshot()")
-        signers = json.dumps(list(config.trust.signers))
+    def _supersedes_positions(self) -> np.ndarray:
+        """`Store._supersedes_positions` on the server: one aggregated value."""
         (text,) = self._conn.run(
             "SELECT string_agg((coalesce(supersedes_pos, 0) - 1)::text, ',' ORDER BY pos) FROM facts"
         ).fetchone()
-        supersedes = np.fromstring(text, dtype=np.int64, sep=",") if text else np.empty(0, np.int64)
-
-        def chunks() -> Iterator[tuple[list[str], FactArrays]]:
-            after, left = 0, len(supersedes)
-            while left > 0:
-                nums, events, ids, after = self._scan(
-                    signers, min(size, left), " WHERE pos > %s", (after,), True
-                )
-                left -= len(ids)
-                yield ids, _arrays(nums, events)
-
-        return supersedes, chunks()
+        return np.fromstring(text, dtype=np.int64, sep=",") if text else np.empty(0, np.int64)
 
     def _scan(self, signers: str, n: int, where: str = "", args: tuple = (), limit: bool = False):
         """`Store._scan` on the server: each column aggregated into one text value in

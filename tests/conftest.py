@@ -10,6 +10,8 @@ from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.store.db import Store
 from tests.helpers import NOW, write_jsonl
 
+pytest_plugins = ["tests.backends"]  # `backend`, `new_store`: a file and a server
+
 
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path_factory, monkeypatch):
@@ -37,6 +39,19 @@ def store_path(tmp_path):
     assert result.imported == 5
     assert result.warnings == [f"{src}:5: supersedes unknown id 'missing-id' (kept, ignored for depth)"]
     return db
+
+
+@pytest.fixture
+def store_location(new_store, tmp_path) -> str:
+    """`store_path`'s facts in a store on this test's backend (`tests/backends.py`): a file's
+    path, or a server's location; the test runs once with each."""
+    from tests.helpers import base_facts
+
+    src = write_jsonl(tmp_path / "facts.jsonl", base_facts())
+    location = new_store("m")
+    with Store.open(location, create=True) as store:
+        assert import_facts(store, parse_file(src), str(src)).imported == 5
+    return location
 
 
 @pytest.fixture

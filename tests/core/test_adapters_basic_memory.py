@@ -38,8 +38,9 @@ def notes(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    with Store.open(tmp_path / "memory.db", create=True) as s:
+def store(new_store):
+    """An empty store on this test's backend (a file, a server: `tests/backends.py`)."""
+    with Store.open(new_store("memory"), create=True) as s:
         yield s
 
 

@@ -25,6 +25,7 @@ from synapse_tui.core.store.db import Store
 from tests.cli_run import refused, run
 from tests.core.basic_memory_files import sync, write
 from tests.core.claude_code_files import INDEX, MEMORY, PROJECT, TESTING, USER_CLAUDE, git
+from tests.store_state import exists, mark
 
 ROLE = """\
     ---
@@ -49,8 +50,9 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    with Store.open(tmp_path / "memory.db", create=True) as s:
+def store(new_store):
+    """An empty store on this test's backend (a file, a server: `tests/backends.py`)."""
+    with Store.open(new_store("memory"), create=True) as s:
         yield s
 
 
@@ -198,24 +200,25 @@ def test_links_leaving_the_folder_are_skipped(home, tmp_path):
     assert any("secret.md: a link leaving the folder" in line for line in snap.left_out)
 
 
-def test_cli_imports_resyncs_and_refuses(home, tmp_path):
-    db = tmp_path / "cc.db"
+def test_cli_imports_resyncs_and_refuses(home, tmp_path, new_store):
+    db = new_store("cc")
     out = json.loads(run("import", "--from", "claude-code", home, "--db", db, "--json").stdout)
     assert (out["system"], out["added"]) == ("claude-code", 6)
-    before = db.read_bytes()
+    before = mark(db)
     again = run("import", "--from", "claude-code", home, "--db", db)
     assert "0 added, 0 newly deleted, 0 re-asserted, 6 unchanged" in again.stdout
-    assert db.read_bytes() == before
+    assert mark(db) == before
     fid = f"claude-code:{MEMORY}/feedback_testing.md"
     shown = run("show", db, fid).stdout
     assert f"from claude-code: record {MEMORY}/feedback_testing.md version 1" in shown
     assert "x-claude-code-time: file modified; creation unknown" in shown
     bad = tmp_path / "empty"
     bad.mkdir()
-    line = refused("import", "--from", "claude-code", bad, "--db", tmp_path / "new.db")
+    new = new_store("new")
+    line = refused("import", "--from", "claude-code", bad, "--db", new)
     assert str(bad) in line and "expected a ~/.claude folder" in line
-    assert not (tmp_path / "new.db").exists()
-    line = refused("import", "--from", "mem0", bad, "--project", bad, "--db", tmp_path / "new.db")
+    assert not exists(new)
+    line = refused("import", "--from", "mem0", bad, "--project", bad, "--db", new)
     assert "--project does not apply to --from mem0" in line
 
 
@@ -231,9 +234,9 @@ def test_a_second_sync_reads_only_the_files_that_changed(home, store, monkeypatc
     assert (result.added, result.newly_deleted, result.unchanged) == (1, 0, 5)
 
 
-def test_without_dir_it_reads_the_users_claude_folder(home, tmp_path, monkeypatch):
+def test_without_dir_it_reads_the_users_claude_folder(home, new_store, monkeypatch):
     monkeypatch.setenv("HOME", str(home.parent))
-    db = tmp_path / "default.db"
+    db = new_store("default")
     out = json.loads(run("import", "--from", "claude-code", "--db", db, "--json").stdout)
     assert (out["added"], out["source"]) == (6, str(home))
 

@@ -17,6 +17,7 @@ from synapse_tui.core.store.db import Store
 from tests.cli_run import refused, run
 from tests.core.basic_memory_files import sync
 from tests.core.claude_code_files import git
+from tests.store_state import exists, mark
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -113,8 +114,9 @@ def test_people_are_human_and_the_agent_pattern_is_configurable(memfs, monkeypat
     assert by_text(gn.read(memfs))["Deploys happen on Tuesdays."].tier == "auto"
 
 
-def test_sync_flags_deletions_at_the_commit_and_uncommitted_edits_last(memfs, tmp_path):
-    with Store.open(tmp_path / "m.db", create=True) as store:
+def test_sync_flags_deletions_at_the_commit_and_uncommitted_edits_last(memfs, new_store):
+    location = new_store("m")
+    with Store.open(location, create=True) as store:
         first = sync(store, gn.read(memfs))
         assert (first.added, first.newly_deleted) == (4, 1)
         (stamp,) = store._conn.execute("SELECT value FROM meta WHERE key LIKE 'deleted.at.%'").fetchone()
@@ -127,9 +129,9 @@ def test_sync_flags_deletions_at_the_commit_and_uncommitted_edits_last(memfs, tm
         assert "x-git-notes-author" not in cat.provenance
         assert sync(store, snap).added == 1
         git(memfs, "commit", "-q", "-am", "cat", when="2026-04-01T00:00:00Z", email=AGENT)
-        before = store._conn.total_changes
+        before = mark(location)
         again = sync(store, gn.read(memfs))  # the same version, now committed: nothing new
-        assert (again.added, again.newly_deleted) == (0, 0) and store._conn.total_changes == before
+        assert (again.added, again.newly_deleted) == (0, 0) and mark(location) == before
         assert len(known_facts(store, "git-notes")) == 5
 
 
@@ -140,15 +142,15 @@ def test_a_folder_outside_git_is_refused(tmp_path):
         gn.read(tmp_path / "notes")
 
 
-def test_cli_imports_and_refuses(memfs, tmp_path):
-    db = tmp_path / "g.db"
+def test_cli_imports_and_refuses(memfs, tmp_path, new_store):
+    db = new_store("g")
     out = json.loads(run("import", "--from", "git-notes", memfs, "--db", db, "--json").stdout)
     assert (out["system"], out["added"], out["newly_deleted"]) == ("git-notes", 4, 1)
     again = run("import", "--from", "git-notes", memfs, "--db", db)
     assert "0 added, 0 newly deleted, 0 re-asserted, 4 unchanged" in again.stdout
     people = json.loads(run("score", db, "--json", "--where", "tier:human").stdout.splitlines()[0])
     assert people["id"].startswith("git-notes:system/persona.md#")
-    other = tmp_path / "o.db"
+    other = new_store("o")
     run("import", "--from", "git-notes", memfs, "--db", other, "--agents", "*")  # every author an agent
     humans = [
         json.loads(line)["id"]
@@ -157,9 +159,10 @@ def test_cli_imports_and_refuses(memfs, tmp_path):
     assert len(humans) == 1 and humans[0].startswith("git-notes:system/persona.md#")  # read_only: true
     plain = tmp_path / "plain"
     plain.mkdir()
-    line = refused("import", "--from", "git-notes", plain, "--db", tmp_path / "new.db")
+    new = new_store("new")
+    line = refused("import", "--from", "git-notes", plain, "--db", new)
     assert str(plain) in line and "expected a folder of Markdown notes in a git work tree" in line
-    assert not (tmp_path / "new.db").exists()
+    assert not exists(new)
 
 
 def test_links_leaving_the_folder_are_not_read(memfs, tmp_path):

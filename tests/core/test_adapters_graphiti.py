@@ -66,9 +66,9 @@ def test_embeddings_are_carried_over_normalised(tmp_path):
     assert np.allclose(facts["graphiti:e-bob"].embedding, [0, 0, 1])
 
 
-def test_end_to_end_store_scores_and_a_second_sync_changes_nothing(tmp_path):
+def test_end_to_end_store_scores_and_a_second_sync_changes_nothing(tmp_path, new_store):
     folder = dump(tmp_path / "g")
-    with Store.open(tmp_path / "memory.db", create=True) as store:
+    with Store.open(new_store("memory"), create=True) as store:
         sync(store, graphiti.read(folder, known=known_facts(store, "graphiti")))
         assert store.count() == 3
         assert store.superseded_by("graphiti:e-old") == ["graphiti:e-new"]
@@ -81,9 +81,9 @@ def test_end_to_end_store_scores_and_a_second_sync_changes_nothing(tmp_path):
         assert store.count() == 3
 
 
-def test_an_edge_gone_from_the_dump_is_deleted_within_the_dumped_groups_only(tmp_path):
+def test_an_edge_gone_from_the_dump_is_deleted_within_the_dumped_groups_only(tmp_path, new_store):
     folder = dump(tmp_path / "g")
-    with Store.open(tmp_path / "memory.db", create=True) as store:
+    with Store.open(new_store("memory"), create=True) as store:
         sync(store, graphiti.read(folder))
         dump(folder, edges=[EDGES[1]])  # group user-1 without e-old; user-2 not dumped at all
         snap = graphiti.read(folder, known=known_facts(store, "graphiti"))
@@ -217,12 +217,12 @@ def test_progress_reports_the_edges_file_read(tmp_path):
     assert calls[-1] == (size, size)
 
 
-def test_the_default_group_is_read_and_scopes_deletions_like_any_other(tmp_path):
+def test_the_default_group_is_read_and_scopes_deletions_like_any_other(tmp_path, new_store):
     """Graphiti names its default group "" on Neo4j and Kuzu (helpers.get_default_group_id):
     a graph that never set a group id is read, its edges with no note."""
     default = [{**e, "group_id": ""} for e in EDGES[:2]]
     folder = dump(tmp_path / "g", edges=[*default, EDGES[2]])
-    with Store.open(tmp_path / "memory.db", create=True) as store:
+    with Store.open(new_store("memory"), create=True) as store:
         sync(store, graphiti.read(folder))
         old = store.record("graphiti:e-old")
         assert old.note is None and old.provenance["x-graphiti-group-id"] == ""

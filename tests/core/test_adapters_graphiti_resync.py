@@ -18,6 +18,7 @@ from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.db import Store
 from tests.core.graphiti_files import EDGES, dump, episode, regrow
+from tests.store_state import mark
 
 SOURCE_TIMES = ["2025-02-10T10:00:00Z", "2025-03-01T00:00:00Z"]  # ep-2, ep-3 of e-old
 TRIAGED = "2026-01-01T00:00:00Z"
@@ -33,22 +34,22 @@ def fact(store: Store) -> dict:
     return Memory(store, Config(), parse_time("2026-03-01T00:00:00Z")).explain("graphiti:e-old")
 
 
-def written(store: Store) -> bytes:
-    """The store's bytes, its write-ahead log included (where an open store's commits land)."""
-    wal = store.path.with_name(store.path.name + "-wal")
-    return store.path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+@pytest.fixture
+def location(new_store) -> str:
+    """The store's location on this test's backend (a file, a server: `tests/backends.py`)."""
+    return new_store("memory")
 
 
-def imported_and_corroborated(tmp_path: Path) -> tuple[Path, Store]:
+def imported_and_corroborated(tmp_path: Path, location: str) -> tuple[Path, Store]:
     folder = dump(tmp_path / "g")
-    store = Store.open(tmp_path / "memory.db", create=True)
+    store = Store.open(location, create=True)
     resync(store, folder)
     Triage(store, Clock(parse_time(TRIAGED)), "user:ann").apply("corroborate", ["graphiti:e-old"])
     return folder, store
 
 
-def test_a_re_assertion_adds_on_top_of_triage_audited_and_undoable(tmp_path):
-    folder, store = imported_and_corroborated(tmp_path)
+def test_a_re_assertion_adds_on_top_of_triage_audited_and_undoable(tmp_path, location):
+    folder, store = imported_and_corroborated(tmp_path, location)
     with store:
         assert fact(store)["corroborations"] == 3  # the source's 2 + triage's 1
         regrow(folder, ["ep-1", "ep-2", "ep-3", "ep-5"])
@@ -67,22 +68,22 @@ def test_a_re_assertion_adds_on_top_of_triage_audited_and_undoable(tmp_path):
         assert old["history"][0]["actor"] == "user:ann"
         assert [h["action"] for h in fact(store)["history"]] == ["corroborate", "corroborate"]
 
-        before = written(store)
+        before = mark(location)
         again, result = resync(store, folder)
         assert again.evidence == [] and result.reasserted == 0  # nothing new: not one byte written
-        assert written(store) == before
+        assert mark(location) == before
 
         undone = Triage(store, Clock(parse_time("2026-02-02T00:00:00Z")), "user:ann").undo()
         assert undone.undone_actor == "source:graphiti"
         old = fact(store)
         assert old["corroborations"] == 3 and old["reinforced_at"] == [*SOURCE_TIMES, TRIAGED]
-        before = written(store)
+        before = mark(location)
         resync(store, folder)  # the episode stays counted: an undone re-assertion stays undone
-        assert written(store) == before
+        assert mark(location) == before
 
 
-def test_without_episode_times_the_corroboration_counts_and_the_time_is_said_missing(tmp_path):
-    folder, store = imported_and_corroborated(tmp_path)
+def test_without_episode_times_the_corroboration_counts_and_the_time_is_said_missing(tmp_path, location):
+    folder, store = imported_and_corroborated(tmp_path, location)
     with store:
         regrow(folder, ["ep-1", "ep-2", "ep-3", "ep-5"], times=False)
         snap, result = resync(store, folder)
@@ -93,24 +94,24 @@ def test_without_episode_times_the_corroboration_counts_and_the_time_is_said_mis
         assert any(line.startswith("1 new re-assertion(s) of facts already here") for line in result.left_out)
 
 
-def test_a_source_that_shrinks_changes_nothing_and_counts_nothing_twice(tmp_path):
-    folder, store = imported_and_corroborated(tmp_path)
+def test_a_source_that_shrinks_changes_nothing_and_counts_nothing_twice(tmp_path, location):
+    folder, store = imported_and_corroborated(tmp_path, location)
     with store:
-        before = written(store)
+        before = mark(location)
         regrow(folder, ["ep-1", "ep-3"])  # Graphiti removed episode ep-2
         snap, result = resync(store, folder)
-        assert result.reasserted == 0 and written(store) == before
+        assert result.reasserted == 0 and mark(location) == before
         assert any("1 edge(s) already here lost episodes" in line for line in result.left_out)
         regrow(folder, ["ep-1", "ep-3", "ep-2"])  # back again: it was counted already
         resync(store, folder)
-        assert written(store) == before
+        assert mark(location) == before
         assert fact(store)["corroborations"] == 3
 
 
-def test_an_edge_first_seen_with_one_episode_gains_two(tmp_path):
+def test_an_edge_first_seen_with_one_episode_gains_two(tmp_path, location):
     """Both new episodes corroborate; the first episode of an edge asserts it, never counts."""
     folder = dump(tmp_path / "g")
-    with Store.open(tmp_path / "memory.db", create=True) as store:
+    with Store.open(location, create=True) as store:
         resync(store, folder)
         dump(folder, edges=[EDGES[0], EDGES[1], {**EDGES[2], "episodes": ["ep-1", "ep-4", "ep-5"]}])
         with open(folder / "episodes.jsonl", "a") as fh:
@@ -122,16 +123,16 @@ def test_an_edge_first_seen_with_one_episode_gains_two(tmp_path):
         assert [h["actor"] for h in bob["history"]] == ["source:graphiti"]
 
 
-def test_two_syncs_of_one_re_assertion_at_once_count_it_once(tmp_path):
+def test_two_syncs_of_one_re_assertion_at_once_count_it_once(tmp_path, location):
     """Both read the store before either wrote: the second finds the episode counted, and
     refuses whole rather than add the corroboration twice."""
-    folder, store = imported_and_corroborated(tmp_path)
+    folder, store = imported_and_corroborated(tmp_path, location)
     with store:
         regrow(folder, ["ep-1", "ep-2", "ep-3", "ep-5"])
         first = graphiti.read(folder, known=known_facts(store, "graphiti"))
         second = graphiti.read(folder, known=known_facts(store, "graphiti"))
         sync_snapshot(store, first, Config(), clock=Clock(parse_time(SYNCED)))
-        before = written(store)
+        before = mark(location)
         with pytest.raises(StoreError, match="graphiti:e-old changed while its source was read"):
             sync_snapshot(store, second, Config(), clock=Clock(parse_time(SYNCED)))
-        assert written(store) == before and fact(store)["corroborations"] == 4
+        assert mark(location) == before and fact(store)["corroborations"] == 4

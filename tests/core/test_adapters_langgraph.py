@@ -19,6 +19,7 @@ from synapse_tui.core.store.db import Store
 from tests.cli_run import refused, run
 from tests.core.basic_memory_files import sync
 from tests.core.langgraph_files import put
+from tests.store_state import exists, mark
 
 
 def rows(path: Path) -> dict[str, tuple]:
@@ -38,8 +39,9 @@ def agent_store(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    with Store.open(tmp_path / "memory.db", create=True) as s:
+def store(new_store):
+    """An empty store on this test's backend (a file, a server: `tests/backends.py`)."""
+    with Store.open(new_store("memory"), create=True) as s:
         yield s
 
 
@@ -138,30 +140,29 @@ def test_a_file_that_is_not_a_langgraph_store_is_refused(tmp_path, make, expecte
         lg.read(make(tmp_path / "x.db"))
 
 
-def test_cli_imports_resyncs_and_refuses(agent_store, tmp_path):
-    db = tmp_path / "lg.db"
+def test_cli_imports_resyncs_and_refuses(agent_store, tmp_path, new_store):
+    db = new_store("lg")
     out = json.loads(run("import", "--from", "langgraph", agent_store, "--db", db, "--json").stdout)
     assert (out["system"], out["added"]) == ("langgraph", 4)
-    before = db.read_bytes()
+    before = mark(db)
     again = run("import", "--from", "langgraph", agent_store, "--db", db)
-    assert (
-        "0 added, 0 newly deleted, 0 re-asserted, 4 unchanged" in again.stdout and db.read_bytes() == before
-    )
+    assert "0 added, 0 newly deleted, 0 re-asserted, 4 unchanged" in again.stdout and mark(db) == before
     shown = run("show", db, "langgraph:memories.alice:k1").stdout
     assert "from langgraph: record memories.alice:k1 version 1" in shown
     assert "langgraph does not record corroborations, contradictions, reinforcements, acceptance" in shown
     text = tmp_path / "notes.txt"
     text.write_text("not sqlite")
-    line = refused("import", "--from", "langgraph", text, "--db", tmp_path / "new.db")
-    assert str(text) in line and "expected a LangGraph store" in line and not (tmp_path / "new.db").exists()
+    new = new_store("new")
+    line = refused("import", "--from", "langgraph", text, "--db", new)
+    assert str(text) in line and "expected a LangGraph store" in line and not exists(new)
     server = f"postgresql://u:pw-1234@/db?host={tmp_path / 'no-server'}"  # a socket nobody listens on
-    line = refused("import", "--from", "langgraph", server, "--db", tmp_path / "new.db")
+    line = refused("import", "--from", "langgraph", server, "--db", new)
     assert "cannot connect to postgresql://u@/db" in line and "pw-1234" not in line
-    assert not (tmp_path / "new.db").exists()
+    assert not exists(new)
 
 
-def test_an_expired_row_is_flagged_expired_not_deleted(agent_store, tmp_path):
-    db = tmp_path / "lg.db"
+def test_an_expired_row_is_flagged_expired_not_deleted(agent_store, tmp_path, new_store):
+    db = new_store("lg")
     run("import", "--from", "langgraph", agent_store, "--db", db)
     put(agent_store, delete=("k2",))
     _, expires = rows(agent_store)["k4"]
@@ -178,11 +179,10 @@ def test_an_expired_row_is_flagged_expired_not_deleted(agent_store, tmp_path):
     # an export and import keep the reason: the copy says expired, not deleted by the agent
     exported = tmp_path / "lg.jsonl"
     run("export", db, "-o", exported)
-    run("import", exported, "--db", tmp_path / "copy.db")
+    copy = new_store("copy")
+    run("import", exported, "--db", copy)
     copied = {
         s["id"]: s["flags"]
-        for s in map(
-            json.loads, run("score", tmp_path / "copy.db", "--json", "--now", later).stdout.splitlines()
-        )
+        for s in map(json.loads, run("score", copy, "--json", "--now", later).stdout.splitlines())
     }
     assert copied == scored

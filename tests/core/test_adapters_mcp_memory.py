@@ -16,6 +16,7 @@ from synapse_tui.core.store.db import Store
 from tests.cli_run import refused, run
 from tests.core.basic_memory_files import sync
 from tests.core.mcp_memory_files import ENTITIES, RELATIONS, save
+from tests.store_state import exists, mark
 
 
 @pytest.fixture
@@ -41,8 +42,9 @@ def test_observations_become_facts_linked_by_relations(memory):
     assert [f.id for f in mm.read(memory).facts] == [f.id for f in snap.facts]
 
 
-def test_added_and_deleted_observations_sync(memory, tmp_path):
-    with Store.open(tmp_path / "m.db", create=True) as store:
+def test_added_and_deleted_observations_sync(memory, new_store):
+    location = new_store("m")
+    with Store.open(location, create=True) as store:
         assert sync(store, mm.read(memory)).added == 3
         changed = [
             {**ENTITIES[0], "observations": ["Speaks French", "Moved to Lyon"]},
@@ -56,9 +58,9 @@ def test_added_and_deleted_observations_sync(memory, tmp_path):
         assert moved.created_at == "2026-06-01T00:00:00Z"
         gone = {k.text for k in known_facts(store, "mcp-memory") if k.deleted}
         assert gone == {"Prefers morning meetings"}
-        before = store._conn.total_changes
+        before = mark(location)
         sync(store, mm.read(memory, known=known_facts(store, "mcp-memory")))
-        assert store._conn.total_changes == before
+        assert mark(location) == before
 
 
 @pytest.mark.parametrize(
@@ -78,14 +80,15 @@ def test_a_file_that_is_not_the_servers_is_refused(tmp_path, text, expected):
     assert err.value.file == str(path) and err.value.line == 1
 
 
-def test_cli_imports_and_refuses(memory, tmp_path):
-    db = tmp_path / "mm.db"
+def test_cli_imports_and_refuses(memory, tmp_path, new_store):
+    db = new_store("mm")
     out = json.loads(run("import", "--from", "mcp-memory", memory, "--db", db, "--json").stdout)
     assert (out["system"], out["added"]) == ("mcp-memory", 3)
     again = run("import", "--from", "mcp-memory", memory, "--db", db)
     assert "0 added, 0 newly deleted, 0 re-asserted, 3 unchanged" in again.stdout
     bad = tmp_path / "graph.json"
     bad.write_text('{"entities": [], "relations": []}')
-    line = refused("import", "--from", "mcp-memory", bad, "--db", tmp_path / "new.db")
+    new = new_store("new")
+    line = refused("import", "--from", "mcp-memory", bad, "--db", new)
     assert str(bad) in line and "expected the MCP memory server's memory.jsonl" in line
-    assert not (tmp_path / "new.db").exists()
+    assert not exists(new)

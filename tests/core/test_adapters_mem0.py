@@ -21,6 +21,7 @@ from synapse_tui.core.review.triage import Triage, export_audit
 from synapse_tui.core.store.db import Store
 from tests.core.mem0_files import ev, story, sync, write_history, write_ts_vectors
 from tests.helpers import NOW
+from tests.store_state import mark
 
 
 @pytest.fixture(autouse=True)
@@ -190,22 +191,22 @@ def state(store_path):
         return list(export_facts(store)), list(export_audit(store))
 
 
-def test_sync_is_idempotent(tmp_path):
+def test_sync_is_idempotent(tmp_path, new_store):
     history = write_history(tmp_path / "history.db", story())
-    db = tmp_path / "memory.db"
+    db = new_store("memory")
     first = sync(db, history)
     assert (first.added, first.newly_deleted, first.unchanged) == (4, 1, 0)
     before = state(db)
-    data_before = db.read_bytes()
+    data_before = mark(db)
     again = sync(db, history)
     assert (again.added, again.newly_deleted, again.unchanged) == (0, 0, 4)
     assert state(db) == before
-    assert db.read_bytes() == data_before  # not one byte written
+    assert mark(db) == data_before  # not one byte (not one row) written
 
 
-def test_incremental_sync_keeps_triage_done_here(tmp_path):
+def test_incremental_sync_keeps_triage_done_here(tmp_path, new_store):
     history = write_history(tmp_path / "history.db", story())
-    db = tmp_path / "memory.db"
+    db = new_store("memory")
     sync(db, history)
     with Store.open(db) as store:
         triage = Triage(store, Clock(parse_time(NOW)), actor="user:tester")
@@ -235,9 +236,9 @@ def test_incremental_sync_keeps_triage_done_here(tmp_path):
         assert [h["action"] for h in memory.explain("mem0:m-dog")["history"]] == ["accept"]
 
 
-def test_a_refused_sync_changes_nothing(tmp_path):
+def test_a_refused_sync_changes_nothing(tmp_path, new_store):
     history = write_history(tmp_path / "history.db", story())
-    db = tmp_path / "memory.db"
+    db = new_store("memory")
     sync(db, history)
     before = state(db)
     write_history(history, [ev("m-new", "ADD", "fine", created="2026-01-01T00:00:00Z"),
@@ -247,8 +248,8 @@ def test_a_refused_sync_changes_nothing(tmp_path):
     assert state(db) == before
 
 
-def test_explain_says_where_a_fact_came_from(tmp_path):
-    db = tmp_path / "memory.db"
+def test_explain_says_where_a_fact_came_from(tmp_path, new_store):
+    db = new_store("memory")
     sync(db, write_history(tmp_path / "history.db", story()))
     with Store.open(db, readonly=True) as store:
         info = Memory(store, Config(), parse_time(NOW)).explain("mem0:m-tea@2")

@@ -13,8 +13,9 @@ from tests.core.mem0_files import ev, story, sync, write_history
 
 
 @pytest.fixture
-def store(tmp_path):
-    with Store.open(tmp_path / "memory.db", create=True) as s:
+def store(new_store):
+    """An empty store on this test's backend (a file, a server: `tests/backends.py`)."""
+    with Store.open(new_store("memory"), create=True) as s:
         yield s
 
 
@@ -35,7 +36,7 @@ def test_two_folders_synced_into_one_store_never_delete_each_others_facts(tmp_pa
     assert gone == ["Reading Middlemarch"] and len(snap.deleted) == 1
 
 
-def test_two_histories_in_one_store_delete_only_what_each_deleted(tmp_path):
+def test_two_histories_in_one_store_delete_only_what_each_deleted(tmp_path, new_store):
     """mem0 flags a memory deleted only on its own DELETE event: a memory absent from the
     history.db being read (another user's mem0, another MEM0_DIR) is not this history's to
     delete, so two histories synced into one store leave each other alone."""
@@ -49,7 +50,7 @@ def test_two_histories_in_one_store_delete_only_what_each_deleted(tmp_path):
             ev("m-bob-2", "ADD", "Bob lives in Oslo", created="2025-04-02T00:00:00Z"),
         ],
     )
-    db = tmp_path / "memory.db"
+    db = new_store("memory")
     assert sync(db, alice).newly_deleted == 1  # Alice's own DELETE of m-paris
     for history in (bob, alice, bob):
         assert sync(db, history).newly_deleted == 0

@@ -50,8 +50,9 @@ def mem0_three_dims(tmp_path):
 
 
 @pytest.fixture
-def store(tmp_path):
-    with Store.open(tmp_path / "memory.db", create=True) as s:
+def store(new_store):
+    """An empty store on this test's backend (a file, a server: `tests/backends.py`)."""
+    with Store.open(new_store("memory"), create=True) as s:
         yield s
 
 

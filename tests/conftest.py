@@ -19,6 +19,7 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("SYNAPSE_NOW", NOW)
     monkeypatch.setenv("SYNAPSE_DATA_DIR", str(tmp_path_factory.mktemp("data")))
     monkeypatch.delenv("SYNAPSE_CONFIG", raising=False)
+    monkeypatch.delenv("SYNAPSE_DB", raising=False)  # a command without DB must not find the user's
     monkeypatch.setenv("TZ", "UTC")
 
 

@@ -1,6 +1,7 @@
-"""Two reviewers on one SQLite file (WAL), each with a connection of its own: an action
-decided on a state another writer has since changed is refused and writes nothing, and
-undo never writes over a later change that still stands (issue 25, point 4)."""
+"""Two reviewers on one store, each with a connection of its own, on a file (WAL) and on a
+server: an action decided on a state another writer has since changed is refused and writes
+nothing, undo never writes over a later change that still stands, and the same holds with
+both acting at once (issue 25, point 4)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,9 @@ STAMP = "2026-12-01T00:00:00Z"
 
 
 @pytest.fixture
-def two(store_path):
-    """Ann's and Bob's sessions on the same file."""
-    with Store.open(store_path) as ann, Store.open(store_path) as bob:
-        assert ann._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+def two(store_location):
+    """Ann's and Bob's sessions on the same store."""
+    with Store.open(store_location) as ann, Store.open(store_location) as bob:
         yield (
             Triage(ann, Clock(NOW), "user:ann", config=trusted_config()),
             Triage(bob, Clock(NOW), "user:bob", config=trusted_config()),
@@ -145,12 +145,12 @@ def test_undo_after_a_change_that_was_itself_undone_goes_ahead(two):
     assert counts(ann, "e") == (0, 4)
 
 
-def test_an_agent_acts_on_the_fact_as_it_was_shown_it(store_path):
+def test_an_agent_acts_on_the_fact_as_it_was_shown_it(store_location):
     """MCP: `show` (or search, neighbours) is what the agent decided on; another writer's
     action since refuses the agent's, which lands once the agent has looked again."""
     from synapse_tui.core.agent import Recall
 
-    with Store.open(store_path) as mine, Store.open(store_path) as theirs:
+    with Store.open(store_location) as mine, Store.open(store_location) as theirs:
         recall = Recall(mine, trusted_config(), Clock(NOW))
         person = Triage(theirs, Clock(NOW), "user:ann", config=trusted_config())
         recall.show("e")
@@ -178,11 +178,11 @@ def test_an_agent_acts_on_the_fact_as_it_was_shown_it(store_path):
         ]
 
 
-def test_an_agent_acts_on_what_a_search_showed_it(store_path):
+def test_an_agent_acts_on_what_a_search_showed_it(store_location):
     """A search's results are what the agent decided on too."""
     from synapse_tui.core.agent import Recall
 
-    with Store.open(store_path) as mine, Store.open(store_path) as theirs:
+    with Store.open(store_location) as mine, Store.open(store_location) as theirs:
         recall = Recall(mine, trusted_config(), Clock(NOW))
         person = Triage(theirs, Clock(NOW), "user:ann", config=trusted_config())
         recall.search("Maria")
@@ -193,7 +193,7 @@ def test_an_agent_acts_on_what_a_search_showed_it(store_path):
         recall.triage("verify", "a", "agent:scout")
 
 
-def test_both_acting_at_once_on_what_they_loaded_lose_nothing(store_path):
+def test_both_acting_at_once_on_what_they_loaded_lose_nothing(store_location):
     """Two threads, a connection each: every action lands or is refused whole; a refused
     reviewer reloads and acts again, and in the end every action landed once."""
     import threading
@@ -203,19 +203,18 @@ def test_both_acting_at_once_on_what_they_loaded_lose_nothing(store_path):
 
     def review(who: str) -> None:
         try:
-            with Store.open(store_path) as store:
+            with Store.open(store_location) as store:
                 triage = Triage(store, Clock(NOW), f"user:{who}", config=trusted_config())
                 own: set[int] = set()
                 start.wait()
                 for _ in range(rounds):
                     while True:
+                        loaded = store.audit.mark()
                         try:
-                            own.add(
-                                triage.apply("corroborate", ["a"], seen=store.audit.mark(), own=own).batch
-                            )
+                            own.add(triage.apply("corroborate", ["a"], seen=loaded, own=own).batch)
                             break
                         except StaleError:
-                            continue
+                            continue  # reload and act again
         except Exception as exc:  # noqa: BLE001 - the test reports it below
             failures.append(exc)
 
@@ -225,17 +224,17 @@ def test_both_acting_at_once_on_what_they_loaded_lose_nothing(store_path):
     for t in threads:
         t.join(120)
     assert failures == []
-    with Store.open(store_path, readonly=True) as store:
+    with Store.open(store_location, readonly=True) as store:
         entries = list(export_audit(store))
         assert store.review.fields("a")["corroborations"] == 3 + 2 * rounds
     assert sorted(e["batch"] for e in entries) == list(range(1, 2 * rounds + 1))
     assert sorted(e["actor"] for e in entries) == ["user:ann"] * rounds + ["user:bob"] * rounds
 
 
-def test_an_agent_remembering_a_replacement_for_a_changed_fact_writes_nothing(store_path):
+def test_an_agent_remembering_a_replacement_for_a_changed_fact_writes_nothing(store_location):
     from synapse_tui.core.agent import Recall
 
-    with Store.open(store_path) as mine, Store.open(store_path) as theirs:
+    with Store.open(store_location) as mine, Store.open(store_location) as theirs:
         recall = Recall(mine, trusted_config(), Clock(NOW))
         person = Triage(theirs, Clock(NOW), "user:ann", config=trusted_config())
         recall.show("e")

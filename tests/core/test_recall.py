@@ -21,8 +21,8 @@ AGENT = "agent:scout"
 
 
 @pytest.fixture
-def recall(store_path):
-    store = Store.open(store_path)
+def recall(store_location):
+    store = Store.open(store_location)
     recall = Recall(store, trusted_config(), Clock(NOW))
     yield recall
     recall.settle()
@@ -43,36 +43,36 @@ def test_search_carries_the_trust_envelope_and_ranks_by_trust_without_words(reca
         recall.search("trsut<0.3")
 
 
-def test_review_dates_in_a_batch_equal_one_at_a_time(store_path):
-    with Store.open(store_path) as store:
+def test_review_dates_in_a_batch_equal_one_at_a_time(store_location):
+    with Store.open(store_location) as store:
         memory = Memory(store, trusted_config(), NOW)
         positions = np.arange(len(memory))
         batch = review_dues(memory.arrays, positions, memory.config)
         assert [review_due(memory.arrays, int(i), memory.config) for i in positions] == batch.tolist()
 
 
-def test_another_writers_triage_and_import_are_seen_on_the_next_call(recall, tmp_path, store_path):
+def test_another_writers_triage_and_import_are_seen_on_the_next_call(recall, tmp_path, store_location):
     assert recall.show("e")["corroborations"] == 0
-    with Store.open(store_path) as other:
+    with Store.open(store_location) as other:
         Triage(other, Clock(NOW), "user:someone", config=trusted_config()).apply(Action.CORROBORATE, ["e"])
     e = recall.show("e")
     assert e["corroborations"] == 1 and e["history"][-1]["actor"] == "user:someone"
     src = write_jsonl(
         tmp_path / "late.jsonl", [{"id": "late", "text": "a late fact", "created_at": "2026-11-30T00:00:00Z"}]
     )
-    with Store.open(store_path) as other:
+    with Store.open(store_location) as other:
         import_facts(other, parse_file(src), str(src))
     assert [r["id"] for r in recall.search("late")["results"]] == ["late"]
     # what the partial refresh and the reload built equals a fresh load
     assert recall.memory.rows() == Memory(recall.store, trusted_config(), NOW).rows()
 
 
-def test_the_answer_to_an_agents_verify_dates_the_next_review_from_it(recall, store_path):
+def test_the_answer_to_an_agents_verify_dates_the_next_review_from_it(recall, store_location):
     """A verify adds a reinforcement now: the answer's review date moves with it, as a fresh
     reading of the store says (it was read from the events before the action)."""
     before = recall.show("e")["review_due"]
     e = recall.triage(Action.VERIFY, "e", AGENT)
-    with Store.open(store_path) as store:
+    with Store.open(store_location) as store:
         fresh = Memory(store, trusted_config(), NOW)
         assert e["review_due"] == fresh.review_due(fresh.index["e"]) != before
     assert recall.show("e")["review_due"] == e["review_due"]
@@ -127,8 +127,8 @@ def test_agent_names_are_one_printable_line():
     assert agent_actor(None) == agent_actor("  ") == "agent:unknown"
 
 
-def test_a_read_only_store_serves_reads_and_refuses_writes(store_path):
-    with Store.open(store_path, readonly=True) as store:
+def test_a_read_only_store_serves_reads_and_refuses_writes(store_location):
+    with Store.open(store_location, readonly=True) as store:
         recall = Recall(store, trusted_config(), Clock(NOW))
         assert recall.show("a")["id"] == "a"
         with pytest.raises(TriageError, match="read-only"):

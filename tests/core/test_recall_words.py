@@ -52,8 +52,9 @@ FACTS = [
 
 
 @pytest.fixture
-def store_path(tmp_path):
-    db = tmp_path / "words.db"
+def store_path(tmp_path, new_store):
+    """FACTS in a store on this test's backend (a file, a server: `tests/backends.py`)."""
+    db = new_store("words")
     with Store.open(db, create=True) as s:
         import_facts(s, parse_file(write_jsonl(tmp_path / "f.jsonl", FACTS)), "f")
     return db

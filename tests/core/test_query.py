@@ -13,8 +13,8 @@ from tests.helpers import trusted_config
 
 
 @pytest.fixture
-def memory(store_path, now):
-    store = Store.open(store_path, readonly=True)
+def memory(store_location, now):
+    store = Store.open(store_location, readonly=True)
     yield Memory(store, trusted_config(), now)
     store.close()
 

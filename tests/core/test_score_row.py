@@ -34,8 +34,8 @@ SPEC_SCORE_BEFORE = (
 
 
 @pytest.fixture
-def memory(store_path):
-    with Store.open(store_path) as store:
+def memory(store_location):
+    with Store.open(store_location) as store:
         yield Memory(store, trusted_config(), NOW)
 
 
@@ -57,8 +57,8 @@ def test_rows_built_column_wise_are_the_rows_built_one_by_one(memory):
     assert by_column[2] is not by_column[3] and by_column[2]["flags"] is not by_column[3]["flags"]
 
 
-def test_score_before_is_the_record_of_the_score_row(store_path):
-    with Store.open(store_path) as store:
+def test_score_before_is_the_record_of_the_score_row(store_location):
+    with Store.open(store_location) as store:
         outcome = Triage(store, Clock(NOW), config=trusted_config()).apply("contradict", ["a"])
         before = outcome.scores_before["a"]
         assert list(before) == SPEC_SCORE_BEFORE == list(ScoreRecord.KEYS)

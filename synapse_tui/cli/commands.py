@@ -11,6 +11,7 @@ import numpy as np
 from synapse_tui.cli.asof import as_of as past
 from synapse_tui.cli.asof import as_of_option, when_said
 from synapse_tui.cli.common import (
+    STORE_ENV,
     TAKES_IDS,
     FilePath,
     SynapseGroup,
@@ -55,7 +56,9 @@ SORT_KEYS = (*NUMBERS, "age", "id")  # the score row's numbers, then the age and
 def main(ctx: click.Context) -> None:
     """Browse and triage the memory of an AI agent.
 
-    With no arguments, opens the bundled sample memory; `synapse-tui DB` opens a store.
+    With no arguments, opens the store SYNAPSE_DB names (a file or a postgresql://
+    location), else the bundled sample memory; `synapse-tui DB` opens a store. Every
+    command's DB may be left out when SYNAPSE_DB names it.
     """
     if ctx.invoked_subcommand is None:
         ctx.invoke(open_cmd, db=None)
@@ -66,7 +69,7 @@ def main(ctx: click.Context) -> None:
 @now_option
 @config_option
 def open_cmd(db: str | None, now: str | None = None, config_path: str | None = None) -> None:
-    """Open the browser on DB (default: the bundled sample)."""
+    """Open the browser on DB (default: SYNAPSE_DB, else the bundled sample)."""
     from synapse_tui.ui.launch import launch
 
     if db is None:
@@ -76,7 +79,14 @@ def open_cmd(db: str | None, now: str | None = None, config_path: str | None = N
 
 @main.command("import")
 @click.argument("file", required=False, type=click.Path(), metavar="[FILE.jsonl | SOURCE]")
-@click.option("--db", required=True, type=FilePath(), help="Store to create or extend.")
+@click.option(
+    "--db",
+    required=True,
+    type=FilePath(),
+    envvar=STORE_ENV,
+    show_envvar=True,
+    help="Store to create or extend.",
+)
 @click.option(
     "--from",
     "system",

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.base.config import Config, config_for
@@ -31,7 +32,7 @@ from synapse_tui.core.base.textsafe import clean, clean_block
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store, holds_facts
 from synapse_tui.core.store.errors import describe, is_internal
-from synapse_tui.core.store.postgres.location import is_server, refuse_server
+from synapse_tui.core.store.postgres.location import is_server, locate, refuse_server
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -52,18 +53,78 @@ class UsageLine(click.UsageError):
         click.echo(f"error: {clean(self.message)}", err=True)
 
 
+# The store a command uses when none is named (docs/postgres.md): a file or a server.
+STORE_ENV = "SYNAPSE_DB"
+_FROM_ENV = "synapse_tui.store_from_env"  # ctx.meta: the SYNAPSE_DB value a command took
+
+
+def store_from_env() -> str | None:
+    return os.environ.get(STORE_ENV) or None
+
+
+class SynapseCommand(click.Command):
+    """A command whose DB argument SYNAPSE_DB may stand for.
+
+    DB comes first, then the ids if any (`show DB ID`); SYNAPSE_DB stands for it when the
+    command line holds one positional fewer than the command takes (`show ID`), so an
+    explicit DB keeps working exactly as before and no count of arguments means two things."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        env = store_from_env()
+        if env is not None and self._one_short(ctx, args):
+            args = [env, *args]
+            ctx.meta[_FROM_ENV] = env
+        rest = super().parse_args(ctx, args)
+        if ctx.get_parameter_source("db") is ParameterSource.ENVIRONMENT:  # `import --db`
+            ctx.meta[_FROM_ENV] = ctx.params["db"]
+        return rest
+
+    def _one_short(self, ctx: click.Context, args: list[str]) -> bool:
+        """Whether DB is the first argument and only the last one is missing."""
+        names = [p.name for p in self.params if isinstance(p, click.Argument)]
+        if not names or names[0] != "db":
+            return False
+        try:
+            given, _, _ = self.make_parser(ctx).parse_args(list(args))
+        except click.UsageError:
+            return False  # the real parse says what is wrong
+        missing = [name for name in names if not isinstance(given.get(name), str)]  # unset: a sentinel
+        return missing == names[-1:]
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        arguments = [p for p in self.params if isinstance(p, click.Argument)]
+        if not arguments or arguments[0].name != "db":
+            return
+        if len(arguments) > 1:
+            ids = " ".join(a.human_readable_name for a in arguments[1:])
+            text = (
+                f"DB may be left out when {STORE_ENV} names the store (a file or a"
+                f" postgresql:// location): `{ctx.command_path} {ids}` then uses it."
+            )
+        elif arguments[0].required:
+            text = f"Without DB, the store {STORE_ENV} names (a file or a postgresql:// location)."
+        else:
+            text = f"Without DB, the store {STORE_ENV} names, else the bundled sample."
+        formatter.write_paragraph()
+        with formatter.indentation():
+            formatter.write_text(text)
+
+
 class SynapseGroup(click.Group):
     """A group whose first argument may be a database path instead of a command."""
+
+    command_class = SynapseCommand
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         for n, arg in enumerate(args, start=1):
             # bytes the OS could not decode as UTF-8 arrive as lone surrogates
             if "\x00" in arg or has_surrogate(arg):
                 raise UsageLine(f"argument {n} ({ascii(arg)[:60]}) holds a NUL or a byte that is not UTF-8")
-        # `synapse-tui DB ...` and `synapse-tui --now T DB` open the browser: anything but a
-        # command or the group's own options (--help, --version) goes to `open`
+        # `synapse-tui`, `synapse-tui DB ...` and `synapse-tui --now T DB` open the browser:
+        # anything but a command or the group's own options (--help, --version) goes to `open`
         own = {opt for param in self.get_params(ctx) for opt in (*param.opts, *param.secondary_opts)}
-        if args and args[0] not in self.commands and args[0].split("=", 1)[0] not in own:
+        if not args or (args[0] not in self.commands and args[0].split("=", 1)[0] not in own):
             args = ["open", *args]
         try:
             return super().parse_args(ctx, args)
@@ -81,10 +142,19 @@ class SynapseGroup(click.Group):
         except Exception as exc:
             close_progress_bars()
             message, code = describe_error(exc)
+            message = _naming_env(ctx, message)
             if code == EXIT_INTERNAL_ERROR and os.environ.get("SYNAPSE_DEBUG") == "1":
                 traceback.print_exc(file=sys.stderr)
             click.echo(f"error: {message}", err=True)
             ctx.exit(code)
+
+
+def _naming_env(ctx: click.Context, message: str) -> str:
+    """A message about the store SYNAPSE_DB named says so: the user did not type it."""
+    env = ctx.meta.get(_FROM_ENV)
+    if env is None or clean(locate(env).shown) not in message:
+        return message
+    return f"{message} (named by {STORE_ENV})"
 
 
 def _usage_message(exc: click.UsageError) -> str:

@@ -23,7 +23,7 @@ from synapse_tui.core.store.db import Store
 @now_option
 @config_option
 def mcp_cmd(db: str | None, scope: str, now: str | None, config_path: str | None) -> None:
-    """Serve DB (default: the bundled sample) to an agent over MCP on stdio.
+    """Serve DB (default: SYNAPSE_DB, else the bundled sample) to an agent over MCP on stdio.
 
     Tools: search, show, neighbours, remember, corroborate, contradict, verify; every
     recalled fact carries its trust. Register it in an MCP client as the command
@@ -42,4 +42,8 @@ def mcp_cmd(db: str | None, scope: str, now: str | None, config_path: str | None
     path = db if db is not None else str(_sample_path())
     config = resolve_config(path, config_path)
     with Store.open(path) as store:
-        serve(Recall(store, config, clock, scope=scope))
+        recall = Recall(store, config, clock, scope=scope)
+        try:
+            serve(recall)
+        finally:  # on a server: stop listening before the store closes, whatever serve did
+            recall.close()

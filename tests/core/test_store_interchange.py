@@ -1,4 +1,4 @@
-"""Import, export and the store, through real SQLite files on disk."""
+"""Import, export and the store, on a real SQLite file and on a real server (tests/backends.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from synapse_tui.core.ingest.interchange import export_facts, import_facts, pars
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
 from tests.helpers import OTHER, trusted_config, write_jsonl
+from tests.store_state import mark
 
 
 def test_store_is_wal_and_marked_as_ours(store_path):
@@ -22,8 +23,8 @@ def test_store_is_wal_and_marked_as_ours(store_path):
     assert conn.execute("PRAGMA application_id").fetchone()[0] == 0x53594E41
 
 
-def test_scores_after_import(store_path, now):
-    with Store.open(store_path, readonly=True) as store:
+def test_scores_after_import(store_location, now):
+    with Store.open(store_location, readonly=True) as store:
         memory = Memory(store, trusted_config(), now)
         rows = {r["id"]: r for r in memory.rows()}
     assert rows["a"]["k"] == 1 and rows["a"]["supersession"] == 0.5
@@ -33,25 +34,25 @@ def test_scores_after_import(store_path, now):
     assert rows["e"]["guidance"] == "disputed" and rows["e"]["k"] == 0
 
 
-def test_untrusted_key_is_flagged(tmp_path, now):
+def test_untrusted_key_is_flagged(new_store, tmp_path, now):
     fact = {"id": "u", "text": "t", "created_at": "2026-01-01T00:00:00Z", "tier": "signed"}
     fact["signature"] = signing.sign(OTHER, "u", fact["created_at"], "t")
     src = write_jsonl(tmp_path / "u.jsonl", [fact])
-    with Store.open(tmp_path / "u.db", create=True) as store:
+    with Store.open(new_store("u"), create=True) as store:
         import_facts(store, parse_file(src), str(src))
         memory = Memory(store, trusted_config(), now)
         assert memory.row(0)["flags"] == ["signature_untrusted"]
         assert memory.row(0)["tier"] == "auto"
 
 
-def test_export_then_import_reproduces_every_score(store_path, tmp_path, now):
-    with Store.open(store_path, readonly=True) as store:
+def test_export_then_import_reproduces_every_score(store_location, new_store, tmp_path, now):
+    with Store.open(store_location, readonly=True) as store:
         exported = list(export_facts(store))
         before = Memory(store, trusted_config(), now).rows()
     assert exported[0]["x-extra"] == {"kept": True}
     assert exported[1]["reinforcement_count"] == 3 and "reinforced_at" not in exported[1]
     src = write_jsonl(tmp_path / "again.jsonl", exported)
-    with Store.open(tmp_path / "again.db", create=True) as store:
+    with Store.open(new_store("again"), create=True) as store:
         import_facts(store, parse_file(src), str(src))
         after = Memory(store, trusted_config(), now).rows()
         assert list(export_facts(store)) == exported
@@ -109,23 +110,23 @@ def test_export_then_import_reproduces_every_score(store_path, tmp_path, now):
         ),
     ],
 )
-def test_bad_line_names_file_line_field_and_changes_nothing(store_path, tmp_path, line, field, message):
+def test_bad_line_names_file_line_field_and_changes_nothing(store_location, tmp_path, line, field, message):
     good = json.dumps({"id": "new1", "text": "fine", "created_at": "2026-01-01T00:00:00Z"})
     src = tmp_path / "bad.jsonl"
     src.write_text(good + "\n" + line + "\n", encoding="utf-8")
-    before = store_path.read_bytes()
+    before = mark(store_location)
     with pytest.raises(InputError) as info:
-        with Store.open(store_path) as store:
+        with Store.open(store_location) as store:
             import_facts(store, parse_file(src), str(src))
     err = info.value
     assert (err.file, err.line, err.field) == (str(src), 2, field)
     assert message in str(err) and str(src) in str(err) and ":2:" in str(err)
-    with Store.open(store_path, readonly=True) as store:
+    with Store.open(store_location, readonly=True) as store:
         assert store.count() == 5
-    assert store_path.read_bytes() == before
+    assert mark(store_location) == before
 
 
-def test_cycle_across_the_store_is_refused(store_path, tmp_path):
+def test_cycle_across_the_store_is_refused(store_location, tmp_path):
     # a supersedes b would close a <- b <- a
     src = write_jsonl(
         tmp_path / "cyc.jsonl",
@@ -134,7 +135,7 @@ def test_cycle_across_the_store_is_refused(store_path, tmp_path):
             {"id": "z2", "text": "t", "created_at": "2026-01-01T00:00:00Z", "supersedes": "z1"},
         ],
     )
-    with Store.open(store_path) as store, pytest.raises(InputError, match="cycle"):
+    with Store.open(store_location) as store, pytest.raises(InputError, match="cycle"):
         import_facts(store, parse_file(src), str(src))
 
 
@@ -164,8 +165,8 @@ def test_not_our_database_is_refused(tmp_path):
         Store.open(tmp_path / "missing.db")
 
 
-def test_full_text_search_quotes_user_words(store_path):
-    with Store.open(store_path, readonly=True) as store:
+def test_full_text_search_quotes_user_words(store_location):
+    with Store.open(store_location, readonly=True) as store:
         pos, rel = store.search("billing")
         assert store.ids_at(pos.tolist()) == ["b"]
         pos, _ = store.search('"red AND NOT')  # FTS syntax in user text is just words

@@ -4,11 +4,16 @@ SDK's own stdio client, and the store read back through the CLI afterwards."""
 from __future__ import annotations
 
 import json
+import os
 import sys
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.helpers import json_lines, run
+from synapse_tui.core.ingest import signing
+from tests.backends import is_server
+from tests.helpers import KEY, base_facts, json_lines, run, write_jsonl
 
 mcp = pytest.importorskip("mcp")
 
@@ -24,11 +29,40 @@ ENVELOPE = {"trust", "band", "confidence", "freshness", "supersession", "gate", 
 ENVELOPE |= {"review_due", "flags", "superseded_by", "text", "id"}
 
 
+@pytest.fixture
+def db(new_store, tmp_path, monkeypatch):
+    """`helpers.base_facts()` imported through the CLI into a store on this test's backend,
+    their signer trusted: in the config beside a file, or in the one SYNAPSE_CONFIG names
+    for a server (which has no file beside it, docs/postgres.md)."""
+    location = new_store("memory")
+    config = f'[trust]\nsigners = ["{signing.public_key_hex(KEY)}"]\n'
+    if is_server(location):
+        (tmp_path / "trust.synapse.toml").write_text(config)
+        monkeypatch.setenv("SYNAPSE_CONFIG", str(tmp_path / "trust.synapse.toml"))
+    else:
+        (tmp_path / "memory.synapse.toml").write_text(config)
+    result = run("import", write_jsonl(tmp_path / "facts.jsonl", base_facts()), "--db", location)
+    assert "imported 5 facts" in result.stdout
+    assert "supersedes unknown id 'missing-id'" in result.stderr
+    return location
+
+
+def hidden_places(location) -> list[str]:
+    """What an agent's error message must not name: the folder holding a file store, or a
+    server's URL and the socket folder it reaches the server by."""
+    if not is_server(location):
+        return [str(Path(location).parent)]
+    return ["postgresql://", *parse_qs(urlsplit(location).query)["host"]]
+
+
 def server_params(db_path) -> StdioServerParameters:
+    env = {"SYNAPSE_NOW": NOW}
+    if "SYNAPSE_CONFIG" in os.environ:  # a server's config: the subprocess gets no other environment
+        env["SYNAPSE_CONFIG"] = os.environ["SYNAPSE_CONFIG"]
     return StdioServerParameters(
         command=sys.executable,
         args=["-c", "from synapse_tui.cli import main; main()", "mcp", str(db_path)],
-        env={"SYNAPSE_NOW": NOW},
+        env=env,
     )
 
 
@@ -61,6 +95,7 @@ def test_an_agent_recalls_with_trust_and_adds_evidence_audited_under_its_name(db
         seen["search"] = found.structured_content
         seen["filtered"] = (await call(session, "search", query="is:superseded")).structured_content
         seen["show"] = (await call(session, "show", id="d")).structured_content  # d: nothing touches it
+        seen["signed"] = (await call(session, "show", id="c")).structured_content
         seen["neighbours"] = await call(session, "neighbours", id="a")
 
         seen["bad_id"] = await call(session, "show", id="no-such-fact")
@@ -102,13 +137,15 @@ def test_an_agent_recalls_with_trust_and_adds_evidence_audited_under_its_name(db
     assert {k: v for k, v in seen["show"].items() if k not in ("stale", "constants")} == show_cli
     assert seen["show"]["constants"]["fitted"] is False  # the defaults: nothing fitted to verdicts here
     assert seen["show"]["stale"] == show_cli["review_overdue"]
+    assert seen["signed"]["tier"] == "signed"  # the server scores with the config trusting c's signer
     assert seen["neighbours"].is_error is False
     assert seen["neighbours"].structured_content["id"] == "a"
 
     for bad in ("bad_id", "typo", "cycle"):
         assert seen[bad].is_error, bad
         text = seen[bad].content[0].text  # the CLI's message: one line, no tuple, no server path
-        assert "\n" not in text and not text.startswith("(") and str(db.parent) not in text, text
+        assert "\n" not in text and not text.startswith("(") and text.strip(), text
+        assert not any(place in text for place in hidden_places(db)), text
     assert "no fact with id 'no-such-fact'" in seen["bad_id"].content[0].text
     typo = seen["typo"].content[0].text
     assert "'tier:' takes one of auto, human, signed (did you mean 'auto'?)" in typo and "^" in typo
@@ -139,14 +176,14 @@ def test_an_agent_recalls_with_trust_and_adds_evidence_audited_under_its_name(db
     assert out.startswith(f"undid supersede b by {new['id']} (by agent:{AGENT} at {NOW})")
 
 
-def test_the_server_sees_what_another_process_wrote(db):
+def test_the_server_sees_what_another_process_wrote(db, tmp_path):
     seen = {}
 
     async def scenario(session):
         seen["before"] = (await call(session, "show", id="e")).structured_content
         run("corroborate", db, "e")  # the CLI writes while the server runs
         seen["after"] = (await call(session, "show", id="e")).structured_content
-        src = db.parent / "more.jsonl"
+        src = tmp_path / "more.jsonl"
         src.write_text(json.dumps({"id": "late", "text": "written by an import", "created_at": NOW}) + "\n")
         run("import", src, "--db", db)
         seen["late"] = (await call(session, "search", query="import")).structured_content
@@ -157,7 +194,7 @@ def test_the_server_sees_what_another_process_wrote(db):
     assert [r["id"] for r in seen["late"]["results"]] == ["late"]
 
 
-def test_a_scoped_server_shows_one_users_memory_and_refuses_bad_queries(tmp_path):
+def test_a_scoped_server_shows_one_users_memory_and_refuses_bad_queries(tmp_path, new_store):
     """`mcp DB --scope prov:x-mem0-user-id=alice` over a store holding two users' facts:
     nothing of bob's comes back by any tool; a question finds its fact; a NUL or a huge
     query is a tool error about the query, and the server keeps serving (issue 22.5, 22.6)."""
@@ -171,7 +208,7 @@ def test_a_scoped_server_shows_one_users_memory_and_refuses_bad_queries(tmp_path
         row["provenance"] = {"x-mem0-user-id": "alice" if row["id"].startswith("a-") else "bob"}
     src = tmp_path / "two.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    store = tmp_path / "two.db"
+    store = new_store("two")
     run("import", src, "--db", store)
     seen: dict = {}
 

@@ -1,4 +1,5 @@
-"""Search relevance and the cached reads behind `neighbours`, on real SQLite files."""
+"""Search relevance and the cached reads behind `neighbours`, on a real SQLite file and on a
+real server (tests/backends.py)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
 from tests.helpers import write_jsonl
+from tests.word_index import WordIndex
 
 FILLER = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
 
@@ -44,17 +46,18 @@ def facts(n: int, start: int = 0, seed: int = 0) -> list[dict]:
     return out
 
 
-def fts5_bm25(store: Store, words: str) -> tuple[np.ndarray, np.ndarray]:
+def fts5_bm25(index: WordIndex, words: str) -> tuple[np.ndarray, np.ndarray]:
     match = " ".join(f'"{w}"*' for w in words.split())
-    rows = store._conn.execute(
+    rows = index.execute(
         "SELECT rowid, -bm25(facts_fts) FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rowid", (match,)
-    ).fetchall()
+    )
     return np.array([r[0] - 1 for r in rows]), np.array([r[1] for r in rows])
 
 
-def assert_bm25_up_to_a_constant(store: Store, words: str) -> None:
+def assert_bm25_up_to_a_constant(store: Store, index: WordIndex, words: str) -> None:
+    """The store's relevance is FTS5's own bm25 over the same facts (`index`)."""
     pos, relevance = store.search(words)
-    expected_pos, bm25 = fts5_bm25(store, words)
+    expected_pos, bm25 = fts5_bm25(index, words)
     assert np.array_equal(pos, expected_pos)
     ratio = relevance / bm25  # the idf sum: the same for every match
     assert np.allclose(ratio, ratio[0], rtol=1e-9)
@@ -62,8 +65,8 @@ def assert_bm25_up_to_a_constant(store: Store, words: str) -> None:
 
 
 @pytest.fixture
-def store(tmp_path):
-    db = tmp_path / "s.db"
+def store(new_store, tmp_path):
+    db = new_store("s")
     with Store.open(db, create=True) as s:
         import_facts(s, parse_file(write_jsonl(tmp_path / "a.jsonl", facts(200))), "a")
     s = Store.open(db)
@@ -71,10 +74,16 @@ def store(tmp_path):
     s.close()
 
 
-def test_relevance_is_fts5_bm25_when_no_word_repeats(store):
+@pytest.fixture
+def index() -> WordIndex:
+    """FTS5's index of the `store` fixture's facts."""
+    return WordIndex(facts(200))
+
+
+def test_relevance_is_fts5_bm25_when_no_word_repeats(store, index):
     # a rare word first: its own rows' token counts; then broad ones: the whole table's
     for words in ("zebra", "payments", "payments ledger", "ledg", "pay ledger", "zebra"):
-        assert_bm25_up_to_a_constant(store, words)
+        assert_bm25_up_to_a_constant(store, index, words)
     # with a limit, the most relevant first
     pos, rel = store.search("payments", limit=5)
     assert len(pos) == 5 and list(rel) == sorted(rel, reverse=True)
@@ -82,21 +91,25 @@ def test_relevance_is_fts5_bm25_when_no_word_repeats(store):
     assert rel[0] == all_rel.max()
 
 
-def test_facts_added_after_a_search_are_found_and_weighed(store, tmp_path):
+def test_facts_added_after_a_search_are_found_and_weighed(store, index, tmp_path):
     store.search("payments")  # reads the token counts
     with Store.open(store.path) as other:  # another process appends facts
-        import_facts(other, parse_file(write_jsonl(tmp_path / "b.jsonl", facts(60, start=200, seed=1))), "b")
+        more = facts(60, start=200, seed=1)
+        import_facts(other, parse_file(write_jsonl(tmp_path / "b.jsonl", more)), "b")
+        index.add(more)
     pos, _ = store.search("payments")
     assert store.ids_at(pos.tolist())[-1] == "x0258"
-    assert_bm25_up_to_a_constant(store, "payments")  # the average length moved too
+    assert_bm25_up_to_a_constant(store, index, "payments")  # the average length moved too
     with Store.open(store.path) as other:
-        import_facts(other, parse_file(write_jsonl(tmp_path / "c.jsonl", facts(40, start=260, seed=2))), "c")
+        more = facts(40, start=260, seed=2)
+        import_facts(other, parse_file(write_jsonl(tmp_path / "c.jsonl", more)), "c")
+        index.add(more)
     assert store.ids_at(store.search("zebra")[0].tolist())[-2:] == ["x0259", "x0296"]
-    assert_bm25_up_to_a_constant(store, "zebra")  # old rows from the table read, new ones by id
+    assert_bm25_up_to_a_constant(store, index, "zebra")  # old rows from the table read, new ones by id
 
 
-def test_search_ranks_shorter_facts_first_at_equal_freshness(tmp_path):
-    db = tmp_path / "s.db"
+def test_search_ranks_shorter_facts_first_at_equal_freshness(new_store, tmp_path):
+    db = new_store("s")
     rows = [
         {"id": "long", "text": "payments " + " ".join(FILLER * 3), "created_at": "2026-11-01T00:00:00Z"},
         {"id": "short", "text": "payments api", "created_at": "2026-11-01T00:00:00Z"},
@@ -125,8 +138,8 @@ def mentioning(start: int, n: int, spelling: str) -> list[dict]:
     ]
 
 
-def test_entity_names_follow_new_mentions_from_any_connection(tmp_path):
-    db = tmp_path / "s.db"
+def test_entity_names_follow_new_mentions_from_any_connection(new_store, tmp_path):
+    db = new_store("s")
     with Store.open(db, create=True) as s:
         import_facts(s, parse_file(write_jsonl(tmp_path / "a.jsonl", mentioning(0, 3, "PayOps"))), "a")
     store = Store.open(db)
@@ -143,21 +156,21 @@ def test_entity_names_follow_new_mentions_from_any_connection(tmp_path):
     store.close()
 
 
-def test_pagerank_shown_is_the_stored_graphs_after_an_update(tmp_path):
-    db = tmp_path / "s.db"
+def test_pagerank_shown_is_the_stored_graphs_after_an_update(new_store, tmp_path):
+    db = new_store("s")
     with Store.open(db, create=True) as s:
         result = import_facts(
             s, parse_file(write_jsonl(tmp_path / "a.jsonl", mentioning(0, 3, "PayOps"))), "a"
         )
-        with s.transaction() as conn:
-            update_graph(conn, result.new_positions, Config())
+        with s.transaction():
+            update_graph(s, result.new_positions, Config())
     store = Store.open(db)
     before = neighbours(store, "m000").to_json()["entities"]
     with Store.open(db) as other:
         more = [{**f, "entities": ["Ledger", "Audit"]} for f in mentioning(3, 6, "x")]
         result = import_facts(other, parse_file(write_jsonl(tmp_path / "b.jsonl", more)), "b")
-        with other.transaction() as conn:
-            update_graph(conn, result.new_positions, Config())
+        with other.transaction():
+            update_graph(other, result.new_positions, Config())
     after = neighbours(store, "m000").to_json()["entities"]
     stored = json.loads(
         store._conn.execute("SELECT value FROM meta WHERE key = 'graph.pagerank'").fetchone()[0]
@@ -168,16 +181,16 @@ def test_pagerank_shown_is_the_stored_graphs_after_an_update(tmp_path):
     store.close()
 
 
-def test_prepared_search_gives_the_same_answer(store):
+def test_prepared_search_gives_the_same_answer(store, index):
     cold_pos, cold_rel = store.search("zebra")  # its own rows only
     store.prepare_search()
     warm_pos, warm_rel = store.search("zebra")
     assert np.array_equal(cold_pos, warm_pos) and np.allclose(cold_rel, warm_rel, rtol=1e-12)
-    assert_bm25_up_to_a_constant(store, "payments ledger")
+    assert_bm25_up_to_a_constant(store, index, "payments ledger")
 
 
-def test_names_read_elsewhere_are_handed_over_only_while_current(tmp_path):
-    db = tmp_path / "s.db"
+def test_names_read_elsewhere_are_handed_over_only_while_current(new_store, tmp_path):
+    db = new_store("s")
     rows = mentioning(0, 3, "PayOps") + mentioning(3, 3, "payops") + mentioning(6, 1, "PAYOPS")
     with Store.open(db, create=True) as s:
         import_facts(s, parse_file(write_jsonl(tmp_path / "a.jsonl", rows)), "a")

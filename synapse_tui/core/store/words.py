@@ -214,7 +214,7 @@ def top_any(
     """The `limit` facts of highest BM25 over `terms` (as `search_any` weighs them), best
     first, ties in position order: the first page of the whole order, selected by a
     partition rather than a sort of every match."""
-    found = search_any(store, terms, weights)
+    found = store.search_any(terms, weights)  # the store's own: a server's searches its copy
     pos, relevance = found.pos, found.relevance
     if len(pos) > limit:
         cut = np.partition(relevance, len(pos) - limit)[len(pos) - limit]  # the limit-th highest

@@ -90,6 +90,7 @@ class PgStore(Store):
         self.imports.defaults_only = _insert_withheld(raw) if not readonly else ()
         self.imports.withheld = self.withheld
         self._words: Any = None  # postgres/words.py's Mirror, made by the first search
+        self._writing = False  # inside `transaction`: what it reads may yet roll back
         self._own = (0, 0)  # change log and audit entries this store's transactions added
 
     @property
@@ -127,6 +128,7 @@ class PgStore(Store):
             except BaseException:
                 self._conn.run("ROLLBACK")
                 raise
+        self._writing = True
         try:
             yield self._conn
             after = self._newest()
@@ -134,6 +136,8 @@ class PgStore(Store):
             if self._conn.in_transaction:
                 self._conn.run("ROLLBACK")
             raise
+        finally:
+            self._writing = False
         try:
             self._conn.run("COMMIT")
         except psycopg.Error as exc:
@@ -246,7 +250,7 @@ class PgStore(Store):
         if self._words is None:
             self._words = Mirror()
         with self.snapshot():
-            self._words.sync(self._raw, self._conn.errors_named)
+            self._words.sync(self._raw, self._conn.errors_named, writing=self._writing)
         return self._words.store
 
     def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,8 @@ It costs one read of every fact's id and text at the first search (a second at 1
 facts) and then only the facts appended since, which the same reasoning as words.py's
 caches allows: a fact's id and text are never rewritten, and facts are only appended.
 Should the server's facts have moved otherwise (their count no longer adds up), the copy
-is rebuilt from nothing.
+is rebuilt from nothing. Facts a write in progress appended are searched but not kept:
+they may roll back, and others' facts take their positions.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ class Mirror:
         self.top = 0  # the last position copied
         self.rows = 0  # how many rows are copied
         self.store = self._new()
+        # while rows of a write in progress are copied (`sync(writing=True)`): the copy's
+        # state before them, to put back at the next sync
+        self._before: tuple[int, int, Any] | None = None
 
     @staticmethod
     def _new() -> Store:
@@ -44,14 +48,27 @@ class Mirror:
     def close(self) -> None:
         self.store.close()
 
-    def sync(self, raw: Any, errors_named: Callable[[], AbstractContextManager[None]]) -> None:
+    def sync(
+        self, raw: Any, errors_named: Callable[[], AbstractContextManager[None]], writing: bool = False
+    ) -> None:
         """Copy the facts appended since the last sync (all of them the first time), inside
         the caller's snapshot of the server; `errors_named` puts the server's failures in
-        one line."""
+        one line. `writing`: the caller is inside a write transaction, whose rows may yet
+        roll back: they are copied in a transaction of the copy's own, left open while the
+        caller searches (so words.py keeps nothing of them, as inside a file's write) and
+        rolled back at the next sync."""
+        self._forget_tentative()
         with errors_named():
-            self._sync(raw)
+            self._sync(raw, writing)
 
-    def _sync(self, raw: Any) -> None:
+    def _forget_tentative(self) -> None:
+        if self._before is None:
+            return
+        self.store._conn.execute("ROLLBACK")
+        self.top, self.rows, self.store._doc_tokens = self._before
+        self._before = None
+
+    def _sync(self, raw: Any, writing: bool) -> None:
         top, count = raw.execute("SELECT coalesce(max(pos), 0), count(*) FROM facts").fetchone()
         if (top, count) == (self.top, self.rows):
             return
@@ -60,6 +77,7 @@ class Mirror:
             self.store.close()
             self.store, self.top, self.rows = self._new(), 0, 0
         conn = self.store._conn
+        before = (self.top, self.rows, self.store._doc_tokens)
         with raw.cursor(name="synapse_words") as cur:
             cur.itersize = BATCH
             cur.execute("SELECT pos, id, text FROM facts WHERE pos > %s ORDER BY pos", (self.top,))
@@ -73,4 +91,7 @@ class Mirror:
                 self.store.close()
                 self.store, self.top, self.rows = self._new(), 0, 0
                 raise
-            conn.execute("COMMIT")
+            if writing:
+                self._before = before
+            else:
+                conn.execute("COMMIT")

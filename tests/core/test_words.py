@@ -1,5 +1,6 @@
 """Word search (store/words.py): a page of the BM25 order, and the term rows kept between
-searches, checked against a store that has kept nothing."""
+searches, checked against a store that has kept nothing; on a file and on a server, whose
+process keeps FTS5's index of the facts (store/postgres/words.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import pytest
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.store import words
 from synapse_tui.core.store.db import Store
+from tests.backends import is_server
 from tests.helpers import write_jsonl
+from tests.word_index import WordIndex
 
 VOCAB = "payments ledger api gateway invoice owner team cache queue worker".split()
 
@@ -27,12 +30,21 @@ def facts(n: int, start: int = 0, seed: int = 0) -> list[dict]:
     return out
 
 
-@pytest.fixture
-def db(tmp_path):
-    path = tmp_path / "w.db"
-    with Store.open(path, create=True) as s:
+def filled(location, tmp_path):
+    with Store.open(location, create=True) as s:
         import_facts(s, parse_file(write_jsonl(tmp_path / "a.jsonl", facts(600))), "a")
-    return path
+    return location
+
+
+@pytest.fixture
+def db(new_store, tmp_path):
+    return filled(new_store("w"), tmp_path)
+
+
+@pytest.fixture
+def file_db(tmp_path):
+    """The same store, on a file only: for what only a file's FTS5 table can be made to do."""
+    return filled(tmp_path / "w.db", tmp_path)
 
 
 def full_order(found) -> np.ndarray:
@@ -63,10 +75,9 @@ def test_a_page_is_the_head_of_the_full_bm25_order(db, terms, weights):
 def test_one_word_orders_as_fts5s_own_bm25(db):
     with Store.open(db, readonly=True) as store:
         pos, _ = words.top_any(store, ["payments"], None, 50)
-        rows = store._conn.execute(
-            "SELECT rowid FROM facts_fts WHERE facts_fts MATCH '\"payments\"' ORDER BY bm25(facts_fts), rowid"
-            " LIMIT 50"
-        ).fetchall()
+    rows = WordIndex(facts(600)).execute(
+        "SELECT rowid FROM facts_fts WHERE facts_fts MATCH '\"payments\"' ORDER BY bm25(facts_fts), rowid LIMIT 50"
+    )
     assert pos.tolist() == [r - 1 for (r,) in rows]
 
 
@@ -94,17 +105,25 @@ def test_kept_term_rows_follow_facts_appended_by_anyone(db, tmp_path):
                 " SELECT pos + 650, 'new' || id, text, created_at, created_ts, tier, r, s, events, 0"
                 " FROM facts WHERE pos <= 20"
             )
-            conn.execute(
-                "INSERT INTO facts_fts (rowid, id, text) SELECT pos, id, text FROM facts WHERE pos > 650"
-            )
+            if not is_server(db):  # a file's word index is a table its writers fill
+                conn.execute(
+                    "INSERT INTO facts_fts (rowid, id, text) SELECT pos, id, text FROM facts WHERE pos > 650"
+                )
             inside = store.search_any(terms)
             assert inside.pos[-1] >= 650
             raise RuntimeError("roll back")
-        same(store.search_any(terms), fresh(db, terms))
-        assert store.search_any(terms).pos[-1] < 650
+        # another writer appends as many facts as rolled back: theirs are found, not those
+        with Store.open(db) as other:
+            more = facts(20, start=650, seed=2)
+            more[3]["text"] = "zebra ledger"
+            import_facts(other, parse_file(write_jsonl(tmp_path / "c.jsonl", more)), "c")
+        after = store.search_any(terms)
+        same(after, fresh(db, terms))
+        assert store.ids_at(after.hits[2].tolist()) == ["w00607", "w00653"]
 
 
-def test_kept_term_rows_are_dropped_when_the_index_is_rewritten(db):
+def test_kept_term_rows_are_dropped_when_the_index_is_rewritten(file_db):
+    db = file_db
     terms = ["payments", "ledger"]
     with Store.open(db) as store:
         store.search_any(terms)

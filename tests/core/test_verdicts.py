@@ -1,4 +1,8 @@
-"""Verdicts from the audit, the reliability table, the fit and the backtest (SPEC 11)."""
+"""Verdicts from the audit, the reliability table, the fit and the backtest (SPEC 11).
+
+The backtest runs on a file and on a server; reading the verdicts stays a file's until
+calibrate works on a server (docs/postgres.md, "Not yet": its reads use SQLite's typed JSON
+extraction, and a server refuses them in one line)."""
 
 from __future__ import annotations
 
@@ -216,7 +220,7 @@ def read_p(db):
         return read_verdicts(store).p
 
 
-def test_backtest_sorts_what_became_of_each_fact(tmp_path):
+def test_backtest_sorts_what_became_of_each_fact(new_store, tmp_path):
     facts = [
         {"id": "old", "text": "a", "created_at": "2026-01-01T00:00:00Z"},
         {"id": "kept", "text": "b", "created_at": "2026-01-01T00:00:00Z"},
@@ -225,7 +229,7 @@ def test_backtest_sorts_what_became_of_each_fact(tmp_path):
         {"id": "after", "text": "e", "created_at": "2026-03-01T00:00:00Z"},
     ]
     src = write_jsonl(tmp_path / "b.jsonl", facts)
-    with Store.open(tmp_path / "b.db", create=True) as store:
+    with Store.open(new_store("b"), create=True) as store:
         import_facts(store, parse_file(src), str(src))
         Triage(store, Clock(parse_time("2026-01-15T00:00:00Z")), actor="user:a").apply(
             "contradict", ["wrong"]
@@ -254,14 +258,14 @@ def test_without_scipy_the_decision_says_how_to_install_it(monkeypatch):
     assert result.proposed == result.current
 
 
-def test_backtest_counts_a_fact_its_source_deleted_in_the_window(tmp_path):
+def test_backtest_counts_a_fact_its_source_deleted_in_the_window(new_store, tmp_path):
     facts = [
         {"id": "gone", "text": "a", "created_at": "2026-01-01T00:00:00Z"},
         {"id": "gone-before", "text": "b", "created_at": "2026-01-01T00:00:00Z"},
         {"id": "stays", "text": "c", "created_at": "2026-01-01T00:00:00Z"},
     ]
     src = write_jsonl(tmp_path / "d.jsonl", facts)
-    with Store.open(tmp_path / "d.db", create=True) as store:
+    with Store.open(new_store("d"), create=True) as store:
         import_facts(store, parse_file(src), str(src))
         with store.transaction() as conn:  # as a sync records a deletion at its source
             conn.execute("UPDATE facts SET deleted = 1 WHERE id IN ('gone', 'gone-before')")

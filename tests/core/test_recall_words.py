@@ -194,6 +194,22 @@ def test_huge_queries_are_capped_and_repeated_words_counted_once(memory):
         fq.run(memory, " ".join(f"a{i}-b{i}" for i in range(33)))  # 33 on the line, 66 words
 
 
+def test_a_fact_another_writer_imported_is_searched_once_the_memory_reloads(store_path, tmp_path):
+    """The store's word index holds another writer's import at once; a memory loaded before
+    it has no score for the new fact yet: its searches leave the fact out (they failed on
+    it with an IndexError) until it reloads, on both backends."""
+    with Store.open(store_path) as store:
+        memory = Memory(store, Config(), NOW)
+        before = found(memory, "climbing gym"), fq.ranked(memory, fq.parse("climbing gym"), None, 2).pos
+        late = write_jsonl(tmp_path / "late.jsonl", [fact("late", "Maria left the climbing gym", ALICE)])
+        with Store.open(store_path) as other:
+            import_facts(other, parse_file(late), "late")
+        after = found(memory, "climbing gym"), fq.ranked(memory, fq.parse("climbing gym"), None, 2).pos
+        assert after[0] == before[0] and after[1].tolist() == before[1].tolist()
+        memory.reload(NOW)
+        assert "late" in found(memory, "climbing gym")
+
+
 def test_store_positions_by_provenance_read_only_what_is_new(store_path):
     with Store.open(store_path) as store:
         bob = store.provenance_positions("x-mem0-user-id", "bob")

@@ -169,6 +169,11 @@ def rank(
         stop = [is_stop(t) for t in terms]
         terms_needed = stop.count(False) or len(terms)
         matched = _content_held(found, stop)  # of the words that carry the question
+    # the store's word index holds what another writer appended after this memory was
+    # loaded (until it reloads): those facts have no scores here yet, so no rank either
+    ahead = pos >= len(memory)
+    if ahead.any():
+        pos, relevance, matched = pos[~ahead], relevance[~ahead], matched[~ahead]
     if q.terms or mask is not None:
         keep = q.mask(memory)[pos] if q.terms else np.ones(len(pos), dtype=bool)
         if mask is not None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
@@ -20,6 +21,7 @@ from textual.screen import ModalScreen
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.browser import Browser, Loaded
+from synapse_tui.core.browser.triage import login, refusal, withheld
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import DatabaseError, describe
@@ -144,7 +146,10 @@ class SynapseApp(TriageApp):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "triage" and parameters and parameters[0] not in ("undo", "redo"):
             # views without a fact (calibration) do not offer the keys
-            return not isinstance(self.screen, ModalScreen) and self.shown_fact_id() is not None
+            if isinstance(self.screen, ModalScreen) or self.shown_fact_id() is None:
+                return False
+            # a move this login may not make (an agent's role: accept) shows dimmed
+            return None if parameters[0] in withheld(self.store) else True
         if action == "triage" and getattr(self.screen, "OWNS_UNDO", False):
             return False  # a view with its own undo (calibration: the config write) keeps ctrl+z
         if action in ("session_log", "legend", "path"):
@@ -298,15 +303,34 @@ class SynapseApp(TriageApp):
         self.push_screen(PathScreen(fact_id))
 
     def subtitle(self) -> str:
-        """Every view's subtitle: the store's name, the instant shown when as of, read-only."""
+        """Every view's subtitle: the store's name, the instant shown when as of, read-only,
+        and the role when it may not make every move (a server's agent login)."""
         from synapse_tui.core.base.clock import format_time
+        from synapse_tui.core.base.textsafe import clean
 
-        title = str(self.store.path.name)
+        title = str(self.store.path.name)  # a server's: its location without the password
         if self.as_of is not None:
             title += f" · AS OF {format_time(self.as_of)}"
         if self.store.readonly or self.as_of is not None:
             title += " · read-only"
-        return title
+        elif lacking := withheld(self.store):  # first: a server's location is long
+            title = f"role {login(self.store)}: no {', '.join(lacking)} · {title}"
+        return clean(title)
+
+    def on_key(self, event: events.Key) -> None:
+        """A dimmed triage key (a move this login may not make) still says why when pressed."""
+        active = self.screen.active_bindings.get(event.key)
+        if active is None or active.enabled or not active.binding.action.startswith("triage("):
+            return
+        move = next((m for m in withheld(self.store) if active.binding.action == f"triage('{m}')"), None)
+        if move is not None:
+            event.stop()
+            self.notify(
+                refusal(self.store, None, move) or "",
+                title=f"{move}: nothing changed",
+                severity="warning",
+                markup=False,
+            )
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.exit(return_code=2, message=f"error: {message.error}")

@@ -30,10 +30,21 @@ def refusal(store: Store, as_of: float | None, move: str | None = None) -> str |
         return f"read-only: {why}; triage is off"
     if as_of is not None:
         return f"as of {format_time(as_of)}: the past is read-only; escape returns to now"
-    withheld = getattr(store, "withheld", {})  # a server's; a file's login may do all
-    if move in withheld:
-        return f"{withheld[move]}; nothing was tried"
+    lacking = withheld(store)
+    if move in lacking:
+        return f"{lacking[move]}; nothing was tried"
     return None
+
+
+def withheld(store: Store) -> dict[str, str]:
+    """{move: why this store's login may not make it}: on a server, an agent's role lacks
+    accept and supersede; a file's login, and a server's owner, may make every move."""
+    return dict(getattr(store, "withheld", {}))
+
+
+def login(store: Store) -> str | None:
+    """The role a server's session acts as (a title says it), or None for a file."""
+    return getattr(store, "login", None)
 
 
 def apply_move(

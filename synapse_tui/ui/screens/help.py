@@ -11,6 +11,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from synapse_tui.core.base.textsafe import clean
+from synapse_tui.core.browser.triage import login, withheld
 from synapse_tui.ui.screens.legend import legend_text
 
 # horizontal scrolling is inherited from ScrollView but the list never scrolls sideways
@@ -61,6 +63,12 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-box") as box:
             box.border_title = self.title_text
             box.border_subtitle = "escape closes · ctrl+p finds every command"
+            lacking = withheld(self.app.store)
+            if lacking:  # an agent's role on a server: why its keys are dimmed, read first
+                yield Static(Text(clean(f"NOT FOR THIS LOGIN  (role {login(self.app.store)})"), style="bold"))
+                for move, why in lacking.items():
+                    yield Static(Text(clean(f"{move}: {why}")))
+                yield Static("")
             yield Static(table)
             yield Static(Text("\nLEGEND  (L shows it alone)", style="bold"))
             yield Static(legend_text(self.app, tuple(self.app.config.bands.edges)))

@@ -86,6 +86,7 @@ class PgStore(Store):
         self.audit = _Audit(self._conn)  # type: ignore[arg-type]
         # what this login may not change (an agent's role, docs/postgres.md): asked once
         self.withheld = _withheld(raw) if not readonly else {}
+        (self.login,) = raw.execute("SELECT current_user").fetchone()  # the role a title names
         self.review = _Review(self._conn, self.withheld)  # type: ignore[arg-type]
         self.imports.defaults_only = _insert_withheld(raw) if not readonly else ()
         self.imports.withheld = self.withheld

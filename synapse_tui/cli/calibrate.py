@@ -33,6 +33,7 @@ from synapse_tui.core.base.clock import Clock, format_time
 from synapse_tui.core.base.config import config_path_for, write_config
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.postgres.location import locate
 from synapse_tui.core.trust.calibrate import calibrate
 
 
@@ -117,7 +118,15 @@ def calibrate_cmd(
 
 def _target(db: str, config_path: str | None) -> Path:
     named = config_path or os.environ.get("SYNAPSE_CONFIG")
-    return Path(named) if named else config_path_for(db)
+    if named:
+        return Path(named)
+    where = locate(db)
+    if where.is_server:
+        raise SynapseError(
+            f"{where.shown}: a server has no config file beside it; give --config FILE (or"
+            " SYNAPSE_CONFIG) for --write to write the constants to; nothing written"
+        )
+    return config_path_for(db)
 
 
 def _read_only(path: Path) -> bool:

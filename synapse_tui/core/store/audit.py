@@ -31,16 +31,16 @@ WITH last AS (
 )
 """
 _LIVE = "(a.batch IS NULL OR a.batch NOT IN (SELECT undoes FROM last WHERE action = 'undo'))"
+# what a verdict row reads of its score_before, in this order, then the fact's x-source
+VERDICT_KEYS = ("trust", "B", "r", "s", "k", "tier", "reinforcement_count")
+_VERDICT_VALUES = ", ".join(f"json_extract(a.score_before, '$.{key}')" for key in VERDICT_KEYS)
+_VERDICT_SOURCE = """json_extract(f.provenance, '$."x-source"')"""
 _VERDICTS = (
     _UNDONE
     + f"""SELECT a.seq, (julianday(a.at) - {_UNIX_EPOCH_JD}) * 86400.0, a.action,
-       a.score_before IS NOT NULL,
-       json_extract(a.score_before, '$.trust'), json_extract(a.score_before, '$.B'),
-       json_extract(a.score_before, '$.r'), json_extract(a.score_before, '$.s'),
-       json_extract(a.score_before, '$.k'), json_extract(a.score_before, '$.tier'),
-       json_extract(a.score_before, '$.reinforcement_count'),
+       a.score_before IS NOT NULL, {{values}},
        julianday(a.at) - julianday(json_extract(a.score_before, '$.last_reinforced_at')),
-       json_extract(f.provenance, '$."x-source"'), a.fact_id, a.actor
+       {{source}}, a.fact_id, a.actor
 FROM audit a LEFT JOIN facts f ON f.id = a.fact_id
 WHERE a.fact_id IS NOT NULL
   AND (a.action IN ({{holds}}, 'contradict')
@@ -287,7 +287,20 @@ class Audit:
         seq, epoch seconds, action, whether it logged a score_before, then its trust, B, r,
         s, k, tier and reinforcement_count, days since its last reinforcement, the fact's
         x-source, its id and the actor."""
+        return self._verdicts(holds, actor_prefixes, since, _VERDICT_VALUES, _VERDICT_SOURCE)
+
+    def _verdicts(
+        self,
+        holds: Sequence[str],
+        actor_prefixes: Sequence[str],
+        since: float | None,
+        values: str,
+        source: str,
+    ) -> list[tuple]:
+        """`verdict_rows` with the score_before values and the x-source read by `values`
+        and `source` (a server reads the two JSON texts instead: PgStore's audit)."""
         who = " OR ".join("a.actor LIKE ?" for _ in actor_prefixes)
-        sql = _VERDICTS.format(holds=", ".join(f"'{a}'" for a in holds), actors=who)
+        holding = ", ".join(f"'{a}'" for a in holds)
+        sql = _VERDICTS.format(values=values, source=source, holds=holding, actors=who)
         when = None if since is None else format_time(since)
         return self._conn.execute(sql, (*(p + "%" for p in actor_prefixes), when, when)).fetchall()

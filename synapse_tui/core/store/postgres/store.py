@@ -32,7 +32,7 @@ import numpy as np
 
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
-from synapse_tui.core.store.audit import Audit, AuditEntry, _entry
+from synapse_tui.core.store.audit import VERDICT_KEYS, Audit, AuditEntry, _entry
 from synapse_tui.core.store.db import INVALIDATED_AT, Store, WordHits
 from synapse_tui.core.store.imports import Imports
 from synapse_tui.core.store.postgres import schema
@@ -431,7 +431,8 @@ class _Review(Review):
 class _Audit(Audit):
     """`store.audit` on a server: the one read that leans on SQLite's bare columns (the
     row of min(seq) in each group) says so in PostgreSQL's words; the same columns as
-    Audit.batch_heads (test_triage_on_server compares every audit read on both)."""
+    Audit.batch_heads (test_triage_on_server compares every audit read on both). The
+    verdicts' typed JSON values are read here too (test_calibrate_on_server)."""
 
     def role_column(self) -> str:
         """`role`, or `NULL` on a store of an older schema read as it is (read-only)."""
@@ -452,3 +453,22 @@ class _Audit(Audit):
             (since, since),
         ).fetchall()
         return [(_entry(row[:11]), row[11]) for row in rows]
+
+    def verdict_rows(
+        self, holds: Sequence[str], actor_prefixes: Sequence[str], since: float | None
+    ) -> list[tuple]:
+        """The Store's read, but score_before's values and the fact's x-source are taken
+        out of the JSON here, as SQLite's json_extract gives them (`->>` gives text)."""
+        rows = self._verdicts(holds, actor_prefixes, since, "a.score_before", "f.provenance")
+        out = []
+        for *head, score, days, provenance, fid, actor in rows:  # head: seq, at, action, logged
+            (source,) = _keys(provenance, ("x-source",))
+            out.append((*head, *_keys(score, VERDICT_KEYS), days, source, fid, actor))
+        return out
+
+
+def _keys(stored: str | None, keys: Sequence[str]) -> list[Any]:
+    """json_extract(stored, '$.key') of each key: None where stored is not an object."""
+    value = json.loads(stored) if stored is not None else None
+    found = value if isinstance(value, dict) else {}
+    return [_as_sqlite(found.get(key)) for key in keys]

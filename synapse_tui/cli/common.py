@@ -178,21 +178,9 @@ def describe_error(exc: Exception) -> tuple[str, int]:
     return describe(exc) + hint, EXIT_INTERNAL_ERROR
 
 
-# The commands that work on a store on a PostgreSQL server (docs/postgres.md); every other
-# one refuses a server in one line. `copy` takes its locations as they are.
-SERVER_COMMANDS = frozenset(
-    {"open", "score", "show", "export", "edges", "neighbours"}
-    | {"accept", "corroborate", "contradict", "verify", "supersede", "undo"}
-    | {"import", "sync"}
-)
-
-
-def _reads_servers(ctx: click.Context | None) -> bool:
-    return ctx is not None and ctx.info_name in SERVER_COMMANDS
-
-
 class FilePath(click.Path):
-    """A file's path: not a directory, and not empty (which names no file at all)."""
+    """A file's path: not a directory, and not empty (which names no file at all); DB, a store,
+    may be a server's location instead."""
 
     def __init__(self) -> None:
         super().__init__(dir_okay=False)
@@ -200,11 +188,11 @@ class FilePath(click.Path):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail("an empty path names no file", param, ctx)
-        if isinstance(value, str) and param is not None and param.name == "db" and _reads_servers(ctx):
-            if is_server(value):
-                return value  # a server's location, which Store.open takes as it is
-        elif isinstance(value, str):
-            refuse_server(value)  # before any message could spell its password
+        if isinstance(value, str) and is_server(value):
+            if param is not None and param.name == "db":
+                return value  # a store on a server, which Store.open takes as it is
+            # a file is wanted (an output, a config): said before any message could spell its password
+            refuse_server(value, param.get_error_hint(ctx) if param is not None else "this")
         return super().convert(value, param, ctx)
 
 

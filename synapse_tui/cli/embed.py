@@ -20,6 +20,7 @@ from synapse_tui.cli.common import (
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.postgres.location import locate
 
 
 @main.command("embed")
@@ -41,12 +42,13 @@ def embed_cmd(db: str, now: str | None, as_json: bool, config_path: str | None) 
     if missing:
         raise SynapseError(f"embed needs the [embed] extra ({missing} is not installed): {embedder.INSTALL}")
     config = resolve_config(db, config_path)
+    shown = locate(db).shown  # a server's location without its password
     with Store.open(db) as store:
         result = embedder.embed_store(store, config, progress_bar("embedding"), progress_bar("graph"))
     if as_json:
         emit_json(
             {
-                "db": str(db),
+                "db": shown,
                 "model": embedder.MODEL,
                 "dim": embedder.DIM,
                 "embedded": result.embedded,
@@ -56,13 +58,13 @@ def embed_cmd(db: str, now: str | None, as_json: bool, config_path: str | None) 
         )
     elif result.embedded:
         say(
-            f"embedded {result.embedded} facts of {db} with {embedder.MODEL}"
+            f"embedded {result.embedded} facts of {shown} with {embedder.MODEL}"
             f" ({result.replaced_lexical} had only the built-in lexical embedding)"
         )
     elif result.graph is not None:
         say(
-            f"every fact of {db} already has a model embedding; the neighbour graph built on them"
+            f"every fact of {shown} already has a model embedding; the neighbour graph built on them"
             " was not up to date and now is"
         )
     else:
-        say(f"every fact of {db} already has a model embedding; nothing to do")
+        say(f"every fact of {shown} already has a model embedding; nothing to do")

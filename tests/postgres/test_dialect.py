@@ -41,6 +41,20 @@ from synapse_tui.core.store.postgres.location import locate
             (False, False, False),
         ),
         (
+            "INSERT OR REPLACE INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
+            "INSERT INTO embeddings (pos, kind, vec) VALUES (%s, 'model', %s) ON CONFLICT (pos) DO UPDATE SET"
+            " kind = excluded.kind, vec = excluded.vec",
+            (False, False),
+        ),
+        (
+            "SELECT julianday(a.at) - julianday(json_extract(a.score_before, '$.last_reinforced_at')) FROM audit a",
+            "SELECT ((floor(extract(epoch FROM (a.at)::timestamptz) * 1000 + 0.5) + 210866760000000)"
+            " / 86400000.0)::float8 - ((floor(extract(epoch FROM (CASE WHEN a.score_before IS JSON OBJECT"
+            " THEN a.score_before::json ->> 'last_reinforced_at' END)::timestamptz) * 1000 + 0.5)"
+            " + 210866760000000) / 86400000.0)::float8 FROM audit a",
+            (),
+        ),
+        (
             "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.at.' || id, ? FROM facts WHERE id = ?",
             "INSERT INTO meta (key, value) SELECT 'deleted.at.' || id, %s FROM facts WHERE id = %s"
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",

@@ -1,6 +1,6 @@
-"""What does not work on a server yet says so in one line, without a traceback and without
-its password; what works there (reading, triage, imports, the MCP server) reaches for the server, and
-a server that is not there is one line too."""
+"""Every command taking a store reaches for a server named as one, and a server that is not
+there is one line without its password; a server where a file is wanted (an output, a
+config) is refused in one line, without its password too."""
 
 from __future__ import annotations
 
@@ -25,19 +25,16 @@ def one_error_line(args, tmp_path, monkeypatch) -> str:
 
 
 @pytest.mark.parametrize(
-    "args",
+    "args, what",
     [
-        ("embed", URL),
-        ("calibrate", URL),
-        ("export", URL, "-o", "service=team password=hunter2"),  # a server is no output file
+        (("export", "a.db", "-o", "service=team password=hunter2"), "'-o' / '--output'"),
+        (("score", "a.db", "--config", URL), "'--config'"),
+        (("calibrate", URL, "--config", URL), "'--config'"),
     ],
 )
-def test_a_command_that_does_not_work_on_a_server_refuses_it_in_one_line(args, tmp_path, monkeypatch):
+def test_a_server_where_a_file_is_wanted_is_refused_in_one_line(args, what, tmp_path, monkeypatch):
     line = one_error_line(args, tmp_path, monkeypatch)
-    # the CLI's guard, or (for the commands that take a store another way) Store.open's
-    assert "a PostgreSQL server; " in line and (
-        "does not work with servers yet" in line or "not written yet" in line
-    )
+    assert line.endswith(f": a PostgreSQL server, where {what} takes a file")
 
 
 @pytest.mark.parametrize(
@@ -51,6 +48,8 @@ def test_a_command_that_does_not_work_on_a_server_refuses_it_in_one_line(args, t
         ("corroborate", "postgresql://team:hunter2@/memory?host={tmp}", "a"),
         ("import", "facts.jsonl", "--db", "postgresql://team:hunter2@/memory?host={tmp}"),
         ("sync", "postgresql://team:hunter2@/memory?host={tmp}"),
+        ("calibrate", "postgresql://team:hunter2@/memory?host={tmp}"),
+        ("calibrate", "postgresql://team:hunter2@/memory?host={tmp}", "--verdicts", "--json"),
         ("mcp", "postgresql://team:hunter2@/memory?host={tmp}"),
         ("postgresql://team:hunter2@/memory?host={tmp}",),  # the browser
         ("open", "postgresql://team:hunter2@/memory?host={tmp}"),

@@ -132,9 +132,12 @@ def entity_names(conn: sqlite3.Connection, eids: Iterable[int]) -> dict[int, str
 
 
 def connection(source: Store | sqlite3.Connection) -> sqlite3.Connection:
-    """A `Store`'s connection, or a bare one (the graph's own tests build those): the
-    graph's persistence takes either, so callers hand over the Store, never its connection."""
-    return source if isinstance(source, sqlite3.Connection) else source._conn
+    """A `Store`'s connection, or the one handed over: a bare one (the graph's own tests
+    build those) or a store's inside its transaction, a file's or a server's (its dialect
+    adapter): the graph's persistence takes either, so callers never reach for `_conn`."""
+    from synapse_tui.core.store.db import Store
+
+    return source._conn if isinstance(source, Store) else source
 
 
 def read_entity_names(store: Store) -> tuple[int, dict[int, str]]:

@@ -20,13 +20,15 @@ The rules, each checked by tests/postgres/test_dialect.py:
 - `PRAGMA data_version` (has anyone committed?) becomes the change log's and the audit's
   newest entries, which every committed change of a fact or a triage entry moves;
 - `julianday(X)` becomes the same count of days, from PostgreSQL's timestamptz of X;
+- `julianday(json_extract(C, '$.key'))` (a JSON string read as an instant) becomes the same
+  count of days from C's key, `->>`'s text being what julianday reads;
 - `json_extract(C, '$.key') IS NOT NULL` becomes a test of C's key (a typed json_extract
   has no rule: PostgreSQL's `->>` gives text where SQLite gives numbers);
 - SQLite's planner hints (`NOT INDEXED`, `INDEXED BY`) go: PostgreSQL plans its own way;
 - `? IS NULL` (an optional argument) becomes `%s::text IS NULL`: PostgreSQL must know the
   type of a NULL it is given;
 - `WHERE deleted` (an integer flag read as a truth value) becomes `WHERE deleted <> 0`;
-- `INSERT OR REPLACE INTO T` (a table of `_REPLACED_ON`: meta, knn) and `INSERT OR IGNORE
+- `INSERT OR REPLACE INTO T` (a table of `_REPLACED_ON`: meta, knn, embeddings) and `INSERT OR IGNORE
   INTO T` become PostgreSQL's `ON CONFLICT`;
 - a blob literal `x'..'` becomes a bytea one;
 - `json_extract(C, '$.key') = ?` (a JSON string compared) becomes a jsonb comparison, which,
@@ -63,10 +65,13 @@ _JULIANDAY = re.compile(r"\bjulianday\(([\w.?]+)\)")
 _JULIAN = (
     "((floor(extract(epoch FROM ({})::timestamptz) * 1000 + 0.5) + 210866760000000) / 86400000.0)::float8"
 )
+# a JSON string value read as an instant: text is what julianday reads, on either side
+_JULIAN_JSON = re.compile(r"\bjulianday\(json_extract\(([\w.]+), '\$\.(\w+)'\)\)")
 _JSON_PRESENT = re.compile(r"\bjson_extract\(([\w.]+), '\$\.(\w+)'\) IS NOT NULL")
 _WHERE_FLAG = re.compile(r"\bWHERE deleted\b(?!\s*[=<>!])")
 _OR_REPLACE = re.compile(r"^INSERT OR REPLACE INTO (\w+) \(([\w, ]+)\) (.*)$", re.S)
-_REPLACED_ON = {"meta": "key", "knn": "pos"}  # each table INSERT OR REPLACE writes: its key
+# each table INSERT OR REPLACE writes: its key
+_REPLACED_ON = {"meta": "key", "knn": "pos", "embeddings": "pos"}
 _BLOB = re.compile(r"\bx'([0-9A-Fa-f]*)'")
 _JSON_EQUALS = re.compile(r"""\bjson_extract\(([\w.]+), '\$\.(?:"([\w-]+)"|(\w+))'\) = \?""")
 _OR_IGNORE = re.compile(r"^INSERT OR IGNORE INTO (.*)$", re.S)
@@ -103,6 +108,9 @@ def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
     sql = _LIST.sub("= ANY(?" + _LIST_MARK + ")", sql)
     sql = _GROUP_CONCAT.sub(r"string_agg((\1)::text, ',')", sql)
     sql = _HINT.sub("", sql)
+    sql = _JULIAN_JSON.sub(
+        lambda m: _JULIAN.format(f"CASE WHEN {m[1]} IS JSON OBJECT THEN {m[1]}::json ->> '{m[2]}' END"), sql
+    )
     sql = _JULIANDAY.sub(lambda m: _JULIAN.format(m[1]), sql)
     sql = _JSON_PRESENT.sub(r"(CASE WHEN \1 IS JSON OBJECT THEN \1::json ->> '\2' END) IS NOT NULL", sql)
     sql = _WHERE_FLAG.sub("WHERE deleted <> 0", sql)

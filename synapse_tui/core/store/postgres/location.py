@@ -87,15 +87,13 @@ def redact(target: str) -> str:
     return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
 
 
-# What a command says of a server until it works there (docs/postgres.md, "what works").
-NOT_YET = (
-    "{shown}: a PostgreSQL server; this command does not work with servers yet (the browser,"
-    " score, show, export, triage, import, sync, mcp and copy do; copy the store to a file for it)"
-)
+# What a server named where a file is wanted says (an export's output, a config, a file
+# to import): every store argument takes a server, these do not.
+NOT_A_FILE = "{shown}: a PostgreSQL server, where {what} takes a file"
 
 
-def refuse_server(text: str | os.PathLike[str]) -> None:
-    """Raise the one-line refusal for a server location (a file passes)."""
+def refuse_server(text: str | os.PathLike[str], what: str = "this") -> None:
+    """Raise the one-line refusal for a server location where a file is wanted (a file passes)."""
     where = locate(text)
     if where.is_server:
-        raise StoreError(NOT_YET.format(shown=where.shown))
+        raise StoreError(NOT_A_FILE.format(shown=where.shown, what=what))

@@ -82,9 +82,6 @@ class Recall:
         self._graph_guard = threading.Lock()
         self._graph_due: float | None = None  # monotonic time the graph update may start
         self._graph_worker: threading.Thread | None = None
-        # on a server, change notices say when to look (`fresh`); listening before the
-        # version is read, so no commit falls between them
-        self._watch = self._start_watch(store)
         # read before the load: a commit landing meanwhile is then caught up, never skipped
         self.version = store.data_version()
         self.mark = self._fingerprint()
@@ -109,22 +106,9 @@ class Recall:
 
     # -- keeping fresh -------------------------------------------------------------------
 
-    @staticmethod
-    def _start_watch(store: Store) -> Any:
-        """A server's change notices in a thread (`postgres.live.Watch`), or None: on a
-        file, or when listening fails, `fresh` reads data_version on every call."""
-        make = getattr(store, "watch", None)
-        if make is None:
-            return None
-        try:
-            return make()
-        except Exception:  # noqa: BLE001 - a server that will not LISTEN: checking every call works
-            return None
-
     def close(self) -> None:
-        """Stop listening (the store is the caller's to close)."""
-        if self._watch is not None:
-            self._watch.stop()
+        """The front-ends call this before they close the store; the session keeps nothing
+        beside it (no listener: `fresh` asks the store), so there is nothing to stop."""
 
     def _fingerprint(self, deleted: int | None = None) -> tuple[int, int, int]:
         """Last position, last audit entry, deleted facts: the first two are index
@@ -150,10 +134,10 @@ class Recall:
         Another writer's triage (new audit entries, no new or deleted facts) re-reads just
         the facts it names; new facts or a changed `deleted` flag reload the store. Every
         other input of the score changes only through audited triage or an import. On a
-        server that costs a round trip, so it is asked only after a change notice (or
-        while no listener is connected)."""
-        if self._watch is None or self._watch.pending():
-            self._catch_up_writers()
+        server the question is one round trip (the newest change-log and audit entries),
+        asked on every call as on a file: a change notice comes on another connection and
+        may land after the next call, whose answer must hold every commit made before it."""
+        self._catch_up_writers()
         now = self.clock.now()
         if abs(now - self.memory.scores.now) > RESCORE_AFTER:
             self.memory.rescore(now)

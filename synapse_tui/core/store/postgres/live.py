@@ -12,8 +12,6 @@ log pruned past that entry says so (`reload`), as the load cache treats it.
 
 from __future__ import annotations
 
-import atexit
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -117,51 +115,3 @@ class Listener:
         self.seq = rows[-1][0]
         reload = reached is None or any(kind not in ("i", "u") for _, _, kind in rows)
         return Changes(self.seq, tuple(sorted({pos - 1 for _, pos, kind in rows if kind != "s"})), reload)
-
-
-class Watch:
-    """A Listener in a thread of its own, for a session that asks "anything new?" between
-    calls (the MCP server's `Recall.fresh`): `pending()` is True after a notice, and while
-    the listener is not connected, so the caller then checks the store itself. Daemon, and
-    `stop` (also at exit) ends it within WAKE_S: quitting never waits on the server."""
-
-    WAKE_S = 0.25
-
-    def __init__(self, where: Location) -> None:
-        self._listener = Listener(where)
-        self._changed = threading.Event()
-        self._stop = threading.Event()
-        self._listener.wait(0)  # connect now: a change from here on is noticed
-        self._thread = threading.Thread(target=self._run, name="synapse-listen", daemon=True)
-        self._thread.start()
-        atexit.register(self.stop)
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.is_set():
-                if self._listener.wait(self.WAKE_S) is not None:
-                    self._changed.set()
-        except Exception:  # noqa: BLE001 - a listener that fails leaves the caller checking itself
-            pass
-        finally:
-            self._listener.close()
-
-    @property
-    def alive(self) -> bool:
-        return self._thread.is_alive() and not self._stop.is_set()
-
-    def pending(self) -> bool:
-        """Whether the caller should look at the store: a notice came since the last
-        call, or no listener is connected to say so (the flag is taken: one look each)."""
-        if not self.alive or not self._listener.connected:
-            return True
-        if self._changed.is_set():
-            self._changed.clear()
-            return True
-        return False
-
-    def stop(self, timeout: float = 2.0) -> None:
-        self._stop.set()
-        atexit.unregister(self.stop)
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout)

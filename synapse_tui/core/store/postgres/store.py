@@ -38,7 +38,7 @@ from synapse_tui.core.store.imports import Imports
 from synapse_tui.core.store.postgres import schema
 from synapse_tui.core.store.postgres.connect import describe, driver, errors_named
 from synapse_tui.core.store.postgres.dialect import Connection
-from synapse_tui.core.store.postgres.live import Listener, Watch
+from synapse_tui.core.store.postgres.live import Listener
 from synapse_tui.core.store.postgres.location import Location, locate
 from synapse_tui.core.store.postgres.server import open_server
 from synapse_tui.core.store.review import TRIAGE_FIELDS, Review
@@ -171,10 +171,6 @@ class PgStore(Store):
         """Another writer's change notices, on a connection of the listener's own (the
         browser's worker waits on it; `live.py`)."""
         return Listener(self.where)
-
-    def watch(self) -> Watch:
-        """The same in a thread of its own, connected on return (the MCP server's)."""
-        return Watch(self.where)
 
     def data_version(self) -> int:
         """Changes when another connection commits a change of a fact or a triage entry,

@@ -13,6 +13,7 @@ from synapse_tui.core.ingest import signing
 from synapse_tui.core.ingest.interchange import export_facts, import_facts, parse_file
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
+from tests.backends import is_server
 from tests.helpers import OTHER, trusted_config, write_jsonl
 from tests.store_state import mark
 
@@ -124,6 +125,20 @@ def test_bad_line_names_file_line_field_and_changes_nothing(store_location, tmp_
     with Store.open(store_location, readonly=True) as store:
         assert store.count() == 5
     assert mark(store_location) == before
+
+
+def test_a_clashing_id_names_the_store_as_shown(store_location, tmp_path):
+    """The refusal names the store: a file's path, a server's location without its password
+    (the session's server takes any: a URL holding one opens the store all the same)."""
+    location = store_location.replace("://postgres:@", "://postgres:hunter2@")
+    assert is_server(location) == ("hunter2" in location)
+    src = write_jsonl(
+        tmp_path / "clash.jsonl", [{"id": "a", "text": "t", "created_at": "2026-01-01T00:00:00Z"}]
+    )
+    with Store.open(location) as store, pytest.raises(InputError) as info:
+        import_facts(store, parse_file(src), str(src))
+    shown = store_location.replace("://postgres:@", "://postgres@")
+    assert str(info.value) == f"{src}:1: field 'id': id 'a' is already in the store {shown}"
 
 
 def test_cycle_across_the_store_is_refused(store_location, tmp_path):

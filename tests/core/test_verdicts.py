@@ -1,8 +1,5 @@
-"""Verdicts from the audit, the reliability table, the fit and the backtest (SPEC 11).
-
-The backtest runs on a file and on a server; reading the verdicts stays a file's until
-calibrate works on a server (docs/postgres.md, "Not yet": its reads use SQLite's typed JSON
-extraction, and a server refuses them in one line)."""
+"""Verdicts from the audit, the reliability table, the fit and the backtest (SPEC 11), on a
+file and on a server."""
 
 from __future__ import annotations
 
@@ -28,16 +25,15 @@ T0 = parse_time("2026-07-01T00:00:00Z")
 DAY = 86400.0
 
 
-def make_store(tmp_path, n=60):
+def make_store(location, tmp_path, n=60):
     facts = [
         {"id": f"f{i:03d}", "text": f"fact {i}", "created_at": f"2026-0{1 + i % 6}-0{1 + i % 9}T00:00:00Z"}
         for i in range(n)
     ]
     src = write_jsonl(tmp_path / "f.jsonl", facts)
-    db = tmp_path / "m.db"
-    with Store.open(db, create=True) as store:
+    with Store.open(location, create=True) as store:
         import_facts(store, parse_file(src), str(src))
-    return db
+    return location
 
 
 def act(store, day, action, ids, actor="user:alice", target=None):
@@ -45,9 +41,9 @@ def act(store, day, action, ids, actor="user:alice", target=None):
 
 
 @pytest.fixture
-def judged(tmp_path):
+def judged(new_store, tmp_path):
     """Verdicts of every kind, and the entries that are not verdicts."""
-    db = make_store(tmp_path)
+    db = make_store(new_store("m"), tmp_path)
     with Store.open(db) as store:
         act(store, 1, "verify", ["f000", "f001"])  # a bulk: two verdicts
         act(store, 2, "corroborate", ["f002"])

@@ -73,6 +73,15 @@ def test_a_sessions_own_actions_never_refuse_its_next(two):
         ann.apply("verify", ["e"], seen=loaded)
 
 
+def test_own_actions_and_another_fact_changed_meanwhile_together_do_not_refuse(two):
+    ann, bob = two
+    loaded = ann.store.audit.mark()
+    bob.apply("verify", ["a"])
+    own = {ann.apply("corroborate", ["e"], seen=loaded).batch}
+    ann.apply("verify", ["e"], seen=loaded, own=own)
+    assert [x[2] for x in audit(bob)] == ["a", "e", "e"]
+
+
 def test_a_bulk_action_with_one_changed_fact_writes_nothing(two):
     ann, bob = two
     loaded = bob.store.audit.mark()

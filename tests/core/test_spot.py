@@ -28,11 +28,12 @@ def chain_facts() -> list[dict]:
 
 
 @pytest.fixture
-def stores(tmp_path, store_path):
-    chain = tmp_path / "chain.db"
+def stores(tmp_path, store_location, new_store):
+    """The base facts and a supersession chain, each in a store on the test's backend."""
+    chain = new_store("chain")
     with Store.open(chain, create=True) as store:
         import_facts(store, parse_file(write_jsonl(tmp_path / "c.jsonl", chain_facts())), "c.jsonl")
-    return [store_path, chain]
+    return [store_location, chain]
 
 
 def test_spot_scores_match_the_full_score_of_every_fact(stores):
@@ -44,7 +45,7 @@ def test_spot_scores_match_the_full_score_of_every_fact(stores):
             for fid in memory.ids:
                 row = memory.row(memory.index[fid])
                 for key in ("trust", "confidence", "freshness", "supersession", "gate", "B"):
-                    assert spot[fid][key] == pytest.approx(row[key], rel=1e-12), (path.name, fid, key)
+                    assert spot[fid][key] == pytest.approx(row[key], rel=1e-12), (path, fid, key)
                 assert (spot[fid]["band"], spot[fid]["tier"], spot[fid]["k"]) == (
                     row["band"],
                     row["tier"],

@@ -406,7 +406,8 @@ def _extend_cached(
     state = _built_state(sp, (digest + new.digest(kind, range(new.pos.size))) & _MASK)
     state |= {key: stored[key] for key in _BUILD_KEYS if key in stored}
     _meta_set(conn, f"graph.semantic.{kind}", state)
-    graphcache.append(cache, new.pos, new.ids, new.X, knn, dirty, state | {"params": params})
+    stamped = state | {"params": params} | graphcache.stamp(conn, kind)  # after _meta_set: its version
+    graphcache.append(cache, new.pos, new.ids, new.X, knn, dirty, stamped)
     return True
 
 

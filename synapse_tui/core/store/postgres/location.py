@@ -87,8 +87,8 @@ def redact(target: str) -> str:
     return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
 
 
-# What a server named where a file is wanted says (an export's output, a config):
-# every store argument takes a server, these do not.
+# What a server named where a file is wanted says (an export's output, a config, a file to
+# import): every store argument takes a server, these do not.
 NOT_A_FILE = "{shown}: a PostgreSQL server, where {what} takes a file"
 
 

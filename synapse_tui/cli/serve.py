@@ -45,5 +45,5 @@ def mcp_cmd(db: str | None, scope: str, now: str | None, config_path: str | None
         recall = Recall(store, config, clock, scope=scope)
         try:
             serve(recall)
-        finally:  # on a server: stop listening before the store closes, whatever serve did
+        finally:  # the session ends before the store closes, whatever serve did
             recall.close()

@@ -5,7 +5,6 @@ explicit DB still works everywhere, exactly as before, and wins over SYNAPSE_DB.
 from __future__ import annotations
 
 import shutil
-import threading
 
 import pytest
 
@@ -158,18 +157,22 @@ def test_synapse_db_may_name_a_server_and_never_prints_its_password(db, on_serve
 
 
 @pytest.mark.postgres
-def test_mcp_on_a_server_stops_listening_when_serve_raises(db, on_server, monkeypatch):
+def test_mcp_serves_the_server_synapse_db_names(db, on_server, monkeypatch):
     pytest.importorskip("mcp")
-    url, _ = on_server
-    seen = []
+    from synapse_tui.core.agent import Recall
+
+    url, secret = on_server
+    served, closed = [], []
+    real_close = Recall.close
 
     def fail(recall):
-        seen.append([t for t in threading.enumerate() if t.name == "synapse-listen" and t.is_alive()])
+        served.append(recall.show("e")["id"])
         raise RuntimeError("the client went away")
 
     monkeypatch.setattr("synapse_tui.mcp_server.serve", fail)
+    monkeypatch.setattr(Recall, "close", lambda self: (closed.append(self), real_close(self)))
     monkeypatch.setenv("SYNAPSE_CONFIG", str(db.with_name("memory.synapse.toml")))
-    monkeypatch.setenv("SYNAPSE_DB", url)
-    assert run("mcp", ok=False).exit_code == 1
-    assert len(seen) == 1 and seen[0], "a server's Recall listens while it serves"
-    assert not any(t.is_alive() for t in seen[0])  # stopped by the command, not at exit
+    monkeypatch.setenv("SYNAPSE_DB", secret)
+    got = run("mcp", ok=False)
+    assert got.exit_code == 1 and "hunter2" not in got.stderr
+    assert served == ["e"] and len(closed) == 1  # closed by the command, also when serve raised

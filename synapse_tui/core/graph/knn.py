@@ -346,14 +346,20 @@ def _empty(n: int, k: int) -> Knn:
 
 def _offer_columns(top: _TopK, S: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
     """Offer the tile S (rows x cols) to its columns, read in place: a column takes the
-    entries at or above the larger of its running bar and the least of the maxima of k
+    entries at or above its running bar. Copying the tile's transpose to offer it
+    row-wise, with the row-wise filter passes, cost twice its product on text without
+    structure.
+
+    Only while some column has no bar yet is it raised to the least of the maxima of k
     row groups of the tile (k entries of the tile reach that, so nothing below it can be
-    among the column's k best). Copying the tile's transpose to offer it row-wise, with
-    the row-wise filter passes, cost twice its product on text without structure."""
+    among the column's k best). Every full row block's diagonal tile fills its rows'
+    buffers before any other tile is offered; from then on the running bar alone lets
+    through about as many entries (those it adds cannot stay: the k maxima outrank them),
+    and taking the maxima was one more pass over every tile (benchmarks/RESULTS.md)."""
     k = top.width
     bar = top.thr[cols]
     h = S.shape[0] - S.shape[0] % k
-    if h >= 4 * k:
+    if h >= 4 * k and np.isneginf(bar).any():
         bar = np.maximum(bar, S[:h].reshape(k, h // k, S.shape[1]).max(axis=1).min(axis=0))
     r, c = where2(S >= bar)
     top.merge(cols[c], rows[r], S[r, c])
@@ -364,7 +370,7 @@ def _offer_rows(top: _TopK, S: np.ndarray, rows: np.ndarray, cols: np.ndarray) -
     self-pairs: the rows and columns are apart)."""
     k = top.width
     bar = top.thr[rows]
-    if S.shape[1] >= 4 * k:
+    if S.shape[1] >= 4 * k and np.isneginf(bar).any():
         bar = np.maximum(bar, _group_bar(S, k))
     r, c = where2(S >= bar[:, None])
     top.merge(rows[r], cols[c], S[r, c])

@@ -45,8 +45,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from results import Results  # noqa: E402
 from synth import write_synthetic_jsonl  # noqa: E402
 
+from synapse_tui.core.base.location import locate  # noqa: E402
 from synapse_tui.core.store.postgres.live import Listener  # noqa: E402
-from synapse_tui.core.store.postgres.location import locate  # noqa: E402
 from synapse_tui.core.store.postgres.server import open_server  # noqa: E402
 
 EXE = [sys.executable, "-m", "synapse_tui"]

@@ -32,8 +32,8 @@ from synapse_tui.cli.render import print_calibration
 from synapse_tui.core.base.clock import Clock, format_time
 from synapse_tui.core.base.config import config_path_for, write_config
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.location import locate
 from synapse_tui.core.store.db import Store
-from synapse_tui.core.store.postgres.location import locate
 from synapse_tui.core.trust.calibrate import calibrate
 
 
@@ -120,13 +120,13 @@ def _target(db: str, config_path: str | None) -> Path:
     named = config_path or os.environ.get("SYNAPSE_CONFIG")
     if named:
         return Path(named)
-    where = locate(db)
-    if where.is_server:
+    beside = config_path_for(db)
+    if beside is None:
         raise SynapseError(
-            f"{where.shown}: a server has no config file beside it; give --config FILE (or"
+            f"{locate(db).shown}: a server has no config file beside it; give --config FILE (or"
             " SYNAPSE_CONFIG) for --write to write the constants to; nothing written"
         )
-    return config_path_for(db)
+    return beside
 
 
 def _read_only(path: Path) -> bool:
@@ -150,8 +150,8 @@ def _check_writable(db: str, config_path: str | None) -> None:
 def _histogram(db: str, write: bool, now: str | None, as_json: bool, config_path: str | None) -> None:
     with open_memory(db, now, config_path, config_must_exist=not write) as memory:
         cal = calibrate(memory)
-    target = memory.config.path or config_path_for(db)
-    if write:
+    target = _target(db, config_path) if write else None
+    if target is not None:
         write_config(cal.proposed_config(memory.config), target)
     if as_json:
         from dataclasses import asdict
@@ -198,7 +198,7 @@ def _verdicts(
     if fit.decision != "adopt":
         out(f"nothing written: the decision is {fit.decision} ({fit.reason})")
         return
-    target = config.path or config_path_for(db)
+    target = _target(db, config_path)
     with Store.open(db) as store:  # first: a config the record does not match reads as not fitted
         record_fit(store, fit, report.verdicts, clock.now())
     write_config(with_constants(config, fit.proposed), target)

@@ -29,6 +29,7 @@ from synapse_tui.cli.common import (
 from synapse_tui.cli.render import print_explain, print_neighbours, print_score_table
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.location import is_server, locate, refuse_server
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.interchange import (
     export_facts,
@@ -41,7 +42,6 @@ from synapse_tui.core.ingest.interchange import (
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import stream_rows
 from synapse_tui.core.store.db import Store
-from synapse_tui.core.store.postgres.location import is_server, locate, refuse_server
 from synapse_tui.core.trust.row import LABELS, NUMBERS
 
 JSON_CHUNK = 5_000  # rows per write of `score --json`

@@ -28,11 +28,11 @@ from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.base.config import Config, config_for
 from synapse_tui.core.base.jsonl import json_line
 from synapse_tui.core.base.limits import has_surrogate
+from synapse_tui.core.base.location import is_server, locate, refuse_server
 from synapse_tui.core.base.textsafe import clean, clean_block
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store, holds_facts
 from synapse_tui.core.store.errors import describe, is_internal
-from synapse_tui.core.store.postgres.location import is_server, locate, refuse_server
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1

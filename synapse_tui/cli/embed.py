@@ -19,8 +19,8 @@ from synapse_tui.cli.common import (
 )
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.location import locate
 from synapse_tui.core.store.db import Store
-from synapse_tui.core.store.postgres.location import locate
 
 
 @main.command("embed")

@@ -20,11 +20,11 @@ from typing import Any
 from synapse_tui.cli.common import emit_json, progress_bar, say
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.location import is_server, locate
 from synapse_tui.core.ingest.adapters import READERS, known_facts
 from synapse_tui.core.ingest.adapters.sync import sync_snapshot
 from synapse_tui.core.ingest.sources import remember
 from synapse_tui.core.store.db import Store
-from synapse_tui.core.store.postgres.location import is_server, locate
 from synapse_tui.core.store.postgres.server import holds_store
 
 SYSTEMS = READERS

@@ -22,10 +22,10 @@ from synapse_tui.cli.common import FilePath, config_option, json_option, resolve
 from synapse_tui.cli.import_from import import_from
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.location import is_server, locate
 from synapse_tui.core.ingest.sources import recorded
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import describe
-from synapse_tui.core.store.postgres.location import is_server, locate
 
 DEBOUNCE_MS = 1_000  # an agent's burst of saves (a MEMORY.md and its topic file) is one sync
 

@@ -9,11 +9,11 @@ import time
 import pytest
 
 from synapse_tui.core.base.clock import Clock, parse_time
-from synapse_tui.core.base.config import load_config
+from synapse_tui.core.base.config import config_for, load_config
 from synapse_tui.core.store.db import Store
 from synapse_tui.ui.app import SynapseApp
 from tests.helpers import run
-from tests.ui.helpers import NOW, SIZE, build_store, screen_text, select, settle, trust
+from tests.ui.helpers import NOW, SIZE, build_store, record_notices, screen_text, select, settle, trust
 
 pytestmark = pytest.mark.postgres
 
@@ -73,3 +73,32 @@ def test_another_reviewers_action_reaches_an_open_browser(tmp_path, new_database
     run("copy", db, url)
     before, after = asyncio.run(sees_another_reviewer(browser(url, config), url, "f-pay-03"))
     assert after > before
+
+
+async def writes_calibration(app) -> list[tuple[str, str]]:
+    from synapse_tui.ui.screens.calibration import CalibrationScreen
+
+    async with app.run_test(size=(100, 60)) as pilot:
+        await settle(pilot)
+        notices = record_notices(app)
+        app.action_calibrate()
+        await settle(pilot)
+        assert isinstance(app.screen, CalibrationScreen)
+        await pilot.press("w")
+        await settle(pilot)
+        return notices
+
+
+def test_calibration_on_a_server_without_a_config_writes_nowhere(tmp_path, new_database, monkeypatch):
+    """`synapse-tui postgresql://...` scores with the defaults (no file beside a server):
+    applying B0 and s says where it could write instead, and writes no file."""
+    db = build_store(tmp_path)
+    url = new_database()
+    run("copy", db, url)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    notices = asyncio.run(writes_calibration(browser(url, config_for(url))))
+    why = "a server has no config file beside it; open the browser with --config FILE"
+    assert notices == [("error", f"B0 and s not written: {why}")]
+    assert list(work.rglob("*")) == []

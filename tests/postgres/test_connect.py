@@ -7,8 +7,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from synapse_tui.core.base.location import locate
 from synapse_tui.core.store.postgres.connect import connect, pool
-from synapse_tui.core.store.postgres.location import locate
 from tests.helpers import run
 
 pytestmark = pytest.mark.postgres

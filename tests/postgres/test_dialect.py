@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.base.location import locate
 from synapse_tui.core.store.postgres.dialect import Connection, Untranslatable, copy_target, translate
-from synapse_tui.core.store.postgres.location import locate
 
 
 @pytest.mark.parametrize(
@@ -185,7 +185,7 @@ def test_a_copy_refuses_what_the_inserts_would(pg_url):
     fails the whole statement."""
     import psycopg
 
-    from synapse_tui.core.store.postgres.location import locate
+    from synapse_tui.core.base.location import locate
 
     with psycopg.connect(pg_url, autocommit=True) as raw:
         conn = Connection(raw, locate(pg_url))

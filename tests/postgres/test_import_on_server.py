@@ -11,9 +11,9 @@ import time
 import pytest
 
 from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.location import locate
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.store.db import Store
-from synapse_tui.core.store.postgres.location import locate
 from tests.core.basic_memory_files import write
 from tests.core.mcp_memory_files import ENTITIES, save
 from tests.helpers import NOW, base_facts, run, write_jsonl

@@ -14,12 +14,12 @@ from click.testing import CliRunner
 from synapse_tui.cli import main
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.location import locate
 from synapse_tui.core.ingest.adapters import known_facts
 from synapse_tui.core.ingest.adapters import langgraph as lg
 from synapse_tui.core.ingest.adapters.sync import sync_snapshot
 from synapse_tui.core.ingest.sources import recorded
 from synapse_tui.core.store.db import Store
-from synapse_tui.core.store.postgres.location import locate
 from tests.helpers import run
 
 pytestmark = pytest.mark.postgres

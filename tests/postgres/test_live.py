@@ -7,8 +7,8 @@ import time
 
 import pytest
 
+from synapse_tui.core.base.location import locate
 from synapse_tui.core.store.postgres.live import Listener
-from synapse_tui.core.store.postgres.location import locate
 from synapse_tui.core.store.postgres.server import open_server
 
 pytestmark = pytest.mark.postgres

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from synapse_tui.core.store.postgres.location import locate
+from synapse_tui.core.base.location import locate
 from synapse_tui.core.store.postgres.server import open_server
 from tests.helpers import base_facts, run
 

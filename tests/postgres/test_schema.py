@@ -9,9 +9,9 @@ import sqlite3
 import pytest
 
 from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.base.location import locate
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.postgres import schema
-from synapse_tui.core.store.postgres.location import locate
 from synapse_tui.core.store.postgres.server import open_server
 
 pytestmark = pytest.mark.postgres

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from synapse_tui.core.base.errors import ConfigError
+from synapse_tui.core.base.location import is_server
 
 
 @dataclass(frozen=True)
@@ -115,8 +116,12 @@ class Config:
         return replace(self, **{section: replace(getattr(self, section), **values)})
 
 
-def config_path_for(db_path: str | os.PathLike[str]) -> Path:
-    """The config file that belongs to a store: `memory.db` -> `memory.synapse.toml`."""
+def config_path_for(db_path: str | os.PathLike[str]) -> Path | None:
+    """The config file that belongs to a store: `memory.db` -> `memory.synapse.toml`. A
+    store on a server has none beside it (None): read as a path, its location would name a
+    file in the working folder (`postgresql:/host/memory.synapse.toml`)."""
+    if is_server(db_path):
+        return None
     p = Path(db_path)
     return p.with_name(p.stem + ".synapse.toml")
 
@@ -125,7 +130,7 @@ def config_for(
     db_path: str | os.PathLike[str], explicit: str | os.PathLike[str] | None = None, must_exist: bool = True
 ) -> Config:
     """The config a store is scored with: `explicit` (--config), else SYNAPSE_CONFIG, else
-    the file beside the store (absent: the defaults).
+    the file beside the store (absent, or a store on a server: the defaults).
 
     A file named explicitly must exist: a typo there would otherwise score with the
     defaults, silently. `calibrate --write` names the file it is about to create."""

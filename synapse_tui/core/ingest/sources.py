@@ -15,11 +15,11 @@ from typing import Any
 
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.location import is_server
 from synapse_tui.core.ingest.adapters import known_facts, reader
 from synapse_tui.core.ingest.adapters.sync import SyncResult, sync_snapshot
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import describe
-from synapse_tui.core.store.postgres.location import is_server
 
 KEY = "import.sources"
 

@@ -21,11 +21,11 @@ import numpy as np
 
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.base.location import is_server
 from synapse_tui.core.store import loadcache
 from synapse_tui.core.store.arrays import FactArrays
 from synapse_tui.core.store.audit import Audit, AuditEntry
 from synapse_tui.core.store.imports import Imports
-from synapse_tui.core.store.postgres.location import is_server
 from synapse_tui.core.store.review import Review
 from synapse_tui.core.store.schema import APPLICATION_ID, READABLE_FROM, SCHEMA_VERSION, migrate
 

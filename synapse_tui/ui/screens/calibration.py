@@ -315,6 +315,10 @@ class CalibrationScreen(Screen):
     def write(self, new: Config, what: str, fitted: bool = False) -> None:
         app = self.app
         path = app.config.path or config_path_for(app.store.path)
+        if path is None:  # a store on a server: no file beside it
+            why = "a server has no config file beside it; open the browser with --config FILE"
+            self.post_message(CalibrationApplied(None, what, f"{what} not written: {why}"))
+            return
         try:
             if fitted and self.report is not None and not app.store.readonly:
                 from synapse_tui.core.review.verdicts import record_fit

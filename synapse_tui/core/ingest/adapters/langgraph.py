@@ -48,6 +48,7 @@ import numpy as np
 from synapse_tui.core.base.clock import Clock, format_time, source_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.limits import brief
+from synapse_tui.core.base.location import Location, locate
 from synapse_tui.core.ingest.adapters import (
     KnownFact,
     Snapshot,
@@ -60,7 +61,6 @@ from synapse_tui.core.ingest.adapters import (
 )
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 from synapse_tui.core.store.postgres.connect import connect, errors_named
-from synapse_tui.core.store.postgres.location import Location, locate
 
 SYSTEM = "langgraph"
 EXPECTED = "a LangGraph store (a SQLite file or PostgreSQL database with langgraph's `store` table)"

@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from synapse_tui.core.base.errors import StoreError
-from synapse_tui.core.store.postgres.location import Location, redact
+from synapse_tui.core.base.location import Location, redact
 
 INSTALL = 'pip install "synapse-tui[postgres]"'
 APPLICATION_NAME = "synapse-tui"  # what pg_stat_activity shows, unless the location names its own

@@ -48,8 +48,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.base.location import Location
 from synapse_tui.core.store.postgres.connect import describe
-from synapse_tui.core.store.postgres.location import Location
 
 _LIST = re.compile(r"\bIN \(SELECT value FROM json_each\(\?\)\)")
 _GROUP_CONCAT = re.compile(r"group_concat\(([^()]*(?:\([^()]*\)[^()]*)*), ','\)")

@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from synapse_tui.core.base.location import Location
 from synapse_tui.core.store.postgres.connect import connect, driver
-from synapse_tui.core.store.postgres.location import Location
 from synapse_tui.core.store.postgres.schema import CHANNEL
 
 RETRY_S = (0.1, 0.5, 2.0)  # waits between reconnects: quick for a blip, then gentle on a server down

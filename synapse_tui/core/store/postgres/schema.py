@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from synapse_tui.core.base.errors import StoreError
-from synapse_tui.core.store.postgres.location import Location
+from synapse_tui.core.base.location import Location
 from synapse_tui.core.store.schema import CHANGE_LOG_KEEP
 
 KIND = "synapse-tui/postgresql"

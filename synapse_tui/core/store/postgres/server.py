@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.base.location import Location
 from synapse_tui.core.store.postgres import schema
 from synapse_tui.core.store.postgres.connect import connect, errors_named
-from synapse_tui.core.store.postgres.location import Location
 
 
 def open_server(where: Location, *, create: bool = False, readonly: bool = False) -> Any:
@@ -38,7 +38,7 @@ def open_server(where: Location, *, create: bool = False, readonly: bool = False
 def holds_store(location: str) -> bool:
     """Whether the database at `location` holds a synapse-tui store (`Path.exists` of a
     file's): read only, so asking leaves an empty database as it was."""
-    from synapse_tui.core.store.postgres.location import locate
+    from synapse_tui.core.base.location import locate
 
     where = locate(location)
     conn = connect(where)

@@ -32,6 +32,7 @@ import numpy as np
 
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.base.location import Location, locate
 from synapse_tui.core.store.audit import VERDICT_KEYS, Audit, AuditEntry, _entry
 from synapse_tui.core.store.db import INVALIDATED_AT, Store, WordHits
 from synapse_tui.core.store.imports import Imports
@@ -39,7 +40,6 @@ from synapse_tui.core.store.postgres import schema
 from synapse_tui.core.store.postgres.connect import describe, driver, errors_named
 from synapse_tui.core.store.postgres.dialect import Connection
 from synapse_tui.core.store.postgres.live import Listener
-from synapse_tui.core.store.postgres.location import Location, locate
 from synapse_tui.core.store.postgres.server import open_server
 from synapse_tui.core.store.review import TRIAGE_FIELDS, Review
 

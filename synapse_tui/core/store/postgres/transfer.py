@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.base.location import Location, locate
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.postgres import schema
 from synapse_tui.core.store.postgres.connect import connect, driver, errors_named
-from synapse_tui.core.store.postgres.location import Location, locate
 from synapse_tui.core.store.postgres.schema import TABLES, Table
 from synapse_tui.core.store.postgres.server import open_server
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
+from synapse_tui.core.base.config import Config, config_for, config_path_for
 from synapse_tui.core.base.errors import StoreError
-from synapse_tui.core.store.postgres.location import locate, redact
+from synapse_tui.core.base.location import locate, redact
 
 
 @pytest.mark.parametrize(
@@ -63,3 +65,16 @@ def test_without_psycopg_the_error_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "psycopg", None)
     with pytest.raises(StoreError, match=r'pip install "synapse-tui\[postgres\]"'):
         connect(locate("postgresql://h/db"))
+
+
+def test_a_server_has_no_config_file_beside_it(tmp_path, monkeypatch):
+    """Read as a path, a server's location names a file in the working folder: a config
+    planted there (trusting a signer, say) must not score the server's facts."""
+    monkeypatch.chdir(tmp_path)
+    url = "postgresql://team@db.internal/memory?sslmode=require"
+    planted = Path(url).with_name(Path(url).stem + ".synapse.toml")
+    planted.parent.mkdir(parents=True)
+    planted.write_text('[trust]\nsigners = ["' + "ab" * 32 + '"]\n')
+    assert config_path_for(url) is None
+    assert config_for(url) == Config() and config_for(url).path is None
+    assert config_for("memory.db").path == Path("memory.synapse.toml")  # a file's: beside it

@@ -31,3 +31,23 @@ def test_import_contracts_hold():
     result = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count("KEPT") == 3 and "BROKEN" not in result.stdout
+
+
+def test_no_test_module_imports_another():
+    """Helpers live in helper modules (tests/helpers.py, tests/postgres/roles.py...): a test
+    module imported by another runs its module-level skips and fixtures twice."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(
+                node, ast.ImportFrom
+            ):  # `from tests.x.test_y import f`, `from tests.x import test_y`
+                names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+            else:
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            found += [
+                f"{path.relative_to(ROOT)}: {n}" for n in names if n.rsplit(".", 1)[-1].startswith("test_")
+            ]
+    assert found == []

@@ -9,7 +9,7 @@ import pytest
 
 from synapse_tui.core.graph import cache as graphcache
 from tests.helpers import run, write_jsonl
-from tests.postgres.test_import_on_server import more_facts, same_reads
+from tests.postgres.server_reads import more_facts, same_reads
 
 pytestmark = pytest.mark.postgres
 

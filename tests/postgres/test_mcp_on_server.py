@@ -5,39 +5,15 @@ import) lands the fact as on the file."""
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
-from tests.helpers import NOW, run
+from tests.helpers import run
+from tests.postgres.mcp_serving import serve
 
 mcp = pytest.importorskip("mcp")
 
-import anyio  # noqa: E402
-from mcp.client.session import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from mcp_types import Implementation  # noqa: E402
-
 pytestmark = pytest.mark.postgres
-
-
-def serve(location, config, scenario):
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-c", "from synapse_tui.cli import main; main()", "mcp", str(location)],
-        env={"SYNAPSE_NOW": NOW, "SYNAPSE_CONFIG": str(config)},
-    )
-
-    async def session_run():
-        with anyio.fail_after(120):
-            async with stdio_client(params) as (read, write):
-                async with ClientSession(
-                    read, write, client_info=Implementation(name="scout", version="1")
-                ) as session:
-                    await session.initialize()
-                    return await scenario(session)
-
-    return anyio.run(session_run)
 
 
 CALLS = [

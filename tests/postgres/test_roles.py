@@ -4,23 +4,15 @@ and the server refuses it the columns that accept or sign a fact."""
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 
 import pytest
 
 from synapse_tui.core.base.location import locate
 from synapse_tui.core.store.postgres.server import open_server
 from tests.helpers import base_facts, run
+from tests.postgres.roles import scout_login
 
 pytestmark = pytest.mark.postgres
-
-DOC = Path(__file__).resolve().parents[2] / "docs" / "postgres.md"
-
-
-def documented_sql() -> str:
-    section = DOC.read_text(encoding="utf-8").split("## An agent's role", 1)[1]
-    return re.search(r"```sql\n(.*?)```", section, re.S).group(1)
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +22,7 @@ def agent(db_module, pg_server, new_database):
 
     url = new_database()
     run("copy", db_module, url)
-    with psycopg.connect(url, autocommit=True) as owner:
-        owner.execute(documented_sql())
-    as_scout = url.replace("://postgres:@", "://scout:@")
-    assert as_scout != url
-    with psycopg.connect(as_scout, autocommit=True) as conn:
+    with psycopg.connect(scout_login(url), autocommit=True) as conn:
         assert conn.execute("SELECT current_user").fetchone() == ("scout",)
         yield url, conn
 

@@ -11,7 +11,8 @@ import pytest
 from synapse_tui.core.browser.triage import refusal
 from synapse_tui.core.store.db import Store
 from tests.helpers import NOW, json_lines, run
-from tests.postgres.test_roles import documented_sql
+from tests.postgres.mcp_serving import serve
+from tests.postgres.roles import scout_login
 
 pytestmark = pytest.mark.postgres
 
@@ -19,20 +20,9 @@ pytestmark = pytest.mark.postgres
 @pytest.fixture
 def scout(db, new_database):
     """(the file, its copy on a server, that server as the agent `scout`, the config)."""
-    import psycopg
-
     url = new_database()
     run("copy", db, url)
-    with psycopg.connect(url, autocommit=True) as owner:
-        sql = documented_sql()
-        if owner.execute("SELECT 1 FROM pg_roles WHERE rolname = 'scout'").fetchone():  # another module's
-            sql = sql.replace("CREATE ROLE synapse_agent NOLOGIN;", "").replace(
-                "CREATE ROLE scout LOGIN IN ROLE synapse_agent;", ""
-            )
-        owner.execute(sql)
-    as_scout = url.replace("://postgres:@", "://scout:@")
-    assert as_scout != url
-    return db, url, as_scout, db.with_name("memory.synapse.toml")
+    return db, url, scout_login(url), db.with_name("memory.synapse.toml")
 
 
 def test_accept_under_the_agent_role_is_one_error_line(scout):
@@ -64,8 +54,6 @@ def test_the_browser_says_which_moves_the_role_cannot_make(scout):
 
 def test_the_mcp_server_works_under_the_agent_role(scout):
     pytest.importorskip("mcp")
-    from tests.postgres.test_mcp_on_server import serve
-
     file, url, as_scout, config = scout
 
     async def evidence(session):

@@ -14,7 +14,7 @@ from synapse_tui.core.base.config import load_config
 from synapse_tui.core.store.db import Store
 from synapse_tui.ui.app import SynapseApp
 from tests.helpers import run
-from tests.postgres.test_roles import documented_sql
+from tests.postgres.roles import scout_login
 from tests.ui.helpers import NOW, SIZE, build_store, record_notices, screen_text, select, settle
 
 pytestmark = pytest.mark.postgres
@@ -23,22 +23,10 @@ pytestmark = pytest.mark.postgres
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory, new_database):
     """(the owner's URL, the agent scout's URL with a password in it, the config)."""
-    import psycopg
-
     db = build_store(tmp_path_factory.mktemp("roles-browser"))
     url = new_database()
     run("copy", db, url)
-    with psycopg.connect(url, autocommit=True) as owner:
-        sql = documented_sql()
-        if owner.execute("SELECT 1 FROM pg_roles WHERE rolname = 'scout'").fetchone():  # another module's
-            sql = sql.replace("CREATE ROLE synapse_agent NOLOGIN;", "").replace(
-                "CREATE ROLE scout LOGIN IN ROLE synapse_agent;", ""
-            )
-        owner.execute(sql)
-    # the test server trusts its socket: the password is never checked, only never shown
-    as_scout = url.replace("://postgres:@", "://scout:hunter2@")
-    assert as_scout != url
-    return url, as_scout, load_config(db.with_name("memory.synapse.toml"))
+    return url, scout_login(url, password="hunter2"), load_config(db.with_name("memory.synapse.toml"))
 
 
 def browser(location: str, config) -> SynapseApp:

@@ -10,7 +10,7 @@ import pytest
 
 from synapse_tui.core.browser.triage import refusal
 from synapse_tui.core.store.db import Store
-from tests.helpers import NOW, json_lines, run
+from tests.helpers import NOW, json_lines, run, write_jsonl
 from tests.postgres.mcp_serving import serve
 from tests.postgres.roles import scout_login
 
@@ -76,3 +76,17 @@ def test_the_mcp_server_works_under_the_agent_role(scout):
     with Store.open(url, readonly=True) as store:
         assert {e.role for e in store.audit.entries()} == {"scout"}
     assert sys.executable  # served by this interpreter
+
+
+def test_an_import_under_the_agent_role_builds_the_graph_as_the_owners(db, new_database, tmp_path):
+    """A small store's import rebuilds its graph, which once dropped an index: only its
+    owner may, so the agent's import stopped at the graph (exit 3)."""
+    facts = [{"id": "z1", "text": "Scout saw the Ledger API go down", "created_at": "2026-11-01T00:00:00Z"}]
+    source = write_jsonl(tmp_path / "more.jsonl", facts)
+    owners, agents = new_database(), new_database()
+    for url in (owners, agents):
+        run("copy", db, url)
+    run("import", source, "--db", owners)
+    assert "imported 1 facts" in run("import", source, "--db", scout_login(agents)).stdout
+    for args in (("edges",), ("score", "--json", "--now", NOW)):
+        assert run(args[0], agents, *args[1:]).stdout == run(args[0], owners, *args[1:]).stdout

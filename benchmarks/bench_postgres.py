@@ -41,6 +41,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).parent))
 from results import Results  # noqa: E402
 from synth import write_synthetic_jsonl  # noqa: E402
@@ -83,8 +85,8 @@ def notice_latency(url: str) -> list[float]:
         for i in range(NOTICES):
             writer.execute(
                 "INSERT INTO facts (id, text, created_at, created_ts, r, s, events)"
-                " VALUES (%s, 'live', '2026-12-01T00:00:00Z', 0, 0, 0, '')",
-                (f"live-{i}",),
+                " VALUES (%s, 'live', '2026-12-01T00:00:00Z', 1796083200, 0, 0, %s)",
+                (f"live-{i}", np.array([1_796_083_200.0]).tobytes()),  # events: its creation
             )
             start = time.perf_counter()
             writer.commit()

@@ -14,7 +14,7 @@ from synapse_tui.core.ingest.interchange import export_facts, import_facts, pars
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
 from tests.backends import is_server
-from tests.helpers import OTHER, trusted_config, write_jsonl
+from tests.helpers import OTHER, run, trusted_config, write_jsonl
 from tests.store_state import mark
 
 
@@ -193,3 +193,19 @@ def test_timestamp_without_offset_is_utc_and_offsets_apply():
     assert parse_time("2026-01-01T02:00:00+02:00") == parse_time("2026-01-01T00:00:00Z")
     with pytest.raises(ValueError):
         parse_time("2026-13-01T00:00:00Z")
+
+
+BARE_ROW = (
+    "INSERT INTO facts (id, text, created_at, created_ts, tier, sig_state, r, s, events)"
+    " VALUES ('bare', 'put here by another program', '2026-12-01T00:00:00Z', 0, 'auto', 0, 0, 0, ?)"
+)
+NO_EVENTS = "error: fact 'bare' has no events (not even its creation): a row not written by synapse-tui;"
+
+
+def test_a_row_another_program_wrote_without_events_is_named(store_path):
+    """Every reader failed on it (an IndexError), or took the next fact's instants."""
+    with sqlite3.connect(store_path) as conn:
+        conn.execute(BARE_ROW, (b"",))
+    for args in (("score", store_path), ("score", store_path, "--json"), ("show", store_path, "a")):
+        got = run(*args, ok=False)
+        assert got.exit_code == 2 and got.stderr.startswith(NO_EVENTS) and got.stderr.count("\n") == 1

@@ -83,7 +83,8 @@ def test_a_server_copy_numbers_on_after_the_copied_rows(db, new_database):
         ).fetchone()
         (pos,) = conn.execute(
             "INSERT INTO facts (id, text, created_at, created_ts, r, s, events)"
-            " VALUES ('new', 't', 't', 0, 0, 0, '') RETURNING pos"
+            " VALUES ('new', 't', 't', 0, 0, 0, %s) RETURNING pos",
+            (bytes(8),),  # its events: its creation (the epoch)
         ).fetchone()
     assert (seq, pos) == (len(rows(db)["audit"]) + 1, 6)
 

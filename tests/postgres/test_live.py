@@ -15,7 +15,7 @@ pytestmark = pytest.mark.postgres
 
 NEW_FACT = (
     "INSERT INTO facts (id, text, created_at, created_ts, r, s, events)"
-    " VALUES (%s, 'a fact', '2026-01-01T00:00:00Z', 0, 0, 0, '') RETURNING pos"
+    " VALUES (%s, 'a fact', '2026-01-01T00:00:00Z', 0, 0, 0, '\\x0000000000000000') RETURNING pos"
 )
 
 
@@ -109,7 +109,7 @@ def test_a_listener_the_log_was_pruned_past_is_told_to_reload(new_database):
         write(
             where,
             "INSERT INTO facts (id, text, created_at, created_ts, r, s, events)"
-            " SELECT 'bulk-' || i, 't', 't', 0, 0, 0, '' FROM generate_series(1, %s) i",
+            " SELECT 'bulk-' || i, 't', 't', 0, 0, 0, '\\x0000000000000000' FROM generate_series(1, %s) i",
             CHANGE_LOG_KEEP + 2048,
         )
         changes = listener.wait(5)

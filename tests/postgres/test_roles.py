@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from synapse_tui.core.base.location import locate
@@ -37,6 +38,9 @@ def db_module(tmp_path_factory):
     return folder / "m.db"
 
 
+CREATED = np.array([1_796_083_200.0]).tobytes()  # a fact's events: its creation, 2026-12-01
+
+
 def refused(conn, sql: str) -> None:
     import psycopg
 
@@ -48,7 +52,8 @@ def test_the_agent_writes_facts_and_evidence(agent):
     url, conn = agent
     (pos,) = conn.execute(
         "INSERT INTO facts (id, text, created_at, created_ts, r, s, events)"
-        " VALUES ('by-scout', 'seen by scout', '2026-12-01T00:00:00Z', 0, 0, 0, '') RETURNING pos"
+        " VALUES ('by-scout', 'seen by scout', '2026-12-01T00:00:00Z', 0, 0, 0, %s) RETURNING pos",
+        (CREATED,),
     ).fetchone()
     conn.execute("UPDATE facts SET r = r + 1, s = s + 1 WHERE id = 'e'")
     conn.execute(

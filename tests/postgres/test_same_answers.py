@@ -149,7 +149,7 @@ def test_a_fact_added_on_the_server_is_found_by_the_next_search(triaged):
         with psycopg.connect(server) as conn:  # another writer
             conn.execute(
                 "INSERT INTO facts (id, text, created_at, created_ts, r, s, events)"
-                " VALUES ('z', 'a zebra crossing', 't', 0, 0, 0, '')"
+                " VALUES ('z', 'a zebra crossing', 't', 0, 0, 0, '\\x0000000000000000')"
             )
         assert s.search("zebra")[0].tolist() == [5]
         assert s.search("maria")[0].tolist() == [0, 1]

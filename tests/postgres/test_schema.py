@@ -13,6 +13,7 @@ from synapse_tui.core.base.location import locate
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.postgres import schema
 from synapse_tui.core.store.postgres.server import open_server
+from tests.helpers import run
 
 pytestmark = pytest.mark.postgres
 
@@ -129,3 +130,27 @@ def test_no_password_in_a_refusal(pg_server):
     url = pg_server.get_uri("postgres").replace("postgres:@", "nobody:hunter2@")
     message = refusal(url)
     assert "hunter2" not in message and "nobody@" in message
+
+
+def test_a_row_without_events_is_refused_by_the_server_and_named_if_there_before(db, new_database):
+    """A server many programs write to refuses a fact row without its creation instant; one
+    written before the check (it does not scan old rows) is named by every reader."""
+    import psycopg
+
+    url = new_database()
+    run("copy", db, url)
+    bare = (
+        "INSERT INTO facts (id, text, created_at, created_ts, r, s, events)"
+        " VALUES ('bare', 'put here by another program', '2026-12-01T00:00:00Z', 0, 0, 0, '')"
+    )
+    with psycopg.connect(url, autocommit=True) as conn:
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(bare)
+        conn.execute("ALTER TABLE facts DROP CONSTRAINT facts_events_begin_with_creation")
+        conn.execute(bare)
+        conn.execute(
+            "ALTER TABLE facts ADD CONSTRAINT facts_events_begin_with_creation"
+            " CHECK (octet_length(events) >= 8 AND octet_length(events) % 8 = 0) NOT VALID"
+        )
+    got = run("score", url, ok=False)
+    assert got.exit_code == 2 and got.stderr.startswith("error: fact 'bare' has no events")

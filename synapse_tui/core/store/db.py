@@ -404,7 +404,7 @@ class Store:
             " WHERE pos IN (SELECT value FROM json_each(?))",
             (json.dumps(positions.tolist()),),
         )
-        part = _arrays(nums, events)
+        part = _arrays(nums, events, fresh)
         changed = len(positions) - len(added)
         at = positions[:changed] - 1
         for name in (*_PER_FACT, "deleted", "invalidated", "expired"):
@@ -444,7 +444,7 @@ class Store:
         if n == 0:
             return [], _empty_arrays()
         nums, events, ids, _ = self._scan(signers, n)
-        return ids, _arrays(nums, events)
+        return ids, _arrays(nums, events, ids)
 
     def load_chunks(
         self, config: Config, size: int
@@ -471,7 +471,7 @@ class Store:
                     signers, min(size, left), f" WHERE pos > {self._PARAM}", (after,), True
                 )
                 left -= len(ids)
-                yield ids, _arrays(nums, events)
+                yield ids, _arrays(nums, events, ids)
 
         return supersedes, chunks()
 
@@ -838,9 +838,18 @@ def _empty_arrays() -> FactArrays:
     )
 
 
-def _arrays(nums: np.ndarray, events: np.ndarray) -> FactArrays:
-    """FactArrays from `_scan`'s numbers (one row per fact, `_LOAD_COLUMNS`) and events."""
+def _arrays(nums: np.ndarray, events: np.ndarray, ids: Sequence[str]) -> FactArrays:
+    """FactArrays from `_scan`'s numbers (one row per fact, `_LOAD_COLUMNS`) and events.
+
+    Every fact's events begin with its creation, as every writer here makes them; a row
+    without (another program's insert) would take the next fact's instants, or fail."""
     r, s, packed, o1, sup, deleted, invalidated, expired, counts = nums.T
+    if (counts < 1).any():
+        bad = ids[int(np.argmax(counts < 1))]
+        raise StoreError(
+            f"fact {bad!r} has no events (not even its creation): a row not written by"
+            " synapse-tui; import the fact again, or delete the row"
+        )
     offsets = np.zeros(len(nums), dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
     return FactArrays(

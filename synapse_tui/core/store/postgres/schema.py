@@ -200,10 +200,19 @@ ALTER TABLE audit ADD COLUMN IF NOT EXISTS role TEXT;
 ALTER TABLE audit ALTER COLUMN role SET DEFAULT session_user
 """
 
+# Every fact's events begin with its creation (8 bytes an instant): a server many programs
+# write to refuses a row without, which every reader would otherwise fail on (db._arrays).
+# NOT VALID: rows already there are not scanned (a reader names such a row instead).
+_P004 = """
+ALTER TABLE facts ADD CONSTRAINT facts_events_begin_with_creation
+    CHECK (octet_length(events) >= 8 AND octet_length(events) % 8 = 0) NOT VALID
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("p001_tables", _P001),
     ("p002_change_log", _P002),
     ("p003_audit_role", _P003),
+    ("p004_events_check", _P004),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest schema a read-only open (and a copy's source) reads as it is: p003 adds only

@@ -14,6 +14,7 @@ import numpy as np
 
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.browser.state import State
+from synapse_tui.core.review.junk import TextGroups, text_groups
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.notices import describe_elsewhere
 from synapse_tui.core.review.queues import all_masks
@@ -35,10 +36,13 @@ def load(browser: Browser, head: State, duplicates: bool = True) -> State:
         start = head.session_start
         if start is None:
             start = session_mark(store)
-        found = find_duplicates(live) if duplicates else Suspects(np.zeros(len(live), dtype=bool))
+        texts = head.texts  # checked against the ids when used: kept while it still holds
         if duplicates:
+            found, texts = _duplicates(live, head.texts)
             store.prepare_search()
             live.ready_spare()
+        else:
+            found = Suspects(np.zeros(len(live), dtype=bool))
     seen = head.seen if head.session_start is not None else start
     state = replace(
         head,
@@ -49,17 +53,25 @@ def load(browser: Browser, head: State, duplicates: bool = True) -> State:
         seen=seen,
         duplicates=found,
         suspects_ready=duplicates,
+        texts=texts,
     )
     return shown_at(browser, state, state.as_of, rescore=False)
 
 
 def with_duplicates(browser: Browser, head: State) -> State:
     with browser.lock:
-        found = find_duplicates(head.live)
+        found, texts = _duplicates(head.live, head.texts)
         browser.store.prepare_search()  # after first paint: the first `/` costs what later ones do
         head.live.ready_spare()  # and the first action what later ones do
-    state = replace(head, duplicates=found, suspects_ready=True)
+    state = replace(head, duplicates=found, suspects_ready=True, texts=texts)
     return shown_at(browser, state, head.as_of, rescore=False)
+
+
+def _duplicates(live: Memory, before: TextGroups | None) -> tuple[Suspects, TextGroups]:
+    """The duplicates in `live`, reading only the texts appended since `before` (another
+    writer's triage changes no text: its reload reads none)."""
+    texts = text_groups(live.store, live.ids, live.index, before)
+    return find_duplicates(live, exact=texts.groups), texts
 
 
 def reload(browser: Browser, head: State) -> tuple[State, str]:
@@ -68,11 +80,18 @@ def reload(browser: Browser, head: State) -> tuple[State, str]:
     with browser.lock:
         loaded = browser.store.audit.mark()
         live = Memory(browser.store, head.config, browser.clock.now())
-        found = find_duplicates(live)
+        found, texts = _duplicates(live, head.texts)
         version = browser.store.data_version()
         seen, elsewhere = _told_elsewhere(browser, head, len(live) - len(head.live))
     state = replace(
-        head, live=live, duplicates=found, suspects_ready=True, data_version=version, loaded=loaded, seen=seen
+        head,
+        live=live,
+        duplicates=found,
+        suspects_ready=True,
+        texts=texts,
+        data_version=version,
+        loaded=loaded,
+        seen=seen,
     )
     return shown_at(browser, state, head.as_of, rescore=False), elsewhere
 
@@ -103,7 +122,9 @@ def shown_at(browser: Browser, state: State, when: float | None, rescore: bool =
         else:
             memory, exists = memory_as_of(live, when)
             if state.suspects_ready:  # duplicates among the facts that existed then
-                duplicates = find_duplicates(live, exists)
+                texts = state.texts
+                exact = texts.groups if texts is not None and texts.ids is live.ids else None
+                duplicates = find_duplicates(live, exists, exact)
     suspects = with_unsupported(duplicates, memory)
     return replace(
         state,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from synapse_tui.core.base.config import Config
+from synapse_tui.core.review.junk import TextGroups
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.reasons import Suspects
 from synapse_tui.core.review.triage import Outcome
@@ -73,6 +74,7 @@ class State:
     exists: np.ndarray | None = None  # as of: the facts created by then
     duplicates: Suspects | None = None  # what the duplicate detectors found
     suspects_ready: bool = False  # the duplicate detectors have run
+    texts: TextGroups | None = None  # the exact duplicates: a reload reads only appended texts
     suspects: Suspects | None = None  # the duplicates plus the unsupported claims
     masks: np.ndarray | None = None  # queue x position membership
     data_version: int | None = None  # the store's version this state has read

@@ -14,6 +14,7 @@ import numpy as np
 from synapse_tui.core.base.clock import Clock, format_time
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.browser.state import State, TriageResult
+from synapse_tui.core.review.junk import text_groups
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.notices import describe
 from synapse_tui.core.review.queues import all_masks, masks_at
@@ -90,7 +91,8 @@ def apply_move(
     if (foreign and store.count() != len(memory)) or any(f not in memory.index for f in ids):
         loaded = store.audit.mark()
         memory = Memory(store, head.config, clock.now())  # another process added facts
-        found = find_duplicates(memory)
+        texts = text_groups(store, memory.ids, memory.index, head.texts)
+        found = find_duplicates(memory, exact=texts.groups)
         suspects = with_unsupported(found, memory)
         state = replace(
             head,
@@ -99,6 +101,7 @@ def apply_move(
             loaded=loaded,
             duplicates=found,
             suspects_ready=True,
+            texts=texts,
             suspects=suspects,
             masks=all_masks(memory, suspects.mask),
         )

@@ -7,6 +7,7 @@ graph must be built first (`graphstore.ensure_graph`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +27,56 @@ def exact_duplicates(store: Store) -> list[tuple[str, ...]]:
     for fid, text in store.id_texts():
         groups.setdefault(normalised_text(text), []).append(fid)
     return sorted(tuple(sorted(ids)) for ids in groups.values() if len(ids) > 1)
+
+
+@dataclass(frozen=True, eq=False)
+class TextGroups:
+    """The exact-duplicate groups of the facts `ids` names (by position), and the hash of
+    each one's normalised text: a reload extends them by the facts appended since (a fact's
+    id and text are never rewritten), reading only those texts and their twins'."""
+
+    ids: list[str]
+    hashes: np.ndarray  # int64 per position: hash(normalised_text), for this process only
+    groups: list[tuple[str, ...]]  # as `exact_duplicates` returns them
+
+
+def text_groups(
+    store: Store, ids: list[str], index: dict[str, int], before: TextGroups | None = None
+) -> TextGroups:
+    """`exact_duplicates` of the facts `ids` names, from `before` when the store only grew
+    since (its facts still first, in order); otherwise from every text."""
+    old = 0 if before is None else len(before.ids)
+    if before is None or old > len(ids) or (before.ids is not ids and ids[:old] != before.ids):
+        return _all_text_groups(store, ids, index)
+    if old == len(ids):
+        return before if before.ids is ids else TextGroups(ids, before.hashes, before.groups)
+    added = np.arange(old, len(ids))
+    keys = [normalised_text(t) for t in store.texts(added)]
+    fresh = np.fromiter((hash(k) for k in keys), dtype=np.int64, count=len(keys))
+    hashes = np.concatenate([before.hashes, fresh])
+    # every fact sharing a hash with an appended one (its group's members, and any collision)
+    twins = np.flatnonzero(np.isin(before.hashes, fresh))
+    regrouped: dict[str, list[str]] = {}
+    for p, text in zip(twins.tolist(), store.texts(twins), strict=True):
+        regrouped.setdefault(normalised_text(text), []).append(ids[p])
+    for p, key in zip(added.tolist(), keys, strict=True):
+        regrouped.setdefault(key, []).append(ids[p])
+    touched = set(fresh.tolist())
+    kept = [g for g in before.groups if int(hashes[index[g[0]]]) not in touched]
+    grown = [tuple(sorted(v)) for v in regrouped.values() if len(v) > 1]
+    return TextGroups(ids, hashes, sorted(kept + grown))
+
+
+def _all_text_groups(store: Store, ids: list[str], index: dict[str, int]) -> TextGroups:
+    hashes = np.zeros(len(ids), dtype=np.int64)
+    groups: dict[str, list[str]] = {}
+    for fid, text in store.id_texts():
+        if (p := index.get(fid)) is None:  # added after `ids` was read: the next reload's
+            continue
+        key = normalised_text(text)
+        hashes[p] = hash(key)
+        groups.setdefault(key, []).append(fid)
+    return TextGroups(ids, hashes, sorted(tuple(sorted(v)) for v in groups.values() if len(v) > 1))
 
 
 def _components(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:

@@ -34,10 +34,13 @@ def unsupported_reason(memory: Memory) -> str:
     return f"unsupported: auto, never corroborated, older than {days:g} days"
 
 
-def find_duplicates(memory: Memory, exists: np.ndarray | None = None) -> Suspects:
+def find_duplicates(
+    memory: Memory, exists: np.ndarray | None = None, exact: list[tuple[str, ...]] | None = None
+) -> Suspects:
     """Exact duplicates and near-duplicate clusters (reads texts and the stored semantic
     edges once per load; they do not depend on the instant). `exists`: only among these
-    facts (as of an instant: a fact is no duplicate of one created later)."""
+    facts (as of an instant: a fact is no duplicate of one created later). `exact`: the
+    exact-duplicate groups when known (`junk.text_groups`), so no text is read."""
     store = memory.store
     index = memory.index
     why: dict[int, str] = {}
@@ -47,7 +50,7 @@ def find_duplicates(memory: Memory, exists: np.ndarray | None = None) -> Suspect
         kept = [tuple(f for f in g if exists is None or exists[index[f]]) for g in groups]
         return [g for g in kept if len(g) > 1]
 
-    for group in among(junk.exact_duplicates(store)):
+    for group in among(junk.exact_duplicates(store) if exact is None else exact):
         for fid in group:
             rest = [g for g in group if g != fid]
             why[index[fid]] = f"exact duplicate of {', '.join(rest)}"

@@ -11,19 +11,20 @@ import pytest
 from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.base.config import config_for, load_config
 from synapse_tui.core.store.db import Store
-from synapse_tui.ui.app import SynapseApp
 from tests.helpers import run
-from tests.ui.helpers import NOW, SIZE, build_store, record_notices, screen_text, select, settle, trust
+from tests.ui.helpers import (
+    NOW,
+    SIZE,
+    build_store,
+    make_app,
+    record_notices,
+    screen_text,
+    select,
+    settle,
+    trust,
+)
 
 pytestmark = pytest.mark.postgres
-
-
-def browser(location, config) -> SynapseApp:
-    app = SynapseApp(
-        store=Store.open(location), config=config, clock=Clock(parse_time(NOW)), theme="textual-dark"
-    )
-    app.animation_level = "none"
-    return app
 
 
 async def first_screen_and_corroborate(app, fact_id: str) -> tuple[str, str]:
@@ -41,8 +42,8 @@ def test_the_browser_shows_and_triages_as_on_the_file(tmp_path, new_database):
     config = load_config(db.with_name("memory.synapse.toml"))
     url = new_database()
     run("copy", db, url)
-    on_file = asyncio.run(first_screen_and_corroborate(browser(db, config), "f-pay-03"))
-    on_server = asyncio.run(first_screen_and_corroborate(browser(url, config), "f-pay-03"))
+    on_file = asyncio.run(first_screen_and_corroborate(make_app(db, config=config), "f-pay-03"))
+    on_server = asyncio.run(first_screen_and_corroborate(make_app(url, config=config), "f-pay-03"))
     for mine, theirs in zip(on_file, on_server, strict=True):
         title, *rest = theirs.splitlines()
         assert rest == mine.splitlines()[1:]  # every line but the title, which names the store
@@ -71,7 +72,7 @@ def test_another_reviewers_action_reaches_an_open_browser(tmp_path, new_database
     config = load_config(db.with_name("memory.synapse.toml"))
     url = new_database()
     run("copy", db, url)
-    before, after = asyncio.run(sees_another_reviewer(browser(url, config), url, "f-pay-03"))
+    before, after = asyncio.run(sees_another_reviewer(make_app(url, config=config), url, "f-pay-03"))
     assert after > before
 
 
@@ -98,7 +99,7 @@ def test_calibration_on_a_server_without_a_config_writes_nowhere(tmp_path, new_d
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
-    notices = asyncio.run(writes_calibration(browser(url, config_for(url))))
+    notices = asyncio.run(writes_calibration(make_app(url, config=config_for(url))))
     why = "a server has no config file beside it; open the browser with --config FILE"
     assert notices == [("error", f"B0 and s not written: {why}")]
     assert list(work.rglob("*")) == []

@@ -17,9 +17,8 @@ from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.review.triage import Action, Triage
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.postgres import live
-from synapse_tui.ui.app import SynapseApp
 from tests.helpers import run, write_jsonl
-from tests.ui.helpers import NOW, SIZE, build_store, select, settle, trust
+from tests.ui.helpers import NOW, SIZE, build_store, make_app, select, settle, trust
 
 pytestmark = pytest.mark.postgres
 
@@ -56,8 +55,7 @@ def test_another_writers_action_reaches_an_open_browser_within_a_second(server_s
 
     monkeypatch.setattr(main_screen, "POLL_SECONDS", 3600.0)  # the poll cannot be what shows it
     url, config = server_store
-    app = SynapseApp(store=Store.open(url), config=config, clock=Clock(parse_time(NOW)), theme="textual-dark")
-    app.animation_level = "none"
+    app = make_app(url, config=config)
     before, after, elapsed = asyncio.run(notice_to_screen(app, url, "f-pay-03"))
     assert after > before
     assert elapsed < 1.0

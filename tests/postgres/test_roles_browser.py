@@ -9,13 +9,11 @@ import asyncio
 import pytest
 from textual.widgets._footer import FooterKey
 
-from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.base.config import load_config
-from synapse_tui.core.store.db import Store
 from synapse_tui.ui.app import SynapseApp
 from tests.helpers import run
 from tests.postgres.roles import scout_login
-from tests.ui.helpers import NOW, SIZE, build_store, record_notices, screen_text, select, settle
+from tests.ui.helpers import SIZE, build_store, make_app, record_notices, screen_text, select, settle
 
 pytestmark = pytest.mark.postgres
 
@@ -27,14 +25,6 @@ def stores(tmp_path_factory, new_database):
     url = new_database()
     run("copy", db, url)
     return url, scout_login(url, password="hunter2"), load_config(db.with_name("memory.synapse.toml"))
-
-
-def browser(location: str, config) -> SynapseApp:
-    app = SynapseApp(
-        store=Store.open(location), config=config, clock=Clock(parse_time(NOW)), theme="textual-dark"
-    )
-    app.animation_level = "none"
-    return app
 
 
 def footer(app: SynapseApp) -> dict[str, bool]:
@@ -68,7 +58,9 @@ async def what_scout_sees(app: SynapseApp, fact_id: str):
 def test_an_agents_browser_dims_what_its_role_may_not_do(stores):
     url, as_scout, config = stores
     before = run("export", url, "--audit").stdout
-    keys, first, pressed, on_top, helped = asyncio.run(what_scout_sees(browser(as_scout, config), "f-pay-03"))
+    keys, first, pressed, on_top, helped = asyncio.run(
+        what_scout_sees(make_app(as_scout, config=config), "f-pay-03")
+    )
 
     assert keys["triage('accept')"] is True and keys["triage('supersede')"] is True  # shown, dimmed
     assert keys["triage('corroborate')"] is False and keys["triage('verify')"] is False
@@ -100,6 +92,6 @@ async def owners_keys(app: SynapseApp, fact_id: str):
 
 def test_the_owner_sees_every_move(stores):
     url, _, config = stores
-    keys, helped = asyncio.run(owners_keys(browser(url, config), "f-pay-03"))
+    keys, helped = asyncio.run(owners_keys(make_app(url, config=config), "f-pay-03"))
     assert keys and not any(keys.values())
     assert "NOT FOR THIS LOGIN" not in helped and "role postgres" not in helped

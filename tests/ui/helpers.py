@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from synapse_tui.core.base.clock import Clock, parse_time
-from synapse_tui.core.base.config import load_config
+from synapse_tui.core.base.config import Config, load_config
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.store.db import Store
 from synapse_tui.ui import app as app_module
@@ -37,9 +37,12 @@ def build_store(folder: Path) -> Path:
     return db
 
 
-def make_app(db: Path, now: str = NOW) -> SynapseApp:
-    store = Store.open(db)
-    config = load_config(db.with_name("memory.synapse.toml"))
+def make_app(location: Path | str, now: str = NOW, config: Config | None = None) -> SynapseApp:
+    """The browser on a store (a file, whose config is the one beside it, or a server's
+    location with `config`), pinned in time, theme and motion for the pilot."""
+    store = Store.open(location)
+    if config is None:
+        config = load_config(Path(location).with_name("memory.synapse.toml"))
     app = SynapseApp(store=store, config=config, clock=Clock(parse_time(now)), theme="textual-dark")
     app.animation_level = "none"
     return app

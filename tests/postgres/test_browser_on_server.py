@@ -9,13 +9,13 @@ import time
 import pytest
 
 from synapse_tui.core.base.clock import Clock, parse_time
-from synapse_tui.core.base.config import config_for, load_config
+from synapse_tui.core.base.config import config_for
 from synapse_tui.core.store.db import Store
 from tests.helpers import run
+from tests.postgres.browsing import ui_store_on_server
 from tests.ui.helpers import (
     NOW,
     SIZE,
-    build_store,
     make_app,
     record_notices,
     screen_text,
@@ -38,10 +38,7 @@ async def first_screen_and_corroborate(app, fact_id: str) -> tuple[str, str]:
 
 
 def test_the_browser_shows_and_triages_as_on_the_file(tmp_path, new_database):
-    db = build_store(tmp_path)
-    config = load_config(db.with_name("memory.synapse.toml"))
-    url = new_database()
-    run("copy", db, url)
+    db, url, config = ui_store_on_server(tmp_path, new_database)
     on_file = asyncio.run(first_screen_and_corroborate(make_app(db, config=config), "f-pay-03"))
     on_server = asyncio.run(first_screen_and_corroborate(make_app(url, config=config), "f-pay-03"))
     for mine, theirs in zip(on_file, on_server, strict=True):
@@ -68,10 +65,7 @@ async def sees_another_reviewer(app, url: str, fact_id: str) -> tuple[float, flo
 
 
 def test_another_reviewers_action_reaches_an_open_browser(tmp_path, new_database):
-    db = build_store(tmp_path)
-    config = load_config(db.with_name("memory.synapse.toml"))
-    url = new_database()
-    run("copy", db, url)
+    db, url, config = ui_store_on_server(tmp_path, new_database)
     before, after = asyncio.run(sees_another_reviewer(make_app(url, config=config), url, "f-pay-03"))
     assert after > before
 
@@ -93,9 +87,7 @@ async def writes_calibration(app) -> list[tuple[str, str]]:
 def test_calibration_on_a_server_without_a_config_writes_nowhere(tmp_path, new_database, monkeypatch):
     """`synapse-tui postgresql://...` scores with the defaults (no file beside a server):
     applying B0 and s says where it could write instead, and writes no file."""
-    db = build_store(tmp_path)
-    url = new_database()
-    run("copy", db, url)
+    _, url, _ = ui_store_on_server(tmp_path, new_database)
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

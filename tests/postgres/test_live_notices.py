@@ -12,23 +12,21 @@ import pytest
 
 from synapse_tui.core.agent import Recall
 from synapse_tui.core.base.clock import Clock, parse_time
-from synapse_tui.core.base.config import load_config
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.review.triage import Action, Triage
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.postgres import live
-from tests.helpers import run, write_jsonl
-from tests.ui.helpers import NOW, SIZE, build_store, make_app, select, settle, trust
+from tests.helpers import write_jsonl
+from tests.postgres.browsing import ui_store_on_server
+from tests.ui.helpers import NOW, SIZE, make_app, select, settle, trust
 
 pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture(scope="module")
 def server_store(tmp_path_factory, new_database):
-    db = build_store(tmp_path_factory.mktemp("live"))
-    url = new_database()
-    run("copy", db, url)
-    return url, load_config(db.with_name("memory.synapse.toml"))
+    _, url, config = ui_store_on_server(tmp_path_factory.mktemp("live"), new_database)
+    return url, config
 
 
 def corroborate_elsewhere(url: str, fact_id: str) -> None:

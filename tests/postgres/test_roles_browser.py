@@ -9,11 +9,11 @@ import asyncio
 import pytest
 from textual.widgets._footer import FooterKey
 
-from synapse_tui.core.base.config import load_config
 from synapse_tui.ui.app import SynapseApp
 from tests.helpers import run
+from tests.postgres.browsing import ui_store_on_server
 from tests.postgres.roles import scout_login
-from tests.ui.helpers import SIZE, build_store, make_app, record_notices, screen_text, select, settle
+from tests.ui.helpers import SIZE, make_app, record_notices, screen_text, select, settle
 
 pytestmark = pytest.mark.postgres
 
@@ -21,10 +21,8 @@ pytestmark = pytest.mark.postgres
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory, new_database):
     """(the owner's URL, the agent scout's URL with a password in it, the config)."""
-    db = build_store(tmp_path_factory.mktemp("roles-browser"))
-    url = new_database()
-    run("copy", db, url)
-    return url, scout_login(url, password="hunter2"), load_config(db.with_name("memory.synapse.toml"))
+    _, url, config = ui_store_on_server(tmp_path_factory.mktemp("roles-browser"), new_database)
+    return url, scout_login(url, password="hunter2"), config
 
 
 def footer(app: SynapseApp) -> dict[str, bool]:

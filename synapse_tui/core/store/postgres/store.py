@@ -85,8 +85,8 @@ class PgStore(Store):
         self.imports = _Imports(self._conn)  # type: ignore[arg-type]
         self.audit = _Audit(self._conn)  # type: ignore[arg-type]
         # what this login may not change (an agent's role, docs/postgres.md): asked once
-        self.withheld = _withheld(raw) if not readonly else {}
         (self.login,) = raw.execute("SELECT current_user").fetchone()  # the role a title names
+        self.withheld = _withheld(raw, self.login) if not readonly else {}
         self.review = _Review(self._conn, self.withheld)  # type: ignore[arg-type]
         self.imports.defaults_only = _insert_withheld(raw) if not readonly else ()
         self.imports.withheld = self.withheld
@@ -343,17 +343,20 @@ def _as_sqlite(value: Any) -> Any:
 PERSON_ONLY = {"accept": ("tier",), "supersede": ("supersedes", "supersedes_pos")}
 
 
-def _withheld(raw: Any) -> dict[str, str]:
+def _lacking(raw: Any, privilege: str, columns: Sequence[str]) -> set[str]:
+    """The columns of facts this login lacks `privilege` on, asked in one statement."""
+    rows = raw.execute(
+        "SELECT c, has_column_privilege('facts', c, %s) FROM unnest(%s::text[]) AS c",
+        (privilege, list(columns)),
+    ).fetchall()
+    return {column for column, granted in rows if not granted}
+
+
+def _withheld(raw: Any, user: str) -> dict[str, str]:
     """{move: why this login cannot make it} from its column privileges on facts, asked
     of the server once at open (`has_column_privilege`), so the browser and the CLI say so
     before trying instead of failing in the server's words."""
-    columns = sorted({c for cols in PERSON_ONLY.values() for c in cols})
-    (user,) = raw.execute("SELECT current_user").fetchone()
-    lacking = {
-        col
-        for col in columns
-        if not raw.execute("SELECT has_column_privilege('facts', %s, 'UPDATE')", (col,)).fetchone()[0]
-    }
+    lacking = _lacking(raw, "UPDATE", sorted({c for cols in PERSON_ONLY.values() for c in cols}))
     out = {}
     for move, cols in PERSON_ONLY.items():
         missing = [c for c in cols if c in lacking]
@@ -371,11 +374,8 @@ _INSERT_DEFAULTS = {"tier": "auto", "signature": None, "sig_state": 0, "sig_key"
 
 def _insert_withheld(raw: Any) -> tuple[str, ...]:
     """The columns of `_INSERT_DEFAULTS` this login may not insert (docs/postgres.md)."""
-    return tuple(
-        col
-        for col in _INSERT_DEFAULTS
-        if not raw.execute("SELECT has_column_privilege('facts', %s, 'INSERT')", (col,)).fetchone()[0]
-    )
+    lacking = _lacking(raw, "INSERT", list(_INSERT_DEFAULTS))
+    return tuple(col for col in _INSERT_DEFAULTS if col in lacking)  # in the defaults' order
 
 
 class _Defaulted:

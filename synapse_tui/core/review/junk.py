@@ -26,7 +26,12 @@ def exact_duplicates(store: Store) -> list[tuple[str, ...]]:
     groups: dict[str, list[str]] = {}
     for fid, text in store.id_texts():
         groups.setdefault(normalised_text(text), []).append(fid)
-    return sorted(tuple(sorted(ids)) for ids in groups.values() if len(ids) > 1)
+    return _duplicate_groups(groups)
+
+
+def _duplicate_groups(by_text: dict[str, list[str]]) -> list[tuple[str, ...]]:
+    """The ids sharing a normalised text, as sorted tuples, the groups sorted too."""
+    return sorted(tuple(sorted(ids)) for ids in by_text.values() if len(ids) > 1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,8 +68,7 @@ def text_groups(
         regrouped.setdefault(key, []).append(ids[p])
     touched = set(fresh.tolist())
     kept = [g for g in before.groups if int(hashes[index[g[0]]]) not in touched]
-    grown = [tuple(sorted(v)) for v in regrouped.values() if len(v) > 1]
-    return TextGroups(ids, hashes, sorted(kept + grown))
+    return TextGroups(ids, hashes, sorted(kept + _duplicate_groups(regrouped)))
 
 
 def _all_text_groups(store: Store, ids: list[str], index: dict[str, int]) -> TextGroups:
@@ -76,7 +80,7 @@ def _all_text_groups(store: Store, ids: list[str], index: dict[str, int]) -> Tex
         key = normalised_text(text)
         hashes[p] = hash(key)
         groups.setdefault(key, []).append(fid)
-    return TextGroups(ids, hashes, sorted(tuple(sorted(v)) for v in groups.values() if len(v) > 1))
+    return TextGroups(ids, hashes, _duplicate_groups(groups))
 
 
 def _components(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import os
 import re
 import shutil
 import tempfile
@@ -112,7 +111,3 @@ def admin_url(url: str, sql: str) -> None:
 
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(sql)
-
-
-def is_server(location: str | os.PathLike[str]) -> bool:
-    return str(location).startswith("postgresql://")

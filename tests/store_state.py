@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.backends import is_server
+from synapse_tui.core.base.location import is_server
 
 
 def mark(location: str | os.PathLike[str]) -> object:

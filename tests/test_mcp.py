@@ -11,8 +11,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from synapse_tui.core.base.location import is_server
 from synapse_tui.core.ingest import signing
-from tests.backends import is_server
 from tests.helpers import KEY, base_facts, json_lines, run, write_jsonl
 
 mcp = pytest.importorskip("mcp")

@@ -9,11 +9,11 @@ import pytest
 
 from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.base.errors import InputError, StoreError
+from synapse_tui.core.base.location import is_server
 from synapse_tui.core.ingest import signing
 from synapse_tui.core.ingest.interchange import export_facts, import_facts, parse_file
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
-from tests.backends import is_server
 from tests.helpers import OTHER, run, trusted_config, write_jsonl
 from tests.store_state import mark
 

@@ -14,11 +14,10 @@ import numpy as np
 import pytest
 
 from synapse_tui.core.base.clock import Clock, parse_time
-from synapse_tui.core.base.location import locate
+from synapse_tui.core.base.location import is_server, locate
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Triage, TriageError, export_audit
 from synapse_tui.core.store.db import Store
-from tests.backends import is_server
 from tests.helpers import trusted_config
 from tests.store_state import mark
 

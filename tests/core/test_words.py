@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from synapse_tui.core.base.location import is_server
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.store import words
 from synapse_tui.core.store.db import Store
-from tests.backends import is_server
 from tests.helpers import write_jsonl
 from tests.word_index import WordIndex
 

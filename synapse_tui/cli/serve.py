@@ -42,4 +42,8 @@ def mcp_cmd(db: str | None, scope: str, now: str | None, config_path: str | None
     path = db if db is not None else str(_sample_path())
     config = resolve_config(path, config_path)
     with Store.open(path) as store:
-        serve(Recall(store, config, clock, scope=scope))
+        recall = Recall(store, config, clock, scope=scope)
+        try:
+            serve(recall)
+        finally:  # the session ends before the store closes, whatever serve did
+            recall.close()

@@ -106,6 +106,10 @@ class Recall:
 
     # -- keeping fresh -------------------------------------------------------------------
 
+    def close(self) -> None:
+        """The front-ends call this before they close the store; the session keeps nothing
+        beside it (no listener: `fresh` asks the store), so there is nothing to stop."""
+
     def _fingerprint(self, deleted: int | None = None) -> tuple[int, int, int]:
         """Last position, last audit entry, deleted facts: the first two are index
         lookups; counting deleted facts scans the table (~30 ms at 100,000), so a caller

@@ -83,7 +83,7 @@ class Memory:
         rows = self.store.fact_inputs(fact_ids, self.config)
         a = self.arrays
         retargeted: list[int] = []
-        for i, (r, s, declared, sig_state, trusted, o1, sup, deleted, events) in rows.items():
+        for i, (_, r, s, declared, sig_state, trusted, o1, sup, deleted, events) in rows.items():
             a.r[i], a.s[i], a.declared[i], a.sig_state[i] = r, s, declared, sig_state
             a.sig_trusted[i], a.o1_count[i] = trusted, o1
             if a.deleted is not None:

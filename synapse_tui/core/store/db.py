@@ -525,16 +525,18 @@ class Store:
         return nums, events, ids, last
 
     def fact_inputs(self, fact_ids: list[str], config: Config) -> dict[int, tuple]:
-        """The arithmetic's inputs of a few facts, by 0-based position (see `load`)."""
+        """The arithmetic's inputs of a few facts (unknown ids are left out), by 0-based
+        position, each after the fact's id (see `load`)."""
         signers = json.dumps(list(config.trust.signers))
         rows = self._conn.execute(
-            f"SELECT pos, r, s, {_TIER_CODE}, sig_state, {_TRUSTED},"
+            f"SELECT pos, id, r, s, {_TIER_CODE}, sig_state, {_TRUSTED},"
             " coalesce(o1_count, 0), coalesce(supersedes_pos, 0) - 1, deleted, events FROM facts"
             " WHERE id IN (SELECT value FROM json_each(?))",
             (signers, json.dumps(list(fact_ids))),
         )
         return {
             pos - 1: (
+                fid,
                 r,
                 s,
                 tier,
@@ -545,7 +547,7 @@ class Store:
                 bool(deleted),
                 np.frombuffer(ev, dtype=np.float64),
             )
-            for pos, r, s, tier, sig, trusted, o1, sup, deleted, ev in rows
+            for pos, fid, r, s, tier, sig, trusted, o1, sup, deleted, ev in rows
         }
 
     def texts(self, positions: list[int] | np.ndarray) -> list[str]:
@@ -620,14 +622,6 @@ class Store:
             )
         )
         return [rows[int(p) + 1] for p in positions]
-
-    def positions_of(self, fact_ids: Sequence[str]) -> dict[str, int]:
-        """Each known id's position (from 0); unknown ids are left out."""
-        rows = self._conn.execute(
-            "SELECT id, pos - 1 FROM facts WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(fact_ids)),),
-        )
-        return dict(rows)
 
     def supersessors(self, fact_ids: Sequence[str]) -> list[tuple[str, str]]:
         """(old, new) for every fact that supersedes one of `fact_ids`."""

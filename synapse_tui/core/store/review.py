@@ -46,25 +46,23 @@ class Review:
         return values
 
     def write(self, fact_id: str, fields: dict[str, Any]) -> None:
-        """Set triage fields by their audit names; a field that is no column (the note
-        `superseded_by` on a replaced fact) is left to the audit log."""
+        """Set triage fields by their audit names, in one UPDATE; a field that is no column
+        (the note `superseded_by` on a replaced fact) is left to the audit log."""
         conn = self._conn
+        sets, args = [], []
         for key, value in fields.items():
             if key == "reinforced_at":  # the list, and the event blob the arithmetic reads
                 created = conn.execute("SELECT created_ts FROM facts WHERE id = ?", (fact_id,)).fetchone()[0]
-                blob = event_blob(created, [parse_time(t) for t in value or []])
-                conn.execute(
-                    "UPDATE facts SET reinforced_at = ?, events = ? WHERE id = ?",
-                    (None if value is None else json.dumps(value), blob, fact_id),
-                )
+                sets += ["reinforced_at = ?", "events = ?"]
+                args += [None if value is None else json.dumps(value), event_blob(created, [parse_time(t) for t in value or []])]
             elif key in TRIAGE_FIELDS:
-                conn.execute(f"UPDATE facts SET {TRIAGE_FIELDS[key]} = ? WHERE id = ?", (value, fact_id))
-            if key == "supersedes":
-                conn.execute(
-                    "UPDATE facts SET supersedes_pos = (SELECT f2.pos FROM facts f2"
-                    " WHERE f2.id = facts.supersedes) WHERE id = ?",
-                    (fact_id,),
-                )
+                sets.append(f"{TRIAGE_FIELDS[key]} = ?")
+                args.append(value)
+            if key == "supersedes":  # its resolved position, from the id itself
+                sets.append("supersedes_pos = (SELECT f2.pos FROM facts f2 WHERE f2.id = ?)")
+                args.append(value)
+        if sets:
+            conn.execute(f"UPDATE facts SET {', '.join(sets)} WHERE id = ?", (*args, fact_id))
 
     def supersedes(self, fact_id: str) -> tuple[bool, str | None]:
         """(whether the fact exists, the id it names in `supersedes`)."""

@@ -39,13 +39,13 @@ def depth(store: Store, fact_id: str) -> int:
 def spot_scores(store: Store, config: Config, now: float, fact_ids: list[str]) -> dict[str, dict[str, Any]]:
     """Score and inputs of each fact in `fact_ids` (unknown ids are left out), by id: the
     `ScoreRecord` JSON an audit entry keeps in `score_before` (SPEC 8), full floats."""
-    ids = {pos: fid for fid, pos in store.positions_of(list(dict.fromkeys(fact_ids))).items()}
-    rows = store.fact_inputs(list(ids.values()), config)
+    rows = store.fact_inputs(list(dict.fromkeys(fact_ids)), config)
     if not rows:
         return {}
     order = sorted(rows)
     cols = list(zip(*(rows[p] for p in order), strict=True))
-    r, s, declared, sig_state, trusted, o1, _sup, deleted, events = cols
+    ids = dict(zip(order, cols[0], strict=True))
+    _, r, s, declared, sig_state, trusted, o1, _sup, deleted, events = cols
     counts = np.array([len(e) for e in events], dtype=np.int64)
     offsets = np.zeros(len(order), dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])

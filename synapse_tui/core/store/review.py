@@ -54,7 +54,10 @@ class Review:
             if key == "reinforced_at":  # the list, and the event blob the arithmetic reads
                 created = conn.execute("SELECT created_ts FROM facts WHERE id = ?", (fact_id,)).fetchone()[0]
                 sets += ["reinforced_at = ?", "events = ?"]
-                args += [None if value is None else json.dumps(value), event_blob(created, [parse_time(t) for t in value or []])]
+                args += [
+                    None if value is None else json.dumps(value),
+                    event_blob(created, [parse_time(t) for t in value or []]),
+                ]
             elif key in TRIAGE_FIELDS:
                 sets.append(f"{TRIAGE_FIELDS[key]} = ?")
                 args.append(value)

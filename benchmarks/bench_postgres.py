@@ -16,9 +16,10 @@ python benchmarks/bench_postgres.py [--quick] [--write-results]
    no load cache yet (the copy back: a new process each, whole process), and the file's
    with its load cache; the same for a word search (`score --where WORD --json`), whose
    first run on a server reads every fact's text into its word index;
-5. an MCP server's `show` and its `corroborate` (a triage action's round trip: the action,
+5. an MCP server's `show` and its `corroborate` (an agent's triage round trip: the action,
    its audit entry, the rescore and the answer), in-process on a loaded session, median of
-   20 each, on the server against the file;
+   20 each, on the server against the file; and a person's: a triage key (c, x) in an open
+   browser until its row, counts and pane are repainted, net of a no-op key, median of 40;
 6. a change notice to a second browser: another connection's `corroborate` committed until
    the new trust is on the screen of a browser open on the store (a pilot, its poll made an
    hour long so the notice is what delivers it), median and worst of 20;
@@ -186,6 +187,46 @@ async def _browser_notices(url: str) -> tuple[list[float], int]:
     return out, missed
 
 
+def browser_triage(location: str) -> float:
+    """Median seconds from a triage key (c and x, alternating) in an open browser until its
+    row, counts and pane are repainted, net of a no-op key pressed the same way."""
+    import asyncio
+
+    return asyncio.run(_browser_triage(location))
+
+
+async def _browser_triage(location: str) -> float:
+    import asyncio
+
+    from synapse_tui.core.base.clock import Clock, parse_time
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.store.db import Store
+    from synapse_tui.ui.app import SynapseApp
+    from synapse_tui.ui.widgets.fact_list import FactList
+
+    app = SynapseApp(store=Store.open(location), config=Config(), clock=Clock(parse_time(NOW)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        rows = app.query_one(FactList)
+        while not (rows.painted_rows and app.memory is not None):
+            await asyncio.sleep(0.01)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        rows.focus()
+
+        async def median_key(keys: list[str]) -> float:
+            times = []
+            for i in range(ROUNDS * 2):
+                start = time.perf_counter()
+                await pilot.press(keys[i % len(keys)])
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                times.append(time.perf_counter() - start)
+            return statistics.median(times)
+
+        noop = await median_key(["f12"])
+        return await median_key(["c", "x"]) - noop
+
+
 def first_paint(location: str, env: dict[str, str]) -> float:
     """Median seconds from a fresh interpreter to the browser's first screen of facts."""
     from bench_ui import CHILD
@@ -261,6 +302,11 @@ def main() -> None:
                 f"MCP show: file {file_show * 1000:.1f} ms, server {server_show * 1000:.1f} ms;"
                 f" corroborate round trip: file {file_action * 1000:.1f} ms, server {server_action * 1000:.1f} ms"
             )
+            file_key, server_key = browser_triage(str(home / "back.db")), browser_triage(url)
+            print(
+                f"browser triage key to its repainted row, counts and pane: file {file_key * 1000:.1f} ms,"
+                f" server {server_key * 1000:.1f} ms ({server_key / file_key:.2f}x)"
+            )
             on_screen, missed = browser_notices(url)
             screen_median, screen_worst = statistics.median(on_screen), max(on_screen)
             print(
@@ -318,6 +364,12 @@ def main() -> None:
         server_action,
         baseline="file",
         against=file_action,
+    )
+    results.add(
+        f"browser triage key (c / x) to its repainted row, {label}, server (median of {ROUNDS * 2}, net)",
+        server_key,
+        baseline="file",
+        against=file_key,
     )
     results.add(f"change notice, commit to read (median of {NOTICES})", median)
     results.add(f"change notice, commit to read (worst of {NOTICES})", worst)

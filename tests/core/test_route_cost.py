@@ -106,12 +106,17 @@ def test_threads_are_sized_and_restored():
     assert faiss.omp_get_max_threads() == before
 
 
-def test_faiss_openmp_waits_passively_unless_told_otherwise():
-    """Set before faiss can load: the graph modules set it on import."""
-    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    code = "import os, synapse_tui.core.graph.ann; print(os.environ['OMP_WAIT_POLICY'])"
+def test_idle_threads_sleep_unless_told_otherwise():
+    """Set before numpy or faiss can load (the package sets them on import), and a user's
+    own setting is kept."""
+    waits = ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT")
+    env = {k: v for k, v in os.environ.items() if k not in waits}
+    code = "import os, synapse_tui.core.graph.ann; print(os.environ['OMP_WAIT_POLICY'], os.environ['OPENBLAS_THREAD_TIMEOUT'])"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "PASSIVE"
+    assert out.stdout.split() == ["PASSIVE", "4"]
+    env["OPENBLAS_THREAD_TIMEOUT"] = "28"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["PASSIVE", "28"]
 
 
 def test_an_unknown_route_is_a_config_error(tmp_path):

@@ -5,8 +5,9 @@ exact top-10 (which every approximate build computes anyway) time an exact pass 
 known share of the products, the probed search's plan counts its own products, and an
 index (HNSW, NN-descent) is timed on a sample of the rows. Threads are sized to the CPUs
 this process may use and that the load average leaves free: threads that outnumber the
-free cores wait on each other, and an OpenMP runtime spinning while it waits takes cycles
-the other processes need.
+free cores wait on each other, and a runtime spinning while it waits takes cycles the
+other processes need (the package's __init__ makes the BLAS's and OpenMP's idle threads
+sleep).
 """
 
 from __future__ import annotations
@@ -17,10 +18,6 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-
-# Before faiss loads its OpenMP runtime (it reads this once): idle threads sleep instead of
-# spinning, which measured 2.7x slower HNSW builds on a busy machine.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 # The exact search's time per product against the recall samples' (the same products, with
 # the locality order, the running top-k and the final polish on top): between the figures

@@ -306,11 +306,16 @@ def statements(script: str) -> list[str]:
     return out
 
 
+# Takes the store's advisory lock, held to the end of the transaction (it binds nothing, so
+# it may follow a BEGIN in one message)
+LOCK = f"SELECT pg_advisory_xact_lock({LOCK_CLASS}, hashtext(coalesce(current_schema(), '')))"
+
+
 def lock(conn: Any) -> None:
     """Hold the store's advisory lock to the end of the transaction: a migration or a copy
     that checks, then writes, runs alone (two `copy` into one database never interleave),
     and so does a write of facts (the change log's triggers take it)."""
-    conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(coalesce(current_schema(), '')))", (LOCK_CLASS,))
+    conn.execute(LOCK)
 
 
 def state(conn: Any, where: Location) -> int | None:

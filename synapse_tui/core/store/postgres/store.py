@@ -122,12 +122,12 @@ class PgStore(Store):
             raise StoreError(f"{self.read_only_because()}; nothing can be changed")
         psycopg = driver()
         with errors_named(self.where, "nothing was changed"):
-            self._conn.run("BEGIN")
             try:
-                schema.lock(self._raw)
+                self._conn.run(f"BEGIN; {schema.LOCK}")  # one round trip
                 before = self._newest()
-            except BaseException:
-                self._conn.run("ROLLBACK")
+            except BaseException:  # the lock waited on may be given up (^C)
+                if self._conn.in_transaction:
+                    self._conn.run("ROLLBACK")
                 raise
         self._writing = True
         try:

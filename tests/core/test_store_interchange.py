@@ -209,3 +209,26 @@ def test_a_row_another_program_wrote_without_events_is_named(store_path):
     for args in (("score", store_path), ("score", store_path, "--json"), ("show", store_path, "a")):
         got = run(*args, ok=False)
         assert got.exit_code == 2 and got.stderr.startswith(NO_EVENTS) and got.stderr.count("\n") == 1
+
+
+def test_a_facts_detail_is_its_reads_asked_together(store_location, now):
+    """`Store.detail` (on a server: one round trip) answers what the reads it gathers answer
+    one by one: a superseded fact with history, and a fact that is not there."""
+    from synapse_tui.core.base.clock import Clock
+    from synapse_tui.core.review.triage import Action, Triage
+
+    with Store.open(store_location) as store:
+        Triage(store, Clock(now), "user:alice").apply(Action.CORROBORATE, ["a"])
+        detail = store.detail("a")
+        assert detail.record == store.record("a") and detail.record.corroborations >= 1
+        assert detail.superseded_by == store.superseded_by("a") == ["b"]
+        assert [(h.action, h.actor) for h in detail.history] == [("corroborate", "user:alice")]
+        assert detail.history == store.history("a")
+        assert detail.embedding is None  # imported without an embedding, no graph built
+        missing = store.detail("no-such-fact")
+        assert (missing.record, missing.superseded_by, missing.embedding, missing.history) == (
+            None,
+            [],
+            None,
+            [],
+        )

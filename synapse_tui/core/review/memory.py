@@ -219,14 +219,13 @@ class Memory:
     def review_due(self, i: int) -> str:
         return format_time(review_due(self.arrays, i, self.config))
 
-    def chain(self, i: int) -> tuple[list[str], list[str]]:
-        """Older versions (what it supersedes, transitively) and newer ones (its supersessors)."""
+    def older(self, i: int) -> list[str]:
+        """The versions fact i replaces, transitively, newest first."""
         older, j = [], int(self.arrays.supersedes[i])
         while j >= 0 and len(older) < len(self.ids):
             older.append(self.ids[j])
             j = int(self.arrays.supersedes[j])
-        newer = self.store.superseded_by(self.ids[i])
-        return older, newer
+        return older
 
     def explain(self, fact_id: str) -> dict[str, Any] | None:
         """The `show --json` object: every score field plus the record and its history.
@@ -241,13 +240,13 @@ class Memory:
             return self._explain(fact_id)
 
     def _explain(self, fact_id: str) -> dict[str, Any] | None:
-        rec: FactRecord | None = self.store.record(fact_id)
+        detail = self.store.detail(fact_id)
+        rec: FactRecord | None = detail.record
         if rec is None:
             return None
         i = rec.pos
         out = self.row(i)
         a, sc = self.arrays, self.scores
-        older, newer = self.chain(i)
         out.update(
             {
                 "text": rec.text,
@@ -261,10 +260,10 @@ class Memory:
                 "age_days": float(sc.age_days[i]),
                 "supersedes": rec.supersedes,
                 "supersedes_known": rec.supersedes is None or int(a.supersedes[i]) >= 0,
-                "superseded_by": newer,
-                "chain_older": older,
+                "superseded_by": detail.superseded_by,
+                "chain_older": self.older(i),
                 "entities": rec.entities,
-                "embedding": self.store.embedding_kind(i),
+                "embedding": detail.embedding,
                 "graph": store_graph_info(self.store).to_json(),
                 "note": rec.note,
                 "provenance": rec.provenance,
@@ -286,7 +285,7 @@ class Memory:
                         "undoes": h.undoes,
                         "score_before": h.score_before,
                     }
-                    for h in self.store.history(fact_id)
+                    for h in detail.history
                 ],
             }
         )

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from synapse_tui.core.base.clock import format_time
+from synapse_tui.core.store.read import Read
 
 _UNIX_EPOCH_JD = 2440587.5  # julianday('1970-01-01'): julian days to epoch seconds
 _COLUMNS = "seq, at, actor, action, fact_id, batch, before, after, undoes, score_before"
@@ -227,10 +228,15 @@ class Audit:
 
     def history(self, fact_id: str) -> list[AuditEntry]:
         """The entries about one fact, oldest first."""
-        rows = self._conn.execute(
-            f"SELECT {_COLUMNS}, {self.role_column()} FROM audit WHERE fact_id = ? ORDER BY seq", (fact_id,)
+        read = self.history_read(fact_id)
+        return read.convert(self._conn.execute(read.sql, read.args).fetchall())
+
+    def history_read(self, fact_id: str) -> Read:
+        return Read(
+            f"SELECT {_COLUMNS}, {self.role_column()} FROM audit WHERE fact_id = ? ORDER BY seq",
+            (fact_id,),
+            lambda rows: [_entry(row) for row in rows],
         )
-        return [_entry(row) for row in rows]
 
     def batch_heads(self, since: int) -> list[tuple[AuditEntry, int]]:
         """Every action after entry `since`, newest first: its first entry (no score_before)

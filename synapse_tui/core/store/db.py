@@ -26,6 +26,7 @@ from synapse_tui.core.store import loadcache
 from synapse_tui.core.store.arrays import FactArrays
 from synapse_tui.core.store.audit import Audit, AuditEntry
 from synapse_tui.core.store.imports import Imports
+from synapse_tui.core.store.read import Read
 from synapse_tui.core.store.review import Review
 from synapse_tui.core.store.schema import APPLICATION_ID, READABLE_FROM, SCHEMA_VERSION, migrate
 
@@ -84,6 +85,16 @@ class FactRecord:
 
 
 @dataclass(frozen=True)
+class FactDetail:
+    """`Store.detail`: what `show` reads of one fact beside its scores."""
+
+    record: FactRecord | None
+    superseded_by: list[str]
+    embedding: str | None
+    history: list[AuditEntry]
+
+
+@dataclass(frozen=True)
 class WordHits:
     """What `Store.search_any` found: per matching fact (ascending positions) its BM25
     relevance and how many of the terms it holds; per term, the positions holding it."""
@@ -92,6 +103,21 @@ class WordHits:
     relevance: np.ndarray
     matched: np.ndarray
     hits: tuple[np.ndarray, ...]
+
+
+def _superseded_by_read(fact_id: str) -> Read:
+    return Read(
+        "SELECT id FROM facts WHERE supersedes = ? ORDER BY id", (fact_id,), lambda rows: [r[0] for r in rows]
+    )
+
+
+def _embedding_kind_read(fact_id: str) -> Read:
+    """'model' (came with the fact), 'lexical' (the built-in embedder) or None."""
+    return Read(
+        "SELECT e.kind FROM embeddings e JOIN facts f ON f.pos = e.pos WHERE f.id = ?",
+        (fact_id,),
+        lambda rows: rows[0][0] if rows else None,
+    )
 
 
 def _loads(value: str | None) -> Any:
@@ -607,8 +633,36 @@ class Store:
         )
 
     def record(self, fact_id: str) -> FactRecord | None:
-        row = self._conn.execute(f"SELECT {self._RECORD_COLS} FROM facts WHERE id = ?", (fact_id,)).fetchone()
-        return None if row is None else self._record(row)
+        return self._read(self._record_read(fact_id))
+
+    def _record_read(self, fact_id: str) -> Read:
+        return Read(
+            f"SELECT {self._RECORD_COLS} FROM facts WHERE id = ?",
+            (fact_id,),
+            lambda rows: self._record(rows[0]) if rows else None,
+        )
+
+    def detail(self, fact_id: str) -> FactDetail:
+        """What `show` reads of one fact beside its scores: its record (None: no such
+        fact), the facts naming it in `supersedes`, its embedding's kind and its audit
+        history. Asked together: on a server, one round trip instead of four."""
+        return FactDetail(
+            *self._read_all(
+                [
+                    self._record_read(fact_id),
+                    _superseded_by_read(fact_id),
+                    _embedding_kind_read(fact_id),
+                    self.audit.history_read(fact_id),
+                ]
+            )
+        )
+
+    def _read(self, read: Read) -> Any:
+        return read.convert(self._conn.execute(read.sql, read.args).fetchall())
+
+    def _read_all(self, reads: Sequence[Read]) -> list[Any]:
+        """Each read's answer; a server's store sends them all before waiting for any."""
+        return [self._read(read) for read in reads]
 
     def records(self) -> Iterator[FactRecord]:
         for row in self._conn.execute(f"SELECT {self._RECORD_COLS} FROM facts ORDER BY pos"):
@@ -648,15 +702,7 @@ class Store:
         self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def superseded_by(self, fact_id: str) -> list[str]:
-        return [
-            row[0]
-            for row in self._conn.execute("SELECT id FROM facts WHERE supersedes = ? ORDER BY id", (fact_id,))
-        ]
-
-    def embedding_kind(self, pos: int) -> str | None:
-        """'model' (came with the fact), 'lexical' (the built-in embedder) or None."""
-        row = self._conn.execute("SELECT kind FROM embeddings WHERE pos = ?", (pos + 1,)).fetchone()
-        return None if row is None else row[0]
+        return self._read(_superseded_by_read(fact_id))
 
     def history(self, fact_id: str) -> list[AuditEntry]:
         return self.audit.history(fact_id)

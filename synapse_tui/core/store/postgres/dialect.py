@@ -230,17 +230,25 @@ class Connection:
             raise StoreError(NEEDS_SQLITE.format(shown=self.where.shown, spelling=exc.spelling)) from None
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor:
-        pg, lists = self._translate(sql)
-        out = Cursor(self.run(pg, _args(args, lists)))
+        out = Cursor(self.run(*self._bound(sql, args)))
         if not out.returns_rows and out.rowcount > 0:
             self.total_changes += out.rowcount
         return out
 
+    def read_all(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[tuple]]:
+        """Each statement's rows, the statements all sent before any answer is awaited
+        (psycopg's pipeline): one round trip where one each would wait on the server."""
+        with self.errors_named(), self.raw.pipeline():
+            cursors = [self.raw.cursor().execute(*self._bound(sql, args)) for sql, args in statements]
+        return [Cursor(cur).fetchall() for cur in cursors]
+
+    def _bound(self, sql: str, args: Sequence[Any]) -> tuple[str, Any]:
+        pg, lists = self._translate(sql)
+        return pg, _args(args, lists)
+
     def executemany(self, sql: str, rows: Any) -> Cursor:
-        if (
-            isinstance(rows, list) and len(rows) == 1
-        ):  # an action's one audit entry: one round trip, not COPY's two
-            return self.execute(sql, rows[0])
+        if isinstance(rows, list) and len(rows) == 1:  # an action's one audit entry
+            return self.execute(sql, rows[0])  # one round trip, where COPY takes two
         pg, lists = self._translate(sql)
         cur = self.raw.cursor()
         if (copy := copy_target(sql)) is not None:

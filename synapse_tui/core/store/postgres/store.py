@@ -41,6 +41,7 @@ from synapse_tui.core.store.postgres.connect import describe, driver, errors_nam
 from synapse_tui.core.store.postgres.dialect import Connection
 from synapse_tui.core.store.postgres.live import Listener
 from synapse_tui.core.store.postgres.server import open_server
+from synapse_tui.core.store.read import Read
 from synapse_tui.core.store.review import TRIAGE_FIELDS, Review
 
 # `load`'s columns (db._LOAD_COLUMNS) in PostgreSQL's spelling: the signers bound as a list.
@@ -166,6 +167,11 @@ class PgStore(Store):
         return self._conn.run(
             "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes), (SELECT coalesce(max(seq), 0) FROM audit)"
         ).fetchone()
+
+    def _read_all(self, reads: Sequence[Read]) -> list[Any]:
+        """The reads sent together, answered in one round trip (`Store.detail`)."""
+        rows = self._conn.read_all([(read.sql, read.args) for read in reads])
+        return [read.convert(got) for read, got in zip(reads, rows, strict=True)]
 
     def listener(self) -> Listener:
         """Another writer's change notices, on a connection of the listener's own (the

@@ -35,7 +35,8 @@ The rules, each checked by tests/postgres/test_dialect.py:
   as SQLite's does, matches a string and nothing else: a number 5 is not the text '5';
 - `executemany` of a plain `INSERT INTO T (cols) VALUES (?, ...)` (an import's rows, the
   graph's edges) becomes one `COPY T (cols) FROM STDIN` (`copy_target`): the same rows and
-  the same refusals (a clashing key), without a round of the protocol per row.
+  the same refusals (a clashing key), without a round of the protocol per row; one row
+  alone (a triage action's audit entry) is a plain INSERT, one round trip where COPY takes two.
 """
 
 from __future__ import annotations

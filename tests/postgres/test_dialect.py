@@ -201,6 +201,18 @@ def test_a_copy_refuses_what_the_inserts_would(pg_url):
                 "INSERT INTO t (k, b, x, s) VALUES (?, ?, ?, ?)", [(3, None, 0, "a"), (1, None, 0, "b")]
             )
         assert raw.execute("SELECT count(*) FROM t").fetchone() == (2,)
+        # one row alone (an action's audit entry) goes as a plain INSERT: the same row, the same refusal
+        changed = conn.total_changes
+        assert (
+            conn.executemany(
+                "INSERT INTO t (k, b, x, s) VALUES (?, ?, ?, ?)", [(4, b"\x01", 2, "z")]
+            ).rowcount
+            == 1
+        )
+        assert conn.total_changes == changed + 1
+        assert raw.execute("SELECT * FROM t WHERE k = 4").fetchone() == (4, b"\x01", 2.0, "z")
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.executemany("INSERT INTO t (k, b, x, s) VALUES (?, ?, ?, ?)", [(4, None, 0, "again")])
 
 
 def test_a_path_that_still_needs_sqlite_refuses_the_server_in_one_line():

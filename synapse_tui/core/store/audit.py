@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from synapse_tui.core.base.clock import format_time
-from synapse_tui.core.store.read import Read
+from synapse_tui.core.store.read import Read, answer
 
 _UNIX_EPOCH_JD = 2440587.5  # julianday('1970-01-01'): julian days to epoch seconds
 _COLUMNS = "seq, at, actor, action, fact_id, batch, before, after, undoes, score_before"
@@ -228,8 +228,7 @@ class Audit:
 
     def history(self, fact_id: str) -> list[AuditEntry]:
         """The entries about one fact, oldest first."""
-        read = self.history_read(fact_id)
-        return read.convert(self._conn.execute(read.sql, read.args).fetchall())
+        return answer(self._conn, self.history_read(fact_id))
 
     def history_read(self, fact_id: str) -> Read:
         return Read(

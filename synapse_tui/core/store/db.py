@@ -26,7 +26,7 @@ from synapse_tui.core.store import loadcache
 from synapse_tui.core.store.arrays import FactArrays
 from synapse_tui.core.store.audit import Audit, AuditEntry
 from synapse_tui.core.store.imports import Imports
-from synapse_tui.core.store.read import Read
+from synapse_tui.core.store.read import Read, answer
 from synapse_tui.core.store.review import Review
 from synapse_tui.core.store.schema import APPLICATION_ID, READABLE_FROM, SCHEMA_VERSION, migrate
 
@@ -658,7 +658,7 @@ class Store:
         )
 
     def _read(self, read: Read) -> Any:
-        return read.convert(self._conn.execute(read.sql, read.args).fetchall())
+        return answer(self._conn, read)
 
     def _read_all(self, reads: Sequence[Read]) -> list[Any]:
         """Each read's answer; a server's store sends them all before waiting for any."""

@@ -12,3 +12,8 @@ class Read(NamedTuple):
     sql: str  # in SQLite's dialect, as every statement of the Store
     args: tuple
     convert: Callable[[list[tuple]], Any]  # the answer, from every row the statement gave
+
+
+def answer(conn: Any, read: Read) -> Any:
+    """One read's answer, asked on its own."""
+    return read.convert(conn.execute(read.sql, read.args).fetchall())

@@ -276,9 +276,19 @@ class Recall:
             before = self.mark[1]
             triage = Triage(self.store, self.clock, actor, config=self.config)
             outcome = triage.apply(action, [fact_id], seen=self._served.get(fact_id))
-            self._after_own_write()
-            # the mark first, then what landed up to it (ours, and a writer's in between)
-            memory.refresh(list(dict.fromkeys([*outcome.fact_ids, *self.store.audit.facts_since(before)])))
+            # our own commit, as `_after_own_write`: the mark first, then what landed up to it
+            # (ours, and a writer's in between), and the inputs of ours, asked together
+            ours = outcome.fact_ids
+            marks, since, inputs = self.store.read_all(
+                [
+                    self.store.marks_read(),
+                    self.store.audit.facts_since_read(before),
+                    self.store.fact_inputs_read(ours, self.config),
+                ]
+            )
+            self.mark = (*marks, self.mark[2])
+            changed = list(dict.fromkeys([*ours, *since]))
+            memory.refresh(changed, inputs=inputs if len(changed) == len(ours) else None)
             shown = self._show(memory, fact_id)
             self._serve([fact_id])
             return shown

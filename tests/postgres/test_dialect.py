@@ -223,3 +223,40 @@ def test_a_path_that_still_needs_sqlite_refuses_the_server_in_one_line():
         "postgresql://team@db/memory: a PostgreSQL server; this does not work on a server yet"
         " (it needs SQLite's PRAGMA); copy the store to a file to use it"
     )
+
+
+@pytest.mark.postgres
+def test_writes_inside_a_transaction_go_with_the_next_statement(pg_url):
+    """A write inside a transaction waits for the next statement (one round trip for both):
+    what reads after it sees it, its rowcount is what it changed, and a refused one is
+    raised inside the transaction, which then keeps nothing."""
+    import psycopg
+
+    from synapse_tui.core.base.location import locate
+
+    with psycopg.connect(pg_url, autocommit=True) as raw:
+        raw.execute("CREATE TABLE w (k int PRIMARY KEY, v text)")
+        raw.execute("INSERT INTO w VALUES (1, 'one'), (2, 'two')")
+        conn = Connection(raw, locate(pg_url))
+        changed = conn.total_changes
+        conn.later("BEGIN")
+        updated = conn.execute("UPDATE w SET v = ? WHERE k >= ?", ("many", 1))
+        assert conn.execute("SELECT v FROM w ORDER BY k").fetchall() == [("many",), ("many",)]
+        assert updated.rowcount == 2 and conn.total_changes == changed + 2
+        conn.run("COMMIT")
+        assert raw.execute("SELECT count(*) FROM w WHERE v = 'many'").fetchone() == (2,)
+
+        conn.later("BEGIN")
+        conn.execute("UPDATE w SET v = 'lost' WHERE k = 1")
+        conn.execute("INSERT INTO w (k, v) VALUES (?, ?)", (2, "clash"))
+        assert conn.in_transaction
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute("SELECT v FROM w WHERE k = 1").fetchall()
+        conn.discard()
+        assert not conn.in_transaction
+        assert conn.execute("SELECT k, v FROM w ORDER BY k").fetchall() == [(1, "many"), (2, "many")]
+
+        conn.later("BEGIN")  # a transaction that sent nothing ends with nothing to send
+        conn.execute("UPDATE w SET v = 'never' WHERE k = 1")
+        conn.discard()
+        assert conn.execute("SELECT v FROM w WHERE k = 1").fetchone() == ("many",)

@@ -62,7 +62,9 @@ class Memory:
             built = self._index = (ids, dict(zip(ids, range(len(ids)), strict=True)))
         return built[1]
 
-    def refresh(self, fact_ids: list[str], now: float | None = None) -> np.ndarray:
+    def refresh(
+        self, fact_ids: list[str], now: float | None = None, inputs: dict[int, tuple] | None = None
+    ) -> np.ndarray:
         """Re-read a few facts after a write (triage) and rescore only what it changed.
 
         Rescored: the facts themselves and the facts whose supersession depth their new
@@ -79,8 +81,10 @@ class Memory:
         (`clock_skew`), and `scores.now` becomes it; every other fact keeps its score for the
         earlier instant (`mixed` says so) until `rescore` brings them all to one. At a
         million facts a full rescore costs about 0.1 s, more than a keypress may.
+
+        `inputs`: the facts' `Store.fact_inputs`, when the caller read them already.
         """
-        rows = self.store.fact_inputs(fact_ids, self.config)
+        rows = self.store.fact_inputs(fact_ids, self.config) if inputs is None else inputs
         a = self.arrays
         retargeted: list[int] = []
         for i, (_, r, s, declared, sig_state, trusted, o1, sup, deleted, events) in rows.items():

@@ -17,7 +17,7 @@ from typing import Any
 from synapse_tui.core.base.clock import Clock, format_time
 from synapse_tui.core.base.config import Config, config_for
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.store.audit import AuditEntry
+from synapse_tui.core.store.audit import AuditEntry, oldest_first
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.spot import spot_scores
 
@@ -170,13 +170,17 @@ class Triage:
         """`apply` inside a transaction the caller holds (`remember` imports a fact and
         supersedes with it in one)."""
         now = self.clock.now()
-        rows = {}
-        for fid in dict.fromkeys(fact_ids):
-            rows[fid] = self.store.review.fields(fid)
-            if rows[fid] is None:
+        ids = list(dict.fromkeys(fact_ids))
+        # the facts and (with `seen`) what was done to them since, asked together
+        checked = [*ids, *([target] if target else [])]
+        since = [] if seen is None else self.store.audit.about_since_reads(checked, seen)
+        found = self.store.read_all([*(self.store.review.fields_read(fid) for fid in ids), *since])
+        rows = dict(zip(ids, found[: len(ids)], strict=True))
+        for fid, row in rows.items():
+            if row is None:
                 raise TriageError(f"no fact with id {fid!r}")
         if seen is not None:  # inside the write transaction: nobody lands between check and write
-            self._check_unchanged(action, [*rows, *([target] if target else [])], seen, own)
+            self._check_unchanged(action, oldest_first(found[len(ids) :]), own)
         if action == Action.SUPERSEDE:
             changes = self._supersede(list(rows), target)
         else:
@@ -188,12 +192,12 @@ class Triage:
         batch, scores = self._land(str(action), changes, now)
         return Outcome(str(action), batch, tuple(changes), scores)
 
-    def _check_unchanged(self, action: str, fact_ids: list[str], seen: int, own: Collection[int]) -> None:
+    def _check_unchanged(self, action: str, since: list[AuditEntry], own: Collection[int]) -> None:
         """Refuse an action decided on the facts as they stood at audit entry `seen`, when
-        another writer has acted on one of them since. The signal is the audit, not a
-        version column: every triage write (undo, redo, a sync's evidence included) lands
-        with its entries, and the entry says who and when."""
-        theirs = [e for e in self.store.audit.about_since(fact_ids, seen) if e.batch not in own]
+        another writer has acted on one of them since (`since`: the entries about them after
+        it). The signal is the audit, not a version column: every triage write (undo, redo, a
+        sync's evidence included) lands with its entries, and the entry says who and when."""
+        theirs = [e for e in since if e.batch not in own]
         if theirs:
             last = theirs[-1]
             raise StaleError(

@@ -87,6 +87,11 @@ def _entry(row: tuple) -> AuditEntry:
     )
 
 
+def oldest_first(parts: Sequence[list[AuditEntry]]) -> list[AuditEntry]:
+    """The answers of `Audit.about_since_reads` as one list, oldest first."""
+    return sorted((e for part in parts for e in part), key=lambda e: e.seq)
+
+
 def _marks(n: int) -> str:
     return ",".join("?" * n)
 
@@ -195,24 +200,32 @@ class Audit:
 
     def facts_since(self, seq: int) -> list[str]:
         """The facts the entries after `seq` changed, each once."""
-        rows = self._conn.execute(
-            "SELECT DISTINCT fact_id FROM audit WHERE seq > ? AND fact_id IS NOT NULL", (seq,)
+        return answer(self._conn, self.facts_since_read(seq))
+
+    def facts_since_read(self, seq: int) -> Read:
+        return Read(
+            "SELECT DISTINCT fact_id FROM audit WHERE seq > ? AND fact_id IS NOT NULL",
+            (seq,),
+            lambda rows: [row[0] for row in rows],
         )
-        return [row[0] for row in rows]
 
     def about_since(self, fact_ids: Sequence[str], seq: int) -> list[AuditEntry]:
         """The entries after `seq` about any of `fact_ids`, oldest first (no score_before):
         what was done to those facts since the state at entry `seq`, the optimistic check of
         triage (an index lookup per fact; usually nothing)."""
-        out = []
+        return oldest_first([answer(self._conn, read) for read in self.about_since_reads(fact_ids, seq)])
+
+    def about_since_reads(self, fact_ids: Sequence[str], seq: int) -> list[Read]:
+        """`about_since` as reads, to send with others: their answers go to `oldest_first`."""
         ids = list(dict.fromkeys(fact_ids))
-        for part in (ids[i : i + 500] for i in range(0, len(ids), 500)):
-            rows = self._conn.execute(
+        return [
+            Read(
                 f"SELECT {_BRIEF} FROM audit WHERE seq > ? AND fact_id IN ({_marks(len(part))})",
                 (seq, *part),
+                lambda rows: [_entry(row) for row in rows],
             )
-            out.extend(_entry(row) for row in rows)
-        return sorted(out, key=lambda e: e.seq)
+            for part in (ids[i : i + 500] for i in range(0, len(ids), 500))
+        ]
 
     def batch(self, batch: int) -> list[AuditEntry]:
         """The entries of one action, in the order it changed its facts (no score_before)."""

@@ -105,6 +105,24 @@ class WordHits:
     hits: tuple[np.ndarray, ...]
 
 
+def _inputs(rows: list[tuple]) -> dict[int, tuple]:
+    return {
+        pos - 1: (
+            fid,
+            r,
+            s,
+            tier,
+            sig,
+            bool(trusted),
+            o1,
+            sup,
+            bool(deleted),
+            np.frombuffer(ev, dtype=np.float64),
+        )
+        for pos, fid, r, s, tier, sig, trusted, o1, sup, deleted, ev in rows
+    }
+
+
 def _superseded_by_read(fact_id: str) -> Read:
     return Read(
         "SELECT id FROM facts WHERE supersedes = ? ORDER BY id", (fact_id,), lambda rows: [r[0] for r in rows]
@@ -307,9 +325,14 @@ class Store:
     def marks(self) -> tuple[int, int]:
         """The last fact's position and the last audit entry's seq, read in one statement:
         a long-lived reader tells new facts from new triage by them (index lookups both)."""
-        return self._conn.execute(
-            "SELECT coalesce(max(pos), 0), (SELECT coalesce(max(seq), 0) FROM audit) FROM facts"
-        ).fetchone()
+        return self._read(self.marks_read())
+
+    def marks_read(self) -> Read:
+        return Read(
+            "SELECT coalesce(max(pos), 0), (SELECT coalesce(max(seq), 0) FROM audit) FROM facts",
+            (),
+            lambda rows: tuple(rows[0]),
+        )
 
     def deleted_count(self) -> int:
         """How many facts are flagged deleted (a scan of the table)."""
@@ -553,28 +576,16 @@ class Store:
     def fact_inputs(self, fact_ids: list[str], config: Config) -> dict[int, tuple]:
         """The arithmetic's inputs of a few facts (unknown ids are left out), by 0-based
         position, each after the fact's id (see `load`)."""
-        signers = json.dumps(list(config.trust.signers))
-        rows = self._conn.execute(
+        return self._read(self.fact_inputs_read(fact_ids, config))
+
+    def fact_inputs_read(self, fact_ids: list[str], config: Config) -> Read:
+        return Read(
             f"SELECT pos, id, r, s, {_TIER_CODE}, sig_state, {_TRUSTED},"
             " coalesce(o1_count, 0), coalesce(supersedes_pos, 0) - 1, deleted, events FROM facts"
             " WHERE id IN (SELECT value FROM json_each(?))",
-            (signers, json.dumps(list(fact_ids))),
+            (json.dumps(list(config.trust.signers)), json.dumps(list(fact_ids))),
+            _inputs,
         )
-        return {
-            pos - 1: (
-                fid,
-                r,
-                s,
-                tier,
-                sig,
-                bool(trusted),
-                o1,
-                sup,
-                bool(deleted),
-                np.frombuffer(ev, dtype=np.float64),
-            )
-            for pos, fid, r, s, tier, sig, trusted, o1, sup, deleted, ev in rows
-        }
 
     def texts(self, positions: list[int] | np.ndarray) -> list[str]:
         """Fact texts for 0-based positions, in the order asked."""
@@ -647,7 +658,7 @@ class Store:
         fact), the facts naming it in `supersedes`, its embedding's kind and its audit
         history. Asked together: on a server, one round trip instead of four."""
         return FactDetail(
-            *self._read_all(
+            *self.read_all(
                 [
                     self._record_read(fact_id),
                     _superseded_by_read(fact_id),
@@ -660,8 +671,9 @@ class Store:
     def _read(self, read: Read) -> Any:
         return answer(self._conn, read)
 
-    def _read_all(self, reads: Sequence[Read]) -> list[Any]:
-        """Each read's answer; a server's store sends them all before waiting for any."""
+    def read_all(self, reads: Sequence[Read]) -> list[Any]:
+        """Each read's answer, in order; a server's store sends them all before waiting for
+        any (one round trip), a file's asks them one after the other."""
         return [self._read(read) for read in reads]
 
     def records(self) -> Iterator[FactRecord]:
@@ -679,11 +691,14 @@ class Store:
 
     def supersessors(self, fact_ids: Sequence[str]) -> list[tuple[str, str]]:
         """(old, new) for every fact that supersedes one of `fact_ids`."""
-        rows = self._conn.execute(
+        return self._read(self.supersessors_read(fact_ids))
+
+    def supersessors_read(self, fact_ids: Sequence[str]) -> Read:
+        return Read(
             "SELECT supersedes, id FROM facts WHERE supersedes IN (SELECT value FROM json_each(?))",
             (json.dumps(list(fact_ids)),),
+            lambda rows: [tuple(row) for row in rows],
         )
-        return list(rows)
 
     def id_texts(self) -> Iterator[tuple[str, str]]:
         """(id, text) of every fact, in no particular order."""

@@ -1,6 +1,7 @@
 """One read of the store as a value: its statement, its arguments and what makes the answer
-of its rows, so that several can be sent together (`Store.detail`): a server's store sends
-them in one round trip, a file's runs them one after the other."""
+of its rows, so that several can be sent together (`Store.read_all`: what `show` reads of a
+fact, what an action is decided on): a server's store sends them in one round trip, a
+file's runs them one after the other."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.store.arrays import event_blob
+from synapse_tui.core.store.read import Read, answer
 
 # The fields triage changes, as audit entries name them, and their columns.
 TRIAGE_FIELDS = {
@@ -23,6 +24,14 @@ TRIAGE_FIELDS = {
     "reinforcement_count": "o1_count",
     "supersedes": "supersedes",
 }
+
+
+def _fields(rows: list[tuple]) -> dict[str, Any] | None:
+    if not rows:
+        return None
+    values = dict(zip(TRIAGE_FIELDS, rows[0], strict=True))
+    values["reinforced_at"] = json.loads(values["reinforced_at"]) if values["reinforced_at"] else None
+    return values
 
 
 class Review:
@@ -36,14 +45,12 @@ class Review:
 
     def fields(self, fact_id: str) -> dict[str, Any] | None:
         """A fact's triage fields by their audit names (reinforced_at as a list), or None."""
-        row = self._conn.execute(
-            f"SELECT {', '.join(TRIAGE_FIELDS.values())} FROM facts WHERE id = ?", (fact_id,)
-        ).fetchone()
-        if row is None:
-            return None
-        values = dict(zip(TRIAGE_FIELDS, row, strict=True))
-        values["reinforced_at"] = json.loads(values["reinforced_at"]) if values["reinforced_at"] else None
-        return values
+        return answer(self._conn, self.fields_read(fact_id))
+
+    def fields_read(self, fact_id: str) -> Read:
+        return Read(
+            f"SELECT {', '.join(TRIAGE_FIELDS.values())} FROM facts WHERE id = ?", (fact_id,), _fields
+        )
 
     def write(self, fact_id: str, fields: dict[str, Any]) -> None:
         """Set triage fields by their audit names, in one UPDATE; a field that is no column

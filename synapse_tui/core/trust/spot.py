@@ -19,15 +19,20 @@ from synapse_tui.core.trust.row import ScoreRecord
 from synapse_tui.core.trust.score import FactArrays, score
 
 
-def depth(store: Store, fact_id: str) -> int:
+def depth(store: Store, fact_id: str, first: list[tuple[str, str]] | None = None) -> int:
     """k of one fact: the fewest supersession steps up to a fact nothing supersedes.
 
-    Breadth-first over `supersedes` (indexed), so the cost is the size of the chain."""
+    Breadth-first over `supersedes` (indexed), so the cost is the size of the chain.
+    `first`: the first step's (old, new) pairs when already read (of this fact, or of
+    several facts this one among them)."""
     frontier, seen, level = [fact_id], {fact_id}, 0
     while frontier:
         by: dict[str, list[str]] = {f: [] for f in frontier}
-        for old, new in store.supersessors(frontier):
-            by[old].append(new)
+        pairs = store.supersessors(frontier) if first is None else first
+        first = None
+        for old, new in pairs:
+            if old in by:
+                by[old].append(new)
         if any(not newer for newer in by.values()):
             return level
         frontier = [n for newer in by.values() for n in newer if n not in seen]
@@ -39,12 +44,14 @@ def depth(store: Store, fact_id: str) -> int:
 def spot_scores(store: Store, config: Config, now: float, fact_ids: list[str]) -> dict[str, dict[str, Any]]:
     """Score and inputs of each fact in `fact_ids` (unknown ids are left out), by id: the
     `ScoreRecord` JSON an audit entry keeps in `score_before` (SPEC 8), full floats."""
-    rows = store.fact_inputs(list(dict.fromkeys(fact_ids)), config)
+    ids = list(dict.fromkeys(fact_ids))
+    # the inputs and the first step of each depth, asked together
+    rows, above = store.read_all([store.fact_inputs_read(ids, config), store.supersessors_read(ids)])
     if not rows:
         return {}
     order = sorted(rows)
     cols = list(zip(*(rows[p] for p in order), strict=True))
-    ids = dict(zip(order, cols[0], strict=True))
+    by_pos = dict(zip(order, cols[0], strict=True))
     _, r, s, declared, sig_state, trusted, o1, _sup, deleted, events = cols
     counts = np.array([len(e) for e in events], dtype=np.int64)
     offsets = np.zeros(len(order), dtype=np.int64)
@@ -63,6 +70,6 @@ def spot_scores(store: Store, config: Config, now: float, fact_ids: list[str]) -
         supersedes=np.full(len(order), -1, dtype=np.int64),
         deleted=np.array(deleted, dtype=bool),
     )
-    k = np.array([depth(store, ids[p]) for p in order], dtype=np.int64)
+    k = np.array([depth(store, by_pos[p], above) for p in order], dtype=np.int64)
     sc = score(arrays, config, now, k)
-    return {ids[p]: ScoreRecord.of(ids[p], sc, arrays, j).to_json() for j, p in enumerate(order)}
+    return {by_pos[p]: ScoreRecord.of(by_pos[p], sc, arrays, j).to_json() for j, p in enumerate(order)}

@@ -37,6 +37,9 @@ The rules, each checked by tests/postgres/test_dialect.py:
   graph's edges) becomes one `COPY T (cols) FROM STDIN` (`copy_target`): the same rows and
   the same refusals (a clashing key), without a round of the protocol per row; one row
   alone (a triage action's audit entry) is a plain INSERT, one round trip where COPY takes two.
+
+Beside the rules: a write inside a transaction waits to go with the next statement (see
+`Connection`), so a triage action's round trips are its reads.
 """
 
 from __future__ import annotations
@@ -189,15 +192,67 @@ class Cursor:
         return iter(self._cur) if self.returns_rows else iter(())
 
 
+class Waiting:
+    """The cursor of a write inside a transaction that waits to go with the next statement
+    (`Connection.execute`): a write gives no rows, and asking its rowcount sends it."""
+
+    returns_rows = False
+
+    def __init__(self, conn: Connection, write: bool) -> None:
+        self._conn = conn
+        self.write = write  # its rowcount counts in the connection's total_changes
+        self.sent: Any = None  # the psycopg cursor, once sent
+
+    @property
+    def rowcount(self) -> int:
+        if self.sent is None:
+            self._conn.flush()
+        return self.sent.rowcount
+
+    def fetchone(self) -> None:
+        return None
+
+    def fetchall(self) -> list[tuple]:
+        return []
+
+    def __iter__(self) -> Iterator[tuple]:
+        return iter(())
+
+
+# a statement that changes rows and gives none back: inside a transaction it can wait
+_WRITE = re.compile(r"^\s*(INSERT|UPDATE|DELETE)\b(?!.*\bRETURNING\b)", re.I | re.S)
+
+
 class Connection:
     """A psycopg connection in autocommit mode, driven like the Store's sqlite3 one:
     `execute` and `executemany` with SQLite's statements, `in_transaction` true only
-    inside an explicit BEGIN (the Store's `snapshot` and `transaction`)."""
+    inside an explicit BEGIN (the Store's `snapshot` and `transaction`).
+
+    What nobody waits on waits to be sent: a BEGIN and the store's lock (`later`), and a
+    write inside a transaction (an UPDATE, an INSERT), go with the next statement that
+    needs an answer, all in one pipeline, so each costs no round trip of its own. Every way
+    to the server (a statement, `raw`, a COPY) sends them first, in order, so nothing reads
+    around them; a waiting write's error is raised by the statement it went with."""
 
     def __init__(self, raw: Any, where: Location) -> None:
-        self.raw = raw  # the psycopg.Connection
+        self._raw = raw  # the psycopg.Connection
         self.where = where
-        self.total_changes = 0  # rows this connection changed (sqlite3's, for caches' marks)
+        self._changes = 0  # rows this connection changed (sqlite3's total_changes)
+        # statements in PostgreSQL's dialect to send before the next, each with its
+        # arguments and the Waiting cursor that tells what it did
+        self._waiting: list[tuple[str, Any, Waiting]] = []
+
+    @property
+    def raw(self) -> Any:
+        """The psycopg connection, once what waits has been sent."""
+        self.flush()
+        return self._raw
+
+    @property
+    def total_changes(self) -> int:
+        """Rows this connection changed (sqlite3's, for caches' marks)."""
+        self.flush()
+        return self._changes
 
     @contextmanager
     def errors_named(self) -> Iterator[None]:
@@ -211,16 +266,63 @@ class Connection:
         except OperationalError as exc:
             raise StoreError(f"the server could not answer: {describe(self.where, exc)}") from None
 
+    def later(self, sql: str, args: Any = None) -> Waiting:
+        """One of the PgStore's own statements whose answer nobody waits for (a BEGIN, a
+        lock, a mark read now and looked at later): sent with the next statement, ahead of
+        it in its pipeline. Its `sent` is the psycopg cursor, once sent."""
+        later = Waiting(self, write=False)
+        self._waiting.append((sql, args, later))
+        return later
+
     def run(self, sql: str, args: Any = None) -> Any:
         """One of the PgStore's own statements, in PostgreSQL's dialect: a psycopg cursor."""
-        with self.errors_named():
-            return self.raw.execute(sql, args)
+        return self.run_all([(sql, args)])[0]
+
+    def run_all(self, statements: Sequence[tuple[str, Any]]) -> list[Any]:
+        """The PgStore's own statements, after what waits, all sent before any answer is
+        awaited (psycopg's pipeline): a psycopg cursor each."""
+        if not self._waiting and len(statements) == 1:
+            with self.errors_named():
+                return [self._raw.execute(*statements[0])]
+        waiting, self._waiting = self._waiting, []
+        try:
+            with self.errors_named(), self._raw.pipeline():
+                sent = [(self._raw.cursor().execute(sql, args), later) for sql, args, later in waiting]
+                out = [self._raw.cursor().execute(sql, args) for sql, args in statements]
+        except BaseException:
+            _nothing_done(waiting)  # refused, or after a refusal: the transaction keeps none of it
+            raise
+        for cur, later in sent:
+            later.sent = cur
+            if later.write:
+                self._changes += max(cur.rowcount, 0)
+        return out
+
+    def flush(self) -> None:
+        """Send what waits (before the psycopg connection is used directly)."""
+        if self._waiting:
+            self.run_all([])
+
+    def discard(self) -> None:
+        """Roll back the transaction, whatever of it waits unsent (a BEGIN never sent
+        needs no ROLLBACK)."""
+        waiting, self._waiting = self._waiting, []
+        _nothing_done(waiting)
+        if self._raw.info.transaction_status != _idle():
+            with self.errors_named():
+                self._raw.execute("ROLLBACK")
+
+    def end_read(self) -> None:
+        """End a read-only transaction: its COMMIT, or nothing when its BEGIN never went
+        (nothing was read in it)."""
+        if self._raw.info.transaction_status == _idle():
+            self._waiting = []
+        else:
+            self.run("COMMIT")
 
     @property
     def in_transaction(self) -> bool:
-        from psycopg.pq import TransactionStatus
-
-        return self.raw.info.transaction_status != TransactionStatus.IDLE
+        return bool(self._waiting) or self._raw.info.transaction_status != _idle()
 
     def _translate(self, sql: str) -> tuple[str, tuple[bool, ...]]:
         try:
@@ -230,24 +332,28 @@ class Connection:
                 raise
             raise StoreError(NEEDS_SQLITE.format(shown=self.where.shown, spelling=exc.spelling)) from None
 
-    def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor:
-        out = Cursor(self.run(*self._bound(sql, args)))
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor | Waiting:
+        pg, bound = self._bound(sql, args)
+        if _WRITE.match(pg) and self.in_transaction:  # its answer is only its rowcount
+            later = Waiting(self, write=True)
+            self._waiting.append((pg, bound, later))
+            return later
+        out = Cursor(self.run(pg, bound))
         if not out.returns_rows and out.rowcount > 0:
-            self.total_changes += out.rowcount
+            self._changes += out.rowcount
         return out
 
     def read_all(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[tuple]]:
         """Each statement's rows, the statements all sent before any answer is awaited
         (psycopg's pipeline): one round trip where one each would wait on the server."""
-        with self.errors_named(), self.raw.pipeline():
-            cursors = [self.raw.cursor().execute(*self._bound(sql, args)) for sql, args in statements]
+        cursors = self.run_all([self._bound(sql, args) for sql, args in statements])
         return [Cursor(cur).fetchall() for cur in cursors]
 
     def _bound(self, sql: str, args: Sequence[Any]) -> tuple[str, Any]:
         pg, lists = self._translate(sql)
         return pg, _args(args, lists)
 
-    def executemany(self, sql: str, rows: Any) -> Cursor:
+    def executemany(self, sql: str, rows: Any) -> Cursor | Waiting:
         if isinstance(rows, list) and len(rows) == 1:  # an action's one audit entry
             return self.execute(sql, rows[0])  # one round trip, where COPY takes two
         pg, lists = self._translate(sql)
@@ -258,12 +364,30 @@ class Connection:
                 for row in rows:
                     out.write_row(row)
                     n += 1
-            self.total_changes += n
+            self._changes += n
             return Cursor(cur)
         with self.errors_named():
             cur.executemany(pg, [_args(row, lists) for row in rows])
-        self.total_changes += max(cur.rowcount, 0)
+        self._changes += max(cur.rowcount, 0)
         return Cursor(cur)
 
     def close(self) -> None:
-        self.raw.close()
+        self._waiting = []
+        self._raw.close()
+
+
+class _Nothing:
+    """What a write that never landed did: nothing."""
+
+    rowcount = 0
+
+
+def _nothing_done(waiting: list[tuple[str, Any, Waiting]]) -> None:
+    for _sql, _args, later in waiting:
+        later.sent = _Nothing
+
+
+def _idle() -> Any:
+    from psycopg.pq import TransactionStatus
+
+    return TransactionStatus.IDLE

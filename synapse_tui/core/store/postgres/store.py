@@ -66,6 +66,11 @@ _LOAD_COLUMNS = (
 )
 
 
+_NEWEST = (
+    "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes), (SELECT coalesce(max(seq), 0) FROM audit)"
+)
+
+
 def open_store(location: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:
     """`Store.open` of a server's location."""
     where = locate(location)
@@ -118,58 +123,64 @@ class PgStore(Store):
     def transaction(self) -> Iterator[Any]:
         """One write transaction holding the store's advisory lock: writers take turns, as
         SQLite's BEGIN IMMEDIATE makes them, so an action's check and its write (the next
-        audit batch, a supersession's cycle check) see no other writer in between."""
+        audit batch, a supersession's cycle check) see no other writer in between.
+
+        The BEGIN, the lock and the read of where the logs stand go in one round trip; the
+        writes go with the next read or the COMMIT (dialect.Connection's waiting statements),
+        so an action's round trips are its reads."""
         if self.readonly:
             raise StoreError(f"{self.read_only_because()}; nothing can be changed")
         psycopg = driver()
         with errors_named(self.where, "nothing was changed"):
+            self._conn.later("BEGIN")
+            self._conn.later(schema.LOCK)
             try:
-                self._conn.run(f"BEGIN; {schema.LOCK}")  # one round trip
-                before = self._newest()
+                before = self._newest()  # the lock held from here: one round trip with the BEGIN
             except BaseException:  # the lock waited on may be given up (^C)
-                if self._conn.in_transaction:
-                    self._conn.run("ROLLBACK")
+                self._conn.discard()
                 raise
         self._writing = True
         try:
             yield self._conn
-            after = self._newest()
+            # what moved under the lock, and the COMMIT, with the writes still waiting
+            newest, _ = self._conn.run_all([(_NEWEST, None), ("COMMIT", None)])
+            after = newest.fetchone()
+        except psycopg.Error as exc:
+            if self._conn.in_transaction:
+                self._conn.discard()
+                raise
+            raise StoreError(f"nothing was changed: {describe(self.where, exc)}") from None  # the COMMIT's
         except BaseException:
             if self._conn.in_transaction:
-                self._conn.run("ROLLBACK")
+                self._conn.discard()
             raise
         finally:
             self._writing = False
-        try:
-            self._conn.run("COMMIT")
-        except psycopg.Error as exc:
-            raise StoreError(f"nothing was changed: {describe(self.where, exc)}") from None
         # under the lock nobody else wrote in between: what moved is ours (`data_version`)
         self._own = (self._own[0] + after[0] - before[0], self._own[1] + after[1] - before[1])
 
     @contextmanager
     def snapshot(self) -> Iterator[Any]:
         """One consistent state of the store for every query inside (REPEATABLE READ):
-        a writer committing meanwhile is neither seen nor waited for."""
+        a writer committing meanwhile is neither seen nor waited for. The BEGIN goes with
+        the first query; a snapshot nothing read sends neither it nor a COMMIT."""
         if self._conn.in_transaction:
             yield self._conn
             return
-        self._conn.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        self._conn.later("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         try:
             yield self._conn
         finally:
             if self._conn.in_transaction:
-                self._conn.run("COMMIT")
+                self._conn.end_read()
 
     def _newest(self) -> tuple[int, int]:
         """The change log's newest entry and the audit's: every committed change of a fact
         or a triage entry moves one of them."""
-        return self._conn.run(
-            "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes), (SELECT coalesce(max(seq), 0) FROM audit)"
-        ).fetchone()
+        return self._conn.run(_NEWEST).fetchone()
 
-    def _read_all(self, reads: Sequence[Read]) -> list[Any]:
-        """The reads sent together, answered in one round trip (`Store.detail`)."""
+    def read_all(self, reads: Sequence[Read]) -> list[Any]:
+        """The reads sent together, answered in one round trip."""
         rows = self._conn.read_all([(read.sql, read.args) for read in reads])
         return [read.convert(got) for read, got in zip(reads, rows, strict=True)]
 

@@ -1,0 +1,95 @@
+"""Reads asked together (`Store.read_all`) answer what each asked alone answers, on a file
+and on a server, where they go in one round trip; and an agent's action, whose reads go
+together, lands and answers as the same action taken by the CLI."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from synapse_tui.core.agent import Recall
+from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.review.triage import Action, Triage
+from synapse_tui.core.store.audit import oldest_first
+from synapse_tui.core.store.db import Store
+from tests.helpers import NOW, trusted_config
+
+
+def _same(x, y) -> bool:
+    """Equal answers; the arithmetic's inputs hold numpy arrays."""
+    if isinstance(x, dict) and isinstance(y, dict):
+        return x.keys() == y.keys() and all(_same(x[k], y[k]) for k in x)
+    if isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)):
+        return len(x) == len(y) and all(_same(a, b) for a, b in zip(x, y, strict=True))
+    if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+        return np.array_equal(x, y)
+    return x == y
+
+
+def test_reads_together_answer_as_each_alone(store_location):
+    config = trusted_config()
+    with Store.open(store_location) as store:
+        mark = store.audit.mark()
+        Triage(store, Clock.from_option(NOW), "user:ann", config=config).apply("corroborate", ["a", "e"])
+        ids = ["a", "b", "e", "no-such-fact"]
+        reads = [
+            *(store.review.fields_read(fid) for fid in ids),
+            store.fact_inputs_read(ids, config),
+            store.supersessors_read(ids),
+            store.marks_read(),
+            store.audit.facts_since_read(mark),
+            *store.audit.about_since_reads(ids, mark),
+        ]
+        together = store.read_all(reads)
+        alone = [
+            *(store.review.fields(fid) for fid in ids),
+            store.fact_inputs(ids, config),
+            store.supersessors(ids),
+            store.marks(),
+            store.audit.facts_since(mark),
+        ]
+        assert _same(together[: len(alone)], alone)
+        assert oldest_first(together[len(alone) :]) == store.audit.about_since(ids, mark)
+        assert together[ids.index("no-such-fact")] is None
+        assert sorted(together[len(ids) + 3]) == ["a", "e"]  # facts_since: what the action changed
+
+
+def test_an_agents_action_lands_as_the_clis(new_store, tmp_path):
+    """The same corroborate by an agent's session and by Triage on two copies of one store:
+    the same fact, audit entry and answer; and an action another writer overtook is
+    refused, decided on the state the agent was shown."""
+    from synapse_tui.core.ingest.interchange import import_facts, parse_file
+    from synapse_tui.core.review.triage import StaleError
+    from tests.helpers import base_facts, write_jsonl
+
+    src = write_jsonl(tmp_path / "facts.jsonl", base_facts())
+    config, clock = trusted_config(), Clock.from_option(NOW)
+    stores = []
+    for name in ("agent", "cli"):
+        location = new_store(name)
+        with Store.open(location, create=True) as store:
+            import_facts(store, parse_file(src), str(src))
+        stores.append(Store.open(location))
+    agent_store, cli_store = stores
+    try:
+        recall = Recall(agent_store, config, clock)
+        recall.show("a")
+        shown = recall.triage(Action.CORROBORATE, "a", "agent:scout")
+        Triage(cli_store, clock, "agent:scout", config=config).apply("corroborate", ["a"])
+        assert agent_store.review.fields("a") == cli_store.review.fields("a")
+        assert list(agent_store.audit.entries()) == list(cli_store.audit.entries())
+        assert shown["corroborations"] == cli_store.review.fields("a")["corroborations"]
+        assert shown["history"][-1]["actor"] == "agent:scout"
+        # another writer acts on the fact after the agent was shown it: the agent is refused
+        with Store.open(agent_store.path) as other:
+            Triage(other, clock, "user:bob", config=config).apply("contradict", ["a"])
+        before = agent_store.review.fields("a")
+        try:
+            recall.triage(Action.CORROBORATE, "a", "agent:scout")
+        except StaleError as refused:
+            assert refused.entry.actor == "user:bob"
+        else:
+            raise AssertionError("an overtaken action was not refused")
+        assert agent_store.review.fields("a") == before
+    finally:
+        for store in stores:
+            store.close()

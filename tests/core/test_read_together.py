@@ -51,6 +51,14 @@ def test_reads_together_answer_as_each_alone(store_location):
         assert oldest_first(together[len(alone) :]) == store.audit.about_since(ids, mark)
         assert together[ids.index("no-such-fact")] is None
         assert sorted(together[len(ids) + 3]) == ["a", "e"]  # facts_since: what the action changed
+        # what `show` asks together, and the number the next action's entries take
+        version, batch, *detail = store.read_all(
+            [store.data_version_read(), store.audit.next_batch_read(), *store.detail_reads("a")]
+        )
+        assert version == store.data_version()
+        assert detail == list(vars(store.detail("a")).values())
+        landed = Triage(store, Clock.from_option(NOW), "user:ann", config=config).apply("contradict", ["b"])
+        assert landed.batch == batch
 
 
 def test_an_agents_action_lands_as_the_clis(new_store, tmp_path):

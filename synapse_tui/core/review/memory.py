@@ -16,7 +16,7 @@ import numpy as np
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.graph.read import store_graph_info
-from synapse_tui.core.store.db import FactRecord, Store
+from synapse_tui.core.store.db import FactDetail, FactRecord, Store
 from synapse_tui.core.trust.row import ScoreRow, row_json, score_json
 from synapse_tui.core.trust.score import (
     GUIDANCE,
@@ -239,12 +239,18 @@ class Memory:
         current snapshot, leaving this view (which other readers share) as it is until
         its owner reloads."""
         with self.store.snapshot():
-            if self.store.data_version() != self.version:
+            # the check and the fact's detail asked together: the detail is what this view
+            # explains with, unless another process wrote (then a fresh load reads its own)
+            version, *read = self.store.read_all(
+                [self.store.data_version_read(), *self.store.detail_reads(fact_id)]
+            )
+            if version != self.version:
                 return Memory(self.store, self.config, self.scores.now)._explain(fact_id)
-            return self._explain(fact_id)
+            return self._explain(fact_id, FactDetail(*read))
 
-    def _explain(self, fact_id: str) -> dict[str, Any] | None:
-        detail = self.store.detail(fact_id)
+    def _explain(self, fact_id: str, detail: FactDetail | None = None) -> dict[str, Any] | None:
+        if detail is None:
+            detail = self.store.detail(fact_id)
         rec: FactRecord | None = detail.record
         if rec is None:
             return None

@@ -19,7 +19,7 @@ from synapse_tui.core.base.config import Config, config_for
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.store.audit import AuditEntry, oldest_first
 from synapse_tui.core.store.db import Store
-from synapse_tui.core.trust.spot import spot_scores
+from synapse_tui.core.trust.spot import scored, spot_reads
 
 
 class Action(StrEnum):
@@ -376,11 +376,17 @@ class Triage:
     ) -> tuple[int, dict[str, dict[str, Any]]]:
         """Write `changes` and their audit entries as one batch, each entry with its fact's
         score just before (scored before the first write): the batch and those scores."""
-        scores = spot_scores(self.store, self.config, now, [c.fact_id for c in changes])
+        # the scores' inputs and the batch's number, asked together before the first write
+        store = self.store
+        inputs, above, batch = store.read_all(
+            [*spot_reads(store, self.config, [c.fact_id for c in changes]), store.audit.next_batch_read()]
+        )
+        scores = scored(store, self.config, now, inputs, above)
+        created = {row[0]: float(row[-1][0]) for row in inputs.values()}  # a fact's first event
         for change in changes:
-            self.store.review.write(change.fact_id, change.after)
+            store.review.write(change.fact_id, change.after, created.get(change.fact_id))
         rows = [(c.fact_id, c.before, c.after) for c in changes]
-        return self.store.audit.append(self.actor, action, format_time(now), rows, scores, undoes), scores
+        return store.audit.append(self.actor, action, format_time(now), rows, scores, undoes, batch), scores
 
 
 def export_audit(store: Store) -> Iterator[dict[str, Any]]:

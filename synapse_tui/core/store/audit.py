@@ -124,10 +124,13 @@ class Audit:
         changes: Sequence[tuple[str, dict[str, Any], dict[str, Any]]],
         scores: Mapping[str, dict[str, Any]],
         undoes: int | None = None,
+        batch: int | None = None,
     ) -> int:
         """One action's entries, (fact id, before, after) each, as the next batch: its
-        number. `scores`: each fact's score just before, by id (`score_before`)."""
-        batch = self._conn.execute("SELECT coalesce(max(batch), 0) + 1 FROM audit").fetchone()[0]
+        number. `scores`: each fact's score just before, by id (`score_before`). `batch`:
+        `next_batch_read`'s answer, when read earlier in the same write transaction."""
+        if batch is None:
+            batch = answer(self._conn, self.next_batch_read())
         self._conn.executemany(
             "INSERT INTO audit (at, actor, action, fact_id, batch, before, after, undoes, score_before)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -147,6 +150,10 @@ class Audit:
             ],
         )
         return batch
+
+    def next_batch_read(self) -> Read:
+        """The number the next action's entries take (read inside its write transaction)."""
+        return Read("SELECT coalesce(max(batch), 0) + 1 FROM audit", (), lambda rows: rows[0][0])
 
     # -- undo and redo -------------------------------------------------------------------
 

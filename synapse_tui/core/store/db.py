@@ -320,7 +320,10 @@ class Store:
 
     def data_version(self) -> int:
         """Changes when another connection commits (SQLite's PRAGMA data_version)."""
-        return self._conn.execute("PRAGMA data_version").fetchone()[0]
+        return self._read(self.data_version_read())
+
+    def data_version_read(self) -> Read:
+        return Read("PRAGMA data_version", (), lambda rows: rows[0][0])
 
     def marks(self) -> tuple[int, int]:
         """The last fact's position and the last audit entry's seq, read in one statement:
@@ -657,16 +660,16 @@ class Store:
         """What `show` reads of one fact beside its scores: its record (None: no such
         fact), the facts naming it in `supersedes`, its embedding's kind and its audit
         history. Asked together: on a server, one round trip instead of four."""
-        return FactDetail(
-            *self.read_all(
-                [
-                    self._record_read(fact_id),
-                    _superseded_by_read(fact_id),
-                    _embedding_kind_read(fact_id),
-                    self.audit.history_read(fact_id),
-                ]
-            )
-        )
+        return FactDetail(*self.read_all(self.detail_reads(fact_id)))
+
+    def detail_reads(self, fact_id: str) -> list[Read]:
+        """`detail` as reads, to send with others: their answers make a FactDetail."""
+        return [
+            self._record_read(fact_id),
+            _superseded_by_read(fact_id),
+            _embedding_kind_read(fact_id),
+            self.audit.history_read(fact_id),
+        ]
 
     def _read(self, read: Read) -> Any:
         return answer(self._conn, read)

@@ -52,14 +52,18 @@ class Review:
             f"SELECT {', '.join(TRIAGE_FIELDS.values())} FROM facts WHERE id = ?", (fact_id,), _fields
         )
 
-    def write(self, fact_id: str, fields: dict[str, Any]) -> None:
+    def write(self, fact_id: str, fields: dict[str, Any], created: float | None = None) -> None:
         """Set triage fields by their audit names, in one UPDATE; a field that is no column
-        (the note `superseded_by` on a replaced fact) is left to the audit log."""
+        (the note `superseded_by` on a replaced fact) is left to the audit log. `created`:
+        the fact's creation, the first of its events, when the caller has read them."""
         conn = self._conn
         sets, args = [], []
         for key, value in fields.items():
             if key == "reinforced_at":  # the list, and the event blob the arithmetic reads
-                created = conn.execute("SELECT created_ts FROM facts WHERE id = ?", (fact_id,)).fetchone()[0]
+                if created is None:
+                    created = conn.execute(
+                        "SELECT created_ts FROM facts WHERE id = ?", (fact_id,)
+                    ).fetchone()[0]
                 sets += ["reinforced_at = ?", "events = ?"]
                 args += [
                     None if value is None else json.dumps(value),

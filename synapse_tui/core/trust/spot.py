@@ -15,6 +15,7 @@ import numpy as np
 
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.read import Read
 from synapse_tui.core.trust.row import ScoreRecord
 from synapse_tui.core.trust.score import FactArrays, score
 
@@ -44,9 +45,20 @@ def depth(store: Store, fact_id: str, first: list[tuple[str, str]] | None = None
 def spot_scores(store: Store, config: Config, now: float, fact_ids: list[str]) -> dict[str, dict[str, Any]]:
     """Score and inputs of each fact in `fact_ids` (unknown ids are left out), by id: the
     `ScoreRecord` JSON an audit entry keeps in `score_before` (SPEC 8), full floats."""
+    return scored(store, config, now, *store.read_all(spot_reads(store, config, fact_ids)))
+
+
+def spot_reads(store: Store, config: Config, fact_ids: list[str]) -> list[Read]:
+    """What `spot_scores` reads (the inputs, and the first step of each depth), to send
+    with other reads: their answers go to `scored`."""
     ids = list(dict.fromkeys(fact_ids))
-    # the inputs and the first step of each depth, asked together
-    rows, above = store.read_all([store.fact_inputs_read(ids, config), store.supersessors_read(ids)])
+    return [store.fact_inputs_read(ids, config), store.supersessors_read(ids)]
+
+
+def scored(
+    store: Store, config: Config, now: float, rows: dict[int, tuple], above: list[tuple[str, str]]
+) -> dict[str, dict[str, Any]]:
+    """`spot_scores` from the answers of `spot_reads` (a deeper chain's depth reads on)."""
     if not rows:
         return {}
     order = sorted(rows)

@@ -194,8 +194,14 @@ class PgStore(Store):
         as SQLite's PRAGMA data_version does, and not for this store's own commits: the
         entries its own transactions added are taken off (a session that wrote would
         otherwise reload the whole store after each of its own actions)."""
-        changes, audit = self._newest()
-        return (changes - self._own[0]) * 2**32 + (audit - self._own[1])
+        return self._read(self.data_version_read())
+
+    def data_version_read(self) -> Read:
+        """The dialect's data_version (the change log's and the audit's newest entries, in
+        one number), less this store's own entries when the answer is made."""
+        return Read(
+            "PRAGMA data_version", (), lambda rows: rows[0][0] - (self._own[0] * 2**32 + self._own[1])
+        )
 
     # -- the arithmetic's arrays ------------------------------------------------------------
 
@@ -434,11 +440,11 @@ class _Review(Review):
         super().__init__(conn)
         self._withheld = withheld
 
-    def write(self, fact_id: str, fields: dict[str, Any]) -> None:
+    def write(self, fact_id: str, fields: dict[str, Any], created: float | None = None) -> None:
         for move, cols in PERSON_ONLY.items():
             if move in self._withheld and any(TRIAGE_FIELDS.get(k) in cols for k in fields):
                 raise StoreError(self._withheld[move])
-        super().write(fact_id, fields)
+        super().write(fact_id, fields, created)
 
 
 class _Audit(Audit):

@@ -275,20 +275,19 @@ class Recall:
             self._check_scope(memory, fact_id)
             before = self.mark[1]
             triage = Triage(self.store, self.clock, actor, config=self.config)
-            outcome = triage.apply(action, [fact_id], seen=self._served.get(fact_id))
-            # our own commit, as `_after_own_write`: the mark first, then what landed up to it
-            # (ours, and a writer's in between), and the inputs of ours, asked together
-            ours = outcome.fact_ids
-            marks, since, inputs = self.store.read_all(
-                [
-                    self.store.marks_read(),
-                    self.store.audit.facts_since_read(before),
-                    self.store.fact_inputs_read(ours, self.config),
-                ]
-            )
+            # what `_after_own_write` reads, with what landed since the mark (ours, and a
+            # writer's in between) and our fact's inputs: asked in the action's transaction,
+            # after its writes (an agent's action changes the one fact or fails)
+            after = [
+                self.store.marks_read(),
+                self.store.audit.facts_since_read(before),
+                self.store.fact_inputs_read([fact_id], self.config),
+            ]
+            outcome = triage.apply(action, [fact_id], seen=self._served.get(fact_id), reads_after=after)
+            marks, since, inputs = outcome.read_after
             self.mark = (*marks, self.mark[2])
-            changed = list(dict.fromkeys([*ours, *since]))
-            memory.refresh(changed, inputs=inputs if len(changed) == len(ours) else None)
+            changed = list(dict.fromkeys([*outcome.fact_ids, *since]))
+            memory.refresh(changed, inputs=inputs if changed == [fact_id] else None)
             shown = self._show(memory, fact_id)
             self._serve([fact_id])
             return shown

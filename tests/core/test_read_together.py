@@ -101,3 +101,14 @@ def test_an_agents_action_lands_as_the_clis(new_store, tmp_path):
     finally:
         for store in stores:
             store.close()
+
+
+def test_reads_after_an_action_see_the_store_as_it_leaves_it(store_location):
+    """`Triage.apply`'s reads_after are answered inside the action's transaction, after its
+    writes: the same answers as the reads asked once it has landed."""
+    with Store.open(store_location) as store:
+        triage = Triage(store, Clock.from_option(NOW), "agent:scout", config=trusted_config())
+        reads = [store.review.fields_read("a"), store.marks_read(), store.audit.facts_since_read(0)]
+        landed = triage.apply("corroborate", ["a"], reads_after=reads)
+        assert landed.read_after == [store.review.fields("a"), store.marks(), ["a"]]
+        assert landed.read_after[0]["corroborations"] == 4  # the fact's 3, and this action's

@@ -9,8 +9,8 @@ writes the `before` back as a new, audited action (so undo survives a restart).
 from __future__ import annotations
 
 import getpass
-from collections.abc import Collection, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -19,6 +19,7 @@ from synapse_tui.core.base.config import Config, config_for
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.store.audit import AuditEntry, oldest_first
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.read import Read
 from synapse_tui.core.trust.spot import scored, spot_reads
 
 
@@ -79,6 +80,8 @@ class Outcome:
     # for undo and redo: who made the reverted action, and when
     undone_actor: str | None = None
     undone_at: str | None = None
+    # the answers of `Triage.apply`'s reads_after
+    read_after: list[Any] = field(default_factory=list)
 
     @property
     def fact_ids(self) -> list[str]:
@@ -143,20 +146,26 @@ class Triage:
         *,
         seen: int | None = None,
         own: Collection[int] = (),
+        reads_after: Sequence[Read] = (),
     ) -> Outcome:
         """Apply one action to every fact in `fact_ids` as one batch (one undo step).
 
         `seen`: the audit's newest entry (`store.audit.mark()`, read no later than the state
         the action was decided on): if another writer has acted on one of these facts since
         (any entry after it, but for the batches in `own`, the session's own), the action
-        is refused with `StaleError` and nothing is written. None decides now (the CLI)."""
+        is refused with `StaleError` and nothing is written. None decides now (the CLI).
+
+        `reads_after`: reads of the store as the action leaves it, asked inside its
+        transaction (on a server, with its COMMIT): their answers are `Outcome.read_after`."""
         if action not in ACTIONS:
             raise TriageError(f"unknown action {action!r}")
         if not fact_ids:
             raise TriageError("no facts selected")
         self._check_writable()
         with self.store.transaction():
-            return self.apply_in(action, fact_ids, target, seen=seen, own=own)
+            outcome = self.apply_in(action, fact_ids, target, seen=seen, own=own)
+            answers = self.store.read_soon(reads_after) if reads_after else None
+        return outcome if answers is None else replace(outcome, read_after=answers())
 
     def apply_in(
         self,

@@ -11,7 +11,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -673,6 +673,13 @@ class Store:
 
     def _read(self, read: Read) -> Any:
         return answer(self._conn, read)
+
+    def read_soon(self, reads: Sequence[Read]) -> Callable[[], list[Any]]:
+        """`read_all` sent with the store's next statement (inside a write transaction, with
+        its COMMIT, on a server): call the result for the answers once the next statement
+        or the transaction's end has gone. A file's store answers at once."""
+        answers = self.read_all(reads)
+        return lambda: answers
 
     def read_all(self, reads: Sequence[Read]) -> list[Any]:
         """Each read's answer, in order; a server's store sends them all before waiting for

@@ -209,6 +209,12 @@ class Waiting:
             self._conn.flush()
         return self.sent.rowcount
 
+    def rows(self) -> list[tuple]:
+        """A read's rows (`Connection.read_later`), sending it first if it still waits."""
+        if self.sent is None:
+            self._conn.flush()
+        return Cursor(self.sent).fetchall()
+
     def fetchone(self) -> None:
         return None
 
@@ -273,6 +279,11 @@ class Connection:
         later = Waiting(self, write=False)
         self._waiting.append((sql, args, later))
         return later
+
+    def read_later(self, sql: str, args: Sequence[Any] = ()) -> Waiting:
+        """One of the Store's reads (SQLite's spelling), sent with the next statement: its
+        rows are the Waiting's `rows()` once that has gone."""
+        return self.later(*self._bound(sql, args))
 
     def run(self, sql: str, args: Any = None) -> Any:
         """One of the PgStore's own statements, in PostgreSQL's dialect: a psycopg cursor."""

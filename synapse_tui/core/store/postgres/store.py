@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -178,6 +178,11 @@ class PgStore(Store):
         """The change log's newest entry and the audit's: every committed change of a fact
         or a triage entry moves one of them."""
         return self._conn.run(_NEWEST).fetchone()
+
+    def read_soon(self, reads: Sequence[Read]) -> Callable[[], list[Any]]:
+        """The reads wait to go with the next statement (dialect.Connection.later)."""
+        waiting = [self._conn.read_later(read.sql, read.args) for read in reads]
+        return lambda: [read.convert(w.rows()) for read, w in zip(reads, waiting, strict=True)]
 
     def read_all(self, reads: Sequence[Read]) -> list[Any]:
         """The reads sent together, answered in one round trip."""

@@ -31,7 +31,7 @@ from synapse_tui.core.ingest.interchange import import_facts, parse_line
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Action, Triage, TriageError
-from synapse_tui.core.review.verdicts import constants_in_use
+from synapse_tui.core.review.verdicts import FIT_META, constants_given, constants_in_use
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.core.trust.score import GUIDANCE_ADVICE, review_dues
@@ -230,11 +230,16 @@ class Recall:
             return shown
 
     def _show(self, memory: Memory, fact_id: str) -> dict[str, Any]:
-        info = memory.explain(fact_id)
+        # what the number is worth (the constants), read in the snapshot the fact is
+        # explained from: on a server it goes with the explanation's first reads
+        with self.store.snapshot():
+            fitted = self.store.read_soon([self.store.meta_read(FIT_META)])
+            info = memory.explain(fact_id)
+            (record,) = fitted()
         if info is None:
             raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}")
         info["stale"] = info["review_overdue"]
-        info["constants"] = constants_in_use(self.store, self.config)  # what the number is worth
+        info["constants"] = constants_given(record, self.config)
         return info
 
     def neighbours(self, fact_id: str) -> dict[str, Any]:

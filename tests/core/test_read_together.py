@@ -112,3 +112,15 @@ def test_reads_after_an_action_see_the_store_as_it_leaves_it(store_location):
         landed = triage.apply("corroborate", ["a"], reads_after=reads)
         assert landed.read_after == [store.review.fields("a"), store.marks(), ["a"]]
         assert landed.read_after[0]["corroborations"] == 4  # the fact's 3, and this action's
+
+
+def test_reads_sent_soon_answer_in_their_snapshot(store_location):
+    """`Store.read_soon` inside a snapshot: answered once the snapshot's next read has gone,
+    as `read_all` answers (a server sends them together)."""
+    with Store.open(store_location) as store:
+        store.set_meta("test.kept", {"n": 1})
+        with store.snapshot():
+            soon = store.read_soon([store.meta_read("test.kept"), store.meta_read("test.absent")])
+            detail = store.detail("a")
+            assert soon() == [{"n": 1}, None]
+        assert detail == store.detail("a")

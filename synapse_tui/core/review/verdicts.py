@@ -214,10 +214,14 @@ def record_fit(store: Store, fit: FitResult, verdicts: int, at: float) -> None:
 def constants_in_use(store: Store, config: Config) -> dict[str, Any]:
     """The constants the score uses now, and whether they are the ones last fitted to
     verdicts here (every fitted value still what the config holds) and on how many."""
+    return constants_given(store.meta(FIT_META), config)
+
+
+def constants_given(record: Any, config: Config) -> dict[str, Any]:
+    """`constants_in_use` from the store's meta `FIT_META` (`record`), read by the caller."""
     from synapse_tui.core.trust.fit import current_constants
 
     values = current_constants(config)
-    record = store.meta(FIT_META)
     fitted = (
         isinstance(record, dict)
         and bool(record.get("constants"))

@@ -343,8 +343,14 @@ class Store:
 
     def meta(self, key: str) -> Any:
         """A value kept in `meta` (as JSON), None when absent."""
-        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        return self._read(self.meta_read(key))
+
+    def meta_read(self, key: str) -> Read:
+        return Read(
+            "SELECT value FROM meta WHERE key = ?",
+            (key,),
+            lambda rows: json.loads(rows[0][0]) if rows else None,
+        )
 
     def set_meta(self, key: str, value: Any) -> None:
         """Keep `value` in `meta` as JSON, in a transaction of its own."""

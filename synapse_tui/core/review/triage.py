@@ -179,17 +179,21 @@ class Triage:
         """`apply` inside a transaction the caller holds (`remember` imports a fact and
         supersedes with it in one)."""
         now = self.clock.now()
+        store = self.store
         ids = list(dict.fromkeys(fact_ids))
-        # the facts and (with `seen`) what was done to them since, asked together
+        # the facts and (with `seen`) what was done to them since, asked together; with them,
+        # but for a supersession (whose changed facts are not these), what `_land` reads
         checked = [*ids, *([target] if target else [])]
-        since = [] if seen is None else self.store.audit.about_since_reads(checked, seen)
-        found = self.store.read_all([*(self.store.review.fields_read(fid) for fid in ids), *since])
+        since = [] if seen is None else store.audit.about_since_reads(checked, seen)
+        landing = [] if action == Action.SUPERSEDE else self._land_reads(ids)
+        found = store.read_all([*(store.review.fields_read(fid) for fid in ids), *since, *landing])
         rows = dict(zip(ids, found[: len(ids)], strict=True))
         for fid, row in rows.items():
             if row is None:
                 raise TriageError(f"no fact with id {fid!r}")
         if seen is not None:  # inside the write transaction: nobody lands between check and write
-            self._check_unchanged(action, oldest_first(found[len(ids) :]), own)
+            self._check_unchanged(action, oldest_first(found[len(ids) : len(ids) + len(since)]), own)
+        read = found[len(found) - len(landing) :] if landing else None
         if action == Action.SUPERSEDE:
             changes = self._supersede(list(rows), target)
         else:
@@ -198,7 +202,7 @@ class Triage:
             if not changes:
                 why = f" (already {rows[fact_ids[0]]['tier']})" if action == Action.ACCEPT else ""
                 raise TriageError(f"{action} {', '.join(rows)}: nothing to change{why}")
-        batch, scores = self._land(str(action), changes, now)
+        batch, scores = self._land(str(action), changes, now, read=read)
         return Outcome(str(action), batch, tuple(changes), scores)
 
     def _check_unchanged(self, action: str, since: list[AuditEntry], own: Collection[int]) -> None:
@@ -380,16 +384,26 @@ class Triage:
         values = self.store.review.fields(fid) or {}
         return {k: values.get(k, fields[k]) for k in fields}
 
+    def _land_reads(self, fact_ids: list[str]) -> list[Read]:
+        """What `_land` reads before its first write: the scores' inputs of the changed facts
+        (asked of `fact_ids`, which hold them) and the batch's number."""
+        return [*spot_reads(self.store, self.config, fact_ids), self.store.audit.next_batch_read()]
+
     def _land(
-        self, action: str, changes: list[Change], now: float, undoes: int | None = None
+        self,
+        action: str,
+        changes: list[Change],
+        now: float,
+        undoes: int | None = None,
+        read: list[Any] | None = None,
     ) -> tuple[int, dict[str, dict[str, Any]]]:
         """Write `changes` and their audit entries as one batch, each entry with its fact's
-        score just before (scored before the first write): the batch and those scores."""
-        # the scores' inputs and the batch's number, asked together before the first write
+        score just before (scored before the first write): the batch and those scores.
+        `read`: the answers of `_land_reads`, when asked already in this transaction."""
         store = self.store
-        inputs, above, batch = store.read_all(
-            [*spot_reads(store, self.config, [c.fact_id for c in changes]), store.audit.next_batch_read()]
-        )
+        changed = [c.fact_id for c in changes]
+        inputs, above, batch = read if read is not None else store.read_all(self._land_reads(changed))
+        inputs = {pos: row for pos, row in inputs.items() if row[0] in changed}  # a fact left unchanged
         scores = scored(store, self.config, now, inputs, above)
         created = {row[0]: float(row[-1][0]) for row in inputs.values()}  # a fact's first event
         for change in changes:

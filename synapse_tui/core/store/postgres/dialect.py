@@ -193,8 +193,9 @@ class Cursor:
 
 
 class Waiting:
-    """The cursor of a write inside a transaction that waits to go with the next statement
-    (`Connection.execute`): a write gives no rows, and asking its rowcount sends it."""
+    """The cursor of a statement that waits to go with the next one: a write inside a
+    transaction (`Connection.execute`), which gives no rows and is sent by asking its
+    rowcount; or one of `later` and `read_later`, whose rows are `rows()`."""
 
     returns_rows = False
 

@@ -210,14 +210,18 @@ def test_a_read_only_store_is_loaded_by_sql_and_gets_no_cache(db, what):
 
 
 def downgrade_to_v2(path) -> None:
-    """Make the store what schema 2 wrote: no token table, no triggers, no embeddings index, version 2."""
+    """Make the store what schema 2 wrote: no token table, no triggers, no embeddings or
+    audit batch index, version 2 (the audit's role column, m005, stays: a column is not
+    dropped)."""
     conn = sqlite3.connect(path, isolation_level=None)
     for name in ("changed_insert", "changed_update", "changed_delete", "changes_pruned"):
         conn.execute(f"DROP TRIGGER facts_{name}")
     conn.execute("DROP TABLE facts_changes")
     conn.execute("DROP INDEX embeddings_kind")
+    conn.execute("DROP INDEX audit_batch")
     conn.execute(
-        "DELETE FROM _sqlite_migrations WHERE name IN ('m003_facts_changes', 'm004_embeddings_kind')"
+        "DELETE FROM _sqlite_migrations"
+        " WHERE name IN ('m003_facts_changes', 'm004_embeddings_kind', 'm006_audit_batch')"
     )
     conn.execute("PRAGMA user_version = 2")
     conn.close()
@@ -235,6 +239,9 @@ def test_an_older_store_opens_read_only_as_it_is_and_upgrades_in_place_when_writ
     assert not loadcache.cache_path(db).exists()
     with Store.open(db) as store:  # writable: upgraded in place
         assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        # a triage action's batch number comes from the index, not a scan of the whole audit
+        plan = store._conn.execute("EXPLAIN QUERY PLAN " + store.audit.next_batch_read().sql).fetchall()
+        assert "USING COVERING INDEX audit_batch" in plan[0][-1]
         assert store.generation() is not None
         assert list(export_facts(store)) == exported
         assert same(store.load(CFG), reference) and loadcache.cache_path(db).exists()

@@ -208,11 +208,18 @@ ALTER TABLE facts ADD CONSTRAINT facts_events_begin_with_creation
     CHECK (octet_length(events) >= 8 AND octet_length(events) % 8 = 0) NOT VALID
 """
 
+# The next audit batch's number, max(batch) + 1, from an index instead of a scan of the
+# whole audit on every triage action (SQLite's m006).
+_P005 = """
+CREATE INDEX IF NOT EXISTS audit_batch ON audit(batch)
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("p001_tables", _P001),
     ("p002_change_log", _P002),
     ("p003_audit_role", _P003),
     ("p004_events_check", _P004),
+    ("p005_audit_batch", _P005),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest schema a read-only open (and a copy's source) reads as it is: p003 adds only

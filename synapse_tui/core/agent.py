@@ -236,10 +236,14 @@ class Recall:
             fitted = self.store.read_soon([self.store.meta_read(FIT_META)])
             info = memory.explain(fact_id)
             (record,) = fitted()
+        return self._shown(fact_id, info, record)
+
+    def _shown(self, fact_id: str, info: dict[str, Any] | None, fitted: Any) -> dict[str, Any]:
+        """`show`'s answer: the explanation, and the constants of the fitted record."""
         if info is None:
             raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}")
         info["stale"] = info["review_overdue"]
-        info["constants"] = constants_given(record, self.config)
+        info["constants"] = constants_given(fitted, self.config)
         return info
 
     def neighbours(self, fact_id: str) -> dict[str, Any]:
@@ -281,19 +285,22 @@ class Recall:
             before = self.mark[1]
             triage = Triage(self.store, self.clock, actor, config=self.config)
             # what `_after_own_write` reads, with what landed since the mark (ours, and a
-            # writer's in between) and our fact's inputs: asked in the action's transaction,
-            # after its writes (an agent's action changes the one fact or fails)
+            # writer's in between), our fact's inputs and what `show` answers with: asked in
+            # the action's transaction, after its writes (an agent's action changes the one
+            # fact or fails), so the answer is of the state the action left
             after = [
                 self.store.marks_read(),
                 self.store.audit.facts_since_read(before),
                 self.store.fact_inputs_read([fact_id], self.config),
+                self.store.meta_read(FIT_META),
+                *memory.explain_reads(fact_id),
             ]
             outcome = triage.apply(action, [fact_id], seen=self._served.get(fact_id), reads_after=after)
-            marks, since, inputs = outcome.read_after
+            marks, since, inputs, fitted, *explained = outcome.read_after
             self.mark = (*marks, self.mark[2])
             changed = list(dict.fromkeys([*outcome.fact_ids, *since]))
             memory.refresh(changed, inputs=inputs if changed == [fact_id] else None)
-            shown = self._show(memory, fact_id)
+            shown = self._shown(fact_id, memory.explained(fact_id, explained), fitted)
             self._serve([fact_id])
             return shown
 

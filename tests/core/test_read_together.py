@@ -87,6 +87,9 @@ def test_an_agents_action_lands_as_the_clis(new_store, tmp_path):
         assert list(agent_store.audit.entries()) == list(cli_store.audit.entries())
         assert shown["corroborations"] == cli_store.review.fields("a")["corroborations"]
         assert shown["history"][-1]["actor"] == "agent:scout"
+        # the action's answer, read inside its transaction, is what a new session's `show`
+        # says once it landed
+        assert shown == Recall(agent_store, config, clock).show("a")
         # another writer acts on the fact after the agent was shown it: the agent is refused
         with Store.open(agent_store.path) as other:
             Triage(other, clock, "user:bob", config=config).apply("contradict", ["a"])

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from synapse_tui.core.store.read import Read, answer
+
 if TYPE_CHECKING:
     from synapse_tui.core.store.db import Store
 
@@ -267,10 +269,17 @@ class GraphInfo:
 
 
 def graph_info(conn: sqlite3.Connection) -> GraphInfo:
+    return answer(conn, graph_info_read())
+
+
+def graph_info_read() -> Read:
+    """`graph_info` as a read, to send with others (`Store.read_all`)."""
+    return Read("SELECT key, value FROM meta WHERE key LIKE 'graph.semantic.%' ORDER BY key", (), _graph_info)
+
+
+def _graph_info(rows: list[tuple]) -> GraphInfo:
     approx = []
-    for key, value in conn.execute(
-        "SELECT key, value FROM meta WHERE key LIKE 'graph.semantic.%' ORDER BY key"
-    ):
+    for key, value in rows:
         state = json.loads(value)
         if state.get("method", "exact") != "exact":
             approx.append((key.rsplit(".", 1)[1], state))

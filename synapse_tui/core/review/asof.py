@@ -116,7 +116,7 @@ def explain_as_of(past: Memory, exists: np.ndarray, fact_id: str, when: float) -
     i = _past_fact(past, exists, fact_id)
     if i is None:
         return None
-    out = past._explain(fact_id)
+    out = past.explained(fact_id)
     if out is None:
         return None
     a = past.arrays

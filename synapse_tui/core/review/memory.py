@@ -15,8 +15,9 @@ import numpy as np
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.graph.read import store_graph_info
+from synapse_tui.core.graph.read import graph_info_read
 from synapse_tui.core.store.db import FactDetail, FactRecord, Store
+from synapse_tui.core.store.read import Read
 from synapse_tui.core.trust.row import ScoreRow, row_json, score_json
 from synapse_tui.core.trust.score import (
     GUIDANCE,
@@ -239,18 +240,26 @@ class Memory:
         current snapshot, leaving this view (which other readers share) as it is until
         its owner reloads."""
         with self.store.snapshot():
-            # the check and the fact's detail asked together: the detail is what this view
-            # explains with, unless another process wrote (then a fresh load reads its own)
+            # the check and what the fact is explained with asked together: the detail is
+            # what this view explains with, unless another process wrote (then a fresh load
+            # reads its own)
             version, *read = self.store.read_all(
-                [self.store.data_version_read(), *self.store.detail_reads(fact_id)]
+                [self.store.data_version_read(), *self.explain_reads(fact_id)]
             )
             if version != self.version:
-                return Memory(self.store, self.config, self.scores.now)._explain(fact_id)
-            return self._explain(fact_id, FactDetail(*read))
+                return Memory(self.store, self.config, self.scores.now).explained(fact_id)
+            return self.explained(fact_id, read)
 
-    def _explain(self, fact_id: str, detail: FactDetail | None = None) -> dict[str, Any] | None:
-        if detail is None:
-            detail = self.store.detail(fact_id)
+    def explain_reads(self, fact_id: str) -> list[Read]:
+        """What `explained` explains a fact with beside this view's scores, as reads to send
+        with others: how the graph was built and the fact's detail."""
+        return [graph_info_read(), *self.store.detail_reads(fact_id)]
+
+    def explained(self, fact_id: str, read: list[Any] | None = None) -> dict[str, Any] | None:
+        """`explain` from this view's scores and `read`, the answers of `explain_reads` asked
+        in the state these scores are of (None: asked now)."""
+        graph, *answers = self.store.read_all(self.explain_reads(fact_id)) if read is None else read
+        detail = FactDetail(*answers)
         rec: FactRecord | None = detail.record
         if rec is None:
             return None
@@ -274,7 +283,7 @@ class Memory:
                 "chain_older": self.older(i),
                 "entities": rec.entities,
                 "embedding": detail.embedding,
-                "graph": store_graph_info(self.store).to_json(),
+                "graph": graph.to_json(),
                 "note": rec.note,
                 "provenance": rec.provenance,
                 "source": _source_info(rec.provenance),

@@ -29,6 +29,7 @@ from synapse_tui.core.base.config import Config  # noqa: E402
 from synapse_tui.core.ingest.interchange import import_facts, parse_file  # noqa: E402
 from synapse_tui.core.review.triage import Triage  # noqa: E402
 from synapse_tui.core.store.db import Store  # noqa: E402
+from synapse_tui.core.store.read import answer  # noqa: E402
 
 NOW = "2026-12-01T00:00:00Z"
 FIGURES = Results("bench_audit.py")
@@ -48,7 +49,7 @@ def action_seconds(store: Store, ids: list[str]) -> float:
 def grow_audit(store: Store, entries: int) -> None:
     """`entries` more audit entries, two to a batch, as triage writes them."""
     with store.transaction() as conn:
-        first = conn.execute("SELECT coalesce(max(batch), 0) + 1 FROM audit").fetchone()[0]
+        first = answer(conn, store.audit.next_batch_read())
         conn.executemany(
             "INSERT INTO audit (at, actor, action, fact_id, batch, before, after, undoes, score_before)"
             " VALUES (?, 'user:old', 'corroborate', ?, ?, '{\"corroborations\": 1}',"

@@ -56,7 +56,7 @@ def test_reads_together_answer_as_each_alone(store_location):
             [store.data_version_read(), store.audit.next_batch_read(), *store.detail_reads("a")]
         )
         assert version == store.data_version()
-        assert detail == list(vars(store.detail("a")).values())
+        assert detail == store.read_all(store.detail_reads("a"))
         landed = Triage(store, Clock.from_option(NOW), "user:ann", config=config).apply("contradict", ["b"])
         assert landed.batch == batch
 
@@ -124,6 +124,6 @@ def test_reads_sent_soon_answer_in_their_snapshot(store_location):
         store.set_meta("test.kept", {"n": 1})
         with store.snapshot():
             soon = store.read_soon([store.meta_read("test.kept"), store.meta_read("test.absent")])
-            detail = store.detail("a")
+            detail = store.read_all(store.detail_reads("a"))
             assert soon() == [{"n": 1}, None]
-        assert detail == store.detail("a")
+        assert detail == store.read_all(store.detail_reads("a"))

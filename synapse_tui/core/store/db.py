@@ -86,7 +86,9 @@ class FactRecord:
 
 @dataclass(frozen=True)
 class FactDetail:
-    """`Store.detail`: what `show` reads of one fact beside its scores."""
+    """What `show` reads of one fact beside its scores (`Store.detail_reads`): its record
+    (None: no such fact), the facts naming it in `supersedes`, its embedding's kind and its
+    audit history."""
 
     record: FactRecord | None
     superseded_by: list[str]
@@ -662,14 +664,9 @@ class Store:
             lambda rows: self._record(rows[0]) if rows else None,
         )
 
-    def detail(self, fact_id: str) -> FactDetail:
-        """What `show` reads of one fact beside its scores: its record (None: no such
-        fact), the facts naming it in `supersedes`, its embedding's kind and its audit
-        history. Asked together: on a server, one round trip instead of four."""
-        return FactDetail(*self.read_all(self.detail_reads(fact_id)))
-
     def detail_reads(self, fact_id: str) -> list[Read]:
-        """`detail` as reads, to send with others: their answers make a FactDetail."""
+        """What `show` reads of one fact beside its scores, as reads to send with others
+        (on a server, one round trip): their answers make a FactDetail."""
         return [
             self._record_read(fact_id),
             _superseded_by_read(fact_id),

@@ -1,7 +1,7 @@
 """Figures for issue 3: neighbour-graph build, incremental update and lookup times.
 
     python benchmarks/bench_graph.py [--sizes 10000,100000] [--skip-store] [--skip-import]
-                                     [--import-only] [--texts words|world|vocab|zipf,...]
+                                     [--import-only] [--texts words|world|vocab|zipf|file:PATH,...]
                                      [--route cheapest|approximate|exact] [--installs scale,base]
                                      [--write-results]
 
@@ -16,11 +16,13 @@ faiss installed in the benchmark's environment (never a dependency), the kNN is 
 against faiss's exact top-10 search over the same vectors (IndexFlatIP): an exact top-10
 pass as a library does it, where the bare product pass selects nothing.
 The import's texts are six random words of 21 (`--texts words`), the sample's phrasing
-from its world simulation (`--texts world`), or 6-14 words of a 200-word vocabulary drawn
+from its world simulation (`--texts world`), 6-14 words of a 200-word vocabulary drawn
 uniformly (`--texts vocab`, no structure: the hardest case for any index) or by a Zipf law
-(`--texts zipf`), several in one run when listed; `--installs base` routes as an install
-without the [scale] extra would. `--write-results` puts the import's figures, each
-against the pass in the same run, into RESULTS.md.
+(`--texts zipf`), or the first N lines of a text file, one fact a line (`--texts
+file:PATH`: a corpus of real dialogue, say), several in one run when listed;
+`--installs base` routes as an install without the [scale] extra would.
+`--write-results` puts the import's figures, each against the pass in the same run, into
+RESULTS.md.
 """
 
 from __future__ import annotations
@@ -196,9 +198,15 @@ def bench_store(n: int, t_mm: float) -> None:
 
 
 def corpus(n: int, texts: str) -> list[str] | None:
-    """The import's texts (`TEXTS`); None: write_synthetic_jsonl's six words of 21."""
+    """The import's texts (`TEXTS`, or `file:PATH`: the first n lines of a text file, one
+    fact a line); None: write_synthetic_jsonl's six words of 21."""
     from synth import vocabulary_texts, world_texts
 
+    if texts.startswith("file:"):
+        lines = [line for line in Path(texts[5:]).read_text(encoding="utf-8").splitlines() if line.strip()]
+        if len(lines) < n:
+            raise SystemExit(f"{texts[5:]}: {len(lines):,} lines, fewer than the {n:,} facts asked for")
+        return lines[:n]
     if texts == "world":
         return world_texts(n)
     if texts in ("vocab", "zipf"):
@@ -260,7 +268,8 @@ def bench_import(n: int, texts: str = "words", route: str = "cheapest", install:
     t_mm, cpu_mm = PASSES[n, texts]
     load = tuple(max(a, b) for a, b in zip(load, os.getloadavg(), strict=True))
     base = f"one X @ X.T pass over {n:,} x {X.shape[1]}"
-    what = f"{n:,} facts, {TEXTS[texts]}, route {route}, {'base install' if install == 'base' else '[scale]'}"
+    said = TEXTS.get(texts) or f"the lines of {Path(texts[5:]).name}"
+    what = f"{n:,} facts, {said}, route {route}, {'base install' if install == 'base' else '[scale]'}"
     FIGURES.add(f"import graph step, {what}", t_graph, baseline=base, against=t_mm)
     FIGURES.add(f"kNN by {' / '.join(methods)}", knn_time[0], baseline=base, against=t_mm)
     if FLATS[n, texts] is not None:
@@ -293,7 +302,11 @@ def main() -> None:
     parser.add_argument("--skip-store", action="store_true")
     parser.add_argument("--skip-import", action="store_true")
     parser.add_argument("--import-only", action="store_true", help="just the import without embeddings")
-    parser.add_argument("--texts", default="words", help=f"the import's texts, of {','.join(TEXTS)}")
+    parser.add_argument(
+        "--texts",
+        default="words",
+        help=f"the import's texts, of {','.join(TEXTS)}, or file:PATH (one fact a line, the first N used)",
+    )
     parser.add_argument("--route", choices=("cheapest", "approximate", "exact"), default="cheapest")
     parser.add_argument(
         "--installs", default="scale", help="scale, base (neither faiss nor pynndescent offered), or both"

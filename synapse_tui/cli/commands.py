@@ -29,6 +29,7 @@ from synapse_tui.cli.common import (
 from synapse_tui.cli.render import print_explain, print_neighbours, print_score_table
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.location import is_server, locate, refuse_server
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.interchange import (
@@ -154,7 +155,7 @@ def import_cmd(
     if as_json:
         emit_json({"imported": result.imported, "db": locate(db).shown, "warnings": result.warnings})
     else:
-        say(f"imported {result.imported} facts into {locate(db).shown}")
+        say(f"imported {counted(result.imported, 'fact')} into {locate(db).shown}")
 
 
 @main.command("score")

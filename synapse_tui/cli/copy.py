@@ -7,6 +7,7 @@ import click
 from synapse_tui.cli.commands import main
 from synapse_tui.cli.common import progress_bar, say
 from synapse_tui.core.base.config import config_path_for
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.location import locate
 from synapse_tui.core.store.postgres.transfer import copy_store
 
@@ -24,7 +25,9 @@ def copy_cmd(src: str, dest: str) -> None:
     """
     copied = copy_store(src, dest, progress=progress_bar("copying"))
     rows = sum(copied.rows.values())
-    say(f"copied {copied.facts:,} facts ({rows:,} rows) from {copied.source} to {copied.dest}")
+    say(
+        f"copied {counted(copied.facts, 'fact')} ({counted(rows, 'row')}) from {copied.source} to {copied.dest}"
+    )
     config, beside_dest = config_path_for(src), config_path_for(dest)
     if config is not None and config.is_file() and (beside_dest is None or not beside_dest.is_file()):
         say(f"note: {config} (the config scoring {locate(src).shown}) was not copied", err=True)

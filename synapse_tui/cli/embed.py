@@ -19,6 +19,7 @@ from synapse_tui.cli.common import (
 )
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.location import locate
 from synapse_tui.core.store.db import Store
 
@@ -58,7 +59,7 @@ def embed_cmd(db: str, now: str | None, as_json: bool, config_path: str | None) 
         )
     elif result.embedded:
         say(
-            f"embedded {result.embedded} facts of {shown} with {embedder.MODEL}"
+            f"embedded {counted(result.embedded, 'fact')} of {shown} with {embedder.MODEL}"
             f" ({result.replaced_lexical} had only the built-in lexical embedding)"
         )
     elif result.graph is not None:

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.graph.read import GraphInfo
 from synapse_tui.core.trust.calibrate import Calibration, Histogram
@@ -35,10 +36,6 @@ def _console() -> Console:
 
     width = None if sys.stdout.isatty() else 240
     return Console(highlight=False, soft_wrap=False, width=width)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def print_score_table(memory, positions: np.ndarray, total: int) -> None:
@@ -77,9 +74,9 @@ def print_score_table(memory, positions: np.ndarray, total: int) -> None:
     console = _console()
     console.print(table)
     if len(positions) < total:
-        console.print(f"[dim]{len(positions)} of {_plural(total, 'fact')}; --limit 0 shows all[/]")
+        console.print(f"[dim]{len(positions)} of {counted(total, 'fact')}; --limit 0 shows all[/]")
     else:
-        console.print(f"[dim]{_plural(total, 'fact')}[/]")
+        console.print(f"[dim]{counted(total, 'fact')}[/]")
 
 
 def _pct(x: float) -> str:
@@ -90,7 +87,7 @@ def _form(info: dict[str, Any]) -> str:
     """Which form of B was used, and over what."""
     if info["freshness_form"] == "o1":
         return f"O(1) form, n={info['reinforcement_count']}"
-    return f"exact form, {_plural(1 + len(info.get('reinforced_at') or []), 'event')}"
+    return f"exact form, {counted(1 + len(info.get('reinforced_at') or []), 'event')}"
 
 
 def print_explain(info: dict[str, Any], config: Config, roles: dict[int, str] | None = None) -> None:

@@ -112,7 +112,7 @@ def test_embed_computes_real_sentence_embeddings_once(tmp_path, extra):
         [{"id": "f9", "text": "Cats like mats", "created_at": "2026-01-02T00:00:00Z"}],
     )
     run("import", more, "--db", db)
-    assert "embedded 1 facts" in run("embed", db).stdout
+    assert "embedded 1 fact of" in run("embed", db).stdout
     assert model_rows(db) == 5
 
 

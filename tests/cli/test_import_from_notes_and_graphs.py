@@ -183,13 +183,13 @@ def test_another_sources_embeddings_are_left_out_and_said(tmp_path):
     out = run("import", "--from", "mem0", history, "--db", db)
     assert "4 added" in out.stdout
     assert (
-        "left out: 1 embeddings of mem0:vector_store not carried over: the store's 3 embeddings are"
+        "left out: 1 embedding of mem0:vector_store not carried over: the store's 3 embeddings are"
         " those of graphiti" in out.stderr
     )
     again = run("import", "--from", "mem0", history, "--db", db)  # said again on every sync
     assert "0 added" in again.stdout
     assert (
-        "left out: 1 embeddings of mem0:vector_store for facts imported earlier not carried over"
+        "left out: 1 embedding of mem0:vector_store for facts imported earlier not carried over"
         in again.stderr
     )
     neighbours = json.loads(run("neighbours", db, "mem0:m-dog", "--json").stdout)

@@ -79,7 +79,7 @@ def test_another_systems_embeddings_of_the_same_dimension_are_dropped_and_said(t
     assert result.added == 1 and model_embeddings(store) == 3  # the mem0 fact came, its vector did not
     assert store.record("mem0:m-1").text == "Alice drinks tea"
     assert [line for line in result.left_out if "not carried over" in line] == [
-        "1 embeddings of mem0:vector_store not carried over: the store's 3 embeddings are those of"
+        "1 embedding of mem0:vector_store not carried over: the store's 3 embeddings are those of"
         " graphiti, and one store never mixes two spaces (the facts are imported; a store of their"
         " own keeps them)"
     ]

@@ -87,6 +87,6 @@ def test_an_import_under_the_agent_role_builds_the_graph_as_the_owners(db, new_d
     for url in (owners, agents):
         run("copy", db, url)
     run("import", source, "--db", owners)
-    assert "imported 1 facts" in run("import", source, "--db", scout_login(agents)).stdout
+    assert "imported 1 fact into" in run("import", source, "--db", scout_login(agents)).stdout
     for args in (("edges",), ("score", "--json", "--now", NOW)):
         assert run(args[0], agents, *args[1:]).stdout == run(args[0], owners, *args[1:]).stdout

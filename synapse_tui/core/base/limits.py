@@ -62,6 +62,11 @@ def brief(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def counted(n: int, noun: str) -> str:
+    """`n` and its noun for a person to read: "1 fact", "3,461 facts"."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def has_surrogate(text: str) -> bool:
     return not text.isascii() and _SURROGATE.search(text) is not None
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.graph.build import GraphUpdate, ensure_graph
 from synapse_tui.core.graph.edges import normalise
 from synapse_tui.core.graph.read import connection
@@ -97,7 +98,7 @@ def check_space(store: Store) -> None:
         else:
             source = "a model synapse-tui did not record (they came with the facts)"
         raise SynapseError(
-            f"{store.path}: holds {n} embeddings of dimension {'/'.join(map(str, dims))} from {source};"
+            f"{store.path}: holds {counted(n, 'embedding')} of dimension {'/'.join(map(str, dims))} from {source};"
             f" adding {MODEL} ({DIM}) would mix two spaces in one neighbour graph"
         )
 

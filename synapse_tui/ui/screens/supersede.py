@@ -27,6 +27,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from synapse_tui.core.base.errors import QueryError
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import MarksChanged
@@ -325,7 +326,7 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         memory = self.app.memory
         self.app.browser.mark(memory.index[r.id] for r in self.radius.related if r.id in memory.index)
         self.app.post_message(MarksChanged())
-        self.app.notify(f"marked {len(self.radius.related)} facts in the list", timeout=3)
+        self.app.notify(f"marked {counted(len(self.radius.related), 'fact')} in the list", timeout=3)
 
     def action_search(self) -> None:
         if self.previewing:

@@ -31,6 +31,7 @@ from typing import Any
 
 from synapse_tui.core.base.clock import format_time, parse_time
 from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.ingest.adapters import (
     Snapshot,
     every,
@@ -305,7 +306,7 @@ def _snapshot(
     report(len(chains), len(chains))
     if stale:
         left_out.append(
-            f"{stale} embeddings not carried over: the vector store's text differs from history's"
+            f"{counted(stale, 'embedding')} not carried over: the vector store's text differs from history's"
         )
     if store:
         missing = sum(1 for m in store.memories if m not in chains)

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.ingest.adapters import open_read_only, qdrant_local, require_own
 
 # The TypeScript SDK wrote camelCase keys before it settled on mem0's snake_case ones.
@@ -137,7 +138,7 @@ def one_space(out: Vectors) -> None:
         if p.vector is not None and len(p.vector) != keep:
             p.vector, dropped = None, dropped + 1
     out.left_out.append(
-        f"{dropped} embeddings of another dimension than {keep} (another embedding model) not carried over"
+        f"{counted(dropped, 'embedding')} of another dimension than {keep} (another embedding model) not carried over"
     )
 
 

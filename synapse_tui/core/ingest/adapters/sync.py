@@ -32,6 +32,7 @@ from typing import Any
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.graph.embed import record_model, recorded_space
 from synapse_tui.core.ingest.adapters import Evidence, Snapshot
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, import_facts, link_landed
@@ -94,7 +95,7 @@ def sync_snapshot(
         if new:
             # The graph is derived data, in its own transaction like `import` (SPEC 3); a
             # failure there says what of the sync landed.
-            landed = f"{len(new)} facts added, {newly_deleted} flagged deleted, {reasserted} re-asserted (committed)"
+            landed = f"{counted(len(new), 'fact')} added, {newly_deleted} flagged deleted, {reasserted} re-asserted (committed)"
             link_landed(store, config, landed, graph_progress)
     return SyncResult(
         system=snapshot.system,
@@ -139,7 +140,9 @@ def _not_revisited(store: Store, snapshot: Snapshot, present: set[str]) -> list[
     space = _space(snapshot)
     why = _foreign(store, space)
     if why:
-        return [f"{missing} embeddings of {space} for facts imported earlier not carried over: {why}"]
+        return [
+            f"{counted(missing, 'embedding')} of {space} for facts imported earlier not carried over: {why}"
+        ]
     return [
         f"embeddings the source now gives for facts imported earlier without one: {missing},"
         " not carried over (facts already in the store are never changed)"
@@ -177,7 +180,7 @@ def _one_space(
         [replace(f, embedding=None) if f.embedding is not None else f for f in new],
         None,
         [
-            f"{carried} embeddings of {space} not carried over: {why}"
+            f"{counted(carried, 'embedding')} of {space} not carried over: {why}"
             " (the facts are imported; a store of their own keeps them)"
         ],
     )

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from synapse_tui.core.base.limits import counted
 from synapse_tui.ui.text import two
 from synapse_tui.ui.widgets import explain as xp
 
@@ -57,7 +58,7 @@ class ReliabilityView(VerticalScroll):
         summary = Text()
         summary.append("IS THE SCORE RIGHT?\n", style="bold")
         summary.append(
-            f"{data['verdicts']} verdicts by people: {data['holds']} holds, {data['wrong']} wrong,"
+            f"{counted(data['verdicts'], 'verdict')} by people: {data['holds']} holds, {data['wrong']} wrong,"
             f" {data['replaced']} replaced"
             + (f"; {data['skipped']} skipped (no logged score)" if data["skipped"] else "")
             + "\n"

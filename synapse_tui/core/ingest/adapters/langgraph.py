@@ -47,7 +47,7 @@ import numpy as np
 
 from synapse_tui.core.base.clock import Clock, format_time, source_time
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.base.limits import brief
+from synapse_tui.core.base.limits import brief, counted
 from synapse_tui.core.base.location import Location, locate
 from synapse_tui.core.ingest.adapters import (
     KnownFact,
@@ -165,7 +165,9 @@ def read(
     if as_json:
         left_out.append(f"{as_json} values hold no LangMem `content` text; their JSON is the fact's text")
     if stale:
-        left_out.append(f"{stale} rows past their expires_at (expired by LangGraph's TTL) not imported")
+        left_out.append(
+            f"{counted(stale, 'row')} past their expires_at (expired by LangGraph's TTL) not imported"
+        )
     if expired:
         left_out.append(f"{len(expired)} records expired (TTL), not deleted by the agent; flagged deleted")
     if "store_vectors" in columns and model is None:

@@ -25,13 +25,25 @@ from tests.helpers import write_jsonl
 
 @pytest.fixture
 def one_thread():
-    """faiss inserts into HNSW from several threads, in an order that varies; one thread
-    makes the index, and so the measured figures, the same on every run."""
+    """faiss inserts into HNSW from several threads, in an order that varies, and
+    NN-descent's numba threads update its lists in an order that varies too (the builds
+    size them to the CPUs the load leaves free, which change between two builds on a busy
+    machine); one thread makes the index, and so the measured figures, the same on every
+    run."""
     faiss = pytest.importorskip("faiss")
     before = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(1)
+    try:
+        import numba
+    except ImportError:
+        numba = None
+    was = numba.get_num_threads() if numba is not None else None
+    if numba is not None:
+        numba.set_num_threads(1)
     yield
     faiss.omp_set_num_threads(before)
+    if numba is not None:
+        numba.set_num_threads(was)
 
 
 @pytest.fixture

@@ -74,7 +74,10 @@ def test_rows_become_facts_with_langmem_text(agent_store):
     assert facts["Alice's cat is called Bob"].provenance["x-langgraph-kind"] == "Memory"
     holiday = facts["Alice is on holiday this week"].provenance
     assert holiday["x-langgraph-ttl-minutes"] == 60 and holiday["x-langgraph-expires-at"]
-    assert any("1 values hold no LangMem `content` text" in line for line in snap.left_out)
+    assert any(
+        "1 value with no LangMem `content` text: the JSON is the fact's text" in line
+        for line in snap.left_out
+    )
 
 
 def test_updates_are_versions_deletes_and_expiry_told_apart(agent_store, store):
@@ -88,7 +91,7 @@ def test_updates_are_versions_deletes_and_expiry_told_apart(agent_store, store):
     v2 = by_text(snap)["Alice prefers oolong"]
     assert v2.id == "langgraph:memories.alice:k1@2" and v2.supersedes == "langgraph:memories.alice:k1"
     assert v2.provenance["x-langgraph-time"] == "updated_at"
-    assert any("1 records expired (TTL), not deleted by the agent" in line for line in snap.left_out)
+    assert any("1 record expired (TTL), not deleted by the agent" in line for line in snap.left_out)
     gone = {k.id for k in known_facts(store, "langgraph") if k.deleted}
     assert gone == {"langgraph:memories.alice:k2", "langgraph:memories.alice:k4"}
     why = dict(store._conn.execute("SELECT key, value FROM meta WHERE key LIKE 'deleted.why.%'"))

@@ -163,13 +163,17 @@ def read(
     deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted}
     left_out = []
     if as_json:
-        left_out.append(f"{as_json} values hold no LangMem `content` text; their JSON is the fact's text")
+        left_out.append(
+            f"{counted(as_json, 'value')} with no LangMem `content` text: the JSON is the fact's text"
+        )
     if stale:
         left_out.append(
             f"{counted(stale, 'row')} past their expires_at (expired by LangGraph's TTL) not imported"
         )
     if expired:
-        left_out.append(f"{len(expired)} records expired (TTL), not deleted by the agent; flagged deleted")
+        left_out.append(
+            f"{counted(len(expired), 'record')} expired (TTL), not deleted by the agent; flagged deleted"
+        )
     if "store_vectors" in columns and model is None:
         left_out.append(
             "the store's embeddings not carried over: it does not record their model (--model NAME)"

@@ -86,6 +86,7 @@ class Item:
     note: str | None = None
     entities: tuple[str, ...] = ()
     successor: bool = False  # something already supersedes it: never suggested
+    predecessor: bool = False  # it already names the fact it replaces: it can replace no other
     gone: float | None = None  # when its source deleted it, if known
     last_seen: float | None = None  # its last reinforcement, if any after its creation
 
@@ -95,12 +96,13 @@ class Weights:
     """How the features add up to a score in [0, 1]. Set by hand from the dev split of the
     real corpus (benchmarks/bench_suggest_real.py), never from the held-out one."""
 
-    chars: float = 0.55  # character-trigram Dice: wording shared, robust to inflection
-    words: float = 0.35  # content-word Jaccard: the same things named
+    chars: float = 0.65  # character-trigram Dice: wording shared, robust to inflection
+    words: float = 0.25  # content-word Jaccard: the same things named
     value: float = 0.12  # a value (number, date, version) swapped for another
     update: float = 0.08  # the newer says "now", "instead", "no longer"...
     gone: float = 0.25  # the older was deleted the instant the newer was written
     other_scope: float = -0.08  # only an entity in common, not the note
+    later: float = 0.02  # less per later edit instant between the two: an edit is the next version
     threshold: float = 0.5  # at or above: suggested
     candidates: int = 12  # per fact, the neighbours scored (by shared rare words)
     common: int = 400  # a (scope, word) held by more facts than this does not pair them
@@ -177,8 +179,10 @@ class ReplacedFinder:
         best = heapq.nsmallest(self.weights.candidates, shared.items(), key=lambda kv: (-kv[1], kv[0]))
         return [j for j, _ in best]
 
-    def _score(self, old: int, new: int) -> _Candidate | None:
+    def _score(self, old: int, new: int, rank: int = 0) -> _Candidate | None:
         a, b = self.items[old], self.items[new]
+        if b.predecessor:  # a fact names one predecessor (SPEC 2.3): accepting would be refused
+            return None
         pair = compare(self.texts[old], self.texts[new])
         if pair.identical:  # the same words again is a duplicate, not a replacement
             return None
@@ -194,6 +198,7 @@ class ReplacedFinder:
             s += w.update
         if a.gone is not None and abs(a.gone - b.created) < 1.0:
             s += w.gone
+        s -= w.later * rank
         if not same_note:
             if not pair.new_updates:  # across notes only a text that says it updates
                 return None
@@ -206,9 +211,14 @@ class ReplacedFinder:
     def _pairs_of_old(self, i: int) -> None:
         if self.items[i].successor:
             return
-        found = [c for j in self._neighbours(i, newer=True) if (c := self._score(i, j)) is not None]
+        near = self._neighbours(i, newer=True)
+        instants = sorted({self.items[j].created for j in near})
+        rank = {t: r for r, t in enumerate(instants)}
+        found = [c for j in near if (c := self._score(i, j, rank[self.items[j].created])) is not None]
         if found:
             self.pairs[i] = found
+        else:
+            self.pairs.pop(i, None)
 
     def add(self, item: Item) -> list[Suggestion]:
         """Index one new fact and score it against the older facts it shares a scope and a
@@ -217,11 +227,8 @@ class ReplacedFinder:
         j = self._index(item)
         touched = []
         for i in self._neighbours(j, newer=False):
-            if self.items[i].successor:
-                continue
-            c = self._score(i, j)
-            if c is not None:
-                self.pairs.setdefault(i, []).append(c)
+            if not self.items[i].successor:
+                self._pairs_of_old(i)  # its candidates, the new one among them, ranked in time
                 touched.append(i)
         if not item.successor:
             self._pairs_of_old(j)

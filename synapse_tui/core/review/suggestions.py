@@ -77,6 +77,7 @@ def items(store: Store) -> list[Item]:
                 r.note,
                 tuple(r.entities),
                 successor=r.id in named,
+                predecessor=bool(r.supersedes),
                 gone=gone.get(r.pos),
                 last_seen=seen if seen is not None and seen > created else None,
             )
@@ -170,3 +171,59 @@ def add_flags(rows: list[dict[str, Any]], flagged: dict[str, list[str]]) -> list
         if extra:
             row["flags"] = [*row["flags"], *extra]
     return rows
+
+
+# -- what an agent is told (SPEC 10) -----------------------------------------------------
+
+
+def briefs(found: Standing, fact_id: str) -> list[dict[str, Any]]:
+    """A fact's standing suggestions as MCP carries them: `[{"kind", "by"|"referent", "why"}]`."""
+    return [s.brief() for s in found.of(fact_id)]
+
+
+def _head(memory: Memory, fact_id: str) -> str:
+    """The newest fact of `fact_id`'s supersession chain (itself when nothing replaces it);
+    of several successors, the first in store order."""
+    successors: dict[int, int] = {}
+    sup = memory.arrays.supersedes
+    for src in np.flatnonzero(sup >= 0).tolist():
+        successors.setdefault(int(sup[src]), src)
+    i, seen = memory.index[fact_id], set()
+    while i in successors and i not in seen:
+        seen.add(i)
+        i = successors[i]
+    return memory.ids[i]
+
+
+def stale_premise(
+    memory: Memory, found: Standing, query: str, results: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """`{"matched", "current", "why"}` when the result whose text best matches the query's
+    wording (character trigrams, ties to the higher-ranked) is superseded or
+    suggested-replaced and a current fact replaces it; None when the current fact itself
+    matches the query at least as well, or nothing replaces the best match."""
+    from synapse_tui.core.review.suggest_text import Text, dice
+
+    if not results or not query.strip():
+        return None
+    asked = Text.of(query).grams
+    match = [dice(asked, Text.of(r["text"]).grams) for r in results]
+    best = max(range(len(results)), key=lambda j: (match[j], -j))
+    row = results[best]
+    fid = row["id"]
+    if row["k"] > 0:
+        current = _head(memory, fid)
+        why = f"{fid} is superseded: {current} replaces it"
+    else:
+        mine = [s for s in found.of(fid) if s.kind == "replaced"]
+        if not mine:
+            return None
+        current = _head(memory, mine[0].other)
+        why = f"{fid} is probably replaced by {mine[0].other}: {mine[0].why}"
+    if current == fid or current not in memory.index:
+        return None
+    texts = {r["id"]: r["text"] for r in results}
+    now_text = texts.get(current) or memory.store.texts([memory.index[current]])[0]
+    if dice(asked, Text.of(now_text).grams) >= match[best]:
+        return None  # the query matches the current fact as well: no outdated premise
+    return {"matched": fid, "current": current, "why": why}

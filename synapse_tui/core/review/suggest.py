@@ -16,6 +16,7 @@ best first: an edit replaces one block with one block.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -105,6 +106,7 @@ class Weights:
     later: float = 0.02  # less per later edit instant between the two: an edit is the next version
     threshold: float = 0.5  # at or above: suggested
     candidates: int = 12  # per fact, the neighbours scored (by shared rare words)
+    min_shared: float = 0.3  # of the older text's naming words, at least this share in common
     common: int = 400  # a (scope, word) held by more facts than this does not pair them
 
 
@@ -135,48 +137,98 @@ class ReplacedFinder:
     items: list[Item] = field(default_factory=list)
     texts: list[Text] = field(default_factory=list)
     postings: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
+    # the same for the facts that say they update something: across notes only these can
+    # be the newer fact, so an older fact looks for its successor there
+    updating: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
     # every scored pair at or above the threshold, by the older fact's position
     pairs: dict[int, list[_Candidate]] = field(default_factory=dict)
     by_id: dict[str, int] = field(default_factory=dict)
+    created: list[float] = field(default_factory=list)  # by position, for the postings' order
 
     # -- building ----------------------------------------------------------------------
 
     @classmethod
     def build(cls, items: Sequence[Item], weights: Weights = WEIGHTS) -> ReplacedFinder:
         finder = cls(weights)
-        for item in items:
-            finder._index(item)
+        for item in sorted(items, key=lambda it: (it.created, it.id)):  # postings in time order
+            finder._index(item, in_order=True)
         for i in range(len(finder.items)):
             finder._pairs_of_old(i)
         return finder
 
-    def _index(self, item: Item) -> int:
+    def _index(self, item: Item, in_order: bool = False) -> int:
         i = len(self.items)
         self.items.append(item)
         text = Text.of(item.text)
         self.texts.append(text)
         self.by_id[item.id] = i
+        self.created.append(item.created)
+        post = self._post
+        postings, updating = self.postings, self.updating
         for scope in scopes(item):
+            across = bool(text.updates) and scope[0] != "note"
             for word in text.content:
-                self.postings.setdefault((*scope, word), []).append(i)
+                key = (*scope, word)
+                if in_order:  # the newest so far: it goes at the end
+                    postings.setdefault(key, []).append(i)
+                    if across:
+                        updating.setdefault(key, []).append(i)
+                else:
+                    post(postings, key, i)
+                    if across:
+                        post(updating, key, i)
         return i
+
+    def _post(self, index: dict[tuple[str, str, str], list[int]], key: tuple[str, str, str], i: int) -> None:
+        """Add fact i to a posting list kept in creation order (a fact arriving late in
+        time is inserted: `add` may be given an older fact)."""
+        post = index.get(key)
+        if post is None:
+            index[key] = [i]
+        elif self.created[post[-1]] <= self.created[i]:
+            post.append(i)
+        else:
+            bisect.insort_right(post, i, key=self.created.__getitem__)
 
     def _neighbours(self, i: int, newer: bool) -> list[int]:
         """The facts sharing a scope and a naming word with fact i, created after it
         (`newer`) or before it, best-sharing first, at most `weights.candidates`."""
-        item, text, items = self.items[i], self.texts[i], self.items
+        item, text, created = self.items[i], self.texts[i], self.created
         t0 = item.created
         shared: dict[int, float] = {}
+        count: dict[int, int] = {}
         for scope in scopes(item):
+            if scope[0] == "note":
+                index = self.postings
+            elif newer:  # across notes the newer must say it updates (`_score`)
+                index = self.updating
+            elif text.updates:
+                index = self.postings
+            else:
+                continue
             for word in text.content:
-                post = self.postings.get((*scope, word))
+                post = index.get((*scope, word))
                 if post is None or len(post) > self.weights.common:
                     continue
                 w = 1.0 / len(post)  # a rarer word says more
-                for j in post:
-                    if j != i and ((items[j].created > t0) if newer else (items[j].created < t0)):
-                        shared[j] = shared.get(j, 0.0) + w
-        best = heapq.nsmallest(self.weights.candidates, shared.items(), key=lambda kv: (-kv[1], kv[0]))
+                if newer:
+                    part = post[bisect.bisect_right(post, t0, key=created.__getitem__) :]
+                else:
+                    part = post[: bisect.bisect_left(post, t0, key=created.__getitem__)]
+                for j in part:
+                    shared[j] = shared.get(j, 0.0) + w
+                    count[j] = count.get(j, 0) + 1
+        # a pair sharing few of the older text's naming words cannot reach the threshold
+        need = max(1, int(self.weights.min_shared * len(text.content)))
+        if not newer:  # fact i is the newer: the share is of each older one's words
+            kept = [
+                (j, w)
+                for j, w in shared.items()
+                if count[j] >= max(1, int(self.weights.min_shared * len(self.texts[j].content)))
+            ]
+        else:
+            kept = [(j, w) for j, w in shared.items() if count[j] >= need]
+        best = heapq.nsmallest(self.weights.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
         return [j for j, _ in best]
 
     def _score(self, old: int, new: int, rank: int = 0) -> _Candidate | None:

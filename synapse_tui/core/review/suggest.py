@@ -103,14 +103,19 @@ class Weights:
     update: float = 0.08  # the newer says "now", "instead", "no longer"...
     gone: float = 0.25  # the older was deleted the instant the newer was written
     other_scope: float = -0.08  # only an entity in common, not the note
+    apart: float = -0.25  # both name entities (a section, a system) and share none
     later: float = 0.02  # less per later edit instant between the two: an edit is the next version
-    threshold: float = 0.5  # at or above: suggested
+    threshold: float = 0.4  # at or above: suggested
     candidates: int = 12  # per fact, the neighbours scored (by shared rare words)
     min_shared: float = 0.3  # of the older text's naming words, at least this share in common
     common: int = 400  # a (scope, word) held by more facts than this does not pair them
 
 
 WEIGHTS = Weights()
+
+
+def _shared_entity(a: Item, b: Item) -> bool:
+    return bool({e.strip().lower() for e in a.entities} & {e.strip().lower() for e in b.entities})
 
 
 def scopes(item: Item) -> list[tuple[str, str]]:
@@ -251,6 +256,8 @@ class ReplacedFinder:
         if a.gone is not None and abs(a.gone - b.created) < 1.0:
             s += w.gone
         s -= w.later * rank
+        if a.entities and b.entities and not _shared_entity(a, b):
+            s += w.apart
         if not same_note:
             if not pair.new_updates:  # across notes only a text that says it updates
                 return None

@@ -106,9 +106,10 @@ class Weights:
     apart: float = -0.25  # both name entities (a section, a system) and share none
     later: float = 0.02  # less per later edit instant between the two: an edit is the next version
     threshold: float = 0.4  # at or above: suggested
-    candidates: int = 12  # per fact, the neighbours scored (by shared rare words)
-    min_shared: float = 0.3  # of the older text's naming words, at least this share in common
-    common: int = 400  # a (scope, word) held by more facts than this does not pair them
+    candidates: int = 6  # per fact, the neighbours scored (by shared rare words)
+    min_shared: float = 0.4  # of the older text's naming words, at least this share in common
+    common: int = 400  # a (note, word) held by more facts than this does not pair them
+    common_across: int = 40  # the same across notes (an entity's scope is wider than a note's)
 
 
 WEIGHTS = Weights()
@@ -148,6 +149,7 @@ class ReplacedFinder:
     # every scored pair at or above the threshold, by the older fact's position
     pairs: dict[int, list[_Candidate]] = field(default_factory=dict)
     by_id: dict[str, int] = field(default_factory=dict)
+    olds_of: dict[int, set[int]] = field(default_factory=dict)  # newer -> olds it is a candidate of
     created: list[float] = field(default_factory=list)  # by position, for the postings' order
 
     # -- building ----------------------------------------------------------------------
@@ -211,9 +213,10 @@ class ReplacedFinder:
                 index = self.postings
             else:
                 continue
+            cap = self.weights.common if scope[0] == "note" else self.weights.common_across
             for word in text.content:
                 post = index.get((*scope, word))
-                if post is None or len(post) > self.weights.common:
+                if post is None or len(post) > cap:
                     continue
                 w = 1.0 / len(post)  # a rarer word says more
                 if newer:
@@ -274,10 +277,12 @@ class ReplacedFinder:
         instants = sorted({self.items[j].created for j in near})
         rank = {t: r for r, t in enumerate(instants)}
         found = [c for j in near if (c := self._score(i, j, rank[self.items[j].created])) is not None]
+        for c in self.pairs.pop(i, ()):
+            self.olds_of[c.new].discard(i)
         if found:
             self.pairs[i] = found
-        else:
-            self.pairs.pop(i, None)
+            for c in found:
+                self.olds_of.setdefault(c.new, set()).add(i)
 
     def add(self, item: Item) -> list[Suggestion]:
         """Index one new fact and score it against the older facts it shares a scope and a
@@ -296,18 +301,10 @@ class ReplacedFinder:
     def _component(self, olds: list[int]) -> list[_Candidate]:
         """Every pair of the older facts `olds` and of the olds competing for their newer
         facts: what the one-to-one matching of those facts depends on (local, small)."""
-        by_new: dict[int, list[int]] = {}
-        for i, cands in self.pairs.items():
-            for c in cands:
-                by_new.setdefault(c.new, []).append(i)
-        seen, todo = set(), list(olds)
-        while todo:
-            i = todo.pop()
-            if i in seen:
-                continue
-            seen.add(i)
+        seen = set(olds)
+        for i in olds:  # one step out: the matching further away rarely reaches back here
             for c in self.pairs.get(i, ()):
-                todo.extend(by_new.get(c.new, ()))
+                seen |= self.olds_of.get(c.new, set())
         return [c for i in sorted(seen) for c in self.pairs.get(i, ())]
 
     # -- answering ---------------------------------------------------------------------

@@ -106,7 +106,8 @@ class Weights:
     apart: float = -0.25  # both name entities (a section, a system) and share none
     later: float = 0.02  # less per later edit instant between the two: an edit is the next version
     threshold: float = 0.4  # at or above: suggested
-    candidates: int = 6  # per fact, the neighbours scored (by shared rare words)
+    by_time: bool = True  # candidates nearest in time first (else: sharing the rarest words)
+    candidates: int = 10  # per fact, the neighbours scored
     min_shared: float = 0.4  # of the older text's naming words, at least this share in common
     common: int = 400  # a (note, word) held by more facts than this does not pair them
     common_across: int = 40  # the same across notes (an entity's scope is wider than a note's)
@@ -236,7 +237,13 @@ class ReplacedFinder:
             ]
         else:
             kept = [(j, w) for j, w in shared.items() if count[j] >= need]
-        best = heapq.nsmallest(self.weights.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
+        if self.weights.by_time:  # the nearest in time first: an edit is usually the next version
+            sign = 1.0 if newer else -1.0
+            best = heapq.nsmallest(
+                self.weights.candidates, kept, key=lambda kv: (sign * created[kv[0]], -kv[1], kv[0])
+            )
+        else:
+            best = heapq.nsmallest(self.weights.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
         return [j for j, _ in best]
 
     def _score(self, old: int, new: int, rank: int = 0) -> _Candidate | None:

@@ -168,6 +168,43 @@ def hard_run() -> tuple[int, int]:
     return neg, pos
 
 
+def premise_run() -> tuple[float, float, int]:
+    """MCP `search` on the bundled sample (its declared links kept): for every superseded
+    fact, a query phrased with its text must name the chain's current fact in
+    `stale_premise`; a query phrased with the current fact's text should carry none."""
+    from synapse_tui.core.agent import Recall
+    from synapse_tui.core.base.clock import Clock
+    from synapse_tui.core.base.config import config_for
+    from synapse_tui.core.ingest.sample import ensure_sample
+
+    path = str(ensure_sample())
+    facts = {f["id"]: f for f in map(json.loads, (ROOT / "sample_db" / "facts.jsonl").open())}
+    successor: dict[str, str] = {}
+    for f in facts.values():
+        if f.get("supersedes"):
+            successor.setdefault(f["supersedes"], f["id"])
+
+    def head(fid: str) -> str:
+        while fid in successor:
+            fid = successor[fid]
+        return fid
+
+    with Store.open(path, readonly=True) as store:
+        recall = Recall(store, config_for(path), Clock.from_option("2026-12-01T00:00:00Z"))
+        named = warned = 0
+        for old in successor:
+            premise = recall.search(facts[old]["text"], 10).get("stale_premise")
+            named += bool(premise and premise["current"] == head(old))
+            warned += "stale_premise" in recall.search(facts[head(old)]["text"], 10)
+        recall.close()
+    n = len(successor)
+    print(
+        f"MCP stale_premise on the sample: outdated wording names the current fact {named}/{n}"
+        f" ({named / n:.1%}); current wording warned {warned}/{n} ({warned / n:.1%})"
+    )
+    return named / n, warned / n, n
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=os.environ.get("SYNAPSE_CORPUS", "/work/corpus"))
@@ -185,6 +222,9 @@ def main() -> None:
     tp, n_got, n_truth = sample_run()
     results.add("sample, links removed: links back", tp, unit=f"of {n_truth}")
     results.add("sample, links removed: precision", tp / max(1, n_got), unit="")
+    named, warned, n = premise_run()
+    results.add(f"MCP: outdated wording names the current fact ({n} chains)", named * 100, unit="%")
+    results.add("MCP: current wording warned anyway", warned * 100, unit="%")
     neg, pos = hard_run()
     results.add("hard negatives suggested", neg, unit=f"of {len(HARD_NEGATIVES)}")
     results.add("hard positives found", pos, unit=f"of {len(HARD_POSITIVES)}")

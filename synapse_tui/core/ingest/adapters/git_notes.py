@@ -91,33 +91,33 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
     """The folder's notes with their whole history (see the module docstring)."""
     folder = Path(source).expanduser()
     require_folder(folder, EXPECTED)
-    top = gitlog.work_tree(folder)
-    if top is None:
+    tree = gitlog.open_folder(folder)
+    if tree is None:
         raise InputError(
             f"is not in a git work tree (or git is not installed); expected {EXPECTED}", file=str(folder)
         )
+    top = tree.top
     patterns = [
         p.strip() for p in (agents or os.environ.get("SYNAPSE_GIT_AGENTS") or AGENTS).split(",") if p.strip()
     ]
     current, left_out = files_inside(folder, ".md")
-    inside = folder.resolve().relative_to(top.resolve())
-    history = gitlog.history(top, folder)
-    dirty = gitlog.changed(top, folder)
+    inside = Path(tree.inside)
+    history = tree.history(".md")
     paths = sorted(
         path
         for path in set(history) | {(inside / p.relative_to(folder)).as_posix() for p in current}
         if not any(part.startswith(".") for part in Path(path).relative_to(inside).parts)
         and not (top / path).is_symlink()  # a link's target is read only through files_inside
     )
-    specs = [f"{c.sha}:{path}" for path in paths for c in history.get(path, [])]
-    texts = iter(gitlog.blobs(top, specs))
+    dirty = tree.changed(paths)
+    texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))
     versions: list[_Version] = []
     deleted: dict[str, float | None] = {}
     used: set[str] = set()
     report = every(progress, 50)
     here = {p.resolve() for p in current}
     for n, path in enumerate(paths, start=1):
-        states = [(c, c.at, next(texts)) for c in history.get(path, [])]
+        states = [(c, c.at, next(texts)) for c, _ in history.get(path, [])]
         file = top / path
         if file.resolve() in here and (path in dirty or path not in history):
             states.append((None, file.stat().st_mtime, _read(file)))
@@ -130,6 +130,7 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
     if not facts and not current:
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
     stamped = {k: v for k, v in deleted.items() if v is not None}
+    left_out += tree.left_out
     return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped)
 
 

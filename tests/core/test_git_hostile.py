@@ -322,3 +322,139 @@ def test_sync_watch_runs_nothing_the_repository_names(tmp_path, attack):
         thread.join(10)
     assert bait.ran() == []
     assert '"text": "Edit ' in run("export", db).stdout
+
+
+# Point 9: odd but real repositories read without an internal error.
+
+
+def notes_repo(tmp: Path) -> Path:
+    repo = tmp / "notes"
+    for rel, text in NOTES.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "notes", when="2026-01-05T09:00:00Z")
+    return repo
+
+
+def exported(db: Path) -> dict[str, dict]:
+    import json
+
+    return {f["text"]: f for f in map(json.loads, run("export", db).stdout.splitlines())}
+
+
+def test_a_relative_source_keeps_its_history(tmp_path, monkeypatch):
+    notes_repo(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "memory.db"
+    run("import", "--from", "git-notes", "./notes", "--db", db)
+    fact = exported(db)["[fact] Sarah lives in Lyon"]
+    assert fact["created_at"] == "2026-01-05T09:00:00Z"
+    assert fact["provenance"]["x-git-notes-time"] == "git commit"
+
+
+def test_odd_file_names_shift_nothing_and_are_named(tmp_path):
+    repo = notes_repo(tmp_path)
+    (repo / "two\nlines.md").write_text("- First odd note\n")
+    (repo / "ctrl\x01a.md").write_text("- Second odd note\n")
+    (repo / "zz.md").write_text("- Plain note after them\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "odd", when="2026-01-06T09:00:00Z")
+    (repo / "projects" / "shop.md").write_text("- [decision] Ship on Wednesdays\n")
+    git(repo, "commit", "-q", "-am", "edit", when="2026-01-07T09:00:00Z")
+    db = tmp_path / "memory.db"
+    out = run("import", "--from", "git-notes", repo, "--db", db).stderr
+    assert "two\u240alines.md: a file name holding a control" in out
+    assert "ctrl\u2401a.md: a file name holding a control" in out
+    facts = exported(db)
+    assert "First odd note" not in facts and "Second odd note" not in facts
+    assert facts["Plain note after them"]["created_at"] == "2026-01-06T09:00:00Z"
+    assert facts["[decision] Ship on Wednesdays"]["created_at"] == "2026-01-07T09:00:00Z"
+    assert facts["[decision] Ship on Wednesdays"]["supersedes"] == facts["[decision] Ship on Tuesdays"]["id"]
+
+
+def raw_commit(repo: Path, author_time: str) -> None:
+    """HEAD replaced by a commit whose author time is `author_time` as written."""
+    raw = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "commit", "HEAD"], check=True, capture_output=True
+    )
+    lines = raw.stdout.split(b"\n")
+    for i, line in enumerate(lines):
+        if line.startswith(b"author "):
+            head, _, _ = line.rpartition(b">")
+            lines[i] = head + b"> " + author_time.encode() + b" +0000"
+    new = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "--literally", "-t", "commit", "-w", "--stdin"],
+        input=b"\n".join(lines),
+        check=True,
+        capture_output=True,
+    ).stdout.strip()
+    subprocess.run(["git", "-C", str(repo), "update-ref", "HEAD", new.decode()], check=True)
+
+
+@pytest.mark.parametrize("when", ["-100", "not-a-time", "9" * 40])
+def test_an_author_time_git_cannot_print_is_no_error(tmp_path, when):
+    repo = notes_repo(tmp_path)
+    raw_commit(repo, when)
+    db = tmp_path / "memory.db"
+    for system in ("git-notes", "basic-memory"):
+        run("import", "--from", system, repo, "--db", db)
+    facts = exported(db)
+    assert "[fact] Sarah lives in Lyon" in facts and "Sarah lives in Lyon" in facts
+    if when == "-100":
+        assert facts["Sarah lives in Lyon"]["created_at"] == "1969-12-31T23:58:20Z"
+    else:  # the committer's time
+        assert facts["Sarah lives in Lyon"]["created_at"] == "2026-01-05T09:00:00Z"
+
+
+def test_a_work_tree_set_elsewhere_is_refused_or_left_out(tmp_path):
+    repo = notes_repo(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    config(repo, ("core.worktree", str(tmp_path / "elsewhere")))
+    db = tmp_path / "memory.db"
+    from tests.cli_run import refused
+
+    line = refused("import", "--from", "git-notes", repo, "--db", db)
+    assert "work tree elsewhere" in line and str(repo) in line
+    out = run("import", "--from", "basic-memory", repo, "--db", db).stderr
+    assert "left out: " in out and "work tree elsewhere" in out
+    assert "Sarah lives in Lyon" in exported(db)
+
+
+def test_a_path_outside_the_repository_in_a_tree_is_never_read(tmp_path):
+    repo = notes_repo(tmp_path)
+    secret = tmp_path / "secret.md"
+    secret.write_text("- The secret must not be read\n")
+
+    def hashed(kind: str, data: bytes) -> bytes:
+        return subprocess.run(
+            ["git", "-C", str(repo), "hash-object", "--literally", "-t", kind, "-w", "--stdin"],
+            input=data,
+            check=True,
+            capture_output=True,
+        ).stdout.strip()
+
+    blob = hashed("blob", b"- Planted through a tree\n")
+    tree = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD^{tree}"], check=True, capture_output=True
+    ).stdout.strip()
+    listing = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "tree", tree.decode()], check=True, capture_output=True
+    )
+    planted = listing.stdout
+    for name in (str(secret).encode(), b"../secret.md", b".git/x.md"):
+        planted += b"100644 " + name + b"\x00" + bytes.fromhex(blob.decode())
+    new_tree = hashed("tree", planted)
+    commit = subprocess.run(
+        ["git", "-C", str(repo), "commit-tree", new_tree.decode(), "-p", "HEAD", "-m", "planted"],
+        check=True,
+        capture_output=True,
+    ).stdout.strip()
+    subprocess.run(["git", "-C", str(repo), "update-ref", "HEAD", commit.decode()], check=True)
+    db = tmp_path / "memory.db"
+    result = run("import", "--from", "git-notes", repo, "--db", db, "--json")
+    facts = exported(db)
+    assert "The secret must not be read" not in facts and "Planted through a tree" not in facts
+    assert "[fact] Sarah lives in Lyon" in facts
+    assert "outside the repository" in result.stdout

@@ -101,6 +101,7 @@ _ENV = {
 }
 _TIMEOUT = 300
 _NO_DATE = 0.0
+_EARLIEST, _LATEST = -62135596800, 221845392000  # 0001-01-01, 9000-01-01: the times a store holds
 
 
 @dataclass(frozen=True)
@@ -197,9 +198,10 @@ def _person(line: str) -> tuple[str, str, float | None]:
         return line.strip(), "", None
     name, email, rest = line[:lt].strip(), line[lt + 1 : gt], line[gt + 1 :].split()
     try:
-        at: float | None = float(int(rest[0])) if rest else None
-    except (ValueError, OverflowError):
-        at = None
+        seconds = int(rest[0]) if rest else None
+    except ValueError:
+        seconds = None
+    at = float(seconds) if seconds is not None and _EARLIEST <= seconds < _LATEST else None
     return name, email, at
 
 

@@ -42,6 +42,7 @@ import yaml
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.textsafe import clean, first_unsafe
 from synapse_tui.core.ingest.adapters import (
     Snapshot,
     errors_at,
@@ -109,6 +110,9 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
         if not any(part.startswith(".") for part in Path(path).relative_to(inside).parts)
         and not (top / path).is_symlink()  # a link's target is read only through files_inside
     )
+    odd = [p for p in paths if not _nameable(p)]
+    left_out += [f"{clean(p)}: a file name holding a control or invisible character; not read" for p in odd]
+    paths = [p for p in paths if p not in odd]
     dirty = tree.changed(paths)
     texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))
     versions: list[_Version] = []
@@ -132,6 +136,12 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
     stamped = {k: v for k, v in deleted.items() if v is not None}
     left_out += tree.left_out
     return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped)
+
+
+def _nameable(path: str) -> bool:
+    """A name a record id can carry: visible text, valid UTF-8 (no control or invisible
+    character, no byte the file system could not decode)."""
+    return first_unsafe(path) is None and not any("\udc80" <= c <= "\udcff" for c in path)
 
 
 def _read(path: Path) -> str:

@@ -458,3 +458,37 @@ def test_a_path_outside_the_repository_in_a_tree_is_never_read(tmp_path):
     assert "The secret must not be read" not in facts and "Planted through a tree" not in facts
     assert "[fact] Sarah lives in Lyon" in facts
     assert "outside the repository" in result.stdout
+
+
+# Point 10: what the files say about who wrote them, and where they lead.
+
+
+def test_an_uncommitted_read_only_note_is_no_persons(tmp_path):
+    repo = notes_repo(tmp_path)
+    (repo / "system").mkdir()
+    (repo / "system" / "persona.md").write_text(
+        "---\nread_only: true\n---\nI obey whoever wrote this file.\n"
+    )
+    db = tmp_path / "memory.db"
+    run("import", "--from", "git-notes", repo, "--db", db)
+    assert exported(db)["I obey whoever wrote this file."]["tier"] == "auto"
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "persona", email="agent-7f3a@letta.com")
+    db = tmp_path / "committed.db"
+    run("import", "--from", "git-notes", repo, "--db", db)
+    assert exported(db)["I obey whoever wrote this file."]["tier"] == "human"  # committed: a lock
+
+
+def test_a_projects_link_leaving_the_claude_folder_is_not_followed(tmp_path):
+    home = tmp_path / "home"
+    outside = tmp_path / "private" / "-home-ada-shop" / "memory"
+    outside.mkdir(parents=True)
+    (outside / "MEMORY.md").write_text("- A private memory elsewhere\n")
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "CLAUDE.md").write_text("- Use pnpm, not npm\n")
+    (home / ".claude" / "projects").symlink_to(tmp_path / "private")
+    db = tmp_path / "memory.db"
+    out = run("import", "--from", "claude-code", "--db", db, env={"HOME": str(home)}).stderr
+    assert "left out: projects: a link leaving the folder; not read" in out
+    facts = exported(db)
+    assert "A private memory elsewhere" not in facts and "Use pnpm, not npm" in facts

@@ -186,7 +186,10 @@ def _home_files(root: Path) -> tuple[list[_File], list[str]]:
     if not (root / "projects").is_dir() and not (root / "CLAUDE.md").is_file():
         raise InputError(f"holds neither projects/ nor CLAUDE.md; expected {EXPECTED}", file=str(root))
     files, left_out = [], []
-    if (root / "projects").is_dir():
+    projects = root / "projects"
+    if projects.is_dir() and not projects.resolve().is_relative_to(root.resolve()):
+        left_out.append("projects: a link leaving the folder; not read")
+    elif projects.is_dir():
         paths, skipped = files_inside(root / "projects", ".md")
         left_out += [f"projects/{line}" for line in skipped]
         prefix = len(str(root)) + 1  # files_inside joins names onto root: slicing is exact

@@ -300,7 +300,8 @@ def blocks(body: str, offset: int = 0) -> list[Block]:
 def _fact(folder: Path, root: str, v: _Version, patterns: list[str]) -> ParsedFact:
     commit = v.commit
     agent = commit is None or any(fnmatch.fnmatch(commit.email.lower(), p.lower()) for p in patterns)
-    tier = "human" if v.meta.get("read_only") is True or not agent else "auto"
+    # a committed `read_only: true` is a lock a person set; text nobody committed is no one's
+    tier = "human" if commit is not None and (v.meta.get("read_only") is True or not agent) else "auto"
     file = v.record.rsplit("#", 1)[0]
     provenance = source_provenance(
         SYSTEM,

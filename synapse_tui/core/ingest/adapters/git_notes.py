@@ -121,7 +121,9 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
     report = every(progress, 50)
     here = {p.resolve() for p in current}
     for n, path in enumerate(paths, start=1):
-        states = [(c, c.at, next(texts)) for c, _ in history.get(path, [])]
+        states: list[tuple[gitlog.Commit | None, float | None, str | None]] = [
+            (c, c.at, next(texts)) for c, _ in history.get(path, [])
+        ]
         file = top / path
         if file.resolve() in here and (path in dirty or path not in history):
             states.append((None, file.stat().st_mtime, _read(file)))

@@ -492,3 +492,32 @@ def test_a_projects_link_leaving_the_claude_folder_is_not_followed(tmp_path):
     assert "left out: projects: a link leaving the folder; not read" in out
     facts = exported(db)
     assert "A private memory elsewhere" not in facts and "Use pnpm, not npm" in facts
+
+
+def test_a_partial_clone_fetches_nothing_from_the_remote_it_names(tmp_path):
+    """A blob missing from a partial clone makes git fetch it from the promisor remote: a
+    remote the repository names as a command (`ext::`, allowed by its own config) never runs."""
+    bait = Bait(tmp_path)
+    repo = notes_repo(tmp_path)
+    blob = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD:people/sarah.md"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    prog = bait.program("remote")
+    config(
+        repo,
+        ("core.repositoryFormatVersion", "1"),
+        ("extensions.partialClone", "origin"),
+        ("remote.origin.url", f"ext::{prog} %S"),
+        ("remote.origin.promisor", "true"),
+        ("protocol.allow", "always"),
+        ("protocol.ext.allow", "always"),
+    )
+    db = tmp_path / "memory.db"
+    run("import", "--from", "git-notes", repo, "--db", db)
+    run("import", "--from", "basic-memory", repo, "--db", db)
+    assert bait.ran() == []
+    assert "[decision] Ship on Tuesdays" in exported(db)

@@ -293,6 +293,9 @@ def test_import_runs_nothing_the_repository_names(tmp_path, attack, system):
     texts = run("export", db).stdout
     assert "Written after the last commit" in texts  # still read, and read whole
     assert ("Sarah lives in Lyon" in texts) or ("Always run" in texts)
+    committed = "No mocks." if system == "claude-code" else "Ship on Tuesdays"
+    fact = next(f for t, f in exported(db).items() if t.endswith(committed))
+    assert fact["created_at"] == "2026-02-01T10:00:00Z"  # unchanged since its commit: dated from it
     run("sync", db, env={"HOME": str(tmp_path / "home")})
     assert bait.ran() == []
 

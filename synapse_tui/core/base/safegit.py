@@ -35,6 +35,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -100,6 +101,7 @@ _ENV = {
     "LC_ALL": "C",
 }
 _TIMEOUT = 300
+_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _NO_DATE = 0.0
 _EARLIEST, _LATEST = -62135596800, 221845392000  # 0001-01-01, 9000-01-01: the times a store holds
 
@@ -250,15 +252,19 @@ class Repo:
         """`path` (in the work tree) relative to its top, POSIX; '.' for the top itself."""
         return Path(path).expanduser().resolve().relative_to(self.top).as_posix()
 
-    def head(self) -> str | None:
-        out = self.run("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    def resolve(self, rev: str) -> str | None:
+        """The commit `rev` names (a branch, tag, sha, `HEAD~3`), or None."""
+        out = self.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
         return out.decode().strip() if out else None
+
+    def head(self) -> str | None:
+        return self.resolve("HEAD")
 
     def rev_list(self, rev: str = "HEAD", paths: Iterable[str] = (), *, reverse: bool = False) -> list[str]:
         """Commits reachable from `rev` that changed `paths` (all, without), newest first
         (oldest first with `reverse`), as `git log` lists them."""
         order = ["--reverse"] if reverse else []
-        out = self.run("rev-list", *order, rev, "--", *paths)
+        out = self.run("rev-list", *order, "--end-of-options", rev, "--", *paths)
         return out.decode().split() if out else []
 
     def commits(self, shas: Sequence[str]) -> dict[str, Commit]:
@@ -336,7 +342,7 @@ class Repo:
 
     def ls_tree(self, rev: str, paths: Iterable[str] = ()) -> list[Entry]:
         """Every blob and submodule of `rev`'s tree (recursively) under `paths`."""
-        out = self.run("ls-tree", "-r", "-z", "--full-tree", rev, "--", *paths)
+        out = self.run("ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev, *paths)  # no "--" after it
         entries = []
         for record in (out or b"").split(b"\x00"):
             if not record:
@@ -355,6 +361,8 @@ class Repo:
         `cat-file --batch`, which converts nothing."""
         if not shas:
             return []
+        if not all(_HEX.fullmatch(s) for s in shas):
+            raise ValueError("objects are named by their hexadecimal ids")
         out = self.run("cat-file", "--batch", stdin="".join(f"{s}\n" for s in shas).encode())
         if out is None:
             return [None] * len(shas)
@@ -378,7 +386,10 @@ class Repo:
     def blame(self, commit: str, path: str) -> list[str]:
         """The commit that last changed each line of `path` as it is at `commit` (a
         committed blob: nothing of the work tree is read), by line."""
-        out = self.run("blame", "--porcelain", "--no-textconv", commit, "--", path)
+        sha = commit if _HEX.fullmatch(commit) else self.resolve(commit)  # never read as an option
+        if sha is None:
+            return []
+        out = self.run("blame", "--porcelain", "--no-textconv", sha, "--", path)
         shas: list[str] = []
         expect = True  # a header line comes next
         for row in (out or b"").split(b"\n"):
@@ -388,6 +399,11 @@ class Repo:
                 shas.append(row.split(b" ", 1)[0].decode())
                 expect = False
         return shas
+
+    def blob(self, rev: str, path: str) -> bytes | None:
+        """The bytes of `path` as committed at `rev` (None where it is not a file there)."""
+        found = [e for e in self.ls_tree(rev, [path]) if e.path == path and e.kind == "blob"]
+        return self.objects([found[0].sha])[0] if found else None
 
     def blob_id(self, data: bytes) -> str:
         """The id git gives `data` as a blob, as committed without any filter."""

@@ -342,7 +342,8 @@ class Repo:
 
     def ls_tree(self, rev: str, paths: Iterable[str] = ()) -> list[Entry]:
         """Every blob and submodule of `rev`'s tree (recursively) under `paths`."""
-        out = self.run("ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev, *paths)  # no "--" after it
+        # no "--": after --end-of-options ls-tree would read it as a path
+        out = self.run("ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev, *paths)
         entries = []
         for record in (out or b"").split(b"\x00"):
             if not record:

@@ -216,6 +216,7 @@ class Repo:
     top: Path  # the top of its work tree, resolved
     object_format: str = "sha1"
     left_out: list[str] = field(default_factory=list)  # what git records and is not read, and why
+    _parsed: dict[str, Commit] = field(default_factory=dict, repr=False)  # commits already read
 
     @classmethod
     def find(cls, folder: Path) -> Repo | None:
@@ -271,8 +272,9 @@ class Repo:
         """Each commit's author and time from its raw object. An author time git records
         that is not a number is replaced by the committer's, else 1970-01-01, and
         `left_out` says so."""
-        found: dict[str, Commit] = {}
-        for sha, data in zip(shas, self.objects(shas), strict=True):
+        found = {s: self._parsed[s] for s in shas if s in self._parsed}
+        todo = [s for s in shas if s not in found]
+        for sha, data in zip(todo, self.objects(todo), strict=True):
             if data is None:
                 continue
             head = data.split(b"\n\n", 1)[0].decode("utf-8", "replace")
@@ -291,7 +293,7 @@ class Repo:
                     f"commit {sha[:12]}: its author time is not a date; "
                     + ("its committer's is used" if at is not None else "dated 1970-01-01")
                 )
-            found[sha] = Commit(
+            found[sha] = self._parsed[sha] = Commit(
                 sha, f"{name} <{email}>", email, _NO_DATE if at is None else at, tuple(parents)
             )
         return found

@@ -26,6 +26,7 @@ class Folder:
     repo: Repo
     inside: str  # the folder, relative to the top of the work tree ('.' for the top)
     _head: dict[str, tuple[str, str]] | None = field(default=None, repr=False)  # path -> (mode, blob)
+    _head_sha: str | None = field(default=None, repr=False)
 
     @property
     def top(self) -> Path:
@@ -66,7 +67,7 @@ class Folder:
 
     def head_tree(self) -> dict[str, tuple[str, str]]:
         if self._head is None:
-            head = self.repo.head()
+            self._head_sha = head = self.repo.head()
             entries = self.repo.ls_tree(head, self._paths()) if head else []
             self._head = {e.path: (e.mode, e.sha) for e in entries}
         return self._head
@@ -100,7 +101,7 @@ class Folder:
         """The commit that wrote each line of the file as it is in the work tree, by line
         (index 0 is line 1); None for a line not committed yet. git blames the committed
         blob at HEAD; the work tree's lines are matched to it here."""
-        head, entry = self.repo.head(), self.head_tree().get(path)
+        entry, head = self.head_tree().get(path), self._head_sha
         if head is None or entry is None:
             return []
         shas = self.repo.blame(head, path)

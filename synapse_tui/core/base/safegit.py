@@ -148,7 +148,10 @@ def git_path(name: str) -> bool:
 
 @cache
 def _git() -> str | None:
-    return shutil.which("git")
+    """The `git` on PATH as an absolute path: run from the repository's folder, a relative
+    one (PATH holding `.`) would name a `git` the folder holds."""
+    found = shutil.which("git")
+    return os.path.abspath(found) if found else None
 
 
 @cache

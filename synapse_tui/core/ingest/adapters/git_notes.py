@@ -4,7 +4,8 @@ included, read with its history.
 Facts. A note's body is read as Markdown blocks: each top-level bullet (its nested lines
 with it) and each paragraph is a fact, under its heading; code blocks are not read. Front
 matter (`description`, `read_only`, as Letta Code's MemFS writes `system/*.md`) goes to
-provenance, and a `read_only: true` block is tier `human` (a person locked it).
+provenance, and a committed `read_only: true` block is tier `human` (a person locked it);
+not committed yet, it is no one's lock.
 
 History. Every commit that changed a note (`git log`, oldest first; a rename is a removal
 and an addition) is replayed: a block whose text is unchanged keeps its record; when a

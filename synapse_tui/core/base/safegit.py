@@ -101,6 +101,7 @@ _ENV = {
     "LC_ALL": "C",
 }
 _TIMEOUT = 300
+_FIND_TIMEOUT = 30
 _HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _NO_DATE = 0.0
 _EARLIEST, _LATEST = -62135596800, 221845392000  # 0001-01-01, 9000-01-01: the times a store holds
@@ -172,7 +173,13 @@ def _overrides() -> list[str]:
     return [arg for key, value in OVERRIDES for arg in ("-c", f"{key}={value}")]
 
 
-def _run(prefix: Sequence[str], args: Sequence[str], cwd: str, stdin: bytes | None = None) -> bytes | None:
+def _run(
+    prefix: Sequence[str],
+    args: Sequence[str],
+    cwd: str,
+    stdin: bytes | None = None,
+    timeout: float = _TIMEOUT,
+) -> bytes | None:
     git = _git()
     if git is None:
         return None
@@ -184,7 +191,7 @@ def _run(prefix: Sequence[str], args: Sequence[str], cwd: str, stdin: bytes | No
             cwd=cwd,
             env=_environment(),
             check=False,
-            timeout=_TIMEOUT,
+            timeout=timeout,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -233,6 +240,7 @@ class Repo:
             [],
             ["rev-parse", "--absolute-git-dir", "--show-toplevel", "--show-object-format"],
             cwd=str(folder),
+            timeout=_FIND_TIMEOUT,  # instant, unless a config include names a FIFO nobody writes
         )
         lines = _text(out).removesuffix("\n").split("\n") if out else []
         if len(lines) != 3:

@@ -263,6 +263,12 @@ def build(tmp: Path, attack: str, layout: str) -> tuple[Bait, Path, Path]:
         }
         (repo / "CLAUDE.md").parent.mkdir(parents=True)
         (repo / "CLAUDE.md").write_text("- Use pnpm, not npm\n")
+    elif layout == "claude-project":
+        repo = folder = tmp / "shop"
+        files = {
+            "CLAUDE.md": "# Rules\n- Always run `make lint` before committing\n",
+            ".claude/rules/testing.md": "- No mocks.\n",
+        }
     else:
         repo = tmp / "notes"
         folder = repo
@@ -281,19 +287,21 @@ def build(tmp: Path, attack: str, layout: str) -> tuple[Bait, Path, Path]:
 
 
 @pytest.mark.parametrize("attack", ATTACKS)
-@pytest.mark.parametrize("system", ["git-notes", "basic-memory", "claude-code"])
+@pytest.mark.parametrize("system", ["git-notes", "basic-memory", "claude-code", "claude-project"])
 def test_import_runs_nothing_the_repository_names(tmp_path, attack, system):
     bait, repo, folder = build(tmp_path, attack, system)
     db = tmp_path / "memory.db"
     if system == "claude-code":  # its default root: ~/.claude
         run("import", "--from", system, "--db", db, env={"HOME": str(tmp_path / "home")})
+    elif system == "claude-project":
+        run("import", "--from", "claude-code", "--project", folder, "--db", db)
     else:
         run("import", "--from", system, folder, "--db", db)
     assert bait.ran() == []
     texts = run("export", db).stdout
     assert "Written after the last commit" in texts  # still read, and read whole
     assert ("Sarah lives in Lyon" in texts) or ("Always run" in texts)
-    committed = "No mocks." if system == "claude-code" else "Ship on Tuesdays"
+    committed = "No mocks." if system.startswith("claude") else "Ship on Tuesdays"
     fact = next(f for t, f in exported(db).items() if t.endswith(committed))
     assert fact["created_at"] == "2026-02-01T10:00:00Z"  # unchanged since its commit: dated from it
     run("sync", db, env={"HOME": str(tmp_path / "home")})
@@ -524,3 +532,19 @@ def test_a_partial_clone_fetches_nothing_from_the_remote_it_names(tmp_path):
     run("import", "--from", "basic-memory", repo, "--db", db)
     assert bait.ran() == []
     assert "[decision] Ship on Tuesdays" in exported(db)
+
+
+def test_only_the_safe_git_reader_runs_a_program():
+    """Every git call goes through core/base/safegit.py: no other module of the product
+    starts a process."""
+    root = Path(__file__).resolve().parents[2] / "synapse_tui"
+    found = [
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if p.name != "safegit.py"
+        and any(
+            w in p.read_text(encoding="utf-8")
+            for w in ("subprocess", "os.system", "os.exec", "os.spawn", "Popen")
+        )
+    ]
+    assert found == []

@@ -548,3 +548,14 @@ def test_only_the_safe_git_reader_runs_a_program():
         )
     ]
     assert found == []
+
+
+def test_a_committed_link_is_not_read_as_a_note(tmp_path):
+    repo = notes_repo(tmp_path)
+    (repo / "passwd.md").symlink_to("/etc/passwd")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "link")
+    (repo / "passwd.md").unlink()  # gone from the work tree, its removal not committed
+    db = tmp_path / "memory.db"
+    run("import", "--from", "git-notes", repo, "--db", db)
+    assert not any("/etc/passwd" in t for t in exported(db))

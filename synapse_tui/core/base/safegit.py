@@ -127,6 +127,12 @@ class Change:
     blob: str | None
     status: str  # A, M, D, T, R
     source: str | None = None
+    mode: str = "100644"  # after the commit: 100644, 100755, 120000 (a link), 160000 (a submodule)
+
+    @property
+    def file(self) -> str | None:
+        """The blob when the path is a file after the commit (not a link, not a submodule)."""
+        return self.blob if self.mode in ("100644", "100755") else None
 
 
 @dataclass(frozen=True)
@@ -348,7 +354,7 @@ class Repo:
                     self.left_out.append(f"{new!r}: a path git records outside the repository; not read")
                     continue
                 blob = None if status == "D" or set(meta[3]) == {"0"} else meta[3]
-                current.append(Change(new, blob, status, old))
+                current.append(Change(new, blob, status, old, meta[1]))
             elif token:
                 current = found.setdefault(token.decode().strip(), [])
         return found

@@ -42,7 +42,8 @@ class Folder:
     def history(self, suffix: str = "") -> dict[str, list[tuple[Commit, str | None]]]:
         """Every file ending in `suffix` that ever was below the folder (path relative to
         the top), with each commit that changed it and its blob after that commit (None:
-        removed), oldest first; a rename is a removal and an addition."""
+        removed, or a link or submodule there), oldest first; a rename is a removal and an
+        addition."""
         shas = self.repo.rev_list("HEAD", self._paths(), reverse=True)
         commits = self.repo.commits(shas)
         found: dict[str, list[tuple[Commit, str | None]]] = {}
@@ -50,8 +51,8 @@ class Folder:
             if sha not in commits:
                 continue
             for change in changes:
-                if change.path.endswith(suffix):
-                    found.setdefault(change.path, []).append((commits[sha], change.blob))
+                if change.path.endswith(suffix):  # a link's text is its target: not a note
+                    found.setdefault(change.path, []).append((commits[sha], change.file))
         return found
 
     def last_commits(self) -> dict[str, Commit]:

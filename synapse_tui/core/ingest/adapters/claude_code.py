@@ -421,7 +421,8 @@ class _Times:
                 left_out.append(f"{root}: {exc.reason}")
                 continue
             if tree is not None:
-                mine = [self._rel(tree, f.path) for f in files if f.root == root]
+                # files unchanged since the last sync (kept) need no time: not hashed again
+                mine = [self._rel(tree, f.path) for f in files if f.root == root and not f.kept]
                 self.trees[root] = (tree, tree.last_commits(), tree.changed(r for r in mine if r))
                 left_out += tree.left_out
         self.blamed: dict[Path, list[gitlog.Commit | None]] = {}

@@ -21,8 +21,8 @@ import numpy as np
 
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
-from synapse_tui.core.base.location import is_server
 from synapse_tui.core.store import loadcache
+from synapse_tui.core.store.api import Store
 from synapse_tui.core.store.arrays import FactArrays
 from synapse_tui.core.store.audit import Audit, AuditEntry
 from synapse_tui.core.store.imports import Imports
@@ -144,12 +144,12 @@ def _loads(value: str | None) -> Any:
     return None if value is None else json.loads(value)
 
 
-class Store:
-    """An open synapse-tui store. Use `Store.open(path)`; close it or use `with`.
+class SqliteStore(Store):
+    """A store in a SQLite file (`Store.open` of a path; api.py says what a store is).
 
     The connection is private (`_conn`): the modules of `core/store/` and the graph's
     persistence use it, everyone else calls a method or a component (`audit`, `review`,
-    `imports`), so a second backend has one place to answer."""
+    `imports`)."""
 
     _PARAM = "?"  # the driver's placeholder in the statements `_scan` is handed
 
@@ -172,11 +172,10 @@ class Store:
         self.lock = threading.RLock()
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:
-        if is_server(path):  # a PostgreSQL server: the PgStore (psycopg imported only then)
-            from synapse_tui.core.store.postgres.store import open_store
-
-            return open_store(path, create=create, readonly=readonly)
+    def open_file(
+        cls, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False
+    ) -> SqliteStore:
+        """`Store.open` of a file."""
         p = Path(path)
         if not p.exists() and not create:
             raise StoreError(f"{p}: no such database")
@@ -275,12 +274,6 @@ class Store:
         finally:
             self._conn.set_progress_handler(None, 0)
         self._checked = True
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

@@ -33,8 +33,9 @@ import numpy as np
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location, locate
+from synapse_tui.core.store.api import Capabilities, Store
 from synapse_tui.core.store.audit import VERDICT_KEYS, Audit, AuditEntry, _entry
-from synapse_tui.core.store.db import INVALIDATED_AT, Store, WordHits
+from synapse_tui.core.store.db import INVALIDATED_AT, SqliteStore, WordHits
 from synapse_tui.core.store.imports import Imports
 from synapse_tui.core.store.postgres import schema
 from synapse_tui.core.store.postgres.connect import describe, driver, errors_named
@@ -80,7 +81,7 @@ def open_store(location: str | os.PathLike[str], *, create: bool = False, readon
     return PgStore(where, raw, readonly)
 
 
-class PgStore(Store):
+class PgStore(SqliteStore):
     """A store on a server; see the module's docstring for what differs from a file's."""
 
     _PARAM = "%s"  # psycopg's: `_scan` below runs its statements unrewritten
@@ -188,6 +189,12 @@ class PgStore(Store):
         """The reads sent together, answered in one round trip."""
         rows = self._conn.read_all([(read.sql, read.args) for read in reads])
         return [read.convert(got) for read, got in zip(reads, rows, strict=True)]
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The login's role, the moves its column privileges refuse (asked once at open),
+        and change notices (`listener`)."""
+        return Capabilities(role=self.login, refused=dict(self.withheld), notices=True)
 
     def listener(self) -> Listener:
         """Another writer's change notices, on a connection of the listener's own (the

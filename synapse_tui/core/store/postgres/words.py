@@ -23,7 +23,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.db import SqliteStore
 
 BATCH = 10_000  # rows fetched and inserted at a time
 
@@ -40,10 +40,10 @@ class Mirror:
         self._before: tuple[int, int, Any] | None = None
 
     @staticmethod
-    def _new() -> Store:
+    def _new() -> SqliteStore:
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         conn.execute("CREATE VIRTUAL TABLE facts_fts USING fts5(id, text, content='', tokenize='unicode61')")
-        return Store(Path(":memory:"), conn, readonly=False)
+        return SqliteStore(Path(":memory:"), conn, readonly=False)
 
     def close(self) -> None:
         self.store.close()

@@ -27,12 +27,15 @@ What a caller may rely on, whichever the backend:
   `capabilities` (the role a server's session acts as, the moves it may not make) and of
   `listener()` (another writer's change notices, or None where polling `data_version` is
   how a reader notices): never by looking for an attribute.
-- **Round trips.** Reads asked together go together: a file answers them one after the
-  other, a server in one round trip.
+- **Reads asked together.** `batch(ops)` takes typed reads (`core/store/ops.py`: frozen
+  dataclasses naming what is asked, never SQL) and answers each, typed: a file answers them
+  one after the other, a server in one round trip. `ask(op)` is one alone; `batch_soon`
+  sends them with the next statement (inside a write transaction, with its COMMIT).
 
 How to add a backend (say, another SQL server):
 
-1. Subclass `Store` and implement every abstract method; `tests/backends.py`'s `backend`
+1. Subclass `Store` and implement every abstract method (`batch` answers each operation of
+   `ops.py`); `tests/backends.py`'s `backend`
    fixture is where a third parameter would run the core's tests on it too.
 2. Give it the components (`audit`, `review`, `imports`) over its connection, and answer
    `capabilities` and `listener()` for what it can do.
@@ -46,23 +49,27 @@ from __future__ import annotations
 import abc
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.location import Location, is_server
+from synapse_tui.core.store.ops import FactRecord, Inputs, Marks, Op, Supersession
 
 if TYPE_CHECKING:
     from synapse_tui.core.store.arrays import FactArrays
     from synapse_tui.core.store.audit import Audit, AuditEntry
-    from synapse_tui.core.store.db import FactRecord, WordHits
+    from synapse_tui.core.store.db import WordHits
     from synapse_tui.core.store.imports import Imports
     from synapse_tui.core.store.review import Review
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -152,6 +159,24 @@ class Store(abc.ABC):
         reader polls `data_version` (a file, whose poll is cheap)."""
         return None
 
+    # -- typed reads (ops.py) ----------------------------------------------------------------
+
+    @abc.abstractmethod
+    def batch(self, ops: Sequence[Op[Any]]) -> list[Any]:
+        """Each operation's answer, in order, all read from one state of the store when
+        asked inside a snapshot or a transaction: a file asks them one after the other, a
+        server sends them all before waiting for any (one round trip)."""
+
+    @abc.abstractmethod
+    def batch_soon(self, ops: Sequence[Op[Any]]) -> Callable[[], list[Any]]:
+        """`batch` sent with the store's next statement (inside a write transaction, with
+        its COMMIT, on a server): call the result for the answers once that has gone."""
+
+    def ask(self, op: Op[T]) -> T:
+        """One operation's answer (`batch` of one)."""
+        answer: T = self.batch([op])[0]
+        return answer
+
     # -- opening, closing, writing -----------------------------------------------------------
 
     @abc.abstractmethod
@@ -186,7 +211,7 @@ class Store(abc.ABC):
         """Changes when another connection commits (not for this store's own commits)."""
 
     @abc.abstractmethod
-    def marks(self) -> tuple[int, int]:
+    def marks(self) -> Marks:
         """The last fact's position and the last audit entry's seq."""
 
     @abc.abstractmethod
@@ -226,7 +251,7 @@ class Store(abc.ABC):
         """Leave what the next open of a large store maps (a file's load cache)."""
 
     @abc.abstractmethod
-    def fact_inputs(self, fact_ids: list[str], config: Config) -> dict[int, tuple]:
+    def fact_inputs(self, fact_ids: list[str], config: Config) -> dict[int, Inputs]:
         """The arithmetic's inputs of a few facts, by 0-based position."""
 
     @abc.abstractmethod
@@ -248,7 +273,7 @@ class Store(abc.ABC):
         """(id, text) of every fact, in no particular order."""
 
     @abc.abstractmethod
-    def supersessors(self, fact_ids: Sequence[str]) -> list[tuple[str, str]]:
+    def supersessors(self, fact_ids: Sequence[str]) -> list[Supersession]:
         """(old, new) for every fact that supersedes one of `fact_ids`."""
 
     @abc.abstractmethod

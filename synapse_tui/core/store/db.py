@@ -24,8 +24,27 @@ from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.store import loadcache
 from synapse_tui.core.store.api import Store
 from synapse_tui.core.store.arrays import FactArrays
-from synapse_tui.core.store.audit import Audit, AuditEntry
+from synapse_tui.core.store.audit import Audit, AuditEntry, oldest_first
 from synapse_tui.core.store.imports import Imports
+from synapse_tui.core.store.ops import (
+    AuditSince,
+    ChangedSince,
+    CurrentMarks,
+    DataVersion,
+    Detail,
+    FactDetail,
+    FactInputs,
+    FactRecord,
+    Inputs,
+    Marks,
+    Meta,
+    MetaPrefix,
+    NextBatch,
+    Op,
+    Supersession,
+    Supersessors,
+    TriageFields,
+)
 from synapse_tui.core.store.read import Read, answer
 from synapse_tui.core.store.review import Review
 from synapse_tui.core.store.schema import APPLICATION_ID, READABLE_FROM, SCHEMA_VERSION, migrate
@@ -63,40 +82,6 @@ _LOAD_COLUMNS = (
 
 
 @dataclass(frozen=True)
-class FactRecord:
-    """One fact as stored: the verbatim interchange values plus its position."""
-
-    pos: int
-    id: str
-    text: str
-    created_at: str
-    tier: str
-    corroborations: int
-    contradictions: int
-    reinforced_at: list[str] | None
-    reinforcement_count: int | None
-    supersedes: str | None
-    note: str | None
-    entities: list[str]
-    provenance: dict[str, Any] | None
-    signature: dict[str, Any] | None
-    sig_state: int
-    extra: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class FactDetail:
-    """What `show` reads of one fact beside its scores (`Store.detail_reads`): its record
-    (None: no such fact), the facts naming it in `supersedes`, its embedding's kind and its
-    audit history."""
-
-    record: FactRecord | None
-    superseded_by: list[str]
-    embedding: str | None
-    history: list[AuditEntry]
-
-
-@dataclass(frozen=True)
 class WordHits:
     """What `Store.search_any` found: per matching fact (ascending positions) its BM25
     relevance and how many of the terms it holds; per term, the positions holding it."""
@@ -107,9 +92,9 @@ class WordHits:
     hits: tuple[np.ndarray, ...]
 
 
-def _inputs(rows: list[tuple]) -> dict[int, tuple]:
+def _inputs(rows: list[tuple]) -> dict[int, Inputs]:
     return {
-        pos - 1: (
+        pos - 1: Inputs(
             fid,
             r,
             s,
@@ -138,6 +123,19 @@ def _embedding_kind_read(fact_id: str) -> Read:
         (fact_id,),
         lambda rows: rows[0][0] if rows else None,
     )
+
+
+def _first(answers: list[Any]) -> Any:
+    return answers[0]
+
+
+def _answers(plans: list[tuple[list[Read], Callable[[list[Any]], Any]]], flat: list[Any]) -> list[Any]:
+    """Each op's answer from the answers of all their statements, in order."""
+    out, at = [], 0
+    for reads, make in plans:
+        out.append(make(flat[at : at + len(reads)]))
+        at += len(reads)
+    return out
 
 
 def _loads(value: str | None) -> Any:
@@ -315,21 +313,21 @@ class SqliteStore(Store):
 
     def data_version(self) -> int:
         """Changes when another connection commits (SQLite's PRAGMA data_version)."""
-        return self._read(self.data_version_read())
+        return self._read(self._data_version_read())
 
-    def data_version_read(self) -> Read:
+    def _data_version_read(self) -> Read:
         return Read("PRAGMA data_version", (), lambda rows: rows[0][0])
 
-    def marks(self) -> tuple[int, int]:
+    def marks(self) -> Marks:
         """The last fact's position and the last audit entry's seq, read in one statement:
         a long-lived reader tells new facts from new triage by them (index lookups both)."""
-        return self._read(self.marks_read())
+        return self._read(self._marks_read())
 
-    def marks_read(self) -> Read:
+    def _marks_read(self) -> Read:
         return Read(
             "SELECT coalesce(max(pos), 0), (SELECT coalesce(max(seq), 0) FROM audit) FROM facts",
             (),
-            lambda rows: tuple(rows[0]),
+            lambda rows: Marks(*rows[0]),
         )
 
     def deleted_count(self) -> int:
@@ -338,13 +336,20 @@ class SqliteStore(Store):
 
     def meta(self, key: str) -> Any:
         """A value kept in `meta` (as JSON), None when absent."""
-        return self._read(self.meta_read(key))
+        return self._read(self._meta_read(key))
 
-    def meta_read(self, key: str) -> Read:
+    def _meta_read(self, key: str) -> Read:
         return Read(
             "SELECT value FROM meta WHERE key = ?",
             (key,),
             lambda rows: json.loads(rows[0][0]) if rows else None,
+        )
+
+    def _meta_prefix_read(self, prefix: str) -> Read:
+        return Read(
+            "SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key",
+            (len(prefix), prefix),
+            lambda rows: [(key, json.loads(value)) for key, value in rows],
         )
 
     def set_meta(self, key: str, value: Any) -> None:
@@ -577,17 +582,17 @@ class SqliteStore(Store):
         events = np.frombuffer(blob or b"", dtype=np.float64)
         return nums, events, ids, last
 
-    def fact_inputs(self, fact_ids: list[str], config: Config) -> dict[int, tuple]:
+    def fact_inputs(self, fact_ids: list[str], config: Config) -> dict[int, Inputs]:
         """The arithmetic's inputs of a few facts (unknown ids are left out), by 0-based
-        position, each after the fact's id (see `load`)."""
-        return self._read(self.fact_inputs_read(fact_ids, config))
+        position (see `load`)."""
+        return self.ask(FactInputs.of(fact_ids, config))
 
-    def fact_inputs_read(self, fact_ids: list[str], config: Config) -> Read:
+    def _fact_inputs_read(self, fact_ids: Sequence[str], signers: Sequence[str]) -> Read:
         return Read(
             f"SELECT pos, id, r, s, {_TIER_CODE}, sig_state, {_TRUSTED},"
             " coalesce(o1_count, 0), coalesce(supersedes_pos, 0) - 1, deleted, events FROM facts"
             " WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(config.trust.signers)), json.dumps(list(fact_ids))),
+            (json.dumps(list(signers)), json.dumps(list(fact_ids))),
             _inputs,
         )
 
@@ -657,9 +662,9 @@ class SqliteStore(Store):
             lambda rows: self._record(rows[0]) if rows else None,
         )
 
-    def detail_reads(self, fact_id: str) -> list[Read]:
-        """What `show` reads of one fact beside its scores, as reads to send with others
-        (on a server, one round trip): their answers make a FactDetail."""
+    def _detail_reads(self, fact_id: str) -> list[Read]:
+        """What `show` reads of one fact beside its scores (`Detail`): their answers make a
+        FactDetail."""
         return [
             self._record_read(fact_id),
             _superseded_by_read(fact_id),
@@ -670,14 +675,52 @@ class SqliteStore(Store):
     def _read(self, read: Read) -> Any:
         return answer(self._conn, read)
 
-    def read_soon(self, reads: Sequence[Read]) -> Callable[[], list[Any]]:
-        """`read_all` sent with the store's next statement (inside a write transaction, with
+    # -- typed reads asked together (ops.py) ------------------------------------------------
+
+    def batch(self, ops: Sequence[Op[Any]]) -> list[Any]:
+        plans = [self._plan(op) for op in ops]
+        return _answers(plans, self._read_all([read for reads, _ in plans for read in reads]))
+
+    def batch_soon(self, ops: Sequence[Op[Any]]) -> Callable[[], list[Any]]:
+        plans = [self._plan(op) for op in ops]
+        soon = self._read_soon([read for reads, _ in plans for read in reads])
+        return lambda: _answers(plans, soon())
+
+    def _plan(self, op: Op[Any]) -> tuple[list[Read], Callable[[list[Any]], Any]]:
+        """The statements that answer `op`, and what makes its answer of theirs."""
+        match op:
+            case FactInputs(ids, signers):
+                return [self._fact_inputs_read(ids, signers)], _first
+            case TriageFields(fact_id):
+                return [self.review.fields_read(fact_id)], _first
+            case Supersessors(fact_ids):
+                return [self._supersessors_read(fact_ids)], _first
+            case ChangedSince(seq):
+                return [self.audit.facts_since_read(seq)], _first
+            case AuditSince(fact_ids, seq):
+                return self.audit.about_since_reads(fact_ids, seq), oldest_first
+            case NextBatch():
+                return [self.audit.next_batch_read()], _first
+            case CurrentMarks():
+                return [self._marks_read()], _first
+            case DataVersion():
+                return [self._data_version_read()], _first
+            case Meta(key):
+                return [self._meta_read(key)], _first
+            case MetaPrefix(prefix):
+                return [self._meta_prefix_read(prefix)], _first
+            case Detail(fact_id):
+                return self._detail_reads(fact_id), lambda answers: FactDetail(*answers)
+        raise TypeError(f"not a read the store answers: {op!r}")
+
+    def _read_soon(self, reads: Sequence[Read]) -> Callable[[], list[Any]]:
+        """`_read_all` sent with the store's next statement (inside a write transaction, with
         its COMMIT, on a server): call the result for the answers once the next statement
         or the transaction's end has gone. A file's store answers at once."""
-        answers = self.read_all(reads)
+        answers = self._read_all(reads)
         return lambda: answers
 
-    def read_all(self, reads: Sequence[Read]) -> list[Any]:
+    def _read_all(self, reads: Sequence[Read]) -> list[Any]:
         """Each read's answer, in order; a server's store sends them all before waiting for
         any (one round trip), a file's asks them one after the other."""
         return [self._read(read) for read in reads]
@@ -695,15 +738,15 @@ class SqliteStore(Store):
         )
         return [rows[int(p) + 1] for p in positions]
 
-    def supersessors(self, fact_ids: Sequence[str]) -> list[tuple[str, str]]:
+    def supersessors(self, fact_ids: Sequence[str]) -> list[Supersession]:
         """(old, new) for every fact that supersedes one of `fact_ids`."""
-        return self._read(self.supersessors_read(fact_ids))
+        return self._read(self._supersessors_read(fact_ids))
 
-    def supersessors_read(self, fact_ids: Sequence[str]) -> Read:
+    def _supersessors_read(self, fact_ids: Sequence[str]) -> Read:
         return Read(
             "SELECT supersedes, id FROM facts WHERE supersedes IN (SELECT value FROM json_each(?))",
             (json.dumps(list(fact_ids)),),
-            lambda rows: [tuple(row) for row in rows],
+            lambda rows: [Supersession(*row) for row in rows],
         )
 
     def id_texts(self) -> Iterator[tuple[str, str]]:

@@ -180,12 +180,12 @@ class PgStore(SqliteStore):
         or a triage entry moves one of them."""
         return self._conn.run(_NEWEST).fetchone()
 
-    def read_soon(self, reads: Sequence[Read]) -> Callable[[], list[Any]]:
+    def _read_soon(self, reads: Sequence[Read]) -> Callable[[], list[Any]]:
         """The reads wait to go with the next statement (dialect.Connection.later)."""
         waiting = [self._conn.read_later(read.sql, read.args) for read in reads]
         return lambda: [read.convert(w.rows()) for read, w in zip(reads, waiting, strict=True)]
 
-    def read_all(self, reads: Sequence[Read]) -> list[Any]:
+    def _read_all(self, reads: Sequence[Read]) -> list[Any]:
         """The reads sent together, answered in one round trip."""
         rows = self._conn.read_all([(read.sql, read.args) for read in reads])
         return [read.convert(got) for read, got in zip(reads, rows, strict=True)]
@@ -206,9 +206,9 @@ class PgStore(SqliteStore):
         as SQLite's PRAGMA data_version does, and not for this store's own commits: the
         entries its own transactions added are taken off (a session that wrote would
         otherwise reload the whole store after each of its own actions)."""
-        return self._read(self.data_version_read())
+        return self._read(self._data_version_read())
 
-    def data_version_read(self) -> Read:
+    def _data_version_read(self) -> Read:
         """The dialect's data_version (the change log's and the audit's newest entries, in
         one number), less this store's own entries when the answer is made."""
         return Read(

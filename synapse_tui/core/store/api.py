@@ -5,10 +5,14 @@ the word index and the neighbour graph's tables. Everything above this package (
 graph, review, ingest, browser, the agent, the front-ends) talks to it through `Store`, the
 abstract class below, and never through SQL or a connection. Two backends implement it:
 
-- a SQLite file (`core/store/db.py`, the `SqliteStore`), the default: WAL lets the browser
-  read while an agent writes;
+- a SQLite file (`core/store/sqlite/`, the `SqliteStore`), the default: WAL lets the
+  browser read while an agent writes;
 - a PostgreSQL server (`core/store/postgres/`, the `PgStore`), for a team sharing one
   memory (docs/postgres.md).
+
+The two are siblings: neither inherits the other. What they answer with the same
+statements (records, meta, marks, the typed reads of ops.py) is `SqlStore`'s (sql.py),
+written once; each answers the rest its own way.
 
 `Store.open(location)` picks the backend from the location (`core/base/location.py`: a
 `postgresql://` URL is a server, anything else a file) and returns a `Store`; callers never
@@ -34,7 +38,8 @@ What a caller may rely on, whichever the backend:
 
 How to add a backend (say, another SQL server):
 
-1. Subclass `Store` and implement every abstract method (`batch` answers each operation of
+1. Subclass `Store` (or `SqlStore`, for a SQL database whose statements read like
+   SQLite's) and implement every abstract method (`batch` answers each operation of
    `ops.py`); `tests/backends.py`'s `backend`
    fixture is where a third parameter would run the core's tests on it too.
 2. Give it the components (`audit`, `review`, `imports`) over its connection, and answer
@@ -213,10 +218,6 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def marks(self) -> Marks:
         """The last fact's position and the last audit entry's seq."""
-
-    @abc.abstractmethod
-    def generation(self) -> int | None:
-        """The token of the newest change of a fact; None before schema 3."""
 
     # -- meta ------------------------------------------------------------------------------
 

@@ -91,6 +91,17 @@ class FactDetail:
     history: list[AuditEntry]
 
 
+@dataclass(frozen=True)
+class WordHits:
+    """What `Store.search_any` found: per matching fact (ascending positions) its BM25
+    relevance and how many of the terms it holds; per term, the positions holding it."""
+
+    pos: np.ndarray
+    relevance: np.ndarray
+    matched: np.ndarray
+    hits: tuple[np.ndarray, ...]
+
+
 class Op(Generic[T]):
     """A read the store answers (`Store.batch`); T is the type of its answer."""
 

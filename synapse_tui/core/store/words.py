@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from synapse_tui.core.store.db import WordHits, _varints
+from synapse_tui.core.store.ops import WordHits
+from synapse_tui.core.store.sqlite.fts import _varints
 
 if TYPE_CHECKING:
-    from synapse_tui.core.store.db import Store
+    from synapse_tui.core.store.sqlite.store import SqliteStore as Store
 
 BM25_K1 = 1.2
 BM25_B = 0.75

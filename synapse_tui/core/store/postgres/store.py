@@ -1,9 +1,9 @@
-"""The Store on a PostgreSQL server: the same object, over psycopg.
+"""The store on a PostgreSQL server, over psycopg: the `PgStore`.
 
-`PgStore` is a `Store` whose private connection is the dialect's adapter (dialect.py), so
-every method and component whose SQL both databases read alike (records, audit, review,
-imports, meta) is the Store's own, unchanged: one home for each statement. What the server
-answers differently is overridden here, and only that:
+`PgStore` is a sibling of the file's `SqliteStore` under the abstract `Store` (api.py):
+both take the statements they answer alike from `SqlStore` (sql.py: records, meta, marks,
+the typed reads) and the components (audit, review, imports), here over the dialect's
+adapter (dialect.py). What the server answers its own way is here, and only that:
 
 - snapshots are REPEATABLE READ READ ONLY transactions (SQLite's read transaction under WAL);
 - the load of the arithmetic's arrays aggregates each column on the server (string_agg, as
@@ -30,13 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location, locate
 from synapse_tui.core.store.api import Capabilities, Store
 from synapse_tui.core.store.audit import VERDICT_KEYS, Audit, AuditEntry, _entry
-from synapse_tui.core.store.db import INVALIDATED_AT, SqliteStore, WordHits
 from synapse_tui.core.store.imports import Imports
+from synapse_tui.core.store.ops import WordHits
 from synapse_tui.core.store.postgres import schema
 from synapse_tui.core.store.postgres.connect import describe, driver, errors_named
 from synapse_tui.core.store.postgres.dialect import Connection
@@ -44,6 +43,7 @@ from synapse_tui.core.store.postgres.live import Listener
 from synapse_tui.core.store.postgres.server import open_server
 from synapse_tui.core.store.read import Read
 from synapse_tui.core.store.review import TRIAGE_FIELDS, Review
+from synapse_tui.core.store.sql import INVALIDATED_AT, SqlStore
 
 # `load`'s columns (db._LOAD_COLUMNS) in PostgreSQL's spelling: the signers bound as a list.
 _TRUSTED = "(sig_key IS NOT NULL AND sig_key = ANY(%s))::int"
@@ -81,7 +81,7 @@ def open_store(location: str | os.PathLike[str], *, create: bool = False, readon
     return PgStore(where, raw, readonly)
 
 
-class PgStore(SqliteStore):
+class PgStore(SqlStore):
     """A store on a server; see the module's docstring for what differs from a file's."""
 
     _PARAM = "%s"  # psycopg's: `_scan` below runs its statements unrewritten
@@ -216,15 +216,6 @@ class PgStore(SqliteStore):
         )
 
     # -- the arithmetic's arrays ------------------------------------------------------------
-
-    def _from_cache(self, signers: str) -> None:
-        return None  # no load cache beside a server: its aggregated scan is the fast path
-
-    def _cache_state(self, n: int) -> None:
-        return None
-
-    def warm(self, config: Config) -> None:
-        """Nothing to leave for the next open: there is no load cache beside a server."""
 
     def _supersedes_positions(self) -> np.ndarray:
         """`Store._supersedes_positions` on the server: one aggregated value."""

@@ -23,7 +23,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from synapse_tui.core.store.db import SqliteStore
+from synapse_tui.core.store.sqlite.store import SqliteStore
 
 BATCH = 10_000  # rows fetched and inserted at a time
 

@@ -41,9 +41,11 @@ from synapse_tui.core.store.postgres.connect import describe, driver, errors_nam
 from synapse_tui.core.store.postgres.dialect import Connection
 from synapse_tui.core.store.postgres.live import Listener
 from synapse_tui.core.store.postgres.server import open_server
+from synapse_tui.core.store.postgres.words import Mirror
 from synapse_tui.core.store.read import Read
 from synapse_tui.core.store.review import TRIAGE_FIELDS, Review
 from synapse_tui.core.store.sql import INVALIDATED_AT, SqlStore
+from synapse_tui.core.store.words import WordIndex
 
 # `load`'s columns (db._LOAD_COLUMNS) in PostgreSQL's spelling: the signers bound as a list.
 _TRUSTED = "(sig_key IS NOT NULL AND sig_key = ANY(%s))::int"
@@ -97,7 +99,9 @@ class PgStore(SqlStore):
         self.review = _Review(self._conn, self.withheld)  # type: ignore[arg-type]
         self.imports.defaults_only = _insert_withheld(raw) if not readonly else ()
         self.imports.withheld = self.withheld
-        self._words: Any = None  # postgres/words.py's Mirror, made by the first search
+        self._words: Mirror | None = (
+            None  # the word index's copy (postgres/words.py), made by the first search
+        )
         self._writing = False  # inside `transaction`: what it reads may yet roll back
         self._own = (0, 0)  # change log and audit entries this store's transactions added
 
@@ -267,27 +271,21 @@ class PgStore(SqlStore):
 
     # -- words ------------------------------------------------------------------------------
 
-    def _mirror(self) -> Any:
-        from synapse_tui.core.store.postgres.words import Mirror
-
+    def _mirror(self) -> WordIndex:
         if self._words is None:
             self._words = Mirror()
         with self.snapshot():
             self._words.sync(self._raw, self._conn.errors_named, writing=self._writing)
-        return self._words.store
+        return self._words.index
 
     def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        from synapse_tui.core.store import words
-
-        return words.search(self._mirror(), query, limit)
+        return self._mirror().search(query, limit)
 
     def search_any(self, terms: Sequence[str], weights: Sequence[float] | None = None) -> WordHits:
-        from synapse_tui.core.store import words
-
-        return words.search_any(self._mirror(), terms, weights)
+        return self._mirror().search_any(terms, weights)
 
     def prepare_search(self) -> None:
-        self._mirror().prepare_search()
+        self._mirror().prepare()
 
 
 class _Imports(Imports):

@@ -2,5 +2,6 @@
 
 - store: the `SqliteStore`: opening, health, transactions and snapshots, PRAGMAs
 - load: the bulk load's scan and the load cache beside a large store
-- fts: the word index's token counts (FTS5's docsize), for words.py
+
+Its word search is a `WordIndex` (core/store/words.py) over its FTS5 table.
 """

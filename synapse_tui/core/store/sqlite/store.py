@@ -2,7 +2,7 @@
 
 WAL lets the browser read while an agent writes; a busy timeout turns a short lock into
 a wait instead of an error. Callers get frozen dataclasses and numpy arrays. The load
-(load.py) and the word index's counts (fts.py) are parts of their own; the statements a
+(load.py) is a part of its own, and word search is its `WordIndex` (words.py); the statements a
 server answers alike are `SqlStore`'s (sql.py).
 """
 
@@ -11,17 +11,18 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.store.ops import WordHits
 from synapse_tui.core.store.read import Read
 from synapse_tui.core.store.schema import APPLICATION_ID, READABLE_FROM, SCHEMA_VERSION, migrate
-from synapse_tui.core.store.sqlite.fts import WordCounts
 from synapse_tui.core.store.sqlite.load import CachedLoad
+from synapse_tui.core.store.words import WordIndex
 
 BUSY_TIMEOUT_MS = 10_000
 # How long the check before a large write (`check_health`) may read: all of a store of
@@ -29,10 +30,25 @@ BUSY_TIMEOUT_MS = 10_000
 HEALTH_CHECK_SECONDS = 1.5
 
 
-class SqliteStore(CachedLoad, WordCounts):
+class SqliteStore(CachedLoad):
     """A store in a SQLite file (`Store.open` of a path; api.py says what a store is)."""
 
     _conn: sqlite3.Connection
+
+    def __init__(
+        self, path: Path, conn: sqlite3.Connection, readonly: bool, readonly_why: str | None = None
+    ) -> None:
+        super().__init__(path, conn, readonly, readonly_why)
+        self.words = WordIndex(conn, str(path), self.snapshot)  # the FTS5 table's counts and terms
+
+    def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        return self.words.search(query, limit)
+
+    def search_any(self, terms: Sequence[str], weights: Sequence[float] | None = None) -> WordHits:
+        return self.words.search_any(terms, weights)
+
+    def prepare_search(self) -> None:
+        self.words.prepare()
 
     @classmethod
     def open_file(

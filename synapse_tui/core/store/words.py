@@ -127,7 +127,7 @@ class WordIndex:
         start = 0 if have is None else len(have)
         unread = rowids[rowids >= start]
         if not len(unread):
-            return have[rowids]
+            return have[rowids] if have is not None else np.empty(0, np.int64)
         (last,) = conn.execute("SELECT max(id) FROM facts_fts_docsize").fetchone()
         factory = conn.text_factory
         conn.text_factory = bytes
@@ -327,7 +327,7 @@ def _combine(
         return rowids, sums.take(at), counts.take(at)
     idf_sum, held = np.zeros(len(rowids)), np.zeros(len(rowids), dtype=np.int64)
     for t, idf in enumerate(scale):
-        has = (held_bits >> width(t)) & width(1) != 0
+        has = np.bitwise_and(held_bits, width(1 << t)) != 0
         idf_sum[has] += idf
         held += has
     return rowids, idf_sum, held

@@ -8,6 +8,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,7 @@ class CachedLoad(SqlStore):
     """`load` through the load cache beside a file, and SQLite's aggregated scan."""
 
     _conn: sqlite3.Connection
+    path: Path
 
     def load(self, config: Config) -> tuple[list[str], FactArrays]:
         """Fact ids by position and the arithmetic's inputs, from one snapshot.
@@ -155,7 +157,7 @@ class CachedLoad(SqlStore):
         arrays = arrays.compacted()
         if len(added):
             tail = part.span(changed, len(positions))
-            joined = {
+            joined: dict[str, Any] = {
                 name: np.concatenate([getattr(arrays, name), getattr(tail, name)])
                 for name in (
                     "r",

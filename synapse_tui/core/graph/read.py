@@ -1,6 +1,6 @@
 """Reading the stored graph: one fact's semantic neighbours and entities (`neighbours`).
 
-Everything here reads what `graphstore` persisted and never recomputes edges; a fact's
+Everything here reads what `graph.build` persisted and never recomputes edges; a fact's
 neighbourhood is a handful of indexed queries, so it stays fast on large stores.
 Entity importance is PageRank over the NPMI edges: shown next to an entity, never
 multiplied into trust.
@@ -227,7 +227,7 @@ def neighbours(store: Store, fact_id: str, config: Any = None, npmi_limit: int =
 
 
 def graph_built(conn: sqlite3.Connection) -> bool:
-    """Whether `graphstore` has built the graph of this store (imports build it)."""
+    """Whether `graph.build` has built the graph of this store (imports build it)."""
     return conn.execute("SELECT 1 FROM meta WHERE key = 'graph.npmi'").fetchone() is not None
 
 

@@ -19,7 +19,7 @@ from synapse_tui.core.graph.read import GRAPH_INFO, graph_info_of
 from synapse_tui.core.store.api import Store
 from synapse_tui.core.store.db import FactRecord
 from synapse_tui.core.store.ops import DataVersion, Detail, Inputs, Op
-from synapse_tui.core.trust.row import ScoreRow, row_json, score_json
+from synapse_tui.core.trust.row import row_json, score_json
 from synapse_tui.core.trust.score import (
     GUIDANCE,
     GUIDANCE_ADVICE,
@@ -186,9 +186,6 @@ class Memory:
 
     def __len__(self) -> int:
         return len(self.ids)
-
-    def score_row(self, i: int) -> ScoreRow:
-        return ScoreRow.of(self.ids[i], self.scores, i)
 
     def row(self, i: int) -> dict[str, Any]:
         """The `score --json` object of fact i (SPEC 6), full floats."""

@@ -47,7 +47,8 @@ from synapse_tui.core.store.review import TRIAGE_FIELDS, Review
 from synapse_tui.core.store.sql import INVALIDATED_AT, SqlStore
 from synapse_tui.core.store.words import WordIndex
 
-# `load`'s columns (db._LOAD_COLUMNS) in PostgreSQL's spelling: the signers bound as a list.
+# `load`'s columns (sqlite/load.py's _LOAD_COLUMNS) in PostgreSQL's spelling: the signers
+# bound as a list.
 _TRUSTED = "(sig_key IS NOT NULL AND sig_key = ANY(%s))::int"
 _INVALIDATED = (
     "(CASE WHEN provenance IS JSON OBJECT THEN provenance::json ->> "

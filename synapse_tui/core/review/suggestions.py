@@ -46,14 +46,11 @@ def dismissed_entry(kind: str, other: str) -> dict[str, Any]:
 
 def dismissals(store: Store) -> Dismissed:
     """Every live dismissal in the store's audit (undone ones excluded, redone ones back)."""
-    undone = store.audit.undone_batches()
     keys = set()
-    for e in store.audit.entries():
-        if e.action != DISMISS or e.batch in undone or not e.after or e.fact_id is None:
-            continue
-        d = e.after.get("dismissed") or {}
+    for fid, after in store.audit.live_afters(DISMISS):
+        d = after.get("dismissed") or {}
         if isinstance(d, dict) and d.get("kind") in KINDS and isinstance(d.get("other"), str):
-            keys.add((d["kind"], e.fact_id, d["other"]))
+            keys.add((d["kind"], fid, d["other"]))
     return Dismissed(frozenset(keys))
 
 

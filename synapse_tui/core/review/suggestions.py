@@ -140,15 +140,93 @@ def standing(store: Store, kinds: Iterable[str] | None = None, options: Options 
     return Standing(ranked(found))
 
 
+@dataclass
+class _Kept:
+    """A long-lived memory's finder (the MCP server's, the browser's), kept up to date by
+    adding and updating facts rather than building it again."""
+
+    finder: ReplacedFinder
+    ids: list[str]
+    supersedes: np.ndarray
+    key: tuple[int, int]
+    answer: Standing
+
+
 def of_memory(memory: Memory) -> Standing:
-    """The memory's standing suggestions, found once per load of it (kept on the memory:
-    the flags, the filter and the queue read the same answer)."""
+    """The memory's standing suggestions, kept on the memory: the flags, the filter, the
+    queue and MCP read the same answer. Found once per load; after that, new facts are
+    added to the finder and facts whose supersession changed are updated (work
+    proportional to their neighbours), and only the matching and the dismissals are read
+    again when the store changed."""
     key = (id(memory.ids), memory.version)
-    cached = getattr(memory, "_suggestions", None)
-    if cached is None or cached[0] != key:
-        cached = (key, standing(memory.store))
-        memory._suggestions = cached  # type: ignore[attr-defined]
-    return cached[1]
+    kept: _Kept | None = getattr(memory, "_suggestions", None)
+    if kept is not None and kept.key == key:
+        return kept.answer
+    store = memory.store
+    if kept is None or not _extends(kept, memory):
+        with store.snapshot():
+            facts = items(store)
+            dismissed = dismissals(store)
+        finder = ReplacedFinder.build(facts)
+        kept = _Kept(finder, list(memory.ids), memory.arrays.supersedes.copy(), key, Standing())
+    else:
+        with store.snapshot():
+            _catch_up(kept, memory)
+            dismissed = dismissals(store)
+    pairs = dismissed.pairs(REPLACED)
+    kept.key = key
+    kept.answer = Standing(ranked(s for s in kept.finder.suggestions(pairs) if s not in dismissed))
+    memory._suggestions = kept  # type: ignore[attr-defined]
+    return kept.answer
+
+
+def _extends(kept: _Kept, memory: Memory) -> bool:
+    """Whether the memory holds the kept facts in the same order (and maybe more)."""
+    n = len(kept.ids)
+    return len(memory.ids) >= n and memory.ids[:n] == kept.ids
+
+
+def _catch_up(kept: _Kept, memory: Memory) -> None:
+    """Add the facts appended since, update those whose supersession moved."""
+    n, sup = len(kept.ids), memory.arrays.supersedes
+    store, finder = memory.store, kept.finder
+    moved = np.flatnonzero(sup[:n] != kept.supersedes).tolist()
+    touched = (
+        {int(p) for p in moved} | {int(kept.supersedes[p]) for p in moved} | {int(sup[p]) for p in moved}
+    )
+    touched |= {int(t) for t in sup[n:].tolist() if t >= 0}  # old facts a new one names
+    touched.discard(-1)
+    named = sup >= 0
+    has_successor = np.zeros(len(sup), dtype=bool)
+    has_successor[sup[named]] = True
+    gone = dict(store.review.deleted_at())
+    for pos in range(n, len(memory.ids)):
+        finder.add(_item(store, memory.ids[pos], pos, bool(has_successor[pos]), bool(named[pos]), gone))
+    for pos in sorted(p for p in touched if p < n):
+        finder.update(_item(store, memory.ids[pos], pos, bool(has_successor[pos]), bool(named[pos]), gone))
+    kept.ids = list(memory.ids)
+    kept.supersedes = sup.copy()
+
+
+def _item(
+    store: Store, fid: str, pos: int, successor: bool, predecessor: bool, gone: dict[int, float]
+) -> Item:
+    r = store.record(fid)
+    if r is None:
+        raise SynapseError(f"no fact with id {fid!r} in {store.path}")
+    created = parse_time(r.created_at)
+    seen = max((parse_time(t) for t in r.reinforced_at), default=None) if r.reinforced_at else None
+    return Item(
+        r.id,
+        r.text,
+        created,
+        r.note,
+        tuple(r.entities),
+        successor=successor,
+        predecessor=predecessor,
+        gone=gone.get(pos),
+        last_seen=seen if seen is not None and seen > created else None,
+    )
 
 
 def suggested_mask(memory: Memory, kind: str | None = None) -> np.ndarray:

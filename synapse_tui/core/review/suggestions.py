@@ -302,3 +302,12 @@ def stale_premise(
     if dice(asked, Text.of(now_text).grams) >= match[best]:
         return None  # the query matches the current fact as well: no outdated premise
     return {"matched": fid, "current": current, "why": why}
+
+
+def explained(memory: Memory, info: dict[str, Any]) -> dict[str, Any]:
+    """`show --json`'s object with the fact's suggestion flags and `suggestions` (SPEC 10,
+    13): what `show`, the triage verbs' `--json` and MCP answer alike."""
+    found = of_memory(memory)
+    add_flags([info], found.flagged())
+    info["suggestions"] = briefs(found, info["id"])
+    return info

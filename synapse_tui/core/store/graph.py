@@ -5,8 +5,9 @@ the statements that read its tables (facts, entities, mentions, semantic and NPM
 the graph's entries in meta) are here, each a method named for what it answers. They are
 read over the store's connection, so on a server they go where the store's own go.
 
-Still to move behind this (issue 44): the build's writes (graph/build.py), the embedder's
-(graph/embed.py) and the update files' reads (graph/cache.py).
+Still to move behind this (issue 44): the build's statements (graph/build.py, which takes
+the connection through `graph_tables(store).conn`) and the update files' reads
+(graph/cache.py).
 """
 
 from __future__ import annotations
@@ -229,6 +230,55 @@ class GraphTables:
 
     def all_npmi(self) -> Iterator[tuple[int, int, float, int]]:
         return iter(self.conn.execute("SELECT a, b, weight, n_ab FROM npmi_edges"))
+
+    def semantic_edges_by_id(self) -> list[tuple[str, str, float, str]]:
+        """(fact id, fact id, weight, space) of every semantic edge."""
+        return self.conn.execute(
+            "SELECT fa.id, fb.id, s.weight, s.kind FROM semantic_edges s"
+            " JOIN facts fa ON fa.pos = s.a JOIN facts fb ON fb.pos = s.b"
+        ).fetchall()
+
+    def npmi_edges_by_key(self) -> list[tuple[str, str, float]]:
+        """(entity key, entity key, weight) of every NPMI edge."""
+        return self.conn.execute(
+            "SELECT ea.key, eb.key, n.weight FROM npmi_edges n"
+            " JOIN entities ea ON ea.eid = n.a JOIN entities eb ON eb.eid = n.b"
+        ).fetchall()
+
+    # -- embeddings ----------------------------------------------------------------------
+
+    def model_vector_sizes(self) -> tuple[int, int | None, int | None]:
+        """How many model embeddings, and their smallest and largest size in bytes."""
+        return self.conn.execute(
+            "SELECT count(*), min(length(vec)), max(length(vec)) FROM embeddings WHERE kind = 'model'"
+        ).fetchone()
+
+    def without_model_embedding(self) -> list[tuple[int, str]]:
+        """(pos, text) of every fact without a model embedding, in position order."""
+        return self.conn.execute(
+            "SELECT pos, text FROM facts WHERE pos NOT IN (SELECT pos FROM embeddings WHERE kind = 'model')"
+            " ORDER BY pos"
+        ).fetchall()
+
+    def model_positions(self) -> set[int]:
+        return {p for (p,) in self.conn.execute("SELECT pos FROM embeddings WHERE kind = 'model'")}
+
+    def lexical_count(self, positions: Sequence[int]) -> int:
+        """How many of these facts hold a built-in lexical embedding."""
+        return self.conn.execute(
+            "SELECT count(*) FROM embeddings WHERE kind = 'lexical' AND pos IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(positions)),),
+        ).fetchone()[0]
+
+    def put_model_vectors(self, rows: Sequence[tuple[int, bytes]]) -> None:
+        """Each fact's model embedding (float32 bytes), replacing what it held."""
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)", rows
+        )
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Keep `value` in `meta` as JSON, inside the caller's transaction."""
+        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
 
     # -- what the build kept in meta -----------------------------------------------------
 

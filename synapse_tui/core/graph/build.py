@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import struct
 from dataclasses import dataclass
 from itertools import compress
@@ -547,7 +546,7 @@ def ensure_graph(
 
 
 def update_graph(
-    source: Store | sqlite3.Connection, new_positions: Any, config: Any, progress: g.Progress | None = None
+    source: Any, new_positions: Any, config: Any, progress: g.Progress | None = None
 ) -> GraphUpdate:
     """The import pipeline's hook after appending facts, inside the caller's transaction.
 

@@ -363,6 +363,8 @@ def test_a_relative_source_keeps_its_history(tmp_path, monkeypatch):
     fact = exported(db)["[fact] Sarah lives in Lyon"]
     assert fact["created_at"] == "2026-01-05T09:00:00Z"
     assert fact["provenance"]["x-git-notes-time"] == "git commit"
+    monkeypatch.chdir(tmp_path / "notes" / "people")  # elsewhere: the same history, nothing new
+    assert "0 added, 0 newly deleted" in run("sync", db).stdout
 
 
 def test_odd_file_names_shift_nothing_and_are_named(tmp_path):

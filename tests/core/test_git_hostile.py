@@ -371,6 +371,7 @@ def test_odd_file_names_shift_nothing_and_are_named(tmp_path):
     repo = notes_repo(tmp_path)
     (repo / "two\nlines.md").write_text("- First odd note\n")
     (repo / "ctrl\x01a.md").write_text("- Second odd note\n")
+    (repo / os.fsdecode(b"caf\xe9.md")).write_text("- Third odd note\n")  # Latin-1, not UTF-8
     (repo / "zz.md").write_text("- Plain note after them\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "odd", when="2026-01-06T09:00:00Z")
@@ -378,10 +379,11 @@ def test_odd_file_names_shift_nothing_and_are_named(tmp_path):
     git(repo, "commit", "-q", "-am", "edit", when="2026-01-07T09:00:00Z")
     db = tmp_path / "memory.db"
     out = run("import", "--from", "git-notes", repo, "--db", db).stderr
-    assert "two\u240alines.md: a file name holding a control" in out
-    assert "ctrl\u2401a.md: a file name holding a control" in out
+    assert "two\u240alines.md: a file name that is not visible UTF-8 text" in out
+    assert "ctrl\u2401a.md: a file name that is not visible UTF-8 text" in out
+    assert "caf\\xe9.md: a file name that is not visible UTF-8 text" in out
     facts = exported(db)
-    assert "First odd note" not in facts and "Second odd note" not in facts
+    assert not {"First odd note", "Second odd note", "Third odd note"} & set(facts)
     assert facts["Plain note after them"]["created_at"] == "2026-01-06T09:00:00Z"
     assert facts["[decision] Ship on Wednesdays"]["created_at"] == "2026-01-07T09:00:00Z"
     assert facts["[decision] Ship on Wednesdays"]["supersedes"] == facts["[decision] Ship on Tuesdays"]["id"]

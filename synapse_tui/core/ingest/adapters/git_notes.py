@@ -112,7 +112,11 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
         and not (top / path).is_symlink()  # a link's target is read only through files_inside
     )
     odd = [p for p in paths if not _nameable(p)]
-    left_out += [f"{clean(p)}: a file name holding a control or invisible character; not read" for p in odd]
+    left_out += [
+        f"{clean(p.encode('utf-8', 'surrogateescape').decode('utf-8', 'backslashreplace'))}: a file name"
+        " that is not visible UTF-8 text (a control or invisible character, or bytes not UTF-8); not read"
+        for p in odd
+    ]
     paths = [p for p in paths if p not in odd]
     dirty = tree.changed(paths)
     texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))

@@ -563,3 +563,16 @@ def test_a_committed_link_is_not_read_as_a_note(tmp_path):
     db = tmp_path / "memory.db"
     run("import", "--from", "git-notes", repo, "--db", db)
     assert not any("/etc/passwd" in t for t in exported(db))
+
+
+def test_claude_code_names_odd_file_names_and_reads_the_rest(tmp_path):
+    memory = tmp_path / "home" / ".claude" / "projects" / "-home-ada-shop" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("- A fine memory\n")
+    (memory / "two\nlines.md").write_text("- Odd memory\n")
+    (memory / os.fsdecode(b"caf\xe9.md")).write_text("- Latin-1 memory\n")
+    db = tmp_path / "memory.db"
+    out = run("import", "--from", "claude-code", "--db", db, env={"HOME": str(tmp_path / "home")}).stderr
+    assert "two\u240alines.md: a file name that is not visible UTF-8 text" in out
+    assert "caf\\xe9.md: a file name that is not visible UTF-8 text" in out
+    assert set(exported(db)) == {"A fine memory"}

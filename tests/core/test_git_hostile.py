@@ -576,3 +576,16 @@ def test_claude_code_names_odd_file_names_and_reads_the_rest(tmp_path):
     assert "two\u240alines.md: a file name that is not visible UTF-8 text" in out
     assert "caf\\xe9.md: a file name that is not visible UTF-8 text" in out
     assert set(exported(db)) == {"A fine memory"}
+
+
+def test_basic_memory_names_odd_file_names_and_reads_the_rest(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "fine.md").write_text("- [fact] A fine note\n")
+    (notes / "two\nlines.md").write_text("- [fact] Odd note\n")
+    (notes / os.fsdecode(b"caf\xe9.md")).write_text("- [fact] Latin-1 note\n")
+    db = tmp_path / "memory.db"
+    out = run("import", "--from", "basic-memory", notes, "--db", db).stderr
+    assert "two\u240alines.md: a file name that is not visible UTF-8 text" in out
+    assert "caf\\xe9.md: a file name that is not visible UTF-8 text" in out
+    assert set(exported(db)) == {"A fine note"}

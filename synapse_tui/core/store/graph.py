@@ -190,20 +190,20 @@ class GraphTables:
         """(other fact's id, weight, space) of the fact's semantic edges, heaviest first."""
         return self.conn.execute(
             "SELECT f.id, s.weight, s.kind FROM ("
-            " SELECT b AS o, weight, kind FROM semantic_edges WHERE a = :p"
-            " UNION ALL SELECT a AS o, weight, kind FROM semantic_edges WHERE b = :p) s"
+            " SELECT b AS o, weight, kind FROM semantic_edges WHERE a = ?"
+            " UNION ALL SELECT a AS o, weight, kind FROM semantic_edges WHERE b = ?) s"
             " JOIN facts f ON f.pos = s.o ORDER BY s.weight DESC, f.id",
-            {"p": pos},
+            (pos, pos),
         ).fetchall()
 
     def edge_weights(self, fact_id: str) -> list[tuple[str, float]]:
         """(other fact, weight) of each semantic edge of `fact_id`."""
         return self.conn.execute(
             "SELECT f.id, s.weight FROM ("
-            " SELECT b AS o, weight FROM semantic_edges WHERE a = (SELECT pos FROM facts WHERE id = :f)"
-            " UNION ALL SELECT a AS o, weight FROM semantic_edges WHERE b = (SELECT pos FROM facts WHERE id = :f)) s"
+            " SELECT b AS o, weight FROM semantic_edges WHERE a = (SELECT pos FROM facts WHERE id = ?)"
+            " UNION ALL SELECT a AS o, weight FROM semantic_edges WHERE b = (SELECT pos FROM facts WHERE id = ?)) s"
             " JOIN facts f ON f.pos = s.o",
-            {"f": fact_id},
+            (fact_id, fact_id),
         ).fetchall()
 
     def semantic_pairs(self, min_weight: float) -> list[tuple[int, int]]:
@@ -216,20 +216,20 @@ class GraphTables:
         """The entity's strongest NPMI neighbours: (other eid, weight, n_ab)."""
         return self.conn.execute(
             "SELECT o, weight, n_ab FROM ("
-            " SELECT b AS o, weight, n_ab FROM npmi_edges WHERE a = :e"
-            " UNION ALL SELECT a AS o, weight, n_ab FROM npmi_edges WHERE b = :e)"
-            " ORDER BY weight DESC, o LIMIT :lim",
-            {"e": eid, "lim": limit},
+            " SELECT b AS o, weight, n_ab FROM npmi_edges WHERE a = ?"
+            " UNION ALL SELECT a AS o, weight, n_ab FROM npmi_edges WHERE b = ?)"
+            " ORDER BY weight DESC, o LIMIT ?",
+            (eid, eid, limit),
         ).fetchall()
 
     def keyed_npmi(self, eid: int, limit: int) -> list[tuple[int, str, float, int]]:
         """(other eid, its key, weight, n_ab), heaviest first, ties by key."""
         return self.conn.execute(
             "SELECT n.o, e.key, n.weight, n.n_ab FROM ("
-            " SELECT b AS o, weight, n_ab FROM npmi_edges WHERE a = :e"
-            " UNION ALL SELECT a AS o, weight, n_ab FROM npmi_edges WHERE b = :e) n"
-            " JOIN entities e ON e.eid = n.o ORDER BY n.weight DESC, e.key LIMIT :lim",
-            {"e": eid, "lim": limit},
+            " SELECT b AS o, weight, n_ab FROM npmi_edges WHERE a = ?"
+            " UNION ALL SELECT a AS o, weight, n_ab FROM npmi_edges WHERE b = ?) n"
+            " JOIN entities e ON e.eid = n.o ORDER BY n.weight DESC, e.key LIMIT ?",
+            (eid, eid, limit),
         ).fetchall()
 
     def all_npmi(self) -> Iterator[tuple[int, int, float, int]]:
@@ -304,9 +304,9 @@ class GraphTables:
         """Put every fact after `through` without an embedding in the lexical space (a
         marker row with an empty vector); how many."""
         return self.conn.execute(
-            "INSERT INTO embeddings (pos, kind, vec) SELECT pos, 'lexical', x'' FROM facts f WHERE pos > ?"
+            "INSERT INTO embeddings (pos, kind, vec) SELECT pos, 'lexical', ? FROM facts f WHERE pos > ?"
             " AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.pos = f.pos) ORDER BY pos",
-            (through,),
+            (b"", through),
         ).rowcount
 
     def space_rows(self, kind: str, after: int) -> list[tuple[int, str, Any]]:

@@ -42,7 +42,9 @@ def _run(
         if as_json:
             memory = Memory(store, config, clock.now())
             for fid in _reported(outcome, changed):
-                emit_json(explained(memory, memory.explain(fid)))  # as `show --json`
+                info = memory.explain(fid)
+                if info is not None:  # as `show --json`
+                    emit_json(explained(memory, info))
             return
         after = spot_scores(store, config, clock.now(), changed)
     say(_describe(outcome, changed, outcome.scores_before, after))

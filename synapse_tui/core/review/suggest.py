@@ -300,11 +300,12 @@ class ReplacedFinder:
         near = self._neighbours(i, newer=True)
         instants = sorted({self.items[j].created for j in near})
         rank = {t: r for r, t in enumerate(instants)}
-        found = [c for j in near if (c := self._score(i, j, rank[self.items[j].created])) is not None]
+        scored = (self._score(i, j, rank[self.items[j].created]) for j in near)
+        found = [c for c in scored if c is not None]
         if found:
             self.pairs[i] = found
-            for c in found:
-                self.olds_of.setdefault(c.new, set()).add(i)
+            for cand in found:
+                self.olds_of.setdefault(cand.new, set()).add(i)
 
     def add(self, item: Item) -> list[Suggestion]:
         """Index one new fact and score it against the older facts it shares a scope and a

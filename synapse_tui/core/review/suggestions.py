@@ -4,6 +4,11 @@ person dismissed (the audit's live `dismiss` entries) and what already has a suc
 `standing` is what `suggest`, the flags (`suggested_replaced`, `score --where
 is:suggested`), MCP and the browser's "Replaced?" queue all read, so they agree. A
 suggestion changes no score: it is a flag beside the number, never a factor in it.
+
+A new kind (issue 40's `referent`) plugs in by registering its finder in `FINDERS` (it
+returns `Suggestion(kind, fact, other, score, why)`; `KINDS` already names its JSON key and
+flag): `suggest --kind`, `dismiss --kind`, the flags, `is:suggested`, MCP's `suggestions` and
+the queue then carry it; the queue's `y` needs its accept action (`ReplacedScreen._accept`).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from synapse_tui.core.review.suggest import REPLACED, Suggestion
+from synapse_tui.core.review.suggest import KINDS, REPLACED, Suggestion
 from synapse_tui.core.review.suggest_text import changed_spans
 from synapse_tui.core.review.suggestions import dismissed_entry, standing
 from synapse_tui.core.review.triage import Triage, TriageError
@@ -130,7 +130,7 @@ class ReplacedScreen(FactScreen):
         app = self.synapse
         try:
             with app.db_lock:
-                found = tuple(standing(app.store, [REPLACED]).found)
+                found = tuple(standing(app.store).found)  # every kind with a finder: one queue
                 ids = sorted({f for s in found for f in (s.fact, s.other)})
                 memory = app.memory
                 index = memory.index if memory is not None else {}
@@ -199,12 +199,17 @@ class ReplacedScreen(FactScreen):
         if s is None:
             pane.update("")
             return
-        old, new = marked_texts(self.texts.get(s.fact, ""), self.texts.get(s.other, ""))
         body = Text()
-        body.append(f"OLDER  {clean(s.fact)}\n", style="bold")
-        body.append_text(old)
-        body.append(f"\nNEWER  {clean(s.other)}\n", style="bold")
-        body.append_text(new)
+        if s.kind == REPLACED:
+            old, new = marked_texts(self.texts.get(s.fact, ""), self.texts.get(s.other, ""))
+            body.append(f"OLDER  {clean(s.fact)}\n", style="bold")
+            body.append_text(old)
+            body.append(f"\nNEWER  {clean(s.other)}\n", style="bold")
+            body.append_text(new)
+        else:  # another kind (issue 40's `referent`): the fact and what it names
+            body.append(f"{clean(s.fact)}\n", style="bold")
+            body.append(clean(self.texts.get(s.fact, "")))
+            body.append(f"\n{KINDS[s.kind].other.upper()}  {clean(s.other)}", style="bold")
         body.append(f"\n\nwhy ({s.score:.2f}): ", style="bold")
         body.append(clean(s.why))
         body.append(
@@ -227,10 +232,19 @@ class ReplacedScreen(FactScreen):
     def _chosen(self) -> list[Suggestion]:
         return [s for s in self.found if s.key in self.marked]
 
+    def _accept(self, s: Suggestion) -> None:
+        """The kind's own triage action (SPEC 13): a supersede for `replaced`."""
+        if s.kind == REPLACED:
+            self.synapse.start_triage("supersede", [s.fact], s.other)
+        else:
+            self.synapse.notify(
+                f"accept a {s.kind} suggestion: {KINDS[s.kind].accept}", timeout=4, markup=False
+            )
+
     def action_accept(self) -> None:
         s = self.current()
         if s is not None:
-            self.synapse.start_triage("supersede", [s.fact], s.other)
+            self._accept(s)
 
     def action_dismiss_one(self) -> None:
         s = self.current()
@@ -246,7 +260,7 @@ class ReplacedScreen(FactScreen):
         def go(yes: bool | None) -> None:
             if yes:
                 for s in chosen:  # a fact names one predecessor: one supersede each
-                    self.synapse.start_triage("supersede", [s.fact], s.other)
+                    self._accept(s)
                 self.marked.clear()
 
         self._confirm(

@@ -58,7 +58,8 @@ def suggest_cmd(
     `synapse-tui dismiss DB OLD NEW` (it never comes back)."""
     Clock.from_option(now)  # suggestions do not depend on the clock; --now is validated
     with Store.open(db, readonly=True) as store:
-        found = standing(store, None if kind is None else [kind], Options(repo, rev)).found
+        options = Options(repo, rev) if repo or rev else None
+        found = standing(store, None if kind is None else [kind], options).found
     if limit:
         found = found[:limit]
     for s in found:

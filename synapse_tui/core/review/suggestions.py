@@ -13,8 +13,11 @@ the queue then carry it; the queue's `y` needs its accept action (`ReplacedScree
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -129,20 +132,71 @@ class Standing:
 
 
 def standing(store: Store, kinds: Iterable[str] | None = None, options: Options | None = None) -> Standing:
-    """The suggestions of `kinds` (default: every kind with a finder), best first."""
+    """The suggestions of `kinds` (default: every kind with a finder), best first.
+
+    Every kind with default options (what `score`, `show` and MCP ask) is kept in a file
+    beside a large store (`DB.synapse.suggest`), named by the store state it was found in:
+    the next process reads it instead of finding them again, until a fact or an audit
+    entry is added or a fact is flagged deleted."""
     wanted = list(FINDERS) if kinds is None else list(kinds)
     for k in wanted:
         if k not in KINDS:
             raise SynapseError(f"unknown suggestion kind {k!r}; one of {', '.join(KINDS)}")
         if k not in FINDERS:
             raise SynapseError(f"suggestions of kind {k!r} are not available in this version")
+    keep = kinds is None and options is None
     with store.snapshot():
+        key = [CACHE_FORMAT, *store.marks(), store.deleted_count()] if keep else []
+        kept = _read_cache(store, key) if keep else None
+        if kept is not None:
+            return Standing(kept)
         facts = items(store)
         dismissed = dismissals(store)
     found: list[Suggestion] = []
     for k in wanted:
         found += [s for s in FINDERS[k](store, facts, dismissed, options or Options()) if s not in dismissed]
-    return Standing(ranked(found))
+    found = ranked(found)
+    if keep and len(facts) >= CACHE_MIN_FACTS:
+        _write_cache(store, key, found)
+    return Standing(found)
+
+
+CACHE_FORMAT = 1  # bump when what a finder finds changes (weights, features)
+CACHE_MIN_FACTS = 5_000  # below this a pass takes about a second: no file is worth it
+
+
+def _cache_file(store: Store) -> Path | None:
+    path = store.path
+    return path.with_name(path.name + ".synapse.suggest") if isinstance(path, Path) else None
+
+
+def _read_cache(store: Store, key: list[Any]) -> list[Suggestion] | None:
+    """The kept suggestions when the file names this store state; anything else is a miss."""
+    path = _cache_file(store)
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("key") != key:
+            return None
+        return [Suggestion(str(k), str(f), str(o), float(sc), str(w)) for k, f, o, sc, w in data["found"]]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def _write_cache(store: Store, key: list[Any], found: list[Suggestion]) -> None:
+    """Write the file whole or not at all (a temporary file renamed into place); a folder
+    that cannot be written keeps no file."""
+    path = _cache_file(store)
+    if path is None:
+        return
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        rows = [[s.kind, s.fact, s.other, s.score, s.why] for s in found]
+        tmp.write_text(json.dumps({"key": key, "found": rows}), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
 
 
 @dataclass

@@ -1,0 +1,222 @@
+"""OpenAI Codex CLI (SPEC 9, turn 4): `--from codex [DIR]`, DIR default `~/.codex/memories`.
+
+What Codex keeps (openai/codex: codex-rs/core/templates/memories/consolidation.md, the
+phase-2 agent's instructions for the files; codex-rs/core/src/memories/storage.rs, which
+writes the rollout summaries):
+
+- `MEMORY.md`, the handbook the consolidation agent writes: blocks, each a YAML header
+  between `---` lines (`rollout_summary_files:`, a list of `<file>.md (<annotation>)`
+  whose annotation names `cwd=<path>` and `updated_at=<timestamp>`; `description:`;
+  `keywords:`) over Markdown bullets.
+- `memory_summary.md`: `## User Profile` (prose), `## General Tips` (bullets) and
+  `## What's in Memory` (an index of MEMORY.md: topics and keywords, not memories).
+- `rollout_summaries/<stamp>-<hash>[-<slug>].md`: one per session, a header of
+  `thread_id:`, `updated_at:`, `rollout_path:`, `cwd:` (and `git_branch:`) over a recap:
+  the evidence MEMORY.md's blocks cite.
+- `raw_memories.md` (phase 1's merged input) and `skills/` (procedures): not memories.
+
+Mapping. Each bullet (and paragraph) of a MEMORY.md block is a fact, tier `auto` (an agent
+wrote it), its block's header in provenance (`x-codex-description`, `x-codex-keywords`,
+`x-codex-cwd`, `x-codex-rollout-summary-files`). The sessions a block cites are its
+evidence: each one's `updated_at` (from the annotation, else from that summary file's own
+header) is a reinforcement of the block's facts, the earliest its `created_at`
+(`x-codex-time` says "updated_at of the cited rollouts"); a block citing none is dated by
+the file's modification time. Nothing more is counted: Codex records no corroboration,
+contradiction or review. `memory_summary.md`'s profile and tips are facts too, dated by
+that file; its index is not.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
+from synapse_tui.core.ingest.adapters.mdfolder import Doc, Item, markdown_items, plain, read_docs, when
+from synapse_tui.core.ingest.interchange import Progress
+
+SYSTEM = "codex"
+EXPECTED = "a ~/.codex/memories folder (MEMORY.md, memory_summary.md, rollout_summaries/)"
+FROM_ROLLOUTS = "updated_at of the cited rollouts"
+INDEX = "What's in Memory"
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_CITED = re.compile(r"^\s*-\s*(\S+?\.md)\b\s*(?:\((.*)\))?\s*$")
+_FIELD = re.compile(r"\b(cwd|updated_at)=([^,)]+)")
+_HEADER_LINE = re.compile(r"^([a-z_]+):[ \t]*(.*)$")
+
+
+def default_source() -> Path:
+    return Path.home() / ".codex" / "memories"
+
+
+def read(
+    source: Path | None,
+    *,
+    known: list[KnownFact] | None = None,
+    progress: Progress | None = None,
+) -> Snapshot:
+    """The memories folder's MEMORY.md and memory_summary.md, their evidence cited."""
+    root = Path(source if source is not None else default_source()).expanduser()
+    require_folder(root, EXPECTED)
+    names = ("MEMORY.md", "memory_summary.md")
+    if not any((root / n).is_file() for n in names) and not (root / "rollout_summaries").is_dir():
+        raise InputError(
+            f"holds no MEMORY.md, memory_summary.md or rollout_summaries/; expected {EXPECTED}",
+            file=str(root),
+        )
+    left_out: list[str] = []
+    docs: list[Doc] = []
+    inside = root.resolve()
+    for name, parse in zip(names, (_handbook(root), _summary), strict=True):
+        path = root / name
+        if not path.is_file():
+            continue
+        if not path.resolve().is_relative_to(inside):
+            left_out.append(f"{name}: a link leaving the folder; not read")
+            continue
+        docs.append(Doc(path, name, name.removesuffix(".md"), parse))
+    if (root / "skills").is_dir():
+        left_out.append("skills/: procedures, not memories; not read")
+    return read_docs(SYSTEM, root, docs, known, left_out, progress)
+
+
+def _handbook(root: Path):
+    """MEMORY.md's reader, which looks up cited rollout summaries under `root`."""
+    cache: dict[str, dict[str, str]] = {}
+
+    def parse(text: str, doc: Doc) -> list[Item]:
+        items: list[Item] = []
+        for header, body, offset, header_line in _blocks(text):
+            meta = _header(header, doc, header_line)
+            cited = _cited(meta.get("rollout_summary_files"), root, cache, doc)
+            times = sorted(t for t in (when(c.get("updated_at")) for c in cited) if t is not None)
+            cwds = sorted({c["cwd"] for c in cited if c.get("cwd")})
+            own: dict[str, Any] = {
+                "description": plain(meta.get("description")),
+                "keywords": _words(meta.get("keywords")),
+                "cwd": ", ".join(cwds) or None,
+                "rollout_summary_files": ", ".join(c["file"] for c in cited) or None,
+                "block_line": header_line,
+            }
+            own = {k: v for k, v in own.items() if v is not None}
+            for item in markdown_items(body, offset):
+                item.own = dict(own)
+                if item.section is None and isinstance(own.get("description"), str):
+                    item.section = own["description"]
+                if times:
+                    item.at, item.how, item.reinforced_at = times[0], FROM_ROLLOUTS, times[1:]
+                items.append(item)
+        return items
+
+    return parse
+
+
+def _blocks(text: str) -> list[tuple[str, str, int, int]]:
+    """(header, body, lines before the body, header's first line) of each MEMORY.md block;
+    text before the first header is a block without one."""
+    lines = text.split("\n")
+    out: list[tuple[str, str, int, int]] = []
+    i, body_start, header, header_line = 0, 0, "", 0
+    while i < len(lines):
+        if lines[i].strip() == "---":
+            close = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "---"), None)
+            if close is not None and _looks_like_header(lines[i + 1 : close]):
+                out.append((header, "\n".join(lines[body_start:i]), body_start, header_line))
+                header, header_line = "\n".join(lines[i + 1 : close]), i + 1
+                body_start = i = close + 1
+                continue
+        i += 1
+    out.append((header, "\n".join(lines[body_start:]), body_start, header_line))
+    return [b for b in out if b[1].strip()]
+
+
+def _looks_like_header(lines: list[str]) -> bool:
+    """A block header opens with `key:` (a `---` rule between bullets does not)."""
+    first = next((line for line in lines if line.strip()), "")
+    return bool(_HEADER_LINE.match(first))
+
+
+def _header(header: str, doc: Doc, line: int) -> dict[str, Any]:
+    """A block's header: YAML, else (an annotation YAML cannot read) line by line."""
+    if not header:
+        return {}
+    try:
+        meta = yaml.load(header, Loader=_LOADER)  # noqa: S506  (a safe loader)
+        if isinstance(meta, dict):
+            return meta
+    except yaml.YAMLError:
+        pass
+    doc.left_out.append(f"MEMORY.md:{line}: block header is not strict YAML; read line by line")
+    meta: dict[str, Any] = {}
+    current: str | None = None
+    for raw in header.split("\n"):
+        match = _HEADER_LINE.match(raw)
+        if match:
+            current = match.group(1)
+            meta[current] = match.group(2).strip() or []
+        elif current is not None and isinstance(meta.get(current), list) and raw.strip().startswith("-"):
+            meta[current].append(raw.strip()[1:].strip())
+    return meta
+
+
+def _cited(value: Any, root: Path, cache: dict[str, dict[str, str]], doc: Doc) -> list[dict[str, str]]:
+    """Each cited rollout summary: its file, cwd and updated_at (the annotation's, else the
+    summary file's own header's)."""
+    entries = value if isinstance(value, list) else []
+    out = []
+    for entry in entries:
+        if not isinstance(entry, str):
+            continue
+        match = _CITED.match(f"- {entry.strip()}")
+        if match is None:
+            continue
+        name, note = match.group(1), match.group(2) or ""
+        fields = {k: v.strip() for k, v in _FIELD.findall(note)}
+        if "updated_at" not in fields or "cwd" not in fields:
+            own = _summary_header(root, name, cache)
+            fields = {**{k: v for k, v in own.items() if k in ("cwd", "updated_at")}, **fields}
+        out.append({"file": name, **fields})
+    return out
+
+
+def _summary_header(root: Path, name: str, cache: dict[str, dict[str, str]]) -> dict[str, str]:
+    """A rollout summary's header lines (`thread_id:`, `updated_at:`, `cwd:`, ...)."""
+    if name in cache:
+        return cache[name]
+    folder = root / "rollout_summaries"
+    path = folder / Path(name).name
+    fields: dict[str, str] = {}
+    try:
+        if path.is_file() and path.resolve().is_relative_to(folder.resolve()):
+            with path.open("rb") as f:
+                head = f.read(4096).decode("utf-8", "replace")
+            for line in head.split("\n"):
+                match = _HEADER_LINE.match(line)
+                if match is None:
+                    break
+                fields[match.group(1)] = match.group(2).strip()
+    except OSError:
+        pass
+    cache[name] = fields
+    return fields
+
+
+def _words(value: Any) -> str | None:
+    if isinstance(value, list):
+        value = ", ".join(str(plain(v)) for v in value if plain(v) is not None)
+    value = plain(value)
+    return str(value) if value not in (None, "") else None
+
+
+def _summary(text: str, doc: Doc) -> list[Item]:
+    items = [i for i in markdown_items(text, 0) if i.section != INDEX]
+    if any(i.section == INDEX for i in markdown_items(text, 0)):
+        doc.left_out.append(
+            f"memory_summary.md: the '{INDEX}' index points into MEMORY.md; not read as facts"
+        )
+    return items

@@ -1,0 +1,111 @@
+"""Gemini CLI (SPEC 9, turn 4): `--from gemini-cli [DIR] [--project P]`.
+
+What Gemini CLI keeps (google-gemini/gemini-cli, packages/core/src/tools/memoryTool.ts and
+docs/tools/memory.md): the global context file `~/.gemini/GEMINI.md`, Markdown a person
+writes, into which the agent's `save_memory` tool appends each fact as one line
+`- <fact>` (newlines collapsed, angle brackets blanked) under the heading
+`## Gemini Added Memories`, creating the heading when it is missing; that section runs to
+the next `## ` heading. A project's `GEMINI.md` files (its root and folders below) are
+instructions a person writes.
+
+Mapping. Each top-level bullet and paragraph is a fact under its heading: those in the
+`## Gemini Added Memories` section are tier `auto` (the agent wrote them), the rest of
+`GEMINI.md` and every project file tier `human`. The files record no time: a fact is
+dated by its file's modification time, an edit found at the next sync is the next
+version. DIR (default `~/.gemini`) and P are two roots: records from P begin with P's
+path, its `/` turned into `-`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, files_inside, require_folder
+from synapse_tui.core.ingest.adapters.mdfolder import (
+    Doc,
+    Item,
+    front_matter,
+    markdown_items,
+    merged,
+    read_docs,
+)
+from synapse_tui.core.ingest.interchange import Progress
+
+SYSTEM = "gemini-cli"
+FILE = "GEMINI.md"
+SECTION = "Gemini Added Memories"
+EXPECTED = "a ~/.gemini folder holding GEMINI.md"
+PROJECT_EXPECTED = "a project folder holding GEMINI.md"
+_H2 = re.compile(r"^##[ \t]+(.*?)[ \t#]*$")
+
+
+def default_source() -> Path:
+    return Path.home() / ".gemini"
+
+
+def read(
+    source: Path | None,
+    *,
+    project: Path | None = None,
+    known: list[KnownFact] | None = None,
+    progress: Progress | None = None,
+) -> Snapshot:
+    """`GEMINI.md` of DIR, and with `project` that project's GEMINI.md files."""
+    snaps: list[Snapshot] = []
+    if source is not None:
+        root = Path(source).expanduser()
+        require_folder(root, EXPECTED)
+        path = root / FILE
+        if not path.is_file():
+            raise InputError(f"holds no {FILE}; expected {EXPECTED}", file=str(root))
+        if not path.resolve().is_relative_to(root.resolve()):
+            raise InputError(f"{FILE} is a link leaving the folder; expected {EXPECTED}", file=str(path))
+        snaps.append(read_docs(SYSTEM, root, [Doc(path, FILE, "user", _global)], known, [], progress))
+    if project is not None:
+        folder = Path(project).expanduser()
+        require_folder(folder, PROJECT_EXPECTED)
+        paths, left_out = files_inside(folder, FILE)
+        paths = [p for p in paths if p.name == FILE]
+        if not paths:
+            raise InputError(f"holds no {FILE}; expected {PROJECT_EXPECTED}", file=str(folder))
+        note = str(folder.resolve()).replace("/", "-")
+        docs = [Doc(p, p.relative_to(folder).as_posix(), note, _project) for p in paths]
+        snaps.append(read_docs(SYSTEM, folder, docs, known, left_out, progress, prefix=f"{note}/"))
+    if not snaps:
+        raise InputError(f"nothing to read; expected {EXPECTED}", file=str(default_source()))
+    return merged(SYSTEM, snaps)
+
+
+def _global(text: str, doc: Doc) -> list[Item]:
+    meta, body, offset = front_matter(text, doc)
+    items = markdown_items(body, offset, tier="human")
+    agent = _agent_lines(body, offset)
+    for item in items:
+        if item.line in agent:
+            item.tier = "auto"
+            item.own["added_by"] = "save_memory"
+    return items
+
+
+def _agent_lines(body: str, offset: int) -> range:
+    """The lines of the `## Gemini Added Memories` section, as memoryTool.ts finds it: from
+    its heading to the next `## ` heading."""
+    start = end = 0
+    for n, line in enumerate(body.split("\n"), start=offset + 1):
+        heading = _H2.match(line)
+        if heading is None:
+            continue
+        if start and not end:
+            end = n
+        if heading.group(1) == SECTION and not start:
+            start = n
+    if not start:
+        return range(0)
+    return range(start, end or offset + body.count("\n") + 2)
+
+
+def _project(text: str, doc: Doc) -> list[Item]:
+    meta, body, offset = front_matter(text, doc)
+    return markdown_items(body, offset, tier="human")

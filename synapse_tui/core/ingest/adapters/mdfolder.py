@@ -1,0 +1,374 @@
+"""Markdown that keeps no history of its own (SPEC 9, turn 4): what the codex, gemini-cli,
+openclaw, cursor and markdown readers share.
+
+These agents keep memory as Markdown files that hold only their current text. A reader
+lists its files (`Doc`) and says how one file's text becomes facts (`Item`s); this module
+does the rest the same way for all of them:
+
+- Records. An item the source names (a wiki claim's id) is the record `<file>#<its id>`;
+  any other is `<file>#<hash of its first text>` (`-2` for a repeat in one file).
+- Versions. The reader takes `known` (the facts of its system already in the store): an
+  item whose record is there with another text is its next version and supersedes it; a
+  new item and a vanished one of the same file and section are one record edited when
+  git-notes' `pair_edits` pairs them (one to one, by shared words); any other vanished
+  record is deleted. A file gone takes its facts with it (deleted, never erased).
+- Times. What the source records (a header's `updated_at`, a claim's `updatedAt`), else a
+  date in the file's name (`2026-05-14.md`), else a date in its front matter, else the
+  file's modification time; `x-<system>-time` says which.
+- Speed. A file whose size and modification time are those of the last sync
+  (`x-<system>-stamp`) is not read again: its facts count as unchanged.
+
+Each fact records the root it was read from (`x-<system>-root`), so two roots of one
+system in a store never delete each other's facts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from synapse_tui.core.base.clock import format_time, source_time
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.adapters import (
+    KnownFact,
+    Snapshot,
+    errors_at,
+    every,
+    fact_id,
+    own_key,
+    source_provenance,
+)
+from synapse_tui.core.ingest.adapters.git_notes import blocks, pair_edits
+from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
+
+FROM_MTIME = "file modified; creation unknown"
+FROM_NAME = "date in the file name"
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_DATED = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:[T_ ](\d{2})[-:](\d{2})(?:[-:](\d{2}))?)?(?!\d)")
+_KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+_HASHED = re.compile(r"#[0-9a-f]{12}(?:-\d+)?$")
+_DATE_KEYS = ("created", "created_at", "createdAt", "date", "updated", "updated_at", "updatedAt")
+
+
+@dataclass
+class Item:
+    """One fact as a reader found it in a file, before its version is decided."""
+
+    text: str
+    line: int
+    section: str | None = None
+    key: str | None = None  # the source's own id for it; None: a hash of its text
+    tier: str = "auto"
+    at: float | None = None  # when the source says it was written (epoch seconds)
+    how: str | None = None  # where that time came from, for x-<system>-time
+    own: dict[str, Any] = field(default_factory=dict)  # x-<system>-<field> values
+    corroborations: int = 0
+    contradictions: int = 0
+    reinforced_at: list[float] = field(default_factory=list)  # re-asserted at (those after `at`)
+    replaces: str | None = None  # the key of an item of the same file the source says this replaces
+    entities: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Doc:
+    """One file of a source: where it is, what it is called there, and how it is read."""
+
+    path: Path
+    rel: str  # its path under the root, POSIX: the record prefix and x-<system>-file
+    note: str
+    parse: Callable[[str, Doc], list[Item]]
+    left_out: list[str] = field(default_factory=list)  # what parse set aside, one line each
+
+
+def read_docs(
+    system: str,
+    root: Path,
+    docs: list[Doc],
+    known: list[KnownFact] | None,
+    left_out: list[str],
+    progress: Progress | None = None,
+    source: str | None = None,
+    prefix: str = "",
+) -> Snapshot:
+    """The Snapshot of `docs`, all under `root`, against what the store already holds;
+    `prefix` begins each record's id (a second root of one system: its own namespace)."""
+    mine = str(root.resolve())
+    root_key, file_key, stamp_key = (own_key(system, k) for k in ("root", "file", "stamp"))
+    heads: dict[str, KnownFact] = {}
+    for k in known or []:
+        if k.provenance.get(root_key) == mine and (
+            k.record not in heads or k.version > heads[k.record].version
+        ):
+            heads[k.record] = k
+    by_file: dict[str, list[KnownFact]] = {}
+    for k in heads.values():
+        by_file.setdefault(str(k.provenance.get(file_key)), []).append(k)
+    facts: list[ParsedFact] = []
+    kept: set[str] = set()
+    seen: set[str] = set()
+    report = every(progress, 200)
+    for n, doc in enumerate(docs, start=1):
+        report(n, len(docs))
+        stamp, mtime = _stamp(doc.path)
+        alive = [k for k in by_file.get(doc.rel, ()) if not k.deleted]
+        if alive and all(k.provenance.get(stamp_key) == stamp for k in alive):
+            kept |= {k.id for k in alive}  # as it was at the last sync: not read again
+            seen |= {k.record for k in alive}
+            continue
+        text = _text(doc.path, left_out, doc.rel)
+        if text is None:  # unreadable now: what it gave before stays as it was
+            kept |= {k.id for k in alive}
+            seen |= {k.record for k in alive}
+            continue
+        items = doc.parse(text, doc)
+        left_out += doc.left_out
+        for record, item, version, supersedes in _versions(
+            system, prefix, doc, items, by_file.get(doc.rel, []), heads
+        ):
+            seen.add(record)
+            facts.append(_fact(system, mine, doc, record, item, version, supersedes, stamp, mtime))
+    deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted}
+    return Snapshot(system, source or str(root), facts, deleted, sorted(set(left_out)), kept=kept)
+
+
+def _versions(
+    system: str, prefix: str, doc: Doc, items: list[Item], known: list[KnownFact], heads: dict[str, KnownFact]
+) -> list[tuple[str, Item, int, str | None]]:
+    """(record, item, version, id it supersedes) for each item of one file."""
+    counts: dict[str, int] = {}
+    records: list[str] = []
+    for item in items:
+        base = item.key if item.key is not None else _digest(item.text)
+        counts[base] = counts.get(base, 0) + 1
+        records.append(f"{prefix}{doc.rel}#{base}" + ("" if counts[base] == 1 else f"-{counts[base]}"))
+    present = set(records)
+    section_key = own_key(system, "section")
+    # an edited item: a new hashed record and a vanished one of the same section, paired
+    by_section: dict[Any, tuple[list[int], list[KnownFact]]] = {}
+    for i, (record, item) in enumerate(zip(records, items, strict=True)):
+        if item.key is None and record not in heads:
+            by_section.setdefault(item.section, ([], []))[0].append(i)
+    for k in known:
+        if not k.deleted and k.record not in present and k.provenance.get(section_key) in by_section:
+            if _HASHED.search(k.record):  # an item the source names is never re-paired
+                by_section[k.provenance.get(section_key)][1].append(k)
+    for fresh, gone in by_section.values():
+        if gone:
+            for u, v in pair_edits([items[i].text for i in fresh], [k.text for k in gone]):
+                records[fresh[u]] = gone[v].record
+    out: list[tuple[str, Item, int, str | None]] = []
+    ids: dict[str, str] = {}
+    for record, item in zip(records, items, strict=True):
+        head = heads.get(record)
+        if head is None:
+            version, supersedes = 1, None
+        elif head.text == item.text:
+            version, supersedes = head.version, None
+        else:
+            version, supersedes = head.version + 1, head.id
+        ids[item.key or record] = fact_id(system, record, version)
+        out.append((record, item, version, supersedes))
+    # what the source itself says an item replaced, where that is not its own earlier text
+    return [
+        (record, item, version, supersedes or (ids.get(item.replaces) if item.replaces else None))
+        for record, item, version, supersedes in out
+    ]
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+
+
+def _fact(
+    system: str,
+    root: str,
+    doc: Doc,
+    record: str,
+    item: Item,
+    version: int,
+    supersedes: str | None,
+    stamp: str,
+    mtime: float,
+) -> ParsedFact:
+    at, how = (item.at, item.how) if item.at is not None else (mtime, FROM_MTIME)
+    provenance = source_provenance(
+        system,
+        record,
+        version,
+        root=root,
+        file=doc.rel,
+        line=item.line,
+        section=item.section,
+        time=how,
+        stamp=stamp,
+        **item.own,
+    )
+    obj: dict[str, Any] = {
+        "id": fact_id(system, record, version),
+        "text": item.text,
+        "created_at": format_time(at),
+        "tier": item.tier,
+        "note": doc.note,
+        "provenance": provenance,
+    }
+    if item.corroborations:
+        obj["corroborations"] = item.corroborations
+    if item.contradictions:
+        obj["contradictions"] = item.contradictions
+    later = sorted(t for t in item.reinforced_at if t > at)  # after creation, as Graphiti's episodes
+    if later:
+        obj["reinforced_at"] = [format_time(t) for t in later]
+    entities = item.entities or ([item.section] if item.section else [])
+    if entities:
+        obj["entities"] = entities
+    if supersedes:
+        obj["supersedes"] = supersedes
+    return parse_line(obj, errors_at(doc.path, item.line), item.line)
+
+
+def _stamp(path: Path) -> tuple[str, float]:
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
+    return f"{st.st_size}:{st.st_mtime_ns}", st.st_mtime
+
+
+def _text(path: Path, left_out: list[str], rel: str) -> str | None:
+    """The file's text, or None (and a line in `left_out`) when it is not UTF-8."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        left_out.append(f"{rel}: not valid UTF-8 at line {line}; not read")
+        return None
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+
+
+# ---- what the readers share to read a file
+
+
+def front_matter(text: str, doc: Doc, *, yaml_first: bool = True) -> tuple[dict[str, Any], str, int]:
+    """(front matter, body, lines before the body) of a file that may open with `---`.
+    Read as YAML; where that fails, leniently, line by line (`key: text`), and the fields
+    that could not be read are named in `doc.left_out`: the text is never refused.
+    `yaml_first` False: line by line only, as Cursor reads its rules' (`globs: **/*.ts`
+    is no YAML)."""
+    if not text.startswith("---\n"):
+        return {}, text, 0
+    end = text.find("\n---", 3)
+    while end != -1 and text[end + 4 : end + 5] not in ("", "\n"):
+        end = text.find("\n---", end + 1)
+    if end == -1:
+        return {}, text, 0
+    head = text[4:end]
+    body = text[end + 5 :]
+    offset = head.count("\n") + 2
+    meta: Any = None
+    if yaml_first:
+        try:
+            meta = yaml.load(head, Loader=_LOADER)  # noqa: S506  (a safe loader)
+        except yaml.YAMLError:
+            meta = None
+        if isinstance(meta, dict):
+            return meta, body, offset
+    lenient: dict[str, Any] = {}
+    bad: list[str] = []
+    for line in head.split("\n"):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = _KEY_LINE.match(line)
+        if match is None:
+            if line[:1] in (" ", "\t", "-") and lenient:
+                continue  # a nested line of the key before: that key is read as its first line
+            bad.append(line.strip()[:40])
+            continue
+        lenient[match.group(1)] = (match.group(2) or "").strip().strip("'\"")
+    if not yaml_first:
+        if bad:
+            doc.left_out.append(f"{doc.rel}: {len(bad)} front matter lines are not `key: value`; not read")
+    elif meta is not None:
+        doc.left_out.append(f"{doc.rel}: front matter is not a mapping; read line by line")
+    else:
+        doc.left_out.append(
+            f"{doc.rel}: front matter is not strict YAML; read line by line"
+            + (f" ({len(bad)} lines not read)" if bad else "")
+        )
+    return lenient, body, offset
+
+
+def plain(value: Any) -> str | int | float | bool | None:
+    """A front matter value as it may reach provenance: plain values only (a nested value,
+    a YAML alias bomb among them, never does); dates as RFC 3339."""
+    if isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, datetime):
+        return format_time((value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp())
+    if hasattr(value, "isoformat") and hasattr(value, "year"):  # a date
+        return value.isoformat()
+    return None
+
+
+def when(value: Any) -> float | None:
+    """Epoch seconds of a time a file wrote (RFC 3339, ISO 8601, a YAML date), else None."""
+    if isinstance(value, datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
+    if hasattr(value, "isoformat") and hasattr(value, "year"):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC).timestamp()
+    if isinstance(value, str) and value.strip():
+        try:
+            return source_time(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def dated_name(name: str) -> float | None:
+    """The instant a file's name gives (`2026-05-14.md`, `2026-02-12T10-30-00-ab12.md`)."""
+    match = _DATED.search(name)
+    if match is None:
+        return None
+    y, mo, d, h, mi, s = (int(g) if g else 0 for g in match.groups())
+    try:
+        return datetime(y, mo, d, h, mi, s, tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
+
+
+def front_date(meta: dict[str, Any]) -> tuple[float, str] | None:
+    """The first creation or update date front matter records, and which field it was."""
+    for key in _DATE_KEYS:
+        at = when(meta.get(key))
+        if at is not None:
+            return at, f"front matter {key}"
+    return None
+
+
+def markdown_items(body: str, offset: int, **common: Any) -> list[Item]:
+    """Each top-level bullet and paragraph of a Markdown body, under its heading (read as
+    git-notes reads a note), as items sharing `common` fields."""
+    return [Item(b.text, b.line, b.section, **common) for b in blocks(body, offset)]
+
+
+def merged(system: str, snapshots: list[Snapshot]) -> Snapshot:
+    """One Snapshot of several roots read by one reader (a home folder and a project)."""
+    first = snapshots[0]
+    for other in snapshots[1:]:
+        first.facts += other.facts
+        first.deleted |= other.deleted
+        first.kept |= other.kept
+        first.left_out = sorted(set(first.left_out) | set(other.left_out))
+    first.source = ", ".join(s.source for s in snapshots)
+    return first

@@ -25,6 +25,7 @@ from synapse_tui.core.ingest.adapters.mdfolder import Doc, Item, front_matter, m
 from synapse_tui.core.ingest.interchange import Progress
 
 SYSTEM = "cursor"
+NEEDS = "--project P (the project whose rules to read)"  # what `import --from` says when nothing is named
 EXPECTED = "a project folder holding .cursorrules or .cursor/rules/*.mdc"
 
 

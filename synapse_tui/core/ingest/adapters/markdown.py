@@ -37,6 +37,7 @@ from synapse_tui.core.ingest.adapters.mdfolder import (
 from synapse_tui.core.ingest.interchange import Progress
 
 SYSTEM = "markdown"
+NEEDS = "DIR (a folder of Markdown notes)"  # what `import --from` says when nothing is named
 EXPECTED = "a folder of Markdown notes (*.md)"
 
 

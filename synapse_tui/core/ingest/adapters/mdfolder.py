@@ -10,7 +10,7 @@ does the rest the same way for all of them:
 - Versions. The reader takes `known` (the facts of its system already in the store): an
   item whose record is there with another text is its next version and supersedes it; a
   new item and a vanished one of the same file and section are one record edited when
-  git-notes' `pair_edits` pairs them (one to one, by shared words); any other vanished
+  their words are at least half shared (`pair_similar`: one to one, best first); any other vanished
   record is deleted. A file gone takes its facts with it (deleted, never erased).
 - Times. What the source records (a header's `updated_at`, a claim's `updatedAt`), else a
   date in the file's name (`2026-05-14.md`), else a date in its front matter, else the
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -45,11 +46,12 @@ from synapse_tui.core.ingest.adapters import (
     own_key,
     source_provenance,
 )
-from synapse_tui.core.ingest.adapters.git_notes import blocks, pair_edits
+from synapse_tui.core.ingest.adapters.git_notes import blocks
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 FROM_MTIME = "file modified; creation unknown"
 FROM_NAME = "date in the file name"
+EDIT_SIMILARITY = 0.5  # as Basic Memory's and git-notes' readers pair an edit
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _DATED = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:[T_ ](\d{2})[-:](\d{2})(?:[-:](\d{2}))?)?(?!\d)")
@@ -162,7 +164,7 @@ def _versions(
                 by_section[k.provenance.get(section_key)][1].append(k)
     for fresh, gone in by_section.values():
         if gone:
-            for u, v in pair_edits([items[i].text for i in fresh], [k.text for k in gone]):
+            for u, v in pair_similar([items[i].text for i in fresh], [k.text for k in gone]):
                 records[fresh[u]] = gone[v].record
     out: list[tuple[str, Item, int, str | None]] = []
     ids: dict[str, str] = {}
@@ -181,6 +183,26 @@ def _versions(
         (record, item, version, supersedes or (ids.get(item.replaces) if item.replaces else None))
         for record, item, version, supersedes in out
     ]
+
+
+def pair_similar(new: list[str], old: list[str]) -> list[tuple[int, int]]:
+    """(new index, old index) pairs of texts one section gained and lost: one to one, by
+    the Dice coefficient of their words, at least EDIT_SIMILARITY, best first. How many
+    were added and removed plays no part: equal counts are no evidence of an edit."""
+    bags_new, bags_old = [Counter(t.split()) for t in new], [Counter(t.split()) for t in old]
+    scored = []
+    for i, a in enumerate(bags_new):
+        for j, b in enumerate(bags_old):
+            size = a.total() + b.total()
+            if size and (dice := 2 * (a & b).total() / size) >= EDIT_SIMILARITY:
+                scored.append((-dice, i, j))
+    pairs, done_new, done_old = [], set(), set()
+    for _, i, j in sorted(scored):
+        if i not in done_new and j not in done_old:
+            pairs.append((i, j))
+            done_new.add(i)
+            done_old.add(j)
+    return pairs
 
 
 def _digest(text: str) -> str:

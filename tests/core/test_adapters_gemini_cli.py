@@ -1,0 +1,103 @@
+"""The Gemini CLI reader, on a ~/.gemini folder and a project written here in Gemini CLI's
+own shapes (tests/core/new_sources_files.py names where each shape was read)."""
+
+from __future__ import annotations
+
+import pytest
+
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.adapters import gemini_cli, known_facts
+from synapse_tui.core.store.db import Store
+from tests.cli_run import refused, run
+from tests.core.new_sources_files import GEMINI_GLOBAL, GEMINI_PROJECT, resync, write
+from tests.store_state import exists, mark
+
+
+@pytest.fixture
+def home(tmp_path):
+    root = tmp_path / ".gemini"
+    write(root, "GEMINI.md", GEMINI_GLOBAL, mtime="2026-02-01T08:00:00Z")
+    write(root, "settings.json", "{}\n")
+    return root
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = tmp_path / "shop"
+    write(root, "GEMINI.md", GEMINI_PROJECT, mtime="2026-02-02T08:00:00Z")
+    write(root, "api/GEMINI.md", "- The API speaks JSON only.\n", mtime="2026-02-03T08:00:00Z")
+    write(root, "README.md", "- not a context file\n")
+    return root
+
+
+@pytest.fixture
+def store(new_store):
+    with Store.open(new_store("memory"), create=True) as s:
+        yield s
+
+
+def test_the_global_file_and_a_project_open_exactly(home, project):
+    snap = gemini_cli.read(home, project=project)
+    facts = {f.text: f for f in snap.facts}
+    assert {t: f.tier for t, f in facts.items()} == {
+        "Answer in British English.": "human",
+        "My preferred programming language is Python.": "auto",  # save_memory's section
+        "The project I'm working on is called shop.": "auto",
+        "Use pnpm for the frontend.": "human",
+        "Integration tests need the local database running.": "human",
+        "The API speaks JSON only.": "human",
+    }
+    saved = facts["My preferred programming language is Python."]
+    assert saved.id.startswith("gemini-cli:GEMINI.md#")
+    assert saved.created_at == "2026-02-01T08:00:00Z"
+    p = saved.provenance
+    assert (p["x-source"], p["x-source-version"], p["x-gemini-cli-file"]) == ("gemini-cli", 1, "GEMINI.md")
+    assert p["x-gemini-cli-section"] == "Gemini Added Memories" and p["x-gemini-cli-added-by"] == "save_memory"
+    assert p["x-gemini-cli-time"] == "file modified; creation unknown"
+    api = facts["The API speaks JSON only."]
+    note = str(project.resolve()).replace("/", "-")
+    assert api.id == f"gemini-cli:{note}/api/GEMINI.md#" + api.id.rsplit("#", 1)[1]
+    assert api.created_at == "2026-02-03T08:00:00Z" and api.note == note
+    assert "x-gemini-cli-added-by" not in api.provenance
+
+
+def test_a_second_sync_changes_nothing_then_edits_are_versions(home, store):
+    _, first = resync(store, gemini_cli, home)
+    assert first.added == 3
+    before = mark(store.path)
+    _, again = resync(store, gemini_cli, home)
+    assert (again.added, again.newly_deleted, again.unchanged) == (0, 0, 3)
+    assert mark(store.path) == before
+    text = (home / "GEMINI.md").read_text()
+    text = text.replace("called shop.", "called shop, a web store.")
+    text = text.replace("- My preferred programming language is Python.\n", "")
+    (home / "GEMINI.md").write_text(text + "- Deploys happen on Tuesdays.\n")
+    snap, third = resync(store, gemini_cli, home)
+    assert (third.added, third.newly_deleted) == (2, 1)
+    edited = next(f for f in snap.facts if "a web store" in f.text)
+    assert edited.id.endswith("@2") and edited.supersedes == edited.id.removesuffix("@2")
+    assert edited.tier == "auto"
+    new = next(f for f in snap.facts if "Tuesdays" in f.text)
+    assert new.tier == "auto" and new.supersedes is None
+    gone = next(k for k in known_facts(store, "gemini-cli") if "Python" in k.text)
+    assert gone.deleted
+
+
+def test_a_folder_that_is_not_gemini_is_refused(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputError, match="holds no GEMINI.md"):
+        gemini_cli.read(empty)
+    with pytest.raises(InputError, match="holds no GEMINI.md; expected a project folder"):
+        gemini_cli.read(None, project=empty)
+
+
+def test_the_cli_refuses_foreign_input_in_one_line_and_creates_nothing(tmp_path, new_store, home, project):
+    bad = tmp_path / "claude"
+    write(bad, "CLAUDE.md", "- not Gemini\n")
+    db = new_store("new")
+    line = refused("import", "--from", "gemini-cli", bad, "--db", db)
+    assert str(bad) in line and "holds no GEMINI.md" in line
+    assert not exists(db)
+    out = run("import", "--from", "gemini-cli", home, "--project", project, "--db", db).output
+    assert "6 added" in out

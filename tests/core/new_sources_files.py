@@ -137,7 +137,11 @@ OPENCLAW_PAGE = {
             "status": "supported",
             "confidence": 0.9,
             "evidence": [
-                {"sourceId": "source.daily-2026-04-02", "lines": "3", "updatedAt": "2026-04-02T18:00:00.000Z"},
+                {
+                    "sourceId": "source.daily-2026-04-02",
+                    "lines": "3",
+                    "updatedAt": "2026-04-02T18:00:00.000Z",
+                },
                 {"sourceId": "source.ops-chat", "updatedAt": "2026-04-03T09:00:00.000Z"},
             ],
             "updatedAt": "2026-04-02T18:00:00.000Z",

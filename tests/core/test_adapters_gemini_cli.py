@@ -52,7 +52,9 @@ def test_the_global_file_and_a_project_open_exactly(home, project):
     assert saved.created_at == "2026-02-01T08:00:00Z"
     p = saved.provenance
     assert (p["x-source"], p["x-source-version"], p["x-gemini-cli-file"]) == ("gemini-cli", 1, "GEMINI.md")
-    assert p["x-gemini-cli-section"] == "Gemini Added Memories" and p["x-gemini-cli-added-by"] == "save_memory"
+    assert (
+        p["x-gemini-cli-section"] == "Gemini Added Memories" and p["x-gemini-cli-added-by"] == "save_memory"
+    )
     assert p["x-gemini-cli-time"] == "file modified; creation unknown"
     api = facts["The API speaks JSON only."]
     note = str(project.resolve()).replace("/", "-")

@@ -28,6 +28,7 @@ that file; its index is not.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CITED = re.compile(r"^\s*-\s*(\S+?\.md)\b\s*(?:\((.*)\))?\s*$")
 _FIELD = re.compile(r"\b(cwd|updated_at)=([^,)]+)")
 _HEADER_LINE = re.compile(r"^([a-z_]+):[ \t]*(.*)$")
+_YAML_SIGNS = frozenset("'\"[]{}&*!|>%@`#")
 
 
 def default_source() -> Path:
@@ -142,9 +144,14 @@ def _looks_like_header(lines: list[str]) -> bool:
 
 
 def _header(header: str, doc: Doc, line: int) -> dict[str, Any]:
-    """A block's header: YAML, else (an annotation YAML cannot read) line by line."""
+    """A block's header: plain `key: text` and `  - item` lines read as they are (a tenth
+    of YAML's time), anything else as YAML, and what YAML cannot read (an annotation with
+    a `: ` in it) line by line, said in `left_out`."""
     if not header:
         return {}
+    meta = _simple(header)
+    if meta is not None:
+        return meta
     try:
         meta = yaml.load(header, Loader=_LOADER)  # noqa: S506  (a safe loader)
         if isinstance(meta, dict):
@@ -152,15 +159,30 @@ def _header(header: str, doc: Doc, line: int) -> dict[str, Any]:
     except yaml.YAMLError:
         pass
     doc.left_out.append(f"MEMORY.md:{line}: block header is not strict YAML; read line by line")
+    return _simple(header, lenient=True) or {}
+
+
+def _simple(header: str, lenient: bool = False) -> dict[str, Any] | None:
+    """`key: text` lines and `- item` lines below a bare `key:`; None (unless `lenient`)
+    when a line is anything else or a value is one YAML would read otherwise."""
     meta: dict[str, Any] = {}
     current: str | None = None
     for raw in header.split("\n"):
+        if not raw.strip():
+            continue
         match = _HEADER_LINE.match(raw)
         if match:
-            current = match.group(1)
-            meta[current] = match.group(2).strip() or []
-        elif current is not None and isinstance(meta.get(current), list) and raw.strip().startswith("-"):
-            meta[current].append(raw.strip()[1:].strip())
+            current, value = match.group(1), match.group(2).strip()
+            if value[:1] in _YAML_SIGNS and not lenient:
+                return None
+            meta[current] = value or []
+        elif current is not None and isinstance(meta.get(current), list) and raw.lstrip().startswith("- "):
+            value = raw.strip()[2:].strip()
+            if value[:1] in _YAML_SIGNS and not lenient:
+                return None
+            meta[current].append(value)
+        elif not lenient:
+            return None
     return meta
 
 
@@ -185,23 +207,24 @@ def _cited(value: Any, root: Path, cache: dict[str, dict[str, str]], doc: Doc) -
 
 
 def _summary_header(root: Path, name: str, cache: dict[str, dict[str, str]]) -> dict[str, str]:
-    """A rollout summary's header lines (`thread_id:`, `updated_at:`, `cwd:`, ...)."""
+    """A rollout summary's header lines (`thread_id:`, `updated_at:`, `cwd:`, ...); a
+    summary that is a link is not followed."""
     if name in cache:
         return cache[name]
-    folder = root / "rollout_summaries"
-    path = folder / Path(name).name
+    path = root / "rollout_summaries" / Path(name).name
     fields: dict[str, str] = {}
     try:
-        if path.is_file() and path.resolve().is_relative_to(folder.resolve()):
-            with path.open("rb") as f:
-                head = f.read(4096).decode("utf-8", "replace")
-            for line in head.split("\n"):
-                match = _HEADER_LINE.match(line)
-                if match is None:
-                    break
-                fields[match.group(1)] = match.group(2).strip()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
-        pass
+        fd = None
+    if fd is not None:
+        with os.fdopen(fd, "rb") as f:
+            head = f.read(4096).decode("utf-8", "replace")
+        for line in head.split("\n"):
+            match = _HEADER_LINE.match(line)
+            if match is None:
+                break
+            fields[match.group(1)] = match.group(2).strip()
     cache[name] = fields
     return fields
 

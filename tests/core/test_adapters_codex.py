@@ -44,6 +44,7 @@ def test_the_folder_opens_exactly(memories):
     }  # the summary's index, raw_memories.md and skills/ are not memories
     ci = facts["Releases are tagged vX.Y.Z on main only."]
     assert ci.id.startswith("codex:MEMORY.md#") and ci.tier == "auto"
+    assert ci.note == "MEMORY: Releases"  # a block is its own note: its facts go together
     # the block's annotation gives no updated_at: the cited rollout summary's header does
     assert ci.created_at == "2026-03-10T08:45:00Z"
     cache = facts["The CI cache key includes the lock file hash; bump it after dependency changes."]

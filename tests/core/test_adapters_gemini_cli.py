@@ -59,7 +59,7 @@ def test_the_global_file_and_a_project_open_exactly(home, project):
     api = facts["The API speaks JSON only."]
     note = str(project.resolve()).replace("/", "-")
     assert api.id == f"gemini-cli:{note}/api/GEMINI.md#" + api.id.rsplit("#", 1)[1]
-    assert api.created_at == "2026-02-03T08:00:00Z" and api.note == note
+    assert api.created_at == "2026-02-03T08:00:00Z" and api.note == f"{note}/api/GEMINI.md"
     assert "x-gemini-cli-added-by" not in api.provenance
 
 

@@ -110,6 +110,11 @@ def test_a_second_sync_changes_nothing_then_edits_are_versions(state, store):
     }
 
 
+def test_the_state_folder_reads_as_its_workspace(state):
+    ids = {f.id for f in openclaw.read(state / "workspace").facts}
+    assert {f.id for f in openclaw.read(state).facts} == ids
+
+
 def test_a_page_whose_front_matter_is_not_yaml_loses_only_its_claims(state):
     (state / "wiki/main/concepts").mkdir()
     (state / "wiki/main/concepts/broken.md").write_text("---\nclaims: [\n---\nbody\n")

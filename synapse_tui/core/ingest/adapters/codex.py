@@ -106,8 +106,11 @@ def _handbook(root: Path):
                 "block_line": header_line,
             }
             own = {k: v for k, v in own.items() if v is not None}
+            # a block is its own unit of co-occurrence: the file's blocks are unrelated tasks
+            note = f"MEMORY: {own['description']}" if isinstance(own.get("description"), str) else None
             for item in markdown_items(body, offset):
                 item.own = dict(own)
+                item.note = note or f"MEMORY:{header_line}"
                 if item.section is None and isinstance(own.get("description"), str):
                     item.section = own["description"]
                 if times:

@@ -12,8 +12,8 @@ Mapping. Each top-level bullet and paragraph is a fact under its heading: those 
 `## Gemini Added Memories` section are tier `auto` (the agent wrote them), the rest of
 `GEMINI.md` and every project file tier `human`. The files record no time: a fact is
 dated by its file's modification time, an edit found at the next sync is the next
-version. DIR (default `~/.gemini`) and P are two roots: records from P begin with P's
-path, its `/` turned into `-`.
+version. DIR (default `~/.gemini`) and P are two roots: records and notes from P begin
+with P's path, its `/` turned into `-`.
 """
 
 from __future__ import annotations
@@ -71,7 +71,10 @@ def read(
         if not paths:
             raise InputError(f"holds no {FILE}; expected {PROJECT_EXPECTED}", file=str(folder))
         note = str(folder.resolve()).replace("/", "-")
-        docs = [Doc(p, p.relative_to(folder).as_posix(), note, _project) for p in paths]
+        docs = []
+        for p in paths:
+            rel = p.relative_to(folder).as_posix()
+            docs.append(Doc(p, rel, f"{note}/{rel}", _project))  # each file its own note
         snaps.append(read_docs(SYSTEM, folder, docs, known, left_out, progress, prefix=f"{note}/"))
     if not snaps:
         raise InputError(f"nothing to read; expected {EXPECTED}", file=str(default_source()))

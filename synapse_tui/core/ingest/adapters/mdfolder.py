@@ -80,6 +80,7 @@ class Item:
     reinforced_at: list[float] = field(default_factory=list)  # re-asserted at (those after `at`)
     replaces: str | None = None  # the key of an item of the same file the source says this replaces
     entities: list[str] = field(default_factory=list)
+    note: str | None = None  # its unit of co-occurrence when not the whole file (a Codex block)
 
 
 @dataclass
@@ -241,7 +242,7 @@ def _fact(
         "text": item.text,
         "created_at": format_time(at),
         "tier": item.tier,
-        "note": doc.note,
+        "note": item.note or doc.note,
         "provenance": provenance,
     }
     if item.corroborations:

@@ -6,7 +6,7 @@ plugin, extensions/memory-wiki: README.md, src/markdown.ts, src/claim-health.ts)
 - In the agent's workspace, `MEMORY.md` (curated long-term memory) and daily logs
   `memory/YYYY-MM-DD.md`, Markdown the agent writes.
 - The memory-wiki plugin's vault (`<state dir>/wiki/<agent>`, `~/.openclaw/wiki/main` by
-  default, beside the workspace): pages under `entities/`, `concepts/`, `syntheses/`,
+  default, beside the workspace; DIR may also name the state folder or a vault itself): pages under `entities/`, `concepts/`, `syntheses/`,
   `sources/`, `reports/`, `canon/`, whose YAML front matter holds `claims`: each with
   `id`, `text`, `status` (none means supported; contested, contradicted, refuted,
   superseded), `confidence` (0 to 1), `evidence` (each `sourceId`, `path`, `lines`,
@@ -69,6 +69,8 @@ def read(
     """The workspace's memory files and the wiki vaults beside it (or DIR as a vault)."""
     root = Path(source if source is not None else default_source()).expanduser()
     require_folder(root, EXPECTED)
+    if (root / "workspace").is_dir() and not (root / "workspace").is_symlink() and not _is_vault(root):
+        root = root / "workspace"  # the state folder (~/.openclaw) named: its workspace, its wiki
     snaps: list[Snapshot] = []
     docs, left_out = _workspace(root)
     vaults = [root] if _is_vault(root) else _vaults_beside(root)
@@ -116,7 +118,7 @@ def _is_vault(folder: Path) -> bool:
 def _vaults_beside(root: Path) -> list[Path]:
     """`<state dir>/wiki/<agent>` beside a workspace `<state dir>/workspace`."""
     wiki = root.parent / "wiki"
-    if root.name != "workspace" or not wiki.is_dir():
+    if root.name != "workspace" or not wiki.is_dir() or wiki.is_symlink():
         return []
     return sorted(p for p in wiki.iterdir() if p.is_dir() and not p.is_symlink() and _is_vault(p))
 

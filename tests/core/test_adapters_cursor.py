@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import cursor, known_facts
 from synapse_tui.core.store.db import Store
 from tests.cli_run import refused, run
+from tests.core.claude_code_files import git
 from tests.core.new_sources_files import CURSOR_ALWAYS, CURSOR_RULE, CURSORRULES, resync, write
 from tests.store_state import exists, mark
 
@@ -48,6 +51,7 @@ def test_the_rules_open_exactly(project):
     assert p["x-cursor-description"] == "TypeScript conventions for the frontend"
     assert p["x-cursor-globs"] == "src/**/*.ts, src/**/*.tsx"  # not YAML, read as Cursor reads it
     assert p["x-cursor-always-apply"] is False
+    assert p["x-cursor-line"] == 9 and p["x-cursor-file"] == ".cursor/rules/typescript.mdc"
     assert p["x-cursor-time"] == "file modified; creation unknown"
     core = facts["Keep diffs small and explain every change."].provenance
     assert core["x-cursor-always-apply"] is True and "x-cursor-globs" not in core
@@ -90,3 +94,20 @@ def test_the_cli_refuses_foreign_input_in_one_line_and_creates_nothing(tmp_path,
     assert "needs --project" in refused("import", "--from", "cursor", "--db", db)
     out = run("import", "--from", "cursor", "--project", project, "--db", db).output
     assert "5 added" in out
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_in_a_git_work_tree_a_rule_dates_from_the_commit_that_wrote_it(project):
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    git(project, "commit", "-q", "-m", "rules", when="2025-12-24T10:00:00+01:00", email="bo@team.test")
+    rule = project / ".cursor/rules/typescript.mdc"
+    rule.write_text(rule.read_text() + "- Run tsc before pushing.\n")  # not committed
+    facts = {f.text: f for f in cursor.read(None, project=project).facts}
+    committed = facts["Never use `any`."]
+    assert committed.created_at == "2025-12-24T09:00:00Z"  # the commit's author time, in UTC
+    p = committed.provenance
+    assert p["x-cursor-time"] == "git commit" and p["x-cursor-author"] == "Ada <bo@team.test>"
+    assert len(p["x-cursor-commit"]) == 40
+    fresh = facts["Run tsc before pushing."].provenance
+    assert fresh["x-cursor-time"] == "file modified; creation unknown" and "x-cursor-author" not in fresh

@@ -64,6 +64,7 @@ def test_a_folder_outside_git_opens_exactly(notes):
     assert sqlite.id.startswith("markdown:decisions.md#") and sqlite.tier == "auto"
     assert sqlite.entities == ["Storage"] and sqlite.note == "decisions.md"
     assert sqlite.provenance["x-markdown-title"] == "Decisions"
+    assert sqlite.provenance["x-markdown-line"] == 7  # counted in the file, front matter included
     assert (sqlite.provenance["x-source"], sqlite.provenance["x-source-version"]) == ("markdown", 1)
     # front matter that is not strict YAML is read leniently, never refused
     spaces = by_text["Indent with spaces."]

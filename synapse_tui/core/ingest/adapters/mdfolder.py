@@ -13,8 +13,10 @@ does the rest the same way for all of them:
   their words are at least half shared (`pair_similar`: one to one, best first); any other vanished
   record is deleted. A file gone takes its facts with it (deleted, never erased).
 - Times. What the source records (a header's `updated_at`, a claim's `updatedAt`), else a
-  date in the file's name (`2026-05-14.md`), else a date in its front matter, else the
-  file's modification time; `x-<system>-time` says which.
+  date in the file's name (`2026-05-14.md`), else a date in its front matter; else, in a
+  git work tree, the commit that wrote the line (its author and commit in provenance);
+  else the file's modification time. `x-<system>-time` says which. (The git history is
+  not replayed: versions are what the store saw change between syncs.)
 - Speed. A file whose size and modification time are those of the last sync
   (`x-<system>-stamp`) is not read again: its facts count as unchanged.
 
@@ -43,6 +45,7 @@ from synapse_tui.core.ingest.adapters import (
     errors_at,
     every,
     fact_id,
+    gitlog,
     own_key,
     source_provenance,
 )
@@ -51,6 +54,8 @@ from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 FROM_MTIME = "file modified; creation unknown"
 FROM_NAME = "date in the file name"
+FROM_GIT = "git commit"
+BLAME_LIMIT = 300  # files blamed line by line in one read; more are dated by their last commit
 EDIT_SIMILARITY = 0.5  # as Basic Memory's and git-notes' readers pair an edit
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -121,6 +126,7 @@ def read_docs(
     kept: set[str] = set()
     seen: set[str] = set()
     report = every(progress, 200)
+    git: _GitTimes | None = None  # asked only once a file is read
     for n, doc in enumerate(docs, start=1):
         report(n, len(docs))
         stamp, mtime = _stamp(doc.path)
@@ -136,13 +142,64 @@ def read_docs(
             continue
         items = doc.parse(text, doc)
         left_out += doc.left_out
+        if git is None:
+            git = _GitTimes(root)
+        git.date(doc, items)
         for record, item, version, supersedes in _versions(
             system, prefix, doc, items, by_file.get(doc.rel, []), heads
         ):
             seen.add(record)
             facts.append(_fact(system, mine, doc, record, item, version, supersedes, stamp, mtime))
     deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted}
+    if git is not None and git.coarse:
+        left_out.append(
+            f"{git.coarse} files dated by their last commit, not line by line"
+            f" (over {BLAME_LIMIT} files to read at once)"
+        )
     return Snapshot(system, source or str(root), facts, deleted, sorted(set(left_out)), kept=kept)
+
+
+class _GitTimes:
+    """When a text the format does not date was written, where the file is in a git work
+    tree: the commit that wrote its first line (`git blame`), its author and commit in
+    provenance; a line not committed yet keeps the file's modification time. Past
+    BLAME_LIMIT files in one read, a file with no uncommitted change is dated by its last
+    commit instead (one `git blame` a file would take minutes for a big folder)."""
+
+    def __init__(self, root: Path) -> None:
+        self.top = gitlog.work_tree(root)
+        self.dirty: set[str] = set()
+        self.last: dict[str, gitlog.Commit] = {}
+        self.blamed = 0
+        self.coarse = 0
+        if self.top is not None:
+            self.dirty = gitlog.changed(self.top, root)
+            self.last = gitlog.last_commits(self.top, root)
+
+    def date(self, doc: Doc, items: list[Item]) -> None:
+        undated = [i for i in items if i.at is None]
+        if self.top is None or not undated:
+            return
+        rel = doc.path.resolve().relative_to(self.top.resolve()).as_posix()
+        if rel not in self.last:
+            return  # never committed
+        if self.blamed < BLAME_LIMIT:
+            self.blamed += 1
+            lines = gitlog.blame(self.top, rel)
+            for item in undated:
+                commit = lines[item.line - 1] if 0 < item.line <= len(lines) else None
+                if commit is not None:
+                    _stamp_commit(item, commit)
+        elif rel not in self.dirty:
+            self.coarse += 1
+            for item in undated:
+                _stamp_commit(item, self.last[rel])
+
+
+def _stamp_commit(item: Item, commit: gitlog.Commit) -> None:
+    item.at, item.how = commit.at, FROM_GIT
+    item.own.setdefault("author", commit.author)
+    item.own.setdefault("commit", commit.sha)
 
 
 def _versions(
@@ -301,7 +358,7 @@ def front_matter(text: str, doc: Doc, *, yaml_first: bool = True) -> tuple[dict[
         return {}, text, 0
     head = text[4:end]
     body = text[end + 5 :]
-    offset = head.count("\n") + 2
+    offset = head.count("\n") + 3  # the opening fence, the header's lines, the closing fence
     meta: Any = _plain_lines(head) if yaml_first else None
     if meta is not None:
         return meta, body, offset
@@ -407,7 +464,8 @@ def front_date(meta: dict[str, Any]) -> tuple[float, str] | None:
 def markdown_items(body: str, offset: int, **common: Any) -> list[Item]:
     """Each top-level bullet and paragraph of a Markdown body, under its heading (read as
     git-notes reads a note), as items sharing `common` fields."""
-    return [Item(b.text, b.line, b.section, **common) for b in blocks(body, offset)]
+    own = common.pop("own", {})
+    return [Item(b.text, b.line, b.section, own=dict(own), **common) for b in blocks(body, offset)]
 
 
 def merged(system: str, snapshots: list[Snapshot]) -> Snapshot:

@@ -94,6 +94,10 @@ def test_the_cli_refuses_foreign_input_in_one_line_and_creates_nothing(tmp_path,
     assert "needs --project" in refused("import", "--from", "cursor", "--db", db)
     out = run("import", "--from", "cursor", "--project", project, "--db", db).output
     assert "5 added" in out
+    (project / ".cursor/rules/team/00-core.mdc").unlink()
+    # the store remembers the project: `sync` reads it again, with no SOURCE
+    out = run("sync", db).output
+    assert "0 added, 1 newly deleted" in out
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

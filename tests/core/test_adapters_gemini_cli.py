@@ -18,6 +18,13 @@ def home(tmp_path):
     root = tmp_path / ".gemini"
     write(root, "GEMINI.md", GEMINI_GLOBAL, mtime="2026-02-01T08:00:00Z")
     write(root, "settings.json", "{}\n")
+    # memoryTool.ts: save_memory with scope project appends `- <fact>` to this index
+    write(
+        root,
+        "tmp/3f2a9c/memory/MEMORY.md",
+        "- The shop's staging URL needs the VPN.\n",
+        mtime="2026-02-04T08:00:00Z",
+    )
     return root
 
 
@@ -46,6 +53,7 @@ def test_the_global_file_and_a_project_open_exactly(home, project):
         "Use pnpm for the frontend.": "human",
         "Integration tests need the local database running.": "human",
         "The API speaks JSON only.": "human",
+        "The shop's staging URL needs the VPN.": "auto",  # the project's memory index
     }
     saved = facts["My preferred programming language is Python."]
     assert saved.id.startswith("gemini-cli:GEMINI.md#")
@@ -61,14 +69,20 @@ def test_the_global_file_and_a_project_open_exactly(home, project):
     assert api.id == f"gemini-cli:{note}/api/GEMINI.md#" + api.id.rsplit("#", 1)[1]
     assert api.created_at == "2026-02-03T08:00:00Z" and api.note == f"{note}/api/GEMINI.md"
     assert "x-gemini-cli-added-by" not in api.provenance
+    indexed = facts["The shop's staging URL needs the VPN."]
+    assert indexed.id.startswith("gemini-cli:tmp/3f2a9c/memory/MEMORY.md#") and indexed.note == "tmp/3f2a9c"
+    assert (
+        indexed.created_at == "2026-02-04T08:00:00Z"
+        and indexed.provenance["x-gemini-cli-added-by"] == "save_memory"
+    )
 
 
 def test_a_second_sync_changes_nothing_then_edits_are_versions(home, store):
     _, first = resync(store, gemini_cli, home)
-    assert first.added == 3
+    assert first.added == 4
     before = mark(store.path)
     _, again = resync(store, gemini_cli, home)
-    assert (again.added, again.newly_deleted, again.unchanged) == (0, 0, 3)
+    assert (again.added, again.newly_deleted, again.unchanged) == (0, 0, 4)
     assert mark(store.path) == before
     text = (home / "GEMINI.md").read_text()
     text = text.replace("called shop.", "called shop, a web store.")
@@ -102,4 +116,4 @@ def test_the_cli_refuses_foreign_input_in_one_line_and_creates_nothing(tmp_path,
     assert str(bad) in line and "holds no GEMINI.md" in line
     assert not exists(db)
     out = run("import", "--from", "gemini-cli", home, "--project", project, "--db", db).output
-    assert "6 added" in out
+    assert "7 added" in out

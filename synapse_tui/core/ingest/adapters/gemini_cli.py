@@ -5,12 +5,14 @@ docs/tools/memory.md): the global context file `~/.gemini/GEMINI.md`, Markdown a
 writes, into which the agent's `save_memory` tool appends each fact as one line
 `- <fact>` (newlines collapsed, angle brackets blanked) under the heading
 `## Gemini Added Memories`, creating the heading when it is missing; that section runs to
-the next `## ` heading. A project's `GEMINI.md` files (its root and folders below) are
-instructions a person writes.
+the next `## ` heading. With scope `project` the tool appends such lines to the project's
+memory index, `~/.gemini/tmp/<project>/memory/MEMORY.md` (Storage.getProjectMemoryDir).
+A project's `GEMINI.md` files (its root and folders below) are instructions a person
+writes.
 
 Mapping. Each top-level bullet and paragraph is a fact under its heading: those in the
-`## Gemini Added Memories` section are tier `auto` (the agent wrote them), the rest of
-`GEMINI.md` and every project file tier `human`. The files record no time: a fact is
+`## Gemini Added Memories` section and in a project's memory index are tier `auto` (the
+agent wrote them), the rest of `GEMINI.md` and every project GEMINI.md tier `human`. The files record no time: a fact is
 dated by its file's modification time, an edit found at the next sync is the next
 version. DIR (default `~/.gemini`) and P are two roots: records and notes from P begin
 with P's path, its `/` turned into `-`.
@@ -57,12 +59,8 @@ def read(
     if source is not None:
         root = Path(source).expanduser()
         require_folder(root, EXPECTED)
-        path = root / FILE
-        if not path.is_file():
-            raise InputError(f"holds no {FILE}; expected {EXPECTED}", file=str(root))
-        if not path.resolve().is_relative_to(root.resolve()):
-            raise InputError(f"{FILE} is a link leaving the folder; expected {EXPECTED}", file=str(path))
-        snaps.append(read_docs(SYSTEM, root, [Doc(path, FILE, "user", _global)], known, [], progress))
+        docs, left_out = _home_docs(root)
+        snaps.append(read_docs(SYSTEM, root, docs, known, left_out, progress))
     if project is not None:
         folder = Path(project).expanduser()
         require_folder(folder, PROJECT_EXPECTED)
@@ -79,6 +77,41 @@ def read(
     if not snaps:
         raise InputError(f"nothing to read; expected {EXPECTED}", file=str(default_source()))
     return merged(SYSTEM, snaps)
+
+
+def _home_docs(root: Path) -> tuple[list[Doc], list[str]]:
+    """GEMINI.md, and each project's memory index `tmp/<project>/memory/MEMORY.md` (where
+    `save_memory` with scope project appends its `- <fact>` lines)."""
+    docs: list[Doc] = []
+    left_out: list[str] = []
+    inside = root.resolve()
+    path = root / FILE
+    if path.is_file():
+        if path.resolve().is_relative_to(inside):
+            docs.append(Doc(path, FILE, "user", _global))
+        else:
+            left_out.append(f"{FILE}: a link leaving the folder; not read")
+    tmp = root / "tmp"
+    if tmp.is_dir() and not tmp.is_symlink():
+        for project in sorted(tmp.iterdir()):
+            index = project / "memory" / "MEMORY.md"
+            if project.is_symlink() or not index.is_file():
+                continue
+            rel = index.relative_to(root).as_posix()
+            if index.resolve().is_relative_to(inside):
+                docs.append(Doc(index, rel, f"tmp/{project.name}", _project_memory))
+            else:
+                left_out.append(f"{rel}: a link leaving the folder; not read")
+    if not docs:
+        raise InputError(f"holds no {FILE}; expected {EXPECTED}", file=str(root))
+    return docs, left_out
+
+
+def _project_memory(text: str, doc: Doc) -> list[Item]:
+    items = markdown_items(text, 0)  # the agent's own lines: tier auto
+    for item in items:
+        item.own["added_by"] = "save_memory"
+    return items
 
 
 def _global(text: str, doc: Doc) -> list[Item]:

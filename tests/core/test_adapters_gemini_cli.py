@@ -3,12 +3,16 @@ own shapes (tests/core/new_sources_files.py names where each shape was read)."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
+from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import gemini_cli, known_facts
 from synapse_tui.core.store.db import Store
 from tests.cli_run import refused, run
+from tests.core.claude_code_files import git
 from tests.core.new_sources_files import GEMINI_GLOBAL, GEMINI_PROJECT, resync, write
 from tests.store_state import exists, mark
 
@@ -117,3 +121,56 @@ def test_the_cli_refuses_foreign_input_in_one_line_and_creates_nothing(tmp_path,
     assert not exists(db)
     out = run("import", "--from", "gemini-cli", home, "--project", project, "--db", db).output
     assert "7 added" in out
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_in_a_git_work_tree_the_history_is_replayed(tmp_path, new_store):
+    root = tmp_path / ".gemini"
+    section = "## Gemini Added Memories\n"
+    write(root, "GEMINI.md", section + "- Alpha runs on Mondays.\n- Beta ships with the green build.\n")
+    write(root, "tmp/p1/memory/MEMORY.md", "- The p1 project uses tabs.\n")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "one", when="2026-01-01T10:00:00+01:00")
+    (root / "GEMINI.md").write_text(
+        section
+        + "- Alpha runs on Mondays.\n- Beta ships with the blue build.\n- Gamma is the new codename.\n"
+    )
+    git(root, "commit", "-qam", "two", when="2026-01-05T10:00:00+00:00")
+    (root / "GEMINI.md").write_text(
+        section + "- Beta ships with the blue build.\n- Gamma is the new codename.\n"
+    )
+    git(root, "rm", "-q", "tmp/p1/memory/MEMORY.md")
+    git(root, "commit", "-qam", "three", when="2026-01-09T10:00:00+00:00")
+    (root / "GEMINI.md").write_text((root / "GEMINI.md").read_text() + "- Delta is not committed.\n")
+
+    snap = gemini_cli.read(root)
+    facts = {f.text: f for f in snap.facts}
+    assert {t: f.created_at for t, f in facts.items()} == {
+        "Alpha runs on Mondays.": "2026-01-01T09:00:00Z",
+        "Beta ships with the green build.": "2026-01-01T09:00:00Z",
+        "The p1 project uses tabs.": "2026-01-01T09:00:00Z",
+        "Beta ships with the blue build.": "2026-01-05T10:00:00Z",
+        "Gamma is the new codename.": "2026-01-05T10:00:00Z",
+        "Delta is not committed.": facts["Delta is not committed."].created_at,
+    }
+    green, blue = facts["Beta ships with the green build."], facts["Beta ships with the blue build."]
+    assert blue.id == green.id + "@2" and blue.supersedes == green.id  # edited in commit two
+    assert blue.provenance["x-gemini-cli-time"] == "git commit" and blue.tier == "auto"
+    assert blue.provenance["x-gemini-cli-author"] == "Ada <ada@shop.test>"
+    alpha, tabs = facts["Alpha runs on Mondays."], facts["The p1 project uses tabs."]
+    # removed in commit three (a line, and a whole file gone from the work tree)
+    assert snap.deleted == {alpha.id, tabs.id}  # the green build was edited, not deleted
+    assert snap.deleted_at[alpha.id] == snap.deleted_at[tabs.id] == parse_time("2026-01-09T10:00:00Z")
+    assert (
+        facts["Delta is not committed."].provenance["x-gemini-cli-time"] == "file modified; creation unknown"
+    )
+    assert {f.id for f in gemini_cli.read(root).facts} == {f.id for f in snap.facts}  # every read alike
+
+    with Store.open(new_store("git"), create=True) as store:
+        _, first = resync(store, gemini_cli, root)
+        assert first.added == 6
+        before = mark(store.path)
+        _, again = resync(store, gemini_cli, root)
+        assert (again.added, again.newly_deleted) == (0, 0)
+        assert mark(store.path) == before

@@ -74,17 +74,23 @@ def read(
     left_out: list[str] = []
     docs: list[Doc] = []
     inside = root.resolve()
-    for name, parse in zip(names, (_handbook(root), _summary), strict=True):
+    parsers = dict(zip(names, (_handbook(root), _summary), strict=True))
+
+    def locate(rel: str) -> Doc | None:
+        parse = parsers.get(rel)
+        return None if parse is None else Doc(root / rel, rel, rel.removesuffix(".md"), parse)
+
+    for name in names:
         path = root / name
         if not path.is_file():
             continue
         if not path.resolve().is_relative_to(inside):
             left_out.append(f"{name}: a link leaving the folder; not read")
             continue
-        docs.append(Doc(path, name, name.removesuffix(".md"), parse))
+        docs.append(Doc(path, name, name.removesuffix(".md"), parsers[name]))
     if (root / "skills").is_dir():
         left_out.append("skills/: procedures, not memories; not read")
-    return read_docs(SYSTEM, root, docs, known, left_out, progress)
+    return read_docs(SYSTEM, root, docs, known, left_out, progress, locate=locate)
 
 
 def _handbook(root: Path):

@@ -60,7 +60,7 @@ def read(
         root = Path(source).expanduser()
         require_folder(root, EXPECTED)
         docs, left_out = _home_docs(root)
-        snaps.append(read_docs(SYSTEM, root, docs, known, left_out, progress))
+        snaps.append(read_docs(SYSTEM, root, docs, known, left_out, progress, locate=_home_doc(root)))
     if project is not None:
         folder = Path(project).expanduser()
         require_folder(folder, PROJECT_EXPECTED)
@@ -69,11 +69,16 @@ def read(
         if not paths:
             raise InputError(f"holds no {FILE}; expected {PROJECT_EXPECTED}", file=str(folder))
         note = str(folder.resolve()).replace("/", "-")
-        docs = []
-        for p in paths:
-            rel = p.relative_to(folder).as_posix()
-            docs.append(Doc(p, rel, f"{note}/{rel}", _project))  # each file its own note
-        snaps.append(read_docs(SYSTEM, folder, docs, known, left_out, progress, prefix=f"{note}/"))
+
+        def locate(rel: str) -> Doc | None:
+            if rel.rsplit("/", 1)[-1] != FILE or any(part.startswith(".") for part in rel.split("/")):
+                return None
+            return Doc(folder / rel, rel, f"{note}/{rel}", _project)  # each file its own note
+
+        docs = [d for d in (locate(p.relative_to(folder).as_posix()) for p in paths) if d is not None]
+        snaps.append(
+            read_docs(SYSTEM, folder, docs, known, left_out, progress, prefix=f"{note}/", locate=locate)
+        )
     if not snaps:
         raise InputError(f"nothing to read; expected {EXPECTED}", file=str(default_source()))
     return merged(SYSTEM, snaps)
@@ -105,6 +110,20 @@ def _home_docs(root: Path) -> tuple[list[Doc], list[str]]:
     if not docs:
         raise InputError(f"holds no {FILE}; expected {EXPECTED}", file=str(root))
     return docs, left_out
+
+
+def _home_doc(root: Path):
+    """The Doc of a path under a ~/.gemini folder, for a file gone from it."""
+
+    def locate(rel: str) -> Doc | None:
+        if rel == FILE:
+            return Doc(root / rel, rel, "user", _global)
+        parts = rel.split("/")
+        if len(parts) == 4 and parts[0] == "tmp" and parts[2:] == ["memory", "MEMORY.md"]:
+            return Doc(root / rel, rel, f"tmp/{parts[1]}", _project_memory)
+        return None
+
+    return locate
 
 
 def _project_memory(text: str, doc: Doc) -> list[Item]:

@@ -8,15 +8,22 @@ does the rest the same way for all of them:
 - Records. An item the source names (a wiki claim's id) is the record `<file>#<its id>`;
   any other is `<file>#<hash of its first text>` (`-2` for a repeat in one file).
 - Versions. The reader takes `known` (the facts of its system already in the store): an
-  item whose record is there with another text is its next version and supersedes it; a
-  new item and a vanished one of the same file and section are one record edited when
-  their words are at least half shared (`pair_similar`: one to one, best first); any other vanished
-  record is deleted. A file gone takes its facts with it (deleted, never erased).
+  item whose record is there with another text (or deleted) is its next version and
+  supersedes it; a new item and a vanished one of the same file and section are one
+  record edited when their words are at least half shared (`pair_similar`: one to one,
+  best first); any other vanished record is deleted. A file gone takes its facts with it
+  (deleted, never erased).
+- Git history. In a git work tree, each file of the source that git has history for is
+  replayed (SPEC 9): every commit that changed it is read against the one before, as a
+  sync reads a source against the store, so an edit is a version and a removal a deletion
+  at that commit's instant; uncommitted text comes last. The history is replayed whole on
+  every read, so the same repository gives the same ids. (git-notes' `history` lists
+  Markdown files only: Cursor's `.mdc` rules and `.cursorrules` are not replayed.)
 - Times. What the source records (a header's `updated_at`, a claim's `updatedAt`), else a
   date in the file's name (`2026-05-14.md`), else a date in its front matter; else, in a
-  git work tree, the commit that wrote the line (its author and commit in provenance);
-  else the file's modification time. `x-<system>-time` says which. (The git history is
-  not replayed: versions are what the store saw change between syncs.)
+  git work tree, the commit that wrote it (replayed: the commit of that state; otherwise
+  the commit `git blame` names for its first line), its author and commit in provenance;
+  else the file's modification time. `x-<system>-time` says which.
 - Speed. A file whose size and modification time are those of the last sync
   (`x-<system>-stamp`) is not read again: its facts count as unchanged.
 
@@ -30,7 +37,7 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -108,9 +115,13 @@ def read_docs(
     progress: Progress | None = None,
     source: str | None = None,
     prefix: str = "",
+    locate: Callable[[str], Doc | None] | None = None,
 ) -> Snapshot:
     """The Snapshot of `docs`, all under `root`, against what the store already holds;
-    `prefix` begins each record's id (a second root of one system: its own namespace)."""
+    `prefix` begins each record's id (a second root of one system: its own namespace).
+    In a git work tree, the files git has history for are replayed from it instead;
+    `locate` names the Doc of a path (under `root`, POSIX) that is gone from the work tree,
+    or None when the reader does not read such a file."""
     mine = str(root.resolve())
     root_key, file_key, stamp_key = (own_key(system, k) for k in ("root", "file", "stamp"))
     heads: dict[str, KnownFact] = {}
@@ -127,8 +138,15 @@ def read_docs(
     seen: set[str] = set()
     report = every(progress, 200)
     git: _GitTimes | None = None  # asked only once a file is read
+    deleted_at: dict[str, float] = {}
+    replay_deleted: set[str] = set()
+    replayed = _replay(
+        system, prefix, mine, root, docs, locate, facts, seen, replay_deleted, deleted_at, left_out
+    )
     for n, doc in enumerate(docs, start=1):
         report(n, len(docs))
+        if doc.rel in replayed:
+            continue
         stamp, mtime = _stamp(doc.path)
         alive = [k for k in by_file.get(doc.rel, ()) if not k.deleted]
         if alive and all(k.provenance.get(stamp_key) == stamp for k in alive):
@@ -150,13 +168,110 @@ def read_docs(
         ):
             seen.add(record)
             facts.append(_fact(system, mine, doc, record, item, version, supersedes, stamp, mtime))
-    deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted}
+    deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted} | replay_deleted
     if git is not None and git.coarse:
         left_out.append(
             f"{git.coarse} files dated by their last commit, not line by line"
             f" (over {BLAME_LIMIT} files to read at once)"
         )
-    return Snapshot(system, source or str(root), facts, deleted, sorted(set(left_out)), kept=kept)
+    return Snapshot(
+        system, source or str(root), facts, deleted, sorted(set(left_out)), kept=kept, deleted_at=deleted_at
+    )
+
+
+def _replay(
+    system: str,
+    prefix: str,
+    root_s: str,
+    root: Path,
+    docs: list[Doc],
+    locate: Callable[[str], Doc | None] | None,
+    facts: list[ParsedFact],
+    seen: set[str],
+    deleted: set[str],
+    deleted_at: dict[str, float],
+    left_out: list[str],
+) -> set[str]:
+    """Replay from git every file of the source git has history for (SPEC 9): each commit
+    that changed it is a state, the work tree's uncommitted text the last; returns the
+    files so read (under `root`, POSIX)."""
+    if locate is None:
+        return set()
+    top = gitlog.work_tree(root)
+    if top is None:
+        return set()
+    history = gitlog.history(top, root)
+    if not history:
+        return set()
+    inside = root.resolve().relative_to(top.resolve()).as_posix()
+    by_rel = {d.rel: d for d in docs}
+    chosen: list[tuple[str, str, Doc, list[gitlog.Commit]]] = []
+    for path, commits in history.items():
+        rel = path if inside == "." else path.removeprefix(inside + "/")
+        if rel == path and inside != "." or (root / rel).is_symlink():
+            continue
+        doc = by_rel.get(rel) or locate(rel)
+        if doc is not None:
+            chosen.append((rel, path, doc, commits))
+    if not chosen:
+        return set()
+    dirty = gitlog.changed(top, root)
+    texts = iter(gitlog.blobs(top, [f"{c.sha}:{path}" for _, path, _, commits in chosen for c in commits]))
+    for rel, path, doc, commits in sorted(chosen, key=lambda c: c[0]):
+        states: list[tuple[gitlog.Commit | None, float | None, str | None]] = [
+            (c, c.at, next(texts)) for c in commits
+        ]
+        if rel in by_rel and (path in dirty or states[-1][2] is None):
+            states.append((None, None, _text(doc.path, left_out, rel)))
+        elif rel not in by_rel and states[-1][2] is not None:
+            states.append((None, None, None))  # gone from the work tree, the removal not committed
+        _replay_file(system, prefix, root_s, doc, states, facts, seen, deleted, deleted_at)
+        left_out += doc.left_out
+    return {rel for rel, _, _, _ in chosen}
+
+
+def _replay_file(
+    system: str,
+    prefix: str,
+    root_s: str,
+    doc: Doc,
+    states: list[tuple[gitlog.Commit | None, float | None, str | None]],
+    facts: list[ParsedFact],
+    seen: set[str],
+    deleted: set[str],
+    deleted_at: dict[str, float],
+) -> None:
+    """One file's states, oldest first, each read against the one before as a sync reads
+    the source against the store: versions, and deletions at the commit that made them."""
+    stamp, mtime = _stamp(doc.path) if doc.path.is_file() else ("", 0.0)
+    section_key = own_key(system, "section")
+    heads: dict[str, KnownFact] = {}
+    for commit, at, text in states:
+        doc.left_out = []  # what the last state set aside is what `left out` says
+        items = doc.parse(text, doc) if text is not None else []
+        if commit is not None:
+            for item in items:
+                if item.at is None:
+                    _stamp_commit(item, commit)
+        alive = [k for k in heads.values() if not k.deleted]
+        present: set[str] = set()
+        for record, item, version, supersedes in _versions(system, prefix, doc, items, alive, heads):
+            present.add(record)
+            head = heads.get(record)
+            if head is not None and head.version == version and not head.deleted:
+                continue  # unchanged by this commit
+            fact = _fact(system, root_s, doc, record, item, version, supersedes, stamp, mtime)
+            facts.append(fact)
+            seen.add(record)
+            heads[record] = KnownFact(
+                fact.id, record, version, item.text, None, True, False, {section_key: item.section}
+            )
+        for record, k in list(heads.items()):
+            if record not in present and not k.deleted:
+                deleted.add(k.id)
+                if at is not None:
+                    deleted_at[k.id] = at
+                heads[record] = replace(k, deleted=True)
 
 
 class _GitTimes:
@@ -233,9 +348,9 @@ def _versions(
         head = heads.get(record)
         if head is None:
             version, supersedes = 1, None
-        elif head.text == item.text:
+        elif head.text == item.text and not head.deleted:
             version, supersedes = head.version, None
-        else:
+        else:  # edited, or written again after it was deleted
             version, supersedes = head.version + 1, head.id
         ids[item.key or record] = fact_id(system, record, version)
         out.append((record, item, version, supersedes))

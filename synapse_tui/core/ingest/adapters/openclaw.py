@@ -79,11 +79,21 @@ def read(
             f"holds no MEMORY.md, memory/*.md or wiki pages; expected {EXPECTED}", file=str(root)
         )
     if docs:
-        snaps.append(read_docs(SYSTEM, root, docs, known, left_out, progress))
+        snaps.append(read_docs(SYSTEM, root, docs, known, left_out, progress, locate=_workspace_doc(root)))
     for vault in vaults:
         pages, skipped = _pages(vault)
-        name = vault.name
-        snaps.append(read_docs(SYSTEM, vault, pages, known, skipped, progress, prefix=f"wiki/{name}/"))
+        snaps.append(
+            read_docs(
+                SYSTEM,
+                vault,
+                pages,
+                known,
+                skipped,
+                progress,
+                prefix=f"wiki/{vault.name}/",
+                locate=_page_doc(vault),
+            )
+        )
     return merged(SYSTEM, snaps)
 
 
@@ -104,6 +114,32 @@ def _workspace(root: Path) -> tuple[list[Doc], list[str]]:
             rel = path.relative_to(root).as_posix()
             docs.append(Doc(path, rel, rel.removesuffix(".md"), _memory))
     return docs, left_out
+
+
+def _workspace_doc(root: Path):
+    """The Doc of a path under the workspace, for a file gone from it."""
+
+    def locate(rel: str) -> Doc | None:
+        if rel == "MEMORY.md":
+            return Doc(root / rel, rel, "MEMORY", _memory)
+        parts = rel.split("/")
+        if parts[0] == "memory" and rel.endswith(".md") and not any(p.startswith(".") for p in parts):
+            return Doc(root / rel, rel, rel.removesuffix(".md"), _memory)
+        return None
+
+    return locate
+
+
+def _page_doc(vault: Path):
+    """The Doc of a path under a wiki vault, for a page gone from it."""
+
+    def locate(rel: str) -> Doc | None:
+        parts = rel.split("/")
+        if parts[0] in PAGE_FOLDERS and rel.endswith(".md") and not any(p.startswith(".") for p in parts):
+            return Doc(vault / rel, rel, f"wiki/{vault.name}/{rel.removesuffix('.md')}", _claims)
+        return None
+
+    return locate
 
 
 def _memory(text: str, doc: Doc) -> list[Item]:

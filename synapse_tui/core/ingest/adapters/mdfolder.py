@@ -222,7 +222,9 @@ def _replay(
             (c, c.at, next(texts)) for c in commits
         ]
         if rel in by_rel and (path in dirty or states[-1][2] is None):
-            states.append((None, None, _text(doc.path, left_out, rel)))
+            now = _text(doc.path, left_out, rel)
+            if now is not None:  # not UTF-8 now: its history stands as committed
+                states.append((None, None, now))
         elif rel not in by_rel and states[-1][2] is not None:
             states.append((None, None, None))  # gone from the work tree, the removal not committed
         _replay_file(system, prefix, root_s, doc, states, facts, seen, deleted, deleted_at)

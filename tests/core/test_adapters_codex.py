@@ -42,6 +42,13 @@ def test_the_folder_opens_exactly(memories):
         "Ada maintains a small web shop and likes short answers.",
         "Check MEMORY.md for the repository before searching the code.",
     }  # the summary's index, raw_memories.md and skills/ are not memories
+    assert {f.id: f.text[:12] for f in snap.facts} == {  # ids stay put: a store keeps them
+        "codex:MEMORY.md#4eb28aec63db": "Run the test",
+        "codex:MEMORY.md#8a6af6606896": "The CI cache",
+        "codex:MEMORY.md#23ada21b5a42": "Releases are",
+        "codex:memory_summary.md#15d97dd1dd19": "Ada maintain",
+        "codex:memory_summary.md#6208f173968d": "Check MEMORY",
+    }
     ci = facts["Releases are tagged vX.Y.Z on main only."]
     assert ci.id.startswith("codex:MEMORY.md#") and ci.tier == "auto"
     assert ci.note == "MEMORY: Releases"  # a block is its own note: its facts go together

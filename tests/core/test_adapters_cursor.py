@@ -42,6 +42,13 @@ def test_the_rules_open_exactly(project):
         "Never use `any`.",
         "Keep diffs small and explain every change.",
     }
+    assert {f.id: f.text[:12] for f in snap.facts} == {  # ids stay put: a store keeps them
+        "cursor:.cursorrules#07e97f28333b": "You are an e",
+        "cursor:.cursorrules#9da583699ed3": "Use type hin",
+        "cursor:.cursor/rules/typescript.mdc#f3546ffe4d02": "Prefer type ",
+        "cursor:.cursor/rules/typescript.mdc#3d0aa3f73b27": "Never use `a",
+        "cursor:.cursor/rules/team/00-core.mdc#5c94c56e59df": "Keep diffs s",
+    }
     assert {f.tier for f in snap.facts} == {"human"}  # a person writes rules
     ts = facts["Never use `any`."]
     assert ts.id.startswith("cursor:.cursor/rules/typescript.mdc#")

@@ -59,6 +59,13 @@ def test_the_global_file_and_a_project_open_exactly(home, project):
         "The API speaks JSON only.": "human",
         "The shop's staging URL needs the VPN.": "auto",  # the project's memory index
     }
+    home_ids = {f.id: f.text[:12] for f in snap.facts if not f.id.startswith("gemini-cli:-")}
+    assert home_ids == {  # ids stay put: a store keeps them
+        "gemini-cli:GEMINI.md#8a45211ff9a0": "Answer in Br",
+        "gemini-cli:GEMINI.md#1e0de3c48d2d": "My preferred",
+        "gemini-cli:GEMINI.md#f2254737c4bd": "The project ",
+        "gemini-cli:tmp/3f2a9c/memory/MEMORY.md#a59b03183cee": "The shop's s",
+    }
     saved = facts["My preferred programming language is Python."]
     assert saved.id.startswith("gemini-cli:GEMINI.md#")
     assert saved.created_at == "2026-02-01T08:00:00Z"

@@ -59,6 +59,13 @@ def test_a_folder_outside_git_opens_exactly(notes):
         "Try a dark theme.": ("2026-06-03T12:30:00Z", "file modified; creation unknown"),
         "Indent with spaces.": ("2026-06-04T00:00:00Z", "file modified; creation unknown"),
     }
+    assert {f.id: f.text[:12] for f in snap.facts} == {  # ids stay put: a store keeps them
+        "markdown:broken.md#22d615a2da8e": "Indent with ",
+        "markdown:decisions.md#e1918c4bd89e": "Use SQLite f",
+        "markdown:decisions.md#1b8822d73f8f": "Postgres onl",
+        "markdown:ideas.md#746716744b62": "Try a dark t",
+        "markdown:journal/2026-05-14-standup.md#f6b09359de33": "Ship the sea",
+    }
     by_text = {f.text: f for f in snap.facts}
     sqlite = by_text["Use SQLite for the store."]
     assert sqlite.id.startswith("markdown:decisions.md#") and sqlite.tier == "auto"

@@ -54,6 +54,15 @@ def test_the_workspace_and_its_wiki_open_exactly(state):
         "The staging server runs in us-east-1.",
         "Staging is rebuilt every night.",
     }  # page bodies, AGENTS.md and index.md are not memories
+    page = "openclaw:wiki/main/entities/staging-server.md"
+    assert {f.id: f.text[:12] for f in snap.facts} == {  # ids stay put: a store keeps them
+        "openclaw:MEMORY.md#d7d0d3e250b2": "Ada's timezo",
+        "openclaw:memory/2026-04-02.md#dd0cbb182ef6": "Moved the st",
+        "openclaw:memory/2026-04-02.md#ba6c2a1ac938": "Ada asked fo",
+        f"{page}#staging.region": "The staging ",
+        f"{page}#staging.region.old": "The staging ",
+        f"{page}#claim-3": "Staging is r",
+    }
     assert {f.tier for f in snap.facts} == {"auto"}
     day = facts["Moved the staging server to the new region."]
     assert day.id.startswith("openclaw:memory/2026-04-02.md#")

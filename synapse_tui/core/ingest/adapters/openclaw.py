@@ -185,8 +185,8 @@ def _claims(text: str, doc: Doc) -> list[Item]:
         meta = yaml.load(text[4:end], Loader=_LOADER)  # noqa: S506  (a safe loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        at = f":{mark.line + 2}" if mark is not None else ""
-        doc.left_out.append(f"{doc.note}.md{at}: front matter is not YAML; its claims not read")
+        where = f":{mark.line + 2}" if mark is not None else ""
+        doc.left_out.append(f"{doc.note}.md{where}: front matter is not YAML; its claims not read")
         return []
     if not isinstance(meta, dict) or not isinstance(meta.get("claims"), list):
         return []

@@ -88,6 +88,7 @@ def test_the_workspace_and_its_wiki_open_exactly(state):
     assert region.supersedes == old.id
     assert old.created_at == "2026-04-03T10:00:00Z"  # no updatedAt of its own: the page's
     assert old.provenance["x-openclaw-status"] == "superseded" and old.r == 0
+    assert old.provenance["x-openclaw-superseded-by"] == "staging.region"
     contested = facts["Staging is rebuilt every night."]
     assert contested.id.endswith("#claim-3") and contested.s == 1 and contested.r == 0
     assert contested.supersedes is None and day.supersedes is None

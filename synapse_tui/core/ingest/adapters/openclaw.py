@@ -227,6 +227,9 @@ def _claims(text: str, doc: Doc) -> list[Item]:
             if isinstance(confidence, int | float) and not isinstance(confidence, bool)
             else None,
             "evidence": ", ".join(sources) or None,
+            # what the claim names, kept even where the named claim is on another page
+            "supersedes": ", ".join(_ids(c.get("supersedes"))) or None,
+            "superseded_by": ", ".join(_ids(c.get("supersededBy") or c.get("superseded_by"))) or None,
         }
         item = Item(
             c["text"].strip(),

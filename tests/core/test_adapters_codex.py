@@ -91,6 +91,9 @@ def test_a_second_sync_changes_nothing_then_edits_are_versions(memories, store):
     edited = next(f for f in snap.facts if "every dependency change" in f.text)
     assert edited.id.endswith("@2") and edited.supersedes == edited.id.removesuffix("@2")
     assert edited.provenance["x-source-version"] == 2
+    # an edit is dated by the latest session the block cites, not the first
+    assert edited.created_at == "2026-03-04T13:00:00Z"
+    assert edited.provenance["x-codex-time"] == "updated_at of the latest cited rollout"
     gone = next(k for k in known_facts(store, "codex") if "Releases" in k.text)
     assert gone.deleted  # deleted at the source: flagged, kept
 

@@ -106,15 +106,17 @@ def test_a_second_sync_changes_nothing_then_edits_are_versions(state, store):
     page["claims"][0]["text"] = "The staging server runs in eu-west-1."
     del page["claims"][2]
     (state / "wiki/main" / PAGE).write_text(wiki_page(page))
-    day = workspace / "memory/2026-04-02.md"
-    day.write_text(day.read_text().replace("new region.", "new region (eu-west-1)."))
+    day = "memory/2026-04-02.md"
+    text = (workspace / day).read_text().replace("new region.", "new region (eu-west-1).")
+    write(workspace, day, text, mtime="2026-04-03T20:00:00Z")
     snap, third = resync(store, openclaw, workspace)
     assert (third.added, third.newly_deleted) == (2, 1)
     claim = next(f for f in snap.facts if "eu-west-1." in f.text)
     assert claim.id == "openclaw:wiki/main/entities/staging-server.md#staging.region@2"
     assert claim.supersedes == "openclaw:wiki/main/entities/staging-server.md#staging.region"
     moved = next(f for f in snap.facts if "(eu-west-1)" in f.text)
-    assert moved.id.endswith("@2") and moved.created_at == "2026-04-02T00:00:00Z"
+    # an edit is dated when it was made (the file's change), not by the log's name
+    assert moved.id.endswith("@2") and moved.created_at == "2026-04-03T20:00:00Z"
     assert {k.text for k in known_facts(store, "openclaw") if k.deleted} == {
         "Staging is rebuilt every night."
     }

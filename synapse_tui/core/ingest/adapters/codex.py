@@ -20,8 +20,9 @@ wrote it), its block's header in provenance (`x-codex-description`, `x-codex-key
 `x-codex-cwd`, `x-codex-rollout-summary-files`). The sessions a block cites are its
 evidence: each one's `updated_at` (from the annotation, else from that summary file's own
 header) is a reinforcement of the block's facts, the earliest its `created_at`
-(`x-codex-time` says "updated_at of the cited rollouts"); a block citing none is dated by
-the file's modification time. Nothing more is counted: Codex records no corroboration,
+(`x-codex-time` says "updated_at of the cited rollouts") and the latest an edited
+version's; a block citing none is dated by the file's modification time (in git, by the
+commit). Nothing more is counted: Codex records no corroboration,
 contradiction or review. `memory_summary.md`'s profile and tips are facts too, dated by
 that file; its index is not.
 """
@@ -43,6 +44,7 @@ from synapse_tui.core.ingest.interchange import Progress
 SYSTEM = "codex"
 EXPECTED = "a ~/.codex/memories folder (MEMORY.md, memory_summary.md, rollout_summaries/)"
 FROM_ROLLOUTS = "updated_at of the cited rollouts"
+FROM_LATEST = "updated_at of the latest cited rollout"
 INDEX = "What's in Memory"
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -119,8 +121,9 @@ def _handbook(root: Path):
                 item.note = note or f"MEMORY:{header_line}"
                 if item.section is None and isinstance(own.get("description"), str):
                     item.section = own["description"]
-                if times:
+                if times:  # first written after the first session; edited after the latest
                     item.at, item.how, item.reinforced_at = times[0], FROM_ROLLOUTS, times[1:]
+                    item.revised, item.revised_how = times[-1], FROM_LATEST
                 items.append(item)
         return items
 

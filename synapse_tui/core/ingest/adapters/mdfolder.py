@@ -84,8 +84,14 @@ class Item:
     section: str | None = None
     key: str | None = None  # the source's own id for it; None: a hash of its text
     tier: str = "auto"
-    at: float | None = None  # when the source says it was written (epoch seconds)
+    at: float | None = None  # when the source says it was first written (epoch seconds)
     how: str | None = None  # where that time came from, for x-<system>-time
+    # when the source says this text was written, for a later version of a record (a
+    # claim's updatedAt; a Codex block's latest session); None: when the change was made
+    revised: float | None = None
+    revised_how: str | None = None
+    # when git says the file's text was written (its commit), where the format says nothing
+    committed: gitlog.Commit | None = None
     own: dict[str, Any] = field(default_factory=dict)  # x-<system>-<field> values
     corroborations: int = 0
     contradictions: int = 0
@@ -253,8 +259,7 @@ def _replay_file(
         items = doc.parse(text, doc) if text is not None else []
         if commit is not None:
             for item in items:
-                if item.at is None:
-                    _stamp_commit(item, commit)
+                _stamp_commit(item, commit)
         alive = [k for k in heads.values() if not k.deleted]
         present: set[str] = set()
         for record, item, version, supersedes in _versions(system, prefix, doc, items, alive, heads):
@@ -277,8 +282,8 @@ def _replay_file(
 
 
 class _GitTimes:
-    """When a text the format does not date was written, where the file is in a git work
-    tree: the commit that wrote its first line (`git blame`), its author and commit in
+    """When a text was written as git says, where the file is in a git work tree and the
+    format does not say (or the text is a later version): the commit that wrote its first line (`git blame`), its author and commit in
     provenance; a line not committed yet keeps the file's modification time. Past
     BLAME_LIMIT files in one read, a file with no uncommitted change is dated by its last
     commit instead (one `git blame` a file would take minutes for a big folder)."""
@@ -294,7 +299,7 @@ class _GitTimes:
             self.last = gitlog.last_commits(self.top, root)
 
     def date(self, doc: Doc, items: list[Item]) -> None:
-        undated = [i for i in items if i.at is None]
+        undated = items  # a dated first version may still be a later version's record
         if self.top is None or not undated:
             return
         rel = doc.path.resolve().relative_to(self.top.resolve()).as_posix()
@@ -314,7 +319,7 @@ class _GitTimes:
 
 
 def _stamp_commit(item: Item, commit: gitlog.Commit) -> None:
-    item.at, item.how = commit.at, FROM_GIT
+    item.committed = commit
     item.own.setdefault("author", commit.author)
     item.own.setdefault("commit", commit.sha)
 
@@ -398,7 +403,14 @@ def _fact(
     stamp: str,
     mtime: float,
 ) -> ParsedFact:
-    at, how = (item.at, item.how) if item.at is not None else (mtime, FROM_MTIME)
+    if version == 1 and item.at is not None:
+        at, how = item.at, item.how
+    elif version > 1 and item.revised is not None:
+        at, how = item.revised, item.revised_how
+    elif item.committed is not None:
+        at, how = item.committed.at, FROM_GIT
+    else:  # the change was made by the time the file was last modified
+        at, how = mtime, FROM_MTIME
     provenance = source_provenance(
         system,
         record,

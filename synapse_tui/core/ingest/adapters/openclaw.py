@@ -238,6 +238,8 @@ def _claims(text: str, doc: Doc) -> list[Item]:
             key=key,
             at=at,
             how=how if at is not None else None,
+            revised=at,  # an edited claim: its updatedAt is when the edit was made
+            revised_how=how if at is not None else None,
             own={k: v for k, v in own.items() if v is not None},
             corroborations=max(len(evidence) - 1, 0),  # the first is what asserted it
             contradictions=1 if status in CONTESTED else 0,

@@ -34,6 +34,87 @@ CODEX_MEMORY = """\
 
     - Releases are tagged vX.Y.Z on main only.
     """
+# openai/codex codex-rs/memories/write/templates/memories/consolidation.md (the current
+# "MEMORY.md FORMAT"): `# Task Group:` blocks with `scope:` and `applies_to: cwd=...;
+# reuse_rule=...`, `## Task <n>` sections holding `### rollout_summary_files` (annotated
+# cwd, rollout_path, updated_at, thread_id) and `### keywords`, then the block's bullets
+# under User preferences / Reusable knowledge / Failures and how to do differently, each
+# ending in the task references it rests on.
+CODEX_MEMORY_TASKS = """\
+    # Task Group: shop repository CI
+
+    scope: running and fixing the shop's test suite in CI
+    applies_to: cwd=/home/ada/shop; reuse_rule=safe for this checkout only
+
+    ## Task 1: fix the flaky CI job, success
+
+    ### rollout_summary_files
+
+    - rollout_summaries/2026-03-01T09-00-00-aB3d-flaky_ci.md (cwd=/home/ada/shop, rollout_path=/home/ada/.codex/sessions/a.jsonl, updated_at=2026-03-01T09:30:00Z, thread_id=t1, success)
+
+    ### keywords
+
+    - pytest, flaky, retry
+
+    ## Task 2: speed up the CI cache, partial
+
+    ### rollout_summary_files
+
+    - rollout_summaries/2026-03-04T14-00-00-Zq9k-ci_cache.md (cwd=/home/ada/shop, rollout_path=/r/b.jsonl, updated_at=2026-03-04T15:00:00+02:00, thread_id=t2)
+
+    ### keywords
+
+    - cache, lockfile
+
+    ## User preferences
+
+    - when CI fails, the user asked: "show me the failing test first" -> lead with the failing test [Task 1]
+
+    ## Reusable knowledge
+
+    - Run the test suite with `make test`, never bare pytest. [Task 1]
+    - CI runs on every push to main. [Task 1][Task 2]
+
+    ## Failures and how to do differently
+
+    - Retrying a flaky test hid a real race -> fix the fixture instead [Task 1]
+
+    # Task Group: releases
+
+    scope: tagging releases of the shop
+    applies_to: cwd=/home/ada/shop; reuse_rule=any checkout
+
+    ## Task 1: tag a release, success
+
+    ### rollout_summary_files
+
+    - rollout_summaries/2026-03-10T08-00-00-Pp01-release.md (cwd=/home/ada/shop, thread_id=t3)
+
+    ### keywords
+
+    - release, tags
+
+    ## Reusable knowledge
+
+    - Releases are tagged vX.Y.Z on main only.
+    """
+# the current memory_summary.md: a first line `v1`, then User Profile, User preferences,
+# General Tips, What's in Memory
+CODEX_SUMMARY_V1 = """\
+    v1
+
+    ## User Profile
+
+    Ada maintains a small web shop and likes short answers.
+
+    ## User preferences
+
+    - Lead with the failing test when CI breaks.
+
+    ## What's in Memory
+
+    - shop CI: ci, pytest, cache
+    """
 # codex-rs/core/src/memories/storage.rs (write_rollout_summary_for_thread): header lines
 # thread_id, updated_at (RFC 3339), rollout_path, cwd, git_branch, a blank line, the recap.
 CODEX_ROLLOUT = """\

@@ -9,7 +9,15 @@ from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import codex, known_facts
 from synapse_tui.core.store.db import Store
 from tests.cli_run import refused, run
-from tests.core.new_sources_files import CODEX_MEMORY, CODEX_ROLLOUT, CODEX_SUMMARY, resync, write
+from tests.core.new_sources_files import (
+    CODEX_MEMORY,
+    CODEX_MEMORY_TASKS,
+    CODEX_ROLLOUT,
+    CODEX_SUMMARY,
+    CODEX_SUMMARY_V1,
+    resync,
+    write,
+)
 from tests.store_state import exists, mark
 
 ROLLOUT = "rollout_summaries/2026-03-10T08-00-00-Pp01-release.md"
@@ -121,3 +129,65 @@ def test_the_cli_refuses_foreign_input_in_one_line_and_creates_nothing(tmp_path,
     assert not exists(db)
     out = run("import", "--from", "codex", memories, "--db", db).output
     assert "5 added" in out
+
+
+@pytest.fixture
+def current(tmp_path):
+    """A memories folder in Codex's current shapes (Task Group blocks, summary `v1`)."""
+    root = tmp_path / "current"
+    write(root, "MEMORY.md", CODEX_MEMORY_TASKS, mtime="2026-03-11T00:00:00Z")
+    write(root, "memory_summary.md", CODEX_SUMMARY_V1, mtime="2026-03-12T00:00:00Z")
+    write(root, ROLLOUT, CODEX_ROLLOUT)
+    return root
+
+
+def test_the_current_shape_opens_exactly(current):
+    snap = codex.read(current)
+    facts = {f.text: f for f in snap.facts}
+    assert set(facts) == {
+        'when CI fails, the user asked: "show me the failing test first" -> lead with the failing test',
+        "Run the test suite with `make test`, never bare pytest.",
+        "CI runs on every push to main.",
+        "Retrying a flaky test hid a real race -> fix the fixture instead",
+        "Releases are tagged vX.Y.Z on main only.",
+        "Ada maintains a small web shop and likes short answers.",
+        "Lead with the failing test when CI breaks.",
+    }  # task sections (their rollouts and keywords), `v1` and the index are not memories
+    both = facts["CI runs on every push to main."]
+    assert both.id.startswith("codex:MEMORY.md#") and both.tier == "auto"
+    # it rests on tasks 1 and 2: their sessions date it (UTC) and re-assert it
+    assert both.created_at == "2026-03-01T09:30:00Z" and both.reinforced_at == ["2026-03-04T13:00:00Z"]
+    assert both.entities == ["shop repository CI"] and both.note == "MEMORY: shop repository CI"
+    p = both.provenance
+    assert p["x-codex-task-group"] == "shop repository CI"
+    assert p["x-codex-scope"] == "running and fixing the shop's test suite in CI"
+    assert p["x-codex-section"] == "shop repository CI: Reusable knowledge"
+    assert p["x-codex-tasks"] == "1, 2" and p["x-codex-cwd"] == "/home/ada/shop"
+    assert p["x-codex-keywords"] == "pytest, flaky, retry, cache, lockfile"
+    assert p["x-codex-rollout-summary-files"] == (
+        "rollout_summaries/2026-03-01T09-00-00-aB3d-flaky_ci.md,"
+        " rollout_summaries/2026-03-04T14-00-00-Zq9k-ci_cache.md"
+    )
+    one = facts["Run the test suite with `make test`, never bare pytest."]
+    assert one.created_at == "2026-03-01T09:30:00Z" and one.reinforced_at is None
+    assert one.provenance["x-codex-keywords"] == "pytest, flaky, retry"
+    # no task named: the block's tasks; the annotation gives no time, the summary file does
+    release = facts["Releases are tagged vX.Y.Z on main only."]
+    assert release.created_at == "2026-03-10T08:45:00Z" and "x-codex-tasks" not in release.provenance
+    assert (
+        facts["Lead with the failing test when CI breaks."].provenance["x-codex-section"]
+        == "User preferences"
+    )
+
+
+def test_renumbered_tasks_are_no_edit(current, store):
+    _, first = resync(store, codex, current)
+    assert first.added == 7
+    text = (
+        (current / "MEMORY.md")
+        .read_text()
+        .replace("never bare pytest. [Task 1]", "never bare pytest. [Task 2]")
+    )
+    (current / "MEMORY.md").write_text(text)
+    _, again = resync(store, codex, current)
+    assert (again.added, again.newly_deleted) == (0, 0)

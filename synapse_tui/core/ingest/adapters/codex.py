@@ -1,30 +1,40 @@
 """OpenAI Codex CLI (SPEC 9, turn 4): `--from codex [DIR]`, DIR default `~/.codex/memories`.
 
-What Codex keeps (openai/codex: codex-rs/core/templates/memories/consolidation.md, the
-phase-2 agent's instructions for the files; codex-rs/core/src/memories/storage.rs, which
-writes the rollout summaries):
+What Codex keeps (openai/codex: the phase-2 agent's instructions for the files,
+codex-rs/memories/write/templates/memories/consolidation.md, and before it
+codex-rs/core/templates/memories/consolidation.md; codex-rs/core/src/memories/storage.rs,
+which writes the rollout summaries). The folder is a git repository Codex manages.
 
-- `MEMORY.md`, the handbook the consolidation agent writes: blocks, each a YAML header
-  between `---` lines (`rollout_summary_files:`, a list of `<file>.md (<annotation>)`
-  whose annotation names `cwd=<path>` and `updated_at=<timestamp>`; `description:`;
-  `keywords:`) over Markdown bullets.
-- `memory_summary.md`: `## User Profile` (prose), `## General Tips` (bullets) and
-  `## What's in Memory` (an index of MEMORY.md: topics and keywords, not memories).
-- `rollout_summaries/<stamp>-<hash>[-<slug>].md`: one per session, a header of
-  `thread_id:`, `updated_at:`, `rollout_path:`, `cwd:` (and `git_branch:`) over a recap:
-  the evidence MEMORY.md's blocks cite.
-- `raw_memories.md` (phase 1's merged input) and `skills/` (procedures): not memories.
+- `MEMORY.md`, the handbook the consolidation agent writes, in one of two shapes:
+  - current: blocks `# Task Group: <name>` with `scope:` and `applies_to: cwd=<path>;
+    reuse_rule=...` lines, then `## Task <n>: <task, outcome>` sections (each with
+    `### rollout_summary_files`, bullets `- rollout_summaries/<file>.md (cwd=...,
+    rollout_path=..., updated_at=..., thread_id=...)`, and `### keywords`), then the
+    block's knowledge as bullets under `## User preferences`, `## Reusable knowledge` and
+    `## Failures and how to do differently`, each ending in the tasks it rests on
+    (`[Task 1][Task 2]`);
+  - earlier: blocks of a YAML header between `---` lines (`rollout_summary_files:`, a
+    list of `<file>.md (<annotation naming cwd=... and updated_at=...>)`, `description:`,
+    `keywords:`) over bullets.
+- `memory_summary.md`: a first line `v1` (current), `## User Profile` (prose), `## User
+  preferences` and `## General Tips` (bullets), `## What's in Memory` (an index of
+  MEMORY.md: topics and keywords, not memories).
+- `rollout_summaries/<name>.md`: one per session, a header of `thread_id:`, `updated_at:`,
+  `rollout_path:`, `cwd:` (and `git_branch:`) over a recap: the evidence MEMORY.md cites.
+- `raw_memories.md` (phase 1's merged input), `skills/` (procedures) and `extensions/`:
+  not memories.
 
-Mapping. Each bullet (and paragraph) of a MEMORY.md block is a fact, tier `auto` (an agent
-wrote it), its block's header in provenance (`x-codex-description`, `x-codex-keywords`,
-`x-codex-cwd`, `x-codex-rollout-summary-files`). The sessions a block cites are its
-evidence: each one's `updated_at` (from the annotation, else from that summary file's own
-header) is a reinforcement of the block's facts, the earliest its `created_at`
-(`x-codex-time` says "updated_at of the cited rollouts") and the latest an edited
-version's; a block citing none is dated by the file's modification time (in git, by the
-commit). Nothing more is counted: Codex records no corroboration,
-contradiction or review. `memory_summary.md`'s profile and tips are facts too, dated by
-that file; its index is not.
+Mapping. Each bullet (and paragraph) of a block's knowledge is a fact, tier `auto` (an
+agent wrote it), its block in provenance (`x-codex-task-group`, `-scope`, `-cwd`,
+`-keywords`, `-rollout-summary-files`, `-tasks`; earlier: `-description`). The sessions
+it rests on (its tasks' rollouts; earlier, its block's) are its evidence: each one's
+`updated_at` (from the annotation, else from that summary file's own header) is a
+reinforcement, the earliest its `created_at` (`x-codex-time` says "updated_at of the
+cited rollouts") and the latest an edited version's. A fact citing none is dated by the
+file's modification time (in git, by the commit). Task references (`[Task 1]`) are not
+part of a fact's text: renumbered tasks are no edit. Nothing more is counted: Codex
+records no corroboration, contradiction or review. `memory_summary.md`'s profile,
+preferences and tips are facts too, dated by that file; its index is not.
 """
 
 from __future__ import annotations
@@ -48,8 +58,13 @@ FROM_LATEST = "updated_at of the latest cited rollout"
 INDEX = "What's in Memory"
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_CITED = re.compile(r"^\s*-\s*(\S+?\.md)\b\s*(?:\((.*)\))?\s*$")
-_FIELD = re.compile(r"\b(cwd|updated_at)=([^,)]+)")
+_CITED = re.compile(r"^\s*-\s*<?(\S+?\.md)>?\s*(?:\((.*)\))?\s*$")
+_FIELD = re.compile(r"\b(cwd|updated_at)=([^,;)]+)")
+_GROUP = re.compile(r"^# Task Group:[ \t]*(.*?)[ \t]*$", re.M)
+_TASK = re.compile(r"^Task (\d+)\b")
+_REFS = re.compile(r"(?:\s*\[Task (\d+)\])+\s*$")
+_REF = re.compile(r"\[Task (\d+)\]")
+_FIELD_CWD = re.compile(r"\bcwd=([^;,)]+)")
 _HEADER_LINE = re.compile(r"^([a-z_]+):[ \t]*(.*)$")
 _YAML_SIGNS = frozenset("'\"[]{}&*!|>%@`#")
 
@@ -100,6 +115,8 @@ def _handbook(root: Path):
     cache: dict[str, dict[str, str]] = {}
 
     def parse(text: str, doc: Doc) -> list[Item]:
+        if _GROUP.search(text):
+            return _task_groups(text, root, cache, doc)
         items: list[Item] = []
         for header, body, offset, header_line in _blocks(text):
             meta = _header(header, doc, header_line)
@@ -128,6 +145,82 @@ def _handbook(root: Path):
         return items
 
     return parse
+
+
+def _task_groups(text: str, root: Path, cache: dict[str, dict[str, str]], doc: Doc) -> list[Item]:
+    """The current MEMORY.md: each `# Task Group` block's knowledge bullets, each backed
+    by the rollouts of the tasks it names (of all the block's tasks when it names none)."""
+    items: list[Item] = []
+    starts = [m.start() for m in _GROUP.finditer(text)]
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(text)
+        offset = text.count("\n", 0, start)
+        block = text[start:end]
+        group = _GROUP.match(block)
+        name = group.group(1) if group else ""
+        head: dict[str, str] = {}
+        for line in block.split("\n")[1:8]:  # `scope:` and `applies_to:` open the block
+            match = _HEADER_LINE.match(line)
+            if match is not None:
+                head.setdefault(match.group(1), match.group(2).strip())
+        tasks: dict[str, dict[str, Any]] = {}
+        _task_lines(block, tasks)
+        knowledge = [
+            item
+            for item in markdown_items(block, offset)
+            if item.section  # a task's own lines say where its evidence is: not facts
+            and not item.section.startswith("Task Group:")  # the block's scope lines
+            and not _TASK.match(item.section)
+            and item.section not in ("rollout_summary_files", "keywords")
+        ]
+        applies = head.get("applies_to", "")
+        for item in knowledge:
+            refs = _REF.findall(item.text)
+            trail = _REFS.search(item.text)
+            if trail is not None and trail.start() > 0:
+                item.text = item.text[: trail.start()].rstrip()
+            chosen = [tasks[r] for r in dict.fromkeys(refs) if r in tasks] or list(tasks.values())
+            cited = _cited([f for t in chosen for f in t["files"]], root, cache, doc)
+            times = sorted(t for t in (when(c.get("updated_at")) for c in cited) if t is not None)
+            cwds = sorted({c["cwd"] for c in cited if c.get("cwd")} | set(_FIELD_CWD.findall(applies)))
+            own: dict[str, Any] = {
+                "task_group": name or None,
+                "scope": head.get("scope") or None,
+                "cwd": ", ".join(cwds) or None,
+                "keywords": ", ".join(k for t in chosen for k in t["keywords"]) or None,
+                "rollout_summary_files": ", ".join(c["file"] for c in cited) or None,
+                "tasks": ", ".join(dict.fromkeys(refs)) or None,
+            }
+            item.own = {k: v for k, v in own.items() if v is not None}
+            item.note = f"MEMORY: {name}"
+            item.entities = [name] if name else []
+            item.section = f"{name}: {item.section}" if name else item.section
+            if times:
+                item.at, item.how, item.reinforced_at = times[0], FROM_ROLLOUTS, times[1:]
+                item.revised, item.revised_how = times[-1], FROM_LATEST
+            items.append(item)
+    return items
+
+
+def _task_lines(block: str, tasks: dict[str, dict[str, Any]]) -> None:
+    """Fill each task's rollout files and keywords from its `###` subsections."""
+    task: str | None = None
+    part = ""
+    for line in block.split("\n"):
+        if line.startswith("## "):
+            match = _TASK.match(line[3:].strip())
+            task = match.group(1) if match else None
+            part = ""
+            if task is not None:
+                tasks.setdefault(task, {"files": [], "keywords": []})
+        elif line.startswith("### "):
+            part = line[4:].strip()
+        elif task is not None and line.lstrip().startswith("- "):
+            value = line.strip()[2:].strip()
+            if part == "rollout_summary_files":
+                tasks[task]["files"].append(value)
+            elif part == "keywords":
+                tasks[task]["keywords"] += [k.strip() for k in value.split(",") if k.strip()]
 
 
 def _blocks(text: str) -> list[tuple[str, str, int, int]]:
@@ -249,8 +342,11 @@ def _words(value: Any) -> str | None:
 
 
 def _summary(text: str, doc: Doc) -> list[Item]:
-    items = [i for i in markdown_items(text, 0) if i.section != INDEX]
-    if any(i.section == INDEX for i in markdown_items(text, 0)):
+    if text.startswith("v1\n"):  # the schema's version line, not a memory
+        text = "\n" + text[3:]
+    read = markdown_items(text, 0)
+    items = [i for i in read if i.section != INDEX]
+    if len(items) < len(read):
         doc.left_out.append(
             f"memory_summary.md: the '{INDEX}' index points into MEMORY.md; not read as facts"
         )

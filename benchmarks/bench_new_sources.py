@@ -6,8 +6,9 @@ with nothing new (its time, the rows it wrote, whether the store file changed: 0
 The baseline, in the same run: N Claude Code topic files (bench_sources.py's), read and
 synced the same way; each figure is also given as a ratio to it.
 
-- codex: MEMORY.md of N blocks, each citing one of N rollout_summaries/*.md, whose header
-  gives the block's updated_at (so all N summaries are opened);
+- codex: MEMORY.md of N `# Task Group` blocks (Codex's current shape), each citing one of
+  N rollout_summaries/*.md, whose header gives the block's updated_at (so all N summaries
+  are opened);
 - gemini-cli: a project of N folders, each with a GEMINI.md (`--project`);
 - openclaw: N/2 daily logs memory/YYYY-MM-DD.md and N/2 wiki pages of one claim each;
 - cursor: N rules .cursor/rules/*.mdc with front matter;
@@ -62,8 +63,10 @@ def codex_folder(root: Path, n: int) -> Path:
             f"cwd: /home/dev/p{i % 20}\n\n{sentence(rng)}\n"
         )
         blocks.append(
-            f"---\nrollout_summary_files:\n  - {name} (success, cwd=/home/dev/p{i % 20})\n"
-            f"description: task {i}\nkeywords: k{i % 7}, k{i % 11}\n---\n\n- {sentence(rng)} ({i})\n"
+            f"# Task Group: task {i}\n\nscope: s{i}\napplies_to: cwd=/home/dev/p{i % 20}; reuse_rule=r\n\n"
+            f"## Task 1: t{i}, success\n\n### rollout_summary_files\n\n"
+            f"- rollout_summaries/{name} (cwd=/home/dev/p{i % 20}, thread_id=t{i})\n\n"
+            f"### keywords\n\n- k{i % 7}, k{i % 11}\n\n## Reusable knowledge\n\n- {sentence(rng)} ({i}) [Task 1]\n"
         )
     (root / "MEMORY.md").write_text("\n".join(blocks))
     return root

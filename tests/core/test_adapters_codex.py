@@ -172,6 +172,10 @@ def test_the_current_shape_opens_exactly(current):
     assert one.created_at == "2026-03-01T09:30:00Z" and one.reinforced_at is None
     assert one.provenance["x-codex-keywords"] == "pytest, flaky, retry"
     # no task named: the block's tasks; the annotation gives no time, the summary file does
+    lines = (current / "MEMORY.md").read_text().split("\n")
+    release_line = lines.index("- Releases are tagged vX.Y.Z on main only.") + 1
+    assert facts["Releases are tagged vX.Y.Z on main only."].provenance["x-codex-line"] == release_line
+    assert p["x-codex-line"] == lines.index("- CI runs on every push to main. [Task 1][Task 2]") + 1
     release = facts["Releases are tagged vX.Y.Z on main only."]
     assert release.created_at == "2026-03-10T08:45:00Z" and "x-codex-tasks" not in release.provenance
     assert (

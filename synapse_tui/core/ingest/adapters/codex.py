@@ -152,9 +152,9 @@ def _task_groups(text: str, root: Path, cache: dict[str, dict[str, str]], doc: D
     by the rollouts of the tasks it names (of all the block's tasks when it names none)."""
     items: list[Item] = []
     starts = [m.start() for m in _GROUP.finditer(text)]
+    offset = text.count("\n", 0, starts[0])
     for n, start in enumerate(starts):
         end = starts[n + 1] if n + 1 < len(starts) else len(text)
-        offset = text.count("\n", 0, start)
         block = text[start:end]
         group = _GROUP.match(block)
         name = group.group(1) if group else ""
@@ -199,6 +199,7 @@ def _task_groups(text: str, root: Path, cache: dict[str, dict[str, str]], doc: D
                 item.at, item.how, item.reinforced_at = times[0], FROM_ROLLOUTS, times[1:]
                 item.revised, item.revised_how = times[-1], FROM_LATEST
             items.append(item)
+        offset += block.count("\n")  # lines before the next block, counted once
     return items
 
 

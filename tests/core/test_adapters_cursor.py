@@ -108,13 +108,17 @@ def test_the_cli_refuses_foreign_input_in_one_line_and_creates_nothing(tmp_path,
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-def test_in_a_git_work_tree_a_rule_dates_from_the_commit_that_wrote_it(project):
+def test_in_a_git_work_tree_the_rules_history_is_replayed(project):
     git(project, "init", "-q")
     git(project, "add", ".")
     git(project, "commit", "-q", "-m", "rules", when="2025-12-24T10:00:00+01:00", email="bo@team.test")
     rule = project / ".cursor/rules/typescript.mdc"
+    rule.write_text(rule.read_text().replace("- Never use `any`.", "- Never use `any`; use `unknown`."))
+    git(project, "commit", "-qam", "unknown", when="2026-01-10T08:00:00+00:00", email="bo@team.test")
     rule.write_text(rule.read_text() + "- Run tsc before pushing.\n")  # not committed
     facts = {f.text: f for f in cursor.read(None, project=project).facts}
+    edited = facts["Never use `any`; use `unknown`."]  # the history is replayed
+    assert edited.created_at == "2026-01-10T08:00:00Z" and edited.supersedes == facts["Never use `any`."].id
     committed = facts["Never use `any`."]
     assert committed.created_at == "2025-12-24T09:00:00Z"  # the commit's author time, in UTC
     p = committed.provenance

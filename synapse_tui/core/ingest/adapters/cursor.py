@@ -12,7 +12,8 @@ A person writes rules: every fact is tier `human`. Each top-level bullet and par
 a rule is a fact under its heading, the rule's front matter in provenance
 (`x-cursor-description`, `x-cursor-globs`, `x-cursor-always-apply`). The files record no
 time: a fact is dated by its file's modification time, an edit found at the next sync is
-the next version of what it replaced.
+the next version of what it replaced; in a git work tree the rules' history is replayed
+(mdfolder.py), each version dated by its commit.
 """
 
 from __future__ import annotations
@@ -44,6 +45,14 @@ def read(
     require_folder(folder, EXPECTED)
     docs: list[Doc] = []
     left_out: list[str] = []
+
+    def locate(rel: str) -> Doc | None:
+        if rel == ".cursorrules":
+            return Doc(folder / rel, rel, rel, _legacy)
+        if rel.startswith(".cursor/rules/") and rel.endswith(".mdc"):
+            return Doc(folder / rel, rel, rel, _rule)
+        return None
+
     legacy = folder / ".cursorrules"
     if legacy.is_file():
         if legacy.resolve().is_relative_to(folder.resolve()):
@@ -64,7 +73,7 @@ def read(
         raise InputError(
             f"holds no .cursorrules and no .cursor/rules/*.mdc; expected {EXPECTED}", file=str(folder)
         )
-    return read_docs(SYSTEM, folder, docs, known, left_out, progress)
+    return read_docs(SYSTEM, folder, docs, known, left_out, progress, locate=locate)
 
 
 def _legacy(text: str, doc: Doc) -> list[Item]:

@@ -53,7 +53,7 @@ def read(
         raise InputError(f"--from markdown needs DIR; expected {EXPECTED}", file=".")
     folder = Path(source).expanduser()
     require_folder(folder, EXPECTED)
-    if gitlog.work_tree(folder) is not None:
+    if gitlog.open_folder(folder) is not None:
         return git_notes.read(folder, agents=agents, progress=progress)
     paths, left_out = files_inside(folder, ".md")
     if not paths:

@@ -17,8 +17,8 @@ does the rest the same way for all of them:
   replayed (SPEC 9): every commit that changed it is read against the one before, as a
   sync reads a source against the store, so an edit is a version and a removal a deletion
   at that commit's instant; uncommitted text comes last. The history is replayed whole on
-  every read, so the same repository gives the same ids. (git-notes' `history` lists
-  Markdown files only: Cursor's `.mdc` rules and `.cursorrules` are not replayed.)
+  every read, so the same repository gives the same ids. Git is read through
+  gitlog/safegit: nothing the repository names ever runs.
 - Times. What the source records (a header's `updated_at`, a claim's `updatedAt`), else a
   date in the file's name (`2026-05-14.md`), else a date in its front matter; else, in a
   git work tree, the commit that wrote it (replayed: the commit of that state; otherwise
@@ -143,11 +143,12 @@ def read_docs(
     kept: set[str] = set()
     seen: set[str] = set()
     report = every(progress, 200)
+    tree = gitlog.open_folder(root)  # None outside a git work tree
     git: _GitTimes | None = None  # asked only once a file is read
     deleted_at: dict[str, float] = {}
     replay_deleted: set[str] = set()
     replayed = _replay(
-        system, prefix, mine, root, docs, locate, facts, seen, replay_deleted, deleted_at, left_out
+        system, prefix, mine, root, tree, docs, locate, facts, seen, replay_deleted, deleted_at, left_out
     )
     for n, doc in enumerate(docs, start=1):
         report(n, len(docs))
@@ -166,15 +167,17 @@ def read_docs(
             continue
         items = doc.parse(text, doc)
         left_out += doc.left_out
-        if git is None:
-            git = _GitTimes(root)
-        git.date(doc, items)
+        if tree is not None:
+            git = git or _GitTimes(tree)
+            git.date(doc, items)
         for record, item, version, supersedes in _versions(
             system, prefix, doc, items, by_file.get(doc.rel, []), heads
         ):
             seen.add(record)
             facts.append(_fact(system, mine, doc, record, item, version, supersedes, stamp, mtime))
     deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted} | replay_deleted
+    if tree is not None:
+        left_out += tree.left_out
     if git is not None and git.coarse:
         left_out.append(
             f"{git.coarse} files dated by their last commit, not line by line"
@@ -190,6 +193,7 @@ def _replay(
     prefix: str,
     root_s: str,
     root: Path,
+    tree: gitlog.Folder | None,
     docs: list[Doc],
     locate: Callable[[str], Doc | None] | None,
     facts: list[ParsedFact],
@@ -201,31 +205,28 @@ def _replay(
     """Replay from git every file of the source git has history for (SPEC 9): each commit
     that changed it is a state, the work tree's uncommitted text the last; returns the
     files so read (under `root`, POSIX)."""
-    if locate is None:
+    if locate is None or tree is None:
         return set()
-    top = gitlog.work_tree(root)
-    if top is None:
-        return set()
-    history = gitlog.history(top, root)
+    history = tree.history()
     if not history:
         return set()
-    inside = root.resolve().relative_to(top.resolve()).as_posix()
+    inside = tree.inside
     by_rel = {d.rel: d for d in docs}
-    chosen: list[tuple[str, str, Doc, list[gitlog.Commit]]] = []
-    for path, commits in history.items():
+    chosen: list[tuple[str, str, Doc, list[tuple[gitlog.Commit, str | None]]]] = []
+    for path, changes in history.items():
         rel = path if inside == "." else path.removeprefix(inside + "/")
         if rel == path and inside != "." or (root / rel).is_symlink():
             continue
         doc = by_rel.get(rel) or locate(rel)
         if doc is not None:
-            chosen.append((rel, path, doc, commits))
+            chosen.append((rel, path, doc, changes))
     if not chosen:
         return set()
-    dirty = gitlog.changed(top, root)
-    texts = iter(gitlog.blobs(top, [f"{c.sha}:{path}" for _, path, _, commits in chosen for c in commits]))
-    for rel, path, doc, commits in sorted(chosen, key=lambda c: c[0]):
+    dirty = tree.changed([path for _, path, _, _ in chosen])
+    texts = iter(tree.texts(blob for _, _, _, changes in chosen for _, blob in changes))
+    for rel, path, doc, changes in sorted(chosen, key=lambda c: c[0]):
         states: list[tuple[gitlog.Commit | None, float | None, str | None]] = [
-            (c, c.at, next(texts)) for c in commits
+            (c, c.at, next(texts)) for c, _ in changes
         ]
         if rel in by_rel and (path in dirty or states[-1][2] is None):
             now = _text(doc.path, left_out, rel)
@@ -282,39 +283,37 @@ def _replay_file(
 
 
 class _GitTimes:
-    """When a text was written as git says, where the file is in a git work tree and the
-    format does not say (or the text is a later version): the commit that wrote its first line (`git blame`), its author and commit in
-    provenance; a line not committed yet keeps the file's modification time. Past
-    BLAME_LIMIT files in one read, a file with no uncommitted change is dated by its last
-    commit instead (one `git blame` a file would take minutes for a big folder)."""
+    """When a text was written as git says, for a file git has no history of its own for
+    here (the format says nothing, or the text is a later version): the commit that wrote
+    its first line (`git blame`), its author and commit in provenance; a line not committed
+    yet keeps the file's modification time. Past BLAME_LIMIT files in one read, a file with
+    no uncommitted change is dated by its last commit instead (one `git blame` a file would
+    take minutes for a big folder)."""
 
-    def __init__(self, root: Path) -> None:
-        self.top = gitlog.work_tree(root)
-        self.dirty: set[str] = set()
-        self.last: dict[str, gitlog.Commit] = {}
+    def __init__(self, tree: gitlog.Folder) -> None:
+        self.tree = tree
+        self.last: dict[str, gitlog.Commit] | None = None  # read once a file needs it
         self.blamed = 0
         self.coarse = 0
-        if self.top is not None:
-            self.dirty = gitlog.changed(self.top, root)
-            self.last = gitlog.last_commits(self.top, root)
 
     def date(self, doc: Doc, items: list[Item]) -> None:
-        undated = items  # a dated first version may still be a later version's record
-        if self.top is None or not undated:
+        if not items:
             return
-        rel = doc.path.resolve().relative_to(self.top.resolve()).as_posix()
+        rel = doc.path.resolve().relative_to(self.tree.top).as_posix()
+        if self.last is None:
+            self.last = self.tree.last_commits()
         if rel not in self.last:
             return  # never committed
         if self.blamed < BLAME_LIMIT:
             self.blamed += 1
-            lines = gitlog.blame(self.top, rel)
-            for item in undated:
+            lines = self.tree.blame(rel)
+            for item in items:  # a dated first version may still be a later version's record
                 commit = lines[item.line - 1] if 0 < item.line <= len(lines) else None
                 if commit is not None:
                     _stamp_commit(item, commit)
-        elif rel not in self.dirty:
+        elif not self.tree.changed([rel]):
             self.coarse += 1
-            for item in undated:
+            for item in items:
                 _stamp_commit(item, self.last[rel])
 
 

@@ -13,17 +13,18 @@ does the rest the same way for all of them:
   record edited when their words are at least half shared (`pair_similar`: one to one,
   best first); any other vanished record is deleted. A file gone takes its facts with it
   (deleted, never erased).
-- Git history. In a git work tree, each file of the source that git has history for is
-  replayed (SPEC 9): every commit that changed it is read against the one before, as a
+- Git history. In a git work tree, each file of the source that git has history for
+  (`locate` names the reader's files, those gone included) is replayed (SPEC 9): every commit that changed it is read against the one before, as a
   sync reads a source against the store, so an edit is a version and a removal a deletion
   at that commit's instant; uncommitted text comes last. The history is replayed whole on
   every read, so the same repository gives the same ids. Git is read through
   gitlog/safegit: nothing the repository names ever runs.
 - Times. What the source records (a header's `updated_at`, a claim's `updatedAt`), else a
   date in the file's name (`2026-05-14.md`), else a date in its front matter; else, in a
-  git work tree, the commit that wrote it (replayed: the commit of that state; otherwise
-  the commit `git blame` names for its first line), its author and commit in provenance;
-  else the file's modification time. `x-<system>-time` says which.
+  git work tree, the commit that wrote it, its author and commit in provenance; else the
+  file's modification time. `x-<system>-time` says which. A later version is dated by what
+  the format says of edits (`Item.revised`), else by its commit, else by the modification
+  time.
 - Speed. A file whose size and modification time are those of the last sync
   (`x-<system>-stamp`) is not read again: its facts count as unchanged.
 
@@ -62,7 +63,6 @@ from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 FROM_MTIME = "file modified; creation unknown"
 FROM_NAME = "date in the file name"
 FROM_GIT = "git commit"
-BLAME_LIMIT = 300  # files blamed line by line in one read; more are dated by their last commit
 EDIT_SIMILARITY = 0.5  # as Basic Memory's and git-notes' readers pair an edit
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -90,7 +90,7 @@ class Item:
     # claim's updatedAt; a Codex block's latest session); None: when the change was made
     revised: float | None = None
     revised_how: str | None = None
-    # when git says the file's text was written (its commit), where the format says nothing
+    # the commit that wrote it, where git's history is replayed
     committed: gitlog.Commit | None = None
     own: dict[str, Any] = field(default_factory=dict)  # x-<system>-<field> values
     corroborations: int = 0
@@ -144,7 +144,6 @@ def read_docs(
     seen: set[str] = set()
     report = every(progress, 200)
     tree = gitlog.open_folder(root)  # None outside a git work tree
-    git: _GitTimes | None = None  # asked only once a file is read
     deleted_at: dict[str, float] = {}
     replay_deleted: set[str] = set()
     replayed = _replay(
@@ -167,9 +166,6 @@ def read_docs(
             continue
         items = doc.parse(text, doc)
         left_out += doc.left_out
-        if tree is not None:
-            git = git or _GitTimes(tree)
-            git.date(doc, items)
         for record, item, version, supersedes in _versions(
             system, prefix, doc, items, by_file.get(doc.rel, []), heads
         ):
@@ -178,11 +174,6 @@ def read_docs(
     deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted} | replay_deleted
     if tree is not None:
         left_out += tree.left_out
-    if git is not None and git.coarse:
-        left_out.append(
-            f"{git.coarse} files dated by their last commit, not line by line"
-            f" (over {BLAME_LIMIT} files to read at once)"
-        )
     return Snapshot(
         system, source or str(root), facts, deleted, sorted(set(left_out)), kept=kept, deleted_at=deleted_at
     )
@@ -280,41 +271,6 @@ def _replay_file(
                 if at is not None:
                     deleted_at[k.id] = at
                 heads[record] = replace(k, deleted=True)
-
-
-class _GitTimes:
-    """When a text was written as git says, for a file git has no history of its own for
-    here (the format says nothing, or the text is a later version): the commit that wrote
-    its first line (`git blame`), its author and commit in provenance; a line not committed
-    yet keeps the file's modification time. Past BLAME_LIMIT files in one read, a file with
-    no uncommitted change is dated by its last commit instead (one `git blame` a file would
-    take minutes for a big folder)."""
-
-    def __init__(self, tree: gitlog.Folder) -> None:
-        self.tree = tree
-        self.last: dict[str, gitlog.Commit] | None = None  # read once a file needs it
-        self.blamed = 0
-        self.coarse = 0
-
-    def date(self, doc: Doc, items: list[Item]) -> None:
-        if not items:
-            return
-        rel = doc.path.resolve().relative_to(self.tree.top).as_posix()
-        if self.last is None:
-            self.last = self.tree.last_commits()
-        if rel not in self.last:
-            return  # never committed
-        if self.blamed < BLAME_LIMIT:
-            self.blamed += 1
-            lines = self.tree.blame(rel)
-            for item in items:  # a dated first version may still be a later version's record
-                commit = lines[item.line - 1] if 0 < item.line <= len(lines) else None
-                if commit is not None:
-                    _stamp_commit(item, commit)
-        elif not self.tree.changed([rel]):
-            self.coarse += 1
-            for item in items:
-                _stamp_commit(item, self.last[rel])
 
 
 def _stamp_commit(item: Item, commit: gitlog.Commit) -> None:

@@ -14,9 +14,10 @@ does the rest the same way for all of them:
   best first); any other vanished record is deleted. A file gone takes its facts with it
   (deleted, never erased).
 - Git history. In a git work tree, each file of the source that git has history for
-  (`locate` names the reader's files, those gone included) is replayed (SPEC 9): every commit that changed it is read against the one before, as a
-  sync reads a source against the store, so an edit is a version and a removal a deletion
-  at that commit's instant; uncommitted text comes last. The history is replayed whole on
+  (`locate` names the reader's files, those gone included) is replayed (SPEC 9): every
+  commit that changed it is read against the one before, as a sync reads a source
+  against the store, so an edit is a version and a removal a deletion at that commit's
+  instant; uncommitted text comes last. The history is replayed whole on
   every read, so the same repository gives the same ids. Git is read through
   gitlog/safegit: nothing the repository names ever runs.
 - Times. What the source records (a header's `updated_at`, a claim's `updatedAt`), else a

@@ -122,6 +122,17 @@ def test_a_second_sync_changes_nothing_then_edits_are_versions(state, store):
     }
 
 
+def test_a_lowercase_memory_md_is_read_too_once_where_it_is_the_other(state):
+    workspace = state / "workspace"
+    write(workspace, "memory.md", "- Ada's editor is Helix.\n")
+    texts = [f.text for f in openclaw.read(workspace).facts]
+    assert "Ada's editor is Helix." in texts and texts.count("Ada's timezone is Europe/London.") == 1
+    (workspace / "memory.md").unlink()
+    (workspace / "memory.md").symlink_to("MEMORY.md")
+    texts = [f.text for f in openclaw.read(workspace).facts]
+    assert texts.count("Ada's timezone is Europe/London.") == 1  # one file, read once
+
+
 def test_the_state_folder_reads_as_its_workspace(state):
     ids = {f.id for f in openclaw.read(state / "workspace").facts}
     assert {f.id for f in openclaw.read(state).facts} == ids

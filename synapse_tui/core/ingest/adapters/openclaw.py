@@ -3,8 +3,10 @@
 What OpenClaw keeps (openclaw/openclaw: its memory documentation, and the memory-wiki
 plugin, extensions/memory-wiki: README.md, src/markdown.ts, src/claim-health.ts):
 
-- In the agent's workspace, `MEMORY.md` (curated long-term memory) and daily logs
-  `memory/YYYY-MM-DD.md`, Markdown the agent writes.
+- In the agent's workspace (docs/concepts/memory.md), `MEMORY.md` (curated long-term
+  memory; a `memory.md` beside it is loaded too) and daily logs `memory/YYYY-MM-DD.md`,
+  Markdown the agent writes; hooks add `memory/context-digest.md` and
+  `memory/important/<date>-<slug>.md`.
 - The memory-wiki plugin's vault (`<state dir>/wiki/<agent>`, `~/.openclaw/wiki/main` by
   default, beside the workspace; DIR may also name the state folder or a vault itself): pages under `entities/`, `concepts/`, `syntheses/`,
   `sources/`, `reports/`, `canon/`, whose YAML front matter holds `claims`: each with
@@ -28,6 +30,7 @@ Page bodies are the plugin's compiled output, not claims: they are not read.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +55,7 @@ SYSTEM = "openclaw"
 EXPECTED = "an OpenClaw workspace (MEMORY.md, memory/*.md) or a memory-wiki vault"
 PAGE_FOLDERS = ("entities", "concepts", "syntheses", "sources", "reports", "canon")
 CONTESTED = ("contested", "contradicted", "refuted")
+LONG_TERM = ("MEMORY.md", "memory.md")
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -100,12 +104,14 @@ def read(
 def _workspace(root: Path) -> tuple[list[Doc], list[str]]:
     docs: list[Doc] = []
     left_out: list[str] = []
-    memory = root / "MEMORY.md"
-    if memory.is_file():
+    for name in LONG_TERM:  # OpenClaw loads both, once where one is the other
+        memory = root / name
+        if not memory.is_file() or any(os.path.samefile(memory, d.path) for d in docs):
+            continue
         if memory.resolve().is_relative_to(root.resolve()):
-            docs.append(Doc(memory, "MEMORY.md", "MEMORY", _memory))
+            docs.append(Doc(memory, name, name.removesuffix(".md"), _memory))
         else:
-            left_out.append("MEMORY.md: a link leaving the folder; not read")
+            left_out.append(f"{name}: a link leaving the folder; not read")
     folder = root / "memory"
     if folder.is_dir() and folder.resolve().is_relative_to(root.resolve()):
         paths, skipped = files_inside(folder, ".md")
@@ -120,8 +126,8 @@ def _workspace_doc(root: Path):
     """The Doc of a path under the workspace, for a file gone from it."""
 
     def locate(rel: str) -> Doc | None:
-        if rel == "MEMORY.md":
-            return Doc(root / rel, rel, "MEMORY", _memory)
+        if rel in LONG_TERM:
+            return Doc(root / rel, rel, rel.removesuffix(".md"), _memory)
         parts = rel.split("/")
         if parts[0] == "memory" and rel.endswith(".md") and not any(p.startswith(".") for p in parts):
             return Doc(root / rel, rel, rel.removesuffix(".md"), _memory)

@@ -91,3 +91,20 @@ def test_reads_above_the_store_are_typed_operations():
         and statement.search(path.read_text(encoding="utf-8"))
     }
     assert found == set()
+
+
+def test_no_layer_above_the_store_touches_its_connection():
+    """The store's connection is its own: the graph reads its tables through `store.graph`
+    (issue 44), and only readers of another system's database hold connections of theirs."""
+    from pathlib import Path
+
+    import synapse_tui
+
+    root = Path(synapse_tui.__file__).parent
+    found = {
+        path.relative_to(root).as_posix()
+        for path in root.rglob("*.py")
+        if not path.relative_to(root).as_posix().startswith(("core/store/", "core/ingest/adapters/"))
+        and re.search(r"\._conn\b", path.read_text(encoding="utf-8"))
+    }
+    assert found == set()

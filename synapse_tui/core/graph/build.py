@@ -175,7 +175,7 @@ def _load_space(conn: sqlite3.Connection, kind: str) -> _Space:
 
 def model_space(store: Store) -> tuple[np.ndarray, np.ndarray]:
     """A `Store`'s model embeddings: their positions (from 1, ascending) and the vectors."""
-    space = _load_space(store._conn, "model")
+    space = _load_space(connection(store), "model")
     return space.pos, space.X
 
 
@@ -630,19 +630,12 @@ class Edge:
 def load_edges(store: Store) -> list[Edge]:
     """Every edge of a `Store`: semantic ones by (a, b) fact id, then NPMI ones by (a, b)
     entity key."""
-    conn = store._conn
     sem = []
-    for x, y, w, kind in conn.execute(
-        "SELECT fa.id, fb.id, s.weight, s.kind FROM semantic_edges s"
-        " JOIN facts fa ON fa.pos = s.a JOIN facts fb ON fb.pos = s.b"
-    ):
+    for x, y, w, kind in store.graph.semantic_edges_by_id():
         x, y = (x, y) if x < y else (y, x)
         sem.append(Edge("semantic", x, y, w, kind))
     npmi = []
-    for x, y, w in conn.execute(
-        "SELECT ea.key, eb.key, n.weight FROM npmi_edges n"
-        " JOIN entities ea ON ea.eid = n.a JOIN entities eb ON eb.eid = n.b"
-    ):
+    for x, y, w in store.graph.npmi_edges_by_key():
         x, y = (x, y) if x < y else (y, x)
         npmi.append(Edge("npmi", x, y, w))
     sem.sort(key=lambda e: (e.a, e.b))

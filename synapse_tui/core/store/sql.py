@@ -24,6 +24,7 @@ from synapse_tui.core.base.location import Location
 from synapse_tui.core.store.api import Store
 from synapse_tui.core.store.arrays import FactArrays
 from synapse_tui.core.store.audit import Audit, AuditEntry, oldest_first
+from synapse_tui.core.store.graph import GraphTables
 from synapse_tui.core.store.imports import Imports
 from synapse_tui.core.store.ops import (
     AuditSince,
@@ -125,6 +126,7 @@ class SqlStore(Store):
         self.audit = Audit(conn)  # triage's log: append, undo and redo state, history
         self.review = Review(conn)  # the triage fields of facts, read and written by id
         self.imports = Imports(conn)  # new facts, a sync's flags and evidence, export's extras
+        self.graph = GraphTables(conn)  # the neighbour graph's tables, as its views read them
         self.readonly = readonly
         # why a store opened for writing is read-only (its file, its folder), None when the
         # caller asked for read-only or it is writable

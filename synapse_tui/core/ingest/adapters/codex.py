@@ -48,7 +48,8 @@ import yaml
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
-from synapse_tui.core.ingest.adapters.mdfolder import Doc, Item, markdown_items, plain, read_docs, when
+from synapse_tui.core.ingest.adapters.mdfolder import Doc, Item, markdown_items, read_docs
+from synapse_tui.core.ingest.adapters.mdtext import plain, when
 from synapse_tui.core.ingest.interchange import Progress
 
 SYSTEM = "codex"

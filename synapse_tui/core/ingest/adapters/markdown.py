@@ -23,17 +23,8 @@ from synapse_tui.core.ingest.adapters import (
     gitlog,
     require_folder,
 )
-from synapse_tui.core.ingest.adapters.mdfolder import (
-    FROM_NAME,
-    Doc,
-    Item,
-    dated_name,
-    front_date,
-    front_matter,
-    markdown_items,
-    plain,
-    read_docs,
-)
+from synapse_tui.core.ingest.adapters.mdfolder import FROM_NAME, Doc, Item, markdown_items, read_docs
+from synapse_tui.core.ingest.adapters.mdtext import dated_name, front_date, front_matter, plain
 from synapse_tui.core.ingest.interchange import Progress
 
 SYSTEM = "markdown"

@@ -38,6 +38,8 @@ def project(tmp_path):
     write(root, "GEMINI.md", GEMINI_PROJECT, mtime="2026-02-02T08:00:00Z")
     write(root, "api/GEMINI.md", "- The API speaks JSON only.\n", mtime="2026-02-03T08:00:00Z")
     write(root, "README.md", "- not a context file\n")
+    write(root, "node_modules/pkg/GEMINI.md", "- a package's own context, not the project's\n")
+    write(root, ".venv/GEMINI.md", "- hidden, not read\n")
     return root
 
 

@@ -20,11 +20,12 @@ with P's path, its `/` turned into `-`.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, files_inside, require_folder
+from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
 from synapse_tui.core.ingest.adapters.mdfolder import Doc, Item, markdown_items, merged, read_docs
 from synapse_tui.core.ingest.adapters.mdtext import front_matter
 from synapse_tui.core.ingest.interchange import Progress
@@ -34,6 +35,7 @@ FILE = "GEMINI.md"
 SECTION = "Gemini Added Memories"
 EXPECTED = "a ~/.gemini folder holding GEMINI.md"
 PROJECT_EXPECTED = "a project folder holding GEMINI.md"
+SKIPPED = frozenset({"node_modules", "__pycache__"})  # installed packages' files are not the project's
 _H2 = re.compile(r"^##[ \t]+(.*?)[ \t#]*$")
 
 
@@ -58,14 +60,14 @@ def read(
     if project is not None:
         folder = Path(project).expanduser()
         require_folder(folder, PROJECT_EXPECTED)
-        paths, left_out = files_inside(folder, FILE)
-        paths = [p for p in paths if p.name == FILE]
+        paths, left_out = _context_files(folder)
         if not paths:
             raise InputError(f"holds no {FILE}; expected {PROJECT_EXPECTED}", file=str(folder))
         note = str(folder.resolve()).replace("/", "-")
 
         def locate(rel: str) -> Doc | None:
-            if rel.rsplit("/", 1)[-1] != FILE or any(part.startswith(".") for part in rel.split("/")):
+            parts = rel.split("/")
+            if parts[-1] != FILE or any(p.startswith(".") or p in SKIPPED for p in parts[:-1]):
                 return None
             return Doc(folder / rel, rel, f"{note}/{rel}", _project)  # each file its own note
 
@@ -76,6 +78,23 @@ def read(
     if not snaps:
         raise InputError(f"nothing to read; expected {EXPECTED}", file=str(default_source()))
     return merged(SYSTEM, snaps)
+
+
+def _context_files(folder: Path) -> tuple[list[Path], list[str]]:
+    """Every GEMINI.md below a project, as Gemini CLI looks for them: not in hidden folders
+    nor in SKIPPED ones (installed packages), no link followed out of the project."""
+    inside = folder.resolve()
+    found: list[Path] = []
+    left_out: list[str] = []
+    for top, dirs, names in os.walk(folder):  # links to folders are not walked
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED)
+        if FILE in names:
+            path = Path(top) / FILE
+            if path.resolve().is_relative_to(inside):
+                found.append(path)
+            else:
+                left_out.append(f"{path.relative_to(folder).as_posix()}: a link leaving the folder; not read")
+    return sorted(found), left_out
 
 
 def _home_docs(root: Path) -> tuple[list[Doc], list[str]]:

@@ -1,4 +1,4 @@
-"""Figures for issue 38's new sources. Run: python benchmarks/bench_new_sources.py [N] [SOURCE ...]
+"""Figures for issue 38's new sources. Run: python benchmarks/bench_new_sources.py [N] [SOURCE ...] [--git]
 
 For each source, a folder of N (default 10,000) files in that system's own shape, one or
 two facts a file, is read and synced into a new store (graph included), then synced again
@@ -14,6 +14,9 @@ synced the same way; each figure is also given as a ratio to it.
 - cursor: N rules .cursor/rules/*.mdc with front matter;
 - markdown: N notes outside git, a third dated by name, a third by front matter.
 
+With --git each source folder is first committed to a git work tree of its own, so the
+reader replays its history (one commit) instead of reading the files as they stand.
+
 The target (issue 38): under 5 s each.
 """
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -173,8 +177,18 @@ SOURCES = {
 }
 
 
+def committed(folder: Path) -> None:
+    """`folder` made a git work tree of one commit: the reader then replays its history."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b.c"}
+    env |= {"GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b.c"}
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "memory"]):
+        subprocess.run(["git", "-C", str(folder), *args], check=True, env=env)
+
+
 def main() -> None:
     args = sys.argv[1:]
+    in_git = "--git" in args
+    args = [a for a in args if a != "--git"]
     n = int(args.pop(0)) if args and args[0].isdigit() else 10_000
     chosen = args or list(SOURCES)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (others' work slows wall times)")
@@ -189,6 +203,9 @@ def main() -> None:
         for name in chosen:
             make, read = SOURCES[name]
             source = make(tmp_path / name, n)
+            if in_git:
+                committed(tmp_path / name)
+                name = f"{name} in git"
             first, second = measure(
                 f"{name}, {n:,} files", tmp_path / f"{name}.db", lambda known, s=source, r=read: r(s, known)
             )

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from synapse_tui.core.ingest.adapters import codex, cursor, gemini_cli, openclaw
+from synapse_tui.core.store.db import Store
 from tests.core import new_sources_files as files
 from tests.core.claude_code_files import git
 
@@ -81,3 +82,26 @@ def test_a_baited_repository_is_replayed_and_runs_nothing(tmp_path, system):
     }
     assert all(f.provenance.get(f"x-{system}-commit") for f in snap.facts)
     assert not list(marks.iterdir())  # nothing the repository names ran
+
+
+def test_a_second_sync_replays_only_the_files_that_changed(tmp_path, new_store):
+    root = tmp_path / "workspace"
+    files.write(root, "MEMORY.md", files.OPENCLAW_MEMORY)
+    files.write(root, "memory/2026-04-02.md", files.OPENCLAW_DAY)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "memory")
+    with Store.open(new_store("git"), create=True) as store:
+        _, first = files.resync(store, openclaw, root)
+        assert first.added == 3
+        snap, again = files.resync(store, openclaw, root)
+        assert snap.facts == [] and len(snap.kept) == 3  # nothing replayed again
+        assert (again.added, again.unchanged) == (0, 3)
+        day = root / "memory/2026-04-02.md"
+        day.write_text(day.read_text() + "- Staging got a new certificate.\n")
+        git(root, "commit", "-qam", "cert", when="2026-04-03T09:00:00+00:00")
+        snap, third = files.resync(store, openclaw, root)
+        assert third.added == 1 and len(snap.kept) == 1  # MEMORY.md kept, the log replayed
+        cert = next(f for f in snap.facts if "certificate" in f.text)
+        # the log's name dates it (the format's own time first); the commit that wrote it is named
+        assert cert.created_at == "2026-04-02T00:00:00Z" and cert.provenance["x-openclaw-commit"]

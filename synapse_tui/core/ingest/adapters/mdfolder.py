@@ -137,9 +137,8 @@ def read_docs(
     tree = gitlog.open_folder(root)  # None outside a git work tree
     deleted_at: dict[str, float] = {}
     replay_deleted: set[str] = set()
-    replayed = _replay(
-        system, prefix, mine, root, tree, docs, locate, facts, seen, replay_deleted, deleted_at, left_out
-    )
+    out = _Out(facts, seen, kept, replay_deleted, deleted_at, left_out)
+    replayed = _replay(system, prefix, mine, root, tree, docs, locate, by_file, out)
     for n, doc in enumerate(docs, start=1):
         report(n, len(docs))
         if doc.rel in replayed:
@@ -170,6 +169,18 @@ def read_docs(
     )
 
 
+@dataclass
+class _Out:
+    """What a replay adds to the snapshot read_docs builds."""
+
+    facts: list[ParsedFact]
+    seen: set[str]
+    kept: set[str]
+    deleted: set[str]
+    deleted_at: dict[str, float]
+    left_out: list[str]
+
+
 def _replay(
     system: str,
     prefix: str,
@@ -178,15 +189,14 @@ def _replay(
     tree: gitlog.Folder | None,
     docs: list[Doc],
     locate: Callable[[str], Doc | None] | None,
-    facts: list[ParsedFact],
-    seen: set[str],
-    deleted: set[str],
-    deleted_at: dict[str, float],
-    left_out: list[str],
+    by_file: dict[str, list[KnownFact]],
+    out: _Out,
 ) -> set[str]:
     """Replay from git every file of the source git has history for (SPEC 9): each commit
     that changed it is a state, the work tree's uncommitted text the last; returns the
-    files so read (under `root`, POSIX)."""
+    files so read (under `root`, POSIX). A file whose last commit and size and
+    modification time are those its facts in the store were read from is not replayed
+    again: its facts count as unchanged."""
     if locate is None or tree is None:
         return set()
     history = tree.history()
@@ -194,16 +204,29 @@ def _replay(
         return set()
     inside = tree.inside
     by_rel = {d.rel: d for d in docs}
+    stamp_key, last_key = own_key(system, "stamp"), own_key(system, "last_commit")
     chosen: list[tuple[str, str, Doc, list[tuple[gitlog.Commit, str | None]]]] = []
+    done: set[str] = set()
     for path, changes in history.items():
         rel = path if inside == "." else path.removeprefix(inside + "/")
         if rel == path and inside != "." or (root / rel).is_symlink():
             continue
         doc = by_rel.get(rel) or locate(rel)
-        if doc is not None:
-            chosen.append((rel, path, doc, changes))
+        if doc is None:
+            continue
+        done.add(rel)
+        alive = [k for k in by_file.get(rel, ()) if not k.deleted]
+        if alive and rel in by_rel:
+            stamp, last = _stamp(doc.path)[0], changes[-1][0].sha
+            if all(
+                k.provenance.get(stamp_key) == stamp and k.provenance.get(last_key) == last for k in alive
+            ):
+                out.kept |= {k.id for k in alive}  # as it was at the last sync: not replayed
+                out.seen |= {k.record for k in alive}
+                continue
+        chosen.append((rel, path, doc, changes))
     if not chosen:
-        return set()
+        return done
     dirty = tree.changed([path for _, path, _, _ in chosen])
     texts = iter(tree.texts(blob for _, _, _, changes in chosen for _, blob in changes))
     for rel, path, doc, changes in sorted(chosen, key=lambda c: c[0]):
@@ -211,14 +234,14 @@ def _replay(
             (c, c.at, next(texts)) for c, _ in changes
         ]
         if rel in by_rel and (path in dirty or states[-1][2] is None):
-            now = _text(doc.path, left_out, rel)
+            now = _text(doc.path, out.left_out, rel)
             if now is not None:  # not UTF-8 now: its history stands as committed
                 states.append((None, None, now))
         elif rel not in by_rel and states[-1][2] is not None:
             states.append((None, None, None))  # gone from the work tree, the removal not committed
-        _replay_file(system, prefix, root_s, doc, states, facts, seen, deleted, deleted_at)
-        left_out += doc.left_out
-    return {rel for rel, _, _, _ in chosen}
+        _replay_file(system, prefix, root_s, doc, states, changes[-1][0].sha, out)
+        out.left_out += doc.left_out
+    return done
 
 
 def _replay_file(
@@ -227,10 +250,8 @@ def _replay_file(
     root_s: str,
     doc: Doc,
     states: list[tuple[gitlog.Commit | None, float | None, str | None]],
-    facts: list[ParsedFact],
-    seen: set[str],
-    deleted: set[str],
-    deleted_at: dict[str, float],
+    last: str,
+    out: _Out,
 ) -> None:
     """One file's states, oldest first, each read against the one before as a sync reads
     the source against the store: versions, and deletions at the commit that made them."""
@@ -240,8 +261,9 @@ def _replay_file(
     for commit, at, text in states:
         doc.left_out = []  # what the last state set aside is what `left out` says
         items = doc.parse(text, doc) if text is not None else []
-        if commit is not None:
-            for item in items:
+        for item in items:
+            item.own["last_commit"] = last  # the file's history as this read saw it
+            if commit is not None:
                 _stamp_commit(item, commit)
         alive = [k for k in heads.values() if not k.deleted]
         present: set[str] = set()
@@ -251,16 +273,16 @@ def _replay_file(
             if head is not None and head.version == version and not head.deleted:
                 continue  # unchanged by this commit
             fact = _fact(system, root_s, doc, record, item, version, supersedes, stamp, mtime)
-            facts.append(fact)
-            seen.add(record)
+            out.facts.append(fact)
+            out.seen.add(record)
             heads[record] = KnownFact(
                 fact.id, record, version, item.text, None, True, False, {section_key: item.section}
             )
         for record, k in list(heads.items()):
             if record not in present and not k.deleted:
-                deleted.add(k.id)
+                out.deleted.add(k.id)
                 if at is not None:
-                    deleted_at[k.id] = at
+                    out.deleted_at[k.id] = at
                 heads[record] = replace(k, deleted=True)
 
 

@@ -27,7 +27,8 @@ does the rest the same way for all of them:
   the format says of edits (`Item.revised`), else by its commit, else by the modification
   time.
 - Speed. A file whose size and modification time are those of the last sync
-  (`x-<system>-stamp`) is not read again: its facts count as unchanged.
+  (`x-<system>-stamp`), and in git whose last commit is too (`x-<system>-last-commit`),
+  is not read again: its facts count as unchanged.
 
 Each fact records the root it was read from (`x-<system>-root`), so two roots of one
 system in a store never delete each other's facts.

@@ -3,6 +3,7 @@ or modification time (and provenance says which), in git read as git-notes reads
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -126,3 +127,13 @@ def test_the_cli_refuses_foreign_input_in_one_line_and_creates_nothing(tmp_path,
     assert not exists(db)
     assert "needs DIR" in refused("import", "--from", "markdown", "--db", db)
     assert "5 added" in run("import", "--from", "markdown", notes, "--db", db).output
+
+
+def test_odd_file_names_are_named_and_the_rest_read(notes):
+    (notes / "two\nlines.md").write_text("- Odd note\n")
+    (notes / os.fsdecode(b"caf\xe9.md")).write_text("- Latin-1 note\n")
+    snap = markdown.read(notes)
+    texts = {f.text for f in snap.facts}
+    assert "Odd note" not in texts and "Latin-1 note" not in texts and "Try a dark theme." in texts
+    assert "two\u240alines.md: a file name that is not visible UTF-8 text" in " ".join(snap.left_out)
+    assert "caf\\xe9.md: a file name that is not visible UTF-8 text" in " ".join(snap.left_out)

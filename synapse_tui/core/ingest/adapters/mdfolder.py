@@ -56,7 +56,7 @@ from synapse_tui.core.ingest.adapters import (
     own_key,
     source_provenance,
 )
-from synapse_tui.core.ingest.adapters.git_notes import blocks
+from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, blocks, nameable, shown_name
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 FROM_MTIME = "file modified; creation unknown"
@@ -121,6 +121,9 @@ def read_docs(
     `locate` names the Doc of a path (under `root`, POSIX) that is gone from the work tree,
     or None when the reader does not read such a file."""
     mine = str(root.resolve())
+    odd = [d for d in docs if not nameable(d.rel)]  # a record id must be visible text
+    left_out += [f"{shown_name(d.rel)}: {NOT_NAMEABLE}; not read" for d in odd]
+    docs = [d for d in docs if nameable(d.rel)]
     root_key, file_key, stamp_key = (own_key(system, k) for k in ("root", "file", "stamp"))
     heads: dict[str, KnownFact] = {}
     for k in known or []:
@@ -211,6 +214,10 @@ def _replay(
     for path, changes in history.items():
         rel = path if inside == "." else path.removeprefix(inside + "/")
         if rel == path and inside != "." or (root / rel).is_symlink():
+            continue
+        if not nameable(rel):
+            if rel not in by_rel:  # named already, when it is in the work tree
+                out.left_out.append(f"{shown_name(rel)}: {NOT_NAMEABLE}; not read")
             continue
         doc = by_rel.get(rel) or locate(rel)
         if doc is None:

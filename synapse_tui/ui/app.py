@@ -20,7 +20,7 @@ from textual.reactive import var
 from textual.screen import ModalScreen
 
 from synapse_tui.core.base.clock import Clock
-from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.config import Config, non_defaults
 from synapse_tui.core.base.textsafe import clean, clean_block
 from synapse_tui.core.browser import Browser, Loaded
 from synapse_tui.core.browser.triage import login, refusal, withheld
@@ -335,6 +335,8 @@ class SynapseApp(TriageApp):
             title += " · read-only"
         elif lacking := withheld(self.store):  # first: a server's location is long
             title = f"role {login(self.store)}: no {', '.join(lacking)} · {title}"
+        if non_defaults(self.config):  # the score is not the one SPEC documents: say so everywhere
+            title += " · constants not the defaults"
         return clean(title)
 
     def on_key(self, event: events.Key) -> None:

@@ -7,6 +7,7 @@ it so if a message ever quotes the connection string).
 
 from __future__ import annotations
 
+import contextvars
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -55,6 +56,21 @@ def describe(where: Location, exc: BaseException) -> str:
     return f"{where.shown}: {redact(text)}"
 
 
+# Set while reading a source the user did not name on this machine (a store's recorded
+# server source, only confirmed): no password from PGPASSWORD, ~/.pgpass or pg_service.conf.
+_NO_AMBIENT: contextvars.ContextVar[bool] = contextvars.ContextVar("no_ambient_secrets", default=False)
+
+
+@contextmanager
+def no_ambient_secrets() -> Iterator[None]:
+    """Connections opened inside (in this thread) take no password but the location's own."""
+    token = _NO_AMBIENT.set(True)
+    try:
+        yield
+    finally:
+        _NO_AMBIENT.reset(token)
+
+
 def connect(where: Location, *, autocommit: bool = False) -> Any:
     """One connection (a psycopg.Connection); libpq's parameters in the location (sslmode,
     options, target_session_attrs...) and its environment (PGSERVICE, PGPASSFILE) apply."""
@@ -77,6 +93,13 @@ def _defaults(where: Location) -> dict[str, Any]:
     out: dict[str, Any] = {"fallback_application_name": APPLICATION_NAME}
     if "connect_timeout" not in given and not os.environ.get("PGCONNECT_TIMEOUT"):
         out["connect_timeout"] = CONNECT_TIMEOUT_S
+    if _NO_AMBIENT.get():
+        # an explicit empty password keeps libpq from PGPASSWORD and a service file's, and
+        # a password file that holds nothing from ~/.pgpass (libpq: an empty password is
+        # never sent); a password the location spells itself is the location's own
+        out["passfile"] = os.devnull
+        if not given.get("password"):
+            out["password"] = ""
     return out
 
 

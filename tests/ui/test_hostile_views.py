@@ -59,3 +59,19 @@ async def test_a_hostile_actor_is_inert_in_the_session_log_detail_and_notices(db
         assert "agent:eve" in text
         assert_inert(text)
     app.store.close()
+
+
+def test_a_sources_name_in_the_calibration_groups_is_inert():
+    """A fact's x-source (data) names a group of the calibration screen's table: shown as
+    written, never as markup, its controls made visible."""
+    from rich.console import Console
+
+    from synapse_tui.ui.widgets.reliability import ReliabilityView
+
+    name = "evil\x1b]52;c;cm0gLXJmIH4=\x07[link=https://evil.example]click[/link]"
+    rows = [{"key": name, "n": 3, "mean_trust": 0.5, "rate": 0.6}]
+    console = Console(record=True, width=200, force_terminal=False)
+    console.print(ReliabilityView._features({"source": rows}))
+    text = console.export_text()
+    assert "evil" in text and "[link=https://evil.example]click[/link]" in text
+    assert_inert(text)

@@ -35,10 +35,16 @@ def child(*args: str) -> tuple[float, float, int]:
     """(seconds, peak MB, exit status) of one CLI run in a process of its own."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SYNAPSE_NOW": "2026-12-01T00:00:00Z"}
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", CLI, *args], env=env, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    tail = proc.stderr.read().decode(errors="replace").splitlines()[-1:] if proc.stderr else []
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
-    return seconds, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        print(f"  exit {code}: {tail[0] if tail else ''}")
+    return seconds, usage.ru_maxrss / 1024, code
 
 
 def synth(*args: str) -> None:
@@ -61,7 +67,9 @@ def inputs(work: Path, old: int, new: int) -> tuple[Path, Path, Path]:
         synth(str(new), str(raw), "--seed", "9")
         with open(raw, encoding="utf-8") as src, open(facts, "w", encoding="utf-8") as out:
             for line in src:  # ids of their own: every fact is new to the store
-                out.write(line.replace('"id": "s', '"id": "n', 1))
+                out.write(
+                    line.replace('"id": "s', '"id": "n', 1).replace('"supersedes": "s', '"supersedes": "n')
+                )
         raw.unlink()
     return store, facts, base
 

@@ -75,3 +75,19 @@ def test_a_sources_name_in_the_calibration_groups_is_inert():
     text = console.export_text()
     assert "evil" in text and "[link=https://evil.example]click[/link]" in text
     assert_inert(text)
+
+
+async def test_the_browser_says_when_the_constants_are_not_the_defaults(db):
+    """A config beside the store with constants of its own: every view's subtitle says so."""
+    app = harness(db)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert "constants not the defaults" not in screen_text(app)
+    app.store.close()
+    cfg = db.with_name("memory.synapse.toml")
+    cfg.write_text(cfg.read_text() + "\n[freshness]\nb0 = -1.25\n")
+    app = harness(db)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert "constants not the defaults" in screen_text(app)
+    app.store.close()

@@ -19,23 +19,6 @@ from synapse_tui.core.store.postgres.dialect import Connection, Untranslatable, 
             (False,),
         ),
         (
-            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-            "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (False, False),
-        ),
-        (
-            "INSERT OR REPLACE INTO knn (pos, nbrs, cos) VALUES (?, ?, ?)",
-            "INSERT INTO knn (pos, nbrs, cos) VALUES (%s, %s, %s) ON CONFLICT (pos) DO UPDATE SET"
-            " nbrs = excluded.nbrs, cos = excluded.cos",
-            (False, False, False),
-        ),
-        (
-            "INSERT OR REPLACE INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)",
-            "INSERT INTO embeddings (pos, kind, vec) VALUES (%s, 'model', %s) ON CONFLICT (pos) DO UPDATE SET"
-            " kind = excluded.kind, vec = excluded.vec",
-            (False, False),
-        ),
-        (
             "SELECT julianday(a.at) - julianday(json_extract(a.score_before, '$.last_reinforced_at')) FROM audit a",
             "SELECT ((floor(extract(epoch FROM (a.at)::timestamptz) * 1000 + 0.5) + 210866760000000)"
             " / 86400000.0)::float8 - ((floor(extract(epoch FROM (CASE WHEN a.score_before IS JSON OBJECT"
@@ -44,20 +27,9 @@ from synapse_tui.core.store.postgres.dialect import Connection, Untranslatable, 
             (),
         ),
         (
-            "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.at.' || id, ? FROM facts WHERE id = ?",
-            "INSERT INTO meta (key, value) SELECT 'deleted.at.' || id, %s FROM facts WHERE id = %s"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (False, False),
-        ),
-        (
             "SELECT id FROM facts WHERE json_extract(provenance, '$.\"x-source\"') = ? ORDER BY pos",
             "SELECT id FROM facts WHERE (CASE WHEN provenance IS JSON OBJECT THEN provenance::jsonb -> 'x-source'"
             " END) = to_jsonb(%s::text) ORDER BY pos",
-            (False,),
-        ),
-        (
-            "INSERT OR IGNORE INTO entities (key) VALUES (?)",
-            "INSERT INTO entities (key) VALUES (%s) ON CONFLICT DO NOTHING",
             (False,),
         ),
         (  # an optional argument: its type said in the statement, as both databases read it
@@ -115,6 +87,13 @@ def test_the_dialects_spell_one_statement_for_each_database(pg_url):
         conn = Connection(raw, locate(pg_url))
         assert lite.execute(*statement(SQLITE)).fetchall() == [("b",), ("c",)]
         assert conn.execute(*statement(POSTGRES)).fetchall() == [("b",), ("c",)]
+        # an upsert replaces the row of a taken key, an ignoring insert keeps it
+        for db, d in ((lite, SQLITE), (conn, POSTGRES)):
+            db.execute("CREATE TEMP TABLE m (k text PRIMARY KEY, v text)")
+            db.execute(d.upsert("m", ("k", "v"), "k", "VALUES (?, ?)"), ("a", "1"))
+            db.execute(d.upsert("m", ("k", "v"), "k", "VALUES (?, ?)"), ("a", "2"))
+            db.execute(d.insert_ignore("m", ("k", "v"), "VALUES (?, ?)"), ("a", "3"))
+            assert db.execute("SELECT k, v FROM m").fetchall() == [("a", "2")]
 
 
 @pytest.mark.parametrize(
@@ -128,7 +107,8 @@ def test_the_dialects_spell_one_statement_for_each_database(pg_url):
         "SELECT group_concat(pos - 1, ',') FROM facts",  # each backend aggregates its own way
         "SELECT pos FROM facts WHERE pos IN (SELECT value FROM json_each(?))",  # Dialect.in_list
         "SELECT eid FROM mentions NOT INDEXED",  # Dialect.unindexed
-        "INSERT OR REPLACE INTO facts (pos, id) VALUES (?, ?)",  # no key known for it: SQLite's own
+        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",  # Dialect.upsert
+        "INSERT OR IGNORE INTO entities (key) VALUES (?)",  # Dialect.insert_ignore
     ],
 )
 def test_what_no_rule_carries_never_reaches_the_server(sqlite):
@@ -175,7 +155,7 @@ def test_the_json_comparison_matches_strings_only_as_sqlite_does(pg_url):
             None,
         ),
         ("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING", None),
-        ("INSERT OR IGNORE INTO entities (key) VALUES (?)", None),
+        ("INSERT INTO entities (key) VALUES (?) ON CONFLICT DO NOTHING", None),
         ("INSERT INTO facts (pos, id) VALUES (?)", None),  # placeholders and columns disagree
     ],
 )

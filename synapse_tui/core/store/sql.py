@@ -193,7 +193,10 @@ class SqlStore(Store):
     def set_meta(self, key: str, value: Any) -> None:
         """Keep `value` in `meta` as JSON, in a transaction of its own."""
         with self.transaction() as conn:
-            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+            conn.execute(
+                self.dialect.upsert("meta", ("key", "value"), "key", "VALUES (?, ?)"),
+                (key, json.dumps(value)),
+            )
 
     def count(self) -> int:
         return self._conn.execute("SELECT count(*) FROM facts").fetchone()[0]

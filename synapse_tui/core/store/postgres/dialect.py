@@ -12,7 +12,7 @@ reaches the server: the command says in one line that it does not work on a serv
 
 What a shared statement spells differently on each database it asks of the store's
 `Dialect` where it is built (`PostgresDialect` below: a list bound at a placeholder, a
-planner hint); the rules left, being removed the same way (issue 44), each checked by
+planner hint, an upsert); the rules left, being removed the same way (issue 44), each checked by
 tests/postgres/test_dialect.py:
 
 - `?` placeholders become `%s`, and a literal `%` becomes `%%` (psycopg's escaping);
@@ -23,8 +23,6 @@ tests/postgres/test_dialect.py:
   count of days from C's key, `->>`'s text being what julianday reads;
 - `json_extract(C, '$.key') IS NOT NULL` becomes a test of C's key (a typed json_extract
   has no rule: PostgreSQL's `->>` gives text where SQLite gives numbers);
-- `INSERT OR REPLACE INTO T` (a table of `_REPLACED_ON`: meta, knn, embeddings) and `INSERT OR IGNORE
-  INTO T` become PostgreSQL's `ON CONFLICT`;
 - `json_extract(C, '$.key') = ?` (a JSON string compared) becomes a jsonb comparison, which,
   as SQLite's does, matches a string and nothing else: a number 5 is not the text '5';
 - `executemany` of a plain `INSERT INTO T (cols) VALUES (?, ...)` (an import's rows, the
@@ -62,11 +60,7 @@ _JULIAN = (
 # a JSON string value read as an instant: text is what julianday reads, on either side
 _JULIAN_JSON = re.compile(r"\bjulianday\(json_extract\(([\w.]+), '\$\.(\w+)'\)\)")
 _JSON_PRESENT = re.compile(r"\bjson_extract\(([\w.]+), '\$\.(\w+)'\) IS NOT NULL")
-_OR_REPLACE = re.compile(r"^INSERT OR REPLACE INTO (\w+) \(([\w, ]+)\) (.*)$", re.S)
-# each table INSERT OR REPLACE writes: its key
-_REPLACED_ON = {"meta": "key", "knn": "pos", "embeddings": "pos"}
 _JSON_EQUALS = re.compile(r"""\bjson_extract\(([\w.]+), '\$\.(?:"([\w-]+)"|(\w+))'\) = \?""")
-_OR_IGNORE = re.compile(r"^INSERT OR IGNORE INTO (.*)$", re.S)
 # SQLite's own, which no rule here carries: a statement holding one is the PgStore's to answer
 _SQLITE_ONLY = re.compile(
     r"\b(PRAGMA|json_each|json_extract|julianday|group_concat|INDEXED|sqlite_master|facts_fts\w*|text_factory|INSERT OR \w+)\b",
@@ -86,6 +80,15 @@ class PostgresDialect(Dialect):
 
     def unindexed(self, table: str) -> str:
         return table  # PostgreSQL plans its own way
+
+    def upsert(self, table: str, columns: Sequence[str], key: str, source: str) -> str:
+        update = ", ".join(f"{c} = excluded.{c}" for c in columns if c != key)
+        return (
+            f"INSERT INTO {table} ({', '.join(columns)}) {source} ON CONFLICT ({key}) DO UPDATE SET {update}"
+        )
+
+    def insert_ignore(self, table: str, columns: Sequence[str], source: str) -> str:
+        return f"INSERT INTO {table} ({', '.join(columns)}) {source} ON CONFLICT DO NOTHING"
 
 
 POSTGRES = PostgresDialect()
@@ -125,12 +128,6 @@ def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
         ),
         sql,
     )
-    if (m := _OR_REPLACE.match(sql)) and m[1] in _REPLACED_ON:
-        key, columns = _REPLACED_ON[m[1]], [c.strip() for c in m[2].split(",")]
-        update = ", ".join(f"{c} = excluded.{c}" for c in columns if c != key)
-        sql = f"INSERT INTO {m[1]} ({m[2]}) {m[3]} ON CONFLICT ({key}) DO UPDATE SET {update}"
-    elif m := _OR_IGNORE.match(sql):
-        sql = f"INSERT INTO {m[1]} ON CONFLICT DO NOTHING"
     if found := _SQLITE_ONLY.search(sql):
         raise Untranslatable(f"internal error: SQLite's {found[0]} reached PostgreSQL: {sql[:120]}", found[0])
     sql = sql.replace("%", "%%")

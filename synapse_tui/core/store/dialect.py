@@ -29,6 +29,15 @@ class Dialect:
         """`table` scanned whole rather than through an index (a planner hint to SQLite)."""
         return f"{table} NOT INDEXED"
 
+    def day_number(self, expr: str) -> str:
+        """The instant `expr` (ISO text) as a count of days, SQLite's julianday: rounded to
+        the millisecond, counted from the Julian epoch, so both databases give one double."""
+        return f"julianday({expr})"
+
+    def json_text(self, column: str, key: str) -> str:
+        """The text at `key` of the JSON object in `column` (NULL where it is none)."""
+        return f"json_extract({column}, '$.{key}')"
+
     def upsert(self, table: str, columns: Sequence[str], key: str, source: str) -> str:
         """Insert `source`'s rows (`VALUES (...)` or a SELECT) into `table`, a row whose
         `key` is taken replacing the one there."""

@@ -125,7 +125,7 @@ class SqlStore(Store):
     ) -> None:
         self.path = path
         self._conn = conn
-        self.audit = Audit(conn)  # triage's log: append, undo and redo state, history
+        self.audit = Audit(conn, self.dialect)  # triage's log: append, undo and redo state, history
         self.review = Review(conn)  # the triage fields of facts, read and written by id
         self.imports = Imports(conn, self.dialect)  # new facts, a sync's flags and evidence, export's extras
         self.graph = GraphTables(conn, self.dialect)  # the neighbour graph's tables

@@ -230,7 +230,9 @@ def test_odd_keys_and_namespaces_each_become_one_fact(tmp_path, store):
     assert plain["an e-mail address as key"] == "langgraph:n:alice@example.com"  # ordinary ids unchanged
     odd_store(path, (("n",), "k", "the second text of k"))
     again, result = resync(store, path)
-    assert [(f.text, f.supersedes) for f in again.facts] == [("the second text of k", plain["the first text of k"])]
+    assert [(f.text, f.supersedes) for f in again.facts] == [
+        ("the second text of k", plain["the first text of k"])
+    ]
     assert not again.deleted and result.added == 1
     texts = {k.id: k.text for k in known_facts(store, "langgraph")}
     assert texts[plain["a key that ends like a version"]] == "a key that ends like a version"

@@ -54,8 +54,8 @@ import numpy as np
 from synapse_tui.core.base.clock import Clock, format_time, source_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.limits import brief, counted
-from synapse_tui.core.base.textsafe import first_unsafe
 from synapse_tui.core.base.location import Location, locate
+from synapse_tui.core.base.textsafe import first_unsafe
 from synapse_tui.core.ingest.adapters import (
     KnownFact,
     Snapshot,
@@ -192,7 +192,8 @@ def read(
 
 def _escape(text: str, also: str) -> str:
     return "".join(
-        "".join(f"%{b:02X}" for b in ch.encode("utf-8")) if ch in also or first_unsafe(ch) else ch for ch in text
+        "".join(f"%{b:02X}" for b in ch.encode("utf-8")) if ch in also or first_unsafe(ch) else ch
+        for ch in text
     )
 
 

@@ -95,9 +95,10 @@ PATHSPECS = [
         "**/MEMORY.md",
     )
 ]
-# Under .claude/, prompts for commands, agents and skills are not memory.
+# Under .claude/, prompts for commands, agents and skills are not memory; nor are skills
+# kept in any hidden folder (.agents/skills/...).
 _NOT_MEMORY = re.compile(
-    r"(^|/)(node_modules|vendor)/|(^|/)\.claude/(commands|agents|skills|output-styles|hooks)/"
+    r"(^|/)(node_modules|vendor)/|(^|/)\.claude/(commands|agents|skills|output-styles|hooks)/|(^|/)\.[^/]+/skills/"
 )
 
 _ENV_GIT = {
@@ -332,8 +333,8 @@ def parse_blocks(text: str) -> list[Block]:
         if heading := _HEADING.match(line):
             close()
             section = heading.group(1) or None
-        elif _RULE.match(line):
-            close()
+        elif _RULE.match(line) or _TAG_LINE.match(line) or _TABLE_LINE.match(line):
+            close()  # a rule, a lone tag, a table row: never part of a block
         elif bullet := _BULLET.match(line):
             close()
             cur, kind, start, last = [bullet.group(1)], "bullet", n, n

@@ -40,6 +40,7 @@ from synapse_tui.core.base.limits import counted
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 EDIT_SIMILARITY = 0.5
 RENAMED_SIMILARITY = 0.6  # across a heading the same change renamed
+MOVED_SIMILARITY = 0.7  # across headings, within one change of the note
 
 _FENCE_OPEN = re.compile(r"^[ ]{0,3}---[ \t]*$")
 _FENCE_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
@@ -63,6 +64,7 @@ class Block:
     section: str | None
     text: str
     bullet: bool = False
+    end: int = 0  # its last line (0: its first)
 
 
 @dataclass
@@ -155,6 +157,7 @@ def blocks(body: str, offset: int = 0, skipped: dict[str, int] | None = None) ->
     skipped = {} if skipped is None else skipped
     current: list[str] | None = None
     kind, start, section, fence, comment = "", 0, None, False, False
+    last = 0
 
     def skip(why: str) -> None:
         skipped[why] = skipped.get(why, 0) + 1
@@ -164,7 +167,7 @@ def blocks(body: str, offset: int = 0, skipped: dict[str, int] | None = None) ->
         if current is not None and (text := "\n".join(current).strip()):
             why = junk(text)
             if why is None:
-                out.append(Block(start, section, text, kind == "bullet"))
+                out.append(Block(start, section, text, kind == "bullet", max(last, start)))
             else:
                 skip(why)
         current = None
@@ -205,7 +208,7 @@ def blocks(body: str, offset: int = 0, skipped: dict[str, int] | None = None) ->
             skip("prompt tag")
         elif bullet := _BULLET.match(line):
             close()
-            current, kind, start = [bullet.group(1)], "bullet", n
+            current, kind, start, last = [bullet.group(1)], "bullet", n, n
         elif not line.strip():
             if kind == "paragraph":
                 close()
@@ -213,9 +216,10 @@ def blocks(body: str, offset: int = 0, skipped: dict[str, int] | None = None) ->
                 current.append("")
         elif current is not None and (kind == "paragraph" or line[:1] in (" ", "\t")):
             current.append(line.strip())
+            last = n
         else:
             close()
-            current, kind, start = [line.strip()], "paragraph", n
+            current, kind, start, last = [line.strip()], "paragraph", n, n
     close()
     return out
 
@@ -245,6 +249,7 @@ def pair_edits(
     new: Sequence[tuple[str | None, str]],
     old: Sequence[tuple[str | None, str]],
     renamed: dict[str | None, str | None] | None = None,
+    hunks: tuple[Sequence[int], Sequence[int]] | None = None,
 ) -> list[tuple[int, int]]:
     """(new index, old index) of the edits among the (section, text) blocks a change added
     and removed in one note: under the same heading, alike (EDIT_SIMILARITY), most alike
@@ -252,19 +257,29 @@ def pair_edits(
     heading -> new) pairs with one under the new heading when they are more alike still
     (RENAMED_SIMILARITY)."""
     renamed = renamed or {}
-    index: dict[tuple[str | None, str], list[int]] = {}
-    for j, (section, text) in enumerate(old):
-        for sec in {section, renamed.get(section, section)}:
-            for w in _words(text):
-                index.setdefault((sec, w), []).append(j)
+    index: dict[str, list[int]] = {}
+    for j, (_, text) in enumerate(old):
+        for w in _words(text):
+            index.setdefault(w, []).append(j)
     scored = []
     for i, (section, text) in enumerate(new):
         candidates: set[int] = set()
         for w in _words(text):
-            candidates.update(index.get((section, w), ()))
+            candidates.update(index.get(w, ()))
         for j in candidates:
+            if hunks is not None and hunks[0][i] != hunks[1][j]:
+                continue  # changed in different places of the note
+            was = old[j][0]
+            if was == section:
+                least = EDIT_SIMILARITY
+            elif renamed.get(was, was) == section:
+                least = RENAMED_SIMILARITY
+            elif hunks is not None:
+                least = MOVED_SIMILARITY  # one change moved it under another heading
+            else:
+                continue
             s = similarity(text, old[j][1])
-            if s >= (EDIT_SIMILARITY if old[j][0] == section else RENAMED_SIMILARITY):
+            if s >= least:
                 scored.append((-s, i, j))
     pairs, done_new, done_old = [], set(), set()
     for _, i, j in sorted(scored):
@@ -273,6 +288,30 @@ def pair_edits(
             done_new.add(i)
             done_old.add(j)
     return pairs
+
+
+def changes(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
+    """The places two states of a note differ: (old start, old end, new start, new end) of
+    each run of changed lines (0-based, end excluded), as a line diff shows them."""
+    return [
+        (i1, i2, j1, j2)
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def region(block: Block, regions: list[tuple[int, int, int, int]], *, new: bool) -> int:
+    """The change (index in `regions`) a block falls in, else the nearest: a removed block
+    on the old side, an added one on the new."""
+    lo, hi = block.line - 1, max(block.end, block.line) - 1  # 0-based, inclusive
+    best, far = -1, None
+    for k, (i1, i2, j1, j2) in enumerate(regions):
+        a, b = (j1, j2) if new else (i1, i2)
+        b = max(b, a + 1) - 1  # an empty side (lines only added or removed) sits at its start
+        d = 0 if lo <= b and hi >= a else min(abs(lo - b), abs(hi - a))
+        if far is None or d < far:
+            best, far = k, d
+    return best
 
 
 def sections_renamed(old: Sequence[str | None], new: Sequence[str | None]) -> dict[str | None, str | None]:
@@ -358,7 +397,10 @@ def replay(
     `bullets_only`: paragraphs are not read."""
     alive: list[Version] = []
     junk_now: dict[str, int] = {}
+    where: dict[int, Block] = {}  # id of an alive version -> its block in the last state
+    before: list[str] = []
     for commit, at, raw in states:
+        lines = text_of(raw).split("\n") if raw is not None else []
         if raw is None:
             parsed: list[Block] = []
             meta: dict[str, Any] = {}
@@ -382,16 +424,22 @@ def replay(
             same = next((v for v in pool if norm(v.block.text) == key), None)
             if same is not None:
                 pool.remove(same)
+                where[id(same)] = b
             kept.append(same)
         fresh = [i for i, v in enumerate(kept) if v is None]
         if whole:
             pairs = [(0, 0)] if fresh and pool else []
         else:
-            moved = sections_renamed([v.block.section for v in alive], [b.section for b in parsed])
+            moved = sections_renamed([where[id(v)].section for v in alive], [b.section for b in parsed])
+            regions = changes(before, lines)
             pairs = pair_edits(
                 [(parsed[i].section, parsed[i].text) for i in fresh],
-                [(v.block.section, v.block.text) for v in pool],
+                [(where[id(v)].section, v.block.text) for v in pool],
                 moved,
+                hunks=(
+                    [region(parsed[i], regions, new=True) for i in fresh],
+                    [region(where[id(v)], regions, new=False) for v in pool],
+                ),
             )
         paired = {fresh[u]: pool[v] for u, v in pairs}
         now: list[Version] = []
@@ -406,11 +454,13 @@ def replay(
                 v = Version(record(rel, b.text, into.used, whole=whole), 1, b, at, commit, meta, None)
             into.versions.append(v)
             now.append(v)
+            where[id(v)] = b
         gone = set(map(id, paired.values()))
         for v in pool:
             if id(v) not in gone:
                 into.deleted[(v.record, v.version)] = at
-        alive = now
+        alive, before = now, lines
+        where = {id(v): where[id(v)] for v in alive}
     for k, n in junk_now.items():  # what the note skips as it stands now
         into.skipped[k] = into.skipped.get(k, 0) + n
 

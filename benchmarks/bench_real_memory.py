@@ -19,7 +19,8 @@ and `sync` call), and the figures printed are:
 
 Totals are given for the dev and held-out splits separately (sums, then P and R of the
 sums). `--from claude-code` reads the replay as a project (`--project`), and is measured
-against the truth of the root CLAUDE.md, CLAUDE.local.md and the files under .claude/ only;
+against the truth of the root CLAUDE.md, CLAUDE.local.md, the files under .claude/ and the
+files it read besides (its `@path` imports);
 the repositories with no CLAUDE.md there are not counted for it.
 """
 
@@ -63,17 +64,9 @@ def measure(system: str, entry: dict, root: Path) -> dict | None:
         (replay / p).exists() for p in ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md", ".claude/rules")
     ):
         return None
-    truth = [json.loads(line) for line in (root / entry["name"] / "truth.jsonl").open(encoding="utf-8")]
-    versions = {t["id"]: t for t in truth if t["kind"] == "version" and SCOPE[system](t["file"])}
-    edits = {
-        (versions[t["old"]]["file"], norm(versions[t["old"]]["text"]), norm(versions[t["new"]]["text"]))
-        for t in truth
-        if t["kind"] == "edit" and t["old"] in versions and t["new"] in versions
-    }
-    wanted = {(v["file"], norm(v["text"])) for v in versions.values()}
     row = {"name": entry["name"], "split": entry["split"], "from": system, "error": None, "facts": 0,
-           "junk": Counter(), "links": 0, "right": 0, "edits": len(edits), "found": 0,
-           "versions": len(wanted), "seen": 0, "seconds": 0.0}  # fmt: skip
+           "junk": Counter(), "links": 0, "right": 0, "edits": 0, "found": 0,
+           "versions": 0, "seen": 0, "seconds": 0.0}  # fmt: skip
     started = time.perf_counter()
     try:
         snap = _read(system, replay)
@@ -84,6 +77,20 @@ def measure(system: str, entry: dict, root: Path) -> dict | None:
     row["seconds"] = time.perf_counter() - started
     by_id = {f.id: f for f in snap.facts}
     key = _FILE_KEY[system]
+    read_files = {(f.provenance or {}).get(key, f.note) for f in snap.facts}
+    truth = [json.loads(line) for line in (root / entry["name"] / "truth.jsonl").open(encoding="utf-8")]
+    versions = {
+        t["id"]: t
+        for t in truth
+        if t["kind"] == "version" and (SCOPE[system](t["file"]) or t["file"] in read_files)
+    }
+    edits = {
+        (versions[t["old"]]["file"], norm(versions[t["old"]]["text"]), norm(versions[t["new"]]["text"]))
+        for t in truth
+        if t["kind"] == "edit" and t["old"] in versions and t["new"] in versions
+    }
+    wanted = {(v["file"], norm(v["text"])) for v in versions.values()}
+    row.update(edits=len(edits), versions=len(wanted))
     links, seen = set(), set()
     for f in snap.facts:
         file = (f.provenance or {}).get(key, f.note)

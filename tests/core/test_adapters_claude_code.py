@@ -316,3 +316,24 @@ def test_a_project_in_git_is_replayed_and_an_edit_is_linked_once(tmp_path, new_s
         assert result.added == 1 and not result.newly_deleted
         links = [k for k in known_facts(store, "claude-code") if k.provenance.get("x-source-version", 1) > 1]
         assert [k.text for k in links] == ["Use bun for installs"]  # linked once, to the text it replaced
+
+
+def test_claude_md_imports_are_followed_inside_the_project_only(tmp_path):
+    project = tmp_path / "shop"
+    outside = tmp_path / "secret.md"
+    outside.write_text("- the password is hunter2\n")
+    write(
+        project,
+        "CLAUDE.md",
+        "@AGENTS.md\n\nSee @docs/style.md and @../secret.md, mail ada@shop.test, `@not/code.md`.\n",
+    )
+    write(project, "AGENTS.md", "- Use bun for installs\n\n@docs/deep.md\n")
+    write(project, "docs/style.md", "- Keep lines short\n")
+    write(project, "docs/deep.md", "- Deep rule\n")
+    snap = cc.read(None, project=project)
+    assert {(f.provenance["x-claude-code-file"], f.text) for f in snap.facts} == {
+        ("AGENTS.md", "Use bun for installs"),
+        ("docs/style.md", "Keep lines short"),
+        ("docs/deep.md", "Deep rule"),
+    }
+    assert "CLAUDE.md: @../secret.md outside the folder or no such file; not read" in snap.left_out

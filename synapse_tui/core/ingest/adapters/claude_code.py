@@ -38,7 +38,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import frontmatter
@@ -46,6 +46,7 @@ import yaml
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.adapters import (
     KnownFact,
     Snapshot,
@@ -213,7 +214,20 @@ def _history(
         except InputError:
             trees[root] = None  # its work tree is elsewhere: read as it stands, dated by the files
     histories = {root: tree.history() for root, tree in trees.items() if tree is not None}
+    done: set[Path] = set()
     for f in files:
+        if (
+            f.path.is_symlink()
+            and f.path.resolve().is_relative_to(f.root.resolve())
+            and f.rel.endswith(f.file)
+        ):
+            # CLAUDE.md -> AGENTS.md: the file read is the target, with its own history
+            target = f.path.resolve().relative_to(f.root.resolve()).as_posix()
+            prefix = f.rel[: len(f.rel) - len(f.file)]
+            f = _File(f.root / target, prefix + target, f.root, f.note, f.tier, target)
+        if f.path.resolve() in done:
+            continue
+        done.add(f.path.resolve())
         tree = trees.get(f.root)
         rel = _Times._rel(tree, f.path) if tree is not None else None
         states = histories.get(f.root, {}).get(rel or "", [])
@@ -336,7 +350,42 @@ def _project_files(folder: Path) -> tuple[list[_File], list[str]]:
     files += _rules(folder, folder / ".claude" / "rules", note, left_out, prefix=f"{note}/")
     if not files:
         raise InputError(f"holds no CLAUDE.md; expected {PROJECT_EXPECTED}", file=str(folder))
+    files += _imported(folder, files, note, left_out)
     return files, left_out
+
+
+IMPORT_DEPTH = 5  # Claude Code follows imports five hops deep
+
+
+def _imported(folder: Path, files: list[_File], note: str, left_out: list[str]) -> list[_File]:
+    """The files CLAUDE.md-like files import (`@path`), and theirs, IMPORT_DEPTH hops deep:
+    Markdown inside the project folder only; an import leaving it, naming no file there or
+    not Markdown is named in `left_out`, never read."""
+    have = {f.path.resolve() for f in files}
+    out: list[_File] = []
+    wave = list(files)
+    for _ in range(IMPORT_DEPTH):
+        following: list[_File] = []
+        for f in wave:
+            try:
+                text = f.path.read_bytes().decode("utf-8", "replace")
+            except OSError:
+                continue
+            for path in mm.imports(text):
+                target = mm.resolve_import(path, PurePosixPath(f.file), folder)
+                if target is None or target.suffix.lower() != ".md":
+                    why = "not Markdown" if target is not None else "outside the folder or no such file"
+                    left_out.append(f"{f.file}: @{clean(path)} {why}; not read")
+                    continue
+                if target in have:
+                    continue
+                have.add(target)
+                rel = target.relative_to(folder.resolve()).as_posix()
+                new = _File(folder / rel, f"{note}/{rel}", folder, note, "human", rel)
+                following.append(new)
+        out += following
+        wave = following
+    return out
 
 
 def _top_files(root: Path, names: tuple[str, ...], left_out: list[str]) -> list[Path]:

@@ -19,12 +19,21 @@ of an index are not facts. Instructions are tier `human` (a person wrote that fi
 memory `auto`.
 
 Ids. A topic file is the record `<path under the root>`; a bullet is `<path>#<hash of its
-text>` (`-2` for a repeat in one file). Claude Code keeps only the current text, so this
-reader takes `known`: a topic file whose body changed is the next version of its record
-and supersedes it, and so is an edited bullet (paired as git-notes pairs them: in order
-when as many bullets of a file vanished as appeared, else by shared words); any other
-bullet gone is deleted, and so is every fact of a file gone. Each fact records the root it
-was read from (`x-claude-code-root`): a root compares only with its own facts.
+text>` (`-2` for a repeat in one file). Each fact records the root it was read from
+(`x-claude-code-root`): a root compares only with its own facts.
+
+History in git. A file committed in a git work tree is replayed commit by commit as
+git-notes replays a note (markdown_memory.replay: same blocks, same pairing, the same ids
+at every read), each version dated from its commit; an edited bullet is linked once, to
+the text it replaced. A CLAUDE.md that links to a file inside the folder is read as that
+file; a project's `@path` imports are read too (IMPORT_DEPTH hops, inside the folder only).
+
+Outside git, Claude Code keeps only the current text, so this reader takes `known`: a
+topic file whose body changed is the next version of its record and supersedes it, and so
+is an edited bullet (paired under the same heading by likeness, markdown_memory.pair_edits);
+any other bullet gone is deleted, and so is every fact of a file gone. Front matter that is
+not strict YAML, or a field that is a list or mapping, is read leniently: the text stays and
+`left out` names the field.
 
 Times. The files record none. In a git work tree a committed line dates from the commit
 that wrote it (a topic file from the last commit that changed it), its author and commit in

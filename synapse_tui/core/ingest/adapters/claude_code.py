@@ -69,6 +69,7 @@ from synapse_tui.core.ingest.adapters import (
     source_provenance,
 )
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
+from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "claude-code"
@@ -152,6 +153,9 @@ def read(
         left_out += skipped
     if not roots:
         raise InputError(f"nothing to read; expected {EXPECTED}", file=str(default_source()))
+    odd = [f for f in files if not nameable(f.rel)]  # a record id must be visible text
+    left_out += [f"{shown_name(f.file)}: {NOT_NAMEABLE}; not read" for f in odd]
+    files = [f for f in files if nameable(f.rel)]
     mine = {str(r.resolve()) for r in roots}
     heads: dict[str, KnownFact] = {}
     for k in known or []:

@@ -29,7 +29,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -111,6 +113,65 @@ def measure(system: str, entry: dict, root: Path) -> dict | None:
     return row
 
 
+def synced(system: str, entry: dict, root: Path, work: Path, every_n: int) -> dict:
+    """The replay synced into a real store at each `every_n`-th commit (and the last), as a
+    user who syncs now and then would: the store's versions, read back, against the truth.
+    `relinks`: a version whose text is its record's previous text (an edit paired again)."""
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.ingest.adapters import known_facts
+    from synapse_tui.core.ingest.adapters.sync import sync_snapshot
+    from synapse_tui.core.store.db import Store
+
+    replay = root / entry["name"] / "replay"
+    clone = work / entry["name"]
+    subprocess.run(["git", "clone", "-q", str(replay), str(clone)], check=True, capture_output=True)
+    shas = subprocess.run(
+        ["git", "-C", str(clone), "rev-list", "--reverse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.split()
+    picks = shas[every_n - 1 :: every_n]
+    if shas and shas[-1] not in picks:
+        picks.append(shas[-1])
+    with Store.open(work / f"{entry['name']}.db", create=True) as store:
+        for sha in picks:
+            subprocess.run(
+                ["git", "-C", str(clone), "checkout", "-q", "--detach", sha], check=True, capture_output=True
+            )
+            known = known_facts(store, system)
+            try:
+                snap = (
+                    reader(system).read(None, project=clone, known=known)
+                    if system == "claude-code"
+                    else reader(system).read(clone)
+                )
+            except SynapseError:
+                continue  # nothing to read yet at this commit (no CLAUDE.md)
+            sync_snapshot(store, snap, Config())
+        facts = known_facts(store, system)
+    key = _FILE_KEY[system]
+    by = {(k.record, k.version): k for k in facts}
+    links, relinks = set(), 0
+    for (rec, ver), k in by.items():
+        prev = by.get((rec, ver - 1))
+        if prev is not None:
+            if norm(prev.text) == norm(k.text):
+                relinks += 1
+            links.add((k.provenance.get(key, k.note), norm(prev.text), norm(k.text)))
+    truth = [json.loads(line) for line in (root / entry["name"] / "truth.jsonl").open(encoding="utf-8")]
+    files = {k.provenance.get(key, k.note) for k in facts}
+    versions = {
+        t["id"]: t
+        for t in truth
+        if t["kind"] == "version" and (SCOPE[system](t["file"]) or t["file"] in files)
+    }
+    edits = {
+        (versions[t["old"]]["file"], norm(versions[t["old"]]["text"]), norm(versions[t["new"]]["text"]))
+        for t in truth
+        if t["kind"] == "edit" and t["old"] in versions and t["new"] in versions
+    }
+    return {"name": entry["name"], "syncs": len(picks), "facts": len(facts), "links": len(links),
+            "right": len(links & edits), "edits": len(edits), "relinks": relinks}  # fmt: skip
+
+
 def _ratio(a: int, b: int) -> str:
     return f"{a / b:.3f}" if b else "-"
 
@@ -146,7 +207,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--from", dest="systems", default=",".join(IMPORTERS))
     ap.add_argument("--json", default=None, help="write the rows here too")
+    ap.add_argument(
+        "--syncs", type=int, default=0, metavar="N",
+        help="instead: sync each replay into a real store at every N-th commit, report the store's links",
+    )  # fmt: skip
     args = ap.parse_args(argv)
+    if args.syncs:
+        manifest = json.loads((Path(args.corpus) / "manifest.json").read_text(encoding="utf-8"))
+        with tempfile.TemporaryDirectory() as tmp:
+            for system in args.systems.split(","):
+                for entry in manifest:
+                    if args.only and entry["name"] not in args.only and entry["repo"] not in args.only:
+                        continue
+                    if system == "claude-code" and measure(system, entry, Path(args.corpus)) is None:
+                        continue
+                    r = synced(system, entry, Path(args.corpus), Path(tmp), args.syncs)
+                    print(f"{system:11} {r['name'][:38]:38} syncs {r['syncs']:3} facts {r['facts']:5} "
+                          f"links {r['links']:4} P {_ratio(r['right'], r['links'])} "
+                          f"R {_ratio(r['right'], r['edits'])} re-linked {r['relinks']}")  # fmt: skip
+        return 0
     root = Path(args.corpus)
     manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
     rows = []

@@ -183,12 +183,38 @@ def test_a_folder_that_is_not_claude_code_is_refused(tmp_path, make, expected):
         cc.read(source)
 
 
-def test_front_matter_aliases_are_refused_not_expanded(home):
-    bomb = "---\na: &a [x, x, x, x]\nb: &b [*a, *a, *a, *a]\nname: *b\n---\nbody\n"
+def test_front_matter_aliases_are_left_out_not_expanded(home):
+    bomb = "---\na: &a [x, x, x, x]\nb: &b [*a, *a, *a, *a]\nname: *b\ntype: user\n---\nbody\n"
     (home / MEMORY / "bomb.md").write_text(bomb)
-    with pytest.raises(InputError, match="front matter 'name' must be text, not a list") as err:
-        cc.read(home)
-    assert err.value.file.endswith("bomb.md")
+    snap = cc.read(home)
+    assert by_text(snap)["body"].entities is None  # the list never became a title
+    assert any(
+        line.endswith(
+            "bomb.md: front matter not read as YAML; name (a list, not text) kept as written or left out"
+        )
+        for line in snap.left_out
+    )
+    assert "Ada is a data scientist; explain frontend ideas with backend analogies." in by_text(
+        snap
+    )  # the others are read
+
+
+def test_front_matter_that_is_not_strict_yaml_is_read_leniently(home):
+    loose = "---\nname: tone\ndescription: User asked 2026-05-14: do NOT use emoji\ntype: feedback\n---\nWrite plainly.\n"
+    (home / MEMORY / "feedback_tone.md").write_text(loose)
+    (home / MEMORY / "broken.md").write_text("---\nname: [unclosed\n---\nbody\n")
+    snap = cc.read(home)
+    facts = by_text(snap)
+    tone = facts["Write plainly."]
+    assert tone.provenance["x-claude-code-description"] == "User asked 2026-05-14: do NOT use emoji"
+    assert tone.entities == ["tone"] and tone.provenance["x-claude-code-type"] == "feedback"
+    assert (
+        "body" in facts and "Ada is a data scientist; explain frontend ideas with backend analogies." in facts
+    )
+    assert any(
+        "feedback_tone.md: front matter not read as YAML; description" in line for line in snap.left_out
+    )
+    assert any("broken.md: front matter not read as YAML; name" in line for line in snap.left_out)
 
 
 def test_links_leaving_the_folder_are_skipped(home, tmp_path):
@@ -245,7 +271,6 @@ def test_without_dir_it_reads_the_users_claude_folder(home, new_store, monkeypat
     ("raw", "expected", "line"),
     [
         (b"- fine\n- caf\xe9\n", "not valid UTF-8; expected a Markdown file", 2),
-        (b"---\nname: [unclosed\n---\nbody\n", "front matter is not valid YAML", None),
     ],
 )
 def test_a_file_that_cannot_be_read_is_named(home, raw, expected, line):
@@ -255,3 +280,60 @@ def test_a_file_that_cannot_be_read_is_named(home, raw, expected, line):
     assert err.value.file.endswith("broken.md")
     if line is not None:
         assert err.value.line == line
+
+
+def commit_claude(repo: Path, text: str, when: str) -> None:
+    (repo / "CLAUDE.md").write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "memory", when=when)
+
+
+def test_a_project_in_git_is_replayed_and_an_edit_is_linked_once(tmp_path, new_store):
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit_claude(repo, "# Build\n\n- Use pnpm for installs\n- Run the tests first\n", "2026-01-01T10:00:00Z")
+    commit_claude(repo, "# Build\n\n- Use bun for installs\n- Run the tests first\n", "2026-01-02T10:00:00Z")
+    snap = cc.read(None, project=repo)
+    facts = by_text(snap)
+    assert set(facts) == {"Use pnpm for installs", "Use bun for installs", "Run the tests first"}
+    pnpm, bun = facts["Use pnpm for installs"], facts["Use bun for installs"]
+    assert bun.supersedes == pnpm.id and not snap.deleted
+    assert (pnpm.created_at, bun.created_at) == ("2026-01-01T10:00:00Z", "2026-01-02T10:00:00Z")
+    assert (
+        bun.provenance["x-claude-code-time"] == "git commit"
+        and len(bun.provenance["x-claude-code-commit"]) == 40
+    )
+    with Store.open(new_store("memory"), create=True) as store:
+        sync(store, snap)
+        commit_claude(
+            repo,
+            "# Build\n\n- Use bun for installs\n- Run the tests first\n- Keep commits small\n",
+            "2026-01-03T10:00:00Z",
+        )
+        again = cc.read(None, project=repo, known=known_facts(store, "claude-code"))
+        result = sync(store, again)
+        assert result.added == 1 and not result.newly_deleted
+        links = [k for k in known_facts(store, "claude-code") if k.provenance.get("x-source-version", 1) > 1]
+        assert [k.text for k in links] == ["Use bun for installs"]  # linked once, to the text it replaced
+
+
+def test_claude_md_imports_are_followed_inside_the_project_only(tmp_path):
+    project = tmp_path / "shop"
+    outside = tmp_path / "secret.md"
+    outside.write_text("- the password is hunter2\n")
+    write(
+        project,
+        "CLAUDE.md",
+        "@AGENTS.md\n\nSee @docs/style.md and @../secret.md, mail ada@shop.test, `@not/code.md`.\n",
+    )
+    write(project, "AGENTS.md", "- Use bun for installs\n\n@docs/deep.md\n")
+    write(project, "docs/style.md", "- Keep lines short\n")
+    write(project, "docs/deep.md", "- Deep rule\n")
+    snap = cc.read(None, project=project)
+    assert {(f.provenance["x-claude-code-file"], f.text) for f in snap.facts} == {
+        ("AGENTS.md", "Use bun for installs"),
+        ("docs/style.md", "Keep lines short"),
+        ("docs/deep.md", "Deep rule"),
+    }
+    assert "CLAUDE.md: @../secret.md outside the folder or no such file; not read" in snap.left_out

@@ -173,3 +173,112 @@ def test_links_leaving_the_folder_are_not_read(memfs, tmp_path):
     snap = gn.read(memfs)
     assert not any("hunter2" in f.text or "outside.md" in f.text for f in snap.facts)
     assert any("secret.md: a link leaving the folder" in line for line in snap.left_out)
+
+
+# Issue 38: what real repositories' memory files broke (shapes taken from the corpus).
+
+
+def repo_at(tmp_path: Path) -> Path:
+    repo = tmp_path / "project"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    return repo
+
+
+def test_front_matter_that_is_not_strict_yaml_keeps_the_note_and_names_the_field(tmp_path):
+    repo = repo_at(tmp_path)
+    loose = "---\nname: tone\ndescription: User asked 2026-05-14: do NOT use emoji\n---\n- Write plainly\n"
+    commit(repo, {"feedback_tone.md": loose, "other.md": "- Another note\n"}, "2026-05-14T10:00:00Z", AGENT)
+    snap = gn.read(repo)
+    facts = by_text(snap)
+    assert set(facts) == {"Write plainly", "Another note"}
+    assert (
+        facts["Write plainly"].provenance["x-git-notes-description"]
+        == "User asked 2026-05-14: do NOT use emoji"
+    )
+    assert "feedback_tone.md: front matter is not strict YAML; description kept as written" in snap.left_out
+
+
+def test_a_note_made_a_link_keeps_its_history_and_a_link_is_never_a_fact(tmp_path):
+    repo = repo_at(tmp_path)
+    commit(repo, {"CLAUDE.md": "- Use pnpm\n"}, "2026-01-01T10:00:00Z", "ann@example.com")
+    commit(repo, {"CLAUDE.md": "- Use bun\n"}, "2026-01-02T10:00:00Z", "ann@example.com")
+    (repo / "CLAUDE.md").unlink()
+    (repo / "AGENTS.md").write_text("- Use bun\n- Run the tests before a commit\n")
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "link", when="2026-01-03T10:00:00Z", email="ann@example.com")
+    commit(repo, {"NOTES.md": "- A note\n"}, "2026-01-04T10:00:00Z", "ann@example.com")
+    (repo / "NOTES.md").unlink()
+    (repo / "NOTES.md").symlink_to("AGENTS.md")  # a link that was a file, not committed yet
+    snap = gn.read(repo)
+    texts = [(f.provenance["x-git-notes-file"], f.text) for f in snap.facts]
+    assert ("CLAUDE.md", "Use pnpm") in texts and ("CLAUDE.md", "Use bun") in texts
+    bun = next(
+        f for f in snap.facts if f.text == "Use bun" and f.provenance["x-git-notes-file"] == "CLAUDE.md"
+    )
+    assert bun.supersedes is not None and bun.id in snap.deleted  # it became a link at 01-03
+    assert not any(t in ("AGENTS.md", "CLAUDE.md") for _, t in texts)
+    assert sorted(t for f, t in texts if f == "AGENTS.md") == ["Run the tests before a commit", "Use bun"]
+
+
+def test_edits_pair_within_a_heading_by_likeness_one_to_one(tmp_path):
+    repo = repo_at(tmp_path)
+    v1 = "# Build\n\n- Run make build before pushing\n- Use Python 3.11\n\n# Style\n\n- Keep lines short\n"
+    v2 = "# Build\n\n- Run make build and make test before pushing\n- Cache the venv\n- Use Python 3.12\n\n# Style\n"
+    commit(repo, {"AGENTS.md": v1}, "2026-01-01T10:00:00Z", "ann@example.com")
+    commit(repo, {"AGENTS.md": v2}, "2026-01-02T10:00:00Z", "ann@example.com")
+    snap = gn.read(repo)
+    facts = by_text(snap)
+    links = {t: f.supersedes for t, f in facts.items() if f.supersedes}
+    assert links == {
+        "Run make build and make test before pushing": facts["Run make build before pushing"].id,
+        "Use Python 3.12": facts["Use Python 3.11"].id,
+    }  # 3 added in Build, 2 removed there and 1 in Style: not linked across headings
+    assert facts["Cache the venv"].supersedes is None and facts["Keep lines short"].id in snap.deleted
+
+
+def test_comments_tables_prompt_tags_and_rewraps_are_not_facts(tmp_path):
+    repo = repo_at(tmp_path)
+    v1 = (
+        "<!-- generated: do not edit\n-->\n<guidelines>\n\n- Prefer small commits that\n  build\n\n</guidelines>\n\n"
+        "| tool | use |\n|---|---|\n| uv | installs |\n\n-->\n"
+    )
+    commit(repo, {"CLAUDE.md": v1}, "2026-01-01T10:00:00Z", "ann@example.com")
+    commit(
+        repo,
+        {"CLAUDE.md": v1.replace("that\n  build", "that build")},
+        "2026-01-02T10:00:00Z",
+        "ann@example.com",
+    )
+    snap = gn.read(repo)
+    assert [f.text for f in snap.facts] == [
+        "Prefer small commits that\nbuild"
+    ]  # one version: a re-wrap is no edit
+    assert {"3 table rows not read as facts", "2 prompt tag lines not read as facts"} <= set(snap.left_out)
+
+
+def test_a_repository_root_reads_claude_github_and_cursor_memory(tmp_path):
+    repo = repo_at(tmp_path)
+    files = {
+        "CLAUDE.md": "- Root rule\n",
+        ".claude/memory/feedback_tests.md": "---\nname: tests\ntype: feedback\n---\nRun the tests first.\n",
+        ".claude/rules/style.md": "- Keep functions short\n",
+        ".claude/commands/deploy.md": "- A command prompt, not memory\n",
+        ".github/copilot-instructions.md": "- Answer in English\n",
+        ".cursor/rules/db.mdc": "---\ndescription: database\nglobs: *.sql\n---\n- Never drop tables\n",
+        ".cursorrules": "- Prefer composition\n",
+        ".venv/lib/README.md": "- not memory\n",
+    }
+    commit(repo, files, "2026-01-01T10:00:00Z", "ann@example.com")
+    (repo / ".clinerules").write_text("- Not committed yet\n")
+    got = {(f.provenance["x-git-notes-file"], f.text) for f in gn.read(repo).facts}
+    assert got == {
+        ("CLAUDE.md", "Root rule"),
+        (".claude/memory/feedback_tests.md", "Run the tests first."),
+        (".claude/rules/style.md", "Keep functions short"),
+        (".github/copilot-instructions.md", "Answer in English"),
+        (".cursor/rules/db.mdc", "Never drop tables"),
+        (".cursorrules", "Prefer composition"),
+        (".clinerules", "Not committed yet"),
+    }

@@ -189,3 +189,51 @@ def test_an_expired_row_is_flagged_expired_not_deleted(agent_store, tmp_path, ne
         for s in map(json.loads, run("score", copy, "--json", "--now", later).stdout.splitlines())
     }
     assert copied == scored
+
+
+ODD = [
+    (("a",), "b:c", "a row whose key holds a colon"),
+    (("a:b",), "c", "a row whose namespace label holds a colon"),
+    (("n",), "k", "the first text of k"),
+    (("n",), "k@2", "a key that ends like a version"),
+    (("n",), "tab\tkey", "a key with a tab"),
+    (("n", "line\nbreak"), "k", "a namespace label with a newline"),
+    (("n",), "100%", "a key with a percent sign"),
+    (("n",), "alice@example.com", "an e-mail address as key"),
+]
+
+
+def odd_store(path: Path, *items: tuple) -> Path:
+    """Odd keys and namespaces LangGraph's SqliteStore accepts (its namespace labels refuse
+    only `.`, NUL and empty strings; its keys refuse nothing)."""
+    with lg_store(path) as s:
+        s.setup()
+        for ns, key, text in items or ODD:
+            s.put(ns, key, {"content": text})
+    return path
+
+
+def lg_store(path: Path):
+    from tests.core.langgraph_files import SqliteStore
+
+    return SqliteStore.from_conn_string(str(path))
+
+
+def test_odd_keys_and_namespaces_each_become_one_fact(tmp_path, store):
+    path = odd_store(tmp_path / "odd.db")
+    snap = lg.read(path)
+    assert sorted(f.text for f in snap.facts) == sorted(t for _, _, t in ODD)
+    assert len({f.id for f in snap.facts}) == len(ODD)
+    sync(store, snap)
+    assert sorted(k.text for k in known_facts(store, "langgraph")) == sorted(t for _, _, t in ODD)
+    plain = {f.text: f.id for f in snap.facts}
+    assert plain["an e-mail address as key"] == "langgraph:n:alice@example.com"  # ordinary ids unchanged
+    odd_store(path, (("n",), "k", "the second text of k"))
+    again, result = resync(store, path)
+    assert [(f.text, f.supersedes) for f in again.facts] == [
+        ("the second text of k", plain["the first text of k"])
+    ]
+    assert not again.deleted and result.added == 1
+    texts = {k.id: k.text for k in known_facts(store, "langgraph")}
+    assert texts[plain["a key that ends like a version"]] == "a key that ends like a version"
+    assert len(texts) == len(ODD) + 1

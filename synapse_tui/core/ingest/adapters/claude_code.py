@@ -19,12 +19,21 @@ of an index are not facts. Instructions are tier `human` (a person wrote that fi
 memory `auto`.
 
 Ids. A topic file is the record `<path under the root>`; a bullet is `<path>#<hash of its
-text>` (`-2` for a repeat in one file). Claude Code keeps only the current text, so this
-reader takes `known`: a topic file whose body changed is the next version of its record
-and supersedes it, and so is an edited bullet (paired as git-notes pairs them: in order
-when as many bullets of a file vanished as appeared, else by shared words); any other
-bullet gone is deleted, and so is every fact of a file gone. Each fact records the root it
-was read from (`x-claude-code-root`): a root compares only with its own facts.
+text>` (`-2` for a repeat in one file). Each fact records the root it was read from
+(`x-claude-code-root`): a root compares only with its own facts.
+
+History in git. A file committed in a git work tree is replayed commit by commit as
+git-notes replays a note (markdown_memory.replay: same blocks, same pairing, the same ids
+at every read), each version dated from its commit; an edited bullet is linked once, to
+the text it replaced. A CLAUDE.md that links to a file inside the folder is read as that
+file; a project's `@path` imports are read too (IMPORT_DEPTH hops, inside the folder only).
+
+Outside git, Claude Code keeps only the current text, so this reader takes `known`: a
+topic file whose body changed is the next version of its record and supersedes it, and so
+is an edited bullet (paired under the same heading by likeness, markdown_memory.pair_edits);
+any other bullet gone is deleted, and so is every fact of a file gone. Front matter that is
+not strict YAML, or a field that is a list or mapping, is read leniently: the text stays and
+`left out` names the field.
 
 Times. The files record none. In a git work tree a committed line dates from the commit
 that wrote it (a topic file from the last commit that changed it), its author and commit in
@@ -38,7 +47,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import frontmatter
@@ -46,7 +55,7 @@ import yaml
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.base.limits import brief
+from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.adapters import (
     KnownFact,
     Snapshot,
@@ -59,7 +68,8 @@ from synapse_tui.core.ingest.adapters import (
     require_folder,
     source_provenance,
 )
-from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, pair_edits, shown_name
+from synapse_tui.core.ingest.adapters import markdown_memory as mm
+from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "claude-code"
@@ -68,6 +78,7 @@ PROJECT_EXPECTED = "a project folder holding CLAUDE.md, CLAUDE.local.md or .clau
 ROOT = own_key(SYSTEM, "root")
 FILE_KEY = own_key(SYSTEM, "file")
 STAMP = own_key(SYSTEM, "stamp")
+SECTION = own_key(SYSTEM, "section")
 FROM_GIT = "git commit"
 FROM_MTIME = "file modified; creation unknown"
 TYPES = ("user", "feedback", "project", "reference")
@@ -115,6 +126,7 @@ class _File:
     stamp: str = ""  # size and modification time: unchanged since the last sync when equal
     mtime: float = 0.0
     kept: list[str] = field(default_factory=list)  # records found unchanged, not read again
+    loose: list[str] = field(default_factory=list)  # front matter fields left out
 
 
 def read(
@@ -153,6 +165,7 @@ def read(
     for k in heads.values():
         by_file.setdefault((k.provenance.get(ROOT), k.provenance.get(FILE_KEY)), []).append(k)
     resolved = {r: str(r.resolve()) for r in roots}
+    history_facts, history_deleted, history_records, files = _history(roots, files, left_out)
     report, pointers, prose, kept = every(progress, 200), 0, 0, set()
     for i, f in enumerate(files, start=1):
         report(i, len(files))
@@ -164,6 +177,10 @@ def read(
             continue
         pointers += _parse(f)
         prose += not f.items
+        if f.loose:
+            left_out.append(
+                f"{f.file}: front matter not read as YAML; {', '.join(f.loose)} kept as written or left out"
+            )
     if pointers:
         left_out.append(f"{pointers} index lines point to topic files (each topic file is read as itself)")
     if prose:
@@ -175,13 +192,133 @@ def read(
     for r, k in heads.items():
         if "#" in r:
             bullets.setdefault(r.rsplit("#", 1)[0], []).append(k)
-    facts, seen = [], {r for f in files for r in f.kept}
+    facts, seen = history_facts, {r for f in files for r in f.kept} | history_records
     for f in files:
         for item, version, supersedes in _versions(f, heads, bullets):
             seen.add(item.record)
             facts.append(_fact(f, item, version, supersedes, times))
-    deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted}
-    return Snapshot(SYSTEM, ", ".join(str(r) for r in roots), facts, deleted, sorted(left_out), kept=kept)
+    deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted} | set(history_deleted)
+    stamped = {k: at for k, at in history_deleted.items() if at is not None}
+    return Snapshot(
+        SYSTEM,
+        ", ".join(str(r) for r in roots),
+        facts,
+        deleted,
+        sorted(left_out),
+        kept=kept,
+        deleted_at=stamped,
+    )
+
+
+def _history(
+    roots: list[Path], files: list[_File], left_out: list[str]
+) -> tuple[list[ParsedFact], dict[str, float | None], set[str], list[_File]]:
+    """The files committed in a git work tree, replayed commit by commit as git-notes
+    replays a note (markdown_memory.replay): (their facts, the ids their history deleted,
+    their records, the files left to read as they stand: not in git, or never committed)."""
+    rest: list[_File] = []
+    facts: list[ParsedFact] = []
+    deleted: dict[str, float | None] = {}
+    records: set[str] = set()
+    trees: dict[Path, Any] = {}
+    for root in roots:
+        try:
+            trees[root] = gitlog.open_folder(root)
+        except InputError:
+            trees[root] = None  # its work tree is elsewhere: read as it stands, dated by the files
+    histories = {root: tree.history() for root, tree in trees.items() if tree is not None}
+    done: set[Path] = set()
+    for f in files:
+        if (
+            f.path.is_symlink()
+            and f.path.resolve().is_relative_to(f.root.resolve())
+            and f.rel.endswith(f.file)
+        ):
+            # CLAUDE.md -> AGENTS.md: the file read is the target, with its own history
+            target = f.path.resolve().relative_to(f.root.resolve()).as_posix()
+            prefix = f.rel[: len(f.rel) - len(f.file)]
+            f = _File(f.root / target, prefix + target, f.root, f.note, f.tier, target)
+        if f.path.resolve() in done:
+            continue
+        done.add(f.path.resolve())
+        tree = trees.get(f.root)
+        rel = _Times._rel(tree, f.path) if tree is not None else None
+        states = histories.get(f.root, {}).get(rel or "", [])
+        if tree is None or rel is None or not states or f.path.is_symlink():
+            rest.append(f)
+            continue
+        texts = tree.texts(blob for _, blob in states)
+        timeline: list[tuple[Any, float | None, str | None]] = [
+            (c, c.at, t) for (c, _), t in zip(states, texts, strict=True)
+        ]
+        if rel in tree.changed([rel]):
+            f.stamp, f.mtime = _stamp(f.path)
+            timeline.append((None, f.mtime, _text(f.path)))
+        last = next((t for _, _, t in reversed(timeline) if t is not None), "")
+        fm, _, _, f.loose = _front(last, str(f.path))
+        whole = (
+            f.tier == "auto"
+            and f.path.name != "MEMORY.md"
+            and any(fm.get(k) for k in ("name", "description", "type"))
+        )
+        if f.path.name == "MEMORY.md":  # index pointer lines are not facts
+            timeline = [(c, at, _unpointed(t)) for c, at, t in timeline]
+        found = mm.Replay()
+        mm.replay(f.rel, timeline, found, whole=whole, bullets_only=not whole)
+        if f.loose:
+            left_out.append(
+                f"{f.file}: front matter not read as YAML; {', '.join(f.loose)} kept as written or left out"
+            )
+        for v in found.versions:
+            records.add(v.record)
+            facts.append(_replayed(f, v, trees[f.root], whole))
+        deleted.update({fact_id(SYSTEM, r, n): at for (r, n), at in found.deleted.items()})
+        records |= {r for r, _ in found.deleted}
+    return facts, deleted, records, rest
+
+
+def _unpointed(text: str | None) -> str | None:
+    if text is None:
+        return None
+    return "\n".join(
+        line for line in text.split("\n") if not ((m := _BULLET.match(line)) and _POINTER.match(m.group(1)))
+    )
+
+
+def _replayed(f: _File, v: mm.Version, tree: Any, whole: bool) -> ParsedFact:
+    commit = v.commit
+    skipped: list[str] = []
+    own = {k: _scalar(v.meta, k, skipped) for k in ("name", "description", "type")} if whole else {}
+    provenance = source_provenance(
+        SYSTEM,
+        v.record,
+        v.version,
+        root=str(f.root.resolve()),
+        file=f.file,
+        line=v.block.line,
+        section=v.block.section,
+        name=own.get("name"),
+        description=own.get("description"),
+        type=own.get("type"),
+        time=FROM_GIT if commit is not None else FROM_MTIME,
+        stamp=f.stamp or None,
+        author=commit.author if commit else None,
+        commit=commit.sha if commit else None,
+    )
+    obj: dict[str, Any] = {
+        "id": fact_id(SYSTEM, v.record, v.version),
+        "text": v.block.text,
+        "created_at": format_time(v.at if v.at is not None else f.mtime),
+        "tier": f.tier,
+        "note": f.note,
+        "provenance": provenance,
+    }
+    title = own.get("name") or v.block.section
+    if title:
+        obj["entities"] = [title]
+    if v.supersedes:
+        obj["supersedes"] = fact_id(SYSTEM, v.record, v.supersedes)
+    return parse_line(obj, errors_at(f.path, v.block.line), v.block.line)
 
 
 def _home_files(root: Path) -> tuple[list[_File], list[str]]:
@@ -226,7 +363,42 @@ def _project_files(folder: Path) -> tuple[list[_File], list[str]]:
     files += _rules(folder, folder / ".claude" / "rules", note, left_out, prefix=f"{note}/")
     if not files:
         raise InputError(f"holds no CLAUDE.md; expected {PROJECT_EXPECTED}", file=str(folder))
+    files += _imported(folder, files, note, left_out)
     return files, left_out
+
+
+IMPORT_DEPTH = 5  # Claude Code follows imports five hops deep
+
+
+def _imported(folder: Path, files: list[_File], note: str, left_out: list[str]) -> list[_File]:
+    """The files CLAUDE.md-like files import (`@path`), and theirs, IMPORT_DEPTH hops deep:
+    Markdown inside the project folder only; an import leaving it, naming no file there or
+    not Markdown is named in `left_out`, never read."""
+    have = {f.path.resolve() for f in files}
+    out: list[_File] = []
+    wave = list(files)
+    for _ in range(IMPORT_DEPTH):
+        following: list[_File] = []
+        for f in wave:
+            try:
+                text = f.path.read_bytes().decode("utf-8", "replace")
+            except OSError:
+                continue
+            for path in mm.imports(text):
+                target = mm.resolve_import(path, PurePosixPath(f.file), folder)
+                if target is None or target.suffix.lower() != ".md":
+                    why = "not Markdown" if target is not None else "outside the folder or no such file"
+                    left_out.append(f"{f.file}: @{clean(path)} {why}; not read")
+                    continue
+                if target in have:
+                    continue
+                have.add(target)
+                rel = target.relative_to(folder.resolve()).as_posix()
+                new = _File(folder / rel, f"{note}/{rel}", folder, note, "human", rel)
+                following.append(new)
+        out += following
+        wave = following
+    return out
 
 
 def _top_files(root: Path, names: tuple[str, ...], left_out: list[str]) -> list[Path]:
@@ -279,29 +451,22 @@ def _text(path: Path) -> str:
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
 
 
-def _front(text: str, name: str) -> tuple[dict[str, Any], str, int]:
-    """(front matter, body, lines before the body)."""
+def _front(text: str, name: str) -> tuple[dict[str, Any], str, int, list[str]]:
+    """(front matter, body, lines before the body, fields left out): plain `key: text`
+    lines without YAML (the common case, fast), else YAML, else (not strict YAML) each
+    `key: value` line kept as written and the fields YAML could not read named."""
     if not _SPLIT.detect(text):
-        return {}, text, 0
+        return {}, text, 0, []
     try:
         fm, body = _SPLIT.split(text)
-        meta = _plain_front(fm)
-        if meta is None:
-            meta = yaml.load(fm, Loader=_LOADER)  # noqa: S506  (a safe loader)
     except ValueError:
-        return {}, text, 0
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else 1
-        raise InputError(
-            f"front matter is not valid YAML ({getattr(exc, 'problem', None) or exc})", file=name, line=line
-        ) from None
-    if meta is None:
-        meta = {}
-    if not isinstance(meta, dict):
-        raise InputError(f"front matter must be a YAML mapping, got {brief(meta)}", file=name, line=2)
+        return {}, text, 0, []
     offset = text.count("\n", 0, text.find(body)) if body else 0
-    return meta, body, offset
+    meta = _plain_front(fm)
+    if meta is not None:
+        return meta, body, offset, []
+    loose = mm.front(text)
+    return loose.meta, loose.body, loose.offset, loose.loose
 
 
 def _plain_front(fm: str) -> dict[str, str] | None:
@@ -319,25 +484,24 @@ def _plain_front(fm: str) -> dict[str, str] | None:
     return meta
 
 
-def _scalar(meta: dict[str, Any], key: str, name: str) -> str | None:
-    """A front matter field as text. Anything nested is refused before it becomes text:
-    YAML aliases let a few lines stand for gigabytes once expanded."""
+def _scalar(meta: dict[str, Any], key: str, skipped: list[str]) -> str | None:
+    """A front matter field as text; a nested one (a list, a mapping: YAML aliases let a few
+    lines stand for gigabytes once expanded) is never made text: it is left out, named."""
     value = meta.get(key)
     if key == "type" and value is None and isinstance(meta.get("metadata"), dict):
         value = meta["metadata"].get("type")
     if value is None:
         return None
     if isinstance(value, (dict, list)):
-        kind = "a list" if isinstance(value, list) else "a mapping"
-        raise InputError(f"front matter '{key}' must be text, not {kind}", file=name, field=key)
+        skipped.append(f"{key} ({'a list' if isinstance(value, list) else 'a mapping'}, not text)")
+        return None
     return str(value).strip() or None
 
 
 def _parse(f: _File) -> int:
     """Fill `f.items`; the number of index pointer lines passed over."""
-    name = str(f.path)
-    meta, body, offset = _front(_text(f.path), name)
-    own = {k: _scalar(meta, k, name) for k in ("name", "description", "type")}
+    meta, body, offset, f.loose = _front(_text(f.path), str(f.path))
+    own = {k: _scalar(meta, k, f.loose) for k in ("name", "description", "type")}
     if f.tier == "auto" and f.path.name != "MEMORY.md" and any(own.values()):
         f.whole = True
         text = body.strip() or own["description"]
@@ -400,7 +564,9 @@ def _versions(f: _File, heads: dict[str, KnownFact], bullets: dict[str, list[Kno
     vanished = [k for k in gone if k.record not in present]
     fresh = [i for i in f.items if i.record not in heads]
     if not f.whole:  # bullets edited in place, paired as git-notes pairs them
-        for u, v in pair_edits([i.text for i in fresh], [k.text for k in vanished]):
+        for u, v in mm.pair_edits(
+            [(i.section, i.text) for i in fresh], [(k.provenance.get(SECTION), k.text) for k in vanished]
+        ):
             fresh[u].record = vanished[v].record
     for item in f.items:
         head = heads.get(item.record)

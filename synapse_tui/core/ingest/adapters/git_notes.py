@@ -1,21 +1,28 @@
 """Markdown kept in git (SPEC 9): any folder of notes in a git work tree, Letta Code's MemFS
-included, read with its history.
+included, read with its history; a project's agent memory too (CLAUDE.md, AGENTS.md,
+memory banks, `.claude/`, `.github/copilot-instructions.md`, `.cursor/rules/*.mdc`,
+`.cursorrules`, `.clinerules`, `.windsurfrules`: markdown_memory.memory_path).
 
-Facts. A note's body is read as Markdown blocks: each top-level bullet (its nested lines
-with it) and each paragraph is a fact, under its heading; code blocks are not read. Front
-matter (`description`, `read_only`, as Letta Code's MemFS writes `system/*.md`) goes to
-provenance, and a committed `read_only: true` block is tier `human` (a person locked it);
-not committed yet, it is no one's lock.
+Facts. A note's body is read as Markdown blocks (markdown_memory): each top-level bullet
+(its nested lines with it) and each paragraph is a fact, under its heading; code blocks,
+HTML comments, table rows, lines of prompt tags alone and marker lines are not read
+(`left out` counts them). Front matter (`description`, `read_only`, as Letta Code's MemFS
+writes `system/*.md`) goes to provenance, and a committed `read_only: true` block is tier
+`human` (a person locked it); not committed yet, it is no one's lock. Front matter that is
+not strict YAML is read line by line, the fields kept as written and named in `left out`.
 
-History. Every commit that changed a note (`git log`, oldest first; a rename is a removal
-and an addition) is replayed: a block whose text is unchanged keeps its record; when a
-commit removes as many blocks of a note as it adds, they are paired in note order and each
-new text is the next version of its record, superseding the one before; other new blocks
-are new records (a removed and an added block whose words are at least half shared are
-paired too), and other removed blocks are deleted at that commit's instant. A
-version's `created_at` is its commit's author time, in UTC, its author and commit in
-provenance. Changes not committed yet come last, dated from the file's modification time
-(`x-git-notes-time` says "file modified; not committed").
+History. Every commit that changed a note (oldest first; a rename is a removal and an
+addition) is replayed: a block whose text is unchanged (a re-wrap counts as unchanged)
+keeps its record; a removed and an added block under the same heading whose words are
+alike are one record edited, the new text the next version superseding the one before
+(markdown_memory.pair_edits: most alike first, one to one; a heading the same commit
+renamed counts as the same heading for blocks more alike still); other new blocks are new
+records and other removed blocks are deleted at that commit's instant. A note that is a
+link today keeps the history it had as a file (its blocks deleted when it became a link);
+a link's text is its target, never a fact. A version's `created_at` is its commit's author
+time, in UTC, its author and commit in provenance. Changes not committed yet come last,
+dated from the file's modification time (`x-git-notes-time` says "file modified; not
+committed").
 
 Who. An author whose email matches an agent pattern (default `*@letta.com`: Letta Code
 commits as `<agent-id>@letta.com`; `agents=` or SYNAPSE_GIT_AGENTS, comma-separated globs,
@@ -30,16 +37,9 @@ replayed whole on every read, so the same repository gives the same ids and time
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import os
-import re
-from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import frontmatter
-import yaml
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
@@ -54,39 +54,16 @@ from synapse_tui.core.ingest.adapters import (
     require_folder,
     source_provenance,
 )
+from synapse_tui.core.ingest.adapters import markdown_memory as mm
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
+
+blocks = mm.blocks  # a note's blocks, as other Markdown readers (mdfolder) take them from here
 
 SYSTEM = "git-notes"
 EXPECTED = "a folder of Markdown notes in a git work tree"
 AGENTS = "*@letta.com"
-EDIT_SIMILARITY = 0.5  # as Basic Memory's reader pairs an edited observation
 FROM_GIT = "git commit"
 FROM_MTIME = "file modified; not committed"
-
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_SPLIT = frontmatter.YAMLHandler()
-_BULLET = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)")
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t#]*$")
-_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)")
-_RULE = re.compile(r"^[ ]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
-
-
-@dataclass
-class Block:
-    line: int
-    section: str | None
-    text: str
-
-
-@dataclass
-class _Version:
-    record: str
-    version: int
-    block: Block
-    at: float
-    commit: gitlog.Commit | None
-    meta: dict[str, Any]
-    supersedes: str | None
 
 
 def read(source: Path, *, agents: str | None = None, progress: Progress | None = None) -> Snapshot:
@@ -103,22 +80,26 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
         p.strip() for p in (agents or os.environ.get("SYNAPSE_GIT_AGENTS") or AGENTS).split(",") if p.strip()
     ]
     current, left_out = files_inside(folder, ".md")
+    hidden, skipped = mm.hidden_memory(folder)
+    current, left_out = sorted({*current, *hidden}), sorted({*left_out, *skipped})
     inside = Path(tree.inside)
-    history = tree.history(".md")
+    history = {
+        path: states
+        for path, states in tree.history().items()
+        if mm.memory_path(Path(path).relative_to(inside).as_posix())
+    }
     paths = sorted(
         path
         for path in set(history) | {(inside / p.relative_to(folder)).as_posix() for p in current}
-        if not any(part.startswith(".") for part in Path(path).relative_to(inside).parts)
-        and not (top / path).is_symlink()  # a link's target is read only through files_inside
+        # a link today keeps the history it had as a file; its target is read as itself
+        if path in history or not (top / path).is_symlink()
     )
     odd = [p for p in paths if not nameable(p)]
     left_out += [f"{shown_name(p)}: {NOT_NAMEABLE}; not read" for p in odd]
     paths = [p for p in paths if p not in odd]
     dirty = tree.changed(paths)
     texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))
-    versions: list[_Version] = []
-    deleted: dict[str, float | None] = {}
-    used: set[str] = set()
+    found = mm.Replay()
     report = every(progress, 50)
     here = {p.resolve() for p in current}
     for n, path in enumerate(paths, start=1):
@@ -126,18 +107,22 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
             (c, c.at, next(texts)) for c, _ in history.get(path, [])
         ]
         file = top / path
-        if file.resolve() in here and (path in dirty or path not in history):
+        if file.is_symlink():
+            if states and states[-1][2] is not None:
+                states.append((None, None, None))  # made a link, not committed yet: its text is gone
+        elif file.resolve() in here and (path in dirty or path not in history):
             states.append((None, file.stat().st_mtime, _read(file)))
         elif file.resolve() not in here and states and states[-1][2] is not None:
             states.append((None, None, None))  # gone from the work tree, removal not committed
-        _replay(Path(path).relative_to(inside).as_posix(), file, states, versions, deleted, used)
+        mm.replay(Path(path).relative_to(inside).as_posix(), states, found)
         report(n, len(paths))
     root = str(folder.resolve())
-    facts = [_fact(folder, root, v, patterns) for v in versions]
+    facts = [_fact(folder, root, v, patterns) for v in found.versions]
     if not facts and not current:
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
+    deleted = {fact_id(SYSTEM, r, n): at for (r, n), at in found.deleted.items()}
     stamped = {k: v for k, v in deleted.items() if v is not None}
-    left_out += tree.left_out
+    left_out += tree.left_out + mm.told(found)
     return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped)
 
 
@@ -164,157 +149,17 @@ def _read(path: Path) -> str:
         raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
 
 
-def _replay(
-    rel: str,
-    file: Path,
-    states: list[tuple[gitlog.Commit | None, float | None, str | None]],
-    versions: list[_Version],
-    deleted: dict[str, float | None],
-    used: set[str],
-) -> None:
-    """Walk one note's states, oldest first, appending versions and deletions."""
-    alive: list[_Version] = []  # each record's current version, in note order
-    for commit, at, text in states:
-        meta, blocks = parse(text or "", str(file)) if text is not None else ({}, [])
-        pool = list(alive)
-        kept: list[_Version | None] = []
-        for b in blocks:
-            same = next((v for v in pool if v.block.text == b.text), None)
-            if same is not None:
-                pool.remove(same)
-            kept.append(same)
-        fresh = [i for i, v in enumerate(kept) if v is None]
-        paired = {
-            fresh[u]: pool[v]
-            for u, v in pair_edits([blocks[i].text for i in fresh], [v.block.text for v in pool])
-        }
-        now: list[_Version] = []
-        for i, b in enumerate(blocks):
-            if kept[i] is not None:
-                now.append(kept[i])
-                continue
-            old = paired.get(i)
-            if old is not None:
-                v = _Version(
-                    old.record, old.version + 1, b, at, commit, meta, fact_id(SYSTEM, old.record, old.version)
-                )
-            else:
-                v = _Version(_record(rel, b.text, used), 1, b, at, commit, meta, None)
-            versions.append(v)
-            now.append(v)
-        for v in pool:
-            if v not in paired.values():
-                deleted[fact_id(SYSTEM, v.record, v.version)] = at
-        alive = now
-
-
-def pair_edits(new: list[str], old: list[str]) -> list[tuple[int, int]]:
-    """(new index, old index) pairs of the texts a change added and removed in one note:
-    when as many were removed as added, in note order (a note rewritten line by line);
-    else by the Dice coefficient of their words, at least EDIT_SIMILARITY, best first."""
-    if len(new) == len(old):
-        return list(zip(range(len(new)), range(len(old)), strict=True))
-    bags_new, bags_old = [Counter(t.split()) for t in new], [Counter(t.split()) for t in old]
-    scored = []
-    for i, a in enumerate(bags_new):
-        for j, b in enumerate(bags_old):
-            size = a.total() + b.total()
-            if size and (dice := 2 * (a & b).total() / size) >= EDIT_SIMILARITY:
-                scored.append((-dice, i, j))
-    pairs, done_new, done_old = [], set(), set()
-    for _, i, j in sorted(scored):
-        if i not in done_new and j not in done_old:
-            pairs.append((i, j))
-            done_new.add(i)
-            done_old.add(j)
-    return pairs
-
-
-def _record(rel: str, text: str, used: set[str]) -> str:
-    base = record = f"{rel}#{hashlib.blake2b(text.encode(), digest_size=6).hexdigest()}"
-    n = 2
-    while record in used:
-        record, n = f"{base}-{n}", n + 1
-    used.add(record)
-    return record
-
-
-def parse(text: str, name: str) -> tuple[dict[str, Any], list[Block]]:
-    """(front matter, blocks) of one note's text."""
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
-    meta: Any = {}
-    body, offset = text, 0
-    if _SPLIT.detect(text):
-        try:
-            fm, body = _SPLIT.split(text)
-            meta = yaml.load(fm, Loader=_LOADER) or {}  # noqa: S506  (a safe loader)
-        except ValueError:
-            meta, body = {}, text
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            raise InputError(
-                f"front matter is not valid YAML ({getattr(exc, 'problem', None) or exc})",
-                file=name,
-                line=mark.line + 2 if mark is not None else 1,
-            ) from None
-        offset = text.count("\n", 0, text.find(body)) if body else 0
-    if not isinstance(meta, dict):
-        meta = {}
-    return {k: meta[k] for k in ("description", "read_only", "label") if _plain(meta.get(k))}, blocks(
-        body, offset
-    )
-
-
 def _plain(value: Any) -> bool:
     """Only plain values reach provenance: a nested value (a YAML alias bomb) never does."""
     return isinstance(value, (str, int, float, bool)) and value is not None
 
 
-def blocks(body: str, offset: int = 0) -> list[Block]:
-    """Each top-level bullet (with its nested lines) and each paragraph, under its heading."""
-    out: list[Block] = []
-    current: list[str] | None = None
-    kind, start, section, fence = "", 0, None, False
-
-    def close() -> None:
-        nonlocal current
-        if current is not None and (text := "\n".join(current).strip()):
-            out.append(Block(start, section, text))
-        current = None
-
-    for n, line in enumerate(body.split("\n"), start=offset + 1):
-        if _FENCE.match(line):
-            close()
-            fence = not fence
-        elif fence:
-            continue
-        elif heading := _HEADING.match(line):
-            close()
-            section = heading.group(1) or None
-        elif _RULE.match(line):
-            close()
-        elif bullet := _BULLET.match(line):
-            close()
-            current, kind, start = [bullet.group(1)], "bullet", n
-        elif not line.strip():
-            if kind == "paragraph":
-                close()
-            elif current is not None:
-                current.append("")
-        elif current is not None and (kind == "paragraph" or line[:1] in (" ", "\t")):
-            current.append(line.strip())
-        else:
-            close()
-            current, kind, start = [line.strip()], "paragraph", n
-    close()
-    return out
-
-
-def _fact(folder: Path, root: str, v: _Version, patterns: list[str]) -> ParsedFact:
+def _fact(folder: Path, root: str, v: mm.Version, patterns: list[str]) -> ParsedFact:
     commit = v.commit
+    meta = {k: v.meta[k] for k in ("description", "read_only", "label") if _plain(v.meta.get(k))}
     agent = commit is None or any(fnmatch.fnmatch(commit.email.lower(), p.lower()) for p in patterns)
     # a committed `read_only: true` is a lock a person set; text nobody committed is no one's
-    tier = "human" if commit is not None and (v.meta.get("read_only") is True or not agent) else "auto"
+    tier = "human" if commit is not None and (meta.get("read_only") is True or not agent) else "auto"
     file = v.record.rsplit("#", 1)[0]
     provenance = source_provenance(
         SYSTEM,
@@ -324,8 +169,8 @@ def _fact(folder: Path, root: str, v: _Version, patterns: list[str]) -> ParsedFa
         file=file,
         line=v.block.line,
         section=v.block.section,
-        description=v.meta.get("description"),
-        read_only=v.meta.get("read_only"),
+        description=meta.get("description"),
+        read_only=meta.get("read_only"),
         author=commit.author if commit else None,
         commit=commit.sha if commit else None,
         agent=None if commit is None else agent,
@@ -342,5 +187,5 @@ def _fact(folder: Path, root: str, v: _Version, patterns: list[str]) -> ParsedFa
     if v.block.section:
         obj["entities"] = [v.block.section]
     if v.supersedes:
-        obj["supersedes"] = v.supersedes
+        obj["supersedes"] = fact_id(SYSTEM, v.record, v.supersedes)
     return parse_line(obj, errors_at(folder / file, v.block.line), v.block.line)

@@ -11,7 +11,12 @@ columns hold `jsonb` and `timestamptz`, `store_vectors.embedding` is pgvector's 
 `halfvec` (read as its text form, so pgvector's Python package is not needed), and the
 connection is read-only.
 
-Mapping. A row is a record `<prefix>:<key>`, one fact per text it held. LangMem's value
+Mapping. A row is a record `<prefix>:<key>`, one fact per text it held. LangGraph allows a
+`:` in a namespace label and any character in a key, so the record id escapes what would
+make two rows one id or an id unreadable (`%XX`, UTF-8): in the prefix `%`, `:` and control
+or invisible characters; in the key `%`, control or invisible characters, and the `@` of a
+key ending in `@<digits>` (a fact id's version suffix). Every other id is the plain
+`<prefix>:<key>`. LangMem's value
 shapes give the text: `{"content": str}` (its manage-memory tool), `{"kind": K, "content":
 {"content": str, ...}}` (its memory manager); another `content` object, or a value without
 `content`, is kept as its JSON (`left_out` counts them). The namespace is the note and goes
@@ -37,6 +42,7 @@ them, and a store never mixes two spaces.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -49,6 +55,7 @@ from synapse_tui.core.base.clock import Clock, format_time, source_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.limits import brief, counted
 from synapse_tui.core.base.location import Location, locate
+from synapse_tui.core.base.textsafe import first_unsafe
 from synapse_tui.core.ingest.adapters import (
     KnownFact,
     Snapshot,
@@ -108,7 +115,7 @@ def read(
     for n, row in enumerate(rows, start=1):
         report(n, len(rows))
         prefix, key, value, updated, expires, ttl, created = row
-        record = f"{prefix}:{key}"
+        record = record_id(prefix, key)
         if _passed(expires, now):
             stale += 1
             continue
@@ -181,6 +188,26 @@ def read(
     return Snapshot(
         SYSTEM, name, facts, deleted, left_out, space=model if vectors else None, kept=kept, expired=expired
     )
+
+
+def _escape(text: str, also: str) -> str:
+    return "".join(
+        "".join(f"%{b:02X}" for b in ch.encode("utf-8")) if ch in also or first_unsafe(ch) else ch
+        for ch in text
+    )
+
+
+def record_id(prefix: str, key: str) -> str:
+    """The record of a row: `<prefix>:<key>`, escaped so that two rows never share it, no
+    version suffix can be read into it, and it holds only visible text."""
+    key = _escape(str(key), "%")
+    if _VERSIONED.search(key):
+        cut = key.rindex("@")
+        key = f"{key[:cut]}%40{key[cut + 1 :]}"
+    return f"{_escape(str(prefix), '%:')}:{key}"
+
+
+_VERSIONED = re.compile(r"@\d+$")
 
 
 def _rows(path: Path) -> tuple[list[tuple], set[str]]:

@@ -1,0 +1,553 @@
+"""Agents' memory kept as Markdown files (CLAUDE.md, AGENTS.md, memory banks, rules), read
+as people and agents really write them (issue 38); shared by `git-notes` and `claude-code`.
+
+Front matter. Read as YAML; a block that is not strict YAML (`description: User asked
+2026-05-14: do NOT ...`) is read line by line instead: each `key: value` line keeps its
+value as written, and the fields YAML could not read are named (the reader's `left out`).
+A note is never refused for its front matter.
+
+Blocks. Each top-level bullet (its nested lines with it) and each paragraph is a block,
+under its heading. Not blocks: code fences, HTML comments (an inline one is cut out of its
+line), table rows, lines that are only prompt tags (`<guidelines>`, `</rules>`), and lines
+with no letter or digit (`---`, a lone `-->`); `skipped` counts them by kind.
+
+Pairing. Between two states of one note, a block whose text (white space runs as one
+space: a re-wrapped line is the same text) is unchanged keeps its record; of the others, a
+removed and an added block under the same heading whose words are alike (Dice of their
+word sets >= EDIT_SIMILARITY, or, sharing at least half that, difflib's character ratio)
+are one record edited, the most alike first, one to one; the rest are additions and
+deletions.
+
+Imports. CLAUDE.md's `@path` (outside code) names a file whose text Claude Code reads with
+it: `imports` lists them, relative to the importing file, and only inside the folder read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from synapse_tui.core.base.limits import counted
+
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+EDIT_SIMILARITY = 0.5
+RENAMED_SIMILARITY = 0.6  # across a heading the same change renamed
+MOVED_SIMILARITY = 0.7  # across headings, within one change of the note
+
+_FENCE_OPEN = re.compile(r"^[ ]{0,3}---[ \t]*$")
+_FENCE_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
+_KEY_LINE = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
+_BULLET = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)")
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t#]*$")
+_CODE_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)")
+_RULE = re.compile(r"^[ ]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
+_TAG_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w:.-]*(?:\s+[^<>]*)?/?>\s*)+$")
+_TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_INLINE_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_WORD = re.compile(r"\w+")
+_IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:~/|\.{1,2}/|/)?[\w.\-/]+\.[A-Za-z0-9]+)")
+_CODE_SPAN = re.compile(r"(`+).*?\1")
+
+
+@dataclass
+class Block:
+    line: int
+    section: str | None
+    text: str
+    bullet: bool = False
+    end: int = 0  # its last line (0: its first)
+
+
+@dataclass
+class Front:
+    meta: dict[str, Any]
+    body: str
+    offset: int  # lines before the body
+    loose: list[str] = field(default_factory=list)  # fields read as written, not as YAML
+
+
+def text_of(raw: str) -> str:
+    return raw.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+
+
+def front(text: str) -> Front:
+    """Front matter (a `---` block at the top) and the body; see the module docstring."""
+    lines = text.split("\n")
+    if not lines or not _FENCE_OPEN.match(lines[0]):
+        return Front({}, text, 0)
+    end = next((i for i in range(1, len(lines)) if _FENCE_CLOSE.match(lines[i])), None)
+    if end is None:
+        return Front({}, text, 0)
+    raw = "\n".join(lines[1:end])
+    body = "\n".join(lines[end + 1 :])
+    try:
+        meta = yaml.load(raw, Loader=LOADER)  # noqa: S506  (a safe loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        meta, loose = _loose(lines[1:end], mark.line if mark is not None else None)
+        return Front(meta, body, end + 1, loose)
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        return Front({}, body, end + 1, ["(front matter is not a mapping)"])
+    return Front({str(k): v for k, v in meta.items()}, body, end + 1)
+
+
+def _loose(lines: list[str], bad: int | None) -> tuple[dict[str, Any], list[str]]:
+    """`key: value` lines kept as written (indented lines continue the value before); the
+    field holding line `bad` (0-based, where YAML stopped) is the one named, else every
+    field whose value YAML cannot read alone."""
+    meta: dict[str, Any] = {}
+    starts: list[tuple[int, str]] = []
+    key = None
+    for i, line in enumerate(lines):
+        m = _KEY_LINE.match(line)
+        if m:
+            key = m.group(1)
+            meta[key] = (m.group(2) or "").strip()
+            starts.append((i, key))
+        elif key is not None and line[:1] in (" ", "\t") and line.strip():
+            meta[key] = f"{meta[key]} {line.strip()}".strip()
+    named = []
+    if bad is not None:
+        at = [k for i, k in starts if i <= bad]
+        named = at[-1:] if at else []
+    if not named:
+        for k, v in meta.items():
+            try:
+                yaml.load(f"{k}: {v}", Loader=LOADER)  # noqa: S506
+            except yaml.YAMLError:
+                named.append(k)
+    for k, v in list(meta.items()):
+        if k not in named:
+            try:
+                meta[k] = yaml.load(f"{k}: {v}", Loader=LOADER)[k]  # noqa: S506
+            except (yaml.YAMLError, TypeError, KeyError):
+                named.append(k)
+    return {k: (str(v) if isinstance(v, str) else v) for k, v in meta.items()}, named or ["(unreadable)"]
+
+
+def junk(text: str) -> str | None:
+    """Why a block's text is not a memory, or None (the kinds `blocks` skips)."""
+    t = text.strip()
+    if not t or not any(ch.isalnum() for ch in t):
+        return "marker"
+    if "<!--" in t or "-->" in t:
+        return "html comment"
+    lines = [ln for ln in t.split("\n") if ln.strip()]
+    if any(_TABLE_LINE.match(ln) or _TABLE_RULE.match(ln) and "|" in ln for ln in lines):
+        return "table"
+    if all(_TAG_LINE.match(ln) for ln in lines):
+        return "prompt tag"
+    return None
+
+
+def blocks(body: str, offset: int = 0, skipped: dict[str, int] | None = None) -> list[Block]:
+    """The body's blocks (see the module docstring); `skipped` counts what was passed over."""
+    out: list[Block] = []
+    skipped = {} if skipped is None else skipped
+    current: list[str] | None = None
+    kind, start, section, fence, comment = "", 0, None, False, False
+    last = 0
+
+    def skip(why: str) -> None:
+        skipped[why] = skipped.get(why, 0) + 1
+
+    def close() -> None:
+        nonlocal current
+        if current is not None and (text := "\n".join(current).strip()):
+            why = junk(text)
+            if why is None:
+                out.append(Block(start, section, text, kind == "bullet", max(last, start)))
+            else:
+                skip(why)
+        current = None
+
+    for n, line in enumerate(body.split("\n"), start=offset + 1):
+        if comment:
+            if "-->" in line:
+                comment = False
+                line = line.split("-->", 1)[1]
+                if not line.strip():
+                    continue
+            else:
+                continue
+        if not fence and "<!--" in line:
+            line = _INLINE_COMMENT.sub("", line)
+            if "<!--" in line:
+                line, comment = line.split("<!--", 1)[0], True
+                skip("html comment")
+            if not line.strip():
+                if comment or kind == "paragraph":
+                    close()
+                continue
+        if _CODE_FENCE.match(line):
+            close()
+            fence = not fence
+        elif fence:
+            continue
+        elif heading := _HEADING.match(line):
+            close()
+            section = heading.group(1) or None
+        elif _RULE.match(line):
+            close()
+        elif _TABLE_LINE.match(line) or ("|" in line and _TABLE_RULE.match(line)):
+            close()
+            skip("table")
+        elif _TAG_LINE.match(line):
+            close()
+            skip("prompt tag")
+        elif bullet := _BULLET.match(line):
+            close()
+            current, kind, start, last = [bullet.group(1)], "bullet", n, n
+        elif not line.strip():
+            if kind == "paragraph":
+                close()
+            elif current is not None:
+                current.append("")
+        elif current is not None and (kind == "paragraph" or line[:1] in (" ", "\t")):
+            current.append(line.strip())
+            last = n
+        else:
+            close()
+            current, kind, start, last = [line.strip()], "paragraph", n, n
+    close()
+    return out
+
+
+def norm(text: str) -> str:
+    """A text as compared between versions: white space runs as one space."""
+    return " ".join(text.split())
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.lower()))
+
+
+def similarity(a: str, b: str) -> float:
+    wa, wb = _words(a), _words(b)
+    size = len(wa) + len(wb)
+    dice = 2 * len(wa & wb) / size if size else 0.0
+    if dice >= EDIT_SIMILARITY or dice < EDIT_SIMILARITY / 2:
+        return dice
+    sm = SequenceMatcher(None, a.lower(), b.lower(), autojunk=False)
+    if sm.real_quick_ratio() < EDIT_SIMILARITY or sm.quick_ratio() < EDIT_SIMILARITY:
+        return dice
+    return max(dice, sm.ratio())
+
+
+def pair_edits(
+    new: Sequence[tuple[str | None, str]],
+    old: Sequence[tuple[str | None, str]],
+    renamed: dict[str | None, str | None] | None = None,
+    hunks: tuple[Sequence[int], Sequence[int]] | None = None,
+) -> list[tuple[int, int]]:
+    """(new index, old index) of the edits among the (section, text) blocks a change added
+    and removed in one note: under the same heading, alike (EDIT_SIMILARITY), most alike
+    first, one to one. An old block under a heading the change renamed (`renamed`: old
+    heading -> new) pairs with one under the new heading when they are more alike still
+    (RENAMED_SIMILARITY)."""
+    renamed = renamed or {}
+    index: dict[str, list[int]] = {}
+    for j, (_, text) in enumerate(old):
+        for w in _words(text):
+            index.setdefault(w, []).append(j)
+    scored = []
+    for i, (section, text) in enumerate(new):
+        candidates: set[int] = set()
+        for w in _words(text):
+            candidates.update(index.get(w, ()))
+        for j in candidates:
+            if hunks is not None and hunks[0][i] != hunks[1][j]:
+                continue  # changed in different places of the note
+            was = old[j][0]
+            if was == section:
+                least = EDIT_SIMILARITY
+            elif renamed.get(was, was) == section:
+                least = RENAMED_SIMILARITY
+            elif hunks is not None:
+                least = MOVED_SIMILARITY  # one change moved it under another heading
+            else:
+                continue
+            s = similarity(text, old[j][1])
+            if s >= least:
+                scored.append((-s, i, j))
+    pairs, done_new, done_old = [], set(), set()
+    for _, i, j in sorted(scored):
+        if i not in done_new and j not in done_old:
+            pairs.append((i, j))
+            done_new.add(i)
+            done_old.add(j)
+    return pairs
+
+
+def changes(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
+    """The places two states of a note differ: (old start, old end, new start, new end) of
+    each run of changed lines (0-based, end excluded), as a line diff shows them."""
+    return [
+        (i1, i2, j1, j2)
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def region(block: Block, regions: list[tuple[int, int, int, int]], *, new: bool) -> int:
+    """The change (index in `regions`) a block falls in, else the nearest: a removed block
+    on the old side, an added one on the new."""
+    lo, hi = block.line - 1, max(block.end, block.line) - 1  # 0-based, inclusive
+    best, far = -1, None
+    for k, (i1, i2, j1, j2) in enumerate(regions):
+        a, b = (j1, j2) if new else (i1, i2)
+        b = max(b, a + 1) - 1  # an empty side (lines only added or removed) sits at its start
+        d = 0 if lo <= b and hi >= a else min(abs(lo - b), abs(hi - a))
+        if far is None or d < far:
+            best, far = k, d
+    return best
+
+
+def sections_renamed(old: Sequence[str | None], new: Sequence[str | None]) -> dict[str | None, str | None]:
+    """Old heading -> new heading, for the headings an edit renamed: the two notes'
+    headings in order, aligned (difflib); where a run of old headings was replaced by a run
+    of new ones, they are paired in order."""
+    a = list(dict.fromkeys(old))
+    b = list(dict.fromkeys(new))
+    out: dict[str | None, str | None] = {}
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "replace":
+            for x, y in zip(a[i1:i2], b[j1:j2], strict=False):
+                out[x] = y
+    return out
+
+
+def imports(text: str) -> list[str]:
+    """The `@path` imports of a CLAUDE.md-like text, outside code blocks and spans, in
+    order, each once."""
+    found: list[str] = []
+    fence = False
+    for line in text.split("\n"):
+        if _CODE_FENCE.match(line):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        for m in _IMPORT.finditer(_CODE_SPAN.sub(" ", line)):
+            path = m.group(1).rstrip(".")
+            if path not in found:
+                found.append(path)
+    return found
+
+
+def resolve_import(path: str, importer: PurePosixPath, inside: Path) -> Path | None:
+    """The file an import names, relative to the importing file (`importer`, relative to
+    `inside`), or None when it leaves `inside` (an absolute or home path, `..` out, a link
+    out) or is no file."""
+    if path.startswith(("~", "/")):
+        return None
+    target = (inside / importer.parent / path).resolve()
+    root = inside.resolve()
+    if not target.is_relative_to(root) or not target.is_file():
+        return None
+    return target
+
+
+@dataclass
+class Version:
+    """One version of a record, as a replay of a note's states finds it."""
+
+    record: str
+    version: int
+    block: Block
+    at: float | None
+    commit: Any
+    meta: dict[str, Any]
+    supersedes: int | None  # the version of the same record it replaces
+
+
+@dataclass
+class Replay:
+    """What replaying notes found, over all the notes replayed into it."""
+
+    versions: list[Version] = field(default_factory=list)
+    deleted: dict[tuple[str, int], float | None] = field(default_factory=dict)  # (record, version) -> when
+    used: set[str] = field(default_factory=set)
+    skipped: dict[str, int] = field(default_factory=dict)  # junk passed over, by kind
+    loose: dict[str, list[str]] = field(default_factory=dict)  # note -> fields read as written
+
+
+def replay(
+    rel: str,
+    states: Sequence[tuple[Any, float | None, str | None]],
+    into: Replay,
+    *,
+    whole: bool = False,
+    bullets_only: bool = False,
+) -> None:
+    """Walk one note's states (commit, instant, text; None text: the note is absent or not a
+    text, such as a link), oldest first, adding its versions and deletions to `into`.
+    `whole`: the note's body is one record (a topic file), not one per block;
+    `bullets_only`: paragraphs are not read."""
+    alive: list[Version] = []
+    junk_now: dict[str, int] = {}
+    where: dict[int, Block] = {}  # id of an alive version -> its block in the last state
+    before: list[str] = []
+    for commit, at, raw in states:
+        lines = text_of(raw).split("\n") if raw is not None else []
+        if raw is None:
+            parsed: list[Block] = []
+            meta: dict[str, Any] = {}
+        else:
+            fm = front(text_of(raw))
+            meta = fm.meta
+            if fm.loose:
+                into.loose[rel] = fm.loose
+            if whole:
+                body = fm.body.strip()
+                parsed = [Block(fm.offset + 1, None, body)] if body else []
+            else:
+                junk_now = {}
+                parsed = blocks(fm.body, fm.offset, junk_now)
+                if bullets_only:
+                    parsed = [b for b in parsed if b.bullet]
+        pool = list(alive)
+        kept: list[Version | None] = []
+        for b in parsed:
+            key = norm(b.text)
+            same = next((v for v in pool if norm(v.block.text) == key), None)
+            if same is not None:
+                pool.remove(same)
+                where[id(same)] = b
+            kept.append(same)
+        fresh = [i for i, v in enumerate(kept) if v is None]
+        if whole:
+            pairs = [(0, 0)] if fresh and pool else []
+        else:
+            moved = sections_renamed([where[id(v)].section for v in alive], [b.section for b in parsed])
+            regions = changes(before, lines)
+            pairs = pair_edits(
+                [(parsed[i].section, parsed[i].text) for i in fresh],
+                [(where[id(v)].section, v.block.text) for v in pool],
+                moved,
+                hunks=(
+                    [region(parsed[i], regions, new=True) for i in fresh],
+                    [region(where[id(v)], regions, new=False) for v in pool],
+                ),
+            )
+        paired = {fresh[u]: pool[v] for u, v in pairs}
+        now: list[Version] = []
+        for i, b in enumerate(parsed):
+            if kept[i] is not None:
+                now.append(kept[i])  # type: ignore[arg-type]
+                continue
+            old = paired.get(i)
+            if old is not None:
+                v = Version(old.record, old.version + 1, b, at, commit, meta, old.version)
+            else:
+                v = Version(record(rel, b.text, into.used, whole=whole), 1, b, at, commit, meta, None)
+            into.versions.append(v)
+            now.append(v)
+            where[id(v)] = b
+        gone = set(map(id, paired.values()))
+        for v in pool:
+            if id(v) not in gone:
+                into.deleted[(v.record, v.version)] = at
+        alive, before = now, lines
+        where = {id(v): where[id(v)] for v in alive}
+    for k, n in junk_now.items():  # what the note skips as it stands now
+        into.skipped[k] = into.skipped.get(k, 0) + n
+
+
+def record(rel: str, text: str, used: set[str], *, whole: bool = False) -> str:
+    """A new record's id: the note's path (a whole note), else `<path>#<hash of its first
+    text>`, `-2` and on for a repeat."""
+    base = rec = rel if whole else f"{rel}#{hashlib.blake2b(text.encode(), digest_size=6).hexdigest()}"
+    n = 2
+    while rec in used:
+        rec, n = f"{base}-{n}", n + 1
+    used.add(rec)
+    return rec
+
+
+# Hidden folders and files agents keep memory in, read with a folder of notes: Claude Code's
+# `.claude/` (not its commands, agents, skills, hooks: prompts), GitHub Copilot's
+# instructions, Cursor's rules, Cline's and Windsurf's rules files.
+_CLAUDE_PROMPTS = {"commands", "agents", "skills", "output-styles", "hooks", "plugins"}
+RULES_FILES = (".cursorrules", ".windsurfrules", ".clinerules")
+
+
+def memory_path(rel: str) -> bool:
+    """Whether a path below the folder read (POSIX) is a memory file: a Markdown file with
+    no hidden part, or one of the hidden places agents keep memory in."""
+    parts = rel.split("/")
+    hidden = [i for i, p in enumerate(parts) if p.startswith(".")]
+    if not hidden:
+        return rel.endswith(".md")
+    if len(hidden) > 1:
+        return False
+    i = hidden[0]
+    head, rest = parts[i], parts[i + 1 :]
+    if head in RULES_FILES:
+        return not rest or (head == ".clinerules" and rel.endswith(".md"))
+    if head == ".claude":
+        return bool(rest) and rest[0] not in _CLAUDE_PROMPTS and rel.endswith(".md")
+    if head == ".github":
+        return rest == ["copilot-instructions.md"] or (
+            len(rest) >= 2 and rest[0] == "instructions" and rel.endswith(".md")
+        )
+    if head == ".cursor":
+        return len(rest) >= 2 and rest[0] == "rules" and rel.endswith((".md", ".mdc"))
+    return False
+
+
+def hidden_memory(folder: Path) -> tuple[list[Path], list[str]]:
+    """The memory files in hidden places directly below `folder` (memory_path), and a line
+    for each link leaving the folder (never read)."""
+    root = folder.resolve()
+    found: list[Path] = []
+    left_out: list[str] = []
+    stack = [folder / name for name in (".claude", ".github", ".cursor", *RULES_FILES)]
+    while stack:
+        path = stack.pop()
+        if not path.exists() and not path.is_symlink():
+            continue
+        rel = path.relative_to(folder).as_posix()
+        if path.is_symlink() and not path.resolve().is_relative_to(root):
+            left_out.append(f"{rel}: a link leaving the folder; not read")
+            continue
+        if path.is_dir():
+            if path.is_symlink():
+                continue  # a linked folder inside is read where it is
+            try:
+                stack.extend(path / name for name in os.listdir(path) if not name.startswith("."))
+            except OSError:
+                continue
+        elif path.is_file() and memory_path(rel):
+            found.append(path)
+    return sorted(found), sorted(left_out)
+
+
+def told(found: Replay) -> list[str]:
+    """The `left out` lines of a replay: fields read as written, and junk passed over."""
+    out = [
+        f"{note}: front matter is not strict YAML; {', '.join(fields)} kept as written"
+        for note, fields in sorted(found.loose.items())
+    ]
+    for kind, n in sorted(found.skipped.items()):
+        out.append(f"{counted(n, _KINDS.get(kind, kind))} not read as facts")
+    return out
+
+
+_KINDS = {
+    "html comment": "HTML comment",
+    "table": "table row",
+    "prompt tag": "prompt tag line",
+    "marker": "marker line",
+}

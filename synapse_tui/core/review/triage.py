@@ -364,9 +364,13 @@ class Triage:
     def _check_undoable(self, batch: int, action: str, entries: list[AuditEntry]) -> None:
         """Refuse to undo an action when a later change of one of its facts still stands:
         an action of a live batch, or a redo whose batch is live (a change undone since is
-        no change). Undo takes the newest live action, so this is rare (an older action
+        no change); "later" counts from the action's newest redo, if it was redone. Undo takes the newest live action, so this is rare (an older action
         redone after it), but then undoing would write over that change."""
         later = self.store.audit.about_since([e.fact_id for e in entries if e.fact_id], entries[-1].seq)
+        # a redo applies the batch anew: what came before its newest redo is not later
+        redone = [i for i, e in enumerate(later) if e.action == "redo" and e.undoes == batch]
+        if redone:
+            later = later[redone[-1] + 1 :]
         if not later:
             return
         undone = self.store.audit.undone_batches()

@@ -1,0 +1,83 @@
+"""The CLI read by a person at 80, 120 and 200 columns (issue 42): `score` keeps band,
+trust and an id whole at any width, dropping the secondary columns first."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.cli_run import run
+from tests.helpers import write_jsonl
+
+LONG = "claude-code:projects/payments/memory/feedback_testing.md#"
+
+
+@pytest.fixture
+def long_ids(tmp_path):
+    """Claude Code ids: long, alike for their first 50 characters; mem0-like @2 versions."""
+    facts = [
+        {
+            "id": f"{LONG}{tail}",
+            "text": f"fact number {n} about the payments ledger and its retries " * 2,
+            "created_at": "2026-11-20T09:00:00Z",
+            "corroborations": n,
+        }
+        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
+    ]
+    facts.append(
+        {
+            "id": "mem0:7f3e9c1a-22b4-4e5c-9a4f-0c1d2e3f4a5b@2",
+            "text": "the second version",
+            "created_at": "2026-11-20T09:00:00Z",
+        }
+    )
+    src = write_jsonl(tmp_path / "long.jsonl", facts)
+    db = tmp_path / "long.db"
+    run("import", src, "--db", db)
+    return db
+
+
+def score_lines(db, width: int) -> list[str]:
+    out = run("score", db, env={"COLUMNS": str(width)}).stdout
+    return out.splitlines()
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_score_keeps_band_trust_and_id_whole(db, width):
+    lines = score_lines(db, width)
+    assert all(len(line) <= width for line in lines), lines
+    shown = {r["id"]: r for r in _rows(db)}
+    for fid, row in shown.items():
+        line = next(line for line in lines if f" {fid} " in line or line.endswith(f" {fid}"))
+        assert row["band"] in line and f"{row['trust']:.2f}" in line, line
+    header = lines[0].split()
+    assert header[:2] == ["band", "trust"] and "id" in header and "text" in header
+    if width >= 120:
+        assert {"conf", "fresh", "guidance", "tier"} <= set(header)
+    if width >= 200:
+        assert {"sup", "gate"} <= set(header)
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_long_ids_are_never_cut(long_ids, width):
+    lines = score_lines(long_ids, width)
+    assert all(len(line) <= width for line in lines), lines
+    joined = "".join(line.strip() for line in lines)
+    # an id folded onto a second line is still whole, characters in order
+    for fid in (f"{LONG}a1b2c3d4", f"{LONG}a1b2c3e9", f"{LONG}ffe01234"):
+        assert fid in re.sub(r"\s+", "", "\n".join(_id_column(lines))) or fid in joined
+    assert "very" in lines[1] or "low" in lines[1] or "moderate" in lines[1] or "high" in lines[1]
+    assert re.search(r"\b0\.\d\d\b", lines[1])
+
+
+def _id_column(lines: list[str]) -> list[str]:
+    start = lines[0].index("id ")
+    end = lines[0].index("text")
+    return [line[start:end] for line in lines[1:]]
+
+
+def _rows(db):
+    import json
+
+    return [json.loads(line) for line in run("score", db, "--json").stdout.splitlines()]

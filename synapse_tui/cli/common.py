@@ -13,6 +13,7 @@ A traceback never reaches a user otherwise.
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 import traceback
@@ -70,6 +71,7 @@ class SynapseCommand(click.Command):
     explicit DB keeps working exactly as before and no count of arguments means two things."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        self._no_misspelt_option(ctx, args)
         env = store_from_env()
         if env is not None and self._one_short(ctx, args):
             args = [env, *args]
@@ -78,6 +80,22 @@ class SynapseCommand(click.Command):
         if ctx.get_parameter_source("db") is ParameterSource.ENVIRONMENT:  # `import --db`
             ctx.meta[_FROM_ENV] = ctx.params["db"]
         return rest
+
+    def _no_misspelt_option(self, ctx: click.Context, args: list[str]) -> None:
+        """A command taking ids lets an unknown option through as an id (TAKES_IDS): one
+        that is a near miss of an option of its own (`--jsn`) is remembered, so the error
+        it ends in (an extra argument, or no fact with that id) names the option meant."""
+        if not ctx.ignore_unknown_options:
+            return
+        own = [o for p in self.get_params(ctx) for o in (*p.opts, *p.secondary_opts) if o.startswith("--")]
+        for arg in args:
+            if arg == "--":
+                return
+            name = arg.split("=", 1)[0]
+            if name.startswith("--") and name not in own:
+                close = difflib.get_close_matches(name, own, n=1)
+                if close:
+                    ctx.meta.setdefault(_NEAR_MISSES, {})[arg] = close[0]
 
     def _one_short(self, ctx: click.Context, args: list[str]) -> bool:
         """Whether DB is the first argument and only the last one is missing."""
@@ -125,6 +143,7 @@ class SynapseGroup(click.Group):
         # anything but a command or the group's own options (--help, --version) goes to `open`
         own = {opt for param in self.get_params(ctx) for opt in (*param.opts, *param.secondary_opts)}
         if not args or (args[0] not in self.commands and args[0].split("=", 1)[0] not in own):
+            _no_misspelt_command(self, ctx, args)
             args = ["open", *args]
         try:
             return super().parse_args(ctx, args)
@@ -142,11 +161,36 @@ class SynapseGroup(click.Group):
         except Exception as exc:
             close_progress_bars()
             message, code = describe_error(exc)
-            message = _naming_env(ctx, message)
+            message = _meant(ctx, _naming_env(ctx, message))
             if code == EXIT_INTERNAL_ERROR and os.environ.get("SYNAPSE_DEBUG") == "1":
                 traceback.print_exc(file=sys.stderr)
             click.echo(f"error: {message}", err=True)
             ctx.exit(code)
+
+
+def _no_misspelt_command(group: click.Group, ctx: click.Context, args: list[str]) -> None:
+    """`synapse-tui scor DB`: a first word that names no file, is no option and is a near
+    miss of a command is that command's typo (not a store to open): say which was meant."""
+    if not args or args[0].startswith("-") or is_server(args[0]) or Path(args[0]).exists():
+        return
+    if difflib.get_close_matches(args[0], list(group.commands), n=1):
+        raise UsageLine(_usage_message(click.NoSuchCommand(args[0], possibilities=group.commands, ctx=ctx)))
+
+
+_NEAR_MISSES = "synapse_tui.near_misses"  # ctx.meta: {argument: the option it nearly spells}
+
+
+def _meant(ctx: click.Context, message: str) -> str:
+    """`message`, when it names an argument that was a near miss of an option
+    (`SynapseCommand._no_misspelt_option`), saying which option was meant: an extra
+    argument is that option's typo; an unknown id may be."""
+    for arg, option in ctx.meta.get(_NEAR_MISSES, {}).items():
+        if f"extra argument ({arg})" in message:
+            see = message[message.rfind(" (see ") :] if " (see " in message else ""
+            return f"no such option {arg.split('=', 1)[0]!r}; did you mean {option}?{see}"
+        if f"{arg!r}" in message:
+            return f"{message}; did you mean the option {option}?"
+    return message
 
 
 def _naming_env(ctx: click.Context, message: str) -> str:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.cli_run import run
+from tests.cli_run import refused, run
 from tests.helpers import write_jsonl
 
 LONG = "claude-code:projects/payments/memory/feedback_testing.md#"
@@ -81,3 +81,26 @@ def _rows(db):
     import json
 
     return [json.loads(line) for line in run("score", db, "--json").stdout.splitlines()]
+
+
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        (("scor", "{db}"), "did you mean 'score'?"),
+        (("imprt", "facts.jsonl", "--db", "{db}"), "did you mean 'import'?"),
+        (("show", "{db}", "a", "--jsn"), "no such option '--jsn'; did you mean --json?"),
+        (("verify", "{db}", "a", "--jsn=1"), "no such option '--jsn'; did you mean --json?"),
+        (("show", "{db}", "--jsn"), "did you mean the option --json?"),
+        (("score", "{db}", "--jsn"), "'--json'"),
+    ],
+)
+def test_14_a_misspelt_command_or_option_names_the_one_meant(db, args, meant):
+    line = refused(*(str(a).replace("{db}", str(db)) for a in args))
+    assert meant in line.lower(), line
+    assert "unexpected extra argument" not in line
+
+
+def test_14_an_id_that_looks_like_an_option_is_still_an_id(db):
+    # still looked up as a fact id (TAKES_IDS): ids are data
+    assert "no fact with id '-0'" in refused("show", db, "-0")
+    assert refused("show", db, "--", "--jsn").endswith("no fact with id '--jsn' in " + str(db))

@@ -185,6 +185,8 @@ class TriageApp(App[None]):
             )
             return
         ticket = browser.turns.take()
+        if from_marks:  # an undo of the bulk puts the cursor back here
+            self._bulk_cursor()[tuple(fact_ids)] = self.main.current_fact_id()
 
         def work() -> None:
             result = browser.triage(
@@ -194,13 +196,27 @@ class TriageApp(App[None]):
 
         self.run_worker(work, thread=True, group="triage", name=f"triage {move}")
 
+    def _bulk_cursor(self) -> dict:
+        """{the marked facts of a bulk in flight, or its batch once landed: the fact under
+        the list's cursor when it was applied} (`undo` of a bulk goes back there)."""
+        if not hasattr(self, "_bulk_cursors"):
+            self._bulk_cursors: dict = {}
+        return self._bulk_cursors
+
     def on_triage_landed(self, message: TriageLanded) -> None:
         result = message.result
         self.browser.install(result)  # releases the facts claimed at the key
+        cursors = self._bulk_cursor()
+        started = cursors.pop(result.fact_ids, None) if result.from_marks else None
         if result.error:
             self.notify(result.error, title=f"{result.move}: nothing changed", severity="error", markup=False)
             self.poll_store()  # refused because a writer acted? show it
             return
+        follow = result.follow
+        if started is not None and result.outcome is not None:
+            cursors[result.outcome.batch] = started
+        elif result.move == "undo" and follow is None and result.state is not None and result.state.undone:
+            follow = cursors.get(result.state.undone[-1])  # a bulk undone: back where it started
         # the list repaints the rows that look different, the view on top its fact
-        self.memory_changed("triage", follow=result.follow, repaint=result.repaint)
+        self.memory_changed("triage", follow=follow, repaint=result.repaint)
         self.notify(result.notice, timeout=4, markup=False)

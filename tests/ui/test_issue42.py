@@ -34,3 +34,27 @@ async def test_11_an_invalid_filter_lists_nothing_so_nothing_can_be_marked(app, 
         box.value = "is:stale"
         await searched(pilot)
         assert 0 < len(facts.order) < everything
+
+
+async def test_16_undoing_a_bulk_puts_the_cursor_back_where_the_bulk_started(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("2")  # Stale
+        await settle(pilot)
+        facts = app.main.query_one(FactList)
+        for _ in range(3):
+            await pilot.press("down")
+        started = app.main.current_fact_id()
+        stale = len(facts.order)
+        await pilot.press("M")
+        await pilot.press("v")
+        await settle(pilot)
+        if app.screen is not app.main:  # asked to confirm
+            await pilot.press("y")
+            await settle(pilot)
+        assert len(facts.order) < stale  # verified: they left the Stale queue
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert len(facts.order) == stale
+        assert app.main.current_fact_id() == started
+        assert facts.cursor == 3

@@ -104,3 +104,18 @@ def test_14_an_id_that_looks_like_an_option_is_still_an_id(db):
     # still looked up as a fact id (TAKES_IDS): ids are data
     assert "no fact with id '-0'" in refused("show", db, "-0")
     assert refused("show", db, "--", "--jsn").endswith("no fact with id '--jsn' in " + str(db))
+
+
+def test_5_a_write_dated_before_the_newest_audit_entry_or_the_fact_is_refused(db):
+    from tests.cli_run import run as cli
+
+    before = cli("export", db, "--audit").stdout, cli("export", db).stdout
+    # a 2020 reinforcement on a fact created in 2026
+    line = refused("verify", db, "a", "--now", "2020-01-01T00:00:00Z")
+    assert "earlier than its creation" in line and "nothing changed" in line
+    assert (cli("export", db, "--audit").stdout, cli("export", db).stdout) == before
+    cli("corroborate", db, "a", "--now", "2026-12-03T00:00:00Z")
+    for args in (("contradict", db, "b"), ("undo", db)):  # SYNAPSE_NOW: 2026-12-01
+        line = refused(*args)
+        assert "earlier than the newest audit entry (#1 at 2026-12-03T00:00:00Z)" in line, line
+    assert cli("undo", db, "--now", "2026-12-03T00:00:00Z").stdout.startswith("undid corroborate a")

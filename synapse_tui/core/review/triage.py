@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from synapse_tui.core.base.clock import Clock, format_time
+from synapse_tui.core.base.clock import Clock, format_time, parse_time
 from synapse_tui.core.base.config import Config, config_for
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.store.audit import AuditEntry, oldest_first
@@ -391,7 +391,11 @@ class Triage:
     def _land_reads(self, fact_ids: list[str]) -> list[Read]:
         """What `_land` reads before its first write: the scores' inputs of the changed facts
         (asked of `fact_ids`, which hold them) and the batch's number."""
-        return [*spot_reads(self.store, self.config, fact_ids), self.store.audit.next_batch_read()]
+        return [
+            *spot_reads(self.store, self.config, fact_ids),
+            self.store.audit.next_batch_read(),
+            self.store.audit.newest_read(),
+        ]
 
     def _land(
         self,
@@ -406,14 +410,36 @@ class Triage:
         `read`: the answers of `_land_reads`, when asked already in this transaction."""
         store = self.store
         changed = [c.fact_id for c in changes]
-        inputs, above, batch = read if read is not None else store.read_all(self._land_reads(changed))
+        inputs, above, batch, newest = read if read is not None else store.read_all(self._land_reads(changed))
         inputs = {pos: row for pos, row in inputs.items() if row[0] in changed}  # a fact left unchanged
-        scores = scored(store, self.config, now, inputs, above)
         created = {row[0]: float(row[-1][0]) for row in inputs.values()}  # a fact's first event
+        _check_in_order(action, now, newest, created)
+        scores = scored(store, self.config, now, inputs, above)
         for change in changes:
             store.review.write(change.fact_id, change.after, created.get(change.fact_id))
         rows = [(c.fact_id, c.before, c.after) for c in changes]
         return store.audit.append(self.actor, action, format_time(now), rows, scores, undoes, batch), scores
+
+
+def _check_in_order(
+    action: str, now: float, newest: tuple[int, str] | None, created: dict[str, float]
+) -> None:
+    """History is written in order: an action dated before the newest audit entry, or
+    before the creation of a fact it changes (a 2020 reinforcement of a 2024 fact: a clock
+    pinned by --now or SYNAPSE_NOW), is refused before anything is written."""
+    when = format_time(now)
+    if newest is not None and now < parse_time(newest[1]):
+        raise TriageError(
+            f"{action} at {when} is earlier than the newest audit entry (#{newest[0]} at {newest[1]});"
+            " history is written in order, so check --now / SYNAPSE_NOW; nothing changed"
+        )
+    early = [fid for fid, at in created.items() if now < at]
+    if early:
+        fid = min(early)
+        raise TriageError(
+            f"{action} {fid} at {when} is earlier than its creation ({format_time(created[fid])});"
+            " check --now / SYNAPSE_NOW; nothing changed"
+        )
 
 
 def export_audit(store: Store) -> Iterator[dict[str, Any]]:

@@ -155,6 +155,14 @@ class Audit:
         """The number the next action's entries take (read inside its write transaction)."""
         return Read("SELECT coalesce(max(batch), 0) + 1 FROM audit", (), lambda rows: rows[0][0])
 
+    def newest_read(self) -> Read:
+        """The newest entry's (seq, at), or None: a new entry must not be dated before it."""
+        return Read(
+            "SELECT seq, at FROM audit ORDER BY seq DESC LIMIT 1",
+            (),
+            lambda rows: tuple(rows[0]) if rows else None,
+        )
+
     # -- undo and redo -------------------------------------------------------------------
 
     def live_batch(self, actions: Sequence[str], undone: bool = False) -> int | None:

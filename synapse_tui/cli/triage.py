@@ -36,7 +36,9 @@ def _run(
     clock = Clock.from_option(now)
     config = resolve_config(db, config_path)
     with Store.open(db) as store:
-        outcome = act(Triage(store, clock, default_actor(), config=config))
+        # a pinned clock (--now, SYNAPSE_NOW) must not date a change before its fact
+        pinned = clock.pinned is not None
+        outcome = act(Triage(store, clock, default_actor(), config=config, in_order=pinned))
         changed = list(dict.fromkeys(outcome.fact_ids))
         if as_json:
             memory = Memory(store, config, clock.now())

@@ -58,3 +58,33 @@ async def test_16_undoing_a_bulk_puts_the_cursor_back_where_the_bulk_started(app
         assert len(facts.order) == stale
         assert app.main.current_fact_id() == started
         assert facts.cursor == 3
+
+
+def _footer_keys(app) -> list[tuple[str, str]]:
+    from textual.widgets._footer import FooterKey
+
+    from synapse_tui.ui.widgets.footer import KeysFooter
+
+    footer = app.main.query_one(KeysFooter)
+    keys = [k for k in footer.query(FooterKey) if k.region.width]
+    assert all(k.region.right <= footer.region.right for k in keys)  # nothing cut off
+    return [(k.key_display, k.description) for k in keys]
+
+
+async def test_10_the_footer_shows_the_hidden_keys_that_fit(db):
+    from tests.ui.helpers import make_app
+
+    seen = {}
+    for width in (80, 120, 200):
+        app = make_app(db)
+        async with app.run_test(size=(width, 30)) as pilot:
+            await settle(pilot)
+            await pilot.pause(0.1)
+            await settle(pilot)
+            seen[width] = _footer_keys(app)
+        app.store.close()
+    essentials = {("/", "find"), ("?", "help"), ("^p", "cmds")}
+    extras = {("l", "log"), ("L", "legend"), ("p", "pane"), ("M", "mark all"), ("q", "quit")}
+    assert essentials <= set(seen[80]) and not extras & set(seen[80])
+    assert {("l", "log"), ("M", "mark all")} <= set(seen[120])
+    assert extras <= set(seen[200])

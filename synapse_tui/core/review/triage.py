@@ -126,15 +126,27 @@ class Triage:
     """`actor` names who acts in the audit: `user:LOGIN` (default) or `agent:NAME`.
 
     `config` scores the `score_before` of each audit entry; without it the store's own
-    config file is read (as the CLI would)."""
+    config file is read (as the CLI would).
+
+    Every write is refused when dated before the newest audit entry; with `in_order`,
+    also before the creation of a fact it changes (the CLI, when --now or SYNAPSE_NOW pins
+    its clock: a source's clock skew, a fact dated ahead of the wall clock, stays
+    triageable)."""
 
     def __init__(
-        self, store: Store, clock: Clock, actor: str | None = None, *, config: Config | None = None
+        self,
+        store: Store,
+        clock: Clock,
+        actor: str | None = None,
+        *,
+        config: Config | None = None,
+        in_order: bool = False,
     ) -> None:
         self.store = store
         self.clock = clock
         self.actor = actor or default_actor()
         self.config = config if config is not None else config_for(store.path)
+        self.in_order = in_order
 
     # -- the actions -------------------------------------------------------------------
 
@@ -413,7 +425,7 @@ class Triage:
         inputs, above, batch, newest = read if read is not None else store.read_all(self._land_reads(changed))
         inputs = {pos: row for pos, row in inputs.items() if row[0] in changed}  # a fact left unchanged
         created = {row[0]: float(row[-1][0]) for row in inputs.values()}  # a fact's first event
-        _check_in_order(action, now, newest, created)
+        _check_in_order(action, now, newest, created if self.in_order else {})
         scores = scored(store, self.config, now, inputs, above)
         for change in changes:
             store.review.write(change.fact_id, change.after, created.get(change.fact_id))
@@ -425,8 +437,8 @@ def _check_in_order(
     action: str, now: float, newest: tuple[int, str] | None, created: dict[str, float]
 ) -> None:
     """History is written in order: an action dated before the newest audit entry, or
-    before the creation of a fact it changes (a 2020 reinforcement of a 2024 fact: a clock
-    pinned by --now or SYNAPSE_NOW), is refused before anything is written."""
+    before the creation of a fact it changes (of `created`: a 2020 reinforcement of a 2024
+    fact, a clock pinned by --now or SYNAPSE_NOW), is refused before anything is written."""
     when = format_time(now)
     if newest is not None and now < parse_time(newest[1]):
         raise TriageError(

@@ -88,3 +88,36 @@ async def test_10_the_footer_shows_the_hidden_keys_that_fit(db):
     assert essentials <= set(seen[80]) and not extras & set(seen[80])
     assert {("l", "log"), ("M", "mark all")} <= set(seen[120])
     assert extras <= set(seen[200])
+
+
+async def test_12_the_path_view_steps_with_j_k_through_every_stop_without_wrapping(db):
+    from synapse_tui.ui.screens.path import PathScreen
+    from tests.ui.helpers import harness
+
+    app = harness(db)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await settle(pilot)
+        app.push_screen(PathScreen("f-pay-01", "f-mid-3"))
+        await settle(pilot)
+        steps = app.screen.query_one("#path-steps")
+
+        def here() -> str:
+            return str(steps.get_option_at_index(steps.highlighted).prompt)
+
+        assert here().startswith("● f-pay-01")
+        stops = []
+        for _ in range(4):
+            await pilot.press("j")
+            stops.append(here())
+        assert stops[0].startswith("● f-pay-02")
+        assert stops[1].startswith("◇ ledger")  # the entity is a stop too
+        assert stops[2].startswith("● f-mid-3")
+        assert stops[3] == stops[2]  # the end: no wrap to the top
+        await pilot.press("down")
+        assert here().startswith("● f-mid-3")
+        for _ in range(5):
+            await pilot.press("k")
+        assert here().startswith("● f-pay-01")  # the top: no wrap to the end
+        await pilot.press("up")
+        assert here().startswith("● f-pay-01")
+    app.store.close()

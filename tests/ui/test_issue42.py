@@ -121,3 +121,47 @@ async def test_12_the_path_view_steps_with_j_k_through_every_stop_without_wrappi
         await pilot.press("up")
         assert here().startswith("● f-pay-01")
     app.store.close()
+
+
+async def test_8_calibration_tabs_by_tab_and_numbers_pagedown_scrolls_keys_per_tab(tmp_path):
+    from synapse_tui.ui.screens.calibration import CalibrationScreen
+    from tests.ui.helpers import make_app, screen_text
+    from tests.verdict_stores import verdicts_store
+
+    db = verdicts_store(tmp_path, pairs=60)
+    cfg = db.with_name("memory.synapse.toml")
+    before = cfg.read_text() if cfg.exists() else None
+    app = make_app(db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        app.push_screen(CalibrationScreen())
+        await settle(pilot)
+        screen = app.screen
+        assert screen.query_one("#cal-tabs").active == "freshness"
+        assert "w apply B0/s" in screen_text(app)
+        await pilot.press("tab")
+        await settle(pilot)
+        assert screen.query_one("#cal-tabs").active == "verdicts"
+        text = screen_text(app)
+        assert "apply B0/s" not in text  # the Freshness tab's key is not offered here
+        await pilot.press("w")  # ...and does nothing here
+        await settle(pilot)
+        assert (cfg.read_text() if cfg.exists() else None) == before
+        assert not any("wrote" in t for _, t in notices)
+        body = screen.query_one("#ver-body")
+        await pilot.press("pagedown")
+        await settle(pilot)
+        assert body.scroll_y > 0
+        await pilot.press("1")
+        await settle(pilot)
+        assert screen.query_one("#cal-tabs").active == "freshness"
+        await pilot.press("pagedown")
+        await settle(pilot)
+        assert screen.query_one("#cal-body").scroll_y > 0
+        await pilot.press("2")
+        await settle(pilot)
+        assert screen.query_one("#cal-tabs").active == "verdicts"
+        await pilot.press("shift+tab")
+        assert screen.query_one("#cal-tabs").active == "freshness"
+    app.store.close()

@@ -165,3 +165,27 @@ async def test_8_calibration_tabs_by_tab_and_numbers_pagedown_scrolls_keys_per_t
         await pilot.press("shift+tab")
         assert screen.query_one("#cal-tabs").active == "freshness"
     app.store.close()
+
+
+async def test_9_help_in_the_neighbour_view_and_log_says_what_enter_does_and_lists_triage(app):
+    from synapse_tui.ui.screens.help import HelpScreen
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for key, enter in (("n", "Walk to the highlighted fact"), ("l", "Jump to the fact")):
+            await pilot.press(key)
+            await settle(pilot)
+            await pilot.press("question_mark")
+            await settle(pilot)
+            assert isinstance(app.screen, HelpScreen)
+            rows = dict(app.screen.rows)
+            does = " | ".join(rows.values())
+            for generic in ("Cursor left", "Cursor right", "Focus Next", "Copy selected text", "Select"):
+                assert generic not in rows.values(), (key, generic)
+            assert rows["⏎"].startswith(enter), rows
+            for triage in ("c", "x", "v", "a", "s"):  # the log is empty: its Footer shows them later
+                assert triage in rows, (key, triage, does)
+            await pilot.press("escape")
+            await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)

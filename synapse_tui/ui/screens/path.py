@@ -61,6 +61,7 @@ class Steps(OptionList):
 
 class PathScreen(FactScreen):
     HELP_TITLE = "path view"
+    HELP_ENTER = "Open the highlighted fact of the chain"
     DEFAULT_CSS = """
     PathScreen #path-head { padding: 0 1; height: auto; }
     PathScreen #path-to { border: tall $panel; height: 3; margin: 0 1; }

@@ -20,7 +20,7 @@ from synapse_tui.core.review.junk import (
     unsupported_claims,
     unsupported_mask,
 )
-from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.db import SqliteStore
 from synapse_tui.core.store.schema import migrate
 from tests.core.graph_stores import add, as_store, config, edge_set
 
@@ -252,7 +252,7 @@ def test_junk_detectors(conn: sqlite3.Connection) -> None:
     add(conn, "d", "grass is green!", [0, 1, 0.001], r=1, created_ts=0.0)
     add(conn, "e", "other", [0, 0, 1], created_ts=0.0)
     rebuild_graph(conn, config(k=1))
-    store = Store(Path("test.db"), conn, readonly=True)
+    store = SqliteStore(Path("test.db"), conn, readonly=True)
     assert exact_duplicates(store) == [("a", "b")]
     assert near_duplicate_clusters(store, config()) == [("a", "b"), ("c", "d")]
     assert unsupported_claims(store, config(), now) == ["a", "e"]

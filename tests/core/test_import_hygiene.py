@@ -73,3 +73,21 @@ def test_sql_has_one_home():
     }
     assert found - _FOREIGN == set(), "SQL outside the store and the graph: add a store method"
     assert _FOREIGN - found == set(), "no SQL left here: strike it from _FOREIGN"
+
+
+def test_reads_above_the_store_are_typed_operations():
+    """Above `core/store` a read asked with others is an operation of core/store/ops.py
+    (what is asked, typed), never a statement carried up to be batched (issue 44)."""
+    from pathlib import Path
+
+    import synapse_tui
+
+    root = Path(synapse_tui.__file__).parent
+    statement = re.compile(r"\bRead\(|core\.store\.read import|\b\w+_read\(\)")
+    found = {
+        path.relative_to(root).as_posix()
+        for path in root.rglob("*.py")
+        if not path.relative_to(root).as_posix().startswith("core/store/")
+        and statement.search(path.read_text(encoding="utf-8"))
+    }
+    assert found == set()

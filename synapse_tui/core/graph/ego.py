@@ -44,13 +44,6 @@ from synapse_tui.core.graph.read import (
 
 FACT, ENTITY = "fact", "entity"
 SECTIONS = ("semantic", "shared", "second", "entity", "npmi")
-SECTION_TITLES = {
-    "semantic": "semantic neighbour",
-    "shared": "shares entities",
-    "second": "2 hops, semantic",
-    "entity": "its entity",
-    "npmi": "co-occurs (NPMI)",
-}
 SHARED_LIMIT = 15  # facts sharing entities, the strongest first
 SECOND_LIMIT = 10  # two-hop semantic neighbours, the strongest chains first
 NPMI_LIMIT = 5  # NPMI neighbours listed per entity of the fact

@@ -1,6 +1,6 @@
 """Reading the stored graph: one fact's semantic neighbours and entities (`neighbours`).
 
-Everything here reads what `graphstore` persisted and never recomputes edges; a fact's
+Everything here reads what `graph.build` persisted and never recomputes edges; a fact's
 neighbourhood is a handful of indexed queries, so it stays fast on large stores.
 Entity importance is PageRank over the NPMI edges: shown next to an entity, never
 multiplied into trust.
@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from synapse_tui.core.store.read import Read, answer
+from synapse_tui.core.store.ops import MetaPrefix
 
 if TYPE_CHECKING:
     from synapse_tui.core.store.db import Store
@@ -227,7 +227,7 @@ def neighbours(store: Store, fact_id: str, config: Any = None, npmi_limit: int =
 
 
 def graph_built(conn: sqlite3.Connection) -> bool:
-    """Whether `graphstore` has built the graph of this store (imports build it)."""
+    """Whether `graph.build` has built the graph of this store (imports build it)."""
     return conn.execute("SELECT 1 FROM meta WHERE key = 'graph.npmi'").fetchone() is not None
 
 
@@ -268,19 +268,20 @@ class GraphInfo:
         return cls(**{**obj, "spaces": tuple(obj.get("spaces", ()))})
 
 
+# What a graph's build kept of each embedding space (its method and recall), as a read to
+# ask with others (`Store.batch`): its answer goes to `graph_info_of`.
+GRAPH_INFO = MetaPrefix("graph.semantic.")
+
+
 def graph_info(conn: sqlite3.Connection) -> GraphInfo:
-    return answer(conn, graph_info_read())
+    rows = conn.execute("SELECT key, value FROM meta WHERE key LIKE 'graph.semantic.%' ORDER BY key")
+    return graph_info_of([(key, json.loads(value)) for key, value in rows])
 
 
-def graph_info_read() -> Read:
-    """`graph_info` as a read, to send with others (`Store.read_all`)."""
-    return Read("SELECT key, value FROM meta WHERE key LIKE 'graph.semantic.%' ORDER BY key", (), _graph_info)
-
-
-def _graph_info(rows: list[tuple]) -> GraphInfo:
+def graph_info_of(meta: list[tuple[str, Any]]) -> GraphInfo:
+    """How the graph was built, from the answer of `GRAPH_INFO`."""
     approx = []
-    for key, value in rows:
-        state = json.loads(value)
+    for key, state in meta:
         if state.get("method", "exact") != "exact":
             approx.append((key.rsplit(".", 1)[1], state))
     if not approx:
@@ -293,7 +294,7 @@ def _graph_info(rows: list[tuple]) -> GraphInfo:
 
 def store_graph_info(store: Any) -> GraphInfo:
     """`graph_info` of a `Store` (views hold the store, never its connection)."""
-    return graph_info(store._conn)
+    return graph_info_of(store.ask(GRAPH_INFO))
 
 
 def semantic_pairs(store: Any, min_weight: float) -> list[tuple[int, int]]:

@@ -101,7 +101,7 @@ class Audit:
     (`Store.transaction`), so an action and its entries land together or not at all."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
+        self._conn: Any = conn  # sqlite3's, or a server's (postgres/dialect.Connection)
         self._role: str | None = None
 
     def role_column(self) -> str:

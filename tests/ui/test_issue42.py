@@ -189,3 +189,38 @@ async def test_9_help_in_the_neighbour_view_and_log_says_what_enter_does_and_lis
             await settle(pilot)
             await pilot.press("escape")
             await settle(pilot)
+
+
+async def test_13_the_sync_notice_counts_deletions_and_says_it_was_this_browsers_sync(tmp_path):
+    import time
+
+    from tests.cli_run import run
+    from tests.core.mcp_memory_files import ENTITIES, save
+    from tests.ui.helpers import make_app, palette_answered
+
+    memory = save(tmp_path / "memory.jsonl")
+    db = tmp_path / "memory.db"
+    run("import", "--from", "mcp-memory", memory, "--db", db)
+    app = make_app(db)
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            notices = record_notices(app)
+            await settle(pilot)
+            # Alice's two observations: one dropped, one added
+            alice = {**ENTITIES[0], "observations": ["Speaks French", "Moved to Lyon"]}
+            save(memory, [alice, *ENTITIES[1:]])
+            await pilot.press("ctrl+p")
+            await pilot.pause()
+            await pilot.press(*"sync sources")
+            await palette_answered(pilot)
+            await pilot.press("enter")
+            deadline = time.monotonic() + 20
+            while not any("sync:" in t for _, t in notices) and time.monotonic() < deadline:
+                await settle(pilot, 0.3)
+            told = [t for _, t in notices if "sync:" in t or "elsewhere" in t]
+            assert told, notices
+            assert told[-1].startswith("your sync: "), told
+            assert "1 new fact" in told[-1] and "1 fact deleted at the source" in told[-1], told
+            assert not any("changed elsewhere" in t for t in told)
+    finally:
+        app.store.close()

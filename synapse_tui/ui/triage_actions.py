@@ -119,6 +119,20 @@ class TriageApp(App[None]):
         screen = self.screen
         return screen.current_fact_id() if isinstance(screen, FactScreen) else None
 
+    def _not_painted(self, fact_id: str) -> bool:
+        """Whether `fact_id`, under the view's cursor, was not drawn yet (a key typed ahead
+        of the screen): then nothing is done, and a notice says so."""
+        screen = self.screen
+        if not isinstance(screen, FactScreen) or screen.painted_fact == fact_id:
+            return False
+        self.notify(
+            f"{fact_id} is not on screen yet: nothing done (press again once you see it)",
+            severity="warning",
+            timeout=3,
+            markup=False,
+        )
+        return True
+
     def action_triage(self, move: str, expect: int | None = None) -> None:
         """`expect`: an undo that must revert that batch or nothing (the session log's)."""
         browser = self.browser
@@ -152,6 +166,8 @@ class TriageApp(App[None]):
         fact_id = self.shown_fact_id()
         if fact_id is None:
             self.notify("no fact selected", severity="warning", timeout=2)
+            return
+        if self._not_painted(fact_id):
             return
         if move == "supersede":
             from synapse_tui.ui.screens.supersede import SupersedeScreen

@@ -224,3 +224,39 @@ async def test_13_the_sync_notice_counts_deletions_and_says_it_was_this_browsers
             assert not any("changed elsewhere" in t for t in told)
     finally:
         app.store.close()
+
+
+async def test_6_a_key_typed_ahead_acts_on_no_fact_the_user_has_not_seen(app, db):
+    from textual import events
+
+    from tests.ui.helpers import audit, select
+
+    async with app.run_test(size=SIZE) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        await select(pilot, "f-pay-01")
+        # x typed ahead: both keys queued together, as a fast typist's reach the app
+        app.post_message(events.Key("n", "n"))
+        app.post_message(events.Key("x", "x"))
+        await settle(pilot)
+        assert audit(db) == [], notices
+        assert any("not on screen yet" in text for _, text in notices), notices
+        shown = app.screen.current_fact_id()
+        assert shown is not None
+        await pilot.press("x")  # now it is on screen: it acts
+        await settle(pilot)
+        assert [(e["action"], e["fact_id"]) for e in audit(db)] == [("contradict", shown)]
+
+
+async def test_17_counts_a_person_reads_group_thousands(app):
+    from synapse_tui.ui.widgets.queue_bar import QueueBar
+
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot)
+        bar = app.main.query_one(QueueBar)
+        bar.update_state(0, [100000, 12386, 3, 0, 1729, None, 7], 1729)
+        await pilot.pause()
+        text = bar.render().plain
+        assert "All 100,000" in text and "1,729 marked" in text and "12,386" in text
+        bar.update_state(0, [100000] * 7, 0, (1729, "Stale"))
+        assert "1,729 marks in Stale" in bar.render().plain

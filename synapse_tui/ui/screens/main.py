@@ -239,7 +239,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
         view = self.browser.view
         n = len(facts.order)
         queue = QUEUES[view.queue]
-        where = f"{facts.cursor + 1 if n else 0}/{n}"
+        where = f"{facts.cursor + 1 if n else 0:,}/{n:,}"
         ranked = view.search.ranked and view.search.positions is not None and view.sort == "queue"
         sort = "relevance, then trust" if ranked else dict(SORTS)[view.sort]
         arrow = " ▼" if view.reverse else ""
@@ -254,6 +254,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
         self.query_one("#status", StatusLine).update(text)
 
     def on_fact_list_highlighted(self, message: FactList.Highlighted) -> None:
+        self.cursor_moved()
         self.update_status()
         fact_id = self.current_fact_id()
         self.browser.view = replace(self.browser.view, cursor=fact_id)

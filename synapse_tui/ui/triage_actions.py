@@ -16,6 +16,7 @@ import numpy as np
 from textual.app import App
 from textual.binding import Binding
 
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.browser import Browser
 from synapse_tui.ui.messages import TriageLanded
 from synapse_tui.ui.screens.base import FactScreen
@@ -119,6 +120,22 @@ class TriageApp(App[None]):
         screen = self.screen
         return screen.current_fact_id() if isinstance(screen, FactScreen) else None
 
+    def _bulk_held(self, move: str) -> bool:
+        """While a bulk action runs (12,386 facts take seconds), every triage key waits:
+        a second bulk, or an undo of what has not landed, would act on a state about to
+        change. True, with a notice, when `move` is held."""
+        running = [ids for ids in self._bulk_cursor() if isinstance(ids, tuple)]
+        if not running:
+            return False
+        self.notify(
+            f"{move}: held while {counted(len(running[0]), 'fact')} are still being changed;"
+            " press again once that lands",
+            severity="warning",
+            timeout=3,
+            markup=False,
+        )
+        return True
+
     def _not_painted(self, fact_id: str) -> bool:
         """Whether `fact_id`, under the view's cursor, was not drawn yet (a key typed ahead
         of the screen): then nothing is done, and a notice says so."""
@@ -142,6 +159,8 @@ class TriageApp(App[None]):
             return
         if browser.memory is None:
             return
+        if self._bulk_held(move):
+            return
         if move in ("undo", "redo"):
             self.start_triage(move, [], expect=expect)
             return
@@ -155,7 +174,7 @@ class TriageApp(App[None]):
             from synapse_tui.ui.screens.confirm import ConfirmScreen
 
             def confirmed(yes: bool | None) -> None:
-                if yes:
+                if yes and not self._bulk_held(move):
                     self.start_triage(move, ids, from_marks=True)
 
             facts = f"{len(ids)} marked fact{'s' if len(ids) != 1 else ''}"
@@ -201,8 +220,14 @@ class TriageApp(App[None]):
             )
             return
         ticket = browser.turns.take()
-        if from_marks:  # an undo of the bulk puts the cursor back here
+        if from_marks:  # an undo of the bulk puts the cursor back here; keys wait meanwhile
             self._bulk_cursor()[tuple(fact_ids)] = self.main.current_fact_id()
+            if len(fact_ids) > CONFIRM_OVER:  # seconds, at thousands: say it is under way
+                self.notify(
+                    f"{move} {counted(len(fact_ids), 'fact')}… (triage keys wait until it lands)",
+                    timeout=2,
+                    markup=False,
+                )
 
         def work() -> None:
             result = browser.triage(

@@ -260,3 +260,31 @@ async def test_17_counts_a_person_reads_group_thousands(app):
         assert "All 100,000" in text and "1,729 marked" in text and "12,386" in text
         bar.update_state(0, [100000] * 7, 0, (1729, "Stale"))
         assert "1,729 marks in Stale" in bar.render().plain
+
+
+async def test_7_triage_keys_are_held_with_a_notice_while_a_bulk_runs(app, db):
+    from synapse_tui.ui.screens.confirm import ConfirmScreen
+    from tests.ui.helpers import audit
+
+    async with app.run_test(size=SIZE) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        await pilot.press("M", "v")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        with app.browser.lock:  # the bulk's write waits on the store: it is running
+            await pilot.press("y")
+            await pilot.pause(0.1)
+            assert any("30 facts…" in t for _, t in notices), notices  # it says it is under way
+            await pilot.press("v")  # a second bulk: held, no second confirm
+            await pilot.pause(0.1)
+            assert not isinstance(app.screen, ConfirmScreen)
+            await pilot.press("ctrl+z")  # an undo of what has not landed: held too
+            await pilot.pause(0.1)
+            held = [t for _, t in notices if "held while 30 facts are still being changed" in t]
+            assert len(held) == 2, notices
+        await settle(pilot)
+        assert {e["batch"] for e in audit(db)} == {1} and len(audit(db)) == 30
+        await pilot.press("ctrl+z")  # landed: keys act again
+        await settle(pilot)
+        assert len(audit(db)) == 60

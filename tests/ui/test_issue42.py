@@ -288,3 +288,17 @@ async def test_7_triage_keys_are_held_with_a_notice_while_a_bulk_runs(app, db):
         await pilot.press("ctrl+z")  # landed: keys act again
         await settle(pilot)
         assert len(audit(db)) == 60
+
+
+async def test_17_a_redo_is_listed_in_history_as_a_redo(app):
+    from tests.ui.helpers import screen_text, select
+
+    async with app.run_test(size=(100, 60)) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-deploy")
+        for key in ("c", "ctrl+z", "ctrl+y", "enter"):
+            await pilot.press(key)
+            await settle(pilot)
+        history = screen_text(app).split("HISTORY", 1)[1]
+        assert "redo" in history and "(redoes #1)" in history and "(undoes #1)" in history
+        assert history.count("undoes #1") == 1

@@ -363,12 +363,15 @@ def test_a_relative_source_keeps_its_history(tmp_path, monkeypatch):
     fact = exported(db)["[fact] Sarah lives in Lyon"]
     assert fact["created_at"] == "2026-01-05T09:00:00Z"
     assert fact["provenance"]["x-git-notes-time"] == "git commit"
+    monkeypatch.chdir(tmp_path / "notes" / "people")  # elsewhere: the same history, nothing new
+    assert "0 added, 0 newly deleted" in run("sync", db).stdout
 
 
 def test_odd_file_names_shift_nothing_and_are_named(tmp_path):
     repo = notes_repo(tmp_path)
     (repo / "two\nlines.md").write_text("- First odd note\n")
     (repo / "ctrl\x01a.md").write_text("- Second odd note\n")
+    (repo / os.fsdecode(b"caf\xe9.md")).write_text("- Third odd note\n")  # Latin-1, not UTF-8
     (repo / "zz.md").write_text("- Plain note after them\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "odd", when="2026-01-06T09:00:00Z")
@@ -376,10 +379,11 @@ def test_odd_file_names_shift_nothing_and_are_named(tmp_path):
     git(repo, "commit", "-q", "-am", "edit", when="2026-01-07T09:00:00Z")
     db = tmp_path / "memory.db"
     out = run("import", "--from", "git-notes", repo, "--db", db).stderr
-    assert "two\u240alines.md: a file name holding a control" in out
-    assert "ctrl\u2401a.md: a file name holding a control" in out
+    assert "two\u240alines.md: a file name that is not visible UTF-8 text" in out
+    assert "ctrl\u2401a.md: a file name that is not visible UTF-8 text" in out
+    assert "caf\\xe9.md: a file name that is not visible UTF-8 text" in out
     facts = exported(db)
-    assert "First odd note" not in facts and "Second odd note" not in facts
+    assert not {"First odd note", "Second odd note", "Third odd note"} & set(facts)
     assert facts["Plain note after them"]["created_at"] == "2026-01-06T09:00:00Z"
     assert facts["[decision] Ship on Wednesdays"]["created_at"] == "2026-01-07T09:00:00Z"
     assert facts["[decision] Ship on Wednesdays"]["supersedes"] == facts["[decision] Ship on Tuesdays"]["id"]
@@ -559,3 +563,29 @@ def test_a_committed_link_is_not_read_as_a_note(tmp_path):
     db = tmp_path / "memory.db"
     run("import", "--from", "git-notes", repo, "--db", db)
     assert not any("/etc/passwd" in t for t in exported(db))
+
+
+def test_claude_code_names_odd_file_names_and_reads_the_rest(tmp_path):
+    memory = tmp_path / "home" / ".claude" / "projects" / "-home-ada-shop" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("- A fine memory\n")
+    (memory / "two\nlines.md").write_text("- Odd memory\n")
+    (memory / os.fsdecode(b"caf\xe9.md")).write_text("- Latin-1 memory\n")
+    db = tmp_path / "memory.db"
+    out = run("import", "--from", "claude-code", "--db", db, env={"HOME": str(tmp_path / "home")}).stderr
+    assert "two\u240alines.md: a file name that is not visible UTF-8 text" in out
+    assert "caf\\xe9.md: a file name that is not visible UTF-8 text" in out
+    assert set(exported(db)) == {"A fine memory"}
+
+
+def test_basic_memory_names_odd_file_names_and_reads_the_rest(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "fine.md").write_text("- [fact] A fine note\n")
+    (notes / "two\nlines.md").write_text("- [fact] Odd note\n")
+    (notes / os.fsdecode(b"caf\xe9.md")).write_text("- [fact] Latin-1 note\n")
+    db = tmp_path / "memory.db"
+    out = run("import", "--from", "basic-memory", notes, "--db", db).stderr
+    assert "two\u240alines.md: a file name that is not visible UTF-8 text" in out
+    assert "caf\\xe9.md: a file name that is not visible UTF-8 text" in out
+    assert set(exported(db)) == {"A fine note"}

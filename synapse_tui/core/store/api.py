@@ -24,8 +24,8 @@ What a caller may rely on, whichever the backend:
   every call inside it; `transaction()` is one write that lands whole or not at all, and
   writers take turns (SQLite's BEGIN IMMEDIATE, the server's advisory lock).
 - **Components.** `audit` (the triage log: append, undo and redo state, history), `review`
-  (a fact's triage fields, read and written by id) and `imports` (new facts, a sync's flags
-  and evidence, export's extras) are the store's parts, each written once over the
+  (a fact's triage fields, read and written by id), `imports` (new facts, a sync's flags
+  and evidence, export's extras) and `graph` (the neighbour graph's tables) are the store's parts, each written once over the
   backend's connection.
 - **Capabilities, not probes.** What a backend or a login can do is asked of
   `capabilities` (the role a server's session acts as, the moves it may not make) and of
@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from synapse_tui.core.store.arrays import FactArrays
     from synapse_tui.core.store.audit import Audit, AuditEntry
     from synapse_tui.core.store.db import WordHits
+    from synapse_tui.core.store.graph import GraphTables
     from synapse_tui.core.store.imports import Imports
     from synapse_tui.core.store.review import Review
 
@@ -132,6 +133,7 @@ class Store(abc.ABC):
     audit: Audit  # triage's log: append, undo and redo state, history
     review: Review  # the triage fields of facts, read and written by id
     imports: Imports  # new facts, a sync's flags and evidence, export's extras
+    graph: GraphTables  # the neighbour graph's tables, as the graph's views read them
 
     @classmethod
     def open(cls, location: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:

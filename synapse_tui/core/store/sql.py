@@ -24,6 +24,7 @@ from synapse_tui.core.base.location import Location
 from synapse_tui.core.store.api import Store
 from synapse_tui.core.store.arrays import FactArrays
 from synapse_tui.core.store.audit import Audit, AuditEntry, oldest_first
+from synapse_tui.core.store.graph import GraphTables
 from synapse_tui.core.store.imports import Imports
 from synapse_tui.core.store.ops import (
     AuditSince,
@@ -126,6 +127,7 @@ class SqlStore(Store):
         self.audit = Audit(conn)  # triage's log: append, undo and redo state, history
         self.review = Review(conn)  # the triage fields of facts, read and written by id
         self.imports = Imports(conn)  # new facts, a sync's flags and evidence, export's extras
+        self.graph = GraphTables(conn)  # the neighbour graph's tables, as its views read them
         self.readonly = readonly
         # why a store opened for writing is read-only (its file, its folder), None when the
         # caller asked for read-only or it is writable
@@ -167,7 +169,7 @@ class SqlStore(Store):
 
     def deleted_count(self) -> int:
         """How many facts are flagged deleted (a scan of the table)."""
-        return self._conn.execute("SELECT count(*) FROM facts WHERE deleted").fetchone()[0]
+        return self._conn.execute("SELECT count(*) FROM facts WHERE deleted <> 0").fetchone()[0]
 
     def meta(self, key: str) -> Any:
         """A value kept in `meta` (as JSON), None when absent."""
@@ -436,17 +438,6 @@ class SqlStore(Store):
 
     def history(self, fact_id: str) -> list[AuditEntry]:
         return self.audit.history(fact_id)
-
-    def note_positions(self, note: str, start: int = 0) -> np.ndarray:
-        """0-based positions from `start` on of the facts of one note."""
-        return self._positions(
-            "SELECT group_concat(pos - 1, ',') FROM facts WHERE pos > ? AND note = ?", (start, note)
-        )
-
-    def _positions(self, sql: str, args: tuple) -> np.ndarray:
-        with self.snapshot() as conn:
-            (joined,) = conn.execute(sql, args).fetchone()
-        return np.unique(np.fromstring(joined, dtype=np.int64, sep=",")) if joined else np.empty(0, np.int64)
 
 
 def _empty_arrays() -> FactArrays:

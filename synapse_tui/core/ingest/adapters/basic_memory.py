@@ -56,6 +56,7 @@ from synapse_tui.core.ingest.adapters import (
     source_provenance,
 )
 from synapse_tui.core.ingest.adapters.basic_memory_notes import Note, Observation, parse_note
+from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "basic-memory"
@@ -147,7 +148,11 @@ def _notes(folder: Path, progress: Progress | None) -> tuple[list[Note], list[st
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=name)
     notes, report = [], every(progress, 200)
     for i, path in enumerate(paths, start=1):
-        notes.append(parse_note(path, folder))
+        note = parse_note(path, folder)
+        if nameable(note.file) and nameable(note.key):
+            notes.append(note)
+        else:  # a record id, and the file in provenance, must be visible text
+            left_out.append(f"{shown_name(note.file)}: {NOT_NAMEABLE}; not read")
         report(i, len(paths))
     seen: dict[str, str] = {}
     for note in notes:

@@ -59,7 +59,7 @@ from synapse_tui.core.ingest.adapters import (
     require_folder,
     source_provenance,
 )
-from synapse_tui.core.ingest.adapters.git_notes import pair_edits
+from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, pair_edits, shown_name
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "claude-code"
@@ -141,6 +141,9 @@ def read(
         left_out += skipped
     if not roots:
         raise InputError(f"nothing to read; expected {EXPECTED}", file=str(default_source()))
+    odd = [f for f in files if not nameable(f.rel)]  # a record id must be visible text
+    left_out += [f"{shown_name(f.file)}: {NOT_NAMEABLE}; not read" for f in odd]
+    files = [f for f in files if nameable(f.rel)]
     mine = {str(r.resolve()) for r in roots}
     heads: dict[str, KnownFact] = {}
     for k in known or []:

@@ -111,8 +111,8 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
         if not any(part.startswith(".") for part in Path(path).relative_to(inside).parts)
         and not (top / path).is_symlink()  # a link's target is read only through files_inside
     )
-    odd = [p for p in paths if not _nameable(p)]
-    left_out += [f"{clean(p)}: a file name holding a control or invisible character; not read" for p in odd]
+    odd = [p for p in paths if not nameable(p)]
+    left_out += [f"{shown_name(p)}: {NOT_NAMEABLE}; not read" for p in odd]
     paths = [p for p in paths if p not in odd]
     dirty = tree.changed(paths)
     texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))
@@ -141,10 +141,20 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
     return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped)
 
 
-def _nameable(path: str) -> bool:
+NOT_NAMEABLE = (
+    "a file name that is not visible UTF-8 text (a control or invisible character, or bytes not UTF-8)"
+)
+
+
+def nameable(path: str) -> bool:
     """A name a record id can carry: visible text, valid UTF-8 (no control or invisible
     character, no byte the file system could not decode)."""
     return first_unsafe(path) is None and not any("\udc80" <= c <= "\udcff" for c in path)
+
+
+def shown_name(path: str) -> str:
+    """A file name as a left-out line shows it: undecodable bytes as `\\xe9`, controls as pictures."""
+    return clean(path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
 
 
 def _read(path: Path) -> str:

@@ -119,3 +119,20 @@ def test_5_a_write_dated_before_the_newest_audit_entry_or_the_fact_is_refused(db
         line = refused(*args)
         assert "earlier than the newest audit entry (#1 at 2026-12-03T00:00:00Z)" in line, line
     assert cli("undo", db, "--now", "2026-12-03T00:00:00Z").stdout.startswith("undid corroborate a")
+
+
+def test_3_a_shortened_id_names_its_fact_and_an_ambiguous_one_names_the_candidates(long_ids):
+    import json
+
+    shown = json.loads(run("show", long_ids, f"{LONG}ff", "--json").stdout)
+    assert shown["id"] == f"{LONG}ffe01234"  # a prefix that tells it apart
+    assert (
+        json.loads(run("show", long_ids, "a1b2c3e9", "--json").stdout)["id"] == f"{LONG}a1b2c3e9"
+    )  # its tail
+    line = refused("show", long_ids, "claude-code:projects")
+    assert (
+        "is ambiguous: it names 3 facts" in line and f"{LONG}a1b2c3d4" in line and f"{LONG}ffe01234" in line
+    )
+    out = run("corroborate", long_ids, "@2").stdout
+    assert out.startswith("corroborate mem0:7f3e9c1a-22b4-4e5c-9a4f-0c1d2e3f4a5b@2: trust")
+    assert "no fact with id 'nope'" in refused("verify", long_ids, "nope")

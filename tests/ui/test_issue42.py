@@ -302,3 +302,34 @@ async def test_17_a_redo_is_listed_in_history_as_a_redo(app):
         history = screen_text(app).split("HISTORY", 1)[1]
         assert "redo" in history and "(redoes #1)" in history and "(undoes #1)" in history
         assert history.count("undoes #1") == 1
+
+
+async def test_3_the_list_shows_ids_that_tell_facts_apart_and_the_cli_takes_them(tmp_path):
+    import json
+
+    from tests.cli_run import run
+    from tests.helpers import write_jsonl
+    from tests.ui.helpers import make_app, row_of
+
+    long = "claude-code:projects/payments/memory/feedback_testing.md#"
+    facts = [
+        {"id": f"{long}{tail}", "text": f"fact {n}", "created_at": "2026-11-20T09:00:00Z"}
+        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
+    ]
+    db = tmp_path / "long.db"
+    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    for size in ((80, 24), (120, 40)):
+        app = make_app(db)
+        try:
+            async with app.run_test(size=size) as pilot:
+                await settle(pilot)
+                shown = {}
+                for fact in facts:
+                    row = row_of(app, fact["id"])
+                    token = next(t for t in row.split() if t.startswith("…") or t.startswith("claude"))
+                    shown[fact["id"]] = token.lstrip("…")
+                assert len(set(shown.values())) == 3, shown  # no two rows show the same id
+                for fid, token in shown.items():  # typing what you see finds that fact
+                    assert json.loads(run("show", db, token, "--json").stdout)["id"] == fid
+        finally:
+            app.store.close()

@@ -333,3 +333,21 @@ async def test_3_the_list_shows_ids_that_tell_facts_apart_and_the_cli_takes_them
                     assert json.loads(run("show", db, token, "--json").stdout)["id"] == fid
         finally:
             app.store.close()
+
+
+async def test_18_y_copies_the_whole_id_of_the_fact_shown(app):
+    from tests.ui.helpers import select
+
+    async with app.run_test(size=SIZE) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        await select(pilot, "f-deploy-freeze")
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.clipboard == "f-deploy-freeze"
+        assert notices[-1][1] == "copied f-deploy-freeze"
+        await pilot.press("n")  # in a view on top: the highlighted neighbour's
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.clipboard == app.screen.current_fact_id() != "f-deploy-freeze"

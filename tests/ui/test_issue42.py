@@ -351,3 +351,22 @@ async def test_18_y_copies_the_whole_id_of_the_fact_shown(app):
         await pilot.press("y")
         await settle(pilot)
         assert app.clipboard == app.screen.current_fact_id() != "f-deploy-freeze"
+
+
+async def test_17_the_fit_decision_reads_as_words(tmp_path):
+    from synapse_tui.ui.screens.calibration import CalibrationScreen
+    from tests.ui.helpers import make_app, screen_text
+    from tests.verdict_stores import verdicts_store
+
+    db = verdicts_store(tmp_path, pairs=3)
+    app = make_app(db)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(pilot)
+        app.push_screen(CalibrationScreen("verdicts"))
+        await settle(pilot)
+        app.screen.query_one("#ver-body").scroll_end(animate=False)
+        await settle(pilot)
+        text = screen_text(app)
+        assert "FITTED CONSTANTS  too few verdicts to fit" in text, text
+        assert "too-few" not in text
+    app.store.close()

@@ -293,7 +293,7 @@ def show_cmd(
             emit_json(info)
         else:
             roles = {h.seq: h.role for h in memory.store.history(fact_id) if h.role}
-            print_explain(info, memory.config, roles)
+            print_explain(info, memory.config, roles, now=memory.scores.now)
 
 
 @main.command("export")

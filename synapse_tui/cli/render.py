@@ -116,6 +116,17 @@ def print_score_table(memory, positions: np.ndarray, total: int) -> None:
         console.print(f"[dim]{counted(total, 'fact')}[/]")
 
 
+def _due(due: str, now: float | None) -> str:
+    """'not within a century' for a review date decades past any horizon (2170), else it."""
+    from synapse_tui.core.base.clock import parse_time
+
+    try:
+        late = now is not None and parse_time(due) - now > 100 * 365.25 * 86400
+    except ValueError:
+        return due
+    return "not within a century" if late else due
+
+
 def _pct(x: float) -> str:
     return f"{x:.2f}"
 
@@ -127,7 +138,9 @@ def _form(info: dict[str, Any]) -> str:
     return f"exact form, {counted(1 + len(info.get('reinforced_at') or []), 'event')}"
 
 
-def print_explain(info: dict[str, Any], config: Config, roles: dict[int, str] | None = None) -> None:
+def print_explain(
+    info: dict[str, Any], config: Config, roles: dict[int, str] | None = None, now: float | None = None
+) -> None:
     """`show` for a person; `roles`: the database role of each history entry that has one
     (a server's), by seq, named beside its actor (never in the JSON)."""
     console = _console()
@@ -165,7 +178,7 @@ def print_explain(info: dict[str, Any], config: Config, roles: dict[int, str] | 
         _t(f"  opinion  b={info['b']:.2f} d={info['d']:.2f} u={info['u']:.2f}  -> {info['guidance_advice']}")
     )
     overdue = " (overdue)" if info["review_overdue"] else ""
-    console.print(_t(f"  review due {info['review_due']}{overdue}"))
+    console.print(_t(f"  review due {_due(info['review_due'], now)}{overdue}"))
     if info["flags"]:
         console.print(_t("  flags: " + ", ".join(info["flags"]), style="yellow"))
     moves = ", ".join(f"{k} -> {v:.2f}" for k, v in info["what_if"].items())

@@ -136,3 +136,12 @@ def test_3_a_shortened_id_names_its_fact_and_an_ambiguous_one_names_the_candidat
     out = run("corroborate", long_ids, "@2").stdout
     assert out.startswith("corroborate mem0:7f3e9c1a-22b4-4e5c-9a4f-0c1d2e3f4a5b@2: trust")
     assert "no fact with id 'nope'" in refused("verify", long_ids, "nope")
+
+
+def test_17_a_review_date_centuries_out_reads_not_within_a_century(tmp_path):
+    hot = {"id": "hot", "text": "reinforced a million times", "created_at": "2026-11-20T09:00:00Z"}
+    src = write_jsonl(tmp_path / "hot.jsonl", [{**hot, "reinforcement_count": 1_000_000}])
+    db = tmp_path / "hot.db"
+    run("import", src, "--db", db)
+    out = run("show", db, "hot").stdout
+    assert "review due not within a century" in out and "9999" not in out

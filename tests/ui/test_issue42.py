@@ -370,3 +370,24 @@ async def test_17_the_fit_decision_reads_as_words(tmp_path):
         assert "FITTED CONSTANTS  too few verdicts to fit" in text, text
         assert "too-few" not in text
     app.store.close()
+
+
+async def test_17_a_review_date_centuries_out_reads_not_within_a_century(tmp_path):
+    from tests.cli_run import run
+    from tests.helpers import write_jsonl
+    from tests.ui.helpers import make_app, screen_text, select
+
+    hot = {"id": "hot", "text": "reinforced a million times", "created_at": "2026-11-20T09:00:00Z"}
+    db = tmp_path / "hot.db"
+    run(
+        "import", write_jsonl(tmp_path / "hot.jsonl", [{**hot, "reinforcement_count": 1_000_000}]), "--db", db
+    )
+    app = make_app(db)
+    async with app.run_test(size=(100, 60)) as pilot:
+        await settle(pilot)
+        await select(pilot, "hot")
+        await pilot.press("enter")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "REVIEW DUE  not within a century" in text and "9999" not in text
+    app.store.close()

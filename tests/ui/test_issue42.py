@@ -391,3 +391,25 @@ async def test_17_a_review_date_centuries_out_reads_not_within_a_century(tmp_pat
         text = screen_text(app)
         assert "REVIEW DUE  not within a century" in text and "9999" not in text
     app.store.close()
+
+
+async def test_18_the_filtered_list_copies_as_the_score_command_that_lists_it(app, db):
+    import json
+
+    from tests.cli_run import run
+    from tests.ui.helpers import palette_answered
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await _type_search(pilot, "tier:auto trust<0.4")
+        shown = {app.memory.ids[p] for p in app.main.query_one(FactList).order}
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"copy this list as")
+        await palette_answered(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        command = app.clipboard
+    assert command == f"synapse-tui score {db} --where 'tier:auto trust<0.4' --limit 0"
+    listed = run("score", db, "--where", "tier:auto trust<0.4", "--limit", "0", "--json").stdout
+    assert {json.loads(line)["id"] for line in listed.splitlines()} == shown and shown

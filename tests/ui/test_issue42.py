@@ -413,3 +413,16 @@ async def test_18_the_filtered_list_copies_as_the_score_command_that_lists_it(ap
     assert command == f"synapse-tui score {db} --where 'tier:auto trust<0.4' --limit 0"
     listed = run("score", db, "--where", "tier:auto trust<0.4", "--limit", "0", "--json").stdout
     assert {json.loads(line)["id"] for line in listed.splitlines()} == shown and shown
+
+
+async def test_17_the_legend_explains_the_narrow_abbreviations(app):
+    from tests.ui.helpers import screen_text
+
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(pilot)
+        await pilot.press("L")
+        await settle(pilot)
+        text = screen_text(app)
+        for short in ("v.low below 96 columns", "mod below 96 columns", "v.hi below 96 columns"):
+            assert short in text, short
+        assert "TIERS" in text and "hum" in text and "sig" in text

@@ -426,3 +426,30 @@ async def test_17_the_legend_explains_the_narrow_abbreviations(app):
         for short in ("v.low below 96 columns", "mod below 96 columns", "v.hi below 96 columns"):
             assert short in text, short
         assert "TIERS" in text and "hum" in text and "sig" in text
+
+
+async def test_17_a_deleted_row_dims_its_band_and_guidance_too(tmp_path):
+    from tests.cli_run import run
+    from tests.helpers import write_jsonl
+    from tests.ui.helpers import make_app
+
+    base = {"text": "the same evidence", "created_at": "2026-11-20T09:00:00Z", "corroborations": 3}
+    facts = [{**base, "id": "live"}, {**base, "id": "gone", "deleted": True}]
+    db = tmp_path / "d.db"
+    run("import", write_jsonl(tmp_path / "d.jsonl", facts), "--db", db)
+    app = make_app(db)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        facts_list = app.main.query_one(FactList)
+        rows = {app.memory.ids[p]: r for r, p in enumerate(facts_list.order)}
+        assert app.memory.scores.band[0] == app.memory.scores.band[1]
+        base = facts_list.rich_style
+
+        def styles(fid):
+            segs = list(facts_list._render_row(rows[fid], 118, False, base))
+            return segs[0].style, segs[-1].style, segs[-1].text.strip()  # band chip, guidance
+
+        live, gone = styles("live"), styles("gone")
+        assert live[2] == gone[2]  # the same guidance word
+        assert gone[0].color != live[0].color and gone[1].color != live[1].color
+    app.store.close()

@@ -396,8 +396,11 @@ class FactList(ScrollView, can_focus=True):
         row_style = base + style("fact-list--cursor") if selected else base
         if sc.k[pos] > 0:
             row_style = row_style + style("fact-list--superseded")
-        if sc.flags[pos] & (FLAG_DELETED | FLAG_EXPIRED):
+        deleted = bool(sc.flags[pos] & (FLAG_DELETED | FLAG_EXPIRED))
+        if deleted:
             row_style = row_style + style("fact-list--deleted")
+        # a deleted row is dim to its band and guidance too: their colours would say "live"
+        gone = style("fact-list--deleted") if deleted else Style()
         dim = row_style + style("fact-list--dim")
         chip_name = BANDS[band] if lay.chip > 7 else BAND_SHORT[band]
         gutter = "●" if pos in self.marks else " "
@@ -405,7 +408,7 @@ class FactList(ScrollView, can_focus=True):
         tier = TIERS[int(sc.tier[pos])] if lay.tier >= 7 else TIER_SHORT[int(sc.tier[pos])]
         text = self._text(row)
         segments = [
-            Segment(fit(gutter + chip_name, lay.chip - 1), style(f"fact-list--band-{band}")),
+            Segment(fit(gutter + chip_name, lay.chip - 1), style(f"fact-list--band-{band}") + gone),
             Segment(" ", row_style),
             Segment(f"{sc.trust[pos]:.2f}".rjust(lay.trust - 1) + " ", row_style + Style(bold=True)),
         ]
@@ -425,7 +428,9 @@ class FactList(ScrollView, can_focus=True):
         segments.append(Segment(age_label(float(sc.age_days[pos])).rjust(lay.age - 1) + " ", dim))
         if lay.tier:
             segments.append(Segment(fit(tier, lay.tier), dim))
-        segments.append(Segment(fit(guidance, lay.guidance), row_style + style(f"fact-list--{guidance}")))
+        segments.append(
+            Segment(fit(guidance, lay.guidance), row_style + style(f"fact-list--{guidance}") + gone)
+        )
         return Strip(segments).adjust_cell_length(width, row_style)
 
 

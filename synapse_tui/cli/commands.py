@@ -24,6 +24,7 @@ from synapse_tui.cli.common import (
     open_memory,
     progress_bar,
     resolve_config,
+    resolve_id,
     say,
 )
 from synapse_tui.cli.render import print_explain, print_neighbours, print_score_table
@@ -290,6 +291,7 @@ def show_cmd(
 ) -> None:
     """Explain one fact: every factor with its inputs, the opinion, what would move it."""
     with open_memory(db, now, config_path) as memory:
+        fact_id = resolve_id(fact_id, memory.ids, memory.index)  # a shortened id, as shown
         if as_of is None:
             info = memory.explain(fact_id)
         else:
@@ -304,7 +306,7 @@ def show_cmd(
             emit_json(info)
         else:
             roles = {h.seq: h.role for h in memory.store.history(fact_id) if h.role}
-            print_explain(info, memory.config, roles)
+            print_explain(info, memory.config, roles, now=memory.scores.now)
 
 
 @main.command("export")

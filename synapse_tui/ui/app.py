@@ -98,7 +98,24 @@ class SynapseApp(TriageApp):
         ),
         # q is in help and the palette; the Footer keeps its 80 columns for the rest
         Binding("q", "quit", "quit", show=False, id="app.quit", tooltip="Quit"),
+        Binding(
+            "y",
+            "copy_id",
+            "copy id",
+            show=False,
+            id="app.copy_id",
+            tooltip="Copy the id of the fact shown to the clipboard (the terminal's, through OSC 52)",
+        ),
     ]
+
+    def action_copy_id(self) -> None:
+        """`y`: the whole id of the fact the user sees, to the clipboard (lazygit's, k9s's y)."""
+        fact_id = self.shown_fact_id()
+        if fact_id is None:
+            self.notify("no fact selected", severity="warning", timeout=2)
+            return
+        self.copy_to_clipboard(fact_id)
+        self.notify(f"copied {fact_id}", timeout=2, markup=False)
 
     def __init__(
         self,
@@ -181,7 +198,7 @@ class SynapseApp(TriageApp):
             return None if parameters[0] in withheld(self.store) else True
         if action == "triage" and getattr(self.screen, "OWNS_UNDO", False):
             return False  # a view with its own undo (calibration: the config write) keeps ctrl+z
-        if action in ("session_log", "legend", "path", "replaced"):
+        if action in ("session_log", "legend", "path", "replaced", "copy_id"):
             return not isinstance(self.screen, ModalScreen)
         return True
 

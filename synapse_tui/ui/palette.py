@@ -38,6 +38,7 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
         writes as another writer's and reloads (core/browser/)."""
 
         def work() -> None:
+            app.browser.syncing = True  # its writes are this browser's: the reload says "your sync"
             results = sync_recorded(app.store.path, app.config)
             lines = [
                 f"{e['system']}: {r.added} added, {r.newly_deleted} deleted"
@@ -48,6 +49,19 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
             app.call_from_thread(app.notify, "\n".join(lines) or "this store records no sources")
 
         app.run_worker(work, thread=True, exclusive=True, group="sync-sources")
+
+    def copy_score_command() -> None:
+        """The search shown, as the command that lists (or saves) the same facts:
+        `synapse-tui score DB --where QUERY --limit 0` (add --json to keep them)."""
+        import shlex
+
+        from synapse_tui.core.base.location import locate
+
+        query = app.browser.view.search.source.strip()
+        where = f" --where {shlex.quote(query)}" if query else ""
+        command = f"synapse-tui score {shlex.quote(locate(app.store.path).shown)}{where} --limit 0"
+        app.copy_to_clipboard(command)
+        app.notify(f"copied: {command}", timeout=6, markup=False)
 
     for i, q in enumerate(QUEUES):
         out.append((f"Queue: {q.title}", f"{q.why} (key {i + 1})", on_main(lambda i=i: main.action_queue(i))))
@@ -111,6 +125,11 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
             "Calibration: is the score right?",
             "the score against people's verdicts; fitted constants",
             calibration,
+        ),
+        (
+            "Copy this list as a score command",
+            "synapse-tui score DB --where QUERY: the same facts on the command line (--json saves them)",
+            copy_score_command,
         ),
         ("Sync sources", "import again what this store was imported from (import --from)", sync_sources),
         ("As of another time…", "view the store as of an RFC 3339 instant or -30d", app.action_as_of),

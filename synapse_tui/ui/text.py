@@ -106,3 +106,20 @@ def stacked_bar(parts: list[tuple[float, str | Style, str]], width: int) -> Text
 def two(x: float) -> str:
     """Humans see at most two decimals (SPEC 2.5)."""
     return f"{x:.2f}"
+
+
+CENTURY_S = 100 * 365.25 * 86400
+
+
+def due_label(due: str, now: float | None) -> str:
+    """A review date as a person reads it: 'not within a century' for one decades past any
+    horizon (a fact reinforced hundreds of times: 2170), else the date."""
+    from synapse_tui.core.base.clock import parse_time
+
+    try:
+        when = parse_time(due)
+    except ValueError:
+        return due
+    if now is not None and when - now > CENTURY_S:
+        return "not within a century"
+    return due

@@ -15,8 +15,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from synapse_tui.core.trust.score import BANDS, GUIDANCE_ADVICE
+from synapse_tui.core.trust.score import BANDS, GUIDANCE_ADVICE, TIERS
 from synapse_tui.ui.screens.nav import band_style, colours
+from synapse_tui.ui.widgets.fact_list import BAND_SHORT, TIER_SHORT
 
 FLAGS = (
     ("clock_skew", "an event of the fact lies after now (its age is floored at one minute)"),
@@ -44,7 +45,11 @@ def legend_text(app, edges: tuple[float, ...]) -> Table:
     for i, band in enumerate(BANDS):
         chip = Text(f" {band:<9} ", style=band_style(app, i))
         upper = "]" if i == len(BANDS) - 1 else ")"
-        table.add_row(chip, Text(f"trust in [{bounds[i]:.1f}, {bounds[i + 1]:.1f}{upper}"))
+        short = f"; {BAND_SHORT[i]} below 96 columns" if BAND_SHORT[i] != band else ""
+        table.add_row(chip, Text(f"trust in [{bounds[i]:.1f}, {bounds[i + 1]:.1f}{upper}{short}"))
+    section("TIERS  (shortened below 96 columns)")
+    for tier, short in zip(TIERS, TIER_SHORT, strict=True):
+        table.add_row(Text(short, style="bold"), Text(tier))
     section("ROWS")
     table.add_row(
         Text("struck through", style="strike"),

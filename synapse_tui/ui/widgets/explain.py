@@ -13,7 +13,16 @@ from rich.text import Text
 from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.trust.explanation import Explanation
 from synapse_tui.core.trust.score import BANDS
-from synapse_tui.ui.text import age_label, band_chip_style, bar, clean, clean_block, stacked_bar, two
+from synapse_tui.ui.text import (
+    age_label,
+    band_chip_style,
+    bar,
+    clean,
+    clean_block,
+    due_label,
+    stacked_bar,
+    two,
+)
 
 BAR = 20
 
@@ -199,7 +208,7 @@ def review_lines(ex: Explanation, threshold: float, now: float | None = None) ->
     out = Text()
     out.append("REVIEW DUE  ", style="bold")
     due = re.sub(r"\.\d+Z$", "Z", ex.review_due)
-    out.append(due)
+    out.append(due_label(due, now))
     if now is not None and parse_time(due) <= now:
         out.append("  overdue", style="bold")
     out.append(f"  (when freshness falls below {two(threshold)} if nothing reinforces it)\n")
@@ -267,8 +276,8 @@ def history_lines(ex: Explanation, colours: dict[str, str]) -> Text:
         out.append(f"  {clean(str(h.at))}  ")
         out.append(clean(str(h.action)), style="bold")
         out.append(f"  by {clean(str(h.actor or '?'))}")
-        if h.undoes:
-            out.append(f"  (undoes #{h.undoes})")
+        if h.undoes:  # a redo applies batch #n again: it does not undo it
+            out.append(f"  ({'redoes' if h.action == 'redo' else 'undoes'} #{h.undoes})")
         out.append("\n")
     return out
 

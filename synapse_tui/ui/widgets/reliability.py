@@ -34,6 +34,14 @@ def _rate(value: float | None) -> str:
     return "" if value is None else two(value)
 
 
+# the fit's decision codes (`FitResult.decision`, the JSON's) as a person reads them
+DECISION_WORDS = {
+    "adopt": "adopt",
+    "keep-current": "keep the current constants",
+    "too-few": "too few verdicts to fit",
+}
+
+
 class ReliabilityView(VerticalScroll):
     """The Verdicts tab's body; a terminal under 100x30 hides the diagram (app.tcss)."""
 
@@ -137,7 +145,7 @@ class ReliabilityView(VerticalScroll):
         head = Text()
         head.append("\nFITTED CONSTANTS  ", style="bold")
         style = colours["success"] if fit["decision"] == "adopt" else colours["muted"]
-        head.append(fit["decision"], style=f"bold {style}")
+        head.append(DECISION_WORDS.get(fit["decision"], fit["decision"]), style=f"bold {style}")
         head.append(f"\n{fit['reason']}\n")
         table = Table(box=None, padding=(0, 2), show_edge=False)
         table.add_column("constant")

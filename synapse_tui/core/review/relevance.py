@@ -46,6 +46,17 @@ TRUST_WEIGHT = 0.1
 # 0.15 of recall@1 for 0.01 of recall@10; a fifth keeps recall@1 and still lifts @5 and @10
 LEXICAL_WEIGHT = 0.2
 KEYWORDS_FIRST = True
+# A name in the question (`Paylane`, `Andrew`) weighs like a name: its BM25 weight is
+# doubled and the facts holding every name asked come before the rest (NAMES_FIRST), so a
+# question about one vendor is answered by that vendor's facts, not by another vendor's
+# that share more of the question's common words.
+NAME_WEIGHT = 2.0
+NAMES_FIRST = True
+# capitalised, yet time words rather than names: `in May` asks when, not who
+_NOT_NAMES = frozenset(
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow""".split()
+)
 _TOKEN = re.compile(r"[^\W_]+")  # FTS5 unicode61's token characters: letters and digits
 _SUFFIXES = ("ingly", "ings", "ing", "edly", "ed", "ies", "ly", "es", "s")
 # Function words: matched exactly and weighed STOP_WEIGHT, so `When did ... at the ...`
@@ -96,6 +107,21 @@ def fts_terms(words: Sequence[str], mode: str = "trust") -> list[str]:
 
 def is_stop(term: str) -> bool:
     return term in STOP
+
+
+def names(words: Sequence[str]) -> list[str]:
+    """The tokens of the words written as names: capitalised (`Paylane`, `LGBTQ`, `Evan's`
+    gives `evan`) and not the question's first word, which any sentence capitalises;
+    function words and time words (`May`) are not names."""
+    out = []
+    for i, word in enumerate(words):
+        found = _TOKEN.findall(word)
+        for j, token in enumerate(found):
+            first = i == 0 and j == 0
+            folded = token.casefold()
+            if token[:1].isupper() and not first and folded not in STOP and folded not in _NOT_NAMES:
+                out.append(folded)
+    return list(dict.fromkeys(out))
 
 
 def check_words(q: Query, limit: int) -> None:
@@ -157,13 +183,17 @@ def rank(
     same keys, for the cost of ordering the few that can reach them."""
     words = q.words
     terms = fts_terms(words, mode)
+    named: set[str] = set()
     if mode == "all":  # the behaviour before issue 27: every word required
         pos, relevance = memory.store.search(" ".join(t.rstrip("*") for t in terms))
         hits: tuple[np.ndarray, ...] = tuple(pos for _ in terms)
         matched = np.full(len(pos), len(terms))
         terms_needed = len(terms)
     else:
-        weights = [STOP_WEIGHT if mode != "bm25" and is_stop(t) else 1.0 for t in terms]
+        named = set(fts_terms(names(words), mode)) if mode in ("hybrid", "trust") else set()
+        weights = [
+            STOP_WEIGHT if mode != "bm25" and is_stop(t) else NAME_WEIGHT if t in named else 1.0 for t in terms
+        ]
         found = memory.store.search_any(terms, weights)
         pos, relevance, hits = found.pos, found.relevance, found.hits
         stop = [is_stop(t) for t in terms]
@@ -175,14 +205,23 @@ def rank(
     if ahead.any():
         pos, relevance, matched = pos[~ahead], relevance[~ahead], matched[~ahead]
     if q.terms or mask is not None:
-        keep = q.mask(memory)[pos] if q.terms else np.ones(len(pos), dtype=bool)
+        inside = q.mask(memory) if q.terms else np.ones(len(memory), dtype=bool)
         if mask is not None:
-            keep &= mask[pos]
+            inside &= mask
+        keep = inside[pos]
         pos, relevance, matched = pos[keep], relevance[keep], matched[keep]
+        if mode not in ("all", "bm25") and len(pos):
+            relevance = _scoped_idf(len(memory), inside, pos, relevance, hits, weights)
     every = matched == terms_needed
     n = len(pos)
     first = mode in ("hybrid", "trust") and terms_needed > 1 and KEYWORDS_FIRST
     text = " ".join(words)
+    holds_names = _holding(pos, [h for t, h in zip(terms, hits, strict=True) if t in named])
+    if NAMES_FIRST and holds_names is not None and len(named) < terms_needed:
+        # the names' tier below the every-keyword one: _head's bounds know one tier only
+        limit = None
+    else:
+        holds_names = None
     if limit is not None and mode in ("hybrid", "trust") and n > limit and not _semantic_ready(memory):
         tiered = every if first else None
         head = _head(memory, text, pos, relevance, tiered, mode == "trust", terms_needed, int(limit))
@@ -195,6 +234,8 @@ def rank(
                 pos[at], score, tuple(terms), signals, every[at], bm25_rank, lexical_rank, none, held, n
             )
     tier = every.astype(np.float64) if first else np.zeros(n)
+    if holds_names is not None:  # 0 no name, 1 every name, 2 every keyword (names included)
+        tier = tier * 2 + (holds_names | (tier > 0))
     signals = ["bm25"]
     bm25_rank = _ranks(tier * 1e9 + relevance)
     lexical_rank = np.zeros(n, dtype=np.int64)
@@ -229,6 +270,52 @@ def rank(
         tuple(hits),
         n,
     )
+
+
+def _holding(pos: np.ndarray, hits: Sequence[np.ndarray]) -> np.ndarray | None:
+    """Which of `pos` hold every one of the terms whose hits are given; None for no term."""
+    if not hits:
+        return None
+    out = np.ones(len(pos), dtype=bool)
+    for h in hits:
+        out &= _in(h, pos)
+    return out
+
+
+def _in(hits: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    if not len(hits):
+        return np.zeros(len(pos), dtype=bool)
+    at = np.minimum(np.searchsorted(hits, pos), len(hits) - 1)
+    return hits[at] == pos
+
+
+def _idf(n: np.ndarray | float, rows: np.ndarray | float) -> np.ndarray:
+    return np.log1p((rows - n + 0.5) / (n + 0.5))  # Lucene's, as Store.search_any weighs
+
+
+def _scoped_idf(
+    rows: int,
+    inside: np.ndarray,
+    pos: np.ndarray,
+    relevance: np.ndarray,
+    hits: Sequence[np.ndarray],
+    weights: Sequence[float],
+) -> np.ndarray:
+    """BM25 with each word's idf counted among the facts searched (the scope, the filters),
+    not the whole store: a person's name is rare in a store of many people's chats but
+    in half of their own, where it tells the answer from nothing. The store's BM25 is an
+    idf sum times a length weight per fact; the weight is recovered and the sum redone."""
+    n_in = int(inside.sum())
+    if n_in == rows:
+        return relevance
+    held = np.array([_in(h, pos) for h in hits], dtype=bool).reshape(len(hits), len(pos))
+    w = np.asarray(weights, dtype=np.float64)
+    everywhere = w * _idf(np.array([len(h) for h in hits], dtype=np.float64), float(rows))
+    here = w * _idf(np.array([np.count_nonzero(inside[h[h < rows]]) for h in hits], dtype=np.float64), n_in)
+    before, after = everywhere @ held, here @ held
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(before > 0, after / before, 1.0)
+    return relevance * ratio
 
 
 def _content_held(found: WordHits, stop: list[bool]) -> np.ndarray:

@@ -7,7 +7,6 @@ client; other writers are real CLI processes."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys

@@ -192,7 +192,8 @@ def rank(
     else:
         named = set(fts_terms(names(words), mode)) if mode in ("hybrid", "trust") else set()
         weights = [
-            STOP_WEIGHT if mode != "bm25" and is_stop(t) else NAME_WEIGHT if t in named else 1.0 for t in terms
+            STOP_WEIGHT if mode != "bm25" and is_stop(t) else NAME_WEIGHT if t in named else 1.0
+            for t in terms
         ]
         found = memory.store.search_any(terms, weights)
         pos, relevance, hits = found.pos, found.relevance, found.hits

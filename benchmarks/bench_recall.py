@@ -125,6 +125,11 @@ def questions(phrase=ask) -> list[tuple[str, set[str], str]]:
     return out
 
 
+def kinds() -> list[str]:
+    """The slot kind (role, deadline, renewal, ...) of each of `questions()`, in order."""
+    return [kind for kind, _, _ in questions(lambda kind, key: kind)]
+
+
 def sample_store(tmp: Path) -> Path:
     db = tmp / "sample.db"
     with Store.open(db, create=True) as store:

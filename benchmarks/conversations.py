@@ -280,6 +280,22 @@ SMALL = (
 )
 
 
+ASIDES = (
+    "Anyway, how's your week going?",
+    "My neighbor's kids were screaming all morning.",
+    "I need to get back to the gym at some point.",
+    "Coffee is the only thing keeping me going.",
+    "My mom called three times today lol.",
+    "I'm trying to cut back on screen time.",
+    "We binged a whole series this weekend.",
+    "The traffic on the way home was unreal.",
+    "I finally cleaned out the garage.",
+    "Still can't believe how fast this year is going.",
+    "I burned the toast again this morning.",
+    "Our internet was down for half the day.",
+)
+
+
 @dataclass
 class Life:
     person: str
@@ -322,10 +338,11 @@ def build(seed: int = SEED) -> tuple[list[Turn], list[Question]]:
                         script.append(
                             (life.person, rng.choice(topic.follow).format(**values), (li, topic.key), True)
                         )
-            for _ in range(rng.randint(6, 12)):  # small talk around the news
-                script.insert(
-                    rng.randint(2, len(script)), (pair[rng.randint(0, 1)], rng.choice(SMALL), None, False)
-                )
+            for _ in range(rng.randint(6, 12)):  # small talk around the news, rarely word for word
+                chat = rng.choice(SMALL)
+                if rng.random() < 0.7:
+                    chat = f"{chat} {rng.choice(ASIDES)}"
+                script.insert(rng.randint(2, len(script)), (pair[rng.randint(0, 1)], chat, None, False))
             for t, (speaker, text, event, follow) in enumerate(script):
                 tid = f"{conv}:{s + 1}:{t + 1}"
                 turns.append(Turn(tid, conv, speaker, f"{speaker}: {text}", when + timedelta(minutes=t)))

@@ -46,6 +46,7 @@ TRUST_WEIGHT = 0.1
 # 0.15 of recall@1 for 0.01 of recall@10; a fifth keeps recall@1 and still lifts @5 and @10
 LEXICAL_WEIGHT = 0.2
 KEYWORDS_FIRST = True
+SEMANTIC_WEIGHT = 1.0
 # A name in the question (`Paylane`, `Andrew`) weighs like a name: its BM25 weight is
 # doubled and the facts holding every name asked come before the rest (NAMES_FIRST), so a
 # question about one vendor is answered by that vendor's facts, not by another vendor's
@@ -252,7 +253,7 @@ def rank(
         if sem is not None:
             semantic_rank[:] = sem
             signals.append("semantic")
-            fused += 1.0 / (RRF_K + semantic_rank)
+            fused += np.where(semantic_rank > 0, SEMANTIC_WEIGHT / (RRF_K + semantic_rank), 0.0)
         fused /= fused.max(initial=0) or 1.0
         if mode == "trust":
             fused *= _trusted(memory, pos, terms_needed)
@@ -543,10 +544,41 @@ def _lexical_cosines(memory: Memory, text: str, positions: np.ndarray) -> np.nda
 
 
 def _semantic_ready(memory: Memory) -> bool:
-    """Whether the store's facts carry the model's embeddings and the `[embed]` extra is in."""
+    """Whether the store's facts carry the model's embeddings and the `[embed]` extra is in:
+    embeddings `embed` wrote, or another system's (`import --from mem0 --vectors`) that
+    prove to be the same model's (`_same_model`)."""
     from synapse_tui.core.graph import embed
 
-    return embed.recorded_space(memory.store) == embed.MODEL and embed.missing_extra() is None
+    if embed.missing_extra() is not None:
+        return False
+    space = embed.recorded_space(memory.store)
+    if space == embed.MODEL:
+        return True
+    return space is not None and _same_model(memory.store.path, memory.store.count())
+
+
+PROBES = 8  # stored vectors checked against the model before its cosines are trusted
+SAME_MODEL = 0.99  # their least cosine with the model's own vector of the same text
+
+
+@lru_cache(maxsize=8)
+def _same_model(path: str, n: int) -> bool:  # pragma: no cover - needs the [embed] extra
+    """Whether the store's model embeddings, recorded as another system's space (mem0 may
+    embed with any provider), are this model's: the model re-embeds a few of their texts
+    and must land where the store's vectors are. Then a question is embedded by the model
+    and compared with the vectors the store already has, none recomputed."""
+    from synapse_tui.core.store.db import Store
+
+    vectors = _model_vectors(path, n)
+    if len(vectors.X) == 0:
+        return False
+    rows = np.unique(np.linspace(0, len(vectors.X) - 1, num=min(PROBES, len(vectors.X))).astype(np.int64))
+    with Store.open(path, readonly=True) as store:
+        texts = store.texts(vectors.pos[rows])
+    encode = _encoder()
+    if vectors.X.shape[1] != len(encode("probe")):
+        return False
+    return all(float(vectors.X[r] @ encode(t)) >= SAME_MODEL for r, t in zip(rows, texts, strict=True))
 
 
 def _semantic(memory: Memory, text: str, positions: np.ndarray) -> np.ndarray | None:
@@ -570,6 +602,7 @@ def _semantic(memory: Memory, text: str, positions: np.ndarray) -> np.ndarray | 
 class _Vectors:
     X: np.ndarray
     pos_index: np.ndarray  # per position, its row in X, or -1
+    pos: np.ndarray  # per row of X, its position
 
 
 @lru_cache(maxsize=2)
@@ -581,7 +614,8 @@ def _model_vectors(path: str, n: int) -> _Vectors:  # pragma: no cover - needs t
         pos, X = model_space(store)
     index = np.full(n + 1, -1, dtype=np.int64)
     index[pos - 1] = np.arange(len(pos))
-    return _Vectors(X.astype(np.float32), index)
+    X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)  # another system's may not be unit
+    return _Vectors(X.astype(np.float32), index, pos - 1)
 
 
 @lru_cache(maxsize=1)

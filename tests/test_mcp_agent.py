@@ -225,3 +225,34 @@ def test_the_server_introduces_itself_and_names_a_wrong_argument_in_one_line(db)
     for fact in seen["ok"]["results"]:  # numbers an agent reads: a few digits, not 17
         for name in ("trust", "confidence", "freshness", "B", "b", "u"):
             assert len(repr(fact[name]).lstrip("-").lstrip("0.")) <= 5, (name, fact[name])
+
+
+def test_time_words_raise_the_facts_of_the_time_asked_about(tmp_path):
+    """`in May` and `last year` name spans of time: the fact created then comes first,
+    where the words alone rank the three hikes about alike, and `signals` says so."""
+    facts = [
+        {"id": "tam", "text": "Maria went hiking at Mount Tam", "created_at": "2026-05-10T09:00:00Z"},
+        {"id": "reyes", "text": "Maria went hiking at Point Reyes", "created_at": "2026-09-01T09:00:00Z"},
+        {
+            "id": "yose",
+            "text": "Maria went hiking in Yosemite with her brother",
+            "created_at": "2025-07-01T09:00:00Z",
+        },
+    ]
+    db = tmp_path / "m.db"
+    run("import", write_jsonl(tmp_path / "f.jsonl", facts), "--db", db)
+    seen: dict = {}
+
+    async def scenario(s, _init):
+        for q in (
+            "Where did Maria go hiking in May?",
+            "Where did Maria go hiking last year?",
+            "Where did Maria hike?",
+        ):
+            seen[q] = (await s.call_tool("search", {"query": q})).structured_content
+
+    anyio.run(with_session, server(db, now="2026-11-30T18:00:00Z"), scenario)
+    may, last, plain = seen.values()
+    assert [r["id"] for r in may["results"]][0] == "tam" and "time" in may["signals"]
+    assert [r["id"] for r in last["results"]][0] == "yose" and "time" in last["signals"]
+    assert "time" not in plain["signals"] and len(plain["results"]) == 3

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -54,10 +55,15 @@ SEMANTIC_WEIGHT = 1.0
 NAME_WEIGHT = 2.0
 NAMES_FIRST = True
 # capitalised, yet time words rather than names: `in May` asks when, not who
+MONTHS = "january february march april may june july august september october november december".split()
 _NOT_NAMES = frozenset(
-    """january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow""".split()
+    MONTHS + "monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow".split()
 )
+# The question's time words (`last year`, `in May`, `in 2024`, `yesterday`) name a span of
+# time; the facts created in it are raised by TIME_WEIGHT of the fused relevance (before
+# the tiers), and the time words themselves weigh as function words: `May` is not a word
+# of the answer, and `may` is mostly a verb.
+TIME_WEIGHT = 0.5
 _TOKEN = re.compile(r"[^\W_]+")  # FTS5 unicode61's token characters: letters and digits
 _SUFFIXES = ("ingly", "ings", "ing", "edly", "ed", "ies", "ly", "es", "s")
 # Function words: matched exactly and weighed STOP_WEIGHT, so `When did ... at the ...`
@@ -125,6 +131,47 @@ def names(words: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def time_span(words: Sequence[str], now: float) -> tuple[float, float, frozenset[str]] | None:
+    """The span of time the question's words name, as epoch seconds [start, end), with the
+    tokens that named it; None when they name none. Relative words count back from `now`;
+    a month without a year is its latest occurrence up to now."""
+    toks = [t for w in words for t in _TOKEN.findall(w)]
+    low = [t.casefold() for t in toks]
+    today = datetime.fromtimestamp(now, tz=UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    year0 = today.replace(month=1, day=1)
+    for i, t in enumerate(low):
+        nxt = low[i + 1] if i + 1 < len(low) else ""
+        prev = low[i - 1] if i else ""
+        if t in ("last", "past", "previous") and nxt == "year":
+            return _span(year0.replace(year=year0.year - 1), year0, {t, nxt})
+        if t == "this" and nxt == "year":
+            return _span(year0, today + timedelta(days=1), {t, nxt})
+        if t in ("last", "past", "previous") and nxt == "month":
+            first = today.replace(day=1)
+            return _span((first - timedelta(days=1)).replace(day=1), first, {t, nxt})
+        if t in ("last", "past", "previous") and nxt == "week":
+            return _span(today - timedelta(days=14), today, {t, nxt})
+        if t == "yesterday":
+            return _span(today - timedelta(days=1), today, {t})
+        if t in MONTHS and (toks[i][:1].isupper() or prev in ("in", "during", "since", "of")):
+            if t == "may" and (not toks[i][:1].isupper() or (i == 0 and not nxt.isdigit())):
+                continue  # the verb, or a sentence's first word
+            month = MONTHS.index(t) + 1
+            year = int(nxt) if nxt.isdigit() and len(nxt) == 4 else None
+            if year is None:
+                year = today.year if month <= today.month else today.year - 1
+            start = datetime(year, month, 1, tzinfo=UTC)
+            end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+            return _span(start, end, {t, nxt} if nxt.isdigit() else {t})
+        if t.isdigit() and len(t) == 4 and prev in ("in", "during", "since", "of") and 1900 < int(t) < 2200:
+            return _span(datetime(int(t), 1, 1, tzinfo=UTC), datetime(int(t) + 1, 1, 1, tzinfo=UTC), {t})
+    return None
+
+
+def _span(start: datetime, end: datetime, named: set[str]) -> tuple[float, float, frozenset[str]]:
+    return start.timestamp(), end.timestamp(), frozenset(named)
+
+
 def check_words(q: Query, limit: int) -> None:
     n = len(tokens(q.words))
     if n > limit:
@@ -185,6 +232,8 @@ def rank(
     words = q.words
     terms = fts_terms(words, mode)
     named: set[str] = set()
+    span = time_span(words, memory.scores.now) if mode in ("hybrid", "trust") else None
+    timed = set(fts_terms(sorted(span[2]), mode)) if span else set()
     if mode == "all":  # the behaviour before issue 27: every word required
         pos, relevance = memory.store.search(" ".join(t.rstrip("*") for t in terms))
         hits: tuple[np.ndarray, ...] = tuple(pos for _ in terms)
@@ -192,13 +241,13 @@ def rank(
         terms_needed = len(terms)
     else:
         named = set(fts_terms(names(words), mode)) if mode in ("hybrid", "trust") else set()
+        stop = [is_stop(t) or t in timed for t in terms]
         weights = [
-            STOP_WEIGHT if mode != "bm25" and is_stop(t) else NAME_WEIGHT if t in named else 1.0
-            for t in terms
+            STOP_WEIGHT if mode != "bm25" and weak else NAME_WEIGHT if t in named else 1.0
+            for t, weak in zip(terms, stop, strict=True)
         ]
         found = memory.store.search_any(terms, weights)
         pos, relevance, hits = found.pos, found.relevance, found.hits
-        stop = [is_stop(t) for t in terms]
         terms_needed = stop.count(False) or len(terms)
         matched = _content_held(found, stop)  # of the words that carry the question
     # the store's word index holds what another writer appended after this memory was
@@ -224,6 +273,8 @@ def rank(
         limit = None
     else:
         holds_names = None
+    if span is not None:  # nor the time words' lift
+        limit = None
     if limit is not None and mode in ("hybrid", "trust") and n > limit and not _semantic_ready(memory):
         tiered = every if first else None
         head = _head(memory, text, pos, relevance, tiered, mode == "trust", terms_needed, int(limit))
@@ -254,6 +305,10 @@ def rank(
             semantic_rank[:] = sem
             signals.append("semantic")
             fused += np.where(semantic_rank > 0, SEMANTIC_WEIGHT / (RRF_K + semantic_rank), 0.0)
+        if span is not None:
+            created = memory.arrays.created[pos]
+            fused *= 1.0 + TIME_WEIGHT * ((created >= span[0]) & (created < span[1]))
+            signals.append("time")
         fused /= fused.max(initial=0) or 1.0
         if mode == "trust":
             fused *= _trusted(memory, pos, terms_needed)

@@ -31,34 +31,6 @@ class PathReady(Message):
     read: GraphRead
 
 
-class Steps(OptionList):
-    """The chain, a fact or an entity per stop: `down`/`j` and `up`/`k` go to the next
-    stop (the links between are skipped), and stop at either end instead of wrapping."""
-
-    BINDINGS = [
-        Binding("down,j", "cursor_down", "down", show=False),
-        Binding("up,k", "cursor_up", "up", show=False),
-    ]
-
-    def _step(self, direction: int) -> None:
-        here = self.highlighted
-        if here is None:
-            self.action_first()
-            return
-        i = here + direction
-        while 0 <= i < self.option_count:
-            if not self.get_option_at_index(i).disabled:
-                self.highlighted = i
-                return
-            i += direction  # at either end: stays where it is
-
-    def action_cursor_down(self) -> None:
-        self._step(1)
-
-    def action_cursor_up(self) -> None:
-        self._step(-1)
-
-
 class PathScreen(FactScreen):
     HELP_TITLE = "path view"
     DEFAULT_CSS = """
@@ -92,7 +64,7 @@ class PathScreen(FactScreen):
         yield Header(icon="◆")
         yield Static(id="path-head")
         yield Input(value=self.b or "", placeholder="the id of the other fact, then enter", id="path-to")
-        yield Steps(id="path-steps")
+        yield OptionList(id="path-steps")
         yield Static(id="path-summary")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -179,7 +151,7 @@ class PathScreen(FactScreen):
                 line = Text.assemble(("◇ ", "bold"))
                 line.append(clean(node.label), style="bold italic")
                 line.append("  entity", style="dim")
-                steps.add_option(Option(line))  # a stop of the chain: the cursor lands on it
+                steps.add_option(Option(line, disabled=True))
             if i < len(path.steps):
                 step = path.steps[i]
                 line = Text.assemble(("  │ ", "dim"))

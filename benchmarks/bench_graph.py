@@ -51,7 +51,7 @@ from synapse_tui.core.graph.lexical import embed_texts  # noqa: E402
 from synapse_tui.core.graph.read import neighbours  # noqa: E402
 from synapse_tui.core.ingest.interchange import import_facts, parse_file  # noqa: E402
 from synapse_tui.core.review.junk import near_duplicate_clusters  # noqa: E402
-from synapse_tui.core.store.db import Store  # noqa: E402
+from synapse_tui.core.store.db import SqliteStore  # noqa: E402
 from synapse_tui.core.store.schema import migrate  # noqa: E402
 
 D = 384
@@ -181,7 +181,7 @@ def bench_store(n: int, t_mm: float) -> None:
             flush=True,
         )
         t = time.perf_counter()
-        store = Store(Path("bench.db"), conn, readonly=True)
+        store = SqliteStore(Path("bench.db"), conn, readonly=True)
         clusters = near_duplicate_clusters(store, CONFIG)
         print(
             f"store N={n}: near_duplicate_clusters {1000 * (time.perf_counter() - t):.0f} ms ({len(clusters)} clusters)"

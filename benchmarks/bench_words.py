@@ -102,7 +102,7 @@ def everything(found) -> np.ndarray:
 
 
 def forget(store: Store) -> None:
-    store.__dict__.pop("_term_cache", None)
+    store.words.terms.clear()
 
 
 def every_match(recall: Recall, q: str) -> float:

@@ -1,8 +1,12 @@
-"""The style gate of STYLE.md: `ruff check` and `ruff format` clean, run with the tests."""
+"""The style gate of STYLE.md: `ruff check` and `ruff format` clean, run with the tests;
+mypy's error count held under a ceiling that only falls."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = ["synapse_tui", "tests", "benchmarks", "sample_db"]
@@ -22,6 +26,22 @@ def test_ruff_check_is_clean():
 def test_ruff_format_is_clean():
     result = ruff("format", "--check", "--no-cache")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# mypy's errors over synapse_tui ([tool.mypy] in pyproject.toml): 241 when first counted
+# (issue 44), to fall to 40. Lower it whenever a change fixes some; never raise it.
+MYPY_CEILING = 212
+MYPY_NONE_IN = ("synapse_tui/core/store/", "synapse_tui/core/trust/")
+
+
+@pytest.mark.slow
+def test_mypy_errors_stay_under_the_ceiling():
+    pytest.importorskip("mypy", reason="the [test] extra installs mypy")
+    result = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
+    errors = [line for line in result.stdout.splitlines() if re.match(r"^\S+\.py:\d+: error:", line)]
+    assert result.returncode in (0, 1), result.stdout + result.stderr  # 2: mypy itself failed
+    assert len(errors) <= MYPY_CEILING, "\n".join(errors[-20:])
+    assert [e for e in errors if e.startswith(MYPY_NONE_IN)] == []
 
 
 def test_import_contracts_hold():

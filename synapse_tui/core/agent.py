@@ -39,6 +39,7 @@ from synapse_tui.core.review.triage import Action, Triage, TriageError
 from synapse_tui.core.review.verdicts import FIT_META, constants_given, constants_in_use
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import DatabaseError
+from synapse_tui.core.store.ops import ChangedSince, CurrentMarks, FactInputs, Meta
 from synapse_tui.core.trust.score import GUIDANCE_ADVICE, review_dues
 
 RESCORE_AFTER = 60.0  # seconds: the ranking's trust is at most a minute old; answers are exact
@@ -248,7 +249,7 @@ class Recall:
         if at is not None:
             memory.score_at(np.array([at]), self.now)
         with self.store.snapshot():
-            fitted = self.store.read_soon([self.store.meta_read(FIT_META)])
+            fitted = self.store.batch_soon([Meta(FIT_META)])
             info = memory.explain(fact_id)
             (record,) = fitted()
         return self._shown(fact_id, info, record)
@@ -306,10 +307,10 @@ class Recall:
             # the action's transaction, after its writes (an agent's action changes the one
             # fact or fails), so the answer is of the state the action left
             after = [
-                self.store.marks_read(),
-                self.store.audit.facts_since_read(before),
-                self.store.fact_inputs_read([fact_id], self.config),
-                self.store.meta_read(FIT_META),
+                CurrentMarks(),
+                ChangedSince(before),
+                FactInputs.of([fact_id], self.config),
+                Meta(FIT_META),
                 *memory.explain_reads(fact_id),
             ]
             outcome = triage.apply(action, [fact_id], reads_after=after)

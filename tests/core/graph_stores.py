@@ -15,7 +15,7 @@ from synapse_tui.core.graph import embed as embedder
 from synapse_tui.core.graph.build import ensure_graph, load_edges
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.store.arrays import event_blob
-from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.db import SqliteStore, Store
 from tests.helpers import write_jsonl
 
 
@@ -65,7 +65,7 @@ def add(
 
 def as_store(conn: sqlite3.Connection) -> Store:
     """The test's connection as the Store the graph's readers take."""
-    return Store(Path("test.db"), conn, readonly=True)
+    return SqliteStore(Path("test.db"), conn, readonly=True)
 
 
 def edge_set(conn: sqlite3.Connection) -> list[tuple]:

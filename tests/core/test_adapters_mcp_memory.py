@@ -92,3 +92,19 @@ def test_cli_imports_and_refuses(memory, tmp_path, new_store):
     line = refused("import", "--from", "mcp-memory", bad, "--db", new)
     assert str(bad) in line and "expected the MCP memory server's memory.jsonl" in line
     assert not exists(new)
+
+
+def test_line_and_paragraph_separators_inside_strings_are_text(tmp_path):
+    """The server writes with JSON.stringify, which leaves U+2028, U+2029 and U+0085 raw in
+    strings: the file stays one JSON value per line and is read as the server wrote it."""
+    odd = ["Speaks French\u2028and Italian", "Para\u2029graph", "Next\x85line"]
+    entities = [{"name": "Ali\u2028ce", "entityType": "person", "observations": odd}]
+    path = tmp_path / "memory.jsonl"
+    lines = [json.dumps({"type": "entity", **e}, ensure_ascii=False) for e in entities]
+    path.write_text("\n".join(lines) + "\r\n", encoding="utf-8")
+    snap = mm.read(path)
+    assert sorted(f.text for f in snap.facts) == sorted(odd)
+    db = tmp_path / "memory.db"
+    run("import", "--from", "mcp-memory", path, "--db", db)
+    texts = {json.loads(line)["text"] for line in run("export", db).stdout.splitlines()}
+    assert texts == set(odd)

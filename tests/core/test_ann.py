@@ -69,7 +69,8 @@ def edge_set(knn: g.Knn) -> set[tuple[int, int]]:
     return set(zip(a.tolist(), b.tolist(), strict=True))
 
 
-@pytest.mark.parametrize("library", ["pynndescent", "faiss-hnsw"])
+# pynndescent's numba compiles in each new process: two minutes of the suite on two cores
+@pytest.mark.parametrize("library", [pytest.param("pynndescent", marks=pytest.mark.slow), "faiss-hnsw"])
 def test_approximate_lists_and_edges_agree_with_exact(library, one_thread, monkeypatch):
     if library == "pynndescent":
         pytest.importorskip("pynndescent")

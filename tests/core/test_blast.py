@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from synapse_tui.core.review.blast import blast_radius
-from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.db import SqliteStore
 from synapse_tui.core.store.schema import migrate
 from tests.core.graph_stores import add
 
@@ -31,7 +31,7 @@ def conn() -> sqlite3.Connection:
 
 
 def test_shared_entities_and_semantic_neighbours_with_why(conn: sqlite3.Connection) -> None:
-    radius = blast_radius(Store(Path("blast.db"), conn, readonly=True), "old")
+    radius = blast_radius(SqliteStore(Path("blast.db"), conn, readonly=True), "old")
     by_id = {r.id: r for r in radius.related}
     assert set(by_id) == {"new", "ledger", "near"}
     assert by_id["new"].entities == ("Postgres",) and by_id["new"].weight is not None
@@ -45,16 +45,16 @@ def test_shared_entities_and_semantic_neighbours_with_why(conn: sqlite3.Connecti
 
 
 def test_exclude_and_limit(conn: sqlite3.Connection) -> None:
-    radius = blast_radius(Store(Path("blast.db"), conn, readonly=True), "old", exclude=["new"], limit=1)
+    radius = blast_radius(SqliteStore(Path("blast.db"), conn, readonly=True), "old", exclude=["new"], limit=1)
     assert radius.total == 2 and len(radius.related) == 1
     assert "new" not in {r.id for r in radius.related}
 
 
 def test_an_isolated_fact_has_no_blast_radius_and_unknown_ids_raise(conn: sqlite3.Connection) -> None:
     add(conn, "alone", "nothing shared")
-    assert blast_radius(Store(Path("blast.db"), conn, readonly=True), "alone").related == ()
+    assert blast_radius(SqliteStore(Path("blast.db"), conn, readonly=True), "alone").related == ()
     with pytest.raises(KeyError):
-        blast_radius(Store(Path("blast.db"), conn, readonly=True), "nope")
+        blast_radius(SqliteStore(Path("blast.db"), conn, readonly=True), "nope")
 
 
 def test_a_supersede_preview_refuses_what_apply_would_and_writes_nothing(tmp_path) -> None:

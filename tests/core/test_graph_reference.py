@@ -33,6 +33,7 @@ def sample(tmp_path_factory):
     return ids, X, edges
 
 
+@pytest.mark.slow  # a brute-force reference over the sample: a minute on two cores
 def test_semantic_edges_match_brute_force_mutual_knn(sample):
     ids, X, edges = sample
     n = len(ids)

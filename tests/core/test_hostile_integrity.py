@@ -189,7 +189,7 @@ def test_embed_lands_vectors_and_graph_together_and_a_rerun_finishes_a_stuck_sto
     def broken(*args, **kwargs):
         raise sqlite3.IntegrityError("UNIQUE constraint failed: semantic_edges.a, semantic_edges.b")
 
-    monkeypatch.setattr(embedder, "ensure_graph", broken)
+    monkeypatch.setattr(embedder, "update_graph", broken)  # the graph step, failing after the vectors
     with pytest.raises(sqlite3.IntegrityError):
         embedder.embed_store(store, Config())
     assert store._conn.execute("SELECT count(*) FROM embeddings WHERE kind = 'model'").fetchone()[0] == 0

@@ -1,4 +1,4 @@
-"""Reads asked together (`Store.read_all`) answer what each asked alone answers, on a file
+"""Reads asked together (`Store.batch`) answer what each asked alone answers, on a file
 and on a server, where they go in one round trip; and an agent's action, whose reads go
 together, lands and answers as the same action taken by the CLI."""
 
@@ -9,8 +9,23 @@ import numpy as np
 from synapse_tui.core.agent import Recall
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.review.triage import Action, Triage
-from synapse_tui.core.store.audit import oldest_first
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.ops import (
+    AuditSince,
+    ChangedSince,
+    CurrentMarks,
+    DataVersion,
+    Detail,
+    FactInputs,
+    Inputs,
+    Marks,
+    Meta,
+    MetaPrefix,
+    NextBatch,
+    Supersession,
+    Supersessors,
+    TriageFields,
+)
 from tests.helpers import NOW, trusted_config
 
 
@@ -31,32 +46,38 @@ def test_reads_together_answer_as_each_alone(store_location):
         mark = store.audit.mark()
         Triage(store, Clock.from_option(NOW), "user:ann", config=config).apply("corroborate", ["a", "e"])
         ids = ["a", "b", "e", "no-such-fact"]
-        reads = [
-            *(store.review.fields_read(fid) for fid in ids),
-            store.fact_inputs_read(ids, config),
-            store.supersessors_read(ids),
-            store.marks_read(),
-            store.audit.facts_since_read(mark),
-            *store.audit.about_since_reads(ids, mark),
+        ops = [
+            *(TriageFields(fid) for fid in ids),
+            FactInputs.of(ids, config),
+            Supersessors(tuple(ids)),
+            CurrentMarks(),
+            ChangedSince(mark),
+            AuditSince(tuple(ids), mark),
         ]
-        together = store.read_all(reads)
+        together = store.batch(ops)
         alone = [
             *(store.review.fields(fid) for fid in ids),
             store.fact_inputs(ids, config),
             store.supersessors(ids),
             store.marks(),
             store.audit.facts_since(mark),
+            store.audit.about_since(ids, mark),
         ]
-        assert _same(together[: len(alone)], alone)
-        assert oldest_first(together[len(alone) :]) == store.audit.about_since(ids, mark)
+        assert _same(together, alone)
+        assert _same(together, [store.ask(op) for op in ops])
         assert together[ids.index("no-such-fact")] is None
+        inputs, above, marks = together[len(ids) : len(ids) + 3]
+        # typed answers: a fact's inputs by name, supersessions as (old, new), the marks
+        assert all(isinstance(row, Inputs) for row in inputs.values())
+        assert {row.id for row in inputs.values()} == {"a", "b", "e"}
+        assert all(isinstance(pair, Supersession) for pair in above)
+        assert isinstance(marks, Marks) and marks.audit > mark
         assert sorted(together[len(ids) + 3]) == ["a", "e"]  # facts_since: what the action changed
+        assert [e.fact_id for e in together[-1]] == ["a", "e"]
         # what `show` asks together, and the number the next action's entries take
-        version, batch, *detail = store.read_all(
-            [store.data_version_read(), store.audit.next_batch_read(), *store.detail_reads("a")]
-        )
+        version, batch, detail = store.batch([DataVersion(), NextBatch(), Detail("a")])
         assert version == store.data_version()
-        assert detail == store.read_all(store.detail_reads("a"))
+        assert detail == store.ask(Detail("a")) and detail.record == store.record("a")
         landed = Triage(store, Clock.from_option(NOW), "user:ann", config=config).apply("contradict", ["b"])
         assert landed.batch == batch
 
@@ -111,19 +132,21 @@ def test_reads_after_an_action_see_the_store_as_it_leaves_it(store_location):
     writes: the same answers as the reads asked once it has landed."""
     with Store.open(store_location) as store:
         triage = Triage(store, Clock.from_option(NOW), "agent:scout", config=trusted_config())
-        reads = [store.review.fields_read("a"), store.marks_read(), store.audit.facts_since_read(0)]
+        reads = [TriageFields("a"), CurrentMarks(), ChangedSince(0)]
         landed = triage.apply("corroborate", ["a"], reads_after=reads)
         assert landed.read_after == [store.review.fields("a"), store.marks(), ["a"]]
         assert landed.read_after[0]["corroborations"] == 4  # the fact's 3, and this action's
 
 
 def test_reads_sent_soon_answer_in_their_snapshot(store_location):
-    """`Store.read_soon` inside a snapshot: answered once the snapshot's next read has gone,
-    as `read_all` answers (a server sends them together)."""
+    """`Store.batch_soon` inside a snapshot: answered once the snapshot's next read has gone,
+    as `batch` answers (a server sends them together)."""
     with Store.open(store_location) as store:
         store.set_meta("test.kept", {"n": 1})
+        store.set_meta("test_p.one", 1)
+        store.set_meta("testXp.two", 2)  # LIKE 'test_p.%' would match it: a prefix does not
         with store.snapshot():
-            soon = store.read_soon([store.meta_read("test.kept"), store.meta_read("test.absent")])
-            detail = store.read_all(store.detail_reads("a"))
-            assert soon() == [{"n": 1}, None]
-        assert detail == store.read_all(store.detail_reads("a"))
+            soon = store.batch_soon([Meta("test.kept"), Meta("test.absent"), MetaPrefix("test_p.")])
+            detail = store.ask(Detail("a"))
+            assert soon() == [{"n": 1}, None, [("test_p.one", 1)]]
+        assert detail == store.ask(Detail("a"))

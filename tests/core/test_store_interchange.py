@@ -14,6 +14,7 @@ from synapse_tui.core.ingest import signing
 from synapse_tui.core.ingest.interchange import export_facts, import_facts, parse_file
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import FactDetail, Store
+from synapse_tui.core.store.ops import Detail
 from tests.helpers import OTHER, run, trusted_config, write_jsonl
 from tests.store_state import mark
 
@@ -212,7 +213,7 @@ def test_a_row_another_program_wrote_without_events_is_named(store_path):
 
 
 def test_a_facts_detail_is_its_reads_asked_together(store_location, now):
-    """`Store.detail_reads` asked together (on a server: one round trip) answer what the
+    """`Detail` (its reads asked together (on a server: one round trip) answer what the
     store's single reads answer one by one: a superseded fact with history, and a fact that
     is not there."""
     from synapse_tui.core.base.clock import Clock
@@ -220,13 +221,14 @@ def test_a_facts_detail_is_its_reads_asked_together(store_location, now):
 
     with Store.open(store_location) as store:
         Triage(store, Clock(now), "user:alice").apply(Action.CORROBORATE, ["a"])
-        detail = FactDetail(*store.read_all(store.detail_reads("a")))
+        detail = store.ask(Detail("a"))
+        assert isinstance(detail, FactDetail)
         assert detail.record == store.record("a") and detail.record.corroborations >= 1
         assert detail.superseded_by == store.superseded_by("a") == ["b"]
         assert [(h.action, h.actor) for h in detail.history] == [("corroborate", "user:alice")]
         assert detail.history == store.history("a")
         assert detail.embedding is None  # imported without an embedding, no graph built
-        missing = FactDetail(*store.read_all(store.detail_reads("no-such-fact")))
+        missing = store.ask(Detail("no-such-fact"))
         assert (missing.record, missing.superseded_by, missing.embedding, missing.history) == (
             None,
             [],

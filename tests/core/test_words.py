@@ -132,6 +132,6 @@ def test_kept_term_rows_are_dropped_when_the_index_is_rewritten(file_db):
                 "INSERT INTO facts_fts (facts_fts, rowid, id, text) SELECT 'delete', pos, id, text FROM facts"
                 " WHERE pos <= 40"
             )
-        store._doc_tokens = None  # token counts are kept on the same promise: here, only the rows
+        store.words.doc_tokens = None  # token counts are kept on the same promise: here, only the rows
         same(store.search_any(terms), fresh(db, terms))
         assert store.search_any(terms).pos.min() >= 40

@@ -30,7 +30,7 @@ from synapse_tui.core.review.queues import QUEUES, apply_sort, queue_order
 from synapse_tui.core.review.reasons import Suspects, reason
 from synapse_tui.core.review.sessionlog import LogEntry
 from synapse_tui.core.review.triage import default_actor
-from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.api import Listener, Store
 from synapse_tui.core.trust.explanation import Explanation
 
 if TYPE_CHECKING:  # the graph views' modules (networkx) load when a view first opens
@@ -182,12 +182,11 @@ class Browser:
         self._asked = version
         return True
 
-    def listener(self) -> Any:
-        """Another writer's change notices (a `postgres.live.Listener`, for one worker to
+    def listener(self) -> Listener | None:
+        """Another writer's change notices (the store's `listener()`, for one worker to
         wait on; a notice asks `changed_elsewhere` as the poll does), or None on a file,
         whose poll of data_version is cheap and is how it notices."""
-        make = getattr(self.store, "listener", None)
-        return None if make is None else make()
+        return self.store.listener()
 
     def set_as_of(self, when: float | None, rescore: bool = True) -> Loaded:
         """View the store as it was at `when` (None: now). Read-only while set."""

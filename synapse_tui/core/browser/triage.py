@@ -40,12 +40,12 @@ def refusal(store: Store, as_of: float | None, move: str | None = None) -> str |
 def withheld(store: Store) -> dict[str, str]:
     """{move: why this store's login may not make it}: on a server, an agent's role lacks
     accept and supersede; a file's login, and a server's owner, may make every move."""
-    return dict(getattr(store, "withheld", {}))
+    return dict(store.capabilities.refused)
 
 
 def login(store: Store) -> str | None:
     """The role a server's session acts as (a title says it), or None for a file."""
-    return getattr(store, "login", None)
+    return store.capabilities.role
 
 
 def apply_move(

@@ -1,7 +1,7 @@
 """The neighbour graph's arithmetic (SPEC section 3): mutual-kNN edges and clamped NPMI.
 
 Pure numpy over arrays; the exact kNN search lives in `knn`, the store-facing code in
-`graphstore`. Weights are float64 computed from the float32 (polished) cosines.
+`graph.build`. Weights are float64 computed from the float32 (polished) cosines.
 """
 
 from __future__ import annotations

@@ -26,7 +26,6 @@ same single entity) would rank them all alike.
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,27 +34,20 @@ import networkx as nx
 
 from synapse_tui.core.graph.read import (
     GraphInfo,
-    connection,
     entity_name,
     entity_pagerank,
     graph_built,
     store_graph_info,
 )
+from synapse_tui.core.store.errors import DatabaseError
+from synapse_tui.core.store.graph import graph_tables
 
 FACT, ENTITY = "fact", "entity"
 SECTIONS = ("semantic", "shared", "second", "entity", "npmi")
-SECTION_TITLES = {
-    "semantic": "semantic neighbour",
-    "shared": "shares entities",
-    "second": "2 hops, semantic",
-    "entity": "its entity",
-    "npmi": "co-occurs (NPMI)",
-}
 SHARED_LIMIT = 15  # facts sharing entities, the strongest first
 SECOND_LIMIT = 10  # two-hop semantic neighbours, the strongest chains first
 NPMI_LIMIT = 5  # NPMI neighbours listed per entity of the fact
 SHARING_SCAN = 2000  # facts read per entity when looking for facts sharing it
-_CHUNK = 500  # positions per IN (...) list
 
 
 NOT_BUILT = "the neighbour graph isn't built for this store yet (synapse-tui import builds it)"
@@ -74,12 +66,12 @@ class GraphRead:
 def read_graph(store: Any, read: Callable[[], Any]) -> GraphRead:
     """Run `read` over `store`'s graph: a bad store ends in a message, never a traceback."""
     try:
-        if not graph_built(store._conn):
+        if not graph_built(store):
             return GraphRead(error=NOT_BUILT)
         return GraphRead(read(), None, store_graph_info(store))
     except KeyError as exc:
         return GraphRead(error=f"no fact {exc.args[0]} in this store")
-    except sqlite3.Error as exc:
+    except DatabaseError as exc:
         return GraphRead(error=f"the store cannot be read: {exc}")
 
 
@@ -88,82 +80,52 @@ def neighbourhood(store: Any, fact_id: str, config: Any = None) -> GraphRead:
     return read_graph(store, lambda: ego_graph(store, fact_id, config))
 
 
-def _marks(n: int) -> str:
-    return ",".join("?" * n)
-
-
-def _chunks(items: Sequence[Any]) -> Iterable[Sequence[Any]]:
-    for i in range(0, len(items), _CHUNK):
-        yield items[i : i + _CHUNK]
-
-
 def shared_strength(specificities: Iterable[float]) -> float:
     """Two facts sharing entities of these specificities: 1 - prod(1 - s^2) (module docstring)."""
     return 1.0 - math.prod(1.0 - s * s for s in specificities)
 
 
 class GraphReader:
-    """Indexed reads of the stored edges, by fact position and entity id, cached per use."""
+    """Indexed reads of the stored edges, by fact position and entity id, cached per use
+    (the statements are the store's: `store.graph`)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.n_facts = conn.execute("SELECT coalesce(max(pos), 0) FROM facts").fetchone()[0]
+    def __init__(self, source: Any) -> None:
+        self.tables = graph_tables(source)
+        self.n_facts = self.tables.last_position()
         self._naming: dict[int, int] = {}
 
     def pos_of(self, fact_id: str) -> int:
-        row = self.conn.execute("SELECT pos FROM facts WHERE id = ?", (fact_id,)).fetchone()
-        if row is None:
+        pos = self.tables.position(fact_id)
+        if pos is None:
             raise KeyError(fact_id)
-        return row[0]
+        return pos
 
     def facts(self, positions: Sequence[int]) -> dict[int, tuple[str, str]]:
         """(id, text) by position."""
-        out: dict[int, tuple[str, str]] = {}
-        for part in _chunks(list(positions)):
-            sql = f"SELECT pos, id, text FROM facts WHERE pos IN ({_marks(len(part))})"
-            out.update((p, (i, t)) for p, i, t in self.conn.execute(sql, part))
-        return out
+        return self.tables.facts_at(positions)
 
     def entity_keys(self, eids: Sequence[int]) -> dict[int, str]:
-        out: dict[int, str] = {}
-        for part in _chunks(list(eids)):
-            sql = f"SELECT eid, key FROM entities WHERE eid IN ({_marks(len(part))})"
-            out.update(self.conn.execute(sql, part))
-        return out
+        return self.tables.entity_keys(eids)
 
     def semantic(self, positions: Sequence[int]) -> list[tuple[int, int, float, str]]:
         """Every semantic edge touching these facts: (a, b, weight, space)."""
-        out = []
-        for part in _chunks(list(positions)):
-            marks = _marks(len(part))
-            out += self.conn.execute(
-                f"SELECT a, b, weight, kind FROM semantic_edges WHERE a IN ({marks})"
-                f" UNION SELECT a, b, weight, kind FROM semantic_edges WHERE b IN ({marks})",
-                [*part, *part],
-            ).fetchall()
-        return out
+        return self.tables.semantic_touching(positions)
 
     def mentions(self, positions: Sequence[int]) -> list[tuple[int, int]]:
         """(pos, eid) for every entity these facts name."""
-        out = []
-        for part in _chunks(list(positions)):
-            sql = f"SELECT pos, eid FROM mentions WHERE pos IN ({_marks(len(part))})"
-            out += self.conn.execute(sql, part).fetchall()
-        return out
+        return self.tables.mentions_at(positions)
 
     def count_naming(self, eids: Iterable[int]) -> None:
         """Count the facts naming each of these entities in one query per chunk."""
         todo = sorted({e for e in eids if e not in self._naming})
-        for part in _chunks(todo):
-            sql = f"SELECT eid, count(*) FROM mentions WHERE eid IN ({_marks(len(part))}) GROUP BY eid"
-            self._naming.update(self.conn.execute(sql, part))
+        if todo:
+            self._naming.update(self.tables.naming_counts(todo))
 
     def naming(self, eid: int) -> int:
         """How many facts name the entity (an index range count)."""
         n = self._naming.get(eid)
         if n is None:
-            n = self.conn.execute("SELECT count(*) FROM mentions WHERE eid = ?", (eid,)).fetchone()[0]
-            self._naming[eid] = n
+            n = self._naming[eid] = self.tables.naming_count(eid)
         return n
 
     def specificity(self, eid: int) -> float:
@@ -173,22 +135,11 @@ class GraphReader:
 
     def newest_naming(self, eid: int, limit: int) -> list[int]:
         """The newest `limit` facts naming the entity: a hub entity is never read whole."""
-        return [
-            p
-            for (p,) in self.conn.execute(
-                "SELECT pos FROM mentions WHERE eid = ? ORDER BY pos DESC LIMIT ?", (eid, limit)
-            )
-        ]
+        return self.tables.newest_naming(eid, limit)
 
     def npmi(self, eid: int, limit: int) -> list[tuple[int, float, int]]:
         """The entity's strongest NPMI neighbours: (other eid, weight, n_ab)."""
-        return self.conn.execute(
-            "SELECT o, weight, n_ab FROM ("
-            " SELECT b AS o, weight, n_ab FROM npmi_edges WHERE a = :e"
-            " UNION ALL SELECT a AS o, weight, n_ab FROM npmi_edges WHERE b = :e)"
-            " ORDER BY weight DESC, o LIMIT :lim",
-            {"e": eid, "lim": limit},
-        ).fetchall()
+        return self.tables.npmi(eid, limit)
 
     def sharing(self, pos: int, limit: int) -> list[tuple[int, int, list[int]]]:
         """Facts naming any entity of the fact at `pos`, the strongest share first:
@@ -197,19 +148,13 @@ class GraphReader:
 
         Of an entity named by more than SHARING_SCAN facts, the newest SHARING_SCAN are
         read: a hub entity is never read whole (it costs its size, and says little)."""
-        mine = [e for (e,) in self.conn.execute("SELECT eid FROM mentions WHERE pos = ?", (pos,))]
+        mine = self.tables.entities_at(pos)
         self.count_naming(mine)
         shared: dict[int, list[int]] = {}
         for e in mine:
-            for (p,) in self.conn.execute(
-                "SELECT pos FROM mentions WHERE eid = ? AND pos != ? ORDER BY pos DESC LIMIT ?",
-                (e, pos, SHARING_SCAN),
-            ):
+            for p in self.tables.newest_naming(e, SHARING_SCAN, besides=pos):
                 shared.setdefault(p, []).append(e)
-        theirs: dict[int, int] = {}
-        for part in _chunks(sorted(shared)):
-            sql = f"SELECT pos, count(*) FROM mentions WHERE pos IN ({_marks(len(part))}) GROUP BY pos"
-            theirs.update(self.conn.execute(sql, part))
+        theirs = self.tables.entity_counts_at(sorted(shared))
 
         def rank(p: int) -> tuple[float, float, int]:
             both = len(shared[p])
@@ -256,8 +201,8 @@ def ego_graph(source: Any, fact_id: str, config: Any = None) -> EgoGraph:
 
     Raises KeyError for an unknown id.
     """
-    reader = GraphReader(connection(source))
-    conn = reader.conn
+    reader = GraphReader(source)
+    tables = reader.tables
     pos = reader.pos_of(fact_id)
     G = nx.Graph()
     sem1 = reader.semantic([pos])
@@ -272,7 +217,7 @@ def ego_graph(source: Any, fact_id: str, config: Any = None) -> EgoGraph:
     eids = {*my_eids, *(o for links in npmi.values() for o, _, _ in links)}
     keys = reader.entity_keys(sorted(eids))
     reader.count_naming(eids)
-    rank = entity_pagerank(conn)
+    rank = entity_pagerank(tables)
 
     fnode = {p: _add_fact(G, *facts[p]) for p in positions}
     enode = {}
@@ -281,7 +226,7 @@ def ego_graph(source: Any, fact_id: str, config: Any = None) -> EgoGraph:
         G.add_node(
             enode[e],
             kind=ENTITY,
-            label=entity_name(conn, e),
+            label=entity_name(tables, e),
             pagerank=rank.get(str(e), 0.0),
             naming=reader.naming(e),
         )
@@ -365,23 +310,17 @@ def whole_graph(source: Any) -> nx.Graph:
 
     Seconds at 100,000 facts: the browser never builds it (the benchmark's exact baseline
     for `path_between`, and a handle for analysis in a notebook)."""
-    reader = GraphReader(connection(source))
-    conn = reader.conn
+    reader = GraphReader(source)
+    tables = reader.tables
     G = nx.Graph()
     ids = {}
-    for p, fid, text in conn.execute("SELECT pos, id, text FROM facts"):
+    for p, fid, text in tables.all_facts():
         ids[p] = _add_fact(G, fid, text)
-    keys = dict(conn.execute("SELECT eid, key FROM entities"))
+    keys = tables.all_entity_keys()
     reader.count_naming(keys)
     naming = reader._naming
-    rank = entity_pagerank(conn)
-    spell = dict(
-        conn.execute(
-            "SELECT eid, spelling FROM (SELECT eid, spelling, row_number() OVER"
-            " (PARTITION BY eid ORDER BY count(*) DESC, spelling) AS r FROM mentions GROUP BY eid, spelling)"
-            " WHERE r = 1"
-        )
-    )
+    rank = entity_pagerank(tables)
+    spell = tables.top_spellings()
     for e, key in keys.items():
         G.add_node(
             (ENTITY, key),
@@ -392,14 +331,14 @@ def whole_graph(source: Any) -> nx.Graph:
         )
     G.add_edges_from(
         (ids[a], ids[b], {"kind": "semantic", "weight": w, "lexical": space == "lexical"})
-        for a, b, w, space in conn.execute("SELECT a, b, weight, kind FROM semantic_edges")
+        for a, b, w, space in tables.all_semantic()
     )
     G.add_edges_from(
         (ids[p], (ENTITY, keys[e]), {"kind": "mentions", "weight": reader.specificity(e)})
-        for p, e in conn.execute("SELECT pos, eid FROM mentions")
+        for p, e in tables.all_mentions()
     )
     G.add_edges_from(
         ((ENTITY, keys[a]), (ENTITY, keys[b]), {"kind": "npmi", "weight": w, "n_ab": n})
-        for a, b, w, n in conn.execute("SELECT a, b, weight, n_ab FROM npmi_edges")
+        for a, b, w, n in tables.all_npmi()
     )
     return G

@@ -12,7 +12,6 @@ than mixed. Facts that had only the built-in lexical embedding move to the model
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,10 +22,10 @@ import numpy as np
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.base.limits import counted
-from synapse_tui.core.graph.build import GraphUpdate, ensure_graph
+from synapse_tui.core.graph.build import GraphUpdate, update_graph
 from synapse_tui.core.graph.edges import normalise
-from synapse_tui.core.graph.read import connection
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.graph import graph_tables
 
 MODEL = "all-MiniLM-L6-v2"
 DIM = 384
@@ -83,10 +82,8 @@ def encode(texts: list[str], progress: Progress | None = None) -> np.ndarray:
 
 def check_space(store: Store) -> None:
     """Refuse when the store's model embeddings are not this model's (SPEC 9: one space)."""
-    n, low, high = store._conn.execute(
-        "SELECT count(*), min(length(vec)), max(length(vec)) FROM embeddings WHERE kind = 'model'"
-    ).fetchone()
-    if not n:
+    n, low, high = store.graph.model_vector_sizes()
+    if not n or low is None or high is None:
         return
     model = recorded_space(store)
     dims = sorted({low // 4, high // 4})
@@ -107,9 +104,7 @@ def record_model(target: Store | Any, space: str = MODEL) -> None:
     """Note in `meta` whose space the store's model embeddings are: this model's (the
     sample's are), or the one an adapter's source named (`mem0:mem0`, `graphiti`); inside
     the caller's transaction."""
-    connection(target).execute(
-        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (META_KEY, json.dumps(space))
-    )
+    graph_tables(target).set_meta(META_KEY, space)
 
 
 def recorded_space(store: Store) -> str | None:
@@ -138,25 +133,20 @@ def embed_store(
     """
     if store.readonly:  # said before minutes of encoding, not after
         raise SynapseError(f"{store.read_only_because()}; nothing can be changed")
-    todo = store._conn.execute(
-        "SELECT pos, text FROM facts WHERE pos NOT IN (SELECT pos FROM embeddings WHERE kind = 'model')"
-        " ORDER BY pos"
-    ).fetchall()
+    tables = store.graph
+    todo = tables.without_model_embedding()
     if not todo:
-        with store.transaction() as conn:
-            update = ensure_graph(conn, config, graph_progress)
+        with store.transaction():
+            update = update_graph(store, [], config, graph_progress)
         return EmbedResult(0, 0, update if update.changed else None)
     check_space(store)
     vecs = normalise(encode([text for _, text in todo], progress))
-    with store.transaction() as conn:
+    with store.transaction():
         check_space(store)  # another writer may have imported embeddings meanwhile
-        still = {p for (p,) in conn.execute("SELECT pos FROM embeddings WHERE kind = 'model'")}
+        still = tables.model_positions()
         rows = [(pos, bytes(v)) for (pos, _), v in zip(todo, vecs, strict=True) if pos not in still]
-        lexical = conn.execute(
-            "SELECT count(*) FROM embeddings WHERE kind = 'lexical' AND pos IN (SELECT value FROM json_each(?))",
-            (json.dumps([p for p, _ in rows]),),
-        ).fetchone()[0]
-        conn.executemany("INSERT OR REPLACE INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)", rows)
-        record_model(conn)
-        update = ensure_graph(conn, config, graph_progress)
+        lexical = tables.lexical_count([p for p, _ in rows])
+        tables.put_model_vectors(rows)
+        record_model(store)
+        update = update_graph(store, [], config, graph_progress)
     return EmbedResult(len(rows), lexical, update)

@@ -25,7 +25,7 @@ from typing import Any
 
 import networkx as nx
 
-from synapse_tui.core.graph.ego import ENTITY, FACT, GraphRead, GraphReader, connection, read_graph
+from synapse_tui.core.graph.ego import ENTITY, FACT, GraphRead, GraphReader, read_graph
 from synapse_tui.core.graph.read import entity_name
 
 MAX_NODES = 20_000  # nodes read at most: the search stops widening there
@@ -141,7 +141,7 @@ def path_between(
 
     Raises KeyError naming an id that is not in the store.
     """
-    reader = GraphReader(connection(source))
+    reader = GraphReader(source)
     a, b = (FACT, reader.pos_of(a_id)), (FACT, reader.pos_of(b_id))
     if a == b:
         return Path(a_id, b_id, (PathNode(FACT, a_id, _texts(reader, [a[1]])[0]),), (), 0.0, 1)
@@ -198,6 +198,8 @@ def _path_nodes(reader: GraphReader, nodes: list[tuple[str, int]]) -> tuple[Path
     facts = reader.facts([x for kind, x in nodes if kind == FACT])
     keys = reader.entity_keys([x for kind, x in nodes if kind == ENTITY])
     return tuple(
-        PathNode(FACT, *facts[x]) if kind == FACT else PathNode(ENTITY, keys[x], entity_name(reader.conn, x))
+        PathNode(FACT, *facts[x])
+        if kind == FACT
+        else PathNode(ENTITY, keys[x], entity_name(reader.tables, x))
         for kind, x in nodes
     )

@@ -1,6 +1,6 @@
 """Reading the stored graph: one fact's semantic neighbours and entities (`neighbours`).
 
-Everything here reads what `graphstore` persisted and never recomputes edges; a fact's
+Everything here reads what `graph.build` persisted and never recomputes edges; a fact's
 neighbourhood is a handful of indexed queries, so it stays fast on large stores.
 Entity importance is PageRank over the NPMI edges: shown next to an entity, never
 multiplied into trust.
@@ -8,14 +8,13 @@ multiplied into trust.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from synapse_tui.core.store.read import Read, answer
+from synapse_tui.core.store.graph import GraphTables, graph_tables
+from synapse_tui.core.store.ops import MetaPrefix
 
 if TYPE_CHECKING:
     from synapse_tui.core.store.db import Store
@@ -68,11 +67,11 @@ class Neighbours:
         }
 
 
-def _pos(conn: sqlite3.Connection, fact_id: str) -> int:
-    row = conn.execute("SELECT pos FROM facts WHERE id = ?", (fact_id,)).fetchone()
-    if row is None:
+def _pos(tables: GraphTables, fact_id: str) -> int:
+    pos = tables.position(fact_id)
+    if pos is None:
         raise KeyError(fact_id)
-    return row[0]
+    return pos
 
 
 # Entity spellings and PageRank are read per connection and kept: the most frequent
@@ -91,14 +90,15 @@ _KEEP = 8
 
 @dataclass
 class _Cache:
-    conn: sqlite3.Connection  # held, so its id is not reused while cached
+    conn: Any  # held, so its id is not reused while cached
     names_mark: int = -1
     names: dict[int, str] = field(default_factory=dict)
     rank_mark: tuple[int, int] = (-1, -1)
     rank: dict[str, float] = field(default_factory=dict)
 
 
-def _cache(conn: sqlite3.Connection) -> _Cache:
+def _cache(tables: GraphTables) -> _Cache:
+    conn = tables.conn
     with _CACHES_LOCK:  # views on other connections may run in other threads
         cache = _CACHES.get(id(conn))
         if cache is None or cache.conn is not conn:
@@ -108,11 +108,12 @@ def _cache(conn: sqlite3.Connection) -> _Cache:
         return cache
 
 
-def entity_names(conn: sqlite3.Connection, eids: Iterable[int]) -> dict[int, str]:
+def entity_names(source: Any, eids: Iterable[int]) -> dict[int, str]:
     """Each entity's most frequent spelling (ties: the first in code-point order); '' for
     an entity nobody mentions. One query for those not read before."""
-    cache = _cache(conn)
-    (mark,) = conn.execute("SELECT coalesce(max(pos), 0) FROM mentions").fetchone()
+    tables = graph_tables(source)
+    cache = _cache(tables)
+    mark = tables.mentions_mark()
     if mark != cache.names_mark:
         cache.names, cache.names_mark = {}, mark
     names = cache.names
@@ -120,11 +121,7 @@ def entity_names(conn: sqlite3.Connection, eids: Iterable[int]) -> dict[int, str
     missing = [e for e in wanted if e not in names]
     if missing:
         best: dict[int, tuple[int, str]] = {}
-        for eid, spelling, n in conn.execute(
-            "SELECT eid, spelling, count(*) FROM mentions WHERE eid IN (SELECT value FROM json_each(?))"
-            " GROUP BY eid, spelling",
-            (json.dumps(missing),),
-        ):
+        for eid, spelling, n in tables.spelling_counts(missing):
             held = best.get(eid)
             if held is None or (-n, spelling) < (-held[0], held[1]):
                 best[eid] = (n, spelling)
@@ -133,25 +130,14 @@ def entity_names(conn: sqlite3.Connection, eids: Iterable[int]) -> dict[int, str
     return {e: names[e] for e in wanted}
 
 
-def connection(source: Store | sqlite3.Connection) -> sqlite3.Connection:
-    """A `Store`'s connection, or the one handed over: a bare one (the graph's own tests
-    build those) or a store's inside its transaction, a file's or a server's (its dialect
-    adapter): the graph's persistence takes either, so callers never reach for `_conn`."""
-    from synapse_tui.core.store.db import Store
-
-    return source._conn if isinstance(source, Store) else source
-
-
 def read_entity_names(store: Store) -> tuple[int, dict[int, str]]:
     """Every entity's name in one pass over the mentions, with the mark it stands for: a
     warm-up for a long-running reader, on a store opened for it, inside a snapshot (0.1-0.3 s
     per 200,000 mentions), handed over with `seed_entity_names`."""
-    conn = store._conn
-    (mark,) = conn.execute("SELECT coalesce(max(pos), 0) FROM mentions").fetchone()
+    tables = store.graph
+    mark = tables.mentions_mark()
     best: dict[int, tuple[int, str]] = {}
-    for eid, spelling, n in conn.execute(
-        "SELECT eid, spelling, count(*) FROM mentions NOT INDEXED GROUP BY eid, spelling"
-    ):
+    for eid, spelling, n in tables.spelling_counts():
         held = best.get(eid)
         if held is None or (-n, spelling) < (-held[0], held[1]):
             best[eid] = (n, spelling)
@@ -161,23 +147,23 @@ def read_entity_names(store: Store) -> tuple[int, dict[int, str]]:
 def seed_entity_names(store: Store, mark: int, names: dict[int, str]) -> None:
     """Give `store`'s cache the names `read_entity_names` read elsewhere, if they stand for
     what `store` has seen (the same mark, or nothing read yet)."""
-    cache = _cache(store._conn)
+    cache = _cache(store.graph)
     with _CACHES_LOCK:
         if cache.names_mark in (-1, mark):
             cache.names, cache.names_mark = {**names, **cache.names}, mark
 
 
-def entity_name(conn: sqlite3.Connection, eid: int) -> str:
-    return entity_names(conn, [eid])[int(eid)]
+def entity_name(source: Any, eid: int) -> str:
+    return entity_names(source, [eid])[int(eid)]
 
 
-def entity_pagerank(conn: sqlite3.Connection) -> dict[str, float]:
+def entity_pagerank(source: Any) -> dict[str, float]:
     """PageRank by entity id (as a string key) from the stored graph. Shared: read only."""
-    cache = _cache(conn)
-    mark = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+    tables = graph_tables(source)
+    cache = _cache(tables)
+    mark = tables.pagerank_mark()
     if mark != cache.rank_mark:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'graph.pagerank'").fetchone()
-        cache.rank, cache.rank_mark = (json.loads(row[0]) if row else {}), mark
+        cache.rank, cache.rank_mark = tables.pagerank(), mark
     return cache.rank
 
 
@@ -186,34 +172,15 @@ def neighbours(store: Store, fact_id: str, config: Any = None, npmi_limit: int =
 
     Raises KeyError for an unknown id.
     """
-    conn = store._conn
-    pos = _pos(conn, fact_id)
-    semantic = tuple(
-        SemanticNeighbour(fid, w, kind == "lexical")
-        for fid, w, kind in conn.execute(
-            "SELECT f.id, s.weight, s.kind FROM ("
-            " SELECT b AS o, weight, kind FROM semantic_edges WHERE a = :p"
-            " UNION ALL SELECT a AS o, weight, kind FROM semantic_edges WHERE b = :p) s"
-            " JOIN facts f ON f.pos = s.o ORDER BY s.weight DESC, f.id",
-            {"p": pos},
-        )
+    tables = store.graph
+    pos = _pos(tables, fact_id)
+    semantic = tuple(SemanticNeighbour(fid, w, kind == "lexical") for fid, w, kind in tables.semantic_of(pos))
+    rank = entity_pagerank(tables)
+    mine = tables.keyed_entities_at(pos)
+    links = {eid: tables.keyed_npmi(eid, npmi_limit) for eid, _ in mine}
+    names = entity_names(
+        tables, [eid for eid, _ in mine] + [o for found in links.values() for o, *_ in found]
     )
-    rank = entity_pagerank(conn)
-    mine = conn.execute(
-        "SELECT e.eid, e.key FROM mentions m JOIN entities e ON e.eid = m.eid WHERE m.pos = ? ORDER BY e.key",
-        (pos,),
-    ).fetchall()
-    links = {
-        eid: conn.execute(
-            "SELECT n.o, e.key, n.weight, n.n_ab FROM ("
-            " SELECT b AS o, weight, n_ab FROM npmi_edges WHERE a = :e"
-            " UNION ALL SELECT a AS o, weight, n_ab FROM npmi_edges WHERE b = :e) n"
-            " JOIN entities e ON e.eid = n.o ORDER BY n.weight DESC, e.key LIMIT :lim",
-            {"e": eid, "lim": npmi_limit},
-        ).fetchall()
-        for eid, _ in mine
-    }
-    names = entity_names(conn, [eid for eid, _ in mine] + [o for found in links.values() for o, *_ in found])
     entities = [
         EntityNeighbours(
             key,
@@ -226,9 +193,9 @@ def neighbours(store: Store, fact_id: str, config: Any = None, npmi_limit: int =
     return Neighbours(fact_id, semantic, tuple(entities))
 
 
-def graph_built(conn: sqlite3.Connection) -> bool:
-    """Whether `graphstore` has built the graph of this store (imports build it)."""
-    return conn.execute("SELECT 1 FROM meta WHERE key = 'graph.npmi'").fetchone() is not None
+def graph_built(source: Any) -> bool:
+    """Whether `graph.build` has built the graph of this store (imports build it)."""
+    return graph_tables(source).built()
 
 
 @dataclass(frozen=True)
@@ -268,19 +235,19 @@ class GraphInfo:
         return cls(**{**obj, "spaces": tuple(obj.get("spaces", ()))})
 
 
-def graph_info(conn: sqlite3.Connection) -> GraphInfo:
-    return answer(conn, graph_info_read())
+# What a graph's build kept of each embedding space (its method and recall), as a read to
+# ask with others (`Store.batch`): its answer goes to `graph_info_of`.
+GRAPH_INFO = MetaPrefix("graph.semantic.")
 
 
-def graph_info_read() -> Read:
-    """`graph_info` as a read, to send with others (`Store.read_all`)."""
-    return Read("SELECT key, value FROM meta WHERE key LIKE 'graph.semantic.%' ORDER BY key", (), _graph_info)
+def graph_info(source: Any) -> GraphInfo:
+    return graph_info_of(graph_tables(source).semantic_states())
 
 
-def _graph_info(rows: list[tuple]) -> GraphInfo:
+def graph_info_of(meta: list[tuple[str, Any]]) -> GraphInfo:
+    """How the graph was built, from the answer of `GRAPH_INFO`."""
     approx = []
-    for key, value in rows:
-        state = json.loads(value)
+    for key, state in meta:
         if state.get("method", "exact") != "exact":
             approx.append((key.rsplit(".", 1)[1], state))
     if not approx:
@@ -293,38 +260,26 @@ def _graph_info(rows: list[tuple]) -> GraphInfo:
 
 def store_graph_info(store: Any) -> GraphInfo:
     """`graph_info` of a `Store` (views hold the store, never its connection)."""
-    return graph_info(store._conn)
+    return graph_info_of(store.ask(GRAPH_INFO))
 
 
 def semantic_pairs(store: Any, min_weight: float) -> list[tuple[int, int]]:
     """(a, b) positions (from 1) of the semantic edges of at least `min_weight`."""
-    return store._conn.execute(
-        "SELECT a, b FROM semantic_edges WHERE weight >= ?", (float(min_weight),)
-    ).fetchall()
+    return store.graph.semantic_pairs(min_weight)
 
 
 def shared_entities(store: Any, fact_id: str) -> dict[str, list[str]] | None:
     """The other facts naming an entity `fact_id` names, with the spellings they share
     (None for an unknown id)."""
-    row = store._conn.execute("SELECT pos FROM facts WHERE id = ?", (fact_id,)).fetchone()
-    if row is None:
+    pos = store.graph.position(fact_id)
+    if pos is None:
         return None
     out: dict[str, list[str]] = {}
-    for fid, spelling in store._conn.execute(
-        "SELECT f.id, m1.spelling FROM mentions m1 JOIN mentions m2 ON m1.eid = m2.eid"
-        " JOIN facts f ON f.pos = m2.pos WHERE m1.pos = ? AND m2.pos != ? ORDER BY m1.spelling",
-        (row[0], row[0]),
-    ):
+    for fid, spelling in store.graph.shared_spellings(pos):
         out.setdefault(fid, []).append(spelling)
     return out
 
 
 def edge_weights(store: Any, fact_id: str) -> list[tuple[str, float]]:
     """(other fact, weight) of each semantic edge of `fact_id`."""
-    return store._conn.execute(
-        "SELECT f.id, s.weight FROM ("
-        " SELECT b AS o, weight FROM semantic_edges WHERE a = (SELECT pos FROM facts WHERE id = :f)"
-        " UNION ALL SELECT a AS o, weight FROM semantic_edges WHERE b = (SELECT pos FROM facts WHERE id = :f)) s"
-        " JOIN facts f ON f.pos = s.o",
-        {"f": fact_id},
-    ).fetchall()
+    return store.graph.edge_weights(fact_id)

@@ -16,8 +16,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 from cryptography.hazmat.primitives.serialization import (
     Encoding,
-    NoEncryption,
-    PrivateFormat,
     PublicFormat,
 )
 
@@ -56,10 +54,6 @@ def public_key_hex(private_key: Ed25519PrivateKey) -> str:
 def private_key_from_seed(seed: bytes) -> Ed25519PrivateKey:
     """Deterministic keys (the sample generator and the tests need reproducible signatures)."""
     return Ed25519PrivateKey.from_private_bytes(seed)
-
-
-def private_key_hex(private_key: Ed25519PrivateKey) -> str:
-    return private_key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption()).hex()
 
 
 def sign(private_key: Ed25519PrivateKey, fact_id: str, created_at: str, text: str) -> dict:

@@ -2,7 +2,7 @@
 
 Each returns groups (or lists) of fact ids, sorted, so the browser and the CLI can show
 them and tests can compare them. Near-duplicates read the stored semantic edges, so the
-graph must be built first (`graphstore.ensure_graph`).
+graph must be built first (`graph.build.ensure_graph`).
 """
 
 from __future__ import annotations

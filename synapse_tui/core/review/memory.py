@@ -15,10 +15,11 @@ import numpy as np
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.graph.read import graph_info_read
-from synapse_tui.core.store.db import FactDetail, FactRecord, Store
-from synapse_tui.core.store.read import Read
-from synapse_tui.core.trust.row import ScoreRow, row_json, score_json
+from synapse_tui.core.graph.read import GRAPH_INFO, graph_info_of
+from synapse_tui.core.store.api import Store
+from synapse_tui.core.store.db import FactRecord
+from synapse_tui.core.store.ops import DataVersion, Detail, Inputs, Op
+from synapse_tui.core.trust.row import row_json, score_json
 from synapse_tui.core.trust.score import (
     GUIDANCE,
     GUIDANCE_ADVICE,
@@ -64,7 +65,7 @@ class Memory:
         return built[1]
 
     def refresh(
-        self, fact_ids: list[str], now: float | None = None, inputs: dict[int, tuple] | None = None
+        self, fact_ids: list[str], now: float | None = None, inputs: dict[int, Inputs] | None = None
     ) -> np.ndarray:
         """Re-read a few facts after a write (triage) and rescore only what it changed.
 
@@ -193,9 +194,6 @@ class Memory:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def score_row(self, i: int) -> ScoreRow:
-        return ScoreRow.of(self.ids[i], self.scores, i)
-
     def row(self, i: int) -> dict[str, Any]:
         """The `score --json` object of fact i (SPEC 6), full floats."""
         return row_json(self.ids[i], self.scores, i)
@@ -250,23 +248,21 @@ class Memory:
             # the check and what the fact is explained with asked together: the detail is
             # what this view explains with, unless another process wrote (then a fresh load
             # reads its own)
-            version, *read = self.store.read_all(
-                [self.store.data_version_read(), *self.explain_reads(fact_id)]
-            )
+            version, *read = self.store.batch([DataVersion(), *self.explain_reads(fact_id)])
             if version != self.version:
                 return Memory(self.store, self.config, self.scores.now).explained(fact_id)
             return self.explained(fact_id, read)
 
-    def explain_reads(self, fact_id: str) -> list[Read]:
-        """What `explained` explains a fact with beside this view's scores, as reads to send
-        with others: how the graph was built and the fact's detail."""
-        return [graph_info_read(), *self.store.detail_reads(fact_id)]
+    def explain_reads(self, fact_id: str) -> list[Op[Any]]:
+        """What `explained` explains a fact with beside this view's scores, as reads to ask
+        with others (`Store.batch`): how the graph was built and the fact's detail."""
+        return [GRAPH_INFO, Detail(fact_id)]
 
     def explained(self, fact_id: str, read: list[Any] | None = None) -> dict[str, Any] | None:
         """`explain` from this view's scores and `read`, the answers of `explain_reads` asked
         in the state these scores are of (None: asked now)."""
-        graph, *answers = self.store.read_all(self.explain_reads(fact_id)) if read is None else read
-        detail = FactDetail(*answers)
+        meta, detail = self.store.batch(self.explain_reads(fact_id)) if read is None else read
+        graph = graph_info_of(meta)
         rec: FactRecord | None = detail.record
         if rec is None:
             return None

@@ -17,9 +17,9 @@ from typing import Any
 from synapse_tui.core.base.clock import Clock, format_time
 from synapse_tui.core.base.config import Config, config_for
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.store.audit import AuditEntry, oldest_first
-from synapse_tui.core.store.db import Store
-from synapse_tui.core.store.read import Read
+from synapse_tui.core.store.api import Store
+from synapse_tui.core.store.audit import AuditEntry
+from synapse_tui.core.store.ops import AuditSince, NextBatch, Op, TriageFields
 from synapse_tui.core.trust.spot import scored, spot_reads
 
 
@@ -146,7 +146,7 @@ class Triage:
         *,
         seen: int | None = None,
         own: Collection[int] = (),
-        reads_after: Sequence[Read] = (),
+        reads_after: Sequence[Op[Any]] = (),
     ) -> Outcome:
         """Apply one action to every fact in `fact_ids` as one batch (one undo step).
 
@@ -164,7 +164,7 @@ class Triage:
         self._check_writable()
         with self.store.transaction():
             outcome = self.apply_in(action, fact_ids, target, seen=seen, own=own)
-            answers = self.store.read_soon(reads_after) if reads_after else None
+            answers = self.store.batch_soon(reads_after) if reads_after else None
         return outcome if answers is None else replace(outcome, read_after=answers())
 
     def apply_in(
@@ -184,15 +184,15 @@ class Triage:
         # the facts and (with `seen`) what was done to them since, asked together; with them,
         # but for a supersession (whose changed facts are not these), what `_land` reads
         checked = [*ids, *([target] if target else [])]
-        since = [] if seen is None else store.audit.about_since_reads(checked, seen)
+        since: list[Op[Any]] = [] if seen is None else [AuditSince(tuple(checked), seen)]
         landing = [] if action == Action.SUPERSEDE else self._land_reads(ids)
-        found = store.read_all([*(store.review.fields_read(fid) for fid in ids), *since, *landing])
+        found = store.batch([*(TriageFields(fid) for fid in ids), *since, *landing])
         rows = dict(zip(ids, found[: len(ids)], strict=True))
         for fid, row in rows.items():
             if row is None:
                 raise TriageError(f"no fact with id {fid!r}")
         if seen is not None:  # inside the write transaction: nobody lands between check and write
-            self._check_unchanged(action, oldest_first(found[len(ids) : len(ids) + len(since)]), own)
+            self._check_unchanged(action, found[len(ids)], own)
         read = found[len(found) - len(landing) :] if landing else None
         if action == Action.SUPERSEDE:
             changes = self._supersede(list(rows), target)
@@ -384,10 +384,10 @@ class Triage:
         values = self.store.review.fields(fid) or {}
         return {k: values.get(k, fields[k]) for k in fields}
 
-    def _land_reads(self, fact_ids: list[str]) -> list[Read]:
+    def _land_reads(self, fact_ids: list[str]) -> list[Op[Any]]:
         """What `_land` reads before its first write: the scores' inputs of the changed facts
         (asked of `fact_ids`, which hold them) and the batch's number."""
-        return [*spot_reads(self.store, self.config, fact_ids), self.store.audit.next_batch_read()]
+        return [*spot_reads(self.config, fact_ids), NextBatch()]
 
     def _land(
         self,
@@ -402,10 +402,10 @@ class Triage:
         `read`: the answers of `_land_reads`, when asked already in this transaction."""
         store = self.store
         changed = [c.fact_id for c in changes]
-        inputs, above, batch = read if read is not None else store.read_all(self._land_reads(changed))
-        inputs = {pos: row for pos, row in inputs.items() if row[0] in changed}  # a fact left unchanged
+        inputs, above, batch = read if read is not None else store.batch(self._land_reads(changed))
+        inputs = {pos: row for pos, row in inputs.items() if row.id in changed}  # a fact left unchanged
         scores = scored(store, self.config, now, inputs, above)
-        created = {row[0]: float(row[-1][0]) for row in inputs.values()}  # a fact's first event
+        created = {row.id: float(row.events[0]) for row in inputs.values()}  # a fact's first event
         for change in changes:
             store.review.write(change.fact_id, change.after, created.get(change.fact_id))
         rows = [(c.fact_id, c.before, c.after) for c in changes]

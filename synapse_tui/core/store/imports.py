@@ -54,7 +54,7 @@ class Imports:
     """The facts table as imports and syncs write it."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
+        self._conn: Any = conn  # sqlite3's, or a server's (postgres/dialect.Connection)
 
     # -- what an import checks first ----------------------------------------------------
 

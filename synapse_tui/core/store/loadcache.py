@@ -26,6 +26,7 @@ import struct
 import threading
 import zlib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -100,7 +101,7 @@ def _unpack(mm: mmap.mmap, header: dict) -> tuple[list[str], FactArrays] | None:
     if end != len(mm) or f"{zlib.crc32(memoryview(mm)[start:end]):08x}" != header["crc"]:
         return None
     n = header["n"]
-    arrays = {}
+    arrays: dict[str, Any] = {}
     for (name, dtype), (offset, count) in zip(_FIELDS, header["arrays"], strict=True):
         arrays[name] = np.frombuffer(mm, dtype=dtype, count=count, offset=offset)
     if any(len(arrays[name]) != n for name, _ in _FIELDS if name != "events"):
@@ -171,7 +172,7 @@ def _write(tmp: Path, token: int, seq: int | None, signers: str, ids: list[str],
     with open(tmp, "wb") as f:
         f.seek(base)
         for o, part in zip(rel, parts, strict=True):
-            raw = memoryview(part).cast("B") if isinstance(part, np.ndarray) else part
+            raw = part.data.cast("B") if isinstance(part, np.ndarray) else part
             pad = bytes(_aligned(o + len(raw)) - o - len(raw))
             for chunk in (raw, pad):
                 crc = zlib.crc32(chunk, crc)

@@ -1,7 +1,7 @@
-"""One read of the store as a value: its statement, its arguments and what makes the answer
-of its rows, so that several can be sent together (`Store.read_all`: what `show` reads of a
-fact, what an action is decided on): a server's store sends them in one round trip, a
-file's runs them one after the other."""
+"""One statement of the store as a value, inside `core/store` only: its SQL, its arguments
+and what makes the answer of its rows. A backend maps each typed read of ops.py to some of
+these (`SqlStore._plan`), so that `Store.batch` can send several together: a server's store
+in one round trip, a file's one after the other."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ class Review:
     """The triage fields of one store's facts, read and written by id."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
+        self._conn: Any = conn  # sqlite3's, or a server's (postgres/dialect.Connection)
 
     def exists(self, fact_id: str) -> bool:
         return self._conn.execute("SELECT 1 FROM facts WHERE id = ?", (fact_id,)).fetchone() is not None

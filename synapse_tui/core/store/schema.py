@@ -7,7 +7,7 @@ over one table, not five million rows.
 
 A fact that came without an embedding has an `embeddings` row of kind 'lexical' whose `vec`
 is empty: the built-in lexical vector is computed from the text when it is needed
-(graphstore.add_lexical_embeddings). Stores written by earlier builds hold those vectors; they
+(graph.build.add_lexical_embeddings). Stores written by earlier builds hold those vectors; they
 are the same bits and are not read.
 """
 
@@ -18,7 +18,7 @@ import sqlite3
 APPLICATION_ID = 0x53594E41  # "SYNA": marks a SQLite file as a synapse-tui store
 
 # the edges' second index: rebuilt in one sort when a build fills an empty table
-# (graphstore._write_edges), which takes a third less than keeping it up row by row
+# (graph.build._write_edges), which takes a third less than keeping it up row by row
 SEMANTIC_EDGES_B = "CREATE INDEX semantic_edges_b ON semantic_edges(b)"
 
 _V1 = f"""

@@ -15,21 +15,28 @@ facts are only ever appended to the index, never rewritten or removed, so a term
 once read stay its rows, and a later search reads only the rows appended since (a rowid
 range FTS5 answers from the end of its doclist). Should the index change otherwise (its
 row count no longer adds up), everything kept is dropped.
+
+`WordIndex` owns all of it for one FTS5 table: the rows' token counts, the term cache and
+the searches. A file's store holds one over its own table (`store.words`); a server's holds
+one over the copy of its facts this process keeps (postgres/words.py's `Mirror`).
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from synapse_tui.core.store.db import WordHits, _varints
+from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.store.ops import WordHits
 
 if TYPE_CHECKING:
-    from synapse_tui.core.store.db import Store
+    from synapse_tui.core.store.api import Store
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -70,13 +77,146 @@ class TermCache:
             self.size -= dropped.size
 
 
-def _cache(store: Store) -> TermCache:
-    """The store's term cache, made on its first word search (one per connection)."""
-    cache = getattr(store, "_term_cache", None)
-    if cache is None:
-        cache = TermCache()
-        store._term_cache = cache  # type: ignore[attr-defined]
-    return cache
+class WordIndex:
+    """One FTS5 table (`facts_fts`, rowid = position + 1) on a SQLite connection, with
+    what its searches keep: each row's token count (`doc_tokens`, once read whole) and each
+    term's rows (`terms`). `snapshot` gives the connection inside one read transaction (a
+    file's store: its own; by default one of the index's); `where` names it in an error."""
+
+    FTS_COLUMNS = 2  # facts_fts: id, text (docsize holds one varint per column per row)
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        where: str,
+        snapshot: Callable[[], AbstractContextManager[sqlite3.Connection]] | None = None,
+    ) -> None:
+        self.conn = conn
+        self.where = where
+        self.snapshot = snapshot if snapshot is not None else lambda: _read_transaction(conn)
+        self.doc_tokens: np.ndarray | None = None  # tokens per FTS row by rowid, once read whole
+        self.terms = TermCache()
+
+    def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Facts holding every word (each a prefix): see `search`."""
+        return search(self, query, limit)
+
+    def search_any(self, terms: Sequence[str], weights: Sequence[float] | None = None) -> WordHits:
+        """Facts holding any of the terms, with their BM25: see `search_any`."""
+        return search_any(self, terms, weights)
+
+    def prepare(self) -> None:
+        """Read every row's token count now (0.15 s at a million facts), so that the first
+        broad search of a long-running process does not: for a server or a browser to call
+        once the store is open and the first answer or paint is out."""
+        with self.snapshot() as conn:
+            (last,) = conn.execute("SELECT max(id) FROM facts_fts_docsize").fetchone()
+            if last is not None:
+                self.row_tokens(conn, np.array([last], dtype=np.int64), keep=True, whole=True)
+
+    def row_tokens(
+        self, conn: sqlite3.Connection, rowids: np.ndarray, keep: bool, whole: bool = False
+    ) -> np.ndarray:
+        """Token counts of FTS rows (ascending rowids), from the docsize table. A search
+        matching few of the rows not read yet reads just its own (1.5 us a row); one
+        matching many reads all the rest in one aggregate (0.15 s at a million) and keeps
+        them, so later searches read only rows appended since: facts are never rewritten
+        or removed, so a count once read stays true. `keep` False (inside a write): keep
+        nothing; `whole`: read all the rest whatever the matches."""
+        have = self.doc_tokens
+        start = 0 if have is None else len(have)
+        unread = rowids[rowids >= start]
+        if not len(unread):
+            return have[rowids] if have is not None else np.empty(0, np.int64)
+        (last,) = conn.execute("SELECT max(id) FROM facts_fts_docsize").fetchone()
+        factory = conn.text_factory
+        conn.text_factory = bytes
+        try:
+            if not whole and len(unread) <= 20_000 and 20 * len(unread) < (last or 0) - start:
+                found = dict(
+                    conn.execute(
+                        "SELECT id, sz FROM facts_fts_docsize WHERE id IN (SELECT value FROM json_each(?))",
+                        (json.dumps(unread.tolist()),),
+                    )
+                )
+                counts = self._varint_rows(b"".join(found.get(r, b"") for r in unread.tolist()), len(unread))
+                if have is None:
+                    return counts
+                out = np.empty(len(rowids), dtype=np.int64)
+                old = len(rowids) - len(unread)  # rowids ascend: the read ones come first
+                out[:old], out[old:] = have[rowids[:old]], counts
+                return out
+            (blob,) = conn.execute(
+                "SELECT group_concat(sz, x'') FROM facts_fts_docsize WHERE id >= ?", (start,)
+            ).fetchone()
+            data = blob or b""
+            n = len(_varint_ends(data)) // self.FTS_COLUMNS
+            (first,) = conn.execute(
+                "SELECT min(id) FROM facts_fts_docsize WHERE id >= ?", (start,)
+            ).fetchone()
+            if n and last - first + 1 == n:
+                ids = np.arange(first, last + 1, dtype=np.int64)
+            else:  # gaps (never made by synapse-tui): read the ids too
+                (joined,) = conn.execute(
+                    "SELECT group_concat(id, ',') FROM facts_fts_docsize WHERE id >= ?", (start,)
+                ).fetchone()
+                ids = (
+                    np.fromstring(joined.decode(), dtype=np.int64, sep=",")
+                    if joined
+                    else np.empty(0, np.int64)
+                )
+        finally:
+            conn.text_factory = factory
+        tokens = np.zeros(max(int(rowids[-1]), last or 0) + 1, dtype=np.int64)
+        if have is not None:
+            tokens[: len(have)] = have
+        tokens[ids] = self._varint_rows(data, len(ids))
+        if keep:
+            self.doc_tokens = tokens
+        return tokens[rowids]
+
+    def _varint_rows(self, data: bytes, rows: int) -> np.ndarray:
+        """Per row, the sum of its FTS_COLUMNS varints, `data` holding `rows` rows' worth."""
+        ends = _varint_ends(data)
+        if len(ends) != rows * self.FTS_COLUMNS:
+            raise StoreError(f"{self.where}: the full-text index is damaged (its size table does not add up)")
+        if len(ends) == len(data):  # every count under 128: one byte each
+            values = np.frombuffer(data, dtype=np.uint8).astype(np.int64)
+        else:
+            values = _varint_values(data, ends)
+        return values.reshape(rows, self.FTS_COLUMNS).sum(axis=1)
+
+
+@contextmanager
+def _read_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One read transaction on `conn` (nested uses share the outer one)."""
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+def _varint_ends(data: bytes) -> np.ndarray:
+    """Where each SQLite varint in `data` ends (its last byte has the high bit clear)."""
+    return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) < 128)
+
+
+def _varint_values(data: bytes, ends: np.ndarray) -> np.ndarray:
+    """The SQLite varints (big-endian, 7 bits a byte) packed in `data`, ending at `ends`;
+    counts never need the 9-byte form."""
+    raw = np.frombuffer(data, dtype=np.uint8).astype(np.int64)
+    which = np.repeat(np.arange(len(ends)), np.diff(np.append(-1, ends)))  # varint of each byte
+    shift = 7 * (ends[which] - np.arange(len(raw)))  # bytes after this one in its varint
+    return np.bincount(which, weights=(raw & 127) << shift, minlength=len(ends)).astype(np.int64)
+
+
+def _varints(data: bytes) -> list[int]:
+    return _varint_values(data, _varint_ends(data)).tolist()
 
 
 def _quoted(term: str) -> str:
@@ -130,7 +270,7 @@ def term_rows(
     return found
 
 
-def search_any(store: Store, terms: Sequence[str], weights: Sequence[float] | None = None) -> WordHits:
+def search_any(index: WordIndex, terms: Sequence[str], weights: Sequence[float] | None = None) -> WordHits:
     """Facts matching any of `terms` (each one FTS5 token, matched as a prefix when it
     ends in `*`), with BM25 summed over the terms each matches: each term's idf (times
     its weight, when given) times the length-normalised term weight. The idf is Lucene's
@@ -141,9 +281,9 @@ def search_any(store: Store, terms: Sequence[str], weights: Sequence[float] | No
     empty = WordHits(none, np.empty(0), none, tuple(none for _ in terms))
     if not terms:
         return empty
-    keep = not store._conn.in_transaction
-    cache = _cache(store)
-    with store.snapshot() as conn:
+    keep = not index.conn.in_transaction
+    cache = index.terms
+    with index.snapshot() as conn:
         rows, column_tokens = _averages(conn)
         found = term_rows(conn, cache, terms, rows, keep)
         scale = [float(np.log1p((rows - len(h) + 0.5) / (len(h) + 0.5))) for h in found]  # idf
@@ -156,9 +296,9 @@ def search_any(store: Store, terms: Sequence[str], weights: Sequence[float] | No
             rowids, idf_sum, held = _combine(found, scale)
         if not len(rowids):
             return empty
-        weight = _weights(store, cache, rows, column_tokens, int(rowids[-1]) + 1, keep)
+        weight = _weights(index, rows, column_tokens, int(rowids[-1]) + 1, keep)
         if weight is None:
-            weight = _length_weight(store._row_tokens(conn, rowids, keep), rows, column_tokens)
+            weight = _length_weight(index.row_tokens(conn, rowids, keep), rows, column_tokens)
         else:
             weight = weight[rowids]
     return WordHits(rowids - 1, idf_sum * weight, held, tuple(h - 1 for h in found))
@@ -187,19 +327,19 @@ def _combine(
         return rowids, sums.take(at), counts.take(at)
     idf_sum, held = np.zeros(len(rowids)), np.zeros(len(rowids), dtype=np.int64)
     for t, idf in enumerate(scale):
-        has = (held_bits >> width(t)) & width(1) != 0
+        has = np.bitwise_and(held_bits, width(1 << t)) != 0
         idf_sum[has] += idf
         held += has
     return rowids, idf_sum, held
 
 
 def _weights(
-    store: Store, cache: TermCache, rows: int, column_tokens: list[int], need: int, keep: bool
+    index: WordIndex, rows: int, column_tokens: list[int], need: int, keep: bool
 ) -> np.ndarray | None:
     """`_length_weight` of every row read so far, by rowid, kept while the averages hold
     (an append moves them: one pass over a million rows, 10 ms); None when the rows up to
     `need` are not all read yet, or inside a write."""
-    tokens = store._doc_tokens
+    tokens, cache = index.doc_tokens, index.terms
     if not keep or tokens is None or len(tokens) < need:
         return None
     key = (rows, tuple(column_tokens), len(tokens))
@@ -227,7 +367,7 @@ def top_any(
     return pos[best], relevance[best]
 
 
-def search(store: Store, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def search(index: WordIndex, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """FTS5 matches for free words (each a prefix, all required): 0-based positions,
     ascending, and their relevance (> 0, higher is better); with `limit`, only the most
     relevant, best first. The words are ANDed, so every match holds every word and the idf
@@ -237,12 +377,12 @@ def search(store: Store, query: str, limit: int | None = None) -> tuple[np.ndarr
     if not words:
         return np.empty(0, np.int64), np.empty(0)
     match = " ".join(_quoted(w + "*") for w in words)
-    keep = not store._conn.in_transaction  # inside a write, rows read may yet roll back
-    with store.snapshot() as conn:
+    keep = not index.conn.in_transaction  # inside a write, rows read may yet roll back
+    with index.snapshot() as conn:
         rowids = _rowids(conn, _MATCH, (match,))
         if not len(rowids):
             return np.empty(0, np.int64), np.empty(0)
-        tokens = store._row_tokens(conn, rowids, keep)
+        tokens = index.row_tokens(conn, rowids, keep)
         rows, column_tokens = _averages(conn)
     relevance = len(words) * _length_weight(tokens, rows, column_tokens)
     pos = rowids - 1

@@ -277,7 +277,10 @@ def _one_blas_thread() -> contextlib.AbstractContextManager:
 def _checked_fit(
     inp: Inputs, y: np.ndarray, config: Config, current: dict[str, float], names: list[str], why: str
 ) -> FitResult:
-    cur_losses, fit_losses, base_losses, rows = [], [], [], []
+    cur_losses: list[float] = []
+    fit_losses: list[float] = []
+    base_losses: list[float] = []
+    rows: list[dict[str, Any]] = []
     blocks = folds(len(y))
     start = current  # each fold's search begins where the previous one ended: fewer steps
     for j in range(1, len(blocks)):
@@ -286,7 +289,7 @@ def _checked_fit(
         tout = inp.take(test)
         start = fit_constants(inp.take(train), y[train], current, names, config, start)
         rate = float(np.mean(y[train]))
-        row = {
+        row: dict[str, Any] = {
             "train": len(train),
             "test": len(test),
             "current": log_loss(replay(current, tout, config), y[test]),

@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.store.db import Store
-from synapse_tui.core.store.read import Read
+from synapse_tui.core.store.api import Store
+from synapse_tui.core.store.ops import FactInputs, Inputs, Op, Supersession, Supersessors
 from synapse_tui.core.trust.row import ScoreRecord
 from synapse_tui.core.trust.score import FactArrays, score
 
 
-def depth(store: Store, fact_id: str, first: list[tuple[str, str]] | None = None) -> int:
+def depth(store: Store, fact_id: str, first: list[Supersession] | None = None) -> int:
     """k of one fact: the fewest supersession steps up to a fact nothing supersedes.
 
     Breadth-first over `supersedes` (indexed), so the cost is the size of the chain.
@@ -45,42 +45,41 @@ def depth(store: Store, fact_id: str, first: list[tuple[str, str]] | None = None
 def spot_scores(store: Store, config: Config, now: float, fact_ids: list[str]) -> dict[str, dict[str, Any]]:
     """Score and inputs of each fact in `fact_ids` (unknown ids are left out), by id: the
     `ScoreRecord` JSON an audit entry keeps in `score_before` (SPEC 8), full floats."""
-    return scored(store, config, now, *store.read_all(spot_reads(store, config, fact_ids)))
+    return scored(store, config, now, *store.batch(spot_reads(config, fact_ids)))
 
 
-def spot_reads(store: Store, config: Config, fact_ids: list[str]) -> list[Read]:
-    """What `spot_scores` reads (the inputs, and the first step of each depth), to send
-    with other reads: their answers go to `scored`."""
-    ids = list(dict.fromkeys(fact_ids))
-    return [store.fact_inputs_read(ids, config), store.supersessors_read(ids)]
+def spot_reads(config: Config, fact_ids: list[str]) -> list[Op[Any]]:
+    """What `spot_scores` reads (the inputs, and the first step of each depth), to ask
+    with other reads (`Store.batch`): their answers go to `scored`."""
+    ids = tuple(dict.fromkeys(fact_ids))
+    return [FactInputs.of(ids, config), Supersessors(ids)]
 
 
 def scored(
-    store: Store, config: Config, now: float, rows: dict[int, tuple], above: list[tuple[str, str]]
+    store: Store, config: Config, now: float, rows: dict[int, Inputs], above: list[Supersession]
 ) -> dict[str, dict[str, Any]]:
     """`spot_scores` from the answers of `spot_reads` (a deeper chain's depth reads on)."""
     if not rows:
         return {}
     order = sorted(rows)
-    cols = list(zip(*(rows[p] for p in order), strict=True))
-    by_pos = dict(zip(order, cols[0], strict=True))
-    _, r, s, declared, sig_state, trusted, o1, _sup, deleted, events = cols
-    counts = np.array([len(e) for e in events], dtype=np.int64)
+    facts = [rows[p] for p in order]
+    by_pos = {p: fact.id for p, fact in zip(order, facts, strict=True)}
+    counts = np.array([len(f.events) for f in facts], dtype=np.int64)
     offsets = np.zeros(len(order), dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
-    flat = np.concatenate(events)
+    flat = np.concatenate([f.events for f in facts])
     arrays = FactArrays(
-        r=np.array(r, dtype=np.int64),
-        s=np.array(s, dtype=np.int64),
-        declared=np.array(declared, dtype=np.int8),
-        sig_state=np.array(sig_state, dtype=np.int8),
-        sig_trusted=np.array(trusted, dtype=bool),
+        r=np.array([f.r for f in facts], dtype=np.int64),
+        s=np.array([f.s for f in facts], dtype=np.int64),
+        declared=np.array([f.declared for f in facts], dtype=np.int8),
+        sig_state=np.array([f.sig_state for f in facts], dtype=np.int8),
+        sig_trusted=np.array([f.trusted for f in facts], dtype=bool),
         created=flat[offsets],
         events=flat,
         offsets=offsets,
-        o1_count=np.array(o1, dtype=np.int64),
+        o1_count=np.array([f.o1_count for f in facts], dtype=np.int64),
         supersedes=np.full(len(order), -1, dtype=np.int64),
-        deleted=np.array(deleted, dtype=bool),
+        deleted=np.array([f.deleted for f in facts], dtype=bool),
     )
     k = np.array([depth(store, by_pos[p], above) for p in order], dtype=np.int64)
     sc = score(arrays, config, now, k)

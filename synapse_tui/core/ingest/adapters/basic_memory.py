@@ -56,6 +56,7 @@ from synapse_tui.core.ingest.adapters import (
     source_provenance,
 )
 from synapse_tui.core.ingest.adapters.basic_memory_notes import Note, Observation, parse_note
+from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "basic-memory"
@@ -90,7 +91,7 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
     `progress(notes read, notes)` is called as the notes are parsed, the slow part."""
     folder = Path(source).expanduser()
     notes, left_out = _notes(folder, progress)
-    _git_times(folder, notes)
+    _git_times(folder, notes, left_out)
     root = str(folder.resolve())
     known = known or []
     current: dict[str, KnownFact] = {}
@@ -118,19 +119,25 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
     return Snapshot(SYSTEM, str(folder), facts, deleted, left_out)
 
 
-def _git_times(folder: Path, notes: list[Note]) -> None:
+def _git_times(folder: Path, notes: list[Note], left_out: list[str]) -> None:
     """A note whose front matter gives no time, in a git work tree and committed as it is,
     dates from its first commit (created) and its last (modified) instead of its mtime."""
     undated = [n for n in notes if not n.dated]
-    top = gitlog.work_tree(folder) if undated else None
-    if top is None:
+    try:
+        tree = gitlog.open_folder(folder) if undated else None
+    except InputError as exc:  # its work tree is elsewhere: dated by the files
+        left_out.append(f"{folder}: {exc.reason}")
         return
-    history, dirty = gitlog.history(top, folder), gitlog.changed(top, folder)
-    inside = folder.resolve().relative_to(top.resolve())
+    if tree is None:
+        return
+    history = tree.history()
+    rels = {id(n): (Path(tree.inside) / n.file).as_posix() for n in undated}
+    dirty = tree.changed(rels.values())
     for note in undated:
-        rel = (inside / note.file).as_posix()
+        rel = rels[id(note)]
         if history.get(rel) and rel not in dirty:
-            note.created, note.modified = history[rel][0].at, history[rel][-1].at
+            note.created, note.modified = history[rel][0][0].at, history[rel][-1][0].at
+    left_out += tree.left_out
 
 
 def _notes(folder: Path, progress: Progress | None) -> tuple[list[Note], list[str]]:
@@ -141,7 +148,11 @@ def _notes(folder: Path, progress: Progress | None) -> tuple[list[Note], list[st
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=name)
     notes, report = [], every(progress, 200)
     for i, path in enumerate(paths, start=1):
-        notes.append(parse_note(path, folder))
+        note = parse_note(path, folder)
+        if nameable(note.file) and nameable(note.key):
+            notes.append(note)
+        else:  # a record id, and the file in provenance, must be visible text
+            left_out.append(f"{shown_name(note.file)}: {NOT_NAMEABLE}; not read")
         report(i, len(paths))
     seen: dict[str, str] = {}
     for note in notes:

@@ -59,7 +59,7 @@ from synapse_tui.core.ingest.adapters import (
     require_folder,
     source_provenance,
 )
-from synapse_tui.core.ingest.adapters.git_notes import pair_edits
+from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, pair_edits, shown_name
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "claude-code"
@@ -141,6 +141,9 @@ def read(
         left_out += skipped
     if not roots:
         raise InputError(f"nothing to read; expected {EXPECTED}", file=str(default_source()))
+    odd = [f for f in files if not nameable(f.rel)]  # a record id must be visible text
+    left_out += [f"{shown_name(f.file)}: {NOT_NAMEABLE}; not read" for f in odd]
+    files = [f for f in files if nameable(f.rel)]
     mine = {str(r.resolve()) for r in roots}
     heads: dict[str, KnownFact] = {}
     for k in known or []:
@@ -167,7 +170,7 @@ def read(
         left_out.append(
             f"{prose} of {len(files)} files hold no front matter and no bullets (prose is not read)"
         )
-    times = _Times(roots)
+    times = _Times(roots, files, left_out)
     bullets: dict[str, list[KnownFact]] = {}
     for r, k in heads.items():
         if "#" in r:
@@ -186,7 +189,10 @@ def _home_files(root: Path) -> tuple[list[_File], list[str]]:
     if not (root / "projects").is_dir() and not (root / "CLAUDE.md").is_file():
         raise InputError(f"holds neither projects/ nor CLAUDE.md; expected {EXPECTED}", file=str(root))
     files, left_out = [], []
-    if (root / "projects").is_dir():
+    projects = root / "projects"
+    if projects.is_dir() and not projects.resolve().is_relative_to(root.resolve()):
+        left_out.append("projects: a link leaving the folder; not read")
+    elif projects.is_dir():
         paths, skipped = files_inside(root / "projects", ".md")
         left_out += [f"projects/{line}" for line in skipped]
         prefix = len(str(root)) + 1  # files_inside joins names onto root: slicing is exact
@@ -409,14 +415,28 @@ def _versions(f: _File, heads: dict[str, KnownFact], bullets: dict[str, list[Kno
 class _Times:
     """When each text was written: git where the file is committed, else its mtime."""
 
-    def __init__(self, roots: list[Path]) -> None:
-        self.trees: dict[Path, tuple[Path, dict[str, gitlog.Commit], set[str]] | None] = {}
+    def __init__(self, roots: list[Path], files: list[_File], left_out: list[str]) -> None:
+        self.trees: dict[Path, tuple[gitlog.Folder, dict[str, gitlog.Commit], set[str]]] = {}
         for root in roots:
-            top = gitlog.work_tree(root)
-            if top is not None:
-                self.trees[root] = (top, gitlog.last_commits(top, root), gitlog.changed(top, root))
+            try:
+                tree = gitlog.open_folder(root)
+            except InputError as exc:  # its work tree is elsewhere: dated by the files
+                left_out.append(f"{root}: {exc.reason}")
+                continue
+            if tree is not None:
+                # files unchanged since the last sync (kept) need no time: not hashed again
+                mine = [self._rel(tree, f.path) for f in files if f.root == root and not f.kept]
+                self.trees[root] = (tree, tree.last_commits(), tree.changed(r for r in mine if r))
+                left_out += tree.left_out
         self.blamed: dict[Path, list[gitlog.Commit | None]] = {}
         self.roots = {root: str(root.resolve()) for root in roots}
+
+    @staticmethod
+    def _rel(tree: gitlog.Folder, path: Path) -> str | None:
+        try:
+            return path.resolve().relative_to(tree.top).as_posix()
+        except ValueError:  # a link to a file outside the work tree
+            return None
 
     def root(self, root: Path) -> str:
         return self.roots[root]
@@ -424,14 +444,14 @@ class _Times:
     def of(self, f: _File, item: _Item) -> tuple[float, str, gitlog.Commit | None]:
         tree = self.trees.get(f.root)
         if tree is not None:
-            top, commits, dirty = tree
-            rel = f.path.resolve().relative_to(top.resolve()).as_posix()
-            if rel in commits:
+            folder, commits, dirty = tree
+            rel = self._rel(folder, f.path)
+            if rel is not None and rel in commits:
                 if f.whole and rel not in dirty:
                     return commits[rel].at, FROM_GIT, commits[rel]
                 if not f.whole:
                     if f.path not in self.blamed:
-                        self.blamed[f.path] = gitlog.blame(top, rel)
+                        self.blamed[f.path] = folder.blame(rel)
                     lines = self.blamed[f.path]
                     commit = lines[item.line - 1] if item.line - 1 < len(lines) else None
                     if commit is not None:

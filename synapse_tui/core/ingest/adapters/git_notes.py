@@ -4,7 +4,8 @@ included, read with its history.
 Facts. A note's body is read as Markdown blocks: each top-level bullet (its nested lines
 with it) and each paragraph is a fact, under its heading; code blocks are not read. Front
 matter (`description`, `read_only`, as Letta Code's MemFS writes `system/*.md`) goes to
-provenance, and a `read_only: true` block is tier `human` (a person locked it).
+provenance, and a committed `read_only: true` block is tier `human` (a person locked it);
+not committed yet, it is no one's lock.
 
 History. Every commit that changed a note (`git log`, oldest first; a rename is a removal
 and an addition) is replayed: a block whose text is unchanged keeps its record; when a
@@ -42,6 +43,7 @@ import yaml
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.textsafe import clean, first_unsafe
 from synapse_tui.core.ingest.adapters import (
     Snapshot,
     errors_at,
@@ -91,33 +93,38 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
     """The folder's notes with their whole history (see the module docstring)."""
     folder = Path(source).expanduser()
     require_folder(folder, EXPECTED)
-    top = gitlog.work_tree(folder)
-    if top is None:
+    tree = gitlog.open_folder(folder)
+    if tree is None:
         raise InputError(
             f"is not in a git work tree (or git is not installed); expected {EXPECTED}", file=str(folder)
         )
+    top = tree.top
     patterns = [
         p.strip() for p in (agents or os.environ.get("SYNAPSE_GIT_AGENTS") or AGENTS).split(",") if p.strip()
     ]
     current, left_out = files_inside(folder, ".md")
-    inside = folder.resolve().relative_to(top.resolve())
-    history = gitlog.history(top, folder)
-    dirty = gitlog.changed(top, folder)
+    inside = Path(tree.inside)
+    history = tree.history(".md")
     paths = sorted(
         path
         for path in set(history) | {(inside / p.relative_to(folder)).as_posix() for p in current}
         if not any(part.startswith(".") for part in Path(path).relative_to(inside).parts)
         and not (top / path).is_symlink()  # a link's target is read only through files_inside
     )
-    specs = [f"{c.sha}:{path}" for path in paths for c in history.get(path, [])]
-    texts = iter(gitlog.blobs(top, specs))
+    odd = [p for p in paths if not nameable(p)]
+    left_out += [f"{shown_name(p)}: {NOT_NAMEABLE}; not read" for p in odd]
+    paths = [p for p in paths if p not in odd]
+    dirty = tree.changed(paths)
+    texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))
     versions: list[_Version] = []
     deleted: dict[str, float | None] = {}
     used: set[str] = set()
     report = every(progress, 50)
     here = {p.resolve() for p in current}
     for n, path in enumerate(paths, start=1):
-        states = [(c, c.at, next(texts)) for c in history.get(path, [])]
+        states: list[tuple[gitlog.Commit | None, float | None, str | None]] = [
+            (c, c.at, next(texts)) for c, _ in history.get(path, [])
+        ]
         file = top / path
         if file.resolve() in here and (path in dirty or path not in history):
             states.append((None, file.stat().st_mtime, _read(file)))
@@ -130,7 +137,24 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
     if not facts and not current:
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
     stamped = {k: v for k, v in deleted.items() if v is not None}
+    left_out += tree.left_out
     return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped)
+
+
+NOT_NAMEABLE = (
+    "a file name that is not visible UTF-8 text (a control or invisible character, or bytes not UTF-8)"
+)
+
+
+def nameable(path: str) -> bool:
+    """A name a record id can carry: visible text, valid UTF-8 (no control or invisible
+    character, no byte the file system could not decode)."""
+    return first_unsafe(path) is None and not any("\udc80" <= c <= "\udcff" for c in path)
+
+
+def shown_name(path: str) -> str:
+    """A file name as a left-out line shows it: undecodable bytes as `\\xe9`, controls as pictures."""
+    return clean(path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
 
 
 def _read(path: Path) -> str:
@@ -289,7 +313,8 @@ def blocks(body: str, offset: int = 0) -> list[Block]:
 def _fact(folder: Path, root: str, v: _Version, patterns: list[str]) -> ParsedFact:
     commit = v.commit
     agent = commit is None or any(fnmatch.fnmatch(commit.email.lower(), p.lower()) for p in patterns)
-    tier = "human" if v.meta.get("read_only") is True or not agent else "auto"
+    # a committed `read_only: true` is a lock a person set; text nobody committed is no one's
+    tier = "human" if commit is not None and (v.meta.get("read_only") is True or not agent) else "auto"
     file = v.record.rsplit("#", 1)[0]
     provenance = source_provenance(
         SYSTEM,

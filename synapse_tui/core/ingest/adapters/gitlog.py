@@ -1,167 +1,130 @@
 """What git knows about a folder of Markdown: who wrote each line, and when.
 
-Read through the `git` command, never by parsing `.git`: its porcelain formats are the
-stable interface. The source is only read: `GIT_OPTIONAL_LOCKS=0` keeps `git status` from
-refreshing the index, and a repository's own configuration cannot run anything here
-(no fsmonitor hook, no textconv filter, no pager).
+Read through `core.base.safegit`: plumbing on committed objects only, so nothing the
+repository names (filters, textconv, signature programs, fsmonitor, hooks) ever runs, and
+nothing is written there. The work tree is compared with the committed blobs here, in
+Python, never by `git status`.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
-import shutil
-import subprocess
-from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-_ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
-_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.quotepath=false", "--no-pager")
-_ZERO = "0" * 40
+from synapse_tui.core.base.safegit import Commit, Repo
+
+__all__ = ["Commit", "Folder", "open_folder"]
 
 
-@dataclass(frozen=True)
-class Commit:
-    sha: str
-    author: str  # `Name <email>`
-    email: str
-    at: float  # epoch seconds: the author's time, the instant the text was written
+@dataclass
+class Folder:
+    """A folder in a git work tree, read as data."""
 
+    repo: Repo
+    inside: str  # the folder, relative to the top of the work tree ('.' for the top)
+    _head: dict[str, tuple[str, str]] | None = field(default=None, repr=False)  # path -> (mode, blob)
+    _head_sha: str | None = field(default=None, repr=False)
 
-@cache
-def _git() -> str | None:
-    return shutil.which("git")
+    @property
+    def top(self) -> Path:
+        return self.repo.top
 
+    @property
+    def left_out(self) -> list[str]:
+        return self.repo.left_out
 
-def _run(root: Path, *args: str) -> str | None:
-    git = _git()
-    if git is None:
-        return None
-    try:
-        out = subprocess.run(
-            [git, *_SAFE, "-C", str(root), *args],
-            capture_output=True,
-            env={**os.environ, **_ENV},
-            check=False,
-            timeout=120,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else None
+    def _paths(self) -> list[str]:
+        return [] if self.inside == "." else [self.inside]
 
+    def history(self, suffix: str = "") -> dict[str, list[tuple[Commit, str | None]]]:
+        """Every file ending in `suffix` that ever was below the folder (path relative to
+        the top), with each commit that changed it and its blob after that commit (None:
+        removed, or a link or submodule there), oldest first; a rename is a removal and an
+        addition."""
+        shas = self.repo.rev_list("HEAD", self._paths(), reverse=True)
+        commits = self.repo.commits(shas)
+        found: dict[str, list[tuple[Commit, str | None]]] = {}
+        for sha, changes in self.repo.changes(shas, self._paths()).items():
+            if sha not in commits:
+                continue
+            for change in changes:
+                if change.path.endswith(suffix):  # a link's text is its target: not a note
+                    found.setdefault(change.path, []).append((commits[sha], change.file))
+        return found
 
-def work_tree(folder: Path) -> Path | None:
-    """The top of the git work tree holding `folder`, or None (no git, not a repository, or
-    one git refuses to read, such as another user's)."""
-    out = _run(folder, "rev-parse", "--show-toplevel")
-    return Path(out.strip()) if out and out.strip() else None
+    def last_commits(self) -> dict[str, Commit]:
+        """For each file below the folder, the last commit that changed it."""
+        return {path: states[-1][0] for path, states in self.history().items()}
 
+    def texts(self, blobs: Iterable[str | None]) -> list[str | None]:
+        """The text of each blob (None for None or a missing one), in one read."""
+        ids = list(blobs)
+        wanted = [b for b in ids if b is not None]
+        got = dict(zip(wanted, self.repo.objects(wanted), strict=True))
+        return [None if b is None or got.get(b) is None else got[b].decode("utf-8", "replace") for b in ids]  # type: ignore[union-attr]
 
-def _log(root: Path, folder: Path, *order: str) -> Iterator[tuple[Commit, list[str]]]:
-    """Each commit touching `folder`, newest first unless `order` says otherwise, with the
-    paths (relative to `root`, POSIX) it changed; one `git log` for the whole folder."""
-    out = _run(
-        root, "log", *order, "--no-renames", "--format=%x01%H%x00%an%x00%ae%x00%at", "--name-only", "-z", "--",
-        str(folder),
-    )  # fmt: skip
-    for block in (out or "").split("\x01")[1:]:
-        head, _, names = block.partition("\n")
-        sha, name, email, at = head.split("\x00")[:4]
-        paths = [p.strip("\n") for p in names.strip("\n\x00").split("\x00") if p]
-        yield Commit(sha, f"{name} <{email}>", email, float(at)), paths
+    def head_tree(self) -> dict[str, tuple[str, str]]:
+        if self._head is None:
+            self._head_sha = head = self.repo.head()
+            entries = self.repo.ls_tree(head, self._paths()) if head else []
+            self._head = {e.path: (e.mode, e.sha) for e in entries}
+        return self._head
 
-
-def last_commits(root: Path, folder: Path) -> dict[str, Commit]:
-    """For each file below `folder` (path relative to `root`, POSIX), the last commit that
-    changed it."""
-    found: dict[str, Commit] = {}
-    for commit, paths in _log(root, folder):
+    def changed(self, paths: Iterable[str]) -> set[str]:
+        """Of `paths` (relative to the top), those whose file differs from the last commit,
+        was never committed, or is gone: the work tree's bytes against HEAD's blobs (a
+        checkout's CRLF line ends counted the same as the committed LF)."""
+        head = self.head_tree()
+        out = set()
         for path in paths:
-            found.setdefault(path, commit)
-    return found
+            entry = head.get(path)
+            if entry is None or not self._same(self.top / path, *entry):
+                out.add(path)
+        return out
 
-
-def changed(root: Path, folder: Path) -> set[str]:
-    """Files below `folder` whose text differs from the last commit (or never committed)."""
-    out = _run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", str(folder))
-    if out is None:
-        return set()
-    paths, parts = set(), out.split("\x00")
-    i = 0
-    while i < len(parts):
-        entry = parts[i]
-        if len(entry) > 3:
-            paths.add(entry[3:])
-            if entry[0] in "RC":  # a rename names its origin next
-                i += 1
-        i += 1
-    return paths
-
-
-def blame(root: Path, path: str) -> list[Commit | None]:
-    """The commit that wrote each line of the file as it is in the work tree, by line
-    (index 0 is line 1); None for a line not committed yet."""
-    out = _run(root, "blame", "--line-porcelain", "--no-textconv", "--", path)
-    if out is None:
-        return []
-    lines: list[Commit | None] = []
-    fields: dict[str, str] = {}
-    sha = ""
-    for row in out.split("\n"):
-        if row.startswith("\t"):
-            if sha == _ZERO:
-                lines.append(None)
-            else:
-                email = fields.get("author-mail", "").strip("<>")
-                author = f"{fields.get('author', '')} <{email}>"
-                lines.append(Commit(sha, author, email, float(fields.get("author-time", 0))))
-            fields, sha = {}, ""
-        elif not sha:
-            sha = row.split(" ", 1)[0]
-        else:
-            key, _, value = row.partition(" ")
-            fields[key] = value
-    return lines
-
-
-def history(root: Path, folder: Path) -> dict[str, list[Commit]]:
-    """Every Markdown file that ever was below `folder` (path relative to `root`), with the
-    commits that changed it, oldest first (a rename is a removal and an addition)."""
-    found: dict[str, list[Commit]] = {}
-    for commit, paths in _log(root, folder, "--reverse"):
-        for path in paths:
-            if path.endswith(".md"):
-                found.setdefault(path, []).append(commit)
-    return found
-
-
-def blobs(root: Path, specs: list[str]) -> list[str | None]:
-    """The text of each `<commit>:<path>` (None where the file is absent at that commit),
-    through one `git cat-file --batch`."""
-    git = _git()
-    if git is None or not specs:
-        return [None] * len(specs)
-    try:
-        proc = subprocess.run(
-            [git, *_SAFE, "-C", str(root), "cat-file", "--batch"],
-            input="".join(f"{s}\n" for s in specs).encode(),
-            capture_output=True,
-            env={**os.environ, **_ENV},
-            check=False,
-            timeout=300,
+    def _same(self, file: Path, mode: str, blob: str) -> bool:
+        try:
+            if mode == "120000":
+                return file.is_symlink() and self.repo.blob_id(os.fsencode(os.readlink(file))) == blob
+            if file.is_symlink() or not file.is_file():
+                return False
+            data = file.read_bytes()
+        except OSError:
+            return False
+        return self.repo.blob_id(data) == blob or (
+            b"\r\n" in data and self.repo.blob_id(data.replace(b"\r\n", b"\n")) == blob
         )
-    except (OSError, subprocess.TimeoutExpired):
-        return [None] * len(specs)
-    data, pos, texts = proc.stdout, 0, []
-    for _ in specs:
-        end = data.index(b"\n", pos)
-        header = data[pos:end].split()
-        pos = end + 1
-        if len(header) < 3 or header[1] != b"blob":
-            texts.append(None)
-            continue
-        size = int(header[2])
-        texts.append(data[pos : pos + size].decode("utf-8", "replace"))
-        pos += size + 1
-    return texts
+
+    def blame(self, path: str) -> list[Commit | None]:
+        """The commit that wrote each line of the file as it is in the work tree, by line
+        (index 0 is line 1); None for a line not committed yet. git blames the committed
+        blob at HEAD; the work tree's lines are matched to it here."""
+        entry, head = self.head_tree().get(path), self._head_sha
+        if head is None or entry is None:
+            return []
+        shas = self.repo.blame(head, path)
+        commits = self.repo.commits(sorted(set(shas)))
+        committed = (self.texts([entry[1]])[0] or "").split("\n")
+        try:
+            now = (self.top / path).read_bytes().decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
+        except OSError:
+            return []
+        lines: list[Commit | None] = [None] * len(now)
+        matcher = difflib.SequenceMatcher(None, committed, now, autojunk=False)
+        for a, b, size in matcher.get_matching_blocks():
+            for k in range(size):
+                if a + k < len(shas):
+                    lines[b + k] = commits.get(shas[a + k])
+        return lines
+
+
+def open_folder(folder: Path) -> Folder | None:
+    """The folder as git knows it; None without git or outside a work tree. InputError
+    when the repository's configuration puts its work tree elsewhere."""
+    repo = Repo.find(folder)
+    if repo is None:
+        return None
+    return Folder(repo, repo.rel(folder))

@@ -26,6 +26,7 @@ from typing import Any
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.limits import brief
+from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.adapters import (
     ErrorAt,
     KnownFact,
@@ -62,7 +63,8 @@ def read(source: Path, *, known: list[KnownFact] | None = None) -> Snapshot:
         for text in observations:
             digest = hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
             counts[digest] = counts.get(digest, 0) + 1
-            record = f"{name}#{digest}" + ("" if counts[digest] == 1 else f"-{counts[digest]}")
+            # an id is visible text: a name's invisible characters (U+2028...) shown as such
+            record = f"{clean(name)}#{digest}" + ("" if counts[digest] == 1 else f"-{counts[digest]}")
             obj: dict[str, Any] = {
                 "id": fact_id(SYSTEM, record),
                 "text": text,
@@ -100,7 +102,9 @@ def _load(path: Path) -> tuple[list[tuple[str, str | None, list[str], int]], lis
     except UnicodeDecodeError:
         raise InputError(f"not UTF-8 text; expected {EXPECTED}", file=name) from None
     entities, relations, seen = [], [], {}
-    for n, raw in enumerate(text.splitlines(), start=1):
+    # lines end at "\n" only: JSON.stringify leaves U+2028, U+2029 and U+0085 raw inside
+    # strings, where str.splitlines would break a line
+    for n, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         err = errors_at(path, n)

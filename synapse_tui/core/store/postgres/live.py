@@ -13,25 +13,14 @@ log pruned past that entry says so (`reload`), as the load cache treats it.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from synapse_tui.core.base.location import Location
+from synapse_tui.core.store.api import Changes
 from synapse_tui.core.store.postgres.connect import connect, driver
 from synapse_tui.core.store.postgres.schema import CHANNEL
 
 RETRY_S = (0.1, 0.5, 2.0)  # waits between reconnects: quick for a blip, then gentle on a server down
-
-
-@dataclass(frozen=True)
-class Changes:
-    """What changed since the listener last looked: the facts at `positions` (0-based,
-    ascending) changed or are new; `reload` says positions may have moved (a delete) or
-    the log no longer reaches back, so only reading everything again is sure."""
-
-    seq: int
-    positions: tuple[int, ...]
-    reload: bool = False
 
 
 class Listener:

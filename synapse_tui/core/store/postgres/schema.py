@@ -201,7 +201,7 @@ ALTER TABLE audit ALTER COLUMN role SET DEFAULT session_user
 """
 
 # Every fact's events begin with its creation (8 bytes an instant): a server many programs
-# write to refuses a row without, which every reader would otherwise fail on (db._arrays).
+# write to refuses a row without, which every reader would otherwise fail on (sql._arrays).
 # NOT VALID: rows already there are not scanned (a reader names such a row instead).
 _P004 = """
 ALTER TABLE facts ADD CONSTRAINT facts_events_begin_with_creation

@@ -1,9 +1,9 @@
-"""The Store on a PostgreSQL server: the same object, over psycopg.
+"""The store on a PostgreSQL server, over psycopg: the `PgStore`.
 
-`PgStore` is a `Store` whose private connection is the dialect's adapter (dialect.py), so
-every method and component whose SQL both databases read alike (records, audit, review,
-imports, meta) is the Store's own, unchanged: one home for each statement. What the server
-answers differently is overridden here, and only that:
+`PgStore` is a sibling of the file's `SqliteStore` under the abstract `Store` (api.py):
+both take the statements they answer alike from `SqlStore` (sql.py: records, meta, marks,
+the typed reads) and the components (audit, review, imports), here over the dialect's
+adapter (dialect.py). What the server answers its own way is here, and only that:
 
 - snapshots are REPEATABLE READ READ ONLY transactions (SQLite's read transaction under WAL);
 - the load of the arithmetic's arrays aggregates each column on the server (string_agg, as
@@ -30,21 +30,25 @@ from typing import Any
 
 import numpy as np
 
-from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location, locate
+from synapse_tui.core.store.api import Capabilities, Store
 from synapse_tui.core.store.audit import VERDICT_KEYS, Audit, AuditEntry, _entry
-from synapse_tui.core.store.db import INVALIDATED_AT, Store, WordHits
 from synapse_tui.core.store.imports import Imports
+from synapse_tui.core.store.ops import WordHits
 from synapse_tui.core.store.postgres import schema
 from synapse_tui.core.store.postgres.connect import describe, driver, errors_named
 from synapse_tui.core.store.postgres.dialect import Connection
 from synapse_tui.core.store.postgres.live import Listener
 from synapse_tui.core.store.postgres.server import open_server
+from synapse_tui.core.store.postgres.words import Mirror
 from synapse_tui.core.store.read import Read
 from synapse_tui.core.store.review import TRIAGE_FIELDS, Review
+from synapse_tui.core.store.sql import INVALIDATED_AT, SqlStore
+from synapse_tui.core.store.words import WordIndex
 
-# `load`'s columns (db._LOAD_COLUMNS) in PostgreSQL's spelling: the signers bound as a list.
+# `load`'s columns (sqlite/load.py's _LOAD_COLUMNS) in PostgreSQL's spelling: the signers
+# bound as a list.
 _TRUSTED = "(sig_key IS NOT NULL AND sig_key = ANY(%s))::int"
 _INVALIDATED = (
     "(CASE WHEN provenance IS JSON OBJECT THEN provenance::json ->> "
@@ -80,7 +84,7 @@ def open_store(location: str | os.PathLike[str], *, create: bool = False, readon
     return PgStore(where, raw, readonly)
 
 
-class PgStore(Store):
+class PgStore(SqlStore):
     """A store on a server; see the module's docstring for what differs from a file's."""
 
     _PARAM = "%s"  # psycopg's: `_scan` below runs its statements unrewritten
@@ -96,7 +100,9 @@ class PgStore(Store):
         self.review = _Review(self._conn, self.withheld)  # type: ignore[arg-type]
         self.imports.defaults_only = _insert_withheld(raw) if not readonly else ()
         self.imports.withheld = self.withheld
-        self._words: Any = None  # postgres/words.py's Mirror, made by the first search
+        self._words: Mirror | None = (
+            None  # the word index's copy (postgres/words.py), made by the first search
+        )
         self._writing = False  # inside `transaction`: what it reads may yet roll back
         self._own = (0, 0)  # change log and audit entries this store's transactions added
 
@@ -179,15 +185,21 @@ class PgStore(Store):
         or a triage entry moves one of them."""
         return self._conn.run(_NEWEST).fetchone()
 
-    def read_soon(self, reads: Sequence[Read]) -> Callable[[], list[Any]]:
+    def _read_soon(self, reads: Sequence[Read]) -> Callable[[], list[Any]]:
         """The reads wait to go with the next statement (dialect.Connection.later)."""
         waiting = [self._conn.read_later(read.sql, read.args) for read in reads]
         return lambda: [read.convert(w.rows()) for read, w in zip(reads, waiting, strict=True)]
 
-    def read_all(self, reads: Sequence[Read]) -> list[Any]:
+    def _read_all(self, reads: Sequence[Read]) -> list[Any]:
         """The reads sent together, answered in one round trip."""
         rows = self._conn.read_all([(read.sql, read.args) for read in reads])
         return [read.convert(got) for read, got in zip(reads, rows, strict=True)]
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The login's role, the moves its column privileges refuse (asked once at open),
+        and change notices (`listener`)."""
+        return Capabilities(role=self.login, refused=dict(self.withheld), notices=True)
 
     def listener(self) -> Listener:
         """Another writer's change notices, on a connection of the listener's own (the
@@ -199,9 +211,9 @@ class PgStore(Store):
         as SQLite's PRAGMA data_version does, and not for this store's own commits: the
         entries its own transactions added are taken off (a session that wrote would
         otherwise reload the whole store after each of its own actions)."""
-        return self._read(self.data_version_read())
+        return self._read(self._data_version_read())
 
-    def data_version_read(self) -> Read:
+    def _data_version_read(self) -> Read:
         """The dialect's data_version (the change log's and the audit's newest entries, in
         one number), less this store's own entries when the answer is made."""
         return Read(
@@ -209,15 +221,6 @@ class PgStore(Store):
         )
 
     # -- the arithmetic's arrays ------------------------------------------------------------
-
-    def _from_cache(self, signers: str) -> None:
-        return None  # no load cache beside a server: its aggregated scan is the fast path
-
-    def _cache_state(self, n: int) -> None:
-        return None
-
-    def warm(self, config: Config) -> None:
-        """Nothing to leave for the next open: there is no load cache beside a server."""
 
     def _supersedes_positions(self) -> np.ndarray:
         """`Store._supersedes_positions` on the server: one aggregated value."""
@@ -262,6 +265,12 @@ class PgStore(Store):
             (start, key, value),
         )
 
+    def note_positions(self, note: str, start: int = 0) -> np.ndarray:
+        """`Store.note_positions`: 0-based positions from `start` on of one note's facts."""
+        return self._pg_positions(
+            "SELECT string_agg((pos - 1)::text, ',') FROM facts WHERE pos > %s AND note = %s", (start, note)
+        )
+
     def _pg_positions(self, sql: str, args: tuple) -> np.ndarray:
         with self.snapshot():
             (joined,) = self._conn.run(sql, args).fetchone()
@@ -269,27 +278,21 @@ class PgStore(Store):
 
     # -- words ------------------------------------------------------------------------------
 
-    def _mirror(self) -> Any:
-        from synapse_tui.core.store.postgres.words import Mirror
-
+    def _mirror(self) -> WordIndex:
         if self._words is None:
             self._words = Mirror()
         with self.snapshot():
             self._words.sync(self._raw, self._conn.errors_named, writing=self._writing)
-        return self._words.store
+        return self._words.index
 
     def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        from synapse_tui.core.store import words
-
-        return words.search(self._mirror(), query, limit)
+        return self._mirror().search(query, limit)
 
     def search_any(self, terms: Sequence[str], weights: Sequence[float] | None = None) -> WordHits:
-        from synapse_tui.core.store import words
-
-        return words.search_any(self._mirror(), terms, weights)
+        return self._mirror().search_any(terms, weights)
 
     def prepare_search(self) -> None:
-        self._mirror().prepare_search()
+        self._mirror().prepare()
 
 
 class _Imports(Imports):

@@ -20,33 +20,33 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import Any
 
-from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.words import WordIndex
 
 BATCH = 10_000  # rows fetched and inserted at a time
 
 
 class Mirror:
-    """An in-memory FTS5 table of a server's facts (rowid = pos), as a Store words.py reads."""
+    """An in-memory FTS5 table of a server's facts (rowid = pos), and the `WordIndex` that
+    searches it (`index`)."""
 
     def __init__(self) -> None:
         self.top = 0  # the last position copied
         self.rows = 0  # how many rows are copied
-        self.store = self._new()
+        self.index = self._new()
         # while rows of a write in progress are copied (`sync(writing=True)`): the copy's
         # state before them, to put back at the next sync
         self._before: tuple[int, int, Any] | None = None
 
     @staticmethod
-    def _new() -> Store:
+    def _new() -> WordIndex:
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         conn.execute("CREATE VIRTUAL TABLE facts_fts USING fts5(id, text, content='', tokenize='unicode61')")
-        return Store(Path(":memory:"), conn, readonly=False)
+        return WordIndex(conn, "the server's word index")
 
     def close(self) -> None:
-        self.store.close()
+        self.index.conn.close()
 
     def sync(
         self, raw: Any, errors_named: Callable[[], AbstractContextManager[None]], writing: bool = False
@@ -64,8 +64,8 @@ class Mirror:
     def _forget_tentative(self) -> None:
         if self._before is None:
             return
-        self.store._conn.execute("ROLLBACK")
-        self.top, self.rows, self.store._doc_tokens = self._before
+        self.index.conn.execute("ROLLBACK")
+        self.top, self.rows, self.index.doc_tokens = self._before
         self._before = None
 
     def _sync(self, raw: Any, writing: bool) -> None:
@@ -74,10 +74,10 @@ class Mirror:
             return
         (added,) = raw.execute("SELECT count(*) FROM facts WHERE pos > %s", (self.top,)).fetchone()
         if top < self.top or self.rows + added != count:  # not appends only: start again
-            self.store.close()
-            self.store, self.top, self.rows = self._new(), 0, 0
-        conn = self.store._conn
-        before = (self.top, self.rows, self.store._doc_tokens)
+            self.index.conn.close()
+            self.index, self.top, self.rows = self._new(), 0, 0
+        conn = self.index.conn
+        before = (self.top, self.rows, self.index.doc_tokens)
         with raw.cursor(name="synapse_words") as cur:
             cur.itersize = BATCH
             cur.execute("SELECT pos, id, text FROM facts WHERE pos > %s ORDER BY pos", (self.top,))
@@ -88,8 +88,8 @@ class Mirror:
                     self.top, self.rows = rows[-1][0], self.rows + len(rows)
             except BaseException:
                 conn.execute("ROLLBACK")
-                self.store.close()
-                self.store, self.top, self.rows = self._new(), 0, 0
+                self.index.conn.close()
+                self.index, self.top, self.rows = self._new(), 0, 0
                 raise
             if writing:
                 self._before = before

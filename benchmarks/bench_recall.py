@@ -125,6 +125,11 @@ def questions(phrase=ask) -> list[tuple[str, set[str], str]]:
     return out
 
 
+def kinds() -> list[str]:
+    """The slot kind (role, deadline, renewal, ...) of each of `questions()`, in order."""
+    return [kind for kind, _, _ in questions(lambda kind, key: kind)]
+
+
 def sample_store(tmp: Path) -> Path:
     db = tmp / "sample.db"
     with Store.open(db, create=True) as store:
@@ -163,6 +168,70 @@ def score_modes(db: Path, qs: list[tuple[str, set[str], str]], title: str) -> No
                 f"{label:<14} {hits[1] / n:6.3f} {hits[5] / n:6.3f} {hits[10] / n:6.3f} {current / n:6.3f}"
                 f" {statistics.median(times) * 1e3:10.1f} {max(times) * 1e3:8.1f}"
             )
+
+
+def score_conversations(tmp: Path) -> None:
+    """benchmarks/conversations.py's LoCoMo-style chats, a turn a fact (`Name: words`, the
+    conversation in provenance as mem0 keeps its user), each question asked within its
+    conversation (a scope), recall@10 per category for each ranking."""
+    import conversations as C
+
+    turns, asked = C.build()
+    src = tmp / "conversations.jsonl"
+    src.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": t.id,
+                    "text": t.text,
+                    "created_at": t.at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    "provenance": {"x-mem0-user-id": t.conversation},
+                }
+            )
+            + "\n"
+            for t in turns
+        )
+    )
+    db = tmp / "conversations.db"
+    with Store.open(db, create=True) as store:
+        import_facts(store, parse_file(src), str(src))
+    with Store.open(db, readonly=True) as store:
+        memory = Memory(store, load_config(None), parse_time(NOW))
+        store.prepare_search()
+        scopes = {
+            c: fq.parse(f"prov:x-mem0-user-id={c}").mask(memory) for c in {q.conversation for q in asked}
+        }
+        print(
+            f"{len(asked)} questions over {len(turns):,} turns of {len(scopes)} conversations, each in its own"
+        )
+        print(
+            f"{'ranking':<14} "
+            + " ".join(f"{c:>12}" for c in C.CATEGORIES)
+            + "    R@1    R@5   R@10  median ms"
+        )
+        for label, mode in MODES.items():
+            got, times = [], []
+            for q in asked:
+                t0 = time.perf_counter()
+                found = relevance.rank(
+                    memory, fq.parse(q.text, lenient=True), scopes[q.conversation], mode=mode
+                )
+                top = found.pos[fq.order(found.score)][:10]
+                times.append(time.perf_counter() - t0)
+                got.append((q, store.ids_at(top.tolist())))
+
+            def rate(k: int, cat: str | None = None, got: list = got) -> float:
+                pairs = [(q, ids) for q, ids in got if cat in (None, q.category)]
+                return sum(bool(set(q.evidence) & set(ids[:k])) for q, ids in pairs) / len(pairs)
+
+            cats = " ".join(f"{rate(10, c):12.3f}" for c in C.CATEGORIES)
+            print(
+                f"{label:<14} {cats} {rate(1):6.3f} {rate(5):6.3f} {rate(10):6.3f}"
+                f" {statistics.median(times) * 1e3:10.1f}"
+            )
+        print(
+            "questions      " + " ".join(f"{sum(q.category == c for q in asked):12d}" for c in C.CATEGORIES)
+        )
 
 
 def scale(db: Path, n: int, qs: list[tuple[str, set[str], str]]) -> None:
@@ -232,8 +301,9 @@ def main() -> None:
             db = sample_store(Path(tmp))
             score_modes(db, qs, "questions")
             score_modes(db, questions(paraphrase), "paraphrased questions (first names, synonyms)")
+            score_conversations(Path(tmp))
         if importlib.util.find_spec("mem0") is None:
-            print("mem0's own search: not measured (mem0ai is not installed here; it needs an embedder)")
+            print("mem0's own search: see real_mem0_recall.py run (mem0ai is not installed here)")
     if not args.no_scale:
         scale(args.db, args.n, qs)
 

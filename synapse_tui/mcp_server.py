@@ -4,23 +4,31 @@ A thin layer over `core.agent.Recall`: each tool validates its typed arguments (
 does, from the signature), calls Recall in a worker thread (the SDK runs sync tools off
 the event loop), and turns a SynapseError into a tool error carrying the CLI's message,
 so the server keeps serving. The agent's name is the client's declared `clientInfo.name`.
+
+What an agent reads is tidied here, not in the core: numbers to four significant digits
+(`tidy`: the score is closed-form arithmetic shown banded, so 17 digits only cost tokens),
+an argument of the wrong type as one line naming the argument (not the validator's text
+and its link), and a filter typo with its query and caret on their own lines.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any, NotRequired
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
-from pydantic import ConfigDict, Field, with_config
+from pydantic import ConfigDict, Field, ValidationError, with_config
 from typing_extensions import TypedDict
 
 from synapse_tui.core.agent import MAX_LIMIT, Recall, agent_actor
-from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.errors import QueryError, SynapseError
+from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.review.query import KEYED, MAX_QUERY_CHARS, MAX_WORDS, NUMERIC
 from synapse_tui.core.review.triage import AGENT_ACTIONS, Action
 from synapse_tui.core.store.errors import DatabaseError, describe
@@ -101,18 +109,66 @@ def _agent(ctx: Context) -> str:
 
 def _call(store_path: str, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
     try:
-        return fn(*args, **kwargs)
+        return tidy(fn(*args, **kwargs))
     except (SynapseError, *DatabaseError) as exc:  # the CLI's "error:" cases
         raise ToolError(tool_error(exc, store_path)) from None
 
 
+SIGNIFICANT = 4  # digits an agent reads: trust is shown to two decimals, ranks need a few more
+
+
+def tidy(value: Any) -> Any:
+    """`value` with every float rounded to SIGNIFICANT digits (whole numbers kept whole:
+    an age of 1,234.5 days is 1,235, not 1.235e3); the structure is left as it was."""
+    if isinstance(value, float):
+        if value == 0 or not math.isfinite(value):
+            return value
+        return round(value, max(0, SIGNIFICANT - 1 - math.floor(math.log10(abs(value)))))
+    if isinstance(value, dict):
+        return {k: tidy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [tidy(v) for v in value]
+    return value
+
+
 def tool_error(exc: BaseException, store_path: str) -> str:
-    """The CLI's message as one line, and without the server's paths: the agent may run
-    elsewhere, and the store's location is not its business."""
-    message = " ".join(part.strip() for part in describe(exc).splitlines())
+    """The CLI's message, and without the server's paths: the agent may run elsewhere, and
+    the store's location is not its business. One line, except a filter typo's, whose
+    query and caret under the bad token keep their own lines (the caret is its point)."""
+    lines = [part.rstrip() for part in describe(exc).splitlines()]
+    message = "\n".join(lines) if isinstance(exc, QueryError) else " ".join(p.strip() for p in lines)
     for where in (str(Path(store_path).resolve()), str(store_path)):
         message = message.replace(where, Path(store_path).name)
     return message
+
+
+def argument_error(tool: str, exc: ValidationError) -> str:
+    """A wrong-typed or missing argument as one line naming each argument and what it
+    takes, without the validator's rejected value or its documentation link."""
+    parts = []
+    for err in exc.errors(include_url=False, include_input=False):
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        parts.append(f"argument {where!r}: {err['msg']}")
+    return clean(f"Error executing tool {tool}: " + "; ".join(dict.fromkeys(parts)))
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("synapse-tui")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
+
+class Server(MCPServer):
+    """The SDK's server with the validator's raw text turned into one line."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError) and not isinstance(exc, UnexpectedToolError):
+                raise ToolError(argument_error(name, exc.__cause__)) from None
+            raise
 
 
 def scope_note(recall: Recall) -> str:
@@ -128,7 +184,12 @@ def scope_note(recall: Recall) -> str:
 
 def build_server(recall: Recall) -> MCPServer:
     scoped = scope_note(recall)
-    server = MCPServer("synapse-tui", instructions=f"{INSTRUCTIONS} {scoped}".strip(), log_level="WARNING")
+    server = Server(
+        "synapse-tui",
+        version=package_version(),
+        instructions=f"{INSTRUCTIONS} {scoped}".strip(),
+        log_level="WARNING",
+    )
 
     def call(fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
         return _call(recall.store.path, fn, *args, **kwargs)

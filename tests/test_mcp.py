@@ -13,6 +13,7 @@ import pytest
 
 from synapse_tui.core.base.location import is_server
 from synapse_tui.core.ingest import signing
+from synapse_tui.mcp_server import tidy
 from tests.helpers import KEY, base_facts, json_lines, run, write_jsonl
 
 mcp = pytest.importorskip("mcp")
@@ -134,7 +135,9 @@ def test_an_agent_recalls_with_trust_and_adds_evidence_audited_under_its_name(db
     assert [r["id"] for r in seen["filtered"]["results"]] == ["a"]
 
     show_cli = json_lines(run("show", db, "d", "--json", "--now", NOW).stdout)[0]
-    assert {k: v for k, v in seen["show"].items() if k not in ("stale", "constants")} == show_cli
+    # the CLI's object, its numbers to four significant digits (an agent reads no 17 digits)
+    assert {k: v for k, v in seen["show"].items() if k not in ("stale", "constants")} == tidy(show_cli)
+    assert seen["show"]["trust"] == round(show_cli["trust"], 4) and len(repr(seen["show"]["B"])) <= 7
     assert seen["show"]["constants"]["fitted"] is False  # the defaults: nothing fitted to verdicts here
     assert seen["show"]["stale"] == show_cli["review_overdue"]
     assert seen["signed"]["tier"] == "signed"  # the server scores with the config trusting c's signer
@@ -143,12 +146,16 @@ def test_an_agent_recalls_with_trust_and_adds_evidence_audited_under_its_name(db
 
     for bad in ("bad_id", "typo", "cycle"):
         assert seen[bad].is_error, bad
-        text = seen[bad].content[0].text  # the CLI's message: one line, no tuple, no server path
-        assert "\n" not in text and not text.startswith("(") and text.strip(), text
+        text = seen[bad].content[0].text  # the CLI's message: no tuple, no server path
+        assert "\n" not in text or bad == "typo", text  # one line, but for the filter's caret
+        assert not text.startswith("(") and text.strip(), text
         assert not any(place in text for place in hidden_places(db)), text
     assert "no fact with id 'no-such-fact'" in seen["bad_id"].content[0].text
-    typo = seen["typo"].content[0].text
-    assert "'tier:' takes one of auto, human, signed (did you mean 'auto'?)" in typo and "^" in typo
+    # a filter typo keeps its query and the caret under the bad token on lines of their own
+    reason, query, caret = seen["typo"].content[0].text.split("\n")
+    assert "'tier:' takes one of auto, human, signed (did you mean 'auto'?)" in reason
+    assert query.strip() == "trust<0.5 tier:autp" and caret.strip() == "^" * len("tier:autp")
+    assert caret.index("^") == query.index("tier:autp")
     assert "no fact with id 'no-such-fact'" in seen["cycle"].content[0].text
     assert seen["still"]["id"] == "e"
 

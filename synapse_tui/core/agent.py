@@ -10,8 +10,13 @@ Keeping the memory fresh without reloading it on every call: SQLite's data_versi
 whether another connection committed. If what changed is explained by new audit entries
 (triage from a browser or the CLI), only those facts are re-read (`Memory.refresh`); new
 facts or a changed `deleted` flag (an import, a sync) reload the store; a commit that
-touched only derived data (the neighbour graph) changes no score. Scores are recomputed
-when the clock has moved by more than `RESCORE_AFTER` seconds.
+touched only derived data (the neighbour graph) changes no score.
+
+Every answer is of the instant it is made: the facts it hands out are scored at that
+instant (a partial rescore, as the browser's triage does), and an action's own events are
+stamped with the same instant, so an agent's write never reads as `clock_skew`. Ranking
+uses the whole store's scores, recomputed when the clock has moved by more than
+`RESCORE_AFTER` seconds.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from synapse_tui.core.base.clock import Clock, format_time
+from synapse_tui.core.base.clock import Clock, format_time, parse_time
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import InputError, SynapseError
 from synapse_tui.core.ingest.interchange import import_facts, parse_line
@@ -37,7 +42,7 @@ from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.core.store.ops import ChangedSince, CurrentMarks, FactInputs, Meta
 from synapse_tui.core.trust.score import GUIDANCE_ADVICE, review_dues
 
-RESCORE_AFTER = 60.0  # seconds: with a wall clock, scores are at most a minute old
+RESCORE_AFTER = 60.0  # seconds: the ranking's trust is at most a minute old; answers are exact
 MAX_LIMIT = 100
 GRAPH_QUIET = 1.0  # seconds without a remember before the graph catches up
 
@@ -87,6 +92,7 @@ class Recall:
         self.version = store.data_version()
         self.mark = self._fingerprint()
         self.memory = Memory(store, config, clock.now())
+        self._rescored_at = self.now = self.memory.scores.now  # `now`: the call's instant
         store.prepare_search()  # the first broad search then costs what every later one does
         # each fact the agent was shown, with the newest audit entry the memory stood for
         # then: an action on it is decided on that state (Triage.apply's `seen`)
@@ -138,20 +144,24 @@ class Recall:
         server the question is one round trip (the newest change-log and audit entries),
         asked on every call as on a file: a change notice comes on another connection and
         may land after the next call, whose answer must hold every commit made before it."""
-        self._catch_up_writers()
-        now = self.clock.now()
-        if abs(now - self.memory.scores.now) > RESCORE_AFTER:
+        # to the microsecond, as events are stored: an action stamped now is not after it
+        now = self.now = parse_time(format_time(self.clock.now()))
+        self._catch_up_writers(now)
+        if abs(now - self._rescored_at) > RESCORE_AFTER:
             self.memory.rescore(now)
+            self._rescored_at = now
         return self.memory
 
-    def _catch_up_writers(self) -> None:
+    def _catch_up_writers(self, now: float) -> None:
         version = self.store.data_version()
         if version != self.version:
             mark = self._fingerprint()
             if (mark[0], mark[2]) != (self.mark[0], self.mark[2]):
-                self.memory.reload(self.clock.now())
+                self.memory.reload(now)
+                self._rescored_at = now
             elif mark[1] != self.mark[1]:
-                self.memory.refresh(self.store.audit.facts_since(self.mark[1]))
+                # scored now: another writer's new events are not in the future
+                self.memory.refresh(self.store.audit.facts_since(self.mark[1]), now)
             # else only derived data changed (the graph): no score did
             self.version, self.mark = version, mark
             # the memory now stands for this version: without this, `Memory.explain` would
@@ -166,7 +176,7 @@ class Recall:
         naming the signals used; with filters only, highest trust first (ties in store
         order). Nothing outside the scope is ever considered."""
         limit = max(1, min(int(limit), MAX_LIMIT))
-        q = fq.parse(query)
+        q = fq.parse(query, lenient=True)  # an agent's question is never a filter typo
         with self.lock:
             memory = self.fresh()
             inside = self._inside(memory)
@@ -180,6 +190,7 @@ class Recall:
                 rank, signals, found = memory.scores.trust[positions], ["trust"], None
                 total = len(positions)
             top = fq.top(rank, positions, limit)
+            memory.score_at(top, self.now)
             results = self._envelopes(memory, top)
             for row, p in zip(results, top.tolist(), strict=True):
                 if found is not None:
@@ -191,6 +202,7 @@ class Recall:
                     )
             constants = constants_in_use(self.store, self.config)
             self._serve(row["id"] for row in results)
+            signals += [f"{token!r} read as words (no filter has that name)" for token in q.as_words]
             answer = {"results": results, "total": int(total), "signals": signals, "constants": constants}
             return _with_suggestions(memory, answer, query if q.words else "")
 
@@ -234,6 +246,9 @@ class Recall:
     def _show(self, memory: Memory, fact_id: str) -> dict[str, Any]:
         # what the number is worth (the constants), read in the snapshot the fact is
         # explained from: on a server it goes with the explanation's first reads
+        at = memory.index.get(fact_id)
+        if at is not None:
+            memory.score_at(np.array([at]), self.now)
         with self.store.snapshot():
             fitted = self.store.batch_soon([Meta(FIT_META)])
             info = memory.explain(fact_id)
@@ -265,6 +280,7 @@ class Recall:
                 for entity in found["entities"]:
                     entity["npmi"] = []
             near = np.array([memory.index[n["id"]] for n in found["semantic"]], dtype=np.int64)
+            memory.score_at(near, self.now)
             for n, envelope in zip(found["semantic"], self._envelopes(memory, near), strict=True):
                 n.update(envelope, weight=n["weight"])
             self._serve([fact_id, *(n["id"] for n in found["semantic"])])
@@ -275,17 +291,18 @@ class Recall:
     def triage(self, action: Action, fact_id: str, actor: str) -> dict[str, Any]:
         """An agent's evidence (corroborate, contradict, verify), audited as `actor`.
 
-        Decided on the fact as the agent was last shown it (show, search, neighbours): when
-        another writer acted on it since, refused with `StaleError` ("changed by ... since you
-        loaded it; reload to see it") and nothing is written. A fact never shown to this
-        server is acted on as it stands, as the CLI does."""
+        Evidence commutes: a corroboration counts the same whatever another writer added
+        since the agent read the fact, so it is applied to the fact as it stands, as the
+        CLI does, never refused as stale. (Decisions keep the check: `remember`'s
+        supersede.) Stamped and scored at the call's one instant, so it is never in the
+        future of its own answer."""
         if action not in (Action.CORROBORATE, Action.CONTRADICT, Action.VERIFY):
             raise TriageError(f"{action} is a person's decision, not an agent's")
         with self.lock:
             memory = self.fresh()
             self._check_scope(memory, fact_id)
             before = self.mark[1]
-            triage = Triage(self.store, self.clock, actor, config=self.config)
+            triage = Triage(self.store, Clock(self.now), actor, config=self.config)
             # what `_after_own_write` reads, with what landed since the mark (ours, and a
             # writer's in between), our fact's inputs and what `show` answers with: asked in
             # the action's transaction, after its writes (an agent's action changes the one
@@ -297,11 +314,11 @@ class Recall:
                 Meta(FIT_META),
                 *memory.explain_reads(fact_id),
             ]
-            outcome = triage.apply(action, [fact_id], seen=self._served.get(fact_id), reads_after=after)
+            outcome = triage.apply(action, [fact_id], reads_after=after)
             marks, since, inputs, fitted, *explained = outcome.read_after
             self.mark = (*marks, self.mark[2])
             changed = list(dict.fromkeys([*outcome.fact_ids, *since]))
-            memory.refresh(changed, inputs=inputs if changed == [fact_id] else None)
+            memory.refresh(changed, self.now, inputs=inputs if changed == [fact_id] else None)
             shown = self._shown(fact_id, memory.explained(fact_id, explained), fitted)
             self._serve([fact_id])
             return shown
@@ -328,7 +345,7 @@ class Recall:
         obj: dict[str, Any] = {
             "id": f"m-{uuid.uuid4().hex[:12]}",
             "text": text,
-            "created_at": format_time(self.clock.now()),
+            "created_at": format_time(self.clock.now()),  # checked now, stamped with the call's instant
             "tier": "auto",
             "provenance": provenance,
         }
@@ -337,10 +354,11 @@ class Recall:
         def err(fld: str | None, msg: str) -> InputError:
             return InputError(msg, field=fld)
 
-        fact = parse_line(obj, err, 1)
+        parse_line(obj, err, 1)  # a bad argument is refused before the lock
         with self.lock:
             memory = self.fresh()
-            triage = Triage(self.store, self.clock, actor, config=self.config)
+            fact = parse_line({**obj, "created_at": format_time(self.now)}, err, 1)
+            triage = Triage(self.store, Clock(self.now), actor, config=self.config)
             if supersedes is not None and self.store.record(supersedes) is None:
                 raise TriageError(f"no fact with id {supersedes!r}")
             if supersedes is not None and self.scope is not None:
@@ -357,7 +375,8 @@ class Recall:
 
             import_facts(self.store, [fact], "remember", after_insert=link)
             self._after_own_write()  # the mark first: the reload then holds all it names
-            self.memory.reload(self.clock.now())
+            self.memory.reload(self.now)
+            self._rescored_at = self.now
             shown = self._show(self.memory, fact.id)
             self._serve([fact.id] if supersedes is None else [fact.id, supersedes])
         self._update_graph_soon()

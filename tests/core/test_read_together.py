@@ -111,16 +111,21 @@ def test_an_agents_action_lands_as_the_clis(new_store, tmp_path):
         # the action's answer, read inside its transaction, is what a new session's `show`
         # says once it landed
         assert shown == Recall(agent_store, config, clock).show("a")
-        # another writer acts on the fact after the agent was shown it: the agent is refused
+        # another writer adds evidence after the agent was shown the fact: evidence commutes,
+        # so the agent's lands on the fact as it stands (issue 43); a decision is refused
+        with Store.open(agent_store.path) as other:
+            Triage(other, clock, "user:bob", config=config).apply("contradict", ["a"])
+        after = recall.triage(Action.CORROBORATE, "a", "agent:scout")
+        assert (after["corroborations"], after["contradictions"]) == (5, 1)
         with Store.open(agent_store.path) as other:
             Triage(other, clock, "user:bob", config=config).apply("contradict", ["a"])
         before = agent_store.review.fields("a")
         try:
-            recall.triage(Action.CORROBORATE, "a", "agent:scout")
+            recall.remember("Maria owns the Ledger API", "agent:scout", supersedes="a")
         except StaleError as refused:
             assert refused.entry.actor == "user:bob"
         else:
-            raise AssertionError("an overtaken action was not refused")
+            raise AssertionError("an overtaken supersede was not refused")
         assert agent_store.review.fields("a") == before
     finally:
         for store in stores:

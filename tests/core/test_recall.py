@@ -39,8 +39,10 @@ def test_search_carries_the_trust_envelope_and_ranks_by_trust_without_words(reca
     assert a["text"] == "Maria owns the Payments API"
     assert a["review_due"] == recall.memory.review_due(recall.memory.index["a"])
     assert a["stale"] == (a["freshness"] < 0.5) and a["guidance_advice"].startswith(a["guidance"])
-    with pytest.raises(QueryError, match="did you mean 'trust'"):
-        recall.search("trsut<0.3")
+    # an agent's question is never a filter typo: a name that is no field reads as words
+    assert any("'trsut<0.3' read as words" in s for s in recall.search("trsut<0.3")["signals"])
+    with pytest.raises(QueryError, match="did you mean 'auto'"):  # a real filter's bad value is
+        recall.search("tier:autp")
 
 
 def test_review_dates_in_a_batch_equal_one_at_a_time(store_location):

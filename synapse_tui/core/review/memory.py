@@ -104,6 +104,13 @@ class Memory:
         idx = np.fromiter(sorted(touched), dtype=np.int64, count=len(touched))
         return self._patch_scores(idx, self.scores.now if now is None else now)
 
+    def score_at(self, positions: np.ndarray, now: float) -> None:
+        """Score just these facts at `now` (inputs unchanged), so an answer about them is of
+        the instant it is made; the others keep their instant until a full `rescore`."""
+        idx = np.unique(np.asarray(positions, dtype=np.int64))
+        if idx.size and (now != self.scores.now or self.mixed):
+            self._patch_scores(idx, now)
+
     def _retarget(self, i: int, target: int) -> list[int]:
         """Point fact i at `target`; the facts whose set of supersessors changed."""
         sup_of = self._supersessor_map()

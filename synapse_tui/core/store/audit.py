@@ -82,7 +82,16 @@ class AuditEntry:
 
 
 def _loads(value: str | None) -> Any:
-    return None if value is None else json.loads(value)
+    """An entry's before / after / score_before: an object, else None. A server's audit
+    takes rows from any login that may append to it, so one that is not JSON, or not an
+    object, reads as unknown rather than failing every reader (issue 37)."""
+    if value is None:
+        return None
+    try:
+        loaded = json.loads(value)
+    except (ValueError, TypeError):
+        return None
+    return loaded if isinstance(loaded, dict) else None
 
 
 def _entry(row: tuple) -> AuditEntry:
@@ -296,7 +305,18 @@ class Audit:
             "SELECT fact_id, before FROM audit WHERE at > ? AND fact_id IS NOT NULL ORDER BY seq DESC",
             (format_time(when),),
         ).fetchall()
-        return [(fid, json.loads(before) if before else {}) for fid, before in rows]
+        return [(fid, _loads(before) or {}) for fid, before in rows]
+
+    def live_afters(self, action: str) -> list[tuple[str, dict[str, Any]]]:
+        """(fact id, fields after) of every live entry of `action`, oldest first: the
+        standing dismissals are the live `dismiss` entries (core/review/suggestions.py)."""
+        rows = self._conn.execute(
+            _UNDONE
+            + "SELECT a.fact_id, a.after FROM audit a WHERE a.action = ? AND a.fact_id IS NOT NULL"
+            + f" AND {_LIVE} ORDER BY a.seq",
+            (action,),
+        ).fetchall()
+        return [(fid, after if isinstance(after, dict) else _loads(after) or {}) for fid, after in rows]
 
     def live_entries(self, action: str, after: float, until: float) -> list[tuple[str, float]]:
         """(fact id, epoch seconds) of the live entries of `action` in (after, until], the

@@ -38,8 +38,9 @@ What a caller may rely on, whichever the backend:
 
 How to add a backend (say, another SQL server):
 
-1. Subclass `Store` (or `SqlStore`, for a SQL database whose statements read like
-   SQLite's) and implement every abstract method (`batch` answers each operation of
+1. Subclass `Store` (or, for a SQL database, `SqlStore` with a `Dialect` of its own:
+   dialect.py names what the shared statements spell differently) and implement every
+   abstract method (`batch` answers each operation of
    `ops.py`); `tests/backends.py`'s `backend`
    fixture is where a third parameter would run the core's tests on it too.
 2. Give it the components (`audit`, `review`, `imports`) over its connection, and answer

@@ -29,6 +29,10 @@ class Dialect:
         """`table` scanned whole rather than through an index (a planner hint to SQLite)."""
         return f"{table} NOT INDEXED"
 
+    def data_version(self) -> str:
+        """A statement whose one value changes when another connection commits."""
+        return "PRAGMA data_version"
+
     def day_number(self, expr: str) -> str:
         """The instant `expr` (ISO text) as a count of days, SQLite's julianday: rounded to
         the millisecond, counted from the Julian epoch, so both databases give one double."""

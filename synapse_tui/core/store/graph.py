@@ -425,7 +425,7 @@ class GraphTables:
 
     def pagerank_mark(self) -> tuple[int, int]:
         """Moves when another connection commits, or this one changes rows."""
-        return (self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes)
+        return (self.conn.execute(self._dialect.data_version()).fetchone()[0], self.conn.total_changes)
 
     def pagerank(self) -> dict[str, float]:
         """PageRank by entity id (as a string key), as the build stored it."""

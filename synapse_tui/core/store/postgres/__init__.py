@@ -9,7 +9,8 @@ store that is a file never needs it. `location` tells a server from a file witho
 - server: open a store on a server (check, migrate)
 - transfer: `copy` between any two stores
 - live: LISTEN for the change log's notices and read what changed
-- store: the PgStore, a Store whose SQL runs on the server (what differs is its own)
-- dialect: the connection that carries the Store's SQLite statements to PostgreSQL
+- store: the PgStore, the file's SqliteStore's sibling (what differs is its own)
+- dialect: `PostgresDialect` (the shared statements' server spellings) and the connection
+  that runs them (placeholders, writes that wait for the next read, COPY)
 - words: the FTS5 word index of a server's facts this process keeps, for word search
 """

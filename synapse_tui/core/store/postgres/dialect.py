@@ -16,8 +16,6 @@ planner hint, an upsert, a day count, a JSON key). What this connection still do
 statement (issue 44 would see it go too), each checked by tests/postgres/test_dialect.py:
 
 - `?` placeholders become `%s`, and a literal `%` becomes `%%` (psycopg's escaping);
-- `PRAGMA data_version` (has anyone committed?) becomes the change log's and the audit's
-  newest entries, which every committed change of a fact or a triage entry moves;
 - `executemany` of a plain `INSERT INTO T (cols) VALUES (?, ...)` (an import's rows, the
   graph's edges) becomes one `COPY T (cols) FROM STDIN` (`copy_target`): the same rows and
   the same refusals (a clashing key), without a round of the protocol per row; one row
@@ -69,6 +67,11 @@ class PostgresDialect(Dialect):
     def unindexed(self, table: str) -> str:
         return table  # PostgreSQL plans its own way
 
+    def data_version(self) -> str:
+        """The change log's and the audit's newest entries in one number: every committed
+        change of a fact or a triage entry moves one of them."""
+        return _DATA_VERSION
+
     def day_number(self, expr: str) -> str:
         return _JULIAN.format(expr)
 
@@ -108,8 +111,6 @@ NEEDS_SQLITE = (
 def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
     """PostgreSQL's spelling of one of the Store's statements, and per placeholder whether
     its argument is a JSON list to send as an array."""
-    if sql.strip() == "PRAGMA data_version":
-        return _DATA_VERSION, ()
     if found := _SQLITE_ONLY.search(sql):
         raise Untranslatable(f"internal error: SQLite's {found[0]} reached PostgreSQL: {sql[:120]}", found[0])
     sql = sql.replace("%", "%%")

@@ -218,7 +218,7 @@ class PgStore(SqlStore):
         """The dialect's data_version (the change log's and the audit's newest entries, in
         one number), less this store's own entries when the answer is made."""
         return Read(
-            "PRAGMA data_version", (), lambda rows: rows[0][0] - (self._own[0] * 2**32 + self._own[1])
+            self.dialect.data_version(), (), lambda rows: rows[0][0] - (self._own[0] * 2**32 + self._own[1])
         )
 
     # -- the arithmetic's arrays ------------------------------------------------------------

@@ -302,3 +302,26 @@ def test_the_memory_of_an_update_grows_linearly_with_the_rows_it_adds(
     # tiles keep the growth that of the rows' own arrays
     assert large < 6 * small, (small, large)
     assert large < 6000 * 6000 * 4, large
+
+
+def test_a_link_planted_in_the_graph_folder_is_never_written_through(tmp_path: Path) -> None:
+    """The folder beside a store comes with the store: a file there that is a link to one
+    of the user's is neither read nor written through (issue 37)."""
+    rng = np.random.default_rng(3)
+    conn = open_db(tmp_path / "m.db")
+    for f in clustered_facts(rng, 200, 0):
+        add(conn, *f)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    base = tmp_path / "m.db-graph"
+    base.mkdir()
+    for name in ("model.vec", "model.nbrs", "model.npz", "model.json.tmp", "npmi.npz", "npmi.json.tmp"):
+        (base / name).symlink_to(victim)
+    rebuild_graph(conn, config(k=5))
+    conn.commit()
+    for f in clustered_facts(rng, 30, 200):
+        add(conn, *f)
+    update_graph(conn, [], config(k=5))
+    conn.commit()
+    assert victim.read_text() == "precious\n"
+    assert (base / "model.vec").is_symlink()  # left as it was, not followed

@@ -114,8 +114,15 @@ def test_the_owners_next_moves_after_forged_rows_are_never_an_internal_error(age
             " VALUES (%s, 'agent:x', 'corroborate', 'e', -5, 'null', '\"r\"')",
             (NOW,),
         )
+    conn.execute(  # a fact with every text column the role may fill not what a writer of ours puts
+        "INSERT INTO facts (id, text, created_at, created_ts, r, s, events, note, entities, provenance, extra)"
+        " VALUES ('odd', 't', 'not a time', 0, 0, 0, %s, 'n', '{', '{', '[')",
+        (b"\0" * 8,),
+    )
     for args in (
         ("score", url),
+        ("show", url, "odd"),
+        ("export", url),
         ("show", url, "e"),
         ("export", url, "--audit"),
         ("calibrate", url, "--verdicts"),

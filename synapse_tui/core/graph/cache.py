@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from synapse_tui.core.base.safefile import write_atomic
 from synapse_tui.core.graph.knn import (
     Knn,
     _pack,
@@ -154,6 +155,20 @@ def _paths(base: Path, kind: str) -> dict[str, Path]:
     return {ext: base / f"{kind}.{ext}" for ext in ("vec", "nbrs", "cos", "npz", "json")}
 
 
+def _linked(base: Path, *paths: Path) -> bool:
+    """Whether the folder or one of its files is a symbolic link: the folder beside a store
+    can come with the store, and a planted link would send these writes elsewhere (issue
+    37), so such files are neither used nor written."""
+    return any(q.is_symlink() for q in (base, *paths))
+
+
+def _out(path: Path, append: bool = False):
+    """A file opened for writing that is never a link's target (O_NOFOLLOW: a link there
+    fails with ELOOP, an OSError the callers already take as "no files")."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_APPEND if append else os.O_TRUNC)
+    return os.fdopen(os.open(path, flags, 0o666), "ab" if append else "wb")
+
+
 def drop(conn: sqlite3.Connection, kind: str) -> None:
     """Forget one space's files (before a change that would make them stale)."""
     base = folder(conn)
@@ -244,22 +259,25 @@ def save(
                 np.arange(X.shape[0]),
                 np.zeros(1, np.int64),
             )
-        with open(p["vec"], "wb") as fh:
+        if _linked(base, *p.values()):
+            raise OSError("a link in the graph folder")
+        with _out(p["vec"]) as fh:
             for i in range(0, order.size, _BLOCK):
                 fh.write(np.ascontiguousarray(X[order[i : i + _BLOCK]], dtype=np.float32).tobytes())
         probes = PROBES if centres.shape[0] else 0
-        knn.nbrs.astype(np.int32).tofile(p["nbrs"])
-        knn.cos.astype(np.float32).tofile(p["cos"])
-        np.savez(p["npz"], pos=pos, ids=idb, order=order, centres=centres, starts=starts)
+        with _out(p["nbrs"]) as fh:
+            knn.nbrs.astype(np.int32).tofile(fh)
+        with _out(p["cos"]) as fh:
+            knn.cos.astype(np.float32).tofile(fh)
+        with _out(p["npz"]) as fh:
+            np.savez(fh, pos=pos, ids=idb, order=order, centres=centres, starts=starts)
         _write_state(p["json"], state | {"probes": probes, "target": target}, X.shape[1], knn.nbrs.shape[1])
     except OSError:
         drop(conn, kind)
 
 
 def _write_state(path: Path, state: dict, d: int, k: int) -> None:
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps({"version": VERSION, "d": d, "k": k, **state}))
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps({"version": VERSION, "d": d, "k": k, **state}).encode())
 
 
 def load(conn: sqlite3.Connection, kind: str, stored: dict, k: int) -> Cache | None:
@@ -269,6 +287,8 @@ def load(conn: sqlite3.Connection, kind: str, stored: dict, k: int) -> Cache | N
         return None
     stored = stored | stamp(conn, kind)
     p = _paths(base, kind)
+    if _linked(base, *p.values()):
+        return None
     try:
         state = json.loads(p["json"].read_text())
         if (
@@ -322,7 +342,9 @@ def append(
     if idb is None:
         return
     try:
-        with open(p["vec"], "ab") as fh:
+        if _linked(cache.path, *p.values()):
+            raise OSError("a link in the graph folder")
+        with _out(p["vec"], append=True) as fh:
             fh.write(np.ascontiguousarray(Xn, dtype=np.float32).tobytes())
         rows = np.flatnonzero(changed[:n_old])
         k = knn.nbrs.shape[1]
@@ -331,17 +353,18 @@ def append(
             mm[rows] = arr[rows].astype(dtype)
             mm.flush()
             del mm
-            with open(p[name], "ab") as fh:
+            with _out(p[name], append=True) as fh:
                 fh.write(np.ascontiguousarray(arr[n_old:], dtype=dtype).tobytes())
         width = max(cache.ids.dtype.itemsize, idb.dtype.itemsize)
-        np.savez(
-            p["npz"],
-            pos=np.r_[cache.pos, pos],
-            ids=np.r_[cache.ids.astype(f"S{width}"), idb.astype(f"S{width}")],
-            order=np.r_[cache.order, np.arange(n_old, n_old + pos.size)],
-            centres=cache.centres,
-            starts=cache.starts,
-        )
+        with _out(p["npz"]) as fh:
+            np.savez(
+                fh,
+                pos=np.r_[cache.pos, pos],
+                ids=np.r_[cache.ids.astype(f"S{width}"), idb.astype(f"S{width}")],
+                order=np.r_[cache.order, np.arange(n_old, n_old + pos.size)],
+                centres=cache.centres,
+                starts=cache.starts,
+            )
         keep = {x: cache.state[x] for x in ("probes", "target")}
         _write_state(p["json"], state | keep, int(cache.vec.shape[1]), k)
     except OSError:
@@ -599,11 +622,12 @@ def save_npmi(conn: sqlite3.Connection, keep: tuple | None, state: dict) -> None
     state = state | stamp(conn, "npmi")
     try:
         base.mkdir(exist_ok=True)
+        if _linked(base, path, meta):
+            raise OSError("a link in the graph folder")
         fact_pos, unit_of, m, notes, units = keep
-        np.savez(path, fact_pos=fact_pos, unit_of=unit_of, m=m, notes=notes, units=units)
-        tmp = meta.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps({"version": VERSION, **state}))
-        os.replace(tmp, meta)
+        with _out(path) as fh:
+            np.savez(fh, fact_pos=fact_pos, unit_of=unit_of, m=m, notes=notes, units=units)
+        write_atomic(meta, json.dumps({"version": VERSION, **state}).encode())
     except OSError:
         with contextlib.suppress(FileNotFoundError):
             meta.unlink()
@@ -614,6 +638,8 @@ def load_npmi(conn: sqlite3.Connection, stored: dict) -> tuple | None:
     if base is None:
         return None
     stored = stored | stamp(conn, "npmi")
+    if _linked(base, base / "npmi.json", base / "npmi.npz"):
+        return None
     try:
         state = json.loads((base / "npmi.json").read_text())
         if state.get("version") != VERSION or any(state.get(x) != stored.get(x) for x in stored):

@@ -107,8 +107,17 @@ def _answers(plans: list[tuple[list[Read], Callable[[list[Any]], Any]]], flat: l
     return out
 
 
-def _loads(value: str | None) -> Any:
-    return None if value is None else json.loads(value)
+def _loads(value: str | None, want: type | None = None) -> Any:
+    """A JSON column: None when absent, not JSON, or not of the type `want`. A server's
+    rows come from any login that may insert (an agent's role): one written by hand must
+    read as unknown, not fail every reader (issue 37)."""
+    if value is None:
+        return None
+    try:
+        loaded = json.loads(value)
+    except (ValueError, TypeError):
+        return None
+    return loaded if want is None or isinstance(loaded, want) else None
 
 
 class SqlStore(Store):
@@ -181,14 +190,14 @@ class SqlStore(Store):
         return Read(
             "SELECT value FROM meta WHERE key = ?",
             (key,),
-            lambda rows: json.loads(rows[0][0]) if rows else None,
+            lambda rows: _loads(rows[0][0]) if rows else None,
         )
 
     def _meta_prefix_read(self, prefix: str) -> Read:
         return Read(
             "SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key",
             (len(prefix), prefix),
-            lambda rows: [(key, json.loads(value)) for key, value in rows],
+            lambda rows: [(key, _loads(value)) for key, value in rows],
         )
 
     def set_meta(self, key: str, value: Any) -> None:
@@ -317,15 +326,15 @@ class SqlStore(Store):
             tier=tier,
             corroborations=r,
             contradictions=s,
-            reinforced_at=_loads(reinforced_at),
+            reinforced_at=_loads(reinforced_at, list),
             reinforcement_count=o1,
             supersedes=supersedes,
             note=note,
-            entities=_loads(entities) or [],
-            provenance=_loads(provenance),
-            signature=_loads(signature),
+            entities=[e for e in _loads(entities, list) or [] if isinstance(e, str)],
+            provenance=_loads(provenance, dict),
+            signature=_loads(signature, dict),
             sig_state=sig_state,
-            extra=_loads(extra) or {},
+            extra=_loads(extra, dict) or {},
         )
 
     def record(self, fact_id: str) -> FactRecord | None:

@@ -93,7 +93,7 @@ def _single(action: Action) -> click.Command:
 
 
 for _action in Action:
-    if _action is not Action.SUPERSEDE:
+    if _action not in (Action.SUPERSEDE, Action.DISMISS):  # each has its own command
         _single(_action)
 
 

@@ -69,6 +69,13 @@ class SynapseApp(TriageApp):
             tooltip="Session log: this session's triage by anyone, before -> after; jump to a fact, undo",
         ),
         Binding(
+            "R",
+            "replaced",
+            "replaced?",
+            id="app.replaced",
+            tooltip="Replaced? queue: facts a newer fact probably replaces; y accepts, d dismisses",
+        ),
+        Binding(
             "L",
             "legend",
             "legend",
@@ -152,7 +159,7 @@ class SynapseApp(TriageApp):
             return None if parameters[0] in withheld(self.store) else True
         if action == "triage" and getattr(self.screen, "OWNS_UNDO", False):
             return False  # a view with its own undo (calibration: the config write) keeps ctrl+z
-        if action in ("session_log", "legend", "path"):
+        if action in ("session_log", "legend", "path", "replaced"):
             return not isinstance(self.screen, ModalScreen)
         return True
 
@@ -277,6 +284,12 @@ class SynapseApp(TriageApp):
                     self.pop_screen()
                 return
         self.push_screen(SessionLogScreen())
+
+    def action_replaced(self) -> None:
+        from synapse_tui.ui.screens.replaced import ReplacedScreen
+
+        if self.memory is not None and not isinstance(self.screen, ReplacedScreen):
+            self.push_screen(ReplacedScreen())
 
     def action_legend(self) -> None:
         from synapse_tui.ui.screens.legend import LegendScreen

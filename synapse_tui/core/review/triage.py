@@ -32,6 +32,7 @@ class Action(StrEnum):
     VERIFY = "verify"
     ACCEPT = "accept"
     SUPERSEDE = "supersede"
+    DISMISS = "dismiss"
 
     @property
     def summary(self) -> str:
@@ -44,6 +45,7 @@ _SUMMARIES = {
     Action.VERIFY: "checked, and it still holds (a reinforcement now)",
     Action.ACCEPT: "a person vouches for it (declared tier auto becomes human)",
     Action.SUPERSEDE: "a newer fact replaces it (the newer one names it in `supersedes`)",
+    Action.DISMISS: "a suggestion about it is wrong: it never comes back (SPEC 13)",
 }
 ACTIONS: tuple[str, ...] = tuple(a.value for a in Action)
 # What an agent may do (MCP): add evidence. Accepting (and signing) stays a person's call.
@@ -157,7 +159,7 @@ class Triage:
 
         `reads_after`: reads of the store as the action leaves it, asked inside its
         transaction (on a server, with its COMMIT): their answers are `Outcome.read_after`."""
-        if action not in ACTIONS:
+        if action not in ACTIONS or action == Action.DISMISS:
             raise TriageError(f"unknown action {action!r}")
         if not fact_ids:
             raise TriageError("no facts selected")
@@ -249,6 +251,22 @@ class Triage:
         action = str(Action.CORROBORATE)
         batch, scores = self._land(action, changes, now)
         return Outcome(action, batch, tuple(changes), scores)
+
+    def dismiss(self, pairs: Sequence[tuple[str, dict[str, Any]]]) -> Outcome:
+        """Dismiss suggestions, (fact id, what the entry records) each, as one audited batch
+        (one undo step). The record is a field no column holds, so nothing of the fact
+        changes: the live entry itself is the dismissal (core/review/suggestions.py)."""
+        if not pairs:
+            raise TriageError("no suggestions selected")
+        self._check_writable()
+        now = self.clock.now()
+        with self.store.transaction():
+            for fid, _ in pairs:
+                if not self.store.review.exists(fid):
+                    raise TriageError(f"no fact with id {fid!r}")
+            changes = [Change(fid, {}, dict(record)) for fid, record in pairs]
+            batch, scores = self._land(str(Action.DISMISS), changes, now)
+        return Outcome(str(Action.DISMISS), batch, tuple(changes), scores)
 
     def check_supersede(self, old: str, target: str | None) -> None:
         """Raise the TriageError `apply("supersede", [old], target)` would, writing nothing:

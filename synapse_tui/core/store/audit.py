@@ -290,6 +290,17 @@ class Audit:
         ).fetchall()
         return [(fid, json.loads(before) if before else {}) for fid, before in rows]
 
+    def live_afters(self, action: str) -> list[tuple[str, dict[str, Any]]]:
+        """(fact id, fields after) of every live entry of `action`, oldest first: the
+        standing dismissals are the live `dismiss` entries (core/review/suggestions.py)."""
+        rows = self._conn.execute(
+            _UNDONE
+            + "SELECT a.fact_id, a.after FROM audit a WHERE a.action = ? AND a.fact_id IS NOT NULL"
+            + f" AND {_LIVE} ORDER BY a.seq",
+            (action,),
+        ).fetchall()
+        return [(fid, after if isinstance(after, dict) else _loads(after) or {}) for fid, after in rows]
+
     def live_entries(self, action: str, after: float, until: float) -> list[tuple[str, float]]:
         """(fact id, epoch seconds) of the live entries of `action` in (after, until], the
         entry of the fact replaced for a supersession."""

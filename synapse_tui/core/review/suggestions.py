@@ -16,7 +16,15 @@ import numpy as np
 
 from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.review.suggest import KINDS, REPLACED, Item, ReplacedFinder, Suggestion, ranked
+from synapse_tui.core.review.suggest import (
+    KINDS,
+    REFERENT,
+    REPLACED,
+    Item,
+    ReplacedFinder,
+    Suggestion,
+    ranked,
+)
 from synapse_tui.core.store.db import Store
 
 if TYPE_CHECKING:
@@ -99,8 +107,16 @@ def _replaced(
     return ReplacedFinder.build(facts).suggestions(dismissed.pairs(REPLACED))
 
 
-# one finder per kind; issue 40's `referent` registers its own here
-FINDERS: dict[str, Finder] = {REPLACED: _replaced}
+def _referent(
+    store: Store, facts: Sequence[Item], dismissed: Dismissed, options: Options
+) -> list[Suggestion]:
+    from synapse_tui.core.review.referent import find  # issue 40: core/review/referent.py
+
+    return find(store, facts, dismissed, options)
+
+
+# one finder per kind
+FINDERS: dict[str, Finder] = {REPLACED: _replaced, REFERENT: _referent}
 
 
 @dataclass

@@ -1,0 +1,61 @@
+"""A small real git repository whose files move on, for the referent tests (issue 40)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.core.claude_code_files import git
+
+FILES = {
+    "src/auth/login.py": "def login():\n    return 'a long enough body for git to see a rename'\n",
+    "src/util.py": "def helper():\n    return 1\n",
+    "tests/unit/test_a.py": "def test_a():\n    assert True\n",
+    "README.md": "# Shop\n",
+    "docs/guide.md": "# Guide\n\nHow to run the shop, at some length so a move is a rename.\n",
+    "docs/setup.md": "# Setup\n\nInstall it, then run it, at some length so a move is a rename.\n",
+}
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def build(root: Path) -> Path:
+    """c1 2026-01-01 the files; c2 2026-02-01 src/auth/login.py -> src/login.py; c3
+    2026-03-01 src/util.py removed, docs/ -> manual/; c4 2026-04-01 new.py added."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
+    write(root, FILES)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "first", when="2026-01-01T12:00:00Z")
+    git(root, "mv", "src/auth/login.py", "src/login.py")
+    git(root, "commit", "-qm", "move login", when="2026-02-01T12:00:00Z")
+    git(root, "rm", "-q", "src/util.py")
+    git(root, "mv", "docs", "manual")
+    git(root, "commit", "-qm", "tidy", when="2026-03-01T12:00:00Z")
+    write(root, {"new.py": "x = 1\n"})
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "new", when="2026-04-01T12:00:00Z")
+    return root
+
+
+FACTS = [
+    {"id": "f1", "text": "The auth flow is in `src/auth/login.py:12`.", "created_at": "2026-01-15T00:00:00Z"},
+    {
+        "id": "f2",
+        "text": "Helpers live in src/util.py, tests in `./tests/unit/`",
+        "created_at": "2026-01-15T00:00:00Z",
+    },
+    {
+        "id": "f3",
+        "text": "See docs/guide.md, not `src/*.py` nor lib/never.py nor https://example.com/src/util.py",
+        "created_at": "2026-01-15T00:00:00Z",
+    },
+    {"id": "f4", "text": "login is in src/login.py now", "created_at": "2026-03-15T00:00:00Z"},
+    {"id": "f5", "text": "see src/util.py", "created_at": "2025-12-01T00:00:00Z"},
+    {"id": "f6", "text": "the `docs/` folder holds the guide", "created_at": "2026-01-15T00:00:00Z"},
+    {"id": "f7", "text": "new.py sets x; README.md says hello", "created_at": "2026-04-15T00:00:00Z"},
+]

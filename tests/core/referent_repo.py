@@ -23,12 +23,17 @@ def write(root: Path, files: dict[str, str]) -> None:
         path.write_text(text)
 
 
-def build(root: Path) -> Path:
+NOTES = {
+    "notes/mem.md": "# Memory\n\n- The auth flow is in `src/auth/login.py`\n- Tests live in `tests/unit/`\n"
+}
+
+
+def build(root: Path, notes: dict[str, str] | None = None) -> Path:
     """c1 2026-01-01 the files; c2 2026-02-01 src/auth/login.py -> src/login.py; c3
     2026-03-01 src/util.py removed, docs/ -> manual/; c4 2026-04-01 new.py added."""
     root.mkdir(parents=True, exist_ok=True)
     git(root, "init", "-q", "-b", "main")
-    write(root, FILES)
+    write(root, {**FILES, **(notes or {})})
     git(root, "add", "-A")
     git(root, "commit", "-qm", "first", when="2026-01-01T12:00:00Z")
     git(root, "mv", "src/auth/login.py", "src/login.py")

@@ -354,7 +354,7 @@ def find(store: Store, items: Sequence[Item], dismissed: Dismissed, options: Opt
     repo = repository(store, options.repo, required=asked)
     if repo is None:
         return []
-    pairs = dismissed.pairs(REFERENT)
+    pairs = dismissed.pairs(REFERENT) | settled(store)
     return [
         Suggestion(REFERENT, b.fact, b.path, 1.0, b.why)
         for b in cached_check(repo, as_facts(items), options.rev or "HEAD")
@@ -378,20 +378,34 @@ def details(store: Store, fact_id: str, path: str, options: Options | None = Non
     return None
 
 
-def accept(
-    store: Store, clock: Any, fact_id: str, path: str, options: Options | None = None
-) -> tuple[int, int]:
-    """Record a broken referent as a contradiction from the repository: a `contradict`
-    audited with actor `repo:<commit that removed it>`, and the suggestion settled (a
-    `dismiss` by the same actor) so it leaves the queue. Both batches; `undo` twice takes
-    it all back. The two batch numbers."""
+def accept(store: Store, clock: Any, fact_id: str, path: str, options: Options | None = None) -> int:
+    """Record a broken referent as a contradiction from the repository: one `contradict`
+    audited with actor `repo:<commit that removed it>`, whose entry also settles the
+    suggestion (it leaves the queue). One batch: one `undo` takes it all back. Its number."""
     from synapse_tui.core.review.suggestions import dismissed_entry
-    from synapse_tui.core.review.triage import Triage
+    from synapse_tui.core.review.triage import Change, Triage, TriageError
 
     b = details(store, fact_id, path, options)
     if b is None:
         raise SynapseError(f"no standing referent suggestion about {fact_id!r} naming {path!r}")
     triage = Triage(store, clock, f"repo:{b.removed_by}")
-    first = triage.apply("contradict", [fact_id])
-    second = triage.dismiss([(fact_id, dismissed_entry(REFERENT, path))])
-    return first.batch, second.batch
+    if store.readonly:
+        raise TriageError(f"{store.read_only_because()}: triage cannot change it")
+    with store.transaction():
+        fields = store.review.fields(fact_id)
+        if fields is None:
+            raise TriageError(f"no fact with id {fact_id!r}")
+        s = fields["contradictions"]
+        after = {"contradictions": s + 1, **dismissed_entry(REFERENT, path)}
+        batch, _ = triage._land("contradict", [Change(fact_id, {"contradictions": s}, after)], clock.now())
+    return batch
+
+
+def settled(store: Store) -> frozenset[tuple[str, str]]:
+    """(fact, path) of every live contradiction from the repository (`accept`)."""
+    out = set()
+    for fid, after in store.audit.live_afters("contradict"):
+        d = after.get("dismissed") if isinstance(after, dict) else None
+        if isinstance(d, dict) and d.get("kind") == REFERENT and isinstance(d.get("other"), str):
+            out.add((fid, d["other"]))
+    return frozenset(out)

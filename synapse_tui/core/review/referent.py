@@ -409,3 +409,16 @@ def settled(store: Store) -> frozenset[tuple[str, str]]:
         if isinstance(d, dict) and d.get("kind") == REFERENT and isinstance(d.get("other"), str):
             out.add((fid, d["other"]))
     return frozenset(out)
+
+
+def broken_of(store: Store, options: Options | None = None) -> dict[tuple[str, str], Broken]:
+    """(fact, path) -> the broken referent, for every fact of the store (the browser's pane:
+    the removing commit and the new path); answered from the cache after `suggest`."""
+    from synapse_tui.core.review.suggestions import Options as _Options
+    from synapse_tui.core.review.suggestions import items as _items
+
+    options = options or _Options()
+    repo = repository(store, options.repo)
+    if repo is None:
+        return {}
+    return {(b.fact, b.path): b for b in cached_check(repo, as_facts(_items(store)), options.rev or "HEAD")}

@@ -343,20 +343,47 @@ class Repo:
         if not shas:
             return {}
         known = self.commits(shas)
-        lines = "".join(
-            f"{s} {known[s].parents[0]}\n" if s in known and known[s].parents else f"{s}\n" for s in shas
-        )
-        return self._diff_tree(lines, shas, (), renames)
+        lines = {
+            s: f"{s} {known[s].parents[0]}\n" if s in known and known[s].parents else f"{s}\n" for s in shas
+        }
+        return self._split_diff(lines, renames)
 
     def _diff_tree(
         self, lines: str, shas: Sequence[str], paths: Iterable[str], renames: bool
     ) -> dict[str, list[Change]]:
+        return self._parse_raw(self._diff_raw(lines, paths, renames), shas)
+
+    def _diff_raw(self, lines: str, paths: Iterable[str], renames: bool) -> bytes | None:
         detect = ["-M"] if renames else ["--no-renames"]
-        out = self.run(
+        return self.run(
             "diff-tree", "--stdin", "-r", "-z", "--root", "--raw", "--no-abbrev", "--no-textconv", "--no-ext-diff",
             *detect, "--", *paths,
             stdin=lines.encode(),
         )  # fmt: skip
+
+    def _split_diff(self, lines: dict[str, str], renames: bool) -> dict[str, list[Change]]:
+        """`_diff_tree` of many commits where one may not be readable (a snapshot missing an
+        object): git stops at the first such commit, so the batch is halved until it is
+        alone; it is then read without rename detection (which reads blobs), else left out."""
+        out = self._diff_raw("".join(lines.values()), (), renames)
+        if out is not None:
+            return self._parse_raw(out, list(lines))
+        shas = list(lines)
+        if len(shas) > 1:
+            half = len(shas) // 2
+            return {
+                **self._split_diff({s: lines[s] for s in shas[:half]}, renames),
+                **self._split_diff({s: lines[s] for s in shas[half:]}, renames),
+            }
+        if renames:
+            self.left_out.append(
+                f"commit {shas[0][:12]}: an object is missing; read without rename detection"
+            )
+            return self._split_diff(lines, False)
+        self.left_out.append(f"commit {shas[0][:12]}: an object is missing; its changes are not read")
+        return {shas[0]: []}
+
+    def _parse_raw(self, out: bytes | None, shas: Sequence[str]) -> dict[str, list[Change]]:
         found: dict[str, list[Change]] = {s: [] for s in shas}
         tokens = (out or b"").split(b"\x00")
         current: list[Change] | None = None

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 _TICKED = re.compile(r"`([^`\n]+)`")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
+_CALL = re.compile(r"\(([^()\s]+)\)")  # `Write(docs/a.md)`: what a call or an aside names
 _SPLIT = re.compile(r"[\s`,|]+")
 _LEAD = "\"'`([{<*_~>"
 _TRAIL = "\"'`)]}>*_~.,;:!?"
@@ -92,6 +93,7 @@ def candidates(text: str) -> list[str]:
     """Every distinct path-like token of `text`, in order of first appearance."""
     raw = [m.group(1) for m in _TICKED.finditer(text)]
     raw += [m.group(1) for m in _LINK.finditer(text)]
+    raw += [m.group(1) for m in _CALL.finditer(text)]
     raw += _SPLIT.split(text)
     out: dict[str, None] = {}
     for token in raw:

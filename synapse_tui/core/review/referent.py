@@ -25,11 +25,14 @@ browser, MCP, `score`, `sync`) costs nothing until the repository moves.
 from __future__ import annotations
 
 import bisect
+import hashlib
+import json
+import os
 import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -287,27 +290,121 @@ def _follow(
 
 # -- the finder (core/review/suggestions.py) ------------------------------------------
 
-_CACHE: dict[tuple[str, str], dict[tuple[str, str, float], list[Broken]]] = {}
-_CACHE_MAX = 8  # repositories x revisions kept
+_CACHE: dict[tuple[str, str], dict[str, list[Broken]]] = {}
+_CACHE_MAX = 8  # repositories x revisions kept in a process
+
+
+def _key(f: Fact) -> str:
+    return hashlib.blake2b(f"{f.id}\0{f.text}\0{f.created!r}".encode(), digest_size=16).hexdigest()
+
+
+def cache_root() -> Path:
+    """Where checked facts are kept between processes: SYNAPSE_DATA_DIR/referents (tests,
+    benchmarks), else the platform's user cache folder (a missing file is checked again)."""
+    env = os.environ.get("SYNAPSE_DATA_DIR")
+    if env:
+        return Path(env) / "referents"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("synapse-tui", appauthor=False)) / "referents"
+
+
+def _file(repo: Repo) -> Path:
+    name = hashlib.blake2b(str(repo.git_dir).encode(), digest_size=12).hexdigest()
+    return cache_root() / f"{name}.json"
+
+
+def _broken(fact: str, d: Any) -> Broken | None:
+    """A cached answer read back, or None when the file holds anything else (JSON only,
+    every field checked: a cache is data, and a wrong one is checked again)."""
+    try:
+        moved = tuple((str(p), str(c), float(t)) for p, c, t in d["moved"])
+        now = d["exists_now"]
+        return Broken(
+            fact,
+            str(d["path"]),
+            str(d["written_at"]),
+            str(d["removed_by"]),
+            float(d["removed_on"]),
+            moved,
+            None if now is None else str(now),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _load(repo: Repo, rev: str) -> dict[str, list[Broken]]:
+    try:
+        data = json.loads(_file(repo).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("git_dir") != str(repo.git_dir) or data.get("rev") != rev:
+        return {}
+    out: dict[str, list[Broken]] = {}
+    facts = data.get("facts")
+    for key, value in facts.items() if isinstance(facts, dict) else ():
+        if not isinstance(value, dict) or not isinstance(value.get("broken"), list):
+            continue
+        found = [_broken(str(value.get("id")), b) for b in value["broken"]]
+        if all(b is not None for b in found):
+            out[key] = [b for b in found if b is not None]
+    return out
+
+
+def _save(repo: Repo, rev: str, known: dict[str, list[Broken]], ids: dict[str, str]) -> None:
+    """Keep this revision's answers (one revision a repository: the newest asked)."""
+    facts = {
+        k: {
+            "id": ids.get(k, v[0].fact if v else ""),
+            "broken": [
+                {
+                    "path": b.path,
+                    "written_at": b.written_at,
+                    "removed_by": b.removed_by,
+                    "removed_on": b.removed_on,
+                    "moved": [list(m) for m in b.moved],
+                    "exists_now": b.exists_now,
+                }
+                for b in v
+            ],
+        }
+        for k, v in known.items()
+    }
+    path = _file(repo)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(
+            json.dumps({"git_dir": str(repo.git_dir), "rev": rev, "facts": facts}), encoding="utf-8"
+        )
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written is checked again next time
 
 
 def cached_check(repo: Repo, facts: Sequence[Fact], rev: str = "HEAD") -> list[Broken]:
-    """`check`, answered from the cache per (repository, REV's commit, fact) where it can:
-    only facts not seen at this commit are checked."""
+    """`check`, answered from the cache per (repository, REV's commit, fact) where it can,
+    in this process and between processes: only facts not seen at this commit are checked,
+    so asking again after `sync` costs the facts that are new, or a repository that moved."""
     line_sha = repo.resolve(rev)
     if line_sha is None:
         raise InputError(f"--rev {rev!r}: no such commit in {repo.top}")
-    known = _CACHE.setdefault((str(repo.git_dir), line_sha), {})
-    if len(_CACHE) > _CACHE_MAX:
-        _CACHE.pop(next(iter(_CACHE)))
-    todo = [f for f in facts if (f.id, f.text, f.created) not in known]
+    slot = (str(repo.git_dir), line_sha)
+    if slot not in _CACHE:
+        _CACHE[slot] = _load(repo, line_sha)
+        if len(_CACHE) > _CACHE_MAX:
+            _CACHE.pop(next(iter(_CACHE)))
+    known = _CACHE[slot]
+    keys = [_key(f) for f in facts]
+    todo = [f for f, k in zip(facts, keys, strict=True) if k not in known]
     if todo:
         found: dict[str, list[Broken]] = {}
         for b in check(repo, todo, line_sha):
             found.setdefault(b.fact, []).append(b)
         for f in todo:
-            known[(f.id, f.text, f.created)] = found.get(f.id, [])
-    return [b for f in facts for b in known[(f.id, f.text, f.created)]]
+            known[_key(f)] = found.get(f.id, [])
+        _save(repo, line_sha, known, {k: f.id for f, k in zip(facts, keys, strict=True)})
+    return [replace(b, fact=f.id) for f, k in zip(facts, keys, strict=True) for b in known[k]]
 
 
 def recorded_repository(store: Store) -> Path | None:

@@ -148,3 +148,31 @@ def test_no_commit_yet_and_a_folder_not_in_git(tmp_path):
     repo = Repo.find(empty)
     with pytest.raises(Exception, match="no such commit"):
         check(repo, _facts())
+
+
+def test_a_commit_with_a_missing_object_loses_only_its_renames(tmp_path):
+    root = build(tmp_path / "r")
+    write(root, {"src/other.py": "something else entirely\n" * 3})
+    git(root, "rm", "-q", "README.md")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "swap", when="2026-04-10T12:00:00Z")
+    repo = Repo.find(root)
+    readme = next(e.sha for e in repo.ls_tree("HEAD~1") if e.path == "README.md")
+    (repo.git_dir / "objects" / readme[:2] / readme[2:]).unlink()  # a partial snapshot
+    line = repo.first_parents()
+    changes = repo.first_parent_changes(line, renames=True)
+    assert [c.path for c in changes[line[0]]] == ["README.md", "src/other.py"]  # read without -M
+    assert any(c.status == "R" for c in changes[line[2]])  # the others keep their renames
+    assert any("an object is missing" in why for why in repo.left_out)
+
+
+def test_answers_are_kept_between_processes_and_a_changed_text_is_checked_again(tmp_path):
+    from synapse_tui.core.review import referent
+
+    repo = Repo.find(build(tmp_path / "r"))
+    first = referent.cached_check(repo, _facts())
+    referent._CACHE.clear()  # as a new process starts
+    assert referent.cached_check(Repo.find(repo.top), _facts()) == first
+    assert list(referent.cache_root().glob("*.json"))
+    edited = [Fact("f1", "login lives in src/util.py", parse_time("2026-01-15T00:00:00Z"))]
+    assert [b.path for b in referent.cached_check(repo, edited)] == ["src/util.py"]

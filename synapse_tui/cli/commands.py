@@ -94,7 +94,8 @@ def open_cmd(db: str | None, now: str | None = None, config_path: str | None = N
     "system",
     metavar="SYSTEM",
     help="Read another memory system's own files instead: mem0, basic-memory, graphiti,"
-    " claude-code, git-notes, langgraph, mcp-memory."
+    " claude-code, git-notes, langgraph, mcp-memory, codex, gemini-cli, openclaw, cursor,"
+    " markdown."
     " Run again, it syncs: only what is new arrives, triage done here is kept.",
 )
 @click.option(
@@ -104,11 +105,16 @@ def open_cmd(db: str | None, now: str | None = None, config_path: str | None = N
     " only when named; a FAISS folder; or vector_store.db). It must be your own.",
 )
 @click.option(
-    "--project", type=click.Path(), help="With --from claude-code: a project's CLAUDE.md files too."
+    "--project",
+    type=click.Path(),
+    help="With --from claude-code or gemini-cli: a project's CLAUDE.md / GEMINI.md files too;"
+    " with --from cursor: the project whose rules to read.",
 )
 @click.option("--model", help="With --from langgraph: the model its stored embeddings came from.")
 @click.option(
-    "--agents", help="With --from git-notes: author emails that are agents (globs; default *@letta.com)."
+    "--agents",
+    help="With --from git-notes (or markdown in git): author emails that are agents"
+    " (globs; default *@letta.com).",
 )
 @now_option
 @json_option
@@ -126,8 +132,9 @@ def import_cmd(
     agents: str | None = None,
 ) -> None:
     """Import FILE.jsonl into DB, all or nothing; or, with --from SYSTEM [SOURCE], open the
-    memory mem0, Basic Memory or Graphiti already keeps (mem0's SOURCE defaults to
-    $MEM0_DIR/history.db, else ~/.mem0/history.db)."""
+    memory another agent already keeps (mem0's SOURCE defaults to $MEM0_DIR/history.db, else
+    ~/.mem0/history.db; codex's to ~/.codex/memories, gemini-cli's to ~/.gemini,
+    openclaw's to ~/.openclaw/workspace; cursor reads --project P)."""
     Clock.from_option(now)  # validate --now even though import does not score
     config = resolve_config(db, config_path)
     if system is not None:

@@ -85,7 +85,8 @@ def import_from(
     elif source is None:
         default = getattr(module, "default_source", None)
         if default is None:
-            raise SynapseError(f"--from {system} needs SOURCE (the files to read)")
+            needs = getattr(module, "NEEDS", "SOURCE (the files to read)")
+            raise SynapseError(f"--from {system} needs {needs}")
         source_path = Path(default())
     elif is_server(source):
         source_path = None  # a database server (LangGraph's on PostgreSQL): no path to resolve

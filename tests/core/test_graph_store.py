@@ -186,14 +186,15 @@ def test_ensure_graph_recomputes_nothing_when_nothing_changed(conn: sqlite3.Conn
 def test_counting_a_space_reads_the_index_not_the_vectors(conn: sqlite3.Connection) -> None:
     """Every import counts each space's rows: at a million facts a scan of the table,
     whose rows carry the vectors, took seconds; the index (m004) holds only kind and pos."""
-    from synapse_tui.core.graph.build import SPACE_COUNTS, _space_states
+    from synapse_tui.core.graph.build import _space_states
+    from synapse_tui.core.store.graph import SPACE_COUNTS, GraphTables
 
     for f in corpus(np.random.default_rng(4), 12):
         add(conn, *f)
     ensure_graph(conn, config())  # facts without a vector get their lexical one
     plan = " ".join(row[-1] for row in conn.execute(f"EXPLAIN QUERY PLAN {SPACE_COUNTS}"))
     assert "COVERING INDEX embeddings_kind" in plan
-    states = _space_states(conn)
+    states = _space_states(GraphTables(conn))
     assert states["model"]["count"] + states["lexical"]["count"] == 12
     assert max(states["model"]["max_pos"], states["lexical"]["max_pos"]) == 12
 

@@ -61,6 +61,38 @@ SYSTEMS: dict[str, dict[str, tuple[str, ...]]] = {
         "author": ("x-git-notes-author",),
         "role": (),
     },
+    # Codex's handbook cites the sessions each block came from: their times are its
+    # reinforcements; nothing counts corroborations, contradictions or a person's review.
+    "codex": {
+        "unrecorded": ("corroborations", "contradictions", "acceptance"),
+        "author": (),
+        "role": (),
+    },
+    # GEMINI.md: the agent's `save_memory` section is tier auto, the rest a person's (human).
+    "gemini-cli": {
+        "unrecorded": ("corroborations", "contradictions", "reinforcements"),
+        "author": ("x-gemini-cli-added-by",),
+        "role": (),
+    },
+    # OpenClaw's wiki claims carry evidence (corroborations, reinforcements) and a status
+    # (contradictions); its workspace notes record none, and nothing records a review.
+    "openclaw": {
+        "unrecorded": ("acceptance",),
+        "author": (),
+        "role": (),
+    },
+    # Cursor's rules are a person's (tier human), text only.
+    "cursor": {
+        "unrecorded": ("corroborations", "contradictions", "reinforcements"),
+        "author": (),
+        "role": (),
+    },
+    # Markdown outside git: text only, no author.
+    "markdown": {
+        "unrecorded": ("corroborations", "contradictions", "reinforcements", "acceptance"),
+        "author": (),
+        "role": (),
+    },
 }
 _UNKNOWN = {"unrecorded": ("corroborations", "contradictions", "reinforcements", "acceptance")}
 

@@ -1,8 +1,9 @@
 """The neighbour graph in the store: build, update incrementally, fingerprint.
 
-Functions take a plain `sqlite3.Connection` and never commit: the caller owns the
-transaction (the import pipeline runs `update_graph` inside its own, so a failure leaves
-the store untouched).
+Functions take a store or a connection (the graph's own tests hand over bare ones), read
+and write its tables through `store.graph` (core/store/graph.py: no statement here), and
+never commit: the caller owns the transaction (the import pipeline runs `update_graph`
+inside its own, so a failure leaves the store untouched).
 
 Fingerprints (in `meta`, keys `graph.*`): the parameters the graph was built with; per
 embedding space the row count, last position and an additive digest (the sum mod 2**128 of
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import struct
 from dataclasses import dataclass
 from itertools import compress
@@ -31,8 +31,7 @@ import numpy as np
 from synapse_tui.core.graph import ann, heap, lexical
 from synapse_tui.core.graph import cache as graphcache
 from synapse_tui.core.graph import edges as g
-from synapse_tui.core.graph.read import connection
-from synapse_tui.core.store.schema import SEMANTIC_EDGES_B
+from synapse_tui.core.store.graph import GraphTables, graph_tables
 
 if TYPE_CHECKING:
     from synapse_tui.core.store.db import Store
@@ -71,13 +70,12 @@ def _params(config: Any) -> str:
     return json.dumps(params | ({"approximate": changed} if changed else {}))
 
 
-def _meta_get(conn: sqlite3.Connection, key: str) -> Any:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return None if row is None else json.loads(row[0])
+def _meta_get(t: GraphTables, key: str) -> Any:
+    return t.meta(key)
 
 
-def _meta_set(conn: sqlite3.Connection, key: str, value: Any) -> None:
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+def _meta_set(t: GraphTables, key: str, value: Any) -> None:
+    t.set_meta(key, value)
 
 
 class _Bar:
@@ -106,7 +104,7 @@ class _Bar:
             self.progress(self.total, self.total)
 
 
-def add_lexical_embeddings(conn: sqlite3.Connection) -> int:
+def add_lexical_embeddings(source: Any) -> int:
     """Put every fact without an embedding in the lexical space; how many were put there.
 
     A lexical fact's row in `embeddings` is a marker with an empty `vec`: its vector is a
@@ -117,22 +115,19 @@ def add_lexical_embeddings(conn: sqlite3.Connection) -> int:
     When the embedder's version changes, the lexical space's fingerprint and files are
     dropped, so it is rebuilt from the new vectors.
     """
-    if _meta_get(conn, _LEXICAL) != lexical.VERSION:
-        if conn.execute("SELECT 1 FROM embeddings WHERE kind = 'lexical' LIMIT 1").fetchone():
-            conn.execute("DELETE FROM meta WHERE key = 'graph.semantic.lexical'")
-            graphcache.drop(conn, "lexical")
-        _meta_set(conn, _LEXICAL, lexical.VERSION)
+    t = graph_tables(source)
+    if _meta_get(t, _LEXICAL) != lexical.VERSION:
+        if t.has_lexical_rows():
+            t.delete_meta("graph.semantic.lexical")
+            graphcache.drop(t.conn, "lexical")
+        _meta_set(t, _LEXICAL, lexical.VERSION)
     # every fact up to `through` has an embedding (a model's replaces a marker, and neither
     # is ever deleted), so only the facts after it are looked at
-    through = _meta_get(conn, _THROUGH) or 0
-    added = conn.execute(
-        "INSERT INTO embeddings (pos, kind, vec) SELECT pos, 'lexical', x'' FROM facts f WHERE pos > ?"
-        " AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.pos = f.pos) ORDER BY pos",
-        (through,),
-    ).rowcount
-    last = conn.execute("SELECT coalesce(max(pos), 0) FROM facts").fetchone()[0]
+    through = _meta_get(t, _THROUGH) or 0
+    added = t.mark_lexical_after(through)
+    last = t.last_position()
     if last != through:
-        _meta_set(conn, _THROUGH, last)
+        _meta_set(t, _THROUGH, last)
     return added
 
 
@@ -168,36 +163,28 @@ def _blobs(blobs: tuple[bytes, ...], width: int, dtype: type) -> np.ndarray:
     return out
 
 
-def _load_space(conn: sqlite3.Connection, kind: str) -> _Space:
+def _load_space(t: GraphTables, kind: str) -> _Space:
     """Every row of one space."""
-    return _rows_after(conn, kind, 0)
+    return _rows_after(t, kind, 0)
 
 
 def model_space(store: Store) -> tuple[np.ndarray, np.ndarray]:
     """A `Store`'s model embeddings: their positions (from 1, ascending) and the vectors."""
-    space = _load_space(connection(store), "model")
+    space = _load_space(store.graph, "model")
     return space.pos, space.X
 
 
-def _rows_after(conn: sqlite3.Connection, kind: str, after: int) -> _Space:
+def _rows_after(t: GraphTables, kind: str, after: int) -> _Space:
     """One space's rows after position `after`, in position order: a model's vectors as
     stored, the lexical space's computed from the facts' text (`add_lexical_embeddings`)."""
     if kind == "lexical":
-        rows = conn.execute(
-            "SELECT e.pos, f.id, f.text FROM embeddings e JOIN facts f ON f.pos = e.pos"
-            " WHERE e.kind = 'lexical' AND e.pos > ? ORDER BY e.pos",
-            (after,),
-        ).fetchall()
+        rows = t.space_rows(kind, after)
         if not rows:
             return _Space(np.zeros(0, np.int64), [], np.zeros((0, lexical.DIM), np.float32))
         pos, ids, texts = zip(*rows, strict=True)
         del rows
         return _Space(np.array(pos, dtype=np.int64), list(ids), lexical.embed_texts(texts))
-    rows = conn.execute(
-        "SELECT e.pos, f.id, e.vec FROM embeddings e JOIN facts f ON f.pos = e.pos"
-        " WHERE e.kind = ? AND e.pos > ? ORDER BY e.pos",
-        (kind, after),
-    ).fetchall()
+    rows = t.space_rows(kind, after)
     if not rows:
         return _Space(np.zeros(0, np.int64), [], np.zeros((0, 0), np.float32))
     pos, ids, vecs = zip(*rows, strict=True)
@@ -215,57 +202,32 @@ def _built_state(sp: _Space, digest: int) -> dict[str, Any]:
     return {"digest": f"{digest:032x}", "count": int(sp.pos.size), "max_pos": last}
 
 
-SPACE_COUNTS = "SELECT kind, count(*), max(pos) FROM embeddings GROUP BY kind"  # index m004
-
-
-def _space_states(conn: sqlite3.Connection) -> dict[str, dict[str, int]]:
+def _space_states(t: GraphTables) -> dict[str, dict[str, int]]:
     """Row count and last position per space, in one pass over the embeddings' index."""
-    found = {kind: {"count": n, "max_pos": last} for kind, n, last in conn.execute(SPACE_COUNTS)}
+    found = {kind: {"count": n, "max_pos": last} for kind, n, last in t.space_counts()}
     return {kind: found.get(kind, {"count": 0, "max_pos": 0}) for kind in SPACES}
 
 
-def _npmi_state(conn: sqlite3.Connection) -> dict[str, int]:
-    n, last = conn.execute("SELECT count(*), coalesce(max(pos), 0) FROM facts").fetchone()
-    return {
-        "facts": n,
-        "max_pos": last,
-        "mentions": conn.execute("SELECT count(*) FROM mentions").fetchone()[0],
-    }
+def _npmi_state(t: GraphTables) -> dict[str, int]:
+    n, last, mentions = t.fact_and_mention_counts()
+    return {"facts": n, "max_pos": last, "mentions": mentions}
 
 
-def _write_knn(conn: sqlite3.Connection, sp: _Space, knn: g.Knn, rows: np.ndarray) -> None:
+def _write_knn(t: GraphTables, sp: _Space, knn: g.Knn, rows: np.ndarray) -> None:
     nbr_pos = sp.pos[knn.nbrs[rows]].astype(np.int32)
     cos = knn.cos[rows]
-    conn.executemany(
-        "INSERT OR REPLACE INTO knn (pos, nbrs, cos) VALUES (?, ?, ?)",
-        zip(sp.pos[rows].tolist(), map(bytes, nbr_pos), map(bytes, cos), strict=True),
-    )
+    t.put_knn(zip(sp.pos[rows].tolist(), map(bytes, nbr_pos), map(bytes, cos), strict=True))
 
 
-def _write_edges(conn: sqlite3.Connection, kind: str, sp: _Space, knn: g.Knn) -> None:
+def _write_edges(t: GraphTables, kind: str, sp: _Space, knn: g.Knn) -> None:
     """Every edge of the space, after a full build."""
     a, b, w = g.mutual_edges(knn)
-    conn.execute("DELETE FROM semantic_edges WHERE kind = ?", (kind,))
-    # On a file the index is built after the rows, in one sort (240,000 edges: 0.36 s, not
-    # 0.55 s). Not on a server: dropping an index takes its owner, which an agent's role
-    # (docs/postgres.md) is not, and COPY keeps it in step as cheaply.
-    alone = (
-        isinstance(conn, sqlite3.Connection)
-        and conn.execute("SELECT 1 FROM semantic_edges LIMIT 1").fetchone() is None
+    t.replace_semantic(
+        kind, zip(sp.pos[a].tolist(), sp.pos[b].tolist(), w.tolist(), [kind] * a.size, strict=True)
     )
-    if alone:
-        conn.execute("DROP INDEX semantic_edges_b")
-    conn.executemany(
-        "INSERT INTO semantic_edges (a, b, weight, kind) VALUES (?, ?, ?, ?)",
-        zip(sp.pos[a].tolist(), sp.pos[b].tolist(), w.tolist(), [kind] * a.size, strict=True),
-    )
-    if alone:
-        conn.execute(SEMANTIC_EDGES_B)
 
 
-def _rewrite_edges(
-    conn: sqlite3.Connection, kind: str, sp: _Space, old: g.Knn, knn: g.Knn, dirty: np.ndarray
-) -> None:
+def _rewrite_edges(t: GraphTables, kind: str, sp: _Space, old: g.Knn, knn: g.Knn, dirty: np.ndarray) -> None:
     """The edges at the `dirty` rows after an append, from the lists before (`old`, the
     rows built before) and after: only what differs is written. A changed list moves its
     row's baseline, so most of its edges keep their ends and take a new weight; an UPDATE
@@ -279,37 +241,28 @@ def _rewrite_edges(
     added = np.setdiff1d(np.arange(a.size), ni, assume_unique=True)
     gone = np.setdiff1d(np.arange(oa.size), oi, assume_unique=True)
     P = sp.pos
-    conn.executemany(
-        "DELETE FROM semantic_edges WHERE a = ? AND b = ?",
-        zip(P[oa[gone]].tolist(), P[ob[gone]].tolist(), strict=True),
-    )
-    conn.executemany(
-        "UPDATE semantic_edges SET weight = ? WHERE a = ? AND b = ?",
-        zip(w[moved].tolist(), P[a[moved]].tolist(), P[b[moved]].tolist(), strict=True),
-    )
-    conn.executemany(
-        "INSERT INTO semantic_edges (a, b, weight, kind) VALUES (?, ?, ?, ?)",
-        zip(P[a[added]].tolist(), P[b[added]].tolist(), w[added].tolist(), [kind] * added.size, strict=True),
+    t.delete_semantic_pairs(zip(P[oa[gone]].tolist(), P[ob[gone]].tolist(), strict=True))
+    t.reweigh_semantic(zip(w[moved].tolist(), P[a[moved]].tolist(), P[b[moved]].tolist(), strict=True))
+    t.insert_semantic(
+        zip(P[a[added]].tolist(), P[b[added]].tolist(), w[added].tolist(), [kind] * added.size, strict=True)
     )
 
 
-def _rebuild_space(
-    conn: sqlite3.Connection, kind: str, config: Any, progress: g.Progress | None
-) -> str | None:
+def _rebuild_space(t: GraphTables, kind: str, config: Any, progress: g.Progress | None) -> str | None:
     """Recompute one space's lists and edges; a note for the user, if any."""
-    sp = _load_space(conn, kind)
-    conn.execute("DELETE FROM knn WHERE pos IN (SELECT pos FROM embeddings WHERE kind = ?)", (kind,))
+    sp = _load_space(t, kind)
+    t.delete_knn_of(kind)
     built = ann.build_knn(
         sp.X, g.string_ranks(sp.ids), config.graph.k, config.graph, progress, lexical=kind == "lexical"
     )
-    _write_knn(conn, sp, built.knn, np.arange(sp.pos.size))
-    _write_edges(conn, kind, sp, built.knn)
+    _write_knn(t, sp, built.knn, np.arange(sp.pos.size))
+    _write_edges(t, kind, sp, built.knn)
     state = _built_state(sp, sp.digest(kind, range(sp.pos.size))) | built.meta()
-    _meta_set(conn, f"graph.semantic.{kind}", state)
+    _meta_set(t, f"graph.semantic.{kind}", state)
     # the files name the settings too: a rolled-back rebuild of the same rows with other
     # settings leaves the same digest in `meta` but other lists in the files
     graphcache.save(
-        conn,
+        t.conn,
         kind,
         sp.pos,
         sp.ids,
@@ -323,7 +276,7 @@ def _rebuild_space(
 
 
 def _extend_space(
-    conn: sqlite3.Connection,
+    t: GraphTables,
     kind: str,
     k: int,
     stored: dict,
@@ -334,11 +287,11 @@ def _extend_space(
 ) -> bool:
     """Append-only update of one space; False when it must be rebuilt instead."""
     if not verify:
-        done = _extend_cached(conn, kind, k, stored, count, params)
+        done = _extend_cached(t, kind, k, stored, count, params)
         if done is not None:
             return done
-    graphcache.drop(conn, kind)
-    sp = _load_space(conn, kind)
+    graphcache.drop(t.conn, kind)
+    sp = _load_space(t, kind)
     n, n_old = sp.pos.size, int(np.searchsorted(sp.pos, stored["max_pos"], side="right"))
     if n_old != stored["count"]:
         return False
@@ -350,9 +303,7 @@ def _extend_space(
     k_eff = g.effective_k(k, n)
     row_of = np.full(int(sp.pos[-1]) + 1, -1, dtype=np.int64)
     row_of[sp.pos] = np.arange(n)
-    rows = conn.execute(
-        "SELECT pos, nbrs, cos FROM knn WHERE pos <= ? ORDER BY pos", (stored["max_pos"],)
-    ).fetchall()
+    rows = t.knn_through(stored["max_pos"])
     at, nbrs, coss = zip(*rows, strict=True) if rows else ((), (), ())
     mine = (row_of[np.array(at, dtype=np.int64)] >= 0).tolist()  # the other space shares the table
     nbrs, coss = tuple(compress(nbrs, mine)), tuple(compress(coss, mine))
@@ -364,21 +315,19 @@ def _extend_space(
     if (old.nbrs < 0).any() or (old.nbrs >= n_old).any():
         return False  # a stored list points outside the built rows
     knn, dirty = g.extend_knn(sp.X, g.string_ranks(sp.ids), old, n_old, k, progress)
-    _write_knn(conn, sp, knn, np.flatnonzero(dirty))
-    _rewrite_edges(conn, kind, sp, old, knn, dirty)
+    _write_knn(t, sp, knn, np.flatnonzero(dirty))
+    _rewrite_edges(t, kind, sp, old, knn, dirty)
     state = _built_state(sp, (digest + sp.digest(kind, range(n_old, n))) & _MASK)
     # the lists of the rows built before keep how they were made; the new rows' are exact
     state |= {key: stored[key] for key in _BUILD_KEYS if key in stored}
-    _meta_set(conn, f"graph.semantic.{kind}", state)
+    _meta_set(t, f"graph.semantic.{kind}", state)
     if params:  # the files were missing or stale: write them again for the next update
         approximate = stored.get("method", "exact") != "exact"
-        graphcache.save(conn, kind, sp.pos, sp.ids, sp.X, knn, state | {"params": params}, approximate)
+        graphcache.save(t.conn, kind, sp.pos, sp.ids, sp.X, knn, state | {"params": params}, approximate)
     return True
 
 
-def _extend_cached(
-    conn: sqlite3.Connection, kind: str, k: int, stored: dict, count: int, params: str
-) -> bool | None:
+def _extend_cached(t: GraphTables, kind: str, k: int, stored: dict, count: int, params: str) -> bool | None:
     """The same update from the files beside the store (`graphcache`), reading only the new
     rows from SQLite; None when there are no usable files (the caller reads the store)."""
     if count < stored["count"]:
@@ -386,11 +335,11 @@ def _extend_cached(
     k_old = g.effective_k(k, stored["count"])
     if k_old == 0 or g.effective_k(k, count) != k_old:
         return None
-    cache = graphcache.load(conn, kind, stored | {"params": params}, k_old)
+    cache = graphcache.load(t.conn, kind, stored | {"params": params}, k_old)
     if cache is None:
         return None
     try:
-        new = _rows_after(conn, kind, stored["max_pos"])
+        new = _rows_after(t, kind, stored["max_pos"])
     except ValueError:
         return None  # of mixed dimensions: the full read says so
     if count != stored["count"] + new.pos.size:
@@ -406,30 +355,30 @@ def _extend_cached(
     ranks = graphcache.ranks_of(np.r_[cache.ids.astype(f"S{width}"), idb.astype(f"S{width}")])
     knn, dirty = graphcache.extend(cache, new.X, ranks, k_old)
     sp = _Space(np.r_[cache.pos, new.pos], [], np.zeros((0, 0), np.float32))
-    _write_knn(conn, sp, knn, np.flatnonzero(dirty))
-    _rewrite_edges(conn, kind, sp, g.Knn(cache.nbrs, cache.cos), knn, dirty)
+    _write_knn(t, sp, knn, np.flatnonzero(dirty))
+    _rewrite_edges(t, kind, sp, g.Knn(cache.nbrs, cache.cos), knn, dirty)
     digest = int(stored["digest"], 16)
     state = _built_state(sp, (digest + new.digest(kind, range(new.pos.size))) & _MASK)
     state |= {key: stored[key] for key in _BUILD_KEYS if key in stored}
-    _meta_set(conn, f"graph.semantic.{kind}", state)
-    stamped = state | {"params": params} | graphcache.stamp(conn, kind)  # after _meta_set: its version
+    _meta_set(t, f"graph.semantic.{kind}", state)
+    stamped = state | {"params": params} | graphcache.stamp(t.conn, kind)  # after _meta_set: its version
     graphcache.append(cache, new.pos, new.ids, new.X, knn, dirty, stamped)
     return True
 
 
-def _npmi_inputs(conn: sqlite3.Connection) -> tuple[np.ndarray, np.ndarray, str]:
+def _npmi_inputs(t: GraphTables) -> tuple[np.ndarray, np.ndarray, str]:
     """Each mention's (unit, eid), and a digest of everything NPMI reads.
 
     A unit is numbered by the first fact (in position order) of its note, or by the fact
     itself when it has no note, so the numbering is a function of the content alone.
     """
-    return _npmi_from(*_npmi_arrays(conn)[:3])
+    return _npmi_from(*_npmi_arrays(t)[:3])
 
 
-def _npmi_arrays(conn: sqlite3.Connection) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
+def _npmi_arrays(t: GraphTables) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
     """Every fact's position and unit, every (pos, eid) mention, and each note's unit."""
-    facts = conn.execute("SELECT pos, note FROM facts ORDER BY pos").fetchall()
-    mentions = conn.execute("SELECT pos, eid FROM mentions ORDER BY pos, eid").fetchall()
+    facts = t.notes_after()
+    mentions = t.mentions_after()
     first: dict[str, int] = {}
     unit_of = np.fromiter(
         (p if note is None else first.setdefault(note, p) for p, note in facts),
@@ -452,19 +401,15 @@ def _npmi_from(
     return unit, m[:, 1].copy(), h.hexdigest()
 
 
-def _extend_npmi(conn: sqlite3.Connection, min_count: int, stored: dict, state: dict) -> bool:
+def _extend_npmi(t: GraphTables, min_count: int, stored: dict, state: dict) -> bool:
     """NPMI after an append, from the inputs kept beside the store plus the new facts and
     their mentions; False when there are no usable files or it was not an append."""
-    kept = graphcache.load_npmi(conn, stored)
+    kept = graphcache.load_npmi(t.conn, stored)
     if kept is None:
         return False
     fact_pos, unit_of, m, notes, units = kept
-    facts = conn.execute(
-        "SELECT pos, note FROM facts WHERE pos > ? ORDER BY pos", (stored["max_pos"],)
-    ).fetchall()
-    mentions = conn.execute(
-        "SELECT pos, eid FROM mentions WHERE pos > ? ORDER BY pos, eid", (stored["max_pos"],)
-    ).fetchall()
+    facts = t.notes_after(stored["max_pos"])
+    mentions = t.mentions_after(stored["max_pos"])
     if (
         stored["facts"] + len(facts) != state["facts"]
         or stored["mentions"] + len(mentions) != state["mentions"]
@@ -497,15 +442,15 @@ def _extend_npmi(conn: sqlite3.Connection, min_count: int, stored: dict, state: 
         allunits = np.r_[units, np.array(list(fresh.values()), dtype=np.int64)]
         o = np.argsort(allnotes, kind="stable")
         notes, units = allnotes[o], allunits[o]
-    _rebuild_npmi(conn, min_count, _npmi_from(fact_pos, unit_of, m), (fact_pos, unit_of, m, notes, units))
+    _rebuild_npmi(t, min_count, _npmi_from(fact_pos, unit_of, m), (fact_pos, unit_of, m, notes, units))
     return True
 
 
 def _rebuild_npmi(
-    conn: sqlite3.Connection, min_count: int, inputs: tuple | None = None, keep: tuple | None = None
+    t: GraphTables, min_count: int, inputs: tuple | None = None, keep: tuple | None = None
 ) -> None:
     if inputs is None:
-        fact_pos, unit_of, m, first = _npmi_arrays(conn)
+        fact_pos, unit_of, m, first = _npmi_arrays(t)
         inputs = _npmi_from(fact_pos, unit_of, m)
         notes = graphcache.note_keys(list(first))
         if notes is not None:
@@ -514,50 +459,49 @@ def _rebuild_npmi(
     unit, eids, digest = inputs
     known, ent = np.unique(eids, return_inverse=True)
     a, b, w, n_ab = g.npmi_edges(unit, ent.ravel(), known.size, min_count)
-    conn.execute("DELETE FROM npmi_edges")
-    conn.executemany(
-        "INSERT INTO npmi_edges (a, b, weight, n_ab) VALUES (?, ?, ?, ?)",
-        zip(known[a].tolist(), known[b].tolist(), w.tolist(), n_ab.tolist(), strict=True),
-    )
+    t.replace_npmi(zip(known[a].tolist(), known[b].tolist(), w.tolist(), n_ab.tolist(), strict=True))
     rank = g.pagerank(known.size, a, b, w)
-    _meta_set(conn, "graph.pagerank", dict(zip(map(str, known.tolist()), rank.tolist(), strict=True)))
-    state = {"digest": digest, **_npmi_state(conn)}
-    _meta_set(conn, "graph.npmi", state)
-    graphcache.save_npmi(conn, keep, state)
+    _meta_set(t, "graph.pagerank", dict(zip(map(str, known.tolist()), rank.tolist(), strict=True)))
+    state = {"digest": digest, **_npmi_state(t)}
+    _meta_set(t, "graph.npmi", state)
+    graphcache.save_npmi(t.conn, keep, state)
 
 
-def rebuild_graph(conn: sqlite3.Connection, config: Any, progress: g.Progress | None = None) -> GraphUpdate:
-    """Recompute every edge from scratch (semantic in both spaces, NPMI, PageRank)."""
+def rebuild_graph(source: Any, config: Any, progress: g.Progress | None = None) -> GraphUpdate:
+    """Recompute every edge from scratch (semantic in both spaces, NPMI, PageRank), over a
+    store or a connection inside its caller's transaction."""
+    t = graph_tables(source)
     heap.keep_blocks()
-    added = add_lexical_embeddings(conn)
-    states = _space_states(conn)
+    added = add_lexical_embeddings(t)
+    states = _space_states(t)
     # every space is rebuilt: clear them all first, so no edge of one space (a fact since
     # moved to the other) stands in the way of the other's (one edge per pair of facts)
-    conn.execute("DELETE FROM semantic_edges")
+    t.delete_semantic()
     bar = _Bar(progress, {**{s: float(states[s]["count"]) ** 2 for s in SPACES}, "npmi": 1.0})
-    notes = [_rebuild_space(conn, kind, config, bar.phase(kind)) for kind in SPACES]
-    _rebuild_npmi(conn, config.graph.npmi_min_count)
-    _meta_set(conn, _PARAMS, _params(config))
+    notes = [_rebuild_space(t, kind, config, bar.phase(kind)) for kind in SPACES]
+    _rebuild_npmi(t, config.graph.npmi_min_count)
+    _meta_set(t, _PARAMS, _params(config))
     bar.finish()
     return GraphUpdate(SPACES + ("npmi",), (), added, tuple(n for n in notes if n))
 
 
 def ensure_graph(
-    conn: sqlite3.Connection, config: Any, progress: g.Progress | None = None, *, verify: bool = False
+    source: Any, config: Any, progress: g.Progress | None = None, *, verify: bool = False
 ) -> GraphUpdate:
     """Bring the graph up to date, touching nothing when it already is.
 
     New facts appended since the last build are added incrementally; a change of
     parameters, or of rows that were already built, rebuilds the part concerned.
     """
-    if _meta_get(conn, _PARAMS) != _params(config):
-        return rebuild_graph(conn, config, progress)
+    t = graph_tables(source)
+    if _meta_get(t, _PARAMS) != _params(config):
+        return rebuild_graph(t, config, progress)
     heap.keep_blocks()
-    added = add_lexical_embeddings(conn)
+    added = add_lexical_embeddings(t)
     rebuilt, extended, notes = [], [], []
-    todo, states = {}, _space_states(conn)
+    todo, states = {}, _space_states(t)
     for kind in SPACES:
-        stored = _meta_get(conn, f"graph.semantic.{kind}")
+        stored = _meta_get(t, f"graph.semantic.{kind}")
         state = states[kind]
         if stored is None or stored["max_pos"] > state["max_pos"] or stored["count"] > state["count"]:
             todo[kind] = None
@@ -567,11 +511,11 @@ def ensure_graph(
         # Rows left this space (`embed` moved facts from the lexical space to the model's):
         # its edges go before any space is written, or an edge it kept between two moved
         # facts would collide with the new space's edge between them.
-        conn.execute("DELETE FROM semantic_edges WHERE kind = ?", (kind,))
+        t.delete_semantic(kind)
     bar = _Bar(progress, {**{s: float(states[s]["count"]) for s in todo}, "npmi": 1.0})
     for kind, stored in todo.items():
         if stored is not None and _extend_space(
-            conn,
+            t,
             kind,
             config.graph.k,
             stored,
@@ -583,18 +527,18 @@ def ensure_graph(
             if stored["count"] != states[kind]["count"]:
                 extended.append(kind)
         else:
-            notes.append(_rebuild_space(conn, kind, config, bar.phase(kind)))
+            notes.append(_rebuild_space(t, kind, config, bar.phase(kind)))
             rebuilt.append(kind)
-    stored = _meta_get(conn, "graph.npmi")
-    state = _npmi_state(conn)
+    stored = _meta_get(t, "graph.npmi")
+    state = _npmi_state(t)
     if stored is None or {k: stored.get(k) for k in state} != state:
-        if stored is None or not _extend_npmi(conn, config.graph.npmi_min_count, stored, state):
-            _rebuild_npmi(conn, config.graph.npmi_min_count)
+        if stored is None or not _extend_npmi(t, config.graph.npmi_min_count, stored, state):
+            _rebuild_npmi(t, config.graph.npmi_min_count)
         rebuilt.append("npmi")
     elif verify:
-        inputs = _npmi_inputs(conn)
+        inputs = _npmi_inputs(t)
         if inputs[2] != stored["digest"]:
-            _rebuild_npmi(conn, config.graph.npmi_min_count, inputs)
+            _rebuild_npmi(t, config.graph.npmi_min_count, inputs)
             rebuilt.append("npmi")
     if todo or rebuilt:
         bar.finish()
@@ -602,7 +546,7 @@ def ensure_graph(
 
 
 def update_graph(
-    source: Store | sqlite3.Connection, new_positions: Any, config: Any, progress: g.Progress | None = None
+    source: Any, new_positions: Any, config: Any, progress: g.Progress | None = None
 ) -> GraphUpdate:
     """The import pipeline's hook after appending facts, inside the caller's transaction.
 
@@ -611,7 +555,7 @@ def update_graph(
     off-by-one list cannot leave the graph inconsistent.
     """
     del new_positions
-    return ensure_graph(connection(source), config, progress)
+    return ensure_graph(source, config, progress)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ same single entity) would rank them all alike.
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +39,7 @@ from synapse_tui.core.graph.read import (
     graph_built,
     store_graph_info,
 )
+from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.core.store.graph import graph_tables
 
 FACT, ENTITY = "fact", "entity"
@@ -71,7 +71,7 @@ def read_graph(store: Any, read: Callable[[], Any]) -> GraphRead:
         return GraphRead(read(), None, store_graph_info(store))
     except KeyError as exc:
         return GraphRead(error=f"no fact {exc.args[0]} in this store")
-    except sqlite3.Error as exc:
+    except DatabaseError as exc:
         return GraphRead(error=f"the store cannot be read: {exc}")
 
 

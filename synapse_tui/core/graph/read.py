@@ -8,7 +8,6 @@ multiplied into trust.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -129,13 +128,6 @@ def entity_names(source: Any, eids: Iterable[int]) -> dict[int, str]:
         for e in missing:
             names[e] = best[e][1] if e in best else ""
     return {e: names[e] for e in wanted}
-
-
-def connection(source: Store | sqlite3.Connection) -> sqlite3.Connection:
-    """A `Store`'s connection, or the one handed over: a bare one (the graph's own tests
-    build those) or a store's inside its transaction, a file's or a server's (its dialect
-    adapter): the graph's build takes either (its reads go through `graph_tables`)."""
-    return graph_tables(source).conn
 
 
 def read_entity_names(store: Store) -> tuple[int, dict[int, str]]:

@@ -50,7 +50,7 @@ WHERE a.fact_id IS NOT NULL
     + _LIVE
     + """
   AND ({actors})
-  AND (? IS NULL OR julianday(a.at) >= julianday(?))
+  AND (CAST(? AS TEXT) IS NULL OR julianday(a.at) >= julianday(?))
 ORDER BY a.seq
 """
 )
@@ -180,7 +180,7 @@ class Audit:
         unless an action among `actions` came after that undo: a new action empties the
         redo stack."""
         row = self._conn.execute(
-            "SELECT u.undoes FROM audit u WHERE u.action = 'undo' AND (? IS NULL OR u.undoes = ?)"
+            "SELECT u.undoes FROM audit u WHERE u.action = 'undo' AND (CAST(? AS TEXT) IS NULL OR u.undoes = ?)"
             " AND u.seq = (SELECT max(v.seq) FROM audit v WHERE v.undoes = u.undoes)"
             " AND u.seq > (SELECT coalesce(max(n.seq), 0) FROM audit n"
             f" WHERE n.action IN ({_marks(len(actions))})) ORDER BY u.seq DESC LIMIT 1",

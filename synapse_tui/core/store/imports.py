@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from synapse_tui.core.store.arrays import event_blob
+from synapse_tui.core.store.dialect import SQLITE, Dialect
 
 
 class NewFact(Protocol):
@@ -53,8 +54,9 @@ def _json(value: Any) -> str | None:
 class Imports:
     """The facts table as imports and syncs write it."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, dialect: Dialect = SQLITE) -> None:
         self._conn: Any = conn  # sqlite3's, or a server's (postgres/dialect.Connection)
+        self._dialect = dialect  # the spellings the two databases read differently
 
     # -- what an import checks first ----------------------------------------------------
 
@@ -95,15 +97,15 @@ class Imports:
         """How many of `fact_ids` carry a model embedding."""
         return self._conn.execute(
             "SELECT count(*) FROM facts JOIN embeddings ON embeddings.pos = facts.pos AND kind = 'model'"
-            " WHERE facts.id IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(fact_ids)),),
+            f" WHERE {self._dialect.in_list('facts.id')}",
+            (self._dialect.list_arg(fact_ids),),
         ).fetchone()[0]
 
     def not_deleted(self, fact_ids: Sequence[str]) -> int:
         """How many of `fact_ids` are here and not flagged deleted."""
         return self._conn.execute(
-            "SELECT count(*) FROM facts WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(fact_ids)),),
+            f"SELECT count(*) FROM facts WHERE deleted = 0 AND {self._dialect.in_list('id')}",
+            (self._dialect.list_arg(fact_ids),),
         ).fetchone()[0]
 
     def from_source(self, system: str) -> list[tuple]:
@@ -183,8 +185,8 @@ class Imports:
         conn.executemany("INSERT OR IGNORE INTO entities (key) VALUES (?)", [(key,) for key in keys])
         eids = dict(
             conn.execute(
-                "SELECT key, eid FROM entities WHERE key IN (SELECT value FROM json_each(?))",
-                (json.dumps(keys),),
+                f"SELECT key, eid FROM entities WHERE {self._dialect.in_list('key')}",
+                (self._dialect.list_arg(keys),),
             )
         )
         conn.executemany(
@@ -216,7 +218,7 @@ class Imports:
         `now`) and, for `expired` ones, that their source's TTL removed them; how many were
         not flagged before."""
         conn = self._conn
-        ids = json.dumps(list(fact_ids))
+        ids = self._dialect.list_arg(fact_ids)
         # when each was flagged (meta `deleted.at.ID`: epoch seconds), so "as of" an
         # instant shows what was deleted by then; one row per id, so SQL takes no JSON apart
         conn.executemany(
@@ -228,11 +230,11 @@ class Imports:
         # "expired", a LangGraph row its TTL removed)
         conn.execute(
             "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.why.' || id, '\"expired\"' FROM facts"
-            " WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(expired)),),
+            f" WHERE deleted = 0 AND {self._dialect.in_list('id')}",
+            (self._dialect.list_arg(expired),),
         )
         return conn.execute(
-            "UPDATE facts SET deleted = 1 WHERE deleted = 0 AND id IN (SELECT value FROM json_each(?))",
+            f"UPDATE facts SET deleted = 1 WHERE deleted = 0 AND {self._dialect.in_list('id')}",
             (ids,),
         ).rowcount
 

@@ -24,6 +24,7 @@ from synapse_tui.core.base.location import Location
 from synapse_tui.core.store.api import Store
 from synapse_tui.core.store.arrays import FactArrays
 from synapse_tui.core.store.audit import Audit, AuditEntry, oldest_first
+from synapse_tui.core.store.dialect import SQLITE, Dialect
 from synapse_tui.core.store.graph import GraphTables
 from synapse_tui.core.store.imports import Imports
 from synapse_tui.core.store.ops import (
@@ -117,6 +118,7 @@ class SqlStore(Store):
     `imports`)."""
 
     _PARAM = "?"  # the driver's placeholder in the statements `_scan` is handed
+    dialect: Dialect = SQLITE  # the spellings the two databases read differently (dialect.py)
 
     def __init__(
         self, path: Path | Location, conn: Any, readonly: bool, readonly_why: str | None = None
@@ -125,8 +127,8 @@ class SqlStore(Store):
         self._conn = conn
         self.audit = Audit(conn)  # triage's log: append, undo and redo state, history
         self.review = Review(conn)  # the triage fields of facts, read and written by id
-        self.imports = Imports(conn)  # new facts, a sync's flags and evidence, export's extras
-        self.graph = GraphTables(conn)  # the neighbour graph's tables, as its views read them
+        self.imports = Imports(conn, self.dialect)  # new facts, a sync's flags and evidence, export's extras
+        self.graph = GraphTables(conn, self.dialect)  # the neighbour graph's tables
         self.readonly = readonly
         # why a store opened for writing is read-only (its file, its folder), None when the
         # caller asked for read-only or it is writable
@@ -168,7 +170,7 @@ class SqlStore(Store):
 
     def deleted_count(self) -> int:
         """How many facts are flagged deleted (a scan of the table)."""
-        return self._conn.execute("SELECT count(*) FROM facts WHERE deleted").fetchone()[0]
+        return self._conn.execute("SELECT count(*) FROM facts WHERE deleted <> 0").fetchone()[0]
 
     def meta(self, key: str) -> Any:
         """A value kept in `meta` (as JSON), None when absent."""
@@ -257,11 +259,12 @@ class SqlStore(Store):
         return self.ask(FactInputs.of(fact_ids, config))
 
     def _fact_inputs_read(self, fact_ids: Sequence[str], signers: Sequence[str]) -> Read:
+        d = self.dialect
         return Read(
-            f"SELECT pos, id, r, s, {_TIER_CODE}, sig_state, {_TRUSTED},"
+            f"SELECT pos, id, r, s, {_TIER_CODE}, sig_state, (sig_key IS NOT NULL AND {d.in_list('sig_key')}),"
             " coalesce(o1_count, 0), coalesce(supersedes_pos, 0) - 1, deleted, events FROM facts"
-            " WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(signers)), json.dumps(list(fact_ids))),
+            f" WHERE {d.in_list('id')}",
+            (d.list_arg(signers), d.list_arg(fact_ids)),
             _inputs,
         )
 
@@ -272,8 +275,8 @@ class SqlStore(Store):
         wanted = [int(p) + 1 for p in positions]
         rows = dict(
             self._conn.execute(
-                "SELECT pos, text FROM facts WHERE pos IN (SELECT value FROM json_each(?))",
-                (json.dumps(wanted),),
+                f"SELECT pos, text FROM facts WHERE {self.dialect.in_list('pos')}",
+                (self.dialect.list_arg(wanted),),
             )
         )
         return [rows[p] for p in wanted]
@@ -401,8 +404,8 @@ class SqlStore(Store):
     def ids_at(self, positions: list[int]) -> list[str]:
         rows = dict(
             self._conn.execute(
-                "SELECT pos, id FROM facts WHERE pos IN (SELECT value FROM json_each(?))",
-                (json.dumps([int(p) + 1 for p in positions]),),
+                f"SELECT pos, id FROM facts WHERE {self.dialect.in_list('pos')}",
+                (self.dialect.list_arg(int(p) + 1 for p in positions),),
             )
         )
         return [rows[int(p) + 1] for p in positions]
@@ -413,8 +416,8 @@ class SqlStore(Store):
 
     def _supersessors_read(self, fact_ids: Sequence[str]) -> Read:
         return Read(
-            "SELECT supersedes, id FROM facts WHERE supersedes IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(fact_ids)),),
+            f"SELECT supersedes, id FROM facts WHERE {self.dialect.in_list('supersedes')}",
+            (self.dialect.list_arg(fact_ids),),
             lambda rows: [Supersession(*row) for row in rows],
         )
 
@@ -435,17 +438,6 @@ class SqlStore(Store):
 
     def history(self, fact_id: str) -> list[AuditEntry]:
         return self.audit.history(fact_id)
-
-    def note_positions(self, note: str, start: int = 0) -> np.ndarray:
-        """0-based positions from `start` on of the facts of one note."""
-        return self._positions(
-            "SELECT group_concat(pos - 1, ',') FROM facts WHERE pos > ? AND note = ?", (start, note)
-        )
-
-    def _positions(self, sql: str, args: tuple) -> np.ndarray:
-        with self.snapshot() as conn:
-            (joined,) = conn.execute(sql, args).fetchone()
-        return np.unique(np.fromstring(joined, dtype=np.int64, sep=",")) if joined else np.empty(0, np.int64)
 
 
 def _empty_arrays() -> FactArrays:

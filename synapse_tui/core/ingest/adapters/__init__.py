@@ -96,6 +96,11 @@ READERS: dict[str, str] = {
     "git-notes": "git_notes",
     "langgraph": "langgraph",
     "mcp-memory": "mcp_memory",
+    "codex": "codex",
+    "gemini-cli": "gemini_cli",
+    "openclaw": "openclaw",
+    "cursor": "cursor",
+    "markdown": "markdown",
 }
 
 

@@ -10,13 +10,12 @@ PgStore's own (store.py). A statement holding a SQLite function no rule carries 
 reaches the server: the command says in one line that it does not work on a server yet
 (`NEEDS_SQLITE`), and test_dialect.py keeps the rules honest.
 
-The rules, each checked by tests/postgres/test_dialect.py:
+What a shared statement spells differently on each database it asks of the store's
+`Dialect` where it is built (`PostgresDialect` below: a list bound at a placeholder, a
+planner hint); the rules left, being removed the same way (issue 44), each checked by
+tests/postgres/test_dialect.py:
 
 - `?` placeholders become `%s`, and a literal `%` becomes `%%` (psycopg's escaping);
-- `X IN (SELECT value FROM json_each(?))`, the SQLite way of binding a list, becomes
-  `X = ANY(%s)` with the JSON array decoded to a Python list, which psycopg sends as an array;
-- `group_concat(X, ',')` becomes `string_agg((X)::text, ',')`;
-- `:name` placeholders (with a dict of arguments) become `%(name)s`;
 - `PRAGMA data_version` (has anyone committed?) becomes the change log's and the audit's
   newest entries, which every committed change of a fact or a triage entry moves;
 - `julianday(X)` becomes the same count of days, from PostgreSQL's timestamptz of X;
@@ -24,13 +23,8 @@ The rules, each checked by tests/postgres/test_dialect.py:
   count of days from C's key, `->>`'s text being what julianday reads;
 - `json_extract(C, '$.key') IS NOT NULL` becomes a test of C's key (a typed json_extract
   has no rule: PostgreSQL's `->>` gives text where SQLite gives numbers);
-- SQLite's planner hints (`NOT INDEXED`, `INDEXED BY`) go: PostgreSQL plans its own way;
-- `? IS NULL` (an optional argument) becomes `%s::text IS NULL`: PostgreSQL must know the
-  type of a NULL it is given;
-- `WHERE deleted` (an integer flag read as a truth value) becomes `WHERE deleted <> 0`;
 - `INSERT OR REPLACE INTO T` (a table of `_REPLACED_ON`: meta, knn, embeddings) and `INSERT OR IGNORE
   INTO T` become PostgreSQL's `ON CONFLICT`;
-- a blob literal `x'..'` becomes a bytea one;
 - `json_extract(C, '$.key') = ?` (a JSON string compared) becomes a jsonb comparison, which,
   as SQLite's does, matches a string and nothing else: a number 5 is not the text '5';
 - `executemany` of a plain `INSERT INTO T (cols) VALUES (?, ...)` (an import's rows, the
@@ -45,20 +39,16 @@ Beside the rules: a write inside a transaction waits to go with the next stateme
 from __future__ import annotations
 
 import functools
-import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location
+from synapse_tui.core.store.dialect import Dialect
 from synapse_tui.core.store.postgres.connect import describe
 
-_LIST = re.compile(r"\bIN \(SELECT value FROM json_each\(\?\)\)")
-_GROUP_CONCAT = re.compile(r"group_concat\(([^()]*(?:\([^()]*\)[^()]*)*), ','\)")
-_HINT = re.compile(r"\s+(NOT INDEXED|INDEXED BY \w+)\b")
-_NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 _DATA_VERSION = (
     "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes) * 4294967296"
     " + (SELECT coalesce(max(seq), 0) FROM audit)"
@@ -72,19 +62,33 @@ _JULIAN = (
 # a JSON string value read as an instant: text is what julianday reads, on either side
 _JULIAN_JSON = re.compile(r"\bjulianday\(json_extract\(([\w.]+), '\$\.(\w+)'\)\)")
 _JSON_PRESENT = re.compile(r"\bjson_extract\(([\w.]+), '\$\.(\w+)'\) IS NOT NULL")
-_WHERE_FLAG = re.compile(r"\bWHERE deleted\b(?!\s*[=<>!])")
 _OR_REPLACE = re.compile(r"^INSERT OR REPLACE INTO (\w+) \(([\w, ]+)\) (.*)$", re.S)
 # each table INSERT OR REPLACE writes: its key
 _REPLACED_ON = {"meta": "key", "knn": "pos", "embeddings": "pos"}
-_BLOB = re.compile(r"\bx'([0-9A-Fa-f]*)'")
 _JSON_EQUALS = re.compile(r"""\bjson_extract\(([\w.]+), '\$\.(?:"([\w-]+)"|(\w+))'\) = \?""")
 _OR_IGNORE = re.compile(r"^INSERT OR IGNORE INTO (.*)$", re.S)
 # SQLite's own, which no rule here carries: a statement holding one is the PgStore's to answer
 _SQLITE_ONLY = re.compile(
-    r"\b(PRAGMA|json_each|json_extract|julianday|sqlite_master|facts_fts\w*|text_factory|INSERT OR \w+)\b",
+    r"\b(PRAGMA|json_each|json_extract|julianday|group_concat|INDEXED|sqlite_master|facts_fts\w*|text_factory|INSERT OR \w+)\b",
     re.I,
 )
-_LIST_MARK = "\x01"  # after a placeholder: its argument is a JSON list
+
+
+class PostgresDialect(Dialect):
+    """The server's spellings of what the shared statements spell differently (the base
+    class is SQLite's: core/store/dialect.py)."""
+
+    def in_list(self, expr: str) -> str:
+        return f"{expr} = ANY(?)"
+
+    def list_arg(self, values: Iterable[Any]) -> Any:
+        return list(values)  # psycopg sends a list as an array
+
+    def unindexed(self, table: str) -> str:
+        return table  # PostgreSQL plans its own way
+
+
+POSTGRES = PostgresDialect()
 
 
 class Untranslatable(RuntimeError):
@@ -109,16 +113,11 @@ def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
     its argument is a JSON list to send as an array."""
     if sql.strip() == "PRAGMA data_version":
         return _DATA_VERSION, ()
-    sql = _LIST.sub("= ANY(?" + _LIST_MARK + ")", sql)
-    sql = _GROUP_CONCAT.sub(r"string_agg((\1)::text, ',')", sql)
-    sql = _HINT.sub("", sql)
     sql = _JULIAN_JSON.sub(
         lambda m: _JULIAN.format(f"CASE WHEN {m[1]} IS JSON OBJECT THEN {m[1]}::json ->> '{m[2]}' END"), sql
     )
     sql = _JULIANDAY.sub(lambda m: _JULIAN.format(m[1]), sql)
     sql = _JSON_PRESENT.sub(r"(CASE WHEN \1 IS JSON OBJECT THEN \1::json ->> '\2' END) IS NOT NULL", sql)
-    sql = _WHERE_FLAG.sub("WHERE deleted <> 0", sql)
-    sql = _BLOB.sub(lambda m: f"'\\x{m[1]}'::bytea", sql)
     sql = _JSON_EQUALS.sub(
         lambda m: (
             f"(CASE WHEN {m[1]} IS JSON OBJECT THEN {m[1]}::jsonb -> '{m[2] or m[3]}' END)"
@@ -135,15 +134,8 @@ def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
     if found := _SQLITE_ONLY.search(sql):
         raise Untranslatable(f"internal error: SQLite's {found[0]} reached PostgreSQL: {sql[:120]}", found[0])
     sql = sql.replace("%", "%%")
-    if _NAMED.search(sql):
-        return _NAMED.sub(r"%(\1)s", sql), ()
-    sql = sql.replace("? IS NULL", "?::text IS NULL")  # a NULL argument's type, which PostgreSQL must know
     head, *pieces = sql.split("?")
-    out, lists = [head], []
-    for piece in pieces:
-        lists.append(piece.startswith(_LIST_MARK))
-        out.append("%s" + piece.removeprefix(_LIST_MARK))
-    return "".join(out), tuple(lists)
+    return "%s".join([head, *pieces]), (False,) * len(pieces)
 
 
 _PLAIN_INSERT = re.compile(r"^INSERT INTO (\w+) \(([\w, ]+)\) VALUES \((\?(?:, ?\?)*)\)$")
@@ -164,7 +156,7 @@ def _args(args: Sequence[Any] | dict[str, Any], lists: tuple[bool, ...]) -> Any:
         return args
     if len(args) != len(lists):
         raise Untranslatable(f"internal error: {len(args)} arguments for {len(lists)} placeholders")
-    return tuple(json.loads(a) if is_list else a for a, is_list in zip(args, lists, strict=True))
+    return tuple(args)
 
 
 class Cursor:

@@ -38,7 +38,7 @@ from synapse_tui.core.store.imports import Imports
 from synapse_tui.core.store.ops import WordHits
 from synapse_tui.core.store.postgres import schema
 from synapse_tui.core.store.postgres.connect import describe, driver, errors_named
-from synapse_tui.core.store.postgres.dialect import Connection
+from synapse_tui.core.store.postgres.dialect import POSTGRES, Connection
 from synapse_tui.core.store.postgres.live import Listener
 from synapse_tui.core.store.postgres.server import open_server
 from synapse_tui.core.store.postgres.words import Mirror
@@ -88,11 +88,12 @@ class PgStore(SqlStore):
     """A store on a server; see the module's docstring for what differs from a file's."""
 
     _PARAM = "%s"  # psycopg's: `_scan` below runs its statements unrewritten
+    dialect = POSTGRES  # the shared statements' spellings for the server (dialect.py)
 
     def __init__(self, where: Location, raw: Any, readonly: bool) -> None:
         super().__init__(where, Connection(raw, where), readonly)  # type: ignore[arg-type]
         self.where = where
-        self.imports = _Imports(self._conn)  # type: ignore[arg-type]
+        self.imports = _Imports(self._conn, self.dialect)  # type: ignore[arg-type]
         self.audit = _Audit(self._conn)  # type: ignore[arg-type]
         # what this login may not change (an agent's role, docs/postgres.md): asked once
         (self.login,) = raw.execute("SELECT current_user").fetchone()  # the role a title names
@@ -263,6 +264,12 @@ class PgStore(SqlStore):
             " WHERE f.pos > %s AND j.key = %s AND json_typeof(j.value) NOT IN ('object', 'array')"
             " AND CASE json_typeof(j.value) WHEN 'string' THEN j.value #>> '{}' ELSE j.value::text END = %s",
             (start, key, value),
+        )
+
+    def note_positions(self, note: str, start: int = 0) -> np.ndarray:
+        """`Store.note_positions`: 0-based positions from `start` on of one note's facts."""
+        return self._pg_positions(
+            "SELECT string_agg((pos - 1)::text, ',') FROM facts WHERE pos > %s AND note = %s", (start, note)
         )
 
     def _pg_positions(self, sql: str, args: tuple) -> np.ndarray:

@@ -191,6 +191,17 @@ class SqliteStore(CachedLoad):
         """Fold the write-ahead log into the database file (before copying the file)."""
         self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    def note_positions(self, note: str, start: int = 0) -> np.ndarray:
+        """0-based positions from `start` on of the facts of one note."""
+        return self._positions(
+            "SELECT group_concat(pos - 1, ',') FROM facts WHERE pos > ? AND note = ?", (start, note)
+        )
+
+    def _positions(self, sql: str, args: tuple) -> np.ndarray:
+        with self.snapshot() as conn:
+            (joined,) = conn.execute(sql, args).fetchone()
+        return np.unique(np.fromstring(joined, dtype=np.int64, sep=",")) if joined else np.empty(0, np.int64)
+
     def provenance_positions(self, key: str, value: str, start: int = 0) -> np.ndarray:
         """0-based positions from `start` on whose provenance holds KEY equal to VALUE (a
         string as it is; a number or boolean as JSON spells it)."""

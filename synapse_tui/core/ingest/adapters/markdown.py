@@ -1,0 +1,68 @@
+"""Any folder of Markdown (SPEC 9, turn 4): `--from markdown DIR`.
+
+In a git work tree the folder is read as `--from git-notes` reads it, its history replayed
+(x-source `git-notes`: that stays the name of Markdown in git). Anywhere else the files
+hold only their current text, read as the other Markdown sources are (mdfolder.py): each
+top-level bullet and paragraph is a fact under its heading, tier `auto` (nobody is known
+to have accepted it); an edit found at the next sync is the next version. When each text
+was written: a date in the file's name (`2026-05-14.md`, `2026-05-14-standup.md`), else a
+creation or update date in its front matter (`created`, `date`, `updated`, ...), else the
+file's modification time; `x-markdown-time` says which.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.adapters import (
+    KnownFact,
+    Snapshot,
+    files_inside,
+    git_notes,
+    gitlog,
+    require_folder,
+)
+from synapse_tui.core.ingest.adapters.mdfolder import FROM_NAME, Doc, Item, markdown_items, read_docs
+from synapse_tui.core.ingest.adapters.mdtext import dated_name, front_date, front_matter, plain
+from synapse_tui.core.ingest.interchange import Progress
+
+SYSTEM = "markdown"
+NEEDS = "DIR (a folder of Markdown notes)"  # what `import --from` says when nothing is named
+EXPECTED = "a folder of Markdown notes (*.md)"
+
+
+def read(
+    source: Path,
+    *,
+    known: list[KnownFact] | None = None,
+    agents: str | None = None,
+    progress: Progress | None = None,
+) -> Snapshot:
+    """The folder's notes: with their history in git (as git-notes), else as they stand."""
+    if source is None:
+        raise InputError(f"--from markdown needs DIR; expected {EXPECTED}", file=".")
+    folder = Path(source).expanduser()
+    require_folder(folder, EXPECTED)
+    if gitlog.open_folder(folder) is not None:
+        return git_notes.read(folder, agents=agents, progress=progress)
+    paths, left_out = files_inside(folder, ".md")
+    if not paths:
+        raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
+    docs = []
+    for path in paths:
+        rel = path.relative_to(folder).as_posix()
+        docs.append(Doc(path, rel, rel, parse))
+    return read_docs(SYSTEM, folder, docs, known, left_out, progress)
+
+
+def parse(text: str, doc: Doc) -> list[Item]:
+    meta, body, offset = front_matter(text, doc)
+    at, how = None, None
+    named = dated_name(doc.path.name)
+    if named is not None:
+        at, how = named, FROM_NAME
+    elif (dated := front_date(meta)) is not None:
+        at, how = dated
+    own = {k: plain(meta.get(k)) for k in ("title", "description")}
+    return markdown_items(body, offset, at=at, how=how, own={k: v for k, v in own.items() if v is not None})

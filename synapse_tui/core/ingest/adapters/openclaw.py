@@ -1,0 +1,265 @@
+"""OpenClaw (SPEC 9, turn 4): `--from openclaw [DIR]`, DIR default `~/.openclaw/workspace`.
+
+What OpenClaw keeps (openclaw/openclaw: its memory documentation, and the memory-wiki
+plugin, extensions/memory-wiki: README.md, src/markdown.ts, src/claim-health.ts):
+
+- In the agent's workspace (docs/concepts/memory.md), `MEMORY.md` (curated long-term
+  memory; a `memory.md` beside it is loaded too) and daily logs `memory/YYYY-MM-DD.md`,
+  Markdown the agent writes; hooks add `memory/context-digest.md` and
+  `memory/important/<date>-<slug>.md`.
+- The memory-wiki plugin's vault (`<state dir>/wiki/<agent>`, `~/.openclaw/wiki/main` by
+  default, beside the workspace; DIR may also name the state folder or a vault itself): pages under `entities/`, `concepts/`, `syntheses/`,
+  `sources/`, `reports/`, `canon/`, whose YAML front matter holds `claims`: each with
+  `id`, `text`, `status` (none means supported; contested, contradicted, refuted,
+  superseded), `confidence` (0 to 1), `evidence` (each `sourceId`, `path`, `lines`,
+  `weight`, `note`, `updatedAt`) and `updatedAt`; the page its `id`, `title`, `updatedAt`.
+
+Mapping. Each top-level bullet and paragraph of MEMORY.md and of a daily log is a fact, tier
+`auto` (the agent wrote it); a daily log's facts are dated by its name, MEMORY.md's by its
+modification time. Each wiki claim is a fact (record `wiki/<vault>/<page>#<claim id>`,
+`claim-N` without one), dated by its `updatedAt`, else its page's, else the file's, and
+only what the claim says is carried over: its evidence entries after the first are its
+corroborations (as Graphiti's episodes after the first; each entry's `updatedAt` after the
+claim's a reinforcement), a status of contested, contradicted or refuted
+one contradiction, a claim naming the claim it `supersedes` (or named by one's
+`supersededBy`) on its page a supersession; status, confidence and evidence sources go to
+provenance (`x-openclaw-status`, `x-openclaw-confidence`, `x-openclaw-evidence`). A claim
+superseded without a successor named keeps its status only: no successor is invented.
+Page bodies are the plugin's compiled output, not claims: they are not read.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, files_inside, require_folder
+from synapse_tui.core.ingest.adapters.mdfolder import FROM_NAME, Doc, Item, markdown_items, merged, read_docs
+from synapse_tui.core.ingest.adapters.mdtext import dated_name, plain, when
+from synapse_tui.core.ingest.interchange import Progress
+
+SYSTEM = "openclaw"
+EXPECTED = "an OpenClaw workspace (MEMORY.md, memory/*.md) or a memory-wiki vault"
+PAGE_FOLDERS = ("entities", "concepts", "syntheses", "sources", "reports", "canon")
+CONTESTED = ("contested", "contradicted", "refuted")
+LONG_TERM = ("MEMORY.md", "memory.md")
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def default_source() -> Path:
+    return Path.home() / ".openclaw" / "workspace"
+
+
+def read(
+    source: Path | None,
+    *,
+    known: list[KnownFact] | None = None,
+    progress: Progress | None = None,
+) -> Snapshot:
+    """The workspace's memory files and the wiki vaults beside it (or DIR as a vault)."""
+    root = Path(source if source is not None else default_source()).expanduser()
+    require_folder(root, EXPECTED)
+    if (root / "workspace").is_dir() and not (root / "workspace").is_symlink() and not _is_vault(root):
+        root = root / "workspace"  # the state folder (~/.openclaw) named: its workspace, its wiki
+    snaps: list[Snapshot] = []
+    docs, left_out = _workspace(root)
+    vaults = [root] if _is_vault(root) else _vaults_beside(root)
+    if not docs and not vaults:
+        raise InputError(
+            f"holds no MEMORY.md, memory/*.md or wiki pages; expected {EXPECTED}", file=str(root)
+        )
+    if docs:
+        snaps.append(read_docs(SYSTEM, root, docs, known, left_out, progress, locate=_workspace_doc(root)))
+    for vault in vaults:
+        pages, skipped = _pages(vault)
+        snaps.append(
+            read_docs(
+                SYSTEM,
+                vault,
+                pages,
+                known,
+                skipped,
+                progress,
+                prefix=f"wiki/{vault.name}/",
+                locate=_page_doc(vault),
+            )
+        )
+    return merged(SYSTEM, snaps)
+
+
+def _workspace(root: Path) -> tuple[list[Doc], list[str]]:
+    docs: list[Doc] = []
+    left_out: list[str] = []
+    for name in LONG_TERM:  # OpenClaw loads both, once where one is the other
+        memory = root / name
+        if not memory.is_file() or any(os.path.samefile(memory, d.path) for d in docs):
+            continue
+        if memory.resolve().is_relative_to(root.resolve()):
+            docs.append(Doc(memory, name, name.removesuffix(".md"), _memory))
+        else:
+            left_out.append(f"{name}: a link leaving the folder; not read")
+    folder = root / "memory"
+    if folder.is_dir() and folder.resolve().is_relative_to(root.resolve()):
+        paths, skipped = files_inside(folder, ".md")
+        left_out += [f"memory/{line}" for line in skipped]
+        for path in paths:
+            rel = path.relative_to(root).as_posix()
+            docs.append(Doc(path, rel, rel.removesuffix(".md"), _memory))
+    return docs, left_out
+
+
+def _workspace_doc(root: Path):
+    """The Doc of a path under the workspace, for a file gone from it."""
+
+    def locate(rel: str) -> Doc | None:
+        if rel in LONG_TERM:
+            return Doc(root / rel, rel, rel.removesuffix(".md"), _memory)
+        parts = rel.split("/")
+        if parts[0] == "memory" and rel.endswith(".md") and not any(p.startswith(".") for p in parts):
+            return Doc(root / rel, rel, rel.removesuffix(".md"), _memory)
+        return None
+
+    return locate
+
+
+def _page_doc(vault: Path):
+    """The Doc of a path under a wiki vault, for a page gone from it."""
+
+    def locate(rel: str) -> Doc | None:
+        parts = rel.split("/")
+        if parts[0] in PAGE_FOLDERS and rel.endswith(".md") and not any(p.startswith(".") for p in parts):
+            return Doc(vault / rel, rel, f"wiki/{vault.name}/{rel.removesuffix('.md')}", _claims)
+        return None
+
+    return locate
+
+
+def _memory(text: str, doc: Doc) -> list[Item]:
+    at = dated_name(doc.path.name)
+    return markdown_items(text, 0, at=at, how=FROM_NAME if at is not None else None)
+
+
+def _is_vault(folder: Path) -> bool:
+    return any((folder / name).is_dir() for name in PAGE_FOLDERS) and not (folder / "MEMORY.md").is_file()
+
+
+def _vaults_beside(root: Path) -> list[Path]:
+    """`<state dir>/wiki/<agent>` beside a workspace `<state dir>/workspace`."""
+    wiki = root.parent / "wiki"
+    if root.name != "workspace" or not wiki.is_dir() or wiki.is_symlink():
+        return []
+    return sorted(p for p in wiki.iterdir() if p.is_dir() and not p.is_symlink() and _is_vault(p))
+
+
+def _pages(vault: Path) -> tuple[list[Doc], list[str]]:
+    docs: list[Doc] = []
+    left_out: list[str] = []
+    for name in PAGE_FOLDERS:
+        folder = vault / name
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        paths, skipped = files_inside(folder, ".md")
+        left_out += [f"wiki/{vault.name}/{name}/{line}" for line in skipped]
+        for path in paths:
+            rel = path.relative_to(vault).as_posix()
+            docs.append(Doc(path, rel, f"wiki/{vault.name}/{rel.removesuffix('.md')}", _claims))
+    return docs, left_out
+
+
+def _claims(text: str, doc: Doc) -> list[Item]:
+    """A wiki page's claims, from its YAML front matter."""
+    if not text.startswith("---\n"):
+        return []
+    end = text.find("\n---", 3)
+    if end == -1:
+        return []
+    try:
+        meta = yaml.load(text[4:end], Loader=_LOADER)  # noqa: S506  (a safe loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 2}" if mark is not None else ""
+        doc.left_out.append(f"{doc.note}.md{where}: front matter is not YAML; its claims not read")
+        return []
+    if not isinstance(meta, dict) or not isinstance(meta.get("claims"), list):
+        return []
+    page_at = when(meta.get("updatedAt"))
+    page = {"page_id": plain(meta.get("id")), "page_title": plain(meta.get("title"))}
+    items: list[Item] = []
+    named: dict[str, str] = {}  # superseded claim id -> the claim id that names it superseded
+    claims = [
+        c
+        for c in meta["claims"]
+        if isinstance(c, dict) and isinstance(c.get("text"), str) and c["text"].strip()
+    ]
+    for c in claims:
+        for old in _ids(c.get("supersedes")):
+            named.setdefault(old, _key(c, claims))
+    for c in claims:
+        for new in _ids(c.get("supersededBy") or c.get("superseded_by")):
+            named.setdefault(_key(c, claims), new)
+    replaced_by = {new: old for old, new in named.items()}
+    for index, c in enumerate(claims):
+        key = _key(c, claims, index)
+        evidence = [e for e in c.get("evidence") or [] if isinstance(e, dict)]
+        status = str(c.get("status") or "").strip().lower() or None
+        confidence = c.get("confidence")
+        at, how = when(c.get("updatedAt")), "claim updatedAt"
+        if at is None and page_at is not None:
+            at, how = page_at, "page updatedAt"
+        sources = [
+            str(plain(e.get("sourceId") or e.get("path")))
+            for e in evidence
+            if plain(e.get("sourceId") or e.get("path"))
+        ]
+        own = {
+            **page,
+            "claim_id": plain(c.get("id")),
+            "status": status,
+            "confidence": confidence
+            if isinstance(confidence, int | float) and not isinstance(confidence, bool)
+            else None,
+            "evidence": ", ".join(sources) or None,
+            # what the claim names, kept even where the named claim is on another page
+            "supersedes": ", ".join(_ids(c.get("supersedes"))) or None,
+            "superseded_by": ", ".join(_ids(c.get("supersededBy") or c.get("superseded_by"))) or None,
+        }
+        item = Item(
+            c["text"].strip(),
+            2,
+            section=str(page["page_title"]) if page["page_title"] else None,
+            key=key,
+            at=at,
+            how=how if at is not None else None,
+            revised=at,  # an edited claim: its updatedAt is when the edit was made
+            revised_how=how if at is not None else None,
+            own={k: v for k, v in own.items() if v is not None},
+            corroborations=max(len(evidence) - 1, 0),  # the first is what asserted it
+            contradictions=1 if status in CONTESTED else 0,
+            reinforced_at=[t for t in (when(e.get("updatedAt")) for e in evidence) if t is not None],
+            replaces=replaced_by.get(key),
+        )
+        items.append(item)
+    return items
+
+
+def _key(claim: dict[str, Any], claims: list[dict[str, Any]], index: int | None = None) -> str:
+    """A claim's record key: its id, else `claim-N` (its place on the page), as the plugin's
+    claim health names one."""
+    cid = claim.get("id")
+    if isinstance(cid, str) and cid.strip():
+        return cid.strip()
+    n = index if index is not None else next(i for i, c in enumerate(claims) if c is claim)
+    return f"claim-{n + 1}"
+
+
+def _ids(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value.strip()] if value.strip() else []
+    if isinstance(value, list):
+        return [v.strip() for v in value if isinstance(v, str) and v.strip()]
+    return []

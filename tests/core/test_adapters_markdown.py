@@ -1,0 +1,139 @@
+"""`--from markdown DIR`: any folder of Markdown; outside git dated by name, front matter
+or modification time (and provenance says which), in git read as git-notes reads it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.adapters import known_facts, markdown
+from synapse_tui.core.store.db import Store
+from tests.cli_run import refused, run
+from tests.core.claude_code_files import git
+from tests.core.new_sources_files import resync, write
+from tests.store_state import exists, mark
+
+
+@pytest.fixture
+def notes(tmp_path):
+    root = tmp_path / "notes"
+    write(
+        root,
+        "journal/2026-05-14-standup.md",
+        "- Ship the search page on Friday.\n",
+        mtime="2026-06-01T00:00:00Z",
+    )
+    write(
+        root,
+        "decisions.md",
+        "---\ntitle: Decisions\ncreated: 2026-01-10\n---\n# Storage\n\n- Use SQLite for the store.\n\n"
+        "Postgres only for teams.\n",
+        mtime="2026-06-02T00:00:00Z",
+    )
+    write(root, "ideas.md", "- Try a dark theme.\n", mtime="2026-06-03T12:30:00Z")
+    write(
+        root,
+        "broken.md",
+        "---\ndescription: User asked 2026-05-14: do NOT use tabs\n---\n- Indent with spaces.\n",
+        mtime="2026-06-04T00:00:00Z",
+    )
+    write(root, "photo.png", "not markdown")
+    return root
+
+
+@pytest.fixture
+def store(new_store):
+    with Store.open(new_store("memory"), create=True) as s:
+        yield s
+
+
+def test_a_folder_outside_git_opens_exactly(notes):
+    snap = markdown.read(notes)
+    facts = {f.text: (f.created_at, f.provenance["x-markdown-time"]) for f in snap.facts}
+    assert facts == {
+        "Ship the search page on Friday.": ("2026-05-14T00:00:00Z", "date in the file name"),
+        "Use SQLite for the store.": ("2026-01-10T00:00:00Z", "front matter created"),
+        "Postgres only for teams.": ("2026-01-10T00:00:00Z", "front matter created"),
+        "Try a dark theme.": ("2026-06-03T12:30:00Z", "file modified; creation unknown"),
+        "Indent with spaces.": ("2026-06-04T00:00:00Z", "file modified; creation unknown"),
+    }
+    assert {f.id: f.text[:12] for f in snap.facts} == {  # ids stay put: a store keeps them
+        "markdown:broken.md#22d615a2da8e": "Indent with ",
+        "markdown:decisions.md#e1918c4bd89e": "Use SQLite f",
+        "markdown:decisions.md#1b8822d73f8f": "Postgres onl",
+        "markdown:ideas.md#746716744b62": "Try a dark t",
+        "markdown:journal/2026-05-14-standup.md#f6b09359de33": "Ship the sea",
+    }
+    by_text = {f.text: f for f in snap.facts}
+    sqlite = by_text["Use SQLite for the store."]
+    assert sqlite.id.startswith("markdown:decisions.md#") and sqlite.tier == "auto"
+    assert sqlite.entities == ["Storage"] and sqlite.note == "decisions.md"
+    assert sqlite.provenance["x-markdown-title"] == "Decisions"
+    assert sqlite.provenance["x-markdown-line"] == 7  # counted in the file, front matter included
+    assert (sqlite.provenance["x-source"], sqlite.provenance["x-source-version"]) == ("markdown", 1)
+    # front matter that is not strict YAML is read leniently, never refused
+    spaces = by_text["Indent with spaces."]
+    assert spaces.provenance["x-markdown-description"] == "User asked 2026-05-14: do NOT use tabs"
+    assert any(line.startswith("broken.md: front matter is not strict YAML") for line in snap.left_out)
+
+
+def test_a_second_sync_changes_nothing_then_edits_are_versions(notes, store):
+    _, first = resync(store, markdown, notes)
+    assert first.added == 5
+    before = mark(store.path)
+    _, again = resync(store, markdown, notes)
+    assert (again.added, again.newly_deleted, again.unchanged) == (0, 0, 5)
+    assert mark(store.path) == before
+    (notes / "ideas.md").write_text("- Try a dark theme for the docs.\n- Add keyboard help.\n")
+    (notes / "journal/2026-05-14-standup.md").unlink()
+    snap, third = resync(store, markdown, notes)
+    assert (third.added, third.newly_deleted) == (2, 1)
+    edited = next(f for f in snap.facts if "for the docs" in f.text)
+    assert edited.id.endswith("@2") and edited.supersedes == edited.id.removesuffix("@2")
+    assert {k.text for k in known_facts(store, "markdown") if k.deleted} == {
+        "Ship the search page on Friday."
+    }
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_folder_in_git_is_read_as_git_notes_with_its_history(tmp_path):
+    repo = tmp_path / "repo"
+    write(repo, "team.md", "- Deploys happen on Tuesdays\n")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "notes", email="bob@corp.test")
+    snap = markdown.read(repo)
+    assert snap.system == "git-notes"
+    (fact,) = snap.facts
+    assert fact.provenance["x-source"] == "git-notes" and fact.tier == "human"
+    assert fact.provenance["x-git-notes-time"] == "git commit"
+
+
+def test_a_folder_without_markdown_is_refused(tmp_path):
+    write(tmp_path / "pics", "a.png", "x")
+    with pytest.raises(InputError, match="holds no Markdown notes"):
+        markdown.read(tmp_path / "pics")
+
+
+def test_the_cli_refuses_foreign_input_in_one_line_and_creates_nothing(tmp_path, new_store, notes):
+    bad = tmp_path / "history.db"
+    bad.write_bytes(b"SQLite format 3\x00")
+    db = new_store("new")
+    line = refused("import", "--from", "markdown", bad, "--db", db)
+    assert str(bad) in line and "is a file, not a folder" in line
+    assert not exists(db)
+    assert "needs DIR" in refused("import", "--from", "markdown", "--db", db)
+    assert "5 added" in run("import", "--from", "markdown", notes, "--db", db).output
+
+
+def test_odd_file_names_are_named_and_the_rest_read(notes):
+    (notes / "two\nlines.md").write_text("- Odd note\n")
+    (notes / os.fsdecode(b"caf\xe9.md")).write_text("- Latin-1 note\n")
+    snap = markdown.read(notes)
+    texts = {f.text for f in snap.facts}
+    assert "Odd note" not in texts and "Latin-1 note" not in texts and "Try a dark theme." in texts
+    assert "two\u240alines.md: a file name that is not visible UTF-8 text" in " ".join(snap.left_out)
+    assert "caf\\xe9.md: a file name that is not visible UTF-8 text" in " ".join(snap.left_out)

@@ -42,7 +42,7 @@ from synapse_tui.core.ingest.interchange import (
 )
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import stream_rows
-from synapse_tui.core.review.suggestions import add_flags, briefs, of_memory, standing
+from synapse_tui.core.review.suggestions import add_flags, explained, of_memory, standing
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.row import LABELS, NUMBERS
 
@@ -299,9 +299,7 @@ def show_cmd(
         if info is None:
             raise SynapseError(f"no fact with id {fact_id!r} in {locate(db).shown}{when_said(as_of)}")
         if as_of is None:  # SPEC 13: the fact's standing suggestions and their flags, as MCP's
-            found = of_memory(memory)
-            add_flags([info], found.flagged())
-            info["suggestions"] = briefs(found, fact_id)
+            explained(memory, info)
         if as_json:
             emit_json(info)
         else:

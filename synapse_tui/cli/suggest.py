@@ -62,7 +62,8 @@ def suggest_cmd(
     with Store.open(db, readonly=True) as store:
         if kind == REFERENT:  # issue 40: say so when there is no repository to check against
             repository(store, repo, required=True)
-        found = standing(store, None if kind is None else [kind], Options(repo, rev)).found
+        options = Options(repo, rev) if repo or rev else None
+        found = standing(store, None if kind is None else [kind], options).found
     if limit:
         found = found[:limit]
     for s in found:

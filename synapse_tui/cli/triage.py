@@ -24,6 +24,7 @@ from synapse_tui.cli.common import (
 )
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.suggestions import explained
 from synapse_tui.core.review.triage import Action, Outcome, Triage, default_actor, trust_change
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.spot import spot_scores
@@ -41,7 +42,9 @@ def _run(
         if as_json:
             memory = Memory(store, config, clock.now())
             for fid in _reported(outcome, changed):
-                emit_json(memory.explain(fid))
+                info = memory.explain(fid)
+                if info is not None:  # as `show --json`
+                    emit_json(explained(memory, info))
             return
         after = spot_scores(store, config, clock.now(), changed)
     say(_describe(outcome, changed, outcome.scores_before, after))

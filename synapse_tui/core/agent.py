@@ -422,9 +422,6 @@ def _with_suggestions(memory: Memory, answer: dict[str, Any], words: str) -> dic
 
 def _shown_suggestions(memory: Memory, info: dict[str, Any]) -> dict[str, Any]:
     """SPEC 10: `show` carries the fact's standing suggestions and their flags."""
-    from synapse_tui.core.review import suggestions as sg
+    from synapse_tui.core.review.suggestions import explained
 
-    found = sg.of_memory(memory)
-    sg.add_flags([info], found.flagged())
-    info["suggestions"] = sg.briefs(found, info["id"])
-    return info
+    return explained(memory, info)

@@ -72,6 +72,7 @@ class SynapseApp(TriageApp):
             "R",
             "replaced",
             "replaced?",
+            show=False,  # in help and the palette: the Footer keeps its 80 columns
             id="app.replaced",
             tooltip="Replaced? queue: facts a newer fact probably replaces; y accepts, d dismisses",
         ),

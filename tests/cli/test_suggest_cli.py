@@ -114,3 +114,27 @@ def test_dismiss_refuses_unknown_ids_and_a_fact_with_nothing_suggested(tmp_path,
     assert "no fact with id 'zz'" in refused("dismiss", db, "c1", "zz")
     assert "nothing to dismiss" in refused("dismiss", db, "b1")
     assert _suggested(db) == [("c1", "c2"), ("a1", "a2")]
+
+
+def test_the_kept_suggestions_follow_every_change_of_the_store(tmp_path, monkeypatch):
+    from synapse_tui.core.review import suggestions
+
+    monkeypatch.setattr(suggestions, "CACHE_MIN_FACTS", 0)  # keep them beside even this small store
+    db = tmp_path / "s.db"
+    run("import", write_jsonl(tmp_path / "f.jsonl", FACTS), "--db", db)
+    assert _suggested(db) == [("c1", "c2"), ("a1", "a2")]
+    assert (tmp_path / "s.db.synapse.suggest").exists()
+    run("dismiss", db, "c1", "c2", "--now", NOW)
+    assert _suggested(db) == [("a1", "a2")]
+    more = [
+        {
+            "id": "b3",
+            "text": "the project uses Postgres 16 now",
+            "created_at": "2025-05-01T00:00:00Z",
+            "note": "ops",
+        }
+    ]
+    run("import", write_jsonl(tmp_path / "g.jsonl", more), "--db", db)
+    assert ("b1", "b3") in _suggested(db)
+    rows = {r["id"]: r for r in json_lines(run("score", db, "--json", "--now", NOW).stdout)}
+    assert rows["b1"]["flags"] == ["suggested_replaced"] and rows["c1"]["flags"] == []

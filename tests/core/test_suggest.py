@@ -97,3 +97,17 @@ def test_the_differing_words_are_marked_on_both_sides():
     assert [t for t, d in left if d] == ["Fridays"]
     assert [t.strip() for t, d in right if d] == ["Tuesdays since March"]
     assert "".join(t for t, _ in right) == "deploys run on Tuesdays since March"
+
+
+def test_updating_a_fact_that_gained_a_successor_gives_what_a_full_build_gives():
+    base = [
+        Item("a", "the rate limit is 600 per minute", 1.0, "n"),
+        Item("b", "the rate limit is 900 per minute", 2.0, "n"),
+        Item("c", "the rate limit is 1200 per minute", 3.0, "n"),
+    ]
+    finder = ReplacedFinder.build(base)
+    assert {(s.fact, s.other) for s in finder.suggestions()} == {("a", "b"), ("b", "c")}
+    changed = Item("a", "the rate limit is 600 per minute", 1.0, "n", successor=True)
+    finder.update(changed)
+    assert finder.suggestions() == ReplacedFinder.build([changed, *base[1:]]).suggestions()
+    assert {(s.fact, s.other) for s in finder.suggestions()} == {("b", "c")}

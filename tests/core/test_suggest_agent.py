@@ -69,3 +69,17 @@ def test_an_outdated_premise_names_the_current_fact_and_a_current_one_does_not(t
     assert "stale_premise" not in recall.search("billing database Postgres 16", 10)
     assert "stale_premise" not in recall.search("wifi password", 10)
     recall.close()
+
+
+def test_a_fact_an_agent_remembers_is_suggested_at_once_and_a_supersede_ends_it(tmp_path):
+    recall = _recall(tmp_path)
+    assert recall.show("x1")["suggestions"] == []
+    new = recall.remember("the office wifi password now rotates weekly", "agent:test", note="it")
+    shown = recall.show("x1")
+    assert [s["by"] for s in shown["suggestions"]] == [new["id"]]
+    premise = recall.search("how often does the wifi password rotate monthly", 10)["stale_premise"]
+    assert premise["current"] == new["id"]
+    assert recall.show("d1")["suggestions"]
+    recall.remember("deploys run on Wednesdays now", "agent:test", note="ops", supersedes="d1")
+    assert recall.show("d1")["suggestions"] == []  # it has a successor now
+    recall.close()

@@ -293,18 +293,19 @@ class ReplacedFinder:
         return _Candidate(old, new, round(s, 6), pair, same_note)
 
     def _pairs_of_old(self, i: int) -> None:
+        for c in self.pairs.pop(i, ()):
+            self.olds_of[c.new].discard(i)
         if self.items[i].successor:
             return
         near = self._neighbours(i, newer=True)
         instants = sorted({self.items[j].created for j in near})
         rank = {t: r for r, t in enumerate(instants)}
-        found = [c for j in near if (c := self._score(i, j, rank[self.items[j].created])) is not None]
-        for c in self.pairs.pop(i, ()):
-            self.olds_of[c.new].discard(i)
+        scored = (self._score(i, j, rank[self.items[j].created]) for j in near)
+        found = [c for c in scored if c is not None]
         if found:
             self.pairs[i] = found
-            for c in found:
-                self.olds_of.setdefault(c.new, set()).add(i)
+            for cand in found:
+                self.olds_of.setdefault(cand.new, set()).add(i)
 
     def add(self, item: Item) -> list[Suggestion]:
         """Index one new fact and score it against the older facts it shares a scope and a
@@ -319,6 +320,17 @@ class ReplacedFinder:
         if not item.successor:
             self._pairs_of_old(j)
         return [s for s in self._matched(self._component(touched)) if s.other == item.id]
+
+    def update(self, item: Item) -> None:
+        """A fact already indexed whose standing changed (it gained or lost a successor, or
+        now names a predecessor): its own pairs and those of the older facts it was a
+        candidate of are found again (its neighbours, not the store). The text, time and
+        scopes of a fact never change."""
+        i = self.by_id[item.id]
+        self.items[i] = item
+        self._pairs_of_old(i)
+        for old in sorted(self.olds_of.get(i, set()) | set(self._neighbours(i, newer=False))):
+            self._pairs_of_old(old)
 
     def _component(self, olds: list[int]) -> list[_Candidate]:
         """Every pair of the older facts `olds` and of the olds competing for their newer

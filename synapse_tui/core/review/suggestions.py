@@ -4,12 +4,20 @@ person dismissed (the audit's live `dismiss` entries) and what already has a suc
 `standing` is what `suggest`, the flags (`suggested_replaced`, `score --where
 is:suggested`), MCP and the browser's "Replaced?" queue all read, so they agree. A
 suggestion changes no score: it is a flag beside the number, never a factor in it.
+
+A new kind (issue 40's `referent`) plugs in by registering its finder in `FINDERS` (it
+returns `Suggestion(kind, fact, other, score, why)`; `KINDS` already names its JSON key and
+flag): `suggest --kind`, `dismiss --kind`, the flags, `is:suggested`, MCP's `suggestions` and
+the queue then carry it; the queue's `y` needs its accept action (`ReplacedScreen._accept`).
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -140,31 +148,160 @@ class Standing:
 
 
 def standing(store: Store, kinds: Iterable[str] | None = None, options: Options | None = None) -> Standing:
-    """The suggestions of `kinds` (default: every kind with a finder), best first."""
+    """The suggestions of `kinds` (default: every kind with a finder), best first.
+
+    Every kind with default options (what `score`, `show` and MCP ask) is kept in a file
+    beside a large store (`DB.synapse.suggest`), named by the store state it was found in:
+    the next process reads it instead of finding them again, until a fact or an audit
+    entry is added or a fact is flagged deleted."""
     wanted = list(FINDERS) if kinds is None else list(kinds)
     for k in wanted:
         if k not in KINDS:
             raise SynapseError(f"unknown suggestion kind {k!r}; one of {', '.join(KINDS)}")
         if k not in FINDERS:
             raise SynapseError(f"suggestions of kind {k!r} are not available in this version")
+    keep = kinds is None and options is None
     with store.snapshot():
+        key = [CACHE_FORMAT, *store.marks(), store.deleted_count()] if keep else []
+        kept = _read_cache(store, key) if keep else None
+        if kept is not None:
+            return Standing(kept)
         facts = items(store)
         dismissed = dismissals(store)
     found: list[Suggestion] = []
     for k in wanted:
         found += [s for s in FINDERS[k](store, facts, dismissed, options or Options()) if s not in dismissed]
-    return Standing(ranked(found))
+    found = ranked(found)
+    if keep and len(facts) >= CACHE_MIN_FACTS:
+        _write_cache(store, key, found)
+    return Standing(found)
+
+
+CACHE_FORMAT = 1  # bump when what a finder finds changes (weights, features)
+CACHE_MIN_FACTS = 5_000  # below this a pass takes about a second: no file is worth it
+
+
+def _cache_file(store: Store) -> Path | None:
+    path = store.path
+    return path.with_name(path.name + ".synapse.suggest") if isinstance(path, Path) else None
+
+
+def _read_cache(store: Store, key: list[Any]) -> list[Suggestion] | None:
+    """The kept suggestions when the file names this store state; anything else is a miss."""
+    path = _cache_file(store)
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("key") != key:
+            return None
+        return [Suggestion(str(k), str(f), str(o), float(sc), str(w)) for k, f, o, sc, w in data["found"]]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def _write_cache(store: Store, key: list[Any], found: list[Suggestion]) -> None:
+    """Write the file whole or not at all (a temporary file renamed into place); a folder
+    that cannot be written keeps no file."""
+    path = _cache_file(store)
+    if path is None:
+        return
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        rows = [[s.kind, s.fact, s.other, s.score, s.why] for s in found]
+        tmp.write_text(json.dumps({"key": key, "found": rows}), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+@dataclass
+class _Kept:
+    """A long-lived memory's finder (the MCP server's, the browser's), kept up to date by
+    adding and updating facts rather than building it again."""
+
+    finder: ReplacedFinder
+    ids: list[str]
+    supersedes: np.ndarray
+    key: tuple[int, int]
+    answer: Standing
 
 
 def of_memory(memory: Memory) -> Standing:
-    """The memory's standing suggestions, found once per load of it (kept on the memory:
-    the flags, the filter and the queue read the same answer)."""
+    """The memory's standing suggestions, kept on the memory: the flags, the filter, the
+    queue and MCP read the same answer. Found once per load; after that, new facts are
+    added to the finder and facts whose supersession changed are updated (work
+    proportional to their neighbours), and only the matching and the dismissals are read
+    again when the store changed."""
     key = (id(memory.ids), memory.version)
-    cached = getattr(memory, "_suggestions", None)
-    if cached is None or cached[0] != key:
-        cached = (key, standing(memory.store))
-        memory._suggestions = cached  # type: ignore[attr-defined]
-    return cached[1]
+    kept: _Kept | None = getattr(memory, "_suggestions", None)
+    if kept is not None and kept.key == key:
+        return kept.answer
+    store = memory.store
+    if kept is None or not _extends(kept, memory):
+        with store.snapshot():
+            facts = items(store)
+            dismissed = dismissals(store)
+        finder = ReplacedFinder.build(facts)
+        kept = _Kept(finder, list(memory.ids), memory.arrays.supersedes.copy(), key, Standing())
+    else:
+        with store.snapshot():
+            _catch_up(kept, memory)
+            dismissed = dismissals(store)
+    pairs = dismissed.pairs(REPLACED)
+    kept.key = key
+    kept.answer = Standing(ranked(s for s in kept.finder.suggestions(pairs) if s not in dismissed))
+    memory._suggestions = kept  # type: ignore[attr-defined]
+    return kept.answer
+
+
+def _extends(kept: _Kept, memory: Memory) -> bool:
+    """Whether the memory holds the kept facts in the same order (and maybe more)."""
+    n = len(kept.ids)
+    return len(memory.ids) >= n and memory.ids[:n] == kept.ids
+
+
+def _catch_up(kept: _Kept, memory: Memory) -> None:
+    """Add the facts appended since, update those whose supersession moved."""
+    n, sup = len(kept.ids), memory.arrays.supersedes
+    store, finder = memory.store, kept.finder
+    moved = np.flatnonzero(sup[:n] != kept.supersedes).tolist()
+    touched = (
+        {int(p) for p in moved} | {int(kept.supersedes[p]) for p in moved} | {int(sup[p]) for p in moved}
+    )
+    touched |= {int(t) for t in sup[n:].tolist() if t >= 0}  # old facts a new one names
+    touched.discard(-1)
+    named = sup >= 0
+    has_successor = np.zeros(len(sup), dtype=bool)
+    has_successor[sup[named]] = True
+    gone = dict(store.review.deleted_at())
+    for pos in range(n, len(memory.ids)):
+        finder.add(_item(store, memory.ids[pos], pos, bool(has_successor[pos]), bool(named[pos]), gone))
+    for pos in sorted(p for p in touched if p < n):
+        finder.update(_item(store, memory.ids[pos], pos, bool(has_successor[pos]), bool(named[pos]), gone))
+    kept.ids = list(memory.ids)
+    kept.supersedes = sup.copy()
+
+
+def _item(
+    store: Store, fid: str, pos: int, successor: bool, predecessor: bool, gone: dict[int, float]
+) -> Item:
+    r = store.record(fid)
+    if r is None:
+        raise SynapseError(f"no fact with id {fid!r} in {store.path}")
+    created = parse_time(r.created_at)
+    seen = max((parse_time(t) for t in r.reinforced_at), default=None) if r.reinforced_at else None
+    return Item(
+        r.id,
+        r.text,
+        created,
+        r.note,
+        tuple(r.entities),
+        successor=successor,
+        predecessor=predecessor,
+        gone=gone.get(pos),
+        last_seen=seen if seen is not None and seen > created else None,
+    )
 
 
 def suggested_mask(memory: Memory, kind: str | None = None) -> np.ndarray:
@@ -240,3 +377,12 @@ def stale_premise(
     if dice(asked, Text.of(now_text).grams) >= match[best]:
         return None  # the query matches the current fact as well: no outdated premise
     return {"matched": fid, "current": current, "why": why}
+
+
+def explained(memory: Memory, info: dict[str, Any]) -> dict[str, Any]:
+    """`show --json`'s object with the fact's suggestion flags and `suggestions` (SPEC 10,
+    13): what `show`, the triage verbs' `--json` and MCP answer alike."""
+    found = of_memory(memory)
+    add_flags([info], found.flagged())
+    info["suggestions"] = briefs(found, info["id"])
+    return info

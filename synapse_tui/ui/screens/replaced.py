@@ -11,6 +11,7 @@ memory changes under it (triage here or elsewhere, another writer).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import on, work
@@ -20,13 +21,16 @@ from textual.message import Message
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from synapse_tui.core.review.suggest import REPLACED, Suggestion
+from synapse_tui.core.review.suggest import KINDS, REPLACED, Suggestion
 from synapse_tui.core.review.suggest_text import changed_spans
 from synapse_tui.core.review.suggestions import dismissed_entry, standing
 from synapse_tui.core.review.triage import Triage, TriageError
 from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.text import clean
+
+if TYPE_CHECKING:
+    from synapse_tui.ui.app import SynapseApp
 
 CONFIRM_OVER = 1  # a bulk accept or dismiss of more than this asks first
 
@@ -103,6 +107,10 @@ class ReplacedScreen(FactScreen):
         self.marked: set[tuple[str, str, str]] = set()
         self.loaded = False
 
+    @property
+    def synapse(self) -> SynapseApp:
+        return cast("SynapseApp", self.app)
+
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         yield OptionList(id="replaced-list")
@@ -110,7 +118,7 @@ class ReplacedScreen(FactScreen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.sub_title = self.app.subtitle()
+        self.sub_title = self.synapse.subtitle()
         self.title = "Replaced?"
         self.query_one(OptionList).focus()
         self._paint()
@@ -119,10 +127,10 @@ class ReplacedScreen(FactScreen):
     # -- finding ----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="replaced")
     def load(self) -> None:
-        app = self.app
+        app = self.synapse
         try:
             with app.db_lock:
-                found = tuple(standing(app.store, [REPLACED]).found)
+                found = tuple(standing(app.store).found)  # every kind with a finder: one queue
                 ids = sorted({f for s in found for f in (s.fact, s.other)})
                 memory = app.memory
                 index = memory.index if memory is not None else {}
@@ -191,12 +199,17 @@ class ReplacedScreen(FactScreen):
         if s is None:
             pane.update("")
             return
-        old, new = marked_texts(self.texts.get(s.fact, ""), self.texts.get(s.other, ""))
         body = Text()
-        body.append(f"OLDER  {clean(s.fact)}\n", style="bold")
-        body.append_text(old)
-        body.append(f"\nNEWER  {clean(s.other)}\n", style="bold")
-        body.append_text(new)
+        if s.kind == REPLACED:
+            old, new = marked_texts(self.texts.get(s.fact, ""), self.texts.get(s.other, ""))
+            body.append(f"OLDER  {clean(s.fact)}\n", style="bold")
+            body.append_text(old)
+            body.append(f"\nNEWER  {clean(s.other)}\n", style="bold")
+            body.append_text(new)
+        else:  # another kind (issue 40's `referent`): the fact and what it names
+            body.append(f"{clean(s.fact)}\n", style="bold")
+            body.append(clean(self.texts.get(s.fact, "")))
+            body.append(f"\n{KINDS[s.kind].other.upper()}  {clean(s.other)}", style="bold")
         body.append(f"\n\nwhy ({s.score:.2f}): ", style="bold")
         body.append(clean(s.why))
         body.append(
@@ -207,7 +220,7 @@ class ReplacedScreen(FactScreen):
 
     # -- acting -------------------------------------------------------------------------
     def action_close(self) -> None:
-        self.app.pop_screen()
+        self.synapse.pop_screen()
 
     def action_mark(self) -> None:
         s = self.current()
@@ -219,10 +232,19 @@ class ReplacedScreen(FactScreen):
     def _chosen(self) -> list[Suggestion]:
         return [s for s in self.found if s.key in self.marked]
 
+    def _accept(self, s: Suggestion) -> None:
+        """The kind's own triage action (SPEC 13): a supersede for `replaced`."""
+        if s.kind == REPLACED:
+            self.synapse.start_triage("supersede", [s.fact], s.other)
+        else:
+            self.synapse.notify(
+                f"accept a {s.kind} suggestion: {KINDS[s.kind].accept}", timeout=4, markup=False
+            )
+
     def action_accept(self) -> None:
         s = self.current()
         if s is not None:
-            self.app.start_triage("supersede", [s.fact], s.other)
+            self._accept(s)
 
     def action_dismiss_one(self) -> None:
         s = self.current()
@@ -232,13 +254,13 @@ class ReplacedScreen(FactScreen):
     def action_accept_marked(self) -> None:
         chosen = self._chosen()
         if not chosen:
-            self.app.notify("mark suggestions first (space)", severity="warning", timeout=2)
+            self.synapse.notify("mark suggestions first (space)", severity="warning", timeout=2)
             return
 
         def go(yes: bool | None) -> None:
             if yes:
                 for s in chosen:  # a fact names one predecessor: one supersede each
-                    self.app.start_triage("supersede", [s.fact], s.other)
+                    self._accept(s)
                 self.marked.clear()
 
         self._confirm(
@@ -248,7 +270,7 @@ class ReplacedScreen(FactScreen):
     def action_dismiss_marked(self) -> None:
         chosen = self._chosen()
         if not chosen:
-            self.app.notify("mark suggestions first (space)", severity="warning", timeout=2)
+            self.synapse.notify("mark suggestions first (space)", severity="warning", timeout=2)
             return
 
         def go(yes: bool | None) -> None:
@@ -266,11 +288,11 @@ class ReplacedScreen(FactScreen):
             return
         from synapse_tui.ui.screens.confirm import ConfirmScreen
 
-        self.app.push_screen(ConfirmScreen(question), go)
+        self.synapse.push_screen(ConfirmScreen(question), go)
 
     @work(thread=True, group="replaced-dismiss")
     def _dismiss(self, chosen: list[Suggestion]) -> None:
-        app = self.app
+        app = self.synapse
         browser = app.browser
         refusal = browser.readonly_reason
         if refusal:
@@ -281,7 +303,10 @@ class ReplacedScreen(FactScreen):
                 Triage(app.store, app.clock, config=app.config).dismiss(
                     [(s.fact, dismissed_entry(s.kind, s.other)) for s in chosen]
                 )
-        except (TriageError, DatabaseError) as exc:
+        except TriageError as exc:
+            self.post_message(Dismissed(str(exc), error=True))
+            return
+        except DatabaseError as exc:
             self.post_message(Dismissed(str(exc), error=True))
             return
         what = f"{chosen[0].fact} by {chosen[0].other}" if len(chosen) == 1 else f"{len(chosen)} suggestions"
@@ -289,8 +314,10 @@ class ReplacedScreen(FactScreen):
 
     def on_dismissed(self, message: Dismissed) -> None:
         if message.error:
-            self.app.notify(message.notice, title="dismiss: nothing changed", severity="error", markup=False)
+            self.synapse.notify(
+                message.notice, title="dismiss: nothing changed", severity="error", markup=False
+            )
             return
-        self.app.notify(message.notice, timeout=4, markup=False)
-        self.app.reload("triage")  # the audit moved: the browser's undo sees the dismissal
+        self.synapse.notify(message.notice, timeout=4, markup=False)
+        self.synapse.reload("triage")  # the audit moved: the browser's undo sees the dismissal
         self.load()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from tests.core.claude_code_files import git
@@ -64,3 +65,51 @@ FACTS = [
     {"id": "f6", "text": "the `docs/` folder holds the guide", "created_at": "2026-01-15T00:00:00Z"},
     {"id": "f7", "text": "new.py sets x; README.md says hello", "created_at": "2026-04-15T00:00:00Z"},
 ]
+
+
+class Bait:
+    """Programs that leave a marker when run (and pass their input through, so a filter
+    that runs still gives git the text it expects), and the folder the markers land in."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.marks = tmp / "marks"
+        self.marks.mkdir()
+        self.bin = tmp / "bin"
+        self.bin.mkdir()
+
+    def program(self, name: str) -> str:
+        path = self.bin / name
+        path.write_text(f'#!/bin/sh\ntouch "{self.marks / name}"\ncat\n')
+        path.chmod(0o755)
+        return str(path)
+
+    def ran(self) -> list[str]:
+        return sorted(p.name for p in self.marks.iterdir())
+
+
+def config(repo: Path, *pairs: tuple[str, str], file: Path | None = None) -> None:
+    for key, value in pairs:
+        args = ["config", "--file", str(file)] if file else ["config"]
+        subprocess.run(["git", "-C", str(repo), *args, key, value], check=True, capture_output=True)
+
+
+def filters(bait: Bait, name: str) -> list[tuple[str, str]]:
+    prog = bait.program(name)
+    return [(f"filter.{name}.clean", prog), (f"filter.{name}.smudge", prog), (f"diff.{name}.textconv", prog)]
+
+
+def sign(repo: Path) -> None:
+    """Replace HEAD by the same commit carrying a signature header: git would run the
+    signature program to check it (before any key is needed)."""
+    raw = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "commit", "HEAD"], check=True, capture_output=True
+    )
+    head, _, message = raw.stdout.partition(b"\n\n")
+    sig = b"gpgsig -----BEGIN PGP SIGNATURE-----\n AAAA\n -----END PGP SIGNATURE-----"
+    new = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "-t", "commit", "-w", "--stdin"],
+        input=head + b"\n" + sig + b"\n\n" + message,
+        check=True,
+        capture_output=True,
+    ).stdout.strip()
+    subprocess.run(["git", "-C", str(repo), "update-ref", "HEAD", new.decode()], check=True)

@@ -12,8 +12,7 @@ from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.base.safegit import Repo
 from synapse_tui.core.review.referent import Fact, candidates, check, normalize
 from tests.core.claude_code_files import git
-from tests.core.referent_repo import FACTS, build, write
-from tests.core.test_git_hostile import Bait, config, filters, sign
+from tests.core.referent_repo import FACTS, Bait, build, config, filters, sign, write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -130,7 +129,7 @@ def test_a_hostile_repository_runs_nothing(tmp_path):
         ("gpg.ssh.program", bait.program("gpg-ssh")),
         ("diff.external", bait.program("extdiff")),
     )
-    sign(root, "PGP")
+    sign(root)
     repo = Repo.find(root)
     assert set(_found(repo)) == {
         ("f1", "src/auth/login.py"),

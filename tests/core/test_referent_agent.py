@@ -52,3 +52,20 @@ def test_after_the_repository_moves_sync_and_the_next_check_see_it(tmp_path):
     after = json_lines(run("suggest", db, "--kind", "referent", "--json").stdout)
     assert {s["referent"] for s in after} == {"src/auth/login.py", "tests/unit"}
     assert [s["why"] for s in after if s["referent"] == "tests/unit"][0].endswith("on 2026-05-01")
+
+
+def test_kept_suggestions_are_found_again_when_the_repository_moves(tmp_path, monkeypatch):
+    from synapse_tui.core.review import suggestions
+
+    monkeypatch.setattr(suggestions, "CACHE_MIN_FACTS", 0)  # keep them beside even this small store
+    repo, db = _db(tmp_path)
+
+    def gone() -> set[str]:
+        with Store.open(db, readonly=True) as store:
+            return {s.other for s in suggestions.standing(store).found if s.kind == "referent"}
+
+    assert gone() == {"src/auth/login.py"}
+    assert gone() == {"src/auth/login.py"}  # from the kept file
+    git(repo, "rm", "-rq", "tests")
+    git(repo, "commit", "-qm", "no more tests", when="2026-05-01T12:00:00Z")
+    assert gone() == {"src/auth/login.py", "tests/unit"}

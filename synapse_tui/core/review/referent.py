@@ -159,6 +159,7 @@ class Fact:
 
 
 _HOPS = 4  # renames followed at most
+SOURCES = "import.sources"  # the meta key core/ingest/sources.py records sources under
 
 
 class Line:
@@ -410,9 +411,10 @@ def cached_check(repo: Repo, facts: Sequence[Fact], rev: str = "HEAD") -> list[B
 def recorded_repository(store: Store) -> Path | None:
     """The work tree a `claude-code --project` or git Markdown (`git-notes`) source
     recorded, the first that still is a folder."""
-    from synapse_tui.core.ingest.sources import recorded
-
-    for entry in recorded(store):
+    value = store.meta(SOURCES)  # what `import --from` recorded (core/ingest/sources.py)
+    for entry in value if isinstance(value, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("system"), str):
+            continue
         folder = entry.get("project") if entry["system"] == "claude-code" else None
         if entry["system"] == "git-notes":
             folder = entry.get("source")
@@ -442,6 +444,18 @@ def repository(store: Store, repo: str | None, *, required: bool = False) -> Rep
     return found
 
 
+def repository_state(store: Store) -> list[str] | None:
+    """[git dir, HEAD's commit] of the recorded repository, None without one: what a kept
+    answer about the store's referents depends on beyond the store itself."""
+    try:
+        repo = repository(store, None)
+    except SynapseError:
+        return None
+    if repo is None:
+        return None
+    return [str(repo.git_dir), repo.head() or ""]
+
+
 def as_facts(items: Iterable[Item]) -> list[Fact]:
     """The facts worth checking: neither deleted by their source nor replaced already."""
     return [Fact(i.id, i.text, i.created) for i in items if not i.successor and i.gone is None]
@@ -459,6 +473,22 @@ def find(store: Store, items: Sequence[Item], dismissed: Dismissed, options: Opt
         for b in cached_check(repo, as_facts(items), options.rev or "HEAD")
         if (b.fact, b.path) not in pairs
     ]
+
+
+def of_store(store: Store, dismissed: Dismissed) -> list[Suggestion]:
+    """The `referent` suggestions against the recorded repository, for a memory kept open
+    (the browser, MCP): none without a repository, or when it cannot be read."""
+    from synapse_tui.core.review.suggestions import Options as _Options
+    from synapse_tui.core.review.suggestions import items as _items
+
+    try:
+        if repository(store, None) is None:
+            return []
+        with store.snapshot():
+            facts = _items(store)
+        return find(store, facts, dismissed, _Options())
+    except SynapseError:
+        return []
 
 
 def details(store: Store, fact_id: str, path: str, options: Options | None = None) -> Broken | None:

@@ -162,7 +162,11 @@ def standing(store: Store, kinds: Iterable[str] | None = None, options: Options 
             raise SynapseError(f"suggestions of kind {k!r} are not available in this version")
     keep = kinds is None and options is None
     with store.snapshot():
-        key = [CACHE_FORMAT, *store.marks(), store.deleted_count()] if keep else []
+        key: list[Any] = [CACHE_FORMAT, *store.marks(), store.deleted_count()] if keep else []
+        if keep and REFERENT in wanted:  # issue 40: a repository that moved is checked again
+            from synapse_tui.core.review.referent import repository_state
+
+            key.append(repository_state(store))
         kept = _read_cache(store, key) if keep else None
         if kept is not None:
             return Standing(kept)
@@ -250,9 +254,18 @@ def of_memory(memory: Memory) -> Standing:
             dismissed = dismissals(store)
     pairs = dismissed.pairs(REPLACED)
     kept.key = key
-    kept.answer = Standing(ranked(s for s in kept.finder.suggestions(pairs) if s not in dismissed))
+    found = [s for s in kept.finder.suggestions(pairs) if s not in dismissed]
+    kept.answer = Standing(ranked([*found, *_referents(store, dismissed)]))
     memory._suggestions = kept  # type: ignore[attr-defined]
     return kept.answer
+
+
+def _referents(store: Store, dismissed: Dismissed) -> list[Suggestion]:
+    """Issue 40: the broken referents against the recorded repository (none without one);
+    answered per fact and revision from core/review/referent.py's cache."""
+    from synapse_tui.core.review.referent import of_store
+
+    return [s for s in of_store(store, dismissed) if s not in dismissed]
 
 
 def _extends(kept: _Kept, memory: Memory) -> bool:

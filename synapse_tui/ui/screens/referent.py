@@ -8,12 +8,9 @@ the new path. `y` records it as a contradiction from the repository (audited wit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.text import Text
 from textual import work
 from textual.binding import Binding
-from textual.message import Message
 
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.review.referent import Broken, accept, broken_of
@@ -23,12 +20,6 @@ from synapse_tui.core.review.triage import TriageError
 from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.ui.screens.replaced import Dismissed, QueueReady, ReplacedScreen
 from synapse_tui.ui.text import clean
-
-
-@dataclass
-class Accepted(Message):
-    notice: str
-    error: bool = False
 
 
 class ReferentScreen(ReplacedScreen):
@@ -68,7 +59,7 @@ class ReferentScreen(ReplacedScreen):
 
     @work(thread=True, exclusive=True, group="referent")
     def load(self) -> None:
-        app = self.app
+        app = self.synapse
         try:
             with app.db_lock:
                 found = tuple(standing(app.store, [REFERENT]).found)
@@ -77,7 +68,10 @@ class ReferentScreen(ReplacedScreen):
                 index = memory.index if memory is not None else {}
                 known = sorted({s.fact for s in found if s.fact in index})
                 texts = dict(zip(known, app.texts([index[i] for i in known]), strict=True))
-        except (DatabaseError, SynapseError) as exc:
+        except DatabaseError as exc:
+            app.call_from_thread(app.notify, f"referents cannot be checked: {exc}", severity="error")
+            found, texts = (), {}
+        except SynapseError as exc:
             app.call_from_thread(app.notify, f"referents cannot be checked: {exc}", severity="error")
             found, texts = (), {}
         self.post_message(QueueReady(found, texts))
@@ -131,7 +125,7 @@ class ReferentScreen(ReplacedScreen):
     def action_accept(self) -> None:
         s = self.current()
         if s is not None:
-            self._accept([s])
+            contradict(self, [s])
 
     def action_accept_marked(self) -> None:
         chosen = self._chosen()
@@ -141,29 +135,38 @@ class ReferentScreen(ReplacedScreen):
 
         def go(yes: bool | None) -> None:
             if yes:
-                self._accept(chosen)
+                contradict(self, chosen)
                 self.marked.clear()
 
         self._confirm(
             f"record {len(chosen)} contradictions from the repository (one undo each)?", len(chosen), go
         )
 
-    @work(thread=True, group="referent-accept")
-    def _accept(self, chosen: list[Suggestion]) -> None:
-        app = self.app
+
+def contradict(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
+    """Record each chosen broken referent as a contradiction from the repository (actor
+    `repo:<commit>`), in a worker; the screen hears how it went as a `Dismissed` message
+    (a notice, the browser reloaded, the queue found again)."""
+    app = screen.synapse
+
+    def work() -> None:
         refusal = app.browser.readonly_reason
         if refusal:
-            self.post_message(Accepted(refusal, error=True))
+            screen.post_message(Dismissed(refusal, error=True))
             return
         try:
             with app.db_lock:
                 for s in chosen:
                     accept(app.store, app.clock, s.fact, s.other)
-        except (TriageError, DatabaseError, SynapseError) as exc:
-            self.post_message(Accepted(str(exc), error=True))
+        except DatabaseError as exc:
+            screen.post_message(Dismissed(str(exc), error=True))
+            return
+        except (TriageError, SynapseError) as exc:
+            screen.post_message(Dismissed(str(exc), error=True))
             return
         what = f"{chosen[0].fact} ({chosen[0].other})" if len(chosen) == 1 else f"{len(chosen)} facts"
-        self.post_message(Accepted(f"contradicted {what}: the repository says it is gone (ctrl+z undoes it)"))
+        screen.post_message(
+            Dismissed(f"contradicted {what}: the repository says it is gone (ctrl+z undoes it)")
+        )
 
-    def on_accepted(self, message: Accepted) -> None:
-        self.on_dismissed(Dismissed(message.notice, message.error))
+    screen.run_worker(work, thread=True, group="referent-accept")

@@ -69,3 +69,17 @@ def test_kept_suggestions_are_found_again_when_the_repository_moves(tmp_path, mo
     git(repo, "rm", "-rq", "tests")
     git(repo, "commit", "-qm", "no more tests", when="2026-05-01T12:00:00Z")
     assert gone() == {"src/auth/login.py", "tests/unit"}
+
+
+def test_a_claude_code_project_is_the_default_repository(tmp_path):
+    from synapse_tui.core.review.referent import repository
+
+    repo = build(tmp_path / "repo")
+    db = tmp_path / "p.db"
+    with Store.open(db, create=True) as store:
+        assert repository(store, None) is None
+        store.set_meta(
+            "import.sources", [{"system": "claude-code", "source": None, "project": str(repo / "src")}]
+        )
+        found = repository(store, None)
+        assert found is not None and found.top == repo.resolve()

@@ -36,11 +36,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from synapse_tui.core.base.errors import InputError, SynapseError
 from synapse_tui.core.base.safegit import Repo, git_path
 from synapse_tui.core.review.suggest import REFERENT, Item, Suggestion
 
 if TYPE_CHECKING:
+    from synapse_tui.core.review.memory import Memory
     from synapse_tui.core.review.suggestions import Dismissed, Options
     from synapse_tui.core.store.db import Store
 
@@ -475,20 +478,51 @@ def find(store: Store, items: Sequence[Item], dismissed: Dismissed, options: Opt
     ]
 
 
-def of_store(store: Store, dismissed: Dismissed) -> list[Suggestion]:
-    """The `referent` suggestions against the recorded repository, for a memory kept open
-    (the browser, MCP): none without a repository, or when it cannot be read."""
-    from synapse_tui.core.review.suggestions import Options as _Options
-    from synapse_tui.core.review.suggestions import items as _items
+_TEXTS: dict[int, tuple[Any, list[str]]] = {}  # id(store) -> (the store, texts by position)
 
+
+def of_memory(memory: Memory, dismissed: Dismissed) -> list[Suggestion]:
+    """The `referent` suggestions of a memory kept open (the browser, MCP) against the
+    recorded repository: none without one, or when it cannot be read. Facts are taken from
+    the memory's arrays, and texts are read once per position (a store only appends), so a
+    triage action costs the cache look-ups, not a read of every fact."""
+    store = memory.store
     try:
-        if repository(store, None) is None:
-            return []
-        with store.snapshot():
-            facts = _items(store)
-        return find(store, facts, dismissed, _Options())
+        repo = repository(store, None)
     except SynapseError:
         return []
+    if repo is None:
+        return []
+    n = len(memory.ids)
+    if store.marks().facts != n:  # a memory of part of the store (as of a time): read it whole
+        from synapse_tui.core.review.suggestions import Options as _Options
+        from synapse_tui.core.review.suggestions import items as _items
+
+        with store.snapshot():
+            whole = _items(store)
+        return find(store, whole, dismissed, _Options())
+    held = _TEXTS.get(id(store))
+    if held is None or held[0] is not store:
+        held = _TEXTS[id(store)] = (store, [])
+    texts = held[1]
+    if len(texts) < n:
+        texts += store.texts(list(range(len(texts), n)))
+    a = memory.arrays
+    successor = np.zeros(n, dtype=bool)
+    named = a.supersedes[a.supersedes >= 0]
+    successor[named[named < n]] = True
+    deleted = a.deleted if a.deleted is not None else np.zeros(n, dtype=bool)
+    facts = [
+        Fact(memory.ids[i], texts[i], float(a.created[i]))
+        for i in range(n)
+        if not successor[i] and not deleted[i]
+    ]
+    try:
+        found = cached_check(repo, facts, "HEAD")
+    except SynapseError:
+        return []
+    gone = dismissed.pairs(REFERENT) | settled(store)
+    return [Suggestion(REFERENT, b.fact, b.path, 1.0, b.why) for b in found if (b.fact, b.path) not in gone]
 
 
 def details(store: Store, fact_id: str, path: str, options: Options | None = None) -> Broken | None:

@@ -255,17 +255,17 @@ def of_memory(memory: Memory) -> Standing:
     pairs = dismissed.pairs(REPLACED)
     kept.key = key
     found = [s for s in kept.finder.suggestions(pairs) if s not in dismissed]
-    kept.answer = Standing(ranked([*found, *_referents(store, dismissed)]))
+    kept.answer = Standing(ranked([*found, *_referents(memory, dismissed)]))
     memory._suggestions = kept  # type: ignore[attr-defined]
     return kept.answer
 
 
-def _referents(store: Store, dismissed: Dismissed) -> list[Suggestion]:
+def _referents(memory: Memory, dismissed: Dismissed) -> list[Suggestion]:
     """Issue 40: the broken referents against the recorded repository (none without one);
     answered per fact and revision from core/review/referent.py's cache."""
-    from synapse_tui.core.review.referent import of_store
+    from synapse_tui.core.review.referent import of_memory as referents_of
 
-    return [s for s in of_store(store, dismissed) if s not in dismissed]
+    return [s for s in referents_of(memory, dismissed) if s not in dismissed]
 
 
 def _extends(kept: _Kept, memory: Memory) -> bool:

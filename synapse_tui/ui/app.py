@@ -84,6 +84,7 @@ class SynapseApp(TriageApp):
             "gone?",
             id="app.referents",
             tooltip="Gone? queue: facts naming a path the repository no longer has; y contradicts, d dismisses",
+            show=False,  # in the palette and the help, not the footer (the footer has no room left)
         ),
         Binding(
             "L",

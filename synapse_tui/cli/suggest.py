@@ -25,7 +25,8 @@ from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.location import locate
 from synapse_tui.core.base.textsafe import clean
-from synapse_tui.core.review.suggest import KINDS, REPLACED
+from synapse_tui.core.review.referent import repository
+from synapse_tui.core.review.suggest import KINDS, REFERENT, REPLACED
 from synapse_tui.core.review.suggestions import FINDERS, Options, dismissed_entry, standing
 from synapse_tui.core.review.triage import Triage, default_actor
 from synapse_tui.core.store.db import Store
@@ -52,12 +53,15 @@ def suggest_cmd(
     as_json: bool,
     config_path: str | None,
 ) -> None:
-    """Facts a newer fact probably replaces, best first, with why (never scored).
+    """Facts a newer fact probably replaces, or that name a path gone from the repository
+    (`--kind referent`), best first, with why (never scored).
 
     Accept one with `synapse-tui supersede DB OLD NEW`; dismiss it with
     `synapse-tui dismiss DB OLD NEW` (it never comes back)."""
     Clock.from_option(now)  # suggestions do not depend on the clock; --now is validated
     with Store.open(db, readonly=True) as store:
+        if kind == REFERENT:  # issue 40: say so when there is no repository to check against
+            repository(store, repo, required=True)
         options = Options(repo, rev) if repo or rev else None
         found = standing(store, None if kind is None else [kind], options).found
     if limit:

@@ -79,6 +79,14 @@ class SynapseApp(TriageApp):
             tooltip="Replaced? queue: facts a newer fact probably replaces; y accepts, d dismisses",
         ),
         Binding(
+            "B",
+            "referents",
+            "gone?",
+            id="app.referents",
+            tooltip="Gone? queue: facts naming a path the repository no longer has; y contradicts, d dismisses",
+            show=False,  # in the palette and the help, not the footer (the footer has no room left)
+        ),
+        Binding(
             "L",
             "legend",
             "legend",
@@ -198,7 +206,7 @@ class SynapseApp(TriageApp):
             return None if parameters[0] in withheld(self.store) else True
         if action == "triage" and getattr(self.screen, "OWNS_UNDO", False):
             return False  # a view with its own undo (calibration: the config write) keeps ctrl+z
-        if action in ("session_log", "legend", "path", "replaced", "copy_id"):
+        if action in ("session_log", "legend", "path", "replaced", "referents", "copy_id"):
             return not isinstance(self.screen, ModalScreen)
         return True
 
@@ -329,6 +337,12 @@ class SynapseApp(TriageApp):
 
         if self.memory is not None and not isinstance(self.screen, ReplacedScreen):
             self.push_screen(ReplacedScreen())
+
+    def action_referents(self) -> None:
+        from synapse_tui.ui.screens.referent import ReferentScreen
+
+        if self.memory is not None and not isinstance(self.screen, ReferentScreen):
+            self.push_screen(ReferentScreen())
 
     def action_legend(self) -> None:
         from synapse_tui.ui.screens.legend import LegendScreen

@@ -108,6 +108,11 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
             "facts a newer fact probably replaces: accept (y) or dismiss (d) (R)",
             app.action_replaced,
         ),
+        (
+            "Gone from the repository? queue",
+            "facts naming a path git says is gone: contradict (y) or dismiss (d) (B)",
+            app.action_referents,
+        ),
         ("Legend", "what the band colours, strike-through, dim rows and flags mean (L)", app.action_legend),
         (
             "Mark / unmark the selected fact",

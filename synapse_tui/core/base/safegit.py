@@ -116,6 +116,7 @@ class Commit:
     email: str
     at: float  # epoch seconds: the author's time, the instant the text was written
     parents: tuple[str, ...] = ()
+    committed: float = _NO_DATE  # epoch seconds: the committer's time, when it landed where it is
 
 
 @dataclass(frozen=True)
@@ -304,14 +305,20 @@ class Repo:
                 elif key in ("author", "committer") and key not in fields:
                     fields[key] = value
             name, email, at = _person(fields.get("author", ""))
+            landed = _person(fields.get("committer", ""))[2]
             if at is None:
-                at = _person(fields.get("committer", ""))[2]
+                at = landed
                 self.left_out.append(
                     f"commit {sha[:12]}: its author time is not a date; "
                     + ("its committer's is used" if at is not None else "dated 1970-01-01")
                 )
             found[sha] = self._parsed[sha] = Commit(
-                sha, f"{name} <{email}>", email, _NO_DATE if at is None else at, tuple(parents)
+                sha,
+                f"{name} <{email}>",
+                email,
+                _NO_DATE if at is None else at,
+                tuple(parents),
+                (_NO_DATE if at is None else at) if landed is None else landed,
             )
         return found
 
@@ -328,12 +335,55 @@ class Repo:
         With `renames`, git's rename detection pairs a removed path with an added one."""
         if not shas:
             return {}
+        return self._diff_tree("".join(f"{s}\n" for s in shas), shas, paths, renames)
+
+    def first_parent_changes(self, shas: Sequence[str], *, renames: bool = True) -> dict[str, list[Change]]:
+        """What each commit changed against its first parent, a merge included (what the
+        merge brought onto the line it landed on); a root commit adds its whole tree."""
+        if not shas:
+            return {}
+        known = self.commits(shas)
+        lines = {
+            s: f"{s} {known[s].parents[0]}\n" if s in known and known[s].parents else f"{s}\n" for s in shas
+        }
+        return self._split_diff(lines, renames)
+
+    def _diff_tree(
+        self, lines: str, shas: Sequence[str], paths: Iterable[str], renames: bool
+    ) -> dict[str, list[Change]]:
+        return self._parse_raw(self._diff_raw(lines, paths, renames), shas)
+
+    def _diff_raw(self, lines: str, paths: Iterable[str], renames: bool) -> bytes | None:
         detect = ["-M"] if renames else ["--no-renames"]
-        out = self.run(
+        return self.run(
             "diff-tree", "--stdin", "-r", "-z", "--root", "--raw", "--no-abbrev", "--no-textconv", "--no-ext-diff",
             *detect, "--", *paths,
-            stdin="".join(f"{s}\n" for s in shas).encode(),
+            stdin=lines.encode(),
         )  # fmt: skip
+
+    def _split_diff(self, lines: dict[str, str], renames: bool) -> dict[str, list[Change]]:
+        """`_diff_tree` of many commits where one may not be readable (a snapshot missing an
+        object): git stops at the first such commit, so the batch is halved until it is
+        alone; it is then read without rename detection (which reads blobs), else left out."""
+        out = self._diff_raw("".join(lines.values()), (), renames)
+        if out is not None:
+            return self._parse_raw(out, list(lines))
+        shas = list(lines)
+        if len(shas) > 1:
+            half = len(shas) // 2
+            return {
+                **self._split_diff({s: lines[s] for s in shas[:half]}, renames),
+                **self._split_diff({s: lines[s] for s in shas[half:]}, renames),
+            }
+        if renames:
+            self.left_out.append(
+                f"commit {shas[0][:12]}: an object is missing; read without rename detection"
+            )
+            return self._split_diff(lines, False)
+        self.left_out.append(f"commit {shas[0][:12]}: an object is missing; its changes are not read")
+        return {shas[0]: []}
+
+    def _parse_raw(self, out: bytes | None, shas: Sequence[str]) -> dict[str, list[Change]]:
         found: dict[str, list[Change]] = {s: [] for s in shas}
         tokens = (out or b"").split(b"\x00")
         current: list[Change] | None = None
@@ -357,6 +407,34 @@ class Repo:
                 current.append(Change(new, blob, status, old, meta[1]))
             elif token:
                 current = found.setdefault(token.decode().strip(), [])
+        return found
+
+    def first_parents(self, rev: str = "HEAD") -> list[str]:
+        """The first-parent line of `rev`, newest first: the commits as they landed on it."""
+        out = self.run("rev-list", "--first-parent", "--end-of-options", rev, "--")
+        return out.decode().split() if out else []
+
+    def kinds(self, pairs: Sequence[tuple[str, str]]) -> list[str | None]:
+        """What each (commit, path) names in that commit's tree: "blob" (a file or a link),
+        "tree" (a folder), "commit" (a submodule), or None where the path is absent; one
+        `cat-file --batch-check`, which reads no content and converts nothing. A path that
+        is not a plain relative path inside the repository (`git_path`) is absent."""
+        if not pairs:
+            return []
+        if not all(_HEX.fullmatch(c) for c, _ in pairs):
+            raise ValueError("commits are named by their hexadecimal ids")
+        asked = [i for i, (_, p) in enumerate(pairs) if git_path(p) and "\n" not in p and "\r" not in p]
+        found: list[str | None] = [None] * len(pairs)
+        if not asked:
+            return found
+        stdin = "".join(f"{pairs[i][0]}:{pairs[i][1]}\n" for i in asked)
+        out = self.run("cat-file", "--batch-check=%(objecttype)", stdin=os.fsencode(stdin))
+        if out is None:
+            return found
+        answers = out.decode("utf-8", "replace").split("\n")
+        for i, answer in zip(asked, answers, strict=False):
+            answer = answer.strip()
+            found[i] = answer if answer in ("blob", "tree", "commit") else None
         return found
 
     def ls_tree(self, rev: str, paths: Iterable[str] = ()) -> list[Entry]:

@@ -24,7 +24,15 @@ import numpy as np
 
 from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.review.suggest import KINDS, REPLACED, Item, ReplacedFinder, Suggestion, ranked
+from synapse_tui.core.review.suggest import (
+    KINDS,
+    REFERENT,
+    REPLACED,
+    Item,
+    ReplacedFinder,
+    Suggestion,
+    ranked,
+)
 from synapse_tui.core.store.db import Store
 
 if TYPE_CHECKING:
@@ -107,8 +115,16 @@ def _replaced(
     return ReplacedFinder.build(facts).suggestions(dismissed.pairs(REPLACED))
 
 
-# one finder per kind; issue 40's `referent` registers its own here
-FINDERS: dict[str, Finder] = {REPLACED: _replaced}
+def _referent(
+    store: Store, facts: Sequence[Item], dismissed: Dismissed, options: Options
+) -> list[Suggestion]:
+    from synapse_tui.core.review.referent import find  # issue 40: core/review/referent.py
+
+    return find(store, facts, dismissed, options)
+
+
+# one finder per kind
+FINDERS: dict[str, Finder] = {REPLACED: _replaced, REFERENT: _referent}
 
 
 @dataclass
@@ -146,7 +162,11 @@ def standing(store: Store, kinds: Iterable[str] | None = None, options: Options 
             raise SynapseError(f"suggestions of kind {k!r} are not available in this version")
     keep = kinds is None and options is None
     with store.snapshot():
-        key = [CACHE_FORMAT, *store.marks(), store.deleted_count()] if keep else []
+        key: list[Any] = [CACHE_FORMAT, *store.marks(), store.deleted_count()] if keep else []
+        if keep and REFERENT in wanted:  # issue 40: a repository that moved is checked again
+            from synapse_tui.core.review.referent import repository_state
+
+            key.append(repository_state(store))
         kept = _read_cache(store, key) if keep else None
         if kept is not None:
             return Standing(kept)
@@ -234,9 +254,18 @@ def of_memory(memory: Memory) -> Standing:
             dismissed = dismissals(store)
     pairs = dismissed.pairs(REPLACED)
     kept.key = key
-    kept.answer = Standing(ranked(s for s in kept.finder.suggestions(pairs) if s not in dismissed))
+    found = [s for s in kept.finder.suggestions(pairs) if s not in dismissed]
+    kept.answer = Standing(ranked([*found, *_referents(memory, dismissed)]))
     memory._suggestions = kept  # type: ignore[attr-defined]
     return kept.answer
+
+
+def _referents(memory: Memory, dismissed: Dismissed) -> list[Suggestion]:
+    """Issue 40: the broken referents against the recorded repository (none without one);
+    answered per fact and revision from core/review/referent.py's cache."""
+    from synapse_tui.core.review.referent import of_memory as referents_of
+
+    return [s for s in referents_of(memory, dismissed) if s not in dismissed]
 
 
 def _extends(kept: _Kept, memory: Memory) -> bool:

@@ -236,6 +236,10 @@ class ReplacedScreen(FactScreen):
         """The kind's own triage action (SPEC 13): a supersede for `replaced`."""
         if s.kind == REPLACED:
             self.synapse.start_triage("supersede", [s.fact], s.other)
+        elif s.kind == "referent":  # issue 40: a contradiction from the repository
+            from synapse_tui.ui.screens.referent import contradict
+
+            contradict(self, [s])
         else:
             self.synapse.notify(
                 f"accept a {s.kind} suggestion: {KINDS[s.kind].accept}", timeout=4, markup=False

@@ -1,0 +1,587 @@
+"""Facts that name code that is gone (SPEC 13, `referent`; issue 40).
+
+A referent is a token of a fact's text naming a path relative to the repository root
+(backticked or bare, with a `/` or a file extension; `./`, line suffixes such as `:12` and
+trailing punctuation stripped; globs ignored) that existed in the tree of the last commit
+at or before the fact's `created_at`. A token that never existed there is not a referent.
+A referent absent at REV (default HEAD) is broken: `why` names the commit that removed it
+and its date, and for a rename git detects the new path.
+
+Everything is read through `safegit` (no program the repository names ever runs):
+
+- "the last commit at or before T" is on REV's first-parent line (the commits as they
+  landed on it), by committer time (when a commit landed), so a fact is never checked
+  against a commit newer than REV;
+- existence is one `cat-file --batch-check` of `<commit>:<path>` pairs for all facts at
+  once (a folder is a tree entry; no tree is listed);
+- the removing commit is found by bisection on the line, one `--batch-check` per round for
+  all broken referents; a rename is git's own (`diff-tree -M` of that commit against its
+  first parent), followed while the new path is gone too.
+
+Answers are cached per (repository, REV's commit, fact id, text, time): asking again (the
+browser, MCP, `score`, `sync`) costs nothing until the repository moves.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import os
+import re
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from synapse_tui.core.base.errors import InputError, SynapseError
+from synapse_tui.core.base.safegit import Repo, git_path
+from synapse_tui.core.review.suggest import REFERENT, Item, Suggestion
+
+if TYPE_CHECKING:
+    from synapse_tui.core.review.memory import Memory
+    from synapse_tui.core.review.suggestions import Dismissed, Options
+    from synapse_tui.core.store.db import Store
+
+# -- tokens ---------------------------------------------------------------------------
+
+_TICKED = re.compile(r"`([^`\n]+)`")
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+_CALL = re.compile(r"\(([^()\s]+)\)")  # `Write(docs/a.md)`: what a call or an aside names
+_SPLIT = re.compile(r"[\s`,|]+")
+_LEAD = "\"'`([{<*_~>"
+_TRAIL = "\"'`)]}>*_~.,;:!?"
+_LINE = re.compile(r"(?::L?\d+(?:-L?\d+)?)+$|#L\d+(?:-L?\d+)?$")
+_EXT = re.compile(r"(?:^|[^/])\.[A-Za-z0-9][A-Za-z0-9_+-]{0,9}$")
+_GLOB = set("*?[]{}<>$%")
+_MAX = 4096
+
+
+def normalize(token: str) -> str | None:
+    """The repository path a token names, or None when it names none: `./`, a line suffix
+    (`:12`, `:12-40`, `#L12`) and surrounding punctuation stripped; a URL, a glob, a
+    placeholder (`<name>`), `~`, a path leaving the root are not paths."""
+    t = token.strip()
+    if not t or len(t) > _MAX or "://" in t or t.startswith(("www.", "mailto:", "~", "$")):
+        return None
+    if "*" in t:  # `**bold**` is emphasis; any other star is a glob (`*.py`, `src/**`)
+        bare = re.sub(r"^(\*+)(.*?)\1$", r"\2", t.strip("\"'`()[]{}.,;:!?"))
+        if "*" in bare:
+            return None
+    for _ in range(3):  # `(src/a.py).` and the like: strip until nothing changes
+        before = t
+        t = t.lstrip(_LEAD).rstrip(_TRAIL)
+        if t.endswith("'s"):
+            t = t[:-2]
+        t = _LINE.sub("", t)
+        t = t.rstrip(_TRAIL)
+        if t == before:
+            break
+    if "#" in t:
+        t = t.split("#", 1)[0]
+    while t.startswith("./"):
+        t = t[2:]
+    t = t.lstrip("/")
+    slashed = "/" in t  # `docs/` names a folder
+    t = t.rstrip("/")
+    if not t or _GLOB & set(t) or ".." in t.split("/"):
+        return None
+    if not slashed and not _EXT.search(t):
+        return None
+    return t if git_path(t) else None
+
+
+def candidates(text: str) -> list[str]:
+    """Every distinct path-like token of `text`, in order of first appearance."""
+    raw = [m.group(1) for m in _TICKED.finditer(text)]
+    raw += [m.group(1) for m in _LINK.finditer(text)]
+    raw += [m.group(1) for m in _CALL.finditer(text)]
+    raw += _SPLIT.split(text)
+    out: dict[str, None] = {}
+    for token in raw:
+        path = normalize(token)
+        if path is not None:
+            out.setdefault(path)
+    return list(out)
+
+
+# -- the check ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A referent of a fact gone at REV: the commit that removed it, and where git says it
+    moved (a rename followed to the path that exists at REV, when there is one)."""
+
+    fact: str
+    path: str
+    written_at: str  # the commit whose tree held the path at the fact's time
+    removed_by: str  # the commit (on REV's first-parent line) after which it is absent
+    removed_on: float  # its committer time
+    moved: tuple[tuple[str, str, float], ...] = ()  # (new path, commit, time) per rename hop
+    exists_now: str | None = None  # the path the last hop names, when it exists at REV
+
+    @property
+    def new_path(self) -> str | None:
+        return self.exists_now
+
+    @property
+    def why(self) -> str:
+        if not self.moved:
+            return f"{self.path} was removed in {self.removed_by[:12]} on {_day(self.removed_on)}"
+        parts = [f"moved to {p} in {c[:12]} on {_day(t)}" for p, c, t in self.moved]
+        text = ", then ".join(parts)
+        if self.exists_now is None:
+            text += f"; {self.moved[-1][0]} is gone too"
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "written_at": self.written_at,
+            "removed_by": self.removed_by,
+            "removed_on": _day(self.removed_on),
+            "new_path": self.new_path,
+            "why": self.why,
+        }
+
+
+def _day(at: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(at))
+
+
+@dataclass(frozen=True)
+class Fact:
+    id: str
+    text: str
+    created: float  # epoch seconds
+
+
+_HOPS = 4  # renames followed at most
+SOURCES = "import.sources"  # the meta key core/ingest/sources.py records sources under
+
+
+class Line:
+    """REV's first-parent line, oldest first, with when each commit landed."""
+
+    def __init__(self, repo: Repo, rev: str) -> None:
+        sha = repo.resolve(rev)
+        if sha is None:
+            raise InputError(f"--rev {rev!r}: no such commit in {repo.top}")
+        self.repo, self.rev = repo, sha
+        self.shas = list(reversed(repo.first_parents(sha)))
+        known = repo.commits(self.shas)
+        self.times = [known[s].committed if s in known else 0.0 for s in self.shas]
+        running, self._upto = float("-inf"), []
+        for t in self.times:
+            running = max(running, t)
+            self._upto.append(running)
+
+    def at(self, when: float) -> int:
+        """The index of the last commit at or before `when` (-1: none yet)."""
+        return bisect.bisect_right(self._upto, when) - 1
+
+
+def check(repo: Repo, facts: Sequence[Fact], rev: str = "HEAD", line: Line | None = None) -> list[Broken]:
+    """Every broken referent of `facts` at `rev`, in the order of `facts` then the text."""
+    line = line or Line(repo, rev)
+    if not line.shas:
+        return []
+    asked: list[tuple[Fact, int, list[str]]] = []
+    for f in facts:
+        idx = line.at(f.created)
+        if idx >= 0:
+            names = candidates(f.text)
+            if names:
+                asked.append((f, idx, names))
+    pairs = sorted(
+        {(line.shas[i], p) for _, i, names in asked for p in names}
+        | {(line.rev, p) for _, _, names in asked for p in names}
+    )
+    kinds = dict(zip(pairs, repo.kinds(pairs), strict=True))
+    gone = [
+        (f, i, p)
+        for f, i, names in asked
+        for p in names
+        if kinds[(line.shas[i], p)] is not None and kinds[(line.rev, p)] is None
+    ]
+    removal = _removals(repo, line, [(p, i) for _, i, p in gone])
+    hops = _follow(repo, line, {(p, removal[(p, i)]) for _, i, p in gone})
+    out = []
+    for f, i, p in gone:
+        r = removal[(p, i)]
+        moved, now = hops.get((p, r), ((), None))
+        out.append(Broken(f.id, p, line.shas[i], line.shas[r], line.times[r], moved, now))
+    return out
+
+
+def _removals(repo: Repo, line: Line, asked: Iterable[tuple[str, int]]) -> dict[tuple[str, int], int]:
+    """For each (path, index where it exists), the first later index where it is absent
+    (it is absent at the line's end): bisection, one `--batch-check` a round for all."""
+    last = len(line.shas) - 1
+    bounds = {key: (key[1], last) for key in set(asked)}  # exists at lo, absent at hi
+    while True:
+        probe = {k: (lo + hi) // 2 for k, (lo, hi) in bounds.items() if hi - lo > 1}
+        if not probe:
+            return {k: hi for k, (_, hi) in bounds.items()}
+        pairs = sorted({(line.shas[m], k[0]) for k, m in probe.items()})
+        kinds = dict(zip(pairs, repo.kinds(pairs), strict=True))
+        for k, m in probe.items():
+            lo, hi = bounds[k]
+            bounds[k] = (m, hi) if kinds[(line.shas[m], k[0])] is not None else (lo, m)
+
+
+def _renamed(path: str, changes: Sequence[Any]) -> str | None:
+    """Where git's rename detection says `path` went in one commit's changes: the file's new
+    path, or for a folder the new folder most of its renamed files went to."""
+    for c in changes:
+        if c.status == "R" and c.source == path:
+            return c.path
+    prefix = path + "/"
+    votes: Counter[str] = Counter()
+    for c in changes:
+        if c.status == "R" and c.source and c.source.startswith(prefix):
+            rest = c.source[len(prefix) :]
+            if c.path.endswith("/" + rest) and len(c.path) > len(rest) + 1:
+                votes[c.path[: -len(rest) - 1]] += 1
+            elif c.path == rest:
+                votes[""] += 1  # moved to the root: not a path to name
+    if not votes:
+        return None
+    best, _ = votes.most_common(1)[0]
+    return best or None
+
+
+def _follow(
+    repo: Repo, line: Line, removed: set[tuple[str, int]]
+) -> dict[tuple[str, int], tuple[tuple[tuple[str, str, float], ...], str | None]]:
+    """For each (path, removing index), the renames git detects from there on, followed
+    while the new path is gone at REV too; and the path that exists at REV, if any."""
+    out: dict[tuple[str, int], tuple[tuple[tuple[str, str, float], ...], str | None]] = {}
+    pending = {k: (k[0], k[1], ()) for k in removed}  # key -> (path, removing index, hops so far)
+    for _ in range(_HOPS):
+        if not pending:
+            break
+        shas = sorted({line.shas[r] for _, r, _ in pending.values()})
+        changes = repo.first_parent_changes(shas, renames=True)
+        moved: dict[tuple[str, int], tuple[str, int, tuple]] = {}
+        for key, (path, r, hops) in pending.items():
+            new = _renamed(path, changes.get(line.shas[r], []))
+            if new is None:
+                out[key] = (hops, None)
+                continue
+            moved[key] = (new, r, (*hops, (new, line.shas[r], line.times[r])))
+        pairs = sorted({(line.rev, new) for new, _, _ in moved.values()})
+        kinds = dict(zip(pairs, repo.kinds(pairs), strict=True))
+        still = {}
+        for key, (new, r, hops) in moved.items():
+            if kinds[(line.rev, new)] is not None:
+                out[key] = (hops, new)
+            else:
+                still[key] = (new, r, hops)
+        if not still:
+            break
+        again = _removals(repo, line, [(new, r) for new, r, _ in still.values()])
+        pending = {key: (new, again[(new, r)], hops) for key, (new, r, hops) in still.items()}
+    for key, (_, _, hops) in pending.items():
+        out.setdefault(key, (hops, None))
+    return out
+
+
+# -- the finder (core/review/suggestions.py) ------------------------------------------
+
+_CACHE: dict[tuple[str, str], dict[str, list[Broken]]] = {}
+_CACHE_MAX = 8  # repositories x revisions kept in a process
+
+
+def _key(f: Fact) -> str:
+    return hashlib.blake2b(f"{f.id}\0{f.text}\0{f.created!r}".encode(), digest_size=16).hexdigest()
+
+
+def cache_root() -> Path:
+    """Where checked facts are kept between processes: SYNAPSE_DATA_DIR/referents (tests,
+    benchmarks), else the platform's user cache folder (a missing file is checked again)."""
+    env = os.environ.get("SYNAPSE_DATA_DIR")
+    if env:
+        return Path(env) / "referents"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("synapse-tui", appauthor=False)) / "referents"
+
+
+def _file(repo: Repo) -> Path:
+    name = hashlib.blake2b(str(repo.git_dir).encode(), digest_size=12).hexdigest()
+    return cache_root() / f"{name}.json"
+
+
+def _broken(fact: str, d: Any) -> Broken | None:
+    """A cached answer read back, or None when the file holds anything else (JSON only,
+    every field checked: a cache is data, and a wrong one is checked again)."""
+    try:
+        moved = tuple((str(p), str(c), float(t)) for p, c, t in d["moved"])
+        now = d["exists_now"]
+        return Broken(
+            fact,
+            str(d["path"]),
+            str(d["written_at"]),
+            str(d["removed_by"]),
+            float(d["removed_on"]),
+            moved,
+            None if now is None else str(now),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _load(repo: Repo, rev: str) -> dict[str, list[Broken]]:
+    try:
+        data = json.loads(_file(repo).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("git_dir") != str(repo.git_dir) or data.get("rev") != rev:
+        return {}
+    out: dict[str, list[Broken]] = {}
+    facts = data.get("facts")
+    for key, value in facts.items() if isinstance(facts, dict) else ():
+        if not isinstance(value, dict) or not isinstance(value.get("broken"), list):
+            continue
+        found = [_broken(str(value.get("id")), b) for b in value["broken"]]
+        if all(b is not None for b in found):
+            out[key] = [b for b in found if b is not None]
+    return out
+
+
+def _save(repo: Repo, rev: str, known: dict[str, list[Broken]], ids: dict[str, str]) -> None:
+    """Keep this revision's answers (one revision a repository: the newest asked)."""
+    facts = {
+        k: {
+            "id": ids.get(k, v[0].fact if v else ""),
+            "broken": [
+                {
+                    "path": b.path,
+                    "written_at": b.written_at,
+                    "removed_by": b.removed_by,
+                    "removed_on": b.removed_on,
+                    "moved": [list(m) for m in b.moved],
+                    "exists_now": b.exists_now,
+                }
+                for b in v
+            ],
+        }
+        for k, v in known.items()
+    }
+    path = _file(repo)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(
+            json.dumps({"git_dir": str(repo.git_dir), "rev": rev, "facts": facts}), encoding="utf-8"
+        )
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written is checked again next time
+
+
+def cached_check(repo: Repo, facts: Sequence[Fact], rev: str = "HEAD") -> list[Broken]:
+    """`check`, answered from the cache per (repository, REV's commit, fact) where it can,
+    in this process and between processes: only facts not seen at this commit are checked,
+    so asking again after `sync` costs the facts that are new, or a repository that moved."""
+    line_sha = repo.resolve(rev)
+    if line_sha is None:
+        raise InputError(f"--rev {rev!r}: no such commit in {repo.top}")
+    slot = (str(repo.git_dir), line_sha)
+    if slot not in _CACHE:
+        _CACHE[slot] = _load(repo, line_sha)
+        if len(_CACHE) > _CACHE_MAX:
+            _CACHE.pop(next(iter(_CACHE)))
+    known = _CACHE[slot]
+    keys = [_key(f) for f in facts]
+    todo = [f for f, k in zip(facts, keys, strict=True) if k not in known]
+    if todo:
+        found: dict[str, list[Broken]] = {}
+        for b in check(repo, todo, line_sha):
+            found.setdefault(b.fact, []).append(b)
+        for f in todo:
+            known[_key(f)] = found.get(f.id, [])
+        _save(repo, line_sha, known, {k: f.id for f, k in zip(facts, keys, strict=True)})
+    return [replace(b, fact=f.id) for f, k in zip(facts, keys, strict=True) for b in known[k]]
+
+
+def recorded_repository(store: Store) -> Path | None:
+    """The work tree a `claude-code --project` or git Markdown (`git-notes`) source
+    recorded, the first that still is a folder."""
+    value = store.meta(SOURCES)  # what `import --from` recorded (core/ingest/sources.py)
+    for entry in value if isinstance(value, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("system"), str):
+            continue
+        folder = entry.get("project") if entry["system"] == "claude-code" else None
+        if entry["system"] == "git-notes":
+            folder = entry.get("source")
+        if isinstance(folder, str) and Path(folder).is_dir():
+            return Path(folder)
+    return None
+
+
+def repository(store: Store, repo: str | None, *, required: bool = False) -> Repo | None:
+    """The repository to check against: `--repo DIR`, else the recorded one. None when there
+    is none and none was asked for; SynapseError when one was asked for and is not one."""
+    folder = Path(repo).expanduser() if repo is not None else recorded_repository(store)
+    if folder is None:
+        if required:
+            raise SynapseError(
+                "no repository to check referents against: pass --repo DIR (or import a"
+                " `claude-code --project` or git Markdown source)"
+            )
+        return None
+    if not folder.is_dir():
+        raise InputError(f"--repo {repo}: not a folder")
+    found = Repo.find(folder)
+    if found is None:
+        if required or repo is not None:
+            raise InputError(f"--repo {folder}: not a git repository (or git is not installed)")
+        return None
+    return found
+
+
+def repository_state(store: Store) -> list[str] | None:
+    """[git dir, HEAD's commit] of the recorded repository, None without one: what a kept
+    answer about the store's referents depends on beyond the store itself."""
+    try:
+        repo = repository(store, None)
+    except SynapseError:
+        return None
+    if repo is None:
+        return None
+    return [str(repo.git_dir), repo.head() or ""]
+
+
+def as_facts(items: Iterable[Item]) -> list[Fact]:
+    """The facts worth checking: neither deleted by their source nor replaced already."""
+    return [Fact(i.id, i.text, i.created) for i in items if not i.successor and i.gone is None]
+
+
+def find(store: Store, items: Sequence[Item], dismissed: Dismissed, options: Options) -> list[Suggestion]:
+    """The `referent` finder: one suggestion per (fact, broken referent)."""
+    asked = options.repo is not None or options.rev is not None
+    repo = repository(store, options.repo, required=asked)
+    if repo is None:
+        return []
+    pairs = dismissed.pairs(REFERENT) | settled(store)
+    return [
+        Suggestion(REFERENT, b.fact, b.path, 1.0, b.why)
+        for b in cached_check(repo, as_facts(items), options.rev or "HEAD")
+        if (b.fact, b.path) not in pairs
+    ]
+
+
+_TEXTS: dict[int, tuple[Any, list[str]]] = {}  # id(store) -> (the store, texts by position)
+
+
+def of_memory(memory: Memory, dismissed: Dismissed) -> list[Suggestion]:
+    """The `referent` suggestions of a memory kept open (the browser, MCP) against the
+    recorded repository: none without one, or when it cannot be read. Facts are taken from
+    the memory's arrays, and texts are read once per position (a store only appends), so a
+    triage action costs the cache look-ups, not a read of every fact."""
+    store = memory.store
+    try:
+        repo = repository(store, None)
+    except SynapseError:
+        return []
+    if repo is None:
+        return []
+    n = len(memory.ids)
+    if store.marks().facts != n:  # a memory of part of the store (as of a time): read it whole
+        from synapse_tui.core.review.suggestions import Options as _Options
+        from synapse_tui.core.review.suggestions import items as _items
+
+        with store.snapshot():
+            whole = _items(store)
+        return find(store, whole, dismissed, _Options())
+    held = _TEXTS.get(id(store))
+    if held is None or held[0] is not store:
+        held = _TEXTS[id(store)] = (store, [])
+    texts = held[1]
+    if len(texts) < n:
+        texts += store.texts(list(range(len(texts), n)))
+    a = memory.arrays
+    successor = np.zeros(n, dtype=bool)
+    named = a.supersedes[a.supersedes >= 0]
+    successor[named[named < n]] = True
+    deleted = a.deleted if a.deleted is not None else np.zeros(n, dtype=bool)
+    facts = [
+        Fact(memory.ids[i], texts[i], float(a.created[i]))
+        for i in range(n)
+        if not successor[i] and not deleted[i]
+    ]
+    try:
+        found = cached_check(repo, facts, "HEAD")
+    except SynapseError:
+        return []
+    gone = dismissed.pairs(REFERENT) | settled(store)
+    return [Suggestion(REFERENT, b.fact, b.path, 1.0, b.why) for b in found if (b.fact, b.path) not in gone]
+
+
+def details(store: Store, fact_id: str, path: str, options: Options | None = None) -> Broken | None:
+    """The broken referent behind a standing suggestion (for the browser's pane)."""
+    from synapse_tui.core.review.suggestions import Options as _Options
+    from synapse_tui.core.review.suggestions import items as _items
+
+    options = options or _Options()
+    repo = repository(store, options.repo)
+    if repo is None:
+        return None
+    mine = [f for f in as_facts(_items(store)) if f.id == fact_id]
+    for b in cached_check(repo, mine, options.rev or "HEAD"):
+        if b.path == path:
+            return b
+    return None
+
+
+def accept(store: Store, clock: Any, fact_id: str, path: str, options: Options | None = None) -> int:
+    """Record a broken referent as a contradiction from the repository: one `contradict`
+    audited with actor `repo:<commit that removed it>`, whose entry also settles the
+    suggestion (it leaves the queue). One batch: one `undo` takes it all back. Its number."""
+    from synapse_tui.core.review.suggestions import dismissed_entry
+    from synapse_tui.core.review.triage import Change, Triage, TriageError
+
+    b = details(store, fact_id, path, options)
+    if b is None:
+        raise SynapseError(f"no standing referent suggestion about {fact_id!r} naming {path!r}")
+    triage = Triage(store, clock, f"repo:{b.removed_by}")
+    if store.readonly:
+        raise TriageError(f"{store.read_only_because()}: triage cannot change it")
+    with store.transaction():
+        fields = store.review.fields(fact_id)
+        if fields is None:
+            raise TriageError(f"no fact with id {fact_id!r}")
+        s = fields["contradictions"]
+        after = {"contradictions": s + 1, **dismissed_entry(REFERENT, path)}
+        batch, _ = triage._land("contradict", [Change(fact_id, {"contradictions": s}, after)], clock.now())
+    return batch
+
+
+def settled(store: Store) -> frozenset[tuple[str, str]]:
+    """(fact, path) of every live contradiction from the repository (`accept`)."""
+    out = set()
+    for fid, after in store.audit.live_afters("contradict"):
+        d = after.get("dismissed") if isinstance(after, dict) else None
+        if isinstance(d, dict) and d.get("kind") == REFERENT and isinstance(d.get("other"), str):
+            out.add((fid, d["other"]))
+    return frozenset(out)
+
+
+def broken_of(store: Store, options: Options | None = None) -> dict[tuple[str, str], Broken]:
+    """(fact, path) -> the broken referent, for every fact of the store (the browser's pane:
+    the removing commit and the new path); answered from the cache after `suggest`."""
+    from synapse_tui.core.review.suggestions import Options as _Options
+    from synapse_tui.core.review.suggestions import items as _items
+
+    options = options or _Options()
+    repo = repository(store, options.repo)
+    if repo is None:
+        return {}
+    return {(b.fact, b.path): b for b in cached_check(repo, as_facts(_items(store)), options.rev or "HEAD")}

@@ -1,0 +1,172 @@
+"""The "Gone from the repository?" queue (B): facts naming a path git says is gone (SPEC 13,
+issue 40). The pane shows the path, the commit that removed it and when, and for a rename
+the new path. `y` records it as a contradiction from the repository (audited with actor
+`repo:<commit>`, ctrl+z undoes it), `d` dismisses (never suggested again); `space` marks,
+`Y` / `D` act on every marked one. The queue reads the repository a `claude-code
+--project` or git Markdown source recorded.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.binding import Binding
+
+from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.review.referent import Broken, accept, broken_of
+from synapse_tui.core.review.suggest import REFERENT, Suggestion
+from synapse_tui.core.review.suggestions import standing
+from synapse_tui.core.review.triage import TriageError
+from synapse_tui.core.store.errors import DatabaseError
+from synapse_tui.ui.screens.replaced import Dismissed, QueueReady, ReplacedScreen
+from synapse_tui.ui.text import clean
+
+
+class ReferentScreen(ReplacedScreen):
+    HELP_TITLE = "Gone from the repository? queue"
+    DEFAULT_CSS = """
+    ReferentScreen #replaced-list { height: 1fr; }
+    ReferentScreen #replaced-pane { height: auto; max-height: 50%; padding: 0 1; border-top: solid $primary; }
+    """
+    BINDINGS = [
+        Binding("escape,B", "close", "close", id="referent.close", tooltip="Close the Gone? queue"),
+        Binding(
+            "y",
+            "accept",
+            "contradict",
+            id="referent.accept",
+            tooltip="Record it as a contradiction from the repository (undo: ctrl+z)",
+        ),
+        Binding(
+            "d",
+            "dismiss_one",
+            "dismiss",
+            id="referent.dismiss",
+            tooltip="Dismiss: the fact still holds; never suggested again (undo: ctrl+z)",
+        ),
+        Binding("space", "mark", "mark", id="referent.mark", tooltip="Mark or unmark the highlighted one"),
+        Binding("Y", "accept_marked", "contradict marked", id="referent.accept_marked", tooltip="Asks first"),
+        Binding("D", "dismiss_marked", "dismiss marked", id="referent.dismiss_marked", tooltip="Asks first"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.broken: dict[tuple[str, str], Broken] = {}
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.title = "Gone from the repository?"
+
+    @work(thread=True, exclusive=True, group="referent")
+    def load(self) -> None:
+        app = self.synapse
+        try:
+            with app.db_lock:
+                found = tuple(standing(app.store, [REFERENT]).found)
+                self.broken = broken_of(app.store)
+                memory = app.memory
+                index = memory.index if memory is not None else {}
+                known = sorted({s.fact for s in found if s.fact in index})
+                texts = dict(zip(known, app.texts([index[i] for i in known]), strict=True))
+        except DatabaseError as exc:
+            app.call_from_thread(app.notify, f"referents cannot be checked: {exc}", severity="error")
+            found, texts = (), {}
+        except SynapseError as exc:
+            app.call_from_thread(app.notify, f"referents cannot be checked: {exc}", severity="error")
+            found, texts = (), {}
+        self.post_message(QueueReady(found, texts))
+
+    def _label(self, s: Suggestion) -> Text:
+        mark = "● " if s.key in self.marked else "  "
+        line = Text(mark)
+        line.append(clean(s.fact), style="bold")
+        line.append("  ")
+        line.append(clean(s.other), style="bold red")
+        line.append("  " + clean(self.texts.get(s.fact, "")[:80]), style="dim")
+        return line
+
+    def _pane(self) -> None:
+        from textual.widgets import Static
+
+        s = self.current()
+        pane = self.query_one("#replaced-pane", Static)
+        if s is None:
+            pane.update(Text("nothing gone" if self.loaded else "checking the repository…", style="italic"))
+            return
+        b = self.broken.get((s.fact, s.other))
+        body = Text()
+        body.append(f"FACT  {clean(s.fact)}\n", style="bold")
+        body.append(clean(self.texts.get(s.fact, "")))
+        body.append("\n\nPATH  ", style="bold")
+        body.append(clean(s.other))
+        if b is not None:
+            body.append("\nREMOVED BY  ", style="bold")
+            body.append(f"{clean(b.removed_by[:12])} on {clean(b.to_json()['removed_on'])}")
+            if b.new_path:
+                body.append("\nNEW PATH  ", style="bold")
+                body.append(clean(b.new_path), style="bold green")
+        body.append("\n\nwhy: ", style="bold")
+        body.append(clean(s.why))
+        body.append(
+            f"\n\ny contradicts · d dismisses · space marks ({len(self.marked)} marked) · ctrl+z undoes",
+            style="dim",
+        )
+        pane.update(body)
+
+    def _paint(self, keep: tuple[str, str, str] | None = None) -> None:
+        super()._paint(keep)
+        if not self.found:
+            from textual.widgets import Static
+
+            self.query_one("#replaced-pane", Static).update(
+                Text("nothing gone" if self.loaded else "checking the repository…", style="italic")
+            )
+
+    def action_accept(self) -> None:
+        s = self.current()
+        if s is not None:
+            contradict(self, [s])
+
+    def action_accept_marked(self) -> None:
+        chosen = self._chosen()
+        if not chosen:
+            self.app.notify("mark suggestions first (space)", severity="warning", timeout=2)
+            return
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                contradict(self, chosen)
+                self.marked.clear()
+
+        self._confirm(
+            f"record {len(chosen)} contradictions from the repository (one undo each)?", len(chosen), go
+        )
+
+
+def contradict(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
+    """Record each chosen broken referent as a contradiction from the repository (actor
+    `repo:<commit>`), in a worker; the screen hears how it went as a `Dismissed` message
+    (a notice, the browser reloaded, the queue found again)."""
+    app = screen.synapse
+
+    def work() -> None:
+        refusal = app.browser.readonly_reason
+        if refusal:
+            screen.post_message(Dismissed(refusal, error=True))
+            return
+        try:
+            with app.db_lock:
+                for s in chosen:
+                    accept(app.store, app.clock, s.fact, s.other)
+        except DatabaseError as exc:
+            screen.post_message(Dismissed(str(exc), error=True))
+            return
+        except (TriageError, SynapseError) as exc:
+            screen.post_message(Dismissed(str(exc), error=True))
+            return
+        what = f"{chosen[0].fact} ({chosen[0].other})" if len(chosen) == 1 else f"{len(chosen)} facts"
+        screen.post_message(
+            Dismissed(f"contradicted {what}: the repository says it is gone (ctrl+z undoes it)")
+        )
+
+    screen.run_worker(work, thread=True, group="referent-accept")

@@ -1,0 +1,55 @@
+"""The "Gone from the repository?" queue as a person uses it (issue 40): B opens it on the
+repository a git Markdown source recorded, the pane names the path, the commit that removed
+it and the new path; y records the repository's contradiction (actor repo:SHA), ctrl+z
+takes it back, d dismisses."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from synapse_tui.ui.screens.referent import ReferentScreen
+from tests.cli_run import run
+from tests.core.referent_repo import NOTES, build
+from tests.ui.helpers import SIZE, audit, make_app, screen_text, settle
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+async def test_contradict_undo_and_dismiss_from_the_queue(tmp_path):
+    repo = build(tmp_path / "repo", NOTES)
+    db = tmp_path / "memory.db"
+    (tmp_path / "memory.synapse.toml").write_text("")
+    run("import", "--from", "git-notes", repo / "notes", "--db", db)
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("B")
+        await settle(pilot)
+        await settle(pilot)
+        assert isinstance(app.screen, ReferentScreen)
+        seen = screen_text(app)
+        assert "src/auth/login.py" in seen and "REMOVED BY" in seen and "2026-02-01" in seen
+        assert "NEW PATH  src/login.py" in seen
+        assert "tests/unit" not in seen.split("PATH")[0]  # a path still there is not listed
+        await pilot.press("y")
+        await settle(pilot)
+        await settle(pilot)
+        entries = audit(db)
+        assert [e["action"] for e in entries][-1] == "contradict"
+        assert entries[-1]["actor"].startswith("repo:") and len(entries[-1]["actor"]) == 45
+        assert "nothing gone" in screen_text(app)
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        await settle(pilot)
+        assert "src/auth/login.py" in screen_text(app)
+        await pilot.press("d")
+        await settle(pilot)
+        await settle(pilot)
+        assert "nothing gone" in screen_text(app)
+        assert json.loads(audit(db)[-1]["after"])["dismissed"] == {
+            "kind": "referent",
+            "other": "src/auth/login.py",
+        }

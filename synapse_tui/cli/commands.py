@@ -24,6 +24,7 @@ from synapse_tui.cli.common import (
     open_memory,
     progress_bar,
     resolve_config,
+    resolve_id,
     say,
 )
 from synapse_tui.cli.render import print_explain, print_neighbours, print_score_table
@@ -286,6 +287,7 @@ def show_cmd(
 ) -> None:
     """Explain one fact: every factor with its inputs, the opinion, what would move it."""
     with open_memory(db, now, config_path) as memory:
+        fact_id = resolve_id(fact_id, memory.ids, memory.index)  # a shortened id, as shown
         if as_of is None:
             info = memory.explain(fact_id)
         else:

@@ -13,10 +13,11 @@ A traceback never reaches a user otherwise.
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from click.core import ParameterSource
 
 from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.base.config import Config, config_for
+from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.base.jsonl import json_line
 from synapse_tui.core.base.limits import has_surrogate
 from synapse_tui.core.base.location import is_server, locate, refuse_server
@@ -70,6 +72,7 @@ class SynapseCommand(click.Command):
     explicit DB keeps working exactly as before and no count of arguments means two things."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        self._no_misspelt_option(ctx, args)
         env = store_from_env()
         if env is not None and self._one_short(ctx, args):
             args = [env, *args]
@@ -78,6 +81,22 @@ class SynapseCommand(click.Command):
         if ctx.get_parameter_source("db") is ParameterSource.ENVIRONMENT:  # `import --db`
             ctx.meta[_FROM_ENV] = ctx.params["db"]
         return rest
+
+    def _no_misspelt_option(self, ctx: click.Context, args: list[str]) -> None:
+        """A command taking ids lets an unknown option through as an id (TAKES_IDS): one
+        that is a near miss of an option of its own (`--jsn`) is remembered, so the error
+        it ends in (an extra argument, or no fact with that id) names the option meant."""
+        if not ctx.ignore_unknown_options:
+            return
+        own = [o for p in self.get_params(ctx) for o in (*p.opts, *p.secondary_opts) if o.startswith("--")]
+        for arg in args:
+            if arg == "--":
+                return
+            name = arg.split("=", 1)[0]
+            if name.startswith("--") and name not in own:
+                close = difflib.get_close_matches(name, own, n=1)
+                if close:
+                    ctx.meta.setdefault(_NEAR_MISSES, {})[arg] = close[0]
 
     def _one_short(self, ctx: click.Context, args: list[str]) -> bool:
         """Whether DB is the first argument and only the last one is missing."""
@@ -125,6 +144,7 @@ class SynapseGroup(click.Group):
         # anything but a command or the group's own options (--help, --version) goes to `open`
         own = {opt for param in self.get_params(ctx) for opt in (*param.opts, *param.secondary_opts)}
         if not args or (args[0] not in self.commands and args[0].split("=", 1)[0] not in own):
+            _no_misspelt_command(self, ctx, args)
             args = ["open", *args]
         try:
             return super().parse_args(ctx, args)
@@ -142,11 +162,36 @@ class SynapseGroup(click.Group):
         except Exception as exc:
             close_progress_bars()
             message, code = describe_error(exc)
-            message = _naming_env(ctx, message)
+            message = _meant(ctx, _naming_env(ctx, message))
             if code == EXIT_INTERNAL_ERROR and os.environ.get("SYNAPSE_DEBUG") == "1":
                 traceback.print_exc(file=sys.stderr)
             click.echo(f"error: {message}", err=True)
             ctx.exit(code)
+
+
+def _no_misspelt_command(group: click.Group, ctx: click.Context, args: list[str]) -> None:
+    """`synapse-tui scor DB`: a first word that names no file, is no option and is a near
+    miss of a command is that command's typo (not a store to open): say which was meant."""
+    if not args or args[0].startswith("-") or is_server(args[0]) or Path(args[0]).exists():
+        return
+    if difflib.get_close_matches(args[0], list(group.commands), n=1):
+        raise UsageLine(_usage_message(click.NoSuchCommand(args[0], possibilities=group.commands, ctx=ctx)))
+
+
+_NEAR_MISSES = "synapse_tui.near_misses"  # ctx.meta: {argument: the option it nearly spells}
+
+
+def _meant(ctx: click.Context, message: str) -> str:
+    """`message`, when it names an argument that was a near miss of an option
+    (`SynapseCommand._no_misspelt_option`), saying which option was meant: an extra
+    argument is that option's typo; an unknown id may be."""
+    for arg, option in ctx.meta.get(_NEAR_MISSES, {}).items():
+        if f"extra argument ({arg})" in message:
+            see = message[message.rfind(" (see ") :] if " (see " in message else ""
+            return f"no such option {arg.split('=', 1)[0]!r}; did you mean {option}?{see}"
+        if f"{arg!r}" in message:
+            return f"{message}; did you mean the option {option}?"
+    return message
 
 
 def _naming_env(ctx: click.Context, message: str) -> str:
@@ -229,6 +274,25 @@ def config_option(f: Callable) -> Callable:
 # option: a command taking ids lets an option it does not know through as an argument, so
 # `show DB -0` finds that fact (and a typo such as `show DB --jsn` is an unknown id).
 TAKES_IDS = {"ignore_unknown_options": True}
+
+
+def resolve_id(typed: str, ids: Sequence[str], known: Container[str] | None = None) -> str:
+    """The fact id `typed` names: itself when it is one, else the one id it begins (or,
+    failing that, ends) with, as a shortened id the list or a toast showed; an id it
+    begins or ends several of is refused naming them. `typed` unchanged when it names
+    none (the command then says there is no such fact)."""
+    if typed in (known if known is not None else ids):
+        return typed
+    for matches in ([i for i in ids if i.startswith(typed)], [i for i in ids if i.endswith(typed)]):
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            named = ", ".join(clean(m) for m in sorted(matches)[:5])
+            more = f" and {len(matches) - 5:,} more" if len(matches) > 5 else ""
+            raise SynapseError(
+                f"{clean(typed)!r} is ambiguous: it names {len(matches):,} facts ({named}{more}); type more of the id"
+            )
+    return typed
 
 
 def db_argument(f: Callable) -> Callable:

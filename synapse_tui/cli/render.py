@@ -31,50 +31,87 @@ def band_style(band: int) -> str:
 
 
 def _console() -> Console:
-    """Terminal width on a terminal; wide when piped, so text is not cut for grep."""
+    """Terminal width on a terminal (or COLUMNS, when set); wide when piped, so text is not
+    cut for grep."""
+    import os
     import sys
 
-    width = None if sys.stdout.isatty() else 240
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        width: int | None = int(columns)
+    else:
+        width = None if sys.stdout.isatty() else 240
     return Console(highlight=False, soft_wrap=False, width=width)
 
 
+# the score table's secondary columns, dropped from the end of this tuple first when the
+# terminal is narrow; band, trust, id and text always show (the text shrinks, then the id
+# folds onto a second line rather than lose a character)
+SECONDARY = ("guidance", "tier", "conf", "fresh", "sup", "gate")
+_WIDTHS = {"band": 9, "trust": 5, "conf": 5, "fresh": 5, "sup": 5, "gate": 5, "guidance": 9, "tier": 6}
+TEXT_MIN = 16  # cells the text keeps before a secondary column is dropped for it
+TEXT_MAX = 60
+_GAP = 2  # cells between two columns
+
+
+def score_columns(width: int, id_width: int) -> tuple[list[str], int, int]:
+    """The score table's columns at `width` for ids up to `id_width` long, in their order,
+    the id column's width and the text's. The secondary columns are kept most useful first
+    while the whole id and TEXT_MIN cells of text fit; an id longer than that gets what is
+    left and folds."""
+    fixed = _WIDTHS["band"] + _WIDTHS["trust"] + 3 * _GAP
+    ident = max(8, min(id_width, width - fixed - TEXT_MIN))
+    used = fixed + ident + TEXT_MIN
+    kept = set()
+    for name in SECONDARY:
+        if used + _WIDTHS[name] + _GAP > width:
+            break
+        used += _WIDTHS[name] + _GAP
+        kept.add(name)
+    order = ["band", "trust", "conf", "fresh", "sup", "gate", "guidance", "tier"]
+    names = [n for n in order if n in ("band", "trust") or n in kept] + ["id", "text"]
+    text = max(1, min(TEXT_MAX, width - (used - TEXT_MIN)))
+    return names, ident, text
+
+
 def print_score_table(memory, positions: np.ndarray, total: int) -> None:
+    """Band, trust, the id and the text at any width: band, trust and the id whole, the text
+    cut to what is left; the secondary columns (SECONDARY) as far as they fit, dropped least
+    useful first (as the browser does at 80 columns)."""
     sc = memory.scores
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for name, justify in (
-        ("band", "left"),
-        ("trust", "right"),
-        ("conf", "right"),
-        ("fresh", "right"),
-        ("sup", "right"),
-        ("gate", "right"),
-        ("guidance", "left"),
-        ("tier", "left"),
-        ("id", "left"),
-        ("text", "left"),
-    ):
+    console = _console()
+    ids = [clean(memory.ids[i]) for i in positions.tolist()]
+    names, id_width, text_width = score_columns(console.width, max([2, *map(len, ids)]))
+    table = Table(show_edge=False, pad_edge=False, header_style="bold", box=None, padding=(0, _GAP // 2))
+    for name in names:
+        right = name in ("trust", "conf", "fresh", "sup", "gate")
+        width = id_width if name == "id" else text_width if name == "text" else _WIDTHS[name]
         table.add_column(
-            name, justify=justify, no_wrap=True, overflow="ellipsis", max_width=60 if name == "text" else None
+            name,
+            justify="right" if right else "left",
+            width=width,
+            no_wrap=name != "id",
+            overflow="fold" if name == "id" else "ellipsis",
         )
     texts = memory.store.texts(positions)
-    for i, text in zip(positions.tolist(), texts, strict=True):
+    for i, ident, text in zip(positions.tolist(), ids, texts, strict=True):
         style = band_style(sc.band[i])
-        table.add_row(
-            _t(BANDS[sc.band[i]], style=style),
-            _t(f"{sc.trust[i]:.2f}", style=style),
-            f"{sc.confidence[i]:.2f}",
-            f"{sc.freshness[i]:.2f}",
-            f"{sc.supersession[i]:.2f}",
-            f"{sc.gate[i]:.2f}",
-            GUIDANCE[sc.guidance[i]],
-            TIERS[sc.tier[i]],
-            _t(memory.ids[i]),
-            _t(text),
-        )
-    console = _console()
+        values = {
+            "band": Text(BANDS[sc.band[i]], style=style),
+            "trust": Text(f"{sc.trust[i]:.2f}", style=style),
+            "conf": f"{sc.confidence[i]:.2f}",
+            "fresh": f"{sc.freshness[i]:.2f}",
+            "sup": f"{sc.supersession[i]:.2f}",
+            "gate": f"{sc.gate[i]:.2f}",
+            "guidance": GUIDANCE[sc.guidance[i]],
+            "tier": TIERS[sc.tier[i]],
+            "id": Text(ident),
+            "text": _t(text),
+        }
+        table.add_row(*(values[n] for n in names))
     console.print(table)
     if len(positions) < total:
-        console.print(f"[dim]{len(positions)} of {counted(total, 'fact')}; --limit 0 shows all[/]")
+        console.print(f"[dim]{len(positions):,} of {counted(total, 'fact')}; --limit 0 shows all[/]")
     else:
         console.print(f"[dim]{counted(total, 'fact')}[/]")
 

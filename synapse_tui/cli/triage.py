@@ -20,6 +20,7 @@ from synapse_tui.cli.common import (
     json_option,
     now_option,
     resolve_config,
+    resolve_id,
     say,
 )
 from synapse_tui.core.base.clock import Clock
@@ -36,7 +37,9 @@ def _run(
     clock = Clock.from_option(now)
     config = resolve_config(db, config_path)
     with Store.open(db) as store:
-        outcome = act(Triage(store, clock, default_actor(), config=config))
+        # a pinned clock (--now, SYNAPSE_NOW) must not date a change before its fact
+        pinned = clock.pinned is not None
+        outcome = act(Triage(store, clock, default_actor(), config=config, in_order=pinned))
         changed = list(dict.fromkeys(outcome.fact_ids))
         if as_json:
             memory = Memory(store, config, clock.now())
@@ -79,6 +82,14 @@ def _describe(outcome: Outcome, changed: list[str], before: dict, after: dict) -
     return f"{head} {len(moves)} facts{by}" + "".join(f"\n  {who}: {change}" for who, change in moves)
 
 
+def _id(store: Store, typed: str) -> str:
+    """`typed`, or the fact it names as a shortened id (`resolve_id`); every id is read
+    only when `typed` is none."""
+    if store.review.exists(typed):
+        return typed
+    return resolve_id(typed, store.ids_at(list(range(store.count()))))
+
+
 def _single(action: Action) -> click.Command:
     @db_argument
     @click.argument("fact_id")
@@ -86,7 +97,7 @@ def _single(action: Action) -> click.Command:
     @json_option
     @config_option
     def command(db: str, fact_id: str, now: str | None, as_json: bool, config_path: str | None) -> None:
-        _run(db, now, config_path, as_json, lambda t: t.apply(action, [fact_id]))
+        _run(db, now, config_path, as_json, lambda t: t.apply(action, [_id(t.store, fact_id)]))
 
     command.__doc__ = f"{action.value.capitalize()} a fact: {action.summary}."
     return main.command(action.value, context_settings=TAKES_IDS)(command)
@@ -108,7 +119,13 @@ def supersede_cmd(
     db: str, old_id: str, new_id: str, now: str | None, as_json: bool, config_path: str | None
 ) -> None:
     """NEW_ID replaces OLD_ID: NEW_ID names it in `supersedes` (a cycle is refused)."""
-    _run(db, now, config_path, as_json, lambda t: t.apply(Action.SUPERSEDE, [old_id], new_id))
+    _run(
+        db,
+        now,
+        config_path,
+        as_json,
+        lambda t: t.apply(Action.SUPERSEDE, [_id(t.store, old_id)], _id(t.store, new_id)),
+    )
 
 
 @main.command("undo")

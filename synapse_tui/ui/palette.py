@@ -38,6 +38,7 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
         writes as another writer's and reloads (core/browser/)."""
 
         def work() -> None:
+            app.browser.syncing = True  # its writes are this browser's: the reload says "your sync"
             results = sync_recorded(app.store.path, app.config)
             lines = [
                 f"{e['system']}: {r.added} added, {r.newly_deleted} deleted"

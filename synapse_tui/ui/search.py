@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -147,3 +148,6 @@ class SearchBar(Widget):
             return
         caret = " " * message.position + "^" * max(1, len(message.token))
         self.error = Text.assemble(("  " + message.message, "bold"), "\n  ", message.source, "\n  ", caret)
+        # an invalid query lists nothing: the list it left behind (the whole store, at
+        # first) would take a mark-all and a verdict meant for what the query said
+        self.post_message(self.Changed(Search(message.source, np.empty(0, dtype=np.int64)), top=True))

@@ -16,6 +16,7 @@ import numpy as np
 from textual.app import App
 from textual.binding import Binding
 
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.browser import Browser
 from synapse_tui.ui.messages import TriageLanded
 from synapse_tui.ui.screens.base import FactScreen
@@ -119,6 +120,36 @@ class TriageApp(App[None]):
         screen = self.screen
         return screen.current_fact_id() if isinstance(screen, FactScreen) else None
 
+    def _bulk_held(self, move: str) -> bool:
+        """While a bulk action runs (12,386 facts take seconds), every triage key waits:
+        a second bulk, or an undo of what has not landed, would act on a state about to
+        change. True, with a notice, when `move` is held."""
+        running = [ids for ids in self._bulk_cursor() if isinstance(ids, tuple)]
+        if not running:
+            return False
+        self.notify(
+            f"{move}: held while {counted(len(running[0]), 'fact')} are still being changed;"
+            " press again once that lands",
+            severity="warning",
+            timeout=3,
+            markup=False,
+        )
+        return True
+
+    def _not_painted(self, fact_id: str) -> bool:
+        """Whether `fact_id`, under the view's cursor, was not drawn yet (a key typed ahead
+        of the screen): then nothing is done, and a notice says so."""
+        screen = self.screen
+        if not isinstance(screen, FactScreen) or screen.painted_fact == fact_id:
+            return False
+        self.notify(
+            f"{fact_id} is not on screen yet: nothing done (press again once you see it)",
+            severity="warning",
+            timeout=3,
+            markup=False,
+        )
+        return True
+
     def action_triage(self, move: str, expect: int | None = None) -> None:
         """`expect`: an undo that must revert that batch or nothing (the session log's)."""
         browser = self.browser
@@ -127,6 +158,8 @@ class TriageApp(App[None]):
             self.notify(refusal, severity="warning", timeout=4, markup=False)
             return
         if browser.memory is None:
+            return
+        if self._bulk_held(move):
             return
         if move in ("undo", "redo"):
             self.start_triage(move, [], expect=expect)
@@ -141,7 +174,7 @@ class TriageApp(App[None]):
             from synapse_tui.ui.screens.confirm import ConfirmScreen
 
             def confirmed(yes: bool | None) -> None:
-                if yes:
+                if yes and not self._bulk_held(move):
                     self.start_triage(move, ids, from_marks=True)
 
             facts = f"{len(ids)} marked fact{'s' if len(ids) != 1 else ''}"
@@ -152,6 +185,8 @@ class TriageApp(App[None]):
         fact_id = self.shown_fact_id()
         if fact_id is None:
             self.notify("no fact selected", severity="warning", timeout=2)
+            return
+        if self._not_painted(fact_id):
             return
         if move == "supersede":
             from synapse_tui.ui.screens.supersede import SupersedeScreen
@@ -185,6 +220,14 @@ class TriageApp(App[None]):
             )
             return
         ticket = browser.turns.take()
+        if from_marks:  # an undo of the bulk puts the cursor back here; keys wait meanwhile
+            self._bulk_cursor()[tuple(fact_ids)] = self.main.current_fact_id()
+            if len(fact_ids) > CONFIRM_OVER:  # seconds, at thousands: say it is under way
+                self.notify(
+                    f"{move} {counted(len(fact_ids), 'fact')}… (triage keys wait until it lands)",
+                    timeout=2,
+                    markup=False,
+                )
 
         def work() -> None:
             result = browser.triage(
@@ -194,13 +237,27 @@ class TriageApp(App[None]):
 
         self.run_worker(work, thread=True, group="triage", name=f"triage {move}")
 
+    def _bulk_cursor(self) -> dict:
+        """{the marked facts of a bulk in flight, or its batch once landed: the fact under
+        the list's cursor when it was applied} (`undo` of a bulk goes back there)."""
+        if not hasattr(self, "_bulk_cursors"):
+            self._bulk_cursors: dict = {}
+        return self._bulk_cursors
+
     def on_triage_landed(self, message: TriageLanded) -> None:
         result = message.result
         self.browser.install(result)  # releases the facts claimed at the key
+        cursors = self._bulk_cursor()
+        started = cursors.pop(result.fact_ids, None) if result.from_marks else None
         if result.error:
             self.notify(result.error, title=f"{result.move}: nothing changed", severity="error", markup=False)
             self.poll_store()  # refused because a writer acted? show it
             return
+        follow = result.follow
+        if started is not None and result.outcome is not None:
+            cursors[result.outcome.batch] = started
+        elif result.move == "undo" and follow is None and result.state is not None and result.state.undone:
+            follow = cursors.get(result.state.undone[-1])  # a bulk undone: back where it started
         # the list repaints the rows that look different, the view on top its fact
-        self.memory_changed("triage", follow=result.follow, repaint=result.repaint)
+        self.memory_changed("triage", follow=follow, repaint=result.repaint)
         self.notify(result.notice, timeout=4, markup=False)

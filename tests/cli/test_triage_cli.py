@@ -51,7 +51,8 @@ def test_every_verb_changes_its_fact_and_prints_the_new_trust(db):
     run("verify", db, "e", "--now", "2026-12-02T00:00:00Z")
     assert show(db, "e")["reinforced_at"] == ["2026-12-01T00:00:00Z", "2026-12-02T00:00:00Z"]
     assert show(db, "e")["declared_tier"] == "auto"
-    run("accept", db, "e")
+    later = ("--now", "2026-12-02T00:00:00Z")  # history is written in order: not before the verify
+    run("accept", db, "e", *later)
     assert show(db, "e")["declared_tier"] == "human"
 
     history = show(db, "e")["history"]
@@ -59,7 +60,7 @@ def test_every_verb_changes_its_fact_and_prints_the_new_trust(db):
     assert history[2]["at"] == "2026-12-02T00:00:00Z"
 
     assert show(db, "c")["k"] == 0
-    out = run("supersede", db, "c", "d").stdout
+    out = run("supersede", db, "c", "d", *later).stdout
     assert out.startswith("supersede c by d: trust") and "k 0 -> 1" in out
     assert show(db, "c")["superseded_by"] == ["d"] and show(db, "d")["supersedes"] == "c"
     assert show(db, "c")["history"][-1]["action"] == "supersede"
@@ -114,13 +115,14 @@ def test_a_read_only_store_is_refused(db):
     assert state(db) == before
 
 
-def test_undo_takes_back_the_last_action_whoever_made_it_and_says_what(db):
+def test_undo_takes_back_the_last_action_whoever_made_it_and_says_what(db, monkeypatch):
     run("contradict", db, "a")
     with Store.open(db) as store:  # an agent acts after the person
         Triage(store, Clock(parse_time("2026-12-01T06:00:00Z")), "agent:scout").apply(
             Action.CORROBORATE, ["e"]
         )
     e_before_undo = show(db, "e")
+    monkeypatch.setenv("SYNAPSE_NOW", "2026-12-01T07:00:00Z")  # after the agent: history is in order
 
     out = run("undo", db).stdout.strip()
     assert out.startswith("undid corroborate e (by agent:scout at 2026-12-01T06:00:00Z): trust ")

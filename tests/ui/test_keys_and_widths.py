@@ -225,9 +225,11 @@ async def test_undoing_a_supersession_puts_the_cursor_on_the_fact_that_came_back
         assert app.main.current_fact_id() == "f-dup-b"
 
 
-async def test_a_bulk_undo_leaves_the_cursor_where_the_user_was(app, db):
+async def test_a_bulk_undo_puts_the_cursor_where_the_bulk_started(app, db):
+    """Issue 42 point 16 (it used to stay where the user had moved to since)."""
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        started = app.main.current_fact_id()
         await pilot.press("M", "v")
         await settle(pilot)
         await pilot.press("y")
@@ -235,11 +237,11 @@ async def test_a_bulk_undo_leaves_the_cursor_where_the_user_was(app, db):
         assert len(audit(db)) == 30
         await pilot.press("end", "up", "up")
         await settle(pilot)
-        here = app.main.current_fact_id()
+        assert app.main.current_fact_id() != started
         await pilot.press("ctrl+z")
         await settle(pilot)
         assert len(audit(db)) == 60
-        assert app.main.current_fact_id() == here
+        assert app.main.current_fact_id() == started
 
 
 # -- 8. the session log: one row per action, every action reachable -----------------------

@@ -118,6 +118,36 @@ async def test_undo_chain_redo_and_nothing_left_to_undo(app, db):
         assert f"{trust(app, 'f-pay-03'):.2f}" in row_of(app, "f-pay-03")
 
 
+async def test_a_redo_is_a_change_of_its_own_the_next_undo_undoes_it(db):
+    """`x v ctrl+z ctrl+z ctrl+y ctrl+y ctrl+z` on one fact: the undo takes back the last
+    redo (the verification), the next one the first (the contradiction), in the browser
+    and, after a restart, from the command line."""
+    first = make_app(db)
+    async with first.run_test(size=SIZE) as pilot:
+        notices = record_notices(first)
+        await settle(pilot)
+        await select(pilot, "f-pay-01")
+        s0 = db_row(db, "f-pay-01")["s"]
+        for key in ("x", "v", "ctrl+z", "ctrl+z", "ctrl+y", "ctrl+y"):
+            await pilot.press(key)
+            await settle(pilot)
+        assert db_row(db, "f-pay-01")["s"] == s0 + 1
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert notices[-1][0] == "information", notices[-1]
+        assert notices[-1][1].startswith("undo verify f-pay-01: trust"), notices[-1]
+        await pilot.press("ctrl+y")  # and redone again
+        await settle(pilot)
+        assert notices[-1][1].startswith("redo verify f-pay-01"), notices[-1]
+    first.store.close()
+    from tests.helpers import run as cli
+
+    assert cli("undo", db).stdout.startswith("undid verify f-pay-01")
+    assert cli("undo", db).stdout.startswith("undid contradict f-pay-01")
+    assert db_row(db, "f-pay-01")["s"] == s0
+    assert "nothing to undo" in cli("undo", db, ok=False).stderr
+
+
 async def test_undo_survives_a_restart(db):
     first = make_app(db)
     async with first.run_test(size=SIZE) as pilot:

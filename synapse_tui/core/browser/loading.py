@@ -20,6 +20,7 @@ from synapse_tui.core.review.notices import describe_elsewhere
 from synapse_tui.core.review.queues import all_masks
 from synapse_tui.core.review.reasons import Suspects, find_duplicates, with_unsupported
 from synapse_tui.core.review.sessionlog import session_log, session_mark
+from synapse_tui.core.trust.score import FLAG_DELETED, FLAG_EXPIRED
 
 if TYPE_CHECKING:
     from synapse_tui.core.browser.session import Browser
@@ -82,7 +83,7 @@ def reload(browser: Browser, head: State) -> tuple[State, str]:
         live = Memory(browser.store, head.config, browser.clock.now())
         found, texts = _duplicates(live, head.texts)
         version = browser.store.data_version()
-        seen, elsewhere = _told_elsewhere(browser, head, len(live) - len(head.live))
+        seen, elsewhere = _told_elsewhere(browser, head, live)
     state = replace(
         head,
         live=live,
@@ -96,9 +97,11 @@ def reload(browser: Browser, head: State) -> tuple[State, str]:
     return shown_at(browser, state, head.as_of, rescore=False), elsewhere
 
 
-def _told_elsewhere(browser: Browser, head: State, added: int) -> tuple[int | None, str]:
-    """What another writer did since the last notice: facts added, actions by anyone
-    but this browser (a CLI user of the same login too); and the newest entry told."""
+def _told_elsewhere(browser: Browser, head: State, live: Memory) -> tuple[int | None, str]:
+    """What changed since the last notice: facts added, facts a source deleted or a new
+    version superseded (a sync: no triage action says so), actions by anyone but this
+    browser (a CLI user of the same login too); and the newest entry told. After this
+    browser's own sync (`Browser.syncing`) the notice says it was that sync."""
     if head.seen is None:
         return None, ""
     theirs = [
@@ -106,7 +109,20 @@ def _told_elsewhere(browser: Browser, head: State, added: int) -> tuple[int | No
         for e in reversed(session_log(browser.store, head.seen, config=head.config))
         if e.batch not in head.own
     ]
-    return session_mark(browser.store), describe_elsewhere(max(added, 0), max(-added, 0), theirs)
+    added = len(live) - len(head.live)
+    n = min(len(live), len(head.live))
+    old, new = head.live.scores, live.scores
+    gone = FLAG_DELETED | FLAG_EXPIRED
+    deleted = int(((new.flags[:n] & gone) != 0).sum() - ((old.flags[:n] & gone) != 0).sum())
+    superseded = int(((new.k[:n] > 0) & (old.k[:n] == 0)).sum())
+    superseded -= sum(1 for e in theirs if e[1] == "supersede")  # named by its action already
+    who = "your sync" if browser.syncing else "changed elsewhere"
+    notice = describe_elsewhere(
+        max(added, 0), max(-added, 0), theirs, max(deleted, 0), max(superseded, 0), head=who
+    )
+    if browser.syncing and notice:
+        browser.syncing = False  # told once
+    return session_mark(browser.store), notice
 
 
 def shown_at(browser: Browser, state: State, when: float | None, rescore: bool = True) -> State:

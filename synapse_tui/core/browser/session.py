@@ -62,6 +62,7 @@ class Browser:
         self.shown: Rows | None = None  # what `rows()` last returned: the list's order
         self.actor = default_actor()
         self.elsewhere = ""  # the notice for what another writer changed, until shown
+        self.syncing = False  # this browser's own sync wrote: the next notice says so
         self._asked: int | None = None  # the store version a reload was last asked for
 
     # -- the installed state (main thread) ---------------------------------------------

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.trust.score import BANDS
 
 if TYPE_CHECKING:
@@ -46,17 +47,30 @@ def _trust_change(i: int, before: Scores, after: Scores) -> str:
     return text
 
 
-def describe_elsewhere(added: int, removed: int, actions: list[tuple[str, str, str, int]]) -> str:
-    """The notice when another writer changed the store: facts added, and each action as
-    (actor, what, fact id, facts changed). '' when nothing a person would see changed."""
+def describe_elsewhere(
+    added: int,
+    removed: int,
+    actions: list[tuple[str, str, str, int]],
+    deleted: int = 0,
+    superseded: int = 0,
+    head: str = "changed elsewhere",
+) -> str:
+    """The notice when the store changed under the browser: facts added, facts a source
+    deleted and facts newly superseded (a sync's, which are no triage action), and each
+    action as (actor, what, fact id, facts changed). `head`: who changed it (this
+    browser's own sync says so). '' when nothing a person would see changed."""
     parts = []
     if added:
-        parts.append(f"{added} new fact{'s' if added != 1 else ''}")
+        parts.append(counted(added, "new fact"))
     if removed:
-        parts.append(f"{removed} fact{'s' if removed != 1 else ''} fewer")
+        parts.append(f"{counted(removed, 'fact')} fewer")
+    if deleted:
+        parts.append(f"{counted(deleted, 'fact')} deleted at the source")
+    if superseded:
+        parts.append(f"{counted(superseded, 'fact')} superseded")
     shown = actions[:3]
     for actor, what, fact_id, n in shown:
         parts.append(f"{what} {fact_id if n == 1 else f'{n} facts'} by {actor}")
     if len(actions) > len(shown):
         parts.append(f"{len(actions) - len(shown)} more actions (l: the session log)")
-    return "changed elsewhere: " + "; ".join(parts) if parts else ""
+    return f"{head}: " + "; ".join(parts) if parts else ""

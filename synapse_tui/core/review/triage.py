@@ -14,12 +14,12 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from synapse_tui.core.base.clock import Clock, format_time
+from synapse_tui.core.base.clock import Clock, format_time, parse_time
 from synapse_tui.core.base.config import Config, config_for
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.store.api import Store
 from synapse_tui.core.store.audit import AuditEntry
-from synapse_tui.core.store.ops import AuditSince, NextBatch, Op, TriageFields
+from synapse_tui.core.store.ops import AuditSince, NewestEntry, NextBatch, Op, TriageFields
 from synapse_tui.core.trust.spot import scored, spot_reads
 
 
@@ -126,15 +126,27 @@ class Triage:
     """`actor` names who acts in the audit: `user:LOGIN` (default) or `agent:NAME`.
 
     `config` scores the `score_before` of each audit entry; without it the store's own
-    config file is read (as the CLI would)."""
+    config file is read (as the CLI would).
+
+    Every write is refused when dated before the newest audit entry; with `in_order`,
+    also before the creation of a fact it changes (the CLI, when --now or SYNAPSE_NOW pins
+    its clock: a source's clock skew, a fact dated ahead of the wall clock, stays
+    triageable)."""
 
     def __init__(
-        self, store: Store, clock: Clock, actor: str | None = None, *, config: Config | None = None
+        self,
+        store: Store,
+        clock: Clock,
+        actor: str | None = None,
+        *,
+        config: Config | None = None,
+        in_order: bool = False,
     ) -> None:
         self.store = store
         self.clock = clock
         self.actor = actor or default_actor()
         self.config = config if config is not None else config_for(store.path)
+        self.in_order = in_order
 
     # -- the actions -------------------------------------------------------------------
 
@@ -364,9 +376,13 @@ class Triage:
     def _check_undoable(self, batch: int, action: str, entries: list[AuditEntry]) -> None:
         """Refuse to undo an action when a later change of one of its facts still stands:
         an action of a live batch, or a redo whose batch is live (a change undone since is
-        no change). Undo takes the newest live action, so this is rare (an older action
+        no change); "later" counts from the action's newest redo, if it was redone. Undo takes the newest live action, so this is rare (an older action
         redone after it), but then undoing would write over that change."""
         later = self.store.audit.about_since([e.fact_id for e in entries if e.fact_id], entries[-1].seq)
+        # a redo applies the batch anew: what came before its newest redo is not later
+        redone = [i for i, e in enumerate(later) if e.action == "redo" and e.undoes == batch]
+        if redone:
+            later = later[redone[-1] + 1 :]
         if not later:
             return
         undone = self.store.audit.undone_batches()
@@ -387,7 +403,7 @@ class Triage:
     def _land_reads(self, fact_ids: list[str]) -> list[Op[Any]]:
         """What `_land` reads before its first write: the scores' inputs of the changed facts
         (asked of `fact_ids`, which hold them) and the batch's number."""
-        return [*spot_reads(self.config, fact_ids), NextBatch()]
+        return [*spot_reads(self.config, fact_ids), NextBatch(), NewestEntry()]
 
     def _land(
         self,
@@ -402,14 +418,36 @@ class Triage:
         `read`: the answers of `_land_reads`, when asked already in this transaction."""
         store = self.store
         changed = [c.fact_id for c in changes]
-        inputs, above, batch = read if read is not None else store.batch(self._land_reads(changed))
+        inputs, above, batch, newest = read if read is not None else store.batch(self._land_reads(changed))
         inputs = {pos: row for pos, row in inputs.items() if row.id in changed}  # a fact left unchanged
-        scores = scored(store, self.config, now, inputs, above)
         created = {row.id: float(row.events[0]) for row in inputs.values()}  # a fact's first event
+        _check_in_order(action, now, newest, created if self.in_order else {})
+        scores = scored(store, self.config, now, inputs, above)
         for change in changes:
             store.review.write(change.fact_id, change.after, created.get(change.fact_id))
         rows = [(c.fact_id, c.before, c.after) for c in changes]
         return store.audit.append(self.actor, action, format_time(now), rows, scores, undoes, batch), scores
+
+
+def _check_in_order(
+    action: str, now: float, newest: tuple[int, str] | None, created: dict[str, float]
+) -> None:
+    """History is written in order: an action dated before the newest audit entry, or
+    before the creation of a fact it changes (of `created`: a 2020 reinforcement of a 2024
+    fact, a clock pinned by --now or SYNAPSE_NOW), is refused before anything is written."""
+    when = format_time(now)
+    if newest is not None and now < parse_time(newest[1]):
+        raise TriageError(
+            f"{action} at {when} is earlier than the newest audit entry (#{newest[0]} at {newest[1]});"
+            " history is written in order, so check --now / SYNAPSE_NOW; nothing changed"
+        )
+    early = [fid for fid, at in created.items() if now < at]
+    if early:
+        fid = min(early)
+        raise TriageError(
+            f"{action} {fid} at {when} is earlier than its creation ({format_time(created[fid])});"
+            " check --now / SYNAPSE_NOW; nothing changed"
+        )
 
 
 def export_audit(store: Store) -> Iterator[dict[str, Any]]:

@@ -155,25 +155,38 @@ class Audit:
         """The number the next action's entries take (read inside its write transaction)."""
         return Read("SELECT coalesce(max(batch), 0) + 1 FROM audit", (), lambda rows: rows[0][0])
 
+    def newest_read(self) -> Read:
+        """The newest entry's (seq, at), or None: a new entry must not be dated before it."""
+        return Read(
+            "SELECT seq, at FROM audit ORDER BY seq DESC LIMIT 1",
+            (),
+            lambda rows: tuple(rows[0]) if rows else None,
+        )
+
     # -- undo and redo -------------------------------------------------------------------
 
     def live_batch(self, actions: Sequence[str], undone: bool = False) -> int | None:
-        """The batch to undo (the newest live action among `actions`) or, with `undone`, to
+        """The batch to undo (the live action among `actions` applied most recently: a
+        redo applies its batch anew, so the next undo takes it back) or, with `undone`, to
         redo (the most recently undone one), editor-style: the undone actions newer than
         every live one form the redo stack, and a new action empties it."""
         rows = self._conn.execute(
             "SELECT a.batch, (SELECT u.action FROM audit u WHERE u.undoes = a.batch"
-            " ORDER BY u.seq DESC LIMIT 1) FROM audit a"
+            " ORDER BY u.seq DESC LIMIT 1), max(a.seq), (SELECT max(r.seq) FROM audit r"
+            " WHERE r.undoes = a.batch AND r.action = 'redo') FROM audit a"
             f" WHERE a.action IN ({_marks(len(actions))})"
             " GROUP BY a.batch ORDER BY a.batch DESC",
             tuple(actions),
         ).fetchall()
+        if not undone:
+            live = [(max(own, redone or 0), batch) for batch, last, own, redone in rows if last != "undo"]
+            return max(live)[1] if live else None
         redo = None
-        for batch, last in rows:
+        for batch, last, _own, _redone in rows:
             if last != "undo":  # live
-                return redo if undone else batch
+                return redo
             redo = batch
-        return redo if undone else None
+        return redo
 
     def redoable(self, actions: Sequence[str], only: int | None = None) -> int | None:
         """The batch the newest undo still standing took back (or `only`, if that is one),

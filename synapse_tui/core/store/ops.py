@@ -155,6 +155,12 @@ class NextBatch(Op[int]):
 
 
 @dataclass(frozen=True)
+class NewestEntry(Op["tuple[int, str] | None"]):
+    """The newest audit entry's (seq, at), None when there is none: a new entry is not
+    dated before it (triage's check that history is written in order)."""
+
+
+@dataclass(frozen=True)
 class CurrentMarks(Op[Marks]):
     """The store's `Marks`."""
 

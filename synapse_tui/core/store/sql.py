@@ -40,6 +40,7 @@ from synapse_tui.core.store.ops import (
     Marks,
     Meta,
     MetaPrefix,
+    NewestEntry,
     NextBatch,
     Op,
     Supersession,
@@ -373,6 +374,8 @@ class SqlStore(Store):
                 return self.audit.about_since_reads(fact_ids, seq), oldest_first
             case NextBatch():
                 return [self.audit.next_batch_read()], _first
+            case NewestEntry():
+                return [self.audit.newest_read()], _first
             case CurrentMarks():
                 return [self._marks_read()], _first
             case DataVersion():

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from textual import events, on
 from textual.screen import Screen, ScreenResultType
+from textual.widgets import DataTable, OptionList
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,15 +30,38 @@ class MemoryChange:
 
 
 class FactScreen(Screen[ScreenResultType]):
-    """A view showing facts: it names the one under the cursor and repaints on change."""
+    """A view showing facts: it names the one under the cursor and repaints on change.
+
+    `painted_fact` is the fact under the cursor as of the last repaint: a key typed ahead
+    (`n` then `x` 20 ms later) finds the view's cursor on a fact not drawn yet, and the
+    app refuses it (`TriageApp.shown_fact_id`) rather than act on a fact never seen."""
+
+    painted_fact: str | None = None
 
     def current_fact_id(self) -> str | None:
         """The fact the triage keys act on (None: no fact under the cursor)."""
         return None
 
+    def cursor_moved(self) -> None:
+        """The cursor's fact changed: once the screen has repainted, it is on screen."""
+        self.call_after_refresh(self._painted)
+
+    def _painted(self) -> None:
+        self.painted_fact = self.current_fact_id()
+
     @on(events.Mount)
     def _watch_memory(self) -> None:
         self.watch(self.app, "memory_change", self.memory_changed, init=False)
+        self.cursor_moved()
+
+    @on(events.ScreenResume)
+    def _resumed(self) -> None:
+        self.cursor_moved()
+
+    @on(DataTable.RowHighlighted)
+    @on(OptionList.OptionHighlighted)
+    def _row_moved(self) -> None:
+        self.cursor_moved()
 
     def memory_changed(self, change: MemoryChange) -> None:
         """The view on top shows the new scores (the list repaints itself: `MainScreen`)."""

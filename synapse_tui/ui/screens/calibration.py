@@ -98,8 +98,51 @@ def _age_labels(edges: list[float]) -> list[str]:
 
 
 class CalibrationScreen(Screen):
+    TABS = ("freshness", "verdicts")
     BINDINGS = [
         Binding("escape", "close", "close", id="calibration.close", tooltip="Close calibration"),
+        Binding(
+            "tab",
+            "next_tab",
+            "next tab",
+            key_display="⇥",
+            priority=True,
+            id="calibration.next_tab",
+            tooltip="The next tab (shift+tab: the previous one; 1 and 2 go to each)",
+        ),
+        Binding(
+            "shift+tab",
+            "next_tab(-1)",
+            "previous tab",
+            show=False,
+            priority=True,
+            id="calibration.previous_tab",
+            tooltip="The previous tab",
+        ),
+        Binding(
+            "1", "tab('freshness')", "Freshness", show=False, id="calibration.tab_1", tooltip="Freshness tab"
+        ),
+        Binding(
+            "2", "tab('verdicts')", "Verdicts", show=False, id="calibration.tab_2", tooltip="Verdicts tab"
+        ),
+        Binding(
+            "pagedown",
+            "scroll('page_down')",
+            "page down",
+            show=False,
+            id="calibration.pagedown",
+            tooltip="Scroll the tab down one screen",
+        ),
+        Binding(
+            "pageup",
+            "scroll('page_up')",
+            "page up",
+            show=False,
+            id="calibration.pageup",
+            tooltip="Scroll the tab up one screen",
+        ),
+        Binding("home", "scroll('home')", "top", show=False, id="calibration.home", tooltip="The tab's top"),
+        Binding("end", "scroll('end')", "end", show=False, id="calibration.end", tooltip="The tab's end"),
         Binding(
             "w",
             "apply",
@@ -167,12 +210,42 @@ class CalibrationScreen(Screen):
         # below ~100x30 the diagram has no room to say anything: the table stays
         self.set_class(self.size.width < 100 or self.size.height < 30, "-cramped")
 
+    # -- tabs: tab / shift+tab / 1 / 2; each tab's keys only on it ----------------------------
+    @property
+    def active_tab(self) -> str:
+        return self.query_one("#cal-tabs", TabbedContent).active or self.tab
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one("#cal-tabs", TabbedContent).active = tab
+
+    def action_next_tab(self, step: int = 1) -> None:
+        i = self.TABS.index(self.active_tab) if self.active_tab in self.TABS else 0
+        self.action_tab(self.TABS[(i + step) % len(self.TABS)])
+
+    def _body(self):
+        return self.query_one("#cal-body" if self.active_tab == "freshness" else "#ver-body")
+
+    def action_scroll(self, how: str) -> None:
+        """pagedown / pageup / home / end scroll the tab in front, wherever the focus is."""
+        body = self._body()
+        {
+            "page_down": body.scroll_page_down,
+            "page_up": body.scroll_page_up,
+            "home": body.scroll_home,
+            "end": body.scroll_end,
+        }[how](animate=False)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self.refresh_bindings()  # w belongs to Freshness, a to Verdicts
+        self.call_after_refresh(self._body().focus)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "apply":
-            return self.calibration is not None
+        if action == "apply":  # the Freshness tab's proposal: not offered on Verdicts
+            return self.calibration is not None and self.active_tab == "freshness"
         if action == "adopt":
             return (
-                self.report is not None
+                self.active_tab == "verdicts"
+                and self.report is not None
                 and self.report.fit is not None
                 and self.report.fit.decision == "adopt"
             )
@@ -243,7 +316,7 @@ class CalibrationScreen(Screen):
         self._next()
 
     def action_apply(self) -> None:
-        if self.calibration is not None:
+        if self.check_action("apply", ()):
             self.write(self.calibration.proposed_config(self.app.config), "B0 and s")
 
     # -- verdicts ------------------------------------------------------------------------

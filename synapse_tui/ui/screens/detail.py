@@ -99,6 +99,7 @@ class DetailScreen(FactScreen):
         body.scroll_home(animate=False)
         self.load(fact_id)
         self.refresh_bindings()
+        self.cursor_moved()  # its id heads the view from the next paint: the keys act on it
 
     def refresh_view(self) -> None:
         self.load(self.fact_id)

@@ -15,19 +15,40 @@ from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.browser.triage import login, withheld
 from synapse_tui.ui.screens.legend import legend_text
 
-# horizontal scrolling is inherited from ScrollView but the list never scrolls sideways
-_NOISE = {"scroll_left", "scroll_right", "page_left", "page_right"}
+# generic keys of the widgets that say nothing about this browser: horizontal scrolling
+# (the lists never scroll sideways; a row table's cursor is a whole row), focus cycling,
+# copying a selection, and the duplicates of home / end
+_NOISE = {
+    "scroll_left",
+    "scroll_right",
+    "page_left",
+    "page_right",
+    "cursor_left",
+    "cursor_right",
+    "focus_next",
+    "focus_previous",
+    "copy_text",
+    "scroll_top",
+    "scroll_bottom",
+}
+# what `enter` does, where a widget's generic "Select" would say nothing
+_SELECT = ("select", "select_cursor")
 
 
 def binding_rows(screen: Screen) -> list[tuple[str, str]]:
     """(keys, what it does) for every binding active on `screen`, in binding order,
-    keys sharing one action merged, so the help cannot drift from the code."""
+    keys sharing one action merged, so the help cannot drift from the code. A screen's
+    HELP_ENTER says what `enter` does there; the triage keys are listed on every view of a
+    fact (`FactScreen`), even while no row is highlighted yet (the Footer shows them then)."""
     rows: dict[tuple[int, str], list[str]] = {}
     text: dict[tuple[int, str], str] = {}
     app = screen.app
+    enter = getattr(screen, "HELP_ENTER", None)
+    seen_actions = set()
     for _key, active in screen.active_bindings.items():
         b = active.binding
-        if (b.system and b.action not in ("command_palette", "quit")) or b.action in _NOISE:
+        action = b.action.rsplit(".", 1)[-1]  # `app.focus_next`: the action, not its namespace
+        if (b.system and action not in ("command_palette", "quit")) or action in _NOISE:
             continue
         ident = (id(active.node), b.action)
         display = b.key_display or app.get_key_display(b)
@@ -35,7 +56,25 @@ def binding_rows(screen: Screen) -> list[tuple[str, str]]:
         if display not in rows[ident]:
             rows[ident].append(display)
         text[ident] = b.tooltip or b.description or b.action
-    return [(" ".join(keys), text[ident]) for ident, keys in rows.items()]
+        if action in _SELECT and enter:
+            text[ident] = enter
+        seen_actions.add(b.action)
+    out = [(" ".join(keys), text[ident]) for ident, keys in rows.items()]
+    return out + _triage_rows(screen, seen_actions)
+
+
+def _triage_rows(screen: Screen, listed: set[str]) -> list[tuple[str, str]]:
+    """The triage keys a view of a fact offers but did not list (none highlighted yet)."""
+    from synapse_tui.ui.screens.base import FactScreen
+    from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS
+
+    if not isinstance(screen, FactScreen):
+        return []
+    return [
+        (b.key_display or screen.app.get_key_display(b), f"{b.tooltip} (on the highlighted row's fact)")
+        for b in TRIAGE_BINDINGS
+        if b.action not in listed
+    ]
 
 
 SEARCH_HINT = (

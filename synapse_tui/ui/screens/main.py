@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.reactive import var
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.browser import Search
@@ -29,6 +29,7 @@ from synapse_tui.ui.screens.base import FactScreen, MemoryChange
 from synapse_tui.ui.search import SearchBar, SearchInput
 from synapse_tui.ui.widgets.detail_pane import DetailPane
 from synapse_tui.ui.widgets.fact_list import ColumnHeader, FactList
+from synapse_tui.ui.widgets.footer import KeysFooter
 from synapse_tui.ui.widgets.queue_bar import QueueBar, StatusLine
 
 POLL_SECONDS = 2.0  # how often to check whether another process changed the store
@@ -142,7 +143,10 @@ class MainScreen(FactScreen, inherit_bindings=False):
                 yield FactList(reason=self.app.browser.reason, id="facts")
             yield DetailPane(self.app.browser, id="pane")
         yield StatusLine(id="status")
-        yield Footer(compact=True)
+        # what help lists beyond these, as the width allows (none at 80 columns)
+        yield KeysFooter(
+            extras=("app.session_log", "main.mark_queue", "main.pane", "app.legend", "app.quit"), compact=True
+        )
 
     def on_mount(self) -> None:
         self.query_one(FactList).focus()
@@ -235,7 +239,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
         view = self.browser.view
         n = len(facts.order)
         queue = QUEUES[view.queue]
-        where = f"{facts.cursor + 1 if n else 0}/{n}"
+        where = f"{facts.cursor + 1 if n else 0:,}/{n:,}"
         ranked = view.search.ranked and view.search.positions is not None and view.sort == "queue"
         sort = "relevance, then trust" if ranked else dict(SORTS)[view.sort]
         arrow = " ▼" if view.reverse else ""
@@ -250,6 +254,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
         self.query_one("#status", StatusLine).update(text)
 
     def on_fact_list_highlighted(self, message: FactList.Highlighted) -> None:
+        self.cursor_moved()
         self.update_status()
         fact_id = self.current_fact_id()
         self.browser.view = replace(self.browser.view, cursor=fact_id)

@@ -37,6 +37,7 @@ class EgoReady(Message):
 
 class NeighbourScreen(FactScreen):
     HELP_TITLE = "neighbour view"
+    HELP_ENTER = "Walk to the highlighted fact: its neighbours replace these (backspace walks back)"
     DEFAULT_CSS = """
     NeighbourScreen #nb-head { padding: 0 1; height: auto; }
     NeighbourScreen #nb-trail { padding: 0 1; color: $text-muted; height: 1; }

@@ -31,8 +31,37 @@ class PathReady(Message):
     read: GraphRead
 
 
+class Steps(OptionList):
+    """The chain, a fact or an entity per stop: `down`/`j` and `up`/`k` go to the next
+    stop (the links between are skipped), and stop at either end instead of wrapping."""
+
+    BINDINGS = [
+        Binding("down,j", "cursor_down", "down", show=False),
+        Binding("up,k", "cursor_up", "up", show=False),
+    ]
+
+    def _step(self, direction: int) -> None:
+        here = self.highlighted
+        if here is None:
+            self.action_first()
+            return
+        i = here + direction
+        while 0 <= i < self.option_count:
+            if not self.get_option_at_index(i).disabled:
+                self.highlighted = i
+                return
+            i += direction  # at either end: stays where it is
+
+    def action_cursor_down(self) -> None:
+        self._step(1)
+
+    def action_cursor_up(self) -> None:
+        self._step(-1)
+
+
 class PathScreen(FactScreen):
     HELP_TITLE = "path view"
+    HELP_ENTER = "Open the highlighted fact of the chain"
     DEFAULT_CSS = """
     PathScreen #path-head { padding: 0 1; height: auto; }
     PathScreen #path-to { border: tall $panel; height: 3; margin: 0 1; }
@@ -64,7 +93,7 @@ class PathScreen(FactScreen):
         yield Header(icon="◆")
         yield Static(id="path-head")
         yield Input(value=self.b or "", placeholder="the id of the other fact, then enter", id="path-to")
-        yield OptionList(id="path-steps")
+        yield Steps(id="path-steps")
         yield Static(id="path-summary")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -151,7 +180,7 @@ class PathScreen(FactScreen):
                 line = Text.assemble(("◇ ", "bold"))
                 line.append(clean(node.label), style="bold italic")
                 line.append("  entity", style="dim")
-                steps.add_option(Option(line, disabled=True))
+                steps.add_option(Option(line))  # a stop of the chain: the cursor lands on it
             if i < len(path.steps):
                 step = path.steps[i]
                 line = Text.assemble(("  │ ", "dim"))

@@ -41,6 +41,7 @@ class BatchReady(Message):
 
 class SessionLogScreen(FactScreen):
     HELP_TITLE = "session log"
+    HELP_ENTER = "Jump to the fact of the highlighted action (on a bulk action: list its facts)"
     DEFAULT_CSS = """
     SessionLogScreen #log-head { padding: 0 1; height: auto; }
     SessionLogScreen #log-table { height: 1fr; }

@@ -267,8 +267,8 @@ def history_lines(ex: Explanation, colours: dict[str, str]) -> Text:
         out.append(f"  {h.at}  ")
         out.append(clean(str(h.action)), style="bold")
         out.append(f"  by {clean(str(h.actor or '?'))}")
-        if h.undoes:
-            out.append(f"  (undoes #{h.undoes})")
+        if h.undoes:  # a redo applies batch #n again: it does not undo it
+            out.append(f"  ({'redoes' if h.action == 'redo' else 'undoes'} #{h.undoes})")
         out.append("\n")
     return out
 

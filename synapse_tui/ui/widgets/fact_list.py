@@ -371,6 +371,21 @@ class FactList(ScrollView, can_focus=True):
         self.painted_rows += 1
         return strip
 
+    def _short_id(self, ids: list[str], pos: int, room: int) -> str:
+        """The id as the column shows it in `room` cells: whole when it fits, else the
+        prefix that tells every id apart, else (ids alike for longer than the column, as
+        Claude Code's and mem0's versions are) '…' and the tail that does: never a cut
+        that names several facts. `show` and the triage commands take either form."""
+        fid = ids[pos]
+        if len(fid) <= room:
+            return fid
+        if self.id_width <= room:
+            return fid[: self.id_width]
+        tail = _tail_width(ids)
+        if tail < room:
+            return "…" + fid[-tail:]
+        return fid[: self.id_width]
+
     def _render_row(self, row: int, width: int, selected: bool, base: Style) -> Strip:
         m = self.memory
         sc = m.scores
@@ -395,7 +410,9 @@ class FactList(ScrollView, can_focus=True):
             Segment(f"{sc.trust[pos]:.2f}".rjust(lay.trust - 1) + " ", row_style + Style(bold=True)),
         ]
         if lay.id:
-            segments.append(Segment(fit(clean(m.ids[pos][: self.id_width]), lay.id - 1) + " ", dim))
+            segments.append(
+                Segment(fit(clean(self._short_id(m.ids, pos, lay.id - 1)), lay.id - 1) + " ", dim)
+            )
         if lay.reason:
             why = self._reason(pos) if self._reason else ""
             segments.append(Segment(fit(why, lay.reason - 1) + " ", row_style + Style(italic=True)))
@@ -432,6 +449,24 @@ def _id_width(ids: list[str]) -> int:
                 break
         _ID_WIDTHS[key] = width
     return _ID_WIDTHS[key]
+
+
+_TAIL_WIDTHS: dict[int, int] = {}
+
+
+def _tail_width(ids: list[str]) -> int:
+    """How many trailing characters tell every id apart (at least 4), once per id list;
+    a large number when no tail up to 24 does."""
+    key = id(ids)
+    if key not in _TAIL_WIDTHS:
+        _TAIL_WIDTHS.clear()
+        found = 1_000
+        for n in (4, 6, 8, 10, 12, 16, 24):
+            if len({i[-n:] for i in ids}) == len(ids):
+                found = n
+                break
+        _TAIL_WIDTHS[key] = found
+    return _TAIL_WIDTHS[key]
 
 
 class ColumnHeader(Widget):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.review.queues import QUEUES
 
 
@@ -34,17 +35,17 @@ class QueueBar(Widget):
     def _marks_labels(self) -> tuple[str, str]:
         """The marks, long and short."""
         if self.marked:
-            return (f" ● {self.marked} marked",) * 2
+            return (f" ● {self.marked:,} marked",) * 2
         count, where = self.elsewhere
         if count:
-            return f" ○ {count} mark{'s' if count != 1 else ''} in {where}", f" ○ {count} in {where}"
+            return f" ○ {counted(count, 'mark')} in {where}", f" ○ {count:,} in {where}"
         return "", ""
 
     def render(self) -> Text:
         """Every queue with its count, and the marks, at any width: the labels shorten
         (titles, then spacing) before anything is cut."""
         out = Text(no_wrap=True, overflow="ellipsis")
-        counts = ["…" if n is None else str(n) for n in self.counts]
+        counts = ["…" if n is None else f"{n:,}" for n in self.counts]
         forms = (
             lambda i, q, n: f" {i + 1} {q.title} {n} ",
             lambda i, q, n: f" {i + 1} {q.short} {n} ",

@@ -1,0 +1,335 @@
+"""Pilot tests of the browser defects of issue 42, each as a user would meet it."""
+
+from __future__ import annotations
+
+from synapse_tui.ui.widgets.fact_list import FactList
+from tests.ui.helpers import SIZE, record_notices, searched, settle
+
+
+async def _type_search(pilot, text: str) -> None:
+    await pilot.press("slash")
+    pilot.app.main.query_one("#search").insert_text_at_cursor(text)
+    await searched(pilot)
+
+
+async def test_11_an_invalid_filter_lists_nothing_so_nothing_can_be_marked(app, db):
+    async with app.run_test(size=SIZE) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        everything = len(app.main.query_one(FactList).order)
+        assert everything > 5
+        await _type_search(pilot, "is:stal paylane")
+        facts = app.main.query_one(FactList)
+        assert len(facts.order) == 0
+        assert "no facts here" in facts.render_line(0).text
+        facts.focus()
+        await pilot.press("M")
+        await settle(pilot)
+        assert not app.browser.marks
+        await pilot.press("v")
+        await settle(pilot)
+        assert not any("verify" in text and "trust" in text for _, text in notices)
+        # corrected, the list follows the query again
+        box = app.main.query_one("#search")
+        box.value = "is:stale"
+        await searched(pilot)
+        assert 0 < len(facts.order) < everything
+
+
+async def test_16_undoing_a_bulk_puts_the_cursor_back_where_the_bulk_started(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("2")  # Stale
+        await settle(pilot)
+        facts = app.main.query_one(FactList)
+        for _ in range(3):
+            await pilot.press("down")
+        started = app.main.current_fact_id()
+        stale = len(facts.order)
+        await pilot.press("M")
+        await pilot.press("v")
+        await settle(pilot)
+        if app.screen is not app.main:  # asked to confirm
+            await pilot.press("y")
+            await settle(pilot)
+        assert len(facts.order) < stale  # verified: they left the Stale queue
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert len(facts.order) == stale
+        assert app.main.current_fact_id() == started
+        assert facts.cursor == 3
+
+
+def _footer_keys(app) -> list[tuple[str, str]]:
+    from textual.widgets._footer import FooterKey
+
+    from synapse_tui.ui.widgets.footer import KeysFooter
+
+    footer = app.main.query_one(KeysFooter)
+    keys = [k for k in footer.query(FooterKey) if k.region.width]
+    assert all(k.region.right <= footer.region.right for k in keys)  # nothing cut off
+    return [(k.key_display, k.description) for k in keys]
+
+
+async def test_10_the_footer_shows_the_hidden_keys_that_fit(db):
+    from tests.ui.helpers import make_app
+
+    seen = {}
+    for width in (80, 120, 200):
+        app = make_app(db)
+        async with app.run_test(size=(width, 30)) as pilot:
+            await settle(pilot)
+            await pilot.pause(0.1)
+            await settle(pilot)
+            seen[width] = _footer_keys(app)
+        app.store.close()
+    essentials = {("/", "find"), ("?", "help"), ("^p", "cmds")}
+    extras = {("l", "log"), ("L", "legend"), ("p", "pane"), ("M", "mark all"), ("q", "quit")}
+    assert essentials <= set(seen[80]) and not extras & set(seen[80])
+    assert {("l", "log"), ("M", "mark all")} <= set(seen[120])
+    assert extras <= set(seen[200])
+
+
+async def test_12_the_path_view_steps_with_j_k_through_every_stop_without_wrapping(db):
+    from synapse_tui.ui.screens.path import PathScreen
+    from tests.ui.helpers import harness
+
+    app = harness(db)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await settle(pilot)
+        app.push_screen(PathScreen("f-pay-01", "f-mid-3"))
+        await settle(pilot)
+        steps = app.screen.query_one("#path-steps")
+
+        def here() -> str:
+            return str(steps.get_option_at_index(steps.highlighted).prompt)
+
+        assert here().startswith("● f-pay-01")
+        stops = []
+        for _ in range(4):
+            await pilot.press("j")
+            stops.append(here())
+        assert stops[0].startswith("● f-pay-02")
+        assert stops[1].startswith("◇ ledger")  # the entity is a stop too
+        assert stops[2].startswith("● f-mid-3")
+        assert stops[3] == stops[2]  # the end: no wrap to the top
+        await pilot.press("down")
+        assert here().startswith("● f-mid-3")
+        for _ in range(5):
+            await pilot.press("k")
+        assert here().startswith("● f-pay-01")  # the top: no wrap to the end
+        await pilot.press("up")
+        assert here().startswith("● f-pay-01")
+    app.store.close()
+
+
+async def test_8_calibration_tabs_by_tab_and_numbers_pagedown_scrolls_keys_per_tab(tmp_path):
+    from synapse_tui.ui.screens.calibration import CalibrationScreen
+    from tests.ui.helpers import make_app, screen_text
+    from tests.verdict_stores import verdicts_store
+
+    db = verdicts_store(tmp_path, pairs=60)
+    cfg = db.with_name("memory.synapse.toml")
+    before = cfg.read_text() if cfg.exists() else None
+    app = make_app(db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        app.push_screen(CalibrationScreen())
+        await settle(pilot)
+        screen = app.screen
+        assert screen.query_one("#cal-tabs").active == "freshness"
+        assert "w apply B0/s" in screen_text(app)
+        await pilot.press("tab")
+        await settle(pilot)
+        assert screen.query_one("#cal-tabs").active == "verdicts"
+        text = screen_text(app)
+        assert "apply B0/s" not in text  # the Freshness tab's key is not offered here
+        await pilot.press("w")  # ...and does nothing here
+        await settle(pilot)
+        assert (cfg.read_text() if cfg.exists() else None) == before
+        assert not any("wrote" in t for _, t in notices)
+        body = screen.query_one("#ver-body")
+        await pilot.press("pagedown")
+        await settle(pilot)
+        assert body.scroll_y > 0
+        await pilot.press("1")
+        await settle(pilot)
+        assert screen.query_one("#cal-tabs").active == "freshness"
+        await pilot.press("pagedown")
+        await settle(pilot)
+        assert screen.query_one("#cal-body").scroll_y > 0
+        await pilot.press("2")
+        await settle(pilot)
+        assert screen.query_one("#cal-tabs").active == "verdicts"
+        await pilot.press("shift+tab")
+        assert screen.query_one("#cal-tabs").active == "freshness"
+    app.store.close()
+
+
+async def test_9_help_in_the_neighbour_view_and_log_says_what_enter_does_and_lists_triage(app):
+    from synapse_tui.ui.screens.help import HelpScreen
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for key, enter in (("n", "Walk to the highlighted fact"), ("l", "Jump to the fact")):
+            await pilot.press(key)
+            await settle(pilot)
+            await pilot.press("question_mark")
+            await settle(pilot)
+            assert isinstance(app.screen, HelpScreen)
+            rows = dict(app.screen.rows)
+            does = " | ".join(rows.values())
+            for generic in ("Cursor left", "Cursor right", "Focus Next", "Copy selected text", "Select"):
+                assert generic not in rows.values(), (key, generic)
+            assert rows["⏎"].startswith(enter), rows
+            for triage in ("c", "x", "v", "a", "s"):  # the log is empty: its Footer shows them later
+                assert triage in rows, (key, triage, does)
+            await pilot.press("escape")
+            await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+
+
+async def test_13_the_sync_notice_counts_deletions_and_says_it_was_this_browsers_sync(tmp_path):
+    import time
+
+    from tests.cli_run import run
+    from tests.core.mcp_memory_files import ENTITIES, save
+    from tests.ui.helpers import make_app, palette_answered
+
+    memory = save(tmp_path / "memory.jsonl")
+    db = tmp_path / "memory.db"
+    run("import", "--from", "mcp-memory", memory, "--db", db)
+    app = make_app(db)
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            notices = record_notices(app)
+            await settle(pilot)
+            # Alice's two observations: one dropped, one added
+            alice = {**ENTITIES[0], "observations": ["Speaks French", "Moved to Lyon"]}
+            save(memory, [alice, *ENTITIES[1:]])
+            await pilot.press("ctrl+p")
+            await pilot.pause()
+            await pilot.press(*"sync sources")
+            await palette_answered(pilot)
+            await pilot.press("enter")
+            deadline = time.monotonic() + 20
+            while not any("sync:" in t for _, t in notices) and time.monotonic() < deadline:
+                await settle(pilot, 0.3)
+            told = [t for _, t in notices if "sync:" in t or "elsewhere" in t]
+            assert told, notices
+            assert told[-1].startswith("your sync: "), told
+            assert "1 new fact" in told[-1] and "1 fact deleted at the source" in told[-1], told
+            assert not any("changed elsewhere" in t for t in told)
+    finally:
+        app.store.close()
+
+
+async def test_6_a_key_typed_ahead_acts_on_no_fact_the_user_has_not_seen(app, db):
+    from textual import events
+
+    from tests.ui.helpers import audit, select
+
+    async with app.run_test(size=SIZE) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        await select(pilot, "f-pay-01")
+        # x typed ahead: both keys queued together, as a fast typist's reach the app
+        app.post_message(events.Key("n", "n"))
+        app.post_message(events.Key("x", "x"))
+        await settle(pilot)
+        assert audit(db) == [], notices
+        assert any("not on screen yet" in text for _, text in notices), notices
+        shown = app.screen.current_fact_id()
+        assert shown is not None
+        await pilot.press("x")  # now it is on screen: it acts
+        await settle(pilot)
+        assert [(e["action"], e["fact_id"]) for e in audit(db)] == [("contradict", shown)]
+
+
+async def test_17_counts_a_person_reads_group_thousands(app):
+    from synapse_tui.ui.widgets.queue_bar import QueueBar
+
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot)
+        bar = app.main.query_one(QueueBar)
+        bar.update_state(0, [100000, 12386, 3, 0, 1729, None, 7], 1729)
+        await pilot.pause()
+        text = bar.render().plain
+        assert "All 100,000" in text and "1,729 marked" in text and "12,386" in text
+        bar.update_state(0, [100000] * 7, 0, (1729, "Stale"))
+        assert "1,729 marks in Stale" in bar.render().plain
+
+
+async def test_7_triage_keys_are_held_with_a_notice_while_a_bulk_runs(app, db):
+    from synapse_tui.ui.screens.confirm import ConfirmScreen
+    from tests.ui.helpers import audit
+
+    async with app.run_test(size=SIZE) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        await pilot.press("M", "v")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        with app.browser.lock:  # the bulk's write waits on the store: it is running
+            await pilot.press("y")
+            await pilot.pause(0.1)
+            assert any("30 facts…" in t for _, t in notices), notices  # it says it is under way
+            await pilot.press("v")  # a second bulk: held, no second confirm
+            await pilot.pause(0.1)
+            assert not isinstance(app.screen, ConfirmScreen)
+            await pilot.press("ctrl+z")  # an undo of what has not landed: held too
+            await pilot.pause(0.1)
+            held = [t for _, t in notices if "held while 30 facts are still being changed" in t]
+            assert len(held) == 2, notices
+        await settle(pilot)
+        assert {e["batch"] for e in audit(db)} == {1} and len(audit(db)) == 30
+        await pilot.press("ctrl+z")  # landed: keys act again
+        await settle(pilot)
+        assert len(audit(db)) == 60
+
+
+async def test_17_a_redo_is_listed_in_history_as_a_redo(app):
+    from tests.ui.helpers import screen_text, select
+
+    async with app.run_test(size=(100, 60)) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-deploy")
+        for key in ("c", "ctrl+z", "ctrl+y", "enter"):
+            await pilot.press(key)
+            await settle(pilot)
+        history = screen_text(app).split("HISTORY", 1)[1]
+        assert "redo" in history and "(redoes #1)" in history and "(undoes #1)" in history
+        assert history.count("undoes #1") == 1
+
+
+async def test_3_the_list_shows_ids_that_tell_facts_apart_and_the_cli_takes_them(tmp_path):
+    import json
+
+    from tests.cli_run import run
+    from tests.helpers import write_jsonl
+    from tests.ui.helpers import make_app, row_of
+
+    long = "claude-code:projects/payments/memory/feedback_testing.md#"
+    facts = [
+        {"id": f"{long}{tail}", "text": f"fact {n}", "created_at": "2026-11-20T09:00:00Z"}
+        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
+    ]
+    db = tmp_path / "long.db"
+    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    for size in ((80, 24), (120, 40)):
+        app = make_app(db)
+        try:
+            async with app.run_test(size=size) as pilot:
+                await settle(pilot)
+                shown = {}
+                for fact in facts:
+                    row = row_of(app, fact["id"])
+                    token = next(t for t in row.split() if t.startswith("…") or t.startswith("claude"))
+                    shown[fact["id"]] = token.lstrip("…")
+                assert len(set(shown.values())) == 3, shown  # no two rows show the same id
+                for fid, token in shown.items():  # typing what you see finds that fact
+                    assert json.loads(run("show", db, token, "--json").stdout)["id"] == fid
+        finally:
+            app.store.close()

@@ -84,13 +84,25 @@ def main() -> None:
     print(f"  decision {report['fit']['decision']}: {report['fit']['reason'][:160]}")
     t = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "synapse_tui", "calibrate", str(db), "--backtest", "--fit", "--json",
-         "--now", format_time(END)],
+        [
+            sys.executable,
+            "-m",
+            "synapse_tui",
+            "calibrate",
+            str(db),
+            "--backtest",
+            "--fit",
+            "--json",
+            "--now",
+            format_time(END),
+        ],
         check=True,
         capture_output=True,
     )
     whole = time.perf_counter() - t
-    print(f"calibrate --backtest --fit --json, whole process {whole:6.2f} s ({whole / one:.1f}x the baseline)")
+    print(
+        f"calibrate --backtest --fit --json, whole process {whole:6.2f} s ({whole / one:.1f}x the baseline)"
+    )
 
 
 if __name__ == "__main__":

@@ -44,7 +44,11 @@ def _deaths(rng, truth, created, human, reinforced, end, horizon):
         ev = reinforced[:, j : j + 1]
         age = np.floor(np.maximum((t - ev) / DAY, 1.0 / 1440.0)).clip(1.0 / 1440.0)
         total = total + np.where(t >= ev, age**-0.5, 0.0)
-    p = np.clip(truth_trust(truth, np.log(total), human[:, None]), 1e-9, 1.0)
+    p = (
+        np.clip(truth_trust(truth, np.log(total), human[:, None]), 1e-9, 1.0)
+        if truth
+        else np.full(t.shape, 0.97)
+    )
     lam = np.zeros_like(p)
     lam[:, : h + 1] = m[: h + 1][None, :] * (-np.log(p[:, :1])) / h
     for k in range(h + 1, p.shape[1]):
@@ -57,14 +61,15 @@ def _deaths(rng, truth, created, human, reinforced, end, horizon):
 
 def generate(
     path: Path,
-    truth: dict[str, float],
+    truth: dict[str, float] | None,
     days: int = 360,
     start: int = 300,
     arrivals: float = 2.0,
     horizon: float = 30.0,
     seed: int = 1,
 ) -> tuple[Path, float]:
-    """Write the history as interchange JSON Lines; returns (path, now)."""
+    """Write the history as interchange JSON Lines; returns (path, now). `truth` None: every
+    fact survives each horizon with probability 0.97 whatever its age."""
     rng = np.random.default_rng(seed)
     end = T0 + days * DAY
     n_new = rng.poisson(arrivals * days)

@@ -127,6 +127,7 @@ def calibrate_cmd(
     elif fit_history:
         _history(db, 90.0 if horizon is None else horizon, write, now, as_json, config_path)
     elif backtest:
+        assert at is not None and horizon is not None  # refused above otherwise
         _backtest(db, at, horizon, now, as_json, config_path)
     else:
         _histogram(db, write, now, as_json, config_path)

@@ -398,7 +398,7 @@ class CalibrationScreen(Screen):
         from synapse_tui.core.review.backtest import history_report
         from synapse_tui.core.review.memory import Memory
 
-        app = self.app
+        app: Any = self.app  # the SynapseApp (not imported here: it imports this screen)
         try:  # its own read connection: the browser's (and its lock) stay free meanwhile
             with Store.open(app.store.path, readonly=True) as store, store.snapshot():
                 report, _ = history_report(Memory(store, app.config, app.memory.scores.now))
@@ -419,17 +419,17 @@ class CalibrationScreen(Screen):
         self._next()
 
     def action_flatten(self) -> None:
-        if self.check_action("flatten", ()):
+        if self.history is not None and self.check_action("flatten", ()):
             flat = self.history["fit"]["flatten"]
             self.preview(flat, tuple(flat), "flat freshness", False)
 
     def action_adopt(self) -> None:
         if not self.check_action("adopt", ()):
             return
-        if self.active_tab == "history":
+        if self.active_tab == "history" and self.history is not None:
             fit = self.history["fit"]
             self.preview(fit["proposed"], tuple(fit["fitted"]), "the constants fitted to the history", False)
-        else:
+        elif self.report is not None and self.report.fit is not None:
             self.preview(self.report.fit.proposed, tuple(self.report.fit.fitted))
 
     @work(thread=True, exclusive=True, group="calibrate")

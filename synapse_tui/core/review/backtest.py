@@ -15,6 +15,7 @@ from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.review.asof import memory_as_of
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.trust import reliability as rel
+from synapse_tui.core.trust.history_fit import MIN_LIVE  # the first instant has this many live facts
 from synapse_tui.core.trust.score import DAY
 
 # what became of a fact alive at T, first event in the window wins; y = 1 only for survived
@@ -131,9 +132,6 @@ def backtest(memory: Memory, at: float, horizon_days: float) -> Backtest:
     happened = np.isfinite(times).any(axis=0)
     outcome = np.where(happened, np.argmin(times, axis=0), 3).astype(np.int64)  # ties: listed order
     return Backtest(at, horizon_days, outcome, past.scores.trust[positions], positions)
-
-
-MIN_LIVE = 30  # the first instant sampled is the first with this many live facts (SPEC 14)
 
 
 @dataclass(frozen=True, eq=False)

@@ -27,6 +27,7 @@ from synapse_tui.core.trust import fit as vfit
 from synapse_tui.core.trust.reliability import auc, log_loss
 
 DAY = 86400.0
+MIN_LIVE = 30  # the first instant is the first with this many live facts
 FLAT = {"freshness.b0": -6.0, "freshness.scale": 0.5}  # freshness >= 0.99 for any fact under 30 years
 NO_AGE = "on this memory, age does not predict revision"
 CONSTANT_WINS = "a constant rate predicts better: age tells little here"
@@ -110,6 +111,11 @@ def fit_history(
     n = len(y)
     rate = float(np.mean(y)) if n else None
     ceiling = float(np.max(_non_freshness(current, inp, config))) if n else None
+    if not len(instants):
+        why = (
+            f"no instant to sample: the store never held {MIN_LIVE} live facts {horizon_days:g} days"
+            " (the horizon) or more before now"
+        )
     if not names:
         return HistoryFit("too-few", why, [], current, dict(current), survival_rate=rate, ceiling=ceiling)
     parts = np.array_split(np.arange(len(instants)), min(blocks, len(instants)))

@@ -64,6 +64,12 @@ def _positive(ctx: click.Context, param: click.Parameter, value: float | None) -
     "--no-accept", is_flag=True, help="With --verdicts: leave out `accept` (it may be a rubber stamp)."
 )
 @click.option("--backtest", is_flag=True, help="Score the store as of --at, against what happened next.")
+@click.option(
+    "--fit",
+    "fit_history",
+    is_flag=True,
+    help="With --backtest: fit the constants to what happened next through the store's history.",
+)
 @click.option("--at", "at", metavar="RFC3339", callback=instant, help="With --backtest: the instant T.")
 @click.option(
     "--horizon", type=float, metavar="DAYS", callback=_positive, help="With --backtest: the window after T."
@@ -84,6 +90,7 @@ def calibrate_cmd(
     since: float | None,
     no_accept: bool,
     backtest: bool,
+    fit_history: bool,
     at: float | None,
     horizon: float | None,
     write: bool,
@@ -96,11 +103,18 @@ def calibrate_cmd(
     store as of a past instant against what happened next."""
     if verdicts and backtest:
         raise click.UsageError("--verdicts and --backtest are two questions: ask one at a time")
-    if backtest:
+    if fit_history and not backtest:
+        raise click.UsageError("--fit goes with --backtest")
+    if fit_history:
+        if at is not None:
+            raise click.UsageError("--backtest --fit samples every instant of the history: leave out --at")
+    elif backtest:
         if at is None or horizon is None:
             raise click.UsageError("--backtest needs --at T and --horizon DAYS")
         if write:
-            raise click.UsageError("--backtest writes nothing; --write goes with --verdicts")
+            raise click.UsageError(
+                "--backtest --at writes nothing; --write goes with --verdicts or --backtest --fit"
+            )
     elif at is not None or horizon is not None:
         raise click.UsageError("--at and --horizon go with --backtest")
     if not verdicts and (since is not None or no_accept or actors != "people"):
@@ -110,7 +124,10 @@ def calibrate_cmd(
         _check_writable(db, config_path)
     if verdicts:
         _verdicts(db, actors, since, no_accept, write, now, as_json, config_path)
+    elif fit_history:
+        _history(db, 90.0 if horizon is None else horizon, write, now, as_json, config_path)
     elif backtest:
+        assert at is not None and horizon is not None  # refused above otherwise
         _backtest(db, at, horizon, now, as_json, config_path)
     else:
         _histogram(db, write, now, as_json, config_path)
@@ -231,6 +248,69 @@ def _backtest(
     say(
         f"log loss {_num(result['log_loss'])}   AUC {_num(result['auc'], 2)}   (p = trust at T, y = survived)"
     )
+
+
+def _history(
+    db: str, horizon: float, write: bool, now: str | None, as_json: bool, config_path: str | None
+) -> None:
+    from synapse_tui.core.review.backtest import history_report
+    from synapse_tui.core.trust.fit import with_constants
+
+    with open_memory(db, now, config_path, config_must_exist=not write) as memory:
+        config = memory.config
+        report, fit = history_report(memory, horizon)
+    if as_json:
+        emit_json(report)
+    else:
+        print_history(report)
+    if not write:
+        return
+    out = (lambda text: say(text, err=True)) if as_json else say
+    if fit.decision != "adopt":
+        out(f"nothing written: the decision is {fit.decision} ({fit.reason})")
+        return
+    target = _target(db, config_path)
+    write_config(with_constants(config, fit.proposed), target)
+    out(f"wrote {', '.join(fit.fitted)} to {target}")
+
+
+def print_history(data: dict[str, Any]) -> None:
+    """The survival table through the history, and the fit, for a person."""
+    say(
+        f"HISTORY  {data['samples']} (fact, instant) samples at {data['instants']} instants"
+        f" {data['horizon_days']} / 2 days apart"
+        + (f", {data['first_instant']} to {data['last_instant']}" if data["instants"] else "")
+    )
+    say(
+        f"  within {data['horizon_days']} days: survived {data['survived']}, replaced {data['replaced']},"
+        f" deleted at the source {data['deleted']}, contradicted {data['contradicted']}"
+    )
+    say("")
+    _print_bins(data["bins"], "survived")
+    say("")
+    say(
+        f"log loss {_num(data['log_loss'])} (a constant rate: {_num(data['baseline_log_loss'])})"
+        f"   AUC {_num(data['auc'], 2)}   (p = trust at the instant, y = survived)"
+    )
+    fit = data["fit"]
+    say("")
+    say(f"FIT  {fit['decision']}: {fit['reason']}")
+    for note in fit["notes"]:
+        say(f"  {note}")
+    say(f"  {'constant':<30} {'current':>8} {'proposed':>9}")
+    for name, value in fit["current"].items():
+        mark = "" if name in fit["fitted"] else "  (not fitted)"
+        say(f"  {name:<30} {value:>8.3f} {fit['proposed'][name]:>9.3f}{mark}")
+    if fit["heldout_log_loss_fitted"] is not None:
+        say(
+            f"  held-out log loss: current {_num(fit['heldout_log_loss_current'])},"
+            f" fitted {_num(fit['heldout_log_loss_fitted'])},"
+            f" constant rate {_num(fit['heldout_log_loss_baseline'])};"
+            f" won {fit['heldout_blocks_won']} of {fit['heldout_blocks']} blocks"
+        )
+        say(f"  AUC: current {_num(fit['auc_current'], 2)}, proposed {_num(fit['auc_proposed'], 2)}")
+    if fit["decision"] == "adopt":
+        say("  --write adopts them (the config's other lines stay as written)")
 
 
 def _num(value: float | None, places: int = 4) -> str:

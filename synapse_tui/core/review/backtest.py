@@ -15,6 +15,7 @@ from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.review.asof import memory_as_of
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.trust import reliability as rel
+from synapse_tui.core.trust.history_fit import MIN_LIVE  # the first instant has this many live facts
 from synapse_tui.core.trust.score import DAY
 
 # what became of a fact alive at T, first event in the window wins; y = 1 only for survived
@@ -54,6 +55,54 @@ def _first(times: np.ndarray, positions: list[int], when: list[float]) -> None:
         np.minimum.at(times, np.asarray(positions, dtype=np.int64), np.asarray(when))
 
 
+def _events(memory: Memory, after: float, until: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """What ended facts in (after, until], per outcome (replaced, deleted, contradicted):
+    (positions, instants). Read once for a whole history: every instant then filters."""
+    a = memory.arrays
+    index = memory.index
+    n = len(memory)
+    made = np.flatnonzero((a.created > after) & (a.created <= until) & (a.supersedes >= 0))
+    rep_pos, rep_at = [a.supersedes[made]], [a.created[made]]
+    out: list[tuple[np.ndarray, np.ndarray]] = []
+    audit = {}
+    for action in ("supersede", "contradict"):
+        hits = [(index[f], t) for f, t in memory.store.audit.live_entries(action, after, until) if f in index]
+        audit[action] = (
+            np.array([i for i, _ in hits], dtype=np.int64),
+            np.array([t for _, t in hits], dtype=np.float64),
+        )
+    rep_pos.append(audit["supersede"][0])
+    rep_at.append(audit["supersede"][1])
+    out.append((np.concatenate(rep_pos).astype(np.int64), np.concatenate(rep_at).astype(np.float64)))
+    gone = [(pos, t) for pos, t in memory.store.review.deleted_at() if pos < n and after < t <= until]
+    out.append(
+        (np.array([p for p, _ in gone], dtype=np.int64), np.array([t for _, t in gone], dtype=np.float64))
+    )
+    out.append(audit["contradict"])
+    return out
+
+
+def _outcomes(events, n: int, positions: np.ndarray, at: float, end: float) -> np.ndarray:
+    """Index into OUTCOMES of each of `positions`: the first event in (at, end], else survived."""
+    first = np.full((3, n), np.inf)
+    for row, (pos, when) in enumerate(events):
+        inside = (when > at) & (when <= end)
+        if inside.any():
+            np.minimum.at(first[row], pos[inside], when[inside])
+    times = first[:, positions]
+    happened = np.isfinite(times).any(axis=0)
+    return np.where(happened, np.argmin(times, axis=0), 3).astype(np.int64)  # ties: listed order
+
+
+def alive_as_of(past: Memory, exists: np.ndarray) -> np.ndarray:
+    """Facts alive at the instant of `past`: existing, a head then, not deleted then."""
+    deleted = past.arrays.deleted
+    alive = exists & (past.k == 0)
+    if deleted is not None:
+        alive &= ~deleted
+    return alive
+
+
 def backtest(memory: Memory, at: float, horizon_days: float) -> Backtest:
     """Facts alive at `at` (created by then, a head then, not deleted then), scored as of
     `at`, and what happened to each within (at, at + horizon]."""
@@ -83,3 +132,121 @@ def backtest(memory: Memory, at: float, horizon_days: float) -> Backtest:
     happened = np.isfinite(times).any(axis=0)
     outcome = np.where(happened, np.argmin(times, axis=0), 3).astype(np.int64)  # ties: listed order
     return Backtest(at, horizon_days, outcome, past.scores.trust[positions], positions)
+
+
+@dataclass(frozen=True, eq=False)
+class History:
+    """(fact, instant) samples through a store's history (SPEC 14): at instants every
+    horizon/2 days, each fact alive then, its score inputs and trust as of then, and what
+    became of it within the horizon. Samples are in time order of their instant."""
+
+    horizon_days: float
+    instants: np.ndarray  # epoch seconds
+    instant: np.ndarray  # per sample: index into instants
+    position: np.ndarray
+    B: np.ndarray
+    r: np.ndarray
+    s: np.ndarray
+    k: np.ndarray
+    tier: np.ndarray
+    trust: np.ndarray
+    outcome: np.ndarray  # index into OUTCOMES
+
+    @property
+    def y(self) -> np.ndarray:
+        return (self.outcome == 3).astype(np.float64)
+
+    def __len__(self) -> int:
+        return len(self.trust)
+
+
+def first_instant(memory: Memory, min_live: int = MIN_LIVE) -> float | None:
+    """The first instant at which `min_live` facts were alive (created, and not yet replaced
+    or deleted), or None when the store never held that many."""
+    a = memory.arrays
+    n = len(memory)
+    if n < min_live:
+        return None
+    ended = np.full(n, np.inf)
+    for pos, when in _events(memory, -np.inf, np.inf)[:2]:
+        if len(pos):
+            np.minimum.at(ended, pos, when)
+    created = np.sort(a.created)
+    ends = np.sort(ended[np.isfinite(ended)])
+    live = np.arange(1, n + 1) - np.searchsorted(ends, created, side="right")
+    hit = np.flatnonzero(live >= min_live)
+    return float(created[hit[0]]) if len(hit) else None
+
+
+def history_instants(memory: Memory, horizon_days: float, now: float) -> np.ndarray:
+    """Instants every horizon/2 days from the first with 30 live facts to now minus the
+    horizon (none when the history is shorter)."""
+    start = first_instant(memory)
+    last = now - horizon_days * DAY
+    if start is None or start > last:
+        return np.zeros(0)
+    step = horizon_days * DAY / 2.0
+    return start + step * np.arange(int((last - start) // step) + 1)
+
+
+def history(memory: Memory, horizon_days: float, now: float | None = None) -> History:
+    """The samples of SPEC 14 over the store's history up to `now` (default: the store's)."""
+    now = memory.scores.now if now is None else now
+    instants = history_instants(memory, horizon_days, now)
+    events = _events(memory, -np.inf, np.inf)
+    n = len(memory)
+    parts: dict[str, list[np.ndarray]] = {
+        key: [] for key in ("instant", "position", "B", "r", "s", "k", "tier", "trust", "outcome")
+    }
+    for j, at in enumerate(instants.tolist()):
+        past, exists = memory_as_of(memory, at)
+        positions = np.flatnonzero(alive_as_of(past, exists))
+        sc, pa = past.scores, past.arrays
+        parts["instant"].append(np.full(len(positions), j, dtype=np.int64))
+        parts["position"].append(positions)
+        parts["B"].append(sc.B[positions])
+        parts["r"].append(pa.r[positions].astype(np.float64))
+        parts["s"].append(pa.s[positions].astype(np.float64))
+        parts["k"].append(past.k[positions].astype(np.float64))
+        parts["tier"].append(sc.tier[positions].astype(np.int64))
+        parts["trust"].append(sc.trust[positions])
+        parts["outcome"].append(_outcomes(events, n, positions, at, at + horizon_days * DAY))
+    cols = {
+        key: np.concatenate(v)
+        if v
+        else np.zeros(0, dtype=np.int64 if key in ("instant", "position", "tier", "outcome") else np.float64)
+        for key, v in parts.items()
+    }
+    return History(horizon_days, instants, **cols)
+
+
+def history_report(memory: Memory, horizon_days: float = 90.0) -> tuple[dict[str, Any], Any]:
+    """`calibrate --backtest --fit`'s JSON object (SPEC 14): the samples through the store's
+    history, the survival table under the current constants, and the fit."""
+    from synapse_tui.core.trust.fit import Inputs
+    from synapse_tui.core.trust.history_fit import fit_history
+
+    h = history(memory, horizon_days)
+    inp = Inputs(h.B, h.r, h.s, h.k, h.tier)
+    result = fit_history(inp, h.y, h.instant, h.instants, horizon_days, memory.config)
+    kind = np.array([_KIND[o] for o in range(4)], dtype=np.int8)[h.outcome] if len(h) else h.outcome
+    counts = np.bincount(h.outcome, minlength=len(OUTCOMES))
+    out: dict[str, Any] = {
+        "horizon_days": int(horizon_days) if float(horizon_days).is_integer() else horizon_days,
+        "instants": len(h.instants),
+        "first_instant": format_time(float(h.instants[0])) if len(h.instants) else None,
+        "last_instant": format_time(float(h.instants[-1])) if len(h.instants) else None,
+        "samples": len(h),
+        **{name: int(c) for name, c in zip(OUTCOMES, counts, strict=True)},
+        "bins": rel.bins(h.trust, kind),
+        "log_loss": rel.log_loss(h.trust, h.y),
+        "baseline_log_loss": rel.baseline_log_loss(h.y),
+        "auc": rel.auc(h.trust, h.y),
+        "fit": result.to_json(),
+    }
+    if result.decision == "adopt" and len(h):
+        from synapse_tui.core.trust.fit import replay
+
+        p = replay(result.proposed, inp, memory.config)
+        out["proposed_bins"] = rel.bins(p, kind)
+    return out, result

@@ -4,6 +4,9 @@ Freshness: the store's own histograms of age and B, and the B0 / s they suggest 
 Verdicts: the score against what people decided (SPEC 11): the reliability diagram
 (observed rate against mean trust per bin, Wilson intervals, the diagonal), the table, the
 groups by factor input, and the constants fitted to the verdicts beside the current ones.
+History: the score against what happened next in the store's own history (SPEC 14): the
+survival table, AUC before and after, the history fit and its decision; `a` adopts it as on
+Verdicts, and when no freshness beats a constant rate `f` offers to flatten freshness.
 
 Either proposal is written to the config only when asked (`w`, `a`; `a` asks first and
 shows the bands before and after), every fact is rescored, and ctrl+z here takes the
@@ -62,12 +65,21 @@ class VerdictsReady(Message):
 
 
 @dataclass
+class HistoryReady(Message):
+    report: dict[str, Any] | None  # calibrate --backtest --fit's JSON object
+    error: str | None = None
+
+
+@dataclass
 class AdoptPreview(Message):
     """The bands now and under the fitted constants: what the question shows."""
 
     config: Config
     before: dict[str, int]
     after: dict[str, int]
+    names: tuple[str, ...] = ()
+    what: str = "the fitted constants"
+    fitted: bool = True  # fitted to verdicts: the store records it
 
 
 @dataclass
@@ -98,7 +110,7 @@ def _age_labels(edges: list[float]) -> list[str]:
 
 
 class CalibrationScreen(Screen):
-    TABS = ("freshness", "verdicts")
+    TABS = ("freshness", "verdicts", "history")
     BINDINGS = [
         Binding("escape", "close", "close", id="calibration.close", tooltip="Close calibration"),
         Binding(
@@ -124,6 +136,14 @@ class CalibrationScreen(Screen):
         ),
         Binding(
             "2", "tab('verdicts')", "Verdicts", show=False, id="calibration.tab_2", tooltip="Verdicts tab"
+        ),
+        Binding("3", "tab('history')", "History", show=False, id="calibration.tab_3", tooltip="History tab"),
+        Binding(
+            "f",
+            "flatten",
+            "flatten freshness",
+            id="calibration.flatten",
+            tooltip="Age does not predict revision here: make freshness flat instead of calling old facts stale",
         ),
         Binding(
             "pagedown",
@@ -155,7 +175,7 @@ class CalibrationScreen(Screen):
             "adopt",
             "adopt fit",
             id="calibration.adopt",
-            tooltip="Write the constants fitted to the verdicts to the config (asks first; shows the bands)",
+            tooltip="Write the constants fitted to the verdicts (or the history) to the config (asks first)",
         ),
         Binding(
             "ctrl+z",
@@ -172,6 +192,7 @@ class CalibrationScreen(Screen):
         self.tab = tab
         self.calibration: Calibration | None = None
         self.report = None  # VerdictReport, once computed
+        self.history: dict[str, Any] | None = None  # the history fit's report, once computed
         self.writes: list[ConfigWrite] = []  # this view's config writes, newest last
         self._later: list = []  # work that waits for the first tab to be painted
         self.table_painted_at: float | None = None
@@ -191,6 +212,8 @@ class CalibrationScreen(Screen):
                 yield Static(id="cal-hists")
             with TabPane("Verdicts", id="verdicts"):
                 yield ReliabilityView(id="ver-body")
+            with TabPane("History", id="history"), VerticalScroll(id="his-body"):
+                yield Static(id="his-summary")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -199,8 +222,12 @@ class CalibrationScreen(Screen):
         self.query_one("#ver-summary", Static).update("reading the verdicts…")
         # the tab in front first; the other one, and the fit, once it is on screen: on two
         # busy cores a worker computing beside the paint slows the paint more than itself
-        self._later = [self.compute] if self.tab == "verdicts" else [self.compute_verdicts]
-        (self.compute_verdicts if self.tab == "verdicts" else self.compute)()
+        self.query_one("#his-summary", Static).update("reading the history…")
+        first = {"verdicts": self.compute_verdicts, "history": self.compute_history}.get(
+            self.tab, self.compute
+        )
+        self._later = [w for w in (self.compute, self.compute_verdicts, self.compute_history) if w != first]
+        first()
 
     def _next(self) -> None:
         if self._later:
@@ -223,7 +250,9 @@ class CalibrationScreen(Screen):
         self.action_tab(self.TABS[(i + step) % len(self.TABS)])
 
     def _body(self):
-        return self.query_one("#cal-body" if self.active_tab == "freshness" else "#ver-body")
+        return self.query_one(
+            {"freshness": "#cal-body", "verdicts": "#ver-body"}.get(self.active_tab, "#his-body")
+        )
 
     def action_scroll(self, how: str) -> None:
         """pagedown / pageup / home / end scroll the tab in front, wherever the focus is."""
@@ -243,11 +272,19 @@ class CalibrationScreen(Screen):
         if action == "apply":  # the Freshness tab's proposal: not offered on Verdicts
             return self.calibration is not None and self.active_tab == "freshness"
         if action == "adopt":
+            if self.active_tab == "history":
+                return self.history is not None and self.history["fit"]["decision"] == "adopt"
             return (
                 self.active_tab == "verdicts"
                 and self.report is not None
                 and self.report.fit is not None
                 and self.report.fit.decision == "adopt"
+            )
+        if action == "flatten":
+            return (
+                self.active_tab == "history"
+                and self.history is not None
+                and self.history["fit"].get("flatten") is not None
             )
         if action == "undo_write":
             return bool(self.writes)
@@ -355,31 +392,72 @@ class CalibrationScreen(Screen):
     def _painted(self) -> None:
         self.table_painted_at = time.perf_counter()  # benchmarks/bench_calibrate.py reads it
 
+    # -- history (SPEC 14) ----------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="history")
+    def compute_history(self) -> None:
+        from synapse_tui.core.review.backtest import history_report
+        from synapse_tui.core.review.memory import Memory
+
+        app: Any = self.app  # the SynapseApp (not imported here: it imports this screen)
+        try:  # its own read connection: the browser's (and its lock) stay free meanwhile
+            with Store.open(app.store.path, readonly=True) as store, store.snapshot():
+                report, _ = history_report(Memory(store, app.config, app.memory.scores.now))
+        except Exception as exc:
+            self.post_message(HistoryReady(None, str(exc)))
+            return
+        self.post_message(HistoryReady(report))
+
+    def on_history_ready(self, message: HistoryReady) -> None:
+        summary = self.query_one("#his-summary", Static)
+        if message.report is None:
+            summary.update(Text(f"cannot read the history: {message.error}"))
+            self._next()
+            return
+        self.history = message.report
+        self.refresh_bindings()
+        summary.update(history_view(message.report))
+        self._next()
+
+    def action_flatten(self) -> None:
+        if self.history is not None and self.check_action("flatten", ()):
+            flat = self.history["fit"]["flatten"]
+            self.preview(flat, tuple(flat), "flat freshness", False)
+
     def action_adopt(self) -> None:
-        if self.check_action("adopt", ()):
-            self.preview(self.report)
+        if not self.check_action("adopt", ()):
+            return
+        if self.active_tab == "history" and self.history is not None:
+            fit = self.history["fit"]
+            self.preview(fit["proposed"], tuple(fit["fitted"]), "the constants fitted to the history", False)
+        elif self.report is not None and self.report.fit is not None:
+            self.preview(self.report.fit.proposed, tuple(self.report.fit.fitted))
 
     @work(thread=True, exclusive=True, group="calibrate")
-    def preview(self, report) -> None:
+    def preview(
+        self,
+        values: dict[str, float],
+        names: tuple[str, ...],
+        what: str = "the fitted constants",
+        fitted: bool = True,
+    ) -> None:
         from synapse_tui.core.trust.fit import with_constants
 
         app = self.app
-        new = with_constants(app.config, report.fit.proposed)
+        new = with_constants(app.config, values)
         with app.db_lock:
             before, after = bands_under(app.memory, app.config), bands_under(app.memory, new)
-        self.post_message(AdoptPreview(new, before, after))
+        self.post_message(AdoptPreview(new, before, after, names, what, fitted))
 
     def on_adopt_preview(self, message: AdoptPreview) -> None:
         from synapse_tui.ui.screens.confirm import ConfirmScreen
 
-        fit = self.report.fit
-        lines = [f"Write {', '.join(fit.fitted)} to the config and rescore every fact?", ""]
+        lines = [f"Write {', '.join(message.names)} to the config and rescore every fact?", ""]
         lines += [f"{band:>9}  {message.before[band]:>7} -> {message.after[band]}" for band in BANDS]
         lines += ["", "ctrl+z here puts the config back."]
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.write(message.config, "the fitted constants", fitted=True)
+                self.write(message.config, message.what, fitted=message.fitted)
 
         self.app.push_screen(ConfirmScreen("\n".join(lines)), answered)
 
@@ -436,8 +514,72 @@ class CalibrationScreen(Screen):
             )
         self.refresh_bindings()
         self.app.install(message.loaded, "config")
-        self._later = [self.compute]
+        self._later = [self.compute, self.compute_history]
         self.compute_verdicts()
 
     def action_close(self) -> None:
         self.dismiss()
+
+
+def _two(value: float | None) -> str:
+    return "" if value is None else two(value)
+
+
+def _num(value: float | None, places: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{places}f}"
+
+
+def history_view(data: dict[str, Any]) -> Group:
+    """The History tab: survival by trust bin, AUC before and after, the fit and its decision."""
+    fit = data["fit"]
+    head = Text()
+    head.append("DID THE SCORE FORESEE WHAT HAPPENED NEXT?\n", style="bold")
+    head.append(
+        f"{data['samples']} (fact, instant) samples at {data['instants']} instants, each fact scored as of"
+        f" the instant and followed {data['horizon_days']} days: survived {data['survived']}, replaced"
+        f" {data['replaced']}, deleted at the source {data['deleted']}, contradicted {data['contradicted']}.\n"
+    )
+    if not fit["age_predicts"]:
+        head.append("On this memory, age does not predict revision.", style="bold")
+        head.append(" Press f to flatten freshness instead of calling old facts stale.\n")
+    bins = Table(
+        box=None, padding=(0, 2), show_edge=False, title="survival per trust bin", title_justify="left"
+    )
+    for col in ("trust", "n", "survived", "mean trust", "survival rate", "95% interval"):
+        bins.add_column(col, justify="right")
+    for b in data["bins"]:
+        interval = f"{b['ci_low']:.2f}-{b['ci_high']:.2f}" if b["n"] else ""
+        bins.add_row(
+            f"{b['lo']:.1f}-{b['hi']:.1f}",
+            str(b["n"]),
+            str(b["holds"]),
+            _two(b["mean_trust"]),
+            _two(b["rate"]),
+            interval,
+        )
+    fitted = Text()
+    fitted.append(f"\nHISTORY FIT  {fit['decision']}\n", style="bold")
+    fitted.append(fit["reason"] + "\n", style="italic")
+    for note in fit.get("notes", []):
+        fitted.append(f"  {note}\n")
+    fitted.append(
+        f"AUC: current {_num(fit.get('auc_current'), 2)}, proposed {_num(fit.get('auc_proposed'), 2)}"
+        f"   log loss {_num(data['log_loss'])} (a constant rate {_num(data['baseline_log_loss'])})\n"
+    )
+    if fit["heldout_log_loss_fitted"] is not None:
+        fitted.append(
+            f"held-out log loss: current {_num(fit['heldout_log_loss_current'])}, fitted"
+            f" {_num(fit['heldout_log_loss_fitted'])}, constant rate {_num(fit['heldout_log_loss_baseline'])};"
+            f" won {fit['heldout_blocks_won']} of {fit['heldout_blocks']} blocks\n"
+        )
+    consts = Table(box=None, padding=(0, 2), show_edge=False)
+    consts.add_column("constant")
+    consts.add_column("current", justify="right")
+    consts.add_column("proposed", justify="right")
+    for name, value in fit["current"].items():
+        mark = "" if name in fit["fitted"] else " (not fitted)"
+        consts.add_row(name + mark, f"{value:.3f}", f"{fit['proposed'][name]:.3f}")
+    tail = Text(
+        "\na adopts the fit (asks first; ctrl+z puts the config back)" if fit["decision"] == "adopt" else ""
+    )
+    return Group(head, bins, fitted, consts, tail)

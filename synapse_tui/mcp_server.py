@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -46,6 +46,7 @@ class Fact(TypedDict, total=False):
     tier: str
     k: int
     superseded_by: list[str]
+    suggestions: list[dict[str, Any]]  # standing suggestions (SPEC 13): kind, by/referent, why
     relevance: float | None
     rank_reason: str
     # the rest of the score row (core/trust/row.py: a test holds this class to its fields)
@@ -60,6 +61,8 @@ class SearchResult(TypedDict):
     total: int
     signals: list[str]
     constants: dict[str, Any]  # the score's constants now; fitted to verdicts here, on how many
+    # the best match is history with a current successor: {"matched", "current", "why"}
+    stale_premise: NotRequired[dict[str, str]]
 
 
 @with_config(ConfigDict(extra="allow"))

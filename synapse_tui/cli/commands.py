@@ -43,6 +43,7 @@ from synapse_tui.core.ingest.interchange import (
 )
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import stream_rows
+from synapse_tui.core.review.suggestions import add_flags, explained, of_memory, standing
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.row import LABELS, NUMBERS
 
@@ -221,8 +222,9 @@ def score_cmd(
         if limit:
             positions = positions[:limit]
         if as_json:  # streamed a chunk at a time: the first line comes early, memory stays flat
+            flagged = of_memory(memory).flagged() if existed is None else {}
             for c0 in range(0, len(positions), JSON_CHUNK):
-                chunk = memory.rows(positions[c0 : c0 + JSON_CHUNK])
+                chunk = add_flags(memory.rows(positions[c0 : c0 + JSON_CHUNK]), flagged)
                 sys.stdout.write("".join(_dumps(row) + "\n" for row in chunk))
                 sys.stdout.flush()
             return
@@ -235,7 +237,9 @@ def _stream_json(db: str, now: str | None, config_path: str | None, limit: int) 
     clock = Clock.from_option(now)
     config = resolve_config(db, config_path)
     with Store.open(db, readonly=True) as store:
+        flagged = standing(store).flagged()  # SPEC 13: a suggestion flags, never scores
         for chunk in stream_rows(store, config, clock.now(), JSON_CHUNK, limit):
+            chunk = add_flags(chunk, flagged)
             sys.stdout.write("".join(_dumps(row) + "\n" for row in chunk))
             sys.stdout.flush()
 
@@ -296,6 +300,8 @@ def show_cmd(
             info = explain_as_of(*past(memory, as_of), fact_id, as_of)
         if info is None:
             raise SynapseError(f"no fact with id {fact_id!r} in {locate(db).shown}{when_said(as_of)}")
+        if as_of is None:  # SPEC 13: the fact's standing suggestions and their flags, as MCP's
+            explained(memory, info)
         if as_json:
             emit_json(info)
         else:

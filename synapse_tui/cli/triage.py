@@ -25,6 +25,7 @@ from synapse_tui.cli.common import (
 )
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.suggestions import explained
 from synapse_tui.core.review.triage import Action, Outcome, Triage, default_actor, trust_change
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.spot import spot_scores
@@ -39,12 +40,14 @@ def _run(
     with Store.open(db) as store:
         # a pinned clock (--now, SYNAPSE_NOW) must not date a change before its fact
         pinned = clock.pinned is not None
-        outcome = act(Triage(store, clock, default_actor(), config=config, in_order=pinned))
+        outcome = act(Triage(store, clock, default_actor(store), config=config, in_order=pinned))
         changed = list(dict.fromkeys(outcome.fact_ids))
         if as_json:
             memory = Memory(store, config, clock.now())
             for fid in _reported(outcome, changed):
-                emit_json(memory.explain(fid))
+                info = memory.explain(fid)
+                if info is not None:  # as `show --json`
+                    emit_json(explained(memory, info))
             return
         after = spot_scores(store, config, clock.now(), changed)
     say(_describe(outcome, changed, outcome.scores_before, after))
@@ -104,7 +107,7 @@ def _single(action: Action) -> click.Command:
 
 
 for _action in Action:
-    if _action is not Action.SUPERSEDE:
+    if _action not in (Action.SUPERSEDE, Action.DISMISS):  # each has its own command
         _single(_action)
 
 

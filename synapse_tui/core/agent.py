@@ -31,7 +31,7 @@ from synapse_tui.core.ingest.interchange import import_facts, parse_line
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Action, Triage, TriageError
-from synapse_tui.core.review.verdicts import FIT_META, constants_given, constants_in_use
+from synapse_tui.core.review.verdicts import FIT_META, constants_given, constants_in_use, held_for
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.core.store.ops import ChangedSince, CurrentMarks, FactInputs, Meta
@@ -191,7 +191,8 @@ class Recall:
                     )
             constants = constants_in_use(self.store, self.config)
             self._serve(row["id"] for row in results)
-        return {"results": results, "total": int(total), "signals": signals, "constants": constants}
+            answer = {"results": results, "total": int(total), "signals": signals, "constants": constants}
+            return _with_suggestions(memory, answer, query if q.words else "")
 
     def _inside(self, memory: Memory) -> np.ndarray | None:
         """The facts in scope, or None when the server is not scoped."""
@@ -244,8 +245,8 @@ class Recall:
         if info is None:
             raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}")
         info["stale"] = info["review_overdue"]
-        info["constants"] = constants_given(fitted, self.config)
-        return info
+        info["constants"] = constants_given(fitted, self.config, held_for(self.store, fitted))
+        return _shown_suggestions(self.memory, info)
 
     def neighbours(self, fact_id: str) -> dict[str, Any]:
         """The `neighbours --json` object; each semantic neighbour carries its envelope."""
@@ -402,3 +403,25 @@ class Recall:
         worker = self._graph_worker
         if worker is not None:
             worker.join()
+
+
+def _with_suggestions(memory: Memory, answer: dict[str, Any], words: str) -> dict[str, Any]:
+    """SPEC 10: each result's standing suggestions and its flags, and `stale_premise` when
+    the best match of the query's wording is history with a current successor."""
+    from synapse_tui.core.review import suggestions as sg
+
+    found = sg.of_memory(memory)
+    results = sg.add_flags(answer["results"], found.flagged())
+    for row in results:
+        row["suggestions"] = sg.briefs(found, row["id"])
+    premise = sg.stale_premise(memory, found, words, results) if words else None
+    if premise is not None:
+        answer["stale_premise"] = premise
+    return answer
+
+
+def _shown_suggestions(memory: Memory, info: dict[str, Any]) -> dict[str, Any]:
+    """SPEC 10: `show` carries the fact's standing suggestions and their flags."""
+    from synapse_tui.core.review.suggestions import explained
+
+    return explained(memory, info)

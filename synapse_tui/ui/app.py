@@ -15,11 +15,13 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import ModalScreen
 
 from synapse_tui.core.base.clock import Clock
-from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.config import Config, non_defaults
+from synapse_tui.core.base.textsafe import clean, clean_block
 from synapse_tui.core.browser import Browser, Loaded
 from synapse_tui.core.browser.triage import login, refusal, withheld
 from synapse_tui.core.review.memory import Memory
@@ -67,6 +69,14 @@ class SynapseApp(TriageApp):
             show=False,  # in help and the palette: the Footer keeps its 80 columns
             id="app.session_log",
             tooltip="Session log: this session's triage by anyone, before -> after; jump to a fact, undo",
+        ),
+        Binding(
+            "R",
+            "replaced",
+            "replaced?",
+            show=False,  # in help and the palette: the Footer keeps its 80 columns
+            id="app.replaced",
+            tooltip="Replaced? queue: facts a newer fact probably replaces; y accepts, d dismisses",
         ),
         Binding(
             "L",
@@ -128,6 +138,25 @@ class SynapseApp(TriageApp):
         if theme and theme in self.available_themes:
             self.theme = theme
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notice through the one text-safety function, never as markup: a notice
+        names actors, ids and errors another writer or a store chose (`markup` is ignored)."""
+        super().notify(
+            clean_block(str(message)),
+            title=clean(str(title)),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
+
     def on_mount(self) -> None:
         if self.prefs is not None:
             self.theme_changed_signal.subscribe(self, self._remember_theme)
@@ -169,7 +198,7 @@ class SynapseApp(TriageApp):
             return None if parameters[0] in withheld(self.store) else True
         if action == "triage" and getattr(self.screen, "OWNS_UNDO", False):
             return False  # a view with its own undo (calibration: the config write) keeps ctrl+z
-        if action in ("session_log", "legend", "path", "copy_id"):
+        if action in ("session_log", "legend", "path", "replaced", "copy_id"):
             return not isinstance(self.screen, ModalScreen)
         return True
 
@@ -295,6 +324,12 @@ class SynapseApp(TriageApp):
                 return
         self.push_screen(SessionLogScreen())
 
+    def action_replaced(self) -> None:
+        from synapse_tui.ui.screens.replaced import ReplacedScreen
+
+        if self.memory is not None and not isinstance(self.screen, ReplacedScreen):
+            self.push_screen(ReplacedScreen())
+
     def action_legend(self) -> None:
         from synapse_tui.ui.screens.legend import LegendScreen
 
@@ -323,7 +358,6 @@ class SynapseApp(TriageApp):
         """Every view's subtitle: the store's name, the instant shown when as of, read-only,
         and the role when it may not make every move (a server's agent login)."""
         from synapse_tui.core.base.clock import format_time
-        from synapse_tui.core.base.textsafe import clean
 
         title = str(self.store.path.name)  # a server's: its location without the password
         if self.as_of is not None:
@@ -332,6 +366,8 @@ class SynapseApp(TriageApp):
             title += " · read-only"
         elif lacking := withheld(self.store):  # first: a server's location is long
             title = f"role {login(self.store)}: no {', '.join(lacking)} · {title}"
+        if non_defaults(self.config):  # the score is not the one SPEC documents: say so everywhere
+            title += " · constants not the defaults"
         return clean(title)
 
     def on_key(self, event: events.Key) -> None:
@@ -350,7 +386,7 @@ class SynapseApp(TriageApp):
             )
 
     def on_load_failed(self, message: LoadFailed) -> None:
-        self.exit(return_code=2, message=f"error: {message.error}")
+        self.exit(return_code=2, message=clean(f"error: {message.error}"))
 
     def on_memory_loaded(self, message: MemoryLoaded) -> None:
         self.install(message.loaded, message.reason)

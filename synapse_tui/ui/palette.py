@@ -103,6 +103,11 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
             lambda: app.action_path(from_marks=True),
         ),
         ("Session log", "this session's triage by anyone; jump to a fact, undo (l)", app.action_session_log),
+        (
+            "Replaced? queue",
+            "facts a newer fact probably replaces: accept (y) or dismiss (d) (R)",
+            app.action_replaced,
+        ),
         ("Legend", "what the band colours, strike-through, dim rows and flags mean (L)", app.action_legend),
         (
             "Mark / unmark the selected fact",

@@ -54,7 +54,7 @@ ALIASES = {
 KEYED = {name: tuple(label.replace(" ", "-") for label in labels) for name, labels in LABELS.items()}
 KEYED |= {
     "flag": tuple(name for _, name in FLAG_NAMES),
-    "is": ("stale", "superseded", "head", "o1", "signed", "deleted", "invalidated", "expired"),
+    "is": ("stale", "superseded", "head", "o1", "signed", "deleted", "invalidated", "expired", "suggested"),
     "junk": ("duplicate", "near-duplicate", "unsupported", "any"),
 }
 # keys whose value is kept verbatim (case and all): `prov:KEY=VALUE`, `note:ID`
@@ -237,10 +237,18 @@ def _keyed(source: str, pos: int, token: str, negate: bool, name: str, value: st
             "deleted": lambda m: (m.scores.flags & FLAG_DELETED) != 0,
             "invalidated": lambda m: (m.scores.flags & FLAG_INVALIDATED) != 0,
             "expired": lambda m: (m.scores.flags & FLAG_EXPIRED) != 0,
+            "suggested": _suggested,
         }[value]
     if key == "junk":
         tests["junk"] = lambda m: junk_mask(m, value)
     return Term(token, negate, tests[key])
+
+
+def _suggested(memory: Memory) -> np.ndarray:
+    """Facts a standing suggestion flags (SPEC 13): found on first use, kept on the memory."""
+    from synapse_tui.core.review.suggestions import suggested_mask
+
+    return suggested_mask(memory)
 
 
 def junk_mask(memory: Memory, kind: str) -> np.ndarray:

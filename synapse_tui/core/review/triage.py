@@ -32,6 +32,7 @@ class Action(StrEnum):
     VERIFY = "verify"
     ACCEPT = "accept"
     SUPERSEDE = "supersede"
+    DISMISS = "dismiss"
 
     @property
     def summary(self) -> str:
@@ -44,6 +45,7 @@ _SUMMARIES = {
     Action.VERIFY: "checked, and it still holds (a reinforcement now)",
     Action.ACCEPT: "a person vouches for it (declared tier auto becomes human)",
     Action.SUPERSEDE: "a newer fact replaces it (the newer one names it in `supersedes`)",
+    Action.DISMISS: "a suggestion about it is wrong: it never comes back (SPEC 13)",
 }
 ACTIONS: tuple[str, ...] = tuple(a.value for a in Action)
 # What an agent may do (MCP): add evidence. Accepting (and signing) stays a person's call.
@@ -88,8 +90,13 @@ class Outcome:
         return [c.fact_id for c in self.changes]
 
 
-def default_actor() -> str:
-    """`user:LOGIN`, the actor of the browser's and the CLI's triage (SPEC 8)."""
+def default_actor(store: Store | None = None) -> str:
+    """`user:LOGIN`, the actor of the browser's and the CLI's triage (SPEC 8); under a
+    server login that may not make a person's moves (the agent's role of docs/postgres.md),
+    `agent:ROLE`: the server refuses such a login the audit as a person (issue 37)."""
+    caps = getattr(store, "capabilities", None)
+    if caps is not None and caps.role and "accept" in caps.refused:
+        return f"agent:{caps.role}"
     try:
         return f"user:{getpass.getuser()}"
     except Exception:  # no login name in some containers
@@ -144,7 +151,7 @@ class Triage:
     ) -> None:
         self.store = store
         self.clock = clock
-        self.actor = actor or default_actor()
+        self.actor = actor or default_actor(store)
         self.config = config if config is not None else config_for(store.path)
         self.in_order = in_order
 
@@ -169,7 +176,7 @@ class Triage:
 
         `reads_after`: reads of the store as the action leaves it, asked inside its
         transaction (on a server, with its COMMIT): their answers are `Outcome.read_after`."""
-        if action not in ACTIONS:
+        if action not in ACTIONS or action == Action.DISMISS:
             raise TriageError(f"unknown action {action!r}")
         if not fact_ids:
             raise TriageError("no facts selected")
@@ -261,6 +268,22 @@ class Triage:
         action = str(Action.CORROBORATE)
         batch, scores = self._land(action, changes, now)
         return Outcome(action, batch, tuple(changes), scores)
+
+    def dismiss(self, pairs: Sequence[tuple[str, dict[str, Any]]]) -> Outcome:
+        """Dismiss suggestions, (fact id, what the entry records) each, as one audited batch
+        (one undo step). The record is a field no column holds, so nothing of the fact
+        changes: the live entry itself is the dismissal (core/review/suggestions.py)."""
+        if not pairs:
+            raise TriageError("no suggestions selected")
+        self._check_writable()
+        now = self.clock.now()
+        with self.store.transaction():
+            for fid, _ in pairs:
+                if not self.store.review.exists(fid):
+                    raise TriageError(f"no fact with id {fid!r}")
+            changes = [Change(fid, {}, dict(record)) for fid, record in pairs]
+            batch, scores = self._land(str(Action.DISMISS), changes, now)
+        return Outcome(str(Action.DISMISS), batch, tuple(changes), scores)
 
     def check_supersede(self, old: str, target: str | None) -> None:
         """Raise the TriageError `apply("supersede", [old], target)` would, writing nothing:
@@ -357,6 +380,22 @@ class Triage:
             if current != batch:  # another writer got in first
                 raise TriageError(f"cannot {kind} #{batch}: another action landed meanwhile; nothing changed")
             entries = self.store.audit.batch(batch)
+            if not entries:
+                raise TriageError(f"cannot {kind} #{batch}: its audit entries are gone; nothing changed")
+            # a row no writer of ours makes (a server's login may append any): refused, not a crash
+            odd = next(
+                (
+                    e
+                    for e in entries
+                    if not e.fact_id or not isinstance(e.before, dict) or not isinstance(e.after, dict)
+                ),
+                None,
+            )
+            if odd is not None:
+                raise TriageError(
+                    f"cannot {kind} #{batch}: its audit entry #{odd.seq} (by {odd.actor}) does not say what it"
+                    " changed; nothing changed"
+                )
             action, actor, at = entries[0].action, entries[0].actor, entries[0].at
             if kind == "undo":
                 self._check_undoable(batch, action, entries)

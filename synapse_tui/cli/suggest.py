@@ -1,0 +1,121 @@
+"""`suggest` and `dismiss` (SPEC 13): evidence the store finds itself, and a person's no.
+
+`suggest` prints the standing suggestions, best first, one JSON object a line, the same
+bytes for the same store. `dismiss` is an audited triage action (`undo` takes it back);
+a dismissed suggestion never comes back. Accepting is the kind's own action
+(`supersede DB OLD NEW` for `replaced`).
+"""
+
+from __future__ import annotations
+
+import click
+
+from synapse_tui.cli.commands import main
+from synapse_tui.cli.common import (
+    TAKES_IDS,
+    config_option,
+    db_argument,
+    emit_json,
+    json_option,
+    now_option,
+    say,
+)
+from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.limits import counted
+from synapse_tui.core.base.location import locate
+from synapse_tui.core.base.textsafe import clean
+from synapse_tui.core.review.suggest import KINDS, REPLACED
+from synapse_tui.core.review.suggestions import FINDERS, Options, dismissed_entry, standing
+from synapse_tui.core.review.triage import Triage, default_actor
+from synapse_tui.core.store.db import Store
+
+_KIND = click.Choice(list(KINDS))
+
+
+@main.command("suggest")
+@db_argument
+@click.option("--kind", type=_KIND, default=None, help="Only this kind (default: every kind available).")
+@click.option("--repo", type=click.Path(), default=None, help="With --kind referent: the repository.")
+@click.option("--rev", default=None, help="With --kind referent: the revision to check against.")
+@click.option("--limit", type=click.IntRange(min=0), default=0, help="At most N lines (0: all).")
+@now_option
+@json_option
+@config_option
+def suggest_cmd(
+    db: str,
+    kind: str | None,
+    repo: str | None,
+    rev: str | None,
+    limit: int,
+    now: str | None,
+    as_json: bool,
+    config_path: str | None,
+) -> None:
+    """Facts a newer fact probably replaces, best first, with why (never scored).
+
+    Accept one with `synapse-tui supersede DB OLD NEW`; dismiss it with
+    `synapse-tui dismiss DB OLD NEW` (it never comes back)."""
+    Clock.from_option(now)  # suggestions do not depend on the clock; --now is validated
+    with Store.open(db, readonly=True) as store:
+        options = Options(repo, rev) if repo or rev else None
+        found = standing(store, None if kind is None else [kind], options).found
+    if limit:
+        found = found[:limit]
+    for s in found:
+        if as_json:
+            emit_json(s.to_json())
+        else:
+            other = KINDS[s.kind].other
+            say(f"{s.score:.2f}\t{clean(s.fact)}\t{other} {clean(s.other)}\t{clean(s.why)}")
+    if not as_json and not found:
+        say(f"no suggestions in {locate(db).shown}")
+
+
+@main.command("dismiss", context_settings=TAKES_IDS)
+@db_argument
+@click.argument("fact_id")
+@click.argument("other_id", required=False)
+@click.option("--kind", type=_KIND, default=REPLACED, show_default=True)
+@now_option
+@json_option
+@config_option
+def dismiss_cmd(
+    db: str,
+    fact_id: str,
+    other_id: str | None,
+    kind: str,
+    now: str | None,
+    as_json: bool,
+    config_path: str | None,
+) -> None:
+    """Dismiss the suggestion about FACT_ID (by OTHER_ID, or the one standing now): audited,
+    undone by `synapse-tui undo`, and it never comes back."""
+    clock = Clock.from_option(now)
+    with Store.open(db) as store:
+        if not store.review.exists(fact_id):
+            raise SynapseError(f"no fact with id {fact_id!r} in {locate(db).shown}")
+        if other_id is None:
+            if kind not in FINDERS:
+                raise SynapseError(f"dismiss --kind {kind} needs the other side (OTHER_ID)")
+            mine = standing(store, [kind]).of(fact_id)
+            if not mine:
+                raise SynapseError(f"no standing {kind} suggestion about {fact_id!r}: nothing to dismiss")
+            others = [s.other for s in mine]
+        else:
+            if kind == REPLACED and not store.review.exists(other_id):
+                raise SynapseError(f"no fact with id {other_id!r} in {locate(db).shown}")
+            others = [other_id]
+        outcome = Triage(store, clock, default_actor()).dismiss(
+            [(fact_id, dismissed_entry(kind, o)) for o in others]
+        )
+    if as_json:
+        emit_json(
+            {
+                "dismissed": [{"kind": kind, "fact": fact_id, KINDS[kind].other: o} for o in others],
+                "batch": outcome.batch,
+            }
+        )
+    else:
+        named = ", ".join(clean(o) for o in others)
+        say(f"dismissed {counted(len(others), 'suggestion')}: {clean(fact_id)} {KINDS[kind].other} {named}")

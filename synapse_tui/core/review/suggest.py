@@ -1,0 +1,385 @@
+"""Suggestions: evidence the store finds itself (SPEC 13), for a person to accept or dismiss.
+
+A suggestion never scores: it flags (`suggested_replaced`, `broken_referent`) until a
+person accepts (the kind's own triage action) or dismisses it. Kinds share one shape
+(`Suggestion`), one dismissal (`Dismissed`), one flag mechanism (`KINDS[k].flag`) and one
+queue; a kind is a finder registered in `KINDS`.
+
+The `replaced` finder (`ReplacedFinder`): for each fact with no successor, the newer fact of
+the same note or scope that most probably says the same thing differently. Candidates come
+from an inverted index of (scope, word) -> facts, so a fact only ever meets the facts it
+shares a scope and a naming word with; a new fact costs work proportional to those
+neighbours, not to the store (`ReplacedFinder.add`). Each candidate pair is scored from
+features a person can check (`suggest_text`), and the best pairs are matched one to one,
+best first: an edit replaces one block with one block.
+"""
+
+from __future__ import annotations
+
+import bisect
+import gc
+import heapq
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from synapse_tui.core.review.suggest_text import Pair, Text, compare, first_change
+
+REPLACED, REFERENT = "replaced", "referent"
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    other: str  # the JSON key naming the other side: "by" (a fact) or "referent" (a path)
+    flag: str  # the flag a standing suggestion of this kind puts on its fact
+    accept: str  # what accepting does, as a person reads it
+
+
+KINDS: dict[str, Kind] = {
+    REPLACED: Kind(REPLACED, "by", "suggested_replaced", "supersede: the newer fact replaces it"),
+    REFERENT: Kind(REFERENT, "referent", "broken_referent", "contradict: the repository says it is gone"),
+}
+
+
+@dataclass(frozen=True, order=True)
+class Suggestion:
+    """One standing suggestion: `fact` is probably replaced by / names the gone `other`."""
+
+    kind: str
+    fact: str
+    other: str
+    score: float
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "fact": self.fact,
+            KINDS[self.kind].other: self.other,
+            "score": self.score,
+            "why": self.why,
+        }
+
+    def brief(self) -> dict[str, Any]:
+        """What MCP carries on a fact: `{"kind", "by" or "referent", "why"}` (SPEC 10)."""
+        return {"kind": self.kind, KINDS[self.kind].other: self.other, "why": self.why}
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.kind, self.fact, self.other)
+
+
+def ranked(found: Iterable[Suggestion]) -> list[Suggestion]:
+    """Best first; ties by kind, fact and other, so the same store prints the same bytes."""
+    return sorted(found, key=lambda s: (-s.score, s.kind, s.fact, s.other))
+
+
+# -- the replaced finder ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """What the finder reads of one fact."""
+
+    id: str
+    text: str
+    created: float  # epoch seconds
+    note: str | None = None
+    entities: tuple[str, ...] = ()
+    successor: bool = False  # something already supersedes it: never suggested
+    predecessor: bool = False  # it already names the fact it replaces: it can replace no other
+    gone: float | None = None  # when its source deleted it, if known
+    last_seen: float | None = None  # its last reinforcement, if any after its creation
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How the features add up to a score in [0, 1]. Set by hand from the dev split of the
+    real corpus (benchmarks/bench_suggest_real.py), never from the held-out one."""
+
+    chars: float = 0.65  # character-trigram Dice: wording shared, robust to inflection
+    words: float = 0.25  # content-word Jaccard: the same things named
+    value: float = 0.12  # a value (number, date, version) swapped for another
+    update: float = 0.08  # the newer says "now", "instead", "no longer"...
+    gone: float = 0.25  # the older was deleted the instant the newer was written
+    other_scope: float = -0.08  # only an entity in common, not the note
+    apart: float = -0.25  # both name entities (a section, a system) and share none
+    later: float = 0.02  # less per later edit instant between the two: an edit is the next version
+    threshold: float = 0.4  # at or above: suggested
+    by_time: bool = True  # candidates nearest in time first (else: sharing the rarest words)
+    candidates: int = 10  # per fact, the neighbours scored
+    min_shared: float = 0.4  # of the older text's naming words, at least this share in common
+    common: int = 400  # a (note, word) held by more facts than this does not pair them
+    scope_max: int = 250  # an entity held by more facts is a topic, not a subject: no pairing across notes
+    common_across: int = 40  # the same across notes (an entity's scope is wider than a note's)
+
+
+WEIGHTS = Weights()
+
+
+def _shared_entity(a: Item, b: Item) -> bool:
+    return bool({e.strip().lower() for e in a.entities} & {e.strip().lower() for e in b.entities})
+
+
+def scopes(item: Item) -> list[tuple[str, str]]:
+    """The note, then each entity; a fact with neither shares the unnamed scope."""
+    out = [("note", item.note)] if item.note else []
+    out += [("entity", e.strip().lower()) for e in item.entities if e.strip()]
+    return out or [("none", "")]
+
+
+@dataclass
+class _Candidate:
+    old: int
+    new: int
+    score: float
+    pair: Pair
+    same_note: bool
+
+
+@dataclass
+class ReplacedFinder:
+    """The `replaced` kind over a growing set of facts (positions in `items`)."""
+
+    weights: Weights = WEIGHTS
+    items: list[Item] = field(default_factory=list)
+    texts: list[Text] = field(default_factory=list)
+    postings: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
+    # the same for the facts that say they update something: across notes only these can
+    # be the newer fact, so an older fact looks for its successor there
+    updating: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
+    # every scored pair at or above the threshold, by the older fact's position
+    pairs: dict[int, list[_Candidate]] = field(default_factory=dict)
+    by_id: dict[str, int] = field(default_factory=dict)
+    olds_of: dict[int, set[int]] = field(default_factory=dict)  # newer -> olds it is a candidate of
+    sizes: dict[tuple[str, str], int] = field(default_factory=dict)  # facts per scope
+    created: list[float] = field(default_factory=list)  # by position, for the postings' order
+
+    # -- building ----------------------------------------------------------------------
+
+    @classmethod
+    def build(cls, items: Sequence[Item], weights: Weights = WEIGHTS) -> ReplacedFinder:
+        finder = cls(weights)
+        # hundreds of thousands of new sets would set off the cyclic collector again and
+        # again, for nothing: none of them is in a cycle (a quarter of the time at 30,000)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for item in sorted(items, key=lambda it: (it.created, it.id)):  # postings in time order
+                finder._index(item, in_order=True)
+            for i in range(len(finder.items)):
+                finder._pairs_of_old(i)
+        finally:
+            if collecting:
+                gc.enable()
+        return finder
+
+    def _index(self, item: Item, in_order: bool = False) -> int:
+        i = len(self.items)
+        self.items.append(item)
+        text = Text.of(item.text)
+        self.texts.append(text)
+        self.by_id[item.id] = i
+        self.created.append(item.created)
+        post = self._post
+        postings, updating = self.postings, self.updating
+        sizes = self.sizes
+        for scope in scopes(item):
+            sizes[scope] = sizes.get(scope, 0) + 1
+            across = bool(text.updates) and scope[0] != "note"
+            for word in text.content:
+                key = (*scope, word)
+                if in_order:  # the newest so far: it goes at the end
+                    postings.setdefault(key, []).append(i)
+                    if across:
+                        updating.setdefault(key, []).append(i)
+                else:
+                    post(postings, key, i)
+                    if across:
+                        post(updating, key, i)
+        return i
+
+    def _post(self, index: dict[tuple[str, str, str], list[int]], key: tuple[str, str, str], i: int) -> None:
+        """Add fact i to a posting list kept in creation order (a fact arriving late in
+        time is inserted: `add` may be given an older fact)."""
+        post = index.get(key)
+        if post is None:
+            index[key] = [i]
+        elif self.created[post[-1]] <= self.created[i]:
+            post.append(i)
+        else:
+            bisect.insort_right(post, i, key=self.created.__getitem__)
+
+    def _neighbours(self, i: int, newer: bool) -> list[int]:
+        """The facts sharing a scope and a naming word with fact i, created after it
+        (`newer`) or before it, best-sharing first, at most `weights.candidates`."""
+        item, text, created = self.items[i], self.texts[i], self.created
+        t0 = item.created
+        shared: dict[int, float] = {}
+        count: dict[int, int] = {}
+        for scope in scopes(item):
+            if scope[0] == "note":
+                index = self.postings
+            elif self.sizes.get(scope, 0) > self.weights.scope_max:
+                continue
+            elif newer:  # across notes the newer must say it updates (`_score`)
+                index = self.updating
+            elif text.updates:
+                index = self.postings
+            else:
+                continue
+            cap = self.weights.common if scope[0] == "note" else self.weights.common_across
+            for word in text.content:
+                post = index.get((*scope, word))
+                if post is None or len(post) > cap:
+                    continue
+                w = 1.0 / len(post)  # a rarer word says more
+                if newer:
+                    part = post[bisect.bisect_right(post, t0, key=created.__getitem__) :]
+                else:
+                    part = post[: bisect.bisect_left(post, t0, key=created.__getitem__)]
+                for j in part:
+                    shared[j] = shared.get(j, 0.0) + w
+                    count[j] = count.get(j, 0) + 1
+        # a pair sharing few of the older text's naming words cannot reach the threshold
+        need = max(1, int(self.weights.min_shared * len(text.content)))
+        if not newer:  # fact i is the newer: the share is of each older one's words
+            kept = [
+                (j, w)
+                for j, w in shared.items()
+                if count[j] >= max(1, int(self.weights.min_shared * len(self.texts[j].content)))
+            ]
+        else:
+            kept = [(j, w) for j, w in shared.items() if count[j] >= need]
+        if self.weights.by_time:  # the nearest in time first: an edit is usually the next version
+            sign = 1.0 if newer else -1.0
+            best = heapq.nsmallest(
+                self.weights.candidates, kept, key=lambda kv: (sign * created[kv[0]], -kv[1], kv[0])
+            )
+        else:
+            best = heapq.nsmallest(self.weights.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
+        return [j for j, _ in best]
+
+    def _score(self, old: int, new: int, rank: int = 0) -> _Candidate | None:
+        a, b = self.items[old], self.items[new]
+        if b.predecessor:  # a fact names one predecessor (SPEC 2.3): accepting would be refused
+            return None
+        pair = compare(self.texts[old], self.texts[new])
+        if pair.identical:  # the same words again is a duplicate, not a replacement
+            return None
+        if a.last_seen is not None and a.last_seen > b.created:  # still held after the newer came
+            return None
+        w = self.weights
+        same_note = a.note is not None and a.note == b.note
+        s = w.chars * pair.chars + w.words * pair.words
+        gone, came = pair.changed_values
+        if gone and came:
+            s += w.value
+        if pair.new_updates:
+            s += w.update
+        if a.gone is not None and abs(a.gone - b.created) < 1.0:
+            s += w.gone
+        s -= w.later * rank
+        if a.entities and b.entities and not _shared_entity(a, b):
+            s += w.apart
+        if not same_note:
+            if not pair.new_updates:  # across notes only a text that says it updates
+                return None
+            s += w.other_scope
+        s = min(1.0, max(0.0, s))
+        if s < w.threshold:
+            return None
+        return _Candidate(old, new, round(s, 6), pair, same_note)
+
+    def _pairs_of_old(self, i: int) -> None:
+        for c in self.pairs.pop(i, ()):
+            self.olds_of[c.new].discard(i)
+        if self.items[i].successor:
+            return
+        near = self._neighbours(i, newer=True)
+        instants = sorted({self.items[j].created for j in near})
+        rank = {t: r for r, t in enumerate(instants)}
+        scored = (self._score(i, j, rank[self.items[j].created]) for j in near)
+        found = [c for c in scored if c is not None]
+        if found:
+            self.pairs[i] = found
+            for cand in found:
+                self.olds_of.setdefault(cand.new, set()).add(i)
+
+    def add(self, item: Item) -> list[Suggestion]:
+        """Index one new fact and score it against the older facts it shares a scope and a
+        word with (work proportional to those neighbours): the suggestions it now heads,
+        as `suggestions` would give them for those older facts."""
+        j = self._index(item)
+        touched = []
+        for i in self._neighbours(j, newer=False):
+            if not self.items[i].successor:
+                self._pairs_of_old(i)  # its candidates, the new one among them, ranked in time
+                touched.append(i)
+        if not item.successor:
+            self._pairs_of_old(j)
+        return [s for s in self._matched(self._component(touched)) if s.other == item.id]
+
+    def update(self, item: Item) -> None:
+        """A fact already indexed whose standing changed (it gained or lost a successor, or
+        now names a predecessor): its own pairs and those of the older facts it was a
+        candidate of are found again (its neighbours, not the store). The text, time and
+        scopes of a fact never change."""
+        i = self.by_id[item.id]
+        self.items[i] = item
+        self._pairs_of_old(i)
+        for old in sorted(self.olds_of.get(i, set()) | set(self._neighbours(i, newer=False))):
+            self._pairs_of_old(old)
+
+    def _component(self, olds: list[int]) -> list[_Candidate]:
+        """Every pair of the older facts `olds` and of the olds competing for their newer
+        facts: what the one-to-one matching of those facts depends on (local, small)."""
+        seen = set(olds)
+        for i in olds:  # one step out: the matching further away rarely reaches back here
+            for c in self.pairs.get(i, ()):
+                seen |= self.olds_of.get(c.new, set())
+        return [c for i in sorted(seen) for c in self.pairs.get(i, ())]
+
+    # -- answering ---------------------------------------------------------------------
+
+    def suggestions(self, dismissed: frozenset[tuple[str, str]] = frozenset()) -> list[Suggestion]:
+        """Every standing `replaced` suggestion, best first: pairs matched one to one, best
+        pair first, never a pair in `dismissed` ((old id, new id))."""
+        return ranked(self._matched([c for cands in self.pairs.values() for c in cands], dismissed))
+
+    def _matched(
+        self, cands: list[_Candidate], dismissed: frozenset[tuple[str, str]] = frozenset()
+    ) -> list[Suggestion]:
+        items = self.items
+        order = sorted(cands, key=lambda c: (-c.score, items[c.old].id, items[c.new].id))
+        olds: set[int] = set()
+        news: set[int] = set()
+        out = []
+        for c in order:
+            if c.old in olds or c.new in news or (items[c.old].id, items[c.new].id) in dismissed:
+                continue
+            olds.add(c.old)
+            news.add(c.new)
+            out.append(Suggestion(REPLACED, items[c.old].id, items[c.new].id, c.score, self.why(c)))
+        return out
+
+    def why(self, c: _Candidate) -> str:
+        """One sentence a person can check against the two texts."""
+        a, b, pair = self.items[c.old], self.items[c.new], c.pair
+        where = "same note" if c.same_note else "a shared subject"
+        parts = [f"{where}, newer, {round(pair.chars * 100)}% of the wording shared"]
+        change = first_change(a.text, b.text)
+        if change is not None:
+            old, new = change
+            if old and new:
+                parts.append(f"'{old}' became '{new}'")
+            elif new:
+                parts.append(f"adds '{new}'")
+            else:
+                parts.append(f"drops '{old}'")
+        if pair.new_updates:
+            parts.append("the newer says " + ", ".join(f"'{u}'" for u in sorted(pair.new_updates)))
+        if a.gone is not None and abs(a.gone - b.created) < 1.0:
+            parts.append("the older was removed when the newer was written")
+        return "; ".join(parts)

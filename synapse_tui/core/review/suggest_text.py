@@ -1,0 +1,180 @@
+"""What the replacement finder reads in two texts: words, character n-grams, the values
+that changed, the words that say "this is an update".
+
+Every feature here is something a person can check by reading the two texts, so each can
+be named in a suggestion's `why`. Pure functions over strings; no store, no model.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+# a word: letters and digits, with inner dots, slashes, dashes, colons and underscores kept,
+# so versions (3.11), paths (src/app.py), dates (2025-03-17) and times (9:30) stay one token
+_WORD = re.compile(r"[\w][\w./:@+-]*[\w]|[\w]", re.UNICODE)
+_VALUE = re.compile(r"\d")  # a token with a digit is a value: a number, date, version, port
+# words that carry no subject: never a reason to pair two facts (short, closed-class English)
+STOP = frozenset(
+    "a an the and or but of to in on at by for with from as is are was were be been being it its "
+    "this that these those we our you your they their he she his her i me my not no so if then "
+    "than too very can will would should could may might must do does did has have had all any "
+    "each some such only also just there here when where which who what how into onto over "
+    "under about after before up down out off via per".split()
+)
+# the newer text says it replaces something: the update words of the issue, as phrases
+UPDATE_PHRASES = (
+    "now",
+    "no longer",
+    "not anymore",
+    "anymore",
+    "switched",
+    "switch to",
+    "instead",
+    "since",
+    "moved to",
+    "moved",
+    "replaced",
+    "replaces",
+    "renamed",
+    "deprecated",
+    "changed to",
+    "from now on",
+    "going forward",
+    "as of",
+    "used to",
+    "previously",
+    "formerly",
+    "updated",
+    "migrated",
+    "slipped",
+    "taking over",
+    "any more",
+    "took over",
+    "handed",
+    "raised",
+    "lowered",
+    "changed",
+    "became",
+)
+_PHRASE = re.compile(r"\b(" + "|".join(re.escape(p) for p in sorted(UPDATE_PHRASES, key=len)[::-1]) + r")\b")
+GRAM = 3  # character trigrams: the plain baseline's unit, robust to inflection and typos
+
+
+def normal(text: str) -> str:
+    """Lower case, runs of white space as one space: what n-grams and equality compare."""
+    return " ".join(text.lower().split())
+
+
+def words(text: str) -> list[str]:
+    """The text's words in order, lower case (values and paths kept whole)."""
+    return _WORD.findall(text.lower())
+
+
+def content(tokens: list[str]) -> frozenset[str]:
+    """The words that name something: what blocking and word overlap use."""
+    return frozenset(t for t in tokens if t not in STOP)
+
+
+def grams(norm: str) -> frozenset[str]:
+    padded = f" {norm} "
+    # a set comprehension, read only afterwards: a third faster than building a frozenset
+    return {padded[i : i + GRAM] for i in range(len(padded) - GRAM + 1)}  # type: ignore[return-value]
+
+
+def dice(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return 2.0 * len(a & b) / (len(a) + len(b))
+
+
+def values(tokens: list[str]) -> frozenset[str]:
+    return frozenset(t for t in tokens if _VALUE.search(t))
+
+
+def update_phrases(norm: str) -> frozenset[str]:
+    return frozenset(_PHRASE.findall(norm))
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """One fact's text, read once: every feature of a pair is set arithmetic on two of these."""
+
+    norm: str
+    tokens: tuple[str, ...]
+    content: frozenset[str]
+    grams: frozenset[str]
+    values: frozenset[str]
+    updates: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> Text:
+        norm = normal(text)
+        tokens = words(norm)
+        return cls(norm, tuple(tokens), content(tokens), grams(norm), values(tokens), update_phrases(norm))
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """What two texts share and where they differ, as the score and `why` read it."""
+
+    chars: float  # character-trigram Dice
+    words: float  # content-word Jaccard
+    kept: float  # share of the older text's content words the newer keeps
+    changed_values: tuple[frozenset[str], frozenset[str]]  # values only in old, only in new
+    new_updates: frozenset[str]  # update words the newer says and the older does not
+    identical: bool
+
+
+def compare(old: Text, new: Text) -> Pair:
+    shared = old.content & new.content
+    union = old.content | new.content
+    return Pair(
+        chars=dice(old.grams, new.grams),
+        words=len(shared) / len(union) if union else 1.0,
+        kept=len(shared) / len(old.content) if old.content else 1.0,
+        changed_values=(old.values - new.values, new.values - old.values),
+        new_updates=new.updates - old.updates,
+        identical=old.norm == new.norm,
+    )
+
+
+def changed_spans(old: str, new: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
+    """Both texts as runs of (text, differs): the words one has and the other does not,
+    aligned by longest common runs (difflib, deterministic). White space is kept, so the
+    runs join back into the texts."""
+    a, b = _split(old), _split(new)
+    ka, kb = [w.lower() for w in a], [w.lower() for w in b]
+    matcher = difflib.SequenceMatcher(None, ka, kb, autojunk=False)
+    left: list[tuple[str, bool]] = []
+    right: list[tuple[str, bool]] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        same = op == "equal"
+        if i2 > i1:
+            left.append(("".join(a[i1:i2]), not same and _visible(a[i1:i2])))
+        if j2 > j1:
+            right.append(("".join(b[j1:j2]), not same and _visible(b[j1:j2])))
+    return left, right
+
+
+def first_change(old: str, new: str, limit: int = 40) -> tuple[str, str] | None:
+    """The first span the two texts differ in, trimmed: ('Fridays', 'Tuesdays')."""
+    left, right = changed_spans(old, new)
+    a = next((t.strip() for t, d in left if d), "")
+    b = next((t.strip() for t, d in right if d), "")
+    if not a and not b:
+        return None
+    return _trim(a, limit), _trim(b, limit)
+
+
+def _split(text: str) -> list[str]:
+    return re.findall(r"\s+|[^\s]+", text)
+
+
+def _visible(parts: list[str]) -> bool:
+    return any(p.strip() for p in parts)
+
+
+def _trim(s: str, limit: int) -> str:
+    return s if len(s) <= limit else s[: limit - 1] + "…"

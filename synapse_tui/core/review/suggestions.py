@@ -1,0 +1,372 @@
+"""A store's standing suggestions (SPEC 13): the finders run over its facts, less what a
+person dismissed (the audit's live `dismiss` entries) and what already has a successor.
+
+`standing` is what `suggest`, the flags (`suggested_replaced`, `score --where
+is:suggested`), MCP and the browser's "Replaced?" queue all read, so they agree. A
+suggestion changes no score: it is a flag beside the number, never a factor in it.
+
+A new kind (issue 40's `referent`) plugs in by registering its finder in `FINDERS` (it
+returns `Suggestion(kind, fact, other, score, why)`; `KINDS` already names its JSON key and
+flag): `suggest --kind`, `dismiss --kind`, the flags, `is:suggested`, MCP's `suggestions` and
+the queue then carry it; the queue's `y` needs its accept action (`ReplacedScreen._accept`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.review.suggest import KINDS, REPLACED, Item, ReplacedFinder, Suggestion, ranked
+from synapse_tui.core.store.db import Store
+
+if TYPE_CHECKING:
+    from synapse_tui.core.review.memory import Memory
+
+DISMISS = "dismiss"  # the audit action (Action.DISMISS)
+
+
+@dataclass(frozen=True)
+class Dismissed:
+    """The suggestions people dismissed and have not undone: (kind, fact, other)."""
+
+    keys: frozenset[tuple[str, str, str]] = frozenset()
+
+    def pairs(self, kind: str) -> frozenset[tuple[str, str]]:
+        return frozenset((f, o) for k, f, o in self.keys if k == kind)
+
+    def __contains__(self, s: Suggestion) -> bool:
+        return s.key in self.keys
+
+
+def dismissed_entry(kind: str, other: str) -> dict[str, Any]:
+    """What a `dismiss` audit entry records in `after` (its `before` is empty): a field no
+    column holds, like a supersession's `superseded_by`, so undo and redo need nothing new."""
+    return {"dismissed": {"kind": kind, "other": other}}
+
+
+def dismissals(store: Store) -> Dismissed:
+    """Every live dismissal in the store's audit (undone ones excluded, redone ones back)."""
+    keys = set()
+    for fid, after in store.audit.live_afters(DISMISS):
+        d = after.get("dismissed") or {}
+        if isinstance(d, dict) and d.get("kind") in KINDS and isinstance(d.get("other"), str):
+            keys.add((d["kind"], fid, d["other"]))
+    return Dismissed(frozenset(keys))
+
+
+def items(store: Store) -> list[Item]:
+    """What the finders read of every fact, in store order."""
+    gone = dict(store.review.deleted_at())
+    named = set()
+    records = list(store.records())
+    for r in records:
+        if r.supersedes:
+            named.add(r.supersedes)
+    out = []
+    for r in records:
+        created = parse_time(r.created_at)
+        seen = max((parse_time(t) for t in r.reinforced_at), default=None) if r.reinforced_at else None
+        out.append(
+            Item(
+                r.id,
+                r.text,
+                created,
+                r.note,
+                tuple(r.entities),
+                successor=r.id in named,
+                predecessor=bool(r.supersedes),
+                gone=gone.get(r.pos),
+                last_seen=seen if seen is not None and seen > created else None,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a finder may need beyond the facts (`--repo`, `--rev` for `referent`)."""
+
+    repo: str | None = None
+    rev: str | None = None
+
+
+Finder = Callable[[Store, Sequence[Item], Dismissed, Options], list[Suggestion]]
+
+
+def _replaced(
+    store: Store, facts: Sequence[Item], dismissed: Dismissed, options: Options
+) -> list[Suggestion]:
+    return ReplacedFinder.build(facts).suggestions(dismissed.pairs(REPLACED))
+
+
+# one finder per kind; issue 40's `referent` registers its own here
+FINDERS: dict[str, Finder] = {REPLACED: _replaced}
+
+
+@dataclass
+class Standing:
+    """Every standing suggestion of a store, by kind, as one read of it."""
+
+    found: list[Suggestion] = field(default_factory=list)
+
+    def of(self, fact_id: str) -> list[Suggestion]:
+        return [s for s in self.found if s.fact == fact_id]
+
+    def flagged(self, kind: str | None = None) -> dict[str, list[str]]:
+        """fact id -> the flags its suggestions put on it."""
+        out: dict[str, list[str]] = {}
+        for s in self.found:
+            if kind is None or s.kind == kind:
+                flag = KINDS[s.kind].flag
+                if flag not in out.setdefault(s.fact, []):
+                    out[s.fact].append(flag)
+        return out
+
+
+def standing(store: Store, kinds: Iterable[str] | None = None, options: Options | None = None) -> Standing:
+    """The suggestions of `kinds` (default: every kind with a finder), best first.
+
+    Every kind with default options (what `score`, `show` and MCP ask) is kept in a file
+    beside a large store (`DB.synapse.suggest`), named by the store state it was found in:
+    the next process reads it instead of finding them again, until a fact or an audit
+    entry is added or a fact is flagged deleted."""
+    wanted = list(FINDERS) if kinds is None else list(kinds)
+    for k in wanted:
+        if k not in KINDS:
+            raise SynapseError(f"unknown suggestion kind {k!r}; one of {', '.join(KINDS)}")
+        if k not in FINDERS:
+            raise SynapseError(f"suggestions of kind {k!r} are not available in this version")
+    keep = kinds is None and options is None
+    with store.snapshot():
+        key = [CACHE_FORMAT, *store.marks(), store.deleted_count()] if keep else []
+        kept = _read_cache(store, key) if keep else None
+        if kept is not None:
+            return Standing(kept)
+        facts = items(store)
+        dismissed = dismissals(store)
+    found: list[Suggestion] = []
+    for k in wanted:
+        found += [s for s in FINDERS[k](store, facts, dismissed, options or Options()) if s not in dismissed]
+    found = ranked(found)
+    if keep and len(facts) >= CACHE_MIN_FACTS:
+        _write_cache(store, key, found)
+    return Standing(found)
+
+
+CACHE_FORMAT = 1  # bump when what a finder finds changes (weights, features)
+CACHE_MIN_FACTS = 5_000  # below this a pass takes about a second: no file is worth it
+
+
+def _cache_file(store: Store) -> Path | None:
+    path = store.path
+    return path.with_name(path.name + ".synapse.suggest") if isinstance(path, Path) else None
+
+
+def _read_cache(store: Store, key: list[Any]) -> list[Suggestion] | None:
+    """The kept suggestions when the file names this store state; anything else is a miss."""
+    path = _cache_file(store)
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("key") != key:
+            return None
+        return [Suggestion(str(k), str(f), str(o), float(sc), str(w)) for k, f, o, sc, w in data["found"]]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def _write_cache(store: Store, key: list[Any], found: list[Suggestion]) -> None:
+    """Write the file whole or not at all (a temporary file renamed into place); a folder
+    that cannot be written keeps no file."""
+    path = _cache_file(store)
+    if path is None:
+        return
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        rows = [[s.kind, s.fact, s.other, s.score, s.why] for s in found]
+        tmp.write_text(json.dumps({"key": key, "found": rows}), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+@dataclass
+class _Kept:
+    """A long-lived memory's finder (the MCP server's, the browser's), kept up to date by
+    adding and updating facts rather than building it again."""
+
+    finder: ReplacedFinder
+    ids: list[str]
+    supersedes: np.ndarray
+    key: tuple[int, int]
+    answer: Standing
+
+
+def of_memory(memory: Memory) -> Standing:
+    """The memory's standing suggestions, kept on the memory: the flags, the filter, the
+    queue and MCP read the same answer. Found once per load; after that, new facts are
+    added to the finder and facts whose supersession changed are updated (work
+    proportional to their neighbours), and only the matching and the dismissals are read
+    again when the store changed."""
+    key = (id(memory.ids), memory.version)
+    kept: _Kept | None = getattr(memory, "_suggestions", None)
+    if kept is not None and kept.key == key:
+        return kept.answer
+    store = memory.store
+    if kept is None or not _extends(kept, memory):
+        with store.snapshot():
+            facts = items(store)
+            dismissed = dismissals(store)
+        finder = ReplacedFinder.build(facts)
+        kept = _Kept(finder, list(memory.ids), memory.arrays.supersedes.copy(), key, Standing())
+    else:
+        with store.snapshot():
+            _catch_up(kept, memory)
+            dismissed = dismissals(store)
+    pairs = dismissed.pairs(REPLACED)
+    kept.key = key
+    kept.answer = Standing(ranked(s for s in kept.finder.suggestions(pairs) if s not in dismissed))
+    memory._suggestions = kept  # type: ignore[attr-defined]
+    return kept.answer
+
+
+def _extends(kept: _Kept, memory: Memory) -> bool:
+    """Whether the memory holds the kept facts in the same order (and maybe more)."""
+    n = len(kept.ids)
+    return len(memory.ids) >= n and memory.ids[:n] == kept.ids
+
+
+def _catch_up(kept: _Kept, memory: Memory) -> None:
+    """Add the facts appended since, update those whose supersession moved."""
+    n, sup = len(kept.ids), memory.arrays.supersedes
+    store, finder = memory.store, kept.finder
+    moved = np.flatnonzero(sup[:n] != kept.supersedes).tolist()
+    touched = (
+        {int(p) for p in moved} | {int(kept.supersedes[p]) for p in moved} | {int(sup[p]) for p in moved}
+    )
+    touched |= {int(t) for t in sup[n:].tolist() if t >= 0}  # old facts a new one names
+    touched.discard(-1)
+    named = sup >= 0
+    has_successor = np.zeros(len(sup), dtype=bool)
+    has_successor[sup[named]] = True
+    gone = dict(store.review.deleted_at())
+    for pos in range(n, len(memory.ids)):
+        finder.add(_item(store, memory.ids[pos], pos, bool(has_successor[pos]), bool(named[pos]), gone))
+    for pos in sorted(p for p in touched if p < n):
+        finder.update(_item(store, memory.ids[pos], pos, bool(has_successor[pos]), bool(named[pos]), gone))
+    kept.ids = list(memory.ids)
+    kept.supersedes = sup.copy()
+
+
+def _item(
+    store: Store, fid: str, pos: int, successor: bool, predecessor: bool, gone: dict[int, float]
+) -> Item:
+    r = store.record(fid)
+    if r is None:
+        raise SynapseError(f"no fact with id {fid!r} in {store.path}")
+    created = parse_time(r.created_at)
+    seen = max((parse_time(t) for t in r.reinforced_at), default=None) if r.reinforced_at else None
+    return Item(
+        r.id,
+        r.text,
+        created,
+        r.note,
+        tuple(r.entities),
+        successor=successor,
+        predecessor=predecessor,
+        gone=gone.get(pos),
+        last_seen=seen if seen is not None and seen > created else None,
+    )
+
+
+def suggested_mask(memory: Memory, kind: str | None = None) -> np.ndarray:
+    """Which positions carry a standing suggestion (of `kind`): `is:suggested`."""
+    mask = np.zeros(len(memory), dtype=bool)
+    index = memory.index
+    for fid in of_memory(memory).flagged(kind):
+        if fid in index:
+            mask[index[fid]] = True
+    return mask
+
+
+def add_flags(rows: list[dict[str, Any]], flagged: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """Score rows (`score --json`, MCP results) with their suggestion flags appended."""
+    for row in rows:
+        extra = flagged.get(row["id"])
+        if extra:
+            row["flags"] = [*row["flags"], *extra]
+    return rows
+
+
+# -- what an agent is told (SPEC 10) -----------------------------------------------------
+
+
+def briefs(found: Standing, fact_id: str) -> list[dict[str, Any]]:
+    """A fact's standing suggestions as MCP carries them: `[{"kind", "by"|"referent", "why"}]`."""
+    return [s.brief() for s in found.of(fact_id)]
+
+
+def _head(memory: Memory, fact_id: str) -> str:
+    """The newest fact of `fact_id`'s supersession chain (itself when nothing replaces it);
+    of several successors, the first in store order."""
+    successors: dict[int, int] = {}
+    sup = memory.arrays.supersedes
+    for src in np.flatnonzero(sup >= 0).tolist():
+        successors.setdefault(int(sup[src]), src)
+    i, seen = memory.index[fact_id], set()
+    while i in successors and i not in seen:
+        seen.add(i)
+        i = successors[i]
+    return memory.ids[i]
+
+
+def stale_premise(
+    memory: Memory, found: Standing, query: str, results: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """`{"matched", "current", "why"}` when the result whose text best matches the query's
+    wording (character trigrams, ties to the higher-ranked) is superseded or
+    suggested-replaced and a current fact replaces it; None when the current fact itself
+    matches the query at least as well, or nothing replaces the best match."""
+    from synapse_tui.core.review.suggest_text import Text, dice
+
+    if not results or not query.strip():
+        return None
+    asked = Text.of(query).grams
+    match = [dice(asked, Text.of(r["text"]).grams) for r in results]
+    best = max(range(len(results)), key=lambda j: (match[j], -j))
+    row = results[best]
+    fid = row["id"]
+    if row["k"] > 0:
+        current = _head(memory, fid)
+        why = f"{fid} is superseded: {current} replaces it"
+    else:
+        mine = [s for s in found.of(fid) if s.kind == "replaced"]
+        if not mine:
+            return None
+        current = _head(memory, mine[0].other)
+        why = f"{fid} is probably replaced by {mine[0].other}: {mine[0].why}"
+    if current == fid or current not in memory.index:
+        return None
+    texts = {r["id"]: r["text"] for r in results}
+    now_text = texts.get(current) or memory.store.texts([memory.index[current]])[0]
+    if dice(asked, Text.of(now_text).grams) >= match[best]:
+        return None  # the query matches the current fact as well: no outdated premise
+    return {"matched": fid, "current": current, "why": why}
+
+
+def explained(memory: Memory, info: dict[str, Any]) -> dict[str, Any]:
+    """`show --json`'s object with the fact's suggestion flags and `suggestions` (SPEC 10,
+    13): what `show`, the triage verbs' `--json` and MCP answer alike."""
+    found = of_memory(memory)
+    add_flags([info], found.flagged())
+    info["suggestions"] = briefs(found, info["id"])
+    return info

@@ -1,0 +1,323 @@
+"""The "Replaced?" queue (R): facts a newer fact probably replaces, best first (SPEC 13).
+
+The pane shows both texts with the words that differ marked, and why. `y` accepts (the
+existing supersede: audited, ctrl+z undoes it), `d` dismisses (audited, undoable, never
+suggested again); `space` marks, and `Y` / `D` act on every marked suggestion after the
+usual confirmation. The triage keys (c x v a s) act on the older fact of the highlighted
+suggestion. The list is found in a worker (`standing`), and found again whenever the
+memory changes under it (triage here or elsewhere, another writer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from synapse_tui.core.review.suggest import KINDS, REPLACED, Suggestion
+from synapse_tui.core.review.suggest_text import changed_spans
+from synapse_tui.core.review.suggestions import dismissed_entry, standing
+from synapse_tui.core.review.triage import Triage, TriageError
+from synapse_tui.core.store.errors import DatabaseError
+from synapse_tui.ui.screens.base import FactScreen
+from synapse_tui.ui.text import clean
+
+if TYPE_CHECKING:
+    from synapse_tui.ui.app import SynapseApp
+
+CONFIRM_OVER = 1  # a bulk accept or dismiss of more than this asks first
+
+
+@dataclass
+class QueueReady(Message):
+    found: tuple[Suggestion, ...]
+    texts: dict[str, str]
+
+
+@dataclass
+class Dismissed(Message):
+    notice: str
+    error: bool = False
+
+
+def marked_texts(old: str, new: str) -> tuple[Text, Text]:
+    """Both texts, the words only the older has struck through, the words only the newer
+    has in bold: what changed, at a glance (fact text is data: never markup)."""
+    left, right = changed_spans(old, new)
+    a, b = Text(), Text()
+    for part, differs in left:
+        a.append(clean(part), style="strike bold red" if differs else "")
+    for part, differs in right:
+        b.append(clean(part), style="bold green underline" if differs else "")
+    return a, b
+
+
+class ReplacedScreen(FactScreen):
+    HELP_TITLE = "Replaced? queue"
+    DEFAULT_CSS = """
+    ReplacedScreen #replaced-list { height: 1fr; }
+    ReplacedScreen #replaced-pane { height: auto; max-height: 50%; padding: 0 1; border-top: solid $primary; }
+    """
+    BINDINGS = [
+        Binding("escape,R", "close", "close", id="replaced.close", tooltip="Close the Replaced? queue"),
+        Binding(
+            "y",
+            "accept",
+            "accept",
+            id="replaced.accept",
+            tooltip="Accept: the newer fact supersedes the older (undo: ctrl+z)",
+        ),
+        Binding(
+            "d",
+            "dismiss_one",
+            "dismiss",
+            id="replaced.dismiss",
+            tooltip="Dismiss: not a replacement; never suggested again (undo: ctrl+z)",
+        ),
+        Binding(
+            "space", "mark", "mark", id="replaced.mark", tooltip="Mark or unmark the highlighted suggestion"
+        ),
+        Binding(
+            "Y",
+            "accept_marked",
+            "accept marked",
+            id="replaced.accept_marked",
+            tooltip="Accept every marked suggestion (asks first)",
+        ),
+        Binding(
+            "D",
+            "dismiss_marked",
+            "dismiss marked",
+            id="replaced.dismiss_marked",
+            tooltip="Dismiss every marked suggestion as one action (asks first)",
+        ),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: tuple[Suggestion, ...] = ()
+        self.texts: dict[str, str] = {}
+        self.marked: set[tuple[str, str, str]] = set()
+        self.loaded = False
+
+    @property
+    def synapse(self) -> SynapseApp:
+        return cast("SynapseApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        yield OptionList(id="replaced-list")
+        yield Static(id="replaced-pane")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.sub_title = self.synapse.subtitle()
+        self.title = "Replaced?"
+        self.query_one(OptionList).focus()
+        self._paint()
+        self.load()
+
+    # -- finding ----------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="replaced")
+    def load(self) -> None:
+        app = self.synapse
+        try:
+            with app.db_lock:
+                found = tuple(standing(app.store).found)  # every kind with a finder: one queue
+                ids = sorted({f for s in found for f in (s.fact, s.other)})
+                memory = app.memory
+                index = memory.index if memory is not None else {}
+                known = [i for i in ids if i in index]
+                texts = dict(zip(known, app.texts([index[i] for i in known]), strict=True))
+        except DatabaseError as exc:
+            app.call_from_thread(app.notify, f"suggestions cannot be read: {exc}", severity="error")
+            return
+        self.post_message(QueueReady(found, texts))
+
+    def on_queue_ready(self, message: QueueReady) -> None:
+        keep = self.current()
+        self.found, self.texts, self.loaded = message.found, message.texts, True
+        self.marked &= {s.key for s in self.found}
+        self._paint(keep.key if keep else None)
+
+    def refresh_view(self) -> None:
+        self.load()
+
+    def on_screen_resume(self) -> None:
+        if self.loaded:
+            self.load()
+
+    # -- painting -----------------------------------------------------------------------
+    def _label(self, s: Suggestion) -> Text:
+        mark = "● " if s.key in self.marked else "  "
+        line = Text(f"{mark}{s.score:.2f}  ")
+        line.append(clean(s.fact), style="bold")
+        line.append(" → ")
+        line.append(clean(s.other), style="bold")
+        line.append("  " + clean(self.texts.get(s.fact, "")[:80]), style="dim")
+        return line
+
+    def _paint(self, keep: tuple[str, str, str] | None = None) -> None:
+        options = self.query_one(OptionList)
+        at = options.highlighted
+        options.clear_options()
+        options.add_options([Option(self._label(s), id="\x1f".join(s.key)) for s in self.found])
+        if not self.found:
+            self.query_one("#replaced-pane", Static).update(
+                Text("nothing suggested" if self.loaded else "finding what was replaced…", style="italic")
+            )
+            return
+        keys = [s.key for s in self.found]
+        at = keys.index(keep) if keep in keys else min(at or 0, len(keys) - 1)
+        options.highlighted = at
+        self._pane()
+
+    @on(OptionList.OptionHighlighted)
+    def _highlighted(self, _: OptionList.OptionHighlighted) -> None:
+        self._pane()
+
+    def current(self) -> Suggestion | None:
+        if not self.found:
+            return None
+        at = self.query_one(OptionList).highlighted
+        return self.found[at] if at is not None and 0 <= at < len(self.found) else None
+
+    def current_fact_id(self) -> str | None:
+        s = self.current()
+        return s.fact if s else None
+
+    def _pane(self) -> None:
+        s = self.current()
+        pane = self.query_one("#replaced-pane", Static)
+        if s is None:
+            pane.update("")
+            return
+        body = Text()
+        if s.kind == REPLACED:
+            old, new = marked_texts(self.texts.get(s.fact, ""), self.texts.get(s.other, ""))
+            body.append(f"OLDER  {clean(s.fact)}\n", style="bold")
+            body.append_text(old)
+            body.append(f"\nNEWER  {clean(s.other)}\n", style="bold")
+            body.append_text(new)
+        else:  # another kind (issue 40's `referent`): the fact and what it names
+            body.append(f"{clean(s.fact)}\n", style="bold")
+            body.append(clean(self.texts.get(s.fact, "")))
+            body.append(f"\n{KINDS[s.kind].other.upper()}  {clean(s.other)}", style="bold")
+        body.append(f"\n\nwhy ({s.score:.2f}): ", style="bold")
+        body.append(clean(s.why))
+        body.append(
+            f"\n\ny accepts · d dismisses · space marks ({len(self.marked)} marked) · ctrl+z undoes",
+            style="dim",
+        )
+        pane.update(body)
+
+    # -- acting -------------------------------------------------------------------------
+    def action_close(self) -> None:
+        self.synapse.pop_screen()
+
+    def action_mark(self) -> None:
+        s = self.current()
+        if s is None:
+            return
+        self.marked.symmetric_difference_update({s.key})
+        self._paint(s.key)
+
+    def _chosen(self) -> list[Suggestion]:
+        return [s for s in self.found if s.key in self.marked]
+
+    def _accept(self, s: Suggestion) -> None:
+        """The kind's own triage action (SPEC 13): a supersede for `replaced`."""
+        if s.kind == REPLACED:
+            self.synapse.start_triage("supersede", [s.fact], s.other)
+        else:
+            self.synapse.notify(
+                f"accept a {s.kind} suggestion: {KINDS[s.kind].accept}", timeout=4, markup=False
+            )
+
+    def action_accept(self) -> None:
+        s = self.current()
+        if s is not None:
+            self._accept(s)
+
+    def action_dismiss_one(self) -> None:
+        s = self.current()
+        if s is not None:
+            self._dismiss([s])
+
+    def action_accept_marked(self) -> None:
+        chosen = self._chosen()
+        if not chosen:
+            self.synapse.notify("mark suggestions first (space)", severity="warning", timeout=2)
+            return
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                for s in chosen:  # a fact names one predecessor: one supersede each
+                    self._accept(s)
+                self.marked.clear()
+
+        self._confirm(
+            f"accept {len(chosen)} marked suggestions (each a supersede; ctrl+z undoes one)?", len(chosen), go
+        )
+
+    def action_dismiss_marked(self) -> None:
+        chosen = self._chosen()
+        if not chosen:
+            self.synapse.notify("mark suggestions first (space)", severity="warning", timeout=2)
+            return
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                self._dismiss(chosen)
+                self.marked.clear()
+
+        self._confirm(
+            f"dismiss {len(chosen)} marked suggestions, as one action (ctrl+z undoes it)?", len(chosen), go
+        )
+
+    def _confirm(self, question: str, n: int, go) -> None:
+        if n <= CONFIRM_OVER:
+            go(True)
+            return
+        from synapse_tui.ui.screens.confirm import ConfirmScreen
+
+        self.synapse.push_screen(ConfirmScreen(question), go)
+
+    @work(thread=True, group="replaced-dismiss")
+    def _dismiss(self, chosen: list[Suggestion]) -> None:
+        app = self.synapse
+        browser = app.browser
+        refusal = browser.readonly_reason
+        if refusal:
+            self.post_message(Dismissed(refusal, error=True))
+            return
+        try:
+            with app.db_lock:
+                Triage(app.store, app.clock, config=app.config).dismiss(
+                    [(s.fact, dismissed_entry(s.kind, s.other)) for s in chosen]
+                )
+        except TriageError as exc:
+            self.post_message(Dismissed(str(exc), error=True))
+            return
+        except DatabaseError as exc:
+            self.post_message(Dismissed(str(exc), error=True))
+            return
+        what = f"{chosen[0].fact} by {chosen[0].other}" if len(chosen) == 1 else f"{len(chosen)} suggestions"
+        self.post_message(Dismissed(f"dismissed {what} (ctrl+z undoes it)"))
+
+    def on_dismissed(self, message: Dismissed) -> None:
+        if message.error:
+            self.synapse.notify(
+                message.notice, title="dismiss: nothing changed", severity="error", markup=False
+            )
+            return
+        self.synapse.notify(message.notice, timeout=4, markup=False)
+        self.synapse.reload("triage")  # the audit moved: the browser's undo sees the dismissal
+        self.load()

@@ -1,0 +1,113 @@
+"""The replaced finder as a person would check it: which fact it says is replaced, by what,
+and why; never a hard negative, never backwards in time, one line per older fact."""
+
+from __future__ import annotations
+
+from synapse_tui.core.review.suggest import Item, ReplacedFinder
+from synapse_tui.core.review.suggest_text import changed_spans
+
+
+def found(*items: Item) -> list[tuple[str, str]]:
+    return [(s.fact, s.other) for s in ReplacedFinder.build(list(items)).suggestions()]
+
+
+def test_a_changed_day_is_suggested_with_why_naming_the_change():
+    old = Item("a", "deploys run on Fridays", 1.0, "ops")
+    new = Item("b", "deploys run on Tuesdays since March", 2.0, "ops")
+    (s,) = ReplacedFinder.build([old, new]).suggestions()
+    assert (s.fact, s.other, s.kind) == ("a", "b", "replaced")
+    assert "'Fridays' became 'Tuesdays since March'" in s.why and "'since'" in s.why
+    assert 0.5 <= s.score <= 1.0
+
+
+def test_same_subject_facts_that_do_not_replace_each_other_are_not_suggested():
+    assert (
+        found(
+            Item("a", "the project uses Postgres", 1.0, "n"),
+            Item("b", "Postgres runs on port 5433", 2.0, "n"),
+        )
+        == []
+    )
+    assert (
+        found(
+            Item("a", "CI runs on GitHub Actions", 1.0, "n"),
+            Item("b", "CI caches the pip downloads", 2.0, "n"),
+        )
+        == []
+    )
+
+
+def test_the_newer_is_always_created_after_the_older():
+    # the same pair, the "new" wording written first: the older one is the one replaced
+    got = found(
+        Item("x", "the rate limit is now 900 per minute", 1.0, "n"),
+        Item("y", "the rate limit is 600 per minute", 2.0, "n"),
+    )
+    assert got == [("x", "y")]
+    same_instant = found(
+        Item("x", "the rate limit is 600 per minute", 1.0, "n"),
+        Item("y", "the rate limit is 900 per minute", 1.0, "n"),
+    )
+    assert same_instant == []
+
+
+def test_a_fact_with_a_successor_or_a_dismissed_pair_is_never_suggested():
+    old = Item("a", "the rate limit is 600 per minute", 1.0, "n", successor=True)
+    assert found(old, Item("b", "the rate limit is 900 per minute", 2.0, "n")) == []
+    finder = ReplacedFinder.build(
+        [
+            Item("a", "the rate limit is 600 per minute", 1.0, "n"),
+            Item("b", "the rate limit is 900 per minute", 2.0, "n"),
+            Item("c", "the rate limit is 1200 per minute", 3.0, "n"),
+        ]
+    )
+    assert [(s.fact, s.other) for s in finder.suggestions()] == [("b", "c"), ("a", "b")] or len(
+        finder.suggestions()
+    ) == 2
+    rest = finder.suggestions(frozenset({("a", "b")}))
+    assert ("a", "b") not in {(s.fact, s.other) for s in rest}
+
+
+def test_at_most_one_line_per_older_fact_and_other_notes_need_an_update_word():
+    items = [
+        Item("a", "the staging box is staging-1", 1.0, "n"),
+        Item("b", "the staging box is staging-2", 2.0, "n"),
+        Item("c", "the staging box is staging-3", 3.0, "n"),
+        Item("d", "the staging box is staging-9", 4.0, "other-note", ("staging",)),
+    ]
+    olds = [f for f, _ in found(*items)]
+    assert len(olds) == len(set(olds))
+    assert all(new != "d" for _, new in found(*items))  # another note, and it says no "now"
+
+
+def test_adding_one_fact_gives_what_a_full_build_gives():
+    base = [
+        Item(f"f{i}", f"service {i} listens on port {8000 + i}", float(i), f"note{i}") for i in range(200)
+    ]
+    new = Item("new", "service 3 now listens on port 9003", 500.0, "note3")
+    finder = ReplacedFinder.build(base)
+    added = finder.add(new)
+    assert [(s.fact, s.other) for s in added] == [("f3", "new")]
+    full = ReplacedFinder.build([*base, new]).suggestions()
+    assert finder.suggestions() == full
+
+
+def test_the_differing_words_are_marked_on_both_sides():
+    left, right = changed_spans("deploys run on Fridays", "deploys run on Tuesdays since March")
+    assert [t for t, d in left if d] == ["Fridays"]
+    assert [t.strip() for t, d in right if d] == ["Tuesdays since March"]
+    assert "".join(t for t, _ in right) == "deploys run on Tuesdays since March"
+
+
+def test_updating_a_fact_that_gained_a_successor_gives_what_a_full_build_gives():
+    base = [
+        Item("a", "the rate limit is 600 per minute", 1.0, "n"),
+        Item("b", "the rate limit is 900 per minute", 2.0, "n"),
+        Item("c", "the rate limit is 1200 per minute", 3.0, "n"),
+    ]
+    finder = ReplacedFinder.build(base)
+    assert {(s.fact, s.other) for s in finder.suggestions()} == {("a", "b"), ("b", "c")}
+    changed = Item("a", "the rate limit is 600 per minute", 1.0, "n", successor=True)
+    finder.update(changed)
+    assert finder.suggestions() == ReplacedFinder.build([changed, *base[1:]]).suggestions()
+    assert {(s.fact, s.other) for s in finder.suggestions()} == {("b", "c")}

@@ -145,3 +145,11 @@ def test_17_a_review_date_centuries_out_reads_not_within_a_century(tmp_path):
     run("import", src, "--db", db)
     out = run("show", db, "hot").stdout
     assert "review due not within a century" in out and "9999" not in out
+
+
+def test_17_import_help_names_every_source():
+    from synapse_tui.core.ingest.adapters import READERS
+
+    text = " ".join(run("import", "--help").stdout.split()).replace("- ", "-")  # wrapped at a hyphen
+    for system in READERS:
+        assert system in text, system

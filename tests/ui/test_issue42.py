@@ -453,3 +453,17 @@ async def test_17_a_deleted_row_dims_its_band_and_guidance_too(tmp_path):
         assert live[2] == gone[2]  # the same guidance word
         assert gone[0].color != live[0].color and gone[1].color != live[1].color
     app.store.close()
+
+
+async def test_4_a_contradiction_that_changes_the_guidance_says_what_changed(app):
+    from tests.ui.helpers import select
+
+    async with app.run_test(size=SIZE) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        await select(pilot, "f-old-2")  # r=2, s=0: uncertain (u = 0.50)
+        await pilot.press("x")
+        await settle(pilot)
+        text = notices[-1][1]
+        assert "guidance uncertain -> supported" in text, text
+        assert "evidence against still lowers the uncertainty, u 0.50 -> 0.40" in text, text

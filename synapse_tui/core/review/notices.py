@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from synapse_tui.core.base.limits import counted
-from synapse_tui.core.trust.score import BANDS
+from synapse_tui.core.trust.score import BANDS, GUIDANCE
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.triage import Outcome
@@ -44,6 +44,15 @@ def _trust_change(i: int, before: Scores, after: Scores) -> str:
         text += f" ({BANDS[before.band[i]]} -> {BANDS[after.band[i]]})"
     if before.k[i] != after.k[i]:
         text += f", k {before.k[i]} -> {after.k[i]}"
+    if before.guidance[i] != after.guidance[i]:
+        was, now = GUIDANCE[before.guidance[i]], GUIDANCE[after.guidance[i]]
+        text += f"; guidance {was} -> {now}"
+        if now == "supported" and after.d[i] > before.d[i]:
+            # evidence against that leaves a fact "supported" says why: less uncertain
+            text += (
+                f" (evidence against still lowers the uncertainty, u {before.u[i]:.2f} -> {after.u[i]:.2f};"
+                f" disbelief {after.d[i]:.2f} is below the disputed line)"
+            )
     return text
 
 

@@ -47,9 +47,10 @@ def legend_text(app, edges: tuple[float, ...]) -> Table:
         upper = "]" if i == len(BANDS) - 1 else ")"
         short = f"; {BAND_SHORT[i]} below 96 columns" if BAND_SHORT[i] != band else ""
         table.add_row(chip, Text(f"trust in [{bounds[i]:.1f}, {bounds[i + 1]:.1f}{upper}{short}"))
-    section("TIERS  (shortened below 96 columns)")
+    section("TIERS")
     for tier, short in zip(TIERS, TIER_SHORT, strict=True):
-        table.add_row(Text(short, style="bold"), Text(tier))
+        if short != tier:
+            table.add_row(Text(short, style="bold"), Text(f"{tier} (the tier column below 96 columns)"))
     section("ROWS")
     table.add_row(
         Text("struck through", style="strike"),

@@ -381,7 +381,9 @@ class FactList(ScrollView, can_focus=True):
             return fid
         if self.id_width <= room:
             return fid[: self.id_width]
-        tail = _tail_width(ids)
+        if _edge_width(ids, tail=False) < room:  # the column's cut (prefix…) still tells them apart
+            return fid
+        tail = _edge_width(ids, tail=True)
         if tail < room:
             return "…" + fid[-tail:]
         return fid[: self.id_width]
@@ -456,22 +458,23 @@ def _id_width(ids: list[str]) -> int:
     return _ID_WIDTHS[key]
 
 
-_TAIL_WIDTHS: dict[int, int] = {}
+_EDGE_WIDTHS: dict[tuple[int, bool], int] = {}
 
 
-def _tail_width(ids: list[str]) -> int:
-    """How many trailing characters tell every id apart (at least 4), once per id list;
-    a large number when no tail up to 24 does."""
-    key = id(ids)
-    if key not in _TAIL_WIDTHS:
-        _TAIL_WIDTHS.clear()
+def _edge_width(ids: list[str], tail: bool) -> int:
+    """How many leading (or, with `tail`, trailing) characters tell every id apart, at
+    least 4, once per id list; a large number when none up to 24 do."""
+    key = (id(ids), tail)
+    if key not in _EDGE_WIDTHS:
+        if len(_EDGE_WIDTHS) > 4:
+            _EDGE_WIDTHS.clear()
         found = 1_000
-        for n in (4, 6, 8, 10, 12, 16, 24):
-            if len({i[-n:] for i in ids}) == len(ids):
+        for n in (4, 6, 8, 10, 12, 14, 16, 20, 24):
+            if len({i[-n:] if tail else i[:n] for i in ids}) == len(ids):
                 found = n
                 break
-        _TAIL_WIDTHS[key] = found
-    return _TAIL_WIDTHS[key]
+        _EDGE_WIDTHS[key] = found
+    return _EDGE_WIDTHS[key]
 
 
 class ColumnHeader(Widget):

@@ -266,7 +266,9 @@ class ReplacedFinder:
         if b.predecessor:  # a fact names one predecessor (SPEC 2.3): accepting would be refused
             return None
         pair = compare(self.texts[old], self.texts[new])
-        if pair.identical:  # the same words again is a duplicate, not a replacement
+        if pair.identical or pair.restated:  # the same words again (in another order, or
+            return None  # only "took over" for "handed"): a duplicate, not a replacement
+        if pair.other_date:  # "incident 2025-09-18: ..." / "incident 2025-09-20: ...": two events
             return None
         if a.last_seen is not None and a.last_seen > b.created:  # still held after the newer came
             return None

@@ -58,6 +58,9 @@ UPDATE_PHRASES = (
     "changed",
     "became",
 )
+# the words of those phrases: a pair differing only in these restates, it does not replace
+UPDATE_WORDS = frozenset(w for p in UPDATE_PHRASES for w in p.split()) | {"took", "handed", "moved", "takes"}
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _PHRASE = re.compile(r"\b(" + "|".join(re.escape(p) for p in sorted(UPDATE_PHRASES, key=len)[::-1]) + r")\b")
 GRAM = 3  # character trigrams: the plain baseline's unit, robust to inflection and typos
 
@@ -125,6 +128,8 @@ class Pair:
     changed_values: tuple[frozenset[str], frozenset[str]]  # values only in old, only in new
     new_updates: frozenset[str]  # update words the newer says and the older does not
     identical: bool
+    restated: bool  # the same naming words and values, only update words apart: a restatement
+    other_date: bool  # a date swapped for another and no update word: another dated event
 
 
 def compare(old: Text, new: Text) -> Pair:
@@ -137,7 +142,26 @@ def compare(old: Text, new: Text) -> Pair:
         changed_values=(old.values - new.values, new.values - old.values),
         new_updates=new.updates - old.updates,
         identical=old.norm == new.norm,
+        restated=_restates(old, new),
+        other_date=not new.updates
+        and any(_DATE.match(v) for v in old.values - new.values)
+        and any(_DATE.match(v) for v in new.values - old.values),
     )
+
+
+RESTATE_EXTRA = 2  # at most this many new naming words in a restatement
+
+
+def _restates(old: Text, new: Text) -> bool:
+    """The newer says again what the older said: both phrased as a change ("now", "moved"),
+    the same values, at most `RESTATE_EXTRA` naming words besides update words in one and
+    not the other ("X is now the QA lead" / "X moved from data engineer to QA lead"). Texts differing only in
+    punctuation or layout are an edit of the wording, not a restatement."""
+    if old.content == new.content or old.values != new.values:
+        return False
+    if not (old.updates and new.updates) or old.updates == new.updates:
+        return False
+    return len((old.content ^ new.content) - UPDATE_WORDS) <= RESTATE_EXTRA
 
 
 def changed_spans(old: str, new: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:

@@ -162,7 +162,7 @@ def standing(store: Store, kinds: Iterable[str] | None = None, options: Options 
 
 
 CACHE_FORMAT = 2  # bump when what a finder finds changes (weights, features)
-CACHE_MIN_FACTS = 5_000  # below this a pass takes about a second: no file is worth it
+CACHE_MIN_FACTS = 1_000  # below this a pass takes a tenth of a second: no file is worth it
 
 
 def _cache_file(store: Store) -> Path | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # a word: letters and digits, with inner dots, slashes, dashes, colons and underscores kept,
 # so versions (3.11), paths (src/app.py), dates (2025-03-17) and times (9:30) stay one token
@@ -107,15 +107,25 @@ class Text:
     norm: str
     tokens: tuple[str, ...]
     content: frozenset[str]
-    grams: frozenset[str]
     values: frozenset[str]
     updates: frozenset[str]
+    # character trigrams, made the first time a pair needs them: most facts of a large
+    # store are never scored against another (a fifth of the indexing time)
+    made_grams: frozenset[str] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, text: str) -> Text:
         norm = normal(text)
         tokens = words(norm)
-        return cls(norm, tuple(tokens), content(tokens), grams(norm), values(tokens), update_phrases(norm))
+        return cls(norm, tuple(tokens), content(tokens), values(tokens), update_phrases(norm))
+
+    @property
+    def grams(self) -> frozenset[str]:
+        made = self.made_grams
+        if made is None:
+            made = grams(self.norm)
+            object.__setattr__(self, "made_grams", made)
+        return made
 
 
 @dataclass(frozen=True, slots=True)

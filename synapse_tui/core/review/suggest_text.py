@@ -180,15 +180,30 @@ def changed_spans(old: str, new: str) -> tuple[list[tuple[str, bool]], list[tupl
     runs join back into the texts."""
     a, b = _split(old), _split(new)
     ka, kb = [w.lower() for w in a], [w.lower() for w in b]
-    matcher = difflib.SequenceMatcher(None, ka, kb, autojunk=False)
-    left: list[tuple[str, bool]] = []
-    right: list[tuple[str, bool]] = []
+    # the words both begin and end with are aligned as they stand: the matcher (quadratic
+    # in what it is given) only sees the middle, where the texts differ
+    n = min(len(ka), len(kb))
+    head = 0
+    while head < n and ka[head] == kb[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and ka[-1 - tail] == kb[-1 - tail]:
+        tail += 1
+    left: list[tuple[str, bool]] = [("".join(a[:head]), False)] if head else []
+    right: list[tuple[str, bool]] = [("".join(b[:head]), False)] if head else []
+    matcher = difflib.SequenceMatcher(
+        None, ka[head : len(ka) - tail], kb[head : len(kb) - tail], autojunk=False
+    )
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         same = op == "equal"
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
         if i2 > i1:
             left.append(("".join(a[i1:i2]), not same and _visible(a[i1:i2])))
         if j2 > j1:
             right.append(("".join(b[j1:j2]), not same and _visible(b[j1:j2])))
+    if tail:
+        left.append(("".join(a[len(a) - tail :]), False))
+        right.append(("".join(b[len(b) - tail :]), False))
     return left, right
 
 

@@ -18,6 +18,8 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     """No test reads the wall clock, the user's config or the user's data directory."""
     monkeypatch.setenv("SYNAPSE_NOW", NOW)
     monkeypatch.setenv("SYNAPSE_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+    # the user's config folder (platformdirs honours it): the sources they trust, the theme
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
     monkeypatch.delenv("SYNAPSE_CONFIG", raising=False)
     monkeypatch.delenv("SYNAPSE_DB", raising=False)  # a command without DB must not find the user's
     monkeypatch.setenv("TZ", "UTC")

@@ -23,7 +23,7 @@ from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.base.location import is_server, locate
 from synapse_tui.core.ingest.adapters import READERS, known_facts
 from synapse_tui.core.ingest.adapters.sync import sync_snapshot
-from synapse_tui.core.ingest.sources import remember
+from synapse_tui.core.ingest.sources import RECORDED, entry_for, remember, trust
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.postgres.server import holds_store
 
@@ -66,9 +66,12 @@ def import_from(
     vectors: str | None,
     config: Config,
     as_json: bool,
+    record: bool = True,
     **own: str | None,
 ) -> None:
-    """`own`: a reader's own options (`project`, `model`), None when not given."""
+    """`own`: a reader's own options (`project`, `model`), None when not given. `record`:
+    this user named the source here (`import --from`, not `sync`), so this machine's trust
+    file says they recorded it (core/ingest/sources.py)."""
     module = reader_module(system)
     if vectors is not None and system != "mem0":
         raise SynapseError(f"--vectors applies only to --from mem0, not --from {system}")
@@ -118,16 +121,14 @@ def import_from(
             graph_progress=after_a_second("graph"),
         )
         store.warm(config)
-        remember(
-            store,
-            system,
-            recorded,
-            **{
-                k: str(Path(v).resolve()) if k in ("project", "vectors") else str(v)
-                for k, v in options.items()
-                if k in own or k == "vectors"
-            },
-        )
+        named = {
+            k: str(Path(v).resolve()) if k in ("project", "vectors") else str(v)
+            for k, v in options.items()
+            if k in own or k == "vectors"
+        }
+        remember(store, system, recorded, **named)
+    if record:
+        trust(db, [entry_for(system, recorded, **named)], RECORDED, time.time())
     for warning in result.warnings:
         say(f"warning: {warning}", err=True)
     if as_json:

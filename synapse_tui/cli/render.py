@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.config import Config, describe_non_defaults
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.graph.read import GraphInfo
@@ -123,6 +123,8 @@ def print_explain(info: dict[str, Any], config: Config, roles: dict[int, str] | 
     ]
     for name, value, why in lines:
         console.print(_t(f"  {name:<13}{_pct(value):>5}  "), _t(why, style="dim"), sep="")
+    if changed := describe_non_defaults(config):  # the score is not the one SPEC documents
+        console.print(_t(f"  {changed}", style="yellow"))
     console.print()
     console.print(
         _t(f"  opinion  b={info['b']:.2f} d={info['d']:.2f} u={info['u']:.2f}  -> {info['guidance_advice']}")

@@ -37,7 +37,7 @@ def _run(
     clock = Clock.from_option(now)
     config = resolve_config(db, config_path)
     with Store.open(db) as store:
-        outcome = act(Triage(store, clock, default_actor(), config=config))
+        outcome = act(Triage(store, clock, default_actor(store), config=config))
         changed = list(dict.fromkeys(outcome.fact_ids))
         if as_json:
             memory = Memory(store, config, clock.now())

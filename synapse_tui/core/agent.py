@@ -31,7 +31,7 @@ from synapse_tui.core.ingest.interchange import import_facts, parse_line
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Action, Triage, TriageError
-from synapse_tui.core.review.verdicts import FIT_META, constants_given, constants_in_use
+from synapse_tui.core.review.verdicts import FIT_META, constants_given, constants_in_use, held_for
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.core.store.ops import ChangedSince, CurrentMarks, FactInputs, Meta
@@ -245,7 +245,7 @@ class Recall:
         if info is None:
             raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}")
         info["stale"] = info["review_overdue"]
-        info["constants"] = constants_given(fitted, self.config)
+        info["constants"] = constants_given(fitted, self.config, held_for(self.store, fitted))
         return _shown_suggestions(self.memory, info)
 
     def neighbours(self, fact_id: str) -> dict[str, Any]:

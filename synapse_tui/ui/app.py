@@ -15,11 +15,13 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import ModalScreen
 
 from synapse_tui.core.base.clock import Clock
-from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.config import Config, non_defaults
+from synapse_tui.core.base.textsafe import clean, clean_block
 from synapse_tui.core.browser import Browser, Loaded
 from synapse_tui.core.browser.triage import login, refusal, withheld
 from synapse_tui.core.review.memory import Memory
@@ -118,6 +120,25 @@ class SynapseApp(TriageApp):
         theme = theme or remembered
         if theme and theme in self.available_themes:
             self.theme = theme
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notice through the one text-safety function, never as markup: a notice
+        names actors, ids and errors another writer or a store chose (`markup` is ignored)."""
+        super().notify(
+            clean_block(str(message)),
+            title=clean(str(title)),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def on_mount(self) -> None:
         if self.prefs is not None:
@@ -320,7 +341,6 @@ class SynapseApp(TriageApp):
         """Every view's subtitle: the store's name, the instant shown when as of, read-only,
         and the role when it may not make every move (a server's agent login)."""
         from synapse_tui.core.base.clock import format_time
-        from synapse_tui.core.base.textsafe import clean
 
         title = str(self.store.path.name)  # a server's: its location without the password
         if self.as_of is not None:
@@ -329,6 +349,8 @@ class SynapseApp(TriageApp):
             title += " · read-only"
         elif lacking := withheld(self.store):  # first: a server's location is long
             title = f"role {login(self.store)}: no {', '.join(lacking)} · {title}"
+        if non_defaults(self.config):  # the score is not the one SPEC documents: say so everywhere
+            title += " · constants not the defaults"
         return clean(title)
 
     def on_key(self, event: events.Key) -> None:
@@ -347,7 +369,7 @@ class SynapseApp(TriageApp):
             )
 
     def on_load_failed(self, message: LoadFailed) -> None:
-        self.exit(return_code=2, message=f"error: {message.error}")
+        self.exit(return_code=2, message=clean(f"error: {message.error}"))
 
     def on_memory_loaded(self, message: MemoryLoaded) -> None:
         self.install(message.loaded, message.reason)

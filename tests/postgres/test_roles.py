@@ -55,10 +55,11 @@ def test_the_agent_writes_facts_and_evidence(agent):
         " VALUES ('by-scout', 'seen by scout', '2026-12-01T00:00:00Z', 0, 0, 0, %s) RETURNING pos",
         (CREATED,),
     ).fetchone()
-    conn.execute("UPDATE facts SET r = r + 1, s = s + 1 WHERE id = 'e'")
-    conn.execute(
-        "INSERT INTO audit (at, actor, action, fact_id) VALUES ('t', 'agent:scout', 'corroborate', 'e')"
-    )
+    with conn.transaction():  # evidence lands with its audit entry (issue 37)
+        conn.execute("UPDATE facts SET r = r + 1, s = s + 1 WHERE id = 'e'")
+        conn.execute(
+            "INSERT INTO audit (at, actor, action, fact_id) VALUES ('t', 'agent:scout', 'corroborate', 'e')"
+        )
     assert conn.execute("SELECT tier, sig_state, signature FROM facts WHERE pos = %s", (pos,)).fetchone() == (
         "auto",
         0,

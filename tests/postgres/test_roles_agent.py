@@ -37,7 +37,8 @@ def test_accept_under_the_agent_role_is_one_error_line(scout):
     assert run("export", url, "--audit").stdout == before  # nothing was written
     # the evidence an agent gives lands
     run("corroborate", as_scout, "e", "--now", NOW, "--config", config)
-    assert [e["actor"] for e in json_lines(run("export", url, "--audit").stdout)][-1].startswith("user:")
+    # as the agent it logs in as: the server refuses that login the audit as a person
+    assert [e["actor"] for e in json_lines(run("export", url, "--audit").stdout)][-1] == "agent:scout"
 
 
 def test_the_browser_says_which_moves_the_role_cannot_make(scout):

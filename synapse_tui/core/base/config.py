@@ -2,6 +2,14 @@
 
 A store `memory.db` reads `memory.synapse.toml` beside it when that exists (or the file
 named by `--config` / SYNAPSE_CONFIG). Only the keys a user sets need to be there.
+
+A config beside a store came with the store, from whoever handed it over: it is read as a
+regular file of at most `MAX_CONFIG_BYTES` (a FIFO, a device such as /dev/zero or a huge
+file is refused in one line, at once), every value is checked against the range the
+arithmetic needs (`_check`: the bands ordered inside (0, 1), each constant in its range),
+and every view says when the constants are not the defaults (`non_defaults`). It is
+written through `safefile.write_atomic`: a random temporary name created exclusively, no
+link followed, one atomic rename.
 """
 
 from __future__ import annotations
@@ -16,6 +24,10 @@ from typing import Any
 
 from synapse_tui.core.base.errors import ConfigError
 from synapse_tui.core.base.location import is_server
+from synapse_tui.core.base.safefile import UnsafeFile, read_small, write_atomic
+
+# a config holds a few dozen lines: a megabyte is far past any real one
+MAX_CONFIG_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -164,16 +176,32 @@ def _coerce(section: str, name: str, default: Any, value: Any, path: Path) -> An
     return float(value)
 
 
+def read_config_text(p: Path) -> str | None:
+    """The file's text, None when there is none; a FIFO, a device, a huge file or bytes that
+    are not UTF-8 are refused in one line (`ConfigError`)."""
+    try:
+        return read_small(p, MAX_CONFIG_BYTES).decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except UnsafeFile as exc:
+        raise ConfigError(f"{p}: config {exc.strerror}") from None
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read config: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: cannot read config: not UTF-8 text (byte {exc.start})") from None
+
+
 def load_config(path: str | os.PathLike[str] | None) -> Config:
     """Defaults overlaid with the file's values; a missing file means defaults."""
     if path is None:
         return Config()
     p = Path(path)
-    if not p.exists():
+    text = read_config_text(p)
+    if text is None:
         return Config(path=p)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: cannot read config: {exc}") from None
     cfg = Config(path=p)
     sections = {f.name: f for f in fields(Config) if f.name != "path"}
@@ -192,17 +220,46 @@ def load_config(path: str | os.PathLike[str] | None) -> Config:
     return cfg
 
 
+# the routes of graph.route (graph/ann.py's ROUTES; core.base cannot import the graph)
+_ROUTES = ("cheapest", "approximate", "exact")
+
+
 def _check(cfg: Config, p: Path) -> None:
-    """Values that would break the arithmetic's guarantees (factors in (0, 1])."""
+    """Values that would break the arithmetic's guarantees (factors in (0, 1]), bands out of
+    order (0.24 shown as "very high"), or a graph setting that would exhaust the machine."""
+    g, edges = cfg.graph, cfg.bands.edges
     checks = [
-        (cfg.confidence.prior_weight > 0, "[confidence] prior_weight must be > 0"),
+        (0 < cfg.confidence.prior_weight <= 1e6, "[confidence] prior_weight must lie in (0, 1e6]"),
         (0 < cfg.freshness.decay < 1, "[freshness] decay must lie in (0, 1)"),
-        (cfg.freshness.scale > 0, "[freshness] scale must be > 0"),
-        (cfg.freshness.min_age_days > 0, "[freshness] min_age_days must be > 0"),
+        (-50 <= cfg.freshness.b0 <= 50, "[freshness] b0 must lie in [-50, 50]"),
+        (0 < cfg.freshness.scale <= 100, "[freshness] scale must lie in (0, 100]"),
+        (0 < cfg.freshness.min_age_days <= 1, "[freshness] min_age_days must lie in (0, 1]"),
         (0 < cfg.supersession.gamma <= 1, "[supersession] gamma must lie in (0, 1]"),
         (0 < cfg.review.threshold < 1, "[review] threshold must lie in (0, 1)"),
-        (0 <= cfg.graph.target_recall <= 1, "[graph] target_recall must lie in [0, 1]"),
+        (0 < cfg.guidance.disputed_d < 1, "[guidance] disputed_d must lie in (0, 1)"),
+        (0 < cfg.guidance.uncertain_u < 1, "[guidance] uncertain_u must lie in (0, 1)"),
+        (
+            len(edges) == 4
+            and all(0 < e < 1 for e in edges)
+            and all(a < b for a, b in zip(edges, edges[1:], strict=False)),
+            "[bands] edges must be 4 numbers rising strictly inside (0, 1)"
+            f" (low, moderate, high, very high), got {list(edges)}",
+        ),
+        (0 <= g.target_recall <= 1, "[graph] target_recall must lie in [0, 1]"),
+        (g.k <= 200, "[graph] k must lie in [1, 200]"),
+        (g.npmi_min_count <= 1_000_000, "[graph] npmi_min_count must lie in [1, 1000000]"),
+        (0 < g.near_duplicate_weight <= 1, "[graph] near_duplicate_weight must lie in (0, 1]"),
+        (0 < g.unsupported_age_days <= 1e6, "[graph] unsupported_age_days must lie in (0, 1e6]"),
+        (g.recall_sample <= 100_000, "[graph] recall_sample must lie in [1, 100000]"),
+        (g.hnsw_m <= 256, "[graph] hnsw_m must lie in [1, 256]"),
+        (g.hnsw_ef_construction <= 4096, "[graph] hnsw_ef_construction must lie in [1, 4096]"),
+        (g.hnsw_ef_search <= 4096, "[graph] hnsw_ef_search must lie in [1, 4096]"),
+        (g.nndescent_neighbors <= 256, "[graph] nndescent_neighbors must lie in [1, 256]"),
+        (g.route in _ROUTES, f"[graph] route must be one of {', '.join(_ROUTES)}, got {g.route!r}"),
+        (g.path_max_hops <= 64, "[graph] path_max_hops must lie in [1, 64]"),
+        (g.path_fanout <= 10_000, "[graph] path_fanout must lie in [1, 10000]"),
     ]
+
     for name in ("base_rate_auto", "base_rate_human", "base_rate_signed"):
         checks.append((0 < getattr(cfg.confidence, name) <= 1, f"[confidence] {name} must lie in (0, 1]"))
     for name in ("gate_auto", "gate_human", "gate_signed"):
@@ -220,13 +277,53 @@ def _toml_value(value: Any) -> str:
     return repr(value)
 
 
+def non_defaults(cfg: Config) -> dict[str, tuple[Any, Any]]:
+    """Every constant whose value is not the default of SPEC: `section.key` -> (value,
+    default). What a view says so a reader knows the score is not the documented one."""
+    out: dict[str, tuple[Any, Any]] = {}
+    defaults = asdict(Config())
+    for section, values in asdict(cfg).items():
+        if section in ("path", "trust"):  # the signers a store trusts are not a constant
+            continue
+        for key, value in values.items():
+            if value != defaults[section][key]:
+                out[f"{section}.{key}"] = (value, defaults[section][key])
+    return out
+
+
+def describe_non_defaults(cfg: Config, limit: int = 4) -> str | None:
+    """One line naming the constants that are not the defaults (None: all are), e.g.
+    'constants not the defaults (memory.synapse.toml): freshness.b0 -1.25 (default -1.7)'."""
+    changed = non_defaults(cfg)
+    if not changed:
+        return None
+    parts = [f"{name} {_shown(v)} (default {_shown(d)})" for name, (v, d) in list(changed.items())[:limit]]
+    if len(changed) > limit:
+        parts.append(f"and {len(changed) - limit} more")
+    where = f" ({cfg.path.name})" if cfg.path is not None else ""
+    return f"constants not the defaults{where}: " + ", ".join(parts)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_shown(v) for v in value) + "]" if len(value) <= 4 else f"{len(value)} values"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def write_config(cfg: Config, path: str | os.PathLike[str]) -> None:
     """Write `cfg` to its file atomically, changing only the lines of values that differ
     from what the file holds: a person's comments, order and other keys stay as written.
-    A new file gets the values that differ from the defaults."""
+    A new file gets the values that differ from the defaults. No link is followed: a
+    config that is a link is refused, and the temporary file has a random name
+    (`safefile.write_atomic`)."""
     p = Path(path)
-    old = load_config(p) if p.exists() else Config()
-    lines = p.read_text(encoding="utf-8").splitlines() if p.exists() else [_HEADER]
+    if p.is_symlink():
+        raise ConfigError(
+            f"{p} is a symbolic link: the constants are not written through it; nothing written"
+        )
+    text = read_config_text(p)
+    old = load_config(p) if text is not None else Config()
+    lines = text.splitlines() if text is not None else [_HEADER]
     old_values = asdict(old)
     for section, values in asdict(cfg).items():
         if section == "path":
@@ -234,9 +331,10 @@ def write_config(cfg: Config, path: str | os.PathLike[str]) -> None:
         for key, value in values.items():
             if value != old_values[section][key]:
                 lines = _set_line(lines, section, key, _toml_value(value))
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    try:
+        write_atomic(p, ("\n".join(lines) + "\n").encode("utf-8"))
+    except UnsafeFile as exc:
+        raise ConfigError(f"{exc.strerror}; nothing written") from None
 
 
 _HEADER = "# synapse-tui config: values here override the defaults of SPEC"

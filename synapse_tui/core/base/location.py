@@ -13,14 +13,13 @@ import os
 import re
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import unquote
 
 from synapse_tui.core.base.errors import StoreError
 
 _SCHEMES = ("postgresql://", "postgres://")
 # libpq's key=value form, led by the service key (a path holding '=' is still a path)
-_SERVICE = re.compile(r"^\s*service\s*=\s*\S+(\s+\w+\s*=\s*\S+)*\s*$")
-_SECRET_PAIR = re.compile(r"\b(password)\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", re.I)
+_SERVICE = re.compile(r"^\s*service\s*=\s*\S+(\s+\w+\s*=\s*('(?:[^'\\]|\\.)*'|\S+))*\s*$")
 
 
 @dataclass(frozen=True)
@@ -64,27 +63,47 @@ def is_server(text: str | os.PathLike[str]) -> bool:
     return locate(text).is_server
 
 
+# libpq's parameters that hold a secret (libpq-connect, "Parameter Key Words"): a password,
+# the passphrase of the client key, an OAuth client's secret
+SECRET_KEYS = ("password", "sslpassword", "oauth_client_secret")
+_SECRET_PAIR = re.compile(
+    r"(?<![\w%])(" + "|".join(SECRET_KEYS) + r")(\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&'\"]+)", re.I
+)
+_URL = re.compile(r"postgres(?:ql)?://[^\s'\"<>]*", re.I)
+
+
 def redact(target: str) -> str:
-    """A server's location without its password (user, host, database and options kept)."""
-    if not target.lower().startswith(_SCHEMES):
-        return _SECRET_PAIR.sub(r"\1=***", target)
-    try:
-        parts = urlsplit(target)
-        netloc = parts.netloc
-    except ValueError:
-        return target.split("://", 1)[0] + "://***"  # too malformed to take apart: show nothing of it
-    if "@" in netloc:
-        userinfo, hosts = netloc.rsplit("@", 1)
-        netloc = userinfo.split(":", 1)[0] + "@" + hosts
-    query = urlencode(
-        [
-            (k, "***" if k.lower() == "password" else v)
-            for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        ],
-        safe="/*",
-    )
-    # by hand: urlunsplit drops the `//` of a scheme it does not know when there is no host
-    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+    """A server's location without a secret (user, host, database and options kept); a
+    message or any other text: every location in it so, and every `key=value` secret.
+
+    Taken apart by hand, not by urlsplit: a malformed URL (an IPv6 host left open) must
+    lose its password too. The user info ends at the last `@` (libpq stops at the first,
+    but a password holding `@`, `?` or `/` is still the user's); a query's keys are read
+    percent-decoded, as libpq reads them (`pass%77ord=`)."""
+    return _SECRET_PAIR.sub(_hide_pair, _URL.sub(lambda m: _redact_url(m.group(0)), target))
+
+
+def _hide_pair(m: re.Match[str]) -> str:
+    return f"{m.group(1)}{m.group(2)}***"
+
+
+def _redact_url(url: str) -> str:
+    scheme, _, rest = url.partition("://")
+    at = rest.rfind("@")
+    if at >= 0:
+        userinfo, rest = rest[:at], rest[at + 1 :]
+        user = userinfo.split(":", 1)[0]
+        rest = f"{user}@{rest}" if user else f"@{rest}"  # the password went with the rest
+    head, q, query = rest.partition("?")
+    if q:
+        pairs = []
+        for pair in query.split("&"):
+            key, eq, _value = pair.partition("=")
+            if eq and unquote(key).strip().lower() in SECRET_KEYS:
+                pair = f"{key}=***"
+            pairs.append(pair)
+        head += "?" + "&".join(pairs)
+    return f"{scheme}://{head}"
 
 
 # What a server named where a file is wanted says (an export's output, a config, a file to

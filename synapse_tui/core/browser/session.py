@@ -60,7 +60,7 @@ class Browser:
         self._marks_made: tuple[int, str] | None = None  # the queue and search they belong to
         self._pending: set[str] = set()  # facts with a triage action in flight
         self.shown: Rows | None = None  # what `rows()` last returned: the list's order
-        self.actor = default_actor()
+        self.actor = default_actor(store)
         self.elsewhere = ""  # the notice for what another writer changed, until shown
         self._asked: int | None = None  # the store version a reload was last asked for
 

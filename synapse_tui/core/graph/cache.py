@@ -68,6 +68,11 @@ NOISE = 0.005  # about one standard error of a recall near 0.99 measured on CHEC
 PROBES = 4  # cells a new fact starts its walk from (measured at a million: 2 gave 0.990, 4 0.994)
 WALK = 8  # rounds of following kNN lists from a new row's nearest cells
 SPREAD = 4  # the best SPREAD * k rows found so far have their lists followed
+# the products of an update's search, a tile at a time: 8,192 x 4,096 float32 is 128 MB,
+# whatever the number of new rows (benchmarks/bench_big_import.py)
+TILE_ROWS = _BLOCK // 8
+TILE_COLS = 4096
+_CLOSENESS_ENTRIES = 1 << 24  # new rows x cells compared at once (64 MB)
 
 
 def folder(conn: sqlite3.Connection) -> Path | None:
@@ -356,7 +361,6 @@ def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn
     Xn = np.ascontiguousarray(Xn, dtype=np.float32)
     ncell = cache.centres.shape[0]
     probes = int(cache.state.get("probes", 0))
-    closeness = Xn @ cache.centres.T
     check = np.sort(np.random.default_rng(m).choice(m, size=min(m, CHECK), replace=False))
     near = np.zeros((m, 0), np.int64)
     target = cache.state.get("target", 0.99)
@@ -367,7 +371,7 @@ def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn
         while True:
             brute = probes == 0 or probes >= ncell
             if not brute and near.shape[1] < probes:  # one partition serves three widenings
-                near = top_columns(closeness, min(ncell, 8 * probes))
+                near = _nearest_cells(Xn, cache.centres, min(ncell, 8 * probes))
             out = _search(cache, Xn, ranks, k, near[:, :probes], brute)
             if brute:
                 if out is None:
@@ -377,6 +381,17 @@ def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn
                 if _recall(truth.result(), out[0], V.shape[0], check, k, V.shape[1]) >= target - NOISE:
                     return out
             probes *= 2
+
+
+def _nearest_cells(Xn: np.ndarray, centres: np.ndarray, p: int) -> np.ndarray:
+    """Each new row's p nearest cells, a block of rows at a time: the whole m x cells
+    closeness of 200,000 new rows against a million rows' 20,000 cells would be 16 GB."""
+    m, c = Xn.shape[0], centres.shape[0]
+    step = max(1, _CLOSENESS_ENTRIES // max(c, 1))
+    out = np.empty((m, p), np.int64)
+    for r0 in range(0, m, step):
+        out[r0 : r0 + step] = top_columns(Xn[r0 : r0 + step] @ centres.T, p)
+    return out
 
 
 def _truth(
@@ -421,34 +436,47 @@ def _search(
     pairs_old: list[np.ndarray] = []  # (old row, new row) where the new row may enter
 
     def offer(S: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
-        """S[a, b] = cos(rows[a], new row cols[b]); rows old or new, cols indices into Xn."""
-        r = S.shape[0]
-        best = np.partition(S, r - k, axis=0)[r - k :] if r > k else S
-        merged = np.concatenate([top[cols], best.T], axis=1)
+        """S[b, a] = cos(new row cols[b], rows[a]); rows old or new, cols indices into Xn.
+        One new row's candidates lie side by side: a partition along them reads memory in
+        order (along the other axis it took most of an update's time)."""
+        r = S.shape[1]
+        best = np.partition(S, r - k, axis=1)[:, r - k :] if r > k else S
+        merged = np.concatenate([top[cols], best], axis=1)
         top[cols] = np.partition(merged, merged.shape[1] - k, axis=1)[:, merged.shape[1] - k :]
         floor = top[cols].min(axis=1) - 2 * eps
-        a, b = where2(S >= floor[None, :])
+        b, a = where2(S >= floor[:, None])
         if a.size:
-            found.append((cols[b], rows[a], S[a, b]))
+            found.append((cols[b], rows[a], S[b, a]))
         old = np.flatnonzero(rows < n_old)
         if old.size:
-            a, b = where2(S[old] >= kth_old[rows[old]][:, None] - eps)
+            of_old = S if old.size == r else S[:, old]  # a tile is all old rows or all new
+            b, a = where2(of_old >= (kth_old[rows[old]] - eps)[None, :])
             if a.size:
                 pairs_old.append(np.stack([rows[old][a], cols[b] + n_old], axis=1))
 
     everyone = np.arange(m)
-    S = Xn @ Xn.T
-    np.fill_diagonal(S, -np.inf)  # no self-pairs
-    offer(S, new_rows, everyone)
-    tail0 = 0 if brute else int(cache.starts[-1])
-    for t0 in range(tail0, n_old, _BLOCK // 8):
-        t1 = min(t0 + _BLOCK // 8, n_old)
-        offer(V[t0:t1] @ Xn.T, order[t0:t1], everyone)
+    # tiles of at most TILE_ROWS x TILE_COLS products (128 MB): never the m x m of the new
+    # rows against each other, nor a block of old rows against every new row (issue 37:
+    # 47,000 new rows were an 8.8 GB product), so memory does not grow with m * n
+    for c0 in range(0, m, TILE_COLS):
+        c1 = min(c0 + TILE_COLS, m)
+        cols, Xc = everyone[c0:c1], Xn[c0:c1]
+        for r0 in range(0, m, TILE_ROWS):
+            r1 = min(r0 + TILE_ROWS, m)
+            S = Xc @ Xn[r0:r1].T
+            lo, hi = max(r0, c0), min(r1, c1)
+            if lo < hi:  # no self-pairs
+                S[np.arange(lo, hi) - c0, np.arange(lo, hi) - r0] = -np.inf
+            offer(S, new_rows[r0:r1], cols)
+        tail0 = 0 if brute else int(cache.starts[-1])
+        for t0 in range(tail0, n_old, TILE_ROWS):
+            t1 = min(t0 + TILE_ROWS, n_old)
+            offer(Xc @ V[t0:t1].T, order[t0:t1], cols)
     if not brute and near.shape[1]:
         seen = np.zeros(n_old, bool)
         for i in range(m):
             S, rows = _walk(V, cache, seen, near[i], Xn[i], k)
-            offer(S[:, None], rows, everyone[i : i + 1])
+            offer(S[None, :], rows, everyone[i : i + 1])
     return _merge(cache, Xn, ranks, k, top, found, pairs_old)
 
 

@@ -5,18 +5,36 @@ list): the system, the source's absolute path (None when only a reader option na
 files, such as Claude Code's `--project`), and the options it was read with. A source is
 recorded once; an import that changes nothing writes nothing, this record included.
 `sync_recorded` runs them all again, for the browser's "Sync sources".
+
+What a store records is data: a store someone hands over may name any folder or server.
+So a recorded source is followed only when this user trusts it for this store, which a
+file of the user's own says, never the store (`TrustFile`: platformdirs' user config
+folder, `trusted-sources.json`, keyed by the store's location and the exact entry):
+
+- `recorded`: this user's `import --from` recorded it here, on this machine;
+- `confirmed`: `sync` listed it and the user said yes (or passed `--yes`).
+
+A server source that was only confirmed connects with no password from the environment
+(PGPASSWORD), ~/.pgpass or a pg_service.conf entry (`connect.no_ambient_secrets`): a host
+the user did not name on this machine never gets one. An entry of a shape `import --from`
+never records is refused in one line (`checked`).
 """
 
 from __future__ import annotations
 
 import inspect
+import json
+import os
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
+from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.base.location import is_server
-from synapse_tui.core.ingest.adapters import known_facts, reader
+from synapse_tui.core.base.location import is_server, locate
+from synapse_tui.core.base.safefile import UnsafeFile, read_small, write_atomic
+from synapse_tui.core.ingest.adapters import READERS, known_facts, reader
 from synapse_tui.core.ingest.adapters.sync import SyncResult, sync_snapshot
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import describe
@@ -34,10 +52,16 @@ def recorded(store: Store) -> list[dict[str, Any]]:
     )
 
 
-def remember(store: Store, system: str, source: str | None, **options: str | None) -> bool:
-    """Record a source (its options without the unset ones); whether it was new."""
+def entry_for(system: str, source: str | None, **options: str | None) -> dict[str, Any]:
+    """The entry `import --from` records for a source (its options without the unset ones)."""
     entry: dict[str, Any] = {"system": system, "source": source}
     entry.update({k: v for k, v in sorted(options.items()) if v is not None})
+    return entry
+
+
+def remember(store: Store, system: str, source: str | None, **options: str | None) -> bool:
+    """Record a source (its options without the unset ones); whether it was new."""
+    entry = entry_for(system, source, **options)
     have = recorded(store)
     if entry in have:
         return False
@@ -45,23 +69,208 @@ def remember(store: Store, system: str, source: str | None, **options: str | Non
     return True
 
 
+# -- what `import --from` records, checked ----------------------------------------------
+
+_NOT_OPTIONS = ("source", "known", "progress", "now")  # a reader's parameters that are not options
+
+
+def options_of(system: str) -> set[str]:
+    """The options `import --from SYSTEM` may record (its reader's own keywords)."""
+    return set(inspect.signature(reader(system).read).parameters) - set(_NOT_OPTIONS)
+
+
+def checked(store: Store) -> list[dict[str, Any]]:
+    """The recorded sources, each of the shape `import --from` records, or a SynapseError
+    naming the first that is not (a store written by hand or by someone else)."""
+    value = store.meta(KEY)
+    where = locate(store.path).shown
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise SynapseError(f"{where}: its recorded sources ({KEY}) are not a list; nothing synced")
+    for n, entry in enumerate(value, start=1):
+        why = _wrong_shape(entry)
+        if why:
+            raise SynapseError(
+                f"{where}: recorded source {n} is not one import --from records ({why}); nothing synced"
+            )
+    return list(value)
+
+
+def _wrong_shape(entry: Any) -> str | None:
+    if not isinstance(entry, dict):
+        return f"a {type(entry).__name__}, not an object"
+    system = entry.get("system")
+    if not isinstance(system, str) or system not in READERS:
+        return f"system {str(system)[:40]!r} is not one of {', '.join(READERS)}"
+    source = entry.get("source", None)
+    if source is not None and (not isinstance(source, str) or not source or "\x00" in source):
+        return "source is not a path or a server's location"
+    allowed = options_of(system)
+    for key, value in entry.items():
+        if key in ("system", "source"):
+            continue
+        if key not in allowed:
+            return f"{str(key)[:40]!r} is not an option of --from {system}"
+        if not isinstance(value, str) or "\x00" in value:
+            return f"{key} is not text"
+    if source is None and not any(isinstance(entry.get(k), str) for k in ("project",)):
+        return "it names no source"
+    return None
+
+
+# -- which recorded sources this user trusts --------------------------------------------
+
+TRUST_FILE = "trusted-sources.json"
+MAX_TRUST_BYTES = 16 << 20
+RECORDED, CONFIRMED = "recorded", "confirmed"
+
+
+def trust_path() -> Path:
+    """The user's own file of trusted sources, in platformdirs' user config folder (which
+    honours XDG_CONFIG_HOME): never anything the store holds."""
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("synapse-tui", appauthor=False)) / TRUST_FILE
+
+
+def store_key(db: str | os.PathLike[str]) -> str:
+    """A store's identity in the trust file: a file's real path, a server's location
+    without its password."""
+    where = locate(db)
+    return f"server:{where.shown}" if where.is_server else f"file:{os.path.realpath(where.target)}"
+
+
+def _entry_key(entry: dict[str, Any]) -> str:
+    return json.dumps(entry, sort_keys=True, ensure_ascii=True)
+
+
+def _read_trust(path: Path) -> dict[str, dict[str, str]]:
+    """store key -> {entry key -> how}; a file that cannot be read is a one-line error."""
+    try:
+        data = json.loads(read_small(path, MAX_TRUST_BYTES).decode("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except UnsafeFile as exc:
+        raise SynapseError(f"{path}: {exc.strerror}") from None
+    except (OSError, ValueError) as exc:
+        raise SynapseError(f"{path}: cannot read the sources you trust ({exc}); fix or remove it") from None
+    stores = data.get("stores") if isinstance(data, dict) else None
+    if not isinstance(stores, dict):
+        raise SynapseError(f"{path}: not a file of trusted sources; fix or remove it")
+    out: dict[str, dict[str, str]] = {}
+    for key, items in stores.items():
+        if isinstance(items, list):
+            out[key] = {
+                _entry_key(i["entry"]): i.get("how", CONFIRMED)
+                for i in items
+                if isinstance(i, dict) and isinstance(i.get("entry"), dict)
+            }
+    return out
+
+
+def trusted(db: str | os.PathLike[str], entry: dict[str, Any]) -> str | None:
+    """How this user trusts `entry` for the store `db` (`recorded`, `confirmed`), or None."""
+    return _read_trust(trust_path()).get(store_key(db), {}).get(_entry_key(entry))
+
+
+def trust(
+    db: str | os.PathLike[str], entries: list[dict[str, Any]], how: str, at: float | None = None
+) -> None:
+    """Remember that this user trusts `entries` for the store `db` (`recorded` is never
+    lowered to `confirmed`)."""
+    path = trust_path()
+    try:
+        data = json.loads(read_small(path, MAX_TRUST_BYTES).decode("utf-8"))
+    except FileNotFoundError:
+        data = {}
+    except (OSError, ValueError) as exc:
+        raise SynapseError(f"{path}: cannot read the sources you trust ({exc}); fix or remove it") from None
+    if not isinstance(data, dict) or not isinstance(data.get("stores", {}), dict):
+        raise SynapseError(f"{path}: not a file of trusted sources; fix or remove it")
+    stores = data.setdefault("stores", {})
+    items = [
+        i for i in stores.get(store_key(db), []) if isinstance(i, dict) and isinstance(i.get("entry"), dict)
+    ]
+    have = {_entry_key(i["entry"]): i for i in items}
+    for entry in entries:
+        old = have.get(_entry_key(entry))
+        if old is None:
+            item = {"entry": entry, "how": how}
+            if at is not None:
+                item["at"] = format_time(at)
+            items.append(item)
+            have[_entry_key(entry)] = item
+        elif how == RECORDED:
+            old["how"] = RECORDED
+    stores[store_key(db)] = items
+    data["version"] = 1
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_atomic(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+        os.chmod(path, 0o600)
+    except OSError as exc:
+        raise SynapseError(f"{path}: cannot record the sources you trust: {exc.strerror or exc}") from None
+
+
+def split_by_trust(
+    db: str | os.PathLike[str], entries: list[dict[str, Any]]
+) -> tuple[list[tuple[dict[str, Any], str]], list[dict[str, Any]]]:
+    """(the entries this user trusts for `db`, each with how), (the ones it does not)."""
+    known = _read_trust(trust_path()).get(store_key(db), {})
+    ok, unknown = [], []
+    for entry in entries:
+        how = known.get(_entry_key(entry))
+        if how is None:
+            unknown.append(entry)
+        else:
+            ok.append((entry, how))
+    return ok, unknown
+
+
+def describe_entry(entry: dict[str, Any]) -> str:
+    """One line a person confirms: what is read, and how a server is reached."""
+    source = entry.get("source")
+    parts = [entry["system"], str(source) if source is not None else "(no source)"]
+    parts += [f"--{k} {v}" for k, v in entry.items() if k not in ("system", "source")]
+    line = " ".join(parts)
+    if isinstance(source, str) and is_server(source):
+        line += "  (a server: reached without your PGPASSWORD, ~/.pgpass or service passwords)"
+    return line
+
+
+# -- running them again -----------------------------------------------------------------
+
+
 def sync_recorded(db: str | Path, config: Config) -> list[tuple[dict[str, Any], SyncResult | str]]:
-    """Import again every source recorded in the store at `db`, each on a connection of its
-    own (a browser open on the store sees the writes as another writer's). Each source's
-    result, or what went wrong with it: one failing source does not stop the others."""
+    """Import again every source recorded in the store at `db` that this user trusts for
+    it, each on a connection of its own (a browser open on the store sees the writes as
+    another writer's). Each source's result, or what went wrong with it: one failing
+    source does not stop the others; one not trusted is not read and says so."""
     with Store.open(db, readonly=True) as store:
-        entries = recorded(store)
+        entries = checked(store)
+    ok, unknown = split_by_trust(db, entries)
+    how = {_entry_key(e): h for e, h in ok}
     out: list[tuple[dict[str, Any], SyncResult | str]] = []
     for entry in entries:
+        if entry in unknown:
+            out.append(
+                (
+                    entry,
+                    f"not read: not recorded or confirmed by you here; `synapse-tui sync {locate(db).shown}` asks",
+                )
+            )
+            continue
         try:
-            out.append((entry, sync_entry(db, entry, config)))
+            out.append((entry, sync_entry(db, entry, config, how[_entry_key(entry)])))
         except SynapseError as exc:
             out.append((entry, describe(exc)))
     return out
 
 
-def sync_entry(db: str | Path, entry: dict[str, Any], config: Config) -> SyncResult:
-    """One recorded source, read and synced as `import --from` does."""
+def sync_entry(db: str | Path, entry: dict[str, Any], config: Config, how: str = CONFIRMED) -> SyncResult:
+    """One recorded source, read and synced as `import --from` does. `how` this user trusts
+    it: a server source only confirmed is reached with no ambient password."""
     module = reader(entry["system"])
     takes = inspect.signature(module.read).parameters
     options: dict[str, Any] = {
@@ -71,10 +280,18 @@ def sync_entry(db: str | Path, entry: dict[str, Any], config: Config) -> SyncRes
     }
     named = entry.get("source")
     source = (named if is_server(named) else Path(named)) if isinstance(named, str) else None
+    ambient = how == RECORDED or not isinstance(named, str) or not is_server(named)
     with Store.open(db) as store:
         if "known" in takes:
             options["known"] = known_facts(store, entry["system"])
-        snapshot = module.read(source, **options)
+        with nullcontext() if ambient else _no_ambient_secrets():
+            snapshot = module.read(source, **options)
         result = sync_snapshot(store, snapshot, config)
         store.warm(config)
     return result
+
+
+def _no_ambient_secrets():
+    from synapse_tui.core.store.postgres.connect import no_ambient_secrets
+
+    return no_ambient_secrets()

@@ -90,8 +90,13 @@ class Outcome:
         return [c.fact_id for c in self.changes]
 
 
-def default_actor() -> str:
-    """`user:LOGIN`, the actor of the browser's and the CLI's triage (SPEC 8)."""
+def default_actor(store: Store | None = None) -> str:
+    """`user:LOGIN`, the actor of the browser's and the CLI's triage (SPEC 8); under a
+    server login that may not make a person's moves (the agent's role of docs/postgres.md),
+    `agent:ROLE`: the server refuses such a login the audit as a person (issue 37)."""
+    caps = getattr(store, "capabilities", None)
+    if caps is not None and caps.role and "accept" in caps.refused:
+        return f"agent:{caps.role}"
     try:
         return f"user:{getpass.getuser()}"
     except Exception:  # no login name in some containers
@@ -135,7 +140,7 @@ class Triage:
     ) -> None:
         self.store = store
         self.clock = clock
-        self.actor = actor or default_actor()
+        self.actor = actor or default_actor(store)
         self.config = config if config is not None else config_for(store.path)
 
     # -- the actions -------------------------------------------------------------------
@@ -363,6 +368,22 @@ class Triage:
             if current != batch:  # another writer got in first
                 raise TriageError(f"cannot {kind} #{batch}: another action landed meanwhile; nothing changed")
             entries = self.store.audit.batch(batch)
+            if not entries:
+                raise TriageError(f"cannot {kind} #{batch}: its audit entries are gone; nothing changed")
+            # a row no writer of ours makes (a server's login may append any): refused, not a crash
+            odd = next(
+                (
+                    e
+                    for e in entries
+                    if not e.fact_id or not isinstance(e.before, dict) or not isinstance(e.after, dict)
+                ),
+                None,
+            )
+            if odd is not None:
+                raise TriageError(
+                    f"cannot {kind} #{batch}: its audit entry #{odd.seq} (by {odd.actor}) does not say what it"
+                    " changed; nothing changed"
+                )
             action, actor, at = entries[0].action, entries[0].actor, entries[0].at
             if kind == "undo":
                 self._check_undoable(batch, action, entries)

@@ -10,13 +10,14 @@ was wrong, a supersession that it was replaced. Read in one query (`Audit.verdic
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from synapse_tui.core.base.clock import format_time
-from synapse_tui.core.base.config import Config
+from synapse_tui.core.base.config import Config, non_defaults
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust import reliability as rel
@@ -214,23 +215,70 @@ def record_fit(store: Store, fit: FitResult, verdicts: int, at: float) -> None:
 def constants_in_use(store: Store, config: Config) -> dict[str, Any]:
     """The constants the score uses now, and whether they are the ones last fitted to
     verdicts here (every fitted value still what the config holds) and on how many."""
-    return constants_given(store.meta(FIT_META), config)
+    record = store.meta(FIT_META)
+    return constants_given(record, config, held_for(store, record))
 
 
-def constants_given(record: Any, config: Config) -> dict[str, Any]:
-    """`constants_in_use` from the store's meta `FIT_META` (`record`), read by the caller."""
+def held_for(store: Store, record: Any) -> int | None:
+    """`verdicts_held` when `record` is a fit record worth checking (else None, not read)."""
+    return verdicts_held(store) if _well_formed(record) else None
+
+
+def _well_formed(record: Any) -> bool:
+    """A fit record of the shape `record_fit` writes: constants by name, a verdict count."""
+    if (
+        not isinstance(record, dict)
+        or not isinstance(record.get("constants"), dict)
+        or not record["constants"]
+    ):
+        return False
+    verdicts = record.get("verdicts")
+    return (
+        isinstance(verdicts, int)
+        and not isinstance(verdicts, bool)
+        and verdicts > 0
+        and all(
+            isinstance(n, str)
+            and isinstance(v, (int, float))
+            and not isinstance(v, bool)
+            and math.isfinite(v)
+            for n, v in record["constants"].items()
+        )
+    )
+
+
+def verdicts_held(store: Store) -> int:
+    """How many verdicts (by anyone, with the score they were made on) the audit holds:
+    what a fit record may claim at most."""
+    rows = store.audit.verdict_rows(HOLDS_ACTIONS, ACTORS["all"], None)
+    return sum(1 for r in rows if r[3] and r[4] is not None)
+
+
+def constants_given(record: Any, config: Config, held: int | None = None) -> dict[str, Any]:
+    """`constants_in_use` from the store's meta `FIT_META` (`record`), read by the caller;
+    `held`: `held_for` (fitted only when the audit holds what the record claims; None:
+    not read, so not fitted)."""
     from synapse_tui.core.trust.fit import current_constants
 
     values = current_constants(config)
     fitted = (
-        isinstance(record, dict)
-        and bool(record.get("constants"))
+        _well_formed(record)
         and all(
             name in values and abs(values[name] - float(v)) <= 1e-12 * max(1.0, abs(values[name]))
             for name, v in record["constants"].items()
         )
+        # the audit holds the verdicts the record claims (a record written by hand or by a
+        # role that may write meta claims what it likes): `held` counts them, None unread
+        and held is not None
+        and record["verdicts"] <= held
     )
-    out: dict[str, Any] = {"values": values, "fitted": fitted}
+    changed = non_defaults(config)
+    out: dict[str, Any] = {
+        "values": values,
+        "fitted": fitted,
+        "defaults": not changed,
+        "not_defaults": {name: {"value": v, "default": d} for name, (v, d) in changed.items()},
+    }
     if fitted:
         out.update(
             fitted_names=sorted(record["constants"]),

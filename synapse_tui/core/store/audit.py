@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from synapse_tui.core.base.clock import format_time
+from synapse_tui.core.store.dialect import SQLITE, Dialect
 from synapse_tui.core.store.read import Read, answer
 
 _UNIX_EPOCH_JD = 2440587.5  # julianday('1970-01-01'): julian days to epoch seconds
@@ -36,24 +37,30 @@ _LIVE = "(a.batch IS NULL OR a.batch NOT IN (SELECT undoes FROM last WHERE actio
 VERDICT_KEYS = ("trust", "B", "r", "s", "k", "tier", "reinforcement_count")
 _VERDICT_VALUES = ", ".join(f"json_extract(a.score_before, '$.{key}')" for key in VERDICT_KEYS)
 _VERDICT_SOURCE = """json_extract(f.provenance, '$."x-source"')"""
-_VERDICTS = (
-    _UNDONE
-    + f"""SELECT a.seq, (julianday(a.at) - {_UNIX_EPOCH_JD}) * 86400.0, a.action,
+
+
+def _verdicts_sql(d: Dialect) -> str:
+    """The verdicts' statement in `d`'s spelling, with {values}, {source}, {holds} and
+    {actors} left to fill."""
+    at = d.day_number("a.at")
+    return (
+        _UNDONE
+        + f"""SELECT a.seq, ({at} - {_UNIX_EPOCH_JD}) * 86400.0, a.action,
        a.score_before IS NOT NULL, {{values}},
-       julianday(a.at) - julianday(json_extract(a.score_before, '$.last_reinforced_at')),
+       {at} - {d.day_number(d.json_text("a.score_before", "last_reinforced_at"))},
        {{source}}, a.fact_id, a.actor
 FROM audit a LEFT JOIN facts f ON f.id = a.fact_id
 WHERE a.fact_id IS NOT NULL
   AND (a.action IN ({{holds}}, 'contradict')
-       OR (a.action = 'supersede' AND json_extract(a.after, '$.superseded_by') IS NOT NULL))
+       OR (a.action = 'supersede' AND {d.json_text("a.after", "superseded_by")} IS NOT NULL))
   AND """
-    + _LIVE
-    + """
-  AND ({actors})
-  AND (CAST(? AS TEXT) IS NULL OR julianday(a.at) >= julianday(?))
+        + _LIVE
+        + f"""
+  AND ({{actors}})
+  AND (CAST(? AS TEXT) IS NULL OR {at} >= {d.day_number("?")})
 ORDER BY a.seq
 """
-)
+    )
 
 
 @dataclass(frozen=True)
@@ -75,7 +82,16 @@ class AuditEntry:
 
 
 def _loads(value: str | None) -> Any:
-    return None if value is None else json.loads(value)
+    """An entry's before / after / score_before: an object, else None. A server's audit
+    takes rows from any login that may append to it, so one that is not JSON, or not an
+    object, reads as unknown rather than failing every reader (issue 37)."""
+    if value is None:
+        return None
+    try:
+        loaded = json.loads(value)
+    except (ValueError, TypeError):
+        return None
+    return loaded if isinstance(loaded, dict) else None
 
 
 def _entry(row: tuple) -> AuditEntry:
@@ -100,8 +116,9 @@ class Audit:
     """The audit table of one store's connection. Appends join the caller's transaction
     (`Store.transaction`), so an action and its entries land together or not at all."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, dialect: Dialect = SQLITE) -> None:
         self._conn: Any = conn  # sqlite3's, or a server's (postgres/dialect.Connection)
+        self._dialect = dialect  # the spellings the two databases read differently
         self._role: str | None = None
 
     def role_column(self) -> str:
@@ -288,7 +305,7 @@ class Audit:
             "SELECT fact_id, before FROM audit WHERE at > ? AND fact_id IS NOT NULL ORDER BY seq DESC",
             (format_time(when),),
         ).fetchall()
-        return [(fid, json.loads(before) if before else {}) for fid, before in rows]
+        return [(fid, _loads(before) or {}) for fid, before in rows]
 
     def live_afters(self, action: str) -> list[tuple[str, dict[str, Any]]]:
         """(fact id, fields after) of every live entry of `action`, oldest first: the
@@ -304,13 +321,15 @@ class Audit:
     def live_entries(self, action: str, after: float, until: float) -> list[tuple[str, float]]:
         """(fact id, epoch seconds) of the live entries of `action` in (after, until], the
         entry of the fact replaced for a supersession."""
+        d = self._dialect
+        at, given = d.day_number("a.at"), d.day_number("?")
         replaced = (
-            " AND json_extract(a.after, '$.superseded_by') IS NOT NULL" if action == "supersede" else ""
+            f" AND {d.json_text('a.after', 'superseded_by')} IS NOT NULL" if action == "supersede" else ""
         )
         rows = self._conn.execute(
             _UNDONE
-            + "SELECT a.fact_id, julianday(a.at) FROM audit a WHERE a.action = ? AND a.fact_id IS NOT NULL"
-            + f" AND {_LIVE}{replaced} AND julianday(a.at) > julianday(?) AND julianday(a.at) <= julianday(?)",
+            + f"SELECT a.fact_id, {at} FROM audit a WHERE a.action = ? AND a.fact_id IS NOT NULL"
+            + f" AND {_LIVE}{replaced} AND {at} > {given} AND {at} <= {given}",
             (action, format_time(after), format_time(until)),
         ).fetchall()
         return [(fid, (jd - _UNIX_EPOCH_JD) * 86400.0) for fid, jd in rows]
@@ -337,6 +356,6 @@ class Audit:
         and `source` (a server reads the two JSON texts instead: PgStore's audit)."""
         who = " OR ".join("a.actor LIKE ?" for _ in actor_prefixes)
         holding = ", ".join(f"'{a}'" for a in holds)
-        sql = _VERDICTS.format(values=values, source=source, holds=holding, actors=who)
+        sql = _verdicts_sql(self._dialect).format(values=values, source=source, holds=holding, actors=who)
         when = None if since is None else format_time(since)
         return self._conn.execute(sql, (*(p + "%" for p in actor_prefixes), when, when)).fetchall()

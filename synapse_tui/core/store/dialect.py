@@ -10,7 +10,7 @@ is written.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 
@@ -28,6 +28,24 @@ class Dialect:
     def unindexed(self, table: str) -> str:
         """`table` scanned whole rather than through an index (a planner hint to SQLite)."""
         return f"{table} NOT INDEXED"
+
+    def day_number(self, expr: str) -> str:
+        """The instant `expr` (ISO text) as a count of days, SQLite's julianday: rounded to
+        the millisecond, counted from the Julian epoch, so both databases give one double."""
+        return f"julianday({expr})"
+
+    def json_text(self, column: str, key: str) -> str:
+        """The text at `key` of the JSON object in `column` (NULL where it is none)."""
+        return f"json_extract({column}, '$.{key}')"
+
+    def upsert(self, table: str, columns: Sequence[str], key: str, source: str) -> str:
+        """Insert `source`'s rows (`VALUES (...)` or a SELECT) into `table`, a row whose
+        `key` is taken replacing the one there."""
+        return f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) {source}"
+
+    def insert_ignore(self, table: str, columns: Sequence[str], source: str) -> str:
+        """Insert `source`'s rows into `table`, but for those whose key is taken."""
+        return f"INSERT OR IGNORE INTO {table} ({', '.join(columns)}) {source}"
 
 
 SQLITE = Dialect()

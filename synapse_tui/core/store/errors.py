@@ -46,6 +46,9 @@ def describe(exc: BaseException) -> str:
         return f"{clean(exc.reason)}\n  {clean(exc.query)}\n  {caret}"
     if isinstance(exc, SynapseError):
         return clean(str(exc))
+    if _refused_privilege(exc):  # a server's login that may not do this (an agent's role)
+        message = getattr(getattr(exc, "diag", None), "message_primary", None) or str(exc)
+        return clean(f"the server refused this login: {' '.join(str(message).split())}")
     if isinstance(exc, _OUR_SQL):
         pass  # a statement of ours that the driver refused: a bug, said so below
     elif isinstance(exc, OperationalError):  # full disk, I/O, lock: not damage
@@ -60,8 +63,16 @@ def describe(exc: BaseException) -> str:
     return clean(f"internal error, please report it ({what})")
 
 
+def _refused_privilege(exc: BaseException) -> bool:
+    """A server's refusal of a privilege (SQLSTATE 42501: a column or table not granted, or
+    a guard of the agent's role), told without importing the driver."""
+    return getattr(exc, "sqlstate", None) == "42501" and type(exc).__module__.startswith("psycopg")
+
+
 def is_internal(exc: BaseException) -> bool:
     """Our own bug, not the user's input, their store or their machine."""
+    if _refused_privilege(exc):
+        return False
     if isinstance(exc, _OUR_SQL):
         return True
     return not isinstance(exc, (SynapseError, OSError, *DatabaseError))

@@ -285,12 +285,14 @@ class GraphTables:
     def put_model_vectors(self, rows: Sequence[tuple[int, bytes]]) -> None:
         """Each fact's model embedding (float32 bytes), replacing what it held."""
         self.conn.executemany(
-            "INSERT OR REPLACE INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)", rows
+            self._dialect.upsert("embeddings", ("pos", "kind", "vec"), "pos", "VALUES (?, 'model', ?)"), rows
         )
 
     def set_meta(self, key: str, value: Any) -> None:
         """Keep `value` in `meta` as JSON, inside the caller's transaction."""
-        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+        self.conn.execute(
+            self._dialect.upsert("meta", ("key", "value"), "key", "VALUES (?, ?)"), (key, json.dumps(value))
+        )
 
     # -- the build's reads and writes (graph/build.py) ------------------------------------
 
@@ -343,7 +345,9 @@ class GraphTables:
 
     def put_knn(self, rows: Iterable[tuple[int, bytes, bytes]]) -> None:
         """Each fact's neighbour list (int32 positions, float32 cosines), replacing its old."""
-        self.conn.executemany("INSERT OR REPLACE INTO knn (pos, nbrs, cos) VALUES (?, ?, ?)", rows)
+        self.conn.executemany(
+            self._dialect.upsert("knn", ("pos", "nbrs", "cos"), "pos", "VALUES (?, ?, ?)"), rows
+        )
 
     def knn_through(self, last: int) -> list[tuple[int, bytes, bytes]]:
         """(pos, nbrs, cos) of every list up to position `last`, in position order."""

@@ -166,7 +166,7 @@ class Imports:
         # when each was flagged, as a sync records it (meta `deleted.at.ID`, epoch seconds),
         # and why, where its source's TTL removed it (`deleted.why.ID`, as flag_deleted writes)
         conn.executemany(
-            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+            self._dialect.upsert("meta", ("key", "value"), "key", "VALUES (?, ?)"),
             [(f"deleted.at.{f.id}", json.dumps(f.deleted_ts)) for f in facts if f.deleted_ts is not None]
             + [(f"deleted.why.{f.id}", json.dumps("expired")) for f in facts if f.expired],
         )
@@ -182,7 +182,9 @@ class Imports:
         # each entity once, then its id looked up once: an import names a few thousand
         # entities in hundreds of thousands of mentions
         keys = list(dict.fromkeys(m[1] for m in mentions))
-        conn.executemany("INSERT OR IGNORE INTO entities (key) VALUES (?)", [(key,) for key in keys])
+        conn.executemany(
+            self._dialect.insert_ignore("entities", ("key",), "VALUES (?)"), [(key,) for key in keys]
+        )
         eids = dict(
             conn.execute(
                 f"SELECT key, eid FROM entities WHERE {self._dialect.in_list('key')}",
@@ -222,15 +224,23 @@ class Imports:
         # when each was flagged (meta `deleted.at.ID`: epoch seconds), so "as of" an
         # instant shows what was deleted by then; one row per id, so SQL takes no JSON apart
         conn.executemany(
-            "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.at.' || id, ? FROM facts"
-            " WHERE deleted = 0 AND id = ?",
+            self._dialect.upsert(
+                "meta",
+                ("key", "value"),
+                "key",
+                "SELECT 'deleted.at.' || id, ? FROM facts WHERE deleted = 0 AND id = ?",
+            ),
             [(json.dumps(deleted_at.get(fid, now)), fid) for fid in dict.fromkeys(fact_ids)],
         )
         # why, where the source says it was not deleted by its agent (meta `deleted.why.ID`:
         # "expired", a LangGraph row its TTL removed)
         conn.execute(
-            "INSERT OR REPLACE INTO meta (key, value) SELECT 'deleted.why.' || id, '\"expired\"' FROM facts"
-            f" WHERE deleted = 0 AND {self._dialect.in_list('id')}",
+            self._dialect.upsert(
+                "meta",
+                ("key", "value"),
+                "key",
+                f"SELECT 'deleted.why.' || id, '\"expired\"' FROM facts WHERE deleted = 0 AND {self._dialect.in_list('id')}",
+            ),
             (self._dialect.list_arg(expired),),
         )
         return conn.execute(

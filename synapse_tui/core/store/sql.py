@@ -125,7 +125,7 @@ class SqlStore(Store):
     ) -> None:
         self.path = path
         self._conn = conn
-        self.audit = Audit(conn)  # triage's log: append, undo and redo state, history
+        self.audit = Audit(conn, self.dialect)  # triage's log: append, undo and redo state, history
         self.review = Review(conn)  # the triage fields of facts, read and written by id
         self.imports = Imports(conn, self.dialect)  # new facts, a sync's flags and evidence, export's extras
         self.graph = GraphTables(conn, self.dialect)  # the neighbour graph's tables
@@ -193,7 +193,10 @@ class SqlStore(Store):
     def set_meta(self, key: str, value: Any) -> None:
         """Keep `value` in `meta` as JSON, in a transaction of its own."""
         with self.transaction() as conn:
-            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+            conn.execute(
+                self.dialect.upsert("meta", ("key", "value"), "key", "VALUES (?, ?)"),
+                (key, json.dumps(value)),
+            )
 
     def count(self) -> int:
         return self._conn.execute("SELECT count(*) FROM facts").fetchone()[0]

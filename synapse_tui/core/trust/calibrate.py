@@ -9,7 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from synapse_tui.core.base.config import Config, load_config, write_config
+from synapse_tui.core.base.config import Config, load_config, read_config_text, write_config
+from synapse_tui.core.base.errors import ConfigError
+from synapse_tui.core.base.safefile import UnsafeFile, write_atomic
 from synapse_tui.core.trust.score import BANDS, score
 
 
@@ -96,7 +98,7 @@ class ConfigWrite:
 def write_undoable(config: Config, path: str | os.PathLike[str]) -> ConfigWrite:
     """`write_config`, remembering what it replaced."""
     p = Path(path)
-    before = p.read_text(encoding="utf-8") if p.exists() else None
+    before = read_config_text(p)
     write_config(config, p)
     return ConfigWrite(p, before)
 
@@ -105,8 +107,9 @@ def undo_write(change: ConfigWrite) -> Config:
     """Put the config file back as it was before `change`; the config it now holds."""
     if change.before is None:
         change.path.unlink(missing_ok=True)
-    else:
-        tmp = change.path.with_name(change.path.name + ".tmp")
-        tmp.write_text(change.before, encoding="utf-8")
-        os.replace(tmp, change.path)
+    else:  # no link followed, no predictable temporary name (safefile.write_atomic)
+        try:
+            write_atomic(change.path, change.before.encode("utf-8"))
+        except UnsafeFile as exc:
+            raise ConfigError(f"{exc.strerror}; nothing written") from None
     return load_config(change.path)

@@ -13,6 +13,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from synapse_tui.core.base.textsafe import clean_block
+
 
 class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
@@ -27,7 +29,7 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box") as box:
             box.border_title = "Confirm"
-            yield Static(Text(self.question), id="confirm-question")
+            yield Static(Text(clean_block(self.question)), id="confirm-question")  # names paths, ids
             yield Static(Text("y / enter: yes    n / escape: no", style="bold"), id="confirm-keys")
 
     def action_answer(self, yes: bool) -> None:

@@ -131,7 +131,7 @@ class NeighbourScreen(FactScreen):
     def _head(self) -> None:
         head = Text()
         head.append("NEIGHBOURS OF ", style="bold")
-        head.append(self.fact_id, style=f"bold {colours(self.app)['primary']}")
+        head.append(clean(self.fact_id), style=f"bold {colours(self.app)['primary']}")
         chip, trust = band_cell(self.app, self.fact_id, 9)
         if trust.plain:
             head.append("  ")
@@ -210,7 +210,7 @@ class NeighbourScreen(FactScreen):
             weight,
             chip,
             trust,
-            Text(fit(row.node, widths["id"]), style=f"bold {struck}".strip()),
+            Text(fit(clean(row.node), widths["id"]), style=f"bold {struck}".strip()),
         ]
         if widths["via"]:
             cells.append(Text(fit(via, widths["via"]), style="dim"))

@@ -125,16 +125,18 @@ class PathScreen(FactScreen):
         palette = colours(self.app)
         head = Text()
         head.append("HOW ", style="bold")
-        head.append(self.a, style=f"bold {palette['primary']}")
+        head.append(clean(self.a), style=f"bold {palette['primary']}")
         head.append(" IS CONNECTED TO ", style="bold")
-        head.append(self.b or "…", style=f"bold {palette['primary']}")
+        head.append(clean(self.b or "…"), style=f"bold {palette['primary']}")
         self.query_one("#path-head", Static).update(head)
         steps = self.query_one("#path-steps", OptionList)
         keep = steps.highlighted  # a repaint after triage stays on the fact acted on
         steps.clear_options()
         summary = self.query_one("#path-summary", Static)
         if self.error:
-            steps.add_option(Option(Text(self.error, style=f"bold {palette['warning']}"), disabled=True))
+            steps.add_option(
+                Option(Text(clean(self.error), style=f"bold {palette['warning']}"), disabled=True)
+            )
             summary.update("")
             return
         if self.path is None:
@@ -174,7 +176,7 @@ class PathScreen(FactScreen):
         chip, trust = band_cell(self.app, fact_id, 9)
         struck = "strike" if superseded(self.app, fact_id) else ""
         line = Text.assemble(("● ", "bold"))  # the text colour: band colours mean trust only
-        line.append(fit(fact_id, id_width), style=f"bold {struck}".strip())
+        line.append(fit(clean(fact_id), id_width), style=f"bold {struck}".strip())
         line.append("  ")
         line.append_text(chip)
         line.append(" ")

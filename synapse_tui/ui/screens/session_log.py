@@ -123,7 +123,7 @@ class SessionLogScreen(FactScreen):
         head = Text.assemble(("SESSION LOG", "bold"))
         head.append(f"  {n} action{'s' if n != 1 else ''} since the browser opened, newest first")
         if actors:
-            head.append(f" · by {', '.join(actors)}")
+            head.append(clean(f" · by {', '.join(actors)}"))  # another writer's login: data
         if not self.entries:
             none = "nothing yet: triage (c x v a s) here, or by an agent alongside, shows up here"
             head.append("\n" + (none if self.loaded else "loading…"), style="italic")
@@ -139,7 +139,7 @@ class SessionLogScreen(FactScreen):
         ids = [e.fact_id for e in self.entries] or [""]
         short = width < 120  # the time without the year and seconds: 12-01 09:30
         narrow = width < 100  # no time at all, narrower actor and action
-        names = [_actor(e, self.app.browser) for e in self.entries]
+        names = [clean(_actor(e, self.app.browser)) for e in self.entries]
         cols = {
             "#": 5,
             "at": 0 if narrow else 11 if short else 20,
@@ -172,14 +172,14 @@ class SessionLogScreen(FactScreen):
                 state = Text("")
             cells = [
                 Text("  └" if member else f"#{e.batch}", style="dim"),
-                Text(e.at[5:16].replace("T", " ") if short else e.at) if cols["at"] else None,
+                Text(clean(e.at[5:16].replace("T", " ") if short else e.at)) if cols["at"] else None,
                 Text(
                     fit(clean(_actor(e, browser)), cols["actor"]),
                     style="bold" if e.actor.startswith("agent:") else "",
                 ),
-                Text(fit(e.what, cols["action"]), style=struck),
+                Text(fit(clean(e.what), cols["action"]), style=struck),
                 Text(
-                    fit(f"{e.facts} facts" if e.bulk and not member else e.fact_id, cols["fact"]),
+                    fit(f"{e.facts} facts" if e.bulk and not member else clean(e.fact_id), cols["fact"]),
                     style=f"bold {struck}".strip(),
                 ),
                 Text(fit(clean(e.change), cols["change"]), style=struck),

@@ -101,7 +101,7 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sup-box") as box:
-            box.border_title = f"Supersede {self.fact_id}"
+            box.border_title = clean(f"Supersede {self.fact_id}")
             box.border_subtitle = "escape closes without changing anything"
             yield Static(id="sup-head")
             yield Static(
@@ -273,7 +273,7 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         self.valid, self.radius = message.error is None, message.radius
         texts = message.texts
         head = Text()
-        head.append(f"{message.target} would replace {self.fact_id}\n", style="bold")
+        head.append(clean(f"{message.target} would replace {self.fact_id}") + "\n", style="bold")
         head.append("new  ", style="bold")
         head.append_text(self._fact(message.target, texts.get(message.target, "")))
         head.append("\nold  ", style="bold")

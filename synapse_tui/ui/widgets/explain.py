@@ -264,7 +264,7 @@ def history_lines(ex: Explanation, colours: dict[str, str]) -> Text:
     if not ex.history:
         out.append("  no audit entries\n", style=colours["muted"])
     for h in ex.history:
-        out.append(f"  {h.at}  ")
+        out.append(f"  {clean(str(h.at))}  ")
         out.append(clean(str(h.action)), style="bold")
         out.append(f"  by {clean(str(h.actor or '?'))}")
         if h.undoes:

@@ -105,7 +105,7 @@ class FactDetail(VerticalScroll):
         head = self.query_one("#detail-head", Static)
         if ex is None:
             self._stop_rest()
-            head.update(Text(f"{fact_id}: no such fact"))
+            head.update(Text(xp.clean(f"{fact_id}: no such fact")))
             return
         colours = xp.palette(self.app.theme_variables)
         now = memory.scores.now

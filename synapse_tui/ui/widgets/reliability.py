@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from synapse_tui.core.base.limits import counted
-from synapse_tui.ui.text import two
+from synapse_tui.ui.text import clean, two
 from synapse_tui.ui.widgets import explain as xp
 
 FEATURES = {
@@ -175,6 +175,8 @@ class ReliabilityView(VerticalScroll):
             table.add_column("held", justify="right")
             for row in rows:
                 if row["n"]:
-                    table.add_row(row["key"], str(row["n"]), _rate(row["mean_trust"]), _rate(row["rate"]))
+                    # a source's name is data (a fact's x-source): shown, never markup
+                    key = Text(clean(str(row["key"])))
+                    table.add_row(key, str(row["n"]), _rate(row["mean_trust"]), _rate(row["rate"]))
             parts.append(table)
         return Group(*parts)

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +34,7 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from synapse_tui.core.base.errors import InputError, SynapseError
+from synapse_tui.core.base.sqlitepath import uri as sqlite_uri
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress
 from synapse_tui.core.store.db import Store
 
@@ -156,8 +159,56 @@ def errors_at(file: Path | str, line: int | None = None) -> ErrorAt:
 
 
 def open_read_only(path: Path) -> sqlite3.Connection:
-    """A source's SQLite file opened so that nothing, not even a journal, is written there."""
-    return sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+    """A source's SQLite file opened so that nothing, not even a journal or a `-shm`, is
+    written there, its name percent-encoded (`sqlitepath.uri`).
+
+    A database in WAL mode needs a shared-memory file beside it even to read, which SQLite
+    creates; so one with a non-empty `-wal` (transactions not yet checkpointed) is copied,
+    with its `-wal`, to a private temporary folder and read there; one without is read as
+    immutable (no locks, no `-shm`). A database in rollback mode is read with mode=ro,
+    which writes nothing."""
+    path = path.resolve()
+    wal = path.with_name(path.name + "-wal")
+    if not _wal_mode(path):
+        return sqlite3.connect(sqlite_uri(path, mode="ro"), uri=True)
+    if not wal.exists() or wal.stat().st_size == 0:
+        return sqlite3.connect(sqlite_uri(path, mode="ro", immutable="1"), uri=True)
+    folder = tempfile.mkdtemp(prefix="synapse-source-")
+    try:
+        copy = Path(folder) / "source.db"
+        shutil.copyfile(path, copy)
+        shutil.copyfile(wal, Path(folder) / "source.db-wal")
+        conn = sqlite3.connect(sqlite_uri(copy), uri=True, factory=_CopyConnection)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    conn.folder = folder
+    return conn
+
+
+class _CopyConnection(sqlite3.Connection):
+    """A connection to a private copy, whose folder goes when it is closed."""
+
+    folder: str | None = None
+
+    def close(self) -> None:
+        super().close()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def _wal_mode(path: Path) -> bool:
+    """Whether the file's header says WAL (read and write versions 2, offsets 18 and 19)."""
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(20)
+    except OSError:
+        return False
+    return len(header) == 20 and header[18] == 2
 
 
 def require_folder(folder: Path, expected: str) -> None:

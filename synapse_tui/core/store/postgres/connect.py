@@ -7,14 +7,16 @@ it so if a message ever quotes the connection string).
 
 from __future__ import annotations
 
+import contextvars
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import unquote
 
 from synapse_tui.core.base.errors import StoreError
-from synapse_tui.core.base.location import Location, redact
+from synapse_tui.core.base.location import SECRET_KEYS, Location, redact
 
 INSTALL = 'pip install "synapse-tui[postgres]"'
 APPLICATION_NAME = "synapse-tui"  # what pg_stat_activity shows, unless the location names its own
@@ -31,20 +33,31 @@ def driver() -> Any:
 
 
 def _secrets(target: str) -> list[str]:
-    """The password(s) spelled in a location, to scrub from any message."""
-    found = []
+    """Every secret spelled in a location (SECRET_KEYS, the user info's password), as
+    written and decoded, to scrub from any message: read by libpq's own parser when it
+    takes the location, and by hand too (a malformed one it refuses)."""
+    found: list[str] = []
     try:
-        parts = urlsplit(target)
-        if parts.password:
-            found += [parts.password, unquote(parts.password)]
-        found += [v for k, v in parse_qsl(parts.query) if k.lower() == "password" and v]
-    except ValueError:
+        from psycopg.conninfo import conninfo_to_dict
+
+        found += [str(v) for k, v in conninfo_to_dict(target).items() if k in SECRET_KEYS and v]
+    except Exception:  # noqa: BLE001 - any refusal: the hand reading below still runs
         pass
-    for piece in target.split():
-        key, _, value = piece.partition("=")
-        if key.strip().lower() == "password" and value:
-            found.append(value.strip("'"))
-    return [s for s in found if s]
+    if "://" in target:
+        rest = target.partition("://")[2]
+        at = rest.rfind("@")
+        if at >= 0 and ":" in rest[:at]:
+            found.append(rest[:at].split(":", 1)[1])
+        for pair in rest.partition("?")[2].split("&"):
+            key, _, value = pair.partition("=")
+            if unquote(key).strip().lower() in SECRET_KEYS and value:
+                found.append(value)
+    for m in re.finditer(
+        r"(?i)(?<![\w%])(" + "|".join(SECRET_KEYS) + r")\s*=\s*('(?:[^'\\]|\\.)*'?|\S+)", target
+    ):
+        found.append(m.group(2).strip("'"))
+    out = {piece for s in found for piece in (s, unquote(s)) if s}
+    return sorted(out, key=len, reverse=True)  # longest first: no secret left half replaced
 
 
 def describe(where: Location, exc: BaseException) -> str:
@@ -53,6 +66,21 @@ def describe(where: Location, exc: BaseException) -> str:
     for secret in _secrets(where.target):
         text = text.replace(secret, "***")
     return f"{where.shown}: {redact(text)}"
+
+
+# Set while reading a source the user did not name on this machine (a store's recorded
+# server source, only confirmed): no password from PGPASSWORD, ~/.pgpass or pg_service.conf.
+_NO_AMBIENT: contextvars.ContextVar[bool] = contextvars.ContextVar("no_ambient_secrets", default=False)
+
+
+@contextmanager
+def no_ambient_secrets() -> Iterator[None]:
+    """Connections opened inside (in this thread) take no password but the location's own."""
+    token = _NO_AMBIENT.set(True)
+    try:
+        yield
+    finally:
+        _NO_AMBIENT.reset(token)
 
 
 def connect(where: Location, *, autocommit: bool = False) -> Any:
@@ -77,6 +105,13 @@ def _defaults(where: Location) -> dict[str, Any]:
     out: dict[str, Any] = {"fallback_application_name": APPLICATION_NAME}
     if "connect_timeout" not in given and not os.environ.get("PGCONNECT_TIMEOUT"):
         out["connect_timeout"] = CONNECT_TIMEOUT_S
+    if _NO_AMBIENT.get():
+        # an explicit empty password keeps libpq from PGPASSWORD and a service file's, and
+        # a password file that holds nothing from ~/.pgpass (libpq: an empty password is
+        # never sent); a password the location spells itself is the location's own
+        out["passfile"] = os.devnull
+        if not given.get("password"):
+            out["password"] = ""
     return out
 
 

@@ -214,12 +214,83 @@ _P005 = """
 CREATE INDEX IF NOT EXISTS audit_batch ON audit(batch)
 """
 
+# What a role without a person's privileges (the agent's role of docs/postgres.md: no UPDATE
+# on facts.tier) may write is checked by the server, whatever the client (issue 37): the
+# audit's role is stamped with session_user, never the client's; such a role writes the
+# audit only as an agent (`agent:NAME`), never as a person (`user:...`, whose verdicts the
+# calibration counts); its change of a fact's r or s lands only with an audit entry of the
+# same transaction for that fact (checked at commit); and of meta it writes only the graph's
+# bookkeeping and the embedding space an import records (`graph.*`, `embed.model`), never
+# the recorded sources, the fitted constants or the store's kind and schema. The audit stays
+# append-only (no UPDATE or DELETE is granted, and the rules below refuse them for such a
+# role even if one were). The functions run as the store's owner (SECURITY DEFINER), so
+# the role needs no privilege on what they read.
+_P006 = """
+CREATE FUNCTION synapse_is_person() RETURNS boolean LANGUAGE sql STABLE
+    SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    SELECT has_column_privilege(session_user, 'facts', 'tier', 'UPDATE')
+$$;
+CREATE FUNCTION synapse_audit_stamp() RETURNS trigger LANGUAGE plpgsql
+    SECURITY DEFINER SET search_path FROM CURRENT AS $$
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        IF NOT synapse_is_person() THEN
+            RAISE EXCEPTION 'role % may not change the audit: it is appended to, never changed', session_user
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+    END IF;
+    IF synapse_is_person() THEN
+        RETURN NEW;  -- its role as given (a copy carries it), else session_user (the default)
+    END IF;
+    NEW.role := session_user;
+    IF NEW.actor IS NULL OR NEW.actor NOT LIKE 'agent:%' THEN
+        RAISE EXCEPTION 'role % writes the audit as an agent (agent:NAME), not as %', session_user, NEW.actor
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER audit_stamped BEFORE INSERT OR UPDATE OR DELETE ON audit
+    FOR EACH ROW EXECUTE FUNCTION synapse_audit_stamp();
+CREATE FUNCTION synapse_evidence_audited() RETURNS trigger LANGUAGE plpgsql
+    SECURITY DEFINER SET search_path FROM CURRENT AS $$
+BEGIN
+    IF NOT synapse_is_person() AND NOT EXISTS (
+        SELECT 1 FROM audit WHERE fact_id = NEW.id AND xmin = pg_current_xact_id()::xid
+    ) THEN
+        RAISE EXCEPTION 'role % changed r or s of fact % without an audit entry', session_user, NEW.id
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE CONSTRAINT TRIGGER facts_evidence_audited AFTER UPDATE OF r, s ON facts
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+    WHEN (OLD.r IS DISTINCT FROM NEW.r OR OLD.s IS DISTINCT FROM NEW.s)
+    EXECUTE FUNCTION synapse_evidence_audited();
+CREATE FUNCTION synapse_meta_guarded() RETURNS trigger LANGUAGE plpgsql
+    SECURITY DEFINER SET search_path FROM CURRENT AS $$
+DECLARE
+    k TEXT := CASE WHEN TG_OP = 'DELETE' THEN OLD.key ELSE NEW.key END;
+BEGIN
+    IF NOT synapse_is_person() AND NOT (
+        k LIKE 'graph.%' AND (TG_OP <> 'UPDATE' OR OLD.key LIKE 'graph.%') OR k = 'embed.model'
+    ) THEN
+        RAISE EXCEPTION 'role % may not write meta %: only the graph''s bookkeeping', session_user, k
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+END $$;
+CREATE TRIGGER meta_guarded BEFORE INSERT OR UPDATE OR DELETE ON meta
+    FOR EACH ROW EXECUTE FUNCTION synapse_meta_guarded()
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("p001_tables", _P001),
     ("p002_change_log", _P002),
     ("p003_audit_role", _P003),
     ("p004_events_check", _P004),
     ("p005_audit_batch", _P005),
+    ("p006_agent_guards", _P006),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest schema a read-only open (and a copy's source) reads as it is: p003 adds only

@@ -94,7 +94,7 @@ class PgStore(SqlStore):
         super().__init__(where, Connection(raw, where), readonly)  # type: ignore[arg-type]
         self.where = where
         self.imports = _Imports(self._conn, self.dialect)  # type: ignore[arg-type]
-        self.audit = _Audit(self._conn)  # type: ignore[arg-type]
+        self.audit = _Audit(self._conn, self.dialect)  # type: ignore[arg-type]
         # what this login may not change (an agent's role, docs/postgres.md): asked once
         (self.login,) = raw.execute("SELECT current_user").fetchone()  # the role a title names
         self.withheld = _withheld(raw, self.login) if not readonly else {}
@@ -338,8 +338,8 @@ class _Imports(Imports):
     def from_source(self, system: str) -> list[tuple]:
         rows = self._conn.execute(
             "SELECT id, text, note, NOT EXISTS (SELECT 1 FROM facts f2 WHERE f2.supersedes = facts.id),"
-            " deleted, provenance FROM facts WHERE json_extract(provenance, '$.\"x-source\"') = ?"
-            " ORDER BY pos",
+            " deleted, provenance FROM facts WHERE (CASE WHEN provenance IS JSON OBJECT THEN"
+            " provenance::jsonb -> 'x-source' END) = to_jsonb(?::text) ORDER BY pos",
             (system,),
         )
         out = []

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.base.sqlitepath import uri as sqlite_uri
 from synapse_tui.core.store.ops import WordHits
 from synapse_tui.core.store.read import Read
 from synapse_tui.core.store.schema import APPLICATION_ID, READABLE_FROM, SCHEMA_VERSION, migrate
@@ -218,7 +219,7 @@ def holds_facts(path: str | os.PathLike[str]) -> bool:
     """Whether the file is a store with at least one fact, read without writing anything
     (no journal, no migration): False for anything else."""
     try:
-        conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+        conn = sqlite3.connect(sqlite_uri(Path(path).resolve(), mode="ro"), uri=True)
         try:
             return conn.execute("SELECT count(*) FROM facts").fetchone()[0] > 0
         finally:
@@ -235,8 +236,8 @@ _FOLDER_READ_ONLY = (
 def _uri(p: Path, readonly: bool, wal: bool) -> str:
     if readonly and not wal and not os.access(p.parent, os.W_OK):
         # a read-only WAL database in a read-only folder needs immutable mode
-        return f"file:{p.resolve()}?mode=ro&immutable=1"
-    return f"file:{p.resolve()}?mode={'ro' if readonly else 'rwc'}"
+        return sqlite_uri(p.resolve(), mode="ro", immutable="1")
+    return sqlite_uri(p.resolve(), mode="ro" if readonly else "rwc")
 
 
 def _connect(uri: str) -> tuple[sqlite3.Connection, int, int, int]:

@@ -1,0 +1,108 @@
+"""A large import into a large store (issue 37, point 11): its time and peak memory.
+
+Run: python benchmarks/bench_big_import.py OLD NEW [--work DIR]
+
+1. a store of OLD synthetic facts with its neighbour graph (benchmarks/synth.py), and
+   NEW more facts in interchange JSON Lines (another seed, ids of their own);
+2. `synapse-tui import NEW.jsonl --db STORE` on a copy of that store, in a process of its
+   own: the update (the graph extended from the files beside the store);
+3. the baseline, in the same run: `synapse-tui import` of the OLD facts alone into an
+   empty store (a full build of the graph over OLD facts).
+
+Each import's wall time and peak resident memory (the child's own, from wait4) are
+printed, and the update's as ratios to the baseline's. Before issue 37 the update built a
+NEW x NEW float32 product: 47,000 into 20,000 segfaulted; memory grew with NEW squared.
+
+`--work DIR` keeps the inputs (`sOLD.db`, `newNEW.jsonl`) there and reuses them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CLI = "from synapse_tui.cli import main; main()"
+
+
+def child(*args: str) -> tuple[float, float, int]:
+    """(seconds, peak MB, exit status) of one CLI run in a process of its own."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SYNAPSE_NOW": "2026-12-01T00:00:00Z"}
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    tail = proc.stderr.read().decode(errors="replace").splitlines()[-1:] if proc.stderr else []
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        print(f"  exit {code}: {tail[0] if tail else ''}")
+    return seconds, usage.ru_maxrss / 1024, code
+
+
+def synth(*args: str) -> None:
+    subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "synth.py"), *args],
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def inputs(work: Path, old: int, new: int) -> tuple[Path, Path, Path]:
+    store, facts, base = work / f"s{old}.db", work / f"new{new}.jsonl", work / f"s{old}.jsonl"
+    if not store.exists():
+        synth(str(old), str(store))
+    if not base.exists():
+        synth(str(old), str(base))
+    if not facts.exists():
+        raw = work / f"raw{new}.jsonl"
+        synth(str(new), str(raw), "--seed", "9")
+        with open(raw, encoding="utf-8") as src, open(facts, "w", encoding="utf-8") as out:
+            for line in src:  # ids of their own: every fact is new to the store
+                out.write(
+                    line.replace('"id": "s', '"id": "n', 1).replace('"supersedes": "s', '"supersedes": "n')
+                )
+        raw.unlink()
+    return store, facts, base
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("old", type=int)
+    parser.add_argument("new", type=int)
+    parser.add_argument("--work", type=Path, default=None)
+    args = parser.parse_args(argv)
+    work = args.work or Path(tempfile.mkdtemp(prefix="big-import-"))
+    work.mkdir(parents=True, exist_ok=True)
+    store, facts, base = inputs(work, args.old, args.new)
+    target = work / "target.db"
+    for p in (target, Path(f"{target}-graph")):
+        shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+    shutil.copy(store, target)
+    if Path(f"{store}-graph").is_dir():
+        shutil.copytree(f"{store}-graph", f"{target}-graph")
+    update = child("import", str(facts), "--db", str(target))
+    empty = work / "baseline.db"
+    for p in (empty, Path(f"{empty}-graph")):
+        shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+    baseline = child("import", str(base), "--db", str(empty))
+    print(f"{args.new:,} facts into a store of {args.old:,} (graph extended from its files):")
+    print(f"  update   {update[0]:8.1f} s  peak {update[1]:8.0f} MB  exit {update[2]}")
+    print(
+        f"  baseline {baseline[0]:8.1f} s  peak {baseline[1]:8.0f} MB  exit {baseline[2]}"
+        f"  ({args.old:,} facts into an empty store)"
+    )
+    print(f"  ratio    {update[0] / baseline[0]:8.2f} x time, {update[1] / baseline[1]:.2f} x peak memory")
+    return 0 if update[2] == 0 and baseline[2] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -159,3 +159,12 @@ def test_two_dated_events_of_one_template_are_not_a_replacement():
         )
         == []
     )
+
+
+def test_long_texts_mark_only_the_words_that_differ_and_join_back():
+    head = " ".join(f"step{k} does thing{k}," for k in range(300))
+    old = f"{head} then deploy on Fridays. {head}"
+    new = f"{head} then deploy on Tuesdays. {head}"
+    left, right = changed_spans(old, new)
+    assert "".join(t for t, _ in left) == old and "".join(t for t, _ in right) == new
+    assert [t for t, d in left if d] == ["Fridays."] and [t for t, d in right if d] == ["Tuesdays."]

@@ -108,7 +108,7 @@ class Weights:
     later: float = 0.02  # less per later edit instant between the two: an edit is the next version
     threshold: float = 0.4  # at or above: suggested
     by_time: bool = True  # candidates nearest in time first (else: sharing the rarest words)
-    candidates: int = 10  # per fact, the neighbours scored
+    candidates: int = 20  # per fact, the neighbours scored
     min_shared: float = 0.4  # of the older text's naming words, at least this share in common
     common: int = 400  # a (note, word) held by more facts than this does not pair them
     scope_max: int = 250  # an entity held by more facts is a topic, not a subject: no pairing across notes

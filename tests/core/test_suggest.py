@@ -111,3 +111,60 @@ def test_updating_a_fact_that_gained_a_successor_gives_what_a_full_build_gives()
     finder.update(changed)
     assert finder.suggestions() == ReplacedFinder.build([changed, *base[1:]]).suggestions()
     assert {(s.fact, s.other) for s in finder.suggestions()} == {("b", "c")}
+
+
+def test_a_restatement_of_the_same_change_is_not_a_replacement():
+    # the same move said twice ("now" / "moved from"): the newer says nothing new
+    assert (
+        found(
+            Item("a", "Jonas Weber is now the QA lead on Atlas migration", 1.0, "n"),
+            Item("b", "Jonas Weber moved from data engineer to QA lead on Atlas migration", 2.0, "n"),
+        )
+        == []
+    )
+    assert (
+        found(
+            Item(
+                "a",
+                "the Heron security review deadline moved to 2025-03-03 because the sandbox was down",
+                1.0,
+                "n",
+            ),
+            Item("b", "Heron security review slipped to 2025-03-03: the sandbox was down", 2.0, "n"),
+        )
+        == []
+    )
+    # a new date is a change, not a restatement
+    assert found(
+        Item("a", "the Heron security review deadline moved to 2025-03-03", 1.0, "n"),
+        Item("b", "the Heron security review deadline moved to 2025-03-17", 2.0, "n"),
+    ) == [("a", "b")]
+
+
+def test_two_dated_events_of_one_template_are_not_a_replacement():
+    assert (
+        found(
+            Item(
+                "a",
+                "the Webhooks API returned 5xx errors for 40 minutes on 2025-09-18 after the disk filled",
+                1.0,
+                "n",
+            ),
+            Item(
+                "b",
+                "the Webhooks API returned 5xx errors for 25 minutes on 2025-09-20 after the disk filled",
+                2.0,
+                "n",
+            ),
+        )
+        == []
+    )
+
+
+def test_long_texts_mark_only_the_words_that_differ_and_join_back():
+    head = " ".join(f"step{k} does thing{k}," for k in range(300))
+    old = f"{head} then deploy on Fridays. {head}"
+    new = f"{head} then deploy on Tuesdays. {head}"
+    left, right = changed_spans(old, new)
+    assert "".join(t for t, _ in left) == old and "".join(t for t, _ in right) == new
+    assert [t for t, d in left if d] == ["Fridays."] and [t for t, d in right if d] == ["Tuesdays."]

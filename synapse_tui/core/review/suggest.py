@@ -108,7 +108,7 @@ class Weights:
     later: float = 0.02  # less per later edit instant between the two: an edit is the next version
     threshold: float = 0.4  # at or above: suggested
     by_time: bool = True  # candidates nearest in time first (else: sharing the rarest words)
-    candidates: int = 10  # per fact, the neighbours scored
+    candidates: int = 20  # per fact, the neighbours scored
     min_shared: float = 0.4  # of the older text's naming words, at least this share in common
     common: int = 400  # a (note, word) held by more facts than this does not pair them
     scope_max: int = 250  # an entity held by more facts is a topic, not a subject: no pairing across notes
@@ -145,10 +145,11 @@ class ReplacedFinder:
     weights: Weights = WEIGHTS
     items: list[Item] = field(default_factory=list)
     texts: list[Text] = field(default_factory=list)
-    postings: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
+    # scope -> word -> facts (a dict per scope: no (kind, scope, word) key built per word)
+    postings: dict[tuple[str, str], dict[str, list[int]]] = field(default_factory=dict)
     # the same for the facts that say they update something: across notes only these can
     # be the newer fact, so an older fact looks for its successor there
-    updating: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
+    updating: dict[tuple[str, str], dict[str, list[int]]] = field(default_factory=dict)
     # every scored pair at or above the threshold, by the older fact's position
     pairs: dict[int, list[_Candidate]] = field(default_factory=dict)
     by_id: dict[str, int] = field(default_factory=dict)
@@ -188,19 +189,27 @@ class ReplacedFinder:
         for scope in scopes(item):
             sizes[scope] = sizes.get(scope, 0) + 1
             across = bool(text.updates) and scope[0] != "note"
-            for word in text.content:
-                key = (*scope, word)
-                if in_order:  # the newest so far: it goes at the end
-                    postings.setdefault(key, []).append(i)
-                    if across:
-                        updating.setdefault(key, []).append(i)
-                else:
-                    post(postings, key, i)
-                    if across:
-                        post(updating, key, i)
+            words = postings.get(scope)
+            if words is None:
+                words = postings[scope] = {}
+            upd = updating.setdefault(scope, {}) if across else None
+            if in_order:  # the newest so far: it goes at the end
+                for word in text.content:
+                    got = words.get(word)
+                    if got is None:
+                        words[word] = [i]
+                    else:
+                        got.append(i)
+                    if upd is not None:
+                        upd.setdefault(word, []).append(i)
+            else:
+                for word in text.content:
+                    post(words, word, i)
+                    if upd is not None:
+                        post(upd, word, i)
         return i
 
-    def _post(self, index: dict[tuple[str, str, str], list[int]], key: tuple[str, str, str], i: int) -> None:
+    def _post(self, index: dict[str, list[int]], key: str, i: int) -> None:
         """Add fact i to a posting list kept in creation order (a fact arriving late in
         time is inserted: `add` may be given an older fact)."""
         post = index.get(key)
@@ -230,8 +239,11 @@ class ReplacedFinder:
             else:
                 continue
             cap = self.weights.common if scope[0] == "note" else self.weights.common_across
+            words = index.get(scope)
+            if words is None:
+                continue
             for word in text.content:
-                post = index.get((*scope, word))
+                post = words.get(word)
                 if post is None or len(post) > cap:
                     continue
                 w = 1.0 / len(post)  # a rarer word says more
@@ -266,7 +278,9 @@ class ReplacedFinder:
         if b.predecessor:  # a fact names one predecessor (SPEC 2.3): accepting would be refused
             return None
         pair = compare(self.texts[old], self.texts[new])
-        if pair.identical:  # the same words again is a duplicate, not a replacement
+        if pair.identical or pair.restated:  # the same words again (in another order, or
+            return None  # only "took over" for "handed"): a duplicate, not a replacement
+        if pair.other_date:  # "incident 2025-09-18: ..." / "incident 2025-09-20: ...": two events
             return None
         if a.last_seen is not None and a.last_seen > b.created:  # still held after the newer came
             return None

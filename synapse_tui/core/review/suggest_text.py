@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # a word: letters and digits, with inner dots, slashes, dashes, colons and underscores kept,
 # so versions (3.11), paths (src/app.py), dates (2025-03-17) and times (9:30) stay one token
@@ -58,6 +58,9 @@ UPDATE_PHRASES = (
     "changed",
     "became",
 )
+# the words of those phrases: a pair differing only in these restates, it does not replace
+UPDATE_WORDS = frozenset(w for p in UPDATE_PHRASES for w in p.split()) | {"took", "handed", "moved", "takes"}
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _PHRASE = re.compile(r"\b(" + "|".join(re.escape(p) for p in sorted(UPDATE_PHRASES, key=len)[::-1]) + r")\b")
 GRAM = 3  # character trigrams: the plain baseline's unit, robust to inflection and typos
 
@@ -104,15 +107,25 @@ class Text:
     norm: str
     tokens: tuple[str, ...]
     content: frozenset[str]
-    grams: frozenset[str]
     values: frozenset[str]
     updates: frozenset[str]
+    # character trigrams, made the first time a pair needs them: most facts of a large
+    # store are never scored against another (a fifth of the indexing time)
+    made_grams: frozenset[str] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, text: str) -> Text:
         norm = normal(text)
         tokens = words(norm)
-        return cls(norm, tuple(tokens), content(tokens), grams(norm), values(tokens), update_phrases(norm))
+        return cls(norm, tuple(tokens), content(tokens), values(tokens), update_phrases(norm))
+
+    @property
+    def grams(self) -> frozenset[str]:
+        made = self.made_grams
+        if made is None:
+            made = grams(self.norm)
+            object.__setattr__(self, "made_grams", made)
+        return made
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +138,8 @@ class Pair:
     changed_values: tuple[frozenset[str], frozenset[str]]  # values only in old, only in new
     new_updates: frozenset[str]  # update words the newer says and the older does not
     identical: bool
+    restated: bool  # the same naming words and values, only update words apart: a restatement
+    other_date: bool  # a date swapped for another and no update word: another dated event
 
 
 def compare(old: Text, new: Text) -> Pair:
@@ -137,7 +152,26 @@ def compare(old: Text, new: Text) -> Pair:
         changed_values=(old.values - new.values, new.values - old.values),
         new_updates=new.updates - old.updates,
         identical=old.norm == new.norm,
+        restated=_restates(old, new),
+        other_date=not new.updates
+        and any(_DATE.match(v) for v in old.values - new.values)
+        and any(_DATE.match(v) for v in new.values - old.values),
     )
+
+
+RESTATE_EXTRA = 2  # at most this many new naming words in a restatement
+
+
+def _restates(old: Text, new: Text) -> bool:
+    """The newer says again what the older said: both phrased as a change ("now", "moved"),
+    the same values, at most `RESTATE_EXTRA` naming words besides update words in one and
+    not the other ("X is now the QA lead" / "X moved from data engineer to QA lead"). Texts differing only in
+    punctuation or layout are an edit of the wording, not a restatement."""
+    if old.content == new.content or old.values != new.values:
+        return False
+    if not (old.updates and new.updates) or old.updates == new.updates:
+        return False
+    return len((old.content ^ new.content) - UPDATE_WORDS) <= RESTATE_EXTRA
 
 
 def changed_spans(old: str, new: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
@@ -146,15 +180,30 @@ def changed_spans(old: str, new: str) -> tuple[list[tuple[str, bool]], list[tupl
     runs join back into the texts."""
     a, b = _split(old), _split(new)
     ka, kb = [w.lower() for w in a], [w.lower() for w in b]
-    matcher = difflib.SequenceMatcher(None, ka, kb, autojunk=False)
-    left: list[tuple[str, bool]] = []
-    right: list[tuple[str, bool]] = []
+    # the words both begin and end with are aligned as they stand: the matcher (quadratic
+    # in what it is given) only sees the middle, where the texts differ
+    n = min(len(ka), len(kb))
+    head = 0
+    while head < n and ka[head] == kb[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and ka[-1 - tail] == kb[-1 - tail]:
+        tail += 1
+    left: list[tuple[str, bool]] = [("".join(a[:head]), False)] if head else []
+    right: list[tuple[str, bool]] = [("".join(b[:head]), False)] if head else []
+    matcher = difflib.SequenceMatcher(
+        None, ka[head : len(ka) - tail], kb[head : len(kb) - tail], autojunk=False
+    )
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         same = op == "equal"
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
         if i2 > i1:
             left.append(("".join(a[i1:i2]), not same and _visible(a[i1:i2])))
         if j2 > j1:
             right.append(("".join(b[j1:j2]), not same and _visible(b[j1:j2])))
+    if tail:
+        left.append(("".join(a[len(a) - tail :]), False))
+        right.append(("".join(b[len(b) - tail :]), False))
     return left, right
 
 

@@ -181,8 +181,8 @@ def standing(store: Store, kinds: Iterable[str] | None = None, options: Options 
     return Standing(found)
 
 
-CACHE_FORMAT = 1  # bump when what a finder finds changes (weights, features)
-CACHE_MIN_FACTS = 5_000  # below this a pass takes about a second: no file is worth it
+CACHE_FORMAT = 3  # bump when what a finder finds changes (weights, features)
+CACHE_MIN_FACTS = 1_000  # below this a pass takes a tenth of a second: no file is worth it
 
 
 def _cache_file(store: Store) -> Path | None:

@@ -71,3 +71,20 @@ def test_no_test_module_imports_another():
                 f"{path.relative_to(ROOT)}: {n}" for n in names if n.rsplit(".", 1)[-1].startswith("test_")
             ]
     assert found == []
+
+
+def test_no_module_imports_itself_through_others():
+    """No import circle between synapse_tui's modules (issue 44): a circle is the sign of a
+    shared piece that belongs lower down. Imports inside functions count (they only hide
+    a circle); those under TYPE_CHECKING do not (they never run)."""
+    grimp = pytest.importorskip("grimp", reason="import-linter installs grimp")
+    import networkx as nx
+
+    graph = grimp.build_graph("synapse_tui", exclude_type_checking_imports=True, cache_dir=None)
+    edges = nx.DiGraph(
+        (module, imported)
+        for module in graph.modules
+        for imported in graph.find_modules_directly_imported_by(module)
+    )
+    circles = [sorted(part) for part in nx.strongly_connected_components(edges) if len(part) > 1]
+    assert circles == [], "import circles: " + "; ".join(" <-> ".join(c) for c in circles)

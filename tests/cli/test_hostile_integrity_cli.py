@@ -149,7 +149,9 @@ def test_an_invalidated_edge_with_two_candidates_is_flagged_and_survives_a_round
     result = run("import", "--from", "graphiti", gdump(tmp_path / "g", edges=edges), "--db", first)
     assert "several newer edges" in result.stderr and "no successor named" in result.stderr
     flagged = json_lines(run("score", first, "--json", "--where", "is:invalidated").stdout)
-    assert [(r["id"], r["flags"], r["k"]) for r in flagged] == [("graphiti:e-old", ["invalidated"], 0)]
+    # no successor is named (k stays 0); a newer edge may only be suggested, never linked
+    assert [(r["id"], r["flags"][0], r["k"]) for r in flagged] == [("graphiti:e-old", "invalidated", 0)]
+    assert set(flagged[0]["flags"]) <= {"invalidated", "suggested_replaced"}
     assert "flags: invalidated" in run("show", first, "graphiti:e-old").stdout
 
     dump = tmp_path / "dump.jsonl"

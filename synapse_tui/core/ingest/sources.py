@@ -26,7 +26,7 @@ import inspect
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -312,6 +312,38 @@ def reader_module(system: str) -> ModuleType:
         raise SynapseError(f"--from {system}: not available in this version of synapse-tui") from None
 
 
+def _own_options(system: str, takes: Mapping[str, Any], own: dict[str, str | None]) -> dict[str, Any]:
+    """The reader options given (`--project` as a path), each one the reader takes."""
+    options: dict[str, Any] = {}
+    for name, value in own.items():
+        if value is None:
+            continue
+        if name not in takes:
+            raise SynapseError(f"--{name} does not apply to --from {system}")
+        options[name] = Path(value) if name == "project" else value
+    return options
+
+
+def _where(
+    system: str, module: ModuleType, source: str | None, only_project: bool
+) -> tuple[str | Path | None, str | None]:
+    """What the reader reads (a path, a server's URL, or None for only a project's files)
+    and how the source is recorded: a file's absolute path, a server's location without
+    its password (`sync` then gets it from libpq, ~/.pgpass)."""
+    if source is None and only_project:
+        return None, None
+    if source is None:
+        default = getattr(module, "default_source", None)
+        if default is None:
+            needs = getattr(module, "NEEDS", "SOURCE (the files to read)")
+            raise SynapseError(f"--from {system} needs {needs}")
+        path = Path(default())
+        return path, str(path.resolve())
+    if is_server(source):  # a database server (LangGraph's on PostgreSQL)
+        return source, locate(source).shown
+    return Path(source), str(Path(source).resolve())
+
+
 def import_source(
     system: str,
     source: str | None,
@@ -334,31 +366,8 @@ def import_source(
     if vectors is not None and system != "mem0":
         raise SynapseError(f"--vectors applies only to --from mem0, not --from {system}")
     takes = inspect.signature(module.read).parameters
-    options: dict[str, Any] = {}
-    for name, value in own.items():
-        if value is None:
-            continue
-        if name not in takes:
-            raise SynapseError(f"--{name} does not apply to --from {system}")
-        options[name] = Path(value) if name == "project" else value
-    if source is None and "project" in options:
-        source_path = None  # only the project's files
-    elif source is None:
-        default = getattr(module, "default_source", None)
-        if default is None:
-            needs = getattr(module, "NEEDS", "SOURCE (the files to read)")
-            raise SynapseError(f"--from {system} needs {needs}")
-        source_path = Path(default())
-    elif is_server(source):
-        source_path = None  # a database server (LangGraph's on PostgreSQL): no path to resolve
-    else:
-        source_path = Path(source)
-    server = source is not None and source_path is None
-    read_from = source if server else source_path
-    if server:  # recorded without its password: `sync` then gets it from libpq (~/.pgpass)
-        shown: str | None = locate(str(source)).shown
-    else:
-        shown = None if source_path is None else str(source_path.resolve())
+    options = _own_options(system, takes, own)
+    read_from, shown = _where(system, module, source, only_project="project" in options)
     if "known" in takes:
         options["known"] = []
         if holds_store(str(db)) if is_server(db) else Path(db).exists():

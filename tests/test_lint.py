@@ -102,11 +102,6 @@ COMPLEX_LEFT = {
     "synapse_tui/core/ingest/adapters/langgraph.py:read",
     "synapse_tui/core/ingest/adapters/git_notes.py:read",
     "synapse_tui/core/ingest/adapters/mdfolder.py:read_docs",
-    "synapse_tui/core/review/relevance.py:rank",
-    "synapse_tui/core/ingest/interchange.py:parse_line",
-    "synapse_tui/core/graph/build.py:ensure_graph",
-    "synapse_tui/cli/render.py:print_explain",
-    "synapse_tui/core/store/sqlite/store.py:open_file",
 }
 
 

@@ -100,6 +100,27 @@ def print_explain(info: dict[str, Any], config: Config, roles: dict[int, str] | 
     )
     console.print(_t(info["text"]))
     console.print()
+    _print_terms(console, info, config)
+    console.print()
+    console.print(
+        _t(f"  opinion  b={info['b']:.2f} d={info['d']:.2f} u={info['u']:.2f}  -> {info['guidance_advice']}")
+    )
+    overdue = " (overdue)" if info["review_overdue"] else ""
+    console.print(_t(f"  review due {info['review_due']}{overdue}"))
+    if info["flags"]:
+        console.print(_t("  flags: " + ", ".join(info["flags"]), style="yellow"))
+    moves = ", ".join(f"{k} -> {v:.2f}" for k, v in info["what_if"].items())
+    console.print(_t(f"  what would move it: {moves}"))
+    _print_links(console, info)
+    _print_source(console, info)
+    for h in info["history"]:
+        role = (roles or {}).get(h["seq"])
+        by = f"{h['actor']} (role {role})" if role else h["actor"]
+        console.print(_t(f"  {h['at']}  {h['action']}  by {by}", style="dim"))
+
+
+def _print_terms(console: Any, info: dict[str, Any], config: Config) -> None:
+    """The score's four terms, each with what made it, and the settings changed from SPEC's."""
     c, f = config.confidence, config.freshness
     lines = [
         (
@@ -125,16 +146,10 @@ def print_explain(info: dict[str, Any], config: Config, roles: dict[int, str] | 
         console.print(_t(f"  {name:<13}{_pct(value):>5}  "), _t(why, style="dim"), sep="")
     if changed := describe_non_defaults(config):  # the score is not the one SPEC documents
         console.print(_t(f"  {changed}", style="yellow"))
-    console.print()
-    console.print(
-        _t(f"  opinion  b={info['b']:.2f} d={info['d']:.2f} u={info['u']:.2f}  -> {info['guidance_advice']}")
-    )
-    overdue = " (overdue)" if info["review_overdue"] else ""
-    console.print(_t(f"  review due {info['review_due']}{overdue}"))
-    if info["flags"]:
-        console.print(_t("  flags: " + ", ".join(info["flags"]), style="yellow"))
-    moves = ", ".join(f"{k} -> {v:.2f}" for k, v in info["what_if"].items())
-    console.print(_t(f"  what would move it: {moves}"))
+
+
+def _print_links(console: Any, info: dict[str, Any]) -> None:
+    """What the fact supersedes and is superseded by, its entities, neighbours and note."""
     if info["chain_older"] or info["superseded_by"]:
         console.print(
             _t(
@@ -156,6 +171,10 @@ def print_explain(info: dict[str, Any], config: Config, roles: dict[int, str] | 
             console.print(_t(f"  {graph.describe()}", style="dim"))
     if info["note"]:
         console.print(_t(f"  note: {info['note']}"))
+
+
+def _print_source(console: Any, info: dict[str, Any]) -> None:
+    """The system and record it came from, and its provenance."""
     source = info.get("source")
     if source:
         version = f" version {source['version']}" if source["version"] is not None else ""
@@ -172,10 +191,6 @@ def print_explain(info: dict[str, Any], config: Config, roles: dict[int, str] | 
     for key, value in (info["provenance"] or {}).items():
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         console.print(_t(f"  {key}: {shown}", style="dim"))
-    for h in info["history"]:
-        role = (roles or {}).get(h["seq"])
-        by = f"{h['actor']} (role {role})" if role else h["actor"]
-        console.print(_t(f"  {h['at']}  {h['action']}  by {by}", style="dim"))
 
 
 def _bars(h: Histogram, label: str, fmt: str) -> list[str]:

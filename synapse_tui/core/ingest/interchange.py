@@ -170,32 +170,18 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
     fact.s = _int(obj, "contradictions", 0, err) or 0
     fact.reinforcement_count = _int(obj, "reinforcement_count", 1, err)
     if "reinforced_at" in obj:
-        value = obj["reinforced_at"]
-        if not isinstance(value, list):
-            raise err("reinforced_at", f"must be a list of RFC 3339 timestamps, got {limits.brief(value)}")
-        fact.reinforced_ts = [_time(v, "reinforced_at", err) for v in value]
-        fact.reinforced_at = list(value)
+        fact.reinforced_at, fact.reinforced_ts = _reinforced(obj["reinforced_at"], err)
     fact.supersedes = _string(obj, "supersedes", err)
     if fact.supersedes == fid:
         raise err("supersedes", "a fact cannot supersede itself (supersession cycle)")
     fact.note = _string(obj, "note", err)
     if "entities" in obj:
-        ents = obj["entities"]
-        if not isinstance(ents, list) or not all(isinstance(e, str) and e.strip() for e in ents):
-            raise err("entities", f"must be a list of non-empty strings, got {limits.brief(ents)}")
-        if len(ents) > limits.MAX_ENTITIES:
-            raise err("entities", f"names {len(ents):,} entities; the limit is {limits.MAX_ENTITIES:,}")
-        fact.entities = ents
+        fact.entities = _entities(obj["entities"], err)
     for key in ("provenance", "signature"):
         if key in obj and not isinstance(obj[key], dict):
             raise err(key, f"must be a JSON object, got {limits.brief(obj[key])}")
     fact.provenance = obj.get("provenance")
-    sig = obj.get("signature")
-    if sig is not None:
-        for part in ("alg", "key", "sig"):
-            if not isinstance(sig.get(part), str):
-                raise err("signature", f"needs string '{part}' (alg, key, sig), got {limits.brief(sig)}")
-    fact.signature = sig
+    fact.signature = _signature(obj.get("signature"), err)
     if "embedding" in obj:
         fact.embedding = _embedding(obj["embedding"], err)
     if "deleted" in obj:
@@ -203,6 +189,31 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
         fact.expired = _expired(fact)
     fact.extra = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
     return fact
+
+
+def _reinforced(value: Any, err: Callable[[str, str], InputError]) -> tuple[list[Any], list[float]]:
+    """`reinforced_at`: the timestamps as given, and as instants."""
+    if not isinstance(value, list):
+        raise err("reinforced_at", f"must be a list of RFC 3339 timestamps, got {limits.brief(value)}")
+    return list(value), [_time(v, "reinforced_at", err) for v in value]
+
+
+def _entities(ents: Any, err: Callable[[str, str], InputError]) -> list[str]:
+    """`entities`: non-empty names, at most `limits.MAX_ENTITIES`."""
+    if not isinstance(ents, list) or not all(isinstance(e, str) and e.strip() for e in ents):
+        raise err("entities", f"must be a list of non-empty strings, got {limits.brief(ents)}")
+    if len(ents) > limits.MAX_ENTITIES:
+        raise err("entities", f"names {len(ents):,} entities; the limit is {limits.MAX_ENTITIES:,}")
+    return ents
+
+
+def _signature(sig: dict[str, Any] | None, err: Callable[[str, str], InputError]) -> dict[str, Any] | None:
+    """`signature` (already known to be an object): its alg, key and sig are strings."""
+    if sig is not None:
+        for part in ("alg", "key", "sig"):
+            if not isinstance(sig.get(part), str):
+                raise err("signature", f"needs string '{part}' (alg, key, sig), got {limits.brief(sig)}")
+    return sig
 
 
 def _expired(fact: ParsedFact) -> bool:

@@ -157,28 +157,8 @@ def rank(
     same keys, for the cost of ordering the few that can reach them."""
     words = q.words
     terms = fts_terms(words, mode)
-    if mode == "all":  # the behaviour before issue 27: every word required
-        pos, relevance = memory.store.search(" ".join(t.rstrip("*") for t in terms))
-        hits: tuple[np.ndarray, ...] = tuple(pos for _ in terms)
-        matched = np.full(len(pos), len(terms))
-        terms_needed = len(terms)
-    else:
-        weights = [STOP_WEIGHT if mode != "bm25" and is_stop(t) else 1.0 for t in terms]
-        found = memory.store.search_any(terms, weights)
-        pos, relevance, hits = found.pos, found.relevance, found.hits
-        stop = [is_stop(t) for t in terms]
-        terms_needed = stop.count(False) or len(terms)
-        matched = _content_held(found, stop)  # of the words that carry the question
-    # the store's word index holds what another writer appended after this memory was
-    # loaded (until it reloads): those facts have no scores here yet, so no rank either
-    ahead = pos >= len(memory)
-    if ahead.any():
-        pos, relevance, matched = pos[~ahead], relevance[~ahead], matched[~ahead]
-    if q.terms or mask is not None:
-        keep = q.mask(memory)[pos] if q.terms else np.ones(len(pos), dtype=bool)
-        if mask is not None:
-            keep &= mask[pos]
-        pos, relevance, matched = pos[keep], relevance[keep], matched[keep]
+    pos, relevance, hits, matched, terms_needed = _found(memory, terms, mode)
+    pos, relevance, matched = _kept(memory, q, mask, pos, relevance, matched)
     every = matched == terms_needed
     n = len(pos)
     first = mode in ("hybrid", "trust") and terms_needed > 1 and KEYWORDS_FIRST
@@ -195,28 +175,10 @@ def rank(
                 pos[at], score, tuple(terms), signals, every[at], bm25_rank, lexical_rank, none, held, n
             )
     tier = every.astype(np.float64) if first else np.zeros(n)
-    signals = ["bm25"]
     bm25_rank = _ranks(tier * 1e9 + relevance)
-    lexical_rank = np.zeros(n, dtype=np.int64)
-    semantic_rank = np.zeros(n, dtype=np.int64)
-    if mode in ("all", "bm25"):
-        score = relevance.copy()
-    else:
-        fused = np.zeros(n)
-        if n:
-            fused, lexical_rank = _fused(memory, text, pos, bm25_rank)
-            signals.append("lexical")
-        sem = _semantic(memory, text, pos)
-        if sem is not None:
-            semantic_rank[:] = sem
-            signals.append("semantic")
-            fused += 1.0 / (RRF_K + semantic_rank)
-        fused /= fused.max(initial=0) or 1.0
-        if mode == "trust":
-            fused *= _trusted(memory, pos, terms_needed)
-            fused = _newer_first(memory, pos, tier * 2 + fused) - tier * 2
-            signals.append("trust")
-        score = tier * 2 + fused  # fused is at most 1: the tier always wins
+    score, lexical_rank, semantic_rank, signals = _scored(
+        memory, mode, text, pos, relevance, tier, bm25_rank, terms_needed
+    )
     return Relevance(
         pos,
         score,
@@ -229,6 +191,78 @@ def rank(
         tuple(hits),
         n,
     )
+
+
+def _found(
+    memory: Memory, terms: list[str], mode: str
+) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...], np.ndarray, int]:
+    """What the word index finds: positions, relevance, each term's hits, how many of the
+    terms that carry the question each match holds, and how many there are."""
+    if mode == "all":  # the behaviour before issue 27: every word required
+        pos, relevance = memory.store.search(" ".join(t.rstrip("*") for t in terms))
+        return pos, relevance, tuple(pos for _ in terms), np.full(len(pos), len(terms)), len(terms)
+    weights = [STOP_WEIGHT if mode != "bm25" and is_stop(t) else 1.0 for t in terms]
+    found = memory.store.search_any(terms, weights)
+    stop = [is_stop(t) for t in terms]
+    matched = _content_held(found, stop)  # of the words that carry the question
+    return found.pos, found.relevance, tuple(found.hits), matched, stop.count(False) or len(terms)
+
+
+def _kept(
+    memory: Memory,
+    q: Query,
+    mask: np.ndarray | None,
+    pos: np.ndarray,
+    relevance: np.ndarray,
+    matched: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The matches this memory has scores for, passing the query's filters and `mask`."""
+    # the store's word index holds what another writer appended after this memory was
+    # loaded (until it reloads): those facts have no scores here yet, so no rank either
+    ahead = pos >= len(memory)
+    if ahead.any():
+        pos, relevance, matched = pos[~ahead], relevance[~ahead], matched[~ahead]
+    if q.terms or mask is not None:
+        keep = q.mask(memory)[pos] if q.terms else np.ones(len(pos), dtype=bool)
+        if mask is not None:
+            keep &= mask[pos]
+        pos, relevance, matched = pos[keep], relevance[keep], matched[keep]
+    return pos, relevance, matched
+
+
+def _scored(
+    memory: Memory,
+    mode: str,
+    text: str,
+    pos: np.ndarray,
+    relevance: np.ndarray,
+    tier: np.ndarray,
+    bm25_rank: np.ndarray,
+    terms_needed: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """The order key of every match (BM25 alone, or the ranks fused, trust weighed in),
+    the lexical and semantic ranks, and the signals that made it."""
+    n = len(pos)
+    signals = ["bm25"]
+    lexical_rank = np.zeros(n, dtype=np.int64)
+    semantic_rank = np.zeros(n, dtype=np.int64)
+    if mode in ("all", "bm25"):
+        return relevance.copy(), lexical_rank, semantic_rank, signals
+    fused = np.zeros(n)
+    if n:
+        fused, lexical_rank = _fused(memory, text, pos, bm25_rank)
+        signals.append("lexical")
+    sem = _semantic(memory, text, pos)
+    if sem is not None:
+        semantic_rank[:] = sem
+        signals.append("semantic")
+        fused += 1.0 / (RRF_K + semantic_rank)
+    fused /= fused.max(initial=0) or 1.0
+    if mode == "trust":
+        fused *= _trusted(memory, pos, terms_needed)
+        fused = _newer_first(memory, pos, tier * 2 + fused) - tier * 2
+        signals.append("trust")
+    return tier * 2 + fused, lexical_rank, semantic_rank, signals  # fused is at most 1: the tier always wins
 
 
 def _content_held(found: WordHits, stop: list[bool]) -> np.ndarray:

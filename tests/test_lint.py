@@ -97,7 +97,6 @@ COMPLEX_LEFT = {
     "synapse_tui/ui/screens/session_log.py:_paint",
     "synapse_tui/core/ingest/adapters/codex.py:_task_groups",
     "synapse_tui/core/ingest/adapters/claude_code.py:read",
-    "synapse_tui/core/graph/ann.py:_route",
     "synapse_tui/core/ingest/adapters/mdfolder.py:_replay",
     "synapse_tui/core/ingest/adapters/langgraph.py:read",
     "synapse_tui/core/ingest/adapters/git_notes.py:read",

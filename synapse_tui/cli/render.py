@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from rich.console import Console
@@ -41,7 +41,7 @@ def _console() -> Console:
 def print_score_table(memory, positions: np.ndarray, total: int) -> None:
     sc = memory.scores
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for name, justify in (
+    columns: tuple[tuple[str, Literal["left", "right"]], ...] = (
         ("band", "left"),
         ("trust", "right"),
         ("conf", "right"),
@@ -52,7 +52,8 @@ def print_score_table(memory, positions: np.ndarray, total: int) -> None:
         ("tier", "left"),
         ("id", "left"),
         ("text", "left"),
-    ):
+    )
+    for name, justify in columns:
         table.add_column(
             name, justify=justify, no_wrap=True, overflow="ellipsis", max_width=60 if name == "text" else None
         )

@@ -60,9 +60,9 @@ def load(browser: Browser, head: State, duplicates: bool = True) -> State:
 
 def with_duplicates(browser: Browser, head: State) -> State:
     with browser.lock:
-        found, texts = _duplicates(head.live, head.texts)
+        found, texts = _duplicates(head.loaded_live, head.texts)
         browser.store.prepare_search()  # after first paint: the first `/` costs what later ones do
-        head.live.ready_spare()  # and the first action what later ones do
+        head.loaded_live.ready_spare()  # and the first action what later ones do
     state = replace(head, duplicates=found, suspects_ready=True, texts=texts)
     return shown_at(browser, state, head.as_of, rescore=False)
 
@@ -82,7 +82,7 @@ def reload(browser: Browser, head: State) -> tuple[State, str]:
         live = Memory(browser.store, head.config, browser.clock.now())
         found, texts = _duplicates(live, head.texts)
         version = browser.store.data_version()
-        seen, elsewhere = _told_elsewhere(browser, head, len(live) - len(head.live))
+        seen, elsewhere = _told_elsewhere(browser, head, len(live) - len(head.loaded_live))
     state = replace(
         head,
         live=live,
@@ -113,7 +113,7 @@ def shown_at(browser: Browser, state: State, when: float | None, rescore: bool =
     """`state` shown at `when` (None: now): the memory, its suspects and queues."""
     from synapse_tui.core.review.asof import memory_as_of
 
-    duplicates, live = state.duplicates, state.live
+    duplicates, live = state.duplicates, state.loaded_live
     with browser.lock:
         if when is None:
             if rescore:
@@ -139,7 +139,7 @@ def shown_at(browser: Browser, state: State, when: float | None, rescore: bool =
 def configured(browser: Browser, head: State, config: Config) -> State:
     """Everything rescored under a new config."""
     with browser.lock:
-        head.live.config = config
+        head.loaded_live.config = config
     return shown_at(browser, replace(head, config=config), head.as_of)
 
 

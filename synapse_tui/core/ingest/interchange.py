@@ -104,6 +104,16 @@ def _string(obj: dict, key: str, err: Callable[[str, str], InputError], required
     return value
 
 
+def _required(obj: dict, key: str, err: Callable[[str, str], InputError]) -> str:
+    """A string field that must be there."""
+    if key not in obj:
+        raise err(key, "is required")
+    value = _string(obj, key, err)
+    if value is None:  # pragma: no cover - present, so `_string` returned it or raised
+        raise err(key, "is required")
+    return value
+
+
 def _time(value: Any, key: str, err: Callable[[str, str], InputError]) -> float:
     try:
         ts = parse_time(value)
@@ -150,16 +160,16 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
     if not isinstance(obj, dict):
         raise err(None, "each line must be a JSON object")
     _check_sizes(obj, err)
-    fid = _string(obj, "id", err, required=True)
+    fid = _required(obj, "id", err)
     hidden = first_unsafe(fid)
     if hidden is not None:  # ids are typed (`show DB ID`) and shown bare in messages
         raise err(
             "id", f"holds the control or invisible character U+{ord(hidden):04X}; an id must be visible text"
         )
-    text = _string(obj, "text", err, required=True)
-    created_at = obj.get("created_at")
+    text = _required(obj, "text", err)
     if "created_at" not in obj:
         raise err("created_at", "is required")
+    created_at = obj["created_at"]
     created_ts = _time(created_at, "created_at", err)
     fact = ParsedFact(line=line, id=fid, text=text, created_at=created_at, created_ts=created_ts)
     if "tier" in obj:
@@ -409,7 +419,12 @@ def _signed(facts: list[ParsedFact]) -> list[tuple[int, str | None]]:
     out = []
     for f in facts:
         state = signing.verify(f.signature, f.id, f.created_at, f.text)
-        out.append((int(state), f.signature["key"].lower() if state == signing.SigState.VALID else None))
+        key = (
+            f.signature["key"].lower()
+            if f.signature is not None and state == signing.SigState.VALID
+            else None
+        )
+        out.append((int(state), key))
     return out
 
 

@@ -30,7 +30,7 @@ def test_ruff_format_is_clean():
 
 # mypy's errors over synapse_tui ([tool.mypy] in pyproject.toml): 241 when first counted
 # (issue 44), to fall to 40. Lower it whenever a change fixes some; never raise it.
-MYPY_CEILING = 212
+MYPY_CEILING = 164
 MYPY_NONE_IN = ("synapse_tui/core/store/", "synapse_tui/core/trust/")
 
 
@@ -50,7 +50,7 @@ def test_import_contracts_hold():
     lint = Path(sys.executable).with_name("lint-imports")
     result = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count("KEPT") == 3 and "BROKEN" not in result.stdout
+    assert result.stdout.count("KEPT") == 4 and "BROKEN" not in result.stdout
 
 
 def test_no_test_module_imports_another():
@@ -71,3 +71,48 @@ def test_no_test_module_imports_another():
                 f"{path.relative_to(ROOT)}: {n}" for n in names if n.rsplit(".", 1)[-1].startswith("test_")
             ]
     assert found == []
+
+
+def test_no_module_imports_itself_through_others():
+    """No import circle between synapse_tui's modules (issue 44): a circle is the sign of a
+    shared piece that belongs lower down. Imports inside functions count (they only hide
+    a circle); those under TYPE_CHECKING do not (they never run)."""
+    grimp = pytest.importorskip("grimp", reason="import-linter installs grimp")
+    import networkx as nx
+
+    graph = grimp.build_graph("synapse_tui", exclude_type_checking_imports=True, cache_dir=None)
+    edges = nx.DiGraph(
+        (module, imported)
+        for module in graph.modules
+        for imported in graph.find_modules_directly_imported_by(module)
+    )
+    circles = [sorted(part) for part in nx.strongly_connected_components(edges) if len(part) > 1]
+    assert circles == [], "import circles: " + "; ".join(" <-> ".join(c) for c in circles)
+
+
+# Functions still above a cyclomatic complexity of 25 by radon's count (issue 44), to split;
+# the set only shrinks. Most are in the adapters and the UI, left while others edited them.
+COMPLEX_LEFT = {
+    "synapse_tui/core/ingest/adapters/openclaw.py:_claims",
+    "synapse_tui/ui/screens/session_log.py:_paint",
+    "synapse_tui/core/ingest/adapters/codex.py:_task_groups",
+    "synapse_tui/core/ingest/adapters/claude_code.py:read",
+    "synapse_tui/core/ingest/adapters/mdfolder.py:_replay",
+    "synapse_tui/core/ingest/adapters/langgraph.py:read",
+    "synapse_tui/core/ingest/adapters/git_notes.py:read",
+    "synapse_tui/core/ingest/adapters/mdfolder.py:read_docs",
+}
+
+
+def test_no_function_above_complexity_25():
+    """ruff's C901 (max-complexity 25 in pyproject) counts as the `mccabe` package does;
+    radon also counts each `and`/`or` and comprehension, as the issue's figures did. No
+    function but those listed above 25 by radon's count either."""
+    complexity = pytest.importorskip("radon.complexity", reason="the [test] extra installs radon")
+    found = set()
+    for path in sorted((ROOT / "synapse_tui").rglob("*.py")):
+        for block in complexity.cc_visit(path.read_text(encoding="utf-8")):
+            if block.complexity > 25:
+                found.add(f"{path.relative_to(ROOT).as_posix()}:{block.name}")
+    assert found <= COMPLEX_LEFT, f"above 25: {sorted(found - COMPLEX_LEFT)}"
+    assert found == COMPLEX_LEFT, f"split, so no longer listed: {sorted(COMPLEX_LEFT - found)}"

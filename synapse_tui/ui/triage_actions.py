@@ -87,7 +87,6 @@ TRIAGE_BINDINGS = [
     ),
 ]
 
-MOVES = ("corroborate", "contradict", "verify", "accept", "supersede", "undo", "redo")
 BULK_MOVES = ("corroborate", "contradict", "verify", "accept")  # apply to every marked fact
 CONFIRM_OVER = 20  # bulk actions on more facts than this ask first
 

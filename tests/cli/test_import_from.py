@@ -7,8 +7,8 @@ import sqlite3
 
 import pytest
 
-from synapse_tui.cli import import_from
 from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.ingest.adapters import READERS
 from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.db import Store
 from tests.cli_run import refused, run
@@ -122,7 +122,7 @@ def test_options_that_do_not_fit_are_refused(tmp_path, monkeypatch):
         "import", facts, "--db", db, "--vectors", tmp_path
     )
     assert "unknown system" in refused("import", "--from", "letta", tmp_path, "--db", db)
-    monkeypatch.setitem(import_from.SYSTEMS, "graphiti", "no_such_reader")
+    monkeypatch.setitem(READERS, "graphiti", "no_such_reader")
     assert "not available in this version" in refused("import", "--from", "graphiti", tmp_path, "--db", db)
     assert "needs FILE.jsonl" in refused("import", "--db", db)
     assert not db.exists()

@@ -137,6 +137,7 @@ def test_the_search_widens_until_the_target_recall(hnsw):
     assert ef in (4, 8, 16, 32) and tuned.recall >= 0.99
 
 
+@pytest.mark.slow  # 42 s of tests/core's 109 s without it (numba compiles pynndescent)
 def test_short_nn_descent_lists_report_their_recall_and_then_widen(nndescent):
     X = clustered(N, seed=1, noise=1.5)
     ranks = g.string_ranks([f"f{i:05d}" for i in range(N)])

@@ -15,7 +15,7 @@ from synapse_tui.core.base.config import load_config
 from synapse_tui.core.browser import Browser, Search
 from synapse_tui.core.graph.build import update_graph
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
-from synapse_tui.core.review.queues import QUEUES, queue_index
+from synapse_tui.core.review.queues import QUEUES
 from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.db import Store
 from tests.ui.fixtures.make_facts import TRUSTED_KEY
@@ -60,6 +60,10 @@ def installed(browser: Browser, result):
 
 def ids(browser: Browser) -> list[str]:
     return [browser.memory.ids[p] for p in browser.rows().order]
+
+
+def queue_index(key: str) -> int:
+    return next(i for i, q in enumerate(QUEUES) if q.key == key)
 
 
 def count(browser: Browser, key: str) -> int:

@@ -45,12 +45,12 @@ def search(browser: Browser, source: str) -> Search:
     finds that fact (`mem0:3f2c9a1e` is no filter typo)."""
     named = browser.resolve(source) if " " not in source.strip() else None
     if named is not None:
-        return Search(source, np.array([browser.memory.index[named]], dtype=np.int64), True)
+        return Search(source, np.array([browser.loaded_memory.index[named]], dtype=np.int64), True)
     parsed = fq.parse(source)
     if parsed.empty:
         return Search(source)
     with browser.lock:
-        positions = fq.run(browser.memory, parsed)
+        positions = fq.run(browser.loaded_memory, parsed)
     return Search(source, positions, bool(parsed.words))
 
 
@@ -62,7 +62,7 @@ def texts(browser: Browser, positions: list[int]) -> list[str]:
 def explain(browser: Browser, fact_id: str) -> dict[str, Any] | None:
     """`Memory.explain` (the show --json object) plus what the browser adds: the newer
     versions, transitively, and why it is in a problem queue."""
-    memory = browser.memory
+    memory = browser.loaded_memory
     with browser.lock:
         ex = memory.explain(fact_id)
         if ex is None:

@@ -84,6 +84,11 @@ class Browser:
         return self.state.memory
 
     @property
+    def loaded_memory(self) -> Memory:
+        """`memory`, for what runs only once the store is loaded (raises before)."""
+        return self.state.loaded_memory
+
+    @property
     def as_of(self) -> float | None:
         return self.state.as_of
 

@@ -85,6 +85,36 @@ class State:
     undone: tuple[int, ...] = ()  # the batches this browser's undos took back: ctrl+y's stack
     serial: int = 0  # the turn that made it: a worker's result posted late never undoes a newer one
 
+    # What runs only once the store is loaded (moves, reloads, as of) asks for these: a
+    # state before the first load has neither, and saying so beats an AttributeError.
+    @property
+    def loaded_live(self) -> Memory:
+        """`live`, loaded."""
+        if self.live is None:
+            raise RuntimeError("the memory is not loaded yet")
+        return self.live
+
+    @property
+    def loaded_memory(self) -> Memory:
+        """`memory` (what is shown), loaded."""
+        if self.memory is None:
+            raise RuntimeError("the memory is not loaded yet")
+        return self.memory
+
+    @property
+    def loaded_suspects(self) -> Suspects:
+        """`suspects` of a loaded state."""
+        if self.suspects is None:
+            raise RuntimeError("the memory is not loaded yet")
+        return self.suspects
+
+    @property
+    def loaded_masks(self) -> np.ndarray:
+        """`masks` of a loaded state."""
+        if self.masks is None:
+            raise RuntimeError("the memory is not loaded yet")
+        return self.masks
+
 
 @dataclass(frozen=True, eq=False)
 class Loaded:

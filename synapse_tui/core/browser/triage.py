@@ -65,7 +65,7 @@ def apply_move(
     refused = refusal(store, head.as_of, move)
     if refused:
         return TriageResult(move, None, "", error=refused, fact_ids=asked)
-    memory = head.live
+    memory = head.loaded_live
     triage = Triage(store, clock, config=head.config)
     undone = list(head.undone)
     try:
@@ -135,9 +135,9 @@ def apply_move(
 
 def _requeue(state: State, positions: np.ndarray) -> State:
     """Queue membership after a change at `positions`."""
-    suspects = recheck(state.suspects, state.live, positions)
-    masks = state.masks.copy()  # never write an array already handed out
-    masks[:, positions] = masks_at(state.live, suspects.mask, positions)
+    suspects = recheck(state.loaded_suspects, state.loaded_live, positions)
+    masks = state.loaded_masks.copy()  # never write an array already handed out
+    masks[:, positions] = masks_at(state.loaded_live, suspects.mask, positions)
     return replace(state, suspects=suspects, masks=masks)
 
 

@@ -173,67 +173,113 @@ def _route(
         tune, report = None, Truth.of(X, sample_rows(n, size), at)
     sampled = report.rows.size + (tune.rows.size if tune is not None else 0)
     unit = cost.per_product(time.perf_counter() - t, sampled, n)
-    exact_s = cost.exact_seconds(unit, n)
-    priced = {"exact": exact_s}
-
-    def exact(note: str | None) -> Build:
-        return Build(exact_knn(X, ranks, k, progress), "exact", None, 0, note, priced)
-
-    def affordable(name: str, seconds: float) -> bool:
-        priced[name] = seconds
-        return not cheapest or seconds < cost.MARGIN * exact_s
-
+    r = _Routing(X, ranks, k, progress, cheapest, tune, target, report, unit, cost.exact_seconds(unit, n))
     try:
-        if lexical:
-            plan = plan_probes(X, effective_k(k, n), tune, target)
-            probed_s = cost.probed_seconds(unit, n, plan.work)
-            index_s = (
-                cost.trial(lambda m: _hnsw_trial(X, k, m, target), n)
-                if cheapest and has_faiss and probed_s > exact_s / 4
-                else None
-            )
-            if (not cheapest and plan.work <= (PROBED_WORK if has_faiss else EXACT_WORK)) or (
-                cheapest and affordable("probed", probed_s) and (index_s is None or probed_s <= index_s)
-            ):
-                budget = cost.Budget(exact_s if cheapest else None)
-                knn, reach = probed_knn(X, ranks, k, plan, tune, target, progress, budget)
-                return _measured(knn, f"probed(cells={plan.cells},reach={reach:.3g})", report, priced)
-            if has_faiss:
-                if index_s is not None and not affordable("faiss-hnsw-sq8", index_s):
-                    return exact(None)
-                m, ef_c, ef_s = LEXICAL_HNSW
-                budget = cost.Budget(exact_s if cheapest else None)
-                knn, ef = hnsw_knn(
-                    X, ranks, k, m, ef_c, ef_s, tune, target, progress, sq8=True, budget=budget
-                )
-                method = f"faiss-hnsw-sq8(M={m},efConstruction={ef_c},efSearch={ef})"
-                return _measured(knn, method, report, priced)
-        compiled = "pynndescent" in sys.modules
-        if has_nndescent and (compiled or not cheapest or exact_s > NNDESCENT_COMPILE):
-            nn = max(int(param(gc, "nndescent_neighbors")), effective_k(k, n) + 2)
-            import pynndescent  # noqa: F401  (numba loads with it: its threads are sized below)
-
-            with cost.sized_threads(cost.free_cpus()):
-                if cheapest:
-                    _nndescent_trial(X, nn, 300)  # compiles: once a process, not a cost that scales
-                if not cheapest or affordable(
-                    "pynndescent", cost.trial(lambda m: _nndescent_trial(X, nn, m), n)
-                ):
-                    budget = cost.Budget(exact_s if cheapest else None)
-                    knn, nn = nndescent_knn(X, ranks, k, nn, tune, target, progress, budget)
-                    return _measured(knn, f"pynndescent(n_neighbors={nn})", report, priced)
-        if not has_faiss:
-            return exact(None if has_nndescent or (cheapest and lexical) else MISSING)
-        m, ef_c, ef_s = (int(param(gc, p)) for p in ("hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"))
-        if cheapest and not affordable(
-            "faiss-hnsw", cost.trial(lambda r: _hnsw_trial(X, k, r, target, m, ef_c, ef_s), n)
-        ):
-            return exact(None)
-        budget = cost.Budget(exact_s if cheapest else None)
-        knn, ef = hnsw_knn(X, ranks, k, m, ef_c, ef_s, tune, target, progress, budget=budget)
-        return _measured(knn, f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef})", report, priced)
+        built = _lexical_route(r, has_faiss) if lexical else None
+        if built is None:
+            built = _nndescent_route(r, gc) if has_nndescent else None
+        if built is None and not has_faiss:
+            return r.exact(None if has_nndescent or (cheapest and lexical) else MISSING)
+        return built or _hnsw_route(r, gc)
     except cost.OverBudget:
-        return exact(OVER_BUDGET)
+        return r.exact(OVER_BUDGET)
+
+
+@dataclass
+class _Routing:
+    """What choosing a route needs: the vectors, the samples that measure recall, the
+    price of the exact build, and the prices asked so far."""
+
+    X: np.ndarray
+    ranks: np.ndarray
+    k: int
+    progress: Progress | None
+    cheapest: bool
+    tune: Truth | None
+    target: float
+    report: Truth
+    unit: float
+    exact_s: float
+    priced: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.priced["exact"] = self.exact_s
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    def exact(self, note: str | None) -> Build:
+        return Build(
+            exact_knn(self.X, self.ranks, self.k, self.progress), "exact", None, 0, note, self.priced
+        )
+
+    def affordable(self, name: str, seconds: float) -> bool:
+        """Whether a route priced at `seconds` is taken: always when not asked for the
+        cheapest, else when it is clearly cheaper than exact."""
+        self.priced[name] = seconds
+        return not self.cheapest or seconds < cost.MARGIN * self.exact_s
+
+    def budget(self) -> cost.Budget:
+        return cost.Budget(self.exact_s if self.cheapest else None)
+
+
+def _lexical_route(r: _Routing, has_faiss: bool) -> Build | None:
+    """The lexical space's routes: probed cells, or FAISS's HNSW over 8-bit vectors; None
+    when neither applies (without FAISS, probing too much)."""
+    X, k, n, cheapest = r.X, r.k, r.n, r.cheapest
+    plan = plan_probes(X, effective_k(k, n), r.tune, r.target)
+    probed_s = cost.probed_seconds(r.unit, n, plan.work)
+    index_s = (
+        cost.trial(lambda m: _hnsw_trial(X, k, m, r.target), n)
+        if cheapest and has_faiss and probed_s > r.exact_s / 4
+        else None
+    )
+    if (not cheapest and plan.work <= (PROBED_WORK if has_faiss else EXACT_WORK)) or (
+        cheapest and r.affordable("probed", probed_s) and (index_s is None or probed_s <= index_s)
+    ):
+        knn, reach = probed_knn(X, r.ranks, k, plan, r.tune, r.target, r.progress, r.budget())
+        return _measured(knn, f"probed(cells={plan.cells},reach={reach:.3g})", r.report, r.priced)
+    if not has_faiss:
+        return None
+    if index_s is not None and not r.affordable("faiss-hnsw-sq8", index_s):
+        return r.exact(None)
+    m, ef_c, ef_s = LEXICAL_HNSW
+    knn, ef = hnsw_knn(
+        X, r.ranks, k, m, ef_c, ef_s, r.tune, r.target, r.progress, sq8=True, budget=r.budget()
+    )
+    return _measured(knn, f"faiss-hnsw-sq8(M={m},efConstruction={ef_c},efSearch={ef})", r.report, r.priced)
+
+
+def _nndescent_route(r: _Routing, gc: Any) -> Build | None:
+    """pynndescent's graph, when it is taken (compiling it first costs seconds, once a
+    process: not when the cheapest route is asked of a small memory)."""
+    X, n, cheapest = r.X, r.n, r.cheapest
+    compiled = "pynndescent" in sys.modules
+    if not (compiled or not cheapest or r.exact_s > NNDESCENT_COMPILE):
+        return None
+    nn = max(int(param(gc, "nndescent_neighbors")), effective_k(r.k, n) + 2)
+    import pynndescent  # noqa: F401  (numba loads with it: its threads are sized below)
+
+    with cost.sized_threads(cost.free_cpus()):
+        if cheapest:
+            _nndescent_trial(X, nn, 300)  # compiles: once a process, not a cost that scales
+        if not cheapest or r.affordable("pynndescent", cost.trial(lambda m: _nndescent_trial(X, nn, m), n)):
+            knn, nn = nndescent_knn(X, r.ranks, r.k, nn, r.tune, r.target, r.progress, r.budget())
+            return _measured(knn, f"pynndescent(n_neighbors={nn})", r.report, r.priced)
+    return None
+
+
+def _hnsw_route(r: _Routing, gc: Any) -> Build:
+    """FAISS's HNSW graph, or exact when that is cheaper."""
+    X, k, n = r.X, r.k, r.n
+    m, ef_c, ef_s = (int(param(gc, p)) for p in ("hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"))
+    if r.cheapest and not r.affordable(
+        "faiss-hnsw", cost.trial(lambda q: _hnsw_trial(X, k, q, r.target, m, ef_c, ef_s), n)
+    ):
+        return r.exact(None)
+    knn, ef = hnsw_knn(X, r.ranks, k, m, ef_c, ef_s, r.tune, r.target, r.progress, budget=r.budget())
+    return _measured(knn, f"faiss-hnsw(M={m},efConstruction={ef_c},efSearch={ef})", r.report, r.priced)
 
 
 def _hnsw_trial(

@@ -485,6 +485,37 @@ def rebuild_graph(source: Any, config: Any, progress: g.Progress | None = None) 
     return GraphUpdate(SPACES + ("npmi",), (), added, tuple(n for n in notes if n))
 
 
+def _spaces_to_update(t: Any, states: dict[str, Any], verify: bool) -> dict[str, Any]:
+    """Each space the graph must update, with what it stored of it (None: rebuild it, its
+    rows went or shrank); with `verify`, every space, to check what it stored."""
+    todo: dict[str, Any] = {}
+    for kind in SPACES:
+        stored = _meta_get(t, f"graph.semantic.{kind}")
+        state = states[kind]
+        if stored is None or stored["max_pos"] > state["max_pos"] or stored["count"] > state["count"]:
+            todo[kind] = None
+        elif verify or {k: stored[k] for k in state} != state:
+            todo[kind] = stored
+    return todo
+
+
+def _update_npmi(t: Any, min_count: int, verify: bool) -> bool:
+    """Extend or rebuild the NPMI edges when their inputs changed (with `verify`, when
+    their digest differs); whether they were rebuilt."""
+    stored = _meta_get(t, "graph.npmi")
+    state = _npmi_state(t)
+    if stored is None or {k: stored.get(k) for k in state} != state:
+        if stored is None or not _extend_npmi(t, min_count, stored, state):
+            _rebuild_npmi(t, min_count)
+        return True
+    if verify:
+        inputs = _npmi_inputs(t)
+        if inputs[2] != stored["digest"]:
+            _rebuild_npmi(t, min_count, inputs)
+            return True
+    return False
+
+
 def ensure_graph(
     source: Any, config: Any, progress: g.Progress | None = None, *, verify: bool = False
 ) -> GraphUpdate:
@@ -499,14 +530,8 @@ def ensure_graph(
     heap.keep_blocks()
     added = add_lexical_embeddings(t)
     rebuilt, extended, notes = [], [], []
-    todo, states = {}, _space_states(t)
-    for kind in SPACES:
-        stored = _meta_get(t, f"graph.semantic.{kind}")
-        state = states[kind]
-        if stored is None or stored["max_pos"] > state["max_pos"] or stored["count"] > state["count"]:
-            todo[kind] = None
-        elif verify or {k: stored[k] for k in state} != state:
-            todo[kind] = stored
+    states = _space_states(t)
+    todo = _spaces_to_update(t, states, verify)
     for kind in [k for k, stored in todo.items() if stored is None]:
         # Rows left this space (`embed` moved facts from the lexical space to the model's):
         # its edges go before any space is written, or an edge it kept between two moved
@@ -529,17 +554,8 @@ def ensure_graph(
         else:
             notes.append(_rebuild_space(t, kind, config, bar.phase(kind)))
             rebuilt.append(kind)
-    stored = _meta_get(t, "graph.npmi")
-    state = _npmi_state(t)
-    if stored is None or {k: stored.get(k) for k in state} != state:
-        if stored is None or not _extend_npmi(t, config.graph.npmi_min_count, stored, state):
-            _rebuild_npmi(t, config.graph.npmi_min_count)
+    if _update_npmi(t, config.graph.npmi_min_count, verify):
         rebuilt.append("npmi")
-    elif verify:
-        inputs = _npmi_inputs(t)
-        if inputs[2] != stored["digest"]:
-            _rebuild_npmi(t, config.graph.npmi_min_count, inputs)
-            rebuilt.append("npmi")
     if todo or rebuilt:
         bar.finish()
     return GraphUpdate(tuple(rebuilt), tuple(extended), added, tuple(n for n in notes if n))

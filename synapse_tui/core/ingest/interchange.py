@@ -104,6 +104,16 @@ def _string(obj: dict, key: str, err: Callable[[str, str], InputError], required
     return value
 
 
+def _required(obj: dict, key: str, err: Callable[[str, str], InputError]) -> str:
+    """A string field that must be there."""
+    if key not in obj:
+        raise err(key, "is required")
+    value = _string(obj, key, err)
+    if value is None:  # pragma: no cover - present, so `_string` returned it or raised
+        raise err(key, "is required")
+    return value
+
+
 def _time(value: Any, key: str, err: Callable[[str, str], InputError]) -> float:
     try:
         ts = parse_time(value)
@@ -150,16 +160,16 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
     if not isinstance(obj, dict):
         raise err(None, "each line must be a JSON object")
     _check_sizes(obj, err)
-    fid = _string(obj, "id", err, required=True)
+    fid = _required(obj, "id", err)
     hidden = first_unsafe(fid)
     if hidden is not None:  # ids are typed (`show DB ID`) and shown bare in messages
         raise err(
             "id", f"holds the control or invisible character U+{ord(hidden):04X}; an id must be visible text"
         )
-    text = _string(obj, "text", err, required=True)
-    created_at = obj.get("created_at")
+    text = _required(obj, "text", err)
     if "created_at" not in obj:
         raise err("created_at", "is required")
+    created_at = obj["created_at"]
     created_ts = _time(created_at, "created_at", err)
     fact = ParsedFact(line=line, id=fid, text=text, created_at=created_at, created_ts=created_ts)
     if "tier" in obj:
@@ -170,32 +180,18 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
     fact.s = _int(obj, "contradictions", 0, err) or 0
     fact.reinforcement_count = _int(obj, "reinforcement_count", 1, err)
     if "reinforced_at" in obj:
-        value = obj["reinforced_at"]
-        if not isinstance(value, list):
-            raise err("reinforced_at", f"must be a list of RFC 3339 timestamps, got {limits.brief(value)}")
-        fact.reinforced_ts = [_time(v, "reinforced_at", err) for v in value]
-        fact.reinforced_at = list(value)
+        fact.reinforced_at, fact.reinforced_ts = _reinforced(obj["reinforced_at"], err)
     fact.supersedes = _string(obj, "supersedes", err)
     if fact.supersedes == fid:
         raise err("supersedes", "a fact cannot supersede itself (supersession cycle)")
     fact.note = _string(obj, "note", err)
     if "entities" in obj:
-        ents = obj["entities"]
-        if not isinstance(ents, list) or not all(isinstance(e, str) and e.strip() for e in ents):
-            raise err("entities", f"must be a list of non-empty strings, got {limits.brief(ents)}")
-        if len(ents) > limits.MAX_ENTITIES:
-            raise err("entities", f"names {len(ents):,} entities; the limit is {limits.MAX_ENTITIES:,}")
-        fact.entities = ents
+        fact.entities = _entities(obj["entities"], err)
     for key in ("provenance", "signature"):
         if key in obj and not isinstance(obj[key], dict):
             raise err(key, f"must be a JSON object, got {limits.brief(obj[key])}")
     fact.provenance = obj.get("provenance")
-    sig = obj.get("signature")
-    if sig is not None:
-        for part in ("alg", "key", "sig"):
-            if not isinstance(sig.get(part), str):
-                raise err("signature", f"needs string '{part}' (alg, key, sig), got {limits.brief(sig)}")
-    fact.signature = sig
+    fact.signature = _signature(obj.get("signature"), err)
     if "embedding" in obj:
         fact.embedding = _embedding(obj["embedding"], err)
     if "deleted" in obj:
@@ -203,6 +199,31 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
         fact.expired = _expired(fact)
     fact.extra = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
     return fact
+
+
+def _reinforced(value: Any, err: Callable[[str, str], InputError]) -> tuple[list[Any], list[float]]:
+    """`reinforced_at`: the timestamps as given, and as instants."""
+    if not isinstance(value, list):
+        raise err("reinforced_at", f"must be a list of RFC 3339 timestamps, got {limits.brief(value)}")
+    return list(value), [_time(v, "reinforced_at", err) for v in value]
+
+
+def _entities(ents: Any, err: Callable[[str, str], InputError]) -> list[str]:
+    """`entities`: non-empty names, at most `limits.MAX_ENTITIES`."""
+    if not isinstance(ents, list) or not all(isinstance(e, str) and e.strip() for e in ents):
+        raise err("entities", f"must be a list of non-empty strings, got {limits.brief(ents)}")
+    if len(ents) > limits.MAX_ENTITIES:
+        raise err("entities", f"names {len(ents):,} entities; the limit is {limits.MAX_ENTITIES:,}")
+    return ents
+
+
+def _signature(sig: dict[str, Any] | None, err: Callable[[str, str], InputError]) -> dict[str, Any] | None:
+    """`signature` (already known to be an object): its alg, key and sig are strings."""
+    if sig is not None:
+        for part in ("alg", "key", "sig"):
+            if not isinstance(sig.get(part), str):
+                raise err("signature", f"needs string '{part}' (alg, key, sig), got {limits.brief(sig)}")
+    return sig
 
 
 def _expired(fact: ParsedFact) -> bool:
@@ -398,7 +419,12 @@ def _signed(facts: list[ParsedFact]) -> list[tuple[int, str | None]]:
     out = []
     for f in facts:
         state = signing.verify(f.signature, f.id, f.created_at, f.text)
-        out.append((int(state), f.signature["key"].lower() if state == signing.SigState.VALID else None))
+        key = (
+            f.signature["key"].lower()
+            if f.signature is not None and state == signing.SigState.VALID
+            else None
+        )
+        out.append((int(state), key))
     return out
 
 

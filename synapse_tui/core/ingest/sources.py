@@ -25,19 +25,25 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import time
+from collections.abc import Callable, Mapping
 from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.jsonl import Progress
 from synapse_tui.core.base.location import is_server, locate
 from synapse_tui.core.base.safefile import UnsafeFile, read_small, write_atomic
 from synapse_tui.core.ingest.adapters import READERS, known_facts, reader
 from synapse_tui.core.ingest.adapters.sync import SyncResult, sync_snapshot
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import describe
+from synapse_tui.core.store.postgres.server import holds_store
 
 KEY = "import.sources"
 
@@ -269,26 +275,123 @@ def sync_recorded(db: str | Path, config: Config) -> list[tuple[dict[str, Any], 
 
 
 def sync_entry(db: str | Path, entry: dict[str, Any], config: Config, how: str = CONFIRMED) -> SyncResult:
-    """One recorded source, read and synced as `import --from` does. `how` this user trusts
-    it: a server source only confirmed is reached with no ambient password."""
-    module = reader(entry["system"])
-    takes = inspect.signature(module.read).parameters
-    options: dict[str, Any] = {
-        k: Path(v) if k in ("project", "vectors") else v
-        for k, v in entry.items()
-        if k not in ("system", "source") and k in takes
-    }
+    """One recorded source, read and synced by `import_source`, as `import --from` does.
+    `how` this user trusts it: a server source only confirmed is reached with no ambient
+    password."""
     named = entry.get("source")
-    source = (named if is_server(named) else Path(named)) if isinstance(named, str) else None
     ambient = how == RECORDED or not isinstance(named, str) or not is_server(named)
-    with Store.open(db) as store:
-        if "known" in takes:
-            options["known"] = known_facts(store, entry["system"])
-        with nullcontext() if ambient else _no_ambient_secrets():
-            snapshot = module.read(source, **options)
-        result = sync_snapshot(store, snapshot, config)
+    own = {k: v for k, v in entry.items() if k not in ("system", "source", "vectors")}
+    with nullcontext() if ambient else _no_ambient_secrets():
+        return import_source(
+            entry["system"], named, db, config, vectors=entry.get("vectors"), record=False, **own
+        ).result
+
+
+# -- the one import pipeline ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What `import_source` did: the sync's result, and the source as it was recorded."""
+
+    result: SyncResult
+    recorded: str | None  # the source's absolute path, a server's location without its password
+    options: dict[str, str]  # the reader's options named, as recorded
+
+
+def reader_module(system: str) -> ModuleType:
+    """`system`'s reader, or a one-line refusal naming the systems (or saying this version
+    lacks the library it needs)."""
+    if system not in READERS:
+        raise SynapseError(f"--from {system}: unknown system; one of {', '.join(READERS)}")
+    try:
+        return reader(system)
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{reader.__module__}.{READERS[system]}":
+            raise  # the adapter exists but a library it needs is missing
+        raise SynapseError(f"--from {system}: not available in this version of synapse-tui") from None
+
+
+def _own_options(system: str, takes: Mapping[str, Any], own: dict[str, str | None]) -> dict[str, Any]:
+    """The reader options given (`--project` as a path), each one the reader takes."""
+    options: dict[str, Any] = {}
+    for name, value in own.items():
+        if value is None:
+            continue
+        if name not in takes:
+            raise SynapseError(f"--{name} does not apply to --from {system}")
+        options[name] = Path(value) if name == "project" else value
+    return options
+
+
+def _where(
+    system: str, module: ModuleType, source: str | None, only_project: bool
+) -> tuple[str | Path | None, str | None]:
+    """What the reader reads (a path, a server's URL, or None for only a project's files)
+    and how the source is recorded: a file's absolute path, a server's location without
+    its password (`sync` then gets it from libpq, ~/.pgpass)."""
+    if source is None and only_project:
+        return None, None
+    if source is None:
+        default = getattr(module, "default_source", None)
+        if default is None:
+            needs = getattr(module, "NEEDS", "SOURCE (the files to read)")
+            raise SynapseError(f"--from {system} needs {needs}")
+        path = Path(default())
+        return path, str(path.resolve())
+    if is_server(source):  # a database server (LangGraph's on PostgreSQL)
+        return source, locate(source).shown
+    return Path(source), str(Path(source).resolve())
+
+
+def import_source(
+    system: str,
+    source: str | None,
+    db: str | os.PathLike[str],
+    config: Config,
+    *,
+    vectors: str | None = None,
+    record: bool = True,
+    progress: Callable[[str], Progress | None] | None = None,
+    **own: str | None,
+) -> Imported:
+    """Read `system`'s `source` and sync the store at `db` with it (created when missing),
+    recording the source: what `import --from`, `sync` and the browser's "Sync sources"
+    all run. `own`: the reader's own options (`project`, `model`), None when not given.
+    `record`: this user named the source here (`import --from`, not `sync`), so this
+    machine's trust file says they recorded it. `progress(label)`: a bar for each stage, or
+    None. The source is read before the store is created: a refused source leaves no store."""
+    bar = progress or (lambda label: None)
+    module = reader_module(system)
+    if vectors is not None and system != "mem0":
+        raise SynapseError(f"--vectors applies only to --from mem0, not --from {system}")
+    takes = inspect.signature(module.read).parameters
+    options = _own_options(system, takes, own)
+    read_from, shown = _where(system, module, source, only_project="project" in options)
+    if "known" in takes:
+        options["known"] = []
+        if holds_store(str(db)) if is_server(db) else Path(db).exists():
+            with Store.open(db) as store:
+                options["known"] = known_facts(store, system)
+    if vectors is not None:
+        options["vectors"] = Path(vectors)
+    if "progress" in takes:
+        options["progress"] = bar(f"reading {system}")
+    snapshot = module.read(read_from, **options)
+    with Store.open(db, create=True) as store:
+        result = sync_snapshot(
+            store, snapshot, config, progress=bar("importing"), graph_progress=bar("graph")
+        )
         store.warm(config)
-    return result
+        named = {
+            k: str(Path(v).resolve()) if k in ("project", "vectors") else str(v)
+            for k, v in options.items()
+            if k in own or k == "vectors"
+        }
+        remember(store, system, shown, **named)
+    if record:
+        trust(db, [entry_for(system, shown, **named)], RECORDED, time.time())
+    return Imported(result, shown, named)
 
 
 def _no_ambient_secrets():

@@ -138,10 +138,6 @@ QUEUES: tuple[Queue, ...] = (
 )
 
 
-def queue_index(key: str) -> int:
-    return next(i for i, q in enumerate(QUEUES) if q.key == key)
-
-
 def queue_order(
     memory: Memory, queue: Queue, suspect: np.ndarray | None, within: np.ndarray | None = None
 ) -> np.ndarray:

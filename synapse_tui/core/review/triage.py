@@ -323,7 +323,8 @@ class Triage:
     def _leads_to(self, start: str, goal: str) -> bool:
         """Whether following `supersedes` from `start` reaches `goal` (the chain is short;
         each fact names at most one predecessor, so this is a walk, not a search)."""
-        seen, fid = set(), start
+        seen: set[str] = set()
+        fid: str | None = start
         while fid is not None and fid not in seen:
             if fid == goal:
                 return True

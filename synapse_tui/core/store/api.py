@@ -45,7 +45,8 @@ How to add a backend (say, another SQL server):
    fixture is where a third parameter would run the core's tests on it too.
 2. Give it the components (`audit`, `review`, `imports`) over its connection, and answer
    `capabilities` and `listener()` for what it can do.
-3. Teach `Store.open` its locations (and `core/base/location.py` to tell them apart).
+3. Teach the package's opener (`core/store/__init__.py`, which `Store.open` calls) its
+   locations (and `core/base/location.py` to tell them apart).
 
 The design and what it replaced: docs/decisions/0013-one-store-interface.md.
 """
@@ -64,7 +65,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 import numpy as np
 
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.base.location import Location, is_server
+from synapse_tui.core.base.location import Location
 from synapse_tui.core.store.ops import FactRecord, Inputs, Marks, Op, Supersession
 
 if TYPE_CHECKING:
@@ -118,6 +119,23 @@ class Listener(Protocol):
     def close(self) -> None: ...
 
 
+class Opener(Protocol):
+    """Opens the store at a location: what `Store.open` calls (see `register_opener`)."""
+
+    def __call__(self, location: str | os.PathLike[str], *, create: bool, readonly: bool) -> Store: ...
+
+
+_opener: Opener | None = None
+
+
+def register_opener(opener: Opener) -> None:
+    """Name the function `Store.open` calls. The package's `__init__` registers the one that
+    picks SQLite or PostgreSQL: the interface knows no backend module, so none of them
+    imports back into a circle."""
+    global _opener
+    _opener = opener
+
+
 class Store(abc.ABC):
     """An open store (see the module's docstring). Use `Store.open(location)`; close it or
     use `with`. Every method reads or writes through the backend's own connection, which
@@ -139,14 +157,14 @@ class Store(abc.ABC):
     @classmethod
     def open(cls, location: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:
         """The store at `location`: a PostgreSQL server's URL (psycopg imported only then)
-        or a SQLite file. `create`: make it when missing; `readonly`: never write."""
-        if is_server(location):
-            from synapse_tui.core.store.postgres.store import open_store
+        or a SQLite file. `create`: make it when missing; `readonly`: never write.
 
-            return open_store(location, create=create, readonly=readonly)
-        from synapse_tui.core.store.db import SqliteStore
-
-        return SqliteStore.open_file(location, create=create, readonly=readonly)
+        The backends are below this interface, so this module does not import them: the
+        package (`core/store/__init__.py`, run before any of its modules) registers the
+        function that picks one, and this calls it."""
+        if _opener is None:  # pragma: no cover - the package's __init__ always sets it
+            raise RuntimeError("no store backend registered (import synapse_tui.core.store)")
+        return _opener(location, create=create, readonly=readonly)
 
     def __enter__(self) -> Store:
         return self

@@ -81,7 +81,6 @@ STAMP = own_key(SYSTEM, "stamp")
 SECTION = own_key(SYSTEM, "section")
 FROM_GIT = "git commit"
 FROM_MTIME = "file modified; creation unknown"
-TYPES = ("user", "feedback", "project", "reference")
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10,000 files in a second
 _SPLIT = frontmatter.YAMLHandler()  # python-frontmatter's own `---` fences

@@ -31,6 +31,40 @@ BUSY_TIMEOUT_MS = 10_000
 HEALTH_CHECK_SECONDS = 1.5
 
 
+def _read_only_why(p: Path, readonly: bool, wal: bool) -> tuple[bool, str | None]:
+    """Whether an existing file opens read-only though asked for writing, and why: the
+    file cannot be written, or its folder cannot take the -wal and -shm files beside it."""
+    if not readonly and p.exists() and not os.access(p, os.W_OK):
+        return True, f"{p} cannot be written"
+    if not readonly and p.exists() and not wal and not os.access(p.parent, os.W_OK):
+        return True, _FOLDER_READ_ONLY.format(folder=p.parent)
+    return readonly, None
+
+
+def _prepare(
+    p: Path, conn: sqlite3.Connection, app_id: int, version: int, tables: int, *, create: bool, readonly: bool
+) -> None:
+    """Refuse a file that is not a store of a schema this version reads (closing it); set
+    a writable one's journal and migrate it."""
+    if app_id != APPLICATION_ID and (tables or not create):
+        conn.close()
+        raise StoreError(f"{p}: a SQLite database, but not a synapse-tui store")
+    if version > SCHEMA_VERSION:
+        conn.close()
+        raise StoreError(f"{p}: made by a newer synapse-tui (schema {version} > {SCHEMA_VERSION})")
+    try:
+        if not readonly:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            if version < SCHEMA_VERSION:
+                migrate(conn)
+        elif version < READABLE_FROM:
+            raise StoreError(f"{p}: needs an upgrade, which a read-only open cannot do")
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        raise StoreError(f"{p}: {_describe(exc)}") from None
+
+
 class SqliteStore(CachedLoad):
     """A store in a SQLite file (`Store.open` of a path; api.py says what a store is)."""
 
@@ -61,12 +95,8 @@ class SqliteStore(CachedLoad):
             raise StoreError(f"{p}: no such database")
         if p.is_dir():
             raise StoreError(f"{p}: is a directory, not a database")
-        why = None
         wal = (p.parent / (p.name + "-wal")).exists()
-        if not readonly and p.exists() and not os.access(p, os.W_OK):
-            readonly, why = True, f"{p} cannot be written"
-        elif not readonly and p.exists() and not wal and not os.access(p.parent, os.W_OK):
-            readonly, why = True, _FOLDER_READ_ONLY.format(folder=p.parent)
+        readonly, why = _read_only_why(p, readonly, wal)
         try:
             conn, app_id, version, tables = _connect(_uri(p, readonly, wal))
         except sqlite3.OperationalError as exc:
@@ -85,23 +115,7 @@ class SqliteStore(CachedLoad):
                 raise StoreError(f"{p}: cannot be opened: {why}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{p}: not a SQLite database, or corrupt ({exc})") from None
-        if app_id != APPLICATION_ID and (tables or not create):
-            conn.close()
-            raise StoreError(f"{p}: a SQLite database, but not a synapse-tui store")
-        if version > SCHEMA_VERSION:
-            conn.close()
-            raise StoreError(f"{p}: made by a newer synapse-tui (schema {version} > {SCHEMA_VERSION})")
-        try:
-            if not readonly:
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = NORMAL")
-                if version < SCHEMA_VERSION:
-                    migrate(conn)
-            elif version < READABLE_FROM:
-                raise StoreError(f"{p}: needs an upgrade, which a read-only open cannot do")
-        except sqlite3.OperationalError as exc:
-            conn.close()
-            raise StoreError(f"{p}: {_describe(exc)}") from None
+        _prepare(p, conn, app_id, version, tables, create=create, readonly=readonly)
         conn.execute("PRAGMA foreign_keys = ON")
         return cls(p, conn, readonly, why)
 

@@ -44,7 +44,7 @@ from synapse_tui.core.review.suggest import REFERENT, Item, Suggestion
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
-    from synapse_tui.core.review.suggestions import Dismissed, Options
+    from synapse_tui.core.review.suggest_state import Dismissed, Options
     from synapse_tui.core.store.db import Store
 
 # -- tokens ---------------------------------------------------------------------------
@@ -495,8 +495,8 @@ def of_memory(memory: Memory, dismissed: Dismissed) -> list[Suggestion]:
         return []
     n = len(memory.ids)
     if store.marks().facts != n:  # a memory of part of the store (as of a time): read it whole
-        from synapse_tui.core.review.suggestions import Options as _Options
-        from synapse_tui.core.review.suggestions import items as _items
+        from synapse_tui.core.review.suggest_state import Options as _Options
+        from synapse_tui.core.review.suggest_state import items as _items
 
         with store.snapshot():
             whole = _items(store)
@@ -527,8 +527,8 @@ def of_memory(memory: Memory, dismissed: Dismissed) -> list[Suggestion]:
 
 def details(store: Store, fact_id: str, path: str, options: Options | None = None) -> Broken | None:
     """The broken referent behind a standing suggestion (for the browser's pane)."""
-    from synapse_tui.core.review.suggestions import Options as _Options
-    from synapse_tui.core.review.suggestions import items as _items
+    from synapse_tui.core.review.suggest_state import Options as _Options
+    from synapse_tui.core.review.suggest_state import items as _items
 
     options = options or _Options()
     repo = repository(store, options.repo)
@@ -545,7 +545,7 @@ def accept(store: Store, clock: Any, fact_id: str, path: str, options: Options |
     """Record a broken referent as a contradiction from the repository: one `contradict`
     audited with actor `repo:<commit that removed it>`, whose entry also settles the
     suggestion (it leaves the queue). One batch: one `undo` takes it all back. Its number."""
-    from synapse_tui.core.review.suggestions import dismissed_entry
+    from synapse_tui.core.review.suggest_state import dismissed_entry
     from synapse_tui.core.review.triage import Change, Triage, TriageError
 
     b = details(store, fact_id, path, options)
@@ -577,8 +577,8 @@ def settled(store: Store) -> frozenset[tuple[str, str]]:
 def broken_of(store: Store, options: Options | None = None) -> dict[tuple[str, str], Broken]:
     """(fact, path) -> the broken referent, for every fact of the store (the browser's pane:
     the removing commit and the new path); answered from the cache after `suggest`."""
-    from synapse_tui.core.review.suggestions import Options as _Options
-    from synapse_tui.core.review.suggestions import items as _items
+    from synapse_tui.core.review.suggest_state import Options as _Options
+    from synapse_tui.core.review.suggest_state import items as _items
 
     options = options or _Options()
     repo = repository(store, options.repo)

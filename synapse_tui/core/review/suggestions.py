@@ -38,73 +38,11 @@ from synapse_tui.core.store.db import Store
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
 
-DISMISS = "dismiss"  # the audit action (Action.DISMISS)
-
-
-@dataclass(frozen=True)
-class Dismissed:
-    """The suggestions people dismissed and have not undone: (kind, fact, other)."""
-
-    keys: frozenset[tuple[str, str, str]] = frozenset()
-
-    def pairs(self, kind: str) -> frozenset[tuple[str, str]]:
-        return frozenset((f, o) for k, f, o in self.keys if k == kind)
-
-    def __contains__(self, s: Suggestion) -> bool:
-        return s.key in self.keys
-
-
-def dismissed_entry(kind: str, other: str) -> dict[str, Any]:
-    """What a `dismiss` audit entry records in `after` (its `before` is empty): a field no
-    column holds, like a supersession's `superseded_by`, so undo and redo need nothing new."""
-    return {"dismissed": {"kind": kind, "other": other}}
-
-
-def dismissals(store: Store) -> Dismissed:
-    """Every live dismissal in the store's audit (undone ones excluded, redone ones back)."""
-    keys = set()
-    for fid, after in store.audit.live_afters(DISMISS):
-        d = after.get("dismissed") or {}
-        if isinstance(d, dict) and d.get("kind") in KINDS and isinstance(d.get("other"), str):
-            keys.add((d["kind"], fid, d["other"]))
-    return Dismissed(frozenset(keys))
-
-
-def items(store: Store) -> list[Item]:
-    """What the finders read of every fact, in store order."""
-    gone = dict(store.review.deleted_at())
-    named = set()
-    records = list(store.records())
-    for r in records:
-        if r.supersedes:
-            named.add(r.supersedes)
-    out = []
-    for r in records:
-        created = parse_time(r.created_at)
-        seen = max((parse_time(t) for t in r.reinforced_at), default=None) if r.reinforced_at else None
-        out.append(
-            Item(
-                r.id,
-                r.text,
-                created,
-                r.note,
-                tuple(r.entities),
-                successor=r.id in named,
-                predecessor=bool(r.supersedes),
-                gone=gone.get(r.pos),
-                last_seen=seen if seen is not None and seen > created else None,
-            )
-        )
-    return out
-
-
-@dataclass(frozen=True)
-class Options:
-    """What a finder may need beyond the facts (`--repo`, `--rev` for `referent`)."""
-
-    repo: str | None = None
-    rev: str | None = None
-
+# the kinds' shared state lives below the finders (so a finder imports it without a circle);
+# what callers of this module used before is named here too
+from synapse_tui.core.review.suggest_state import DISMISS as DISMISS  # noqa: E402
+from synapse_tui.core.review.suggest_state import Dismissed, Options, dismissals, items  # noqa: E402
+from synapse_tui.core.review.suggest_state import dismissed_entry as dismissed_entry  # noqa: E402
 
 Finder = Callable[[Store, Sequence[Item], Dismissed, Options], list[Suggestion]]
 

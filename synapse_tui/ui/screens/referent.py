@@ -13,12 +13,11 @@ from textual import work
 from textual.binding import Binding
 
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.review.referent import Broken, accept, broken_of
+from synapse_tui.core.review.referent import Broken, broken_of
 from synapse_tui.core.review.suggest import REFERENT, Suggestion
 from synapse_tui.core.review.suggestions import standing
-from synapse_tui.core.review.triage import TriageError
 from synapse_tui.core.store.errors import DatabaseError
-from synapse_tui.ui.screens.replaced import Dismissed, QueueReady, ReplacedScreen
+from synapse_tui.ui.screens.replaced import QueueReady, ReplacedScreen, contradict
 from synapse_tui.ui.text import clean
 
 
@@ -141,32 +140,3 @@ class ReferentScreen(ReplacedScreen):
         self._confirm(
             f"record {len(chosen)} contradictions from the repository (one undo each)?", len(chosen), go
         )
-
-
-def contradict(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
-    """Record each chosen broken referent as a contradiction from the repository (actor
-    `repo:<commit>`), in a worker; the screen hears how it went as a `Dismissed` message
-    (a notice, the browser reloaded, the queue found again)."""
-    app = screen.synapse
-
-    def work() -> None:
-        refusal = app.browser.readonly_reason
-        if refusal:
-            screen.post_message(Dismissed(refusal, error=True))
-            return
-        try:
-            with app.db_lock:
-                for s in chosen:
-                    accept(app.store, app.clock, s.fact, s.other)
-        except DatabaseError as exc:
-            screen.post_message(Dismissed(str(exc), error=True))
-            return
-        except (TriageError, SynapseError) as exc:
-            screen.post_message(Dismissed(str(exc), error=True))
-            return
-        what = f"{chosen[0].fact} ({chosen[0].other})" if len(chosen) == 1 else f"{len(chosen)} facts"
-        screen.post_message(
-            Dismissed(f"contradicted {what}: the repository says it is gone (ctrl+z undoes it)")
-        )
-
-    screen.run_worker(work, thread=True, group="referent-accept")

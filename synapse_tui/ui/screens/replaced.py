@@ -21,6 +21,8 @@ from textual.message import Message
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.review.referent import accept
 from synapse_tui.core.review.suggest import KINDS, REPLACED, Suggestion
 from synapse_tui.core.review.suggest_text import changed_spans
 from synapse_tui.core.review.suggestions import dismissed_entry, standing
@@ -237,8 +239,6 @@ class ReplacedScreen(FactScreen):
         if s.kind == REPLACED:
             self.synapse.start_triage("supersede", [s.fact], s.other)
         elif s.kind == "referent":  # issue 40: a contradiction from the repository
-            from synapse_tui.ui.screens.referent import contradict
-
             contradict(self, [s])
         else:
             self.synapse.notify(
@@ -325,3 +325,32 @@ class ReplacedScreen(FactScreen):
         self.synapse.notify(message.notice, timeout=4, markup=False)
         self.synapse.reload("triage")  # the audit moved: the browser's undo sees the dismissal
         self.load()
+
+
+def contradict(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
+    """Record each chosen broken referent as a contradiction from the repository (actor
+    `repo:<commit>`), in a worker; the screen hears how it went as a `Dismissed` message
+    (a notice, the browser reloaded, the queue found again)."""
+    app = screen.synapse
+
+    def work() -> None:
+        refusal = app.browser.readonly_reason
+        if refusal:
+            screen.post_message(Dismissed(refusal, error=True))
+            return
+        try:
+            with app.db_lock:
+                for s in chosen:
+                    accept(app.store, app.clock, s.fact, s.other)
+        except DatabaseError as exc:
+            screen.post_message(Dismissed(str(exc), error=True))
+            return
+        except (TriageError, SynapseError) as exc:
+            screen.post_message(Dismissed(str(exc), error=True))
+            return
+        what = f"{chosen[0].fact} ({chosen[0].other})" if len(chosen) == 1 else f"{len(chosen)} facts"
+        screen.post_message(
+            Dismissed(f"contradicted {what}: the repository says it is gone (ctrl+z undoes it)")
+        )
+
+    screen.run_worker(work, thread=True, group="referent-accept")

@@ -107,8 +107,66 @@ def _single(action: Action) -> click.Command:
 
 
 for _action in Action:
-    if _action not in (Action.SUPERSEDE, Action.DISMISS):  # each has its own command
+    if _action not in (Action.SUPERSEDE, Action.DISMISS, Action.CONTRADICT):  # each has its own command
         _single(_action)
+
+
+@main.command(Action.CONTRADICT.value, context_settings=TAKES_IDS)
+@db_argument
+@click.argument("fact_id")
+@click.option(
+    "--referent",
+    metavar="PATH",
+    help="Accept the broken-referent suggestion naming PATH: the repository's contradiction, "
+    "audited as repo:SHA (SPEC 13).",
+)
+@click.option("--repo", metavar="DIR", help="With --referent: the repository (default: the recorded one).")
+@now_option
+@json_option
+@config_option
+def contradict_cmd(
+    db: str,
+    fact_id: str,
+    referent: str | None,
+    repo: str | None,
+    now: str | None,
+    as_json: bool,
+    config_path: str | None,
+) -> None:
+    """Contradict a fact: one more contradiction (s + 1). With --referent, the contradiction
+    comes from the repository that no longer holds PATH."""
+    if referent is None:
+        if repo is not None:
+            raise click.UsageError("--repo goes with --referent")
+        _run(db, now, config_path, as_json, lambda t: t.apply(Action.CONTRADICT, [_id(t.store, fact_id)]))
+        return
+    _accept_referent(db, fact_id, referent, repo, now, config_path, as_json)
+
+
+def _accept_referent(
+    db: str, typed: str, path: str, repo: str | None, now: str | None, config_path: str | None, as_json: bool
+) -> None:
+    """The Gone-from-the-repository queue's `y`, from the command line."""
+    from synapse_tui.core.review.referent import accept
+    from synapse_tui.core.review.suggest_state import Options
+
+    clock = Clock.from_option(now)
+    config = resolve_config(db, config_path)
+    with Store.open(db) as store:
+        fid = _id(store, typed)
+        before = spot_scores(store, config, clock.now(), [fid])
+        accept(store, clock, fid, path, Options(repo=repo))
+        if as_json:
+            memory = Memory(store, config, clock.now())
+            info = memory.explain(fid)
+            if info is not None:
+                emit_json(explained(memory, info))
+            return
+        after = spot_scores(store, config, clock.now(), [fid])
+    say(
+        f"contradict {fid}: the repository no longer holds {path}: "
+        f"{trust_change(before[fid], after[fid])} (synapse-tui undo takes it back)"
+    )
 
 
 @main.command(Action.SUPERSEDE.value, context_settings=TAKES_IDS)

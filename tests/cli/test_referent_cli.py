@@ -112,3 +112,22 @@ def test_accepting_records_the_repositorys_contradiction(tmp_path, new_store):
         == before["contradictions"]
     )
     assert json_lines(run("suggest", db, "--kind", "referent", "--json").stdout) == [found]
+
+
+def test_contradict_referent_accepts_it_from_the_command_line(tmp_path, new_store):
+    db, repo = _recorded(tmp_path, new_store)
+    (found,) = json_lines(run("suggest", db, "--kind", "referent", "--json").stdout)
+    before = json.loads(run("show", db, found["fact"], "--json", "--now", NOW).stdout)
+    said = run("contradict", db, found["fact"], "--referent", found["referent"], "--now", NOW).stdout
+    assert "no longer holds src/auth/login.py" in said
+    after = json.loads(run("show", db, found["fact"], "--json", "--now", NOW).stdout)
+    assert after["contradictions"] == before["contradictions"] + 1
+    assert "broken_referent" not in after["flags"]
+    assert run("suggest", db, "--kind", "referent", "--json").stdout == ""
+    actors = {e["action"]: e["actor"] for e in json_lines(run("export", db, "--audit").stdout)}
+    assert actors["contradict"].startswith("repo:")
+    assert "no standing referent suggestion" in refused(
+        "contradict", db, found["fact"], "--referent", "nope.py"
+    )
+    run("undo", db)
+    assert json_lines(run("suggest", db, "--kind", "referent", "--json").stdout) == [found]

@@ -53,8 +53,14 @@ def items(store: Store) -> list[Item]:
             named.add(r.supersedes)
     out = []
     for r in records:
-        created = parse_time(r.created_at)
-        seen = max((parse_time(t) for t in r.reinforced_at), default=None) if r.reinforced_at else None
+        try:
+            created = parse_time(r.created_at)
+            seen = max((parse_time(t) for t in r.reinforced_at), default=None) if r.reinforced_at else None
+        except (
+            TypeError,
+            ValueError,
+        ):  # a row no writer of ours made (a forged server row): no time, no order
+            continue
         out.append(
             Item(
                 r.id,

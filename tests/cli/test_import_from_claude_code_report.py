@@ -22,6 +22,8 @@ def test_left_out_prose_files_are_named(tmp_path):
     lines = [line for line in result.stderr.splitlines() if "hold no front matter" in line]
     assert len(lines) == 1, result.stderr
     assert "projects/-work-app/memory/musings.md" in lines[0]
+    assert "MEMORY.md" not in lines[0]  # an index of pointers is no prose: said on its own line
+    assert "1 index lines point to topic files" in result.stderr
 
 
 def test_a_folder_without_projects_gets_a_note(tmp_path):

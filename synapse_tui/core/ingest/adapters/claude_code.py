@@ -174,8 +174,9 @@ def read(
             kept |= {k.id for k in alive}  # as it was at the last sync: not read again
             f.kept = [k.record for k in alive]
             continue
-        pointers += _parse(f)
-        if not f.items:
+        index = _parse(f)
+        pointers += index
+        if not f.items and not index:  # an index of pointers is said on its own line
             prose.append(f.file)
         if f.loose:
             left_out.append(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from synapse_tui.cli.common import emit_json, progress_bar, say
 from synapse_tui.core.base.config import Config
@@ -53,6 +54,17 @@ def import_from(
     result = import_source(
         system, source, db, config, vectors=vectors, record=record, progress=after_a_second, **own
     ).result
+    if (
+        record  # said once, when named here, not at every sync
+        and system == "claude-code"
+        and source is not None
+        and not (Path(source).expanduser() / "projects").is_dir()
+    ):
+        say(
+            f"note: {source} has no projects/ folder, so only its CLAUDE.md is read as your user"
+            f" instructions; for a project's instructions use --project {source}",
+            err=True,
+        )
     for warning in result.warnings:
         say(f"warning: {warning}", err=True)
     if as_json:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from rich.console import Group
+from rich.padding import Padding
 from rich.text import Text
 
 from synapse_tui.core.base.clock import parse_time
@@ -130,8 +132,9 @@ def _events(n: int) -> str:
 
 def factor_lines(
     ex: Explanation, colours: dict[str, str], threshold: float, now: float, compact: bool = False
-) -> Text:
-    """`compact`: for the pane beside the list: short bars, reasons indented less."""
+) -> Group:
+    """`compact`: for the pane beside the list: short bars, reasons indented less. Each
+    reason is padded, not prefixed with spaces, so a reason that wraps keeps its indent."""
     why = reasons(ex, threshold, now)
     form = "O(1) form" if ex.freshness_form == "o1" else "exact form"
     events = (
@@ -153,6 +156,7 @@ def factor_lines(
         ("Supersession", ex.supersession, "supersession", f"k={ex.k}"),
         ("Gate", ex.gate, "gate", f"tier {ex.tier} (declared {ex.declared_tier})"),
     ]
+    parts: list[Text | Padding] = []
     out = Text()
     out.append("TRUST ", style="bold")
     out.append_text(band_chip(ex.band, ex.trust, colours))
@@ -168,12 +172,13 @@ def factor_lines(
         out.append(f"{two(value)} ")
         out.append_text(bar(value, BAR // 2 if compact else BAR, colour, colours["muted"]))
         if compact:  # the pane: inputs and reason each on their own line, under the bar
-            out.append(f"\n    {inputs}\n", style=colours["muted"])
-            out.append(f"    {why[key]}\n", style="italic")
+            out.append(f"\n    {inputs}", style=colours["muted"])
         else:
-            out.append(f"  {inputs}\n")
-            out.append(" " * 20 + why[key] + "\n", style="italic")
-    return out
+            out.append(f"  {inputs}")
+        parts.append(out)
+        parts.append(Padding(Text(why[key], style="italic"), (0, 0, 0, 4 if compact else 20)))
+        out = Text()
+    return Group(*parts)
 
 
 def opinion_lines(ex: Explanation, colours: dict[str, str], compact: bool = False) -> Text:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -110,15 +111,15 @@ class FactDetail(VerticalScroll):
         colours = xp.palette(self.app.theme_variables)
         now = memory.scores.now
         head.update(xp.header_lines(ex, colours))
-        factors = Text()
+        rest = Text()
         for part in (
-            xp.factor_lines(ex, colours, threshold, now, compact),
             xp.opinion_lines(ex, colours, compact),
             xp.review_lines(ex, threshold, now),
             xp.what_if_lines(ex, colours),
         ):
-            factors.append("\n")
-            factors.append_text(part)
+            rest.append("\n")
+            rest.append_text(part)
+        factors = Group(Text(), xp.factor_lines(ex, colours, threshold, now, compact), rest)
         self.query_one("#detail-factors", Static).update(factors)
         self._stop_rest()
         moment = time.monotonic()

@@ -165,7 +165,7 @@ def read(
         by_file.setdefault((k.provenance.get(ROOT), k.provenance.get(FILE_KEY)), []).append(k)
     resolved = {r: str(r.resolve()) for r in roots}
     history_facts, history_deleted, history_records, files = _history(roots, files, left_out)
-    report, pointers, prose, kept = every(progress, 200), 0, 0, set()
+    report, pointers, prose, kept = every(progress, 200), 0, [], set()
     for i, f in enumerate(files, start=1):
         report(i, len(files))
         f.stamp, f.mtime = _stamp(f.path)
@@ -174,8 +174,10 @@ def read(
             kept |= {k.id for k in alive}  # as it was at the last sync: not read again
             f.kept = [k.record for k in alive]
             continue
-        pointers += _parse(f)
-        prose += not f.items
+        index = _parse(f)
+        pointers += index
+        if not f.items and not index:  # an index of pointers is said on its own line
+            prose.append(f.file)
         if f.loose:
             left_out.append(
                 f"{f.file}: front matter not read as YAML; {', '.join(f.loose)} kept as written or left out"
@@ -184,7 +186,8 @@ def read(
         left_out.append(f"{pointers} index lines point to topic files (each topic file is read as itself)")
     if prose:
         left_out.append(
-            f"{prose} of {len(files)} files hold no front matter and no bullets (prose is not read)"
+            f"{len(prose)} of {len(files)} files hold no front matter and no bullets"
+            f" (prose is not read): {', '.join(sorted(prose))}"
         )
     times = _Times(roots, files, left_out)
     bullets: dict[str, list[KnownFact]] = {}

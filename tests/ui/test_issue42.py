@@ -239,8 +239,9 @@ async def test_6_a_key_typed_ahead_acts_on_no_fact_the_user_has_not_seen(app, db
         app.post_message(events.Key("n", "n"))
         app.post_message(events.Key("x", "x"))
         await settle(pilot)
+        # nothing acted on a fact never drawn; whether `x` met the view before its first paint
+        # (a notice then says so) or the list still in front is the machines' race, not asserted
         assert audit(db) == [], notices
-        assert any("not on screen yet" in text for _, text in notices), notices
         shown = app.screen.current_fact_id()
         assert shown is not None
         await pilot.press("x")  # now it is on screen: it acts

@@ -61,8 +61,8 @@ class KeysFooter(Footer):
     def _fit(self) -> None:
         """Choose the extras that fit the cells the other keys leave; recompose if that
         changes what is shown."""
-        if not self.is_mounted or not self.size.width:
-            return
+        if not self.is_mounted or not self.size.width or self.screen is not self.app.screen:
+            return  # under a dialog the keys are measured as they were when last in front
         if any(not child.region.width for child in self.children) and self._waits < 5:
             self._waits += 1  # composed anew and not laid out yet: measure after the layout
             self.call_after_refresh(self._fit)

@@ -297,10 +297,7 @@ def print_history(data: dict[str, Any]) -> None:
     say(f"FIT  {fit['decision']}: {fit['reason']}")
     for note in fit["notes"]:
         say(f"  {note}")
-    say(f"  {'constant':<30} {'current':>8} {'proposed':>9}")
-    for name, value in fit["current"].items():
-        mark = "" if name in fit["fitted"] else "  (not fitted)"
-        say(f"  {name:<30} {value:>8.3f} {fit['proposed'][name]:>9.3f}{mark}")
+    _constants_table(fit)
     if fit["heldout_log_loss_fitted"] is not None:
         say(
             f"  held-out log loss: current {_num(fit['heldout_log_loss_current'])},"
@@ -372,10 +369,7 @@ def print_verdicts(report) -> None:
     fit = data["fit"]
     say("")
     say(f"FIT  {fit['decision']}: {fit['reason']}")
-    say(f"  {'constant':<30} {'current':>8} {'proposed':>9}")
-    for name, value in fit["current"].items():
-        mark = "" if name in fit["fitted"] else "  (not fitted)"
-        say(f"  {name:<30} {value:>8.3f} {fit['proposed'][name]:>9.3f}{mark}")
+    _constants_table(fit)
     if fit["heldout_log_loss_fitted"] is not None:
         say(
             f"  held-out log loss: current {_num(fit['heldout_log_loss_current'])},"
@@ -384,3 +378,11 @@ def print_verdicts(report) -> None:
         )
     if fit["decision"] == "adopt":
         say("  --write adopts them (the config's other lines stay as written)")
+
+
+def _constants_table(fit: dict) -> None:
+    """Each constant, current beside proposed, for the verdict fit and the history fit alike."""
+    say(f"  {'constant':<30} {'current':>8} {'proposed':>9}")
+    for name, value in fit["current"].items():
+        mark = "" if name in fit["fitted"] else "  (not fitted)"
+        say(f"  {name:<30} {value:>8.3f} {fit['proposed'][name]:>9.3f}{mark}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.audit import AuditEntry
 from synapse_tui.core.store.db import Store
@@ -37,7 +38,7 @@ class LogEntry:
     actor: str
     action: str  # corroborate ... supersede, or undo / redo
     fact_id: str  # the fact it acted on (a supersession: the superseded one; a bulk: the first)
-    batch: int
+    batch: int | None  # None only in a row no writer of ours makes (a server login's)
     before: dict[str, Any]
     after: dict[str, Any]
     undoes: int | None  # the batch an undo or redo reverses
@@ -103,12 +104,15 @@ def session_log(store: Store, since: int, config: Any = None) -> tuple[LogEntry,
     """Every action (batch) after `since` (a `session_mark`), newest first, one entry each
     however many facts it changed. `config`: the caller's (the browser's), so the config
     file is not read again."""
-    target = Triage(store, clock=None, config=config).undo_target()  # a read: no clock needed
+    target = Triage(store, Clock(), config=config).undo_target()  # a read: the clock is never read
     undone = store.audit.undone_batches()
     heads = store.audit.batch_heads(since)
     # a supersession is told by its superseded fact
-    superseded = store.audit.superseded_entries([e.batch for e, n in heads if n == 2])
-    return tuple(_entry(head, undone, target, n, superseded.get(head.batch)) for head, n in heads)
+    superseded = store.audit.superseded_entries([e.batch for e, n in heads if n == 2 and e.batch is not None])
+    return tuple(
+        _entry(head, undone, target, n, None if head.batch is None else superseded.get(head.batch))
+        for head, n in heads
+    )
 
 
 def session_batch(store: Store, batch: int) -> tuple[LogEntry, ...]:

@@ -31,7 +31,7 @@ def test_ruff_format_is_clean():
 # mypy's errors over synapse_tui ([tool.mypy] in pyproject.toml): 241 when first counted
 # (issue 44), to fall to 40. Lower it whenever a change fixes some; never raise it. 178 is
 # the count when this turn's branches merged (one branch had reached 164 alone).
-MYPY_CEILING = 132
+MYPY_CEILING = 125
 MYPY_NONE_IN = ("synapse_tui/core/store/", "synapse_tui/core/trust/")
 
 
@@ -109,7 +109,6 @@ COMPLEX_LEFT = {
     "synapse_tui/core/ingest/adapters/markdown_memory.py:replay",
     "synapse_tui/core/review/relevance.py:rank",
     "synapse_tui/core/review/relevance.py:time_span",
-    "synapse_tui/cli/render.py:print_explain",
 }
 
 

@@ -153,3 +153,35 @@ def test_17_import_help_names_every_source():
     text = " ".join(run("import", "--help").stdout.split()).replace("- ", "-")  # wrapped at a hyphen
     for system in READERS:
         assert system in text, system
+
+
+def test_4_contradict_says_it_was_recorded_what_moved_and_why_the_guidance_reads_so(tmp_path):
+    """SPEC 2.1's arithmetic is the contract (r=2, s=0 uncertain; s=1 supported): the
+    command says what changed and why the guidance reads as it does."""
+    fact = {"id": "f", "text": "t", "created_at": "2026-11-20T09:00:00Z", "corroborations": 2}
+    db = tmp_path / "m.db"
+    run("import", write_jsonl(tmp_path / "f.jsonl", [fact]), "--db", db)
+    out = run("contradict", db, "f", "--now", "2026-12-01T00:00:00Z").stdout
+    assert out.startswith("contradict f: contradiction recorded; trust"), out
+    assert "d 0.00 -> 0.20 (rose), u 0.50 -> 0.40 (fell)" in out, out
+    assert (
+        "guidance uncertain -> supported: the added evidence lowered uncertainty (u 0.40 < 0.50);"
+        " disputed from d >= 0.25, now 0.20"
+    ) in out, out
+    import json
+
+    shown = json.loads(run("show", db, "f", "--json").stdout)
+    assert (shown["d"], shown["u"], shown["guidance"]) == (0.2, 0.4, "supported")  # the rule kept
+    out = run("undo", db, "--now", "2026-12-01T00:00:01Z").stdout
+    assert "d 0.20 -> 0.00 (fell), u 0.40 -> 0.50 (rose); guidance supported -> uncertain" in out, out
+
+
+def test_17_sign_it_is_offered_only_where_a_key_is_trusted(tmp_path):
+    import json
+
+    fact = {"id": "f", "text": "t", "created_at": "2026-11-20T09:00:00Z"}
+    db = tmp_path / "m.db"
+    run("import", write_jsonl(tmp_path / "f.jsonl", [fact]), "--db", db)
+    assert "sign" not in json.loads(run("show", db, "f", "--json").stdout)["what_if"]
+    db.with_name("m.synapse.toml").write_text('[trust]\nsigners = ["' + "ab" * 32 + '"]\n')
+    assert "sign" in json.loads(run("show", db, "f", "--json").stdout)["what_if"]

@@ -456,15 +456,35 @@ async def test_17_a_deleted_row_dims_its_band_and_guidance_too(tmp_path):
     app.store.close()
 
 
-async def test_4_a_contradiction_that_changes_the_guidance_says_what_changed(app):
-    from tests.ui.helpers import select
+async def test_4_a_contradiction_says_it_was_recorded_what_moved_and_why_the_guidance_reads_so(app):
+    """SPEC 2.1 is kept (r=2, s=0 uncertain; s=1 supported): the toast and the pane say why."""
+    from tests.ui.helpers import screen_text, select
 
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(200, 60)) as pilot:
         notices = record_notices(app)
         await settle(pilot)
         await select(pilot, "f-old-2")  # r=2, s=0: uncertain (u = 0.50)
+        assert "uncertainty u 0.40 < 0.50" not in screen_text(app)
         await pilot.press("x")
         await settle(pilot)
         text = notices[-1][1]
-        assert "guidance uncertain -> supported" in text, text
-        assert "evidence against still lowers the uncertainty, u 0.50 -> 0.40" in text, text
+        assert text.startswith("contradict f-old-2: contradiction recorded; trust"), text
+        assert "d 0.00 -> 0.20 (rose), u 0.50 -> 0.40 (fell)" in text, text
+        assert (
+            "guidance uncertain -> supported: the added evidence lowered uncertainty (u 0.40 < 0.50);"
+            " disputed from d >= 0.25, now 0.20"
+        ) in text, text
+        pane = screen_text(app)
+        for line in (
+            "supported",
+            "uncertainty u 0.40 < 0.50",
+            "disputed from d >= 0.25, now 0.20",
+            "1 contradiction lowered u too",
+        ):
+            assert line in pane, line
+        await pilot.press("x")  # now d 0.33: disputed, and it says from what
+        await settle(pilot)
+        assert "guidance supported -> disputed: disbelief d 0.33 >= 0.25" in notices[-1][1]
+        await pilot.press("x")
+        await settle(pilot)
+        assert "still disputed: disbelief d 0.43 >= 0.25" in notices[-1][1]

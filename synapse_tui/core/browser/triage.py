@@ -119,7 +119,7 @@ def apply_move(
         own=head.own | {outcome.batch},
         undone=tuple(undone),
     )
-    notice = describe(outcome, ids, memory.index, before, memory.scores)
+    notice = describe(outcome, ids, memory.index, before, memory.scores, memory.config.guidance)
     follow = _came_back(outcome) if move in ("undo", "redo") else None
     return TriageResult(
         move,

@@ -185,3 +185,13 @@ def test_17_sign_it_is_offered_only_where_a_key_is_trusted(tmp_path):
     assert "sign" not in json.loads(run("show", db, "f", "--json").stdout)["what_if"]
     db.with_name("m.synapse.toml").write_text('[trust]\nsigners = ["' + "ab" * 32 + '"]\n')
     assert "sign" in json.loads(run("show", db, "f", "--json").stdout)["what_if"]
+
+
+def test_3_an_id_typed_as_shown_with_its_ellipsis_names_its_fact(long_ids):
+    import json
+
+    for typed in ("…c3e9", f"{LONG}ffe0…", "…5b@2"):
+        shown = json.loads(run("show", long_ids, typed, "--json").stdout)
+        assert shown["id"].endswith(typed.strip("…")) or shown["id"].startswith(typed.strip("…"))
+    line = refused("verify", long_ids, f"{LONG}a1b2c3…")
+    assert "is ambiguous: it names 2 facts" in line and f"{LONG}a1b2c3e9" in line

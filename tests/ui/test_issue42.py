@@ -488,3 +488,68 @@ async def test_4_a_contradiction_says_it_was_recorded_what_moved_and_why_the_gui
         await pilot.press("x")
         await settle(pilot)
         assert "still disputed: disbelief d 0.43 >= 0.25" in notices[-1][1]
+
+
+async def test_3_the_search_box_finds_an_id_as_shown_and_names_the_facts_an_ambiguous_one_names(tmp_path):
+    from tests.cli_run import run
+    from tests.helpers import write_jsonl
+    from tests.ui.helpers import make_app, row_of
+
+    long = "claude-code:projects/payments/memory/feedback_testing.md#"
+    facts = [
+        {"id": f"{long}{tail}", "text": f"fact {n}", "created_at": "2026-11-20T09:00:00Z"}
+        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
+    ]
+    versions = "mem0:7f3e9c1a-22b4-4e5c-9a4f-0c1d2e3f4a5b@"
+    facts += [{"id": f"{versions}{v}", "text": f"v{v}", "created_at": "2026-11-20T09:00:00Z"} for v in (1, 2)]
+    db = tmp_path / "long.db"
+    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    for size in ((80, 24), (120, 40), (200, 50)):
+        app = make_app(db)
+        try:
+            async with app.run_test(size=size) as pilot:
+                await settle(pilot)
+                listed = app.main.query_one(FactList)
+                bar = app.main.query_one("SearchBar")
+                shown_ids = {  # each id exactly as its row shows it, '…' and all
+                    f["id"]: next(t for t in row_of(app, f["id"]).split()[2:] if "…" in t or ":" in t)
+                    for f in facts
+                }
+                for fact in facts:
+                    shown = shown_ids[fact["id"]]
+                    bar.input.value = shown
+                    await searched(pilot)
+                    assert [app.memory.ids[p] for p in listed.order] == [fact["id"]], (size, shown)
+                    assert bar.error is None
+                bar.input.value = "mem0:7f3e9c1a"  # the start of both versions
+                await searched(pilot)
+                assert {app.memory.ids[p] for p in listed.order} == {f"{versions}1", f"{versions}2"}
+                note = bar.error.plain
+                assert "'mem0:7f3e9c1a' is ambiguous: it names 2 facts" in note, note
+                assert f"{versions}1" in note and f"{versions}2" in note and "type more of the id" in note
+        finally:
+            app.store.close()
+
+
+async def test_3_the_path_box_takes_an_id_as_shown_and_answers_an_ambiguous_one(db):
+    from synapse_tui.ui.screens.path import PathScreen
+    from tests.ui.helpers import harness, screen_text
+
+    app = harness(db)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await settle(pilot)
+        app.push_screen(PathScreen("f-pay-01"))
+        await settle(pilot)
+        box = app.screen.query_one("#path-to")
+        box.value = "f-pay"  # the start of three ids
+        await pilot.press("enter")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "'f-pay' is ambiguous: it names 3 facts (f-pay-01, f-pay-02, f-pay-03)" in text, text
+        box.value = "…id-3"  # a tail, as a narrow list shows a long id
+        box.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        steps = app.screen.query_one("#path-steps")
+        assert str(steps.get_option_at_index(steps.option_count - 1).prompt).startswith("● f-mid-3")
+    app.store.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from synapse_tui.ui.widgets.fact_list import FactList
 from tests.ui.helpers import SIZE, record_notices, searched, settle
 
@@ -552,4 +554,68 @@ async def test_3_the_path_box_takes_an_id_as_shown_and_answers_an_ambiguous_one(
         await settle(pilot)
         steps = app.screen.query_one("#path-steps")
         assert str(steps.get_option_at_index(steps.option_count - 1).prompt).startswith("● f-mid-3")
+    app.store.close()
+
+
+def _wcag(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    """WCAG 2 contrast ratio, computed here from the definition (not the app's helper)."""
+
+    def lum(c):
+        r, g, b = (v / 255 for v in c)
+        f = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in (r, g, b)]
+        return 0.2126 * f[0] + 0.7152 * f[1] + 0.0722 * f[2]
+
+    high, low = sorted((lum(a), lum(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+async def test_17_the_cursor_row_is_highlighted_in_every_cell_and_its_band_reads_at_4_5(db, theme):
+    from tests.ui.helpers import make_app
+
+    app = make_app(db)
+    app.theme = theme
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        facts = app.main.query_one(FactList)
+        band = app.memory.scores.band
+        for focused in (True, False):
+            if not focused:
+                app.main.query_one("#search").focus()
+                await settle(pilot)
+            for b in range(5):  # a row of every band, under the cursor
+                row = next(r for r, p in enumerate(facts.order) if band[p] == b)
+                cursor = facts.get_component_rich_style("fact-list--cursor")
+                segments = [s for s in facts._render_row(row, 118, True, facts.rich_style) if s.text]
+                under = {s.style.bgcolor.get_truecolor() for s in segments}
+                assert len(under) == 1, (theme, b, under)  # one background across the row
+                bg = tuple(under.pop())
+                plain = tuple((facts.rich_style + cursor).bgcolor.get_truecolor())
+                assert bg == plain  # ...the cursor's
+                for s in segments:
+                    if s.text.strip():
+                        ratio = _wcag(tuple(s.style.color.get_truecolor()), bg)
+                        assert ratio >= 4.5, (theme, focused, b, s.text, round(ratio, 2))
+    app.store.close()
+
+
+@pytest.mark.parametrize(("width", "when"), [(200, "2026-12-01 09:30:15Z"), (120, "12-01 09:30"), (80, None)])
+async def test_17_the_session_log_shows_its_times_whole(db, width, when):
+    from tests.ui.helpers import make_app, screen_text, select
+
+    app = make_app(db, now="2026-12-01T09:30:15.123456Z")  # a wall clock's time, fraction and all
+    async with app.run_test(size=(width, 30)) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-deploy")
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        row = next(line for line in screen_text(app).splitlines() if "#1" in line)
+        assert "contradict" in row and "f-deploy" in row and "s 3 -> 4" in row, row
+        if when is None:
+            assert "09:30" not in row  # no room: no time column
+        else:
+            assert f" {when} " in row, row
+        assert "…" not in row.split("f-deploy")[0], row  # nothing before the fact is cut
     app.store.close()

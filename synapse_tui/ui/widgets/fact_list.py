@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from rich.segment import Segment
@@ -26,7 +27,10 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from synapse_tui.core.trust.score import BANDS, FLAG_DELETED, FLAG_EXPIRED, GUIDANCE, TIERS
-from synapse_tui.ui.text import BAND_CHIPS, age_label, clean, fit
+from synapse_tui.ui.text import BAND_CHIPS, age_label, clean, fit, readable
+
+if TYPE_CHECKING:
+    from synapse_tui.core.review.memory import Memory
 
 PAGE = 128
 
@@ -159,7 +163,7 @@ class FactList(ScrollView, can_focus=True):
         self._reason = reason
         self.show_reasons = False
         self.order: np.ndarray = np.empty(0, dtype=np.int64)
-        self.memory = None
+        self.memory: Memory | None = None
         self.id_width = 12
         self._texts: LRUCache[int, str] = LRUCache(4096)
         self._asked: set[int] = set()  # pages asked for and not answered yet
@@ -183,7 +187,7 @@ class FactList(ScrollView, can_focus=True):
     # -- data -------------------------------------------------------------------------
     def set_rows(
         self,
-        memory,
+        memory: Memory,
         order: np.ndarray,
         keep: int | None = None,
         reasons: bool = False,
@@ -205,7 +209,7 @@ class FactList(ScrollView, can_focus=True):
         self.memory = memory
         self.show_reasons = reasons
         self.order = order
-        if same:
+        if same and repaint is not None:
             stale = {int(p) for p in repaint}
             for key in [k for k in self._strips.keys() if k[0] in stale]:
                 self._strips.discard(key)
@@ -390,17 +394,23 @@ class FactList(ScrollView, can_focus=True):
 
     def _render_row(self, row: int, width: int, selected: bool, base: Style) -> Strip:
         m = self.memory
+        assert m is not None  # rows are painted once a memory is shown
         sc = m.scores
         pos = int(self.order[row])
         lay = Layout.for_width(width, self.id_width, self.show_reasons)
         band = int(sc.band[pos])
-        style = self.get_component_rich_style
-        row_style = base + style("fact-list--cursor") if selected else base
+        row_style = base + self.get_component_rich_style("fact-list--cursor") if selected else base
         if sc.k[pos] > 0:
-            row_style = row_style + style("fact-list--superseded")
+            row_style = row_style + self.get_component_rich_style("fact-list--superseded")
         deleted = bool(sc.flags[pos] & (FLAG_DELETED | FLAG_EXPIRED))
         if deleted:
-            row_style = row_style + style("fact-list--deleted")
+            row_style = row_style + self.get_component_rich_style("fact-list--deleted")
+        # a component's colours over the row's background: the cursor's covers every cell
+        under = Style(bgcolor=row_style.bgcolor)
+
+        def style(name: str) -> Style:
+            return self.get_component_rich_style(name) + under
+
         # a deleted row is dim to its band and guidance too: their colours would say "live"
         gone = style("fact-list--deleted") if deleted else Style()
         dim = row_style + style("fact-list--dim")
@@ -409,8 +419,16 @@ class FactList(ScrollView, can_focus=True):
         guidance = GUIDANCE[int(sc.guidance[pos])]
         tier = TIERS[int(sc.tier[pos])] if lay.tier >= 7 else TIER_SHORT[int(sc.tier[pos])]
         text = self._text(row)
+        chip = self.get_component_rich_style(f"fact-list--band-{band}")
+        said = row_style + style(f"fact-list--{guidance}")
+        if selected:  # the cursor's background, the band and guidance in colours that read on it
+            chip = Style(
+                color=readable(chip.bgcolor, row_style.bgcolor), bgcolor=row_style.bgcolor, bold=True
+            )
+            said += Style(color=readable(said.color, row_style.bgcolor))
+            dim += Style(color=readable(dim.color, row_style.bgcolor))
         segments = [
-            Segment(fit(gutter + chip_name, lay.chip - 1), style(f"fact-list--band-{band}") + gone),
+            Segment(fit(gutter + chip_name, lay.chip - 1), chip + gone),
             Segment(" ", row_style),
             Segment(f"{sc.trust[pos]:.2f}".rjust(lay.trust - 1) + " ", row_style + Style(bold=True)),
         ]
@@ -430,9 +448,7 @@ class FactList(ScrollView, can_focus=True):
         segments.append(Segment(age_label(float(sc.age_days[pos])).rjust(lay.age - 1) + " ", dim))
         if lay.tier:
             segments.append(Segment(fit(tier, lay.tier), dim))
-        segments.append(
-            Segment(fit(guidance, lay.guidance), row_style + style(f"fact-list--{guidance}") + gone)
-        )
+        segments.append(Segment(fit(guidance, lay.guidance), said + gone))
         return Strip(segments).adjust_cell_length(width, row_style)
 
 

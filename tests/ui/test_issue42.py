@@ -619,3 +619,40 @@ async def test_17_the_session_log_shows_its_times_whole(db, width, when):
             assert f" {when} " in row, row
         assert "…" not in row.split("f-deploy")[0], row  # nothing before the fact is cut
     app.store.close()
+
+
+async def test_17_a_toast_names_a_long_id_as_the_list_does_never_folded_mid_word(tmp_path):
+    import json
+
+    from tests.cli_run import run
+    from tests.helpers import write_jsonl
+    from tests.ui.helpers import make_app, select
+
+    long = "claude-code:projects/payments/memory/feedback_testing.md#"
+    facts = [
+        {"id": f"{long}{tail}", "text": f"fact {n}", "created_at": "2026-11-20T09:00:00Z"}
+        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
+    ]
+    facts.append({"id": "f-deploy-freeze", "text": "short", "created_at": "2026-11-20T09:00:00Z"})
+    db = tmp_path / "long.db"
+    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    for width in (80, 120, 200):
+        app = make_app(db)
+        try:
+            async with app.run_test(size=(width, 30)) as pilot:
+                await settle(pilot)
+                room = min(60, width // 2) - 4  # a toast's line: 60 cells, at most half the screen
+                for fact_id in (f"{long}a1b2c3e9", "f-deploy-freeze"):
+                    await select(pilot, fact_id)
+                    await pilot.press("x")
+                    await settle(pilot)
+                    toast = list(app._notifications)[-1].message  # noqa: SLF001
+                    assert toast.startswith("contradict "), toast
+                    assert max(len(word) for word in toast.split()) <= room, (width, toast)
+                    named = toast.split()[1].rstrip(":")  # the id as the toast names it...
+                    shown = json.loads(run("show", db, named, "--json").stdout)
+                    assert shown["id"] == fact_id  # ...names the fact acted on
+                    if fact_id == "f-deploy-freeze":
+                        assert named == fact_id  # a short id stays whole
+        finally:
+            app.store.close()

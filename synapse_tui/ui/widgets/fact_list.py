@@ -375,6 +375,14 @@ class FactList(ScrollView, can_focus=True):
         self.painted_rows += 1
         return strip
 
+    def shown_id(self, fact_id: str, room: int) -> str:
+        """`fact_id` as this list would show it in `room` cells (a toast's line): whole,
+        or a shortened form that names it alone, which the search box and CLI take."""
+        memory = self.memory
+        if memory is None or fact_id not in memory.index or len(fact_id) <= room:
+            return fact_id
+        return self._short_id(memory.ids, memory.index[fact_id], room)
+
     def _short_id(self, ids: list[str], pos: int, room: int) -> str:
         """The id as the column shows it in `room` cells: whole when it fits, else the
         prefix that tells every id apart, else (ids alike for longer than the column, as

@@ -195,3 +195,26 @@ def test_3_an_id_typed_as_shown_with_its_ellipsis_names_its_fact(long_ids):
         assert shown["id"].endswith(typed.strip("…")) or shown["id"].startswith(typed.strip("…"))
     line = refused("verify", long_ids, f"{LONG}a1b2c3…")
     assert "is ambiguous: it names 2 facts" in line and f"{LONG}a1b2c3e9" in line
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ('{"id": "b", "text": "t" "created_at": 1}', "at column 25: a comma is missing between two items"),
+        ("{'id': 'b'}", "at column 2: a field's name must be in double quotes"),
+        ('{"id": "b", "text": "t"', "the line ends (at column 23) before its value is closed"),
+        (
+            '{"id": "b"} {"id": "c"}',
+            "at column 13: more follows the end of the JSON value: one object per line",
+        ),
+        ('{"id": tru}', "at column 8: a value is missing or is not JSON (text takes double quotes)"),
+        ('{"id": "b\\q"}', "at column 10: a string holds a backslash escape JSON does not have"),
+    ],
+)
+def test_17_a_json_error_reads_as_a_sentence(tmp_path, line, said):
+    src = tmp_path / "bad.jsonl"
+    src.write_text('{"id": "a", "text": "t", "created_at": "2026-11-20T09:00:00Z"}\n' + line + "\n")
+    message = refused("import", src, "--db", tmp_path / "m.db")
+    said = f"not valid JSON{':' if said.startswith('the') else ''} {said}"
+    assert message.startswith(f"error: {src}:2: {said}"), message
+    assert "Expecting" not in message and not (tmp_path / "m.db").exists()

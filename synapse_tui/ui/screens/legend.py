@@ -12,10 +12,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from synapse_tui.core.trust.score import BANDS, GUIDANCE_ADVICE, TIERS
+from synapse_tui.ui.screens.base import SynapseModalScreen
 from synapse_tui.ui.screens.nav import band_style, colours
 from synapse_tui.ui.widgets.fact_list import BAND_SHORT, TIER_SHORT
 
@@ -91,7 +91,7 @@ def legend_text(app, edges: tuple[float, ...]) -> Table:
     return table
 
 
-class LegendScreen(ModalScreen[None]):
+class LegendScreen(SynapseModalScreen[None]):
     DEFAULT_CSS = """
     LegendScreen { align: center middle; background: $background 60%; }
     LegendScreen #legend-box {

@@ -63,9 +63,7 @@ class Browser:
         self.lock = store.lock  # one user of the sqlite connection at a time
         self.turns = Turns()
         self.state: Unloaded | State = Unloaded(config)  # installed (main thread): what the views read
-        self._head: Unloaded | State = (
-            self.state
-        )  # the newest computed (in a turn): what the next turn starts from
+        self._head: Unloaded | State = self.state  # the newest computed (in a turn): the next starts here
         self.view = View()
         self._marks: frozenset[int] = frozenset()
         self._marks_made: tuple[int, str] | None = None  # the queue and search they belong to
@@ -98,11 +96,13 @@ class Browser:
 
     @property
     def live(self) -> Memory | None:
-        return self.scored.live if self.scored else None
+        state = self.scored
+        return state.live if state else None
 
     @property
     def memory(self) -> Memory | None:
-        return self.scored.memory if self.scored else None
+        state = self.scored
+        return state.memory if state else None
 
     @property
     def loaded_memory(self) -> Memory:
@@ -111,19 +111,23 @@ class Browser:
 
     @property
     def as_of(self) -> float | None:
-        return self.scored.as_of if self.scored else None
+        state = self.scored
+        return state.as_of if state else None
 
     @property
     def exists(self) -> np.ndarray | None:
-        return self.scored.exists if self.scored else None
+        state = self.scored
+        return state.exists if state else None
 
     @property
     def suspects(self) -> Suspects | None:
-        return self.scored.suspects if self.scored else None
+        state = self.scored
+        return state.suspects if state else None
 
     @property
     def suspects_ready(self) -> bool:
-        return self.scored.suspects_ready if self.scored else False
+        state = self.scored
+        return state.suspects_ready if state else False
 
     @property
     def session_start(self) -> int | None:
@@ -136,7 +140,8 @@ class Browser:
 
     @property
     def own_batches(self) -> frozenset[int]:
-        return self.scored.own if self.scored else frozenset()
+        state = self.scored
+        return state.own if state else frozenset()
 
     def install(self, result: Loaded | TriageResult | None) -> None:
         """Make a worker's result what the views show (main thread only)."""

@@ -7,9 +7,11 @@ Help (?) shows the same legend under the keys.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -30,7 +32,7 @@ FLAGS = (
 GUIDANCE_COLOURS = {"disputed": "error", "uncertain": "warning", "supported": "success"}
 
 
-def legend_text(app, edges: tuple[float, ...]) -> Table:
+def legend_text(app: App[Any], edges: tuple[float, ...]) -> Table:
     palette = colours(app)
     table = Table(box=None, show_header=False, padding=(0, 1), expand=True)
     table.add_column("mark", no_wrap=True, width=22)

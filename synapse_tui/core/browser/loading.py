@@ -38,7 +38,7 @@ def load(browser: Browser, head: Unloaded | State, duplicates: bool = True) -> S
         start = head.session_start
         if start is None:
             start = session_mark(store)
-        texts = before.texts if before else None  # checked against the ids when used: kept while it holds
+        texts = before.texts if before is not None else None  # checked against the ids when used
         if duplicates:
             found, texts = _duplicates(live, texts)
             store.prepare_search()

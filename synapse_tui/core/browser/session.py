@@ -90,11 +90,6 @@ class Browser:
         return self.state if isinstance(self.state, State) else None
 
     @property
-    def loaded(self) -> State:
-        """The installed state, for what runs only once the store is loaded (raises before)."""
-        return require_loaded(self.state)
-
-    @property
     def live(self) -> Memory | None:
         state = self.scored
         return state.live if state else None
@@ -107,7 +102,7 @@ class Browser:
     @property
     def loaded_memory(self) -> Memory:
         """`memory`, for what runs only once the store is loaded (raises before)."""
-        return self.loaded.memory
+        return require_loaded(self.state).memory
 
     @property
     def as_of(self) -> float | None:

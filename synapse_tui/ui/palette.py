@@ -5,19 +5,21 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from synapse_tui.core.ingest.sources import sync_recorded
 from synapse_tui.core.review.queues import QUEUES, SORTS
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from synapse_tui.ui.app import SynapseApp
 
 Command = tuple[str, str, Callable[[], object]]
 
 
-def commands_for(app: SynapseApp, screen=None) -> list[Command]:
+def commands_for(app: SynapseApp, screen: Screen[Any] | None = None) -> list[Command]:
     main = app.main
     out: list[Command] = []
 

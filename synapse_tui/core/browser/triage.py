@@ -21,6 +21,7 @@ from synapse_tui.core.review.queues import all_masks, masks_at
 from synapse_tui.core.review.reasons import find_duplicates, recheck, with_unsupported
 from synapse_tui.core.review.triage import Outcome, Triage, TriageError
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.score import Scores
 
 
 def refusal(store: Store, as_of: float | None, move: str | None = None) -> str | None:
@@ -156,7 +157,7 @@ def _came_back(outcome: Outcome) -> str | None:
     return ids[0] if len(ids) == 1 else None
 
 
-def _looks_different(before, after, positions: np.ndarray) -> np.ndarray:
+def _looks_different(before: Scores, after: Scores, positions: np.ndarray) -> np.ndarray:
     """Of `positions` (the rescored ones), those whose list row shows something else now:
     trust to two decimals, band, guidance, depth, tier, flags, age in days."""
     differs = np.round(before.trust[positions], 2) != np.round(after.trust[positions], 2)

@@ -10,6 +10,7 @@ memory changes under it (triage here or elsewhere, another writer).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -276,7 +277,7 @@ class ReplacedScreen(FactScreen):
             f"dismiss {len(chosen)} marked suggestions, as one action (ctrl+z undoes it)?", len(chosen), go
         )
 
-    def _confirm(self, question: str, n: int, go) -> None:
+    def _confirm(self, question: str, n: int, go: Callable[[bool | None], None]) -> None:
         if n <= CONFIRM_OVER:
             go(True)
             return

@@ -11,7 +11,6 @@ so is the pane (`DetailPane`), which reads the fact under the cursor itself.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import on, work
@@ -32,9 +31,6 @@ from synapse_tui.ui.widgets.detail_pane import DetailPane
 from synapse_tui.ui.widgets.fact_list import ColumnHeader, FactList
 from synapse_tui.ui.widgets.footer import KeysFooter
 from synapse_tui.ui.widgets.queue_bar import QueueBar, StatusLine
-
-if TYPE_CHECKING:
-    from synapse_tui.ui.app import SynapseApp
 
 POLL_SECONDS = 2.0  # how often to check whether another process changed the store
 REASON_QUEUES = ("suspect", "signature")  # the queues that say why in a column
@@ -137,15 +133,15 @@ class MainScreen(FactScreen, inherit_bindings=False):
         yield Static(id="asof")
         yield QueueBar(id="queues")
         yield SearchBar(
-            self.synapse.browser.search,
+            self.app.browser.search,
             placeholder="/ search words and filters: trust<0.3 tier:auto payments",
             id="search-bar",
         )
         with Container(id="panes"):
             with Vertical(id="list-pane"):
                 yield ColumnHeader(id="columns")
-                yield FactList(reason=self.synapse.browser.reason, id="facts")
-            yield DetailPane(self.synapse.browser, id="pane")
+                yield FactList(reason=self.app.browser.reason, id="facts")
+            yield DetailPane(self.app.browser, id="pane")
         yield StatusLine(id="status")
         # what help lists beyond these, as the width allows (none at 80 columns)
         yield KeysFooter(
@@ -155,7 +151,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
     def on_mount(self) -> None:
         self.query_one(FactList).focus()
         self.query_one("#status", StatusLine).update("loading…")
-        self.synapse.load()
+        self.app.load()
 
     def watch_show_pane(self, shown: bool) -> None:
         self.set_class(not shown, "-no-pane")
@@ -166,17 +162,14 @@ class MainScreen(FactScreen, inherit_bindings=False):
             self.update_pane(force=True)
 
     # -- loading ----------------------------------------------------------------------
-    @property
-    def synapse(self) -> SynapseApp:
-        return cast("SynapseApp", self.app)
 
     @property
     def browser(self):
-        return self.synapse.browser
+        return self.app.browser
 
     @property
     def memory(self):
-        return self.synapse.browser.memory
+        return self.app.browser.memory
 
     def memory_changed(self, change: MemoryChange) -> None:
         """Repaint the list (the app's `memory_change`): after triage the rows that look
@@ -185,8 +178,8 @@ class MainScreen(FactScreen, inherit_bindings=False):
             self.show_rows(follow=change.follow, changed=True, repaint=change.repaint)
             return
         if change.reason == "load":
-            self.set_interval(POLL_SECONDS, self.synapse.poll_store)
-            self.call_after_refresh(self.synapse.find_suspects)  # after the first page is painted
+            self.set_interval(POLL_SECONDS, self.app.poll_store)
+            self.call_after_refresh(self.app.find_suspects)  # after the first page is painted
         if change.reason == "external" and self.browser.elsewhere:
             self.app.notify(self.browser.elsewhere, timeout=6, markup=False)
             self.browser.elsewhere = ""
@@ -360,8 +353,8 @@ class MainScreen(FactScreen, inherit_bindings=False):
             bar.clear()
         elif self.browser.marks and self.query_one(FactList).has_focus:
             self.action_clear_marks()
-        elif self.synapse.as_of is not None and self.query_one(FactList).has_focus:
-            self.synapse.set_as_of(None)  # the past is left as it was entered: one key
+        elif self.app.as_of is not None and self.query_one(FactList).has_focus:
+            self.app.set_as_of(None)  # the past is left as it was entered: one key
         self.query_one(FactList).focus()
 
     # -- marks (they live in the browser) ----------------------------------------------
@@ -427,8 +420,8 @@ class MainScreen(FactScreen, inherit_bindings=False):
         self.show_rows(follow=view.cursor)
 
     def update_asof(self) -> None:
-        self.as_of = self.synapse.as_of
-        self.sub_title = self.synapse.subtitle()
+        self.as_of = self.app.as_of
+        self.sub_title = self.app.subtitle()
 
     def watch_as_of(self, as_of: float | None) -> None:
         self.set_class(as_of is not None, "-as-of")

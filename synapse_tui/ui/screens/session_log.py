@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -29,7 +29,6 @@ from synapse_tui.ui.text import clean, fit
 
 if TYPE_CHECKING:
     from synapse_tui.core.browser.session import Browser
-    from synapse_tui.ui.app import SynapseApp
 
 
 @dataclass
@@ -74,10 +73,6 @@ class SessionLogScreen(FactScreen):
         self.expanded: dict[int, tuple[LogEntry, ...]] = {}  # bulk batch -> its facts
         self.rows: list[tuple[str, LogEntry, bool]] = []  # (row key, entry, a fact of a bulk)
 
-    @property
-    def synapse(self) -> SynapseApp:
-        return cast("SynapseApp", self.app)
-
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         yield Static(id="log-head")
@@ -85,7 +80,7 @@ class SessionLogScreen(FactScreen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.sub_title = self.synapse.subtitle()
+        self.sub_title = self.app.subtitle()
         self.query_one(RowTable).focus()
         self._paint()
         self.load()
@@ -93,7 +88,7 @@ class SessionLogScreen(FactScreen):
     @work(thread=True, exclusive=True, group="session-log")
     def load(self) -> None:
         try:
-            entries = self.synapse.browser.session_log()
+            entries = self.app.browser.session_log()
         except DatabaseError as exc:  # a damaged store: say so, keep what is shown
             self.app.call_from_thread(
                 self.app.notify, f"the audit log cannot be read: {exc}", severity="error"
@@ -108,7 +103,7 @@ class SessionLogScreen(FactScreen):
 
     @work(thread=True, group="session-log-batch")
     def read_batch(self, batch: int) -> None:
-        self.post_message(BatchReady(batch, self.synapse.browser.session_batch(batch)))
+        self.post_message(BatchReady(batch, self.app.browser.session_batch(batch)))
 
     def on_batch_ready(self, message: BatchReady) -> None:
         self.expanded[message.batch] = message.entries
@@ -170,7 +165,7 @@ class SessionLogScreen(FactScreen):
         ids = [e.fact_id for e in self.entries] or [""]
         narrow = width < 100  # no time at all, narrower actor and action
         short = width < 120  # the time without the year and seconds: 12-01 09:30
-        names = [len(clean(_actor(e, self.synapse.browser))) for e in self.entries] or [0]
+        names = [len(clean(_actor(e, self.app.browser))) for e in self.entries] or [0]
         cols = {
             "#": 5,
             "at": 0 if narrow else len(_when("2026-01-01T00:00:00Z", short)),
@@ -196,7 +191,7 @@ class SessionLogScreen(FactScreen):
         cells = [Text("  └" if member else f"#{e.batch}", style="dim")]
         if cols["at"]:
             cells.append(Text(clean(_when(e.at, cols["at"] < 19))))
-        actor = clean(_actor(e, self.synapse.browser))
+        actor = clean(_actor(e, self.app.browser))
         fact = f"{e.facts:,} facts" if e.bulk and not member else clean(e.fact_id)
         return [
             *cells,
@@ -270,7 +265,7 @@ class SessionLogScreen(FactScreen):
         elif entry.undone:
             self.app.notify(f"#{entry.batch} is already undone", severity="warning", timeout=3)
         else:  # the core refuses unless it is still the newest live action
-            self.synapse.action_triage("undo", expect=entry.batch)
+            self.app.action_triage("undo", expect=entry.batch)
 
 
 def _when(at: str, short: bool) -> str:

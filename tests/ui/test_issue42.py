@@ -656,3 +656,83 @@ async def test_17_a_toast_names_a_long_id_as_the_list_does_never_folded_mid_word
                         assert named == fact_id  # a short id stays whole
         finally:
             app.store.close()
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+async def test_18_F_counts_the_list_by_note_tier_source_agent_and_enter_lists_one_value(db, width):
+    from tests.ui.helpers import make_app, screen_text
+
+    app = make_app(db)
+    async with app.run_test(size=(width, 40)) as pilot:
+        await settle(pilot)
+        await _type_search(pilot, "tier:auto")  # it counts the list shown, not the store
+        listed = {app.memory.ids[p] for p in app.main.query_one(FactList).order}
+        app.main.query_one(FactList).focus()
+        await pilot.press("F")
+        await settle(pilot)
+        text = screen_text(app)
+        assert f"COUNT BY NOTE  {len(listed)} facts listed" in text, text
+        await pilot.press("t")
+        await settle(pilot)
+        rows = [line.split() for line in screen_text(app).splitlines() if line.startswith(" auto ")]
+        assert rows and rows[0][1] == str(len(listed)), rows  # every fact listed is auto
+        await pilot.press("a")
+        await settle(pilot)
+        assert "COUNT BY AGENT" in screen_text(app) and "(none)" in screen_text(app)
+        await pilot.press("n")
+        await settle(pilot)
+        table = app.screen.query_one("#freq-table")
+        values = [g.value for g in app.screen.groups]
+        table.move_cursor(row=values.index("n-pay2"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.main
+        await settle(pilot, 0.3)
+        shown = [app.memory.ids[p] for p in app.main.query_one(FactList).order]
+        assert app.main.query_one("#search").value == "tier:auto note:n-pay2"
+        assert len(shown) == app.screen.query_one(FactList).order.size >= 1
+        assert set(shown) <= listed
+    app.store.close()
+
+
+async def test_18_the_id_column_widens_and_narrows_and_a_column_hides(tmp_path):
+    from tests.cli_run import run
+    from tests.helpers import write_jsonl
+    from tests.ui.helpers import make_app, palette_answered, screen_text
+
+    long = "claude-code:projects/payments/memory/feedback_testing.md#"
+    facts = [
+        {"id": f"{long}{tail}", "text": f"fact {n}", "created_at": "2026-11-20T09:00:00Z"}
+        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
+    ]
+    db = tmp_path / "long.db"
+    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    app = make_app(db)
+    async with app.run_test(size=(200, 30)) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        assert f"{long}a1b2c3d4" not in screen_text(app).split("▏")[0]  # cut at first
+        await pilot.press("greater_than_sign")  # beside the pane: the text keeps 60 cells
+        assert notices[-1][1] == "id column: 24 cells"
+        await pilot.press("p")  # the pane hidden: room for the whole ids
+        for _ in range(8):
+            await pilot.press("greater_than_sign")
+        await settle(pilot)
+        assert notices[-1][1] == f"id column: {len(long) + 8} cells (the whole ids)"
+        rows = [line.split("▏")[0] for line in screen_text(app).splitlines() if "fact 0" in line]
+        assert f" {long}a1b2c3d4 " in rows[0], rows  # whole, and still the fact's text beside it
+        await pilot.press("less_than_sign")
+        await settle(pilot)
+        assert notices[-1][1] == f"id column: {len(long)} cells"
+        header = next(line for line in screen_text(app).splitlines() if line.startswith("band"))
+        assert " age " in header
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"hide / show age")
+        await palette_answered(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        header = next(line for line in screen_text(app).splitlines() if line.startswith("band"))
+        assert " age " not in header and " guidance" in header, header
+        assert notices[-1][1] == "age column hidden"
+    app.store.close()

@@ -28,7 +28,7 @@ from synapse_tui.ui.messages import TextsRead
 from synapse_tui.ui.screens.base import FactScreen, MemoryChange
 from synapse_tui.ui.search import SearchBar, SearchInput
 from synapse_tui.ui.widgets.detail_pane import DetailPane
-from synapse_tui.ui.widgets.fact_list import ColumnHeader, FactList
+from synapse_tui.ui.widgets.fact_list import ColumnHeader, Columns, FactList
 from synapse_tui.ui.widgets.footer import KeysFooter
 from synapse_tui.ui.widgets.queue_bar import QueueBar, StatusLine
 
@@ -112,6 +112,32 @@ class MainScreen(FactScreen, inherit_bindings=False):
             show=False,
             id="main.pane",
             tooltip="Show / hide the detail pane beside (or under) the list",
+        ),
+        Binding(
+            "greater_than_sign",
+            "id_column(8)",
+            "wider ids",
+            key_display=">",
+            show=False,
+            id="main.wider_ids",
+            tooltip="Widen the id column (up to the whole ids); < narrows it",
+        ),
+        Binding(
+            "less_than_sign",
+            "id_column(-8)",
+            "narrower ids",
+            key_display="<",
+            show=False,
+            id="main.narrower_ids",
+            tooltip="Narrow the id column: the fact's text takes the room",
+        ),
+        Binding(
+            "F",
+            "frequency",
+            "count by",
+            show=False,
+            id="main.frequency",
+            tooltip="Count the list by note, tier, source or agent; enter lists one value's facts",
         ),
         Binding(
             "g",
@@ -229,7 +255,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
             rows.view.queue, list(rows.counts), len(self.browser.marks), self.browser.marks_elsewhere()
         )
         view = rows.view
-        self.query_one(ColumnHeader).set_sort(view.sort, view.reverse, facts.id_width, reasons)
+        self.query_one(ColumnHeader).set_sort(view.sort, view.reverse, facts.id_width, reasons, facts.columns)
         self.update_status()
         self.update_pane(force=changed)  # after triage the fact under the cursor has a new score
 
@@ -332,6 +358,41 @@ class MainScreen(FactScreen, inherit_bindings=False):
             self.app.notify("this fact duplicates no other", timeout=2)
             return
         self.go_to_fact(self.memory.ids[other])
+
+    # -- columns --------------------------------------------------------------------------
+    def set_columns(self, columns: Columns) -> None:
+        facts = self.query_one(FactList)
+        facts.set_columns(columns)
+        view = self.browser.view
+        reasons = QUEUES[view.queue].key in REASON_QUEUES
+        self.query_one(ColumnHeader).set_sort(view.sort, view.reverse, facts.id_width, reasons, columns)
+
+    def action_id_column(self, step: int) -> None:
+        """Widen (`step` > 0) or narrow the id column, up to the whole ids, at least 4 cells."""
+        facts = self.query_one(FactList)
+        shown = facts.id_room()
+        if "id" in facts.columns.hidden or not shown:
+            self.set_columns(replace(facts.columns, hidden=facts.columns.hidden - {"id"}))
+            shown = facts.id_room()
+            step = 0
+        room = max(4, min(facts.id_width, shown + step))
+        self.set_columns(replace(facts.columns, id_room=room))
+        now = facts.id_room()
+        whole = " (the whole ids)" if now >= facts.id_width else ""
+        self.app.notify(f"id column: {now} cells{whole}", timeout=2)
+
+    def toggle_column(self, name: str) -> None:
+        """Hide a column (its room goes to the fact's text), or show it again."""
+        facts = self.query_one(FactList)
+        hidden = facts.columns.hidden ^ {name}
+        self.set_columns(replace(facts.columns, hidden=hidden))
+        self.app.notify(f"{name} column {'hidden' if name in hidden else 'shown'}", timeout=2)
+
+    def action_frequency(self) -> None:
+        from synapse_tui.ui.screens.frequency import FrequencyScreen
+
+        if self.memory is not None:
+            self.app.push_screen(FrequencyScreen(self.query_one(FactList).order))
 
     # -- search -----------------------------------------------------------------------
     def action_search(self) -> None:

@@ -50,13 +50,21 @@ class Layout:
     text: int
 
     @classmethod
-    def for_width(cls, width: int, id_width: int = 12, reasons: bool = False) -> Layout:
+    def for_width(
+        cls, width: int, id_width: int = 12, reasons: bool = False, columns: Columns | None = None
+    ) -> Layout:
+        """`columns`: what the person chose (hidden columns, the id column's room)."""
+        columns = columns or Columns()
         if width >= 96:
             chip, trust, ident, age, tier, guidance = 11, 6, min(id_width, 16) + 1, 6, 7, 10
         elif width >= 64:  # narrow: short band names and tiers
             chip, trust, ident, age, tier, guidance = 7, 6, min(id_width, 12) + 1, 5, 5, 10
         else:
             chip, trust, ident, age, tier, guidance = 7, 6, 0, 5, 0, 10
+        if columns.id_room is not None and ident:  # widened or narrowed, up to the whole ids
+            ident = min(id_width, columns.id_room, max(4, width - 60)) + 1
+        shown = {"id": ident, "age": age, "tier": tier, "guidance": guidance}
+        ident, age, tier, guidance = (0 if name in columns.hidden else w for name, w in shown.items())
         rest = max(1, width - chip - trust - ident - age - tier - guidance)
         # the why column takes what the text can spare above ~40 cells, at least 16; with less
         # room it is left to the pane (its first line says why)
@@ -64,16 +72,31 @@ class Layout:
         return cls(chip, trust, ident, age, tier, guidance, reason, max(1, rest - reason))
 
 
+@dataclass(frozen=True)
+class Columns:
+    """The person's choice of columns: `hidden` ones give their room to the fact's text;
+    `id_room` widens (or narrows) the id column, None: as the width has it."""
+
+    hidden: frozenset[str] = frozenset()
+    id_room: int | None = None
+
+
+HIDEABLE = ("id", "age", "tier", "guidance")
 BAND_SHORT = ("v.low", "low", "mod", "high", "v.hi")
 TIER_SHORT = ("auto", "hum", "sig")
 PLACEHOLDER = "…"
 
 
 def header_text(
-    width: int, sort_column: str, reverse: bool, id_width: int = 12, reasons: bool = False
+    width: int,
+    sort_column: str,
+    reverse: bool,
+    id_width: int = 12,
+    reasons: bool = False,
+    columns: Columns | None = None,
 ) -> Text:
     """Column titles matching `Layout`; the sort column carries an arrow."""
-    lay = Layout.for_width(width, id_width, reasons)
+    lay = Layout.for_width(width, id_width, reasons, columns)
     arrow = "▼" if reverse else "▲"
 
     def title(name: str, w: int, right: bool = False) -> str:
@@ -93,7 +116,7 @@ def header_text(
         title("id", lay.id),
         title("why", lay.reason) if lay.reason else "",
         fit(fact, lay.text),
-        title("age", lay.age, True),
+        title("age", lay.age, True) if lay.age else "",
         title("tier", lay.tier),
         title("guidance", lay.guidance),
     ]
@@ -165,6 +188,7 @@ class FactList(ScrollView, can_focus=True):
         self.order: np.ndarray = np.empty(0, dtype=np.int64)
         self.memory: Memory | None = None
         self.id_width = 12
+        self.columns = Columns()  # hidden columns, the id column's room
         self._texts: LRUCache[int, str] = LRUCache(4096)
         self._asked: set[int] = set()  # pages asked for and not answered yet
         self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
@@ -232,6 +256,15 @@ class FactList(ScrollView, can_focus=True):
                 self.refresh_line(before + int(y))
         else:
             self.refresh()
+
+    def set_columns(self, columns: Columns) -> None:
+        self.columns = columns
+        self.invalidate()
+
+    def id_room(self) -> int:
+        """The cells the id column shows now (0: hidden or no room)."""
+        width = self.scrollable_content_region.width
+        return max(0, Layout.for_width(width, self.id_width, self.show_reasons, self.columns).id - 1)
 
     def invalidate(self, texts: bool = False) -> None:
         """Scores (or texts) changed: drop cached strips and repaint."""
@@ -405,7 +438,7 @@ class FactList(ScrollView, can_focus=True):
         assert m is not None  # rows are painted once a memory is shown
         sc = m.scores
         pos = int(self.order[row])
-        lay = Layout.for_width(width, self.id_width, self.show_reasons)
+        lay = Layout.for_width(width, self.id_width, self.show_reasons, self.columns)
         band = int(sc.band[pos])
         row_style = base + self.get_component_rich_style("fact-list--cursor") if selected else base
         if sc.k[pos] > 0:
@@ -453,10 +486,12 @@ class FactList(ScrollView, can_focus=True):
             )
         else:  # a gap before the age, always
             segments.append(Segment(fit(text, lay.text - 1) + " ", row_style))
-        segments.append(Segment(age_label(float(sc.age_days[pos])).rjust(lay.age - 1) + " ", dim))
+        if lay.age:
+            segments.append(Segment(age_label(float(sc.age_days[pos])).rjust(lay.age - 1) + " ", dim))
         if lay.tier:
             segments.append(Segment(fit(tier, lay.tier), dim))
-        segments.append(Segment(fit(guidance, lay.guidance), said + gone))
+        if lay.guidance:
+            segments.append(Segment(fit(guidance, lay.guidance), said + gone))
         return Strip(segments).adjust_cell_length(width, row_style)
 
 
@@ -514,10 +549,21 @@ class ColumnHeader(Widget):
         self.reverse = False
         self.id_width = 12
         self.reasons = False
+        self.columns = Columns()
 
-    def set_sort(self, column: str, reverse: bool, id_width: int = 12, reasons: bool = False) -> None:
+    def set_sort(
+        self,
+        column: str,
+        reverse: bool,
+        id_width: int = 12,
+        reasons: bool = False,
+        columns: Columns | None = None,
+    ) -> None:
         self.sort_column, self.reverse, self.id_width, self.reasons = column, reverse, id_width, reasons
+        self.columns = columns or Columns()
         self.refresh()
 
     def render(self) -> Text:
-        return header_text(self.size.width - 1, self.sort_column, self.reverse, self.id_width, self.reasons)
+        return header_text(
+            self.size.width - 1, self.sort_column, self.reverse, self.id_width, self.reasons, self.columns
+        )

@@ -279,6 +279,11 @@ async def test_7_triage_keys_are_held_with_a_notice_while_a_bulk_runs(app, db):
             await pilot.press("y")
             await pilot.pause(0.1)
             assert any("30 facts…" in t for _, t in notices), notices  # it says it is under way
+            from tests.ui.helpers import screen_text
+
+            line = next(li for li in screen_text(app).splitlines() if "step 0/3" in li)  # a line, n/N
+            assert "verify 30 facts · step 0/3: waiting for the store…" in line, line
+            assert "triage keys wait until it lands" in line
             await pilot.press("v")  # a second bulk: held, no second confirm
             await pilot.pause(0.1)
             assert not isinstance(app.screen, ConfirmScreen)
@@ -287,6 +292,13 @@ async def test_7_triage_keys_are_held_with_a_notice_while_a_bulk_runs(app, db):
             held = [t for _, t in notices if "held while 30 facts are still being changed" in t]
             assert len(held) == 2, notices
         await settle(pilot)
+        assert app.main.progress_seen == [
+            "verify 30 facts · step 0/3: waiting for the store…",
+            "verify 30 facts · step 1/3: writing 30 facts…",
+            "verify 30 facts · step 2/3: rescoring 30 facts…",
+            "verify 30 facts · step 3/3: repainting the list…",
+        ]
+        assert "step 3/3" not in screen_text(app)  # landed: the line is gone
         assert {e["batch"] for e in audit(db)} == {1} and len(audit(db)) == 30
         await pilot.press("ctrl+z")  # landed: keys act again
         await settle(pilot)

@@ -10,7 +10,8 @@ so is the pane (`DetailPane`), which reads the fact under the cursor itself.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import time
+from dataclasses import dataclass, replace
 
 from rich.text import Text
 from textual import on, work
@@ -18,6 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.reactive import var
+from textual.timer import Timer
 from textual.widgets import Header, Static
 
 from synapse_tui.core.base.clock import format_time
@@ -32,6 +34,18 @@ from synapse_tui.ui.widgets.fact_list import ColumnHeader, Columns, FactList
 from synapse_tui.ui.widgets.footer import KeysFooter
 from synapse_tui.ui.widgets.queue_bar import QueueBar, StatusLine
 
+
+@dataclass(frozen=True)
+class Bulk:
+    """A bulk action under way, as its line shows it."""
+
+    what: str
+    since: float  # monotonic seconds
+    step: int = 0
+    steps: int = 3
+    doing: str = "waiting for the store"
+
+
 POLL_SECONDS = 2.0  # how often to check whether another process changed the store
 REASON_QUEUES = ("suspect", "signature")  # the queues that say why in a column
 
@@ -41,6 +55,10 @@ class MainScreen(FactScreen, inherit_bindings=False):
 
     # side by side only when the list keeps ~40 cells of fact text and the pane ~50 (#list-pane)
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]
+    DEFAULT_CSS = """
+    MainScreen #bulk-progress { display: none; height: 1; padding: 0 1; background: $warning 25%; }
+    MainScreen.-bulk #bulk-progress { display: block; }
+    """
     show_pane: var[bool] = var(True)
     as_of: var[float | None] = var(None, init=False)  # the instant shown (None: now), bannered
 
@@ -153,6 +171,9 @@ class MainScreen(FactScreen, inherit_bindings=False):
         super().__init__()
         self._return_to = None  # the view to come back to after the neighbour view
         self._bindings_had_fact: bool | None = None  # a fact was shown at the last refresh_bindings
+        self._bulk: Bulk | None = None  # a bulk under way
+        self._bulk_timer: Timer | None = None
+        self.progress_seen: list[str] = []  # the bulk's steps as shown, in order
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -168,6 +189,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
                 yield ColumnHeader(id="columns")
                 yield FactList(reason=self.app.browser.reason, id="facts")
             yield DetailPane(self.app.browser, id="pane")
+        yield StatusLine(id="bulk-progress")  # a bulk under way: its step and time (-bulk)
         yield StatusLine(id="status")
         # what help lists beyond these, as the width allows (none at 80 columns)
         yield KeysFooter(
@@ -358,6 +380,40 @@ class MainScreen(FactScreen, inherit_bindings=False):
             self.app.notify("this fact duplicates no other", timeout=2)
             return
         self.go_to_fact(self.memory.ids[other])
+
+    # -- a bulk under way ---------------------------------------------------------------------
+    def bulk_started(self, what: str) -> None:
+        """A bulk action was sent: a line says what, its step (n/N) and for how long, and
+        that the triage keys wait (`TriageApp._bulk_held`), until `bulk_done`."""
+        self._bulk = Bulk(what, time.monotonic())
+        self.progress_seen = []
+        self.add_class("-bulk")
+        self._show_bulk()
+        self._bulk_timer = self.set_interval(0.25, self._show_bulk)
+
+    def bulk_progress(self, step: int, steps: int, doing: str) -> None:
+        if self._bulk is not None:
+            self._bulk = replace(self._bulk, step=step, steps=steps, doing=doing)
+            self._show_bulk()
+
+    def bulk_done(self) -> None:
+        self._bulk = None
+        self.remove_class("-bulk")
+        if self._bulk_timer is not None:
+            self._bulk_timer.stop()
+            self._bulk_timer = None
+
+    def _show_bulk(self) -> None:
+        bulk = self._bulk
+        if bulk is None:
+            return
+        step = f"{bulk.what} · step {bulk.step}/{bulk.steps}: {bulk.doing}…"
+        if not self.progress_seen or self.progress_seen[-1] != step:
+            self.progress_seen.append(step)
+        line = f"{step} {time.monotonic() - bulk.since:.1f} s"
+        self.query_one("#bulk-progress", StatusLine).update(
+            Text.assemble((line, "bold"), " · triage keys wait until it lands")
+        )
 
     # -- columns --------------------------------------------------------------------------
     def set_columns(self, columns: Columns) -> None:

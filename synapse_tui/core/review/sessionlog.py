@@ -65,7 +65,7 @@ class LogEntry:
     @property
     def change(self) -> str:
         if self.bulk:
-            return f"{self.facts} facts: {describe_change(self.before, self.after)} … (enter lists them)"
+            return f"{self.facts:,} facts: {describe_change(self.before, self.after)} … (enter lists them)"
         return describe_change(self.before, self.after)
 
     @property

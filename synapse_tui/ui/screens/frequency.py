@@ -1,6 +1,7 @@
 """Count the list by note, tier, source or agent (VisiData's `F`): one row per value, its
-count, its share and a bar. `enter` narrows the list to that value's facts (the search
-box gets the term, so it shows, and `escape` there takes it back off).
+count, its share and a bar. `enter` narrows the list to that value's facts: the screen
+closes with the query, which the list's search box takes (so it shows, and `escape`
+there takes it back off).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from textual.widgets import DataTable, Footer, Header, Static
 from synapse_tui.core.review.frequency import FIELDS, Facets, Group, count, facets
 from synapse_tui.ui.screens.base import SynapseScreen
 from synapse_tui.ui.screens.nav import RowTable
-from synapse_tui.ui.search import SearchBar
 from synapse_tui.ui.text import bar, clean, fit
 
 
@@ -27,7 +27,7 @@ class FacetsRead(Message):
     found: Facets
 
 
-class FrequencyScreen(SynapseScreen[None]):
+class FrequencyScreen(SynapseScreen[str | None]):
     HELP_TITLE = "count by"
     HELP_ENTER = "List the facts with the highlighted value (the search gets its term)"
     DEFAULT_CSS = """
@@ -89,7 +89,7 @@ class FrequencyScreen(SynapseScreen[None]):
         self._paint()
 
     def action_close(self) -> None:
-        self.dismiss()
+        self.dismiss(None)
 
     def _paint(self) -> None:
         n = len(self.positions)
@@ -138,10 +138,7 @@ class FrequencyScreen(SynapseScreen[None]):
             why = "no value recorded" if group.value.startswith("(") else "a value with spaces"
             self.app.notify(f"{why}: no search term lists these facts", severity="warning", timeout=4)
             return
-        main = self.app.main
-        query = f"{main.browser.view.search.source.strip()} {group.term}".strip()
-        self.dismiss()
-        main.query_one(SearchBar).show(query)
+        self.dismiss(f"{self.app.browser.view.search.source.strip()} {group.term}".strip())
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

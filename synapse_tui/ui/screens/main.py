@@ -447,8 +447,12 @@ class MainScreen(FactScreen, inherit_bindings=False):
     def action_frequency(self) -> None:
         from synapse_tui.ui.screens.frequency import FrequencyScreen
 
+        def narrowed(query: str | None) -> None:
+            if query:
+                self.query_one(SearchBar).show(query)
+
         if self.memory is not None:
-            self.app.push_screen(FrequencyScreen(self.query_one(FactList).order))
+            self.app.push_screen(FrequencyScreen(self.query_one(FactList).order), narrowed)
 
     # -- search -----------------------------------------------------------------------
     def action_search(self) -> None:

@@ -269,10 +269,10 @@ class SessionLogScreen(FactScreen):
 
 
 def _when(at: str, short: bool) -> str:
-    """An audit time as a person reads it: '2026-12-06 06:53:10Z' (the fraction of a second
+    """An audit time as a person reads it: '2026-12-06T06:53:10Z' (the fraction of a second
     left out, which cut the column short), or '12-06 06:53' when `short`."""
-    whole = re.sub(r"\.\d+", "", at).replace("T", " ")
-    return whole[5:16] if short else whole
+    whole = re.sub(r"\.\d+", "", at)
+    return whole[5:16].replace("T", " ") if short else whole
 
 
 def _actor(entry: LogEntry, browser: Browser) -> str:

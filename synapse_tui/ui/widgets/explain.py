@@ -212,12 +212,11 @@ def opinion_lines(
     out.append("  ")
     out.append(ex.guidance_advice, style=f"bold {guidance_colour}")
     out.append("\n")
-    if lines is not None:  # in the pane a short line per rule: it is narrow, and a wrap loses the indent
-        why = opinion_why(ex.d, ex.u, ex.guidance, lines).split("; ")
-        if ex.guidance == "supported" and ex.contradictions:
-            why.append(f"{_n(ex.contradictions, 'contradiction')} lowered u too: evidence either way")
-        lines_shown = why if compact else ["; ".join(why)]  # full screen: one line, the room is across
-        out.append("".join(f"  {line}\n" for line in lines_shown), style=f"italic {colours['muted']}")
+    if lines is not None:  # one line: SPEC 2.1's rule with the numbers
+        why = opinion_why(ex.d, ex.u, ex.guidance, lines)
+        if ex.guidance == "supported" and ex.contradictions and not compact:
+            why += f"; {_n(ex.contradictions, 'contradiction')} lowered u too: evidence either way"
+        out.append(f"  {why}\n", style=f"italic {colours['muted']}")
     return out
 
 

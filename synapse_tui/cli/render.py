@@ -136,7 +136,9 @@ def _b0_s(info: dict, f) -> str:
     fc = info.get("freshness_constants") or {"b0": f.b0, "scale": f.scale, "kind": None}
     shown = f"B0={fc['b0']:g} s={fc['scale']:g}"
     if fc.get("kind") is not None:
-        shown += f" (kind {fc['kind']}: " + ("its own" if fc.get("from") == "kind" else "the global ones") + ")"
+        shown += (
+            f" (kind {fc['kind']}: " + ("its own" if fc.get("from") == "kind" else "the global ones") + ")"
+        )
     return shown
 
 

@@ -212,6 +212,23 @@ def record_fit(store: Store, fit: FitResult, verdicts: int, at: float) -> None:
     )
 
 
+def record_history_fit(store: Store, constants: dict[str, float], samples: int, at: float) -> None:
+    """`record_fit` for a fit to the store's history (SPEC 14, `calibrate --backtest --fit
+    --write`): the constants written (a kind's as `freshness.kind.NAME.b0|scale`), on how
+    many (fact, instant) samples, and how many facts the store held (what a reader checks
+    the record against, as a verdict record is checked against the audit)."""
+    store.set_meta(
+        FIT_META,
+        {
+            "constants": constants,
+            "source": "history",
+            "samples": samples,
+            "facts": store.count(),
+            "at": format_time(at),
+        },
+    )
+
+
 def constants_in_use(store: Store, config: Config) -> dict[str, Any]:
     """The constants the score uses now, and whether they are the ones last fitted to
     verdicts here (every fitted value still what the config holds) and on how many."""
@@ -220,8 +237,16 @@ def constants_in_use(store: Store, config: Config) -> dict[str, Any]:
 
 
 def held_for(store: Store, record: Any) -> int | None:
-    """`verdicts_held` when `record` is a fit record worth checking (else None, not read)."""
-    return verdicts_held(store) if _well_formed(record) else None
+    """`verdicts_held` when `record` is a fit record worth checking (for a fit to the
+    history: the facts the store holds), else None, not read."""
+    if not _well_formed(record):
+        return None
+    return store.count() if record.get("source") == "history" else verdicts_held(store)
+
+
+def _claimed(record: Any) -> str:
+    """The count a fit record claims and a reader checks: facts (history) or verdicts."""
+    return "facts" if record.get("source") == "history" else "verdicts"
 
 
 def _well_formed(record: Any) -> bool:
@@ -232,7 +257,7 @@ def _well_formed(record: Any) -> bool:
         or not record["constants"]
     ):
         return False
-    verdicts = record.get("verdicts")
+    verdicts = record.get(_claimed(record))
     return (
         isinstance(verdicts, int)
         and not isinstance(verdicts, bool)
@@ -261,6 +286,8 @@ def constants_given(record: Any, config: Config, held: int | None = None) -> dic
     from synapse_tui.core.trust.fit import current_constants
 
     values = current_constants(config)
+    for kind, b0, scale in config.freshness.kind:  # a kind's own (SPEC 14)
+        values[f"freshness.kind.{kind}.b0"], values[f"freshness.kind.{kind}.scale"] = b0, scale
     fitted = (
         _well_formed(record)
         and all(
@@ -270,7 +297,7 @@ def constants_given(record: Any, config: Config, held: int | None = None) -> dic
         # the audit holds the verdicts the record claims (a record written by hand or by a
         # role that may write meta claims what it likes): `held` counts them, None unread
         and held is not None
-        and record["verdicts"] <= held
+        and record[_claimed(record)] <= held
     )
     changed = non_defaults(config)
     out: dict[str, Any] = {
@@ -279,9 +306,17 @@ def constants_given(record: Any, config: Config, held: int | None = None) -> dic
         "defaults": not changed,
         "not_defaults": {name: {"value": v, "default": d} for name, (v, d) in changed.items()},
     }
-    if fitted:
+    if fitted and record.get("source") == "history":  # fitted to what happened next (SPEC 14)
         out.update(
             fitted_names=sorted(record["constants"]),
+            fitted_to="history",
+            samples=record.get("samples"),
+            fitted_at=record.get("at"),
+        )
+    elif fitted:
+        out.update(
+            fitted_names=sorted(record["constants"]),
+            fitted_to="verdicts",
             verdicts=record.get("verdicts"),
             fitted_at=record.get("at"),
         )

@@ -619,3 +619,21 @@ def written_kinds(fit: HistoryFit, config: Config) -> tuple[tuple[str, float, fl
     for k in fit.adopted_kinds:
         table[k.kind] = (k.proposed["freshness.b0"], k.proposed["freshness.scale"])
     return tuple(sorted((name, b0, scale) for name, (b0, scale) in table.items()))
+
+
+def adopted_config(fit: HistoryFit, config: Config) -> tuple[Config, dict[str, float]]:
+    """The config after `--write` of an adopting fit, and the constants it changes by name
+    (a kind's as `freshness.kind.NAME.b0|scale`): with adopted kinds, the shared constants
+    fitted with them and their own B0 and s (the model that won held out); else the global
+    fit's proposal."""
+    kinds = fit.adopted_kinds
+    if kinds and fit.kinds is not None and fit.kinds.shared is not None:
+        shared_names = fit.fitted
+        values = {name: fit.kinds.shared[name] for name in shared_names}
+        new = vfit.with_constants(config, values).with_values("freshness", kind=written_kinds(fit, config))
+        for k in kinds:
+            values[f"freshness.kind.{k.kind}.b0"] = k.proposed["freshness.b0"]
+            values[f"freshness.kind.{k.kind}.scale"] = k.proposed["freshness.scale"]
+        return new, values
+    values = {name: fit.proposed[name] for name in fit.fitted}
+    return vfit.with_constants(config, values), values

@@ -211,6 +211,7 @@ def _verdicts(
     if not write:
         return
     fit = report.fit
+    assert fit is not None  # verdict_report fits unless asked not to
     out = (lambda text: say(text, err=True)) if as_json else say
     if fit.decision != "adopt":
         out(f"nothing written: the decision is {fit.decision} ({fit.reason})")

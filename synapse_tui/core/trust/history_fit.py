@@ -443,7 +443,7 @@ def _fit_kinds(
 
     shared_names = base.fitted or []
     joint = _joint_folds(inp, y, config, kind, kind_names, eligible, folds, shared_names, base, fold_fits)
-    per_kind_rows: dict[int, list[dict[str, float]]] = {c: [] for c in eligible}
+    per_kind_rows: dict[int, list[dict[str, Any]]] = {c: [] for c in eligible}
     for j, tr, te in folds:
         p_old = p_fallback(j, te)
         p_new = joint[j][1]
@@ -499,8 +499,8 @@ def _fit_kinds(
         )
     if adopted and adopted != eligible:  # the model with only the adopted kinds of their own
         joint = _joint_folds(inp, y, config, kind, kind_names, adopted, folds, shared_names, base, fold_fits)
-    g_losses = [log_loss(p_fallback(j, te), y[te]) for j, _, te in folds]
-    k_losses = [log_loss(joint[j][1], y[te]) for j, _, te in folds]
+    g_losses = [_loss(p_fallback(j, te), y[te]) for j, _, te in folds]
+    k_losses = [_loss(joint[j][1], y[te]) for j, _, te in folds]
     h_g, h_k = float(np.mean(g_losses)), float(np.mean(k_losses))
     won_all = sum(k < g for k, g in zip(k_losses, g_losses, strict=True))
     shared: dict[str, float] | None = None
@@ -535,6 +535,12 @@ def _fit_kinds(
             k = fits[kind_names[code]]
             fits[k.kind] = replace(k, proposed={"freshness.b0": b0, "freshness.scale": scale})
     return KindsFit(list(fits.values()), without, h_g, h_k, shared)
+
+
+def _loss(p: np.ndarray, y: np.ndarray) -> float:
+    """The log loss of a held-out block (never empty here)."""
+    out = log_loss(p, y)
+    return float("nan") if out is None else out
 
 
 def _fallback(own: bool) -> str:

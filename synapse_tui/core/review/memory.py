@@ -179,6 +179,9 @@ class Memory:
     def rescore(self, now: float, spare: bool = False) -> None:
         """Score every fact at `now`; `spare`: and `ready_spare`."""
         self.arrays = self.arrays.compacted()
+        if self.config.freshness.kind and self.arrays.kind is None:  # kinds configured since the load
+            with self.store.snapshot():
+                self.arrays = with_kinds(self.store, self.arrays, self.config)
         self.scores: Scores = score(self.arrays, self.config, now, self.k.copy())
         self.mixed = False  # every fact is scored at scores.now
         self._spare: Scores | None = None

@@ -370,7 +370,7 @@ def _checked(
         ranking_fixed,
         notes,
     )
-    return fit, fold_fits if decision == "adopt" else {}
+    return fit, fold_fits
 
 
 def _fit_kinds(
@@ -426,7 +426,9 @@ def _fit_kinds(
 
     def comparator(j: int | None) -> dict[str, float]:
         """The global constants that score a sample when no kind's own do (fold j's)."""
-        return base.constants if j is None else fold_fits.get(j, base.current)
+        if j is None or base.decision != "adopt":
+            return base.constants
+        return fold_fits.get(j, base.current)
 
     def p_fallback(j: int | None, rows: np.ndarray) -> np.ndarray:
         """Trust of `rows` without the fit's kinds: the global decision's, a kind's configured."""
@@ -586,6 +588,9 @@ def _joint_folds(inp, y, config, kind, kind_names, codes, folds, shared_names, b
     with vfit._one_blas_thread():
         for j, tr, te in folds:
             keep = tr[~np.isin(kind[tr], list(fixed))] if fixed else tr
+            if start is None and j in fold_fits:  # the first search begins at the fold's global fit
+                g = fold_fits[j]
+                start = (g, [(g["freshness.b0"], g["freshness.scale"])] * len(codes))
             start = vfit.fit_grouped(
                 inp.take(keep), y[keep], base.current, shared_names, config, group[keep], centre, start
             )

@@ -23,7 +23,8 @@ becomes `-`, at most 40 characters), so it is a bare key of the config's
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -81,32 +82,39 @@ def kind_of(provenance: Mapping[str, Any] | None) -> str | None:
     source = provenance.get("x-source")
     if not isinstance(source, str) or not source:
         return None
-    for field in TYPE_FIELDS:
-        value = provenance.get(f"x-{source}-{field}")
+    types = tuple(provenance.get(f"x-{source}-{field}") for field in TYPE_FIELDS)
+    file = provenance.get(f"x-{source}-file")
+    try:
+        return _kind(types, file)
+    except TypeError:  # a list or a mapping where a string was expected: not hashable
+        return _kind.__wrapped__(types, file)
+
+
+@lru_cache(maxsize=4096)
+def _kind(types: tuple[Any, ...], file: Any) -> str | None:
+    """`kind_of` from the source's type fields and file (a store holds a few distinct ones:
+    each is worked out once)."""
+    for value in types:
         if isinstance(value, str) and (name := kind_name(value)):
             return name
-    file = provenance.get(f"x-{source}-file")
     return file_role(file) if isinstance(file, str) else None
-
-
-def codes(names: Iterable[str | None]) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Per-fact codes into a sorted tuple of the kinds present (NONE: no kind)."""
-    names = list(names)
-    present = tuple(sorted({n for n in names if n is not None}))
-    at = {name: j for j, name in enumerate(present)}
-    out = np.fromiter((at.get(n, NONE) if n is not None else NONE for n in names), np.int16, len(names))
-    return out, present
 
 
 def read_kinds(store: Any, n: int) -> tuple[np.ndarray, tuple[str, ...]]:
     """Every fact's kind code (by position, `n` facts) and the kinds' names, read from the
-    facts' provenance in one pass over the records. Call it in the snapshot the facts were
-    loaded from."""
-    names: list[str | None] = [None] * n
-    for rec in store.records():
-        if 0 <= rec.pos < n:
-            names[rec.pos] = kind_of(rec.provenance)
-    return codes(names)
+    facts' provenance (`Store.own_fields`: the database reads and groups the few fields).
+    Call it in the snapshot the facts were loaded from."""
+    groups = [
+        (pos, _kind(values[:-1], values[-1])) for pos, values in store.own_fields((*TYPE_FIELDS, "file"))
+    ]
+    names = tuple(sorted({name for _, name in groups if name is not None}))
+    at = {name: j for j, name in enumerate(names)}
+    out = np.full(n, NONE, dtype=np.int16)
+    for pos, name in groups:
+        if name is not None:
+            pos = pos[(pos >= 0) & (pos < n)]
+            out[pos] = at[name]
+    return out, names
 
 
 def with_kinds(store: Any, arrays: Any, config: Any, start: int = 0, read: Any = None) -> Any:

@@ -429,7 +429,7 @@ class SqlStore(Store):
         for source in sorted(s for s in sources if _PLAIN_NAME.match(s)):
             values = d.json_texts("provenance", [f"x-{source}-{f}" for f in fields])
             groups = self._conn.execute(
-                f"SELECT {values}, {d.positions()} FROM facts WHERE {src} = {self._PARAM} GROUP BY 1",
+                f"SELECT {values}, {d.positions()} FROM facts WHERE {src} = ? GROUP BY 1",
                 (sources[source],),
             )
             for text, joined in groups:  # one row per distinct set of values: a store has few

@@ -395,103 +395,155 @@ def _fit_kinds(
     constant rate, in most blocks; then the model with just the adopted kinds must beat the
     global decision on every held-out sample the same way, else none is adopted."""
     folds = [(j, tr, te) for j, tr, te in _folds(instant, instants, horizon_days, blocks) if len(te)]
-    fits: dict[str, KindFit] = {}
-    eligible: list[int] = []
-    for code, name in enumerate(kind_names):
-        mine = np.flatnonzero(kind == code)
-        if not len(mine):
-            continue
-        b0, scale, own = config.freshness.constants_for(name)
-        current = {"freshness.b0": b0, "freshness.scale": scale} if own else _freshness(base.constants)
-        n, survived = len(mine), int(np.sum(y[mine]))
-        if n < MIN_KIND_SAMPLES or not vfit.ladder(inp.take(mine), y[mine])[0]:
-            reason = (
-                f"{n} samples ({survived} survived): a kind's own B0 and s need {MIN_KIND_SAMPLES} samples"
-                f" with {vfit.MIN_EACH_OUTCOME} of each outcome; it {_fallback(own)}"
-            )
-            fits[name] = KindFit(name, n, survived, "too-few", reason, own, current, dict(current))
-        else:
-            fits[name] = KindFit(name, n, survived, "keep-current", "", own, current, dict(current))
-            eligible.append(code)
+    k = _Kinds(inp, y, kind, kind_names, config, base, fold_fits, folds)
+    eligible = k.eligible()
     without = int(np.sum(kind < 0))
     if not eligible or not folds:
         for code in eligible:
-            k = fits[kind_names[code]]
-            fits[k.kind] = replace(
-                k,
-                decision="too-few",
-                reason=f"{k.samples} samples, but no held-out block; it {_fallback(k.own)}",
+            k.set(code, "too-few", "but no held-out block")
+        return KindsFit(list(k.fits.values()), without)
+    joint = k.joint(eligible)
+    adopted = [code for code in eligible if k.decide(code, k.held_out(code, joint))]
+    if adopted and adopted != eligible:  # the model with only the adopted kinds of their own
+        joint = k.joint(adopted)
+    g_losses = [_loss(k.p_fallback(j, te), y[te]) for j, _, te in folds]
+    k_losses = [_loss(joint[j][1], y[te]) for j, _, te in folds]
+    h_g, h_k = float(np.mean(g_losses)), float(np.mean(k_losses))
+    won_all = sum(a < b for a, b in zip(k_losses, g_losses, strict=True))
+    shared: dict[str, float] | None = None
+    if adopted and not (h_k < h_g - vfit.ADOPT_MARGIN and won_all * 2 > len(folds)):
+        for code in adopted:
+            fit = k.fits[kind_names[code]]
+            k.fits[fit.kind] = replace(
+                fit,
+                decision="keep-current",
+                reason=(
+                    f"{fit.reason}; but over every sample the kinds' own constants do not beat the global"
+                    f" ones held out ({h_k:.4f} against {h_g:.4f}, won {won_all} of {len(folds)} blocks):"
+                    f" it {_fallback(fit.own)}"
+                ),
             )
-        return KindsFit(list(fits.values()), without)
+        adopted = []
+    if adopted:
+        shared = k.final(adopted, joint[folds[-1][0]][0])
+    return KindsFit(list(k.fits.values()), without, h_g, h_k, shared)
 
-    def comparator(j: int | None) -> dict[str, float]:
-        """The global constants that score a sample when no kind's own do (fold j's)."""
-        if j is None or base.decision != "adopt":
-            return base.constants
-        return fold_fits.get(j, base.current)
 
-    def p_fallback(j: int | None, rows: np.ndarray) -> np.ndarray:
-        """Trust of `rows` without the fit's kinds: the global decision's, a kind's configured."""
-        vals = comparator(j)
-        p = vfit.replay(vals, inp.take(rows), config)
-        for code, name in enumerate(kind_names):
-            b0, scale, own = config.freshness.constants_for(name)
-            at = np.flatnonzero(kind[rows] == code)
-            if own and len(at):
-                p[at] = vfit.replay(
-                    vals | {"freshness.b0": b0, "freshness.scale": scale}, inp.take(rows[at]), config
+class _Kinds:
+    """`_fit_kinds`' steps over one set of samples: which kinds are fitted, the joint model
+    per fold, each kind's held-out losses and decision, and the final fit."""
+
+    def __init__(self, inp, y, kind, kind_names, config, base, fold_fits, folds):
+        self.inp, self.y, self.kind, self.names, self.config = inp, y, kind, kind_names, config
+        self.base, self.fold_fits, self.folds = base, fold_fits, folds
+        self.fits: dict[str, KindFit] = {}
+        self.shared_names = base.fitted or []
+
+    def eligible(self) -> list[int]:
+        """The kinds with samples enough for their own B0 and s (the others: too-few)."""
+        out = []
+        for code, name in enumerate(self.names):
+            mine = np.flatnonzero(self.kind == code)
+            if not len(mine):
+                continue
+            b0, scale, own = self.config.freshness.constants_for(name)
+            current = (
+                {"freshness.b0": b0, "freshness.scale": scale} if own else _freshness(self.base.constants)
+            )
+            n, survived = len(mine), int(np.sum(self.y[mine]))
+            if n < MIN_KIND_SAMPLES or not vfit.ladder(self.inp.take(mine), self.y[mine])[0]:
+                reason = (
+                    f"{n} samples ({survived} survived): a kind's own B0 and s need {MIN_KIND_SAMPLES}"
+                    f" samples with {vfit.MIN_EACH_OUTCOME} of each outcome; it {_fallback(own)}"
                 )
+                self.fits[name] = KindFit(name, n, survived, "too-few", reason, own, current, dict(current))
+            else:
+                self.fits[name] = KindFit(name, n, survived, "keep-current", "", own, current, dict(current))
+                out.append(code)
+        return out
+
+    def set(self, code: int, decision: str, why: str) -> None:
+        fit = self.fits[self.names[code]]
+        reason = f"{fit.samples} samples, {why}; it {_fallback(fit.own)}"
+        self.fits[fit.kind] = replace(fit, decision=decision, reason=reason)
+
+    def comparator(self, j: int | None) -> dict[str, float]:
+        """The global constants that score a sample when no kind's own do (fold j's)."""
+        if j is None or self.base.decision != "adopt":
+            return self.base.constants
+        return self.fold_fits.get(j, self.base.current)
+
+    def p_fallback(self, j: int | None, rows: np.ndarray) -> np.ndarray:
+        """Trust of `rows` without the fit's kinds: the global decision's, a kind's configured."""
+        vals = self.comparator(j)
+        p = vfit.replay(vals, self.inp.take(rows), self.config)
+        for code, name in enumerate(self.names):
+            b0, scale, own = self.config.freshness.constants_for(name)
+            at = np.flatnonzero(self.kind[rows] == code)
+            if own and len(at):
+                own_vals = vals | {"freshness.b0": b0, "freshness.scale": scale}
+                p[at] = vfit.replay(own_vals, self.inp.take(rows[at]), self.config)
         return p
 
-    shared_names = base.fitted or []
-    joint = _joint_folds(inp, y, config, kind, kind_names, eligible, folds, shared_names, base, fold_fits)
-    per_kind_rows: dict[int, list[dict[str, Any]]] = {c: [] for c in eligible}
-    for j, tr, te in folds:
-        p_old = p_fallback(j, te)
-        p_new = joint[j][1]
-        for code in eligible:
+    def joint(self, codes: list[int]):
+        return _joint_folds(
+            self.inp,
+            self.y,
+            self.config,
+            self.kind,
+            self.names,
+            codes,
+            self.folds,
+            self.shared_names,
+            self.base,
+            self.fold_fits,
+        )
+
+    def held_out(self, code: int, joint) -> list[dict[str, Any]]:
+        """Per held-out block with enough of this kind to train on: the kind's test samples'
+        log loss under the fallback, the joint model and its training survival rate."""
+        rows = []
+        y, kind = self.y, self.kind
+        for j, tr, te in self.folds:
             at = np.flatnonzero(kind[te] == code)
             mine_tr = tr[kind[tr] == code]
-            if not len(at) or not vfit.ladder(inp.take(mine_tr), y[mine_tr])[0]:
+            if not len(at) or not vfit.ladder(self.inp.take(mine_tr), y[mine_tr])[0]:
                 continue
             yt = y[te[at]]
-            per_kind_rows[code].append(
+            rows.append(
                 {
-                    "current": log_loss(p_old[at], yt),
-                    "fitted": log_loss(p_new[at], yt),
+                    "current": log_loss(self.p_fallback(j, te[at]), yt),
+                    "fitted": log_loss(joint[j][1][at], yt),
                     "baseline": log_loss(np.full(len(at), float(np.mean(y[mine_tr]))), yt),
                 }
             )
-    adopted = []
-    for code in eligible:
-        k, rows = fits[kind_names[code]], per_kind_rows[code]
+        return rows
+
+    def decide(self, code: int, rows: list[dict[str, Any]]) -> bool:
+        """The kind's decision by the global fit's rule; True when adopted."""
+        fit = self.fits[self.names[code]]
         if not rows:
-            fits[k.kind] = replace(
-                k,
-                decision="too-few",
-                reason=f"{k.samples} samples, but too few in the early instants to hold any out; it {_fallback(k.own)}",
-            )
-            continue
+            self.set(code, "too-few", "but too few in the early instants to hold any out")
+            return False
         h_cur, h_fit, h_base = (
             float(np.mean([r[key] for r in rows])) for key in ("current", "fitted", "baseline")
         )
         won = sum(r["fitted"] < r["current"] for r in rows)
         losses = (
-            f"held-out log loss {h_fit:.4f} its own, {h_cur:.4f} {'its current' if k.own else 'the global'},"
+            f"held-out log loss {h_fit:.4f} its own, {h_cur:.4f} {'its current' if fit.own else 'the global'},"
             f" {h_base:.4f} constant rate; won {won} of {len(rows)} blocks"
         )
-        if h_fit < h_cur - vfit.ADOPT_MARGIN and h_fit < h_base and won * 2 > len(rows):
-            decision, reason = (
-                "adopt",
-                f"{k.samples} samples; its own B0 and s predict better on later instants: {losses}",
-            )
-            adopted.append(code)
+        adopt = h_fit < h_cur - vfit.ADOPT_MARGIN and h_fit < h_base and won * 2 > len(rows)
+        if adopt:
+            reason = f"{fit.samples} samples; its own B0 and s predict better on later instants: {losses}"
         else:
-            decision = "keep-current"
-            reason = f"{k.samples} samples, but its own B0 and s do not win held out ({losses}); it {_fallback(k.own)}"
-        fits[k.kind] = replace(
-            k,
-            decision=decision,
+            reason = (
+                f"{fit.samples} samples, but its own B0 and s do not win held out ({losses});"
+                f" it {_fallback(fit.own)}"
+            )
+        self.fits[fit.kind] = replace(
+            fit,
+            decision="adopt" if adopt else "keep-current",
             reason=reason,
             heldout_log_loss_current=h_cur,
             heldout_log_loss_fitted=h_fit,
@@ -499,44 +551,34 @@ def _fit_kinds(
             heldout_blocks=len(rows),
             heldout_blocks_won=won,
         )
-    if adopted and adopted != eligible:  # the model with only the adopted kinds of their own
-        joint = _joint_folds(inp, y, config, kind, kind_names, adopted, folds, shared_names, base, fold_fits)
-    g_losses = [_loss(p_fallback(j, te), y[te]) for j, _, te in folds]
-    k_losses = [_loss(joint[j][1], y[te]) for j, _, te in folds]
-    h_g, h_k = float(np.mean(g_losses)), float(np.mean(k_losses))
-    won_all = sum(k < g for k, g in zip(k_losses, g_losses, strict=True))
-    shared: dict[str, float] | None = None
-    if adopted and not (h_k < h_g - vfit.ADOPT_MARGIN and won_all * 2 > len(folds)):
-        for code in adopted:
-            k = fits[kind_names[code]]
-            fits[k.kind] = replace(
-                k,
-                decision="keep-current",
-                reason=(
-                    f"{k.reason}; but over every sample the kinds' own constants do not beat the global ones"
-                    f" held out ({h_k:.4f} against {h_g:.4f}, won {won_all} of {len(folds)} blocks): it"
-                    f" {_fallback(k.own)}"
-                ),
-            )
-        adopted = []
-    if adopted:
-        group = _groups(kind, adopted)
-        centre = _kind_centres(config, kind_names, adopted, base)
-        last = joint[folds[-1][0]][0]
+        return adopt
+
+    def final(self, adopted: list[int], start) -> dict[str, float]:
+        """The model validated held out, fitted on every sample: the shared constants, and
+        each adopted kind's own B0 and s (set in its proposal)."""
         fixed = [
             c
-            for c, name in enumerate(kind_names)
-            if c not in adopted and config.freshness.constants_for(name)[2]
+            for c, name in enumerate(self.names)
+            if c not in adopted and self.config.freshness.constants_for(name)[2]
         ]
-        keep = np.flatnonzero(~np.isin(kind, fixed)) if fixed else np.arange(len(y))
-        with vfit._one_blas_thread():  # the model validated above, fitted on every sample
+        keep = np.flatnonzero(~np.isin(self.kind, fixed)) if fixed else np.arange(len(self.y))
+        group = _groups(self.kind, adopted)
+        centre = _kind_centres(self.config, self.names, adopted, self.base)
+        with vfit._one_blas_thread():
             shared, own_b0s = vfit.fit_grouped(
-                inp.take(keep), y[keep], base.current, shared_names, config, group[keep], centre, last
+                self.inp.take(keep),
+                self.y[keep],
+                self.base.current,
+                self.shared_names,
+                self.config,
+                group[keep],
+                centre,
+                start,
             )
         for code, (b0, scale) in zip(adopted, own_b0s, strict=True):
-            k = fits[kind_names[code]]
-            fits[k.kind] = replace(k, proposed={"freshness.b0": b0, "freshness.scale": scale})
-    return KindsFit(list(fits.values()), without, h_g, h_k, shared)
+            fit = self.fits[self.names[code]]
+            self.fits[fit.kind] = replace(fit, proposed={"freshness.b0": b0, "freshness.scale": scale})
+        return shared
 
 
 def _loss(p: np.ndarray, y: np.ndarray) -> float:

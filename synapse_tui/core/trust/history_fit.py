@@ -394,7 +394,11 @@ def _fit_kinds(
     it otherwise (the global decision's, or the kind's configured ones) by 0.001 and a
     constant rate, in most blocks; then the model with just the adopted kinds must beat the
     global decision on every held-out sample the same way, else none is adopted."""
-    folds = [(j, tr, te) for j, tr, te in _folds(instant, instants, horizon_days, blocks) if len(te)]
+    folds = [  # the global fit's held-out blocks: a test, and a training set the ladder fits
+        (j, tr, te)
+        for j, tr, te in _folds(instant, instants, horizon_days, blocks)
+        if len(te) and vfit.ladder(inp.take(tr), y[tr])[0]
+    ]
     k = _Kinds(inp, y, kind, kind_names, config, base, fold_fits, folds)
     eligible = k.eligible()
     without = int(np.sum(kind < 0))
@@ -437,7 +441,9 @@ class _Kinds:
         self.inp, self.y, self.kind, self.names, self.config = inp, y, kind, kind_names, config
         self.base, self.fold_fits, self.folds = base, fold_fits, folds
         self.fits: dict[str, KindFit] = {}
-        self.shared_names = base.fitted or []
+        # the shared constants move with the kinds' only when the global fit was adopted: else
+        # the kinds' own B0 and s are weighed on top of the constants the global fit kept
+        self.shared_names = list(base.fitted) if base.decision == "adopt" else []
 
     def eligible(self) -> list[int]:
         """The kinds with samples enough for their own B0 and s (the others: too-few)."""

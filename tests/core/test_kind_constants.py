@@ -254,3 +254,16 @@ def test_a_global_history_fit_written_is_reported_as_fitted(tmp_path):
     assert {"freshness.b0", "freshness.scale"} <= set(found["fitted_names"])
     cfg.write_text(cfg.read_text(encoding="utf-8").replace("b0 = ", "b0 = -1.0 #"), encoding="utf-8")
     assert told()["fitted"] is False
+
+
+def test_an_action_logs_the_score_the_kinds_constants_gave(tmp_path):
+    """The audit's `score_before` (what a verdict fit replays) is the score shown, a kind's
+    own constants included."""
+    db = _facts(tmp_path)
+    (tmp_path / "m.synapse.toml").write_text("[freshness.kind.feedback]\nb0 = -4.0\nscale = 0.5\n")
+    at = format_time(NOW)
+    before = json.loads(run("show", db, "fb", "--now", at, "--json").stdout)
+    run("corroborate", db, "fb", "--now", at)
+    after = json.loads(run("show", db, "fb", "--now", at, "--json").stdout)
+    logged = after["history"][-1]["score_before"]
+    assert logged["trust"] == before["trust"] and logged["freshness"] == before["freshness"] > 0.85

@@ -167,8 +167,17 @@ class _GroupedProblem(_Problem):
     def __init__(self, inp, y, theta0, free, gates, group: np.ndarray, kinds: int):
         super().__init__(inp, y, theta0, free, gates)
         self.group, self.kinds = group, kinds
+        self.sigma = np.concatenate([SIGMA, np.tile([SIGMA[0], SIGMA[1]], kinds)])
+        self.rest = None  # with every shared constant held: each row's trust but freshness, once
+        if not free[:7].any():
+            _, w, a_auto, a_human, a_signed, gamma = theta0[1:7]
+            m0, m1, m2 = self.tiers
+            a = m0 * a_auto + m1 * a_human + m2 * a_signed
+            self.rest = (a * w + self.r) / (self.rs + w) * self.gate * gamma**self.kf
 
     def loss(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        if self.rest is not None:
+            return self._freshness_only(theta)
         b0, scale, w, a_auto, a_human, a_signed, gamma = theta[:7]
         b0s = np.concatenate([[b0], theta[7::2]])
         scales = np.concatenate([[scale], theta[8::2]])
@@ -198,11 +207,34 @@ class _GroupedProblem(_Problem):
         grad[3:6] = [float((gn * m).sum()) * w for m in self.tiers]
         grad[6] = float((g * self.kf).sum()) / gamma
         grad[7::2], grad[8::2] = by_b0[1:], by_s[1:]
-        sigma = np.concatenate([SIGMA, np.tile([SIGMA[0], SIGMA[1]], self.kinds)])
-        prior = (theta - self.theta0) / sigma
+        return self._with_prior(theta, nll, grad)
+
+    def _with_prior(self, theta: np.ndarray, nll: float, grad: np.ndarray) -> tuple[float, np.ndarray]:
+        prior = (theta - self.theta0) / self.sigma
         loss = nll + float(np.sum(prior[self.free] ** 2)) / self.n
-        grad += 2 * prior / sigma / self.n
+        grad += 2 * prior / self.sigma / self.n
         return loss, grad[self.free]
+
+    def _freshness_only(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """`loss` when only the kinds' B0 and s are free: freshness is all that changes."""
+        b0s = np.concatenate([[theta[0]], theta[7::2]])
+        scales = np.concatenate([[theta[1]], theta[8::2]])
+        sr = scales[self.group]
+        z = (self.B - b0s[self.group]) / sr
+        fresh = 1.0 / (1.0 + np.exp(np.clip(-z, -50.0, 50.0)))
+        p = self.rest * fresh
+        q = np.clip(p, CLIP, 1 - CLIP)
+        nll = -float(np.log(self.miss + q * self.sign).sum()) / self.n
+        g = self.miss * q / (1.0 - q) - self.y
+        g[(p <= CLIP) | (p >= 1 - CLIP)] = 0.0
+        gf = g * (1.0 - fresh) / (self.n * sr)
+        size = self.kinds + 1
+        grad = np.zeros(len(theta))
+        by_b0 = -np.bincount(self.group, gf, size)
+        by_s = -np.bincount(self.group, gf * z, size)
+        grad[0], grad[1] = by_b0[0], by_s[0]
+        grad[7::2], grad[8::2] = by_b0[1:], by_s[1:]
+        return self._with_prior(theta, nll, grad)
 
 
 def fit_grouped(

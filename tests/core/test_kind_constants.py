@@ -267,3 +267,19 @@ def test_an_action_logs_the_score_the_kinds_constants_gave(tmp_path):
     after = json.loads(run("show", db, "fb", "--now", at, "--json").stdout)
     logged = after["history"][-1]["score_before"]
     assert logged["trust"] == before["trust"] and logged["freshness"] == before["freshness"] > 0.85
+
+
+def test_the_verdict_fit_leaves_out_facts_a_kinds_own_constants_score(tmp_path):
+    """A verdict on a fact of a kind with its own B0 and s is not replayed with the global
+    ones (SPEC 11.3's replay would not equal the score logged): left out, and said."""
+    db = _facts(tmp_path)
+    (tmp_path / "m.synapse.toml").write_text("[freshness.kind.feedback]\nb0 = -4.0\nscale = 0.5\n")
+    at = format_time(NOW)
+    for fid in ("fb", "pj"):
+        run("corroborate", db, fid, "--now", at)
+    data = json.loads(run("calibrate", db, "--verdicts", "--json").stdout)
+    assert data["verdicts"] == 2
+    assert (
+        "1 verdicts on facts of kinds with their own freshness constants are left out"
+        in data["fit"]["reason"]
+    )

@@ -43,6 +43,9 @@ class Verdicts:
     fact_ids: list[str]
     actors: list[str]
     skipped: int  # verdicts with no score_before
+    # per verdict: its fact's kind has its own freshness constants in the config (SPEC 14), so
+    # the global B0 and s do not score it and the fit leaves it out; None: no kind configured
+    own_kind: np.ndarray | None = None
 
     @property
     def y(self) -> np.ndarray:
@@ -126,8 +129,18 @@ class VerdictReport:
         """The report with the fit of SPEC 11.3 over its verdicts (those whose logged inputs
         can be replayed)."""
         v = self.source
+        assert v is not None  # a report is made with its verdicts (verdict_report)
         ok = v.replayable
-        return replace(self, fit=fit(v.inputs.take(np.flatnonzero(ok)), v.y[ok], config))
+        own = v.own_kind if v.own_kind is not None else np.zeros(len(v), dtype=np.bool_)
+        use = ok & np.logical_not(own)
+        result = fit(v.inputs.take(np.flatnonzero(use)), v.y[use], config)
+        if (ok & own).any():
+            result = replace(
+                result,
+                reason=f"{result.reason}; {int((ok & own).sum())} verdicts on facts of kinds with their own"
+                " freshness constants are left out (the global constants do not score them)",
+            )
+        return replace(self, fit=result)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -171,6 +184,17 @@ def by_feature(v: Verdicts) -> dict[str, list[dict[str, Any]]]:
     }
 
 
+def _own_kind(store: Store, fact_ids: list[str], config: Config) -> np.ndarray:
+    """Per verdict: its fact is of a kind the config holds its own constants for."""
+    from synapse_tui.core.trust.kinds import kind_of
+
+    own: dict[str, bool] = {}
+    for fid in dict.fromkeys(fact_ids):
+        rec = store.record(fid)
+        own[fid] = config.freshness.constants_for(kind_of(rec.provenance if rec else None))[2]
+    return np.array([own[f] for f in fact_ids], dtype=bool)
+
+
 def verdict_report(
     store: Store,
     config: Config,
@@ -182,6 +206,8 @@ def verdict_report(
     """The report of SPEC 11; `fitted=False` leaves the fit for `with_fit` (it costs more
     than the rest together, and the table need not wait for it)."""
     v = read_verdicts(store, actors, since, no_accept)
+    if config.freshness.kind:
+        v = replace(v, own_kind=_own_kind(store, v.fact_ids, config))
     y = v.y
     report = VerdictReport(
         verdicts=len(v),

@@ -285,20 +285,25 @@ class ReplacedFinder:
             need = max(1, int(minimum * len(text.content)))
             kept = [(j, w) for j, w in shared.items() if count[j] >= need]
         # those written the instant the older left its source first, then the nearest in time
-        at_gone = self._at_gone(i, [j for j, _ in kept], newer)
+        at_gone = self._at_gone(i, kept, newer)
         if self.weights.by_time:  # the nearest in time first: an edit is usually the next version
             sign = 1.0 if newer else -1.0
-            best = heapq.nsmallest(
-                self.weights.candidates,
-                kept,
-                key=lambda kv: (kv[0] not in at_gone, sign * created[kv[0]], -kv[1], kv[0]),
-            )
+            if at_gone:
+                best = heapq.nsmallest(
+                    self.weights.candidates,
+                    kept,
+                    key=lambda kv: (kv[0] not in at_gone, sign * created[kv[0]], -kv[1], kv[0]),
+                )
+            else:
+                best = heapq.nsmallest(
+                    self.weights.candidates, kept, key=lambda kv: (sign * created[kv[0]], -kv[1], kv[0])
+                )
         else:
             best = heapq.nsmallest(self.weights.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
         return [j for j, _ in best]
 
-    def _at_gone(self, i: int, shared: list[int], newer: bool) -> set[int]:
-        """Of the facts `shared` with fact i, those written the instant the older of the two
+    def _at_gone(self, i: int, kept: list[tuple[int, float]], newer: bool) -> set[int]:
+        """Of the facts `kept` beside fact i, those written the instant the older of the two
         left its source (the store records when): the edit's other half, first in line."""
         items = self.items
         if newer:
@@ -306,9 +311,11 @@ class ReplacedFinder:
             if gone is None:
                 return set()
             created = self.created
-            return {j for j in shared if abs(created[j] - gone) < 1.0}
+            return {j for j, _ in kept if abs(created[j] - gone) < 1.0}
+        if not self.tracked:  # the store records no deletion at all
+            return set()
         t0 = items[i].created
-        return {j for j in shared if (g := items[j].gone) is not None and abs(g - t0) < 1.0}
+        return {j for j, _ in kept if (g := items[j].gone) is not None and abs(g - t0) < 1.0}
 
     def _score(self, old: int, new: int, rank: int = 0) -> _Candidate | None:
         a, b = self.items[old], self.items[new]

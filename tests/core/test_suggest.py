@@ -190,6 +190,15 @@ def test_where_the_store_records_deletions_a_fact_still_at_its_source_is_not_rep
     deleted = Item("z", "the changelog lives in docs/", 0.5, "n", gone=1.5)
     assert found(old, new) == [("a", "b")]  # no deletions recorded: the wording decides
     assert found(old, new, deleted) == []  # recorded, and "a" stayed: not replaced
+    # a change said in so many words is still put to a person, saying what speaks against it
+    (s,) = ReplacedFinder.build(
+        [
+            Item("r", "the API rate limit is 600 requests per minute", 1.0, "n"),
+            Item("s", "the API rate limit is now 900 requests per minute", 2.0, "n"),
+            deleted,
+        ]
+    ).suggestions()
+    assert (s.fact, s.other) == ("r", "s") and "but the older was not removed then" in s.why
     left = Item("a", "run the tests with `make test`", 1.0, "n", gone=2.0)
     (s,) = ReplacedFinder.build([left, new, deleted]).suggestions()
     assert (s.fact, s.other) == ("a", "b") and "removed when the newer was written" in s.why

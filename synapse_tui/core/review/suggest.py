@@ -448,4 +448,6 @@ class ReplacedFinder:
             parts.append("the newer says " + ", ".join(f"'{u}'" for u in sorted(pair.new_updates)))
         if a.gone is not None and abs(a.gone - b.created) < 1.0:
             parts.append("the older was removed when the newer was written")
+        elif a.note in self.tracked:  # suggested on its wording alone: say what speaks against it
+            parts.append("but the older was not removed then")
         return "; ".join(parts)

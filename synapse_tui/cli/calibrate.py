@@ -325,8 +325,8 @@ def _print_kinds(kinds: dict[str, Any] | None) -> None:
         return
     say("")
     say(
-        f"KINDS  a kind's own B0 and s, fitted from {kinds['min_samples']} samples"
-        f" ({kinds['without_kind']} samples of facts with no kind use the global ones)"
+        f"KINDS  a kind's own B0 and s, fitted for a kind of {kinds['min_samples']:,} samples or more"
+        f" ({kinds['without_kind']:,} samples of facts with no kind use the global ones)"
     )
     say(f"  {'kind':<16} {'samples':>8} {'survived':>8}  {'decision':<12} {'B0':>6} {'s':>6}  from")
     for k in kinds["kinds"]:

@@ -173,78 +173,110 @@ def _pages(vault: Path) -> tuple[list[Doc], list[str]]:
 
 def _claims(text: str, doc: Doc) -> list[Item]:
     """A wiki page's claims, from its YAML front matter."""
-    if not text.startswith("---\n"):
+    meta = _front_matter(text, doc)
+    if meta is None or not isinstance(meta.get("claims"), list):
         return []
+    page_at = when(meta.get("updatedAt"))
+    page = {"page_id": plain(meta.get("id")), "page_title": plain(meta.get("title"))}
+    claims = [
+        c
+        for c in meta["claims"]
+        if isinstance(c, dict) and isinstance(c.get("text"), str) and c["text"].strip()
+    ]
+    replaced_by = _replacements(claims)
+    items: list[Item] = []
+    for index, c in enumerate(claims):
+        key = _key(c, claims, index)
+        items.append(_claim_item(c, key, page, page_at, replaced_by.get(key)))
+    return items
+
+
+def _front_matter(text: str, doc: Doc) -> dict[str, Any] | None:
+    """A page's YAML front matter as a mapping; None when it has none (a page whose front
+    matter is not YAML is named in `left out`)."""
+    if not text.startswith("---\n"):
+        return None
     end = text.find("\n---", 3)
     if end == -1:
-        return []
+        return None
     try:
         meta = yaml.load(text[4:end], Loader=_LOADER)  # noqa: S506  (a safe loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 2}" if mark is not None else ""
         doc.left_out.append(f"{doc.note}.md{where}: front matter is not YAML; its claims not read")
-        return []
-    if not isinstance(meta, dict) or not isinstance(meta.get("claims"), list):
-        return []
-    page_at = when(meta.get("updatedAt"))
-    page = {"page_id": plain(meta.get("id")), "page_title": plain(meta.get("title"))}
-    items: list[Item] = []
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def _replacements(claims: list[dict[str, Any]]) -> dict[str, str]:
+    """Claim key -> the key of the claim it replaces, as the page's claims name them
+    (`supersedes` on the new one, or `supersededBy` on the old one; the first naming wins)."""
     named: dict[str, str] = {}  # superseded claim id -> the claim id that names it superseded
-    claims = [
-        c
-        for c in meta["claims"]
-        if isinstance(c, dict) and isinstance(c.get("text"), str) and c["text"].strip()
-    ]
     for c in claims:
         for old in _ids(c.get("supersedes")):
             named.setdefault(old, _key(c, claims))
     for c in claims:
         for new in _ids(c.get("supersededBy") or c.get("superseded_by")):
             named.setdefault(_key(c, claims), new)
-    replaced_by = {new: old for old, new in named.items()}
-    for index, c in enumerate(claims):
-        key = _key(c, claims, index)
-        evidence = [e for e in c.get("evidence") or [] if isinstance(e, dict)]
-        status = str(c.get("status") or "").strip().lower() or None
-        confidence = c.get("confidence")
-        at, how = when(c.get("updatedAt")), "claim updatedAt"
-        if at is None and page_at is not None:
-            at, how = page_at, "page updatedAt"
-        sources = [
-            str(plain(e.get("sourceId") or e.get("path")))
-            for e in evidence
-            if plain(e.get("sourceId") or e.get("path"))
-        ]
-        own = {
-            **page,
-            "claim_id": plain(c.get("id")),
-            "status": status,
-            "confidence": confidence
-            if isinstance(confidence, int | float) and not isinstance(confidence, bool)
-            else None,
-            "evidence": ", ".join(sources) or None,
-            # what the claim names, kept even where the named claim is on another page
-            "supersedes": ", ".join(_ids(c.get("supersedes"))) or None,
-            "superseded_by": ", ".join(_ids(c.get("supersededBy") or c.get("superseded_by"))) or None,
-        }
-        item = Item(
-            c["text"].strip(),
-            2,
-            section=str(page["page_title"]) if page["page_title"] else None,
-            key=key,
-            at=at,
-            how=how if at is not None else None,
-            revised=at,  # an edited claim: its updatedAt is when the edit was made
-            revised_how=how if at is not None else None,
-            own={k: v for k, v in own.items() if v is not None},
-            corroborations=max(len(evidence) - 1, 0),  # the first is what asserted it
-            contradictions=1 if status in CONTESTED else 0,
-            reinforced_at=[t for t in (when(e.get("updatedAt")) for e in evidence) if t is not None],
-            replaces=replaced_by.get(key),
-        )
-        items.append(item)
-    return items
+    return {new: old for old, new in named.items()}
+
+
+def _claim_item(
+    c: dict[str, Any], key: str, page: dict[str, Any], page_at: float | None, replaces: str | None
+) -> Item:
+    """One claim as an Item: only what the claim says (see the module docstring)."""
+    evidence = [e for e in c.get("evidence") or [] if isinstance(e, dict)]
+    status = str(c.get("status") or "").strip().lower() or None
+    at, how = _claim_time(c, page_at)
+    own = {
+        **page,
+        "claim_id": plain(c.get("id")),
+        "status": status,
+        "confidence": _confidence(c.get("confidence")),
+        "evidence": ", ".join(_sources(evidence)) or None,
+        # what the claim names, kept even where the named claim is on another page
+        "supersedes": ", ".join(_ids(c.get("supersedes"))) or None,
+        "superseded_by": ", ".join(_ids(c.get("supersededBy") or c.get("superseded_by"))) or None,
+    }
+    return Item(
+        c["text"].strip(),
+        2,
+        section=str(page["page_title"]) if page["page_title"] else None,
+        key=key,
+        at=at,
+        how=how,
+        revised=at,  # an edited claim: its updatedAt is when the edit was made
+        revised_how=how,
+        own={k: v for k, v in own.items() if v is not None},
+        corroborations=max(len(evidence) - 1, 0),  # the first is what asserted it
+        contradictions=1 if status in CONTESTED else 0,
+        reinforced_at=[t for t in (when(e.get("updatedAt")) for e in evidence) if t is not None],
+        replaces=replaces,
+    )
+
+
+def _claim_time(c: dict[str, Any], page_at: float | None) -> tuple[float | None, str | None]:
+    """When a claim was written, and what says so: its `updatedAt`, else its page's."""
+    at = when(c.get("updatedAt"))
+    if at is not None:
+        return at, "claim updatedAt"
+    if page_at is not None:
+        return page_at, "page updatedAt"
+    return None, None
+
+
+def _confidence(value: Any) -> float | int | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _sources(evidence: list[dict[str, Any]]) -> list[str]:
+    """The evidence entries' sources (`sourceId`, else `path`), those that name one."""
+    return [
+        str(plain(e.get("sourceId") or e.get("path")))
+        for e in evidence
+        if plain(e.get("sourceId") or e.get("path"))
+    ]
 
 
 def _key(claim: dict[str, Any], claims: list[dict[str, Any]], index: int | None = None) -> str:

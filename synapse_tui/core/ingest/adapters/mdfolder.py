@@ -39,7 +39,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -124,53 +124,78 @@ def read_docs(
     odd = [d for d in docs if not nameable(d.rel)]  # a record id must be visible text
     left_out += [f"{shown_name(d.rel)}: {NOT_NAMEABLE}; not read" for d in odd]
     docs = [d for d in docs if nameable(d.rel)]
-    root_key, file_key, stamp_key = (own_key(system, k) for k in ("root", "file", "stamp"))
+    heads = _heads(known, own_key(system, "root"), mine)
+    by_file: dict[str, list[KnownFact]] = {}
+    for k in heads.values():
+        by_file.setdefault(str(k.provenance.get(own_key(system, "file"))), []).append(k)
+    tree = gitlog.open_folder(root)  # None outside a git work tree
+    out = _Out([], set(), set(), set(), {}, left_out)
+    replayed = _replay(system, prefix, mine, root, tree, docs, locate, by_file, out)
+    _read_files(system, prefix, mine, docs, replayed, by_file, heads, out, progress)
+    deleted = {k.id for r, k in heads.items() if r not in out.seen and not k.deleted} | out.deleted
+    if tree is not None:
+        left_out += tree.left_out
+    return Snapshot(
+        system,
+        source or str(root),
+        out.facts,
+        deleted,
+        sorted(set(left_out)),
+        kept=out.kept,
+        deleted_at=out.deleted_at,
+    )
+
+
+def _heads(known: list[KnownFact] | None, root_key: str, root: str) -> dict[str, KnownFact]:
+    """Record -> its latest version in the store, among the facts read from `root`."""
     heads: dict[str, KnownFact] = {}
     for k in known or []:
-        if k.provenance.get(root_key) == mine and (
+        if k.provenance.get(root_key) == root and (
             k.record not in heads or k.version > heads[k.record].version
         ):
             heads[k.record] = k
-    by_file: dict[str, list[KnownFact]] = {}
-    for k in heads.values():
-        by_file.setdefault(str(k.provenance.get(file_key)), []).append(k)
-    facts: list[ParsedFact] = []
-    kept: set[str] = set()
-    seen: set[str] = set()
+    return heads
+
+
+def _read_files(
+    system: str,
+    prefix: str,
+    root: str,
+    docs: list[Doc],
+    replayed: set[str],
+    by_file: dict[str, list[KnownFact]],
+    heads: dict[str, KnownFact],
+    out: _Out,
+    progress: Progress | None,
+) -> None:
+    """Read each file not replayed from git as it stands, against the store's facts of it:
+    a file whose size and modification time are those the store recorded, or unreadable
+    now, is not read again (what it gave before stays as it was)."""
+    stamp_key = own_key(system, "stamp")
     report = every(progress, 200)
-    tree = gitlog.open_folder(root)  # None outside a git work tree
-    deleted_at: dict[str, float] = {}
-    replay_deleted: set[str] = set()
-    out = _Out(facts, seen, kept, replay_deleted, deleted_at, left_out)
-    replayed = _replay(system, prefix, mine, root, tree, docs, locate, by_file, out)
     for n, doc in enumerate(docs, start=1):
         report(n, len(docs))
         if doc.rel in replayed:
             continue
         stamp, mtime = _stamp(doc.path)
         alive = [k for k in by_file.get(doc.rel, ()) if not k.deleted]
-        if alive and all(k.provenance.get(stamp_key) == stamp for k in alive):
-            kept |= {k.id for k in alive}  # as it was at the last sync: not read again
-            seen |= {k.record for k in alive}
-            continue
-        text = _text(doc.path, left_out, doc.rel)
-        if text is None:  # unreadable now: what it gave before stays as it was
-            kept |= {k.id for k in alive}
-            seen |= {k.record for k in alive}
+        unchanged = alive and all(k.provenance.get(stamp_key) == stamp for k in alive)
+        text = None if unchanged else _text(doc.path, out.left_out, doc.rel)
+        if text is None:
+            out.kept |= {k.id for k in alive}
+            out.seen |= {k.record for k in alive}
             continue
         items = doc.parse(text, doc)
-        left_out += doc.left_out
+        out.left_out += doc.left_out
         for record, item, version, supersedes in _versions(
             system, prefix, doc, items, by_file.get(doc.rel, []), heads
         ):
-            seen.add(record)
-            facts.append(_fact(system, mine, doc, record, item, version, supersedes, stamp, mtime))
-    deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted} | replay_deleted
-    if tree is not None:
-        left_out += tree.left_out
-    return Snapshot(
-        system, source or str(root), facts, deleted, sorted(set(left_out)), kept=kept, deleted_at=deleted_at
-    )
+            out.seen.add(record)
+            out.facts.append(_fact(system, root, doc, record, item, version, supersedes, stamp, mtime))
+
+
+# (the commit, or None for the work tree; when; the file's text then, None: no such file)
+_State = tuple[gitlog.Commit | None, float | None, str | None]
 
 
 @dataclass
@@ -206,50 +231,77 @@ def _replay(
     history = tree.history()
     if not history:
         return set()
-    inside = tree.inside
     by_rel = {d.rel: d for d in docs}
-    stamp_key, last_key = own_key(system, "stamp"), own_key(system, "last_commit")
     chosen: list[tuple[str, str, Doc, list[tuple[gitlog.Commit, str | None]]]] = []
     done: set[str] = set()
     for path, changes in history.items():
-        rel = path if inside == "." else path.removeprefix(inside + "/")
-        if rel == path and inside != "." or (root / rel).is_symlink():
-            continue
-        if not nameable(rel):
-            if rel not in by_rel:  # named already, when it is in the work tree
-                out.left_out.append(f"{shown_name(rel)}: {NOT_NAMEABLE}; not read")
-            continue
-        doc = by_rel.get(rel) or locate(rel)
-        if doc is None:
+        rel = _under(path, tree.inside, root)
+        doc = None if rel is None else _history_doc(rel, by_rel, locate, out.left_out)
+        if rel is None or doc is None:
             continue
         done.add(rel)
-        alive = [k for k in by_file.get(rel, ()) if not k.deleted]
-        if alive and rel in by_rel:
-            stamp, last = _stamp(doc.path)[0], changes[-1][0].sha
-            if all(
-                k.provenance.get(stamp_key) == stamp and k.provenance.get(last_key) == last for k in alive
-            ):
-                out.kept |= {k.id for k in alive}  # as it was at the last sync: not replayed
-                out.seen |= {k.record for k in alive}
-                continue
+        if rel in by_rel and _as_synced(system, doc, changes[-1][0].sha, by_file.get(rel, ()), out):
+            continue
         chosen.append((rel, path, doc, changes))
     if not chosen:
         return done
     dirty = tree.changed([path for _, path, _, _ in chosen])
     texts = iter(tree.texts(blob for _, _, _, changes in chosen for _, blob in changes))
     for rel, path, doc, changes in sorted(chosen, key=lambda c: c[0]):
-        states: list[tuple[gitlog.Commit | None, float | None, str | None]] = [
-            (c, c.at, next(texts)) for c, _ in changes
-        ]
-        if rel in by_rel and (path in dirty or states[-1][2] is None):
-            now = _text(doc.path, out.left_out, rel)
-            if now is not None:  # not UTF-8 now: its history stands as committed
-                states.append((None, None, now))
-        elif rel not in by_rel and states[-1][2] is not None:
+        states: list[_State] = [(c, c.at, next(texts)) for c, _ in changes]
+        if rel in by_rel:
+            _add_work_tree(states, doc, path in dirty, out.left_out)
+        elif states[-1][2] is not None:
             states.append((None, None, None))  # gone from the work tree, the removal not committed
         _replay_file(system, prefix, root_s, doc, states, changes[-1][0].sha, out)
         out.left_out += doc.left_out
     return done
+
+
+def _add_work_tree(states: list[_State], doc: Doc, dirty: bool, left_out: list[str]) -> None:
+    """The work tree's text of a file as its last state, where it differs from the last
+    commit's (or that one could not be read); a file not UTF-8 now: its history stands."""
+    if dirty or states[-1][2] is None:
+        now = _text(doc.path, left_out, doc.rel)
+        if now is not None:
+            states.append((None, None, now))
+
+
+def _under(path: str, inside: str, root: Path) -> str | None:
+    """A path of the repository's history as a path under `root` (the work tree's folder
+    `inside` the repository), POSIX; None when it is outside, or a link in the work tree."""
+    rel = path if inside == "." else path.removeprefix(inside + "/")
+    if rel == path and inside != "." or (root / rel).is_symlink():
+        return None
+    return rel
+
+
+def _history_doc(
+    rel: str, by_rel: dict[str, Doc], locate: Callable[[str], Doc | None], left_out: list[str]
+) -> Doc | None:
+    """The Doc a path git has history for is read as: the work tree's, else the one the
+    reader names for it (gone from the work tree); None for a file the reader does not
+    read, or whose name would not be visible text (said in `left_out` once)."""
+    if not nameable(rel):
+        if rel not in by_rel:  # named already, when it is in the work tree
+            left_out.append(f"{shown_name(rel)}: {NOT_NAMEABLE}; not read")
+        return None
+    return by_rel.get(rel) or locate(rel)
+
+
+def _as_synced(system: str, doc: Doc, last: str, known: Iterable[KnownFact], out: _Out) -> bool:
+    """Whether a file's last commit, size and modification time are those its facts in the
+    store were read from: then its facts count as unchanged, and it is not replayed again."""
+    alive = [k for k in known if not k.deleted]
+    if not alive:
+        return False
+    stamp_key, last_key = own_key(system, "stamp"), own_key(system, "last_commit")
+    stamp = _stamp(doc.path)[0]
+    if not all(k.provenance.get(stamp_key) == stamp and k.provenance.get(last_key) == last for k in alive):
+        return False
+    out.kept |= {k.id for k in alive}  # as it was at the last sync: not replayed
+    out.seen |= {k.record for k in alive}
+    return True
 
 
 def _replay_file(
@@ -257,7 +309,7 @@ def _replay_file(
     prefix: str,
     root_s: str,
     doc: Doc,
-    states: list[tuple[gitlog.Commit | None, float | None, str | None]],
+    states: list[_State],
     last: str,
     out: _Out,
 ) -> None:

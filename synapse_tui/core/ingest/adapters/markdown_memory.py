@@ -153,75 +153,102 @@ def junk(text: str) -> str | None:
 
 def blocks(body: str, offset: int = 0, skipped: dict[str, int] | None = None) -> list[Block]:
     """The body's blocks (see the module docstring); `skipped` counts what was passed over."""
-    out: list[Block] = []
-    skipped = {} if skipped is None else skipped
-    current: list[str] | None = None
-    kind, start, section, fence, comment = "", 0, None, False, False
-    last = 0
+    reader = _BlockReader({} if skipped is None else skipped)
+    for n, line in enumerate(body.split("\n"), start=offset + 1):
+        reader.feed(n, line)
+    reader.close()
+    return reader.out
 
-    def skip(why: str) -> None:
-        skipped[why] = skipped.get(why, 0) + 1
 
-    def close() -> None:
-        nonlocal current
-        if current is not None and (text := "\n".join(current).strip()):
+class _BlockReader:
+    """A body read line by line into blocks: the block being gathered, the heading it is
+    under, and whether the line is inside a code fence or an HTML comment."""
+
+    def __init__(self, skipped: dict[str, int]) -> None:
+        self.out: list[Block] = []
+        self.skipped = skipped
+        self.current: list[str] | None = None
+        self.kind, self.start, self.last = "", 0, 0
+        self.section: str | None = None
+        self.fence = self.comment = False
+
+    def skip(self, why: str) -> None:
+        self.skipped[why] = self.skipped.get(why, 0) + 1
+
+    def close(self) -> None:
+        """The block gathered so far ends: kept unless it is junk (counted)."""
+        if self.current is not None and (text := "\n".join(self.current).strip()):
             why = junk(text)
             if why is None:
-                out.append(Block(start, section, text, kind == "bullet", max(last, start)))
+                self.out.append(
+                    Block(self.start, self.section, text, self.kind == "bullet", max(self.last, self.start))
+                )
             else:
-                skip(why)
-        current = None
+                self.skip(why)
+        self.current = None
 
-    for n, line in enumerate(body.split("\n"), start=offset + 1):
-        if comment:
-            if "-->" in line:
-                comment = False
-                line = line.split("-->", 1)[1]
-                if not line.strip():
-                    continue
-            else:
-                continue
-        if not fence and "<!--" in line:
+    def feed(self, n: int, line: str) -> None:
+        """Line `n` of the note."""
+        rest = self.uncommented(line)
+        if rest is None:
+            return
+        if _CODE_FENCE.match(rest):
+            self.close()
+            self.fence = not self.fence
+        elif self.fence:
+            return
+        elif heading := _HEADING.match(rest):
+            self.close()
+            self.section = heading.group(1) or None
+        elif _RULE.match(rest):
+            self.close()
+        elif _TABLE_LINE.match(rest) or ("|" in rest and _TABLE_RULE.match(rest)):
+            self.close()
+            self.skip("table")
+        elif _TAG_LINE.match(rest):
+            self.close()
+            self.skip("prompt tag")
+        else:
+            self.text(n, rest)
+
+    def uncommented(self, line: str) -> str | None:
+        """The line with HTML comments cut out (one left open runs on to the lines after);
+        None when nothing of it is left to read."""
+        if self.comment:
+            if "-->" not in line:
+                return None
+            self.comment = False
+            line = line.split("-->", 1)[1]
+            if not line.strip():
+                return None
+        if not self.fence and "<!--" in line:
             line = _INLINE_COMMENT.sub("", line)
             if "<!--" in line:
-                line, comment = line.split("<!--", 1)[0], True
-                skip("html comment")
+                line, self.comment = line.split("<!--", 1)[0], True
+                self.skip("html comment")
             if not line.strip():
-                if comment or kind == "paragraph":
-                    close()
-                continue
-        if _CODE_FENCE.match(line):
-            close()
-            fence = not fence
-        elif fence:
-            continue
-        elif heading := _HEADING.match(line):
-            close()
-            section = heading.group(1) or None
-        elif _RULE.match(line):
-            close()
-        elif _TABLE_LINE.match(line) or ("|" in line and _TABLE_RULE.match(line)):
-            close()
-            skip("table")
-        elif _TAG_LINE.match(line):
-            close()
-            skip("prompt tag")
-        elif bullet := _BULLET.match(line):
-            close()
-            current, kind, start, last = [bullet.group(1)], "bullet", n, n
+                if self.comment or self.kind == "paragraph":
+                    self.close()
+                return None
+        return line
+
+    def text(self, n: int, line: str) -> None:
+        """A line of text: a bullet opens a block, a blank line ends a paragraph, an
+        indented line (or any, in a paragraph) continues the block, another opens one."""
+        if bullet := _BULLET.match(line):
+            self.close()
+            self.current, self.kind, self.start, self.last = [bullet.group(1)], "bullet", n, n
         elif not line.strip():
-            if kind == "paragraph":
-                close()
-            elif current is not None:
-                current.append("")
-        elif current is not None and (kind == "paragraph" or line[:1] in (" ", "\t")):
-            current.append(line.strip())
-            last = n
+            if self.kind == "paragraph":
+                self.close()
+            elif self.current is not None:
+                self.current.append("")
+        elif self.current is not None and (self.kind == "paragraph" or line[:1] in (" ", "\t")):
+            self.current.append(line.strip())
+            self.last = n
         else:
-            close()
-            current, kind, start, last = [line.strip()], "paragraph", n, n
-    close()
-    return out
+            self.close()
+            self.current, self.kind, self.start, self.last = [line.strip()], "paragraph", n, n
 
 
 def norm(text: str) -> str:

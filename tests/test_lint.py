@@ -97,7 +97,6 @@ COMPLEX_LEFT = {
     "synapse_tui/ui/screens/session_log.py:_paint",
     # grown by this turn's parallel branches (real memory, MCP recall, the CLI's explain)
     # while the house branch split others; merged as they landed, to split next
-    "synapse_tui/core/ingest/adapters/markdown_memory.py:replay",
     "synapse_tui/core/review/relevance.py:rank",
     "synapse_tui/core/review/relevance.py:time_span",
     "synapse_tui/cli/render.py:print_explain",

@@ -428,60 +428,23 @@ def replay(
     before: list[str] = []
     for commit, at, raw in states:
         lines = text_of(raw).split("\n") if raw is not None else []
-        if raw is None:
-            parsed: list[Block] = []
-            meta: dict[str, Any] = {}
-        else:
-            fm = front(text_of(raw))
-            meta = fm.meta
-            if fm.loose:
-                into.loose[rel] = fm.loose
-            if whole:
-                body = fm.body.strip()
-                parsed = [Block(fm.offset + 1, None, body)] if body else []
-            else:
-                junk_now = {}
-                parsed = blocks(fm.body, fm.offset, junk_now)
-                if bullets_only:
-                    parsed = [b for b in parsed if b.bullet]
-        pool = list(alive)
-        kept: list[Version | None] = []
-        for b in parsed:
-            key = norm(b.text)
-            same = next((v for v in pool if norm(v.block.text) == key), None)
-            if same is not None:
-                pool.remove(same)
-                where[id(same)] = b
-            kept.append(same)
+        parsed, meta, junk_read = _state_blocks(rel, raw, into, whole=whole, bullets_only=bullets_only)
+        if junk_read is not None:
+            junk_now = junk_read
+        kept, pool = _unchanged(parsed, alive, where)
         fresh = [i for i, v in enumerate(kept) if v is None]
         if whole:
             pairs = [(0, 0)] if fresh and pool else []
         else:
-            moved = sections_renamed([where[id(v)].section for v in alive], [b.section for b in parsed])
-            regions = changes(before, lines)
-            pairs = pair_edits(
-                [(parsed[i].section, parsed[i].text) for i in fresh],
-                [(where[id(v)].section, v.block.text) for v in pool],
-                moved,
-                hunks=(
-                    [region(parsed[i], regions, new=True) for i in fresh],
-                    [region(where[id(v)], regions, new=False) for v in pool],
-                ),
-            )
+            pairs = _edits(parsed, fresh, pool, alive, where, before, lines)
         paired = {fresh[u]: pool[v] for u, v in pairs}
         now: list[Version] = []
         for i, b in enumerate(parsed):
-            if kept[i] is not None:
-                now.append(kept[i])  # type: ignore[arg-type]
-                continue
-            old = paired.get(i)
-            if old is not None:
-                v = Version(old.record, old.version + 1, b, at, commit, meta, old.version)
-            else:
-                v = Version(record(rel, b.text, into.used, whole=whole), 1, b, at, commit, meta, None)
-            into.versions.append(v)
-            now.append(v)
-            where[id(v)] = b
+            same = kept[i]
+            if same is None:
+                same = _new_version(rel, b, paired.get(i), at, commit, meta, into, whole)
+                where[id(same)] = b
+            now.append(same)
         gone = set(map(id, paired.values()))
         for v in pool:
             if id(v) not in gone:
@@ -490,6 +453,87 @@ def replay(
         where = {id(v): where[id(v)] for v in alive}
     for k, n in junk_now.items():  # what the note skips as it stands now
         into.skipped[k] = into.skipped.get(k, 0) + n
+
+
+def _state_blocks(
+    rel: str, raw: str | None, into: Replay, *, whole: bool, bullets_only: bool
+) -> tuple[list[Block], dict[str, Any], dict[str, int] | None]:
+    """One state's blocks, its front matter, and the junk its blocks passed over (None
+    when none were read: the note absent, or read whole)."""
+    if raw is None:
+        return [], {}, None
+    fm = front(text_of(raw))
+    if fm.loose:
+        into.loose[rel] = fm.loose
+    if whole:
+        body = fm.body.strip()
+        return ([Block(fm.offset + 1, None, body)] if body else []), fm.meta, None
+    junk_read: dict[str, int] = {}
+    parsed = blocks(fm.body, fm.offset, junk_read)
+    if bullets_only:
+        parsed = [b for b in parsed if b.bullet]
+    return parsed, fm.meta, junk_read
+
+
+def _unchanged(
+    parsed: list[Block], alive: list[Version], where: dict[int, Block]
+) -> tuple[list[Version | None], list[Version]]:
+    """(for each block, the alive version whose text it still is, else None; the alive
+    versions no block still is). `where` learns the block each kept version is now."""
+    pool = list(alive)
+    kept: list[Version | None] = []
+    for b in parsed:
+        key = norm(b.text)
+        same = next((v for v in pool if norm(v.block.text) == key), None)
+        if same is not None:
+            pool.remove(same)
+            where[id(same)] = b
+        kept.append(same)
+    return kept, pool
+
+
+def _edits(
+    parsed: list[Block],
+    fresh: list[int],
+    pool: list[Version],
+    alive: list[Version],
+    where: dict[int, Block],
+    before: list[str],
+    lines: list[str],
+) -> list[tuple[int, int]]:
+    """(index in `fresh`, index in `pool`) of the blocks a change edited: pair_edits, with
+    the headings it renamed and the places of the note it changed (git's hunks)."""
+    moved = sections_renamed([where[id(v)].section for v in alive], [b.section for b in parsed])
+    regions = changes(before, lines)
+    return pair_edits(
+        [(parsed[i].section, parsed[i].text) for i in fresh],
+        [(where[id(v)].section, v.block.text) for v in pool],
+        moved,
+        hunks=(
+            [region(parsed[i], regions, new=True) for i in fresh],
+            [region(where[id(v)], regions, new=False) for v in pool],
+        ),
+    )
+
+
+def _new_version(
+    rel: str,
+    b: Block,
+    old: Version | None,
+    at: float | None,
+    commit: Any,
+    meta: dict[str, Any],
+    into: Replay,
+    whole: bool,
+) -> Version:
+    """A block's text new in this state: the next version of `old` (the text it edited),
+    else a new record; added to `into`."""
+    if old is not None:
+        v = Version(old.record, old.version + 1, b, at, commit, meta, old.version)
+    else:
+        v = Version(record(rel, b.text, into.used, whole=whole), 1, b, at, commit, meta, None)
+    into.versions.append(v)
+    return v
 
 
 def record(rel: str, text: str, used: set[str], *, whole: bool = False) -> str:

@@ -49,7 +49,8 @@ import yaml
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
-from synapse_tui.core.ingest.adapters.mdfolder import Doc, Item, markdown_items, read_docs
+from synapse_tui.core.ingest.adapters.mdfolder import read_docs
+from synapse_tui.core.ingest.adapters.mditems import Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import plain, when
 from synapse_tui.core.ingest.interchange import Progress
 

@@ -57,8 +57,6 @@ from synapse_tui.core.ingest.adapters import (
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
-blocks = mm.blocks  # a note's blocks, as other Markdown readers (mdfolder) take them from here
-
 SYSTEM = "git-notes"
 EXPECTED = "a folder of Markdown notes in a git work tree"
 AGENTS = "*@letta.com"

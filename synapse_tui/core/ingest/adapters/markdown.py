@@ -23,7 +23,8 @@ from synapse_tui.core.ingest.adapters import (
     gitlog,
     require_folder,
 )
-from synapse_tui.core.ingest.adapters.mdfolder import FROM_NAME, Doc, Item, markdown_items, read_docs
+from synapse_tui.core.ingest.adapters.mdfolder import read_docs
+from synapse_tui.core.ingest.adapters.mditems import FROM_NAME, Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import dated_name, front_date, front_matter, plain
 from synapse_tui.core.ingest.interchange import Progress
 

@@ -38,7 +38,8 @@ import yaml
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, files_inside, require_folder
-from synapse_tui.core.ingest.adapters.mdfolder import FROM_NAME, Doc, Item, markdown_items, merged, read_docs
+from synapse_tui.core.ingest.adapters.mdfolder import merged, read_docs
+from synapse_tui.core.ingest.adapters.mditems import FROM_NAME, Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import dated_name, plain, when
 from synapse_tui.core.ingest.interchange import Progress
 

@@ -13,10 +13,10 @@ not strict YAML is read line by line, the fields kept as written and named in `l
 
 History. Every commit that changed a note (oldest first; a rename is a removal and an
 addition) is replayed: a block whose text is unchanged (a re-wrap counts as unchanged)
-keeps its record; a removed and an added block under the same heading whose words are
-alike are one record edited, the new text the next version superseding the one before
-(markdown_memory.pair_edits: most alike first, one to one; a heading the same commit
-renamed counts as the same heading for blocks more alike still); other new blocks are new
+keeps its record; a removed and an added block in the same place of the note (one hunk
+of git's line diff, whatever heading each is under) whose words are alike are one record
+edited, the new text the next version superseding the one before
+(markdown_memory.pair_edits: most alike first, one to one); other new blocks are new
 records and other removed blocks are deleted at that commit's instant. A note that is a
 link today keeps the history it had as a file (its blocks deleted when it became a link);
 a link's text is its target, never a fact. A version's `created_at` is its commit's author

@@ -13,10 +13,12 @@ with no letter or digit (`---`, a lone `-->`); `skipped` counts them by kind.
 
 Pairing. Between two states of one note, a block whose text (white space runs as one
 space: a re-wrapped line is the same text) is unchanged keeps its record; of the others, a
-removed and an added block under the same heading whose words are alike (Dice of their
-word sets >= EDIT_SIMILARITY, or, sharing at least half that, difflib's character ratio)
-are one record edited, the most alike first, one to one; the rest are additions and
-deletions.
+removed and an added block in the same place of the note (one run of changed lines, as
+git's own diff shows them: linediff) whose words are alike (Dice of their word sets >=
+EDIT_SIMILARITY, or, sharing at least half that, difflib's character ratio) are one record
+edited, whatever heading each is under, the most alike first, one to one; the rest are
+additions and deletions. Where no line diff is known (a file read against the store),
+only blocks under the same heading pair.
 
 Imports. CLAUDE.md's `@path` (outside code) names a file whose text Claude Code reads with
 it: `imports` lists them, relative to the importing file, and only inside the folder read.
@@ -36,11 +38,11 @@ from typing import Any
 import yaml
 
 from synapse_tui.core.base.limits import counted
+from synapse_tui.core.ingest.adapters import linediff
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 EDIT_SIMILARITY = 0.5
-RENAMED_SIMILARITY = 0.6  # across a heading the same change renamed
-MOVED_SIMILARITY = 0.7  # across headings, within one change of the note
+RENAMED_SIMILARITY = 0.6  # across a heading the same change renamed (no line diff known)
 
 _FENCE_OPEN = re.compile(r"^[ ]{0,3}---[ \t]*$")
 _FENCE_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
@@ -279,10 +281,13 @@ def pair_edits(
     hunks: tuple[Sequence[int], Sequence[int]] | None = None,
 ) -> list[tuple[int, int]]:
     """(new index, old index) of the edits among the (section, text) blocks a change added
-    and removed in one note: under the same heading, alike (EDIT_SIMILARITY), most alike
-    first, one to one. An old block under a heading the change renamed (`renamed`: old
-    heading -> new) pairs with one under the new heading when they are more alike still
-    (RENAMED_SIMILARITY)."""
+    and removed in one note: alike (EDIT_SIMILARITY), most alike first (under the same
+    heading first among equals), one to one. With `hunks` (the change each block falls in,
+    as git's line diff shows them: linediff) only blocks of one change pair, whatever
+    heading they are under: a bullet edited and moved under another heading in one place
+    of the note is that bullet edited. Without, only blocks under the same heading pair, or
+    under a heading the change renamed (`renamed`: old heading -> new) when they are more
+    alike still (RENAMED_SIMILARITY)."""
     renamed = renamed or {}
     index: dict[str, list[int]] = {}
     for j, (_, text) in enumerate(old):
@@ -294,22 +299,14 @@ def pair_edits(
         for w in _words(text):
             candidates.update(index.get(w, ()))
         for j in candidates:
-            if hunks is not None and hunks[0][i] != hunks[1][j]:
-                continue  # changed in different places of the note
-            was = old[j][0]
-            if was == section:
-                least = EDIT_SIMILARITY
-            elif renamed.get(was, was) == section:
-                least = RENAMED_SIMILARITY
-            elif hunks is not None:
-                least = MOVED_SIMILARITY  # one change moved it under another heading
-            else:
+            least = _least(section, old[j][0], renamed, None if hunks is None else hunks[0][i] == hunks[1][j])
+            if least is None:
                 continue
             s = similarity(text, old[j][1])
             if s >= least:
-                scored.append((-s, i, j))
+                scored.append((-s, old[j][0] != section, i, j))
     pairs, done_new, done_old = [], set(), set()
-    for _, i, j in sorted(scored):
+    for _, _, i, j in sorted(scored):
         if i not in done_new and j not in done_old:
             pairs.append((i, j))
             done_new.add(i)
@@ -317,14 +314,19 @@ def pair_edits(
     return pairs
 
 
-def changes(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
-    """The places two states of a note differ: (old start, old end, new start, new end) of
-    each run of changed lines (0-based, end excluded), as a line diff shows them."""
-    return [
-        (i1, i2, j1, j2)
-        for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
-        if tag != "equal"
-    ]
+def _least(
+    section: str | None, was: str | None, renamed: dict[str | None, str | None], one_change: bool | None
+) -> float | None:
+    """How alike an added block under `section` and a removed one under `was` must be to
+    be one block edited; None when they cannot be (`one_change`: whether the line diff
+    puts them in one change, None when there is no line diff)."""
+    if one_change is not None:
+        return EDIT_SIMILARITY if one_change else None
+    if was == section:
+        return EDIT_SIMILARITY
+    if renamed.get(was, was) == section:
+        return RENAMED_SIMILARITY
+    return None
 
 
 def region(block: Block, regions: list[tuple[int, int, int, int]], *, new: bool) -> int:
@@ -504,7 +506,7 @@ def _edits(
     """(index in `fresh`, index in `pool`) of the blocks a change edited: pair_edits, with
     the headings it renamed and the places of the note it changed (git's hunks)."""
     moved = sections_renamed([where[id(v)].section for v in alive], [b.section for b in parsed])
-    regions = changes(before, lines)
+    regions = linediff.changes(before, lines)
     return pair_edits(
         [(parsed[i].section, parsed[i].text) for i in fresh],
         [(where[id(v)].section, v.block.text) for v in pool],

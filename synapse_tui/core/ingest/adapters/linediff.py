@@ -11,9 +11,9 @@ text. This module does the same, in a few dozen lines of Python; on a few thousa
 lines (a file rewritten whole) it falls back to difflib, whose cost does not grow as the
 square of the changes.
 
-Measured on the real-memory corpus's development repositories (benchmarks/
-bench_real_memory.py): the regions agree with git's hunks on 97% of the diffs replayed,
-against 89% for difflib's opcodes.
+On the real-memory corpus's 13 development repositories (benchmarks/bench_real_memory.py),
+the regions of 1,013 diffs replayed are git's hunks exactly for 971 (96%), against 810 (80%)
+for difflib's opcodes.
 """
 
 from __future__ import annotations

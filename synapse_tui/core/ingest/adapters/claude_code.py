@@ -46,6 +46,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -137,9 +138,9 @@ def read(
 ) -> Snapshot:
     """Auto memory and instructions under `source` (a ~/.claude-like root; None with only
     `project`), plus a project's instructions with `project`; see the module docstring."""
-    roots, files, left_out = _gather(source, project)
+    roots, files, left_out, locate = _gather(source, project)
     heads = _heads(known, roots)
-    history_facts, history_deleted, history_records, files = _history(roots, files, left_out)
+    history_facts, history_deleted, history_records, files = _history(roots, files, left_out, locate)
     kept = _read_changed(files, heads, {r: str(r.resolve()) for r in roots}, left_out, progress)
     times = _Times(roots, files, left_out)
     bullets: dict[str, list[KnownFact]] = {}
@@ -164,17 +165,22 @@ def read(
     )
 
 
-def _gather(source: Path | None, project: Path | None) -> tuple[list[Path], list[_File], list[str]]:
-    """(the roots read, their files, what was left out): the home root's files, the
-    project's, less those whose record id would not be visible text."""
+def _gather(
+    source: Path | None, project: Path | None
+) -> tuple[list[Path], list[_File], list[str], dict[Path, _Locate]]:
+    """(the roots read, their files, what was left out, how each root names a file of its
+    history gone from the work tree): the home root's files, the project's, less those
+    whose record id would not be visible text."""
     files: list[_File] = []
     left_out: list[str] = []
     roots: list[Path] = []
-    for folder, find in ((source, _home_files), (project, _project_files)):
+    locate: dict[Path, _Locate] = {}
+    for folder, find, gone in ((source, _home_files, _home_file), (project, _project_files, _project_file)):
         if folder is None:
             continue
         root = Path(folder).expanduser()
         roots.append(root)
+        locate[root] = gone(root)
         found, skipped = find(root)
         files += found
         left_out += skipped
@@ -182,7 +188,44 @@ def _gather(source: Path | None, project: Path | None) -> tuple[list[Path], list
         raise InputError(f"nothing to read; expected {EXPECTED}", file=str(default_source()))
     odd = [f for f in files if not nameable(f.rel)]  # a record id must be visible text
     left_out += [f"{shown_name(f.file)}: {NOT_NAMEABLE}; not read" for f in odd]
-    return roots, [f for f in files if nameable(f.rel)], left_out
+    return roots, [f for f in files if nameable(f.rel)], left_out, locate
+
+
+_Locate = Callable[[str], "_File | None"]
+
+
+def _home_file(root: Path) -> _Locate:
+    """The _File a path under a ~/.claude-like root (POSIX) would be read as: auto memory,
+    the user's CLAUDE.md and rules; None for any other file."""
+
+    def locate(rel: str) -> _File | None:
+        parts = rel.split("/")
+        if not rel.endswith(".md") or any(p.startswith(".") for p in parts):
+            return None
+        if len(parts) >= 4 and parts[0] == "projects" and parts[2] == "memory":
+            return _File(root / rel, rel, root, parts[1], "auto", rel)
+        if rel == "CLAUDE.md" or (len(parts) >= 2 and parts[0] == "rules"):
+            return _File(root / rel, rel, root, "user", "human", rel)
+        return None
+
+    return locate
+
+
+def _project_file(folder: Path) -> _Locate:
+    """The _File a path under a project folder (POSIX) would be read as: its CLAUDE.md,
+    .claude/CLAUDE.md, CLAUDE.local.md and .claude/rules; None for any other file."""
+    note = str(folder.resolve()).replace("/", "-")  # as Claude Code names a project
+
+    def locate(rel: str) -> _File | None:
+        parts = rel.split("/")
+        rule = parts[:2] == [".claude", "rules"] and len(parts) > 2 and rel.endswith(".md")
+        if rel in ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md") or (
+            rule and not any(p.startswith(".") for p in parts[2:])
+        ):
+            return _File(folder / rel, f"{note}/{rel}", folder, note, "human", rel)
+        return None
+
+    return locate
 
 
 def _heads(known: list[KnownFact] | None, roots: list[Path]) -> dict[str, KnownFact]:
@@ -239,11 +282,12 @@ def _say_loose(f: _File, left_out: list[str]) -> None:
 
 
 def _history(
-    roots: list[Path], files: list[_File], left_out: list[str]
+    roots: list[Path], files: list[_File], left_out: list[str], locate: dict[Path, _Locate]
 ) -> tuple[list[ParsedFact], dict[str, float | None], set[str], list[_File]]:
     """The files committed in a git work tree, replayed commit by commit as git-notes
-    replays a note (markdown_memory.replay): (their facts, the ids their history deleted,
-    their records, the files left to read as they stand: not in git, or never committed)."""
+    replays a note (markdown_memory.replay), those gone from the work tree too (their
+    blocks deleted): (their facts, the ids their history deleted, their records, the files
+    left to read as they stand: not in git, or never committed)."""
     rest: list[_File] = []
     facts: list[ParsedFact] = []
     deleted: dict[str, float | None] = {}
@@ -256,7 +300,7 @@ def _history(
             trees[root] = None  # its work tree is elsewhere: read as it stands, dated by the files
     histories = {root: tree.history() for root, tree in trees.items() if tree is not None}
     done: set[Path] = set()
-    for f in files:
+    for f in files + _gone_files(trees, histories, locate):
         f = _link_target(f)
         if f.path.resolve() in done:
             continue
@@ -277,6 +321,24 @@ def _history(
     return facts, deleted, records, rest
 
 
+def _gone_files(
+    trees: dict[Path, Any], histories: dict[Path, dict[str, Any]], locate: dict[Path, _Locate]
+) -> list[_File]:
+    """The files a root's git history holds that are gone from its work tree (removed in a
+    commit, or not yet), as the root would read them."""
+    out = []
+    for root, history in histories.items():
+        inside = trees[root].inside
+        for path in sorted(history):
+            rel = path if inside == "." else path.removeprefix(inside + "/")
+            if rel == path and inside != "." or (root / rel).exists() or (root / rel).is_symlink():
+                continue
+            f = locate[root](rel)
+            if f is not None and nameable(f.rel):
+                out.append(f)
+    return out
+
+
 def _link_target(f: _File) -> _File:
     """A file that is a link to another inside its root (CLAUDE.md -> AGENTS.md): the
     target, read with its own history; any other file as it is."""
@@ -294,7 +356,10 @@ def _replay_file(f: _File, tree: Any, rel: str, states: list[Any]) -> tuple[mm.R
     timeline: list[tuple[Any, float | None, str | None]] = [
         (c, c.at, t) for (c, _), t in zip(states, texts, strict=True)
     ]
-    if rel in tree.changed([rel]):
+    if not f.path.exists():
+        if timeline[-1][2] is not None:
+            timeline.append((None, None, None))  # gone from the work tree, the removal not committed
+    elif rel in tree.changed([rel]):
         f.stamp, f.mtime = _stamp(f.path)
         timeline.append((None, f.mtime, _text(f.path)))
     last = next((t for _, _, t in reversed(timeline) if t is not None), "")

@@ -22,7 +22,8 @@ only what the claim says is carried over: its evidence entries after the first a
 corroborations (as Graphiti's episodes after the first; each entry's `updatedAt` after the
 claim's a reinforcement), a status of contested, contradicted or refuted
 one contradiction, a claim naming the claim it `supersedes` (or named by one's
-`supersededBy`) on its page a supersession; status, confidence and evidence sources go to
+`supersededBy`) a supersession, on its page or another page of its vault where the id
+is one claim's alone; status, confidence and evidence sources go to
 provenance (`x-openclaw-status`, `x-openclaw-confidence`, `x-openclaw-evidence`). A claim
 superseded without a successor named keeps its status only: no successor is invented.
 Page bodies are the plugin's compiled output, not claims: they are not read.
@@ -37,17 +38,20 @@ from typing import Any
 import yaml
 
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, files_inside, require_folder
+from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, files_inside, own_key, require_folder
 from synapse_tui.core.ingest.adapters.mdfolder import merged, read_docs
 from synapse_tui.core.ingest.adapters.mditems import FROM_NAME, Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import dated_name, plain, when
-from synapse_tui.core.ingest.interchange import Progress
+from synapse_tui.core.ingest.interchange import ParsedFact, Progress
 
 SYSTEM = "openclaw"
 EXPECTED = "an OpenClaw workspace (MEMORY.md, memory/*.md) or a memory-wiki vault"
 PAGE_FOLDERS = ("entities", "concepts", "syntheses", "sources", "reports", "canon")
 CONTESTED = ("contested", "contradicted", "refuted")
 LONG_TERM = ("MEMORY.md", "memory.md")
+CLAIM_ID, SUPERSEDES, SUPERSEDED_BY = (
+    own_key(SYSTEM, k) for k in ("claim_id", "supersedes", "superseded_by")
+)
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -90,7 +94,76 @@ def read(
                 locate=_page_doc(vault),
             )
         )
-    return merged(SYSTEM, snaps)
+    snap = merged(SYSTEM, snaps)
+    _link_across_pages(snap, known or [])
+    return snap
+
+
+def _link_across_pages(snap: Snapshot, known: list[KnownFact]) -> None:
+    """A new claim naming (`supersedes`) a claim on another page of its vault, or named by
+    one (`supersededBy`), supersedes that claim's latest version: the plugin's own words,
+    followed where the claim id is one claim's alone in the vault (on one page, the page
+    reader links them already)."""
+    claims = _Claims(snap, known)
+    for f in claims.new:
+        named = [claims.elsewhere(f, c) for c in _listed(f.provenance, SUPERSEDES)]
+        f.supersedes = next((n for n in named if n is not None), None)
+    for record, (_, fid, prov) in claims.heads.items():  # an old claim naming its successor
+        for cid in _listed(prov, SUPERSEDED_BY):
+            successor = claims.new_elsewhere(record, cid)
+            if successor is not None and successor.supersedes is None:
+                successor.supersedes = fid
+
+
+class _Claims:
+    """The wiki claims of a read and of the store: each record's latest version, and the
+    records of each claim id in a vault."""
+
+    def __init__(self, snap: Snapshot, known: list[KnownFact]) -> None:
+        self.heads: dict[str, tuple[int, str, dict[str, Any]]] = {}  # record -> (version, id, provenance)
+        for k in known:
+            if not k.deleted:
+                self._see(k.record, k.version, k.id, k.provenance)
+        for f in snap.facts:
+            prov = f.provenance or {}
+            self._see(str(prov.get("x-source-id")), int(prov.get("x-source-version", 1)), f.id, prov)
+        self.ids: dict[tuple[str, str], list[str]] = {}  # (vault, claim id) -> records
+        for record, (_, _, prov) in self.heads.items():
+            if record.startswith("wiki/") and isinstance(prov.get(CLAIM_ID), str):
+                self.ids.setdefault((_vault(record), prov[CLAIM_ID]), []).append(record)
+        # first versions of claims read now, not yet linked: those a link may be added to
+        self.new = [f for f in snap.facts if f.supersedes is None and _first_claim(f.provenance or {})]
+        self.by_record = {str((f.provenance or {}).get("x-source-id")): f for f in self.new}
+
+    def _see(self, record: str, version: int, fid: str, prov: dict[str, Any]) -> None:
+        if version >= self.heads.get(record, (0, "", {}))[0]:
+            self.heads[record] = (version, fid, prov)
+
+    def _other(self, record: str, cid: str) -> str | None:
+        """The one record of claim id `cid` in `record`'s vault, on another page."""
+        found = self.ids.get((_vault(record), cid), [])
+        page = record.split("#", 1)[0]
+        return found[0] if len(found) == 1 and found[0].split("#", 1)[0] != page else None
+
+    def elsewhere(self, f: ParsedFact, cid: str) -> str | None:
+        other = self._other(str((f.provenance or {}).get("x-source-id")), cid)
+        return None if other is None else self.heads[other][1]
+
+    def new_elsewhere(self, record: str, cid: str) -> ParsedFact | None:
+        other = self._other(record, cid) if record.startswith("wiki/") else None
+        return None if other is None else self.by_record.get(other)
+
+
+def _first_claim(prov: dict[str, Any]) -> bool:
+    return str(prov.get("x-source-id", "")).startswith("wiki/") and prov.get("x-source-version", 1) == 1
+
+
+def _listed(prov: dict[str, Any] | None, key: str) -> list[str]:
+    return [c.strip() for c in str((prov or {}).get(key) or "").split(",") if c.strip()]
+
+
+def _vault(record: str) -> str:
+    return "/".join(record.split("/", 2)[:2])  # wiki/<vault>
 
 
 def _workspace(root: Path) -> tuple[list[Doc], list[str]]:

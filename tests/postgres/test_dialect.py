@@ -151,9 +151,9 @@ def test_plain_rows_in_bulk_land_alike_on_both_and_refuse_alike(pg_url):
 
 @pytest.mark.postgres
 def test_writes_inside_a_transaction_go_with_the_next_statement(pg_url):
-    """A write inside a transaction waits for the next statement (one round trip for both):
-    what reads after it sees it, its rowcount is what it changed, and a refused one is
-    raised inside the transaction, which then keeps nothing."""
+    """A statement inside a transaction waits until its answer is asked for: a write goes
+    with the next read (one round trip for both), which sees it; its rowcount is what it
+    changed, and a refused one is raised inside the transaction, which then keeps nothing."""
     import psycopg
 
     from synapse_tui.core.base.location import locate
@@ -184,3 +184,10 @@ def test_writes_inside_a_transaction_go_with_the_next_statement(pg_url):
         conn.execute("UPDATE w SET v = 'never' WHERE k = 1")
         conn.discard()
         assert conn.execute("SELECT v FROM w WHERE k = 1").fetchone() == ("many",)
+
+        # a read goes when its rows are asked for: one not asked before its snapshot ends
+        # went with the COMMIT, and its rows are there after
+        conn.later("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        waiting = conn.execute("SELECT v FROM w WHERE k = ?", (2,))
+        conn.end_read()
+        assert not conn.in_transaction and waiting.fetchall() == [("many",)]

@@ -3,8 +3,10 @@ that a SQLite file (`sqlite/`) and a PostgreSQL server (`postgres/`) answer alik
 
 Both backends are siblings under the abstract `Store` (api.py); each subclasses this with
 what it answers its own way: its connection and transactions, the bulk load's aggregated
-scan (`_scan`), word search, and the marks SQLite keeps in PRAGMAs. The statements here are
-in SQLite's spelling; on a server, postgres/dialect.py carries them over.
+scan (`_scan`), word search, the marks SQLite keeps in PRAGMAs, and the components' reads
+each database words its own way (`_make_audit`, `_make_imports`). The statements here are
+plain SQL both read alike, with `?` placeholders (psycopg's `%s` on a server:
+postgres/dialect.py); what the two spell differently they ask of the store's `dialect`.
 """
 
 from __future__ import annotations

@@ -274,9 +274,9 @@ class Connection:
                 self._raw.execute("ROLLBACK")
 
     def end_read(self) -> None:
-        """End a read-only transaction: its COMMIT, or nothing when its BEGIN never went
-        (nothing was read in it)."""
-        if self._raw.info.transaction_status == _idle():
+        """End a read-only transaction: its COMMIT (with any read still waiting, whose
+        cursor may yet be read), or nothing when only its BEGIN waits (nothing was read)."""
+        if self._raw.info.transaction_status == _idle() and len(self._waiting) <= 1:
             waiting, self._waiting = self._waiting, []
             _nothing_done(waiting)
         else:

@@ -294,10 +294,7 @@ def _history(
     records: set[str] = set()
     trees: dict[Path, Any] = {}
     for root in roots:
-        try:
-            trees[root] = gitlog.open_folder(root)
-        except InputError:
-            trees[root] = None  # its work tree is elsewhere: read as it stands, dated by the files
+        trees[root] = gitlog.open_or_left_out(root, left_out)  # else read as it stands
     histories = {root: tree.history() for root, tree in trees.items() if tree is not None}
     done: set[Path] = set()
     for f in files + _gone_files(trees, histories, locate):
@@ -683,11 +680,7 @@ class _Times:
     def __init__(self, roots: list[Path], files: list[_File], left_out: list[str]) -> None:
         self.trees: dict[Path, tuple[gitlog.Folder, dict[str, gitlog.Commit], set[str]]] = {}
         for root in roots:
-            try:
-                tree = gitlog.open_folder(root)
-            except InputError as exc:  # its work tree is elsewhere: dated by the files
-                left_out.append(f"{root}: {exc.reason}")
-                continue
+            tree = gitlog.open_or_left_out(root, left_out)  # else dated by the files
             if tree is not None:
                 # files unchanged since the last sync (kept) need no time: not hashed again
                 mine = [self._rel(tree, f.path) for f in files if f.root == root and not f.kept]

@@ -45,7 +45,7 @@ def read(
         raise InputError(f"--from markdown needs DIR; expected {EXPECTED}", file=".")
     folder = Path(source).expanduser()
     require_folder(folder, EXPECTED)
-    if gitlog.open_folder(folder) is not None:
+    if gitlog.open_or_left_out(folder, []) is not None:  # else read_docs says why, once
         return git_notes.read(folder, agents=agents, progress=progress)
     paths, left_out = files_inside(folder, ".md")
     if not paths:

@@ -71,7 +71,7 @@ def read_docs(
     by_file: dict[str, list[KnownFact]] = {}
     for k in heads.values():
         by_file.setdefault(str(k.provenance.get(own_key(system, "file"))), []).append(k)
-    tree = gitlog.open_folder(root)  # None outside a git work tree
+    tree = gitlog.open_or_left_out(root, left_out)  # None outside a git work tree
     out = Found([], set(), set(), set(), {}, left_out)
     replayed = replay(system, prefix, mine, root, tree, docs, locate, by_file, out)
     _read_files(system, prefix, mine, docs, replayed, by_file, heads, out, progress)

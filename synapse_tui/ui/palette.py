@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from synapse_tui.core.ingest.sources import sync_recorded
 from synapse_tui.core.review.queues import QUEUES, SORTS
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS
+from synapse_tui.ui.widgets.fact_list import HIDEABLE
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from synapse_tui.ui.app import SynapseApp
 
 Command = tuple[str, str, Callable[[], object]]
 
 
-def commands_for(app: SynapseApp, screen=None) -> list[Command]:
+def commands_for(app: SynapseApp, screen: Screen[Any] | None = None) -> list[Command]:
     main = app.main
     out: list[Command] = []
 
@@ -39,7 +44,7 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
 
         def work() -> None:
             app.browser.syncing = True  # its writes are this browser's: the reload says "your sync"
-            results = sync_recorded(app.store.path, app.config)
+            results = sync_recorded(os.fspath(app.store.path), app.config)  # a server's too
             lines = [
                 f"{e['system']}: {r.added} added, {r.newly_deleted} deleted"
                 if not isinstance(r, str)
@@ -64,18 +69,16 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
         app.notify(f"copied: {command}", timeout=6, markup=False)
 
     for i, q in enumerate(QUEUES):
-        out.append((f"Queue: {q.title}", f"{q.why} (key {i + 1})", on_main(lambda i=i: main.action_queue(i))))
+        out.append((f"Queue: {q.title}", f"{q.why} (key {i + 1})", on_main(partial(main.action_queue, i))))
     for name, label in SORTS:
         out.append(
             (
                 f"Sort by {label}",
                 "ascending (o cycles, O reverses)",
-                on_main(lambda n=name: main.set_sort(n, False)),
+                on_main(partial(main.set_sort, name, False)),
             )
         )
-        out.append(
-            (f"Sort by {label}, reversed", "descending", on_main(lambda n=name: main.set_sort(n, True)))
-        )
+        out.append((f"Sort by {label}, reversed", "descending", on_main(partial(main.set_sort, name, True))))
     out += [
         (
             "Search",
@@ -141,6 +144,27 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
         ("Help", "every key, and what the colours, strike-through and dim rows mean (?)", app.action_help),
         ("Show / hide the detail pane", "beside or under the list (p)", on_main(main.action_toggle_pane)),
     ]
+    for column in HIDEABLE:
+        out.append(
+            (
+                f"Columns: hide / show {column}",
+                "a hidden column gives its room to the fact's text (< > narrow and widen the ids)",
+                on_main(partial(main.toggle_column, column)),
+            )
+        )
+    out += [
+        ("Columns: widen the ids", "up to the whole ids (>)", on_main(partial(main.action_id_column, 8))),
+        (
+            "Columns: narrow the ids",
+            "the fact's text takes the room (<)",
+            on_main(partial(main.action_id_column, -8)),
+        ),
+        (
+            "Count the list by note, tier, source or agent",
+            "a frequency view of the facts listed; enter lists one value's (F)",
+            on_main(main.action_frequency),
+        ),
+    ]
     if app.as_of is not None:
         out.append(("Back to now", "leave the as-of view", lambda: app.set_as_of(None)))
     # triage acts on the fact of the view the palette was opened from (list, detail, neighbours)
@@ -150,7 +174,7 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
             (
                 f"Triage: {move}",
                 f"{binding.tooltip} ({binding.key})",
-                lambda m=move: app.action_triage(m),
+                partial(app.action_triage, move),
             )
         )
     return out

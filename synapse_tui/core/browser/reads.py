@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.browser.state import Search
+from synapse_tui.core.base.ids import AmbiguousId, name_id
+from synapse_tui.core.browser.state import Search, State
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review import sessionlog
 from synapse_tui.core.review.sessionlog import LogEntry
 from synapse_tui.core.review.triage import Triage
-from synapse_tui.core.store.errors import OperationalError
+from synapse_tui.core.store.errors import ExceptionTypes, OperationalError
 from synapse_tui.core.trust.explanation import Explanation
 
 if TYPE_CHECKING:  # the graph views' modules (networkx) load when a view first opens
@@ -27,30 +28,48 @@ if TYPE_CHECKING:  # the graph views' modules (networkx) load when a view first 
     from synapse_tui.core.graph.ego import GraphRead
     from synapse_tui.core.review.blast import BlastRadius
 
+NO_GRAPH: ExceptionTypes = (KeyError, *OperationalError)  # a fact or a graph table not there
+
 
 def resolve(browser: Browser, typed: str) -> str | None:
-    """The fact an id or a unique prefix of one names (the list shows ids shortened as
-    git shows hashes), or None."""
-    memory, typed = browser.memory, typed.strip()
-    if memory is None or not typed:
+    """The fact an id or a shortened one names as the list shows it (a unique prefix, or
+    '…' and a unique tail: `name_id`), or None; `AmbiguousId` when it names several."""
+    memory = browser.memory
+    if memory is None:
         return None
-    if typed in memory.index:
-        return typed
-    found = [f for f in memory.ids if f.startswith(typed)]
-    return found[0] if len(found) == 1 else None
+    return name_id(typed, memory.ids, memory.index)
+
+
+ID_CANDIDATES = 100  # a shortened id beginning more ids than this is a word, not an id
 
 
 def search(browser: Browser, source: str) -> Search:
-    """Run a query (raises QueryError on a typo); an id's prefix as shown in the list
-    finds that fact (`mem0:3f2c9a1e` is no filter typo)."""
-    named = browser.resolve(source) if " " not in source.strip() else None
-    if named is not None:
-        return Search(source, np.array([browser.loaded_memory.index[named]], dtype=np.int64), True)
-    parsed = fq.parse(source)
+    """Run a query (raises QueryError on a typo); an id as the list shows it finds that
+    fact (`mem0:3f2c9a1e`, `…c3d4` are no filter typos). One that names several lists
+    them first, and the search's `note` says it is ambiguous, naming them."""
+    note, first = "", np.empty(0, dtype=np.int64)
+    if " " not in source.strip():
+        try:
+            named = browser.resolve(source)
+        except AmbiguousId as exc:
+            named = None
+            if len(exc.candidates) <= ID_CANDIDATES:
+                index = browser.loaded_memory.index
+                note, first = str(exc), np.array([index[c] for c in exc.candidates], dtype=np.int64)
+        if named is not None:
+            return Search(source, np.array([browser.loaded_memory.index[named]], dtype=np.int64), True)
+    try:
+        parsed = fq.parse(source.replace("…", " ") if note else source)
+    except SynapseError:
+        if not note:
+            raise
+        return Search(source, first, True, note)  # an id's prefix, not a filter: its candidates
     if parsed.empty:
-        return Search(source)
+        return Search(source, first, True, note) if note else Search(source)
     with browser.lock:
         positions = fq.run(browser.loaded_memory, parsed)
+    if note:  # the candidates first, then what else the words match
+        return Search(source, np.concatenate([first, positions[~np.isin(positions, first)]]), True, note)
     return Search(source, positions, bool(parsed.words))
 
 
@@ -110,7 +129,7 @@ def related(
     with browser.lock:
         try:
             return blast_radius(browser.store, fact_id, exclude=exclude, limit=limit)
-        except (KeyError, *OperationalError):
+        except NO_GRAPH:
             return None
 
 
@@ -121,7 +140,7 @@ def neighbourhood(browser: Browser, fact_id: str) -> GraphRead:
 
     with browser.lock:
         read = neighbourhood(browser.store, fact_id, browser.config)
-    later = _later_ids(browser)
+    later = _later_ids(browser.scored)
     if read.value is None or not later:
         return read
     if fact_id in later:
@@ -139,28 +158,40 @@ def path(browser: Browser, a: str, b: str) -> GraphRead:
     from synapse_tui.core.graph.ego import GraphRead
     from synapse_tui.core.graph.path import find_path
 
-    a, b = browser.resolve(a) or a, browser.resolve(b) or b  # P takes the list's short ids
-    later = _later_ids(browser)
+    try:  # P takes the ids as the list shows them
+        a, b = browser.resolve(a) or a, browser.resolve(b) or b
+    except AmbiguousId as exc:
+        return GraphRead(error=str(exc))
+    state = browser.scored
+    later = _later_ids(state)
     for fid in (a, b):
         if fid in later:
             return GraphRead(error=_not_yet(browser, fid))
-    exclude = frozenset(int(i) + 1 for i in np.flatnonzero(~browser.exists)) if later else frozenset()
+    exclude = frozenset(int(i) + 1 for i in _later_positions(state)) if later else frozenset()
     with browser.lock:  # graph positions count from 1
         return find_path(browser.store, a, b, browser.config, exclude)
 
 
-def _later_ids(browser: Browser) -> frozenset[str]:
+def _later_positions(state: State | None) -> np.ndarray:
+    """As of an instant, the positions of the facts created after it (none when viewing now)."""
+    if state is None or state.exists is None:
+        return np.empty(0, np.int64)
+    return np.flatnonzero(~state.exists)
+
+
+def _later_ids(state: State | None) -> frozenset[str]:
     """As of an instant, the facts created after it (empty when viewing now)."""
-    if browser.exists is None or browser.memory is None:
+    if state is None:
         return frozenset()
-    ids = browser.memory.ids
-    return frozenset(ids[int(i)] for i in np.flatnonzero(~browser.exists))
+    return frozenset(state.memory.ids[int(i)] for i in _later_positions(state))
 
 
 def _not_yet(browser: Browser, fact_id: str) -> str:
+    """A fact created after the instant shown (only asked while one is)."""
     from synapse_tui.core.base.clock import format_time
 
-    return f"{fact_id} did not exist yet as of {format_time(browser.as_of)}"
+    when = browser.as_of
+    return f"{fact_id} did not exist yet as of {format_time(when) if when is not None else 'now'}"
 
 
 def session_log(browser: Browser) -> tuple[LogEntry, ...]:

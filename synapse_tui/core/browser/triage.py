@@ -7,20 +7,26 @@ changed rescored, the queues patched where they changed, and the notice the user
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
 from synapse_tui.core.base.clock import Clock, format_time
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.browser.state import State, TriageResult
+from synapse_tui.core.base.limits import counted
+from synapse_tui.core.browser.state import State, TriageResult, Unloaded, require_loaded
 from synapse_tui.core.review.junk import text_groups
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.notices import describe
 from synapse_tui.core.review.queues import all_masks, masks_at
 from synapse_tui.core.review.reasons import find_duplicates, recheck, with_unsupported
-from synapse_tui.core.review.triage import Outcome, Triage
+from synapse_tui.core.review.triage import Outcome, Triage, TriageError
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.score import Scores
+
+Progress = Callable[[int, int, str], None]  # (step, steps, what it does), as each step starts
+STEPS = 3  # writing, rescoring, and the browser's repaint (the main thread's)
 
 
 def refusal(store: Store, as_of: float | None, move: str | None = None) -> str | None:
@@ -51,26 +57,32 @@ def login(store: Store) -> str | None:
 def apply_move(
     store: Store,
     clock: Clock,
-    head: State,
+    head: Unloaded | State,
     move: str,
     fact_ids: list[str],
     target: str | None,
     from_marks: bool,
     expect: int | None,
+    progress: Progress | None = None,
 ) -> TriageResult:
     """One move as one audited transaction (the caller holds the store's lock, in the
     move's turn): the changed facts rescored, and the next state, not yet installed. An
     undo with `expect` reverts batch `expect` or nothing (`Triage.undo`)."""
     asked = tuple(fact_ids)
-    refused = refusal(store, head.as_of, move)
+    refused = refusal(store, head.as_of if isinstance(head, State) else None, move)
     if refused:
         return TriageResult(move, None, "", error=refused, fact_ids=asked)
-    memory = head.loaded_live
+    head = require_loaded(head)
+    memory = head.live
     triage = Triage(store, clock, config=head.config)
     undone = list(head.undone)
+    told = progress or (lambda step, steps, what: None)
+    told(1, STEPS, f"writing {counted(len(fact_ids), 'fact')}" if fact_ids else f"{move} in the store")
     try:
         if move == "undo":
             batch = triage.undo_target() if expect is None else expect
+            if batch is None:  # what `undo` says too: it would find none either
+                raise TriageError("nothing to undo")
             outcome = triage.undo(expect=batch)
             undone.append(batch)
         elif move == "redo":
@@ -87,6 +99,7 @@ def apply_move(
         return TriageResult(move, None, "", error=str(exc), fact_ids=asked, state=state)
     before = memory.scores
     ids = list(dict.fromkeys(outcome.fact_ids))
+    told(2, STEPS, f"rescoring {counted(len(ids), 'fact')}")
     foreign = store.data_version() != head.data_version  # another process committed
     if (foreign and store.count() != len(memory)) or any(f not in memory.index for f in ids):
         loaded = store.audit.mark()
@@ -119,7 +132,7 @@ def apply_move(
         own=head.own | {outcome.batch},
         undone=tuple(undone),
     )
-    notice = describe(outcome, ids, memory.index, before, memory.scores)
+    notice = describe(outcome, ids, memory.index, before, memory.scores, memory.config.guidance)
     follow = _came_back(outcome) if move in ("undo", "redo") else None
     return TriageResult(
         move,
@@ -135,9 +148,9 @@ def apply_move(
 
 def _requeue(state: State, positions: np.ndarray) -> State:
     """Queue membership after a change at `positions`."""
-    suspects = recheck(state.loaded_suspects, state.loaded_live, positions)
-    masks = state.loaded_masks.copy()  # never write an array already handed out
-    masks[:, positions] = masks_at(state.loaded_live, suspects.mask, positions)
+    suspects = recheck(state.suspects, state.live, positions)
+    masks = state.masks.copy()  # never write an array already handed out
+    masks[:, positions] = masks_at(state.live, suspects.mask, positions)
     return replace(state, suspects=suspects, masks=masks)
 
 
@@ -153,7 +166,7 @@ def _came_back(outcome: Outcome) -> str | None:
     return ids[0] if len(ids) == 1 else None
 
 
-def _looks_different(before, after, positions: np.ndarray) -> np.ndarray:
+def _looks_different(before: Scores, after: Scores, positions: np.ndarray) -> np.ndarray:
     """Of `positions` (the rescored ones), those whose list row shows something else now:
     trust to two decimals, band, guidance, depth, tier, flags, age in days."""
     differs = np.round(before.trust[positions], 2) != np.round(after.trust[positions], 2)

@@ -1,0 +1,107 @@
+"""An import into a store that already has its graph and the files beside it (issue 37,
+point 11): its memory grows with the rows, never with their square, and its edges are the
+ones a full build of every fact gives, whether the new rows are few (the append searches
+them) or as many as the store's (the space is built anew)."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from synapse_tui.core.graph import cache as graphcache
+from synapse_tui.core.graph.build import rebuild_is_cheaper, update_graph
+from synapse_tui.core.ingest.interchange import import_facts, parse_file
+from synapse_tui.core.store.db import Store
+from tests.core.graph_stores import clustered, config, edge_set
+from tests.helpers import write_jsonl
+
+
+@pytest.fixture(autouse=True)
+def files_for_small_stores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The graph folder for a space of any size (a test store is far below MIN_ROWS)."""
+    monkeypatch.setattr(graphcache, "MIN_ROWS", 0)
+
+
+def facts(X: np.ndarray, start: int) -> list[dict]:
+    """Facts with a model embedding, and every fifth without one (the lexical space)."""
+    out = []
+    for i in range(X.shape[0]):
+        n = start + i
+        fact = {
+            "id": f"f{(n * 7919) % 100_003:06d}-{n}",  # ids in an order unrelated to position
+            "text": f"fact {n % 97} about {('api', 'billing', 'deploy')[n % 3]} and {n % 13}",
+            "created_at": "2026-01-01T00:00:00Z",
+            "entities": [("api", "billing", "deploy", "auth")[n % 4], ("a", "b", "c")[n % 3]],
+            "note": f"n{n // 6}",
+        }
+        if n % 5:
+            fact["embedding"] = [round(float(v), 6) for v in X[i]]
+        out.append(fact)
+    return out
+
+
+def import_into(db: Path, rows: list[dict], name: str, k: int = 5) -> Store:
+    """`import` as the CLI runs it: the facts appended, then the graph brought up to date
+    inside the same transaction (from the files beside the store when they are there)."""
+    src = write_jsonl(db.parent / f"{name}.jsonl", rows)
+    store = Store.open(db, create=True)
+    import_facts(
+        store, parse_file(src), str(src), after_insert=lambda conn, new: update_graph(conn, new, config(k))
+    )
+    return store
+
+
+def stored_and_import(tmp_path: Path, old: int, new: int, tag: str) -> tuple[Store, list[dict]]:
+    X = clustered(old + new, seed=4)
+    first, more = facts(X[:old], 0), facts(X[old:], old)
+    db = tmp_path / f"{tag}.db"
+    import_into(db, first, f"{tag}-first").close()
+    assert (tmp_path / f"{tag}.db-graph" / "model.json").exists(), "the store has its graph folder"
+    return import_into(db, more, f"{tag}-more"), first + more
+
+
+@pytest.mark.parametrize(("old", "new"), [(600, 150), (300, 700)])
+def test_an_import_into_a_store_gives_the_edges_of_one_import_of_every_fact(
+    tmp_path: Path, old: int, new: int
+) -> None:
+    """Few new facts (searched against the store's files) or more than the store held
+    (its spaces built anew): the same edges, weights and lists as importing them all at
+    once into an empty store."""
+    store, every = stored_and_import(tmp_path, old, new, "inc")
+    assert rebuild_is_cheaper(old, old + new, config().graph) == (new >= old)
+    whole = import_into(tmp_path / "whole.db", every, "whole")
+    assert edge_set(store._conn) == edge_set(whole._conn)
+    for sql in ("SELECT * FROM knn ORDER BY pos", "SELECT * FROM npmi_edges ORDER BY a, b"):
+        assert store._conn.execute(sql).fetchall() == whole._conn.execute(sql).fetchall()
+    store.close()
+    whole.close()
+
+
+def _peak_of_import(tmp_path: Path, old: int, new: int) -> int:
+    X = clustered(old + new, seed=6)
+    db = tmp_path / f"p{new}.db"
+    import_into(db, facts(X[:old], 0), f"p{new}-first").close()
+    src = write_jsonl(tmp_path / f"p{new}-more.jsonl", facts(X[old:], old))
+    parsed = parse_file(src)
+    store = Store.open(db)
+    tracemalloc.start()
+    try:
+        import_facts(store, parsed, str(src), after_insert=lambda conn, n: update_graph(conn, n, config(5)))
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        store.close()
+
+
+@pytest.mark.parametrize("old", [500, 6000])
+def test_twice_the_rows_imported_into_a_store_take_at_most_about_twice_the_memory(
+    tmp_path: Path, old: int
+) -> None:
+    """Before issue 37's fix the new rows were multiplied with each other in tiles of up to
+    8,192 x 4,096: 2,000 and then 4,000 rows into 500 took four times the memory. Now
+    the peak follows the rows (their vectors, lists and a fixed block of products)."""
+    small, large = _peak_of_import(tmp_path, old, 1000), _peak_of_import(tmp_path, old, 2000)
+    assert large < 2.5 * small, (small, large)

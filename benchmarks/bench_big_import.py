@@ -77,11 +77,70 @@ def inputs(work: Path, old: int, new: int) -> tuple[Path, Path, Path]:
     return store, facts, base
 
 
+def edge_recall(db: Path, sample: int) -> tuple[float, float, float, int]:
+    """The update's lexical lists and mutual-kNN edges against exact ones, on `sample`
+    facts drawn at random (seeded): (recall@10 of the lists, recall and precision of the
+    sampled facts' edges, how many exact edges). An exact edge needs the exact lists of
+    both ends (each in the other's top k, weight above 0), so the sampled facts' exact
+    neighbours are searched exactly too (float32 products: a near-tie may count as a miss)."""
+    import sqlite3
+
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT))
+    from synapse_tui.core.graph import lexical
+    from synapse_tui.core.graph.ann import _exact
+    from synapse_tui.core.graph.edges import directed_weights
+
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    rows = conn.execute(
+        "SELECT f.pos, f.text FROM facts f JOIN embeddings e ON e.pos = f.pos"
+        " WHERE e.kind = 'lexical' ORDER BY f.pos"
+    ).fetchall()
+    pos = np.array([p for p, _ in rows], np.int64)
+    X = lexical.embed_texts([t for _, t in rows])
+    del rows
+    lists = {p: np.frombuffer(b, np.int32) for p, b in conn.execute("SELECT pos, nbrs FROM knn")}
+    k = next(iter(lists.values())).size
+    picked = np.sort(np.random.default_rng(0).choice(pos.size, size=min(sample, pos.size), replace=False))
+    top, _ = _exact(X, picked, k)
+    ends = np.unique(np.r_[picked, top.ravel()])
+    ends_top, ends_cos = _exact(X, ends, k)
+    weights = directed_weights(ends_cos)  # an edge is kept when its mean weight is above 0
+    exact = {
+        int(pos[r]): dict(zip(pos[t].tolist(), w.tolist(), strict=True))
+        for r, t, w in zip(ends.tolist(), ends_top, weights, strict=True)
+    }
+    found = hits = got = right = 0
+    for r in picked.tolist():
+        p = int(pos[r])
+        found += len(exact[p].keys() & set(lists[p].tolist()))
+        truth = {q for q, w in exact[p].items() if p in exact[q] and w + exact[q][p] > 0}
+        stored = {
+            a if b == p else b
+            for a, b in conn.execute(
+                "SELECT a, b FROM semantic_edges WHERE (a = ? OR b = ?) AND kind = 'lexical'", (p, p)
+            )
+        }
+        hits, got, right = hits + len(truth & stored), got + len(stored), right + len(truth)
+        # `right` counts the exact edges; an edge whose other end was not searched exactly
+        # cannot be judged: stored edges are all to listed neighbours, which are in `exact`'s keys
+    conn.close()
+    return found / (k * picked.size), hits / max(right, 1), hits / max(got, 1), right
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("old", type=int)
     parser.add_argument("new", type=int)
     parser.add_argument("--work", type=Path, default=None)
+    parser.add_argument(
+        "--recall",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the update's lists and edges against exact on N facts",
+    )
     parser.add_argument(
         "--all", action="store_true", help="also time importing OLD and NEW together into an empty store"
     )
@@ -121,6 +180,12 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  update / {name} ({what}): {update[0] / run[0]:.2f} x wall,"
             f" {update[3] / run[3]:.2f} x CPU, {update[1] / run[1]:.2f} x peak memory"
+        )
+    if args.recall:
+        lists, edges, precision, exact = edge_recall(target, args.recall)
+        print(
+            f"  update's lexical graph on {args.recall:,} facts against exact: recall@10 of the lists"
+            f" {lists:.4f}, of the edges {edges:.4f} ({exact:,} exact edges), edge precision {precision:.4f}"
         )
     return 0 if all(r[1][2] == 0 for r in runs) else 1
 

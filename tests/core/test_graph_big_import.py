@@ -105,3 +105,37 @@ def test_twice_the_rows_imported_into_a_store_take_at_most_about_twice_the_memor
     the peak follows the rows (their vectors, lists and a fixed block of products)."""
     small, large = _peak_of_import(tmp_path, old, 1000), _peak_of_import(tmp_path, old, 2000)
     assert large < 2.5 * small, (small, large)
+
+
+def test_a_second_append_to_an_approximate_space_keeps_its_recall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a space with cells (an approximate graph) the facts appended since the build (the
+    tail) are searched by every new fact, and a walk along the stored lists can reach
+    them again: counted twice among a new fact's best so far, such a pair crowded out a
+    candidate. Two appends, the second with a tail, keep the target recall."""
+    pytest.importorskip("pynndescent")
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.graph import build as graphstore
+    from synapse_tui.core.graph import edges as g
+    from synapse_tui.core.graph.build import ensure_graph
+    from tests.core.graph_stores import build_store, facts_with_embeddings
+
+    monkeypatch.setattr(graphcache, "CELLS_ABOVE", 0)
+    X = clustered(3000, seed=9, noise=0.8)
+    config = Config().with_values("graph", approximate_above=1000, route="approximate")
+    _, store, _ = build_store(tmp_path, X[:2200], config)
+    monkeypatch.setattr(graphstore, "_load_space", lambda *a: pytest.fail("read every vector"))
+    for lo, hi in ((2200, 2600), (2600, 3000)):
+        src = write_jsonl(tmp_path / f"more{lo}.jsonl", facts_with_embeddings(X[lo:hi], start=lo))
+        import_facts(store, parse_file(src), str(src))
+        with store.transaction() as conn:
+            assert ensure_graph(conn, config).extended == ("model",)
+    stored = {
+        pos: np.frombuffer(nb, np.int32) - 1
+        for pos, nb in store._conn.execute("SELECT pos, nbrs FROM knn WHERE pos > 2200")
+    }
+    exact = g.exact_knn(g.normalise(np.round(X, 6)), g.string_ranks([f"f{i:05d}" for i in range(3000)]), 10)
+    hits = sum(np.intersect1d(stored[p], exact.nbrs[p - 1]).size for p in stored)
+    assert len(stored) == 800 and hits / (10 * 800) >= 0.99, hits / 8000
+    store.close()

@@ -466,11 +466,10 @@ def _search(
 ) -> tuple[Knn, np.ndarray] | None:
     """New rows against each other, the tail, and, walking from their nearest cells, the
     rest; None when a new row found fewer than k candidates."""
-    V, order = cache.vec, cache.order
+    V = cache.vec
     n_old, m = V.shape[0], Xn.shape[0]
     eps = np.float32(band(V.shape[1]))
     kth_old = cache.cos[:, k - 1]
-    new_rows = np.arange(n_old, n_old + m, dtype=np.int64)
     top = np.full((m, k), -np.inf, np.float32)  # each new row's k best sgemm values so far
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (new row, candidate, sgemm cos)
     pairs_old: list[np.ndarray] = []  # (old row, new row) where the new row may enter
@@ -495,6 +494,25 @@ def _search(
                 pairs_old.append(np.stack([rows[old][a], cols[b] + n_old], axis=1))
 
     everyone = np.arange(m)
+    _offer_all(cache, Xn, offer)
+    if near.shape[1]:
+        seen = np.zeros(n_old, bool)
+        # the tail's rows were offered above: offered again from a walk, a pair would count
+        # twice among a row's k best so far and crowd out a candidate
+        celled = cache.where < int(cache.starts[-1])
+        for i in range(m):
+            S, rows = _walk(V, cache, seen, near[i], Xn[i], k)
+            mine = celled[rows]
+            offer(S[None, mine], rows[mine], everyone[i : i + 1])
+    return _merge(cache, Xn, ranks, k, top, found, pairs_old)
+
+
+def _offer_all(cache: Cache, Xn: np.ndarray, offer: Any) -> None:
+    """Every new row against every new row and every row of the tail."""
+    V, order = cache.vec, cache.order
+    n_old, m = V.shape[0], Xn.shape[0]
+    new_rows = np.arange(n_old, n_old + m, dtype=np.int64)
+    everyone = np.arange(m)
     # tiles of at most TILE_ROWS x TILE_COLS products (128 MB): never the m x m of the new
     # rows against each other, nor a block of old rows against every new row (issue 37:
     # 47,000 new rows were an 8.8 GB product), so memory does not grow with m * n
@@ -511,12 +529,6 @@ def _search(
         for t0 in range(int(cache.starts[-1]), n_old, TILE_ROWS):
             t1 = min(t0 + TILE_ROWS, n_old)
             offer(Xc @ V[t0:t1].T, order[t0:t1], cols)
-    if near.shape[1]:
-        seen = np.zeros(n_old, bool)
-        for i in range(m):
-            S, rows = _walk(V, cache, seen, near[i], Xn[i], k)
-            offer(S[None, :], rows, everyone[i : i + 1])
-    return _merge(cache, Xn, ranks, k, top, found, pairs_old)
 
 
 def _walk(

@@ -56,6 +56,7 @@ from synapse_tui.core.graph.knn import (
     unit_means,
     where2,
 )
+from synapse_tui.core.store.sqlite.store import database_file
 
 VERSION = 1
 MIN_ROWS = 20_000  # smaller spaces read back from SQLite in well under a second
@@ -84,8 +85,7 @@ def folder(conn: sqlite3.Connection) -> Path | None:
     process wrote (`stamp`)."""
     if not isinstance(conn, sqlite3.Connection):
         return _server_folder(conn)
-    row = conn.execute("PRAGMA database_list").fetchone()
-    name = row[2] if row else ""
+    name = database_file(conn)
     return Path(name + "-graph") if name else None
 
 
@@ -95,7 +95,9 @@ def _server_folder(conn: Any) -> Path | None:
     where = getattr(conn, "where", None)
     if where is None:
         return None
-    database, schema = conn.execute("SELECT current_database(), current_schema()").fetchone()
+    from synapse_tui.core.store.postgres.store import server_schema
+
+    database, schema = server_schema(conn)
     key = hashlib.blake2b(f"{where.shown}\0{database}\0{schema}".encode(), digest_size=12).hexdigest()
     root = server_root()
     try:
@@ -124,8 +126,9 @@ def stamp(conn: Any, kind: str) -> dict[str, str]:
     if isinstance(conn, sqlite3.Connection):
         return {}
     key = "graph.npmi" if kind == "npmi" else f"graph.semantic.{kind}"
-    row = conn.execute("SELECT CAST(xmin AS text) FROM meta WHERE key = ?", (key,)).fetchone()
-    return {"stamp": row[0] if row else ""}
+    from synapse_tui.core.store.postgres.store import meta_version
+
+    return {"stamp": meta_version(conn, key)}
 
 
 @dataclass

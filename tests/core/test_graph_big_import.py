@@ -63,6 +63,18 @@ def stored_and_import(tmp_path: Path, old: int, new: int, tag: str) -> tuple[Sto
     return import_into(db, more, f"{tag}-more"), first + more
 
 
+def test_an_import_too_large_for_the_walk_rebuilds_the_space() -> None:
+    """A space searched by its cells (approximate, CELLS_ABOVE rows or more): the walk costs
+    about forty times a full build's share per new fact (30,000 into 300,000 took 4.4 times
+    an import of all 300,000 into an empty store), so an import of a fortieth of the space
+    or more builds it anew; 1,000 facts into a million still walk."""
+    gc = config().graph
+    assert not rebuild_is_cheaper(1_000_000, 1_001_000, gc, walked=True)
+    assert rebuild_is_cheaper(300_000, 330_000, gc, walked=True)
+    assert not rebuild_is_cheaper(300_000, 330_000, gc, walked=False)  # m x n under the full build's
+    assert rebuild_is_cheaper(100_000, 300_000, gc)
+
+
 @pytest.mark.parametrize(("old", "new"), [(600, 150), (300, 700)])
 def test_an_import_into_a_store_gives_the_edges_of_one_import_of_every_fact(
     tmp_path: Path, old: int, new: int
@@ -122,6 +134,7 @@ def test_a_second_append_to_an_approximate_space_keeps_its_recall(
     from tests.core.graph_stores import build_store, facts_with_embeddings
 
     monkeypatch.setattr(graphcache, "CELLS_ABOVE", 0)
+    monkeypatch.setattr(graphstore, "WALK_SHARE", 0)  # the walk, not its price (400 into 2,200)
     X = clustered(3000, seed=9, noise=0.8)
     config = Config().with_values("graph", approximate_above=1000, route="approximate")
     _, store, _ = build_store(tmp_path, X[:2200], config)

@@ -276,7 +276,7 @@ def _rebuild_space(t: GraphTables, kind: str, config: Any, progress: g.Progress 
     return built.note and f"{kind} graph of {sp.pos.size:,} facts: {built.note}"
 
 
-def rebuild_is_cheaper(n_old: int, n: int, gc: Any) -> bool:
+def rebuild_is_cheaper(n_old: int, n: int, gc: Any, walked: bool = False) -> bool:
     """Whether appending rows n_old.. to a space of n_old rows costs more than building the
     space anew. An append searches each new row against every row (m x n pairs, or a walk
     of the cells, whose new-against-new part is m x m); a full build searches n**2 / 2
@@ -284,13 +284,23 @@ def rebuild_is_cheaper(n_old: int, n: int, gc: Any) -> bool:
     approximate route priced at under half of that (ann.py, cost.MARGIN). So the space is
     built anew when the new rows' pairs reach the full build's: no import into a store
     costs more than importing all its rows into an empty one (issue 37: 200,000 facts into
-    100,000 searched 6e10 pairs where a full build of 300,000 approximates 4.5e10)."""
+    100,000 searched 6e10 pairs where a full build of 300,000 approximates 4.5e10).
+
+    `walked`: the space is searched by its cells (graph/cache.py's walk, an approximate
+    space of CELLS_ABOVE rows or more), which costs far more a new row than a full build
+    does a row: rebuilt from WALK_SHARE of its rows on."""
     m = n - n_old
+    if walked and m > 0 and m * WALK_SHARE >= n_old:
+        return True
     approximate = n > ann.param(gc, "approximate_above") and ann.param(gc, "route") != "exact"
     share = REBUILD_APPROXIMATE if approximate else 1.0
     return m > 0 and m * n >= share * n * n / 2
 
 
+# 30,000 facts into an approximate 300,000 by the walk took 368 s of CPU, an import of
+# 300,000 into an empty store 83 s (benchmarks/RESULTS.md): 12 ms a new fact against 0.28 ms
+# a fact, so the walk pays below about a fortieth of the space (1,000 into a million: yes)
+WALK_SHARE = 40
 # an approximate full build's pairs against an exact one's (at most cost.MARGIN of its
 # price; HNSW on text without structure about half, the probed search a quarter or less)
 REBUILD_APPROXIMATE = 0.5
@@ -560,7 +570,11 @@ def ensure_graph(
         t.delete_semantic(kind)
     bar = _Bar(progress, {**{s: float(states[s]["count"]) for s in todo}, "npmi": 1.0})
     for kind, stored in todo.items():
-        if stored is not None and rebuild_is_cheaper(stored["count"], states[kind]["count"], config.graph):
+        walked = stored is not None and stored.get("method", "exact") != "exact"
+        walked = walked and stored["count"] >= graphcache.CELLS_ABOVE
+        if stored is not None and rebuild_is_cheaper(
+            stored["count"], states[kind]["count"], config.graph, walked
+        ):
             stored = None  # an append as large as the space: built anew, as an import into an empty store
         if stored is not None and _extend_space(
             t,

@@ -32,7 +32,7 @@ def test_ruff_format_is_clean():
 # mypy's errors over synapse_tui ([tool.mypy] in pyproject.toml): 241 when first counted
 # (issue 44), to fall to 40. Lower it whenever a change fixes some; never raise it. 178 is
 # the count when this turn's branches merged (one branch had reached 164 alone).
-MYPY_CEILING = 58
+MYPY_CEILING = 48
 MYPY_NONE_IN = ("synapse_tui/core/store/", "synapse_tui/core/trust/")
 
 
@@ -95,19 +95,8 @@ def test_no_module_imports_itself_through_others():
 # Functions still above a cyclomatic complexity of 25 by radon's count (issue 44), to split;
 # the set only shrinks. Most are in the adapters and the UI, left while others edited them.
 COMPLEX_LEFT = {
-    "synapse_tui/core/ingest/adapters/openclaw.py:_claims",
-    "synapse_tui/ui/screens/session_log.py:_paint",
-    "synapse_tui/core/ingest/adapters/codex.py:_task_groups",
-    "synapse_tui/core/ingest/adapters/claude_code.py:read",
-    "synapse_tui/core/ingest/adapters/mdfolder.py:_replay",
-    "synapse_tui/core/ingest/adapters/langgraph.py:read",
-    "synapse_tui/core/ingest/adapters/git_notes.py:read",
-    "synapse_tui/core/ingest/adapters/mdfolder.py:read_docs",
     # grown by this turn's parallel branches (real memory, MCP recall, the CLI's explain)
     # while the house branch split others; merged as they landed, to split next
-    "synapse_tui/core/ingest/adapters/claude_code.py:_history",
-    "synapse_tui/core/ingest/adapters/markdown_memory.py:blocks",
-    "synapse_tui/core/ingest/adapters/markdown_memory.py:replay",
     "synapse_tui/core/review/relevance.py:rank",
     "synapse_tui/core/review/relevance.py:time_span",
     "synapse_tui/cli/render.py:print_explain",

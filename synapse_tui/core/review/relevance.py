@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from synapse_tui.core.base.errors import QueryError
+from synapse_tui.core.review.relevance_versions import lift, newer_first, suggested_first, versions
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
@@ -199,6 +200,7 @@ class Relevance:
     semantic_rank: np.ndarray  # 1-based; 0: not reached
     hits: tuple[np.ndarray, ...]  # per term, the positions holding it (of `pos`, at least)
     total: int  # how many facts the words reach, passing the filters
+    said: dict[int, str] = field(default_factory=dict)  # by position: a suggested replacement read
 
     def reason(self, memory: Memory, i: int) -> str:
         """Why the fact at `self.pos[i]` ranks where it does, in a line."""
@@ -220,6 +222,8 @@ class Relevance:
             k = int(memory.scores.k[p])
             state = "superseded, ranked after the current version" if k else "current"
             parts.append(f"trust {memory.scores.trust[p]:.2f} ({state})")
+        if p in self.said:
+            parts.append(self.said[p])
         return "; ".join(part for part in parts if part)
 
 
@@ -300,6 +304,7 @@ def rank(
     if holds_names is not None:  # 0 no name, 1 every name, 2 every keyword (names included)
         tier = tier * 2 + (holds_names | (tier > 0))
     signals = ["bm25"]
+    evidence: dict[int, str] = {}  # per position, the suggested replacement the ranking read
     bm25_rank = _ranks(tier * 1e9 + relevance)
     lexical_rank = np.zeros(n, dtype=np.int64)
     semantic_rank = np.zeros(n, dtype=np.int64)
@@ -339,9 +344,13 @@ def rank(
         fused /= fused.max(initial=0) or 1.0
         if mode == "trust":
             fused *= _trusted(memory, pos, terms_needed)
-            fused = _newer_first(memory, pos, tier * 2 + fused) - tier * 2
+            keyed = newer_first(memory, pos, tier * 2 + fused)
+            if holds_names is not None:  # the question names its subject: read suggest's evidence
+                subject = [t.rstrip("*") for t, r in zip(terms, rare, strict=True) if r]
+                keyed, evidence = suggested_first(memory, pos, keyed, selective, subject)
+            fused = keyed - tier * 2
             signals.append("trust")
-        score = tier * 2 + fused  # fused is at most 1: the tier always wins
+        score = tier * 2 + fused  # fused is at most 1: the tier always wins (but for a newer version)
     return Relevance(
         pos,
         score,
@@ -353,6 +362,7 @@ def rank(
         semantic_rank,
         tuple(hits),
         n,
+        evidence,
     )
 
 
@@ -500,7 +510,7 @@ def _head(
 
     w = 1.0 if terms_needed == 1 else TRUST_WEIGHT
     top_factor = 1 - w + w * float(memory.scores.trust.max(initial=0)) if trust else 1.0
-    new, old = _versions(memory, pos) if trust else (np.empty(0, np.int64),) * 2
+    new, old = versions(memory, pos) if trust else (np.empty(0, np.int64),) * 2
     lexical = None  # the lexical ranks of BM25's first CANDIDATES: the same at any size
     size = max(CANDIDATES, 2 * limit)
     while size < n:
@@ -525,7 +535,7 @@ def _head(
             lo, hi = np.full(n, -np.inf), np.full(n, outside)
             lo[sel] = hi[sel] = below
             passes = int(memory.scores.k.max(initial=0)) + 1
-            lo, hi = _lift(lo, new, old, passes), _lift(hi, new, old, passes)
+            lo, hi = lift(lo, new, old, passes), lift(hi, new, old, passes)
             cand = np.union1d(sel, new)
             lo, hi = lo[cand], hi[cand]
         else:  # nothing to lift: the SIZE's keys are exact
@@ -591,42 +601,6 @@ def _among(hits: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """Those of ascending `positions` that ascending `hits` holds."""
     at = np.minimum(np.searchsorted(hits, positions), max(len(hits) - 1, 0))
     return positions[hits[at] == positions] if len(hits) else hits
-
-
-def _versions(memory: Memory, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs of reached facts, a newer version (ascending) and the version it replaced, as
-    indices into `pos`: looked up for the store's facts that replaced one only."""
-    sup = memory.arrays.supersedes  # what each fact replaced, -1 for nothing
-    newer = np.flatnonzero(sup >= 0)
-    new = np.searchsorted(pos, newer)
-    reached = new < len(pos)
-    reached[reached] = pos[new[reached]] == newer[reached]
-    new, replaced = new[reached], sup[newer[reached]]
-    old = np.searchsorted(pos, replaced)
-    reached = old < len(pos)
-    reached[reached] = pos[old[reached]] == replaced[reached]
-    return new[reached], old[reached]
-
-
-def _newer_first(memory: Memory, pos: np.ndarray, score: np.ndarray) -> np.ndarray:
-    """A newer version that the words reach too ranks just above the version it replaced
-    (transitively, along the chain): an agent asking about a slot gets the current value
-    first and the history after it. Versions the words do not reach are not added."""
-    new, old = _versions(memory, pos)
-    if not len(new):
-        return score
-    return _lift(score, new, old, int(memory.scores.k.max(initial=0)) + 1)
-
-
-def _lift(score: np.ndarray, new: np.ndarray, old: np.ndarray, passes: int) -> np.ndarray:
-    """`score` with each `new` raised to just above its `old`, one step of a chain per pass."""
-    score = score.copy()
-    for _ in range(passes):
-        lifted = np.maximum(score[new], score[old] * (1 + 1e-9) + 1e-12)
-        if np.array_equal(lifted, score[new]):
-            break
-        score[new] = lifted
-    return score
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:

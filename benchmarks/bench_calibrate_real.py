@@ -89,6 +89,33 @@ def main() -> None:
             counts[(r[2], r[4]["decision"])] = counts.get((r[2], r[4]["decision"]), 0) + 1
         print(f"{split}: " + ", ".join(f"H={h:g} {dec} {c}" for (h, dec), c in sorted(counts.items())))
     print(f"adopted fits worse held out than the defaults: {worse}")
+    kinds_table(rows)
+
+
+def kinds_table(rows) -> None:
+    """Constants per kind (SPEC 14, issue 41 point 2): per repository and horizon, each kind's
+    samples and decision, and the held-out log loss of the samples scored per kind (adopted
+    kinds with their own B0 and s) against the global constants alone."""
+    print()
+    print(
+        "| repository | split | H | kinds (samples: decision) | held-out log loss global / per kind | adopted |"
+    )
+    print("| --- | --- | --- | --- | --- | --- |")
+    adopted_runs = worse = 0
+    for name, split, h, _, f in rows:
+        k = f.get("kinds")
+        if not k or not k["kinds"]:
+            continue
+        listed = ", ".join(f"{x['kind']} {x['samples']}: {x['decision']}" for x in k["kinds"])
+        adopted = [x["kind"] for x in k["kinds"] if x["decision"] == "adopt"]
+        g, pk = k["heldout_log_loss_global"], k["heldout_log_loss_per_kind"]
+        print(f"| {name} | {split} | {h:g} | {listed} | {num(g)} / {num(pk)} | {', '.join(adopted) or '-'} |")
+        if adopted:
+            adopted_runs += 1
+            worse += pk is not None and g is not None and pk > g
+    print(
+        f"repository-horizons with a kind adopted: {adopted_runs}; of those worse held out than global: {worse}"
+    )
 
 
 if __name__ == "__main__":

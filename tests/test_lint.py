@@ -31,7 +31,7 @@ def test_ruff_format_is_clean():
 # mypy's errors over synapse_tui ([tool.mypy] in pyproject.toml): 241 when first counted
 # (issue 44), to fall to 40. Lower it whenever a change fixes some; never raise it. 178 is
 # the count when this turn's branches merged (one branch had reached 164 alone).
-MYPY_CEILING = 178
+MYPY_CEILING = 71
 MYPY_NONE_IN = ("synapse_tui/core/store/", "synapse_tui/core/trust/")
 
 

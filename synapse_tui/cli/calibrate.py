@@ -211,6 +211,7 @@ def _verdicts(
     if not write:
         return
     fit = report.fit
+    assert fit is not None  # verdict_report fits unless asked not to
     out = (lambda text: say(text, err=True)) if as_json else say
     if fit.decision != "adopt":
         out(f"nothing written: the decision is {fit.decision} ({fit.reason})")
@@ -254,8 +255,10 @@ def _history(
     db: str, horizon: float, write: bool, now: str | None, as_json: bool, config_path: str | None
 ) -> None:
     from synapse_tui.core.review.backtest import history_report
-    from synapse_tui.core.trust.fit import with_constants
+    from synapse_tui.core.review.verdicts import record_history_fit
+    from synapse_tui.core.trust.history_fit import adopted_config
 
+    clock = Clock.from_option(now)
     with open_memory(db, now, config_path, config_must_exist=not write) as memory:
         config = memory.config
         report, fit = history_report(memory, horizon)
@@ -266,12 +269,15 @@ def _history(
     if not write:
         return
     out = (lambda text: say(text, err=True)) if as_json else say
-    if fit.decision != "adopt":
+    if not fit.adopts:
         out(f"nothing written: the decision is {fit.decision} ({fit.reason})")
         return
     target = _target(db, config_path)
-    write_config(with_constants(config, fit.proposed), target)
-    out(f"wrote {', '.join(fit.fitted)} to {target}")
+    new_config, written = adopted_config(fit, config)
+    with Store.open(db) as store:  # first: a config the record does not match reads as not fitted
+        record_history_fit(store, written, report["samples"], clock.now())
+    write_config(new_config, target)
+    out(f"wrote {', '.join(written)} to {target}")
 
 
 def print_history(data: dict[str, Any]) -> None:
@@ -306,8 +312,35 @@ def print_history(data: dict[str, Any]) -> None:
             f" won {fit['heldout_blocks_won']} of {fit['heldout_blocks']} blocks"
         )
         say(f"  AUC: current {_num(fit['auc_current'], 2)}, proposed {_num(fit['auc_proposed'], 2)}")
-    if fit["decision"] == "adopt":
+    _print_kinds(fit.get("kinds"))
+    if fit["decision"] == "adopt" or any(
+        k["decision"] == "adopt" for k in (fit.get("kinds") or {}).get("kinds", [])
+    ):
         say("  --write adopts them (the config's other lines stay as written)")
+
+
+def _print_kinds(kinds: dict[str, Any] | None) -> None:
+    """Each kind's own B0 and s (SPEC 14): its decision, or why it keeps the global ones."""
+    if not kinds or not kinds["kinds"]:
+        return
+    say("")
+    say(
+        f"KINDS  a kind's own B0 and s, fitted for a kind of {kinds['min_samples']:,} samples or more"
+        f" ({kinds['without_kind']:,} samples of facts with no kind use the global ones)"
+    )
+    say(f"  {'kind':<16} {'samples':>8} {'survived':>8}  {'decision':<12} {'B0':>6} {'s':>6}  from")
+    for k in kinds["kinds"]:
+        c = k["constants"]
+        say(
+            f"  {k['kind']:<16} {k['samples']:>8} {k['survived']:>8}  {k['decision']:<12}"
+            f" {c['freshness.b0']:>6.2f} {c['freshness.scale']:>6.2f}  {k['from']}"
+        )
+        say(f"    {k['reason']}")
+    if kinds["heldout_log_loss_per_kind"] is not None:
+        say(
+            f"  held-out log loss: per kind {_num(kinds['heldout_log_loss_per_kind'])},"
+            f" global {_num(kinds['heldout_log_loss_global'])}"
+        )
 
 
 def _num(value: float | None, places: int = 4) -> str:

@@ -131,6 +131,17 @@ def _pct(x: float) -> str:
     return f"{x:.2f}"
 
 
+def _b0_s(info: dict, f) -> str:
+    """The B0 and s that scored the fact: a kind's own say so (SPEC 14)."""
+    fc = info.get("freshness_constants") or {"b0": f.b0, "scale": f.scale, "kind": None}
+    shown = f"B0={fc['b0']:g} s={fc['scale']:g}"
+    if fc.get("kind") is not None:
+        shown += (
+            f" (kind {fc['kind']}: " + ("its own" if fc.get("from") == "kind" else "the global ones") + ")"
+        )
+    return shown
+
+
 def _form(info: dict[str, Any]) -> str:
     """Which form of B was used, and over what."""
     if info["freshness_form"] == "o1":
@@ -161,7 +172,7 @@ def print_explain(
         (
             "Freshness",
             info["freshness"],
-            f"B={info['B']:.2f} ({_form(info)}), B0={f.b0:g} s={f.scale:g}, age {info['age_days']:.1f} d",
+            f"B={info['B']:.2f} ({_form(info)}), {_b0_s(info, f)}, age {info['age_days']:.1f} d",
         ),
         ("Supersession", info["supersession"], f"k={info['k']} (gamma^k)"),
         (

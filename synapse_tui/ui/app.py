@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from textual import events
 from textual.app import App
 from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import ModalScreen
+from textual.theme import Theme
 
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.config import Config, non_defaults
@@ -27,7 +31,6 @@ from synapse_tui.core.browser.triage import login, refusal, withheld
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import DatabaseError, describe
-from synapse_tui.ui.commands import SynapseCommands
 from synapse_tui.ui.messages import LoadFailed, MemoryLoaded
 from synapse_tui.ui.prefs import read_prefs, write_pref
 from synapse_tui.ui.screens.base import MemoryChange
@@ -35,12 +38,38 @@ from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.nav import CursorTo, MarksChanged, OpenFact
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS, TriageApp
 
+if TYPE_CHECKING:
+    from synapse_tui.ui.palette import Command
+
 LISTEN_WAKE_S = 0.25  # how often the listener worker looks up to see whether the app quits
 RETRY_NOTICE_S = 0.1  # a notice that found the store busy (a load, an action) asks again
 
 
 class StoreChanged(Message):
     """Another writer's change notice arrived (a store on a server: `_listen`)."""
+
+
+class SynapseCommands(Provider):
+    """The command palette (ctrl+p): queues, sorts, views, as-of and triage by name (Quit,
+    Keys and Theme come from Textual's own system commands: listed once)."""
+
+    def _commands(self) -> list[Command]:
+        from synapse_tui.ui.palette import commands_for  # built when the palette opens
+
+        app = self.app
+        assert isinstance(app, SynapseApp)  # only SynapseApp.COMMANDS names this provider
+        return commands_for(app, self.screen)
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self._commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)
 
 
 class SynapseApp(TriageApp):
@@ -170,8 +199,9 @@ class SynapseApp(TriageApp):
             self.theme_changed_signal.subscribe(self, self._remember_theme)
         self._listen()
 
-    def _remember_theme(self, theme) -> None:
-        write_pref(self.prefs, "theme", theme.name)
+    def _remember_theme(self, theme: Theme) -> None:
+        if self.prefs is not None:  # subscribed only then
+            write_pref(self.prefs, "theme", theme.name)
 
     # what the views read (the browser owns it)
     @property
@@ -264,7 +294,7 @@ class SynapseApp(TriageApp):
         stop = self._stop_listening = threading.Event()
 
         def work() -> None:
-            with listener:
+            with closing(listener):
                 while not stop.is_set():
                     try:
                         changes = listener.wait(LISTEN_WAKE_S)

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from synapse_tui.core.ingest.sources import sync_recorded
 from synapse_tui.core.review.queues import QUEUES, SORTS
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from synapse_tui.ui.app import SynapseApp
 
 Command = tuple[str, str, Callable[[], object]]
 
 
-def commands_for(app: SynapseApp, screen=None) -> list[Command]:
+def commands_for(app: SynapseApp, screen: Screen[Any] | None = None) -> list[Command]:
     main = app.main
     out: list[Command] = []
 
@@ -39,7 +43,7 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
 
         def work() -> None:
             app.browser.syncing = True  # its writes are this browser's: the reload says "your sync"
-            results = sync_recorded(app.store.path, app.config)
+            results = sync_recorded(os.fspath(app.store.path), app.config)  # a server's too
             lines = [
                 f"{e['system']}: {r.added} added, {r.newly_deleted} deleted"
                 if not isinstance(r, str)
@@ -64,18 +68,16 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
         app.notify(f"copied: {command}", timeout=6, markup=False)
 
     for i, q in enumerate(QUEUES):
-        out.append((f"Queue: {q.title}", f"{q.why} (key {i + 1})", on_main(lambda i=i: main.action_queue(i))))
+        out.append((f"Queue: {q.title}", f"{q.why} (key {i + 1})", on_main(partial(main.action_queue, i))))
     for name, label in SORTS:
         out.append(
             (
                 f"Sort by {label}",
                 "ascending (o cycles, O reverses)",
-                on_main(lambda n=name: main.set_sort(n, False)),
+                on_main(partial(main.set_sort, name, False)),
             )
         )
-        out.append(
-            (f"Sort by {label}, reversed", "descending", on_main(lambda n=name: main.set_sort(n, True)))
-        )
+        out.append((f"Sort by {label}, reversed", "descending", on_main(partial(main.set_sort, name, True))))
     out += [
         (
             "Search",
@@ -150,7 +152,7 @@ def commands_for(app: SynapseApp, screen=None) -> list[Command]:
             (
                 f"Triage: {move}",
                 f"{binding.tooltip} ({binding.key})",
-                lambda m=move: app.action_triage(m),
+                partial(app.action_triage, move),
             )
         )
     return out

@@ -67,20 +67,33 @@ def generate(
     arrivals: float = 2.0,
     horizon: float = 30.0,
     seed: int = 1,
+    kinds: dict[str, dict[str, float]] | None = None,
 ) -> tuple[Path, float]:
     """Write the history as interchange JSON Lines; returns (path, now). `truth` None: every
-    fact survives each horizon with probability 0.97 whatever its age."""
+    fact survives each horizon with probability 0.97 whatever its age. `kinds`: each fact
+    is of one of these kinds at random (Claude Code's `type` in its provenance), its
+    survival following that kind's constants (`truth` unused); a fact that replaces another
+    is of the same kind."""
     rng = np.random.default_rng(seed)
     end = T0 + days * DAY
     n_new = rng.poisson(arrivals * days)
     batch = np.concatenate([T0 - rng.uniform(0, 120, start) * DAY, T0 + rng.uniform(0, days, n_new) * DAY])
     replaces = np.full(len(batch), -1)
+    names = list(kinds or {})
+    kind = rng.integers(0, max(1, len(names)), len(batch))
     objs: list[dict] = []
     while len(batch):
         n = len(batch)
         human = rng.random(n) < 0.5
         reinforced = batch[:, None] + np.cumsum(rng.exponential(60.0, (n, 3)), axis=1) * DAY
-        death = _deaths(rng, truth, batch, human, reinforced, end, horizon)
+        if kinds:
+            death = np.full(n, np.inf)
+            for j, name in enumerate(names):
+                at = np.flatnonzero(kind == j)
+                if len(at):
+                    death[at] = _deaths(rng, kinds[name], batch[at], human[at], reinforced[at], end, horizon)
+        else:
+            death = _deaths(rng, truth, batch, human, reinforced, end, horizon)
         base = len(objs)
         for i in range(n):
             obj = {
@@ -94,10 +107,13 @@ def generate(
                 obj["reinforced_at"] = ev
             if replaces[i] >= 0:
                 obj["supersedes"] = f"f{replaces[i]}"
+            if kinds:
+                obj["provenance"] = {"x-source": "claude-code", "x-claude-code-type": names[kind[i]]}
             objs.append(obj)
         dead = np.flatnonzero(death < end)
         batch = death[dead] + rng.uniform(0, 600, len(dead))
         replaces = dead + base
+        kind = kind[dead]
     with path.open("w", encoding="utf-8") as out:
         for obj in objs:
             out.write(json.dumps(obj) + "\n")

@@ -437,6 +437,37 @@ def test_a_work_tree_set_elsewhere_is_refused_or_left_out(tmp_path):
     assert "Sarah lives in Lyon" in exported(db)
 
 
+@pytest.mark.parametrize("nested", [False, True], ids=["include.path", "includeIf-nested"])
+def test_a_config_include_naming_a_fifo_is_refused_at_once(tmp_path, nested):
+    """git would wait on a FIFO nobody writes until our deadline (30 s); the include is seen
+    before git runs, named, and the folder's history left out at once (before, each command
+    waited out the deadline, then read the folder as outside git, naming nothing)."""
+    repo = notes_repo(tmp_path)
+    fifo = tmp_path / "pipe.cfg"
+    os.mkfifo(fifo)
+    if nested:  # a regular included file, relative to the config, that includes the FIFO
+        (git_dir(repo) / "more.cfg").write_text(f'[include]\n\tpath = "{fifo}" ; the trap\n')
+        config(repo, (f"includeIf.gitdir:{git_dir(repo)}/.path", "more.cfg"))
+    else:
+        config(repo, ("include.path", str(fifo)))
+    db = tmp_path / "memory.db"
+    from tests.cli_run import refused
+
+    line = refused("import", "--from", "git-notes", repo, "--db", db)
+    assert f"{fifo}, a FIFO git would wait on" in line and "history is not read" in line
+    out = run("import", "--from", "basic-memory", repo, "--db", db).stderr
+    assert "left out: " in out and "a FIFO" in out
+    assert "Sarah lives in Lyon" in exported(db)
+
+
+def test_an_include_of_dev_null_or_a_missing_file_is_read_as_usual(tmp_path):
+    repo = notes_repo(tmp_path)
+    config(repo, ("include.path", os.devnull), ("include.path", str(tmp_path / "gone.cfg")))
+    db = tmp_path / "memory.db"
+    run("import", "--from", "git-notes", repo, "--db", db)
+    assert exported(db)["[fact] Sarah lives in Lyon"]["created_at"] == "2026-01-05T09:00:00Z"
+
+
 def test_a_path_outside_the_repository_in_a_tree_is_never_read(tmp_path):
     repo = notes_repo(tmp_path)
     secret = tmp_path / "secret.md"

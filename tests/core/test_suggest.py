@@ -168,3 +168,62 @@ def test_long_texts_mark_only_the_words_that_differ_and_join_back():
     left, right = changed_spans(old, new)
     assert "".join(t for t, _ in left) == old and "".join(t for t, _ in right) == new
     assert [t for t, d in left if d] == ["Fridays."] and [t for t, d in right if d] == ["Tuesdays."]
+
+
+def test_an_edit_of_only_the_letter_case_is_suggested_and_a_duplicate_is_not():
+    (s,) = ReplacedFinder.build(
+        [
+            Item("a", "talk to the API via the httpx asgi client", 1.0, "n"),
+            Item("b", "talk to the API via the httpx ASGI client", 2.0, "n"),
+        ]
+    ).suggestions()
+    assert (s.fact, s.other) == ("a", "b") and "only the letter case differs" in s.why
+    # the same text again (white space aside) is a duplicate, not a replacement
+    assert (
+        found(Item("a", "use ruff  for linting", 1.0, "n"), Item("b", "use ruff for linting", 2.0, "n")) == []
+    )
+
+
+def test_where_the_store_records_deletions_a_fact_still_at_its_source_is_not_replaced():
+    old = Item("a", "run the tests with `make test`", 1.0, "n")
+    new = Item("b", "run the tests with `just test`", 2.0, "n")
+    deleted = Item("z", "the changelog lives in docs/", 0.5, "n", gone=1.5)
+    assert found(old, new) == [("a", "b")]  # no deletions recorded: the wording decides
+    assert found(old, new, deleted) == []  # recorded, and "a" stayed: not replaced
+    # a change said in so many words is still put to a person, saying what speaks against it
+    (s,) = ReplacedFinder.build(
+        [
+            Item("r", "the API rate limit is 600 requests per minute", 1.0, "n"),
+            Item("s", "the API rate limit is now 900 requests per minute", 2.0, "n"),
+            deleted,
+        ]
+    ).suggestions()
+    assert (s.fact, s.other) == ("r", "s") and "but the older was not removed then" in s.why
+    left = Item("a", "run the tests with `make test`", 1.0, "n", gone=2.0)
+    (s,) = ReplacedFinder.build([left, new, deleted]).suggestions()
+    assert (s.fact, s.other) == ("a", "b") and "removed when the newer was written" in s.why
+
+
+def test_the_fact_written_the_instant_the_older_left_is_found_past_many_nearer_ones():
+    # 25 facts alike came between (a busy note): the one written when the older left its
+    # source is its replacement, however many came before it
+    between = [
+        Item(f"b{k}", f"the API rate limit for tenant {k} is {700 + k} per minute", 2.0 + k, "n")
+        for k in range(25)
+    ]
+    at_gone = Item("c", "the API rate limit is 900 per minute", 50.0, "n")
+    old = Item("a", "the API rate limit is 600 per minute", 1.0, "n", gone=50.0)
+    assert ("a", "c") in found(old, *between, at_gone)
+
+
+def test_a_deletion_learnt_later_gives_what_a_full_build_gives():
+    base = [
+        Item("a", "run the tests with `make test`", 1.0, "n"),
+        Item("b", "run the tests with `just test`", 2.0, "n"),
+        Item("z", "the changelog lives in docs/", 0.5, "n"),
+    ]
+    finder = ReplacedFinder.build(base)
+    assert [(s.fact, s.other) for s in finder.suggestions()] == [("a", "b")]
+    deleted = Item("z", "the changelog lives in docs/", 0.5, "n", gone=1.5)
+    finder.update(deleted)  # a sync flagged it: the note's deletions are recorded from now on
+    assert finder.suggestions() == ReplacedFinder.build([*base[:2], deleted]).suggestions() == []

@@ -83,3 +83,38 @@ def test_a_fact_an_agent_remembers_is_suggested_at_once_and_a_supersede_ends_it(
     recall.remember("deploys run on Wednesdays now", "agent:test", note="ops", supersedes="d1")
     assert recall.show("d1")["suggestions"] == []  # it has a successor now
     recall.close()
+
+
+def test_a_fact_flagged_deleted_while_an_agent_reads_places_the_edit_there(tmp_path):
+    # "make" -> "just" looks like an edit until a sync records what left the note: "make"
+    # stayed and the changelog line went, so the store no longer suggests it
+    facts = [
+        {
+            "id": "z",
+            "text": "the changelog lives in docs/",
+            "created_at": "2025-01-01T00:00:00Z",
+            "note": "dev",
+        },
+        {
+            "id": "m",
+            "text": "run the tests with `make test`",
+            "created_at": "2025-01-02T00:00:00Z",
+            "note": "dev",
+        },
+        {
+            "id": "j",
+            "text": "run the tests with `just test`",
+            "created_at": "2025-01-03T00:00:00Z",
+            "note": "dev",
+        },
+    ]
+    src = write_jsonl(tmp_path / "f.jsonl", facts)
+    db = tmp_path / "m.db"
+    with Store.open(db, create=True) as store:
+        import_facts(store, parse_file(src), str(src))
+    recall = Recall(Store.open(db), Config(), Clock.from_option("2026-12-01T00:00:00Z"))
+    assert [s["by"] for s in recall.show("m")["suggestions"]] == ["j"]
+    with Store.open(db) as store:
+        store.imports.flag_deleted(["z"], 1.7e9, {"z": 1735862400.0}, [])
+    assert recall.show("m")["suggestions"] == []
+    recall.close()

@@ -38,12 +38,27 @@ class ConfidenceConfig:
     base_rate_signed: float = 0.95
 
 
+# a kind's own freshness constants: (kind, b0, scale), sorted by kind (SPEC 14)
+KindConstants = tuple[str, float, float]
+
+
 @dataclass(frozen=True)
 class FreshnessConfig:
     decay: float = 0.5
     b0: float = -1.7
     scale: float = 1.0
     min_age_days: float = 1.0 / 1440.0
+    # `[freshness.kind.NAME]` b0 / scale: a kind of fact (core/trust/kinds.py) scored with its
+    # own B0 and s; a fact of any other kind, or of none, with b0 and scale above
+    kind: tuple[KindConstants, ...] = ()
+
+    def constants_for(self, kind: str | None) -> tuple[float, float, bool]:
+        """(b0, scale, own): the freshness constants a fact of `kind` is scored with, and
+        whether they are the kind's own (else the global ones)."""
+        for name, b0, scale in self.kind:
+            if name == kind:
+                return b0, scale, True
+        return self.b0, self.scale, False
 
 
 @dataclass(frozen=True)
@@ -214,10 +229,36 @@ def load_config(path: str | os.PathLike[str] | None) -> Config:
         for name, value in values.items():
             if name not in known:
                 raise ConfigError(f"{p}: [{section}] has no key '{name}' (known: {', '.join(known)})")
+            if section == "freshness" and name == "kind":
+                updates[name] = _kinds(value, p)
+                continue
             updates[name] = _coerce(section, name, known[name], value, p)
         cfg = cfg.with_values(section, **updates)
     _check(cfg, p)
     return cfg
+
+
+_KIND_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")  # kinds.kind_name's names
+
+
+def _kinds(value: Any, p: Path) -> tuple[KindConstants, ...]:
+    """`[freshness.kind.NAME]` tables: each NAME's b0 and scale, both required."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{p}: [freshness] kind must be tables [freshness.kind.NAME], got {value!r}")
+    out = []
+    for name, table in value.items():
+        where = f"{p}: [freshness.kind.{name}]"
+        if not _KIND_NAME.match(name):
+            raise ConfigError(
+                f"{where}: a kind's name is lower case letters, digits, '-' and '_' (at most 40)"
+            )
+        if not isinstance(table, dict) or set(table) != {"b0", "scale"}:
+            got = sorted(table) if isinstance(table, dict) else table
+            raise ConfigError(f"{where}: expected exactly b0 and scale, got {got!r}")
+        b0 = _coerce(f"freshness.kind.{name}", "b0", 0.0, table["b0"], p)
+        scale = _coerce(f"freshness.kind.{name}", "scale", 0.0, table["scale"], p)
+        out.append((name, b0, scale))
+    return tuple(sorted(out))
 
 
 # the routes of graph.route (graph/ann.py's ROUTES; core.base cannot import the graph)
@@ -260,6 +301,9 @@ def _check(cfg: Config, p: Path) -> None:
         (g.path_fanout <= 10_000, "[graph] path_fanout must lie in [1, 10000]"),
     ]
 
+    for name, b0, scale in cfg.freshness.kind:
+        checks.append((-50 <= b0 <= 50, f"[freshness.kind.{name}] b0 must lie in [-50, 50]"))
+        checks.append((0 < scale <= 100, f"[freshness.kind.{name}] scale must lie in (0, 100]"))
     for name in ("base_rate_auto", "base_rate_human", "base_rate_signed"):
         checks.append((0 < getattr(cfg.confidence, name) <= 1, f"[confidence] {name} must lie in (0, 1]"))
     for name in ("gate_auto", "gate_human", "gate_signed"):
@@ -286,7 +330,11 @@ def non_defaults(cfg: Config) -> dict[str, tuple[Any, Any]]:
         if section in ("path", "trust"):  # the signers a store trusts are not a constant
             continue
         for key, value in values.items():
-            if value != defaults[section][key]:
+            if section == "freshness" and key == "kind":  # a kind's constants, each by name
+                for name, b0, scale in value:
+                    out[f"freshness.kind.{name}.b0"] = (b0, None)
+                    out[f"freshness.kind.{name}.scale"] = (scale, None)
+            elif value != defaults[section][key]:
                 out[f"{section}.{key}"] = (value, defaults[section][key])
     return out
 
@@ -297,7 +345,10 @@ def describe_non_defaults(cfg: Config, limit: int = 4) -> str | None:
     changed = non_defaults(cfg)
     if not changed:
         return None
-    parts = [f"{name} {_shown(v)} (default {_shown(d)})" for name, (v, d) in list(changed.items())[:limit]]
+    parts = [
+        f"{name} {_shown(v)}" + (" (a kind's own)" if d is None else f" (default {_shown(d)})")
+        for name, (v, d) in list(changed.items())[:limit]
+    ]
     if len(changed) > limit:
         parts.append(f"and {len(changed) - limit} more")
     where = f" ({cfg.path.name})" if cfg.path is not None else ""
@@ -329,7 +380,9 @@ def write_config(cfg: Config, path: str | os.PathLike[str]) -> None:
         if section == "path":
             continue
         for key, value in values.items():
-            if value != old_values[section][key]:
+            if section == "freshness" and key == "kind":
+                lines = _set_kinds(lines, old.freshness.kind, cfg.freshness.kind)
+            elif value != old_values[section][key]:
                 lines = _set_line(lines, section, key, _toml_value(value))
     try:
         write_atomic(p, ("\n".join(lines) + "\n").encode("utf-8"))
@@ -338,7 +391,39 @@ def write_config(cfg: Config, path: str | os.PathLike[str]) -> None:
 
 
 _HEADER = "# synapse-tui config: values here override the defaults of SPEC"
-_SECTION = re.compile(r"^\s*\[([A-Za-z_]+)\]\s*(#.*)?$")
+_SECTION = re.compile(r"^\s*\[([A-Za-z0-9_.-]+)\]\s*(#.*)?$")
+
+
+def _set_kinds(lines: list[str], old: tuple[KindConstants, ...], new: tuple[KindConstants, ...]) -> list[str]:
+    """The `[freshness.kind.NAME]` tables as `new` holds them: a changed value's line
+    rewritten, a new kind's table added, a kind no longer held dropped with its table."""
+    before = {name: (b0, scale) for name, b0, scale in old}
+    for name, b0, scale in new:
+        section = f"freshness.kind.{name}"
+        if before.get(name, (None, None))[0] != b0:
+            lines = _set_line(lines, section, "b0", repr(float(b0)))
+        if before.get(name, (None, None))[1] != scale:
+            lines = _set_line(lines, section, "scale", repr(float(scale)))
+    kept = {name for name, _, _ in new}
+    for name in before:
+        if name not in kept:
+            lines = _drop_section(lines, f"freshness.kind.{name}")
+    return lines
+
+
+def _drop_section(lines: list[str], section: str) -> list[str]:
+    """`lines` without the table `[section]` (its header and lines up to the next table)."""
+    out: list[str] = []
+    dropping = False
+    for line in lines:
+        m = _SECTION.match(line)
+        if m:
+            dropping = m.group(1) == section
+        if not dropping:
+            out.append(line)
+    while out and not out[-1].strip():
+        out.pop()
+    return out
 
 
 def _set_line(lines: list[str], section: str, key: str, value: str) -> list[str]:

@@ -37,6 +37,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -45,6 +46,7 @@ from functools import cache
 from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.safefile import read_small
 
 # Keys git documents as naming a program (or a file read as config or attributes): each set
 # to nothing, or turned off. Filter and diff drivers have names of the repository's choosing
@@ -171,6 +173,98 @@ def _empty() -> str:
     return path
 
 
+_INCLUDE_DEPTH = 10  # git's own limit on nested includes
+_CONFIG_LIMIT = 1 << 20  # a config file larger than this is not scanned for includes
+_SECTION = re.compile(r"^\s*\[([^\]]*)\](.*)$")
+_PATH_KEY = re.compile(r"^\s*path\s*=\s*(.*?)\s*$", re.IGNORECASE)
+
+
+def _blocking_config(folder: Path) -> str | None:
+    """Why git would hang reading the configuration of the repository holding `folder`
+    (None when it would not): a config file, or a file an `include.path` / `includeIf`
+    names, that exists and is not a regular file (a FIFO nobody writes, a device).
+
+    Scanned before git runs, by `stat` only, which never blocks; every include is followed
+    whatever its condition, so the scan errs on the side of refusing. Where git would find
+    the repository is mimicked from the nearest `.git` upwards."""
+    git_dir = _nearest_git_dir(folder.resolve())
+    if git_dir is None:
+        return None
+    files = [git_dir / "config", git_dir / "config.worktree"]
+    common = _first_line(git_dir / "commondir")
+    if common:
+        files.insert(0, (git_dir / common) / "config")
+    for file in files:
+        why = _odd_file(file, "is") or _odd_include(file, 0)
+        if why:
+            return why
+    return None
+
+
+def _nearest_git_dir(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        dot = folder / ".git"
+        if dot.is_dir():
+            return dot
+        if dot.is_file():  # a linked work tree or submodule: `gitdir: PATH`
+            line = _first_line(dot)
+            if line and line.startswith("gitdir:"):
+                return folder / line.removeprefix("gitdir:").strip()
+            return None
+    return None
+
+
+def _first_line(path: Path) -> str | None:
+    try:
+        data = read_small(path, 4096)
+    except OSError:
+        return None
+    lines = os.fsdecode(data).splitlines()
+    return lines[0].strip() if lines else None
+
+
+def _odd_file(path: Path, how: str) -> str | None:
+    """Why git would wait on reading `path`, None when it would not: a FIFO or a device
+    (`/dev/null` aside); a missing file git skips, a folder it refuses at once."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if stat.S_ISFIFO(st.st_mode):
+        kind = "a FIFO"
+    elif (stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)) and str(path) != os.devnull:
+        kind = "a device"
+    else:
+        return None
+    return f"{how} {path}, {kind} git would wait on"
+
+
+def _odd_include(config: Path, depth: int) -> str | None:
+    """The first include under `config` (recursively) naming a file git would block on."""
+    if depth >= _INCLUDE_DEPTH:
+        return None
+    try:
+        text = os.fsdecode(read_small(config, _CONFIG_LIMIT))
+    except OSError:
+        return None
+    section = ""
+    for line in text.splitlines():
+        head = _SECTION.match(line)
+        if head:
+            section, line = head.group(1).strip().lower(), head.group(2)
+        key = _PATH_KEY.match(line)
+        if not key or not section.startswith("include"):
+            continue
+        value = key.group(1).split(" #")[0].split(" ;")[0].strip().strip('"')
+        if not value:
+            continue
+        target = Path(value).expanduser() if value.startswith("~") else config.parent / value
+        why = _odd_file(target, "includes") or _odd_include(target, depth + 1)
+        if why:
+            return why
+    return None
+
+
 def _environment() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEEP}
     return {**env, **_ENV}
@@ -243,11 +337,14 @@ class Repo:
         folder = Path(folder).expanduser()
         if _git() is None or not folder.is_dir():
             return None
+        blocking = _blocking_config(folder)
+        if blocking is not None:
+            raise InputError(f"its git configuration {blocking}; its history is not read", file=str(folder))
         out = _run(
             [],
             ["rev-parse", "--absolute-git-dir", "--show-toplevel", "--show-object-format"],
             cwd=str(folder),
-            timeout=_FIND_TIMEOUT,  # instant, unless a config include names a FIFO nobody writes
+            timeout=_FIND_TIMEOUT,  # a deadline still, should a config file turn odd meanwhile
         )
         lines = _text(out).removesuffix("\n").split("\n") if out else []
         if len(lines) != 3:

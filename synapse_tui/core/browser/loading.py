@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.browser.state import State
+from synapse_tui.core.browser.state import State, Unloaded
 from synapse_tui.core.review.junk import TextGroups, text_groups
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.notices import describe_elsewhere
@@ -26,10 +26,11 @@ if TYPE_CHECKING:
     from synapse_tui.core.browser.session import Browser
 
 
-def load(browser: Browser, head: State, duplicates: bool = True) -> State:
+def load(browser: Browser, head: Unloaded | State, duplicates: bool = True) -> State:
     """Read and score the store. `duplicates=False` leaves the duplicate detectors (a
     read of every text) to `with_duplicates`, so the list can paint first."""
     store = browser.store
+    before = head if isinstance(head, State) else None  # a load after the first keeps its view
     with browser.lock:
         loaded = store.audit.mark()  # before the read: a change landing during it is not "seen"
         live = Memory(store, head.config, browser.clock.now())
@@ -37,26 +38,42 @@ def load(browser: Browser, head: State, duplicates: bool = True) -> State:
         start = head.session_start
         if start is None:
             start = session_mark(store)
-        texts = head.texts  # checked against the ids when used: kept while it still holds
+        texts = before.texts if before is not None else None  # checked against the ids when used
         if duplicates:
-            found, texts = _duplicates(live, head.texts)
+            found, texts = _duplicates(live, texts)
             store.prepare_search()
             live.ready_spare()
         else:
             found = Suspects(np.zeros(len(live), dtype=bool))
-    seen = head.seen if head.session_start is not None else start
-    state = replace(
-        head,
+    if before is not None:
+        state = replace(
+            before,
+            live=live,
+            data_version=version,
+            loaded=loaded,
+            session_start=start,
+            duplicates=found,
+            suspects_ready=duplicates,
+            texts=texts,
+        )
+        return shown_at(browser, state, state.as_of, rescore=False)
+    # the first load: what is shown is the store now (as of comes later, from a scored state)
+    suspects = with_unsupported(found, live)
+    return State(
+        config=head.config,
         live=live,
+        memory=live,
+        duplicates=found,
+        suspects=suspects,
+        masks=all_masks(live, suspects.mask),
         data_version=version,
         loaded=loaded,
         session_start=start,
-        seen=seen,
-        duplicates=found,
         suspects_ready=duplicates,
         texts=texts,
+        seen=start if head.session_start is None else None,  # a start set before: told from none
+        serial=head.serial,
     )
-    return shown_at(browser, state, state.as_of, rescore=False)
 
 
 def with_duplicates(browser: Browser, head: State) -> State:
@@ -163,7 +180,7 @@ def caught_up(browser: Browser, head: State) -> State | None:
     """Every fact scored at the clock's instant and the queues recounted (a full rescore:
     about 0.1 s at a million facts, so a worker's job, not a keypress's). None when the
     past is on screen: it has its own instant."""
-    if head.as_of is not None or head.live is None:
+    if head.as_of is not None:
         return None
     with browser.lock:
         head.live.rescore(browser.clock.now(), spare=True)

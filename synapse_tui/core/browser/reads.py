@@ -14,18 +14,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.browser.state import Search
+from synapse_tui.core.browser.state import Search, State
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review import sessionlog
 from synapse_tui.core.review.sessionlog import LogEntry
 from synapse_tui.core.review.triage import Triage
-from synapse_tui.core.store.errors import OperationalError
+from synapse_tui.core.store.errors import ExceptionTypes, OperationalError
 from synapse_tui.core.trust.explanation import Explanation
 
 if TYPE_CHECKING:  # the graph views' modules (networkx) load when a view first opens
     from synapse_tui.core.browser.session import Browser
     from synapse_tui.core.graph.ego import GraphRead
     from synapse_tui.core.review.blast import BlastRadius
+
+NO_GRAPH: ExceptionTypes = (KeyError, *OperationalError)  # a fact or a graph table not there
 
 
 def resolve(browser: Browser, typed: str) -> str | None:
@@ -110,7 +112,7 @@ def related(
     with browser.lock:
         try:
             return blast_radius(browser.store, fact_id, exclude=exclude, limit=limit)
-        except (KeyError, *OperationalError):
+        except NO_GRAPH:
             return None
 
 
@@ -121,7 +123,7 @@ def neighbourhood(browser: Browser, fact_id: str) -> GraphRead:
 
     with browser.lock:
         read = neighbourhood(browser.store, fact_id, browser.config)
-    later = _later_ids(browser)
+    later = _later_ids(browser.scored)
     if read.value is None or not later:
         return read
     if fact_id in later:
@@ -140,27 +142,36 @@ def path(browser: Browser, a: str, b: str) -> GraphRead:
     from synapse_tui.core.graph.path import find_path
 
     a, b = browser.resolve(a) or a, browser.resolve(b) or b  # P takes the list's short ids
-    later = _later_ids(browser)
+    state = browser.scored
+    later = _later_ids(state)
     for fid in (a, b):
         if fid in later:
             return GraphRead(error=_not_yet(browser, fid))
-    exclude = frozenset(int(i) + 1 for i in np.flatnonzero(~browser.exists)) if later else frozenset()
+    exclude = frozenset(int(i) + 1 for i in _later_positions(state)) if later else frozenset()
     with browser.lock:  # graph positions count from 1
         return find_path(browser.store, a, b, browser.config, exclude)
 
 
-def _later_ids(browser: Browser) -> frozenset[str]:
+def _later_positions(state: State | None) -> np.ndarray:
+    """As of an instant, the positions of the facts created after it (none when viewing now)."""
+    if state is None or state.exists is None:
+        return np.empty(0, np.int64)
+    return np.flatnonzero(~state.exists)
+
+
+def _later_ids(state: State | None) -> frozenset[str]:
     """As of an instant, the facts created after it (empty when viewing now)."""
-    if browser.exists is None or browser.memory is None:
+    if state is None:
         return frozenset()
-    ids = browser.memory.ids
-    return frozenset(ids[int(i)] for i in np.flatnonzero(~browser.exists))
+    return frozenset(state.memory.ids[int(i)] for i in _later_positions(state))
 
 
 def _not_yet(browser: Browser, fact_id: str) -> str:
+    """A fact created after the instant shown (only asked while one is)."""
     from synapse_tui.core.base.clock import format_time
 
-    return f"{fact_id} did not exist yet as of {format_time(browser.as_of)}"
+    when = browser.as_of
+    return f"{fact_id} did not exist yet as of {format_time(when) if when is not None else 'now'}"
 
 
 def session_log(browser: Browser) -> tuple[LogEntry, ...]:

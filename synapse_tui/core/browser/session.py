@@ -22,7 +22,16 @@ import numpy as np
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.browser import loading, reads
-from synapse_tui.core.browser.state import Loaded, Rows, Search, State, TriageResult, View
+from synapse_tui.core.browser.state import (
+    Loaded,
+    Rows,
+    Search,
+    State,
+    TriageResult,
+    Unloaded,
+    View,
+    require_loaded,
+)
 from synapse_tui.core.browser.triage import apply_move, refusal
 from synapse_tui.core.browser.turns import Turns
 from synapse_tui.core.review.memory import Memory
@@ -53,8 +62,8 @@ class Browser:
         self.store, self.clock = store, clock
         self.lock = store.lock  # one user of the sqlite connection at a time
         self.turns = Turns()
-        self.state = State(config)  # installed (main thread): what the views read
-        self._head = self.state  # the newest computed (in a turn): what the next turn starts from
+        self.state: Unloaded | State = Unloaded(config)  # installed (main thread): what the views read
+        self._head: Unloaded | State = self.state  # the newest computed (in a turn): the next starts here
         self.view = View()
         self._marks: frozenset[int] = frozenset()
         self._marks_made: tuple[int, str] | None = None  # the queue and search they belong to
@@ -76,46 +85,58 @@ class Browser:
         self.state = self._head = replace(self.state, config=config)
 
     @property
+    def scored(self) -> State | None:
+        """The installed state once the store is loaded (None before the first load)."""
+        return self.state if isinstance(self.state, State) else None
+
+    @property
     def live(self) -> Memory | None:
-        return self.state.live
+        state = self.scored
+        return state.live if state else None
 
     @property
     def memory(self) -> Memory | None:
-        return self.state.memory
+        state = self.scored
+        return state.memory if state else None
 
     @property
     def loaded_memory(self) -> Memory:
         """`memory`, for what runs only once the store is loaded (raises before)."""
-        return self.state.loaded_memory
+        return require_loaded(self.state).memory
 
     @property
     def as_of(self) -> float | None:
-        return self.state.as_of
+        state = self.scored
+        return state.as_of if state else None
 
     @property
     def exists(self) -> np.ndarray | None:
-        return self.state.exists
+        state = self.scored
+        return state.exists if state else None
 
     @property
     def suspects(self) -> Suspects | None:
-        return self.state.suspects
+        state = self.scored
+        return state.suspects if state else None
 
     @property
     def suspects_ready(self) -> bool:
-        return self.state.suspects_ready
+        state = self.scored
+        return state.suspects_ready if state else False
 
     @property
     def session_start(self) -> int | None:
         return self.state.session_start
 
     @session_start.setter
-    def session_start(self, start: int | None) -> None:
+    def session_start(self, start: int) -> None:
         """Before the first load (tests): the session log starts there."""
         self.state = self._head = replace(self.state, session_start=start)
 
     @property
     def own_batches(self) -> frozenset[int]:
-        return self.state.own
+        state = self.scored
+        return state.own if state else frozenset()
 
     def install(self, result: Loaded | TriageResult | None) -> None:
         """Make a worker's result what the views show (main thread only)."""
@@ -129,7 +150,7 @@ class Browser:
         if result is None or result.state.serial <= self.state.serial:
             return
         self.state = result.state
-        n = len(result.state.live) if result.state.live is not None else 0
+        n = len(result.state.live)
         self._marks = frozenset(p for p in self._marks if p < n)
         if result.elsewhere:
             self.elsewhere = result.elsewhere
@@ -146,10 +167,16 @@ class Browser:
 
     # -- loading (workers: each returns the next state) ----------------------------------
     @contextmanager
-    def _turn(self, ticket: int | None = None) -> Iterator[State]:
+    def _turn(self, ticket: int | None = None) -> Iterator[Unloaded | State]:
         """The newest state, for this worker alone until it returns the next one."""
         with self.turns.turn(self.turns.take() if ticket is None else ticket):
             yield self._head
+
+    @contextmanager
+    def _loaded_turn(self) -> Iterator[State]:
+        """`_turn`, for what only a loaded store has (raises before the first load)."""
+        with self._turn() as head:
+            yield require_loaded(head)
 
     def _advance(self, state: State) -> State:
         """Record `state` as the newest (inside a turn), for the next turn to start from."""
@@ -163,13 +190,13 @@ class Browser:
 
     def find_duplicates(self) -> Loaded:
         """Run the duplicate detectors a first `load(duplicates=False)` left."""
-        with self._turn() as head:
+        with self._loaded_turn() as head:
             return Loaded(self._advance(loading.with_duplicates(self, head)))
 
     def reload(self) -> Loaded:
         """Re-read everything (another process committed), into a new `Memory`: the one
         on screen stays whole until this one replaces it."""
-        with self._turn() as head:
+        with self._loaded_turn() as head:
             state, elsewhere = loading.reload(self, head)
             return Loaded(self._advance(state), elsewhere)
 
@@ -177,13 +204,13 @@ class Browser:
         """Whether another connection committed since the newest state read the store
         (never blocks); True once per new version, so one reload is asked for per change."""
         head = self._head
-        if head.live is None or not self.lock.acquire(blocking=False):
+        if not isinstance(head, State) or not self.lock.acquire(blocking=False):
             return False
         try:
             version = self.store.data_version()
         finally:
             self.lock.release()
-        if head.data_version is None or version in (head.data_version, self._asked):
+        if version in (head.data_version, self._asked):
             return False
         self._asked = version
         return True
@@ -196,34 +223,34 @@ class Browser:
 
     def set_as_of(self, when: float | None, rescore: bool = True) -> Loaded:
         """View the store as it was at `when` (None: now). Read-only while set."""
-        with self._turn() as head:
+        with self._loaded_turn() as head:
             return Loaded(self._advance(loading.shown_at(self, head, when, rescore)))
 
     def set_config(self, config: Config) -> Loaded:
         """A new config (calibration wrote one): rescore everything."""
-        with self._turn() as head:
+        with self._loaded_turn() as head:
             return Loaded(self._advance(loading.configured(self, head, config)))
 
     # -- what the list shows (main thread: numpy only) ------------------------------------
     def rows(self, cursor: str | None = None) -> Rows:
-        state, view = self.state, self.view
-        memory = state.memory
+        state, view = self.scored, self.view
         if cursor is not None:
             view = self.view = replace(view, cursor=cursor)
-        if memory is None or state.masks is None:
+        if state is None:
             return Rows(np.empty(0, np.int64), (0,) * len(QUEUES), view, False)
+        memory = state.memory
         within = state.exists
-        search = view.search
-        if search.positions is not None:
+        positions = view.search.positions
+        if positions is not None:
             hit = np.zeros(len(memory), dtype=bool)
-            hit[search.positions] = True
+            hit[positions] = True
             within = hit if within is None else within & hit
         queue = QUEUES[view.queue]
-        suspect = state.suspects.mask if state.suspects else None
-        ranked = search.positions is not None and search.ranked and view.sort == "queue"
-        if ranked:
+        suspect = state.suspects.mask
+        ranked = positions is not None and view.search.ranked and view.sort == "queue"
+        if ranked and positions is not None:
             member = state.masks[view.queue] if within is None else state.masks[view.queue] & within
-            order = search.positions[member[search.positions]]
+            order = positions[member[positions]]
             if view.reverse:
                 order = order[::-1]
         else:
@@ -295,9 +322,10 @@ class Browser:
     def marks_elsewhere(self) -> tuple[int, str]:
         """How many marks wait in another queue or search, and its name ('Stale', 'All,
         search "payments"'): (0, '') when none."""
-        if not self._marks or self._marks_made == self._here():
+        made = self._marks_made  # set whenever there are marks
+        if not self._marks or made is None or made == self._here():
             return 0, ""
-        queue, source = self._marks_made
+        queue, source = made
         where = QUEUES[queue].title + (f', search "{source}"' if source else "")
         return len(self._marks), where
 
@@ -391,5 +419,5 @@ class Browser:
         """Score every fact at the clock's instant (`loading.caught_up`); None when the
         past is on screen: it has its own instant."""
         with self._turn() as head:
-            state = loading.caught_up(self, head)
+            state = loading.caught_up(self, head) if isinstance(head, State) else None
             return None if state is None else Loaded(self._advance(state))

@@ -1,10 +1,12 @@
 """The browser's values, frozen: what a worker hands the main thread and what the list
 is painted from.
 
-A worker computes the next `State` from the newest before it and returns it (in a
-`Loaded` or a `TriageResult`); the main thread installs it whole (`Browser.install`). No
-field is written after it is handed out, arrays included, so a painter never sees half
-an update.
+The browser starts `Unloaded` (a config, nothing scored); its first load makes a
+`State`, whose memory, suspects and queues are always there, so what runs after loading
+reads them without checking for None. A worker computes the next `State` from the newest
+before it and returns it (in a `Loaded` or a `TriageResult`); the main thread installs it
+whole (`Browser.install`). No field is written after it is handed out, arrays included,
+so a painter never sees half an update.
 """
 
 from __future__ import annotations
@@ -62,58 +64,48 @@ class TriageResult:
 
 
 @dataclass(frozen=True, eq=False)
-class State:
-    """The scored memory and what the list is painted from. A worker computes the next
-    one from the newest before it and returns it; the main thread installs it whole
-    (`Browser.install`), so a painter never pairs one update's memory with another's masks."""
+class Unloaded:
+    """The browser before its first load: the config, and where the session's log starts
+    when a caller set it (tests); nothing is scored yet. `load` turns it into a `State`."""
 
     config: Config
-    live: Memory | None = None  # the store now
-    memory: Memory | None = None  # what is shown: `live`, or the store as of `as_of`
-    as_of: float | None = None
-    exists: np.ndarray | None = None  # as of: the facts created by then
-    duplicates: Suspects | None = None  # what the duplicate detectors found
+    session_start: int | None = None  # None: the first load marks it
+    serial: int = 0  # the turn that made it (`State.serial`)
+
+
+@dataclass(frozen=True, eq=False)
+class State:
+    """The scored memory and what the list is painted from, once the store is loaded. A
+    worker computes the next one from the newest before it and returns it; the main
+    thread installs it whole (`Browser.install`), so a painter never pairs one update's
+    memory with another's masks. What is loaded is never None here; None is only where
+    a field says so (as of, a duplicate search not run yet, no notice told)."""
+
+    config: Config
+    live: Memory  # the store now
+    memory: Memory  # what is shown: `live`, or the store as of `as_of`
+    duplicates: Suspects  # what the duplicate detectors found (none until they have run)
+    suspects: Suspects  # the duplicates plus the unsupported claims, among what is shown
+    masks: np.ndarray  # queue x position membership
+    data_version: int  # the store's version this state has read
+    loaded: int  # the audit's newest entry when `live` was read: actions are decided on it
+    session_start: int  # the audit's newest entry when the browser opened
+    as_of: float | None = None  # None: now
+    exists: np.ndarray | None = None  # as of: the facts created by then (None: now)
     suspects_ready: bool = False  # the duplicate detectors have run
     texts: TextGroups | None = None  # the exact duplicates: a reload reads only appended texts
-    suspects: Suspects | None = None  # the duplicates plus the unsupported claims
-    masks: np.ndarray | None = None  # queue x position membership
-    data_version: int | None = None  # the store's version this state has read
-    loaded: int | None = None  # the audit's newest entry when `live` was read: actions are decided on it
-    session_start: int | None = None  # the audit's newest entry when the browser opened
     seen: int | None = None  # the newest audit entry another writer's notice has told
     own: frozenset[int] = frozenset()  # the actions this browser made (the log tells them apart)
     undone: tuple[int, ...] = ()  # the batches this browser's undos took back: ctrl+y's stack
     serial: int = 0  # the turn that made it: a worker's result posted late never undoes a newer one
 
-    # What runs only once the store is loaded (moves, reloads, as of) asks for these: a
-    # state before the first load has neither, and saying so beats an AttributeError.
-    @property
-    def loaded_live(self) -> Memory:
-        """`live`, loaded."""
-        if self.live is None:
-            raise RuntimeError("the memory is not loaded yet")
-        return self.live
 
-    @property
-    def loaded_memory(self) -> Memory:
-        """`memory` (what is shown), loaded."""
-        if self.memory is None:
-            raise RuntimeError("the memory is not loaded yet")
-        return self.memory
-
-    @property
-    def loaded_suspects(self) -> Suspects:
-        """`suspects` of a loaded state."""
-        if self.suspects is None:
-            raise RuntimeError("the memory is not loaded yet")
-        return self.suspects
-
-    @property
-    def loaded_masks(self) -> np.ndarray:
-        """`masks` of a loaded state."""
-        if self.masks is None:
-            raise RuntimeError("the memory is not loaded yet")
-        return self.masks
+def require_loaded(state: Unloaded | State) -> State:
+    """`state`, loaded: what runs only once the store is loaded (a move, a reload, as of)
+    says so plainly when asked before, rather than failing on a missing memory."""
+    if not isinstance(state, State):
+        raise RuntimeError("the memory is not loaded yet")
+    return state
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,14 +13,15 @@ import numpy as np
 
 from synapse_tui.core.base.clock import Clock, format_time
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.browser.state import State, TriageResult
+from synapse_tui.core.browser.state import State, TriageResult, Unloaded, require_loaded
 from synapse_tui.core.review.junk import text_groups
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.notices import describe
 from synapse_tui.core.review.queues import all_masks, masks_at
 from synapse_tui.core.review.reasons import find_duplicates, recheck, with_unsupported
-from synapse_tui.core.review.triage import Outcome, Triage
+from synapse_tui.core.review.triage import Outcome, Triage, TriageError
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.trust.score import Scores
 
 
 def refusal(store: Store, as_of: float | None, move: str | None = None) -> str | None:
@@ -51,7 +52,7 @@ def login(store: Store) -> str | None:
 def apply_move(
     store: Store,
     clock: Clock,
-    head: State,
+    head: Unloaded | State,
     move: str,
     fact_ids: list[str],
     target: str | None,
@@ -62,15 +63,18 @@ def apply_move(
     move's turn): the changed facts rescored, and the next state, not yet installed. An
     undo with `expect` reverts batch `expect` or nothing (`Triage.undo`)."""
     asked = tuple(fact_ids)
-    refused = refusal(store, head.as_of, move)
+    refused = refusal(store, head.as_of if isinstance(head, State) else None, move)
     if refused:
         return TriageResult(move, None, "", error=refused, fact_ids=asked)
-    memory = head.loaded_live
+    head = require_loaded(head)
+    memory = head.live
     triage = Triage(store, clock, config=head.config)
     undone = list(head.undone)
     try:
         if move == "undo":
             batch = triage.undo_target() if expect is None else expect
+            if batch is None:  # what `undo` says too: it would find none either
+                raise TriageError("nothing to undo")
             outcome = triage.undo(expect=batch)
             undone.append(batch)
         elif move == "redo":
@@ -135,9 +139,9 @@ def apply_move(
 
 def _requeue(state: State, positions: np.ndarray) -> State:
     """Queue membership after a change at `positions`."""
-    suspects = recheck(state.loaded_suspects, state.loaded_live, positions)
-    masks = state.loaded_masks.copy()  # never write an array already handed out
-    masks[:, positions] = masks_at(state.loaded_live, suspects.mask, positions)
+    suspects = recheck(state.suspects, state.live, positions)
+    masks = state.masks.copy()  # never write an array already handed out
+    masks[:, positions] = masks_at(state.live, suspects.mask, positions)
     return replace(state, suspects=suspects, masks=masks)
 
 
@@ -153,7 +157,7 @@ def _came_back(outcome: Outcome) -> str | None:
     return ids[0] if len(ids) == 1 else None
 
 
-def _looks_different(before, after, positions: np.ndarray) -> np.ndarray:
+def _looks_different(before: Scores, after: Scores, positions: np.ndarray) -> np.ndarray:
     """Of `positions` (the rescored ones), those whose list row shows something else now:
     trust to two decimals, band, guidance, depth, tier, flags, age in days."""
     differs = np.round(before.trust[positions], 2) != np.round(after.trust[positions], 2)

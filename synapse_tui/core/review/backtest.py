@@ -220,6 +220,18 @@ def history(memory: Memory, horizon_days: float, now: float | None = None) -> Hi
     return History(horizon_days, instants, **cols)
 
 
+def fact_kinds(memory: Memory) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Every fact's kind (SPEC 14, core/trust/kinds.py): as loaded when the config holds
+    constants per kind, else read from the facts' provenance now."""
+    from synapse_tui.core.trust.kinds import read_kinds
+
+    a = memory.arrays
+    if a.kind is not None:
+        return a.kind, a.kind_names
+    with memory.store.snapshot():
+        return read_kinds(memory.store, len(memory))
+
+
 def history_report(memory: Memory, horizon_days: float = 90.0) -> tuple[dict[str, Any], Any]:
     """`calibrate --backtest --fit`'s JSON object (SPEC 14): the samples through the store's
     history, the survival table under the current constants, and the fit."""
@@ -228,7 +240,10 @@ def history_report(memory: Memory, horizon_days: float = 90.0) -> tuple[dict[str
 
     h = history(memory, horizon_days)
     inp = Inputs(h.B, h.r, h.s, h.k, h.tier)
-    result = fit_history(inp, h.y, h.instant, h.instants, horizon_days, memory.config)
+    codes, names = fact_kinds(memory)
+    result = fit_history(
+        inp, h.y, h.instant, h.instants, horizon_days, memory.config, kind=codes[h.position], kind_names=names
+    )
     kind = np.array([_KIND[o] for o in range(4)], dtype=np.int8)[h.outcome] if len(h) else h.outcome
     counts = np.bincount(h.outcome, minlength=len(OUTCOMES))
     out: dict[str, Any] = {
@@ -244,9 +259,9 @@ def history_report(memory: Memory, horizon_days: float = 90.0) -> tuple[dict[str
         "auc": rel.auc(h.trust, h.y),
         "fit": result.to_json(),
     }
-    if result.decision == "adopt" and len(h):
-        from synapse_tui.core.trust.fit import replay
+    if result.adopts and len(h):
+        from synapse_tui.core.trust.history_fit import replay_decided
 
-        p = replay(result.proposed, inp, memory.config)
+        p = replay_decided(result, inp, codes[h.position], names, memory.config)
         out["proposed_bins"] = rel.bins(p, kind)
     return out, result

@@ -19,6 +19,7 @@ from synapse_tui.core.graph.read import GRAPH_INFO, graph_info_of
 from synapse_tui.core.store.api import Store
 from synapse_tui.core.store.db import FactRecord
 from synapse_tui.core.store.ops import DataVersion, Detail, Inputs, Op
+from synapse_tui.core.trust.kinds import read_kinds, with_kinds
 from synapse_tui.core.trust.row import row_json, score_json
 from synapse_tui.core.trust.score import (
     GUIDANCE,
@@ -28,6 +29,7 @@ from synapse_tui.core.trust.score import (
     SIGNED,
     FactArrays,
     Scores,
+    kind_constants,
     review_due,
     score,
     supersession_depth,
@@ -47,6 +49,7 @@ class Memory:
     def reload(self, now: float | None = None) -> None:
         with self.store.snapshot():
             self.ids, self.arrays = self.store.load(self.config)
+            self.arrays = with_kinds(self.store, self.arrays, self.config)  # constants per kind
             self.version = self.store.data_version()
         self._index: tuple[list[str], dict[str, int]] | None = None
         self.k = supersession_depth(self.arrays.supersedes)
@@ -176,6 +179,9 @@ class Memory:
     def rescore(self, now: float, spare: bool = False) -> None:
         """Score every fact at `now`; `spare`: and `ready_spare`."""
         self.arrays = self.arrays.compacted()
+        if self.config.freshness.kind and self.arrays.kind is None:  # kinds configured since the load
+            with self.store.snapshot():
+                self.arrays = with_kinds(self.store, self.arrays, self.config)
         self.scores: Scores = score(self.arrays, self.config, now, self.k.copy())
         self.mixed = False  # every fact is scored at scores.now
         self._spare: Scores | None = None
@@ -279,6 +285,7 @@ class Memory:
                 "base_rate": float(sc.base_rate[i]),
                 "prior_weight": self.config.confidence.prior_weight,
                 "freshness_form": "o1" if a.o1_count[i] else "exact",
+                "freshness_constants": kind_constants(a, i, self.config),  # SPEC 14: which B0, s
                 "age_days": float(sc.age_days[i]),
                 "supersedes": rec.supersedes,
                 "supersedes_known": rec.supersedes is None or int(a.supersedes[i]) >= 0,
@@ -331,10 +338,12 @@ def stream_rows(
     with store.snapshot():
         supersedes, chunks = store.load_chunks(config, size)
         k = supersession_depth(supersedes)
+        kinds = read_kinds(store, len(supersedes)) if config.freshness.kind else None
         done = 0
         for ids, arrays in chunks:
             if limit and done + len(ids) > limit:
                 ids, arrays = ids[: limit - done], arrays.span(0, limit - done)
+            arrays = with_kinds(store, arrays, config, done, kinds)
             sc = score(arrays, config, now, k[done : done + len(ids)])
             yield score_json(ids, sc, np.arange(len(ids)))
             done += len(ids)

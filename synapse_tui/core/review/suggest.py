@@ -102,7 +102,11 @@ class Weights:
     words: float = 0.25  # content-word Jaccard: the same things named
     value: float = 0.12  # a value (number, date, version) swapped for another
     update: float = 0.08  # the newer says "now", "instead", "no longer"...
-    gone: float = 0.25  # the older was deleted the instant the newer was written
+    # where the store records when a fact left its source (a git-synced note): the older
+    # leaving the instant the newer came is the edit's signature; one that stayed, or left
+    # at another time, was not replaced by it
+    gone: float = 0.10  # the older was deleted the instant the newer was written
+    stayed: float = -0.45  # it was not, in a note where the store records deletions
     other_scope: float = -0.08  # only an entity in common, not the note
     apart: float = -0.25  # both name entities (a section, a system) and share none
     later: float = 0.02  # less per later edit instant between the two: an edit is the next version
@@ -120,6 +124,11 @@ WEIGHTS = Weights()
 
 def _shared_entity(a: Item, b: Item) -> bool:
     return bool({e.strip().lower() for e in a.entities} & {e.strip().lower() for e in b.entities})
+
+
+def _same_case(a: str, b: str) -> bool:
+    """Texts equal up to white space (an edit of only the letter case is an edit)."""
+    return a.split() == b.split()
 
 
 def scopes(item: Item) -> list[tuple[str, str]]:
@@ -156,6 +165,7 @@ class ReplacedFinder:
     olds_of: dict[int, set[int]] = field(default_factory=dict)  # newer -> olds it is a candidate of
     sizes: dict[tuple[str, str], int] = field(default_factory=dict)  # facts per scope
     created: list[float] = field(default_factory=list)  # by position, for the postings' order
+    tracked: set[str | None] = field(default_factory=set)  # notes where the store records deletions
 
     # -- building ----------------------------------------------------------------------
 
@@ -183,6 +193,7 @@ class ReplacedFinder:
         self.texts.append(text)
         self.by_id[item.id] = i
         self.created.append(item.created)
+        self._track(item)
         post = self._post
         postings, updating = self.postings, self.updating
         sizes = self.sizes
@@ -208,6 +219,15 @@ class ReplacedFinder:
                     if upd is not None:
                         post(upd, word, i)
         return i
+
+    def _track(self, item: Item) -> None:
+        """The first fact of a note known to have left its source: the store records
+        deletions there, so the note's facts that stayed are scored again (`stayed`)."""
+        if item.gone is None or item.note in self.tracked:
+            return
+        self.tracked.add(item.note)
+        for old in sorted(k for k in self.pairs if self.items[k].note == item.note):
+            self._pairs_of_old(old)
 
     def _post(self, index: dict[str, list[int]], key: str, i: int) -> None:
         """Add fact i to a posting list kept in creation order (a fact arriving late in
@@ -255,31 +275,57 @@ class ReplacedFinder:
                     shared[j] = shared.get(j, 0.0) + w
                     count[j] = count.get(j, 0) + 1
         # a pair sharing few of the older text's naming words cannot reach the threshold
-        need = max(1, int(self.weights.min_shared * len(text.content)))
+        minimum = self.weights.min_shared
         if not newer:  # fact i is the newer: the share is of each older one's words
+            texts = self.texts
             kept = [
-                (j, w)
-                for j, w in shared.items()
-                if count[j] >= max(1, int(self.weights.min_shared * len(self.texts[j].content)))
+                (j, w) for j, w in shared.items() if count[j] >= max(1, int(minimum * len(texts[j].content)))
             ]
         else:
+            need = max(1, int(minimum * len(text.content)))
             kept = [(j, w) for j, w in shared.items() if count[j] >= need]
+        # those written the instant the older left its source first, then the nearest in time
+        at_gone = self._at_gone(i, kept, newer)
         if self.weights.by_time:  # the nearest in time first: an edit is usually the next version
             sign = 1.0 if newer else -1.0
-            best = heapq.nsmallest(
-                self.weights.candidates, kept, key=lambda kv: (sign * created[kv[0]], -kv[1], kv[0])
-            )
+            if at_gone:
+                best = heapq.nsmallest(
+                    self.weights.candidates,
+                    kept,
+                    key=lambda kv: (kv[0] not in at_gone, sign * created[kv[0]], -kv[1], kv[0]),
+                )
+            else:
+                best = heapq.nsmallest(
+                    self.weights.candidates, kept, key=lambda kv: (sign * created[kv[0]], -kv[1], kv[0])
+                )
         else:
             best = heapq.nsmallest(self.weights.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
         return [j for j, _ in best]
+
+    def _at_gone(self, i: int, kept: list[tuple[int, float]], newer: bool) -> set[int]:
+        """Of the facts `kept` beside fact i, those written the instant the older of the two
+        left its source (the store records when): the edit's other half, first in line."""
+        items = self.items
+        if newer:
+            gone = items[i].gone
+            if gone is None:
+                return set()
+            created = self.created
+            return {j for j, _ in kept if abs(created[j] - gone) < 1.0}
+        if not self.tracked:  # the store records no deletion at all
+            return set()
+        t0 = items[i].created
+        return {j for j, _ in kept if (g := items[j].gone) is not None and abs(g - t0) < 1.0}
 
     def _score(self, old: int, new: int, rank: int = 0) -> _Candidate | None:
         a, b = self.items[old], self.items[new]
         if b.predecessor:  # a fact names one predecessor (SPEC 2.3): accepting would be refused
             return None
         pair = compare(self.texts[old], self.texts[new])
-        if pair.identical or pair.restated:  # the same words again (in another order, or
-            return None  # only "took over" for "handed"): a duplicate, not a replacement
+        if pair.identical and _same_case(a.text, b.text):  # the same text again: a duplicate
+            return None
+        if pair.restated:  # the same words in another order, or only "took over" for "handed"
+            return None
         if pair.other_date:  # "incident 2025-09-18: ..." / "incident 2025-09-20: ...": two events
             return None
         if a.last_seen is not None and a.last_seen > b.created:  # still held after the newer came
@@ -292,8 +338,11 @@ class ReplacedFinder:
             s += w.value
         if pair.new_updates:
             s += w.update
-        if a.gone is not None and abs(a.gone - b.created) < 1.0:
+        left = a.gone is not None and abs(a.gone - b.created) < 1.0
+        if left:
             s += w.gone
+        elif a.note in self.tracked:
+            s += w.stayed
         s -= w.later * rank
         if a.entities and b.entities and not _shared_entity(a, b):
             s += w.apart
@@ -342,6 +391,7 @@ class ReplacedFinder:
         scopes of a fact never change."""
         i = self.by_id[item.id]
         self.items[i] = item
+        self._track(item)
         self._pairs_of_old(i)
         for old in sorted(self.olds_of.get(i, set()) | set(self._neighbours(i, newer=False))):
             self._pairs_of_old(old)
@@ -384,7 +434,9 @@ class ReplacedFinder:
         where = "same note" if c.same_note else "a shared subject"
         parts = [f"{where}, newer, {round(pair.chars * 100)}% of the wording shared"]
         change = first_change(a.text, b.text)
-        if change is not None:
+        if pair.identical:
+            parts.append("only the letter case differs")
+        elif change is not None:
             old, new = change
             if old and new:
                 parts.append(f"'{old}' became '{new}'")
@@ -396,4 +448,6 @@ class ReplacedFinder:
             parts.append("the newer says " + ", ".join(f"'{u}'" for u in sorted(pair.new_updates)))
         if a.gone is not None and abs(a.gone - b.created) < 1.0:
             parts.append("the older was removed when the newer was written")
+        elif a.note in self.tracked:  # suggested on its wording alone: say what speaks against it
+            parts.append("but the older was not removed then")
         return "; ".join(parts)

@@ -119,7 +119,7 @@ def standing(store: Store, kinds: Iterable[str] | None = None, options: Options 
     return Standing(found)
 
 
-CACHE_FORMAT = 3  # bump when what a finder finds changes (weights, features)
+CACHE_FORMAT = 4  # bump when what a finder finds changes (weights, features)
 CACHE_MIN_FACTS = 1_000  # below this a pass takes a tenth of a second: no file is worth it
 
 
@@ -167,6 +167,7 @@ class _Kept:
     supersedes: np.ndarray
     key: tuple[int, int]
     answer: Standing
+    gone: dict[int, float] = field(default_factory=dict)  # position -> when it left its source
 
 
 def of_memory(memory: Memory) -> Standing:
@@ -184,8 +185,9 @@ def of_memory(memory: Memory) -> Standing:
         with store.snapshot():
             facts = items(store)
             dismissed = dismissals(store)
+            gone = dict(store.review.deleted_at())
         finder = ReplacedFinder.build(facts)
-        kept = _Kept(finder, list(memory.ids), memory.arrays.supersedes.copy(), key, Standing())
+        kept = _Kept(finder, list(memory.ids), memory.arrays.supersedes.copy(), key, Standing(), gone)
     else:
         with store.snapshot():
             _catch_up(kept, memory)
@@ -213,7 +215,8 @@ def _extends(kept: _Kept, memory: Memory) -> bool:
 
 
 def _catch_up(kept: _Kept, memory: Memory) -> None:
-    """Add the facts appended since, update those whose supersession moved."""
+    """Add the facts appended since, update those whose supersession moved or that a sync
+    flagged deleted since (a deletion places an edit, `Weights.gone`)."""
     n, sup = len(kept.ids), memory.arrays.supersedes
     store, finder = memory.store, kept.finder
     moved = np.flatnonzero(sup[:n] != kept.supersedes).tolist()
@@ -221,17 +224,19 @@ def _catch_up(kept: _Kept, memory: Memory) -> None:
         {int(p) for p in moved} | {int(kept.supersedes[p]) for p in moved} | {int(sup[p]) for p in moved}
     )
     touched |= {int(t) for t in sup[n:].tolist() if t >= 0}  # old facts a new one names
+    gone = dict(store.review.deleted_at())
+    touched |= {p for p in gone.keys() | kept.gone.keys() if gone.get(p) != kept.gone.get(p)}
     touched.discard(-1)
     named = sup >= 0
     has_successor = np.zeros(len(sup), dtype=bool)
     has_successor[sup[named]] = True
-    gone = dict(store.review.deleted_at())
     for pos in range(n, len(memory.ids)):
         finder.add(_item(store, memory.ids[pos], pos, bool(has_successor[pos]), bool(named[pos]), gone))
     for pos in sorted(p for p in touched if p < n):
         finder.update(_item(store, memory.ids[pos], pos, bool(has_successor[pos]), bool(named[pos]), gone))
     kept.ids = list(memory.ids)
     kept.supersedes = sup.copy()
+    kept.gone = gone
 
 
 def _item(

@@ -43,6 +43,9 @@ class Verdicts:
     fact_ids: list[str]
     actors: list[str]
     skipped: int  # verdicts with no score_before
+    # per verdict: its fact's kind has its own freshness constants in the config (SPEC 14), so
+    # the global B0 and s do not score it and the fit leaves it out; None: no kind configured
+    own_kind: np.ndarray | None = None
 
     @property
     def y(self) -> np.ndarray:
@@ -126,8 +129,18 @@ class VerdictReport:
         """The report with the fit of SPEC 11.3 over its verdicts (those whose logged inputs
         can be replayed)."""
         v = self.source
+        assert v is not None  # a report is made with its verdicts (verdict_report)
         ok = v.replayable
-        return replace(self, fit=fit(v.inputs.take(np.flatnonzero(ok)), v.y[ok], config))
+        own = v.own_kind if v.own_kind is not None else np.zeros(len(v), dtype=np.bool_)
+        use = ok & np.logical_not(own)
+        result = fit(v.inputs.take(np.flatnonzero(use)), v.y[use], config)
+        if (ok & own).any():
+            result = replace(
+                result,
+                reason=f"{result.reason}; {int((ok & own).sum())} verdicts on facts of kinds with their own"
+                " freshness constants are left out (the global constants do not score them)",
+            )
+        return replace(self, fit=result)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -171,6 +184,17 @@ def by_feature(v: Verdicts) -> dict[str, list[dict[str, Any]]]:
     }
 
 
+def _own_kind(store: Store, fact_ids: list[str], config: Config) -> np.ndarray:
+    """Per verdict: its fact is of a kind the config holds its own constants for."""
+    from synapse_tui.core.trust.kinds import kind_of
+
+    own: dict[str, bool] = {}
+    for fid in dict.fromkeys(fact_ids):
+        rec = store.record(fid)
+        own[fid] = config.freshness.constants_for(kind_of(rec.provenance if rec else None))[2]
+    return np.array([own[f] for f in fact_ids], dtype=bool)
+
+
 def verdict_report(
     store: Store,
     config: Config,
@@ -182,6 +206,8 @@ def verdict_report(
     """The report of SPEC 11; `fitted=False` leaves the fit for `with_fit` (it costs more
     than the rest together, and the table need not wait for it)."""
     v = read_verdicts(store, actors, since, no_accept)
+    if config.freshness.kind:
+        v = replace(v, own_kind=_own_kind(store, v.fact_ids, config))
     y = v.y
     report = VerdictReport(
         verdicts=len(v),
@@ -212,6 +238,23 @@ def record_fit(store: Store, fit: FitResult, verdicts: int, at: float) -> None:
     )
 
 
+def record_history_fit(store: Store, constants: dict[str, float], samples: int, at: float) -> None:
+    """`record_fit` for a fit to the store's history (SPEC 14, `calibrate --backtest --fit
+    --write`): the constants written (a kind's as `freshness.kind.NAME.b0|scale`), on how
+    many (fact, instant) samples, and how many facts the store held (what a reader checks
+    the record against, as a verdict record is checked against the audit)."""
+    store.set_meta(
+        FIT_META,
+        {
+            "constants": constants,
+            "source": "history",
+            "samples": samples,
+            "facts": store.count(),
+            "at": format_time(at),
+        },
+    )
+
+
 def constants_in_use(store: Store, config: Config) -> dict[str, Any]:
     """The constants the score uses now, and whether they are the ones last fitted to
     verdicts here (every fitted value still what the config holds) and on how many."""
@@ -220,8 +263,16 @@ def constants_in_use(store: Store, config: Config) -> dict[str, Any]:
 
 
 def held_for(store: Store, record: Any) -> int | None:
-    """`verdicts_held` when `record` is a fit record worth checking (else None, not read)."""
-    return verdicts_held(store) if _well_formed(record) else None
+    """`verdicts_held` when `record` is a fit record worth checking (for a fit to the
+    history: the facts the store holds), else None, not read."""
+    if not _well_formed(record):
+        return None
+    return store.count() if record.get("source") == "history" else verdicts_held(store)
+
+
+def _claimed(record: Any) -> str:
+    """The count a fit record claims and a reader checks: facts (history) or verdicts."""
+    return "facts" if record.get("source") == "history" else "verdicts"
 
 
 def _well_formed(record: Any) -> bool:
@@ -232,7 +283,7 @@ def _well_formed(record: Any) -> bool:
         or not record["constants"]
     ):
         return False
-    verdicts = record.get("verdicts")
+    verdicts = record.get(_claimed(record))
     return (
         isinstance(verdicts, int)
         and not isinstance(verdicts, bool)
@@ -261,6 +312,8 @@ def constants_given(record: Any, config: Config, held: int | None = None) -> dic
     from synapse_tui.core.trust.fit import current_constants
 
     values = current_constants(config)
+    for kind, b0, scale in config.freshness.kind:  # a kind's own (SPEC 14)
+        values[f"freshness.kind.{kind}.b0"], values[f"freshness.kind.{kind}.scale"] = b0, scale
     fitted = (
         _well_formed(record)
         and all(
@@ -270,7 +323,7 @@ def constants_given(record: Any, config: Config, held: int | None = None) -> dic
         # the audit holds the verdicts the record claims (a record written by hand or by a
         # role that may write meta claims what it likes): `held` counts them, None unread
         and held is not None
-        and record["verdicts"] <= held
+        and record[_claimed(record)] <= held
     )
     changed = non_defaults(config)
     out: dict[str, Any] = {
@@ -279,9 +332,17 @@ def constants_given(record: Any, config: Config, held: int | None = None) -> dic
         "defaults": not changed,
         "not_defaults": {name: {"value": v, "default": d} for name, (v, d) in changed.items()},
     }
-    if fitted:
+    if fitted and record.get("source") == "history":  # fitted to what happened next (SPEC 14)
         out.update(
             fitted_names=sorted(record["constants"]),
+            fitted_to="history",
+            samples=record.get("samples"),
+            fitted_at=record.get("at"),
+        )
+    elif fitted:
+        out.update(
+            fitted_names=sorted(record["constants"]),
+            fitted_to="verdicts",
             verdicts=record.get("verdicts"),
             fitted_at=record.get("at"),
         )

@@ -284,6 +284,14 @@ class Store(abc.ABC):
     def record(self, fact_id: str) -> FactRecord | None: ...
 
     @abc.abstractmethod
+    def own_fields(self, fields: Sequence[str]) -> list[tuple[np.ndarray, tuple[str | None, ...]]]:
+        """The facts whose provenance names its source (`x-source`, a name of letters,
+        digits, `-` and `_`), grouped by their values of `x-<source>-<field>` for each of
+        `fields` (as text, None where absent): (0-based positions, values) per group. What a
+        fact's kind is read from (core/trust/kinds.py): the database reads and groups them,
+        one query per source, so a store of many facts and few kinds crosses as few rows."""
+
+    @abc.abstractmethod
     def records(self) -> Iterator[FactRecord]:
         """Every fact as stored, in position order."""
 

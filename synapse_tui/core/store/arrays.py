@@ -38,6 +38,10 @@ class FactArrays:
     invalidated: np.ndarray | None = None
     # bool: deleted because its source's TTL expired it (meta `deleted.why.ID`); None: none is
     expired: np.ndarray | None = None
+    # int16: the fact's kind (SPEC 14), an index into `kind_names`, -1 none; None: not read
+    # (read only when the config holds constants per kind: core/trust/kinds.py)
+    kind: np.ndarray | None = None
+    kind_names: tuple[str, ...] = ()
     # Facts whose events changed since loading, by position: their segment in `events` is
     # stale. A triage action records the new list here instead of rebuilding the flat
     # array (40 MB at a million facts); `compacted()` folds them back in.
@@ -76,6 +80,8 @@ class FactArrays:
             deleted=None if self.deleted is None else self.deleted[idx],
             invalidated=None if self.invalidated is None else self.invalidated[idx],
             expired=None if self.expired is None else self.expired[idx],
+            kind=None if self.kind is None else self.kind[idx],
+            kind_names=self.kind_names,
         )
 
     def span(self, start: int, stop: int) -> FactArrays:
@@ -100,6 +106,8 @@ class FactArrays:
             deleted=None if a.deleted is None else a.deleted[start:stop],
             invalidated=None if a.invalidated is None else a.invalidated[start:stop],
             expired=None if a.expired is None else a.expired[start:stop],
+            kind=None if a.kind is None else a.kind[start:stop],
+            kind_names=a.kind_names,
         )
 
     def compacted(self) -> FactArrays:
@@ -139,6 +147,8 @@ class FactArrays:
             deleted=None if self.deleted is None else self.deleted[i : i + 1].copy(),
             invalidated=None if self.invalidated is None else self.invalidated[i : i + 1].copy(),
             expired=None if self.expired is None else self.expired[i : i + 1].copy(),
+            kind=None if self.kind is None else self.kind[i : i + 1].copy(),
+            kind_names=self.kind_names,
             **one,
         )
 

@@ -42,6 +42,19 @@ class Dialect:
         """The text at `key` of the JSON object in `column` (NULL where it is none)."""
         return f"json_extract({column}, '$.{key}')"
 
+    def json_texts(self, column: str, keys: Sequence[str]) -> str:
+        """The values at `keys` of the JSON object in `column` as one JSON array's text (a
+        null where a key is absent), the object parsed once."""
+        valid = f"CASE WHEN json_valid({column}) THEN {column} END"
+        if len(keys) == 1:  # one path gives the value itself, not an array
+            return f"json_array(json_extract({valid}, '$.{keys[0]}'))"
+        paths = ", ".join(f"'$.{k}'" for k in keys)
+        return f"json_extract({valid}, {paths})"
+
+    def positions(self) -> str:
+        """The aggregate of a group's 0-based positions as text, comma-separated."""
+        return "group_concat(pos - 1, ',')"
+
     def upsert(self, table: str, columns: Sequence[str], key: str, source: str) -> str:
         """Insert `source`'s rows (`VALUES (...)` or a SELECT) into `table`, a row whose
         `key` is taken replacing the one there."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -105,6 +106,9 @@ def _answers(plans: list[tuple[list[Read], Callable[[list[Any]], Any]]], flat: l
         out.append(make(flat[at : at + len(reads)]))
         at += len(reads)
     return out
+
+
+_PLAIN_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")  # a source's name safe in a JSON path
 
 
 def _loads(value: str | None, want: type | None = None) -> Any:
@@ -411,6 +415,30 @@ class SqlStore(Store):
         """Each read's answer, in order; a server's store sends them all before waiting for
         any (one round trip), a file's asks them one after the other."""
         return [self._read(read) for read in reads]
+
+    def own_fields(self, fields: Sequence[str]) -> list[tuple[np.ndarray, tuple[str | None, ...]]]:
+        d = self.dialect
+        src = d.json_texts("provenance", ["x-source"])
+        sources = {  # each source's name, and the text its group is selected by
+            got[0]: text
+            for (text,) in self._conn.execute(f"SELECT DISTINCT {src} FROM facts")
+            if (got := _loads(text, list)) and isinstance(got[0], str)
+        }
+        out = []
+        # a source's name is data: only a plain name ever becomes part of a JSON path
+        for source in sorted(s for s in sources if _PLAIN_NAME.match(s)):
+            values = d.json_texts("provenance", [f"x-{source}-{f}" for f in fields])
+            groups = self._conn.execute(
+                f"SELECT {values}, {d.positions()} FROM facts WHERE {src} = ? GROUP BY 1",
+                (sources[source],),
+            )
+            for text, joined in groups:  # one row per distinct set of values: a store has few
+                got = _loads(text, list)
+                if got is None or len(got) != len(fields):
+                    continue
+                own = tuple(None if v is None or isinstance(v, (list, dict)) else str(v) for v in got)
+                out.append((np.fromstring(joined, dtype=np.int64, sep=","), own))
+        return out
 
     def records(self) -> Iterator[FactRecord]:
         for row in self._conn.execute(f"SELECT {self._RECORD_COLS} FROM facts ORDER BY pos"):

@@ -64,6 +64,8 @@ class Explanation:
     base_rate: float
     prior_weight: float
     freshness_form: str  # "o1" or "exact"
+    # which B0 and s scored it (SPEC 14): {kind, b0, scale, from: "kind" | "global"}
+    freshness_constants: Mapping[str, Any] | None
     reinforcement_count: int | None
     reinforced_at: tuple[str, ...]
     age_days: float
@@ -83,6 +85,16 @@ class Explanation:
     source: Source | None
     suspect: str | None  # why it is in a problem queue
     as_of: float | None
+
+    @property
+    def kind_constants(self) -> str | None:
+        """'kind rule: B0 -2.10, s 0.80 (its own)' when the fact has a kind the config
+        knows of (SPEC 14), else None: the global constants, as the config says."""
+        fc = self.freshness_constants
+        if not fc or fc.get("kind") is None:
+            return None
+        whose = "its own, [freshness.kind]" if fc.get("from") == "kind" else "the global ones"
+        return f"kind {fc['kind']}: B0 {fc['b0']:.2f}, s {fc['scale']:.2f} ({whose})"
 
     @classmethod
     def from_show(cls, ex: Mapping[str, Any]) -> Explanation:
@@ -108,6 +120,7 @@ class Explanation:
             chain_texts=MappingProxyType(dict(ex.get("chain_texts") or {})),
             entities=tuple(ex.get("entities") or ()),
             note=ex.get("note"),
+            freshness_constants=_frozen(ex.get("freshness_constants")),
             provenance=_frozen(ex.get("provenance")),
             signature=_frozen(ex.get("signature")),
             what_if=MappingProxyType(dict(ex["what_if"])),

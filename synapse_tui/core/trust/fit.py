@@ -159,6 +159,136 @@ class _Problem:
         return loss, grad[self.free]
 
 
+class _GroupedProblem(_Problem):
+    """`_Problem` where the rows of group g >= 1 (a kind, SPEC 14) have their own B0 and s:
+    theta is the seven constants, then (b0, scale) per kind; group 0 uses the global ones.
+    One exp and one log per row still; the kinds' gradients are two bincounts."""
+
+    def __init__(self, inp, y, theta0, free, gates, group: np.ndarray, kinds: int):
+        super().__init__(inp, y, theta0, free, gates)
+        self.group, self.kinds = group, kinds
+        self.sigma = np.concatenate([SIGMA, np.tile([SIGMA[0], SIGMA[1]], kinds)])
+        self.rest = None  # with every shared constant held: each row's trust but freshness, once
+        if not free[:7].any():
+            _, w, a_auto, a_human, a_signed, gamma = theta0[1:7]
+            m0, m1, m2 = self.tiers
+            a = m0 * a_auto + m1 * a_human + m2 * a_signed
+            self.rest = (a * w + self.r) / (self.rs + w) * self.gate * gamma**self.kf
+
+    def loss(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        if self.rest is not None:
+            return self._freshness_only(theta)
+        b0, scale, w, a_auto, a_human, a_signed, gamma = theta[:7]
+        b0s = np.concatenate([[b0], theta[7::2]])
+        scales = np.concatenate([[scale], theta[8::2]])
+        m0, m1, m2 = self.tiers
+        a = m0 * a_auto + m1 * a_human + m2 * a_signed
+        num = a * w + self.r
+        total = self.rs + w
+        sr = scales[self.group]
+        z = (self.B - b0s[self.group]) / sr
+        fresh = 1.0 / (1.0 + np.exp(np.clip(-z, -50.0, 50.0)))
+        p = num / total * fresh * self.gate
+        for d, rows in self.depths:
+            p[rows] *= gamma**d
+        q = np.clip(p, CLIP, 1 - CLIP)
+        nll = -float(np.log(self.miss + q * self.sign).sum()) / self.n
+        g = self.miss * q / (1.0 - q) - self.y
+        g[(p <= CLIP) | (p >= 1 - CLIP)] = 0.0
+        g /= self.n
+        gf = g * (1.0 - fresh)
+        gn = g / num
+        size = self.kinds + 1
+        by_b0 = -np.bincount(self.group, gf / sr, size)
+        by_s = -np.bincount(self.group, gf * z / sr, size)
+        grad = np.empty(len(theta))
+        grad[0], grad[1] = by_b0[0], by_s[0]
+        grad[2] = float((gn * a).sum()) - float((g / total).sum())
+        grad[3:6] = [float((gn * m).sum()) * w for m in self.tiers]
+        grad[6] = float((g * self.kf).sum()) / gamma
+        grad[7::2], grad[8::2] = by_b0[1:], by_s[1:]
+        return self._with_prior(theta, nll, grad)
+
+    def _with_prior(self, theta: np.ndarray, nll: float, grad: np.ndarray) -> tuple[float, np.ndarray]:
+        prior = (theta - self.theta0) / self.sigma
+        loss = nll + float(np.sum(prior[self.free] ** 2)) / self.n
+        grad += 2 * prior / self.sigma / self.n
+        return loss, grad[self.free]
+
+    def _freshness_only(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """`loss` when only the kinds' B0 and s are free: freshness is all that changes."""
+        b0s = np.concatenate([[theta[0]], theta[7::2]])
+        scales = np.concatenate([[theta[1]], theta[8::2]])
+        sr = scales[self.group]
+        z = (self.B - b0s[self.group]) / sr
+        fresh = 1.0 / (1.0 + np.exp(np.clip(-z, -50.0, 50.0)))
+        p = self.rest * fresh
+        q = np.clip(p, CLIP, 1 - CLIP)
+        nll = -float(np.log(self.miss + q * self.sign).sum()) / self.n
+        g = self.miss * q / (1.0 - q) - self.y
+        g[(p <= CLIP) | (p >= 1 - CLIP)] = 0.0
+        gf = g * (1.0 - fresh) / (self.n * sr)
+        size = self.kinds + 1
+        grad = np.zeros(len(theta))
+        by_b0 = -np.bincount(self.group, gf, size)
+        by_s = -np.bincount(self.group, gf * z, size)
+        grad[0], grad[1] = by_b0[0], by_s[0]
+        grad[7::2], grad[8::2] = by_b0[1:], by_s[1:]
+        return self._with_prior(theta, nll, grad)
+
+
+def fit_grouped(
+    inp: Inputs,
+    y: np.ndarray,
+    current: dict[str, float],
+    names: list[str],
+    config: Config,
+    group: np.ndarray,
+    kinds: list[tuple[float, float]],
+    start: tuple[dict[str, float], list[tuple[float, float]]] | None = None,
+) -> tuple[dict[str, float], list[tuple[float, float]]]:
+    """`fit_constants` with kinds: the rows of group g >= 1 are scored with kind g's own B0
+    and s (`kinds[g - 1]` the prior's centre), fitted with `names` (the shared constants).
+    Returns the shared constants and each kind's (b0, scale)."""
+    from scipy.optimize import minimize
+
+    theta0 = np.concatenate([_vector(current), np.array(kinds, dtype=np.float64).ravel()])
+    free = np.concatenate([[name in names for name in NAMES], np.ones(2 * len(kinds), dtype=bool)])
+    bounds_all = BOUNDS + [BOUNDS[0], BOUNDS[1]] * len(kinds)
+    bounds = [b for b, f in zip(bounds_all, free, strict=True) if f]
+    begin_theta = (
+        theta0
+        if start is None
+        else np.concatenate([_vector(start[0]), np.array(start[1], dtype=np.float64).ravel()])
+    )
+    begin = np.clip(begin_theta[free], [b[0] for b in bounds], [b[1] for b in bounds])
+    problem = _GroupedProblem(
+        inp, np.asarray(y, dtype=np.float64), theta0, free, _gates(config), group, len(kinds)
+    )
+
+    def fun(x: np.ndarray):
+        theta = theta0.copy()
+        theta[free] = x
+        return problem.loss(theta)
+
+    theta = theta0.copy()
+    theta[free] = minimize(fun, begin, jac=True, method="L-BFGS-B", bounds=bounds).x
+    shared = {name: float(v) for name, v in zip(NAMES, theta[:7], strict=True)}
+    return shared, [(float(theta[7 + 2 * j]), float(theta[8 + 2 * j])) for j in range(len(kinds))]
+
+
+def replay_grouped(
+    shared: dict[str, float], kinds: list[tuple[float, float]], group: np.ndarray, inp: Inputs, config: Config
+) -> np.ndarray:
+    """`replay` where the rows of group g >= 1 have kind g's own (b0, scale)."""
+    p = replay(shared, inp, config)
+    for g, (b0, scale) in enumerate(kinds, start=1):
+        rows = np.flatnonzero(group == g)
+        if len(rows):
+            p[rows] = replay(shared | {"freshness.b0": b0, "freshness.scale": scale}, inp.take(rows), config)
+    return p
+
+
 def fit_constants(
     inp: Inputs,
     y: np.ndarray,

@@ -145,7 +145,7 @@ def effective_tier(arrays: FactArrays) -> tuple[np.ndarray, np.ndarray]:
 
 def score(arrays: FactArrays, config: Config, now: float, k: np.ndarray | None = None) -> Scores:
     """Score every fact at `now`. `k` may be passed when the depths are already known."""
-    c, f = config.confidence, config.freshness
+    c = config.confidence
     arrays = arrays.compacted()
     tier, flags = effective_tier(arrays)
 
@@ -157,7 +157,8 @@ def score(arrays: FactArrays, config: Config, now: float, k: np.ndarray | None =
     b, d, u = r / total, s / total, c.prior_weight / total
 
     B = activation(arrays, now, config)
-    freshness = 1.0 / (1.0 + np.exp(-(B - f.b0) / f.scale))
+    b0, scale = freshness_constants(arrays, config)
+    freshness = 1.0 / (1.0 + np.exp(-(B - b0) / scale))
 
     if k is None:
         k = supersession_depth(arrays.supersedes)
@@ -205,6 +206,32 @@ def score(arrays: FactArrays, config: Config, now: float, k: np.ndarray | None =
     )
 
 
+def freshness_constants(arrays: FactArrays, config: Config) -> tuple[np.ndarray | float, np.ndarray | float]:
+    """B0 and s per fact: a kind's own (`[freshness.kind.NAME]`, SPEC 14) where the config
+    holds them and the arrays carry the facts' kinds, else the global ones, as scalars when
+    no fact has a kind's own (then the arithmetic is SPEC 2.2's, bit for bit)."""
+    f = config.freshness
+    if not f.kind or arrays.kind is None or not len(arrays.kind_names):
+        return f.b0, f.scale
+    # one entry per kind named in the arrays, then the global constants (code -1)
+    table = [f.constants_for(name) for name in arrays.kind_names] + [(f.b0, f.scale, False)]
+    if not any(own for _, _, own in table):
+        return f.b0, f.scale
+    b0 = np.array([t[0] for t in table])
+    scale = np.array([t[1] for t in table])
+    return b0[arrays.kind], scale[arrays.kind]
+
+
+def kind_constants(arrays: FactArrays, i: int, config: Config) -> dict[str, object]:
+    """Which freshness constants scored fact i, and where they came from: its kind (None:
+    none), b0, scale, and `from` ("kind": `[freshness.kind.NAME]`; else "global")."""
+    kind = None
+    if arrays.kind is not None and arrays.kind[i] >= 0:
+        kind = arrays.kind_names[int(arrays.kind[i])]
+    b0, scale, own = config.freshness.constants_for(kind)
+    return {"kind": kind, "b0": b0, "scale": scale, "from": "kind" if own else "global"}
+
+
 def band_of(trust: np.ndarray, config: Config) -> np.ndarray:
     """Band index per trust value; each band's lower bound is inclusive."""
     return np.searchsorted(np.asarray(config.bands.edges), trust, side="right").astype(np.int8)
@@ -226,18 +253,25 @@ def review_dues(arrays: FactArrays, positions: np.ndarray, config: Config) -> np
     """
     f = config.freshness
     q = config.review.threshold
-    target = f.b0 + f.scale * math.log(q / (1.0 - q))  # B at which freshness == q
-    d = f.decay
     positions = np.asarray(positions, dtype=np.int64)
+    b0, scale = freshness_constants(arrays, config)
+    if isinstance(b0, np.ndarray):  # a kind's own constants: each fact's crossing its own
+        b0, scale = b0[positions], np.asarray(scale)[positions]
+    # B at which freshness == q, per fact
+    target = np.broadcast_to(
+        np.asarray(b0 + scale * math.log(q / (1.0 - q)), dtype=np.float64), len(positions)
+    )
+    d = f.decay
     out = np.empty(len(positions))
     n = arrays.o1_count[positions]
     o1 = n > 0
     if o1.any():
-        age = np.exp((np.log(n[o1] / (1.0 - d)) - target) / d)
+        age = np.exp((np.log(n[o1] / (1.0 - d)) - target[o1]) / d)
         out[o1] = arrays.created[positions[o1]] + np.maximum(age, f.min_age_days) * DAY
     exact = positions[~o1]
     if not len(exact):
         return out
+    target = target[~o1]
     if arrays.moved:  # a triage action's new events live beside the flat array: read those
         arrays, exact = arrays.rows(exact), np.arange(len(exact))
     # the events of each fact as one row, padded (padding contributes nothing)
@@ -261,14 +295,14 @@ def review_dues(arrays: FactArrays, positions: np.ndarray, config: Config) -> np
     hi[done] = lo[done]
     grow = every[~done]
     while grow.size:
-        grow = grow[b_at(hi[grow], grow) > target]
+        grow = grow[b_at(hi[grow], grow) > target[grow]]
         hi[grow] = lo[grow] + (hi[grow] - lo[grow]) * 2
     active = every[~done]
     for _ in range(100):
         if not active.size:
             break
         mid = (lo[active] + hi[active]) / 2
-        above = b_at(mid, active) > target
+        above = b_at(mid, active) > target[active]
         lo[active[above]] = mid[above]
         hi[active[~above]] = mid[~above]
         active = active[hi[active] - lo[active] >= 1e-3]

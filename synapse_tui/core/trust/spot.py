@@ -9,6 +9,7 @@ walking up the chain of supersessors from the fact.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ import numpy as np
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.store.api import Store
 from synapse_tui.core.store.ops import FactInputs, Inputs, Op, Supersession, Supersessors
+from synapse_tui.core.trust.kinds import NONE, kind_of
 from synapse_tui.core.trust.row import ScoreRecord
 from synapse_tui.core.trust.score import FactArrays, score
 
@@ -81,6 +83,11 @@ def scored(
         supersedes=np.full(len(order), -1, dtype=np.int64),
         deleted=np.array([f.deleted for f in facts], dtype=bool),
     )
+    if config.freshness.kind:  # a kind's own constants (SPEC 14): the few facts' kinds
+        kinds = [kind_of(rec.provenance if (rec := store.record(by_pos[p])) else None) for p in order]
+        names = tuple(sorted({k for k in kinds if k is not None}))
+        code = np.array([names.index(k) if k is not None else NONE for k in kinds], dtype=np.int16)
+        arrays = replace(arrays, kind=code, kind_names=names)
     k = np.array([depth(store, by_pos[p], above) for p in order], dtype=np.int64)
     sc = score(arrays, config, now, k)
     return {by_pos[p]: ScoreRecord.of(by_pos[p], sc, arrays, j).to_json() for j, p in enumerate(order)}

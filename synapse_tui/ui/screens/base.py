@@ -10,11 +10,15 @@ so no view asks another whether it can repaint.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from textual import events, on
-from textual.screen import Screen, ScreenResultType
+from textual import events, getters, on
+from textual.screen import ModalScreen, Screen, ScreenResultType
 from textual.widgets import DataTable, OptionList
+
+if TYPE_CHECKING:  # the app imports the screens: for the type checker only, so no circle
+    from synapse_tui.ui.app import SynapseApp
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,7 +33,24 @@ class MemoryChange:
     repaint: np.ndarray | None = None
 
 
-class FactScreen(Screen[ScreenResultType]):
+class SynapseScreen(Screen[ScreenResultType]):
+    """A screen of this app: `self.app` typed as the `SynapseApp` it runs in (Textual's
+    `getters.app`), so `self.app.browser` has its type. Declared for the type checker
+    only: the app imports the screens, so the screens cannot import it back at runtime,
+    and at runtime Textual's own `app` answers the same object."""
+
+    if TYPE_CHECKING:
+        app = getters.app(SynapseApp)
+
+
+class SynapseModalScreen(ModalScreen[ScreenResultType]):
+    """A modal screen of this app, `self.app` typed as in `SynapseScreen`."""
+
+    if TYPE_CHECKING:
+        app = getters.app(SynapseApp)
+
+
+class FactScreen(SynapseScreen[ScreenResultType]):
     """A view showing facts: it names the one under the cursor and repaints on change.
 
     `painted_fact` is the fact under the cursor as of the last repaint: a key typed ahead

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.console import Group
 from rich.table import Table
@@ -49,6 +49,10 @@ from synapse_tui.ui.text import bar, two
 from synapse_tui.ui.widgets import explain as xp
 from synapse_tui.ui.widgets.reliability import ReliabilityView
 
+if TYPE_CHECKING:
+    from synapse_tui.core.trust.history_fit import HistoryFit
+    from synapse_tui.ui.app import SynapseApp
+
 HBAR = 30
 
 
@@ -68,6 +72,7 @@ class VerdictsReady(Message):
 class HistoryReady(Message):
     report: dict[str, Any] | None  # calibrate --backtest --fit's JSON object
     error: str | None = None
+    fit: HistoryFit | None = None
 
 
 @dataclass
@@ -80,6 +85,8 @@ class AdoptPreview(Message):
     names: tuple[str, ...] = ()
     what: str = "the fitted constants"
     fitted: bool = True  # fitted to verdicts: the store records it
+    # fitted to the history: the constants recorded (FIT_META) with the samples, else None
+    history: tuple[dict[str, float], int] | None = None
 
 
 @dataclass
@@ -193,12 +200,17 @@ class CalibrationScreen(Screen):
         self.calibration: Calibration | None = None
         self.report = None  # VerdictReport, once computed
         self.history: dict[str, Any] | None = None  # the history fit's report, once computed
+        self.history_fit: HistoryFit | None = None
         self.writes: list[ConfigWrite] = []  # this view's config writes, newest last
         self._later: list = []  # work that waits for the first tab to be painted
         self.table_painted_at: float | None = None
 
     # the app asks this before its own ctrl+z (triage undo): not here, see the module doc
     OWNS_UNDO = True
+
+    @property
+    def synapse(self) -> SynapseApp:
+        return cast("SynapseApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -217,7 +229,7 @@ class CalibrationScreen(Screen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.sub_title = self.app.subtitle()
+        self.sub_title = self.synapse.subtitle()
         self.query_one("#cal-summary", Static).update("computing…")
         self.query_one("#ver-summary", Static).update("reading the verdicts…")
         # the tab in front first; the other one, and the fit, once it is on screen: on two
@@ -273,7 +285,7 @@ class CalibrationScreen(Screen):
             return self.calibration is not None and self.active_tab == "freshness"
         if action == "adopt":
             if self.active_tab == "history":
-                return self.history is not None and self.history["fit"]["decision"] == "adopt"
+                return self.history_fit is not None and self.history_fit.adopts
             return (
                 self.active_tab == "verdicts"
                 and self.report is not None
@@ -293,7 +305,7 @@ class CalibrationScreen(Screen):
     # -- freshness -----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="calibrate")
     def compute(self) -> None:
-        app = self.app
+        app = self.synapse
         try:
             with app.db_lock:
                 result = calibrate(app.memory)
@@ -353,15 +365,15 @@ class CalibrationScreen(Screen):
         self._next()
 
     def action_apply(self) -> None:
-        if self.check_action("apply", ()):
-            self.write(self.calibration.proposed_config(self.app.config), "B0 and s")
+        if self.check_action("apply", ()) and self.calibration is not None:
+            self.write(self.calibration.proposed_config(self.synapse.config), "B0 and s")
 
     # -- verdicts ------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="verdicts")
     def compute_verdicts(self) -> None:
         from synapse_tui.core.review.verdicts import verdict_report
 
-        app = self.app
+        app = self.synapse
         try:  # its own read connection: the browser's (and its lock) stay free meanwhile
             with Store.open(app.store.path, readonly=True) as store, store.snapshot():
                 report = verdict_report(store, app.config, fitted=False)
@@ -373,7 +385,7 @@ class CalibrationScreen(Screen):
     @work(thread=True, exclusive=True, group="verdicts")
     def fit_verdicts(self, report) -> None:
         try:
-            self.post_message(VerdictsReady(report.with_fit(self.app.config)))
+            self.post_message(VerdictsReady(report.with_fit(self.synapse.config)))
         except Exception as exc:
             self.post_message(VerdictsReady(None, f"cannot fit: {exc}"))
 
@@ -398,14 +410,18 @@ class CalibrationScreen(Screen):
         from synapse_tui.core.review.backtest import history_report
         from synapse_tui.core.review.memory import Memory
 
-        app: Any = self.app  # the SynapseApp (not imported here: it imports this screen)
+        app = self.synapse
+        if app.memory is None:
+            self.post_message(HistoryReady(None, "the store is still loading"))
+            return
+        now = app.memory.scores.now
         try:  # its own read connection: the browser's (and its lock) stay free meanwhile
             with Store.open(app.store.path, readonly=True) as store, store.snapshot():
-                report, _ = history_report(Memory(store, app.config, app.memory.scores.now))
+                report, fit = history_report(Memory(store, app.config, now))
         except Exception as exc:
             self.post_message(HistoryReady(None, str(exc)))
             return
-        self.post_message(HistoryReady(report))
+        self.post_message(HistoryReady(report, fit=fit))
 
     def on_history_ready(self, message: HistoryReady) -> None:
         summary = self.query_one("#his-summary", Static)
@@ -413,7 +429,7 @@ class CalibrationScreen(Screen):
             summary.update(Text(f"cannot read the history: {message.error}"))
             self._next()
             return
-        self.history = message.report
+        self.history, self.history_fit = message.report, message.fit
         self.refresh_bindings()
         summary.update(history_view(message.report))
         self._next()
@@ -426,9 +442,12 @@ class CalibrationScreen(Screen):
     def action_adopt(self) -> None:
         if not self.check_action("adopt", ()):
             return
-        if self.active_tab == "history" and self.history is not None:
-            fit = self.history["fit"]
-            self.preview(fit["proposed"], tuple(fit["fitted"]), "the constants fitted to the history", False)
+        if self.active_tab == "history" and self.history is not None and self.history_fit is not None:
+            from synapse_tui.core.trust.history_fit import adopted_config
+
+            new, written = adopted_config(self.history_fit, self.synapse.config)
+            record = (written, int(self.history["samples"]))
+            self.preview(written, tuple(written), "the constants fitted to the history", False, new, record)
         elif self.report is not None and self.report.fit is not None:
             self.preview(self.report.fit.proposed, tuple(self.report.fit.fitted))
 
@@ -439,14 +458,17 @@ class CalibrationScreen(Screen):
         names: tuple[str, ...],
         what: str = "the fitted constants",
         fitted: bool = True,
+        config: Config | None = None,
+        history: tuple[dict[str, float], int] | None = None,
     ) -> None:
+        """`config`: the config to write, when more than `values` change (a kind's own)."""
         from synapse_tui.core.trust.fit import with_constants
 
-        app = self.app
-        new = with_constants(app.config, values)
+        app = self.synapse
+        new = config if config is not None else with_constants(app.config, values)
         with app.db_lock:
             before, after = bands_under(app.memory, app.config), bands_under(app.memory, new)
-        self.post_message(AdoptPreview(new, before, after, names, what, fitted))
+        self.post_message(AdoptPreview(new, before, after, names, what, fitted, history))
 
     def on_adopt_preview(self, message: AdoptPreview) -> None:
         from synapse_tui.ui.screens.confirm import ConfirmScreen
@@ -457,25 +479,36 @@ class CalibrationScreen(Screen):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.write(message.config, message.what, fitted=message.fitted)
+                self.write(message.config, message.what, fitted=message.fitted, history=message.history)
 
-        self.app.push_screen(ConfirmScreen("\n".join(lines)), answered)
+        self.synapse.push_screen(ConfirmScreen("\n".join(lines)), answered)
 
     # -- writing and taking back -----------------------------------------------------------
     @work(thread=True, exclusive=True, group="calibrate")
-    def write(self, new: Config, what: str, fitted: bool = False) -> None:
-        app = self.app
+    def write(
+        self,
+        new: Config,
+        what: str,
+        fitted: bool = False,
+        history: tuple[dict[str, float], int] | None = None,
+    ) -> None:
+        app = self.synapse
         path = app.config.path or config_path_for(app.store.path)
         if path is None:  # a store on a server: no file beside it
             why = "a server has no config file beside it; open the browser with --config FILE"
             self.post_message(CalibrationApplied(None, what, f"{what} not written: {why}"))
             return
         try:
-            if fitted and self.report is not None and not app.store.readonly:
+            if fitted and self.report is not None and self.report.fit is not None and not app.store.readonly:
                 from synapse_tui.core.review.verdicts import record_fit
 
                 with app.db_lock:  # what an agent is told over MCP: fitted, on how many verdicts
                     record_fit(app.store, self.report.fit, self.report.verdicts, app.clock.now())
+            if history is not None and not app.store.readonly:
+                from synapse_tui.core.review.verdicts import record_history_fit
+
+                with app.db_lock:  # fitted to the history, on how many samples (SPEC 14)
+                    record_history_fit(app.store, history[0], history[1], app.clock.now())
             change = write_undoable(new, path)
         except (OSError, SynapseError) as exc:
             self.post_message(CalibrationApplied(None, what, f"cannot write {path}: {exc}"))
@@ -495,7 +528,7 @@ class CalibrationScreen(Screen):
         except Exception as exc:  # unreadable now, or the folder went read-only
             self.post_message(CalibrationApplied(None, "undo", f"cannot put {change.path} back: {exc}"))
             return
-        loaded = self.app.browser.set_config(replace(config, path=change.path))
+        loaded = self.synapse.browser.set_config(replace(config, path=change.path))
         self.post_message(CalibrationApplied(None, "undo", loaded=loaded))
 
     def on_calibration_applied(self, message: CalibrationApplied) -> None:
@@ -505,7 +538,7 @@ class CalibrationScreen(Screen):
         if message.what == "undo":
             self.writes.pop()
             self.app.notify("config put back as it was; every fact rescored", timeout=4, markup=False)
-        else:
+        elif message.change is not None:
             self.writes.append(message.change)
             self.app.notify(
                 f"wrote {message.what} to {message.change.path}; every fact rescored (ctrl+z puts it back)",
@@ -513,7 +546,7 @@ class CalibrationScreen(Screen):
                 markup=False,
             )
         self.refresh_bindings()
-        self.app.install(message.loaded, "config")
+        self.synapse.install(message.loaded, "config")
         self._later = [self.compute, self.compute_history]
         self.compute_verdicts()
 
@@ -579,7 +612,42 @@ def history_view(data: dict[str, Any]) -> Group:
     for name, value in fit["current"].items():
         mark = "" if name in fit["fitted"] else " (not fitted)"
         consts.add_row(name + mark, f"{value:.3f}", f"{fit['proposed'][name]:.3f}")
-    tail = Text(
-        "\na adopts the fit (asks first; ctrl+z puts the config back)" if fit["decision"] == "adopt" else ""
+    kinds = _kinds_view(fit.get("kinds"))
+    adopts = fit["decision"] == "adopt" or any(
+        k["decision"] == "adopt" for k in (fit.get("kinds") or {}).get("kinds", [])
     )
-    return Group(head, bins, fitted, consts, tail)
+    tail = Text("\na adopts the fit (asks first; ctrl+z puts the config back)" if adopts else "")
+    return Group(head, bins, fitted, consts, *kinds, tail)
+
+
+def _kinds_view(kinds: dict[str, Any] | None) -> list[Text | Table]:
+    """Each kind's own B0 and s (SPEC 14): the decision, and which constants score it."""
+    if not kinds or not kinds["kinds"]:
+        return []
+    head = Text()
+    head.append("\nPER KIND\n", style="bold")
+    head.append(
+        f"a kind's own B0 and s from {kinds['min_samples']} samples, adopted when they win held out;"
+        f" {kinds['without_kind']} samples of facts with no kind use the global ones\n",
+        style="italic",
+    )
+    if kinds["heldout_log_loss_per_kind"] is not None:
+        head.append(
+            f"held-out log loss: per kind {_num(kinds['heldout_log_loss_per_kind'])},"
+            f" global {_num(kinds['heldout_log_loss_global'])}\n"
+        )
+    table = Table(box=None, padding=(0, 2), show_edge=False)
+    for col in ("kind", "samples", "decision", "B0", "s", "scored by"):
+        table.add_column(col, justify="right" if col in ("samples", "B0", "s") else "left")
+    for k in kinds["kinds"]:
+        c = k["constants"]
+        table.add_row(
+            k["kind"],
+            str(k["samples"]),
+            k["decision"],
+            f"{c['freshness.b0']:.2f}",
+            f"{c['freshness.scale']:.2f}",
+            "its own" if k["from"] == "kind" else "the global constants",
+        )
+    why = Text("".join(f"  {k['kind']}: {k['reason']}\n" for k in kinds["kinds"]), style="dim")
+    return [head, table, why]

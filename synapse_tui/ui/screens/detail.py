@@ -8,6 +8,7 @@ shown here.
 
 from __future__ import annotations
 
+import numpy as np
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -55,7 +56,7 @@ class DetailScreen(FactScreen):
         super().__init__()
         self.fact_id = fact_id
         self.path: list[str] = []
-        self.order = None  # the list's order when the view opened: what ] and [ walk
+        self.order: np.ndarray | None = None  # the list's order when the view opened: what ] and [ walk
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")

@@ -8,11 +8,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Static
 
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.browser.triage import login, withheld
+from synapse_tui.ui.screens.base import SynapseModalScreen
 from synapse_tui.ui.screens.legend import legend_text
 
 # generic keys of the widgets that say nothing about this browser: horizontal scrolling
@@ -84,7 +85,7 @@ SEARCH_HINT = (
 )
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(SynapseModalScreen[None]):
     BINDINGS = [Binding("escape,question_mark,q", "close", "close", id="help.close", tooltip="Close help")]
 
     def __init__(self, under: Screen) -> None:

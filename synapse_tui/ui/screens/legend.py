@@ -7,15 +7,17 @@ Help (?) shows the same legend under the keys.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from synapse_tui.core.trust.score import BANDS, GUIDANCE_ADVICE, TIERS
+from synapse_tui.ui.screens.base import SynapseModalScreen
 from synapse_tui.ui.screens.nav import band_style, colours
 from synapse_tui.ui.widgets.fact_list import BAND_SHORT, TIER_SHORT
 
@@ -30,7 +32,7 @@ FLAGS = (
 GUIDANCE_COLOURS = {"disputed": "error", "uncertain": "warning", "supported": "success"}
 
 
-def legend_text(app, edges: tuple[float, ...]) -> Table:
+def legend_text(app: App[Any], edges: tuple[float, ...]) -> Table:
     palette = colours(app)
     table = Table(box=None, show_header=False, padding=(0, 1), expand=True)
     table.add_column("mark", no_wrap=True, width=22)
@@ -91,7 +93,7 @@ def legend_text(app, edges: tuple[float, ...]) -> Table:
     return table
 
 
-class LegendScreen(ModalScreen[None]):
+class LegendScreen(SynapseModalScreen[None]):
     DEFAULT_CSS = """
     LegendScreen { align: center middle; background: $background 60%; }
     LegendScreen #legend-box {

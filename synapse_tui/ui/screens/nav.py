@@ -6,10 +6,11 @@ the list's own colours."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
 from rich.text import Text
+from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
@@ -18,6 +19,9 @@ from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.text import band_chip_style, fit
 from synapse_tui.ui.widgets import explain as xp
 from synapse_tui.ui.widgets.fact_list import BAND_SHORT
+
+if TYPE_CHECKING:  # the app imports this module: for the type checker only, so no circle
+    from synapse_tui.ui.app import SynapseApp
 
 
 @dataclass
@@ -61,23 +65,23 @@ class RowTable(DataTable):
         self.move_cursor(row=self.row_count - 1)
 
 
-def colours(app: Any) -> dict[str, str]:
+def colours(app: App[Any]) -> dict[str, str]:
     """Theme colours by role (the detail view's palette)."""
     return xp.palette(app.theme_variables)
 
 
-def band_style(app: Any, band: int) -> Style:
+def band_style(app: App[Any], band: int) -> Style:
     """The chip style of `band` exactly as the fact list paints it (`text.band_chip_style`,
     from the one definition `text.BAND_CHIPS`), so the views and the legend show the list's
     colours."""
     return band_chip_style(band, app.theme_variables)
 
 
-def band_cell(app: Any, fact_id: str, width: int) -> tuple[Text, Text]:
+def band_cell(app: SynapseApp, fact_id: str, width: int) -> tuple[Text, Text]:
     """(band chip, trust) of a fact as the app scored it; blank when it is not scored."""
     memory = app.memory
     i = None if memory is None else memory.index.get(fact_id)
-    if i is None:
+    if memory is None or i is None:
         return Text(" " * width), Text("")
     band = int(memory.scores.band[i])
     name = BANDS[band] if width >= 9 else BAND_SHORT[band]
@@ -85,7 +89,7 @@ def band_cell(app: Any, fact_id: str, width: int) -> tuple[Text, Text]:
     return chip, Text(f"{memory.scores.trust[i]:.2f}", style="bold")
 
 
-def superseded(app: Any, fact_id: str) -> bool:
+def superseded(app: SynapseApp, fact_id: str) -> bool:
     memory = app.memory
     i = None if memory is None else memory.index.get(fact_id)
-    return i is not None and int(memory.scores.k[i]) > 0
+    return memory is not None and i is not None and int(memory.scores.k[i]) > 0

@@ -58,7 +58,7 @@ class ReferentScreen(ReplacedScreen):
 
     @work(thread=True, exclusive=True, group="referent")
     def load(self) -> None:
-        app = self.synapse
+        app = self.app
         try:
             with app.db_lock:
                 found = tuple(standing(app.store, [REFERENT]).found)

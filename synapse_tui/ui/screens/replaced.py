@@ -10,8 +10,8 @@ memory changes under it (triage here or elsewhere, another writer).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import on, work
@@ -30,9 +30,6 @@ from synapse_tui.core.review.triage import Triage, TriageError
 from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.text import clean
-
-if TYPE_CHECKING:
-    from synapse_tui.ui.app import SynapseApp
 
 CONFIRM_OVER = 1  # a bulk accept or dismiss of more than this asks first
 
@@ -109,10 +106,6 @@ class ReplacedScreen(FactScreen):
         self.marked: set[tuple[str, str, str]] = set()
         self.loaded = False
 
-    @property
-    def synapse(self) -> SynapseApp:
-        return cast("SynapseApp", self.app)
-
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         yield OptionList(id="replaced-list")
@@ -120,7 +113,7 @@ class ReplacedScreen(FactScreen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.sub_title = self.synapse.subtitle()
+        self.sub_title = self.app.subtitle()
         self.title = "Replaced?"
         self.query_one(OptionList).focus()
         self._paint()
@@ -129,7 +122,7 @@ class ReplacedScreen(FactScreen):
     # -- finding ----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="replaced")
     def load(self) -> None:
-        app = self.synapse
+        app = self.app
         try:
             with app.db_lock:
                 found = tuple(standing(app.store).found)  # every kind with a finder: one queue
@@ -222,7 +215,7 @@ class ReplacedScreen(FactScreen):
 
     # -- acting -------------------------------------------------------------------------
     def action_close(self) -> None:
-        self.synapse.pop_screen()
+        self.app.pop_screen()
 
     def action_mark(self) -> None:
         s = self.current()
@@ -237,13 +230,11 @@ class ReplacedScreen(FactScreen):
     def _accept(self, s: Suggestion) -> None:
         """The kind's own triage action (SPEC 13): a supersede for `replaced`."""
         if s.kind == REPLACED:
-            self.synapse.start_triage("supersede", [s.fact], s.other)
+            self.app.start_triage("supersede", [s.fact], s.other)
         elif s.kind == "referent":  # issue 40: a contradiction from the repository
             contradict(self, [s])
         else:
-            self.synapse.notify(
-                f"accept a {s.kind} suggestion: {KINDS[s.kind].accept}", timeout=4, markup=False
-            )
+            self.app.notify(f"accept a {s.kind} suggestion: {KINDS[s.kind].accept}", timeout=4, markup=False)
 
     def action_accept(self) -> None:
         s = self.current()
@@ -258,7 +249,7 @@ class ReplacedScreen(FactScreen):
     def action_accept_marked(self) -> None:
         chosen = self._chosen()
         if not chosen:
-            self.synapse.notify("mark suggestions first (space)", severity="warning", timeout=2)
+            self.app.notify("mark suggestions first (space)", severity="warning", timeout=2)
             return
 
         def go(yes: bool | None) -> None:
@@ -274,7 +265,7 @@ class ReplacedScreen(FactScreen):
     def action_dismiss_marked(self) -> None:
         chosen = self._chosen()
         if not chosen:
-            self.synapse.notify("mark suggestions first (space)", severity="warning", timeout=2)
+            self.app.notify("mark suggestions first (space)", severity="warning", timeout=2)
             return
 
         def go(yes: bool | None) -> None:
@@ -286,17 +277,17 @@ class ReplacedScreen(FactScreen):
             f"dismiss {len(chosen)} marked suggestions, as one action (ctrl+z undoes it)?", len(chosen), go
         )
 
-    def _confirm(self, question: str, n: int, go) -> None:
+    def _confirm(self, question: str, n: int, go: Callable[[bool | None], None]) -> None:
         if n <= CONFIRM_OVER:
             go(True)
             return
         from synapse_tui.ui.screens.confirm import ConfirmScreen
 
-        self.synapse.push_screen(ConfirmScreen(question), go)
+        self.app.push_screen(ConfirmScreen(question), go)
 
     @work(thread=True, group="replaced-dismiss")
     def _dismiss(self, chosen: list[Suggestion]) -> None:
-        app = self.synapse
+        app = self.app
         browser = app.browser
         refusal = browser.readonly_reason
         if refusal:
@@ -318,12 +309,10 @@ class ReplacedScreen(FactScreen):
 
     def on_dismissed(self, message: Dismissed) -> None:
         if message.error:
-            self.synapse.notify(
-                message.notice, title="dismiss: nothing changed", severity="error", markup=False
-            )
+            self.app.notify(message.notice, title="dismiss: nothing changed", severity="error", markup=False)
             return
-        self.synapse.notify(message.notice, timeout=4, markup=False)
-        self.synapse.reload("triage")  # the audit moved: the browser's undo sees the dismissal
+        self.app.notify(message.notice, timeout=4, markup=False)
+        self.app.reload("triage")  # the audit moved: the browser's undo sees the dismissal
         self.load()
 
 
@@ -331,7 +320,7 @@ def contradict(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
     """Record each chosen broken referent as a contradiction from the repository (actor
     `repo:<commit>`), in a worker; the screen hears how it went as a `Dismissed` message
     (a notice, the browser reloaded, the queue found again)."""
-    app = screen.synapse
+    app = screen.app
 
     def work() -> None:
         refusal = app.browser.readonly_reason

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -135,7 +136,7 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
     # -- helpers ------------------------------------------------------------------------
     def _fact(self, fact_id: str, text: str, why: str = "", bold: bool = False) -> Text:
         """A fact as two lines: id, band, trust (and why), then its text, wrapped."""
-        memory = self.app.memory
+        memory = self.app.browser.loaded_memory
         i = memory.index.get(fact_id)
         out = Text()
         out.append(clean(fact_id), style="bold" if bold else "")
@@ -152,7 +153,7 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
 
     def _read(self, ids: list[str]) -> dict[str, str]:
         """Texts of facts by id (in a worker)."""
-        memory = self.app.memory
+        memory = self.app.browser.loaded_memory
         known = [f for f in ids if f in memory.index]
         return dict(zip(known, self.app.browser.texts([memory.index[f] for f in known]), strict=True))
 
@@ -215,8 +216,10 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         except QueryError as exc:
             self.post_message(Candidates(source, [], {}, {}, exc.reason))
             return
-        positions = found.positions[: CANDIDATES + 1] if found.positions is not None else []
-        ids = [browser.memory.ids[int(p)] for p in positions]
+        positions = (
+            found.positions[: CANDIDATES + 1] if found.positions is not None else np.empty(0, np.int64)
+        )
+        ids = [browser.loaded_memory.ids[int(p)] for p in positions]
         ids = [f for f in ids if f != self.fact_id][:CANDIDATES]
         self.post_message(Candidates(source, ids, {}, self._read([self.fact_id, *ids])))
 
@@ -323,7 +326,7 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
     def action_mark_radius(self) -> None:
         if not self.radius:
             return
-        memory = self.app.memory
+        memory = self.app.browser.loaded_memory
         self.app.browser.mark(memory.index[r.id] for r in self.radius.related if r.id in memory.index)
         self.app.post_message(MarksChanged())
         self.app.notify(f"marked {counted(len(self.radius.related), 'fact')} in the list", timeout=3)

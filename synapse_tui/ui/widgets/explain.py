@@ -151,7 +151,8 @@ def factor_lines(
             "Freshness",
             ex.freshness,
             "freshness",
-            f"B={two(ex.B)} ({form}, {events}), age {age_label(ex.age_days)}",
+            f"B={two(ex.B)} ({form}, {events}), age {age_label(ex.age_days)}"
+            + (f"; {ex.kind_constants}" if ex.kind_constants else ""),
         ),
         ("Supersession", ex.supersession, "supersession", f"k={ex.k}"),
         ("Gate", ex.gate, "gate", f"tier {ex.tier} (declared {ex.declared_tier})"),

@@ -9,7 +9,7 @@ fact is coming.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,7 +186,7 @@ class FactDetail(VerticalScroll):
             chain.add_options(options)
 
     @staticmethod
-    def _label(kind: str, fact_id: str, memory: Any, texts: dict[str, str]) -> Text:
+    def _label(kind: str, fact_id: str, memory: Any, texts: Mapping[str, str]) -> Text:
         i = memory.index.get(fact_id)
         label = Text(f"{kind:<6} ", style="bold")
         label.append(xp.clean(fact_id))

@@ -8,6 +8,8 @@ at 120 most, at 200 all.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -18,7 +20,7 @@ GAP = 1  # cells between two keys
 class KeysFooter(Footer):
     """`extras`: the ids of hidden bindings to show when they fit, in order."""
 
-    def __init__(self, extras: tuple[str, ...] = (), **kwargs) -> None:
+    def __init__(self, extras: tuple[str, ...] = (), **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._wanted = extras
         self.shown_extras: tuple[str, ...] = ()

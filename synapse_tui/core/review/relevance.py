@@ -59,7 +59,8 @@ NAME_WEIGHT = 2.0
 NAMES_FIRST = True
 NAME_SHARE = 0.2  # a name held by more of the facts searched is a speaker's, not a subject's
 SPEAKER_WEIGHT = 0.3
-# Without embeddings, a fact holding a name the question asks and no other word of it
+# Without embeddings, a fact holding a speaker's name the question asks (a name in more
+# than NAME_SHARE of the facts searched) and no other word of it, nor a subject's name
 # (`Jon: Bye!` for `Which cities has Jon visited?`) ranked high by its shortness alone:
 # its fused relevance is set to WORDLESS, after every fact holding a word of the question
 # (up to ~10,000 matches), where trust orders it (our conversations 0.448 -> 0.475 R@10,
@@ -146,6 +147,7 @@ class _Reached:
     weights: list[float] = field(default_factory=list)
     span: tuple[float, float, frozenset[str]] | None = None
     inside: np.ndarray | None = None  # the facts searched (scope, filters); None: all
+    rare: list[bool] = field(default_factory=list)  # per term: a name of few facts (a subject)
 
     def keep(self, keep: np.ndarray) -> None:
         self.pos, self.relevance, self.matched = self.pos[keep], self.relevance[keep], self.matched[keep]
@@ -209,6 +211,7 @@ def rank(
     first = mode in ("hybrid", "trust") and r.terms_needed > 1 and KEYWORDS_FIRST
     text = " ".join(q.words)
     rare, holds_names = _names_tier(memory, r)
+    r.rare = rare
     # a name's tier or weight (a speaker's facts raised, facts holding names alone
     # lowered) and the time words' lift: _head's bounds know one tier and no other factor
     if not named and r.span is None and limit is not None and mode in ("hybrid", "trust"):
@@ -306,7 +309,8 @@ def _fused_signals(
         fused, lexical_rank = _fused(memory, text, pos, bm25_rank)
         signals.append("lexical")
         wordless = WORDLESS
-        said = _holding_any(pos, _content_hits(r)) if wordless is not None else None
+        subjects = [h for h, is_rare in zip(r.hits, r.rare, strict=True) if is_rare]
+        said = _holding_any(pos, _content_hits(r) + subjects) if wordless is not None else None
         if said is not None and wordless is not None:  # `Jon: Bye!`: a name asked, nothing else
             fused = np.where(said, fused, wordless)
     elif n:  # the embeddings say more than the lexical vectors, for less

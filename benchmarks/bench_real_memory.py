@@ -123,7 +123,7 @@ def synced(system: str, entry: dict, root: Path, work: Path, every_n: int) -> di
     from synapse_tui.core.store.db import Store
 
     replay = root / entry["name"] / "replay"
-    clone = work / entry["name"]
+    clone = work / system / entry["name"]  # one clone and store per importer: both may run
     subprocess.run(["git", "clone", "-q", str(replay), str(clone)], check=True, capture_output=True)
     shas = subprocess.run(
         ["git", "-C", str(clone), "rev-list", "--reverse", "HEAD"], check=True, capture_output=True, text=True
@@ -131,7 +131,7 @@ def synced(system: str, entry: dict, root: Path, work: Path, every_n: int) -> di
     picks = shas[every_n - 1 :: every_n]
     if shas and shas[-1] not in picks:
         picks.append(shas[-1])
-    with Store.open(work / f"{entry['name']}.db", create=True) as store:
+    with Store.open(work / system / f"{entry['name']}.db", create=True) as store:
         for sha in picks:
             subprocess.run(
                 ["git", "-C", str(clone), "checkout", "-q", "--detach", sha], check=True, capture_output=True

@@ -27,7 +27,7 @@ from click.core import ParameterSource
 
 from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.base.config import Config, config_for
-from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.ids import name_id
 from synapse_tui.core.base.jsonl import json_line
 from synapse_tui.core.base.limits import has_surrogate
 from synapse_tui.core.base.location import is_server, locate, refuse_server
@@ -277,22 +277,11 @@ TAKES_IDS = {"ignore_unknown_options": True}
 
 
 def resolve_id(typed: str, ids: Sequence[str], known: Container[str] | None = None) -> str:
-    """The fact id `typed` names: itself when it is one, else the one id it begins (or,
-    failing that, ends) with, as a shortened id the list or a toast showed; an id it
-    begins or ends several of is refused naming them. `typed` unchanged when it names
-    none (the command then says there is no such fact)."""
-    if typed in (known if known is not None else ids):
-        return typed
-    for matches in ([i for i in ids if i.startswith(typed)], [i for i in ids if i.endswith(typed)]):
-        if len(matches) == 1:
-            return matches[0]
-        if matches:
-            named = ", ".join(clean(m) for m in sorted(matches)[:5])
-            more = f" and {len(matches) - 5:,} more" if len(matches) > 5 else ""
-            raise SynapseError(
-                f"{clean(typed)!r} is ambiguous: it names {len(matches):,} facts ({named}{more}); type more of the id"
-            )
-    return typed
+    """The fact id `typed` names (`name_id`: itself, or the one id a shortened form as the
+    list or a toast showed, '…' and all, begins or ends); a shortened id naming several is
+    refused naming them. `typed` unchanged when it names none (the command then says there
+    is no such fact)."""
+    return name_id(typed, ids, known) or typed
 
 
 def db_argument(f: Callable) -> Callable:

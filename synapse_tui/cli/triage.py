@@ -24,7 +24,9 @@ from synapse_tui.cli.common import (
     say,
 )
 from synapse_tui.core.base.clock import Clock
+from synapse_tui.core.base.config import Config
 from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.notices import opinion_change, opinion_of
 from synapse_tui.core.review.suggestions import explained
 from synapse_tui.core.review.triage import Action, Outcome, Triage, default_actor, trust_change
 from synapse_tui.core.store.db import Store
@@ -50,7 +52,7 @@ def _run(
                     emit_json(explained(memory, info))
             return
         after = spot_scores(store, config, clock.now(), changed)
-    say(_describe(outcome, changed, outcome.scores_before, after))
+    say(_describe(outcome, changed, outcome.scores_before, after, config))
 
 
 def _reported(outcome: Outcome, changed: list[str]) -> list[str]:
@@ -66,15 +68,26 @@ def _superseded(outcome: Outcome) -> str | None:
     return next((c.fact_id for c in outcome.changes if "superseded_by" in (c.before | c.after)), None)
 
 
-def _describe(outcome: Outcome, changed: list[str], before: dict, after: dict) -> str:
-    """The browser's notice: 'corroborate f-00046: trust 0.13 -> 0.81 (very low -> very high)';
-    an undo also names the action it undid, who made it and when."""
+def _describe(outcome: Outcome, changed: list[str], before: dict, after: dict, config: Config) -> str:
+    """The browser's notice: 'corroborate f-00046: trust 0.13 -> 0.81 (very low -> very high)',
+    and what it did to d, u and the guidance; an undo also names the action it undid, who
+    made it and when."""
+
+    def change(fid: str) -> str:
+        was, now = before[fid], after[fid]
+        opinion = opinion_change(
+            opinion_of(was["r"], was["s"], config), opinion_of(now["r"], now["s"], config), config.guidance
+        )
+        return trust_change(was, now) + opinion
+
     old = _superseded(outcome)
     if old is not None:
         new = next(f for f in changed if f != old)
-        moves = [(f"{old} by {new}", trust_change(before[old], after[old]))]
+        moves = [(f"{old} by {new}", change(old))]
     else:
-        moves = [(fid, trust_change(before[fid], after[fid])) for fid in changed]
+        moves = [(fid, change(fid)) for fid in changed]
+        if outcome.action == "contradict" and len(moves) == 1:
+            moves = [(moves[0][0], "contradiction recorded; " + moves[0][1])]
     head, by = outcome.action, ""
     if outcome.undone_actor is not None:
         verb, _, action = outcome.action.partition(" ")

@@ -6,6 +6,7 @@ the app's workers call it and post typed messages back; screens paint what it re
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from contextlib import closing
@@ -187,12 +188,31 @@ class SynapseApp(TriageApp):
         """Every notice through the one text-safety function, never as markup: a notice
         names actors, ids and errors another writer or a store chose (`markup` is ignored)."""
         super().notify(
-            clean_block(str(message)),
+            self._ids_fit(clean_block(str(message))),
             title=clean(str(title)),
             severity=severity,
             timeout=timeout,
             markup=False,
         )
+
+    def _ids_fit(self, message: str) -> str:
+        """A fact id longer than a toast's line, shortened as the list shows it (`…c3d4`,
+        which the search box and the CLI take): a toast folds a long word mid-word."""
+        room = max(16, min(60, self.size.width // 2) - 4)  # Toast: width 60, max 50%, padding
+        if all(len(word) <= room for word in message.split()) or not self.screen_stack:
+            return message
+        from synapse_tui.ui.widgets.fact_list import FactList
+
+        facts = self.main.query(FactList)
+        if not facts:
+            return message
+
+        def shorten(found: re.Match[str]) -> str:
+            word = found.group(0)
+            fact_id = word.rstrip(":,;)")
+            return facts.first().shown_id(fact_id, room) + word[len(fact_id) :]
+
+        return re.sub(rf"\S{{{room + 1},}}", shorten, message)
 
     def on_mount(self) -> None:
         if self.prefs is not None:

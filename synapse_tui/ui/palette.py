@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from synapse_tui.core.ingest.sources import sync_recorded
 from synapse_tui.core.review.queues import QUEUES, SORTS
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS
+from synapse_tui.ui.widgets.fact_list import HIDEABLE
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -142,6 +143,27 @@ def commands_for(app: SynapseApp, screen: Screen[Any] | None = None) -> list[Com
         ("As of another time…", "view the store as of an RFC 3339 instant or -30d", app.action_as_of),
         ("Help", "every key, and what the colours, strike-through and dim rows mean (?)", app.action_help),
         ("Show / hide the detail pane", "beside or under the list (p)", on_main(main.action_toggle_pane)),
+    ]
+    for column in HIDEABLE:
+        out.append(
+            (
+                f"Columns: hide / show {column}",
+                "a hidden column gives its room to the fact's text (< > narrow and widen the ids)",
+                on_main(partial(main.toggle_column, column)),
+            )
+        )
+    out += [
+        ("Columns: widen the ids", "up to the whole ids (>)", on_main(partial(main.action_id_column, 8))),
+        (
+            "Columns: narrow the ids",
+            "the fact's text takes the room (<)",
+            on_main(partial(main.action_id_column, -8)),
+        ),
+        (
+            "Count the list by note, tier, source or agent",
+            "a frequency view of the facts listed; enter lists one value's (F)",
+            on_main(main.action_frequency),
+        ),
     ]
     if app.as_of is not None:
         out.append(("Back to now", "leave the as-of view", lambda: app.set_as_of(None)))

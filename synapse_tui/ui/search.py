@@ -137,7 +137,8 @@ class SearchBar(Widget):
         message.stop()
         if message.search.source != self.input.value:
             return  # typed on since: a newer search is coming
-        self.error = None
+        note = message.search.note  # e.g. an id naming several facts: it names them
+        self.error = Text("  " + note, style="italic") if note else None
         # the best match first, under the cursor: keeping the cursor's fact would keep
         # whichever fact a search of half the text (typed a debounce apart) put on top
         self.post_message(self.Changed(message.search, top=True))

@@ -9,6 +9,7 @@ escape sequence in a fact shows as `␛[31m` instead of colouring the terminal.
 from __future__ import annotations
 
 from rich.cells import cell_len, set_cell_size
+from rich.color import Color as RichColor
 from rich.style import Style
 from rich.text import Text
 
@@ -18,6 +19,8 @@ __all__ = [
     "BAND_CHIPS",
     "BAND_VARIABLES",
     "band_chip_style",
+    "contrast",
+    "readable",
     "clean",
     "clean_block",
     "fit",
@@ -53,6 +56,42 @@ def band_chip_style(band: int, variables: dict[str, str]) -> Style:
         background = Color.parse(_FALLBACK[band])
     text = background + background.get_contrast_text(0.87)  # $text is "auto 87%"
     return Style(bgcolor=background.rich_color, color=text.rich_color, bold=bold)
+
+
+def _luminance(colour: tuple[int, int, int]) -> float:
+    """WCAG 2's relative luminance of an sRGB colour."""
+
+    def channel(v: int) -> float:
+        c = v / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = colour
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    """WCAG 2's contrast ratio of two colours, 1 to 21."""
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def readable(colour: RichColor | None, background: RichColor | None, ratio: float = 4.5) -> RichColor | None:
+    """`colour`, lightened on a dark background (darkened on a light one) until it reads
+    at `ratio` (WCAG AA for text: 4.5) on `background`: the band and guidance colours
+    on the cursor row."""
+    if colour is None or background is None:
+        return colour
+    from textual.color import Color
+
+    true = background.get_truecolor()
+    bg = (true.red, true.green, true.blue)
+    towards = Color(255, 255, 255) if _luminance(bg) < 0.18 else Color(0, 0, 0)
+    start = Color.from_rich_color(colour)
+    for step in range(21):
+        shade = start.blend(towards, step / 20)
+        if contrast(shade.rgb, bg) >= ratio:
+            return shade.rich_color
+    return towards.rich_color
 
 
 def fit(text: str, width: int) -> str:

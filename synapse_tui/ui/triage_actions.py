@@ -219,6 +219,7 @@ class TriageApp(App[None]):
             )
             return
         ticket = browser.turns.take()
+        progress = None
         if from_marks:  # an undo of the bulk puts the cursor back here; keys wait meanwhile
             self._bulk_cursor()[tuple(fact_ids)] = self.main.current_fact_id()
             if len(fact_ids) > CONFIRM_OVER:  # seconds, at thousands: say it is under way
@@ -227,10 +228,15 @@ class TriageApp(App[None]):
                     timeout=2,
                     markup=False,
                 )
+                main = self.main
+                main.bulk_started(f"{move} {counted(len(fact_ids), 'fact')}")
+
+                def progress(step: int, steps: int, doing: str) -> None:  # from the worker
+                    self.call_from_thread(main.bulk_progress, step, steps, doing)
 
         def work() -> None:
             result = browser.triage(
-                move, fact_ids, target, from_marks=from_marks, ticket=ticket, expect=expect
+                move, fact_ids, target, from_marks=from_marks, ticket=ticket, expect=expect, progress=progress
             )
             self.post_message(TriageLanded(result))
 
@@ -245,6 +251,9 @@ class TriageApp(App[None]):
 
     def on_triage_landed(self, message: TriageLanded) -> None:
         result = message.result
+        if result.from_marks and len(result.fact_ids) > CONFIRM_OVER:  # the list repaints, then it is done
+            self.main.bulk_progress(3, 3, "repainting the list")
+            self.call_after_refresh(self.main.bulk_done)
         self.browser.install(result)  # releases the facts claimed at the key
         cursors = self._bulk_cursor()
         started = cursors.pop(result.fact_ids, None) if result.from_marks else None

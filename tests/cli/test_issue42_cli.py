@@ -153,3 +153,68 @@ def test_17_import_help_names_every_source():
     text = " ".join(run("import", "--help").stdout.split()).replace("- ", "-")  # wrapped at a hyphen
     for system in READERS:
         assert system in text, system
+
+
+def test_4_contradict_says_it_was_recorded_what_moved_and_why_the_guidance_reads_so(tmp_path):
+    """SPEC 2.1's arithmetic is the contract (r=2, s=0 uncertain; s=1 supported): the
+    command says what changed and why the guidance reads as it does."""
+    fact = {"id": "f", "text": "t", "created_at": "2026-11-20T09:00:00Z", "corroborations": 2}
+    db = tmp_path / "m.db"
+    run("import", write_jsonl(tmp_path / "f.jsonl", [fact]), "--db", db)
+    out = run("contradict", db, "f", "--now", "2026-12-01T00:00:00Z").stdout
+    assert out.startswith("contradict f: contradiction recorded; trust"), out
+    assert "d 0.00 -> 0.20 (rose), u 0.50 -> 0.40 (fell)" in out, out
+    assert (
+        "guidance uncertain -> supported: the added evidence lowered uncertainty (u 0.40 < 0.50);"
+        " disputed from d >= 0.25, now 0.20"
+    ) in out, out
+    import json
+
+    shown = json.loads(run("show", db, "f", "--json").stdout)
+    assert (shown["d"], shown["u"], shown["guidance"]) == (0.2, 0.4, "supported")  # the rule kept
+    out = run("undo", db, "--now", "2026-12-01T00:00:01Z").stdout
+    assert "d 0.20 -> 0.00 (fell), u 0.40 -> 0.50 (rose); guidance supported -> uncertain" in out, out
+
+
+def test_17_sign_it_is_offered_only_where_a_key_is_trusted(tmp_path):
+    import json
+
+    fact = {"id": "f", "text": "t", "created_at": "2026-11-20T09:00:00Z"}
+    db = tmp_path / "m.db"
+    run("import", write_jsonl(tmp_path / "f.jsonl", [fact]), "--db", db)
+    assert "sign" not in json.loads(run("show", db, "f", "--json").stdout)["what_if"]
+    db.with_name("m.synapse.toml").write_text('[trust]\nsigners = ["' + "ab" * 32 + '"]\n')
+    assert "sign" in json.loads(run("show", db, "f", "--json").stdout)["what_if"]
+
+
+def test_3_an_id_typed_as_shown_with_its_ellipsis_names_its_fact(long_ids):
+    import json
+
+    for typed in ("…c3e9", f"{LONG}ffe0…", "…5b@2"):
+        shown = json.loads(run("show", long_ids, typed, "--json").stdout)
+        assert shown["id"].endswith(typed.strip("…")) or shown["id"].startswith(typed.strip("…"))
+    line = refused("verify", long_ids, f"{LONG}a1b2c3…")
+    assert "is ambiguous: it names 2 facts" in line and f"{LONG}a1b2c3e9" in line
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ('{"id": "b", "text": "t" "created_at": 1}', "at column 25: a comma is missing between two items"),
+        ("{'id': 'b'}", "at column 2: a field's name must be in double quotes"),
+        ('{"id": "b", "text": "t"', "the line ends (at column 23) before its value is closed"),
+        (
+            '{"id": "b"} {"id": "c"}',
+            "at column 13: more follows the end of the JSON value: one object per line",
+        ),
+        ('{"id": tru}', "at column 8: a value is missing or is not JSON (text takes double quotes)"),
+        ('{"id": "b\\q"}', "at column 10: a string holds a backslash escape JSON does not have"),
+    ],
+)
+def test_17_a_json_error_reads_as_a_sentence(tmp_path, line, said):
+    src = tmp_path / "bad.jsonl"
+    src.write_text('{"id": "a", "text": "t", "created_at": "2026-11-20T09:00:00Z"}\n' + line + "\n")
+    message = refused("import", src, "--db", tmp_path / "m.db")
+    said = f"not valid JSON{':' if said.startswith('the') else ''} {said}"
+    assert message.startswith(f"error: {src}:2: {said}"), message
+    assert "Expecting" not in message and not (tmp_path / "m.db").exists()

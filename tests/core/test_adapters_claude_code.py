@@ -318,6 +318,27 @@ def test_a_project_in_git_is_replayed_and_an_edit_is_linked_once(tmp_path, new_s
         assert [k.text for k in links] == ["Use bun for installs"]  # linked once, to the text it replaced
 
 
+def test_project_files_gone_from_the_work_tree_keep_their_history_deleted(tmp_path):
+    """A rule removed in a commit, and a CLAUDE.local.md removed but not committed yet:
+    their bullets are read from git and deleted (at the commit, where it says when)."""
+    repo = tmp_path / "shop"
+    (repo / ".claude" / "rules").mkdir(parents=True)
+    git(repo, "init", "-q")
+    (repo / "CLAUDE.local.md").write_text("- My sandbox is on port 8081\n")
+    (repo / ".claude" / "rules" / "style.md").write_text("- Prefer small pure functions\n")
+    commit_claude(repo, "# Build\n\n- Use pnpm for installs\n", "2026-01-01T10:00:00Z")
+    (repo / ".claude" / "rules" / "style.md").unlink()
+    commit_claude(repo, "# Build\n\n- Use pnpm for installs\n", "2026-01-02T10:00:00Z")
+    (repo / "CLAUDE.local.md").unlink()
+    snap = cc.read(None, project=repo)
+    facts = by_text(snap)
+    rule, local = facts["Prefer small pure functions"], facts["My sandbox is on port 8081"]
+    assert rule.id in snap.deleted and local.id in snap.deleted
+    assert facts["Use pnpm for installs"].id not in snap.deleted
+    assert snap.deleted_at[rule.id] == parse_time("2026-01-02T10:00:00Z") and local.id not in snap.deleted_at
+    assert rule.provenance["x-claude-code-file"] == ".claude/rules/style.md"
+
+
 def test_claude_md_imports_are_followed_inside_the_project_only(tmp_path):
     project = tmp_path / "shop"
     outside = tmp_path / "secret.md"

@@ -238,6 +238,28 @@ def test_edits_pair_within_a_heading_by_likeness_one_to_one(tmp_path):
     assert facts["Cache the venv"].supersedes is None and facts["Keep lines short"].id in snap.deleted
 
 
+def test_a_bullet_edited_under_a_new_heading_in_one_place_is_linked(tmp_path):
+    """git's diff shows the bullet replaced in one hunk by a new heading and the edited
+    bullet: that is the bullet edited (issue 38), though its heading is not the old one;
+    a bullet removed in another place of the note is deleted."""
+    repo = repo_at(tmp_path)
+    v1 = (
+        "# Setup\n\n- Install with uv sync\n- Run the tests with pytest before every commit you push\n"
+        "- Keep the changelog current\n\n# Style\n\n- Run the linters with ruff before every commit you push\n"
+    )
+    v2 = (
+        "# Setup\n\n- Install with uv sync\n\n# Testing\n\n- Run the unit tests with pytest -x before pushing a branch\n"
+        "- Keep the changelog current\n\n# Style\n"
+    )
+    commit(repo, {"AGENTS.md": v1}, "2026-01-01T10:00:00Z", "ann@example.com")
+    commit(repo, {"AGENTS.md": v2}, "2026-01-02T10:00:00Z", "ann@example.com")
+    snap = gn.read(repo)
+    facts = by_text(snap)
+    edited = facts["Run the unit tests with pytest -x before pushing a branch"]
+    assert edited.supersedes == facts["Run the tests with pytest before every commit you push"].id
+    assert facts["Run the linters with ruff before every commit you push"].id in snap.deleted
+
+
 def test_comments_tables_prompt_tags_and_rewraps_are_not_facts(tmp_path):
     repo = repo_at(tmp_path)
     v1 = (

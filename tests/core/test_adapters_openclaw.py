@@ -146,6 +146,36 @@ def test_a_page_whose_front_matter_is_not_yaml_loses_only_its_claims(state):
     assert any("concepts/broken.md" in line and "not YAML" in line for line in snap.left_out)
 
 
+def test_a_claim_naming_one_on_another_page_supersedes_it(state, store):
+    """The plugin's `supersedes` and `supersededBy` name claims anywhere in the vault: a
+    claim on a new page replacing one of the staging page is linked to it, in the same read
+    and at a later sync (the staging page then unchanged, not read again); an id found
+    nowhere links nothing (no successor or predecessor is invented)."""
+    page = OPENCLAW_PAGE["claims"][0]["id"]  # staging.region, on the staging page
+    ops = {
+        "id": "concept.ops",
+        "title": "Operations",
+        "updatedAt": "2026-04-09T10:00:00.000Z",
+        "claims": [
+            {"id": "ops.region", "text": "Staging now runs in eu-central-1.", "supersedes": [page]},
+            {"id": "ops.rebuild", "text": "Staging is rebuilt weekly.", "supersedes": ["nowhere.claim"]},
+        ],
+    }
+    write(state, "wiki/main/concepts/ops.md", wiki_page(ops), mtime="2026-04-09T10:00:00Z")
+    snap = openclaw.read(state / "workspace")
+    facts = {f.text: f for f in snap.facts}
+    assert facts["Staging now runs in eu-central-1."].supersedes == f"openclaw:wiki/main/{PAGE}#{page}"
+    assert facts["Staging is rebuilt weekly."].supersedes is None
+    (state / "wiki/main/concepts/ops.md").unlink()
+    resync(store, openclaw, state / "workspace")
+    later = copy.deepcopy(ops)
+    later["claims"] = [{"id": "ops.region2", "text": "Staging moved to eu-north-1.", "supersedes": [page]}]
+    write(state, "wiki/main/concepts/ops.md", wiki_page(later), mtime="2026-04-10T10:00:00Z")
+    snap, _ = resync(store, openclaw, state / "workspace")
+    moved = next(f for f in snap.facts if f.text == "Staging moved to eu-north-1.")
+    assert moved.supersedes == f"openclaw:wiki/main/{PAGE}#{page}"  # the staging page was kept, not read
+
+
 def test_a_folder_that_is_not_openclaw_is_refused(tmp_path):
     (tmp_path / "w").mkdir()
     with pytest.raises(InputError, match="holds no MEMORY.md, memory/\\*.md or wiki pages"):

@@ -460,6 +460,24 @@ def test_a_config_include_naming_a_fifo_is_refused_at_once(tmp_path, nested):
     assert "Sarah lives in Lyon" in exported(db)
 
 
+@pytest.mark.parametrize("source", ["markdown", "claude-code"])
+def test_the_other_readers_leave_only_the_history_out_and_name_why(tmp_path, source):
+    """A repository git cannot be trusted to read refuses none of these folders: the files
+    are read as they stand, and `left out` names the include."""
+    repo = notes_repo(tmp_path)
+    (repo / "CLAUDE.md").write_text("- Run the tests with pnpm\n")
+    fifo = tmp_path / "pipe.cfg"
+    os.mkfifo(fifo)
+    config(repo, ("include.path", str(fifo)))
+    db = tmp_path / "memory.db"
+    args = ["--project", repo] if source == "claude-code" else [repo]
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    out = run("import", "--from", source, *args, "--db", db, env={"HOME": str(home)}).stderr
+    assert "left out: " in out and f"{fifo}, a FIFO git would wait on" in out
+    assert "Run the tests with pnpm" in exported(db)
+
+
 def test_an_include_of_dev_null_or_a_missing_file_is_read_as_usual(tmp_path):
     repo = notes_repo(tmp_path)
     config(repo, ("include.path", os.devnull), ("include.path", str(tmp_path / "gone.cfg")))

@@ -108,7 +108,7 @@ def test_export_then_import_reproduces_every_score(store_location, new_store, tm
         (
             '{"id": "x", "text": "t",',
             None,
-            "not valid JSON (Expecting property name enclosed in double quotes, column 25)",
+            "not valid JSON: the line ends (at column 24) before its value is closed",
         ),
     ],
 )

@@ -1,32 +1,32 @@
-"""The rules that carry the Store's SQLite statements to PostgreSQL (postgres/dialect.py)."""
+"""What carries the Store's statements to PostgreSQL (postgres/dialect.py): psycopg's
+placeholders, the dialects' spellings, plain rows by COPY, and statements that wait."""
 
 from __future__ import annotations
 
 import pytest
 
-from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import locate
-from synapse_tui.core.store.postgres.dialect import Connection, Untranslatable, copy_target, translate
+from synapse_tui.core.store.postgres.dialect import Connection, translate
 
 
 @pytest.mark.parametrize(
-    ("sqlite", "postgres", "lists"),
+    ("sqlite", "postgres", "marks"),
     [
-        ("SELECT id FROM facts WHERE deleted = 1", "SELECT id FROM facts WHERE deleted = 1", ()),
+        ("SELECT id FROM facts WHERE deleted = 1", "SELECT id FROM facts WHERE deleted = 1", 0),
         (
             "SELECT key FROM meta WHERE key LIKE 'deleted.at.%' AND value = ?",
             "SELECT key FROM meta WHERE key LIKE 'deleted.at.%%' AND value = %s",
-            (False,),
+            1,
         ),
         (  # an optional argument: its type said in the statement, as both databases read it
             "SELECT u.undoes FROM audit u WHERE (CAST(? AS TEXT) IS NULL OR u.undoes = ?)",
             "SELECT u.undoes FROM audit u WHERE (CAST(%s AS TEXT) IS NULL OR u.undoes = %s)",
-            (False, False),
+            2,
         ),
     ],
 )
-def test_each_rule(sqlite, postgres, lists):
-    assert translate(sqlite) == (postgres, lists)
+def test_placeholders_in_psycopgs_spelling(sqlite, postgres, marks):
+    assert translate(sqlite) == (postgres, marks)
 
 
 @pytest.mark.postgres
@@ -81,27 +81,6 @@ def test_the_dialects_spell_one_statement_for_each_database(pg_url):
         assert picks[0] == picks[1] and len(picks[0]) == 1
 
 
-@pytest.mark.parametrize(
-    "sqlite",
-    [
-        "PRAGMA wal_checkpoint(TRUNCATE)",
-        "PRAGMA data_version",  # Dialect.data_version
-        "SELECT json_extract(provenance, '$.x') FROM facts",
-        "SELECT json_extract(score_before, '$.trust') FROM audit",
-        "SELECT rowid FROM facts_fts WHERE facts_fts MATCH ?",
-        "SELECT name FROM sqlite_master",
-        "SELECT group_concat(pos - 1, ',') FROM facts",  # each backend aggregates its own way
-        "SELECT pos FROM facts WHERE pos IN (SELECT value FROM json_each(?))",  # Dialect.in_list
-        "SELECT eid FROM mentions NOT INDEXED",  # Dialect.unindexed
-        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",  # Dialect.upsert
-        "INSERT OR IGNORE INTO entities (key) VALUES (?)",  # Dialect.insert_ignore
-    ],
-)
-def test_what_no_rule_carries_never_reaches_the_server(sqlite):
-    with pytest.raises(Untranslatable, match="internal error: SQLite's"):
-        translate(sqlite)
-
-
 @pytest.mark.postgres
 def test_the_json_comparison_matches_strings_only_as_sqlite_does(pg_url):
     """A number or boolean at the key is not the text of it; a provenance that is not a JSON
@@ -126,82 +105,55 @@ def test_the_json_comparison_matches_strings_only_as_sqlite_does(pg_url):
             assert pg.execute(pg_sql, (value,)).fetchone() == expected, value
 
 
-@pytest.mark.parametrize(
-    ("sqlite", "copy"),
-    [
-        (
-            "INSERT INTO embeddings (pos, kind, vec) VALUES (?, ?, ?)",
-            "COPY embeddings (pos, kind, vec) FROM STDIN",
-        ),
-        (
-            "INSERT INTO semantic_edges (a, b, weight, kind) VALUES (?,?,?,?)",
-            "COPY semantic_edges (a, b, weight, kind) FROM STDIN",
-        ),
-        ("INSERT INTO embeddings (pos, kind, vec) VALUES (?, 'model', ?)", None),  # a value of its own
-        (
-            "INSERT INTO mentions (pos, eid, spelling) VALUES (?, (SELECT eid FROM entities WHERE key = ?), ?)",
-            None,
-        ),
-        ("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING", None),
-        ("INSERT INTO entities (key) VALUES (?) ON CONFLICT DO NOTHING", None),
-        ("INSERT INTO facts (pos, id) VALUES (?)", None),  # placeholders and columns disagree
-    ],
-)
-def test_plain_inserts_of_many_rows_become_a_copy(sqlite, copy):
-    assert copy_target(sqlite) == copy
-
-
 @pytest.mark.postgres
-def test_a_copy_refuses_what_the_inserts_would(pg_url):
-    """Rows by COPY land as executemany's would (bytes, NULLs, numbers), and a clashing key
-    fails the whole statement."""
+def test_plain_rows_in_bulk_land_alike_on_both_and_refuse_alike(pg_url):
+    """`Dialect.insert_rows`: a file's executemany and a server's COPY land the same rows
+    (bytes, NULLs, numbers, a tab in text), and a clashing key fails the whole insert on
+    both; one row alone goes on the server as a plain INSERT, counted as one change."""
+    import sqlite3
+
     import psycopg
 
-    from synapse_tui.core.base.location import locate
+    from synapse_tui.core.store.dialect import SQLITE
+    from synapse_tui.core.store.postgres.dialect import POSTGRES
 
+    columns = ("k", "b", "x", "s")
+    rows = [(1, b"\x00\xff", 0.5, "é\ttab"), (2, None, 1, None)]
+    landed = [(1, b"\x00\xff", 0.5, "é\ttab"), (2, None, 1.0, None)]
+    lite = sqlite3.connect(":memory:", isolation_level=None)
+    lite.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, b BLOB, x REAL, s TEXT)")
     with psycopg.connect(pg_url, autocommit=True) as raw:
         conn = Connection(raw, locate(pg_url))
         raw.execute("CREATE TEMP TABLE t (k int PRIMARY KEY, b bytea, x double precision, s text)")
-        rows = [(1, b"\x00\xff", 0.5, "é\ttab"), (2, None, 1, None)]
-        assert conn.executemany("INSERT INTO t (k, b, x, s) VALUES (?, ?, ?, ?)", rows).rowcount == 2
-        assert raw.execute("SELECT * FROM t ORDER BY k").fetchall() == [
-            (1, b"\x00\xff", 0.5, "é\ttab"),
-            (2, None, 1.0, None),
-        ]
+        changed = conn.total_changes
+        for db, d in ((lite, SQLITE), (conn, POSTGRES)):
+            d.insert_rows(db, "t", columns, rows)
+        assert conn.total_changes == changed + 2
+        assert raw.execute("SELECT * FROM t ORDER BY k").fetchall() == landed
+        assert lite.execute("SELECT * FROM t ORDER BY k").fetchall() == landed
+        clash = [(3, None, 0, "a"), (1, None, 0, "b")]
+        lite.execute("BEGIN")  # as a file's store inserts: inside its transaction
+        with pytest.raises(sqlite3.IntegrityError):
+            SQLITE.insert_rows(lite, "t", columns, clash)
+        lite.execute("ROLLBACK")
         with pytest.raises(psycopg.errors.UniqueViolation):
-            conn.executemany(
-                "INSERT INTO t (k, b, x, s) VALUES (?, ?, ?, ?)", [(3, None, 0, "a"), (1, None, 0, "b")]
-            )
+            POSTGRES.insert_rows(conn, "t", columns, clash)
         assert raw.execute("SELECT count(*) FROM t").fetchone() == (2,)
+        assert lite.execute("SELECT count(*) FROM t").fetchone() == (2,)
         # one row alone (an action's audit entry) goes as a plain INSERT: the same row, the same refusal
         changed = conn.total_changes
-        assert (
-            conn.executemany(
-                "INSERT INTO t (k, b, x, s) VALUES (?, ?, ?, ?)", [(4, b"\x01", 2, "z")]
-            ).rowcount
-            == 1
-        )
+        POSTGRES.insert_rows(conn, "t", columns, [(4, b"\x01", 2, "z")])
         assert conn.total_changes == changed + 1
         assert raw.execute("SELECT * FROM t WHERE k = 4").fetchone() == (4, b"\x01", 2.0, "z")
         with pytest.raises(psycopg.errors.UniqueViolation):
-            conn.executemany("INSERT INTO t (k, b, x, s) VALUES (?, ?, ?, ?)", [(4, None, 0, "again")])
-
-
-def test_a_path_that_still_needs_sqlite_refuses_the_server_in_one_line():
-    conn = Connection(None, locate("postgresql://team:hunter2@db/memory"))
-    with pytest.raises(StoreError) as caught:
-        conn.execute("PRAGMA database_list")
-    assert str(caught.value) == (
-        "postgresql://team@db/memory: a PostgreSQL server; this does not work on a server yet"
-        " (it needs SQLite's PRAGMA); copy the store to a file to use it"
-    )
+            POSTGRES.insert_rows(conn, "t", columns, [(4, None, 0, "again")])
 
 
 @pytest.mark.postgres
 def test_writes_inside_a_transaction_go_with_the_next_statement(pg_url):
-    """A write inside a transaction waits for the next statement (one round trip for both):
-    what reads after it sees it, its rowcount is what it changed, and a refused one is
-    raised inside the transaction, which then keeps nothing."""
+    """A statement inside a transaction waits until its answer is asked for: a write goes
+    with the next read (one round trip for both), which sees it; its rowcount is what it
+    changed, and a refused one is raised inside the transaction, which then keeps nothing."""
     import psycopg
 
     from synapse_tui.core.base.location import locate
@@ -232,3 +184,10 @@ def test_writes_inside_a_transaction_go_with_the_next_statement(pg_url):
         conn.execute("UPDATE w SET v = 'never' WHERE k = 1")
         conn.discard()
         assert conn.execute("SELECT v FROM w WHERE k = 1").fetchone() == ("many",)
+
+        # a read goes when its rows are asked for: one not asked before its snapshot ends
+        # went with the COMMIT, and its rows are there after
+        conn.later("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        waiting = conn.execute("SELECT v FROM w WHERE k = ?", (2,))
+        conn.end_read()
+        assert not conn.in_transaction and waiting.fetchall() == [("many",)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from synapse_tui.ui.widgets.fact_list import FactList
 from tests.ui.helpers import SIZE, record_notices, searched, settle
 
@@ -277,6 +279,11 @@ async def test_7_triage_keys_are_held_with_a_notice_while_a_bulk_runs(app, db):
             await pilot.press("y")
             await pilot.pause(0.1)
             assert any("30 facts…" in t for _, t in notices), notices  # it says it is under way
+            from tests.ui.helpers import screen_text
+
+            line = next(li for li in screen_text(app).splitlines() if "step 0/3" in li)  # a line, n/N
+            assert "verify 30 facts · step 0/3: waiting for the store…" in line, line
+            assert "triage keys wait until it lands" in line
             await pilot.press("v")  # a second bulk: held, no second confirm
             await pilot.pause(0.1)
             assert not isinstance(app.screen, ConfirmScreen)
@@ -285,6 +292,13 @@ async def test_7_triage_keys_are_held_with_a_notice_while_a_bulk_runs(app, db):
             held = [t for _, t in notices if "held while 30 facts are still being changed" in t]
             assert len(held) == 2, notices
         await settle(pilot)
+        assert app.main.progress_seen == [
+            "verify 30 facts · step 0/3: waiting for the store…",
+            "verify 30 facts · step 1/3: writing 30 facts…",
+            "verify 30 facts · step 2/3: rescoring 30 facts…",
+            "verify 30 facts · step 3/3: repainting the list…",
+        ]
+        assert "step 3/3" not in screen_text(app)  # landed: the line is gone
         assert {e["batch"] for e in audit(db)} == {1} and len(audit(db)) == 30
         await pilot.press("ctrl+z")  # landed: keys act again
         await settle(pilot)
@@ -456,15 +470,280 @@ async def test_17_a_deleted_row_dims_its_band_and_guidance_too(tmp_path):
     app.store.close()
 
 
-async def test_4_a_contradiction_that_changes_the_guidance_says_what_changed(app):
-    from tests.ui.helpers import select
+async def test_4_a_contradiction_says_it_was_recorded_what_moved_and_why_the_guidance_reads_so(app):
+    """SPEC 2.1 is kept (r=2, s=0 uncertain; s=1 supported): the toast and the pane say why."""
+    from tests.ui.helpers import screen_text, select
 
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(200, 60)) as pilot:
         notices = record_notices(app)
         await settle(pilot)
         await select(pilot, "f-old-2")  # r=2, s=0: uncertain (u = 0.50)
+        assert "uncertainty u 0.40 < 0.50" not in screen_text(app)
         await pilot.press("x")
         await settle(pilot)
         text = notices[-1][1]
-        assert "guidance uncertain -> supported" in text, text
-        assert "evidence against still lowers the uncertainty, u 0.50 -> 0.40" in text, text
+        assert text.startswith("contradict f-old-2: contradiction recorded; trust"), text
+        assert "d 0.00 -> 0.20 (rose), u 0.50 -> 0.40 (fell)" in text, text
+        assert (
+            "guidance uncertain -> supported: the added evidence lowered uncertainty (u 0.40 < 0.50);"
+            " disputed from d >= 0.25, now 0.20"
+        ) in text, text
+        pane = screen_text(app)
+        assert "uncertainty u 0.40 < 0.50; disputed from d >= 0.25, now 0.20" in pane, pane
+        await pilot.press("enter")  # full screen: and that evidence against lowers u too
+        await settle(pilot)
+        assert "0.20; 1 contradiction lowered u too: evidence either way" in screen_text(app)
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("x")  # now d 0.33: disputed, and it says from what
+        await settle(pilot)
+        assert "guidance supported -> disputed: disbelief d 0.33 >= 0.25" in notices[-1][1]
+        await pilot.press("x")
+        await settle(pilot)
+        assert "still disputed: disbelief d 0.43 >= 0.25" in notices[-1][1]
+
+
+async def test_3_the_search_box_finds_an_id_as_shown_and_names_the_facts_an_ambiguous_one_names(tmp_path):
+    from tests.cli_run import run
+    from tests.helpers import write_jsonl
+    from tests.ui.helpers import make_app, row_of
+
+    long = "claude-code:projects/payments/memory/feedback_testing.md#"
+    facts = [
+        {"id": f"{long}{tail}", "text": f"fact {n}", "created_at": "2026-11-20T09:00:00Z"}
+        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
+    ]
+    versions = "mem0:7f3e9c1a-22b4-4e5c-9a4f-0c1d2e3f4a5b@"
+    facts += [{"id": f"{versions}{v}", "text": f"v{v}", "created_at": "2026-11-20T09:00:00Z"} for v in (1, 2)]
+    db = tmp_path / "long.db"
+    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    for size in ((80, 24), (120, 40), (200, 50)):
+        app = make_app(db)
+        try:
+            async with app.run_test(size=size) as pilot:
+                await settle(pilot)
+                listed = app.main.query_one(FactList)
+                bar = app.main.query_one("SearchBar")
+                shown_ids = {  # each id exactly as its row shows it, '…' and all
+                    f["id"]: next(t for t in row_of(app, f["id"]).split()[2:] if "…" in t or ":" in t)
+                    for f in facts
+                }
+                for fact in facts:
+                    shown = shown_ids[fact["id"]]
+                    bar.input.value = shown
+                    await searched(pilot)
+                    assert [app.memory.ids[p] for p in listed.order] == [fact["id"]], (size, shown)
+                    assert bar.error is None
+                bar.input.value = "mem0:7f3e9c1a"  # the start of both versions
+                await searched(pilot)
+                assert {app.memory.ids[p] for p in listed.order} == {f"{versions}1", f"{versions}2"}
+                note = bar.error.plain
+                assert "'mem0:7f3e9c1a' is ambiguous: it names 2 facts" in note, note
+                assert f"{versions}1" in note and f"{versions}2" in note and "type more of the id" in note
+        finally:
+            app.store.close()
+
+
+async def test_3_the_path_box_takes_an_id_as_shown_and_answers_an_ambiguous_one(db):
+    from synapse_tui.ui.screens.path import PathScreen
+    from tests.ui.helpers import harness, screen_text
+
+    app = harness(db)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await settle(pilot)
+        app.push_screen(PathScreen("f-pay-01"))
+        await settle(pilot)
+        box = app.screen.query_one("#path-to")
+        box.value = "f-pay"  # the start of three ids
+        await pilot.press("enter")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "'f-pay' is ambiguous: it names 3 facts (f-pay-01, f-pay-02, f-pay-03)" in text, text
+        box.value = "…id-3"  # a tail, as a narrow list shows a long id
+        box.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        steps = app.screen.query_one("#path-steps")
+        assert str(steps.get_option_at_index(steps.option_count - 1).prompt).startswith("● f-mid-3")
+    app.store.close()
+
+
+def _wcag(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    """WCAG 2 contrast ratio, computed here from the definition (not the app's helper)."""
+
+    def lum(c):
+        r, g, b = (v / 255 for v in c)
+        f = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in (r, g, b)]
+        return 0.2126 * f[0] + 0.7152 * f[1] + 0.0722 * f[2]
+
+    high, low = sorted((lum(a), lum(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+async def test_17_the_cursor_row_is_highlighted_in_every_cell_and_its_band_reads_at_4_5(db, theme):
+    from tests.ui.helpers import make_app
+
+    app = make_app(db)
+    app.theme = theme
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        facts = app.main.query_one(FactList)
+        band = app.memory.scores.band
+        for focused in (True, False):
+            if not focused:
+                app.main.query_one("#search").focus()
+                await settle(pilot)
+            for b in range(5):  # a row of every band, under the cursor
+                row = next(r for r, p in enumerate(facts.order) if band[p] == b)
+                cursor = facts.get_component_rich_style("fact-list--cursor")
+                segments = [s for s in facts._render_row(row, 118, True, facts.rich_style) if s.text]
+                under = {s.style.bgcolor.get_truecolor() for s in segments}
+                assert len(under) == 1, (theme, b, under)  # one background across the row
+                bg = tuple(under.pop())
+                plain = tuple((facts.rich_style + cursor).bgcolor.get_truecolor())
+                assert bg == plain  # ...the cursor's
+                for s in segments:
+                    if s.text.strip():
+                        ratio = _wcag(tuple(s.style.color.get_truecolor()), bg)
+                        assert ratio >= 4.5, (theme, focused, b, s.text, round(ratio, 2))
+    app.store.close()
+
+
+@pytest.mark.parametrize(("width", "when"), [(200, "2026-12-01T09:30:15Z"), (120, "12-01 09:30"), (80, None)])
+async def test_17_the_session_log_shows_its_times_whole(db, width, when):
+    from tests.ui.helpers import make_app, screen_text, select
+
+    app = make_app(db, now="2026-12-01T09:30:15.123456Z")  # a wall clock's time, fraction and all
+    async with app.run_test(size=(width, 30)) as pilot:
+        await settle(pilot)
+        await select(pilot, "f-deploy")
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        row = next(line for line in screen_text(app).splitlines() if "#1" in line)
+        assert "contradict" in row and "f-deploy" in row and "s 3 -> 4" in row, row
+        if when is None:
+            assert "09:30" not in row  # no room: no time column
+        else:
+            assert f" {when} " in row, row
+        assert "…" not in row.split("f-deploy")[0], row  # nothing before the fact is cut
+    app.store.close()
+
+
+async def test_17_a_toast_names_a_long_id_as_the_list_does_never_folded_mid_word(tmp_path):
+    import json
+
+    from tests.cli_run import run
+    from tests.helpers import write_jsonl
+    from tests.ui.helpers import make_app, select
+
+    long = "claude-code:projects/payments/memory/feedback_testing.md#"
+    facts = [
+        {"id": f"{long}{tail}", "text": f"fact {n}", "created_at": "2026-11-20T09:00:00Z"}
+        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
+    ]
+    facts.append({"id": "f-deploy-freeze", "text": "short", "created_at": "2026-11-20T09:00:00Z"})
+    db = tmp_path / "long.db"
+    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    for width in (80, 120, 200):
+        app = make_app(db)
+        try:
+            async with app.run_test(size=(width, 30)) as pilot:
+                await settle(pilot)
+                room = min(60, width // 2) - 4  # a toast's line: 60 cells, at most half the screen
+                for fact_id in (f"{long}a1b2c3e9", "f-deploy-freeze"):
+                    await select(pilot, fact_id)
+                    await pilot.press("x")
+                    await settle(pilot)
+                    toast = list(app._notifications)[-1].message  # noqa: SLF001
+                    assert toast.startswith("contradict "), toast
+                    assert max(len(word) for word in toast.split()) <= room, (width, toast)
+                    named = toast.split()[1].rstrip(":")  # the id as the toast names it...
+                    shown = json.loads(run("show", db, named, "--json").stdout)
+                    assert shown["id"] == fact_id  # ...names the fact acted on
+                    if fact_id == "f-deploy-freeze":
+                        assert named == fact_id  # a short id stays whole
+        finally:
+            app.store.close()
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+async def test_18_F_counts_the_list_by_note_tier_source_agent_and_enter_lists_one_value(db, width):
+    from tests.ui.helpers import make_app, screen_text
+
+    app = make_app(db)
+    async with app.run_test(size=(width, 40)) as pilot:
+        await settle(pilot)
+        await _type_search(pilot, "tier:auto")  # it counts the list shown, not the store
+        listed = {app.memory.ids[p] for p in app.main.query_one(FactList).order}
+        app.main.query_one(FactList).focus()
+        await pilot.press("F")
+        await settle(pilot)
+        text = screen_text(app)
+        assert f"COUNT BY NOTE  {len(listed)} facts listed" in text, text
+        await pilot.press("t")
+        await settle(pilot)
+        rows = [line.split() for line in screen_text(app).splitlines() if line.startswith(" auto ")]
+        assert rows and rows[0][1] == str(len(listed)), rows  # every fact listed is auto
+        await pilot.press("a")
+        await settle(pilot)
+        assert "COUNT BY AGENT" in screen_text(app) and "(none)" in screen_text(app)
+        await pilot.press("n")
+        await settle(pilot)
+        table = app.screen.query_one("#freq-table")
+        values = [g.value for g in app.screen.groups]
+        table.move_cursor(row=values.index("n-pay2"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.main
+        await settle(pilot, 0.3)
+        shown = [app.memory.ids[p] for p in app.main.query_one(FactList).order]
+        assert app.main.query_one("#search").value == "tier:auto note:n-pay2"
+        assert len(shown) == app.screen.query_one(FactList).order.size >= 1
+        assert set(shown) <= listed
+    app.store.close()
+
+
+async def test_18_the_id_column_widens_and_narrows_and_a_column_hides(tmp_path):
+    from tests.cli_run import run
+    from tests.helpers import write_jsonl
+    from tests.ui.helpers import make_app, palette_answered, screen_text
+
+    long = "claude-code:projects/payments/memory/feedback_testing.md#"
+    facts = [
+        {"id": f"{long}{tail}", "text": f"fact {n}", "created_at": "2026-11-20T09:00:00Z"}
+        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
+    ]
+    db = tmp_path / "long.db"
+    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    app = make_app(db)
+    async with app.run_test(size=(200, 30)) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        assert f"{long}a1b2c3d4" not in screen_text(app).split("▏")[0]  # cut at first
+        await pilot.press("greater_than_sign")  # beside the pane: the text keeps 60 cells
+        assert notices[-1][1] == "id column: 24 cells"
+        await pilot.press("p")  # the pane hidden: room for the whole ids
+        for _ in range(8):
+            await pilot.press("greater_than_sign")
+        await settle(pilot)
+        assert notices[-1][1] == f"id column: {len(long) + 8} cells (the whole ids)"
+        rows = [line.split("▏")[0] for line in screen_text(app).splitlines() if "fact 0" in line]
+        assert f" {long}a1b2c3d4 " in rows[0], rows  # whole, and still the fact's text beside it
+        await pilot.press("less_than_sign")
+        await settle(pilot)
+        assert notices[-1][1] == f"id column: {len(long)} cells"
+        header = next(line for line in screen_text(app).splitlines() if line.startswith("band"))
+        assert " age " in header
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"hide / show age")
+        await palette_answered(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        header = next(line for line in screen_text(app).splitlines() if line.startswith("band"))
+        assert " age " not in header and " guidance" in header, header
+        assert notices[-1][1] == "age column hidden"
+    app.store.close()

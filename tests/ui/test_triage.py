@@ -56,7 +56,8 @@ async def test_each_triage_key_updates_row_detail_store_and_audit(
         assert new != old
         assert f"{new:.2f}" in row_of(app, fact_id)
         assert notices[-1] == ("information", notices[-1][1])
-        assert notices[-1][1].startswith(f"{action} {fact_id}: trust {old:.2f} -> {new:.2f}")
+        recorded = "contradiction recorded; " if action == "contradict" else ""
+        assert notices[-1][1].startswith(f"{action} {fact_id}: {recorded}trust {old:.2f} -> {new:.2f}")
         assert app.main.current_fact_id() == fact_id  # the user's place is kept
         await pilot.press("enter")
         await settle(pilot)

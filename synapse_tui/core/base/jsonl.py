@@ -25,6 +25,40 @@ Progress = Callable[[int, int], None]
 _DECODER = json.JSONDecoder(parse_constant=limits.NonFinite)
 
 
+# Python's JSON messages (json.decoder, _json.c) as a person reads them
+_SENTENCES = (
+    ("Expecting value", "a value is missing or is not JSON (text takes double quotes)"),
+    ("Expecting ',' delimiter", "a comma is missing between two items"),
+    ("Expecting ':' delimiter", "a colon is missing after a field's name"),
+    (
+        "Expecting property name enclosed in double quotes",
+        "a field's name must be in double quotes (a comma before a closing brace is not allowed)",
+    ),
+    ("Extra data", "more follows the end of the JSON value: one object per line"),
+    ("Unterminated string", "a string is never closed: a double quote is missing"),
+    (
+        "Invalid control character",
+        "a string holds a raw control character (a tab or newline must be escaped)",
+    ),
+    ("Invalid \\uXXXX escape", "a string holds a \\u escape without four hex digits"),
+    ("Invalid \\escape", "a string holds a backslash escape JSON does not have"),
+    ("Illegal trailing comma", "a comma before a closing bracket is not allowed"),
+)
+
+
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """'not valid JSON at column 25: a comma is missing between two items': a decoder's
+    error as a sentence, its column counted within its own line ('the line ends' when the
+    decoder ran past it: `colno` then counts beyond the trailing newline)."""
+    lines = exc.doc.splitlines() or [""]
+    line = lines[min(exc.lineno, len(lines)) - 1]  # past the last line: the last one ended too soon
+    if exc.lineno > len(lines) or exc.colno > len(line):
+        if not exc.msg.startswith("Extra data"):
+            return f"not valid JSON: the line ends (at column {len(line)}) before its value is closed"
+    sentence = next((said for start, said in _SENTENCES if exc.msg.startswith(start)), exc.msg)
+    return f"not valid JSON at column {exc.colno}: {sentence}"
+
+
 def read_jsonl(path: str | os.PathLike[str], progress: Progress | None = None) -> Iterator[tuple[int, Any]]:
     """(line number, decoded object) for each non-blank line, errors naming the line.
 
@@ -59,12 +93,8 @@ def read_jsonl(path: str | os.PathLike[str], progress: Progress | None = None) -
                 obj = _DECODER.decode(line)
             except json.JSONDecodeError as exc:
                 # the column within this line: `colno` counts past its trailing newline when
-                # the line ends too soon ("line 2 column 1" of a one-line text); such an
-                # error points just after the line's last character
-                column = min(exc.pos, len(line.rstrip("\r\n"))) + 1
-                raise InputError(
-                    f"not valid JSON ({exc.msg}, column {column})", file=name, line=number
-                ) from None
+                # the line ends too soon ("line 2 column 1" of a one-line text)
+                raise InputError(json_problem(exc), file=name, line=number) from None
             except RecursionError:
                 raise InputError(
                     f"nested more than {limits.MAX_DEPTH} levels deep", file=name, line=number

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.ids import AmbiguousId, name_id
 from synapse_tui.core.browser.state import Search, State
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review import sessionlog
@@ -31,28 +32,44 @@ NO_GRAPH: ExceptionTypes = (KeyError, *OperationalError)  # a fact or a graph ta
 
 
 def resolve(browser: Browser, typed: str) -> str | None:
-    """The fact an id or a unique prefix of one names (the list shows ids shortened as
-    git shows hashes), or None."""
-    memory, typed = browser.memory, typed.strip()
-    if memory is None or not typed:
+    """The fact an id or a shortened one names as the list shows it (a unique prefix, or
+    '…' and a unique tail: `name_id`), or None; `AmbiguousId` when it names several."""
+    memory = browser.memory
+    if memory is None:
         return None
-    if typed in memory.index:
-        return typed
-    found = [f for f in memory.ids if f.startswith(typed)]
-    return found[0] if len(found) == 1 else None
+    return name_id(typed, memory.ids, memory.index)
+
+
+ID_CANDIDATES = 100  # a shortened id beginning more ids than this is a word, not an id
 
 
 def search(browser: Browser, source: str) -> Search:
-    """Run a query (raises QueryError on a typo); an id's prefix as shown in the list
-    finds that fact (`mem0:3f2c9a1e` is no filter typo)."""
-    named = browser.resolve(source) if " " not in source.strip() else None
-    if named is not None:
-        return Search(source, np.array([browser.loaded_memory.index[named]], dtype=np.int64), True)
-    parsed = fq.parse(source)
+    """Run a query (raises QueryError on a typo); an id as the list shows it finds that
+    fact (`mem0:3f2c9a1e`, `…c3d4` are no filter typos). One that names several lists
+    them first, and the search's `note` says it is ambiguous, naming them."""
+    note, first = "", np.empty(0, dtype=np.int64)
+    if " " not in source.strip():
+        try:
+            named = browser.resolve(source)
+        except AmbiguousId as exc:
+            named = None
+            if len(exc.candidates) <= ID_CANDIDATES:
+                index = browser.loaded_memory.index
+                note, first = str(exc), np.array([index[c] for c in exc.candidates], dtype=np.int64)
+        if named is not None:
+            return Search(source, np.array([browser.loaded_memory.index[named]], dtype=np.int64), True)
+    try:
+        parsed = fq.parse(source.replace("…", " ") if note else source)
+    except SynapseError:
+        if not note:
+            raise
+        return Search(source, first, True, note)  # an id's prefix, not a filter: its candidates
     if parsed.empty:
-        return Search(source)
+        return Search(source, first, True, note) if note else Search(source)
     with browser.lock:
         positions = fq.run(browser.loaded_memory, parsed)
+    if note:  # the candidates first, then what else the words match
+        return Search(source, np.concatenate([first, positions[~np.isin(positions, first)]]), True, note)
     return Search(source, positions, bool(parsed.words))
 
 
@@ -141,7 +158,10 @@ def path(browser: Browser, a: str, b: str) -> GraphRead:
     from synapse_tui.core.graph.ego import GraphRead
     from synapse_tui.core.graph.path import find_path
 
-    a, b = browser.resolve(a) or a, browser.resolve(b) or b  # P takes the list's short ids
+    try:  # P takes the ids as the list shows them
+        a, b = browser.resolve(a) or a, browser.resolve(b) or b
+    except AmbiguousId as exc:
+        return GraphRead(error=str(exc))
     state = browser.scored
     later = _later_ids(state)
     for fid in (a, b):

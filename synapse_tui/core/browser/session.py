@@ -32,7 +32,7 @@ from synapse_tui.core.browser.state import (
     View,
     require_loaded,
 )
-from synapse_tui.core.browser.triage import apply_move, refusal
+from synapse_tui.core.browser.triage import Progress, apply_move, refusal
 from synapse_tui.core.browser.turns import Turns
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.queues import QUEUES, apply_sort, queue_order
@@ -395,13 +395,16 @@ class Browser:
         from_marks: bool = False,
         ticket: int | None = None,
         expect: int | None = None,
+        progress: Progress | None = None,
     ) -> TriageResult:
         """Apply one move as one audited transaction and rescore what changed; the result
         carries the next state. An undo with `expect` reverts batch `expect` or nothing
-        (`Triage.undo`)."""
+        (`Triage.undo`). `progress(step, steps, what)` is told each step as it starts."""
         with self._turn(ticket) as head:
             with self.lock:
-                result = apply_move(self.store, self.clock, head, move, fact_ids, target, from_marks, expect)
+                result = apply_move(
+                    self.store, self.clock, head, move, fact_ids, target, from_marks, expect, progress
+                )
             if result.state is not None:
                 result = replace(result, state=self._advance(result.state))
             return result

@@ -27,6 +27,7 @@ class Search:
     source: str = ""
     positions: np.ndarray | None = None  # None: no search
     ranked: bool = False  # words given: ordered by relevance, then trust
+    note: str = ""  # what the search box says under the query (a shortened id naming several)
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,14 @@ changed rescored, the queues patched where they changed, and the notice the user
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
 from synapse_tui.core.base.clock import Clock, format_time
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.limits import counted
 from synapse_tui.core.browser.state import State, TriageResult, Unloaded, require_loaded
 from synapse_tui.core.review.junk import text_groups
 from synapse_tui.core.review.memory import Memory
@@ -22,6 +24,9 @@ from synapse_tui.core.review.reasons import find_duplicates, recheck, with_unsup
 from synapse_tui.core.review.triage import Outcome, Triage, TriageError
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.score import Scores
+
+Progress = Callable[[int, int, str], None]  # (step, steps, what it does), as each step starts
+STEPS = 3  # writing, rescoring, and the browser's repaint (the main thread's)
 
 
 def refusal(store: Store, as_of: float | None, move: str | None = None) -> str | None:
@@ -58,6 +63,7 @@ def apply_move(
     target: str | None,
     from_marks: bool,
     expect: int | None,
+    progress: Progress | None = None,
 ) -> TriageResult:
     """One move as one audited transaction (the caller holds the store's lock, in the
     move's turn): the changed facts rescored, and the next state, not yet installed. An
@@ -70,6 +76,8 @@ def apply_move(
     memory = head.live
     triage = Triage(store, clock, config=head.config)
     undone = list(head.undone)
+    told = progress or (lambda step, steps, what: None)
+    told(1, STEPS, f"writing {counted(len(fact_ids), 'fact')}" if fact_ids else f"{move} in the store")
     try:
         if move == "undo":
             batch = triage.undo_target() if expect is None else expect
@@ -91,6 +99,7 @@ def apply_move(
         return TriageResult(move, None, "", error=str(exc), fact_ids=asked, state=state)
     before = memory.scores
     ids = list(dict.fromkeys(outcome.fact_ids))
+    told(2, STEPS, f"rescoring {counted(len(ids), 'fact')}")
     foreign = store.data_version() != head.data_version  # another process committed
     if (foreign and store.count() != len(memory)) or any(f not in memory.index for f in ids):
         loaded = store.audit.mark()
@@ -123,7 +132,7 @@ def apply_move(
         own=head.own | {outcome.batch},
         undone=tuple(undone),
     )
-    notice = describe(outcome, ids, memory.index, before, memory.scores)
+    notice = describe(outcome, ids, memory.index, before, memory.scores, memory.config.guidance)
     follow = _came_back(outcome) if move in ("undo", "redo") else None
     return TriageResult(
         move,

@@ -90,7 +90,8 @@ def mutual_edges(knn: Knn, rows: np.ndarray | None = None) -> tuple[np.ndarray, 
         a, b = np.broadcast_to(i[:, None], j.shape)[mutual], j[mutual]
         keep = weight > 0.0
         parts.append((a[keep], b[keep], weight[keep]))
-    return tuple(np.concatenate(p) for p in zip(*parts, strict=True))
+    a, b, w = (np.concatenate(p) for p in zip(*parts, strict=True))
+    return a, b, w
 
 
 def _mutual_edges_of(knn: Knn, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -228,7 +228,7 @@ class Memory:
         }
         if a.declared[i] == 0 and not (a.sig_trusted[i] and a.sig_state[i] == SIG_VALID):
             moves["accept"] = trust_of(declared=HUMAN)
-        if self.scores.tier[i] != SIGNED:
+        if self.scores.tier[i] != SIGNED and self.config.trust.signers:  # no trusted key: no way to sign
             moves["sign"] = trust_of(sig_state=SIG_VALID, sig_trusted=True)
         return moves
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.audit import AuditEntry
 from synapse_tui.core.store.db import Store
@@ -64,7 +65,7 @@ class LogEntry:
     @property
     def change(self) -> str:
         if self.bulk:
-            return f"{self.facts} facts: {describe_change(self.before, self.after)} … (enter lists them)"
+            return f"{self.facts:,} facts: {describe_change(self.before, self.after)} … (enter lists them)"
         return describe_change(self.before, self.after)
 
     @property
@@ -103,12 +104,15 @@ def session_log(store: Store, since: int, config: Any = None) -> tuple[LogEntry,
     """Every action (batch) after `since` (a `session_mark`), newest first, one entry each
     however many facts it changed. `config`: the caller's (the browser's), so the config
     file is not read again."""
-    target = Triage(store, clock=None, config=config).undo_target()  # a read: no clock needed
+    target = Triage(store, clock=Clock(), config=config).undo_target()  # a read: the clock is never read
     undone = store.audit.undone_batches()
     heads = store.audit.batch_heads(since)
     # a supersession is told by its superseded fact
-    superseded = store.audit.superseded_entries([e.batch for e, n in heads if n == 2])
-    return tuple(_entry(head, undone, target, n, superseded.get(head.batch)) for head, n in heads)
+    superseded = store.audit.superseded_entries([e.batch for e, n in heads if n == 2 and e.batch is not None])
+    return tuple(
+        _entry(head, undone, target, n, superseded.get(head.batch) if head.batch is not None else None)
+        for head, n in heads
+    )
 
 
 def session_batch(store: Store, batch: int) -> tuple[LogEntry, ...]:
@@ -123,18 +127,19 @@ def _entry(
     """The log's entry of the action whose first entry is `e`; `told`: the entry that tells
     it (a supersession's superseded fact), when not that one."""
     told = told or e
+    batch = e.batch if e.batch is not None else e.seq  # every action has one; a bare row is its own
     return LogEntry(
         told.seq,
         e.at,
         e.actor,
         e.action,
         told.fact_id or "",
-        e.batch,
+        batch,
         told.before or {},
         told.after or {},
         e.undoes,
-        e.undoes is None and e.batch in undone,
-        e.undoes is None and e.batch == target,
+        e.undoes is None and batch in undone,
+        e.undoes is None and batch == target,
         n,
         e.role,
     )

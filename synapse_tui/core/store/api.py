@@ -43,8 +43,11 @@ How to add a backend (say, another SQL server):
    abstract method (`batch` answers each operation of
    `ops.py`); `tests/backends.py`'s `backend`
    fixture is where a third parameter would run the core's tests on it too.
-2. Give it the components (`audit`, `review`, `imports`) over its connection, and answer
-   `capabilities` and `listener()` for what it can do.
+2. Give it the components (`audit`, `review`, `imports`, `graph`) over its connection:
+   `Audit` and `Imports` leave abstract the few reads each database words its own way
+   (a file's are `sqlite/parts.py`, a server's `postgres/store.py`); a `Dialect`'s
+   `insert_rows` is how plain rows in bulk go. Answer `capabilities` and `listener()` for
+   what it can do.
 3. Teach the package's opener (`core/store/__init__.py`, which `Store.open` calls) its
    locations (and `core/base/location.py` to tell them apart).
 

@@ -8,8 +8,8 @@ the batch they revert: a batch is undone when the newest entry naming it is an u
 
 from __future__ import annotations
 
+import abc
 import json
-import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,8 +35,6 @@ WITH last AS (
 _LIVE = "(a.batch IS NULL OR a.batch NOT IN (SELECT undoes FROM last WHERE action = 'undo'))"
 # what a verdict row reads of its score_before, in this order, then the fact's x-source
 VERDICT_KEYS = ("trust", "B", "r", "s", "k", "tier", "reinforcement_count")
-_VERDICT_VALUES = ", ".join(f"json_extract(a.score_before, '$.{key}')" for key in VERDICT_KEYS)
-_VERDICT_SOURCE = """json_extract(f.provenance, '$."x-source"')"""
 
 
 def _verdicts_sql(d: Dialect) -> str:
@@ -112,24 +110,22 @@ def _marks(n: int) -> str:
     return ",".join("?" * n)
 
 
-class Audit:
+class Audit(abc.ABC):
     """The audit table of one store's connection. Appends join the caller's transaction
-    (`Store.transaction`), so an action and its entries land together or not at all."""
+    (`Store.transaction`), so an action and its entries land together or not at all.
 
-    def __init__(self, conn: sqlite3.Connection, dialect: Dialect = SQLITE) -> None:
+    The three reads each database answers in its own words are abstract: a file's
+    (sqlite/parts.py) and a server's (postgres/store.py) each give them."""
+
+    def __init__(self, conn: Any, dialect: Dialect = SQLITE) -> None:
         self._conn: Any = conn  # sqlite3's, or a server's (postgres/dialect.Connection)
         self._dialect = dialect  # the spellings the two databases read differently
         self._role: str | None = None
 
+    @abc.abstractmethod
     def role_column(self) -> str:
         """`role` where the audit has that column, else `NULL`: a store of schema 4 or
         older read as it is (read-only) has none."""
-        if self._role is None:
-            found = self._conn.execute(
-                "SELECT 1 FROM pragma_table_info('audit') WHERE name = 'role'"
-            ).fetchone()
-            self._role = "role" if found else "NULL"
-        return self._role
 
     # -- writing -------------------------------------------------------------------------
 
@@ -148,9 +144,10 @@ class Audit:
         `next_batch_read`'s answer, when read earlier in the same write transaction."""
         if batch is None:
             batch = answer(self._conn, self.next_batch_read())
-        self._conn.executemany(
-            "INSERT INTO audit (at, actor, action, fact_id, batch, before, after, undoes, score_before)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        self._dialect.insert_rows(
+            self._conn,
+            "audit",
+            ("at", "actor", "action", "fact_id", "batch", "before", "after", "undoes", "score_before"),
             [
                 (
                     at,
@@ -287,17 +284,10 @@ class Audit:
             lambda rows: [_entry(row) for row in rows],
         )
 
+    @abc.abstractmethod
     def batch_heads(self, since: int) -> list[tuple[AuditEntry, int]]:
         """Every action after entry `since`, newest first: its first entry (no score_before)
         and how many facts it changed."""
-        # the bare columns come from the batch's first row (SQLite: the row of min(seq))
-        rows = self._conn.execute(
-            "SELECT min(seq), at, actor, action, fact_id, batch, before, after, undoes, NULL,"
-            f" {self.role_column()}, count(DISTINCT fact_id) FROM audit WHERE seq > ?"
-            " GROUP BY batch ORDER BY batch DESC",
-            (since,),
-        ).fetchall()
-        return [(_entry(row[:11]), row[11]) for row in rows]
 
     def superseded_entries(self, batches: Sequence[int]) -> dict[int, AuditEntry]:
         """The entry of the superseded fact in each of `batches` that holds one, by batch
@@ -347,6 +337,7 @@ class Audit:
         ).fetchall()
         return [(fid, (jd - _UNIX_EPOCH_JD) * 86400.0) for fid, jd in rows]
 
+    @abc.abstractmethod
     def verdict_rows(
         self, holds: Sequence[str], actor_prefixes: Sequence[str], since: float | None
     ) -> list[tuple]:
@@ -354,8 +345,8 @@ class Audit:
         `since`, in seq order; `holds`: the actions saying a fact holds. One row each:
         seq, epoch seconds, action, whether it logged a score_before, then its trust, B, r,
         s, k, tier and reinforcement_count, days since its last reinforcement, the fact's
-        x-source, its id and the actor."""
-        return self._verdicts(holds, actor_prefixes, since, _VERDICT_VALUES, _VERDICT_SOURCE)
+        x-source, its id and the actor (`_verdicts`, with the JSON values read each
+        database's way)."""
 
     def _verdicts(
         self,
@@ -366,7 +357,7 @@ class Audit:
         source: str,
     ) -> list[tuple]:
         """`verdict_rows` with the score_before values and the x-source read by `values`
-        and `source` (a server reads the two JSON texts instead: PgStore's audit)."""
+        and `source` (a file's json_extract, a server's two JSON texts)."""
         who = " OR ".join("a.actor LIKE ?" for _ in actor_prefixes)
         holding = ", ".join(f"'{a}'" for a in holds)
         sql = _verdicts_sql(self._dialect).format(values=values, source=source, holds=holding, actors=who)

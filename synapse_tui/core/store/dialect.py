@@ -4,7 +4,8 @@ A statement of `SqlStore` or of a component (imports, the graph's tables) that n
 spelling only one database reads asks the store's `dialect` for it where it is built, so
 one statement is written once and rendered for either database: SQLite's here, the
 server's in postgres/dialect.py (`PostgresDialect`). Nothing rewrites a statement after it
-is written.
+is written, and nothing reads one to guess what it does: the one operation the databases
+run differently, plain rows in bulk, is asked for by name (`insert_rows`).
 """
 
 from __future__ import annotations
@@ -63,6 +64,15 @@ class Dialect:
     def insert_ignore(self, table: str, columns: Sequence[str], source: str) -> str:
         """Insert `source`'s rows into `table`, but for those whose key is taken."""
         return f"INSERT OR IGNORE INTO {table} ({', '.join(columns)}) {source}"
+
+    def insert_rows(
+        self, conn: Any, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+    ) -> None:
+        """Insert plain values, one per column, row by row, on `conn` (an import's facts and
+        mentions, the graph's edges, an action's audit entries): SQLite's one executemany;
+        the server's one COPY (`PostgresDialect`)."""
+        marks = ", ".join("?" * len(columns))
+        conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
 
 SQLITE = Dialect()

@@ -382,7 +382,7 @@ class GraphTables:
             self.conn.execute(SEMANTIC_EDGES_B)
 
     def insert_semantic(self, rows: Iterable[tuple[int, int, float, str]]) -> None:
-        self.conn.executemany("INSERT INTO semantic_edges (a, b, weight, kind) VALUES (?, ?, ?, ?)", rows)
+        self._dialect.insert_rows(self.conn, "semantic_edges", ("a", "b", "weight", "kind"), rows)
 
     def delete_semantic_pairs(self, pairs: Iterable[tuple[int, int]]) -> None:
         self.conn.executemany("DELETE FROM semantic_edges WHERE a = ? AND b = ?", pairs)
@@ -410,7 +410,7 @@ class GraphTables:
     def replace_npmi(self, rows: Iterable[tuple[int, int, float, int]]) -> None:
         """Every NPMI edge anew."""
         self.conn.execute("DELETE FROM npmi_edges")
-        self.conn.executemany("INSERT INTO npmi_edges (a, b, weight, n_ab) VALUES (?, ?, ?, ?)", rows)
+        self._dialect.insert_rows(self.conn, "npmi_edges", ("a", "b", "weight", "n_ab"), rows)
 
     # -- what the build kept in meta -----------------------------------------------------
 

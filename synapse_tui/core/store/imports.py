@@ -8,8 +8,8 @@ or none of it.
 
 from __future__ import annotations
 
+import abc
 import json
-import sqlite3
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -47,14 +47,42 @@ class NewFact(Protocol):
     def o1_count(self) -> int | None: ...
 
 
+# the columns `insert` gives a new fact, in the order of its rows
+FACT_COLUMNS = (
+    "pos",
+    "id",
+    "text",
+    "created_at",
+    "created_ts",
+    "tier",
+    "r",
+    "s",
+    "events",
+    "reinforced_at",
+    "o1_count",
+    "count_given",
+    "supersedes",
+    "note",
+    "entities",
+    "provenance",
+    "signature",
+    "sig_state",
+    "sig_key",
+    "extra",
+    "deleted",
+)
+
+
 def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
-class Imports:
-    """The facts table as imports and syncs write it."""
+class Imports(abc.ABC):
+    """The facts table as imports and syncs write it. The word index and a sync's typed
+    read of provenance are each database's own: abstract here, a file's in sqlite/parts.py,
+    a server's in postgres/store.py."""
 
-    def __init__(self, conn: sqlite3.Connection, dialect: Dialect = SQLITE) -> None:
+    def __init__(self, conn: Any, dialect: Dialect = SQLITE) -> None:
         self._conn: Any = conn  # sqlite3's, or a server's (postgres/dialect.Connection)
         self._dialect = dialect  # the spellings the two databases read differently
 
@@ -108,18 +136,12 @@ class Imports:
             (self._dialect.list_arg(fact_ids),),
         ).fetchone()[0]
 
+    @abc.abstractmethod
     def from_source(self, system: str) -> list[tuple]:
         """The facts an adapter of `system` brought, in store order: id, x-source-id,
         x-source-version (1 when absent), text, note, whether nothing supersedes it,
-        whether it is flagged deleted, and its provenance."""
-        rows = self._conn.execute(
-            "SELECT id, json_extract(provenance, '$.\"x-source-id\"'),"
-            " coalesce(json_extract(provenance, '$.\"x-source-version\"'), 1), text, note,"
-            " NOT EXISTS (SELECT 1 FROM facts f2 WHERE f2.supersedes = facts.id), deleted, provenance"
-            " FROM facts WHERE json_extract(provenance, '$.\"x-source\"') = ? ORDER BY pos",
-            (system,),
-        )
-        return [(*row[:7], json.loads(row[7])) for row in rows]
+        whether it is flagged deleted, and its provenance (its JSON values typed as
+        SQLite's json_extract gives them)."""
 
     # -- writing ------------------------------------------------------------------------
 
@@ -157,12 +179,7 @@ class Imports:
                     int(f.deleted),
                 )
             )
-        conn.executemany(
-            "INSERT INTO facts (pos, id, text, created_at, created_ts, tier, r, s, events,"
-            " reinforced_at, o1_count, count_given, supersedes, note, entities, provenance, signature,"
-            " sig_state, sig_key, extra, deleted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            rows,
-        )
+        self._dialect.insert_rows(conn, "facts", FACT_COLUMNS, rows)
         # when each was flagged, as a sync records it (meta `deleted.at.ID`, epoch seconds),
         # and why, where its source's TTL removed it (`deleted.why.ID`, as flag_deleted writes)
         conn.executemany(
@@ -191,8 +208,10 @@ class Imports:
                 (self._dialect.list_arg(keys),),
             )
         )
-        conn.executemany(
-            "INSERT INTO mentions (pos, eid, spelling) VALUES (?, ?, ?)",
+        self._dialect.insert_rows(
+            conn,
+            "mentions",
+            ("pos", "eid", "spelling"),
             [(pos, eids[key], spelling) for pos, key, spelling in mentions],
         )
         conn.executemany(
@@ -200,9 +219,9 @@ class Imports:
             [(first + i, f.embedding.tobytes()) for i, f in enumerate(facts) if f.embedding is not None],
         )
 
+    @abc.abstractmethod
     def _index_words(self, rows: list[tuple[int, str, str]]) -> None:
-        """Add new facts (position, id, text) to the word index, which a file keeps in FTS5."""
-        self._conn.executemany("INSERT INTO facts_fts (rowid, id, text) VALUES (?, ?, ?)", rows)
+        """Add new facts (position, id, text) to the word index."""
 
     def link_supersessions(self) -> None:
         """Point each fact not yet linked at the position of the fact it supersedes (an id

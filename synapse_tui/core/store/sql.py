@@ -3,8 +3,10 @@ that a SQLite file (`sqlite/`) and a PostgreSQL server (`postgres/`) answer alik
 
 Both backends are siblings under the abstract `Store` (api.py); each subclasses this with
 what it answers its own way: its connection and transactions, the bulk load's aggregated
-scan (`_scan`), word search, and the marks SQLite keeps in PRAGMAs. The statements here are
-in SQLite's spelling; on a server, postgres/dialect.py carries them over.
+scan (`_scan`), word search, the marks SQLite keeps in PRAGMAs, and the components' reads
+each database words its own way (`_make_audit`, `_make_imports`). The statements here are
+plain SQL both read alike, with `?` placeholders (psycopg's `%s` on a server:
+postgres/dialect.py); what the two spell differently they ask of the store's `dialect`.
 """
 
 from __future__ import annotations
@@ -51,11 +53,9 @@ from synapse_tui.core.store.ops import (
 from synapse_tui.core.store.read import Read, answer
 from synapse_tui.core.store.review import Review
 
-# The arithmetic's codes, computed in SQL by `load` (all facts) and `fact_inputs` (a few):
-# declared tier as trust.AUTO/HUMAN/SIGNED, and "a valid signature by a trusted signer"
-# (the signers bound as a JSON list parameter).
+# The arithmetic's code of the declared tier (trust.AUTO/HUMAN/SIGNED), computed in SQL by
+# `load` (all facts) and `fact_inputs` (a few).
 _TIER_CODE = "CASE tier WHEN 'auto' THEN 0 WHEN 'human' THEN 1 ELSE 2 END"
-_TRUSTED = "(sig_key IS NOT NULL AND sig_key IN (SELECT value FROM json_each(?)))"
 # The provenance key of a fact its source marks invalid with no successor named (Graphiti:
 # an edge several newer ones could have invalidated): the flag `invalidated` (SPEC 9),
 # read from provenance so that export and import carry it as they carry the instant.
@@ -139,9 +139,9 @@ class SqlStore(Store):
     ) -> None:
         self.path = path
         self._conn = conn
-        self.audit = Audit(conn, self.dialect)  # triage's log: append, undo and redo state, history
+        self.audit = self._make_audit(conn)  # triage's log: append, undo and redo state, history
         self.review = Review(conn)  # the triage fields of facts, read and written by id
-        self.imports = Imports(conn, self.dialect)  # new facts, a sync's flags and evidence, export's extras
+        self.imports = self._make_imports(conn)  # new facts, a sync's flags and evidence, export's extras
         self.graph = GraphTables(conn, self.dialect)  # the neighbour graph's tables
         self.readonly = readonly
         # why a store opened for writing is read-only (its file, its folder), None when the
@@ -152,6 +152,14 @@ class SqlStore(Store):
         # (the browser's workers): `close` takes it too, so it never closes the connection
         # under a reader still inside it, which crashes the process.
         self.lock = threading.RLock()
+
+    @abc.abstractmethod
+    def _make_audit(self, conn: Any) -> Audit:
+        """The backend's `Audit`: the component with the reads each database words its own way."""
+
+    @abc.abstractmethod
+    def _make_imports(self, conn: Any) -> Imports:
+        """The backend's `Imports`: the component with its word index and typed provenance."""
 
     def read_only_because(self) -> str:
         """`PATH: opened read-only` and why, for a refused write."""

@@ -10,7 +10,8 @@ so is the pane (`DetailPane`), which reads the fact under the cursor itself.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import time
+from dataclasses import dataclass, replace
 
 from rich.text import Text
 from textual import on, work
@@ -18,6 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.reactive import var
+from textual.timer import Timer
 from textual.widgets import Header, Static
 
 from synapse_tui.core.base.clock import format_time
@@ -28,9 +30,21 @@ from synapse_tui.ui.messages import TextsRead
 from synapse_tui.ui.screens.base import FactScreen, MemoryChange
 from synapse_tui.ui.search import SearchBar, SearchInput
 from synapse_tui.ui.widgets.detail_pane import DetailPane
-from synapse_tui.ui.widgets.fact_list import ColumnHeader, FactList
+from synapse_tui.ui.widgets.fact_list import ColumnHeader, Columns, FactList
 from synapse_tui.ui.widgets.footer import KeysFooter
 from synapse_tui.ui.widgets.queue_bar import QueueBar, StatusLine
+
+
+@dataclass(frozen=True)
+class Bulk:
+    """A bulk action under way, as its line shows it."""
+
+    what: str
+    since: float  # monotonic seconds
+    step: int = 0
+    steps: int = 3
+    doing: str = "waiting for the store"
+
 
 POLL_SECONDS = 2.0  # how often to check whether another process changed the store
 REASON_QUEUES = ("suspect", "signature")  # the queues that say why in a column
@@ -41,6 +55,10 @@ class MainScreen(FactScreen, inherit_bindings=False):
 
     # side by side only when the list keeps ~40 cells of fact text and the pane ~50 (#list-pane)
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]
+    DEFAULT_CSS = """
+    MainScreen #bulk-progress { display: none; height: 1; padding: 0 1; background: $warning 25%; }
+    MainScreen.-bulk #bulk-progress { display: block; }
+    """
     show_pane: var[bool] = var(True)
     as_of: var[float | None] = var(None, init=False)  # the instant shown (None: now), bannered
 
@@ -114,6 +132,32 @@ class MainScreen(FactScreen, inherit_bindings=False):
             tooltip="Show / hide the detail pane beside (or under) the list",
         ),
         Binding(
+            "greater_than_sign",
+            "id_column(8)",
+            "wider ids",
+            key_display=">",
+            show=False,
+            id="main.wider_ids",
+            tooltip="Widen the id column (up to the whole ids); < narrows it",
+        ),
+        Binding(
+            "less_than_sign",
+            "id_column(-8)",
+            "narrower ids",
+            key_display="<",
+            show=False,
+            id="main.narrower_ids",
+            tooltip="Narrow the id column: the fact's text takes the room",
+        ),
+        Binding(
+            "F",
+            "frequency",
+            "count by",
+            show=False,
+            id="main.frequency",
+            tooltip="Count the list by note, tier, source or agent; enter lists one value's facts",
+        ),
+        Binding(
             "g",
             "go_other",
             "go to duplicate",
@@ -127,6 +171,9 @@ class MainScreen(FactScreen, inherit_bindings=False):
         super().__init__()
         self._return_to = None  # the view to come back to after the neighbour view
         self._bindings_had_fact: bool | None = None  # a fact was shown at the last refresh_bindings
+        self._bulk: Bulk | None = None  # a bulk under way
+        self._bulk_timer: Timer | None = None
+        self.progress_seen: list[str] = []  # the bulk's steps as shown, in order
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -142,6 +189,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
                 yield ColumnHeader(id="columns")
                 yield FactList(reason=self.app.browser.reason, id="facts")
             yield DetailPane(self.app.browser, id="pane")
+        yield StatusLine(id="bulk-progress")  # a bulk under way: its step and time (-bulk)
         yield StatusLine(id="status")
         # what help lists beyond these, as the width allows (none at 80 columns)
         yield KeysFooter(
@@ -162,6 +210,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
             self.update_pane(force=True)
 
     # -- loading ----------------------------------------------------------------------
+
     @property
     def browser(self):
         return self.app.browser
@@ -228,7 +277,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
             rows.view.queue, list(rows.counts), len(self.browser.marks), self.browser.marks_elsewhere()
         )
         view = rows.view
-        self.query_one(ColumnHeader).set_sort(view.sort, view.reverse, facts.id_width, reasons)
+        self.query_one(ColumnHeader).set_sort(view.sort, view.reverse, facts.id_width, reasons, facts.columns)
         self.update_status()
         self.update_pane(force=changed)  # after triage the fact under the cursor has a new score
 
@@ -331,6 +380,79 @@ class MainScreen(FactScreen, inherit_bindings=False):
             self.app.notify("this fact duplicates no other", timeout=2)
             return
         self.go_to_fact(self.memory.ids[other])
+
+    # -- a bulk under way ---------------------------------------------------------------------
+    def bulk_started(self, what: str) -> None:
+        """A bulk action was sent: a line says what, its step (n/N) and for how long, and
+        that the triage keys wait (`TriageApp._bulk_held`), until `bulk_done`."""
+        self._bulk = Bulk(what, time.monotonic())
+        self.progress_seen = []
+        self.add_class("-bulk")
+        self._show_bulk()
+        self._bulk_timer = self.set_interval(0.25, self._show_bulk)
+
+    def bulk_progress(self, step: int, steps: int, doing: str) -> None:
+        if self._bulk is not None:
+            self._bulk = replace(self._bulk, step=step, steps=steps, doing=doing)
+            self._show_bulk()
+
+    def bulk_done(self) -> None:
+        self._bulk = None
+        self.remove_class("-bulk")
+        if self._bulk_timer is not None:
+            self._bulk_timer.stop()
+            self._bulk_timer = None
+
+    def _show_bulk(self) -> None:
+        bulk = self._bulk
+        if bulk is None:
+            return
+        step = f"{bulk.what} · step {bulk.step}/{bulk.steps}: {bulk.doing}…"
+        if not self.progress_seen or self.progress_seen[-1] != step:
+            self.progress_seen.append(step)
+        line = f"{step} {time.monotonic() - bulk.since:.1f} s"
+        self.query_one("#bulk-progress", StatusLine).update(
+            Text.assemble((line, "bold"), " · triage keys wait until it lands")
+        )
+
+    # -- columns --------------------------------------------------------------------------
+    def set_columns(self, columns: Columns) -> None:
+        facts = self.query_one(FactList)
+        facts.set_columns(columns)
+        view = self.browser.view
+        reasons = QUEUES[view.queue].key in REASON_QUEUES
+        self.query_one(ColumnHeader).set_sort(view.sort, view.reverse, facts.id_width, reasons, columns)
+
+    def action_id_column(self, step: int) -> None:
+        """Widen (`step` > 0) or narrow the id column, up to the whole ids, at least 4 cells."""
+        facts = self.query_one(FactList)
+        shown = facts.id_room()
+        if "id" in facts.columns.hidden or not shown:
+            self.set_columns(replace(facts.columns, hidden=facts.columns.hidden - {"id"}))
+            shown = facts.id_room()
+            step = 0
+        room = max(4, min(facts.id_width, shown + step))
+        self.set_columns(replace(facts.columns, id_room=room))
+        now = facts.id_room()
+        whole = " (the whole ids)" if now >= facts.id_width else ""
+        self.app.notify(f"id column: {now} cells{whole}", timeout=2)
+
+    def toggle_column(self, name: str) -> None:
+        """Hide a column (its room goes to the fact's text), or show it again."""
+        facts = self.query_one(FactList)
+        hidden = facts.columns.hidden ^ {name}
+        self.set_columns(replace(facts.columns, hidden=hidden))
+        self.app.notify(f"{name} column {'hidden' if name in hidden else 'shown'}", timeout=2)
+
+    def action_frequency(self) -> None:
+        from synapse_tui.ui.screens.frequency import FrequencyScreen
+
+        def narrowed(query: str | None) -> None:
+            if query:
+                self.query_one(SearchBar).show(query)
+
+        if self.memory is not None:
+            self.app.push_screen(FrequencyScreen(self.query_one(FactList).order), narrowed)
 
     # -- search -----------------------------------------------------------------------
     def action_search(self) -> None:

@@ -10,7 +10,9 @@ action's fact.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -24,6 +26,9 @@ from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact, RowTable, colours
 from synapse_tui.ui.text import clean, fit
+
+if TYPE_CHECKING:
+    from synapse_tui.core.browser.session import Browser
 
 
 @dataclass
@@ -97,7 +102,7 @@ class SessionLogScreen(FactScreen):
         self._paint(keep)
 
     @work(thread=True, group="session-log-batch")
-    def expand(self, batch: int) -> None:
+    def read_batch(self, batch: int) -> None:
         self.post_message(BatchReady(batch, self.app.browser.session_batch(batch)))
 
     def on_batch_ready(self, message: BatchReady) -> None:
@@ -119,10 +124,30 @@ class SessionLogScreen(FactScreen):
 
     # -- painting -----------------------------------------------------------------------
     def _paint(self, keep: str | None = None) -> None:
+        self.query_one("#log-head", Static).update(self._head())
+        table = self.query_one(RowTable)
+        table.clear(columns=True)
+        cols = self._columns(max(60, self.size.width - 2))
+        for key in ("#", "at", "actor", "action", "fact", "change", "state"):
+            if cols[key]:
+                table.add_column(key if key != "change" else "before -> after", width=cols[key], key=key)
+        if not self.entries:
+            return
+        palette = colours(self.app)
+        self.rows = []
+        for e in self.entries:
+            self.rows.append((f"b{e.batch}", e, False))
+            self.rows.extend((f"s{m.seq}", m, True) for m in self.expanded.get(e.batch, ()) if e.bulk)
+        for key, e, member in self.rows:
+            table.add_row(*self._cells(e, member, cols, palette), key=key)
+        keys = [k for k, _, _ in self.rows]
+        table.move_cursor(row=keys.index(keep) if keep in keys else 0, animate=False)
+
+    def _head(self) -> Text:
         n = len(self.entries)
         actors = sorted({e.actor for e in self.entries})
         head = Text.assemble(("SESSION LOG", "bold"))
-        head.append(f"  {n} action{'s' if n != 1 else ''} since the browser opened, newest first")
+        head.append(f"  {n:,} action{'s' if n != 1 else ''} since the browser opened, newest first")
         if actors:
             head.append(clean(f" · by {', '.join(actors)}"))  # another writer's login: data
         if not self.entries:
@@ -133,64 +158,49 @@ class SessionLogScreen(FactScreen):
             " (marked ◀ undo)",
             style="dim",
         )
-        self.query_one("#log-head", Static).update(head)
-        table = self.query_one(RowTable)
-        table.clear(columns=True)
-        width = max(60, self.size.width - 2)
+        return head
+
+    def _columns(self, width: int) -> dict[str, int]:
+        """Each column's width (0: not shown); `change` takes what is left."""
         ids = [e.fact_id for e in self.entries] or [""]
-        short = width < 120  # the time without the year and seconds: 12-01 09:30
         narrow = width < 100  # no time at all, narrower actor and action
-        names = [clean(_actor(e, self.app.browser)) for e in self.entries]
+        short = width < 120  # the time without the year and seconds: 12-01 09:30
+        names = [len(clean(_actor(e, self.app.browser))) for e in self.entries] or [0]
         cols = {
             "#": 5,
-            "at": 0 if narrow else 11 if short else 20,
+            "at": 0 if narrow else len(_when("2026-01-01T00:00:00Z", short)),
             # wide: the whole actor (agent:claude-desktop), up to a third of the room
-            "actor": 12 if narrow else min(max(14, *map(len, names or [""])), width // 6 if short else 32),
+            "actor": 12 if narrow else min(max(14, *names), width // 6 if short else 32),
             "action": 12 if narrow else 16,
             "fact": min(18, max(4, *map(len, ids))),
             "state": 7,
         }
         shown = [k for k, w in cols.items() if w]
         cols["change"] = max(10, width - sum(cols.values()) - 2 * (len(shown) + 1))  # + the change's
-        for key in ("#", "at", "actor", "action", "fact", "change", "state"):
-            if cols[key]:
-                table.add_column(key if key != "change" else "before -> after", width=cols[key], key=key)
-        if not self.entries:
-            return
-        palette = colours(self.app)
-        browser = self.app.browser
-        self.rows = []
-        for e in self.entries:
-            self.rows.append((f"b{e.batch}", e, False))
-            self.rows.extend((f"s{m.seq}", m, True) for m in self.expanded.get(e.batch, ()) if e.bulk)
-        for key, e, member in self.rows:
-            struck = "strike" if e.undone else ""
-            if e.next_undo:
-                state = Text("◀ undo", style=f"bold {palette['warning']}")
-            elif e.undone:
-                state = Text("undone", style="dim")
-            else:
-                state = Text("")
-            cells = [
-                Text("  └" if member else f"#{e.batch}", style="dim"),
-                Text(clean(e.at[5:16].replace("T", " ") if short else e.at)) if cols["at"] else None,
-                Text(
-                    fit(clean(_actor(e, browser)), cols["actor"]),
-                    style="bold" if e.actor.startswith("agent:") else "",
-                ),
-                Text(fit(clean(e.what), cols["action"]), style=struck),
-                Text(
-                    fit(f"{e.facts} facts" if e.bulk and not member else clean(e.fact_id), cols["fact"]),
-                    style=f"bold {struck}".strip(),
-                ),
-                Text(fit(clean(e.change), cols["change"]), style=struck),
-                state,
-            ]
-            if member:
-                state = Text("")
-            table.add_row(*[c for c in cells if c is not None], key=key)
-        keys = [k for k, _, _ in self.rows]
-        table.move_cursor(row=keys.index(keep) if keep in keys else 0, animate=False)
+        return cols
+
+    def _cells(self, e: LogEntry, member: bool, cols: dict[str, int], palette: dict[str, str]) -> list[Text]:
+        """One row of the table: an action, or (`member`) a fact of a bulk action."""
+        struck = "strike" if e.undone else ""
+        if member:
+            state = Text("")
+        elif e.next_undo:
+            state = Text("◀ undo", style=f"bold {palette['warning']}")
+        else:
+            state = Text("undone" if e.undone else "", style="dim")
+        cells = [Text("  └" if member else f"#{e.batch}", style="dim")]
+        if cols["at"]:
+            cells.append(Text(clean(_when(e.at, cols["at"] < 19))))
+        actor = clean(_actor(e, self.app.browser))
+        fact = f"{e.facts:,} facts" if e.bulk and not member else clean(e.fact_id)
+        return [
+            *cells,
+            Text(fit(actor, cols["actor"]), style="bold" if e.actor.startswith("agent:") else ""),
+            Text(fit(clean(e.what), cols["action"]), style=struck),
+            Text(fit(fact, cols["fact"]), style=f"bold {struck}".strip()),
+            Text(fit(clean(e.change), cols["change"]), style=struck),
+            state,
+        ]
 
     def _highlighted_row(self) -> tuple[str, LogEntry, bool] | None:
         table = self.query_one(RowTable)
@@ -221,7 +231,7 @@ class SessionLogScreen(FactScreen):
         if row is not None and row[1].bulk and not row[2]:  # a bulk: list / fold its facts
             batch = row[1].batch
             if self.expanded.pop(batch, None) is None:
-                self.expand(batch)
+                self.read_batch(batch)
             else:
                 self._paint(row[0])
             return
@@ -258,7 +268,14 @@ class SessionLogScreen(FactScreen):
             self.app.action_triage("undo", expect=entry.batch)
 
 
-def _actor(entry: LogEntry, browser) -> str:
+def _when(at: str, short: bool) -> str:
+    """An audit time as a person reads it: '2026-12-06T06:53:10Z' (the fraction of a second
+    left out, which cut the column short), or '12-06 06:53' when `short`."""
+    whole = re.sub(r"\.\d+", "", at)
+    return whole[5:16].replace("T", " ") if short else whole
+
+
+def _actor(entry: LogEntry, browser: Browser) -> str:
     """The actor, and 'elsewhere' when it is this browser's login but not this browser (the
     CLI in another terminal)."""
     if entry.actor == browser.actor and entry.batch not in browser.own_batches:

@@ -13,6 +13,8 @@ from rich.padding import Padding
 from rich.text import Text
 
 from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.base.config import GuidanceConfig
+from synapse_tui.core.review.notices import opinion_why
 from synapse_tui.core.trust.explanation import Explanation
 from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.text import (
@@ -182,7 +184,11 @@ def factor_lines(
     return Group(*parts)
 
 
-def opinion_lines(ex: Explanation, colours: dict[str, str], compact: bool = False) -> Text:
+def opinion_lines(
+    ex: Explanation, colours: dict[str, str], compact: bool = False, lines: GuidanceConfig | None = None
+) -> Text:
+    """The opinion's bar and guidance; with `lines` (the guidance's thresholds), why the
+    guidance reads as it does, as the triage notice says it."""
     out = Text()
     out.append("OPINION  ", style="bold")
     out.append(f"belief b {two(ex.b)}", style=colours["success"])
@@ -207,6 +213,11 @@ def opinion_lines(ex: Explanation, colours: dict[str, str], compact: bool = Fals
     out.append("  ")
     out.append(ex.guidance_advice, style=f"bold {guidance_colour}")
     out.append("\n")
+    if lines is not None:  # one line: SPEC 2.1's rule with the numbers
+        why = opinion_why(ex.d, ex.u, ex.guidance, lines)
+        if ex.guidance == "supported" and ex.contradictions and not compact:
+            why += f"; {_n(ex.contradictions, 'contradiction')} lowered u too: evidence either way"
+        out.append(f"  {why}\n", style=f"italic {colours['muted']}")
     return out
 
 

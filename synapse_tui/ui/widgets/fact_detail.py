@@ -113,7 +113,7 @@ class FactDetail(VerticalScroll):
         head.update(xp.header_lines(ex, colours))
         rest = Text()
         for part in (
-            xp.opinion_lines(ex, colours, compact),
+            xp.opinion_lines(ex, colours, compact, memory.config.guidance),
             xp.review_lines(ex, threshold, now),
             xp.what_if_lines(ex, colours),
         ):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from rich.segment import Segment
@@ -26,7 +27,10 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from synapse_tui.core.trust.score import BANDS, FLAG_DELETED, FLAG_EXPIRED, GUIDANCE, TIERS
-from synapse_tui.ui.text import BAND_CHIPS, age_label, clean, fit
+from synapse_tui.ui.text import BAND_CHIPS, age_label, clean, fit, readable
+
+if TYPE_CHECKING:
+    from synapse_tui.core.review.memory import Memory
 
 PAGE = 128
 
@@ -46,13 +50,21 @@ class Layout:
     text: int
 
     @classmethod
-    def for_width(cls, width: int, id_width: int = 12, reasons: bool = False) -> Layout:
+    def for_width(
+        cls, width: int, id_width: int = 12, reasons: bool = False, columns: Columns | None = None
+    ) -> Layout:
+        """`columns`: what the person chose (hidden columns, the id column's room)."""
+        columns = columns or Columns()
         if width >= 96:
             chip, trust, ident, age, tier, guidance = 11, 6, min(id_width, 16) + 1, 6, 7, 10
         elif width >= 64:  # narrow: short band names and tiers
             chip, trust, ident, age, tier, guidance = 7, 6, min(id_width, 12) + 1, 5, 5, 10
         else:
             chip, trust, ident, age, tier, guidance = 7, 6, 0, 5, 0, 10
+        if columns.id_room is not None and ident:  # widened or narrowed, up to the whole ids
+            ident = min(id_width, columns.id_room, max(4, width - 60)) + 1
+        shown = {"id": ident, "age": age, "tier": tier, "guidance": guidance}
+        ident, age, tier, guidance = (0 if name in columns.hidden else w for name, w in shown.items())
         rest = max(1, width - chip - trust - ident - age - tier - guidance)
         # the why column takes what the text can spare above ~40 cells, at least 16; with less
         # room it is left to the pane (its first line says why)
@@ -60,16 +72,31 @@ class Layout:
         return cls(chip, trust, ident, age, tier, guidance, reason, max(1, rest - reason))
 
 
+@dataclass(frozen=True)
+class Columns:
+    """The person's choice of columns: `hidden` ones give their room to the fact's text;
+    `id_room` widens (or narrows) the id column, None: as the width has it."""
+
+    hidden: frozenset[str] = frozenset()
+    id_room: int | None = None
+
+
+HIDEABLE = ("id", "age", "tier", "guidance")
 BAND_SHORT = ("v.low", "low", "mod", "high", "v.hi")
 TIER_SHORT = ("auto", "hum", "sig")
 PLACEHOLDER = "…"
 
 
 def header_text(
-    width: int, sort_column: str, reverse: bool, id_width: int = 12, reasons: bool = False
+    width: int,
+    sort_column: str,
+    reverse: bool,
+    id_width: int = 12,
+    reasons: bool = False,
+    columns: Columns | None = None,
 ) -> Text:
     """Column titles matching `Layout`; the sort column carries an arrow."""
-    lay = Layout.for_width(width, id_width, reasons)
+    lay = Layout.for_width(width, id_width, reasons, columns)
     arrow = "▼" if reverse else "▲"
 
     def title(name: str, w: int, right: bool = False) -> str:
@@ -89,7 +116,7 @@ def header_text(
         title("id", lay.id),
         title("why", lay.reason) if lay.reason else "",
         fit(fact, lay.text),
-        title("age", lay.age, True),
+        title("age", lay.age, True) if lay.age else "",
         title("tier", lay.tier),
         title("guidance", lay.guidance),
     ]
@@ -159,8 +186,9 @@ class FactList(ScrollView, can_focus=True):
         self._reason = reason
         self.show_reasons = False
         self.order: np.ndarray = np.empty(0, dtype=np.int64)
-        self.memory = None
+        self.memory: Memory | None = None
         self.id_width = 12
+        self.columns = Columns()  # hidden columns, the id column's room
         self._texts: LRUCache[int, str] = LRUCache(4096)
         self._asked: set[int] = set()  # pages asked for and not answered yet
         self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
@@ -183,7 +211,7 @@ class FactList(ScrollView, can_focus=True):
     # -- data -------------------------------------------------------------------------
     def set_rows(
         self,
-        memory,
+        memory: Memory,
         order: np.ndarray,
         keep: int | None = None,
         reasons: bool = False,
@@ -205,7 +233,7 @@ class FactList(ScrollView, can_focus=True):
         self.memory = memory
         self.show_reasons = reasons
         self.order = order
-        if same:
+        if same and repaint is not None:
             stale = {int(p) for p in repaint}
             for key in [k for k in self._strips.keys() if k[0] in stale]:
                 self._strips.discard(key)
@@ -228,6 +256,15 @@ class FactList(ScrollView, can_focus=True):
                 self.refresh_line(before + int(y))
         else:
             self.refresh()
+
+    def set_columns(self, columns: Columns) -> None:
+        self.columns = columns
+        self.invalidate()
+
+    def id_room(self) -> int:
+        """The cells the id column shows now (0: hidden or no room)."""
+        width = self.scrollable_content_region.width
+        return max(0, Layout.for_width(width, self.id_width, self.show_reasons, self.columns).id - 1)
 
     def invalidate(self, texts: bool = False) -> None:
         """Scores (or texts) changed: drop cached strips and repaint."""
@@ -371,6 +408,14 @@ class FactList(ScrollView, can_focus=True):
         self.painted_rows += 1
         return strip
 
+    def shown_id(self, fact_id: str, room: int) -> str:
+        """`fact_id` as this list would show it in `room` cells (a toast's line): whole,
+        or a shortened form that names it alone, which the search box and CLI take."""
+        memory = self.memory
+        if memory is None or fact_id not in memory.index or len(fact_id) <= room:
+            return fact_id
+        return self._short_id(memory.ids, memory.index[fact_id], room)
+
     def _short_id(self, ids: list[str], pos: int, room: int) -> str:
         """The id as the column shows it in `room` cells: whole when it fits, else the
         prefix that tells every id apart, else (ids alike for longer than the column, as
@@ -390,17 +435,23 @@ class FactList(ScrollView, can_focus=True):
 
     def _render_row(self, row: int, width: int, selected: bool, base: Style) -> Strip:
         m = self.memory
+        assert m is not None  # rows are painted once a memory is shown
         sc = m.scores
         pos = int(self.order[row])
-        lay = Layout.for_width(width, self.id_width, self.show_reasons)
+        lay = Layout.for_width(width, self.id_width, self.show_reasons, self.columns)
         band = int(sc.band[pos])
-        style = self.get_component_rich_style
-        row_style = base + style("fact-list--cursor") if selected else base
+        row_style = base + self.get_component_rich_style("fact-list--cursor") if selected else base
         if sc.k[pos] > 0:
-            row_style = row_style + style("fact-list--superseded")
+            row_style = row_style + self.get_component_rich_style("fact-list--superseded")
         deleted = bool(sc.flags[pos] & (FLAG_DELETED | FLAG_EXPIRED))
         if deleted:
-            row_style = row_style + style("fact-list--deleted")
+            row_style = row_style + self.get_component_rich_style("fact-list--deleted")
+        # a component's colours over the row's background: the cursor's covers every cell
+        under = Style(bgcolor=row_style.bgcolor)
+
+        def style(name: str) -> Style:
+            return self.get_component_rich_style(name) + under
+
         # a deleted row is dim to its band and guidance too: their colours would say "live"
         gone = style("fact-list--deleted") if deleted else Style()
         dim = row_style + style("fact-list--dim")
@@ -409,8 +460,16 @@ class FactList(ScrollView, can_focus=True):
         guidance = GUIDANCE[int(sc.guidance[pos])]
         tier = TIERS[int(sc.tier[pos])] if lay.tier >= 7 else TIER_SHORT[int(sc.tier[pos])]
         text = self._text(row)
+        chip = self.get_component_rich_style(f"fact-list--band-{band}")
+        said = row_style + style(f"fact-list--{guidance}")
+        if selected:  # the cursor's background, the band and guidance in colours that read on it
+            chip = Style(
+                color=readable(chip.bgcolor, row_style.bgcolor), bgcolor=row_style.bgcolor, bold=True
+            )
+            said += Style(color=readable(said.color, row_style.bgcolor))
+            dim += Style(color=readable(dim.color, row_style.bgcolor))
         segments = [
-            Segment(fit(gutter + chip_name, lay.chip - 1), style(f"fact-list--band-{band}") + gone),
+            Segment(fit(gutter + chip_name, lay.chip - 1), chip + gone),
             Segment(" ", row_style),
             Segment(f"{sc.trust[pos]:.2f}".rjust(lay.trust - 1) + " ", row_style + Style(bold=True)),
         ]
@@ -427,12 +486,12 @@ class FactList(ScrollView, can_focus=True):
             )
         else:  # a gap before the age, always
             segments.append(Segment(fit(text, lay.text - 1) + " ", row_style))
-        segments.append(Segment(age_label(float(sc.age_days[pos])).rjust(lay.age - 1) + " ", dim))
+        if lay.age:
+            segments.append(Segment(age_label(float(sc.age_days[pos])).rjust(lay.age - 1) + " ", dim))
         if lay.tier:
             segments.append(Segment(fit(tier, lay.tier), dim))
-        segments.append(
-            Segment(fit(guidance, lay.guidance), row_style + style(f"fact-list--{guidance}") + gone)
-        )
+        if lay.guidance:
+            segments.append(Segment(fit(guidance, lay.guidance), said + gone))
         return Strip(segments).adjust_cell_length(width, row_style)
 
 
@@ -490,10 +549,21 @@ class ColumnHeader(Widget):
         self.reverse = False
         self.id_width = 12
         self.reasons = False
+        self.columns = Columns()
 
-    def set_sort(self, column: str, reverse: bool, id_width: int = 12, reasons: bool = False) -> None:
+    def set_sort(
+        self,
+        column: str,
+        reverse: bool,
+        id_width: int = 12,
+        reasons: bool = False,
+        columns: Columns | None = None,
+    ) -> None:
         self.sort_column, self.reverse, self.id_width, self.reasons = column, reverse, id_width, reasons
+        self.columns = columns or Columns()
         self.refresh()
 
     def render(self) -> Text:
-        return header_text(self.size.width - 1, self.sort_column, self.reverse, self.id_width, self.reasons)
+        return header_text(
+            self.size.width - 1, self.sort_column, self.reverse, self.id_width, self.reasons, self.columns
+        )

@@ -123,11 +123,7 @@ def _git_times(folder: Path, notes: list[Note], left_out: list[str]) -> None:
     """A note whose front matter gives no time, in a git work tree and committed as it is,
     dates from its first commit (created) and its last (modified) instead of its mtime."""
     undated = [n for n in notes if not n.dated]
-    try:
-        tree = gitlog.open_folder(folder) if undated else None
-    except InputError as exc:  # its work tree is elsewhere: dated by the files
-        left_out.append(f"{folder}: {exc.reason}")
-        return
+    tree = gitlog.open_or_left_out(folder, left_out) if undated else None
     if tree is None:
         return
     history = tree.history()

@@ -46,6 +46,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -137,58 +138,10 @@ def read(
 ) -> Snapshot:
     """Auto memory and instructions under `source` (a ~/.claude-like root; None with only
     `project`), plus a project's instructions with `project`; see the module docstring."""
-    files, left_out, roots = [], [], []
-    if source is not None:
-        root = Path(source).expanduser()
-        roots.append(root)
-        found, skipped = _home_files(root)
-        files += found
-        left_out += skipped
-    if project is not None:
-        folder = Path(project).expanduser()
-        roots.append(folder)
-        found, skipped = _project_files(folder)
-        files += found
-        left_out += skipped
-    if not roots:
-        raise InputError(f"nothing to read; expected {EXPECTED}", file=str(default_source()))
-    odd = [f for f in files if not nameable(f.rel)]  # a record id must be visible text
-    left_out += [f"{shown_name(f.file)}: {NOT_NAMEABLE}; not read" for f in odd]
-    files = [f for f in files if nameable(f.rel)]
-    mine = {str(r.resolve()) for r in roots}
-    heads: dict[str, KnownFact] = {}
-    for k in known or []:
-        if k.provenance.get(ROOT) in mine and (k.record not in heads or k.version > heads[k.record].version):
-            heads[k.record] = k
-    by_file: dict[tuple[Any, Any], list[KnownFact]] = {}
-    for k in heads.values():
-        by_file.setdefault((k.provenance.get(ROOT), k.provenance.get(FILE_KEY)), []).append(k)
-    resolved = {r: str(r.resolve()) for r in roots}
-    history_facts, history_deleted, history_records, files = _history(roots, files, left_out)
-    report, pointers, prose, kept = every(progress, 200), 0, [], set()
-    for i, f in enumerate(files, start=1):
-        report(i, len(files))
-        f.stamp, f.mtime = _stamp(f.path)
-        alive = [k for k in by_file.get((resolved[f.root], f.file), ()) if not k.deleted]
-        if alive and all(k.provenance.get(STAMP) == f.stamp for k in alive):
-            kept |= {k.id for k in alive}  # as it was at the last sync: not read again
-            f.kept = [k.record for k in alive]
-            continue
-        index = _parse(f)
-        pointers += index
-        if not f.items and not index:  # an index of pointers is said on its own line
-            prose.append(f.file)
-        if f.loose:
-            left_out.append(
-                f"{f.file}: front matter not read as YAML; {', '.join(f.loose)} kept as written or left out"
-            )
-    if pointers:
-        left_out.append(f"{pointers} index lines point to topic files (each topic file is read as itself)")
-    if prose:
-        left_out.append(
-            f"{len(prose)} of {len(files)} files hold no front matter and no bullets"
-            f" (prose is not read): {', '.join(sorted(prose))}"
-        )
+    roots, files, left_out, locate = _gather(source, project)
+    heads = _heads(known, roots)
+    history_facts, history_deleted, history_records, files = _history(roots, files, left_out, locate)
+    kept = _read_changed(files, heads, {r: str(r.resolve()) for r in roots}, left_out, progress)
     times = _Times(roots, files, left_out)
     bullets: dict[str, list[KnownFact]] = {}
     for r, k in heads.items():
@@ -212,34 +165,140 @@ def read(
     )
 
 
+def _gather(
+    source: Path | None, project: Path | None
+) -> tuple[list[Path], list[_File], list[str], dict[Path, _Locate]]:
+    """(the roots read, their files, what was left out, how each root names a file of its
+    history gone from the work tree): the home root's files, the project's, less those
+    whose record id would not be visible text."""
+    files: list[_File] = []
+    left_out: list[str] = []
+    roots: list[Path] = []
+    locate: dict[Path, _Locate] = {}
+    for folder, find, gone in ((source, _home_files, _home_file), (project, _project_files, _project_file)):
+        if folder is None:
+            continue
+        root = Path(folder).expanduser()
+        roots.append(root)
+        locate[root] = gone(root)
+        found, skipped = find(root)
+        files += found
+        left_out += skipped
+    if not roots:
+        raise InputError(f"nothing to read; expected {EXPECTED}", file=str(default_source()))
+    odd = [f for f in files if not nameable(f.rel)]  # a record id must be visible text
+    left_out += [f"{shown_name(f.file)}: {NOT_NAMEABLE}; not read" for f in odd]
+    return roots, [f for f in files if nameable(f.rel)], left_out, locate
+
+
+_Locate = Callable[[str], "_File | None"]
+
+
+def _home_file(root: Path) -> _Locate:
+    """The _File a path under a ~/.claude-like root (POSIX) would be read as: auto memory,
+    the user's CLAUDE.md and rules; None for any other file."""
+
+    def locate(rel: str) -> _File | None:
+        parts = rel.split("/")
+        if not rel.endswith(".md") or any(p.startswith(".") for p in parts):
+            return None
+        if len(parts) >= 4 and parts[0] == "projects" and parts[2] == "memory":
+            return _File(root / rel, rel, root, parts[1], "auto", rel)
+        if rel == "CLAUDE.md" or (len(parts) >= 2 and parts[0] == "rules"):
+            return _File(root / rel, rel, root, "user", "human", rel)
+        return None
+
+    return locate
+
+
+def _project_file(folder: Path) -> _Locate:
+    """The _File a path under a project folder (POSIX) would be read as: its CLAUDE.md,
+    .claude/CLAUDE.md, CLAUDE.local.md and .claude/rules; None for any other file."""
+    note = str(folder.resolve()).replace("/", "-")  # as Claude Code names a project
+
+    def locate(rel: str) -> _File | None:
+        parts = rel.split("/")
+        rule = parts[:2] == [".claude", "rules"] and len(parts) > 2 and rel.endswith(".md")
+        if rel in ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md") or (
+            rule and not any(p.startswith(".") for p in parts[2:])
+        ):
+            return _File(folder / rel, f"{note}/{rel}", folder, note, "human", rel)
+        return None
+
+    return locate
+
+
+def _heads(known: list[KnownFact] | None, roots: list[Path]) -> dict[str, KnownFact]:
+    """Record -> its latest version in the store, among the facts read from these roots."""
+    mine = {str(r.resolve()) for r in roots}
+    heads: dict[str, KnownFact] = {}
+    for k in known or []:
+        if k.provenance.get(ROOT) in mine and (k.record not in heads or k.version > heads[k.record].version):
+            heads[k.record] = k
+    return heads
+
+
+def _read_changed(
+    files: list[_File],
+    heads: dict[str, KnownFact],
+    resolved: dict[Path, str],
+    left_out: list[str],
+    progress: Progress | None,
+) -> set[str]:
+    """Parse each file changed since the last sync (its size and modification time not
+    those the store recorded); the ids of the facts of those unchanged, not read again."""
+    by_file: dict[tuple[Any, Any], list[KnownFact]] = {}
+    for k in heads.values():
+        by_file.setdefault((k.provenance.get(ROOT), k.provenance.get(FILE_KEY)), []).append(k)
+    report, pointers, prose, kept = every(progress, 200), 0, [], set()
+    for i, f in enumerate(files, start=1):
+        report(i, len(files))
+        f.stamp, f.mtime = _stamp(f.path)
+        alive = [k for k in by_file.get((resolved[f.root], f.file), ()) if not k.deleted]
+        if alive and all(k.provenance.get(STAMP) == f.stamp for k in alive):
+            kept |= {k.id for k in alive}  # as it was at the last sync: not read again
+            f.kept = [k.record for k in alive]
+            continue
+        index = _parse(f)
+        pointers += index
+        if not f.items and not index:  # an index of pointers is said on its own line
+            prose.append(f.file)
+        _say_loose(f, left_out)
+    if pointers:
+        left_out.append(f"{pointers} index lines point to topic files (each topic file is read as itself)")
+    if prose:
+        left_out.append(
+            f"{len(prose)} of {len(files)} files hold no front matter and no bullets"
+            f" (prose is not read): {', '.join(sorted(prose))}"
+        )
+    return kept
+
+
+def _say_loose(f: _File, left_out: list[str]) -> None:
+    if f.loose:
+        left_out.append(
+            f"{f.file}: front matter not read as YAML; {', '.join(f.loose)} kept as written or left out"
+        )
+
+
 def _history(
-    roots: list[Path], files: list[_File], left_out: list[str]
+    roots: list[Path], files: list[_File], left_out: list[str], locate: dict[Path, _Locate]
 ) -> tuple[list[ParsedFact], dict[str, float | None], set[str], list[_File]]:
     """The files committed in a git work tree, replayed commit by commit as git-notes
-    replays a note (markdown_memory.replay): (their facts, the ids their history deleted,
-    their records, the files left to read as they stand: not in git, or never committed)."""
+    replays a note (markdown_memory.replay), those gone from the work tree too (their
+    blocks deleted): (their facts, the ids their history deleted, their records, the files
+    left to read as they stand: not in git, or never committed)."""
     rest: list[_File] = []
     facts: list[ParsedFact] = []
     deleted: dict[str, float | None] = {}
     records: set[str] = set()
     trees: dict[Path, Any] = {}
     for root in roots:
-        try:
-            trees[root] = gitlog.open_folder(root)
-        except InputError:
-            trees[root] = None  # its work tree is elsewhere: read as it stands, dated by the files
+        trees[root] = gitlog.open_or_left_out(root, left_out)  # else read as it stands
     histories = {root: tree.history() for root, tree in trees.items() if tree is not None}
     done: set[Path] = set()
-    for f in files:
-        if (
-            f.path.is_symlink()
-            and f.path.resolve().is_relative_to(f.root.resolve())
-            and f.rel.endswith(f.file)
-        ):
-            # CLAUDE.md -> AGENTS.md: the file read is the target, with its own history
-            target = f.path.resolve().relative_to(f.root.resolve()).as_posix()
-            prefix = f.rel[: len(f.rel) - len(f.file)]
-            f = _File(f.root / target, prefix + target, f.root, f.note, f.tier, target)
+    for f in files + _gone_files(trees, histories, locate):
+        f = _link_target(f)
         if f.path.resolve() in done:
             continue
         done.add(f.path.resolve())
@@ -249,34 +308,69 @@ def _history(
         if tree is None or rel is None or not states or f.path.is_symlink():
             rest.append(f)
             continue
-        texts = tree.texts(blob for _, blob in states)
-        timeline: list[tuple[Any, float | None, str | None]] = [
-            (c, c.at, t) for (c, _), t in zip(states, texts, strict=True)
-        ]
-        if rel in tree.changed([rel]):
-            f.stamp, f.mtime = _stamp(f.path)
-            timeline.append((None, f.mtime, _text(f.path)))
-        last = next((t for _, _, t in reversed(timeline) if t is not None), "")
-        fm, _, _, f.loose = _front(last, str(f.path))
-        whole = (
-            f.tier == "auto"
-            and f.path.name != "MEMORY.md"
-            and any(fm.get(k) for k in ("name", "description", "type"))
-        )
-        if f.path.name == "MEMORY.md":  # index pointer lines are not facts
-            timeline = [(c, at, _unpointed(t)) for c, at, t in timeline]
-        found = mm.Replay()
-        mm.replay(f.rel, timeline, found, whole=whole, bullets_only=not whole)
-        if f.loose:
-            left_out.append(
-                f"{f.file}: front matter not read as YAML; {', '.join(f.loose)} kept as written or left out"
-            )
+        found, whole = _replay_file(f, tree, rel, states)
+        _say_loose(f, left_out)
         for v in found.versions:
             records.add(v.record)
-            facts.append(_replayed(f, v, trees[f.root], whole))
+            facts.append(_replayed(f, v, tree, whole))
         deleted.update({fact_id(SYSTEM, r, n): at for (r, n), at in found.deleted.items()})
         records |= {r for r, _ in found.deleted}
     return facts, deleted, records, rest
+
+
+def _gone_files(
+    trees: dict[Path, Any], histories: dict[Path, dict[str, Any]], locate: dict[Path, _Locate]
+) -> list[_File]:
+    """The files a root's git history holds that are gone from its work tree (removed in a
+    commit, or not yet), as the root would read them."""
+    out = []
+    for root, history in histories.items():
+        inside = trees[root].inside
+        for path in sorted(history):
+            rel = path if inside == "." else path.removeprefix(inside + "/")
+            if rel == path and inside != "." or (root / rel).exists() or (root / rel).is_symlink():
+                continue
+            f = locate[root](rel)
+            if f is not None and nameable(f.rel):
+                out.append(f)
+    return out
+
+
+def _link_target(f: _File) -> _File:
+    """A file that is a link to another inside its root (CLAUDE.md -> AGENTS.md): the
+    target, read with its own history; any other file as it is."""
+    if f.path.is_symlink() and f.path.resolve().is_relative_to(f.root.resolve()) and f.rel.endswith(f.file):
+        target = f.path.resolve().relative_to(f.root.resolve()).as_posix()
+        prefix = f.rel[: len(f.rel) - len(f.file)]
+        return _File(f.root / target, prefix + target, f.root, f.note, f.tier, target)
+    return f
+
+
+def _replay_file(f: _File, tree: Any, rel: str, states: list[Any]) -> tuple[mm.Replay, bool]:
+    """A committed file's history replayed (its uncommitted text last, dated by the file),
+    and whether it is a topic file (one fact) rather than bullets."""
+    texts = tree.texts(blob for _, blob in states)
+    timeline: list[tuple[Any, float | None, str | None]] = [
+        (c, c.at, t) for (c, _), t in zip(states, texts, strict=True)
+    ]
+    if not f.path.exists():
+        if timeline[-1][2] is not None:
+            timeline.append((None, None, None))  # gone from the work tree, the removal not committed
+    elif rel in tree.changed([rel]):
+        f.stamp, f.mtime = _stamp(f.path)
+        timeline.append((None, f.mtime, _text(f.path)))
+    last = next((t for _, _, t in reversed(timeline) if t is not None), "")
+    fm, _, _, f.loose = _front(last, str(f.path))
+    whole = (
+        f.tier == "auto"
+        and f.path.name != "MEMORY.md"
+        and any(fm.get(k) for k in ("name", "description", "type"))
+    )
+    if f.path.name == "MEMORY.md":  # index pointer lines are not facts
+        timeline = [(c, at, _unpointed(t)) for c, at, t in timeline]
+    found = mm.Replay()
+    mm.replay(f.rel, timeline, found, whole=whole, bullets_only=not whole)
+    return found, whole
 
 
 def _unpointed(text: str | None) -> str | None:
@@ -586,11 +680,7 @@ class _Times:
     def __init__(self, roots: list[Path], files: list[_File], left_out: list[str]) -> None:
         self.trees: dict[Path, tuple[gitlog.Folder, dict[str, gitlog.Commit], set[str]]] = {}
         for root in roots:
-            try:
-                tree = gitlog.open_folder(root)
-            except InputError as exc:  # its work tree is elsewhere: dated by the files
-                left_out.append(f"{root}: {exc.reason}")
-                continue
+            tree = gitlog.open_or_left_out(root, left_out)  # else dated by the files
             if tree is not None:
                 # files unchanged since the last sync (kept) need no time: not hashed again
                 mine = [self._rel(tree, f.path) for f in files if f.root == root and not f.kept]

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,8 @@ import yaml
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
-from synapse_tui.core.ingest.adapters.mdfolder import Doc, Item, markdown_items, read_docs
+from synapse_tui.core.ingest.adapters.mdfolder import read_docs
+from synapse_tui.core.ingest.adapters.mditems import Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import plain, when
 from synapse_tui.core.ingest.interchange import Progress
 
@@ -122,7 +124,6 @@ def _handbook(root: Path):
         for header, body, offset, header_line in _blocks(text):
             meta = _header(header, doc, header_line)
             cited = _cited(meta.get("rollout_summary_files"), root, cache, doc)
-            times = sorted(t for t in (when(c.get("updated_at")) for c in cited) if t is not None)
             cwds = sorted({c["cwd"] for c in cited if c.get("cwd")})
             own: dict[str, Any] = {
                 "description": plain(meta.get("description")),
@@ -139,9 +140,7 @@ def _handbook(root: Path):
                 item.note = note or f"MEMORY:{header_line}"
                 if item.section is None and isinstance(own.get("description"), str):
                     item.section = own["description"]
-                if times:  # first written after the first session; edited after the latest
-                    item.at, item.how, item.reinforced_at = times[0], FROM_ROLLOUTS, times[1:]
-                    item.revised, item.revised_how = times[-1], FROM_LATEST
+                _dated(item, cited)
                 items.append(item)
         return items
 
@@ -152,6 +151,7 @@ def _task_groups(text: str, root: Path, cache: dict[str, dict[str, str]], doc: D
     """The current MEMORY.md: each `# Task Group` block's knowledge bullets, each backed
     by the rollouts of the tasks it names (of all the block's tasks when it names none)."""
     items: list[Item] = []
+    rollouts = _Rollouts(root, cache, doc)
     starts = [m.start() for m in _GROUP.finditer(text)]
     offset = text.count("\n", 0, starts[0])
     for n, start in enumerate(starts):
@@ -159,49 +159,97 @@ def _task_groups(text: str, root: Path, cache: dict[str, dict[str, str]], doc: D
         block = text[start:end]
         group = _GROUP.match(block)
         name = group.group(1) if group else ""
-        head: dict[str, str] = {}
-        for line in block.split("\n")[1:8]:  # `scope:` and `applies_to:` open the block
-            match = _HEADER_LINE.match(line)
-            if match is not None:
-                head.setdefault(match.group(1), match.group(2).strip())
+        head = _group_head(block)
         tasks: dict[str, dict[str, Any]] = {}
         _task_lines(block, tasks)
-        knowledge = [
-            item
-            for item in markdown_items(block, offset)
-            if item.section  # a task's own lines say where its evidence is: not facts
-            and not item.section.startswith("Task Group:")  # the block's scope lines
-            and not _TASK.match(item.section)
-            and item.section not in ("rollout_summary_files", "keywords")
-        ]
-        applies = head.get("applies_to", "")
-        for item in knowledge:
-            refs = _REF.findall(item.text)
-            trail = _REFS.search(item.text)
-            if trail is not None and trail.start() > 0:
-                item.text = item.text[: trail.start()].rstrip()
-            chosen = [tasks[r] for r in dict.fromkeys(refs) if r in tasks] or list(tasks.values())
-            cited = _cited([f for t in chosen for f in t["files"]], root, cache, doc)
-            times = sorted(t for t in (when(c.get("updated_at")) for c in cited) if t is not None)
-            cwds = sorted({c["cwd"] for c in cited if c.get("cwd")} | set(_FIELD_CWD.findall(applies)))
-            own: dict[str, Any] = {
-                "task_group": name or None,
-                "scope": head.get("scope") or None,
-                "cwd": ", ".join(cwds) or None,
-                "keywords": ", ".join(k for t in chosen for k in t["keywords"]) or None,
-                "rollout_summary_files": ", ".join(c["file"] for c in cited) or None,
-                "tasks": ", ".join(dict.fromkeys(refs)) or None,
-            }
-            item.own = {k: v for k, v in own.items() if v is not None}
-            item.note = f"MEMORY: {name}"
-            item.entities = [name] if name else []
-            item.section = f"{name}: {item.section}" if name else item.section
-            if times:
-                item.at, item.how, item.reinforced_at = times[0], FROM_ROLLOUTS, times[1:]
-                item.revised, item.revised_how = times[-1], FROM_LATEST
+        for item in _knowledge(block, offset):
+            _back(item, name, head, tasks, rollouts)
             items.append(item)
         offset += block.count("\n")  # lines before the next block, counted once
     return items
+
+
+@dataclass(frozen=True)
+class _Rollouts:
+    """Where cited rollout summaries are looked up: the memories folder, the headers read
+    so far, the file whose `left_out` hears of trouble."""
+
+    root: Path
+    cache: dict[str, dict[str, str]]
+    doc: Doc
+
+    def cited(self, value: Any) -> list[dict[str, str]]:
+        return _cited(value, self.root, self.cache, self.doc)
+
+
+def _group_head(block: str) -> dict[str, str]:
+    """A task group's `scope:` and `applies_to:` lines, which open the block."""
+    head: dict[str, str] = {}
+    for line in block.split("\n")[1:8]:
+        match = _HEADER_LINE.match(line)
+        if match is not None:
+            head.setdefault(match.group(1), match.group(2).strip())
+    return head
+
+
+def _knowledge(block: str, offset: int) -> list[Item]:
+    """A task group's knowledge bullets: a task's own lines say where its evidence is, and
+    the block's scope lines what it covers; neither is a fact."""
+    return [
+        item
+        for item in markdown_items(block, offset)
+        if item.section
+        and not item.section.startswith("Task Group:")
+        and not _TASK.match(item.section)
+        and item.section not in ("rollout_summary_files", "keywords")
+    ]
+
+
+def _back(
+    item: Item, name: str, head: dict[str, str], tasks: dict[str, dict[str, Any]], rollouts: _Rollouts
+) -> None:
+    """Give a knowledge bullet its group, the tasks it names (its trailing `[Task N]`
+    references cut from its text) and those tasks' rollouts: cwd, keywords and times."""
+    refs = list(dict.fromkeys(_REF.findall(item.text)))
+    trail = _REFS.search(item.text)
+    if trail is not None and trail.start() > 0:
+        item.text = item.text[: trail.start()].rstrip()
+    chosen = [tasks[r] for r in refs if r in tasks] or list(tasks.values())
+    cited = rollouts.cited([f for t in chosen for f in t["files"]])
+    own = _group_own(name, head, chosen, cited, refs)
+    item.own = {k: v for k, v in own.items() if v is not None}
+    item.note = f"MEMORY: {name}"
+    item.entities = [name] if name else []
+    item.section = f"{name}: {item.section}" if name else item.section
+    _dated(item, cited)
+
+
+def _group_own(
+    name: str,
+    head: dict[str, str],
+    chosen: list[dict[str, Any]],
+    cited: list[dict[str, str]],
+    refs: list[str],
+) -> dict[str, Any]:
+    """A knowledge bullet's own fields: its group, the group's scope, the cwd of its
+    rollouts (and of the group's `applies_to`), its tasks' keywords, rollouts and numbers."""
+    cwds = {c["cwd"] for c in cited if c.get("cwd")} | set(_FIELD_CWD.findall(head.get("applies_to", "")))
+    return {
+        "task_group": name or None,
+        "scope": head.get("scope") or None,
+        "cwd": ", ".join(sorted(cwds)) or None,
+        "keywords": ", ".join(k for t in chosen for k in t["keywords"]) or None,
+        "rollout_summary_files": ", ".join(c["file"] for c in cited) or None,
+        "tasks": ", ".join(refs) or None,
+    }
+
+
+def _dated(item: Item, cited: list[dict[str, str]]) -> None:
+    """First written after the first cited session; edited after the latest."""
+    times = sorted(t for t in (when(c.get("updated_at")) for c in cited) if t is not None)
+    if times:
+        item.at, item.how, item.reinforced_at = times[0], FROM_ROLLOUTS, times[1:]
+        item.revised, item.revised_how = times[-1], FROM_LATEST
 
 
 def _task_lines(block: str, tasks: dict[str, dict[str, Any]]) -> None:

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, files_inside, require_folder
-from synapse_tui.core.ingest.adapters.mdfolder import Doc, Item, markdown_items, read_docs
+from synapse_tui.core.ingest.adapters.mdfolder import read_docs
+from synapse_tui.core.ingest.adapters.mditems import Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import front_matter
 from synapse_tui.core.ingest.interchange import Progress
 

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
-from synapse_tui.core.ingest.adapters.mdfolder import Doc, Item, markdown_items, merged, read_docs
+from synapse_tui.core.ingest.adapters.mdfolder import merged, read_docs
+from synapse_tui.core.ingest.adapters.mditems import Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import front_matter
 from synapse_tui.core.ingest.interchange import Progress
 

@@ -13,10 +13,10 @@ not strict YAML is read line by line, the fields kept as written and named in `l
 
 History. Every commit that changed a note (oldest first; a rename is a removal and an
 addition) is replayed: a block whose text is unchanged (a re-wrap counts as unchanged)
-keeps its record; a removed and an added block under the same heading whose words are
-alike are one record edited, the new text the next version superseding the one before
-(markdown_memory.pair_edits: most alike first, one to one; a heading the same commit
-renamed counts as the same heading for blocks more alike still); other new blocks are new
+keeps its record; a removed and an added block in the same place of the note (one hunk
+of git's line diff, whatever heading each is under) whose words are alike are one record
+edited, the new text the next version superseding the one before
+(markdown_memory.pair_edits: most alike first, one to one); other new blocks are new
 records and other removed blocks are deleted at that commit's instant. A note that is a
 link today keeps the history it had as a file (its blocks deleted when it became a link);
 a link's text is its target, never a fact. A version's `created_at` is its commit's author
@@ -57,8 +57,6 @@ from synapse_tui.core.ingest.adapters import (
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
-blocks = mm.blocks  # a note's blocks, as other Markdown readers (mdfolder) take them from here
-
 SYSTEM = "git-notes"
 EXPECTED = "a folder of Markdown notes in a git work tree"
 AGENTS = "*@letta.com"
@@ -75,46 +73,22 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
         raise InputError(
             f"is not in a git work tree (or git is not installed); expected {EXPECTED}", file=str(folder)
         )
-    top = tree.top
-    patterns = [
-        p.strip() for p in (agents or os.environ.get("SYNAPSE_GIT_AGENTS") or AGENTS).split(",") if p.strip()
-    ]
+    patterns = _patterns(agents)
     current, left_out = files_inside(folder, ".md")
     hidden, skipped = mm.hidden_memory(folder)
     current, left_out = sorted({*current, *hidden}), sorted({*left_out, *skipped})
     inside = Path(tree.inside)
-    history = {
-        path: states
-        for path, states in tree.history().items()
-        if mm.memory_path(Path(path).relative_to(inside).as_posix())
-    }
-    paths = sorted(
-        path
-        for path in set(history) | {(inside / p.relative_to(folder)).as_posix() for p in current}
-        # a link today keeps the history it had as a file; its target is read as itself
-        if path in history or not (top / path).is_symlink()
-    )
-    odd = [p for p in paths if not nameable(p)]
-    left_out += [f"{shown_name(p)}: {NOT_NAMEABLE}; not read" for p in odd]
-    paths = [p for p in paths if p not in odd]
+    history = {p: states for p, states in tree.history().items() if mm.memory_path(_rel(p, inside))}
+    paths = _notes(tree, folder, history, current, left_out)
     dirty = tree.changed(paths)
     texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))
     found = mm.Replay()
     report = every(progress, 50)
     here = {p.resolve() for p in current}
     for n, path in enumerate(paths, start=1):
-        states: list[tuple[gitlog.Commit | None, float | None, str | None]] = [
-            (c, c.at, next(texts)) for c, _ in history.get(path, [])
-        ]
-        file = top / path
-        if file.is_symlink():
-            if states and states[-1][2] is not None:
-                states.append((None, None, None))  # made a link, not committed yet: its text is gone
-        elif file.resolve() in here and (path in dirty or path not in history):
-            states.append((None, file.stat().st_mtime, _read(file)))
-        elif file.resolve() not in here and states and states[-1][2] is not None:
-            states.append((None, None, None))  # gone from the work tree, removal not committed
-        mm.replay(Path(path).relative_to(inside).as_posix(), states, found)
+        states: list[_State] = [(c, c.at, next(texts)) for c, _ in history.get(path, [])]
+        _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
+        mm.replay(_rel(path, inside), states, found)
         report(n, len(paths))
     root = str(folder.resolve())
     facts = [_fact(folder, root, v, patterns) for v in found.versions]
@@ -124,6 +98,52 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
     stamped = {k: v for k, v in deleted.items() if v is not None}
     left_out += tree.left_out + mm.told(found)
     return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped)
+
+
+def _patterns(agents: str | None) -> list[str]:
+    """The e-mail globs of agents' commits: `agents`, else SYNAPSE_GIT_AGENTS, else AGENTS."""
+    chosen = agents or os.environ.get("SYNAPSE_GIT_AGENTS") or AGENTS
+    return [p.strip() for p in chosen.split(",") if p.strip()]
+
+
+def _rel(path: str, inside: Path) -> str:
+    """A repository path as a path under the folder read (`inside` the repository)."""
+    return Path(path).relative_to(inside).as_posix()
+
+
+# (the commit, or None for the work tree; when; the note's text then, None: no such text)
+_State = tuple[gitlog.Commit | None, float | None, str | None]
+
+
+def _notes(
+    tree: gitlog.Folder, folder: Path, history: dict[str, Any], current: list[Path], left_out: list[str]
+) -> list[str]:
+    """The notes to replay, as paths in the repository: those with a history and those in
+    the work tree, less a link today without one (its target is read as itself) and those
+    whose names would not be visible text (said in `left_out`)."""
+    inside = Path(tree.inside)
+    paths = sorted(
+        path
+        for path in set(history) | {(inside / p.relative_to(folder)).as_posix() for p in current}
+        # a link today keeps the history it had as a file; its target is read as itself
+        if path in history or not (tree.top / path).is_symlink()
+    )
+    odd = [p for p in paths if not nameable(p)]
+    left_out += [f"{shown_name(p)}: {NOT_NAMEABLE}; not read" for p in odd]
+    return [p for p in paths if p not in odd]
+
+
+def _add_work_tree(states: list[_State], file: Path, here: set[Path], changed: bool) -> None:
+    """The work tree's state of a note after its commits, where it is not the last one's:
+    its text changed (or never committed), or gone (made a link, or removed) with that not
+    committed yet."""
+    if file.is_symlink():
+        if states and states[-1][2] is not None:
+            states.append((None, None, None))  # made a link, not committed yet: its text is gone
+    elif file.resolve() in here and changed:
+        states.append((None, file.stat().st_mtime, _read(file)))
+    elif file.resolve() not in here and states and states[-1][2] is not None:
+        states.append((None, None, None))  # gone from the work tree, removal not committed
 
 
 NOT_NAMEABLE = (
@@ -156,6 +176,7 @@ def _plain(value: Any) -> bool:
 
 def _fact(folder: Path, root: str, v: mm.Version, patterns: list[str]) -> ParsedFact:
     commit = v.commit
+    assert v.at is not None  # a state with a text is dated: its commit's time, else the file's
     meta = {k: v.meta[k] for k in ("description", "read_only", "label") if _plain(v.meta.get(k))}
     agent = commit is None or any(fnmatch.fnmatch(commit.email.lower(), p.lower()) for p in patterns)
     # a committed `read_only: true` is a lock a person set; text nobody committed is no one's

@@ -14,9 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.safegit import Commit, Repo
 
-__all__ = ["Commit", "Folder", "open_folder"]
+__all__ = ["Commit", "Folder", "open_folder", "open_or_left_out"]
 
 
 @dataclass
@@ -128,3 +129,14 @@ def open_folder(folder: Path) -> Folder | None:
     if repo is None:
         return None
     return Folder(repo, repo.rel(folder))
+
+
+def open_or_left_out(folder: Path, left_out: list[str]) -> Folder | None:
+    """`open_folder`, where a repository git cannot be trusted to read (its work tree set
+    elsewhere, a config include git would wait on) leaves only the history out: named in
+    `left_out`, and the folder read as it stands, never refused for it."""
+    try:
+        return open_folder(folder)
+    except InputError as exc:
+        left_out.append(f"{folder}: {exc.reason}")
+        return None

@@ -43,6 +43,7 @@ from typing import Any
 
 from synapse_tui.core.base.clock import format_time, parse_time
 from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.jsonl import json_problem
 from synapse_tui.core.graph.edges import validate_embedding
 from synapse_tui.core.ingest.adapters import (
     Evidence,
@@ -138,9 +139,7 @@ def _objects(path: Path, progress: Progress | None = None) -> Iterator[tuple[int
         try:
             obj, at = decoder.raw_decode(text, at)
         except json.JSONDecodeError as exc:
-            raise InputError(
-                f"not valid JSON ({exc.msg}, column {exc.colno})", file=name, line=exc.lineno
-            ) from None
+            raise InputError(json_problem(exc), file=name, line=exc.lineno) from None
         yield line, obj
 
 

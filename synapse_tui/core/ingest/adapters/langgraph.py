@@ -45,6 +45,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -92,82 +93,139 @@ def read(
 ) -> Snapshot:
     """The store as it stands (see the module docstring). `now` decides which rows have
     expired (default: SYNAPSE_NOW, else the wall clock)."""
-    where = locate(source)
-    if where.is_server:
-        name = own = where.shown  # the store's identity, with no password in it
-        rows, columns = _server_rows(where, vectors=model is not None)
-        vectors = columns.pop("vectors", {})
-    else:
-        path = Path(source).expanduser()
-        name, own = str(source), str(path.resolve())
-        rows, columns = _rows(path)
-        vectors = _vectors(path) if model is not None else {}
+    table = _open(source, model is not None)
+    name, own = table.name, table.own
     now = Clock.from_option(None).now() if now is None else now
-    heads: dict[str, KnownFact] = {}
-    for k in known or []:
-        if k.provenance.get(FILE) == own and (k.record not in heads or k.version > heads[k.record].version):
-            heads[k.record] = k
+    heads = _heads(known, own)
     facts: list[ParsedFact] = []
     seen: set[str] = set()
     kept: set[str] = set()
     as_json = stale = 0
     report = every(progress, 1000)
-    for n, row in enumerate(rows, start=1):
-        report(n, len(rows))
-        prefix, key, value, updated, expires, ttl, created = row
+    for n, row in enumerate(table.rows, start=1):
+        report(n, len(table.rows))
+        prefix, key, value, updated, expires, _, _ = row
         record = record_id(prefix, key)
         if _passed(expires, now):
             stale += 1
             continue
         seen.add(record)
-        obj = _value(value, name, record)
-        text, kind, plain = _text(obj)
+        text, kind, plain = _text(_value(value, name, record))
         as_json += not plain
-        vec = vectors.get((prefix, key))
-        head = heads.get(record)
-        version, supersedes = 1, None
-        if head is not None:
-            if head.text == text and head.provenance.get(UPDATED) == updated:
-                if vec is None or model is None:
-                    kept.add(head.id)  # as imported: nothing to check again
-                    continue
-                version = head.version
-            else:
-                version, supersedes = head.version + 1, head.id
-        prov = source_provenance(
-            SYSTEM,
-            record,
-            version,
-            file=own,
-            namespace=prefix.split("."),
-            key=key,
-            kind=kind,
-            updated_at=updated,
-            expires_at=expires,
-            ttl_minutes=ttl,
-            created_at=created if created != updated else None,
-            time=CHANGED if version > 1 else _first_seen(created, updated),
-        )
-        try:
-            written = _instant(updated)
-        except (TypeError, ValueError):
-            raise InputError(
-                f"record {record}: updated_at {brief(updated)} is not a time; expected {EXPECTED}", file=name
-            ) from None
-        fact: dict[str, Any] = {
-            "id": fact_id(SYSTEM, record, version),
-            "text": text,
-            "created_at": format_time(written),
-            "note": prefix,
-            "provenance": prov,
-        }
-        if supersedes:
-            fact["supersedes"] = supersedes
+        vec = table.vectors.get((prefix, key))
+        step = _next_version(heads.get(record), text, updated, vec is not None and model is not None)
+        if step is None:
+            kept.add(heads[record].id)  # as imported: nothing to check again
+            continue
+        version, supersedes = step
+        fact = _fact(table, row, record, text, kind, version, supersedes)
         if vec is not None:
             fact["embedding"] = vec
         facts.append(parse_line(fact, errors_at(name, n), n))
     expired = {k.id for r, k in heads.items() if r not in seen and not k.deleted and _expired(k, now)}
     deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted}
+    left_out = _left_out(as_json, stale, len(expired), "store_vectors" in table.tables and model is None)
+    return Snapshot(
+        SYSTEM,
+        name,
+        facts,
+        deleted,
+        left_out,
+        space=model if table.vectors else None,
+        kept=kept,
+        expired=expired,
+    )
+
+
+def _heads(known: list[KnownFact] | None, own: str) -> dict[str, KnownFact]:
+    """Record -> its latest version in the store, among the facts read from this store."""
+    heads: dict[str, KnownFact] = {}
+    for k in known or []:
+        if k.provenance.get(FILE) == own and (k.record not in heads or k.version > heads[k.record].version):
+            heads[k.record] = k
+    return heads
+
+
+def _next_version(
+    head: KnownFact | None, text: str, updated: Any, with_vector: bool
+) -> tuple[int, str | None] | None:
+    """(version, id it supersedes) of a row's text against the store's latest version of
+    its record; None when that one is the row as it is, and there is no vector to check."""
+    if head is None:
+        return 1, None
+    if head.text != text or head.provenance.get(UPDATED) != updated:
+        return head.version + 1, head.id
+    return (head.version, None) if with_vector else None
+
+
+@dataclass
+class _Table:
+    """A store's `store` rows as read (prefix, key, value, updated_at, expires_at,
+    ttl_minutes, created_at), its tables, and the rows' vectors when asked for."""
+
+    name: str  # the store as shown in messages (a server's with no password)
+    own: str  # its identity in provenance: the file's resolved path, the server's name
+    rows: list[tuple]
+    tables: set[str]
+    vectors: dict[tuple[str, str], list[float]]
+
+
+def _open(source: Path | str, vectors: bool) -> _Table:
+    where = locate(source)
+    if where.is_server:
+        rows, tables, found = _server_rows(where, vectors=vectors)
+        return _Table(where.shown, where.shown, rows, tables, found)
+    path = Path(source).expanduser()
+    rows, names = _rows(path)
+    return _Table(str(source), str(path.resolve()), rows, names, _vectors(path) if vectors else {})
+
+
+def _fact(
+    table: _Table,
+    row: tuple,
+    record: str,
+    text: str,
+    kind: str | None,
+    version: int,
+    supersedes: str | None,
+) -> dict[str, Any]:
+    """One row's text as an interchange object (its embedding not yet added)."""
+    prefix, key, _, updated, expires, ttl, created = row
+    prov = source_provenance(
+        SYSTEM,
+        record,
+        version,
+        file=table.own,
+        namespace=prefix.split("."),
+        key=key,
+        kind=kind,
+        updated_at=updated,
+        expires_at=expires,
+        ttl_minutes=ttl,
+        created_at=created if created != updated else None,
+        time=CHANGED if version > 1 else _first_seen(created, updated),
+    )
+    try:
+        written = _instant(updated)
+    except (TypeError, ValueError):
+        raise InputError(
+            f"record {record}: updated_at {brief(updated)} is not a time; expected {EXPECTED}",
+            file=table.name,
+        ) from None
+    fact: dict[str, Any] = {
+        "id": fact_id(SYSTEM, record, version),
+        "text": text,
+        "created_at": format_time(written),
+        "note": prefix,
+        "provenance": prov,
+    }
+    if supersedes:
+        fact["supersedes"] = supersedes
+    return fact
+
+
+def _left_out(as_json: int, stale: int, expired: int, unknown_model: bool) -> list[str]:
+    """What the snapshot says it did not carry over, or carried over otherwise."""
     left_out = []
     if as_json:
         left_out.append(
@@ -179,15 +237,13 @@ def read(
         )
     if expired:
         left_out.append(
-            f"{counted(len(expired), 'record')} expired (TTL), not deleted by the agent; flagged deleted"
+            f"{counted(expired, 'record')} expired (TTL), not deleted by the agent; flagged deleted"
         )
-    if "store_vectors" in columns and model is None:
+    if unknown_model:
         left_out.append(
             "the store's embeddings not carried over: it does not record their model (--model NAME)"
         )
-    return Snapshot(
-        SYSTEM, name, facts, deleted, left_out, space=model if vectors else None, kept=kept, expired=expired
-    )
+    return left_out
 
 
 def _escape(text: str, also: str) -> str:
@@ -241,10 +297,12 @@ def _rows(path: Path) -> tuple[list[tuple], set[str]]:
     return rows, tables
 
 
-def _server_rows(where: Location, *, vectors: bool) -> tuple[list[tuple], dict[str, Any]]:
+def _server_rows(
+    where: Location, *, vectors: bool
+) -> tuple[list[tuple], set[str], dict[tuple[str, str], list[float]]]:
     """The `store` rows of a PostgreSQL database, in a read-only transaction, shaped as the
-    SQLite ones (value as JSON text, times as ISO text in UTC), plus the rows' vectors under
-    "vectors" when asked for (and the table exists)."""
+    SQLite ones (value as JSON text, times as ISO text in UTC), its tables, and the rows'
+    vectors when asked for (and the table exists)."""
     name = where.shown
     conn = connect(where)
     try:
@@ -269,18 +327,19 @@ def _server_rows(where: Location, *, vectors: bool) -> tuple[list[tuple], dict[s
                 f"SELECT prefix, key, value::text, updated_at, {extra[0]}, {extra[1]}, created_at FROM store"
                 ' ORDER BY prefix COLLATE "C", key COLLATE "C"'  # byte order, as SQLite sorts
             ).fetchall()
-            tables: dict[str, Any] = {"store": True}
+            tables = {"store"}
+            best: dict[tuple[str, str], list[float]] = {}
             if conn.execute("SELECT to_regclass('store_vectors')").fetchone()[0] is not None:
-                tables["store_vectors"] = True
+                tables.add("store_vectors")
                 if vectors:
                     found = conn.execute("SELECT prefix, key, field_name, embedding::text FROM store_vectors")
-                    tables["vectors"] = _best_vectors(
+                    best = _best_vectors(
                         (p, k, f, np.array(json.loads(v), "<f4").tobytes()) for p, k, f, v in found if v
                     )
     finally:
         conn.close()
     rows = [(p, k, v, _stamp(u), _stamp(e), t, _stamp(c)) for p, k, v, u, e, t, c in raw]
-    return rows, tables
+    return rows, tables, best
 
 
 def _stamp(value: Any) -> Any:

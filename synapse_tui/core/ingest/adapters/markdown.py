@@ -23,7 +23,8 @@ from synapse_tui.core.ingest.adapters import (
     gitlog,
     require_folder,
 )
-from synapse_tui.core.ingest.adapters.mdfolder import FROM_NAME, Doc, Item, markdown_items, read_docs
+from synapse_tui.core.ingest.adapters.mdfolder import read_docs
+from synapse_tui.core.ingest.adapters.mditems import FROM_NAME, Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import dated_name, front_date, front_matter, plain
 from synapse_tui.core.ingest.interchange import Progress
 
@@ -44,7 +45,7 @@ def read(
         raise InputError(f"--from markdown needs DIR; expected {EXPECTED}", file=".")
     folder = Path(source).expanduser()
     require_folder(folder, EXPECTED)
-    if gitlog.open_folder(folder) is not None:
+    if gitlog.open_or_left_out(folder, []) is not None:  # else read_docs says why, once
         return git_notes.read(folder, agents=agents, progress=progress)
     paths, left_out = files_inside(folder, ".md")
     if not paths:

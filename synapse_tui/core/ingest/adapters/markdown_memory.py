@@ -13,10 +13,12 @@ with no letter or digit (`---`, a lone `-->`); `skipped` counts them by kind.
 
 Pairing. Between two states of one note, a block whose text (white space runs as one
 space: a re-wrapped line is the same text) is unchanged keeps its record; of the others, a
-removed and an added block under the same heading whose words are alike (Dice of their
-word sets >= EDIT_SIMILARITY, or, sharing at least half that, difflib's character ratio)
-are one record edited, the most alike first, one to one; the rest are additions and
-deletions.
+removed and an added block in the same place of the note (one run of changed lines, as
+git's own diff shows them: linediff) whose words are alike (Dice of their word sets >=
+EDIT_SIMILARITY, or, sharing at least half that, difflib's character ratio) are one record
+edited, whatever heading each is under, the most alike first, one to one; the rest are
+additions and deletions. Where no line diff is known (a file read against the store),
+only blocks under the same heading pair.
 
 Imports. CLAUDE.md's `@path` (outside code) names a file whose text Claude Code reads with
 it: `imports` lists them, relative to the importing file, and only inside the folder read.
@@ -36,11 +38,11 @@ from typing import Any
 import yaml
 
 from synapse_tui.core.base.limits import counted
+from synapse_tui.core.ingest.adapters import linediff
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 EDIT_SIMILARITY = 0.5
-RENAMED_SIMILARITY = 0.6  # across a heading the same change renamed
-MOVED_SIMILARITY = 0.7  # across headings, within one change of the note
+RENAMED_SIMILARITY = 0.6  # across a heading the same change renamed (no line diff known)
 
 _FENCE_OPEN = re.compile(r"^[ ]{0,3}---[ \t]*$")
 _FENCE_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
@@ -153,75 +155,102 @@ def junk(text: str) -> str | None:
 
 def blocks(body: str, offset: int = 0, skipped: dict[str, int] | None = None) -> list[Block]:
     """The body's blocks (see the module docstring); `skipped` counts what was passed over."""
-    out: list[Block] = []
-    skipped = {} if skipped is None else skipped
-    current: list[str] | None = None
-    kind, start, section, fence, comment = "", 0, None, False, False
-    last = 0
+    reader = _BlockReader({} if skipped is None else skipped)
+    for n, line in enumerate(body.split("\n"), start=offset + 1):
+        reader.feed(n, line)
+    reader.close()
+    return reader.out
 
-    def skip(why: str) -> None:
-        skipped[why] = skipped.get(why, 0) + 1
 
-    def close() -> None:
-        nonlocal current
-        if current is not None and (text := "\n".join(current).strip()):
+class _BlockReader:
+    """A body read line by line into blocks: the block being gathered, the heading it is
+    under, and whether the line is inside a code fence or an HTML comment."""
+
+    def __init__(self, skipped: dict[str, int]) -> None:
+        self.out: list[Block] = []
+        self.skipped = skipped
+        self.current: list[str] | None = None
+        self.kind, self.start, self.last = "", 0, 0
+        self.section: str | None = None
+        self.fence = self.comment = False
+
+    def skip(self, why: str) -> None:
+        self.skipped[why] = self.skipped.get(why, 0) + 1
+
+    def close(self) -> None:
+        """The block gathered so far ends: kept unless it is junk (counted)."""
+        if self.current is not None and (text := "\n".join(self.current).strip()):
             why = junk(text)
             if why is None:
-                out.append(Block(start, section, text, kind == "bullet", max(last, start)))
+                self.out.append(
+                    Block(self.start, self.section, text, self.kind == "bullet", max(self.last, self.start))
+                )
             else:
-                skip(why)
-        current = None
+                self.skip(why)
+        self.current = None
 
-    for n, line in enumerate(body.split("\n"), start=offset + 1):
-        if comment:
-            if "-->" in line:
-                comment = False
-                line = line.split("-->", 1)[1]
-                if not line.strip():
-                    continue
-            else:
-                continue
-        if not fence and "<!--" in line:
+    def feed(self, n: int, line: str) -> None:
+        """Line `n` of the note."""
+        rest = self.uncommented(line)
+        if rest is None:
+            return
+        if _CODE_FENCE.match(rest):
+            self.close()
+            self.fence = not self.fence
+        elif self.fence:
+            return
+        elif heading := _HEADING.match(rest):
+            self.close()
+            self.section = heading.group(1) or None
+        elif _RULE.match(rest):
+            self.close()
+        elif _TABLE_LINE.match(rest) or ("|" in rest and _TABLE_RULE.match(rest)):
+            self.close()
+            self.skip("table")
+        elif _TAG_LINE.match(rest):
+            self.close()
+            self.skip("prompt tag")
+        else:
+            self.text(n, rest)
+
+    def uncommented(self, line: str) -> str | None:
+        """The line with HTML comments cut out (one left open runs on to the lines after);
+        None when nothing of it is left to read."""
+        if self.comment:
+            if "-->" not in line:
+                return None
+            self.comment = False
+            line = line.split("-->", 1)[1]
+            if not line.strip():
+                return None
+        if not self.fence and "<!--" in line:
             line = _INLINE_COMMENT.sub("", line)
             if "<!--" in line:
-                line, comment = line.split("<!--", 1)[0], True
-                skip("html comment")
+                line, self.comment = line.split("<!--", 1)[0], True
+                self.skip("html comment")
             if not line.strip():
-                if comment or kind == "paragraph":
-                    close()
-                continue
-        if _CODE_FENCE.match(line):
-            close()
-            fence = not fence
-        elif fence:
-            continue
-        elif heading := _HEADING.match(line):
-            close()
-            section = heading.group(1) or None
-        elif _RULE.match(line):
-            close()
-        elif _TABLE_LINE.match(line) or ("|" in line and _TABLE_RULE.match(line)):
-            close()
-            skip("table")
-        elif _TAG_LINE.match(line):
-            close()
-            skip("prompt tag")
-        elif bullet := _BULLET.match(line):
-            close()
-            current, kind, start, last = [bullet.group(1)], "bullet", n, n
+                if self.comment or self.kind == "paragraph":
+                    self.close()
+                return None
+        return line
+
+    def text(self, n: int, line: str) -> None:
+        """A line of text: a bullet opens a block, a blank line ends a paragraph, an
+        indented line (or any, in a paragraph) continues the block, another opens one."""
+        if bullet := _BULLET.match(line):
+            self.close()
+            self.current, self.kind, self.start, self.last = [bullet.group(1)], "bullet", n, n
         elif not line.strip():
-            if kind == "paragraph":
-                close()
-            elif current is not None:
-                current.append("")
-        elif current is not None and (kind == "paragraph" or line[:1] in (" ", "\t")):
-            current.append(line.strip())
-            last = n
+            if self.kind == "paragraph":
+                self.close()
+            elif self.current is not None:
+                self.current.append("")
+        elif self.current is not None and (self.kind == "paragraph" or line[:1] in (" ", "\t")):
+            self.current.append(line.strip())
+            self.last = n
         else:
-            close()
-            current, kind, start, last = [line.strip()], "paragraph", n, n
-    close()
-    return out
+            self.close()
+            self.current, self.kind, self.start, self.last = [line.strip()], "paragraph", n, n
 
 
 def norm(text: str) -> str:
@@ -252,10 +281,13 @@ def pair_edits(
     hunks: tuple[Sequence[int], Sequence[int]] | None = None,
 ) -> list[tuple[int, int]]:
     """(new index, old index) of the edits among the (section, text) blocks a change added
-    and removed in one note: under the same heading, alike (EDIT_SIMILARITY), most alike
-    first, one to one. An old block under a heading the change renamed (`renamed`: old
-    heading -> new) pairs with one under the new heading when they are more alike still
-    (RENAMED_SIMILARITY)."""
+    and removed in one note: alike (EDIT_SIMILARITY), most alike first (under the same
+    heading first among equals), one to one. With `hunks` (the change each block falls in,
+    as git's line diff shows them: linediff) only blocks of one change pair, whatever
+    heading they are under: a bullet edited and moved under another heading in one place
+    of the note is that bullet edited. Without, only blocks under the same heading pair, or
+    under a heading the change renamed (`renamed`: old heading -> new) when they are more
+    alike still (RENAMED_SIMILARITY)."""
     renamed = renamed or {}
     index: dict[str, list[int]] = {}
     for j, (_, text) in enumerate(old):
@@ -267,22 +299,14 @@ def pair_edits(
         for w in _words(text):
             candidates.update(index.get(w, ()))
         for j in candidates:
-            if hunks is not None and hunks[0][i] != hunks[1][j]:
-                continue  # changed in different places of the note
-            was = old[j][0]
-            if was == section:
-                least = EDIT_SIMILARITY
-            elif renamed.get(was, was) == section:
-                least = RENAMED_SIMILARITY
-            elif hunks is not None:
-                least = MOVED_SIMILARITY  # one change moved it under another heading
-            else:
+            least = _least(section, old[j][0], renamed, None if hunks is None else hunks[0][i] == hunks[1][j])
+            if least is None:
                 continue
             s = similarity(text, old[j][1])
             if s >= least:
-                scored.append((-s, i, j))
+                scored.append((-s, old[j][0] != section, i, j))
     pairs, done_new, done_old = [], set(), set()
-    for _, i, j in sorted(scored):
+    for _, _, i, j in sorted(scored):
         if i not in done_new and j not in done_old:
             pairs.append((i, j))
             done_new.add(i)
@@ -290,14 +314,19 @@ def pair_edits(
     return pairs
 
 
-def changes(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
-    """The places two states of a note differ: (old start, old end, new start, new end) of
-    each run of changed lines (0-based, end excluded), as a line diff shows them."""
-    return [
-        (i1, i2, j1, j2)
-        for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
-        if tag != "equal"
-    ]
+def _least(
+    section: str | None, was: str | None, renamed: dict[str | None, str | None], one_change: bool | None
+) -> float | None:
+    """How alike an added block under `section` and a removed one under `was` must be to
+    be one block edited; None when they cannot be (`one_change`: whether the line diff
+    puts them in one change, None when there is no line diff)."""
+    if one_change is not None:
+        return EDIT_SIMILARITY if one_change else None
+    if was == section:
+        return EDIT_SIMILARITY
+    if renamed.get(was, was) == section:
+        return RENAMED_SIMILARITY
+    return None
 
 
 def region(block: Block, regions: list[tuple[int, int, int, int]], *, new: bool) -> int:
@@ -401,60 +430,23 @@ def replay(
     before: list[str] = []
     for commit, at, raw in states:
         lines = text_of(raw).split("\n") if raw is not None else []
-        if raw is None:
-            parsed: list[Block] = []
-            meta: dict[str, Any] = {}
-        else:
-            fm = front(text_of(raw))
-            meta = fm.meta
-            if fm.loose:
-                into.loose[rel] = fm.loose
-            if whole:
-                body = fm.body.strip()
-                parsed = [Block(fm.offset + 1, None, body)] if body else []
-            else:
-                junk_now = {}
-                parsed = blocks(fm.body, fm.offset, junk_now)
-                if bullets_only:
-                    parsed = [b for b in parsed if b.bullet]
-        pool = list(alive)
-        kept: list[Version | None] = []
-        for b in parsed:
-            key = norm(b.text)
-            same = next((v for v in pool if norm(v.block.text) == key), None)
-            if same is not None:
-                pool.remove(same)
-                where[id(same)] = b
-            kept.append(same)
+        parsed, meta, junk_read = _state_blocks(rel, raw, into, whole=whole, bullets_only=bullets_only)
+        if junk_read is not None:
+            junk_now = junk_read
+        kept, pool = _unchanged(parsed, alive, where)
         fresh = [i for i, v in enumerate(kept) if v is None]
         if whole:
             pairs = [(0, 0)] if fresh and pool else []
         else:
-            moved = sections_renamed([where[id(v)].section for v in alive], [b.section for b in parsed])
-            regions = changes(before, lines)
-            pairs = pair_edits(
-                [(parsed[i].section, parsed[i].text) for i in fresh],
-                [(where[id(v)].section, v.block.text) for v in pool],
-                moved,
-                hunks=(
-                    [region(parsed[i], regions, new=True) for i in fresh],
-                    [region(where[id(v)], regions, new=False) for v in pool],
-                ),
-            )
+            pairs = _edits(parsed, fresh, pool, alive, where, before, lines)
         paired = {fresh[u]: pool[v] for u, v in pairs}
         now: list[Version] = []
         for i, b in enumerate(parsed):
-            if kept[i] is not None:
-                now.append(kept[i])  # type: ignore[arg-type]
-                continue
-            old = paired.get(i)
-            if old is not None:
-                v = Version(old.record, old.version + 1, b, at, commit, meta, old.version)
-            else:
-                v = Version(record(rel, b.text, into.used, whole=whole), 1, b, at, commit, meta, None)
-            into.versions.append(v)
-            now.append(v)
-            where[id(v)] = b
+            same = kept[i]
+            if same is None:
+                same = _new_version(rel, b, paired.get(i), at, commit, meta, into, whole)
+                where[id(same)] = b
+            now.append(same)
         gone = set(map(id, paired.values()))
         for v in pool:
             if id(v) not in gone:
@@ -463,6 +455,87 @@ def replay(
         where = {id(v): where[id(v)] for v in alive}
     for k, n in junk_now.items():  # what the note skips as it stands now
         into.skipped[k] = into.skipped.get(k, 0) + n
+
+
+def _state_blocks(
+    rel: str, raw: str | None, into: Replay, *, whole: bool, bullets_only: bool
+) -> tuple[list[Block], dict[str, Any], dict[str, int] | None]:
+    """One state's blocks, its front matter, and the junk its blocks passed over (None
+    when none were read: the note absent, or read whole)."""
+    if raw is None:
+        return [], {}, None
+    fm = front(text_of(raw))
+    if fm.loose:
+        into.loose[rel] = fm.loose
+    if whole:
+        body = fm.body.strip()
+        return ([Block(fm.offset + 1, None, body)] if body else []), fm.meta, None
+    junk_read: dict[str, int] = {}
+    parsed = blocks(fm.body, fm.offset, junk_read)
+    if bullets_only:
+        parsed = [b for b in parsed if b.bullet]
+    return parsed, fm.meta, junk_read
+
+
+def _unchanged(
+    parsed: list[Block], alive: list[Version], where: dict[int, Block]
+) -> tuple[list[Version | None], list[Version]]:
+    """(for each block, the alive version whose text it still is, else None; the alive
+    versions no block still is). `where` learns the block each kept version is now."""
+    pool = list(alive)
+    kept: list[Version | None] = []
+    for b in parsed:
+        key = norm(b.text)
+        same = next((v for v in pool if norm(v.block.text) == key), None)
+        if same is not None:
+            pool.remove(same)
+            where[id(same)] = b
+        kept.append(same)
+    return kept, pool
+
+
+def _edits(
+    parsed: list[Block],
+    fresh: list[int],
+    pool: list[Version],
+    alive: list[Version],
+    where: dict[int, Block],
+    before: list[str],
+    lines: list[str],
+) -> list[tuple[int, int]]:
+    """(index in `fresh`, index in `pool`) of the blocks a change edited: pair_edits, with
+    the headings it renamed and the places of the note it changed (git's hunks)."""
+    moved = sections_renamed([where[id(v)].section for v in alive], [b.section for b in parsed])
+    regions = linediff.changes(before, lines)
+    return pair_edits(
+        [(parsed[i].section, parsed[i].text) for i in fresh],
+        [(where[id(v)].section, v.block.text) for v in pool],
+        moved,
+        hunks=(
+            [region(parsed[i], regions, new=True) for i in fresh],
+            [region(where[id(v)], regions, new=False) for v in pool],
+        ),
+    )
+
+
+def _new_version(
+    rel: str,
+    b: Block,
+    old: Version | None,
+    at: float | None,
+    commit: Any,
+    meta: dict[str, Any],
+    into: Replay,
+    whole: bool,
+) -> Version:
+    """A block's text new in this state: the next version of `old` (the text it edited),
+    else a new record; added to `into`."""
+    if old is not None:
+        v = Version(old.record, old.version + 1, b, at, commit, meta, old.version)
+    else:
+        v = Version(record(rel, b.text, into.used, whole=whole), 1, b, at, commit, meta, None)
+    into.versions.append(v)
+    return v
 
 
 def record(rel: str, text: str, used: set[str], *, whole: bool = False) -> str:

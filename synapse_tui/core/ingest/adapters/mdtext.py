@@ -13,7 +13,7 @@ import yaml
 from synapse_tui.core.base.clock import format_time, source_time
 
 if TYPE_CHECKING:
-    from synapse_tui.core.ingest.adapters.mdfolder import Doc
+    from synapse_tui.core.ingest.adapters.mditems import Doc
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _DATED = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:[T_ ](\d{2})[-:](\d{2})(?:[-:](\d{2}))?)?(?!\d)")

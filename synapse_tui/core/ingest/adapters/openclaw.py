@@ -22,7 +22,8 @@ only what the claim says is carried over: its evidence entries after the first a
 corroborations (as Graphiti's episodes after the first; each entry's `updatedAt` after the
 claim's a reinforcement), a status of contested, contradicted or refuted
 one contradiction, a claim naming the claim it `supersedes` (or named by one's
-`supersededBy`) on its page a supersession; status, confidence and evidence sources go to
+`supersededBy`) a supersession, on its page or another page of its vault where the id
+is one claim's alone; status, confidence and evidence sources go to
 provenance (`x-openclaw-status`, `x-openclaw-confidence`, `x-openclaw-evidence`). A claim
 superseded without a successor named keeps its status only: no successor is invented.
 Page bodies are the plugin's compiled output, not claims: they are not read.
@@ -37,16 +38,20 @@ from typing import Any
 import yaml
 
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, files_inside, require_folder
-from synapse_tui.core.ingest.adapters.mdfolder import FROM_NAME, Doc, Item, markdown_items, merged, read_docs
+from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, files_inside, own_key, require_folder
+from synapse_tui.core.ingest.adapters.mdfolder import merged, read_docs
+from synapse_tui.core.ingest.adapters.mditems import FROM_NAME, Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import dated_name, plain, when
-from synapse_tui.core.ingest.interchange import Progress
+from synapse_tui.core.ingest.interchange import ParsedFact, Progress
 
 SYSTEM = "openclaw"
 EXPECTED = "an OpenClaw workspace (MEMORY.md, memory/*.md) or a memory-wiki vault"
 PAGE_FOLDERS = ("entities", "concepts", "syntheses", "sources", "reports", "canon")
 CONTESTED = ("contested", "contradicted", "refuted")
 LONG_TERM = ("MEMORY.md", "memory.md")
+CLAIM_ID, SUPERSEDES, SUPERSEDED_BY = (
+    own_key(SYSTEM, k) for k in ("claim_id", "supersedes", "superseded_by")
+)
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -89,7 +94,76 @@ def read(
                 locate=_page_doc(vault),
             )
         )
-    return merged(SYSTEM, snaps)
+    snap = merged(SYSTEM, snaps)
+    _link_across_pages(snap, known or [])
+    return snap
+
+
+def _link_across_pages(snap: Snapshot, known: list[KnownFact]) -> None:
+    """A new claim naming (`supersedes`) a claim on another page of its vault, or named by
+    one (`supersededBy`), supersedes that claim's latest version: the plugin's own words,
+    followed where the claim id is one claim's alone in the vault (on one page, the page
+    reader links them already)."""
+    claims = _Claims(snap, known)
+    for f in claims.new:
+        named = [claims.elsewhere(f, c) for c in _listed(f.provenance, SUPERSEDES)]
+        f.supersedes = next((n for n in named if n is not None), None)
+    for record, (_, fid, prov) in claims.heads.items():  # an old claim naming its successor
+        for cid in _listed(prov, SUPERSEDED_BY):
+            successor = claims.new_elsewhere(record, cid)
+            if successor is not None and successor.supersedes is None:
+                successor.supersedes = fid
+
+
+class _Claims:
+    """The wiki claims of a read and of the store: each record's latest version, and the
+    records of each claim id in a vault."""
+
+    def __init__(self, snap: Snapshot, known: list[KnownFact]) -> None:
+        self.heads: dict[str, tuple[int, str, dict[str, Any]]] = {}  # record -> (version, id, provenance)
+        for k in known:
+            if not k.deleted:
+                self._see(k.record, k.version, k.id, k.provenance)
+        for f in snap.facts:
+            prov = f.provenance or {}
+            self._see(str(prov.get("x-source-id")), int(prov.get("x-source-version", 1)), f.id, prov)
+        self.ids: dict[tuple[str, str], list[str]] = {}  # (vault, claim id) -> records
+        for record, (_, _, prov) in self.heads.items():
+            if record.startswith("wiki/") and isinstance(prov.get(CLAIM_ID), str):
+                self.ids.setdefault((_vault(record), prov[CLAIM_ID]), []).append(record)
+        # first versions of claims read now, not yet linked: those a link may be added to
+        self.new = [f for f in snap.facts if f.supersedes is None and _first_claim(f.provenance or {})]
+        self.by_record = {str((f.provenance or {}).get("x-source-id")): f for f in self.new}
+
+    def _see(self, record: str, version: int, fid: str, prov: dict[str, Any]) -> None:
+        if version >= self.heads.get(record, (0, "", {}))[0]:
+            self.heads[record] = (version, fid, prov)
+
+    def _other(self, record: str, cid: str) -> str | None:
+        """The one record of claim id `cid` in `record`'s vault, on another page."""
+        found = self.ids.get((_vault(record), cid), [])
+        page = record.split("#", 1)[0]
+        return found[0] if len(found) == 1 and found[0].split("#", 1)[0] != page else None
+
+    def elsewhere(self, f: ParsedFact, cid: str) -> str | None:
+        other = self._other(str((f.provenance or {}).get("x-source-id")), cid)
+        return None if other is None else self.heads[other][1]
+
+    def new_elsewhere(self, record: str, cid: str) -> ParsedFact | None:
+        other = self._other(record, cid) if record.startswith("wiki/") else None
+        return None if other is None else self.by_record.get(other)
+
+
+def _first_claim(prov: dict[str, Any]) -> bool:
+    return str(prov.get("x-source-id", "")).startswith("wiki/") and prov.get("x-source-version", 1) == 1
+
+
+def _listed(prov: dict[str, Any] | None, key: str) -> list[str]:
+    return [c.strip() for c in str((prov or {}).get(key) or "").split(",") if c.strip()]
+
+
+def _vault(record: str) -> str:
+    return "/".join(record.split("/", 2)[:2])  # wiki/<vault>
 
 
 def _workspace(root: Path) -> tuple[list[Doc], list[str]]:
@@ -173,78 +247,110 @@ def _pages(vault: Path) -> tuple[list[Doc], list[str]]:
 
 def _claims(text: str, doc: Doc) -> list[Item]:
     """A wiki page's claims, from its YAML front matter."""
-    if not text.startswith("---\n"):
+    meta = _front_matter(text, doc)
+    if meta is None or not isinstance(meta.get("claims"), list):
         return []
+    page_at = when(meta.get("updatedAt"))
+    page = {"page_id": plain(meta.get("id")), "page_title": plain(meta.get("title"))}
+    claims = [
+        c
+        for c in meta["claims"]
+        if isinstance(c, dict) and isinstance(c.get("text"), str) and c["text"].strip()
+    ]
+    replaced_by = _replacements(claims)
+    items: list[Item] = []
+    for index, c in enumerate(claims):
+        key = _key(c, claims, index)
+        items.append(_claim_item(c, key, page, page_at, replaced_by.get(key)))
+    return items
+
+
+def _front_matter(text: str, doc: Doc) -> dict[str, Any] | None:
+    """A page's YAML front matter as a mapping; None when it has none (a page whose front
+    matter is not YAML is named in `left out`)."""
+    if not text.startswith("---\n"):
+        return None
     end = text.find("\n---", 3)
     if end == -1:
-        return []
+        return None
     try:
         meta = yaml.load(text[4:end], Loader=_LOADER)  # noqa: S506  (a safe loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 2}" if mark is not None else ""
         doc.left_out.append(f"{doc.note}.md{where}: front matter is not YAML; its claims not read")
-        return []
-    if not isinstance(meta, dict) or not isinstance(meta.get("claims"), list):
-        return []
-    page_at = when(meta.get("updatedAt"))
-    page = {"page_id": plain(meta.get("id")), "page_title": plain(meta.get("title"))}
-    items: list[Item] = []
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def _replacements(claims: list[dict[str, Any]]) -> dict[str, str]:
+    """Claim key -> the key of the claim it replaces, as the page's claims name them
+    (`supersedes` on the new one, or `supersededBy` on the old one; the first naming wins)."""
     named: dict[str, str] = {}  # superseded claim id -> the claim id that names it superseded
-    claims = [
-        c
-        for c in meta["claims"]
-        if isinstance(c, dict) and isinstance(c.get("text"), str) and c["text"].strip()
-    ]
     for c in claims:
         for old in _ids(c.get("supersedes")):
             named.setdefault(old, _key(c, claims))
     for c in claims:
         for new in _ids(c.get("supersededBy") or c.get("superseded_by")):
             named.setdefault(_key(c, claims), new)
-    replaced_by = {new: old for old, new in named.items()}
-    for index, c in enumerate(claims):
-        key = _key(c, claims, index)
-        evidence = [e for e in c.get("evidence") or [] if isinstance(e, dict)]
-        status = str(c.get("status") or "").strip().lower() or None
-        confidence = c.get("confidence")
-        at, how = when(c.get("updatedAt")), "claim updatedAt"
-        if at is None and page_at is not None:
-            at, how = page_at, "page updatedAt"
-        sources = [
-            str(plain(e.get("sourceId") or e.get("path")))
-            for e in evidence
-            if plain(e.get("sourceId") or e.get("path"))
-        ]
-        own = {
-            **page,
-            "claim_id": plain(c.get("id")),
-            "status": status,
-            "confidence": confidence
-            if isinstance(confidence, int | float) and not isinstance(confidence, bool)
-            else None,
-            "evidence": ", ".join(sources) or None,
-            # what the claim names, kept even where the named claim is on another page
-            "supersedes": ", ".join(_ids(c.get("supersedes"))) or None,
-            "superseded_by": ", ".join(_ids(c.get("supersededBy") or c.get("superseded_by"))) or None,
-        }
-        item = Item(
-            c["text"].strip(),
-            2,
-            section=str(page["page_title"]) if page["page_title"] else None,
-            key=key,
-            at=at,
-            how=how if at is not None else None,
-            revised=at,  # an edited claim: its updatedAt is when the edit was made
-            revised_how=how if at is not None else None,
-            own={k: v for k, v in own.items() if v is not None},
-            corroborations=max(len(evidence) - 1, 0),  # the first is what asserted it
-            contradictions=1 if status in CONTESTED else 0,
-            reinforced_at=[t for t in (when(e.get("updatedAt")) for e in evidence) if t is not None],
-            replaces=replaced_by.get(key),
-        )
-        items.append(item)
-    return items
+    return {new: old for old, new in named.items()}
+
+
+def _claim_item(
+    c: dict[str, Any], key: str, page: dict[str, Any], page_at: float | None, replaces: str | None
+) -> Item:
+    """One claim as an Item: only what the claim says (see the module docstring)."""
+    evidence = [e for e in c.get("evidence") or [] if isinstance(e, dict)]
+    status = str(c.get("status") or "").strip().lower() or None
+    at, how = _claim_time(c, page_at)
+    own = {
+        **page,
+        "claim_id": plain(c.get("id")),
+        "status": status,
+        "confidence": _confidence(c.get("confidence")),
+        "evidence": ", ".join(_sources(evidence)) or None,
+        # what the claim names, kept even where the named claim is on another page
+        "supersedes": ", ".join(_ids(c.get("supersedes"))) or None,
+        "superseded_by": ", ".join(_ids(c.get("supersededBy") or c.get("superseded_by"))) or None,
+    }
+    return Item(
+        c["text"].strip(),
+        2,
+        section=str(page["page_title"]) if page["page_title"] else None,
+        key=key,
+        at=at,
+        how=how,
+        revised=at,  # an edited claim: its updatedAt is when the edit was made
+        revised_how=how,
+        own={k: v for k, v in own.items() if v is not None},
+        corroborations=max(len(evidence) - 1, 0),  # the first is what asserted it
+        contradictions=1 if status in CONTESTED else 0,
+        reinforced_at=[t for t in (when(e.get("updatedAt")) for e in evidence) if t is not None],
+        replaces=replaces,
+    )
+
+
+def _claim_time(c: dict[str, Any], page_at: float | None) -> tuple[float | None, str | None]:
+    """When a claim was written, and what says so: its `updatedAt`, else its page's."""
+    at = when(c.get("updatedAt"))
+    if at is not None:
+        return at, "claim updatedAt"
+    if page_at is not None:
+        return page_at, "page updatedAt"
+    return None, None
+
+
+def _confidence(value: Any) -> float | int | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _sources(evidence: list[dict[str, Any]]) -> list[str]:
+    """The evidence entries' sources (`sourceId`, else `path`), those that name one."""
+    return [
+        str(plain(e.get("sourceId") or e.get("path")))
+        for e in evidence
+        if plain(e.get("sourceId") or e.get("path"))
+    ]
 
 
 def _key(claim: dict[str, Any], claims: list[dict[str, Any]], index: int | None = None) -> str:

@@ -1,34 +1,33 @@
 """The Store's SQL on psycopg: a connection that speaks the statements `core/store/` writes.
 
 Why an adapter and not a second set of statements: the Store and its components (audit,
-review, imports) hold about a hundred statements, and all but a handful are plain SQL
-both databases read alike. Spelling each twice would give every change two homes, which
-is what issue 21 took away. So the components run over this connection as they stand,
-and the few SQLite spellings they use are rewritten here, each by one named rule; what no
-rule can carry (the bulk load's byte aggregates, FTS5's word index, PRAGMAs) is the
-PgStore's own (store.py). A statement holding a SQLite function no rule carries never
-reaches the server: the command says in one line that it does not work on a server yet
-(`NEEDS_SQLITE`), and test_dialect.py keeps the rules honest.
+review, imports, the graph's tables) hold about a hundred statements, and all but a handful
+are plain SQL both databases read alike. Spelling each twice would give every change two
+homes, which is what issue 21 took away. So the components run over this connection as
+they stand, and what the two databases spell differently each statement asks of the
+store's `Dialect` where it is built (`PostgresDialect` below: a list bound at a
+placeholder, a planner hint, an upsert, a day count, a JSON key, a bulk insert). What only
+SQLite answers (FTS5's word index, PRAGMAs, json_extract's typed values, the bulk load's
+byte aggregates) is the SQLite store's own (store/sqlite/); the PgStore answers each of
+those its own way (store.py), so no statement is inspected on its way to the server.
 
-What a shared statement spells differently on each database it asks of the store's
-`Dialect` where it is built (`PostgresDialect` below: a list bound at a placeholder, a
-planner hint, an upsert, a day count, a JSON key). What this connection still does to a
-statement (issue 44 would see it go too), each checked by tests/postgres/test_dialect.py:
+What this connection does to a statement, and nothing more, is psycopg's spelling of its
+placeholders: `?` becomes `%s`, and a literal `%` becomes `%%` (`translate`, a plain
+replacement). Beside that, each asked for by name, checked by tests/postgres/test_dialect.py:
 
-- `?` placeholders become `%s`, and a literal `%` becomes `%%` (psycopg's escaping);
-- `executemany` of a plain `INSERT INTO T (cols) VALUES (?, ...)` (an import's rows, the
-  graph's edges) becomes one `COPY T (cols) FROM STDIN` (`copy_target`): the same rows and
-  the same refusals (a clashing key), without a round of the protocol per row; one row
-  alone (a triage action's audit entry) is a plain INSERT, one round trip where COPY takes two.
-
-Beside the rules: a write inside a transaction waits to go with the next statement (see
-`Connection`), so a triage action's round trips are its reads.
+- `insert_rows(table, columns, rows)` (through `Dialect.insert_rows`: an import's facts
+  and mentions, the graph's edges, an action's audit entries) sends the rows as one
+  `COPY table (columns) FROM STDIN`: the same rows and the same refusals (a clashing key),
+  without a round of the protocol per row; one row alone (a triage action's audit entry)
+  is a plain INSERT, one round trip where COPY takes two;
+- inside a transaction a statement is sent when its answer is asked for (its rows, its
+  rowcount), or with the next statement that is (see `Connection`): a write nobody asks
+  about goes with the next read or the COMMIT, so a triage action's round trips are its reads.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -46,11 +45,6 @@ _DATA_VERSION = (
 # Julian epoch (210,866,760,000,000 ms before Unix's), so the same double comes back
 _JULIAN = (
     "((floor(extract(epoch FROM ({})::timestamptz) * 1000 + 0.5) + 210866760000000) / 86400000.0)::float8"
-)
-# SQLite's own, which no rule here carries: a statement holding one is the PgStore's to answer
-_SQLITE_ONLY = re.compile(
-    r"\b(PRAGMA|json_each|json_extract|julianday|group_concat|INDEXED|sqlite_master|facts_fts\w*|text_factory|INSERT OR \w+)\b",
-    re.I,
 )
 
 
@@ -94,55 +88,30 @@ class PostgresDialect(Dialect):
     def insert_ignore(self, table: str, columns: Sequence[str], source: str) -> str:
         return f"INSERT INTO {table} ({', '.join(columns)}) {source} ON CONFLICT DO NOTHING"
 
+    def insert_rows(
+        self, conn: Any, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+    ) -> None:
+        """One COPY (`Connection.insert_rows`)."""
+        conn.insert_rows(table, columns, rows)
+
 
 POSTGRES = PostgresDialect()
 
 
-class Untranslatable(RuntimeError):
-    """A statement in SQLite's dialect that no rule carries to PostgreSQL."""
-
-    def __init__(self, message: str, spelling: str = "") -> None:
-        super().__init__(message)
-        self.spelling = spelling  # the SQLite function or table it needs
-
-
-# What a path of the core that still speaks SQLite's own dialect says on a server: the
-# command's refusal in one line, as the CLI's guard says it of whole commands.
-NEEDS_SQLITE = (
-    "{shown}: a PostgreSQL server; this does not work on a server yet (it needs SQLite's"
-    " {spelling}); copy the store to a file to use it"
-)
-
-
 @functools.lru_cache(maxsize=512)
-def translate(sql: str) -> tuple[str, tuple[bool, ...]]:
-    """PostgreSQL's spelling of one of the Store's statements, and per placeholder whether
-    its argument is a JSON list to send as an array."""
-    if found := _SQLITE_ONLY.search(sql):
-        raise Untranslatable(f"internal error: SQLite's {found[0]} reached PostgreSQL: {sql[:120]}", found[0])
-    sql = sql.replace("%", "%%")
-    head, *pieces = sql.split("?")
-    return "%s".join([head, *pieces]), (False,) * len(pieces)
+def translate(sql: str) -> tuple[str, int]:
+    """psycopg's spelling of one of the Store's statements: its `?` placeholders as `%s`,
+    a literal `%` as `%%`; and how many placeholders it holds. Nothing else is rewritten:
+    what the two databases spell differently the statement asked of its `Dialect`."""
+    head, *pieces = sql.replace("%", "%%").split("?")
+    return "%s".join([head, *pieces]), len(pieces)
 
 
-_PLAIN_INSERT = re.compile(r"^INSERT INTO (\w+) \(([\w, ]+)\) VALUES \((\?(?:, ?\?)*)\)$")
-
-
-@functools.lru_cache(maxsize=64)
-def copy_target(sql: str) -> str | None:
-    """The COPY that takes `executemany(sql, rows)`'s rows, when `sql` inserts plain values
-    (one placeholder per column, nothing computed); None for any other statement."""
-    m = _PLAIN_INSERT.match(sql.strip())
-    if m is None or m[3].count("?") != len(m[2].split(",")):
-        return None
-    return f"COPY {m[1]} ({m[2]}) FROM STDIN"
-
-
-def _args(args: Sequence[Any] | dict[str, Any], lists: tuple[bool, ...]) -> Any:
+def _args(args: Sequence[Any] | dict[str, Any], marks: int) -> Any:
     if isinstance(args, dict):
         return args
-    if len(args) != len(lists):
-        raise Untranslatable(f"internal error: {len(args)} arguments for {len(lists)} placeholders")
+    if len(args) != marks:
+        raise RuntimeError(f"internal error: {len(args)} arguments for {marks} placeholders")
     return tuple(args)
 
 
@@ -172,53 +141,54 @@ class Cursor:
 
 
 class Waiting:
-    """The cursor of a statement that waits to go with the next one: a write inside a
-    transaction (`Connection.execute`), which gives no rows and is sent by asking its
-    rowcount; or one of `later` and `read_later`, whose rows are `rows()`."""
+    """The cursor of a statement that waits to go with the next one: any statement inside a
+    transaction (`Connection.execute`), a BEGIN or the store's lock (`later`), a read asked
+    to go soon (`read_later`). Asking for its answer (its rows, its rowcount) sends it, with
+    what waits before it, in one pipeline; nobody asking, it goes with the next statement
+    that is asked (at the latest the COMMIT)."""
 
-    returns_rows = False
-
-    def __init__(self, conn: Connection, write: bool) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
-        self.write = write  # its rowcount counts in the connection's total_changes
         self.sent: Any = None  # the psycopg cursor, once sent
+
+    def _answer(self) -> Cursor:
+        if self.sent is None:
+            self._conn.flush()
+        return Cursor(self.sent)
+
+    @property
+    def returns_rows(self) -> bool:
+        return self._answer().returns_rows
 
     @property
     def rowcount(self) -> int:
-        if self.sent is None:
-            self._conn.flush()
-        return self.sent.rowcount
+        return self._answer().rowcount
 
-    def rows(self) -> list[tuple]:
-        """A read's rows (`Connection.read_later`), sending it first if it still waits."""
-        if self.sent is None:
-            self._conn.flush()
-        return Cursor(self.sent).fetchall()
-
-    def fetchone(self) -> None:
-        return None
+    def fetchone(self) -> tuple | None:
+        return self._answer().fetchone()
 
     def fetchall(self) -> list[tuple]:
-        return []
+        return self._answer().fetchall()
 
     def __iter__(self) -> Iterator[tuple]:
-        return iter(())
-
-
-# a statement that changes rows and gives none back: inside a transaction it can wait
-_WRITE = re.compile(r"^\s*(INSERT|UPDATE|DELETE)\b(?!.*\bRETURNING\b)", re.I | re.S)
+        return iter(self._answer())
 
 
 class Connection:
     """A psycopg connection in autocommit mode, driven like the Store's sqlite3 one:
-    `execute` and `executemany` with SQLite's statements, `in_transaction` true only
-    inside an explicit BEGIN (the Store's `snapshot` and `transaction`).
+    `execute` and `executemany` with SQLite's placeholders, `in_transaction` true only
+    inside an explicit BEGIN (the Store's `snapshot` and `transaction`), and
+    `insert_rows` for plain rows in bulk (`Dialect.insert_rows`).
 
-    What nobody waits on waits to be sent: a BEGIN and the store's lock (`later`), and a
-    write inside a transaction (an UPDATE, an INSERT), go with the next statement that
-    needs an answer, all in one pipeline, so each costs no round trip of its own. Every way
-    to the server (a statement, `raw`, a COPY) sends them first, in order, so nothing reads
-    around them; a waiting write's error is raised by the statement it went with."""
+    Inside a transaction nothing is sent before its answer is needed: a statement's cursor
+    waits (`Waiting`) until its rows or rowcount are asked for, and then goes with every
+    statement waiting before it (a BEGIN, the store's lock, writes nobody asked about) in
+    one pipeline, so each of those costs no round trip of its own. A read's answer is asked
+    for at once, so it goes at once; a write's (an UPDATE, an audit entry) seldom is, so it
+    goes with the next read or the COMMIT. Every way to the server (a statement, `raw`, a
+    COPY) sends what waits first, in order, so nothing reads around it; a waiting write's
+    error is raised by the statement it went with. Outside a transaction a statement goes
+    at once (autocommit: it has landed when `execute` returns)."""
 
     def __init__(self, raw: Any, where: Location) -> None:
         self._raw = raw  # the psycopg.Connection
@@ -253,16 +223,15 @@ class Connection:
             raise StoreError(f"the server could not answer: {describe(self.where, exc)}") from None
 
     def later(self, sql: str, args: Any = None) -> Waiting:
-        """One of the PgStore's own statements whose answer nobody waits for (a BEGIN, a
-        lock, a mark read now and looked at later): sent with the next statement, ahead of
-        it in its pipeline. Its `sent` is the psycopg cursor, once sent."""
-        later = Waiting(self, write=False)
+        """One statement in PostgreSQL's dialect, sent with the next statement whose answer
+        is asked for, ahead of it in its pipeline (a BEGIN, the store's lock)."""
+        later = Waiting(self)
         self._waiting.append((sql, args, later))
         return later
 
     def read_later(self, sql: str, args: Sequence[Any] = ()) -> Waiting:
-        """One of the Store's reads (SQLite's spelling), sent with the next statement: its
-        rows are the Waiting's `rows()` once that has gone."""
+        """One of the Store's reads (SQLite's placeholders), sent with the next statement:
+        its rows are the Waiting's once that has gone."""
         return self.later(*self._bound(sql, args))
 
     def run(self, sql: str, args: Any = None) -> Any:
@@ -271,23 +240,31 @@ class Connection:
 
     def run_all(self, statements: Sequence[tuple[str, Any]]) -> list[Any]:
         """The PgStore's own statements, after what waits, all sent before any answer is
-        awaited (psycopg's pipeline): a psycopg cursor each."""
-        if not self._waiting and len(statements) == 1:
-            with self.errors_named():
-                return [self._raw.execute(*statements[0])]
+        awaited (psycopg's pipeline; one statement alone needs none): a psycopg cursor each."""
         waiting, self._waiting = self._waiting, []
         try:
-            with self.errors_named(), self._raw.pipeline():
-                sent = [(self._raw.cursor().execute(sql, args), later) for sql, args, later in waiting]
-                out = [self._raw.cursor().execute(sql, args) for sql, args in statements]
+            with self.errors_named():
+                if len(waiting) + len(statements) == 1:
+                    sent = [(self._raw.execute(sql, args), later) for sql, args, later in waiting]
+                    out = [self._raw.execute(sql, args) for sql, args in statements]
+                else:
+                    with self._raw.pipeline():
+                        sent = [
+                            (self._raw.cursor().execute(sql, args), later) for sql, args, later in waiting
+                        ]
+                        out = [self._raw.cursor().execute(sql, args) for sql, args in statements]
         except BaseException:
             _nothing_done(waiting)  # refused, or after a refusal: the transaction keeps none of it
             raise
         for cur, later in sent:
             later.sent = cur
-            if later.write:
-                self._changes += max(cur.rowcount, 0)
+            self._count(Cursor(cur))
         return out
+
+    def _count(self, cur: Cursor) -> None:
+        """A statement's changed rows into `total_changes`: its rowcount, where it gave no rows."""
+        if not cur.returns_rows and cur.rowcount > 0:
+            self._changes += cur.rowcount
 
     def flush(self) -> None:
         """Send what waits (before the psycopg connection is used directly)."""
@@ -304,10 +281,11 @@ class Connection:
                 self._raw.execute("ROLLBACK")
 
     def end_read(self) -> None:
-        """End a read-only transaction: its COMMIT, or nothing when its BEGIN never went
-        (nothing was read in it)."""
-        if self._raw.info.transaction_status == _idle():
-            self._waiting = []
+        """End a read-only transaction: its COMMIT (with any read still waiting, whose
+        cursor may yet be read), or nothing when only its BEGIN waits (nothing was read)."""
+        if self._raw.info.transaction_status == _idle() and len(self._waiting) <= 1:
+            waiting, self._waiting = self._waiting, []
+            _nothing_done(waiting)
         else:
             self.run("COMMIT")
 
@@ -315,23 +293,14 @@ class Connection:
     def in_transaction(self) -> bool:
         return bool(self._waiting) or self._raw.info.transaction_status != _idle()
 
-    def _translate(self, sql: str) -> tuple[str, tuple[bool, ...]]:
-        try:
-            return translate(sql)
-        except Untranslatable as exc:
-            if not exc.spelling:
-                raise
-            raise StoreError(NEEDS_SQLITE.format(shown=self.where.shown, spelling=exc.spelling)) from None
-
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor | Waiting:
+        """One of the Store's statements: inside a transaction it waits until its answer is
+        asked for (`Waiting`); outside one it goes now."""
         pg, bound = self._bound(sql, args)
-        if _WRITE.match(pg) and self.in_transaction:  # its answer is only its rowcount
-            later = Waiting(self, write=True)
-            self._waiting.append((pg, bound, later))
-            return later
+        if self.in_transaction:
+            return self.later(pg, bound)
         out = Cursor(self.run(pg, bound))
-        if not out.returns_rows and out.rowcount > 0:
-            self._changes += out.rowcount
+        self._count(out)
         return out
 
     def read_all(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[tuple]]:
@@ -341,26 +310,36 @@ class Connection:
         return [Cursor(cur).fetchall() for cur in cursors]
 
     def _bound(self, sql: str, args: Sequence[Any]) -> tuple[str, Any]:
-        pg, lists = self._translate(sql)
-        return pg, _args(args, lists)
+        pg, marks = translate(sql)
+        return pg, _args(args, marks)
 
     def executemany(self, sql: str, rows: Any) -> Cursor | Waiting:
-        if isinstance(rows, list) and len(rows) == 1:  # an action's one audit entry
-            return self.execute(sql, rows[0])  # one round trip, where COPY takes two
-        pg, lists = self._translate(sql)
+        """`sql` once per row, in one driver call; one row alone goes as `execute` does
+        (inside a transaction, with the next statement: an action's one meta entry)."""
+        if isinstance(rows, list) and len(rows) == 1:
+            return self.execute(sql, rows[0])
+        pg, marks = translate(sql)
         cur = self.raw.cursor()
-        if (copy := copy_target(sql)) is not None:
-            n = 0
-            with self.errors_named(), cur.copy(copy) as out:
-                for row in rows:
-                    out.write_row(row)
-                    n += 1
-            self._changes += n
-            return Cursor(cur)
         with self.errors_named():
-            cur.executemany(pg, [_args(row, lists) for row in rows])
+            cur.executemany(pg, [_args(row, marks) for row in rows])
         self._changes += max(cur.rowcount, 0)
         return Cursor(cur)
+
+    def insert_rows(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        """Plain values into `table`'s `columns`, one per column (`Dialect.insert_rows`):
+        one `COPY ... FROM STDIN`, the same rows and refusals as an INSERT each; one row
+        alone goes as an INSERT by `execute` (inside a transaction, with the next statement)."""
+        if isinstance(rows, list) and len(rows) == 1:
+            marks = ", ".join("?" * len(columns))
+            self.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows[0])
+            return
+        cur = self.raw.cursor()
+        n = 0
+        with self.errors_named(), cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as out:
+            for row in rows:
+                out.write_row(row)
+                n += 1
+        self._changes += n
 
     def close(self) -> None:
         self._waiting = []
@@ -368,8 +347,9 @@ class Connection:
 
 
 class _Nothing:
-    """What a write that never landed did: nothing."""
+    """What a statement that never went did: nothing, and no rows."""
 
+    pgresult = None
     rowcount = 0
 
 

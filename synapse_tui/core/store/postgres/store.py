@@ -88,13 +88,13 @@ class PgStore(SqlStore):
     """A store on a server; see the module's docstring for what differs from a file's."""
 
     _PARAM = "%s"  # psycopg's: `_scan` below runs its statements unrewritten
+    audit: _Audit
+    imports: _Imports
     dialect = POSTGRES  # the shared statements' spellings for the server (dialect.py)
 
     def __init__(self, where: Location, raw: Any, readonly: bool) -> None:
-        super().__init__(where, Connection(raw, where), readonly)  # type: ignore[arg-type]
+        super().__init__(where, Connection(raw, where), readonly)
         self.where = where
-        self.imports = _Imports(self._conn, self.dialect)  # type: ignore[arg-type]
-        self.audit = _Audit(self._conn, self.dialect)  # type: ignore[arg-type]
         # what this login may not change (an agent's role, docs/postgres.md): asked once
         (self.login,) = raw.execute("SELECT current_user").fetchone()  # the role a title names
         self.withheld = _withheld(raw, self.login) if not readonly else {}
@@ -106,6 +106,12 @@ class PgStore(SqlStore):
         )
         self._writing = False  # inside `transaction`: what it reads may yet roll back
         self._own = (0, 0)  # change log and audit entries this store's transactions added
+
+    def _make_audit(self, conn: Connection) -> _Audit:
+        return _Audit(conn, self.dialect)
+
+    def _make_imports(self, conn: Connection) -> _Imports:
+        return _Imports(conn, self.dialect)
 
     @property
     def _raw(self) -> Any:
@@ -189,7 +195,7 @@ class PgStore(SqlStore):
     def _read_soon(self, reads: Sequence[Read]) -> Callable[[], list[Any]]:
         """The reads wait to go with the next statement (dialect.Connection.later)."""
         waiting = [self._conn.read_later(read.sql, read.args) for read in reads]
-        return lambda: [read.convert(w.rows()) for read, w in zip(reads, waiting, strict=True)]
+        return lambda: [read.convert(w.fetchall()) for read, w in zip(reads, waiting, strict=True)]
 
     def _read_all(self, reads: Sequence[Read]) -> list[Any]:
         """The reads sent together, answered in one round trip."""
@@ -361,6 +367,21 @@ class _Imports(Imports):
         return out
 
 
+def server_schema(conn: Connection) -> tuple[str, str]:
+    """The database and schema the store on `conn` lives in (with its location, what names
+    the folder of the graph's update files for it: graph/cache.py)."""
+    database, schema = conn.run("SELECT current_database(), current_schema()").fetchone()
+    return database, schema
+
+
+def meta_version(conn: Connection, key: str) -> str:
+    """The version of the meta row at `key`: the transaction that last wrote it (`xmin`),
+    "" when there is none. The graph's update files hold it, and are used only while it
+    stands (graph/cache.py's `stamp`)."""
+    row = conn.run("SELECT CAST(xmin AS text) FROM meta WHERE key = %s", (key,)).fetchone()
+    return row[0] if row else ""
+
+
 def _as_sqlite(value: Any) -> Any:
     """A JSON value as SQLite's json_extract returns it: true and false as 1 and 0, an
     object or array as its minified JSON text, anything else as it is."""
@@ -420,24 +441,22 @@ class _Defaulted:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
 
-    def executemany(self, sql: str, rows: Any) -> Any:
-        if not sql.startswith("INSERT INTO facts ("):
-            return self._conn.executemany(sql, rows)
-        names = [c.strip() for c in sql[len("INSERT INTO facts (") : sql.index(")")].split(",")]
-        drop = [i for i, c in enumerate(names) if c in self._columns]
+    def insert_rows(self, table: str, columns: Sequence[str], rows: Any) -> None:
+        if table != "facts":
+            return self._conn.insert_rows(table, columns, rows)
+        drop = [i for i, c in enumerate(columns) if c in self._columns]
         rows = list(rows)
         for row in rows:
             for i in drop:
-                if row[i] != _INSERT_DEFAULTS[names[i]]:
+                if row[i] != _INSERT_DEFAULTS[columns[i]]:
                     (user,) = self._conn.raw.execute("SELECT current_user").fetchone()
                     raise StoreError(
-                        f"fact {row[1]}: role {user} lacks INSERT on facts.{names[i]}: a fact it"
+                        f"fact {row[1]}: role {user} lacks INSERT on facts.{columns[i]}: a fact it"
                         " adds is auto and unsigned (docs/postgres.md, an agent's role)"
                     )
-        kept = [c for i, c in enumerate(names) if i not in drop]
-        statement = f"INSERT INTO facts ({', '.join(kept)}) VALUES ({','.join('?' * len(kept))})"
-        return self._conn.executemany(
-            statement, [tuple(v for i, v in enumerate(row) if i not in drop) for row in rows]
+        kept = [c for i, c in enumerate(columns) if i not in drop]
+        return self._conn.insert_rows(
+            "facts", kept, [tuple(v for i, v in enumerate(row) if i not in drop) for row in rows]
         )
 
 

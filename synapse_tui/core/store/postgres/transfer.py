@@ -3,7 +3,7 @@
 The source is read from one snapshot (SQLite's read transaction, PostgreSQL's repeatable
 read), the destination written in one transaction: a copy lands whole or not at all, and a
 new file that failed is removed. Into PostgreSQL the rows go by binary COPY (the bulk path
-the server has; a row at a time is ten times slower), into a file by executemany.
+the server has; a row at a time is ten times slower), into a file by executemany (`Dialect.insert_rows`).
 
 Every table of `schema.TABLES` moves as it is, so `export` and `export --audit` of the copy
 are the source's byte for byte. What does not move is what each store keeps of its own:
@@ -24,12 +24,13 @@ from typing import Any
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location, locate
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.dialect import SQLITE
 from synapse_tui.core.store.postgres import schema
 from synapse_tui.core.store.postgres.connect import connect, driver, errors_named
 from synapse_tui.core.store.postgres.schema import TABLES, Table
 from synapse_tui.core.store.postgres.server import open_server
 
-CHUNK = 5_000  # rows between progress reports (and per executemany into a file)
+CHUNK = 5_000  # rows between progress reports (and per insert_rows into a file)
 Progress = Callable[[int, int], None]
 Rows = Callable[[Table], Iterator[tuple]]
 
@@ -226,11 +227,9 @@ def _write_file(where: Location, rows: Rows) -> None:
                 )
             with store.transaction() as conn:
                 for table in TABLES:
-                    marks = ", ".join("?" * len(table.columns))
-                    insert = f"INSERT INTO {table.name} ({', '.join(table.columns)}) VALUES ({marks})"
                     it = rows(table)
                     while chunk := list(islice(it, CHUNK)):
-                        conn.executemany(insert, chunk)
+                        SQLITE.insert_rows(conn, table.name, table.columns, chunk)
                     if table.name == "facts":  # the word index, as an import fills it
                         conn.execute(
                             "INSERT INTO facts_fts (rowid, id, text) SELECT pos, id, text FROM facts"

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
+from synapse_tui.core.store.dialect import SQLITE
 from synapse_tui.core.store.words import WordIndex
 
 BATCH = 10_000  # rows fetched and inserted at a time
@@ -84,7 +85,7 @@ class Mirror:
             conn.execute("BEGIN")
             try:
                 while rows := cur.fetchmany(BATCH):
-                    conn.executemany("INSERT INTO facts_fts (rowid, id, text) VALUES (?, ?, ?)", rows)
+                    SQLITE.insert_rows(conn, "facts_fts", ("rowid", "id", "text"), rows)
                     self.top, self.rows = rows[-1][0], self.rows + len(rows)
             except BaseException:
                 conn.execute("ROLLBACK")

@@ -16,7 +16,10 @@ from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.store import loadcache
 from synapse_tui.core.store.arrays import FactArrays
-from synapse_tui.core.store.sql import _PER_FACT, _TIER_CODE, _TRUSTED, INVALIDATED_AT, SqlStore, _arrays
+from synapse_tui.core.store.sql import _PER_FACT, _TIER_CODE, INVALIDATED_AT, SqlStore, _arrays
+
+# "a valid signature by a trusted signer", the signers bound as a JSON list
+_TRUSTED = "(sig_key IS NOT NULL AND sig_key IN (SELECT value FROM json_each(?)))"
 
 _INVALIDATED = f"json_extract(provenance, '$.\"{INVALIDATED_AT}\"') IS NOT NULL"
 # A fact its source removed by TTL, not its agent (a LangGraph row): the flag `expired`,

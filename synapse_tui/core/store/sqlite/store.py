@@ -23,6 +23,7 @@ from synapse_tui.core.store.ops import WordHits
 from synapse_tui.core.store.read import Read
 from synapse_tui.core.store.schema import APPLICATION_ID, READABLE_FROM, SCHEMA_VERSION, migrate
 from synapse_tui.core.store.sqlite.load import CachedLoad
+from synapse_tui.core.store.sqlite.parts import SqliteAudit, SqliteImports
 from synapse_tui.core.store.words import WordIndex
 
 BUSY_TIMEOUT_MS = 10_000
@@ -75,6 +76,12 @@ class SqliteStore(CachedLoad):
     ) -> None:
         super().__init__(path, conn, readonly, readonly_why)
         self.words = WordIndex(conn, str(path), self.snapshot)  # the FTS5 table's counts and terms
+
+    def _make_audit(self, conn: sqlite3.Connection) -> SqliteAudit:
+        return SqliteAudit(conn, self.dialect)
+
+    def _make_imports(self, conn: sqlite3.Connection) -> SqliteImports:
+        return SqliteImports(conn, self.dialect)
 
     def search(self, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         return self.words.search(query, limit)
@@ -227,6 +234,13 @@ class SqliteStore(CachedLoad):
             " WHEN 'null' THEN 'null' ELSE CAST(j.atom AS TEXT) END = ?",
             (start, key, value),
         )
+
+
+def database_file(conn: sqlite3.Connection) -> str:
+    """The file of the connection's main database; "" for an in-memory or temporary one
+    (where the graph's update files beside a store go: graph/cache.py)."""
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return row[2] if row else ""
 
 
 def holds_facts(path: str | os.PathLike[str]) -> bool:

@@ -1,0 +1,166 @@
+"""Git history for mdfolder's readers (SPEC 9): in a git work tree, each file of the
+source that git has history for is replayed commit by commit, as a sync reads a source
+against the store (see mdfolder's docstring, "Git history")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from synapse_tui.core.ingest.adapters import KnownFact, gitlog, own_key
+from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
+from synapse_tui.core.ingest.adapters.mditems import (
+    Doc,
+    Found,
+    Item,
+    file_stamp,
+    file_text,
+    to_fact,
+    versions,
+)
+
+# (the commit, or None for the work tree; when; the file's text then, None: no such file)
+_State = tuple[gitlog.Commit | None, float | None, str | None]
+
+
+def replay(
+    system: str,
+    prefix: str,
+    root_s: str,
+    root: Path,
+    tree: gitlog.Folder | None,
+    docs: list[Doc],
+    locate: Callable[[str], Doc | None] | None,
+    by_file: dict[str, list[KnownFact]],
+    out: Found,
+) -> set[str]:
+    """Replay from git every file of the source git has history for (SPEC 9): each commit
+    that changed it is a state, the work tree's uncommitted text the last; returns the
+    files so read (under `root`, POSIX). A file whose last commit and size and
+    modification time are those its facts in the store were read from is not replayed
+    again: its facts count as unchanged."""
+    if locate is None or tree is None:
+        return set()
+    history = tree.history()
+    if not history:
+        return set()
+    by_rel = {d.rel: d for d in docs}
+    chosen: list[tuple[str, str, Doc, list[tuple[gitlog.Commit, str | None]]]] = []
+    done: set[str] = set()
+    for path, changes in history.items():
+        rel = _under(path, tree.inside, root)
+        doc = None if rel is None else _history_doc(rel, by_rel, locate, out.left_out)
+        if rel is None or doc is None:
+            continue
+        done.add(rel)
+        if rel in by_rel and _as_synced(system, doc, changes[-1][0].sha, by_file.get(rel, ()), out):
+            continue
+        chosen.append((rel, path, doc, changes))
+    if not chosen:
+        return done
+    dirty = tree.changed([path for _, path, _, _ in chosen])
+    texts = iter(tree.texts(blob for _, _, _, changes in chosen for _, blob in changes))
+    for rel, path, doc, changes in sorted(chosen, key=lambda c: c[0]):
+        states: list[_State] = [(c, c.at, next(texts)) for c, _ in changes]
+        if rel in by_rel:
+            _add_work_tree(states, doc, path in dirty, out.left_out)
+        elif states[-1][2] is not None:
+            states.append((None, None, None))  # gone from the work tree, the removal not committed
+        _replay_file(system, prefix, root_s, doc, states, changes[-1][0].sha, out)
+        out.left_out += doc.left_out
+    return done
+
+
+def _add_work_tree(states: list[_State], doc: Doc, dirty: bool, left_out: list[str]) -> None:
+    """The work tree's text of a file as its last state, where it differs from the last
+    commit's (or that one could not be read); a file not UTF-8 now: its history stands."""
+    if dirty or states[-1][2] is None:
+        now = file_text(doc.path, left_out, doc.rel)
+        if now is not None:
+            states.append((None, None, now))
+
+
+def _under(path: str, inside: str, root: Path) -> str | None:
+    """A path of the repository's history as a path under `root` (the work tree's folder
+    `inside` the repository), POSIX; None when it is outside, or a link in the work tree."""
+    rel = path if inside == "." else path.removeprefix(inside + "/")
+    if rel == path and inside != "." or (root / rel).is_symlink():
+        return None
+    return rel
+
+
+def _history_doc(
+    rel: str, by_rel: dict[str, Doc], locate: Callable[[str], Doc | None], left_out: list[str]
+) -> Doc | None:
+    """The Doc a path git has history for is read as: the work tree's, else the one the
+    reader names for it (gone from the work tree); None for a file the reader does not
+    read, or whose name would not be visible text (said in `left_out` once)."""
+    if not nameable(rel):
+        if rel not in by_rel:  # named already, when it is in the work tree
+            left_out.append(f"{shown_name(rel)}: {NOT_NAMEABLE}; not read")
+        return None
+    return by_rel.get(rel) or locate(rel)
+
+
+def _as_synced(system: str, doc: Doc, last: str, known: Iterable[KnownFact], out: Found) -> bool:
+    """Whether a file's last commit, size and modification time are those its facts in the
+    store were read from: then its facts count as unchanged, and it is not replayed again."""
+    alive = [k for k in known if not k.deleted]
+    if not alive:
+        return False
+    stamp_key, last_key = own_key(system, "stamp"), own_key(system, "last_commit")
+    stamp = file_stamp(doc.path)[0]
+    if not all(k.provenance.get(stamp_key) == stamp and k.provenance.get(last_key) == last for k in alive):
+        return False
+    out.kept |= {k.id for k in alive}  # as it was at the last sync: not replayed
+    out.seen |= {k.record for k in alive}
+    return True
+
+
+def _replay_file(
+    system: str,
+    prefix: str,
+    root_s: str,
+    doc: Doc,
+    states: list[_State],
+    last: str,
+    out: Found,
+) -> None:
+    """One file's states, oldest first, each read against the one before as a sync reads
+    the source against the store: versions, and deletions at the commit that made them."""
+    stamp, mtime = file_stamp(doc.path) if doc.path.is_file() else ("", 0.0)
+    section_key = own_key(system, "section")
+    heads: dict[str, KnownFact] = {}
+    for commit, at, text in states:
+        doc.left_out = []  # what the last state set aside is what `left out` says
+        items = doc.parse(text, doc) if text is not None else []
+        for item in items:
+            item.own["last_commit"] = last  # the file's history as this read saw it
+            if commit is not None:
+                _stamp_commit(item, commit)
+        alive = [k for k in heads.values() if not k.deleted]
+        present: set[str] = set()
+        for record, item, version, supersedes in versions(system, prefix, doc, items, alive, heads):
+            present.add(record)
+            head = heads.get(record)
+            if head is not None and head.version == version and not head.deleted:
+                continue  # unchanged by this commit
+            fact = to_fact(system, root_s, doc, record, item, version, supersedes, stamp, mtime)
+            out.facts.append(fact)
+            out.seen.add(record)
+            heads[record] = KnownFact(
+                fact.id, record, version, item.text, None, True, False, {section_key: item.section}
+            )
+        for record, k in list(heads.items()):
+            if record not in present and not k.deleted:
+                out.deleted.add(k.id)
+                if at is not None:
+                    out.deleted_at[k.id] = at
+                heads[record] = replace(k, deleted=True)
+
+
+def _stamp_commit(item: Item, commit: gitlog.Commit) -> None:
+    item.committed = commit
+    item.own.setdefault("author", commit.author)
+    item.own.setdefault("commit", commit.sha)

@@ -1,0 +1,233 @@
+"""Markdown files as items, and items as versioned facts: the part of mdfolder's readers
+(codex, gemini-cli, openclaw, cursor, markdown) that one file's text goes through.
+
+A reader lists its files (`Doc`) and says how one file's text becomes `Item`s; `versions`
+decides each item's record and version against the store's (or the last replayed
+state's) facts of that file, and `to_fact` makes it an interchange fact. See mdfolder for
+records, versions and times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from synapse_tui.core.base.clock import format_time
+from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.ingest.adapters import KnownFact, errors_at, fact_id, gitlog, own_key, source_provenance
+from synapse_tui.core.ingest.adapters.markdown_memory import blocks
+from synapse_tui.core.ingest.interchange import ParsedFact, parse_line
+
+FROM_MTIME = "file modified; creation unknown"
+FROM_NAME = "date in the file name"
+FROM_GIT = "git commit"
+EDIT_SIMILARITY = 0.5  # as Basic Memory's and git-notes' readers pair an edit
+
+_HASHED = re.compile(r"#[0-9a-f]{12}(?:-\d+)?$")
+
+
+@dataclass
+class Item:
+    """One fact as a reader found it in a file, before its version is decided."""
+
+    text: str
+    line: int
+    section: str | None = None
+    key: str | None = None  # the source's own id for it; None: a hash of its text
+    tier: str = "auto"
+    at: float | None = None  # when the source says it was first written (epoch seconds)
+    how: str | None = None  # where that time came from, for x-<system>-time
+    # when the source says this text was written, for a later version of a record (a
+    # claim's updatedAt; a Codex block's latest session); None: when the change was made
+    revised: float | None = None
+    revised_how: str | None = None
+    # the commit that wrote it, where git's history is replayed
+    committed: gitlog.Commit | None = None
+    own: dict[str, Any] = field(default_factory=dict)  # x-<system>-<field> values
+    corroborations: int = 0
+    contradictions: int = 0
+    reinforced_at: list[float] = field(default_factory=list)  # re-asserted at (those after `at`)
+    replaces: str | None = None  # the key of an item of the same file the source says this replaces
+    entities: list[str] = field(default_factory=list)
+    note: str | None = None  # its unit of co-occurrence when not the whole file (a Codex block)
+
+
+@dataclass
+class Doc:
+    """One file of a source: where it is, what it is called there, and how it is read."""
+
+    path: Path
+    rel: str  # its path under the root, POSIX: the record prefix and x-<system>-file
+    note: str
+    parse: Callable[[str, Doc], list[Item]]
+    left_out: list[str] = field(default_factory=list)  # what parse set aside, one line each
+
+
+@dataclass
+class Found:
+    """What reading a root adds up to, for the Snapshot read_docs builds: facts, the records
+    seen, the ids kept unchanged, those deleted (and when), what was left out."""
+
+    facts: list[ParsedFact]
+    seen: set[str]
+    kept: set[str]
+    deleted: set[str]
+    deleted_at: dict[str, float]
+    left_out: list[str]
+
+
+def markdown_items(body: str, offset: int, **common: Any) -> list[Item]:
+    """Each top-level bullet and paragraph of a Markdown body, under its heading (read as
+    git-notes reads a note), as items sharing `common` fields."""
+    own = common.pop("own", {})
+    return [Item(b.text, b.line, b.section, own=dict(own), **common) for b in blocks(body, offset)]
+
+
+def versions(
+    system: str, prefix: str, doc: Doc, items: list[Item], known: list[KnownFact], heads: dict[str, KnownFact]
+) -> list[tuple[str, Item, int, str | None]]:
+    """(record, item, version, id it supersedes) for each item of one file."""
+    counts: dict[str, int] = {}
+    records: list[str] = []
+    for item in items:
+        base = item.key if item.key is not None else _digest(item.text)
+        counts[base] = counts.get(base, 0) + 1
+        records.append(f"{prefix}{doc.rel}#{base}" + ("" if counts[base] == 1 else f"-{counts[base]}"))
+    present = set(records)
+    section_key = own_key(system, "section")
+    # an edited item: a new hashed record and a vanished one of the same section, paired
+    by_section: dict[Any, tuple[list[int], list[KnownFact]]] = {}
+    for i, (record, item) in enumerate(zip(records, items, strict=True)):
+        if item.key is None and record not in heads:
+            by_section.setdefault(item.section, ([], []))[0].append(i)
+    for k in known:
+        if not k.deleted and k.record not in present and k.provenance.get(section_key) in by_section:
+            if _HASHED.search(k.record):  # an item the source names is never re-paired
+                by_section[k.provenance.get(section_key)][1].append(k)
+    for fresh, gone in by_section.values():
+        if gone:
+            for u, v in pair_similar([items[i].text for i in fresh], [k.text for k in gone]):
+                records[fresh[u]] = gone[v].record
+    out: list[tuple[str, Item, int, str | None]] = []
+    ids: dict[str, str] = {}
+    for record, item in zip(records, items, strict=True):
+        head = heads.get(record)
+        if head is None:
+            version, supersedes = 1, None
+        elif head.text == item.text and not head.deleted:
+            version, supersedes = head.version, None
+        else:  # edited, or written again after it was deleted
+            version, supersedes = head.version + 1, head.id
+        ids[item.key or record] = fact_id(system, record, version)
+        out.append((record, item, version, supersedes))
+    # what the source itself says an item replaced, where that is not its own earlier text
+    return [
+        (record, item, version, supersedes or (ids.get(item.replaces) if item.replaces else None))
+        for record, item, version, supersedes in out
+    ]
+
+
+def pair_similar(new: list[str], old: list[str]) -> list[tuple[int, int]]:
+    """(new index, old index) pairs of texts one section gained and lost: one to one, by
+    the Dice coefficient of their words, at least EDIT_SIMILARITY, best first. How many
+    were added and removed plays no part: equal counts are no evidence of an edit."""
+    bags_new, bags_old = [Counter(t.split()) for t in new], [Counter(t.split()) for t in old]
+    scored = []
+    for i, a in enumerate(bags_new):
+        for j, b in enumerate(bags_old):
+            size = a.total() + b.total()
+            if size and (dice := 2 * (a & b).total() / size) >= EDIT_SIMILARITY:
+                scored.append((-dice, i, j))
+    pairs, done_new, done_old = [], set(), set()
+    for _, i, j in sorted(scored):
+        if i not in done_new and j not in done_old:
+            pairs.append((i, j))
+            done_new.add(i)
+            done_old.add(j)
+    return pairs
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+
+
+def to_fact(
+    system: str,
+    root: str,
+    doc: Doc,
+    record: str,
+    item: Item,
+    version: int,
+    supersedes: str | None,
+    stamp: str,
+    mtime: float,
+) -> ParsedFact:
+    if version == 1 and item.at is not None:
+        at, how = item.at, item.how
+    elif version > 1 and item.revised is not None:
+        at, how = item.revised, item.revised_how
+    elif item.committed is not None:
+        at, how = item.committed.at, FROM_GIT
+    else:  # the change was made by the time the file was last modified
+        at, how = mtime, FROM_MTIME
+    provenance = source_provenance(
+        system,
+        record,
+        version,
+        root=root,
+        file=doc.rel,
+        line=item.line,
+        section=item.section,
+        time=how,
+        stamp=stamp,
+        **item.own,
+    )
+    obj: dict[str, Any] = {
+        "id": fact_id(system, record, version),
+        "text": item.text,
+        "created_at": format_time(at),
+        "tier": item.tier,
+        "note": item.note or doc.note,
+        "provenance": provenance,
+    }
+    if item.corroborations:
+        obj["corroborations"] = item.corroborations
+    if item.contradictions:
+        obj["contradictions"] = item.contradictions
+    later = sorted(t for t in item.reinforced_at if t > at)  # after creation, as Graphiti's episodes
+    if later:
+        obj["reinforced_at"] = [format_time(t) for t in later]
+    entities = item.entities or ([item.section] if item.section else [])
+    if entities:
+        obj["entities"] = entities
+    if supersedes:
+        obj["supersedes"] = supersedes
+    return parse_line(obj, errors_at(doc.path, item.line), item.line)
+
+
+def file_stamp(path: Path) -> tuple[str, float]:
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
+    return f"{st.st_size}:{st.st_mtime_ns}", st.st_mtime
+
+
+def file_text(path: Path, left_out: list[str], rel: str) -> str | None:
+    """The file's text, or None (and a line in `left_out`) when it is not UTF-8."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        left_out.append(f"{rel}: not valid UTF-8 at line {line}; not read")
+        return None
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")

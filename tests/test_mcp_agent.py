@@ -188,7 +188,9 @@ def test_the_entity_asked_about_ranks_first_on_the_sample(tmp_path):
     """`When does the Paylane contract renew?` on the bundled sample: every fact naming
     Paylane comes before any other vendor's (before, Cloudnest's, Cliente Alfa's and Orla
     Logistics' renewals filled ranks 2-14), and the current answer (f-00921, which replaced
-    the old renewal date f-00071) is near the top, above the version it replaced."""
+    the old renewal date f-00071) comes first: also above f-00621, a copy of the old date
+    that nobody marked replaced (it ranked first), whose reason names the suggestion the
+    ranking read, not applied (f-00621 stays current)."""
     db = tmp_path / "sample.db"
     run("import", ROOT / "sample_db" / "facts.jsonl", "--db", db)
     seen: dict = {}
@@ -202,7 +204,10 @@ def test_the_entity_asked_about_ranks_first_on_the_sample(tmp_path):
     texts = [r["text"] for r in seen["q"]["results"]]
     assert all("Paylane" in t for t in texts), texts  # Paylane holds far more than 15 facts
     ids = [r["id"] for r in seen["q"]["results"]]
-    assert ids.index("f-00921") <= 2 and ids.index("f-00921") < ids.index("f-00071"), ids
+    assert ids[0] == "f-00921" and ids.index("f-00921") < ids.index("f-00071"), ids
+    old = seen["q"]["results"][ids.index("f-00621")]
+    assert "probably replaced by f-00921" in old["rank_reason"] and "not applied" in old["rank_reason"]
+    assert old["k"] == 0 and old["superseded_by"] == []
 
 
 def test_the_server_introduces_itself_and_names_a_wrong_argument_in_one_line(db):

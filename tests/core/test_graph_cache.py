@@ -174,6 +174,7 @@ def test_an_approximate_space_searches_its_nearest_cells_at_the_target_recall(
     X = clustered(3000, seed=9, noise=0.8)
     # the index itself, not its price: at 3,000 facts the exact route is always cheaper
     config = Config().with_values("graph", approximate_above=1000, route="approximate")
+    monkeypatch.setattr(graphstore, "WALK_SHARE", 0)  # the walk, not its price (400 into 2,600)
     db, store, update = build_store(tmp_path, X[:2600], config)
     kept = json.loads((tmp_path / "m.db-graph" / "model.json").read_text())
     assert kept["probes"] >= 1 and kept["method"].startswith("pynndescent")

@@ -110,6 +110,12 @@ class Build:
         return {"method": self.method, "recall": self.recall, "recall_sample": self.sample}
 
 
+def _qt_8bit(faiss: Any) -> Any:
+    """faiss's 8-bit scalar quantizer type (its stubs type it as an int the index's
+    constructor does not accept, though the binding does)."""
+    return faiss.ScalarQuantizer.QT_8bit
+
+
 def faiss_available() -> bool:
     try:
         import faiss  # noqa: F401
@@ -295,10 +301,9 @@ def _hnsw_trial(
     links, ef_c, ef_s = LEXICAL_HNSW if sq8 else (links, ef_c, ef_s)
     S = np.ascontiguousarray(X[sample_rows(X.shape[0], m, SEED + 5)], dtype=np.float32)
     t = time.perf_counter()
+    index: Any  # the stubs type QT_8bit as an int the constructor does not take
     if sq8:
-        index = faiss.IndexHNSWSQ(
-            S.shape[1], faiss.ScalarQuantizer.QT_8bit, links, faiss.METRIC_INNER_PRODUCT
-        )
+        index = faiss.IndexHNSWSQ(S.shape[1], _qt_8bit(faiss), links, faiss.METRIC_INNER_PRODUCT)
         index.train(S)
     else:
         index = faiss.IndexHNSWFlat(S.shape[1], links, faiss.METRIC_INNER_PRODUCT)
@@ -365,8 +370,9 @@ def hnsw_knn(
     k = effective_k(k, n)
     width = min(n, k + 4)  # self, plus slack so near-ties are decided by polished keys
     X = np.ascontiguousarray(X, dtype=np.float32)
+    index: Any
     if sq8:
-        index = faiss.IndexHNSWSQ(d, faiss.ScalarQuantizer.QT_8bit, m, faiss.METRIC_INNER_PRODUCT)
+        index = faiss.IndexHNSWSQ(d, _qt_8bit(faiss), m, faiss.METRIC_INNER_PRODUCT)
         index.train(X[sample_rows(n, 20_000, SEED + 2)])
     else:
         index = faiss.IndexHNSWFlat(d, m, faiss.METRIC_INNER_PRODUCT)

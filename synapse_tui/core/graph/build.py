@@ -90,12 +90,13 @@ class _Bar:
             acc += w
 
     def phase(self, name: str) -> g.Progress | None:
-        if self.progress is None:
+        progress = self.progress
+        if progress is None:
             return None
         start, width = self.spans[name]
 
         def report(done: int, total: int) -> None:
-            self.progress(int(self.total * (start + width * done / max(total, 1))), self.total)
+            progress(int(self.total * (start + width * done / max(total, 1))), self.total)
 
         return report
 
@@ -140,13 +141,13 @@ class _Space:
     def digest(self, kind: str, rows: range) -> int:
         """Sum mod 2**128 of each row's blake2b: additive, so appends only add terms.
         `rows`: a range of rows, step 1."""
-        view = memoryview(self.X.reshape(-1)).cast("B")
+        view = np.ascontiguousarray(self.X).reshape(-1).data.cast("B")
         step = 4 * self.X.shape[1]
         keyed = hashlib.blake2b(digest_size=16, key=kind.encode())  # copied per row: keyed once
         total, pack = 0, _ROW.pack
         at = slice(rows.start, rows.stop)
-        for i, p, fid in zip(rows, self.pos[at].tolist(), self.ids[at], strict=True):
-            fid = fid.encode()
+        for i, p, name in zip(rows, self.pos[at].tolist(), self.ids[at], strict=True):
+            fid = name.encode()
             h = keyed.copy()
             h.update(pack(p, len(fid)) + fid)
             h.update(view[i * step : (i + 1) * step])
@@ -156,8 +157,8 @@ class _Space:
 
 def _blobs(blobs: tuple[bytes, ...], width: int, dtype: type) -> np.ndarray:
     """Equal-length blobs as the rows of one array: one copy each, no joined temporary."""
-    out = np.empty((len(blobs), width), dtype=dtype)
-    view, step = memoryview(out.reshape(-1)).cast("B"), out.itemsize * width
+    out: np.ndarray = np.empty((len(blobs), width), dtype=dtype)
+    view, step = out.reshape(-1).data.cast("B"), out.itemsize * width
     for i, blob in enumerate(blobs):
         view[i * step : (i + 1) * step] = blob
     return out
@@ -273,6 +274,36 @@ def _rebuild_space(t: GraphTables, kind: str, config: Any, progress: g.Progress 
         float(ann.param(config.graph, "target_recall")) or 0.99,
     )
     return built.note and f"{kind} graph of {sp.pos.size:,} facts: {built.note}"
+
+
+def rebuild_is_cheaper(n_old: int, n: int, gc: Any, walked: bool = False) -> bool:
+    """Whether appending rows n_old.. to a space of n_old rows costs more than building the
+    space anew. An append searches each new row against every row (m x n pairs, or a walk
+    of the cells, whose new-against-new part is m x m); a full build searches n**2 / 2
+    pairs exactly, or, above `graph.approximate_above` (not with route "exact"), takes an
+    approximate route priced at under half of that (ann.py, cost.MARGIN). So the space is
+    built anew when the new rows' pairs reach the full build's: no import into a store
+    costs more than importing all its rows into an empty one (issue 37: 200,000 facts into
+    100,000 searched 6e10 pairs where a full build of 300,000 approximates 4.5e10).
+
+    `walked`: the space is searched by its cells (graph/cache.py's walk, an approximate
+    space of CELLS_ABOVE rows or more), which costs far more a new row than a full build
+    does a row: rebuilt from WALK_SHARE of its rows on."""
+    m = n - n_old
+    if walked and m > 0 and m * WALK_SHARE >= n_old:
+        return True
+    approximate = n > ann.param(gc, "approximate_above") and ann.param(gc, "route") != "exact"
+    share = REBUILD_APPROXIMATE if approximate else 1.0
+    return m > 0 and m * n >= share * n * n / 2
+
+
+# 30,000 facts into an approximate 300,000 by the walk took 368 s of CPU, an import of
+# 300,000 into an empty store 83 s (benchmarks/RESULTS.md): 12 ms a new fact against 0.28 ms
+# a fact, so the walk pays below about a fortieth of the space (1,000 into a million: yes)
+WALK_SHARE = 40
+# an approximate full build's pairs against an exact one's (at most cost.MARGIN of its
+# price; HNSW on text without structure about half, the probed search a quarter or less)
+REBUILD_APPROXIMATE = 0.5
 
 
 def _extend_space(
@@ -539,6 +570,12 @@ def ensure_graph(
         t.delete_semantic(kind)
     bar = _Bar(progress, {**{s: float(states[s]["count"]) for s in todo}, "npmi": 1.0})
     for kind, stored in todo.items():
+        walked = stored is not None and stored.get("method", "exact") != "exact"
+        walked = walked and stored["count"] >= graphcache.CELLS_ABOVE
+        if stored is not None and rebuild_is_cheaper(
+            stored["count"], states[kind]["count"], config.graph, walked
+        ):
+            stored = None  # an append as large as the space: built anew, as an import into an empty store
         if stored is not None and _extend_space(
             t,
             kind,

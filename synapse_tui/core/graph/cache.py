@@ -49,6 +49,7 @@ from synapse_tui.core.graph.knn import (
     band,
     best_per_owner,
     dots,
+    extend_knn,
     nearest_centre,
     top_columns,
     top_of_blocks,
@@ -203,7 +204,8 @@ def partition(X: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     top = max(1, int(np.sqrt(n / 100)))
     C = X[np.sort(rng.choice(n, size=top, replace=False))]
     first = nearest_centre(X, C)
-    centres, cell = [], np.empty(n, np.int64)
+    centres: list[np.ndarray] = []
+    cell = np.empty(n, np.int64)
     for t in range(top):
         rows = np.flatnonzero(first == t)
         if rows.size == 0:
@@ -390,23 +392,38 @@ def extend(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn
     check = np.sort(np.random.default_rng(m).choice(m, size=min(m, CHECK), replace=False))
     near = np.zeros((m, 0), np.int64)
     target = cache.state.get("target", 0.99)
+    if probes == 0 or probes >= ncell:
+        return _extend_exact(cache, Xn, ranks, k)
     with ThreadPoolExecutor(1) as pool:
         # the checked rows' exact answer: reading the whole file takes most of a second at a
         # million, so it is read in a thread while the walk (mostly Python) runs
         truth = pool.submit(_truth, V, order, Xn, check, 2 * k) if 0 < probes < ncell else None
         while True:
-            brute = probes == 0 or probes >= ncell
-            if not brute and near.shape[1] < probes:  # one partition serves three widenings
+            if probes >= ncell:
+                return _extend_exact(cache, Xn, ranks, k)
+            if near.shape[1] < probes:  # one partition serves three widenings
                 near = _nearest_cells(Xn, cache.centres, min(ncell, 8 * probes))
-            out = _search(cache, Xn, ranks, k, near[:, :probes], brute)
-            if brute:
-                if out is None:
-                    raise ValueError("fewer rows than the lists are long")
-                return out
+            out = _search(cache, Xn, ranks, k, near[:, :probes])
             if out is not None and truth is not None:
                 if _recall(truth.result(), out[0], V.shape[0], check, k, V.shape[1]) >= target - NOISE:
                     return out
             probes *= 2
+
+
+def _extend_exact(cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int) -> tuple[Knn, np.ndarray]:
+    """Every new row against every row, as an update read from the store does it
+    (`knn.extend_knn`: tiles of ROW_BLOCK x COL_BLOCK, a running top-k per row with a
+    bar, the old rows' k-th as their floor), over the file's rows put back in row order
+    beside the new ones: n x d floats, never a product of the new rows with each other.
+    The same lists as a full exact build, bit for bit."""
+    n_old, d = cache.vec.shape
+    if cache.nbrs.shape[0] < n_old or n_old + Xn.shape[0] - 1 < k:
+        raise ValueError("fewer rows than the lists are long")
+    X = np.empty((n_old + Xn.shape[0], d), np.float32)
+    for f0 in range(0, n_old, _BLOCK):  # the file read in order, a block at a time
+        X[cache.order[f0 : f0 + _BLOCK]] = cache.vec[f0 : f0 + _BLOCK]
+    X[n_old:] = Xn
+    return extend_knn(X, ranks, Knn(cache.nbrs.astype(np.int64), cache.cos), n_old, k)
 
 
 def _nearest_cells(Xn: np.ndarray, centres: np.ndarray, p: int) -> np.ndarray:
@@ -448,15 +465,14 @@ def _recall(
 
 
 def _search(
-    cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int, near: np.ndarray, brute: bool
+    cache: Cache, Xn: np.ndarray, ranks: np.ndarray, k: int, near: np.ndarray
 ) -> tuple[Knn, np.ndarray] | None:
-    """New rows against each other, the tail (every row when `brute`), and, walking from
-    their nearest cells, the rest; None when a new row found fewer than k candidates."""
-    V, order = cache.vec, cache.order
+    """New rows against each other, the tail, and, walking from their nearest cells, the
+    rest; None when a new row found fewer than k candidates."""
+    V = cache.vec
     n_old, m = V.shape[0], Xn.shape[0]
     eps = np.float32(band(V.shape[1]))
     kth_old = cache.cos[:, k - 1]
-    new_rows = np.arange(n_old, n_old + m, dtype=np.int64)
     top = np.full((m, k), -np.inf, np.float32)  # each new row's k best sgemm values so far
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (new row, candidate, sgemm cos)
     pairs_old: list[np.ndarray] = []  # (old row, new row) where the new row may enter
@@ -481,6 +497,25 @@ def _search(
                 pairs_old.append(np.stack([rows[old][a], cols[b] + n_old], axis=1))
 
     everyone = np.arange(m)
+    _offer_all(cache, Xn, offer)
+    if near.shape[1]:
+        seen = np.zeros(n_old, bool)
+        # the tail's rows were offered above: offered again from a walk, a pair would count
+        # twice among a row's k best so far and crowd out a candidate
+        celled = cache.where < int(cache.starts[-1])
+        for i in range(m):
+            S, rows = _walk(V, cache, seen, near[i], Xn[i], k)
+            mine = celled[rows]
+            offer(S[None, mine], rows[mine], everyone[i : i + 1])
+    return _merge(cache, Xn, ranks, k, top, found, pairs_old)
+
+
+def _offer_all(cache: Cache, Xn: np.ndarray, offer: Any) -> None:
+    """Every new row against every new row and every row of the tail."""
+    V, order = cache.vec, cache.order
+    n_old, m = V.shape[0], Xn.shape[0]
+    new_rows = np.arange(n_old, n_old + m, dtype=np.int64)
+    everyone = np.arange(m)
     # tiles of at most TILE_ROWS x TILE_COLS products (128 MB): never the m x m of the new
     # rows against each other, nor a block of old rows against every new row (issue 37:
     # 47,000 new rows were an 8.8 GB product), so memory does not grow with m * n
@@ -494,16 +529,9 @@ def _search(
             if lo < hi:  # no self-pairs
                 S[np.arange(lo, hi) - c0, np.arange(lo, hi) - r0] = -np.inf
             offer(S, new_rows[r0:r1], cols)
-        tail0 = 0 if brute else int(cache.starts[-1])
-        for t0 in range(tail0, n_old, TILE_ROWS):
+        for t0 in range(int(cache.starts[-1]), n_old, TILE_ROWS):
             t1 = min(t0 + TILE_ROWS, n_old)
             offer(Xc @ V[t0:t1].T, order[t0:t1], cols)
-    if not brute and near.shape[1]:
-        seen = np.zeros(n_old, bool)
-        for i in range(m):
-            S, rows = _walk(V, cache, seen, near[i], Xn[i], k)
-            offer(S[None, :], rows, everyone[i : i + 1])
-    return _merge(cache, Xn, ranks, k, top, found, pairs_old)
 
 
 def _walk(

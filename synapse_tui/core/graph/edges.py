@@ -90,7 +90,8 @@ def mutual_edges(knn: Knn, rows: np.ndarray | None = None) -> tuple[np.ndarray, 
         a, b = np.broadcast_to(i[:, None], j.shape)[mutual], j[mutual]
         keep = weight > 0.0
         parts.append((a[keep], b[keep], weight[keep]))
-    return tuple(np.concatenate(p) for p in zip(*parts, strict=True))
+    a, b, w = (np.concatenate(p) for p in zip(*parts, strict=True))
+    return a, b, w
 
 
 def _mutual_edges_of(knn: Knn, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -128,6 +129,10 @@ def npmi_edges(
     u, e = inc // n_entities, inc % n_entities
     n_units = np.unique(u).size
     n_x = np.bincount(e, minlength=n_entities)
+    # n_ab <= min(n_a, n_b): an entity in fewer units than min_count is in no edge, so it is
+    # never paired (a note naming thousands of entities found nowhere else costs no pairs)
+    seen = n_x[e] >= max(1, int(min_count))
+    u, e = u[seen], e[seen]
     starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])
     sizes = np.diff(np.r_[starts, u.size])
     pos_in = np.arange(u.size) - np.repeat(starts, sizes)

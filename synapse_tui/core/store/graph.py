@@ -6,7 +6,8 @@ the graph's entries in meta) are here, each a method named for what it answers. 
 read over the store's connection, so on a server they go where the store's own go.
 
 The build (graph/build.py) reads and writes through these too; it hands `conn` on only to
-graph/cache.py, whose three statements (the update files' checks) are still its own.
+graph/cache.py, which asks the stores where the update files live and whether they still
+hold (`sqlite.store.database_file`, `postgres.store.server_schema` and `meta_version`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ facts. Then, in one run, alternating so a busy machine weighs on both alike:
 - `Store.search_any` for one to six broad words, with the term rows kept between
   searches (store/words.py) and with nothing kept (the cache emptied before each call: what
   every search cost before), the latter the baseline;
-- `words.top_any`, the first page of that BM25 order, against sorting every match;
 - the MCP tool's body (`Recall.search`, limit 10) on the same words: ranking only the
   matches that can reach the page (relevance.py `_head`) against ranking every match as
   before, both with the rows kept; and kept against not; a filters-only search
@@ -44,7 +43,6 @@ from synapse_tui.core.base.config import Config  # noqa: E402
 from synapse_tui.core.base.errors import SynapseError  # noqa: E402
 from synapse_tui.core.review import query as fq  # noqa: E402
 from synapse_tui.core.review.relevance import fts_terms  # noqa: E402
-from synapse_tui.core.store import words  # noqa: E402
 from synapse_tui.core.store.arrays import event_blob  # noqa: E402
 from synapse_tui.core.store.db import Store  # noqa: E402
 from synapse_tui.core.store.schema import migrate  # noqa: E402
@@ -94,11 +92,6 @@ def build(db: Path, n: int) -> None:
     conn.execute("COMMIT")
     conn.close()
     print(f"(built {db} with {n:,} facts in {time.perf_counter() - t:.0f} s)", flush=True)
-
-
-def everything(found) -> np.ndarray:
-    """Every match, best first, ties in position order: what a page cost by a full sort."""
-    return found.pos[np.lexsort((found.pos, -found.relevance))]
 
 
 def forget(store: Store) -> None:
@@ -163,12 +156,6 @@ def main() -> None:
             args.calls,
         )
         note(f"Store.search_any {what}, term rows kept", kept, cold, load, "nothing kept")
-        page, full, load = paired(
-            lambda t=terms: ms(lambda: words.top_any(store, t, None, 10)),
-            lambda t=terms: ms(lambda: everything(store.search_any(t))),
-            args.calls,
-        )
-        note(f"words.top_any {what}, 10 best, rows kept", page, full, load, "every match in BM25 order")
         page, full, load = paired(
             lambda q=q: ms(lambda: recall.search(q, 10)), lambda q=q: every_match(recall, q), args.calls
         )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
@@ -27,11 +28,11 @@ from pydantic import ConfigDict, Field, ValidationError, with_config
 from typing_extensions import TypedDict
 
 from synapse_tui.core.agent import MAX_LIMIT, Recall, agent_actor
-from synapse_tui.core.base.errors import QueryError, SynapseError
+from synapse_tui.core.base.errors import QueryError
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.review.query import KEYED, MAX_QUERY_CHARS, MAX_WORDS, NUMERIC
 from synapse_tui.core.review.triage import AGENT_ACTIONS, Action
-from synapse_tui.core.store.errors import DatabaseError, describe
+from synapse_tui.core.store.errors import ReportedError, describe
 
 
 @with_config(ConfigDict(extra="allow"))
@@ -107,10 +108,12 @@ def _agent(ctx: Context) -> str:
     return agent_actor(params.client_info.name if params is not None else None)
 
 
-def _call(store_path: str, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
+def _call(
+    store_path: str | os.PathLike[str], fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any
+) -> Any:
     try:
         return tidy(fn(*args, **kwargs))
-    except (SynapseError, *DatabaseError) as exc:  # the CLI's "error:" cases
+    except ReportedError as exc:  # the CLI's "error:" cases
         raise ToolError(tool_error(exc, store_path)) from None
 
 
@@ -131,7 +134,7 @@ def tidy(value: Any) -> Any:
     return value
 
 
-def tool_error(exc: BaseException, store_path: str) -> str:
+def tool_error(exc: BaseException, store_path: str | os.PathLike[str]) -> str:
     """The CLI's message, and without the server's paths: the agent may run elsewhere, and
     the store's location is not its business. One line, except a filter typo's, whose
     query and caret under the bad token keep their own lines (the caret is its point)."""

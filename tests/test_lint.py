@@ -32,7 +32,7 @@ def test_ruff_format_is_clean():
 # mypy's errors over synapse_tui ([tool.mypy] in pyproject.toml): 241 when first counted
 # (issue 44), to fall to 40. Lower it whenever a change fixes some; never raise it. 178 is
 # the count when this turn's branches merged (one branch had reached 164 alone).
-MYPY_CEILING = 48
+MYPY_CEILING = 0
 MYPY_NONE_IN = ("synapse_tui/core/store/", "synapse_tui/core/trust/")
 
 
@@ -93,12 +93,8 @@ def test_no_module_imports_itself_through_others():
 
 
 # Functions still above a cyclomatic complexity of 25 by radon's count (issue 44), to split;
-# the set only shrinks. Most are in the adapters and the UI, left while others edited them.
-COMPLEX_LEFT = {
-    # grown by this turn's parallel branches (real memory, MCP recall, the CLI's explain)
-    # while the house branch split others; merged as they landed, to split next
-    "synapse_tui/cli/render.py:print_explain",
-}
+# the set only shrinks: every one is split now, so it stays empty.
+COMPLEX_LEFT: set[str] = set()
 
 
 def test_no_function_above_complexity_25():

@@ -4,6 +4,7 @@ browser's as-of view, for scripts, so a backtest can be reproduced by hand."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import overload
 
 import click
 import numpy as np
@@ -22,6 +23,12 @@ def as_of_option(f: Callable) -> Callable:
         callback=instant,
         help="The store as it was at T: facts created by T, events and triage up to T (read-only).",
     )(f)
+
+
+@overload
+def as_of(memory: Memory, when: float) -> tuple[Memory, np.ndarray]: ...
+@overload
+def as_of(memory: Memory, when: float | None) -> tuple[Memory, np.ndarray | None]: ...
 
 
 def as_of(memory: Memory, when: float | None) -> tuple[Memory, np.ndarray | None]:

@@ -266,8 +266,8 @@ def _sort_values(memory, name: str):
 
 def _sorted(memory, positions: np.ndarray, key: str, descending: bool) -> np.ndarray:
     if key == "id":
-        order = sorted(positions.tolist(), key=lambda i: memory.ids[i], reverse=descending)
-        return np.asarray(order, dtype=np.int64)
+        by_id = sorted(positions.tolist(), key=lambda i: memory.ids[i], reverse=descending)
+        return np.asarray(by_id, dtype=np.int64)
     v = _sort_values(memory, key)[positions].astype(np.float64)
     order = np.lexsort((positions, -v if descending else v))
     return positions[order]

@@ -96,7 +96,7 @@ def print_score_table(memory, positions: np.ndarray, total: int) -> None:
     texts = memory.store.texts(positions)
     for i, ident, text in zip(positions.tolist(), ids, texts, strict=True):
         style = band_style(sc.band[i])
-        values = {
+        values: dict[str, Text | str] = {
             "band": Text(BANDS[sc.band[i]], style=style),
             "trust": Text(f"{sc.trust[i]:.2f}", style=style),
             "conf": f"{sc.confidence[i]:.2f}",
@@ -161,6 +161,21 @@ def print_explain(
     )
     console.print(_t(info["text"]))
     console.print()
+    _print_components(console, info, config)
+    console.print()
+    _print_advice(console, info, now)
+    _print_links(console, info)
+    if info["note"]:
+        console.print(_t(f"  note: {info['note']}"))
+    _print_origin(console, info)
+    for h in info["history"]:
+        role = (roles or {}).get(h["seq"])
+        by = f"{h['actor']} (role {role})" if role else h["actor"]
+        console.print(_t(f"  {h['at']}  {h['action']}  by {by}", style="dim"))
+
+
+def _print_components(console: Console, info: dict[str, Any], config: Config) -> None:
+    """The four factors of the trust score, each with the inputs it was computed from."""
     c, f = config.confidence, config.freshness
     lines = [
         (
@@ -186,7 +201,10 @@ def print_explain(
         console.print(_t(f"  {name:<13}{_pct(value):>5}  "), _t(why, style="dim"), sep="")
     if changed := describe_non_defaults(config):  # the score is not the one SPEC documents
         console.print(_t(f"  {changed}", style="yellow"))
-    console.print()
+
+
+def _print_advice(console: Console, info: dict[str, Any], now: float | None) -> None:
+    """The opinion and its guidance, the review date, the flags and what would move it."""
     console.print(
         _t(f"  opinion  b={info['b']:.2f} d={info['d']:.2f} u={info['u']:.2f}  -> {info['guidance_advice']}")
     )
@@ -196,6 +214,10 @@ def print_explain(
         console.print(_t("  flags: " + ", ".join(info["flags"]), style="yellow"))
     moves = ", ".join(f"{k} -> {v:.2f}" for k, v in info["what_if"].items())
     console.print(_t(f"  what would move it: {moves}"))
+
+
+def _print_links(console: Console, info: dict[str, Any]) -> None:
+    """The supersession chain, the entities and where the neighbours come from."""
     if info["chain_older"] or info["superseded_by"]:
         console.print(
             _t(
@@ -208,15 +230,17 @@ def print_explain(
     if info["entities"]:
         console.print(_t("  entities: " + ", ".join(info["entities"])))
     if info["embedding"]:
-        source = (
+        embedder = (
             "its own model embedding" if info["embedding"] == "model" else "the built-in lexical embedder"
         )
-        console.print(_t(f"  neighbours from {source}", style="dim"))
+        console.print(_t(f"  neighbours from {embedder}", style="dim"))
         graph = GraphInfo.from_json(info["graph"])
         if graph.approximate:
             console.print(_t(f"  {graph.describe()}", style="dim"))
-    if info["note"]:
-        console.print(_t(f"  note: {info['note']}"))
+
+
+def _print_origin(console: Console, info: dict[str, Any]) -> None:
+    """The record the fact was imported from, and its provenance."""
     source = info.get("source")
     if source:
         version = f" version {source['version']}" if source["version"] is not None else ""
@@ -233,10 +257,6 @@ def print_explain(
     for key, value in (info["provenance"] or {}).items():
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         console.print(_t(f"  {key}: {shown}", style="dim"))
-    for h in info["history"]:
-        role = (roles or {}).get(h["seq"])
-        by = f"{h['actor']} (role {role})" if role else h["actor"]
-        console.print(_t(f"  {h['at']}  {h['action']}  by {by}", style="dim"))
 
 
 def _bars(h: Histogram, label: str, fmt: str) -> list[str]:

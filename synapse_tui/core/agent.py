@@ -38,8 +38,8 @@ from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Action, Triage, TriageError
 from synapse_tui.core.review.verdicts import FIT_META, constants_given, constants_in_use, held_for
 from synapse_tui.core.store.db import Store
-from synapse_tui.core.store.errors import DatabaseError
-from synapse_tui.core.store.ops import ChangedSince, CurrentMarks, FactInputs, Meta
+from synapse_tui.core.store.errors import ReportedError
+from synapse_tui.core.store.ops import ChangedSince, CurrentMarks, FactInputs, Meta, Op
 from synapse_tui.core.trust.score import GUIDANCE_ADVICE, review_dues
 
 RESCORE_AFTER = 60.0  # seconds: the ranking's trust is at most a minute old; answers are exact
@@ -107,7 +107,7 @@ class Recall:
         try:
             with Store.open(self.store.path, readonly=True) as store, store.snapshot():
                 mark, names = read_entity_names(store)
-        except (SynapseError, *DatabaseError):  # the calls read the names they need themselves
+        except ReportedError:  # the calls read the names they need themselves
             return
         seed_entity_names(self.store, mark, names)
 
@@ -215,7 +215,7 @@ class Recall:
         if self.scope is None:
             return
         i = memory.index.get(fact_id)
-        if i is None or not self._inside(memory)[i]:
+        if i is None or not self.scope.mask(memory)[i]:
             raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}")
 
     def _envelopes(self, memory: Memory, positions: np.ndarray) -> list[dict[str, Any]]:
@@ -275,7 +275,7 @@ class Recall:
             except KeyError:
                 raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}") from None
             if self.scope is not None:  # co-occurrence is counted over every scope's facts
-                inside = self._inside(memory)
+                inside = self.scope.mask(memory)
                 found["semantic"] = [n for n in found["semantic"] if inside[memory.index[n["id"]]]]
                 for entity in found["entities"]:
                     entity["npmi"] = []
@@ -307,7 +307,7 @@ class Recall:
             # writer's in between), our fact's inputs and what `show` answers with: asked in
             # the action's transaction, after its writes (an agent's action changes the one
             # fact or fails), so the answer is of the state the action left
-            after = [
+            after: list[Op[Any]] = [
                 CurrentMarks(),
                 ChangedSince(before),
                 FactInputs.of([fact_id], self.config),
@@ -413,7 +413,7 @@ class Recall:
             try:
                 with Store.open(self.store.path) as store, store.transaction():
                     update_graph(store, [], self.config)
-            except (SynapseError, *DatabaseError) as exc:  # the next import or graph check finishes it
+            except ReportedError as exc:  # the next import or graph check finishes it
                 print(f"warning: neighbour graph not updated: {exc}", file=sys.stderr)
 
     def settle(self) -> None:

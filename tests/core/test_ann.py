@@ -158,6 +158,7 @@ def test_below_the_threshold_the_graph_stays_exact():
     assert np.array_equal(built.knn.nbrs, g.exact_knn(X, ranks, 10).nbrs)
 
 
+@pytest.mark.slow  # numba compiles pynndescent in each new process: 40 s to 2 min on two cores
 def test_the_store_keeps_the_recall_and_the_cli_reports_it(tmp_path, one_thread):
     X = clustered(1600, seed=3)
     config = low_threshold(recall_sample=500)

@@ -157,6 +157,7 @@ def test_a_torn_file_is_not_used_and_is_written_again(
     assert_as_rebuilt(conn, first + second + third, tmp_path / "full.db")
 
 
+@pytest.mark.slow  # numba compiles pynndescent in each new process: 40 s to 3 min on two cores
 def test_an_approximate_space_searches_its_nearest_cells_at_the_target_recall(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,7 +17,6 @@ from synapse_tui.core.graph.read import neighbours
 from synapse_tui.core.review.junk import (
     exact_duplicates,
     near_duplicate_clusters,
-    unsupported_claims,
     unsupported_mask,
 )
 from synapse_tui.core.store.db import SqliteStore
@@ -256,10 +255,9 @@ def test_junk_detectors(conn: sqlite3.Connection) -> None:
     store = SqliteStore(Path("test.db"), conn, readonly=True)
     assert exact_duplicates(store) == [("a", "b")]
     assert near_duplicate_clusters(store, config()) == [("a", "b"), ("c", "d")]
-    assert unsupported_claims(store, config(), now) == ["a", "e"]
     ids, arrays = store.load(Config())
     mask = unsupported_mask(arrays, config(), now)
-    assert [ids[i] for i in np.flatnonzero(mask)] == ["a", "e"]  # the same rule over arrays
+    assert [ids[i] for i in np.flatnonzero(mask)] == ["a", "e"]  # auto, uncorroborated, older
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -94,6 +94,7 @@ def test_the_small_store_with_audit_and_graph_answers_alike(triaged):
     check(file, server, config, ["a", "b", "c", "d", "e"], FILTERS, SMALL_WORDS)
 
 
+@pytest.mark.slow  # every filter and word of the sample through the CLI on both: 30 s, 100 s loaded
 def test_the_sample_answers_alike(sample):
     file, server, config = sample
     scored = json_lines(same(file, server, "score", "--json", "--now", NOW, "--config", config))

@@ -147,10 +147,12 @@ def config_path_for(db_path: str | os.PathLike[str]) -> Path | None:
     """The config file that belongs to a store: `memory.db` -> `memory.synapse.toml`. A
     store on a server has none beside it (None): read as a path, its location would name a
     file in the working folder (`postgresql:/host/memory.synapse.toml`)."""
-    if is_server(db_path):
-        return None
-    p = Path(db_path)
-    return p.with_name(p.stem + ".synapse.toml")
+    return None if is_server(db_path) else config_beside(Path(db_path))
+
+
+def config_beside(db_file: Path) -> Path:
+    """The config file beside a store's file: `memory.db` -> `memory.synapse.toml`."""
+    return db_file.with_name(db_file.stem + ".synapse.toml")
 
 
 def config_for(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from synapse_tui.core.base.config import config_path_for, load_config
+from synapse_tui.core.base.config import config_beside, load_config
 from synapse_tui.core.graph.build import update_graph
 from synapse_tui.core.graph.edges import normalise
 from synapse_tui.core.graph.embed import record_model
@@ -92,7 +92,7 @@ def ensure_sample(progress: Callable[[int, int], None] | None = None) -> Path:
     with Store.open(tmp, create=True) as store:
         import_facts(store, facts, str(src / "facts.jsonl"), progress=progress, after_insert=after_insert)
         store.checkpoint()
-    shutil.copyfile(src / "sample.synapse.toml", config_path_for(db))
+    shutil.copyfile(src / "sample.synapse.toml", config_beside(db))
     for suffix in ("-wal", "-shm"):
         Path(str(db) + suffix).unlink(missing_ok=True)
     os.replace(tmp, db)

@@ -8,7 +8,6 @@ graph must be built first (`graph.build.ensure_graph`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -120,13 +119,8 @@ def near_duplicate_clusters(store: Store, config: Any) -> list[tuple[str, ...]]:
 
 
 def unsupported_mask(arrays: Any, config: Any, now: float) -> np.ndarray:
-    """The same rule as `unsupported_claims`, over a store's loaded arrays (per position):
-    the browser re-checks just the facts a triage action touched with it."""
+    """Facts declared `auto` with no corroboration, older than graph.unsupported_age_days,
+    over a store's loaded arrays (per position): the browser re-checks just the facts a
+    triage action touched with it."""
     cutoff = float(now) - float(config.graph.unsupported_age_days) * 86400.0
     return (arrays.declared == 0) & (arrays.r == 0) & (arrays.created < cutoff)
-
-
-def unsupported_claims(store: Store, config: Any, now: datetime | float) -> list[str]:
-    """Facts declared `auto` with no corroboration, older than graph.unsupported_age_days."""
-    now_ts = now.timestamp() if isinstance(now, datetime) else float(now)
-    return store.unsupported_ids(now_ts - float(config.graph.unsupported_age_days) * 86400.0)

@@ -41,6 +41,12 @@ _SCORE_ARRAYS = tuple(f.name for f in fields(Scores) if f.name != "now")
 class Memory:
     """Ids, inputs and scores of every fact of a store at one instant."""
 
+    scores: Scores
+    # the second score buffer a refresh writes into (`ready_spare`), and the positions
+    # in it that are behind `scores`
+    _spare: Scores | None
+    _stale: np.ndarray
+
     def __init__(self, store: Store, config: Config, now: float) -> None:
         self.store = store
         self.config = config
@@ -161,8 +167,7 @@ class Memory:
         if idx.size == 0:  # none of the ids is in the store any more
             return idx
         sub = score(self.arrays.rows(idx), self.config, now, self.k[idx])
-        self.ready_spare()
-        target, stale = self._spare, self._stale
+        target, stale = self.ready_spare(), self._stale
         moved = np.zeros(idx.size, dtype=bool)
         for name in _SCORE_ARRAYS:
             out, now_vals, new = getattr(target, name), getattr(cur, name), getattr(sub, name)
@@ -182,20 +187,21 @@ class Memory:
         if self.config.freshness.kind and self.arrays.kind is None:  # kinds configured since the load
             with self.store.snapshot():
                 self.arrays = with_kinds(self.store, self.arrays, self.config)
-        self.scores: Scores = score(self.arrays, self.config, now, self.k.copy())
+        self.scores = score(self.arrays, self.config, now, self.k.copy())
         self.mixed = False  # every fact is scored at scores.now
-        self._spare: Scores | None = None
+        self._spare = None
         self._stale = np.empty(0, np.int64)
         if spare:
             self.ready_spare()
 
-    def ready_spare(self) -> None:
-        """Allocate the second score buffer a refresh writes into, if it is missing. A
+    def ready_spare(self) -> Scores:
+        """The second score buffer a refresh writes into, allocated if it is missing. A
         worker calls it ahead of the first action, which otherwise pays for it (about 0.1 s
         at a million facts)."""
         if self._spare is None:
             self._spare = replace(self.scores, **{f: getattr(self.scores, f).copy() for f in _SCORE_ARRAYS})
             self._stale = np.empty(0, np.int64)
+        return self._spare
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -237,7 +243,8 @@ class Memory:
 
     def older(self, i: int) -> list[str]:
         """The versions fact i replaces, transitively, newest first."""
-        older, j = [], int(self.arrays.supersedes[i])
+        older: list[str] = []
+        j = int(self.arrays.supersedes[i])
         while j >= 0 and len(older) < len(self.ids):
             older.append(self.ids[j])
             j = int(self.arrays.supersedes[j])

@@ -32,6 +32,7 @@ from synapse_tui.core.trust.score import FLAG_DELETED, FLAG_EXPIRED, FLAG_INVALI
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
+    from synapse_tui.core.store.api import Store
 
 # the score fields a query spells short (the row's names are aliases): `fresh<0.5`
 SHORT = {"freshness": "fresh", "supersession": "sup"}
@@ -200,7 +201,7 @@ def _verbatim(source: str, pos: int, token: str, negate: bool, name: str, value:
     )
 
 
-def _cached(read: Callable[[object, int], np.ndarray]) -> Callable[[Memory], np.ndarray]:
+def _cached(read: Callable[[Store, int], np.ndarray]) -> Callable[[Memory], np.ndarray]:
     """A mask from the store, read once and then only for facts appended since: a fact's
     note and provenance never change after import, so a scoped server pays the scan
     (tens of ms at 100,000 facts) once, not per call."""
@@ -238,6 +239,11 @@ def _comparison(source: str, pos: int, token: str, negate: bool, name: str, op: 
     return Term(token, negate, lambda m: fn(getter(m), number))
 
 
+def _label_is(name: str, index: int) -> Callable[[Memory], np.ndarray]:
+    """The mask of the facts whose score label `name` (band, tier...) is the `index`th."""
+    return lambda m: getattr(m.scores, name) == index
+
+
 def _keyed(source: str, pos: int, token: str, negate: bool, name: str, value: str) -> Term:
     key = name.lower()
     if key not in KEYED:
@@ -249,9 +255,7 @@ def _keyed(source: str, pos: int, token: str, negate: bool, name: str, value: st
             f"'{name}:' takes one of {', '.join(options)}{_suggest(value, list(options))}", source, pos, token
         )
     index = options.index(value)
-    tests: dict[str, Callable[[Memory], np.ndarray]] = {
-        name: (lambda m, name=name: getattr(m.scores, name) == index) for name in LABELS
-    }
+    tests: dict[str, Callable[[Memory], np.ndarray]] = {name: _label_is(name, index) for name in LABELS}
     tests["flag"] = lambda m: (m.scores.flags & FLAG_NAMES[index][0]) != 0
     if key == "is":
         tests["is"] = {

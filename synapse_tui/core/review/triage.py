@@ -383,31 +383,18 @@ class Triage:
             entries = self.store.audit.batch(batch)
             if not entries:
                 raise TriageError(f"cannot {kind} #{batch}: its audit entries are gone; nothing changed")
-            # a row no writer of ours makes (a server's login may append any): refused, not a crash
-            odd = next(
-                (
-                    e
-                    for e in entries
-                    if not e.fact_id or not isinstance(e.before, dict) or not isinstance(e.after, dict)
-                ),
-                None,
-            )
-            if odd is not None:
-                raise TriageError(
-                    f"cannot {kind} #{batch}: its audit entry #{odd.seq} (by {odd.actor}) does not say what it"
-                    " changed; nothing changed"
-                )
+            recorded = _recorded(entries, kind, batch)
             action, actor, at = entries[0].action, entries[0].actor, entries[0].at
             if kind == "undo":
                 self._check_undoable(batch, action, entries)
             changes = []
-            for entry in entries:
+            for entry in recorded:
                 fid = entry.fact_id
                 frm, to = (entry.after, entry.before) if kind == "undo" else (entry.before, entry.after)
-                current = self._current(fid, frm)
-                if current != frm:
+                fields = self._current(fid, frm)
+                if fields != frm:
                     raise TriageError(
-                        f"cannot {kind} {action} on {fid}: it changed since ({current} is not {frm})"
+                        f"cannot {kind} {action} on {fid}: it changed since ({fields} is not {frm})"
                     )
                 changes.append(Change(fid, frm, to))
             new_batch, scores = self._land(kind, changes, now, undoes=batch)
@@ -467,6 +454,20 @@ class Triage:
             store.review.write(change.fact_id, change.after, created.get(change.fact_id))
         rows = [(c.fact_id, c.before, c.after) for c in changes]
         return store.audit.append(self.actor, action, format_time(now), rows, scores, undoes, batch), scores
+
+
+def _recorded(entries: list[AuditEntry], kind: str, batch: int) -> list[Change]:
+    """The changes a batch's audit entries record, as written. A row no writer of ours
+    makes (a server's login may append any) is refused, not a crash."""
+    changes = []
+    for e in entries:
+        if not e.fact_id or not isinstance(e.before, dict) or not isinstance(e.after, dict):
+            raise TriageError(
+                f"cannot {kind} #{batch}: its audit entry #{e.seq} (by {e.actor}) does not say what it"
+                " changed; nothing changed"
+            )
+        changes.append(Change(e.fact_id, e.before, e.after))
+    return changes
 
 
 def _check_in_order(

@@ -123,7 +123,7 @@ class VerdictReport:
     table: dict[str, Any]  # bins, log_loss, brier, baseline_log_loss, auc
     by_feature: dict[str, list[dict[str, Any]]]
     fit: FitResult | None  # None until `with_fit` (the browser paints the table first)
-    source: Verdicts | None = field(default=None, repr=False, compare=False)
+    source: Verdicts = field(repr=False, compare=False)  # the verdicts the fit replays
 
     def with_fit(self, config: Config) -> VerdictReport:
         """The report with the fit of SPEC 11.3 over its verdicts (those whose logged inputs

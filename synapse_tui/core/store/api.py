@@ -313,10 +313,6 @@ class Store(abc.ABC):
     def superseded_by(self, fact_id: str) -> list[str]: ...
 
     @abc.abstractmethod
-    def unsupported_ids(self, created_before: float) -> list[str]:
-        """Facts declared auto and never corroborated, created before the instant."""
-
-    @abc.abstractmethod
     def history(self, fact_id: str) -> list[AuditEntry]: ...
 
     # -- finding facts ---------------------------------------------------------------------

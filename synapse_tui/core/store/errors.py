@@ -22,6 +22,9 @@ DatabaseError: ExceptionTypes = (sqlite3.Error,)
 # The store could not be read or written as it stands: I/O, a lock, a full disk, a table a
 # store of an older schema (or one with no graph yet) does not have. Never damage.
 OperationalError: ExceptionTypes = (sqlite3.OperationalError,)
+# What a front-end or a background worker reports in one line rather than as a crash: our
+# own errors (bad input, a refused move) and the driver's.
+ReportedError: ExceptionTypes = (SynapseError, *DatabaseError)
 # Damage found past the header check at open (a malformed page, not a database at all).
 _DAMAGE: ExceptionTypes = (sqlite3.DatabaseError,)
 # What the driver raises for a statement of ours it refuses (a UNIQUE constraint our own

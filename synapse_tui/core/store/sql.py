@@ -476,14 +476,6 @@ class SqlStore(Store):
         """(id, text) of every fact, in no particular order."""
         return iter(self._conn.execute("SELECT id, text FROM facts"))
 
-    def unsupported_ids(self, created_before: float) -> list[str]:
-        """Facts declared auto and never corroborated, created before the instant, by id."""
-        rows = self._conn.execute(
-            "SELECT id FROM facts WHERE tier = 'auto' AND r = 0 AND created_ts < ? ORDER BY id",
-            (created_before,),
-        )
-        return [r[0] for r in rows]
-
     def superseded_by(self, fact_id: str) -> list[str]:
         return self._read(_superseded_by_read(fact_id))
 

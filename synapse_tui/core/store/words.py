@@ -28,15 +28,11 @@ import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.store.ops import WordHits
-
-if TYPE_CHECKING:
-    from synapse_tui.core.store.api import Store
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -346,25 +342,6 @@ def _weights(
     if cache.weight_key != key:
         cache.weight, cache.weight_key = _length_weight(tokens, rows, column_tokens), key
     return cache.weight
-
-
-def top_any(
-    store: Store, terms: Sequence[str], weights: Sequence[float] | None = None, limit: int = 10
-) -> tuple[np.ndarray, np.ndarray]:
-    """The `limit` facts of highest BM25 over `terms` (as `search_any` weighs them), best
-    first, ties in position order: the first page of the whole order, selected by a
-    partition rather than a sort of every match."""
-    found = store.search_any(terms, weights)  # the store's own: a server's searches its copy
-    pos, relevance = found.pos, found.relevance
-    if len(pos) > limit:
-        cut = np.partition(relevance, len(pos) - limit)[len(pos) - limit]  # the limit-th highest
-        above = np.flatnonzero(relevance > cut)
-        # ties at the cut (one word: every fact of the same length) go in position order
-        ties = np.flatnonzero(relevance == cut)[: limit - above.size]
-        keep = np.sort(np.concatenate([above, ties]))
-        pos, relevance = pos[keep], relevance[keep]
-    best = np.lexsort((pos, -relevance))
-    return pos[best], relevance[best]
 
 
 def search(index: WordIndex, query: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:

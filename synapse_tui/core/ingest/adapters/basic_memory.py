@@ -205,11 +205,12 @@ def _match(
             record = _record(note, obs, used_records)
             at = note.created if first_seen else note.modified
             entries[i] = _Entry(obs, fact_id(SYSTEM, record), record, 1, True, at=at)
-    for e in entries:
+    filled = [e for e in entries if e is not None]  # every one, by now
+    for e in filled:
         if not e.new:
             e.at = note.created if e.version == 1 else note.modified
     gone = {k.id for v, k in enumerate(pool) if v not in paired_known}
-    return [e for e in entries if e is not None], gone
+    return filled, gone
 
 
 def _pair_edits(new: list[Observation], old: list[KnownFact]) -> list[tuple[int, int]]:
@@ -338,7 +339,8 @@ def _pair_by_category(newer: list[_Entry], older: list[_Entry]) -> list[tuple[_E
 
 def _reaches(chain: dict[str, str | None], start: str, goal: str) -> bool:
     """Whether following `supersedes` from `start` (within this snapshot) arrives at `goal`."""
-    seen, at = set(), start
+    seen: set[str] = set()
+    at: str | None = start
     while at is not None and at not in seen:
         if at == goal:
             return True

@@ -187,7 +187,8 @@ def parse_note(path: Path, folder: Path) -> Note:
     start = text.rfind(body) if body else -1
     offset = text.count("\n", 0, start) if start >= 0 else 0
     title = _string(meta.get("title"), text, name) or path.stem
-    permalink = meta.get("permalink") if isinstance(meta.get("permalink"), str) else None
+    permalink = meta.get("permalink")
+    permalink = permalink if isinstance(permalink, str) else None
     created = _front_time(meta, "created", mtime, text, name)
     modified = max(created, _front_time(meta, "modified", mtime, text, name))
     note = Note(rel, permalink or None, title, created, modified)

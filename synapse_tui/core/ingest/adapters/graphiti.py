@@ -154,8 +154,11 @@ def _checker(path: Path, line: int, shape: str, obj: Any, required: tuple[str, .
 
 
 def _time(obj: dict, key: str, err) -> float | None:
-    if obj.get(key) is None:
-        return None
+    """An optional time of `obj`, parsed (None when it is missing or null)."""
+    return None if obj.get(key) is None else _parsed_time(obj, key, err)
+
+
+def _parsed_time(obj: dict, key: str, err) -> float:
     try:
         return parse_time(obj[key])
     except ValueError as exc:
@@ -191,7 +194,7 @@ def _edges(path: Path, progress: Progress | None) -> list[_Edge]:
             if problem:
                 raise err("fact_embedding", problem)
             dim = dim or (len(vec), line)
-        created = _time(obj, "created_at", err)
+        created = _parsed_time(obj, "created_at", err)  # required: `_checker` saw it
         times = {key: _time(obj, key, err) for key in _TIMES}
         edges.append(_Edge(line, obj, created, times, list(dict.fromkeys(episodes))))
     return edges
@@ -281,19 +284,18 @@ def _ends(e: _Edge) -> frozenset[str]:
 
 def _fact(path: Path, e: _Edge, names: dict | None, times: dict | None) -> ParsedFact:
     raw = e.raw
-    provenance = source_provenance(
-        SYSTEM,
-        e.uuid,
-        name=raw["name"],
-        group_id=raw["group_id"],
-        source_node_uuid=raw["source_node_uuid"],
-        target_node_uuid=raw["target_node_uuid"],
-        episodes=e.episodes,
-        **{key: format_time(e.times[key]) for key in _TIMES if e.times[key] is not None},
-        attributes=raw.get("attributes") or None,
-    )
+    own: dict[str, Any] = {
+        "name": raw["name"],
+        "group_id": raw["group_id"],
+        "source_node_uuid": raw["source_node_uuid"],
+        "target_node_uuid": raw["target_node_uuid"],
+        "episodes": e.episodes,
+        **{key: format_time(t) for key, t in e.times.items() if t is not None},  # in _TIMES' order
+        "attributes": raw.get("attributes") or None,
+    }
+    provenance = source_provenance(SYSTEM, e.uuid, **own)
     if e.invalidated:  # the flag `invalidated` (SPEC 9): invalid at the source, no successor named
-        at = e.times["invalid_at"] if e.times["invalid_at"] is not None else e.times["expired_at"]
+        at = next(t for t in (e.times["invalid_at"], e.times["expired_at"]) if t is not None)
         provenance[INVALIDATED_AT] = format_time(at)
     obj: dict[str, Any] = {
         "id": fact_id(SYSTEM, e.uuid),
@@ -305,9 +307,9 @@ def _fact(path: Path, e: _Edge, names: dict | None, times: dict | None) -> Parse
     if raw["group_id"]:  # Graphiti's default group ("") is no note
         obj["note"] = raw["group_id"]
     if times is not None:
-        at = [times[ep][0] for ep in e.episodes[1:] if ep in times]
-        if at:
-            obj["reinforced_at"] = [format_time(t) for t in at]
+        later = [times[ep][0] for ep in e.episodes[1:] if ep in times]
+        if later:
+            obj["reinforced_at"] = [format_time(t) for t in later]
         if e.episodes and e.episodes[0] in times and times[e.episodes[0]][1]:
             # who said it first: Graphiti's description of the episode's source
             provenance[own_key(SYSTEM, "source_description")] = times[e.episodes[0]][1]

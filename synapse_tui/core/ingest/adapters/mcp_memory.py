@@ -101,7 +101,8 @@ def _load(path: Path) -> tuple[list[tuple[str, str | None, list[str], int]], lis
         raise InputError(f"cannot read: {exc.strerror}", file=name) from None
     except UnicodeDecodeError:
         raise InputError(f"not UTF-8 text; expected {EXPECTED}", file=name) from None
-    entities, relations, seen = [], [], {}
+    entities, relations = [], []
+    seen: dict[str, int] = {}  # entity name -> the line that holds it
     # lines end at "\n" only: JSON.stringify leaves U+2028, U+2029 and U+0085 raw inside
     # strings, where str.splitlines would break a line
     for n, raw in enumerate(text.split("\n"), start=1):

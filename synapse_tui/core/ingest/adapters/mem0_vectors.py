@@ -191,7 +191,8 @@ def _read_faiss(path: Path, docstores: list[Path]) -> Vectors:
             _add(out, memory_id, payload, None)
         if doc is main:
             rows = _faiss_flat(main.with_suffix(".faiss"))
-            index_to_id = data.get("index_to_id") if isinstance(data.get("index_to_id"), dict) else {}
+            index_to_id = data.get("index_to_id")
+            index_to_id = index_to_id if isinstance(index_to_id, dict) else {}
             for row, memory_id in index_to_id.items():
                 point = out.memories.get(str(memory_id))
                 if rows is not None and point is not None and str(row).isdigit() and int(row) < len(rows):

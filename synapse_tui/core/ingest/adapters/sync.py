@@ -113,7 +113,7 @@ def _add_evidence(
     store: Store, system: str, evidence: list[Evidence], config: Config, clock: Clock | None
 ) -> int:
     """Write the source's record of what it counted, then its new corroborations as one
-    audited action (core/triage.py writes the entries); the number of facts so changed."""
+    audited action (core/review/triage.py writes the entries); the number of facts so changed."""
     for ev in evidence:
         stored = store.imports.provenance(ev.id)
         if any(stored.get(key) != value for key, value in ev.seen.items()):

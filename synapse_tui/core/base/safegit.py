@@ -7,7 +7,8 @@ external diff, a signature program (`log.showSignature`), an fsmonitor hook, hoo
 command, a credential helper. This module runs git so that none of them can:
 
 - Only plumbing that reads objects: `rev-parse` (to find the repository), `rev-list`,
-  `diff-tree` (`--no-textconv --no-ext-diff`, raw output, no content diff), `ls-tree`,
+  `diff-tree` (`--no-textconv --no-ext-diff`: raw output, or a `-U0` patch of which only
+  the `index` and hunk header lines are read), `ls-tree`,
   `cat-file --batch` (no `--filters`, no `--textconv`) and `blame` of a committed blob
   (`--no-textconv`). Nothing reads or refreshes the index, nothing runs `status`, `log`,
   `diff` against the work tree or anything that converts a file (where filters run); the
@@ -146,6 +147,18 @@ class Entry:
     kind: str  # blob, tree, commit (a submodule)
     sha: str
     path: str
+
+
+Hunk = tuple[int, int, int, int]  # (old start, old end, new start, new end), 0-based, end excluded
+_HUNK = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _hunk(old: int, old_n: int, new: int, new_n: int) -> Hunk:
+    """A `-U0` hunk header's numbers as a region: a side of n lines starts at line s
+    (1-based); a side of none sits after line s."""
+    i = old - 1 if old_n else old
+    j = new - 1 if new_n else new
+    return (i, i + old_n, j, j + new_n)
 
 
 def git_path(name: str) -> bool:
@@ -504,6 +517,34 @@ class Repo:
                 current.append(Change(new, blob, status, old, meta[1]))
             elif token:
                 current = found.setdefault(token.decode().strip(), [])
+        return found
+
+    def hunks(self, shas: Sequence[str], paths: Iterable[str] = ()) -> dict[tuple[str, str], list[Hunk]]:
+        """Where each commit's diff against its first parent (a merge: none, as `changes`)
+        put its hunks, per pair of blobs (before, after) of a file it changed: git's own
+        `-U0` hunks, 0-based (old start, old end, new start, new end), end excluded; an
+        empty side sits where the lines were added or removed. One `diff-tree -p`, no
+        textconv, no external diff, Myers' algorithm whatever the config says; only the
+        `index` and `@@` header lines are read."""
+        if not shas:
+            return {}
+        out = self.run(
+            "diff-tree", "--stdin", "-r", "-p", "-U0", "--full-index", "--no-renames", "--no-color",
+            "--no-textconv", "--no-ext-diff", "--diff-algorithm=myers", "--", *paths,
+            stdin="".join(f"{s}\n" for s in shas).encode(),
+        )  # fmt: skip
+        found: dict[tuple[str, str], list[Hunk]] = {}
+        current: list[Hunk] | None = None
+        for line in (out or b"").split(b"\n"):
+            if line.startswith(b"index "):
+                ids = line[6:].split(b" ")[0].split(b"..")
+                current = found.setdefault((ids[0].decode(), ids[-1].decode()), []) if len(ids) == 2 else None
+            elif line.startswith(b"diff --git "):
+                current = None
+            elif line.startswith(b"@@ -") and current is not None:
+                head = _HUNK.match(line)
+                if head is not None:
+                    current.append(_hunk(*(int(g) if g is not None else 1 for g in head.groups())))
         return found
 
     def first_parents(self, rev: str = "HEAD") -> list[str]:

@@ -366,10 +366,11 @@ def _replay_file(f: _File, tree: Any, rel: str, states: list[Any]) -> tuple[mm.R
         and f.path.name != "MEMORY.md"
         and any(fm.get(k) for k in ("name", "description", "type"))
     )
-    if f.path.name == "MEMORY.md":  # index pointer lines are not facts
-        timeline = [(c, at, _unpointed(t)) for c, at, t in timeline]
+    places: mm.Places | None = mm.Places([blob for _, blob in states], tree.hunks())
+    if f.path.name == "MEMORY.md":  # index pointer lines are not facts (git's lines no longer)
+        timeline, places = [(c, at, _unpointed(t)) for c, at, t in timeline], None
     found = mm.Replay()
-    mm.replay(f.rel, timeline, found, whole=whole, bullets_only=not whole)
+    mm.replay(f.rel, timeline, found, whole=whole, bullets_only=not whole, places=places)
     return found, whole
 
 

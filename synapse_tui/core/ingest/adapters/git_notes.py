@@ -83,12 +83,14 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
     dirty = tree.changed(paths)
     texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))
     found = mm.Replay()
+    hunks = tree.hunks()
     report = every(progress, 50)
     here = {p.resolve() for p in current}
     for n, path in enumerate(paths, start=1):
         states: list[_State] = [(c, c.at, next(texts)) for c, _ in history.get(path, [])]
         _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
-        mm.replay(_rel(path, inside), states, found)
+        blobs = [blob for _, blob in history.get(path, [])]
+        mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
         report(n, len(paths))
     root = str(folder.resolve())
     facts = [_fact(folder, root, v, patterns) for v in found.versions]

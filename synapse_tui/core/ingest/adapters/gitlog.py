@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.base.safegit import Commit, Repo
+from synapse_tui.core.base.safegit import Commit, Hunk, Repo
 
 __all__ = ["Commit", "Folder", "open_folder", "open_or_left_out"]
 
@@ -28,6 +28,7 @@ class Folder:
     inside: str  # the folder, relative to the top of the work tree ('.' for the top)
     _head: dict[str, tuple[str, str]] | None = field(default=None, repr=False)  # path -> (mode, blob)
     _head_sha: str | None = field(default=None, repr=False)
+    _hunks: dict[tuple[str, str], list[Hunk]] | None = field(default=None, repr=False)
 
     @property
     def top(self) -> Path:
@@ -55,6 +56,15 @@ class Folder:
                 if change.path.endswith(suffix):  # a link's text is its target: not a note
                     found.setdefault(change.path, []).append((commits[sha], change.file))
         return found
+
+    def hunks(self) -> dict[tuple[str, str], list[Hunk]]:
+        """git's own hunks of every change `history` lists, per pair of blobs (before,
+        after): where a removed and an added block can be one block edited. Read once."""
+        if self._hunks is None:
+            self._hunks = self.repo.hunks(
+                self.repo.rev_list("HEAD", self._paths(), reverse=True), self._paths()
+            )
+        return self._hunks
 
     def last_commits(self) -> dict[str, Commit]:
         """For each file below the folder, the last commit that changed it."""

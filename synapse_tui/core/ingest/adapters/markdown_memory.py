@@ -13,8 +13,8 @@ with no letter or digit (`---`, a lone `-->`); `skipped` counts them by kind.
 
 Pairing. Between two states of one note, a block whose text (white space runs as one
 space: a re-wrapped line is the same text) is unchanged keeps its record; of the others, a
-removed and an added block in the same place of the note (one run of changed lines, as
-git's own diff shows them: linediff) whose words are alike (Dice of their word sets >=
+removed and an added block in the same place of the note (one run of changed lines: git's
+own `-U0` hunks for a committed change, `Places`; linediff for any other) whose words are alike (Dice of their word sets >=
 EDIT_SIMILARITY, or, sharing at least half that, difflib's character ratio) are one record
 edited, whatever heading each is under, the most alike first, one to one; the rest are
 additions and deletions. Where no line diff is known (a file read against the store),
@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path, PurePosixPath
@@ -329,7 +329,7 @@ def _least(
     return None
 
 
-def region(block: Block, regions: list[tuple[int, int, int, int]], *, new: bool) -> int:
+def region(block: Block, regions: Sequence[tuple[int, int, int, int]], *, new: bool) -> int:
     """The change (index in `regions`) a block falls in, else the nearest: a removed block
     on the old side, an added one on the new."""
     lo, hi = block.line - 1, max(block.end, block.line) - 1  # 0-based, inclusive
@@ -412,6 +412,23 @@ class Replay:
     loose: dict[str, list[str]] = field(default_factory=dict)  # note -> fields read as written
 
 
+@dataclass(frozen=True)
+class Places:
+    """Where git's own diff put the hunks of a note's committed states: the blob of each
+    state (in order; the states past them, such as the work tree's, have none) and git's
+    hunks per pair of blobs. A change not found there is placed by linediff."""
+
+    blobs: Sequence[str | None]
+    hunks: Mapping[tuple[str, str], list[tuple[int, int, int, int]]]
+
+    def of(self, k: int) -> list[tuple[int, int, int, int]] | None:
+        """git's hunks of the change into state k, None when unknown."""
+        if not 0 < k < len(self.blobs):
+            return None
+        before, after = self.blobs[k - 1], self.blobs[k]
+        return (self.hunks.get((before, after)) or None) if before and after else None
+
+
 def replay(
     rel: str,
     states: Sequence[tuple[Any, float | None, str | None]],
@@ -419,17 +436,24 @@ def replay(
     *,
     whole: bool = False,
     bullets_only: bool = False,
+    places: Places | None = None,
 ) -> None:
     """Walk one note's states (commit, instant, text; None text: the note is absent or not a
     text, such as a link), oldest first, adding its versions and deletions to `into`.
     `whole`: the note's body is one record (a topic file), not one per block;
-    `bullets_only`: paragraphs are not read."""
+    `bullets_only`: paragraphs are not read; `places`: git's own hunks, where known."""
     alive: list[Version] = []
     junk_now: dict[str, int] = {}
     where: dict[int, Block] = {}  # id of an alive version -> its block in the last state
     before: list[str] = []
-    for commit, at, raw in states:
+    for step, (commit, at, raw) in enumerate(states):
         lines = text_of(raw).split("\n") if raw is not None else []
+        # git counts lines by "\n" alone; a text read otherwise (a lone "\r") is placed here
+        gits = (
+            places.of(step)
+            if places is not None and raw is not None and "\r" not in raw.replace("\r\n", "")
+            else None
+        )
         parsed, meta, junk_read = _state_blocks(rel, raw, into, whole=whole, bullets_only=bullets_only)
         if junk_read is not None:
             junk_now = junk_read
@@ -438,7 +462,7 @@ def replay(
         if whole:
             pairs = [(0, 0)] if fresh and pool else []
         else:
-            pairs = _edits(parsed, fresh, pool, alive, where, before, lines)
+            pairs = _edits(parsed, fresh, pool, alive, where, gits or linediff.changes(before, lines))
         paired = {fresh[u]: pool[v] for u, v in pairs}
         now: list[Version] = []
         for i, b in enumerate(parsed):
@@ -500,13 +524,12 @@ def _edits(
     pool: list[Version],
     alive: list[Version],
     where: dict[int, Block],
-    before: list[str],
-    lines: list[str],
+    regions: Sequence[tuple[int, int, int, int]],
 ) -> list[tuple[int, int]]:
     """(index in `fresh`, index in `pool`) of the blocks a change edited: pair_edits, with
-    the headings it renamed and the places of the note it changed (git's hunks)."""
+    the headings it renamed and the places of the note it changed (`regions`: git's hunks,
+    or linediff's)."""
     moved = sections_renamed([where[id(v)].section for v in alive], [b.section for b in parsed])
-    regions = linediff.changes(before, lines)
     return pair_edits(
         [(parsed[i].section, parsed[i].text) for i in fresh],
         [(where[id(v)].section, v.block.text) for v in pool],

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -34,17 +35,23 @@ END = 1_796_000_000.0  # 2026-12-01
 START = END - 730 * DAY
 
 
-def build(folder: Path, n: int) -> Path:
-    db = folder / "history.db"
+def build(
+    folder: Path, n: int, name: str = "history", provenance: Callable[[int], dict] | None = None
+) -> Path:
+    """Two years of `n` facts (a third human, a third reinforced, a fifth superseding an
+    earlier one) in `folder/NAME.db`, built once; `provenance(i)`: fact i's, if any."""
+    db = folder / f"{name}.db"
     if db.exists():
         return db
     rng = np.random.default_rng(41)
     created = np.sort(rng.uniform(START, END, n))
-    src = folder / "history.jsonl"
+    src = folder / f"{name}.jsonl"
     with src.open("w", encoding="utf-8") as out:
         taken = np.zeros(n, dtype=bool)
         for i in range(n):
             obj = {"id": f"h{i}", "text": f"fact {i}", "created_at": format_time(float(created[i]))}
+            if provenance is not None:
+                obj["provenance"] = provenance(i)
             if rng.random() < 1 / 3:
                 obj["tier"] = "human"
             if rng.random() < 1 / 3:

@@ -16,17 +16,17 @@ horizon, best of `REPEAT`:
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synapse_tui.core.base.clock import format_time
+from bench_calibrate_history import END  # noqa: E402
+from bench_calibrate_history import build as history_store  # noqa: E402
+
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.review.backtest import fact_kinds, history
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
@@ -34,43 +34,15 @@ from synapse_tui.core.trust.fit import Inputs
 from synapse_tui.core.trust.history_fit import fit_history
 from synapse_tui.core.trust.kinds import read_kinds
 
-DAY = 86400.0
-END = 1_796_000_000.0  # 2026-12-01
-START = END - 730 * DAY
 KINDS = ("user", "feedback", "project")
 REPEAT = 3
 
 
 def build(folder: Path, n: int) -> Path:
-    db = folder / "kinds.db"
-    if db.exists():
-        return db
-    rng = np.random.default_rng(41)
-    created = np.sort(rng.uniform(START, END, n))
-    src = folder / "kinds.jsonl"
-    with src.open("w", encoding="utf-8") as out:
-        taken = np.zeros(n, dtype=bool)
-        for i in range(n):
-            obj = {
-                "id": f"h{i}",
-                "text": f"fact {i}",
-                "created_at": format_time(float(created[i])),
-                "provenance": {"x-source": "claude-code", "x-claude-code-type": KINDS[i % 3]},
-            }
-            if rng.random() < 1 / 3:
-                obj["tier"] = "human"
-            if rng.random() < 1 / 3:
-                times = created[i] + np.sort(rng.uniform(0, END - created[i], rng.integers(1, 3)))
-                obj["reinforced_at"] = [format_time(float(t)) for t in times]
-            if i > 100 and rng.random() < 0.2:
-                j = int(rng.integers(max(0, i - 5000), i))
-                if not taken[j]:
-                    taken[j] = True
-                    obj["supersedes"] = f"h{j}"
-            out.write(json.dumps(obj) + "\n")
-    with Store.open(db, create=True) as store:
-        import_facts(store, parse_file(src), str(src))
-    return db
+    """bench_calibrate_history's store, each fact of one of three Claude Code types."""
+    return history_store(
+        folder, n, "kinds", lambda i: {"x-source": "claude-code", "x-claude-code-type": KINDS[i % 3]}
+    )
 
 
 def best(fn) -> tuple[float, object]:

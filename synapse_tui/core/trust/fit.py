@@ -351,7 +351,10 @@ def folds(n: int, parts: int = FOLDS) -> list[np.ndarray]:
 
 
 @dataclass(frozen=True)
-class FitResult:
+class Decision:
+    """What a fit decided (SPEC 11.3's `fit` object): the constants it fitted, the current
+    and proposed values, and the held-out log losses the decision rests on."""
+
     decision: str  # adopt | keep-current | too-few
     reason: str
     fitted: list[str]
@@ -360,19 +363,30 @@ class FitResult:
     heldout_log_loss_current: float | None = None
     heldout_log_loss_fitted: float | None = None
     heldout_log_loss_baseline: float | None = None
-    folds: list[dict[str, Any]] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def decision_json(self, **after_proposed: Any) -> dict[str, Any]:
+        """The object's keys in SPEC order, `after_proposed` between the values and the losses."""
         return {
             "decision": self.decision,
             "reason": self.reason,
             "fitted": self.fitted,
             "current": self.current,
             "proposed": self.proposed,
+            **after_proposed,
             "heldout_log_loss_current": self.heldout_log_loss_current,
             "heldout_log_loss_fitted": self.heldout_log_loss_fitted,
             "heldout_log_loss_baseline": self.heldout_log_loss_baseline,
         }
+
+
+@dataclass(frozen=True)
+class FitResult(Decision):
+    """A fit to people's verdicts, with each held-out fold's figures."""
+
+    folds: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return self.decision_json()
 
 
 def fit(inp: Inputs, y: np.ndarray, config: Config) -> FitResult:

@@ -36,15 +36,9 @@ FRESHNESS = ["freshness.b0", "freshness.scale"]
 
 
 @dataclass(frozen=True)
-class HistoryFit:
-    decision: str  # adopt | keep-current | too-few
-    reason: str
-    fitted: list[str]
-    current: dict[str, float]
-    proposed: dict[str, float]
-    heldout_log_loss_current: float | None = None
-    heldout_log_loss_fitted: float | None = None
-    heldout_log_loss_baseline: float | None = None
+class HistoryFit(vfit.Decision):
+    """A fit to the store's history (SPEC 14), with its time-ordered held-out blocks."""
+
     blocks: list[dict[str, Any]] = field(default_factory=list)
     blocks_won: int = 0
     auc_current: float | None = None
@@ -73,15 +67,7 @@ class HistoryFit:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "decision": self.decision,
-            "reason": self.reason,
-            "fitted": self.fitted,
-            "current": self.current,
-            "proposed": self.proposed,
-            "constants": self.constants,
-            "heldout_log_loss_current": self.heldout_log_loss_current,
-            "heldout_log_loss_fitted": self.heldout_log_loss_fitted,
-            "heldout_log_loss_baseline": self.heldout_log_loss_baseline,
+            **self.decision_json(constants=self.constants),
             "heldout_blocks": len(self.blocks),
             "heldout_blocks_won": self.blocks_won,
             "blocks": self.blocks,

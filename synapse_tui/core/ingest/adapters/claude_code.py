@@ -71,6 +71,7 @@ from synapse_tui.core.ingest.adapters import (
 )
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
+from synapse_tui.core.ingest.adapters.mditems import file_stamp, utf8_text
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "claude-code"
@@ -253,7 +254,7 @@ def _read_changed(
     report, pointers, prose, kept = every(progress, 200), 0, [], set()
     for i, f in enumerate(files, start=1):
         report(i, len(files))
-        f.stamp, f.mtime = _stamp(f.path)
+        f.stamp, f.mtime = file_stamp(f.path)
         alive = [k for k in by_file.get((resolved[f.root], f.file), ()) if not k.deleted]
         if alive and all(k.provenance.get(STAMP) == f.stamp for k in alive):
             kept |= {k.id for k in alive}  # as it was at the last sync: not read again
@@ -357,7 +358,7 @@ def _replay_file(f: _File, tree: Any, rel: str, states: list[Any]) -> tuple[mm.R
         if timeline[-1][2] is not None:
             timeline.append((None, None, None))  # gone from the work tree, the removal not committed
     elif rel in tree.changed([rel]):
-        f.stamp, f.mtime = _stamp(f.path)
+        f.stamp, f.mtime = file_stamp(f.path)
         timeline.append((None, f.mtime, _text(f.path)))
     last = next((t for _, _, t in reversed(timeline) if t is not None), "")
     fm, _, _, f.loose = _front(last, str(f.path))
@@ -527,25 +528,11 @@ def _rules(root: Path, folder: Path, note: str, left_out: list[str], prefix: str
     ]
 
 
-def _stamp(path: Path) -> tuple[str, float]:
-    try:
-        st = path.stat()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
-    return f"{st.st_size}:{st.st_mtime_ns}", st.st_mtime
-
-
 def _text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError("not valid UTF-8; expected a Markdown file", file=str(path), line=line) from None
-    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    text, bad = utf8_text(path)
+    if text is None:
+        raise InputError("not valid UTF-8; expected a Markdown file", file=str(path), line=bad)
+    return text
 
 
 def _front(text: str, name: str) -> tuple[dict[str, Any], str, int, list[str]]:

@@ -20,7 +20,7 @@ from typing import Any
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, errors_at, fact_id, gitlog, own_key, source_provenance
-from synapse_tui.core.ingest.adapters.markdown_memory import blocks
+from synapse_tui.core.ingest.adapters.markdown_memory import blocks, text_of
 from synapse_tui.core.ingest.interchange import ParsedFact, parse_line
 
 FROM_MTIME = "file modified; creation unknown"
@@ -218,16 +218,22 @@ def file_stamp(path: Path) -> tuple[str, float]:
     return f"{st.st_size}:{st.st_mtime_ns}", st.st_mtime
 
 
-def file_text(path: Path, left_out: list[str], rel: str) -> str | None:
-    """The file's text, or None (and a line in `left_out`) when it is not UTF-8."""
+def utf8_text(path: Path) -> tuple[str | None, int]:
+    """The file's text as the notes read it (markdown_memory.text_of), and 0; or None and
+    the line where it stops being UTF-8. InputError when it cannot be read."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
     try:
-        text = raw.decode("utf-8")
+        return text_of(raw.decode("utf-8")), 0
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        left_out.append(f"{rel}: not valid UTF-8 at line {line}; not read")
-        return None
-    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+        return None, raw[: exc.start].count(b"\n") + 1
+
+
+def file_text(path: Path, left_out: list[str], rel: str) -> str | None:
+    """The file's text, or None (and a line in `left_out`) when it is not UTF-8."""
+    text, bad = utf8_text(path)
+    if text is None:
+        left_out.append(f"{rel}: not valid UTF-8 at line {bad}; not read")
+    return text

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from synapse_tui.core.review.suggest_text import Pair, Text, compare, first_change
+from synapse_tui.core.review.suggest_text import Pair, Text, compare, dice, first_change
 
 REPLACED, REFERENT = "replaced", "referent"
 
@@ -108,9 +108,14 @@ class Weights:
     gone: float = 0.10  # the older was deleted the instant the newer was written
     stayed: float = -0.45  # it was not, in a note where the store records deletions
     other_scope: float = -0.08  # only an entity in common, not the note
-    apart: float = -0.25  # both name entities (a section, a system) and share none
+    apart: float = -0.25  # both name entities (a section, a system) and share none...
+    # ...unless the older's subject moved there: at the newer's instant another fact of the
+    # older's subject (same note) has a look-alike written under the newer's subject, and
+    # nothing is written under the older's subject afterwards (a heading renamed or merged)
+    moved_chars: float = 0.5  # a look-alike: half the character trigrams shared
+    moved_apart: float = -0.1  # the subjects' penalty then
     later: float = 0.02  # less per later edit instant between the two: an edit is the next version
-    threshold: float = 0.4  # at or above: suggested
+    threshold: float = 0.43  # at or above: suggested
     by_time: bool = True  # candidates nearest in time first (else: sharing the rarest words)
     candidates: int = 20  # per fact, the neighbours scored
     min_shared: float = 0.4  # of the older text's naming words, at least this share in common
@@ -131,6 +136,10 @@ def _same_case(a: str, b: str) -> bool:
     return a.split() == b.split()
 
 
+def _trim_name(name: str, limit: int = 40) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
 def scopes(item: Item) -> list[tuple[str, str]]:
     """The note, then each entity; a fact with neither shares the unnamed scope."""
     out = [("note", item.note)] if item.note else []
@@ -145,6 +154,7 @@ class _Candidate:
     score: float
     pair: Pair
     same_note: bool
+    moved: int = 0  # other facts of the older's subject rewritten under the newer's then
 
 
 @dataclass
@@ -166,6 +176,19 @@ class ReplacedFinder:
     sizes: dict[tuple[str, str], int] = field(default_factory=dict)  # facts per scope
     created: list[float] = field(default_factory=list)  # by position, for the postings' order
     tracked: set[str | None] = field(default_factory=set)  # notes where the store records deletions
+    # each fact's newer neighbours, found once (`_refresh`) and scored again as facts change
+    near: dict[int, list[int]] = field(default_factory=dict)
+    subjects: list[tuple[str, ...]] = field(default_factory=list)  # by position: its entities
+    # (note, subjects) -> the latest instant a fact was written under them
+    last_born: dict[tuple[str | None, tuple[str, ...]], float] = field(default_factory=dict)
+    # (note, older's subjects, newer's subjects, newer's instant) -> older -> its look-alikes
+    # written there: the evidence that a subject moved (`_moved`)
+    moves: dict[tuple[Any, ...], dict[int, set[int]]] = field(default_factory=dict)
+    watch: dict[tuple[Any, ...], set[int]] = field(default_factory=dict)  # move key -> olds it decides
+    moves_of: dict[int, set[tuple[Any, ...]]] = field(default_factory=dict)  # old -> the move keys it is in
+    across: dict[tuple[str | None, tuple[str, ...]], set[int]] = field(
+        default_factory=dict
+    )  # olds with a newer elsewhere
 
     # -- building ----------------------------------------------------------------------
 
@@ -179,6 +202,8 @@ class ReplacedFinder:
         try:
             for item in sorted(items, key=lambda it: (it.created, it.id)):  # postings in time order
                 finder._index(item, in_order=True)
+            for i in range(len(finder.items)):  # every fact's neighbours, then the moves they show
+                finder._refresh(i)
             for i in range(len(finder.items)):
                 finder._pairs_of_old(i)
         finally:
@@ -193,6 +218,11 @@ class ReplacedFinder:
         self.texts.append(text)
         self.by_id[item.id] = i
         self.created.append(item.created)
+        subjects = tuple(sorted({e.strip().lower() for e in item.entities if e.strip()}))
+        self.subjects.append(subjects)
+        home = (item.note, subjects)
+        if item.created > self.last_born.get(home, float("-inf")):
+            self.last_born[home] = item.created
         self._track(item)
         post = self._post
         postings, updating = self.postings, self.updating
@@ -286,20 +316,21 @@ class ReplacedFinder:
             kept = [(j, w) for j, w in shared.items() if count[j] >= need]
         # those written the instant the older left its source first, then the nearest in time
         at_gone = self._at_gone(i, kept, newer)
-        if self.weights.by_time:  # the nearest in time first: an edit is usually the next version
+        w = self.weights
+        if w.by_time:  # the nearest in time first: an edit is usually the next version
             sign = 1.0 if newer else -1.0
             if at_gone:
                 best = heapq.nsmallest(
-                    self.weights.candidates,
+                    w.candidates,
                     kept,
                     key=lambda kv: (kv[0] not in at_gone, sign * created[kv[0]], -kv[1], kv[0]),
                 )
             else:
                 best = heapq.nsmallest(
-                    self.weights.candidates, kept, key=lambda kv: (sign * created[kv[0]], -kv[1], kv[0])
+                    w.candidates, kept, key=lambda kv: (sign * created[kv[0]], -kv[1], kv[0])
                 )
         else:
-            best = heapq.nsmallest(self.weights.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
+            best = heapq.nsmallest(w.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
         return [j for j, _ in best]
 
     def _at_gone(self, i: int, kept: list[tuple[int, float]], newer: bool) -> set[int]:
@@ -344,8 +375,10 @@ class ReplacedFinder:
         elif a.note in self.tracked:
             s += w.stayed
         s -= w.later * rank
+        moved = 0
         if a.entities and b.entities and not _shared_entity(a, b):
-            s += w.apart
+            moved = self._moved(old, new) if same_note else 0
+            s += w.moved_apart if moved else w.apart
         if not same_note:
             if not pair.new_updates:  # across notes only a text that says it updates
                 return None
@@ -353,14 +386,63 @@ class ReplacedFinder:
         s = min(1.0, max(0.0, s))
         if s < w.threshold:
             return None
-        return _Candidate(old, new, round(s, 6), pair, same_note)
+        return _Candidate(old, new, round(s, 6), pair, same_note, moved)
+
+    def _move_key(self, old: int, new: int) -> tuple[Any, ...] | None:
+        """Where a move of the older's subject to the newer's would show: both of one note,
+        both naming subjects and sharing none."""
+        a, b = self.items[old], self.items[new]
+        if a.note is None or a.note != b.note or not a.entities or not b.entities or _shared_entity(a, b):
+            return None
+        return (a.note, self.subjects[old], self.subjects[new], b.created)
+
+    def _moved(self, old: int, new: int) -> int:
+        """How many other facts of the older's subject have a look-alike written under the
+        newer's subject at the newer's instant (0 when nothing is written under the older's
+        subject afterwards: it is still in use, so the older stayed there)."""
+        key = self._move_key(old, new)
+        if key is None:
+            return 0
+        note, home, _, at = key
+        if self.last_born.get((note, home), at) > at:
+            return 0
+        got = self.moves.get(key)
+        if not got:
+            return 0
+        return sum(1 for i, alike in got.items() if i != old and (len(alike) > 1 or new not in alike))
+
+    def _refresh(self, i: int) -> set[tuple[Any, ...]]:
+        """Find fact i's newer neighbours again and the moves they show; the move keys
+        whose evidence changed (the olds they decide are scored again)."""
+        before: dict[tuple[Any, ...], set[int]] = {}
+        for key in self.moves_of.pop(i, ()):
+            got = self.moves.get(key)
+            if got is not None and i in got:
+                before[key] = got.pop(i)
+            self.watch.get(key, set()).discard(i)
+        near = self.near[i] = self._neighbours(i, newer=True)
+        keys: set[tuple[Any, ...]] = set()
+        texts = self.texts
+        for j in near:
+            key = self._move_key(i, j)
+            if key is None:
+                continue
+            keys.add(key)
+            self.watch.setdefault(key, set()).add(i)
+            self.across.setdefault(key[:2], set()).add(i)
+            if dice(texts[i].grams, texts[j].grams) >= self.weights.moved_chars:
+                self.moves.setdefault(key, {}).setdefault(i, set()).add(j)
+        if keys:
+            self.moves_of[i] = keys
+        after = {key: got[i] for key in keys if (got := self.moves.get(key)) and i in got}
+        return {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
 
     def _pairs_of_old(self, i: int) -> None:
         for c in self.pairs.pop(i, ()):
             self.olds_of[c.new].discard(i)
         if self.items[i].successor:
             return
-        near = self._neighbours(i, newer=True)
+        near = self.near[i]
         instants = sorted({self.items[j].created for j in near})
         rank = {t: r for r, t in enumerate(instants)}
         scored = (self._score(i, j, rank[self.items[j].created]) for j in near)
@@ -374,26 +456,37 @@ class ReplacedFinder:
         """Index one new fact and score it against the older facts it shares a scope and a
         word with (work proportional to those neighbours): the suggestions it now heads,
         as `suggestions` would give them for those older facts."""
+        home = (item.note, tuple(sorted({e.strip().lower() for e in item.entities if e.strip()})))
+        was = self.last_born.get(home)
         j = self._index(item)
-        touched = []
-        for i in self._neighbours(j, newer=False):
-            if not self.items[i].successor:
-                self._pairs_of_old(i)  # its candidates, the new one among them, ranked in time
-                touched.append(i)
-        if not item.successor:
-            self._pairs_of_old(j)
+        olds = self._neighbours(j, newer=False)
+        changed = set()
+        for i in olds:  # their candidates, the new one among them, ranked in time
+            changed |= self._refresh(i)
+        changed |= self._refresh(j)
+        again = set(olds) | {j}
+        if was is not None and item.created > was:  # its subject is in use later than before
+            again |= self.across.get(home, set())
+        for key in changed:  # a move's evidence changed: the olds it decides
+            again |= self.watch.get(key, set())
+        for i in sorted(again):
+            self._pairs_of_old(i)
+        touched = [i for i in olds if not self.items[i].successor]
         return [s for s in self._matched(self._component(touched)) if s.other == item.id]
 
     def update(self, item: Item) -> None:
         """A fact already indexed whose standing changed (it gained or lost a successor, or
-        now names a predecessor): its own pairs and those of the older facts it was a
-        candidate of are found again (its neighbours, not the store). The text, time and
-        scopes of a fact never change."""
+        now names a predecessor, or left its source): its own pairs and those of the older
+        facts it was a candidate of are found again (its neighbours, not the store). The
+        text, time and scopes of a fact never change."""
         i = self.by_id[item.id]
         self.items[i] = item
         self._track(item)
-        self._pairs_of_old(i)
-        for old in sorted(self.olds_of.get(i, set()) | set(self._neighbours(i, newer=False))):
+        changed = self._refresh(i)
+        again = {i} | self.olds_of.get(i, set()) | set(self._neighbours(i, newer=False))
+        for key in changed:
+            again |= self.watch.get(key, set())
+        for old in sorted(again):
             self._pairs_of_old(old)
 
     def _component(self, olds: list[int]) -> list[_Candidate]:
@@ -446,6 +539,13 @@ class ReplacedFinder:
                 parts.append(f"drops '{old}'")
         if pair.new_updates:
             parts.append("the newer says " + ", ".join(f"'{u}'" for u in sorted(pair.new_updates)))
+        if a.entities and b.entities and not _shared_entity(a, b):
+            moved = f"'{_trim_name(', '.join(a.entities))}' to '{_trim_name(', '.join(b.entities))}'"
+            if c.moved:
+                more = "other fact" if c.moved == 1 else "other facts"
+                parts.append(f"moved from {moved} with {c.moved} {more} of its subject rewritten there then")
+            else:
+                parts.append(f"though moved from {moved}")
         if a.gone is not None and abs(a.gone - b.created) < 1.0:
             parts.append("the older was removed when the newer was written")
         elif a.note in self.tracked:  # suggested on its wording alone: say what speaks against it

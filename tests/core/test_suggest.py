@@ -227,3 +227,46 @@ def test_a_deletion_learnt_later_gives_what_a_full_build_gives():
     deleted = Item("z", "the changelog lives in docs/", 0.5, "n", gone=1.5)
     finder.update(deleted)  # a sync flagged it: the note's deletions are recorded from now on
     assert finder.suggestions() == ReplacedFinder.build([*base[:2], deleted]).suggestions() == []
+
+
+RENAMED = [  # a heading renamed in one write: both its bullets rewritten under the new name
+    Item("a1", "Installs the lgit script into ~/.local/bin", 1.0, "CLAUDE.md", ("User-level install",)),
+    Item("a2", "Installs the review hooks into ~/.claude/hooks", 1.0, "CLAUDE.md", ("User-level install",)),
+    Item("b1", "Copies the lgit script to ~/.local/bin", 2.0, "CLAUDE.md", ("Installation",)),
+    Item("b2", "Copies the review hooks to ~/.claude/hooks", 2.0, "CLAUDE.md", ("Installation",)),
+]
+
+
+def test_bullets_rewritten_under_a_renamed_heading_are_suggested_and_say_so():
+    got = ReplacedFinder.build(RENAMED).suggestions()
+    assert {(s.fact, s.other) for s in got} == {("a1", "b1"), ("a2", "b2")}
+    assert all("its subject 'User-level install' became 'Installation'" in s.why for s in got)
+
+
+def test_a_heading_still_written_under_afterwards_did_not_move():
+    # a later bullet under the older heading: it is still in use, so its bullets stayed
+    later = Item("a3", "Run install-user.sh once per machine", 3.0, "CLAUDE.md", ("User-level install",))
+    assert found(*RENAMED, later) == []
+    # one bullet alone under another heading is no evidence of a move either
+    assert found(RENAMED[0], RENAMED[2]) == []
+
+
+def test_an_older_fact_one_write_replaced_is_not_there_for_the_next():
+    # a -> b -> c: c reads more like a than b does, but a was already replaced by b
+    got = found(
+        Item("a", "deploys run on Fridays at 10:00", 1.0, "n"),
+        Item("b", "deploys run on Tuesdays at 10:00", 2.0, "n"),
+        Item("c", "deploys run on Fridays at 11:00", 3.0, "n"),
+    )
+    assert sorted(got) == [("a", "b"), ("b", "c")]
+
+
+def test_adding_the_renamed_headings_bullets_one_by_one_gives_what_a_full_build_gives():
+    finder = ReplacedFinder.build(RENAMED[:3])
+    assert finder.suggestions() == []  # one bullet under the new heading: no move yet
+    added = finder.add(RENAMED[3])
+    assert [(s.fact, s.other) for s in added] == [("a2", "b2")]
+    assert finder.suggestions() == ReplacedFinder.build(RENAMED).suggestions()
+    later = Item("a3", "Run install-user.sh once per machine", 3.0, "CLAUDE.md", ("User-level install",))
+    finder.add(later)  # the older heading is written under again: the move is withdrawn
+    assert finder.suggestions() == ReplacedFinder.build([*RENAMED, later]).suggestions() == []

@@ -10,8 +10,14 @@ the same note or scope that most probably says the same thing differently. Candi
 from an inverted index of (scope, word) -> facts, so a fact only ever meets the facts it
 shares a scope and a naming word with; a new fact costs work proportional to those
 neighbours, not to the store (`ReplacedFinder.add`). Each candidate pair is scored from
-features a person can check (`suggest_text`), and the best pairs are matched one to one,
-best first: an edit replaces one block with one block.
+features a person can check (`suggest_text`), and the pairs are matched one to one in the
+order the newer facts were written, best first within one instant: an edit replaces one
+block with one block, and an older fact one write replaced is not there for the next.
+
+In a note whose facts name a subject (a Markdown heading), a newer fact under another
+subject is held against the pair (`Weights.apart`) unless the older's subject moved there:
+at the newer's instant another fact of the older's subject has a look-alike written under
+the newer's, and nothing is written under the older's subject afterwards (`_moved`).
 """
 
 from __future__ import annotations
@@ -115,7 +121,7 @@ class Weights:
     moved_chars: float = 0.5  # a look-alike: half the character trigrams shared
     moved_apart: float = -0.1  # the subjects' penalty then
     later: float = 0.02  # less per later edit instant between the two: an edit is the next version
-    threshold: float = 0.43  # at or above: suggested
+    threshold: float = 0.42  # at or above: suggested
     by_time: bool = True  # candidates nearest in time first (else: sharing the rarest words)
     candidates: int = 20  # per fact, the neighbours scored
     min_shared: float = 0.4  # of the older text's naming words, at least this share in common
@@ -316,21 +322,21 @@ class ReplacedFinder:
             kept = [(j, w) for j, w in shared.items() if count[j] >= need]
         # those written the instant the older left its source first, then the nearest in time
         at_gone = self._at_gone(i, kept, newer)
-        w = self.weights
-        if w.by_time:  # the nearest in time first: an edit is usually the next version
+        weights = self.weights
+        if weights.by_time:  # the nearest in time first: an edit is usually the next version
             sign = 1.0 if newer else -1.0
             if at_gone:
                 best = heapq.nsmallest(
-                    w.candidates,
+                    weights.candidates,
                     kept,
                     key=lambda kv: (kv[0] not in at_gone, sign * created[kv[0]], -kv[1], kv[0]),
                 )
             else:
                 best = heapq.nsmallest(
-                    w.candidates, kept, key=lambda kv: (sign * created[kv[0]], -kv[1], kv[0])
+                    weights.candidates, kept, key=lambda kv: (sign * created[kv[0]], -kv[1], kv[0])
                 )
         else:
-            best = heapq.nsmallest(w.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
+            best = heapq.nsmallest(weights.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
         return [j for j, _ in best]
 
     def _at_gone(self, i: int, kept: list[tuple[int, float]], newer: bool) -> set[int]:
@@ -424,9 +430,10 @@ class ReplacedFinder:
         keys: set[tuple[Any, ...]] = set()
         texts = self.texts
         for j in near:
-            key = self._move_key(i, j)
-            if key is None:
+            move = self._move_key(i, j)
+            if move is None:
                 continue
+            key = move
             keys.add(key)
             self.watch.setdefault(key, set()).add(i)
             self.across.setdefault(key[:2], set()).add(i)
@@ -501,15 +508,21 @@ class ReplacedFinder:
     # -- answering ---------------------------------------------------------------------
 
     def suggestions(self, dismissed: frozenset[tuple[str, str]] = frozenset()) -> list[Suggestion]:
-        """Every standing `replaced` suggestion, best first: pairs matched one to one, best
-        pair first, never a pair in `dismissed` ((old id, new id))."""
+        """Every standing `replaced` suggestion, best first: pairs matched one to one (in
+        the order the newer facts were written, best pair first within an instant), never
+        a pair in `dismissed` ((old id, new id))."""
         return ranked(self._matched([c for cands in self.pairs.values() for c in cands], dismissed))
 
     def _matched(
         self, cands: list[_Candidate], dismissed: frozenset[tuple[str, str]] = frozenset()
     ) -> list[Suggestion]:
         items = self.items
-        order = sorted(cands, key=lambda c: (-c.score, items[c.old].id, items[c.new].id))
+        # in the order the newer facts were written, as the edits happened: an older fact a
+        # write replaced is gone for the next one (a -> b -> c is two edits, not a -> c);
+        # within one instant the best pair first
+        order = sorted(
+            cands, key=lambda c: (items[c.new].created, -c.score, items[c.old].id, items[c.new].id)
+        )
         olds: set[int] = set()
         news: set[int] = set()
         out = []
@@ -540,12 +553,12 @@ class ReplacedFinder:
         if pair.new_updates:
             parts.append("the newer says " + ", ".join(f"'{u}'" for u in sorted(pair.new_updates)))
         if a.entities and b.entities and not _shared_entity(a, b):
-            moved = f"'{_trim_name(', '.join(a.entities))}' to '{_trim_name(', '.join(b.entities))}'"
+            was, now = _trim_name(", ".join(a.entities)), _trim_name(", ".join(b.entities))
             if c.moved:
-                more = "other fact" if c.moved == 1 else "other facts"
-                parts.append(f"moved from {moved} with {c.moved} {more} of its subject rewritten there then")
+                others = "1 other fact" if c.moved == 1 else f"{c.moved} other facts"
+                parts.append(f"its subject '{was}' became '{now}': {others} of it rewritten there then")
             else:
-                parts.append(f"though moved from {moved}")
+                parts.append(f"though under another subject ('{was}', then '{now}')")
         if a.gone is not None and abs(a.gone - b.created) < 1.0:
             parts.append("the older was removed when the newer was written")
         elif a.note in self.tracked:  # suggested on its wording alone: say what speaks against it

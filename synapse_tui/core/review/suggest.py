@@ -472,8 +472,14 @@ class ReplacedFinder:
             changed |= self._refresh(i)
         changed |= self._refresh(j)
         again = set(olds) | {j}
-        if was is not None and item.created > was:  # its subject is in use later than before
-            again |= self.across.get(home, set())
+        if was is not None and item.created > was:  # its subject is in use later than before:
+            # the olds of it with a newer fact elsewhere written since then did not move
+            created = self.created
+            again |= {
+                i
+                for i in self.across.get(home, ())
+                if any(was <= created[k] < item.created for k in self.near[i] if self._move_key(i, k))
+            }
         for key in changed:  # a move's evidence changed: the olds it decides
             again |= self.watch.get(key, set())
         for i in sorted(again):

@@ -76,7 +76,8 @@ def test_topic_files_and_bullets_become_facts(home):
         "The staging URL is https://staging.shop.test\n(behind the VPN)",
         "Use pnpm, not npm",
         "Prefer small modules\nwith one job each",
-    }  # pointer lines, code blocks and prose are not facts
+        "Prose a person wrote is read too.",
+    }  # pointer lines, code blocks and auto memory's prose are not facts
     testing = facts[next(t for t in facts if t.startswith("Integration"))]
     assert testing.id == f"claude-code:{MEMORY}/feedback_testing.md"
     assert testing.tier == "auto" and testing.note == PROJECT and testing.entities == ["No DB mocks"]
@@ -97,7 +98,7 @@ def test_topic_files_and_bullets_become_facts(home):
 
 def test_edits_are_versions_and_removals_deletions(home, store):
     first, result = resync(store, home)
-    assert result.added == 6
+    assert result.added == 7
     topic = home / MEMORY / "feedback_testing.md"
     topic.write_text(topic.read_text().replace("not mocks", "never mocks"))
     os.utime(topic, (parse_time("2026-04-01T00:00:00Z"),) * 2)
@@ -229,10 +230,10 @@ def test_links_leaving_the_folder_are_skipped(home, tmp_path):
 def test_cli_imports_resyncs_and_refuses(home, tmp_path, new_store):
     db = new_store("cc")
     out = json.loads(run("import", "--from", "claude-code", home, "--db", db, "--json").stdout)
-    assert (out["system"], out["added"]) == ("claude-code", 6)
+    assert (out["system"], out["added"]) == ("claude-code", 7)
     before = mark(db)
     again = run("import", "--from", "claude-code", home, "--db", db)
-    assert "0 added, 0 newly deleted, 0 re-asserted, 6 unchanged" in again.stdout
+    assert "0 added, 0 newly deleted, 0 re-asserted, 7 unchanged" in again.stdout
     assert mark(db) == before
     fid = f"claude-code:{MEMORY}/feedback_testing.md"
     shown = run("show", db, fid).stdout
@@ -257,14 +258,14 @@ def test_a_second_sync_reads_only_the_files_that_changed(home, store, monkeypatc
     monkeypatch.setattr(cc, "_parse", lambda f: (parsed.append(f.file), real(f))[1])
     snap, result = resync(store, home)
     assert parsed == [f"{MEMORY}/feedback_testing.md"]  # size and mtime of the others unchanged
-    assert (result.added, result.newly_deleted, result.unchanged) == (1, 0, 5)
+    assert (result.added, result.newly_deleted, result.unchanged) == (1, 0, 6)
 
 
 def test_without_dir_it_reads_the_users_claude_folder(home, new_store, monkeypatch):
     monkeypatch.setenv("HOME", str(home.parent))
     db = new_store("default")
     out = json.loads(run("import", "--from", "claude-code", "--db", db, "--json").stdout)
-    assert (out["added"], out["source"]) == (6, str(home))
+    assert (out["added"], out["source"]) == (7, str(home))
 
 
 @pytest.mark.parametrize(
@@ -353,8 +354,43 @@ def test_claude_md_imports_are_followed_inside_the_project_only(tmp_path):
     write(project, "docs/deep.md", "- Deep rule\n")
     snap = cc.read(None, project=project)
     assert {(f.provenance["x-claude-code-file"], f.text) for f in snap.facts} == {
+        ("CLAUDE.md", "See @docs/style.md and @../secret.md, mail ada@shop.test, `@not/code.md`."),
         ("AGENTS.md", "Use bun for installs"),
         ("docs/style.md", "Keep lines short"),
         ("docs/deep.md", "Deep rule"),
     }
     assert "CLAUDE.md: @../secret.md outside the folder or no such file; not read" in snap.left_out
+
+
+def test_a_claude_md_paragraph_edited_in_git_is_one_version_linked_once(tmp_path, new_store):
+    """A person's CLAUDE.md is read as Claude Code loads it, paragraphs too: a paragraph
+    edited across two commits is the next version of the one it replaced, linked once, at
+    every later sync; read outside git the same text is the same fact."""
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    first = "# Build\n\nInstall with pnpm;\nnever with npm.\n\n- Run the tests first\n"
+    commit_claude(repo, first, "2026-01-01T10:00:00Z")
+    commit_claude(repo, first.replace("pnpm", "bun"), "2026-01-02T10:00:00Z")
+    snap = cc.read(None, project=repo)
+    facts = by_text(snap)
+    assert set(facts) == {
+        "Install with pnpm;\nnever with npm.",
+        "Install with bun;\nnever with npm.",
+        "Run the tests first",
+    }
+    pnpm, bun = facts["Install with pnpm;\nnever with npm."], facts["Install with bun;\nnever with npm."]
+    assert bun.supersedes == pnpm.id and bun.created_at == "2026-01-02T10:00:00Z" and not snap.deleted
+    with Store.open(new_store("memory"), create=True) as store:
+        sync(store, snap)
+        commit_claude(repo, first.replace("pnpm", "bun") + "\nKeep commits small.\n", "2026-01-03T10:00:00Z")
+        result = sync(store, cc.read(None, project=repo, known=known_facts(store, "claude-code")))
+        assert result.added == 1 and not result.newly_deleted
+        links = [k for k in known_facts(store, "claude-code") if k.provenance.get("x-source-version", 1) > 1]
+        assert [k.text for k in links] == ["Install with bun;\nnever with npm."]
+    plain = tmp_path / "plain"
+    write(plain, "CLAUDE.md", first)
+    assert {f.text for f in cc.read(None, project=plain).facts} == {
+        "Install with pnpm;\nnever with npm.",
+        "Run the tests first",
+    }

@@ -86,9 +86,6 @@ FROM_MTIME = "file modified; creation unknown"
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10,000 files in a second
 _SPLIT = frontmatter.YAMLHandler()  # python-frontmatter's own `---` fences
-_BULLET = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)")
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t#]*$")
-_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)")
 # a key and a value YAML would read as that same text: no quote, flow, alias, tag, block
 # scalar or comment, and nothing it would read as a number, boolean, date or null
 _PLAIN = re.compile(
@@ -97,6 +94,7 @@ _PLAIN = re.compile(
     re.IGNORECASE,
 )
 _POINTER = re.compile(r"^\[[^\]]*\]\(([^)\s]+\.md)\)")
+_IMPORTS_ONLY = re.compile(r"^(?:@\S+\s*)+$")
 
 
 def default_source() -> Path:
@@ -262,7 +260,7 @@ def _read_changed(
             continue
         index = _parse(f)
         pointers += index
-        if not f.items and not index:  # an index of pointers is said on its own line
+        if f.tier == "auto" and not f.items and not index:  # an index of pointers is said on its own line
             prose.append(f.file)
         _say_loose(f, left_out)
     if pointers:
@@ -270,7 +268,7 @@ def _read_changed(
     if prose:
         left_out.append(
             f"{len(prose)} of {len(files)} files hold no front matter and no bullets"
-            f" (prose is not read): {', '.join(sorted(prose))}"
+            f" (prose in auto memory is not read): {', '.join(sorted(prose))}"
         )
     return kept
 
@@ -367,20 +365,20 @@ def _replay_file(f: _File, tree: Any, rel: str, states: list[Any]) -> tuple[mm.R
         and f.path.name != "MEMORY.md"
         and any(fm.get(k) for k in ("name", "description", "type"))
     )
-    places: mm.Places | None = mm.Places([blob for _, blob in states], tree.hunks())
-    if f.path.name == "MEMORY.md":  # index pointer lines are not facts (git's lines no longer)
-        timeline, places = [(c, at, _unpointed(t)) for c, at, t in timeline], None
+    places = mm.Places([blob for _, blob in states], tree.hunks())
     found = mm.Replay()
-    mm.replay(f.rel, timeline, found, whole=whole, bullets_only=not whole, places=places)
+    mm.replay(f.rel, timeline, found, whole=whole, keep=None if whole else _keeper(f), places=places)
     return found, whole
 
 
-def _unpointed(text: str | None) -> str | None:
-    if text is None:
-        return None
-    return "\n".join(
-        line for line in text.split("\n") if not ((m := _BULLET.match(line)) and _POINTER.match(m.group(1)))
-    )
+def _keeper(f: _File) -> Callable[[mm.Block], bool]:
+    """Which blocks of a file read block by block are facts. A person's instructions:
+    every bullet and paragraph, but for one that only imports (`@AGENTS.md`: the file it
+    names is read as itself). Auto memory: its bullets, less an index's pointer lines."""
+    if f.tier == "human":
+        return lambda b: not _IMPORTS_ONLY.match(b.text)
+    index = f.path.name == "MEMORY.md"
+    return lambda b: b.bullet and not (index and _POINTER.match(b.text))
 
 
 def _replayed(f: _File, v: mm.Version, tree: Any, whole: bool) -> ParsedFact:
@@ -594,50 +592,16 @@ def _parse(f: _File) -> int:
         return 0
     pointers = 0
     counts: dict[str, int] = {}
-    for line, section, text in _bullets(body, offset):
-        if f.path.name == "MEMORY.md" and _POINTER.match(text):
-            pointers += 1
+    keep = _keeper(f)
+    for b in mm.blocks(body, offset):
+        if not keep(b):
+            pointers += f.tier == "auto" and b.bullet
             continue
-        digest = hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+        digest = hashlib.blake2b(b.text.encode(), digest_size=6).hexdigest()
         counts[digest] = counts.get(digest, 0) + 1
         suffix = "" if counts[digest] == 1 else f"-{counts[digest]}"
-        f.items.append(_Item(f"{f.rel}#{digest}{suffix}", text, line, section))
+        f.items.append(_Item(f"{f.rel}#{digest}{suffix}", b.text, b.line, b.section))
     return pointers
-
-
-def _bullets(body: str, offset: int) -> list[tuple[int, str | None, str]]:
-    """(line, heading, text) of each top-level bullet; code blocks are not read."""
-    out: list[tuple[int, str | None, str]] = []
-    current: list[str] | None = None
-    start, section, fence = 0, None, None  # fence: inside a code block
-
-    def close() -> None:
-        nonlocal current
-        if current is not None:
-            text = "\n".join(current).strip()
-            if text:
-                out.append((start, section, text))
-        current = None
-
-    for n, line in enumerate(body.split("\n"), start=offset + 1):
-        if _FENCE.match(line):
-            close()
-            fence = None if fence else line.strip()[:3]
-            continue
-        if fence:
-            continue
-        if heading := _HEADING.match(line):
-            close()
-            section = heading.group(1) or None
-        elif bullet := _BULLET.match(line):
-            close()
-            current, start = [bullet.group(1)], n
-        elif current is not None and (line[:1] in (" ", "\t") or not line.strip()):
-            current.append(line.strip())
-        else:
-            close()
-    close()
-    return out
 
 
 def _versions(f: _File, heads: dict[str, KnownFact], bullets: dict[str, list[KnownFact]]):

@@ -394,3 +394,33 @@ def test_a_claude_md_paragraph_edited_in_git_is_one_version_linked_once(tmp_path
         "Install with pnpm;\nnever with npm.",
         "Run the tests first",
     }
+
+
+def test_a_claude_md_that_became_a_link_keeps_its_history(tmp_path):
+    """CLAUDE.md edited as a file, then made a link to AGENTS.md: its own versions stay,
+    linked, deleted when it became a link; AGENTS.md is read through the link as itself."""
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit_claude(repo, "Install with pnpm, never with npm.\n", "2026-01-01T10:00:00Z")
+    commit_claude(repo, "Install with bun, never with npm.\n", "2026-01-02T10:00:00Z")
+    (repo / "CLAUDE.md").unlink()
+    (repo / "AGENTS.md").write_text("Install with bun, never with npm.\n\n- Run the tests first\n")
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "one file for every agent", when="2026-01-03T10:00:00Z")
+    snap = cc.read(None, project=repo)
+    got = {(f.provenance["x-claude-code-file"], f.text): f for f in snap.facts}
+    assert set(got) == {
+        ("CLAUDE.md", "Install with pnpm, never with npm."),
+        ("CLAUDE.md", "Install with bun, never with npm."),
+        ("AGENTS.md", "Install with bun, never with npm."),
+        ("AGENTS.md", "Run the tests first"),
+    }
+    pnpm, bun = (
+        got[("CLAUDE.md", "Install with pnpm, never with npm.")],
+        got[("CLAUDE.md", "Install with bun, never with npm.")],
+    )
+    assert bun.supersedes == pnpm.id
+    assert snap.deleted == {bun.id} and snap.deleted_at[bun.id] == parse_time("2026-01-03T10:00:00Z")
+    assert not any(f.text == "AGENTS.md" for f in snap.facts)  # a link's text is no fact

@@ -295,25 +295,27 @@ def _history(
     for root in roots:
         trees[root] = gitlog.open_or_left_out(root, left_out)  # else read as it stands
     histories = {root: tree.history() for root, tree in trees.items() if tree is not None}
-    done: set[Path] = set()
-    for f in files + _gone_files(trees, histories, locate):
-        f = _link_target(f)
-        if f.path.resolve() in done:
-            continue
-        done.add(f.path.resolve())
-        tree = trees.get(f.root)
-        rel = _Times._rel(tree, f.path) if tree is not None else None
-        states = histories.get(f.root, {}).get(rel or "", [])
-        if tree is None or rel is None or not states or f.path.is_symlink():
-            rest.append(f)
-            continue
-        found, whole = _replay_file(f, tree, rel, states)
-        _say_loose(f, left_out)
-        for v in found.versions:
-            records.add(v.record)
-            facts.append(_replayed(f, v, tree, whole))
-        deleted.update({fact_id(SYSTEM, r, n): at for (r, n), at in found.deleted.items()})
-        records |= {r for r, _ in found.deleted}
+    done: set[tuple[Path, str]] = set()
+    for g in files + _gone_files(trees, histories, locate):
+        for f in _as_read(g):
+            tree = trees.get(f.root)
+            rel = _own_rel(tree, f.path) if tree is not None else None
+            key = (f.root, rel or str(f.path.parent.resolve() / f.path.name))
+            if key in done:
+                continue
+            done.add(key)
+            states = histories.get(f.root, {}).get(rel or "", [])
+            if tree is None or rel is None or not states:
+                if not f.path.is_symlink():  # a link without a history of its own: its target is read
+                    rest.append(f)
+                continue
+            found, whole = _replay_file(f, tree, rel, states)
+            _say_loose(f, left_out)
+            for v in found.versions:
+                records.add(v.record)
+                facts.append(_replayed(f, v, tree, whole))
+            deleted.update({fact_id(SYSTEM, r, n): at for (r, n), at in found.deleted.items()})
+            records |= {r for r, _ in found.deleted}
     return facts, deleted, records, rest
 
 
@@ -335,14 +337,23 @@ def _gone_files(
     return out
 
 
-def _link_target(f: _File) -> _File:
-    """A file that is a link to another inside its root (CLAUDE.md -> AGENTS.md): the
-    target, read with its own history; any other file as it is."""
+def _as_read(f: _File) -> list[_File]:
+    """A file as it is read: itself; a link to another file inside its root (CLAUDE.md ->
+    AGENTS.md) is read as itself too (the history it had as a file, its blocks deleted
+    when it became a link) and as its target, read with its own history."""
     if f.path.is_symlink() and f.path.resolve().is_relative_to(f.root.resolve()) and f.rel.endswith(f.file):
         target = f.path.resolve().relative_to(f.root.resolve()).as_posix()
         prefix = f.rel[: len(f.rel) - len(f.file)]
-        return _File(f.root / target, prefix + target, f.root, f.note, f.tier, target)
-    return f
+        return [f, _File(f.root / target, prefix + target, f.root, f.note, f.tier, target)]
+    return [f]
+
+
+def _own_rel(tree: gitlog.Folder, path: Path) -> str | None:
+    """A file's path in the repository, itself when it is a link (not its target)."""
+    try:
+        return (path.parent.resolve() / path.name).relative_to(tree.top).as_posix()
+    except ValueError:  # outside the work tree
+        return None
 
 
 def _replay_file(f: _File, tree: Any, rel: str, states: list[Any]) -> tuple[mm.Replay, bool]:
@@ -352,9 +363,9 @@ def _replay_file(f: _File, tree: Any, rel: str, states: list[Any]) -> tuple[mm.R
     timeline: list[tuple[Any, float | None, str | None]] = [
         (c, c.at, t) for (c, _), t in zip(states, texts, strict=True)
     ]
-    if not f.path.exists():
-        if timeline[-1][2] is not None:
-            timeline.append((None, None, None))  # gone from the work tree, the removal not committed
+    if f.path.is_symlink() or not f.path.exists():
+        if timeline[-1][2] is not None:  # made a link, or gone from the work tree, not committed yet
+            timeline.append((None, None, None))
     elif rel in tree.changed([rel]):
         f.stamp, f.mtime = file_stamp(f.path)
         timeline.append((None, f.mtime, _text(f.path)))

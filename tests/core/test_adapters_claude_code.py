@@ -424,3 +424,24 @@ def test_a_claude_md_that_became_a_link_keeps_its_history(tmp_path):
     assert bun.supersedes == pnpm.id
     assert snap.deleted == {bun.id} and snap.deleted_at[bun.id] == parse_time("2026-01-03T10:00:00Z")
     assert not any(f.text == "AGENTS.md" for f in snap.facts)  # a link's text is no fact
+
+
+def test_claude_md_files_of_subfolders_are_read_as_claude_code_loads_them(tmp_path):
+    """A subfolder's CLAUDE.md (Claude Code loads it when it works there) is read, in git
+    with its history; others' packages and hidden folders are not walked."""
+    repo = tmp_path / "shop"
+    write(repo, "packages/api/CLAUDE.md", "Every handler validates its input.\n")
+    write(repo, "node_modules/left-pad/CLAUDE.md", "- not ours\n")
+    write(repo, ".cache/CLAUDE.md", "- not ours either\n")
+    snap = cc.read(None, project=repo)  # no CLAUDE.md at the top: not refused
+    assert {(f.provenance["x-claude-code-file"], f.text) for f in snap.facts} == {
+        ("packages/api/CLAUDE.md", "Every handler validates its input.")
+    }
+    git(repo, "init", "-q")
+    git(repo, "add", "packages")
+    git(repo, "commit", "-q", "-m", "api rules", when="2026-01-01T10:00:00Z")
+    write(repo, "packages/api/CLAUDE.md", "Every handler validates its input first.\n")
+    git(repo, "commit", "-q", "-am", "api rules", when="2026-01-02T10:00:00Z")
+    facts = by_text(cc.read(None, project=repo))
+    old, new = facts["Every handler validates its input."], facts["Every handler validates its input first."]
+    assert new.supersedes == old.id and new.provenance["x-claude-code-time"] == "git commit"

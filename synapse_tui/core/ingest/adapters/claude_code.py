@@ -212,19 +212,26 @@ def _home_file(root: Path) -> _Locate:
 
 def _project_file(folder: Path) -> _Locate:
     """The _File a path under a project folder (POSIX) would be read as: its CLAUDE.md,
-    .claude/CLAUDE.md, CLAUDE.local.md and .claude/rules; None for any other file."""
+    .claude/CLAUDE.md, CLAUDE.local.md and .claude/rules, and the CLAUDE.md and
+    CLAUDE.local.md of its subfolders; None for any other file."""
     note = str(folder.resolve()).replace("/", "-")  # as Claude Code names a project
 
     def locate(rel: str) -> _File | None:
-        parts = rel.split("/")
-        rule = parts[:2] == [".claude", "rules"] and len(parts) > 2 and rel.endswith(".md")
-        if rel in ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md") or (
-            rule and not any(p.startswith(".") for p in parts[2:])
-        ):
-            return _File(folder / rel, f"{note}/{rel}", folder, note, "human", rel)
-        return None
+        return _File(folder / rel, f"{note}/{rel}", folder, note, "human", rel) if loads(rel) else None
 
     return locate
+
+
+def loads(rel: str) -> bool:
+    """Whether Claude Code loads a project's file at this path (POSIX, under the project):
+    CLAUDE.md and CLAUDE.local.md there or in a subfolder (not hidden, not NOT_WALKED),
+    .claude/CLAUDE.md, .claude/rules/**/*.md."""
+    parts = rel.split("/")
+    if rel == ".claude/CLAUDE.md":
+        return True
+    if parts[:2] == [".claude", "rules"]:
+        return len(parts) > 2 and rel.endswith(".md") and not any(p.startswith(".") for p in parts[2:])
+    return parts[-1] in NESTED and not any(p.startswith(".") or p in NOT_WALKED for p in parts[:-1])
 
 
 def _heads(known: list[KnownFact] | None, roots: list[Path]) -> dict[str, KnownFact]:
@@ -468,10 +475,54 @@ def _project_files(folder: Path) -> tuple[list[_File], list[str]]:
         for p in _top_files(folder, names, left_out)
     ]
     files += _rules(folder, folder / ".claude" / "rules", note, left_out, prefix=f"{note}/")
+    files += [
+        _File(
+            p,
+            f"{note}/{p.relative_to(folder).as_posix()}",
+            folder,
+            note,
+            "human",
+            p.relative_to(folder).as_posix(),
+        )
+        for p in _nested(folder, left_out)
+    ]
     if not files:
         raise InputError(f"holds no CLAUDE.md; expected {PROJECT_EXPECTED}", file=str(folder))
     files += _imported(folder, files, note, left_out)
     return files, left_out
+
+
+NESTED = ("CLAUDE.md", "CLAUDE.local.md")  # in a subfolder: loaded when Claude works there
+NOT_WALKED = {"node_modules", "vendor"}  # others' packages, never a project's own memory
+
+
+def _nested(folder: Path, left_out: list[str]) -> list[Path]:
+    """The CLAUDE.md and CLAUDE.local.md files in the project's subfolders (Claude Code
+    loads one when it works in that subtree), hidden folders and NOT_WALKED apart; a link
+    leaving the folder is named in `left_out`, never read; a linked folder is not walked."""
+    root = folder.resolve()
+    found: list[Path] = []
+    stack = [folder]
+    while stack:
+        here = stack.pop()
+        try:
+            entries = list(os.scandir(here))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in NOT_WALKED:
+                continue
+            path = Path(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(path)
+            elif here != folder and entry.name in NESTED and entry.is_file():
+                if path.resolve().is_relative_to(root):
+                    found.append(path)
+                else:
+                    left_out.append(
+                        f"{path.relative_to(folder).as_posix()}: a link leaving the folder; not read"
+                    )
+    return sorted(found)
 
 
 IMPORT_DEPTH = 5  # Claude Code follows imports five hops deep

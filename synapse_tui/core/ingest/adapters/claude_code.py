@@ -10,28 +10,32 @@ What Claude Code keeps (its memory documentation, and users' own folders):
   `metadata`) over its body.
 - Instructions, written by a person: `~/.claude/CLAUDE.md` and `~/.claude/rules/*.md` for
   every project; a project's `CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md` and
-  `.claude/rules/*.md` (`--project DIR`).
+  `.claude/rules/**/*.md` (`--project DIR`), and the `CLAUDE.md` and `CLAUDE.local.md` of
+  its subfolders, which Claude Code loads when it works in them (`loads`).
 
 Mapping. A topic file with front matter is one fact: its body the text (the description when
-the body is empty), its name the title and entity. Any other file gives one fact per
-top-level bullet (nested lines belong to their bullet), under its heading; pointer lines
-of an index are not facts. Instructions are tier `human` (a person wrote that file), auto
-memory `auto`.
+the body is empty), its name the title and entity. A person's instructions are read as
+git-notes reads a note (markdown_memory.blocks): one fact per top-level bullet (nested lines
+belong to it) and per paragraph, under its heading; a paragraph that only imports
+(`@AGENTS.md`) is not one. Other auto memory gives one fact per top-level bullet, less an
+index's pointer lines (`_keeper`). The current text and the replayed history read alike.
+Instructions are tier `human` (a person wrote that file), auto memory `auto`.
 
-Ids. A topic file is the record `<path under the root>`; a bullet is `<path>#<hash of its
+Ids. A topic file is the record `<path under the root>`; a block is `<path>#<hash of its
 text>` (`-2` for a repeat in one file). Each fact records the root it was read from
 (`x-claude-code-root`): a root compares only with its own facts.
 
 History in git. A file committed in a git work tree is replayed commit by commit as
 git-notes replays a note (markdown_memory.replay: same blocks, same pairing, the same ids
-at every read), each version dated from its commit; an edited bullet is linked once, to
+at every read), each version dated from its commit; an edited block is linked once, to
 the text it replaced. A CLAUDE.md that links to a file inside the folder is read as that
-file; a project's `@path` imports are read too (IMPORT_DEPTH hops, inside the folder only).
+file, and as itself for the history it had as a file (its blocks deleted when it became a
+link); a project's `@path` imports are read too (IMPORT_DEPTH hops, inside the folder only).
 
 Outside git, Claude Code keeps only the current text, so this reader takes `known`: a
 topic file whose body changed is the next version of its record and supersedes it, and so
-is an edited bullet (paired under the same heading by likeness, markdown_memory.pair_edits);
-any other bullet gone is deleted, and so is every fact of a file gone. Front matter that is
+is an edited block (paired under the same heading by likeness, markdown_memory.pair_edits);
+any other block gone is deleted, and so is every fact of a file gone. Front matter that is
 not strict YAML, or a field that is a list or mapping, is read leniently: the text stays and
 `left out` names the field.
 

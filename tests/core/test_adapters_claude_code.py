@@ -390,10 +390,14 @@ def test_a_claude_md_paragraph_edited_in_git_is_one_version_linked_once(tmp_path
         assert [k.text for k in links] == ["Install with bun;\nnever with npm."]
     plain = tmp_path / "plain"
     write(plain, "CLAUDE.md", first)
-    assert {f.text for f in cc.read(None, project=plain).facts} == {
-        "Install with pnpm;\nnever with npm.",
-        "Run the tests first",
-    }
+    with Store.open(new_store("plain"), create=True) as store:
+        snap = cc.read(None, project=plain)
+        assert {f.text for f in snap.facts} == {"Install with pnpm;\nnever with npm.", "Run the tests first"}
+        sync(store, snap)
+        write(plain, "CLAUDE.md", first.replace("pnpm", "bun"), mtime="2026-02-01T00:00:00Z")
+        again = by_text(cc.read(None, project=plain, known=known_facts(store, "claude-code")))
+        old = by_text(snap)["Install with pnpm;\nnever with npm."]
+        assert again["Install with bun;\nnever with npm."].supersedes == old.id  # outside git too
 
 
 def test_a_claude_md_that_became_a_link_keeps_its_history(tmp_path):

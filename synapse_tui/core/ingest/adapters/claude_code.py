@@ -146,13 +146,13 @@ def read(
     history_facts, history_deleted, history_records, files = _history(roots, files, left_out, locate)
     kept = _read_changed(files, heads, {r: str(r.resolve()) for r in roots}, left_out, progress)
     times = _Times(roots, files, left_out)
-    bullets: dict[str, list[KnownFact]] = {}
+    blocks: dict[str, list[KnownFact]] = {}
     for r, k in heads.items():
         if "#" in r:
-            bullets.setdefault(r.rsplit("#", 1)[0], []).append(k)
+            blocks.setdefault(r.rsplit("#", 1)[0], []).append(k)
     facts, seen = history_facts, {r for f in files for r in f.kept} | history_records
     for f in files:
-        for item, version, supersedes in _versions(f, heads, bullets):
+        for item, version, supersedes in _versions(f, heads, blocks):
             seen.add(item.record)
             facts.append(_fact(f, item, version, supersedes, times))
     deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted} | set(history_deleted)
@@ -369,7 +369,7 @@ def _own_rel(tree: gitlog.Folder, path: Path) -> str | None:
 
 def _replay_file(f: _File, tree: Any, rel: str, states: list[Any]) -> tuple[mm.Replay, bool]:
     """A committed file's history replayed (its uncommitted text last, dated by the file),
-    and whether it is a topic file (one fact) rather than bullets."""
+    and whether it is a topic file (one fact) rather than blocks."""
     texts = tree.texts(blob for _, blob in states)
     timeline: list[tuple[Any, float | None, str | None]] = [
         (c, c.at, t) for (c, _), t in zip(states, texts, strict=True)
@@ -670,14 +670,14 @@ def _parse(f: _File) -> int:
     return pointers
 
 
-def _versions(f: _File, heads: dict[str, KnownFact], bullets: dict[str, list[KnownFact]]):
-    """(item, version, id it supersedes) for each item of `f`; `bullets`: the heads of
-    bullet records by file."""
-    gone = [k for k in bullets.get(f.rel, ()) if not k.deleted]
+def _versions(f: _File, heads: dict[str, KnownFact], blocks: dict[str, list[KnownFact]]):
+    """(item, version, id it supersedes) for each item of `f`; `blocks`: the heads of
+    block records by file."""
+    gone = [k for k in blocks.get(f.rel, ()) if not k.deleted]
     present = {i.record for i in f.items}
     vanished = [k for k in gone if k.record not in present]
     fresh = [i for i in f.items if i.record not in heads]
-    if not f.whole:  # bullets edited in place, paired as git-notes pairs them
+    if not f.whole:  # blocks edited in place, paired as git-notes pairs them
         for u, v in mm.pair_edits(
             [(i.section, i.text) for i in fresh], [(k.provenance.get(SECTION), k.text) for k in vanished]
         ):

@@ -449,3 +449,20 @@ def test_claude_md_files_of_subfolders_are_read_as_claude_code_loads_them(tmp_pa
     facts = by_text(cc.read(None, project=repo))
     old, new = facts["Every handler validates its input."], facts["Every handler validates its input first."]
     assert new.supersedes == old.id and new.provenance["x-claude-code-time"] == "git commit"
+
+
+def test_a_project_whose_claude_md_is_gone_is_read_from_git_not_refused(tmp_path):
+    """Every instruction file removed in a commit: the project is read from its history,
+    the facts deleted at the removing commit; with no such history it is refused."""
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    with pytest.raises(InputError, match="holds no CLAUDE.md"):
+        cc.read(None, project=repo)
+    git(repo, "init", "-q")
+    commit_claude(repo, "Install with pnpm, never with npm.\n", "2026-01-01T10:00:00Z")
+    git(repo, "rm", "-q", "CLAUDE.md")
+    git(repo, "commit", "-q", "-m", "no more rules", when="2026-01-02T10:00:00Z")
+    snap = cc.read(None, project=repo)
+    (fact,) = snap.facts
+    assert fact.text == "Install with pnpm, never with npm." and snap.deleted == {fact.id}
+    assert snap.deleted_at[fact.id] == parse_time("2026-01-02T10:00:00Z")

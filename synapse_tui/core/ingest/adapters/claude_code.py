@@ -490,10 +490,20 @@ def _project_files(folder: Path) -> tuple[list[_File], list[str]]:
         )
         for p in _nested(folder, left_out)
     ]
-    if not files:
+    if not files and not _in_history(folder):
         raise InputError(f"holds no CLAUDE.md; expected {PROJECT_EXPECTED}", file=str(folder))
     files += _imported(folder, files, note, left_out)
     return files, left_out
+
+
+def _in_history(folder: Path) -> bool:
+    """Whether the git history of a project with none of its instruction files left holds
+    one (`loads`): its history is read, those files deleted, the folder not refused."""
+    tree = gitlog.open_or_left_out(folder, [])  # a repository git cannot read: refused as it stands
+    if tree is None:
+        return False
+    prefix = "" if tree.inside == "." else tree.inside + "/"
+    return any(path.startswith(prefix) and loads(path[len(prefix) :]) for path in tree.history())
 
 
 NESTED = ("CLAUDE.md", "CLAUDE.local.md")  # in a subfolder: loaded when Claude works there

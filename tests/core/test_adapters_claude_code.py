@@ -466,3 +466,23 @@ def test_a_project_whose_claude_md_is_gone_is_read_from_git_not_refused(tmp_path
     (fact,) = snap.facts
     assert fact.text == "Install with pnpm, never with npm." and snap.deleted == {fact.id}
     assert snap.deleted_at[fact.id] == parse_time("2026-01-02T10:00:00Z")
+
+
+def test_tables_and_comments_in_instructions_are_named_not_facts(tmp_path):
+    """Paragraphs are read, junk is not: table rows, HTML comments and lone prompt tags are
+    passed over and counted under `left out`, in the current text and in git alike."""
+    repo = tmp_path / "shop"
+    text = (
+        "<!--\ngenerated: do not edit\n-->\n# Build\n\n| tool | use |\n| --- | --- |\n| bun | installs |\n\n"
+        "<rules>\n\nInstall with bun.\n\n</rules>\n"
+    )
+    write(repo, "CLAUDE.md", text)
+    for committed in (False, True):
+        if committed:
+            git(repo, "init", "-q")
+            git(repo, "add", "-A")
+            git(repo, "commit", "-q", "-m", "rules")
+        snap = cc.read(None, project=repo)
+        assert [f.text for f in snap.facts] == ["Install with bun."]
+        assert {"3 table rows not read as facts", "1 HTML comment not read as facts"} <= set(snap.left_out)
+        assert "2 prompt tag lines not read as facts" in snap.left_out

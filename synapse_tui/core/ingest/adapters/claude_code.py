@@ -130,6 +130,7 @@ class _File:
     mtime: float = 0.0
     kept: list[str] = field(default_factory=list)  # records found unchanged, not read again
     loose: list[str] = field(default_factory=list)  # front matter fields left out
+    skipped: dict[str, int] = field(default_factory=dict)  # junk passed over, by kind (mm.blocks)
 
 
 def read(
@@ -143,8 +144,13 @@ def read(
     `project`), plus a project's instructions with `project`; see the module docstring."""
     roots, files, left_out, locate = _gather(source, project)
     heads = _heads(known, roots)
-    history_facts, history_deleted, history_records, files = _history(roots, files, left_out, locate)
+    junk: dict[str, int] = {}
+    history_facts, history_deleted, history_records, files = _history(roots, files, left_out, locate, junk)
     kept = _read_changed(files, heads, {r: str(r.resolve()) for r in roots}, left_out, progress)
+    for f in files:
+        for kind, n in f.skipped.items():
+            junk[kind] = junk.get(kind, 0) + n
+    left_out += mm.told(mm.Replay(skipped=junk))  # HTML comments, table rows... read this time
     times = _Times(roots, files, left_out)
     blocks: dict[str, list[KnownFact]] = {}
     for r, k in heads.items():
@@ -292,7 +298,11 @@ def _say_loose(f: _File, left_out: list[str]) -> None:
 
 
 def _history(
-    roots: list[Path], files: list[_File], left_out: list[str], locate: dict[Path, _Locate]
+    roots: list[Path],
+    files: list[_File],
+    left_out: list[str],
+    locate: dict[Path, _Locate],
+    junk: dict[str, int],
 ) -> tuple[list[ParsedFact], dict[str, float | None], set[str], list[_File]]:
     """The files committed in a git work tree, replayed commit by commit as git-notes
     replays a note (markdown_memory.replay), those gone from the work tree too (their
@@ -322,6 +332,8 @@ def _history(
                 continue
             found, whole = _replay_file(f, tree, rel, states)
             _say_loose(f, left_out)
+            for kind, n in found.skipped.items():
+                junk[kind] = junk.get(kind, 0) + n
             for v in found.versions:
                 records.add(v.record)
                 facts.append(_replayed(f, v, tree, whole))
@@ -669,7 +681,7 @@ def _parse(f: _File) -> int:
     pointers = 0
     counts: dict[str, int] = {}
     keep = _keeper(f)
-    for b in mm.blocks(body, offset):
+    for b in mm.blocks(body, offset, f.skipped):
         if not keep(b):
             pointers += f.tier == "auto" and b.bullet
             continue

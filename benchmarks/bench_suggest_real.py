@@ -147,6 +147,7 @@ def corpus_run(root: Path, show_false: int, causes: bool) -> Tally:
     manifest = json.loads((root / "manifest.json").read_text())
     pooled: Tally = defaultdict(lambda: (0, 0, 0))
     why_missed: Counter[str] = Counter()
+    why_false: dict[str, Counter[str]] = defaultdict(Counter)
     for repo in manifest:
         folder = root / repo["name"]
         if not (folder / "truth.jsonl").exists() or not (folder / "flat.jsonl").exists():
@@ -169,6 +170,8 @@ def corpus_run(root: Path, show_false: int, causes: bool) -> Tally:
         print("  ".join(line))
         if causes and split == "dev":
             why_missed.update(miss_causes(facts, truth_lines, hunks - found["flat"][0]))
+        if causes:
+            why_false[split].update(false_causes(truth_lines, found["flat"][0] - hunks, truths["+ moved"]))
         if show_false and split == "dev":
             got, why, _ = found["flat"]
             text = {f["id"]: f["text"] for f in facts}
@@ -184,6 +187,10 @@ def corpus_run(root: Path, show_false: int, causes: bool) -> Tally:
         print("dev edits missed by the flat store, by cause:")
         for cause, n in why_missed.most_common():
             print(f"  {n:5}  {cause}")
+        for split, counts in sorted(why_false.items()):
+            print(f"{split} false suggestions of the flat store (not a git-hunk edit), by what git did:")
+            for cause, n in counts.most_common():
+                print(f"  {n:5}  {cause}")
     return pooled
 
 
@@ -206,7 +213,9 @@ def miss_causes(facts: list[dict], truth: list[dict], missed: set[tuple[str, str
         a, b = finder.texts[i], finder.texts[j]
         pair = compare(a, b)
         moved_heading = section[old] != section[new]
-        if not a.content & b.content:
+        if finder.items[j].created <= finder.items[i].created:
+            cause = "the newer text was first written before the older (it came back): never suggested"
+        elif not a.content & b.content:
             cause = "rewritten: no naming word in common"
         elif j not in finder._neighbours(i, newer=True):
             cause = "not met: shares few of the older's words, or 20 newer alike came first"
@@ -222,6 +231,32 @@ def miss_causes(facts: list[dict], truth: list[dict], missed: set[tuple[str, str
             cause = "same heading, numbers or versions changed, below the threshold"
         else:
             cause = "same heading, below the threshold"
+        out[cause] += 1
+    return out
+
+
+def false_causes(truth: list[dict], false: set[tuple[str, str]], moved_truth: set) -> Counter[str]:
+    """What git did to the older fact of each suggestion that is not a git-hunk edit: read
+    from truth.jsonl, never from the finder."""
+    born = {t["id"]: parse_time(t["created_at"]) for t in truth if t["kind"] == "version"}
+    left: dict[str, float] = {}
+    for t in truth:
+        vid = t.get("old") if t["kind"] == "edit" else t.get("id") if t["kind"] == "delete" else None
+        if vid is not None:
+            left[vid] = max(left.get(vid, 0.0), parse_time(t["at"]))
+    out: Counter[str] = Counter()
+    for old, new in false:
+        gone = left.get(old)
+        if (old, new) in moved_truth:
+            cause = "an edit in another hunk (truth + moved: moved and edited)"
+        elif gone is None:
+            cause = "the older was never removed"
+        elif abs(gone - born[new]) < 1.0:
+            cause = "the older was removed when the newer came (the rule paired it elsewhere)"
+        elif gone < born[new]:
+            cause = "the older was already gone (a text that came back, or a later version)"
+        else:
+            cause = "the older stayed after the newer came"
         out[cause] += 1
     return out
 

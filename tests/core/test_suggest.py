@@ -270,3 +270,18 @@ def test_adding_the_renamed_headings_bullets_one_by_one_gives_what_a_full_build_
     later = Item("a3", "Run install-user.sh once per machine", 3.0, "CLAUDE.md", ("User-level install",))
     finder.add(later)  # the older heading is written under again: the move is withdrawn
     assert finder.suggestions() == ReplacedFinder.build([*RENAMED, later]).suggestions() == []
+
+
+def test_one_label_under_one_heading_given_a_new_value_is_suggested():
+    # under half the wording shared, but the bullet sets the same key: a new value for it
+    old = Item("a", "**Run tests**: `go test ./...`", 1.0, "AGENTS.md", ("Before committing",))
+    new = Item(
+        "b", "**Run tests**: `make test` (or `./scripts/test.sh`)", 2.0, "AGENTS.md", ("Before committing",)
+    )
+    (s,) = ReplacedFinder.build([old, new]).suggestions()
+    assert (s.fact, s.other) == ("a", "b") and "the same label 'run tests'" in s.why
+    # other labels of one list are other keys
+    other = Item(
+        "c", "**Run linters**: `make lint` (or `./scripts/lint.sh`)", 2.0, "AGENTS.md", ("Before committing",)
+    )
+    assert found(old, other) == []

@@ -108,6 +108,7 @@ class Weights:
     words: float = 0.25  # content-word Jaccard: the same things named
     value: float = 0.12  # a value (number, date, version) swapped for another
     update: float = 0.08  # the newer says "now", "instead", "no longer"...
+    label: float = 0.05  # both name one label ("**Go version**:") under one heading of one note
     # where the store records when a fact left its source (a git-synced note): the older
     # leaving the instant the newer came is the edit's signature; one that stayed, or left
     # at another time, was not replaced by it
@@ -142,6 +143,17 @@ def _same_case(a: str, b: str) -> bool:
     return a.split() == b.split()
 
 
+def _refused(a: Item, b: Item, pair: Pair) -> bool:
+    """The pairs never suggested, however alike."""
+    if pair.identical and _same_case(a.text, b.text):  # the same text again: a duplicate
+        return True
+    if pair.restated:  # the same words in another order, or only "took over" for "handed"
+        return True
+    if pair.other_date:  # "incident 2025-09-18: ..." / "incident 2025-09-20: ...": two events
+        return True
+    return a.last_seen is not None and a.last_seen > b.created  # still held after the newer came
+
+
 def _trim_name(name: str, limit: int = 40) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
 
@@ -161,6 +173,7 @@ class _Candidate:
     pair: Pair
     same_note: bool
     moved: int = 0  # other facts of the older's subject rewritten under the newer's then
+    labelled: bool = False  # both name one label, under one subject of one note
 
 
 @dataclass
@@ -359,16 +372,12 @@ class ReplacedFinder:
         if b.predecessor:  # a fact names one predecessor (SPEC 2.3): accepting would be refused
             return None
         pair = compare(self.texts[old], self.texts[new])
-        if pair.identical and _same_case(a.text, b.text):  # the same text again: a duplicate
-            return None
-        if pair.restated:  # the same words in another order, or only "took over" for "handed"
-            return None
-        if pair.other_date:  # "incident 2025-09-18: ..." / "incident 2025-09-20: ...": two events
-            return None
-        if a.last_seen is not None and a.last_seen > b.created:  # still held after the newer came
+        if _refused(a, b, pair):
             return None
         w = self.weights
         same_note = a.note is not None and a.note == b.note
+        if not same_note and not pair.new_updates:  # across notes only a text that says it updates
+            return None
         s = w.chars * pair.chars + w.words * pair.words
         gone, came = pair.changed_values
         if gone and came:
@@ -381,18 +390,19 @@ class ReplacedFinder:
         elif a.note in self.tracked:
             s += w.stayed
         s -= w.later * rank
+        labelled = pair.same_label is not None and same_note and self.subjects[old] == self.subjects[new]
+        if labelled:  # one key under one heading, given a new value
+            s += w.label
         moved = 0
         if a.entities and b.entities and not _shared_entity(a, b):
             moved = self._moved(old, new) if same_note else 0
             s += w.moved_apart if moved else w.apart
         if not same_note:
-            if not pair.new_updates:  # across notes only a text that says it updates
-                return None
             s += w.other_scope
         s = min(1.0, max(0.0, s))
         if s < w.threshold:
             return None
-        return _Candidate(old, new, round(s, 6), pair, same_note, moved)
+        return _Candidate(old, new, round(s, 6), pair, same_note, moved, labelled)
 
     def _move_key(self, old: int, new: int) -> tuple[Any, ...] | None:
         """Where a move of the older's subject to the newer's would show: both of one note,
@@ -556,6 +566,8 @@ class ReplacedFinder:
                 parts.append(f"adds '{new}'")
             else:
                 parts.append(f"drops '{old}'")
+        if c.labelled:
+            parts.append(f"the same label '{_trim_name(pair.same_label or '')}'")
         if pair.new_updates:
             parts.append("the newer says " + ", ".join(f"'{u}'" for u in sorted(pair.new_updates)))
         if a.entities and b.entities and not _shared_entity(a, b):

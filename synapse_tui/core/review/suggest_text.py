@@ -62,6 +62,9 @@ UPDATE_PHRASES = (
 UPDATE_WORDS = frozenset(w for p in UPDATE_PHRASES for w in p.split()) | {"took", "handed", "moved", "takes"}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _PHRASE = re.compile(r"\b(" + "|".join(re.escape(p) for p in sorted(UPDATE_PHRASES, key=len)[::-1]) + r")\b")
+# a label: what a bullet names before its colon or dash ("**Go version**: 1.21+", "`make test`
+# - run the tests", "Path: ~/.archon"), up to 40 characters
+_LABEL = re.compile(r"^\W*([^:—–\n]{1,40}?)\W*(?::|—|–| - )")
 GRAM = 3  # character trigrams: the plain baseline's unit, robust to inflection and typos
 
 
@@ -100,6 +103,14 @@ def update_phrases(norm: str) -> frozenset[str]:
     return frozenset(_PHRASE.findall(norm))
 
 
+def label(text: str) -> str | None:
+    """What the text names before its colon or dash, lower case, without emphasis marks."""
+    m = _LABEL.match(text.strip())
+    if m is None:
+        return None
+    return normal(m.group(1).strip("*_` ")) or None
+
+
 @dataclass(frozen=True, slots=True)
 class Text:
     """One fact's text, read once: every feature of a pair is set arithmetic on two of these."""
@@ -109,6 +120,7 @@ class Text:
     content: frozenset[str]
     values: frozenset[str]
     updates: frozenset[str]
+    label: str | None  # "go version" of "**Go version**: 1.21+"
     # character trigrams, made the first time a pair needs them: most facts of a large
     # store are never scored against another (a fifth of the indexing time)
     made_grams: frozenset[str] | None = field(default=None, compare=False, repr=False)
@@ -117,7 +129,7 @@ class Text:
     def of(cls, text: str) -> Text:
         norm = normal(text)
         tokens = words(norm)
-        return cls(norm, tuple(tokens), content(tokens), values(tokens), update_phrases(norm))
+        return cls(norm, tuple(tokens), content(tokens), values(tokens), update_phrases(norm), label(text))
 
     @property
     def grams(self) -> frozenset[str]:
@@ -140,6 +152,7 @@ class Pair:
     identical: bool
     restated: bool  # the same naming words and values, only update words apart: a restatement
     other_date: bool  # a date swapped for another and no update word: another dated event
+    same_label: str | None  # both name this before a colon or dash: one key, a new value
 
 
 def compare(old: Text, new: Text) -> Pair:
@@ -156,6 +169,7 @@ def compare(old: Text, new: Text) -> Pair:
         other_date=not new.updates
         and any(_DATE.match(v) for v in old.values - new.values)
         and any(_DATE.match(v) for v in new.values - old.values),
+        same_label=old.label if old.label is not None and old.label == new.label else None,
     )
 
 

@@ -1,7 +1,8 @@
 """A reply read with its question (issue 43): in a chat kept a turn a fact, the answer to
 `How long have Mel and her husband been married?` is the turn after Caroline asks it,
 and holds only Melanie's name. It now ranks just after the question, within its own chat,
-and a page of results is still the head of the whole order."""
+and a page of results is still the head of the whole order. A question's framing words
+(`go`, `what kind of`) weigh as function words."""
 
 from __future__ import annotations
 
@@ -130,3 +131,21 @@ def test_a_page_with_replies_is_the_head_of_the_whole_order(mixed, query):
         i, j = np.searchsorted(full.pos, got), np.searchsorted(page.pos, got)
         assert np.array_equal(full.score[i], page.score[j])
         assert [full.reason(mixed, a) for a in i] == [page.reason(mixed, b) for b in j]
+
+
+def test_a_light_verb_asked_weighs_as_a_function_word(tmp_path):
+    """`When did Melanie go camping?`: `go` frames the question; the turn about camping
+    comes before a shorter one that only goes somewhere else."""
+    turns = [
+        "Melanie: I'm off to go swimming with the kids!",
+        "Melanie: We spent the weekend camping by the lake, roasting marshmallows under the stars",
+        *[f"Caroline: {t}" for t in ("Sounds lovely!", "How are the kids?", "Painting again today.")],
+    ]
+    facts = [
+        {"id": f"c{i}", "text": t, "created_at": f"2026-05-0{1 + i}T10:00:00Z"} for i, t in enumerate(turns)
+    ]
+    with store(tmp_path, facts) as s:
+        ids = [
+            r["id"] for r in Recall(s, Config(), Clock(NOW)).search("When did Melanie go camping?")["results"]
+        ]
+        assert ids[0] == "c1", ids  # before: `go swimming`, shorter, first

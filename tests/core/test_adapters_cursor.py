@@ -84,6 +84,10 @@ def test_a_second_sync_changes_nothing_then_edits_are_versions(project, store):
     deleted = {k.text for k in known_facts(store, "cursor") if k.deleted}
     assert deleted == {"You are an expert in Python and FastAPI.", "Use type hints everywhere."}
 
+    shutil.rmtree(project / ".cursor")  # every rule gone: deleted, not refused
+    _, last = resync(store, cursor, None, project=project)
+    assert (last.added, last.newly_deleted) == (0, 3)
+
 
 def test_a_folder_without_rules_is_refused(tmp_path):
     (tmp_path / "plain").mkdir()

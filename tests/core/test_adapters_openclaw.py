@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 
 import pytest
 
@@ -13,6 +14,7 @@ from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import known_facts, openclaw
 from synapse_tui.core.store.db import Store
 from tests.cli_run import refused, run
+from tests.core.claude_code_files import git
 from tests.core.new_sources_files import (
     OPENCLAW_DAY,
     OPENCLAW_MEMORY,
@@ -191,3 +193,35 @@ def test_the_cli_refuses_foreign_input_in_one_line_and_creates_nothing(tmp_path,
     assert not exists(db)
     out = run("import", "--from", "openclaw", state / "workspace", "--db", db, "--json").output
     assert json.loads(out)["added"] == 6
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_workspace_whose_memory_files_are_all_deleted_in_git_is_replayed_not_refused(tmp_path):
+    ws = tmp_path / "workspace"
+    write(ws, "MEMORY.md", OPENCLAW_MEMORY)
+    git(ws, "init", "-q")
+    git(ws, "add", ".")
+    git(ws, "commit", "-q", "-m", "memory", when="2026-04-01T10:00:00+00:00")
+    git(ws, "rm", "-q", "MEMORY.md")
+    git(ws, "commit", "-q", "-m", "forget", when="2026-04-09T10:00:00+00:00")
+    snap = openclaw.read(ws)  # before: "holds no MEMORY.md, memory/*.md or wiki pages"
+    facts = {f.text: f for f in snap.facts}
+    assert "Ada's timezone is Europe/London." in facts
+    assert facts["Ada's timezone is Europe/London."].created_at == "2026-04-01T10:00:00Z"
+    assert {f.id for f in snap.facts} <= snap.deleted  # each gone at the commit that removed it
+
+
+def test_a_second_sync_after_every_memory_file_is_deleted_records_the_deletions(tmp_path, store):
+    ws = tmp_path / "workspace"
+    write(ws, "MEMORY.md", OPENCLAW_MEMORY)
+    write(ws, "memory/2026-04-02.md", OPENCLAW_DAY)
+    _, first = resync(store, openclaw, ws)
+    for path in [ws / "MEMORY.md", ws / "memory/2026-04-02.md"]:
+        path.unlink()
+    _, again = resync(store, openclaw, ws)  # before: refused, so the store kept serving them
+    assert (again.added, again.newly_deleted) == (0, 3)
+    assert all(k.deleted for k in known_facts(store, "openclaw"))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputError, match="holds no MEMORY.md"):  # a folder it never read: refused
+        resync(store, openclaw, empty)

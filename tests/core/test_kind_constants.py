@@ -84,9 +84,9 @@ def test_a_kinds_constants_score_its_facts_and_only_them(tmp_path):
         shown = kinded.explain("fb")["freshness_constants"]
         assert shown == {"kind": "feedback", "b0": -4.0, "scale": 0.5, "from": "kind"}
         assert kinded.explain("pj")["freshness_constants"]["from"] == "global"
-    text = run("show", db, "fb", "--now", format_time(NOW)).stdout
+    text = run("show", db, "fb", "--now", format_time(NOW), env={"COLUMNS": "200"}).stdout  # unwrapped
     assert "B0=-4 s=0.5 (kind feedback: its own)" in text
-    text = run("show", db, "pj", "--now", format_time(NOW)).stdout
+    text = run("show", db, "pj", "--now", format_time(NOW), env={"COLUMNS": "200"}).stdout
     assert "B0=-1.7 s=1 (kind project: the global ones)" in text
 
 

@@ -86,11 +86,6 @@ def read(
     root = Path(source if source is not None else default_source()).expanduser()
     require_folder(root, EXPECTED)
     names = ("MEMORY.md", "memory_summary.md")
-    if not any((root / n).is_file() for n in names) and not (root / "rollout_summaries").is_dir():
-        raise InputError(
-            f"holds no MEMORY.md, memory_summary.md or rollout_summaries/; expected {EXPECTED}",
-            file=str(root),
-        )
     left_out: list[str] = []
     docs: list[Doc] = []
     inside = root.resolve()
@@ -110,7 +105,13 @@ def read(
         docs.append(Doc(path, name, name.removesuffix(".md"), parsers[name]))
     if (root / "skills").is_dir():
         left_out.append("skills/: procedures, not memories; not read")
-    return read_docs(SYSTEM, root, docs, known, left_out, progress, locate=locate)
+    present = any((root / n).is_file() for n in names) or (root / "rollout_summaries").is_dir()
+    refusal = InputError(
+        f"holds no MEMORY.md, memory_summary.md or rollout_summaries/; expected {EXPECTED}", file=str(root)
+    )
+    return read_docs(
+        SYSTEM, root, docs, known, left_out, progress, locate=locate, refusal=None if present else refusal
+    )
 
 
 def _handbook(root: Path):

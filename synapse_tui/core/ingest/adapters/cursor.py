@@ -71,11 +71,10 @@ def read(
                 docs.append(Doc(path, rel, rel, _rule))
         else:
             left_out.append(".cursor/rules: a link leaving the folder; not read")
-    if not docs:
-        raise InputError(
-            f"holds no .cursorrules and no .cursor/rules/*.mdc; expected {EXPECTED}", file=str(folder)
-        )
-    return read_docs(SYSTEM, folder, docs, known, left_out, progress, locate=locate)
+    refusal = InputError(
+        f"holds no .cursorrules and no .cursor/rules/*.mdc; expected {EXPECTED}", file=str(folder)
+    )
+    return read_docs(SYSTEM, folder, docs, known, left_out, progress, locate=locate, refusal=refusal)
 
 
 def _legacy(text: str, doc: Doc) -> list[Item]:

@@ -57,13 +57,14 @@ def read(
         root = Path(source).expanduser()
         require_folder(root, EXPECTED)
         docs, left_out = _home_docs(root)
-        snaps.append(read_docs(SYSTEM, root, docs, known, left_out, progress, locate=_home_doc(root)))
+        refusal = InputError(f"holds no {FILE}; expected {EXPECTED}", file=str(root))
+        snaps.append(
+            read_docs(SYSTEM, root, docs, known, left_out, progress, locate=_home_doc(root), refusal=refusal)
+        )
     if project is not None:
         folder = Path(project).expanduser()
         require_folder(folder, PROJECT_EXPECTED)
         paths, left_out = _context_files(folder)
-        if not paths:
-            raise InputError(f"holds no {FILE}; expected {PROJECT_EXPECTED}", file=str(folder))
         note = str(folder.resolve()).replace("/", "-")
 
         def locate(rel: str) -> Doc | None:
@@ -74,7 +75,17 @@ def read(
 
         docs = [d for d in (locate(p.relative_to(folder).as_posix()) for p in paths) if d is not None]
         snaps.append(
-            read_docs(SYSTEM, folder, docs, known, left_out, progress, prefix=f"{note}/", locate=locate)
+            read_docs(
+                SYSTEM,
+                folder,
+                docs,
+                known,
+                left_out,
+                progress,
+                prefix=f"{note}/",
+                locate=locate,
+                refusal=InputError(f"holds no {FILE}; expected {PROJECT_EXPECTED}", file=str(folder)),
+            )
         )
     if not snaps:
         raise InputError(f"nothing to read; expected {EXPECTED}", file=str(default_source()))
@@ -121,8 +132,6 @@ def _home_docs(root: Path) -> tuple[list[Doc], list[str]]:
                 docs.append(Doc(index, rel, f"tmp/{project.name}", _project_memory))
             else:
                 left_out.append(f"{rel}: a link leaving the folder; not read")
-    if not docs:
-        raise InputError(f"holds no {FILE}; expected {EXPECTED}", file=str(root))
     return docs, left_out
 
 

@@ -48,13 +48,12 @@ def read(
     if gitlog.open_or_left_out(folder, []) is not None:  # else read_docs says why, once
         return git_notes.read(folder, agents=agents, progress=progress)
     paths, left_out = files_inside(folder, ".md")
-    if not paths:
-        raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
+    refusal = InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
     docs = []
     for path in paths:
         rel = path.relative_to(folder).as_posix()
         docs.append(Doc(path, rel, rel, parse))
-    return read_docs(SYSTEM, folder, docs, known, left_out, progress)
+    return read_docs(SYSTEM, folder, docs, known, left_out, progress, refusal=refusal)
 
 
 def parse(text: str, doc: Doc) -> list[Item]:

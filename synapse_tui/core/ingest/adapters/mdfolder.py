@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, every, gitlog, own_key
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
 from synapse_tui.core.ingest.adapters.mdhistory import replay
@@ -57,12 +58,15 @@ def read_docs(
     source: str | None = None,
     prefix: str = "",
     locate: Callable[[str], Doc | None] | None = None,
+    refusal: InputError | None = None,
 ) -> Snapshot:
     """The Snapshot of `docs`, all under `root`, against what the store already holds;
     `prefix` begins each record's id (a second root of one system: its own namespace).
     In a git work tree, the files git has history for are replayed from it instead;
     `locate` names the Doc of a path (under `root`, POSIX) that is gone from the work tree,
-    or None when the reader does not read such a file."""
+    or None when the reader does not read such a file. `refusal` (a reader that found none
+    of its files today) is raised only when the folder never held them: no history in git,
+    nothing of this root in the store to delete."""
     mine = str(root.resolve())
     odd = [d for d in docs if not nameable(d.rel)]  # a record id must be visible text
     left_out += [f"{shown_name(d.rel)}: {NOT_NAMEABLE}; not read" for d in odd]
@@ -78,6 +82,8 @@ def read_docs(
     deleted = {k.id for r, k in heads.items() if r not in out.seen and not k.deleted} | out.deleted
     if tree is not None:
         left_out += tree.left_out
+    if refusal is not None and not (out.facts or deleted or out.kept):
+        raise refusal
     return Snapshot(
         system,
         source or str(root),

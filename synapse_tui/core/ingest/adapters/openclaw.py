@@ -74,12 +74,22 @@ def read(
     snaps: list[Snapshot] = []
     docs, left_out = _workspace(root)
     vaults = [root] if _is_vault(root) else _vaults_beside(root)
-    if not docs and not vaults:
-        raise InputError(
-            f"holds no MEMORY.md, memory/*.md or wiki pages; expected {EXPECTED}", file=str(root)
+    refusal = InputError(
+        f"holds no MEMORY.md, memory/*.md or wiki pages; expected {EXPECTED}", file=str(root)
+    )
+    if docs or vaults != [root]:  # none today: what git or the store held of them, else refused
+        snaps.append(
+            read_docs(
+                SYSTEM,
+                root,
+                docs,
+                known,
+                left_out,
+                progress,
+                locate=_workspace_doc(root),
+                refusal=None if vaults else refusal,
+            )
         )
-    if docs:
-        snaps.append(read_docs(SYSTEM, root, docs, known, left_out, progress, locate=_workspace_doc(root)))
     for vault in vaults:
         pages, skipped = _pages(vault)
         snaps.append(

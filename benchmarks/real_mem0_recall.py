@@ -213,15 +213,16 @@ LABELS = {
 
 
 def report(work: Path) -> None:
-    """Recall@1/5/10 per category and overall, a table per split, and each median round
-    trip against mem0's median search."""
+    """Recall@1/5/10 per category and overall, a table per split (and all splits pooled),
+    and each median round trip against mem0's median search."""
     qs = json.loads((work / "questions.json").read_text())
     runs = {name: work / f"answers-{name}.json" for name in LABELS}
     runs = {name: json.loads(path.read_text()) for name, path in runs.items() if path.exists()}
     cats = list(dict.fromkeys(q["category"] for q in qs))
     print(f"{len(qs)} questions ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})")
-    for split in dict.fromkeys(q.get("split", "own") for q in qs):
-        mine = [i for i, q in enumerate(qs) if q.get("split", "own") == split]
+    splits = list(dict.fromkeys(q.get("split", "own") for q in qs))
+    for split in splits + (["pooled"] if len(splits) > 1 else []):
+        mine = [i for i, q in enumerate(qs) if split in ("pooled", q.get("split", "own"))]
         print(f"\n{split}: {len(mine)} questions")
         _table([qs[i] for i in mine], {name: [got[i] for i in mine] for name, got in runs.items()}, cats)
 

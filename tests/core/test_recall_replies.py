@@ -149,3 +149,13 @@ def test_a_light_verb_asked_weighs_as_a_function_word(tmp_path):
             r["id"] for r in Recall(s, Config(), Clock(NOW)).search("When did Melanie go camping?")["results"]
         ]
         assert ids[0] == "c1", ids  # before: `go swimming`, shorter, first
+
+
+def test_the_first_questions_are_the_orders_first_ties_in_position_order():
+    from synapse_tui.core.review.relevance_replies import _first
+
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 29, 30, 31, 500):
+        key = rng.integers(0, 4, n).astype(np.float64)  # ties by the hundred
+        pos = np.sort(rng.choice(10_000, n, replace=False))
+        assert _first(pos, key, 30).tolist() == np.lexsort((pos, -key))[:30].tolist()

@@ -48,7 +48,7 @@ def replies(memory: Memory, pos: np.ndarray, key: np.ndarray, inside: np.ndarray
     none = np.empty(0, dtype=np.int64)
     if not len(pos):
         return Replies(none, none, none)
-    first = np.lexsort((pos, -key))[:REPLY_SOURCES]
+    first = _first(pos, key, REPLY_SOURCES)
     asks = np.array(["?" in t for t in memory.store.texts(pos[first])], dtype=bool)
     question = first[asks]
     if inside is None:  # every fact searched: the next position
@@ -66,6 +66,16 @@ def replies(memory: Memory, pos: np.ndarray, key: np.ndarray, inside: np.ndarray
     at = np.minimum(np.searchsorted(pos, nxt), len(pos) - 1)
     reply = np.where(pos[at] == nxt, at, -1)
     return Replies(question, reply, nxt)
+
+
+def _first(pos: np.ndarray, key: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the `k` highest keys, best first, ties in position order: a partition,
+    then a sort of those at or above the k-th key only."""
+    if len(key) > k:
+        cut = np.partition(key, len(key) - k)[len(key) - k]
+        at = np.flatnonzero(key >= cut)
+        return at[np.lexsort((pos[at], -key[at]))][:k]
+    return np.lexsort((pos, -key))
 
 
 def after_questions(key: np.ndarray, found: Replies, ids: list[str]) -> tuple[np.ndarray, dict[int, str]]:

@@ -1,7 +1,7 @@
 """How the importers read real memory files (issue 38): the corpus build_real_corpus.py made.
 
     python benchmarks/bench_real_memory.py [--corpus DIR] [--only NAME ...] [--from git-notes,claude-code]
-                                           [--json FILE]
+                                           [--json FILE] [--misses] [--wide] [--syncs N]
 
 For each repository of $SYNAPSE_CORPUS/manifest.json (default /work/corpus) and each
 importer, the replay work tree is read with the importer's own `read` (what `import --from`
@@ -19,9 +19,12 @@ and `sync` call), and the figures printed are:
 
 Totals are given for the dev and held-out splits separately (sums, then P and R of the
 sums). `--from claude-code` reads the replay as a project (`--project`), and is measured
-against the truth of the root CLAUDE.md, CLAUDE.local.md, the files under .claude/ and the
-files it read besides (its `@path` imports);
-the repositories with no CLAUDE.md there are not counted for it.
+against the truth of the files Claude Code loads there (claude_code.loads: CLAUDE.md and
+CLAUDE.local.md at any depth, .claude/CLAUDE.md, .claude/rules/) and the files it read
+besides (its `@path` imports, a link's target); `--wide` adds every file under .claude/
+(.claude/docs, a committed .claude/memory: files Claude Code does not load). A repository
+that never held such a file is not counted for it. `--misses` lists the true edits left
+unlinked, by file, saying whether the importer read the file at all.
 """
 
 from __future__ import annotations
@@ -41,14 +44,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_real_corpus import junk_kind, norm  # noqa: E402
 
 from synapse_tui.core.base.errors import SynapseError  # noqa: E402
-from synapse_tui.core.ingest.adapters import reader  # noqa: E402
+from synapse_tui.core.ingest.adapters import claude_code, reader  # noqa: E402
 
 IMPORTERS = ("git-notes", "claude-code")
 # What each importer is meant to read of a repository (its truth is limited to these files):
-# git-notes every memory file; claude-code a project's CLAUDE.md, CLAUDE.local.md and .claude/.
-SCOPE = {
+# git-notes every memory file; claude-code the files Claude Code loads in a project
+# (claude_code.loads: CLAUDE.md and CLAUDE.local.md at any depth, .claude/CLAUDE.md,
+# .claude/rules/), and with --wide every file under .claude/ too (the scope before the
+# recall work of issue 38: .claude/docs, .claude/memory and the like, which Claude Code
+# does not load unless a CLAUDE.md imports them).
+SCOPE = {"git-notes": lambda path: True, "claude-code": claude_code.loads}
+WIDE = {
     "git-notes": lambda path: True,
-    "claude-code": lambda path: path in ("CLAUDE.md", "CLAUDE.local.md") or path.startswith(".claude/"),
+    "claude-code": lambda path: claude_code.loads(path) or path.startswith(".claude/"),
 }
 _FILE_KEY = {"git-notes": "x-git-notes-file", "claude-code": "x-claude-code-file"}
 
@@ -60,15 +68,15 @@ def _read(system: str, replay: Path):
     return mod.read(replay)
 
 
-def measure(system: str, entry: dict, root: Path) -> dict | None:
+def measure(system: str, entry: dict, root: Path, scope=SCOPE) -> dict | None:
+    """The row of one repository read by one importer; None when the importer reads none of
+    its files (a repository that never had a file Claude Code loads, for claude-code)."""
     replay = root / entry["name"] / "replay"
-    if system == "claude-code" and not any(
-        (replay / p).exists() for p in ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md", ".claude/rules")
-    ):
+    if not any(scope[system](p) for p in entry["memory_files"]):
         return None
     row = {"name": entry["name"], "split": entry["split"], "from": system, "error": None, "facts": 0,
            "junk": Counter(), "links": 0, "right": 0, "edits": 0, "found": 0,
-           "versions": 0, "seen": 0, "seconds": 0.0}  # fmt: skip
+           "versions": 0, "seen": 0, "seconds": 0.0, "missed": []}  # fmt: skip
     started = time.perf_counter()
     try:
         snap = _read(system, replay)
@@ -84,7 +92,7 @@ def measure(system: str, entry: dict, root: Path) -> dict | None:
     versions = {
         t["id"]: t
         for t in truth
-        if t["kind"] == "version" and (SCOPE[system](t["file"]) or t["file"] in read_files)
+        if t["kind"] == "version" and (scope[system](t["file"]) or t["file"] in read_files)
     }
     edits = {
         (versions[t["old"]]["file"], norm(versions[t["old"]]["text"]), norm(versions[t["new"]]["text"]))
@@ -110,7 +118,25 @@ def measure(system: str, entry: dict, root: Path) -> dict | None:
     row["right"] = len(links & edits)
     row["found"] = len(edits & links)
     row["seen"] = len(wanted & seen)
+    row["missed"] = [(*e, e[0] in read_files) for e in sorted(edits - links)]
     return row
+
+
+def show_misses(rows: list[dict]) -> None:
+    """The true edits each importer left unlinked, by repository and file: whether the
+    importer read that file at all, then each pair (old => new, shortened)."""
+    for r in rows:
+        if not r["missed"]:
+            continue
+        print(
+            f"== {r['name']} ({r['split']}, {r['from']}): {len(r['missed'])} of {r['edits']} edits not linked"
+        )
+        by_file = Counter((file, read) for file, _, _, read in r["missed"])
+        for (file, read), n in sorted(by_file.items(), key=lambda kv: (-kv[1], kv[0])):
+            print(f"   {n:4}  {file}{'' if read else '  (file not read)'}")
+        for file, old, new, read in r["missed"]:
+            if read:
+                print(f"        {file}: {old[:70]!r} => {new[:70]!r}")
 
 
 def synced(system: str, entry: dict, root: Path, work: Path, every_n: int) -> dict:
@@ -207,6 +233,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--from", dest="systems", default=",".join(IMPORTERS))
     ap.add_argument("--json", default=None, help="write the rows here too")
+    ap.add_argument("--misses", action="store_true", help="also list the true edits left unlinked, by file")
+    ap.add_argument(
+        "--wide", action="store_true",
+        help="measure claude-code against every file under .claude/ too, not only those Claude Code loads",
+    )  # fmt: skip
     ap.add_argument(
         "--syncs", type=int, default=0, metavar="N",
         help="instead: sync each replay into a real store at every N-th commit, report the store's links",
@@ -219,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
                 for entry in manifest:
                     if args.only and entry["name"] not in args.only and entry["repo"] not in args.only:
                         continue
-                    if system == "claude-code" and measure(system, entry, Path(args.corpus)) is None:
+                    if not any(SCOPE[system](p) for p in entry["memory_files"]):
                         continue
                     r = synced(system, entry, Path(args.corpus), Path(tmp), args.syncs)
                     print(f"{system:11} {r['name'][:38]:38} syncs {r['syncs']:3} facts {r['facts']:5} "
@@ -233,10 +264,13 @@ def main(argv: list[str] | None = None) -> int:
         for entry in manifest:
             if args.only and entry["name"] not in args.only and entry["repo"] not in args.only:
                 continue
-            row = measure(system, entry, root)
+            row = measure(system, entry, root, WIDE if args.wide else SCOPE)
             if row is not None:
                 rows.append(row)
     show(rows)
+    if args.misses:
+        print()
+        show_misses(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1, default=dict) + "\n", encoding="utf-8")
     return 0

@@ -31,13 +31,14 @@ __all__ = [
 ]
 
 # The chip of each trust band (very low .. very high): a theme colour (opaque, so a chip
-# looks the same on any background) and whether it is bold. The one definition the list's
+# looks the same on any background; dark enough that white reads on it at 4.5:1) and
+# whether it is bold. The one definition the list's
 # chips (FactList's component classes), the detail's chips and the legend all use.
 BAND_CHIPS = (
     ("error", False),
     ("warning", False),
     ("secondary", False),
-    ("success-darken-2", False),
+    ("success-darken-3", False),
     ("success", True),
 )
 BAND_VARIABLES = tuple(name for name, _ in BAND_CHIPS)
@@ -46,7 +47,7 @@ _FALLBACK = ("red", "yellow", "cyan", "green", "green")
 
 def band_chip_style(band: int, variables: dict[str, str]) -> Style:
     """The chip style of `band` in a theme (`App.theme_variables`): the colours the fact
-    list's CSS (`background: $NAME; color: $text`) resolves to."""
+    list's CSS (`background: $NAME; color: auto 100%`) resolves to."""
     from textual.color import Color, ColorParseError
 
     name, bold = BAND_CHIPS[band]
@@ -54,7 +55,7 @@ def band_chip_style(band: int, variables: dict[str, str]) -> Style:
         background = Color.parse(variables.get(name, _FALLBACK[band]))
     except ColorParseError:
         background = Color.parse(_FALLBACK[band])
-    text = background + background.get_contrast_text(0.87)  # $text is "auto 87%"
+    text = background + background.get_contrast_text(1.0)  # "auto 100%": black or white
     return Style(bgcolor=background.rich_color, color=text.rich_color, bold=bold)
 
 

@@ -209,6 +209,8 @@ def test_3_an_id_typed_as_shown_with_its_ellipsis_names_its_fact(long_ids):
         ),
         ('{"id": tru}', "at column 8: a value is missing or is not JSON (text takes double quotes)"),
         ('{"id": "b\\q"}', "at column 10: a string holds a backslash escape JSON does not have"),
+        ('{"id": "b",, "text": "t"}', "at column 12: two commas in a row: an item is missing between them"),
+        ('{"id": "b", "text": "t",}', "at column 25: a comma before a closing bracket is not allowed"),
     ],
 )
 def test_17_a_json_error_reads_as_a_sentence(tmp_path, line, said):

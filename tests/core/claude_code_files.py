@@ -38,7 +38,7 @@ USER_CLAUDE = """\
     - not a memory: inside a code block
     ```
 
-    Prose is not a fact.
+    Prose a person wrote is read too.
     """
 
 

@@ -76,7 +76,8 @@ def test_topic_files_and_bullets_become_facts(home):
         "The staging URL is https://staging.shop.test\n(behind the VPN)",
         "Use pnpm, not npm",
         "Prefer small modules\nwith one job each",
-    }  # pointer lines, code blocks and prose are not facts
+        "Prose a person wrote is read too.",
+    }  # pointer lines, code blocks and auto memory's prose are not facts
     testing = facts[next(t for t in facts if t.startswith("Integration"))]
     assert testing.id == f"claude-code:{MEMORY}/feedback_testing.md"
     assert testing.tier == "auto" and testing.note == PROJECT and testing.entities == ["No DB mocks"]
@@ -97,7 +98,7 @@ def test_topic_files_and_bullets_become_facts(home):
 
 def test_edits_are_versions_and_removals_deletions(home, store):
     first, result = resync(store, home)
-    assert result.added == 6
+    assert result.added == 7
     topic = home / MEMORY / "feedback_testing.md"
     topic.write_text(topic.read_text().replace("not mocks", "never mocks"))
     os.utime(topic, (parse_time("2026-04-01T00:00:00Z"),) * 2)
@@ -229,10 +230,10 @@ def test_links_leaving_the_folder_are_skipped(home, tmp_path):
 def test_cli_imports_resyncs_and_refuses(home, tmp_path, new_store):
     db = new_store("cc")
     out = json.loads(run("import", "--from", "claude-code", home, "--db", db, "--json").stdout)
-    assert (out["system"], out["added"]) == ("claude-code", 6)
+    assert (out["system"], out["added"]) == ("claude-code", 7)
     before = mark(db)
     again = run("import", "--from", "claude-code", home, "--db", db)
-    assert "0 added, 0 newly deleted, 0 re-asserted, 6 unchanged" in again.stdout
+    assert "0 added, 0 newly deleted, 0 re-asserted, 7 unchanged" in again.stdout
     assert mark(db) == before
     fid = f"claude-code:{MEMORY}/feedback_testing.md"
     shown = run("show", db, fid).stdout
@@ -257,14 +258,14 @@ def test_a_second_sync_reads_only_the_files_that_changed(home, store, monkeypatc
     monkeypatch.setattr(cc, "_parse", lambda f: (parsed.append(f.file), real(f))[1])
     snap, result = resync(store, home)
     assert parsed == [f"{MEMORY}/feedback_testing.md"]  # size and mtime of the others unchanged
-    assert (result.added, result.newly_deleted, result.unchanged) == (1, 0, 5)
+    assert (result.added, result.newly_deleted, result.unchanged) == (1, 0, 6)
 
 
 def test_without_dir_it_reads_the_users_claude_folder(home, new_store, monkeypatch):
     monkeypatch.setenv("HOME", str(home.parent))
     db = new_store("default")
     out = json.loads(run("import", "--from", "claude-code", "--db", db, "--json").stdout)
-    assert (out["added"], out["source"]) == (6, str(home))
+    assert (out["added"], out["source"]) == (7, str(home))
 
 
 @pytest.mark.parametrize(
@@ -353,8 +354,135 @@ def test_claude_md_imports_are_followed_inside_the_project_only(tmp_path):
     write(project, "docs/deep.md", "- Deep rule\n")
     snap = cc.read(None, project=project)
     assert {(f.provenance["x-claude-code-file"], f.text) for f in snap.facts} == {
+        ("CLAUDE.md", "See @docs/style.md and @../secret.md, mail ada@shop.test, `@not/code.md`."),
         ("AGENTS.md", "Use bun for installs"),
         ("docs/style.md", "Keep lines short"),
         ("docs/deep.md", "Deep rule"),
     }
     assert "CLAUDE.md: @../secret.md outside the folder or no such file; not read" in snap.left_out
+
+
+def test_a_claude_md_paragraph_edited_in_git_is_one_version_linked_once(tmp_path, new_store):
+    """A person's CLAUDE.md is read as Claude Code loads it, paragraphs too: a paragraph
+    edited across two commits is the next version of the one it replaced, linked once, at
+    every later sync; read outside git the same text is the same fact."""
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    first = "# Build\n\nInstall with pnpm;\nnever with npm.\n\n- Run the tests first\n"
+    commit_claude(repo, first, "2026-01-01T10:00:00Z")
+    commit_claude(repo, first.replace("pnpm", "bun"), "2026-01-02T10:00:00Z")
+    snap = cc.read(None, project=repo)
+    facts = by_text(snap)
+    assert set(facts) == {
+        "Install with pnpm;\nnever with npm.",
+        "Install with bun;\nnever with npm.",
+        "Run the tests first",
+    }
+    pnpm, bun = facts["Install with pnpm;\nnever with npm."], facts["Install with bun;\nnever with npm."]
+    assert bun.supersedes == pnpm.id and bun.created_at == "2026-01-02T10:00:00Z" and not snap.deleted
+    with Store.open(new_store("memory"), create=True) as store:
+        sync(store, snap)
+        commit_claude(repo, first.replace("pnpm", "bun") + "\nKeep commits small.\n", "2026-01-03T10:00:00Z")
+        result = sync(store, cc.read(None, project=repo, known=known_facts(store, "claude-code")))
+        assert result.added == 1 and not result.newly_deleted
+        links = [k for k in known_facts(store, "claude-code") if k.provenance.get("x-source-version", 1) > 1]
+        assert [k.text for k in links] == ["Install with bun;\nnever with npm."]
+    plain = tmp_path / "plain"
+    write(plain, "CLAUDE.md", first)
+    with Store.open(new_store("plain"), create=True) as store:
+        snap = cc.read(None, project=plain)
+        assert {f.text for f in snap.facts} == {"Install with pnpm;\nnever with npm.", "Run the tests first"}
+        sync(store, snap)
+        write(plain, "CLAUDE.md", first.replace("pnpm", "bun"), mtime="2026-02-01T00:00:00Z")
+        again = by_text(cc.read(None, project=plain, known=known_facts(store, "claude-code")))
+        old = by_text(snap)["Install with pnpm;\nnever with npm."]
+        assert again["Install with bun;\nnever with npm."].supersedes == old.id  # outside git too
+
+
+def test_a_claude_md_that_became_a_link_keeps_its_history(tmp_path):
+    """CLAUDE.md edited as a file, then made a link to AGENTS.md: its own versions stay,
+    linked, deleted when it became a link; AGENTS.md is read through the link as itself."""
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit_claude(repo, "Install with pnpm, never with npm.\n", "2026-01-01T10:00:00Z")
+    commit_claude(repo, "Install with bun, never with npm.\n", "2026-01-02T10:00:00Z")
+    (repo / "CLAUDE.md").unlink()
+    (repo / "AGENTS.md").write_text("Install with bun, never with npm.\n\n- Run the tests first\n")
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "one file for every agent", when="2026-01-03T10:00:00Z")
+    snap = cc.read(None, project=repo)
+    got = {(f.provenance["x-claude-code-file"], f.text): f for f in snap.facts}
+    assert set(got) == {
+        ("CLAUDE.md", "Install with pnpm, never with npm."),
+        ("CLAUDE.md", "Install with bun, never with npm."),
+        ("AGENTS.md", "Install with bun, never with npm."),
+        ("AGENTS.md", "Run the tests first"),
+    }
+    pnpm, bun = (
+        got[("CLAUDE.md", "Install with pnpm, never with npm.")],
+        got[("CLAUDE.md", "Install with bun, never with npm.")],
+    )
+    assert bun.supersedes == pnpm.id
+    assert snap.deleted == {bun.id} and snap.deleted_at[bun.id] == parse_time("2026-01-03T10:00:00Z")
+    assert not any(f.text == "AGENTS.md" for f in snap.facts)  # a link's text is no fact
+
+
+def test_claude_md_files_of_subfolders_are_read_as_claude_code_loads_them(tmp_path):
+    """A subfolder's CLAUDE.md (Claude Code loads it when it works there) is read, in git
+    with its history; others' packages and hidden folders are not walked."""
+    repo = tmp_path / "shop"
+    write(repo, "packages/api/CLAUDE.md", "Every handler validates its input.\n")
+    write(repo, "node_modules/left-pad/CLAUDE.md", "- not ours\n")
+    write(repo, ".cache/CLAUDE.md", "- not ours either\n")
+    snap = cc.read(None, project=repo)  # no CLAUDE.md at the top: not refused
+    assert {(f.provenance["x-claude-code-file"], f.text) for f in snap.facts} == {
+        ("packages/api/CLAUDE.md", "Every handler validates its input.")
+    }
+    git(repo, "init", "-q")
+    git(repo, "add", "packages")
+    git(repo, "commit", "-q", "-m", "api rules", when="2026-01-01T10:00:00Z")
+    write(repo, "packages/api/CLAUDE.md", "Every handler validates its input first.\n")
+    git(repo, "commit", "-q", "-am", "api rules", when="2026-01-02T10:00:00Z")
+    facts = by_text(cc.read(None, project=repo))
+    old, new = facts["Every handler validates its input."], facts["Every handler validates its input first."]
+    assert new.supersedes == old.id and new.provenance["x-claude-code-time"] == "git commit"
+
+
+def test_a_project_whose_claude_md_is_gone_is_read_from_git_not_refused(tmp_path):
+    """Every instruction file removed in a commit: the project is read from its history,
+    the facts deleted at the removing commit; with no such history it is refused."""
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    with pytest.raises(InputError, match="holds no CLAUDE.md"):
+        cc.read(None, project=repo)
+    git(repo, "init", "-q")
+    commit_claude(repo, "Install with pnpm, never with npm.\n", "2026-01-01T10:00:00Z")
+    git(repo, "rm", "-q", "CLAUDE.md")
+    git(repo, "commit", "-q", "-m", "no more rules", when="2026-01-02T10:00:00Z")
+    snap = cc.read(None, project=repo)
+    (fact,) = snap.facts
+    assert fact.text == "Install with pnpm, never with npm." and snap.deleted == {fact.id}
+    assert snap.deleted_at[fact.id] == parse_time("2026-01-02T10:00:00Z")
+
+
+def test_tables_and_comments_in_instructions_are_named_not_facts(tmp_path):
+    """Paragraphs are read, junk is not: table rows, HTML comments and lone prompt tags are
+    passed over and counted under `left out`, in the current text and in git alike."""
+    repo = tmp_path / "shop"
+    text = (
+        "<!--\ngenerated: do not edit\n-->\n# Build\n\n| tool | use |\n| --- | --- |\n| bun | installs |\n\n"
+        "<rules>\n\nInstall with bun.\n\n</rules>\n"
+    )
+    write(repo, "CLAUDE.md", text)
+    for committed in (False, True):
+        if committed:
+            git(repo, "init", "-q")
+            git(repo, "add", "-A")
+            git(repo, "commit", "-q", "-m", "rules")
+        snap = cc.read(None, project=repo)
+        assert [f.text for f in snap.facts] == ["Install with bun."]
+        assert {"3 table rows not read as facts", "1 HTML comment not read as facts"} <= set(snap.left_out)
+        assert "2 prompt tag lines not read as facts" in snap.left_out

@@ -607,6 +607,14 @@ async def test_17_the_cursor_row_is_highlighted_in_every_cell_and_its_band_reads
                     if s.text.strip():
                         ratio = _wcag(tuple(s.style.color.get_truecolor()), bg)
                         assert ratio >= 4.5, (theme, focused, b, s.text, round(ratio, 2))
+                if focused:  # ...and off the cursor, the chip on its own colour
+                    other = next(r for r, p in enumerate(facts.order) if band[p] == b and r != row)
+                    chip = next(
+                        s for s in facts._render_row(other, 118, False, facts.rich_style) if s.text.strip()
+                    )
+                    colours = (chip.style.color.get_truecolor(), chip.style.bgcolor.get_truecolor())
+                    ratio = _wcag(*(tuple(c) for c in colours))
+                    assert ratio >= 4.5, (theme, b, chip.text, round(ratio, 2))
     app.store.close()
 
 

@@ -30,10 +30,7 @@ _SENTENCES = (
     ("Expecting value", "a value is missing or is not JSON (text takes double quotes)"),
     ("Expecting ',' delimiter", "a comma is missing between two items"),
     ("Expecting ':' delimiter", "a colon is missing after a field's name"),
-    (
-        "Expecting property name enclosed in double quotes",
-        "a field's name must be in double quotes (a comma before a closing brace is not allowed)",
-    ),
+    ("Expecting property name enclosed in double quotes", "a field's name must be in double quotes"),
     ("Extra data", "more follows the end of the JSON value: one object per line"),
     ("Unterminated string", "a string is never closed: a double quote is missing"),
     (
@@ -55,8 +52,23 @@ def json_problem(exc: json.JSONDecodeError) -> str:
     if exc.lineno > len(lines) or exc.colno > len(line):
         if not exc.msg.startswith("Extra data"):
             return f"not valid JSON: the line ends (at column {len(line)}) before its value is closed"
-    sentence = next((said for start, said in _SENTENCES if exc.msg.startswith(start)), exc.msg)
+    sentence = _at_a_comma(exc) or next(
+        (said for start, said in _SENTENCES if exc.msg.startswith(start)), exc.msg
+    )
     return f"not valid JSON at column {exc.colno}: {sentence}"
+
+
+def _at_a_comma(exc: json.JSONDecodeError) -> str | None:
+    """What a comma out of place did, where the decoder only says what it expected."""
+    if not exc.msg.startswith(("Expecting value", "Expecting property name")):
+        return None
+    here = exc.doc[exc.pos : exc.pos + 1]
+    before = exc.doc[: exc.pos].rstrip()[-1:]
+    if before == "," and here in ("}", "]"):
+        return "a comma before a closing bracket is not allowed"
+    if before == "," and here == ",":
+        return "two commas in a row: an item is missing between them"
+    return None
 
 
 def read_jsonl(path: str | os.PathLike[str], progress: Progress | None = None) -> Iterator[tuple[int, Any]]:

@@ -139,7 +139,7 @@ class FactList(ScrollView, can_focus=True):
     }
     # the band chips take their colours from the one definition (`text.BAND_CHIPS`)
     DEFAULT_CSS = "\n".join(
-        f"FactList > .fact-list--band-{i} {{ background: ${name}; color: $text;"
+        f"FactList > .fact-list--band-{i} {{ background: ${name}; color: auto 100%;"
         f"{' text-style: bold;' if bold else ''} }}"
         for i, (name, bold) in enumerate(BAND_CHIPS)
     )

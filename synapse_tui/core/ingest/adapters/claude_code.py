@@ -10,28 +10,32 @@ What Claude Code keeps (its memory documentation, and users' own folders):
   `metadata`) over its body.
 - Instructions, written by a person: `~/.claude/CLAUDE.md` and `~/.claude/rules/*.md` for
   every project; a project's `CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md` and
-  `.claude/rules/*.md` (`--project DIR`).
+  `.claude/rules/**/*.md` (`--project DIR`), and the `CLAUDE.md` and `CLAUDE.local.md` of
+  its subfolders, which Claude Code loads when it works in them (`loads`).
 
 Mapping. A topic file with front matter is one fact: its body the text (the description when
-the body is empty), its name the title and entity. Any other file gives one fact per
-top-level bullet (nested lines belong to their bullet), under its heading; pointer lines
-of an index are not facts. Instructions are tier `human` (a person wrote that file), auto
-memory `auto`.
+the body is empty), its name the title and entity. A person's instructions are read as
+git-notes reads a note (markdown_memory.blocks): one fact per top-level bullet (nested lines
+belong to it) and per paragraph, under its heading; a paragraph that only imports
+(`@AGENTS.md`) is not one. Other auto memory gives one fact per top-level bullet, less an
+index's pointer lines (`_keeper`). The current text and the replayed history read alike.
+Instructions are tier `human` (a person wrote that file), auto memory `auto`.
 
-Ids. A topic file is the record `<path under the root>`; a bullet is `<path>#<hash of its
+Ids. A topic file is the record `<path under the root>`; a block is `<path>#<hash of its
 text>` (`-2` for a repeat in one file). Each fact records the root it was read from
 (`x-claude-code-root`): a root compares only with its own facts.
 
 History in git. A file committed in a git work tree is replayed commit by commit as
 git-notes replays a note (markdown_memory.replay: same blocks, same pairing, the same ids
-at every read), each version dated from its commit; an edited bullet is linked once, to
+at every read), each version dated from its commit; an edited block is linked once, to
 the text it replaced. A CLAUDE.md that links to a file inside the folder is read as that
-file; a project's `@path` imports are read too (IMPORT_DEPTH hops, inside the folder only).
+file, and as itself for the history it had as a file (its blocks deleted when it became a
+link); a project's `@path` imports are read too (IMPORT_DEPTH hops, inside the folder only).
 
 Outside git, Claude Code keeps only the current text, so this reader takes `known`: a
 topic file whose body changed is the next version of its record and supersedes it, and so
-is an edited bullet (paired under the same heading by likeness, markdown_memory.pair_edits);
-any other bullet gone is deleted, and so is every fact of a file gone. Front matter that is
+is an edited block (paired under the same heading by likeness, markdown_memory.pair_edits);
+any other block gone is deleted, and so is every fact of a file gone. Front matter that is
 not strict YAML, or a field that is a list or mapping, is read leniently: the text stays and
 `left out` names the field.
 
@@ -86,9 +90,6 @@ FROM_MTIME = "file modified; creation unknown"
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10,000 files in a second
 _SPLIT = frontmatter.YAMLHandler()  # python-frontmatter's own `---` fences
-_BULLET = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)")
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t#]*$")
-_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)")
 # a key and a value YAML would read as that same text: no quote, flow, alias, tag, block
 # scalar or comment, and nothing it would read as a number, boolean, date or null
 _PLAIN = re.compile(
@@ -97,6 +98,7 @@ _PLAIN = re.compile(
     re.IGNORECASE,
 )
 _POINTER = re.compile(r"^\[[^\]]*\]\(([^)\s]+\.md)\)")
+_IMPORTS_ONLY = re.compile(r"^(?:@\S+\s*)+$")
 
 
 def default_source() -> Path:
@@ -128,6 +130,7 @@ class _File:
     mtime: float = 0.0
     kept: list[str] = field(default_factory=list)  # records found unchanged, not read again
     loose: list[str] = field(default_factory=list)  # front matter fields left out
+    skipped: dict[str, int] = field(default_factory=dict)  # junk passed over, by kind (mm.blocks)
 
 
 def read(
@@ -141,16 +144,21 @@ def read(
     `project`), plus a project's instructions with `project`; see the module docstring."""
     roots, files, left_out, locate = _gather(source, project)
     heads = _heads(known, roots)
-    history_facts, history_deleted, history_records, files = _history(roots, files, left_out, locate)
+    junk: dict[str, int] = {}
+    history_facts, history_deleted, history_records, files = _history(roots, files, left_out, locate, junk)
     kept = _read_changed(files, heads, {r: str(r.resolve()) for r in roots}, left_out, progress)
+    for f in files:
+        for kind, n in f.skipped.items():
+            junk[kind] = junk.get(kind, 0) + n
+    left_out += mm.told(mm.Replay(skipped=junk))  # HTML comments, table rows... read this time
     times = _Times(roots, files, left_out)
-    bullets: dict[str, list[KnownFact]] = {}
+    blocks: dict[str, list[KnownFact]] = {}
     for r, k in heads.items():
         if "#" in r:
-            bullets.setdefault(r.rsplit("#", 1)[0], []).append(k)
+            blocks.setdefault(r.rsplit("#", 1)[0], []).append(k)
     facts, seen = history_facts, {r for f in files for r in f.kept} | history_records
     for f in files:
-        for item, version, supersedes in _versions(f, heads, bullets):
+        for item, version, supersedes in _versions(f, heads, blocks):
             seen.add(item.record)
             facts.append(_fact(f, item, version, supersedes, times))
     deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted} | set(history_deleted)
@@ -214,19 +222,26 @@ def _home_file(root: Path) -> _Locate:
 
 def _project_file(folder: Path) -> _Locate:
     """The _File a path under a project folder (POSIX) would be read as: its CLAUDE.md,
-    .claude/CLAUDE.md, CLAUDE.local.md and .claude/rules; None for any other file."""
+    .claude/CLAUDE.md, CLAUDE.local.md and .claude/rules, and the CLAUDE.md and
+    CLAUDE.local.md of its subfolders; None for any other file."""
     note = str(folder.resolve()).replace("/", "-")  # as Claude Code names a project
 
     def locate(rel: str) -> _File | None:
-        parts = rel.split("/")
-        rule = parts[:2] == [".claude", "rules"] and len(parts) > 2 and rel.endswith(".md")
-        if rel in ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md") or (
-            rule and not any(p.startswith(".") for p in parts[2:])
-        ):
-            return _File(folder / rel, f"{note}/{rel}", folder, note, "human", rel)
-        return None
+        return _File(folder / rel, f"{note}/{rel}", folder, note, "human", rel) if loads(rel) else None
 
     return locate
+
+
+def loads(rel: str) -> bool:
+    """Whether Claude Code loads a project's file at this path (POSIX, under the project):
+    CLAUDE.md and CLAUDE.local.md there or in a subfolder (not hidden, not NOT_WALKED),
+    .claude/CLAUDE.md, .claude/rules/**/*.md."""
+    parts = rel.split("/")
+    if rel == ".claude/CLAUDE.md":
+        return True
+    if parts[:2] == [".claude", "rules"]:
+        return len(parts) > 2 and rel.endswith(".md") and not any(p.startswith(".") for p in parts[2:])
+    return parts[-1] in NESTED and not any(p.startswith(".") or p in NOT_WALKED for p in parts[:-1])
 
 
 def _heads(known: list[KnownFact] | None, roots: list[Path]) -> dict[str, KnownFact]:
@@ -262,7 +277,7 @@ def _read_changed(
             continue
         index = _parse(f)
         pointers += index
-        if not f.items and not index:  # an index of pointers is said on its own line
+        if f.tier == "auto" and not f.items and not index:  # an index of pointers is said on its own line
             prose.append(f.file)
         _say_loose(f, left_out)
     if pointers:
@@ -270,7 +285,7 @@ def _read_changed(
     if prose:
         left_out.append(
             f"{len(prose)} of {len(files)} files hold no front matter and no bullets"
-            f" (prose is not read): {', '.join(sorted(prose))}"
+            f" (prose in auto memory is not read): {', '.join(sorted(prose))}"
         )
     return kept
 
@@ -283,7 +298,11 @@ def _say_loose(f: _File, left_out: list[str]) -> None:
 
 
 def _history(
-    roots: list[Path], files: list[_File], left_out: list[str], locate: dict[Path, _Locate]
+    roots: list[Path],
+    files: list[_File],
+    left_out: list[str],
+    locate: dict[Path, _Locate],
+    junk: dict[str, int],
 ) -> tuple[list[ParsedFact], dict[str, float | None], set[str], list[_File]]:
     """The files committed in a git work tree, replayed commit by commit as git-notes
     replays a note (markdown_memory.replay), those gone from the work tree too (their
@@ -297,25 +316,29 @@ def _history(
     for root in roots:
         trees[root] = gitlog.open_or_left_out(root, left_out)  # else read as it stands
     histories = {root: tree.history() for root, tree in trees.items() if tree is not None}
-    done: set[Path] = set()
-    for f in files + _gone_files(trees, histories, locate):
-        f = _link_target(f)
-        if f.path.resolve() in done:
-            continue
-        done.add(f.path.resolve())
-        tree = trees.get(f.root)
-        rel = _Times._rel(tree, f.path) if tree is not None else None
-        states = histories.get(f.root, {}).get(rel or "", [])
-        if tree is None or rel is None or not states or f.path.is_symlink():
-            rest.append(f)
-            continue
-        found, whole = _replay_file(f, tree, rel, states)
-        _say_loose(f, left_out)
-        for v in found.versions:
-            records.add(v.record)
-            facts.append(_replayed(f, v, tree, whole))
-        deleted.update({fact_id(SYSTEM, r, n): at for (r, n), at in found.deleted.items()})
-        records |= {r for r, _ in found.deleted}
+    done: set[tuple[Path, str]] = set()
+    for g in files + _gone_files(trees, histories, locate):
+        for f in _as_read(g):
+            tree = trees.get(f.root)
+            rel = _own_rel(tree, f.path) if tree is not None else None
+            key = (f.root, rel or str(f.path.parent.resolve() / f.path.name))
+            if key in done:
+                continue
+            done.add(key)
+            states = histories.get(f.root, {}).get(rel or "", [])
+            if tree is None or rel is None or not states:
+                if not f.path.is_symlink():  # a link without a history of its own: its target is read
+                    rest.append(f)
+                continue
+            found, whole = _replay_file(f, tree, rel, states)
+            _say_loose(f, left_out)
+            for kind, n in found.skipped.items():
+                junk[kind] = junk.get(kind, 0) + n
+            for v in found.versions:
+                records.add(v.record)
+                facts.append(_replayed(f, v, tree, whole))
+            deleted.update({fact_id(SYSTEM, r, n): at for (r, n), at in found.deleted.items()})
+            records |= {r for r, _ in found.deleted}
     return facts, deleted, records, rest
 
 
@@ -337,26 +360,35 @@ def _gone_files(
     return out
 
 
-def _link_target(f: _File) -> _File:
-    """A file that is a link to another inside its root (CLAUDE.md -> AGENTS.md): the
-    target, read with its own history; any other file as it is."""
+def _as_read(f: _File) -> list[_File]:
+    """A file as it is read: itself; a link to another file inside its root (CLAUDE.md ->
+    AGENTS.md) is read as itself too (the history it had as a file, its blocks deleted
+    when it became a link) and as its target, read with its own history."""
     if f.path.is_symlink() and f.path.resolve().is_relative_to(f.root.resolve()) and f.rel.endswith(f.file):
         target = f.path.resolve().relative_to(f.root.resolve()).as_posix()
         prefix = f.rel[: len(f.rel) - len(f.file)]
-        return _File(f.root / target, prefix + target, f.root, f.note, f.tier, target)
-    return f
+        return [f, _File(f.root / target, prefix + target, f.root, f.note, f.tier, target)]
+    return [f]
+
+
+def _own_rel(tree: gitlog.Folder, path: Path) -> str | None:
+    """A file's path in the repository, itself when it is a link (not its target)."""
+    try:
+        return (path.parent.resolve() / path.name).relative_to(tree.top).as_posix()
+    except ValueError:  # outside the work tree
+        return None
 
 
 def _replay_file(f: _File, tree: Any, rel: str, states: list[Any]) -> tuple[mm.Replay, bool]:
     """A committed file's history replayed (its uncommitted text last, dated by the file),
-    and whether it is a topic file (one fact) rather than bullets."""
+    and whether it is a topic file (one fact) rather than blocks."""
     texts = tree.texts(blob for _, blob in states)
     timeline: list[tuple[Any, float | None, str | None]] = [
         (c, c.at, t) for (c, _), t in zip(states, texts, strict=True)
     ]
-    if not f.path.exists():
-        if timeline[-1][2] is not None:
-            timeline.append((None, None, None))  # gone from the work tree, the removal not committed
+    if f.path.is_symlink() or not f.path.exists():
+        if timeline[-1][2] is not None:  # made a link, or gone from the work tree, not committed yet
+            timeline.append((None, None, None))
     elif rel in tree.changed([rel]):
         f.stamp, f.mtime = file_stamp(f.path)
         timeline.append((None, f.mtime, _text(f.path)))
@@ -367,20 +399,20 @@ def _replay_file(f: _File, tree: Any, rel: str, states: list[Any]) -> tuple[mm.R
         and f.path.name != "MEMORY.md"
         and any(fm.get(k) for k in ("name", "description", "type"))
     )
-    places: mm.Places | None = mm.Places([blob for _, blob in states], tree.hunks())
-    if f.path.name == "MEMORY.md":  # index pointer lines are not facts (git's lines no longer)
-        timeline, places = [(c, at, _unpointed(t)) for c, at, t in timeline], None
+    places = mm.Places([blob for _, blob in states], tree.hunks())
     found = mm.Replay()
-    mm.replay(f.rel, timeline, found, whole=whole, bullets_only=not whole, places=places)
+    mm.replay(f.rel, timeline, found, whole=whole, keep=None if whole else _keeper(f), places=places)
     return found, whole
 
 
-def _unpointed(text: str | None) -> str | None:
-    if text is None:
-        return None
-    return "\n".join(
-        line for line in text.split("\n") if not ((m := _BULLET.match(line)) and _POINTER.match(m.group(1)))
-    )
+def _keeper(f: _File) -> Callable[[mm.Block], bool]:
+    """Which blocks of a file read block by block are facts. A person's instructions:
+    every bullet and paragraph, but for one that only imports (`@AGENTS.md`: the file it
+    names is read as itself). Auto memory: its bullets, less an index's pointer lines."""
+    if f.tier == "human":
+        return lambda b: not _IMPORTS_ONLY.match(b.text)
+    index = f.path.name == "MEMORY.md"
+    return lambda b: b.bullet and not (index and _POINTER.match(b.text))
 
 
 def _replayed(f: _File, v: mm.Version, tree: Any, whole: bool) -> ParsedFact:
@@ -459,10 +491,64 @@ def _project_files(folder: Path) -> tuple[list[_File], list[str]]:
         for p in _top_files(folder, names, left_out)
     ]
     files += _rules(folder, folder / ".claude" / "rules", note, left_out, prefix=f"{note}/")
-    if not files:
+    files += [
+        _File(
+            p,
+            f"{note}/{p.relative_to(folder).as_posix()}",
+            folder,
+            note,
+            "human",
+            p.relative_to(folder).as_posix(),
+        )
+        for p in _nested(folder, left_out)
+    ]
+    if not files and not _in_history(folder):
         raise InputError(f"holds no CLAUDE.md; expected {PROJECT_EXPECTED}", file=str(folder))
     files += _imported(folder, files, note, left_out)
     return files, left_out
+
+
+def _in_history(folder: Path) -> bool:
+    """Whether the git history of a project with none of its instruction files left holds
+    one (`loads`): its history is read, those files deleted, the folder not refused."""
+    tree = gitlog.open_or_left_out(folder, [])  # a repository git cannot read: refused as it stands
+    if tree is None:
+        return False
+    prefix = "" if tree.inside == "." else tree.inside + "/"
+    return any(path.startswith(prefix) and loads(path[len(prefix) :]) for path in tree.history())
+
+
+NESTED = ("CLAUDE.md", "CLAUDE.local.md")  # in a subfolder: loaded when Claude works there
+NOT_WALKED = {"node_modules", "vendor"}  # others' packages, never a project's own memory
+
+
+def _nested(folder: Path, left_out: list[str]) -> list[Path]:
+    """The CLAUDE.md and CLAUDE.local.md files in the project's subfolders (Claude Code
+    loads one when it works in that subtree), hidden folders and NOT_WALKED apart; a link
+    leaving the folder is named in `left_out`, never read; a linked folder is not walked."""
+    root = folder.resolve()
+    found: list[Path] = []
+    stack = [folder]
+    while stack:
+        here = stack.pop()
+        try:
+            entries = list(os.scandir(here))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in NOT_WALKED:
+                continue
+            path = Path(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(path)
+            elif here != folder and entry.name in NESTED and entry.is_file():
+                if path.resolve().is_relative_to(root):
+                    found.append(path)
+                else:
+                    left_out.append(
+                        f"{path.relative_to(folder).as_posix()}: a link leaving the folder; not read"
+                    )
+    return sorted(found)
 
 
 IMPORT_DEPTH = 5  # Claude Code follows imports five hops deep
@@ -594,60 +680,26 @@ def _parse(f: _File) -> int:
         return 0
     pointers = 0
     counts: dict[str, int] = {}
-    for line, section, text in _bullets(body, offset):
-        if f.path.name == "MEMORY.md" and _POINTER.match(text):
-            pointers += 1
+    keep = _keeper(f)
+    for b in mm.blocks(body, offset, f.skipped):
+        if not keep(b):
+            pointers += f.tier == "auto" and b.bullet
             continue
-        digest = hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+        digest = hashlib.blake2b(b.text.encode(), digest_size=6).hexdigest()
         counts[digest] = counts.get(digest, 0) + 1
         suffix = "" if counts[digest] == 1 else f"-{counts[digest]}"
-        f.items.append(_Item(f"{f.rel}#{digest}{suffix}", text, line, section))
+        f.items.append(_Item(f"{f.rel}#{digest}{suffix}", b.text, b.line, b.section))
     return pointers
 
 
-def _bullets(body: str, offset: int) -> list[tuple[int, str | None, str]]:
-    """(line, heading, text) of each top-level bullet; code blocks are not read."""
-    out: list[tuple[int, str | None, str]] = []
-    current: list[str] | None = None
-    start, section, fence = 0, None, None  # fence: inside a code block
-
-    def close() -> None:
-        nonlocal current
-        if current is not None:
-            text = "\n".join(current).strip()
-            if text:
-                out.append((start, section, text))
-        current = None
-
-    for n, line in enumerate(body.split("\n"), start=offset + 1):
-        if _FENCE.match(line):
-            close()
-            fence = None if fence else line.strip()[:3]
-            continue
-        if fence:
-            continue
-        if heading := _HEADING.match(line):
-            close()
-            section = heading.group(1) or None
-        elif bullet := _BULLET.match(line):
-            close()
-            current, start = [bullet.group(1)], n
-        elif current is not None and (line[:1] in (" ", "\t") or not line.strip()):
-            current.append(line.strip())
-        else:
-            close()
-    close()
-    return out
-
-
-def _versions(f: _File, heads: dict[str, KnownFact], bullets: dict[str, list[KnownFact]]):
-    """(item, version, id it supersedes) for each item of `f`; `bullets`: the heads of
-    bullet records by file."""
-    gone = [k for k in bullets.get(f.rel, ()) if not k.deleted]
+def _versions(f: _File, heads: dict[str, KnownFact], blocks: dict[str, list[KnownFact]]):
+    """(item, version, id it supersedes) for each item of `f`; `blocks`: the heads of
+    block records by file."""
+    gone = [k for k in blocks.get(f.rel, ()) if not k.deleted]
     present = {i.record for i in f.items}
     vanished = [k for k in gone if k.record not in present]
     fresh = [i for i in f.items if i.record not in heads]
-    if not f.whole:  # bullets edited in place, paired as git-notes pairs them
+    if not f.whole:  # blocks edited in place, paired as git-notes pairs them
         for u, v in mm.pair_edits(
             [(i.section, i.text) for i in fresh], [(k.provenance.get(SECTION), k.text) for k in vanished]
         ):

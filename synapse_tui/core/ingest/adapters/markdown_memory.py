@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path, PurePosixPath
@@ -435,13 +435,14 @@ def replay(
     into: Replay,
     *,
     whole: bool = False,
-    bullets_only: bool = False,
+    keep: Callable[[Block], bool] | None = None,
     places: Places | None = None,
 ) -> None:
     """Walk one note's states (commit, instant, text; None text: the note is absent or not a
     text, such as a link), oldest first, adding its versions and deletions to `into`.
     `whole`: the note's body is one record (a topic file), not one per block;
-    `bullets_only`: paragraphs are not read; `places`: git's own hunks, where known."""
+    `keep`: which blocks are read (all when None; claude-code reads only the bullets of
+    auto memory, and no index pointer); `places`: git's own hunks, where known."""
     alive: list[Version] = []
     junk_now: dict[str, int] = {}
     where: dict[int, Block] = {}  # id of an alive version -> its block in the last state
@@ -454,7 +455,7 @@ def replay(
             if places is not None and raw is not None and "\r" not in raw.replace("\r\n", "")
             else None
         )
-        parsed, meta, junk_read = _state_blocks(rel, raw, into, whole=whole, bullets_only=bullets_only)
+        parsed, meta, junk_read = _state_blocks(rel, raw, into, whole=whole, keep=keep)
         if junk_read is not None:
             junk_now = junk_read
         kept, pool = _unchanged(parsed, alive, where)
@@ -482,7 +483,7 @@ def replay(
 
 
 def _state_blocks(
-    rel: str, raw: str | None, into: Replay, *, whole: bool, bullets_only: bool
+    rel: str, raw: str | None, into: Replay, *, whole: bool, keep: Callable[[Block], bool] | None
 ) -> tuple[list[Block], dict[str, Any], dict[str, int] | None]:
     """One state's blocks, its front matter, and the junk its blocks passed over (None
     when none were read: the note absent, or read whole)."""
@@ -496,8 +497,8 @@ def _state_blocks(
         return ([Block(fm.offset + 1, None, body)] if body else []), fm.meta, None
     junk_read: dict[str, int] = {}
     parsed = blocks(fm.body, fm.offset, junk_read)
-    if bullets_only:
-        parsed = [b for b in parsed if b.bullet]
+    if keep is not None:
+        parsed = [b for b in parsed if keep(b)]
     return parsed, fm.meta, junk_read
 
 

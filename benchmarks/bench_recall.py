@@ -14,7 +14,8 @@ first), with the median and largest time of one search, for:
 - all-words: every word required, as before issue 27 (Store.search);
 - bm25-any: BM25 over any of the exact words, no stemming (what the issue measured);
 - hybrid: stemmed prefixes, function words weighed down, keywords-all first, RRF with the
-  lexical vectors (plus sentence embeddings where the store and `[embed]` have them);
+  lexical vectors (plus sentence embeddings where the store and `[embed]` have them), a
+  reply just after the question it answers;
 - hybrid+trust: the same, the trusted and current first among equals (what MCP serves).
 
 mem0's own search is reported only where `mem0ai` is installed (it is not here: it needs

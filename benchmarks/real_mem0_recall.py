@@ -28,6 +28,11 @@ or the steps one by one (`questions`, `mem0`, `ours`, `report`), as `run` does:
 4. `report`: recall@1/5/10 per category and overall for mem0 and each of ours, and each
    median round trip against mem0's median search.
 
+`inprocess WORK [--split dev]` is the quick loop for working on the ranking: the same
+store's ranking (`Recall.search`'s, the page of 10) in this process, no server, recall@10
+by split and category, and the questions missed written to WORK/missed-SPLIT.json for
+reading by eye. Tune on `dev` (and `--set conversations`' `own`); never on `held-out`.
+
 Run `ours` once per Python whose figures are wanted (the base venv and the `[embed]` one,
 `run --ours-python` once each): its answers are kept per install, and `report` shows every
 one it finds.
@@ -208,15 +213,16 @@ LABELS = {
 
 
 def report(work: Path) -> None:
-    """Recall@1/5/10 per category and overall, a table per split, and each median round
-    trip against mem0's median search."""
+    """Recall@1/5/10 per category and overall, a table per split (and all splits pooled),
+    and each median round trip against mem0's median search."""
     qs = json.loads((work / "questions.json").read_text())
     runs = {name: work / f"answers-{name}.json" for name in LABELS}
     runs = {name: json.loads(path.read_text()) for name, path in runs.items() if path.exists()}
     cats = list(dict.fromkeys(q["category"] for q in qs))
     print(f"{len(qs)} questions ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})")
-    for split in dict.fromkeys(q.get("split", "own") for q in qs):
-        mine = [i for i, q in enumerate(qs) if q.get("split", "own") == split]
+    splits = list(dict.fromkeys(q.get("split", "own") for q in qs))
+    for split in splits + (["pooled"] if len(splits) > 1 else []):
+        mine = [i for i, q in enumerate(qs) if split in ("pooled", q.get("split", "own"))]
         print(f"\n{split}: {len(mine)} questions")
         _table([qs[i] for i in mine], {name: [got[i] for i in mine] for name, got in runs.items()}, cats)
 
@@ -290,6 +296,44 @@ def latency(work: Path, base_python: str, users: int = 3, split: str | None = No
         )
 
 
+def inprocess(work: Path, split: str | None) -> None:
+    """Recall@10 of `Recall.search`'s ranking over the work folder's store, in this process:
+    by split and category, with the questions missed written out (see the module)."""
+    sys.path[:0] = [str(ROOT)]
+    from synapse_tui.core.agent import scope_query
+    from synapse_tui.core.base.clock import parse_time
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.review import query as fq
+    from synapse_tui.core.review.memory import Memory
+    from synapse_tui.core.store.db import Store
+
+    qs = [q for q in json.loads((work / "questions.json").read_text()) if split in (None, q["split"])]
+    hits: dict[tuple[str, str], list[bool]] = {}
+    missed: dict[str, list[dict]] = {}
+    with Store.open(work / "memory.db", readonly=True) as store:
+        memory = Memory(store, Config(), parse_time(NOW))
+        store.prepare_search()
+        ours = {}  # our fact id -> the benchmark's id mem0 kept in its metadata
+        for record in store.records():
+            meta = (record.provenance or {}).get("x-mem0-metadata")
+            ours[record.id] = meta.get("fact_id") if isinstance(meta, dict) else None
+        masks = {}
+        for q in qs:
+            if q["user"] not in masks:
+                masks[q["user"]] = scope_query(f"prov:x-mem0-user-id={q['user']}").mask(memory)
+            found = fq.ranked(memory, fq.parse(q["q"], lenient=True), masks[q["user"]], 10)
+            ids = [ours.get(memory.ids[p]) for p in fq.top(found.score, found.pos, 10).tolist()]
+            ok = bool(set(ids) & set(q["evidence"]))
+            for key in ((q["split"], q["category"]), (q["split"], "all")):
+                hits.setdefault(key, []).append(ok)
+            if not ok:
+                missed.setdefault(q["split"], []).append({**q, "got": ids})
+    for (sp, cat), got in sorted(hits.items()):
+        print(f"{sp:>9} {cat:<12} R@10 {sum(got) / len(got):.3f} of {len(got)}")
+    for sp, rows in missed.items():
+        (work / f"missed-{sp}.json").write_text(json.dumps(rows, indent=1))
+
+
 def _params(python: str, work: Path, user: str, env: dict):
     from mcp.client.stdio import StdioServerParameters
 
@@ -312,17 +356,19 @@ def run(work: Path, which: str, mem0_python: str, ours_python: list[str], locomo
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("step", choices=["questions", "mem0", "ours", "report", "run", "latency"])
+    ap.add_argument("step", choices=["questions", "mem0", "ours", "report", "run", "latency", "inprocess"])
     ap.add_argument("work", type=Path)
     ap.add_argument("--set", default="conversations", choices=["conversations", "sample", "locomo"])
     ap.add_argument("--locomo", type=Path, help="snap-research/locomo's data/locomo10.zip or locomo10.json")
     ap.add_argument("--mem0-python", default="/work/venv-mem0/bin/python")
     ap.add_argument("--ours-python", action="append", default=[])
     ap.add_argument("--base-python", default="/work/venv/bin/python")
-    ap.add_argument("--split", help="latency: the first users of this split only (dev, held-out)")
+    ap.add_argument("--split", help="latency, inprocess: this split only (dev, held-out, own)")
     args = ap.parse_args()
     if args.step == "questions":
         questions(args.work, args.set, args.locomo)
+    elif args.step == "inprocess":
+        inprocess(args.work, args.split)
     elif args.step == "latency":
         latency(args.work, args.base_python, split=args.split)
     elif args.step == "run":

@@ -22,6 +22,14 @@ STOP = frozenset(
     who whom whose why how that this these those there here will would shall should can
     could may might must not no so if then than too very just any some all ever yet s t
     d ll m re ve""".split()
+) | frozenset(
+    # the words a question is framed with rather than about: light verbs (`did Melanie go
+    # camping`, `what did John get`) and `what kind of`, `how does X describe`; a chat's
+    # small talk is full of them (`I'm off to go swimming`). LoCoMo's dev part 0.757 ->
+    # 0.768 R@10, our conversations 0.480 -> 0.484 (base install).
+    """go goes going went gone get gets got getting make makes made making take takes took
+    taken like say says said kind type sort thing things way describe mention mentioned
+    think""".split()
 )
 
 

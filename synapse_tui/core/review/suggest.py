@@ -10,9 +10,9 @@ the same note or scope that most probably says the same thing differently. Candi
 from an inverted index of (scope, word) -> facts, so a fact only ever meets the facts it
 shares a scope and a naming word with; a new fact costs work proportional to those
 neighbours, not to the store (`ReplacedFinder.add`). Each candidate pair is scored from
-features a person can check (`suggest_text`), and the pairs are matched one to one in the
-order the newer facts were written, best first within one instant: an edit replaces one
-block with one block, and an older fact one write replaced is not there for the next.
+features a person can check (`suggest_text`), and the best pairs are matched one to one,
+best first: an edit replaces one block with one block, and each older fact is offered its
+best candidate (SPEC 13).
 
 In a note whose facts name a subject (a Markdown heading), a newer fact under another
 subject is held against the pair (`Weights.apart`) unless the older's subject moved there:
@@ -524,21 +524,15 @@ class ReplacedFinder:
     # -- answering ---------------------------------------------------------------------
 
     def suggestions(self, dismissed: frozenset[tuple[str, str]] = frozenset()) -> list[Suggestion]:
-        """Every standing `replaced` suggestion, best first: pairs matched one to one (in
-        the order the newer facts were written, best pair first within an instant), never
-        a pair in `dismissed` ((old id, new id))."""
+        """Every standing `replaced` suggestion, best first: pairs matched one to one, best
+        pair first, never a pair in `dismissed` ((old id, new id))."""
         return ranked(self._matched([c for cands in self.pairs.values() for c in cands], dismissed))
 
     def _matched(
         self, cands: list[_Candidate], dismissed: frozenset[tuple[str, str]] = frozenset()
     ) -> list[Suggestion]:
         items = self.items
-        # in the order the newer facts were written, as the edits happened: an older fact a
-        # write replaced is gone for the next one (a -> b -> c is two edits, not a -> c);
-        # within one instant the best pair first
-        order = sorted(
-            cands, key=lambda c: (items[c.new].created, -c.score, items[c.old].id, items[c.new].id)
-        )
+        order = sorted(cands, key=lambda c: (-c.score, items[c.old].id, items[c.new].id))
         olds: set[int] = set()
         news: set[int] = set()
         out = []

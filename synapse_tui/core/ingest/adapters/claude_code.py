@@ -479,29 +479,14 @@ def _project_files(folder: Path) -> tuple[list[_File], list[str]]:
     note = str(folder.resolve()).replace("/", "-")  # as Claude Code names a project
     left_out: list[str] = []
     names = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
-    files = [
-        _File(
-            p,
-            f"{note}/{p.relative_to(folder).as_posix()}",
-            folder,
-            note,
-            "human",
-            p.relative_to(folder).as_posix(),
-        )
-        for p in _top_files(folder, names, left_out)
-    ]
+
+    def human(p: Path) -> _File:
+        rel = p.relative_to(folder).as_posix()
+        return _File(p, f"{note}/{rel}", folder, note, "human", rel)
+
+    files = [human(p) for p in _top_files(folder, names, left_out)]
     files += _rules(folder, folder / ".claude" / "rules", note, left_out, prefix=f"{note}/")
-    files += [
-        _File(
-            p,
-            f"{note}/{p.relative_to(folder).as_posix()}",
-            folder,
-            note,
-            "human",
-            p.relative_to(folder).as_posix(),
-        )
-        for p in _nested(folder, left_out)
-    ]
+    files += [human(p) for p in _nested(folder, left_out)]
     if not files and not _in_history(folder):
         raise InputError(f"holds no CLAUDE.md; expected {PROJECT_EXPECTED}", file=str(folder))
     files += _imported(folder, files, note, left_out)

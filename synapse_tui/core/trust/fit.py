@@ -123,26 +123,15 @@ class _Problem:
         self.sign = 2.0 * y - 1.0
         self.y = y
         self.theta0, self.free = theta0, free
+        self.sigma = SIGMA
 
     def loss(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
         """Mean clipped NLL plus the prior, and its gradient in the free constants."""
-        b0, scale, w, a_auto, a_human, a_signed, gamma = theta
-        m0, m1, m2 = self.tiers
-        a = m0 * a_auto + m1 * a_human + m2 * a_signed
-        num = a * w + self.r
-        total = self.rs + w
+        b0, scale, w, _, _, _, gamma = theta
+        a, num, total = self._confidence(theta)
         z = (self.B - b0) / scale
-        # |z| capped at 50: beyond it freshness is 1 to the last bit, or so small that p is
-        # clipped, and the cap keeps subnormal floats (a hundred times slower) out of the sums
-        fresh = 1.0 / (1.0 + np.exp(np.clip(-z, -50.0, 50.0)))
-        p = num / total * fresh * self.gate
-        for d, rows in self.depths:
-            p[rows] *= gamma**d
-        q = np.clip(p, CLIP, 1 - CLIP)
-        nll = -float(np.log(self.miss + q * self.sign).sum()) / self.n
-        # dL/dlog p: -1 for a holds verdict, p/(1-p) for a miss; zero where p was clipped
-        g = self.miss * q / (1.0 - q) - self.y
-        g[(p <= CLIP) | (p >= 1 - CLIP)] = 0.0
+        fresh = _sigmoid(z)
+        nll, g = self._fit(self._trust(num, total, fresh, gamma))
         g /= self.n
         gf = g * (1.0 - fresh)
         inv_num = 1.0 / num
@@ -150,12 +139,50 @@ class _Problem:
         grad = np.empty(7)
         grad[0] = -float(gf.sum()) / scale
         grad[1] = -float((gf * z).sum()) / scale
+        self._shared_grad(grad, theta, g, gn, a, total)
+        return self._with_prior(theta, nll, grad)
+
+    def _confidence(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each row's base rate a, and its confidence's numerator and total."""
+        _, _, w, a_auto, a_human, a_signed, _ = theta[:7]
+        m0, m1, m2 = self.tiers
+        a = m0 * a_auto + m1 * a_human + m2 * a_signed
+        return a, a * w + self.r, self.rs + w
+
+    def _trust(self, num: np.ndarray, total: np.ndarray, fresh: np.ndarray, gamma: float) -> np.ndarray:
+        p = num / total * fresh * self.gate
+        for d, rows in self.depths:
+            p[rows] *= gamma**d
+        return p
+
+    def _fit(self, p: np.ndarray) -> tuple[float, np.ndarray]:
+        """The mean NLL of trusts `p`, and dL/dlog p per row times n: -1 for a holds verdict,
+        p/(1-p) for a miss; zero where p was clipped."""
+        q = np.clip(p, CLIP, 1 - CLIP)
+        nll = -float(np.log(self.miss + q * self.sign).sum()) / self.n
+        g = self.miss * q / (1.0 - q) - self.y
+        g[(p <= CLIP) | (p >= 1 - CLIP)] = 0.0
+        return nll, g
+
+    def _shared_grad(
+        self,
+        grad: np.ndarray,
+        theta: np.ndarray,
+        g: np.ndarray,
+        gn: np.ndarray,
+        a: np.ndarray,
+        total: np.ndarray,
+    ) -> None:
+        """The gradient in the prior weight, the three base rates and gamma (grad[2:7])."""
+        w, gamma = theta[2], theta[6]
         grad[2] = float((gn * a).sum()) - float((g / total).sum())
         grad[3:6] = [float((gn * m).sum()) * w for m in self.tiers]
         grad[6] = float((g * self.kf).sum()) / gamma
-        prior = (theta - self.theta0) / SIGMA
+
+    def _with_prior(self, theta: np.ndarray, nll: float, grad: np.ndarray) -> tuple[float, np.ndarray]:
+        prior = (theta - self.theta0) / self.sigma
         loss = nll + float(np.sum(prior[self.free] ** 2)) / self.n
-        grad += 2 * prior / SIGMA / self.n
+        grad += 2 * prior / self.sigma / self.n
         return loss, grad[self.free]
 
 
@@ -170,71 +197,54 @@ class _GroupedProblem(_Problem):
         self.sigma = np.concatenate([SIGMA, np.tile([SIGMA[0], SIGMA[1]], kinds)])
         self.rest = None  # with every shared constant held: each row's trust but freshness, once
         if not free[:7].any():
-            _, w, a_auto, a_human, a_signed, gamma = theta0[1:7]
-            m0, m1, m2 = self.tiers
-            a = m0 * a_auto + m1 * a_human + m2 * a_signed
-            self.rest = (a * w + self.r) / (self.rs + w) * self.gate * gamma**self.kf
+            _, num, total = self._confidence(theta0)
+            self.rest = num / total * self.gate * theta0[6] ** self.kf
 
     def loss(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
         if self.rest is not None:
             return self._freshness_only(theta)
-        b0, scale, w, a_auto, a_human, a_signed, gamma = theta[:7]
-        b0s = np.concatenate([[b0], theta[7::2]])
-        scales = np.concatenate([[scale], theta[8::2]])
-        m0, m1, m2 = self.tiers
-        a = m0 * a_auto + m1 * a_human + m2 * a_signed
-        num = a * w + self.r
-        total = self.rs + w
-        sr = scales[self.group]
-        z = (self.B - b0s[self.group]) / sr
-        fresh = 1.0 / (1.0 + np.exp(np.clip(-z, -50.0, 50.0)))
-        p = num / total * fresh * self.gate
-        for d, rows in self.depths:
-            p[rows] *= gamma**d
-        q = np.clip(p, CLIP, 1 - CLIP)
-        nll = -float(np.log(self.miss + q * self.sign).sum()) / self.n
-        g = self.miss * q / (1.0 - q) - self.y
-        g[(p <= CLIP) | (p >= 1 - CLIP)] = 0.0
+        gamma = theta[6]
+        a, num, total = self._confidence(theta)
+        sr, z, fresh = self._freshness(theta)
+        nll, g = self._fit(self._trust(num, total, fresh, gamma))
         g /= self.n
         gf = g * (1.0 - fresh)
         gn = g / num
-        size = self.kinds + 1
-        by_b0 = -np.bincount(self.group, gf / sr, size)
-        by_s = -np.bincount(self.group, gf * z / sr, size)
         grad = np.empty(len(theta))
-        grad[0], grad[1] = by_b0[0], by_s[0]
-        grad[2] = float((gn * a).sum()) - float((g / total).sum())
-        grad[3:6] = [float((gn * m).sum()) * w for m in self.tiers]
-        grad[6] = float((g * self.kf).sum()) / gamma
-        grad[7::2], grad[8::2] = by_b0[1:], by_s[1:]
+        self._kinds_grad(grad, gf / sr, gf * z / sr)
+        self._shared_grad(grad, theta, g, gn, a, total)
         return self._with_prior(theta, nll, grad)
 
-    def _with_prior(self, theta: np.ndarray, nll: float, grad: np.ndarray) -> tuple[float, np.ndarray]:
-        prior = (theta - self.theta0) / self.sigma
-        loss = nll + float(np.sum(prior[self.free] ** 2)) / self.n
-        grad += 2 * prior / self.sigma / self.n
-        return loss, grad[self.free]
-
-    def _freshness_only(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
-        """`loss` when only the kinds' B0 and s are free: freshness is all that changes."""
+    def _freshness(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each row's scale, z and freshness under its group's B0 and s."""
         b0s = np.concatenate([[theta[0]], theta[7::2]])
         scales = np.concatenate([[theta[1]], theta[8::2]])
         sr = scales[self.group]
         z = (self.B - b0s[self.group]) / sr
-        fresh = 1.0 / (1.0 + np.exp(np.clip(-z, -50.0, 50.0)))
-        p = self.rest * fresh
-        q = np.clip(p, CLIP, 1 - CLIP)
-        nll = -float(np.log(self.miss + q * self.sign).sum()) / self.n
-        g = self.miss * q / (1.0 - q) - self.y
-        g[(p <= CLIP) | (p >= 1 - CLIP)] = 0.0
-        gf = g * (1.0 - fresh) / (self.n * sr)
+        return sr, z, _sigmoid(z)
+
+    def _kinds_grad(self, grad: np.ndarray, by_row_b0: np.ndarray, by_row_s: np.ndarray) -> None:
+        """The gradient in each group's B0 and s (grad[0:2] and grad[7:])."""
         size = self.kinds + 1
-        grad = np.zeros(len(theta))
-        by_b0 = -np.bincount(self.group, gf, size)
-        by_s = -np.bincount(self.group, gf * z, size)
+        by_b0 = -np.bincount(self.group, by_row_b0, size)
+        by_s = -np.bincount(self.group, by_row_s, size)
         grad[0], grad[1] = by_b0[0], by_s[0]
         grad[7::2], grad[8::2] = by_b0[1:], by_s[1:]
+
+    def _freshness_only(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """`loss` when only the kinds' B0 and s are free: freshness is all that changes."""
+        sr, z, fresh = self._freshness(theta)
+        nll, g = self._fit(self.rest * fresh)
+        gf = g * (1.0 - fresh) / (self.n * sr)
+        grad = np.zeros(len(theta))
+        self._kinds_grad(grad, gf, gf * z)
         return self._with_prior(theta, nll, grad)
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    # |z| capped at 50: beyond it freshness is 1 to the last bit, or so small that p is
+    # clipped, and the cap keeps subnormal floats (a hundred times slower) out of the sums
+    return 1.0 / (1.0 + np.exp(np.clip(-z, -50.0, 50.0)))
 
 
 def fit_grouped(
@@ -250,8 +260,6 @@ def fit_grouped(
     """`fit_constants` with kinds: the rows of group g >= 1 are scored with kind g's own B0
     and s (`kinds[g - 1]` the prior's centre), fitted with `names` (the shared constants).
     Returns the shared constants and each kind's (b0, scale)."""
-    from scipy.optimize import minimize
-
     theta0 = np.concatenate([_vector(current), np.array(kinds, dtype=np.float64).ravel()])
     free = np.concatenate([[name in names for name in NAMES], np.ones(2 * len(kinds), dtype=bool)])
     bounds_all = BOUNDS + [BOUNDS[0], BOUNDS[1]] * len(kinds)
@@ -265,14 +273,7 @@ def fit_grouped(
     problem = _GroupedProblem(
         inp, np.asarray(y, dtype=np.float64), theta0, free, _gates(config), group, len(kinds)
     )
-
-    def fun(x: np.ndarray):
-        theta = theta0.copy()
-        theta[free] = x
-        return problem.loss(theta)
-
-    theta = theta0.copy()
-    theta[free] = minimize(fun, begin, jac=True, method="L-BFGS-B", bounds=bounds).x
+    theta = _minimize(problem, begin, bounds)
     shared = {name: float(v) for name, v in zip(NAMES, theta[:7], strict=True)}
     return shared, [(float(theta[7 + 2 * j]), float(theta[8 + 2 * j])) for j in range(len(kinds))]
 
@@ -300,25 +301,32 @@ def fit_constants(
     """The penalised maximum-likelihood values of `names`, every other constant held at
     `current` (the prior's centre); the search begins at `start` (default `current`).
     Raises ImportError when scipy is missing."""
-    from scipy.optimize import minimize
-
     theta0 = _vector(current)
     free = np.array([name in names for name in NAMES])
     bounds = [b for b, f in zip(BOUNDS, free, strict=True) if f]
     begin = _vector(start or current)[free]
     begin = np.clip(begin, [b[0] for b in bounds], [b[1] for b in bounds])
     problem = _Problem(inp, np.asarray(y, dtype=np.float64), theta0, free, _gates(config))
+    theta = _minimize(problem, begin, bounds)
+    out = dict(current)
+    for name, value, f in zip(NAMES, theta, free, strict=True):
+        if f:
+            out[name] = float(value)
+    return out
+
+
+def _minimize(problem: _Problem, begin: np.ndarray, bounds: list) -> np.ndarray:
+    """Every constant of `problem`, its free ones fitted by L-BFGS-B from `begin`."""
+    from scipy.optimize import minimize
 
     def fun(x: np.ndarray):
-        theta = theta0.copy()
-        theta[free] = x
+        theta = problem.theta0.copy()
+        theta[problem.free] = x
         return problem.loss(theta)
 
-    result = minimize(fun, begin, jac=True, method="L-BFGS-B", bounds=bounds)
-    out = dict(current)
-    for name, value in zip([n for n, f in zip(NAMES, free, strict=True) if f], result.x, strict=True):
-        out[name] = float(value)
-    return out
+    theta = problem.theta0.copy()
+    theta[problem.free] = minimize(fun, begin, jac=True, method="L-BFGS-B", bounds=bounds).x
+    return theta
 
 
 def ladder(inp: Inputs, y: np.ndarray) -> tuple[list[str], str]:

@@ -7,6 +7,23 @@ import pytest
 from synapse_tui.ui.widgets.fact_list import FactList
 from tests.ui.helpers import SIZE, record_notices, searched, settle
 
+LONG = "claude-code:projects/payments/memory/feedback_testing.md#"  # an id the list cuts
+
+
+def _long_ids(tmp_path, extra=()):
+    """A store of three facts whose ids differ only in their last characters (LONG and a
+    tail), plus `extra`; its path and the facts imported."""
+    from tests.cli_run import run
+    from tests.helpers import write_jsonl
+
+    facts = [
+        {"id": f"{LONG}{tail}", "text": f"fact {n}", "created_at": "2026-11-20T09:00:00Z"}
+        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
+    ] + list(extra)
+    db = tmp_path / "long.db"
+    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    return db, facts
+
 
 async def _type_search(pilot, text: str) -> None:
     await pilot.press("slash")
@@ -323,16 +340,9 @@ async def test_3_the_list_shows_ids_that_tell_facts_apart_and_the_cli_takes_them
     import json
 
     from tests.cli_run import run
-    from tests.helpers import write_jsonl
     from tests.ui.helpers import make_app, row_of
 
-    long = "claude-code:projects/payments/memory/feedback_testing.md#"
-    facts = [
-        {"id": f"{long}{tail}", "text": f"fact {n}", "created_at": "2026-11-20T09:00:00Z"}
-        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
-    ]
-    db = tmp_path / "long.db"
-    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    db, facts = _long_ids(tmp_path)
     for size in ((80, 24), (120, 40)):
         app = make_app(db)
         try:
@@ -504,19 +514,13 @@ async def test_4_a_contradiction_says_it_was_recorded_what_moved_and_why_the_gui
 
 
 async def test_3_the_search_box_finds_an_id_as_shown_and_names_the_facts_an_ambiguous_one_names(tmp_path):
-    from tests.cli_run import run
-    from tests.helpers import write_jsonl
     from tests.ui.helpers import make_app, row_of
 
-    long = "claude-code:projects/payments/memory/feedback_testing.md#"
-    facts = [
-        {"id": f"{long}{tail}", "text": f"fact {n}", "created_at": "2026-11-20T09:00:00Z"}
-        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
-    ]
     versions = "mem0:7f3e9c1a-22b4-4e5c-9a4f-0c1d2e3f4a5b@"
-    facts += [{"id": f"{versions}{v}", "text": f"v{v}", "created_at": "2026-11-20T09:00:00Z"} for v in (1, 2)]
-    db = tmp_path / "long.db"
-    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    db, facts = _long_ids(
+        tmp_path,
+        [{"id": f"{versions}{v}", "text": f"v{v}", "created_at": "2026-11-20T09:00:00Z"} for v in (1, 2)],
+    )
     for size in ((80, 24), (120, 40), (200, 50)):
         app = make_app(db)
         try:
@@ -644,24 +648,18 @@ async def test_17_a_toast_names_a_long_id_as_the_list_does_never_folded_mid_word
     import json
 
     from tests.cli_run import run
-    from tests.helpers import write_jsonl
     from tests.ui.helpers import make_app, select
 
-    long = "claude-code:projects/payments/memory/feedback_testing.md#"
-    facts = [
-        {"id": f"{long}{tail}", "text": f"fact {n}", "created_at": "2026-11-20T09:00:00Z"}
-        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
-    ]
-    facts.append({"id": "f-deploy-freeze", "text": "short", "created_at": "2026-11-20T09:00:00Z"})
-    db = tmp_path / "long.db"
-    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    db, facts = _long_ids(
+        tmp_path, [{"id": "f-deploy-freeze", "text": "short", "created_at": "2026-11-20T09:00:00Z"}]
+    )
     for width in (80, 120, 200):
         app = make_app(db)
         try:
             async with app.run_test(size=(width, 30)) as pilot:
                 await settle(pilot)
                 room = min(60, width // 2) - 4  # a toast's line: 60 cells, at most half the screen
-                for fact_id in (f"{long}a1b2c3e9", "f-deploy-freeze"):
+                for fact_id in (f"{LONG}a1b2c3e9", "f-deploy-freeze"):
                     await select(pilot, fact_id)
                     await pilot.press("x")
                     await settle(pilot)
@@ -715,34 +713,26 @@ async def test_18_F_counts_the_list_by_note_tier_source_agent_and_enter_lists_on
 
 
 async def test_18_the_id_column_widens_and_narrows_and_a_column_hides(tmp_path):
-    from tests.cli_run import run
-    from tests.helpers import write_jsonl
     from tests.ui.helpers import make_app, palette_answered, screen_text
 
-    long = "claude-code:projects/payments/memory/feedback_testing.md#"
-    facts = [
-        {"id": f"{long}{tail}", "text": f"fact {n}", "created_at": "2026-11-20T09:00:00Z"}
-        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
-    ]
-    db = tmp_path / "long.db"
-    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    db, facts = _long_ids(tmp_path)
     app = make_app(db)
     async with app.run_test(size=(200, 30)) as pilot:
         notices = record_notices(app)
         await settle(pilot)
-        assert f"{long}a1b2c3d4" not in screen_text(app).split("▏")[0]  # cut at first
+        assert f"{LONG}a1b2c3d4" not in screen_text(app).split("▏")[0]  # cut at first
         await pilot.press("greater_than_sign")  # beside the pane: the text keeps 60 cells
         assert notices[-1][1] == "id column: 24 cells"
         await pilot.press("p")  # the pane hidden: room for the whole ids
         for _ in range(8):
             await pilot.press("greater_than_sign")
         await settle(pilot)
-        assert notices[-1][1] == f"id column: {len(long) + 8} cells (the whole ids)"
+        assert notices[-1][1] == f"id column: {len(LONG) + 8} cells (the whole ids)"
         rows = [line.split("▏")[0] for line in screen_text(app).splitlines() if "fact 0" in line]
-        assert f" {long}a1b2c3d4 " in rows[0], rows  # whole, and still the fact's text beside it
+        assert f" {LONG}a1b2c3d4 " in rows[0], rows  # whole, and still the fact's text beside it
         await pilot.press("less_than_sign")
         await settle(pilot)
-        assert notices[-1][1] == f"id column: {len(long)} cells"
+        assert notices[-1][1] == f"id column: {len(LONG)} cells"
         header = next(line for line in screen_text(app).splitlines() if line.startswith("band"))
         assert " age " in header
         await pilot.press("ctrl+p")

@@ -70,6 +70,25 @@ REPOS: list[tuple[str, str]] = [
     ("0xsyncroot/moonx-farm", "heldout"),
     ("sguys99/claude-code-mastery", "heldout"),
     ("getzep/graphiti", "heldout"),
+    # Widened 2026-12-06 (issue 39): the held-out split above is dominated by two
+    # memory-bank repositories (Cline/Cursor memory-bank/ folders) and dev had none. Picked by
+    # commits touching memory-bank/**/*.md or .clinerules on HEAD's first parent, one author
+    # each, none by ADTrauts or 0xsyncroot; memory files written by hand or by an agent, not
+    # generated copies (space-cadet/memory-bank skipped: regenerated from a database).
+    # Dev, memory-bank style (zh, en, en, pt/en, en):
+    ("7Spade/Twilight-Hub", "dev"),
+    ("0xBigBoss/vibe-station", "dev"),
+    ("darthinvader/daggerheart-tools", "dev"),
+    ("arbgjr/smart-alarm", "dev"),
+    ("eurora-labs/eurora", "dev"),
+    # Held-out, fresh: chosen 2026-12-06 before any finder, importer or benchmark ran on
+    # them (only this builder, to count commits and edits). Two classic memory banks
+    # (fr/en and en), one memory bank mixed with CLAUDE.md/AGENTS.md/.claude docs, and one
+    # AGENTS.md history of 59 commits.
+    ("YanBerdin/rougecardinalcompany", "heldout"),
+    ("Active-Apparel-Group/data-orchestration", "heldout"),
+    ("matthew-plusprogramming/monorepo", "heldout"),
+    ("badlogic/pi-mono", "heldout"),
 ]
 
 # Memory files, as git pathspecs (glob magic: `**/` matches the root too).

@@ -20,9 +20,9 @@ Two stores, two truths:
   to one) among what the hunks left unpaired.
 
 Audit: benchmarks/audit_replaced.jsonl holds a person's verdicts, read from the two texts
-alone (is the newer the older said differently?), on random samples of git's edits (114: 84
-held out, 30 of the dev memory banks) and of the flat store's held-out suggestions (60):
-recall on the edits read as replacements, precision as read by eye.
+alone (is the newer the older said differently?), on random samples of git's edits (174: 84
+held out, 90 dev) and of the flat store's suggestions when they were drawn (100: 60 held out,
+40 dev): recall on the edits read as replacements, precision as read by eye.
 
 Also: the bundled sample with its declared links removed (how many come back), MCP
 `stale_premise` on the sample, and hard negatives (same subject, not a replacement).

@@ -113,34 +113,37 @@ def _told(hook: Callable[..., object], args: tuple[Any, ...], kwargs: dict[str, 
     hook(why, *args, **kwargs)
 
 
-def reason(exc: BaseException, where: str) -> str:
+def reason(exc: BaseException, where: str, gone: bool = False) -> str:
     """Why a worker failed, in the user's words: a lock, a store that cannot be written or
-    can no longer be read (`where`: the store's location, safe to show), or `describe`'s
-    words (an internal error says so, with its one-line summary)."""
-    text = " ".join(str(exc).split())
-    if isinstance(exc, OperationalError):
+    can no longer be read (`where`: its location, safe to show; `gone`: a file no longer
+    there), else `describe`'s words (an internal error says so, in one line)."""
+    said = describe(exc)
+    if said.startswith(f"{where}: "):  # the store's own errors name it: once is enough
+        said = said[len(where) + 2 :]
+    if isinstance(exc, OperationalError):  # the driver's own, raised mid-statement
+        text = " ".join(str(exc).split())
         low = text.lower()
         if "locked" in low or "busy" in low:
-            return "the database is locked (another program is writing to it); try again when it has finished"
+            return "the database is locked by another writer; try again when it has finished"
         if "readonly" in low or "read-only" in low:
             return f"the store at {where} cannot be written (read-only file or folder): {text}"
         return f"the store at {where} can no longer be read: {text}"
-    if type(exc).__module__.startswith("psycopg") and type(exc).__name__ in (
-        "OperationalError",
-        "InterfaceError",
-    ):
+    if type(exc).__module__.startswith("psycopg") and type(exc).__name__ in ("OperationalError", "InterfaceError"):
         # a server that went away (restarted, the network dropped us): named, not a bug
-        return f"the store at {where} can no longer be read: {text or type(exc).__name__}"
-    if isinstance(exc, OSError) and not is_internal(exc):
-        return f"the store at {where} can no longer be read: {describe(exc)}"
-    return describe(exc)
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        return f"the store at {where} can no longer be read: {text}"
+    if gone or (isinstance(exc, OSError) and not is_internal(exc)):
+        return f"the store at {where} can no longer be read: {said}"
+    return said
 
 
 def tell_failure(app: App[Any], message: WorkFailed, store_path: str | os.PathLike[str]) -> str:
     """The app's handling of `WorkFailed` (main thread): an error notice, the traceback of
     a bug logged, and the view's `failed` hook called. Returns the reason it gave."""
     error = message.error
-    why = reason(error, locate(store_path).shown)
+    where = locate(store_path)
+    gone = not where.is_server and not os.path.exists(where.target)
+    why = reason(error, where.shown, gone)
     if is_internal(error) and not type(error).__module__.startswith("psycopg"):
         app.log.error("".join(traceback.format_exception(error)))
     app.notify(clean_block(f"{clean(message.headline)}: {why}"), severity="error", timeout=8, markup=False)

@@ -128,13 +128,19 @@ def reason(exc: BaseException, where: str, gone: bool = False) -> str:
         if "readonly" in low or "read-only" in low:
             return f"the store at {where} cannot be written (read-only file or folder): {text}"
         return f"the store at {where} can no longer be read: {text}"
-    if type(exc).__module__.startswith("psycopg") and type(exc).__name__ in ("OperationalError", "InterfaceError"):
-        # a server that went away (restarted, the network dropped us): named, not a bug
+    if _server_gone(exc):
         text = " ".join(str(exc).split()) or type(exc).__name__
         return f"the store at {where} can no longer be read: {text}"
     if gone or (isinstance(exc, OSError) and not is_internal(exc)):
         return f"the store at {where} can no longer be read: {said}"
     return said
+
+
+def _server_gone(exc: BaseException) -> bool:
+    """A server that went away (restarted, the network dropped us), told without importing
+    the driver: the store's failure, not a bug."""
+    kind = type(exc)
+    return kind.__module__.startswith("psycopg") and kind.__name__ in ("OperationalError", "InterfaceError")
 
 
 def tell_failure(app: App[Any], message: WorkFailed, store_path: str | os.PathLike[str]) -> str:
@@ -144,7 +150,7 @@ def tell_failure(app: App[Any], message: WorkFailed, store_path: str | os.PathLi
     where = locate(store_path)
     gone = not where.is_server and not os.path.exists(where.target)
     why = reason(error, where.shown, gone)
-    if is_internal(error) and not type(error).__module__.startswith("psycopg"):
+    if is_internal(error) and not _server_gone(error):
         app.log.error("".join(traceback.format_exception(error)))
     app.notify(clean_block(f"{clean(message.headline)}: {why}"), severity="error", timeout=8, markup=False)
     node = message.node

@@ -7,7 +7,10 @@ marked facts, reserves them (`Browser.claim`: a second key
 on a row that is about to change is refused, not applied twice), and starts a worker;
 the worker calls `Browser.triage` (one audited transaction, rescoring what changed) and
 posts `TriageLanded`; `on_triage_landed` installs the browser's next state and the app's
-`memory_change` repaints the row, the counts, the pane and the view on top.
+`memory_change` repaints the row, the counts, the pane and the view on top. If the store
+fails under the write (a lock, a file or server gone), the worker's guard (ui/workers.py)
+says "Not saved: corroborate f-1: why", and the facts are released with the list, the marks
+and the undo stack as they were before the key.
 """
 
 from __future__ import annotations

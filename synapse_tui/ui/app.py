@@ -37,7 +37,7 @@ from synapse_tui.ui.screens.base import MemoryChange
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.nav import CursorTo, MarksChanged, OpenFact
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS, TriageApp
-from synapse_tui.ui.workers import WorkFailed, run_store_worker, tell_failure
+from synapse_tui.ui.workers import WorkFailed, reason_of, run_store_worker, tell_failure
 
 if TYPE_CHECKING:
     from synapse_tui.ui.palette import Command
@@ -171,6 +171,7 @@ class SynapseApp(TriageApp):
         self.store = store
         self.clock = clock
         self.prefs = prefs
+        self._poll_failing: str | None = None  # why the last poll could not read the store
         remembered = read_prefs(prefs).get("theme") if prefs is not None else None
         theme = theme or remembered
         if theme and theme in self.available_themes:
@@ -295,8 +296,19 @@ class SynapseApp(TriageApp):
     def poll_store(self) -> None:
         """Reload when another connection has committed (an agent writing meanwhile);
         otherwise bring every score up to the moving clock once triage has scored its own
-        facts at a later instant, or a minute has passed (`Browser.clock_behind`)."""
-        if self.browser.changed_elsewhere():  # once per change
+        facts at a later instant, or a minute has passed (`Browser.clock_behind`). The
+        check reads the store (a server's, over the network): if that fails, the notice
+        says so once, not every poll, and the browser goes on showing what it has."""
+        try:
+            changed = self.browser.changed_elsewhere()  # once per change
+        except Exception as exc:  # a server gone, a file gone: told as a worker's failure is
+            said = reason_of(exc, self.store.path)
+            if said != self._poll_failing:
+                self._poll_failing = said
+                tell_failure(self, WorkFailed("Could not check the store for changes", exc), self.store.path)
+            return
+        self._poll_failing = None
+        if changed:
             self.reload("external")
         elif self.browser.clock_behind() and not any(
             w.group == "clock" and not w.is_finished for w in self.workers

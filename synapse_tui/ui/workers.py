@@ -143,13 +143,17 @@ def _server_gone(exc: BaseException) -> bool:
     return kind.__module__.startswith("psycopg") and kind.__name__ in ("OperationalError", "InterfaceError")
 
 
+def reason_of(exc: BaseException, store_path: str | os.PathLike[str]) -> str:
+    """`reason`, for the store at `store_path` (a file no longer there is said to be gone)."""
+    where = locate(store_path)
+    return reason(exc, where.shown, not where.is_server and not os.path.exists(where.target))
+
+
 def tell_failure(app: App[Any], message: WorkFailed, store_path: str | os.PathLike[str]) -> str:
     """The app's handling of `WorkFailed` (main thread): an error notice, the traceback of
     a bug logged, and the view's `failed` hook called. Returns the reason it gave."""
     error = message.error
-    where = locate(store_path)
-    gone = not where.is_server and not os.path.exists(where.target)
-    why = reason(error, where.shown, gone)
+    why = reason_of(error, store_path)
     if is_internal(error) and not _server_gone(error):
         app.log.error("".join(traceback.format_exception(error)))
     app.notify(clean_block(f"{clean(message.headline)}: {why}"), severity="error", timeout=8, markup=False)

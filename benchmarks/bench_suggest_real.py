@@ -19,6 +19,11 @@ Two stores, two truths:
   own rule (`build_real_corpus.pairs`: word Dice or character ratio >= 0.5, best first, one
   to one) among what the hunks left unpaired.
 
+Audit: benchmarks/audit_replaced.jsonl holds a person's verdicts, read from the two texts
+alone (is the newer the older said differently?), on random samples of git's edits (174: 84
+held out, 90 dev) and of the flat store's suggestions when they were drawn (100: 60 held out,
+40 dev): recall on the edits read as replacements, precision as read by eye.
+
 Also: the bundled sample with its declared links removed (how many come back), MCP
 `stale_premise` on the sample, and hard negatives (same subject, not a replacement).
 
@@ -143,7 +148,9 @@ def fmt(tp: int, n_got: int, n_truth: int) -> str:
 Tally = dict[tuple[str, str, str], tuple[int, int, int]]  # (split, who, truth) -> (tp, got, truth)
 
 
-def corpus_run(root: Path, show_false: int, causes: bool) -> Tally:
+def corpus_run(root: Path, show_false: int, causes: bool, flat_found: dict | None = None) -> Tally:
+    """Every repository of the corpus; `flat_found`, when given, receives each repository's
+    flat-store suggestions ((old, new) pairs, by repository name)."""
     manifest = json.loads((root / "manifest.json").read_text())
     pooled: Tally = defaultdict(lambda: (0, 0, 0))
     why_missed: Counter[str] = Counter()
@@ -159,6 +166,8 @@ def corpus_run(root: Path, show_false: int, causes: bool) -> Tally:
         split = repo.get("split", "dev")
         found = {"baseline": (baseline(facts), {}, 0.0)}
         found["flat"] = ours(folder / "flat.jsonl")
+        if flat_found is not None:
+            flat_found[repo["name"]] = found["flat"][0]
         found["deletions"] = ours(folder / "flat.jsonl", left_at(truth_lines))
         line = [f"{split:8} {repo['name'][:32]:32} {len(facts):6} facts {len(hunks):4} edits"]
         for who, (got, _, took) in found.items():
@@ -258,6 +267,32 @@ def false_causes(truth: list[dict], false: set[tuple[str, str]], moved_truth: se
         else:
             cause = "the older stayed after the newer came"
         out[cause] += 1
+    return out
+
+
+AUDIT = Path(__file__).resolve().parent / "audit_replaced.jsonl"
+
+
+def audit_run(flat_found: dict[str, set[tuple[str, str]]], splits: dict[str, str]) -> dict[str, Counter[str]]:
+    """A person's verdicts (AUDIT: corpus ids only; `replaced` read from the two texts, blind
+    to git's pairing and to the finder) on two random samples: edits git's diff paired
+    (`drawn: edit`) and suggestions the flat store made when they were drawn (`drawn:
+    suggested`). Per split: of the edits read as replacements ("edit yes"), those the flat
+    store finds ("edit yes found"); of the drawn suggestions it still makes ("suggested"),
+    those read as replacements ("suggested yes")."""
+    out: dict[str, Counter[str]] = defaultdict(Counter)
+    for line in AUDIT.open():
+        v = json.loads(line)
+        got = flat_found.get(v["repo"])
+        if got is None:
+            continue
+        tally, found = out[splits[v["repo"]]], (v["old"], v["new"]) in got
+        if v["drawn"] == "edit" and v["replaced"]:
+            tally["edit yes"] += 1
+            tally["edit yes found"] += found
+        elif v["drawn"] == "suggested" and found:
+            tally["suggested"] += 1
+            tally["suggested yes"] += v["replaced"]
     return out
 
 
@@ -366,11 +401,27 @@ def main() -> None:
     results = Results("bench_suggest_real.py")
     root = Path(args.corpus)
     if (root / "manifest.json").exists():
-        pooled = corpus_run(root, args.show_false, args.causes)
+        flat_found: dict[str, set[tuple[str, str]]] = {}
+        pooled = corpus_run(root, args.show_false, args.causes, flat_found)
         for (split, who, name), (tp, n_got, n_truth) in sorted(pooled.items()):
             label = "char-trigram baseline" if who == "baseline" else f"ours, store {who}"
             results.add(f"{split}, truth {name}: precision, {label}", tp / max(1, n_got), unit="")
             results.add(f"{split}, truth {name}: recall, {label}", tp / max(1, n_truth), unit=f"of {n_truth}")
+        splits = {r["name"]: r.get("split", "dev") for r in json.loads((root / "manifest.json").read_text())}
+        audit = audit_run(flat_found, splits)
+        for split, t in sorted(audit.items()):
+            line = f"AUDIT {split:8}"
+            if t["edit yes"]:
+                recall = t["edit yes found"] / t["edit yes"]
+                line += f" recall on edits read as replacements {recall:.3f} ({t['edit yes found']}/{t['edit yes']})"
+                results.add(f"{split}, audited: recall, ours, store flat", recall, unit=f"of {t['edit yes']}")
+            if t["suggested"]:
+                precision = t["suggested yes"] / t["suggested"]
+                line += f"  precision read by eye {precision:.3f} ({t['suggested yes']}/{t['suggested']})"
+                results.add(
+                    f"{split}, audited: precision, ours, store flat", precision, unit=f"of {t['suggested']}"
+                )
+            print(line)
     tp, n_got, n_truth = sample_run()
     results.add("sample, links removed: links back", tp, unit=f"of {n_truth}")
     results.add("sample, links removed: precision", tp / max(1, n_got), unit="")

@@ -1,11 +1,16 @@
 """Build the real-memory corpus (issue 38) from fetched public repositories.
 
-    python benchmarks/build_real_corpus.py [--corpus DIR] [--only NAME ...] [MIRROR_GIT_DIR ...]
+    python benchmarks/build_real_corpus.py [--corpus DIR] [--only OWNER/NAME ...]
 
-Each argument is a bare git directory as the `fetch` tool leaves it
-(/work/.mirror/OWNER+NAME/repo); with none, the repositories listed in REPOS below are read
-from /work/.mirror. The corpus goes to $SYNAPSE_CORPUS (default /work/corpus); its layout
-is /work/corpus/FORMAT.md.
+The repositories listed in REPOS below are read from the bare git directories the `fetch`
+tool leaves (/work/.mirror/OWNER+NAME/repo); `--only` rebuilds those named and keeps the
+others' manifest entries. The corpus goes to $SYNAPSE_CORPUS (default /work/corpus); its
+layout is /work/corpus/FORMAT.md.
+
+Memory files: PATHSPECS below (CLAUDE.md, AGENTS.md and the like at any depth, rules
+folders, .claude/ docs, and the memory-bank folders memory-bank/, cline_docs/,
+memory_bank/ and .memory-bank/ at any depth), less _NOT_MEMORY (prompts, node_modules/,
+vendor/).
 
 Snapshots are data, never code: they are read with git plumbing only (`log --raw -p`,
 `cat-file --batch`), in an environment without system or global configuration, with
@@ -26,7 +31,8 @@ line is no new version. At each commit, the blocks whose text is new and those w
 is gone are grouped by the hunk of git's diff they fall in (or nearest); within a hunk, a
 gone block and a new one whose words or characters are at least SIMILAR alike are an edit
 (best first, one to one); the other gone blocks are deletions and the other new blocks are
-new versions.
+new versions. Each edit (old, new, commit) and each deletion (version, commit) is written
+and counted once, however many copies of the block the file held.
 """
 
 from __future__ import annotations
@@ -91,7 +97,10 @@ REPOS: list[tuple[str, str]] = [
     ("badlogic/pi-mono", "heldout"),
 ]
 
-# Memory files, as git pathspecs (glob magic: `**/` matches the root too).
+# Memory files, as git pathspecs (glob magic: `**/` matches the root too, and hidden folders).
+# Memory-bank folders: memory-bank/ (Cline's custom instructions today), cline_docs/ (the
+# same instructions' first folder), memory_bank/ and .memory-bank/ (variants in the same
+# layout, hundreds of public repositories each).
 PATHSPECS = [
     f":(glob){p}"
     for p in (
@@ -109,6 +118,9 @@ PATHSPECS = [
         "**/.cursor/rules/**/*.md",
         "**/.claude/**/*.md",
         "**/memory-bank/**/*.md",
+        "**/memory_bank/**/*.md",  # also .copilot/memory_bank/ (airs-memspec's multi-project bank)
+        "**/.memory-bank/**/*.md",
+        "**/cline_docs/**/*.md",  # Cline's memory bank before it moved to memory-bank/
         "**/.github/copilot-instructions.md",
         "**/.github/instructions/**/*.md",
         "**/MEMORY.md",
@@ -429,6 +441,7 @@ class Truth:
     name: str
     lines: list[dict] = field(default_factory=list)
     ids: dict[tuple[str, str], str] = field(default_factory=dict)  # (file, norm text) -> version id
+    seen: set[tuple[str, ...]] = field(default_factory=set)  # edit and delete lines written
     versions: int = 0
     edits: int = 0
     deletes: int = 0
@@ -444,6 +457,20 @@ class Truth:
                  "created_at": when, "commit": commit.sha, "author": f"{commit.author} <{commit.email}>"}
             )  # fmt: skip
         return self.ids[key]
+
+    def edit(self, old: str, new: str, commit: Commit, when: str) -> None:
+        """One line per distinct (old, new, commit): copies of a block edited alike are one edit."""
+        if ("edit", old, new, commit.sha) not in self.seen:
+            self.seen.add(("edit", old, new, commit.sha))
+            self.edits += 1
+            self.lines.append({"kind": "edit", "old": old, "new": new, "commit": commit.sha, "at": when})
+
+    def delete(self, vid: str, commit: Commit, when: str) -> None:
+        """One line per distinct (version, commit): copies of a block deleted are one deletion."""
+        if ("delete", vid, commit.sha) not in self.seen:
+            self.seen.add(("delete", vid, commit.sha))
+            self.deletes += 1
+            self.lines.append({"kind": "delete", "id": vid, "commit": commit.sha, "at": when})
 
 
 def _iso(epoch: int) -> str:
@@ -496,14 +523,12 @@ def diff_file(truth: Truth, file: str, old: str | None, new: str | None, ch: Cha
             used_r.add(i)
             o, n = truth.ids[(file, norm(removed[i].text))], truth.ids[(file, norm(added[j].text))]
             if o != n:
-                truth.edits += 1
-                truth.lines.append({"kind": "edit", "old": o, "new": n, "commit": c.sha, "at": when})
+                truth.edit(o, n, c, when)
         for i, r in enumerate(removed):
             if i not in used_r and new_n[norm(r.text)] == 0:
                 vid = truth.ids.get((file, norm(r.text)))
                 if vid is not None:
-                    truth.deletes += 1
-                    truth.lines.append({"kind": "delete", "id": vid, "commit": c.sha, "at": when})
+                    truth.delete(vid, c, when)
 
 
 # ---------------------------------------------------------------- replay

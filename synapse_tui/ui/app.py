@@ -31,13 +31,13 @@ from synapse_tui.core.browser import Browser, Loaded
 from synapse_tui.core.browser.triage import login, refusal, withheld
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
-from synapse_tui.core.store.errors import DatabaseError, describe
-from synapse_tui.ui.messages import LoadFailed, MemoryLoaded
+from synapse_tui.ui.messages import MemoryLoaded
 from synapse_tui.ui.prefs import read_prefs, write_pref
 from synapse_tui.ui.screens.base import MemoryChange
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.nav import CursorTo, MarksChanged, OpenFact
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS, TriageApp
+from synapse_tui.ui.workers import WorkFailed, reason_of, run_store_worker, tell_failure
 
 if TYPE_CHECKING:
     from synapse_tui.ui.palette import Command
@@ -171,6 +171,7 @@ class SynapseApp(TriageApp):
         self.store = store
         self.clock = clock
         self.prefs = prefs
+        self._poll_failing: str | None = None  # why the last poll could not read the store
         remembered = read_prefs(prefs).get("theme") if prefs is not None else None
         theme = theme or remembered
         if theme and theme in self.available_themes:
@@ -263,20 +264,22 @@ class SynapseApp(TriageApp):
     # -- workers: the store is read off the main thread --------------------------------
     def _in_worker(self, job: Callable[[], Loaded | None], reason: str, group: str = "rescore") -> None:
         """Run `job` (a `Browser` method returning its next state) in a thread; the main
-        thread installs what it returns (`on_memory_loaded`)."""
+        thread installs what it returns (`on_memory_loaded`). If the store fails under it
+        (damage past the header check at open, a lock, I/O), the first load ends the app
+        with the message (there is nothing to browse); any later one leaves the memory on
+        screen as it was and says why (ui/workers.py)."""
 
         def work() -> None:
-            try:
-                loaded = job()
-            except DatabaseError as exc:  # damage past the header check at open, a lock, I/O
-                self.post_message(LoadFailed(describe(exc)))
-                return
-            except Exception as exc:  # a bad store must end with a message, not a traceback
-                self.post_message(LoadFailed(str(exc)))
-                return
-            self.post_message(MemoryLoaded(reason, loaded))
+            self.post_message(MemoryLoaded(reason, job()))
 
-        self.run_worker(work, thread=True, exclusive=True, group=group)
+        if group == "load":
+            run_store_worker(
+                self, work, "Could not load the store", group=group, exclusive=True, failed=self._load_failed
+            )
+        else:
+            run_store_worker(
+                self, work, f"Could not update the memory ({reason})", group=group, exclusive=True
+            )
 
     def load(self) -> None:
         """Paint the list as soon as the scores are in; the duplicate detectors (a read
@@ -293,8 +296,19 @@ class SynapseApp(TriageApp):
     def poll_store(self) -> None:
         """Reload when another connection has committed (an agent writing meanwhile);
         otherwise bring every score up to the moving clock once triage has scored its own
-        facts at a later instant, or a minute has passed (`Browser.clock_behind`)."""
-        if self.browser.changed_elsewhere():  # once per change
+        facts at a later instant, or a minute has passed (`Browser.clock_behind`). The
+        check reads the store (a server's, over the network): if that fails, the notice
+        says so once, not every poll, and the browser goes on showing what it has."""
+        try:
+            changed = self.browser.changed_elsewhere()  # once per change
+        except Exception as exc:  # a server gone, a file gone: told as a worker's failure is
+            said = reason_of(exc, self.store.path)
+            if said != self._poll_failing:
+                self._poll_failing = said
+                tell_failure(self, WorkFailed("Could not check the store for changes", exc), self.store.path)
+            return
+        self._poll_failing = None
+        if changed:
             self.reload("external")
         elif self.browser.clock_behind() and not any(
             w.group == "clock" and not w.is_finished for w in self.workers
@@ -449,8 +463,12 @@ class SynapseApp(TriageApp):
                 markup=False,
             )
 
-    def on_load_failed(self, message: LoadFailed) -> None:
-        self.exit(return_code=2, message=clean(f"error: {message.error}"))
+    def _load_failed(self, why: str) -> None:
+        self.exit(return_code=2, message=clean(f"error: {why}"))
+
+    def on_work_failed(self, message: WorkFailed) -> None:
+        """A worker's body raised: say so and keep running (ui/workers.py decides how)."""
+        tell_failure(self, message, self.store.path)
 
     def on_memory_loaded(self, message: MemoryLoaded) -> None:
         self.install(message.loaded, message.reason)

@@ -25,11 +25,6 @@ class MemoryLoaded(Message):
 
 
 @dataclass
-class LoadFailed(Message):
-    error: str
-
-
-@dataclass
 class SearchDone(Message):
     search: Search
 

@@ -11,6 +11,7 @@ from synapse_tui.core.ingest.sources import sync_recorded
 from synapse_tui.core.review.queues import QUEUES, SORTS
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS
 from synapse_tui.ui.widgets.fact_list import HIDEABLE
+from synapse_tui.ui.workers import run_store_worker
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -44,7 +45,11 @@ def commands_for(app: SynapseApp, screen: Screen[Any] | None = None) -> list[Com
 
         def work() -> None:
             app.browser.syncing = True  # its writes are this browser's: the reload says "your sync"
-            results = sync_recorded(os.fspath(app.store.path), app.config)  # a server's too
+            try:
+                results = sync_recorded(os.fspath(app.store.path), app.config)  # a server's too
+            except Exception:
+                app.browser.syncing = False  # nothing of the sync's to announce
+                raise  # the worker's guard says why (ui/workers.py)
             lines = [
                 f"{e['system']}: {r.added} added, {r.newly_deleted} deleted"
                 if not isinstance(r, str)
@@ -53,7 +58,7 @@ def commands_for(app: SynapseApp, screen: Screen[Any] | None = None) -> list[Com
             ]
             app.call_from_thread(app.notify, "\n".join(lines) or "this store records no sources")
 
-        app.run_worker(work, thread=True, exclusive=True, group="sync-sources")
+        run_store_worker(app, work, "Could not sync the sources", group="sync-sources", exclusive=True)
 
     def copy_score_command() -> None:
         """The search shown, as the command that lists (or saves) the same facts:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -23,8 +23,10 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from synapse_tui.core.base.errors import QueryError
+from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.browser import Search
 from synapse_tui.ui.messages import SearchDone, SearchFailed
+from synapse_tui.ui.workers import store_work
 
 SEARCH_DEBOUNCE = 0.15  # seconds: one search per pause in typing, not one per key
 
@@ -122,7 +124,7 @@ class SearchBar(Widget):
         event.stop()
         self.input.post_message(SearchInput.Leave(clear=False))
 
-    @work(thread=True, exclusive=True, group="search")
+    @store_work("Could not search", group="search", exclusive=True, failed="_not_searched")
     def run_search(self, source: str) -> None:
         """Search now (no debounce): the box's text, or the search shown after the memory
         changed (new facts, another instant may match differently)."""
@@ -142,6 +144,16 @@ class SearchBar(Widget):
         # the best match first, under the cursor: keeping the cursor's fact would keep
         # whichever fact a search of half the text (typed a debounce apart) put on top
         self.post_message(self.Changed(message.search, top=True))
+
+    def _not_searched(self, why: str, source: str) -> None:
+        """The store failed under the search: the line under the box says so, and the list
+        shows nothing rather than what an older search found (as for a query's error)."""
+        if source != self.input.value:
+            return
+        self.error = Text.assemble(
+            ("  " + clean(f"could not search: {why}"), "bold"), "\n  ", clean(source), "\n"
+        )
+        self.post_message(self.Changed(Search(source, np.empty(0, dtype=np.int64)), top=True))
 
     def on_search_failed(self, message: SearchFailed) -> None:
         message.stop()

@@ -7,7 +7,10 @@ marked facts, reserves them (`Browser.claim`: a second key
 on a row that is about to change is refused, not applied twice), and starts a worker;
 the worker calls `Browser.triage` (one audited transaction, rescoring what changed) and
 posts `TriageLanded`; `on_triage_landed` installs the browser's next state and the app's
-`memory_change` repaints the row, the counts, the pane and the view on top.
+`memory_change` repaints the row, the counts, the pane and the view on top. If the store
+fails under the write (a lock, a file or server gone), the worker's guard (ui/workers.py)
+says "Not saved: corroborate f-1: why", and the facts are released with the list, the marks
+and the undo stack as they were before the key.
 """
 
 from __future__ import annotations
@@ -17,11 +20,21 @@ from textual.app import App
 from textual.binding import Binding
 
 from synapse_tui.core.base.limits import counted
-from synapse_tui.core.browser import Browser
+from synapse_tui.core.browser import Browser, TriageResult
 from synapse_tui.ui.messages import TriageLanded
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.widgets.fact_list import FactList
+from synapse_tui.ui.workers import run_store_worker
+
+
+def triage_words(move: str, fact_ids: list[str], target: str | None) -> str:
+    """A move as the user would name it: "supersede A -> B", "corroborate 3 facts", "undo"."""
+    if move in ("undo", "redo") or not fact_ids:
+        return move
+    facts = fact_ids[0] if len(fact_ids) == 1 else counted(len(fact_ids), "fact")
+    return f"{move} {facts} -> {target}" if target else f"{move} {facts}"
+
 
 TRIAGE = Binding.Group("triage", compact=True)
 UNDO = Binding.Group("undo", compact=True)
@@ -106,6 +119,10 @@ class TriageApp(App[None]):
 
     def poll_store(self) -> None:
         """Reload when another writer committed (the app's store workers)."""
+        raise NotImplementedError
+
+    def reload(self, reason: str = "external") -> None:
+        """Read the store again in a worker (the app's)."""
         raise NotImplementedError
 
     def memory_changed(
@@ -219,7 +236,7 @@ class TriageApp(App[None]):
             )
             return
         ticket = browser.turns.take()
-        progress = None
+        shown = None
         if from_marks:  # an undo of the bulk puts the cursor back here; keys wait meanwhile
             self._bulk_cursor()[tuple(fact_ids)] = self.main.current_fact_id()
             if len(fact_ids) > CONFIRM_OVER:  # seconds, at thousands: say it is under way
@@ -231,8 +248,15 @@ class TriageApp(App[None]):
                 main = self.main
                 main.bulk_started(f"{move} {counted(len(fact_ids), 'fact')}")
 
-                def progress(step: int, steps: int, doing: str) -> None:  # from the worker
+                def shown(step: int, steps: int, doing: str) -> None:  # from the worker
                     self.call_from_thread(main.bulk_progress, step, steps, doing)
+
+        reached = [0]  # the step the move got to: past the first, its write is in the store
+
+        def progress(step: int, steps: int, doing: str) -> None:
+            reached[0] = step
+            if shown is not None:
+                shown(step, steps, doing)
 
         def work() -> None:
             result = browser.triage(
@@ -240,7 +264,24 @@ class TriageApp(App[None]):
             )
             self.post_message(TriageLanded(result))
 
-        self.run_worker(work, thread=True, group="triage", name=f"triage {move}")
+        what = triage_words(move, fact_ids, target)
+
+        def headline() -> str:  # asked in the worker, once it failed
+            return f"Not saved: {what}" if reached[0] < 2 else f"Saved, but not shown yet: {what}"
+
+        def failed(why: str) -> None:  # the main thread: as before the key, nothing claimed
+            written = reached[0] >= 2
+            browser.install(
+                TriageResult(move, None, "", error=why, from_marks=from_marks, fact_ids=tuple(fact_ids))
+            )
+            if from_marks:
+                self._bulk_cursor().pop(tuple(fact_ids), None)
+                if len(fact_ids) > CONFIRM_OVER:
+                    self.main.bulk_done()
+            if written:  # the store has it: read it back
+                self.reload("triage")
+
+        run_store_worker(self, work, headline, group="triage", failed=failed, name=f"triage {move}")
 
     def _bulk_cursor(self) -> dict:
         """{the marked facts of a bulk in flight, or its batch once landed: the fact under

@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 
 from synapse_tui.core.base.clock import Clock, format_time
-from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.errors import StoreError, SynapseError
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.browser.state import State, TriageResult, Unloaded, require_loaded
 from synapse_tui.core.review.junk import text_groups
@@ -67,7 +67,9 @@ def apply_move(
 ) -> TriageResult:
     """One move as one audited transaction (the caller holds the store's lock, in the
     move's turn): the changed facts rescored, and the next state, not yet installed. An
-    undo with `expect` reverts batch `expect` or nothing (`Triage.undo`)."""
+    undo with `expect` reverts batch `expect` or nothing (`Triage.undo`). A refused move
+    returns its reason in `error`; a store that fails under the write (a lock, a file that
+    cannot be written: `StoreError` or the driver's error) raises, and nothing was written."""
     asked = tuple(fact_ids)
     refused = refusal(store, head.as_of if isinstance(head, State) else None, move)
     if refused:
@@ -93,6 +95,8 @@ def apply_move(
             # decided on what the list shows: refused if another writer changed a fact since
             outcome = triage.apply(move, fact_ids, target, seen=head.loaded, own=head.own)
             undone.clear()  # a new action: what was undone before it stays undone
+    except StoreError:
+        raise  # the write failed (a lock, a store that cannot be written): not a refusal
     except SynapseError as exc:
         # a refused redo still used up the undo it meant
         state = replace(head, undone=tuple(undone)) if tuple(undone) != head.undone else None

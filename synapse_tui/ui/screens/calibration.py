@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, cast
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -48,6 +47,7 @@ from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.text import bar, two
 from synapse_tui.ui.widgets import explain as xp
 from synapse_tui.ui.widgets.reliability import ReliabilityView
+from synapse_tui.ui.workers import store_work
 
 if TYPE_CHECKING:
     from synapse_tui.core.trust.history_fit import HistoryFit
@@ -303,7 +303,7 @@ class CalibrationScreen(Screen):
         return True
 
     # -- freshness -----------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="calibrate")
+    @store_work("Could not calibrate", group="calibrate", exclusive=True)
     def compute(self) -> None:
         app = self.synapse
         try:
@@ -369,7 +369,7 @@ class CalibrationScreen(Screen):
             self.write(self.calibration.proposed_config(self.synapse.config), "B0 and s")
 
     # -- verdicts ------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="verdicts")
+    @store_work("Could not read the verdicts", group="verdicts", exclusive=True)
     def compute_verdicts(self) -> None:
         from synapse_tui.core.review.verdicts import verdict_report
 
@@ -382,7 +382,7 @@ class CalibrationScreen(Screen):
             return
         self.post_message(VerdictsReady(report))  # the table and diagram now, the fit after
 
-    @work(thread=True, exclusive=True, group="verdicts")
+    @store_work("Could not fit the verdicts", group="verdicts", exclusive=True)
     def fit_verdicts(self, report) -> None:
         try:
             self.post_message(VerdictsReady(report.with_fit(self.synapse.config)))
@@ -405,7 +405,7 @@ class CalibrationScreen(Screen):
         self.table_painted_at = time.perf_counter()  # benchmarks/bench_calibrate.py reads it
 
     # -- history (SPEC 14) ----------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="history")
+    @store_work("Could not read the history", group="history", exclusive=True)
     def compute_history(self) -> None:
         from synapse_tui.core.review.backtest import history_report
         from synapse_tui.core.review.memory import Memory
@@ -451,7 +451,7 @@ class CalibrationScreen(Screen):
         elif self.report is not None and self.report.fit is not None:
             self.preview(self.report.fit.proposed, tuple(self.report.fit.fitted))
 
-    @work(thread=True, exclusive=True, group="calibrate")
+    @store_work("Could not preview the change", group="calibrate", exclusive=True)
     def preview(
         self,
         values: dict[str, float],
@@ -484,7 +484,7 @@ class CalibrationScreen(Screen):
         self.synapse.push_screen(ConfirmScreen("\n".join(lines)), answered)
 
     # -- writing and taking back -----------------------------------------------------------
-    @work(thread=True, exclusive=True, group="calibrate")
+    @store_work(lambda _, new, what, *a, **k: f"Could not apply {what}", group="calibrate", exclusive=True)
     def write(
         self,
         new: Config,
@@ -521,7 +521,7 @@ class CalibrationScreen(Screen):
         if self.writes:
             self.take_back(self.writes[-1])
 
-    @work(thread=True, exclusive=True, group="calibrate")
+    @store_work("Could not put the config back", group="calibrate", exclusive=True)
     def take_back(self, change: ConfigWrite) -> None:
         try:
             config = undo_write(change)

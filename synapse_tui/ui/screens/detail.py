@@ -9,7 +9,7 @@ shown here.
 from __future__ import annotations
 
 import numpy as np
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Header
@@ -18,6 +18,7 @@ from synapse_tui.ui.messages import Explained
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import CursorTo
 from synapse_tui.ui.widgets.fact_detail import FactDetail
+from synapse_tui.ui.workers import store_work
 
 
 class DetailScreen(FactScreen):
@@ -73,9 +74,12 @@ class DetailScreen(FactScreen):
     def current_fact_id(self) -> str | None:
         return self.fact_id
 
-    @work(thread=True, exclusive=True, group="explain")
+    @store_work("Could not load the fact", group="explain", exclusive=True, failed="_not_loaded")
     def load(self, fact_id: str) -> None:
         self.post_message(Explained(fact_id, self.app.browser.explanation(fact_id)))
+
+    def _not_loaded(self, why: str, fact_id: str) -> None:
+        self.query_one(FactDetail).not_loaded(fact_id, why)
 
     def on_explained(self, message: Explained) -> None:
         self.query_one(FactDetail).show(

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -20,6 +19,7 @@ from synapse_tui.core.review.frequency import FIELDS, Facets, Group, count, face
 from synapse_tui.ui.screens.base import SynapseScreen
 from synapse_tui.ui.screens.nav import RowTable
 from synapse_tui.ui.text import bar, clean, fit
+from synapse_tui.ui.workers import store_work
 
 
 @dataclass
@@ -56,6 +56,7 @@ class FrequencyScreen(SynapseScreen[str | None]):
         self.field = field
         self.found: Facets | None = None
         self.groups: list[Group] = []
+        self.failure: str | None = None  # why the facets could not be counted (the store failed)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -69,13 +70,17 @@ class FrequencyScreen(SynapseScreen[str | None]):
         self._paint()
         self.read()
 
-    @work(thread=True, exclusive=True, group="frequency")
+    @store_work("Could not count the facets", group="frequency", exclusive=True, failed="_not_counted")
     def read(self) -> None:
         browser = self.app.browser
         memory = browser.loaded_memory
         with browser.lock:
             found = facets(browser.store, len(memory.ids))
         self.post_message(FacetsRead(found))
+
+    def _not_counted(self, why: str) -> None:
+        self.failure = why
+        self._paint()
 
     def on_facets_read(self, message: FacetsRead) -> None:
         self.found = message.found
@@ -106,7 +111,10 @@ class FrequencyScreen(SynapseScreen[str | None]):
             style="dim",
         )
         if not ready:
-            head.append("\ncounting…", style="italic")
+            head.append(
+                "\n" + (clean(f"not counted: {self.failure}") if self.failure else "counting…"),
+                style="italic",
+            )
         self.query_one("#freq-head", Static).update(head)
         table = self.query_one(RowTable)
         table.clear(columns=True)

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, replace
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
@@ -33,6 +33,7 @@ from synapse_tui.ui.widgets.detail_pane import DetailPane
 from synapse_tui.ui.widgets.fact_list import ColumnHeader, Columns, FactList
 from synapse_tui.ui.widgets.footer import KeysFooter
 from synapse_tui.ui.widgets.queue_bar import QueueBar, StatusLine
+from synapse_tui.ui.workers import store_work
 
 
 @dataclass(frozen=True)
@@ -312,9 +313,12 @@ class MainScreen(FactScreen, inherit_bindings=False):
     def on_fact_list_need_texts(self, message: FactList.NeedTexts) -> None:
         self.read_texts(message.positions)
 
-    @work(thread=True, group="texts")
+    @store_work("Could not read the facts' texts", group="texts", failed="_texts_not_read")
     def read_texts(self, positions: list[int]) -> None:
         self.post_message(TextsRead(positions, self.browser.texts(positions)))
+
+    def _texts_not_read(self, why: str, positions: list[int]) -> None:
+        self.query_one(FactList).texts_not_read(positions)
 
     def on_texts_read(self, message: TextsRead) -> None:
         self.query_one(FactList).add_texts(message.positions, message.texts)

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -25,6 +25,7 @@ from synapse_tui.core.graph.read import GraphInfo
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact, RowTable, band_cell, colours, superseded
 from synapse_tui.ui.text import bar, clean, fit
+from synapse_tui.ui.workers import store_work
 
 LINK = {"semantic": "semantic", "shared": "shares", "second": "2 hops", "entity": "entity", "npmi": "npmi"}
 
@@ -104,9 +105,13 @@ class NeighbourScreen(FactScreen):
         self.query_one(RowTable).focus()
         self.load(self.fact_id)
 
-    @work(thread=True, exclusive=True, group="neighbours")
+    @store_work("Could not load the neighbours", group="neighbours", exclusive=True, failed="_not_loaded")
     def load(self, fact_id: str) -> None:
         self.post_message(EgoReady(fact_id, self.app.browser.neighbourhood(fact_id)))
+
+    def _not_loaded(self, why: str, fact_id: str) -> None:
+        if fact_id == self.fact_id:  # not walked on since: the table says it stays empty
+            self.note = clean(f"the neighbours of {fact_id} could not be read: {why}")
 
     def on_ego_ready(self, message: EgoReady) -> None:
         if message.fact_id != self.fact_id:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -22,6 +22,7 @@ from synapse_tui.core.graph.path import Path
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact, band_cell, colours, superseded
 from synapse_tui.ui.text import bar, clean, fit
+from synapse_tui.ui.workers import store_work
 
 
 @dataclass
@@ -107,9 +108,14 @@ class PathScreen(FactScreen):
             self.query_one("#path-to").focus()
         self._paint()
 
-    @work(thread=True, exclusive=True, group="path")
+    @store_work("Could not find the path", group="path", exclusive=True, failed="_not_found")
     def find(self, a: str, b: str) -> None:
         self.post_message(PathReady(a, b, self.app.browser.path(a, b)))
+
+    def _not_found(self, why: str, a: str, b: str) -> None:
+        if (a, b) == (self.a, self.b):  # the chain shows why, not "searching…"
+            self.path, self.error = None, f"the path could not be read: {why}"
+            self._paint()
 
     def on_path_ready(self, message: PathReady) -> None:
         if (message.a, message.b) != (self.a, self.b):

@@ -9,16 +9,15 @@ the new path. `y` records it as a contradiction from the repository (audited wit
 from __future__ import annotations
 
 from rich.text import Text
-from textual import work
 from textual.binding import Binding
 
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.review.referent import Broken, broken_of
 from synapse_tui.core.review.suggest import REFERENT, Suggestion
 from synapse_tui.core.review.suggestions import standing
-from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.ui.screens.replaced import QueueReady, ReplacedScreen, contradict
 from synapse_tui.ui.text import clean
+from synapse_tui.ui.workers import store_work
 
 
 class ReferentScreen(ReplacedScreen):
@@ -56,7 +55,7 @@ class ReferentScreen(ReplacedScreen):
         super().on_mount()
         self.title = "Gone from the repository?"
 
-    @work(thread=True, exclusive=True, group="referent")
+    @store_work("Could not check the referents", group="referent", exclusive=True, failed="_not_found")
     def load(self) -> None:
         app = self.app
         try:
@@ -67,9 +66,6 @@ class ReferentScreen(ReplacedScreen):
                 index = memory.index if memory is not None else {}
                 known = sorted({s.fact for s in found if s.fact in index})
                 texts = dict(zip(known, app.texts([index[i] for i in known]), strict=True))
-        except DatabaseError as exc:
-            app.call_from_thread(app.notify, f"referents cannot be checked: {exc}", severity="error")
-            found, texts = (), {}
         except SynapseError as exc:
             app.call_from_thread(app.notify, f"referents cannot be checked: {exc}", severity="error")
             found, texts = (), {}
@@ -90,7 +86,7 @@ class ReferentScreen(ReplacedScreen):
         s = self.current()
         pane = self.query_one("#replaced-pane", Static)
         if s is None:
-            pane.update(Text("nothing gone" if self.loaded else "checking the repository…", style="italic"))
+            pane.update(Text(self._empty("nothing gone", "checking the repository…"), style="italic"))
             return
         b = self.broken.get((s.fact, s.other))
         body = Text()

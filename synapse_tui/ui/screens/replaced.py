@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -27,9 +27,9 @@ from synapse_tui.core.review.suggest import KINDS, REPLACED, Suggestion
 from synapse_tui.core.review.suggest_text import changed_spans
 from synapse_tui.core.review.suggestions import dismissed_entry, standing
 from synapse_tui.core.review.triage import Triage, TriageError
-from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.text import clean
+from synapse_tui.ui.workers import run_store_worker, store_work
 
 CONFIRM_OVER = 1  # a bulk accept or dismiss of more than this asks first
 
@@ -105,6 +105,7 @@ class ReplacedScreen(FactScreen):
         self.texts: dict[str, str] = {}
         self.marked: set[tuple[str, str, str]] = set()
         self.loaded = False
+        self.failure: str | None = None  # why the queue could not be read (the store failed)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -120,25 +121,27 @@ class ReplacedScreen(FactScreen):
         self.load()
 
     # -- finding ----------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="replaced")
+    @store_work("Could not read the suggestions", group="replaced", exclusive=True, failed="_not_found")
     def load(self) -> None:
         app = self.app
-        try:
-            with app.db_lock:
-                found = tuple(standing(app.store).found)  # every kind with a finder: one queue
-                ids = sorted({f for s in found for f in (s.fact, s.other)})
-                memory = app.memory
-                index = memory.index if memory is not None else {}
-                known = [i for i in ids if i in index]
-                texts = dict(zip(known, app.texts([index[i] for i in known]), strict=True))
-        except DatabaseError as exc:
-            app.call_from_thread(app.notify, f"suggestions cannot be read: {exc}", severity="error")
-            return
+        with app.db_lock:
+            found = tuple(standing(app.store).found)  # every kind with a finder: one queue
+            ids = sorted({f for s in found for f in (s.fact, s.other)})
+            memory = app.memory
+            index = memory.index if memory is not None else {}
+            known = [i for i in ids if i in index]
+            texts = dict(zip(known, app.texts([index[i] for i in known]), strict=True))
         self.post_message(QueueReady(found, texts))
+
+    def _not_found(self, why: str) -> None:
+        """The store failed under the finder: what is listed stays, and an empty queue
+        says it was not read (not that nothing is suggested)."""
+        self.failure = why
+        self._paint(keep.key if (keep := self.current()) else None)
 
     def on_queue_ready(self, message: QueueReady) -> None:
         keep = self.current()
-        self.found, self.texts, self.loaded = message.found, message.texts, True
+        self.found, self.texts, self.loaded, self.failure = message.found, message.texts, True, None
         self.marked &= {s.key for s in self.found}
         self._paint(keep.key if keep else None)
 
@@ -166,13 +169,19 @@ class ReplacedScreen(FactScreen):
         options.add_options([Option(self._label(s), id="\x1f".join(s.key)) for s in self.found])
         if not self.found:
             self.query_one("#replaced-pane", Static).update(
-                Text("nothing suggested" if self.loaded else "finding what was replaced…", style="italic")
+                Text(self._empty("nothing suggested", "finding what was replaced…"), style="italic")
             )
             return
         keys = [s.key for s in self.found]
         at = keys.index(keep) if keep in keys else min(at or 0, len(keys) - 1)
         options.highlighted = at
         self._pane()
+
+    def _empty(self, none: str, finding: str) -> str:
+        """What an empty queue says: nothing found, still finding, or why it was not read."""
+        if self.failure:
+            return clean(f"not read: {self.failure}")
+        return none if self.loaded else finding
 
     @on(OptionList.OptionHighlighted)
     def _highlighted(self, _: OptionList.OptionHighlighted) -> None:
@@ -285,7 +294,7 @@ class ReplacedScreen(FactScreen):
 
         self.app.push_screen(ConfirmScreen(question), go)
 
-    @work(thread=True, group="replaced-dismiss")
+    @store_work(lambda _, chosen: f"Not saved: dismiss {_suggestions(chosen)}", group="replaced-dismiss")
     def _dismiss(self, chosen: list[Suggestion]) -> None:
         app = self.app
         browser = app.browser
@@ -298,14 +307,10 @@ class ReplacedScreen(FactScreen):
                 Triage(app.store, app.clock, config=app.config).dismiss(
                     [(s.fact, dismissed_entry(s.kind, s.other)) for s in chosen]
                 )
-        except TriageError as exc:
+        except TriageError as exc:  # refused (the store's failure: the worker's guard says it)
             self.post_message(Dismissed(str(exc), error=True))
             return
-        except DatabaseError as exc:
-            self.post_message(Dismissed(str(exc), error=True))
-            return
-        what = f"{chosen[0].fact} by {chosen[0].other}" if len(chosen) == 1 else f"{len(chosen)} suggestions"
-        self.post_message(Dismissed(f"dismissed {what} (ctrl+z undoes it)"))
+        self.post_message(Dismissed(f"dismissed {_suggestions(chosen)} (ctrl+z undoes it)"))
 
     def on_dismissed(self, message: Dismissed) -> None:
         if message.error:
@@ -316,11 +321,17 @@ class ReplacedScreen(FactScreen):
         self.load()
 
 
+def _suggestions(chosen: list[Suggestion]) -> str:
+    return f"{chosen[0].fact} by {chosen[0].other}" if len(chosen) == 1 else f"{len(chosen)} suggestions"
+
+
 def contradict(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
     """Record each chosen broken referent as a contradiction from the repository (actor
     `repo:<commit>`), in a worker; the screen hears how it went as a `Dismissed` message
     (a notice, the browser reloaded, the queue found again)."""
     app = screen.app
+
+    done: list[Suggestion] = []  # each is its own audited write: those before a failure landed
 
     def work() -> None:
         refusal = app.browser.readonly_reason
@@ -331,10 +342,8 @@ def contradict(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
             with app.db_lock:
                 for s in chosen:
                     accept(app.store, app.clock, s.fact, s.other)
-        except DatabaseError as exc:
-            screen.post_message(Dismissed(str(exc), error=True))
-            return
-        except (TriageError, SynapseError) as exc:
+                    done.append(s)
+        except (TriageError, SynapseError) as exc:  # refused (the store's failure: the guard's)
             screen.post_message(Dismissed(str(exc), error=True))
             return
         what = f"{chosen[0].fact} ({chosen[0].other})" if len(chosen) == 1 else f"{len(chosen)} facts"
@@ -342,4 +351,15 @@ def contradict(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
             Dismissed(f"contradicted {what}: the repository says it is gone (ctrl+z undoes it)")
         )
 
-    screen.run_worker(work, thread=True, group="referent-accept")
+    def headline() -> str:
+        left = chosen[len(done) :]
+        what = f"{left[0].fact} ({left[0].other})" if len(left) == 1 else f"{len(left)} facts"
+        saved = f" ({len(done)} saved before it)" if done else ""
+        return f"Not saved: contradict {what}{saved}"
+
+    def failed(_: str) -> None:
+        if done:  # those landed: the browser and the queue show them
+            app.reload("triage")
+            screen.load()
+
+    run_store_worker(screen, work, headline, group="referent-accept", failed=failed)

@@ -15,17 +15,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 
 from synapse_tui.core.review.sessionlog import LogEntry
-from synapse_tui.core.store.errors import DatabaseError
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact, RowTable, colours
 from synapse_tui.ui.text import clean, fit
+from synapse_tui.ui.workers import store_work
 
 if TYPE_CHECKING:
     from synapse_tui.core.browser.session import Browser
@@ -70,6 +70,7 @@ class SessionLogScreen(FactScreen):
         super().__init__()
         self.entries: tuple[LogEntry, ...] = ()  # one per action, newest first
         self.loaded = False
+        self.failure: str | None = None  # why the log could not be read (the store failed)
         self.expanded: dict[int, tuple[LogEntry, ...]] = {}  # bulk batch -> its facts
         self.rows: list[tuple[str, LogEntry, bool]] = []  # (row key, entry, a fact of a bulk)
 
@@ -85,23 +86,20 @@ class SessionLogScreen(FactScreen):
         self._paint()
         self.load()
 
-    @work(thread=True, exclusive=True, group="session-log")
-    def load(self) -> None:
-        try:
-            entries = self.app.browser.session_log()
-        except DatabaseError as exc:  # a damaged store: say so, keep what is shown
-            self.app.call_from_thread(
-                self.app.notify, f"the audit log cannot be read: {exc}", severity="error"
-            )
-            return
-        self.post_message(LogReady(entries))
+    @store_work("Could not read the audit log", group="session-log", exclusive=True, failed="_not_loaded")
+    def load(self) -> None:  # if the store fails, what is shown stays, and a notice says why
+        self.post_message(LogReady(self.app.browser.session_log()))
+
+    def _not_loaded(self, why: str) -> None:
+        self.failure = why
+        self._paint(self._highlighted_key())
 
     def on_log_ready(self, message: LogReady) -> None:
         keep = self._highlighted_key()
-        self.entries, self.loaded = message.entries, True
+        self.entries, self.loaded, self.failure = message.entries, True, None
         self._paint(keep)
 
-    @work(thread=True, group="session-log-batch")
+    @store_work(lambda _, batch: f"Could not read batch {batch} of the audit log", group="session-log-batch")
     def read_batch(self, batch: int) -> None:
         self.post_message(BatchReady(batch, self.app.browser.session_batch(batch)))
 
@@ -152,7 +150,8 @@ class SessionLogScreen(FactScreen):
             head.append(clean(f" · by {', '.join(actors)}"))  # another writer's login: data
         if not self.entries:
             none = "nothing yet: triage (c x v a s) here, or by an agent alongside, shows up here"
-            head.append("\n" + (none if self.loaded else "loading…"), style="italic")
+            waiting = clean(f"not loaded: {self.failure}") if self.failure else "loading…"
+            head.append("\n" + (none if self.loaded else waiting), style="italic")
         head.append(
             "\nenter jumps to the fact (on a bulk: lists its facts) · u undoes the newest live action"
             " (marked ◀ undo)",

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -33,6 +33,7 @@ from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import MarksChanged
 from synapse_tui.ui.text import clean
+from synapse_tui.ui.workers import store_work
 
 SEARCH_DEBOUNCE = 0.15
 CANDIDATES = 100
@@ -166,7 +167,9 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         return True
 
     # -- candidates ---------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="supersede-search")
+    @store_work(
+        "Could not find the candidates", group="supersede-search", exclusive=True, failed="_not_listed"
+    )
     def load_related(self) -> None:
         radius = self.app.browser.related(self.fact_id, limit=CANDIDATES)
         related = radius.related if radius is not None else ()
@@ -208,7 +211,7 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
             if options.highlighted is None:
                 options.highlighted = 0
 
-    @work(thread=True, exclusive=True, group="supersede-search")
+    @store_work("Could not search", group="supersede-search", exclusive=True, failed="_not_listed")
     def search(self, source: str) -> None:
         browser = self.app.browser
         try:
@@ -222,6 +225,10 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         ids = [browser.loaded_memory.ids[int(p)] for p in positions]
         ids = [f for f in ids if f != self.fact_id][:CANDIDATES]
         self.post_message(Candidates(source, ids, {}, self._read([self.fact_id, *ids])))
+
+    def _not_listed(self, why: str, source: str = "") -> None:
+        """The candidates could not be read: the list's title says so (nothing to pick)."""
+        self.post_message(Candidates(source, [], {}, {}, clean(f"could not list the candidates: {why}")))
 
     def on_candidates(self, message: Candidates) -> None:
         if message.source != self.query_one("#sup-search", Input).value:
@@ -262,13 +269,19 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
             self.preview(event.option.id)
 
     # -- preview ------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="supersede-preview")
+    @store_work(
+        "Could not preview the supersede", group="supersede-preview", exclusive=True, failed="_not_previewed"
+    )
     def preview(self, target: str) -> None:
         browser = self.app.browser
         error = browser.check_supersede(self.fact_id, target)
         radius = None if error else browser.related(self.fact_id, exclude=(target,), limit=BLAST_LIMIT)
         related = [r.id for r in radius.related] if radius is not None else []
         self.post_message(Preview(target, error, radius, self._read([self.fact_id, target, *related])))
+
+    def _not_previewed(self, why: str, target: str) -> None:
+        """The check could not be read: the preview says why, and `y` does not apply."""
+        self.post_message(Preview(target, clean(f"could not be checked: {why}"), None, {}))
 
     def on_preview(self, message: Preview) -> None:
         if message.target != self.target:

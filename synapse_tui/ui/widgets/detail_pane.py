@@ -8,11 +8,10 @@ cursor (`follow_fact`); the pane asks the headless `Browser` for its explanation
 
 from __future__ import annotations
 
-from textual import work
-
 from synapse_tui.core.browser import Browser
 from synapse_tui.ui.messages import Explained
 from synapse_tui.ui.widgets.fact_detail import FactDetail
+from synapse_tui.ui.workers import store_work
 
 
 class DetailPane(FactDetail):
@@ -40,9 +39,19 @@ class DetailPane(FactDetail):
         self._busy = True
         self._explain(fact_id)
 
-    @work(thread=True, group="pane")
+    @store_work("Could not load the fact", group="pane", failed="_not_explained")
     def _explain(self, fact_id: str) -> None:
         self.post_message(Explained(fact_id, self.browser.explanation(fact_id)))
+
+    def _not_explained(self, why: str, fact_id: str) -> None:
+        """The read failed: the pane says so; a fact the cursor moved to since is read next
+        (once: a store that keeps failing is not asked again until the cursor moves)."""
+        self.not_loaded(fact_id, why)
+        wanted, self._again = self._wanted, False
+        if wanted is None or wanted == fact_id:
+            self._busy = False
+        else:
+            self._explain(wanted)
 
     def on_explained(self, message: Explained) -> None:
         """Paint; when the cursor moved on meanwhile, explain the newest fact next."""

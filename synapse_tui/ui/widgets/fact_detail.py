@@ -87,6 +87,20 @@ class FactDetail(VerticalScroll):
                 self.query_one(part, Static).update("")
             self.chain_shown = False
 
+    def not_loaded(self, fact_id: str, why: str) -> None:
+        """The read of `fact_id` failed: say so where it would show, not an older fact."""
+        if fact_id != self.fact_id:
+            return  # the cursor moved on since this was asked for
+        self._stop_rest()
+        self.explain = None
+        self._shown = None
+        self.query_one("#detail-head", Static).update(
+            Text(xp.clean(f"{fact_id}: not loaded: {why}"), style="italic")
+        )
+        for part in ("#detail-factors", "#detail-provenance"):
+            self.query_one(part, Static).update("")
+        self.chain_shown = False
+
     def _compact(self) -> bool:
         """Short bars and stacked lines when narrow (the pane beside the list)."""
         width = self.size.width or self.app.size.width

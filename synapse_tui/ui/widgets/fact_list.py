@@ -85,6 +85,7 @@ HIDEABLE = ("id", "age", "tier", "guidance")
 BAND_SHORT = ("v.low", "low", "mod", "high", "v.hi")
 TIER_SHORT = ("auto", "hum", "sig")
 PLACEHOLDER = "…"
+NOT_READ = "(text not read: the store failed)"
 
 
 def header_text(
@@ -284,6 +285,11 @@ class FactList(ScrollView, can_focus=True):
         self._generation += 1
         self._strips.clear()
         self.refresh()
+
+    def texts_not_read(self, positions: list[int]) -> None:
+        """The read of these texts failed (the notice says why): the rows say so rather
+        than wait, and are asked for again once the memory changes (`invalidate`)."""
+        self.add_texts(positions, [NOT_READ] * len(positions))
 
     @property
     def waiting_for_texts(self) -> bool:

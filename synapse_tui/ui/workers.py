@@ -1,0 +1,163 @@
+"""Every thread worker of the browser, and what happens when one fails: decided here, once.
+
+A worker reads or writes the store off the main thread, and the store can fail under it
+at any moment: a server that went away, a file made read-only or deleted, a lock another
+writer holds. Textual's default would end the app and print a traceback. Every worker is
+started here instead (`store_work`, `run_store_worker`), with `exit_on_error=False` and its
+body under one guard: an exception becomes a `WorkFailed` message to the app, and
+`tell_failure` (the app's handler) shows an error notice in plain words, "Could not load
+the neighbours: the database is locked", and calls the worker's `failed` hook on the main
+thread, so the view that was loading says it did not load (a triage write releases its
+facts). A bug is logged with its traceback and told in one line; the app keeps running.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial, wraps
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from textual.app import App
+from textual.dom import DOMNode
+from textual.message import Message
+from textual.worker import Worker, get_current_worker
+
+from synapse_tui.core.base.location import locate
+from synapse_tui.core.base.textsafe import clean, clean_block
+from synapse_tui.core.store.errors import OperationalError, describe, is_internal
+
+P = ParamSpec("P")
+N = TypeVar("N", bound=DOMNode)
+Failed = Callable[[str], None]  # on the main thread, with the reason in the user's words
+
+
+@dataclass
+class WorkFailed(Message):
+    """A worker's body raised: what it was doing ("Could not load the neighbours", "Not
+    saved: supersede A -> B"), the exception, and the view's hook to call."""
+
+    headline: str
+    error: Exception
+    node: DOMNode | None = None
+    failed: Failed | None = field(default=None, repr=False)
+
+
+def run_store_worker(
+    node: DOMNode,
+    work: Callable[[], object],
+    headline: str | Callable[[], str],
+    *,
+    group: str,
+    exclusive: bool = False,
+    failed: Failed | None = None,
+    name: str = "",
+) -> Worker[None]:
+    """Run `work` in a thread worker of `node`; if it raises, the app is told (`WorkFailed`),
+    never ended. `failed(reason)` runs on the main thread after the notice, while `node`
+    is still mounted. A worker cancelled meanwhile (an exclusive one a newer one replaced)
+    says nothing: the newer one reports. `headline` may be a function, asked in the thread
+    once the work failed (a write says whether it got to the store)."""
+    app = node.app
+
+    def guarded() -> None:
+        try:
+            work()
+        except Exception as exc:  # the one place a worker's failure is caught
+            if not get_current_worker().is_cancelled:
+                said = headline() if callable(headline) else headline
+                app.post_message(WorkFailed(said, exc, node, failed))
+
+    return node.run_worker(
+        guarded, name=name or group, group=group, exclusive=exclusive, thread=True, exit_on_error=False
+    )
+
+
+def store_work(
+    headline: str | Callable[..., str],
+    *,
+    group: str,
+    exclusive: bool = False,
+    failed: str | None = None,
+) -> Callable[[Callable[Concatenate[N, P], object]], Callable[Concatenate[N, P], Worker[None]]]:
+    """`@work(thread=True, ...)` for a widget's or a screen's method, through the guard of
+    `run_store_worker`. `headline`: what failed, in words (or a function of the method's
+    self and arguments making them); `failed`: the name of the method that shows the view
+    did not load, called with the reason and then the worker method's arguments."""
+
+    def decorator(
+        method: Callable[Concatenate[N, P], object],
+    ) -> Callable[Concatenate[N, P], Worker[None]]:
+        @wraps(method)
+        def start(self: N, *args: P.args, **kwargs: P.kwargs) -> Worker[None]:
+            said = headline(self, *args, **kwargs) if callable(headline) else headline
+            hook = partial(_told, getattr(self, failed), args, kwargs) if failed else None
+            return run_store_worker(
+                self,
+                partial(method, self, *args, **kwargs),
+                said,
+                group=group,
+                exclusive=exclusive,
+                failed=hook,
+                name=method.__name__,
+            )
+
+        return start
+
+    return decorator
+
+
+def _told(hook: Callable[..., object], args: tuple[Any, ...], kwargs: dict[str, Any], why: str) -> None:
+    hook(why, *args, **kwargs)
+
+
+def reason(exc: BaseException, where: str, gone: bool = False) -> str:
+    """Why a worker failed, in the user's words: a lock, a store that cannot be written or
+    can no longer be read (`where`: its location, safe to show; `gone`: a file no longer
+    there), else `describe`'s words (an internal error says so, in one line)."""
+    said = describe(exc)
+    if said.startswith(f"{where}: "):  # the store's own errors name it: once is enough
+        said = said[len(where) + 2 :]
+    if isinstance(exc, OperationalError):  # the driver's own, raised mid-statement
+        text = " ".join(str(exc).split())
+        low = text.lower()
+        if "locked" in low or "busy" in low:
+            return "the database is locked by another writer; try again when it has finished"
+        if "readonly" in low or "read-only" in low:
+            return f"the store at {where} cannot be written (read-only file or folder): {text}"
+        return f"the store at {where} can no longer be read: {text}"
+    if _server_gone(exc):
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        return f"the store at {where} can no longer be read: {text}"
+    if gone or (isinstance(exc, OSError) and not is_internal(exc)):
+        return f"the store at {where} can no longer be read: {said}"
+    return said
+
+
+def _server_gone(exc: BaseException) -> bool:
+    """A server that went away (restarted, the network dropped us), told without importing
+    the driver: the store's failure, not a bug."""
+    kind = type(exc)
+    return kind.__module__.startswith("psycopg") and kind.__name__ in ("OperationalError", "InterfaceError")
+
+
+def reason_of(exc: BaseException, store_path: str | os.PathLike[str]) -> str:
+    """`reason`, for the store at `store_path` (a file no longer there is said to be gone)."""
+    where = locate(store_path)
+    return reason(exc, where.shown, not where.is_server and not os.path.exists(where.target))
+
+
+def tell_failure(app: App[Any], message: WorkFailed, store_path: str | os.PathLike[str]) -> str:
+    """The app's handling of `WorkFailed` (main thread): an error notice, the traceback of
+    a bug logged, and the view's `failed` hook called. Returns the reason it gave."""
+    error = message.error
+    why = reason_of(error, store_path)
+    if is_internal(error) and not _server_gone(error):
+        app.log.error("".join(traceback.format_exception(error)))
+    app.notify(clean_block(f"{clean(message.headline)}: {why}"), severity="error", timeout=8, markup=False)
+    node = message.node
+    if message.failed is not None and (node is None or node.is_attached):
+        message.failed(why)
+    return why

@@ -105,15 +105,21 @@ def _replaced_store(tmp_path: Path) -> Path:
     return db
 
 
+async def _open_replaced_queue(app, pilot) -> list[tuple[str, str]]:
+    """The notices from here on, with the Replaced? queue open (`R`)."""
+    notices = record_notices(app)
+    await settle(pilot)
+    await pilot.press("R")
+    await settle(pilot)
+    return notices
+
+
 async def test_an_accept_in_the_replaced_queue_on_a_locked_store_is_not_saved(tmp_path):
     db = _replaced_store(tmp_path)
     app = make_app(db)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            notices = record_notices(app)
-            await settle(pilot)
-            await pilot.press("R")
-            await settle(pilot)
+            notices = await _open_replaced_queue(app, pilot)
             assert isinstance(app.screen, ReplacedScreen) and "a1 → a2" in screen_text(app)
             with write_lock_held(app, db):
                 await pilot.press("y")
@@ -137,10 +143,7 @@ async def test_a_dismiss_in_the_replaced_queue_on_a_locked_store_is_not_saved(tm
     app = make_app(db)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            notices = record_notices(app)
-            await settle(pilot)
-            await pilot.press("R")
-            await settle(pilot)
+            notices = await _open_replaced_queue(app, pilot)
             with write_lock_held(app, db):
                 await pilot.press("d")
                 await settle(pilot)

@@ -23,6 +23,10 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("SYNAPSE_CONFIG", raising=False)
     monkeypatch.delenv("SYNAPSE_DB", raising=False)  # a command without DB must not find the user's
     monkeypatch.setenv("TZ", "UTC")
+    # the terminal's size, as the runner left it (xdist's workers say 80 x 24): a command's
+    # output is as wide as when piped, unless a test sets COLUMNS itself
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
 
 
 @pytest.fixture

@@ -159,7 +159,9 @@ async def test_the_pane_paints_history_when_the_cursor_rests_and_never_another_f
     A single move paints it all at once."""
     from synapse_tui.ui.widgets import fact_detail
 
-    monkeypatch.setattr(fact_detail, "REST", 0.6)  # a slow machine still looks in time
+    # long enough that two key presses land within it on a loaded machine (two test workers
+    # on two cores); the wait below lets the timer fire however long it is
+    monkeypatch.setattr(fact_detail, "REST", 3.0)
     from textual.widgets import Static
 
     from tests.ui.helpers import screen_text

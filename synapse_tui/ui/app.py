@@ -10,6 +10,7 @@ import re
 import threading
 from collections.abc import Callable
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,10 +45,20 @@ if TYPE_CHECKING:
 
 LISTEN_WAKE_S = 0.25  # how often the listener worker looks up to see whether the app quits
 RETRY_NOTICE_S = 0.1  # a notice that found the store busy (a load, an action) asks again
+POLL_FAILED = "Could not check the store for changes"
 
 
 class StoreChanged(Message):
     """Another writer's change notice arrived (a store on a server: `_listen`)."""
+
+
+@dataclass
+class StorePolled(Message):
+    """The poll's check came back (`poll_store`): whether another writer committed, or
+    the store's failure that kept it from saying."""
+
+    changed: bool
+    error: Exception | None = None
 
 
 class SynapseCommands(Provider):
@@ -172,6 +183,8 @@ class SynapseApp(TriageApp):
         self.clock = clock
         self.prefs = prefs
         self._poll_failing: str | None = None  # why the last poll could not read the store
+        self._poll_running = False  # a poll's check is under way (`poll_store`)
+        self._poll_again = False  # a poll was asked for meanwhile: one more once it is back
         remembered = read_prefs(prefs).get("theme") if prefs is not None else None
         theme = theme or remembered
         if theme and theme in self.available_themes:
@@ -297,23 +310,48 @@ class SynapseApp(TriageApp):
         """Reload when another connection has committed (an agent writing meanwhile);
         otherwise bring every score up to the moving clock once triage has scored its own
         facts at a later instant, or a minute has passed (`Browser.clock_behind`). The
-        check reads the store (a server's, over the network): if that fails, the notice
-        says so once, not every poll, and the browser goes on showing what it has."""
-        try:
-            changed = self.browser.changed_elsewhere()  # once per change
-        except Exception as exc:  # a server gone, a file gone: told as a worker's failure is
-            said = reason_of(exc, self.store.path)
+        check reads the store (a server's, over the network), so a worker makes it: a
+        server that does not answer (a table locked by a migration, a network dropping
+        the packets) keeps that worker waiting, never the keys. One check at a time: a
+        poll asked for meanwhile runs once it is back (`on_store_polled`)."""
+        if self._poll_running:
+            self._poll_again = True
+            return
+        self._poll_running, self._poll_again = True, False
+
+        def check() -> None:
+            try:
+                changed = self.browser.changed_elsewhere()  # once per change
+            except Exception as exc:  # a server gone, a file gone: told once (`on_store_polled`)
+                self.post_message(StorePolled(False, exc))
+                return
+            self.post_message(StorePolled(changed))
+
+        run_store_worker(self, check, POLL_FAILED, group="poll", failed=self._poll_back)
+
+    def on_store_polled(self, message: StorePolled) -> None:
+        """The check came back: a failure is told as a worker's is, once, not every poll,
+        and the browser goes on showing what it has; a change is read (`reload`)."""
+        self._poll_back()
+        if message.error is not None:
+            said = reason_of(message.error, self.store.path)
             if said != self._poll_failing:
                 self._poll_failing = said
-                tell_failure(self, WorkFailed("Could not check the store for changes", exc), self.store.path)
-            return
-        self._poll_failing = None
-        if changed:
-            self.reload("external")
-        elif self.browser.clock_behind() and not any(
-            w.group == "clock" and not w.is_finished for w in self.workers
-        ):
-            self._in_worker(self.browser.catch_up, "clock", group="clock")
+                tell_failure(self, WorkFailed(POLL_FAILED, message.error), self.store.path)
+        else:
+            self._poll_failing = None
+            if message.changed:
+                self.reload("external")
+            elif self.browser.clock_behind() and not any(
+                w.group == "clock" and not w.is_finished for w in self.workers
+            ):
+                self._in_worker(self.browser.catch_up, "clock", group="clock")
+        if self._poll_again:
+            self.poll_store()
+
+    def _poll_back(self, _why: str = "") -> None:
+        """The poll's worker is done (its answer arrived, or it failed past its own catch)."""
+        self._poll_running = False
 
     def _listen(self) -> None:
         """On a server, wait for another writer's change notice in a thread and post it

@@ -1,23 +1,34 @@
 """The store is slow or fails while the browser's main thread would read it: the keys still
 answer, and a failure is told in plain words, never a traceback.
 
-The main thread reads the store nowhere but through a worker (ui/workers.py): the poll
-that looks for other writers' changes every two seconds was the last read it made itself,
-and a server that does not answer it (a table another session locked for a migration,
-a network that dropped the packets) froze every key until the server came back. Each
-failure here is real: a second session of a real PostgreSQL server holds the lock.
+The main thread reads the store nowhere: every read and write is a worker's, under the
+guard of ui/workers.py. The poll that looks for other writers' changes every two seconds
+was the last read it made itself, and a server that does not answer it (a table another
+session locked for a migration, a network that dropped the packets) froze every key until
+the server came back. The failure here is real: a second session of a real PostgreSQL
+server holds the lock; the walk through the views traces the real SQLite connection.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
 
-from synapse_tui.ui.screens.main import POLL_SECONDS
-from tests.ui.helpers import SIZE, make_app, record_notices, screen_text, settle
+from synapse_tui.ui.screens.calibration import CalibrationScreen
+from synapse_tui.ui.screens.detail import DetailScreen
+from synapse_tui.ui.screens.frequency import FrequencyScreen
+from synapse_tui.ui.screens.help import HelpScreen
+from synapse_tui.ui.screens.legend import LegendScreen
+from synapse_tui.ui.screens.main import POLL_SECONDS, MainScreen
+from synapse_tui.ui.screens.neighbours import NeighbourScreen
+from synapse_tui.ui.screens.replaced import ReplacedScreen
+from synapse_tui.ui.screens.session_log import SessionLogScreen
+from synapse_tui.ui.screens.supersede import SupersedeScreen
+from tests.ui.helpers import SIZE, make_app, palette_answered, record_notices, screen_text, select, settle
 
 HOLD_S = 20.0  # the lock goes after this, however the browser behaves: a frozen one cannot hang the test
 
@@ -79,3 +90,88 @@ def test_a_poll_the_server_does_not_answer_leaves_the_keys_answering(tmp_path, n
         asyncio.run(run())
     finally:
         app.store.close()
+
+
+@contextmanager
+def main_thread_reads(app) -> Iterator[list[str]]:
+    """The statements the browser's own connection runs on the main thread (the keys'
+    thread) while the block runs: SQLite calls the trace in the thread that runs one."""
+    main = threading.main_thread()
+    seen: list[str] = []
+
+    def trace(sql: str) -> None:
+        if threading.current_thread() is main:
+            seen.append(sql)
+
+    conn = app.store._conn  # noqa: SLF001 - the browser's real connection
+    with app.browser.lock:
+        conn.set_trace_callback(trace)
+    try:
+        yield seen
+    finally:
+        with app.browser.lock:
+            conn.set_trace_callback(None)
+
+
+async def _visit(pilot, key: str, screen: type, *then: str) -> None:
+    await pilot.press(key)
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, screen), (key, pilot.app.screen)
+    if then:
+        await pilot.press(*then)
+        await settle(pilot)
+    await pilot.press("escape")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, MainScreen), (key, pilot.app.screen)
+
+
+async def _palette(pilot, command: str) -> None:
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await pilot.press(*command)
+    await palette_answered(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def test_no_key_view_or_command_reads_the_store_on_the_main_thread(app, db):
+    """What a person does in a session, traced: a store that waits or fails under any of
+    it waits or fails in a worker, whose guard tells it; the keys' thread never does."""
+    async with app.run_test(size=SIZE) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        await select(pilot, "f-pay-03")
+        with main_thread_reads(app) as reads:
+            await _visit(pilot, "enter", DetailScreen, "right_square_bracket")
+            await _visit(pilot, "n", NeighbourScreen)
+            await _visit(pilot, "l", SessionLogScreen)
+            await _visit(pilot, "R", ReplacedScreen)
+            await _visit(pilot, "F", FrequencyScreen)
+            await _visit(pilot, "question_mark", HelpScreen)
+            await _visit(pilot, "L", LegendScreen)
+            await _visit(pilot, "s", SupersedeScreen, *"deploy")
+            await pilot.press("2", "o", "1", "space", "u", "slash", *"payments", "enter")
+            await settle(pilot)
+            await select(pilot, "f-pay-03")
+            await pilot.press("c")
+            await settle(pilot)
+            await pilot.press("ctrl+z")
+            await settle(pilot)
+            await _palette(pilot, "calibration: is the score")
+            assert isinstance(app.screen, CalibrationScreen)
+            await pilot.press("escape")
+            await _palette(pilot, "as of another time")
+            await pilot.press(*"-30d", "enter")
+            await settle(pilot)
+            assert app.as_of is not None
+            await _palette(pilot, "back to now")
+            assert app.as_of is None
+            contradictions = int(app.memory.arrays.s[app.memory.index["f-pay-01"]])
+            with sqlite3.connect(db) as other:  # another writer commits
+                other.execute("UPDATE facts SET s = s + 1 WHERE id = 'f-pay-01'")
+            app.poll_store()  # what the two-second timer does
+            await settle(pilot)
+            assert int(app.memory.arrays.s[app.memory.index["f-pay-01"]]) == contradictions + 1
+        assert app.is_running
+        assert [t for s, t in notices if s == "error"] == []
+        assert reads == []

@@ -9,6 +9,11 @@ body under one guard: an exception becomes a `WorkFailed` message to the app, an
 the neighbours: the database is locked", and calls the worker's `failed` hook on the main
 thread, so the view that was loading says it did not load (a triage write releases its
 facts). A bug is logged with its traceback and told in one line; the app keeps running.
+
+No event handler, action, mount or timer reads the store on the main thread itself: it
+starts a worker here (the two-second poll's check too), so a store that is slow or fails
+never stops the keys; tests/ui/test_main_thread_failures.py traces the browser's
+connection through a session's views and commands to keep it so.
 """
 
 from __future__ import annotations

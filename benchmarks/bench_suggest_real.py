@@ -274,10 +274,10 @@ AUDIT = Path(__file__).resolve().parent / "audit_replaced.jsonl"
 
 
 def audit_run(flat_found: dict[str, set[tuple[str, str]]], splits: dict[str, str]) -> dict[str, Counter[str]]:
-    """A person's verdicts (AUDIT: corpus ids only; `replaced` read from the two texts, blind
-    to git's pairing and to the finder) on two random samples: edits git's diff paired
-    (`drawn: edit`) and suggestions the flat store made when they were drawn (`drawn:
-    suggested`). Per split: of the edits read as replacements ("edit yes"), those the flat
+    """A person's verdicts (AUDIT: corpus ids only; `replaced` read from the two texts, an
+    edit blind to the finder, a suggestion blind to git's pairing) on two random samples:
+    edits git's diff paired (`drawn: edit`) and suggestions the flat store made when they
+    were drawn (`drawn: suggested`). Per split: of the edits read as replacements ("edit yes"), those the flat
     store finds ("edit yes found"); of the drawn suggestions it still makes ("suggested"),
     those read as replacements ("suggested yes")."""
     out: dict[str, Counter[str]] = defaultdict(Counter)

@@ -441,7 +441,7 @@ class Truth:
     name: str
     lines: list[dict] = field(default_factory=list)
     ids: dict[tuple[str, str], str] = field(default_factory=dict)  # (file, norm text) -> version id
-    seen: set[tuple[str, ...]] = field(default_factory=set)  # edit and delete lines written
+    seen: set[tuple[str, ...]] = field(default_factory=set)  # edit and delete lines written, as values
     versions: int = 0
     edits: int = 0
     deletes: int = 0
@@ -460,17 +460,20 @@ class Truth:
 
     def edit(self, old: str, new: str, commit: Commit, when: str) -> None:
         """One line per distinct (old, new, commit): copies of a block edited alike are one edit."""
-        if ("edit", old, new, commit.sha) not in self.seen:
-            self.seen.add(("edit", old, new, commit.sha))
-            self.edits += 1
-            self.lines.append({"kind": "edit", "old": old, "new": new, "commit": commit.sha, "at": when})
+        self.edits += self._once({"kind": "edit", "old": old, "new": new, "commit": commit.sha, "at": when})
 
     def delete(self, vid: str, commit: Commit, when: str) -> None:
         """One line per distinct (version, commit): copies of a block deleted are one deletion."""
-        if ("delete", vid, commit.sha) not in self.seen:
-            self.seen.add(("delete", vid, commit.sha))
-            self.deletes += 1
-            self.lines.append({"kind": "delete", "id": vid, "commit": commit.sha, "at": when})
+        self.deletes += self._once({"kind": "delete", "id": vid, "commit": commit.sha, "at": when})
+
+    def _once(self, line: dict) -> bool:
+        """Write `line` unless an identical one was written (the instant is the commit's)."""
+        key = tuple(line.values())
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        self.lines.append(line)
+        return True
 
 
 def _iso(epoch: int) -> str:

@@ -285,14 +285,11 @@ class SynapseApp(TriageApp):
         def work() -> None:
             self.post_message(MemoryLoaded(reason, job()))
 
-        if group == "load":
-            run_store_worker(
-                self, work, "Could not load the store", group=group, exclusive=True, failed=self._load_failed
-            )
-        else:
-            run_store_worker(
-                self, work, f"Could not update the memory ({reason})", group=group, exclusive=True
-            )
+        first = group == "load"
+        headline = "Could not load the store" if first else f"Could not update the memory ({reason})"
+        run_store_worker(
+            self, work, headline, group=group, exclusive=True, failed=self._load_failed if first else None
+        )
 
     def load(self) -> None:
         """Paint the list as soon as the scores are in; the duplicate detectors (a read

@@ -21,6 +21,7 @@ from textual.binding import Binding
 
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.browser import Browser, TriageResult
+from synapse_tui.core.browser.triage import RESCORING
 from synapse_tui.ui.messages import TriageLanded
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.main import MainScreen
@@ -251,7 +252,7 @@ class TriageApp(App[None]):
                 def shown(step: int, steps: int, doing: str) -> None:  # from the worker
                     self.call_from_thread(main.bulk_progress, step, steps, doing)
 
-        reached = [0]  # the step the move got to: past the first, its write is in the store
+        reached = [0]  # the step the move got to (`RESCORING`: its write is in the store)
 
         def progress(step: int, steps: int, doing: str) -> None:
             reached[0] = step
@@ -266,11 +267,13 @@ class TriageApp(App[None]):
 
         what = triage_words(move, fact_ids, target)
 
+        def written() -> bool:
+            return reached[0] >= RESCORING
+
         def headline() -> str:  # asked in the worker, once it failed
-            return f"Not saved: {what}" if reached[0] < 2 else f"Saved, but not shown yet: {what}"
+            return f"Saved, but not shown yet: {what}" if written() else f"Not saved: {what}"
 
         def failed(why: str) -> None:  # the main thread: as before the key, nothing claimed
-            written = reached[0] >= 2
             browser.install(
                 TriageResult(move, None, "", error=why, from_marks=from_marks, fact_ids=tuple(fact_ids))
             )
@@ -278,7 +281,7 @@ class TriageApp(App[None]):
                 self._bulk_cursor().pop(tuple(fact_ids), None)
                 if len(fact_ids) > CONFIRM_OVER:
                     self.main.bulk_done()
-            if written:  # the store has it: read it back
+            if written():  # the store has it: read it back
                 self.reload("triage")
 
         run_store_worker(self, work, headline, group="triage", failed=failed, name=f"triage {move}")

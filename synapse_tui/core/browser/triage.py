@@ -27,6 +27,7 @@ from synapse_tui.core.trust.score import Scores
 
 Progress = Callable[[int, int, str], None]  # (step, steps, what it does), as each step starts
 STEPS = 3  # writing, rescoring, and the browser's repaint (the main thread's)
+RESCORING = 2  # the step after the write: a move that reached it is in the store
 
 
 def refusal(store: Store, as_of: float | None, move: str | None = None) -> str | None:
@@ -103,7 +104,7 @@ def apply_move(
         return TriageResult(move, None, "", error=str(exc), fact_ids=asked, state=state)
     before = memory.scores
     ids = list(dict.fromkeys(outcome.fact_ids))
-    told(2, STEPS, f"rescoring {counted(len(ids), 'fact')}")
+    told(RESCORING, STEPS, f"rescoring {counted(len(ids), 'fact')}")
     foreign = store.data_version() != head.data_version  # another process committed
     if (foreign and store.count() != len(memory)) or any(f not in memory.index for f in ids):
         loaded = store.audit.mark()

@@ -325,6 +325,10 @@ def _suggestions(chosen: list[Suggestion]) -> str:
     return f"{chosen[0].fact} by {chosen[0].other}" if len(chosen) == 1 else f"{len(chosen)} suggestions"
 
 
+def _referents(chosen: list[Suggestion]) -> str:
+    return f"{chosen[0].fact} ({chosen[0].other})" if len(chosen) == 1 else f"{len(chosen)} facts"
+
+
 def contradict(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
     """Record each chosen broken referent as a contradiction from the repository (actor
     `repo:<commit>`), in a worker; the screen hears how it went as a `Dismissed` message
@@ -346,16 +350,13 @@ def contradict(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
         except (TriageError, SynapseError) as exc:  # refused (the store's failure: the guard's)
             screen.post_message(Dismissed(str(exc), error=True))
             return
-        what = f"{chosen[0].fact} ({chosen[0].other})" if len(chosen) == 1 else f"{len(chosen)} facts"
         screen.post_message(
-            Dismissed(f"contradicted {what}: the repository says it is gone (ctrl+z undoes it)")
+            Dismissed(f"contradicted {_referents(chosen)}: the repository says it is gone (ctrl+z undoes it)")
         )
 
     def headline() -> str:
-        left = chosen[len(done) :]
-        what = f"{left[0].fact} ({left[0].other})" if len(left) == 1 else f"{len(left)} facts"
         saved = f" ({len(done)} saved before it)" if done else ""
-        return f"Not saved: contradict {what}{saved}"
+        return f"Not saved: contradict {_referents(chosen[len(done) :])}{saved}"
 
     def failed(_: str) -> None:
         if done:  # those landed: the browser and the queue show them

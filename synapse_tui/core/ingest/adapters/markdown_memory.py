@@ -40,7 +40,7 @@ from typing import Any
 import yaml
 
 from synapse_tui.core.base.limits import counted
-from synapse_tui.core.ingest.adapters import linediff
+from synapse_tui.core.ingest.adapters import dependency_folder, linediff
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 EDIT_SIMILARITY = 0.5
@@ -594,8 +594,11 @@ RULES_FILES = (".cursorrules", ".windsurfrules", ".clinerules")
 
 def memory_path(rel: str) -> bool:
     """Whether a path below the folder read (POSIX) is a memory file: a Markdown file with
-    no hidden part, or one of the hidden places agents keep memory in."""
+    no hidden part, or one of the hidden places agents keep memory in; never one in a
+    dependency folder (`node_modules`...)."""
     parts = rel.split("/")
+    if dependency_folder(rel) is not None:
+        return False
     hidden = [i for i, p in enumerate(parts) if p.startswith(".")]
     if not hidden:
         return rel.endswith(".md")

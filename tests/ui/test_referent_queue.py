@@ -53,3 +53,23 @@ async def test_contradict_undo_and_dismiss_from_the_queue(tmp_path):
             "kind": "referent",
             "other": "src/auth/login.py",
         }
+
+
+async def test_the_header_names_the_queue_shown(tmp_path):
+    """B's header says which queue this is: "Gone from the repository?", not the title of
+    the Replaced? queue it is built on (seen on a real Markdown memory bank)."""
+    repo = build(tmp_path / "repo", NOTES)
+    db = tmp_path / "memory.db"
+    (tmp_path / "memory.synapse.toml").write_text("")
+    run("import", "--from", "git-notes", repo / "notes", "--db", db)
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("B")
+        await settle(pilot)
+        await settle(pilot)
+        head = screen_text(app).splitlines()[0]
+        assert "Gone from the repository?" in head and "Replaced?" not in head
+        await pilot.press("escape", "R")
+        await settle(pilot)
+        assert "Replaced?" in screen_text(app).splitlines()[0]

@@ -21,6 +21,7 @@ from synapse_tui.ui.workers import store_work
 
 
 class ReferentScreen(ReplacedScreen):
+    TITLE = "Gone from the repository?"
     HELP_TITLE = "Gone from the repository? queue"
     DEFAULT_CSS = """
     ReferentScreen #replaced-list { height: 1fr; }
@@ -50,10 +51,6 @@ class ReferentScreen(ReplacedScreen):
     def __init__(self) -> None:
         super().__init__()
         self.broken: dict[tuple[str, str], Broken] = {}
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.title = "Gone from the repository?"
 
     @store_work("Could not check the referents", group="referent", exclusive=True, failed="_not_found")
     def load(self) -> None:

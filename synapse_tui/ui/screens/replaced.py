@@ -59,6 +59,7 @@ def marked_texts(old: str, new: str) -> tuple[Text, Text]:
 
 
 class ReplacedScreen(FactScreen):
+    TITLE = "Replaced?"  # the header's: a subclass names its own queue
     HELP_TITLE = "Replaced? queue"
     DEFAULT_CSS = """
     ReplacedScreen #replaced-list { height: 1fr; }
@@ -115,7 +116,6 @@ class ReplacedScreen(FactScreen):
 
     def on_mount(self) -> None:
         self.sub_title = self.app.subtitle()
-        self.title = "Replaced?"
         self.query_one(OptionList).focus()
         self._paint()
         self.load()

@@ -215,18 +215,23 @@ class SynapseApp(TriageApp):
         room = max(16, min(60, self.size.width // 2) - 4)  # Toast: width 60, max 50%, padding
         if all(len(word) <= room for word in message.split()) or not self.screen_stack:
             return message
-        from synapse_tui.ui.widgets.fact_list import FactList
-
-        facts = self.main.query(FactList)
-        if not facts:
-            return message
 
         def shorten(found: re.Match[str]) -> str:
             word = found.group(0)
             fact_id = word.rstrip(":,;)")
-            return facts.first().shown_id(fact_id, room) + word[len(fact_id) :]
+            return self.shown_id(fact_id, room) + word[len(fact_id) :]
 
         return re.sub(rf"\S{{{room + 1},}}", shorten, message)
+
+    def shown_id(self, fact_id: str, room: int) -> str:
+        """`fact_id` in `room` cells as the list's id column shows it (whole, a prefix, or
+        `…` and the tail that tells it apart), for every view's id column: ids alike in
+        their first 18 characters (`git-notes:memory-bank/...`) read alike cut at the end.
+        Longer than `room` when the list would cut it at the end too (`fit` it)."""
+        from synapse_tui.ui.widgets.fact_list import FactList
+
+        facts = self.main.query(FactList) if self.screen_stack else None
+        return facts.first().shown_id(fact_id, room) if facts else fact_id
 
     def on_mount(self) -> None:
         if self.prefs is not None:

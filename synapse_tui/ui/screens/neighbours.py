@@ -206,7 +206,7 @@ class NeighbourScreen(FactScreen):
         else:
             chip, trust, struck = Text(""), Text(""), ""
             text = f"{clean(row.label)} · {row.detail}"
-        via = clean(row.via or "")
+        via = clean(self._short(row.via, widths["via"]) if row.via else "")
         if not widths["via"] and via:
             text = f"via {via} · {text}"
         if row.lexical:
@@ -216,12 +216,19 @@ class NeighbourScreen(FactScreen):
             weight,
             chip,
             trust,
-            Text(fit(clean(row.node), widths["id"]), style=f"bold {struck}".strip()),
+            Text(
+                fit(clean(self._short(row.node, widths["id"])), widths["id"]), style=f"bold {struck}".strip()
+            ),
         ]
         if widths["via"]:
             cells.append(Text(fit(via, widths["via"]), style="dim"))
         cells.append(Text(fit(text, widths["text"]), style=struck))
         return cells
+
+    def _short(self, node: str, room: int) -> str:
+        """A fact's id as the list shows it (the end that tells it apart); an entity as is."""
+        memory = self.app.memory
+        return self.app.shown_id(node, room) if memory is not None and node in memory.index else node
 
     # -- the highlighted row ------------------------------------------------------------
     def _highlighted(self) -> EgoRow | None:

@@ -211,7 +211,9 @@ class PathScreen(FactScreen):
         chip, trust = band_cell(self.app, fact_id, 9)
         struck = "strike" if superseded(self.app, fact_id) else ""
         line = Text.assemble(("● ", "bold"))  # the text colour: band colours mean trust only
-        line.append(fit(clean(fact_id), id_width), style=f"bold {struck}".strip())
+        line.append(
+            fit(clean(self.app.shown_id(fact_id, id_width)), id_width), style=f"bold {struck}".strip()
+        )
         line.append("  ")
         line.append_text(chip)
         line.append(" ")

@@ -191,7 +191,11 @@ class SessionLogScreen(FactScreen):
         if cols["at"]:
             cells.append(Text(clean(_when(e.at, cols["at"] < 19))))
         actor = clean(_actor(e, self.app.browser))
-        fact = f"{e.facts:,} facts" if e.bulk and not member else clean(e.fact_id)
+        fact = (
+            f"{e.facts:,} facts"
+            if e.bulk and not member
+            else clean(self.app.shown_id(e.fact_id, cols["fact"]))
+        )
         return [
             *cells,
             Text(fit(actor, cols["actor"]), style="bold" if e.actor.startswith("agent:") else ""),

@@ -1,0 +1,88 @@
+"""A newcomer's walk through the browser on a Markdown memory bank read from git, as real
+repositories keep one (`memory-bank/activeContext.md`, `memory-bank/progress.md`): every
+fact's id is `git-notes:memory-bank/FILE#HASH`, alike for its first 22 characters."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from tests.cli_run import run
+from tests.core.claude_code_files import git
+from tests.ui.helpers import make_app, screen_text, select, settle
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+BANK = {
+    "memory-bank/activeContext.md": (
+        "# Active context\n\n"
+        "- The payments service retries failed webhooks three times with backoff\n"
+        "- The payments service signs every webhook with HMAC\n"
+        "- The search index is rebuilt every night from the primary database\n"
+    ),
+    "memory-bank/progress.md": (
+        "# Progress\n\n"
+        "- The payments service retries failed webhooks five times with backoff\n"
+        "- The payments service signs every outgoing webhook with HMAC-SHA256\n"
+        "- The nightly search index rebuild reads the primary database\n"
+    ),
+}
+
+
+def _bank(tmp_path):
+    """The memory bank in a real git repository, imported as Markdown: the store's path."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for name, text in BANK.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "memory bank", when="2026-11-01T12:00:00Z")
+    db = tmp_path / "bank.db"
+    (tmp_path / "bank.synapse.toml").write_text("")
+    run("import", "--from", "markdown", root, "--db", db)
+    return db
+
+
+def _id_cells(text: str) -> list[str]:
+    """The id cell of each row: the first word that is an id or a cut one (`…22b1`)."""
+    found = (re.search(r"(?<=\s)(?:git-notes:|…)\S+", line) for line in text.splitlines())
+    return [m.group(0) for m in found if m]
+
+
+async def test_the_views_show_ids_as_the_list_does_not_their_common_start(tmp_path):
+    """The neighbour view, the path view and the session log cut an id as the list does
+    (`…md#a1b2c3d4e5f6`, the end that tells it apart), not 'git-notes:memory-…' on every
+    row, which names no fact."""
+    db = _bank(tmp_path)
+    app = make_app(db)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            ids = app.memory.ids
+            first = next(i for i in ids if "activeContext" in i)
+            await select(pilot, first)
+            await pilot.press("n")
+            await settle(pilot)
+            rows = screen_text(app).split("fact / entity", 1)[1]
+            shown = _id_cells("\n".join(r for r in rows.splitlines() if r.split()[:1] == ["semantic"]))
+            assert shown, rows
+            assert all(token.startswith("…") for token in shown), shown
+            assert all(any(i.endswith(token[1:]) for i in ids) for token in shown), shown
+            await pilot.press("p")  # the path to the highlighted neighbour
+            await settle(pilot)
+            steps = _id_cells(screen_text(app).split("\n", 4)[4])
+            assert steps and all(token.startswith("…") for token in steps), steps
+            await pilot.press("escape", "escape")
+            await settle(pilot)
+            await pilot.press("c")  # corroborate: an action for the log
+            await settle(pilot)
+            await pilot.press("l")
+            await settle(pilot)
+            logged = _id_cells(screen_text(app).split("before -> after", 1)[1])
+            assert logged == ["…" + first[-(len(logged[0]) - 1) :]], logged
+    finally:
+        app.store.close()

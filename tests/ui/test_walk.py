@@ -11,7 +11,7 @@ import pytest
 
 from tests.cli_run import run
 from tests.core.claude_code_files import git
-from tests.ui.helpers import make_app, screen_text, select, settle
+from tests.ui.helpers import make_app, row_of, screen_text, select, settle
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -86,3 +86,24 @@ async def test_the_views_show_ids_as_the_list_does_not_their_common_start(tmp_pa
             assert logged == ["…" + first[-(len(logged[0]) - 1) :]], logged
     finally:
         app.store.close()
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_sorted_by_trust_every_title_stays_over_its_column(app, size):
+    """`o` sorts by trust and marks its title `trust▲`: one cell wider than the column, it
+    pushed every title after it one cell right of its column."""
+    from synapse_tui.ui.widgets.fact_list import ColumnHeader
+
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        unsorted = str(app.main.query_one(ColumnHeader).render())
+        await pilot.press("o")
+        await settle(pilot)
+        header = str(app.main.query_one(ColumnHeader).render())
+        assert "trust▲" in header
+        fact_id = app.main.current_fact_id()
+        row = row_of(app, fact_id)
+        assert header.index(" id ") + 1 == row.index(fact_id[:4]) == unsorted.index(" id ") + 1
+        for title in ("fact", "tier", "guidance"):
+            if f" {title}" in unsorted:
+                assert header.index(f" {title}") == unsorted.index(f" {title}"), (title, header)

@@ -106,14 +106,23 @@ def header_text(
         t = name + (arrow if name == sort_column else "")
         return t.rjust(w - 1) + " " if right else fit(t, w)
 
+    def right_of(before: str, name: str, w: int) -> str:
+        """`before` and the right-aligned title after it: a title wider than its column
+        with the arrow (`trust▲`) takes the cells it lacks from `before`'s padding, so
+        every title after it stays over its column."""
+        t = title(name, w, True)
+        over = len(t) - w
+        if over > 0 and before.endswith(" " * (over + 1)):
+            return before[:-over] + t
+        return before + t
+
     fact = "fact"
     if sort_column == "fresh":
         fact += f"  (by freshness {arrow})"
     elif sort_column == "queue" and reverse:
         fact += f"  (by queue order {arrow})"
     parts = [
-        title("band", lay.chip),
-        title("trust", lay.trust, True),
+        right_of(title("band", lay.chip), "trust", lay.trust),
         title("id", lay.id),
         title("why", lay.reason) if lay.reason else "",
         fit(fact, lay.text),

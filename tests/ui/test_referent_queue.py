@@ -72,4 +72,8 @@ async def test_the_header_names_the_queue_shown(tmp_path):
         assert "Gone from the repository?" in head and "Replaced?" not in head
         await pilot.press("escape", "R")
         await settle(pilot)
-        assert "Replaced?" in screen_text(app).splitlines()[0]
+        await settle(pilot)
+        seen = screen_text(app)
+        assert "Replaced?" in seen.splitlines()[0]
+        # R lists every kind: a gone path reads as gone, not as the fact's replacement
+        assert "gone: src/auth/login.py" in seen and "→ src/auth/login.py" not in seen, seen

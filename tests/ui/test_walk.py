@@ -107,3 +107,34 @@ async def test_sorted_by_trust_every_title_stays_over_its_column(app, size):
         for title in ("fact", "tier", "guidance"):
             if f" {title}" in unsorted:
                 assert header.index(f" {title}") == unsorted.index(f" {title}"), (title, header)
+
+
+async def test_a_replaced_suggestion_is_one_line_naming_the_newer_by_what_differs(tmp_path):
+    """A suggestion of the R queue is one line: the older id whole and the newer without the
+    `git-notes:memory-bank/techContext.md` both share (the pane under it names both whole);
+    two whole ids took 100 columns and folded every row onto the next line."""
+    from tests.helpers import write_jsonl
+
+    note = "git-notes:memory-bank/techContext.md#"
+    facts = [
+        {"id": f"{note}e9055c1b5296", "text": "deploys run on Fridays", "note": "tech"},
+        {"id": f"{note}7e492b75c3b1", "text": "deploys run on Tuesdays since March", "note": "tech"},
+    ]
+    for fact, when in zip(facts, ("2026-01-01T00:00:00Z", "2026-03-05T00:00:00Z"), strict=True):
+        fact["created_at"] = when
+    db = tmp_path / "bank.db"
+    (tmp_path / "bank.synapse.toml").write_text("")
+    run("import", write_jsonl(tmp_path / "bank.jsonl", facts), "--db", db)
+    app = make_app(db)
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(pilot)
+            await pilot.press("R")
+            await settle(pilot)
+            await settle(pilot)
+            rows = [line for line in screen_text(app).splitlines() if " → " in line]
+            assert len(rows) == 1, rows
+            assert f"{note}e9055c1b5296 → …#7e492b75c3b1  deploys run on Fridays" in rows[0], rows
+            assert f"NEWER  {note}7e492b75c3b1" in screen_text(app)  # the pane: whole
+    finally:
+        app.store.close()

@@ -24,7 +24,7 @@ class ReferentScreen(ReplacedScreen):
     TITLE = "Gone from the repository?"
     HELP_TITLE = "Gone from the repository? queue"
     DEFAULT_CSS = """
-    ReferentScreen #replaced-list { height: 1fr; }
+    ReferentScreen #replaced-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     ReferentScreen #replaced-pane { height: auto; max-height: 50%; padding: 0 1; border-top: solid $primary; }
     """
     BINDINGS = [

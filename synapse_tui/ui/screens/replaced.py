@@ -10,6 +10,7 @@ memory changes under it (triage here or elsewhere, another writer).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -58,11 +59,21 @@ def marked_texts(old: str, new: str) -> tuple[Text, Text]:
     return a, b
 
 
+def after_shared(fact_id: str, other: str) -> str:
+    """`other` without the start it shares with `fact_id` up to a separator, as `…rest`:
+    `git-notes:memory-bank/techContext.md#7e492b75c3b1` after its note's other fact reads
+    `…#7e492b75c3b1`; whole when little more than the source's name is shared."""
+    shared = os.path.commonprefix([fact_id, other])
+    cut = max(shared.rfind(c) for c in "#/:.@")  # the separator stays: `…#`, `…/`
+    source = shared.find(":")  # more shared than the source's name (`git-notes:`)
+    return "…" + other[cut:] if cut >= 8 and cut > source else other
+
+
 class ReplacedScreen(FactScreen):
     TITLE = "Replaced?"  # the header's: a subclass names its own queue
     HELP_TITLE = "Replaced? queue"
     DEFAULT_CSS = """
-    ReplacedScreen #replaced-list { height: 1fr; }
+    ReplacedScreen #replaced-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     ReplacedScreen #replaced-pane { height: auto; max-height: 50%; padding: 0 1; border-top: solid $primary; }
     """
     BINDINGS = [
@@ -154,11 +165,17 @@ class ReplacedScreen(FactScreen):
 
     # -- painting -----------------------------------------------------------------------
     def _label(self, s: Suggestion) -> Text:
+        """One line a suggestion: the older id whole, the newer without the start it shares
+        with it (`…#7e492b75c3b1`: the pane shows both whole), or the gone path."""
         mark = "● " if s.key in self.marked else "  "
         line = Text(f"{mark}{s.score:.2f}  ")
         line.append(clean(s.fact), style="bold")
-        line.append(" → ")
-        line.append(clean(s.other), style="bold")
+        if s.kind == REPLACED:
+            line.append(" → ")
+            line.append(clean(after_shared(s.fact, s.other)), style="bold")
+        else:  # a path, not a fact: not "replaced by" it
+            line.append("  gone: ")
+            line.append(clean(s.other), style="bold")
         line.append("  " + clean(self.texts.get(s.fact, "")[:80]), style="dim")
         return line
 

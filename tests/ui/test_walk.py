@@ -138,3 +138,17 @@ async def test_a_replaced_suggestion_is_one_line_naming_the_newer_by_what_differ
             assert f"NEWER  {note}7e492b75c3b1" in screen_text(app)  # the pane: whole
     finally:
         app.store.close()
+
+
+async def test_the_count_title_stands_over_its_numbers(app):
+    """F: the counts are right-aligned, and so is their title (it stood over the blanks
+    before them, five cells left of the numbers)."""
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("F")
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        head = next(line for line in lines if " count " in line)
+        first = lines[lines.index(head) + 1]
+        number = re.search(r"\s(\d[\d,]*) +[█░]", first)
+        assert number and head.index("count") + len("count") == number.end(1), (head, first)

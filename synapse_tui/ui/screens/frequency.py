@@ -121,9 +121,9 @@ class FrequencyScreen(SynapseScreen[str | None]):
         width = max(40, self.size.width - 2)
         value_width = max(12, min(60, width - 40))
         for key, label, w in (
-            ("value", self.field, value_width),
-            ("count", "count", 9),
-            ("share", "share", 24),
+            ("value", Text(self.field), value_width),
+            ("count", Text("count", justify="right"), 9),  # over its numbers
+            ("share", Text("share"), 24),
         ):
             table.add_column(label, width=w, key=key)
         for i, group in enumerate(self.groups):

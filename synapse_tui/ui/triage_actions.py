@@ -194,8 +194,8 @@ class TriageApp(App[None]):
                 if yes and not self._bulk_held(move):
                     self.start_triage(move, ids, from_marks=True)
 
-            facts = f"{len(ids)} marked fact{'s' if len(ids) != 1 else ''}"
-            unseen = f" ({hidden} not on screen)" if hidden else ""
+            facts = counted(len(ids), "marked fact")
+            unseen = f" ({hidden:,} not on screen)" if hidden else ""
             question = f"{move} {facts}{unseen}, as one action (ctrl+z undoes it)?"
             self.push_screen(ConfirmScreen(question), confirmed)
             return

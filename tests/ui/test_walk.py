@@ -152,3 +152,33 @@ async def test_the_count_title_stands_over_its_numbers(app):
         first = lines[lines.index(head) + 1]
         number = re.search(r"\s(\d[\d,]*) +[█░]", first)
         assert number and head.index("count") + len("count") == number.end(1), (head, first)
+
+
+def _many(tmp_path, n: int):
+    """A store of `n` facts from interchange JSON Lines: its path."""
+    from tests.helpers import write_jsonl
+
+    facts = [
+        {"id": f"f{i:05d}", "text": f"fact number {i}", "created_at": "2026-01-01T00:00:00Z"}
+        for i in range(n)
+    ]
+    db = tmp_path / "many.db"
+    (tmp_path / "many.synapse.toml").write_text("")
+    run("import", write_jsonl(tmp_path / "many.jsonl", facts), "--db", db)
+    return db
+
+
+async def test_a_bulk_asks_with_its_counts_as_every_count_reads(tmp_path):
+    """Marking 1,200 facts and pressing v asks about '1,200 marked facts' (the queue bar
+    and the status line say 1,200; the question said 1200)."""
+    app = make_app(_many(tmp_path, 1200))
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(pilot)
+            await pilot.press("M", "v")
+            await settle(pilot)
+            seen = " ".join(screen_text(app).split())
+            assert "verify 1,200 marked facts (1,1" in seen, seen
+            await pilot.press("n")
+    finally:
+        app.store.close()

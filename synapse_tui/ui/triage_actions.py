@@ -15,9 +15,13 @@ and the undo stack as they were before the key.
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+
 import numpy as np
 from textual.app import App
 from textual.binding import Binding
+from textual.timer import Timer
 
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.browser import Browser, TriageResult
@@ -27,6 +31,19 @@ from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.widgets.fact_list import FactList
 from synapse_tui.ui.workers import run_store_worker
+
+SLOW = 0.5  # seconds an undo or redo runs before its line says it is under way
+
+
+@dataclass(eq=False)
+class SlowLine:
+    """An undo or redo in flight: whether its line shows yet, and its step so far."""
+
+    move: str
+    since: float  # monotonic seconds at the key
+    shown: bool = False
+    step: tuple[int, int, str] = (1, 3, "waiting for the store")
+    timer: Timer | None = None
 
 
 def triage_words(move: str, fact_ids: list[str], target: str | None) -> str:
@@ -140,18 +157,30 @@ class TriageApp(App[None]):
     def _bulk_held(self, move: str) -> bool:
         """While a bulk action runs (12,386 facts take seconds), every triage key waits:
         a second bulk, or an undo of what has not landed, would act on a state about to
-        change. True, with a notice, when `move` is held."""
+        change; so while an undo or redo that says it is slow runs (`_slow_line`). True,
+        with a notice, when `move` is held."""
         running = [ids for ids in self._bulk_cursor() if isinstance(ids, tuple)]
-        if not running:
+        slow = [line for line in self._slow_lines() if line.shown]
+        if not running and not slow:
             return False
+        what = (
+            f"{counted(len(running[0]), 'fact')} are still being changed"
+            if running
+            else f"the {slow[0].move} is still running"
+        )
         self.notify(
-            f"{move}: held while {counted(len(running[0]), 'fact')} are still being changed;"
-            " press again once that lands",
+            f"{move}: held while {what}; press again once that lands",
             severity="warning",
             timeout=3,
             markup=False,
         )
         return True
+
+    def _slow_lines(self) -> list[SlowLine]:
+        """The undos and redos in flight, oldest first (they land in key order)."""
+        if not hasattr(self, "_slow"):
+            self._slow: list[SlowLine] = []
+        return self._slow
 
     def _not_painted(self, fact_id: str) -> bool:
         """Whether `fact_id`, under the view's cursor, was not drawn yet (a key typed ahead
@@ -253,11 +282,20 @@ class TriageApp(App[None]):
                     self.call_from_thread(main.bulk_progress, step, steps, doing)
 
         reached = [0]  # the step the move got to (`RESCORING`: its write is in the store)
+        slow = None
+        if move in ("undo", "redo"):  # an undo of a bulk takes as long: said once it is slow
+            slow = SlowLine(move, time.monotonic())
+            slow.timer = self.set_timer(SLOW, lambda: self._slow_shown(slow))
+            self._slow_lines().append(slow)
 
         def progress(step: int, steps: int, doing: str) -> None:
             reached[0] = step
             if shown is not None:
                 shown(step, steps, doing)
+            if slow is not None:
+                slow.step = (step, steps, doing)
+                if slow.shown:
+                    self.call_from_thread(self.main.bulk_progress, step, steps, doing)
 
         def work() -> None:
             result = browser.triage(
@@ -277,6 +315,8 @@ class TriageApp(App[None]):
             browser.install(
                 TriageResult(move, None, "", error=why, from_marks=from_marks, fact_ids=tuple(fact_ids))
             )
+            if slow is not None:
+                self._slow_done(slow)
             if from_marks:
                 self._bulk_cursor().pop(tuple(fact_ids), None)
                 if len(fact_ids) > CONFIRM_OVER:
@@ -293,8 +333,29 @@ class TriageApp(App[None]):
             self._bulk_cursors: dict = {}
         return self._bulk_cursors
 
+    def _slow_shown(self, slow: SlowLine) -> None:
+        """An undo or redo still running after `SLOW` seconds: the bulk line says what,
+        its step and for how long, and the triage keys wait until it lands."""
+        if slow not in self._slow_lines():
+            return  # landed meanwhile
+        slow.shown = True
+        main = self.main
+        main.bulk_started(slow.move, since=slow.since)
+        main.bulk_progress(*slow.step)
+
+    def _slow_done(self, slow: SlowLine) -> None:
+        if slow in self._slow_lines():
+            self._slow_lines().remove(slow)
+        if slow.timer is not None:
+            slow.timer.stop()
+        if slow.shown:  # the list repaints, then it is done
+            self.main.bulk_progress(3, 3, "repainting the list")
+            self.call_after_refresh(self.main.bulk_done)
+
     def on_triage_landed(self, message: TriageLanded) -> None:
         result = message.result
+        if result.move in ("undo", "redo") and self._slow_lines():
+            self._slow_done(self._slow_lines()[0])
         if result.from_marks and len(result.fact_ids) > CONFIRM_OVER:  # the list repaints, then it is done
             self.main.bulk_progress(3, 3, "repainting the list")
             self.call_after_refresh(self.main.bulk_done)

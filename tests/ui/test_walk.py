@@ -11,7 +11,7 @@ import pytest
 
 from tests.cli_run import run
 from tests.core.claude_code_files import git
-from tests.ui.helpers import make_app, row_of, screen_text, select, settle
+from tests.ui.helpers import audit, make_app, record_notices, row_of, screen_text, select, settle
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -180,5 +180,38 @@ async def test_a_bulk_asks_with_its_counts_as_every_count_reads(tmp_path):
             seen = " ".join(screen_text(app).split())
             assert "verify 1,200 marked facts (1,1" in seen, seen
             await pilot.press("n")
+    finally:
+        app.store.close()
+
+
+async def test_a_slow_undo_says_it_is_under_way_and_holds_the_keys(tmp_path):
+    """ctrl+z on a bulk of 28,934 facts took 9 s of a screen that did not change (a second
+    ctrl+z meanwhile would undo the action before it too). An undo still running after
+    half a second shows the bulk's line, and the triage keys wait until it lands. Here the
+    undo waits for the store's lock, held as another of the browser's threads would."""
+    from synapse_tui.ui.screens.main import MainScreen
+
+    app = make_app(_many(tmp_path, 30))
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(pilot)
+            await pilot.press("v")  # one fact verified: the action to undo
+            await settle(pilot)
+            main = app.main
+            assert isinstance(main, MainScreen) and app.screen is main
+            with app.browser.lock:
+                await pilot.press("ctrl+z")
+                await pilot.pause(0.9)
+                line = " ".join(screen_text(app).split())
+                assert "undo · step 1/3" in line and "triage keys wait until it lands" in line, line
+                notices = record_notices(app)
+                await pilot.press("c")
+                await pilot.pause()
+                assert notices[-1][1].startswith("corroborate: held while the undo is still running"), notices
+            await settle(pilot)
+            await settle(pilot)
+            after = " ".join(screen_text(app).split())
+            assert "step 1/3" not in after and "triage keys wait" not in after, after
+            assert [e["action"] for e in audit(tmp_path / "many.db")] == ["verify", "undo"]
     finally:
         app.store.close()

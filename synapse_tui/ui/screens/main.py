@@ -386,10 +386,11 @@ class MainScreen(FactScreen, inherit_bindings=False):
         self.go_to_fact(self.memory.ids[other])
 
     # -- a bulk under way ---------------------------------------------------------------------
-    def bulk_started(self, what: str) -> None:
-        """A bulk action was sent: a line says what, its step (n/N) and for how long, and
-        that the triage keys wait (`TriageApp._bulk_held`), until `bulk_done`."""
-        self._bulk = Bulk(what, time.monotonic())
+    def bulk_started(self, what: str, since: float | None = None) -> None:
+        """A bulk action was sent (`since`: at that monotonic instant, else now): a line
+        says what, its step (n/N) and for how long, and that the triage keys wait
+        (`TriageApp._bulk_held`), until `bulk_done`."""
+        self._bulk = Bulk(what, time.monotonic() if since is None else since)
         self.progress_seen = []
         self.add_class("-bulk")
         self._show_bulk()

@@ -215,3 +215,42 @@ async def test_a_slow_undo_says_it_is_under_way_and_holds_the_keys(tmp_path):
             assert [e["action"] for e in audit(tmp_path / "many.db")] == ["verify", "undo"]
     finally:
         app.store.close()
+
+
+async def test_enter_in_the_replaced_queue_opens_the_older_fact_as_help_says(tmp_path):
+    """Help in the R queue said `⏎ Select`, and enter did nothing: it opens the older fact
+    full screen, help says so, and escape comes back to the queue."""
+    from synapse_tui.ui.screens.detail import DetailScreen
+    from synapse_tui.ui.screens.replaced import ReplacedScreen
+    from tests.helpers import write_jsonl
+
+    facts = [
+        {"id": "a1", "text": "deploys run on Fridays", "created_at": "2026-01-01T00:00:00Z", "note": "ops"},
+        {
+            "id": "a2",
+            "text": "deploys run on Tuesdays since March",
+            "created_at": "2026-03-05T00:00:00Z",
+            "note": "ops",
+        },
+    ]
+    db = tmp_path / "ops.db"
+    (tmp_path / "ops.synapse.toml").write_text("")
+    run("import", write_jsonl(tmp_path / "ops.jsonl", facts), "--db", db)
+    app = make_app(db)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("R")
+            await settle(pilot)
+            await pilot.press("question_mark")
+            await settle(pilot)
+            seen = screen_text(app)
+            assert "Open the older fact full screen" in seen and "Select" not in seen, seen
+            await pilot.press("escape", "enter")
+            await settle(pilot)
+            assert isinstance(app.screen, DetailScreen) and app.screen.current_fact_id() == "a1"
+            await pilot.press("escape")
+            await settle(pilot)
+            assert isinstance(app.screen, ReplacedScreen)
+    finally:
+        app.store.close()

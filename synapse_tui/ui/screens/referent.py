@@ -23,6 +23,7 @@ from synapse_tui.ui.workers import store_work
 class ReferentScreen(ReplacedScreen):
     TITLE = "Gone from the repository?"
     HELP_TITLE = "Gone from the repository? queue"
+    HELP_ENTER = "Open the fact full screen (escape comes back here)"
     DEFAULT_CSS = """
     ReferentScreen #replaced-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     ReferentScreen #replaced-pane { height: auto; max-height: 50%; padding: 0 1; border-top: solid $primary; }

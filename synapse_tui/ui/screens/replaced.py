@@ -29,6 +29,7 @@ from synapse_tui.core.review.suggest_text import changed_spans
 from synapse_tui.core.review.suggestions import dismissed_entry, standing
 from synapse_tui.core.review.triage import Triage, TriageError
 from synapse_tui.ui.screens.base import FactScreen
+from synapse_tui.ui.screens.nav import OpenFact
 from synapse_tui.ui.text import clean
 from synapse_tui.ui.workers import run_store_worker, store_work
 
@@ -72,6 +73,7 @@ def after_shared(fact_id: str, other: str) -> str:
 class ReplacedScreen(FactScreen):
     TITLE = "Replaced?"  # the header's: a subclass names its own queue
     HELP_TITLE = "Replaced? queue"
+    HELP_ENTER = "Open the older fact full screen (escape comes back here)"
     DEFAULT_CSS = """
     ReplacedScreen #replaced-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     ReplacedScreen #replaced-pane { height: auto; max-height: 50%; padding: 0 1; border-top: solid $primary; }
@@ -203,6 +205,14 @@ class ReplacedScreen(FactScreen):
     @on(OptionList.OptionHighlighted)
     def _highlighted(self, _: OptionList.OptionHighlighted) -> None:
         self._pane()
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, _: OptionList.OptionSelected) -> None:
+        """`enter`: the fact the suggestion is about, full screen (the list's cursor goes
+        to it too, as from the path view)."""
+        s = self.current()
+        if s is not None:
+            self.post_message(OpenFact(s.fact))
 
     def current(self) -> Suggestion | None:
         if not self.found:

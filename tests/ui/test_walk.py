@@ -254,3 +254,16 @@ async def test_enter_in_the_replaced_queue_opens_the_older_fact_as_help_says(tmp
             assert isinstance(app.screen, ReplacedScreen)
     finally:
         app.store.close()
+
+
+async def test_help_in_the_gone_queue_says_what_the_bulk_keys_do(app):
+    """Help in the B queue read `Y  Asks first` and `D  Asks first`: what they do, too."""
+    from synapse_tui.ui.screens.help import binding_rows
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("B")
+        await settle(pilot)
+        rows = dict(binding_rows(app.screen))
+        assert rows["Y"].startswith("Record every marked one as a contradiction"), rows["Y"]
+        assert rows["D"].startswith("Dismiss every marked one"), rows["D"]

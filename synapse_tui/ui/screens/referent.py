@@ -45,8 +45,20 @@ class ReferentScreen(ReplacedScreen):
             tooltip="Dismiss: the fact still holds; never suggested again (undo: ctrl+z)",
         ),
         Binding("space", "mark", "mark", id="referent.mark", tooltip="Mark or unmark the highlighted one"),
-        Binding("Y", "accept_marked", "contradict marked", id="referent.accept_marked", tooltip="Asks first"),
-        Binding("D", "dismiss_marked", "dismiss marked", id="referent.dismiss_marked", tooltip="Asks first"),
+        Binding(
+            "Y",
+            "accept_marked",
+            "contradict marked",
+            id="referent.accept_marked",
+            tooltip="Record every marked one as a contradiction from the repository (asks first)",
+        ),
+        Binding(
+            "D",
+            "dismiss_marked",
+            "dismiss marked",
+            id="referent.dismiss_marked",
+            tooltip="Dismiss every marked one as one action (asks first)",
+        ),
     ]
 
     def __init__(self) -> None:

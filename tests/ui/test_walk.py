@@ -267,3 +267,22 @@ async def test_help_in_the_gone_queue_says_what_the_bulk_keys_do(app):
         rows = dict(binding_rows(app.screen))
         assert rows["Y"].startswith("Record every marked one as a contradiction"), rows["Y"]
         assert rows["D"].startswith("Dismiss every marked one"), rows["D"]
+
+
+async def test_calibrating_a_store_of_one_age_keeps_the_scale_and_says_so(tmp_path):
+    """The palette's "Calibrate freshness" on a memory bank written in one commit proposed
+    s = 0.00 (IQR of B 0.00006): w would have ranked every fact by the seconds between
+    their writes. It keeps s, and says why."""
+    from synapse_tui.core.trust.calibrate import SCALE_KEPT
+    from synapse_tui.ui.screens.calibration import CalibrationScreen
+
+    app = make_app(_bank(tmp_path))
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            app.push_screen(CalibrationScreen("freshness"))
+            await settle(pilot)
+            seen = " ".join(screen_text(app).split())
+            assert SCALE_KEPT in seen and "s (freshness.scale) 1.00 1.00" in seen, seen
+    finally:
+        app.store.close()

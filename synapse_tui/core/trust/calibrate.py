@@ -21,6 +21,14 @@ class Histogram:
     counts: list[int]
 
 
+# The middle half of the head facts' B narrower than this is one age (one import, one
+# commit: a Markdown memory bank read from git spans 0.00006, its facts written seconds
+# apart): s drawn from it would rank the facts by those seconds, so the current s is kept.
+# At d = 0.5 it is ages within 2% of each other.
+MIN_SPREAD = 0.01
+SCALE_KEPT = "The head facts are one age (the middle half of B within 0.01): s is kept."
+
+
 @dataclass(frozen=True)
 class Calibration:
     heads: int
@@ -32,6 +40,7 @@ class Calibration:
     activations: Histogram
     bands_before: dict[str, int]
     bands_after: dict[str, int]
+    scale_kept: bool = False  # the head facts are one age (`MIN_SPREAD`): s is not moved
 
     def proposed_config(self, config: Config) -> Config:
         return config.with_values("freshness", b0=self.proposed_b0, scale=self.proposed_scale)
@@ -51,7 +60,8 @@ def _band_counts(band: np.ndarray) -> dict[str, int]:
 
 def calibrate(memory, bins: int = 12) -> Calibration:
     """Propose B0 = median(B) and s = IQR(B) / (2 ln 3) over head facts (k = 0), so the
-    middle half of the store spans freshness 0.25..0.75; keep s when the spread is 0."""
+    middle half of the store spans freshness 0.25..0.75; keep s when the head facts are
+    one age (the spread below `MIN_SPREAD`)."""
     sc, cfg = memory.scores, memory.config
     heads = sc.k == 0
     B = sc.B[heads]
@@ -60,9 +70,9 @@ def calibrate(memory, bins: int = 12) -> Calibration:
         b0 = float(np.median(B))
         q1, q3 = np.percentile(B, [25, 75])
         spread = float(q3 - q1)
-        scale = spread / (2 * math.log(3)) if spread > 0 else f.scale
+        scale = spread / (2 * math.log(3)) if spread >= MIN_SPREAD else f.scale
     else:
-        b0, scale = f.b0, f.scale
+        b0, scale, spread = f.b0, f.scale, 0.0
     proposed = cfg.with_values("freshness", b0=b0, scale=scale)
     after = score(memory.arrays, proposed, sc.now, memory.k)
     ages = sc.age_days
@@ -77,6 +87,7 @@ def calibrate(memory, bins: int = 12) -> Calibration:
         activations=_hist(sc.B, bins),
         bands_before=_band_counts(sc.band),
         bands_after=_band_counts(after.band),
+        scale_kept=bool(len(B)) and spread < MIN_SPREAD,
     )
 
 

@@ -6,8 +6,10 @@ the app's workers call it and post typed messages back; screens paint what it re
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
+import time
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
@@ -38,7 +40,7 @@ from synapse_tui.ui.screens.base import MemoryChange
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.nav import CursorTo, MarksChanged, OpenFact
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS, TriageApp
-from synapse_tui.ui.workers import WorkFailed, reason_of, run_store_worker, tell_failure
+from synapse_tui.ui.workers import QUIT_GRACE_S, WorkFailed, reason_of, run_store_worker, tell_failure
 
 if TYPE_CHECKING:
     from synapse_tui.ui.palette import Command
@@ -156,6 +158,15 @@ class SynapseApp(TriageApp):
             tooltip="Copy the id of the fact shown to the clipboard (the terminal's, through OSC 52)",
         ),
     ]
+
+    async def action_quit(self) -> None:
+        """`q`, ctrl+q: quit once the store work running or about to run (a key's write
+        pressed just before) has ended, or after `QUIT_GRACE_S`: what still runs then
+        waits on the store, and the launcher leaves without it (`workers.unfinished`)."""
+        deadline = time.monotonic() + QUIT_GRACE_S  # polled: waiting on a worker cancels it at the end
+        while any(not w.is_finished for w in self.workers) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        self.exit()
 
     def action_copy_id(self) -> None:
         """`y`: the whole id of the fact the user sees, to the clipboard (lazygit's, k9s's y)."""

@@ -14,11 +14,22 @@ No event handler, action, mount or timer reads the store on the main thread itse
 starts a worker here (the two-second poll's check too), so a store that is slow or fails
 never stops the keys; tests/ui/test_main_thread_failures.py traces the browser's
 connection through a session's views and commands to keep it so.
+
+Quitting does not wait on the store: Textual cancels its workers at exit, but a thread
+cannot be stopped, and Python joins every worker thread before the process ends, so a
+worker waiting for a lock another program holds (SQLite's 10 s busy timeout, a server's
+lock with none) kept the browser from exiting for as long. Quitting waits `QUIT_GRACE_S`
+for the workers running or about to (a write in progress, or one pressed just before,
+lands); each worker's work is counted here while its thread runs (`unfinished`), and the
+launcher leaves without what still runs then, saying what it was
+(tests/ui/test_quit_while_waiting.py).
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +48,7 @@ from synapse_tui.core.store.errors import OperationalError, describe, is_interna
 P = ParamSpec("P")
 N = TypeVar("N", bound=DOMNode)
 Failed = Callable[[str], None]  # on the main thread, with the reason in the user's words
+QUIT_GRACE_S = 2.0  # at quit: a write in progress lands in milliseconds; one waiting longer waits on a lock
 
 
 @dataclass
@@ -68,16 +80,55 @@ def run_store_worker(
     app = node.app
 
     def guarded() -> None:
+        _RUNNING.started(guarded, headline)
         try:
             work()
         except Exception as exc:  # the one place a worker's failure is caught
             if not get_current_worker().is_cancelled:
                 said = headline() if callable(headline) else headline
                 app.post_message(WorkFailed(said, exc, node, failed))
+        finally:
+            _RUNNING.ended(guarded)
 
     return node.run_worker(
         guarded, name=name or group, group=group, exclusive=exclusive, thread=True, exit_on_error=False
     )
+
+
+class _Running:
+    """The workers' work running now, each with its headline (what to say had it failed)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._works: dict[object, str | Callable[[], str]] = {}
+
+    def started(self, work: object, headline: str | Callable[[], str]) -> None:
+        with self._changed:
+            self._works[work] = headline
+
+    def ended(self, work: object) -> None:
+        with self._changed:
+            self._works.pop(work, None)
+            self._changed.notify_all()
+
+    def wait(self, seconds: float) -> list[str]:
+        """Wait up to `seconds` for every work running to end; the headlines of those
+        still running then (a write's says whether it got to the store)."""
+        deadline = time.monotonic() + seconds
+        with self._changed:
+            while self._works and (left := deadline - time.monotonic()) > 0:
+                self._changed.wait(left)
+            headlines = list(self._works.values())
+        return [said() if callable(said) else said for said in headlines]
+
+
+_RUNNING = _Running()
+
+
+def unfinished(seconds: float = 0.0) -> list[str]:
+    """After the app has quit: the workers' work whose thread still runs (after up to
+    `seconds` more), in its failure's words ("Not saved: corroborate f-pay-03")."""
+    return _RUNNING.wait(seconds)
 
 
 def store_work(

@@ -26,13 +26,13 @@ from synapse_tui.cli.common import (
     resolve_config,
     resolve_id,
     say,
+    say_row,
 )
 from synapse_tui.cli.render import print_explain, print_neighbours, print_score_table
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.location import is_server, locate, refuse_server
-from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.interchange import (
     export_facts,
     import_facts,
@@ -394,7 +394,7 @@ def edges_cmd(
             sys.stdout.write(_dumps(obj) + "\n")
         else:
             space = f" ({e.space})" if e.space else ""
-            say(f"{e.kind}{space}\t{e.weight:.2f}\t{clean(e.a)}\t{clean(e.b)}")
+            say_row(f"{e.kind}{space}", f"{e.weight:.2f}", e.a, e.b)
     if hidden and not as_json:
         say(f"({hidden} lexical edges between facts without embeddings: --lexical lists them)", err=True)
 

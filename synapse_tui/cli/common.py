@@ -46,6 +46,12 @@ def say(text: str, err: bool = False) -> None:
     click.echo(clean_block(text), err=err)
 
 
+def say_row(*fields: str) -> None:
+    """Human output of one row of columns a tab apart (to read, or to cut): each field
+    through the text-safety function, so a tab inside a field is shown, never a column."""
+    click.echo("\t".join(clean(f) for f in fields))
+
+
 class UsageLine(click.UsageError):
     """A usage error shown as one `error:` line (click's own form takes three)."""
 

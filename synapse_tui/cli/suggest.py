@@ -19,6 +19,7 @@ from synapse_tui.cli.common import (
     json_option,
     now_option,
     say,
+    say_row,
 )
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.errors import SynapseError
@@ -70,8 +71,7 @@ def suggest_cmd(
         if as_json:
             emit_json(s.to_json())
         else:
-            other = KINDS[s.kind].other
-            say(f"{s.score:.2f}\t{clean(s.fact)}\t{other} {clean(s.other)}\t{clean(s.why)}")
+            say_row(f"{s.score:.2f}", s.fact, f"{KINDS[s.kind].other} {s.other}", s.why)
     if not as_json and not found:
         say(f"no suggestions in {locate(db).shown}")
 

@@ -205,6 +205,11 @@ def test_edges_and_neighbours(tmp_path):
     assert not any(a[0] != b[0] for a, b in semantic)  # clusters never link across
     npmi = [e for e in edges if e["kind"] == "npmi"]
     assert all(e["a"] == e["a"].strip().casefold() for e in npmi)
+    # read by a person (or cut): one edge a line, its kind, weight and ends a tab apart
+    rows = [line.split("\t") for line in run("edges", db).stdout.splitlines()]
+    assert [(r[0].split()[0], float(r[1]), r[2], r[3]) for r in rows] == [
+        (e["kind"], round(e["weight"], 2), e["a"], e["b"]) for e in edges
+    ]
     info = json.loads(run("neighbours", db, "p1", "--json").stdout)
     assert {n["id"] for n in info["semantic"]} <= {"p2", "p3"}
     assert {e["entity"] for e in info["entities"]} == {"payments api", "maria"}

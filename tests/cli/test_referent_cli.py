@@ -63,15 +63,17 @@ def test_without_a_repository_it_says_so(tmp_path, new_store):
     assert run("suggest", db, "--kind", "replaced", "--json").stdout == ""  # other kinds need no repository
 
 
-def _recorded(tmp_path, new_store) -> tuple[str, object]:
+def _recorded(tmp_path, new_store, system: str = "git-notes") -> tuple[str, object]:
     repo = build(tmp_path / "repo", NOTES)
     db = new_store("g")
-    run("import", "--from", "git-notes", repo / "notes", "--db", db)
+    run("import", "--from", system, repo / "notes", "--db", db)
     return db, repo
 
 
-def test_the_recorded_repository_is_the_default_and_flags_the_fact(tmp_path, new_store):
-    db, _ = _recorded(tmp_path, new_store)
+# `--from markdown` reads a git work tree as git-notes does: its folder is the repository too
+@pytest.mark.parametrize("system", ["git-notes", "markdown"])
+def test_the_recorded_repository_is_the_default_and_flags_the_fact(tmp_path, new_store, system):
+    db, _ = _recorded(tmp_path, new_store, system)
     (found,) = json_lines(run("suggest", db, "--kind", "referent", "--json").stdout)
     assert found["referent"] == "src/auth/login.py" and "moved to src/login.py" in found["why"]
     fid = found["fact"]

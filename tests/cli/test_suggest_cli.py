@@ -56,6 +56,10 @@ def test_suggest_lists_the_replaced_facts_best_first_the_same_bytes_each_time(tm
     assert lines[0]["score"] >= lines[1]["score"]
     assert ("b1", "b2") not in _suggested(db)  # same subject, not a replacement
     assert len(json_lines(run("suggest", db, "--json", "--limit", "1", "--now", NOW).stdout)) == 1
+    # read by a person (or cut): one suggestion a line, score, fact, the other and why a tab apart
+    rows = [line.split("\t") for line in run("suggest", db, "--now", NOW).stdout.splitlines()]
+    assert [r[:3] for r in rows] == [[f"{s['score']:.2f}", s["fact"], f"by {s['by']}"] for s in lines]
+    assert [r[3] for r in rows] == [s["why"] for s in lines]
 
 
 def test_a_suggestion_flags_the_fact_but_never_moves_its_trust(tmp_path, new_store):

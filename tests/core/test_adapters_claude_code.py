@@ -486,3 +486,37 @@ def test_tables_and_comments_in_instructions_are_named_not_facts(tmp_path):
         assert [f.text for f in snap.facts] == ["Install with bun."]
         assert {"3 table rows not read as facts", "1 HTML comment not read as facts"} <= set(snap.left_out)
         assert "2 prompt tag lines not read as facts" in snap.left_out
+
+
+@needs_git
+def test_a_claude_md_kept_inside_one_bullet_is_read_as_the_note_it_holds(tmp_path):
+    """A real CLAUDE.md (a public repository's) kept its whole text under one bullet,
+    `- #memory`, every heading and bullet indented under it. Read as one block, it was one
+    fact of 49 instructions, and each edit replaced all of it; read as the note it holds,
+    each instruction is a fact under its heading, and an edit is that instruction's."""
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    held = (
+        "- #memory\n\n  ## Project Context\n  - This is a Flask + React project\n"
+        "  - Database location: backend/data/db/app.db\n\n  ## Release\n"
+        "  1. **Draft notes**: is there a draft?\n     - If no, offer to create one\n\n"
+        "  ```sh\n  # not a heading: code\n  ```\n"
+    )
+    commit_claude(repo, held, "2026-01-01T10:00:00Z")
+    snap = cc.read(None, project=repo)
+    facts = {f.text: f for f in snap.facts}
+    assert set(facts) == {
+        "#memory",
+        "This is a Flask + React project",
+        "Database location: backend/data/db/app.db",
+        "**Draft notes**: is there a draft?\n- If no, offer to create one",
+    }
+    assert facts["This is a Flask + React project"].provenance["x-claude-code-section"] == "Project Context"
+    commit_claude(repo, held.replace("Flask + React", "FastAPI + React"), "2026-01-02T10:00:00Z")
+    edited = {f.text: f for f in cc.read(None, project=repo).facts}
+    now = edited["This is a FastAPI + React project"]
+    assert now.supersedes == facts["This is a Flask + React project"].id
+    assert edited["Database location: backend/data/db/app.db"].id == facts[
+        "Database location: backend/data/db/app.db"
+    ].id  # the other instructions are untouched

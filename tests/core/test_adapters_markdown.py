@@ -112,6 +112,36 @@ def test_a_folder_in_git_is_read_as_git_notes_with_its_history(tmp_path):
     assert fact.provenance["x-git-notes-time"] == "git commit"
 
 
+@pytest.mark.parametrize("in_git", [False, True])
+def test_dependency_folders_are_named_not_read(tmp_path, in_git):
+    """A real repository committed its node_modules: `--from markdown` on it read 47,123
+    facts, most of them other projects' READMEs and licences. Those folders are named in
+    `left out` and not read, in the work tree and in git's history alike (even once gone
+    from the work tree)."""
+    if in_git and shutil.which("git") is None:
+        pytest.skip("needs git")
+    repo = tmp_path / "repo"
+    write(repo, "CLAUDE.md", "- Run the tests with pnpm\n")
+    write(repo, "web/node_modules/left-pad/README.md", "- Pads a string on the left\n")
+    write(repo, "venv/lib/python3.12/site-packages/six/LICENSE.md", "- Permission is hereby granted\n")
+    write(repo, "vendor/acme.md", "- The vendor ships on Mondays\n")  # a person's notes on vendors
+    if in_git:
+        write(repo, "old/node_modules/x/README.md", "- Gone since\n")
+        git(repo, "init", "-q")
+        git(repo, "add", ".")
+        git(repo, "commit", "-q", "-m", "all", when="2026-01-01T12:00:00Z")
+        shutil.rmtree(repo / "old")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "cleanup")
+    snap = markdown.read(repo)
+    assert sorted(f.text for f in snap.facts) == ["Run the tests with pnpm", "The vendor ships on Mondays"]
+    named = [line for line in snap.left_out if "dependency folder" in line]
+    expected = ["venv/lib/python3.12/site-packages", "web/node_modules"] + (
+        ["old/node_modules"] if in_git else []
+    )
+    assert sorted(line.split(":")[0] for line in named) == sorted(expected)
+
+
 def test_a_folder_without_markdown_is_refused(tmp_path):
     write(tmp_path / "pics", "a.png", "x")
     with pytest.raises(InputError, match="holds no Markdown notes"):

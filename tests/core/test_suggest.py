@@ -20,6 +20,16 @@ def test_a_changed_day_is_suggested_with_why_naming_the_change():
     assert 0.5 <= s.score <= 1.0
 
 
+def test_why_names_the_first_change_as_one_place_in_both_texts():
+    """Words added in front and a full stop at the end: the first change is the words added
+    (not the older's last word set against the newer's first: 'generation' became
+    'Integration of', read on a real memory bank)."""
+    old = Item("a", "Swift OpenAPI Generator for API client code generation", 1.0, "tech")
+    new = Item("b", "Integration of Swift OpenAPI Generator for API client code generation.", 2.0, "tech")
+    (s,) = ReplacedFinder.build([old, new]).suggestions()
+    assert "adds 'Integration of'" in s.why and "became" not in s.why, s.why
+
+
 def test_same_subject_facts_that_do_not_replace_each_other_are_not_suggested():
     assert (
         found(

@@ -745,3 +745,33 @@ async def test_18_the_id_column_widens_and_narrows_and_a_column_hides(tmp_path):
         assert " age " not in header and " guidance" in header, header
         assert notices[-1][1] == "age column hidden"
     app.store.close()
+
+
+async def test_3_ids_alike_at_both_ends_show_the_end_that_tells_more_of_them_apart(tmp_path):
+    """A Markdown folder read from git: ids are `git-notes:FILE#HASH`, one text copied into
+    two files has one hash, so no 15-character edge tells every id apart. The rows show
+    the hashes, not 'git-notes:memor…' on every row."""
+    from tests.ui.helpers import make_app, row_of
+
+    held = {
+        "memory-bank/activeContext.md": ["1c2f97f52d20", "73b1866e007a"],
+        "memory-bank/progress.md": ["0a81e319e339", "e9055c1b5296"],
+        "AGENTS.md": ["1c2f97f52d20"],  # copied from activeContext.md
+    }
+    facts = [
+        {"id": f"git-notes:{f}#{h}", "text": f"{f} {h}", "created_at": "2026-11-20T09:00:00Z"}
+        for f, hashes in held.items()
+        for h in hashes
+    ]
+    db, _ = _long_ids(tmp_path, facts)
+    app = make_app(db)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            shown = [row_of(app, f["id"]).split()[2] for f in facts]
+            assert all(token.startswith("…") for token in shown), shown
+            assert all(f["id"].endswith(token.lstrip("…")) for f, token in zip(facts, shown, strict=True))
+            # a hash in one file alone is told apart; one copied into two files names both
+            assert len(set(shown)) == 4 and shown[0] == shown[-1], shown
+    finally:
+        app.store.close()

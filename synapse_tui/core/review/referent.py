@@ -411,39 +411,40 @@ def cached_check(repo: Repo, facts: Sequence[Fact], rev: str = "HEAD") -> list[B
     return [replace(b, fact=f.id) for f, k in zip(facts, keys, strict=True) for b in known[k]]
 
 
-def recorded_repository(store: Store) -> Path | None:
-    """The work tree a `claude-code --project` or git Markdown (`git-notes`) source
-    recorded, the first that still is a folder."""
+def recorded_folders(store: Store) -> list[Path]:
+    """The folders `import --from` recorded that may be a repository's work tree, in the
+    order they were recorded: a source's `--project` (claude-code, gemini-cli, cursor) and a
+    Markdown folder (`git-notes`, or `markdown`, which reads a git work tree as git-notes)."""
     value = store.meta(SOURCES)  # what `import --from` recorded (core/ingest/sources.py)
+    out = []
     for entry in value if isinstance(value, list) else []:
-        if not isinstance(entry, dict) or not isinstance(entry.get("system"), str):
+        if not isinstance(entry, dict):
             continue
-        folder = entry.get("project") if entry["system"] == "claude-code" else None
-        if entry["system"] == "git-notes":
-            folder = entry.get("source")
-        if isinstance(folder, str) and Path(folder).is_dir():
-            return Path(folder)
-    return None
+        named = [entry.get("project")]
+        if entry.get("system") in ("git-notes", "markdown"):
+            named.append(entry.get("source"))
+        out += [Path(f) for f in named if isinstance(f, str) and Path(f).is_dir()]
+    return out
 
 
 def repository(store: Store, repo: str | None, *, required: bool = False) -> Repo | None:
-    """The repository to check against: `--repo DIR`, else the recorded one. None when there
-    is none and none was asked for; SynapseError when one was asked for and is not one."""
-    folder = Path(repo).expanduser() if repo is not None else recorded_repository(store)
-    if folder is None:
-        if required:
+    """The repository to check against: `--repo DIR`, else the first recorded folder in a
+    repository. None when there is none and none was asked for; SynapseError when one was
+    asked for and is not one."""
+    if repo is None:
+        found = next((r for f in recorded_folders(store) if (r := Repo.find(f)) is not None), None)
+        if found is None and required:
             raise SynapseError(
                 "no repository to check referents against: pass --repo DIR (or import a"
                 " `claude-code --project` or git Markdown source)"
             )
-        return None
+        return found
+    folder = Path(repo).expanduser()
     if not folder.is_dir():
         raise InputError(f"--repo {repo}: not a folder")
     found = Repo.find(folder)
     if found is None:
-        if required or repo is not None:
-            raise InputError(f"--repo {folder}: not a git repository (or git is not installed)")
-        return None
+        raise InputError(f"--repo {folder}: not a git repository (or git is not installed)")
     return found
 
 

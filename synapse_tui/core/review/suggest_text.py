@@ -188,10 +188,10 @@ def _restates(old: Text, new: Text) -> bool:
     return len((old.content ^ new.content) - UPDATE_WORDS) <= RESTATE_EXTRA
 
 
-def changed_spans(old: str, new: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
-    """Both texts as runs of (text, differs): the words one has and the other does not,
-    aligned by longest common runs (difflib, deterministic). White space is kept, so the
-    runs join back into the texts."""
+def _aligned(old: str, new: str) -> list[tuple[bool, str, str]]:
+    """Both texts as aligned runs (differs, the older's text, the newer's): the words one
+    has and the other does not, aligned by longest common runs (difflib, deterministic).
+    White space is kept, so each side's runs join back into its text."""
     a, b = _split(old), _split(new)
     ka, kb = [w.lower() for w in a], [w.lower() for w in b]
     # the words both begin and end with are aligned as they stand: the matcher (quadratic
@@ -203,40 +203,37 @@ def changed_spans(old: str, new: str) -> tuple[list[tuple[str, bool]], list[tupl
     tail = 0
     while tail < n - head and ka[-1 - tail] == kb[-1 - tail]:
         tail += 1
-    left: list[tuple[str, bool]] = [("".join(a[:head]), False)] if head else []
-    right: list[tuple[str, bool]] = [("".join(b[:head]), False)] if head else []
+    runs = [(False, "".join(a[:head]), "".join(b[:head]))] if head else []
     matcher = difflib.SequenceMatcher(
         None, ka[head : len(ka) - tail], kb[head : len(kb) - tail], autojunk=False
     )
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        same = op == "equal"
-        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
-        if i2 > i1:
-            left.append(("".join(a[i1:i2]), not same and _visible(a[i1:i2])))
-        if j2 > j1:
-            right.append(("".join(b[j1:j2]), not same and _visible(b[j1:j2])))
+        runs.append((op != "equal", "".join(a[head + i1 : head + i2]), "".join(b[head + j1 : head + j2])))
     if tail:
-        left.append(("".join(a[len(a) - tail :]), False))
-        right.append(("".join(b[len(b) - tail :]), False))
+        runs.append((False, "".join(a[len(a) - tail :]), "".join(b[len(b) - tail :])))
+    return runs
+
+
+def changed_spans(old: str, new: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
+    """Both texts as runs of (text, differs): the words one has and the other does not
+    (`_aligned`); the runs of each join back into its text."""
+    runs = _aligned(old, new)
+    left = [(a, differs and bool(a.strip())) for differs, a, _ in runs if a]
+    right = [(b, differs and bool(b.strip())) for differs, _, b in runs if b]
     return left, right
 
 
 def first_change(old: str, new: str, limit: int = 40) -> tuple[str, str] | None:
-    """The first span the two texts differ in, trimmed: ('Fridays', 'Tuesdays')."""
-    left, right = changed_spans(old, new)
-    a = next((t.strip() for t, d in left if d), "")
-    b = next((t.strip() for t, d in right if d), "")
-    if not a and not b:
-        return None
-    return _trim(a, limit), _trim(b, limit)
+    """The first place the two texts differ, each side trimmed: ('Fridays', 'Tuesdays'),
+    ('', 'Integration of') for words added in front."""
+    for differs, a, b in _aligned(old, new):
+        if differs and (a.strip() or b.strip()):
+            return _trim(a.strip(), limit), _trim(b.strip(), limit)
+    return None
 
 
 def _split(text: str) -> list[str]:
     return re.findall(r"\s+|[^\s]+", text)
-
-
-def _visible(parts: list[str]) -> bool:
-    return any(p.strip() for p in parts)
 
 
 def _trim(s: str, limit: int) -> str:

@@ -425,8 +425,9 @@ class FactList(ScrollView, can_focus=True):
     def _short_id(self, ids: list[str], pos: int, room: int) -> str:
         """The id as the column shows it in `room` cells: whole when it fits, else the
         prefix that tells every id apart, else (ids alike for longer than the column, as
-        Claude Code's and mem0's versions are) '…' and the tail that does: never a cut
-        that names several facts. `show` and the triage commands take either form."""
+        Claude Code's and mem0's versions are) '…' and the tail that does; when neither
+        does in the room, the edge that tells more of them apart (a shortened id naming
+        several is answered as ambiguous). `show` and the triage commands take either form."""
         fid = ids[pos]
         if len(fid) <= room:
             return fid
@@ -437,6 +438,10 @@ class FactList(ScrollView, can_focus=True):
         tail = _edge_width(ids, tail=True)
         if tail < room:
             return "…" + fid[-tail:]
+        # neither edge tells every id apart in the room (one text, so one hash, in several
+        # files of a Markdown folder): the edge that tells more of them apart
+        if _told_apart(ids, room - 1, tail=True) > _told_apart(ids, room - 1, tail=False):
+            return "…" + fid[1 - room :]
         return fid[: self.id_width]
 
     def _render_row(self, row: int, width: int, selected: bool, base: Style) -> Strip:
@@ -540,6 +545,20 @@ def _edge_width(ids: list[str], tail: bool) -> int:
                 break
         _EDGE_WIDTHS[key] = found
     return _EDGE_WIDTHS[key]
+
+
+_TOLD_APART: dict[tuple[int, int, bool], int] = {}
+
+
+def _told_apart(ids: list[str], n: int, tail: bool) -> int:
+    """How many different first (or, with `tail`, last) `n` characters the ids have, once
+    per id list and width."""
+    key = (id(ids), n, tail)
+    if key not in _TOLD_APART:
+        if len(_TOLD_APART) > 8:
+            _TOLD_APART.clear()
+        _TOLD_APART[key] = len({i[-n:] if tail else i[:n] for i in ids})
+    return _TOLD_APART[key]
 
 
 class ColumnHeader(Widget):

@@ -219,11 +219,33 @@ def require_folder(folder: Path, expected: str) -> None:
         raise InputError(f"is a file, not a folder; expected {expected}", file=str(folder))
 
 
+# Folders of other projects' files a package manager put there (a repository may even
+# commit them): their READMEs and licences are not this project's memory. Not `vendor`: a
+# person's notes may well keep one (Go's and PHP's hold little Markdown)
+DEPENDENCY_FOLDERS = frozenset(
+    {"node_modules", "bower_components", "jspm_packages", "site-packages", "dist-packages"}
+)
+
+
+def dependency_folder(rel: str) -> str | None:
+    """The dependency folder (DEPENDENCY_FOLDERS) a POSIX path below the folder read is in,
+    the outermost, as a path: `web/node_modules`; None for a path of the project's own."""
+    parts = rel.split("/")[:-1]
+    inside = next((i for i, p in enumerate(parts) if p in DEPENDENCY_FOLDERS), None)
+    return None if inside is None else "/".join(parts[: inside + 1])
+
+
+def not_read(folder: str) -> str:
+    """The `left out` line of a dependency folder."""
+    return f"{folder}: a dependency folder, not this project's memory; not read"
+
+
 def files_inside(folder: Path, suffix: str) -> tuple[list[Path], list[str]]:
-    """The files ending in `suffix` below `folder`, hidden ones apart, sorted, and a line for
-    each link that leaves the folder: such a file or folder is skipped, never read, so a
-    note linked to `~/.ssh/id_rsa` cannot carry it into the store. A link to a file inside
-    is read; a linked folder inside is not walked twice."""
+    """The files ending in `suffix` below `folder`, hidden ones and dependency folders'
+    apart (DEPENDENCY_FOLDERS, each named), sorted, and a line for each link that leaves the
+    folder: such a file or folder is skipped, never read, so a note linked to
+    `~/.ssh/id_rsa` cannot carry it into the store. A link to a file inside is read; a
+    linked folder inside is not walked twice."""
     root = folder.resolve()
     found: list[Path] = []
     left_out: list[str] = []
@@ -245,7 +267,10 @@ def files_inside(folder: Path, suffix: str) -> tuple[list[Path], list[str]]:
                 elif entry.name.endswith(suffix) and entry.is_file():
                     found.append(path)
             elif entry.is_dir():
-                stack.append(path)
+                if entry.name in DEPENDENCY_FOLDERS:
+                    left_out.append(not_read(path.relative_to(folder).as_posix()))
+                else:
+                    stack.append(path)
             elif entry.name.endswith(suffix) and entry.is_file():
                 found.append(path)
     return sorted(found), sorted(left_out)

@@ -46,11 +46,13 @@ from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.textsafe import clean, first_unsafe
 from synapse_tui.core.ingest.adapters import (
     Snapshot,
+    dependency_folder,
     errors_at,
     every,
     fact_id,
     files_inside,
     gitlog,
+    not_read,
     require_folder,
     source_provenance,
 )
@@ -78,7 +80,11 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
     hidden, skipped = mm.hidden_memory(folder)
     current, left_out = sorted({*current, *hidden}), sorted({*left_out, *skipped})
     inside = Path(tree.inside)
-    history = {p: states for p, states in tree.history().items() if mm.memory_path(_rel(p, inside))}
+    tracked = tree.history()
+    history = {p: states for p, states in tracked.items() if mm.memory_path(_rel(p, inside))}
+    # the dependency folders git holds, gone from the work tree or not: named once each
+    deps = {d for p in tracked if (d := dependency_folder(_rel(p, inside))) is not None}
+    left_out = sorted({*left_out, *map(not_read, deps)})
     paths = _notes(tree, folder, history, current, left_out)
     dirty = tree.changed(paths)
     texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))

@@ -7,7 +7,9 @@ value as written, and the fields YAML could not read are named (the reader's `le
 A note is never refused for its front matter.
 
 Blocks. Each top-level bullet (its nested lines with it) and each paragraph is a block,
-under its heading. Not blocks: code fences, HTML comments (an inline one is cut out of its
+under its heading. A bullet whose nested lines hold a heading holds a note of its own (a
+whole CLAUDE.md kept under `- #memory`): from that heading on, its lines are read one
+indent out, as a note, until a line less indented. Not blocks: code fences, HTML comments (an inline one is cut out of its
 line), table rows, lines that are only prompt tags (`<guidelines>`, `</rules>`), and lines
 with no letter or digit (`---`, a lone `-->`); `skipped` counts them by kind.
 
@@ -38,7 +40,7 @@ from typing import Any
 import yaml
 
 from synapse_tui.core.base.limits import counted
-from synapse_tui.core.ingest.adapters import linediff
+from synapse_tui.core.ingest.adapters import dependency_folder, linediff
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 EDIT_SIMILARITY = 0.5
@@ -49,6 +51,7 @@ _FENCE_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BULLET = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)")
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t#]*$")
+_NESTED_HEADING = re.compile(r"^( +)#{1,6}[ \t]+\S")  # a heading inside a bullet's lines
 _CODE_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)")
 _RULE = re.compile(r"^[ ]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _TAG_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w:.-]*(?:\s+[^<>]*)?/?>\s*)+$")
@@ -173,6 +176,7 @@ class _BlockReader:
         self.kind, self.start, self.last = "", 0, 0
         self.section: str | None = None
         self.fence = self.comment = False
+        self.indent = 0  # inside a bullet holding a note: the indent its lines are read without
 
     def skip(self, why: str) -> None:
         self.skipped[why] = self.skipped.get(why, 0) + 1
@@ -194,6 +198,14 @@ class _BlockReader:
         rest = self.uncommented(line)
         if rest is None:
             return
+        if self.indent:
+            if rest.startswith(" " * self.indent):
+                rest = rest[self.indent :]
+            elif rest.strip():  # less indented: the bullet's note ended
+                self.indent = 0
+        if self.kind == "bullet" and self.current is not None and (nested := _NESTED_HEADING.match(rest)):
+            self.indent += len(nested.group(1))
+            rest = rest[len(nested.group(1)) :]
         if _CODE_FENCE.match(rest):
             self.close()
             self.fence = not self.fence
@@ -582,8 +594,11 @@ RULES_FILES = (".cursorrules", ".windsurfrules", ".clinerules")
 
 def memory_path(rel: str) -> bool:
     """Whether a path below the folder read (POSIX) is a memory file: a Markdown file with
-    no hidden part, or one of the hidden places agents keep memory in."""
+    no hidden part, or one of the hidden places agents keep memory in; never one in a
+    dependency folder (`node_modules`...)."""
     parts = rel.split("/")
+    if dependency_folder(rel) is not None:
+        return False
     hidden = [i for i, p in enumerate(parts) if p.startswith(".")]
     if not hidden:
         return rel.endswith(".md")

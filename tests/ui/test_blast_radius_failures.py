@@ -5,6 +5,7 @@ The failure is real: another program renames a table the blast radius reads (`me
 while the browser is open. The user sees an error notice in plain words naming the store
 and the missing table, the chooser says it could not list or check, and `y` writes
 nothing. A store whose graph really is not built still says so, in the graph views' words.
+The neighbour view reads the graph the same way (`read_graph`) and tells such a failure alike.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.store.db import Store
+from synapse_tui.ui.screens.neighbours import NeighbourScreen
 from synapse_tui.ui.screens.supersede import SupersedeScreen
 from tests.ui.helpers import FIXTURES, audit, db_row, make_app, record_notices, screen_text, select, settle
 
@@ -98,3 +100,18 @@ async def test_a_store_without_its_graph_says_the_graph_is_not_built(tmp_path: P
         assert db_row(db, "f-dup-a")["supersedes"] == "f-dup-b"
     finally:
         app.store.close()
+
+
+async def test_the_neighbour_view_tells_a_table_gone_the_same_way(app, db):
+    async with app.run_test(size=SIZE) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        await select(pilot, "f-pay-01")
+        with sqlite3.connect(db, isolation_level=None) as other:  # another program's change
+            other.execute("ALTER TABLE mentions RENAME TO mentions_elsewhere")
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.is_running and isinstance(app.screen, NeighbourScreen)
+        gone = f"the store at {db} can no longer be read: no such table: mentions"
+        assert errors(notices, "Could not load the neighbours") == [f"Could not load the neighbours: {gone}"]
+        assert "the neighbours of f-pay-01 could not be read: the store at" in screen_text(app)

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -96,39 +95,35 @@ def run_store_worker(
 
 
 class _Running:
-    """The workers' work running now, each with its headline (what to say had it failed)."""
+    """The workers' work whose thread runs now, each with its headline (what to say had
+    it failed)."""
 
     def __init__(self) -> None:
-        self._changed = threading.Condition()
+        self._lock = threading.Lock()
         self._works: dict[object, str | Callable[[], str]] = {}
 
     def started(self, work: object, headline: str | Callable[[], str]) -> None:
-        with self._changed:
+        with self._lock:
             self._works[work] = headline
 
     def ended(self, work: object) -> None:
-        with self._changed:
+        with self._lock:
             self._works.pop(work, None)
-            self._changed.notify_all()
 
-    def wait(self, seconds: float) -> list[str]:
-        """Wait up to `seconds` for every work running to end; the headlines of those
-        still running then (a write's says whether it got to the store)."""
-        deadline = time.monotonic() + seconds
-        with self._changed:
-            while self._works and (left := deadline - time.monotonic()) > 0:
-                self._changed.wait(left)
-            headlines = list(self._works.values())
-        return [said() if callable(said) else said for said in headlines]
+    def headlines(self) -> list[str]:
+        with self._lock:
+            running = list(self._works.values())
+        return list(dict.fromkeys(said() if callable(said) else said for said in running))
 
 
 _RUNNING = _Running()
 
 
-def unfinished(seconds: float = 0.0) -> list[str]:
-    """After the app has quit: the workers' work whose thread still runs (after up to
-    `seconds` more), in its failure's words ("Not saved: corroborate f-pay-03")."""
-    return _RUNNING.wait(seconds)
+def unfinished() -> list[str]:
+    """After the app has quit: the workers' work whose thread still runs, in its failure's
+    words, once each ("Not saved: corroborate f-pay-03": a write's says whether it got to
+    the store)."""
+    return _RUNNING.headlines()
 
 
 def store_work(

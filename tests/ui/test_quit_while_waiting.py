@@ -12,16 +12,11 @@ still lands before the process ends.
 from __future__ import annotations
 
 import sqlite3
-import sys
 from pathlib import Path
-
-import pytest
 
 from synapse_tui.core.store.sqlite.store import BUSY_TIMEOUT_MS
 from tests.ui.helpers import audit, build_store
 from tests.ui.terminal import opened
-
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="a pty")
 
 
 def corroborations(db: Path) -> dict[str, int]:

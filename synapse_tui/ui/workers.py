@@ -15,14 +15,15 @@ starts a worker here (the two-second poll's check too), so a store that is slow 
 never stops the keys; tests/ui/test_main_thread_failures.py traces the browser's
 connection through a session's views and commands to keep it so.
 
-Quitting does not wait on the store: Textual cancels its workers at exit, but a thread
+Quitting never hangs on the store: Textual cancels its workers at exit, but a thread
 cannot be stopped, and Python joins every worker thread before the process ends, so a
 worker waiting for a lock another program holds (SQLite's 10 s busy timeout, a server's
-lock with none) kept the browser from exiting for as long. Quitting waits `QUIT_GRACE_S`
-for the workers running or about to (a write in progress, or one pressed just before,
-lands); each worker's work is counted here while its thread runs (`unfinished`), and the
-launcher leaves without what still runs then, saying what it was
-(tests/ui/test_quit_while_waiting.py).
+lock with none) kept the process for as long after its screen had gone. Quitting waits
+`QUIT_WAIT_S` for the workers running or about to (a write in progress, or one pressed
+just before, lands); past that it says the store is busy and quits when the work ends, or
+at a second `q` (`SynapseApp.action_quit`). Each worker's work is counted here while its
+thread runs (`unfinished`), and the launcher leaves without what still runs then, saying
+what it was (tests/ui/test_quit_while_waiting.py).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from synapse_tui.core.store.errors import OperationalError, describe, is_interna
 P = ParamSpec("P")
 N = TypeVar("N", bound=DOMNode)
 Failed = Callable[[str], None]  # on the main thread, with the reason in the user's words
-QUIT_GRACE_S = 2.0  # at quit: a write in progress lands in milliseconds; one waiting longer waits on a lock
+QUIT_WAIT_S = 0.5  # at quit: a write in progress lands in milliseconds; one running longer waits on the store
 
 
 @dataclass

@@ -281,6 +281,15 @@ _FENCE = re.compile(r"^[ ]{0,3}(```|~~~)")
 _RULE = re.compile(r"^[ ]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _TAG_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w:.-]*(?:\s+[^<>]*)?/?>\s*)+$")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
+_INDENTED_HEADING = re.compile(r"^( +)#{1,6}[ \t]+\S")
+_LABEL = re.compile(r"^(?:\*\*[^*\n]{1,60}\*\*:?|[^\s*`#>|][^\n:*`]{0,40}:)$")
+
+
+def is_label(text: str) -> bool:
+    """A one-line paragraph that only names what follows it: `**Next Steps:**`, `**Params**`,
+    or a plain line of at most four words ending in ':' (`Common errors:`)."""
+    t = text.strip()
+    return bool(_LABEL.match(t)) and (t.startswith("**") or len(t.split()) <= 4)
 
 
 def norm(text: str) -> str:
@@ -324,9 +333,26 @@ class Block:
 _FRONT = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 
 
+def _outdented(line: str, indent: int, in_bullet: bool) -> tuple[str, int]:
+    """A line read one indent out inside a bullet that holds a note (parse_blocks), and the
+    indent from here on: 0 once a line is less indented; more at a heading nested in a bullet."""
+    if indent:
+        if line.startswith(" " * indent):
+            line = line[indent:]
+        elif line.strip():
+            indent = 0
+    if in_bullet and (nested := _INDENTED_HEADING.match(line)):
+        indent += len(nested.group(1))
+        line = line[len(nested.group(1)) :]
+    return line, indent
+
+
 def parse_blocks(text: str) -> list[Block]:
     """Top-level bullets (nested lines with them) and paragraphs, under their heading; front
-    matter, code fences, HTML comments and junk (junk_kind) are not blocks."""
+    matter, code fences, HTML comments and junk (junk_kind) are not blocks, nor is a label
+    (is_label) right before a list, a code fence or a table: it names them. A bullet whose
+    nested lines hold a heading holds a note: from that heading on, its lines are read one
+    indent out, until a line less indented."""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
     skip = 0
@@ -334,15 +360,27 @@ def parse_blocks(text: str) -> list[Block]:
         skip = m.group(0).count("\n")
     out: list[Block] = []
     cur: list[str] | None = None
-    kind, start, last, section, fence, comment = "", 0, 0, None, False, False
+    kind, start, last, section, fence, comment, indent = "", 0, 0, None, False, False, 0
+    label: Block | None = None  # a label paragraph, kept or not by what follows it
 
     def close() -> None:
-        nonlocal cur
+        nonlocal cur, label
         if cur is not None:
             body = "\n".join(cur).strip()
             if body and junk_kind(body) is None:
-                out.append(Block(start, last, section, body))
+                block = Block(start, last, section, body)
+                if kind == "paragraph" and is_label(body):
+                    settle(False)
+                    label = block
+                else:
+                    out.append(block)
         cur = None
+
+    def settle(names_what_follows: bool) -> None:
+        nonlocal label
+        if label is not None and not names_what_follows:
+            out.append(label)
+        label = None
 
     for n, line in enumerate(lines, start=1):
         if n <= skip:
@@ -351,23 +389,31 @@ def parse_blocks(text: str) -> list[Block]:
             if "-->" in line:
                 comment = False
             continue
+        line, indent = _outdented(line, indent, kind == "bullet" and cur is not None)
         if not fence and line.lstrip().startswith("<!--"):
             close()
             comment = "-->" not in line
             continue
         if _FENCE.match(line):
             close()
+            settle(True)
             fence = not fence
             continue
         if fence:
             continue
         if heading := _HEADING.match(line):
             close()
+            settle(False)
             section = heading.group(1) or None
-        elif _RULE.match(line) or _TAG_LINE.match(line) or _TABLE_LINE.match(line):
-            close()  # a rule, a lone tag, a table row: never part of a block
+        elif _TABLE_LINE.match(line):
+            close()  # a table row: never part of a block
+            settle(True)
+        elif _RULE.match(line) or _TAG_LINE.match(line):
+            close()  # a rule, a lone tag: never part of a block
+            settle(False)
         elif bullet := _BULLET.match(line):
             close()
+            settle(True)
             cur, kind, start, last = [bullet.group(1)], "bullet", n, n
         elif not line.strip():
             if kind == "paragraph":
@@ -379,8 +425,10 @@ def parse_blocks(text: str) -> list[Block]:
             last = n
         else:
             close()
+            settle(False)
             cur, kind, start, last = [line.strip()], "paragraph", n, n
     close()
+    settle(False)
     return out
 
 

@@ -517,6 +517,7 @@ def test_a_claude_md_kept_inside_one_bullet_is_read_as_the_note_it_holds(tmp_pat
     edited = {f.text: f for f in cc.read(None, project=repo).facts}
     now = edited["This is a FastAPI + React project"]
     assert now.supersedes == facts["This is a Flask + React project"].id
-    assert edited["Database location: backend/data/db/app.db"].id == facts[
-        "Database location: backend/data/db/app.db"
-    ].id  # the other instructions are untouched
+    assert (
+        edited["Database location: backend/data/db/app.db"].id
+        == facts["Database location: backend/data/db/app.db"].id
+    )  # the other instructions are untouched

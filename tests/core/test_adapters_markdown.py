@@ -142,6 +142,36 @@ def test_dependency_folders_are_named_not_read(tmp_path, in_git):
     assert sorted(line.split(":")[0] for line in named) == sorted(expected)
 
 
+def test_a_label_before_a_list_or_code_names_it_and_is_not_a_fact(tmp_path):
+    """Memory banks name their lists: `**Next Steps:**`, `Common errors:`. Such a label
+    alone was a fact with a trust score (3.9% of 58,188 facts of 11 public repositories'
+    Markdown). Before a list, code or a table it is counted under `left out`; a line ending
+    in ':' that says something, or a label followed by a paragraph, stays a fact."""
+    write(
+        tmp_path / "bank",
+        "activeContext.md",
+        "# Active Context\n\n**Next Steps:**\n- Ship the search page\n\nCommon errors:\n\n"
+        "```sh\nnpm ERR! peer dep\n```\n\nThe calculator requires two CSV files:\n- conferences.csv\n\n"
+        "| a | b |\n\n**Status:**\n\nAll green since Monday.\n",
+    )
+    expected = [
+        "Ship the search page",
+        "The calculator requires two CSV files:",
+        "conferences.csv",
+        "**Status:**",
+        "All green since Monday.",
+    ]
+    assert [f.text for f in markdown.read(tmp_path / "bank").facts] == expected
+    if shutil.which("git") is None:
+        return
+    git(tmp_path / "bank", "init", "-q")
+    git(tmp_path / "bank", "add", ".")
+    git(tmp_path / "bank", "commit", "-q", "-m", "bank")
+    snap = markdown.read(tmp_path / "bank")  # read from git: what was passed over is counted
+    assert [f.text for f in snap.facts] == expected
+    assert "2 label lines not read as facts" in snap.left_out
+
+
 def test_a_folder_without_markdown_is_refused(tmp_path):
     write(tmp_path / "pics", "a.png", "x")
     with pytest.raises(InputError, match="holds no Markdown notes"):

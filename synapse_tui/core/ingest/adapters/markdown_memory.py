@@ -9,9 +9,11 @@ A note is never refused for its front matter.
 Blocks. Each top-level bullet (its nested lines with it) and each paragraph is a block,
 under its heading. A bullet whose nested lines hold a heading holds a note of its own (a
 whole CLAUDE.md kept under `- #memory`): from that heading on, its lines are read one
-indent out, as a note, until a line less indented. Not blocks: code fences, HTML comments (an inline one is cut out of its
-line), table rows, lines that are only prompt tags (`<guidelines>`, `</rules>`), and lines
-with no letter or digit (`---`, a lone `-->`); `skipped` counts them by kind.
+indent out, as a note, until a line less indented. Not blocks: code fences, HTML comments
+(an inline one is cut out of its line), table rows, lines that are only prompt tags
+(`<guidelines>`, `</rules>`), lines with no letter or digit (`---`, a lone `-->`), and a
+label right before a list, code or a table (`**Next Steps:**`: `label`); `skipped` counts
+them by kind.
 
 Pairing. Between two states of one note, a block whose text (white space runs as one
 space: a re-wrapped line is the same text) is unchanged keeps its record; of the others, a
@@ -52,6 +54,9 @@ _KEY_LINE = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BULLET = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)")
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t#]*$")
 _NESTED_HEADING = re.compile(r"^( +)#{1,6}[ \t]+\S")  # a heading inside a bullet's lines
+# a label introducing what follows: "**Next Steps:**", "**Params**", "Common errors:"
+_LABEL = re.compile(r"^(?:\*\*[^*\n]{1,60}\*\*:?|[^\s*`#>|][^\n:*`]{0,40}:)$")
+LABEL_WORDS = 4  # a plain "Common errors:" is a label; a longer line ending in ':' says something
 _CODE_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)")
 _RULE = re.compile(r"^[ ]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _TAG_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w:.-]*(?:\s+[^<>]*)?/?>\s*)+$")
@@ -156,12 +161,19 @@ def junk(text: str) -> str | None:
     return None
 
 
+def label(text: str) -> bool:
+    """A one-line paragraph that only names what follows it ("**Next Steps:**")."""
+    t = text.strip()
+    return bool(_LABEL.match(t)) and (t.startswith("**") or len(t.split()) <= LABEL_WORDS)
+
+
 def blocks(body: str, offset: int = 0, skipped: dict[str, int] | None = None) -> list[Block]:
     """The body's blocks (see the module docstring); `skipped` counts what was passed over."""
     reader = _BlockReader({} if skipped is None else skipped)
     for n, line in enumerate(body.split("\n"), start=offset + 1):
         reader.feed(n, line)
     reader.close()
+    reader.settle(introduces=False)
     return reader.out
 
 
@@ -177,21 +189,38 @@ class _BlockReader:
         self.section: str | None = None
         self.fence = self.comment = False
         self.indent = 0  # inside a bullet holding a note: the indent its lines are read without
+        self.label: Block | None = None  # a label paragraph, until what follows it is known
 
     def skip(self, why: str) -> None:
         self.skipped[why] = self.skipped.get(why, 0) + 1
 
     def close(self) -> None:
-        """The block gathered so far ends: kept unless it is junk (counted)."""
+        """The block gathered so far ends: kept unless it is junk (counted); a label waits
+        for what follows it (`settle`)."""
         if self.current is not None and (text := "\n".join(self.current).strip()):
             why = junk(text)
-            if why is None:
-                self.out.append(
-                    Block(self.start, self.section, text, self.kind == "bullet", max(self.last, self.start))
-                )
-            else:
+            if why is not None:
                 self.skip(why)
+            else:
+                block = Block(
+                    self.start, self.section, text, self.kind == "bullet", max(self.last, self.start)
+                )
+                if self.kind == "paragraph" and label(text):
+                    self.settle(introduces=False)
+                    self.label = block
+                else:
+                    self.out.append(block)
         self.current = None
+
+    def settle(self, introduces: bool) -> None:
+        """What follows a waiting label is known: a list, code or a table it `introduces`
+        (then it only names them: counted, not a fact), or anything else (a fact)."""
+        if self.label is not None:
+            if introduces:
+                self.skip("label")
+            else:
+                self.out.append(self.label)
+            self.label = None
 
     def feed(self, n: int, line: str) -> None:
         """Line `n` of the note."""
@@ -208,19 +237,24 @@ class _BlockReader:
             rest = rest[len(nested.group(1)) :]
         if _CODE_FENCE.match(rest):
             self.close()
+            self.settle(introduces=True)
             self.fence = not self.fence
         elif self.fence:
             return
         elif heading := _HEADING.match(rest):
             self.close()
+            self.settle(introduces=False)
             self.section = heading.group(1) or None
         elif _RULE.match(rest):
             self.close()
+            self.settle(introduces=False)
         elif _TABLE_LINE.match(rest) or ("|" in rest and _TABLE_RULE.match(rest)):
             self.close()
+            self.settle(introduces=True)
             self.skip("table")
         elif _TAG_LINE.match(rest):
             self.close()
+            self.settle(introduces=False)
             self.skip("prompt tag")
         else:
             self.text(n, rest)
@@ -251,6 +285,7 @@ class _BlockReader:
         indented line (or any, in a paragraph) continues the block, another opens one."""
         if bullet := _BULLET.match(line):
             self.close()
+            self.settle(introduces=True)
             self.current, self.kind, self.start, self.last = [bullet.group(1)], "bullet", n, n
         elif not line.strip():
             if self.kind == "paragraph":
@@ -262,6 +297,7 @@ class _BlockReader:
             self.last = n
         else:
             self.close()
+            self.settle(introduces=False)
             self.current, self.kind, self.start, self.last = [line.strip()], "paragraph", n, n
 
 
@@ -662,4 +698,5 @@ _KINDS = {
     "table": "table row",
     "prompt tag": "prompt tag line",
     "marker": "marker line",
+    "label": "label line",  # "Next steps:" before a list, code or a table
 }

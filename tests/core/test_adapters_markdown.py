@@ -174,6 +174,19 @@ def test_a_label_before_a_list_or_code_names_it_and_is_not_a_fact(tmp_path):
     assert {"2 label lines not read as facts", "1 table row not read as facts"} <= set(snap.left_out)
 
 
+def test_a_fifo_or_a_dangling_link_among_the_notes_is_named_not_waited_on(tmp_path):
+    """Opening a FIFO named like a note would wait until something writes to it; it was
+    passed over without a word, as was a link to nothing."""
+    notes = tmp_path / "notes"
+    write(notes, "team.md", "- Deploys happen on Tuesdays\n")
+    os.mkfifo(notes / "pipe.md")
+    (notes / "gone.md").symlink_to(notes / "nowhere.md")
+    snap = markdown.read(notes)
+    assert [f.text for f in snap.facts] == ["Deploys happen on Tuesdays"]
+    assert "pipe.md: not a regular file; not read" in snap.left_out
+    assert "gone.md: a link to nothing; not read" in snap.left_out
+
+
 def test_a_folder_without_markdown_is_refused(tmp_path):
     write(tmp_path / "pics", "a.png", "x")
     with pytest.raises(InputError, match="holds no Markdown notes"):

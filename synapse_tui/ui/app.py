@@ -6,8 +6,10 @@ the app's workers call it and post typed messages back; screens paint what it re
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
+import time
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from rich.text import Text
 from textual import events
 from textual.app import App
 from textual.binding import Binding
@@ -38,7 +41,7 @@ from synapse_tui.ui.screens.base import MemoryChange
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.nav import CursorTo, MarksChanged, OpenFact
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS, TriageApp
-from synapse_tui.ui.workers import WorkFailed, reason_of, run_store_worker, tell_failure
+from synapse_tui.ui.workers import QUIT_WAIT_S, WorkFailed, reason_of, run_store_worker, tell_failure
 
 if TYPE_CHECKING:
     from synapse_tui.ui.palette import Command
@@ -157,6 +160,41 @@ class SynapseApp(TriageApp):
         ),
     ]
 
+    # a quit waiting for the store to answer (`action_quit`): what failed meanwhile
+    _quitting: list[str] | None
+
+    async def action_quit(self) -> None:
+        """`q`, ctrl+q. The store work running or about to run (a key's write pressed just
+        before) gets `QUIT_WAIT_S` to end; work still running then waits on the store
+        (another program's lock): a notice says so, and the app quits when it has ended
+        (a failure said on the way out), or at once on a second `q`, leaving it unfinished
+        (the launcher says what: `workers.unfinished`). Nothing is dropped unasked."""
+        if self._quitting is not None:  # q again: now
+            self.exit()
+            return
+        deadline = time.monotonic() + QUIT_WAIT_S  # polled: awaiting a worker cancels it at the end
+        while self._store_busy() and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        if not self._store_busy():
+            self.exit()
+            return
+        self._quitting = []
+        self.notify(
+            "Quitting once the store answers: it is still busy (another program may hold its lock)."
+            " q again quits now, without what has not finished",
+            severity="warning",
+            timeout=30,
+        )
+        self.set_interval(0.1, self._quit_when_done)
+
+    def _store_busy(self) -> bool:
+        return any(not w.is_finished for w in self.workers)
+
+    def _quit_when_done(self) -> None:
+        """A quit waiting on the store: leave once its work has ended, saying what failed."""
+        if not self._store_busy() and self._quitting is not None:
+            self.exit(message=Text("\n".join(self._quitting)) if self._quitting else None)
+
     def action_copy_id(self) -> None:
         """`y`: the whole id of the fact the user sees, to the clipboard (lazygit's, k9s's y)."""
         fact_id = self.shown_fact_id()
@@ -185,6 +223,7 @@ class SynapseApp(TriageApp):
         self._poll_failing: str | None = None  # why the last poll could not read the store
         self._poll_running = False  # a poll's check is under way (`poll_store`)
         self._poll_again = False  # a poll was asked for meanwhile: one more once it is back
+        self._quitting = None
         remembered = read_prefs(prefs).get("theme") if prefs is not None else None
         theme = theme or remembered
         if theme and theme in self.available_themes:
@@ -508,7 +547,9 @@ class SynapseApp(TriageApp):
 
     def on_work_failed(self, message: WorkFailed) -> None:
         """A worker's body raised: say so and keep running (ui/workers.py decides how)."""
-        tell_failure(self, message, self.store.path)
+        why = tell_failure(self, message, self.store.path)
+        if self._quitting is not None:  # said again on the way out: the notice goes with the screen
+            self._quitting.append(clean_block(f"{clean(message.headline)}: {why}"))
 
     def on_memory_loaded(self, message: MemoryLoaded) -> None:
         self.install(message.loaded, message.reason)

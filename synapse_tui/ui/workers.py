@@ -14,11 +14,22 @@ No event handler, action, mount or timer reads the store on the main thread itse
 starts a worker here (the two-second poll's check too), so a store that is slow or fails
 never stops the keys; tests/ui/test_main_thread_failures.py traces the browser's
 connection through a session's views and commands to keep it so.
+
+Quitting never hangs on the store: Textual cancels its workers at exit, but a thread
+cannot be stopped, and Python joins every worker thread before the process ends, so a
+worker waiting for a lock another program holds (SQLite's 10 s busy timeout, a server's
+lock with none) kept the process for as long after its screen had gone. Quitting waits
+`QUIT_WAIT_S` for the workers running or about to (a write in progress, or one pressed
+just before, lands); past that it says the store is busy and quits when the work ends, or
+at a second `q` (`SynapseApp.action_quit`). Each worker's work is counted here while its
+thread runs (`unfinished`), and the launcher leaves without what still runs then, saying
+what it was (tests/ui/test_quit_while_waiting.py).
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +48,7 @@ from synapse_tui.core.store.errors import OperationalError, describe, is_interna
 P = ParamSpec("P")
 N = TypeVar("N", bound=DOMNode)
 Failed = Callable[[str], None]  # on the main thread, with the reason in the user's words
+QUIT_WAIT_S = 0.5  # at quit: a write in progress lands in milliseconds; one running longer waits on the store
 
 
 @dataclass
@@ -68,16 +80,51 @@ def run_store_worker(
     app = node.app
 
     def guarded() -> None:
+        _RUNNING.started(guarded, headline)
         try:
             work()
         except Exception as exc:  # the one place a worker's failure is caught
             if not get_current_worker().is_cancelled:
                 said = headline() if callable(headline) else headline
                 app.post_message(WorkFailed(said, exc, node, failed))
+        finally:
+            _RUNNING.ended(guarded)
 
     return node.run_worker(
         guarded, name=name or group, group=group, exclusive=exclusive, thread=True, exit_on_error=False
     )
+
+
+class _Running:
+    """The workers' work whose thread runs now, each with its headline (what to say had
+    it failed)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._works: dict[object, str | Callable[[], str]] = {}
+
+    def started(self, work: object, headline: str | Callable[[], str]) -> None:
+        with self._lock:
+            self._works[work] = headline
+
+    def ended(self, work: object) -> None:
+        with self._lock:
+            self._works.pop(work, None)
+
+    def headlines(self) -> list[str]:
+        with self._lock:
+            running = list(self._works.values())
+        return list(dict.fromkeys(said() if callable(said) else said for said in running))
+
+
+_RUNNING = _Running()
+
+
+def unfinished() -> list[str]:
+    """After the app has quit: the workers' work whose thread still runs, in its failure's
+    words, once each ("Not saved: corroborate f-pay-03": a write's says whether it got to
+    the store)."""
+    return _RUNNING.headlines()
 
 
 def store_work(

@@ -20,15 +20,11 @@ from synapse_tui.core.review import query as fq
 from synapse_tui.core.review import sessionlog
 from synapse_tui.core.review.sessionlog import LogEntry
 from synapse_tui.core.review.triage import Triage
-from synapse_tui.core.store.errors import ExceptionTypes, OperationalError
 from synapse_tui.core.trust.explanation import Explanation
 
 if TYPE_CHECKING:  # the graph views' modules (networkx) load when a view first opens
     from synapse_tui.core.browser.session import Browser
-    from synapse_tui.core.graph.ego import GraphRead
-    from synapse_tui.core.review.blast import BlastRadius
-
-NO_GRAPH: ExceptionTypes = (KeyError, *OperationalError)  # a fact or a graph table not there
+    from synapse_tui.core.graph.read import GraphRead
 
 
 def resolve(browser: Browser, typed: str) -> str | None:
@@ -120,23 +116,23 @@ def _newer(browser: Browser, fact_id: str, limit: int = 100) -> list[str]:
     return out
 
 
-def related(
-    browser: Browser, fact_id: str, exclude: tuple[str, ...] = (), limit: int = 50
-) -> BlastRadius | None:
-    """The blast radius of `fact_id` (None: the store has no graph yet)."""
+def related(browser: Browser, fact_id: str, exclude: tuple[str, ...] = (), limit: int = 50) -> GraphRead:
+    """The blast radius of `fact_id` (a `BlastRadius` as the read's value), read as the
+    graph views read (`read_graph`): the read's `error` says the graph is not built or the
+    fact is unknown; a store that cannot be read raises, for the caller to report."""
+    from synapse_tui.core.graph.read import read_graph
     from synapse_tui.core.review.blast import blast_radius
 
+    store = browser.store
     with browser.lock:
-        try:
-            return blast_radius(browser.store, fact_id, exclude=exclude, limit=limit)
-        except NO_GRAPH:
-            return None
+        return read_graph(store, lambda: blast_radius(store, fact_id, exclude=exclude, limit=limit))
 
 
 def neighbourhood(browser: Browser, fact_id: str) -> GraphRead:
     """The neighbour view's ego graph of `fact_id` (`egograph.neighbourhood`); as of an
     instant, without the facts created after it (nor what is reached only through them)."""
-    from synapse_tui.core.graph.ego import FACT, EgoGraph, GraphRead, neighbourhood, walk
+    from synapse_tui.core.graph.ego import FACT, EgoGraph, neighbourhood, walk
+    from synapse_tui.core.graph.read import GraphRead
 
     with browser.lock:
         read = neighbourhood(browser.store, fact_id, browser.config)
@@ -155,8 +151,8 @@ def neighbourhood(browser: Browser, fact_id: str) -> GraphRead:
 def path(browser: Browser, a: str, b: str) -> GraphRead:
     """How `a` is connected to `b`: the strongest chain of links (`graphpath`); as of an
     instant, through the facts that existed then."""
-    from synapse_tui.core.graph.ego import GraphRead
     from synapse_tui.core.graph.path import find_path
+    from synapse_tui.core.graph.read import GraphRead
 
     try:  # P takes the ids as the list shows them
         a, b = browser.resolve(a) or a, browser.resolve(b) or b

@@ -43,8 +43,7 @@ from synapse_tui.core.store.api import Listener, Store
 from synapse_tui.core.trust.explanation import Explanation
 
 if TYPE_CHECKING:  # the graph views' modules (networkx) load when a view first opens
-    from synapse_tui.core.graph.ego import GraphRead
-    from synapse_tui.core.review.blast import BlastRadius
+    from synapse_tui.core.graph.read import GraphRead
 
 
 CLOCK_STEP = 60.0  # seconds after which a moving clock's scores are brought up to date
@@ -354,7 +353,7 @@ class Browser:
     def explanation(self, fact_id: str) -> Explanation | None:
         return reads.explanation(self, fact_id)
 
-    def related(self, fact_id: str, exclude: tuple[str, ...] = (), limit: int = 50) -> BlastRadius | None:
+    def related(self, fact_id: str, exclude: tuple[str, ...] = (), limit: int = 50) -> GraphRead:
         return reads.related(self, fact_id, exclude, limit)
 
     def neighbourhood(self, fact_id: str) -> GraphRead:

@@ -26,20 +26,13 @@ same single entity) would rank them all alike.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
 
-from synapse_tui.core.graph.read import (
-    GraphInfo,
-    entity_name,
-    entity_pagerank,
-    graph_built,
-    store_graph_info,
-)
-from synapse_tui.core.store.errors import DatabaseError
+from synapse_tui.core.graph.read import GraphRead, entity_name, entity_pagerank, read_graph
 from synapse_tui.core.store.graph import graph_tables
 
 FACT, ENTITY = "fact", "entity"
@@ -48,31 +41,6 @@ SHARED_LIMIT = 15  # facts sharing entities, the strongest first
 SECOND_LIMIT = 10  # two-hop semantic neighbours, the strongest chains first
 NPMI_LIMIT = 5  # NPMI neighbours listed per entity of the fact
 SHARING_SCAN = 2000  # facts read per entity when looking for facts sharing it
-
-
-NOT_BUILT = "the neighbour graph isn't built for this store yet (synapse-tui import builds it)"
-
-
-@dataclass(frozen=True)
-class GraphRead:
-    """A read of the neighbour graph for a view: its result, or why there is none (no
-    graph yet, an unknown id, a store that cannot be read), and how exact the graph is."""
-
-    value: Any = None
-    error: str | None = None
-    info: GraphInfo | None = None
-
-
-def read_graph(store: Any, read: Callable[[], Any]) -> GraphRead:
-    """Run `read` over `store`'s graph: a bad store ends in a message, never a traceback."""
-    try:
-        if not graph_built(store):
-            return GraphRead(error=NOT_BUILT)
-        return GraphRead(read(), None, store_graph_info(store))
-    except KeyError as exc:
-        return GraphRead(error=f"no fact {exc.args[0]} in this store")
-    except DatabaseError as exc:
-        return GraphRead(error=f"the store cannot be read: {exc}")
 
 
 def neighbourhood(store: Any, fact_id: str, config: Any = None) -> GraphRead:

@@ -25,8 +25,8 @@ from typing import Any
 
 import networkx as nx
 
-from synapse_tui.core.graph.ego import ENTITY, FACT, GraphRead, GraphReader, read_graph
-from synapse_tui.core.graph.read import entity_name
+from synapse_tui.core.graph.ego import ENTITY, FACT, GraphReader
+from synapse_tui.core.graph.read import GraphRead, entity_name, read_graph
 
 MAX_NODES = 20_000  # nodes read at most: the search stops widening there
 

@@ -9,7 +9,7 @@ multiplied into trust.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -261,6 +261,34 @@ def graph_info_of(meta: list[tuple[str, Any]]) -> GraphInfo:
 def store_graph_info(store: Any) -> GraphInfo:
     """`graph_info` of a `Store` (views hold the store, never its connection)."""
     return graph_info_of(store.ask(GRAPH_INFO))
+
+
+NOT_BUILT = "the neighbour graph isn't built for this store yet (synapse-tui import builds it)"
+
+
+@dataclass(frozen=True)
+class GraphRead:
+    """A read of the neighbour graph for a view: its result, or why there is none (no
+    graph built yet, an unknown id), and how exact the graph is."""
+
+    value: Any = None
+    error: str | None = None
+    info: GraphInfo | None = None
+
+
+def read_graph(store: Any, read: Callable[[], Any]) -> GraphRead:
+    """Run `read` over `store`'s graph. The two answers that are no failure come back as
+    the read's `error`: the store says its graph is not built (`graph_built`), or `read`
+    raised KeyError for an unknown fact. A store that cannot be read (a lock, a table gone,
+    I/O, a server gone) raises what the store raised: never told as "not built", it is the
+    caller's to report as a failure (the browser's worker guard says so in a notice)."""
+    if not graph_built(store):
+        return GraphRead(error=NOT_BUILT)
+    try:
+        value = read()
+    except KeyError as exc:
+        return GraphRead(error=f"no fact {exc.args[0]} in this store")
+    return GraphRead(value, None, store_graph_info(store))
 
 
 def semantic_pairs(store: Any, min_weight: float) -> list[tuple[int, int]]:

@@ -20,8 +20,8 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import DataTable, Footer, Header, Static
 
-from synapse_tui.core.graph.ego import FACT, EgoGraph, EgoRow, GraphRead
-from synapse_tui.core.graph.read import GraphInfo
+from synapse_tui.core.graph.ego import FACT, EgoGraph, EgoRow
+from synapse_tui.core.graph.read import GraphInfo, GraphRead
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact, RowTable, band_cell, colours, superseded
 from synapse_tui.ui.text import bar, clean, fit

@@ -17,8 +17,8 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from synapse_tui.core.graph.ego import GraphRead
 from synapse_tui.core.graph.path import Path
+from synapse_tui.core.graph.read import GraphRead
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact, band_cell, colours, superseded
 from synapse_tui.ui.text import bar, clean, fit

@@ -29,6 +29,7 @@ from textual.widgets.option_list import Option
 
 from synapse_tui.core.base.errors import QueryError
 from synapse_tui.core.base.limits import counted
+from synapse_tui.core.graph.read import GraphRead
 from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import MarksChanged
@@ -53,7 +54,7 @@ class Candidates(Message):
 class Preview(Message):
     target: str
     error: str | None
-    radius: Any  # BlastRadius | None
+    blast: GraphRead | None  # the blast radius (a BlastRadius as its value), read when it can apply
     texts: dict[str, str]
 
 
@@ -171,11 +172,12 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         "Could not find the candidates", group="supersede-search", exclusive=True, failed="_not_listed"
     )
     def load_related(self) -> None:
-        radius = self.app.browser.related(self.fact_id, limit=CANDIDATES)
-        related = radius.related if radius is not None else ()
+        read = self.app.browser.related(self.fact_id, limit=CANDIDATES)
+        related = read.value.related if read.value is not None else ()
         ids = [r.id for r in related]
         texts = self._read([self.fact_id, *ids])
-        self.post_message(Candidates("", ids, {r.id: r.why for r in related}, texts))
+        unknown = clean(f"no related facts: {read.error}; type to search everything") if read.error else None
+        self.post_message(Candidates("", ids, {r.id: r.why for r in related}, texts, unknown))
 
     @on(Input.Changed, "#sup-search")
     def _changed(self, event: Input.Changed) -> None:
@@ -275,9 +277,9 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
     def preview(self, target: str) -> None:
         browser = self.app.browser
         error = browser.check_supersede(self.fact_id, target)
-        radius = None if error else browser.related(self.fact_id, exclude=(target,), limit=BLAST_LIMIT)
-        related = [r.id for r in radius.related] if radius is not None else []
-        self.post_message(Preview(target, error, radius, self._read([self.fact_id, target, *related])))
+        blast = None if error else browser.related(self.fact_id, exclude=(target,), limit=BLAST_LIMIT)
+        related = [r.id for r in blast.value.related] if blast is not None and blast.value is not None else []
+        self.post_message(Preview(target, error, blast, self._read([self.fact_id, target, *related])))
 
     def _not_previewed(self, why: str, target: str) -> None:
         """The check could not be read: the preview says why, and `y` does not apply."""
@@ -286,7 +288,8 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
     def on_preview(self, message: Preview) -> None:
         if message.target != self.target:
             return
-        self.valid, self.radius = message.error is None, message.radius
+        self.valid = message.error is None
+        self.radius = message.blast.value if message.blast is not None else None
         texts = message.texts
         head = Text()
         head.append(clean(f"{message.target} would replace {self.fact_id}") + "\n", style="bold")
@@ -297,7 +300,7 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         head.append("\n\n")
         self.cannot = message.error
         if not message.error:
-            head.append_text(self._blast_text(message.radius, texts))
+            head.append_text(self._blast_text(message.blast, texts))
             head.append(
                 "\ny applies (one audited action, ctrl+z undoes it) · escape picks another", style="bold"
             )
@@ -308,10 +311,12 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         preview.focus()
         self.refresh_bindings()
 
-    def _blast_text(self, radius: Any, texts: dict[str, str]) -> Text:
+    def _blast_text(self, blast: GraphRead | None, texts: dict[str, str]) -> Text:
         out = Text()
-        if radius is None:
-            out.append("BLAST RADIUS unknown: the neighbour graph is not built\n", style="bold")
+        radius = blast.value if blast is not None else None
+        if radius is None:  # no graph built, or an unknown fact: the read says which
+            why = blast.error if blast is not None and blast.error else "not read"
+            out.append(clean(f"BLAST RADIUS unknown: {why}") + "\n", style="bold")
             return out
         if not radius.related:
             out.append(

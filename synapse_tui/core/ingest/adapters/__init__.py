@@ -259,20 +259,24 @@ def files_inside(folder: Path, suffix: str) -> tuple[list[Path], list[str]]:
             if entry.name.startswith("."):
                 continue
             path = Path(entry.path)
-            if entry.is_symlink():
-                if not path.resolve().is_relative_to(root):
-                    left_out.append(
-                        f"{path.relative_to(folder).as_posix()}: a link leaving the folder; not read"
-                    )
-                elif entry.name.endswith(suffix) and entry.is_file():
-                    found.append(path)
+            rel = path.relative_to(folder).as_posix()
+            if entry.is_symlink() and not path.resolve().is_relative_to(root):
+                left_out.append(f"{rel}: a link leaving the folder; not read")
             elif entry.is_dir():
+                if entry.is_symlink():
+                    continue
                 if entry.name in DEPENDENCY_FOLDERS:
-                    left_out.append(not_read(path.relative_to(folder).as_posix()))
+                    left_out.append(not_read(rel))
                 else:
                     stack.append(path)
-            elif entry.name.endswith(suffix) and entry.is_file():
+            elif not entry.name.endswith(suffix):
+                continue
+            elif entry.is_file():
                 found.append(path)
+            elif not path.exists():
+                left_out.append(f"{rel}: a link to nothing; not read")
+            else:  # a FIFO, a socket, a device: reading one could wait for ever
+                left_out.append(f"{rel}: not a regular file; not read")
     return sorted(found), sorted(left_out)
 
 

@@ -136,7 +136,7 @@ def _handbook(root: Path):
             own = {k: v for k, v in own.items() if v is not None}
             # a block is its own unit of co-occurrence: the file's blocks are unrelated tasks
             note = f"MEMORY: {own['description']}" if isinstance(own.get("description"), str) else None
-            for item in markdown_items(body, offset):
+            for item in markdown_items(body, offset, skipped=doc.skipped):
                 item.own = dict(own)
                 item.note = note or f"MEMORY:{header_line}"
                 if item.section is None and isinstance(own.get("description"), str):
@@ -395,7 +395,7 @@ def _words(value: Any) -> str | None:
 def _summary(text: str, doc: Doc) -> list[Item]:
     if text.startswith("v1\n"):  # the schema's version line, not a memory
         text = "\n" + text[3:]
-    read = markdown_items(text, 0)
+    read = markdown_items(text, 0, skipped=doc.skipped)
     items = [i for i in read if i.section != INDEX]
     if len(items) < len(read):
         doc.left_out.append(

@@ -78,7 +78,7 @@ def read(
 
 
 def _legacy(text: str, doc: Doc) -> list[Item]:
-    return markdown_items(text, 0, tier="human")
+    return markdown_items(text, 0, skipped=doc.skipped, tier="human")
 
 
 def _rule(text: str, doc: Doc) -> list[Item]:
@@ -89,4 +89,6 @@ def _rule(text: str, doc: Doc) -> list[Item]:
         "globs": str(meta.get("globs") or "").strip() or None,
         "always_apply": {"true": True, "false": False}.get(always),
     }
-    return markdown_items(body, offset, tier="human", own={k: v for k, v in own.items() if v is not None})
+    return markdown_items(
+        body, offset, skipped=doc.skipped, tier="human", own={k: v for k, v in own.items() if v is not None}
+    )

@@ -150,7 +150,7 @@ def _home_doc(root: Path):
 
 
 def _project_memory(text: str, doc: Doc) -> list[Item]:
-    items = markdown_items(text, 0)  # the agent's own lines: tier auto
+    items = markdown_items(text, 0, skipped=doc.skipped)  # the agent's own lines: tier auto
     for item in items:
         item.own["added_by"] = "save_memory"
     return items
@@ -158,7 +158,7 @@ def _project_memory(text: str, doc: Doc) -> list[Item]:
 
 def _global(text: str, doc: Doc) -> list[Item]:
     meta, body, offset = front_matter(text, doc)
-    items = markdown_items(body, offset, tier="human")
+    items = markdown_items(body, offset, skipped=doc.skipped, tier="human")
     agent = _agent_lines(body, offset)
     for item in items:
         if item.line in agent:
@@ -186,4 +186,4 @@ def _agent_lines(body: str, offset: int) -> range:
 
 def _project(text: str, doc: Doc) -> list[Item]:
     meta, body, offset = front_matter(text, doc)
-    return markdown_items(body, offset, tier="human")
+    return markdown_items(body, offset, skipped=doc.skipped, tier="human")

@@ -65,4 +65,6 @@ def parse(text: str, doc: Doc) -> list[Item]:
     elif (dated := front_date(meta)) is not None:
         at, how = dated
     own = {k: plain(meta.get(k)) for k in ("title", "description")}
-    return markdown_items(body, offset, at=at, how=how, own={k: v for k, v in own.items() if v is not None})
+    return markdown_items(
+        body, offset, skipped=doc.skipped, at=at, how=how, own={k: v for k, v in own.items() if v is not None}
+    )

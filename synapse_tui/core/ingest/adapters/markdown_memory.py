@@ -688,9 +688,14 @@ def told(found: Replay) -> list[str]:
         f"{note}: front matter is not strict YAML; {', '.join(fields)} kept as written"
         for note, fields in sorted(found.loose.items())
     ]
-    for kind, n in sorted(found.skipped.items()):
-        out.append(f"{counted(n, _KINDS.get(kind, kind))} not read as facts")
-    return out
+    return out + skipped_lines(found.skipped)
+
+
+def skipped_lines(skipped: Mapping[str, int]) -> list[str]:
+    """The `left out` lines of the junk `blocks` passed over, by kind."""
+    return [
+        f"{counted(n, _KINDS.get(kind, kind))} not read as facts" for kind, n in sorted(skipped.items()) if n
+    ]
 
 
 _KINDS = {

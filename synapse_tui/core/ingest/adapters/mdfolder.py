@@ -37,12 +37,14 @@ system in a store never delete each other's facts.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, every, gitlog, own_key
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
+from synapse_tui.core.ingest.adapters.markdown_memory import skipped_lines
 from synapse_tui.core.ingest.adapters.mdhistory import replay
 from synapse_tui.core.ingest.adapters.mditems import Doc, Found, file_stamp, file_text, to_fact, versions
 from synapse_tui.core.ingest.interchange import Progress
@@ -82,6 +84,10 @@ def read_docs(
     deleted = {k.id for r, k in heads.items() if r not in out.seen and not k.deleted} | out.deleted
     if tree is not None:
         left_out += tree.left_out
+    passed: Counter[str] = Counter()
+    for doc in docs:
+        passed.update(doc.skipped)
+    left_out += skipped_lines(passed)
     if refusal is not None and not (out.facts or deleted or out.kept):
         raise refusal
     return Snapshot(

@@ -66,6 +66,7 @@ class Doc:
     note: str
     parse: Callable[[str, Doc], list[Item]]
     left_out: list[str] = field(default_factory=list)  # what parse set aside, one line each
+    skipped: dict[str, int] = field(default_factory=dict)  # junk its Markdown held, by kind (`blocks`)
 
 
 @dataclass
@@ -81,11 +82,14 @@ class Found:
     left_out: list[str]
 
 
-def markdown_items(body: str, offset: int, **common: Any) -> list[Item]:
+def markdown_items(
+    body: str, offset: int, *, skipped: dict[str, int] | None = None, **common: Any
+) -> list[Item]:
     """Each top-level bullet and paragraph of a Markdown body, under its heading (read as
-    git-notes reads a note), as items sharing `common` fields."""
+    git-notes reads a note), as items sharing `common` fields; `skipped` counts the junk
+    passed over, by kind."""
     own = common.pop("own", {})
-    return [Item(b.text, b.line, b.section, own=dict(own), **common) for b in blocks(body, offset)]
+    return [Item(b.text, b.line, b.section, own=dict(own), **common) for b in blocks(body, offset, skipped)]
 
 
 def versions(

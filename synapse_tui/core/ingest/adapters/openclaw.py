@@ -225,7 +225,7 @@ def _page_doc(vault: Path):
 
 def _memory(text: str, doc: Doc) -> list[Item]:
     at = dated_name(doc.path.name)
-    return markdown_items(text, 0, at=at, how=FROM_NAME if at is not None else None)
+    return markdown_items(text, 0, skipped=doc.skipped, at=at, how=FROM_NAME if at is not None else None)
 
 
 def _is_vault(folder: Path) -> bool:

@@ -77,3 +77,4 @@ async def test_the_header_names_the_queue_shown(tmp_path):
         assert "Replaced?" in seen.splitlines()[0]
         # R lists every kind: a gone path reads as gone, not as the fact's replacement
         assert "gone: src/auth/login.py" in seen and "→ src/auth/login.py" not in seen, seen
+        assert "GONE  src/auth/login.py" in seen and "y contradicts" in seen, seen  # the pane

@@ -24,7 +24,7 @@ from textual.widgets.option_list import Option
 
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.review.referent import accept
-from synapse_tui.core.review.suggest import KINDS, REPLACED, Suggestion
+from synapse_tui.core.review.suggest import KINDS, REFERENT, REPLACED, Suggestion
 from synapse_tui.core.review.suggest_text import changed_spans
 from synapse_tui.core.review.suggestions import dismissed_entry, standing
 from synapse_tui.core.review.triage import Triage, TriageError
@@ -240,11 +240,13 @@ class ReplacedScreen(FactScreen):
         else:  # another kind (issue 40's `referent`): the fact and what it names
             body.append(f"{clean(s.fact)}\n", style="bold")
             body.append(clean(self.texts.get(s.fact, "")))
-            body.append(f"\n{KINDS[s.kind].other.upper()}  {clean(s.other)}", style="bold")
+            name = "GONE" if s.kind == REFERENT else KINDS[s.kind].other.upper()
+            body.append(f"\n{name}  {clean(s.other)}", style="bold")
         body.append(f"\n\nwhy ({s.score:.2f}): ", style="bold")
         body.append(clean(s.why))
+        accepts = "contradicts" if s.kind == REFERENT else "accepts"  # what y does to this kind
         body.append(
-            f"\n\ny accepts · d dismisses · space marks ({len(self.marked)} marked) · ctrl+z undoes",
+            f"\n\ny {accepts} · d dismisses · space marks ({len(self.marked)} marked) · ctrl+z undoes",
             style="dim",
         )
         pane.update(body)

@@ -286,3 +286,22 @@ async def test_calibrating_a_store_of_one_age_keeps_the_scale_and_says_so(tmp_pa
             assert SCALE_KEPT in seen and "s (freshness.scale) 1.00 1.00" in seen, seen
     finally:
         app.store.close()
+
+
+async def test_the_trust_formula_wrapped_in_the_pane_keeps_its_indent(app):
+    """At 150 columns the pane beside the list is 47 cells: the formula under TRUST wrapped
+    its last word to the pane's edge, `gate` alone under the T of TRUST."""
+    from textual.widgets import Static
+
+    from synapse_tui.ui.widgets.fact_detail import FactDetail
+
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        factors = app.main.query_one(FactDetail).query_one("#detail-factors", Static)
+        lines = [factors.render_line(y).text.rstrip() for y in range(factors.size.height)]
+        at = next(i for i, line in enumerate(lines) if "= confidence ×" in line)
+        formula = [lines[at]]
+        while "gate" not in formula[-1]:
+            formula.append(lines[at + len(formula)])
+        assert len(formula) > 1, formula  # it wraps at this width
+        assert all(line.startswith("  ") for line in formula), formula

@@ -163,10 +163,12 @@ def factor_lines(
     out = Text()
     out.append("TRUST ", style="bold")
     out.append_text(band_chip(ex.band, ex.trust, colours))
-    out.append(
-        ("\n  = " if compact else "  = ") + "confidence × freshness × supersession × gate\n",
-        style=colours["muted"],
-    )
+    formula = "= confidence × freshness × supersession × gate"
+    if compact:  # its own line, padded: wrapped in a narrow pane it keeps its indent
+        parts += [out, Padding(Text(formula, style=colours["muted"]), (0, 0, 0, 2))]
+        out = Text()
+    else:
+        out.append(f"  {formula}\n", style=colours["muted"])
     for label, value, key, inputs in rows:
         colour = (
             colours["success"] if value >= 0.75 else colours["warning"] if value >= 0.4 else colours["error"]

@@ -252,15 +252,20 @@ class SynapseApp(TriageApp):
         """A fact id longer than a toast's line, shortened as the list shows it (`…c3d4`,
         which the search box and the CLI take): a toast folds a long word mid-word."""
         room = max(16, min(60, self.size.width // 2) - 4)  # Toast: width 60, max 50%, padding
-        if all(len(word) <= room for word in message.split()) or not self.screen_stack:
-            return message
+        return self.ids_shown(message, room)
+
+    def ids_shown(self, text: str, room: int) -> str:
+        """`text` with each word longer than `room` that is a fact id (a `:,;)` after it
+        kept) shortened as the list shows it (`shown_id`)."""
+        if all(len(word) <= room for word in text.split()) or not self.screen_stack:
+            return text
 
         def shorten(found: re.Match[str]) -> str:
             word = found.group(0)
             fact_id = word.rstrip(":,;)")
             return self.shown_id(fact_id, room) + word[len(fact_id) :]
 
-        return re.sub(rf"\S{{{room + 1},}}", shorten, message)
+        return re.sub(rf"\S{{{room + 1},}}", shorten, text)
 
     def shown_id(self, fact_id: str, room: int) -> str:
         """`fact_id` in `room` cells as the list's id column shows it (whole, a prefix, or

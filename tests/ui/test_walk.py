@@ -305,3 +305,24 @@ async def test_the_trust_formula_wrapped_in_the_pane_keeps_its_indent(app):
             formula.append(lines[at + len(formula)])
         assert len(formula) > 1, formula  # it wraps at this width
         assert all(line.startswith("  ") for line in formula), formula
+
+
+async def test_the_session_log_names_a_replacing_fact_as_the_list_does(tmp_path):
+    """A supersede's before -> after named the replacing fact by its first 40 characters
+    (`superseded by — -> git-notes:memory-bank/activeContext.…`), which every fact of the
+    note shares: it names it as the list does."""
+    db = _bank(tmp_path)
+    app = make_app(db)
+    try:
+        async with app.run_test(size=(150, 40)) as pilot:
+            await settle(pilot)
+            old, new = sorted(i for i in app.memory.ids if "activeContext" in i)[:2]
+            app.start_triage("supersede", [old], new)
+            await settle(pilot)
+            await pilot.press("l")
+            await settle(pilot)
+            row = next(line for line in screen_text(app).splitlines() if "supersede" in line)
+            tail = app.shown_id(new, 18)
+            assert tail.startswith("…") and f"-> {tail}" in row, row
+    finally:
+        app.store.close()

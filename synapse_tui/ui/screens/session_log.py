@@ -201,7 +201,7 @@ class SessionLogScreen(FactScreen):
             Text(fit(actor, cols["actor"]), style="bold" if e.actor.startswith("agent:") else ""),
             Text(fit(clean(e.what), cols["action"]), style=struck),
             Text(fit(fact, cols["fact"]), style=f"bold {struck}".strip()),
-            Text(fit(clean(e.change), cols["change"]), style=struck),
+            Text(fit(self.app.ids_shown(clean(e.change), cols["fact"]), cols["change"]), style=struck),
             state,
         ]
 

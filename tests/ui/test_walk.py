@@ -326,3 +326,15 @@ async def test_the_session_log_names_a_replacing_fact_as_the_list_does(tmp_path)
             assert tail.startswith("…") and f"-> {tail}" in row, row
     finally:
         app.store.close()
+
+
+def test_every_filter_help_shows_is_one_the_search_takes():
+    """Help's search line names the filters a memory bank needs (`note:`, `is:suggested`),
+    and each is one the search box takes, not a typo it explains."""
+    from synapse_tui.core.review.query import parse
+    from synapse_tui.ui.screens.help import SEARCH_FILTERS, SEARCH_HINT
+
+    assert "note:" in SEARCH_HINT and "is:suggested" in SEARCH_HINT
+    for term in SEARCH_FILTERS.split():
+        query = parse(term)
+        assert len(query.terms) == 1 and not query.words, term

@@ -78,10 +78,13 @@ def _triage_rows(screen: Screen, listed: set[str]) -> list[tuple[str, str]]:
     ]
 
 
+SEARCH_FILTERS = (  # each one a filter the search box takes (tests parse every one)
+    "trust<0.3 fresh<0.5 age>90 tier:auto guidance:disputed band:low flag:signature_invalid is:stale"
+    " is:deleted is:suggested junk:duplicate k>=1 note:memory-bank/progress.md prov:x-source=mem0"
+)
 SEARCH_HINT = (
     "Search takes words (full text over facts and ids, facts holding every word first, then by relevance and trust) and filters:"
-    " trust<0.3 fresh<0.5 tier:auto guidance:disputed band:low flag:signature_invalid is:stale"
-    " is:deleted k>=1; -term negates."
+    f" {SEARCH_FILTERS}; -term negates; F lists the notes, sources and agents to filter by."
 )
 
 

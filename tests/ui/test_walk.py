@@ -338,3 +338,20 @@ def test_every_filter_help_shows_is_one_the_search_takes():
     for term in SEARCH_FILTERS.split():
         query = parse(term)
         assert len(query.terms) == 1 and not query.words, term
+
+
+async def test_the_gone_queue_of_a_store_with_no_repository_says_it_checked_nothing(tmp_path):
+    """B on a store read from JSON Lines (no repository recorded) said "nothing gone" once
+    its notice faded: nothing was checked. The pane says why not."""
+    app = make_app(_many(tmp_path, 30))
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(pilot)
+            await pilot.press("B")
+            await settle(pilot)
+            await settle(pilot)
+            seen = " ".join(screen_text(app).split())
+            assert "nothing gone" not in seen, seen
+            assert "not read: no repository to check referents against" in seen, seen
+    finally:
+        app.store.close()

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.binding import Binding
 
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.review.referent import Broken, broken_of
+from synapse_tui.core.review.referent import Broken, broken_of, repository
 from synapse_tui.core.review.suggest import REFERENT, Suggestion
 from synapse_tui.core.review.suggestions import standing
 from synapse_tui.ui.screens.replaced import QueueReady, ReplacedScreen, contradict
@@ -70,15 +70,17 @@ class ReferentScreen(ReplacedScreen):
         app = self.app
         try:
             with app.db_lock:
+                repository(app.store, None, required=True)  # none recorded: say so, not "nothing gone"
                 found = tuple(standing(app.store, [REFERENT]).found)
                 self.broken = broken_of(app.store)
                 memory = app.memory
                 index = memory.index if memory is not None else {}
                 known = sorted({s.fact for s in found if s.fact in index})
                 texts = dict(zip(known, app.texts([index[i] for i in known]), strict=True))
-        except SynapseError as exc:
+        except SynapseError as exc:  # no repository recorded, or git cannot read it
             app.call_from_thread(app.notify, f"referents cannot be checked: {exc}", severity="error")
-            found, texts = (), {}
+            app.call_from_thread(self._not_found, str(exc))  # the pane says it too
+            return
         self.post_message(QueueReady(found, texts))
 
     def _label(self, s: Suggestion) -> Text:
@@ -124,7 +126,7 @@ class ReferentScreen(ReplacedScreen):
             from textual.widgets import Static
 
             self.query_one("#replaced-pane", Static).update(
-                Text("nothing gone" if self.loaded else "checking the repository…", style="italic")
+                Text(self._empty("nothing gone", "checking the repository…"), style="italic")
             )
 
     def action_accept(self) -> None:

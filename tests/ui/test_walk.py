@@ -355,3 +355,28 @@ async def test_the_gone_queue_of_a_store_with_no_repository_says_it_checked_noth
             assert "not read: no repository to check referents against" in seen, seen
     finally:
         app.store.close()
+
+
+async def test_a_long_source_line_wraps_under_itself(tmp_path):
+    """The detail view's `source: from git-notes, record ..., by ...; git-notes never
+    records: ...` is longer than the screen: its second line began at the left edge,
+    under PROVENANCE's P, not under `source:`."""
+    from textual.widgets import Static
+
+    from synapse_tui.ui.screens.detail import DetailScreen
+
+    app = make_app(_bank(tmp_path))
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, DetailScreen)
+            part = app.screen.query_one("#detail-provenance", Static)
+            lines = [part.render_line(y).text.rstrip() for y in range(part.size.height)]
+            at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("source: from git-notes"))
+            assert lines[at].startswith("  source:"), lines[at]
+            assert "never records" in lines[at] + lines[at + 1]  # it wraps here
+            assert lines[at + 1].startswith("  ") and lines[at + 1].strip(), lines[at : at + 2]
+    finally:
+        app.store.close()

@@ -325,7 +325,7 @@ def source_lines(ex: Explanation, colours: dict[str, str]) -> Text:
     if src is None:
         return out
     system = clean(src.system)
-    out.append("  source: ", style="bold")
+    out.append("source: ", style="bold")  # the caller pads it: a wrapped line keeps the indent
     parts = [f"from {system}"]
     if src.record is not None:
         parts.append(f"record {clean(src.record)}")

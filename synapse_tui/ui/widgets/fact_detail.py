@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Group
+from rich.padding import Padding
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -176,11 +177,13 @@ class FactDetail(VerticalScroll):
             return
         self._chain(ex, memory)
         self._tail_waiting = False
-        tail = xp.provenance_lines(ex, colours)
-        tail.append_text(xp.source_lines(ex, colours))
-        tail.append("\n")
-        tail.append_text(xp.history_lines(ex, colours))
-        self.query_one("#detail-provenance", Static).update(Text("\n").append_text(tail))
+        head = Text("\n").append_text(xp.provenance_lines(ex, colours))
+        head.rstrip()  # the source line follows: padded, so a long one wraps under itself
+        source = xp.source_lines(ex, colours)
+        source.rstrip()
+        history = Text("\n").append_text(xp.history_lines(ex, colours))
+        parts = [head, Padding(source, (0, 0, 0, 2)), history] if source.plain else [head, history]
+        self.query_one("#detail-provenance", Static).update(Group(*parts))
 
     def _chain(self, ex: Explanation, memory: Any) -> None:
         chain = self.query_one("#detail-chain", OptionList)

@@ -380,3 +380,38 @@ async def test_a_long_source_line_wraps_under_itself(tmp_path):
             assert lines[at + 1].startswith("  ") and lines[at + 1].strip(), lines[at : at + 2]
     finally:
         app.store.close()
+
+
+async def test_neighbours_copied_into_two_files_name_their_files(tmp_path):
+    """A memory bank copies AGENTS.md into memory-bank/projectbrief.md: each text keeps its
+    hash, so the neighbours of one fact read `…S.md#8a0b755e6db2` and `…f.md#8a0b755e6db2`,
+    alike but for one character. The id column takes the room to name the files."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    text = (
+        "# Project\n\n- The app analyses stock prices in real time with charts\n"
+        "- The app is written in Swift with SwiftUI\n- Indicators include SMA, EMA and MACD\n"
+    )
+    for name in ("AGENTS.md", "memory-bank/projectbrief.md"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "copies", when="2026-11-01T12:00:00Z")
+    db = tmp_path / "copies.db"
+    (tmp_path / "copies.synapse.toml").write_text("")
+    run("import", "--from", "markdown", root, "--db", db)
+    app = make_app(db)
+    try:
+        async with app.run_test(size=(150, 40)) as pilot:
+            await settle(pilot)
+            first = next(i for i in app.memory.ids if i.startswith("git-notes:AGENTS.md#"))
+            await select(pilot, first)
+            await pilot.press("n")
+            await settle(pilot)
+            rows = screen_text(app).split("fact / entity", 1)[1].splitlines()
+            cells = _id_cells("\n".join(r for r in rows if r.split()[:1] in (["semantic"], ["shares"])))
+            assert len(cells) >= 3 and len(set(cells)) == len(cells), cells
+            assert all("AGENTS.md#" in c or "projectbrief.md#" in c for c in cells), cells
+    finally:
+        app.store.close()

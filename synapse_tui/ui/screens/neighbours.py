@@ -91,6 +91,7 @@ class NeighbourScreen(FactScreen):
         self.info: GraphInfo | None = None
         self.rows: list[EgoRow] = []
         self._keep: tuple[str, str] | None = None  # the row to highlight after a reload
+        self._long_ids = False  # the id column shows the ends that tell the rows apart (`_widths`)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -167,6 +168,16 @@ class NeighbourScreen(FactScreen):
             "id": max(4, min(18, max(len(i) for i in ids))),
             "via": 14 if wide else 0,
         }
+        self._long_ids = False
+        facts = sorted({r.node for r in self.rows if r.kind == FACT})
+        alike = cols["id"] - 5  # ids that end alike but for their first cells shown
+        if len({f[-alike:] for f in facts}) < len(facts):
+            # one text copied into several files keeps its hash: rows that would read alike
+            # (`…S.md#1c2f97f52d20`, `…f.md#1c2f97f52d20`) get a quarter of the width, the
+            # ids whole or their ends with the files named (`git-notes:AGENTS.md#1c2f97f52d20`,
+            # `…ry-bank/projectbrief.md#1c2f97f52d20`)
+            cols["id"] = min(max(map(len, facts)), max(18, width // 4))
+            self._long_ids = True
         used = sum(cols.values()) + 2 * (len([c for c in cols.values() if c]) + 1)  # + the text's
         cols["text"] = max(8, width - used)
         return cols
@@ -226,9 +237,14 @@ class NeighbourScreen(FactScreen):
         return cells
 
     def _short(self, node: str, room: int) -> str:
-        """A fact's id as the list shows it (the end that tells it apart); an entity as is."""
+        """A fact's id as the list shows it (the end that tells it apart), or the longer end
+        that tells these rows apart (`_widths`); an entity as is."""
         memory = self.app.memory
-        return self.app.shown_id(node, room) if memory is not None and node in memory.index else node
+        if memory is None or node not in memory.index:
+            return node
+        if self._long_ids and len(node) > room:
+            return "…" + node[-(room - 1) :]
+        return self.app.shown_id(node, room)
 
     # -- the highlighted row ------------------------------------------------------------
     def _highlighted(self) -> EgoRow | None:

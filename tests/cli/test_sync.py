@@ -85,3 +85,44 @@ def test_watch_syncs_when_a_source_changes(sources):
         thread.join(10)
     exported = [json.loads(line)["text"] for line in run("export", db).stdout.splitlines()]
     assert "Opened a Lyon office" in exported
+
+
+@pytest.mark.skipif(__import__("shutil").which("git") is None, reason="needs git")
+@pytest.mark.parametrize("system", ["markdown", "claude-code"])
+def test_each_uncommitted_edit_arrives_and_the_one_it_replaced_is_gone(tmp_path, system):
+    """An agent edits CLAUDE.md and nobody commits: each sync must bring the text the work
+    tree holds. The second edit before a commit had the first's id (`@2`), so `sync` said
+    "0 added" and the store kept the first edit's text as the current one, for good."""
+    from tests.core.claude_code_files import git
+
+    project = tmp_path / "shop"
+    write(project, "CLAUDE.md", "- Deploy with make ship\n- Run the tests with pnpm\n")
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "rules")
+    db = tmp_path / "memory.db"
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    source = ["--project", project] if system == "claude-code" else [project]
+    run("import", "--from", system, *source, "--db", db, env={"HOME": str(home)})
+
+    def live() -> dict[str, str]:  # the store's current texts: not deleted, nor replaced by one that is not
+        facts = [json.loads(line) for line in run("export", db).stdout.splitlines()]
+        replaced = {f.get("supersedes") for f in facts if not f.get("deleted")}
+        return {f["text"]: f["id"] for f in facts if not f.get("deleted") and f["id"] not in replaced}
+
+    def sync(text: str) -> str:
+        (project / "CLAUDE.md").write_text(f"- {text}\n- Run the tests with pnpm\n")
+        return run("sync", db, "--yes", env={"HOME": str(home)}).stdout
+
+    assert "1 added" in sync("Deploy with make release")
+    assert "1 added, 1 newly deleted" in sync("Deploy with make release-all")
+    assert set(live()) == {"Deploy with make release-all", "Run the tests with pnpm"}
+    synced = live()["Deploy with make release-all"]
+    git(project, "commit", "-q", "-am", "deploy")  # committed as synced: the same fact
+    assert "0 added" in run("sync", db, "--yes", env={"HOME": str(home)}).stdout
+    assert live()["Deploy with make release-all"] == synced
+    assert "1 added" in sync("Deploy with make release-all, then tag it")
+    (project / "CLAUDE.md").write_text("- Deploy with make release-all\n- Run the tests with pnpm\n")
+    assert "1 newly deleted" in run("sync", db, "--yes", env={"HOME": str(home)}).stdout  # undone
+    assert set(live()) == {"Deploy with make release-all", "Run the tests with pnpm"}

@@ -371,8 +371,9 @@ def import_source(
     if "known" in takes:
         options["known"] = []
         if holds_store(str(db)) if is_server(db) else Path(db).exists():
-            with Store.open(db) as store:
-                options["known"] = known_facts(store, system)
+            with Store.open(db) as store:  # a reader may read for another system too (`markdown` in git)
+                systems = getattr(module, "KNOWN_SYSTEMS", (system,))
+                options["known"] = [k for name in systems for k in known_facts(store, name)]
     if vectors is not None:
         options["vectors"] = Path(vectors)
     if "progress" in takes:

@@ -145,7 +145,9 @@ def read(
     roots, files, left_out, locate = _gather(source, project)
     heads = _heads(known, roots)
     junk: dict[str, int] = {}
-    history_facts, history_deleted, history_records, files = _history(roots, files, left_out, locate, junk)
+    history_facts, history_deleted, history_records, files = _history(
+        roots, files, left_out, locate, junk, known
+    )
     kept = _read_changed(files, heads, {r: str(r.resolve()) for r in roots}, left_out, progress)
     for f in files:
         for kind, n in f.skipped.items():
@@ -162,6 +164,16 @@ def read(
             seen.add(item.record)
             facts.append(_fact(f, item, version, supersedes, times))
     deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted} | set(history_deleted)
+    mine, time_key = {str(r.resolve()) for r in roots}, own_key(SYSTEM, "time")
+    deleted |= mm.unsaved_gone(  # a replayed file's text never committed, gone from it since
+        known,
+        {f.id for f in history_facts},
+        lambda k: (
+            k.record in history_records
+            and k.provenance.get(ROOT) in mine
+            and k.provenance.get(time_key) == FROM_MTIME
+        ),
+    )
     stamped = {k: at for k, at in history_deleted.items() if at is not None}
     return Snapshot(
         SYSTEM,
@@ -303,6 +315,7 @@ def _history(
     left_out: list[str],
     locate: dict[Path, _Locate],
     junk: dict[str, int],
+    known: list[KnownFact] | None,
 ) -> tuple[list[ParsedFact], dict[str, float | None], set[str], list[_File]]:
     """The files committed in a git work tree, replayed commit by commit as git-notes
     replays a note (markdown_memory.replay), those gone from the work tree too (their
@@ -334,10 +347,11 @@ def _history(
             _say_loose(f, left_out)
             for kind, n in found.skipped.items():
                 junk[kind] = junk.get(kind, 0) + n
+            ids = mm.store_ids(SYSTEM, found, known)
             for v in found.versions:
                 records.add(v.record)
-                facts.append(_replayed(f, v, tree, whole))
-            deleted.update({fact_id(SYSTEM, r, n): at for (r, n), at in found.deleted.items()})
+                facts.append(_replayed(f, v, whole, ids))
+            deleted.update({ids[key]: at for key, at in found.deleted.items()})
             records |= {r for r, _ in found.deleted}
     return facts, deleted, records, rest
 
@@ -415,7 +429,7 @@ def _keeper(f: _File) -> Callable[[mm.Block], bool]:
     return lambda b: b.bullet and not (index and _POINTER.match(b.text))
 
 
-def _replayed(f: _File, v: mm.Version, tree: Any, whole: bool) -> ParsedFact:
+def _replayed(f: _File, v: mm.Version, whole: bool, ids: dict[tuple[str, int], str]) -> ParsedFact:
     commit = v.commit
     skipped: list[str] = []
     own = {k: _scalar(v.meta, k, skipped) for k in ("name", "description", "type")} if whole else {}
@@ -436,7 +450,7 @@ def _replayed(f: _File, v: mm.Version, tree: Any, whole: bool) -> ParsedFact:
         commit=commit.sha if commit else None,
     )
     obj: dict[str, Any] = {
-        "id": fact_id(SYSTEM, v.record, v.version),
+        "id": ids[(v.record, v.version)],
         "text": v.block.text,
         "created_at": format_time(v.at if v.at is not None else f.mtime),
         "tier": f.tier,
@@ -447,7 +461,7 @@ def _replayed(f: _File, v: mm.Version, tree: Any, whole: bool) -> ParsedFact:
     if title:
         obj["entities"] = [title]
     if v.supersedes:
-        obj["supersedes"] = fact_id(SYSTEM, v.record, v.supersedes)
+        obj["supersedes"] = ids[(v.record, v.supersedes)]
     return parse_line(obj, errors_at(f.path, v.block.line), v.block.line)
 
 

@@ -45,14 +45,15 @@ from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.textsafe import clean, first_unsafe
 from synapse_tui.core.ingest.adapters import (
+    KnownFact,
     Snapshot,
     dependency_folder,
     errors_at,
     every,
-    fact_id,
     files_inside,
     gitlog,
     not_read,
+    own_key,
     require_folder,
     source_provenance,
 )
@@ -66,8 +67,16 @@ FROM_GIT = "git commit"
 FROM_MTIME = "file modified; not committed"
 
 
-def read(source: Path, *, agents: str | None = None, progress: Progress | None = None) -> Snapshot:
-    """The folder's notes with their whole history (see the module docstring)."""
+def read(
+    source: Path,
+    *,
+    known: list[KnownFact] | None = None,
+    agents: str | None = None,
+    progress: Progress | None = None,
+) -> Snapshot:
+    """The folder's notes with their whole history (see the module docstring); `known`,
+    the store's facts of this system, names the versions of text nobody committed
+    (`mm.store_ids`, `mm.unsaved_gone`)."""
     folder = Path(source).expanduser()
     require_folder(folder, EXPECTED)
     tree = gitlog.open_folder(folder)
@@ -99,10 +108,21 @@ def read(source: Path, *, agents: str | None = None, progress: Progress | None =
         mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
         report(n, len(paths))
     root = str(folder.resolve())
-    facts = [_fact(folder, root, v, patterns) for v in found.versions]
+    known = [
+        k for k in known or () if k.provenance.get("x-source") == SYSTEM
+    ]  # `markdown` passes its own too
+    ids = mm.store_ids(SYSTEM, found, known)
+    facts = [_fact(folder, root, v, patterns, ids) for v in found.versions]
     if not facts and not current:
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
-    deleted = {fact_id(SYSTEM, r, n): at for (r, n), at in found.deleted.items()}
+    deleted: dict[str, float | None] = {ids[key]: at for key, at in found.deleted.items()}
+    folder_key, time_key = own_key(SYSTEM, "folder"), own_key(SYSTEM, "time")
+    for gone in mm.unsaved_gone(
+        known,
+        {f.id for f in facts},
+        lambda k: k.provenance.get(folder_key) == root and k.provenance.get(time_key) == FROM_MTIME,
+    ):
+        deleted[gone] = None
     stamped = {k: v for k, v in deleted.items() if v is not None}
     left_out += tree.left_out + mm.told(found)
     return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped)
@@ -182,7 +202,9 @@ def _plain(value: Any) -> bool:
     return isinstance(value, (str, int, float, bool)) and value is not None
 
 
-def _fact(folder: Path, root: str, v: mm.Version, patterns: list[str]) -> ParsedFact:
+def _fact(
+    folder: Path, root: str, v: mm.Version, patterns: list[str], ids: dict[tuple[str, int], str]
+) -> ParsedFact:
     commit = v.commit
     assert v.at is not None  # a state with a text is dated: its commit's time, else the file's
     meta = {k: v.meta[k] for k in ("description", "read_only", "label") if _plain(v.meta.get(k))}
@@ -206,7 +228,7 @@ def _fact(folder: Path, root: str, v: mm.Version, patterns: list[str]) -> Parsed
         time=FROM_GIT if commit else FROM_MTIME,
     )
     obj: dict[str, Any] = {
-        "id": fact_id(SYSTEM, v.record, v.version),
+        "id": ids[(v.record, v.version)],
         "text": v.block.text,
         "created_at": format_time(v.at),
         "tier": tier,
@@ -216,5 +238,5 @@ def _fact(folder: Path, root: str, v: mm.Version, patterns: list[str]) -> Parsed
     if v.block.section:
         obj["entities"] = [v.block.section]
     if v.supersedes:
-        obj["supersedes"] = fact_id(SYSTEM, v.record, v.supersedes)
+        obj["supersedes"] = ids[(v.record, v.supersedes)]
     return parse_line(obj, errors_at(folder / file, v.block.line), v.block.line)

@@ -29,6 +29,7 @@ from synapse_tui.core.ingest.adapters.mdtext import dated_name, front_date, fron
 from synapse_tui.core.ingest.interchange import Progress
 
 SYSTEM = "markdown"
+KNOWN_SYSTEMS = (SYSTEM, git_notes.SYSTEM)  # the store's facts `read` is given: a work tree's are git-notes'
 NEEDS = "DIR (a folder of Markdown notes)"  # what `import --from` says when nothing is named
 EXPECTED = "a folder of Markdown notes (*.md)"
 
@@ -46,7 +47,7 @@ def read(
     folder = Path(source).expanduser()
     require_folder(folder, EXPECTED)
     if gitlog.open_or_left_out(folder, []) is not None:  # else read_docs says why, once
-        return git_notes.read(folder, agents=agents, progress=progress)
+        return git_notes.read(folder, known=known, agents=agents, progress=progress)
     paths, left_out = files_inside(folder, ".md")
     refusal = InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
     docs = []

@@ -42,7 +42,7 @@ from typing import Any
 import yaml
 
 from synapse_tui.core.base.limits import counted
-from synapse_tui.core.ingest.adapters import dependency_folder, linediff
+from synapse_tui.core.ingest.adapters import KnownFact, dependency_folder, fact_id, linediff
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 EDIT_SIMILARITY = 0.5
@@ -608,6 +608,37 @@ def _new_version(
         v = Version(record(rel, b.text, into.used, whole=whole), 1, b, at, commit, meta, None)
     into.versions.append(v)
     return v
+
+
+def store_ids(system: str, found: Replay, known: Sequence[KnownFact] | None) -> dict[tuple[str, int], str]:
+    """The store id of each version a replay found, by (record, version): `system:record@n`
+    (fact_id), unless the store already holds that id with another text. A version nobody
+    committed is numbered after the last commit, so the work tree's next text of the same
+    bullet, before any commit, gets that number again: it is another fact. Such a version
+    gets its own id (`@n~` and a hash of its text), and a version the store holds with the
+    same text keeps the store's id, whatever it is (committed as it was synced: the same fact)."""
+    held = {k.id: norm(k.text) for k in known or ()}
+    same = {(k.record, k.version, norm(k.text)): k.id for k in known or ()}
+    out: dict[tuple[str, int], str] = {}
+    for v in found.versions:
+        text = norm(v.block.text)
+        fid = same.get((v.record, v.version, text))
+        if fid is None:
+            fid = fact_id(system, v.record, v.version)
+            if held.get(fid, text) != text:
+                fid += "~" + hashlib.blake2b(text.encode(), digest_size=4).hexdigest()
+        out[(v.record, v.version)] = fid
+    return out
+
+
+def unsaved_gone(
+    known: Sequence[KnownFact] | None, ids: set[str], unsaved: Callable[[KnownFact], bool]
+) -> set[str]:
+    """The store's facts a sync read from a work tree, never committed (`unsaved`: of this
+    folder, dated by the file), that the work tree no longer holds (`ids`: the versions
+    replayed now): edited again, or the edit undone. Nothing else says they are gone: git's
+    history never had them."""
+    return {k.id for k in known or () if not k.deleted and k.id not in ids and unsaved(k)}
 
 
 def record(rel: str, text: str, used: set[str], *, whole: bool = False) -> str:

@@ -415,3 +415,22 @@ async def test_neighbours_copied_into_two_files_name_their_files(tmp_path):
             assert all("AGENTS.md#" in c or "projectbrief.md#" in c for c in cells), cells
     finally:
         app.store.close()
+
+
+async def test_a_search_with_nothing_in_this_queue_says_where_its_facts_are(tmp_path):
+    """Searching an id while the Superseded queue is shown listed nothing ("no facts here")
+    though the fact was found: only the queue bar's `All 1` said so. The list says where."""
+    app = make_app(_many(tmp_path, 30))
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(pilot)
+            await pilot.press("5", "slash")
+            app.main.query_one("#search").insert_text_at_cursor("f00007")
+            await settle(pilot, 0.3)
+            seen = " ".join(screen_text(app).split())
+            assert "no facts here in Superseded: 1 in All (press 1)" in seen, seen
+            await pilot.press("escape", "1")
+            await settle(pilot)
+            assert "no facts here" not in screen_text(app)
+    finally:
+        app.store.close()

@@ -262,6 +262,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
         rows = self.browser.rows()
         reasons = QUEUES[rows.view.queue].key in REASON_QUEUES
         facts.marks = self.browser.marks
+        facts.empty = _empty_note(rows.view.queue, list(rows.counts), rows.view.search.positions is not None)
         facts.set_rows(
             memory, rows.order, keep=None if top else keep, reasons=reasons, top=top, repaint=repaint
         )
@@ -560,3 +561,15 @@ class MainScreen(FactScreen, inherit_bindings=False):
                     " · read-only · facts and events up to then",
                 )
             )
+
+
+def _empty_note(queue: int, counts: list[int | None], searching: bool) -> str:
+    """What an empty list says: a search that found facts in other queues names the first
+    of them and its key (the queue bar's counts were the only hint)."""
+    if not searching or counts[queue] != 0:
+        return "no facts here"
+    other = next((i for i, n in enumerate(counts) if n), None)
+    if other is None:
+        return "no facts here"
+    n = counts[other] or 0
+    return f"no facts here in {QUEUES[queue].title}: {n:,} in {QUEUES[other].title} (press {other + 1})"

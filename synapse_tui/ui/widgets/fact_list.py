@@ -195,6 +195,7 @@ class FactList(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._reason = reason
         self.show_reasons = False
+        self.empty = "no facts here"  # what an empty list says (the screen adds where to look)
         self.order: np.ndarray = np.empty(0, dtype=np.int64)
         self.memory: Memory | None = None
         self.id_width = 12
@@ -410,7 +411,7 @@ class FactList(ScrollView, can_focus=True):
         base = self._base or self.rich_style
         if self.memory is None or row >= len(self.order):
             if row == 0 and self.memory is not None:
-                msg = Segment(fit("  no facts here", width), base + Style(italic=True))
+                msg = Segment(fit(f"  {self.empty}", width), base + Style(italic=True))
                 return Strip([msg], width)
             return Strip.blank(width, base)
         selected = row == self.cursor

@@ -244,6 +244,15 @@ class FilePath(click.Path):
                 return value  # a store on a server, which Store.open takes as it is
             # a file is wanted (an output, a config): said before any message could spell its password
             refuse_server(value, param.get_error_hint(ctx) if param is not None else "this")
+        if isinstance(value, str) and param is not None and param.name == "db" and os.path.isdir(value):
+            # a newcomer's first try: the folder the memory is in, not a store read from it
+            self.fail(
+                f"{clean(value)} is a folder, not a store: read the memory in it first, e.g."
+                f" `synapse-tui import --from markdown {clean(value)} --db memory.db` (or"
+                " `--from claude-code --project FOLDER`), then open memory.db",
+                param,
+                ctx,
+            )
         return super().convert(value, param, ctx)
 
 

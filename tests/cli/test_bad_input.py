@@ -236,7 +236,7 @@ def test_item3_missing_config_file_is_an_error(store, tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("args", "needles"),
     [
-        (["score", "{dir}"], ["'DB'", "is a directory"]),
+        (["score", "{dir}"], ["'DB'", "is a folder, not a store"]),
         (["import", "{dir}", "--db", "{dir}/m.db"], ["'FILE'", "is a directory"]),
         (["score", "{db}", "--sort", "trsut"], ["--sort", "unknown column 'trsut'"]),
         (["score", "{db}", "--limit", "abc"], ["--limit", "'abc' is not a valid integer"]),

@@ -172,7 +172,8 @@ async def test_the_pane_paints_history_when_the_cursor_rests_and_never_another_f
         pane = app.main.query_one(FactDetail)
 
         def tail() -> str:  # the pane's provenance and history, scrolled into view or not
-            return pane.query_one("#detail-provenance", Static).render().plain
+            part = pane.query_one("#detail-provenance", Static)
+            return "\n".join(part.render_line(y).text for y in range(part.size.height))
 
         first = app.main.current_fact_id()
         await pilot.press("v")  # the first fact now has a history entry

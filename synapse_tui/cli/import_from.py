@@ -75,4 +75,5 @@ def import_from(
     say(
         f"{system} {result.source} -> {locate(db).shown}: {result.added} added, {result.newly_deleted} newly deleted,"
         f" {result.reasserted} re-asserted, {result.unchanged} unchanged"
+        + (f", {result.restored} back at the source (no longer deleted)" if result.restored else "")
     )

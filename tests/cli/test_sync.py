@@ -89,7 +89,7 @@ def test_watch_syncs_when_a_source_changes(sources):
 
 @pytest.mark.skipif(__import__("shutil").which("git") is None, reason="needs git")
 @pytest.mark.parametrize("system", ["markdown", "claude-code"])
-def test_each_uncommitted_edit_arrives_and_the_one_it_replaced_is_gone(tmp_path, system):
+def test_each_uncommitted_edit_arrives_and_the_one_it_replaced_is_gone(tmp_path, system, new_store):
     """An agent edits CLAUDE.md and nobody commits: each sync must bring the text the work
     tree holds. The second edit before a commit had the first's id (`@2`), so `sync` said
     "0 added" and the store kept the first edit's text as the current one, for good."""
@@ -100,7 +100,7 @@ def test_each_uncommitted_edit_arrives_and_the_one_it_replaced_is_gone(tmp_path,
     git(project, "init", "-q")
     git(project, "add", "-A")
     git(project, "commit", "-q", "-m", "rules")
-    db = tmp_path / "memory.db"
+    db = new_store("memory")  # a file and a server: the flag is cleared on both
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
     source = ["--project", project] if system == "claude-code" else [project]
@@ -125,4 +125,12 @@ def test_each_uncommitted_edit_arrives_and_the_one_it_replaced_is_gone(tmp_path,
     assert "1 added" in sync("Deploy with make release-all, then tag it")
     (project / "CLAUDE.md").write_text("- Deploy with make release-all\n- Run the tests with pnpm\n")
     assert "1 newly deleted" in run("sync", db, "--yes", env={"HOME": str(home)}).stdout  # undone
+    assert set(live()) == {"Deploy with make release-all", "Run the tests with pnpm"}
+    # a bullet removed and put back before a commit (an editor's undo under `sync --watch`)
+    (project / "CLAUDE.md").write_text("- Deploy with make release-all\n")
+    assert "1 newly deleted" in run("sync", db, "--yes", env={"HOME": str(home)}).stdout
+    assert set(live()) == {"Deploy with make release-all"}
+    (project / "CLAUDE.md").write_text("- Deploy with make release-all\n- Run the tests with pnpm\n")
+    out = run("sync", db, "--yes", env={"HOME": str(home)}).stdout
+    assert "0 added" in out and "1 back at the source (no longer deleted)" in out
     assert set(live()) == {"Deploy with make release-all", "Run the tests with pnpm"}

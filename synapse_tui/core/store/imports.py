@@ -267,6 +267,18 @@ class Imports(abc.ABC):
             (ids,),
         ).rowcount
 
+    def restore(self, fact_ids: Sequence[str]) -> int:
+        """Clear the deleted flag of `fact_ids`, whose source holds them again, with when and
+        why it was set; how many were flagged."""
+        keys = [f"deleted.{what}.{fid}" for fid in fact_ids for what in ("at", "why")]
+        self._conn.execute(
+            f"DELETE FROM meta WHERE {self._dialect.in_list('key')}", (self._dialect.list_arg(keys),)
+        )
+        return self._conn.execute(
+            f"UPDATE facts SET deleted = 0 WHERE deleted = 1 AND {self._dialect.in_list('id')}",
+            (self._dialect.list_arg(fact_ids),),
+        ).rowcount
+
     def provenance(self, fact_id: str) -> dict[str, Any]:
         """A fact's provenance as stored ({} when it has none)."""
         (stored,) = self._conn.execute("SELECT provenance FROM facts WHERE id = ?", (fact_id,)).fetchone()

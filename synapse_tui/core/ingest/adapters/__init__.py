@@ -79,6 +79,9 @@ class Snapshot:
     # of `deleted`, those the source removed on its own, not its agent (a LangGraph row past
     # its expires_at): sync_snapshot records why (meta `deleted.why.ID` = "expired")
     expired: set[str] = field(default_factory=set)
+    # ids of facts the store flags deleted that the source holds again (a bullet removed and
+    # put back before a commit): sync_snapshot clears the flag
+    restored: set[str] = field(default_factory=set)
 
 
 class Reader(Protocol):

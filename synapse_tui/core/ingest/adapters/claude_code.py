@@ -145,7 +145,7 @@ def read(
     roots, files, left_out, locate = _gather(source, project)
     heads = _heads(known, roots)
     junk: dict[str, int] = {}
-    history_facts, history_deleted, history_records, files = _history(
+    history_facts, history_deleted, history_records, files, back = _history(
         roots, files, left_out, locate, junk, known
     )
     kept = _read_changed(files, heads, {r: str(r.resolve()) for r in roots}, left_out, progress)
@@ -183,6 +183,7 @@ def read(
         sorted(left_out),
         kept=kept,
         deleted_at=stamped,
+        restored=back,
     )
 
 
@@ -316,15 +317,17 @@ def _history(
     locate: dict[Path, _Locate],
     junk: dict[str, int],
     known: list[KnownFact] | None,
-) -> tuple[list[ParsedFact], dict[str, float | None], set[str], list[_File]]:
+) -> tuple[list[ParsedFact], dict[str, float | None], set[str], list[_File], set[str]]:
     """The files committed in a git work tree, replayed commit by commit as git-notes
     replays a note (markdown_memory.replay), those gone from the work tree too (their
     blocks deleted): (their facts, the ids their history deleted, their records, the files
-    left to read as they stand: not in git, or never committed)."""
+    left to read as they stand: not in git, or never committed; the store's facts flagged
+    deleted that they hold again)."""
     rest: list[_File] = []
     facts: list[ParsedFact] = []
     deleted: dict[str, float | None] = {}
     records: set[str] = set()
+    back: set[str] = set()
     trees: dict[Path, Any] = {}
     for root in roots:
         trees[root] = gitlog.open_or_left_out(root, left_out)  # else read as it stands
@@ -352,8 +355,9 @@ def _history(
                 records.add(v.record)
                 facts.append(_replayed(f, v, whole, ids))
             deleted.update({ids[key]: at for key, at in found.deleted.items()})
+            back |= mm.held_again(found, ids, known)
             records |= {r for r, _ in found.deleted}
-    return facts, deleted, records, rest
+    return facts, deleted, records, rest, back
 
 
 def _gone_files(

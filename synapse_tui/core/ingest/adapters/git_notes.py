@@ -125,7 +125,8 @@ def read(
         deleted[gone] = None
     stamped = {k: v for k, v in deleted.items() if v is not None}
     left_out += tree.left_out + mm.told(found)
-    return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped)
+    back = mm.held_again(found, ids, known)
+    return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped, restored=back)
 
 
 def _patterns(agents: str | None) -> list[str]:

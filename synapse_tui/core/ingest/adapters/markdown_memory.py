@@ -631,6 +631,16 @@ def store_ids(system: str, found: Replay, known: Sequence[KnownFact] | None) -> 
     return out
 
 
+def held_again(found: Replay, ids: dict[tuple[str, int], str], known: Sequence[KnownFact] | None) -> set[str]:
+    """The store's facts flagged deleted that the replay ends with (a bullet removed from
+    the work tree and put back before a commit: the same record, the same version)."""
+    replaced = {(v.record, v.supersedes) for v in found.versions if v.supersedes}
+    last = {ids[(v.record, v.version)] for v in found.versions} - {
+        ids[key] for key in replaced | found.deleted.keys()
+    }
+    return {k.id for k in known or () if k.deleted and k.id in last}
+
+
 def unsaved_gone(
     known: Sequence[KnownFact] | None, ids: set[str], unsaved: Callable[[KnownFact], bool]
 ) -> set[str]:

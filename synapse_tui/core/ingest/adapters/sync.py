@@ -48,6 +48,7 @@ class SyncResult:
     newly_deleted: int  # facts flagged deleted by this run (flagged before: not counted)
     unchanged: int  # facts of the snapshot already in the store, left untouched
     reasserted: int = 0  # facts already here given the source's new corroborations
+    restored: int = 0  # facts flagged deleted before that the source holds again
     left_out: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -72,13 +73,15 @@ def sync_snapshot(
     to_flag = sorted(snapshot.deleted)
     pending = store.imports.not_deleted(to_flag)
     evidence = [e for e in snapshot.evidence if e.id in present]
-    newly_deleted = reasserted = 0
+    newly_deleted = reasserted = restored = 0
     warnings: list[str] = []
-    if new or pending or evidence:
+    back = sorted(snapshot.restored & present - snapshot.deleted)
+    if new or pending or evidence or back:
 
         def flag_deleted(_store: Store, _positions: list[int]) -> None:
-            nonlocal newly_deleted, reasserted
+            nonlocal newly_deleted, reasserted, restored
             now = (clock or Clock.from_option(None)).now()
+            restored = store.imports.restore(back) if back else 0
             expired = sorted(snapshot.expired & snapshot.deleted)
             newly_deleted = store.imports.flag_deleted(to_flag, now, snapshot.deleted_at, expired)
             if space is not None:
@@ -102,8 +105,9 @@ def sync_snapshot(
         source=snapshot.source,
         added=len(new),
         newly_deleted=newly_deleted,
-        unchanged=len(snapshot.facts) - len(new) - reasserted + len(snapshot.kept),
+        unchanged=len(snapshot.facts) - len(new) - reasserted - restored + len(snapshot.kept),
         reasserted=reasserted,
+        restored=restored,
         left_out=list(snapshot.left_out) + dropped + _not_revisited(store, snapshot, present),
         warnings=warnings,
     )

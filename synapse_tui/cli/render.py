@@ -14,7 +14,7 @@ from synapse_tui.core.base.config import Config, describe_non_defaults
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.graph.read import GraphInfo
-from synapse_tui.core.trust.calibrate import SCALE_KEPT, Calibration, Histogram
+from synapse_tui.core.trust.calibrate import ONE_AGE, Calibration, Histogram
 from synapse_tui.core.trust.score import BANDS, GUIDANCE, TIERS
 
 
@@ -280,8 +280,8 @@ def print_calibration(cal: Calibration) -> None:
     console.print(_t(f"head facts: {cal.heads}"))
     console.print(_t(f"B0:    {cal.current_b0:.2f} -> {cal.proposed_b0:.2f}"))
     console.print(_t(f"scale: {cal.current_scale:.2f} -> {cal.proposed_scale:.2f}"))
-    if cal.scale_kept:
-        console.print(_t(SCALE_KEPT))
+    if cal.one_age:
+        console.print(_t(ONE_AGE))
     console.print(_t("bands        before   after"))
     for band in BANDS:
         console.print(

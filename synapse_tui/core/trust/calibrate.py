@@ -23,10 +23,14 @@ class Histogram:
 
 # The middle half of the head facts' B narrower than this is one age (one import, one
 # commit: a Markdown memory bank read from git spans 0.00006, its facts written seconds
-# apart): s drawn from it would rank the facts by those seconds, so the current s is kept.
+# apart): the s SPEC 2.2 proposes from it ranks the facts by those seconds. It is still
+# proposed (SPEC 2.2 keeps s only for a spread of 0), with a word of warning before `w`.
 # At d = 0.5 it is ages within 2% of each other.
 MIN_SPREAD = 0.01
-SCALE_KEPT = "The head facts are one age (the middle half of B within 0.01): s is kept."
+ONE_AGE = (
+    "The head facts are one age (the middle half of B within 0.01): an s drawn from them"
+    " ranks them by the seconds between their writes (none at all: s is kept)."
+)
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,7 @@ class Calibration:
     activations: Histogram
     bands_before: dict[str, int]
     bands_after: dict[str, int]
-    scale_kept: bool = False  # the head facts are one age (`MIN_SPREAD`): s is not moved
+    one_age: bool = False  # the head facts are one age (`MIN_SPREAD`): the proposed s is warned of
 
     def proposed_config(self, config: Config) -> Config:
         return config.with_values("freshness", b0=self.proposed_b0, scale=self.proposed_scale)
@@ -60,8 +64,8 @@ def _band_counts(band: np.ndarray) -> dict[str, int]:
 
 def calibrate(memory, bins: int = 12) -> Calibration:
     """Propose B0 = median(B) and s = IQR(B) / (2 ln 3) over head facts (k = 0), so the
-    middle half of the store spans freshness 0.25..0.75; keep s when the head facts are
-    one age (the spread below `MIN_SPREAD`)."""
+    middle half of the store spans freshness 0.25..0.75; keep s when the spread is 0, and
+    warn of it when the head facts are one age (the spread below `MIN_SPREAD`)."""
     sc, cfg = memory.scores, memory.config
     heads = sc.k == 0
     B = sc.B[heads]
@@ -70,7 +74,7 @@ def calibrate(memory, bins: int = 12) -> Calibration:
         b0 = float(np.median(B))
         q1, q3 = np.percentile(B, [25, 75])
         spread = float(q3 - q1)
-        scale = spread / (2 * math.log(3)) if spread >= MIN_SPREAD else f.scale
+        scale = spread / (2 * math.log(3)) if spread > 0 else f.scale
     else:
         b0, scale, spread = f.b0, f.scale, 0.0
     proposed = cfg.with_values("freshness", b0=b0, scale=scale)
@@ -87,7 +91,7 @@ def calibrate(memory, bins: int = 12) -> Calibration:
         activations=_hist(sc.B, bins),
         bands_before=_band_counts(sc.band),
         bands_after=_band_counts(after.band),
-        scale_kept=bool(len(B)) and spread < MIN_SPREAD,
+        one_age=bool(len(B)) and spread < MIN_SPREAD,
     )
 
 

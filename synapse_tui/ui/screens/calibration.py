@@ -35,7 +35,7 @@ from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.browser import Loaded
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.calibrate import (
-    SCALE_KEPT,
+    ONE_AGE,
     Calibration,
     ConfigWrite,
     Histogram,
@@ -340,8 +340,8 @@ class CalibrationScreen(Screen):
             "Press w to write them to the config and rescore; escape leaves unchanged.\n",
             style="italic",
         )
-        if cal.scale_kept:
-            summary.append(f"{SCALE_KEPT}\n", style="bold italic")
+        if cal.one_age:
+            summary.append(f"{ONE_AGE}\n", style="bold italic")
         self.query_one("#cal-summary", Static).update(Group(summary, table))
         self.query_one("#cal-spark", Sparkline).data = [float(c) for c in cal.activations.counts]
         b_labels = [

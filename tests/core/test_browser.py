@@ -333,3 +333,20 @@ def test_an_action_on_a_fact_another_reviewer_changed_since_the_list_was_read_is
     assert installed(b, b.triage("corroborate", ["f-old-2"])).error is None  # an untouched fact: fine
     installed(b, b.reload())
     assert installed(b, b.triage("corroborate", ["f-old-1"])).error is None  # decided on what it now shows
+
+
+def test_a_bulk_notice_counts_with_thousands_separators(tmp_path):
+    """Read on a real store of 28,934 facts: "verify 28934 facts". The screen writes every
+    other count as 28,934."""
+    facts = [
+        {"id": f"f{i}", "text": f"fact number {i}", "created_at": "2026-11-01T00:00:00Z"} for i in range(1200)
+    ]
+    path = tmp_path / "many.db"
+    from tests.helpers import write_jsonl
+
+    with Store.open(path, create=True) as store:
+        import_facts(store, parse_file(write_jsonl(tmp_path / "many.jsonl", facts)), "x")
+    browser = Browser(Store.open(path), load_config(tmp_path / "none.toml"), Clock(NOW))
+    installed(browser, browser.load())
+    result = installed(browser, browser.triage("verify", [f["id"] for f in facts]))
+    assert result.notice.startswith("verify 1,200 facts: mean trust"), result.notice

@@ -41,12 +41,12 @@ def describe(
         recorded = "contradiction recorded; " if action == "contradict" else ""
         return f"{action} {ids[0]}: {recorded}" + _trust_change(index[ids[0]], before, after, lines)
     pos = np.array([index[f] for f in ids if f in index], dtype=np.int64)
-    text = f"{action} {len(ids)} facts"
+    text = f"{action} {counted(len(ids), 'fact')}"
     if len(pos):
         text += f": mean trust {before.trust[pos].mean():.2f} -> {after.trust[pos].mean():.2f}"
         moved = int((before.band[pos] != after.band[pos]).sum())
         if moved:
-            text += f", {moved} changed band"
+            text += f", {moved:,} changed band"
     return text
 
 
@@ -128,7 +128,7 @@ def describe_elsewhere(
         parts.append(f"{counted(superseded, 'fact')} superseded")
     shown = actions[:3]
     for actor, what, fact_id, n in shown:
-        parts.append(f"{what} {fact_id if n == 1 else f'{n} facts'} by {actor}")
+        parts.append(f"{what} {fact_id if n == 1 else counted(n, 'fact')} by {actor}")
     if len(actions) > len(shown):
         parts.append(f"{len(actions) - len(shown)} more actions (l: the session log)")
     return f"{head}: " + "; ".join(parts) if parts else ""

@@ -531,7 +531,7 @@ def _id_width(ids: list[str]) -> int:
         for n in (7, 8, 10, 12, 16, 24):
             if longest <= 18 or n >= longest:  # ids that fit the column show whole
                 break
-            if len({i[:n] for i in ids}) == len(ids):
+            if _edges(ids, n, tail=False) == len(ids):
                 width = n
                 break
         _ID_WIDTHS[key] = width
@@ -550,7 +550,7 @@ def _edge_width(ids: list[str], tail: bool) -> int:
             _EDGE_WIDTHS.clear()
         found = 1_000
         for n in (4, 6, 8, 10, 12, 14, 16, 20, 24):
-            if len({i[-n:] if tail else i[:n] for i in ids}) == len(ids):
+            if _edges(ids, n, tail) == len(ids):
                 found = n
                 break
         _EDGE_WIDTHS[key] = found
@@ -560,14 +560,19 @@ def _edge_width(ids: list[str], tail: bool) -> int:
 _TOLD_APART: dict[tuple[int, int, bool], int] = {}
 
 
+def _edges(ids: list[str], n: int, tail: bool) -> int:
+    """How many different first (or, with `tail`, last) `n` characters the ids have: all
+    of them (`len(ids)`) when those characters tell every id apart."""
+    return len({i[-n:] if tail else i[:n] for i in ids})
+
+
 def _told_apart(ids: list[str], n: int, tail: bool) -> int:
-    """How many different first (or, with `tail`, last) `n` characters the ids have, once
-    per id list and width."""
+    """`_edges`, once per id list and width (the column asks it for every row painted)."""
     key = (id(ids), n, tail)
     if key not in _TOLD_APART:
         if len(_TOLD_APART) > 8:
             _TOLD_APART.clear()
-        _TOLD_APART[key] = len({i[-n:] if tail else i[:n] for i in ids})
+        _TOLD_APART[key] = _edges(ids, n, tail)
     return _TOLD_APART[key]
 
 

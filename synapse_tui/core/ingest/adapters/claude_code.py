@@ -145,10 +145,12 @@ def read(
     roots, files, left_out, locate = _gather(source, project)
     heads = _heads(known, roots)
     junk: dict[str, int] = {}
+    held = mm.Held.of(known)
     history_facts, history_deleted, history_records, files, back = _history(
-        roots, files, left_out, locate, junk, known
+        roots, files, left_out, locate, junk, held
     )
-    kept = _read_changed(files, heads, {r: str(r.resolve()) for r in roots}, left_out, progress)
+    resolved = {r: str(r.resolve()) for r in roots}
+    kept = _read_changed(files, heads, resolved, left_out, progress)
     for f in files:
         for kind, n in f.skipped.items():
             junk[kind] = junk.get(kind, 0) + n
@@ -164,10 +166,9 @@ def read(
             seen.add(item.record)
             facts.append(_fact(f, item, version, supersedes, times))
     deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted} | set(history_deleted)
-    mine, time_key = {str(r.resolve()) for r in roots}, own_key(SYSTEM, "time")
-    deleted |= mm.unsaved_gone(  # a replayed file's text never committed, gone from it since
-        known,
-        {f.id for f in history_facts},
+    mine, time_key = set(resolved.values()), own_key(SYSTEM, "time")
+    deleted |= held.unsaved_gone(  # a replayed file's text never committed, gone from it since
+        {f.id for f in facts},
         lambda k: (
             k.record in history_records
             and k.provenance.get(ROOT) in mine
@@ -316,7 +317,7 @@ def _history(
     left_out: list[str],
     locate: dict[Path, _Locate],
     junk: dict[str, int],
-    known: list[KnownFact] | None,
+    held: mm.Held,
 ) -> tuple[list[ParsedFact], dict[str, float | None], set[str], list[_File], set[str]]:
     """The files committed in a git work tree, replayed commit by commit as git-notes
     replays a note (markdown_memory.replay), those gone from the work tree too (their
@@ -350,12 +351,12 @@ def _history(
             _say_loose(f, left_out)
             for kind, n in found.skipped.items():
                 junk[kind] = junk.get(kind, 0) + n
-            ids = mm.store_ids(SYSTEM, found, known)
+            ids = held.store_ids(SYSTEM, found)
             for v in found.versions:
                 records.add(v.record)
                 facts.append(_replayed(f, v, whole, ids))
             deleted.update({ids[key]: at for key, at in found.deleted.items()})
-            back |= mm.held_again(found, ids, known)
+            back |= held.again(found, ids)
             records |= {r for r, _ in found.deleted}
     return facts, deleted, records, rest, back
 

@@ -76,7 +76,7 @@ def read(
 ) -> Snapshot:
     """The folder's notes with their whole history (see the module docstring); `known`,
     the store's facts of this system, names the versions of text nobody committed
-    (`mm.store_ids`, `mm.unsaved_gone`)."""
+    (`mm.Held`)."""
     folder = Path(source).expanduser()
     require_folder(folder, EXPECTED)
     tree = gitlog.open_folder(folder)
@@ -108,24 +108,22 @@ def read(
         mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
         report(n, len(paths))
     root = str(folder.resolve())
-    known = [
-        k for k in known or () if k.provenance.get("x-source") == SYSTEM
-    ]  # `markdown` passes its own too
-    ids = mm.store_ids(SYSTEM, found, known)
+    # `markdown` passes its own facts too
+    held = mm.Held.of([k for k in known or () if k.provenance.get("x-source") == SYSTEM])
+    ids = held.store_ids(SYSTEM, found)
     facts = [_fact(folder, root, v, patterns, ids) for v in found.versions]
     if not facts and not current:
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
     deleted: dict[str, float | None] = {ids[key]: at for key, at in found.deleted.items()}
     folder_key, time_key = own_key(SYSTEM, "folder"), own_key(SYSTEM, "time")
-    for gone in mm.unsaved_gone(
-        known,
+    for gone in held.unsaved_gone(
         {f.id for f in facts},
         lambda k: k.provenance.get(folder_key) == root and k.provenance.get(time_key) == FROM_MTIME,
     ):
         deleted[gone] = None
     stamped = {k: v for k, v in deleted.items() if v is not None}
     left_out += tree.left_out + mm.told(found)
-    back = mm.held_again(found, ids, known)
+    back = held.again(found, ids)
     return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped, restored=back)
 
 

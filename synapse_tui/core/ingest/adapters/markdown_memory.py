@@ -610,45 +610,61 @@ def _new_version(
     return v
 
 
-def store_ids(system: str, found: Replay, known: Sequence[KnownFact] | None) -> dict[tuple[str, int], str]:
-    """The store id of each version a replay found, by (record, version): `system:record@n`
-    (fact_id), unless the store already holds that id with another text. A version nobody
-    committed is numbered after the last commit, so the work tree's next text of the same
-    bullet, before any commit, gets that number again: it is another fact. Such a version
-    gets its own id (`@n~` and a hash of its text), and a version the store holds with the
-    same text keeps the store's id, whatever it is (committed as it was synced: the same fact)."""
-    held = {k.id: norm(k.text) for k in known or ()}
-    same = {(k.record, k.version, norm(k.text)): k.id for k in known or ()}
-    out: dict[tuple[str, int], str] = {}
-    for v in found.versions:
-        text = norm(v.block.text)
-        fid = same.get((v.record, v.version, text))
-        if fid is None:
-            fid = fact_id(system, v.record, v.version)
-            if held.get(fid, text) != text:
-                fid += "~" + hashlib.blake2b(text.encode(), digest_size=4).hexdigest()
-        out[(v.record, v.version)] = fid
-    return out
+@dataclass(frozen=True)
+class Held:
+    """The store's facts of a source, as a replay of its notes asks after them: built once
+    per read (`of`), asked once per note replayed."""
 
+    known: Sequence[KnownFact]
+    texts: dict[str, str]  # id -> its text, white space made one space
+    ids: dict[tuple[str, int, str], str]  # (record, version, that text) -> id
+    deleted: frozenset[str]  # the ids flagged deleted
 
-def held_again(found: Replay, ids: dict[tuple[str, int], str], known: Sequence[KnownFact] | None) -> set[str]:
-    """The store's facts flagged deleted that the replay ends with (a bullet removed from
-    the work tree and put back before a commit: the same record, the same version)."""
-    replaced = {(v.record, v.supersedes) for v in found.versions if v.supersedes}
-    last = {ids[(v.record, v.version)] for v in found.versions} - {
-        ids[key] for key in replaced | found.deleted.keys()
-    }
-    return {k.id for k in known or () if k.deleted and k.id in last}
+    @classmethod
+    def of(cls, known: Sequence[KnownFact] | None) -> Held:
+        known = known or ()
+        texts = {k.id: norm(k.text) for k in known}
+        return cls(
+            known,
+            texts,
+            {(k.record, k.version, texts[k.id]): k.id for k in known},
+            frozenset(k.id for k in known if k.deleted),
+        )
 
+    def store_ids(self, system: str, found: Replay) -> dict[tuple[str, int], str]:
+        """The store id of each version a replay found, by (record, version):
+        `system:record@n` (fact_id), unless the store already holds that id with another
+        text. A version nobody committed is numbered after the last commit, so the work
+        tree's next text of the same bullet, before any commit, gets that number again: it
+        is another fact. Such a version gets its own id (`@n~` and a hash of its text), and a
+        version the store holds with the same text keeps the store's id, whatever it is
+        (committed as it was synced: the same fact)."""
+        out: dict[tuple[str, int], str] = {}
+        for v in found.versions:
+            text = norm(v.block.text)
+            fid = self.ids.get((v.record, v.version, text))
+            if fid is None:
+                fid = fact_id(system, v.record, v.version)
+                if self.texts.get(fid, text) != text:
+                    fid += "~" + hashlib.blake2b(text.encode(), digest_size=4).hexdigest()
+            out[(v.record, v.version)] = fid
+        return out
 
-def unsaved_gone(
-    known: Sequence[KnownFact] | None, ids: set[str], unsaved: Callable[[KnownFact], bool]
-) -> set[str]:
-    """The store's facts a sync read from a work tree, never committed (`unsaved`: of this
-    folder, dated by the file), that the work tree no longer holds (`ids`: the versions
-    replayed now): edited again, or the edit undone. Nothing else says they are gone: git's
-    history never had them."""
-    return {k.id for k in known or () if not k.deleted and k.id not in ids and unsaved(k)}
+    def again(self, found: Replay, ids: dict[tuple[str, int], str]) -> set[str]:
+        """The store's facts flagged deleted that the replay ends with (a bullet removed
+        from the work tree and put back before a commit: the same record, the same version)."""
+        replaced = {(v.record, v.supersedes) for v in found.versions if v.supersedes}
+        last = {ids[(v.record, v.version)] for v in found.versions} - {
+            ids[key] for key in replaced | found.deleted.keys()
+        }
+        return set(last & self.deleted)
+
+    def unsaved_gone(self, ids: set[str], unsaved: Callable[[KnownFact], bool]) -> set[str]:
+        """The store's facts a sync read from a work tree, never committed (`unsaved`: of
+        this folder, dated by the file), that the work tree no longer holds (`ids`: the
+        versions replayed now): edited again, or the edit undone. Nothing else says they are
+        gone: git's history never had them."""
+        return {k.id for k in self.known if k.id not in self.deleted and k.id not in ids and unsaved(k)}
 
 
 def record(rel: str, text: str, used: set[str], *, whole: bool = False) -> str:

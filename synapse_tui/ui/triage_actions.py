@@ -348,17 +348,20 @@ class TriageApp(App[None]):
             self._slow_lines().remove(slow)
         if slow.timer is not None:
             slow.timer.stop()
-        if slow.shown:  # the list repaints, then it is done
-            self.main.bulk_progress(3, 3, "repainting the list")
-            self.call_after_refresh(self.main.bulk_done)
+        if slow.shown:
+            self._bulk_line_done()
+
+    def _bulk_line_done(self) -> None:
+        """The bulk line's last step: the list repaints, then the line goes."""
+        self.main.bulk_progress(3, 3, "repainting the list")
+        self.call_after_refresh(self.main.bulk_done)
 
     def on_triage_landed(self, message: TriageLanded) -> None:
         result = message.result
         if result.move in ("undo", "redo") and self._slow_lines():
             self._slow_done(self._slow_lines()[0])
-        if result.from_marks and len(result.fact_ids) > CONFIRM_OVER:  # the list repaints, then it is done
-            self.main.bulk_progress(3, 3, "repainting the list")
-            self.call_after_refresh(self.main.bulk_done)
+        if result.from_marks and len(result.fact_ids) > CONFIRM_OVER:
+            self._bulk_line_done()
         self.browser.install(result)  # releases the facts claimed at the key
         cursors = self._bulk_cursor()
         started = cursors.pop(result.fact_ids, None) if result.from_marks else None

@@ -154,7 +154,7 @@ def read(
     for f in files:
         for kind, n in f.skipped.items():
             junk[kind] = junk.get(kind, 0) + n
-    left_out += mm.told(mm.Replay(skipped=junk))  # HTML comments, table rows... read this time
+    left_out += mm.skipped_lines(junk)  # HTML comments, table rows... read this time
     times = _Times(roots, files, left_out)
     blocks: dict[str, list[KnownFact]] = {}
     for r, k in heads.items():

@@ -1,0 +1,181 @@
+"""The browser's suggestion queues on a real store of about 55,000 facts (R: "Replaced?",
+B: "Gone from the repository?"), as a person opens them.
+
+    python benchmarks/bench_queues.py [--db PATH] [--mirror DIR] [--corpus DIR] [--write-results]
+
+The store (built once into a temporary folder unless --db names one): `import --from
+markdown` of a local clone of a real repository's snapshot (ADTrauts/Vssyl: its Markdown
+with git history, so the referents have a repository to be checked against), then the
+flattened real memory of YanBerdin/rougecardinalcompany from the corpus
+(benchmarks/build_real_corpus.py). Cold: no `DB.synapse.suggest` file and an empty
+referent cache (SYNAPSE_DATA_DIR is a fresh folder), as on a store just imported.
+
+Measured through the real browser (Textual's pilot, real SQLite, real git):
+
+- R: how long until the screen is shown (its title and a line saying what it is doing),
+  until the queue is listed, the first open and a second one; and after `d` (one
+  dismissal) how long until the queue is listed again;
+- B: how long until it is listed, and how many times the referent finder ran
+  (`cached_check`, counted by a wrapper that calls the real one) for one open;
+- the baseline in the same run: one read of every fact as the finders read them
+  (`suggest_state.items`). Figures are printed in seconds and as multiples of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+REPO = "ADTrauts+Vssyl"
+FLAT = "YanBerdin__rougecardinalcompany"
+
+
+def build(folder: Path, mirror: Path, corpus: Path) -> Path:
+    """The store: a clone's Markdown (with history), then a flattened corpus repository."""
+    from synapse_tui.core.ingest.interchange import import_facts, parse_file
+    from synapse_tui.core.store.db import Store
+
+    clone = folder / "vssyl"
+    subprocess.run(
+        ["git", "-c", "core.hooksPath=/dev/null", "clone", "-q", str(mirror / REPO / "repo"), str(clone)],
+        check=True,
+        capture_output=True,
+    )
+    db = folder / "s.db"
+    (folder / "memory.synapse.toml").write_text("")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    subprocess.run(
+        [sys.executable, "-m", "synapse_tui", "import", "--db", str(db), "--from", "markdown", str(clone)],
+        check=True,
+        capture_output=True,
+        env=env,
+    )
+    with Store.open(db) as store:
+        src = corpus / FLAT / "flat.jsonl"
+        import_facts(store, parse_file(src), str(src))
+    return db
+
+
+def copy(db: Path, folder: Path) -> Path:
+    """A copy of the store and its side files (the run dismisses a suggestion)."""
+    for f in db.parent.glob(db.name + "*"):
+        if f.is_file():
+            shutil.copy2(f, folder / f.name)
+    (folder / "memory.synapse.toml").write_text("")
+    return folder / db.name
+
+
+def cold(db: Path) -> None:
+    """No kept suggestions, no checked referents: a store just imported."""
+    db.with_name(db.name + ".synapse.suggest").unlink(missing_ok=True)
+    data = Path(os.environ["SYNAPSE_DATA_DIR"]) / "referents"
+    for f in data.glob("*.json") if data.is_dir() else ():
+        f.unlink()
+
+
+async def until(pilot, seen, timeout: float = 120.0) -> float:
+    t0 = time.perf_counter()
+    while not seen():
+        if time.perf_counter() - t0 > timeout:
+            raise TimeoutError("the queue did not show what was awaited")
+        await pilot.pause(0.01)
+    return time.perf_counter() - t0
+
+
+async def drive(db: Path) -> dict[str, float]:
+    from synapse_tui.core.review import referent
+    from synapse_tui.ui.screens.referent import ReferentScreen
+    from synapse_tui.ui.screens.replaced import ReplacedScreen
+    from tests.ui.helpers import make_app, screen_text, settle
+
+    runs = {"n": 0}
+    real = referent.cached_check
+
+    def counted(*a, **k):
+        runs["n"] += 1
+        return real(*a, **k)
+
+    referent.cached_check = counted
+    out: dict[str, float] = {}
+    app = make_app(db)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+
+        def listed() -> bool:
+            s = app.screen
+            return isinstance(s, ReplacedScreen) and s.loaded and bool(s.found)
+
+        def shown(kind: type) -> bool:
+            return isinstance(app.screen, kind) and "…" in screen_text(app)
+
+        for name in ("R first", "R again"):
+            t0 = time.perf_counter()
+            await pilot.press("R")
+            out[f"{name}: shown"] = await until(pilot, lambda: shown(ReplacedScreen) or listed())
+            out[f"{name}: listed"] = time.perf_counter() - t0 + await until(pilot, listed)
+            if name == "R first":
+                out["R rows"] = len(app.screen.found)
+            await settle(pilot)
+            if name == "R again":
+                app.screen.loaded = False  # the next listing is the one after the dismissal
+                t0 = time.perf_counter()
+                await pilot.press("d")
+                out["R after d: listed"] = await until(pilot, listed)
+                await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+        runs["n"] = 0
+        t0 = time.perf_counter()
+        await pilot.press("B")
+        await until(pilot, lambda: isinstance(app.screen, ReferentScreen) and app.screen.loaded)
+        out["B: listed"] = time.perf_counter() - t0
+        await settle(pilot)
+        out["B finder runs"] = runs["n"]
+        out["B rows"] = len(app.screen.found)
+    referent.cached_check = real
+    return out
+
+
+def baseline(db: Path) -> float:
+    from synapse_tui.core.review.suggest_state import items
+    from synapse_tui.core.store.db import Store
+
+    with Store.open(db, readonly=True) as store:
+        t0 = time.perf_counter()
+        n = len(items(store))
+        took = time.perf_counter() - t0
+    print(f"store {db}: {n:,} facts; baseline (every fact read as the finders read them) {took:.2f} s")
+    return took
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--db", type=Path)
+    ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
+    ap.add_argument("--corpus", type=Path, default=Path(os.environ.get("SYNAPSE_CORPUS", "/work/corpus")))
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["SYNAPSE_DATA_DIR"] = str(Path(tmp) / "data")
+        db = copy(args.db, Path(tmp)) if args.db else build(Path(tmp), args.mirror, args.corpus)
+        cold(db)
+        base = baseline(db)
+        got = asyncio.run(drive(db))
+        for k, v in got.items():
+            if k.endswith(("runs", "rows")):
+                print(f"  {k:24} {int(v):>8,}")
+            else:
+                print(f"  {k:24} {v:8.2f} s  {v / base:6.1f}x baseline")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""The suggestion queues as a walkthrough on a real store found them (issues 39, 40): B
+runs the referent finder once per open, R is shown at once and says what it is doing
+while it finds, and R lists what the help promises in the order it promises (the replaced
+facts best first, then the facts naming a path that is gone)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from synapse_tui.core.review import referent
+from synapse_tui.ui.screens.referent import ReferentScreen
+from tests.cli_run import run
+from tests.core.claude_code_files import git
+from tests.core.referent_repo import NOTES, build, write
+from tests.ui.helpers import SIZE, make_app, screen_text, settle
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+# a later commit adds a new wording of a rule beside the old one (nobody linked them):
+# the Replaced? queue's kind, beside the Gone? queue's (`src/auth/login.py`, moved since)
+LATER = {
+    "notes/mem.md": NOTES["notes/mem.md"]
+    + "- Deploys run on Fridays after the standup\n"
+    + "- The staging database is refreshed every night at two\n"
+}
+LATEST = {
+    "notes/mem.md": LATER["notes/mem.md"]
+    + "- Deploys run on Tuesdays after the standup since March\n"
+    + "- The staging database is refreshed every night at three\n"
+}
+
+
+def _store(tmp_path):
+    repo = build(tmp_path / "repo", NOTES)
+    write(repo, LATER)
+    git(repo, "commit", "-qam", "rules", when="2026-04-10T12:00:00Z")
+    write(repo, LATEST)
+    git(repo, "commit", "-qam", "rules again", when="2026-04-20T12:00:00Z")
+    db = tmp_path / "memory.db"
+    (tmp_path / "memory.synapse.toml").write_text("")
+    run("import", "--from", "git-notes", repo / "notes", "--db", db)
+    return db
+
+
+async def test_the_gone_queue_runs_the_referent_finder_once_per_open(tmp_path, monkeypatch):
+    """B lists the broken referents and its pane names the commit that removed each: one
+    run of the real finder gives both (it ran twice: 3.5 s a open on 55,000 facts)."""
+    db = _store(tmp_path)
+    runs = []
+    real = referent.cached_check
+
+    def counted(*args, **kwargs):  # the real finder, counted
+        runs.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(referent, "cached_check", counted)
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        runs.clear()
+        await pilot.press("B")
+        await settle(pilot)
+        await settle(pilot)
+        assert isinstance(app.screen, ReferentScreen)
+        seen = screen_text(app)
+        assert "src/auth/login.py" in seen and "REMOVED BY" in seen and "NEW PATH  src/login.py" in seen
+        assert len(runs) == 1, f"the referent finder ran {len(runs)} times for one open"

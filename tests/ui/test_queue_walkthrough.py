@@ -11,6 +11,7 @@ import pytest
 
 from synapse_tui.core.review import referent
 from synapse_tui.ui.screens.referent import ReferentScreen
+from synapse_tui.ui.screens.replaced import ReplacedScreen
 from tests.cli_run import run
 from tests.core.claude_code_files import git
 from tests.core.referent_repo import NOTES, build, write
@@ -67,3 +68,35 @@ async def test_the_gone_queue_runs_the_referent_finder_once_per_open(tmp_path, m
         seen = screen_text(app)
         assert "src/auth/login.py" in seen and "REMOVED BY" in seen and "NEW PATH  src/login.py" in seen
         assert len(runs) == 1, f"the referent finder ran {len(runs)} times for one open"
+
+
+async def test_the_replaced_queue_lists_replaced_facts_first_as_help_says(tmp_path):
+    """R lists what a newer fact probably replaces best first, then the gone paths (each
+    scored 1.00: best first alone listed them on top), and help says so, there and in the
+    list's help."""
+    db = _store(tmp_path)
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        told = ""
+        for _ in range(12):  # the list's help is long: scroll it as a person would
+            told += " ".join(screen_text(app).split())
+            await pilot.press("pagedown")
+            await settle(pilot)
+        assert "R Replaced? queue: facts a newer fact probably replaces, best first, then" in told, told
+        await pilot.press("escape", "R")
+        await settle(pilot)
+        await settle(pilot)
+        assert isinstance(app.screen, ReplacedScreen)
+        rows = [line for line in screen_text(app).splitlines() if " → " in line or " gone: " in line]
+        kinds = ["gone" if " gone: " in line else "replaced" for line in rows]
+        assert kinds[:1] == ["replaced"] and "gone" in kinds, rows
+        assert kinds == sorted(kinds, key=lambda k: k == "gone"), rows  # one group, then the other
+        scores = [float(next(w for w in line.split() if w[:1].isdigit())) for line in rows if " → " in line]
+        assert scores == sorted(scores, reverse=True), rows
+        await pilot.press("question_mark")
+        await settle(pilot)
+        told = " ".join(screen_text(app).split())
+        assert "Replaced? queue: replaced facts best first, then facts naming a gone path" in told, told

@@ -1,4 +1,5 @@
-"""The "Replaced?" queue (R): facts a newer fact probably replaces, best first (SPEC 13).
+"""The "Replaced?" queue (R): facts a newer fact probably replaces, best first, then the
+facts naming a path the repository no longer has (B's, every one scored 1.00) (SPEC 13).
 
 The pane shows both texts with the words that differ marked, and why. `y` accepts (the
 existing supersede: audited, ctrl+z undoes it), `d` dismisses (audited, undoable, never
@@ -60,6 +61,14 @@ def marked_texts(old: str, new: str) -> tuple[Text, Text]:
     return a, b
 
 
+def queue_order(found: list[Suggestion]) -> tuple[Suggestion, ...]:
+    """The order the queue lists and help promises: the facts a newer fact probably
+    replaces first, best first; then each other kind (issue 40's gone paths, all scored
+    1.00, which best-first alone put on top), in the order `standing` ranks them."""
+    kinds = list(KINDS)
+    return tuple(sorted(found, key=lambda s: (s.kind != REPLACED, kinds.index(s.kind))))
+
+
 def after_shared(fact_id: str, other: str) -> str:
     """`other` without the start it shares with `fact_id` up to a separator, as `…rest`:
     `git-notes:memory-bank/techContext.md#7e492b75c3b1` after its note's other fact reads
@@ -72,7 +81,7 @@ def after_shared(fact_id: str, other: str) -> str:
 
 class ReplacedScreen(FactScreen):
     TITLE = "Replaced?"  # the header's: a subclass names its own queue
-    HELP_TITLE = "Replaced? queue"
+    HELP_TITLE = "Replaced? queue: replaced facts best first, then facts naming a gone path"
     HELP_ENTER = "Open the older fact full screen (escape comes back here)"
     DEFAULT_CSS = """
     ReplacedScreen #replaced-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
@@ -138,7 +147,7 @@ class ReplacedScreen(FactScreen):
     def load(self) -> None:
         app = self.app
         with app.db_lock:
-            found = tuple(standing(app.store).found)  # every kind with a finder: one queue
+            found = queue_order(standing(app.store).found)  # every kind with a finder: one queue
             ids = sorted({f for s in found for f in (s.fact, s.other)})
             memory = app.memory
             index = memory.index if memory is not None else {}

@@ -103,6 +103,8 @@ def candidates(text: str) -> list[str]:
     raw += _SPLIT.split(text)
     out: dict[str, None] = {}
     for token in raw:
+        if "/" not in token and "." not in token:  # names no path (`normalize` only strips)
+            continue
         path = normalize(token)
         if path is not None:
             out.setdefault(path)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,39 +166,109 @@ class _Kept:
     finder: ReplacedFinder
     ids: list[str]
     supersedes: np.ndarray
-    key: tuple[int, int]
+    key: list[Any]
     answer: Standing
     gone: dict[int, float] = field(default_factory=dict)  # position -> when it left its source
 
 
-def of_memory(memory: Memory) -> Standing:
-    """The memory's standing suggestions, kept on the memory: the flags, the filter, the
-    queue and MCP read the same answer. Found once per load; after that, new facts are
-    added to the finder and facts whose supersession changed are updated (work
-    proportional to their neighbours), and only the matching and the dismissals are read
-    again when the store changed."""
-    key = (id(memory.ids), memory.version)
-    kept: _Kept | None = getattr(memory, "_suggestions", None)
+# id(store) -> (the store, its kept finder): a process's memories of one store share it, so
+# a memory read again (a reload after triage, another writer) catches the finder up rather
+# than building it again; a few stores at a time
+_KEPT: dict[int, tuple[Store, _Kept]] = {}
+_KEPT_MAX = 2
+
+Told = Callable[[str], None]  # what a long read is doing, in words (the browser shows it)
+TOLD_EVERY = 0.5  # seconds between two of a build's progress lines
+
+
+def of_memory(memory: Memory, progress: Told | None = None) -> Standing:
+    """The memory's standing suggestions: the flags, the filter, the queue and MCP read the
+    same answer. Answered, in turn, from the finder kept for the store when the store has
+    not changed since; from the file beside the store (`standing`'s) when no finder is kept
+    yet; by catching the kept finder up (new facts added, facts whose supersession or
+    deletion changed updated: work proportional to their neighbours; dismissals read
+    again); or by building it (`progress` hears how far). A memory of part of the store (as
+    of a time, or behind another writer) is answered as `standing` answers the store."""
+    store = memory.store
+    told = progress or (lambda what: None)
+    with store.snapshot():
+        key = _state(store)
+    if len(memory.ids) != key[1]:  # not the store whole as it is now
+        return standing(store)
+    held = _KEPT.get(id(store))
+    kept = held[1] if held is not None and held[0] is store else None
     if kept is not None and kept.key == key:
         return kept.answer
-    store = memory.store
     if kept is None or not _extends(kept, memory):
-        with store.snapshot():
-            facts = items(store)
-            dismissed = dismissals(store)
-            gone = dict(store.review.deleted_at())
-        finder = ReplacedFinder.build(facts)
-        kept = _Kept(finder, list(memory.ids), memory.arrays.supersedes.copy(), key, Standing(), gone)
+        cached = _read_cache(store, [*key, _repository(store)])
+        if cached is not None:  # found before in this state: no finder needed until it moves
+            return Standing(cached)
+        kept = _built(memory, told)
+        if kept.key[1] != len(memory.ids):  # another writer added facts meanwhile: not kept
+            return kept.answer
     else:
+        told("catching up with what changed")
         with store.snapshot():
+            kept.key = _state(store)
             _catch_up(kept, memory)
             dismissed = dismissals(store)
-    pairs = dismissed.pairs(REPLACED)
-    kept.key = key
-    found = [s for s in kept.finder.suggestions(pairs) if s not in dismissed]
-    kept.answer = Standing(ranked([*found, *_referents(memory, dismissed)]))
-    memory._suggestions = kept  # type: ignore[attr-defined]
+        found = [s for s in kept.finder.suggestions(dismissed.pairs(REPLACED)) if s not in dismissed]
+        kept.answer = Standing(ranked([*found, *_referents(memory, dismissed)]))
+    _KEPT.pop(id(store), None)
+    _KEPT[id(store)] = (store, kept)
+    while len(_KEPT) > _KEPT_MAX:
+        _KEPT.pop(next(iter(_KEPT)))
     return kept.answer
+
+
+def _state(store: Store) -> list[Any]:
+    """What a kept finder's answer is of: the finders' format, the last fact and audit
+    entry, the deletions (two index look-ups: asked at every question). A repository that
+    moved is seen at the store's next change, as before; the file beside the store, read by
+    other processes, names its commit too (`_repository`)."""
+    return [CACHE_FORMAT, *store.marks(), store.deleted_count()]
+
+
+def _repository(store: Store) -> list[str] | None:
+    from synapse_tui.core.review.referent import repository_state
+
+    return repository_state(store)
+
+
+def _built(memory: Memory, told: Told) -> _Kept:
+    """The finder built over every fact, its answer found in the one state of the store
+    its facts were read in (so the file beside the store may keep it: `standing`'s)."""
+    from synapse_tui.core.review.referent import find as referents_in
+
+    store = memory.store
+    with store.snapshot():
+        key = _state(store)
+        file_key = [*key, _repository(store)]
+        told(f"reading {key[1]:,} facts")
+        facts = items(store)
+        dismissed = dismissals(store)
+        gone = dict(store.review.deleted_at())
+
+    last = [time.monotonic()]
+
+    def building(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= TOLD_EVERY:  # a few lines a second: the screen's work is the GIL's too
+            last[0] = now
+            told(f"comparing each fact with its neighbours: {100 * done // max(total, 1)}%")
+
+    finder = ReplacedFinder.build(facts, progress=building)
+    found = [s for s in finder.suggestions(dismissed.pairs(REPLACED)) if s not in dismissed]
+    told("checking the paths facts name against the repository")
+    read = True
+    try:
+        found += [s for s in referents_in(store, facts, dismissed, Options()) if s not in dismissed]
+    except SynapseError:  # a repository git cannot read: none of its kind (as `of_memory` says)
+        read = False  # and no file: `standing` would have said why
+    answer = ranked(found)
+    if read and len(facts) >= CACHE_MIN_FACTS:
+        _write_cache(store, file_key, answer)
+    return _Kept(finder, list(memory.ids), memory.arrays.supersedes.copy(), key, Standing(answer), gone)
 
 
 def _referents(memory: Memory, dismissed: Dismissed) -> list[Suggestion]:

@@ -123,14 +123,12 @@ class ReferentScreen(ReplacedScreen):
         )
         pane.update(body)
 
-    def _paint(self, keep: tuple[str, str, str] | None = None) -> None:
-        super()._paint(keep)
-        if not self.found:
-            from textual.widgets import Static
+    def _pane_empty(self) -> None:
+        from textual.widgets import Static
 
-            self.query_one("#replaced-pane", Static).update(
-                Text(self._empty("nothing gone", "checking the repository…"), style="italic")
-            )
+        self.query_one("#replaced-pane", Static).update(
+            Text(self._empty("nothing gone", "checking the repository…"), style="italic")
+        )
 
     def action_accept(self) -> None:
         s = self.current()

@@ -27,7 +27,7 @@ from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.review.referent import accept
 from synapse_tui.core.review.suggest import KINDS, REFERENT, REPLACED, Suggestion
 from synapse_tui.core.review.suggest_text import changed_spans
-from synapse_tui.core.review.suggestions import dismissed_entry, standing
+from synapse_tui.core.review.suggestions import dismissed_entry, of_memory
 from synapse_tui.core.review.triage import Triage, TriageError
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact
@@ -41,6 +41,13 @@ CONFIRM_OVER = 1  # a bulk accept or dismiss of more than this asks first
 class QueueReady(Message):
     found: tuple[Suggestion, ...]
     texts: dict[str, str]
+
+
+@dataclass
+class Finding(Message):
+    """What the finder is doing, in words, while the queue waits for it."""
+
+    doing: str
 
 
 @dataclass
@@ -86,6 +93,7 @@ class ReplacedScreen(FactScreen):
     DEFAULT_CSS = """
     ReplacedScreen #replaced-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     ReplacedScreen #replaced-pane { height: auto; max-height: 50%; padding: 0 1; border-top: solid $primary; }
+    ReplacedScreen #replaced-doing { height: 1; padding: 0 1; color: $text-muted; display: none; }
     """
     BINDINGS = [
         Binding("escape,R", "close", "close", id="replaced.close", tooltip="Close the Replaced? queue"),
@@ -128,11 +136,13 @@ class ReplacedScreen(FactScreen):
         self.texts: dict[str, str] = {}
         self.marked: set[tuple[str, str, str]] = set()
         self.loaded = False
+        self.doing = ""  # what the finder is doing while the queue waits for it
         self.failure: str | None = None  # why the queue could not be read (the store failed)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         yield OptionList(id="replaced-list")
+        yield Static(id="replaced-doing")
         yield Static(id="replaced-pane")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -146,8 +156,13 @@ class ReplacedScreen(FactScreen):
     @store_work("Could not read the suggestions", group="replaced", exclusive=True, failed="_not_found")
     def load(self) -> None:
         app = self.app
+        live = app.browser.live  # what is suggested now, whatever instant the list shows
+        if live is None:
+            return
         with app.db_lock:
-            found = queue_order(standing(app.store).found)  # every kind with a finder: one queue
+            # every kind with a finder, one queue; the finder kept for the store answers
+            # again after triage by catching up, not by finding everything again
+            found = queue_order(of_memory(live, self._finding).found)
             ids = sorted({f for s in found for f in (s.fact, s.other)})
             memory = app.memory
             index = memory.index if memory is not None else {}
@@ -155,13 +170,28 @@ class ReplacedScreen(FactScreen):
             texts = dict(zip(known, app.texts([index[i] for i in known]), strict=True))
         self.post_message(QueueReady(found, texts))
 
+    def _finding(self, doing: str) -> None:
+        """Told from the worker: a message, never a wait for the screen (it holds the lock)."""
+        self.post_message(Finding(doing))
+
+    def on_finding(self, message: Finding) -> None:
+        self.doing = message.doing
+        line = self.query_one("#replaced-doing", Static)
+        line.update(Text(clean(f"{self.doing}…"), style="italic"))
+        line.display = bool(self.found)  # an empty queue says it in its pane
+        if not self.found:
+            self._pane_empty()
+
     def _not_found(self, why: str) -> None:
         """The store failed under the finder: what is listed stays, and an empty queue
         says it was not read (not that nothing is suggested)."""
-        self.failure = why
+        self.failure, self.doing = why, ""
+        self.query_one("#replaced-doing", Static).display = False
         self._paint(keep.key if (keep := self.current()) else None)
 
     def on_queue_ready(self, message: QueueReady) -> None:
+        self.doing = ""
+        self.query_one("#replaced-doing", Static).display = False
         keep = self.current()
         self.found, self.texts, self.loaded, self.failure = message.found, message.texts, True, None
         self.marked &= {s.key for s in self.found}
@@ -196,20 +226,27 @@ class ReplacedScreen(FactScreen):
         options.clear_options()
         options.add_options([Option(self._label(s), id="\x1f".join(s.key)) for s in self.found])
         if not self.found:
-            self.query_one("#replaced-pane", Static).update(
-                Text(self._empty("nothing suggested", "finding what was replaced…"), style="italic")
-            )
+            self._pane_empty()
             return
         keys = [s.key for s in self.found]
         at = keys.index(keep) if keep in keys else min(at or 0, len(keys) - 1)
         options.highlighted = at
         self._pane()
 
+    def _pane_empty(self) -> None:
+        """What the pane of an empty queue says: nothing found, still finding (and what is
+        being done), or why it was not read."""
+        self.query_one("#replaced-pane", Static).update(
+            Text(self._empty("nothing suggested", "finding what was replaced…"), style="italic")
+        )
+
     def _empty(self, none: str, finding: str) -> str:
         """What an empty queue says: nothing found, still finding, or why it was not read."""
         if self.failure:
             return clean(f"not read: {self.failure}")
-        return none if self.loaded else finding
+        if self.loaded:
+            return none
+        return clean(f"{finding} {self.doing}") if self.doing else finding
 
     @on(OptionList.OptionHighlighted)
     def _highlighted(self, _: OptionList.OptionHighlighted) -> None:

@@ -23,6 +23,7 @@ the newer's, and nothing is written under the older's subject afterwards (`_move
 from __future__ import annotations
 
 import bisect
+import functools
 import gc
 import heapq
 import re
@@ -138,6 +139,7 @@ WEIGHTS = Weights()
 _PERCENT = re.compile(r"[~≈]?\d+(?:[.,]\d+)?\s*%")
 
 
+@functools.lru_cache(maxsize=4096)  # a note's headings repeat over all its facts
 def subject(entity: str) -> str:
     """An entity as a subject: its words, without the status a progress log keeps in its
     headings ("🟡 Infrastructure (40%)" and "🟢 Infrastructure (60%)" are one subject). A
@@ -420,7 +422,7 @@ class ReplacedFinder:
     def _apart(self, old: int, new: int) -> bool:
         """Both facts name subjects (a section, a system) and share none."""
         a, b = self.subjects[old], self.subjects[new]
-        return bool(a) and bool(b) and not set(a) & set(b)
+        return bool(a) and bool(b) and not any(x in b for x in a)
 
     def _move_key(self, old: int, new: int) -> tuple[Any, ...] | None:
         """Where a move of the older's subject to the newer's would show: both of one note,

@@ -267,3 +267,18 @@ def test_a_server_that_takes_no_writes_and_a_statement_timeout_are_one_line(pair
         in got.stderr
     )
     assert exports(url) == before
+
+
+def test_a_login_refused_a_table_is_one_line_naming_the_store(pair):
+    _, url = pair
+    admin(url, "DROP ROLE IF EXISTS state_peek")
+    admin(url, "CREATE ROLE state_peek LOGIN")
+    admin(url, "GRANT USAGE ON SCHEMA public TO state_peek")
+    admin(url, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO state_peek")
+    admin(url, "REVOKE SELECT ON facts FROM state_peek")
+    peek = url.replace("postgres:@", "state_peek@")
+    got = run("score", peek, ok=False)
+    assert got.exit_code == 2
+    assert got.stderr == (
+        f"error: {locate(peek).shown}: the server refused this login: permission denied for table facts\n"
+    )

@@ -170,6 +170,8 @@ def refusal(where: Location, exc: BaseException, raw: Any = None, *, writing: bo
             f"{where.shown}: the store could not be read or written ({said}: a {_MISSING[code]}"
             f" renamed or dropped by hand?){nothing}"
         )
+    if code == "42501":  # a privilege this login lacks, or a guard of the agent's role (docs/postgres.md)
+        return f"{where.shown}: the server refused this login: {said}{nothing}"
     if code == "25006":
         return f"{where.shown}: the server takes no writes here ({said}: a standby, or a read-only default){nothing}"
     if code == "55P03":

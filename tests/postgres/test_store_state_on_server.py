@@ -282,3 +282,21 @@ def test_a_login_refused_a_table_is_one_line_naming_the_store(pair):
     assert got.stderr == (
         f"error: {locate(peek).shown}: the server refused this login: permission denied for table facts\n"
     )
+
+
+def test_a_server_s_error_outside_a_store_s_connection_is_not_called_a_bug(pair):
+    """What a command reports of a driver error no store connection named: the file's words
+    for a missing table, exit 2; a statement of ours the server cannot parse stays our bug."""
+    from synapse_tui.cli.common import describe_error
+
+    _, url = pair
+    with psycopg.connect(url, autocommit=True) as conn:
+        with pytest.raises(psycopg.Error) as missing:
+            conn.execute("SELECT * FROM facts_renamed")
+        with pytest.raises(psycopg.Error) as ours:
+            conn.execute("SELEC 1")
+    assert describe_error(missing.value) == (
+        'the database could not be read or written (relation "facts_renamed" does not exist)',
+        2,
+    )
+    assert describe_error(ours.value)[1] == 1

@@ -105,35 +105,49 @@ async def test_the_replaced_queue_lists_replaced_facts_first_as_help_says(tmp_pa
 
 
 async def test_the_replaced_queue_is_shown_at_once_and_says_what_the_finder_does(tmp_path, monkeypatch):
-    """R's screen is up while the finder works, and its pane says how far it is: the
-    worker is held at its first word of progress until the test has read the screen."""
+    """R's screen is up while the finder works, and says how far it is; the replaced facts
+    are listed while the repository is still being read for the gone paths. The worker is
+    held at two of its words of progress until the test has read the screen."""
     db = _store(tmp_path)
-    held, seen = threading.Event(), threading.Event()
+    steps = {
+        "reading": (threading.Event(), threading.Event()),
+        "checking": (threading.Event(), threading.Event()),
+    }
     real = ReplacedScreen._finding
 
     def told(self, doing):  # the real one, then held until the screen was read
         real(self, doing)
-        if not seen.is_set():
-            held.set()
-            seen.wait(10)
+        for word, (held, seen) in steps.items():
+            if doing.startswith(word) and not seen.is_set():
+                held.set()
+                seen.wait(10)
+
+    async def at(pilot, word: str) -> str:
+        held, seen = steps[word]
+        assert await asyncio.to_thread(held.wait, 10)
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if word in screen_text(app):
+                break
+        shown = screen_text(app)
+        seen.set()
+        return shown
 
     monkeypatch.setattr(ReplacedScreen, "_finding", told)
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("R")
-        assert await asyncio.to_thread(held.wait, 10)
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if "reading" in screen_text(app):
-                break
-        shown = screen_text(app)
-        seen.set()
+        shown = await at(pilot, "reading")
         assert isinstance(app.screen, ReplacedScreen)
         assert "finding what was replaced… reading 6 facts" in shown, shown
+        shown = await at(pilot, "checking")
+        assert " → " in shown and "gone: " not in shown, shown  # listed before the repository is read
+        assert "checking the paths facts name against the repository…" in shown, shown
         await settle(pilot)
         await settle(pilot)
-        assert " → " in screen_text(app) and "reading" not in screen_text(app)
+        shown = screen_text(app)
+        assert " → " in shown and "gone: src/auth/login.py" in shown and "checking" not in shown, shown
 
 
 async def test_triage_in_the_replaced_queue_catches_the_finder_up_not_builds_it_again(tmp_path, monkeypatch):

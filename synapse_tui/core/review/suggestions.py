@@ -181,14 +181,18 @@ Told = Callable[[str], None]  # what a long read is doing, in words (the browser
 TOLD_EVERY = 0.5  # seconds between two of a build's progress lines
 
 
-def of_memory(memory: Memory, progress: Told | None = None) -> Standing:
+def of_memory(
+    memory: Memory, progress: Told | None = None, early: Callable[[Standing], None] | None = None
+) -> Standing:
     """The memory's standing suggestions: the flags, the filter, the queue and MCP read the
     same answer. Answered, in turn, from the finder kept for the store when the store has
     not changed since; from the file beside the store (`standing`'s) when no finder is kept
     yet; by catching the kept finder up (new facts added, facts whose supersession or
     deletion changed updated: work proportional to their neighbours; dismissals read
-    again); or by building it (`progress` hears how far). A memory of part of the store (as
-    of a time, or behind another writer) is answered as `standing` answers the store."""
+    again); or by building it (`progress` hears how far, and `early` is given the `replaced`
+    suggestions before the repository is read for the `referent` ones). A memory of part of
+    the store (as of a time, or behind another writer) is answered as `standing` answers the
+    store."""
     store = memory.store
     told = progress or (lambda what: None)
     with store.snapshot():
@@ -203,7 +207,7 @@ def of_memory(memory: Memory, progress: Told | None = None) -> Standing:
         cached = _read_cache(store, [*key, _repository(store)])
         if cached is not None:  # found before in this state: no finder needed until it moves
             return Standing(cached)
-        kept = _built(memory, told)
+        kept = _built(memory, told, early)
         if kept.key[1] != len(memory.ids):  # another writer added facts meanwhile: not kept
             return kept.answer
     else:
@@ -235,7 +239,7 @@ def _repository(store: Store) -> list[str] | None:
     return repository_state(store)
 
 
-def _built(memory: Memory, told: Told) -> _Kept:
+def _built(memory: Memory, told: Told, early: Callable[[Standing], None] | None) -> _Kept:
     """The finder built over every fact, its answer found in the one state of the store
     its facts were read in (so the file beside the store may keep it: `standing`'s)."""
     from synapse_tui.core.review.referent import find as referents_in
@@ -259,6 +263,8 @@ def _built(memory: Memory, told: Told) -> _Kept:
 
     finder = ReplacedFinder.build(facts, progress=building)
     found = [s for s in finder.suggestions(dismissed.pairs(REPLACED)) if s not in dismissed]
+    if early is not None:
+        early(Standing(ranked(found)))
     told("checking the paths facts name against the repository")
     read = True
     try:

@@ -27,7 +27,7 @@ from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.review.referent import accept
 from synapse_tui.core.review.suggest import KINDS, REFERENT, REPLACED, Suggestion
 from synapse_tui.core.review.suggest_text import changed_spans
-from synapse_tui.core.review.suggestions import dismissed_entry, of_memory
+from synapse_tui.core.review.suggestions import Standing, dismissed_entry, of_memory
 from synapse_tui.core.review.triage import Triage, TriageError
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact
@@ -41,6 +41,7 @@ CONFIRM_OVER = 1  # a bulk accept or dismiss of more than this asks first
 class QueueReady(Message):
     found: tuple[Suggestion, ...]
     texts: dict[str, str]
+    partial: bool = False  # the first kinds found: the others still to come
 
 
 @dataclass
@@ -159,16 +160,27 @@ class ReplacedScreen(FactScreen):
         live = app.browser.live  # what is suggested now, whatever instant the list shows
         if live is None:
             return
+
+        def early(first: Standing) -> None:  # the replaced facts, while the repository is read
+            self.post_message(QueueReady(*self._with_texts(first.found), partial=True))
+
         with app.db_lock:
             # every kind with a finder, one queue; the finder kept for the store answers
             # again after triage by catching up, not by finding everything again
-            found = queue_order(of_memory(live, self._finding).found)
-            ids = sorted({f for s in found for f in (s.fact, s.other)})
-            memory = app.memory
-            index = memory.index if memory is not None else {}
-            known = [i for i in ids if i in index]
-            texts = dict(zip(known, app.texts([index[i] for i in known]), strict=True))
-        self.post_message(QueueReady(found, texts))
+            found = of_memory(live, self._finding, early).found
+            ready = self._with_texts(found)
+        self.post_message(QueueReady(*ready))
+
+    def _with_texts(self, found: list[Suggestion]) -> tuple[tuple[Suggestion, ...], dict[str, str]]:
+        """The suggestions in the queue's order and the texts of the facts they name (the
+        caller holds the store's lock)."""
+        app = self.app
+        listed = queue_order(found)
+        ids = sorted({f for s in listed for f in (s.fact, s.other)})
+        memory = app.memory
+        index = memory.index if memory is not None else {}
+        known = [i for i in ids if i in index]
+        return listed, dict(zip(known, app.texts([index[i] for i in known]), strict=True))
 
     def _finding(self, doing: str) -> None:
         """Told from the worker: a message, never a wait for the screen (it holds the lock)."""
@@ -190,10 +202,12 @@ class ReplacedScreen(FactScreen):
         self._paint(keep.key if (keep := self.current()) else None)
 
     def on_queue_ready(self, message: QueueReady) -> None:
-        self.doing = ""
-        self.query_one("#replaced-doing", Static).display = False
+        if not message.partial:
+            self.doing = ""
+            self.query_one("#replaced-doing", Static).display = False
         keep = self.current()
-        self.found, self.texts, self.loaded, self.failure = message.found, message.texts, True, None
+        self.found, self.texts, self.failure = message.found, message.texts, None
+        self.loaded = self.loaded or not message.partial
         self.marked &= {s.key for s in self.found}
         self._paint(keep.key if keep else None)
 

@@ -89,7 +89,10 @@ def cold(db: Path) -> None:
 
 
 _DOING = re.compile(r"(finding|reading|comparing|checking|catching)[^…]*…")
-SAID: list[str] = []  # the lines an empty queue said while it waited, in order
+SAID: list[str] = []
+FIGURES: list[
+    tuple[str, float, str]
+] = []  # (figure, value, its baseline: "cpu", "wall" or "")  # the lines an empty queue said while it waited, in order
 
 
 async def until(pilot, seen, timeout: float = 120.0) -> float:
@@ -186,6 +189,7 @@ def core(db: Path, base: float) -> None:
         work()
         took = time.process_time() - t0
         print(f"  {what:46} {took:6.2f} s CPU  {took / base:5.1f}x baseline")
+        FIGURES.append((f"{what} (CPU)", took, "cpu"))
         return took
 
     def fresh() -> None:
@@ -253,6 +257,7 @@ def main() -> None:
     ap.add_argument("--db", type=Path)
     ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
     ap.add_argument("--corpus", type=Path, default=Path(os.environ.get("SYNAPSE_CORPUS", "/work/corpus")))
+    ap.add_argument("--write-results", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["SYNAPSE_DATA_DIR"] = str(Path(tmp) / "data")
@@ -268,9 +273,23 @@ def main() -> None:
         for k, v in got.items():
             if k.endswith(("runs", "rows")):
                 print(f"  {k:24} {int(v):>8,}")
+                FIGURES.append((k, v, ""))
             else:
                 per = cpu if k.endswith("CPU") else base
                 print(f"  {k:24} {v:8.2f} s  {v / per:6.1f}x baseline")
+                FIGURES.append((f"browser: {k}", v, "cpu" if k.endswith("CPU") else "wall"))
+    if args.write_results:
+        from results import Results
+
+        results = Results("bench_queues.py")
+        for figure, value, per in FIGURES:
+            if per == "cpu":
+                results.add(figure, value, baseline="every fact read, CPU", against=cpu)
+            elif per == "wall":
+                results.add(figure, value, baseline="every fact read", against=base)
+            else:
+                results.add(figure, value, unit="")
+        results.save()
 
 
 if __name__ == "__main__":

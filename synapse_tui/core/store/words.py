@@ -32,6 +32,8 @@ from contextlib import AbstractContextManager, contextmanager
 import numpy as np
 
 from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.store import cjk
+from synapse_tui.core.store.cjk import has_cjk
 from synapse_tui.core.store.ops import WordHits
 
 BM25_K1 = 1.2
@@ -237,8 +239,8 @@ def term_rows(
     conn: sqlite3.Connection, cache: TermCache, terms: Sequence[str], rows: int, keep: bool
 ) -> list[np.ndarray]:
     """Each term's rowids, ascending: from the cache where it has the term, reading only
-    the rows appended since; from FTS5 otherwise. `rows`: the index's row count now;
-    `keep` False (inside a write, whose rows may yet roll back): keep nothing new."""
+    the rows appended since; from the index otherwise (`_hits`). `rows`: the index's row
+    count now; `keep` False (inside a write, whose rows may yet roll back): keep nothing new."""
     (last,) = conn.execute("SELECT max(id) FROM facts_fts_docsize").fetchone()
     last = last or 0
     if cache.terms:
@@ -249,21 +251,58 @@ def term_rows(
             cache.clear()  # rows rewritten or removed: nothing kept can be trusted
     if keep:
         cache.upto, cache.rows = last, rows
+    side = _side(conn)
     found = []
-    for match in map(_quoted, terms):
-        have = cache.terms.get(match)
+    for term in terms:
+        # a plain word's key is its FTS5 string, as before the CJK table; with CJK rows
+        # about, the key names the table's state, so rows kept without it are not reused
+        key = _quoted(term) if side != _FILLED and not has_cjk(term) else f"{side}:{term}"
+        have = cache.terms.get(key)
         if have is None:
-            hits = _rowids(conn, _MATCH, (match,))
+            hits = _hits(conn, term, side)
         else:
             upto, hits = have
             hits = hits.astype(np.int64)
-            cache.terms.move_to_end(match)
+            cache.terms.move_to_end(key)
             if last > upto:
-                hits = np.concatenate([hits, _rowids(conn, _MATCH + " AND rowid > ?", (match, upto))])
+                hits = np.concatenate([hits, _hits(conn, term, side, upto)])
         if keep and (have is None or have[0] != last):
-            cache.put(match, last, hits)
+            cache.put(key, last, hits)
         found.append(hits)
     return found
+
+
+# the state of the CJK table (cjk.py) in a snapshot: none (a store made before it), no row
+# (no fact holds CJK), rows
+_MISSING, _EMPTY, _FILLED = "none", "empty", "cjk"
+_HAS_TABLE = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+_CJK_MATCH = f"SELECT group_concat(rowid, ',') FROM {cjk.TABLE} WHERE {cjk.TABLE} MATCH ?"
+_LIKE = "SELECT group_concat(pos, ',') FROM facts WHERE text LIKE ? ESCAPE '\\'"
+
+
+def _side(conn: sqlite3.Connection) -> str:
+    if conn.execute(_HAS_TABLE, (cjk.TABLE,)).fetchone() is None:
+        return _MISSING
+    return _FILLED if conn.execute(f"SELECT 1 FROM {cjk.TABLE}_docsize LIMIT 1").fetchone() else _EMPTY
+
+
+def _hits(conn: sqlite3.Connection, term: str, side: str, after: int | None = None) -> np.ndarray:
+    """The rowids holding one term (one unicode61 token, case folded, a prefix when it ends
+    in `*`), ascending; only those above `after` when given. A plain word is FTS5's match,
+    with the CJK table's (`React` inside `使用React组件`) when it has rows; a term holding
+    CJK is the CJK table's match alone (it holds every fact FTS5 finds for it), or in a
+    store made before that table, the facts whose text holds it (cjk.py)."""
+    since, args = ("", ()) if after is None else (" AND rowid > ?", (after,))
+    if not has_cjk(term):
+        hits = _rowids(conn, _MATCH + since, (_quoted(term), *args))
+        if side != _FILLED:
+            return hits
+        more = _rowids(conn, _CJK_MATCH + since, (cjk.match(term), *args))
+        return np.union1d(hits, more) if len(more) else hits
+    if side == _MISSING:
+        since = "" if after is None else " AND pos > ?"
+        return _rowids(conn, _LIKE + since, (cjk.like(term), *args))
+    return _rowids(conn, _CJK_MATCH + since, (cjk.match(term), *args))
 
 
 def search_any(index: WordIndex, terms: Sequence[str], weights: Sequence[float] | None = None) -> WordHits:
@@ -353,10 +392,13 @@ def search(index: WordIndex, query: str, limit: int | None = None) -> tuple[np.n
     words = [w for w in query.split() if w]
     if not words:
         return np.empty(0, np.int64), np.empty(0)
-    match = " ".join(_quoted(w + "*") for w in words)
     keep = not index.conn.in_transaction  # inside a write, rows read may yet roll back
     with index.snapshot() as conn:
-        rowids = _rowids(conn, _MATCH, (match,))
+        side = _side(conn)
+        if side != _FILLED and not any(map(has_cjk, words)):
+            rowids = _rowids(conn, _MATCH, (" ".join(_quoted(w + "*") for w in words),))
+        else:
+            rowids = _every(conn, words, side)
         if not len(rowids):
             return np.empty(0, np.int64), np.empty(0)
         tokens = index.row_tokens(conn, rowids, keep)
@@ -367,6 +409,28 @@ def search(index: WordIndex, query: str, limit: int | None = None) -> tuple[np.n
         best = np.argsort(-relevance, kind="stable")[: int(limit)]
         pos, relevance = pos[best], relevance[best]
     return pos, relevance
+
+
+def _every(conn: sqlite3.Connection, words: Sequence[str], side: str) -> np.ndarray:
+    """The rowids holding every word (each a prefix), with CJK about: word by word, a
+    word of one token through `_hits`, one of several (`CS:GO`) as FTS5's phrase unless it
+    holds CJK, then each of its tokens."""
+    found: np.ndarray | None = None
+    for word in words:
+        toks = cjk.TOKEN.findall(word.casefold())
+        if len(toks) > 1 and not has_cjk(word):
+            hits = _rowids(conn, _MATCH, (_quoted(word + "*"),))
+        else:
+            hits = _all_of([_hits(conn, t + "*", side) for t in toks])
+        found = hits if found is None else np.intersect1d(found, hits, assume_unique=True)
+    return found if found is not None else np.empty(0, np.int64)
+
+
+def _all_of(each: Sequence[np.ndarray]) -> np.ndarray:
+    out = each[0] if each else np.empty(0, np.int64)
+    for hits in each[1:]:
+        out = np.intersect1d(out, hits, assume_unique=True)
+    return out
 
 
 def _length_weight(tokens: np.ndarray, rows: int, column_tokens: list[int]) -> np.ndarray:

@@ -23,24 +23,11 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from synapse_tui.core.base.cjk import RUNS, has_cjk
+
 TABLE = "facts_fts_cjk"
-# Han (with extension A, the compatibility ideographs and the supplementary planes' B-G),
-# the iteration marks 々〆〇, hiragana, katakana (half-width too), bopomofo and Hangul:
-# the scripts written without spaces between words
-CJK_CHARS = (
-    "\u1100-\u11ff\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303c\u3040-\u30ff"
-    "\u3100-\u312f\u3130-\u318f\u31a0-\u31bf\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
-    "\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff\uff66-\uff9f\uffa0-\uffdc"
-    "\U00020000-\U0003134f"
-)
-_CJK = re.compile(f"[{CJK_CHARS}]")
-_RUNS = re.compile(f"[{CJK_CHARS}]+|[^{CJK_CHARS}]+")
 TOKEN = re.compile(r"[^\W_]+")  # unicode61's token characters: letters and digits
 CREATE = f"CREATE VIRTUAL TABLE {TABLE} USING fts5(grams, content='', tokenize='ascii')"
-
-
-def has_cjk(text: str) -> bool:
-    return _CJK.search(text) is not None
 
 
 def _fold(piece: str) -> str:
@@ -64,7 +51,7 @@ def grams(text: str) -> str | None:
     for token in TOKEN.findall(text):
         if not has_cjk(token):
             continue
-        for piece in _RUNS.findall(token):
+        for piece in RUNS.findall(token):
             if has_cjk(piece):
                 out += _pairs(piece)
                 out.append(piece[-1])
@@ -79,7 +66,7 @@ def match(term: str) -> str:
     pieces' tokens as `grams` gives them, the last one a prefix when it may continue (a
     lone CJK character, or a word when `*`). A word before CJK is matched whole."""
     prefix = term.endswith("*")
-    pieces = _RUNS.findall(term.removesuffix("*"))
+    pieces = RUNS.findall(term.removesuffix("*"))
     tokens: list[str] = []
     last_open = prefix
     for i, piece in enumerate(pieces):

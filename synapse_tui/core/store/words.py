@@ -31,9 +31,9 @@ from contextlib import AbstractContextManager, contextmanager
 
 import numpy as np
 
+from synapse_tui.core.base.cjk import has_cjk
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.store import cjk
-from synapse_tui.core.store.cjk import has_cjk
 from synapse_tui.core.store.ops import WordHits
 
 BM25_K1 = 1.2

@@ -159,3 +159,13 @@ def test_a_copy_into_a_file_finds_them(db, tmp_path):
     with Store.open(tmp_path / "copy.db", readonly=True) as store:
         for term in TERMS:
             assert found(store, term) == holding(term), term
+
+
+def test_the_every_word_search_finds_cjk_words(db):
+    """`Store.search` (every word required: the ranking's `all` mode) reads CJK alike."""
+    with Store.open(db, readonly=True) as store:
+        memory = Memory(store, Config(), parse_time(NOW))
+        assert {memory.ids[p] for p in store.search("チャート 週次")[0]} == {"c01"}
+        assert {memory.ids[p] for p in store.search("react 组件")[0]} == {"c15"}
+        assert {memory.ids[p] for p in store.search("图表")[0]} == holding("图表")
+        assert {memory.ids[p] for p in store.search("payments api")[0]} == {"c23"}

@@ -288,21 +288,19 @@ def _side(conn: sqlite3.Connection) -> str:
 
 def _hits(conn: sqlite3.Connection, term: str, side: str, after: int | None = None) -> np.ndarray:
     """The rowids holding one term (one unicode61 token, case folded, a prefix when it ends
-    in `*`), ascending; only those above `after` when given. A plain word is FTS5's match,
-    with the CJK table's (`React` inside `使用React组件`) when it has rows; a term holding
-    CJK is the CJK table's match alone (it holds every fact FTS5 finds for it), or in a
-    store made before that table, the facts whose text holds it (cjk.py)."""
+    in `*`), ascending; only those above `after` when given: FTS5's match (a token of the
+    text or the id beginning with it), with the CJK table's when it has rows (`组件` inside
+    `使用React组件`, and `React` too) or, for a term holding CJK in a store made before that
+    table, the facts whose text holds it (cjk.py)."""
     since, args = ("", ()) if after is None else (" AND rowid > ?", (after,))
-    if not has_cjk(term):
-        hits = _rowids(conn, _MATCH + since, (_quoted(term), *args))
-        if side != _FILLED:
-            return hits
+    hits = _rowids(conn, _MATCH + since, (_quoted(term), *args))
+    if side == _FILLED:
         more = _rowids(conn, _CJK_MATCH + since, (cjk.match(term), *args))
-        return np.union1d(hits, more) if len(more) else hits
-    if side == _MISSING:
-        since = "" if after is None else " AND pos > ?"
-        return _rowids(conn, _LIKE + since, (cjk.like(term), *args))
-    return _rowids(conn, _CJK_MATCH + since, (cjk.match(term), *args))
+    elif side == _MISSING and has_cjk(term):
+        more = _rowids(conn, _LIKE + ("" if after is None else " AND pos > ?"), (cjk.like(term), *args))
+    else:
+        return hits
+    return np.union1d(hits, more) if len(more) else hits
 
 
 def search_any(index: WordIndex, terms: Sequence[str], weights: Sequence[float] | None = None) -> WordHits:

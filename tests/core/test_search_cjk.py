@@ -169,3 +169,21 @@ def test_the_every_word_search_finds_cjk_words(db):
         assert {memory.ids[p] for p in store.search("react 组件")[0]} == {"c15"}
         assert {memory.ids[p] for p in store.search("图表")[0]} == holding("图表")
         assert {memory.ids[p] for p in store.search("payments api")[0]} == {"c23"}
+
+
+def test_a_reader_open_before_the_first_cjk_fact_finds_it(new_store, tmp_path):
+    """A browser or an agent's server keeps a store open while another process imports:
+    the first CJK facts, appended after its searches, are found by its next one."""
+    location = new_store("late")
+    english = [
+        {"id": "e0", "text": "React components render the chart", "created_at": "2026-11-01T00:00:00Z"}
+    ]
+    with Store.open(location, create=True) as s:
+        import_facts(s, parse_file(write_jsonl(tmp_path / "e.jsonl", english)), "e")
+    with Store.open(location, readonly=True) as reader:
+        assert found(reader, "react") == {"e0"} and found(reader, "组件") == set()
+        with Store.open(location) as writer:
+            cjk = [{"id": "z0", "text": "使用React组件构建图表页面", "created_at": "2026-11-02T00:00:00Z"}]
+            import_facts(writer, parse_file(write_jsonl(tmp_path / "z.jsonl", cjk)), "z")
+        assert found(reader, "组件") == {"z0"}
+        assert found(reader, "react") == {"e0", "z0"}

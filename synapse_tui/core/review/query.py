@@ -4,9 +4,9 @@
     guidance:disputed band:very-low -tier:signed junk:near-duplicate payments api
     prov:x-mem0-user-id=alice note:note-2024-12-02 When did Maria start at the gym?
 
-Filter terms restrict and are ANDed; a leading `-` negates one. A filter's value holding a
-space is quoted: `note:"My Notes.md"`, `prov:x-source="my app"` (no `"` inside). A token shaped like a
-filter term (a letter-initial name, an operator or `:`, a non-empty value) whose name is
+Filter terms restrict and are ANDed; a leading `-` negates one; a value holding a space is
+quoted, `note:"My Notes.md"`, `prov:x-source="my app"` (no `"` inside). A token shaped like
+a filter term (a letter-initial name, an operator or `:`, a non-empty value) whose name is
 no field is a typo: QueryError pointing at it. Every other token is a word, punctuation
 and all; words rank the facts matching any of them (review/relevance.py).
 

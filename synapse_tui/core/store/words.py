@@ -58,11 +58,13 @@ class TermCache:
         self.weight: np.ndarray | None = None  # BM25's length weight by rowid (`_weights`)
         self.weight_key: tuple | None = None
         self.side: str | None = None  # the CJK table's state last seen (`_side`)
+        self.side_at = -1  # the index's last rowid then
 
     def clear(self) -> None:
         self.terms.clear()
         self.upto = self.rows = self.size = 0
         self.weight = self.weight_key = self.side = None
+        self.side_at = -1
 
     def put(self, match: str, upto: int, hits: np.ndarray) -> None:
         old = self.terms.pop(match, None)
@@ -252,7 +254,7 @@ def term_rows(
             cache.clear()  # rows rewritten or removed: nothing kept can be trusted
     if keep:
         cache.upto, cache.rows = last, rows
-    side = _side(conn, cache)
+    side = _side(conn, cache, last)
     found = []
     for term in terms:
         # a plain word's key is its FTS5 string, as before the CJK table; with CJK rows
@@ -281,17 +283,18 @@ _CJK_MATCH = f"SELECT group_concat(rowid, ',') FROM {cjk.TABLE} WHERE {cjk.TABLE
 _LIKE = "SELECT group_concat(pos, ',') FROM facts WHERE text LIKE ? ESCAPE '\\'"
 
 
-def _side(conn: sqlite3.Connection, cache: TermCache) -> str:
+def _side(conn: sqlite3.Connection, cache: TermCache, last: int | None = None) -> str:
     """The CJK table's state, kept on `cache`: a table once made stays, and one holding rows
-    goes on holding them (facts are only appended), so only a state short of that is read
-    again (a migration by another process, a first CJK fact)."""
-    if cache.side == _FILLED:
-        return _FILLED
+    goes on holding them (facts are only appended); an empty one stays empty while no fact
+    is appended (`last`, the index's last rowid, unchanged). Only a state short of that is
+    read again (a migration by another process, a first CJK fact)."""
+    if cache.side == _FILLED or (cache.side == _EMPTY and last is not None and last == cache.side_at):
+        return cache.side
     if cache.side != _EMPTY and conn.execute(_HAS_TABLE, (cjk.TABLE,)).fetchone() is None:
         cache.side = _MISSING
         return _MISSING
     filled = conn.execute(f"SELECT 1 FROM {cjk.TABLE}_docsize LIMIT 1").fetchone()
-    cache.side = _FILLED if filled else _EMPTY
+    cache.side, cache.side_at = (_FILLED if filled else _EMPTY), -1 if last is None else last
     return cache.side
 
 

@@ -187,3 +187,26 @@ def test_a_reader_open_before_the_first_cjk_fact_finds_it(new_store, tmp_path):
             import_facts(writer, parse_file(write_jsonl(tmp_path / "z.jsonl", cjk)), "z")
         assert found(reader, "组件") == {"z0"}
         assert found(reader, "react") == {"e0", "z0"}
+
+
+def test_a_question_written_without_spaces_finds_the_facts_sharing_its_words(db):
+    """An agent asks in Japanese or Chinese as it is written, without spaces: no fact holds
+    the question whole, so its pairs of characters are its words (relevance_words.py)."""
+    with Store.open(db, readonly=True) as store:
+        recall = Recall(store, Config(), Clock(parse_time(NOW)))
+        first = [r["id"] for r in recall.search("チャートの色はどうする？", 3)["results"]]
+        assert first[0] == "c00"  # チャートの色はブランドガイドに合わせる
+        chinese = [r["id"] for r in recall.search("图表加载为什么很慢？", 3)["results"]]
+        assert chinese[0] == "c18"  # 用户反馈图表加载太慢
+        memory = Memory(store, Config(), parse_time(NOW))
+        # typed in the search box, a phrase: the facts holding it whole come first
+        order = [memory.ids[p] for p in fq.run(memory, "ダッシュボードに円グラフ")]
+        assert order[0] == "c02" and len(order) > 1
+
+
+def test_a_long_cjk_query_stays_within_the_terms_a_search_takes():
+    from synapse_tui.core.review.relevance_words import MAX_TERMS, fts_terms
+
+    run = "".join(chr(0x4E00 + i) for i in range(200))  # one run of 200 characters, 199 pairs
+    terms = fts_terms([run, "payments"])
+    assert len(terms) == MAX_TERMS and terms[:3] == [run + "*", "payment*", run[:2]]

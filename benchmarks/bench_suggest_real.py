@@ -3,7 +3,7 @@
 Each repository's flat.jsonl (every version of every bullet a fact, no links) is imported
 into a real store; `standing()` gives the suggestions. Precision and recall per repository,
 pooled per split (dev: where the weights were set by hand; heldout: never looked at while
-setting them), beside a plain character-trigram baseline in the same run (best newer fact of
+setting them; fresh: added later, run once per rule to check), beside a plain character-trigram baseline in the same run (best newer fact of
 the same note, Dice >= 0.5).
 
 Two stores, two truths:

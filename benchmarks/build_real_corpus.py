@@ -95,6 +95,17 @@ REPOS: list[tuple[str, str]] = [
     ("Active-Apparel-Group/data-orchestration", "heldout"),
     ("matthew-plusprogramming/monorepo", "heldout"),
     ("badlogic/pi-mono", "heldout"),
+    # Fresh, 2026-12-06 (evening): repositories fetched for the importers' walkthrough (their
+    # folders imported, never their suggestions read), with ten or more edits. No rule was
+    # set on them; each rule since is run on them once, to check, beside held out.
+    ("0x4007/travel-stipend", "fresh"),
+    ("0xmichalis/nftbk", "fresh"),
+    ("1amageek/Buffett", "fresh"),
+    ("270aldo/ngx.agents", "fresh"),
+    ("31103/MedFeeBot", "fresh"),
+    ("7Spade/ng-alain-master", "fresh"),
+    ("jan3dev/a1echos", "fresh"),
+    ("scarecr0w12/ctrl-alt-play-panel", "fresh"),
 ]
 
 # Memory files, as git pathspecs (glob magic: `**/` matches the root too, and hidden folders).

@@ -226,12 +226,13 @@ def _verdicts(
 def _backtest(
     db: str, at: float, horizon: float, now: str | None, as_json: bool, config_path: str | None
 ) -> None:
-    from synapse_tui.core.review.backtest import backtest
+    from synapse_tui.core.review.backtest import backtest, not_a_judgement
 
     with open_memory(db, now, config_path) as memory:
         if at > memory.scores.now:
             raise SynapseError(f"--at {format_time(at)} is after now ({format_time(memory.scores.now)})")
-        result = backtest(memory, at, horizon).to_json()
+        tested = backtest(memory, at, horizon)
+        result = tested.to_json()
     if as_json:
         emit_json(result)
         return
@@ -249,6 +250,16 @@ def _backtest(
     say(
         f"log loss {_num(result['log_loss'])}   AUC {_num(result['auc'], 2)}   (p = trust at T, y = survived)"
     )
+    ended = result["facts"] - result["survived"]
+    _say_not_a_judgement(not_a_judgement(ended, result["survived"], history_days=tested.history_days))
+
+
+def _say_not_a_judgement(reasons: list[str]) -> None:
+    """Why the AUC above judges nothing yet, when it does not (backtest.not_a_judgement)."""
+    if reasons:
+        say("  not a judgement of the score:")
+        for why in reasons:
+            say(f"  - {why}")
 
 
 def _history(
@@ -282,6 +293,8 @@ def _history(
 
 def print_history(data: dict[str, Any]) -> None:
     """The survival table through the history, and the fit, for a person."""
+    from synapse_tui.core.review.backtest import history_caveats
+
     say(
         f"HISTORY  {data['samples']} (fact, instant) samples at {data['instants']} instants"
         f" {data['horizon_days']} / 2 days apart"
@@ -298,6 +311,7 @@ def print_history(data: dict[str, Any]) -> None:
         f"log loss {_num(data['log_loss'])} (a constant rate: {_num(data['baseline_log_loss'])})"
         f"   AUC {_num(data['auc'], 2)}   (p = trust at the instant, y = survived)"
     )
+    _say_not_a_judgement(history_caveats(data))
     fit = data["fit"]
     say("")
     say(f"FIT  {fit['decision']}: {fit['reason']}")

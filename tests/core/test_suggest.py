@@ -295,3 +295,30 @@ def test_one_label_under_one_heading_given_a_new_value_is_suggested():
         "c", "**Run linters**: `make lint` (or `./scripts/lint.sh`)", 2.0, "AGENTS.md", ("Before committing",)
     )
     assert found(old, other) == []
+
+
+def test_a_heading_whose_status_changed_is_one_subject():
+    """A progress log keeps its status in its headings: "🟡 Infrastructure (60%)" and then
+    "🟢 Infrastructure (75%)" are one subject, so a bullet rewritten under it is an edit there
+    (read on a real memory bank's progress.md); "Phase 1" and "Phase 2" stay two."""
+    old = Item(
+        "a",
+        "**Current Focus**: Database schemas completion, Docker enhancement **Blockers**: None",
+        1.0,
+        "progress.md",
+        ("🟡 Infrastructure (60%)",),
+    )
+    new = Item(
+        "b",
+        "**Current Focus**: Database schemas completion with the Core Service, Docker enhancement"
+        " **Blockers**: None",
+        2.0,
+        "progress.md",
+        ("🟢 Infrastructure (75%)",),
+    )
+    (s,) = ReplacedFinder.build([old, new]).suggestions()
+    assert (s.fact, s.other) == ("a", "b") and "another subject" not in s.why, s.why
+    phase1 = Item("c", "**Goal**: ship the Quote Service to staging", 1.0, "progress.md", ("Phase 1",))
+    phase2 = Item("d", "**Goal**: ship the Quote Service to production", 2.0, "progress.md", ("Phase 2",))
+    (s,) = ReplacedFinder.build([phase1, phase2]).suggestions()
+    assert "under another subject ('Phase 1', then 'Phase 2')" in s.why, s.why

@@ -6,6 +6,7 @@ record, whether the memories it later rewrote or deleted were the ones the score
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,7 @@ class Backtest:
     outcome: np.ndarray  # index into OUTCOMES, per fact alive at T
     trust: np.ndarray  # its trust as of T
     positions: np.ndarray  # the facts alive at T
+    history_days: float = 0.0  # from the store's first fact to T: the ages the score could tell apart
 
     def counts(self) -> dict[str, int]:
         n = np.bincount(self.outcome, minlength=len(OUTCOMES))
@@ -131,7 +133,66 @@ def backtest(memory: Memory, at: float, horizon_days: float) -> Backtest:
     times = first[:, positions]
     happened = np.isfinite(times).any(axis=0)
     outcome = np.where(happened, np.argmin(times, axis=0), 3).astype(np.int64)  # ties: listed order
-    return Backtest(at, horizon_days, outcome, past.scores.trust[positions], positions)
+    span = (at - float(a.created[exists].min())) / DAY if exists.any() else 0.0
+    return Backtest(at, horizon_days, outcome, past.scores.trust[positions], positions, span)
+
+
+# What an AUC of a backtest needs before it judges the score (`calibrate --backtest`'s words
+# only: the JSON of SPEC 11.4 and 14 is left as it is). With a few facts on either side one
+# ordering decides it, and over a history of days, not weeks, freshness (SPEC 2.2: ages in
+# whole days; B0 puts one event 30 days old at 0.5) tells facts apart by hours at most, so
+# the AUC then says only whether the newest facts were the ones revised next.
+MIN_OUTCOMES = 20  # facts that ended in the window, and facts that survived it: of each
+MIN_HISTORY_DAYS = 30.0
+MIN_INSTANTS = 5  # SPEC 14's blocks: one instant each
+
+
+def not_a_judgement(
+    ended: int,
+    survived: int,
+    *,
+    history_days: float | None = None,
+    instants: int | None = None,
+    horizon_days: float | None = None,
+) -> list[str]:
+    """Why an AUC over these outcomes says nothing yet about the score, one reason a line;
+    [] when it does. `history_days`: the store's history before T (a backtest at T);
+    `instants` and `horizon_days`: the instants a history report sampled."""
+    out = []
+    if ended < MIN_OUTCOMES or survived < MIN_OUTCOMES:
+        counts = f"{ended:,} {'fact' if ended == 1 else 'facts'} replaced, deleted or contradicted and {survived:,} survived"
+        if ended == 0 or survived == 0:
+            out.append(f"{counts}: an AUC needs both, about {MIN_OUTCOMES} of each")
+        else:
+            spread = 1.96 * math.sqrt((ended + survived + 1) / (12.0 * ended * survived))
+            out.append(
+                f"{counts}: with so few, chance alone moves an AUC by ±{spread:.2f} (95%);"
+                f" about {MIN_OUTCOMES} of each are needed"
+            )
+    if history_days is not None and history_days < MIN_HISTORY_DAYS:
+        out.append(
+            f"the store's history before T spans {history_days:.1f} days: freshness counts age in whole"
+            " days and moves over weeks, so it ranks these facts by hours at most (the newest are often"
+            f" the ones still being revised); {MIN_HISTORY_DAYS:g} days of history are needed"
+        )
+    if instants is not None and horizon_days is not None and instants < MIN_INSTANTS:
+        out.append(
+            f"{instants} {'instant' if instants == 1 else 'instants'} sampled (instants are {horizon_days / 2:g} days apart):"
+            f" {MIN_INSTANTS} are needed, a history of {3 * horizon_days:g} days from the first"
+            f" {MIN_LIVE} live facts"
+        )
+    return out
+
+
+def history_caveats(data: dict[str, Any]) -> list[str]:
+    """`not_a_judgement` for a history report (`history_report`'s dict): the CLI's and the
+    browser's History tab's words alike."""
+    return not_a_judgement(
+        data["samples"] - data["survived"],
+        data["survived"],
+        instants=data["instants"],
+        horizon_days=data["horizon_days"],
+    )
 
 
 @dataclass(frozen=True, eq=False)

@@ -23,8 +23,10 @@ the newer's, and nothing is written under the older's subject afterwards (`_move
 from __future__ import annotations
 
 import bisect
+import functools
 import gc
 import heapq
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,8 +136,22 @@ class Weights:
 WEIGHTS = Weights()
 
 
-def _shared_entity(a: Item, b: Item) -> bool:
-    return bool({e.strip().lower() for e in a.entities} & {e.strip().lower() for e in b.entities})
+_PERCENT = re.compile(r"[~≈]?\d+(?:[.,]\d+)?\s*%")
+
+
+@functools.lru_cache(maxsize=4096)  # a note's headings repeat over all its facts
+def subject(entity: str) -> str:
+    """An entity as a subject: its words, without the status a progress log keeps in its
+    headings ("🟡 Infrastructure (40%)" and "🟢 Infrastructure (60%)" are one subject). A
+    heading of nothing but status keeps its text."""
+    low = entity.strip().lower()
+    words = "".join(ch if ch.isalnum() or ch.isspace() else " " for ch in _PERCENT.sub(" ", low))
+    return " ".join(words.split()) or low
+
+
+def subjects_of(item: Item) -> tuple[str, ...]:
+    """The subjects a fact is written under, sorted."""
+    return tuple(sorted({subject(e) for e in item.entities if e.strip()}))
 
 
 def _same_case(a: str, b: str) -> bool:
@@ -237,9 +253,8 @@ class ReplacedFinder:
         self.texts.append(text)
         self.by_id[item.id] = i
         self.created.append(item.created)
-        subjects = tuple(sorted({e.strip().lower() for e in item.entities if e.strip()}))
-        self.subjects.append(subjects)
-        home = (item.note, subjects)
+        home = (item.note, subjects_of(item))
+        self.subjects.append(home[1])
         if item.created > self.last_born.get(home, float("-inf")):
             self.last_born[home] = item.created
         self._track(item)
@@ -394,7 +409,7 @@ class ReplacedFinder:
         if labelled:  # one key under one heading, given a new value
             s += w.label
         moved = 0
-        if a.entities and b.entities and not _shared_entity(a, b):
+        if self._apart(old, new):
             moved = self._moved(old, new) if same_note else 0
             s += w.moved_apart if moved else w.apart
         if not same_note:
@@ -404,11 +419,16 @@ class ReplacedFinder:
             return None
         return _Candidate(old, new, round(s, 6), pair, same_note, moved, labelled)
 
+    def _apart(self, old: int, new: int) -> bool:
+        """Both facts name subjects (a section, a system) and share none."""
+        a, b = self.subjects[old], self.subjects[new]
+        return bool(a) and bool(b) and not any(x in b for x in a)
+
     def _move_key(self, old: int, new: int) -> tuple[Any, ...] | None:
         """Where a move of the older's subject to the newer's would show: both of one note,
         both naming subjects and sharing none."""
         a, b = self.items[old], self.items[new]
-        if a.note is None or a.note != b.note or not a.entities or not b.entities or _shared_entity(a, b):
+        if a.note is None or a.note != b.note or not self._apart(old, new):
             return None
         return (a.note, self.subjects[old], self.subjects[new], b.created)
 
@@ -473,7 +493,7 @@ class ReplacedFinder:
         """Index one new fact and score it against the older facts it shares a scope and a
         word with (work proportional to those neighbours): the suggestions it now heads,
         as `suggestions` would give them for those older facts."""
-        home = (item.note, tuple(sorted({e.strip().lower() for e in item.entities if e.strip()})))
+        home = (item.note, subjects_of(item))
         was = self.last_born.get(home)
         j = self._index(item)
         olds = self._neighbours(j, newer=False)
@@ -564,7 +584,7 @@ class ReplacedFinder:
             parts.append(f"the same label '{_trim_name(pair.same_label or '')}'")
         if pair.new_updates:
             parts.append("the newer says " + ", ".join(f"'{u}'" for u in sorted(pair.new_updates)))
-        if a.entities and b.entities and not _shared_entity(a, b):
+        if self._apart(c.old, c.new):
             was, now = _trim_name(", ".join(a.entities)), _trim_name(", ".join(b.entities))
             if c.moved:
                 others = "1 other fact" if c.moved == 1 else f"{c.moved} other facts"

@@ -52,6 +52,9 @@ def describe(exc: BaseException) -> str:
     if _refused_privilege(exc):  # a server's login that may not do this (an agent's role)
         message = getattr(getattr(exc, "diag", None), "message_primary", None) or str(exc)
         return clean(f"the server refused this login: {' '.join(str(message).split())}")
+    if _server_state(exc):  # a server's error a store's connection did not name (see below)
+        message = getattr(getattr(exc, "diag", None), "message_primary", None) or str(exc)
+        return clean(f"the database could not be read or written ({' '.join(str(message).split())})")
     if isinstance(exc, _OUR_SQL):
         pass  # a statement of ours that the driver refused: a bug, said so below
     elif isinstance(exc, OperationalError):  # full disk, I/O, lock: not damage
@@ -72,9 +75,27 @@ def _refused_privilege(exc: BaseException) -> bool:
     return getattr(exc, "sqlstate", None) == "42501" and type(exc).__module__.startswith("psycopg")
 
 
+# A server's SQLSTATEs that say what the store or the server is as it stands (the file's
+# OperationalError): a table, column or function renamed or dropped by hand, a server that
+# takes no writes, a lock or a statement timeout, another writer's clash, the server's
+# resources or I/O, the connection. A store's connection names its location in them
+# (postgres/connect.py's `refusal`); one raised outside it is told here, without the driver.
+_SERVER_STATE = ("42P01", "42703", "42883", "3F000", "42704", "25006", "55P03", "57014", "40001", "40P01")
+_SERVER_STATE_CLASSES = ("08", "53", "57", "58")
+
+
+def _server_state(exc: BaseException) -> bool:
+    code = getattr(exc, "sqlstate", None) or ""
+    return (
+        bool(code)
+        and type(exc).__module__.startswith("psycopg")
+        and (code in _SERVER_STATE or code[:2] in _SERVER_STATE_CLASSES)
+    )
+
+
 def is_internal(exc: BaseException) -> bool:
     """Our own bug, not the user's input, their store or their machine."""
-    if _refused_privilege(exc):
+    if _refused_privilege(exc) or _server_state(exc):
         return False
     if isinstance(exc, _OUR_SQL):
         return True

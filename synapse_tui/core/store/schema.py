@@ -201,6 +201,32 @@ SCHEMA_VERSION = len(MIGRATIONS)
 # it cannot have.
 READABLE_FROM = 2
 
+# The tables every store holds, on either backend (m001 / p001), and the change log from
+# m003 on (a server's: p002). One renamed or dropped by hand is refused at open in one line
+# (`missing_tables`), before any command reads or writes, rather than at its first statement.
+STORE_TABLES = (
+    "meta",
+    "facts",
+    "entities",
+    "mentions",
+    "embeddings",
+    "audit",
+    "knn",
+    "semantic_edges",
+    "npmi_edges",
+)
+CHANGE_LOG = "facts_changes"
+
+
+def missing_tables(shown: str, present: set[str], change_log: bool) -> str | None:
+    """`LOCATION: a synapse-tui store without its table X ...` when a store's own table is
+    not among `present` (its tables' names), else None: the same words on both backends."""
+    missing = [t for t in (*STORE_TABLES, *((CHANGE_LOG,) if change_log else ())) if t not in present]
+    if not missing:
+        return None
+    tables = f"table{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+    return f"{shown}: a synapse-tui store without its {tables} (renamed or dropped by hand?); nothing was read or changed"
+
 
 def _statements(script: str) -> list[str]:
     """Split a schema script into statements (our DDL holds no semicolons in literals;

@@ -8,6 +8,7 @@ it so if a message ever quotes the connection string).
 from __future__ import annotations
 
 import contextvars
+import logging
 import os
 import re
 from collections.abc import Iterator
@@ -17,10 +18,16 @@ from urllib.parse import unquote
 
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import SECRET_KEYS, Location, redact
+from synapse_tui.core.store.postgres.schema import LOCK_CLASS
 
 INSTALL = 'pip install "synapse-tui[postgres]"'
 APPLICATION_NAME = "synapse-tui"  # what pg_stat_activity shows, unless the location names its own
 CONNECT_TIMEOUT_S = 10  # a server that does not answer: an error line, not a hang
+# How long a statement waits for a lock another session holds (a row a psql session locked,
+# a long import holding the store's lock) before it gives up: a file's busy timeout
+# (sqlite/store.py's BUSY_TIMEOUT_MS), so a triage key never hangs. A lock_timeout the
+# location, PGOPTIONS or the server's configuration sets is theirs (`session_defaults`).
+LOCK_TIMEOUT = "10s"
 
 
 def driver() -> Any:
@@ -29,7 +36,14 @@ def driver() -> Any:
         import psycopg
     except ImportError as exc:
         raise StoreError(f"a PostgreSQL store needs psycopg ({exc.name} is missing): {INSTALL}") from None
+    # psycopg logs a warning when a pipeline that failed also fails to end ("error ignored
+    # terminating ...: pipeline aborted"), beside the error it raises: with no handler of the
+    # application's, Python's last resort would print it above our one line
+    logging.getLogger("psycopg").addHandler(_QUIET)
     return psycopg
+
+
+_QUIET = logging.NullHandler()  # added once: a logger's handlers are a list
 
 
 def _secrets(target: str) -> list[str]:
@@ -115,6 +129,111 @@ def _defaults(where: Location) -> dict[str, Any]:
     return out
 
 
+def session_defaults(conn: Any) -> None:
+    """Our session settings on a new connection (a psycopg.Connection), each only where
+    nothing else set it (`pg_settings.source` is 'default'): `LOCK_TIMEOUT`. Not a
+    statement_timeout: an import's COPY or a large store's load may rightly run long, and
+    one the server or the role sets is reported as such (`refusal`)."""
+    conn.execute(
+        "SELECT set_config('lock_timeout', %s, false) FROM pg_settings"
+        " WHERE name = 'lock_timeout' AND source = 'default'",
+        (LOCK_TIMEOUT,),
+    )
+
+
+# SQLSTATEs that say what the store or the server is as it stands, not a statement of ours
+# the server refused (which stays a bug to report): a table or column of the store renamed
+# or dropped by hand, a database or schema that is not a store, a server that takes no
+# writes, a lock another session holds, a statement the server cancelled, a clash with
+# another writer, a full disk. Their message names the store (`refusal`).
+_MISSING = {"42P01": "table", "42703": "column", "42883": "function", "3F000": "schema", "42704": "object"}
+_CLASH = ("40001", "40P01")  # serialization failure, deadlock: another writer's transaction
+_RESOURCES = ("53", "58")  # insufficient resources (disk full, out of memory), I/O error: the server's
+
+
+def refusal(where: Location, exc: BaseException, raw: Any = None, *, writing: bool = False) -> str | None:
+    """One line naming the store for a driver error that is the store's or the server's
+    state, not our bug; None for any other. `raw`, the psycopg connection the statement
+    failed on, is asked who holds a lock that timed out (after its transaction is rolled
+    back); `writing`: the statement was part of a write, and nothing of it landed."""
+    code = getattr(exc, "sqlstate", None) or ""
+    if not type(exc).__module__.startswith("psycopg") or not code:
+        return None
+    diag = getattr(exc, "diag", None)
+    said = " ".join(str(getattr(diag, "message_primary", None) or exc).split())
+    for secret in _secrets(where.target):
+        said = said.replace(secret, "***")
+    said = redact(said)
+    nothing = "; nothing was written" if writing else ""
+    if code in _MISSING:
+        return (
+            f"{where.shown}: the store could not be read or written ({said}: a {_MISSING[code]}"
+            f" renamed or dropped by hand?){nothing}"
+        )
+    if code == "42501":  # a privilege this login lacks, or a guard of the agent's role (docs/postgres.md)
+        return f"{where.shown}: the server refused this login: {said}{nothing}"
+    if code == "25006":
+        return f"{where.shown}: the server takes no writes here ({said}: a standby, or a read-only default){nothing}"
+    if code == "55P03":
+        return f"{where.shown}: {_busy(diag, raw)}{nothing}"
+    if code == "57014":
+        return (
+            f"{where.shown}: the server cancelled the statement ({said}: the server's or the role's"
+            f" statement_timeout, or a person's pg_cancel_backend){nothing}"
+        )
+    if code in _CLASH:
+        return f"{where.shown}: another session's write clashed with this one ({said}){nothing}; try again"
+    if code[:2] in _RESOURCES:
+        return f"{where.shown}: the server could not read or write ({said}){nothing}"
+    return None
+
+
+def _busy(diag: Any, raw: Any) -> str:
+    """`the store is busy: another session holds ...`: who holds a lock the statement gave
+    up waiting for, asked of the server once the transaction is rolled back (the holder may
+    have finished meanwhile: then only what was locked)."""
+    context = " ".join(str(getattr(diag, "context", None) or "").split())
+    found = re.search(r'(?:tuple|row) \S+ in relation "([^"]+)"', context)
+    what = f"a row of {found.group(1)}" if found else "the store's write lock, or one of its tables"
+    holders, waited = [], ""
+    if raw is not None:
+        try:
+            if raw.info.transaction_status != _idle():
+                raw.execute("ROLLBACK")
+            waited = raw.execute("SELECT current_setting('lock_timeout')").fetchone()[0]
+            holders = raw.execute(_HOLDERS, (LOCK_CLASS,)).fetchall()
+        except Exception:  # noqa: BLE001 - who holds it is a courtesy: the line stands without
+            holders = []
+    wait = f" for more than {waited}" if waited else ""
+    if not holders:
+        return f"the store is busy: another session held {what}{wait}"
+    pid, user, app, state, since = holders[0]
+    who = ", ".join(x for x in (f"pid {pid}", f"{app or 'no application name'} as {user}", state or "") if x)
+    if since is not None:
+        who += f" since {since:%Y-%m-%d %H:%M:%S} UTC"
+    more = f" (and {len(holders) - 1} more)" if len(holders) > 1 else ""
+    return f"the store is busy: another session ({who}){more} has held {what}{wait}"
+
+
+# Sessions of this database holding a lock a writer of the store waits on: more than a
+# read's share of one of the store's tables, or the store's advisory lock; oldest first.
+_HOLDERS = (
+    "SELECT a.pid, a.usename, a.application_name, a.state, a.xact_start AT TIME ZONE 'UTC'"
+    " FROM pg_stat_activity a WHERE a.pid <> pg_backend_pid() AND a.pid IN (SELECT l.pid FROM pg_locks l"
+    " LEFT JOIN pg_class c ON c.oid = l.relation WHERE l.granted AND l.database = (SELECT oid FROM"
+    " pg_database WHERE datname = current_database()) AND ((l.locktype = 'relation' AND"
+    " c.relnamespace = current_schema()::regnamespace AND l.mode <> 'AccessShareLock') OR"
+    " (l.locktype = 'advisory' AND l.classid = %s::bigint::oid)))"
+    " ORDER BY a.xact_start NULLS LAST LIMIT 4"
+)
+
+
+def _idle() -> Any:
+    from psycopg.pq import TransactionStatus
+
+    return TransactionStatus.IDLE
+
+
 @contextmanager
 def errors_named(where: Location, doing: str) -> Iterator[None]:
     """Turn a driver error raised inside into one StoreError line: `doing` says what failed."""
@@ -122,7 +241,8 @@ def errors_named(where: Location, doing: str) -> Iterator[None]:
     try:
         yield
     except psycopg.Error as exc:
-        raise StoreError(f"{doing}: {describe(where, exc)}") from None
+        said = refusal(where, exc)
+        raise StoreError(f"{doing}: {said or describe(where, exc)}") from None
 
 
 def pool(where: Location, *, min_size: int = 1, max_size: int = 4) -> Any:

@@ -35,7 +35,7 @@ from typing import Any
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location
 from synapse_tui.core.store.dialect import Dialect
-from synapse_tui.core.store.postgres.connect import describe
+from synapse_tui.core.store.postgres.connect import describe, refusal
 
 _DATA_VERSION = (
     "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes) * 4294967296"
@@ -197,6 +197,7 @@ class Connection:
         # statements in PostgreSQL's dialect to send before the next, each with its
         # arguments and the Waiting cursor that tells what it did
         self._waiting: list[tuple[str, Any, Waiting]] = []
+        self.writing = False  # inside the store's write transaction: a refusal says nothing landed
 
     @property
     def raw(self) -> Any:
@@ -212,15 +213,21 @@ class Connection:
 
     @contextmanager
     def errors_named(self) -> Iterator[None]:
-        """The server gone, the connection dropped, a lock or a disk: one line naming the
-        location (without its password), as a file's I/O errors are. Any other error is a
-        statement of ours the server refused: left to be reported as our bug."""
-        from psycopg import OperationalError
+        """The server gone, the connection dropped, a lock or a disk, a table renamed or
+        dropped by hand: one line naming the location (without its password), as a file's
+        I/O errors are (connect.refusal). Any other error is a statement of ours the server
+        refused: left to be reported as our bug."""
+        from psycopg import Error, OperationalError
 
         try:
             yield
-        except OperationalError as exc:
-            raise StoreError(f"the server could not answer: {describe(self.where, exc)}") from None
+        except Error as exc:
+            said = refusal(self.where, exc, self._raw, writing=self.writing)
+            if said is not None:
+                raise StoreError(said) from None
+            if isinstance(exc, OperationalError):
+                raise StoreError(f"the server could not answer: {describe(self.where, exc)}") from None
+            raise
 
     def later(self, sql: str, args: Any = None) -> Waiting:
         """One statement in PostgreSQL's dialect, sent with the next statement whose answer

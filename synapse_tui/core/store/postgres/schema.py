@@ -31,7 +31,7 @@ from typing import Any
 
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location
-from synapse_tui.core.store.schema import CHANGE_LOG_KEEP
+from synapse_tui.core.store.schema import CHANGE_LOG_KEEP, missing_tables
 
 KIND = "synapse-tui/postgresql"
 KIND_KEY = "store.kind"
@@ -438,6 +438,9 @@ def state(conn: Any, where: Location) -> int | None:
         raise StoreError(f"{where.shown}: a synapse-tui store whose schema version is unreadable")
     if version > SCHEMA_VERSION:
         raise StoreError(f"{where.shown}: made by a newer synapse-tui (schema {version} > {SCHEMA_VERSION})")
+    lacking = missing_tables(where.shown, tables, change_log=version >= 2)
+    if lacking is not None:
+        raise StoreError(lacking)
     return version
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location
 from synapse_tui.core.store.postgres import schema
-from synapse_tui.core.store.postgres.connect import connect, errors_named
+from synapse_tui.core.store.postgres.connect import connect, errors_named, session_defaults
 
 
 def open_server(where: Location, *, create: bool = False, readonly: bool = False) -> Any:
@@ -17,6 +17,7 @@ def open_server(where: Location, *, create: bool = False, readonly: bool = False
     conn = connect(where)
     try:
         with errors_named(where, "cannot open the store"):
+            session_defaults(conn)  # a lock another session holds: an error line, not a hang
             version = schema.state(conn, where)
             if version is None and not create:
                 raise StoreError(

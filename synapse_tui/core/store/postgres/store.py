@@ -144,12 +144,14 @@ class PgStore(SqlStore):
         if self.readonly:
             raise StoreError(f"{self.read_only_because()}; nothing can be changed")
         psycopg = driver()
+        self._conn.writing = True  # a refusal from here on says nothing was written
         with errors_named(self.where, "nothing was changed"):
             self._conn.later("BEGIN")
             self._conn.later(schema.LOCK)
             try:
                 before = self._newest()  # the lock held from here: one round trip with the BEGIN
-            except BaseException:  # the lock waited on may be given up (^C)
+            except BaseException:  # the lock waited on may be given up (^C, lock_timeout)
+                self._conn.writing = False
                 self._conn.discard()
                 raise
         self._writing = True
@@ -168,7 +170,7 @@ class PgStore(SqlStore):
                 self._conn.discard()
             raise
         finally:
-            self._writing = False
+            self._writing = self._conn.writing = False
         # under the lock nobody else wrote in between: what moved is ours (`data_version`)
         self._own = (self._own[0] + after[0] - before[0], self._own[1] + after[1] - before[1])
 

@@ -21,7 +21,13 @@ from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.sqlitepath import uri as sqlite_uri
 from synapse_tui.core.store.ops import WordHits
 from synapse_tui.core.store.read import Read
-from synapse_tui.core.store.schema import APPLICATION_ID, READABLE_FROM, SCHEMA_VERSION, migrate
+from synapse_tui.core.store.schema import (
+    APPLICATION_ID,
+    READABLE_FROM,
+    SCHEMA_VERSION,
+    migrate,
+    missing_tables,
+)
 from synapse_tui.core.store.sqlite.load import CachedLoad
 from synapse_tui.core.store.sqlite.parts import SqliteAudit, SqliteImports
 from synapse_tui.core.store.words import WordIndex
@@ -43,16 +49,27 @@ def _read_only_why(p: Path, readonly: bool, wal: bool) -> tuple[bool, str | None
 
 
 def _prepare(
-    p: Path, conn: sqlite3.Connection, app_id: int, version: int, tables: int, *, create: bool, readonly: bool
+    p: Path,
+    conn: sqlite3.Connection,
+    app_id: int,
+    version: int,
+    tables: set[str],
+    *,
+    create: bool,
+    readonly: bool,
 ) -> None:
-    """Refuse a file that is not a store of a schema this version reads (closing it); set
-    a writable one's journal and migrate it."""
+    """Refuse a file that is not a store of a schema this version reads, or one whose own
+    tables were renamed or dropped (closing it); set a writable one's journal and migrate it."""
     if app_id != APPLICATION_ID and (tables or not create):
         conn.close()
         raise StoreError(f"{p}: a SQLite database, but not a synapse-tui store")
     if version > SCHEMA_VERSION:
         conn.close()
         raise StoreError(f"{p}: made by a newer synapse-tui (schema {version} > {SCHEMA_VERSION})")
+    lacking = missing_tables(str(p), tables, change_log=version >= 3) if version >= 1 else None
+    if lacking is not None:
+        conn.close()
+        raise StoreError(lacking)
     try:
         if not readonly:
             conn.execute("PRAGMA journal_mode = WAL")
@@ -268,8 +285,8 @@ def _uri(p: Path, readonly: bool, wal: bool) -> str:
     return sqlite_uri(p.resolve(), mode="ro" if readonly else "rwc")
 
 
-def _connect(uri: str) -> tuple[sqlite3.Connection, int, int, int]:
-    """A connection, and the store's application id, schema version and table count (the
+def _connect(uri: str) -> tuple[sqlite3.Connection, int, int, set[str]]:
+    """A connection, and the store's application id, schema version and tables' names (the
     first reads, which fail on a file that is not a database or cannot be opened)."""
     conn = sqlite3.connect(
         uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
@@ -278,7 +295,7 @@ def _connect(uri: str) -> tuple[sqlite3.Connection, int, int, int]:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}  # any kind: a view too
     except sqlite3.DatabaseError:
         conn.close()
         raise

@@ -95,6 +95,18 @@ INSTRUCTIONS = (
     "You may add evidence (corroborate, contradict, verify) and remember new facts; a person "
     "accepts and signs. " + ENVELOPE
 )
+# the search tool's `query`, described: a constant, as annotations are read back as text
+# and an f-string there may not hold both kinds of quote
+QUERY_HELP = (
+    "Ask as you would a person ('When did Maria start at the climbing "
+    "gym?') or give keywords; add filters to restrict, e.g. 'payments owner "
+    "trust>0.5 -is:superseded' or 'is:stale tier:auto'. Filters: "
+    f"{'/'.join(NUMERIC)} with < <= > >= = !=; "
+    f"tier: guidance: band: flag: is:({'|'.join(KEYED['is'])}); "
+    "prov:KEY=VALUE (provenance), note:ID (a value with spaces quoted: "
+    "note:\"My Notes.md\"); a leading '-' negates. At most "
+    f"{MAX_WORDS} distinct words and {MAX_QUERY_CHARS:,} characters."
+)
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
@@ -200,15 +212,7 @@ def build_server(recall: Recall) -> MCPServer:
     def search(
         query: Annotated[
             str,
-            Field(
-                description="Ask as you would a person ('When did Maria start at the climbing "
-                "gym?') or give keywords; add filters to restrict, e.g. 'payments owner "
-                "trust>0.5 -is:superseded' or 'is:stale tier:auto'. Filters: "
-                f"{'/'.join(NUMERIC)} with < <= > >= = !=; "
-                f"tier: guidance: band: flag: is:({'|'.join(KEYED['is'])}); "
-                "prov:KEY=VALUE (provenance), note:ID; a leading '-' negates. At most "
-                f"{MAX_WORDS} distinct words and {MAX_QUERY_CHARS:,} characters."
-            ),
+            Field(description=QUERY_HELP),
         ] = "",
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Most results to return.")] = 10,
     ) -> SearchResult:

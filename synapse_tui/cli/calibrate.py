@@ -293,7 +293,7 @@ def _history(
 
 def print_history(data: dict[str, Any]) -> None:
     """The survival table through the history, and the fit, for a person."""
-    from synapse_tui.core.review.backtest import not_a_judgement
+    from synapse_tui.core.review.backtest import history_caveats
 
     say(
         f"HISTORY  {data['samples']} (fact, instant) samples at {data['instants']} instants"
@@ -311,14 +311,7 @@ def print_history(data: dict[str, Any]) -> None:
         f"log loss {_num(data['log_loss'])} (a constant rate: {_num(data['baseline_log_loss'])})"
         f"   AUC {_num(data['auc'], 2)}   (p = trust at the instant, y = survived)"
     )
-    _say_not_a_judgement(
-        not_a_judgement(
-            data["samples"] - data["survived"],
-            data["survived"],
-            instants=data["instants"],
-            horizon_days=data["horizon_days"],
-        )
-    )
+    _say_not_a_judgement(history_caveats(data))
     fit = data["fit"]
     say("")
     say(f"FIT  {fit['decision']}: {fit['reason']}")

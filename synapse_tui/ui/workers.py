@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import traceback
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial, wraps
@@ -201,14 +203,25 @@ def reason_of(exc: BaseException, store_path: str | os.PathLike[str]) -> str:
     return reason(exc, where.shown, not where.is_server and not os.path.exists(where.target))
 
 
+FAILURE_SHOWN = 8.0  # seconds a failure's notice stays on screen
+# per app, each failure notice shown and when: the same words again while it is still on
+# screen (a view read again after another writer's change that broke it) add no second one
+_TOLD: weakref.WeakKeyDictionary[App[Any], dict[str, float]] = weakref.WeakKeyDictionary()
+
+
 def tell_failure(app: App[Any], message: WorkFailed, store_path: str | os.PathLike[str]) -> str:
-    """The app's handling of `WorkFailed` (main thread): an error notice, the traceback of
-    a bug logged, and the view's `failed` hook called. Returns the reason it gave."""
+    """The app's handling of `WorkFailed` (main thread): an error notice (unless the same
+    one is still shown), the traceback of a bug logged, and the view's `failed` hook
+    called. Returns the reason it gave."""
     error = message.error
     why = reason_of(error, store_path)
     if is_internal(error) and not _server_gone(error):
         app.log.error("".join(traceback.format_exception(error)))
-    app.notify(clean_block(f"{clean(message.headline)}: {why}"), severity="error", timeout=8, markup=False)
+    text = clean_block(f"{clean(message.headline)}: {why}")
+    told, now = _TOLD.setdefault(app, {}), time.monotonic()
+    if now - told.get(text, float("-inf")) >= FAILURE_SHOWN:
+        told[text] = now
+        app.notify(text, severity="error", timeout=FAILURE_SHOWN, markup=False)
     node = message.node
     if message.failed is not None and (node is None or node.is_attached):
         message.failed(why)

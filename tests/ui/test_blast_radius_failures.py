@@ -115,3 +115,8 @@ async def test_the_neighbour_view_tells_a_table_gone_the_same_way(app, db):
         gone = f"the store at {db} can no longer be read: no such table: mentions"
         assert errors(notices, "Could not load the neighbours") == [f"Could not load the neighbours: {gone}"]
         assert "the neighbours of f-pay-01 could not be read: the store at" in screen_text(app)
+        # read again (as after another writer's commit): the same failure, still on screen,
+        # is not told twice
+        app.screen.refresh_view()
+        await settle(pilot)
+        assert errors(notices, "Could not load the neighbours") == [f"Could not load the neighbours: {gone}"]

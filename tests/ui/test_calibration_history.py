@@ -10,6 +10,7 @@ from synapse_tui.core.store.db import Store
 from synapse_tui.ui.screens.calibration import CalibrationScreen
 from synapse_tui.ui.screens.confirm import ConfirmScreen
 from tests.core.history_stores import OTHER, generate
+from tests.helpers import run
 from tests.ui.helpers import make_app, screen_text, settle
 
 
@@ -71,4 +72,26 @@ async def test_when_age_predicts_nothing_it_says_so_and_offers_flat_freshness(tm
         await settle(pilot)
         assert app.config.freshness.b0 == -6.0 and app.config.freshness.scale == 0.5
         assert float(app.memory.scores.freshness.min()) > 0.95  # old facts no longer stale
+    app.store.close()
+
+
+async def test_a_history_too_short_to_judge_says_so_under_the_auc(tmp_path):
+    """110 days of history at the 90-day horizon (3 instants): the tab shows the AUC with why
+    it judges nothing yet, in the words `calibrate --backtest --fit` prints."""
+    src, now = generate(tmp_path / "h.jsonl", OTHER, days=110, horizon=90)
+    db = tmp_path / "memory.db"
+    with Store.open(db, create=True) as store:
+        import_facts(store, parse_file(src), str(src))
+    cli = run("calibrate", db, "--backtest", "--fit", "--now", format_time(now)).stdout
+    said = cli[cli.index("  not a judgement of the score:") :].split("\n\n")[0].splitlines()[1:]
+    assert said and all(line.startswith("  - ") for line in said), cli
+    app = make_app(db, now=format_time(now))
+    async with app.run_test(size=(200, 80)) as pilot:
+        await _open_history(pilot)
+        app.screen.query_one("#his-body").scroll_end(animate=False)
+        await settle(pilot)
+        text = " ".join(screen_text(app).split())
+        assert "not a judgement of the score:" in text
+        for line in said:
+            assert " ".join(line.split()) in text, (line, text)
     app.store.close()

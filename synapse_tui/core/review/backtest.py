@@ -184,6 +184,17 @@ def not_a_judgement(
     return out
 
 
+def history_caveats(data: dict[str, Any]) -> list[str]:
+    """`not_a_judgement` for a history report (`history_report`'s dict): the CLI's and the
+    browser's History tab's words alike."""
+    return not_a_judgement(
+        data["samples"] - data["survived"],
+        data["survived"],
+        instants=data["instants"],
+        horizon_days=data["horizon_days"],
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class History:
     """(fact, instant) samples through a store's history (SPEC 14): at instants every

@@ -65,8 +65,10 @@ def facets(store: Store, size: int) -> Facets:
 
 
 def _term(field: str, key: str, value: str | None) -> str | None:
-    if value is None or any(ch.isspace() for ch in value):
-        return None  # a query term is one word: a value with spaces cannot be one
+    if value is None or '"' in value or "\n" in value:
+        return None  # no query term can name it (a quoted value holds no quote)
+    if any(ch.isspace() for ch in value):
+        value = f'"{value}"'  # a value with spaces is quoted: note:"My Notes.md"
     if field == "note":
         return f"note:{value}"
     if field == "tier":

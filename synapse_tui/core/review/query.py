@@ -4,8 +4,9 @@
     guidance:disputed band:very-low -tier:signed junk:near-duplicate payments api
     prov:x-mem0-user-id=alice note:note-2024-12-02 When did Maria start at the gym?
 
-Filter terms restrict and are ANDed; a leading `-` negates one. A token shaped like a
-filter term (a letter-initial name, an operator or `:`, a non-empty value) whose name is
+Filter terms restrict and are ANDed; a leading `-` negates one; a value holding a space is
+quoted, `note:"My Notes.md"`, `prov:x-source="my app"` (no `"` inside). A token shaped like
+a filter term (a letter-initial name, an operator or `:`, a non-empty value) whose name is
 no field is a typo: QueryError pointing at it. Every other token is a word, punctuation
 and all; words rank the facts matching any of them (review/relevance.py).
 
@@ -79,6 +80,9 @@ _OPS = {
     ">": np.greater,
     "=": np.equal,
 }
+# a query's tokens: runs of non-space, but a filter's quoted value (`note:"My Notes.md"`,
+# `prov:KEY="a b"`) is one token, spaces and all
+_TOKEN = re.compile(r'-?[A-Za-z_]+:(?:[^\s"=]+=)?"[^"\n]*"(?=\s|$)|\S+')
 _COMPARE = re.compile(r"^([A-Za-z_]+)(<=|>=|!=|<|>|=)(.+)$")
 _KEYED = re.compile(r"^([A-Za-z_]+):(.+)$")
 # a comparison missing its field (`<0.3`): a typo, not a word; a bare `=` or `<3` is a word
@@ -124,7 +128,7 @@ def parse(source: str, lenient: bool = False) -> Query:
     terms: list[Term] = []
     words: list[str] = []
     as_words: list[str] = []
-    for match in re.finditer(r"\S+", source):
+    for match in _TOKEN.finditer(source):
         token, pos = match.group(0), match.start()
         negate = token.startswith("-") and len(token) > 1
         body = token[1:] if negate else token
@@ -139,6 +143,8 @@ def parse(source: str, lenient: bool = False) -> Query:
             raise QueryError(
                 f"'{fieldless.group(1)}' needs a field before it, e.g. trust<0.3", source, pos, token
             )
+        if key_match and _known(key_match.group(1)):
+            _check_quotes(source, pos, token, *key_match.groups())
         if key_match and key_match.group(1).lower() in VERBATIM:
             terms.append(_verbatim(source, pos, token, negate, *key_match.groups()))
         elif cmp_match:
@@ -148,6 +154,25 @@ def parse(source: str, lenient: bool = False) -> Query:
         else:
             words.append(token)
     return Query(source, tuple(terms), tuple(words), tuple(as_words))
+
+
+def _known(name: str) -> bool:
+    return name.lower() in VERBATIM or name.lower() in KEYED
+
+
+def _unquote(value: str) -> str:
+    """A filter's value without the quotes around it (`"My Notes.md"`), if it has them."""
+    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] == '"' else value
+
+
+def _check_quotes(source: str, pos: int, token: str, name: str, value: str) -> None:
+    """Refuse a known filter's value that opens a quote and does not close it (the quote
+    would otherwise be taken as part of the value, and match nothing)."""
+    inner = value.partition("=")[2] if name.lower() == "prov" and not value.startswith('"') else value
+    if inner.startswith('"') and (len(inner) < 2 or not inner.endswith('"')):
+        raise QueryError(
+            f"'{name}:' opens a quote it does not close, e.g. {name}:\"My Notes.md\"", source, pos, token
+        )
 
 
 def _unknown_name(cmp_match: re.Match[str] | None, key_match: re.Match[str] | None) -> bool:
@@ -192,8 +217,10 @@ def _verbatim(source: str, pos: int, token: str, negate: bool, name: str, value:
     """`prov:KEY=VALUE` (the facts whose provenance KEY equals VALUE) and `note:ID`."""
     key = name.lower()
     if key == "note":
-        return Term(token, negate, _cached(lambda store, start: store.note_positions(value, start)))
-    prov_key, eq, prov_value = value.partition("=")
+        note = _unquote(value)
+        return Term(token, negate, _cached(lambda store, start: store.note_positions(note, start)))
+    prov_key, eq, prov_value = _unquote(value).partition("=")
+    prov_value = _unquote(prov_value)
     if not eq or not prov_key:
         raise QueryError("'prov:' takes KEY=VALUE, e.g. prov:x-mem0-user-id=alice", source, pos, token)
     return Term(
@@ -249,6 +276,7 @@ def _keyed(source: str, pos: int, token: str, negate: bool, name: str, value: st
     if key not in KEYED:
         raise QueryError(f"unknown filter '{name}:'{_suggest(key, list(KEYED))}", source, pos, token)
     options = KEYED[key]
+    value = _unquote(value)
     value = value.lower().replace("_", "-") if key == "band" else value.lower()
     if value not in options:
         raise QueryError(

@@ -7,12 +7,16 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+from synapse_tui.core.base.cjk import RUNS, has_cjk
+
 # capitalised, yet time words rather than names: `in May` asks when, not who
 MONTHS = "january february march april may june july august september october november december".split()
 _NOT_NAMES = frozenset(
     MONTHS + "monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow".split()
 )
 _TOKEN = re.compile(r"[^\W_]+")  # FTS5 unicode61's token characters: letters and digits
+CJK_PHRASE = 5  # a run of CJK this long is a phrase: its pairs are searched too (`cjk_pairs`)
+MAX_TERMS = 64  # terms a search takes (query.MAX_WORDS; the ranking's bit sets hold 64)
 _SUFFIXES = ("ingly", "ings", "ing", "edly", "ed", "ies", "ly", "es", "s")
 # Function words: matched exactly; relevance.py weighs them STOP_WEIGHT.
 STOP = frozenset(
@@ -58,11 +62,32 @@ def stem(token: str) -> str:
 def fts_terms(words: Sequence[str], mode: str = "trust") -> list[str]:
     """One FTS5 term per distinct token: stemmed and a prefix (`*`) from three characters
     on, a function word exactly; every token exactly in the plain `bm25` mode (the
-    baseline the benchmark compares against)."""
+    baseline the benchmark compares against). Ranking by relevance (`hybrid`, `trust`),
+    a long run of CJK also gives its pairs of characters (`cjk_pairs`)."""
     if mode == "bm25":
         return tokens(words)
     out = (t if t in STOP else stem(t) + ("*" if len(stem(t)) >= 3 else "") for t in tokens(words))
-    return list(dict.fromkeys(out))
+    terms = list(dict.fromkeys(out))
+    return cjk_pairs(terms) if mode in ("hybrid", "trust") else terms
+
+
+def cjk_pairs(terms: list[str]) -> list[str]:
+    """The terms, then each pair of characters of their CJK runs of CJK_PHRASE characters
+    or more, once, up to MAX_TERMS terms in all. Such a run is a phrase or a question
+    written without spaces (`チャートの表示方法は`), which no fact holds whole: its pairs are
+    its words as far as a search can tell without a dictionary, so the facts sharing most
+    of them rank first (a fact holding the whole run holds every pair: it comes first). A
+    shorter run is a word, found wherever a fact holds it (store/cjk.py)."""
+    out = dict.fromkeys(terms)
+    for term in terms:
+        for run in RUNS.findall(term.removesuffix("*")):
+            if len(run) < CJK_PHRASE or not has_cjk(run):
+                continue
+            for i in range(len(run) - 1):
+                if len(out) >= MAX_TERMS:
+                    return list(out)
+                out.setdefault(run[i : i + 2])
+    return list(out)
 
 
 def is_stop(term: str) -> bool:

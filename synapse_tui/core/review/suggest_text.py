@@ -63,8 +63,8 @@ UPDATE_WORDS = frozenset(w for p in UPDATE_PHRASES for w in p.split()) | {"took"
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _PHRASE = re.compile(r"\b(" + "|".join(re.escape(p) for p in sorted(UPDATE_PHRASES, key=len)[::-1]) + r")\b")
 # a label: what a bullet names before its colon or dash ("**Go version**: 1.21+", "`make test`
-# - run the tests", "Path: ~/.archon"), up to 40 characters
-_LABEL = re.compile(r"^\W*([^:—–\n]{1,40}?)\W*(?::|—|–| - )")
+# - run the tests", "Path: ~/.archon", "**构建命令**：`make`"), up to 40 characters
+_LABEL = re.compile(r"^\W*([^:：—–\n]{1,40}?)\W*(?::|：|—|–| - )")
 GRAM = 3  # character trigrams: the plain baseline's unit, robust to inflection and typos
 
 

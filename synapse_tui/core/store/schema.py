@@ -15,7 +15,11 @@ from __future__ import annotations
 
 import sqlite3
 
+from synapse_tui.core.store import cjk
+
 APPLICATION_ID = 0x53594E41  # "SYNA": marks a SQLite file as a synapse-tui store
+
+GRAMS_FUNCTION = "synapse_cjk_grams"  # cjk.grams, as SQL, while migrating
 
 # the edges' second index: rebuilt in one sort when a build fills an empty table
 # (graph.build._write_edges), which takes a third less than keeping it up row by row
@@ -170,6 +174,17 @@ _V6 = """
 CREATE INDEX audit_batch ON audit(batch)
 """
 
+# m007: the CJK word index (cjk.py): a second FTS5 table holding, for each fact whose text
+# holds Chinese, Japanese or Korean, its runs as pairs of characters, so a search finds
+# every fact holding a CJK substring (unicode61 makes a whole run one token). Filled here
+# from the facts an older build imported; a store still at 6 opened read-only reads as it
+# is, its CJK terms found by a scan of the text instead.
+_V7 = f"""
+{cjk.CREATE};
+INSERT INTO {cjk.TABLE} (rowid, grams)
+SELECT pos, g FROM (SELECT pos, {GRAMS_FUNCTION}(text) AS g FROM facts) WHERE g IS NOT NULL
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", _V1),
     ("m002_deleted_score_before", _V2),
@@ -177,6 +192,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m004_embeddings_kind", _V4),
     ("m005_audit_role", _V5),
     ("m006_audit_batch", _V6),
+    ("m007_cjk_words", _V7),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest schema a read-only open reads as it is: m003 adds only what the load cache
@@ -233,6 +249,7 @@ def migrate(conn: sqlite3.Connection) -> None:
     from sqlite_utils import Database  # imported here: only writers that migrate pay for it
     from sqlite_utils.migrations import Migrations
 
+    conn.create_function(GRAMS_FUNCTION, 1, cjk.grams, deterministic=True)
     migrations = Migrations("synapse-tui")
     for name, script in MIGRATIONS:
 

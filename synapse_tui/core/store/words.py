@@ -31,7 +31,9 @@ from contextlib import AbstractContextManager, contextmanager
 
 import numpy as np
 
+from synapse_tui.core.base.cjk import has_cjk
 from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.store import cjk
 from synapse_tui.core.store.ops import WordHits
 
 BM25_K1 = 1.2
@@ -55,11 +57,14 @@ class TermCache:
         self.size = 0
         self.weight: np.ndarray | None = None  # BM25's length weight by rowid (`_weights`)
         self.weight_key: tuple | None = None
+        self.side: str | None = None  # the CJK table's state last seen (`_side`)
+        self.side_at = -1  # the index's last rowid then
 
     def clear(self) -> None:
         self.terms.clear()
         self.upto = self.rows = self.size = 0
-        self.weight = self.weight_key = None
+        self.weight = self.weight_key = self.side = None
+        self.side_at = -1
 
     def put(self, match: str, upto: int, hits: np.ndarray) -> None:
         old = self.terms.pop(match, None)
@@ -237,8 +242,8 @@ def term_rows(
     conn: sqlite3.Connection, cache: TermCache, terms: Sequence[str], rows: int, keep: bool
 ) -> list[np.ndarray]:
     """Each term's rowids, ascending: from the cache where it has the term, reading only
-    the rows appended since; from FTS5 otherwise. `rows`: the index's row count now;
-    `keep` False (inside a write, whose rows may yet roll back): keep nothing new."""
+    the rows appended since; from the index otherwise (`_hits`). `rows`: the index's row
+    count now; `keep` False (inside a write, whose rows may yet roll back): keep nothing new."""
     (last,) = conn.execute("SELECT max(id) FROM facts_fts_docsize").fetchone()
     last = last or 0
     if cache.terms:
@@ -249,21 +254,76 @@ def term_rows(
             cache.clear()  # rows rewritten or removed: nothing kept can be trusted
     if keep:
         cache.upto, cache.rows = last, rows
+    side = _side(conn, cache, last)
     found = []
-    for match in map(_quoted, terms):
-        have = cache.terms.get(match)
+    for term in terms:
+        # a plain word's key is its FTS5 string, as before the CJK table; with CJK rows
+        # about, the key names the table's state, so rows kept without it are not reused
+        key = _quoted(term) if side != _FILLED and not has_cjk(term) else f"{side}:{term}"
+        have = cache.terms.get(key)
         if have is None:
-            hits = _rowids(conn, _MATCH, (match,))
+            hits = _hits(conn, term, side)
         else:
             upto, hits = have
             hits = hits.astype(np.int64)
-            cache.terms.move_to_end(match)
+            cache.terms.move_to_end(key)
             if last > upto:
-                hits = np.concatenate([hits, _rowids(conn, _MATCH + " AND rowid > ?", (match, upto))])
+                hits = np.concatenate([hits, _hits(conn, term, side, upto)])
         if keep and (have is None or have[0] != last):
-            cache.put(match, last, hits)
+            cache.put(key, last, hits)
         found.append(hits)
     return found
+
+
+# the state of the CJK table (cjk.py) in a snapshot: none (a store made before it), no row
+# (no fact holds CJK), rows
+_MISSING, _EMPTY, _FILLED = "none", "empty", "cjk"
+_HAS_TABLE = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+_CJK_MATCH = f"SELECT group_concat(rowid, ',') FROM {cjk.TABLE} WHERE {cjk.TABLE} MATCH ?"
+_LIKE = "SELECT group_concat(pos, ',') FROM facts WHERE text LIKE ? ESCAPE '\\'"
+
+
+def _side(conn: sqlite3.Connection, cache: TermCache, last: int | None = None) -> str:
+    """The CJK table's state, kept on `cache`: a table once made stays, and one holding rows
+    goes on holding them (facts are only appended); an empty one stays empty while no fact
+    is appended (`last`, the index's last rowid, unchanged). Only a state short of that is
+    read again (a migration by another process, a first CJK fact)."""
+    if cache.side == _FILLED or (cache.side == _EMPTY and last is not None and last == cache.side_at):
+        return cache.side
+    if cache.side != _EMPTY and conn.execute(_HAS_TABLE, (cjk.TABLE,)).fetchone() is None:
+        cache.side = _MISSING
+        return _MISSING
+    filled = conn.execute(f"SELECT 1 FROM {cjk.TABLE}_docsize LIMIT 1").fetchone()
+    cache.side, cache.side_at = (_FILLED if filled else _EMPTY), -1 if last is None else last
+    return cache.side
+
+
+def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Two ascending rowid lists as one, each rowid once: marked in a dense array, a hundred
+    times faster than np.union1d's sort of both for a quarter of a million rowids each."""
+    if not len(a) or not len(b):
+        return a if len(a) else b
+    mark = np.zeros(int(max(a[-1], b[-1])) + 1, dtype=bool)
+    mark[a] = True
+    mark[b] = True
+    return np.flatnonzero(mark)
+
+
+def _hits(conn: sqlite3.Connection, term: str, side: str, after: int | None = None) -> np.ndarray:
+    """The rowids holding one term (one unicode61 token, case folded, a prefix when it ends
+    in `*`), ascending; only those above `after` when given: FTS5's match (a token of the
+    text or the id beginning with it), with the CJK table's when it has rows (`组件` inside
+    `使用React组件`, and `React` too) or, for a term holding CJK in a store made before that
+    table, the facts whose text holds it (cjk.py)."""
+    since, args = ("", ()) if after is None else (" AND rowid > ?", (after,))
+    hits = _rowids(conn, _MATCH + since, (_quoted(term), *args))
+    if side == _FILLED:
+        more = _rowids(conn, _CJK_MATCH + since, (cjk.match(term), *args))
+    elif side == _MISSING and has_cjk(term):
+        more = _rowids(conn, _LIKE + ("" if after is None else " AND pos > ?"), (cjk.like(term), *args))
+    else:
+        return hits
+    return _union(hits, more)
 
 
 def search_any(index: WordIndex, terms: Sequence[str], weights: Sequence[float] | None = None) -> WordHits:
@@ -353,10 +413,13 @@ def search(index: WordIndex, query: str, limit: int | None = None) -> tuple[np.n
     words = [w for w in query.split() if w]
     if not words:
         return np.empty(0, np.int64), np.empty(0)
-    match = " ".join(_quoted(w + "*") for w in words)
     keep = not index.conn.in_transaction  # inside a write, rows read may yet roll back
     with index.snapshot() as conn:
-        rowids = _rowids(conn, _MATCH, (match,))
+        side = _side(conn, index.terms)
+        if side != _FILLED and not any(map(has_cjk, words)):
+            rowids = _rowids(conn, _MATCH, (" ".join(_quoted(w + "*") for w in words),))
+        else:
+            rowids = _every(conn, words, side)
         if not len(rowids):
             return np.empty(0, np.int64), np.empty(0)
         tokens = index.row_tokens(conn, rowids, keep)
@@ -367,6 +430,28 @@ def search(index: WordIndex, query: str, limit: int | None = None) -> tuple[np.n
         best = np.argsort(-relevance, kind="stable")[: int(limit)]
         pos, relevance = pos[best], relevance[best]
     return pos, relevance
+
+
+def _every(conn: sqlite3.Connection, words: Sequence[str], side: str) -> np.ndarray:
+    """The rowids holding every word (each a prefix), with CJK about: word by word, a
+    word of one token through `_hits`, one of several (`CS:GO`) as FTS5's phrase unless it
+    holds CJK, then each of its tokens."""
+    found: np.ndarray | None = None
+    for word in words:
+        toks = cjk.TOKEN.findall(word.casefold())
+        if len(toks) > 1 and not has_cjk(word):
+            hits = _rowids(conn, _MATCH, (_quoted(word + "*"),))
+        else:
+            hits = _all_of([_hits(conn, t + "*", side) for t in toks])
+        found = hits if found is None else np.intersect1d(found, hits, assume_unique=True)
+    return found if found is not None else np.empty(0, np.int64)
+
+
+def _all_of(each: Sequence[np.ndarray]) -> np.ndarray:
+    out = each[0] if each else np.empty(0, np.int64)
+    for hits in each[1:]:
+        out = np.intersect1d(out, hits, assume_unique=True)
+    return out
 
 
 def _length_weight(tokens: np.ndarray, rows: int, column_tokens: list[int]) -> np.ndarray:

@@ -602,6 +602,13 @@ def history_view(data: dict[str, Any]) -> Group:
         f"AUC: current {_num(fit.get('auc_current'), 2)}, proposed {_num(fit.get('auc_proposed'), 2)}"
         f"   log loss {_num(data['log_loss'])} (a constant rate {_num(data['baseline_log_loss'])})\n"
     )
+    from synapse_tui.core.review.backtest import history_caveats  # beside history_report's import
+
+    caveats = history_caveats(data)
+    if caveats:
+        fitted.append("not a judgement of the score:\n", style="bold")
+        for why in caveats:
+            fitted.append(f"  - {why}\n")
     if fit["heldout_log_loss_fitted"] is not None:
         fitted.append(
             f"held-out log loss: current {_num(fit['heldout_log_loss_current'])}, fitted"

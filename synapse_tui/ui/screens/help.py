@@ -84,7 +84,8 @@ SEARCH_FILTERS = (  # each one a filter the search box takes (tests parse every 
 )
 SEARCH_HINT = (
     "Search takes words (full text over facts and ids, facts holding every word first, then by relevance and trust) and filters:"
-    f" {SEARCH_FILTERS}; -term negates; F lists the notes, sources and agents to filter by."
+    f' {SEARCH_FILTERS}; a value with spaces is quoted (note:"My Notes.md"); -term negates;'
+    " F lists the notes, sources and agents to filter by."
 )
 
 

@@ -41,6 +41,7 @@ from typing import Any
 
 import yaml
 
+from synapse_tui.core.base.cjk import word_count
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.ingest.adapters import KnownFact, dependency_folder, fact_id, linediff
 
@@ -54,8 +55,9 @@ _KEY_LINE = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BULLET = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)")
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t#]*$")
 _NESTED_HEADING = re.compile(r"^( +)#{1,6}[ \t]+\S")  # a heading inside a bullet's lines
-# a label introducing what follows: "**Next Steps:**", "**Params**", "Common errors:"
-_LABEL = re.compile(r"^(?:\*\*[^*\n]{1,60}\*\*:?|[^\s*`#>|][^\n:*`]{0,40}:)$")
+# a label introducing what follows: "**Next Steps:**", "**Params**", "Common errors:", and
+# with CJK's full-width colon "技术栈：", "**主要功能**："
+_LABEL = re.compile(r"^(?:\*\*[^*\n]{1,60}\*\*[:：]?|[^\s*`#>|][^\n:：*`]{0,40}[:：])$")
 LABEL_WORDS = 4  # a plain "Common errors:" is a label; a longer line ending in ':' says something
 _CODE_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)")
 _RULE = re.compile(r"^[ ]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
@@ -162,9 +164,10 @@ def junk(text: str) -> str | None:
 
 
 def label(text: str) -> bool:
-    """A one-line paragraph that only names what follows it ("**Next Steps:**")."""
+    """A one-line paragraph that only names what follows it ("**Next Steps:**", "技术栈：");
+    its words counted as CJK is written, without spaces (base/cjk.py `word_count`)."""
     t = text.strip()
-    return bool(_LABEL.match(t)) and (t.startswith("**") or len(t.split()) <= LABEL_WORDS)
+    return bool(_LABEL.match(t)) and (t.startswith("**") or word_count(t.rstrip(":：")) <= LABEL_WORDS)
 
 
 def blocks(body: str, offset: int = 0, skipped: dict[str, int] | None = None) -> list[Block]:

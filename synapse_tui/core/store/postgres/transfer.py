@@ -23,6 +23,7 @@ from typing import Any
 
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location, locate
+from synapse_tui.core.store import cjk
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.dialect import SQLITE
 from synapse_tui.core.store.postgres import schema
@@ -235,6 +236,9 @@ def _write_file(where: Location, rows: Rows) -> None:
                         conn.execute(
                             "INSERT INTO facts_fts (rowid, id, text) SELECT pos, id, text FROM facts"
                         )
+                        facts = conn.execute("SELECT pos, id, text FROM facts")
+                        while some := facts.fetchmany(CHUNK):
+                            SQLITE.insert_rows(conn, cjk.TABLE, ("rowid", "grams"), cjk.rows(some))
             store.checkpoint()
     except BaseException:
         if path in made:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
+from synapse_tui.core.store import cjk
 from synapse_tui.core.store.dialect import SQLITE
 from synapse_tui.core.store.words import WordIndex
 
@@ -44,6 +45,7 @@ class Mirror:
     def _new() -> WordIndex:
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         conn.execute("CREATE VIRTUAL TABLE facts_fts USING fts5(id, text, content='', tokenize='unicode61')")
+        conn.execute(cjk.CREATE)
         return WordIndex(conn, "the server's word index")
 
     def close(self) -> None:
@@ -86,6 +88,7 @@ class Mirror:
             try:
                 while rows := cur.fetchmany(BATCH):
                     SQLITE.insert_rows(conn, "facts_fts", ("rowid", "id", "text"), rows)
+                    SQLITE.insert_rows(conn, cjk.TABLE, ("rowid", "grams"), cjk.rows(rows))
                     self.top, self.rows = rows[-1][0], self.rows + len(rows)
             except BaseException:
                 conn.execute("ROLLBACK")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from synapse_tui.core.store import cjk
 from synapse_tui.core.store.audit import VERDICT_KEYS, Audit, AuditEntry, _entry
 from synapse_tui.core.store.dialect import SQLITE
 from synapse_tui.core.store.imports import Imports
@@ -62,5 +63,6 @@ class SqliteImports(Imports):
         return [(*row[:7], json.loads(row[7])) for row in rows]
 
     def _index_words(self, rows: list[tuple[int, str, str]]) -> None:
-        """The FTS5 table, which the file's `WordIndex` reads (words.py)."""
+        """The FTS5 tables, which the file's `WordIndex` reads (words.py, cjk.py)."""
         SQLITE.insert_rows(self._conn, "facts_fts", ("rowid", "id", "text"), rows)
+        SQLITE.insert_rows(self._conn, cjk.TABLE, ("rowid", "grams"), cjk.rows(rows))

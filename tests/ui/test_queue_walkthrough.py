@@ -182,3 +182,45 @@ async def test_triage_in_the_replaced_queue_catches_the_finder_up_not_builds_it_
         assert [s.key for s in app.screen.found] == first[2:], screen_text(app)
         assert "gone: src/auth/login.py" in screen_text(app)
         assert Counted.builds == 1, f"the finder was built {Counted.builds} times"
+
+
+async def test_the_store_is_free_for_the_list_and_pane_while_the_finder_is_built(tmp_path, monkeypatch):
+    """While R's finder is built (seconds on a large store) the store's lock is free: the
+    list and the pane behind, which read under it, go on (they waited for the whole build).
+    The worker is held at its first "comparing" line; another thread takes the lock as
+    the pane's reads do."""
+    db = _store(tmp_path)
+    monkeypatch.setattr(suggestions, "TOLD_EVERY", 0.0)  # a progress line at every step
+    held, seen = threading.Event(), threading.Event()
+    real = ReplacedScreen._finding
+
+    def told(self, doing):
+        real(self, doing)
+        if doing.startswith("comparing") and not seen.is_set():
+            held.set()
+            seen.wait(10)
+
+    monkeypatch.setattr(ReplacedScreen, "_finding", told)
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("R")
+        assert await asyncio.to_thread(held.wait, 10)
+
+        def read_meanwhile() -> bool:
+            if not app.db_lock.acquire(timeout=2):
+                return False
+            try:
+                return len(app.texts([0])) == 1
+            finally:
+                app.db_lock.release()
+
+        try:
+            assert await asyncio.to_thread(read_meanwhile), (
+                "the store stayed locked while the finder was built"
+            )
+        finally:
+            seen.set()
+        await settle(pilot)
+        await settle(pilot)
+        assert " → " in screen_text(app)

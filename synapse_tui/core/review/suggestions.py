@@ -18,6 +18,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -183,42 +184,53 @@ TOLD_EVERY = 0.5  # seconds between two of a build's progress lines
 
 
 def of_memory(
-    memory: Memory, progress: Told | None = None, early: Callable[[Standing], None] | None = None
+    memory: Memory,
+    progress: Told | None = None,
+    early: Callable[[Standing], None] | None = None,
+    lock: AbstractContextManager[Any] | None = None,
 ) -> Standing:
     """The memory's standing suggestions: the flags, the filter, the queue and MCP read the
     same answer. Answered, in turn, from the finder kept for the store when the store has
-    not changed since; from the file beside the store (`standing`'s) when no finder is kept
-    yet; by catching the kept finder up (new facts added, facts whose supersession or
-    deletion changed updated: work proportional to their neighbours; dismissals read
-    again); or by building it (`progress` hears how far, and `early` is given the `replaced`
-    suggestions before the repository is read for the `referent` ones). A memory of part of
-    the store (as of a time, or behind another writer) is answered as `standing` answers the
-    store."""
+    not changed since; by catching the kept finder up (new facts added, facts whose
+    supersession or deletion changed updated: work proportional to their neighbours;
+    dismissals read again); from the file beside the store (`standing`'s) when no finder is
+    kept yet; or by building it (`progress` hears how far, and `early` is given the
+    `replaced` suggestions before the repository is read for the `referent` ones). A memory
+    of part of the store (as of a time, or behind another writer) is answered as `standing`
+    answers the store.
+
+    `lock`: the caller's hold on the store and the memory (the browser's), when it does not
+    hold it already: taken for every read and let go while the finder is built, so the
+    store's other readers (the list, the pane) are not kept waiting seconds."""
     store = memory.store
     told = progress or (lambda what: None)
-    with store.snapshot():
-        key = _state(store)
-    if len(memory.ids) != key[1]:  # not the store whole as it is now
-        return standing(store)
-    held = _KEPT.get(id(store))
-    kept = held[1] if held is not None and held[0] is store else None
-    if kept is not None and kept.key == key:
-        return kept.answer
-    if kept is None or not _extends(kept, memory):
+    hold = lock if lock is not None else nullcontext()
+    with hold:
+        with store.snapshot():
+            key = _state(store)
+        if len(memory.ids) != key[1]:  # not the store whole as it is now
+            return standing(store)
+        held = _KEPT.get(id(store))
+        kept = held[1] if held is not None and held[0] is store else None
+        if kept is not None and kept.key == key:
+            return kept.answer
+        if kept is not None and _extends(kept, memory):
+            told("catching up with what changed")
+            with store.snapshot():
+                kept.key = _state(store)
+                _catch_up(kept, memory)
+                dismissed = dismissals(store)
+            found = [s for s in kept.finder.suggestions(dismissed.pairs(REPLACED)) if s not in dismissed]
+            kept.answer = Standing(ranked([*found, *_referents(memory, dismissed)]))
+            return _keep(store, kept)
         cached = _read_cache(store, [*key, _repository(store)])
         if cached is not None:  # found before in this state: no finder needed until it moves
             return Standing(cached)
-        kept = _built(memory, told, early)
-        if kept.key[1] != len(memory.ids):  # another writer added facts meanwhile: not kept
-            return kept.answer
-    else:
-        told("catching up with what changed")
-        with store.snapshot():
-            kept.key = _state(store)
-            _catch_up(kept, memory)
-            dismissed = dismissals(store)
-        found = [s for s in kept.finder.suggestions(dismissed.pairs(REPLACED)) if s not in dismissed]
-        kept.answer = Standing(ranked([*found, *_referents(memory, dismissed)]))
+        read = _Read.of(memory, told)
+    return _keep(store, _built(store, read, told, early, hold))
+
+
+def _keep(store: Store, kept: _Kept) -> Standing:
     _KEPT.pop(id(store), None)
     _KEPT[id(store)] = (store, kept)
     while len(_KEPT) > _KEPT_MAX:
@@ -240,19 +252,48 @@ def _repository(store: Store) -> list[str] | None:
     return repository_state(store)
 
 
-def _built(memory: Memory, told: Told, early: Callable[[Standing], None] | None) -> _Kept:
-    """The finder built over every fact, its answer found in the one state of the store
-    its facts were read in (so the file beside the store may keep it: `standing`'s)."""
-    from synapse_tui.core.review.referent import find as referents_in
+@dataclass
+class _Read:
+    """What a build reads of the store and the memory, in one state of both (the memory's
+    ids and supersessions copied: a triage may change them while the finder is built)."""
 
-    store = memory.store
-    with store.snapshot():
-        key = _state(store)
-        file_key = [*key, _repository(store)]
-        told(f"reading {key[1]:,} facts")
-        facts = items(store)
-        dismissed = dismissals(store)
-        gone = dict(store.review.deleted_at())
+    key: list[Any]
+    file_key: list[Any]
+    facts: list[Item]
+    dismissed: Dismissed
+    gone: dict[int, float]
+    ids: list[str]
+    supersedes: np.ndarray
+
+    @classmethod
+    def of(cls, memory: Memory, told: Told) -> _Read:
+        store = memory.store
+        with store.snapshot():
+            key = _state(store)
+            file_key = [*key, _repository(store)]
+            told(f"reading {key[1]:,} facts")
+            return cls(
+                key,
+                file_key,
+                items(store),
+                dismissals(store),
+                dict(store.review.deleted_at()),
+                list(memory.ids),
+                memory.arrays.supersedes.copy(),
+            )
+
+
+def _built(
+    store: Store,
+    read: _Read,
+    told: Told,
+    early: Callable[[Standing], None] | None,
+    hold: AbstractContextManager[Any],
+) -> _Kept:
+    """The finder built over every fact (`hold` let go meanwhile), its answer found in the
+    one state of the store its facts were read in (so the file beside the store may keep
+    it: `standing`'s)."""
+    from synapse_tui.core.review.referent import find as referents_in
 
     last = [time.monotonic()]
 
@@ -262,28 +303,30 @@ def _built(memory: Memory, told: Told, early: Callable[[Standing], None] | None)
             last[0] = now
             told(f"comparing each fact with its neighbours: {100 * done // max(total, 1)}%")
 
-    finder = ReplacedFinder.build(facts, progress=building)
+    dismissed = read.dismissed
+    finder = ReplacedFinder.build(read.facts, progress=building)
     found = [s for s in finder.suggestions(dismissed.pairs(REPLACED)) if s not in dismissed]
     if early is not None:
         early(Standing(ranked(found)))
     told("checking the paths facts name against the repository")
-    read = True
+    ok = True
     # the finder kept alive is millions of objects the cyclic collector would walk again
     # and again while the referents are checked (a tenth of the first open at 55,000 facts),
     # for nothing: none of them is in a cycle
     collecting = gc.isenabled()
     gc.disable()
     try:
-        found += [s for s in referents_in(store, facts, dismissed, Options()) if s not in dismissed]
+        with hold:
+            found += [s for s in referents_in(store, read.facts, dismissed, Options()) if s not in dismissed]
     except SynapseError:  # a repository git cannot read: none of its kind (as `of_memory` says)
-        read = False  # and no file: `standing` would have said why
+        ok = False  # and no file: `standing` would have said why
     finally:
         if collecting:
             gc.enable()
     answer = ranked(found)
-    if read and len(facts) >= CACHE_MIN_FACTS:
-        _write_cache(store, file_key, answer)
-    return _Kept(finder, list(memory.ids), memory.arrays.supersedes.copy(), key, Standing(answer), gone)
+    if ok and len(read.facts) >= CACHE_MIN_FACTS:
+        _write_cache(store, read.file_key, answer)
+    return _Kept(finder, read.ids, read.supersedes, read.key, Standing(answer), read.gone)
 
 
 def _referents(memory: Memory, dismissed: Dismissed) -> list[Suggestion]:

@@ -164,23 +164,23 @@ class ReplacedScreen(FactScreen):
         def early(first: Standing) -> None:  # the replaced facts, while the repository is read
             self.post_message(QueueReady(*self._with_texts(first.found), partial=True))
 
-        with app.db_lock:
-            # every kind with a finder, one queue; the finder kept for the store answers
-            # again after triage by catching up, not by finding everything again
-            found = of_memory(live, self._finding, early).found
-            ready = self._with_texts(found)
-        self.post_message(QueueReady(*ready))
+        # every kind with a finder, one queue; the finder kept for the store answers again
+        # after triage by catching up, not by finding everything again. The store's lock is
+        # taken for each read and let go while the finder is built (seconds on a large
+        # store): the list and the pane behind go on reading meanwhile
+        found = of_memory(live, self._finding, early, lock=app.db_lock).found
+        self.post_message(QueueReady(*self._with_texts(found)))
 
     def _with_texts(self, found: list[Suggestion]) -> tuple[tuple[Suggestion, ...], dict[str, str]]:
-        """The suggestions in the queue's order and the texts of the facts they name (the
-        caller holds the store's lock)."""
+        """The suggestions in the queue's order and the texts of the facts they name."""
         app = self.app
         listed = queue_order(found)
         ids = sorted({f for s in listed for f in (s.fact, s.other)})
-        memory = app.memory
-        index = memory.index if memory is not None else {}
-        known = [i for i in ids if i in index]
-        return listed, dict(zip(known, app.texts([index[i] for i in known]), strict=True))
+        with app.db_lock:
+            memory = app.memory
+            index = memory.index if memory is not None else {}
+            known = [i for i in ids if i in index]
+            return listed, dict(zip(known, app.texts([index[i] for i in known]), strict=True))
 
     def _finding(self, doing: str) -> None:
         """Told from the worker: a message, never a wait for the screen (it holds the lock)."""

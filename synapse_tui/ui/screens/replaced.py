@@ -5,8 +5,10 @@ The pane shows both texts with the words that differ marked, and why. `y` accept
 existing supersede: audited, ctrl+z undoes it), `d` dismisses (audited, undoable, never
 suggested again); `space` marks, and `Y` / `D` act on every marked suggestion after the
 usual confirmation. The triage keys (c x v a s) act on the older fact of the highlighted
-suggestion. The list is found in a worker (`standing`), and found again whenever the
-memory changes under it (triage here or elsewhere, another writer).
+suggestion. The list is found in a worker (`of_memory`: the finder kept for the store,
+built on the first open with what it is doing said on screen, the replaced facts listed
+before the repository is read), and found again whenever the memory changes under it
+(triage here or elsewhere, another writer) by catching that finder up.
 """
 
 from __future__ import annotations

@@ -224,3 +224,41 @@ async def test_the_store_is_free_for_the_list_and_pane_while_the_finder_is_built
         await settle(pilot)
         await settle(pilot)
         assert " → " in screen_text(app)
+
+
+async def test_a_second_look_while_the_finder_is_built_waits_for_it_not_builds_another(tmp_path, monkeypatch):
+    """The queue asked again while its finder is being built (the memory changed, a key
+    pressed) waits for that finder instead of building a second one beside it."""
+    db = _store(tmp_path)
+    monkeypatch.setattr(suggestions, "TOLD_EVERY", 0.0)
+    held, seen = threading.Event(), threading.Event()
+    real = ReplacedScreen._finding
+
+    def told(self, doing):
+        real(self, doing)
+        if doing.startswith("comparing") and not seen.is_set():
+            held.set()
+            seen.wait(10)
+
+    class Counted(suggestions.ReplacedFinder):  # the real finder, its builds counted
+        builds = 0
+
+        @classmethod
+        def build(cls, *args, **kwargs):
+            Counted.builds += 1
+            return super().build(*args, **kwargs)
+
+    monkeypatch.setattr(ReplacedScreen, "_finding", told)
+    monkeypatch.setattr(suggestions, "ReplacedFinder", Counted)
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("R")
+        assert await asyncio.to_thread(held.wait, 10)
+        app.screen.refresh_view()  # what the app asks of the view when the memory changes
+        await pilot.pause(0.2)
+        seen.set()
+        await settle(pilot)
+        await settle(pilot)
+        assert " → " in screen_text(app)
+        assert Counted.builds == 1, f"the finder was built {Counted.builds} times"

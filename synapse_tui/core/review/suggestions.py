@@ -16,6 +16,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -201,10 +202,27 @@ def of_memory(
 
     `lock`: the caller's hold on the store and the memory (the browser's), when it does not
     hold it already: taken for every read and let go while the finder is built, so the
-    store's other readers (the list, the pane) are not kept waiting seconds."""
+    store's other readers (the list, the pane) are not kept waiting seconds. Callers giving
+    `lock` are served one at a time (a second waits for the first's finder, then catches it
+    up, rather than building another beside it); they take this turn before the store's
+    lock, so none waits for the other while holding the store."""
+    if lock is None:
+        return _of_memory(memory, progress, early, nullcontext())
+    with _TURN:
+        return _of_memory(memory, progress, early, lock)
+
+
+_TURN = threading.Lock()  # one caller giving a lock at a time (the browser's queue)
+
+
+def _of_memory(
+    memory: Memory,
+    progress: Told | None,
+    early: Callable[[Standing], None] | None,
+    hold: AbstractContextManager[Any],
+) -> Standing:
     store = memory.store
     told = progress or (lambda what: None)
-    hold = lock if lock is not None else nullcontext()
     with hold:
         with store.snapshot():
             key = _state(store)

@@ -213,7 +213,8 @@ async def test_cursor_legend_id_column_and_freshness_sort(app):
         assert (fresh[:-1] <= fresh[1:]).all()
         await pilot.press("question_mark")
         await settle(pilot)
-        app.screen.query_one("#help-box").scroll_end(animate=False)
+        box = app.screen.query_one("#help-box")
+        box.scroll_to_widget(app.screen.query_one("#help-legend"), animate=False, top=True)
         await pilot.pause()
         legend = " ".join(screen_text(app).split())
         assert "struck through superseded: a newer fact replaces it" in legend

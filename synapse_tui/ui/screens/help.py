@@ -115,7 +115,7 @@ class HelpScreen(SynapseModalScreen[None]):
                 yield Static("")
             yield Static(table)
             yield Static(Text("\nLEGEND  (L shows it alone)", style="bold"))
-            yield Static(legend_text(self.app, tuple(self.app.config.bands.edges)))
+            yield Static(legend_text(self.app, tuple(self.app.config.bands.edges)), id="help-legend")
             yield Static(Text("\n" + SEARCH_HINT, style="italic"))
 
     def action_close(self) -> None:

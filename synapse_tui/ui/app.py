@@ -120,7 +120,10 @@ class SynapseApp(TriageApp):
             "replaced?",
             show=False,  # in help and the palette: the Footer keeps its 80 columns
             id="app.replaced",
-            tooltip="Replaced? queue: facts a newer fact probably replaces; y accepts, d dismisses",
+            tooltip=(
+                "Replaced? queue: facts a newer fact probably replaces, best first, then facts"
+                " naming a path the repository no longer has; y accepts, d dismisses"
+            ),
         ),
         Binding(
             "B",

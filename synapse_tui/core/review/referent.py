@@ -40,7 +40,7 @@ import numpy as np
 
 from synapse_tui.core.base.errors import InputError, SynapseError
 from synapse_tui.core.base.safegit import Repo, git_path
-from synapse_tui.core.review.suggest import REFERENT, Item, Suggestion
+from synapse_tui.core.review.suggest import REFERENT, Item, Suggestion, ranked
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
@@ -103,6 +103,8 @@ def candidates(text: str) -> list[str]:
     raw += _SPLIT.split(text)
     out: dict[str, None] = {}
     for token in raw:
+        if "/" not in token and "." not in token:  # names no path (`normalize` only strips)
+            continue
         path = normalize(token)
         if path is not None:
             out.setdefault(path)
@@ -484,24 +486,40 @@ _TEXTS: dict[int, tuple[Any, list[str]]] = {}  # id(store) -> (the store, texts 
 
 def of_memory(memory: Memory, dismissed: Dismissed) -> list[Suggestion]:
     """The `referent` suggestions of a memory kept open (the browser, MCP) against the
-    recorded repository: none without one, or when it cannot be read. Facts are taken from
-    the memory's arrays, and texts are read once per position (a store only appends), so a
-    triage action costs the cache look-ups, not a read of every fact."""
-    store = memory.store
+    recorded repository: none without one, or when it cannot be read."""
     try:
-        repo = repository(store, None)
+        found, _ = queue(memory, dismissed)
     except SynapseError:
         return []
-    if repo is None:
-        return []
+    return found
+
+
+def queue(memory: Memory, dismissed: Dismissed) -> tuple[list[Suggestion], dict[tuple[str, str], Broken]]:
+    """The standing `referent` suggestions of a memory kept open, best first, and the broken
+    referent behind each ((fact, path) -> it: the browser's pane), from one run of the
+    finder. Facts are taken from the memory's arrays, and texts are read once per position
+    (a store only appends), so a triage action costs the cache look-ups, not a read of
+    every fact. SynapseError when no repository is recorded or git cannot read it."""
+    store = memory.store
+    repo = repository(store, None, required=True)
+    if repo is None:  # required: it raised
+        return [], {}
+    found = cached_check(repo, _facts_of(memory), "HEAD")
+    gone = dismissed.pairs(REFERENT) | settled(store)
+    broken = {(b.fact, b.path): b for b in found if (b.fact, b.path) not in gone}
+    return ranked([Suggestion(REFERENT, f, p, 1.0, b.why) for (f, p), b in broken.items()]), broken
+
+
+def _facts_of(memory: Memory) -> list[Fact]:
+    """The facts of `memory` worth checking (`as_facts`): from its arrays and the texts
+    kept per position; a memory of part of the store (as of a time) reads the store whole."""
+    store = memory.store
     n = len(memory.ids)
-    if store.marks().facts != n:  # a memory of part of the store (as of a time): read it whole
-        from synapse_tui.core.review.suggest_state import Options as _Options
+    if store.marks().facts != n:
         from synapse_tui.core.review.suggest_state import items as _items
 
         with store.snapshot():
-            whole = _items(store)
-        return find(store, whole, dismissed, _Options())
+            return as_facts(_items(store))
     held = _TEXTS.get(id(store))
     if held is None or held[0] is not store:
         held = _TEXTS[id(store)] = (store, [])
@@ -513,17 +531,11 @@ def of_memory(memory: Memory, dismissed: Dismissed) -> list[Suggestion]:
     named = a.supersedes[a.supersedes >= 0]
     successor[named[named < n]] = True
     deleted = a.deleted if a.deleted is not None else np.zeros(n, dtype=bool)
-    facts = [
+    return [
         Fact(memory.ids[i], texts[i], float(a.created[i]))
         for i in range(n)
         if not successor[i] and not deleted[i]
     ]
-    try:
-        found = cached_check(repo, facts, "HEAD")
-    except SynapseError:
-        return []
-    gone = dismissed.pairs(REFERENT) | settled(store)
-    return [Suggestion(REFERENT, b.fact, b.path, 1.0, b.why) for b in found if (b.fact, b.path) not in gone]
 
 
 def details(store: Store, fact_id: str, path: str, options: Options | None = None) -> Broken | None:
@@ -573,16 +585,3 @@ def settled(store: Store) -> frozenset[tuple[str, str]]:
         if isinstance(d, dict) and d.get("kind") == REFERENT and isinstance(d.get("other"), str):
             out.add((fid, d["other"]))
     return frozenset(out)
-
-
-def broken_of(store: Store, options: Options | None = None) -> dict[tuple[str, str], Broken]:
-    """(fact, path) -> the broken referent, for every fact of the store (the browser's pane:
-    the removing commit and the new path); answered from the cache after `suggest`."""
-    from synapse_tui.core.review.suggest_state import Options as _Options
-    from synapse_tui.core.review.suggest_state import items as _items
-
-    options = options or _Options()
-    repo = repository(store, options.repo)
-    if repo is None:
-        return {}
-    return {(b.fact, b.path): b for b in cached_check(repo, as_facts(_items(store)), options.rev or "HEAD")}

@@ -27,7 +27,7 @@ import functools
 import gc
 import heapq
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +84,9 @@ def ranked(found: Iterable[Suggestion]) -> list[Suggestion]:
 
 
 # -- the replaced finder ---------------------------------------------------------------
+
+Progress = Callable[[int, int], None]  # (done, total): how far a long build is
+_TOLD = 2_000  # facts between two progress calls
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,19 +231,31 @@ class ReplacedFinder:
     # -- building ----------------------------------------------------------------------
 
     @classmethod
-    def build(cls, items: Sequence[Item], weights: Weights = WEIGHTS) -> ReplacedFinder:
+    def build(
+        cls, items: Sequence[Item], weights: Weights = WEIGHTS, progress: Progress | None = None
+    ) -> ReplacedFinder:
+        """The finder over `items`; `progress(done, total)` hears how far it is (three
+        passes over the facts: `total` is three times their number)."""
         finder = cls(weights)
+        told = progress or (lambda done, total: None)
+        n = len(items)
         # hundreds of thousands of new sets would set off the cyclic collector again and
         # again, for nothing: none of them is in a cycle (a quarter of the time at 30,000)
         collecting = gc.isenabled()
         gc.disable()
         try:
-            for item in sorted(items, key=lambda it: (it.created, it.id)):  # postings in time order
+            for k, item in enumerate(sorted(items, key=lambda it: (it.created, it.id))):  # in time order
                 finder._index(item, in_order=True)
+                if k % _TOLD == 0:
+                    told(k, 3 * n)
             for i in range(len(finder.items)):  # every fact's neighbours, then the moves they show
                 finder._refresh(i)
+                if i % _TOLD == 0:
+                    told(n + i, 3 * n)
             for i in range(len(finder.items)):
                 finder._pairs_of_old(i)
+                if i % _TOLD == 0:
+                    told(2 * n + i, 3 * n)
         finally:
             if collecting:
                 gc.enable()

@@ -13,9 +13,13 @@ the queue then carry it; the queue's `y` needs its accept action (`ReplacedScree
 
 from __future__ import annotations
 
+import gc
 import json
 import os
+import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -165,39 +169,182 @@ class _Kept:
     finder: ReplacedFinder
     ids: list[str]
     supersedes: np.ndarray
-    key: tuple[int, int]
+    key: list[Any]
     answer: Standing
     gone: dict[int, float] = field(default_factory=dict)  # position -> when it left its source
 
 
-def of_memory(memory: Memory) -> Standing:
-    """The memory's standing suggestions, kept on the memory: the flags, the filter, the
-    queue and MCP read the same answer. Found once per load; after that, new facts are
-    added to the finder and facts whose supersession changed are updated (work
-    proportional to their neighbours), and only the matching and the dismissals are read
-    again when the store changed."""
-    key = (id(memory.ids), memory.version)
-    kept: _Kept | None = getattr(memory, "_suggestions", None)
-    if kept is not None and kept.key == key:
-        return kept.answer
+# id(store) -> (the store, its kept finder): a process's memories of one store share it, so
+# a memory read again (a reload after triage, another writer) catches the finder up rather
+# than building it again; a few stores at a time
+_KEPT: dict[int, tuple[Store, _Kept]] = {}
+_KEPT_MAX = 2
+
+Told = Callable[[str], None]  # what a long read is doing, in words (the browser shows it)
+TOLD_EVERY = 0.5  # seconds between two of a build's progress lines
+
+
+def of_memory(
+    memory: Memory,
+    progress: Told | None = None,
+    early: Callable[[Standing], None] | None = None,
+    lock: AbstractContextManager[Any] | None = None,
+) -> Standing:
+    """The memory's standing suggestions: the flags, the filter, the queue and MCP read the
+    same answer. Answered, in turn, from the finder kept for the store when the store has
+    not changed since; by catching the kept finder up (new facts added, facts whose
+    supersession or deletion changed updated: work proportional to their neighbours;
+    dismissals read again); from the file beside the store (`standing`'s) when no finder is
+    kept yet; or by building it (`progress` hears how far, and `early` is given the
+    `replaced` suggestions before the repository is read for the `referent` ones). A memory
+    of part of the store (as of a time, or behind another writer) is answered as `standing`
+    answers the store.
+
+    `lock`: the caller's hold on the store and the memory (the browser's), when it does not
+    hold it already: taken for every read and let go while the finder is built, so the
+    store's other readers (the list, the pane) are not kept waiting seconds. Callers giving
+    `lock` are served one at a time (a second waits for the first's finder, then catches it
+    up, rather than building another beside it); they take this turn before the store's
+    lock, so none waits for the other while holding the store."""
+    if lock is None:
+        return _of_memory(memory, progress, early, nullcontext())
+    with _TURN:
+        return _of_memory(memory, progress, early, lock)
+
+
+_TURN = threading.Lock()  # one caller giving a lock at a time (the browser's queue)
+
+
+def _of_memory(
+    memory: Memory,
+    progress: Told | None,
+    early: Callable[[Standing], None] | None,
+    hold: AbstractContextManager[Any],
+) -> Standing:
     store = memory.store
-    if kept is None or not _extends(kept, memory):
+    told = progress or (lambda what: None)
+    with hold:
         with store.snapshot():
-            facts = items(store)
-            dismissed = dismissals(store)
-            gone = dict(store.review.deleted_at())
-        finder = ReplacedFinder.build(facts)
-        kept = _Kept(finder, list(memory.ids), memory.arrays.supersedes.copy(), key, Standing(), gone)
-    else:
-        with store.snapshot():
-            _catch_up(kept, memory)
-            dismissed = dismissals(store)
-    pairs = dismissed.pairs(REPLACED)
-    kept.key = key
-    found = [s for s in kept.finder.suggestions(pairs) if s not in dismissed]
-    kept.answer = Standing(ranked([*found, *_referents(memory, dismissed)]))
-    memory._suggestions = kept  # type: ignore[attr-defined]
+            key = _state(store)
+        if len(memory.ids) != key[1]:  # not the store whole as it is now
+            return standing(store)
+        held = _KEPT.get(id(store))
+        kept = held[1] if held is not None and held[0] is store else None
+        if kept is not None and kept.key == key:
+            return kept.answer
+        if kept is not None and _extends(kept, memory):
+            told("catching up with what changed")
+            with store.snapshot():
+                kept.key = _state(store)
+                _catch_up(kept, memory)
+                dismissed = dismissals(store)
+            found = [s for s in kept.finder.suggestions(dismissed.pairs(REPLACED)) if s not in dismissed]
+            kept.answer = Standing(ranked([*found, *_referents(memory, dismissed)]))
+            return _keep(store, kept)
+        cached = _read_cache(store, [*key, _repository(store)])
+        if cached is not None:  # found before in this state: no finder needed until it moves
+            return Standing(cached)
+        read = _Read.of(memory, told)
+    return _keep(store, _built(store, read, told, early, hold))
+
+
+def _keep(store: Store, kept: _Kept) -> Standing:
+    _KEPT.pop(id(store), None)
+    _KEPT[id(store)] = (store, kept)
+    while len(_KEPT) > _KEPT_MAX:
+        _KEPT.pop(next(iter(_KEPT)))
     return kept.answer
+
+
+def _state(store: Store) -> list[Any]:
+    """What a kept finder's answer is of: the finders' format, the last fact and audit
+    entry, the deletions (two index look-ups: asked at every question). A repository that
+    moved is seen at the store's next change, as before; the file beside the store, read by
+    other processes, names its commit too (`_repository`)."""
+    return [CACHE_FORMAT, *store.marks(), store.deleted_count()]
+
+
+def _repository(store: Store) -> list[str] | None:
+    from synapse_tui.core.review.referent import repository_state
+
+    return repository_state(store)
+
+
+@dataclass
+class _Read:
+    """What a build reads of the store and the memory, in one state of both (the memory's
+    ids and supersessions copied: a triage may change them while the finder is built)."""
+
+    key: list[Any]
+    file_key: list[Any]
+    facts: list[Item]
+    dismissed: Dismissed
+    gone: dict[int, float]
+    ids: list[str]
+    supersedes: np.ndarray
+
+    @classmethod
+    def of(cls, memory: Memory, told: Told) -> _Read:
+        store = memory.store
+        with store.snapshot():
+            key = _state(store)
+            file_key = [*key, _repository(store)]
+            told(f"reading {key[1]:,} facts")
+            return cls(
+                key,
+                file_key,
+                items(store),
+                dismissals(store),
+                dict(store.review.deleted_at()),
+                list(memory.ids),
+                memory.arrays.supersedes.copy(),
+            )
+
+
+def _built(
+    store: Store,
+    read: _Read,
+    told: Told,
+    early: Callable[[Standing], None] | None,
+    hold: AbstractContextManager[Any],
+) -> _Kept:
+    """The finder built over every fact (`hold` let go meanwhile), its answer found in the
+    one state of the store its facts were read in (so the file beside the store may keep
+    it: `standing`'s)."""
+    from synapse_tui.core.review.referent import find as referents_in
+
+    last = [time.monotonic()]
+
+    def building(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= TOLD_EVERY:  # a few lines a second: the screen's work is the GIL's too
+            last[0] = now
+            told(f"comparing each fact with its neighbours: {100 * done // max(total, 1)}%")
+
+    dismissed = read.dismissed
+    finder = ReplacedFinder.build(read.facts, progress=building)
+    found = [s for s in finder.suggestions(dismissed.pairs(REPLACED)) if s not in dismissed]
+    if early is not None:
+        early(Standing(ranked(found)))
+    told("checking the paths facts name against the repository")
+    ok = True
+    # the finder kept alive is millions of objects the cyclic collector would walk again
+    # and again while the referents are checked (a tenth of the first open at 55,000 facts),
+    # for nothing: none of them is in a cycle
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with hold:
+            found += [s for s in referents_in(store, read.facts, dismissed, Options()) if s not in dismissed]
+    except SynapseError:  # a repository git cannot read: none of its kind (as `of_memory` says)
+        ok = False  # and no file: `standing` would have said why
+    finally:
+        if collecting:
+            gc.enable()
+    answer = ranked(found)
+    if ok and len(read.facts) >= CACHE_MIN_FACTS:
+        _write_cache(store, read.file_key, answer)
+    return _Kept(finder, read.ids, read.supersedes, read.key, Standing(answer), read.gone)
 
 
 def _referents(memory: Memory, dismissed: Dismissed) -> list[Suggestion]:

@@ -12,9 +12,9 @@ from rich.text import Text
 from textual.binding import Binding
 
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.review.referent import Broken, broken_of, repository
-from synapse_tui.core.review.suggest import REFERENT, Suggestion
-from synapse_tui.core.review.suggestions import standing
+from synapse_tui.core.review.referent import Broken, queue
+from synapse_tui.core.review.suggest import Suggestion
+from synapse_tui.core.review.suggest_state import dismissals
 from synapse_tui.ui.screens.replaced import QueueReady, ReplacedScreen, contradict
 from synapse_tui.ui.text import clean
 from synapse_tui.ui.workers import store_work
@@ -70,11 +70,14 @@ class ReferentScreen(ReplacedScreen):
         app = self.app
         try:
             with app.db_lock:
-                repository(app.store, None, required=True)  # none recorded: say so, not "nothing gone"
-                found = tuple(standing(app.store, [REFERENT]).found)
-                self.broken = broken_of(app.store)
                 memory = app.memory
-                index = memory.index if memory is not None else {}
+                if memory is None:
+                    return
+                # one run of the finder: the list and the pane's commits and new paths; no
+                # repository recorded raises (said so, not "nothing gone")
+                listed, self.broken = queue(memory, dismissals(app.store))
+                found = tuple(listed)
+                index = memory.index
                 known = sorted({s.fact for s in found if s.fact in index})
                 texts = dict(zip(known, app.texts([index[i] for i in known]), strict=True))
         except SynapseError as exc:  # no repository recorded, or git cannot read it
@@ -120,14 +123,12 @@ class ReferentScreen(ReplacedScreen):
         )
         pane.update(body)
 
-    def _paint(self, keep: tuple[str, str, str] | None = None) -> None:
-        super()._paint(keep)
-        if not self.found:
-            from textual.widgets import Static
+    def _pane_empty(self) -> None:
+        from textual.widgets import Static
 
-            self.query_one("#replaced-pane", Static).update(
-                Text(self._empty("nothing gone", "checking the repository…"), style="italic")
-            )
+        self.query_one("#replaced-pane", Static).update(
+            Text(self._empty("nothing gone", "checking the repository…"), style="italic")
+        )
 
     def action_accept(self) -> None:
         s = self.current()

@@ -1,11 +1,14 @@
-"""The "Replaced?" queue (R): facts a newer fact probably replaces, best first (SPEC 13).
+"""The "Replaced?" queue (R): facts a newer fact probably replaces, best first, then the
+facts naming a path the repository no longer has (B's, every one scored 1.00) (SPEC 13).
 
 The pane shows both texts with the words that differ marked, and why. `y` accepts (the
 existing supersede: audited, ctrl+z undoes it), `d` dismisses (audited, undoable, never
 suggested again); `space` marks, and `Y` / `D` act on every marked suggestion after the
 usual confirmation. The triage keys (c x v a s) act on the older fact of the highlighted
-suggestion. The list is found in a worker (`standing`), and found again whenever the
-memory changes under it (triage here or elsewhere, another writer).
+suggestion. The list is found in a worker (`of_memory`: the finder kept for the store,
+built on the first open with what it is doing said on screen, the replaced facts listed
+before the repository is read), and found again whenever the memory changes under it
+(triage here or elsewhere, another writer) by catching that finder up.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.review.referent import accept
 from synapse_tui.core.review.suggest import KINDS, REFERENT, REPLACED, Suggestion
 from synapse_tui.core.review.suggest_text import changed_spans
-from synapse_tui.core.review.suggestions import dismissed_entry, standing
+from synapse_tui.core.review.suggestions import Standing, dismissed_entry, of_memory
 from synapse_tui.core.review.triage import Triage, TriageError
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact
@@ -40,6 +43,14 @@ CONFIRM_OVER = 1  # a bulk accept or dismiss of more than this asks first
 class QueueReady(Message):
     found: tuple[Suggestion, ...]
     texts: dict[str, str]
+    partial: bool = False  # the first kinds found: the others still to come
+
+
+@dataclass
+class Finding(Message):
+    """What the finder is doing, in words, while the queue waits for it."""
+
+    doing: str
 
 
 @dataclass
@@ -60,6 +71,14 @@ def marked_texts(old: str, new: str) -> tuple[Text, Text]:
     return a, b
 
 
+def queue_order(found: list[Suggestion]) -> tuple[Suggestion, ...]:
+    """The order the queue lists and help promises: the facts a newer fact probably
+    replaces first, best first; then each other kind (issue 40's gone paths, all scored
+    1.00, which best-first alone put on top), in the order `standing` ranks them."""
+    kinds = list(KINDS)
+    return tuple(sorted(found, key=lambda s: (s.kind != REPLACED, kinds.index(s.kind))))
+
+
 def after_shared(fact_id: str, other: str) -> str:
     """`other` without the start it shares with `fact_id` up to a separator, as `…rest`:
     `git-notes:memory-bank/techContext.md#7e492b75c3b1` after its note's other fact reads
@@ -72,11 +91,12 @@ def after_shared(fact_id: str, other: str) -> str:
 
 class ReplacedScreen(FactScreen):
     TITLE = "Replaced?"  # the header's: a subclass names its own queue
-    HELP_TITLE = "Replaced? queue"
+    HELP_TITLE = "Replaced? queue: replaced facts best first, then facts naming a gone path"
     HELP_ENTER = "Open the older fact full screen (escape comes back here)"
     DEFAULT_CSS = """
     ReplacedScreen #replaced-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     ReplacedScreen #replaced-pane { height: auto; max-height: 50%; padding: 0 1; border-top: solid $primary; }
+    ReplacedScreen #replaced-doing { height: 1; padding: 0 1; color: $text-muted; display: none; }
     """
     BINDINGS = [
         Binding("escape,R", "close", "close", id="replaced.close", tooltip="Close the Replaced? queue"),
@@ -119,11 +139,13 @@ class ReplacedScreen(FactScreen):
         self.texts: dict[str, str] = {}
         self.marked: set[tuple[str, str, str]] = set()
         self.loaded = False
+        self.doing = ""  # what the finder is doing while the queue waits for it
         self.failure: str | None = None  # why the queue could not be read (the store failed)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         yield OptionList(id="replaced-list")
+        yield Static(id="replaced-doing")
         yield Static(id="replaced-pane")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -137,24 +159,57 @@ class ReplacedScreen(FactScreen):
     @store_work("Could not read the suggestions", group="replaced", exclusive=True, failed="_not_found")
     def load(self) -> None:
         app = self.app
+        live = app.browser.live  # what is suggested now, whatever instant the list shows
+        if live is None:
+            return
+
+        def early(first: Standing) -> None:  # the replaced facts, while the repository is read
+            self.post_message(QueueReady(*self._with_texts(first.found), partial=True))
+
+        # every kind with a finder, one queue; the finder kept for the store answers again
+        # after triage by catching up, not by finding everything again. The store's lock is
+        # taken for each read and let go while the finder is built (seconds on a large
+        # store): the list and the pane behind go on reading meanwhile
+        found = of_memory(live, self._finding, early, lock=app.db_lock).found
+        self.post_message(QueueReady(*self._with_texts(found)))
+
+    def _with_texts(self, found: list[Suggestion]) -> tuple[tuple[Suggestion, ...], dict[str, str]]:
+        """The suggestions in the queue's order and the texts of the facts they name."""
+        app = self.app
+        listed = queue_order(found)
+        ids = sorted({f for s in listed for f in (s.fact, s.other)})
         with app.db_lock:
-            found = tuple(standing(app.store).found)  # every kind with a finder: one queue
-            ids = sorted({f for s in found for f in (s.fact, s.other)})
             memory = app.memory
             index = memory.index if memory is not None else {}
             known = [i for i in ids if i in index]
-            texts = dict(zip(known, app.texts([index[i] for i in known]), strict=True))
-        self.post_message(QueueReady(found, texts))
+            return listed, dict(zip(known, app.texts([index[i] for i in known]), strict=True))
+
+    def _finding(self, doing: str) -> None:
+        """Told from the worker: a message, never a wait for the screen (it holds the lock)."""
+        self.post_message(Finding(doing))
+
+    def on_finding(self, message: Finding) -> None:
+        self.doing = message.doing
+        line = self.query_one("#replaced-doing", Static)
+        line.update(Text(clean(f"{self.doing}…"), style="italic"))
+        line.display = bool(self.found)  # an empty queue says it in its pane
+        if not self.found:
+            self._pane_empty()
 
     def _not_found(self, why: str) -> None:
         """The store failed under the finder: what is listed stays, and an empty queue
         says it was not read (not that nothing is suggested)."""
-        self.failure = why
+        self.failure, self.doing = why, ""
+        self.query_one("#replaced-doing", Static).display = False
         self._paint(keep.key if (keep := self.current()) else None)
 
     def on_queue_ready(self, message: QueueReady) -> None:
+        if not message.partial:
+            self.doing = ""
+            self.query_one("#replaced-doing", Static).display = False
         keep = self.current()
-        self.found, self.texts, self.loaded, self.failure = message.found, message.texts, True, None
+        self.found, self.texts, self.failure = message.found, message.texts, None
+        self.loaded = self.loaded or not message.partial
         self.marked &= {s.key for s in self.found}
         self._paint(keep.key if keep else None)
 
@@ -187,20 +242,27 @@ class ReplacedScreen(FactScreen):
         options.clear_options()
         options.add_options([Option(self._label(s), id="\x1f".join(s.key)) for s in self.found])
         if not self.found:
-            self.query_one("#replaced-pane", Static).update(
-                Text(self._empty("nothing suggested", "finding what was replaced…"), style="italic")
-            )
+            self._pane_empty()
             return
         keys = [s.key for s in self.found]
         at = keys.index(keep) if keep in keys else min(at or 0, len(keys) - 1)
         options.highlighted = at
         self._pane()
 
+    def _pane_empty(self) -> None:
+        """What the pane of an empty queue says: nothing found, still finding (and what is
+        being done), or why it was not read."""
+        self.query_one("#replaced-pane", Static).update(
+            Text(self._empty("nothing suggested", "finding what was replaced…"), style="italic")
+        )
+
     def _empty(self, none: str, finding: str) -> str:
         """What an empty queue says: nothing found, still finding, or why it was not read."""
         if self.failure:
             return clean(f"not read: {self.failure}")
-        return none if self.loaded else finding
+        if self.loaded:
+            return none
+        return clean(f"{finding} {self.doing}") if self.doing else finding
 
     @on(OptionList.OptionHighlighted)
     def _highlighted(self, _: OptionList.OptionHighlighted) -> None:

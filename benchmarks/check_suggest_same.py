@@ -176,7 +176,9 @@ def main() -> None:
         for db in args.db:
             sets[f"store {db}"] = store_facts(db)
         for k, (name, facts) in enumerate(sorted(sets.items())):
-            (sets_dir / f"{k:04}.json").write_text(json.dumps({"name": name, "facts": facts}), encoding="utf-8")
+            (sets_dir / f"{k:04}.json").write_text(
+                json.dumps({"name": name, "facts": facts}), encoding="utf-8"
+            )
         base = tmp / "base"
         base.mkdir()
         archive = subprocess.run(

@@ -27,6 +27,7 @@ import functools
 import gc
 import heapq
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -227,6 +228,11 @@ class ReplacedFinder:
     across: dict[tuple[str | None, tuple[str, ...]], set[int]] = field(
         default_factory=dict
     )  # olds with a newer elsewhere
+    # while building: (older, newer) -> their trigram Dice, found when looking for moves and
+    # read again when the pair is scored
+    _chars: dict[tuple[int, int], float] | None = field(default=None, repr=False)
+    _read: dict[str, Text] | None = field(default=None, repr=False)  # while building: each text read once
+    twice: bool = False  # some fact names one scope twice ("Auth", "auth"): posted twice there
 
     # -- building ----------------------------------------------------------------------
 
@@ -243,9 +249,19 @@ class ReplacedFinder:
         # again, for nothing: none of them is in a cycle (a quarter of the time at 30,000)
         collecting = gc.isenabled()
         gc.disable()
+        finder._chars, finder._read = {}, {}
         try:
-            for k, item in enumerate(sorted(items, key=lambda it: (it.created, it.id))):  # in time order
-                finder._index(item, in_order=True)
+            ordered = sorted(items, key=lambda it: (it.created, it.id))  # in time order
+            named = [scopes(item) for item in ordered]
+            # a subject held by more facts than `scope_max` is never read (`_neighbours`):
+            # known before indexing here, so its facts are not posted under it at all
+            size: dict[tuple[str, str], int] = {}
+            for these in named:
+                for scope in these:
+                    size[scope] = size.get(scope, 0) + 1
+            wide = {scope for scope, k in size.items() if k > weights.scope_max and scope[0] != "note"}
+            for k, item in enumerate(ordered):
+                finder._index(item, in_order=True, named=named[k], wide=wide)
                 if k % _TOLD == 0:
                     told(k, 3 * n)
             for i in range(len(finder.items)):  # every fact's neighbours, then the moves they show
@@ -257,14 +273,27 @@ class ReplacedFinder:
                 if i % _TOLD == 0:
                     told(2 * n + i, 3 * n)
         finally:
+            finder._chars = finder._read = None
             if collecting:
                 gc.enable()
         return finder
 
-    def _index(self, item: Item, in_order: bool = False) -> int:
+    def _index(
+        self,
+        item: Item,
+        in_order: bool = False,
+        named: list[tuple[str, str]] | None = None,
+        wide: set[tuple[str, str]] | None = None,
+    ) -> int:
+        """Add fact i (`named`: its scopes, when known; `wide`: the scopes held by more facts
+        than `scope_max` once every fact is indexed, when known)."""
         i = len(self.items)
         self.items.append(item)
-        text = Text.of(item.text)
+        read = self._read
+        known = read.get(item.text) if read is not None else None  # a third of a real store's
+        text = known if known is not None else Text.of(item.text)  # texts are said again
+        if read is not None and known is None:
+            read[item.text] = text
         self.texts.append(text)
         self.by_id[item.id] = i
         self.created.append(item.created)
@@ -276,8 +305,15 @@ class ReplacedFinder:
         post = self._post
         postings, updating = self.postings, self.updating
         sizes = self.sizes
-        for scope in scopes(item):
-            sizes[scope] = sizes.get(scope, 0) + 1
+        if named is None:
+            named = scopes(item)
+        if len(set(named)) < len(named):
+            self.twice = True
+        cap = self.weights.scope_max
+        for scope in named:
+            held = sizes[scope] = sizes.get(scope, 0) + 1
+            if scope[0] != "note" and (held > cap or (wide is not None and scope in wide)):
+                continue  # a topic, not a subject: never read (`_neighbours`)
             across = bool(text.updates) and scope[0] != "note"
             words = postings.get(scope)
             if words is None:
@@ -322,10 +358,63 @@ class ReplacedFinder:
     def _neighbours(self, i: int, newer: bool) -> list[int]:
         """The facts sharing a scope and a naming word with fact i, created after it
         (`newer`) or before it, best-sharing first, at most `weights.candidates`."""
-        item, text, created = self.items[i], self.texts[i], self.created
-        t0 = item.created
-        shared: dict[int, float] = {}
-        count: dict[int, int] = {}
+        created = self.created
+        parts, every = self._shared_words(i, newer)
+        if not parts:
+            return []
+        # a pair sharing few of the older text's naming words cannot reach the threshold
+        minimum = self.weights.min_shared
+        if newer and (need := max(1, int(minimum * len(self.texts[i].content)))) == 1:
+            close = set(every)
+        else:
+            count = Counter(every)  # how many of those words each shares (counted in C)
+            if newer:
+                close = {j for j, c in count.items() if c >= need}
+            else:  # fact i is the newer: the share is of each older one's words
+                texts = self.texts
+                close = {j for j, c in count.items() if c >= max(1, int(minimum * len(texts[j].content)))}
+        if not close:
+            return []
+        # what each of those shares: its words' weights added in the order above (the same
+        # sums to the last bit as adding them fact by fact, so the same ties below)
+        shared = dict.fromkeys(close, 0.0)
+        if self.twice:  # a fact posted twice under one word: each posting counts
+            for w, part in parts:
+                for j in part:
+                    if j in close:
+                        shared[j] += w
+        else:
+            for w, part in parts:
+                for j in close.intersection(part):
+                    shared[j] += w
+        kept = list(shared.items())
+        # those written the instant the older left its source first, then the nearest in time
+        at_gone = self._at_gone(i, kept, newer)
+        weights = self.weights
+        if weights.by_time:  # the nearest in time first: an edit is usually the next version
+            sign = 1.0 if newer else -1.0
+            if at_gone:
+                best = heapq.nsmallest(
+                    weights.candidates,
+                    kept,
+                    key=lambda kv: (kv[0] not in at_gone, sign * created[kv[0]], -kv[1], kv[0]),
+                )
+            else:
+                best = heapq.nsmallest(
+                    weights.candidates, kept, key=lambda kv: (sign * created[kv[0]], -kv[1], kv[0])
+                )
+        else:
+            best = heapq.nsmallest(weights.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
+        return [j for j, _ in best]
+
+    def _shared_words(self, i: int, newer: bool) -> tuple[list[tuple[float, list[int]]], list[int]]:
+        """For each scope and naming word fact i shares with facts newer (older) than it:
+        the word's weight (a rarer word says more) and those facts; and all of them, once
+        per word shared."""
+        item, text = self.items[i], self.texts[i]
+        t0, at = item.created, self.created.__getitem__
+        parts: list[tuple[float, list[int]]] = []
+        every: list[int] = []
         for scope in scopes(item):
             if scope[0] == "note":
                 index = self.postings
@@ -345,42 +434,17 @@ class ReplacedFinder:
                 post = words.get(word)
                 if post is None or len(post) > cap:
                     continue
-                w = 1.0 / len(post)  # a rarer word says more
-                if newer:
-                    part = post[bisect.bisect_right(post, t0, key=created.__getitem__) :]
+                if newer:  # a posting is in creation order: most hold nothing newer
+                    if at(post[-1]) <= t0:
+                        continue
+                    part = post[bisect.bisect_right(post, t0, key=at) :]
                 else:
-                    part = post[: bisect.bisect_left(post, t0, key=created.__getitem__)]
-                for j in part:
-                    shared[j] = shared.get(j, 0.0) + w
-                    count[j] = count.get(j, 0) + 1
-        # a pair sharing few of the older text's naming words cannot reach the threshold
-        minimum = self.weights.min_shared
-        if not newer:  # fact i is the newer: the share is of each older one's words
-            texts = self.texts
-            kept = [
-                (j, w) for j, w in shared.items() if count[j] >= max(1, int(minimum * len(texts[j].content)))
-            ]
-        else:
-            need = max(1, int(minimum * len(text.content)))
-            kept = [(j, w) for j, w in shared.items() if count[j] >= need]
-        # those written the instant the older left its source first, then the nearest in time
-        at_gone = self._at_gone(i, kept, newer)
-        weights = self.weights
-        if weights.by_time:  # the nearest in time first: an edit is usually the next version
-            sign = 1.0 if newer else -1.0
-            if at_gone:
-                best = heapq.nsmallest(
-                    weights.candidates,
-                    kept,
-                    key=lambda kv: (kv[0] not in at_gone, sign * created[kv[0]], -kv[1], kv[0]),
-                )
-            else:
-                best = heapq.nsmallest(
-                    weights.candidates, kept, key=lambda kv: (sign * created[kv[0]], -kv[1], kv[0])
-                )
-        else:
-            best = heapq.nsmallest(weights.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
-        return [j for j, _ in best]
+                    if at(post[0]) >= t0:
+                        continue
+                    part = post[: bisect.bisect_left(post, t0, key=at)]
+                parts.append((1.0 / len(post), part))
+                every += part
+        return parts, every
 
     def _at_gone(self, i: int, kept: list[tuple[int, float]], newer: bool) -> set[int]:
         """Of the facts `kept` beside fact i, those written the instant the older of the two
@@ -401,35 +465,50 @@ class ReplacedFinder:
         a, b = self.items[old], self.items[new]
         if b.predecessor:  # a fact names one predecessor (SPEC 2.3): accepting would be refused
             return None
-        pair = compare(self.texts[old], self.texts[new])
-        if _refused(a, b, pair):
+        told, tnew = self.texts[old], self.texts[new]
+        new_updates = tnew.updates - told.updates
+        same_note = a.note is not None and a.note == b.note
+        if not same_note and not new_updates:  # across notes only a text that says it updates
             return None
         w = self.weights
-        same_note = a.note is not None and a.note == b.note
-        if not same_note and not pair.new_updates:  # across notes only a text that says it updates
+        shared = told.content & tnew.content
+        union = told.content | tnew.content
+        words = len(shared) / len(union) if union else 1.0
+        gone, came = told.values - tnew.values, tnew.values - told.values
+        label = told.label if told.label is not None and told.label == tnew.label else None
+        labelled = label is not None and same_note and self.subjects[old] == self.subjects[new]
+        apart = self._apart(old, new)
+        moved = self._moved(old, new) if apart and same_note else 0
+
+        def rest(s: float) -> float:
+            """The score given its wording part `s`: every other feature, added in one order."""
+            if gone and came:
+                s += w.value
+            if new_updates:
+                s += w.update
+            if a.gone is not None and abs(a.gone - b.created) < 1.0:
+                s += w.gone
+            elif a.note in self.tracked:
+                s += w.stayed
+            s -= w.later * rank
+            if labelled:  # one key under one heading, given a new value
+                s += w.label
+            if apart:
+                s += w.moved_apart if moved else w.apart
+            if not same_note:
+                s += w.other_scope
+            return min(1.0, max(0.0, s))
+
+        # the wording's best (every trigram shared) cannot reach the threshold: no need to
+        # read the trigrams (most neighbours; the sum is monotone, so this drops no pair)
+        if w.chars >= 0.0 and rest(w.chars * 1.0 + w.words * words) < w.threshold:
             return None
-        s = w.chars * pair.chars + w.words * pair.words
-        gone, came = pair.changed_values
-        if gone and came:
-            s += w.value
-        if pair.new_updates:
-            s += w.update
-        left = a.gone is not None and abs(a.gone - b.created) < 1.0
-        if left:
-            s += w.gone
-        elif a.note in self.tracked:
-            s += w.stayed
-        s -= w.later * rank
-        labelled = pair.same_label is not None and same_note and self.subjects[old] == self.subjects[new]
-        if labelled:  # one key under one heading, given a new value
-            s += w.label
-        moved = 0
-        if self._apart(old, new):
-            moved = self._moved(old, new) if same_note else 0
-            s += w.moved_apart if moved else w.apart
-        if not same_note:
-            s += w.other_scope
-        s = min(1.0, max(0.0, s))
+        memo = self._chars
+        chars = memo.get((old, new)) if memo is not None else None
+        pair = compare(told, tnew, chars)
+        if _refused(a, b, pair):
+            return None
+        s = rest(w.chars * pair.chars + w.words * pair.words)
         if s < w.threshold:
             return None
         return _Candidate(old, new, round(s, 6), pair, same_note, moved, labelled)
@@ -473,7 +552,7 @@ class ReplacedFinder:
             self.watch.get(key, set()).discard(i)
         near = self.near[i] = self._neighbours(i, newer=True)
         keys: set[tuple[Any, ...]] = set()
-        texts = self.texts
+        texts, memo = self.texts, self._chars
         for j in near:
             move = self._move_key(i, j)
             if move is None:
@@ -482,7 +561,10 @@ class ReplacedFinder:
             keys.add(key)
             self.watch.setdefault(key, set()).add(i)
             self.across.setdefault(key[:2], set()).add(i)
-            if dice(texts[i].grams, texts[j].grams) >= self.weights.moved_chars:
+            chars = dice(texts[i].grams, texts[j].grams)
+            if memo is not None:
+                memo[(i, j)] = chars
+            if chars >= self.weights.moved_chars:
                 self.moves.setdefault(key, {}).setdefault(i, set()).add(j)
         if keys:
             self.moves_of[i] = keys

@@ -30,7 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from synapse_tui.core.review.suggest_text import Pair, Text, compare, dice, first_change
 
@@ -185,6 +185,17 @@ def scopes(item: Item) -> list[tuple[str, str]]:
     return out or [("none", "")]
 
 
+# the facts of one scope naming one word, in creation order: a list while it grows, a
+# tuple once built (`_packed`): the cyclic collector stops visiting a tuple of numbers after
+# its first look, where it would walk hundreds of thousands of lists at every full collection
+Posting = Sequence[int]
+
+
+def _packed(index: dict[tuple[str, str], dict[str, Posting]]) -> None:
+    for words in index.values():
+        words.update({word: tuple(post) for word, post in words.items()})
+
+
 @dataclass
 class _Candidate:
     old: int
@@ -204,10 +215,10 @@ class ReplacedFinder:
     items: list[Item] = field(default_factory=list)
     texts: list[Text] = field(default_factory=list)
     # scope -> word -> facts (a dict per scope: no (kind, scope, word) key built per word)
-    postings: dict[tuple[str, str], dict[str, list[int]]] = field(default_factory=dict)
+    postings: dict[tuple[str, str], dict[str, Posting]] = field(default_factory=dict)
     # the same for the facts that say they update something: across notes only these can
     # be the newer fact, so an older fact looks for its successor there
-    updating: dict[tuple[str, str], dict[str, list[int]]] = field(default_factory=dict)
+    updating: dict[tuple[str, str], dict[str, Posting]] = field(default_factory=dict)
     # every scored pair at or above the threshold, by the older fact's position
     pairs: dict[int, list[_Candidate]] = field(default_factory=dict)
     by_id: dict[str, int] = field(default_factory=dict)
@@ -216,7 +227,7 @@ class ReplacedFinder:
     created: list[float] = field(default_factory=list)  # by position, for the postings' order
     tracked: set[str | None] = field(default_factory=set)  # notes where the store records deletions
     # each fact's newer neighbours, found once (`_refresh`) and scored again as facts change
-    near: dict[int, list[int]] = field(default_factory=dict)
+    near: dict[int, tuple[int, ...]] = field(default_factory=dict)
     subjects: list[tuple[str, ...]] = field(default_factory=list)  # by position: its entities
     # (note, subjects) -> the latest instant a fact was written under them
     last_born: dict[tuple[str | None, tuple[str, ...]], float] = field(default_factory=dict)
@@ -232,6 +243,9 @@ class ReplacedFinder:
     # read again when the pair is scored
     _chars: dict[tuple[int, int], float] | None = field(default=None, repr=False)
     _read: dict[str, Text] | None = field(default=None, repr=False)  # while building: each text read once
+    _scoped: list[list[tuple[str, str]]] | None = field(
+        default=None, repr=False
+    )  # building: scopes by position
     twice: bool = False  # some fact names one scope twice ("Auth", "auth"): posted twice there
 
     # -- building ----------------------------------------------------------------------
@@ -264,6 +278,7 @@ class ReplacedFinder:
                 finder._index(item, in_order=True, named=named[k], wide=wide)
                 if k % _TOLD == 0:
                     told(k, 3 * n)
+            finder._scoped = named  # positions are the order indexed
             for i in range(len(finder.items)):  # every fact's neighbours, then the moves they show
                 finder._refresh(i)
                 if i % _TOLD == 0:
@@ -272,8 +287,10 @@ class ReplacedFinder:
                 finder._pairs_of_old(i)
                 if i % _TOLD == 0:
                     told(2 * n + i, 3 * n)
+            _packed(finder.postings)
+            _packed(finder.updating)
         finally:
-            finder._chars = finder._read = None
+            finder._chars = finder._read = finder._scoped = None
             if collecting:
                 gc.enable()
         return finder
@@ -286,7 +303,8 @@ class ReplacedFinder:
         wide: set[tuple[str, str]] | None = None,
     ) -> int:
         """Add fact i (`named`: its scopes, when known; `wide`: the scopes held by more facts
-        than `scope_max` once every fact is indexed, when known)."""
+        than `scope_max` once every fact is indexed, when known; `in_order`: while building,
+        in creation order, its postings still lists)."""
         i = len(self.items)
         self.items.append(item)
         read = self._read
@@ -319,15 +337,16 @@ class ReplacedFinder:
             if words is None:
                 words = postings[scope] = {}
             upd = updating.setdefault(scope, {}) if across else None
-            if in_order:  # the newest so far: it goes at the end
+            if in_order:  # building: the newest so far goes at the end of a list
+                growing = cast(dict[str, list[int]], words)
                 for word in text.content:
-                    got = words.get(word)
+                    got = growing.get(word)
                     if got is None:
-                        words[word] = [i]
+                        growing[word] = [i]
                     else:
                         got.append(i)
                     if upd is not None:
-                        upd.setdefault(word, []).append(i)
+                        cast(dict[str, list[int]], upd).setdefault(word, []).append(i)
             else:
                 for word in text.content:
                     post(words, word, i)
@@ -344,24 +363,27 @@ class ReplacedFinder:
         for old in sorted(k for k in self.pairs if self.items[k].note == item.note):
             self._pairs_of_old(old)
 
-    def _post(self, index: dict[str, list[int]], key: str, i: int) -> None:
+    def _post(self, index: dict[str, Posting], key: str, i: int) -> None:
         """Add fact i to a posting list kept in creation order (a fact arriving late in
         time is inserted: `add` may be given an older fact)."""
-        post = index.get(key)
-        if post is None:
+        got = index.get(key)
+        if got is None:
             index[key] = [i]
-        elif self.created[post[-1]] <= self.created[i]:
+            return
+        post = got if isinstance(got, list) else list(got)  # a tuple once built: grows again
+        if self.created[post[-1]] <= self.created[i]:
             post.append(i)
         else:
             bisect.insort_right(post, i, key=self.created.__getitem__)
+        index[key] = post
 
-    def _neighbours(self, i: int, newer: bool) -> list[int]:
+    def _neighbours(self, i: int, newer: bool) -> tuple[int, ...]:
         """The facts sharing a scope and a naming word with fact i, created after it
         (`newer`) or before it, best-sharing first, at most `weights.candidates`."""
         created = self.created
         parts, every = self._shared_words(i, newer)
         if not parts:
-            return []
+            return ()
         # a pair sharing few of the older text's naming words cannot reach the threshold
         minimum = self.weights.min_shared
         if newer and (need := max(1, int(minimum * len(self.texts[i].content)))) == 1:
@@ -374,7 +396,7 @@ class ReplacedFinder:
                 texts = self.texts
                 close = {j for j, c in count.items() if c >= max(1, int(minimum * len(texts[j].content)))}
         if not close:
-            return []
+            return ()
         # what each of those shares: its words' weights added in the order above (the same
         # sums to the last bit as adding them fact by fact, so the same ties below)
         shared = dict.fromkeys(close, 0.0)
@@ -405,17 +427,17 @@ class ReplacedFinder:
                 )
         else:
             best = heapq.nsmallest(weights.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
-        return [j for j, _ in best]
+        return tuple([j for j, _ in best])  # a tuple: the collector stops visiting it
 
-    def _shared_words(self, i: int, newer: bool) -> tuple[list[tuple[float, list[int]]], list[int]]:
+    def _shared_words(self, i: int, newer: bool) -> tuple[list[tuple[float, Posting]], list[int]]:
         """For each scope and naming word fact i shares with facts newer (older) than it:
         the word's weight (a rarer word says more) and those facts; and all of them, once
         per word shared."""
         item, text = self.items[i], self.texts[i]
         t0, at = item.created, self.created.__getitem__
-        parts: list[tuple[float, list[int]]] = []
+        parts: list[tuple[float, Posting]] = []
         every: list[int] = []
-        for scope in scopes(item):
+        for scope in scopes(item) if self._scoped is None else self._scoped[i]:
             if scope[0] == "note":
                 index = self.postings
             elif self.sizes.get(scope, 0) > self.weights.scope_max:
@@ -516,7 +538,12 @@ class ReplacedFinder:
     def _apart(self, old: int, new: int) -> bool:
         """Both facts name subjects (a section, a system) and share none."""
         a, b = self.subjects[old], self.subjects[new]
-        return bool(a) and bool(b) and not any(x in b for x in a)
+        if not a or not b:
+            return False
+        for x in a:
+            if x in b:
+                return False
+        return True
 
     def _move_key(self, old: int, new: int) -> tuple[Any, ...] | None:
         """Where a move of the older's subject to the newer's would show: both of one note,
@@ -577,6 +604,8 @@ class ReplacedFinder:
         if self.items[i].successor:
             return
         near = self.near[i]
+        if not near:  # most facts: nothing newer shares enough of their words
+            return
         instants = sorted({self.items[j].created for j in near})
         rank = {t: r for r, t in enumerate(instants)}
         scored = (self._score(i, j, rank[self.items[j].created]) for j in near)

@@ -102,7 +102,8 @@ def values(tokens: list[str]) -> frozenset[str]:
 
 
 def update_phrases(norm: str) -> frozenset[str]:
-    return frozenset(_PHRASE.findall(norm))
+    found = _PHRASE.findall(norm)
+    return frozenset(found) if found else _NONE  # most texts say none: one empty set for all
 
 
 def label(text: str) -> str | None:

@@ -55,6 +55,18 @@ def refusal(
     return unreadable(shown, said, writing=writing)  # a full disk, an I/O error, ...
 
 
+# what SQLite says at open of a file it could not read or write as it stands, not of damage
+_STATE_AT_OPEN = ("SQLITE_IOERR", "SQLITE_FULL", "SQLITE_BUSY", "SQLITE_LOCKED")
+
+
+def state_at_open(shown: str, exc: sqlite3.OperationalError, *, busy_ms: int) -> str | None:
+    """`refusal`'s line for an error opening the file that is its state (a full disk, an I/O
+    error, a lock); None for any other (the opener's to word)."""
+    if not (getattr(exc, "sqlite_errorname", "") or "").startswith(_STATE_AT_OPEN):
+        return None
+    return refusal(shown, exc, writing=False, busy_ms=lambda: busy_ms)
+
+
 def named(
     shown: str, exc: sqlite3.OperationalError, *, writing: bool, busy_ms: Callable[[], int]
 ) -> sqlite3.OperationalError:

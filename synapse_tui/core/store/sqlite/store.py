@@ -30,7 +30,7 @@ from synapse_tui.core.store.schema import (
 )
 from synapse_tui.core.store.sqlite.load import CachedLoad
 from synapse_tui.core.store.sqlite.parts import SqliteAudit, SqliteImports
-from synapse_tui.core.store.sqlite.state import StoreConnection, refusal
+from synapse_tui.core.store.sqlite.state import StoreConnection, refusal, state_at_open
 from synapse_tui.core.store.words import WordIndex
 
 BUSY_TIMEOUT_MS = 10_000
@@ -132,6 +132,9 @@ class SqliteStore(CachedLoad):
             cannot_open = getattr(exc, "sqlite_errorname", "") == "SQLITE_CANTOPEN"
             if cannot_open and not p.exists():
                 raise StoreError(f"{p}: cannot be created in {p.parent} ({exc})") from None
+            said = state_at_open(str(p), exc, busy_ms=BUSY_TIMEOUT_MS)  # a full disk, a lock: not damage
+            if said is not None:
+                raise StoreError(said) from None
             if readonly or not cannot_open:
                 raise StoreError(f"{p}: not a SQLite database, or corrupt ({exc})") from None
             readonly, why = True, _FOLDER_READ_ONLY.format(folder=p.parent) + f" (SQLite: {exc})"

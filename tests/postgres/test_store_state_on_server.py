@@ -263,10 +263,10 @@ def test_a_server_that_takes_no_writes_and_a_statement_timeout_are_one_line(pair
         got.stderr.startswith("error: ")
         and f"{locate(timed).shown}: the server cancelled the statement" in got.stderr
     )
-    assert (
-        "(canceling statement due to statement timeout: the server's or the role's statement_timeout"
-        in got.stderr
-    )
+    # the server words a timeout this short "due to statement timeout", or under load (the
+    # timeout landing while the backend handles the client's message) "due to user request"
+    assert "canceling statement due to" in got.stderr
+    assert ": the server's or the role's statement_timeout, or a person's pg_cancel_backend)" in got.stderr
     assert exports(url) == before
 
 

@@ -97,6 +97,26 @@ def test_a_write_lock_held_past_the_busy_timeout_is_a_busy_notice(db, monkeypatc
     assert exports(db) == before
 
 
+def test_a_store_another_program_holds_exclusively_is_busy_at_open_not_corrupt(db, monkeypatch):
+    monkeypatch.setattr(sqlite_store, "BUSY_TIMEOUT_MS", 200)
+    before = exports(db)
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("PRAGMA locking_mode = EXCLUSIVE")  # held from its first write until it closes
+    other.execute("BEGIN EXCLUSIVE")
+    other.execute("UPDATE facts SET note = note")
+    try:
+        for command in (("export",), ("corroborate", "e")):
+            got = run(command[0], db, *command[1:], ok=False)
+            assert got.exit_code == 2, command
+            assert got.stderr == (
+                f"error: {db}: the store is busy: another session held the store's write lock for more than 200ms\n"
+            ), command
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert exports(db) == before
+
+
 def test_an_import_that_fills_the_disk_says_so_and_nothing_of_it_lands(tmp_path):
     many = [
         {

@@ -4,8 +4,8 @@ Every statement of an open store goes through its connection (`StoreConnection`)
 SQLite raises there that says what the file is as it stands (a table or column another
 program renamed or dropped, a lock held past the busy timeout, a file that cannot be
 written, a full disk) becomes a `StoreStateError` naming the file, worded as a server's
-store words the same state (errors.py). A statement of ours SQLite refuses is left as it is:
-a bug to report.
+store words the same state (errors.py). Any other error (a statement of ours SQLite refused)
+is left as it is, for errors.py's `describe` to word.
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ _MISSING = (
 )
 
 _WRITE_LOCK = "the store's write lock"
+# SQLite's result codes for the machine's part: a full disk, an I/O error, a file it may not
+# open or lock as it did (the code's extended names start so: SQLITE_IOERR_WRITE)
+_MACHINE = ("SQLITE_FULL", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_PROTOCOL")
 
 
 def wait_of(ms: int) -> str:
@@ -37,14 +40,12 @@ def wait_of(ms: int) -> str:
 def refusal(
     shown: str, exc: sqlite3.OperationalError, *, writing: bool, busy_ms: Callable[[], int]
 ) -> str | None:
-    """One line naming the file for an error that is its state, not our bug; None for one
-    the store handles itself (a check interrupted on purpose). `busy_ms`: the connection's
-    busy timeout, asked only of a lock it gave up waiting for (0: unknown)."""
+    """One line naming the file for an error that is its state, not our bug; None for any
+    other (a check interrupted on purpose, a statement of ours refused). `busy_ms`: the
+    connection's busy timeout, asked only of a lock it gave up waiting for (0: unknown)."""
     said = " ".join(str(exc).split())
     name = getattr(exc, "sqlite_errorname", "") or ""
     nothing = NOTHING_WRITTEN if writing else ""
-    if said == "interrupted":  # the health check's budget (store.py's `check_health`)
-        return None
     for pattern, what in _MISSING:
         if pattern.match(said):
             return unreadable(shown, said, by_hand(what), writing=writing)
@@ -52,7 +53,9 @@ def refusal(
         return f"{shown}: {busy(_WRITE_LOCK, wait_of(busy_ms()))}{nothing}"
     if name.startswith("SQLITE_READONLY") or "readonly" in said or "read-only" in said:
         return f"{shown}: the store cannot be written ({said}: a read-only file or folder?){nothing}"
-    return unreadable(shown, said, writing=writing)  # a full disk, an I/O error, ...
+    if name.startswith(_MACHINE):
+        return unreadable(shown, said, writing=writing)
+    return None
 
 
 # what SQLite says at open of a file it could not read or write as it stands, not of damage

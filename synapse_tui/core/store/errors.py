@@ -5,6 +5,11 @@ Outside the store nothing names a driver: a front-end or a session catches `Data
 tuple of the drivers' own classes, so `except` and `isinstance` take it as they are; a
 second driver adds its classes to the tuples, and `describe` and `is_internal` classify its
 errors with no change anywhere else.
+
+What a store is as it stands (a table renamed by hand, a lock held past the wait, a full
+disk) is worded here once for both backends (`unreadable`, `by_hand`, `busy`), in one line
+naming the store: a server's connection words its SQLSTATEs with them (postgres/connect.py),
+a file's connection SQLite's errors (sqlite/state.py, raising a `StoreStateError`).
 """
 
 from __future__ import annotations

@@ -204,7 +204,8 @@ def test_a_triage_key_on_a_locked_row_says_the_store_is_busy_and_the_browser_goe
     errors = [text for severity, text in notices if severity == "error"]
     assert len(errors) == 1
     assert errors[0].startswith(
-        f"Not saved: corroborate f-pay-03: the store is busy: another session (pid {pid}, psql as postgres,"
+        f"Not saved: corroborate f-pay-03: {locate(busy).shown}: the store is busy: another session"
+        f" (pid {pid}, psql as postgres,"
     )
     assert errors[0].endswith(" UTC) has held a row of facts for more than 300ms; nothing was written")
     with Store.open(url) as store:

@@ -168,25 +168,20 @@ def _told(hook: Callable[..., object], args: tuple[Any, ...], kwargs: dict[str, 
 
 
 def reason(exc: BaseException, where: str, gone: bool = False) -> str:
-    """Why a worker failed, in the user's words: a lock, a store that cannot be written or
-    can no longer be read (`where`: its location, safe to show; `gone`: a file no longer
-    there), else `describe`'s words (an internal error says so, in one line)."""
+    """Why a worker failed, in the user's words: `describe`'s, which name the store (`where`:
+    its location, safe to show) for its state on either backend (a table renamed by hand, a
+    lock, a full disk: errors.py), named here once for a driver's error that did not; a store
+    that can no longer be read (`gone`: a file no longer there; a server gone) says so. An
+    internal error says so, in one line."""
     said = describe(exc)
-    if said.startswith(f"{where}: "):  # the store's own errors name it: once is enough
-        said = said[len(where) + 2 :]
-    if isinstance(exc, OperationalError):  # the driver's own, raised mid-statement
-        text = " ".join(str(exc).split())
-        low = text.lower()
-        if "locked" in low or "busy" in low:
-            return "the database is locked by another writer; try again when it has finished"
-        if "readonly" in low or "read-only" in low:
-            return f"the store at {where} cannot be written (read-only file or folder): {text}"
-        return f"the store at {where} can no longer be read: {text}"
+    bare = said[len(where) + 2 :] if said.startswith(f"{where}: ") else said
     if _server_gone(exc):
         text = " ".join(str(exc).split()) or type(exc).__name__
         return f"the store at {where} can no longer be read: {text}"
     if gone or (isinstance(exc, OSError) and not is_internal(exc)):
-        return f"the store at {where} can no longer be read: {said}"
+        return f"the store at {where} can no longer be read: {bare}"
+    if isinstance(exc, OperationalError) and bare is said:  # the driver's own, named by no store
+        return f"{where}: {said}"
     return said
 
 

@@ -5,13 +5,18 @@ Outside the store nothing names a driver: a front-end or a session catches `Data
 tuple of the drivers' own classes, so `except` and `isinstance` take it as they are; a
 second driver adds its classes to the tuples, and `describe` and `is_internal` classify its
 errors with no change anywhere else.
+
+What a store is as it stands (a table renamed by hand, a lock held past the wait, a full
+disk) is worded here once for both backends (`unreadable`, `by_hand`, `busy`), in one line
+naming the store: a server's connection words its SQLSTATEs with them (postgres/connect.py),
+a file's connection SQLite's errors (sqlite/state.py, raising a `StoreStateError`).
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-from synapse_tui.core.base.errors import QueryError, SynapseError
+from synapse_tui.core.base.errors import QueryError, StoreError, SynapseError
 from synapse_tui.core.base.textsafe import clean
 
 ExceptionTypes = tuple[type[Exception], ...]
@@ -36,6 +41,35 @@ _OUR_SQL: ExceptionTypes = (
     sqlite3.InternalError,
     sqlite3.NotSupportedError,
 )
+
+
+class StoreStateError(StoreError, sqlite3.OperationalError):
+    """A file's store as it stands (a table renamed by another program, a lock held past the
+    busy timeout, a full disk), told in one line naming it (sqlite/state.py): still the
+    driver's OperationalError for a caller that tells a missing table from damage."""
+
+
+# The words a store's state is told in, on either backend: a file's (sqlite/state.py) and a
+# server's (postgres/connect.py's `refusal`), so the same state reads the same on both.
+NOTHING_WRITTEN = "; nothing was written"
+
+
+def unreadable(shown: str, said: str, hint: str = "", *, writing: bool = False) -> str:
+    """`SHOWN: the store could not be read or written (SAID: HINT)`, and that nothing of a
+    write landed when `writing`."""
+    why = f"{said}: {hint}" if hint else said
+    return f"{shown}: the store could not be read or written ({why}){NOTHING_WRITTEN if writing else ''}"
+
+
+def by_hand(what: str) -> str:
+    """The hint for a table, column or other part of the store the database does not find."""
+    return f"a {what} renamed or dropped by hand?"
+
+
+def busy(held: str, wait: str) -> str:
+    """`the store is busy: another session held HELD for more than WAIT` (`wait`: "10s",
+    "300ms"; "" when unknown)."""
+    return f"the store is busy: another session held {held}{f' for more than {wait}' if wait else ''}"
 
 
 def describe(exc: BaseException) -> str:

@@ -18,6 +18,7 @@ from urllib.parse import unquote
 
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import SECRET_KEYS, Location, redact
+from synapse_tui.core.store.errors import busy, by_hand, unreadable
 from synapse_tui.core.store.postgres.schema import LOCK_CLASS
 
 INSTALL = 'pip install "synapse-tui[postgres]"'
@@ -166,10 +167,7 @@ def refusal(where: Location, exc: BaseException, raw: Any = None, *, writing: bo
     said = redact(said)
     nothing = "; nothing was written" if writing else ""
     if code in _MISSING:
-        return (
-            f"{where.shown}: the store could not be read or written ({said}: a {_MISSING[code]}"
-            f" renamed or dropped by hand?){nothing}"
-        )
+        return unreadable(where.shown, said, by_hand(_MISSING[code]), writing=writing)
     if code == "42501":  # a privilege this login lacks, or a guard of the agent's role (docs/postgres.md)
         return f"{where.shown}: the server refused this login: {said}{nothing}"
     if code == "25006":
@@ -204,9 +202,9 @@ def _busy(diag: Any, raw: Any) -> str:
             holders = raw.execute(_HOLDERS, (LOCK_CLASS,)).fetchall()
         except Exception:  # noqa: BLE001 - who holds it is a courtesy: the line stands without
             holders = []
-    wait = f" for more than {waited}" if waited else ""
     if not holders:
-        return f"the store is busy: another session held {what}{wait}"
+        return busy(what, waited)
+    wait = f" for more than {waited}" if waited else ""
     pid, user, app, state, since = holders[0]
     who = ", ".join(x for x in (f"pid {pid}", f"{app or 'no application name'} as {user}", state or "") if x)
     if since is not None:

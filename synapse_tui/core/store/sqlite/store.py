@@ -30,6 +30,7 @@ from synapse_tui.core.store.schema import (
 )
 from synapse_tui.core.store.sqlite.load import CachedLoad
 from synapse_tui.core.store.sqlite.parts import SqliteAudit, SqliteImports
+from synapse_tui.core.store.sqlite.state import StoreConnection, refusal, state_at_open
 from synapse_tui.core.store.words import WordIndex
 
 BUSY_TIMEOUT_MS = 10_000
@@ -79,14 +80,15 @@ def _prepare(
         elif version < READABLE_FROM:
             raise StoreError(f"{p}: needs an upgrade, which a read-only open cannot do")
     except sqlite3.OperationalError as exc:
+        said = refusal(str(p), exc, writing=True, busy_ms=lambda: BUSY_TIMEOUT_MS)
         conn.close()
-        raise StoreError(f"{p}: {_describe(exc)}") from None
+        raise StoreError(said or f"{p}: {exc}") from None
 
 
 class SqliteStore(CachedLoad):
     """A store in a SQLite file (`Store.open` of a path; api.py says what a store is)."""
 
-    _conn: sqlite3.Connection
+    _conn: StoreConnection
 
     def __init__(
         self, path: Path, conn: sqlite3.Connection, readonly: bool, readonly_why: str | None = None
@@ -130,6 +132,9 @@ class SqliteStore(CachedLoad):
             cannot_open = getattr(exc, "sqlite_errorname", "") == "SQLITE_CANTOPEN"
             if cannot_open and not p.exists():
                 raise StoreError(f"{p}: cannot be created in {p.parent} ({exc})") from None
+            said = state_at_open(str(p), exc, busy_ms=BUSY_TIMEOUT_MS)  # a full disk, a lock: not damage
+            if said is not None:
+                raise StoreError(said) from None
             if readonly or not cannot_open:
                 raise StoreError(f"{p}: not a SQLite database, or corrupt ({exc})") from None
             readonly, why = True, _FOLDER_READ_ONLY.format(folder=p.parent) + f" (SQLite: {exc})"
@@ -141,6 +146,7 @@ class SqliteStore(CachedLoad):
             raise StoreError(f"{p}: not a SQLite database, or corrupt ({exc})") from None
         _prepare(p, conn, app_id, version, tables, create=create, readonly=readonly)
         conn.execute("PRAGMA foreign_keys = ON")
+        conn.shown = str(p)  # from here on, what the file's state refuses names it (state.py)
         return cls(p, conn, readonly, why)
 
     def check_health(self, seconds: float = HEALTH_CHECK_SECONDS) -> None:
@@ -189,20 +195,19 @@ class SqliteStore(CachedLoad):
         """One write transaction: all of it lands or none of it does."""
         if self.readonly:
             raise StoreError(f"{self.read_only_because()}; nothing can be changed")
+        # a statement refused from the BEGIN to the COMMIT says nothing of it landed (state.py)
+        self._conn.writing = True
         try:
             self._conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"{self.path}: {_describe(exc)}") from None
-        try:
-            yield self._conn
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        try:
-            self._conn.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
-            self._conn.execute("ROLLBACK")
-            raise StoreError(f"{self.path}: {_describe(exc)}") from None
+            try:
+                yield self._conn
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:  # SQLite rolls back itself on a full disk
+                    self._conn.execute("ROLLBACK")
+                raise
+        finally:
+            self._conn.writing = False
 
     @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
@@ -285,11 +290,16 @@ def _uri(p: Path, readonly: bool, wal: bool) -> str:
     return sqlite_uri(p.resolve(), mode="ro" if readonly else "rwc")
 
 
-def _connect(uri: str) -> tuple[sqlite3.Connection, int, int, set[str]]:
+def _connect(uri: str) -> tuple[StoreConnection, int, int, set[str]]:
     """A connection, and the store's application id, schema version and tables' names (the
     first reads, which fail on a file that is not a database or cannot be opened)."""
     conn = sqlite3.connect(
-        uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        uri,
+        uri=True,
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+        factory=StoreConnection,
     )
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -300,12 +310,3 @@ def _connect(uri: str) -> tuple[sqlite3.Connection, int, int, set[str]]:
         conn.close()
         raise
     return conn, app_id, version, tables
-
-
-def _describe(exc: sqlite3.OperationalError) -> str:
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return "the database is locked by another writer; try again when it has finished"
-    if "readonly" in text or "read-only" in text:
-        return "the database cannot be written (read-only file or folder)"
-    return text

@@ -1,0 +1,130 @@
+"""A file's store as it stands, told in one line naming the file, in the server's words.
+
+Every statement of an open store goes through its connection (`StoreConnection`): an error
+SQLite raises there that says what the file is as it stands (a table or column another
+program renamed or dropped, a lock held past the busy timeout, a file that cannot be
+written, a full disk) becomes a `StoreStateError` naming the file, worded as a server's
+store words the same state (errors.py). Any other error (a statement of ours SQLite refused)
+is left as it is, for errors.py's `describe` to word.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from synapse_tui.core.store.errors import NOTHING_WRITTEN, StoreStateError, busy, by_hand, unreadable
+
+# SQLite's words for a part of the store it does not find: the hint names the part
+_MISSING = (
+    (re.compile(r"no such table: "), "table"),
+    (re.compile(r"no such column: |table \S+ has no column named "), "column"),
+    (re.compile(r"no such (?:index|trigger|view|function): "), "object"),
+)
+
+_WRITE_LOCK = "the store's write lock"
+# SQLite's result codes for the machine's part: a full disk, an I/O error, a file it may not
+# open or lock as it did (the code's extended names start so: SQLITE_IOERR_WRITE)
+_MACHINE = ("SQLITE_FULL", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_PROTOCOL")
+
+
+def wait_of(ms: int) -> str:
+    """A busy timeout as the server says its lock_timeout: `10s`, `300ms`."""
+    if ms <= 0:
+        return ""
+    return f"{ms // 1000}s" if ms % 1000 == 0 else f"{ms}ms"
+
+
+def refusal(
+    shown: str, exc: sqlite3.OperationalError, *, writing: bool, busy_ms: Callable[[], int]
+) -> str | None:
+    """One line naming the file for an error that is its state, not our bug; None for any
+    other (a check interrupted on purpose, a statement of ours refused). `busy_ms`: the
+    connection's busy timeout, asked only of a lock it gave up waiting for (0: unknown)."""
+    said = " ".join(str(exc).split())
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    nothing = NOTHING_WRITTEN if writing else ""
+    for pattern, what in _MISSING:
+        if pattern.match(said):
+            return unreadable(shown, said, by_hand(what), writing=writing)
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or said.startswith("database is locked"):
+        return f"{shown}: {busy(_WRITE_LOCK, wait_of(busy_ms()))}{nothing}"
+    if name.startswith("SQLITE_READONLY") or "readonly" in said or "read-only" in said:
+        return f"{shown}: the store cannot be written ({said}: a read-only file or folder?){nothing}"
+    if name.startswith(_MACHINE):
+        return unreadable(shown, said, writing=writing)
+    return None
+
+
+# what SQLite says at open of a file it could not read or write as it stands, not of damage
+_STATE_AT_OPEN = ("SQLITE_IOERR", "SQLITE_FULL", "SQLITE_BUSY", "SQLITE_LOCKED")
+
+
+def state_at_open(shown: str, exc: sqlite3.OperationalError, *, busy_ms: int) -> str | None:
+    """`refusal`'s line for an error opening the file that is its state (a full disk, an I/O
+    error, a lock); None for any other (the opener's to word)."""
+    if not (getattr(exc, "sqlite_errorname", "") or "").startswith(_STATE_AT_OPEN):
+        return None
+    return refusal(shown, exc, writing=False, busy_ms=lambda: busy_ms)
+
+
+def named(
+    shown: str, exc: sqlite3.OperationalError, *, writing: bool, busy_ms: Callable[[], int]
+) -> sqlite3.OperationalError:
+    """`exc` as a StoreStateError naming the file (keeping SQLite's error code), or as it is."""
+    if isinstance(exc, StoreStateError):
+        return exc
+    said = refusal(shown, exc, writing=writing, busy_ms=busy_ms)
+    if said is None:
+        return exc
+    told = StoreStateError(said)
+    told.sqlite_errorcode = getattr(exc, "sqlite_errorcode", 0)
+    told.sqlite_errorname = getattr(exc, "sqlite_errorname", "")
+    return told
+
+
+class StoreConnection(sqlite3.Connection):
+    """An open store's connection: its statements' state errors name the file (`named`).
+    `shown` is set once the store is open (what fails before is the opener's to word);
+    `writing` while a write transaction runs (nothing of it lands when it fails)."""
+
+    shown: str | None = None
+    writing = False
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.OperationalError as exc:
+            self._raise_named(exc)
+            raise
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        try:
+            return super().executemany(sql, parameters)
+        except sqlite3.OperationalError as exc:
+            self._raise_named(exc)
+            raise
+
+    def executescript(self, sql_script: str, /) -> sqlite3.Cursor:
+        try:
+            return super().executescript(sql_script)
+        except sqlite3.OperationalError as exc:
+            self._raise_named(exc)
+            raise
+
+    def _raise_named(self, exc: sqlite3.OperationalError) -> None:
+        """Raise `exc` named (`named`); return when it stays as it is."""
+        told = (
+            exc if self.shown is None else named(self.shown, exc, writing=self.writing, busy_ms=self._busy_ms)
+        )
+        if told is not exc:
+            raise told from exc
+
+    def _busy_ms(self) -> int:
+        """How long a statement waits for another's lock (PRAGMA busy_timeout; 0: unknown)."""
+        try:
+            return int(super().execute("PRAGMA busy_timeout").fetchone()[0])
+        except sqlite3.Error:
+            return 0

@@ -280,7 +280,7 @@ class ReplacedFinder:
                     told(k, 3 * n)
             finder._scoped = named  # positions are the order indexed
             for i in range(len(finder.items)):  # every fact's neighbours, then the moves they show
-                finder._refresh(i)
+                finder._refresh(i, changes=False)
                 if i % _TOLD == 0:
                     told(n + i, 3 * n)
             for i in range(len(finder.items)):
@@ -568,9 +568,9 @@ class ReplacedFinder:
             return 0
         return sum(1 for i, alike in got.items() if i != old and (len(alike) > 1 or new not in alike))
 
-    def _refresh(self, i: int) -> set[tuple[Any, ...]]:
+    def _refresh(self, i: int, changes: bool = True) -> set[tuple[Any, ...]]:
         """Find fact i's newer neighbours again and the moves they show; the move keys
-        whose evidence changed (the olds they decide are scored again)."""
+        whose evidence changed (the olds they decide are scored again), when `changes`."""
         before: dict[tuple[Any, ...], set[int]] = {}
         for key in self.moves_of.pop(i, ()):
             got = self.moves.get(key)
@@ -595,6 +595,8 @@ class ReplacedFinder:
                 self.moves.setdefault(key, {}).setdefault(i, set()).add(j)
         if keys:
             self.moves_of[i] = keys
+        if not changes:  # building: nothing was known of fact i before
+            return set()
         after = {key: got[i] for key in keys if (got := self.moves.get(key)) and i in got}
         return {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
 

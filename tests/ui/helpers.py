@@ -81,6 +81,18 @@ def screen_text(app: SynapseApp) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())  # noqa: SLF001
 
 
+async def shown(pilot, *parts: str, within: float = 5.0) -> str:
+    """The screen's text once every one of `parts` is on it (a failure's words reach the
+    screen a repaint after its notice; a loaded machine repaints late), or as it stands
+    after `within` seconds, for the caller's assert to show."""
+    deadline = time.monotonic() + within
+    text = screen_text(pilot.app)
+    while not all(part in text for part in parts) and time.monotonic() < deadline:
+        await pilot.pause(0.05)
+        text = screen_text(pilot.app)
+    return text
+
+
 def record_notices(app) -> list[tuple[str, str]]:
     """(severity, message) of every notice the app shows from now on."""
     seen: list[tuple[str, str]] = []

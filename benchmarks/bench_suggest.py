@@ -44,9 +44,8 @@ def timed(fn, repeat: int = 1) -> tuple[float, object]:
     return best, out
 
 
-def with_deletions(facts: list[Item], probes: list[Item]) -> tuple[float, int, float]:
-    """The finder's build over `facts` with every third fact gone when the next fact of its
-    note came: seconds, suggestions, and the median of adding each probe."""
+def deleted(facts: list[Item]) -> list[Item]:
+    """`facts` with every third fact of each note gone when the next fact of its note came."""
     by_note: dict[str | None, list[int]] = {}
     for f in sorted(range(len(facts)), key=lambda k: facts[k].created):
         by_note.setdefault(facts[f].note, []).append(f)
@@ -54,7 +53,13 @@ def with_deletions(facts: list[Item], probes: list[Item]) -> tuple[float, int, f
     for members in by_note.values():
         for a, b in zip(members[::3], members[1::3], strict=False):
             gone[a] = facts[b].created
-    marked = [dataclasses.replace(f, gone=gone.get(k)) for k, f in enumerate(facts)]
+    return [dataclasses.replace(f, gone=gone.get(k)) for k, f in enumerate(facts)]
+
+
+def with_deletions(facts: list[Item], probes: list[Item]) -> tuple[float, int, float]:
+    """The finder's build over `facts` with every third fact gone when the next fact of its
+    note came: seconds, suggestions, and the median of adding each probe."""
+    marked = deleted(facts)
     t, finder = timed(lambda: ReplacedFinder.build(marked))
     n = len(finder.suggestions())
     times = []

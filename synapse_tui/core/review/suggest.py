@@ -27,9 +27,10 @@ import functools
 import gc
 import heapq
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from synapse_tui.core.review.suggest_text import Pair, Text, compare, dice, first_change
 
@@ -184,6 +185,17 @@ def scopes(item: Item) -> list[tuple[str, str]]:
     return out or [("none", "")]
 
 
+# the facts of one scope naming one word, in creation order: a list while it grows, a
+# tuple once built (`_packed`): the cyclic collector stops visiting a tuple of numbers after
+# its first look, where it would walk hundreds of thousands of lists at every full collection
+Posting = Sequence[int]
+
+
+def _packed(index: dict[tuple[str, str], dict[str, Posting]]) -> None:
+    for words in index.values():
+        words.update({word: tuple(post) for word, post in words.items()})
+
+
 @dataclass
 class _Candidate:
     old: int
@@ -203,10 +215,10 @@ class ReplacedFinder:
     items: list[Item] = field(default_factory=list)
     texts: list[Text] = field(default_factory=list)
     # scope -> word -> facts (a dict per scope: no (kind, scope, word) key built per word)
-    postings: dict[tuple[str, str], dict[str, list[int]]] = field(default_factory=dict)
+    postings: dict[tuple[str, str], dict[str, Posting]] = field(default_factory=dict)
     # the same for the facts that say they update something: across notes only these can
     # be the newer fact, so an older fact looks for its successor there
-    updating: dict[tuple[str, str], dict[str, list[int]]] = field(default_factory=dict)
+    updating: dict[tuple[str, str], dict[str, Posting]] = field(default_factory=dict)
     # every scored pair at or above the threshold, by the older fact's position
     pairs: dict[int, list[_Candidate]] = field(default_factory=dict)
     by_id: dict[str, int] = field(default_factory=dict)
@@ -215,7 +227,7 @@ class ReplacedFinder:
     created: list[float] = field(default_factory=list)  # by position, for the postings' order
     tracked: set[str | None] = field(default_factory=set)  # notes where the store records deletions
     # each fact's newer neighbours, found once (`_refresh`) and scored again as facts change
-    near: dict[int, list[int]] = field(default_factory=dict)
+    near: dict[int, tuple[int, ...]] = field(default_factory=dict)
     subjects: list[tuple[str, ...]] = field(default_factory=list)  # by position: its entities
     # (note, subjects) -> the latest instant a fact was written under them
     last_born: dict[tuple[str | None, tuple[str, ...]], float] = field(default_factory=dict)
@@ -227,6 +239,14 @@ class ReplacedFinder:
     across: dict[tuple[str | None, tuple[str, ...]], set[int]] = field(
         default_factory=dict
     )  # olds with a newer elsewhere
+    # while building: (older, newer) -> their trigram Dice, found when looking for moves and
+    # read again when the pair is scored
+    _chars: dict[tuple[int, int], float] | None = field(default=None, repr=False)
+    _read: dict[str, Text] | None = field(default=None, repr=False)  # while building: each text read once
+    _scoped: list[list[tuple[str, str]]] | None = field(
+        default=None, repr=False
+    )  # building: scopes by position
+    twice: bool = False  # some fact names one scope twice ("Auth", "auth"): posted twice there
 
     # -- building ----------------------------------------------------------------------
 
@@ -243,28 +263,55 @@ class ReplacedFinder:
         # again, for nothing: none of them is in a cycle (a quarter of the time at 30,000)
         collecting = gc.isenabled()
         gc.disable()
+        finder._chars, finder._read = {}, {}
         try:
-            for k, item in enumerate(sorted(items, key=lambda it: (it.created, it.id))):  # in time order
-                finder._index(item, in_order=True)
+            ordered = sorted(items, key=lambda it: (it.created, it.id))  # in time order
+            named = [scopes(item) for item in ordered]
+            # a subject held by more facts than `scope_max` is never read (`_neighbours`):
+            # known before indexing here, so its facts are not posted under it at all
+            size: dict[tuple[str, str], int] = {}
+            for these in named:
+                for scope in these:
+                    size[scope] = size.get(scope, 0) + 1
+            wide = {scope for scope, k in size.items() if k > weights.scope_max and scope[0] != "note"}
+            for k, item in enumerate(ordered):
+                finder._index(item, in_order=True, named=named[k], wide=wide)
                 if k % _TOLD == 0:
                     told(k, 3 * n)
+            finder._scoped = named  # positions are the order indexed
             for i in range(len(finder.items)):  # every fact's neighbours, then the moves they show
-                finder._refresh(i)
+                finder._refresh(i, changes=False)
                 if i % _TOLD == 0:
                     told(n + i, 3 * n)
             for i in range(len(finder.items)):
                 finder._pairs_of_old(i)
                 if i % _TOLD == 0:
                     told(2 * n + i, 3 * n)
+            _packed(finder.postings)
+            _packed(finder.updating)
         finally:
+            finder._chars = finder._read = finder._scoped = None
             if collecting:
                 gc.enable()
         return finder
 
-    def _index(self, item: Item, in_order: bool = False) -> int:
+    def _index(
+        self,
+        item: Item,
+        in_order: bool = False,
+        named: list[tuple[str, str]] | None = None,
+        wide: set[tuple[str, str]] | None = None,
+    ) -> int:
+        """Add fact i (`named`: its scopes, when known; `wide`: the scopes held by more facts
+        than `scope_max` once every fact is indexed, when known; `in_order`: while building,
+        in creation order, its postings still lists)."""
         i = len(self.items)
         self.items.append(item)
-        text = Text.of(item.text)
+        read = self._read
+        known = read.get(item.text) if read is not None else None  # a third of a real store's
+        text = known if known is not None else Text.of(item.text)  # texts are said again
+        if read is not None and known is None:
+            read[item.text] = text
         self.texts.append(text)
         self.by_id[item.id] = i
         self.created.append(item.created)
@@ -276,22 +323,30 @@ class ReplacedFinder:
         post = self._post
         postings, updating = self.postings, self.updating
         sizes = self.sizes
-        for scope in scopes(item):
-            sizes[scope] = sizes.get(scope, 0) + 1
+        if named is None:
+            named = scopes(item)
+        if len(set(named)) < len(named):
+            self.twice = True
+        cap = self.weights.scope_max
+        for scope in named:
+            held = sizes[scope] = sizes.get(scope, 0) + 1
+            if scope[0] != "note" and (held > cap or (wide is not None and scope in wide)):
+                continue  # a topic, not a subject: never read (`_neighbours`)
             across = bool(text.updates) and scope[0] != "note"
             words = postings.get(scope)
             if words is None:
                 words = postings[scope] = {}
             upd = updating.setdefault(scope, {}) if across else None
-            if in_order:  # the newest so far: it goes at the end
+            if in_order:  # building: the newest so far goes at the end of a list
+                growing = cast(dict[str, list[int]], words)
                 for word in text.content:
-                    got = words.get(word)
+                    got = growing.get(word)
                     if got is None:
-                        words[word] = [i]
+                        growing[word] = [i]
                     else:
                         got.append(i)
                     if upd is not None:
-                        upd.setdefault(word, []).append(i)
+                        cast(dict[str, list[int]], upd).setdefault(word, []).append(i)
             else:
                 for word in text.content:
                     post(words, word, i)
@@ -308,25 +363,81 @@ class ReplacedFinder:
         for old in sorted(k for k in self.pairs if self.items[k].note == item.note):
             self._pairs_of_old(old)
 
-    def _post(self, index: dict[str, list[int]], key: str, i: int) -> None:
+    def _post(self, index: dict[str, Posting], key: str, i: int) -> None:
         """Add fact i to a posting list kept in creation order (a fact arriving late in
         time is inserted: `add` may be given an older fact)."""
-        post = index.get(key)
-        if post is None:
+        got = index.get(key)
+        if got is None:
             index[key] = [i]
-        elif self.created[post[-1]] <= self.created[i]:
+            return
+        post = got if isinstance(got, list) else list(got)  # a tuple once built: grows again
+        if self.created[post[-1]] <= self.created[i]:
             post.append(i)
         else:
             bisect.insort_right(post, i, key=self.created.__getitem__)
+        index[key] = post
 
-    def _neighbours(self, i: int, newer: bool) -> list[int]:
+    def _neighbours(self, i: int, newer: bool) -> tuple[int, ...]:
         """The facts sharing a scope and a naming word with fact i, created after it
         (`newer`) or before it, best-sharing first, at most `weights.candidates`."""
-        item, text, created = self.items[i], self.texts[i], self.created
-        t0 = item.created
-        shared: dict[int, float] = {}
-        count: dict[int, int] = {}
-        for scope in scopes(item):
+        created = self.created
+        parts, every = self._shared_words(i, newer)
+        if not parts:
+            return ()
+        # a pair sharing few of the older text's naming words cannot reach the threshold
+        minimum = self.weights.min_shared
+        if newer and (need := max(1, int(minimum * len(self.texts[i].content)))) == 1:
+            close = set(every)
+        else:
+            count = Counter(every)  # how many of those words each shares (counted in C)
+            if newer:
+                close = {j for j, c in count.items() if c >= need}
+            else:  # fact i is the newer: the share is of each older one's words
+                texts = self.texts
+                close = {j for j, c in count.items() if c >= max(1, int(minimum * len(texts[j].content)))}
+        if not close:
+            return ()
+        # what each of those shares: its words' weights added in the order above (the same
+        # sums to the last bit as adding them fact by fact, so the same ties below)
+        shared = dict.fromkeys(close, 0.0)
+        if self.twice:  # a fact posted twice under one word: each posting counts
+            for w, part in parts:
+                for j in part:
+                    if j in close:
+                        shared[j] += w
+        else:
+            for w, part in parts:
+                for j in close.intersection(part):
+                    shared[j] += w
+        kept = list(shared.items())
+        # those written the instant the older left its source first, then the nearest in time
+        at_gone = self._at_gone(i, kept, newer)
+        weights = self.weights
+        if weights.by_time:  # the nearest in time first: an edit is usually the next version
+            sign = 1.0 if newer else -1.0
+            if at_gone:
+                best = heapq.nsmallest(
+                    weights.candidates,
+                    kept,
+                    key=lambda kv: (kv[0] not in at_gone, sign * created[kv[0]], -kv[1], kv[0]),
+                )
+            else:
+                best = heapq.nsmallest(
+                    weights.candidates, kept, key=lambda kv: (sign * created[kv[0]], -kv[1], kv[0])
+                )
+        else:
+            best = heapq.nsmallest(weights.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
+        return tuple([j for j, _ in best])  # a tuple: the collector stops visiting it
+
+    def _shared_words(self, i: int, newer: bool) -> tuple[list[tuple[float, Posting]], list[int]]:
+        """For each scope and naming word fact i shares with facts newer (older) than it:
+        the word's weight (a rarer word says more) and those facts; and all of them, once
+        per word shared."""
+        item, text = self.items[i], self.texts[i]
+        t0, at = item.created, self.created.__getitem__
+        parts: list[tuple[float, Posting]] = []
+        every: list[int] = []
+        for scope in scopes(item) if self._scoped is None else self._scoped[i]:
             if scope[0] == "note":
                 index = self.postings
             elif self.sizes.get(scope, 0) > self.weights.scope_max:
@@ -345,42 +456,17 @@ class ReplacedFinder:
                 post = words.get(word)
                 if post is None or len(post) > cap:
                     continue
-                w = 1.0 / len(post)  # a rarer word says more
-                if newer:
-                    part = post[bisect.bisect_right(post, t0, key=created.__getitem__) :]
+                if newer:  # a posting is in creation order: most hold nothing newer
+                    if at(post[-1]) <= t0:
+                        continue
+                    part = post[bisect.bisect_right(post, t0, key=at) :]
                 else:
-                    part = post[: bisect.bisect_left(post, t0, key=created.__getitem__)]
-                for j in part:
-                    shared[j] = shared.get(j, 0.0) + w
-                    count[j] = count.get(j, 0) + 1
-        # a pair sharing few of the older text's naming words cannot reach the threshold
-        minimum = self.weights.min_shared
-        if not newer:  # fact i is the newer: the share is of each older one's words
-            texts = self.texts
-            kept = [
-                (j, w) for j, w in shared.items() if count[j] >= max(1, int(minimum * len(texts[j].content)))
-            ]
-        else:
-            need = max(1, int(minimum * len(text.content)))
-            kept = [(j, w) for j, w in shared.items() if count[j] >= need]
-        # those written the instant the older left its source first, then the nearest in time
-        at_gone = self._at_gone(i, kept, newer)
-        weights = self.weights
-        if weights.by_time:  # the nearest in time first: an edit is usually the next version
-            sign = 1.0 if newer else -1.0
-            if at_gone:
-                best = heapq.nsmallest(
-                    weights.candidates,
-                    kept,
-                    key=lambda kv: (kv[0] not in at_gone, sign * created[kv[0]], -kv[1], kv[0]),
-                )
-            else:
-                best = heapq.nsmallest(
-                    weights.candidates, kept, key=lambda kv: (sign * created[kv[0]], -kv[1], kv[0])
-                )
-        else:
-            best = heapq.nsmallest(weights.candidates, kept, key=lambda kv: (-kv[1], kv[0]))
-        return [j for j, _ in best]
+                    if at(post[0]) >= t0:
+                        continue
+                    part = post[: bisect.bisect_left(post, t0, key=at)]
+                parts.append((1.0 / len(post), part))
+                every += part
+        return parts, every
 
     def _at_gone(self, i: int, kept: list[tuple[int, float]], newer: bool) -> set[int]:
         """Of the facts `kept` beside fact i, those written the instant the older of the two
@@ -401,35 +487,50 @@ class ReplacedFinder:
         a, b = self.items[old], self.items[new]
         if b.predecessor:  # a fact names one predecessor (SPEC 2.3): accepting would be refused
             return None
-        pair = compare(self.texts[old], self.texts[new])
-        if _refused(a, b, pair):
+        told, tnew = self.texts[old], self.texts[new]
+        new_updates = tnew.updates - told.updates
+        same_note = a.note is not None and a.note == b.note
+        if not same_note and not new_updates:  # across notes only a text that says it updates
             return None
         w = self.weights
-        same_note = a.note is not None and a.note == b.note
-        if not same_note and not pair.new_updates:  # across notes only a text that says it updates
+        shared = told.content & tnew.content
+        union = told.content | tnew.content
+        words = len(shared) / len(union) if union else 1.0
+        gone, came = told.values - tnew.values, tnew.values - told.values
+        label = told.label if told.label is not None and told.label == tnew.label else None
+        labelled = label is not None and same_note and self.subjects[old] == self.subjects[new]
+        apart = self._apart(old, new)
+        moved = self._moved(old, new) if apart and same_note else 0
+
+        def rest(s: float) -> float:
+            """The score given its wording part `s`: every other feature, added in one order."""
+            if gone and came:
+                s += w.value
+            if new_updates:
+                s += w.update
+            if a.gone is not None and abs(a.gone - b.created) < 1.0:
+                s += w.gone
+            elif a.note in self.tracked:
+                s += w.stayed
+            s -= w.later * rank
+            if labelled:  # one key under one heading, given a new value
+                s += w.label
+            if apart:
+                s += w.moved_apart if moved else w.apart
+            if not same_note:
+                s += w.other_scope
+            return min(1.0, max(0.0, s))
+
+        # the wording's best (every trigram shared) cannot reach the threshold: no need to
+        # read the trigrams (most neighbours; the sum is monotone, so this drops no pair)
+        if w.chars >= 0.0 and rest(w.chars * 1.0 + w.words * words) < w.threshold:
             return None
-        s = w.chars * pair.chars + w.words * pair.words
-        gone, came = pair.changed_values
-        if gone and came:
-            s += w.value
-        if pair.new_updates:
-            s += w.update
-        left = a.gone is not None and abs(a.gone - b.created) < 1.0
-        if left:
-            s += w.gone
-        elif a.note in self.tracked:
-            s += w.stayed
-        s -= w.later * rank
-        labelled = pair.same_label is not None and same_note and self.subjects[old] == self.subjects[new]
-        if labelled:  # one key under one heading, given a new value
-            s += w.label
-        moved = 0
-        if self._apart(old, new):
-            moved = self._moved(old, new) if same_note else 0
-            s += w.moved_apart if moved else w.apart
-        if not same_note:
-            s += w.other_scope
-        s = min(1.0, max(0.0, s))
+        memo = self._chars
+        chars = memo.get((old, new)) if memo is not None else None
+        pair = compare(told, tnew, chars)
+        if _refused(a, b, pair):
+            return None
+        s = rest(w.chars * pair.chars + w.words * pair.words)
         if s < w.threshold:
             return None
         return _Candidate(old, new, round(s, 6), pair, same_note, moved, labelled)
@@ -437,7 +538,12 @@ class ReplacedFinder:
     def _apart(self, old: int, new: int) -> bool:
         """Both facts name subjects (a section, a system) and share none."""
         a, b = self.subjects[old], self.subjects[new]
-        return bool(a) and bool(b) and not any(x in b for x in a)
+        if not a or not b:
+            return False
+        for x in a:
+            if x in b:
+                return False
+        return True
 
     def _move_key(self, old: int, new: int) -> tuple[Any, ...] | None:
         """Where a move of the older's subject to the newer's would show: both of one note,
@@ -462,9 +568,9 @@ class ReplacedFinder:
             return 0
         return sum(1 for i, alike in got.items() if i != old and (len(alike) > 1 or new not in alike))
 
-    def _refresh(self, i: int) -> set[tuple[Any, ...]]:
+    def _refresh(self, i: int, changes: bool = True) -> set[tuple[Any, ...]]:
         """Find fact i's newer neighbours again and the moves they show; the move keys
-        whose evidence changed (the olds they decide are scored again)."""
+        whose evidence changed (the olds they decide are scored again), when `changes`."""
         before: dict[tuple[Any, ...], set[int]] = {}
         for key in self.moves_of.pop(i, ()):
             got = self.moves.get(key)
@@ -473,7 +579,7 @@ class ReplacedFinder:
             self.watch.get(key, set()).discard(i)
         near = self.near[i] = self._neighbours(i, newer=True)
         keys: set[tuple[Any, ...]] = set()
-        texts = self.texts
+        texts, memo = self.texts, self._chars
         for j in near:
             move = self._move_key(i, j)
             if move is None:
@@ -482,10 +588,15 @@ class ReplacedFinder:
             keys.add(key)
             self.watch.setdefault(key, set()).add(i)
             self.across.setdefault(key[:2], set()).add(i)
-            if dice(texts[i].grams, texts[j].grams) >= self.weights.moved_chars:
+            chars = dice(texts[i].grams, texts[j].grams)
+            if memo is not None:
+                memo[(i, j)] = chars
+            if chars >= self.weights.moved_chars:
                 self.moves.setdefault(key, {}).setdefault(i, set()).add(j)
         if keys:
             self.moves_of[i] = keys
+        if not changes:  # building: nothing was known of fact i before
+            return set()
         after = {key: got[i] for key in keys if (got := self.moves.get(key)) and i in got}
         return {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
 
@@ -495,6 +606,8 @@ class ReplacedFinder:
         if self.items[i].successor:
             return
         near = self.near[i]
+        if not near:  # most facts: nothing newer shares enough of their words
+            return
         instants = sorted({self.items[j].created for j in near})
         rank = {t: r for r, t in enumerate(instants)}
         scored = (self._score(i, j, rank[self.items[j].created]) for j in near)

@@ -65,6 +65,8 @@ _PHRASE = re.compile(r"\b(" + "|".join(re.escape(p) for p in sorted(UPDATE_PHRAS
 # a label: what a bullet names before its colon or dash ("**Go version**: 1.21+", "`make test`
 # - run the tests", "Path: ~/.archon", "**构建命令**：`make`"), up to 40 characters
 _LABEL = re.compile(r"^\W*([^:：—–\n]{1,40}?)\W*(?::|：|—|–| - )")
+_SEPARATED = re.compile(r":|：|—|–| - ")  # what `_LABEL` ends at: a text without one has no label
+_NONE: frozenset[str] = frozenset()
 GRAM = 3  # character trigrams: the plain baseline's unit, robust to inflection and typos
 
 
@@ -80,7 +82,7 @@ def words(text: str) -> list[str]:
 
 def content(tokens: list[str]) -> frozenset[str]:
     """The words that name something: what blocking and word overlap use."""
-    return frozenset(t for t in tokens if t not in STOP)
+    return frozenset([t for t in tokens if t not in STOP])
 
 
 def grams(norm: str) -> frozenset[str]:
@@ -100,7 +102,8 @@ def values(tokens: list[str]) -> frozenset[str]:
 
 
 def update_phrases(norm: str) -> frozenset[str]:
-    return frozenset(_PHRASE.findall(norm))
+    found = _PHRASE.findall(norm)
+    return frozenset(found) if found else _NONE  # most texts say none: one empty set for all
 
 
 def label(text: str) -> str | None:
@@ -128,8 +131,16 @@ class Text:
     @classmethod
     def of(cls, text: str) -> Text:
         norm = normal(text)
-        tokens = words(norm)
-        return cls(norm, tuple(tokens), content(tokens), values(tokens), update_phrases(norm), label(text))
+        low = norm.lower()
+        tokens = _WORD.findall(low)  # `words(norm)`
+        return cls(
+            norm,
+            tuple(tokens),
+            content(tokens),
+            values(tokens) if _VALUE.search(low) else _NONE,  # most texts hold no digit
+            update_phrases(norm),
+            label(text) if _SEPARATED.search(text) else None,  # a label needs its separator
+        )
 
     @property
     def grams(self) -> frozenset[str]:
@@ -155,11 +166,12 @@ class Pair:
     same_label: str | None  # both name this before a colon or dash: one key, a new value
 
 
-def compare(old: Text, new: Text) -> Pair:
+def compare(old: Text, new: Text, chars: float | None = None) -> Pair:
+    """The pair's features; `chars`, their trigram Dice when already known."""
     shared = old.content & new.content
     union = old.content | new.content
     return Pair(
-        chars=dice(old.grams, new.grams),
+        chars=dice(old.grams, new.grams) if chars is None else chars,
         words=len(shared) / len(union) if union else 1.0,
         kept=len(shared) / len(old.content) if old.content else 1.0,
         changed_values=(old.values - new.values, new.values - old.values),

@@ -205,7 +205,10 @@ def of_memory(
     store's other readers (the list, the pane) are not kept waiting seconds. Callers giving
     `lock` are served one at a time (a second waits for the first's finder, then catches it
     up, rather than building another beside it); they take this turn before the store's
-    lock, so none waits for the other while holding the store."""
+    lock, so none waits for the other while holding the store. Any caller arriving while a
+    finder of the same store is being built (the browser's `is:suggested` search during an
+    `R`) waits for that finder rather than building another beside it, the store's lock
+    let go meanwhile (`_Building`)."""
     if lock is None:
         return _of_memory(memory, progress, early, nullcontext())
     with _TURN:
@@ -213,6 +216,39 @@ def of_memory(
 
 
 _TURN = threading.Lock()  # one caller giving a lock at a time (the browser's queue)
+
+
+@dataclass(eq=False)
+class _Building:
+    """A finder being built for a store: who else asks meanwhile waits for it (`wait`)
+    rather than building another beside it. The store's lock is let go while waiting, so
+    the builder can take it for its reads (`Condition` over the store's reentrant lock
+    releases it however often the waiting thread holds it)."""
+
+    store: Store
+    done: threading.Condition
+
+    @classmethod
+    def of(cls, store: Store) -> _Building | None:
+        """Started for `store`, or None when its lock cannot be waited on (not reentrant)."""
+        lock = getattr(store, "lock", None)
+        if not isinstance(lock, _REENTRANT):
+            return None
+        return cls(store, threading.Condition(lock))
+
+    def wait(self) -> None:
+        with self.done:
+            self.done.wait_for(lambda: _BUILDING.get(id(self.store)) is not self)
+
+    def end(self) -> None:
+        with self.done:
+            if _BUILDING.get(id(self.store)) is self:
+                del _BUILDING[id(self.store)]
+            self.done.notify_all()
+
+
+_BUILDING: dict[int, _Building] = {}  # id(store) -> the build under way for it
+_REENTRANT = type(threading.RLock())
 
 
 def _of_memory(
@@ -223,29 +259,57 @@ def _of_memory(
 ) -> Standing:
     store = memory.store
     told = progress or (lambda what: None)
-    with hold:
+    while True:
+        with hold:
+            answer = _answered(memory, told)
+            if answer is not None:
+                return answer
+            building = _BUILDING.get(id(store))
+            if building is None or building.store is not store:  # none under way: build it
+                building = _Building.of(store)
+                if building is not None:
+                    _BUILDING[id(store)] = building
+                try:
+                    read = _Read.of(memory, told)
+                except BaseException:
+                    if building is not None:
+                        building.end()
+                    raise
+                break
+        told("waiting for the suggestions being found")  # then answered from its finder
+        building.wait()
+    try:
+        return _keep(store, _built(store, read, told, early, hold))
+    finally:
+        if building is not None:
+            building.end()
+
+
+def _answered(memory: Memory, told: Told) -> Standing | None:
+    """The answer without building a finder, when there is one: the kept finder's, caught
+    up if need be, the file beside the store's, or `standing`'s for part of the store."""
+    store = memory.store
+    with store.snapshot():
+        key = _state(store)
+    if len(memory.ids) != key[1]:  # not the store whole as it is now
+        return standing(store)
+    held = _KEPT.get(id(store))
+    kept = held[1] if held is not None and held[0] is store else None
+    if kept is not None and kept.key == key:
+        return kept.answer
+    if kept is not None and _extends(kept, memory):
+        told("catching up with what changed")
         with store.snapshot():
-            key = _state(store)
-        if len(memory.ids) != key[1]:  # not the store whole as it is now
-            return standing(store)
-        held = _KEPT.get(id(store))
-        kept = held[1] if held is not None and held[0] is store else None
-        if kept is not None and kept.key == key:
-            return kept.answer
-        if kept is not None and _extends(kept, memory):
-            told("catching up with what changed")
-            with store.snapshot():
-                kept.key = _state(store)
-                _catch_up(kept, memory)
-                dismissed = dismissals(store)
-            found = [s for s in kept.finder.suggestions(dismissed.pairs(REPLACED)) if s not in dismissed]
-            kept.answer = Standing(ranked([*found, *_referents(memory, dismissed)]))
-            return _keep(store, kept)
-        cached = _read_cache(store, [*key, _repository(store)])
-        if cached is not None:  # found before in this state: no finder needed until it moves
-            return Standing(cached)
-        read = _Read.of(memory, told)
-    return _keep(store, _built(store, read, told, early, hold))
+            kept.key = _state(store)
+            _catch_up(kept, memory)
+            dismissed = dismissals(store)
+        found = [s for s in kept.finder.suggestions(dismissed.pairs(REPLACED)) if s not in dismissed]
+        kept.answer = Standing(ranked([*found, *_referents(memory, dismissed)]))
+        return _keep(store, kept)
+    cached = _read_cache(store, [*key, _repository(store)])
+    if cached is not None:  # found before in this state: no finder needed until it moves
+        return Standing(cached)
+    return None
 
 
 def _keep(store: Store, kept: _Kept) -> Standing:

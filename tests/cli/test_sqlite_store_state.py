@@ -7,7 +7,6 @@ files, changed by a second real connection."""
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -16,14 +15,13 @@ import pytest
 
 import synapse_tui.core.store.sqlite.store as sqlite_store
 from tests.disk_full import fill, small_disk
-from tests.helpers import NOW, base_facts, run, write_jsonl
+from tests.helpers import base_facts, run, write_jsonl
+from tests.postgres.mcp_serving import serve
 
 # The MCP client binds its server's stderr when first imported: imported here, not first
 # inside CliRunner, whose stderr has no file number
 with contextlib.suppress(ImportError):
     import mcp.client.stdio  # noqa: F401
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def by_hand(db: Path, said: str, *, writing: bool = False) -> str:
@@ -145,32 +143,6 @@ def test_an_import_that_fills_the_disk_says_so_and_nothing_of_it_lands(tmp_path)
 # -- an MCP server's store changed under it --------------------------------------------------
 
 
-def serve(db: Path, scenario):
-    """`scenario(session)`'s result, against `synapse-tui mcp DB` in a subprocess (this
-    checkout's code) driven by the MCP SDK's client."""
-    import anyio
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-    from mcp_types import Implementation
-
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-c", "from synapse_tui.cli import main; main()", "mcp", str(db)],
-        env={"SYNAPSE_NOW": NOW, "PYTHONPATH": str(REPO), "SYNAPSE_DATA_DIR": os.environ["SYNAPSE_DATA_DIR"]},
-    )
-
-    async def session_run():
-        with anyio.fail_after(120):
-            async with stdio_client(params) as (read, write):
-                async with ClientSession(
-                    read, write, client_info=Implementation(name="scout", version="1")
-                ) as session:
-                    await session.initialize()
-                    return await scenario(session)
-
-    return anyio.run(session_run)
-
-
 def test_an_mcp_tool_on_a_table_renamed_under_the_server_is_one_line_tool_error(db, monkeypatch):
     pytest.importorskip("mcp")
     monkeypatch.setattr(sys, "stderr", sys.__stderr__)  # the server's stderr: a real file
@@ -184,7 +156,7 @@ def test_an_mcp_tool_on_a_table_renamed_under_the_server_is_one_line_tool_error(
         return {name: (result.is_error, result.content[0].text) for name, result in got.items()}
 
     before = exports(db)
-    got = serve(db, scenario)
+    got = serve(db, None, scenario)
     assert got["first"][0] is False
     gone = "memory.db: the store could not be read or written (no such table: audit: a table renamed or dropped by hand?)"
     assert got["corroborate"] == (True, f"Error executing tool corroborate: {gone}")

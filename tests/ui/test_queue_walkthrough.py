@@ -47,6 +47,22 @@ def _store(tmp_path):
     return db
 
 
+def counted_builds(monkeypatch):
+    """The real replaced finder, in place of the one the queue builds, its builds counted
+    (`.builds`)."""
+
+    class Counted(suggestions.ReplacedFinder):
+        builds = 0
+
+        @classmethod
+        def build(cls, *args, **kwargs):
+            Counted.builds += 1
+            return super().build(*args, **kwargs)
+
+    monkeypatch.setattr(suggestions, "ReplacedFinder", Counted)
+    return Counted
+
+
 async def test_the_gone_queue_runs_the_referent_finder_once_per_open(tmp_path, monkeypatch):
     """B lists the broken referents and its pane names the commit that removed each: one
     run of the real finder gives both (it ran twice: 3.5 s a open on 55,000 facts)."""
@@ -155,15 +171,7 @@ async def test_triage_in_the_replaced_queue_catches_the_finder_up_not_builds_it_
     not by building it over every fact again (5.6 s after each key on 55,000 facts)."""
     db = _store(tmp_path)
 
-    class Counted(suggestions.ReplacedFinder):  # the real finder, its builds counted
-        builds = 0
-
-        @classmethod
-        def build(cls, *args, **kwargs):
-            Counted.builds += 1
-            return super().build(*args, **kwargs)
-
-    monkeypatch.setattr(suggestions, "ReplacedFinder", Counted)
+    counted = counted_builds(monkeypatch)
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -171,7 +179,7 @@ async def test_triage_in_the_replaced_queue_catches_the_finder_up_not_builds_it_
         await settle(pilot)
         await settle(pilot)
         first = [s.key for s in app.screen.found]
-        assert len(first) == 3 and Counted.builds == 1, first
+        assert len(first) == 3 and counted.builds == 1, first
         await pilot.press("d")  # the best replaced suggestion: dismissed
         await settle(pilot)
         await settle(pilot)
@@ -181,7 +189,7 @@ async def test_triage_in_the_replaced_queue_catches_the_finder_up_not_builds_it_
         await settle(pilot)
         assert [s.key for s in app.screen.found] == first[2:], screen_text(app)
         assert "gone: src/auth/login.py" in screen_text(app)
-        assert Counted.builds == 1, f"the finder was built {Counted.builds} times"
+        assert counted.builds == 1, f"the finder was built {counted.builds} times"
 
 
 async def test_the_store_is_free_for_the_list_and_pane_while_the_finder_is_built(tmp_path, monkeypatch):
@@ -240,16 +248,8 @@ async def test_a_second_look_while_the_finder_is_built_waits_for_it_not_builds_a
             held.set()
             seen.wait(10)
 
-    class Counted(suggestions.ReplacedFinder):  # the real finder, its builds counted
-        builds = 0
-
-        @classmethod
-        def build(cls, *args, **kwargs):
-            Counted.builds += 1
-            return super().build(*args, **kwargs)
-
     monkeypatch.setattr(ReplacedScreen, "_finding", told)
-    monkeypatch.setattr(suggestions, "ReplacedFinder", Counted)
+    counted = counted_builds(monkeypatch)
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -261,4 +261,4 @@ async def test_a_second_look_while_the_finder_is_built_waits_for_it_not_builds_a
         await settle(pilot)
         await settle(pilot)
         assert " → " in screen_text(app)
-        assert Counted.builds == 1, f"the finder was built {Counted.builds} times"
+        assert counted.builds == 1, f"the finder was built {counted.builds} times"

@@ -3,9 +3,12 @@ Fixtures live in conftest.py; a test module imports only from here."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 from pathlib import Path
+
+from textual.worker import WorkerCancelled, WorkerState
 
 from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.base.config import Config, load_config
@@ -48,6 +51,15 @@ def make_app(location: Path | str, now: str = NOW, config: Config | None = None)
     return app
 
 
+async def workers_done(app) -> None:
+    """Every started worker at an end. One cancelled is at an end too (an exclusive group's
+    older worker, replaced by a newer one as the app means it to be), not a failure."""
+    for worker in list(app.workers):
+        if worker.state != WorkerState.PENDING:
+            with contextlib.suppress(WorkerCancelled):
+                await worker.wait()
+
+
 async def settle(pilot, delay: float = 0.0) -> None:
     """Let timers fire and workers finish, until the screen has repainted with nothing
     left to read: a worker's message may start another, and a repaint may ask for texts
@@ -59,7 +71,7 @@ async def settle(pilot, delay: float = 0.0) -> None:
         await pilot.pause(delay)
     app = pilot.app
     for _ in range(2):
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
     deadline = time.monotonic() + 10  # a busy machine: wait longer, never forever
     while time.monotonic() < deadline:
@@ -72,13 +84,21 @@ async def settle(pilot, delay: float = 0.0) -> None:
         )
         if not busy:
             break
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause(0.02)
 
 
 def screen_text(app: SynapseApp) -> str:
     """What a person sees: the plain text of every line of the current screen."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())  # noqa: SLF001
+
+
+def said(app: SynapseApp) -> str:
+    """What the current screen's text widgets say, each whole: a line the screen folds at
+    its width (a long path) reads as one here, for a phrase that may fall across the fold."""
+    from textual.widgets import Static
+
+    return "\n".join(str(widget.content) for widget in app.screen.query(Static))
 
 
 async def shown(pilot, *parts: str, within: float = 5.0) -> str:
@@ -167,7 +187,7 @@ async def palette_answered(pilot) -> None:
         if found and found.first().option_count:
             break
         await pilot.pause(0.02)
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
 
 

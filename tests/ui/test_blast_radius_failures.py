@@ -23,6 +23,7 @@ from tests.ui.helpers import (
     db_row,
     make_app,
     record_notices,
+    said,
     screen_text,
     select,
     settle,
@@ -71,16 +72,16 @@ async def test_a_table_gone_under_the_blast_radius_is_told_as_a_store_failure(ap
         gone = f"{db}: the store could not be read or written {MENTIONS_GONE}"
         # the related facts the chooser starts with could not be read: said so, twice
         assert errors(notices, "Could not find the candidates") == [f"Could not find the candidates: {gone}"]
-        listed = ("could not list the candidates:", "(no such table: mentions: a table renamed or")
-        text = await shown(pilot, *listed)
-        assert all(part in text for part in listed), text
+        await shown(pilot, "could not list the candidates:")  # where the words end depends on the
+        # store's path, folded at the box's width: the widget's text holds them whole
+        assert f"could not list the candidates: {gone}" in said(app), said(app)
         await pilot.press("escape")
         await settle(pilot)
         await _preview(pilot, "f-dup-b", "gateway", "f-dup-a")
         assert errors(notices, "Could not preview") == [f"Could not preview the supersede: {gone}"]
-        previewed = ("cannot apply: could not be checked:", "(no such table: mentions: a table")
-        text = await shown(pilot, *previewed)
-        assert all(part in text for part in previewed), text
+        text = await shown(pilot, "cannot apply: could not be checked:")
+        assert "cannot apply: could not be checked:" in text, text
+        assert "(no such table: mentions: a table renamed or dropped by hand?)" in said(app), said(app)
         assert "not built" not in text and "isn't built" not in text and "BLAST RADIUS" not in text
         assert not [t for _, t in notices if "built" in t]
         await pilot.press("y")  # refused: nothing was checked
@@ -130,10 +131,8 @@ async def test_the_neighbour_view_tells_a_table_gone_the_same_way(app, db):
         assert app.is_running and isinstance(app.screen, NeighbourScreen)
         gone = f"{db}: the store could not be read or written {MENTIONS_GONE}"
         assert errors(notices, "Could not load the neighbours") == [f"Could not load the neighbours: {gone}"]
-        text = screen_text(app)
-        assert (
-            "the neighbours of f-pay-01 could not be read:" in text and "renamed or dropped by hand?)" in text
-        )
+        await shown(pilot, "the neighbours of f-pay-01")
+        assert f"the neighbours of f-pay-01 could not be read: {gone}" in said(app), said(app)
         # read again (as after another writer's commit): the same failure, still on screen,
         # is not told twice
         app.screen.refresh_view()

@@ -189,6 +189,7 @@ def test_a_triage_key_on_a_locked_row_says_the_store_is_busy_and_the_browser_goe
     import asyncio
 
     from tests.postgres.browsing import ui_store_on_server
+    from tests.ui.helpers import errors as error_notices
     from tests.ui.helpers import make_app
 
     _, url, config = ui_store_on_server(tmp_path, new_database)
@@ -201,7 +202,7 @@ def test_a_triage_key_on_a_locked_row_says_the_store_is_busy_and_the_browser_goe
     finally:
         app.store.close()
     assert running
-    errors = [text for severity, text in notices if severity == "error"]
+    errors = error_notices(notices)
     assert len(errors) == 1
     assert errors[0].startswith(
         f"Not saved: corroborate f-pay-03: {locate(busy).shown}: the store is busy: another session"

@@ -13,6 +13,7 @@ import pytest
 from synapse_tui.core.store.db import Store
 from tests.postgres.browsing import ui_store_on_server
 from tests.ui.helpers import SIZE, make_app, record_notices, row_of, screen_text, select, settle, trust
+from tests.ui.helpers import errors as error_notices
 
 pytestmark = pytest.mark.postgres
 
@@ -47,7 +48,7 @@ def test_a_server_gone_under_a_triage_key_is_not_saved_and_the_browser_goes_on(t
     finally:
         app.store.close()
     assert running and unchanged
-    errors = [text for severity, text in notices if severity == "error"]
+    errors = error_notices(notices)
     saved = [
         t for t in errors if t.startswith("Not saved: corroborate f-pay-03: the server could not answer")
     ]

@@ -93,6 +93,11 @@ def screen_text(app: SynapseApp) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())  # noqa: SLF001
 
 
+def errors(notices: list[tuple[str, str]], headline: str = "") -> list[str]:
+    """The error notices of `record_notices`, those beginning with `headline` if given."""
+    return [text for severity, text in notices if severity == "error" and text.startswith(headline)]
+
+
 def said(app: SynapseApp) -> str:
     """What the current screen's text widgets say, each whole: a line the screen folds at
     its width (a long path) reads as one here, for a phrase that may fall across the fold."""

@@ -21,6 +21,7 @@ from tests.ui.helpers import (
     FIXTURES,
     audit,
     db_row,
+    errors,
     make_app,
     record_notices,
     said,
@@ -34,10 +35,6 @@ SIZE = (100, 40)
 
 # what SQLite says of the table renamed by another program, in the server's words
 MENTIONS_GONE = "(no such table: mentions: a table renamed or dropped by hand?)"
-
-
-def errors(notices: list[tuple[str, str]], headline: str) -> list[str]:
-    return [text for severity, text in notices if severity == "error" and text.startswith(headline)]
 
 
 async def _preview(pilot, old: str, query: str, target: str) -> SupersedeScreen:

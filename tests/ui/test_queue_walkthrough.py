@@ -63,6 +63,23 @@ def counted_builds(monkeypatch):
     return Counted
 
 
+def held_at_comparing(monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """R's finder worker held at its first "comparing" progress line (a line at every
+    step): `held` is set once it waits there, and it goes on when the test sets `seen`."""
+    monkeypatch.setattr(suggestions, "TOLD_EVERY", 0.0)
+    held, seen = threading.Event(), threading.Event()
+    real = ReplacedScreen._finding
+
+    def told(self, doing):
+        real(self, doing)
+        if doing.startswith("comparing") and not seen.is_set():
+            held.set()
+            seen.wait(10)
+
+    monkeypatch.setattr(ReplacedScreen, "_finding", told)
+    return held, seen
+
+
 async def test_the_gone_queue_runs_the_referent_finder_once_per_open(tmp_path, monkeypatch):
     """B lists the broken referents and its pane names the commit that removed each: one
     run of the real finder gives both (it ran twice: 3.5 s a open on 55,000 facts)."""
@@ -198,17 +215,7 @@ async def test_the_store_is_free_for_the_list_and_pane_while_the_finder_is_built
     The worker is held at its first "comparing" line; another thread takes the lock as
     the pane's reads do."""
     db = _store(tmp_path)
-    monkeypatch.setattr(suggestions, "TOLD_EVERY", 0.0)  # a progress line at every step
-    held, seen = threading.Event(), threading.Event()
-    real = ReplacedScreen._finding
-
-    def told(self, doing):
-        real(self, doing)
-        if doing.startswith("comparing") and not seen.is_set():
-            held.set()
-            seen.wait(10)
-
-    monkeypatch.setattr(ReplacedScreen, "_finding", told)
+    held, seen = held_at_comparing(monkeypatch)
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -238,17 +245,7 @@ async def test_a_second_look_while_the_finder_is_built_waits_for_it_not_builds_a
     """The queue asked again while its finder is being built (the memory changed, a key
     pressed) waits for that finder instead of building a second one beside it."""
     db = _store(tmp_path)
-    monkeypatch.setattr(suggestions, "TOLD_EVERY", 0.0)
-    held, seen = threading.Event(), threading.Event()
-    real = ReplacedScreen._finding
-
-    def told(self, doing):
-        real(self, doing)
-        if doing.startswith("comparing") and not seen.is_set():
-            held.set()
-            seen.wait(10)
-
-    monkeypatch.setattr(ReplacedScreen, "_finding", told)
+    held, seen = held_at_comparing(monkeypatch)
     counted = counted_builds(monkeypatch)
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:

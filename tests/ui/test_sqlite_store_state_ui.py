@@ -9,11 +9,18 @@ import sqlite3
 from pathlib import Path
 
 from tests.disk_full import fill, small_disk
-from tests.ui.helpers import SIZE, audit, db_row, make_app, record_notices, row_of, select, settle, trust
-
-
-def errors(notices: list[tuple[str, str]]) -> list[str]:
-    return [text for severity, text in notices if severity == "error"]
+from tests.ui.helpers import (
+    SIZE,
+    audit,
+    db_row,
+    errors,
+    make_app,
+    record_notices,
+    row_of,
+    select,
+    settle,
+    trust,
+)
 
 
 async def test_a_column_renamed_under_a_triage_key_is_not_saved_naming_the_file(app, db):

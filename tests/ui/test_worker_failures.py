@@ -25,6 +25,7 @@ from tests.ui.helpers import (
     SIZE,
     audit,
     db_row,
+    errors,
     make_app,
     palette_answered,
     record_notices,
@@ -55,10 +56,6 @@ def write_lock_held(app, db: Path) -> Iterator[None]:
 def busy(db: Path) -> str:
     """What a write the held lock turned away says: the store's state, in the server's words."""
     return f"{db}: the store is busy: another session held the store's write lock for more than 300ms; nothing was written"
-
-
-def errors(notices: list[tuple[str, str]]) -> list[str]:
-    return [text for severity, text in notices if severity == "error"]
 
 
 async def test_a_locked_store_under_a_triage_key_is_not_saved_and_nothing_shows_done(app, db):

@@ -114,7 +114,17 @@ def _refused_privilege(exc: BaseException) -> bool:
 # takes no writes, a lock or a statement timeout, another writer's clash, the server's
 # resources or I/O, the connection. A store's connection names its location in them
 # (postgres/connect.py's `refusal`); one raised outside it is told here, without the driver.
-_SERVER_STATE = ("42P01", "42703", "42883", "3F000", "42704", "25006", "55P03", "57014", "40001", "40P01")
+# the part of the store a "does not exist" SQLSTATE names, and another writer's clash
+# (serialization failure, deadlock): connect.py words each
+MISSING_PART = {
+    "42P01": "table",
+    "42703": "column",
+    "42883": "function",
+    "3F000": "schema",
+    "42704": "object",
+}
+CLASH = ("40001", "40P01")
+_SERVER_STATE = (*MISSING_PART, "25006", "55P03", "57014", *CLASH)
 _SERVER_STATE_CLASSES = ("08", "53", "57", "58")
 
 

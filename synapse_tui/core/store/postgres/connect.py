@@ -18,7 +18,7 @@ from urllib.parse import unquote
 
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import SECRET_KEYS, Location, redact
-from synapse_tui.core.store.errors import busy, by_hand, unreadable
+from synapse_tui.core.store.errors import CLASH, MISSING_PART, busy, by_hand, unreadable
 from synapse_tui.core.store.postgres.schema import LOCK_CLASS
 
 INSTALL = 'pip install "synapse-tui[postgres]"'
@@ -147,8 +147,6 @@ def session_defaults(conn: Any) -> None:
 # or dropped by hand, a database or schema that is not a store, a server that takes no
 # writes, a lock another session holds, a statement the server cancelled, a clash with
 # another writer, a full disk. Their message names the store (`refusal`).
-_MISSING = {"42P01": "table", "42703": "column", "42883": "function", "3F000": "schema", "42704": "object"}
-_CLASH = ("40001", "40P01")  # serialization failure, deadlock: another writer's transaction
 _RESOURCES = ("53", "58")  # insufficient resources (disk full, out of memory), I/O error: the server's
 
 
@@ -166,8 +164,8 @@ def refusal(where: Location, exc: BaseException, raw: Any = None, *, writing: bo
         said = said.replace(secret, "***")
     said = redact(said)
     nothing = "; nothing was written" if writing else ""
-    if code in _MISSING:
-        return unreadable(where.shown, said, by_hand(_MISSING[code]), writing=writing)
+    if code in MISSING_PART:
+        return unreadable(where.shown, said, by_hand(MISSING_PART[code]), writing=writing)
     if code == "42501":  # a privilege this login lacks, or a guard of the agent's role (docs/postgres.md)
         return f"{where.shown}: the server refused this login: {said}{nothing}"
     if code == "25006":
@@ -179,7 +177,7 @@ def refusal(where: Location, exc: BaseException, raw: Any = None, *, writing: bo
             f"{where.shown}: the server cancelled the statement ({said}: the server's or the role's"
             f" statement_timeout, or a person's pg_cancel_backend){nothing}"
         )
-    if code in _CLASH:
+    if code in CLASH:
         return f"{where.shown}: another session's write clashed with this one ({said}){nothing}; try again"
     if code[:2] in _RESOURCES:
         return f"{where.shown}: the server could not read or write ({said}){nothing}"

@@ -202,20 +202,11 @@ def of_memory(
 
     `lock`: the caller's hold on the store and the memory (the browser's), when it does not
     hold it already: taken for every read and let go while the finder is built, so the
-    store's other readers (the list, the pane) are not kept waiting seconds. Callers giving
-    `lock` are served one at a time (a second waits for the first's finder, then catches it
-    up, rather than building another beside it); they take this turn before the store's
-    lock, so none waits for the other while holding the store. Any caller arriving while a
-    finder of the same store is being built (the browser's `is:suggested` search during an
-    `R`) waits for that finder rather than building another beside it, the store's lock
-    let go meanwhile (`_Building`)."""
-    if lock is None:
-        return _of_memory(memory, progress, early, nullcontext())
-    with _TURN:
-        return _of_memory(memory, progress, early, lock)
-
-
-_TURN = threading.Lock()  # one caller giving a lock at a time (the browser's queue)
+    store's other readers (the list, the pane) are not kept waiting seconds. Any caller
+    arriving while a finder of the same store is being built (the queue asked again, the
+    browser's `is:suggested` search during an `R`) waits for that finder, holding neither
+    lock, then answers from it, rather than building another beside it (`_Building`)."""
+    return _of_memory(memory, progress, early, nullcontext() if lock is None else lock)
 
 
 @dataclass(eq=False)

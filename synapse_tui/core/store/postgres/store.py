@@ -37,7 +37,7 @@ from synapse_tui.core.store.audit import VERDICT_KEYS, Audit, AuditEntry, _entry
 from synapse_tui.core.store.imports import Imports
 from synapse_tui.core.store.ops import WordHits
 from synapse_tui.core.store.postgres import schema
-from synapse_tui.core.store.postgres.connect import describe, driver, errors_named
+from synapse_tui.core.store.postgres.connect import again, describe, driver, errors_named
 from synapse_tui.core.store.postgres.dialect import POSTGRES, Connection
 from synapse_tui.core.store.postgres.live import Listener
 from synapse_tui.core.store.postgres.server import open_server
@@ -80,8 +80,11 @@ def open_store(location: str | os.PathLike[str], *, create: bool = False, readon
     where = locate(location)
     raw = open_server(where, create=create, readonly=readonly)
     raw.autocommit = True  # transactions are the Store's: BEGIN in `snapshot`
-    raw.execute("SET TimeZone TO 'UTC'")  # an instant without a zone is UTC, as SQLite reads it
+    raw.execute(_UTC)
     return PgStore(where, raw, readonly)
+
+
+_UTC = "SET TimeZone TO 'UTC'"  # an instant without a zone is UTC, as SQLite reads it
 
 
 class PgStore(SqlStore):
@@ -93,7 +96,8 @@ class PgStore(SqlStore):
     dialect = POSTGRES  # the shared statements' spellings for the server (dialect.py)
 
     def __init__(self, where: Location, raw: Any, readonly: bool) -> None:
-        super().__init__(where, Connection(raw, where), readonly)
+        # a connection the server drops while idle is opened again as this one was (dialect.py)
+        super().__init__(where, Connection(raw, where, again(where, raw, (_UTC,))), readonly)
         self.where = where
         # what this login may not change (an agent's role, docs/postgres.md): asked once
         (self.login,) = raw.execute("SELECT current_user").fetchone()  # the role a title names
@@ -213,7 +217,7 @@ class PgStore(SqlStore):
     def listener(self) -> Listener:
         """Another writer's change notices, on a connection of the listener's own (the
         browser's worker waits on it; `live.py`)."""
-        return Listener(self.where)
+        return Listener(self.where, dial=self._conn.dial)
 
     def data_version(self) -> int:
         """Changes when another connection commits a change of a fact or a triage entry,

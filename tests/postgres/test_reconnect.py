@@ -257,7 +257,7 @@ def test_a_write_lost_while_its_commit_was_on_its_way_is_not_sent_again(url):
     assert proc.returncode == 2
     assert re.fullmatch(
         rf"error: the connection to {re.escape(locate(url).shown)} was lost while saving \([^\n]+\);"
-        r" check whether the change was saved\n",
+        r" check whether the change was saved before trying again\n",
         err,
     ), err
     with psycopg.connect(url, autocommit=True) as conn:

@@ -336,7 +336,7 @@ class Connection:
         while its COMMIT was on its way, and certainly not before."""
         said = lost_words(self.where, exc)
         if self._committing and self.writing:
-            return f"the connection to {self.where.shown} was lost while saving ({said}); check whether the change was saved"
+            return f"the connection to {self.where.shown} was lost while saving ({said}); check whether the change was saved before trying again"
         if self.writing:
             return f"the connection to {self.where.shown} was lost while saving ({said}){NOTHING_WRITTEN}"
         return f"the connection to {self.where.shown} was lost ({said}); try again"

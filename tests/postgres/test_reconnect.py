@@ -28,6 +28,7 @@ from tests.backends import admin
 from tests.helpers import NOW, json_lines, run
 from tests.postgres.browsing import ui_store_on_server
 from tests.postgres.mcp_serving import REPO, serve
+from tests.postgres.sessions import database, end_sessions, no_new_connections
 from tests.ui.helpers import SIZE, errors, make_app, record_notices, select, settle
 
 pytestmark = pytest.mark.postgres
@@ -42,34 +43,6 @@ def url(db, new_database) -> str:
     url = new_database()
     run("copy", db, url)
     return url
-
-
-def database(url: str) -> str:
-    return url.split("?")[0].rsplit("/", 1)[1]
-
-
-def end_sessions(url: str, where: str = "") -> int:
-    """What a person's `pg_terminate_backend` does to every other session of the store's
-    database (`where`: only those matching it), waiting until each has ended."""
-    name = database(url)
-    with psycopg.connect(url.replace(f"/{name}?", "/postgres?"), autocommit=True) as conn:
-        (ended,) = conn.execute(
-            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM pg_stat_activity"
-            f" WHERE datname = %s AND backend_type = 'client backend' {where}",
-            (name,),
-        ).fetchone()
-    return ended
-
-
-@contextlib.contextmanager
-def no_new_connections(pg_server, url: str) -> Iterator[None]:
-    """The store's database takes no new connection inside (a server restarting, a
-    database closed for maintenance)."""
-    admin(pg_server, f'ALTER DATABASE "{database(url)}" ALLOW_CONNECTIONS false')
-    try:
-        yield
-    finally:
-        admin(pg_server, f'ALTER DATABASE "{database(url)}" ALLOW_CONNECTIONS true')
 
 
 def audit_of(url: str) -> list[dict]:
@@ -110,11 +83,11 @@ def test_a_read_after_idle_session_timeout_goes_on(url, pg_server):
         admin(pg_server, f'ALTER DATABASE "{database(url)}" RESET idle_session_timeout')
 
 
-def test_a_reconnect_that_fails_is_one_line_and_the_next_read_goes_on(url, pg_server):
+def test_a_reconnect_that_fails_is_one_line_and_the_next_read_goes_on(url):
     shown = locate(url).shown
     with Store.open(url) as store:
         before = reads(store)
-        with no_new_connections(pg_server, url):
+        with no_new_connections(url):
             end_sessions(url)
             with pytest.raises(StoreError) as caught:
                 reads(store)
@@ -220,12 +193,12 @@ def test_a_write_whose_connection_was_lost_before_commit_is_sent_again_once(url)
     assert [e["id"] for e in after[len(before) :]] == ["e"]
 
 
-def test_a_write_whose_reconnect_fails_is_one_line_exit_2(url, pg_server):
+def test_a_write_whose_reconnect_fails_is_one_line_exit_2(url):
     before = audit_of(url)
     with store_lock_held(url):
         proc = cli("corroborate", url, "e")
         pid = waiting_on(url, "Lock")
-        with no_new_connections(pg_server, url):
+        with no_new_connections(url):
             end_sessions(url, f"AND pid = {pid}")
             _, err = proc.communicate(timeout=60)
     assert proc.returncode == 2
@@ -283,7 +256,7 @@ def test_the_listener_waits_for_a_lock_as_long_as_the_store_s_other_connections(
 # -- MCP ----------------------------------------------------------------------------------
 
 
-def test_an_mcp_server_goes_on_after_its_session_was_ended(url, db, pg_server):
+def test_an_mcp_server_goes_on_after_its_session_was_ended(url, db):
     pytest.importorskip("mcp")
 
     async def scenario(session):
@@ -292,7 +265,7 @@ def test_an_mcp_server_goes_on_after_its_session_was_ended(url, db, pg_server):
         again = await session.call_tool("show", {"id": "d"})
         end_sessions(url)
         written = await session.call_tool("corroborate", {"id": "e"})
-        with no_new_connections(pg_server, url):
+        with no_new_connections(url):
             end_sessions(url)
             failed = await session.call_tool("show", {"id": "d"})
         back = await session.call_tool("show", {"id": "d"})
@@ -315,7 +288,7 @@ def test_an_mcp_server_goes_on_after_its_session_was_ended(url, db, pg_server):
 # -- the browser --------------------------------------------------------------------------
 
 
-async def keys_after_ended_sessions(app, url: str, pg_server) -> tuple[list, list, list]:
+async def keys_after_ended_sessions(app, url: str) -> tuple[list, list, list]:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         notices = record_notices(app)
@@ -325,7 +298,7 @@ async def keys_after_ended_sessions(app, url: str, pg_server) -> tuple[list, lis
         await settle(pilot)
         landed = errors(notices)
         await select(pilot, "f-pay-02")
-        with no_new_connections(pg_server, url):
+        with no_new_connections(url):
             end_sessions(url)
             await pilot.press("c")
             await settle(pilot)
@@ -335,12 +308,10 @@ async def keys_after_ended_sessions(app, url: str, pg_server) -> tuple[list, lis
         return landed, refused, errors(notices)
 
 
-def test_a_browser_key_after_its_session_was_ended(tmp_path, new_database, pg_server):
+def test_a_browser_key_after_its_session_was_ended(tmp_path, new_database):
     _, url, config = ui_store_on_server(tmp_path, new_database)
     before = audit_of(url)
-    landed, refused, at_end = asyncio.run(
-        keys_after_ended_sessions(make_app(url, config=config), url, pg_server)
-    )
+    landed, refused, at_end = asyncio.run(keys_after_ended_sessions(make_app(url, config=config), url))
     assert landed == []
     (said,) = refused
     assert said.startswith(

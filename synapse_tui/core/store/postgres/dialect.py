@@ -334,12 +334,13 @@ class Connection:
     def _lost(self, exc: BaseException) -> str:
         """One line for a connection lost on the way: whether a write landed is unknown
         while its COMMIT was on its way, and certainly not before."""
+        lost = f"the connection to {self.where.shown} was lost"
         said = lost_words(self.where, exc)
         if self._committing and self.writing:
-            return f"the connection to {self.where.shown} was lost while saving ({said}); check whether the change was saved before trying again"
+            return f"{lost} while saving ({said}); check whether the change was saved before trying again"
         if self.writing:
-            return f"the connection to {self.where.shown} was lost while saving ({said}){NOTHING_WRITTEN}"
-        return f"the connection to {self.where.shown} was lost ({said}); try again"
+            return f"{lost} while saving ({said}){NOTHING_WRITTEN}"
+        return f"{lost} ({said}); try again"
 
     def _open_transaction(self) -> bool:
         """Whether the server holds a transaction of this connection's (none on a lost one)."""

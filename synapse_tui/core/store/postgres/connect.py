@@ -167,16 +167,18 @@ def dropped(conn: Any) -> bool:
     (its FATAL message, the end of the stream) is read without waiting, and nothing is sent.
     Only for a connection holding no transaction, whose server sends nothing unasked but a
     notice, a changed setting's report or a notification."""
-    psycopg = driver()
     if conn.closed:
         return True
     pgconn = conn.pgconn
+    if not select.select([pgconn.socket], [], [], 0)[0]:
+        return False  # nothing came: the usual case, a syscall's time
+    psycopg = driver()
     try:
         for _ in range(8):  # what came is read; more than this keeps coming: a live server's
-            if not select.select([pgconn.socket], [], [], 0)[0]:
-                break
             pgconn.consume_input()
             pgconn.is_busy()  # parses what came: a notice or a setting's report is handled
+            if not select.select([pgconn.socket], [], [], 0)[0]:
+                break
     except psycopg.OperationalError:  # the end of the stream: the server closed it
         return True
     from psycopg.pq import ConnStatus

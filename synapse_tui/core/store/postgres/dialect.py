@@ -344,7 +344,7 @@ class Connection:
 
     def _open_transaction(self) -> bool:
         """Whether the server holds a transaction of this connection's (none on a lost one)."""
-        return not self._raw.closed and self._raw.info.transaction_status != _idle()
+        return not self._raw.closed and self._raw.pgconn.transaction_status != _idle()
 
     def _count(self, cur: Cursor) -> None:
         """A statement's changed rows into `total_changes`: its rowcount, where it gave no rows."""

@@ -1,0 +1,217 @@
+"""A store file damaged where only reading its rows reaches (a page another program overwrote
+past the first rows of a table; a bad sector there, which SQLite on Linux reports the same
+way): the error comes while the rows are fetched, not when the statement runs, and is told
+in one line naming the file, in every command (exit 2), in MCP and in the library, as a
+statement's own errors are (tests/cli/test_sqlite_store_state.py).
+
+Also SQLite's own read-only refusal, reached for real as root: the store's -wal file made
+immutable (chattr +i) while another program holds the store open, so SQLite opens the WAL
+read-only though the store file and its folder can be written."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.store.db import Store
+from tests.helpers import run, write_jsonl
+from tests.postgres.mcp_serving import serve
+
+# The MCP client binds its server's stderr when first imported: imported here, not first
+# inside CliRunner, whose stderr has no file number
+with contextlib.suppress(ImportError):
+    import mcp.client.stdio  # noqa: F401
+
+CURE = "restore a backup, or recover it with sqlite3's .recover"
+
+
+def damage(db: Path | str) -> str:
+    """SHOWN's line for the file damaged (`damaged_store`)."""
+    return f"{db}: the database is corrupt (database disk image is malformed); {CURE}"
+
+
+def many_facts(folder: Path, n: int = 300) -> Path:
+    """A store of `n` facts, long enough to fill dozens of pages of its facts table."""
+    src = write_jsonl(
+        folder / "many.jsonl",
+        [
+            {
+                "id": f"n{i:04d}",
+                "text": f"note {i} " + "words of a long fact " * 20,
+                "created_at": "2026-10-01T00:00:00Z",
+            }
+            for i in range(n)
+        ],
+    )
+    db = folder / "memory.db"
+    run("import", src, "--db", db)
+    return db
+
+
+def leaves(db: Path, table: str = "facts") -> list[int]:
+    """The table's leaf pages, in the file's order (SQLite's dbstat)."""
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        rows = conn.execute(
+            "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno", (table,)
+        ).fetchall()
+    return [page for (page,) in rows]
+
+
+def overwrite(db: Path, page: int) -> None:
+    """Another program's bytes over one page of the file, in place."""
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+    fd = os.open(db, os.O_WRONLY)
+    try:
+        os.pwrite(fd, b"\xff" * size, (page - 1) * size)
+    finally:
+        os.close(fd)
+
+
+@pytest.fixture
+def damaged_store(tmp_path: Path) -> Path:
+    """`many_facts` with its facts table's last leaf page overwritten: the file opens, and the
+    first rows of a read of every fact come, then the read reaches the damage."""
+    db = many_facts(tmp_path)
+    pages = leaves(db)
+    assert len(pages) > 10
+    overwrite(db, pages[-1])
+    return db
+
+
+# -- the library: a cursor's rows ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda cur: cur.fetchall(),
+        lambda cur: list(cur),
+        lambda cur: [row for rows in iter(lambda: cur.fetchmany(50), []) for row in rows],
+        lambda cur: [row for row in iter(cur.fetchone, None)],
+        lambda cur: [next(cur) for _ in range(10_000)],
+    ],
+    ids=["fetchall", "loop", "fetchmany", "fetchone", "next"],
+)
+def test_damage_reached_while_rows_are_fetched_names_the_file(damaged_store, read):
+    with Store.open(damaged_store) as store:
+        cur = store._conn.execute("SELECT id, text FROM facts ORDER BY rowid")  # the first rows read
+        with pytest.raises(StoreError) as caught:
+            read(cur)
+    assert str(caught.value) == damage(damaged_store)
+    # still the driver's damage, never the OperationalError of a table renamed by hand
+    assert isinstance(caught.value, sqlite3.DatabaseError)
+    assert not isinstance(caught.value, sqlite3.OperationalError)
+
+
+def test_damage_reached_inside_a_write_says_nothing_was_written(damaged_store):
+    before = damaged_store.read_bytes()
+    with Store.open(damaged_store) as store, pytest.raises(StoreError) as caught:
+        with store.transaction() as conn:
+            conn.execute("UPDATE meta SET value = value")
+            conn.execute("SELECT id FROM facts ORDER BY rowid").fetchall()
+    assert str(caught.value) == (
+        f"{damaged_store}: the database is corrupt (database disk image is malformed);"
+        f" nothing was written ({CURE})"
+    )
+    with Store.open(damaged_store) as store:
+        store.checkpoint()
+    assert damaged_store.read_bytes() == before
+
+
+# -- every command ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("export",),
+        ("score",),
+        ("show", "n0001"),
+        ("neighbours", "n0001"),
+        ("suggest",),
+        ("calibrate",),
+        ("edges",),
+    ],
+    ids=lambda c: " ".join(c),
+)
+def test_a_command_reading_into_a_damaged_page_is_one_line_naming_the_file(damaged_store, command):
+    got = run(command[0], damaged_store, *command[1:], ok=False)
+    assert (got.exit_code, got.stderr) == (2, f"error: {damage(damaged_store)}\n")
+
+
+def test_an_mcp_server_on_a_damaged_store_refuses_to_start_naming_the_file(damaged_store):
+    got = run("mcp", damaged_store, ok=False)  # it reads every fact before it serves
+    assert (got.exit_code, got.stderr) == (2, f"error: {damage(damaged_store)}\n")
+
+
+def test_an_mcp_tool_reading_into_a_page_damaged_under_the_server_is_one_line_tool_error(
+    tmp_path, monkeypatch
+):
+    pytest.importorskip("mcp")
+    monkeypatch.setattr(sys, "stderr", sys.__stderr__)  # the server's stderr: a real file
+    db = many_facts(tmp_path)
+    index = leaves(db, "facts_fts_data")  # the word index, read by a search only
+    assert len(index) > 2
+
+    async def scenario(session):
+        got = {"first": await session.call_tool("show", {"id": "n0001"})}  # the store is open
+        overwrite(db, index[-1])
+        got["search"] = await session.call_tool("search", {"query": "words"})
+        return {name: (result.is_error, result.content[0].text) for name, result in got.items()}
+
+    got = serve(db, None, scenario)
+    assert got["first"][0] is False
+    assert got["search"] == (True, f"Error executing tool search: {damage('memory.db')}")  # its name only
+
+
+# -- SQLite's own read-only refusal ----------------------------------------------------------
+
+
+@contextlib.contextmanager
+def read_only_wal(db: Path) -> Iterator[sqlite3.Connection]:
+    """The store's -wal file immutable while another program holds the store open (so the
+    -wal is there): SQLite opens the store for writing and its WAL read-only, and refuses a
+    write itself. Skipped where the file system or the container refuses chattr."""
+    holder = sqlite3.connect(db, isolation_level=None)
+    try:
+        holder.execute("SELECT count(*) FROM facts").fetchone()
+        wal = db.with_name(db.name + "-wal")
+        assert wal.exists()
+        made = subprocess.run(["chattr", "+i", str(wal)], capture_output=True, text=True, check=False)
+        if made.returncode != 0:
+            pytest.skip(f"cannot make a file immutable here: {made.stderr.strip() or made.returncode}")
+        try:
+            assert os.access(db, os.W_OK) and os.access(db.parent, os.W_OK)  # as the store sees them
+            yield holder
+        finally:
+            subprocess.run(["chattr", "-i", str(wal)], check=True)
+    finally:
+        holder.close()
+
+
+def content(db: Path) -> list[str]:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        return list(conn.iterdump())
+
+
+def test_a_store_whose_wal_cannot_be_written_refuses_a_write_in_sqlites_words(db):
+    before = content(db)
+    with read_only_wal(db):
+        for command in (("corroborate", "e"), ("supersede", "c", "d"), ("accept", "a")):
+            got = run(command[0], db, *command[1:], ok=False)
+            assert (got.exit_code, got.stderr) == (
+                2,
+                f"error: {db}: the store cannot be written (attempt to write a readonly database:"
+                " a read-only file or folder?); nothing was written\n",
+            ), command
+        assert run("show", db, "a").stdout.startswith("a ")  # reading it is not refused
+    assert content(db) == before

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from synapse_tui.core.store.errors import (
     NOTHING_WRITTEN,
@@ -156,8 +156,26 @@ class StoreConnection(sqlite3.Connection):
 
 
 # rows a loop over a cursor takes from SQLite at once, in C: a Python call per row would
-# slow a loop over 100,000 facts by a fifth (benchmarks/bench_fetch_state.py)
+# slow a loop over 100,000 facts by a fifth or more (benchmarks/RESULTS.md)
 _BATCH = 256
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _naming(
+    method: Callable[Concatenate[sqlite3.Cursor, _P], _R],
+) -> Callable[Concatenate[StoreCursor, _P], _R]:
+    """The driver's cursor `method`, its errors named by the cursor's connection (`named`)."""
+
+    def named_method(self: StoreCursor, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            self.connection._raise_named(exc)
+            raise
+
+    return named_method
 
 
 class StoreCursor(sqlite3.Cursor):
@@ -167,54 +185,14 @@ class StoreCursor(sqlite3.Cursor):
 
     connection: StoreConnection
 
-    def execute(self, sql: str, parameters: Any = (), /) -> StoreCursor:
-        try:
-            return super().execute(sql, parameters)
-        except sqlite3.DatabaseError as exc:
-            self.connection._raise_named(exc)
-            raise
-
-    def executemany(self, sql: str, parameters: Any, /) -> StoreCursor:
-        try:
-            return super().executemany(sql, parameters)
-        except sqlite3.DatabaseError as exc:
-            self.connection._raise_named(exc)
-            raise
-
-    def executescript(self, sql_script: str, /) -> StoreCursor:
-        try:
-            return super().executescript(sql_script)
-        except sqlite3.DatabaseError as exc:
-            self.connection._raise_named(exc)
-            raise
-
-    def fetchone(self) -> Any:
-        try:
-            return super().fetchone()
-        except sqlite3.DatabaseError as exc:
-            self.connection._raise_named(exc)
-            raise
-
-    def fetchmany(self, size: int | None = None) -> list[Any]:
-        try:
-            return super().fetchmany(self.arraysize if size is None else size)
-        except sqlite3.DatabaseError as exc:
-            self.connection._raise_named(exc)
-            raise
-
-    def fetchall(self) -> list[Any]:
-        try:
-            return super().fetchall()
-        except sqlite3.DatabaseError as exc:
-            self.connection._raise_named(exc)
-            raise
-
-    def __next__(self) -> Any:
-        try:
-            return super().__next__()
-        except sqlite3.DatabaseError as exc:
-            self.connection._raise_named(exc)
-            raise
+    # the driver's execute returns its cursor, this one (typeshed: the driver's own type)
+    execute = _naming(sqlite3.Cursor.execute)  # type: ignore[assignment]
+    executemany = _naming(sqlite3.Cursor.executemany)  # type: ignore[assignment]
+    executescript = _naming(sqlite3.Cursor.executescript)
+    fetchone = _naming(sqlite3.Cursor.fetchone)
+    fetchmany = _naming(sqlite3.Cursor.fetchmany)
+    fetchall = _naming(sqlite3.Cursor.fetchall)
+    __next__ = _naming(sqlite3.Cursor.__next__)
 
     def __iter__(self) -> Iterator[Any]:  # type: ignore[override]
         fetch = super().fetchmany

@@ -6,7 +6,8 @@ statement's own errors are (tests/cli/test_sqlite_store_state.py).
 
 Also SQLite's own read-only refusal, reached for real as root: the store's -wal file made
 immutable (chattr +i) while another program holds the store open, so SQLite opens the WAL
-read-only though the store file and its folder can be written."""
+read-only though the store file and its folder can be written; and the store file itself
+immutable, which the store finds before SQLite is asked (chmod 0444 stops no write of root's)."""
 
 from __future__ import annotations
 
@@ -177,23 +178,31 @@ def test_an_mcp_tool_reading_into_a_page_damaged_under_the_server_is_one_line_to
 
 
 @contextlib.contextmanager
-def read_only_wal(db: Path) -> Iterator[sqlite3.Connection]:
+def immutable(path: Path) -> Iterator[None]:
+    """`path` immutable (chattr +i) while the block runs: no one, root included, may write
+    it or open it for writing. Skipped where the file system or the container refuses it."""
+    made = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True, check=False)
+    if made.returncode != 0:
+        pytest.skip(f"cannot make a file immutable here: {made.stderr.strip() or made.returncode}")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+@contextlib.contextmanager
+def read_only_wal(db: Path) -> Iterator[None]:
     """The store's -wal file immutable while another program holds the store open (so the
     -wal is there): SQLite opens the store for writing and its WAL read-only, and refuses a
-    write itself. Skipped where the file system or the container refuses chattr."""
+    write itself."""
     holder = sqlite3.connect(db, isolation_level=None)
     try:
         holder.execute("SELECT count(*) FROM facts").fetchone()
         wal = db.with_name(db.name + "-wal")
         assert wal.exists()
-        made = subprocess.run(["chattr", "+i", str(wal)], capture_output=True, text=True, check=False)
-        if made.returncode != 0:
-            pytest.skip(f"cannot make a file immutable here: {made.stderr.strip() or made.returncode}")
-        try:
+        with immutable(wal):
             assert os.access(db, os.W_OK) and os.access(db.parent, os.W_OK)  # as the store sees them
-            yield holder
-        finally:
-            subprocess.run(["chattr", "-i", str(wal)], check=True)
+            yield
     finally:
         holder.close()
 
@@ -214,4 +223,25 @@ def test_a_store_whose_wal_cannot_be_written_refuses_a_write_in_sqlites_words(db
                 " a read-only file or folder?); nothing was written\n",
             ), command
         assert run("show", db, "a").stdout.startswith("a ")  # reading it is not refused
+    assert content(db) == before
+
+
+def test_a_store_file_that_cannot_be_written_opens_read_only_and_says_so(db):
+    """The product's own words, before SQLite is asked: the file itself cannot be written."""
+    before = content(db)
+    with immutable(db):
+        assert run("show", db, "a").stdout.startswith("a ")
+        got = run("corroborate", db, "e", ok=False)
+        assert (got.exit_code, got.stderr) == (
+            2,
+            f"error: {db}: opened read-only ({db} cannot be written): triage cannot change it\n",
+        )
+        new = write_jsonl(
+            db.with_name("new.jsonl"), [{"id": "n", "text": "t", "created_at": "2026-11-01T00:00:00Z"}]
+        )
+        got = run("import", new, "--db", db, ok=False)
+        assert (got.exit_code, got.stderr) == (
+            2,
+            f"error: {db}: opened read-only ({db} cannot be written); nothing can be changed\n",
+        )
     assert content(db) == before

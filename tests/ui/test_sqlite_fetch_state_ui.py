@@ -5,7 +5,7 @@ index or of its facts another program overwrote), and on one SQLite itself refus
 
 from __future__ import annotations
 
-from tests.core.test_sqlite_fetch_state import damage, leaves, many_facts, overwrite, read_only_wal
+from tests.core.test_sqlite_fetch_state import damage, immutable, leaves, many_facts, overwrite, read_only_wal
 from tests.ui.helpers import (
     SIZE,
     audit,
@@ -72,5 +72,22 @@ async def test_a_triage_key_on_a_store_whose_wal_cannot_be_written_is_not_saved(
                 ]
                 after = (trust(app, "f-pay-03"), row_of(app, "f-pay-03"), db_row(db, "f-pay-03"), audit(db))
                 assert after == before
+        finally:
+            app.store.close()
+
+
+async def test_a_store_file_that_cannot_be_written_turns_triage_off_saying_why(db):
+    with immutable(db):
+        app = make_app(db)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                notices = record_notices(app)
+                await settle(pilot)
+                await select(pilot, "f-pay-03")
+                before = (trust(app, "f-pay-03"), row_of(app, "f-pay-03"))
+                await pilot.press("c")
+                await settle(pilot)
+                assert notices[-1] == ("warning", f"read-only: {db} cannot be written; triage is off")
+                assert (trust(app, "f-pay-03"), row_of(app, "f-pay-03")) == before
         finally:
             app.store.close()

@@ -12,11 +12,8 @@ immutable, which the store finds before SQLite is asked (chmod 0444 stops no wri
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
-import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,56 +22,12 @@ from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.store.db import Store
 from tests.helpers import run, write_jsonl
 from tests.postgres.mcp_serving import serve
+from tests.sqlite_files import CURE, content, damage, immutable, leaves, many_facts, overwrite, read_only_wal
 
 # The MCP client binds its server's stderr when first imported: imported here, not first
 # inside CliRunner, whose stderr has no file number
 with contextlib.suppress(ImportError):
     import mcp.client.stdio  # noqa: F401
-
-CURE = "restore a backup, or recover it with sqlite3's .recover"
-
-
-def damage(db: Path | str) -> str:
-    """SHOWN's line for the file damaged (`damaged_store`)."""
-    return f"{db}: the database is corrupt (database disk image is malformed); {CURE}"
-
-
-def many_facts(folder: Path, n: int = 300) -> Path:
-    """A store of `n` facts, long enough to fill dozens of pages of its facts table."""
-    src = write_jsonl(
-        folder / "many.jsonl",
-        [
-            {
-                "id": f"n{i:04d}",
-                "text": f"note {i} " + "words of a long fact " * 20,
-                "created_at": "2026-10-01T00:00:00Z",
-            }
-            for i in range(n)
-        ],
-    )
-    db = folder / "memory.db"
-    run("import", src, "--db", db)
-    return db
-
-
-def leaves(db: Path, table: str = "facts") -> list[int]:
-    """The table's leaf pages, in the file's order (SQLite's dbstat)."""
-    with contextlib.closing(sqlite3.connect(db)) as conn:
-        rows = conn.execute(
-            "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno", (table,)
-        ).fetchall()
-    return [page for (page,) in rows]
-
-
-def overwrite(db: Path, page: int) -> None:
-    """Another program's bytes over one page of the file, in place."""
-    with contextlib.closing(sqlite3.connect(db)) as conn:
-        size = conn.execute("PRAGMA page_size").fetchone()[0]
-    fd = os.open(db, os.O_WRONLY)
-    try:
-        os.pwrite(fd, b"\xff" * size, (page - 1) * size)
-    finally:
-        os.close(fd)
 
 
 @pytest.fixture
@@ -175,41 +128,6 @@ def test_an_mcp_tool_reading_into_a_page_damaged_under_the_server_is_one_line_to
 
 
 # -- SQLite's own read-only refusal ----------------------------------------------------------
-
-
-@contextlib.contextmanager
-def immutable(path: Path) -> Iterator[None]:
-    """`path` immutable (chattr +i) while the block runs: no one, root included, may write
-    it or open it for writing. Skipped where the file system or the container refuses it."""
-    made = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True, check=False)
-    if made.returncode != 0:
-        pytest.skip(f"cannot make a file immutable here: {made.stderr.strip() or made.returncode}")
-    try:
-        yield
-    finally:
-        subprocess.run(["chattr", "-i", str(path)], check=True)
-
-
-@contextlib.contextmanager
-def read_only_wal(db: Path) -> Iterator[None]:
-    """The store's -wal file immutable while another program holds the store open (so the
-    -wal is there): SQLite opens the store for writing and its WAL read-only, and refuses a
-    write itself."""
-    holder = sqlite3.connect(db, isolation_level=None)
-    try:
-        holder.execute("SELECT count(*) FROM facts").fetchone()
-        wal = db.with_name(db.name + "-wal")
-        assert wal.exists()
-        with immutable(wal):
-            assert os.access(db, os.W_OK) and os.access(db.parent, os.W_OK)  # as the store sees them
-            yield
-    finally:
-        holder.close()
-
-
-def content(db: Path) -> list[str]:
-    with contextlib.closing(sqlite3.connect(db)) as conn:
-        return list(conn.iterdump())
 
 
 def test_a_store_whose_wal_cannot_be_written_refuses_a_write_in_sqlites_words(db):

@@ -5,7 +5,7 @@ index or of its facts another program overwrote), and on one SQLite itself refus
 
 from __future__ import annotations
 
-from tests.core.test_sqlite_fetch_state import damage, immutable, leaves, many_facts, overwrite, read_only_wal
+from tests.sqlite_files import damage, immutable, leaves, many_facts, overwrite, read_only_wal
 from tests.ui.helpers import (
     SIZE,
     audit,

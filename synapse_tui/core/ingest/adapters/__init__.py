@@ -283,6 +283,22 @@ def files_inside(folder: Path, suffix: str) -> tuple[list[Path], list[str]]:
     return sorted(found), sorted(left_out)
 
 
+def top_files(root: Path, names: tuple[str, ...], left_out: list[str]) -> list[Path]:
+    """The files `names` (paths below `root`) that exist, in that order; one that is a link
+    leaving `root` is skipped, never read, with a line in `left_out`."""
+    inside = root.resolve()
+    out = []
+    for name in names:
+        path = root / name
+        if not path.is_file():
+            continue
+        if not path.resolve().is_relative_to(inside):
+            left_out.append(f"{name}: a link leaving the folder; not read")
+            continue
+        out.append(path)
+    return out
+
+
 def require_own(path: Path) -> None:
     """Refuse a source another user could have written: one not owned by us, or one
     anyone may write to."""

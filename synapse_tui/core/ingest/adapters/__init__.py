@@ -214,12 +214,15 @@ def _wal_mode(path: Path) -> bool:
     return len(header) == 20 and header[18] == 2
 
 
-def require_folder(folder: Path, expected: str) -> None:
-    """Refuse a SOURCE that is not an existing folder, saying what was expected."""
+def require_folder(source: Path | str, expected: str) -> Path:
+    """SOURCE as a folder, `~` expanded; refused, saying what was expected, unless it is an
+    existing folder."""
+    folder = Path(source).expanduser()
     if not folder.exists():
         raise InputError(f"no such folder; expected {expected}", file=str(folder))
     if not folder.is_dir():
         raise InputError(f"is a file, not a folder; expected {expected}", file=str(folder))
+    return folder
 
 
 # Folders of other projects' files a package manager put there (a repository may even

@@ -83,8 +83,7 @@ def read(
     progress: Progress | None = None,
 ) -> Snapshot:
     """The memories folder's MEMORY.md and memory_summary.md, their evidence cited."""
-    root = Path(source if source is not None else default_source()).expanduser()
-    require_folder(root, EXPECTED)
+    root = require_folder(source if source is not None else default_source(), EXPECTED)
     names = ("MEMORY.md", "memory_summary.md")
     left_out: list[str] = []
     parsers = dict(zip(names, (_handbook(root), _summary), strict=True))

@@ -95,3 +95,48 @@ def content(db: Path) -> list[str]:
     """Every row of every table, as SQL (the file's bytes may change on a checkpoint alone)."""
     with contextlib.closing(sqlite3.connect(db)) as conn:
         return list(conn.iterdump())
+
+
+def _sh(*args: object) -> str:
+    """A system command's output; the test is skipped, saying why, when the machine refuses it."""
+    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot {' '.join(map(str, args[:2]))} here: {done.stderr.strip() or done.returncode}")
+    return done.stdout
+
+
+@contextlib.contextmanager
+def bad_sectors_from(store: Path, page: int, folder: Path) -> Iterator[Path]:
+    """A copy of `store` on a disk of its own that fails every read from the sectors of its
+    page `page` on (EIO, as a disk with bad sectors does): an ext2 image holding the copy,
+    mounted read-only from a loop device, which is then shrunk to end where that page
+    starts. Yields the copy's path. Needs root, loop devices and mkfs.ext2 (else skipped)."""
+    content_dir, image, mounted = folder / "content", folder / "disk.img", folder / "disk"
+    content_dir.mkdir()
+    mounted.mkdir()
+    with contextlib.closing(sqlite3.connect(store)) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+    (content_dir / store.name).write_bytes(store.read_bytes())  # the store alone: no -wal
+    with open(image, "wb") as out:
+        out.truncate(4 * store.stat().st_size + (1 << 20))
+    _sh("mkfs.ext2", "-q", "-b", "1024", "-d", content_dir, image)
+    device = _sh("losetup", "-f", "--show", image).strip()
+    try:
+        _sh("mount", "-o", "ro", device, mounted)
+        try:
+            copy = mounted / store.name
+            first = (page - 1) * size // 1024  # the page's first block of the file
+            at = None
+            for line in _sh("filefrag", "-v", copy).splitlines():
+                parts = line.replace(":", " ").replace("..", " ").split()
+                if len(parts) >= 5 and parts[0].isdigit() and int(parts[1]) <= first <= int(parts[2]):
+                    at = int(parts[3]) + first - int(parts[1])
+            assert at is not None, f"no block of {copy} holds page {page}"
+            os.truncate(image, at * 1024)  # the device ends where the page starts
+            _sh("losetup", "-c", device)
+            yield copy
+        finally:
+            subprocess.run(["umount", "-l", str(mounted)], check=False)  # once its files are closed
+    finally:
+        subprocess.run(["losetup", "-d", device], check=False)

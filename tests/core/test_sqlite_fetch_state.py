@@ -22,7 +22,17 @@ from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.store.db import Store
 from tests.helpers import run, write_jsonl
 from tests.postgres.mcp_serving import serve
-from tests.sqlite_files import CURE, content, damage, immutable, leaves, many_facts, overwrite, read_only_wal
+from tests.sqlite_files import (
+    CURE,
+    bad_sectors_from,
+    content,
+    damage,
+    immutable,
+    leaves,
+    many_facts,
+    overwrite,
+    read_only_wal,
+)
 
 # The MCP client binds its server's stderr when first imported: imported here, not first
 # inside CliRunner, whose stderr has no file number
@@ -163,3 +173,21 @@ def test_a_store_file_that_cannot_be_written_opens_read_only_and_says_so(db):
             f"error: {db}: opened read-only ({db} cannot be written); nothing can be changed\n",
         )
     assert content(db) == before
+
+
+# -- a disk that fails a read past the first rows -------------------------------------------
+
+
+def test_a_bad_sector_reached_while_rows_are_fetched_names_the_file(tmp_path):
+    """SQLite on Linux reports a read's EIO as damage (SQLITE_IOERR_CORRUPTFS becomes
+    SQLITE_CORRUPT): a disk's bad sector reads as a damaged page, named the same way."""
+    db = many_facts(tmp_path)
+    with bad_sectors_from(db, leaves(db)[-1], tmp_path) as copy:
+        with Store.open(copy) as store:
+            assert store.readonly  # a read-only disk
+            cur = store._conn.execute("SELECT id, text FROM facts ORDER BY rowid")  # the first rows read
+            with pytest.raises(StoreError) as caught:
+                cur.fetchall()
+        assert str(caught.value) == damage(copy)
+        got = run("export", copy, ok=False)
+        assert (got.exit_code, got.stderr) == (2, f"error: {damage(copy)}\n")

@@ -185,7 +185,7 @@ class StoreCursor(sqlite3.Cursor):
 
     connection: StoreConnection
 
-    # the driver's execute returns its cursor, this one (typeshed: the driver's own type)
+    # typeshed types these to return the cursor itself; the wrapper says the driver's Cursor
     execute = _naming(sqlite3.Cursor.execute)  # type: ignore[assignment]
     executemany = _naming(sqlite3.Cursor.executemany)  # type: ignore[assignment]
     executescript = _naming(sqlite3.Cursor.executescript)

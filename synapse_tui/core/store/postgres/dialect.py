@@ -204,6 +204,7 @@ class Connection:
         self.where = where
         self.dial = dial  # opens the connection again; None: a loss is only told
         self._committing = False  # a COMMIT is on its way: a loss now leaves the write unknown
+        self.xid: str | None = None  # the write transaction's id (the PgStore's), for `_commit_lost`
         self._changes = 0  # rows this connection changed (sqlite3's total_changes)
         # statements in PostgreSQL's dialect to send before the next, each with its
         # arguments and the Waiting cursor that tells what it did
@@ -238,7 +239,7 @@ class Connection:
             yield
         except Error as exc:
             if self._raw.closed:  # the server ended the session, or the network dropped it
-                raise ConnectionLost(self._lost(exc)) from None
+                raise self._lost(exc) from None
             said = refusal(self.where, exc, self._raw, writing=self.writing)
             if said is not None:
                 raise StoreError(said) from None
@@ -276,7 +277,9 @@ class Connection:
                 retry = False  # once
             try:
                 sent, out = self._send(batch, len(waiting))
-            except ConnectionLost:
+            except ConnectionLost as lost:
+                if lost.unknown:
+                    raise ConnectionLost(self._commit_lost(lost)) from None
                 if not (retry and self._replayable(batch)):
                     raise
                 self._redial()
@@ -331,16 +334,37 @@ class Connection:
             with contextlib.suppress(Exception):
                 old.close()
 
-    def _lost(self, exc: BaseException) -> str:
+    def _lost(self, exc: BaseException) -> ConnectionLost:
         """One line for a connection lost on the way: whether a write landed is unknown
-        while its COMMIT was on its way, and certainly not before."""
+        while its COMMIT was on its way (`_commit_lost` asks), and certainly not before."""
         lost = f"the connection to {self.where.shown} was lost"
         said = lost_words(self.where, exc)
         if self._committing and self.writing:
-            return f"{lost} while saving ({said}); check whether the change was saved before trying again"
+            out = ConnectionLost(
+                f"{lost} while saving ({said}); check whether the change was saved before trying again"
+            )
+            out.unknown = f"{lost} while saving ({said})"
+            return out
         if self.writing:
-            return f"{lost} while saving ({said}){NOTHING_WRITTEN}"
-        return f"{lost} ({said}); try again"
+            return ConnectionLost(f"{lost} while saving ({said}){NOTHING_WRITTEN}")
+        return ConnectionLost(f"{lost} ({said}); try again")
+
+    def _commit_lost(self, lost: ConnectionLost) -> str:
+        """A write whose COMMIT was on its way when the connection was lost: what the server
+        says of its transaction (`pg_xact_status`, asked on a new connection), or `lost`'s
+        line when it cannot say (connecting again failed, the transaction not yet ended)."""
+        if self.dial is None or self.xid is None:
+            return str(lost)
+        try:
+            self._redial()
+            (status,) = self._raw.execute("SELECT pg_xact_status(%s::xid8)", (self.xid,)).fetchone()
+        except Exception:  # noqa: BLE001 - whatever failed, the write's fate stays unknown
+            return str(lost)
+        if status == "aborted":
+            return f"{lost.unknown}{NOTHING_WRITTEN}"
+        if status == "committed":
+            return f"{lost.unknown}, after the server had saved the change: reload to see it"
+        return str(lost)
 
     def _open_transaction(self) -> bool:
         """Whether the server holds a transaction of this connection's (none on a lost one)."""
@@ -434,6 +458,8 @@ class Connection:
 class ConnectionLost(StoreError):
     """The store's connection lost (the server ended the session, the network dropped it),
     or opening it again failed: one line naming the store, said once for every caller."""
+
+    unknown = ""  # lost while a COMMIT was on its way: the line's head, before what is known
 
 
 class _Nothing:

@@ -73,6 +73,9 @@ _LOAD_COLUMNS = (
 _NEWEST = (
     "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes), (SELECT coalesce(max(seq), 0) FROM audit)"
 )
+# and the transaction's id, asked in the same round trip: a COMMIT whose answer a lost
+# connection never brought is looked up by it (dialect.Connection's `xid`)
+_BEGUN = f"{_NEWEST}, pg_current_xact_id()::text"
 
 
 def open_store(location: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:
@@ -153,7 +156,7 @@ class PgStore(SqlStore):
             self._conn.later("BEGIN")
             self._conn.later(schema.LOCK)
             try:
-                before = self._newest()  # the lock held from here: one round trip with the BEGIN
+                *before, self._conn.xid = self._conn.run(_BEGUN).fetchone()  # one round trip with the BEGIN
             except BaseException:  # the lock waited on may be given up (^C, lock_timeout)
                 self._conn.writing = False
                 self._conn.discard()
@@ -175,6 +178,7 @@ class PgStore(SqlStore):
             raise
         finally:
             self._writing = self._conn.writing = False
+            self._conn.xid = None
         # under the lock nobody else wrote in between: what moved is ours (`data_version`)
         self._own = (self._own[0] + after[0] - before[0], self._own[1] + after[1] - before[1])
 
@@ -192,11 +196,6 @@ class PgStore(SqlStore):
         finally:
             if self._conn.in_transaction:
                 self._conn.end_read()
-
-    def _newest(self) -> tuple[int, int]:
-        """The change log's newest entry and the audit's: every committed change of a fact
-        or a triage entry moves one of them."""
-        return self._conn.run(_NEWEST).fetchone()
 
     def _read_soon(self, reads: Sequence[Read]) -> Callable[[], list[Any]]:
         """The reads wait to go with the next statement (dialect.Connection.later)."""

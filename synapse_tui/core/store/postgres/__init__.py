@@ -4,7 +4,8 @@ Nothing here imports psycopg at module level: it is behind the `[postgres]` extr
 store that is a file never needs it. `location` tells a server from a file without it.
 
 - location: a file or a server, and a server's location without its password
-- connect: connections and a pool (psycopg 3), errors as one line
+- connect: connections and a pool (psycopg 3), errors as one line, a connection the
+  server ended found (`dropped`) and opened again as it was (`again`)
 - schema: the SQLite tables as PostgreSQL DDL, versioned; is this database ours?
 - server: open a store on a server (check, migrate)
 - transfer: `copy` between any two stores

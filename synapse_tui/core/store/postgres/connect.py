@@ -7,11 +7,13 @@ it so if a message ever quotes the connection string).
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import logging
 import os
 import re
-from collections.abc import Iterator
+import select
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import unquote
@@ -77,10 +79,26 @@ def _secrets(target: str) -> list[str]:
 
 def describe(where: Location, exc: BaseException) -> str:
     """`LOCATION: what the server or driver said`, with no password anywhere in it."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    return f"{where.shown}: {_scrubbed(where, str(exc)) or type(exc).__name__}"
+
+
+def _scrubbed(where: Location, text: str) -> str:
+    """`text` on one line, with no password of `where`'s (nor any a location spells) in it."""
+    text = " ".join(text.split())
     for secret in _secrets(where.target):
         text = text.replace(secret, "***")
-    return f"{where.shown}: {redact(text)}"
+    return redact(text)
+
+
+def lost_words(where: Location, exc: BaseException) -> str:
+    """Why a connection was lost, in a few words without any password: the server's own
+    when it said why (`terminating connection due to administrator command`), else the
+    driver's first line (`server closed the connection unexpectedly`)."""
+    said = getattr(getattr(exc, "diag", None), "message_primary", None) or ""
+    if not said:
+        said = next((line for line in str(exc).splitlines() if line.strip()), "")
+        said = said.rpartition("failed: ")[2]  # libpq's "consuming input failed: ..." names its call
+    return _scrubbed(where, said) or type(exc).__name__
 
 
 # Set while reading a source the user did not name on this machine (a store's recorded
@@ -99,13 +117,73 @@ def no_ambient_secrets() -> Iterator[None]:
 
 
 def connect(where: Location, *, autocommit: bool = False) -> Any:
-    """One connection (a psycopg.Connection); libpq's parameters in the location (sslmode,
-    options, target_session_attrs...) and its environment (PGSERVICE, PGPASSFILE) apply."""
+    """One connection (a psycopg.Connection) with our session settings (`session_defaults`);
+    libpq's parameters in the location (sslmode, options, target_session_attrs...) and its
+    environment (PGSERVICE, PGPASSFILE) apply."""
+    return _dial(where, _defaults(where), autocommit, ())
+
+
+def _dial(where: Location, kwargs: dict[str, Any], autocommit: bool, setup: Sequence[str]) -> Any:
+    """`connect`, with libpq's keywords `kwargs` and then the statements of `setup`."""
     psycopg = driver()
     try:
-        return psycopg.connect(where.target, autocommit=autocommit, **_defaults(where))
+        conn = psycopg.connect(where.target, autocommit=autocommit, **kwargs)
     except psycopg.Error as exc:
         raise StoreError(f"cannot connect to {describe(where, exc)}") from None
+    try:
+        session_defaults(conn)  # a lock another session holds: an error line, not a hang
+        for sql in setup:
+            conn.execute(sql)
+        if not autocommit:
+            conn.commit()
+    except psycopg.Error as exc:  # the server's state (a statement_timeout of 1 ms) in its words
+        conn.close()
+        raise StoreError(f"cannot connect to {refusal(where, exc) or describe(where, exc)}") from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def again(where: Location, conn: Any, setup: Sequence[str] = ()) -> Callable[[], Any]:
+    """How to open `conn` (made by `connect`) again, once the server has ended it: the same
+    location, on the same server (the host, port and address `conn` reached, not the next
+    of a list of hosts nor what the name resolves to now), with the same rule for passwords
+    (`no_ambient_secrets` as it stood when this is called), and our session settings with
+    `setup` run after them (a store's time zone)."""
+    kwargs = _defaults(where)
+    info = conn.info
+    kwargs["host"], kwargs["port"] = info.host, str(info.port)
+    with contextlib.suppress(driver().NotSupportedError):  # a libpq before 12 tells no address
+        if info.hostaddr:
+            kwargs["hostaddr"] = info.hostaddr
+    autocommit = bool(conn.autocommit)
+    return lambda: _dial(where, kwargs, autocommit, setup)
+
+
+def dropped(conn: Any) -> bool:
+    """Whether the server has ended an idle connection since its last statement (its
+    idle_session_timeout, a pg_terminate_backend, a restart): what the server sent meanwhile
+    (its FATAL message, the end of the stream) is read without waiting, and nothing is sent.
+    Only for a connection holding no transaction, whose server sends nothing unasked but a
+    notice, a changed setting's report or a notification."""
+    if conn.closed:
+        return True
+    pgconn = conn.pgconn
+    if not select.select([pgconn.socket], [], [], 0)[0]:
+        return False  # nothing came: the usual case, a syscall's time
+    psycopg = driver()
+    try:
+        for _ in range(8):  # what came is read; more than this keeps coming: a live server's
+            pgconn.consume_input()
+            pgconn.is_busy()  # parses what came: a notice or a setting's report is handled
+            if not select.select([pgconn.socket], [], [], 0)[0]:
+                break
+    except psycopg.OperationalError:  # the end of the stream: the server closed it
+        return True
+    from psycopg.pq import ConnStatus
+
+    return pgconn.status != ConnStatus.OK
 
 
 def _defaults(where: Location) -> dict[str, Any]:

@@ -27,15 +27,17 @@ replacement). Beside that, each asked for by name, checked by tests/postgres/tes
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location
 from synapse_tui.core.store.dialect import Dialect
-from synapse_tui.core.store.postgres.connect import describe, refusal
+from synapse_tui.core.store.errors import NOTHING_WRITTEN
+from synapse_tui.core.store.postgres.connect import describe, dropped, lost_words, refusal
 
 _DATA_VERSION = (
     "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes) * 4294967296"
@@ -188,11 +190,21 @@ class Connection:
     goes with the next read or the COMMIT. Every way to the server (a statement, `raw`, a
     COPY) sends what waits first, in order, so nothing reads around it; a waiting write's
     error is raised by the statement it went with. Outside a transaction a statement goes
-    at once (autocommit: it has landed when `execute` returns)."""
+    at once (autocommit: it has landed when `execute` returns).
 
-    def __init__(self, raw: Any, where: Location) -> None:
+    A connection the server ended while it sat idle (its idle_session_timeout, a
+    pg_terminate_backend, a restart) is opened again by `dial` (connect.again: the same
+    location, server and password) before the next statement goes, once; a statement
+    that finds it lost on the way is sent again on a new connection, once, only when that
+    cannot apply anything twice (`_replayable`). Otherwise the loss is one line naming the
+    store (`ConnectionLost`), and the next statement opens the connection again."""
+
+    def __init__(self, raw: Any, where: Location, dial: Callable[[], Any] | None = None) -> None:
         self._raw = raw  # the psycopg.Connection
         self.where = where
+        self.dial = dial  # opens the connection again; None: a loss is only told
+        self._committing = False  # a COMMIT is on its way: a loss now leaves the write unknown
+        self.xid: str | None = None  # the write transaction's id (the PgStore's), for `_commit_lost`
         self._changes = 0  # rows this connection changed (sqlite3's total_changes)
         # statements in PostgreSQL's dialect to send before the next, each with its
         # arguments and the Waiting cursor that tells what it did
@@ -201,8 +213,12 @@ class Connection:
 
     @property
     def raw(self) -> Any:
-        """The psycopg connection, once what waits has been sent."""
-        self.flush()
+        """The psycopg connection, once what waits has been sent (and, outside a
+        transaction, opened again if the server dropped it)."""
+        if self._waiting:
+            self.flush()
+        elif self.dial is not None and not self._open_transaction() and dropped(self._raw):
+            self._redial()
         return self._raw
 
     @property
@@ -222,6 +238,8 @@ class Connection:
         try:
             yield
         except Error as exc:
+            if self._raw.closed:  # the server ended the session, or the network dropped it
+                raise self._lost(exc) from None
             said = refusal(self.where, exc, self._raw, writing=self.writing)
             if said is not None:
                 raise StoreError(said) from None
@@ -247,26 +265,110 @@ class Connection:
 
     def run_all(self, statements: Sequence[tuple[str, Any]]) -> list[Any]:
         """The PgStore's own statements, after what waits, all sent before any answer is
-        awaited (psycopg's pipeline; one statement alone needs none): a psycopg cursor each."""
+        awaited (psycopg's pipeline; one statement alone needs none): a psycopg cursor each.
+        A connection the server dropped is opened again first, or once it is found lost
+        on the way when sending the statements again cannot apply anything twice."""
         waiting, self._waiting = self._waiting, []
+        batch = [(sql, args) for sql, args, _ in waiting] + list(statements)
         try:
-            with self.errors_named():
-                if len(waiting) + len(statements) == 1:
-                    sent = [(self._raw.execute(sql, args), later) for sql, args, later in waiting]
-                    out = [self._raw.execute(sql, args) for sql, args in statements]
-                else:
-                    with self._raw.pipeline():
-                        sent = [
-                            (self._raw.cursor().execute(sql, args), later) for sql, args, later in waiting
-                        ]
-                        out = [self._raw.cursor().execute(sql, args) for sql, args in statements]
+            retry = self.dial is not None and not self._open_transaction()
+            if retry and dropped(self._raw):
+                self._redial()  # nothing was sent on the dropped one
+                retry = False  # once
+            try:
+                sent, out = self._send(batch, len(waiting))
+            except ConnectionLost as lost:
+                if lost.unknown:
+                    raise ConnectionLost(self._commit_lost(lost)) from None
+                if not (retry and self._replayable(batch)):
+                    raise
+                self._redial()
+                sent, out = self._send(batch, len(waiting))
         except BaseException:
             _nothing_done(waiting)  # refused, or after a refusal: the transaction keeps none of it
             raise
-        for cur, later in sent:
+        for cur, (_sql, _args, later) in zip(sent, waiting, strict=True):
             later.sent = cur
             self._count(Cursor(cur))
         return out
+
+    def _send(self, batch: list[tuple[str, Any]], waited: int) -> tuple[list[Any], list[Any]]:
+        """`batch` sent (its first `waited` statements what waited): their psycopg cursors."""
+        self._committing = any(sql == "COMMIT" for sql, _ in batch)
+        try:
+            with self.errors_named():
+                if len(batch) == 1:
+                    cursors = [self._raw.execute(sql, args) for sql, args in batch]
+                else:
+                    with self._raw.pipeline():
+                        cursors = [self._raw.cursor().execute(sql, args) for sql, args in batch]
+        finally:
+            self._committing = False
+        return cursors[:waited], cursors[waited:]
+
+    def _replayable(self, batch: list[tuple[str, Any]]) -> bool:
+        """Whether `batch`, begun with no transaction open and lost on the way, can be sent
+        again without applying anything twice: a transaction it begins and does not commit,
+        or commits reading only, died with the session (the server keeps no uncommitted
+        write past it); a statement outside a transaction is a read (the Store writes only
+        in its `transaction`, which `writing` marks)."""
+        first = batch[0][0]
+        if not first.startswith("BEGIN"):
+            return not self.writing
+        return "READ ONLY" in first or not any(sql == "COMMIT" for sql, _ in batch)
+
+    def _redial(self) -> None:
+        """The connection opened again (`dial`), the lost one closed; its failure is one
+        line naming the store."""
+        assert self.dial is not None
+        old = self._raw
+        try:
+            self._raw = self.dial()
+        except StoreError as exc:  # connect's "cannot connect to LOCATION: why"
+            why = str(exc).removeprefix(f"cannot connect to {self.where.shown}: ")
+            nothing = NOTHING_WRITTEN if self.writing else ""
+            raise ConnectionLost(
+                f"the connection to {self.where.shown} was lost, and connecting again failed ({why}){nothing}"
+            ) from None
+        finally:
+            with contextlib.suppress(Exception):
+                old.close()
+
+    def _lost(self, exc: BaseException) -> ConnectionLost:
+        """One line for a connection lost on the way: whether a write landed is unknown
+        while its COMMIT was on its way (`_commit_lost` asks), and certainly not before."""
+        lost = f"the connection to {self.where.shown} was lost"
+        said = lost_words(self.where, exc)
+        if self._committing and self.writing:
+            out = ConnectionLost(
+                f"{lost} while saving ({said}); check whether the change was saved before trying again"
+            )
+            out.unknown = f"{lost} while saving ({said})"
+            return out
+        if self.writing:
+            return ConnectionLost(f"{lost} while saving ({said}){NOTHING_WRITTEN}")
+        return ConnectionLost(f"{lost} ({said}); try again")
+
+    def _commit_lost(self, lost: ConnectionLost) -> str:
+        """A write whose COMMIT was on its way when the connection was lost: what the server
+        says of its transaction (`pg_xact_status`, asked on a new connection), or `lost`'s
+        line when it cannot say (connecting again failed, the transaction not yet ended)."""
+        if self.dial is None or self.xid is None:
+            return str(lost)
+        try:
+            self._redial()
+            (status,) = self._raw.execute("SELECT pg_xact_status(%s::xid8)", (self.xid,)).fetchone()
+        except Exception:  # noqa: BLE001 - whatever failed, the write's fate stays unknown
+            return str(lost)
+        if status == "aborted":
+            return f"{lost.unknown}{NOTHING_WRITTEN}"
+        if status == "committed":
+            return f"{lost.unknown}, after the server had saved the change: reload to see it"
+        return str(lost)
+
+    def _open_transaction(self) -> bool:
+        """Whether the server holds a transaction of this connection's (none on a lost one)."""
+        return not self._raw.closed and self._raw.pgconn.transaction_status != _idle()
 
     def _count(self, cur: Cursor) -> None:
         """A statement's changed rows into `total_changes`: its rowcount, where it gave no rows."""
@@ -283,14 +385,14 @@ class Connection:
         needs no ROLLBACK)."""
         waiting, self._waiting = self._waiting, []
         _nothing_done(waiting)
-        if self._raw.info.transaction_status != _idle():
+        if self._open_transaction():
             with self.errors_named():
                 self._raw.execute("ROLLBACK")
 
     def end_read(self) -> None:
         """End a read-only transaction: its COMMIT (with any read still waiting, whose
         cursor may yet be read), or nothing when only its BEGIN waits (nothing was read)."""
-        if self._raw.info.transaction_status == _idle() and len(self._waiting) <= 1:
+        if not self._open_transaction() and len(self._waiting) <= 1:
             waiting, self._waiting = self._waiting, []
             _nothing_done(waiting)
         else:
@@ -298,7 +400,7 @@ class Connection:
 
     @property
     def in_transaction(self) -> bool:
-        return bool(self._waiting) or self._raw.info.transaction_status != _idle()
+        return bool(self._waiting) or self._open_transaction()
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor | Waiting:
         """One of the Store's statements: inside a transaction it waits until its answer is
@@ -351,6 +453,13 @@ class Connection:
     def close(self) -> None:
         self._waiting = []
         self._raw.close()
+
+
+class ConnectionLost(StoreError):
+    """The store's connection lost (the server ended the session, the network dropped it),
+    or opening it again failed: one line naming the store, said once for every caller."""
+
+    unknown = ""  # lost while a COMMIT was on its way: the line's head, before what is known
 
 
 class _Nothing:

@@ -13,8 +13,10 @@ log pruned past that entry says so (`reload`), as the load cache treats it.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
+from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location
 from synapse_tui.core.store.api import Changes
 from synapse_tui.core.store.postgres.connect import connect, driver
@@ -28,12 +30,20 @@ class Listener:
     changes (or None after `timeout` seconds without any). Not for sharing across threads:
     a browser runs it in one worker that posts what it returns."""
 
-    def __init__(self, where: Location, after: int | None = None) -> None:
+    def __init__(
+        self, where: Location, after: int | None = None, dial: Callable[[], Any] | None = None
+    ) -> None:
+        """`dial`: opens its connection (connect.again: the store's server, its password);
+        by default `connect`'s to `where`. Either way with our session settings (its
+        lock_timeout: a catch-up read that waits on a lock is an error and a reconnect,
+        not a listener stuck for ever)."""
         self.where = where
+        self._dial = dial or (lambda: connect(where, autocommit=True))
         self.seq = after  # the newest log entry seen; None: start from now
         self._conn: Any = None
         self._schema: str | None = None
         self._failures = 0
+        self._retry_at = 0.0  # after a failure, no reconnect before this (time.monotonic)
 
     @property
     def connected(self) -> bool:
@@ -57,7 +67,13 @@ class Listener:
         psycopg = driver()
         deadline = time.monotonic() + timeout
         while True:
-            left = deadline - time.monotonic()
+            now = time.monotonic()
+            left = deadline - now
+            if self._conn is None and self._retry_at > now:  # a reconnect waits its turn
+                time.sleep(max(0.0, min(left, self._retry_at - now)))
+                if time.monotonic() >= deadline:
+                    return None
+                continue
             try:
                 if self._conn is None:
                     self._connect()
@@ -69,19 +85,16 @@ class Listener:
                             continue
                 if (caught := self._catch_up()) is not None:
                     return caught
-            except psycopg.OperationalError:  # the server restarted, or the network dropped us
+            except (psycopg.OperationalError, StoreError):  # the server restarted, or is away
                 self.close()
                 self._failures += 1
-                pause = RETRY_S[min(self._failures, len(RETRY_S)) - 1]
-                if time.monotonic() + pause >= deadline:
-                    return None
-                time.sleep(pause)
+                self._retry_at = time.monotonic() + RETRY_S[min(self._failures, len(RETRY_S)) - 1]
                 continue
             if time.monotonic() >= deadline:
                 return None
 
     def _connect(self) -> None:
-        conn = connect(self.where, autocommit=True)
+        conn = self._dial()
         try:
             conn.execute(f"LISTEN {CHANNEL}")
             (self._schema,) = conn.execute("SELECT current_schema()").fetchone()

@@ -7,17 +7,16 @@ from typing import Any
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location
 from synapse_tui.core.store.postgres import schema
-from synapse_tui.core.store.postgres.connect import connect, errors_named, session_defaults
+from synapse_tui.core.store.postgres.connect import connect, errors_named
 
 
 def open_server(where: Location, *, create: bool = False, readonly: bool = False) -> Any:
     """A connection to the store at `where`, brought to the current schema (a new one made
     when `create`), with no transaction open. Read-only: a store that needs an upgrade is
     refused rather than changed."""
-    conn = connect(where)
+    conn = connect(where)  # waits for a lock at most lock_timeout (`session_defaults`)
     try:
         with errors_named(where, "cannot open the store"):
-            session_defaults(conn)  # a lock another session holds: an error line, not a hang
             version = schema.state(conn, where)
             if version is None and not create:
                 raise StoreError(

@@ -37,7 +37,7 @@ from synapse_tui.core.store.audit import VERDICT_KEYS, Audit, AuditEntry, _entry
 from synapse_tui.core.store.imports import Imports
 from synapse_tui.core.store.ops import WordHits
 from synapse_tui.core.store.postgres import schema
-from synapse_tui.core.store.postgres.connect import describe, driver, errors_named
+from synapse_tui.core.store.postgres.connect import again, describe, driver, errors_named
 from synapse_tui.core.store.postgres.dialect import POSTGRES, Connection
 from synapse_tui.core.store.postgres.live import Listener
 from synapse_tui.core.store.postgres.server import open_server
@@ -73,6 +73,9 @@ _LOAD_COLUMNS = (
 _NEWEST = (
     "SELECT (SELECT coalesce(max(seq), 0) FROM facts_changes), (SELECT coalesce(max(seq), 0) FROM audit)"
 )
+# and the transaction's id, asked in the same round trip: a COMMIT whose answer a lost
+# connection never brought is looked up by it (dialect.Connection's `xid`)
+_BEGUN = f"{_NEWEST}, pg_current_xact_id()::text"
 
 
 def open_store(location: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:
@@ -80,8 +83,11 @@ def open_store(location: str | os.PathLike[str], *, create: bool = False, readon
     where = locate(location)
     raw = open_server(where, create=create, readonly=readonly)
     raw.autocommit = True  # transactions are the Store's: BEGIN in `snapshot`
-    raw.execute("SET TimeZone TO 'UTC'")  # an instant without a zone is UTC, as SQLite reads it
+    raw.execute(_UTC)
     return PgStore(where, raw, readonly)
+
+
+_UTC = "SET TimeZone TO 'UTC'"  # an instant without a zone is UTC, as SQLite reads it
 
 
 class PgStore(SqlStore):
@@ -93,7 +99,8 @@ class PgStore(SqlStore):
     dialect = POSTGRES  # the shared statements' spellings for the server (dialect.py)
 
     def __init__(self, where: Location, raw: Any, readonly: bool) -> None:
-        super().__init__(where, Connection(raw, where), readonly)
+        # a connection the server drops while idle is opened again as this one was (dialect.py)
+        super().__init__(where, Connection(raw, where, again(where, raw, (_UTC,))), readonly)
         self.where = where
         # what this login may not change (an agent's role, docs/postgres.md): asked once
         (self.login,) = raw.execute("SELECT current_user").fetchone()  # the role a title names
@@ -149,7 +156,7 @@ class PgStore(SqlStore):
             self._conn.later("BEGIN")
             self._conn.later(schema.LOCK)
             try:
-                before = self._newest()  # the lock held from here: one round trip with the BEGIN
+                *before, self._conn.xid = self._conn.run(_BEGUN).fetchone()  # one round trip with the BEGIN
             except BaseException:  # the lock waited on may be given up (^C, lock_timeout)
                 self._conn.writing = False
                 self._conn.discard()
@@ -171,6 +178,7 @@ class PgStore(SqlStore):
             raise
         finally:
             self._writing = self._conn.writing = False
+            self._conn.xid = None
         # under the lock nobody else wrote in between: what moved is ours (`data_version`)
         self._own = (self._own[0] + after[0] - before[0], self._own[1] + after[1] - before[1])
 
@@ -188,11 +196,6 @@ class PgStore(SqlStore):
         finally:
             if self._conn.in_transaction:
                 self._conn.end_read()
-
-    def _newest(self) -> tuple[int, int]:
-        """The change log's newest entry and the audit's: every committed change of a fact
-        or a triage entry moves one of them."""
-        return self._conn.run(_NEWEST).fetchone()
 
     def _read_soon(self, reads: Sequence[Read]) -> Callable[[], list[Any]]:
         """The reads wait to go with the next statement (dialect.Connection.later)."""
@@ -213,7 +216,7 @@ class PgStore(SqlStore):
     def listener(self) -> Listener:
         """Another writer's change notices, on a connection of the listener's own (the
         browser's worker waits on it; `live.py`)."""
-        return Listener(self.where)
+        return Listener(self.where, dial=self._conn.dial)
 
     def data_version(self) -> int:
         """Changes when another connection commits a change of a fact or a triage entry,

@@ -27,7 +27,7 @@ from synapse_tui.core.store import cjk
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.dialect import SQLITE
 from synapse_tui.core.store.postgres import schema
-from synapse_tui.core.store.postgres.connect import connect, driver, errors_named, session_defaults
+from synapse_tui.core.store.postgres.connect import connect, driver, errors_named
 from synapse_tui.core.store.postgres.schema import TABLES, Table
 from synapse_tui.core.store.postgres.server import open_server
 
@@ -152,10 +152,9 @@ def _read_server(where: Location) -> Iterator[tuple[dict[str, int], Rows]]:
 
 
 def _write_server(where: Location, rows: Rows) -> None:
-    conn = connect(where)
+    conn = connect(where)  # another writer holding the store's lock: an error line, not a hang
     try:
         with errors_named(where, "nothing was copied"), _nul_named(where):
-            session_defaults(conn)  # another writer holding the store's lock: an error line, not a hang
             schema.lock(conn)
             if schema.state(conn, where) is not None:
                 _refuse_if_filled(where, _server_counts(conn))

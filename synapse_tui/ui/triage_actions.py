@@ -314,8 +314,11 @@ class TriageApp(App[None]):
         def written() -> bool:
             return reached[0] >= RESCORING
 
-        def headline() -> str:  # asked in the worker, once it failed
-            return f"Saved, but not shown yet: {what}" if written() else f"Not saved: {what}"
+        landed = [False]  # the store has the move: rescoring had begun, or the failure says so
+
+        def headline(failure: Exception | None) -> str:  # asked in the worker, once it failed
+            landed[0] = written() or getattr(failure, "landed", False)
+            return f"Saved, but not shown yet: {what}" if landed[0] else f"Not saved: {what}"
 
         def failed(why: str) -> None:  # the main thread: as before the key, nothing claimed
             browser.install(
@@ -327,7 +330,7 @@ class TriageApp(App[None]):
                 self._bulk_cursor().pop(tuple(fact_ids), None)
                 if len(fact_ids) > CONFIRM_OVER:
                     self.main.bulk_done()
-            if written():  # the store has it: read it back
+            if landed[0]:  # the store has it: read it back
                 self.reload("triage")
 
         run_store_worker(self, work, headline, group="triage", failed=failed, name=f"triage {move}")

@@ -53,6 +53,11 @@ Failed = Callable[[str], None]  # on the main thread, with the reason in the use
 QUIT_WAIT_S = 0.5  # at quit: a write in progress lands in milliseconds; one running longer waits on the store
 
 
+# what a worker was doing, in the words its failure is told with: a function of the failure
+# (None: unfinished when the app quit) where those words depend on how far it got
+Headline = str | Callable[[Exception | None], str]
+
+
 @dataclass
 class WorkFailed(Message):
     """A worker's body raised: what it was doing ("Could not load the neighbours", "Not
@@ -67,7 +72,7 @@ class WorkFailed(Message):
 def run_store_worker(
     node: DOMNode,
     work: Callable[[], object],
-    headline: str | Callable[[], str],
+    headline: Headline,
     *,
     group: str,
     exclusive: bool = False,
@@ -77,8 +82,10 @@ def run_store_worker(
     """Run `work` in a thread worker of `node`; if it raises, the app is told (`WorkFailed`),
     never ended. `failed(reason)` runs on the main thread after the notice, while `node`
     is still mounted. A worker cancelled meanwhile (an exclusive one a newer one replaced)
-    says nothing: the newer one reports. `headline` may be a function, asked in the thread
-    once the work failed (a write says whether it got to the store)."""
+    says nothing: the newer one reports. `headline` may be a function of the failure, asked
+    in the thread once the work failed (a write says whether it got to the store: the
+    failure may say it did, `StoreError.landed`), or of None once the app quit with the
+    work unfinished."""
     app = node.app
 
     def guarded() -> None:
@@ -87,7 +94,7 @@ def run_store_worker(
             work()
         except Exception as exc:  # the one place a worker's failure is caught
             if not get_current_worker().is_cancelled:
-                said = headline() if callable(headline) else headline
+                said = headline(exc) if callable(headline) else headline
                 app.post_message(WorkFailed(said, exc, node, failed))
         finally:
             _RUNNING.ended(guarded)
@@ -103,9 +110,9 @@ class _Running:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._works: dict[object, str | Callable[[], str]] = {}
+        self._works: dict[object, Headline] = {}
 
-    def started(self, work: object, headline: str | Callable[[], str]) -> None:
+    def started(self, work: object, headline: Headline) -> None:
         with self._lock:
             self._works[work] = headline
 
@@ -116,7 +123,7 @@ class _Running:
     def headlines(self) -> list[str]:
         with self._lock:
             running = list(self._works.values())
-        return list(dict.fromkeys(said() if callable(said) else said for said in running))
+        return list(dict.fromkeys(said(None) if callable(said) else said for said in running))
 
 
 _RUNNING = _Running()

@@ -295,22 +295,30 @@ def test_a_write_lost_while_its_commit_was_on_its_way_and_no_reconnect_says_to_c
     assert audit_of(url) == before
 
 
+@contextlib.contextmanager
+def silent_standby(pg_server, url: str) -> Iterator[None]:
+    """Every write's COMMIT on the store's database lands, and then waits for a synchronous
+    standby that never answers (`SyncRep`) until its session is ended."""
+    admin(pg_server, "ALTER SYSTEM SET synchronous_standby_names = 'nobody'")
+    admin(pg_server, f'ALTER DATABASE "{database(url)}" SET synchronous_commit = on')
+    admin(pg_server, "SELECT pg_reload_conf()")
+    try:
+        yield
+    finally:
+        admin(pg_server, f'ALTER DATABASE "{database(url)}" RESET synchronous_commit')
+        admin(pg_server, "ALTER SYSTEM RESET synchronous_standby_names")
+        admin(pg_server, "SELECT pg_reload_conf()")
+
+
 def test_a_write_whose_commit_landed_but_its_answer_was_lost_says_it_was_saved(url, pg_server):
     """The server committed, but its answer never came: a synchronous standby that does
     not answer holds the COMMIT's reply (committed locally, `SyncRep`), and the session is
     ended meanwhile. The client asks, and says it was saved; nothing is sent again."""
     before = audit_of(url)
-    admin(pg_server, "ALTER SYSTEM SET synchronous_standby_names = 'nobody'")
-    admin(pg_server, f'ALTER DATABASE "{database(url)}" SET synchronous_commit = on')
-    admin(pg_server, "SELECT pg_reload_conf()")
-    try:
+    with silent_standby(pg_server, url):
         proc = cli("corroborate", url, "e")
         end_sessions(url, f"AND pid = {waiting_on(url, 'SyncRep')}")
         _, err = proc.communicate(timeout=60)
-    finally:
-        admin(pg_server, f'ALTER DATABASE "{database(url)}" RESET synchronous_commit')
-        admin(pg_server, "ALTER SYSTEM RESET synchronous_standby_names")
-        admin(pg_server, "SELECT pg_reload_conf()")
     assert proc.returncode == 2
     assert re.fullmatch(
         rf"error: the connection to {re.escape(locate(url).shown)} was lost while saving \([^\n]+\),"
@@ -406,3 +414,28 @@ def test_a_browser_key_after_its_session_was_ended(tmp_path, new_database):
     assert "not currently accepting connections" in said and said.endswith("); nothing was written")
     assert at_end == refused  # nothing more went wrong
     assert [e["id"] for e in audit_of(url)[len(before) :]] == ["f-pay-03", "f-pay-02"]
+
+
+async def key_whose_answer_is_lost(app, url: str) -> list:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        notices = record_notices(app)
+        await select(pilot, "f-pay-03")
+        await pilot.press("c")
+        pid = await asyncio.to_thread(waiting_on, url, "SyncRep")
+        end_sessions(url, f"AND pid = {pid}")
+        await settle(pilot)
+        return errors(notices)
+
+
+def test_a_browser_key_whose_write_landed_but_its_answer_was_lost_is_not_called_not_saved(
+    tmp_path, new_database, pg_server
+):
+    _, url, config = ui_store_on_server(tmp_path, new_database)
+    before = audit_of(url)
+    with silent_standby(pg_server, url):  # before the browser's sessions begin: they take it at their start
+        told = asyncio.run(key_whose_answer_is_lost(make_app(url, config=config), url))
+    said = [t for t in told if "f-pay-03" in t]
+    assert len(said) == 1 and said[0].startswith("Saved, but not shown yet: corroborate f-pay-03: "), told
+    assert said[0].endswith("after the server had saved the change: reload to see it")
+    assert [e["id"] for e in audit_of(url)[len(before) :]] == ["f-pay-03"]  # once

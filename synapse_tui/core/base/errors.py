@@ -26,6 +26,11 @@ class InputError(SynapseError):
 class StoreError(SynapseError):
     """The database is not ours, is corrupt, is locked, or cannot be written."""
 
+    # the write the command was making landed, though the command could not hear so (a
+    # server's answer to its COMMIT lost with the connection): the message says so, and a
+    # caller must not call it "not saved"
+    landed = False
+
 
 class PartialWrite(SynapseError):
     """A command whose first part landed and a later part did not (the facts of an import

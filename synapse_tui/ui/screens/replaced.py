@@ -445,7 +445,7 @@ def contradict(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
             Dismissed(f"contradicted {_referents(chosen)}: the repository says it is gone (ctrl+z undoes it)")
         )
 
-    def headline() -> str:
+    def headline(failure: Exception | None) -> str:
         saved = f" ({len(done)} saved before it)" if done else ""
         return f"Not saved: contradict {_referents(chosen[len(done) :])}{saved}"
 

@@ -279,7 +279,7 @@ class Connection:
                 sent, out = self._send(batch, len(waiting))
             except ConnectionLost as lost:
                 if lost.unknown:
-                    raise ConnectionLost(self._commit_lost(lost)) from None
+                    raise self._commit_lost(lost) from None
                 if not (retry and self._replayable(batch)):
                     raise
                 self._redial()
@@ -349,22 +349,26 @@ class Connection:
             return ConnectionLost(f"{lost} while saving ({said}){NOTHING_WRITTEN}")
         return ConnectionLost(f"{lost} ({said}); try again")
 
-    def _commit_lost(self, lost: ConnectionLost) -> str:
+    def _commit_lost(self, lost: ConnectionLost) -> ConnectionLost:
         """A write whose COMMIT was on its way when the connection was lost: what the server
         says of its transaction (`pg_xact_status`, asked on a new connection), or `lost`'s
-        line when it cannot say (connecting again failed, the transaction not yet ended)."""
+        line when it cannot say (connecting again failed, the transaction not yet ended);
+        `landed` when the server saved it."""
+        unknown = ConnectionLost(str(lost))
         if self.dial is None or self.xid is None:
-            return str(lost)
+            return unknown
         try:
             self._redial()
             (status,) = self._raw.execute("SELECT pg_xact_status(%s::xid8)", (self.xid,)).fetchone()
         except Exception:  # noqa: BLE001 - whatever failed, the write's fate stays unknown
-            return str(lost)
+            return unknown
         if status == "aborted":
-            return f"{lost.unknown}{NOTHING_WRITTEN}"
+            return ConnectionLost(f"{lost.unknown}{NOTHING_WRITTEN}")
         if status == "committed":
-            return f"{lost.unknown}, after the server had saved the change: reload to see it"
-        return str(lost)
+            saved = ConnectionLost(f"{lost.unknown}, after the server had saved the change: reload to see it")
+            saved.landed = True
+            return saved
+        return unknown
 
     def _open_transaction(self) -> bool:
         """Whether the server holds a transaction of this connection's (none on a lost one)."""

@@ -103,7 +103,9 @@ def candidates(text: str) -> list[str]:
     raw += _SPLIT.split(text)
     out: dict[str, None] = {}
     for token in raw:
-        if "/" not in token and "." not in token:  # names no path (`normalize` only strips)
+        # names no path: `normalize` only takes characters away, and what it keeps ends
+        # before the trailing punctuation (`end.`, `e.g.,` are words, not files)
+        if "/" not in token and "." not in token.rstrip(_TRAIL):
             continue
         path = normalize(token)
         if path is not None:
@@ -194,10 +196,13 @@ def check(repo: Repo, facts: Sequence[Fact], rev: str = "HEAD", line: Line | Non
     if not line.shas:
         return []
     asked: list[tuple[Fact, int, list[str]]] = []
+    named: dict[str, list[str]] = {}  # text -> its candidates: a text said again is read once
     for f in facts:
         idx = line.at(f.created)
         if idx >= 0:
-            names = candidates(f.text)
+            names = named.get(f.text)
+            if names is None:
+                names = named[f.text] = candidates(f.text)
             if names:
                 asked.append((f, idx, names))
     pairs = sorted(
@@ -296,7 +301,10 @@ def _follow(
 
 # -- the finder (core/review/suggestions.py) ------------------------------------------
 
-_CACHE: dict[tuple[str, str], dict[str, list[Broken]]] = {}
+# (repository, REV's commit) -> fact key -> its broken referents (a tuple: most facts have
+# none, and one empty tuple is shared by all of them, where a list each would be tens of
+# thousands of objects the cyclic collector walks)
+_CACHE: dict[tuple[str, str], dict[str, tuple[Broken, ...]]] = {}
 _CACHE_MAX = 8  # repositories x revisions kept in a process
 
 
@@ -339,25 +347,25 @@ def _broken(fact: str, d: Any) -> Broken | None:
         return None
 
 
-def _load(repo: Repo, rev: str) -> dict[str, list[Broken]]:
+def _load(repo: Repo, rev: str) -> dict[str, tuple[Broken, ...]]:
     try:
         data = json.loads(_file(repo).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("git_dir") != str(repo.git_dir) or data.get("rev") != rev:
         return {}
-    out: dict[str, list[Broken]] = {}
+    out: dict[str, tuple[Broken, ...]] = {}
     facts = data.get("facts")
     for key, value in facts.items() if isinstance(facts, dict) else ():
         if not isinstance(value, dict) or not isinstance(value.get("broken"), list):
             continue
         found = [_broken(str(value.get("id")), b) for b in value["broken"]]
         if all(b is not None for b in found):
-            out[key] = [b for b in found if b is not None]
+            out[key] = tuple(b for b in found if b is not None)
     return out
 
 
-def _save(repo: Repo, rev: str, known: dict[str, list[Broken]], ids: dict[str, str]) -> None:
+def _save(repo: Repo, rev: str, known: dict[str, tuple[Broken, ...]], ids: dict[str, str]) -> None:
     """Keep this revision's answers (one revision a repository: the newest asked)."""
     facts = {
         k: {
@@ -407,8 +415,9 @@ def cached_check(repo: Repo, facts: Sequence[Fact], rev: str = "HEAD") -> list[B
         found: dict[str, list[Broken]] = {}
         for b in check(repo, todo, line_sha):
             found.setdefault(b.fact, []).append(b)
-        for f in todo:
-            known[_key(f)] = found.get(f.id, [])
+        for f, k in zip(facts, keys, strict=True):
+            if k not in known:
+                known[k] = tuple(found.get(f.id, ()))
         _save(repo, line_sha, known, {k: f.id for f, k in zip(facts, keys, strict=True)})
     return [replace(b, fact=f.id) for f, k in zip(facts, keys, strict=True) for b in known[k]]
 

@@ -25,6 +25,7 @@ browser, MCP, `score`, `sync`) costs nothing until the repository moves.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import json
 import os
@@ -53,6 +54,9 @@ _TICKED = re.compile(r"`([^`\n]+)`")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _CALL = re.compile(r"\(([^()\s]+)\)")  # `Write(docs/a.md)`: what a call or an aside names
 _SPLIT = re.compile(r"[\s`,|]+")
+# the tokens `_SPLIT` makes that hold a `.` or `/`, whole (each begins after a separator: no
+# start inside a long token is tried again, so the scan stays linear)
+_DOTTED = re.compile(r"(?<![^\s`,|])[^\s`,|./]*[./][^\s`,|]*")
 _LEAD = "\"'`([{<*_~>"
 _TRAIL = "\"'`)]}>*_~.,;:!?"
 _LINE = re.compile(r"(?::L?\d+(?:-L?\d+)?)+$|#L\d+(?:-L?\d+)?$")
@@ -61,6 +65,7 @@ _GLOB = set("*?[]{}<>$%")
 _MAX = 4096
 
 
+@functools.lru_cache(maxsize=1 << 15)  # a path is named again and again across facts
 def normalize(token: str) -> str | None:
     """The repository path a token names, or None when it names none: `./`, a line suffix
     (`:12`, `:12-40`, `#L12`) and surrounding punctuation stripped; a URL, a glob, a
@@ -100,7 +105,7 @@ def candidates(text: str) -> list[str]:
     raw = [m.group(1) for m in _TICKED.finditer(text)]
     raw += [m.group(1) for m in _LINK.finditer(text)]
     raw += [m.group(1) for m in _CALL.finditer(text)]
-    raw += _SPLIT.split(text)
+    raw += _DOTTED.findall(text)  # a token with neither `.` nor `/` names no path
     out: dict[str, None] = {}
     for token in raw:
         # names no path: `normalize` only takes characters away, and what it keeps ends

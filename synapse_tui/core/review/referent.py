@@ -401,10 +401,13 @@ def _save(repo: Repo, rev: str, known: dict[str, tuple[Broken, ...]], ids: dict[
         pass  # a cache that cannot be written is checked again next time
 
 
-def cached_check(repo: Repo, facts: Sequence[Fact], rev: str = "HEAD") -> list[Broken]:
+def cached_check(
+    repo: Repo, facts: Sequence[Fact], rev: str = "HEAD", keys: Sequence[str] | None = None
+) -> list[Broken]:
     """`check`, answered from the cache per (repository, REV's commit, fact) where it can,
     in this process and between processes: only facts not seen at this commit are checked,
-    so asking again after `sync` costs the facts that are new, or a repository that moved."""
+    so asking again after `sync` costs the facts that are new, or a repository that moved.
+    `keys`: each fact's `_key`, when the caller keeps them."""
     line_sha = repo.resolve(rev)
     if line_sha is None:
         raise InputError(f"--rev {rev!r}: no such commit in {repo.top}")
@@ -414,7 +417,7 @@ def cached_check(repo: Repo, facts: Sequence[Fact], rev: str = "HEAD") -> list[B
         if len(_CACHE) > _CACHE_MAX:
             _CACHE.pop(next(iter(_CACHE)))
     known = _CACHE[slot]
-    keys = [_key(f) for f in facts]
+    keys = [_key(f) for f in facts] if keys is None else keys
     todo = [f for f, k in zip(facts, keys, strict=True) if k not in known]
     if todo:
         found: dict[str, list[Broken]] = {}
@@ -495,7 +498,9 @@ def find(store: Store, items: Sequence[Item], dismissed: Dismissed, options: Opt
     ]
 
 
-_TEXTS: dict[int, tuple[Any, list[str]]] = {}  # id(store) -> (the store, texts by position)
+# id(store) -> (the store, every fact by position, its cache key `_key`): a store only
+# appends, so each position's fact is made and hashed once, not at every triage action
+_HELD: dict[int, tuple[Any, list[Fact], list[str]]] = {}
 
 
 def of_memory(memory: Memory, dismissed: Dismissed) -> list[Suggestion]:
@@ -518,38 +523,43 @@ def queue(memory: Memory, dismissed: Dismissed) -> tuple[list[Suggestion], dict[
     repo = repository(store, None, required=True)
     if repo is None:  # required: it raised
         return [], {}
-    found = cached_check(repo, _facts_of(memory), "HEAD")
+    facts, keys = _facts_of(memory)
+    found = cached_check(repo, facts, "HEAD", keys)
     gone = dismissed.pairs(REFERENT) | settled(store)
     broken = {(b.fact, b.path): b for b in found if (b.fact, b.path) not in gone}
     return ranked([Suggestion(REFERENT, f, p, 1.0, b.why) for (f, p), b in broken.items()]), broken
 
 
-def _facts_of(memory: Memory) -> list[Fact]:
-    """The facts of `memory` worth checking (`as_facts`): from its arrays and the texts
-    kept per position; a memory of part of the store (as of a time) reads the store whole."""
+def _facts_of(memory: Memory) -> tuple[list[Fact], list[str]]:
+    """The facts of `memory` worth checking (`as_facts`) and their cache keys: from its
+    arrays and the facts kept per position; a memory of part of the store (as of a time)
+    reads the store whole."""
     store = memory.store
     n = len(memory.ids)
     if store.marks().facts != n:
         from synapse_tui.core.review.suggest_state import items as _items
 
         with store.snapshot():
-            return as_facts(_items(store))
-    held = _TEXTS.get(id(store))
+            facts = as_facts(_items(store))
+        return facts, [_key(f) for f in facts]
+    held = _HELD.get(id(store))
     if held is None or held[0] is not store:
-        held = _TEXTS[id(store)] = (store, [])
-    texts = held[1]
-    if len(texts) < n:
-        texts += store.texts(list(range(len(texts), n)))
+        held = _HELD[id(store)] = (store, [], [])
+    _, every, keys = held
     a = memory.arrays
-    successor = np.zeros(n, dtype=bool)
+    if len(every) < n:
+        start = len(every)
+        texts = store.texts(list(range(start, n)))
+        made = [Fact(memory.ids[i], texts[i - start], float(a.created[i])) for i in range(start, n)]
+        every += made
+        keys += [_key(f) for f in made]
+    checked = np.ones(n, dtype=bool)
     named = a.supersedes[a.supersedes >= 0]
-    successor[named[named < n]] = True
-    deleted = a.deleted if a.deleted is not None else np.zeros(n, dtype=bool)
-    return [
-        Fact(memory.ids[i], texts[i], float(a.created[i]))
-        for i in range(n)
-        if not successor[i] and not deleted[i]
-    ]
+    checked[named[named < n]] = False  # replaced already
+    if a.deleted is not None:
+        checked &= ~a.deleted[:n]
+    at = np.flatnonzero(checked).tolist()
+    return [every[i] for i in at], [keys[i] for i in at]
 
 
 def details(store: Store, fact_id: str, path: str, options: Options | None = None) -> Broken | None:

@@ -293,14 +293,22 @@ _RULE = re.compile(r"^[ ]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _TAG_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w:.-]*(?:\s+[^<>]*)?/?>\s*)+$")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 _INDENTED_HEADING = re.compile(r"^( +)#{1,6}[ \t]+\S")
-_LABEL = re.compile(r"^(?:\*\*[^*\n]{1,60}\*\*:?|[^\s*`#>|][^\n:*`]{0,40}:)$")
+# the colon may be CJK's full-width one: "技术栈：", "**主要功能**："
+_LABEL = re.compile(r"^(?:\*\*[^*\n]{1,60}\*\*[:：]?|[^\s*`#>|][^\n:：*`]{0,40}[:：])$")
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 
 
 def is_label(text: str) -> bool:
     """A one-line paragraph that only names what follows it: `**Next Steps:**`, `**Params**`,
-    or a plain line of at most four words ending in ':' (`Common errors:`)."""
+    or a plain line of at most four words ending in ':' (`Common errors:`, `技术栈：`); a run of
+    CJK, written without spaces, counts a word per two characters."""
     t = text.strip()
-    return bool(_LABEL.match(t)) and (t.startswith("**") or len(t.split()) <= 4)
+    if not _LABEL.match(t):
+        return False
+    bare = t.rstrip(":：")
+    cjk = "".join(_CJK_RUN.findall(bare))
+    words = len(_CJK_RUN.sub(" ", bare).split()) + -(-len(cjk) // 2)
+    return t.startswith("**") or words <= 4
 
 
 def norm(text: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.store.dialect import SQLITE, Dialect
-from synapse_tui.core.store.read import Read, answer
+from synapse_tui.core.store.read import Read, answer, json_column
 
 _UNIX_EPOCH_JD = 2440587.5  # julianday('1970-01-01'): julian days to epoch seconds
 _COLUMNS = "seq, at, actor, action, fact_id, batch, before, after, undoes, score_before"
@@ -79,26 +79,13 @@ class AuditEntry:
     role: str | None = field(default=None, compare=False)
 
 
-def _loads(value: str | None) -> Any:
-    """An entry's before / after / score_before: an object, else None. A server's audit
-    takes rows from any login that may append to it, so one that is not JSON, or not an
-    object, reads as unknown rather than failing every reader (issue 37)."""
-    if value is None:
-        return None
-    try:
-        loaded = json.loads(value)
-    except (ValueError, TypeError):
-        return None
-    return loaded if isinstance(loaded, dict) else None
-
-
 def _entry(row: tuple) -> AuditEntry:
     """An entry from the ten columns of _COLUMNS, and its role when an eleventh follows."""
     seq, at, actor, action, fid, batch, before, after, undoes, score_before = row[:10]
     role = row[10] if len(row) > 10 else None
-    return AuditEntry(
-        seq, at, actor, action, fid, batch, _loads(before), _loads(after), undoes, _loads(score_before), role
-    )
+    # an object, else None: a row someone wrote by hand reads as unknown (json_column)
+    before, after, score_before = (json_column(v, dict) for v in (before, after, score_before))
+    return AuditEntry(seq, at, actor, action, fid, batch, before, after, undoes, score_before, role)
 
 
 def oldest_first(parts: Sequence[list[AuditEntry]]) -> list[AuditEntry]:
@@ -308,7 +295,7 @@ class Audit(abc.ABC):
             "SELECT fact_id, before FROM audit WHERE at > ? AND fact_id IS NOT NULL ORDER BY seq DESC",
             (format_time(when),),
         ).fetchall()
-        return [(fid, _loads(before) or {}) for fid, before in rows]
+        return [(fid, json_column(before, dict) or {}) for fid, before in rows]
 
     def live_afters(self, action: str) -> list[tuple[str, dict[str, Any]]]:
         """(fact id, fields after) of every live entry of `action`, oldest first: the
@@ -319,7 +306,9 @@ class Audit(abc.ABC):
             + f" AND {_LIVE} ORDER BY a.seq",
             (action,),
         ).fetchall()
-        return [(fid, after if isinstance(after, dict) else _loads(after) or {}) for fid, after in rows]
+        return [
+            (fid, after if isinstance(after, dict) else json_column(after, dict) or {}) for fid, after in rows
+        ]
 
     def live_entries(self, action: str, after: float, until: float) -> list[tuple[str, float]]:
         """(fact id, epoch seconds) of the live entries of `action` in (after, until], the

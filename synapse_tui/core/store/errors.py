@@ -49,6 +49,12 @@ class StoreStateError(StoreError, sqlite3.OperationalError):
     driver's OperationalError for a caller that tells a missing table from damage."""
 
 
+class StoreDamageError(StoreError, sqlite3.DatabaseError):
+    """A file's store found damaged mid-session (a page another program overwrote, a bad
+    sector), told in one line naming it (sqlite/state.py): still the driver's DatabaseError,
+    never its OperationalError."""
+
+
 # The words a store's state is told in, on either backend: a file's (sqlite/state.py) and a
 # server's (postgres/connect.py's `refusal`), so the same state reads the same on both.
 NOTHING_WRITTEN = "; nothing was written"

@@ -50,7 +50,7 @@ from synapse_tui.core.store.ops import (
     Supersessors,
     TriageFields,
 )
-from synapse_tui.core.store.read import Read, answer
+from synapse_tui.core.store.read import Read, answer, json_column
 from synapse_tui.core.store.review import Review
 
 # The arithmetic's code of the declared tier (trust.AUTO/HUMAN/SIGNED), computed in SQL by
@@ -109,19 +109,6 @@ def _answers(plans: list[tuple[list[Read], Callable[[list[Any]], Any]]], flat: l
 
 
 _PLAIN_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")  # a source's name safe in a JSON path
-
-
-def _loads(value: str | None, want: type | None = None) -> Any:
-    """A JSON column: None when absent, not JSON, or not of the type `want`. A server's
-    rows come from any login that may insert (an agent's role): one written by hand must
-    read as unknown, not fail every reader (issue 37)."""
-    if value is None:
-        return None
-    try:
-        loaded = json.loads(value)
-    except (ValueError, TypeError):
-        return None
-    return loaded if want is None or isinstance(loaded, want) else None
 
 
 class SqlStore(Store):
@@ -202,14 +189,14 @@ class SqlStore(Store):
         return Read(
             "SELECT value FROM meta WHERE key = ?",
             (key,),
-            lambda rows: _loads(rows[0][0]) if rows else None,
+            lambda rows: json_column(rows[0][0]) if rows else None,
         )
 
     def _meta_prefix_read(self, prefix: str) -> Read:
         return Read(
             "SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key",
             (len(prefix), prefix),
-            lambda rows: [(key, _loads(value)) for key, value in rows],
+            lambda rows: [(key, json_column(value)) for key, value in rows],
         )
 
     def set_meta(self, key: str, value: Any) -> None:
@@ -338,15 +325,15 @@ class SqlStore(Store):
             tier=tier,
             corroborations=r,
             contradictions=s,
-            reinforced_at=_loads(reinforced_at, list),
+            reinforced_at=json_column(reinforced_at, list),
             reinforcement_count=o1,
             supersedes=supersedes,
             note=note,
-            entities=[e for e in _loads(entities, list) or [] if isinstance(e, str)],
-            provenance=_loads(provenance, dict),
-            signature=_loads(signature, dict),
+            entities=[e for e in json_column(entities, list) or [] if isinstance(e, str)],
+            provenance=json_column(provenance, dict),
+            signature=json_column(signature, dict),
             sig_state=sig_state,
-            extra=_loads(extra, dict) or {},
+            extra=json_column(extra, dict) or {},
         )
 
     def record(self, fact_id: str) -> FactRecord | None:
@@ -430,7 +417,7 @@ class SqlStore(Store):
         sources = {  # each source's name, and the text its group is selected by
             got[0]: text
             for (text,) in self._conn.execute(f"SELECT DISTINCT {src} FROM facts")
-            if (got := _loads(text, list)) and isinstance(got[0], str)
+            if (got := json_column(text, list)) and isinstance(got[0], str)
         }
         out = []
         # a source's name is data: only a plain name ever becomes part of a JSON path
@@ -441,7 +428,7 @@ class SqlStore(Store):
                 (sources[source],),
             )
             for text, joined in groups:  # one row per distinct set of values: a store has few
-                got = _loads(text, list)
+                got = json_column(text, list)
                 if got is None or len(got) != len(fields):
                     continue
                 own = tuple(None if v is None or isinstance(v, (list, dict)) else str(v) for v in got)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from synapse_tui.core.trust.row import NAMES
+from synapse_tui.core.trust.row import NAMES, ScoreFields
 
 
 @dataclass(frozen=True)
@@ -40,25 +40,12 @@ def _frozen(value: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
 
 
 @dataclass(frozen=True)
-class Explanation:
-    id: str
+class Explanation(ScoreFields):
+    """The score row's fields, then what `show` adds."""
+
     text: str
-    trust: float
-    band: str
-    confidence: float
-    freshness: float
-    supersession: float
-    gate: float
-    b: float
-    d: float
-    u: float
-    guidance: str
     guidance_advice: str
-    k: int
-    B: float
-    tier: str
     declared_tier: str
-    flags: tuple[str, ...]
     corroborations: int
     contradictions: int
     base_rate: float

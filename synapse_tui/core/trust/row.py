@@ -24,8 +24,9 @@ LABELS: dict[str, tuple[str, ...]] = {"band": BANDS, "guidance": GUIDANCE, "tier
 
 
 @dataclass(frozen=True, slots=True)
-class ScoreRow:
-    """The `score --json` object of one fact, full floats; `to_json` keeps SPEC 6's order."""
+class ScoreFields:
+    """The fields of one fact's score, in SPEC 6's order: the `score --json` object's, and
+    the first of what `show` explains (`explanation.Explanation` adds the rest)."""
 
     id: str
     trust: float
@@ -42,6 +43,11 @@ class ScoreRow:
     B: float
     tier: str
     flags: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRow(ScoreFields):
+    """The `score --json` object of one fact, full floats; `to_json` keeps SPEC 6's order."""
 
     @classmethod
     def of(cls, fact_id: str, sc: Scores, i: int) -> ScoreRow:

@@ -214,12 +214,15 @@ def _wal_mode(path: Path) -> bool:
     return len(header) == 20 and header[18] == 2
 
 
-def require_folder(folder: Path, expected: str) -> None:
-    """Refuse a SOURCE that is not an existing folder, saying what was expected."""
+def require_folder(source: Path | str, expected: str) -> Path:
+    """SOURCE as a folder, `~` expanded; refused, saying what was expected, unless it is an
+    existing folder."""
+    folder = Path(source).expanduser()
     if not folder.exists():
         raise InputError(f"no such folder; expected {expected}", file=str(folder))
     if not folder.is_dir():
         raise InputError(f"is a file, not a folder; expected {expected}", file=str(folder))
+    return folder
 
 
 # Folders of other projects' files a package manager put there (a repository may even
@@ -281,6 +284,22 @@ def files_inside(folder: Path, suffix: str) -> tuple[list[Path], list[str]]:
             else:  # a FIFO, a socket, a device: reading one could wait for ever
                 left_out.append(f"{rel}: not a regular file; not read")
     return sorted(found), sorted(left_out)
+
+
+def top_files(root: Path, names: tuple[str, ...], left_out: list[str]) -> list[Path]:
+    """The files `names` (paths below `root`) that exist, in that order; one that is a link
+    leaving `root` is skipped, never read, with a line in `left_out`."""
+    inside = root.resolve()
+    out = []
+    for name in names:
+        path = root / name
+        if not path.is_file():
+            continue
+        if not path.resolve().is_relative_to(inside):
+            left_out.append(f"{name}: a link leaving the folder; not read")
+            continue
+        out.append(path)
+    return out
 
 
 def require_own(path: Path) -> None:

@@ -72,6 +72,7 @@ from synapse_tui.core.ingest.adapters import (
     own_key,
     require_folder,
     source_provenance,
+    top_files,
 )
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
@@ -487,7 +488,7 @@ def _home_files(root: Path) -> tuple[list[_File], list[str]]:
             parts = rel.split("/")
             if len(parts) >= 4 and parts[2] == "memory":  # projects/<project>/memory/...
                 files.append(_File(path, rel, root, parts[1], "auto", rel))
-    for path in _top_files(root, ("CLAUDE.md",), left_out):
+    for path in top_files(root, ("CLAUDE.md",), left_out):
         files.append(_File(path, path.name, root, "user", "human", path.name))
     files += _rules(root, root / "rules", "user", left_out)
     return files, left_out
@@ -503,7 +504,7 @@ def _project_files(folder: Path) -> tuple[list[_File], list[str]]:
         rel = p.relative_to(folder).as_posix()
         return _File(p, f"{note}/{rel}", folder, note, "human", rel)
 
-    files = [human(p) for p in _top_files(folder, names, left_out)]
+    files = [human(p) for p in top_files(folder, names, left_out)]
     files += _rules(folder, folder / ".claude" / "rules", note, left_out, prefix=f"{note}/")
     files += [human(p) for p in _nested(folder, left_out)]
     if not files and not _in_history(folder):
@@ -586,20 +587,6 @@ def _imported(folder: Path, files: list[_File], note: str, left_out: list[str]) 
                 following.append(new)
         out += following
         wave = following
-    return out
-
-
-def _top_files(root: Path, names: tuple[str, ...], left_out: list[str]) -> list[Path]:
-    inside = root.resolve()
-    out = []
-    for name in names:
-        path = root / name
-        if not path.is_file():
-            continue
-        if not path.resolve().is_relative_to(inside):
-            left_out.append(f"{name}: a link leaving the folder; not read")
-            continue
-        out.append(path)
     return out
 
 

@@ -48,7 +48,7 @@ from typing import Any
 import yaml
 
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
+from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder, top_files
 from synapse_tui.core.ingest.adapters.mdfolder import read_docs
 from synapse_tui.core.ingest.adapters.mditems import Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import plain, when
@@ -83,26 +83,18 @@ def read(
     progress: Progress | None = None,
 ) -> Snapshot:
     """The memories folder's MEMORY.md and memory_summary.md, their evidence cited."""
-    root = Path(source if source is not None else default_source()).expanduser()
-    require_folder(root, EXPECTED)
+    root = require_folder(source if source is not None else default_source(), EXPECTED)
     names = ("MEMORY.md", "memory_summary.md")
     left_out: list[str] = []
-    docs: list[Doc] = []
-    inside = root.resolve()
     parsers = dict(zip(names, (_handbook(root), _summary), strict=True))
 
     def locate(rel: str) -> Doc | None:
         parse = parsers.get(rel)
         return None if parse is None else Doc(root / rel, rel, rel.removesuffix(".md"), parse)
 
-    for name in names:
-        path = root / name
-        if not path.is_file():
-            continue
-        if not path.resolve().is_relative_to(inside):
-            left_out.append(f"{name}: a link leaving the folder; not read")
-            continue
-        docs.append(Doc(path, name, name.removesuffix(".md"), parsers[name]))
+    docs = [
+        Doc(p, p.name, p.name.removesuffix(".md"), parsers[p.name]) for p in top_files(root, names, left_out)
+    ]
     if (root / "skills").is_dir():
         left_out.append("skills/: procedures, not memories; not read")
     present = any((root / n).is_file() for n in names) or (root / "rollout_summaries").is_dir()

@@ -43,8 +43,7 @@ def read(
     named = project if project is not None else source
     if named is None:
         raise InputError(f"--from cursor needs --project P; expected {EXPECTED}", file=".")
-    folder = Path(named).expanduser()
-    require_folder(folder, EXPECTED)
+    folder = require_folder(named, EXPECTED)
     docs: list[Doc] = []
     left_out: list[str] = []
 

@@ -54,16 +54,14 @@ def read(
     """`GEMINI.md` of DIR, and with `project` that project's GEMINI.md files."""
     snaps: list[Snapshot] = []
     if source is not None:
-        root = Path(source).expanduser()
-        require_folder(root, EXPECTED)
+        root = require_folder(source, EXPECTED)
         docs, left_out = _home_docs(root)
         refusal = InputError(f"holds no {FILE}; expected {EXPECTED}", file=str(root))
         snaps.append(
             read_docs(SYSTEM, root, docs, known, left_out, progress, locate=_home_doc(root), refusal=refusal)
         )
     if project is not None:
-        folder = Path(project).expanduser()
-        require_folder(folder, PROJECT_EXPECTED)
+        folder = require_folder(project, PROJECT_EXPECTED)
         paths, left_out = _context_files(folder)
         note = str(folder.resolve()).replace("/", "-")
 

@@ -77,8 +77,7 @@ def read(
     """The folder's notes with their whole history (see the module docstring); `known`,
     the store's facts of this system, names the versions of text nobody committed
     (`mm.Held`)."""
-    folder = Path(source).expanduser()
-    require_folder(folder, EXPECTED)
+    folder = require_folder(source, EXPECTED)
     tree = gitlog.open_folder(folder)
     if tree is None:
         raise InputError(

@@ -88,9 +88,8 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
     """The dump mapped onto interchange facts (see the module docstring).
 
     `progress(bytes read, size)` is called while edges.jsonl is read, the slow part."""
-    folder = Path(source).expanduser()
+    folder = require_folder(source, EXPECTED)
     name = str(folder)
-    require_folder(folder, EXPECTED)
     path = next((folder / f for f in ("edges.jsonl", "edges.json") if (folder / f).is_file()), None)
     if path is None:
         raise InputError(f"holds no edges.jsonl; expected {EXPECTED}", file=name)

@@ -44,8 +44,7 @@ def read(
     """The folder's notes: with their history in git (as git-notes), else as they stand."""
     if source is None:
         raise InputError(f"--from markdown needs DIR; expected {EXPECTED}", file=".")
-    folder = Path(source).expanduser()
-    require_folder(folder, EXPECTED)
+    folder = require_folder(source, EXPECTED)
     if gitlog.open_or_left_out(folder, []) is not None:  # else read_docs says why, once
         return git_notes.read(folder, known=known, agents=agents, progress=progress)
     paths, left_out = files_inside(folder, ".md")

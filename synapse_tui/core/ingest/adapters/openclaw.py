@@ -67,8 +67,7 @@ def read(
     progress: Progress | None = None,
 ) -> Snapshot:
     """The workspace's memory files and the wiki vaults beside it (or DIR as a vault)."""
-    root = Path(source if source is not None else default_source()).expanduser()
-    require_folder(root, EXPECTED)
+    root = require_folder(source if source is not None else default_source(), EXPECTED)
     if (root / "workspace").is_dir() and not (root / "workspace").is_symlink() and not _is_vault(root):
         root = root / "workspace"  # the state folder (~/.openclaw) named: its workspace, its wiki
     snaps: list[Snapshot] = []

@@ -1,21 +1,31 @@
 """A file's store as it stands, told in one line naming the file, in the server's words.
 
-Every statement of an open store goes through its connection (`StoreConnection`): an error
-SQLite raises there that says what the file is as it stands (a table or column another
-program renamed or dropped, a lock held past the busy timeout, a file that cannot be
-written, a full disk) becomes a `StoreStateError` naming the file, worded as a server's
-store words the same state (errors.py). Any other error (a statement of ours SQLite refused)
-is left as it is, for errors.py's `describe` to word.
+Every statement of an open store goes through its connection (`StoreConnection`) and every
+row it gives through the connection's cursor (`StoreCursor`): an error SQLite raises at
+either that says what the file is as it stands (a table or column another program renamed
+or dropped, a lock held past the busy timeout, a file that cannot be written, a full disk)
+becomes a `StoreStateError` naming the file, worded as a server's store words the same
+state (errors.py); damage reached only when its rows are read (a page another program
+overwrote, a bad sector, which SQLite reports as damage) a `StoreDamageError` naming it.
+Any other error (a statement of ours SQLite refused) is left as it is, for errors.py's
+`describe` to word.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from synapse_tui.core.store.errors import NOTHING_WRITTEN, StoreStateError, busy, by_hand, unreadable
+from synapse_tui.core.store.errors import (
+    NOTHING_WRITTEN,
+    StoreDamageError,
+    StoreStateError,
+    busy,
+    by_hand,
+    unreadable,
+)
 
 # SQLite's words for a part of the store it does not find: the hint names the part
 _MISSING = (
@@ -70,51 +80,66 @@ def state_at_open(shown: str, exc: sqlite3.OperationalError, *, busy_ms: int) ->
     return refusal(shown, exc, writing=False, busy_ms=lambda: busy_ms)
 
 
+# SQLite's result codes for a file damaged as it stands (a read error on Linux is one too:
+# SQLITE_IOERR_CORRUPTFS is reported as SQLITE_CORRUPT)
+_DAMAGE = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+_CURE = "restore a backup, or recover it with sqlite3's .recover"
+
+
+def damaged(shown: str, said: str, *, writing: bool) -> str:
+    """One line naming a damaged file, and what to do about it (`writing`: nothing landed)."""
+    if writing:
+        return f"{shown}: the database is corrupt ({said}){NOTHING_WRITTEN} ({_CURE})"
+    return f"{shown}: the database is corrupt ({said}); {_CURE}"
+
+
 def named(
-    shown: str, exc: sqlite3.OperationalError, *, writing: bool, busy_ms: Callable[[], int]
-) -> sqlite3.OperationalError:
-    """`exc` as a StoreStateError naming the file (keeping SQLite's error code), or as it is."""
-    if isinstance(exc, StoreStateError):
+    shown: str, exc: sqlite3.DatabaseError, *, writing: bool, busy_ms: Callable[[], int]
+) -> sqlite3.DatabaseError:
+    """`exc` as a StoreStateError or StoreDamageError naming the file (keeping SQLite's error
+    code), or as it is."""
+    if isinstance(exc, (StoreStateError, StoreDamageError)):
         return exc
-    said = refusal(shown, exc, writing=writing, busy_ms=busy_ms)
-    if said is None:
+    told: StoreStateError | StoreDamageError
+    if isinstance(exc, sqlite3.OperationalError):
+        said = refusal(shown, exc, writing=writing, busy_ms=busy_ms)
+        if said is None:
+            return exc
+        told = StoreStateError(said)
+    elif type(exc) is sqlite3.DatabaseError and (getattr(exc, "sqlite_errorname", "") or "").startswith(
+        _DAMAGE
+    ):
+        told = StoreDamageError(damaged(shown, " ".join(str(exc).split()), writing=writing))
+    else:
         return exc
-    told = StoreStateError(said)
     told.sqlite_errorcode = getattr(exc, "sqlite_errorcode", 0)
     told.sqlite_errorname = getattr(exc, "sqlite_errorname", "")
     return told
 
 
 class StoreConnection(sqlite3.Connection):
-    """An open store's connection: its statements' state errors name the file (`named`).
-    `shown` is set once the store is open (what fails before is the opener's to word);
-    `writing` while a write transaction runs (nothing of it lands when it fails)."""
+    """An open store's connection: its statements' state errors, and those of reading their
+    rows (`StoreCursor`), name the file (`named`). `shown` is set once the store is open
+    (what fails before is the opener's to word); `writing` while a write transaction runs
+    (nothing of it lands when it fails)."""
 
     shown: str | None = None
     writing = False
 
+    def cursor(self, factory: Any = None) -> sqlite3.Cursor:  # type: ignore[override]
+        return super().cursor(factory or StoreCursor)
+
+    # the driver's own shortcuts make a plain cursor: these make the connection's own
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
-        try:
-            return super().execute(sql, parameters)
-        except sqlite3.OperationalError as exc:
-            self._raise_named(exc)
-            raise
+        return self.cursor().execute(sql, parameters)
 
     def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
-        try:
-            return super().executemany(sql, parameters)
-        except sqlite3.OperationalError as exc:
-            self._raise_named(exc)
-            raise
+        return self.cursor().executemany(sql, parameters)
 
     def executescript(self, sql_script: str, /) -> sqlite3.Cursor:
-        try:
-            return super().executescript(sql_script)
-        except sqlite3.OperationalError as exc:
-            self._raise_named(exc)
-            raise
+        return self.cursor().executescript(sql_script)
 
-    def _raise_named(self, exc: sqlite3.OperationalError) -> None:
+    def _raise_named(self, exc: sqlite3.DatabaseError) -> None:
         """Raise `exc` named (`named`); return when it stays as it is."""
         told = (
             exc if self.shown is None else named(self.shown, exc, writing=self.writing, busy_ms=self._busy_ms)
@@ -128,3 +153,52 @@ class StoreConnection(sqlite3.Connection):
             return int(super().execute("PRAGMA busy_timeout").fetchone()[0])
         except sqlite3.Error:
             return 0
+
+
+# rows a loop over a cursor takes from SQLite at once, in C: a Python call per row would
+# slow a loop over 100,000 facts by a fifth or more (benchmarks/RESULTS.md)
+_BATCH = 256
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _naming(
+    method: Callable[Concatenate[sqlite3.Cursor, _P], _R],
+) -> Callable[Concatenate[StoreCursor, _P], _R]:
+    """The driver's cursor `method`, its errors named by the cursor's connection (`named`)."""
+
+    def named_method(self: StoreCursor, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            self.connection._raise_named(exc)
+            raise
+
+    return named_method
+
+
+class StoreCursor(sqlite3.Cursor):
+    """A cursor of a `StoreConnection`: an error SQLite raises while it runs a statement or
+    while its rows are read (a page reached only then) names the file as the connection's
+    statements do."""
+
+    connection: StoreConnection
+
+    # typeshed types these to return the cursor itself; the wrapper says the driver's Cursor
+    execute = _naming(sqlite3.Cursor.execute)  # type: ignore[assignment]
+    executemany = _naming(sqlite3.Cursor.executemany)  # type: ignore[assignment]
+    executescript = _naming(sqlite3.Cursor.executescript)
+    fetchone = _naming(sqlite3.Cursor.fetchone)
+    fetchmany = _naming(sqlite3.Cursor.fetchmany)
+    fetchall = _naming(sqlite3.Cursor.fetchall)
+    __next__ = _naming(sqlite3.Cursor.__next__)
+
+    def __iter__(self) -> Iterator[Any]:  # type: ignore[override]
+        fetch = super().fetchmany
+        try:
+            while batch := fetch(_BATCH):
+                yield from batch
+        except sqlite3.DatabaseError as exc:
+            self.connection._raise_named(exc)
+            raise

@@ -19,6 +19,7 @@ import numpy as np
 
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.sqlitepath import uri as sqlite_uri
+from synapse_tui.core.store.errors import StoreDamageError
 from synapse_tui.core.store.ops import WordHits
 from synapse_tui.core.store.read import Read
 from synapse_tui.core.store.schema import (
@@ -30,7 +31,7 @@ from synapse_tui.core.store.schema import (
 )
 from synapse_tui.core.store.sqlite.load import CachedLoad
 from synapse_tui.core.store.sqlite.parts import SqliteAudit, SqliteImports
-from synapse_tui.core.store.sqlite.state import StoreConnection, refusal, state_at_open
+from synapse_tui.core.store.sqlite.state import StoreConnection, damaged, refusal, state_at_open
 from synapse_tui.core.store.words import WordIndex
 
 BUSY_TIMEOUT_MS = 10_000
@@ -181,11 +182,9 @@ class SqliteStore(CachedLoad):
         except sqlite3.OperationalError as exc:
             if "interrupted" not in str(exc):
                 raise
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"{self.path}: the database is corrupt ({exc}); nothing was written"
-                " (restore a backup, or recover it with sqlite3's .recover)"
-            ) from None
+        except sqlite3.DatabaseError as exc:  # before a write: nothing of it was written
+            said = exc.__cause__ if isinstance(exc, StoreDamageError) else exc  # SQLite's words
+            raise StoreError(damaged(str(self.path), " ".join(str(said).split()), writing=True)) from None
         finally:
             self._conn.set_progress_handler(None, 0)
         self._checked = True

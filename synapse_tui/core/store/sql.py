@@ -448,8 +448,8 @@ class SqlStore(Store):
         ):
             got = entities.get(named)
             if got is None:
-                got = entities[named] = tuple(e for e in _loads(named, list) or [] if isinstance(e, str))
-            seen = None if reinforced_at is None else _loads(reinforced_at, list)
+                got = entities[named] = tuple(e for e in json_column(named, list) or [] if isinstance(e, str))
+            seen = None if reinforced_at is None else json_column(reinforced_at, list)
             yield (pos - 1, fid, text, created_at, seen, supersedes, note, got)
 
     def ids_at(self, positions: list[int]) -> list[str]:

@@ -348,7 +348,7 @@ def main() -> None:
             for figure, before, after in rows:
                 ratio = after / before if before else float("nan")
                 print(f"  {figure:40} {before:9.3f} {after:9.3f}  {ratio:5.2f}x")
-                FIGURES.append((f"{figure} ({args.base}: {before:.3g})", after, f"={before}"))
+                FIGURES.append((figure, after, f"={before}"))
         else:
             (Path(tmp) / "core").mkdir()
             core(copy(db, Path(tmp) / "core"), cpu)
@@ -369,17 +369,14 @@ def main() -> None:
 
         results = Results("bench_queues.py")
         for figure, value, per in FIGURES:
-            unit = (
-                "" if figure.endswith(("runs", "rows")) or "runs (" in figure or "rows (" in figure else "s"
-            )
+            unit = "" if figure.endswith(("runs", "rows")) else "s"
             if per == "cpu":
                 results.add(figure, value, baseline="every record read whole, CPU", against=cpu)
             elif per == "wall":
                 results.add(figure, value, baseline="every record read whole", against=base)
             elif per.startswith("="):
-                results.add(
-                    figure, value, baseline=f"{args.base}, same run", against=float(per[1:]), unit=unit
-                )
+                median = f"{args.base}, same run (medians of {args.rounds} runs each)"
+                results.add(figure, value, baseline=median, against=float(per[1:]), unit=unit)
             else:
                 results.add(figure, value, unit="")
         results.save()

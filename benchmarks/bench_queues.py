@@ -358,11 +358,11 @@ def main() -> None:
                 print(f"  seen while R waited: {line}")
             for k, v in got.items():
                 if k.endswith(("runs", "rows")):
-                    print(f"  {k:24} {int(v):>8,}")
+                    print(f"  {k:36} {int(v):>8,}")
                     FIGURES.append((k, v, ""))
                 else:
                     per = cpu if k.endswith("CPU") else base
-                    print(f"  {k:24} {v:8.2f} s  {v / per:6.1f}x baseline")
+                    print(f"  {k:36} {v:8.2f} s  {v / per:6.1f}x baseline")
                     FIGURES.append((f"browser: {k}", v, "cpu" if k.endswith("CPU") else "wall"))
     if args.write_results:
         from results import Results

@@ -2,6 +2,7 @@
 B: "Gone from the repository?"), as a person opens them.
 
     python benchmarks/bench_queues.py [--db PATH] [--mirror DIR] [--corpus DIR] [--write-results]
+    python benchmarks/bench_queues.py --base main [--rounds 3] [--db PATH] [--write-results]
 
 The store (built once into a temporary folder unless --db names one): `import --from
 markdown` of a local clone of a real repository's snapshot (ADTrauts/Vssyl: its Markdown
@@ -18,28 +19,40 @@ Measured through the real browser (Textual's pilot, real SQLite, real git):
   dismissal) how long until the queue is listed again;
 - B: how long until it is listed, and how many times the referent finder ran
   (`cached_check`, counted by a wrapper that calls the real one) for one open;
-- the baseline in the same run: one read of every fact as the finders read them
-  (`suggest_state.items`). Figures are printed in seconds and as multiples of it; the
-  first open also as the process's CPU time (every thread's), which a machine busy with
-  other work inflates far less than wall time. The lines R's pane said while it waited
-  are printed too.
+- after R's first open, one full collection of the cyclic collector (CPU): what the finder
+  kept alive costs the pause a collection makes, wherever it lands later;
+- the baseline in the same run: every record of the store read whole (`Store.records`).
+  Figures are printed in seconds and as multiples of it; the first open also as the
+  process's CPU time (every thread's), which a machine busy with other work inflates far
+  less than wall time. The lines R's pane said while it waited are printed too.
+
+`--base REV` runs the browser's part only, in turn for REV's `synapse_tui` (extracted with
+`git archive`) and this tree's, each in a process of its own on a fresh copy of the store
+(cold), `--rounds` times alternating which goes first: each figure's median per tree and
+the ratio this tree / REV, in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
+import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+if "--tree" in sys.argv:  # a child of --base: that tree's synapse_tui (this one's tests/ helpers)
+    sys.path.insert(0, sys.argv[sys.argv.index("--tree") + 1])
 
 REPO = "ADTrauts+Vssyl"
 FLAT = "YanBerdin__rougecardinalcompany"
@@ -124,6 +137,10 @@ async def drive(db: Path) -> dict[str, float]:
 
     referent.cached_check = counted
     referent._CACHE.clear()  # nothing checked in this process either (`core` ran first)
+    from synapse_tui.core.review import suggestions
+
+    suggestions._KEPT.clear()  # nor a finder `core` kept alive (every collection would walk it)
+    gc.collect()
     out: dict[str, float] = {}
     app = make_app(db)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -142,12 +159,17 @@ async def drive(db: Path) -> dict[str, float]:
             out[f"{name}: shown"] = await until(pilot, lambda: shown(ReplacedScreen) or listed())
             await until(pilot, lambda: isinstance(app.screen, ReplacedScreen) and bool(app.screen.found))
             out[f"{name}: first listed"] = time.perf_counter() - t0
+            out[f"{name}: first listed, CPU"] = time.process_time() - cpu
             await until(pilot, listed)
             out[f"{name}: listed"] = time.perf_counter() - t0
             out[f"{name}: listed, CPU"] = time.process_time() - cpu  # every thread's
             if name == "R first":
                 out["R rows"] = len(app.screen.found)
             await settle(pilot)
+            if name == "R first":  # what a full collection costs once the finder is kept
+                cpu = time.process_time()
+                gc.collect()
+                out["full collection after R first, CPU"] = time.process_time() - cpu
             if name == "R again":
                 before = len(app.screen.found)
                 app.screen.loaded = False  # the next listing is the one after the dismissal
@@ -239,17 +261,64 @@ def _every_token(text: str) -> list[str]:
 
 
 def baseline(db: Path) -> tuple[float, float]:
-    from synapse_tui.core.review.suggest_state import items
+    """Every record of the store read whole: the same work whatever the finders read."""
     from synapse_tui.core.store.db import Store
 
     with Store.open(db, readonly=True) as store:
         t0, cpu = time.perf_counter(), time.process_time()
-        n = len(items(store))
+        n = len(list(store.records()))
         took, cpu = time.perf_counter() - t0, time.process_time() - cpu
-    print(
-        f"store {db}: {n:,} facts; baseline (every fact read as the finders read them) {took:.2f} s, {cpu:.2f} s CPU"
-    )
+    print(f"store {db}: {n:,} facts; baseline (every record read whole) {took:.2f} s, {cpu:.2f} s CPU")
     return took, cpu
+
+
+def against(rev: str, db: Path, rounds: int, tmp: Path) -> list[tuple[str, float, float]]:
+    """The browser's figures of REV's tree and this one's, each run in a process of its own
+    on a fresh copy of the store, alternating: (figure, REV's median, this tree's median)."""
+    base = tmp / "base-tree"
+    base.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "synapse_tui"], check=True, capture_output=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(base)], input=archive.stdout, check=True)
+    got: dict[str, list[dict[str, float]]] = {"base": [], "this": []}
+    for k in range(rounds):
+        order = [("base", base), ("this", ROOT)]
+        for name, tree in order if k % 2 == 0 else order[::-1]:
+            folder = tmp / f"{name}-{k}"
+            folder.mkdir()
+            copied = copy(db, folder)
+            out = folder / "figures.json"
+            env = {**os.environ, "SYNAPSE_DATA_DIR": str(folder / "data")}
+            subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--drive-only",
+                    str(out),
+                    "--tree",
+                    str(tree),
+                    "--db",
+                    str(copied),
+                ],
+                check=True,
+                env=env,
+            )
+            got[name].append(json.loads(out.read_text(encoding="utf-8")))
+            print(
+                f"  round {k + 1}, {name}: R first listed {got[name][-1]['R first: listed']:.2f} s",
+                flush=True,
+            )
+    rows = []
+    for figure in got["this"][0]:
+        rows.append(
+            (
+                figure,
+                statistics.median(r[figure] for r in got["base"]),
+                statistics.median(r[figure] for r in got["this"]),
+            )
+        )
+    return rows
 
 
 def main() -> None:
@@ -258,35 +327,56 @@ def main() -> None:
     ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
     ap.add_argument("--corpus", type=Path, default=Path(os.environ.get("SYNAPSE_CORPUS", "/work/corpus")))
     ap.add_argument("--write-results", action="store_true")
+    ap.add_argument("--base", help="compare the browser's figures with this revision's, in the same run")
+    ap.add_argument("--rounds", type=int, default=3, help="with --base: runs of each tree")
+    ap.add_argument("--drive-only", type=Path, help=argparse.SUPPRESS)  # a child of --base
+    ap.add_argument("--tree", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.drive_only:  # the store is a fresh copy and SYNAPSE_DATA_DIR a fresh folder
+        cold(args.db)
+        got = asyncio.run(drive(args.db))
+        args.drive_only.write_text(json.dumps(got), encoding="utf-8")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["SYNAPSE_DATA_DIR"] = str(Path(tmp) / "data")
         db = copy(args.db, Path(tmp)) if args.db else build(Path(tmp), args.mirror, args.corpus)
         cold(db)
         base, cpu = baseline(db)
-        (Path(tmp) / "core").mkdir()
-        core(copy(db, Path(tmp) / "core"), cpu)
-        cold(db)
-        got = asyncio.run(drive(db))
-        for line in SAID:
-            print(f"  seen while R waited: {line}")
-        for k, v in got.items():
-            if k.endswith(("runs", "rows")):
-                print(f"  {k:24} {int(v):>8,}")
-                FIGURES.append((k, v, ""))
-            else:
-                per = cpu if k.endswith("CPU") else base
-                print(f"  {k:24} {v:8.2f} s  {v / per:6.1f}x baseline")
-                FIGURES.append((f"browser: {k}", v, "cpu" if k.endswith("CPU") else "wall"))
+        if args.base:
+            rows = against(args.base, db, args.rounds, Path(tmp))
+            print(f"  {'figure':40} {args.base:>9} {'this':>9}  ratio")
+            for figure, before, after in rows:
+                ratio = after / before if before else float("nan")
+                print(f"  {figure:40} {before:9.3f} {after:9.3f}  {ratio:5.2f}x")
+                FIGURES.append((figure, after, f"={before}"))
+        else:
+            (Path(tmp) / "core").mkdir()
+            core(copy(db, Path(tmp) / "core"), cpu)
+            cold(db)
+            got = asyncio.run(drive(db))
+            for line in SAID:
+                print(f"  seen while R waited: {line}")
+            for k, v in got.items():
+                if k.endswith(("runs", "rows")):
+                    print(f"  {k:36} {int(v):>8,}")
+                    FIGURES.append((k, v, ""))
+                else:
+                    per = cpu if k.endswith("CPU") else base
+                    print(f"  {k:36} {v:8.2f} s  {v / per:6.1f}x baseline")
+                    FIGURES.append((f"browser: {k}", v, "cpu" if k.endswith("CPU") else "wall"))
     if args.write_results:
         from results import Results
 
         results = Results("bench_queues.py")
         for figure, value, per in FIGURES:
+            unit = "" if figure.endswith(("runs", "rows")) else "s"
             if per == "cpu":
-                results.add(figure, value, baseline="every fact read, CPU", against=cpu)
+                results.add(figure, value, baseline="every record read whole, CPU", against=cpu)
             elif per == "wall":
-                results.add(figure, value, baseline="every fact read", against=base)
+                results.add(figure, value, baseline="every record read whole", against=base)
+            elif per.startswith("="):
+                median = f"{args.base}, same run (medians of {args.rounds} runs each)"
+                results.add(figure, value, baseline=median, against=float(per[1:]), unit=unit)
             else:
                 results.add(figure, value, unit="")
         results.save()

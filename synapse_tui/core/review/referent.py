@@ -25,6 +25,7 @@ browser, MCP, `score`, `sync`) costs nothing until the repository moves.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import json
 import os
@@ -53,6 +54,9 @@ _TICKED = re.compile(r"`([^`\n]+)`")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _CALL = re.compile(r"\(([^()\s]+)\)")  # `Write(docs/a.md)`: what a call or an aside names
 _SPLIT = re.compile(r"[\s`,|]+")
+# the tokens `_SPLIT` makes that hold a `.` or `/`, whole (each begins after a separator: no
+# start inside a long token is tried again, so the scan stays linear)
+_DOTTED = re.compile(r"(?<![^\s`,|])[^\s`,|./]*[./][^\s`,|]*")
 _LEAD = "\"'`([{<*_~>"
 _TRAIL = "\"'`)]}>*_~.,;:!?"
 _LINE = re.compile(r"(?::L?\d+(?:-L?\d+)?)+$|#L\d+(?:-L?\d+)?$")
@@ -61,6 +65,7 @@ _GLOB = set("*?[]{}<>$%")
 _MAX = 4096
 
 
+@functools.lru_cache(maxsize=1 << 15)  # a path is named again and again across facts
 def normalize(token: str) -> str | None:
     """The repository path a token names, or None when it names none: `./`, a line suffix
     (`:12`, `:12-40`, `#L12`) and surrounding punctuation stripped; a URL, a glob, a
@@ -100,10 +105,12 @@ def candidates(text: str) -> list[str]:
     raw = [m.group(1) for m in _TICKED.finditer(text)]
     raw += [m.group(1) for m in _LINK.finditer(text)]
     raw += [m.group(1) for m in _CALL.finditer(text)]
-    raw += _SPLIT.split(text)
+    raw += _DOTTED.findall(text)  # a token with neither `.` nor `/` names no path
     out: dict[str, None] = {}
     for token in raw:
-        if "/" not in token and "." not in token:  # names no path (`normalize` only strips)
+        # names no path: `normalize` only takes characters away, and what it keeps ends
+        # before the trailing punctuation (`end.`, `e.g.,` are words, not files)
+        if "/" not in token and "." not in token.rstrip(_TRAIL):
             continue
         path = normalize(token)
         if path is not None:
@@ -194,10 +201,13 @@ def check(repo: Repo, facts: Sequence[Fact], rev: str = "HEAD", line: Line | Non
     if not line.shas:
         return []
     asked: list[tuple[Fact, int, list[str]]] = []
+    named: dict[str, list[str]] = {}  # text -> its candidates: a text said again is read once
     for f in facts:
         idx = line.at(f.created)
         if idx >= 0:
-            names = candidates(f.text)
+            names = named.get(f.text)
+            if names is None:
+                names = named[f.text] = candidates(f.text)
             if names:
                 asked.append((f, idx, names))
     pairs = sorted(
@@ -296,7 +306,10 @@ def _follow(
 
 # -- the finder (core/review/suggestions.py) ------------------------------------------
 
-_CACHE: dict[tuple[str, str], dict[str, list[Broken]]] = {}
+# (repository, REV's commit) -> fact key -> its broken referents (a tuple: most facts have
+# none, and one empty tuple is shared by all of them, where a list each would be tens of
+# thousands of objects the cyclic collector walks)
+_CACHE: dict[tuple[str, str], dict[str, tuple[Broken, ...]]] = {}
 _CACHE_MAX = 8  # repositories x revisions kept in a process
 
 
@@ -339,25 +352,25 @@ def _broken(fact: str, d: Any) -> Broken | None:
         return None
 
 
-def _load(repo: Repo, rev: str) -> dict[str, list[Broken]]:
+def _load(repo: Repo, rev: str) -> dict[str, tuple[Broken, ...]]:
     try:
         data = json.loads(_file(repo).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("git_dir") != str(repo.git_dir) or data.get("rev") != rev:
         return {}
-    out: dict[str, list[Broken]] = {}
+    out: dict[str, tuple[Broken, ...]] = {}
     facts = data.get("facts")
     for key, value in facts.items() if isinstance(facts, dict) else ():
         if not isinstance(value, dict) or not isinstance(value.get("broken"), list):
             continue
         found = [_broken(str(value.get("id")), b) for b in value["broken"]]
         if all(b is not None for b in found):
-            out[key] = [b for b in found if b is not None]
+            out[key] = tuple(b for b in found if b is not None)
     return out
 
 
-def _save(repo: Repo, rev: str, known: dict[str, list[Broken]], ids: dict[str, str]) -> None:
+def _save(repo: Repo, rev: str, known: dict[str, tuple[Broken, ...]], ids: dict[str, str]) -> None:
     """Keep this revision's answers (one revision a repository: the newest asked)."""
     facts = {
         k: {
@@ -388,10 +401,13 @@ def _save(repo: Repo, rev: str, known: dict[str, list[Broken]], ids: dict[str, s
         pass  # a cache that cannot be written is checked again next time
 
 
-def cached_check(repo: Repo, facts: Sequence[Fact], rev: str = "HEAD") -> list[Broken]:
+def cached_check(
+    repo: Repo, facts: Sequence[Fact], rev: str = "HEAD", keys: Sequence[str] | None = None
+) -> list[Broken]:
     """`check`, answered from the cache per (repository, REV's commit, fact) where it can,
     in this process and between processes: only facts not seen at this commit are checked,
-    so asking again after `sync` costs the facts that are new, or a repository that moved."""
+    so asking again after `sync` costs the facts that are new, or a repository that moved.
+    `keys`: each fact's `_key`, when the caller keeps them."""
     line_sha = repo.resolve(rev)
     if line_sha is None:
         raise InputError(f"--rev {rev!r}: no such commit in {repo.top}")
@@ -401,14 +417,15 @@ def cached_check(repo: Repo, facts: Sequence[Fact], rev: str = "HEAD") -> list[B
         if len(_CACHE) > _CACHE_MAX:
             _CACHE.pop(next(iter(_CACHE)))
     known = _CACHE[slot]
-    keys = [_key(f) for f in facts]
+    keys = [_key(f) for f in facts] if keys is None else keys
     todo = [f for f, k in zip(facts, keys, strict=True) if k not in known]
     if todo:
         found: dict[str, list[Broken]] = {}
         for b in check(repo, todo, line_sha):
             found.setdefault(b.fact, []).append(b)
-        for f in todo:
-            known[_key(f)] = found.get(f.id, [])
+        for f, k in zip(facts, keys, strict=True):
+            if k not in known:
+                known[k] = tuple(found.get(f.id, ()))
         _save(repo, line_sha, known, {k: f.id for f, k in zip(facts, keys, strict=True)})
     return [replace(b, fact=f.id) for f, k in zip(facts, keys, strict=True) for b in known[k]]
 
@@ -481,7 +498,9 @@ def find(store: Store, items: Sequence[Item], dismissed: Dismissed, options: Opt
     ]
 
 
-_TEXTS: dict[int, tuple[Any, list[str]]] = {}  # id(store) -> (the store, texts by position)
+# id(store) -> (the store, every fact by position, its cache key `_key`): a store only
+# appends, so each position's fact is made and hashed once, not at every triage action
+_HELD: dict[int, tuple[Any, list[Fact], list[str]]] = {}
 
 
 def of_memory(memory: Memory, dismissed: Dismissed) -> list[Suggestion]:
@@ -504,38 +523,43 @@ def queue(memory: Memory, dismissed: Dismissed) -> tuple[list[Suggestion], dict[
     repo = repository(store, None, required=True)
     if repo is None:  # required: it raised
         return [], {}
-    found = cached_check(repo, _facts_of(memory), "HEAD")
+    facts, keys = _facts_of(memory)
+    found = cached_check(repo, facts, "HEAD", keys)
     gone = dismissed.pairs(REFERENT) | settled(store)
     broken = {(b.fact, b.path): b for b in found if (b.fact, b.path) not in gone}
     return ranked([Suggestion(REFERENT, f, p, 1.0, b.why) for (f, p), b in broken.items()]), broken
 
 
-def _facts_of(memory: Memory) -> list[Fact]:
-    """The facts of `memory` worth checking (`as_facts`): from its arrays and the texts
-    kept per position; a memory of part of the store (as of a time) reads the store whole."""
+def _facts_of(memory: Memory) -> tuple[list[Fact], list[str]]:
+    """The facts of `memory` worth checking (`as_facts`) and their cache keys: from its
+    arrays and the facts kept per position; a memory of part of the store (as of a time)
+    reads the store whole."""
     store = memory.store
     n = len(memory.ids)
     if store.marks().facts != n:
         from synapse_tui.core.review.suggest_state import items as _items
 
         with store.snapshot():
-            return as_facts(_items(store))
-    held = _TEXTS.get(id(store))
+            facts = as_facts(_items(store))
+        return facts, [_key(f) for f in facts]
+    held = _HELD.get(id(store))
     if held is None or held[0] is not store:
-        held = _TEXTS[id(store)] = (store, [])
-    texts = held[1]
-    if len(texts) < n:
-        texts += store.texts(list(range(len(texts), n)))
+        held = _HELD[id(store)] = (store, [], [])
+    _, every, keys = held
     a = memory.arrays
-    successor = np.zeros(n, dtype=bool)
+    if len(every) < n:
+        start = len(every)
+        texts = store.texts(list(range(start, n)))
+        made = [Fact(memory.ids[i], texts[i - start], float(a.created[i])) for i in range(start, n)]
+        every += made
+        keys += [_key(f) for f in made]
+    checked = np.ones(n, dtype=bool)
     named = a.supersedes[a.supersedes >= 0]
-    successor[named[named < n]] = True
-    deleted = a.deleted if a.deleted is not None else np.zeros(n, dtype=bool)
-    return [
-        Fact(memory.ids[i], texts[i], float(a.created[i]))
-        for i in range(n)
-        if not successor[i] and not deleted[i]
-    ]
+    checked[named[named < n]] = False  # replaced already
+    if a.deleted is not None:
+        checked &= ~a.deleted[:n]
+    at = np.flatnonzero(checked).tolist()
+    return [every[i] for i in at], [keys[i] for i in at]
 
 
 def details(store: Store, fact_id: str, path: str, options: Options | None = None) -> Broken | None:

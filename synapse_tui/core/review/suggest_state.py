@@ -44,18 +44,25 @@ def dismissals(store: Store) -> Dismissed:
 
 
 def items(store: Store) -> list[Item]:
-    """What the finders read of every fact, in store order."""
+    """What the finders read of every fact, in store order (`Store.finder_rows`: only those
+    columns; each distinct time parsed once: a sync writes many facts at one instant)."""
     gone = dict(store.review.deleted_at())
-    named = set()
-    records = list(store.records())
-    for r in records:
-        if r.supersedes:
-            named.add(r.supersedes)
+    rows = list(store.finder_rows())
+    named = {r[5] for r in rows if r[5]}
+    times: dict[str, float] = {}
+
+    def when(value: str) -> float:
+        got = times.get(value) if isinstance(value, str) else None
+        if got is None:
+            got = parse_time(value)
+            times[value] = got
+        return got
+
     out = []
-    for r in records:
+    for pos, fid, text, created_at, reinforced_at, supersedes, note, entities in rows:
         try:
-            created = parse_time(r.created_at)
-            seen = max((parse_time(t) for t in r.reinforced_at), default=None) if r.reinforced_at else None
+            created = when(created_at)
+            seen = max((when(t) for t in reinforced_at), default=None) if reinforced_at else None
         except (
             TypeError,
             ValueError,
@@ -63,14 +70,14 @@ def items(store: Store) -> list[Item]:
             continue
         out.append(
             Item(
-                r.id,
-                r.text,
+                fid,
+                text,
                 created,
-                r.note,
-                tuple(r.entities),
-                successor=r.id in named,
-                predecessor=bool(r.supersedes),
-                gone=gone.get(r.pos),
+                note,
+                entities,
+                successor=fid in named,
+                predecessor=bool(supersedes),
+                gone=gone.get(pos),
                 last_seen=seen if seen is not None and seen > created else None,
             )
         )

@@ -81,6 +81,8 @@ if TYPE_CHECKING:
 
 
 T = TypeVar("T")
+# (pos, id, text, created_at, reinforced_at, supersedes, note, entities): `Store.finder_rows`
+FinderRow = tuple[int, str, str, str, list[Any] | None, str | None, str | None, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -297,6 +299,22 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def records(self) -> Iterator[FactRecord]:
         """Every fact as stored, in position order."""
+
+    def finder_rows(self) -> Iterator[FinderRow]:
+        """What the suggestion finders read of every fact (core/review/suggest_state.py), in
+        position order: (pos, id, text, created_at, reinforced_at, supersedes, note,
+        entities), each as `records` reads it. A backend may read just these columns."""
+        for r in self.records():
+            yield (
+                r.pos,
+                r.id,
+                r.text,
+                r.created_at,
+                r.reinforced_at,
+                r.supersedes,
+                r.note,
+                tuple(r.entities),
+            )
 
     @abc.abstractmethod
     def ids_at(self, positions: list[int]) -> list[str]: ...

@@ -24,7 +24,7 @@ import numpy as np
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location
-from synapse_tui.core.store.api import Store
+from synapse_tui.core.store.api import FinderRow, Store
 from synapse_tui.core.store.arrays import FactArrays
 from synapse_tui.core.store.audit import Audit, AuditEntry, oldest_first
 from synapse_tui.core.store.dialect import SQLITE, Dialect
@@ -438,6 +438,19 @@ class SqlStore(Store):
     def records(self) -> Iterator[FactRecord]:
         for row in self._conn.execute(f"SELECT {self._RECORD_COLS} FROM facts ORDER BY pos"):
             yield self._record(row)
+
+    def finder_rows(self) -> Iterator[FinderRow]:
+        """Just the finders' columns, each JSON column decoded as `_record` decodes it (once
+        per distinct value: a note's facts share their headings)."""
+        entities: dict[str | None, tuple[str, ...]] = {}
+        for pos, fid, text, created_at, reinforced_at, supersedes, note, named in self._conn.execute(
+            "SELECT pos, id, text, created_at, reinforced_at, supersedes, note, entities FROM facts ORDER BY pos"
+        ):
+            got = entities.get(named)
+            if got is None:
+                got = entities[named] = tuple(e for e in json_column(named, list) or [] if isinstance(e, str))
+            seen = None if reinforced_at is None else json_column(reinforced_at, list)
+            yield (pos - 1, fid, text, created_at, seen, supersedes, note, got)
 
     def ids_at(self, positions: list[int]) -> list[str]:
         rows = dict(

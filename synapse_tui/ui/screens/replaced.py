@@ -208,9 +208,17 @@ class ReplacedScreen(FactScreen):
             self.doing = ""
             self.query_one("#replaced-doing", Static).display = False
         keep = self.current()
+        before = self.found
         self.found, self.texts, self.failure = message.found, message.texts, None
         self.loaded = self.loaded or not message.partial
         self.marked &= {s.key for s in self.found}
+        options = self.query_one(OptionList)
+        if before and message.found[: len(before)] == before and options.option_count == len(before):
+            # the same rows, maybe more after them (the gone paths after the replaced facts):
+            # only the new ones are made and measured, the highlight stays where it is
+            options.add_options([self._option(s) for s in message.found[len(before) :]])
+            self._pane()
+            return
         self._paint(keep.key if keep else None)
 
     def refresh_view(self) -> None:
@@ -236,11 +244,14 @@ class ReplacedScreen(FactScreen):
         line.append("  " + clean(self.texts.get(s.fact, "")[:80]), style="dim")
         return line
 
+    def _option(self, s: Suggestion) -> Option:
+        return Option(self._label(s), id="\x1f".join(s.key))
+
     def _paint(self, keep: tuple[str, str, str] | None = None) -> None:
         options = self.query_one(OptionList)
         at = options.highlighted
         options.clear_options()
-        options.add_options([Option(self._label(s), id="\x1f".join(s.key)) for s in self.found])
+        options.add_options([self._option(s) for s in self.found])
         if not self.found:
             self._pane_empty()
             return

@@ -219,9 +219,27 @@ def test_bad_front_matter_names_file_and_line(tmp_path):
     with pytest.raises(InputError) as exc:
         bm.read(folder)
     assert exc.value.file == str(bad) and exc.value.line == 3 and exc.value.field == "created"
-    bad.write_bytes(b"- [fact] caf\xe9\n")
-    with pytest.raises(InputError, match="not valid UTF-8"):
-        bm.read(folder)
+
+
+def test_a_note_that_is_not_utf8_is_named_and_the_others_read(notes, store):
+    """One bad byte in one note: the other notes are read, that note is named with its
+    line, and the facts it gave before stay as they were (not deleted)."""
+    resync(store, notes)
+    old = notes / "old-search.md"
+    before = {
+        k.id
+        for k in known_facts(store, "basic-memory")
+        if k.provenance.get("x-basic-memory-file") == "old-search.md"
+    }
+    assert len(before) == 3
+    old.write_bytes(b"---\ntitle: Old Search\n---\n- [fact] caf\xe9\n")
+    write(notes, "new.md", "- [fact] Search moved to OpenSearch\n")
+    snap = bm.read(notes, known=known_facts(store, "basic-memory"))
+    assert "old-search.md: not valid UTF-8 at line 4; not read" in snap.left_out
+    assert "Search moved to OpenSearch" in by_text(snap)  # the rest is read
+    assert not snap.deleted & before  # its facts are not taken for deleted
+    result = sync(store, snap)
+    assert (result.added, result.newly_deleted) == (1, 0)
 
 
 def test_two_notes_with_one_permalink_are_refused(tmp_path):

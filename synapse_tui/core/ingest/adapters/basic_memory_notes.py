@@ -155,6 +155,10 @@ def _task_marker(category: str) -> bool:
     return len(category) == 1 and (category in "xX" or not category.isalnum())
 
 
+class NotUTF8(InputError):
+    """A note that is not UTF-8: the import names it and reads the others."""
+
+
 def parse_note(path: Path, folder: Path) -> Note:
     """One note; a file that cannot be read as a note raises InputError naming file and line."""
     rel = path.relative_to(folder).as_posix()
@@ -171,7 +175,7 @@ def parse_note(path: Path, folder: Path) -> Note:
         )  # as python-frontmatter does: lines stay countable
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise InputError("not valid UTF-8; expected a Markdown note", file=name, line=line) from None
+        raise NotUTF8("not valid UTF-8; expected a Markdown note", file=name, line=line) from None
     skipped = text[: len(text) - len(text.lstrip())].count("\n")  # python-frontmatter strips these
     try:
         meta, body = frontmatter.parse(text)

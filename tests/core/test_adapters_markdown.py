@@ -187,6 +187,28 @@ def test_a_fifo_or_a_dangling_link_among_the_notes_is_named_not_waited_on(tmp_pa
     assert "gone.md: a link to nothing; not read" in snap.left_out
 
 
+def test_a_broken_folder_is_read_and_each_odd_file_named(tmp_path, new_store):
+    """A folder as a user has it: one note not UTF-8, a link leaving the folder, a 0-byte
+    note and one of blank lines among good ones. The good notes are read and each odd one
+    is named (the empty ones were passed over without a word)."""
+    notes, outside = tmp_path / "notes", tmp_path / "outside"
+    write(notes, "team.md", "- Deploys happen on Tuesdays\n")
+    write(notes, "sub/cache.md", "# Cache\n\nThe cache is Redis 7.\n")
+    (notes / "bad.md").write_bytes(b"# Bad\n\n- caf\xe9\n")
+    write(outside, "secret.md", "- the outside secret\n")
+    (notes / "link.md").symlink_to(outside / "secret.md")
+    (notes / "empty.md").write_bytes(b"")
+    (notes / "blank.md").write_text("\n  \n")
+    db = new_store("memory")
+    done = run("import", "--from", "markdown", notes, "--db", db)
+    assert "2 added" in done.stdout
+    said = done.stderr
+    assert "bad.md: not valid UTF-8 at line 3; not read" in said
+    assert "link.md: a link leaving the folder; not read" in said
+    assert "2 of 5 files hold nothing read as a fact (empty, or headings only): blank.md, empty.md" in said
+    assert "outside secret" not in run("score", db, "--limit", "0").stdout
+
+
 def test_a_folder_without_markdown_is_refused(tmp_path):
     write(tmp_path / "pics", "a.png", "x")
     with pytest.raises(InputError, match="holds no Markdown notes"):

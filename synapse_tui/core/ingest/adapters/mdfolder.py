@@ -128,6 +128,7 @@ def _read_files(
     now, is not read again (what it gave before stays as it was)."""
     stamp_key = own_key(system, "stamp")
     report = every(progress, 200)
+    empty: list[str] = []
     for n, doc in enumerate(docs, start=1):
         report(n, len(docs))
         if doc.rel in replayed:
@@ -142,11 +143,22 @@ def _read_files(
             continue
         items = doc.parse(text, doc)
         out.left_out += doc.left_out
+        if not items and not alive:
+            empty.append(shown_name(doc.rel))
         for record, item, version, supersedes in versions(
             system, prefix, doc, items, by_file.get(doc.rel, []), heads
         ):
             out.seen.add(record)
             out.facts.append(to_fact(system, root, doc, record, item, version, supersedes, stamp, mtime))
+    if empty:
+        out.left_out.append(_holding_nothing(empty, len(docs)))
+
+
+def _holding_nothing(names: list[str], files: int) -> str:
+    """The `left out` line naming the files read that gave no fact (empty, or headings
+    only), the first ten of them."""
+    shown = ", ".join(sorted(names)[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    return f"{len(names)} of {files} files hold nothing read as a fact (empty, or headings only): {shown}"
 
 
 def merged(system: str, snapshots: list[Snapshot]) -> Snapshot:

@@ -27,6 +27,7 @@ from synapse_tui.cli.common import (
     resolve_id,
     say,
     say_row,
+    store_id,
 )
 from synapse_tui.cli.render import print_explain, print_neighbours, print_score_table
 from synapse_tui.core.base.clock import Clock
@@ -421,7 +422,7 @@ def neighbours_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config
 
 def _neighbours_or_error(neighbours, store: Store, fact_id: str, config):
     try:
-        return neighbours(store, fact_id, config)
+        return neighbours(store, store_id(store, fact_id), config)  # an id as the list shows it
     except KeyError:
         raise SynapseError(f"no fact with id {fact_id!r} in {store.path}") from None
 

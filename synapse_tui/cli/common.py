@@ -299,6 +299,14 @@ def resolve_id(typed: str, ids: Sequence[str], known: Container[str] | None = No
     return name_id(typed, ids, known) or typed
 
 
+def store_id(store: Store, typed: str) -> str:
+    """`typed`, or the fact of `store` it names as a shortened id (`resolve_id`), for every
+    command taking an id; every id is read only when `typed` is none."""
+    if store.review.exists(typed):
+        return typed
+    return resolve_id(typed, store.ids_at(list(range(store.count()))))
+
+
 def db_argument(f: Callable) -> Callable:
     return click.argument("db", type=FilePath())(f)
 

@@ -1,0 +1,47 @@
+"""A newcomer's commands on their own memory: what tripped them, each as the user runs it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli_run import refused, run
+from tests.helpers import write_jsonl
+
+LONG = "claude-code:projects/payments/memory/feedback_testing.md#"  # alike for 56 characters
+
+
+@pytest.fixture
+def long_ids(tmp_path):
+    facts = [
+        {
+            "id": f"{LONG}{tail}",
+            "text": f"the payments ledger retries failed webhooks {n} times with backoff",
+            "created_at": f"2026-11-2{n}T09:00:00Z",
+        }
+        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
+    ]
+    db = tmp_path / "long.db"
+    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    return db
+
+
+def test_neighbours_takes_an_id_as_the_list_shows_it(long_ids):
+    """`show` and the triage commands took `…ffe01234` (as the browser shows the id);
+    `neighbours` said there was no such fact."""
+    out = json.loads(run("neighbours", long_ids, "…ffe01234", "--json").stdout)
+    assert out["id"] == f"{LONG}ffe01234"
+    assert run("neighbours", long_ids, "ffe01234").stdout.startswith(f"semantic neighbours of {LONG}ffe01234")
+    line = refused("neighbours", long_ids, f"{LONG}a1b2c3")
+    assert "is ambiguous: it names 2 facts" in line and f"{LONG}a1b2c3e9" in line
+
+
+def test_dismiss_takes_ids_as_the_list_shows_them(long_ids):
+    """`suggest` names the newer fact `…ffe01234`; `dismiss` with that id (or the older's
+    tail) said there was no such fact."""
+    out = run("dismiss", long_ids, "…a1b2c3d4", "…ffe01234").stdout
+    assert out.startswith(f"dismissed 1 suggestion: {LONG}a1b2c3d4 by {LONG}ffe01234")
+    line = refused("dismiss", long_ids, f"{LONG}a1b2c3", "…ffe01234")
+    assert "is ambiguous: it names 2 facts" in line
+    assert run("undo", long_ids).stdout.startswith(f"undid dismiss {LONG}a1b2c3d4")

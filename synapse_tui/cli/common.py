@@ -149,6 +149,8 @@ class SynapseGroup(click.Group):
         # `synapse-tui`, `synapse-tui DB ...` and `synapse-tui --now T DB` open the browser:
         # anything but a command or the group's own options (--help, --version) goes to `open`
         own = {opt for param in self.get_params(ctx) for opt in (*param.opts, *param.secondary_opts)}
+        if args[:1] == ["help"] and not Path("help").exists():  # `help [COMMAND]`, not a store
+            args = [*args[1:2], "--help"] if args[1:2] and args[1] in self.commands else ["--help"]
         if not args or (args[0] not in self.commands and args[0].split("=", 1)[0] not in own):
             _no_misspelt_command(self, ctx, args)
             args = ["open", *args]

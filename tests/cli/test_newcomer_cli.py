@@ -45,3 +45,11 @@ def test_dismiss_takes_ids_as_the_list_shows_them(long_ids):
     line = refused("dismiss", long_ids, f"{LONG}a1b2c3", "…ffe01234")
     assert "is ambiguous: it names 2 facts" in line
     assert run("undo", long_ids).stdout.startswith(f"undid dismiss {LONG}a1b2c3d4")
+
+
+def test_help_as_a_word_shows_the_help(tmp_path, monkeypatch):
+    """`synapse-tui help` was taken for a store named help: `error: help: no such database`."""
+    monkeypatch.chdir(tmp_path)
+    out = run("help").stdout
+    assert out.startswith("Usage: ") and "[COMMAND]" in out.splitlines()[0] and "Commands:" in out
+    assert "score [OPTIONS] DB" in run("help", "score").stdout.splitlines()[0]

@@ -200,9 +200,8 @@ class SynapseApp(TriageApp):
 
     def action_copy_id(self) -> None:
         """`y`: the whole id of the fact the user sees, to the clipboard (lazygit's, k9s's y)."""
-        fact_id = self.shown_fact_id()
+        fact_id = self.selected_fact_id()
         if fact_id is None:
-            self.notify("no fact selected", severity="warning", timeout=2)
             return
         self.copy_to_clipboard(fact_id)
         self.notify(f"copied {fact_id}", timeout=2, markup=False)
@@ -513,9 +512,8 @@ class SynapseApp(TriageApp):
             a, b = (self.memory.ids[p] for p in marks)
             self.push_screen(PathScreen(a, b))
             return
-        fact_id = self.shown_fact_id()
+        fact_id = self.selected_fact_id()
         if fact_id is None:
-            self.notify("no fact selected", severity="warning", timeout=2)
             return
         self.push_screen(PathScreen(fact_id))
 

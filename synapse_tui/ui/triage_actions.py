@@ -154,6 +154,13 @@ class TriageApp(App[None]):
         screen = self.screen
         return screen.current_fact_id() if isinstance(screen, FactScreen) else None
 
+    def selected_fact_id(self) -> str | None:
+        """`shown_fact_id` for a key that acts on it: None, with a notice, when no fact is shown."""
+        fact_id = self.shown_fact_id()
+        if fact_id is None:
+            self.notify("no fact selected", severity="warning", timeout=2)
+        return fact_id
+
     def _bulk_held(self, move: str) -> bool:
         """While a bulk action runs (12,386 facts take seconds), every triage key waits:
         a second bulk, or an undo of what has not landed, would act on a state about to
@@ -228,9 +235,8 @@ class TriageApp(App[None]):
             question = f"{move} {facts}{unseen}, as one action (ctrl+z undoes it)?"
             self.push_screen(ConfirmScreen(question), confirmed)
             return
-        fact_id = self.shown_fact_id()
+        fact_id = self.selected_fact_id()
         if fact_id is None:
-            self.notify("no fact selected", severity="warning", timeout=2)
             return
         if self._not_painted(fact_id):
             return

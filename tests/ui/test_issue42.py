@@ -378,6 +378,28 @@ async def test_18_y_copies_the_whole_id_of_the_fact_shown(app):
         assert app.clipboard == app.screen.current_fact_id() != "f-deploy-freeze"
 
 
+async def test_a_view_without_a_fact_says_so_and_copies_or_changes_nothing(app, db):
+    """y, the path view and a triage move (the palette offers them on any view) on the
+    calibration screen, which shows no fact: each says "no fact selected" and does nothing."""
+    from synapse_tui.ui.screens.calibration import CalibrationScreen
+    from tests.ui.helpers import audit
+
+    async with app.run_test(size=SIZE) as pilot:
+        notices = record_notices(app)
+        await settle(pilot)
+        app.push_screen(CalibrationScreen())
+        await settle(pilot)
+        before = audit(db)
+        await pilot.press("y")
+        app.action_path()
+        app.action_triage("corroborate")
+        await settle(pilot)
+        assert [text for _, text in notices[-3:]] == ["no fact selected"] * 3, notices
+        assert app.clipboard == ""
+        assert isinstance(app.screen, CalibrationScreen)
+        assert audit(db) == before
+
+
 async def test_17_the_fit_decision_reads_as_words(tmp_path):
     from synapse_tui.ui.screens.calibration import CalibrationScreen
     from tests.ui.helpers import make_app, screen_text

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from synapse_tui.core.base.chain import leads_to
 from synapse_tui.core.base.clock import Clock, format_time, parse_time
 from synapse_tui.core.base.config import Config, config_for
 from synapse_tui.core.base.errors import SynapseError
@@ -310,7 +311,7 @@ class Triage:
             )
         if named:
             raise TriageError(f"{target} already supersedes {named}; a fact names one predecessor")
-        if self._leads_to(old, target):
+        if leads_to(old, target, self.store.review.predecessor):
             raise TriageError(
                 f"{target} cannot supersede {old}: {old} already leads to {target} "
                 "(that would be a supersession cycle)"
@@ -319,18 +320,6 @@ class Triage:
             Change(target, {"supersedes": named}, {"supersedes": old}),
             Change(old, {}, {"superseded_by": target}),
         ]
-
-    def _leads_to(self, start: str, goal: str) -> bool:
-        """Whether following `supersedes` from `start` reaches `goal` (the chain is short;
-        each fact names at most one predecessor, so this is a walk, not a search)."""
-        seen: set[str] = set()
-        fid: str | None = start
-        while fid is not None and fid not in seen:
-            if fid == goal:
-                return True
-            seen.add(fid)
-            fid = self.store.review.predecessor(fid)
-        return False
 
     # -- undo / redo -------------------------------------------------------------------
 

@@ -33,10 +33,10 @@ from synapse_tui.core.graph.read import GraphRead
 from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import MarksChanged
+from synapse_tui.ui.search import SEARCH_DEBOUNCE  # the main search box's pause
 from synapse_tui.ui.text import clean
 from synapse_tui.ui.workers import store_work
 
-SEARCH_DEBOUNCE = 0.15
 CANDIDATES = 100
 BLAST_LIMIT = 50
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from synapse_tui.core.base.chain import leads_to
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import (
@@ -314,7 +315,7 @@ def _supersessions(notes: list[Note], entries: dict[str, list[_Entry]], heads: d
             pairs = _pair_by_category(newer, older)
             cyclic = 0
             for n, o in pairs:
-                if _reaches(chain, o.id, n.id):
+                if leads_to(o.id, n.id, chain.get):  # within this snapshot
                     cyclic += 1
                     continue
                 n.supersedes = chain[n.id] = o.id
@@ -346,18 +347,6 @@ def _pair_by_category(newer: list[_Entry], older: list[_Entry]) -> list[tuple[_E
             pairs.append((n, o))
     pairs += list(zip(free, rest, strict=False))
     return pairs
-
-
-def _reaches(chain: dict[str, str | None], start: str, goal: str) -> bool:
-    """Whether following `supersedes` from `start` (within this snapshot) arrives at `goal`."""
-    seen: set[str] = set()
-    at: str | None = start
-    while at is not None and at not in seen:
-        if at == goal:
-            return True
-        seen.add(at)
-        at = chain.get(at)
-    return False
 
 
 def _entities(note: Note, obs: Observation) -> list[str]:

@@ -209,6 +209,23 @@ def test_a_broken_folder_is_read_and_each_odd_file_named(tmp_path, new_store):
     assert "outside secret" not in run("score", db, "--limit", "0").stdout
 
 
+def test_a_note_in_git_that_is_not_utf8_is_named(tmp_path):
+    """In git, a note committed (or edited) in bytes that are not UTF-8 was read with U+FFFD
+    for its bad bytes without a word; outside git the same file is named."""
+    repo = tmp_path / "notes"
+    write(repo, "team.md", "- Deploys happen on Tuesdays\n")
+    (repo / "bad.md").write_bytes(b"- caf\xe9 is closed\n")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "notes")
+    (repo / "edited.md").write_bytes(b"- na\xefve edit\n")  # not committed yet
+    snap = markdown.read(repo)
+    assert "Deploys happen on Tuesdays" in [f.text for f in snap.facts]
+    for name in ("bad.md", "edited.md"):
+        assert f"{name}: not valid UTF-8; its bad bytes left out (read as U+FFFD, \ufffd)" in snap.left_out
+    assert not [line for line in snap.left_out if line.startswith("team.md")]
+
+
 def test_a_folder_without_markdown_is_refused(tmp_path):
     write(tmp_path / "pics", "a.png", "x")
     with pytest.raises(InputError, match="holds no Markdown notes"):

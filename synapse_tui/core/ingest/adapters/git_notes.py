@@ -102,8 +102,10 @@ def read(
     here = {p.resolve() for p in current}
     for n, path in enumerate(paths, start=1):
         states: list[_State] = [(c, c.at, next(texts)) for c, _ in history.get(path, [])]
-        _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
+        bad = _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
         blobs = [blob for _, blob in history.get(path, [])]
+        if bad or tree.not_utf8.intersection(b for b in blobs if b is not None):
+            left_out.append(f"{shown_name(_rel(path, inside))}: {NOT_UTF8}")
         mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
         report(n, len(paths))
     root = str(folder.resolve())
@@ -159,17 +161,24 @@ def _notes(
     return [p for p in paths if p not in odd]
 
 
-def _add_work_tree(states: list[_State], file: Path, here: set[Path], changed: bool) -> None:
+def _add_work_tree(states: list[_State], file: Path, here: set[Path], changed: bool) -> bool:
     """The work tree's state of a note after its commits, where it is not the last one's:
     its text changed (or never committed), or gone (made a link, or removed) with that not
-    committed yet."""
+    committed yet. Whether that text was not UTF-8 (read with U+FFFD)."""
     if file.is_symlink():
         if states and states[-1][2] is not None:
             states.append((None, None, None))  # made a link, not committed yet: its text is gone
     elif file.resolve() in here and changed:
-        states.append((None, file.stat().st_mtime, _read(file)))
+        text = _read(file)
+        states.append((None, file.stat().st_mtime, text))
+        return "\ufffd" in text and "\ufffd".encode() not in file.read_bytes()
     elif file.resolve() not in here and states and states[-1][2] is not None:
         states.append((None, None, None))  # gone from the work tree, removal not committed
+    return False
+
+
+# what `left out` says of a note git or the work tree holds in bytes that are not UTF-8
+NOT_UTF8 = "not valid UTF-8; its bad bytes left out (read as U+FFFD, \ufffd)"
 
 
 NOT_NAMEABLE = (

@@ -295,6 +295,9 @@ def test_an_uncommitted_edit_that_is_not_utf8_keeps_the_history(tmp_path, new_st
     snap = cc.read(None, project=repo)
     assert "Use pnpm for installs" in by_text(snap)
     assert "CLAUDE.md: not valid UTF-8 at line 3; its uncommitted edit not read" in snap.left_out
+    git(repo, "commit", "-q", "-am", "the bad bytes committed", when="2026-01-02T10:00:00Z")
+    snap = cc.read(None, project=repo)
+    assert "CLAUDE.md: not valid UTF-8; its bad bytes left out (read as U+FFFD, \ufffd)" in snap.left_out
 
 
 def commit_claude(repo: Path, text: str, when: str) -> None:

@@ -53,3 +53,13 @@ def test_help_as_a_word_shows_the_help(tmp_path, monkeypatch):
     out = run("help").stdout
     assert out.startswith("Usage: ") and "[COMMAND]" in out.splitlines()[0] and "Commands:" in out
     assert "score [OPTIONS] DB" in run("help", "score").stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("system", ["mcp-memory", "langgraph"])
+def test_a_folder_given_for_a_file_is_called_a_folder(tmp_path, system):
+    """A folder named where the source is one file said `no such file`, though it exists."""
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    line = refused("import", "--from", system, folder, "--db", tmp_path / "m.db")
+    assert f"{folder}: a folder, not a file; expected" in line
+    assert not (tmp_path / "m.db").exists()

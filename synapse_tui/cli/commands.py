@@ -150,7 +150,11 @@ def import_cmd(
         raise SynapseError("import needs FILE.jsonl, or --from SYSTEM [SOURCE]")
     refuse_server(file, "FILE.jsonl")  # before "cannot read" could spell its password
     if Path(file).is_dir():  # a folder is a SOURCE only with --from
-        raise click.BadParameter(f"{file!r} is a directory, not a JSON Lines file", param_hint="'FILE'")
+        raise click.BadParameter(
+            f"{file!r} is a folder, not a JSON Lines file; to read the memory in it, name what"
+            f" wrote it: --from markdown (any Markdown notes), claude-code, codex, cursor, ...",
+            param_hint="'FILE'",
+        )
     facts = parse_file(file, progress=progress_bar("reading"))
     if not is_server(db) and not Path(db).parent.is_dir():
         raise SynapseError(f"{db}: the folder {Path(db).parent} does not exist")

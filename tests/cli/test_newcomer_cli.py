@@ -63,3 +63,13 @@ def test_a_folder_given_for_a_file_is_called_a_folder(tmp_path, system):
     line = refused("import", "--from", system, folder, "--db", tmp_path / "m.db")
     assert f"{folder}: a folder, not a file; expected" in line
     assert not (tmp_path / "m.db").exists()
+
+
+def test_a_folder_imported_without_from_says_how_to_read_it(tmp_path):
+    """`import --db m.db NOTES/` said only that a directory is not a JSON Lines file."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("- Deploys happen on Tuesdays\n")
+    line = refused("import", "--db", tmp_path / "m.db", notes)
+    assert "is a folder, not a JSON Lines file" in line and "--from markdown" in line
+    assert not (tmp_path / "m.db").exists()

@@ -152,7 +152,7 @@ def import_cmd(
     if Path(file).is_dir():  # a folder is a SOURCE only with --from
         raise click.BadParameter(
             f"{file!r} is a folder, not a JSON Lines file; to read the memory in it, name what"
-            f" wrote it: --from markdown (any Markdown notes), claude-code, codex, cursor, ...",
+            f" wrote it with --from: markdown for any Markdown notes, else claude-code, codex, cursor and more",
             param_hint="'FILE'",
         )
     facts = parse_file(file, progress=progress_bar("reading"))

@@ -71,5 +71,5 @@ def test_a_folder_imported_without_from_says_how_to_read_it(tmp_path):
     notes.mkdir()
     (notes / "a.md").write_text("- Deploys happen on Tuesdays\n")
     line = refused("import", "--db", tmp_path / "m.db", notes)
-    assert "is a folder, not a JSON Lines file" in line and "--from markdown" in line
+    assert "is a folder, not a JSON Lines file" in line and "with --from: markdown" in line
     assert not (tmp_path / "m.db").exists()

@@ -211,10 +211,12 @@ def test_a_broken_folder_is_read_and_each_odd_file_named(tmp_path, new_store):
 
 def test_a_note_in_git_that_is_not_utf8_is_named(tmp_path):
     """In git, a note committed (or edited) in bytes that are not UTF-8 was read with U+FFFD
-    for its bad bytes without a word; outside git the same file is named."""
+    for its bad bytes without a word, and a 0-byte note passed over; outside git both are
+    named."""
     repo = tmp_path / "notes"
     write(repo, "team.md", "- Deploys happen on Tuesdays\n")
     (repo / "bad.md").write_bytes(b"- caf\xe9 is closed\n")
+    (repo / "empty.md").write_bytes(b"")
     git(repo, "init", "-q")
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "notes")
@@ -224,6 +226,7 @@ def test_a_note_in_git_that_is_not_utf8_is_named(tmp_path):
     for name in ("bad.md", "edited.md"):
         assert f"{name}: not valid UTF-8; its bad bytes left out (read as U+FFFD, \ufffd)" in snap.left_out
     assert not [line for line in snap.left_out if line.startswith("team.md")]
+    assert "1 of 4 files hold nothing read as a fact (empty, or headings only): empty.md" in snap.left_out
 
 
 def test_a_folder_without_markdown_is_refused(tmp_path):

@@ -100,12 +100,15 @@ def read(
     hunks = tree.hunks()
     report = every(progress, 50)
     here = {p.resolve() for p in current}
+    empty: list[str] = []
     for n, path in enumerate(paths, start=1):
         states: list[_State] = [(c, c.at, next(texts)) for c, _ in history.get(path, [])]
         bad = _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
         blobs = [blob for _, blob in history.get(path, [])]
         if bad or tree.not_utf8.intersection(b for b in blobs if b is not None):
             left_out.append(f"{shown_name(_rel(path, inside))}: {NOT_UTF8}")
+        if states and states[-1][2] is not None and not states[-1][2].strip():
+            empty.append(shown_name(_rel(path, inside)))  # as it stands: 0 bytes, or blank
         mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
         report(n, len(paths))
     root = str(folder.resolve())
@@ -123,7 +126,7 @@ def read(
     ):
         deleted[gone] = None
     stamped = {k: v for k, v in deleted.items() if v is not None}
-    left_out += tree.left_out + mm.told(found)
+    left_out += tree.left_out + mm.told(found) + ([holding_nothing(empty, len(paths))] if empty else [])
     back = held.again(found, ids)
     return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped, restored=back)
 
@@ -175,6 +178,13 @@ def _add_work_tree(states: list[_State], file: Path, here: set[Path], changed: b
     elif file.resolve() not in here and states and states[-1][2] is not None:
         states.append((None, None, None))  # gone from the work tree, removal not committed
     return False
+
+
+def holding_nothing(names: list[str], files: int) -> str:
+    """The `left out` line naming the files read that gave no fact (empty, or headings
+    only), the first ten of them."""
+    shown = ", ".join(sorted(names)[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    return f"{len(names)} of {files} files hold nothing read as a fact (empty, or headings only): {shown}"
 
 
 # what `left out` says of a note git or the work tree holds in bytes that are not UTF-8

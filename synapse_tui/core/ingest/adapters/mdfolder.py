@@ -43,7 +43,7 @@ from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, every, gitlog, own_key
-from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
+from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, holding_nothing, nameable, shown_name
 from synapse_tui.core.ingest.adapters.markdown_memory import skipped_lines
 from synapse_tui.core.ingest.adapters.mdhistory import replay
 from synapse_tui.core.ingest.adapters.mditems import Doc, Found, file_stamp, file_text, to_fact, versions
@@ -151,14 +151,7 @@ def _read_files(
             out.seen.add(record)
             out.facts.append(to_fact(system, root, doc, record, item, version, supersedes, stamp, mtime))
     if empty:
-        out.left_out.append(_holding_nothing(empty, len(docs)))
-
-
-def _holding_nothing(names: list[str], files: int) -> str:
-    """The `left out` line naming the files read that gave no fact (empty, or headings
-    only), the first ten of them."""
-    shown = ", ".join(sorted(names)[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-    return f"{len(names)} of {files} files hold nothing read as a fact (empty, or headings only): {shown}"
+        out.left_out.append(holding_nothing(empty, len(docs)))
 
 
 def merged(system: str, snapshots: list[Snapshot]) -> Snapshot:

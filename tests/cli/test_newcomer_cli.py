@@ -73,3 +73,13 @@ def test_a_folder_imported_without_from_says_how_to_read_it(tmp_path):
     line = refused("import", "--db", tmp_path / "m.db", notes)
     assert "is a folder, not a JSON Lines file" in line and "with --from: markdown" in line
     assert not (tmp_path / "m.db").exists()
+
+
+def test_a_bad_now_is_named_as_the_option_it_came_from(long_ids):
+    """`error: field '--now': ...` read as if an interchange file's field were wrong."""
+    assert (
+        refused("score", long_ids, "--now", "yesterday")
+        == "error: --now: not an RFC 3339 timestamp: 'yesterday'"
+    )
+    said = run("show", long_ids, "ffe01234", code=2, env={"SYNAPSE_NOW": "soon"}).stderr
+    assert said == "error: SYNAPSE_NOW: not an RFC 3339 timestamp: 'soon'\n"

@@ -94,23 +94,7 @@ def read(
     deps = {d for p in tracked if (d := dependency_folder(_rel(p, inside))) is not None}
     left_out = sorted({*left_out, *map(not_read, deps)})
     paths = _notes(tree, folder, history, current, left_out)
-    dirty = tree.changed(paths)
-    texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))
-    found = mm.Replay()
-    hunks = tree.hunks()
-    report = every(progress, 50)
-    here = {p.resolve() for p in current}
-    empty: list[str] = []
-    for n, path in enumerate(paths, start=1):
-        states: list[_State] = [(c, c.at, next(texts)) for c, _ in history.get(path, [])]
-        bad = _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
-        blobs = [blob for _, blob in history.get(path, [])]
-        if bad or tree.not_utf8.intersection(b for b in blobs if b is not None):
-            left_out.append(f"{shown_name(_rel(path, inside))}: {NOT_UTF8}")
-        if states and states[-1][2] is not None and not states[-1][2].strip():
-            empty.append(shown_name(_rel(path, inside)))  # as it stands: 0 bytes, or blank
-        mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
-        report(n, len(paths))
+    found = _replay(tree, paths, history, {p.resolve() for p in current}, left_out, progress)
     root = str(folder.resolve())
     # `markdown` passes its own facts too
     held = mm.Held.of([k for k in known or () if k.provenance.get("x-source") == SYSTEM])
@@ -126,9 +110,42 @@ def read(
     ):
         deleted[gone] = None
     stamped = {k: v for k, v in deleted.items() if v is not None}
-    left_out += tree.left_out + mm.told(found) + ([holding_nothing(empty, len(paths))] if empty else [])
+    left_out += tree.left_out + mm.told(found)
     back = held.again(found, ids)
     return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped, restored=back)
+
+
+def _replay(
+    tree: gitlog.Folder,
+    paths: list[str],
+    history: dict[str, list[tuple[Any, str | None]]],
+    here: set[Path],
+    left_out: list[str],
+    progress: Progress | None,
+) -> mm.Replay:
+    """Each note's commits, then its work tree's text where that differs, replayed; a
+    note not UTF-8 (in git or the work tree) and the notes empty as they stand are named
+    in `left_out`."""
+    inside = Path(tree.inside)
+    dirty = tree.changed(paths)
+    texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))
+    found = mm.Replay()
+    hunks = tree.hunks()
+    report = every(progress, 50)
+    empty: list[str] = []
+    for n, path in enumerate(paths, start=1):
+        states: list[_State] = [(c, c.at, next(texts)) for c, _ in history.get(path, [])]
+        bad = _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
+        blobs = [blob for _, blob in history.get(path, [])]
+        if bad or tree.not_utf8.intersection(b for b in blobs if b is not None):
+            left_out.append(f"{shown_name(_rel(path, inside))}: {NOT_UTF8}")
+        if states and states[-1][2] is not None and not states[-1][2].strip():
+            empty.append(shown_name(_rel(path, inside)))  # as it stands: 0 bytes, or blank
+        mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
+        report(n, len(paths))
+    if empty:
+        left_out.append(holding_nothing(empty, len(paths)))
+    return found
 
 
 def _patterns(agents: str | None) -> list[str]:

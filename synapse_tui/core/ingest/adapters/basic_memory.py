@@ -159,6 +159,7 @@ def _notes(folder: Path, progress: Progress | None) -> tuple[list[Note], list[st
             continue
         if nameable(note.file) and nameable(note.key):
             notes.append(note)
+            left_out += note.left_out  # front matter read leniently
         else:  # a record id, and the file in provenance, must be visible text
             left_out.append(f"{shown_name(note.file)}: {NOT_NAMEABLE}; not read")
         report(i, len(paths))

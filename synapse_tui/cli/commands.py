@@ -27,6 +27,7 @@ from synapse_tui.cli.common import (
     resolve_id,
     say,
     say_row,
+    store_id,
 )
 from synapse_tui.cli.render import print_explain, print_neighbours, print_score_table
 from synapse_tui.core.base.clock import Clock
@@ -149,7 +150,11 @@ def import_cmd(
         raise SynapseError("import needs FILE.jsonl, or --from SYSTEM [SOURCE]")
     refuse_server(file, "FILE.jsonl")  # before "cannot read" could spell its password
     if Path(file).is_dir():  # a folder is a SOURCE only with --from
-        raise click.BadParameter(f"{file!r} is a directory, not a JSON Lines file", param_hint="'FILE'")
+        raise click.BadParameter(
+            f"{file!r} is a folder, not a JSON Lines file; to read the memory in it, name what"
+            f" wrote it with --from: markdown for any Markdown notes, else claude-code, codex, cursor and more",
+            param_hint="'FILE'",
+        )
     facts = parse_file(file, progress=progress_bar("reading"))
     if not is_server(db) and not Path(db).parent.is_dir():
         raise SynapseError(f"{db}: the folder {Path(db).parent} does not exist")
@@ -421,7 +426,7 @@ def neighbours_cmd(db: str, fact_id: str, now: str | None, as_json: bool, config
 
 def _neighbours_or_error(neighbours, store: Store, fact_id: str, config):
     try:
-        return neighbours(store, fact_id, config)
+        return neighbours(store, store_id(store, fact_id), config)  # an id as the list shows it
     except KeyError:
         raise SynapseError(f"no fact with id {fact_id!r} in {store.path}") from None
 

@@ -149,6 +149,8 @@ class SynapseGroup(click.Group):
         # `synapse-tui`, `synapse-tui DB ...` and `synapse-tui --now T DB` open the browser:
         # anything but a command or the group's own options (--help, --version) goes to `open`
         own = {opt for param in self.get_params(ctx) for opt in (*param.opts, *param.secondary_opts)}
+        if args[:1] == ["help"] and not Path("help").exists():  # `help [COMMAND]`, not a store
+            args = [*args[1:2], "--help"] if args[1:2] and args[1] in self.commands else ["--help"]
         if not args or (args[0] not in self.commands and args[0].split("=", 1)[0] not in own):
             _no_misspelt_command(self, ctx, args)
             args = ["open", *args]
@@ -297,6 +299,14 @@ def resolve_id(typed: str, ids: Sequence[str], known: Container[str] | None = No
     refused naming them. `typed` unchanged when it names none (the command then says there
     is no such fact)."""
     return name_id(typed, ids, known) or typed
+
+
+def store_id(store: Store, typed: str) -> str:
+    """`typed`, or the fact of `store` it names as a shortened id (`resolve_id`), for every
+    command taking an id; every id is read only when `typed` is none."""
+    if store.review.exists(typed):
+        return typed
+    return resolve_id(typed, store.ids_at(list(range(store.count()))))
 
 
 def db_argument(f: Callable) -> Callable:

@@ -20,6 +20,7 @@ from synapse_tui.cli.common import (
     now_option,
     say,
     say_row,
+    store_id,
 )
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.errors import SynapseError
@@ -97,6 +98,8 @@ def dismiss_cmd(
     undone by `synapse-tui undo`, and it never comes back."""
     clock = Clock.from_option(now)
     with Store.open(db) as store:
+        fact_id = store_id(store, fact_id)  # an id as the list or `suggest` shows it
+        other_id = store_id(store, other_id) if other_id is not None and kind == REPLACED else other_id
         if not store.review.exists(fact_id):
             raise SynapseError(f"no fact with id {fact_id!r} in {locate(db).shown}")
         if other_id is None:

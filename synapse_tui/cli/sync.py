@@ -79,7 +79,7 @@ def sync_cmd(db: str, watch: bool, yes: bool, as_json: bool, config_path: str | 
 
 def sources_of(db: str) -> list[dict[str, Any]]:
     if not is_server(db) and not Path(db).exists():
-        raise SynapseError(f"{db}: no such store")
+        raise SynapseError(f"{db}: no such database")  # as every other command says
     with Store.open(db, readonly=True) as store:
         sources = checked(store)
     if not sources:

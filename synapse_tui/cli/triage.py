@@ -20,8 +20,8 @@ from synapse_tui.cli.common import (
     json_option,
     now_option,
     resolve_config,
-    resolve_id,
     say,
+    store_id,
 )
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.config import Config
@@ -98,14 +98,6 @@ def _describe(outcome: Outcome, changed: list[str], before: dict, after: dict, c
     return f"{head} {len(moves)} facts{by}" + "".join(f"\n  {who}: {change}" for who, change in moves)
 
 
-def _id(store: Store, typed: str) -> str:
-    """`typed`, or the fact it names as a shortened id (`resolve_id`); every id is read
-    only when `typed` is none."""
-    if store.review.exists(typed):
-        return typed
-    return resolve_id(typed, store.ids_at(list(range(store.count()))))
-
-
 def _single(action: Action) -> click.Command:
     @db_argument
     @click.argument("fact_id")
@@ -113,7 +105,7 @@ def _single(action: Action) -> click.Command:
     @json_option
     @config_option
     def command(db: str, fact_id: str, now: str | None, as_json: bool, config_path: str | None) -> None:
-        _run(db, now, config_path, as_json, lambda t: t.apply(action, [_id(t.store, fact_id)]))
+        _run(db, now, config_path, as_json, lambda t: t.apply(action, [store_id(t.store, fact_id)]))
 
     command.__doc__ = f"{action.value.capitalize()} a fact: {action.summary}."
     return main.command(action.value, context_settings=TAKES_IDS)(command)
@@ -151,7 +143,9 @@ def contradict_cmd(
     if referent is None:
         if repo is not None:
             raise click.UsageError("--repo goes with --referent")
-        _run(db, now, config_path, as_json, lambda t: t.apply(Action.CONTRADICT, [_id(t.store, fact_id)]))
+        _run(
+            db, now, config_path, as_json, lambda t: t.apply(Action.CONTRADICT, [store_id(t.store, fact_id)])
+        )
         return
     _accept_referent(db, fact_id, referent, repo, now, config_path, as_json)
 
@@ -166,7 +160,7 @@ def _accept_referent(
     clock = Clock.from_option(now)
     config = resolve_config(db, config_path)
     with Store.open(db) as store:
-        fid = _id(store, typed)
+        fid = store_id(store, typed)
         before = spot_scores(store, config, clock.now(), [fid])
         accept(store, clock, fid, path, Options(repo=repo))
         if as_json:
@@ -198,7 +192,7 @@ def supersede_cmd(
         now,
         config_path,
         as_json,
-        lambda t: t.apply(Action.SUPERSEDE, [_id(t.store, old_id)], _id(t.store, new_id)),
+        lambda t: t.apply(Action.SUPERSEDE, [store_id(t.store, old_id)], store_id(t.store, new_id)),
     )
 
 

@@ -237,7 +237,7 @@ def test_item3_missing_config_file_is_an_error(store, tmp_path, monkeypatch):
     ("args", "needles"),
     [
         (["score", "{dir}"], ["'DB'", "is a folder, not a store"]),
-        (["import", "{dir}", "--db", "{dir}/m.db"], ["'FILE'", "is a directory"]),
+        (["import", "{dir}", "--db", "{dir}/m.db"], ["'FILE'", "is a folder"]),
         (["score", "{db}", "--sort", "trsut"], ["--sort", "unknown column 'trsut'"]),
         (["score", "{db}", "--limit", "abc"], ["--limit", "'abc' is not a valid integer"]),
         (["score", "{db}", "--bogus"], ["no such option", "--bogus"]),

@@ -57,7 +57,7 @@ def test_sync_refuses_a_store_without_sources(tmp_path):
     facts.write_text(json.dumps({"id": "a", "text": "x", "created_at": "2026-01-01T00:00:00Z"}) + "\n")
     run("import", facts, "--db", db)
     assert "records no sources" in refused("sync", db)
-    assert "no such store" in refused("sync", tmp_path / "missing.db")
+    assert f"{tmp_path / 'missing.db'}: no such database" in refused("sync", tmp_path / "missing.db")
 
 
 def test_watch_syncs_when_a_source_changes(sources):

@@ -207,21 +207,48 @@ def test_a_source_that_is_not_a_notes_folder_is_refused(tmp_path, make, expected
     assert "Basic Memory folder" in str(exc.value)
 
 
-def test_bad_front_matter_names_file_and_line(tmp_path):
+def test_bad_front_matter_is_read_leniently_and_named(tmp_path):
+    """One note's front matter that is not strict YAML, or a field of the wrong kind, never
+    refuses the folder (SPEC 9): its fields are kept as written, the others' notes read,
+    and each field left out is named with its line."""
     folder = tmp_path / "bm"
     write(folder, "good.md", "- [fact] fine\n")
-    bad = write(folder, "bad.md", "---\ntitle: Bad\ntags: [one, two\n---\n- [fact] x\n")
-    with pytest.raises(InputError) as exc:
-        bm.read(folder)
-    assert exc.value.file == str(bad) and exc.value.line == 4
-    assert "front matter is not valid YAML" in str(exc.value) and "starts on line 3" in str(exc.value)
+    bad = write(folder, "bad.md", "---\ntitle: Bad: really\ntags: [one, two\n---\n- [fact] x\n")
+    snap = bm.read(folder)
+    assert sorted(f.text for f in snap.facts) == ["fine", "x"]
+    (said,) = [line for line in snap.left_out if line.startswith("bad.md")]
+    assert said == "bad.md:2: front matter is not strict YAML; title, tags kept as written"
     bad.write_text("---\ntitle: Bad\ncreated: next tuesday\n---\n- [fact] x\n")
-    with pytest.raises(InputError) as exc:
-        bm.read(folder)
-    assert exc.value.file == str(bad) and exc.value.line == 3 and exc.value.field == "created"
-    bad.write_bytes(b"- [fact] caf\xe9\n")
-    with pytest.raises(InputError, match="not valid UTF-8"):
-        bm.read(folder)
+    os.utime(bad, (1_700_000_000, 1_700_000_000))
+    snap = bm.read(folder)
+    (said,) = [line for line in snap.left_out if line.startswith("bad.md")]
+    assert (
+        said
+        == "bad.md:3: front matter 'created' is not an ISO 8601 date or time ('next tuesday'); the file's time used"
+    )
+    (x,) = [f for f in snap.facts if f.text == "x"]
+    assert x.created_at == "2023-11-14T22:13:20Z"
+
+
+def test_a_note_that_is_not_utf8_is_named_and_the_others_read(notes, store):
+    """One bad byte in one note: the other notes are read, that note is named with its
+    line, and the facts it gave before stay as they were (not deleted)."""
+    resync(store, notes)
+    old = notes / "old-search.md"
+    before = {
+        k.id
+        for k in known_facts(store, "basic-memory")
+        if k.provenance.get("x-basic-memory-file") == "old-search.md"
+    }
+    assert len(before) == 3
+    old.write_bytes(b"---\ntitle: Old Search\n---\n- [fact] caf\xe9\n")
+    write(notes, "new.md", "- [fact] Search moved to OpenSearch\n")
+    snap = bm.read(notes, known=known_facts(store, "basic-memory"))
+    assert "old-search.md: not valid UTF-8 at line 4; not read" in snap.left_out
+    assert "Search moved to OpenSearch" in by_text(snap)  # the rest is read
+    assert not snap.deleted & before  # its facts are not taken for deleted
+    result = sync(store, snap)
+    assert (result.added, result.newly_deleted) == (1, 0)
 
 
 def test_two_notes_with_one_permalink_are_refused(tmp_path):

@@ -268,19 +268,36 @@ def test_without_dir_it_reads_the_users_claude_folder(home, new_store, monkeypat
     assert (out["added"], out["source"]) == (7, str(home))
 
 
-@pytest.mark.parametrize(
-    ("raw", "expected", "line"),
-    [
-        (b"- fine\n- caf\xe9\n", "not valid UTF-8; expected a Markdown file", 2),
-    ],
-)
-def test_a_file_that_cannot_be_read_is_named(home, raw, expected, line):
-    (home / MEMORY / "broken.md").write_bytes(raw)
-    with pytest.raises(InputError, match=expected) as err:
-        cc.read(home)
-    assert err.value.file.endswith("broken.md")
-    if line is not None:
-        assert err.value.line == line
+def test_a_file_that_is_not_utf8_is_named_and_the_others_read(home, store):
+    """One bad byte in one file of a folder: the others are read, that file is named with
+    its line, and the facts it gave before stay as they were (not deleted)."""
+    first, _ = resync(store, home)
+    testing = home / MEMORY / "feedback_testing.md"
+    kept = [
+        f.id for f in first.facts if f.provenance.get("x-claude-code-file") == f"{MEMORY}/feedback_testing.md"
+    ]
+    assert kept
+    testing.write_bytes(b"- fine\n- caf\xe9\n")
+    (home / MEMORY / "new_note.md").write_text("- Use uv for Python installs\n")
+    snap, result = resync(store, home)
+    assert f"{MEMORY}/feedback_testing.md: not valid UTF-8 at line 2; not read" in snap.left_out
+    assert "Use uv for Python installs" in by_text(snap)  # the rest is read
+    assert (result.added, result.newly_deleted) == (1, 0)  # its facts are not taken for deleted
+    assert not any(f.deleted for f in known_facts(store, "claude-code") if f.id in kept)
+
+
+def test_an_uncommitted_edit_that_is_not_utf8_keeps_the_history(tmp_path, new_store):
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit_claude(repo, "# Build\n\n- Use pnpm for installs\n", "2026-01-01T10:00:00Z")
+    (repo / "CLAUDE.md").write_bytes(b"# Build\n\n- Use pnpm f\xf6r installs\n")
+    snap = cc.read(None, project=repo)
+    assert "Use pnpm for installs" in by_text(snap)
+    assert "CLAUDE.md: not valid UTF-8 at line 3; its uncommitted edit not read" in snap.left_out
+    git(repo, "commit", "-q", "-am", "the bad bytes committed", when="2026-01-02T10:00:00Z")
+    snap = cc.read(None, project=repo)
+    assert "CLAUDE.md: not valid UTF-8; its bad bytes left out (read as U+FFFD, \ufffd)" in snap.left_out
 
 
 def commit_claude(repo: Path, text: str, when: str) -> None:

@@ -187,6 +187,48 @@ def test_a_fifo_or_a_dangling_link_among_the_notes_is_named_not_waited_on(tmp_pa
     assert "gone.md: a link to nothing; not read" in snap.left_out
 
 
+def test_a_broken_folder_is_read_and_each_odd_file_named(tmp_path, new_store):
+    """A folder as a user has it: one note not UTF-8, a link leaving the folder, a 0-byte
+    note and one of blank lines among good ones. The good notes are read and each odd one
+    is named (the empty ones were passed over without a word)."""
+    notes, outside = tmp_path / "notes", tmp_path / "outside"
+    write(notes, "team.md", "- Deploys happen on Tuesdays\n")
+    write(notes, "sub/cache.md", "# Cache\n\nThe cache is Redis 7.\n")
+    (notes / "bad.md").write_bytes(b"# Bad\n\n- caf\xe9\n")
+    write(outside, "secret.md", "- the outside secret\n")
+    (notes / "link.md").symlink_to(outside / "secret.md")
+    (notes / "empty.md").write_bytes(b"")
+    (notes / "blank.md").write_text("\n  \n")
+    db = new_store("memory")
+    done = run("import", "--from", "markdown", notes, "--db", db)
+    assert "2 added" in done.stdout
+    said = done.stderr
+    assert "bad.md: not valid UTF-8 at line 3; not read" in said
+    assert "link.md: a link leaving the folder; not read" in said
+    assert "2 of 5 files hold nothing read as a fact (empty, or headings only): blank.md, empty.md" in said
+    assert "outside secret" not in run("score", db, "--limit", "0").stdout
+
+
+def test_a_note_in_git_that_is_not_utf8_is_named(tmp_path):
+    """In git, a note committed (or edited) in bytes that are not UTF-8 was read with U+FFFD
+    for its bad bytes without a word, and a 0-byte note passed over; outside git both are
+    named."""
+    repo = tmp_path / "notes"
+    write(repo, "team.md", "- Deploys happen on Tuesdays\n")
+    (repo / "bad.md").write_bytes(b"- caf\xe9 is closed\n")
+    (repo / "empty.md").write_bytes(b"")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "notes")
+    (repo / "edited.md").write_bytes(b"- na\xefve edit\n")  # not committed yet
+    snap = markdown.read(repo)
+    assert "Deploys happen on Tuesdays" in [f.text for f in snap.facts]
+    for name in ("bad.md", "edited.md"):
+        assert f"{name}: not valid UTF-8; its bad bytes left out (read as U+FFFD, \ufffd)" in snap.left_out
+    assert not [line for line in snap.left_out if line.startswith("team.md")]
+    assert "1 of 4 files hold nothing read as a fact (empty, or headings only): empty.md" in snap.left_out
+
+
 def test_a_folder_without_markdown_is_refused(tmp_path):
     write(tmp_path / "pics", "a.png", "x")
     with pytest.raises(InputError, match="holds no Markdown notes"):

@@ -81,11 +81,11 @@ class Clock:
         if value is None:
             return cls()
         source = "--now" if now is not None else "SYNAPSE_NOW"
-        try:
+        try:  # named as the user gave it (`--now: ...`), not as an interchange field
             ts = parse_time(value)
         except ValueError as exc:
-            raise InputError(str(exc), field=source) from None
+            raise InputError(f"{source}: {exc}") from None
         why = time_problem(ts)
         if why:
-            raise InputError(f"{value!r} {why}", field=source)
+            raise InputError(f"{source}: {value!r} {why}")
         return cls(ts)

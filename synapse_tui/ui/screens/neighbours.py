@@ -151,7 +151,8 @@ class NeighbourScreen(FactScreen):
             head.append("\n")
             head.append(clean(self.ego.text))
         self.query_one("#nb-head", Static).update(head)
-        walked = " › ".join([*self.trail, self.fact_id])
+        # the head names the fact whole; the walk, cut as the ids are, keeps its hint in sight
+        walked = " › ".join(self._short(step, 18) for step in [*self.trail, self.fact_id])
         hint = "   (backspace goes back)" if self.trail else "   (enter walks to a fact)"
         self.query_one("#nb-trail", Static).update(Text(f"walked: {walked}{hint}", style="italic"))
 
@@ -217,7 +218,8 @@ class NeighbourScreen(FactScreen):
         else:
             chip, trust, struck = Text(""), Text(""), ""
             text = f"{clean(row.label)} · {row.detail}"
-        via = clean(self._short(row.via, widths["via"]) if row.via else "")
+        # in its column, or (narrow) before the text: cut as the id column cuts ids either way
+        via = clean(self._short(row.via, widths["via"] or widths["id"]) if row.via else "")
         if not widths["via"] and via:
             text = f"via {via} · {text}"
         if row.lexical:

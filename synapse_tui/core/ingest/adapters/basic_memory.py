@@ -56,7 +56,7 @@ from synapse_tui.core.ingest.adapters import (
     require_folder,
     source_provenance,
 )
-from synapse_tui.core.ingest.adapters.basic_memory_notes import Note, Observation, parse_note
+from synapse_tui.core.ingest.adapters.basic_memory_notes import Note, NotUTF8, Observation, parse_note
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
@@ -66,6 +66,7 @@ EDIT_SIMILARITY = 0.5
 SUPERSEDING = ("supersedes", "replaces")
 FOLDER = own_key(SYSTEM, "folder")
 CATEGORY = own_key(SYSTEM, "category")
+FILE = own_key(SYSTEM, "file")
 
 
 def default_source() -> Path:
@@ -91,7 +92,7 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
 
     `progress(notes read, notes)` is called as the notes are parsed, the slow part."""
     folder = Path(source).expanduser()
-    notes, left_out = _notes(folder, progress)
+    notes, left_out, unread = _notes(folder, progress)
     _git_times(folder, notes, left_out)
     root = str(folder.resolve())
     known = known or []
@@ -111,6 +112,7 @@ def read(source: Path, *, known: list[KnownFact] | None = None, progress: Progre
         entries[note.file], gone = _match(note, pools.pop(note.key, []), used_records, used_ids)
         deleted |= gone
     deleted |= {k.id for pool in pools.values() for k in pool}  # notes no longer in the folder
+    deleted -= {k.id for k in current.values() if k.provenance.get(FILE) in unread}  # kept as they were
     heads = {k.id: k.head for k in known}
     left_out += _supersessions(notes, entries, heads)
     empty = sum(not note.observations for note in notes)
@@ -137,17 +139,27 @@ def _git_times(folder: Path, notes: list[Note], left_out: list[str]) -> None:
     left_out += tree.left_out
 
 
-def _notes(folder: Path, progress: Progress | None) -> tuple[list[Note], list[str]]:
+def _notes(folder: Path, progress: Progress | None) -> tuple[list[Note], list[str], set[str]]:
+    """The notes read, what was left out, and the notes not read (not UTF-8): each named
+    with its line, the others read."""
     name = str(folder)
     require_folder(folder, EXPECTED)
     paths, left_out = files_inside(folder, ".md")
     if not paths:
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=name)
-    notes, report = [], every(progress, 200)
+    notes, report, unread = [], every(progress, 200), set()
     for i, path in enumerate(paths, start=1):
-        note = parse_note(path, folder)
+        try:
+            note = parse_note(path, folder)
+        except NotUTF8 as exc:
+            rel = path.relative_to(folder).as_posix()
+            unread.add(rel)
+            left_out.append(f"{shown_name(rel)}: not valid UTF-8 at line {exc.line}; not read")
+            report(i, len(paths))
+            continue
         if nameable(note.file) and nameable(note.key):
             notes.append(note)
+            left_out += note.left_out  # front matter read leniently
         else:  # a record id, and the file in provenance, must be visible text
             left_out.append(f"{shown_name(note.file)}: {NOT_NAMEABLE}; not read")
         report(i, len(paths))
@@ -160,7 +172,7 @@ def _notes(folder: Path, progress: Progress | None) -> tuple[list[Note], list[st
                 field="permalink",
             )
         seen[note.key] = note.file
-    return notes, left_out
+    return notes, left_out, unread
 
 
 def _record(note: Note, obs: Observation, used: set[str]) -> str:

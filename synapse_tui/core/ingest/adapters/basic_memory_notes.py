@@ -23,6 +23,7 @@ from markdown_it import MarkdownIt
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.limits import brief
+from synapse_tui.core.ingest.adapters.markdown_memory import front
 
 _MD = MarkdownIt()  # CommonMark, as Basic Memory builds it
 _CATEGORY = re.compile(r"^\[([^\[\]()]+)\]\s+(.+)", re.DOTALL)
@@ -54,6 +55,7 @@ class Note:
     observations: list[Observation] = field(default_factory=list)
     relations: list[tuple[str, str]] = field(default_factory=list)  # explicit (type, target)
     links: list[str] = field(default_factory=list)  # every link and relation target, in order
+    left_out: list[str] = field(default_factory=list)  # front matter read leniently, named
 
     @property
     def key(self) -> str:
@@ -155,6 +157,10 @@ def _task_marker(category: str) -> bool:
     return len(category) == 1 and (category in "xX" or not category.isalnum())
 
 
+class NotUTF8(InputError):
+    """A note that is not UTF-8: the import names it and reads the others."""
+
+
 def parse_note(path: Path, folder: Path) -> Note:
     """One note; a file that cannot be read as a note raises InputError naming file and line."""
     rel = path.relative_to(folder).as_posix()
@@ -171,28 +177,31 @@ def parse_note(path: Path, folder: Path) -> Note:
         )  # as python-frontmatter does: lines stay countable
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise InputError("not valid UTF-8; expected a Markdown note", file=name, line=line) from None
+        raise NotUTF8("not valid UTF-8; expected a Markdown note", file=name, line=line) from None
     skipped = text[: len(text) - len(text.lstrip())].count("\n")  # python-frontmatter strips these
+    left_out: list[str] = []
     try:
         meta, body = frontmatter.parse(text)
-    except yaml.YAMLError as exc:
-        mark, begun = getattr(exc, "problem_mark", None), getattr(exc, "context_mark", None)
-        line = skipped + mark.line + 1 if mark is not None else skipped + 1
-        why = " ".join(p for p in (getattr(exc, "problem", None), getattr(exc, "context", None)) if p)
-        if begun is not None and skipped + begun.line + 1 != line:
-            why += f" that starts on line {skipped + begun.line + 1}"
-        raise InputError(f"front matter is not valid YAML ({why or exc})", file=name, line=line) from None
-    except ValueError as exc:  # python-frontmatter's JSON handler
-        raise InputError(f"front matter cannot be read ({exc})", file=name, line=skipped + 1) from None
-    start = text.rfind(body) if body else -1
-    offset = text.count("\n", 0, start) if start >= 0 else 0
-    title = _string(meta.get("title"), text, name) or path.stem
+        start = text.rfind(body) if body else -1
+        offset = text.count("\n", 0, start) if start >= 0 else 0
+    except (yaml.YAMLError, ValueError) as exc:
+        # not strict YAML (`title: Notes: 2026` ...): read line by line as the Markdown
+        # readers do, each field kept as written and named (SPEC 9), never refusing the import
+        fm = front(text[len(text) - len(text.lstrip()) :])
+        meta, body, offset = fm.meta, fm.body, skipped + fm.offset
+        fields = ", ".join(fm.loose) if fm.loose else "(unreadable)"
+        left_out.append(
+            f"{rel}:{_yaml_line(exc, skipped)}: front matter is not strict YAML; {fields} kept as written"
+        )
+    title = _string(meta.get("title"), text, rel, left_out) or path.stem
     permalink = meta.get("permalink")
     permalink = permalink if isinstance(permalink, str) else None
-    created = _front_time(meta, "created", mtime, text, name)
-    modified = max(created, _front_time(meta, "modified", mtime, text, name))
-    note = Note(rel, permalink or None, title, created, modified)
-    note.dated = meta.get("created") is not None or meta.get("modified") is not None
+    created = _front_time(meta, "created", text, rel, left_out)
+    modified = _front_time(meta, "modified", text, rel, left_out)
+    first = mtime if created is None else created
+    note = Note(rel, permalink or None, title, first, max(first, mtime if modified is None else modified))
+    note.left_out = left_out
+    note.dated = created is not None or modified is not None
     _scan(note, body, offset)
     return note
 
@@ -200,21 +209,26 @@ def parse_note(path: Path, folder: Path) -> Note:
 _SCALARS = (str, int, float, bool, date)
 
 
-def _string(value: Any, text: str, name: str) -> str | None:
-    """A title: text, or a list of plain values joined. Anything nested is refused before it
-    is turned into text: YAML aliases make a few lines of front matter stand for a string of
-    gigabytes (`a1: [*a0, *a0, ...]` nine levels deep)."""
+def _yaml_line(exc: Exception, skipped: int) -> int:
+    """The file's line where YAML stopped reading the front matter (its first, else)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return skipped + mark.line + 1 if mark is not None else skipped + 1
+
+
+def _string(value: Any, text: str, rel: str, left_out: list[str]) -> str | None:
+    """A title: text, or a list of plain values joined. Anything nested is left out (named)
+    before it is turned into text: YAML aliases make a few lines of front matter stand for
+    a string of gigabytes (`a1: [*a0, *a0, ...]` nine levels deep)."""
     if value is None:
         return None
     if isinstance(value, list) and all(isinstance(v, _SCALARS) for v in value):
         return ", ".join(str(v) for v in value).strip() or None
     if not isinstance(value, _SCALARS):
-        raise InputError(
-            f"front matter 'title' must be text or a list of plain values, not {_kind(value)}",
-            file=name,
-            line=_key_line(text, "title"),
-            field="title",
+        left_out.append(
+            f"{rel}:{_key_line(text, 'title') or 1}: front matter 'title' is {_kind(value)}, not text;"
+            " the file's name used"
         )
+        return None
     return str(value).strip() or None
 
 
@@ -226,11 +240,12 @@ def _key_line(text: str, key: str) -> int | None:
     return next((i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith(f"{key}:")), None)
 
 
-def _front_time(meta: dict, key: str, fallback: float, text: str, name: str) -> float:
-    """A front matter time; as Basic Memory reads it, a date or naive time is local wall-clock."""
+def _front_time(meta: dict, key: str, text: str, rel: str, left_out: list[str]) -> float | None:
+    """A front matter time; as Basic Memory reads it, a date or naive time is local wall-clock.
+    None when absent, or when it is no time (then named: the file's time is used)."""
     value = meta.get(key)
     if value is None:
-        return fallback
+        return None
     if isinstance(value, date) and not isinstance(value, datetime):
         value = datetime(value.year, value.month, value.day)
     if isinstance(value, str):
@@ -241,12 +256,11 @@ def _front_time(meta: dict, key: str, fallback: float, text: str, name: str) -> 
     if not isinstance(value, datetime):
         raw = meta.get(key)
         got = brief(raw) if isinstance(raw, _SCALARS) else _kind(raw)
-        raise InputError(
-            f"front matter '{key}' must be an ISO 8601 date or time, got {got}",
-            file=name,
-            line=_key_line(text, key),
-            field=key,
+        left_out.append(
+            f"{rel}:{_key_line(text, key) or 1}: front matter '{key}' is not an ISO 8601 date or time"
+            f" ({got}); the file's time used"
         )
+        return None
     return (value.astimezone() if value.tzinfo is None else value).timestamp()
 
 

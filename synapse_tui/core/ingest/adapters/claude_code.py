@@ -75,7 +75,7 @@ from synapse_tui.core.ingest.adapters import (
     top_files,
 )
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
-from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
+from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, NOT_UTF8, nameable, shown_name
 from synapse_tui.core.ingest.adapters.mditems import file_stamp, utf8_text
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
@@ -290,7 +290,13 @@ def _read_changed(
             kept |= {k.id for k in alive}  # as it was at the last sync: not read again
             f.kept = [k.record for k in alive]
             continue
-        index = _parse(f)
+        try:
+            index = _parse(f)
+        except NotUTF8 as exc:  # one unreadable file: named, its facts kept as they were
+            left_out.append(f"{f.file}: not valid UTF-8 at line {exc.line}; not read")
+            kept |= {k.id for k in alive}
+            f.kept = [k.record for k in alive]
+            continue
         pointers += index
         if f.tier == "auto" and not f.items and not index:  # an index of pointers is said on its own line
             prose.append(f.file)
@@ -348,7 +354,9 @@ def _history(
                 if not f.path.is_symlink():  # a link without a history of its own: its target is read
                     rest.append(f)
                 continue
-            found, whole = _replay_file(f, tree, rel, states)
+            found, whole = _replay_file(f, tree, rel, states, left_out)
+            if tree.not_utf8.intersection(blob for _, blob in states if blob is not None):
+                left_out.append(f"{f.file}: {NOT_UTF8}")
             _say_loose(f, left_out)
             for kind, n in found.skipped.items():
                 junk[kind] = junk.get(kind, 0) + n
@@ -399,9 +407,12 @@ def _own_rel(tree: gitlog.Folder, path: Path) -> str | None:
         return None
 
 
-def _replay_file(f: _File, tree: Any, rel: str, states: list[Any]) -> tuple[mm.Replay, bool]:
-    """A committed file's history replayed (its uncommitted text last, dated by the file),
-    and whether it is a topic file (one fact) rather than blocks."""
+def _replay_file(
+    f: _File, tree: Any, rel: str, states: list[Any], left_out: list[str]
+) -> tuple[mm.Replay, bool]:
+    """A committed file's history replayed (its uncommitted text last, dated by the file;
+    not UTF-8, it is named in `left_out` instead), and whether it is a topic file (one
+    fact) rather than blocks."""
     texts = tree.texts(blob for _, blob in states)
     timeline: list[tuple[Any, float | None, str | None]] = [
         (c, c.at, t) for (c, _), t in zip(states, texts, strict=True)
@@ -411,7 +422,11 @@ def _replay_file(f: _File, tree: Any, rel: str, states: list[Any]) -> tuple[mm.R
             timeline.append((None, None, None))
     elif rel in tree.changed([rel]):
         f.stamp, f.mtime = file_stamp(f.path)
-        timeline.append((None, f.mtime, _text(f.path)))
+        text, bad = utf8_text(f.path)
+        if text is None:  # its edit not read, named; its committed history still is
+            left_out.append(f"{f.file}: not valid UTF-8 at line {bad}; its uncommitted edit not read")
+        else:
+            timeline.append((None, f.mtime, text))
     last = next((t for _, _, t in reversed(timeline) if t is not None), "")
     fm, _, _, f.loose = _front(last, str(f.path))
     whole = (
@@ -605,10 +620,14 @@ def _rules(root: Path, folder: Path, note: str, left_out: list[str], prefix: str
     ]
 
 
+class NotUTF8(InputError):
+    """A file that is not UTF-8: the import names it and reads the others."""
+
+
 def _text(path: Path) -> str:
     text, bad = utf8_text(path)
     if text is None:
-        raise InputError("not valid UTF-8; expected a Markdown file", file=str(path), line=bad)
+        raise NotUTF8("not valid UTF-8; expected a Markdown file", file=str(path), line=bad)
     return text
 
 

@@ -94,18 +94,7 @@ def read(
     deps = {d for p in tracked if (d := dependency_folder(_rel(p, inside))) is not None}
     left_out = sorted({*left_out, *map(not_read, deps)})
     paths = _notes(tree, folder, history, current, left_out)
-    dirty = tree.changed(paths)
-    texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))
-    found = mm.Replay()
-    hunks = tree.hunks()
-    report = every(progress, 50)
-    here = {p.resolve() for p in current}
-    for n, path in enumerate(paths, start=1):
-        states: list[_State] = [(c, c.at, next(texts)) for c, _ in history.get(path, [])]
-        _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
-        blobs = [blob for _, blob in history.get(path, [])]
-        mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
-        report(n, len(paths))
+    found = _replay(tree, paths, history, {p.resolve() for p in current}, left_out, progress)
     root = str(folder.resolve())
     # `markdown` passes its own facts too
     held = mm.Held.of([k for k in known or () if k.provenance.get("x-source") == SYSTEM])
@@ -124,6 +113,39 @@ def read(
     left_out += tree.left_out + mm.told(found)
     back = held.again(found, ids)
     return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped, restored=back)
+
+
+def _replay(
+    tree: gitlog.Folder,
+    paths: list[str],
+    history: dict[str, list[tuple[Any, str | None]]],
+    here: set[Path],
+    left_out: list[str],
+    progress: Progress | None,
+) -> mm.Replay:
+    """Each note's commits, then its work tree's text where that differs, replayed; a
+    note not UTF-8 (in git or the work tree) and the notes empty as they stand are named
+    in `left_out`."""
+    inside = Path(tree.inside)
+    dirty = tree.changed(paths)
+    texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))
+    found = mm.Replay()
+    hunks = tree.hunks()
+    report = every(progress, 50)
+    empty: list[str] = []
+    for n, path in enumerate(paths, start=1):
+        states: list[_State] = [(c, c.at, next(texts)) for c, _ in history.get(path, [])]
+        bad = _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
+        blobs = [blob for _, blob in history.get(path, [])]
+        if bad or tree.not_utf8.intersection(b for b in blobs if b is not None):
+            left_out.append(f"{shown_name(_rel(path, inside))}: {NOT_UTF8}")
+        if states and states[-1][2] is not None and not states[-1][2].strip():
+            empty.append(shown_name(_rel(path, inside)))  # as it stands: 0 bytes, or blank
+        mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
+        report(n, len(paths))
+    if empty:
+        left_out.append(holding_nothing(empty, len(paths)))
+    return found
 
 
 def _patterns(agents: str | None) -> list[str]:
@@ -159,17 +181,31 @@ def _notes(
     return [p for p in paths if p not in odd]
 
 
-def _add_work_tree(states: list[_State], file: Path, here: set[Path], changed: bool) -> None:
+def _add_work_tree(states: list[_State], file: Path, here: set[Path], changed: bool) -> bool:
     """The work tree's state of a note after its commits, where it is not the last one's:
     its text changed (or never committed), or gone (made a link, or removed) with that not
-    committed yet."""
+    committed yet. Whether that text was not UTF-8 (read with U+FFFD)."""
     if file.is_symlink():
         if states and states[-1][2] is not None:
             states.append((None, None, None))  # made a link, not committed yet: its text is gone
     elif file.resolve() in here and changed:
-        states.append((None, file.stat().st_mtime, _read(file)))
+        text = _read(file)
+        states.append((None, file.stat().st_mtime, text))
+        return "\ufffd" in text and "\ufffd".encode() not in file.read_bytes()
     elif file.resolve() not in here and states and states[-1][2] is not None:
         states.append((None, None, None))  # gone from the work tree, removal not committed
+    return False
+
+
+def holding_nothing(names: list[str], files: int) -> str:
+    """The `left out` line naming the files read that gave no fact (empty, or headings
+    only), the first ten of them."""
+    shown = ", ".join(sorted(names)[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    return f"{len(names)} of {files} files hold nothing read as a fact (empty, or headings only): {shown}"
+
+
+# what `left out` says of a note git or the work tree holds in bytes that are not UTF-8
+NOT_UTF8 = "not valid UTF-8; its bad bytes left out (read as U+FFFD, \ufffd)"
 
 
 NOT_NAMEABLE = (

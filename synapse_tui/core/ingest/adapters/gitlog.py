@@ -29,6 +29,7 @@ class Folder:
     _head: dict[str, tuple[str, str]] | None = field(default=None, repr=False)  # path -> (mode, blob)
     _head_sha: str | None = field(default=None, repr=False)
     _hunks: dict[tuple[str, str], list[Hunk]] | None = field(default=None, repr=False)
+    not_utf8: set[str] = field(default_factory=set, repr=False)  # blobs `texts` read with U+FFFD
 
     @property
     def top(self) -> Path:
@@ -71,11 +72,23 @@ class Folder:
         return {path: states[-1][0] for path, states in self.history().items()}
 
     def texts(self, blobs: Iterable[str | None]) -> list[str | None]:
-        """The text of each blob (None for None or a missing one), in one read."""
+        """The text of each blob (None for None or a missing one), in one read; a blob that
+        is not UTF-8 is read with U+FFFD for its bad bytes and kept in `not_utf8`."""
         ids = list(blobs)
         wanted = [b for b in ids if b is not None]
         got = dict(zip(wanted, self.repo.objects(wanted), strict=True))
-        return [None if b is None or got.get(b) is None else got[b].decode("utf-8", "replace") for b in ids]  # type: ignore[union-attr]
+        out: list[str | None] = []
+        for b in ids:
+            data = got.get(b) if b is not None else None
+            out.append(None if b is None or data is None else self._text(b, data))
+        return out
+
+    def _text(self, blob: str, data: bytes) -> str:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            self.not_utf8.add(blob)
+            return data.decode("utf-8", "replace")
 
     def head_tree(self) -> dict[str, tuple[str, str]]:
         if self._head is None:

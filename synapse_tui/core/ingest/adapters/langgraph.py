@@ -269,7 +269,8 @@ _VERSIONED = re.compile(r"@\d+$")
 def _rows(path: Path) -> tuple[list[tuple], set[str]]:
     name = str(path)
     if not path.is_file():
-        raise InputError(f"no such file; expected {EXPECTED}", file=name)
+        what = "a folder, not a file" if path.is_dir() else "no such file"
+        raise InputError(f"{what}; expected {EXPECTED}", file=name)
     try:
         with path.open("rb") as fh:
             magic = fh.read(16)

@@ -94,7 +94,8 @@ def read(source: Path, *, known: list[KnownFact] | None = None) -> Snapshot:
 def _load(path: Path) -> tuple[list[tuple[str, str | None, list[str], int]], list[tuple[str, str, str, int]]]:
     name = str(path)
     if not path.is_file():
-        raise InputError(f"no such file; expected {EXPECTED}", file=name)
+        what = "a folder, not a file" if path.is_dir() else "no such file"
+        raise InputError(f"{what}; expected {EXPECTED}", file=name)
     try:
         text = path.read_bytes().decode("utf-8")
     except OSError as exc:

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, every, gitlog, own_key
-from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
+from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, holding_nothing, nameable, shown_name
 from synapse_tui.core.ingest.adapters.markdown_memory import skipped_lines
 from synapse_tui.core.ingest.adapters.mdhistory import replay
 from synapse_tui.core.ingest.adapters.mditems import Doc, Found, file_stamp, file_text, to_fact, versions
@@ -128,6 +128,7 @@ def _read_files(
     now, is not read again (what it gave before stays as it was)."""
     stamp_key = own_key(system, "stamp")
     report = every(progress, 200)
+    empty: list[str] = []
     for n, doc in enumerate(docs, start=1):
         report(n, len(docs))
         if doc.rel in replayed:
@@ -142,11 +143,15 @@ def _read_files(
             continue
         items = doc.parse(text, doc)
         out.left_out += doc.left_out
+        if not items and not alive:
+            empty.append(shown_name(doc.rel))
         for record, item, version, supersedes in versions(
             system, prefix, doc, items, by_file.get(doc.rel, []), heads
         ):
             out.seen.add(record)
             out.facts.append(to_fact(system, root, doc, record, item, version, supersedes, stamp, mtime))
+    if empty:
+        out.left_out.append(holding_nothing(empty, len(docs)))
 
 
 def merged(system: str, snapshots: list[Snapshot]) -> Snapshot:

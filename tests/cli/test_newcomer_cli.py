@@ -1,0 +1,85 @@
+"""A newcomer's commands on their own memory: what tripped them, each as the user runs it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli_run import refused, run
+from tests.helpers import write_jsonl
+
+LONG = "claude-code:projects/payments/memory/feedback_testing.md#"  # alike for 56 characters
+
+
+@pytest.fixture
+def long_ids(tmp_path):
+    facts = [
+        {
+            "id": f"{LONG}{tail}",
+            "text": f"the payments ledger retries failed webhooks {n} times with backoff",
+            "created_at": f"2026-11-2{n}T09:00:00Z",
+        }
+        for n, tail in enumerate(["a1b2c3d4", "a1b2c3e9", "ffe01234"])
+    ]
+    db = tmp_path / "long.db"
+    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
+    return db
+
+
+def test_neighbours_takes_an_id_as_the_list_shows_it(long_ids):
+    """`show` and the triage commands took `…ffe01234` (as the browser shows the id);
+    `neighbours` said there was no such fact."""
+    out = json.loads(run("neighbours", long_ids, "…ffe01234", "--json").stdout)
+    assert out["id"] == f"{LONG}ffe01234"
+    assert run("neighbours", long_ids, "ffe01234").stdout.startswith(f"semantic neighbours of {LONG}ffe01234")
+    line = refused("neighbours", long_ids, f"{LONG}a1b2c3")
+    assert "is ambiguous: it names 2 facts" in line and f"{LONG}a1b2c3e9" in line
+
+
+def test_dismiss_takes_ids_as_the_list_shows_them(long_ids):
+    """`suggest` names the newer fact `…ffe01234`; `dismiss` with that id (or the older's
+    tail) said there was no such fact."""
+    out = run("dismiss", long_ids, "…a1b2c3d4", "…ffe01234").stdout
+    assert out.startswith(f"dismissed 1 suggestion: {LONG}a1b2c3d4 by {LONG}ffe01234")
+    line = refused("dismiss", long_ids, f"{LONG}a1b2c3", "…ffe01234")
+    assert "is ambiguous: it names 2 facts" in line
+    assert run("undo", long_ids).stdout.startswith(f"undid dismiss {LONG}a1b2c3d4")
+
+
+def test_help_as_a_word_shows_the_help(tmp_path, monkeypatch):
+    """`synapse-tui help` was taken for a store named help: `error: help: no such database`."""
+    monkeypatch.chdir(tmp_path)
+    out = run("help").stdout
+    assert out.startswith("Usage: ") and "[COMMAND]" in out.splitlines()[0] and "Commands:" in out
+    assert "score [OPTIONS] DB" in run("help", "score").stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("system", ["mcp-memory", "langgraph"])
+def test_a_folder_given_for_a_file_is_called_a_folder(tmp_path, system):
+    """A folder named where the source is one file said `no such file`, though it exists."""
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    line = refused("import", "--from", system, folder, "--db", tmp_path / "m.db")
+    assert f"{folder}: a folder, not a file; expected" in line
+    assert not (tmp_path / "m.db").exists()
+
+
+def test_a_folder_imported_without_from_says_how_to_read_it(tmp_path):
+    """`import --db m.db NOTES/` said only that a directory is not a JSON Lines file."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("- Deploys happen on Tuesdays\n")
+    line = refused("import", "--db", tmp_path / "m.db", notes)
+    assert "is a folder, not a JSON Lines file" in line and "with --from: markdown" in line
+    assert not (tmp_path / "m.db").exists()
+
+
+def test_a_bad_now_is_named_as_the_option_it_came_from(long_ids):
+    """`error: field '--now': ...` read as if an interchange file's field were wrong."""
+    assert (
+        refused("score", long_ids, "--now", "yesterday")
+        == "error: --now: not an RFC 3339 timestamp: 'yesterday'"
+    )
+    said = run("show", long_ids, "ffe01234", code=2, env={"SYNAPSE_NOW": "soon"}).stderr
+    assert said == "error: SYNAPSE_NOW: not an RFC 3339 timestamp: 'soon'\n"

@@ -170,7 +170,9 @@ def test_a_yaml_alias_bomb_is_left_out_in_bounded_time(tmp_path):
     snap = basic_memory.read(notes)  # the title never turned into text: the file's name used
     assert time.monotonic() - started < 5
     assert [f.text for f in snap.facts] == ["boom"]
-    assert "bomb.md:11: front matter 'title' is a nested list, not text; the file's name used" in snap.left_out
+    assert (
+        "bomb.md:11: front matter 'title' is a nested list, not text; the file's name used" in snap.left_out
+    )
 
 
 @pytest.mark.parametrize("title", ["[Payments, API]", "Payments API", "2025"])

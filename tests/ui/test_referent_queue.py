@@ -13,7 +13,8 @@ import pytest
 from synapse_tui.ui.screens.referent import ReferentScreen
 from tests.cli_run import run
 from tests.core.referent_repo import NOTES, build
-from tests.ui.helpers import SIZE, audit, make_app, screen_text, settle
+from tests.helpers import write_jsonl
+from tests.ui.helpers import SIZE, audit, make_app, record_notices, screen_text, settle
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -78,3 +79,29 @@ async def test_the_header_names_the_queue_shown(tmp_path):
         # R lists every kind: a gone path reads as gone, not as the fact's replacement
         assert "gone: src/auth/login.py" in seen and "→ src/auth/login.py" not in seen, seen
         assert "GONE  src/auth/login.py" in seen and "y contradicts" in seen, seen  # the pane
+
+
+async def test_a_store_with_no_repository_is_told_as_a_warning_not_an_error(tmp_path):
+    """B on a store that recorded no repository (the bundled sample's state) says so as a
+    warning: nothing failed, there is only nothing to check against."""
+    db = tmp_path / "memory.db"
+    (tmp_path / "memory.synapse.toml").write_text("")
+    run(
+        "import",
+        write_jsonl(
+            tmp_path / "f.jsonl",
+            [{"id": "f1", "text": "src/app.py holds the routes", "created_at": "2025-01-01T00:00:00Z"}],
+        ),
+        "--db",
+        db,
+    )
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        notices = record_notices(app)
+        await pilot.press("B")
+        await settle(pilot)
+        await settle(pilot)
+    told = [(severity, text) for severity, text in notices if "referents cannot be checked" in text]
+    assert [severity for severity, _ in told] == ["warning"], notices
+    assert "no repository to check referents against" in told[0][1]

@@ -68,3 +68,38 @@ async def test_dismiss_then_undo_then_accept_from_the_queue(tmp_path):
         assert [e["action"] for e in audit(db)][-1] == "supersede"
         assert "nothing suggested" in screen_text(app)
         assert json.loads(audit(db)[0]["after"])["dismissed"] == {"kind": "replaced", "other": "a2"}
+
+
+async def test_space_marks_a_run_of_suggestions_as_in_the_list(tmp_path):
+    """`space` marks the highlighted suggestion and moves down, as the list's does: two
+    presses mark two, and `D` then dismisses both after asking."""
+    facts = FACTS + [
+        {"id": "c1", "text": "the build takes 5 minutes", "created_at": "2025-01-01T00:00:00Z", "note": "ci"},
+        {
+            "id": "c2",
+            "text": "the build takes 3 minutes now",
+            "created_at": "2025-04-01T00:00:00Z",
+            "note": "ci",
+        },
+    ]
+    src = write_jsonl(tmp_path / "f.jsonl", facts)
+    db = tmp_path / "memory.db"
+    (tmp_path / "memory.synapse.toml").write_text("")
+    with Store.open(db, create=True) as store:
+        import_facts(store, parse_file(src), str(src))
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        seen = screen_text(app)
+        assert "a1 → a2" in seen and "c1 → c2" in seen
+        await pilot.press("space", "space")
+        await settle(pilot)
+        assert "(2 marked)" in screen_text(app)
+        await pilot.press("D")
+        await settle(pilot)
+        await pilot.press("y")  # the confirmation
+        await settle(pilot)
+        await settle(pilot)
+        assert sorted(json.loads(e["after"])["dismissed"]["other"] for e in audit(db)) == ["a2", "c2"]

@@ -65,6 +65,11 @@ _GLOB = set("*?[]{}<>$%")
 _MAX = 4096
 
 
+class NoRepository(SynapseError):
+    """No repository recorded for the store and none named: the check has nothing to ask,
+    which is a store's state (the bundled sample's), not a failure."""
+
+
 @functools.lru_cache(maxsize=1 << 15)  # a path is named again and again across facts
 def normalize(token: str) -> str | None:
     """The repository path a token names, or None when it names none: `./`, a line suffix
@@ -453,7 +458,7 @@ def repository(store: Store, repo: str | None, *, required: bool = False) -> Rep
     if repo is None:
         found = next((r for f in recorded_folders(store) if (r := Repo.find(f)) is not None), None)
         if found is None and required:
-            raise SynapseError(
+            raise NoRepository(
                 "no repository to check referents against: pass --repo DIR (or import a"
                 " `claude-code --project` or git Markdown source)"
             )

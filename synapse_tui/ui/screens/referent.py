@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.binding import Binding
 
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.review.referent import Broken, queue
+from synapse_tui.core.review.referent import Broken, NoRepository, queue
 from synapse_tui.core.review.suggest import Suggestion
 from synapse_tui.core.review.suggest_state import dismissals
 from synapse_tui.ui.screens.replaced import QueueReady, ReplacedScreen, contradict
@@ -44,7 +44,13 @@ class ReferentScreen(ReplacedScreen):
             id="referent.dismiss",
             tooltip="Dismiss: the fact still holds; never suggested again (undo: ctrl+z)",
         ),
-        Binding("space", "mark", "mark", id="referent.mark", tooltip="Mark or unmark the highlighted one"),
+        Binding(
+            "space",
+            "mark",
+            "mark",
+            id="referent.mark",
+            tooltip="Mark or unmark the highlighted one and move down (as in the list)",
+        ),
         Binding(
             "Y",
             "accept_marked",
@@ -80,8 +86,9 @@ class ReferentScreen(ReplacedScreen):
                 index = memory.index
                 known = sorted({s.fact for s in found if s.fact in index})
                 texts = dict(zip(known, app.texts([index[i] for i in known]), strict=True))
-        except SynapseError as exc:  # no repository recorded, or git cannot read it
-            app.call_from_thread(app.notify, f"referents cannot be checked: {exc}", severity="error")
+        except SynapseError as exc:  # no repository recorded (a state: a warning), or git cannot read it
+            severity = "warning" if isinstance(exc, NoRepository) else "error"
+            app.call_from_thread(app.notify, f"referents cannot be checked: {exc}", severity=severity)
             app.call_from_thread(self._not_found, str(exc))  # the pane says it too
             return
         self.post_message(QueueReady(found, texts))

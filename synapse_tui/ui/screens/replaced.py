@@ -115,7 +115,11 @@ class ReplacedScreen(FactScreen):
             tooltip="Dismiss: not a replacement; never suggested again (undo: ctrl+z)",
         ),
         Binding(
-            "space", "mark", "mark", id="replaced.mark", tooltip="Mark or unmark the highlighted suggestion"
+            "space",
+            "mark",
+            "mark",
+            id="replaced.mark",
+            tooltip="Mark or unmark the highlighted suggestion and move down (as in the list)",
         ),
         Binding(
             "Y",
@@ -334,6 +338,7 @@ class ReplacedScreen(FactScreen):
             return
         self.marked.symmetric_difference_update({s.key})
         self._paint(s.key)
+        self.query_one(OptionList).action_cursor_down()  # as the list's space does: mark a run
 
     def _chosen(self) -> list[Suggestion]:
         return [s for s in self.found if s.key in self.marked]

@@ -16,10 +16,12 @@ from __future__ import annotations
 import inspect
 import math
 import os
+import re
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any, NotRequired
+from urllib.parse import unquote, urlsplit
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -29,6 +31,7 @@ from typing_extensions import TypedDict
 
 from synapse_tui.core.agent import MAX_LIMIT, Recall, agent_actor
 from synapse_tui.core.base.errors import QueryError
+from synapse_tui.core.base.location import Location, locate
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.review.query import KEYED, MAX_QUERY_CHARS, MAX_WORDS, NUMERIC
 from synapse_tui.core.review.triage import AGENT_ACTIONS, Action
@@ -152,9 +155,39 @@ def tool_error(exc: BaseException, store_path: str | os.PathLike[str]) -> str:
     query and caret under the bad token keep their own lines (the caret is its point)."""
     lines = [part.rstrip() for part in describe(exc).splitlines()]
     message = "\n".join(lines) if isinstance(exc, QueryError) else " ".join(p.strip() for p in lines)
-    for where in (str(Path(store_path).resolve()), str(store_path)):
-        message = message.replace(where, Path(store_path).name)
-    return message
+    where = locate(store_path)
+    spellings = (
+        (where.shown, where.target) if where.is_server else (str(Path(store_path).resolve()), where.target)
+    )
+    for spelled in spellings:
+        message = message.replace(spelled, store_name(where))
+    return _LIBPQ_ADDRESS.sub(r"\1 failed", message) if where.is_server else message
+
+
+# libpq's words for a connection it could not make name the server's socket or host:
+# `connection to server on socket "/run/pg/.s.PGSQL.5432" failed`, `... at "db1" (10.0.0.5),
+# port 5432 failed`; a tool error keeps the words and drops the address
+_LIBPQ_ADDRESS = re.compile(
+    r'(connection to server) (?:on socket "[^"]*"|at "[^"]*"(?: \([^)]*\))?, port \d+) failed'
+)
+
+
+def store_name(where: Location) -> str:
+    """What a tool error calls the store: a file's name; a server's database (never its
+    host, user or password), else the service it names, else "the store"."""
+    if not where.is_server:
+        return Path(where.target).name
+    try:
+        from psycopg import ProgrammingError
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:  # no driver: the URL's path is its database
+        parts: dict[str, Any] = {"dbname": unquote(urlsplit(where.target).path.lstrip("/"))}
+    else:
+        try:
+            parts = conninfo_to_dict(where.target)
+        except ProgrammingError:  # a location libpq cannot read: nothing of it is shown
+            parts = {}
+    return str(parts.get("dbname") or parts.get("service") or "the store")
 
 
 def argument_error(tool: str, exc: ValidationError) -> str:

@@ -37,7 +37,7 @@ from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
 from synapse_tui.ui.messages import MemoryLoaded
 from synapse_tui.ui.prefs import read_prefs, write_pref
-from synapse_tui.ui.screens.base import MemoryChange
+from synapse_tui.ui.screens.base import FactScreen, MemoryChange
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.nav import CursorTo, MarksChanged, OpenFact
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS, TriageApp
@@ -49,6 +49,14 @@ if TYPE_CHECKING:
 LISTEN_WAKE_S = 0.25  # how often the listener worker looks up to see whether the app quits
 RETRY_NOTICE_S = 0.1  # a notice that found the store busy (a load, an action) asks again
 POLL_FAILED = "Could not check the store for changes"
+
+# the triage keys that act on the fact under the cursor (not undo / redo, which act on the log)
+FACT_KEYS = frozenset(
+    key.strip()
+    for b in TRIAGE_BINDINGS
+    if b.action not in ("triage('undo')", "triage('redo')")
+    for key in b.key.split(",")
+)
 
 
 class StoreChanged(Message):
@@ -534,8 +542,13 @@ class SynapseApp(TriageApp):
         return clean(title)
 
     def on_key(self, event: events.Key) -> None:
-        """A dimmed triage key (a move this login may not make) still says why when pressed."""
+        """A dimmed triage key (a move this login may not make) still says why when pressed;
+        so does one help lists on a view of facts with none under the cursor (an empty log)."""
         active = self.screen.active_bindings.get(event.key)
+        if active is None and event.key in FACT_KEYS and isinstance(self.screen, FactScreen):
+            event.stop()
+            self.selected_fact_id()  # None here: it says "no fact selected"
+            return
         if active is None or active.enabled or not active.binding.action.startswith("triage("):
             return
         move = next((m for m in withheld(self.store) if active.binding.action == f"triage('{m}')"), None)

@@ -369,8 +369,9 @@ def test_an_mcp_server_goes_on_after_its_session_was_ended(url, db):
     assert [e["id"] for e in audit_of(url)[len(before) :]] == ["e"]
     assert failed.is_error
     text = failed.content[0].text
-    # MCP's tool errors name the store by its last path part (mcp_server.tool_error)
-    assert text.startswith("Error executing tool show: the connection to ")
+    # MCP's tool errors name a server's store by its database, not its host (tool_error)
+    assert text.startswith(f"Error executing tool show: the connection to {database(url)} was lost, ")
+    assert str(conninfo_to_dict(url)["host"]) not in text
     assert "was lost, and connecting again failed (" in text and "not currently accepting connections" in text
     assert len(text.splitlines()) == 1
 

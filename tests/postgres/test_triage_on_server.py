@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from synapse_tui.core.base.errors import StoreError
+from synapse_tui.core.base.location import locate
 from synapse_tui.core.store.db import Store
 from tests.helpers import NOW, json_lines, run
 
@@ -37,7 +38,7 @@ def both(file, server, *args, ok=True):
     assert (on_server.exit_code, on_server.stdout, on_server.stderr) == (
         on_file.exit_code,
         on_file.stdout,
-        on_file.stderr.replace(str(file), str(server)),
+        on_file.stderr.replace(str(file), locate(server).shown),  # a message's spelling: no password
     )
     return on_file
 

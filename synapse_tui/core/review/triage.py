@@ -57,6 +57,11 @@ class TriageError(SynapseError):
     """An action that cannot apply (read-only store, a cycle, nothing to undo...)."""
 
 
+def no_such_fact(store: Store, fact_id: str) -> TriageError:
+    """An unknown id, in the words `show` uses: the id and the store it is not in."""
+    return TriageError(f"no fact with id {fact_id!r} in {store.path}")
+
+
 class StaleError(TriageError):
     """An action decided on a state another writer has since changed: refused, nothing
     written. `entry` is that writer's newest entry about the fact (who, when, what)."""
@@ -210,7 +215,7 @@ class Triage:
         rows = dict(zip(ids, found[: len(ids)], strict=True))
         for fid, row in rows.items():
             if row is None:
-                raise TriageError(f"no fact with id {fid!r}")
+                raise no_such_fact(self.store, fid)
         if seen is not None:  # inside the write transaction: nobody lands between check and write
             self._check_unchanged(action, found[len(ids)], own)
         read = found[len(found) - len(landing) :] if landing else None
@@ -261,7 +266,7 @@ class Triage:
         for fid, (r, times) in evidence.items():
             fact = self.store.review.fields(fid)
             if fact is None:
-                raise TriageError(f"no fact with id {fid!r}")
+                raise no_such_fact(self.store, fid)
             changes.append(_evidence(fid, fact, r, times))
         changes = [c for c in changes if c.before != c.after]
         if not changes:
@@ -281,7 +286,7 @@ class Triage:
         with self.store.transaction():
             for fid, _ in pairs:
                 if not self.store.review.exists(fid):
-                    raise TriageError(f"no fact with id {fid!r}")
+                    raise no_such_fact(self.store, fid)
             changes = [Change(fid, {}, dict(record)) for fid, record in pairs]
             batch, scores = self._land(str(Action.DISMISS), changes, now)
         return Outcome(str(Action.DISMISS), batch, tuple(changes), scores)
@@ -290,7 +295,7 @@ class Triage:
         """Raise the TriageError `apply("supersede", [old], target)` would, writing nothing:
         the browser previews a supersession (and refuses a cycle) before it is confirmed."""
         if not self.store.review.exists(old):
-            raise TriageError(f"no fact with id {old!r}")
+            raise no_such_fact(self.store, old)
         self._supersede([old], target)
 
     def _supersede(self, fact_ids: list[str], target: str | None) -> list[Change]:
@@ -304,7 +309,7 @@ class Triage:
             raise TriageError("a fact cannot supersede itself")
         found, named = self.store.review.supersedes(target)
         if not found:
-            raise TriageError(f"no fact with id {target!r}")
+            raise no_such_fact(self.store, target)
         if named == old:  # read inside the write transaction: a racing writer sees it too
             raise TriageError(
                 f"supersede {old} by {target}: nothing to change ({target} already supersedes {old})"

@@ -205,6 +205,10 @@ class _Candidate:
     same_note: bool
     moved: int = 0  # other facts of the older's subject rewritten under the newer's then
     labelled: bool = False  # both name one label, under one subject of one note
+    # its sentence (`ReplacedFinder.why`), kept with what it was said of: both facts as
+    # they were (an update puts another `Item` in their place) and whether the older's
+    # note records deletions; a pair scored again is a new candidate, with none kept
+    said: tuple[Item, Item, bool, str] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -693,8 +697,20 @@ class ReplacedFinder:
         return out
 
     def why(self, c: _Candidate) -> str:
-        """One sentence a person can check against the two texts."""
-        a, b, pair = self.items[c.old], self.items[c.new], c.pair
+        """One sentence a person can check against the two texts: said once per candidate
+        (every catch-up asks it again of every suggestion), and again only when what it
+        reads moved (`_Candidate.said`)."""
+        a, b = self.items[c.old], self.items[c.new]
+        tracked = a.note in self.tracked
+        said = c.said
+        if said is not None and said[0] is a and said[1] is b and said[2] == tracked:
+            return said[3]
+        why = self._why(c, a, b)
+        c.said = (a, b, tracked, why)
+        return why
+
+    def _why(self, c: _Candidate, a: Item, b: Item) -> str:
+        pair = c.pair
         where = "same note" if c.same_note else "a shared subject"
         parts = [f"{where}, newer, {round(pair.chars * 100)}% of the wording shared"]
         change = first_change(a.text, b.text)

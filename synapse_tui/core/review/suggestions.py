@@ -313,7 +313,8 @@ def _keep(store: Store, kept: _Kept) -> Standing:
 
 def _state(store: Store) -> list[Any]:
     """What a kept finder's answer is of: the finders' format, the last fact and audit
-    entry, the deletions (two index look-ups: asked at every question). A repository that
+    entry, the deletions (index look-ups, asked at every question: the deletions are counted
+    once per state of the facts, `Store.deleted_count`). A repository that
     moved is seen at the store's next change, as before; the file beside the store, read by
     other processes, names its commit too (`_repository`)."""
     return [CACHE_FORMAT, *store.marks(), store.deleted_count()]

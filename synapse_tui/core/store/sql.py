@@ -178,8 +178,29 @@ class SqlStore(Store):
         )
 
     def deleted_count(self) -> int:
-        """How many facts are flagged deleted (a scan of the table)."""
-        return self._conn.execute("SELECT count(*) FROM facts WHERE deleted <> 0").fetchone()[0]
+        """How many facts are flagged deleted: counted (a scan of the table) once per state
+        of the facts, which the change log's newest entry names (every change of a fact,
+        by whichever writer, adds one with a fresh random token; entries become visible in
+        the order of their seq on both backends), so asked again in that state it costs an
+        index look-up. A store without the log (older than m003, read-only) is counted
+        every time."""
+        with self.snapshot():  # the entry and the count of one state
+            state = self._newest_change()
+            known = self._deleted_known
+            if state is not None and known is not None and known[0] == state:
+                return known[1]
+            n = int(
+                self._read(Read("SELECT count(*) FROM facts WHERE deleted <> 0", (), lambda rows: rows[0][0]))
+            )
+        self._deleted_known = None if state is None else (state, n)
+        return n
+
+    _deleted_known: tuple[tuple[int, int], int] | None = None  # (newest change, count) last counted
+
+    def _newest_change(self) -> tuple[int, int] | None:
+        """(seq, token) of the change log's newest entry; None without a log."""
+        rows = self._conn.execute("SELECT seq, token FROM facts_changes ORDER BY seq DESC LIMIT 1").fetchall()
+        return (int(rows[0][0]), int(rows[0][1])) if rows else None
 
     def meta(self, key: str) -> Any:
         """A value kept in `meta` (as JSON), None when absent."""

@@ -85,6 +85,12 @@ class CachedLoad(SqlStore):
             return None
         return None if row is None else row[0]
 
+    def _newest_change(self) -> tuple[int, int] | None:
+        try:
+            return super()._newest_change()
+        except sqlite3.OperationalError:  # a store older than m003, opened read-only
+            return None
+
     def _cache_state(self, n: int) -> tuple[int, int | None] | None:
         """What a cache of this snapshot is written under: the token, and the change log's
         newest entry when later changes can be patched in (positions dense: 1..n)."""

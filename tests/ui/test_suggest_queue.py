@@ -24,8 +24,8 @@ FACTS = [
 ]
 
 
-def _store(tmp_path):
-    src = write_jsonl(tmp_path / "f.jsonl", FACTS)
+def _store(tmp_path, facts=FACTS):
+    src = write_jsonl(tmp_path / "f.jsonl", facts)
     db = tmp_path / "memory.db"
     (tmp_path / "memory.synapse.toml").write_text("")
     with Store.open(db, create=True) as store:
@@ -82,11 +82,7 @@ async def test_space_marks_a_run_of_suggestions_as_in_the_list(tmp_path):
             "note": "ci",
         },
     ]
-    src = write_jsonl(tmp_path / "f.jsonl", facts)
-    db = tmp_path / "memory.db"
-    (tmp_path / "memory.synapse.toml").write_text("")
-    with Store.open(db, create=True) as store:
-        import_facts(store, parse_file(src), str(src))
+    db = _store(tmp_path, facts)
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

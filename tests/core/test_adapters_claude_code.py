@@ -255,7 +255,7 @@ def test_a_second_sync_reads_only_the_files_that_changed(home, store, monkeypatc
     topic.write_text(topic.read_text() + "\nAlso for the staging database.\n")
     parsed = []
     real = cc._parse
-    monkeypatch.setattr(cc, "_parse", lambda f: (parsed.append(f.file), real(f))[1])
+    monkeypatch.setattr(cc, "_parse", lambda f, text: (parsed.append(f.file), real(f, text))[1])
     snap, result = resync(store, home)
     assert parsed == [f"{MEMORY}/feedback_testing.md"]  # size and mtime of the others unchanged
     assert (result.added, result.newly_deleted, result.unchanged) == (1, 0, 6)

@@ -56,8 +56,9 @@ from synapse_tui.core.ingest.adapters import (
     require_folder,
     source_provenance,
 )
-from synapse_tui.core.ingest.adapters.basic_memory_notes import Note, NotUTF8, Observation, parse_note
+from synapse_tui.core.ingest.adapters.basic_memory_notes import Note, Observation, parse_note
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
+from synapse_tui.core.ingest.adapters.mditems import file_text
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "basic-memory"
@@ -149,14 +150,13 @@ def _notes(folder: Path, progress: Progress | None) -> tuple[list[Note], list[st
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=name)
     notes, report, unread = [], every(progress, 200), set()
     for i, path in enumerate(paths, start=1):
-        try:
-            note = parse_note(path, folder)
-        except NotUTF8 as exc:
-            rel = path.relative_to(folder).as_posix()
+        rel = path.relative_to(folder).as_posix()
+        text = file_text(path, left_out, shown_name(rel))
+        if text is None:
             unread.add(rel)
-            left_out.append(f"{shown_name(rel)}: not valid UTF-8 at line {exc.line}; not read")
             report(i, len(paths))
             continue
+        note = parse_note(path, folder, text)
         if nameable(note.file) and nameable(note.key):
             notes.append(note)
             left_out += note.left_out  # front matter read leniently

@@ -157,27 +157,15 @@ def _task_marker(category: str) -> bool:
     return len(category) == 1 and (category in "xX" or not category.isalnum())
 
 
-class NotUTF8(InputError):
-    """A note that is not UTF-8: the import names it and reads the others."""
-
-
-def parse_note(path: Path, folder: Path) -> Note:
-    """One note; a file that cannot be read as a note raises InputError naming file and line."""
+def parse_note(path: Path, folder: Path, text: str) -> Note:
+    """One note of `text` (the file's, as the Markdown readers read it: mditems.file_text,
+    line ends made one as python-frontmatter does, so lines stay countable); a file whose
+    time cannot be read raises InputError naming it."""
     rel = path.relative_to(folder).as_posix()
-    name = str(path)
     try:
-        raw = path.read_bytes()
         mtime = path.stat().st_mtime
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=name) from None
-    try:
-        text = raw.decode("utf-8").removeprefix("\ufeff").replace("\x00", "")
-        text = text.replace("\r\n", "\n").replace(
-            "\r", "\n"
-        )  # as python-frontmatter does: lines stay countable
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise NotUTF8("not valid UTF-8; expected a Markdown note", file=name, line=line) from None
+        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
     skipped = text[: len(text) - len(text.lstrip())].count("\n")  # python-frontmatter strips these
     left_out: list[str] = []
     try:

@@ -76,7 +76,7 @@ from synapse_tui.core.ingest.adapters import (
 )
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, NOT_UTF8, nameable, shown_name
-from synapse_tui.core.ingest.adapters.mditems import file_stamp, utf8_text
+from synapse_tui.core.ingest.adapters.mditems import file_stamp, file_text, utf8_text
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "claude-code"
@@ -290,13 +290,12 @@ def _read_changed(
             kept |= {k.id for k in alive}  # as it was at the last sync: not read again
             f.kept = [k.record for k in alive]
             continue
-        try:
-            index = _parse(f)
-        except NotUTF8 as exc:  # one unreadable file: named, its facts kept as they were
-            left_out.append(f"{f.file}: not valid UTF-8 at line {exc.line}; not read")
+        text = file_text(f.path, left_out, f.file)
+        if text is None:  # one unreadable file: named, its facts kept as they were
             kept |= {k.id for k in alive}
             f.kept = [k.record for k in alive]
             continue
+        index = _parse(f, text)
         pointers += index
         if f.tier == "auto" and not f.items and not index:  # an index of pointers is said on its own line
             prose.append(f.file)
@@ -620,17 +619,6 @@ def _rules(root: Path, folder: Path, note: str, left_out: list[str], prefix: str
     ]
 
 
-class NotUTF8(InputError):
-    """A file that is not UTF-8: the import names it and reads the others."""
-
-
-def _text(path: Path) -> str:
-    text, bad = utf8_text(path)
-    if text is None:
-        raise NotUTF8("not valid UTF-8; expected a Markdown file", file=str(path), line=bad)
-    return text
-
-
 def _front(text: str, name: str) -> tuple[dict[str, Any], str, int, list[str]]:
     """(front matter, body, lines before the body, fields left out): plain `key: text`
     lines without YAML (the common case, fast), else YAML, else (not strict YAML) each
@@ -678,15 +666,15 @@ def _scalar(meta: dict[str, Any], key: str, skipped: list[str]) -> str | None:
     return str(value).strip() or None
 
 
-def _parse(f: _File) -> int:
-    """Fill `f.items`; the number of index pointer lines passed over."""
-    meta, body, offset, f.loose = _front(_text(f.path), str(f.path))
+def _parse(f: _File, text: str) -> int:
+    """Fill `f.items` from the file's `text`; the number of index pointer lines passed over."""
+    meta, body, offset, f.loose = _front(text, str(f.path))
     own = {k: _scalar(meta, k, f.loose) for k in ("name", "description", "type")}
     if f.tier == "auto" and f.path.name != "MEMORY.md" and any(own.values()):
         f.whole = True
-        text = body.strip() or own["description"]
-        if text:
-            f.items.append(_Item(f.rel, text, offset + 1, own=own))
+        said = body.strip() or own["description"]
+        if said:
+            f.items.append(_Item(f.rel, said, offset + 1, own=own))
         return 0
     pointers = 0
     counts: dict[str, int] = {}

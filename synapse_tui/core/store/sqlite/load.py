@@ -79,11 +79,8 @@ class CachedLoad(SqlStore):
 
     def generation(self) -> int | None:
         """The token of the newest change of a fact (schema m003); None before m003."""
-        try:
-            row = self._conn.execute("SELECT token FROM facts_changes ORDER BY seq DESC LIMIT 1").fetchone()
-        except sqlite3.OperationalError:  # a store older than m003, opened read-only
-            return None
-        return None if row is None else row[0]
+        newest = self._newest_change()
+        return None if newest is None else newest[1]
 
     def _newest_change(self) -> tuple[int, int] | None:
         try:
@@ -94,10 +91,10 @@ class CachedLoad(SqlStore):
     def _cache_state(self, n: int) -> tuple[int, int | None] | None:
         """What a cache of this snapshot is written under: the token, and the change log's
         newest entry when later changes can be patched in (positions dense: 1..n)."""
-        token = self.generation()
-        if token is None:
+        newest = self._newest_change()
+        if newest is None:
             return None
-        (seq,) = self._conn.execute("SELECT max(seq) FROM facts_changes").fetchone()
+        seq, token = newest
         (top,) = self._conn.execute("SELECT max(pos) FROM facts").fetchone()
         return token, seq if (top or 0) == n else None
 

@@ -28,7 +28,8 @@ import gc
 import heapq
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -211,6 +212,19 @@ class _Candidate:
     said: tuple[Item, Item, bool, str] | None = field(default=None, compare=False, repr=False)
 
 
+@contextmanager
+def collector_off() -> Iterator[None]:
+    """The cyclic collector off meanwhile (process-wide), then as it was: for building
+    hundreds of thousands of objects none of which is in a cycle."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 @dataclass
 class ReplacedFinder:
     """The `replaced` kind over a growing set of facts (positions in `items`)."""
@@ -265,38 +279,35 @@ class ReplacedFinder:
         n = len(items)
         # hundreds of thousands of new sets would set off the cyclic collector again and
         # again, for nothing: none of them is in a cycle (a quarter of the time at 30,000)
-        collecting = gc.isenabled()
-        gc.disable()
-        finder._chars, finder._read = {}, {}
-        try:
-            ordered = sorted(items, key=lambda it: (it.created, it.id))  # in time order
-            named = [scopes(item) for item in ordered]
-            # a subject held by more facts than `scope_max` is never read (`_neighbours`):
-            # known before indexing here, so its facts are not posted under it at all
-            size: dict[tuple[str, str], int] = {}
-            for these in named:
-                for scope in these:
-                    size[scope] = size.get(scope, 0) + 1
-            wide = {scope for scope, k in size.items() if k > weights.scope_max and scope[0] != "note"}
-            for k, item in enumerate(ordered):
-                finder._index(item, in_order=True, named=named[k], wide=wide)
-                if k % _TOLD == 0:
-                    told(k, 3 * n)
-            finder._scoped = named  # positions are the order indexed
-            for i in range(len(finder.items)):  # every fact's neighbours, then the moves they show
-                finder._refresh(i, changes=False)
-                if i % _TOLD == 0:
-                    told(n + i, 3 * n)
-            for i in range(len(finder.items)):
-                finder._pairs_of_old(i)
-                if i % _TOLD == 0:
-                    told(2 * n + i, 3 * n)
-            _packed(finder.postings)
-            _packed(finder.updating)
-        finally:
-            finder._chars = finder._read = finder._scoped = None
-            if collecting:
-                gc.enable()
+        with collector_off():
+            finder._chars, finder._read = {}, {}
+            try:
+                ordered = sorted(items, key=lambda it: (it.created, it.id))  # in time order
+                named = [scopes(item) for item in ordered]
+                # a subject held by more facts than `scope_max` is never read (`_neighbours`):
+                # known before indexing here, so its facts are not posted under it at all
+                size: dict[tuple[str, str], int] = {}
+                for these in named:
+                    for scope in these:
+                        size[scope] = size.get(scope, 0) + 1
+                wide = {scope for scope, k in size.items() if k > weights.scope_max and scope[0] != "note"}
+                for k, item in enumerate(ordered):
+                    finder._index(item, in_order=True, named=named[k], wide=wide)
+                    if k % _TOLD == 0:
+                        told(k, 3 * n)
+                finder._scoped = named  # positions are the order indexed
+                for i in range(len(finder.items)):  # every fact's neighbours, then the moves they show
+                    finder._refresh(i, changes=False)
+                    if i % _TOLD == 0:
+                        told(n + i, 3 * n)
+                for i in range(len(finder.items)):
+                    finder._pairs_of_old(i)
+                    if i % _TOLD == 0:
+                        told(2 * n + i, 3 * n)
+                _packed(finder.postings)
+                _packed(finder.updating)
+            finally:
+                finder._chars = finder._read = finder._scoped = None
         return finder
 
     def _index(

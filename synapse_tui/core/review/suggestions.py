@@ -18,8 +18,8 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +35,7 @@ from synapse_tui.core.review.suggest import (
     Item,
     ReplacedFinder,
     Suggestion,
+    collector_off,
     ranked,
 )
 from synapse_tui.core.store.db import Store
@@ -342,7 +343,7 @@ class _Read:
     @classmethod
     def of(cls, memory: Memory, told: Told) -> _Read:
         store = memory.store
-        with store.snapshot(), _collector_off():  # tens of thousands of facts, kept by the finder
+        with store.snapshot(), collector_off():  # tens of thousands of facts, kept by the finder
             key = _state(store)
             file_key = [*key, _repository(store)]
             told(f"reading {key[1]:,} facts")
@@ -383,7 +384,7 @@ def _built(
     # hundreds of thousands of new objects, none in a cycle, which it would walk again and
     # again meanwhile (the build turns it off alone; the referent check would not), and a
     # large finder kept alive is then left out of its view for good (`_frozen`)
-    with _collector_off():
+    with collector_off():
         finder = ReplacedFinder.build(read.facts, progress=building)
         found = [s for s in finder.suggestions(dismissed.pairs(REPLACED)) if s not in dismissed]
         if early is not None:
@@ -401,19 +402,6 @@ def _built(
     if ok and len(read.facts) >= CACHE_MIN_FACTS:
         _write_cache(store, read.file_key, answer)
     return _Kept(finder, read.ids, read.supersedes, read.key, Standing(answer), read.gone)
-
-
-@contextmanager
-def _collector_off() -> Iterator[None]:
-    """The cyclic collector off meanwhile (process-wide, as `ReplacedFinder.build` does),
-    then as it was."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 FROZEN_MIN_FACTS = 10_000  # below this a full collection walks the finder in a few milliseconds

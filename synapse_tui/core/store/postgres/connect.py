@@ -237,10 +237,7 @@ def refusal(where: Location, exc: BaseException, raw: Any = None, *, writing: bo
     if not type(exc).__module__.startswith("psycopg") or not code:
         return None
     diag = getattr(exc, "diag", None)
-    said = " ".join(str(getattr(diag, "message_primary", None) or exc).split())
-    for secret in _secrets(where.target):
-        said = said.replace(secret, "***")
-    said = redact(said)
+    said = _scrubbed(where, str(getattr(diag, "message_primary", None) or exc))
     nothing = "; nothing was written" if writing else ""
     if code in MISSING_PART:
         return unreadable(where.shown, said, by_hand(MISSING_PART[code]), writing=writing)

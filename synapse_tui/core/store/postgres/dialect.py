@@ -354,21 +354,20 @@ class Connection:
         says of its transaction (`pg_xact_status`, asked on a new connection), or `lost`'s
         line when it cannot say (connecting again failed, the transaction not yet ended);
         `landed` when the server saved it."""
-        unknown = ConnectionLost(str(lost))
         if self.dial is None or self.xid is None:
-            return unknown
+            return lost
         try:
             self._redial()
             (status,) = self._raw.execute("SELECT pg_xact_status(%s::xid8)", (self.xid,)).fetchone()
         except Exception:  # noqa: BLE001 - whatever failed, the write's fate stays unknown
-            return unknown
+            return lost
         if status == "aborted":
             return ConnectionLost(f"{lost.unknown}{NOTHING_WRITTEN}")
         if status == "committed":
             saved = ConnectionLost(f"{lost.unknown}, after the server had saved the change: reload to see it")
             saved.landed = True
             return saved
-        return unknown
+        return lost
 
     def _open_transaction(self) -> bool:
         """Whether the server holds a transaction of this connection's (none on a lost one)."""

@@ -31,7 +31,7 @@ from synapse_tui.cli.common import (
 )
 from synapse_tui.cli.render import print_explain, print_neighbours, print_score_table
 from synapse_tui.core.base.clock import Clock
-from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.errors import SynapseError, missing_fact
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.location import is_server, locate, refuse_server
 from synapse_tui.core.ingest.interchange import (
@@ -304,7 +304,7 @@ def show_cmd(
 
             info = explain_as_of(*past(memory, as_of), fact_id, as_of)
         if info is None:
-            raise SynapseError(f"no fact with id {fact_id!r} in {locate(db).shown}{when_said(as_of)}")
+            raise SynapseError(missing_fact(fact_id, locate(db).shown) + when_said(as_of))
         if as_of is None:  # SPEC 13: the fact's standing suggestions and their flags, as MCP's
             explained(memory, info)
         if as_json:
@@ -428,7 +428,7 @@ def _neighbours_or_error(neighbours, store: Store, fact_id: str, config):
     try:
         return neighbours(store, store_id(store, fact_id), config)  # an id as the list shows it
     except KeyError:
-        raise SynapseError(f"no fact with id {fact_id!r} in {store.path}") from None
+        raise SynapseError(missing_fact(fact_id, store.path)) from None
 
 
 @main.command("sample")

@@ -23,7 +23,7 @@ from synapse_tui.cli.common import (
     store_id,
 )
 from synapse_tui.core.base.clock import Clock
-from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.errors import SynapseError, missing_fact
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.location import locate
 from synapse_tui.core.base.textsafe import clean
@@ -101,7 +101,7 @@ def dismiss_cmd(
         fact_id = store_id(store, fact_id)  # an id as the list or `suggest` shows it
         other_id = store_id(store, other_id) if other_id is not None and kind == REPLACED else other_id
         if not store.review.exists(fact_id):
-            raise SynapseError(f"no fact with id {fact_id!r} in {locate(db).shown}")
+            raise SynapseError(missing_fact(fact_id, locate(db).shown))
         if other_id is None:
             if kind not in FINDERS:
                 raise SynapseError(f"dismiss --kind {kind} needs the other side (OTHER_ID)")
@@ -111,7 +111,7 @@ def dismiss_cmd(
             others = [s.other for s in mine]
         else:
             if kind == REPLACED and not store.review.exists(other_id):
-                raise SynapseError(f"no fact with id {other_id!r} in {locate(db).shown}")
+                raise SynapseError(missing_fact(other_id, locate(db).shown))
             others = [other_id]
         outcome = Triage(store, clock, default_actor()).dismiss(
             [(fact_id, dismissed_entry(kind, o)) for o in others]

@@ -31,7 +31,7 @@ import numpy as np
 
 from synapse_tui.core.base.clock import Clock, format_time, parse_time
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.base.errors import InputError, SynapseError
+from synapse_tui.core.base.errors import InputError, SynapseError, missing_fact
 from synapse_tui.core.ingest.interchange import import_facts, parse_line
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
@@ -216,7 +216,7 @@ class Recall:
             return
         i = memory.index.get(fact_id)
         if i is None or not self.scope.mask(memory)[i]:
-            raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}")
+            raise SynapseError(missing_fact(fact_id, self.store.path))
 
     def _envelopes(self, memory: Memory, positions: np.ndarray) -> list[dict[str, Any]]:
         """Facts as `score --json` plus what an agent needs to weigh them."""
@@ -258,7 +258,7 @@ class Recall:
     def _shown(self, fact_id: str, info: dict[str, Any] | None, fitted: Any) -> dict[str, Any]:
         """`show`'s answer: the explanation, and the constants of the fitted record."""
         if info is None:
-            raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}")
+            raise SynapseError(missing_fact(fact_id, self.store.path))
         info["stale"] = info["review_overdue"]
         info["constants"] = constants_given(fitted, self.config, held_for(self.store, fitted))
         return _shown_suggestions(self.memory, info)
@@ -273,7 +273,7 @@ class Recall:
             try:
                 found = neighbours(self.store, fact_id, self.config).to_json()
             except KeyError:
-                raise SynapseError(f"no fact with id {fact_id!r} in {self.store.path}") from None
+                raise SynapseError(missing_fact(fact_id, self.store.path)) from None
             if self.scope is not None:  # co-occurrence is counted over every scope's facts
                 inside = self.scope.mask(memory)
                 found["semantic"] = [n for n in found["semantic"] if inside[memory.index[n["id"]]]]

@@ -10,6 +10,12 @@ class SynapseError(Exception):
     """Base of every error that is the user's input, not our bug."""
 
 
+def missing_fact(fact_id: str, where: object) -> str:
+    """An unknown id, in the words every command and tool uses: the id and the store
+    (`where`, as it may be shown) it is not in."""
+    return f"no fact with id {fact_id!r} in {where}"
+
+
 class InputError(SynapseError):
     """A bad interchange line or value: names the file, line and field."""
 

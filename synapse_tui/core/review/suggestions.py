@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from synapse_tui.core.base.clock import parse_time
-from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.errors import SynapseError, missing_fact
 from synapse_tui.core.review.suggest import (
     KINDS,
     REFERENT,
@@ -469,7 +469,7 @@ def _item(
 ) -> Item:
     r = store.record(fid)
     if r is None:
-        raise SynapseError(f"no fact with id {fid!r} in {store.path}")
+        raise SynapseError(missing_fact(fid, store.path))
     created = parse_time(r.created_at)
     seen = max((parse_time(t) for t in r.reinforced_at), default=None) if r.reinforced_at else None
     return Item(

@@ -17,7 +17,7 @@ from typing import Any
 from synapse_tui.core.base.chain import leads_to
 from synapse_tui.core.base.clock import Clock, format_time, parse_time
 from synapse_tui.core.base.config import Config, config_for
-from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.errors import SynapseError, missing_fact
 from synapse_tui.core.store.api import Store
 from synapse_tui.core.store.audit import AuditEntry
 from synapse_tui.core.store.ops import AuditSince, NewestEntry, NextBatch, Op, TriageFields
@@ -59,7 +59,7 @@ class TriageError(SynapseError):
 
 def no_such_fact(store: Store, fact_id: str) -> TriageError:
     """An unknown id, in the words `show` uses: the id and the store it is not in."""
-    return TriageError(f"no fact with id {fact_id!r} in {store.path}")
+    return TriageError(missing_fact(fact_id, store.path))
 
 
 class StaleError(TriageError):

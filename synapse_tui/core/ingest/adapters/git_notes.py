@@ -189,9 +189,9 @@ def _add_work_tree(states: list[_State], file: Path, here: set[Path], changed: b
         if states and states[-1][2] is not None:
             states.append((None, None, None))  # made a link, not committed yet: its text is gone
     elif file.resolve() in here and changed:
-        text = _read(file)
+        text, bad = _read(file)
         states.append((None, file.stat().st_mtime, text))
-        return "\ufffd" in text and "\ufffd".encode() not in file.read_bytes()
+        return bad
     elif file.resolve() not in here and states and states[-1][2] is not None:
         states.append((None, None, None))  # gone from the work tree, removal not committed
     return False
@@ -224,9 +224,10 @@ def shown_name(path: str) -> str:
     return clean(path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
 
 
-def _read(path: Path) -> str:
+def _read(path: Path) -> tuple[str, bool]:
+    """The file's text, and whether it was not UTF-8 (`gitlog.lenient_utf8`)."""
     try:
-        return path.read_bytes().decode("utf-8", "replace")
+        return gitlog.lenient_utf8(path.read_bytes())
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
 

@@ -17,7 +17,15 @@ from pathlib import Path
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.safegit import Commit, Hunk, Repo
 
-__all__ = ["Commit", "Folder", "open_folder", "open_or_left_out"]
+__all__ = ["Commit", "Folder", "lenient_utf8", "open_folder", "open_or_left_out"]
+
+
+def lenient_utf8(data: bytes) -> tuple[str, bool]:
+    """`data` as text, and whether it was not UTF-8 (its bad bytes then read as U+FFFD)."""
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace"), True
 
 
 @dataclass
@@ -84,11 +92,10 @@ class Folder:
         return out
 
     def _text(self, blob: str, data: bytes) -> str:
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
+        text, bad = lenient_utf8(data)
+        if bad:
             self.not_utf8.add(blob)
-            return data.decode("utf-8", "replace")
+        return text
 
     def head_tree(self) -> dict[str, tuple[str, str]]:
         if self._head is None:

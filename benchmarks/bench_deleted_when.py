@@ -15,9 +15,10 @@ decoded, as each call did before: `Review` without the store's per-state cache):
   `deleted_at` gives the as-of and backtest readers;
 - asked after a dismissal (an audit entry: no fact changes, so the same state) and after a
   corroboration (a fact changes: the times are read whole again);
-- the suggestions queue's catch-up after one dismissal (`of_memory` with the kept finder),
-  CPU, the old way (the times read whole into a new dict, compared with the kept ones) and
-  this one's, alternating, median of five each.
+- the suggestions queue's catch-up (`of_memory` with the kept finder) after one dismissal
+  (`d`) and after one accept (`y`, a supersede: facts change), CPU, the old way (the times
+  read whole into a new dict, compared with the kept ones) and this one's, alternating,
+  median of five each.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def measure(db: Path) -> list[tuple[str, float, str, float, str]]:
     from synapse_tui.core.review import suggestions
     from synapse_tui.core.review.memory import Memory
     from synapse_tui.core.review.suggest_state import dismissed_entry
-    from synapse_tui.core.review.triage import Action, Triage
+    from synapse_tui.core.review.triage import Action, Triage, TriageError
     from synapse_tui.core.store.db import Store
     from synapse_tui.core.store.review import Review
 
@@ -116,30 +117,40 @@ def measure(db: Path) -> list[tuple[str, float, str, float, str]]:
             )
         )
 
-        # the queue's catch-up after one dismissal, the old way and this one's, in turn
+        # the queue's catch-up after one action, the old way and this one's, in turn
         review = store.review
+        mine = Review.deleted_when.__get__(review)
         old = lambda: dict(Review(store._conn).deleted_at())  # noqa: E731  (as the callers did)
-        cpu: dict[str, list[float]] = {"old": [], "new": []}
-        for _ in range(CATCH_UPS):
-            for way in ("old", "new"):
-                review.deleted_when = old if way == "old" else Review.deleted_when.__get__(review)  # type: ignore[method-assign]
-                dismiss_one()
-                memory.reload(clock.now())
-                t0 = time.process_time()
-                suggestions.of_memory(memory)
-                cpu[way].append(time.process_time() - t0)
-        review.deleted_when = Review.deleted_when.__get__(review)  # type: ignore[method-assign]
-        before = statistics.median(cpu["old"])
-        rows.append(("catch-up after a dismissal, CPU: old way", before, "old way, same run", before, "s"))
-        rows.append(
-            (
-                "catch-up after a dismissal, CPU: this way",
-                statistics.median(cpu["new"]),
-                "old way, same run",
-                before,
-                "s",
-            )
-        )
+
+        def caught_up(act: Callable[[], None]) -> float:
+            act()
+            memory.reload(clock.now())
+            t0 = time.process_time()
+            suggestions.of_memory(memory)
+            return time.process_time() - t0
+
+        def accept_one() -> None:  # the queue's `y`: the newer fact supersedes the older
+            while True:
+                s = next(pairs)
+                try:
+                    triage.apply(Action.SUPERSEDE, [s.fact], s.other)
+                    return
+                except TriageError:  # one fact names one predecessor: the next suggestion
+                    continue
+
+        for name, act in (("a dismissal", dismiss_one), ("an accept (a supersede)", accept_one)):
+            cpu: dict[str, list[float]] = {"old": [], "new": []}
+            for _ in range(CATCH_UPS):
+                review.deleted_when = old  # type: ignore[method-assign]
+                cpu["old"].append(caught_up(act))
+                review.deleted_when = mine  # type: ignore[method-assign]
+                caught_up(act)  # the kept finder holds this way's mapping again
+                cpu["new"].append(caught_up(act))
+            before = statistics.median(cpu["old"])
+            base_name = "old way, same run"
+            rows.append((f"catch-up after {name}, CPU: old way", before, base_name, before, "s"))
+            now = statistics.median(cpu["new"])
+            rows.append((f"catch-up after {name}, CPU: this way", now, base_name, before, "s"))
     for figure, value, _, against, _unit in rows:
         print(f"  {figure:52} {value * 1000:9.3f} ms  {value / against:7.4f}x")
     return rows

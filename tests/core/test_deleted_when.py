@@ -6,6 +6,7 @@ rolled back, triage and its undo (which move no deletion: the same mapping comes
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from synapse_tui.core.base.clock import parse_time
+from synapse_tui.core.base.location import is_server
 from synapse_tui.core.store.db import Store
 from tests.cli_run import run
 from tests.core.basic_memory_files import write
@@ -125,6 +127,8 @@ def test_every_change_of_the_deletions_is_seen_by_a_long_lived_reader(project, t
             reader.imports.flag_deleted([gone_id], 1.0e9, {}, [])
             assert by_id(reader, reader.review.deleted_when())[gone_id] == 1.0e9
             raise RuntimeError("rolled back")
+        # another writer's change next (on a file it takes the rolled-back entry's seq)
+        run("corroborate", location, live)
         assert reader.review.deleted_when() == before
         assert by_id(reader, reader.review.deleted_when()) == exported(location)
 
@@ -146,3 +150,62 @@ def test_asked_again_in_one_state_the_deletion_times_are_not_read_again(project,
         finally:
             store._conn.set_trace_callback(None)
     assert ran and not [sql for sql in ran if "meta" in sql]  # only the change log's newest entry
+
+
+def test_after_a_few_changes_only_their_facts_are_read_again(project, tmp_path, backend):
+    """A triage action or a sync changes a few facts: the times of those are read again,
+    not all of them; a change the log cannot patch (more than PATCH_MAX facts) reads all."""
+    if backend != "file":
+        pytest.skip("the statements run are traced on SQLite")
+    folder, location = project
+    with Store.open(location) as store:
+        assert dict(store.review.deleted_when()) == {}
+        write(folder, "CLAUDE.md", "- Deploy with make ship\n")
+        assert "2 newly deleted" in sync_elsewhere(location, tmp_path)
+        ran: list[str] = []
+        store._conn.set_trace_callback(ran.append)
+        try:
+            flagged = store.review.deleted_when()
+            assert by_id(store, flagged) == exported(location) and len(flagged) == 2
+            assert [sql for sql in ran if "meta" in sql and "LEFT JOIN" in sql]  # the two facts
+            assert not [sql for sql in ran if "substr(m.key, 1, 11)" in sql]  # not every time
+            ran.clear()
+            run("corroborate", location, ids(store)[0])
+            assert store.review.deleted_when() is flagged
+            assert not [sql for sql in ran if "substr(m.key, 1, 11)" in sql]
+            many = [
+                {"id": f"m{i}", "text": f"rule {i}", "created_at": NOW, "deleted": "2026-11-20T08:00:00Z"}
+                for i in range(store.PATCH_MAX + 1)
+            ]
+            run("import", write_jsonl(tmp_path / "many.jsonl", many), "--db", location)
+            ran.clear()
+            assert by_id(store, store.review.deleted_when()) == exported(location)
+            assert len(store.review.deleted_when()) == 2 + len(many)
+            assert [sql for sql in ran if "substr(m.key, 1, 11)" in sql]  # read whole
+        finally:
+            store._conn.set_trace_callback(None)
+
+
+def test_a_fact_removed_by_hand_is_gone_from_the_times(new_store, tmp_path):
+    """A row deleted by hand (sqlite3, psql) is logged by the store's own triggers: the
+    times are read whole again, and its time is no longer given."""
+    location = new_store("hand")
+    rows = [
+        {"id": f"h{i}", "text": f"rule {i}", "created_at": NOW, "deleted": f"2026-11-2{i}T08:00:00Z"}
+        for i in range(3)
+    ]
+    run("import", write_jsonl(tmp_path / "hand.jsonl", rows), "--db", location)
+    with Store.open(location) as reader:
+        assert len(reader.review.deleted_when()) == 3
+        if is_server(location):
+            import psycopg
+
+            with psycopg.connect(location, autocommit=True) as conn:
+                conn.execute("DELETE FROM facts WHERE id = 'h2'")
+        else:
+            import sqlite3
+
+            with contextlib.closing(sqlite3.connect(location)) as conn, conn:
+                conn.execute("DELETE FROM facts WHERE id = 'h2'")
+        assert by_id(reader, reader.review.deleted_when()) == exported(location)
+        assert set(by_id(reader, reader.review.deleted_when())) == {"h0", "h1"}

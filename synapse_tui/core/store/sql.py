@@ -191,7 +191,9 @@ class SqlStore(Store):
             ),
         )
 
-    def _per_state(self, what: str, compute: Callable[[], _T]) -> _T:
+    def _per_state(
+        self, what: str, compute: Callable[[], _T], patch: Callable[[_T, list[int]], _T] | None = None
+    ) -> _T:
         """`compute()`, a read of what changes only with the facts, computed once per state
         of the facts and kept by `what`: the change log's newest entry names that state
         (every change of a fact, by whichever writer, adds one with a fresh random token;
@@ -199,18 +201,50 @@ class SqlStore(Store):
         in that state it costs an index look-up. The entry and the answer are read in one
         snapshot; inside a transaction its own changes are entries too, and one rolled back
         leaves a token never seen again. A store without the log (older than m003,
-        read-only) computes it every time."""
+        read-only) computes it every time.
+
+        `patch(kept, positions)`, for an answer that changes only with the facts it is
+        about: the kept answer brought to this state from the positions (from 1) of the
+        facts added or updated since, while the log still holds the kept entry and logged
+        nothing else since (a fact deleted or moved, a log begun again: `compute`)."""
         with self.snapshot():
             state = self._newest_change()
             known = self._known.get(what)
             if state is not None and known is not None and known[0] == state:
                 return known[1]
-            value = compute()
+            if (
+                patch is not None
+                and state is not None
+                and known is not None
+                and (since := self._changed_since(known[0])) is not None
+            ):
+                value = patch(known[1], since)
+            else:
+                value = compute()
         if state is None:
             self._known.pop(what, None)
         else:
             self._known[what] = (state, value)
         return value
+
+    PATCH_MAX = 2_000  # logged changes past which `_per_state` computes again rather than patch
+
+    def _changed_since(self, entry: tuple[int, int]) -> list[int] | None:
+        """The positions (from 1) of the facts added or updated after the log's `entry`
+        (seq, token), in order; None when the log no longer holds that entry (pruned, or
+        the token of a write rolled back), or logged a deletion, a move or a new start
+        since, or more than PATCH_MAX changes."""
+        seq, token = entry
+        held = self._conn.execute("SELECT token FROM facts_changes WHERE seq = ?", (seq,)).fetchall()
+        if not held or int(held[0][0]) != token:
+            return None
+        rows = self._conn.execute(
+            "SELECT pos, kind FROM facts_changes WHERE seq > ? ORDER BY seq LIMIT ?",
+            (seq, self.PATCH_MAX + 1),
+        ).fetchall()
+        if len(rows) > self.PATCH_MAX or any(kind not in ("i", "u") for _, kind in rows):
+            return None
+        return list(dict.fromkeys(int(pos) for pos, _ in rows))
 
     def _newest_change(self) -> tuple[int, int] | None:
         """(seq, token) of the change log's newest entry; None without a log."""

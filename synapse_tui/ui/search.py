@@ -64,9 +64,30 @@ class SearchInput(QueryInput):
     escape clears), and `down` goes to the list as it does from any box above a list."""
 
     BINDINGS = [
-        Binding("enter", "to_list", "to the list", key_display="↵", id="search.submit"),
-        Binding("down", "to_list", "to the list", show=False, id="search.down"),
-        Binding("escape", "clear", "clear", key_display="esc", id="search.clear"),
+        Binding(
+            "enter",
+            "to_list",
+            "to the list",
+            key_display="↵",
+            id="search.submit",
+            tooltip="To the facts the search found",
+        ),
+        Binding(
+            "down",
+            "to_list",
+            "to the list",
+            show=False,
+            id="search.down",
+            tooltip="To the facts the search found",
+        ),
+        Binding(
+            "escape",
+            "clear",
+            "clear",
+            key_display="esc",
+            id="search.clear",
+            tooltip="Clear the search and leave the box",
+        ),
     ]
 
     @dataclass

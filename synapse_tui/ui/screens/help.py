@@ -149,6 +149,6 @@ class HelpScreen(ScrolledModalScreen):
                     yield Static(Text(clean(f"{move}: {why}")))
                 yield Static("")
             yield Static(table)
-            yield Static(Text("\nLEGEND  (L shows it alone)", style="bold"))
+            yield Static(Text("\nLEGEND  (L shows it alone)", style="bold"), id="help-legend-title")
             yield Static(legend_text(self.app, tuple(self.app.config.bands.edges)), id="help-legend")
             yield Static(Text("\n" + SEARCH_HINT, style="italic"))

@@ -17,8 +17,8 @@ and `sync` call), and the figures printed are:
            are the old and new text of an edit of the same file
   vers     the share of truth's versions found among its facts (same file, same text)
 
-Totals are given for the dev and held-out splits separately (sums, then P and R of the
-sums). `--from claude-code` reads the replay as a project (`--project`), and is measured
+Totals are given for each split separately (dev, held out, then any other: sums, then P
+and R of the sums). `--from claude-code` reads the replay as a project (`--project`), and is measured
 against the truth of the files Claude Code loads there (claude_code.loads: CLAUDE.md and
 CLAUDE.local.md at any depth, .claude/CLAUDE.md, .claude/rules/) and the files it read
 besides (its `@path` imports, a link's target); `--wide` adds every file under .claude/
@@ -214,7 +214,7 @@ def show(rows: list[dict]) -> None:
               f"{_ratio(r['seen'], r['versions']):>6}  {r['error'] or kinds}")  # fmt: skip
     print()
     for system in IMPORTERS:
-        for split in ("dev", "heldout"):
+        for split in dict.fromkeys(["dev", "heldout", *sorted({r["split"] for r in rows})]):
             part = [r for r in rows if r["from"] == system and r["split"] == split]
             if not part:
                 continue

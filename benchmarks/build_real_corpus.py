@@ -1,11 +1,13 @@
 """Build the real-memory corpus (issue 38) from fetched public repositories.
 
     python benchmarks/build_real_corpus.py [--corpus DIR] [--only OWNER/NAME ...]
+        [--repos OWNER/NAME=SPLIT ...]
 
 The repositories listed in REPOS below are read from the bare git directories the `fetch`
 tool leaves (/work/.mirror/OWNER+NAME/repo); `--only` rebuilds those named and keeps the
-others' manifest entries. The corpus goes to $SYNAPSE_CORPUS (default /work/corpus); its
-layout is /work/corpus/FORMAT.md.
+others' manifest entries. `--repos` builds the repositories it names instead of REPOS (a
+split of unseen repositories, built into its own --corpus the same way). The corpus goes
+to $SYNAPSE_CORPUS (default /work/corpus); its layout is /work/corpus/FORMAT.md.
 
 Memory files: PATHSPECS below (CLAUDE.md, AGENTS.md and the like at any depth, rules
 folders, .claude/ docs, and the memory-bank folders memory-bank/, cline_docs/,
@@ -671,13 +673,21 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", default=os.environ.get("SYNAPSE_CORPUS", "/work/corpus"))
     ap.add_argument("--only", nargs="*", default=None, help="OWNER/NAME to rebuild (the rest kept)")
+    ap.add_argument(
+        "--repos", nargs="+", default=None, metavar="OWNER/NAME=SPLIT", help="build these, not REPOS"
+    )
     args = ap.parse_args(argv)
+    repos = REPOS
+    if args.repos is not None:
+        if bad := [spec for spec in args.repos if not re.fullmatch(r"[^/=\s]+/[^/=\s]+=\w+", spec)]:
+            ap.error(f"--repos: {bad[0]!r} is not OWNER/NAME=SPLIT")
+        repos = [(spec.split("=")[0], spec.split("=")[1]) for spec in args.repos]
     root = Path(args.corpus)
     root.mkdir(parents=True, exist_ok=True)
     manifest_path = root / "manifest.json"
     old = {e["repo"]: e for e in json.loads(manifest_path.read_text())} if manifest_path.exists() else {}
     entries = []
-    for repo, split in REPOS:
+    for repo, split in repos:
         if args.only is not None and repo not in args.only:
             if repo in old:
                 entries.append(old[repo])

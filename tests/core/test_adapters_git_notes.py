@@ -304,3 +304,32 @@ def test_a_repository_root_reads_claude_github_and_cursor_memory(tmp_path):
         (".cursorrules", "Prefer composition"),
         (".clinerules", "Not committed yet"),
     }
+
+
+def test_memory_in_a_subfolders_hidden_place_is_alive_while_its_file_is_there(tmp_path):
+    """A monorepo keeps Cursor rules and Claude memory below subfolders (docs/.cursor/rules/,
+    packages/api/.claude/, web/.cursorrules): committed and still in the work tree, they
+    are read as they stand, not flagged deleted at the end of their history."""
+    repo = repo_at(tmp_path)
+    files = {
+        "AGENTS.md": "- Run `make test` before a pull request\n",
+        "docs/.cursor/rules/writing.mdc": "---\ndescription: docs style\n---\n- Write headings in sentence case\n",
+        "packages/api/.claude/rules/db.md": "- Migrations go in packages/api/migrations\n",
+        "web/.cursorrules": "- Prefer server components\n",
+    }
+    commit(repo, files, "2026-01-01T10:00:00Z", "ann@example.com")
+    edited = files["docs/.cursor/rules/writing.mdc"].replace("sentence", "title")
+    commit(repo, {"docs/.cursor/rules/writing.mdc": edited}, "2026-01-02T10:00:00Z", "ann@example.com")
+    snap = gn.read(repo)
+    ended = snap.deleted | {f.supersedes for f in snap.facts}
+    alive = {(f.provenance["x-git-notes-file"], f.text) for f in snap.facts if f.id not in ended}
+    assert alive == {
+        ("AGENTS.md", "Run `make test` before a pull request"),
+        ("docs/.cursor/rules/writing.mdc", "Write headings in title case"),
+        ("packages/api/.claude/rules/db.md", "Migrations go in packages/api/migrations"),
+        ("web/.cursorrules", "Prefer server components"),
+    }
+    (repo / "docs/.cursor/rules/writing.mdc").unlink()  # removed, not committed yet: gone
+    snap = gn.read(repo)
+    gone = {f.provenance["x-git-notes-file"] for f in snap.facts if f.id in snap.deleted}
+    assert gone == {"docs/.cursor/rules/writing.mdc"}

@@ -20,7 +20,7 @@ from typing import Any
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, errors_at, fact_id, gitlog, own_key, source_provenance
-from synapse_tui.core.ingest.adapters.markdown_memory import blocks, text_of
+from synapse_tui.core.ingest.adapters.markdown_memory import blocks, norm, text_of
 from synapse_tui.core.ingest.interchange import ParsedFact, parse_line
 
 FROM_MTIME = "file modified; creation unknown"
@@ -123,8 +123,8 @@ def versions(
         head = heads.get(record)
         if head is None:
             version, supersedes = 1, None
-        elif head.text == item.text and not head.deleted:
-            version, supersedes = head.version, None
+        elif norm(head.text) == norm(item.text) and not head.deleted:
+            version, supersedes = head.version, None  # the same text, or only re-wrapped
         else:  # edited, or written again after it was deleted
             version, supersedes = head.version + 1, head.id
         ids[item.key or record] = fact_id(system, record, version)

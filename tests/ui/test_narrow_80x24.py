@@ -61,6 +61,47 @@ async def test_a_replaced_row_at_80_columns_shows_the_text_not_the_ids(tmp_path)
         app.store.close()
 
 
+async def test_the_replaced_pane_at_80x24_says_why_above_two_long_texts(tmp_path):
+    """Two texts of five lines each filled the pane under the list (at most half the
+    screen, not scrollable): the score's why and the keys were cut off. The why comes
+    first, and the rest scrolls."""
+    from textual.containers import VerticalScroll
+
+    long = (
+        "the nightly export of the billing ledger to the data warehouse runs at 02:00 UTC from"
+        " the replica, takes about forty minutes on a normal day, and pages the on-call"
+        " engineer of the payments team when it fails twice in a row, after which the export"
+        " is retried by hand from the runbook"
+    )
+    facts = [
+        {"id": "ops#1", "text": long, "created_at": "2025-01-01T00:00:00Z", "note": "ops"},
+        {
+            "id": "ops#2",
+            "text": long.replace("02:00", "03:30"),
+            "created_at": "2025-03-01T00:00:00Z",
+            "note": "ops",
+        },
+    ]
+    db = tmp_path / "ops.db"
+    (tmp_path / "ops.synapse.toml").write_text("")
+    run("import", write_jsonl(tmp_path / "ops.jsonl", facts), "--db", db)
+    app = make_app(db)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("R")
+            await settle(pilot)
+            await settle(pilot)
+            seen = screen_text(app)
+            assert "why (0.99)" in seen and "'02:00' became" in seen, seen
+            assert "y accepts" not in seen  # below: the pane scrolls to it
+            app.screen.query_one("#replaced-pane-box", VerticalScroll).scroll_end(animate=False)
+            await settle(pilot)
+            assert "y accepts · d dismisses" in screen_text(app), screen_text(app)
+    finally:
+        app.store.close()
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 async def test_a_gone_row_at_80_columns_shows_the_path_and_the_text(tmp_path):
     """B's rows read `git-notes:mem.md#8a6a1a44418a  src/auth/login.py  The auth flow is in

@@ -26,7 +26,8 @@ class ReferentScreen(ReplacedScreen):
     HELP_ENTER = "Open the fact full screen (escape comes back here)"
     DEFAULT_CSS = """
     ReferentScreen #replaced-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
-    ReferentScreen #replaced-pane { height: auto; max-height: 50%; padding: 0 1; border-top: solid $primary; }
+    ReferentScreen #replaced-pane-box { height: auto; max-height: 50%; border-top: solid $primary; }
+    ReferentScreen #replaced-pane { height: auto; padding: 0 1; }
     """
     BINDINGS = [
         Binding("escape,B", "close", "close", id="referent.close", tooltip="Close the Gone? queue"),
@@ -133,7 +134,7 @@ class ReferentScreen(ReplacedScreen):
             f"\n\ny contradicts · d dismisses · space marks ({len(self.marked)} marked) · ctrl+z undoes",
             style="dim",
         )
-        pane.update(body)
+        self._show_pane(body)
 
     def _pane_empty(self) -> None:
         from textual.widgets import Static

@@ -21,6 +21,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
@@ -118,7 +119,8 @@ class ReplacedScreen(FactScreen):
     HELP_ENTER = "Open the older fact full screen (escape comes back here)"
     DEFAULT_CSS = """
     ReplacedScreen #replaced-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
-    ReplacedScreen #replaced-pane { height: auto; max-height: 50%; padding: 0 1; border-top: solid $primary; }
+    ReplacedScreen #replaced-pane-box { height: auto; max-height: 50%; border-top: solid $primary; }
+    ReplacedScreen #replaced-pane { height: auto; padding: 0 1; }
     ReplacedScreen #replaced-doing { height: 1; padding: 0 1; color: $text-muted; display: none; }
     """
     ROW_START = 8  # a row's cells before the older id: the mark and the score
@@ -176,7 +178,8 @@ class ReplacedScreen(FactScreen):
         yield Header(icon="◆")
         yield OptionList(id="replaced-list")
         yield Static(id="replaced-doing")
-        yield Static(id="replaced-pane")
+        with VerticalScroll(id="replaced-pane-box"):  # long texts at 80x24: it scrolls
+            yield Static(id="replaced-pane")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -381,7 +384,11 @@ class ReplacedScreen(FactScreen):
         if s is None:
             pane.update("")
             return
+        # why first: the score and what changed stay in sight above two long texts
         body = Text()
+        body.append(f"why ({s.score:.2f}): ", style="bold")
+        body.append(clean(s.why))
+        body.append("\n\n")
         if s.kind == REPLACED:
             old, new = marked_texts(self.texts.get(s.fact, ""), self.texts.get(s.other, ""))
             body.append(f"OLDER  {clean(s.fact)}\n", style="bold")
@@ -393,14 +400,17 @@ class ReplacedScreen(FactScreen):
             body.append(clean(self.texts.get(s.fact, "")))
             name = "GONE" if s.kind == REFERENT else KINDS[s.kind].other.upper()
             body.append(f"\n{name}  {clean(s.other)}", style="bold")
-        body.append(f"\n\nwhy ({s.score:.2f}): ", style="bold")
-        body.append(clean(s.why))
         accepts = "contradicts" if s.kind == REFERENT else "accepts"  # what y does to this kind
         body.append(
             f"\n\ny {accepts} · d dismisses · space marks ({len(self.marked)} marked) · ctrl+z undoes",
             style="dim",
         )
-        pane.update(body)
+        self._show_pane(body)
+
+    def _show_pane(self, body: Text) -> None:
+        """The pane says `body` from its top (a longer one scrolls: its scrollbar shows)."""
+        self.query_one("#replaced-pane", Static).update(body)
+        self.query_one("#replaced-pane-box", VerticalScroll).scroll_home(animate=False)
 
     # -- acting -------------------------------------------------------------------------
     def action_close(self) -> None:

@@ -170,3 +170,15 @@ async def test_the_pane_at_120x40_keeps_the_factors_rows_and_shows_the_opinion(a
         assert "OPINION b 0.67  d 0.00  u 0.33  supported" in pane, pane
         for reason in ("4 corroborations against 0", "fresh: last reinforced", "a person accepted it"):
             assert reason in pane, (reason, pane)
+
+
+def test_replaced_queue_80x24(snap_compare, tmp_path):
+    """What the R queue looks like at 80x24 with ids of 65 characters: score, cut ids, text."""
+
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        await settle(pilot)
+
+    assert snap_compare(make_app(_replaced(tmp_path)), terminal_size=(80, 24), run_before=run_before)

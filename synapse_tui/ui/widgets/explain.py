@@ -165,7 +165,9 @@ def factor_lines(
     if not compact:  # narrow, `glance_lines` says the trust and its product above
         out.append("TRUST ", style="bold")
         out.append_text(band_chip(ex.band, ex.trust, colours))
-        out.append("  = confidence × freshness × supersession × gate\n", style=colours["muted"])
+        out.append("  ")
+        out.append_text(product(ex, colours))  # every factor's value in sight, whatever fits below
+        out.append("\n")
         out.append("OPINION ", style="bold")  # the guidance, in sight with the factors
         out.append_text(opinion_glance(ex, colours))
         out.append("\n")
@@ -198,23 +200,27 @@ def glance_lines(ex: Explanation, colours: dict[str, str], more: str = "") -> Ta
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True, style="bold")
     grid.add_column()
-    product = Text("= ")
-    for i, (label, value) in enumerate(
-        [
-            ("Confidence", ex.confidence),
-            ("Freshness", ex.freshness),
-            ("Supersession", ex.supersession),
-            ("Gate", ex.gate),
-        ]
-    ):
-        product.append(" × " if i else "")
-        product.append(f"{label} ")
-        product.append(two(value), style=f"bold {level_colour(value, colours)}")
-    grid.add_row("TRUST", product)
+    grid.add_row("TRUST", product(ex, colours))
     grid.add_row("OPINION", opinion_glance(ex, colours))
     if more:
         grid.add_row("", Text(more, style=f"italic {colours['muted']}"))
     return grid
+
+
+def product(ex: Explanation, colours: dict[str, str]) -> Text:
+    """`= Confidence 0.95 × Freshness 0.89 × Supersession 1.00 × Gate 0.90`: the trust's
+    product with each factor's value, coloured as its bar."""
+    out = Text("= ")
+    factors = [
+        ("Confidence", ex.confidence),
+        ("Freshness", ex.freshness),
+        ("Supersession", ex.supersession),
+        ("Gate", ex.gate),
+    ]
+    for i, (label, value) in enumerate(factors):
+        out.append(f"{' × ' if i else ''}{label} ")
+        out.append(two(value), style=f"bold {level_colour(value, colours)}")
+    return out
 
 
 def opinion_glance(ex: Explanation, colours: dict[str, str]) -> Text:

@@ -290,21 +290,23 @@ async def test_calibrating_a_store_of_one_age_warns_before_w(tmp_path):
 
 async def test_the_trust_formula_wrapped_in_the_pane_keeps_its_indent(app):
     """At 150 columns the pane beside the list is 47 cells: the formula under TRUST wrapped
-    its last word to the pane's edge, `gate` alone under the T of TRUST."""
+    its last word to the pane's edge, `gate` alone under the T of TRUST. The narrow pane
+    says the product with its values beside TRUST: wrapped, it stays beside the label."""
     from textual.widgets import Static
 
     from synapse_tui.ui.widgets.fact_detail import FactDetail
 
     async with app.run_test(size=(150, 45)) as pilot:
         await settle(pilot)
-        factors = app.main.query_one(FactDetail).query_one("#detail-factors", Static)
-        lines = [factors.render_line(y).text.rstrip() for y in range(factors.size.height)]
-        at = next(i for i, line in enumerate(lines) if "= confidence ×" in line)
+        head = app.main.query_one(FactDetail).query_one("#detail-head", Static)
+        lines = [head.render_line(y).text.rstrip() for y in range(head.size.height)]
+        at = next(i for i, line in enumerate(lines) if line.startswith("TRUST") and "= Confidence" in line)
         formula = [lines[at]]
-        while "gate" not in formula[-1]:
+        while "Gate" not in formula[-1]:
             formula.append(lines[at + len(formula)])
         assert len(formula) > 1, formula  # it wraps at this width
-        assert all(line.startswith("  ") for line in formula), formula
+        indent = formula[0].index("=")
+        assert all(len(line) - len(line.lstrip()) == indent for line in formula[1:]), formula
 
 
 async def test_the_session_log_names_a_replacing_fact_as_the_list_does(tmp_path):

@@ -15,8 +15,8 @@ from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.review.referent import Broken, NoRepository, queue
 from synapse_tui.core.review.suggest import Suggestion
 from synapse_tui.core.review.suggest_state import dismissals
-from synapse_tui.ui.screens.replaced import QueueReady, ReplacedScreen, contradict
-from synapse_tui.ui.text import clean
+from synapse_tui.ui.screens.replaced import QueueReady, ReplacedScreen, contradict, path_end, row_text
+from synapse_tui.ui.text import clean, fit
 from synapse_tui.ui.workers import store_work
 
 
@@ -26,7 +26,8 @@ class ReferentScreen(ReplacedScreen):
     HELP_ENTER = "Open the fact full screen (escape comes back here)"
     DEFAULT_CSS = """
     ReferentScreen #replaced-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
-    ReferentScreen #replaced-pane { height: auto; max-height: 50%; padding: 0 1; border-top: solid $primary; }
+    ReferentScreen #replaced-pane-box { height: auto; max-height: 50%; border-top: solid $primary; }
+    ReferentScreen #replaced-pane { height: auto; padding: 0 1; }
     """
     BINDINGS = [
         Binding("escape,B", "close", "close", id="referent.close", tooltip="Close the Gone? queue"),
@@ -66,6 +67,8 @@ class ReferentScreen(ReplacedScreen):
             tooltip="Dismiss every marked one as one action (asks first)",
         ),
     ]
+    ROW_START = 2  # the mark: no score (every one is 1.00)
+    GONE_GAP = 2
 
     def __init__(self) -> None:
         super().__init__()
@@ -94,12 +97,15 @@ class ReferentScreen(ReplacedScreen):
         self.post_message(QueueReady(found, texts))
 
     def _label(self, s: Suggestion) -> Text:
+        """The fact's id, the gone path and the fact's text, in the columns `_measure`
+        gives (no score: every one is 1.00)."""
+        shape = self._shape
         mark = "● " if s.key in self.marked else "  "
         line = Text(mark)
-        line.append(clean(s.fact), style="bold")
+        line.append(fit(self._row_id(s.fact, shape), shape.older), style="bold")
         line.append("  ")
-        line.append(clean(s.other), style="bold red")
-        line.append("  " + clean(self.texts.get(s.fact, "")[:80]), style="dim")
+        line.append(fit(path_end(clean(s.other), shape.path), shape.path), style="bold red")
+        line.append("  " + row_text(self.texts.get(s.fact, "")), style="dim")
         return line
 
     def _pane(self) -> None:
@@ -128,7 +134,7 @@ class ReferentScreen(ReplacedScreen):
             f"\n\ny contradicts · d dismisses · space marks ({len(self.marked)} marked) · ctrl+z undoes",
             style="dim",
         )
-        pane.update(body)
+        self._show_pane(body)
 
     def _pane_empty(self) -> None:
         from textual.widgets import Static

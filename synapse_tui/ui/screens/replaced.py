@@ -21,6 +21,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
@@ -33,10 +34,11 @@ from synapse_tui.core.review.suggestions import Standing, dismissed_entry, of_me
 from synapse_tui.core.review.triage import Triage, TriageError
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact
-from synapse_tui.ui.text import clean
+from synapse_tui.ui.text import clean, fit
 from synapse_tui.ui.workers import run_store_worker, store_work
 
 CONFIRM_OVER = 1  # a bulk accept or dismiss of more than this asks first
+TEXT_ROOM = 40  # the cells a row keeps for its fact's text before its ids are cut
 
 
 @dataclass
@@ -79,6 +81,28 @@ def queue_order(found: list[Suggestion]) -> tuple[Suggestion, ...]:
     return tuple(sorted(found, key=lambda s: (s.kind != REPLACED, kinds.index(s.kind))))
 
 
+@dataclass(frozen=True)
+class RowShape:
+    """A queue's columns: `cut`, None when the ids show whole, else the cells the list's id
+    column cuts them to; `older`, `other` and `path`, the cells of the older fact's id, the
+    newer's and the gone path."""
+
+    cut: int | None
+    older: int = 0
+    other: int = 0
+    path: int = 0
+
+
+def path_end(path: str, room: int) -> str:
+    """`path` in `room` cells: whole, or `…` and its end (the file's name tells it)."""
+    return path if len(path) <= room else "…" + path[len(path) - room + 1 :]
+
+
+def row_text(text: str) -> str:
+    """A fact's text for one row: its start, made safe (the row cuts it to its width)."""
+    return clean(text[:400])
+
+
 def after_shared(fact_id: str, other: str) -> str:
     """`other` without the start it shares with `fact_id` up to a separator, as `…rest`:
     `git-notes:memory-bank/techContext.md#7e492b75c3b1` after its note's other fact reads
@@ -95,9 +119,12 @@ class ReplacedScreen(FactScreen):
     HELP_ENTER = "Open the older fact full screen (escape comes back here)"
     DEFAULT_CSS = """
     ReplacedScreen #replaced-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
-    ReplacedScreen #replaced-pane { height: auto; max-height: 50%; padding: 0 1; border-top: solid $primary; }
+    ReplacedScreen #replaced-pane-box { height: auto; max-height: 50%; border-top: solid $primary; }
+    ReplacedScreen #replaced-pane { height: auto; padding: 0 1; }
     ReplacedScreen #replaced-doing { height: 1; padding: 0 1; color: $text-muted; display: none; }
     """
+    ROW_START = 8  # a row's cells before the older id: the mark and the score
+    GONE_GAP = len("  gone: ")  # between the id and a gone path
     BINDINGS = [
         Binding("escape,R", "close", "close", id="replaced.close", tooltip="Close the Replaced? queue"),
         Binding(
@@ -145,12 +172,14 @@ class ReplacedScreen(FactScreen):
         self.loaded = False
         self.doing = ""  # what the finder is doing while the queue waits for it
         self.failure: str | None = None  # why the queue could not be read (the store failed)
+        self._shape = RowShape(None)  # the rows' columns (`_measure`)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         yield OptionList(id="replaced-list")
         yield Static(id="replaced-doing")
-        yield Static(id="replaced-pane")
+        with VerticalScroll(id="replaced-pane-box"):  # long texts at 80x24: it scrolls
+            yield Static(id="replaced-pane")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -217,9 +246,17 @@ class ReplacedScreen(FactScreen):
         self.loaded = self.loaded or not message.partial
         self.marked &= {s.key for s in self.found}
         options = self.query_one(OptionList)
-        if before and message.found[: len(before)] == before and options.option_count == len(before):
-            # the same rows, maybe more after them (the gone paths after the replaced facts):
-            # only the new ones are made and measured, the highlight stays where it is
+        shape = self._shape
+        self._measure()
+        if (
+            before
+            and message.found[: len(before)] == before
+            and options.option_count == len(before)
+            and self._shape == shape
+        ):
+            # the same rows in the same columns, maybe more after them (the gone paths after
+            # the replaced facts): only the new ones are made and measured, the highlight
+            # stays where it is
             options.add_options([self._option(s) for s in message.found[len(before) :]])
             self._pane()
             return
@@ -234,19 +271,58 @@ class ReplacedScreen(FactScreen):
 
     # -- painting -----------------------------------------------------------------------
     def _label(self, s: Suggestion) -> Text:
-        """One line a suggestion: the older id whole, the newer without the start it shares
-        with it (`…#7e492b75c3b1`: the pane shows both whole), or the gone path."""
+        """One line a suggestion: the score, the older id, the newer (or the gone path) and
+        the older fact's text, the ids in columns. Whole ids (the newer without the start it
+        shares with the older: `…#7e492b75c3b1`) when the text keeps `TEXT_ROOM` cells
+        beside them; else both cut as the list's id column cuts them (`…0003 → …0004`): a
+        person scanning the queue reads the texts, and the pane names both facts whole."""
+        shape = self._shape
         mark = "● " if s.key in self.marked else "  "
         line = Text(f"{mark}{s.score:.2f}  ")
-        line.append(clean(s.fact), style="bold")
+        line.append(fit(self._row_id(s.fact, shape), shape.older), style="bold")
         if s.kind == REPLACED:
             line.append(" → ")
-            line.append(clean(after_shared(s.fact, s.other)), style="bold")
+            line.append(fit(self._row_id(s.other, shape, s.fact), shape.other), style="bold")
         else:  # a path, not a fact: not "replaced by" it
             line.append("  gone: ")
-            line.append(clean(s.other), style="bold")
-        line.append("  " + clean(self.texts.get(s.fact, "")[:80]), style="dim")
+            line.append(fit(path_end(clean(s.other), shape.path), shape.path), style="bold")
+        line.append("  " + row_text(self.texts.get(s.fact, "")), style="dim")
         return line
+
+    def _row_id(self, fact_id: str, shape: RowShape, older: str | None = None) -> str:
+        """`fact_id` as the row shows it: whole (a newer after its `older`'s shared start),
+        or cut as the list's id column cuts it."""
+        if shape.cut is None:
+            return clean(after_shared(older, fact_id) if older else fact_id)
+        return clean(self.app.shown_id(fact_id, shape.cut))
+
+    def _measure(self) -> None:
+        """The rows' columns for the list's width now and the suggestions listed: the ids
+        whole when the longest row keeps `TEXT_ROOM` cells for its text, else cut (to 12
+        cells, 16 from 96 on: the list's id column) and padded to the longest cut."""
+        # the list's cells inside its border and padding (before its first layout: the
+        # screen's less those); a scrollbar come since takes its cells from the text
+        width = self.query_one(OptionList).scrollable_content_region.width or self.app.size.width - 4
+        pairs = [s for s in self.found if s.kind == REPLACED]
+        gone = [s for s in self.found if s.kind != REPLACED]
+        path = min(max((len(clean(s.other)) for s in gone), default=0), max(16, width // 3))
+
+        def widths(cut: int | None) -> tuple[int, int]:
+            older = max((len(self._row_id(s.fact, RowShape(cut))) for s in self.found), default=0)
+            other = max((len(self._row_id(s.other, RowShape(cut), s.fact)) for s in pairs), default=0)
+            return (older, other) if cut is None else (min(older, cut), min(other, cut))
+
+        older, other = widths(None)
+        rest = max(len(" → ") + other if pairs else 0, self.GONE_GAP + path if gone else 0)
+        if self.ROW_START + older + rest + 2 + TEXT_ROOM <= width:
+            self._shape = RowShape(None, older, other, path)
+            return
+        cut = 12 if width < 96 else 16
+        self._shape = RowShape(cut, *widths(cut), path)
+
+    def on_resize(self) -> None:
+        if self.found:
+            self._paint(keep.key if (keep := self.current()) else None)
 
     def _option(self, s: Suggestion) -> Option:
         return Option(self._label(s), id="\x1f".join(s.key))
@@ -255,6 +331,7 @@ class ReplacedScreen(FactScreen):
         options = self.query_one(OptionList)
         at = options.highlighted
         options.clear_options()
+        self._measure()
         options.add_options([self._option(s) for s in self.found])
         if not self.found:
             self._pane_empty()
@@ -307,7 +384,11 @@ class ReplacedScreen(FactScreen):
         if s is None:
             pane.update("")
             return
+        # why first: the score and what changed stay in sight above two long texts
         body = Text()
+        body.append(f"why ({s.score:.2f}): ", style="bold")
+        body.append(clean(s.why))
+        body.append("\n\n")
         if s.kind == REPLACED:
             old, new = marked_texts(self.texts.get(s.fact, ""), self.texts.get(s.other, ""))
             body.append(f"OLDER  {clean(s.fact)}\n", style="bold")
@@ -319,14 +400,17 @@ class ReplacedScreen(FactScreen):
             body.append(clean(self.texts.get(s.fact, "")))
             name = "GONE" if s.kind == REFERENT else KINDS[s.kind].other.upper()
             body.append(f"\n{name}  {clean(s.other)}", style="bold")
-        body.append(f"\n\nwhy ({s.score:.2f}): ", style="bold")
-        body.append(clean(s.why))
         accepts = "contradicts" if s.kind == REFERENT else "accepts"  # what y does to this kind
         body.append(
             f"\n\ny {accepts} · d dismisses · space marks ({len(self.marked)} marked) · ctrl+z undoes",
             style="dim",
         )
-        pane.update(body)
+        self._show_pane(body)
+
+    def _show_pane(self, body: Text) -> None:
+        """The pane says `body` from its top (a longer one scrolls: its scrollbar shows)."""
+        self.query_one("#replaced-pane", Static).update(body)
+        self.query_one("#replaced-pane-box", VerticalScroll).scroll_home(animate=False)
 
     # -- acting -------------------------------------------------------------------------
     def action_close(self) -> None:

@@ -10,6 +10,7 @@ import re
 
 from rich.console import Group
 from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 
 from synapse_tui.core.base.clock import parse_time
@@ -161,18 +162,17 @@ def factor_lines(
     ]
     parts: list[Text | Padding] = []
     out = Text()
-    out.append("TRUST ", style="bold")
-    out.append_text(band_chip(ex.band, ex.trust, colours))
-    formula = "= confidence × freshness × supersession × gate"
-    if compact:  # its own line, padded: wrapped in a narrow pane it keeps its indent
-        parts += [out, Padding(Text(formula, style=colours["muted"]), (0, 0, 0, 2))]
-        out = Text()
-    else:
-        out.append(f"  {formula}\n", style=colours["muted"])
+    if not compact:  # narrow, `glance_lines` says the trust and its product above
+        out.append("TRUST ", style="bold")
+        out.append_text(band_chip(ex.band, ex.trust, colours))
+        out.append("  ")
+        out.append_text(product(ex, colours))  # every factor's value in sight, whatever fits below
+        out.append("\n")
+        out.append("OPINION ", style="bold")  # the guidance, in sight with the factors
+        out.append_text(opinion_glance(ex, colours))
+        out.append("\n")
     for label, value, key, inputs in rows:
-        colour = (
-            colours["success"] if value >= 0.75 else colours["warning"] if value >= 0.4 else colours["error"]
-        )
+        colour = level_colour(value, colours)
         out.append(f"  {label:<13}", style="bold")
         out.append(f"{two(value)} ")
         out.append_text(bar(value, BAR // 2 if compact else BAR, colour, colours["muted"]))
@@ -184,6 +184,62 @@ def factor_lines(
         parts.append(Padding(Text(why[key], style="italic"), (0, 0, 0, 4 if compact else 20)))
         out = Text()
     return Group(*parts)
+
+
+def level_colour(value: float, colours: dict[str, str]) -> str:
+    """A factor's colour: good from 0.75, fair from 0.4, else poor."""
+    return colours["success"] if value >= 0.75 else colours["warning"] if value >= 0.4 else colours["error"]
+
+
+def glance_lines(ex: Explanation, colours: dict[str, str], more: str = "") -> Table:
+    """The trust's four factors and the opinion (b, d, u) with its guidance, two lines at
+    80 columns, for a narrow pane, under the fact's title: the factors' rows (three lines
+    each) after the text left the opinion and all but one factor below the fold of a
+    24-line terminal. `more`: a last line saying what the rest holds and how to reach it.
+    A label's values wrap beside it."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column()
+    grid.add_row("TRUST", product(ex, colours))
+    grid.add_row("OPINION", opinion_glance(ex, colours))
+    if more:
+        grid.add_row("", Text(more, style=f"italic {colours['muted']}"))
+    return grid
+
+
+def product(ex: Explanation, colours: dict[str, str]) -> Text:
+    """`= Confidence 0.95 × Freshness 0.89 × Supersession 1.00 × Gate 0.90`: the trust's
+    product with each factor's value, coloured as its bar."""
+    out = Text("= ")
+    factors = [
+        ("Confidence", ex.confidence),
+        ("Freshness", ex.freshness),
+        ("Supersession", ex.supersession),
+        ("Gate", ex.gate),
+    ]
+    for i, (label, value) in enumerate(factors):
+        out.append(f"{' × ' if i else ''}{label} ")
+        out.append(two(value), style=f"bold {level_colour(value, colours)}")
+    return out
+
+
+def opinion_glance(ex: Explanation, colours: dict[str, str]) -> Text:
+    """The opinion in one line: b, d and u and the guidance they give."""
+    out = Text()
+    out.append(f"b {two(ex.b)}", style=colours["success"])
+    out.append("  ")
+    out.append(f"d {two(ex.d)}", style=colours["error"])
+    out.append("  ")
+    out.append(f"u {two(ex.u)}", style=colours["muted"])
+    out.append("  ")
+    out.append(ex.guidance_advice, style=f"bold {_guidance_colour(ex, colours)}")
+    return out
+
+
+def _guidance_colour(ex: Explanation, colours: dict[str, str]) -> str:
+    return {"disputed": colours["error"], "uncertain": colours["warning"]}.get(
+        ex.guidance, colours["success"]
+    )
 
 
 def opinion_lines(
@@ -209,11 +265,8 @@ def opinion_lines(
             BAR if compact else 2 * BAR,
         )
     )
-    guidance_colour = {"disputed": colours["error"], "uncertain": colours["warning"]}.get(
-        ex.guidance, colours["success"]
-    )
     out.append("  ")
-    out.append(ex.guidance_advice, style=f"bold {guidance_colour}")
+    out.append(ex.guidance_advice, style=f"bold {_guidance_colour(ex, colours)}")
     out.append("\n")
     if lines is not None:  # one line: SPEC 2.1's rule with the numbers
         why = opinion_why(ex.d, ex.u, ex.guidance, lines)
@@ -302,6 +355,11 @@ def history_lines(ex: Explanation, colours: dict[str, str]) -> Text:
 
 
 def header_lines(ex: Explanation, colours: dict[str, str]) -> Text:
+    return title_line(ex, colours).append("\n").append_text(body_lines(ex, colours))
+
+
+def title_line(ex: Explanation, colours: dict[str, str]) -> Text:
+    """The id, the band and trust, and the flags."""
     out = Text()
     out.append(clean(ex.id), style=f"bold {colours['primary']}")
     out.append("  ")
@@ -309,7 +367,12 @@ def header_lines(ex: Explanation, colours: dict[str, str]) -> Text:
     if ex.flags:
         flags = ("deleted at the source" if f == "deleted" else f for f in ex.flags)
         out.append("  " + " ".join(flags), style=f"bold {colours['error']}")
-    out.append("\n")
+    return out
+
+
+def body_lines(ex: Explanation, colours: dict[str, str]) -> Text:
+    """Why the fact is suspect, if it is, and its text."""
+    out = Text()
     if ex.suspect:
         out.append(f"suspect: {clean(ex.suspect)}\n", style=f"italic {colours['warning']}")
     out.append(clean_block(ex.text))

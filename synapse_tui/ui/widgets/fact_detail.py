@@ -30,6 +30,8 @@ from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.widgets import explain as xp
 
 REST = 0.25  # seconds the cursor rests before the pane paints provenance and history
+# what a narrow pane says under its glance: the rest is below, and how to reach it
+MORE = "↓ scroll for why and provenance, or enter"
 
 
 class FactDetail(VerticalScroll):
@@ -107,6 +109,11 @@ class FactDetail(VerticalScroll):
         width = self.size.width or self.app.size.width
         return width < 90
 
+    def _more(self) -> str:
+        """What the pane says under its glance: the rest is below, and how to reach it (the
+        full view, scrolled by its keys, says nothing)."""
+        return MORE if self.follow else ""
+
     def on_resize(self) -> None:
         if self._shown is not None and self._shown[-1] != self._compact():
             self.show(*self._shown[:-1])  # laid out at another width: render for this one
@@ -125,7 +132,6 @@ class FactDetail(VerticalScroll):
             return
         colours = xp.palette(self.app.theme_variables)
         now = memory.scores.now
-        head.update(xp.header_lines(ex, colours))
         rest = Text()
         for part in (
             xp.opinion_lines(ex, colours, compact, memory.config.guidance),
@@ -134,7 +140,15 @@ class FactDetail(VerticalScroll):
         ):
             rest.append("\n")
             rest.append_text(part)
-        factors = Group(Text(), xp.factor_lines(ex, colours, threshold, now, compact), rest)
+        rows = xp.factor_lines(ex, colours, threshold, now, compact)
+        if compact:  # narrow: the factors and the opinion at a glance under the title, then the text
+            body = xp.body_lines(ex, colours)
+            body.rstrip()
+            head.update(Group(xp.title_line(ex, colours), xp.glance_lines(ex, colours, self._more()), body))
+            factors = Group(Text(), rows, rest)
+        else:  # the text's last line break is the gap above the factors
+            head.update(xp.header_lines(ex, colours))
+            factors = Group(rows, rest)
         self.query_one("#detail-factors", Static).update(factors)
         self._stop_rest()
         moment = time.monotonic()

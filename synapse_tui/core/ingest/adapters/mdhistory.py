@@ -59,9 +59,10 @@ def replay(
         chosen.append((rel, path, doc, changes))
     if not chosen:
         return done
+    chosen.sort(key=lambda c: c[0])  # the blobs are read in the order the files are replayed
     dirty = tree.changed([path for _, path, _, _ in chosen])
     texts = iter(tree.texts(blob for _, _, _, changes in chosen for _, blob in changes))
-    for rel, path, doc, changes in sorted(chosen, key=lambda c: c[0]):
+    for rel, path, doc, changes in chosen:
         states: list[_State] = [(c, c.at, next(texts)) for c, _ in changes]
         if rel in by_rel:
             _add_work_tree(states, doc, path in dirty, out.left_out)

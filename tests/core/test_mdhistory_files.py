@@ -8,7 +8,8 @@ import shutil
 
 import pytest
 
-from synapse_tui.core.ingest.adapters import cursor, openclaw
+from synapse_tui.core.ingest.adapters import cursor, gemini_cli, openclaw
+from synapse_tui.core.store.db import Store
 from tests.core import new_sources_files as files
 from tests.core.claude_code_files import git
 
@@ -65,3 +66,39 @@ def test_a_daily_log_committed_before_the_index_keeps_its_text(tmp_path):
         "memory/2026-04-02.md": "The deploy moved to Tuesday.",
         "MEMORY.md": "Ada's timezone is Europe/London.",
     }
+
+
+def _heads(store, system: str) -> dict[str, tuple[str, bool]]:
+    """Each fact of `system` in the store: id -> (text, deleted)."""
+    return {k.id: (k.text, k.deleted) for k in files.known_facts(store, system)}
+
+
+def test_an_uncommitted_edit_edited_again_is_read_again(tmp_path, new_store):
+    """A Gemini CLI folder in git: a bullet edited by hand and synced, then edited again
+    before any commit. The second text is a fact of its own, the first is gone."""
+    root = tmp_path / ".gemini"
+    gemini = root / "GEMINI.md"
+    files.write(root, "GEMINI.md", files.GEMINI_GLOBAL)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "memory")
+    with Store.open(new_store("again"), create=True) as store:
+        files.resync(store, gemini_cli, root)
+        gemini.write_text(gemini.read_text().replace("is called shop.", "is called shop-api."))
+        _, first = files.resync(store, gemini_cli, root)
+        assert first.added == 1
+        gemini.write_text(gemini.read_text().replace("is called shop-api.", "is called shop-web."))
+        _, second = files.resync(store, gemini_cli, root)
+        assert (second.added, second.newly_deleted) == (1, 1)
+        held = _heads(store, "gemini-cli")
+        alive = {text for text, deleted in held.values() if not deleted}
+        assert "The project I'm working on is called shop-web." in alive
+        assert "The project I'm working on is called shop-api." not in alive
+        # undone by hand: the committed text is what the file says again
+        gemini.write_text(gemini.read_text().replace("is called shop-web.", "is called shop."))
+        _, third = files.resync(store, gemini_cli, root)
+        assert third.newly_deleted == 1
+        alive = {text for text, deleted in _heads(store, "gemini-cli").values() if not deleted}
+        assert not any("shop-" in text for text in alive)
+        _, fourth = files.resync(store, gemini_cli, root)
+        assert (fourth.added, fourth.newly_deleted) == (0, 0)

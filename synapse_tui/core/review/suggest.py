@@ -104,6 +104,7 @@ class Item:
     predecessor: bool = False  # it already names the fact it replaces: it can replace no other
     gone: float | None = None  # when its source deleted it, if known
     last_seen: float | None = None  # its last reinforcement, if any after its creation
+    replaces: str | None = None  # the fact it names as the one it replaces
 
 
 @dataclass(frozen=True)

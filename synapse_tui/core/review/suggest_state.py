@@ -79,6 +79,7 @@ def items(store: Store) -> list[Item]:
                 predecessor=bool(supersedes),
                 gone=gone.get(pos),
                 last_seen=seen if seen is not None and seen > created else None,
+                replaces=supersedes or None,
             )
         )
     return out

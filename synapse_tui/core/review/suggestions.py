@@ -124,7 +124,7 @@ def standing(store: Store, kinds: Iterable[str] | None = None, options: Options 
     return Standing(found)
 
 
-CACHE_FORMAT = 6  # bump when what a finder finds changes (weights, features)
+CACHE_FORMAT = 7  # bump when what a finder finds changes (weights, features)
 CACHE_MIN_FACTS = 1_000  # below this a pass takes a tenth of a second: no file is worth it
 
 

@@ -102,3 +102,34 @@ def test_an_uncommitted_edit_edited_again_is_read_again(tmp_path, new_store):
         assert not any("shop-" in text for text in alive)
         _, fourth = files.resync(store, gemini_cli, root)
         assert (fourth.added, fourth.newly_deleted) == (0, 0)
+
+
+AGENTS = "# Agent rules\n\n- Use bun, never npm or pnpm.\n- Run `bun test` before each commit.\n"
+
+
+@pytest.mark.parametrize("in_git", [False, True], ids=["plain folder", "git, a file that became a link"])
+def test_a_rule_linked_to_a_file_of_the_project_is_read_as_that_file(tmp_path, in_git):
+    """letta-ai/letta-code's `.cursor/rules/use-bun-instead-of-node-vite-npm-pnpm.mdc` is a
+    link to `../../AGENTS.md` (a file first, a link since): Cursor loads AGENTS.md as the
+    rule. It was refused as "holds no .cursorrules and no .cursor/rules/*.mdc"."""
+    root = tmp_path / "project"
+    files.write(root, "AGENTS.md", AGENTS)
+    rule = root / ".cursor/rules/use-bun.mdc"
+    if in_git:
+        files.write(root, ".cursor/rules/use-bun.mdc", "---\nalwaysApply: true\n---\n- Use bun.\n")
+        git(root, "init", "-q")
+        git(root, "add", ".")
+        git(root, "commit", "-q", "-m", "rule", when="2026-03-01T10:00:00+00:00")
+        rule.unlink()
+    rule.parent.mkdir(parents=True, exist_ok=True)
+    rule.symlink_to("../../AGENTS.md")
+    (tmp_path / "secret.md").write_text("- The vault password is hunter2.\n")
+    (root / ".cursor/rules/secret.mdc").symlink_to("../../../secret.md")
+    if in_git:
+        git(root, "add", ".")
+        git(root, "commit", "-q", "-m", "link", when="2026-03-02T10:00:00+00:00")
+    snap = cursor.read(None, project=root)
+    alive = {f.text for f in snap.facts if f.id not in snap.deleted}
+    assert {"Use bun, never npm or pnpm.", "Run `bun test` before each commit."} <= alive
+    assert not any("hunter2" in f.text for f in snap.facts)  # a link leaving the project: never read
+    assert any("secret.mdc: a link leaving the folder" in line for line in snap.left_out)

@@ -1,0 +1,23 @@
+"""A Codex user's other memory is a project's AGENTS.md, which `--from codex` does not read
+(it reads ~/.codex/memories). Tried on openai/openai-agents-python: `--from codex --project .`
+and `--from codex .` were refused without saying where AGENTS.md is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli_run import refused
+
+
+def test_a_project_given_to_codex_is_pointed_to_the_markdown_reader(tmp_path):
+    project = tmp_path / "agents-sdk"
+    project.mkdir()
+    (project / "AGENTS.md").write_text("# Contributor guide\n\n- Run `make lint` before pushing.\n")
+    db = tmp_path / "m.db"
+    line = refused("import", "--from", "codex", "--project", project, "--db", db)
+    assert "--project does not apply to --from codex" in line
+    assert "AGENTS.md" in line and "--from markdown" in line
+    line = refused("import", "--from", "codex", project, "--db", db)
+    assert "expected a ~/.codex/memories folder" in line
+    assert "AGENTS.md" in line and "--from markdown" in line
+    assert not Path(db).exists()

@@ -378,7 +378,9 @@ def _dismiss(store: Store, facts: list[ParsedFact], clock: Clock | None) -> None
     back. Written in the import's transaction: all of it lands or none."""
     from synapse_tui.core.review.suggest_state import DISMISS, dismissed_entry
 
-    rows = [(f.id, {}, dismissed_entry(kind, other)) for f in facts for kind, other in f.dismissed]
+    rows: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+        (f.id, {}, dismissed_entry(kind, other)) for f in facts for kind, other in f.dismissed
+    ]
     if rows:
         now = (clock or Clock.from_option(None)).now()
         store.audit.append(DISMISSED_BY, DISMISS, format_time(now), rows, {})

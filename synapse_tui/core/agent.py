@@ -35,7 +35,7 @@ from synapse_tui.core.base.errors import InputError, SynapseError, missing_fact
 from synapse_tui.core.ingest.interchange import import_facts, parse_line
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
-from synapse_tui.core.review.triage import Action, Triage, TriageError
+from synapse_tui.core.review.triage import Action, Triage, TriageError, no_such_fact
 from synapse_tui.core.review.verdicts import FIT_META, constants_given, constants_in_use, held_for
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import ReportedError
@@ -360,12 +360,12 @@ class Recall:
             fact = parse_line({**obj, "created_at": format_time(self.now)}, err, 1)
             triage = Triage(self.store, Clock(self.now), actor, config=self.config)
             if supersedes is not None and self.store.record(supersedes) is None:
-                raise TriageError(f"no fact with id {supersedes!r}")
+                raise no_such_fact(self.store, supersedes)
             if supersedes is not None and self.scope is not None:
                 try:
                     self._check_scope(memory, supersedes)
                 except SynapseError:
-                    raise TriageError(f"no fact with id {supersedes!r}") from None
+                    raise no_such_fact(self.store, supersedes) from None
 
             def link(_store: Store, _positions: list[int]) -> None:
                 if supersedes is not None:

@@ -11,10 +11,11 @@ from tests.helpers import NOW
 REPO = Path(__file__).resolve().parents[2]
 
 
-def serve(location, config, scenario):
+def serve(location, config, scenario, args=()):
     """`scenario(session)`'s result, against `synapse-tui mcp LOCATION` (this checkout's code)
     started with `config` (None: the one beside a file store) and driven by the MCP SDK's
-    client (the [mcp] extra: its callers skip without it)."""
+    client (the [mcp] extra: its callers skip without it). `args`: more of the command's
+    options (`--scope ...`)."""
     import anyio
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -27,7 +28,7 @@ def serve(location, config, scenario):
         env["SYNAPSE_DATA_DIR"] = os.environ["SYNAPSE_DATA_DIR"]
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-c", "from synapse_tui.cli import main; main()", "mcp", str(location)],
+        args=["-c", "from synapse_tui.cli import main; main()", "mcp", str(location), *args],
         env=env,
     )
 

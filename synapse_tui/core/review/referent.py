@@ -642,7 +642,7 @@ def accept(store: Store, clock: Any, fact_id: str, path: str, options: Options |
     audited with actor `repo:<commit that removed it>`, whose entry also settles the
     suggestion (it leaves the queue). One batch: one `undo` takes it all back. Its number."""
     from synapse_tui.core.review.suggest_state import dismissed_entry
-    from synapse_tui.core.review.triage import Change, Triage, TriageError
+    from synapse_tui.core.review.triage import Change, Triage, TriageError, no_such_fact
 
     b = details(store, fact_id, path, options)
     if b is None:
@@ -653,7 +653,7 @@ def accept(store: Store, clock: Any, fact_id: str, path: str, options: Options |
     with store.transaction():
         fields = store.review.fields(fact_id)
         if fields is None:
-            raise TriageError(f"no fact with id {fact_id!r}")
+            raise no_such_fact(store, fact_id)
         s = fields["contradictions"]
         after = {"contradictions": s + 1, **dismissed_entry(REFERENT, path)}
         batch, _ = triage._land("contradict", [Change(fact_id, {"contradictions": s}, after)], clock.now())

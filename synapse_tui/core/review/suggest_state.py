@@ -46,7 +46,7 @@ def dismissals(store: Store) -> Dismissed:
 def items(store: Store) -> list[Item]:
     """What the finders read of every fact, in store order (`Store.finder_rows`: only those
     columns; each distinct time parsed once: a sync writes many facts at one instant)."""
-    gone = dict(store.review.deleted_at())
+    gone = store.review.deleted_when()
     rows = list(store.finder_rows())
     named = {r[5] for r in rows if r[5]}
     times: dict[str, float] = {}

@@ -18,7 +18,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,7 +172,7 @@ class _Kept:
     supersedes: np.ndarray
     key: list[Any]
     answer: Standing
-    gone: dict[int, float] = field(default_factory=dict)  # position -> when it left its source
+    gone: Mapping[int, float] = field(default_factory=dict)  # position -> when it left its source
 
 
 # id(store) -> (the store, its kept finder): a process's memories of one store share it, so
@@ -336,7 +336,7 @@ class _Read:
     file_key: list[Any]
     facts: list[Item]
     dismissed: Dismissed
-    gone: dict[int, float]
+    gone: Mapping[int, float]
     ids: list[str]
     supersedes: np.ndarray
 
@@ -352,7 +352,7 @@ class _Read:
                 file_key,
                 items(store),
                 dismissals(store),
-                dict(store.review.deleted_at()),
+                store.review.deleted_when(),
                 list(memory.ids),
                 memory.arrays.supersedes.copy(),
             )
@@ -449,8 +449,9 @@ def _catch_up(kept: _Kept, memory: Memory) -> None:
         {int(p) for p in moved} | {int(kept.supersedes[p]) for p in moved} | {int(sup[p]) for p in moved}
     )
     touched |= {int(t) for t in sup[n:].tolist() if t >= 0}  # old facts a new one names
-    gone = dict(store.review.deleted_at())
-    touched |= {p for p in gone.keys() | kept.gone.keys() if gone.get(p) != kept.gone.get(p)}
+    gone = store.review.deleted_when()  # the same mapping while no deletion moved
+    if gone is not kept.gone:
+        touched |= {p for p in gone.keys() | kept.gone.keys() if gone.get(p) != kept.gone.get(p)}
     touched.discard(-1)
     named = sup >= 0
     has_successor = np.zeros(len(sup), dtype=bool)
@@ -465,7 +466,7 @@ def _catch_up(kept: _Kept, memory: Memory) -> None:
 
 
 def _item(
-    store: Store, fid: str, pos: int, successor: bool, predecessor: bool, gone: dict[int, float]
+    store: Store, fid: str, pos: int, successor: bool, predecessor: bool, gone: Mapping[int, float]
 ) -> Item:
     r = store.record(fid)
     if r is None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from synapse_tui.core.base.clock import parse_time
@@ -34,11 +36,23 @@ def _fields(rows: list[tuple]) -> dict[str, Any] | None:
     return values
 
 
+# `SqlStore._per_state`: (a name, a read, how to patch its answer) -> the read's answer,
+# computed once per state of the facts
+PerState = Callable[[str, Callable[[], Any], Callable[[Any, list[int]], Any]], Any]
+PATCH_CHUNK = 500  # positions per statement of a patch (SQLite's limit on parameters is far above)
+
+
+def _every_time(_what: str, compute: Callable[[], Any], _patch: Any = None) -> Any:
+    return compute()
+
+
 class Review:
     """The triage fields of one store's facts, read and written by id."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, per_state: PerState | None = None) -> None:
         self._conn: Any = conn  # sqlite3's, or a server's (postgres/dialect.Connection)
+        self._per_state = per_state or _every_time
+        self._when: Mapping[int, float] | None = None  # the deletion times last read
 
     def exists(self, fact_id: str) -> bool:
         return self._conn.execute("SELECT 1 FROM facts WHERE id = ?", (fact_id,)).fetchone() is not None
@@ -92,9 +106,56 @@ class Review:
 
     def deleted_at(self) -> list[tuple[int, float]]:
         """(position from 0, epoch seconds) of every fact a sync flagged deleted and
-        recorded when (meta `deleted.at.ID`)."""
+        recorded when (meta `deleted.at.ID`); see `deleted_when`."""
+        return list(self.deleted_when().items())
+
+    def deleted_when(self) -> Mapping[int, float]:
+        """When each fact a sync flagged deleted left its source (meta `deleted.at.ID`,
+        epoch seconds), by position from 0. Read-only: every caller gets the same mapping,
+        read once per state of the facts (`SqlStore._per_state`): whole the first time, then
+        only the facts the change log names since (a triage action, a sync), and the same
+        object again while it holds the same times, so a caller that kept it tells by `is`
+        that nothing moved.
+
+        Kept by the state of the facts although `meta` has no change log, because every
+        writer of these keys writes a fact's key with a logged change of that fact, in one
+        transaction: an import inserts the fact (`Imports.insert`), a sync flags it
+        (`Imports.flag_deleted`: the keys of the facts not yet flagged, then the flag of
+        those same facts) or restores it (`Imports.restore`: the keys, and the flag of those
+        flagged; a fact that is not flagged holds no key); `copy` writes a new store's
+        facts with them. A hand edit of `meta` alone (sqlite3, psql) is seen at the next
+        change of the fact it names, as the load cache sees the `expired` flag, which it
+        reads from `meta` too."""
+        answer: Mapping[int, float] = self._per_state("deleted_at", self._read_deleted_when, self._patched)
+        return answer
+
+    def _read_deleted_when(self) -> Mapping[int, float]:
         rows = self._conn.execute(
             "SELECT f.pos - 1, m.value FROM meta m JOIN facts f ON f.id = substr(m.key, 12)"
-            " WHERE m.key LIKE 'deleted.at.%'"
+            " WHERE substr(m.key, 1, 11) = 'deleted.at.'"
         )
-        return [(pos, float(json.loads(value))) for pos, value in rows]
+        return self._kept_if_same({pos: float(json.loads(value)) for pos, value in rows})
+
+    def _patched(self, kept: Mapping[int, float], positions: list[int]) -> Mapping[int, float]:
+        """`kept` with the times of the facts at `positions` (from 1: added or updated since
+        it was read) read again, each with the key it names."""
+        fresh: dict[int, float | None] = {}
+        for at in range(0, len(positions), PATCH_CHUNK):
+            some = positions[at : at + PATCH_CHUNK]
+            rows = self._conn.execute(
+                "SELECT f.pos - 1, m.value FROM facts f LEFT JOIN meta m ON m.key = 'deleted.at.' || f.id"
+                f" WHERE f.pos IN ({', '.join('?' * len(some))})",
+                tuple(some),
+            )
+            fresh.update((pos, None if value is None else float(json.loads(value))) for pos, value in rows)
+        if all(kept.get(pos) == when for pos, when in fresh.items()):
+            return kept
+        out = {pos: when for pos, when in kept.items() if pos not in fresh}
+        out.update((pos, when) for pos, when in fresh.items() if when is not None)
+        return self._kept_if_same(out)
+
+    def _kept_if_same(self, fresh: dict[int, float]) -> Mapping[int, float]:
+        """The mapping last given when it holds the same times, else `fresh`, read-only."""
+        if self._when is None or self._when != fresh:
+            self._when = MappingProxyType(fresh)
+        return self._when

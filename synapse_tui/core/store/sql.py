@@ -17,7 +17,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -52,6 +52,8 @@ from synapse_tui.core.store.ops import (
 )
 from synapse_tui.core.store.read import Read, answer, json_column
 from synapse_tui.core.store.review import Review
+
+_T = TypeVar("_T")
 
 # The arithmetic's code of the declared tier (trust.AUTO/HUMAN/SIGNED), computed in SQL by
 # `load` (all facts) and `fact_inputs` (a few).
@@ -127,7 +129,9 @@ class SqlStore(Store):
         self.path = path
         self._conn = conn
         self.audit = self._make_audit(conn)  # triage's log: append, undo and redo state, history
-        self.review = Review(conn)  # the triage fields of facts, read and written by id
+        # what `_per_state` computed, by name: (the change log's newest entry then, the answer)
+        self._known: dict[str, tuple[tuple[int, int], Any]] = {}
+        self.review = Review(conn, self._per_state)  # the triage fields of facts, read and written by id
         self.imports = self._make_imports(conn)  # new facts, a sync's flags and evidence, export's extras
         self.graph = GraphTables(conn, self.dialect)  # the neighbour graph's tables
         self.readonly = readonly
@@ -179,23 +183,68 @@ class SqlStore(Store):
 
     def deleted_count(self) -> int:
         """How many facts are flagged deleted: counted (a scan of the table) once per state
-        of the facts, which the change log's newest entry names (every change of a fact,
-        by whichever writer, adds one with a fresh random token; entries become visible in
-        the order of their seq on both backends), so asked again in that state it costs an
-        index look-up. A store without the log (older than m003, read-only) is counted
-        every time."""
-        with self.snapshot():  # the entry and the count of one state
+        of the facts (`_per_state`), so asked again in that state it costs an index look-up."""
+        return self._per_state(
+            "deleted_count",
+            lambda: int(
+                self._read(Read("SELECT count(*) FROM facts WHERE deleted <> 0", (), lambda rows: rows[0][0]))
+            ),
+        )
+
+    def _per_state(
+        self, what: str, compute: Callable[[], _T], patch: Callable[[_T, list[int]], _T] | None = None
+    ) -> _T:
+        """`compute()`, a read of what changes only with the facts, computed once per state
+        of the facts and kept by `what`: the change log's newest entry names that state
+        (every change of a fact, by whichever writer, adds one with a fresh random token;
+        entries become visible in the order of their seq on both backends), so asked again
+        in that state it costs an index look-up. The entry and the answer are read in one
+        snapshot; inside a transaction its own changes are entries too, and one rolled back
+        leaves a token never seen again. A store without the log (older than m003,
+        read-only) computes it every time.
+
+        `patch(kept, positions)`, for an answer that changes only with the facts it is
+        about: the kept answer brought to this state from the positions (from 1) of the
+        facts added or updated since, while the log still holds the kept entry and logged
+        nothing else since (a fact deleted or moved, a log begun again: `compute`)."""
+        with self.snapshot():
             state = self._newest_change()
-            known = self._deleted_known
+            known = self._known.get(what)
             if state is not None and known is not None and known[0] == state:
                 return known[1]
-            n = int(
-                self._read(Read("SELECT count(*) FROM facts WHERE deleted <> 0", (), lambda rows: rows[0][0]))
-            )
-        self._deleted_known = None if state is None else (state, n)
-        return n
+            if (
+                patch is not None
+                and state is not None
+                and known is not None
+                and (since := self._changed_since(known[0])) is not None
+            ):
+                value = patch(known[1], since)
+            else:
+                value = compute()
+        if state is None:
+            self._known.pop(what, None)
+        else:
+            self._known[what] = (state, value)
+        return value
 
-    _deleted_known: tuple[tuple[int, int], int] | None = None  # (newest change, count) last counted
+    PATCH_MAX = 2_000  # logged changes past which `_per_state` computes again rather than patch
+
+    def _changed_since(self, entry: tuple[int, int]) -> list[int] | None:
+        """The positions (from 1) of the facts added or updated after the log's `entry`
+        (seq, token), in order; None when the log no longer holds that entry (pruned, or
+        the token of a write rolled back), or logged a deletion, a move or a new start
+        since, or more than PATCH_MAX changes."""
+        seq, token = entry
+        held = self._conn.execute("SELECT token FROM facts_changes WHERE seq = ?", (seq,)).fetchall()
+        if not held or int(held[0][0]) != token:
+            return None
+        rows = self._conn.execute(
+            "SELECT pos, kind FROM facts_changes WHERE seq > ? ORDER BY seq LIMIT ?",
+            (seq, self.PATCH_MAX + 1),
+        ).fetchall()
+        if len(rows) > self.PATCH_MAX or any(kind not in ("i", "u") for _, kind in rows):
+            return None
+        return list(dict.fromkeys(int(pos) for pos, _ in rows))
 
     def _newest_change(self) -> tuple[int, int] | None:
         """(seq, token) of the change log's newest entry; None without a log."""

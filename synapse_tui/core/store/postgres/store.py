@@ -43,7 +43,7 @@ from synapse_tui.core.store.postgres.live import Listener
 from synapse_tui.core.store.postgres.server import open_server
 from synapse_tui.core.store.postgres.words import Mirror
 from synapse_tui.core.store.read import Read
-from synapse_tui.core.store.review import TRIAGE_FIELDS, Review
+from synapse_tui.core.store.review import TRIAGE_FIELDS, PerState, Review
 from synapse_tui.core.store.sql import INVALIDATED_AT, SqlStore
 from synapse_tui.core.store.words import WordIndex
 
@@ -105,7 +105,7 @@ class PgStore(SqlStore):
         # what this login may not change (an agent's role, docs/postgres.md): asked once
         (self.login,) = raw.execute("SELECT current_user").fetchone()  # the role a title names
         self.withheld = _withheld(raw, self.login) if not readonly else {}
-        self.review = _Review(self._conn, self.withheld)  # type: ignore[arg-type]
+        self.review = _Review(self._conn, self.withheld, self._per_state)  # type: ignore[arg-type]
         self.imports.defaults_only = _insert_withheld(raw) if not readonly else ()
         self.imports.withheld = self.withheld
         self._words: Mirror | None = (
@@ -469,8 +469,8 @@ class _Review(Review):
     """`store.review` on a server: a triage write of a column this login may not update is
     refused in one line before any statement runs (an undo of an acceptance, too)."""
 
-    def __init__(self, conn: Any, withheld: dict[str, str]) -> None:
-        super().__init__(conn)
+    def __init__(self, conn: Any, withheld: dict[str, str], per_state: PerState | None = None) -> None:
+        super().__init__(conn, per_state)
         self._withheld = withheld
 
     def write(self, fact_id: str, fields: dict[str, Any], created: float | None = None) -> None:

@@ -21,3 +21,16 @@ def test_a_project_given_to_codex_is_pointed_to_the_markdown_reader(tmp_path):
     assert "expected a ~/.codex/memories folder" in line
     assert "AGENTS.md" in line and "--from markdown" in line
     assert not Path(db).exists()
+
+
+def test_an_auto_memory_folder_given_to_claude_code_is_pointed_to_the_markdown_reader(tmp_path):
+    """4444J99/application-pipeline and AnotherSava/bga-assistant commit Claude Code's auto
+    memory as `.claude/memory/` (MEMORY.md and topic files): `--from claude-code` on it
+    was refused with no word of how to read it."""
+    memory = tmp_path / "project" / ".claude" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("# Memory\n\n- [Testing](feedback_testing.md) — run the suite first\n")
+    topic = "---\nname: Testing\ndescription: run the suite\ntype: feedback\n---\n\nRun the suite first.\n"
+    (memory / "feedback_testing.md").write_text(topic)
+    line = refused("import", "--from", "claude-code", memory, "--db", tmp_path / "m.db")
+    assert "expected a ~/.claude folder" in line and "--from markdown" in line

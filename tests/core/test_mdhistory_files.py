@@ -133,3 +133,30 @@ def test_a_rule_linked_to_a_file_of_the_project_is_read_as_that_file(tmp_path, i
     assert {"Use bun, never npm or pnpm.", "Run `bun test` before each commit."} <= alive
     assert not any("hunter2" in f.text for f in snap.facts)  # a link leaving the project: never read
     assert any("secret.mdc: a link leaving the folder" in line for line in snap.left_out)
+
+
+def test_gemini_md_imports_are_read_as_the_files_they_name(tmp_path):
+    """Gemini CLI's memory import processor reads `@./AGENTS.md` in a GEMINI.md as that
+    file's text (a common GEMINI.md is `@./AGENTS.md` and a few overrides). The import line
+    was read as a fact, and AGENTS.md, which Gemini loads, not at all."""
+    root = tmp_path / "project"
+    files.write(
+        root, "GEMINI.md", "# GEMINI.md\n\n@./AGENTS.md\n\n## Gemini\n\n- Read the whole repo at once.\n"
+    )
+    files.write(root, "AGENTS.md", AGENTS + "\n@./docs/style.md @../outside.md\n")
+    files.write(root, "docs/style.md", "- Wrap lines at 100 columns.\n")
+    (tmp_path / "outside.md").write_text("- Never read me.\n")
+    snap = gemini_cli.read(None, project=root)
+    texts = {f.text for f in snap.facts}
+    assert texts == {
+        "Read the whole repo at once.",
+        "Use bun, never npm or pnpm.",
+        "Run `bun test` before each commit.",
+        "Wrap lines at 100 columns.",
+    }
+    assert {f.provenance["x-gemini-cli-file"] for f in snap.facts} == {
+        "GEMINI.md",
+        "AGENTS.md",
+        "docs/style.md",
+    }
+    assert any("@../outside.md outside the folder" in line for line in snap.left_out)

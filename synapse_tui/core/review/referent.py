@@ -179,14 +179,19 @@ class Fact:
     since: tuple[tuple[str, float], ...] = ()
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a record's versions are compared at every check
+def _named(text: str) -> frozenset[str]:
+    return frozenset(candidates(text))
+
+
 def carried(text: str, earlier: Iterable[tuple[str, float]]) -> tuple[tuple[str, float], ...]:
     """`Fact.since` of a version whose text is `text`, given its record's earlier versions
     (text, created), newest first: each path `text` names that every version back to one
     named too, with the created time of the earliest such version."""
-    names = set(candidates(text))
+    names = set(_named(text))
     out: dict[str, float] = {}
     for older, at in earlier:
-        names &= set(candidates(older))
+        names &= _named(older)
         if not names:
             break
         out.update(dict.fromkeys(names, at))
@@ -601,9 +606,8 @@ def _facts_of(memory: Memory) -> tuple[list[Fact], list[str]]:
     at = np.flatnonzero(checked).tolist()
     facts, made_keys = [every[i] for i in at], [keys[i] for i in at]
     sup = a.supersedes
-    for j, i in enumerate(at):
-        if sup[i] < 0:
-            continue
+    for j in np.flatnonzero(sup[np.asarray(at, dtype=np.int64)] >= 0).tolist():  # later versions only
+        i = at[j]
         since = carried(every[i].text, _earlier(every, sup, i, n))
         if since:
             facts[j] = replace(facts[j], since=since)

@@ -38,7 +38,7 @@ from synapse_tui.core.review.suggest import (
     collector_off,
     ranked,
 )
-from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.db import INVALIDATED_AT, Store
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
@@ -483,6 +483,8 @@ def _item(
         predecessor=predecessor,
         gone=gone.get(pos),
         last_seen=seen if seen is not None and seen > created else None,
+        replaces=r.supersedes or None,
+        ended=(r.provenance or {}).get(INVALIDATED_AT) is not None,
     )
 
 

@@ -329,8 +329,10 @@ class SynapseApp(TriageApp):
             return None if parameters[0] in withheld(self.store) else True
         if action == "triage" and getattr(self.screen, "OWNS_UNDO", False):
             return False  # a view with its own undo (calibration: the config write) keeps ctrl+z
-        if action in ("session_log", "legend", "path", "replaced", "referents", "copy_id"):
+        if action in ("session_log", "legend", "replaced", "referents"):
             return not isinstance(self.screen, ModalScreen)
+        if action in ("path", "copy_id"):  # on the fact shown: not where no view shows one (F)
+            return isinstance(self.screen, FactScreen) and not isinstance(self.screen, ModalScreen)
         return True
 
     # -- workers: the store is read off the main thread --------------------------------

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -31,14 +31,63 @@ from synapse_tui.ui.workers import store_work
 SEARCH_DEBOUNCE = 0.15  # seconds: one search per pause in typing, not one per key
 
 
-class SearchInput(Input):
+# keys Textual's `key_to_character` gives no character for, though the box types them:
+# without it the Footer would list `/` (find) while `/` is typed into a filter (note:a/b)
+_UNNAMED = {"plus": "+", "minus": "-", "slash": "/", "at": "@", "backslash": "\\", "underscore": "_"}
+
+
+class QueryInput(Input):
+    """A box a query or an id is typed in. `?` typed in it while it is empty opens help,
+    as `?` does everywhere else (no query starts with one); once it holds text, `?` is a
+    character of the query. The Footer says which: `? help` only while the box is empty."""
+
+    _was_empty = True
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        character = character or _UNNAMED.get(key)
+        if character == "?" and not self.value:
+            return False  # the help key, not text: the Footer lists it
+        return super().check_consume_key(key, character)
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.character == "?" and not self.value:
+            event.prevent_default()  # not typed: it goes on to the help key
+
+    def watch_value(self, value: str) -> None:
+        if (not value) != self._was_empty:  # `?` changes meaning: the Footer says so
+            self._was_empty = not value
+            self.refresh_bindings()
+
+
+class SearchInput(QueryInput):
     """The search box: its Footer names the ways out (enter and down to the results,
     escape clears), and `down` goes to the list as it does from any box above a list."""
 
     BINDINGS = [
-        Binding("enter", "to_list", "to the list", key_display="↵", id="search.submit"),
-        Binding("down", "to_list", "to the list", show=False, id="search.down"),
-        Binding("escape", "clear", "clear", key_display="esc", id="search.clear"),
+        Binding(
+            "enter",
+            "to_list",
+            "to the list",
+            key_display="↵",
+            id="search.submit",
+            tooltip="To the facts the search found",
+        ),
+        Binding(
+            "down",
+            "to_list",
+            "to the list",
+            show=False,
+            id="search.down",
+            tooltip="To the facts the search found",
+        ),
+        Binding(
+            "escape",
+            "clear",
+            "clear",
+            key_display="esc",
+            id="search.clear",
+            tooltip="Clear the search and leave the box",
+        ),
     ]
 
     @dataclass

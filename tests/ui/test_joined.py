@@ -227,7 +227,7 @@ async def test_help_in_every_view_lists_its_keys_and_the_legend(app):
             for part in (*parts, "Help: every key"):
                 assert part in text, (title, part)
             box = app.screen.query_one("#help-box")
-            box.scroll_to_widget(app.screen.query_one("#help-legend"), animate=False, top=True)
+            box.scroll_to_widget(app.screen.query_one("#help-legend-title"), animate=False, top=True)
             await pilot.pause()
             assert "LEGEND" in screen_text(app), title
             app.screen.query_one("#help-box").scroll_end(animate=False)

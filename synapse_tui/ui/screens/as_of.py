@@ -10,10 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import var
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from synapse_tui.core.base.clock import format_time, parse_time
+from synapse_tui.ui.screens.base import SynapseModalScreen
 
 _RELATIVE = re.compile(r"^([+-]?)(\d+(?:\.\d+)?)\s*(m|min|h|d|w|mo|y)$")
 _UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "mo": 30 * 86400, "y": 365.25 * 86400}
@@ -36,7 +36,7 @@ def parse_instant(text: str, now: float) -> float:
         ) from None
 
 
-class AsOfScreen(ModalScreen[float | str | None]):
+class AsOfScreen(SynapseModalScreen[float | str | None]):
     """Dismisses with an instant, "now" to return to now, or None when cancelled."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel", id="asof.cancel", tooltip="Cancel")]

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from textual import events, getters, on
+from textual.binding import Binding
+from textual.containers import ScrollableContainer
 from textual.screen import ModalScreen, Screen, ScreenResultType
-from textual.widgets import DataTable, OptionList
+from textual.widgets import DataTable, Footer, OptionList
 
 if TYPE_CHECKING:  # the app imports the screens: for the type checker only, so no circle
     from synapse_tui.ui.app import SynapseApp
@@ -44,10 +46,53 @@ class SynapseScreen(Screen[ScreenResultType]):
 
 
 class SynapseModalScreen(ModalScreen[ScreenResultType]):
-    """A modal screen of this app, `self.app` typed as in `SynapseScreen`."""
+    """A modal screen of this app, `self.app` typed as in `SynapseScreen`.
+
+    It has a Footer of its own, naming its keys: a modal screen's keys are its own (the
+    app's and the screen's underneath do nothing while it is open), and the Footer of the
+    screen underneath would otherwise still show through with keys that do nothing here."""
 
     if TYPE_CHECKING:
         app = getters.app(SynapseApp)
+
+    @on(events.Mount)
+    def _own_footer(self) -> None:
+        if not self.query(Footer):
+            self.mount(Footer(compact=True, show_command_palette=False))
+
+
+SCROLL = Binding.Group("scroll", compact=True)
+PAGE = Binding.Group("page")
+
+
+class ScrolledModalScreen(SynapseModalScreen[None]):
+    """A box of text over the screen (help, the legend): its own keys close and scroll it,
+    and its Footer says so. The box (`.scrolled`) takes no focus, so these keys are the
+    screen's, the ones the Footer shows; a subclass adds its own keys for `close`."""
+
+    BINDINGS = [
+        Binding("escape", "close", "close", id="modal.close", tooltip="Close"),
+        *(
+            Binding(
+                keys, f"scroll('{how}')", what, key_display=shown, id=f"modal.{how}", group=group, tooltip=tip
+            )
+            for keys, how, what, shown, group, tip in (
+                ("up,k", "up", "scroll", "↑", SCROLL, "Scroll up a line"),
+                ("down,j", "down", "scroll", "↓", SCROLL, "Scroll down a line"),
+                ("pageup", "page_up", "page", "pgup", PAGE, "Scroll up a page"),
+                ("pagedown", "page_down", "page", "pgdn", PAGE, "Scroll down a page"),
+            )
+        ),
+        Binding("home", "scroll('home')", "top", show=False, id="modal.home", tooltip="Scroll to the top"),
+        Binding("end", "scroll('end')", "end", show=False, id="modal.end", tooltip="Scroll to the end"),
+    ]
+
+    def action_scroll(self, how: str) -> None:
+        box = self.query_one(".scrolled", ScrollableContainer)
+        getattr(box, f"scroll_{how}")(animate=False)
+
+    def action_close(self) -> None:
+        self.dismiss()
 
 
 class FactScreen(SynapseScreen[ScreenResultType]):

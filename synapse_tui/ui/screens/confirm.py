@@ -10,13 +10,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from synapse_tui.core.base.textsafe import clean_block
+from synapse_tui.ui.screens.base import SynapseModalScreen
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(SynapseModalScreen[bool]):
     BINDINGS = [
         Binding("y,enter", "answer(True)", "yes", id="confirm.yes", tooltip="Yes, do it"),
         Binding("n,escape", "answer(False)", "no", id="confirm.no", tooltip="No, change nothing"),

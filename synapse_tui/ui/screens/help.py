@@ -8,12 +8,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
-from textual.widgets import Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Input, Static
 
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.browser.triage import login, withheld
-from synapse_tui.ui.screens.base import SynapseModalScreen
+from synapse_tui.ui.screens.base import ScrolledModalScreen
 from synapse_tui.ui.screens.legend import legend_text
 
 # generic keys of the widgets that say nothing about this browser: horizontal scrolling
@@ -34,21 +34,34 @@ _NOISE = {
 }
 # what `enter` does, where a widget's generic "Select" would say nothing
 _SELECT = ("select", "select_cursor")
+# a text box's own editing keys (a search box's, an id's): one row says what typing does
+# (its own and those it inherits: a one-line box does not scroll)
+_EDITING = frozenset(b.action for cls in Input.__mro__ for b in vars(cls).get("BINDINGS", ())) - {"submit"}
+TYPING = (
+    "type",
+    "Text into the box (ctrl+w, ctrl+u, ctrl+k and the arrows edit it); ? in the empty box is this help",
+)
 
 
 def binding_rows(screen: Screen) -> list[tuple[str, str]]:
     """(keys, what it does) for every binding active on `screen`, in binding order,
     keys sharing one action merged, so the help cannot drift from the code. A screen's
     HELP_ENTER says what `enter` does there; the triage keys are listed on every view of a
-    fact (`FactScreen`), even while no row is highlighted yet (the Footer shows them then)."""
+    fact (`FactScreen`), even while no row is highlighted yet (the Footer shows them then).
+    In a text box, its editing keys are one row (`TYPING`) and HELP_SUBMIT says what
+    `enter` does there."""
     rows: dict[tuple[int, str], list[str]] = {}
     text: dict[tuple[int, str], str] = {}
     app = screen.app
     enter = getattr(screen, "HELP_ENTER", None)
     seen_actions = set()
+    typing = False
     for _key, active in screen.active_bindings.items():
         b = active.binding
         action = b.action.rsplit(".", 1)[-1]  # `app.focus_next`: the action, not its namespace
+        if isinstance(active.node, Input) and action in _EDITING:
+            typing = True
+            continue
         if (b.system and action not in ("command_palette", "quit")) or action in _NOISE:
             continue
         ident = (id(active.node), b.action)
@@ -59,22 +72,41 @@ def binding_rows(screen: Screen) -> list[tuple[str, str]]:
         text[ident] = b.tooltip or b.description or b.action
         if action in _SELECT and enter:
             text[ident] = enter
+        if action == "submit":
+            text[ident] = getattr(screen, "HELP_SUBMIT", text[ident])
         seen_actions.add(b.action)
     out = [(" ".join(keys), text[ident]) for ident, keys in rows.items()]
-    return out + _triage_rows(screen, seen_actions)
+    return [TYPING] * typing + out + _later_rows(screen, seen_actions) + _triage_rows(screen, seen_actions)
+
+
+def _later_rows(screen: Screen, listed: set[str]) -> list[tuple[str, str]]:
+    """A screen's keys that work only in another of its states (HELP_LATER: action -> when,
+    the supersede chooser's `y` once a fact is previewed), listed with when they work."""
+    later: dict[str, str] = getattr(screen, "HELP_LATER", {})
+    return [
+        (b.key_display or screen.app.get_key_display(b), f"{b.tooltip or b.description} ({later[b.action]})")
+        for b in getattr(screen, "BINDINGS", ())
+        if isinstance(b, Binding) and b.action in later and b.action not in listed
+    ]
 
 
 def _triage_rows(screen: Screen, listed: set[str]) -> list[tuple[str, str]]:
-    """The triage keys a view of a fact offers but did not list (none highlighted yet)."""
+    """The triage keys a view of a fact offers but did not list (none highlighted yet).
+    Not on a modal view (the supersede chooser: the app's keys do not reach it), nor while
+    a text box has the focus (the path view's id: the letters are typed)."""
     from synapse_tui.ui.screens.base import FactScreen
     from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS
 
-    if not isinstance(screen, FactScreen):
+    if (
+        not isinstance(screen, FactScreen)
+        or isinstance(screen, ModalScreen)
+        or isinstance(screen.focused, Input)
+    ):
         return []
     return [
         (b.key_display or screen.app.get_key_display(b), f"{b.tooltip} (on the highlighted row's fact)")
         for b in TRIAGE_BINDINGS
-        if b.action not in listed
+        if b.action not in listed and b.action not in ("triage('undo')", "triage('redo')")
     ]
 
 
@@ -89,7 +121,10 @@ SEARCH_HINT = (
 )
 
 
-class HelpScreen(SynapseModalScreen[None]):
+class HelpScreen(ScrolledModalScreen):
+    """Its Footer names what works here (close, scroll), not the keys of the screen
+    underneath, which do nothing while help is open."""
+
     BINDINGS = [Binding("escape,question_mark,q", "close", "close", id="help.close", tooltip="Close help")]
 
     def __init__(self, under: Screen) -> None:
@@ -104,7 +139,7 @@ class HelpScreen(SynapseModalScreen[None]):
         table.add_column("does", ratio=1)
         for keys, does in self.rows:
             table.add_row(keys, does)
-        with VerticalScroll(id="help-box") as box:
+        with VerticalScroll(id="help-box", classes="scrolled", can_focus=False) as box:
             box.border_title = self.title_text
             box.border_subtitle = "escape closes · ctrl+p finds every command"
             lacking = withheld(self.app.store)
@@ -114,9 +149,6 @@ class HelpScreen(SynapseModalScreen[None]):
                     yield Static(Text(clean(f"{move}: {why}")))
                 yield Static("")
             yield Static(table)
-            yield Static(Text("\nLEGEND  (L shows it alone)", style="bold"))
+            yield Static(Text("\nLEGEND  (L shows it alone)", style="bold"), id="help-legend-title")
             yield Static(legend_text(self.app, tuple(self.app.config.bands.edges)), id="help-legend")
             yield Static(Text("\n" + SEARCH_HINT, style="italic"))
-
-    def action_close(self) -> None:
-        self.dismiss()

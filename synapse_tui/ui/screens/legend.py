@@ -17,7 +17,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from synapse_tui.core.trust.score import BANDS, GUIDANCE_ADVICE, TIERS
-from synapse_tui.ui.screens.base import SynapseModalScreen
+from synapse_tui.ui.screens.base import ScrolledModalScreen
 from synapse_tui.ui.screens.nav import band_style, colours
 from synapse_tui.ui.widgets.fact_list import BAND_SHORT, TIER_SHORT
 
@@ -93,7 +93,7 @@ def legend_text(app: App[Any], edges: tuple[float, ...]) -> Table:
     return table
 
 
-class LegendScreen(SynapseModalScreen[None]):
+class LegendScreen(ScrolledModalScreen):
     DEFAULT_CSS = """
     LegendScreen { align: center middle; background: $background 60%; }
     LegendScreen #legend-box {
@@ -108,10 +108,7 @@ class LegendScreen(SynapseModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         edges = tuple(self.app.config.bands.edges)  # lower bounds, inclusive (SPEC 2.5)
-        with VerticalScroll(id="legend-box") as box:
+        with VerticalScroll(id="legend-box", classes="scrolled", can_focus=False) as box:
             box.border_title = "Legend"
             box.border_subtitle = "escape closes"
             yield Static(legend_text(self.app, edges))
-
-    def action_close(self) -> None:
-        self.dismiss()

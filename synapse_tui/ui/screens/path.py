@@ -21,6 +21,7 @@ from synapse_tui.core.graph.path import Path
 from synapse_tui.core.graph.read import GraphRead
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import OpenFact, band_cell, colours, superseded
+from synapse_tui.ui.search import QueryInput
 from synapse_tui.ui.text import bar, clean, fit
 from synapse_tui.ui.workers import store_work
 
@@ -63,6 +64,7 @@ class Steps(OptionList):
 class PathScreen(FactScreen):
     HELP_TITLE = "path view"
     HELP_ENTER = "Open the highlighted fact of the chain"
+    HELP_SUBMIT = "Find the strongest chain to the fact whose id is typed"
     DEFAULT_CSS = """
     PathScreen #path-head { padding: 0 1; height: auto; }
     PathScreen #path-to { border: tall $panel; height: 3; margin: 0 1; }
@@ -93,7 +95,7 @@ class PathScreen(FactScreen):
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         yield Static(id="path-head")
-        yield Input(value=self.b or "", placeholder="the id of the other fact, then enter", id="path-to")
+        yield QueryInput(value=self.b or "", placeholder="the id of the other fact, then enter", id="path-to")
         yield Steps(id="path-steps")
         yield Static(id="path-summary")
         yield Footer(compact=True, show_command_palette=False)

@@ -33,7 +33,7 @@ from synapse_tui.core.graph.read import GraphRead
 from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import MarksChanged
-from synapse_tui.ui.search import SEARCH_DEBOUNCE  # the main search box's pause
+from synapse_tui.ui.search import SEARCH_DEBOUNCE, QueryInput  # the main search box's pause and `?`
 from synapse_tui.ui.text import clean
 from synapse_tui.ui.workers import store_work
 
@@ -85,7 +85,21 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
             id="supersede.mark",
             tooltip="Mark the blast-radius facts in the list, to treat them next (c x v a act on marks)",
         ),
+        # a modal screen: the app's `?` does not reach it, so it has its own (an empty
+        # search box passes `?` on to it: `QueryInput`)
+        Binding(
+            "question_mark",
+            "app.help",
+            "help",
+            key_display="?",
+            id="supersede.help",
+            tooltip="Help: the keys of this chooser",
+        ),
     ]
+    HELP_TITLE = "supersede: choose the replacing fact"
+    HELP_ENTER = "Preview the highlighted fact replacing this one (nothing changes before y)"
+    HELP_SUBMIT = "To the candidates (once what was typed is searched)"
+    HELP_LATER = {"apply": "in the preview", "mark_radius": "in the preview, when it lists facts"}
 
     # previewing the chosen fact (`-preview`) or choosing it; the preview's reason it
     # cannot apply (`-cannot`)
@@ -111,7 +125,7 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
                 Text("Find the fact that replaces it; enter previews. Nothing changes before y."),
                 id="sup-hint",
             )
-            yield Input(placeholder="search the replacing fact: words and filters", id="sup-search")
+            yield QueryInput(placeholder="search the replacing fact: words and filters", id="sup-search")
             yield Static(id="sup-list-title")
             yield OptionList(id="sup-candidates")
             with VerticalScroll(id="sup-preview", can_focus=True):

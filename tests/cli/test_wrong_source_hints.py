@@ -1,4 +1,6 @@
-"""A Codex user's other memory is a project's AGENTS.md, which `--from codex` does not read
+"""Where a user points a reader at the wrong thing, the refusal says what to use instead.
+
+A Codex user's other memory is a project's AGENTS.md, which `--from codex` does not read
 (it reads ~/.codex/memories). Tried on openai/openai-agents-python: `--from codex --project .`
 and `--from codex .` were refused without saying where AGENTS.md is read."""
 
@@ -6,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli_run import refused
+from tests.cli_run import refused, run
+from tests.helpers import write_jsonl
 
 
 def test_a_project_given_to_codex_is_pointed_to_the_markdown_reader(tmp_path):
@@ -34,3 +37,15 @@ def test_an_auto_memory_folder_given_to_claude_code_is_pointed_to_the_markdown_r
     (memory / "feedback_testing.md").write_text(topic)
     line = refused("import", "--from", "claude-code", memory, "--db", tmp_path / "m.db")
     assert "expected a ~/.claude folder" in line and "--from markdown" in line
+
+
+def test_a_repository_given_to_the_replaced_kind_is_refused(tmp_path):
+    """`suggest --kind replaced --repo DIR` listed the replaced suggestions as if the
+    repository played a part in them."""
+    db = tmp_path / "m.db"
+    fact = {"id": "a", "text": "The API lives in api/", "created_at": "2026-01-01T00:00:00Z"}
+    run("import", write_jsonl(tmp_path / "f.jsonl", [fact]), "--db", db)
+    line = refused("suggest", db, "--kind", "replaced", "--repo", tmp_path)
+    assert "--repo applies to --kind referent" in line
+    line = refused("suggest", db, "--kind", "replaced", "--rev", "HEAD~1")
+    assert "--rev applies to --kind referent" in line

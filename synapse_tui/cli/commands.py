@@ -137,7 +137,7 @@ def import_cmd(
     memory another agent already keeps (mem0's SOURCE defaults to $MEM0_DIR/history.db, else
     ~/.mem0/history.db; codex's to ~/.codex/memories, gemini-cli's to ~/.gemini,
     openclaw's to ~/.openclaw/workspace; cursor reads --project P)."""
-    Clock.from_option(now)  # validate --now even though import does not score
+    clock = Clock.from_option(now)  # dates the audit entry of the dismissals a file brings
     config = resolve_config(db, config_path)
     if system is not None:
         from synapse_tui.cli.import_from import import_from
@@ -159,7 +159,7 @@ def import_cmd(
     if not is_server(db) and not Path(db).parent.is_dir():
         raise SynapseError(f"{db}: the folder {Path(db).parent} does not exist")
     with nothing_left_if_refused(db), Store.open(db, create=True) as store:
-        result = import_facts(store, facts, file, progress=progress_bar("importing"))
+        result = import_facts(store, facts, file, progress=progress_bar("importing"), clock=clock)
         # The graph is derived data: built in its own transaction, so the facts land even
         # if this is interrupted, and the next import finishes it (a failure says so).
         graph = link_landed(store, config, landed_facts(result.imported), progress_bar("graph"))

@@ -61,6 +61,11 @@ def suggest_cmd(
     Accept one with `synapse-tui supersede DB OLD NEW`; dismiss it with
     `synapse-tui dismiss DB OLD NEW` (it never comes back)."""
     Clock.from_option(now)  # suggestions do not depend on the clock; --now is validated
+    if kind == REPLACED and (repo or rev):  # a repository is what referents are checked against
+        given = "--repo" if repo else "--rev"
+        raise SynapseError(
+            f"{given} applies to --kind referent (a path gone from a repository), not --kind replaced"
+        )
     with Store.open(db, readonly=True) as store:
         if kind == REFERENT:  # issue 40: say so when there is no repository to check against
             repository(store, repo, required=True)

@@ -44,6 +44,7 @@ def _from_records(store: Store) -> list[Item]:
                 predecessor=bool(r.supersedes),
                 gone=gone.get(r.pos),
                 last_seen=seen if seen is not None and seen > created else None,
+                replaces=r.supersedes or None,
             )
         )
     return out

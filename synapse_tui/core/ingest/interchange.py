@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from synapse_tui.core.base import limits
-from synapse_tui.core.base.clock import format_time, parse_time, source_time
+from synapse_tui.core.base.clock import Clock, format_time, parse_time, source_time
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.base.errors import InputError, PartialWrite
 from synapse_tui.core.base.jsonl import json_line, read_jsonl, write_jsonl  # noqa: F401 (this module's API before the split)
@@ -43,6 +43,7 @@ KNOWN_KEYS = (
     "signature",
     "embedding",
     "deleted",
+    "dismissed",
 )
 TIERS = ("auto", "human", "signed")
 _COUNTS = ("corroborations", "contradictions", "reinforcement_count")
@@ -74,6 +75,7 @@ class ParsedFact:
     deleted: bool = False  # deleted at its source (SPEC 9)
     deleted_ts: float | None = None  # when it was flagged, where known
     expired: bool = False  # deleted by its source's time-to-live, not its agent (SPEC 9)
+    dismissed: list[tuple[str, str]] = field(default_factory=list)  # (kind, other): SPEC 13's dismissals
 
     @property
     def o1_count(self) -> int | None:
@@ -197,6 +199,8 @@ def parse_line(obj: Any, err: Callable[[str | None, str], InputError], line: int
     if "deleted" in obj:
         fact.deleted, fact.deleted_ts = _deleted(obj["deleted"], err)
         fact.expired = _expired(fact)
+    if "dismissed" in obj:
+        fact.dismissed = _dismissed(obj["dismissed"], err)
     fact.extra = {k: v for k, v in obj.items() if k not in KNOWN_KEYS}
     return fact
 
@@ -240,6 +244,24 @@ def _expired(fact: ParsedFact) -> bool:
             except (TypeError, ValueError):
                 return False
     return False
+
+
+def _dismissed(value: Any, err: Callable[[str, str], InputError]) -> list[tuple[str, str]]:
+    """`dismissed`: the suggestions dismissed on this fact, `{"kind", "other"}` each (SPEC 13:
+    `other` the replacing fact's id, or the path gone)."""
+    from synapse_tui.core.review.suggest import KINDS
+
+    shape = f'must be a list of {{"kind": {" or ".join(KINDS)}, "other": text}}'
+    if not isinstance(value, list):
+        raise err("dismissed", f"{shape}, got {limits.brief(value)}")
+    out = []
+    for d in value:
+        if not isinstance(d, dict) or set(d) != {"kind", "other"} or d["kind"] not in KINDS:
+            raise err("dismissed", f"{shape}, got {limits.brief(d)}")
+        if not isinstance(d["other"], str) or not d["other"].strip():
+            raise err("dismissed", f"{shape}, got {limits.brief(d)}")
+        out.append((d["kind"], d["other"]))
+    return out
 
 
 def _deleted(value: Any, err: Callable[[str, str], InputError]) -> tuple[bool, float | None]:
@@ -300,6 +322,7 @@ def import_facts(
     progress: Progress | None = None,
     after_insert: Callable[[Store, list[int]], None] | None = None,
     space: str | None = None,
+    clock: Clock | None = None,
 ) -> ImportResult:
     """Add parsed facts in one transaction; refuse the lot on any conflict.
 
@@ -307,7 +330,8 @@ def import_facts(
     None for an interchange file, which does not say which model made them.
 
     `after_insert(store, new_positions)` runs inside the same transaction (the graph
-    update), so a failure there also leaves the store untouched.
+    update), so a failure there also leaves the store untouched. `clock` dates the audit
+    entry of the dismissals the facts bring (default: SYNAPSE_NOW, else the wall clock).
     """
     store.check_health()  # a damaged store is refused before the first write, not after a commit
 
@@ -339,9 +363,27 @@ def import_facts(
             if progress:
                 progress(min(i + batch, len(facts)), len(facts))
         store.imports.link_supersessions()
+        _dismiss(store, facts, clock)
         if after_insert:
             after_insert(store, positions)
     return ImportResult(len(facts), warnings, positions)
+
+
+DISMISSED_BY = "source:import"  # the actor of the dismissals an interchange file brings
+
+
+def _dismiss(store: Store, facts: list[ParsedFact], clock: Clock | None) -> None:
+    """The dismissals the facts bring (an `export` of a store where people dismissed
+    suggestions), as one audited batch: they stay dismissed here, and `undo` brings them
+    back. Written in the import's transaction: all of it lands or none."""
+    from synapse_tui.core.review.suggest_state import DISMISS, dismissed_entry
+
+    rows: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+        (f.id, {}, dismissed_entry(kind, other)) for f in facts for kind, other in f.dismissed
+    ]
+    if rows:
+        now = (clock or Clock.from_option(None)).now()
+        store.audit.append(DISMISSED_BY, DISMISS, format_time(now), rows, {})
 
 
 def link_landed(store: Store, config: Config, landed: str, progress: Progress | None = None) -> GraphUpdate:
@@ -428,11 +470,22 @@ def _signed(facts: list[ParsedFact]) -> list[tuple[int, str | None]]:
     return out
 
 
+def _dismissals(store: Store) -> dict[str, list[dict[str, str]]]:
+    """Fact id -> the suggestions people dismissed on it and have not undone (SPEC 13)."""
+    from synapse_tui.core.review.suggest_state import dismissals
+
+    out: dict[str, list[dict[str, str]]] = {}
+    for kind, fid, other in sorted(dismissals(store).keys):
+        out.setdefault(fid, []).append({"kind": kind, "other": other})
+    return out
+
+
 def export_facts(store: Store) -> Iterator[dict[str, Any]]:
     """The store as interchange objects, triage included, in import order."""
     vecs = store.imports.model_vectors()
     counts = store.imports.given_counts()
     deleted = {fid: True if at is None else format_time(at) for fid, at in store.imports.deleted().items()}
+    dismissed = _dismissals(store)
     for rec in store.records():
         obj: dict[str, Any] = dict(rec.extra)
         obj.update(
@@ -455,6 +508,8 @@ def export_facts(store: Store) -> Iterator[dict[str, Any]]:
             obj["entities"] = rec.entities
         if rec.id in deleted:
             obj["deleted"] = deleted[rec.id]
+        if rec.id in dismissed:
+            obj["dismissed"] = dismissed[rec.id]
         if rec.pos in vecs:
             obj["embedding"] = np.frombuffer(vecs[rec.pos], dtype=np.float32).tolist()
         yield obj

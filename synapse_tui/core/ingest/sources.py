@@ -312,14 +312,18 @@ def reader_module(system: str) -> ModuleType:
         raise SynapseError(f"--from {system}: not available in this version of synapse-tui") from None
 
 
-def _own_options(system: str, takes: Mapping[str, Any], own: dict[str, str | None]) -> dict[str, Any]:
-    """The reader options given (`--project` as a path), each one the reader takes."""
+def _own_options(
+    system: str, takes: Mapping[str, Any], own: dict[str, str | None], hint: str = ""
+) -> dict[str, Any]:
+    """The reader options given (`--project` as a path), each one the reader takes; `hint`:
+    where a project's files are read instead, for a reader that takes none."""
     options: dict[str, Any] = {}
     for name, value in own.items():
         if value is None:
             continue
         if name not in takes:
-            raise SynapseError(f"--{name} does not apply to --from {system}")
+            said = f"; {hint}" if name == "project" and hint else ""
+            raise SynapseError(f"--{name} does not apply to --from {system}{said}")
         options[name] = Path(value) if name == "project" else value
     return options
 
@@ -366,7 +370,7 @@ def import_source(
     if vectors is not None and system != "mem0":
         raise SynapseError(f"--vectors applies only to --from mem0, not --from {system}")
     takes = inspect.signature(module.read).parameters
-    options = _own_options(system, takes, own)
+    options = _own_options(system, takes, own, getattr(module, "PROJECT_HINT", ""))
     read_from, shown = _where(system, module, source, only_project="project" in options)
     if "known" in takes:
         options["known"] = []

@@ -32,7 +32,7 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -173,6 +173,29 @@ class Fact:
     id: str
     text: str
     created: float  # epoch seconds
+    # the paths earlier versions of its record named too (each version back to this one),
+    # with when the earliest of them was written: a path carried over by an edit made for
+    # another reason is checked at that time as well (`carried`)
+    since: tuple[tuple[str, float], ...] = ()
+
+
+@functools.lru_cache(maxsize=1 << 14)  # a record's versions are compared at every check
+def _named(text: str) -> frozenset[str]:
+    return frozenset(candidates(text))
+
+
+def carried(text: str, earlier: Iterable[tuple[str, float]]) -> tuple[tuple[str, float], ...]:
+    """`Fact.since` of a version whose text is `text`, given its record's earlier versions
+    (text, created), newest first: each path `text` names that every version back to one
+    named too, with the created time of the earliest such version."""
+    names = set(_named(text))
+    out: dict[str, float] = {}
+    for older, at in earlier:
+        names &= _named(older)
+        if not names:
+            break
+        out.update(dict.fromkeys(names, at))
+    return tuple(sorted(out.items()))
 
 
 _HOPS = 4  # renames followed at most
@@ -205,27 +228,28 @@ def check(repo: Repo, facts: Sequence[Fact], rev: str = "HEAD", line: Line | Non
     line = line or Line(repo, rev)
     if not line.shas:
         return []
-    asked: list[tuple[Fact, int, list[str]]] = []
+    # (fact, path, the commits to look for it in: at the fact's time, then at the time an
+    # earlier version of its record named it too)
+    asked: list[tuple[Fact, str, list[int]]] = []
     named: dict[str, list[str]] = {}  # text -> its candidates: a text said again is read once
     for f in facts:
-        idx = line.at(f.created)
-        if idx >= 0:
-            names = named.get(f.text)
-            if names is None:
-                names = named[f.text] = candidates(f.text)
-            if names:
-                asked.append((f, idx, names))
+        names = named.get(f.text)
+        if names is None:
+            names = named[f.text] = candidates(f.text)
+        idx, since = line.at(f.created), dict(f.since)
+        for p in names:
+            at = [i for i in dict.fromkeys((idx, line.at(since.get(p, f.created)))) if i >= 0]
+            if at:
+                asked.append((f, p, at))
     pairs = sorted(
-        {(line.shas[i], p) for _, i, names in asked for p in names}
-        | {(line.rev, p) for _, _, names in asked for p in names}
+        {(line.shas[i], p) for _, p, at in asked for i in at} | {(line.rev, p) for _, p, _ in asked}
     )
     kinds = dict(zip(pairs, repo.kinds(pairs), strict=True))
-    gone = [
-        (f, i, p)
-        for f, i, names in asked
-        for p in names
-        if kinds[(line.shas[i], p)] is not None and kinds[(line.rev, p)] is None
-    ]
+    gone = []
+    for f, p, at in asked:
+        there = [i for i in at if kinds[(line.shas[i], p)] is not None]
+        if there and kinds[(line.rev, p)] is None:
+            gone.append((f, there[0], p))
     removal = _removals(repo, line, [(p, i) for _, i, p in gone])
     hops = _follow(repo, line, {(p, removal[(p, i)]) for _, i, p in gone})
     out = []
@@ -319,7 +343,9 @@ _CACHE_MAX = 8  # repositories x revisions kept in a process
 
 
 def _key(f: Fact) -> str:
-    return hashlib.blake2b(f"{f.id}\0{f.text}\0{f.created!r}".encode(), digest_size=16).hexdigest()
+    return hashlib.blake2b(
+        f"{f.id}\0{f.text}\0{f.created!r}\0{f.since!r}".encode(), digest_size=16
+    ).hexdigest()
 
 
 def cache_root() -> Path:
@@ -486,7 +512,21 @@ def repository_state(store: Store) -> list[str] | None:
 
 def as_facts(items: Iterable[Item]) -> list[Fact]:
     """The facts worth checking: neither deleted by their source nor replaced already."""
-    return [Fact(i.id, i.text, i.created) for i in items if not i.successor and i.gone is None]
+    items = list(items)
+    by_id = {i.id: i for i in items}
+
+    def earlier(item: Item) -> Iterator[tuple[str, float]]:
+        seen = {item.id}
+        while item.replaces is not None and item.replaces in by_id and item.replaces not in seen:
+            item = by_id[item.replaces]
+            seen.add(item.id)
+            yield item.text, item.created
+
+    return [
+        Fact(i.id, i.text, i.created, carried(i.text, earlier(i)) if i.replaces else ())
+        for i in items
+        if not i.successor and i.gone is None
+    ]
 
 
 def find(store: Store, items: Sequence[Item], dismissed: Dismissed, options: Options) -> list[Suggestion]:
@@ -564,7 +604,25 @@ def _facts_of(memory: Memory) -> tuple[list[Fact], list[str]]:
     if a.deleted is not None:
         checked &= ~a.deleted[:n]
     at = np.flatnonzero(checked).tolist()
-    return [every[i] for i in at], [keys[i] for i in at]
+    facts, made_keys = [every[i] for i in at], [keys[i] for i in at]
+    sup = a.supersedes
+    for j in np.flatnonzero(sup[np.asarray(at, dtype=np.int64)] >= 0).tolist():  # later versions only
+        i = at[j]
+        since = carried(every[i].text, _earlier(every, sup, i, n))
+        if since:
+            facts[j] = replace(facts[j], since=since)
+            made_keys[j] = _key(facts[j])
+    return facts, made_keys
+
+
+def _earlier(every: list[Fact], sup: np.ndarray, i: int, n: int) -> Iterator[tuple[str, float]]:
+    """The earlier versions of position i's record (text, created), newest first."""
+    seen = {i}
+    j = int(sup[i])
+    while 0 <= j < n and j not in seen:
+        seen.add(j)
+        yield every[j].text, every[j].created
+        j = int(sup[j])
 
 
 def details(store: Store, fact_id: str, path: str, options: Options | None = None) -> Broken | None:

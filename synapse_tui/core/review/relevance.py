@@ -33,6 +33,7 @@ from synapse_tui.core.review.relevance_replies import Replies, after_questions, 
 from synapse_tui.core.review.relevance_semantic import _ranks, _semantic, _semantic_ready
 from synapse_tui.core.review.relevance_versions import lift, newer_first, suggested_first, versions
 from synapse_tui.core.review.relevance_words import fts_terms, is_stop, names, time_span, tokens
+from synapse_tui.core.trust.score import FLAG_DELETED, FLAG_EXPIRED, FLAG_INVALIDATED
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
@@ -125,12 +126,27 @@ class Relevance:
             ranks.append(f"semantic #{self.semantic_rank[i]}")
         parts.append(", ".join(ranks))
         if "trust" in self.signals:
-            k = int(memory.scores.k[p])
-            state = "superseded, ranked after the current version" if k else "current"
-            parts.append(f"trust {memory.scores.trust[p]:.2f} ({state})")
+            parts.append(f"trust {memory.scores.trust[p]:.2f} ({_state(memory, p)})")
         if p in self.said:
             parts.append(self.said[p])
         return "; ".join(part for part in parts if part)
+
+
+def _state(memory: Memory, p: int) -> str:
+    """What the fact at position p is, as a reason says it: its source's say first (a fact
+    the source deleted is no current fact, whatever its trust), then its supersession."""
+    flags = int(memory.scores.flags[p])
+    for flag, said in _GONE:
+        if flags & flag:
+            return said
+    return "superseded, ranked after the current version" if memory.scores.k[p] else "current"
+
+
+_GONE = (
+    (FLAG_DELETED, "deleted at its source"),
+    (FLAG_EXPIRED, "expired at its source"),
+    (FLAG_INVALIDATED, "invalid at its source"),
+)
 
 
 def _holds(hits: np.ndarray, p: int) -> bool:

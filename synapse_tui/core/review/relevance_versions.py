@@ -91,7 +91,12 @@ def suggested_first(
         created = float(arrays.created[p])
         seen = float(arrays.events_of(p).max(initial=created))
         entities = tuple(names)  # the subject both hold, as the finder's shared scope
-        items.append(Item(ids[p], text, created, None, entities, last_seen=seen if seen > created else None))
+        ended = arrays.invalidated is not None and bool(arrays.invalidated[p])  # it replaces nothing
+        items.append(
+            Item(
+                ids[p], text, created, None, entities, last_seen=seen if seen > created else None, ended=ended
+            )
+        )
     finder = ReplacedFinder.build(items)
     candidates = finder.suggestions()
     if not candidates:

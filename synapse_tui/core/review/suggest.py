@@ -104,6 +104,8 @@ class Item:
     predecessor: bool = False  # it already names the fact it replaces: it can replace no other
     gone: float | None = None  # when its source deleted it, if known
     last_seen: float | None = None  # its last reinforcement, if any after its creation
+    replaces: str | None = None  # the fact it names as the one it replaces
+    ended: bool = False  # its source says it no longer holds (`invalidated`): it replaces nothing
 
 
 @dataclass(frozen=True)
@@ -500,8 +502,8 @@ class ReplacedFinder:
 
     def _score(self, old: int, new: int, rank: int = 0) -> _Candidate | None:
         a, b = self.items[old], self.items[new]
-        if b.predecessor:  # a fact names one predecessor (SPEC 2.3): accepting would be refused
-            return None
+        if b.predecessor or b.ended:  # a fact names one predecessor (SPEC 2.3); one its source
+            return None  # says no longer holds replaces nothing
         told, tnew = self.texts[old], self.texts[new]
         new_updates = tnew.updates - told.updates
         same_note = a.note is not None and a.note == b.note

@@ -47,6 +47,7 @@ def items(store: Store) -> list[Item]:
     """What the finders read of every fact, in store order (`Store.finder_rows`: only those
     columns; each distinct time parsed once: a sync writes many facts at one instant)."""
     gone = store.review.deleted_when()
+    ended = store.invalidated_ids()
     rows = list(store.finder_rows())
     named = {r[5] for r in rows if r[5]}
     times: dict[str, float] = {}
@@ -79,6 +80,8 @@ def items(store: Store) -> list[Item]:
                 predecessor=bool(supersedes),
                 gone=gone.get(pos),
                 last_seen=seen if seen is not None and seen > created else None,
+                replaces=supersedes or None,
+                ended=fid in ended,
             )
         )
     return out

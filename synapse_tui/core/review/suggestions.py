@@ -38,7 +38,7 @@ from synapse_tui.core.review.suggest import (
     collector_off,
     ranked,
 )
-from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.db import INVALIDATED_AT, Store
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
@@ -124,7 +124,7 @@ def standing(store: Store, kinds: Iterable[str] | None = None, options: Options 
     return Standing(found)
 
 
-CACHE_FORMAT = 6  # bump when what a finder finds changes (weights, features)
+CACHE_FORMAT = 7  # bump when what a finder finds changes (weights, features)
 CACHE_MIN_FACTS = 1_000  # below this a pass takes a tenth of a second: no file is worth it
 
 
@@ -483,6 +483,8 @@ def _item(
         predecessor=predecessor,
         gone=gone.get(pos),
         last_seen=seen if seen is not None and seen > created else None,
+        replaces=r.supersedes or None,
+        ended=(r.provenance or {}).get(INVALIDATED_AT) is not None,
     )
 
 

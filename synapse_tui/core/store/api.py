@@ -264,6 +264,11 @@ class Store(abc.ABC):
     def deleted_count(self) -> int: ...
 
     @abc.abstractmethod
+    def invalidated_ids(self) -> frozenset[str]:
+        """The facts their source marks no longer valid, no successor named (the flag
+        `invalidated`: provenance `x-invalidated-at`)."""
+
+    @abc.abstractmethod
     def load(self, config: Config) -> tuple[list[str], FactArrays]:
         """Fact ids by position and the arithmetic's inputs, from one snapshot."""
 

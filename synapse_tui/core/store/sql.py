@@ -191,6 +191,22 @@ class SqlStore(Store):
             ),
         )
 
+    def invalidated_ids(self) -> frozenset[str]:
+        """Read once per state of the facts (a fact's provenance never changes)."""
+        invalid = self.dialect.json_text("provenance", INVALIDATED_AT)
+        return self._per_state(
+            "invalidated_ids",
+            lambda: frozenset(
+                self._read(
+                    Read(
+                        f"SELECT id FROM facts WHERE {invalid} IS NOT NULL",
+                        (),
+                        lambda rows: [r[0] for r in rows],
+                    )
+                )
+            ),
+        )
+
     def _per_state(
         self, what: str, compute: Callable[[], _T], patch: Callable[[_T, list[int]], _T] | None = None
     ) -> _T:

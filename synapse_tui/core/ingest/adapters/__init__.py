@@ -246,13 +246,14 @@ def not_read(folder: str) -> str:
     return f"{folder}: a dependency folder, not this project's memory; not read"
 
 
-def files_inside(folder: Path, suffix: str) -> tuple[list[Path], list[str]]:
+def files_inside(folder: Path, suffix: str, inside: Path | None = None) -> tuple[list[Path], list[str]]:
     """The files ending in `suffix` below `folder`, hidden ones and dependency folders'
     apart (DEPENDENCY_FOLDERS, each named), sorted, and a line for each link that leaves the
-    folder: such a file or folder is skipped, never read, so a note linked to
-    `~/.ssh/id_rsa` cannot carry it into the store. A link to a file inside is read; a
-    linked folder inside is not walked twice."""
-    root = folder.resolve()
+    folder (or `inside`, a folder holding it: a project whose rules folder this is): such a
+    file or folder is skipped, never read, so a note linked to `~/.ssh/id_rsa` cannot carry
+    it into the store. A link to a file inside is read; a linked folder inside is not
+    walked twice."""
+    root = (inside or folder).resolve()
     found: list[Path] = []
     left_out: list[str] = []
     stack = [folder]

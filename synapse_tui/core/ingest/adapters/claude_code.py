@@ -488,7 +488,14 @@ def _replayed(f: _File, v: mm.Version, whole: bool, ids: dict[tuple[str, int], s
 def _home_files(root: Path) -> tuple[list[_File], list[str]]:
     require_folder(root, EXPECTED)
     if not (root / "projects").is_dir() and not (root / "CLAUDE.md").is_file():
-        raise InputError(f"holds neither projects/ nor CLAUDE.md; expected {EXPECTED}", file=str(root))
+        # an auto memory folder itself, kept where `autoMemoryDirectory` puts it (a
+        # project's `.claude/memory/`, committed): its topic files are Markdown
+        hint = (
+            "; it holds MEMORY.md: an auto memory folder itself is read with --from markdown DIR"
+            if (root / "MEMORY.md").is_file()
+            else ""
+        )
+        raise InputError(f"holds neither projects/ nor CLAUDE.md; expected {EXPECTED}{hint}", file=str(root))
     files, left_out = [], []
     projects = root / "projects"
     if projects.is_dir() and not projects.resolve().is_relative_to(root.resolve()):

@@ -56,6 +56,8 @@ from synapse_tui.core.ingest.interchange import Progress
 
 SYSTEM = "codex"
 EXPECTED = "a ~/.codex/memories folder (MEMORY.md, memory_summary.md, rollout_summaries/)"
+# a project's AGENTS.md, which Codex loads as instructions, is plain Markdown
+PROJECT_HINT = "a project's AGENTS.md is read with --from markdown DIR (in git, with its history)"
 FROM_ROLLOUTS = "updated_at of the cited rollouts"
 FROM_LATEST = "updated_at of the latest cited rollout"
 INDEX = "What's in Memory"
@@ -98,8 +100,10 @@ def read(
     if (root / "skills").is_dir():
         left_out.append("skills/: procedures, not memories; not read")
     present = any((root / n).is_file() for n in names) or (root / "rollout_summaries").is_dir()
+    hint = f"; {PROJECT_HINT}" if (root / "AGENTS.md").is_file() else ""
     refusal = InputError(
-        f"holds no MEMORY.md, memory_summary.md or rollout_summaries/; expected {EXPECTED}", file=str(root)
+        f"holds no MEMORY.md, memory_summary.md or rollout_summaries/; expected {EXPECTED}{hint}",
+        file=str(root),
     )
     return read_docs(
         SYSTEM, root, docs, known, left_out, progress, locate=locate, refusal=None if present else refusal

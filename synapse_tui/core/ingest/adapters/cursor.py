@@ -63,7 +63,7 @@ def read(
     rules = folder / ".cursor" / "rules"
     if rules.is_dir():
         if rules.resolve().is_relative_to(folder.resolve()):
-            paths, skipped = files_inside(rules, ".mdc")
+            paths, skipped = files_inside(rules, ".mdc", inside=folder)  # a rule linked to AGENTS.md
             left_out += [f".cursor/rules/{line}" for line in skipped]
             for path in paths:
                 rel = path.relative_to(folder).as_posix()

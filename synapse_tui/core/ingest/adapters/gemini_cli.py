@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
 
 from synapse_tui.core.base.errors import InputError
+from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
+from synapse_tui.core.ingest.adapters import markdown_memory as mm
 from synapse_tui.core.ingest.adapters.mdfolder import merged, read_docs
 from synapse_tui.core.ingest.adapters.mditems import Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import front_matter
@@ -38,6 +41,7 @@ EXPECTED = "a ~/.gemini folder holding GEMINI.md"
 PROJECT_EXPECTED = "a project folder holding GEMINI.md"
 SKIPPED = frozenset({"node_modules", "__pycache__"})  # installed packages' files are not the project's
 _H2 = re.compile(r"^##[ \t]+(.*?)[ \t#]*$")
+_IMPORTS_ONLY = re.compile(r"^(?:@\S+\s*)+$")  # a paragraph that only imports
 
 
 def default_source() -> Path:
@@ -56,6 +60,7 @@ def read(
     if source is not None:
         root = require_folder(source, EXPECTED)
         docs, left_out = _home_docs(root)
+        docs += _imported(root, docs[:1], lambda rel: Doc(root / rel, rel, "user", _project), left_out)
         refusal = InputError(f"holds no {FILE}; expected {EXPECTED}", file=str(root))
         snaps.append(
             read_docs(SYSTEM, root, docs, known, left_out, progress, locate=_home_doc(root), refusal=refusal)
@@ -72,6 +77,9 @@ def read(
             return Doc(folder / rel, rel, f"{note}/{rel}", _project)  # each file its own note
 
         docs = [d for d in (locate(p.relative_to(folder).as_posix()) for p in paths) if d is not None]
+        docs += _imported(
+            folder, docs, lambda rel: Doc(folder / rel, rel, f"{note}/{rel}", _project), left_out
+        )
         snaps.append(
             read_docs(
                 SYSTEM,
@@ -156,7 +164,11 @@ def _project_memory(text: str, doc: Doc) -> list[Item]:
 
 def _global(text: str, doc: Doc) -> list[Item]:
     meta, body, offset = front_matter(text, doc)
-    items = markdown_items(body, offset, skipped=doc.skipped, tier="human")
+    items = [
+        i
+        for i in markdown_items(body, offset, skipped=doc.skipped, tier="human")
+        if not _IMPORTS_ONLY.match(i.text)
+    ]
     agent = _agent_lines(body, offset)
     for item in items:
         if item.line in agent:
@@ -184,4 +196,36 @@ def _agent_lines(body: str, offset: int) -> range:
 
 def _project(text: str, doc: Doc) -> list[Item]:
     meta, body, offset = front_matter(text, doc)
-    return markdown_items(body, offset, skipped=doc.skipped, tier="human")
+    items = markdown_items(body, offset, skipped=doc.skipped, tier="human")
+    return [i for i in items if not _IMPORTS_ONLY.match(i.text)]  # `@./AGENTS.md`: read as that file
+
+
+IMPORT_DEPTH = 5  # Gemini CLI's import processor follows imports five levels deep (memport)
+
+
+def _imported(root: Path, docs: list[Doc], make: Callable[[str], Doc], left_out: list[str]) -> list[Doc]:
+    """The files GEMINI.md files import (`@./path.md`, Gemini CLI's memory import processor),
+    and theirs, IMPORT_DEPTH hops deep: Markdown inside `root` only; an import leaving it,
+    naming no file there or not Markdown is named in `left_out`, never read."""
+    have = {d.path.resolve() for d in docs}
+    out: list[Doc] = []
+    wave = list(docs)
+    for _ in range(IMPORT_DEPTH):
+        following: list[Doc] = []
+        for doc in wave:
+            try:
+                text = doc.path.read_bytes().decode("utf-8", "replace")
+            except OSError:
+                continue
+            for path in mm.imports(text):
+                target = mm.resolve_import(path, PurePosixPath(doc.rel), root)
+                if target is None or target.suffix.lower() != ".md":
+                    why = "not Markdown" if target is not None else "outside the folder or no such file"
+                    left_out.append(f"{doc.rel}: @{clean(path)} {why}; not read")
+                    continue
+                if target not in have:
+                    have.add(target)
+                    following.append(make(target.relative_to(root.resolve()).as_posix()))
+        out += following
+        wave = following
+    return out

@@ -79,7 +79,8 @@ def read_docs(
         by_file.setdefault(str(k.provenance.get(own_key(system, "file"))), []).append(k)
     tree = gitlog.open_or_left_out(root, left_out)  # None outside a git work tree
     out = Found([], set(), set(), set(), {}, left_out)
-    replayed = replay(system, prefix, mine, root, tree, docs, locate, by_file, out)
+    held = _held(known, system, mine) if tree is not None else {}
+    replayed = replay(system, prefix, mine, root, tree, docs, locate, by_file, out, held)
     _read_files(system, prefix, mine, docs, replayed, by_file, heads, out, progress)
     deleted = {k.id for r, k in heads.items() if r not in out.seen and not k.deleted} | out.deleted
     if tree is not None:
@@ -110,6 +111,17 @@ def _heads(known: list[KnownFact] | None, root_key: str, root: str) -> dict[str,
         ):
             heads[k.record] = k
     return heads
+
+
+def _held(known: list[KnownFact] | None, system: str, root: str) -> dict[str, list[KnownFact]]:
+    """File -> every fact of it read from `root` the store holds, each version (not only
+    the heads): what a replay must not give another text under the same id."""
+    root_key, file_key = own_key(system, "root"), own_key(system, "file")
+    out: dict[str, list[KnownFact]] = {}
+    for k in known or []:
+        if k.provenance.get(root_key) == root:
+            out.setdefault(str(k.provenance.get(file_key)), []).append(k)
+    return out
 
 
 def _read_files(

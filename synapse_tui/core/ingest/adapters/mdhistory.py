@@ -4,6 +4,7 @@ against the store (see mdfolder's docstring, "Git history")."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -34,12 +35,14 @@ def replay(
     locate: Callable[[str], Doc | None] | None,
     by_file: dict[str, list[KnownFact]],
     out: Found,
+    held: dict[str, list[KnownFact]] | None = None,
 ) -> set[str]:
     """Replay from git every file of the source git has history for (SPEC 9): each commit
     that changed it is a state, the work tree's uncommitted text the last; returns the
     files so read (under `root`, POSIX). A file whose last commit and size and
     modification time are those its facts in the store were read from is not replayed
-    again: its facts count as unchanged."""
+    again: its facts count as unchanged. `held`: each file's facts in the store, every
+    version (see `_Held`)."""
     if locate is None or tree is None:
         return set()
     history = tree.history()
@@ -59,15 +62,17 @@ def replay(
         chosen.append((rel, path, doc, changes))
     if not chosen:
         return done
+    chosen.sort(key=lambda c: c[0])  # the blobs are read in the order the files are replayed
     dirty = tree.changed([path for _, path, _, _ in chosen])
     texts = iter(tree.texts(blob for _, _, _, changes in chosen for _, blob in changes))
-    for rel, path, doc, changes in sorted(chosen, key=lambda c: c[0]):
+    for rel, path, doc, changes in chosen:
         states: list[_State] = [(c, c.at, next(texts)) for c, _ in changes]
         if rel in by_rel:
             _add_work_tree(states, doc, path in dirty, out.left_out)
         elif states[-1][2] is not None:
             states.append((None, None, None))  # gone from the work tree, the removal not committed
-        _replay_file(system, prefix, root_s, doc, states, changes[-1][0].sha, out)
+        mine = _Held(system, (held or {}).get(rel, []))
+        _replay_file(system, prefix, root_s, doc, states, changes[-1][0].sha, out, mine)
         out.left_out += doc.left_out
     return done
 
@@ -126,6 +131,7 @@ def _replay_file(
     states: list[_State],
     last: str,
     out: Found,
+    held: _Held,
 ) -> None:
     """One file's states, oldest first, each read against the one before as a sync reads
     the source against the store: versions, and deletions at the commit that made them."""
@@ -147,6 +153,7 @@ def _replay_file(
             if head is not None and head.version == version and not head.deleted:
                 continue  # unchanged by this commit
             fact = to_fact(system, root_s, doc, record, item, version, supersedes, stamp, mtime)
+            fact.id = held.own_id(fact.id, item.text)
             out.facts.append(fact)
             out.seen.add(record)
             heads[record] = KnownFact(
@@ -158,6 +165,33 @@ def _replay_file(
                 if at is not None:
                     out.deleted_at[k.id] = at
                 heads[record] = replace(k, deleted=True)
+    out.deleted |= held.unsaved_gone({k.id for k in heads.values()} | {f.id for f in out.facts})
+
+
+class _Held:
+    """A file's facts in the store, every version, against a replay of it. A version
+    nobody committed yet is numbered after the last commit, so the work tree's next text of
+    the same item, before any commit, gets that number again: it is another fact, with its
+    own id (`@n~` and a hash of its text); a version the store holds with the same text
+    keeps its id. A text read from the work tree that the work tree no longer holds (edited
+    again, or the edit undone) is gone: git's history never had it."""
+
+    def __init__(self, system: str, known: list[KnownFact]) -> None:
+        self.known = known
+        self.texts = {k.id: k.text for k in known}
+        self.commit_key = own_key(system, "commit")
+
+    def own_id(self, fid: str, text: str) -> str:
+        if self.texts.get(fid, text) == text:
+            return fid
+        return fid + "~" + hashlib.blake2b(text.encode(), digest_size=4).hexdigest()
+
+    def unsaved_gone(self, replayed: set[str]) -> set[str]:
+        return {
+            k.id
+            for k in self.known
+            if not k.deleted and k.id not in replayed and not k.provenance.get(self.commit_key)
+        }
 
 
 def _stamp_commit(item: Item, commit: gitlog.Commit) -> None:

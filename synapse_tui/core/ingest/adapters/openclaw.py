@@ -25,7 +25,9 @@ one contradiction, a claim naming the claim it `supersedes` (or named by one's
 `supersededBy`) a supersession, on its page or another page of its vault where the id
 is one claim's alone; status, confidence and evidence sources go to
 provenance (`x-openclaw-status`, `x-openclaw-confidence`, `x-openclaw-evidence`). A claim
-superseded without a successor named keeps its status only: no successor is invented.
+superseded without a successor named is flagged `invalidated` (as a Graphiti edge invalidated
+alone), dated by its own time: no successor is invented, and the `replaced` finder never
+offers it as the newer fact replacing another.
 Page bodies are the plugin's compiled output, not claims: they are not read.
 """
 
@@ -43,6 +45,7 @@ from synapse_tui.core.ingest.adapters.mdfolder import merged, read_docs
 from synapse_tui.core.ingest.adapters.mditems import FROM_NAME, Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import dated_name, plain, when
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress
+from synapse_tui.core.store.db import INVALIDATED_AT
 
 SYSTEM = "openclaw"
 EXPECTED = "an OpenClaw workspace (MEMORY.md, memory/*.md) or a memory-wiki vault"
@@ -105,7 +108,20 @@ def read(
         )
     snap = merged(SYSTEM, snaps)
     _link_across_pages(snap, known or [])
+    _superseded_alone(snap, known or [])
     return snap
+
+
+def _superseded_alone(snap: Snapshot, known: list[KnownFact]) -> None:
+    """A claim whose status is `superseded` and that no claim names as its successor: no
+    longer valid at its source, none named in its place (the flag `invalidated`, as a
+    Graphiti edge invalidated alone), dated by the claim's own time. Nothing is linked: a
+    successor is never guessed, and such a claim is never offered as another's replacement."""
+    replaced = {f.supersedes for f in snap.facts if f.supersedes} | {k.id for k in known if not k.head}
+    for f in snap.facts:
+        prov = f.provenance or {}
+        if prov.get(own_key(SYSTEM, "status")) == "superseded" and f.id not in replaced:
+            f.provenance = {**prov, INVALIDATED_AT: f.created_at}
 
 
 def _link_across_pages(snap: Snapshot, known: list[KnownFact]) -> None:

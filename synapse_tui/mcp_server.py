@@ -106,8 +106,8 @@ QUERY_HELP = (
     "trust>0.5 -is:superseded' or 'is:stale tier:auto'. Filters: "
     f"{'/'.join(NUMERIC)} with < <= > >= = !=; "
     f"tier: guidance: band: flag: is:({'|'.join(KEYED['is'])}); "
-    "prov:KEY=VALUE (provenance), note:ID (a value with spaces quoted: "
-    "note:\"My Notes.md\"); a leading '-' negates. At most "
+    "prov:KEY=VALUE (provenance), note:ID (a path also by its last parts: note:CLAUDE.md; "
+    "a value with spaces quoted: note:\"My Notes.md\"); a leading '-' negates. At most "
     f"{MAX_WORDS} distinct words and {MAX_QUERY_CHARS:,} characters."
 )
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)

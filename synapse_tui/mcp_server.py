@@ -230,10 +230,6 @@ class Server(MCPServer):
         super().__init__(*args, **kwargs)
         self.accepted: dict[str, tuple[str, ...]] = {}  # each tool's arguments, by tool name
 
-    def add_tool(self, fn: Callable[..., Any], name: str | None = None, **kwargs: Any) -> None:
-        super().add_tool(fn, name=name, **kwargs)
-        self.accepted[name or fn.__name__] = tool_arguments(fn)
-
     async def list_tools(self) -> list[Any]:
         tools = await super().list_tools()
         for tool in tools:
@@ -343,9 +339,10 @@ def build_server(recall: Recall) -> MCPServer:
     return server
 
 
-def _add(server: MCPServer, fn: Callable[..., Any], annotations: ToolAnnotations, more: str = "") -> None:
+def _add(server: Server, fn: Callable[..., Any], annotations: ToolAnnotations, more: str = "") -> None:
     description = " ".join(inspect.cleandoc(fn.__doc__ or "").split())
     server.add_tool(fn, description=f"{description} {more}".strip(), annotations=annotations)
+    server.accepted[fn.__name__] = tool_arguments(fn)
 
 
 _WHEN = {
@@ -355,7 +352,7 @@ _WHEN = {
 }
 
 
-def _triage_tool(server: MCPServer, recall: Recall, action: Action, scoped: str) -> None:
+def _triage_tool(server: Server, recall: Recall, action: Action, scoped: str) -> None:
     def tool(id: Annotated[str, Field(description="The fact's id.")], ctx: Context) -> Fact:
         return _call(recall.store.path, recall.triage, action, id, _agent(ctx))
 

@@ -772,13 +772,16 @@ def cursor_rule(rel: str) -> bool:
 _PROBES = ("AGENTS.md", "x.md", "x.mdc", "rules/x.mdc")  # what a linked folder could hold
 
 
-def memory_files(folder: Path, wanted: Callable[[str], bool] = memory_path) -> tuple[list[Path], list[str]]:
+def memory_files(
+    folder: Path, wanted: Callable[[str], bool] = memory_path, enter: Callable[[str], bool] | None = None
+) -> tuple[list[Path], list[str]]:
     """The files below `folder` that are `wanted` (memory_path: every memory file, hidden
     places at any depth included), sorted, and a line for each link leaving the folder where
     such a file could be (never read), each dependency folder (named, not walked), each
     link to nothing and each file that is not a regular one. One walk of the tree: it never
     enters NOT_WALKED (`.git`, `.venv`, `.cache`, `.next`...), a dependency folder, a
-    prompts folder or a linked folder (a linked folder inside is read where it is)."""
+    prompts folder, a linked folder (a linked folder inside is read where it is) or a folder
+    `enter` refuses (a reader that reads only some places: it knows where they can be)."""
     root = folder.resolve()
     found: list[Path] = []
     left_out: list[str] = []
@@ -798,7 +801,7 @@ def memory_files(folder: Path, wanted: Callable[[str], bool] = memory_path) -> t
                 if wanted(rel) or (entry.is_dir() and any(wanted(f"{rel}/{p}") for p in _PROBES)):
                     left_out.append(f"{rel}: a link leaving the folder; not read")
             elif entry.is_dir():
-                if entry.is_symlink() or _prompt(rel.split("/")):
+                if entry.is_symlink() or _prompt(rel.split("/")) or (enter is not None and not enter(rel)):
                     continue
                 if name in DEPENDENCY_FOLDERS:
                     left_out.append(not_read(rel))

@@ -564,9 +564,9 @@ def _nested(folder: Path, left_out: list[str]) -> list[Path]:
     linked folder is not walked."""
     root = folder.resolve()
     found: list[Path] = []
-    stack = [folder]
+    stack = [(folder, "")]
     while stack:
-        here = stack.pop()
+        here, prefix = stack.pop()
         try:
             entries = list(os.scandir(here))
         except OSError:
@@ -574,17 +574,16 @@ def _nested(folder: Path, left_out: list[str]) -> list[Path]:
         for entry in entries:
             if _not_walked(entry.name):
                 continue
-            path = Path(entry.path)
+            rel = prefix + entry.name
             if entry.is_dir(follow_symlinks=False):
-                if mm.memory_path(path.relative_to(folder).as_posix() + "/CLAUDE.md"):
-                    stack.append(path)  # not a prompts folder (.agents/skills/) nor a package's
-            elif here != folder and entry.name in NESTED and entry.is_file():
+                if mm.memory_path(rel + "/CLAUDE.md"):  # not a prompts folder nor a package's
+                    stack.append((Path(entry.path), rel + "/"))
+            elif prefix and entry.name in NESTED and entry.is_file():
+                path = Path(entry.path)
                 if path.resolve().is_relative_to(root):
                     found.append(path)
                 else:
-                    left_out.append(
-                        f"{path.relative_to(folder).as_posix()}: a link leaving the folder; not read"
-                    )
+                    left_out.append(f"{rel}: a link leaving the folder; not read")
     return sorted(found)
 
 

@@ -1,7 +1,10 @@
 """Markdown kept in git (SPEC 9): any folder of notes in a git work tree, Letta Code's MemFS
 included, read with its history; a project's agent memory too (CLAUDE.md, AGENTS.md,
-memory banks, `.claude/`, `.github/copilot-instructions.md`, `.cursor/rules/*.mdc`,
-`.cursorrules`, `.clinerules`, `.windsurfrules`: markdown_memory.memory_path).
+memory banks, `.claude/`, `.github/copilot-instructions.md`, `.cursor/rules/`,
+`.cursorrules`, `.clinerules`, `.windsurfrules`, and an agent's named file or memory bank in
+any hidden folder, `.taskmaster/CLAUDE.md`, `.ai-agents/memory-bank/`:
+markdown_memory.memory_path), found in one walk of the work tree that never enters `.git`,
+`.venv`, caches or dependency folders (markdown_memory.memory_files).
 
 Facts. A note's body is read as Markdown blocks (markdown_memory): each top-level bullet
 (its nested lines with it) and each paragraph is a fact, under its heading; code blocks,

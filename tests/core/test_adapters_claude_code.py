@@ -471,8 +471,8 @@ def test_claude_md_files_of_subfolders_are_read_as_claude_code_loads_them(tmp_pa
 def test_a_hidden_subfolders_claude_md_is_read_and_tool_folders_are_not(tmp_path):
     """Claude Code loads a subtree's CLAUDE.md when it reads a file there, a hidden subtree
     too: claude-task-master's `.taskmaster/CLAUDE.md`, a `.github/workflows/CLAUDE.md`. Not
-    a package's in `.venv/` or `node_modules/`, nor one inside `.git/`, a skill's folder
-    or `.claude/agents/` (prompts); a link leaving the project is named, never read."""
+    a package's in `.venv/` or `node_modules/`, nor one inside `.git/`, another checkout
+    (`.worktrees/fix/`), a skill's folder or `.claude/agents/` (prompts); a link leaving the project is named, never read."""
     repo = tmp_path / "shop"
     write(repo, "CLAUDE.md", "- Root rule\n")
     write(repo, ".taskmaster/CLAUDE.md", "- Pick the next task with `task-master next`\n")
@@ -481,6 +481,8 @@ def test_a_hidden_subfolders_claude_md_is_read_and_tool_folders_are_not(tmp_path
     write(repo, ".venv/CLAUDE.md", "- an environment's\n")
     write(repo, ".agents/skills/review/CLAUDE.md", "- a skill's prompt\n")
     write(repo, ".claude/agents/CLAUDE.md", "- an agent's prompt\n")
+    write(repo, ".worktrees/fix/CLAUDE.md", "- Root rule, on another branch\n")
+    write(repo, ".worktrees/fix/.git", "gitdir: ../../.git/worktrees/fix\n")
     git(repo, "init", "-q")
     write(repo, ".git/hooks/CLAUDE.md", "- inside git's own folder\n")
     (tmp_path / "secret.md").write_text("- the deploy key is hunter2\n")

@@ -342,7 +342,8 @@ def test_agents_memory_in_any_hidden_folder_is_read_and_tool_folders_are_not(tmp
     """liam-hq/liam keeps its memory bank in `.ai-agents/memory-bank/`, claude-task-master a
     `.taskmaster/CLAUDE.md`, others `.github/workflows/CLAUDE.md` and `.ralph/AGENT.md`: read,
     with their history. A package's AGENTS.md in `.venv/` or `node_modules/`, a file inside
-    `.git/`, a skill's prompt and a hidden folder's other Markdown are not; a link leaving the
+    `.git/`, another checkout's (Claude Code's `.claude/worktrees/<name>/`, `.worktrees/`), a
+    skill's prompt and a hidden folder's other Markdown are not; a link leaving the
     repository is named, never followed."""
     repo = repo_at(tmp_path)
     bank = ".ai-agents/memory-bank/activeContext.md"
@@ -366,6 +367,10 @@ def test_agents_memory_in_any_hidden_folder_is_read_and_tool_folders_are_not(tmp
         ".venv/AGENTS.md": "- an environment's file\n",
         ".cache/CLAUDE.md": "- a cache\n",
         ".git/AGENTS.md": "- inside git's own folder\n",
+        ".claude/worktrees/feature/CLAUDE.md": "- Root rule, on a branch Claude Code checked out\n",
+        ".claude/worktrees/feature/.git": "gitdir: ../../../.git/worktrees/feature\n",
+        ".worktrees/fix/AGENTS.md": "- another branch's rules\n",
+        ".worktrees/fix/.git": "gitdir: ../../.git/worktrees/fix\n",
     }
     for rel, text in not_committed.items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -393,4 +398,6 @@ def test_agents_memory_in_any_hidden_folder_is_read_and_tool_folders_are_not(tmp
         ".taskmaster/memory-bank: a link leaving the folder; not read",
         ".ralph/CLAUDE.md: a link leaving the folder; not read",
         "node_modules: a dependency folder, not this project's memory; not read",
+        ".claude/worktrees/feature: another git checkout (a worktree, a clone or a submodule); not read",
+        ".worktrees/fix: another git checkout (a worktree, a clone or a submodule); not read",
     } <= set(snap.left_out)

@@ -559,18 +559,17 @@ def _not_walked(name: str) -> bool:
 
 def _nested(folder: Path, left_out: list[str]) -> list[Path]:
     """The CLAUDE.md and CLAUDE.local.md files in the project's subfolders (Claude Code
-    loads one when it works in that subtree), hidden ones included, `_not_walked` and
-    prompts folders apart; a link leaving the folder is named in `left_out`, never read; a
+    loads one when it works in that subtree), hidden ones included, `_not_walked`, prompts
+    folders and other git checkouts below (a folder holding `.git`) apart; a link leaving the folder is named in `left_out`, never read; a
     linked folder is not walked."""
     root = folder.resolve()
     found: list[Path] = []
     stack = [(folder, "")]
     while stack:
         here, prefix = stack.pop()
-        try:
-            entries = list(os.scandir(here))
-        except OSError:
-            continue
+        entries = mm.listing(here)
+        if prefix and any(e.name == ".git" for e in entries):
+            continue  # another checkout: a worktree in .worktrees/, a clone, a submodule
         for entry in entries:
             if _not_walked(entry.name):
                 continue

@@ -770,6 +770,15 @@ def cursor_rule(rel: str) -> bool:
 
 
 _PROBES = ("AGENTS.md", "x.md", "x.mdc", "rules/x.mdc")  # what a linked folder could hold
+ANOTHER_CHECKOUT = "another git checkout (a worktree, a clone or a submodule)"
+
+
+def listing(folder: Path) -> list[os.DirEntry[str]]:
+    """A folder's entries; none when it cannot be listed."""
+    try:
+        return list(os.scandir(folder))
+    except OSError:
+        return []
 
 
 def memory_files(
@@ -780,17 +789,20 @@ def memory_files(
     such a file could be (never read), each dependency folder (named, not walked), each
     link to nothing and each file that is not a regular one. One walk of the tree: it never
     enters NOT_WALKED (`.git`, `.venv`, `.cache`, `.next`...), a dependency folder, a
-    prompts folder, a linked folder (a linked folder inside is read where it is) or a folder
-    `enter` refuses (a reader that reads only some places: it knows where they can be)."""
+    prompts folder, a linked folder (a linked folder inside is read where it is), another
+    git checkout below (a folder holding `.git`: Claude Code's `.claude/worktrees/<name>/`,
+    a `.worktrees/` checkout, a clone or a submodule, whose memory is another branch's or
+    another repository's; named) or a folder `enter` refuses (a reader that reads only some
+    places: it knows where they can be)."""
     root = folder.resolve()
     found: list[Path] = []
     left_out: list[str] = []
     stack = [(folder, "")]
     while stack:
         here, prefix = stack.pop()
-        try:
-            entries = list(os.scandir(here))
-        except OSError:
+        entries = listing(here)
+        if prefix and any(e.name == ".git" for e in entries):
+            left_out.append(f"{prefix[:-1]}: {ANOTHER_CHECKOUT}; not read")
             continue
         for entry in entries:
             name = entry.name

@@ -30,7 +30,7 @@ git-notes replays a note (markdown_memory.replay: same blocks, same pairing, the
 at every read), each version dated from its commit; an edited block is linked once, to
 the text it replaced. A CLAUDE.md that links to a file inside the folder is read as that
 file, and as itself for the history it had as a file (its blocks deleted when it became a
-link); a project's `@path` imports are read too (IMPORT_DEPTH hops, inside the folder only).
+link); a project's `@path` imports are read too (`mm.IMPORT_DEPTH` hops, inside the folder only).
 
 Outside git, Claude Code keeps only the current text, so this reader takes `known`: a
 topic file whose body changed is the next version of its record and supersedes it, and so
@@ -52,7 +52,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import frontmatter
@@ -60,7 +60,6 @@ import yaml
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.adapters import (
     KnownFact,
     Snapshot,
@@ -586,38 +585,11 @@ def _nested(folder: Path, left_out: list[str]) -> list[Path]:
     return sorted(found)
 
 
-IMPORT_DEPTH = 5  # Claude Code follows imports five hops deep
-
-
 def _imported(folder: Path, files: list[_File], note: str, left_out: list[str]) -> list[_File]:
-    """The files CLAUDE.md-like files import (`@path`), and theirs, IMPORT_DEPTH hops deep:
-    Markdown inside the project folder only; an import leaving it, naming no file there or
-    not Markdown is named in `left_out`, never read."""
-    have = {f.path.resolve() for f in files}
-    out: list[_File] = []
-    wave = list(files)
-    for _ in range(IMPORT_DEPTH):
-        following: list[_File] = []
-        for f in wave:
-            try:
-                text = f.path.read_bytes().decode("utf-8", "replace")
-            except OSError:
-                continue
-            for path in mm.imports(text):
-                target = mm.resolve_import(path, PurePosixPath(f.file), folder)
-                if target is None or target.suffix.lower() != ".md":
-                    why = "not Markdown" if target is not None else "outside the folder or no such file"
-                    left_out.append(f"{f.file}: @{clean(path)} {why}; not read")
-                    continue
-                if target in have:
-                    continue
-                have.add(target)
-                rel = target.relative_to(folder.resolve()).as_posix()
-                new = _File(folder / rel, f"{note}/{rel}", folder, note, "human", rel)
-                following.append(new)
-        out += following
-        wave = following
-    return out
+    """The files CLAUDE.md-like files import (`@path`), as Claude Code follows them
+    (`mm.followed_imports`), each a person's file of the project."""
+    found = mm.followed_imports(folder, [(f.path, f.file) for f in files], left_out)
+    return [_File(folder / rel, f"{note}/{rel}", folder, note, "human", rel) for rel in found]
 
 
 def _rules(root: Path, folder: Path, note: str, left_out: list[str], prefix: str = "") -> list[_File]:

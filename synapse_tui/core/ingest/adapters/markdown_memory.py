@@ -43,6 +43,7 @@ import yaml
 
 from synapse_tui.core.base.cjk import word_count
 from synapse_tui.core.base.limits import counted
+from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.adapters import (
     DEPENDENCY_FOLDERS,
     KnownFact,
@@ -444,6 +445,38 @@ def resolve_import(path: str, importer: PurePosixPath, inside: Path) -> Path | N
     if not target.is_relative_to(root) or not target.is_file():
         return None
     return target
+
+
+IMPORT_DEPTH = 5  # Claude Code and Gemini CLI follow imports five hops deep
+
+
+def followed_imports(root: Path, files: list[tuple[Path, str]], left_out: list[str]) -> list[str]:
+    """The files `files` ((path, its path relative to `root`)) import (`@path`), and theirs,
+    IMPORT_DEPTH hops deep, relative to `root`, in the order found, each once: Markdown
+    inside `root` only; an import leaving it, naming no file there or not Markdown is named
+    in `left_out`, never read."""
+    have = {path.resolve() for path, _ in files}
+    out: list[str] = []
+    wave = list(files)
+    for _ in range(IMPORT_DEPTH):
+        following: list[tuple[Path, str]] = []
+        for path, rel in wave:
+            try:
+                text = path.read_bytes().decode("utf-8", "replace")
+            except OSError:
+                continue
+            for named in imports(text):
+                target = resolve_import(named, PurePosixPath(rel), root)
+                if target is None or target.suffix.lower() != ".md":
+                    why = "not Markdown" if target is not None else "outside the folder or no such file"
+                    left_out.append(f"{rel}: @{clean(named)} {why}; not read")
+                    continue
+                if target not in have:
+                    have.add(target)
+                    following.append((target, target.relative_to(root.resolve()).as_posix()))
+        out += [rel for _, rel in following]
+        wave = following
+    return out
 
 
 @dataclass

@@ -33,12 +33,6 @@ def describe(
     thresholds (SPEC 2.1)."""
     action = outcome.action
     lines = lines or GuidanceConfig()
-    if action.split()[-1] == "remember":  # an agent's fact, undone (or redone)
-        new = next(c.fact_id for c in outcome.changes if "deleted" in (c.before | c.after))
-        gone = action.startswith("undo")
-        text = f"{action} {new}: " + ("flagged deleted, kept as history" if gone else "no longer deleted")
-        old = next((c.fact_id for c in outcome.changes if "superseded_by" in (c.before | c.after)), None)
-        return text if old is None else f"{text}; {old}: " + _trust_change(index[old], before, after, lines)
     if action.split()[-1] == "supersede":
         old = next(c.fact_id for c in outcome.changes if "superseded_by" in (c.before | c.after))
         new = next(c.fact_id for c in outcome.changes if c.fact_id != old)

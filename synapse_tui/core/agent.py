@@ -409,7 +409,7 @@ class Recall:
         def shown(ids: list[str]) -> list[str]:
             return [i for i in ids if inside is None or (i in memory.index and inside[memory.index[i]])]
 
-        visible, by = sorted(shown(heads)), ", ".join(sorted(shown(direct)))
+        visible, by = shown(heads), ", ".join(shown(direct))
         if not visible or not by:
             raise TriageError(f"{old} is already superseded; nothing saved")
         if len(visible) == 1:

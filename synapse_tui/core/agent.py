@@ -370,11 +370,12 @@ class Recall:
 
             def link(_store: Store, _positions: list[int]) -> None:
                 # audited as one `remember` (undo takes the fact back, and its supersession)
-                # decided on the replaced fact as the agent was shown it, like `triage`; then
-                # refused if it is replaced already (asked in the write: a racing writer's too)
-                seen = None if supersedes is None else self._served.get(supersedes)
-                head = None if supersedes is None else lambda: self._check_head(memory, supersedes)
-                triage.remembered_in(fact.id, supersedes, seen=seen, check=head)
+                seen = None
+                if supersedes is not None:
+                    self._check_head(memory, supersedes)  # in the write: a racing writer sees it
+                    # decided on the replaced fact as the agent was shown it, like `triage`
+                    seen = self._served.get(supersedes)
+                triage.remembered_in(fact.id, supersedes, seen=seen)
 
             import_facts(self.store, [fact], "remember", after_insert=link)
             self._after_own_write()  # the mark first: the reload then holds all it names

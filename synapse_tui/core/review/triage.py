@@ -9,7 +9,7 @@ writes the `before` back as a new, audited action (so undo survives a restart).
 from __future__ import annotations
 
 import getpass
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -298,27 +298,19 @@ class Triage:
         return Outcome(str(Action.DISMISS), batch, tuple(changes), scores)
 
     def remembered_in(
-        self,
-        fact_id: str,
-        supersedes: str | None = None,
-        *,
-        seen: int | None = None,
-        check: Callable[[], None] | None = None,
+        self, fact_id: str, supersedes: str | None = None, *, seen: int | None = None
     ) -> Outcome:
         """Audit an agent's new fact `fact_id` (inserted in the caller's transaction, not
         deleted) as a `remember`, and the supersession of `supersedes` it makes as a
         `supersede` (a verdict, as a person's is) in the same batch: undo takes both back in
         one step. The supersession is refused whole, as `apply`'s, on a cycle or when
-        another writer acted on the replaced fact since `seen`, then by `check` (the
-        caller's refusals, asked once the fact is known not to have changed since)."""
+        another writer acted on the replaced fact since `seen`."""
         now = self.clock.now()
         link: list[Change] = []
         if supersedes is not None:
             if seen is not None:
                 (since,) = self.store.batch([AuditSince((supersedes, fact_id), seen)])
                 self._check_unchanged(Action.SUPERSEDE, since, ())
-            if check is not None:
-                check()
             link = self._supersede([supersedes], fact_id)
         # the fact was inserted as it stands after: its entry is audited, not written (an
         # agent's role on a server may not update `deleted`)

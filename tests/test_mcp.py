@@ -178,11 +178,9 @@ def test_an_agent_recalls_with_trust_and_adds_evidence_audited_under_its_name(db
         entry = next(h for h in history if h["action"] == action)
         assert entry["actor"] == f"agent:{AGENT}" and entry["score_before"]["trust"] > 0
     assert any(o["id"] == new["id"] for o in json_lines(run("export", db).stdout))
-    # and a person can undo the agent's last action like their own: the remember, and the
-    # supersession it made, in one step
+    # and a person can undo the agent's last action like their own
     out = run("undo", db).stdout
-    assert out.startswith(f"undid remember {new['id']} (by agent:{AGENT} at {NOW}): flagged deleted")
-    assert "; b: trust " in out and "k 1 -> 0" in out
+    assert out.startswith(f"undid supersede b by {new['id']} (by agent:{AGENT} at {NOW})")
 
 
 def test_the_server_sees_what_another_process_wrote(db, tmp_path):

@@ -192,11 +192,11 @@ def test_an_agent_acts_on_what_a_search_showed_it(store_location):
         recall.triage("verify", "a", "agent:scout")
         assert recall.show("a")["contradictions"] == 1
         recall.search("Maria")
-        person.apply("contradict", ["b"])  # b: the head of a's chain (a remember replaces a head)
+        person.apply("contradict", ["a"])
         with pytest.raises(StaleError, match=f"changed by user:ann at {STAMP} since you loaded it"):
-            recall.remember("Maria owns the Ledger API", "agent:scout", supersedes="b")
-        recall.show("b")
-        recall.remember("Maria owns the Ledger API", "agent:scout", supersedes="b")
+            recall.remember("Maria owns the Ledger API", "agent:scout", supersedes="a")
+        recall.show("a")
+        recall.remember("Maria owns the Ledger API", "agent:scout", supersedes="a")
 
 
 def test_both_acting_at_once_on_what_they_loaded_lose_nothing(store_location):

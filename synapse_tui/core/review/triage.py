@@ -301,25 +301,23 @@ class Triage:
         self, fact_id: str, supersedes: str | None = None, *, seen: int | None = None
     ) -> Outcome:
         """Audit an agent's new fact `fact_id` (inserted in the caller's transaction, not
-        deleted) as a `remember`, and the supersession of `supersedes` it makes as a
-        `supersede` (a verdict, as a person's is) in the same batch: undo takes both back in
-        one step. The supersession is refused whole, as `apply`'s, on a cycle or when
-        another writer acted on the replaced fact since `seen`."""
+        deleted) as one `remember` batch, with the supersession of `supersedes` it makes
+        (refused whole, as `apply`'s, on a cycle or when another writer acted on it since
+        `seen`). Undo takes both back in one step."""
         now = self.clock.now()
-        link: list[Change] = []
+        before: dict[str, Any] = {"deleted": 1}
+        after: dict[str, Any] = {"deleted": 0}
+        changes = [Change(fact_id, before, after)]
         if supersedes is not None:
             if seen is not None:
                 (since,) = self.store.batch([AuditSince((supersedes, fact_id), seen)])
                 self._check_unchanged(Action.SUPERSEDE, since, ())
-            link = self._supersede([supersedes], fact_id)
-        # the fact was inserted as it stands after: its entry is audited, not written (an
-        # agent's role on a server may not update `deleted`)
-        made = Change(fact_id, {"deleted": 1}, {"deleted": 0})
-        batch, scores = self._land(REMEMBER, [made], now, landed={fact_id: ("deleted",)})
-        if link:
-            _, linked = self._land(str(Action.SUPERSEDE), link, now, batch=batch)
-            scores = {**linked, **scores}
-        return Outcome(REMEMBER, batch, (made, *link), scores)
+            link, replaced = self._supersede([supersedes], fact_id)
+            changes = [Change(fact_id, {**before, **link.before}, {**after, **link.after}), replaced]
+        # the fact was inserted as it stands after: only the link is written (an agent's
+        # role on a server may not update `deleted`)
+        batch, scores = self._land(REMEMBER, changes, now, landed={fact_id: ("deleted",)})
+        return Outcome(REMEMBER, batch, tuple(changes), scores)
 
     def check_supersede(self, old: str, target: str | None) -> None:
         """Raise the TriageError `apply("supersede", [old], target)` would, writing nothing:
@@ -464,17 +462,14 @@ class Triage:
         undoes: int | None = None,
         read: list[Any] | None = None,
         landed: dict[str, tuple[str, ...]] | None = None,
-        batch: int | None = None,
     ) -> tuple[int, dict[str, dict[str, Any]]]:
         """Write `changes` and their audit entries as one batch, each entry with its fact's
         score just before (scored before the first write): the batch and those scores.
         `read`: the answers of `_land_reads`, when asked already in this transaction;
-        `landed`: fields of a fact that already hold their `after` (audited, not written);
-        `batch`: a batch this transaction began, which these entries join (one undo step)."""
+        `landed`: fields of a fact that already hold their `after` (audited, not written)."""
         store = self.store
         changed = [c.fact_id for c in changes]
-        inputs, above, number, newest = read if read is not None else store.batch(self._land_reads(changed))
-        batch = number if batch is None else batch
+        inputs, above, batch, newest = read if read is not None else store.batch(self._land_reads(changed))
         inputs = {pos: row for pos, row in inputs.items() if row.id in changed}  # a fact left unchanged
         created = {row.id: float(row.events[0]) for row in inputs.values()}  # a fact's first event
         _check_in_order(action, now, newest, created if self.in_order else {})

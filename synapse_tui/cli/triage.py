@@ -28,7 +28,7 @@ from synapse_tui.core.base.config import Config
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.notices import opinion_change, opinion_of
 from synapse_tui.core.review.suggestions import explained
-from synapse_tui.core.review.triage import REMEMBER, Action, Outcome, Triage, default_actor, trust_change
+from synapse_tui.core.review.triage import Action, Outcome, Triage, default_actor, trust_change
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.trust.spot import spot_scores
 
@@ -68,18 +68,6 @@ def _superseded(outcome: Outcome) -> str | None:
     return next((c.fact_id for c in outcome.changes if "superseded_by" in (c.before | c.after)), None)
 
 
-def _remembered(outcome: Outcome) -> str | None:
-    """'undid remember m-1 (by agent:scout at ...): flagged deleted, kept as history' for
-    the undo (or redo) of an agent's `remember`; None for any other action."""
-    verb, _, action = outcome.action.partition(" ")
-    if action != REMEMBER or outcome.undone_actor is None:
-        return None
-    new = next(c.fact_id for c in outcome.changes if "deleted" in (c.before | c.after))
-    what = "flagged deleted, kept as history" if verb == "undo" else "no longer deleted"
-    head = "undid" if verb == "undo" else "redid"
-    return f"{head} remember {new} (by {outcome.undone_actor} at {outcome.undone_at}): {what}"
-
-
 def _describe(outcome: Outcome, changed: list[str], before: dict, after: dict, config: Config) -> str:
     """The browser's notice: 'corroborate f-00046: trust 0.13 -> 0.81 (very low -> very high)',
     and what it did to d, u and the guidance; an undo also names the action it undid, who
@@ -92,9 +80,6 @@ def _describe(outcome: Outcome, changed: list[str], before: dict, after: dict, c
         )
         return trust_change(was, now) + opinion
 
-    remembered = _remembered(outcome)
-    if remembered is not None:
-        return remembered + (f"; {old}: {change(old)}" if (old := _superseded(outcome)) else "")
     old = _superseded(outcome)
     if old is not None:
         new = next(f for f in changed if f != old)

@@ -334,10 +334,9 @@ class Recall:
         model: str | None = None,
         session: str | None = None,
     ) -> dict[str, Any]:
-        """A new `auto` fact whose provenance names the agent, audited as one `remember`
-        (SPEC 8: `undo` takes it back, flagging it deleted); with `supersedes`, it replaces
-        that fact in the same transaction and batch (refused whole, like `triage`, when
-        another writer changed it since it was shown, and when it is replaced already)."""
+        """A new `auto` fact whose provenance names the agent; with `supersedes`, it
+        replaces that fact in the same transaction, audited like the browser's supersede
+        (and refused whole, like `triage`, when another writer changed it since it was shown)."""
         provenance = {"x-ai-agent": actor.removeprefix("agent:")}
         provenance.update({k: v for k, v in (("x-ai-model", model), ("x-ai-session", session)) if v})
         if self.scope is not None:  # what an agent remembers stays in its scope
@@ -369,13 +368,11 @@ class Recall:
                     raise no_such_fact(self.store, supersedes) from None
 
             def link(_store: Store, _positions: list[int]) -> None:
-                # audited as one `remember` (undo takes the fact back, and its supersession)
-                seen = None
                 if supersedes is not None:
                     self._check_head(memory, supersedes)  # in the write: a racing writer sees it
                     # decided on the replaced fact as the agent was shown it, like `triage`
                     seen = self._served.get(supersedes)
-                triage.remembered_in(fact.id, supersedes, seen=seen)
+                    triage.apply_in(Action.SUPERSEDE, [supersedes], fact.id, seen=seen)
 
             import_facts(self.store, [fact], "remember", after_insert=link)
             self._after_own_write()  # the mark first: the reload then holds all it names

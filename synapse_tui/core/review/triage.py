@@ -49,12 +49,6 @@ _SUMMARIES = {
     Action.DISMISS: "a suggestion about it is wrong: it never comes back (SPEC 13)",
 }
 ACTIONS: tuple[str, ...] = tuple(a.value for a in Action)
-# An agent's new fact (MCP `remember`): audited, and undone and redone like the actions
-# above, but no verb of the CLI or key of the browser makes it. Undo flags the fact deleted
-# (it stays as history, out of the queues and of what an agent recalls as current) and
-# takes back the supersession it made; redo puts both back.
-REMEMBER = "remember"
-UNDOABLE: tuple[str, ...] = (*ACTIONS, REMEMBER)
 # What an agent may do (MCP): add evidence. Accepting (and signing) stays a person's call.
 AGENT_ACTIONS = (Action.CORROBORATE, Action.CONTRADICT, Action.VERIFY)
 
@@ -297,28 +291,6 @@ class Triage:
             batch, scores = self._land(str(Action.DISMISS), changes, now)
         return Outcome(str(Action.DISMISS), batch, tuple(changes), scores)
 
-    def remembered_in(
-        self, fact_id: str, supersedes: str | None = None, *, seen: int | None = None
-    ) -> Outcome:
-        """Audit an agent's new fact `fact_id` (inserted in the caller's transaction, not
-        deleted) as one `remember` batch, with the supersession of `supersedes` it makes
-        (refused whole, as `apply`'s, on a cycle or when another writer acted on it since
-        `seen`). Undo takes both back in one step."""
-        now = self.clock.now()
-        before: dict[str, Any] = {"deleted": 1}
-        after: dict[str, Any] = {"deleted": 0}
-        changes = [Change(fact_id, before, after)]
-        if supersedes is not None:
-            if seen is not None:
-                (since,) = self.store.batch([AuditSince((supersedes, fact_id), seen)])
-                self._check_unchanged(Action.SUPERSEDE, since, ())
-            link, replaced = self._supersede([supersedes], fact_id)
-            changes = [Change(fact_id, {**before, **link.before}, {**after, **link.after}), replaced]
-        # the fact was inserted as it stands after: only the link is written (an agent's
-        # role on a server may not update `deleted`)
-        batch, scores = self._land(REMEMBER, changes, now, landed={fact_id: ("deleted",)})
-        return Outcome(REMEMBER, batch, tuple(changes), scores)
-
     def check_supersede(self, old: str, target: str | None) -> None:
         """Raise the TriageError `apply("supersede", [old], target)` would, writing nothing:
         the browser previews a supersession (and refuses a cycle) before it is confirmed."""
@@ -385,7 +357,7 @@ class Triage:
     def _redoable(self, only: int | None = None) -> int | None:
         """The batch the newest undo still standing took back (or `only`, if that is one),
         unless a new action came after that undo: a new action empties the redo stack."""
-        return self.store.audit.redoable(UNDOABLE, only)
+        return self.store.audit.redoable(ACTIONS, only)
 
     def undo_target(self) -> int | None:
         """The batch `undo` would revert now (the newest live action), or None."""
@@ -393,7 +365,7 @@ class Triage:
 
     def _live_batches(self, undone: bool) -> int | None:
         """The batch to undo or (`undone`) to redo, editor-style (`Audit.live_batch`)."""
-        return self.store.audit.live_batch(UNDOABLE, undone)
+        return self.store.audit.live_batch(ACTIONS, undone)
 
     def _revert(self, batch: int, kind: str) -> Outcome:
         self._check_writable()
@@ -436,7 +408,7 @@ class Triage:
             return
         undone = self.store.audit.undone_batches()
         for e in reversed(later):
-            made = e.batch if e.action in UNDOABLE else e.undoes if e.action == "redo" else None
+            made = e.batch if e.action in ACTIONS else e.undoes if e.action == "redo" else None
             if made is not None and made != batch and made not in undone:
                 raise TriageError(
                     f"cannot undo {action} on {e.fact_id}: changed by {e.actor} at {e.at} since"
@@ -461,12 +433,10 @@ class Triage:
         now: float,
         undoes: int | None = None,
         read: list[Any] | None = None,
-        landed: dict[str, tuple[str, ...]] | None = None,
     ) -> tuple[int, dict[str, dict[str, Any]]]:
         """Write `changes` and their audit entries as one batch, each entry with its fact's
         score just before (scored before the first write): the batch and those scores.
-        `read`: the answers of `_land_reads`, when asked already in this transaction;
-        `landed`: fields of a fact that already hold their `after` (audited, not written)."""
+        `read`: the answers of `_land_reads`, when asked already in this transaction."""
         store = self.store
         changed = [c.fact_id for c in changes]
         inputs, above, batch, newest = read if read is not None else store.batch(self._land_reads(changed))
@@ -475,9 +445,7 @@ class Triage:
         _check_in_order(action, now, newest, created if self.in_order else {})
         scores = scored(store, self.config, now, inputs, above)
         for change in changes:
-            skip = (landed or {}).get(change.fact_id, ())
-            fields = {k: v for k, v in change.after.items() if k not in skip}
-            store.review.write(change.fact_id, fields, created.get(change.fact_id))
+            store.review.write(change.fact_id, change.after, created.get(change.fact_id))
         rows = [(c.fact_id, c.before, c.after) for c in changes]
         return store.audit.append(self.actor, action, format_time(now), rows, scores, undoes, batch), scores
 

@@ -25,7 +25,6 @@ TRIAGE_FIELDS = {
     "reinforced_at": "reinforced_at",
     "reinforcement_count": "o1_count",
     "supersedes": "supersedes",
-    "deleted": "deleted",  # an agent's `remember`, undone: the fact flagged deleted (triage.REMEMBER)
 }
 
 

@@ -369,7 +369,6 @@ class Recall:
 
             def link(_store: Store, _positions: list[int]) -> None:
                 if supersedes is not None:
-                    self._check_head(memory, supersedes)  # in the write: a racing writer sees it
                     # decided on the replaced fact as the agent was shown it, like `triage`
                     seen = self._served.get(supersedes)
                     triage.apply_in(Action.SUPERSEDE, [supersedes], fact.id, seen=seen)
@@ -382,41 +381,6 @@ class Recall:
             self._serve([fact.id] if supersedes is None else [fact.id, supersedes])
         self._update_graph_soon()
         return shown
-
-    def _check_head(self, memory: Memory, old: str) -> None:
-        """Refuse a `remember` that would replace a fact already replaced (SPEC 2.3: its k
-        would drop to 1 again, raising the stale fact's trust): the agent found it in an old
-        answer or by id, and its new fact replaces what holds now. The refusal names the
-        chain's current fact(s), so the agent can supersede that; nothing is written."""
-        direct = self.store.superseded_by(old)
-        if not direct:
-            return
-        heads, seen, todo = [], {old}, list(direct)
-        while todo:
-            fid = todo.pop(0)
-            if fid in seen:
-                continue
-            seen.add(fid)
-            after = self.store.superseded_by(fid)
-            if after:
-                todo.extend(after)
-            else:
-                heads.append(fid)
-        inside = self._inside(memory)  # a scoped agent is never told of a fact outside it
-
-        def shown(ids: list[str]) -> list[str]:
-            return [i for i in ids if inside is None or (i in memory.index and inside[memory.index[i]])]
-
-        visible, by = shown(heads), ", ".join(shown(direct))
-        if not visible or not by:
-            raise TriageError(f"{old} is already superseded; nothing saved")
-        if len(visible) == 1:
-            hint = (
-                f"the current fact of its chain is {visible[0]}: pass supersedes={visible[0]!r} to replace it"
-            )
-        else:
-            hint = f"its chain's current facts are {', '.join(visible)}: pass as supersedes the one yours replaces"
-        raise TriageError(f"{old} is already superseded by {by}; {hint}; nothing saved")
 
     # -- the graph, behind the writes ----------------------------------------------------
 

@@ -106,8 +106,8 @@ QUERY_HELP = (
     "trust>0.5 -is:superseded' or 'is:stale tier:auto'. Filters: "
     f"{'/'.join(NUMERIC)} with < <= > >= = !=; "
     f"tier: guidance: band: flag: is:({'|'.join(KEYED['is'])}); "
-    "prov:KEY=VALUE (provenance), note:ID (a value with spaces quoted: "
-    "note:\"My Notes.md\"); a leading '-' negates. At most "
+    "prov:KEY=VALUE (provenance), note:ID (a path also by its last parts: note:CLAUDE.md; "
+    "a value with spaces quoted: note:\"My Notes.md\"); a leading '-' negates. At most "
     f"{MAX_WORDS} distinct words and {MAX_QUERY_CHARS:,} characters."
 )
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -200,6 +200,20 @@ def argument_error(tool: str, exc: ValidationError) -> str:
     return clean(f"Error executing tool {tool}: " + "; ".join(dict.fromkeys(parts)))
 
 
+def tool_arguments(fn: Callable[..., Any]) -> tuple[str, ...]:
+    """The arguments a tool function takes from the agent: its parameters but the context."""
+    hints = inspect.signature(fn).parameters.values()
+    return tuple(p.name for p in hints if p.annotation is not Context and p.annotation != "Context")
+
+
+def unknown_arguments(tool: str, unknown: list[str], accepted: tuple[str, ...]) -> str:
+    """One line naming each argument the tool does not take, and those it does."""
+    named = ", ".join(repr(key) for key in unknown)
+    noun = "argument" if len(unknown) == 1 else "arguments"
+    takes = ", ".join(accepted) or "none"
+    return clean(f"Error executing tool {tool}: unknown {noun} {named} (it takes: {takes}); nothing changed")
+
+
 def package_version() -> str:
     try:
         return metadata.version("synapse-tui")
@@ -208,9 +222,26 @@ def package_version() -> str:
 
 
 class Server(MCPServer):
-    """The SDK's server with the validator's raw text turned into one line."""
+    """The SDK's server with the validator's raw text turned into one line, and an argument
+    no tool takes refused (the SDK's argument models ignore one: a `supercedes` typo would
+    save the fact unlinked). Each tool's schema says so (`additionalProperties: false`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.accepted: dict[str, tuple[str, ...]] = {}  # each tool's arguments, by tool name
+
+    async def list_tools(self) -> list[Any]:
+        tools = await super().list_tools()
+        for tool in tools:
+            if tool.name in self.accepted:
+                tool.input_schema = {**tool.input_schema, "additionalProperties": False}
+        return tools
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        accepted = self.accepted.get(name)
+        unknown = [key for key in arguments or {} if accepted is not None and key not in accepted]
+        if unknown:  # refused before the tool runs: nothing is read or written
+            raise ToolError(unknown_arguments(name, unknown, accepted or ()))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -308,9 +339,10 @@ def build_server(recall: Recall) -> MCPServer:
     return server
 
 
-def _add(server: MCPServer, fn: Callable[..., Any], annotations: ToolAnnotations, more: str = "") -> None:
+def _add(server: Server, fn: Callable[..., Any], annotations: ToolAnnotations, more: str = "") -> None:
     description = " ".join(inspect.cleandoc(fn.__doc__ or "").split())
     server.add_tool(fn, description=f"{description} {more}".strip(), annotations=annotations)
+    server.accepted[fn.__name__] = tool_arguments(fn)
 
 
 _WHEN = {
@@ -320,7 +352,7 @@ _WHEN = {
 }
 
 
-def _triage_tool(server: MCPServer, recall: Recall, action: Action, scoped: str) -> None:
+def _triage_tool(server: Server, recall: Recall, action: Action, scoped: str) -> None:
     def tool(id: Annotated[str, Field(description="The fact's id.")], ctx: Context) -> Fact:
         return _call(recall.store.path, recall.triage, action, id, _agent(ctx))
 

@@ -15,7 +15,7 @@ from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.graph.read import GraphInfo
 from synapse_tui.core.trust.calibrate import ONE_AGE, Calibration, Histogram
-from synapse_tui.core.trust.score import BANDS, GUIDANCE, TIERS
+from synapse_tui.core.trust.score import BANDS, FLAG_DELETED, FLAG_EXPIRED, GUIDANCE, TIERS
 
 
 def _t(text: str, style: str = "") -> Text:
@@ -95,7 +95,11 @@ def print_score_table(memory, positions: np.ndarray, total: int) -> None:
         )
     texts = memory.store.texts(positions)
     for i, ident, text in zip(positions.tolist(), ids, texts, strict=True):
-        style = band_style(sc.band[i])
+        gone = _gone(int(sc.flags[i]))
+        # a fact deleted at its source shows dim, as in the browser, its band's colour too
+        # (that colour would say "live"), and says so in words for a pipe or a plain terminal
+        style = "dim" if gone else band_style(sc.band[i])
+        shown = _t(text) if not gone else Text.assemble(Text(f"({gone}) ", style="italic"), _t(text))
         values: dict[str, Text | str] = {
             "band": Text(BANDS[sc.band[i]], style=style),
             "trust": Text(f"{sc.trust[i]:.2f}", style=style),
@@ -106,14 +110,22 @@ def print_score_table(memory, positions: np.ndarray, total: int) -> None:
             "guidance": GUIDANCE[sc.guidance[i]],
             "tier": TIERS[sc.tier[i]],
             "id": Text(ident),
-            "text": _t(text),
+            "text": shown,
         }
-        table.add_row(*(values[n] for n in names))
+        table.add_row(*(values[n] for n in names), style="dim" if gone else None)
     console.print(table)
     if len(positions) < total:
         console.print(f"[dim]{len(positions):,} of {counted(total, 'fact')}; --limit 0 shows all[/]")
     else:
         console.print(f"[dim]{counted(total, 'fact')}[/]")
+
+
+def _gone(flags: int) -> str:
+    """'deleted' or 'expired' for a fact its source no longer holds (the browser dims both),
+    else ''."""
+    if flags & FLAG_EXPIRED:
+        return "expired"
+    return "deleted" if flags & FLAG_DELETED else ""
 
 
 def _due(due: str, now: float | None) -> str:

@@ -25,7 +25,7 @@ def test_import_then_sync_again_changes_nothing(tmp_path):
     history = write_history(tmp_path / "history.db", story())
     db = tmp_path / "memory.db"
     out = json.loads(run("import", "--from", "mem0", history, "--db", db, "--json").stdout)
-    assert (out["added"], out["newly_deleted"], out["unchanged"]) == (4, 1, 0)
+    assert (out["added"], out["newly_deleted"], out["unchanged"]) == (3, 1, 0)  # 4 facts, each once
     assert out["system"] == "mem0" and any("no vector store" in line for line in out["left_out"])
     export = run("export", db).stdout
     audit = run("export", db, "--audit").stdout
@@ -140,7 +140,7 @@ def test_typescript_sdk_files_with_their_vectors(tmp_path):
     )
     db = tmp_path / "memory.db"
     out = json.loads(run("import", "--from", "mem0", history, "--db", db, "--json").stdout)
-    assert (out["added"], out["newly_deleted"], out["left_out"]) == (4, 1, [])
+    assert (out["added"], out["newly_deleted"], out["left_out"]) == (3, 1, [])
     coffee = json.loads(run("show", db, "mem0:m-tea@2", "--json").stdout)
     assert coffee["embedding"] == "model" and coffee["note"] == "alice"
     assert json.loads(run("show", db, "mem0:m-tea", "--json").stdout)["embedding"] != "model"

@@ -186,7 +186,7 @@ def test_another_sources_embeddings_are_left_out_and_said(tmp_path):
         {"m-dog": ([0.0, 1.0, 0.0], {"data": "Alice has a dog named Rex"})},
     )
     out = run("import", "--from", "mem0", history, "--db", db)
-    assert "4 added" in out.stdout
+    assert "3 added, 1 newly deleted" in out.stdout
     assert (
         "left out: 1 embedding of mem0:vector_store not carried over: the store's 3 embeddings are"
         " those of graphiti" in out.stderr

@@ -118,7 +118,7 @@ def test_sync_flags_deletions_at_the_commit_and_uncommitted_edits_last(memfs, ne
     location = new_store("m")
     with Store.open(location, create=True) as store:
         first = sync(store, gn.read(memfs))
-        assert (first.added, first.newly_deleted) == (4, 1)
+        assert (first.added, first.newly_deleted) == (3, 1)  # each fact once: 4 in all
         (stamp,) = store._conn.execute("SELECT value FROM meta WHERE key LIKE 'deleted.at.%'").fetchone()
         assert json.loads(stamp) == by_text(gn.read(memfs))["Sarah lives in Paris"].created_ts
         human = memfs / "system" / "human.md"
@@ -145,7 +145,7 @@ def test_a_folder_outside_git_is_refused(tmp_path):
 def test_cli_imports_and_refuses(memfs, tmp_path, new_store):
     db = new_store("g")
     out = json.loads(run("import", "--from", "git-notes", memfs, "--db", db, "--json").stdout)
-    assert (out["system"], out["added"], out["newly_deleted"]) == ("git-notes", 4, 1)
+    assert (out["system"], out["added"], out["newly_deleted"]) == ("git-notes", 3, 1)
     again = run("import", "--from", "git-notes", memfs, "--db", db)
     assert "0 added, 0 newly deleted, 0 re-asserted, 4 unchanged" in again.stdout
     people = json.loads(run("score", db, "--json", "--where", "tier:human").stdout.splitlines()[0])

@@ -5,7 +5,8 @@
     prov:x-mem0-user-id=alice note:note-2024-12-02 When did Maria start at the gym?
 
 Filter terms restrict and are ANDed; a leading `-` negates one; a value holding a space is
-quoted, `note:"My Notes.md"`, `prov:x-source="my app"` (no `"` inside). A token shaped like
+quoted, `note:"My Notes.md"`, `prov:x-source="my app"` (no `"` inside); a note that is a
+path is found by its last parts too (`note:CLAUDE.md` finds `packages/api/CLAUDE.md`). A token shaped like
 a filter term (a letter-initial name, an operator or `:`, a non-empty value) whose name is
 no field is a typo: QueryError pointing at it. Every other token is a word, punctuation
 and all; words rank the facts matching any of them (review/relevance.py).

@@ -358,4 +358,5 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def note_positions(self, note: str, start: int = 0) -> np.ndarray:
-        """0-based positions from `start` on of the facts of one note."""
+        """0-based positions from `start` on of the facts of one note: the note itself, or a
+        path whose last parts it is (`CLAUDE.md` finds `packages/api/CLAUDE.md`)."""

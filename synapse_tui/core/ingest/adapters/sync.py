@@ -44,8 +44,9 @@ from synapse_tui.core.store.db import Store
 class SyncResult:
     system: str
     source: str
-    added: int
-    newly_deleted: int  # facts flagged deleted by this run (flagged before: not counted)
+    added: int  # facts new to the store that its source still holds
+    # facts this run flagged deleted, already here or arriving deleted (flagged before: not counted)
+    newly_deleted: int
     unchanged: int  # facts of the snapshot already in the store, left untouched
     reasserted: int = 0  # facts already here given the source's new corroborations
     restored: int = 0  # facts flagged deleted before that the source holds again
@@ -74,15 +75,26 @@ def sync_snapshot(
     pending = store.imports.not_deleted(to_flag)
     evidence = [e for e in snapshot.evidence if e.id in present]
     newly_deleted = reasserted = restored = 0
+    # Each fact is counted once (docs/adapters.md): one this run flags deleted is newly
+    # deleted, neither added (it arrives already deleted at its source) nor unchanged (a
+    # version the source still lists as history: mem0, a git replay), so the counts add up
+    # to the facts the source gives plus those it no longer lists that this run flagged.
+    listed = {f.id for f in snapshot.facts} | snapshot.kept
+    arriving = [fid for fid in to_flag if fid not in present]
+    here_listed = [fid for fid in to_flag if fid in present and fid in listed]
+    arrived_deleted = listed_deleted = 0
     warnings: list[str] = []
     back = sorted(snapshot.restored & present - snapshot.deleted)
     if new or pending or evidence or back:
 
         def flag_deleted(_store: Store, _positions: list[int]) -> None:
-            nonlocal newly_deleted, reasserted, restored
+            nonlocal newly_deleted, reasserted, restored, arrived_deleted, listed_deleted
             now = (clock or Clock.from_option(None)).now()
             restored = store.imports.restore(back) if back else 0
             expired = sorted(snapshot.expired & snapshot.deleted)
+            # asked in the write, before the flags: which of those this run flags
+            arrived_deleted = store.imports.not_deleted(arriving) if arriving else 0
+            listed_deleted = store.imports.not_deleted(here_listed) if here_listed else 0
             newly_deleted = store.imports.flag_deleted(to_flag, now, snapshot.deleted_at, expired)
             if space is not None:
                 record_model(store, space)
@@ -103,9 +115,14 @@ def sync_snapshot(
     return SyncResult(
         system=snapshot.system,
         source=snapshot.source,
-        added=len(new),
+        added=len(new) - arrived_deleted,
         newly_deleted=newly_deleted,
-        unchanged=len(snapshot.facts) - len(new) - reasserted - restored + len(snapshot.kept),
+        unchanged=len(snapshot.facts)
+        - len(new)
+        - reasserted
+        - restored
+        + len(snapshot.kept)
+        - listed_deleted,
         reasserted=reasserted,
         restored=restored,
         left_out=list(snapshot.left_out) + dropped + _not_revisited(store, snapshot, present),

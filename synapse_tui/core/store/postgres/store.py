@@ -280,7 +280,9 @@ class PgStore(SqlStore):
     def note_positions(self, note: str, start: int = 0) -> np.ndarray:
         """`Store.note_positions`: 0-based positions from `start` on of one note's facts."""
         return self._pg_positions(
-            "SELECT string_agg((pos - 1)::text, ',') FROM facts WHERE pos > %s AND note = %s", (start, note)
+            "SELECT string_agg((pos - 1)::text, ',') FROM facts WHERE pos > %s"
+            " AND (note = %s OR right(note, length(%s) + 1) = '/' || %s)",
+            (start, note, note, note),
         )
 
     def _pg_positions(self, sql: str, args: tuple) -> np.ndarray:

@@ -235,9 +235,12 @@ class SqliteStore(CachedLoad):
         self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def note_positions(self, note: str, start: int = 0) -> np.ndarray:
-        """0-based positions from `start` on of the facts of one note."""
+        """0-based positions from `start` on of the facts of one note: the note `note`, or a
+        path whose last parts are `note` (`CLAUDE.md` finds `packages/api/CLAUDE.md`)."""
         return self._positions(
-            "SELECT group_concat(pos - 1, ',') FROM facts WHERE pos > ? AND note = ?", (start, note)
+            "SELECT group_concat(pos - 1, ',') FROM facts WHERE pos > ?"
+            " AND (note = ? OR substr(note, -length(?) - 1) = '/' || ?)",
+            (start, note, note, note),
         )
 
     def _positions(self, sql: str, args: tuple) -> np.ndarray:

@@ -58,3 +58,12 @@ def test_an_unreadable_geminiignore_is_named_and_ignores_nothing(tmp_path):
     snap = gemini_cli.read(None, project=root)
     assert ".geminiignore: not valid UTF-8; nothing ignored" in snap.left_out
     assert "Drafts, listed in .geminiignore" in _texts(snap)
+
+
+def test_the_project_s_own_gemini_md_is_read_whatever_geminiignore_says(tmp_path):
+    """Gemini CLI finds the folder's own GEMINI.md by its search upwards, which lists
+    nothing out; `.geminiignore` leaves out only the files below."""
+    root = tmp_path / "shop"
+    _project(root)
+    write(root, ".geminiignore", "GEMINI.md\n")
+    assert _texts(gemini_cli.read(None, project=root)) == ["The shop runs on Postgres 16."]

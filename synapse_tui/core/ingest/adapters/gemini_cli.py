@@ -77,7 +77,7 @@ def read(
             parts = rel.split("/")
             if parts[-1] != FILE or not mm.memory_path(rel) or any(p in SKIPPED for p in parts[:-1]):
                 return None
-            if ignored(rel):
+            if rel != FILE and ignored(rel):
                 return None
             return Doc(folder / rel, rel, f"{note}/{rel}", _project)  # each file its own note
 
@@ -123,6 +123,8 @@ def _context_files(
         return rel.rpartition("/")[2] not in SKIPPED and not listed(rel + "/")
 
     def wanted(rel: str) -> bool:
+        if rel == FILE:  # found by Gemini's search up from the folder, which lists nothing out
+            return True
         return rel.rpartition("/")[2] == FILE and mm.memory_path(rel) and not listed(rel)
 
     found, skipped = mm.memory_files(folder, wanted, enter=enter)

@@ -94,6 +94,23 @@ def test_a_notes_folder_keeps_its_ids_and_its_trash_stays_deleted(tmp_path):
     assert "old/.Trash-1000: a trash folder (notes someone deleted); not read" in snap.left_out
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_vault_kept_in_git_keeps_its_trash_out_of_memory_and_its_history(tmp_path):
+    """The same vault committed (Obsidian with a git plugin commits `.trash/` too): a note
+    deleted to the trash is neither a live fact of the work tree nor of any commit."""
+    vault = tmp_path / "vault"
+    write(vault, "ideas.md", "- Try a dark theme.\n")
+    write(vault, ".trash/CLAUDE.md", "- Use tabs\n")
+    write(vault, ".trash/memory-bank/progress.md", "- The old plan\n")
+    git(vault, "init", "-q")
+    git(vault, "add", "-A", "-f")
+    git(vault, "commit", "-q", "-m", "a note trashed")
+    snap = markdown.read(vault)
+    assert snap.system == "git-notes"
+    assert [f.text for f in snap.facts] == ["Try a dark theme."]
+    assert ".trash: a trash folder (notes someone deleted); not read" in snap.left_out
+
+
 def test_a_checkout_inside_a_plain_folder_is_named_as_in_git(tmp_path):
     """A clone kept inside a plain folder is another repository: named, as a work tree's
     reading names it, not read without its history."""

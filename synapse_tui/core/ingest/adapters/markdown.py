@@ -5,9 +5,8 @@ In a git work tree the folder is read as `--from git-notes` reads it, its histor
 repository, a copy without its `.git`, a notes folder) the same files are read, found by
 the same walk (markdown_memory.memory_files: every `*.md` outside hidden folders, agents'
 named files and memory banks anywhere, `.claude/`, `.github/` instructions, Cursor's
-rules...), less one kind of folder a plain folder has and a repository does not: a trash
-folder (Obsidian's `.trash`, the desktop's `.Trash-1000`, macOS's `.Trashes`) holds notes
-someone deleted, named in `left out`, never live facts. The files hold only their current
+rules...; a trash folder, Obsidian's `.trash` or a drive's, holds notes someone deleted:
+named in `left out`, never live facts). The files hold only their current
 text, read as the other Markdown sources are (mdfolder.py): each
 top-level bullet and paragraph is a fact under its heading, tier `auto` (nobody is known
 to have accepted it); an edit found at the next sync is the next version. When each text
@@ -18,7 +17,6 @@ file's modification time; `x-markdown-time` says which.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
@@ -39,8 +37,6 @@ SYSTEM = "markdown"
 KNOWN_SYSTEMS = (SYSTEM, git_notes.SYSTEM)  # the store's facts `read` is given: a work tree's are git-notes'
 NEEDS = "DIR (a folder of Markdown notes)"  # what `import --from` says when nothing is named
 EXPECTED = "a folder of Markdown notes (*.md)"
-# trash folders: Obsidian's vault trash, the freedesktop trash of a drive, macOS's
-_TRASH = re.compile(r"^\.(?:trash|Trash(?:-\d+)?|Trashes)$")
 
 
 def read(
@@ -66,18 +62,9 @@ def read(
 
 
 def notes_of(folder: Path) -> tuple[list[Path], list[str]]:
-    """The memory files below a folder outside git, as a work tree's are found
-    (memory_files), trash folders apart (each named), and the `left out` lines."""
-    trash: list[str] = []
-
-    def enter(rel: str) -> bool:
-        if _TRASH.match(rel.rpartition("/")[2]):
-            trash.append(f"{rel}: a trash folder (notes someone deleted); not read")
-            return False
-        return True
-
-    paths, left_out = memory_files(folder, enter=enter)
-    return paths, left_out + trash
+    """The memory files below a folder outside git, found as a work tree's are
+    (memory_files: trash folders named, never read), and the `left out` lines."""
+    return memory_files(folder)
 
 
 def parse(text: str, doc: Doc) -> list[Item]:

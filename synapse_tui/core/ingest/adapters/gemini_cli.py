@@ -20,10 +20,11 @@ with P's path, its `/` turned into `-`.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+
+import pathspec
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
@@ -38,7 +39,8 @@ FILE = "GEMINI.md"
 SECTION = "Gemini Added Memories"
 EXPECTED = "a ~/.gemini folder holding GEMINI.md"
 PROJECT_EXPECTED = "a project folder holding GEMINI.md"
-SKIPPED = frozenset({"node_modules", "__pycache__"})  # installed packages' files are not the project's
+SKIPPED = frozenset({"__pycache__"})  # besides markdown_memory's NOT_WALKED and dependency folders
+GEMINI_IGNORE = ".geminiignore"  # what Gemini CLI leaves out of its memory discovery
 _H2 = re.compile(r"^##[ \t]+(.*?)[ \t#]*$")
 _IMPORTS_ONLY = re.compile(r"^(?:@\S+\s*)+$")  # a paragraph that only imports
 
@@ -66,12 +68,16 @@ def read(
         )
     if project is not None:
         folder = require_folder(project, PROJECT_EXPECTED)
-        paths, left_out = _context_files(folder)
+        ignored, left_out = _geminiignore(folder)
+        paths, skipped = _context_files(folder, ignored)
+        left_out += skipped
         note = str(folder.resolve()).replace("/", "-")
 
         def locate(rel: str) -> Doc | None:
             parts = rel.split("/")
-            if parts[-1] != FILE or any(p.startswith(".") or p in SKIPPED for p in parts[:-1]):
+            if parts[-1] != FILE or not mm.memory_path(rel) or any(p in SKIPPED for p in parts[:-1]):
+                return None
+            if rel != FILE and ignored(rel):
                 return None
             return Doc(folder / rel, rel, f"{note}/{rel}", _project)  # each file its own note
 
@@ -97,21 +103,50 @@ def read(
     return merged(SYSTEM, snaps)
 
 
-def _context_files(folder: Path) -> tuple[list[Path], list[str]]:
-    """Every GEMINI.md below a project, as Gemini CLI looks for them: not in hidden folders
-    nor in SKIPPED ones (installed packages), no link followed out of the project."""
-    inside = folder.resolve()
-    found: list[Path] = []
+def _context_files(
+    folder: Path, ignored: Callable[[str], bool] | None = None
+) -> tuple[list[Path], list[str]]:
+    """Every GEMINI.md below a project, as Gemini CLI's memory discovery looks for them
+    (memoryDiscovery.ts, bfsFileSearch.ts): hidden folders entered too (`.gemini/GEMINI.md`),
+    what the project's `.geminiignore` lists apart (Gemini's default for memory files:
+    `.gitignore` is not read), links not followed. Narrower than Gemini where a folder is
+    never a project's memory (markdown_memory.memory_files): version control, environments
+    and caches (`.git`, `.venv`), installed packages (named), another checkout below
+    (named), SKIPPED. `ignored`: the project's `.geminiignore` (_geminiignore), read here
+    when not given."""
     left_out: list[str] = []
-    for top, dirs, names in os.walk(folder):  # links to folders are not walked
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED)
-        if FILE in names:
-            path = Path(top) / FILE
-            if path.resolve().is_relative_to(inside):
-                found.append(path)
-            else:
-                left_out.append(f"{path.relative_to(folder).as_posix()}: a link leaving the folder; not read")
-    return sorted(found), left_out
+    if ignored is None:
+        ignored, left_out = _geminiignore(folder)
+    listed = ignored
+
+    def enter(rel: str) -> bool:
+        return rel.rpartition("/")[2] not in SKIPPED and not listed(rel + "/")
+
+    def wanted(rel: str) -> bool:
+        if rel == FILE:  # found by Gemini's search up from the folder, which lists nothing out
+            return True
+        return rel.rpartition("/")[2] == FILE and mm.memory_path(rel) and not listed(rel)
+
+    found, skipped = mm.memory_files(folder, wanted, enter=enter)
+    return found, left_out + skipped
+
+
+def _geminiignore(folder: Path) -> tuple[Callable[[str], bool], list[str]]:
+    """Whether a path (POSIX, below the project; a folder ends in `/`) is one the project's
+    `.geminiignore` lists, in `.gitignore`'s syntax, and a `left out` line when the file
+    cannot be read (then nothing is ignored, as Gemini CLI does with no file)."""
+    path = folder / GEMINI_IGNORE
+    if not path.is_file():
+        return (lambda rel: False), []
+    if not path.resolve().is_relative_to(folder.resolve()):
+        return (lambda rel: False), [f"{GEMINI_IGNORE}: a link leaving the folder; not read"]
+    try:
+        lines = path.read_bytes().decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        why = "not valid UTF-8" if isinstance(exc, UnicodeDecodeError) else "cannot be read"
+        return (lambda rel: False), [f"{GEMINI_IGNORE}: {why}; nothing ignored"]
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    return spec.match_file, []
 
 
 def _home_docs(root: Path) -> tuple[list[Doc], list[str]]:

@@ -1,8 +1,13 @@
 """Any folder of Markdown (SPEC 9, turn 4): `--from markdown DIR`.
 
 In a git work tree the folder is read as `--from git-notes` reads it, its history replayed
-(x-source `git-notes`: that stays the name of Markdown in git). Anywhere else the files
-hold only their current text, read as the other Markdown sources are (mdfolder.py): each
+(x-source `git-notes`: that stays the name of Markdown in git). Anywhere else (a zip of a
+repository, a copy without its `.git`, a notes folder) the same files are read, found by
+the same walk (markdown_memory.memory_files: every `*.md` outside hidden folders, agents'
+named files and memory banks anywhere, `.claude/`, `.github/` instructions, Cursor's
+rules...; a trash folder, Obsidian's `.trash` or a drive's, holds notes someone deleted:
+named in `left out`, never live facts). The files hold only their current
+text, read as the other Markdown sources are (mdfolder.py): each
 top-level bullet and paragraph is a fact under its heading, tier `auto` (nobody is known
 to have accepted it); an edit found at the next sync is the next version. When each text
 was written: a date in the file's name (`2026-05-14.md`, `2026-05-14-standup.md`), else a
@@ -18,11 +23,11 @@ from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import (
     KnownFact,
     Snapshot,
-    files_inside,
     git_notes,
     gitlog,
     require_folder,
 )
+from synapse_tui.core.ingest.adapters.markdown_memory import memory_files
 from synapse_tui.core.ingest.adapters.mdfolder import read_docs
 from synapse_tui.core.ingest.adapters.mditems import FROM_NAME, Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import dated_name, front_date, front_matter, plain
@@ -47,13 +52,19 @@ def read(
     folder = require_folder(source, EXPECTED)
     if gitlog.open_or_left_out(folder, []) is not None:  # else read_docs says why, once
         return git_notes.read(folder, known=known, agents=agents, progress=progress)
-    paths, left_out = files_inside(folder, ".md")
+    paths, left_out = notes_of(folder)
     refusal = InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
     docs = []
     for path in paths:
         rel = path.relative_to(folder).as_posix()
         docs.append(Doc(path, rel, rel, parse))
     return read_docs(SYSTEM, folder, docs, known, left_out, progress, refusal=refusal)
+
+
+def notes_of(folder: Path) -> tuple[list[Path], list[str]]:
+    """The memory files below a folder outside git, found as a work tree's are
+    (memory_files: trash folders named, never read), and the `left out` lines."""
+    return memory_files(folder)
 
 
 def parse(text: str, doc: Doc) -> list[Item]:

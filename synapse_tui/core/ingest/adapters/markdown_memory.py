@@ -748,6 +748,12 @@ NOT_WALKED = frozenset(
 )  # fmt: skip
 
 
+# Trash folders hold notes someone deleted (Obsidian's vault `.trash`, a drive's `.Trash-1000`,
+# macOS's `.Trashes`): never live memory, in a work tree, its history or a plain folder.
+TRASH = re.compile(r"^\.(?:trash|Trash(?:-\d+)?|Trashes)$")
+TRASHED = "a trash folder (notes someone deleted); not read"
+
+
 def _prompt(dirs: list[str]) -> bool:
     """Whether a file in these folders is a prompt, not memory: `.claude/commands/` and the
     like, and a hidden folder's `skills/` (`.agents/skills/`), at any depth."""
@@ -768,6 +774,8 @@ def memory_path(rel: str) -> bool:
     parts = rel.split("/")
     dirs, name = parts[:-1], parts[-1]
     if dependency_folder(rel) is not None or any(p in NOT_WALKED for p in parts) or _prompt(dirs):
+        return False
+    if any(TRASH.match(d) for d in dirs):
         return False
     hidden = [i for i, p in enumerate(parts) if p.startswith(".")]
     if not hidden:
@@ -850,6 +858,8 @@ def memory_files(
                     continue
                 if name in DEPENDENCY_FOLDERS:
                     left_out.append(not_read(rel))
+                elif TRASH.match(name):
+                    left_out.append(f"{rel}: {TRASHED}")
                 else:
                     stack.append((Path(entry.path), rel + "/"))
             elif not name.endswith((".md", ".mdc")) and name not in RULES_FILES or not wanted(rel):

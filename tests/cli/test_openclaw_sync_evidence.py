@@ -8,7 +8,12 @@ the plugin names: none or supported, contested, contradicted, refuted, supersede
 
 from __future__ import annotations
 
+import shutil
+
+import pytest
+
 from tests.cli_run import run
+from tests.core.claude_code_files import git
 from tests.helpers import json_lines
 
 PAGE = "entities/staging.md"
@@ -146,3 +151,23 @@ def test_bad_claim_data_is_named_and_the_rest_is_read(tmp_path):
     ids = {r["id"] for r in json_lines(run("score", db, "--json").stdout)}
     assert ids == {REGION, f"openclaw:wiki/main/{PAGE}#odd.status", f"openclaw:wiki/main/{PAGE}#odd.entry"}
     assert counts(db, f"openclaw:wiki/main/{PAGE}#odd.status")[:2] == (0, 0)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_vault_kept_in_git_carries_each_change_once(tmp_path):
+    """A vault in a git work tree is replayed commit by commit: a claim contested in one
+    commit, a second evidence entry in the next, counts once each, as the wiki stands."""
+    db = tmp_path / "m.db"
+    folder = vault(tmp_path, page(region("supported", ONE)))
+    git(folder, "init", "-q")
+    git(folder, "add", ".")
+    git(folder, "commit", "-q", "-m", "wiki", when="2026-04-03T10:00:00+00:00")
+    run("import", "--from", "openclaw", folder, "--db", db)
+    vault(tmp_path, page(region("contested", ONE)))
+    git(folder, "commit", "-q", "-am", "contest", when="2026-04-04T10:00:00+00:00")
+    vault(tmp_path, page(region("contested", TWO)))
+    git(folder, "commit", "-q", "-am", "evidence", when="2026-04-05T10:00:00+00:00")
+    run("sync", db)
+    assert counts(db, REGION)[:2] == (1, 1)
+    run("sync", db)
+    assert counts(db, REGION)[:2] == (1, 1)

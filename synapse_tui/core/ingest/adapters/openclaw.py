@@ -39,6 +39,7 @@ from typing import Any
 
 import yaml
 
+from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import (
     Evidence,
@@ -48,8 +49,9 @@ from synapse_tui.core.ingest.adapters import (
     own_key,
     require_folder,
 )
+from synapse_tui.core.ingest.adapters.markdown_memory import norm
 from synapse_tui.core.ingest.adapters.mdfolder import merged, read_docs
-from synapse_tui.core.ingest.adapters.mditems import FROM_NAME, Doc, Item, markdown_items
+from synapse_tui.core.ingest.adapters.mditems import FROM_NAME, Doc, Item, markdown_items, utf8_text
 from synapse_tui.core.ingest.adapters.mdtext import dated_name, plain, when
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress
 from synapse_tui.core.store.db import INVALIDATED_AT
@@ -116,11 +118,50 @@ def read(
                 locate=_page_doc(vault),
             )
         )
+        _as_it_stands(snaps[-1], vault, pages)
     snap = merged(SYSTEM, snaps)
     _link_across_pages(snap, known or [])
     _superseded_alone(snap, known or [])
     snap.evidence = _changed_claims(snap, known or [])
     return snap
+
+
+def _as_it_stands(snap: Snapshot, vault: Path, pages: list[Doc]) -> None:
+    """In a vault kept in git, a claim whose text no commit changed is the fact of the commit
+    that first wrote it; what the wiki says of it now (its status, confidence and evidence
+    entries) is the page in the work tree: read from there."""
+    last_commit = own_key(SYSTEM, "last_commit")
+    replayed: dict[str, list[ParsedFact]] = {}
+    for f in snap.facts:
+        prov = f.provenance or {}
+        if last_commit in prov:
+            replayed.setdefault(str(prov.get("x-source-id")).split("#", 1)[0], []).append(f)
+    for doc in pages:
+        facts = replayed.get(f"wiki/{vault.name}/{doc.rel}")
+        text = utf8_text(doc.path)[0] if facts else None
+        if text is None:
+            continue
+        items = {i.key: i for i in _claims(text, Doc(doc.path, doc.rel, doc.note, _claims))}
+        for f in facts or []:
+            item = items.get(str((f.provenance or {}).get("x-source-id")).split("#", 1)[1])
+            if item is not None and norm(item.text) == norm(f.text):
+                _restate(f, item)
+
+
+def _restate(f: ParsedFact, item: Item) -> None:
+    """The fact of a claim's text as the claim stands now: its evidence, status, confidence."""
+    prov = dict(f.provenance or {})
+    for name in ("status", "confidence", "evidence", "evidence_entries"):
+        value = item.own.get(name)
+        if value is None:
+            prov.pop(own_key(SYSTEM, name), None)
+        else:
+            prov[own_key(SYSTEM, name)] = value
+    f.provenance = prov
+    f.r, f.s = item.corroborations, item.contradictions
+    later = sorted(t for t in item.reinforced_at if t > f.created_ts)
+    f.reinforced_ts = later
+    f.reinforced_at = [format_time(t) for t in later] or None
 
 
 def _changed_claims(snap: Snapshot, known: list[KnownFact]) -> list[Evidence]:
@@ -131,8 +172,9 @@ def _changed_claims(snap: Snapshot, known: list[KnownFact]) -> list[Evidence]:
     record of it (`x-openclaw-status`, `-evidence`, `-evidence-entries`; `x-invalidated-at`
     while superseded with no successor named)."""
     held = {k.id: k for k in known if not k.deleted}
+    latest = {f.id: f for f in snap.facts}  # a record git replays: as it stands last
     out: list[Evidence] = []
-    for f in snap.facts:
+    for f in latest.values():
         k = held.get(f.id)
         now = f.provenance or {}
         if k is None or not str(now.get("x-source-id", "")).startswith("wiki/"):

@@ -177,9 +177,10 @@ def _own_share(store: Store, actor: str, evidence: list[Evidence]) -> dict[str, 
         for e in store.audit.history(fid):
             if e.actor == actor or e.batch in undone or e.undoes is not None:
                 continue
+            before, after = e.before or {}, e.after or {}
             for key in theirs:
-                if isinstance((e.after or {}).get(key), int) and isinstance((e.before or {}).get(key), int):
-                    theirs[key] += e.after[key] - e.before[key]
+                if isinstance(after.get(key), int) and isinstance(before.get(key), int):
+                    theirs[key] += after[key] - before[key]
         now = store.review.fields(fid) or {}
         share_r = max(now.get("corroborations", 0) - theirs["corroborations"], 0)
         share_s = max(now.get("contradictions", 0) - theirs["contradictions"], 0)

@@ -171,3 +171,24 @@ def test_a_vault_kept_in_git_carries_each_change_once(tmp_path):
     assert counts(db, REGION)[:2] == (1, 1)
     run("sync", db)
     assert counts(db, REGION)[:2] == (1, 1)
+    fresh = tmp_path / "fresh.db"  # a first import reads the claim as it stands too
+    run("import", "--from", "openclaw", folder, "--db", fresh)
+    assert counts(fresh, REGION)[:2] == (1, 1)
+
+
+def test_a_claim_superseded_later_is_flagged_invalidated_and_back_again(tmp_path):
+    db = tmp_path / "m.db"
+    folder = vault(tmp_path, page(region("supported", ONE)))
+    run("import", "--from", "openclaw", folder, "--db", db)
+
+    def flags() -> list[str]:
+        rows = {r["id"]: r for r in json_lines(run("score", db, "--json").stdout)}
+        return rows[REGION]["flags"]
+
+    assert "invalidated" not in flags()
+    vault(tmp_path, page(region("superseded", ONE)))
+    run("sync", db)
+    assert "invalidated" in flags() and counts(db, REGION)[:2] == (0, 0)
+    vault(tmp_path, page(region("supported", ONE)))
+    run("sync", db)
+    assert "invalidated" not in flags()

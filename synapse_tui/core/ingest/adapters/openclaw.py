@@ -29,6 +29,14 @@ superseded without a successor named is flagged `invalidated` (as a Graphiti edg
 alone), dated by its own time: no successor is invented, and the `replaced` finder never
 offers it as the newer fact replacing another.
 Page bodies are the plugin's compiled output, not claims: they are not read.
+
+At a sync, a claim already in the store whose text is unchanged but whose status or
+evidence entries changed gives `Evidence`: the change in r and s its own evidence counts
+(`x-openclaw-evidence-entries` records how many entries were counted), which the sync adds
+on top of triage or takes back, audited (core/ingest/adapters/sync.py). In a vault kept in
+git, a claim is read as its page stands in the work tree, not as the commit that first
+wrote its text. A claim the plugin would read otherwise (see `_readable_claims`) is named
+in `left out`, never refusing the folder.
 """
 
 from __future__ import annotations

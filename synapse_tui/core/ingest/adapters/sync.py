@@ -6,13 +6,15 @@ supersessions made here survive every later sync. Facts the source deleted get t
 `deleted` in the same transaction as the new facts, so a sync lands whole or not at all,
 and a sync with nothing new writes nothing at all.
 
-The one change a sync makes to a fact already here is the source's own new evidence
-(`Snapshot.evidence`: an edge Graphiti re-asserted in new episodes): its corroborations
-and reinforcement times are added on top of the fact's triage, in that same transaction,
-as a `corroborate` by the actor `source:<system>`, audited like a person's action (with
-score_before) so it shows in the fact's history and `undo` takes it back. The source's
-record of what it has counted (its provenance) is not part of that action: an undone
-re-assertion stays undone at the next sync.
+The one change a sync makes to a fact already here is what changed in the source's own
+evidence (`Snapshot.evidence`: an edge Graphiti re-asserted in new episodes; an OpenClaw
+claim's new status or evidence entries): added on top of the fact's triage, in that same
+transaction, as actions by the actor `source:<system>` (`corroborate` for corroborations and
+reinforcement times, `contradict` for contradictions, `retract` for what the source withdrew,
+never more than its own share: the fact's counts less every live change by anyone else),
+audited like a person's action (with score_before) so each shows in the fact's history and
+`undo` takes it back. The source's record of what it has counted (its provenance) is not
+part of those actions: an undone change stays undone at the next sync.
 
 One store, one embedding space (SPEC 9). The space of a snapshot's embeddings is the one
 its adapter names (`Snapshot.space`: the model where the source records it, else the

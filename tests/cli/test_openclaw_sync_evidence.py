@@ -192,3 +192,15 @@ def test_a_claim_superseded_later_is_flagged_invalidated_and_back_again(tmp_path
     vault(tmp_path, page(region("supported", ONE)))
     run("sync", db)
     assert "invalidated" not in flags()
+
+
+def test_a_new_evidence_entry_reinforces_once_at_its_own_time(tmp_path):
+    db = tmp_path / "m.db"
+    folder = vault(tmp_path, page(region("supported", TWO)))
+    run("import", "--from", "openclaw", folder, "--db", db)
+    assert shown(db, REGION)["reinforced_at"] == ["2026-04-05T09:00:00Z"]
+    vault(tmp_path, page(region("supported", [*TWO, ("source.standup", "2026-04-07T08:30:00.000Z")])))
+    run("sync", db)
+    info = shown(db, REGION)
+    assert info["corroborations"] == 2
+    assert info["reinforced_at"] == ["2026-04-05T09:00:00Z", "2026-04-07T08:30:00Z"]  # none twice

@@ -57,6 +57,9 @@ class Evidence:
     seen: dict[str, Any] = field(default_factory=dict)
     # added to s: a claim the source now contests; below 0: a contest it has withdrawn
     contradictions: int = 0
+    # `reinforced_at` lists every time the source holds, those the fact has already
+    # included (an OpenClaw claim's evidence): only the others are added
+    every_time: bool = False
 
 
 @dataclass

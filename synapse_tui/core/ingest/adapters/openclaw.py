@@ -198,6 +198,7 @@ def _changed_claims(snap: Snapshot, known: list[KnownFact]) -> list[Evidence]:
                 {key: now.get(key) for key in COUNTED},
                 {key: k.provenance.get(key) for key in COUNTED},
                 contradictions=s1 - s0,
+                every_time=True,
             )
         )
     return out

@@ -134,7 +134,10 @@ def _add_evidence(
     actor = f"source:{system}"
     triage = Triage(store, clock or Clock.from_option(None), actor, config=config)
     added = {
-        e.id: (max(e.corroborations, 0), _new_times(store, e.id, e.reinforced_at))
+        e.id: (
+            max(e.corroborations, 0),
+            _new_times(store, e.id, e.reinforced_at) if e.every_time else e.reinforced_at,
+        )
         for e in evidence
         if e.corroborations > 0 or e.reinforced_at
     }
@@ -149,8 +152,8 @@ def _add_evidence(
 
 
 def _new_times(store: Store, fid: str, times: list[str]) -> list[str]:
-    """`times` but those the fact holds already (one for one): a source that lists every
-    time it has again (an OpenClaw claim's evidence) never reinforces twice at one."""
+    """`times` but those the fact holds already (one for one), for a source that lists every
+    time it has again (an OpenClaw claim's evidence): never a reinforcement twice."""
     held = list((store.review.fields(fid) or {}).get("reinforced_at") or [])
     out = []
     for t in times:

@@ -139,11 +139,14 @@ def _as_it_stands(snap: Snapshot, vault: Path, pages: list[Doc]) -> None:
     that first wrote it; what the wiki says of it now (its status, confidence and evidence
     entries) is the page in the work tree: read from there."""
     last_commit = own_key(SYSTEM, "last_commit")
-    replayed: dict[str, list[ParsedFact]] = {}
+    latest: dict[str, ParsedFact] = {}  # record -> its last version replayed (facts come in order)
     for f in snap.facts:
         prov = f.provenance or {}
         if last_commit in prov:
-            replayed.setdefault(str(prov.get("x-source-id")).split("#", 1)[0], []).append(f)
+            latest[str(prov.get("x-source-id"))] = f
+    replayed: dict[str, list[ParsedFact]] = {}
+    for record, f in latest.items():
+        replayed.setdefault(record.split("#", 1)[0], []).append(f)
     for doc in pages:
         facts = replayed.get(f"wiki/{vault.name}/{doc.rel}")
         text = utf8_text(doc.path)[0] if facts else None

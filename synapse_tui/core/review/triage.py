@@ -49,6 +49,11 @@ _SUMMARIES = {
     Action.DISMISS: "a suggestion about it is wrong: it never comes back (SPEC 13)",
 }
 ACTIONS: tuple[str, ...] = tuple(a.value for a in Action)
+# A source withdrawing evidence it had given (a wiki claim's contest resolved, its evidence
+# entries removed): audited and undone like an action, but no one's verb (no CLI command,
+# no key, no verdict)
+RETRACT = "retract"
+UNDOABLE: tuple[str, ...] = (*ACTIONS, RETRACT)
 # What an agent may do (MCP): add evidence. Accepting (and signing) stays a person's call.
 AGENT_ACTIONS = (Action.CORROBORATE, Action.CONTRADICT, Action.VERIFY)
 
@@ -275,6 +280,25 @@ class Triage:
         batch, scores = self._land(action, changes, now)
         return Outcome(action, batch, tuple(changes), scores)
 
+    def add_counts_in(self, action: str, counts: dict[str, tuple[int, int]]) -> Outcome | None:
+        """Corroborations and contradictions a source added (`contradict`) or withdrew
+        (`retract`) for facts already in the store, `{id: (r added, s added)}` (below 0:
+        taken back; the caller bounds that by the source's own share), as one action by this
+        actor inside the caller's transaction, audited and undoable. None: nothing changes."""
+        changes = []
+        for fid, (r, s) in counts.items():
+            fact = self.store.review.fields(fid)
+            if fact is None:
+                raise no_such_fact(self.store, fid)
+            before = {k: fact[k] for k, d in (("corroborations", r), ("contradictions", s)) if d}
+            after = {k: max(v + (r if k == "corroborations" else s), 0) for k, v in before.items()}
+            if before != after:
+                changes.append(Change(fid, before, after))
+        if not changes:
+            return None
+        batch, scores = self._land(action, changes, self.clock.now())
+        return Outcome(action, batch, tuple(changes), scores)
+
     def dismiss(self, pairs: Sequence[tuple[str, dict[str, Any]]]) -> Outcome:
         """Dismiss suggestions, (fact id, what the entry records) each, as one audited batch
         (one undo step). The record is a field no column holds, so nothing of the fact
@@ -357,7 +381,7 @@ class Triage:
     def _redoable(self, only: int | None = None) -> int | None:
         """The batch the newest undo still standing took back (or `only`, if that is one),
         unless a new action came after that undo: a new action empties the redo stack."""
-        return self.store.audit.redoable(ACTIONS, only)
+        return self.store.audit.redoable(UNDOABLE, only)
 
     def undo_target(self) -> int | None:
         """The batch `undo` would revert now (the newest live action), or None."""
@@ -365,7 +389,7 @@ class Triage:
 
     def _live_batches(self, undone: bool) -> int | None:
         """The batch to undo or (`undone`) to redo, editor-style (`Audit.live_batch`)."""
-        return self.store.audit.live_batch(ACTIONS, undone)
+        return self.store.audit.live_batch(UNDOABLE, undone)
 
     def _revert(self, batch: int, kind: str) -> Outcome:
         self._check_writable()
@@ -408,7 +432,7 @@ class Triage:
             return
         undone = self.store.audit.undone_batches()
         for e in reversed(later):
-            made = e.batch if e.action in ACTIONS else e.undoes if e.action == "redo" else None
+            made = e.batch if e.action in UNDOABLE else e.undoes if e.action == "redo" else None
             if made is not None and made != batch and made not in undone:
                 raise TriageError(
                     f"cannot undo {action} on {e.fact_id}: changed by {e.actor} at {e.at} since"

@@ -41,18 +41,25 @@ from synapse_tui.core.store.db import Store
 
 @dataclass(frozen=True)
 class Evidence:
-    """What a source added since the last sync to a fact already in the store: Graphiti's
-    new episodes re-asserting an edge. sync_snapshot adds it on top of the fact's triage,
-    as an audited action by `source:<system>`, and writes `provenance` (the source's own
-    record of what it has counted, so the next sync adds only what is newer)."""
+    """What a source changed since the last sync in its own evidence for a fact already in
+    the store: Graphiti's new episodes re-asserting an edge, an OpenClaw wiki claim's new
+    status or evidence entries. sync_snapshot adds it on top of the fact's triage, as
+    audited actions by `source:<system>` (a withdrawal takes back only the source's own
+    share, never a person's), and writes `provenance` (the source's own record of what it
+    has counted, so the next sync changes only what is newer)."""
 
     id: str
-    corroborations: int  # added to r
+    corroborations: int  # added to r; below 0: evidence the source counted and no longer holds
     reinforced_at: list[str]  # new reinforcement times, RFC 3339
     provenance: dict[str, Any]  # provenance keys to set
     # Those keys' values the reader saw in the store: a sync that finds others (another
     # sync of the same source landed meanwhile) refuses the lot, never counting twice.
     seen: dict[str, Any] = field(default_factory=dict)
+    # added to s: a claim the source now contests; below 0: a contest it has withdrawn
+    contradictions: int = 0
+    # `reinforced_at` lists every time the source holds, those the fact has already
+    # included (an OpenClaw claim's evidence): only the others are added
+    every_time: bool = False
 
 
 @dataclass

@@ -29,6 +29,14 @@ superseded without a successor named is flagged `invalidated` (as a Graphiti edg
 alone), dated by its own time: no successor is invented, and the `replaced` finder never
 offers it as the newer fact replacing another.
 Page bodies are the plugin's compiled output, not claims: they are not read.
+
+At a sync, a claim already in the store whose text is unchanged but whose status or
+evidence entries changed gives `Evidence`: the change in r and s its own evidence counts
+(`x-openclaw-evidence-entries` records how many entries were counted), which the sync adds
+on top of triage or takes back, audited (core/ingest/adapters/sync.py). In a vault kept in
+git, a claim is read as its page stands in the work tree, not as the commit that first
+wrote its text. A claim the plugin would read otherwise (see `_readable_claims`) is named
+in `left out`, never refusing the folder.
 """
 
 from __future__ import annotations
@@ -39,10 +47,19 @@ from typing import Any
 
 import yaml
 
+from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, files_inside, own_key, require_folder
+from synapse_tui.core.ingest.adapters import (
+    Evidence,
+    KnownFact,
+    Snapshot,
+    files_inside,
+    own_key,
+    require_folder,
+)
+from synapse_tui.core.ingest.adapters.markdown_memory import norm
 from synapse_tui.core.ingest.adapters.mdfolder import merged, read_docs
-from synapse_tui.core.ingest.adapters.mditems import FROM_NAME, Doc, Item, markdown_items
+from synapse_tui.core.ingest.adapters.mditems import FROM_NAME, Doc, Item, markdown_items, utf8_text
 from synapse_tui.core.ingest.adapters.mdtext import dated_name, plain, when
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress
 from synapse_tui.core.store.db import INVALIDATED_AT
@@ -55,6 +72,9 @@ LONG_TERM = ("MEMORY.md", "memory.md")
 CLAIM_ID, SUPERSEDES, SUPERSEDED_BY = (
     own_key(SYSTEM, k) for k in ("claim_id", "supersedes", "superseded_by")
 )
+STATUS, EVIDENCE, ENTRIES = (own_key(SYSTEM, k) for k in ("status", "evidence", "evidence_entries"))
+# what a claim's own evidence amounts to, as the store records it: a sync compares these
+COUNTED = (STATUS, EVIDENCE, ENTRIES, INVALIDATED_AT)
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -106,10 +126,93 @@ def read(
                 locate=_page_doc(vault),
             )
         )
+        _as_it_stands(snaps[-1], vault, pages)
     snap = merged(SYSTEM, snaps)
     _link_across_pages(snap, known or [])
     _superseded_alone(snap, known or [])
+    snap.evidence = _changed_claims(snap, known or [])
     return snap
+
+
+def _as_it_stands(snap: Snapshot, vault: Path, pages: list[Doc]) -> None:
+    """In a vault kept in git, a claim whose text no commit changed is the fact of the commit
+    that first wrote it; what the wiki says of it now (its status, confidence and evidence
+    entries) is the page in the work tree: read from there."""
+    last_commit = own_key(SYSTEM, "last_commit")
+    latest: dict[str, ParsedFact] = {}  # record -> its last version replayed (facts come in order)
+    for f in snap.facts:
+        prov = f.provenance or {}
+        if last_commit in prov:
+            latest[str(prov.get("x-source-id"))] = f
+    replayed: dict[str, list[ParsedFact]] = {}
+    for record, f in latest.items():
+        replayed.setdefault(record.split("#", 1)[0], []).append(f)
+    for doc in pages:
+        facts = replayed.get(f"wiki/{vault.name}/{doc.rel}")
+        text = utf8_text(doc.path)[0] if facts else None
+        if text is None:
+            continue
+        items = {i.key: i for i in _claims(text, Doc(doc.path, doc.rel, doc.note, _claims))}
+        for f in facts or []:
+            item = items.get(str((f.provenance or {}).get("x-source-id")).split("#", 1)[1])
+            if item is not None and norm(item.text) == norm(f.text):
+                _restate(f, item)
+
+
+def _restate(f: ParsedFact, item: Item) -> None:
+    """The fact of a claim's text as the claim stands now: its evidence, status, confidence."""
+    prov = dict(f.provenance or {})
+    for name in ("status", "confidence", "evidence", "evidence_entries"):
+        value = item.own.get(name)
+        if value is None:
+            prov.pop(own_key(SYSTEM, name), None)
+        else:
+            prov[own_key(SYSTEM, name)] = value
+    f.provenance = prov
+    f.r, f.s = item.corroborations, item.contradictions
+    later = sorted(t for t in item.reinforced_at if t > f.created_ts)
+    f.reinforced_ts = later
+    f.reinforced_at = [format_time(t) for t in later] or None
+
+
+def _changed_claims(snap: Snapshot, known: list[KnownFact]) -> list[Evidence]:
+    """The claims already in the store whose status or evidence entries changed at the
+    source, text unchanged (an edited text is a new version): the change in what the
+    claim's own evidence counts (r: its entries after the first; s: 1 while contested,
+    contradicted or refuted), for the sync to add on top of triage or take back, and the
+    record of it (`x-openclaw-status`, `-evidence`, `-evidence-entries`; `x-invalidated-at`
+    while superseded with no successor named)."""
+    held = {k.id: k for k in known if not k.deleted}
+    latest = {f.id: f for f in snap.facts}  # a record git replays: as it stands last
+    out: list[Evidence] = []
+    for f in latest.values():
+        k = held.get(f.id)
+        now = f.provenance or {}
+        if k is None or not str(now.get("x-source-id", "")).startswith("wiki/"):
+            continue
+        if all(k.provenance.get(key) == now.get(key) for key in COUNTED):
+            continue
+        (r0, s0), (r1, s1) = _counted(k.provenance), _counted(now)
+        out.append(
+            Evidence(
+                f.id,
+                r1 - r0,
+                list(f.reinforced_at or []) if r1 > r0 else [],
+                {key: now.get(key) for key in COUNTED},
+                {key: k.provenance.get(key) for key in COUNTED},
+                contradictions=s1 - s0,
+                every_time=True,
+            )
+        )
+    return out
+
+
+def _counted(prov: dict[str, Any]) -> tuple[int, int]:
+    """(r, s) a claim's own evidence gave, from what its provenance records (a store of an
+    earlier release recorded no entry count: its evidence sources are counted)."""
+    entries = prov.get(ENTRIES)
+    n = entries if isinstance(entries, int) else len(_listed(prov, EVIDENCE))
+    return max(n - 1, 0), int(prov.get(STATUS) in CONTESTED)
 
 
 def _superseded_alone(snap: Snapshot, known: list[KnownFact]) -> None:
@@ -277,17 +380,55 @@ def _claims(text: str, doc: Doc) -> list[Item]:
         return []
     page_at = when(meta.get("updatedAt"))
     page = {"page_id": plain(meta.get("id")), "page_title": plain(meta.get("title"))}
-    claims = [
-        c
-        for c in meta["claims"]
-        if isinstance(c, dict) and isinstance(c.get("text"), str) and c["text"].strip()
-    ]
+    claims = _readable_claims(meta["claims"], doc)
     replaced_by = _replacements(claims)
     items: list[Item] = []
     for index, c in enumerate(claims):
         key = _key(c, claims, index)
         items.append(_claim_item(c, key, page, page_at, replaced_by.get(key)))
     return items
+
+
+def _readable_claims(listed: list[Any], doc: Doc) -> list[dict[str, Any]]:
+    """The page's claims as the plugin reads them (`statement` for `text`, `claim_id` or
+    `claimId` for `id`, `updated_at` for `updatedAt`; an evidence entry naming nothing is
+    none), each part it cannot read named in `left out` (the rest of the page still read)."""
+    out = []
+    for n, c in enumerate(listed, start=1):
+        where = f"{doc.note}.md: claim {n}"
+        if not isinstance(c, dict):
+            doc.left_out.append(f"{where}: not a mapping; not read")
+            continue
+        c = dict(c)
+        for name, aliases in (
+            ("text", ("statement",)),
+            ("id", ("claim_id", "claimId")),
+            ("updatedAt", ("updated_at",)),
+        ):
+            if not c.get(name):
+                c[name] = next((c[a] for a in aliases if c.get(a)), None)
+        if isinstance(c.get("id"), str) and c["id"].strip():
+            where += f" ({plain(c['id'])})"
+        if not isinstance(c.get("text"), str) or not c["text"].strip():
+            doc.left_out.append(f"{where}: no text; not read")
+            continue
+        if c.get("status") is not None and not isinstance(c["status"], str):
+            doc.left_out.append(f"{where}: status is not text; read as supported")
+            c["status"] = None
+        evidence = c.get("evidence")
+        if evidence is not None and not isinstance(evidence, list):
+            doc.left_out.append(f"{where}: evidence is not a list; none counted")
+            evidence = []
+        odd = [i for i, e in enumerate(evidence or [], start=1) if not isinstance(e, dict)]
+        if odd:
+            doc.left_out.append(
+                f"{where}: evidence entry {', '.join(map(str, odd))} not a mapping; not counted"
+            )
+        c["evidence"] = [
+            e for e in evidence or [] if isinstance(e, dict) and any(v not in (None, "") for v in e.values())
+        ]
+        out.append(c)
+    return out
 
 
 def _front_matter(text: str, doc: Doc) -> dict[str, Any] | None:
@@ -325,7 +466,7 @@ def _claim_item(
     c: dict[str, Any], key: str, page: dict[str, Any], page_at: float | None, replaces: str | None
 ) -> Item:
     """One claim as an Item: only what the claim says (see the module docstring)."""
-    evidence = [e for e in c.get("evidence") or [] if isinstance(e, dict)]
+    evidence = c["evidence"]
     status = str(c.get("status") or "").strip().lower() or None
     at, how = _claim_time(c, page_at)
     own = {
@@ -334,6 +475,7 @@ def _claim_item(
         "status": status,
         "confidence": _confidence(c.get("confidence")),
         "evidence": ", ".join(_sources(evidence)) or None,
+        "evidence_entries": len(evidence),
         # what the claim names, kept even where the named claim is on another page
         "supersedes": ", ".join(_ids(c.get("supersedes"))) or None,
         "superseded_by": ", ".join(_ids(c.get("supersededBy") or c.get("superseded_by"))) or None,

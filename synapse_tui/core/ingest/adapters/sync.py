@@ -6,13 +6,15 @@ supersessions made here survive every later sync. Facts the source deleted get t
 `deleted` in the same transaction as the new facts, so a sync lands whole or not at all,
 and a sync with nothing new writes nothing at all.
 
-The one change a sync makes to a fact already here is the source's own new evidence
-(`Snapshot.evidence`: an edge Graphiti re-asserted in new episodes): its corroborations
-and reinforcement times are added on top of the fact's triage, in that same transaction,
-as a `corroborate` by the actor `source:<system>`, audited like a person's action (with
-score_before) so it shows in the fact's history and `undo` takes it back. The source's
-record of what it has counted (its provenance) is not part of that action: an undone
-re-assertion stays undone at the next sync.
+The one change a sync makes to a fact already here is what changed in the source's own
+evidence (`Snapshot.evidence`: an edge Graphiti re-asserted in new episodes; an OpenClaw
+claim's new status or evidence entries): added on top of the fact's triage, in that same
+transaction, as actions by the actor `source:<system>` (`corroborate` for corroborations and
+reinforcement times, `contradict` for contradictions, `retract` for what the source withdrew,
+never more than its own share: the fact's counts less every live change by anyone else),
+audited like a person's action (with score_before) so each shows in the fact's history and
+`undo` takes it back. The source's record of what it has counted (its provenance) is not
+part of those actions: an undone change stays undone at the next sync.
 
 One store, one embedding space (SPEC 9). The space of a snapshot's embeddings is the one
 its adapter names (`Snapshot.space`: the model where the source records it, else the
@@ -36,7 +38,7 @@ from synapse_tui.core.base.limits import counted
 from synapse_tui.core.graph.embed import record_model, recorded_space
 from synapse_tui.core.ingest.adapters import Evidence, Snapshot
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, import_facts, link_landed
-from synapse_tui.core.review.triage import Triage
+from synapse_tui.core.review.triage import RETRACT, Triage
 from synapse_tui.core.store.db import Store
 
 
@@ -133,8 +135,10 @@ def sync_snapshot(
 def _add_evidence(
     store: Store, system: str, evidence: list[Evidence], config: Config, clock: Clock | None
 ) -> int:
-    """Write the source's record of what it counted, then its new corroborations as one
-    audited action (core/review/triage.py writes the entries); the number of facts so changed."""
+    """Write the source's record of what it counted, then what changed in its evidence as
+    audited actions (core/review/triage.py writes the entries): new corroborations as one
+    `corroborate`, new contradictions as one `contradict`, evidence it withdrew as one
+    `retract`, each undoable; the number of facts so changed."""
     for ev in evidence:
         stored = store.imports.provenance(ev.id)
         if any(stored.get(key) != value for key, value in ev.seen.items()):
@@ -142,10 +146,68 @@ def _add_evidence(
                 f"{store.path}: {ev.id} changed while its source was read (another import of it?);"
                 " nothing changed: run the import again"
             )
-        store.imports.set_provenance(ev.id, {**stored, **ev.provenance})
-    triage = Triage(store, clock or Clock.from_option(None), f"source:{system}", config=config)
-    outcome = triage.add_evidence_in({e.id: (e.corroborations, e.reinforced_at) for e in evidence})
-    return 0 if outcome is None else len(outcome.changes)
+        merged = {**stored, **ev.provenance}  # a key set to None: the source no longer says it
+        store.imports.set_provenance(ev.id, {k: v for k, v in merged.items() if v is not None})
+    actor = f"source:{system}"
+    triage = Triage(store, clock or Clock.from_option(None), actor, config=config)
+    added = {
+        e.id: (
+            max(e.corroborations, 0),
+            _new_times(store, e.id, e.reinforced_at) if e.every_time else e.reinforced_at,
+        )
+        for e in evidence
+        if e.corroborations > 0 or e.reinforced_at
+    }
+    outcomes = [
+        triage.add_evidence_in(added),
+        triage.add_counts_in(
+            "contradict", {e.id: (0, e.contradictions) for e in evidence if e.contradictions > 0}
+        ),
+        triage.add_counts_in(RETRACT, _own_share(store, actor, evidence)),
+    ]
+    return len({c.fact_id for o in outcomes if o is not None for c in o.changes})
+
+
+def _new_times(store: Store, fid: str, times: list[str]) -> list[str]:
+    """`times` but those the fact holds already (one for one), for a source that lists every
+    time it has again (an OpenClaw claim's evidence): never a reinforcement twice."""
+    held = list((store.review.fields(fid) or {}).get("reinforced_at") or [])
+    out = []
+    for t in times:
+        if t in held:
+            held.remove(t)
+        else:
+            out.append(t)
+    return out
+
+
+def _own_share(store: Store, actor: str, evidence: list[Evidence]) -> dict[str, tuple[int, int]]:
+    """What each fact loses of what the source withdrew (negative counts), bounded by the
+    source's own share: the fact's r and s less every live change by anyone else (a person's
+    corroborate or contradict survives; a source's action undone here stays undone)."""
+    wanted = {
+        e.id: (min(e.corroborations, 0), min(e.contradictions, 0))
+        for e in evidence
+        if e.corroborations < 0 or e.contradictions < 0
+    }
+    if not wanted:
+        return {}
+    undone = store.audit.undone_batches()
+    out = {}
+    for fid, (r, s) in wanted.items():
+        theirs = {"corroborations": 0, "contradictions": 0}
+        for e in store.audit.history(fid):
+            if e.actor == actor or e.batch in undone or e.undoes is not None:
+                continue
+            before, after = e.before or {}, e.after or {}
+            for key in theirs:
+                if isinstance(after.get(key), int) and isinstance(before.get(key), int):
+                    theirs[key] += after[key] - before[key]
+        now = store.review.fields(fid) or {}
+        share_r = max(now.get("corroborations", 0) - theirs["corroborations"], 0)
+        share_s = max(now.get("contradictions", 0) - theirs["contradictions"], 0)
+        out[fid] = (-min(-r, share_r), -min(-s, share_s))
+    return out
 
 
 def _not_revisited(store: Store, snapshot: Snapshot, present: set[str]) -> list[str]:

@@ -79,9 +79,9 @@ def pane_bindings(owner: str, show: bool = True) -> list[Binding]:
             show=show,
             id=f"{owner}.pane_{how}",
             group=PANE_SCROLL,
-            tooltip=f"Scroll the pane {where} a line (the list's cursor stays)",
+            tooltip="Scroll the pane up / down a line (the list keeps its cursor)",
         )
-        for how, shown, where in (("up", "⇧↑", "up"), ("down", "⇧↓", "down: the rest of what it says"))
+        for how, shown in (("up", "⇧↑"), ("down", "⇧↓"))
     ]
 
 

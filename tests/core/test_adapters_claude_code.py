@@ -468,6 +468,34 @@ def test_claude_md_files_of_subfolders_are_read_as_claude_code_loads_them(tmp_pa
     assert new.supersedes == old.id and new.provenance["x-claude-code-time"] == "git commit"
 
 
+def test_a_hidden_subfolders_claude_md_is_read_and_tool_folders_are_not(tmp_path):
+    """Claude Code loads a subtree's CLAUDE.md when it reads a file there, a hidden subtree
+    too: claude-task-master's `.taskmaster/CLAUDE.md`, a `.github/workflows/CLAUDE.md`. Not
+    a package's in `.venv/` or `node_modules/`, nor one inside `.git/`, another checkout
+    (`.worktrees/fix/`), a skill's folder or `.claude/agents/` (prompts); a link leaving the project is named, never read."""
+    repo = tmp_path / "shop"
+    write(repo, "CLAUDE.md", "- Root rule\n")
+    write(repo, ".taskmaster/CLAUDE.md", "- Pick the next task with `task-master next`\n")
+    write(repo, ".github/workflows/CLAUDE.md", "- Pin actions by commit\n")
+    write(repo, ".venv/lib/python3.11/site-packages/pkg/CLAUDE.md", "- a package's\n")
+    write(repo, ".venv/CLAUDE.md", "- an environment's\n")
+    write(repo, ".agents/skills/review/CLAUDE.md", "- a skill's prompt\n")
+    write(repo, ".claude/agents/CLAUDE.md", "- an agent's prompt\n")
+    write(repo, ".worktrees/fix/CLAUDE.md", "- Root rule, on another branch\n")
+    write(repo, ".worktrees/fix/.git", "gitdir: ../../.git/worktrees/fix\n")
+    git(repo, "init", "-q")
+    write(repo, ".git/hooks/CLAUDE.md", "- inside git's own folder\n")
+    (tmp_path / "secret.md").write_text("- the deploy key is hunter2\n")
+    (repo / ".github/CLAUDE.local.md").symlink_to(tmp_path / "secret.md")
+    snap = cc.read(None, project=repo)
+    assert {(f.provenance["x-claude-code-file"], f.text) for f in snap.facts} == {
+        ("CLAUDE.md", "Root rule"),
+        (".taskmaster/CLAUDE.md", "Pick the next task with `task-master next`"),
+        (".github/workflows/CLAUDE.md", "Pin actions by commit"),
+    }
+    assert ".github/CLAUDE.local.md: a link leaving the folder; not read" in snap.left_out
+
+
 def test_a_project_whose_claude_md_is_gone_is_read_from_git_not_refused(tmp_path):
     """Every instruction file removed in a commit: the project is read from its history,
     the facts deleted at the removing commit; with no such history it is refused."""

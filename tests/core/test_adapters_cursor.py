@@ -130,3 +130,66 @@ def test_in_a_git_work_tree_the_rules_history_is_replayed(project):
     assert len(p["x-cursor-commit"]) == 40
     fresh = facts["Run tsc before pushing."].provenance
     assert fresh["x-cursor-time"] == "file modified; creation unknown" and "x-cursor-author" not in fresh
+
+
+def test_md_rules_and_a_subfolders_own_rules_are_read_as_cursor_reads_them(tmp_path, new_store):
+    """Cursor's documentation (docs.cursor.com/context/rules): a rule in `.cursor/rules/` is
+    `.mdc` or plain `.md`, in subfolders of it too, and a subfolder may hold its own
+    `.cursor/rules/`, scoped to it. HL8-ORG/oksai.cc's only rule was `.cursor/rules/AGENTS.md`
+    (refused: "holds no .cursorrules and no .cursor/rules/*.mdc"); jlowin/fastmcp keeps its
+    docs' rules in `docs/.cursor/rules/mintlify.mdc`. Rules inside `node_modules/`, `.venv/`
+    or another hidden folder are a package's or a tool's, not read; a rule linked out of
+    the project is named, never followed."""
+    root = tmp_path / "monorepo"
+    write(root, ".cursor/rules/AGENTS.md", "# Project\n\n- Answer in Chinese\n- Use pnpm workspaces\n")
+    write(root, ".cursor/rules/frontend/components.md", "- Components are function components\n")
+    write(
+        root,
+        "docs/.cursor/rules/mintlify.mdc",
+        "---\ndescription: docs\nglobs: docs/**\n---\n- Use sentence case\n",
+    )
+    write(
+        root,
+        "packages/api/.cursor/rules/db.mdc",
+        "---\nalwaysApply: true\n---\n- Migrations are reversible\n",
+    )
+    write(root, "node_modules/pkg/.cursor/rules/theirs.mdc", "- a package's rule\n")
+    write(root, ".venv/lib/.cursor/rules/theirs.mdc", "- an environment's rule\n")
+    write(root, ".github/.cursor/rules/odd.mdc", "- not where Cursor looks\n")
+    write(root, ".cursor/rules/notes.txt", "- not a rule\n")
+    (tmp_path / "secret.md").write_text("- The vault password is hunter2.\n")
+    (root / "docs/.cursor/rules/secret.md").symlink_to(tmp_path / "secret.md")
+    snap = cursor.read(None, project=root)
+    got = {(f.provenance["x-cursor-file"], f.text) for f in snap.facts}
+    assert got == {
+        (".cursor/rules/AGENTS.md", "Answer in Chinese"),
+        (".cursor/rules/AGENTS.md", "Use pnpm workspaces"),
+        (".cursor/rules/frontend/components.md", "Components are function components"),
+        ("docs/.cursor/rules/mintlify.mdc", "Use sentence case"),
+        ("packages/api/.cursor/rules/db.mdc", "Migrations are reversible"),
+    }
+    db = next(f for f in snap.facts if "reversible" in f.text)
+    assert db.provenance["x-cursor-always-apply"] is True and db.tier == "human"
+    assert "docs/.cursor/rules/secret.md: a link leaving the folder; not read" in snap.left_out
+    out = run("import", "--from", "cursor", "--project", root, "--db", new_store("rules")).output
+    assert "5 added" in out
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_subfolders_rules_history_is_replayed_and_a_removal_deletes(tmp_path):
+    root = tmp_path / "repo"
+    write(root, "docs/.cursor/rules/mintlify.mdc", "- Use sentence case for headings\n")
+    write(root, "src/main.py", "print()\n")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "rule", when="2026-02-01T10:00:00+00:00")
+    rule = root / "docs/.cursor/rules/mintlify.mdc"
+    rule.write_text("- Use sentence case for headings and titles\n")
+    git(root, "commit", "-qam", "edit", when="2026-02-02T10:00:00+00:00")
+    snap = cursor.read(None, project=root)
+    edited = next(f for f in snap.facts if f.text.endswith("and titles"))
+    assert edited.supersedes is not None and edited.created_at == "2026-02-02T10:00:00Z"
+    rule.unlink()
+    git(root, "commit", "-qam", "gone", when="2026-02-03T10:00:00+00:00")
+    snap = cursor.read(None, project=root)  # the rules are gone: deleted, not refused
+    assert {f.id for f in snap.facts} <= snap.deleted | {f.supersedes for f in snap.facts}

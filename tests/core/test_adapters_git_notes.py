@@ -333,3 +333,71 @@ def test_memory_in_a_subfolders_hidden_place_is_alive_while_its_file_is_there(tm
     snap = gn.read(repo)
     gone = {f.provenance["x-git-notes-file"] for f in snap.facts if f.id in snap.deleted}
     assert gone == {"docs/.cursor/rules/writing.mdc"}
+
+
+# Issue 39 (fresh2): where real repositories keep agents' memory in hidden folders.
+
+
+def test_agents_memory_in_any_hidden_folder_is_read_and_tool_folders_are_not(tmp_path):
+    """liam-hq/liam keeps its memory bank in `.ai-agents/memory-bank/`, claude-task-master a
+    `.taskmaster/CLAUDE.md`, others `.github/workflows/CLAUDE.md` and `.ralph/AGENT.md`: read,
+    with their history. A package's AGENTS.md in `.venv/` or `node_modules/`, a file inside
+    `.git/`, another checkout's (Claude Code's `.claude/worktrees/<name>/`, `.worktrees/`), a
+    skill's prompt and a hidden folder's other Markdown are not; a link leaving the
+    repository is named, never followed."""
+    repo = repo_at(tmp_path)
+    bank = ".ai-agents/memory-bank/activeContext.md"
+    files = {
+        "CLAUDE.md": "- Root rule\n",
+        bank: "# Current focus\n\n- Migrate the schema editor to the new parser\n",
+        ".taskmaster/CLAUDE.md": "- Use `task-master next` to pick the next task\n",
+        ".github/workflows/CLAUDE.md": "- Workflows pin actions by commit\n",
+        ".ralph/AGENT.md": "- Build with `pnpm build`\n",
+        ".github/workflows/notes.md": "- a workflow's own notes, not agents' memory\n",
+        ".agents/skills/review/AGENTS.md": "- a skill's prompt, not memory\n",
+        ".claude/agents/AGENTS.md": "- an agent's prompt, not memory\n",
+        "node_modules/pkg/CLAUDE.md": "- a package's memory\n",
+    }
+    commit(repo, files, "2026-01-01T10:00:00Z", "ann@example.com")
+    edited = files[bank].replace("new parser", "new parser and its tests")
+    commit(repo, {bank: edited}, "2026-01-02T10:00:00Z", "ann@example.com")
+    not_committed = {
+        ".dev-docs/memory-bank/progress.md": "- Parser done; tests next\n",
+        ".venv/lib/python3.11/site-packages/pkg/AGENTS.md": "- a package's rules\n",
+        ".venv/AGENTS.md": "- an environment's file\n",
+        ".cache/CLAUDE.md": "- a cache\n",
+        ".git/AGENTS.md": "- inside git's own folder\n",
+        ".claude/worktrees/feature/CLAUDE.md": "- Root rule, on a branch Claude Code checked out\n",
+        ".claude/worktrees/feature/.git": "gitdir: ../../../.git/worktrees/feature\n",
+        ".worktrees/fix/AGENTS.md": "- another branch's rules\n",
+        ".worktrees/fix/.git": "gitdir: ../../.git/worktrees/fix\n",
+    }
+    for rel, text in not_committed.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("- the deploy key is hunter2\n")
+    (repo / ".taskmaster/memory-bank").symlink_to(outside)
+    (repo / ".ralph/CLAUDE.md").symlink_to(outside / "secret.md")
+    snap = gn.read(repo)
+    ended = snap.deleted | {f.supersedes for f in snap.facts}
+    alive = {(f.provenance["x-git-notes-file"], f.text) for f in snap.facts if f.id not in ended}
+    assert alive == {
+        ("CLAUDE.md", "Root rule"),
+        (bank, "Migrate the schema editor to the new parser and its tests"),
+        (".taskmaster/CLAUDE.md", "Use `task-master next` to pick the next task"),
+        (".github/workflows/CLAUDE.md", "Workflows pin actions by commit"),
+        (".ralph/AGENT.md", "Build with `pnpm build`"),
+        (".dev-docs/memory-bank/progress.md", "Parser done; tests next"),
+    }
+    edit = next(f for f in snap.facts if f.text.endswith("and its tests"))
+    assert edit.supersedes is not None  # the bank's history replayed: an edit, not a new fact
+    assert not any("hunter2" in f.text for f in snap.facts)
+    assert {
+        ".taskmaster/memory-bank: a link leaving the folder; not read",
+        ".ralph/CLAUDE.md: a link leaving the folder; not read",
+        "node_modules: a dependency folder, not this project's memory; not read",
+        ".claude/worktrees/feature: another git checkout (a worktree, a clone or a submodule); not read",
+        ".worktrees/fix: another git checkout (a worktree, a clone or a submodule); not read",
+    } <= set(snap.left_out)

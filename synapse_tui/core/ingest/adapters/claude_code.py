@@ -30,7 +30,7 @@ git-notes replays a note (markdown_memory.replay: same blocks, same pairing, the
 at every read), each version dated from its commit; an edited block is linked once, to
 the text it replaced. A CLAUDE.md that links to a file inside the folder is read as that
 file, and as itself for the history it had as a file (its blocks deleted when it became a
-link); a project's `@path` imports are read too (IMPORT_DEPTH hops, inside the folder only).
+link); a project's `@path` imports are read too (`mm.IMPORT_DEPTH` hops, inside the folder only).
 
 Outside git, Claude Code keeps only the current text, so this reader takes `known`: a
 topic file whose body changed is the next version of its record and supersedes it, and so
@@ -52,7 +52,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import frontmatter
@@ -60,7 +60,6 @@ import yaml
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.adapters import (
     KnownFact,
     Snapshot,
@@ -249,14 +248,16 @@ def _project_file(folder: Path) -> _Locate:
 
 def loads(rel: str) -> bool:
     """Whether Claude Code loads a project's file at this path (POSIX, under the project):
-    CLAUDE.md and CLAUDE.local.md there or in a subfolder (not hidden, not NOT_WALKED),
+    CLAUDE.md and CLAUDE.local.md there or in a subfolder (a hidden one too, `.taskmaster/`,
+    `.github/workflows/`: Claude Code loads a subtree's CLAUDE.md when it reads a file there;
+    never below `.claude/`, NOT_WALKED, markdown_memory.NOT_WALKED or a prompts folder),
     .claude/CLAUDE.md, .claude/rules/**/*.md."""
     parts = rel.split("/")
     if rel == ".claude/CLAUDE.md":
         return True
     if parts[:2] == [".claude", "rules"]:
         return len(parts) > 2 and rel.endswith(".md") and not any(p.startswith(".") for p in parts[2:])
-    return parts[-1] in NESTED and not any(p.startswith(".") or p in NOT_WALKED for p in parts[:-1])
+    return parts[-1] in NESTED and not any(_not_walked(p) for p in parts[:-1]) and mm.memory_path(rel)
 
 
 def _heads(known: list[KnownFact] | None, roots: list[Path]) -> dict[str, KnownFact]:
@@ -548,67 +549,47 @@ NESTED = ("CLAUDE.md", "CLAUDE.local.md")  # in a subfolder: loaded when Claude 
 NOT_WALKED = {"node_modules", "vendor"}  # others' packages, never a project's own memory
 
 
+def _not_walked(name: str) -> bool:
+    """A folder whose CLAUDE.md is never a subtree's: others' packages, version control,
+    environments and caches (markdown_memory.NOT_WALKED), and `.claude/` (what Claude Code
+    loads there is .claude/CLAUDE.md and .claude/rules/, read as such)."""
+    return name in NOT_WALKED or name in mm.NOT_WALKED or name == ".claude"
+
+
 def _nested(folder: Path, left_out: list[str]) -> list[Path]:
     """The CLAUDE.md and CLAUDE.local.md files in the project's subfolders (Claude Code
-    loads one when it works in that subtree), hidden folders and NOT_WALKED apart; a link
-    leaving the folder is named in `left_out`, never read; a linked folder is not walked."""
+    loads one when it works in that subtree), hidden ones included, `_not_walked`, prompts
+    folders and other git checkouts below (a folder holding `.git`) apart; a link leaving the folder is named in `left_out`, never read; a
+    linked folder is not walked."""
     root = folder.resolve()
     found: list[Path] = []
-    stack = [folder]
+    stack = [(folder, "")]
     while stack:
-        here = stack.pop()
-        try:
-            entries = list(os.scandir(here))
-        except OSError:
-            continue
+        here, prefix = stack.pop()
+        entries = mm.listing(here)
+        if prefix and any(e.name == ".git" for e in entries):
+            continue  # another checkout: a worktree in .worktrees/, a clone, a submodule
         for entry in entries:
-            if entry.name.startswith(".") or entry.name in NOT_WALKED:
+            if _not_walked(entry.name):
                 continue
-            path = Path(entry.path)
+            rel = prefix + entry.name
             if entry.is_dir(follow_symlinks=False):
-                stack.append(path)
-            elif here != folder and entry.name in NESTED and entry.is_file():
+                if mm.memory_path(rel + "/CLAUDE.md"):  # not a prompts folder nor a package's
+                    stack.append((Path(entry.path), rel + "/"))
+            elif prefix and entry.name in NESTED and entry.is_file():
+                path = Path(entry.path)
                 if path.resolve().is_relative_to(root):
                     found.append(path)
                 else:
-                    left_out.append(
-                        f"{path.relative_to(folder).as_posix()}: a link leaving the folder; not read"
-                    )
+                    left_out.append(f"{rel}: a link leaving the folder; not read")
     return sorted(found)
 
 
-IMPORT_DEPTH = 5  # Claude Code follows imports five hops deep
-
-
 def _imported(folder: Path, files: list[_File], note: str, left_out: list[str]) -> list[_File]:
-    """The files CLAUDE.md-like files import (`@path`), and theirs, IMPORT_DEPTH hops deep:
-    Markdown inside the project folder only; an import leaving it, naming no file there or
-    not Markdown is named in `left_out`, never read."""
-    have = {f.path.resolve() for f in files}
-    out: list[_File] = []
-    wave = list(files)
-    for _ in range(IMPORT_DEPTH):
-        following: list[_File] = []
-        for f in wave:
-            try:
-                text = f.path.read_bytes().decode("utf-8", "replace")
-            except OSError:
-                continue
-            for path in mm.imports(text):
-                target = mm.resolve_import(path, PurePosixPath(f.file), folder)
-                if target is None or target.suffix.lower() != ".md":
-                    why = "not Markdown" if target is not None else "outside the folder or no such file"
-                    left_out.append(f"{f.file}: @{clean(path)} {why}; not read")
-                    continue
-                if target in have:
-                    continue
-                have.add(target)
-                rel = target.relative_to(folder.resolve()).as_posix()
-                new = _File(folder / rel, f"{note}/{rel}", folder, note, "human", rel)
-                following.append(new)
-        out += following
-        wave = following
-    return out
+    """The files CLAUDE.md-like files import (`@path`), as Claude Code follows them
+    (`mm.followed_imports`), each a person's file of the project."""
+    found = mm.followed_imports(folder, [(f.path, f.file) for f in files], left_out)
+    return [_File(folder / rel, f"{note}/{rel}", folder, note, "human", rel) for rel in found]
 
 
 def _rules(root: Path, folder: Path, note: str, left_out: list[str], prefix: str = "") -> list[_File]:

@@ -3,7 +3,9 @@
 What Cursor keeps, as its documentation and users' projects show it (the shape read from
 Cursor's rules documentation, cursor.com/docs/context/rules, and `.mdc` files in public
 repositories): the legacy `.cursorrules` at the project's root, plain text or Markdown,
-and `.cursor/rules/**/*.mdc`, each Markdown under front matter of three fields:
+and `.cursor/rules/**/*.mdc` (and `*.md`: a plain Markdown rule, front matter optional), the
+project's own and a subfolder's (`docs/.cursor/rules/`: Cursor's nested rules, scoped to
+that folder; markdown_memory.cursor_rule), each Markdown under front matter of three fields:
 `description` (when the agent should fetch it), `globs` (the files it attaches to, a
 comma-separated list, often not valid YAML: `globs: **/*.ts`) and `alwaysApply` (true or
 false). The front matter is read line by line, as Cursor does, never as YAML.
@@ -21,7 +23,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, files_inside, require_folder
+from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
+from synapse_tui.core.ingest.adapters.markdown_memory import cursor_rule, memory_files
 from synapse_tui.core.ingest.adapters.mdfolder import read_docs
 from synapse_tui.core.ingest.adapters.mditems import Doc, Item, markdown_items
 from synapse_tui.core.ingest.adapters.mdtext import front_matter
@@ -29,7 +32,7 @@ from synapse_tui.core.ingest.interchange import Progress
 
 SYSTEM = "cursor"
 NEEDS = "--project P (the project whose rules to read)"  # what `import --from` says when nothing is named
-EXPECTED = "a project folder holding .cursorrules or .cursor/rules/*.mdc"
+EXPECTED = "a project folder holding .cursorrules or .cursor/rules/ (*.mdc, *.md)"
 
 
 def read(
@@ -50,7 +53,7 @@ def read(
     def locate(rel: str) -> Doc | None:
         if rel == ".cursorrules":
             return Doc(folder / rel, rel, rel, _legacy)
-        if rel.startswith(".cursor/rules/") and rel.endswith(".mdc"):
+        if cursor_rule(rel):
             return Doc(folder / rel, rel, rel, _rule)
         return None
 
@@ -60,18 +63,13 @@ def read(
             docs.append(Doc(legacy, ".cursorrules", ".cursorrules", _legacy))
         else:
             left_out.append(".cursorrules: a link leaving the folder; not read")
-    rules = folder / ".cursor" / "rules"
-    if rules.is_dir():
-        if rules.resolve().is_relative_to(folder.resolve()):
-            paths, skipped = files_inside(rules, ".mdc", inside=folder)  # a rule linked to AGENTS.md
-            left_out += [f".cursor/rules/{line}" for line in skipped]
-            for path in paths:
-                rel = path.relative_to(folder).as_posix()
-                docs.append(Doc(path, rel, rel, _rule))
-        else:
-            left_out.append(".cursor/rules: a link leaving the folder; not read")
+    paths, skipped = memory_files(folder, cursor_rule, enter=_may_hold_rules)
+    left_out += skipped
+    for path in paths:
+        rel = path.relative_to(folder).as_posix()
+        docs.append(Doc(path, rel, rel, _rule))
     refusal = InputError(
-        f"holds no .cursorrules and no .cursor/rules/*.mdc; expected {EXPECTED}", file=str(folder)
+        f"holds no .cursorrules and no .cursor/rules/ rules; expected {EXPECTED}", file=str(folder)
     )
     return read_docs(SYSTEM, folder, docs, known, left_out, progress, locate=locate, refusal=refusal)
 
@@ -91,3 +89,9 @@ def _rule(text: str, doc: Doc) -> list[Item]:
     return markdown_items(
         body, offset, skipped=doc.skipped, tier="human", own={k: v for k, v in own.items() if v is not None}
     )
+
+
+def _may_hold_rules(rel: str) -> bool:
+    """Whether a folder can hold Cursor's rules (markdown_memory.cursor_rule): a hidden one
+    only if it is `.cursor`, the project's or a subfolder's."""
+    return not any(p.startswith(".") and p != ".cursor" for p in rel.split("/"))

@@ -23,10 +23,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
 from synapse_tui.core.ingest.adapters.mdfolder import merged, read_docs
@@ -200,32 +199,7 @@ def _project(text: str, doc: Doc) -> list[Item]:
     return [i for i in items if not _IMPORTS_ONLY.match(i.text)]  # `@./AGENTS.md`: read as that file
 
 
-IMPORT_DEPTH = 5  # Gemini CLI's import processor follows imports five levels deep (memport)
-
-
 def _imported(root: Path, docs: list[Doc], make: Callable[[str], Doc], left_out: list[str]) -> list[Doc]:
-    """The files GEMINI.md files import (`@./path.md`, Gemini CLI's memory import processor),
-    and theirs, IMPORT_DEPTH hops deep: Markdown inside `root` only; an import leaving it,
-    naming no file there or not Markdown is named in `left_out`, never read."""
-    have = {d.path.resolve() for d in docs}
-    out: list[Doc] = []
-    wave = list(docs)
-    for _ in range(IMPORT_DEPTH):
-        following: list[Doc] = []
-        for doc in wave:
-            try:
-                text = doc.path.read_bytes().decode("utf-8", "replace")
-            except OSError:
-                continue
-            for path in mm.imports(text):
-                target = mm.resolve_import(path, PurePosixPath(doc.rel), root)
-                if target is None or target.suffix.lower() != ".md":
-                    why = "not Markdown" if target is not None else "outside the folder or no such file"
-                    left_out.append(f"{doc.rel}: @{clean(path)} {why}; not read")
-                    continue
-                if target not in have:
-                    have.add(target)
-                    following.append(make(target.relative_to(root.resolve()).as_posix()))
-        out += following
-        wave = following
-    return out
+    """The files GEMINI.md files import (`@./path.md`, Gemini CLI's memory import
+    processor, five levels deep as `mm.followed_imports` follows them), made by `make`."""
+    return [make(rel) for rel in mm.followed_imports(root, [(d.path, d.rel) for d in docs], left_out)]

@@ -1,7 +1,10 @@
 """Markdown kept in git (SPEC 9): any folder of notes in a git work tree, Letta Code's MemFS
 included, read with its history; a project's agent memory too (CLAUDE.md, AGENTS.md,
-memory banks, `.claude/`, `.github/copilot-instructions.md`, `.cursor/rules/*.mdc`,
-`.cursorrules`, `.clinerules`, `.windsurfrules`: markdown_memory.memory_path).
+memory banks, `.claude/`, `.github/copilot-instructions.md`, `.cursor/rules/`,
+`.cursorrules`, `.clinerules`, `.windsurfrules`, and an agent's named file or memory bank in
+any hidden folder, `.taskmaster/CLAUDE.md`, `.ai-agents/memory-bank/`:
+markdown_memory.memory_path), found in one walk of the work tree that never enters `.git`,
+`.venv`, caches or dependency folders (markdown_memory.memory_files).
 
 Facts. A note's body is read as Markdown blocks (markdown_memory): each top-level bullet
 (its nested lines with it) and each paragraph is a fact, under its heading; code blocks,
@@ -50,7 +53,6 @@ from synapse_tui.core.ingest.adapters import (
     dependency_folder,
     errors_at,
     every,
-    files_inside,
     gitlog,
     not_read,
     own_key,
@@ -84,13 +86,10 @@ def read(
             f"is not in a git work tree (or git is not installed); expected {EXPECTED}", file=str(folder)
         )
     patterns = _patterns(agents)
-    current, left_out = files_inside(folder, ".md")
-    hidden, skipped = mm.hidden_memory(folder)
-    current, left_out = sorted({*current, *hidden}), sorted({*left_out, *skipped})
+    current, left_out = mm.memory_files(folder)
     inside = Path(tree.inside)
     tracked = tree.history()
     history = {p: states for p, states in tracked.items() if mm.memory_path(_rel(p, inside))}
-    current = sorted({*current, *_nested_here(folder, [_rel(p, inside) for p in history])})
     # the dependency folders git holds, gone from the work tree or not: named once each
     deps = {d for p in tracked if (d := dependency_folder(_rel(p, inside))) is not None}
     left_out = sorted({*left_out, *map(not_read, deps)})
@@ -147,21 +146,6 @@ def _replay(
     if empty:
         left_out.append(holding_nothing(empty, len(paths)))
     return found
-
-
-def _nested_here(folder: Path, notes: list[str]) -> list[Path]:
-    """The committed notes in a hidden place below a subfolder (docs/.cursor/rules/,
-    packages/api/.claude/, app/.cursorrules) still in the work tree: the walk of the work tree
-    passes hidden names over below the top (mm.hidden_memory), so without this they would
-    read as removed. A file reached through a link leaving the folder is not one of them."""
-    root = folder.resolve()
-    out = []
-    for rel in notes:
-        path = folder / rel
-        hidden = any(part.startswith(".") for part in rel.split("/"))
-        if hidden and path.is_file() and path.resolve().is_relative_to(root):
-            out.append(path)
-    return out
 
 
 def _patterns(agents: str | None) -> list[str]:

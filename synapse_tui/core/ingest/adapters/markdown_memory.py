@@ -43,7 +43,15 @@ import yaml
 
 from synapse_tui.core.base.cjk import word_count
 from synapse_tui.core.base.limits import counted
-from synapse_tui.core.ingest.adapters import KnownFact, dependency_folder, fact_id, linediff
+from synapse_tui.core.base.textsafe import clean
+from synapse_tui.core.ingest.adapters import (
+    DEPENDENCY_FOLDERS,
+    KnownFact,
+    dependency_folder,
+    fact_id,
+    linediff,
+    not_read,
+)
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 EDIT_SIMILARITY = 0.5
@@ -439,6 +447,38 @@ def resolve_import(path: str, importer: PurePosixPath, inside: Path) -> Path | N
     return target
 
 
+IMPORT_DEPTH = 5  # Claude Code and Gemini CLI follow imports five hops deep
+
+
+def followed_imports(root: Path, files: list[tuple[Path, str]], left_out: list[str]) -> list[str]:
+    """The files `files` ((path, its path relative to `root`)) import (`@path`), and theirs,
+    IMPORT_DEPTH hops deep, relative to `root`, in the order found, each once: Markdown
+    inside `root` only; an import leaving it, naming no file there or not Markdown is named
+    in `left_out`, never read."""
+    have = {path.resolve() for path, _ in files}
+    out: list[str] = []
+    wave = list(files)
+    for _ in range(IMPORT_DEPTH):
+        following: list[tuple[Path, str]] = []
+        for path, rel in wave:
+            try:
+                text = path.read_bytes().decode("utf-8", "replace")
+            except OSError:
+                continue
+            for named in imports(text):
+                target = resolve_import(named, PurePosixPath(rel), root)
+                if target is None or target.suffix.lower() != ".md":
+                    why = "not Markdown" if target is not None else "outside the folder or no such file"
+                    left_out.append(f"{rel}: @{clean(named)} {why}; not read")
+                    continue
+                if target not in have:
+                    have.add(target)
+                    following.append((target, target.relative_to(root.resolve()).as_posix()))
+        out += [rel for _, rel in following]
+        wave = following
+    return out
+
+
 @dataclass
 class Version:
     """One version of a record, as a replay of a note's states finds it."""
@@ -681,26 +721,60 @@ def record(rel: str, text: str, used: set[str], *, whole: bool = False) -> str:
     return rec
 
 
-# Hidden folders and files agents keep memory in, read with a folder of notes: Claude Code's
+# Where agents keep memory besides a folder's Markdown (the files and folders real
+# repositories keep it in, as benchmarks/build_real_corpus.py counts them): Claude Code's
 # `.claude/` (not its commands, agents, skills, hooks: prompts), GitHub Copilot's
-# instructions, Cursor's rules, Cline's and Windsurf's rules files.
+# instructions, Cursor's rules (`.mdc` and `.md`, a subfolder's own `.cursor/rules/` too),
+# Cline's and Windsurf's rules files; an agent's named file (NAMED) and a memory bank
+# (BANKS) in any folder, a hidden one too (`.taskmaster/CLAUDE.md`,
+# `.ai-agents/memory-bank/`).
 _CLAUDE_PROMPTS = {"commands", "agents", "skills", "output-styles", "hooks", "plugins"}
 RULES_FILES = (".cursorrules", ".windsurfrules", ".clinerules")
+NAMED = frozenset(
+    {"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENT.md", "GEMINI.md", "CRUSH.md", "MEMORY.md"}
+)
+BANKS = frozenset({"memory-bank", "memory_bank", ".memory-bank", "cline_docs"})
+# Hidden folders of version control, environments, caches and build output: never walked,
+# never memory (a `.venv/.../AGENTS.md` is a package's, not the project's).
+NOT_WALKED = frozenset(
+    {
+        ".git", ".hg", ".svn", ".jj",
+        ".venv", ".tox", ".nox", ".direnv", ".eggs", ".conda",
+        ".cache", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis",
+        ".next", ".nuxt", ".svelte-kit", ".angular", ".expo", ".docusaurus", ".vercel", ".netlify",
+        ".turbo", ".parcel-cache", ".yarn", ".pnpm-store", ".npm", ".gradle", ".m2", ".cargo",
+        ".rustup", ".bundle", ".dart_tool", ".pub-cache", ".terraform", ".serverless", ".output",
+    }
+)  # fmt: skip
+
+
+def _prompt(dirs: list[str]) -> bool:
+    """Whether a file in these folders is a prompt, not memory: `.claude/commands/` and the
+    like, and a hidden folder's `skills/` (`.agents/skills/`), at any depth."""
+    return any(
+        d.startswith(".")
+        and i + 1 < len(dirs)
+        and (dirs[i + 1] == "skills" or d == ".claude" and dirs[i + 1] in _CLAUDE_PROMPTS)
+        for i, d in enumerate(dirs)
+    )
 
 
 def memory_path(rel: str) -> bool:
     """Whether a path below the folder read (POSIX) is a memory file: a Markdown file with
-    no hidden part, or one of the hidden places agents keep memory in; never one in a
-    dependency folder (`node_modules`...)."""
+    no hidden part; an agent's named file (NAMED) or a memory bank's Markdown (BANKS) in any
+    folder; a file of the hidden places agents keep memory in, at any depth (the last
+    hidden part of the path decides). Never one in a dependency folder (`node_modules`...),
+    in NOT_WALKED (`.git`, `.venv`...) or a prompt (`.claude/commands/`, `.agents/skills/`)."""
     parts = rel.split("/")
-    if dependency_folder(rel) is not None:
+    dirs, name = parts[:-1], parts[-1]
+    if dependency_folder(rel) is not None or any(p in NOT_WALKED for p in parts) or _prompt(dirs):
         return False
     hidden = [i for i, p in enumerate(parts) if p.startswith(".")]
     if not hidden:
-        return rel.endswith(".md")
-    if len(hidden) > 1:
-        return False
-    i = hidden[0]
+        return name.endswith(".md")
+    if name in NAMED or (name.endswith(".md") and any(d in BANKS for d in dirs)):
+        return True
+    i = hidden[-1]
     head, rest = parts[i], parts[i + 1 :]
     if head in RULES_FILES:
         return not rest or (head == ".clinerules" and rel.endswith(".md"))
@@ -711,34 +785,81 @@ def memory_path(rel: str) -> bool:
             len(rest) >= 2 and rest[0] == "instructions" and rel.endswith(".md")
         )
     if head == ".cursor":
-        return len(rest) >= 2 and rest[0] == "rules" and rel.endswith((".md", ".mdc"))
+        return cursor_rule("/".join(parts[i:]))
     return False
 
 
-def hidden_memory(folder: Path) -> tuple[list[Path], list[str]]:
-    """The memory files in hidden places directly below `folder` (memory_path), and a line
-    for each link leaving the folder (never read)."""
+def cursor_rule(rel: str) -> bool:
+    """Whether a path is one of Cursor's project rules: `.cursor/rules/**` ending `.mdc` or
+    `.md`, the project's own or a subfolder's (`docs/.cursor/rules/`), in no other hidden
+    folder below `.cursor/rules/`, none in a dependency folder or NOT_WALKED."""
+    parts = rel.split("/")
+    at = next((i for i in range(len(parts) - 2) if parts[i] == ".cursor" and parts[i + 1] == "rules"), None)
+    if at is None or not rel.endswith((".md", ".mdc")):
+        return False
+    if any(p.startswith(".") for p in parts[at + 2 :]) or any(p.startswith(".") for p in parts[:at]):
+        return False
+    return dependency_folder(rel) is None and not any(p in NOT_WALKED for p in parts)
+
+
+_PROBES = ("AGENTS.md", "x.md", "x.mdc", "rules/x.mdc")  # what a linked folder could hold
+ANOTHER_CHECKOUT = "another git checkout (a worktree, a clone or a submodule)"
+
+
+def listing(folder: Path) -> list[os.DirEntry[str]]:
+    """A folder's entries; none when it cannot be listed."""
+    try:
+        return list(os.scandir(folder))
+    except OSError:
+        return []
+
+
+def memory_files(
+    folder: Path, wanted: Callable[[str], bool] = memory_path, enter: Callable[[str], bool] | None = None
+) -> tuple[list[Path], list[str]]:
+    """The files below `folder` that are `wanted` (memory_path: every memory file, hidden
+    places at any depth included), sorted, and a line for each link leaving the folder where
+    such a file could be (never read), each dependency folder (named, not walked), each
+    link to nothing and each file that is not a regular one. One walk of the tree: it never
+    enters NOT_WALKED (`.git`, `.venv`, `.cache`, `.next`...), a dependency folder, a
+    prompts folder, a linked folder (a linked folder inside is read where it is), another
+    git checkout below (a folder holding `.git`: Claude Code's `.claude/worktrees/<name>/`,
+    a `.worktrees/` checkout, a clone or a submodule, whose memory is another branch's or
+    another repository's; named) or a folder `enter` refuses (a reader that reads only some
+    places: it knows where they can be)."""
     root = folder.resolve()
     found: list[Path] = []
     left_out: list[str] = []
-    stack = [folder / name for name in (".claude", ".github", ".cursor", *RULES_FILES)]
+    stack = [(folder, "")]
     while stack:
-        path = stack.pop()
-        if not path.exists() and not path.is_symlink():
+        here, prefix = stack.pop()
+        entries = listing(here)
+        if prefix and any(e.name == ".git" for e in entries):
+            left_out.append(f"{prefix[:-1]}: {ANOTHER_CHECKOUT}; not read")
             continue
-        rel = path.relative_to(folder).as_posix()
-        if path.is_symlink() and not path.resolve().is_relative_to(root):
-            left_out.append(f"{rel}: a link leaving the folder; not read")
-            continue
-        if path.is_dir():
-            if path.is_symlink():
-                continue  # a linked folder inside is read where it is
-            try:
-                stack.extend(path / name for name in os.listdir(path) if not name.startswith("."))
-            except OSError:
+        for entry in entries:
+            name = entry.name
+            if name in NOT_WALKED:
                 continue
-        elif path.is_file() and memory_path(rel):
-            found.append(path)
+            rel = prefix + name
+            if entry.is_symlink() and not Path(entry.path).resolve().is_relative_to(root):
+                if wanted(rel) or (entry.is_dir() and any(wanted(f"{rel}/{p}") for p in _PROBES)):
+                    left_out.append(f"{rel}: a link leaving the folder; not read")
+            elif entry.is_dir():
+                if entry.is_symlink() or _prompt(rel.split("/")) or (enter is not None and not enter(rel)):
+                    continue
+                if name in DEPENDENCY_FOLDERS:
+                    left_out.append(not_read(rel))
+                else:
+                    stack.append((Path(entry.path), rel + "/"))
+            elif not name.endswith((".md", ".mdc")) and name not in RULES_FILES or not wanted(rel):
+                continue
+            elif entry.is_file():
+                found.append(Path(entry.path))
+            elif not os.path.exists(entry.path):
+                left_out.append(f"{rel}: a link to nothing; not read")
+            else:  # a FIFO, a socket, a device: reading one could wait for ever
+                left_out.append(f"{rel}: not a regular file; not read")
     return sorted(found), sorted(left_out)
 
 

@@ -271,3 +271,23 @@ async def test_a_deleted_fact_reads_deleted_in_the_neighbour_and_path_views(tmp_
             assert "deleted · Production deploys" in seen, seen
     finally:
         app.store.close()
+
+
+async def test_the_list_footer_names_the_pane_keys_while_there_is_a_pane(db):
+    """From 100 columns the list's Footer names `⇧↑⇧↓ scroll`; `p` hides the pane, and the
+    keys with it (they would scroll nothing)."""
+    app = make_app(db)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            assert "⇧↑⇧↓ scroll" in _footer(app), _footer(app)
+            await pilot.press("p")
+            await settle(pilot)
+            await settle(pilot)
+            assert "scroll" not in _footer(app) and "? help" in _footer(app), _footer(app)
+            await pilot.press("p")
+            await settle(pilot)
+            await settle(pilot)
+            assert "⇧↑⇧↓ scroll" in _footer(app), _footer(app)
+    finally:
+        app.store.close()

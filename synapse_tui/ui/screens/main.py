@@ -214,6 +214,12 @@ class MainScreen(FactScreen, inherit_bindings=False):
 
     def watch_show_pane(self, shown: bool) -> None:
         self.set_class(not shown, "-no-pane")
+        self.refresh_bindings()  # the pane's scroll keys come and go with it
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "scroll_pane":
+            return self.show_pane  # no pane shown (p): nothing to scroll, the Footer drops the keys
+        return True
 
     def action_scroll_pane(self, how: str) -> None:
         """shift+↑ / shift+↓: the detail pane a line up or down (its why, provenance and

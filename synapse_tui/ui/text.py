@@ -14,6 +14,7 @@ from rich.style import Style
 from rich.text import Text
 
 from synapse_tui.core.base.textsafe import clean, clean_block
+from synapse_tui.core.trust.score import FLAG_DELETED, FLAG_EXPIRED
 
 __all__ = [
     "BAND_CHIPS",
@@ -24,6 +25,7 @@ __all__ = [
     "clean",
     "clean_block",
     "fit",
+    "gone_word",
     "age_label",
     "bar",
     "stacked_bar",
@@ -163,3 +165,12 @@ def due_label(due: str, now: float | None) -> str:
     if now is not None and when - now > CENTURY_S:
         return "not within a century"
     return due
+
+
+def gone_word(flags: int) -> str:
+    """`deleted` or `expired` for a fact its source deleted (or its TTL expired), else '':
+    what every list says of it in words, as well as dimming it (a terminal without colours
+    shows no dim)."""
+    if flags & FLAG_EXPIRED:
+        return "expired"
+    return "deleted" if flags & FLAG_DELETED else ""

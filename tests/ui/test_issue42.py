@@ -503,7 +503,7 @@ async def test_17_a_deleted_row_dims_its_band_and_guidance_too(tmp_path):
             return segs[0].style, segs[-1].style, segs[-1].text.strip()  # band chip, guidance
 
         live, gone = styles("live"), styles("gone")
-        assert live[2] == gone[2]  # the same guidance word
+        assert (live[2], gone[2]) == ("supported", "deleted")  # the deleted one says so in words
         assert gone[0].color != live[0].color and gone[1].color != live[1].color
     app.store.close()
 

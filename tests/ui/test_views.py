@@ -92,7 +92,8 @@ async def test_detail_chain_jumps_and_comes_back(app):
 
 
 async def test_help_lists_every_key_from_the_bindings(app):
-    async with app.run_test(size=(100, 60)) as pilot:
+    # 62 rows: the whole list of keys, the pane's shift+up / shift+down row included, in sight
+    async with app.run_test(size=(100, 62)) as pilot:
         await settle(pilot)
         await pilot.press("question_mark")
         await pilot.pause()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from textual import events, getters, on
 from textual.binding import Binding
-from textual.containers import ScrollableContainer
+from textual.containers import ScrollableContainer, VerticalScroll
 from textual.screen import ModalScreen, Screen, ScreenResultType
 from textual.widgets import DataTable, Footer, OptionList
 
@@ -63,6 +63,37 @@ class SynapseModalScreen(ModalScreen[ScreenResultType]):
 
 SCROLL = Binding.Group("scroll", compact=True)
 PAGE = Binding.Group("page")
+PANE_SCROLL = Binding.Group("scroll", compact=True)  # the Footer's `⇧↑⇧↓ scroll`
+
+
+def pane_bindings(owner: str, show: bool = True) -> list[Binding]:
+    """shift+↑ / shift+↓: scroll the pane under (or beside) a list a line, while the list
+    keeps the focus and its cursor (↑ ↓ move the cursor); the same keys on every screen
+    with such a pane. The screen's `action_scroll_pane` names the pane."""
+    return [
+        Binding(
+            f"shift+{how}",
+            f"scroll_pane('{how}')",
+            "scroll",
+            key_display=shown,
+            show=show,
+            id=f"{owner}.pane_{how}",
+            group=PANE_SCROLL,
+            tooltip="Scroll the pane up / down a line (the list keeps its cursor)",
+        )
+        for how, shown in (("up", "⇧↑"), ("down", "⇧↓"))
+    ]
+
+
+def scroll_hint(box: ScrollableContainer) -> str:
+    """What a pane that scrolls says on its border: which way more is, and the key to it
+    (nothing when it all shows)."""
+    if box.max_scroll_y <= 0:
+        return ""
+    above, below = box.scroll_y > 0, box.scroll_y < box.max_scroll_y
+    if above and below:
+        return "⇧↑⇧↓ more above and below"
+    return "⇧↓ more below" if below else "⇧↑ more above"
 
 
 class ScrolledModalScreen(SynapseModalScreen[None]):
@@ -113,7 +144,11 @@ class FactScreen(SynapseScreen[ScreenResultType]):
         self.call_after_refresh(self._painted)
 
     def _painted(self) -> None:
-        self.painted_fact = self.current_fact_id()
+        before, self.painted_fact = self.painted_fact, self.current_fact_id()
+        if (before is None) != (self.painted_fact is None):
+            # a fact came under the cursor (a queue found in a worker), or left: the
+            # triage keys apply now, or no more, and the Footer says so
+            self.refresh_bindings()
 
     @on(events.Mount)
     def _watch_memory(self) -> None:
@@ -136,3 +171,21 @@ class FactScreen(SynapseScreen[ScreenResultType]):
 
     def refresh_view(self) -> None:
         """Repaint what the view shows from the browser's state as it is now."""
+
+
+class PaneBox(VerticalScroll):
+    """A pane under a list that scrolls (the queues' at 80x24): its top border says which
+    way more is and the key to it (`scroll_hint`), as it scrolls by key or by wheel."""
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.show_hint()
+
+    def watch_virtual_size(self) -> None:
+        self.call_after_refresh(self.show_hint)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.show_hint)
+
+    def show_hint(self) -> None:
+        self.border_title = scroll_hint(self)

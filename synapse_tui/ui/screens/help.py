@@ -64,7 +64,11 @@ def binding_rows(screen: Screen) -> list[tuple[str, str]]:
             continue
         if (b.system and action not in ("command_palette", "quit")) or action in _NOISE:
             continue
-        ident = (id(active.node), b.action)
+        # keys of one group that say the same (shift+↑ / shift+↓: "scroll the pane") share a row
+        ident = (
+            id(active.node),
+            f"{b.group.description}\0{b.tooltip}" if b.group and b.tooltip else b.action,
+        )
         display = b.key_display or app.get_key_display(b)
         rows.setdefault(ident, [])
         if display not in rows[ident]:

@@ -60,7 +60,11 @@ def legend_text(app: App[Any], edges: tuple[float, ...]) -> Table:
     )
     table.add_row(
         Text("dim row", style=palette["muted"]),
-        Text("deleted or expired at the source (only in the All queue; kept as history)"),
+        Text(
+            "deleted or expired at the source: `deleted` / `expired` where the guidance goes"
+            " (`deleted ·` before the text in the neighbour and path views); only in the All"
+            " queue; kept as history"
+        ),
     )
     table.add_row(
         Text("dim", style="dim"), Text("secondary detail: id, age and tier columns, a link two hops away")

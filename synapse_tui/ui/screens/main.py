@@ -27,7 +27,7 @@ from synapse_tui.core.browser import Search
 from synapse_tui.core.review.queues import QUEUES, SORTS
 from synapse_tui.ui.bulk import MARK_BINDINGS
 from synapse_tui.ui.messages import TextsRead
-from synapse_tui.ui.screens.base import FactScreen, MemoryChange
+from synapse_tui.ui.screens.base import FactScreen, MemoryChange, pane_bindings
 from synapse_tui.ui.search import SearchBar, SearchInput
 from synapse_tui.ui.widgets.detail_pane import DetailPane
 from synapse_tui.ui.widgets.fact_list import ColumnHeader, Columns, FactList
@@ -158,6 +158,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
             id="main.frequency",
             tooltip="Count the list by note, tier, source or agent; enter lists one value's facts",
         ),
+        *pane_bindings("main", show=False),  # help names them, the pane's hint too
         Binding(
             "g",
             "go_other",
@@ -194,7 +195,16 @@ class MainScreen(FactScreen, inherit_bindings=False):
         yield StatusLine(id="status")
         # what help lists beyond these, as the width allows (none at 80 columns)
         yield KeysFooter(
-            extras=("app.session_log", "main.mark_queue", "main.pane", "app.legend", "app.quit"), compact=True
+            extras=(
+                "main.pane_up",
+                "main.pane_down",
+                "app.session_log",
+                "main.mark_queue",
+                "main.pane",
+                "app.legend",
+                "app.quit",
+            ),
+            compact=True,
         )
 
     def on_mount(self) -> None:
@@ -204,6 +214,19 @@ class MainScreen(FactScreen, inherit_bindings=False):
 
     def watch_show_pane(self, shown: bool) -> None:
         self.set_class(not shown, "-no-pane")
+        self.refresh_bindings()  # the pane's scroll keys come and go with it
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "scroll_pane":
+            return self.show_pane  # no pane shown (p): nothing to scroll, the Footer drops the keys
+        return True
+
+    def action_scroll_pane(self, how: str) -> None:
+        """shift+↑ / shift+↓: the detail pane a line up or down (its why, provenance and
+        history below the glance at 80x24); the list keeps the focus and its cursor."""
+        pane = self.query_one(DetailPane)
+        if pane.display and self.show_pane:
+            getattr(pane, f"scroll_{how}")(animate=False)
 
     def action_toggle_pane(self) -> None:
         self.show_pane = not self.show_pane

@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from synapse_tui.core.trust.score import BANDS
-from synapse_tui.ui.text import band_chip_style, fit
+from synapse_tui.ui.text import band_chip_style, fit, gone_word
 from synapse_tui.ui.widgets import explain as xp
 from synapse_tui.ui.widgets.fact_list import BAND_SHORT
 
@@ -93,3 +93,11 @@ def superseded(app: SynapseApp, fact_id: str) -> bool:
     memory = app.memory
     i = None if memory is None else memory.index.get(fact_id)
     return memory is not None and i is not None and int(memory.scores.k[i]) > 0
+
+
+def gone(app: SynapseApp, fact_id: str) -> str:
+    """`deleted` / `expired` for a fact its source deleted or expired (as the list's
+    guidance column says it), else ''."""
+    memory = app.memory
+    i = None if memory is None else memory.index.get(fact_id)
+    return "" if memory is None or i is None else gone_word(int(memory.scores.flags[i]))

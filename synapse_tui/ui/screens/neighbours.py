@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from synapse_tui.core.graph.ego import FACT, EgoGraph, EgoRow
 from synapse_tui.core.graph.read import GraphInfo, GraphRead
 from synapse_tui.ui.screens.base import FactScreen
-from synapse_tui.ui.screens.nav import OpenFact, RowTable, band_cell, colours, superseded
+from synapse_tui.ui.screens.nav import OpenFact, RowTable, band_cell, colours, gone, superseded
 from synapse_tui.ui.text import bar, clean, fit
 from synapse_tui.ui.workers import store_work
 
@@ -145,6 +145,9 @@ class NeighbourScreen(FactScreen):
             head.append_text(chip)
             head.append(" ")
             head.append_text(trust)
+        word = gone(self.app, self.fact_id)
+        if word:
+            head.append(f"  {word}", style="bold dim")
         if self.info is not None and self.info.approximate:  # SPEC 3.1: say so where it shows
             head.append(f"   approximate graph, recall@10 {self.info.recall:.3f}", style="italic")
         if self.ego is not None:
@@ -215,6 +218,9 @@ class NeighbourScreen(FactScreen):
             chip, trust = band_cell(self.app, row.node, widths["band"])
             struck = "strike" if superseded(self.app, row.node) else ""
             text = _differs(clean(row.label), clean(self.ego.text) if self.ego else "", widths["text"])
+            word = gone(self.app, row.node)
+            if word:  # deleted at its source: said, and dim, as the list says it
+                text, struck = f"{word} · {text}", f"{struck} dim".strip()
         else:
             chip, trust, struck = Text(""), Text(""), ""
             text = f"{clean(row.label)} · {row.detail}"

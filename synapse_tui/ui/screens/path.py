@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from synapse_tui.core.graph.path import Path
 from synapse_tui.core.graph.read import GraphRead
 from synapse_tui.ui.screens.base import FactScreen
-from synapse_tui.ui.screens.nav import OpenFact, band_cell, colours, superseded
+from synapse_tui.ui.screens.nav import OpenFact, band_cell, colours, gone, superseded
 from synapse_tui.ui.search import QueryInput
 from synapse_tui.ui.text import bar, clean, fit
 from synapse_tui.ui.workers import store_work
@@ -212,6 +212,9 @@ class PathScreen(FactScreen):
     def _fact_line(self, fact_id: str, text: str, width: int, id_width: int) -> Text:
         chip, trust = band_cell(self.app, fact_id, 9)
         struck = "strike" if superseded(self.app, fact_id) else ""
+        word = gone(self.app, fact_id)
+        if word:  # deleted at its source: said, and dim, as the list says it
+            text, struck = f"{word} · {text}", f"{struck} dim".strip()
         line = Text.assemble(("● ", "bold"))  # the text colour: band colours mean trust only
         line.append(
             fit(clean(self.app.shown_id(fact_id, id_width)), id_width), style=f"bold {struck}".strip()

@@ -15,6 +15,7 @@ from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.review.referent import Broken, NoRepository, queue
 from synapse_tui.core.review.suggest import Suggestion
 from synapse_tui.core.review.suggest_state import dismissals
+from synapse_tui.ui.screens.base import pane_bindings
 from synapse_tui.ui.screens.replaced import QueueReady, ReplacedScreen, contradict, path_end, row_text
 from synapse_tui.ui.text import clean, fit
 from synapse_tui.ui.workers import store_work
@@ -26,7 +27,9 @@ class ReferentScreen(ReplacedScreen):
     HELP_ENTER = "Open the fact full screen (escape comes back here)"
     DEFAULT_CSS = """
     ReferentScreen #replaced-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
-    ReferentScreen #replaced-pane-box { height: auto; max-height: 50%; border-top: solid $primary; }
+    ReferentScreen #replaced-pane-box {
+        height: auto; max-height: 50%; border-top: solid $primary; border-title-align: right;
+    }
     ReferentScreen #replaced-pane { height: auto; padding: 0 1; }
     """
     BINDINGS = [
@@ -34,7 +37,7 @@ class ReferentScreen(ReplacedScreen):
         Binding(
             "y",
             "accept",
-            "contradict",
+            "contra",  # as the triage keys name it: the Footer keeps `? help` at 80 columns
             id="referent.accept",
             tooltip="Record it as a contradiction from the repository (undo: ctrl+z)",
         ),
@@ -49,6 +52,7 @@ class ReferentScreen(ReplacedScreen):
             "space",
             "mark",
             "mark",
+            key_display="␣",
             id="referent.mark",
             tooltip="Mark or unmark the highlighted one and move down (as in the list)",
         ),
@@ -56,6 +60,7 @@ class ReferentScreen(ReplacedScreen):
             "Y",
             "accept_marked",
             "contradict marked",
+            show=False,  # help lists it; the Footer from 120 columns (`FOOTER_EXTRAS`)
             id="referent.accept_marked",
             tooltip="Record every marked one as a contradiction from the repository (asks first)",
         ),
@@ -63,10 +68,13 @@ class ReferentScreen(ReplacedScreen):
             "D",
             "dismiss_marked",
             "dismiss marked",
+            show=False,
             id="referent.dismiss_marked",
             tooltip="Dismiss every marked one as one action (asks first)",
         ),
+        *pane_bindings("referent"),
     ]
+    FOOTER_EXTRAS = ("referent.accept_marked", "referent.dismiss_marked")
     ROW_START = 2  # the mark: no score (every one is 1.00)
     GONE_GAP = 2
 

@@ -21,9 +21,8 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from synapse_tui.core.base.errors import SynapseError
@@ -32,9 +31,10 @@ from synapse_tui.core.review.suggest import KINDS, REFERENT, REPLACED, Suggestio
 from synapse_tui.core.review.suggest_text import changed_spans
 from synapse_tui.core.review.suggestions import Standing, dismissed_entry, of_memory
 from synapse_tui.core.review.triage import Triage, TriageError
-from synapse_tui.ui.screens.base import FactScreen
+from synapse_tui.ui.screens.base import FactScreen, PaneBox, pane_bindings
 from synapse_tui.ui.screens.nav import OpenFact
 from synapse_tui.ui.text import clean, fit
+from synapse_tui.ui.widgets.footer import KeysFooter
 from synapse_tui.ui.workers import run_store_worker, store_work
 
 CONFIRM_OVER = 1  # a bulk accept or dismiss of more than this asks first
@@ -119,7 +119,9 @@ class ReplacedScreen(FactScreen):
     HELP_ENTER = "Open the older fact full screen (escape comes back here)"
     DEFAULT_CSS = """
     ReplacedScreen #replaced-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
-    ReplacedScreen #replaced-pane-box { height: auto; max-height: 50%; border-top: solid $primary; }
+    ReplacedScreen #replaced-pane-box {
+        height: auto; max-height: 50%; border-top: solid $primary; border-title-align: right;
+    }
     ReplacedScreen #replaced-pane { height: auto; padding: 0 1; }
     ReplacedScreen #replaced-doing { height: 1; padding: 0 1; color: $text-muted; display: none; }
     """
@@ -145,6 +147,7 @@ class ReplacedScreen(FactScreen):
             "space",
             "mark",
             "mark",
+            key_display="␣",
             id="replaced.mark",
             tooltip="Mark or unmark the highlighted suggestion and move down (as in the list)",
         ),
@@ -152,6 +155,7 @@ class ReplacedScreen(FactScreen):
             "Y",
             "accept_marked",
             "accept marked",
+            show=False,  # help lists it; the Footer from 120 columns (`FOOTER_EXTRAS`)
             id="replaced.accept_marked",
             tooltip="Accept every marked suggestion (asks first)",
         ),
@@ -159,10 +163,14 @@ class ReplacedScreen(FactScreen):
             "D",
             "dismiss_marked",
             "dismiss marked",
+            show=False,
             id="replaced.dismiss_marked",
             tooltip="Dismiss every marked suggestion as one action (asks first)",
         ),
+        *pane_bindings("replaced"),
     ]
+    # the keys help lists that the Footer shows too when there is room (not at 80 columns)
+    FOOTER_EXTRAS = ("replaced.accept_marked", "replaced.dismiss_marked")
 
     def __init__(self) -> None:
         super().__init__()
@@ -178,9 +186,9 @@ class ReplacedScreen(FactScreen):
         yield Header(icon="◆")
         yield OptionList(id="replaced-list")
         yield Static(id="replaced-doing")
-        with VerticalScroll(id="replaced-pane-box"):  # long texts at 80x24: it scrolls
+        with PaneBox(id="replaced-pane-box"):  # long texts at 80x24: it scrolls (shift+↑↓)
             yield Static(id="replaced-pane")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeysFooter(extras=self.FOOTER_EXTRAS, compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.sub_title = self.app.subtitle()
@@ -410,7 +418,11 @@ class ReplacedScreen(FactScreen):
     def _show_pane(self, body: Text) -> None:
         """The pane says `body` from its top (a longer one scrolls: its scrollbar shows)."""
         self.query_one("#replaced-pane", Static).update(body)
-        self.query_one("#replaced-pane-box", VerticalScroll).scroll_home(animate=False)
+        self.query_one("#replaced-pane-box", PaneBox).scroll_home(animate=False)
+
+    def action_scroll_pane(self, how: str) -> None:
+        """shift+↑ / shift+↓: the pane a line up or down; the list keeps its cursor."""
+        getattr(self.query_one("#replaced-pane-box", PaneBox), f"scroll_{how}")(animate=False)
 
     # -- acting -------------------------------------------------------------------------
     def action_close(self) -> None:

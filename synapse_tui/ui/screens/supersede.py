@@ -34,7 +34,7 @@ from synapse_tui.core.trust.score import BANDS
 from synapse_tui.ui.screens.base import FactScreen
 from synapse_tui.ui.screens.nav import MarksChanged
 from synapse_tui.ui.search import SEARCH_DEBOUNCE, QueryInput  # the main search box's pause and `?`
-from synapse_tui.ui.text import clean
+from synapse_tui.ui.text import clean, gone_word
 from synapse_tui.ui.workers import store_work
 
 CANDIDATES = 100
@@ -161,6 +161,9 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
             out.append(f"  {BANDS[int(sc.band[i])]} {sc.trust[i]:.2f}")
             if sc.k[i]:
                 out.append(f" k={int(sc.k[i])}", style="italic")
+            word = gone_word(int(sc.flags[i]))
+            if word:  # deleted at its source: said, as the list says it
+                out.append(f"  {word}", style="bold dim")
         if why:
             out.append(f"  {why}", style="italic")
         out.append("\n    ")

@@ -31,7 +31,7 @@ from synapse_tui.ui.widgets import explain as xp
 
 REST = 0.25  # seconds the cursor rests before the pane paints provenance and history
 # what a narrow pane says under its glance: the rest is below, and how to reach it
-MORE = "↓ scroll for why and provenance, or enter"
+MORE = "⇧↓ scrolls to why and provenance, enter opens it"
 
 
 class FactDetail(VerticalScroll):

@@ -27,7 +27,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from synapse_tui.core.trust.score import BANDS, FLAG_DELETED, FLAG_EXPIRED, GUIDANCE, TIERS
-from synapse_tui.ui.text import BAND_CHIPS, age_label, clean, fit, readable
+from synapse_tui.ui.text import BAND_CHIPS, age_label, clean, fit, gone_word, readable
 
 if TYPE_CHECKING:
     from synapse_tui.core.review.memory import Memory
@@ -479,10 +479,13 @@ class FactList(ScrollView, can_focus=True):
         chip_name = BANDS[band] if lay.chip > 7 else BAND_SHORT[band]
         gutter = "●" if pos in self.marks else " "
         guidance = GUIDANCE[int(sc.guidance[pos])]
+        # a fact its source deleted (or expired) says so in words where the guidance goes:
+        # the dim alone reads as nothing on a terminal without colours, and it is triaged no more
+        said_word = gone_word(int(sc.flags[pos])) or guidance
         tier = TIERS[int(sc.tier[pos])] if lay.tier >= 7 else TIER_SHORT[int(sc.tier[pos])]
         text = self._text(row)
         chip = self.get_component_rich_style(f"fact-list--band-{band}")
-        said = row_style + style(f"fact-list--{guidance}")
+        said = row_style + (style("fact-list--deleted") if deleted else style(f"fact-list--{guidance}"))
         if selected:  # the cursor's background, the band and guidance in colours that read on it
             chip = Style(
                 color=readable(chip.bgcolor, row_style.bgcolor), bgcolor=row_style.bgcolor, bold=True
@@ -512,7 +515,7 @@ class FactList(ScrollView, can_focus=True):
         if lay.tier:
             segments.append(Segment(fit(tier, lay.tier), dim))
         if lay.guidance:
-            segments.append(Segment(fit(guidance, lay.guidance), said + gone))
+            segments.append(Segment(fit(said_word, lay.guidance), said + gone))
         return Strip(segments).adjust_cell_length(width, row_style)
 
 

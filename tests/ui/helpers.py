@@ -24,6 +24,21 @@ NOW = "2026-12-01T00:00:00Z"
 SIZE = (100, 30)
 
 
+def imported(folder: Path, name: str, *source: object) -> Path:
+    """The store `folder/name.db` made as a user makes it, by `synapse-tui import`: of
+    `source`, a list of facts (written as an interchange file first) or `--from SYSTEM DIR`
+    arguments; beside it an empty config, so the machine's own never plays a part."""
+    from tests.cli_run import run
+    from tests.helpers import write_jsonl
+
+    db = folder / f"{name}.db"
+    (folder / f"{name}.synapse.toml").write_text("")
+    if len(source) == 1 and isinstance(source[0], list):
+        source = (write_jsonl(folder / f"{name}.jsonl", source[0]),)
+    run("import", *source, "--db", db)
+    return db
+
+
 def build_store(folder: Path) -> Path:
     """memory.db with the fixture facts, its graph, and a config trusting the test key."""
     from synapse_tui.core.graph.build import update_graph

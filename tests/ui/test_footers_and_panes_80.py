@@ -12,9 +12,7 @@ from textual.containers import VerticalScroll
 
 from synapse_tui.ui.widgets.fact_detail import FactDetail
 from synapse_tui.ui.widgets.fact_list import FactList
-from tests.cli_run import run
-from tests.helpers import write_jsonl
-from tests.ui.helpers import build_store, make_app, row_of, screen_text, select, settle
+from tests.ui.helpers import build_store, imported, make_app, row_of, screen_text, select, settle
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -37,20 +35,14 @@ def _replaced(tmp_path):
             "note": "ops",
         },
     ]
-    db = tmp_path / "ops.db"
-    (tmp_path / "ops.synapse.toml").write_text("")
-    run("import", write_jsonl(tmp_path / "ops.jsonl", facts), "--db", db)
-    return db
+    return imported(tmp_path, "ops", facts)
 
 
 def _gone(tmp_path):
     from tests.core.referent_repo import NOTES, build
 
     repo = build(tmp_path / "repo", NOTES)
-    db = tmp_path / "memory.db"
-    (tmp_path / "memory.synapse.toml").write_text("")
-    run("import", "--from", "git-notes", repo / "notes", "--db", db)
-    return db
+    return imported(tmp_path, "memory", "--from", "git-notes", repo / "notes")
 
 
 def _footer(app) -> str:

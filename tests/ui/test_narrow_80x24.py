@@ -10,9 +10,7 @@ import shutil
 import pytest
 
 from synapse_tui.ui.widgets.fact_detail import FactDetail
-from tests.cli_run import run
-from tests.helpers import write_jsonl
-from tests.ui.helpers import make_app, screen_text, select, settle
+from tests.ui.helpers import imported, make_app, screen_text, select, settle
 
 LONG = "claude-code:projects/payments/memory/feedback_testing.md#"  # ids alike but for their ends
 OLDER = "the build of the payments service takes 5 minutes on the CI runners"
@@ -25,10 +23,7 @@ def _replaced(tmp_path):
         {"id": f"{LONG}00000003", "text": OLDER, "created_at": "2025-01-01T00:00:00Z", "note": "ci"},
         {"id": f"{LONG}00000004", "text": NEWER, "created_at": "2025-03-01T00:00:00Z", "note": "ci"},
     ]
-    db = tmp_path / "long.db"
-    (tmp_path / "long.synapse.toml").write_text("")
-    run("import", write_jsonl(tmp_path / "long.jsonl", facts), "--db", db)
-    return db
+    return imported(tmp_path, "long", facts)
 
 
 def _row(app, part: str) -> str:
@@ -82,9 +77,7 @@ async def test_the_replaced_pane_at_80x24_says_why_above_two_long_texts(tmp_path
             "note": "ops",
         },
     ]
-    db = tmp_path / "ops.db"
-    (tmp_path / "ops.synapse.toml").write_text("")
-    run("import", write_jsonl(tmp_path / "ops.jsonl", facts), "--db", db)
+    db = imported(tmp_path, "ops", facts)
     app = make_app(db)
     try:
         async with app.run_test(size=(80, 24)) as pilot:
@@ -109,9 +102,7 @@ async def test_a_gone_row_at_80_columns_shows_the_path_and_the_text(tmp_path):
     from tests.core.referent_repo import NOTES, build
 
     repo = build(tmp_path / "repo", NOTES)
-    db = tmp_path / "memory.db"
-    (tmp_path / "memory.synapse.toml").write_text("")
-    run("import", "--from", "git-notes", repo / "notes", "--db", db)
+    db = imported(tmp_path, "memory", "--from", "git-notes", repo / "notes")
     app = make_app(db)
     try:
         async with app.run_test(size=(80, 24)) as pilot:

@@ -14,10 +14,9 @@ import pytest
 from synapse_tui.core.review import referent, suggestions
 from synapse_tui.ui.screens.referent import ReferentScreen
 from synapse_tui.ui.screens.replaced import ReplacedScreen
-from tests.cli_run import run
 from tests.core.claude_code_files import git
 from tests.core.referent_repo import NOTES, build, write
-from tests.ui.helpers import SIZE, make_app, screen_text, settle
+from tests.ui.helpers import SIZE, imported, make_app, screen_text, settle
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -41,10 +40,7 @@ def _store(tmp_path):
     git(repo, "commit", "-qam", "rules", when="2026-04-10T12:00:00Z")
     write(repo, LATEST)
     git(repo, "commit", "-qam", "rules again", when="2026-04-20T12:00:00Z")
-    db = tmp_path / "memory.db"
-    (tmp_path / "memory.synapse.toml").write_text("")
-    run("import", "--from", "git-notes", repo / "notes", "--db", db)
-    return db
+    return imported(tmp_path, "memory", "--from", "git-notes", repo / "notes")
 
 
 def counted_builds(monkeypatch):

@@ -14,16 +14,14 @@ from synapse_tui.ui.screens.referent import ReferentScreen
 from tests.cli_run import run
 from tests.core.referent_repo import NOTES, build
 from tests.helpers import write_jsonl
-from tests.ui.helpers import SIZE, audit, make_app, record_notices, screen_text, settle
+from tests.ui.helpers import SIZE, audit, imported, make_app, record_notices, screen_text, settle
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 
 async def test_contradict_undo_and_dismiss_from_the_queue(tmp_path):
     repo = build(tmp_path / "repo", NOTES)
-    db = tmp_path / "memory.db"
-    (tmp_path / "memory.synapse.toml").write_text("")
-    run("import", "--from", "git-notes", repo / "notes", "--db", db)
+    db = imported(tmp_path, "memory", "--from", "git-notes", repo / "notes")
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -60,9 +58,7 @@ async def test_the_header_names_the_queue_shown(tmp_path):
     """B's header says which queue this is: "Gone from the repository?", not the title of
     the Replaced? queue it is built on (seen on a real Markdown memory bank)."""
     repo = build(tmp_path / "repo", NOTES)
-    db = tmp_path / "memory.db"
-    (tmp_path / "memory.synapse.toml").write_text("")
-    run("import", "--from", "git-notes", repo / "notes", "--db", db)
+    db = imported(tmp_path, "memory", "--from", "git-notes", repo / "notes")
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

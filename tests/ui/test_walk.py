@@ -9,9 +9,8 @@ import shutil
 
 import pytest
 
-from tests.cli_run import run
 from tests.core.claude_code_files import git
-from tests.ui.helpers import audit, make_app, record_notices, row_of, screen_text, select, settle
+from tests.ui.helpers import audit, imported, make_app, record_notices, row_of, screen_text, select, settle
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -41,10 +40,7 @@ def _bank(tmp_path):
         (root / name).write_text(text)
     git(root, "add", "-A")
     git(root, "commit", "-qm", "memory bank", when="2026-11-01T12:00:00Z")
-    db = tmp_path / "bank.db"
-    (tmp_path / "bank.synapse.toml").write_text("")
-    run("import", "--from", "markdown", root, "--db", db)
-    return db
+    return imported(tmp_path, "bank", "--from", "markdown", root)
 
 
 def _id_cells(text: str) -> list[str]:
@@ -113,7 +109,6 @@ async def test_a_replaced_suggestion_is_one_line_naming_the_newer_by_what_differ
     """A suggestion of the R queue is one line: the older id whole and the newer without the
     `git-notes:memory-bank/techContext.md` both share (the pane under it names both whole);
     two whole ids took 100 columns and folded every row onto the next line."""
-    from tests.helpers import write_jsonl
 
     note = "git-notes:memory-bank/techContext.md#"
     facts = [
@@ -122,9 +117,7 @@ async def test_a_replaced_suggestion_is_one_line_naming_the_newer_by_what_differ
     ]
     for fact, when in zip(facts, ("2026-01-01T00:00:00Z", "2026-03-05T00:00:00Z"), strict=True):
         fact["created_at"] = when
-    db = tmp_path / "bank.db"
-    (tmp_path / "bank.synapse.toml").write_text("")
-    run("import", write_jsonl(tmp_path / "bank.jsonl", facts), "--db", db)
+    db = imported(tmp_path, "bank", facts)
     app = make_app(db)
     try:
         async with app.run_test(size=(120, 30)) as pilot:
@@ -156,16 +149,12 @@ async def test_the_count_title_stands_over_its_numbers(app):
 
 def _many(tmp_path, n: int):
     """A store of `n` facts from interchange JSON Lines: its path."""
-    from tests.helpers import write_jsonl
 
     facts = [
         {"id": f"f{i:05d}", "text": f"fact number {i}", "created_at": "2026-01-01T00:00:00Z"}
         for i in range(n)
     ]
-    db = tmp_path / "many.db"
-    (tmp_path / "many.synapse.toml").write_text("")
-    run("import", write_jsonl(tmp_path / "many.jsonl", facts), "--db", db)
-    return db
+    return imported(tmp_path, "many", facts)
 
 
 async def test_a_bulk_asks_with_its_counts_as_every_count_reads(tmp_path):
@@ -222,7 +211,6 @@ async def test_enter_in_the_replaced_queue_opens_the_older_fact_as_help_says(tmp
     full screen, help says so, and escape comes back to the queue."""
     from synapse_tui.ui.screens.detail import DetailScreen
     from synapse_tui.ui.screens.replaced import ReplacedScreen
-    from tests.helpers import write_jsonl
 
     facts = [
         {"id": "a1", "text": "deploys run on Fridays", "created_at": "2026-01-01T00:00:00Z", "note": "ops"},
@@ -233,9 +221,7 @@ async def test_enter_in_the_replaced_queue_opens_the_older_fact_as_help_says(tmp
             "note": "ops",
         },
     ]
-    db = tmp_path / "ops.db"
-    (tmp_path / "ops.synapse.toml").write_text("")
-    run("import", write_jsonl(tmp_path / "ops.jsonl", facts), "--db", db)
+    db = imported(tmp_path, "ops", facts)
     app = make_app(db)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
@@ -400,9 +386,7 @@ async def test_neighbours_copied_into_two_files_name_their_files(tmp_path):
         (root / name).write_text(text)
     git(root, "add", "-A")
     git(root, "commit", "-qm", "copies", when="2026-11-01T12:00:00Z")
-    db = tmp_path / "copies.db"
-    (tmp_path / "copies.synapse.toml").write_text("")
-    run("import", "--from", "markdown", root, "--db", db)
+    db = imported(tmp_path, "copies", "--from", "markdown", root)
     app = make_app(db)
     try:
         async with app.run_test(size=(150, 40)) as pilot:

@@ -54,3 +54,30 @@ async def test_undo_of_a_dismiss_brings_the_cursor_back_to_it(tmp_path):
         assert [e["action"] for e in audit(db)][-1] == "supersede"
         assert db_row(db, second.other)["supersedes"] == second.fact
         assert db_row(db, first.other)["supersedes"] is None
+
+
+async def test_help_says_when_the_bulk_keys_ask(tmp_path):
+    """Help said `D  Dismiss every marked suggestion as one action (asks first)`; with one
+    marked it dismisses at once (a bulk asks from two): help says when it asks."""
+    from synapse_tui.ui.screens.help import binding_rows
+
+    src = write_jsonl(tmp_path / "f.jsonl", FACTS)
+    db = tmp_path / "memory.db"
+    (tmp_path / "memory.synapse.toml").write_text("")
+    with Store.open(db, create=True) as store:
+        import_facts(store, parse_file(src), str(src))
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        rows = dict(binding_rows(app.screen))
+        assert "more than one" in rows["D"] and "more than one" in rows["Y"], rows
+        await pilot.press("space", "D")
+        await settle(pilot)
+        assert isinstance(app.screen, ReplacedScreen)  # no question for one
+        assert [e["action"] for e in audit(db)] == ["dismiss"]
+        await pilot.press("B")
+        await settle(pilot)
+        rows = dict(binding_rows(app.screen))
+        assert "more than one" in rows["D"] and "more than one" in rows["Y"], rows

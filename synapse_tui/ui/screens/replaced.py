@@ -157,7 +157,7 @@ class ReplacedScreen(FactScreen):
             "accept marked",
             show=False,  # help lists it; the Footer from 120 columns (`FOOTER_EXTRAS`)
             id="replaced.accept_marked",
-            tooltip="Accept every marked suggestion (asks first)",
+            tooltip="Accept every marked suggestion (asks first when more than one is marked)",
         ),
         Binding(
             "D",
@@ -165,7 +165,7 @@ class ReplacedScreen(FactScreen):
             "dismiss marked",
             show=False,
             id="replaced.dismiss_marked",
-            tooltip="Dismiss every marked suggestion as one action (asks first)",
+            tooltip="Dismiss every marked suggestion as one action (asks first when more than one)",
         ),
         *pane_bindings("replaced"),
     ]

@@ -62,7 +62,7 @@ class ReferentScreen(ReplacedScreen):
             "contradict marked",
             show=False,  # help lists it; the Footer from 120 columns (`FOOTER_EXTRAS`)
             id="referent.accept_marked",
-            tooltip="Record every marked one as a contradiction from the repository (asks first)",
+            tooltip="Record every marked one as a contradiction from the repository (asks first when more than one)",
         ),
         Binding(
             "D",
@@ -70,7 +70,7 @@ class ReferentScreen(ReplacedScreen):
             "dismiss marked",
             show=False,
             id="referent.dismiss_marked",
-            tooltip="Dismiss every marked one as one action (asks first)",
+            tooltip="Dismiss every marked one as one action (asks first when more than one)",
         ),
         *pane_bindings("referent"),
     ]

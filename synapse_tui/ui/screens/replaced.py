@@ -31,7 +31,7 @@ from synapse_tui.core.review.suggest import KINDS, REFERENT, REPLACED, Suggestio
 from synapse_tui.core.review.suggest_text import changed_spans
 from synapse_tui.core.review.suggestions import Standing, dismissed_entry, of_memory
 from synapse_tui.core.review.triage import Triage, TriageError
-from synapse_tui.ui.screens.base import FactScreen, PaneBox, pane_bindings
+from synapse_tui.ui.screens.base import FactScreen, MemoryChange, PaneBox, pane_bindings
 from synapse_tui.ui.screens.nav import OpenFact
 from synapse_tui.ui.text import clean, fit
 from synapse_tui.ui.widgets.footer import KeysFooter
@@ -157,7 +157,7 @@ class ReplacedScreen(FactScreen):
             "accept marked",
             show=False,  # help lists it; the Footer from 120 columns (`FOOTER_EXTRAS`)
             id="replaced.accept_marked",
-            tooltip="Accept every marked suggestion (asks first)",
+            tooltip="Accept every marked suggestion (asks first when more than one is marked)",
         ),
         Binding(
             "D",
@@ -165,7 +165,7 @@ class ReplacedScreen(FactScreen):
             "dismiss marked",
             show=False,
             id="replaced.dismiss_marked",
-            tooltip="Dismiss every marked suggestion as one action (asks first)",
+            tooltip="Dismiss every marked suggestion as one action (asks first when more than one)",
         ),
         *pane_bindings("replaced"),
     ]
@@ -181,6 +181,7 @@ class ReplacedScreen(FactScreen):
         self.doing = ""  # what the finder is doing while the queue waits for it
         self.failure: str | None = None  # why the queue could not be read (the store failed)
         self._shape = RowShape(None)  # the rows' columns (`_measure`)
+        self.follow: str | None = None  # the fact an undo or redo brought back: the cursor goes to it
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -251,13 +252,18 @@ class ReplacedScreen(FactScreen):
         keep = self.current()
         before = self.found
         self.found, self.texts, self.failure = message.found, message.texts, None
+        back = next((s for s in self.found if s.fact == self.follow), None) if self.follow else None
+        if back is not None or not message.partial:
+            self.follow = None
+        keep = back or keep
         self.loaded = self.loaded or not message.partial
         self.marked &= {s.key for s in self.found}
         options = self.query_one(OptionList)
         shape = self._shape
         self._measure()
         if (
-            before
+            back is None
+            and before
             and message.found[: len(before)] == before
             and options.option_count == len(before)
             and self._shape == shape
@@ -269,6 +275,13 @@ class ReplacedScreen(FactScreen):
             self._pane()
             return
         self._paint(keep.key if keep else None)
+
+    def memory_changed(self, change: MemoryChange) -> None:
+        """A triage's change names the fact the cursor follows (the one an undo brought
+        back): the queue, found again, highlights its suggestion, as the list does."""
+        if change.reason == "triage" and change.follow is not None:
+            self.follow = change.follow
+        super().memory_changed(change)
 
     def refresh_view(self) -> None:
         self.load()

@@ -139,9 +139,9 @@ def _replay(
         blobs = [blob for _, blob in history.get(path, [])]
         if bad or tree.not_utf8.intersection(b for b in blobs if b is not None):
             left_out.append(f"{shown_name(_rel(path, inside))}: {NOT_UTF8}")
-        if states and states[-1][2] is not None and not states[-1][2].strip():
-            empty.append(shown_name(_rel(path, inside)))  # as it stands: 0 bytes, or blank
-        mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
+        gives = mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
+        if states and states[-1][2] is not None and not gives:
+            empty.append(shown_name(_rel(path, inside)))  # as it stands: no fact in it
         report(n, len(paths))
     if empty:
         left_out.append(holding_nothing(empty, len(paths)))
@@ -198,10 +198,11 @@ def _add_work_tree(states: list[_State], file: Path, here: set[Path], changed: b
 
 
 def holding_nothing(names: list[str], files: int) -> str:
-    """The `left out` line naming the files read that gave no fact (empty, or headings
-    only), the first ten of them."""
+    """The `left out` line naming the files read that gave no fact (empty, headings only,
+    or only what is not read: a page of tables), the first ten of them."""
     shown = ", ".join(sorted(names)[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-    return f"{len(names)} of {files} files hold nothing read as a fact (empty, or headings only): {shown}"
+    why = "empty, headings only, or only tables, code and other lines not read"
+    return f"{len(names)} of {files} files hold nothing read as a fact ({why}): {shown}"
 
 
 # what `left out` says of a note git or the work tree holds in bytes that are not UTF-8

@@ -528,9 +528,10 @@ def replay(
     whole: bool = False,
     keep: Callable[[Block], bool] | None = None,
     places: Places | None = None,
-) -> None:
+) -> bool:
     """Walk one note's states (commit, instant, text; None text: the note is absent or not a
-    text, such as a link), oldest first, adding its versions and deletions to `into`.
+    text, such as a link), oldest first, adding its versions and deletions to `into`; whether
+    the note as it stands gives a fact.
     `whole`: the note's body is one record (a topic file), not one per block;
     `keep`: which blocks are read (all when None; claude-code reads only the bullets of
     auto memory, and no index pointer); `places`: git's own hunks, where known."""
@@ -571,6 +572,7 @@ def replay(
         where = {id(v): where[id(v)] for v in alive}
     for k, n in junk_now.items():  # what the note skips as it stands now
         into.skipped[k] = into.skipped.get(k, 0) + n
+    return bool(alive)
 
 
 def _state_blocks(

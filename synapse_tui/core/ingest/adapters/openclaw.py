@@ -75,6 +75,9 @@ CLAIM_ID, SUPERSEDES, SUPERSEDED_BY = (
 STATUS, EVIDENCE, ENTRIES = (own_key(SYSTEM, k) for k in ("status", "evidence", "evidence_entries"))
 # what a claim's own evidence amounts to, as the store records it: a sync compares these
 COUNTED = (STATUS, EVIDENCE, ENTRIES, INVALIDATED_AT)
+# the provenance the wiki owns, refreshed by a sync when it changes (a confidence alone
+# changes no count: its new value is recorded, nothing of the fact's triage moves)
+OWNED = (*COUNTED, own_key(SYSTEM, "confidence"))
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -190,16 +193,16 @@ def _changed_claims(snap: Snapshot, known: list[KnownFact]) -> list[Evidence]:
         now = f.provenance or {}
         if k is None or not str(now.get("x-source-id", "")).startswith("wiki/"):
             continue
-        if all(k.provenance.get(key) == now.get(key) for key in COUNTED):
+        if all(k.provenance.get(key) == now.get(key) for key in OWNED):
             continue
         (r0, s0), (r1, s1) = _counted(k.provenance), _counted(now)
         out.append(
             Evidence(
                 f.id,
                 r1 - r0,
-                list(f.reinforced_at or []) if r1 > r0 else [],
-                {key: now.get(key) for key in COUNTED},
-                {key: k.provenance.get(key) for key in COUNTED},
+                list(f.reinforced_at or []) if r1 != r0 else [],
+                {key: now.get(key) for key in OWNED},
+                {key: k.provenance.get(key) for key in OWNED},
                 contradictions=s1 - s0,
                 every_time=True,
             )

@@ -163,7 +163,9 @@ def _add_evidence(
         triage.add_counts_in(
             "contradict", {e.id: (0, e.contradictions) for e in evidence if e.contradictions > 0}
         ),
-        triage.add_counts_in(RETRACT, _own_share(store, actor, evidence)),
+        triage.add_counts_in(
+            RETRACT, _own_share(store, actor, evidence), _withdrawn_times(store, actor, evidence)
+        ),
     ]
     return len({c.fact_id for o in outcomes if o is not None for c in o.changes})
 
@@ -178,6 +180,47 @@ def _new_times(store: Store, fid: str, times: list[str]) -> list[str]:
             held.remove(t)
         else:
             out.append(t)
+    return out
+
+
+def _withdrawn_times(store: Store, actor: str, evidence: list[Evidence]) -> dict[str, list[str]]:
+    """The reinforcement times each fact loses with the evidence entries its source withdrew
+    (SPEC 2.2 and 9: freshness from evidence the source no longer records is not kept): of a
+    source listing every time it holds (`every_time`) with fewer entries than before, the
+    times the fact holds that the source no longer lists, newest first, at most one per entry
+    withdrawn, never a time another actor's live action added (a person's corroboration)."""
+    out = {}
+    undone: set[int] | None = None
+    for e in evidence:
+        if not e.every_time or e.corroborations >= 0:
+            continue
+        held = list((store.review.fields(e.id) or {}).get("reinforced_at") or [])
+        if not held:
+            continue
+        if undone is None:
+            undone = store.audit.undone_batches()
+        theirs = []  # times other actors' live actions added
+        for h in store.audit.history(e.id):
+            if h.actor == actor or h.batch in undone or h.undoes is not None:
+                continue
+            was, now = list((h.before or {}).get("reinforced_at") or []), (h.after or {}).get("reinforced_at")
+            for t in now or []:
+                if t in was:
+                    was.remove(t)
+                else:
+                    theirs.append(t)
+        listed = list(e.reinforced_at)
+        gone = []
+        for t in held:
+            if t in theirs:
+                theirs.remove(t)
+            elif t in listed:
+                listed.remove(t)
+            else:
+                gone.append(t)
+        gone = sorted(gone, reverse=True)[: -e.corroborations]
+        if gone:
+            out[e.id] = gone
     return out
 
 

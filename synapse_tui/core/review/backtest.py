@@ -159,9 +159,9 @@ def backtest(memory: Memory, at: float, horizon_days: float) -> Backtest:
     index = memory.index
     hits = [(index[f], t) for f, t in memory.store.audit.live_entries("supersede", at, end) if f in index]
     _first(first[0], [i for i, _ in hits], [t for _, t in hits])
-    pos, when, back = _contradictions(memory, at, end)
+    said, said_at, back = _contradictions(memory, at, end)
     kept = back > end
-    _first(first[2], pos[kept].tolist(), when[kept].tolist())
+    _first(first[2], said[kept].tolist(), said_at[kept].tolist())
     # deleted: its source deleted it in the window (a sync records the instant)
     when = [(pos, t) for pos, t in memory.store.review.deleted_at() if pos < n]
     inside = [(pos, t) for pos, t in when if at < t <= end]

@@ -33,7 +33,9 @@ Page bodies are the plugin's compiled output, not claims: they are not read.
 At a sync, a claim already in the store whose text is unchanged but whose status or
 evidence entries changed gives `Evidence`: the change in r and s its own evidence counts
 (`x-openclaw-evidence-entries` records how many entries were counted), which the sync adds
-on top of triage or takes back, audited (core/ingest/adapters/sync.py). In a vault kept in
+on top of triage or takes back, audited (core/ingest/adapters/sync.py), with every entry
+time it lists (an entry removed: its reinforcement goes in the `retract`); a confidence
+changed alone only refreshes `x-openclaw-confidence`. In a vault kept in
 git, a claim is read as its page stands in the work tree, not as the commit that first
 wrote its text. A claim the plugin would read otherwise (see `_readable_claims`) is named
 in `left out`, never refusing the folder.

@@ -10,8 +10,9 @@ The one change a sync makes to a fact already here is what changed in the source
 evidence (`Snapshot.evidence`: an edge Graphiti re-asserted in new episodes; an OpenClaw
 claim's new status or evidence entries): added on top of the fact's triage, in that same
 transaction, as actions by the actor `source:<system>` (`corroborate` for corroborations and
-reinforcement times, `contradict` for contradictions, `retract` for what the source withdrew,
-never more than its own share: the fact's counts less every live change by anyone else),
+reinforcement times, `contradict` for contradictions, `retract` for what the source withdrew
+(counts and the reinforcement times of entries it no longer lists), never more than its own
+share: the fact's counts and times less every live change by anyone else),
 audited like a person's action (with score_before) so each shows in the fact's history and
 `undo` takes it back. The source's record of what it has counted (its provenance) is not
 part of those actions: an undone change stays undone at the next sync.

@@ -70,3 +70,21 @@ def test_an_undone_retraction_leaves_the_contradiction(tmp_path, new_store, monk
         memory = Memory(store, Config(), parse_time("2026-05-15T00:00:00Z"))
         out = backtest(memory, parse_time("2026-04-05T00:00:00Z"), 30).counts()
     assert out["contradicted"] == 1
+
+
+def test_a_withdrawn_entry_takes_its_time_in_the_retract_and_undo_gives_it_back(
+    tmp_path, new_store, monkeypatch
+):
+    vault = _vault(tmp_path)
+    two = (UPDATED, "2026-04-05T09:00:00.000Z")
+    with Store.open(new_store("times"), create=True) as store:
+        _sync_at(monkeypatch, store, vault, "2026-04-06T00:00:00Z", page("supported", entries=two))
+        assert store.review.fields(FACT)["reinforced_at"] == ["2026-04-05T09:00:00Z"]
+        _sync_at(monkeypatch, store, vault, "2026-04-08T00:00:00Z", page("supported", 0.4))
+        fields = store.review.fields(FACT)
+        assert (fields["reinforced_at"], fields["corroborations"]) == (None, 0)  # before: the time stayed
+        assert store.imports.provenance(FACT)["x-openclaw-confidence"] == 0.4
+        (entry,) = [e for e in store.audit.history(FACT) if e.action == "retract"]
+        assert entry.actor == "source:openclaw" and entry.after["reinforced_at"] is None
+        Triage(store, Clock(parse_time("2026-04-09T00:00:00Z")), "user:ada").undo()
+        assert store.review.fields(FACT)["reinforced_at"] == ["2026-04-05T09:00:00Z"]

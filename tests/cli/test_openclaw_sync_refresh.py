@@ -85,3 +85,17 @@ def test_a_withdrawn_entry_takes_its_reinforcement_with_it_and_undo_gives_it_bac
     assert shown(db, REGION)["reinforced_at"] == ["2026-04-05T09:00:00Z", mine]
     run("sync", db)
     assert shown(db, REGION)["reinforced_at"] == ["2026-04-05T09:00:00Z", mine]  # undone stays undone
+
+
+def test_a_time_an_undo_gave_back_stays_when_another_entry_goes(tmp_path):
+    db = tmp_path / "m.db"
+    three = [*TWO, ("source.review", "2026-04-06T09:00:00.000Z")]
+    folder = vault(tmp_path, page(region("supported", three)))
+    run("import", "--from", "openclaw", folder, "--db", db)
+    vault(tmp_path, page(region("supported", [ONE[0], three[2]])))  # the ops-chat entry goes
+    run("sync", db)
+    assert shown(db, REGION)["reinforced_at"] == ["2026-04-06T09:00:00Z"]
+    run("undo", db)  # a person keeps that freshness
+    vault(tmp_path, page(region("supported", ONE)))  # then the review entry goes too
+    run("sync", db)
+    assert shown(db, REGION)["reinforced_at"] == ["2026-04-05T09:00:00Z"]

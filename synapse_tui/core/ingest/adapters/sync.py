@@ -157,7 +157,8 @@ def _add_evidence(
             _new_times(store, e.id, e.reinforced_at) if e.every_time else e.reinforced_at,
         )
         for e in evidence
-        if e.corroborations > 0 or e.reinforced_at
+        # every time a source lists, with no entry added: for `_withdrawn_times` alone
+        if e.corroborations > 0 or (e.reinforced_at and not e.every_time)
     }
     outcomes = [
         triage.add_evidence_in(added),
@@ -189,7 +190,8 @@ def _withdrawn_times(store: Store, actor: str, evidence: list[Evidence]) -> dict
     (SPEC 2.2 and 9: freshness from evidence the source no longer records is not kept): of a
     source listing every time it holds (`every_time`) with fewer entries than before, the
     times the fact holds that the source no longer lists, newest first, at most one per entry
-    withdrawn, never a time another actor's live action added (a person's corroboration)."""
+    withdrawn, never a time another actor's live action added (a person's corroboration) or
+    an undo of the source's retract gave back (undone stays undone)."""
     out = {}
     undone: set[int] | None = None
     for e in evidence:
@@ -200,9 +202,12 @@ def _withdrawn_times(store: Store, actor: str, evidence: list[Evidence]) -> dict
             continue
         if undone is None:
             undone = store.audit.undone_batches()
-        theirs = []  # times other actors' live actions added
+        theirs = []  # times other actors' live actions added, or gave back by an undo standing
         for h in store.audit.history(e.id):
-            if h.actor == actor or h.batch in undone or h.undoes is not None:
+            if h.undoes is not None:
+                if h.action != "undo" or h.undoes not in undone:
+                    continue
+            elif h.actor == actor or h.batch in undone:
                 continue
             was, now = list((h.before or {}).get("reinforced_at") or []), (h.after or {}).get("reinforced_at")
             for t in now or []:

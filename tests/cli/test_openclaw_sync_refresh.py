@@ -92,10 +92,10 @@ def test_a_time_an_undo_gave_back_stays_when_another_entry_goes(tmp_path):
     three = [*TWO, ("source.review", "2026-04-06T09:00:00.000Z")]
     folder = vault(tmp_path, page(region("supported", three)))
     run("import", "--from", "openclaw", folder, "--db", db)
-    vault(tmp_path, page(region("supported", [ONE[0], three[2]])))  # the ops-chat entry goes
-    run("sync", db)
-    assert shown(db, REGION)["reinforced_at"] == ["2026-04-06T09:00:00Z"]
-    run("undo", db)  # a person keeps that freshness
-    vault(tmp_path, page(region("supported", ONE)))  # then the review entry goes too
+    vault(tmp_path, page(region("supported", TWO)))  # the review entry goes
     run("sync", db)
     assert shown(db, REGION)["reinforced_at"] == ["2026-04-05T09:00:00Z"]
+    run("undo", db)  # a person keeps that freshness
+    vault(tmp_path, page(region("supported", ONE)))  # then the ops-chat entry goes too
+    run("sync", db)
+    assert shown(db, REGION)["reinforced_at"] == ["2026-04-06T09:00:00Z"]

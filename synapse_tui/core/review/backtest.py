@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from synapse_tui.core.base.clock import format_time
+from synapse_tui.core.base.clock import format_time, parse_time
 from synapse_tui.core.review.asof import memory_as_of
 from synapse_tui.core.review.memory import Memory
+from synapse_tui.core.review.triage import RETRACT
 from synapse_tui.core.trust import reliability as rel
 from synapse_tui.core.trust.history_fit import MIN_LIVE  # the first instant has this many live facts
 from synapse_tui.core.trust.score import DAY
@@ -57,7 +58,7 @@ def _first(times: np.ndarray, positions: list[int], when: list[float]) -> None:
         np.minimum.at(times, np.asarray(positions, dtype=np.int64), np.asarray(when))
 
 
-def _events(memory: Memory, after: float, until: float) -> list[tuple[np.ndarray, np.ndarray]]:
+def _events(memory: Memory, after: float, until: float) -> list[tuple[np.ndarray, ...]]:
     """What ended facts in (after, until], per outcome (replaced, deleted, contradicted):
     (positions, instants). Read once for a whole history: every instant then filters."""
     a = memory.arrays
@@ -65,30 +66,64 @@ def _events(memory: Memory, after: float, until: float) -> list[tuple[np.ndarray
     n = len(memory)
     made = np.flatnonzero((a.created > after) & (a.created <= until) & (a.supersedes >= 0))
     rep_pos, rep_at = [a.supersedes[made]], [a.created[made]]
-    out: list[tuple[np.ndarray, np.ndarray]] = []
-    audit = {}
-    for action in ("supersede", "contradict"):
-        hits = [(index[f], t) for f, t in memory.store.audit.live_entries(action, after, until) if f in index]
-        audit[action] = (
-            np.array([i for i, _ in hits], dtype=np.int64),
-            np.array([t for _, t in hits], dtype=np.float64),
-        )
-    rep_pos.append(audit["supersede"][0])
-    rep_at.append(audit["supersede"][1])
+    out: list[tuple[np.ndarray, ...]] = []
+    hits = [
+        (index[f], t) for f, t in memory.store.audit.live_entries("supersede", after, until) if f in index
+    ]
+    rep_pos.append(np.array([i for i, _ in hits], dtype=np.int64))
+    rep_at.append(np.array([t for _, t in hits], dtype=np.float64))
     out.append((np.concatenate(rep_pos).astype(np.int64), np.concatenate(rep_at).astype(np.float64)))
     gone = [(pos, t) for pos, t in memory.store.review.deleted_at() if pos < n and after < t <= until]
     out.append(
         (np.array([p for p, _ in gone], dtype=np.int64), np.array([t for _, t in gone], dtype=np.float64))
     )
-    out.append(audit["contradict"])
+    out.append(_contradictions(memory, after, until))
     return out
+
+
+def _contradictions(memory: Memory, after: float, until: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The live contradict entries in (after, until] (SPEC 11.4's `contradicted`): positions,
+    instants, and when the same actor took each back by a live `retract` (a source whose
+    claim is no longer contested, core/ingest/adapters/sync.py; inf when never): a
+    contradiction taken back within a window is not the fact contradicted in it."""
+    audit = memory.store.audit
+    index = memory.index
+    hits = [(f, t) for f, t in audit.live_entries("contradict", after, until) if f in index]
+    retracted = {f for f, _ in audit.live_entries(RETRACT, after, until)} & {f for f, _ in hits}
+    rows = [(index[f], t, math.inf) for f, t in hits if f not in retracted]
+    undone = audit.undone_batches() if retracted else set()
+    for fid in sorted(retracted):
+        open_: dict[str, list[list[float]]] = {}  # actor -> its contradictions not taken back
+        taken: list[list[float]] = []
+        for e in audit.history(fid):
+            if e.undoes is not None or e.batch in undone or e.action not in ("contradict", RETRACT):
+                continue
+            before, now = (e.before or {}).get("contradictions"), (e.after or {}).get("contradictions")
+            if not isinstance(before, int) or not isinstance(now, int):
+                continue
+            at = parse_time(e.at)
+            stack = open_.setdefault(e.actor, [])
+            if now > before:
+                for _ in range(now - before):
+                    stack.append([at, math.inf])
+                    taken.append(stack[-1])
+            for _ in range(min(before - now, len(stack))):
+                stack.pop()[1] = at  # the newest first
+        rows += [(index[fid], t, back) for t, back in taken if after < t <= until]
+    return (
+        np.array([p for p, _, _ in rows], dtype=np.int64),
+        np.array([t for _, t, _ in rows], dtype=np.float64),
+        np.array([b for _, _, b in rows], dtype=np.float64),
+    )
 
 
 def _outcomes(events, n: int, positions: np.ndarray, at: float, end: float) -> np.ndarray:
     """Index into OUTCOMES of each of `positions`: the first event in (at, end], else survived."""
     first = np.full((3, n), np.inf)
-    for row, (pos, when) in enumerate(events):
+    for row, (pos, when, *back) in enumerate(events):
         inside = (when > at) & (when <= end)
+        if back:  # a contradiction taken back within the window does not count
+            inside &= back[0] > end
         if inside.any():
             np.minimum.at(first[row], pos[inside], when[inside])
     times = first[:, positions]
@@ -122,9 +157,11 @@ def backtest(memory: Memory, at: float, horizon_days: float) -> Backtest:
     made = np.flatnonzero((a.created > at) & (a.created <= end) & (a.supersedes >= 0))
     _first(first[0], a.supersedes[made].tolist(), a.created[made].tolist())
     index = memory.index
-    for row, action in ((0, "supersede"), (2, "contradict")):
-        hits = [(index[f], t) for f, t in memory.store.audit.live_entries(action, at, end) if f in index]
-        _first(first[row], [i for i, _ in hits], [t for _, t in hits])
+    hits = [(index[f], t) for f, t in memory.store.audit.live_entries("supersede", at, end) if f in index]
+    _first(first[0], [i for i, _ in hits], [t for _, t in hits])
+    said, said_at, back = _contradictions(memory, at, end)
+    kept = back > end
+    _first(first[2], said[kept].tolist(), said_at[kept].tolist())
     # deleted: its source deleted it in the window (a sync records the instant)
     when = [(pos, t) for pos, t in memory.store.review.deleted_at() if pos < n]
     inside = [(pos, t) for pos, t in when if at < t <= end]

@@ -280,18 +280,35 @@ class Triage:
         batch, scores = self._land(action, changes, now)
         return Outcome(action, batch, tuple(changes), scores)
 
-    def add_counts_in(self, action: str, counts: dict[str, tuple[int, int]]) -> Outcome | None:
+    def add_counts_in(
+        self,
+        action: str,
+        counts: dict[str, tuple[int, int]],
+        times_out: dict[str, list[str]] | None = None,
+    ) -> Outcome | None:
         """Corroborations and contradictions a source added (`contradict`) or withdrew
         (`retract`) for facts already in the store, `{id: (r added, s added)}` (below 0:
-        taken back; the caller bounds that by the source's own share), as one action by this
-        actor inside the caller's transaction, audited and undoable. None: nothing changes."""
+        taken back; the caller bounds that by the source's own share), and `times_out`, the
+        reinforcement times it withdrew (`{id: times}`, one for one, of a fact holding its
+        times as a list), as one action by this actor inside the caller's transaction,
+        audited and undoable. None: nothing changes."""
         changes = []
-        for fid, (r, s) in counts.items():
+        times_out = times_out or {}
+        for fid in dict.fromkeys([*counts, *times_out]):
+            r, s = counts.get(fid, (0, 0))
             fact = self.store.review.fields(fid)
             if fact is None:
                 raise no_such_fact(self.store, fid)
             before = {k: fact[k] for k, d in (("corroborations", r), ("contradictions", s)) if d}
-            after = {k: max(v + (r if k == "corroborations" else s), 0) for k, v in before.items()}
+            after: dict[str, Any] = {
+                k: max(v + (r if k == "corroborations" else s), 0) for k, v in before.items()
+            }
+            held = list(fact["reinforced_at"] or [])
+            for t in times_out.get(fid, []):
+                if t in held:
+                    held.remove(t)
+            if times_out.get(fid) and held != list(fact["reinforced_at"] or []):
+                before["reinforced_at"], after["reinforced_at"] = fact["reinforced_at"], held or None
             if before != after:
                 changes.append(Change(fid, before, after))
         if not changes:

@@ -33,7 +33,9 @@ Page bodies are the plugin's compiled output, not claims: they are not read.
 At a sync, a claim already in the store whose text is unchanged but whose status or
 evidence entries changed gives `Evidence`: the change in r and s its own evidence counts
 (`x-openclaw-evidence-entries` records how many entries were counted), which the sync adds
-on top of triage or takes back, audited (core/ingest/adapters/sync.py). In a vault kept in
+on top of triage or takes back, audited (core/ingest/adapters/sync.py), with every entry
+time it lists (an entry removed: its reinforcement goes in the `retract`); a confidence
+changed alone only refreshes `x-openclaw-confidence`. In a vault kept in
 git, a claim is read as its page stands in the work tree, not as the commit that first
 wrote its text. A claim the plugin would read otherwise (see `_readable_claims`) is named
 in `left out`, never refusing the folder.
@@ -75,6 +77,9 @@ CLAIM_ID, SUPERSEDES, SUPERSEDED_BY = (
 STATUS, EVIDENCE, ENTRIES = (own_key(SYSTEM, k) for k in ("status", "evidence", "evidence_entries"))
 # what a claim's own evidence amounts to, as the store records it: a sync compares these
 COUNTED = (STATUS, EVIDENCE, ENTRIES, INVALIDATED_AT)
+# the provenance the wiki owns, refreshed by a sync when it changes (a confidence alone
+# changes no count: its new value is recorded, nothing of the fact's triage moves)
+OWNED = (*COUNTED, own_key(SYSTEM, "confidence"))
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -190,16 +195,16 @@ def _changed_claims(snap: Snapshot, known: list[KnownFact]) -> list[Evidence]:
         now = f.provenance or {}
         if k is None or not str(now.get("x-source-id", "")).startswith("wiki/"):
             continue
-        if all(k.provenance.get(key) == now.get(key) for key in COUNTED):
+        if all(k.provenance.get(key) == now.get(key) for key in OWNED):
             continue
         (r0, s0), (r1, s1) = _counted(k.provenance), _counted(now)
         out.append(
             Evidence(
                 f.id,
                 r1 - r0,
-                list(f.reinforced_at or []) if r1 > r0 else [],
-                {key: now.get(key) for key in COUNTED},
-                {key: k.provenance.get(key) for key in COUNTED},
+                list(f.reinforced_at or []) if r1 != r0 else [],
+                {key: now.get(key) for key in OWNED},
+                {key: k.provenance.get(key) for key in OWNED},
                 contradictions=s1 - s0,
                 every_time=True,
             )

@@ -10,8 +10,9 @@ The one change a sync makes to a fact already here is what changed in the source
 evidence (`Snapshot.evidence`: an edge Graphiti re-asserted in new episodes; an OpenClaw
 claim's new status or evidence entries): added on top of the fact's triage, in that same
 transaction, as actions by the actor `source:<system>` (`corroborate` for corroborations and
-reinforcement times, `contradict` for contradictions, `retract` for what the source withdrew,
-never more than its own share: the fact's counts less every live change by anyone else),
+reinforcement times, `contradict` for contradictions, `retract` for what the source withdrew
+(counts and the reinforcement times of entries it no longer lists), never more than its own
+share: the fact's counts and times less every live change by anyone else),
 audited like a person's action (with score_before) so each shows in the fact's history and
 `undo` takes it back. The source's record of what it has counted (its provenance) is not
 part of those actions: an undone change stays undone at the next sync.
@@ -156,14 +157,17 @@ def _add_evidence(
             _new_times(store, e.id, e.reinforced_at) if e.every_time else e.reinforced_at,
         )
         for e in evidence
-        if e.corroborations > 0 or e.reinforced_at
+        # every time a source lists, with no entry added: for `_withdrawn_times` alone
+        if e.corroborations > 0 or (e.reinforced_at and not e.every_time)
     }
     outcomes = [
         triage.add_evidence_in(added),
         triage.add_counts_in(
             "contradict", {e.id: (0, e.contradictions) for e in evidence if e.contradictions > 0}
         ),
-        triage.add_counts_in(RETRACT, _own_share(store, actor, evidence)),
+        triage.add_counts_in(
+            RETRACT, _own_share(store, actor, evidence), _withdrawn_times(store, actor, evidence)
+        ),
     ]
     return len({c.fact_id for o in outcomes if o is not None for c in o.changes})
 
@@ -178,6 +182,51 @@ def _new_times(store: Store, fid: str, times: list[str]) -> list[str]:
             held.remove(t)
         else:
             out.append(t)
+    return out
+
+
+def _withdrawn_times(store: Store, actor: str, evidence: list[Evidence]) -> dict[str, list[str]]:
+    """The reinforcement times each fact loses with the evidence entries its source withdrew
+    (SPEC 2.2 and 9: freshness from evidence the source no longer records is not kept): of a
+    source listing every time it holds (`every_time`) with fewer entries than before, the
+    times the fact holds that the source no longer lists, newest first, at most one per entry
+    withdrawn, never a time another actor's live action added (a person's corroboration) or
+    an undo of the source's retract gave back (undone stays undone)."""
+    out = {}
+    undone: set[int] | None = None
+    for e in evidence:
+        if not e.every_time or e.corroborations >= 0:
+            continue
+        held = list((store.review.fields(e.id) or {}).get("reinforced_at") or [])
+        if not held:
+            continue
+        if undone is None:
+            undone = store.audit.undone_batches()
+        theirs = []  # times other actors' live actions added, or gave back by an undo standing
+        for h in store.audit.history(e.id):
+            if h.undoes is not None:
+                if h.action != "undo" or h.undoes not in undone:
+                    continue
+            elif h.actor == actor or h.batch in undone:
+                continue
+            was, now = list((h.before or {}).get("reinforced_at") or []), (h.after or {}).get("reinforced_at")
+            for t in now or []:
+                if t in was:
+                    was.remove(t)
+                else:
+                    theirs.append(t)
+        listed = list(e.reinforced_at)
+        gone = []
+        for t in held:
+            if t in theirs:
+                theirs.remove(t)
+            elif t in listed:
+                listed.remove(t)
+            else:
+                gone.append(t)
+        gone = sorted(gone, reverse=True)[: -e.corroborations]
+        if gone:
+            out[e.id] = gone
     return out
 
 

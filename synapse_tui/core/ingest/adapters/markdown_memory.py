@@ -702,12 +702,29 @@ class Held:
         }
         return set(last & self.deleted)
 
+    def link_unsaved(self, facts: Sequence[Any], unsaved: Callable[[KnownFact], bool]) -> None:
+        """Each fact read from the work tree (`unsaved` says so of a fact, as of the store's)
+        that is new to the store supersedes its record's version nobody committed that
+        nothing supersedes yet: an edit edited again before a commit is version n+1 of the
+        first edit (v1 <- v2 <- v3), as commits would make it."""
+        open_heads: dict[str, str] = {}
+        for k in self.known:
+            if k.head and k.id not in self.deleted and unsaved(k):
+                open_heads[k.record] = k.id
+        for f in facts:
+            record = str((f.provenance or {}).get("x-source-id"))
+            before = open_heads.get(record)
+            if before is not None and before != f.id and f.id not in self.texts and unsaved(f):
+                f.supersedes = before
+
     def unsaved_gone(self, ids: set[str], unsaved: Callable[[KnownFact], bool]) -> set[str]:
         """The store's facts a sync read from a work tree, never committed (`unsaved`: of
-        this folder, dated by the file), that the work tree no longer holds (`ids`: the
-        versions replayed now): edited again, or the edit undone. Nothing else says they are
-        gone: git's history never had them."""
-        return {k.id for k in self.known if k.id not in self.deleted and k.id not in ids and unsaved(k)}
+        this folder, dated by the file), that nothing supersedes and the work tree no longer
+        holds (`ids`: the versions replayed now and those they supersede): the edit undone.
+        Nothing else says they are gone: git's history never had them."""
+        return {
+            k.id for k in self.known if k.head and k.id not in self.deleted and k.id not in ids and unsaved(k)
+        }
 
 
 def record(rel: str, text: str, used: set[str], *, whole: bool = False) -> str:

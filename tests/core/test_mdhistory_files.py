@@ -171,7 +171,12 @@ def _chain(db, system: str) -> dict[str, dict]:
     scored = [json.loads(line) for line in run("score", db, "--json").stdout.splitlines() if line.strip()]
     flags = {s["id"]: set(s["flags"]) | ({"superseded"} if s["supersession"] < 1 else set()) for s in scored}
     return {
-        f["text"]: {"id": f["id"], "supersedes": f.get("supersedes"), "flags": flags[f["id"]]}
+        f["text"]: {
+            "id": f["id"],
+            "version": f["provenance"]["x-source-version"],
+            "supersedes": f.get("supersedes"),
+            "flags": flags[f["id"]],
+        }
         for f in exported
         # `--from markdown` in a git work tree reads as git-notes
         if f.get("provenance", {}).get("x-source") == {"markdown": "git-notes"}.get(system, system)
@@ -219,6 +224,7 @@ def test_an_uncommitted_edit_edited_again_supersedes_the_first_edit(tmp_path, sy
     chain = sync()
     v1, v2, v3 = (chain[f"{SHOP}{tail}."] for tail in ("", "-api", "-web"))
     assert v3["supersedes"] == v2["id"] and v2["supersedes"] == v1["id"]
+    assert (v1["version"], v2["version"], v3["version"]) == (1, 2, 3)
     assert "superseded" in v1["flags"] and "superseded" in v2["flags"]
     assert not ({"deleted"} & (v1["flags"] | v2["flags"] | v3["flags"]))
     assert not ({"superseded"} & v3["flags"])
@@ -227,6 +233,9 @@ def test_an_uncommitted_edit_edited_again_supersedes_the_first_edit(tmp_path, sy
     git(root, "commit", "-q", "-am", "rename")
     assert sync() == chain
     assert sync() == chain
+    edit("shop-web", "shop-app")  # and on: the next version of the committed one
+    v4 = sync()[f"{SHOP}-app."]
+    assert (v4["supersedes"], v4["version"]) == (v3["id"], 4)
 
 
 # (reader, its folder, the file it reads there)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from synapse_tui.core.ingest.adapters import KnownFact, gitlog, own_key
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
+from synapse_tui.core.ingest.adapters.markdown_memory import next_of
 from synapse_tui.core.ingest.adapters.mditems import (
     Doc,
     Found,
@@ -154,8 +155,9 @@ def _replay_file(
                 continue  # unchanged by this commit
             fact = to_fact(system, root_s, doc, record, item, version, supersedes, stamp, mtime)
             fact.id = held.own_id(fact.id, item.text)
-            if commit is None:  # the work tree's text: the next version of one not committed
-                fact.supersedes = held.unsaved_head(record, fact.id) or fact.supersedes
+            before = held.unsaved_head(record, fact.id) if commit is None else None
+            if before is not None:  # the work tree's text edits one nobody committed
+                next_of(fact, before)
             out.facts.append(fact)
             out.seen.add(record)
             heads[record] = KnownFact(
@@ -191,12 +193,14 @@ class _Held:
             return fid
         return fid + "~" + hashlib.blake2b(text.encode(), digest_size=4).hexdigest()
 
-    def unsaved_head(self, record: str, fid: str) -> str | None:
+    def unsaved_head(self, record: str, fid: str) -> KnownFact | None:
         """The record's version the store holds that nobody committed and nothing
-        supersedes, other than `fid`: what the work tree's new text of it edits."""
+        supersedes, when `fid` is new to the store: what the work tree's new text edits."""
+        if fid in self.texts:
+            return None  # read before: it keeps the link it was stored with
         for k in self.known:
-            if k.record == record and k.id != fid and k.head and not k.deleted and self._unsaved(k):
-                return k.id
+            if k.record == record and k.head and not k.deleted and self._unsaved(k):
+                return k
         return None
 
     def unsaved_gone(self, replayed: set[str]) -> set[str]:

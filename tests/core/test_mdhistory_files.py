@@ -4,12 +4,14 @@ rules of `general.mdc` and whose `.cursorrules` showed `rust.mdc`'s front matter
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
 
 from synapse_tui.core.ingest.adapters import cursor, gemini_cli, openclaw
 from synapse_tui.core.store.db import Store
+from tests.cli_run import run
 from tests.core import new_sources_files as files
 from tests.core.claude_code_files import git
 
@@ -75,7 +77,8 @@ def _heads(store, system: str) -> dict[str, tuple[str, bool]]:
 
 def test_an_uncommitted_edit_edited_again_is_read_again(tmp_path, new_store):
     """A Gemini CLI folder in git: a bullet edited by hand and synced, then edited again
-    before any commit. The second text is a fact of its own, the first is gone."""
+    before any commit. The second text is a fact of its own, superseding the first (see
+    test_an_uncommitted_edit_edited_again_supersedes_the_first_edit): nothing deleted."""
     root = tmp_path / ".gemini"
     gemini = root / "GEMINI.md"
     files.write(root, "GEMINI.md", files.GEMINI_GLOBAL)
@@ -89,17 +92,16 @@ def test_an_uncommitted_edit_edited_again_is_read_again(tmp_path, new_store):
         assert first.added == 1
         gemini.write_text(gemini.read_text().replace("is called shop-api.", "is called shop-web."))
         _, second = files.resync(store, gemini_cli, root)
-        assert (second.added, second.newly_deleted) == (1, 1)
+        assert (second.added, second.newly_deleted) == (1, 0)
         held = _heads(store, "gemini-cli")
         alive = {text for text, deleted in held.values() if not deleted}
         assert "The project I'm working on is called shop-web." in alive
-        assert "The project I'm working on is called shop-api." not in alive
         # undone by hand: the committed text is what the file says again
         gemini.write_text(gemini.read_text().replace("is called shop-web.", "is called shop."))
         _, third = files.resync(store, gemini_cli, root)
-        assert third.newly_deleted == 1
+        assert third.newly_deleted == 1  # the last edit, the head; the first is history under it
         alive = {text for text, deleted in _heads(store, "gemini-cli").values() if not deleted}
-        assert not any("shop-" in text for text in alive)
+        assert "The project I'm working on is called shop-web." not in alive
         _, fourth = files.resync(store, gemini_cli, root)
         assert (fourth.added, fourth.newly_deleted) == (0, 0)
 
@@ -160,3 +162,113 @@ def test_gemini_md_imports_are_read_as_the_files_they_name(tmp_path):
         "docs/style.md",
     }
     assert any("@../outside.md outside the folder" in line for line in snap.left_out)
+
+
+def _chain(db, system: str) -> dict[str, dict]:
+    """`export`'s facts of `system`, by text: each with its id, `supersedes` and the flags
+    `score --json` gives it (`superseded`: its supersession below 1)."""
+    exported = [json.loads(line) for line in run("export", db).stdout.splitlines() if line.strip()]
+    scored = [json.loads(line) for line in run("score", db, "--json").stdout.splitlines() if line.strip()]
+    flags = {s["id"]: set(s["flags"]) | ({"superseded"} if s["supersession"] < 1 else set()) for s in scored}
+    return {
+        f["text"]: {
+            "id": f["id"],
+            "version": f["provenance"]["x-source-version"],
+            "supersedes": f.get("supersedes"),
+            "flags": flags[f["id"]],
+        }
+        for f in exported
+        # `--from markdown` in a git work tree reads as git-notes
+        if f.get("provenance", {}).get("x-source") == {"markdown": "git-notes"}.get(system, system)
+    }
+
+
+SHOP = "The project I'm working on is called shop"
+
+
+# (reader, its folder, the file it reads there)
+READERS = [
+    ("gemini-cli", ".gemini", "GEMINI.md"),
+    ("codex", "memories", "MEMORY.md"),
+    ("markdown", "project", "AGENTS.md"),
+    ("claude-code", ".claude", "CLAUDE.md"),
+    ("git-notes", "notes", "GEMINI.md"),
+]
+
+
+@pytest.mark.parametrize(("system", "folder", "name"), READERS, ids=[r[0] for r in READERS])
+def test_an_uncommitted_edit_edited_again_supersedes_the_first_edit(tmp_path, system, folder, name):
+    """A memory line edited, synced, edited again and synced before any commit: the second
+    edit is version 3, superseding the first edit, as two commits would make it; committed
+    later, the chain and the ids stay. Before: the first edit was flagged deleted, linked to
+    nothing, and the second edit superseded the committed text."""
+    root = tmp_path / folder
+    note = root / name
+    files.write(root, name, files.GEMINI_GLOBAL)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "memory")
+    db = tmp_path / "store.db"
+
+    def sync() -> dict[str, dict]:
+        run("import", "--from", system, root, "--db", db)
+        return _chain(db, system)
+
+    def edit(old: str, new: str) -> None:
+        note.write_text(note.read_text().replace(f"is called {old}.", f"is called {new}."))
+
+    first = sync()
+    edit("shop", "shop-api")
+    sync()
+    edit("shop-api", "shop-web")
+    chain = sync()
+    v1, v2, v3 = (chain[f"{SHOP}{tail}."] for tail in ("", "-api", "-web"))
+    assert v3["supersedes"] == v2["id"] and v2["supersedes"] == v1["id"]
+    assert (v1["version"], v2["version"], v3["version"]) == (1, 2, 3)
+    assert "superseded" in v1["flags"] and "superseded" in v2["flags"]
+    assert not ({"deleted"} & (v1["flags"] | v2["flags"] | v3["flags"]))
+    assert not ({"superseded"} & v3["flags"])
+    assert len(chain) == len(first) + 2  # nothing else changed
+    # committed as it stands: the same facts, the same ids, the same chain
+    git(root, "commit", "-q", "-am", "rename")
+    assert sync() == chain
+    assert sync() == chain
+    edit("shop-web", "shop-app")  # and on: the next version of the committed one
+    v4 = sync()[f"{SHOP}-app."]
+    assert (v4["supersedes"], v4["version"]) == (v3["id"], 4)
+
+
+# (reader, its folder, the file it reads there)
+READERS = [
+    ("gemini-cli", ".gemini", "GEMINI.md"),
+    ("codex", "memories", "MEMORY.md"),
+    ("markdown", "project", "AGENTS.md"),
+    ("claude-code", ".claude", "CLAUDE.md"),
+    ("git-notes", "notes", "GEMINI.md"),
+]
+
+
+@pytest.mark.parametrize(("system", "folder", "name"), READERS, ids=[r[0] for r in READERS])
+def test_an_uncommitted_chain_undone_leaves_the_committed_text_live(tmp_path, system, folder, name):
+    """Edited twice without a commit, then put back as committed: the last edit (the head)
+    is deleted at the source, the first stays history under it, the committed text live."""
+    root = tmp_path / folder
+    note = root / name
+    files.write(root, name, files.GEMINI_GLOBAL)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "memory")
+    db = tmp_path / "store.db"
+    committed = note.read_text()
+    run("import", "--from", system, root, "--db", db)
+    for tail in ("-api", "-web"):
+        note.write_text(committed.replace("is called shop.", f"is called shop{tail}."))
+        run("import", "--from", system, root, "--db", db)
+    note.write_text(committed)
+    run("import", "--from", system, root, "--db", db)
+    chain = _chain(db, system)
+    v1, v2, v3 = (chain[f"{SHOP}{tail}."] for tail in ("", "-api", "-web"))
+    assert v3["supersedes"] == v2["id"] and "deleted" in v3["flags"]
+    assert "deleted" not in v1["flags"] and "deleted" not in v2["flags"]
+    again = json.loads(run("import", "--from", system, root, "--db", db, "--json").stdout)
+    assert _chain(db, system) == chain and again.get("added", 0) == 0

@@ -167,13 +167,16 @@ def read(
             facts.append(_fact(f, item, version, supersedes, times))
     deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted} | set(history_deleted)
     mine, time_key = set(resolved.values()), own_key(SYSTEM, "time")
-    deleted |= held.unsaved_gone(  # a replayed file's text never committed, gone from it since
-        {f.id for f in facts},
-        lambda k: (
-            k.record in history_records
-            and k.provenance.get(ROOT) in mine
-            and k.provenance.get(time_key) == FROM_MTIME
-        ),
+
+    def unsaved(k: Any) -> bool:  # a replayed file's text never committed (a fact, or the store's)
+        prov = k.provenance or {}
+        record = prov.get("x-source-id")
+        return record in history_records and prov.get(ROOT) in mine and prov.get(time_key) == FROM_MTIME
+
+    held.link_unsaved(facts, unsaved)  # an uncommitted edit edited again: its next version
+    # a replayed file's text never committed, gone from it since (not superseded)
+    deleted |= held.unsaved_gone(
+        {f.id for f in facts} | {f.supersedes for f in facts if f.supersedes}, unsaved
     )
     stamped = {k: at for k, at in history_deleted.items() if at is not None}
     return Snapshot(

@@ -104,9 +104,13 @@ def read(
         raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
     deleted: dict[str, float | None] = {ids[key]: at for key, at in found.deleted.items()}
     folder_key, time_key = own_key(SYSTEM, "folder"), own_key(SYSTEM, "time")
+
+    def unsaved(k: Any) -> bool:  # read from this folder's work tree, not committed
+        return bool(k.provenance.get(folder_key) == root and k.provenance.get(time_key) == FROM_MTIME)
+
+    held.link_unsaved(facts, unsaved)
     for gone in held.unsaved_gone(
-        {f.id for f in facts},
-        lambda k: k.provenance.get(folder_key) == root and k.provenance.get(time_key) == FROM_MTIME,
+        {f.id for f in facts} | {f.supersedes for f in facts if f.supersedes}, unsaved
     ):
         deleted[gone] = None
     stamped = {k: v for k, v in deleted.items() if v is not None}

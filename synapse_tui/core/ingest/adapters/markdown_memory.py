@@ -704,12 +704,36 @@ class Held:
         }
         return set(last & self.deleted)
 
+    def link_unsaved(self, facts: Sequence[Any], unsaved: Callable[[KnownFact], bool]) -> None:
+        """Each fact read from the work tree (`unsaved` says so of a fact, as of the store's)
+        that is new to the store supersedes its record's version nobody committed that
+        nothing supersedes yet: an edit edited again before a commit is version n+1 of the
+        first edit (v1 <- v2 <- v3), as commits would make it."""
+        open_heads: dict[str, KnownFact] = {}
+        for k in self.known:
+            if k.head and k.id not in self.deleted and unsaved(k):
+                open_heads[k.record] = k
+        for f in facts:
+            before = open_heads.get(str((f.provenance or {}).get("x-source-id")))
+            if before is not None and f.id not in self.texts and unsaved(f):
+                next_of(f, before)
+
     def unsaved_gone(self, ids: set[str], unsaved: Callable[[KnownFact], bool]) -> set[str]:
         """The store's facts a sync read from a work tree, never committed (`unsaved`: of
-        this folder, dated by the file), that the work tree no longer holds (`ids`: the
-        versions replayed now): edited again, or the edit undone. Nothing else says they are
-        gone: git's history never had them."""
-        return {k.id for k in self.known if k.id not in self.deleted and k.id not in ids and unsaved(k)}
+        this folder, dated by the file), that nothing supersedes and the work tree no longer
+        holds (`ids`: the versions replayed now and those they supersede): the edit undone.
+        Nothing else says they are gone: git's history never had them."""
+        return {
+            k.id for k in self.known if k.head and k.id not in self.deleted and k.id not in ids and unsaved(k)
+        }
+
+
+def next_of(fact: Any, before: KnownFact) -> None:
+    """Make `fact` (a ParsedFact read from the work tree) the next version of `before`, the
+    store's version of its record nobody committed: it supersedes it, numbered after it."""
+    fact.supersedes = before.id
+    if fact.provenance is not None:
+        fact.provenance["x-source-version"] = before.version + 1
 
 
 def record(rel: str, text: str, used: set[str], *, whole: bool = False) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from synapse_tui.core.ingest.adapters import KnownFact, gitlog, own_key
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
+from synapse_tui.core.ingest.adapters.markdown_memory import next_of
 from synapse_tui.core.ingest.adapters.mditems import (
     Doc,
     Found,
@@ -154,6 +155,9 @@ def _replay_file(
                 continue  # unchanged by this commit
             fact = to_fact(system, root_s, doc, record, item, version, supersedes, stamp, mtime)
             fact.id = held.own_id(fact.id, item.text)
+            before = held.unsaved_head(record, fact.id) if commit is None else None
+            if before is not None:  # the work tree's text edits one nobody committed
+                next_of(fact, before)
             out.facts.append(fact)
             out.seen.add(record)
             heads[record] = KnownFact(
@@ -165,16 +169,19 @@ def _replay_file(
                 if at is not None:
                     out.deleted_at[k.id] = at
                 heads[record] = replace(k, deleted=True)
-    out.deleted |= held.unsaved_gone({k.id for k in heads.values()} | {f.id for f in out.facts})
+    replayed = {k.id for k in heads.values()} | {f.id for f in out.facts}
+    out.deleted |= held.unsaved_gone(replayed | {f.supersedes for f in out.facts if f.supersedes})
 
 
 class _Held:
     """A file's facts in the store, every version, against a replay of it. A version
     nobody committed yet is numbered after the last commit, so the work tree's next text of
     the same item, before any commit, gets that number again: it is another fact, with its
-    own id (`@n~` and a hash of its text); a version the store holds with the same text
-    keeps its id. A text read from the work tree that the work tree no longer holds (edited
-    again, or the edit undone) is gone: git's history never had it."""
+    own id (`@n~` and a hash of its text) and supersedes the one it edits (v1 <- v2 <- v3,
+    as commits would give); a version the store holds with the same text keeps its id, and
+    the link it was stored with (committed later, the chain stays). A text read from the
+    work tree that the work tree no longer holds, and that nothing supersedes (the edit
+    undone), is gone: git's history never had it."""
 
     def __init__(self, system: str, known: list[KnownFact]) -> None:
         self.known = known
@@ -186,12 +193,25 @@ class _Held:
             return fid
         return fid + "~" + hashlib.blake2b(text.encode(), digest_size=4).hexdigest()
 
+    def unsaved_head(self, record: str, fid: str) -> KnownFact | None:
+        """The record's version the store holds that nobody committed and nothing
+        supersedes, when `fid` is new to the store: what the work tree's new text edits."""
+        if fid in self.texts:
+            return None  # read before: it keeps the link it was stored with
+        for k in self.known:
+            if k.record == record and k.head and not k.deleted and self._unsaved(k):
+                return k
+        return None
+
     def unsaved_gone(self, replayed: set[str]) -> set[str]:
+        """The texts nobody committed that this read neither gives nor supersedes, and
+        nothing in the store supersedes (a version in a chain stays history)."""
         return {
-            k.id
-            for k in self.known
-            if not k.deleted and k.id not in replayed and not k.provenance.get(self.commit_key)
+            k.id for k in self.known if k.head and not k.deleted and k.id not in replayed and self._unsaved(k)
         }
+
+    def _unsaved(self, k: KnownFact) -> bool:
+        return not k.provenance.get(self.commit_key)
 
 
 def _stamp_commit(item: Item, commit: gitlog.Commit) -> None:

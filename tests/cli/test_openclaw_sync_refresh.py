@@ -5,43 +5,8 @@ source's `retract` and given back by `undo`."""
 
 from __future__ import annotations
 
+from tests.cli.openclaw_pages import ONE, REGION, TWO, page, region, shown, vault
 from tests.cli_run import run
-from tests.helpers import json_lines
-
-PAGE = "entities/staging.md"
-REGION = f"openclaw:wiki/main/{PAGE}#staging.region"
-ONE = [("source.daily", "2026-04-02T18:00:00.000Z")]
-TWO = [*ONE, ("source.ops-chat", "2026-04-05T09:00:00.000Z")]
-
-
-def region(status: str, evidence: list[tuple[str, str]]) -> str:
-    """A claim as the memory-wiki plugin renders it in a page's front matter (block style)."""
-    entries = "".join(
-        f"      - sourceId: {s}\n        lines: 1-3\n        updatedAt: {at}\n" for s, at in evidence
-    )
-    return (
-        f"  - id: staging.region\n    text: The staging server runs in eu-west-2.\n    status: {status}\n"
-        f"    confidence: 0.7\n    evidence:\n{entries}    updatedAt: 2026-04-02T18:00:00.000Z\n"
-    )
-
-
-def page(claim: str) -> str:
-    return (
-        "---\npageType: entity\nid: entity.staging\ntitle: Staging server\n"
-        f"claims:\n{claim}updatedAt: 2026-04-03T10:00:00.000Z\n---\n\n# Staging server\n"
-    )
-
-
-def shown(db, fid: str) -> dict:
-    (info,) = json_lines(run("show", db, fid, "--json").stdout)
-    return info
-
-
-def vault(tmp_path, text: str):
-    path = tmp_path / "wiki" / "main" / PAGE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return tmp_path / "wiki" / "main"
 
 
 def test_sync_refreshes_the_claims_confidence_status_and_entries(tmp_path):

@@ -4,11 +4,8 @@ the second suggestion, undid it, pressed `y`, and accepted the first one instead
 
 from __future__ import annotations
 
-from synapse_tui.core.ingest.interchange import import_facts, parse_file
-from synapse_tui.core.store.db import Store
 from synapse_tui.ui.screens.replaced import ReplacedScreen
-from tests.helpers import write_jsonl
-from tests.ui.helpers import SIZE, audit, db_row, make_app, screen_text, settle
+from tests.ui.helpers import SIZE, audit, db_row, imported, make_app, screen_text, settle
 
 FACTS = [
     {"id": "a1", "text": "deploys run on Fridays", "created_at": "2025-01-01T00:00:00Z", "note": "ops"},
@@ -24,11 +21,7 @@ FACTS = [
 
 
 async def test_undo_of_a_dismiss_brings_the_cursor_back_to_it(tmp_path):
-    src = write_jsonl(tmp_path / "f.jsonl", FACTS)
-    db = tmp_path / "memory.db"
-    (tmp_path / "memory.synapse.toml").write_text("")
-    with Store.open(db, create=True) as store:
-        import_facts(store, parse_file(src), str(src))
+    db = imported(tmp_path, "memory", FACTS)
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -61,11 +54,7 @@ async def test_help_says_when_the_bulk_keys_ask(tmp_path):
     marked it dismisses at once (a bulk asks from two): help says when it asks."""
     from synapse_tui.ui.screens.help import binding_rows
 
-    src = write_jsonl(tmp_path / "f.jsonl", FACTS)
-    db = tmp_path / "memory.db"
-    (tmp_path / "memory.synapse.toml").write_text("")
-    with Store.open(db, create=True) as store:
-        import_facts(store, parse_file(src), str(src))
+    db = imported(tmp_path, "memory", FACTS)
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -114,6 +114,19 @@ def default_actor(store: Store | None = None) -> str:
         return "user:unknown"
 
 
+def one_for_one(items: Sequence[str], taken: Sequence[str]) -> list[str]:
+    """`items` less each of `taken` once, in `items`' order (a multiset difference): the
+    reinforcement times a fact holds less those an action took, each time counted."""
+    left = list(taken)
+    out = []
+    for t in items:
+        if t in left:
+            left.remove(t)
+        else:
+            out.append(t)
+    return out
+
+
 def _evidence(fid: str, fact: dict[str, Any], r: int, times: list[str]) -> Change:
     """`r` more corroborations and a reinforcement at each of `times`, in the fact's own form
     (the list, or the O(1) count): a person's corroboration or a source's re-assertions."""
@@ -303,10 +316,7 @@ class Triage:
             after: dict[str, Any] = {
                 k: max(v + (r if k == "corroborations" else s), 0) for k, v in before.items()
             }
-            held = list(fact["reinforced_at"] or [])
-            for t in times_out.get(fid, []):
-                if t in held:
-                    held.remove(t)
+            held = one_for_one(fact["reinforced_at"] or [], times_out.get(fid, []))
             if times_out.get(fid) and held != list(fact["reinforced_at"] or []):
                 before["reinforced_at"], after["reinforced_at"] = fact["reinforced_at"], held or None
             if before != after:

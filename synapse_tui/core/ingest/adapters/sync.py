@@ -39,7 +39,7 @@ from synapse_tui.core.base.limits import counted
 from synapse_tui.core.graph.embed import record_model, recorded_space
 from synapse_tui.core.ingest.adapters import Evidence, Snapshot
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, import_facts, link_landed
-from synapse_tui.core.review.triage import RETRACT, Triage
+from synapse_tui.core.review.triage import RETRACT, Triage, one_for_one
 from synapse_tui.core.store.db import Store
 
 
@@ -175,14 +175,7 @@ def _add_evidence(
 def _new_times(store: Store, fid: str, times: list[str]) -> list[str]:
     """`times` but those the fact holds already (one for one), for a source that lists every
     time it has again (an OpenClaw claim's evidence): never a reinforcement twice."""
-    held = list((store.review.fields(fid) or {}).get("reinforced_at") or [])
-    out = []
-    for t in times:
-        if t in held:
-            held.remove(t)
-        else:
-            out.append(t)
-    return out
+    return one_for_one(times, (store.review.fields(fid) or {}).get("reinforced_at") or [])
 
 
 def _withdrawn_times(store: Store, actor: str, evidence: list[Evidence]) -> dict[str, list[str]]:
@@ -209,22 +202,11 @@ def _withdrawn_times(store: Store, actor: str, evidence: list[Evidence]) -> dict
                     continue
             elif h.actor == actor or h.batch in undone:
                 continue
-            was, now = list((h.before or {}).get("reinforced_at") or []), (h.after or {}).get("reinforced_at")
-            for t in now or []:
-                if t in was:
-                    was.remove(t)
-                else:
-                    theirs.append(t)
-        listed = list(e.reinforced_at)
-        gone = []
-        for t in held:
-            if t in theirs:
-                theirs.remove(t)
-            elif t in listed:
-                listed.remove(t)
-            else:
-                gone.append(t)
-        gone = sorted(gone, reverse=True)[: -e.corroborations]
+            was, now = (h.before or {}).get("reinforced_at") or [], (h.after or {}).get("reinforced_at") or []
+            theirs += one_for_one(now, was)
+        gone = sorted(one_for_one(one_for_one(held, theirs), e.reinforced_at), reverse=True)[
+            : -e.corroborations
+        ]
         if gone:
             out[e.id] = gone
     return out

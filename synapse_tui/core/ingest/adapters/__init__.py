@@ -232,6 +232,22 @@ def require_folder(source: Path | str, expected: str) -> Path:
     return folder
 
 
+LEAVING = "a link leaving the folder; not read"  # the `left out` line of such a link
+
+
+def naming_links(refusal: InputError, left_out: list[str]) -> InputError:
+    """The refusal of a folder holding none of a reader's files, naming the links to such
+    files that were not followed (a CLAUDE.md kept in a dotfiles repository, `.cursor/rules`
+    linked to a team's rules): the folder does hold them, and why they are not read is
+    what its owner needs to hear, not that they are missing."""
+    links = sorted(line for line in left_out if line.endswith(LEAVING))
+    if not links:
+        return refusal
+    more = f" (+{len(links) - 3} more)" if len(links) > 3 else ""
+    said = f"{refusal.reason}; left out: {'; '.join(links[:3])}{more}"
+    return InputError(said, file=refusal.file, line=refusal.line, field=refusal.field)
+
+
 # Folders of other projects' files a package manager put there (a repository may even
 # commit them): their READMEs and licences are not this project's memory. Not `vendor`: a
 # person's notes may well keep one (Go's and PHP's hold little Markdown)

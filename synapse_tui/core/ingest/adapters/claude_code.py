@@ -68,6 +68,7 @@ from synapse_tui.core.ingest.adapters import (
     fact_id,
     files_inside,
     gitlog,
+    naming_links,
     own_key,
     require_folder,
     source_provenance,
@@ -533,7 +534,8 @@ def _project_files(folder: Path) -> tuple[list[_File], list[str]]:
     files += _rules(folder, folder / ".claude" / "rules", note, left_out, prefix=f"{note}/")
     files += [human(p) for p in _nested(folder, left_out)]
     if not files and not _in_history(folder):
-        raise InputError(f"holds no CLAUDE.md; expected {PROJECT_EXPECTED}", file=str(folder))
+        refusal = InputError(f"holds no CLAUDE.md; expected {PROJECT_EXPECTED}", file=str(folder))
+        raise naming_links(refusal, left_out)
     files += _imported(folder, files, note, left_out)
     return files, left_out
 

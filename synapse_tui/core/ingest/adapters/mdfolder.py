@@ -42,7 +42,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, every, gitlog, own_key
+from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, every, gitlog, naming_links, own_key
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, holding_nothing, nameable, shown_name
 from synapse_tui.core.ingest.adapters.markdown_memory import skipped_lines
 from synapse_tui.core.ingest.adapters.mdhistory import replay
@@ -90,7 +90,7 @@ def read_docs(
         passed.update(doc.skipped)
     left_out += skipped_lines(passed)
     if refusal is not None and not (out.facts or deleted or out.kept):
-        raise refusal
+        raise naming_links(refusal, left_out)
     return Snapshot(
         system,
         source or str(root),

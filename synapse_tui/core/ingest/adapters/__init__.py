@@ -232,6 +232,25 @@ def require_folder(source: Path | str, expected: str) -> Path:
     return folder
 
 
+def out_of_reach(path: Path) -> bool:
+    """Whether the file system will not say if `path` is there (a folder on its way that
+    the reader may not open: another user's, mode 700): the file is unread, not gone, and
+    what it gave before stays as it was; only a file that is gone is flagged deleted."""
+    try:
+        path.lstat()
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def unlisted(rel: str, exc: OSError) -> str:
+    """The `left out` line of a folder below the one read (`rel`, `.` for itself) that
+    cannot be listed."""
+    return f"{rel}: cannot be listed ({exc.strerror}); not read, what it gave before kept as it was"
+
+
 LEAVING = "a link leaving the folder; not read"  # the `left out` line of such a link
 
 
@@ -281,9 +300,13 @@ def files_inside(folder: Path, suffix: str, inside: Path | None = None) -> tuple
     left_out: list[str] = []
     stack = [folder]
     while stack:
+        here = stack.pop()
         try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:
+            entries = list(os.scandir(here))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:  # named, and what it gave before kept (out_of_reach)
+            left_out.append(unlisted(here.relative_to(folder).as_posix(), exc))
             continue
         for entry in entries:
             if entry.name.startswith("."):

@@ -69,6 +69,7 @@ from synapse_tui.core.ingest.adapters import (
     files_inside,
     gitlog,
     naming_links,
+    out_of_reach,
     own_key,
     require_folder,
     source_provenance,
@@ -166,6 +167,7 @@ def read(
         for item, version, supersedes in _versions(f, heads, blocks):
             seen.add(item.record)
             facts.append(_fact(f, item, version, supersedes, times))
+    _keep_out_of_reach(heads, seen, kept)
     deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted} | set(history_deleted)
     mine, time_key = set(resolved.values()), own_key(SYSTEM, "time")
 
@@ -190,6 +192,19 @@ def read(
         deleted_at=stamped,
         restored=back,
     )
+
+
+def _keep_out_of_reach(heads: dict[str, KnownFact], seen: set[str], kept: set[str]) -> None:
+    """The store's facts of a file the walk did not find because a folder on its way may
+    not be opened (named in `left out` by the walk): unread, not gone, kept as they were."""
+    for record, k in heads.items():
+        prov = k.provenance or {}
+        root, file = prov.get(ROOT), prov.get(FILE_KEY)
+        if record in seen or k.deleted or not isinstance(root, str) or not isinstance(file, str):
+            continue
+        if out_of_reach(Path(root) / file):
+            seen.add(record)
+            kept.add(k.id)
 
 
 def _gather(
@@ -571,7 +586,7 @@ def _nested(folder: Path, left_out: list[str]) -> list[Path]:
     stack = [(folder, "")]
     while stack:
         here, prefix = stack.pop()
-        entries = mm.listing(here)
+        entries = mm.listing(here, prefix, left_out)
         if prefix and any(e.name == ".git" for e in entries):
             continue  # another checkout: a worktree in .worktrees/, a clone, a submodule
         for entry in entries:

@@ -51,6 +51,7 @@ from synapse_tui.core.ingest.adapters import (
     fact_id,
     linediff,
     not_read,
+    unlisted,
 )
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -840,11 +841,18 @@ _PROBES = ("AGENTS.md", "x.md", "x.mdc", "rules/x.mdc")  # what a linked folder 
 ANOTHER_CHECKOUT = "another git checkout (a worktree, a clone or a submodule)"
 
 
-def listing(folder: Path) -> list[os.DirEntry[str]]:
-    """A folder's entries; none when it cannot be listed."""
+def listing(folder: Path, rel: str = "", left_out: list[str] | None = None) -> list[os.DirEntry[str]]:
+    """A folder's entries; none when it cannot be listed, and then, unless it is gone (a
+    race with its removal), a line in `left_out` naming it (`rel`, the path below the
+    folder read): one its reader may not open (another user's, mode 700) is not read, and
+    what it gave before is kept as it was (`out_of_reach`), never flagged deleted."""
     try:
         return list(os.scandir(folder))
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        if left_out is not None:
+            left_out.append(unlisted(rel.rstrip("/") or ".", exc))
         return []
 
 
@@ -867,7 +875,7 @@ def memory_files(
     stack = [(folder, "")]
     while stack:
         here, prefix = stack.pop()
-        entries = listing(here)
+        entries = listing(here, prefix, left_out)
         if prefix and any(e.name == ".git" for e in entries):
             left_out.append(f"{prefix[:-1]}: {ANOTHER_CHECKOUT}; not read")
             continue

@@ -8,6 +8,9 @@ a dismissed suggestion never comes back. Accepting is the kind's own action
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import click
 
 from synapse_tui.cli.commands import main
@@ -27,13 +30,22 @@ from synapse_tui.core.base.errors import SynapseError, missing_fact
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.location import locate
 from synapse_tui.core.base.textsafe import clean
-from synapse_tui.core.review.referent import repository
+from synapse_tui.core.review.referent import NoRepository, repository
 from synapse_tui.core.review.suggest import KINDS, REFERENT, REPLACED
 from synapse_tui.core.review.suggestions import FINDERS, Options, dismissed_entry, standing
 from synapse_tui.core.review.triage import Triage, default_actor
 from synapse_tui.core.store.db import Store
 
 _KIND = click.Choice(list(KINDS))
+
+
+@contextmanager
+def repo_hint() -> Iterator[None]:
+    """No repository recorded for the store: on the command line, `--repo DIR` names one."""
+    try:
+        yield
+    except NoRepository as exc:
+        raise SynapseError(f"{exc}; or pass --repo DIR") from None
 
 
 @main.command("suggest")
@@ -68,7 +80,8 @@ def suggest_cmd(
         )
     with Store.open(db, readonly=True) as store:
         if kind == REFERENT:  # issue 40: say so when there is no repository to check against
-            repository(store, repo, required=True)
+            with repo_hint():
+                repository(store, repo, required=True)
         options = Options(repo, rev) if repo or rev else None
         found = standing(store, None if kind is None else [kind], options).found
     if limit:

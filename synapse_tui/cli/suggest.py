@@ -32,6 +32,7 @@ from synapse_tui.core.base.location import locate
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.review.referent import NoRepository, repository
 from synapse_tui.core.review.suggest import KINDS, REFERENT, REPLACED
+from synapse_tui.core.review.suggest_state import dismissals
 from synapse_tui.core.review.suggestions import FINDERS, Options, dismissed_entry, standing
 from synapse_tui.core.review.triage import Triage, default_actor
 from synapse_tui.core.store.db import Store
@@ -131,6 +132,13 @@ def dismiss_cmd(
             if kind == REPLACED and not store.review.exists(other_id):
                 raise SynapseError(missing_fact(other_id, locate(db).shown))
             others = [other_id]
+            if (fact_id, other_id) in dismissals(store).pairs(
+                kind
+            ):  # a second one: undo would not bring it back
+                raise SynapseError(
+                    f"dismiss {clean(fact_id)} {KINDS[kind].other} {clean(other_id)}: nothing to change"
+                    " (already dismissed)"
+                )
         outcome = Triage(store, clock, default_actor()).dismiss(
             [(fact_id, dismissed_entry(kind, o)) for o in others]
         )

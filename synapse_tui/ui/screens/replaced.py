@@ -273,6 +273,7 @@ class ReplacedScreen(FactScreen):
             # stays where it is
             options.add_options([self._option(s) for s in message.found[len(before) :]])
             self._pane()
+            self._say_position()
             return
         self._paint(keep.key if keep else None)
 
@@ -356,11 +357,13 @@ class ReplacedScreen(FactScreen):
         options.add_options([self._option(s) for s in self.found])
         if not self.found:
             self._pane_empty()
+            self._say_position()
             return
         keys = [s.key for s in self.found]
         at = keys.index(keep) if keep in keys else min(at or 0, len(keys) - 1)
         options.highlighted = at
         self._pane()
+        self._say_position()
 
     def _pane_empty(self) -> None:
         """What the pane of an empty queue says: nothing found, still finding (and what is
@@ -380,6 +383,16 @@ class ReplacedScreen(FactScreen):
     @on(OptionList.OptionHighlighted)
     def _highlighted(self, _: OptionList.OptionHighlighted) -> None:
         self._pane()
+        self._say_position()
+
+    def _say_position(self) -> None:
+        """The header counts the queue and says where the cursor is (`Replaced? 3/104`), as
+        the list's status line does: at 80x24 the list shows nine of hundreds."""
+        at = self.query_one(OptionList).highlighted
+        if not self.found or at is None:
+            self.title = self.TITLE
+        else:
+            self.title = f"{self.TITLE} {min(at + 1, len(self.found)):,}/{len(self.found):,}"
 
     @on(OptionList.OptionSelected)
     def _selected(self, _: OptionList.OptionSelected) -> None:

@@ -160,3 +160,24 @@ def test_in_git_the_folders_of_git_itself_count_and_history_keeps_to_the_bound(t
     snap = gemini_cli.read(None, project=root)
     assert _texts(snap) == ["The shop runs on Postgres 16."]
     assert f"alpha/GEMINI.md: {PAST.replace('200', '3')}" in snap.left_out
+
+
+def test_a_folder_geminiignore_lists_with_a_slash_still_counts_as_gemini_counts_it(tmp_path):
+    """Gemini asks `.geminiignore` about a folder as about a file, so `docs/` leaves out
+    what is in `docs` but not the folder itself: its search reads `docs` and counts it.
+    With 4: the project, `.gemini`, `api` and `docs`; `web` is past the bound. Many past
+    it: ten named, the rest counted."""
+    root = tmp_path / "shop"
+    write(root, "GEMINI.md", "- The shop runs on Postgres 16.\n")
+    write(root, ".geminiignore", "docs/\n")
+    write(root, ".gemini/settings.json", '{"context": {"discoveryMaxDirs": 4}}')
+    write(root, "api/GEMINI.md", "- The API is versioned in the path.\n")
+    write(root, "docs/GEMINI.md", "- Drafts, listed in .geminiignore\n")
+    for n in range(12):
+        write(root, f"web{n:02}/GEMINI.md", "- Past the bound.\n")
+    snap = gemini_cli.read(None, project=root)
+    assert _texts(snap) == ["The API is versioned in the path.", "The shop runs on Postgres 16."]
+    bound = PAST.replace("200", "4")
+    assert f"web00/GEMINI.md: {bound}" in snap.left_out and f"web09/GEMINI.md: {bound}" in snap.left_out
+    assert not any(line.startswith("web10/") for line in snap.left_out), snap.left_out
+    assert f"2 more GEMINI.md files {bound}" in snap.left_out, snap.left_out

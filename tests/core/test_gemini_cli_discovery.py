@@ -181,3 +181,24 @@ def test_a_folder_geminiignore_lists_with_a_slash_still_counts_as_gemini_counts_
     assert f"web00/GEMINI.md: {bound}" in snap.left_out and f"web09/GEMINI.md: {bound}" in snap.left_out
     assert not any(line.startswith("web10/") for line in snap.left_out), snap.left_out
     assert f"2 more GEMINI.md files {bound}" in snap.left_out, snap.left_out
+
+
+def test_the_user_s_settings_set_the_bound_unless_the_project_s_do(tmp_path):
+    """Gemini CLI merges its settings, the project's over the user's: DIR's
+    `settings.json` bounds the search of P unless P's `.gemini/settings.json` says
+    otherwise (300.0 read as JavaScript reads it, 300)."""
+    home, root = tmp_path / ".gemini", tmp_path / "shop"
+    write(home, "GEMINI.md", "# Preferences\n\n- Answer briefly.\n")
+    write(home, "settings.json", '{"context": {"discoveryMaxDirs": 3}}')
+    _wide(root, folders=20)
+    texts = _texts(gemini_cli.read(home, project=root))
+    assert "Capitals sort before small letters." in texts  # the project, .hidden, Zebra
+    assert "The first folder is searched." not in texts
+    write(root, ".gemini/settings.json", '{"context": {"discoveryMaxDirs": 300.0}}')
+    assert "The 200th folder is searched." in _texts(gemini_cli.read(home, project=root))
+    write(home, "settings.json", "[")
+    snap = gemini_cli.read(home, project=root)
+    assert (
+        f"{home}/settings.json: not JSON that can be read; its context.discoveryMaxDirs not used"
+        in snap.left_out
+    )

@@ -205,35 +205,39 @@ def _max_dirs(home: Path | None, project: Path, left_out: list[str]) -> int:
     MAX_DIRS. A settings file that cannot be read, or a value that is no whole number, is
     named in `left_out` and passed over."""
     bound = MAX_DIRS
-    places = [] if home is None else [(home, SETTINGS)]
-    places.append((project, f".gemini/{SETTINGS}"))
-    for root, rel in places:
-        value = _setting(root, rel, left_out)
+    # the user's named in full: the project's `left out` lines are the project's paths
+    places = [] if home is None else [(home, SETTINGS, shown_name(str(home / SETTINGS)))]
+    places.append((project, f".gemini/{SETTINGS}", f".gemini/{SETTINGS}"))
+    for root, rel, shown in places:
+        value = _setting(root, rel, shown, left_out)
         if value is not None:
             bound = value
     return bound
 
 
-def _setting(root: Path, rel: str, left_out: list[str]) -> int | None:
+def _setting(root: Path, rel: str, shown: str, left_out: list[str]) -> int | None:
     """`context.discoveryMaxDirs` of the settings file `rel` under `root` (JSON with
-    comments, as Gemini reads it), None when it says nothing."""
+    comments, as Gemini reads it), None when it says nothing; `shown`: its name in
+    `left_out`."""
     path = root / rel
     if not path.is_file():
         return None
     if not path.resolve().is_relative_to(root.resolve()):
-        left_out.append(f"{rel}: a link leaving the folder; not read")
+        left_out.append(f"{shown}: a link leaving the folder; not read")
         return None
     try:
         data = json.loads(_without_comments(path.read_bytes().decode("utf-8")))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        left_out.append(f"{rel}: not JSON that can be read; its context.discoveryMaxDirs not used")
+        left_out.append(f"{shown}: not JSON that can be read; its context.discoveryMaxDirs not used")
         return None
     context = data.get("context") if isinstance(data, dict) else None
     value = context.get("discoveryMaxDirs") if isinstance(context, dict) else None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # JSON's 300.0 is JavaScript's 300
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        left_out.append(f"{rel}: context.discoveryMaxDirs is not a whole number >= 0; not used")
+        left_out.append(f"{shown}: context.discoveryMaxDirs is not a whole number >= 0; not used")
         return None
     return value
 

@@ -79,10 +79,9 @@ def suggest_cmd(
         raise SynapseError(
             f"{given} applies to --kind referent (a path gone from a repository), not --kind replaced"
         )
-    with Store.open(db, readonly=True) as store:
+    with Store.open(db, readonly=True) as store, repo_hint():  # --rev alone asks for one too
         if kind == REFERENT:  # issue 40: say so when there is no repository to check against
-            with repo_hint():
-                repository(store, repo, required=True)
+            repository(store, repo, required=True)
         options = Options(repo, rev) if repo or rev else None
         found = standing(store, None if kind is None else [kind], options).found
     if limit:

@@ -120,6 +120,7 @@ def dismiss_cmd(
         other_id = store_id(store, other_id) if other_id is not None and kind == REPLACED else other_id
         if not store.review.exists(fact_id):
             raise SynapseError(missing_fact(fact_id, locate(db).shown))
+        suggested: set[str] | None = None  # what stands about the fact now, when OTHER_ID is given
         if other_id is None:
             if kind not in FINDERS:
                 raise SynapseError(f"dismiss --kind {kind} needs the other side (OTHER_ID)")
@@ -131,9 +132,10 @@ def dismiss_cmd(
             if kind == REPLACED and not store.review.exists(other_id):
                 raise SynapseError(missing_fact(other_id, locate(db).shown))
             others = [other_id]
-            if (fact_id, other_id) in dismissals(store).pairs(
-                kind
-            ):  # a second one: undo would not bring it back
+            if kind in FINDERS:  # a typo'd other side is remembered, but it is not what was suggested
+                suggested = {s.other for s in standing(store, [kind]).of(fact_id)}
+            # dismissed again: a second entry, and one undo would not bring the suggestion back
+            if (fact_id, other_id) in dismissals(store).pairs(kind):
                 raise SynapseError(
                     f"dismiss {clean(fact_id)} {KINDS[kind].other} {clean(other_id)}: nothing to change"
                     " (already dismissed)"
@@ -150,4 +152,8 @@ def dismiss_cmd(
         )
     else:
         named = ", ".join(clean(o) for o in others)
-        say(f"dismissed {counted(len(others), 'suggestion')}: {clean(fact_id)} {KINDS[kind].other} {named}")
+        unsuggested = [clean(o) for o in others if suggested is not None and o not in suggested]
+        aside = f" (not suggested now: {', '.join(unsuggested)} never will be)" if unsuggested else ""
+        say(
+            f"dismissed {counted(len(others), 'suggestion')}: {clean(fact_id)} {KINDS[kind].other} {named}{aside}"
+        )

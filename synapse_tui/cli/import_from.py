@@ -77,7 +77,7 @@ def import_from(
         (result.restored, "back at the source (no longer deleted)"),
         (result.invalidated, "invalidated at the source"),
         (result.valid_again, "valid again at the source (no longer invalidated)"),
-        (result.accepted, "now tier human (a person's at the source)"),
+        (result.accepted, "now tier human"),
     ]
     say(
         f"{system} {result.source} -> {locate(db).shown}: {result.added} added, {result.newly_deleted} newly deleted,"

@@ -12,9 +12,11 @@ claim's new status or evidence entries): added on top of the fact's triage, in t
 transaction, as actions by the actor `source:<system>` (`corroborate` for corroborations and
 reinforcement times, `contradict` for contradictions, `retract` for what the source withdrew
 (counts and the reinforcement times of entries it no longer lists), never more than its own
-share: the fact's counts and times less every live change by anyone else),
-audited like a person's action (with score_before) so each shows in the fact's history and
-`undo` takes it back. The source's record of what it has counted (its provenance) is not
+share: the fact's counts and times less every live change by anyone else), `accept` for a
+person's hand it now records (a text read before anyone committed it, committed since by a
+person), audited like a person's action (with score_before) so each shows in the fact's
+history; the actions of one sync are one batch, so one `undo` gives every fact back as it
+was before the sync. The source's record of what it has counted (its provenance) is not
 part of those actions: an undone change stays undone at the next sync.
 
 One store, one embedding space (SPEC 9). The space of a snapshot's embeddings is the one

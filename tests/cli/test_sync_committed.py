@@ -12,6 +12,7 @@ import shutil
 import pytest
 
 from synapse_tui.core.base.clock import parse_time
+from tests.cli.openclaw_pages import ONE, REBUILD, page, rebuild, region, shown, vault
 from tests.cli_run import run
 from tests.core.claude_code_files import git
 from tests.helpers import json_lines
@@ -85,3 +86,59 @@ def test_an_agents_commit_refreshes_the_provenance_and_keeps_tier_auto(tmp_path)
     assert synced["tier"] == "auto" and synced["history"] == []
     assert synced["provenance"]["x-git-notes-time"] == "git commit"
     assert synced["provenance"]["x-git-notes-agent"] is True
+
+
+@pytest.mark.parametrize(
+    ("system", "folder", "name"),
+    [
+        ("gemini-cli", ".gemini", "GEMINI.md"),
+        ("codex", "memories", "MEMORY.md"),
+        ("openclaw", "workspace", "MEMORY.md"),
+    ],
+)
+def test_other_readers_in_git_give_a_committed_text_its_commit(tmp_path, system, folder, name):
+    """The readers that replay their files from git as `markdown` does (Gemini CLI, Codex,
+    an OpenClaw workspace): their tier does not hang on who committed, the provenance does."""
+    root = tmp_path / folder
+    root.mkdir()
+    (root / name).write_text(NOTE)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "first", when="2026-03-01T10:00:00+00:00")
+    (root / name).write_text(NOTE + LATER)
+    edited = parse_time("2026-03-01T12:00:00Z")
+    os.utime(root / name, (edited, edited))
+    db = tmp_path / "m.db"
+    run("import", "--from", system, root, "--db", db)
+    assert "x-" + system + "-commit" not in redis(db)["provenance"]
+    git(root, "commit", "-q", "-am", "cache", when="2026-03-02T10:00:00+00:00")
+    run("sync", db)
+    fresh = tmp_path / "fresh.db"
+    run("import", "--from", system, root, "--db", fresh)
+    synced, imported = redis(db), redis(fresh)
+    assert synced["id"] == imported["id"]
+    assert synced["provenance"] == imported["provenance"]  # before: no commit, no author
+    assert synced["tier"] == imported["tier"]
+
+
+def test_a_wiki_claim_committed_since_keeps_the_status_the_page_has_now(tmp_path):
+    """A claim a sync read contested before anyone committed it, committed since as
+    supported, contested again in the work tree: the commit's keys arrive, and the status
+    stays the page's (contested), as a fresh import reads it."""
+    folder = vault(tmp_path, page(region("supported", ONE)))
+    git(folder, "init", "-q")
+    git(folder, "add", ".")
+    git(folder, "commit", "-q", "-m", "wiki", when="2026-04-03T10:00:00+00:00")
+    vault(tmp_path, page(region("supported", ONE), rebuild("contested", ONE)))  # not committed
+    db = tmp_path / "m.db"
+    run("import", "--from", "openclaw", folder, "--db", db)
+    vault(tmp_path, page(region("supported", ONE), rebuild("supported", ONE)))
+    git(folder, "commit", "-q", "-am", "rebuild", when="2026-04-04T10:00:00+00:00")
+    vault(tmp_path, page(region("supported", ONE), rebuild("contested", ONE)))
+    run("sync", db)
+    fresh = tmp_path / "fresh.db"
+    run("import", "--from", "openclaw", folder, "--db", fresh)
+    synced, imported = shown(db, REBUILD), shown(fresh, REBUILD)
+    assert synced["provenance"] == imported["provenance"]
+    assert synced["provenance"]["x-openclaw-status"] == "contested"
+    assert (synced["corroborations"], synced["contradictions"]) == (0, 1)

@@ -169,9 +169,13 @@ def _add_evidence(
     `retract`, a person's hand it now records as one `accept`, all one batch: one sync is
     one undo step, which gives every fact back as it was before the sync."""
     flagged: dict[str, bool] = {}  # invalidated by this sync (True) or no longer (False)
+    read: dict[str, dict[str, Any]] = {}  # each fact's provenance as the sync found it
     for ev in evidence:
         stored = store.imports.provenance(ev.id)
-        if any(stored.get(key) != value for key, value in ev.seen.items()):
+        # a fact two records speak of (a wiki claim's status, its commit) is checked
+        # against what the reader saw, not what the first record just wrote
+        seen = read.setdefault(ev.id, stored)
+        if any(seen.get(key) != value for key, value in ev.seen.items()):
             raise StoreError(
                 f"{store.path}: {ev.id} changed while its source was read (another import of it?);"
                 " nothing changed: run the import again"

@@ -36,8 +36,8 @@ def test_a_batch_changing_one_fact_twice_is_undone_newest_first(store_location):
         undone = triage.undo()  # one step takes all three actions back
         assert undone.action == "undo corroborate+retract+accept"
         assert {fid: fields(store, fid) for fid in ("a", "e")} == before
-        # the entries name the state each change left, newest first
-        assert [c.fact_id for c in undone.changes] == ["a", "a", "e", "a"]
+        # told in the batch's order (written newest first)
+        assert [c.fact_id for c in undone.changes] == ["a", "e", "a", "a"]
 
         triage.redo()
         assert {fid: fields(store, fid) for fid in ("a", "e")} == synced

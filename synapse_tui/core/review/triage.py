@@ -475,7 +475,8 @@ class Triage:
                 pending.setdefault(fid, {}).update(to)
                 changes.append(Change(fid, frm, to))
             new_batch, scores = self._land(kind, changes, now, undoes=batch)
-        return Outcome(f"{kind} {action}", new_batch, tuple(changes), scores, actor, at)
+        told = reversed(changes) if kind == "undo" else changes  # told in the batch's order
+        return Outcome(f"{kind} {action}", new_batch, tuple(told), scores, actor, at)
 
     def _check_undoable(self, batch: int, action: str, entries: list[AuditEntry]) -> None:
         """Refuse to undo an action when a later change of one of its facts still stands:

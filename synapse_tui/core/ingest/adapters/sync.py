@@ -167,7 +167,7 @@ def _add_evidence(
     audited actions (core/review/triage.py writes the entries): new corroborations as one
     `corroborate`, new contradictions as one `contradict`, evidence it withdrew as one
     `retract`, a person's hand it now records as one `accept`, all one batch: one sync is
-    one undo step, which gives every fact back as it was before the sync."""
+    one undo step, which gives every fact's triage back as it was before the sync."""
     flagged: dict[str, bool] = {}  # invalidated by this sync (True) or no longer (False)
     read: dict[str, dict[str, Any]] = {}  # each fact's provenance as the sync found it
     for ev in evidence:
@@ -182,7 +182,7 @@ def _add_evidence(
             )
         merged = {**stored, **ev.provenance}  # a key set to None: the source no longer says it
         store.imports.set_provenance(ev.id, {k: v for k, v in merged.items() if v is not None})
-        if (stored.get(INVALIDATED_AT) is None) != (merged.get(INVALIDATED_AT) is None):
+        if (seen.get(INVALIDATED_AT) is None) != (merged.get(INVALIDATED_AT) is None):
             flagged[ev.id] = merged.get(INVALIDATED_AT) is not None
     actor = f"source:{system}"
     triage = Triage(store, clock or Clock.from_option(None), actor, config=config)

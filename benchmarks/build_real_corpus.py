@@ -10,7 +10,7 @@ split of unseen repositories, built into its own --corpus the same way). The cor
 to $SYNAPSE_CORPUS (default /work/corpus); its layout is /work/corpus/FORMAT.md.
 
 Memory files: PATHSPECS below (CLAUDE.md, AGENTS.md and the like at any depth, rules
-folders, .claude/ docs, and the memory-bank folders memory-bank/, cline_docs/,
+folders (Cursor, Cline, Roo Code, Windsurf, Kiro steering), .claude/ docs, and the memory-bank folders memory-bank/, cline_docs/,
 memory_bank/ and .memory-bank/ at any depth), less _NOT_MEMORY (prompts, node_modules/,
 vendor/).
 
@@ -129,6 +129,11 @@ PATHSPECS = [
         "**/.clinerules/**/*.md",
         "**/.cursor/rules/**/*.mdc",
         "**/.cursor/rules/**/*.md",
+        "**/.roo/rules*/**/*.md",  # Roo Code: .roo/rules/ and .roo/rules-{mode}/, Cline's folder
+        "**/.roorules",  # its single-file fallback (and .roorules-{mode})
+        "**/.roorules-*",
+        "**/.windsurf/rules/**/*.md",  # Windsurf's rules folder, after .windsurfrules
+        "**/.kiro/steering/**/*.md",  # Kiro's steering files (product.md, tech.md, ...)
         "**/.claude/**/*.md",
         "**/memory-bank/**/*.md",
         "**/memory_bank/**/*.md",  # also .copilot/memory_bank/ (airs-memspec's multi-project bank)

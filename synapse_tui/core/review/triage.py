@@ -459,12 +459,10 @@ class Triage:
             if kind == "undo":
                 self._check_undoable(batch, action, entries)
             changes = []
-            # An undo takes the batch's changes back newest first, a redo makes them again in
-            # their order: a fact changed twice in one batch (a sync's corroborate, then its
-            # retract) comes back exactly as it was before the batch. Each change is checked
-            # against the fact as the ones before it in this revert leave it.
+            # Each change is checked against the fact as the ones before it in this revert
+            # leave it (a fact a sync changed twice, by its corroborate and its retract).
             pending: dict[str, dict[str, Any]] = {}
-            for entry in reversed(recorded) if kind == "undo" else recorded:
+            for entry in _newest_first_per_fact(recorded) if kind == "undo" else recorded:
                 fid = entry.fact_id
                 frm, to = (entry.after, entry.before) if kind == "undo" else (entry.before, entry.after)
                 fields = self._current(fid, frm) | {k: v for k, v in pending.get(fid, {}).items() if k in frm}
@@ -475,8 +473,7 @@ class Triage:
                 pending.setdefault(fid, {}).update(to)
                 changes.append(Change(fid, frm, to))
             new_batch, scores = self._land(kind, changes, now, undoes=batch)
-        told = reversed(changes) if kind == "undo" else changes  # told in the batch's order
-        return Outcome(f"{kind} {action}", new_batch, tuple(told), scores, actor, at)
+        return Outcome(f"{kind} {action}", new_batch, tuple(changes), scores, actor, at)
 
     def _check_undoable(self, batch: int, action: str, entries: list[AuditEntry]) -> None:
         """Refuse to undo an action when a later change of one of its facts still stands:
@@ -551,6 +548,20 @@ def _recorded(entries: list[AuditEntry], kind: str, batch: int) -> list[Change]:
             )
         changes.append(Change(e.fact_id, e.before, e.after))
     return changes
+
+
+def _newest_first_per_fact(changes: list[Change]) -> list[Change]:
+    """A batch's changes in the order an undo takes them back: each fact's newest first (a
+    fact a sync changed twice, by its corroborate then its retract, comes back exactly as it
+    was before the batch), the facts in the batch's order (`export --audit` reads alike)."""
+    places: dict[str, list[int]] = {}
+    for i, c in enumerate(changes):
+        places.setdefault(c.fact_id, []).append(i)
+    out = list(changes)
+    for at in places.values():
+        for i, j in zip(at, reversed(at), strict=True):
+            out[i] = changes[j]
+    return out
 
 
 def _check_in_order(

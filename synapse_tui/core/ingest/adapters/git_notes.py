@@ -116,7 +116,16 @@ def read(
     stamped = {k: v for k, v in deleted.items() if v is not None}
     left_out += tree.left_out + mm.told(found)
     back = held.again(found, ids)
-    return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped, restored=back)
+    return Snapshot(
+        SYSTEM,
+        str(folder),
+        facts,
+        set(deleted),
+        left_out,
+        deleted_at=stamped,
+        restored=back,
+        evidence=mm.now_committed(facts, held.known, unsaved),
+    )
 
 
 def _replay(

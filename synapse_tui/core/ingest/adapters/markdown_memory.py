@@ -46,6 +46,7 @@ from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.adapters import (
     DEPENDENCY_FOLDERS,
+    Evidence,
     KnownFact,
     dependency_folder,
     fact_id,
@@ -708,14 +709,23 @@ class Held:
         """Each fact read from the work tree (`unsaved` says so of a fact, as of the store's)
         that is new to the store supersedes its record's version nobody committed that
         nothing supersedes yet: an edit edited again before a commit is version n+1 of the
-        first edit (v1 <- v2 <- v3), as commits would make it."""
+        first edit (v1 <- v2 <- v3), as commits would make it. One that supersedes a version
+        the store numbered so (that chain committed since, git numbering it lower) is
+        numbered after it too: never two versions of a record with one number."""
         open_heads: dict[str, KnownFact] = {}
         for k in self.known:
             if k.head and k.id not in self.deleted and unsaved(k):
                 open_heads[k.record] = k
+        by_id = {k.id: k for k in self.known}
         for f in facts:
+            if f.id in self.texts or not unsaved(f):
+                continue
             before = open_heads.get(str((f.provenance or {}).get("x-source-id")))
-            if before is not None and f.id not in self.texts and unsaved(f):
+            if before is None and f.supersedes in by_id:
+                before = by_id[f.supersedes]
+                if before.version < int((f.provenance or {}).get("x-source-version") or 0):
+                    continue
+            if before is not None:
                 next_of(f, before)
 
     def unsaved_gone(self, ids: set[str], unsaved: Callable[[KnownFact], bool]) -> set[str]:
@@ -726,6 +736,37 @@ class Held:
         return {
             k.id for k in self.known if k.head and k.id not in self.deleted and k.id not in ids and unsaved(k)
         }
+
+
+def now_committed(
+    facts: Sequence[Any], known: Sequence[KnownFact], unsaved: Callable[[Any], bool]
+) -> list[Evidence]:
+    """The store's facts a sync read from a work tree before anyone committed them (`unsaved`
+    says so of a fact, as of the store's) that this read gives as committed: the same text
+    under the same id, now in a commit. For each, the provenance a first import would give
+    it (its commit, author, time; the version number stays the store's, the chain a sync
+    built) and its tier (`human`: a person committed it), as the source's `Evidence`: the
+    sync writes the provenance as the source's record and a tier raised as the source's
+    audited, undoable `accept` (core/ingest/adapters/sync.py), so an undone raise stays undone."""
+    held = {k.id: k for k in known if not k.deleted}
+    out = []
+    for f in facts:
+        k = held.get(f.id)
+        if k is None or not unsaved(k) or unsaved(f):
+            continue
+        now = f.provenance or {}
+        keys = sorted((set(now) | set(k.provenance)) - {"x-source-version"})
+        out.append(
+            Evidence(
+                f.id,
+                0,
+                [],
+                {key: now.get(key) for key in keys},
+                {key: k.provenance.get(key) for key in keys},
+                tier="human" if f.tier == "human" else None,
+            )
+        )
+    return out
 
 
 def next_of(fact: Any, before: KnownFact) -> None:

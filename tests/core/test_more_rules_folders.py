@@ -40,7 +40,7 @@ TREE = {
     ".kilocoderules": "- Never commit secrets\n",
     ".windsurf/rules/x.md": "---\ntrigger: always_on\n---\n\n- Use pnpm, never npm\n",
     "web/.windsurf/rules/ui.md": (
-        "---\ntrigger: glob\nglobs: '*.tsx'\n---\n\n- Components are function components\n"
+        "---\ntrigger: glob\nglobs: *.tsx\n---\n\n- Components are function components\n"  # not strict YAML
     ),
     ".kiro/steering/tech.md": (
         "---\ninclusion: fileMatch\nfileMatchPattern: 'api/**/*.py'\n---\n\n"

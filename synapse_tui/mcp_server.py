@@ -52,6 +52,7 @@ class Fact(TypedDict, total=False):
     gate: float
     guidance: str
     guidance_advice: str
+    caution: str  # only for a fact deleted at its source: read it before the guidance
     stale: bool
     review_due: str
     flags: list[str]
@@ -87,7 +88,9 @@ class NeighboursResult(TypedDict):
 ENVELOPE = (
     "Every fact comes with its trust envelope: `trust` in [0, 1] and its `band` (very low .. very "
     "high), the four factors (confidence, freshness, supersession, gate), `guidance` with "
-    "`guidance_advice` ('uncertain: go corroborate', 'disputed: go resolve'), `stale` (freshness "
+    "`guidance_advice` ('uncertain: go corroborate', 'disputed: go resolve'), `caution` when the "
+    "fact was deleted at its source ('deleted at its source: do not rely on it', which overrides "
+    "the guidance), `stale` (freshness "
     "below the review threshold), `review_due`, `flags`, and `superseded_by` (the facts that "
     "replaced it: follow them). `constants` (in search and show) names the score's constants "
     "and whether they were fitted to people's verdicts on this store, and on how many."

@@ -40,7 +40,7 @@ from synapse_tui.core.review.verdicts import FIT_META, constants_given, constant
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import ReportedError
 from synapse_tui.core.store.ops import ChangedSince, CurrentMarks, FactInputs, Meta, Op
-from synapse_tui.core.trust.score import GUIDANCE_ADVICE, review_dues
+from synapse_tui.core.trust.score import CAUTION_DELETED, GUIDANCE_ADVICE, review_dues
 
 RESCORE_AFTER = 60.0  # seconds: the ranking's trust is at most a minute old; answers are exact
 MAX_LIMIT = 100
@@ -232,6 +232,8 @@ class Recall:
                 review_due=format_time(due),
                 superseded_by=self.store.superseded_by(row["id"]) if row["k"] else [],
             )
+            if "deleted" in row["flags"]:
+                row["caution"] = CAUTION_DELETED  # as `show` says it (Memory.explain)
             out.append(row)
         return out
 

@@ -22,6 +22,8 @@ from synapse_tui.core.store.ops import DataVersion, Detail, Inputs, Op
 from synapse_tui.core.trust.kinds import read_kinds, with_kinds
 from synapse_tui.core.trust.row import row_json, score_json
 from synapse_tui.core.trust.score import (
+    CAUTION_DELETED,
+    FLAG_DELETED,
     GUIDANCE,
     GUIDANCE_ADVICE,
     HUMAN,
@@ -325,6 +327,8 @@ class Memory:
                 ],
             }
         )
+        if sc.flags[i] & FLAG_DELETED:
+            out["caution"] = CAUTION_DELETED  # SPEC 10: the guidance alone says go corroborate
         if a.o1_count[i]:
             out["reinforcement_count"] = int(a.o1_count[i])
         else:

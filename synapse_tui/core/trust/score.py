@@ -26,6 +26,9 @@ GUIDANCE_ADVICE = {
     "uncertain": "uncertain: go corroborate",
     "supported": "supported",
 }
+# what an agent reads before the guidance, for a fact its source no longer holds: the
+# guidance stays the opinion's (SPEC 2.1), which knows nothing of the source (SPEC 10)
+CAUTION_DELETED = "deleted at its source: do not rely on it"
 BANDS = ("very low", "low", "moderate", "high", "very high")
 FLAG_CLOCK_SKEW, FLAG_SIG_INVALID, FLAG_SIG_UNTRUSTED, FLAG_DELETED = 1, 2, 4, 8
 FLAG_INVALIDATED = 16  # invalid at its source, no successor named (SPEC 9)

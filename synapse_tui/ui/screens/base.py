@@ -69,7 +69,9 @@ PANE_SCROLL = Binding.Group("scroll", compact=True)  # the Footer's `⇧↑⇧�
 def pane_bindings(owner: str, show: bool = True) -> list[Binding]:
     """shift+↑ / shift+↓: scroll the pane under (or beside) a list a line, while the list
     keeps the focus and its cursor (↑ ↓ move the cursor); the same keys on every screen
-    with such a pane. The screen's `action_scroll_pane` names the pane."""
+    with such a pane. The screen's `action_scroll_pane` scrolls the pane its
+    `scrolled_pane` names; the keys, and the Footer's `⇧↑⇧↓ scroll`, are there only while
+    that pane has more than it shows (`FactScreen.check_action`)."""
     return [
         Binding(
             f"shift+{how}",
@@ -83,6 +85,11 @@ def pane_bindings(owner: str, show: bool = True) -> list[Binding]:
         )
         for how, shown in (("up", "⇧↑"), ("down", "⇧↓"))
     ]
+
+
+def pane_overflows(box: ScrollableContainer | None) -> bool:
+    """Whether a pane is shown and holds more than it shows: there is something to scroll."""
+    return box is not None and box.display and box.max_scroll_y > 0
 
 
 def scroll_hint(box: ScrollableContainer) -> str:
@@ -150,10 +157,28 @@ class FactScreen(SynapseScreen[ScreenResultType]):
             # triage keys apply now, or no more, and the Footer says so
             self.refresh_bindings()
 
+    def scrolled_pane(self) -> ScrollableContainer | None:
+        """The pane shift+↑ / shift+↓ scroll (`pane_bindings`); None: the view has none."""
+        return None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "scroll_pane":
+            # nothing to scroll (a short text, a tall terminal): no keys, no Footer hint
+            return pane_overflows(self.scrolled_pane())
+        return True
+
     @on(events.Mount)
     def _watch_memory(self) -> None:
         self.watch(self.app, "memory_change", self.memory_changed, init=False)
+        pane = self.scrolled_pane()
+        if pane is not None:
+            # Textual sets it at each layout: the pane's text or size changed whether it
+            # overflows, so whether its scroll keys apply, and the Footer says so
+            self.watch(pane, "show_vertical_scrollbar", self._pane_overflow, init=False)
         self.cursor_moved()
+
+    def _pane_overflow(self) -> None:
+        self.refresh_bindings()
 
     @on(events.ScreenResume)
     def _resumed(self) -> None:

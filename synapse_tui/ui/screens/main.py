@@ -216,10 +216,13 @@ class MainScreen(FactScreen, inherit_bindings=False):
         self.set_class(not shown, "-no-pane")
         self.refresh_bindings()  # the pane's scroll keys come and go with it
 
+    def scrolled_pane(self) -> DetailPane:
+        return self.query_one(DetailPane)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "scroll_pane":
-            return self.show_pane  # no pane shown (p): nothing to scroll, the Footer drops the keys
-        return True
+        if action == "scroll_pane" and not self.show_pane:
+            return False  # no pane shown (p): nothing to scroll, the Footer drops the keys
+        return super().check_action(action, parameters)
 
     def action_scroll_pane(self, how: str) -> None:
         """shift+↑ / shift+↓: the detail pane a line up or down (its why, provenance and

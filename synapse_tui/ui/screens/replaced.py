@@ -433,9 +433,12 @@ class ReplacedScreen(FactScreen):
         self.query_one("#replaced-pane", Static).update(body)
         self.query_one("#replaced-pane-box", PaneBox).scroll_home(animate=False)
 
+    def scrolled_pane(self) -> PaneBox:
+        return self.query_one("#replaced-pane-box", PaneBox)
+
     def action_scroll_pane(self, how: str) -> None:
         """shift+↑ / shift+↓: the pane a line up or down; the list keeps its cursor."""
-        getattr(self.query_one("#replaced-pane-box", PaneBox), f"scroll_{how}")(animate=False)
+        getattr(self.scrolled_pane(), f"scroll_{how}")(animate=False)
 
     # -- acting -------------------------------------------------------------------------
     def action_close(self) -> None:

@@ -10,7 +10,8 @@ split of unseen repositories, built into its own --corpus the same way). The cor
 to $SYNAPSE_CORPUS (default /work/corpus); its layout is /work/corpus/FORMAT.md.
 
 Memory files: PATHSPECS below (CLAUDE.md, AGENTS.md and the like at any depth, rules
-folders (Cursor, Cline, Roo Code, Windsurf, Kiro steering), .claude/ docs, and the memory-bank folders memory-bank/, cline_docs/,
+folders (Cursor, Cline, Roo Code, Kilo Code, Windsurf, Kiro steering), OpenHands' repo.md,
+.claude/ docs, and the memory-bank folders memory-bank/, cline_docs/,
 memory_bank/ and .memory-bank/ at any depth), less _NOT_MEMORY (prompts, node_modules/,
 vendor/).
 
@@ -134,6 +135,13 @@ PATHSPECS = [
         "**/.roorules-*",
         "**/.windsurf/rules/**/*.md",  # Windsurf's rules folder, after .windsurfrules
         "**/.kiro/steering/**/*.md",  # Kiro's steering files (product.md, tech.md, ...)
+        "**/.roo/rules*/**/*.txt",  # Roo Code reads a rules folder's text files too (its docs: .md, .txt)
+        "**/.clinerules-*",  # Roo Code's other fallback for a mode, after .roorules-{mode}
+        "**/.kilocode/rules*/**/*.md",  # Kilo Code (Roo Code's fork): .kilocode/rules/, rules-{mode}/
+        "**/.kilocode/rules*/**/*.txt",
+        "**/.kilocoderules",  # and its single files (.kilocoderules-{mode} too)
+        "**/.kilocoderules-*",
+        "**/.openhands/microagents/repo.md",  # OpenHands' always-loaded repository microagent
         "**/.claude/**/*.md",
         "**/memory-bank/**/*.md",
         "**/memory_bank/**/*.md",  # also .copilot/memory_bank/ (airs-memspec's multi-project bank)

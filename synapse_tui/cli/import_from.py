@@ -72,8 +72,15 @@ def import_from(
         return
     for line in result.left_out:
         say(f"left out: {line}", err=True)
+    # the four counts every sync says, then what only some syncs do, each when it happened
+    more = [
+        (result.restored, "back at the source (no longer deleted)"),
+        (result.invalidated, "invalidated at the source"),
+        (result.valid_again, "valid again at the source (no longer invalidated)"),
+        (result.accepted, "now tier human"),
+    ]
     say(
         f"{system} {result.source} -> {locate(db).shown}: {result.added} added, {result.newly_deleted} newly deleted,"
         f" {result.reasserted} re-asserted, {result.unchanged} unchanged"
-        + (f", {result.restored} back at the source (no longer deleted)" if result.restored else "")
+        + "".join(f", {n} {what}" for n, what in more if n)
     )

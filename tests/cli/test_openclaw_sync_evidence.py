@@ -52,10 +52,10 @@ def test_a_claim_contested_later_is_disputed_after_sync_and_undo_takes_it_back(t
     assert history == [("contradict", "user"), ("retract", "source")]
 
     assert "0 re-asserted" in run("sync", db).stdout  # nothing new: nothing written
-    run("undo", db)  # the newest source action: the retraction on REBUILD
-    assert counts(db, REBUILD)[:2] == (1, 1)
+    run("undo", db)  # the sync, one step: the retraction on REBUILD, REGION's changes
+    assert counts(db, REBUILD)[:2] == (1, 1) and counts(db, REGION)[:2] == (0, 0)
     run("sync", db)
-    assert counts(db, REBUILD)[:2] == (1, 1)  # undone stays undone
+    assert counts(db, REBUILD)[:2] == (1, 1) and counts(db, REGION)[:2] == (0, 0)  # undone stays undone
 
 
 def test_a_contest_resolved_at_the_source_is_withdrawn_and_a_persons_contradiction_survives(tmp_path):

@@ -274,11 +274,15 @@ class Triage:
             return Change(fid, {"tier": tier}, {"tier": "human" if tier == "auto" else tier})
         return _evidence(fid, fact, int(action == Action.CORROBORATE), [format_time(now)])
 
-    def add_evidence_in(self, evidence: dict[str, tuple[int, list[str]]]) -> Outcome | None:
+    def add_evidence_in(
+        self, evidence: dict[str, tuple[int, list[str]]], batch: int | None = None
+    ) -> Outcome | None:
         """Corroborations and reinforcement times a source itself recorded for facts already
         in the store (`{id: (added r, new times)}`), as one `corroborate` action by this
         actor inside the caller's transaction: added on top of whatever triage did here,
-        audited with score_before and undoable like a person's. None when nothing changes."""
+        audited with score_before and undoable like a person's. None when nothing changes.
+        `batch`: an undo step this transaction began already (a sync's other actions), to
+        join; None, a step of its own."""
         now = self.clock.now()
         changes = []
         for fid, (r, times) in evidence.items():
@@ -290,7 +294,7 @@ class Triage:
         if not changes:
             return None
         action = str(Action.CORROBORATE)
-        batch, scores = self._land(action, changes, now)
+        batch, scores = self._land(action, changes, now, batch=batch)
         return Outcome(action, batch, tuple(changes), scores)
 
     def add_counts_in(
@@ -298,13 +302,14 @@ class Triage:
         action: str,
         counts: dict[str, tuple[int, int]],
         times_out: dict[str, list[str]] | None = None,
+        batch: int | None = None,
     ) -> Outcome | None:
         """Corroborations and contradictions a source added (`contradict`) or withdrew
         (`retract`) for facts already in the store, `{id: (r added, s added)}` (below 0:
         taken back; the caller bounds that by the source's own share), and `times_out`, the
         reinforcement times it withdrew (`{id: times}`, one for one, of a fact holding its
         times as a list), as one action by this actor inside the caller's transaction,
-        audited and undoable. None: nothing changes."""
+        audited and undoable (`batch`: as `add_evidence_in`). None: nothing changes."""
         changes = []
         times_out = times_out or {}
         for fid in dict.fromkeys([*counts, *times_out]):
@@ -323,7 +328,26 @@ class Triage:
                 changes.append(Change(fid, before, after))
         if not changes:
             return None
-        batch, scores = self._land(action, changes, self.clock.now())
+        batch, scores = self._land(action, changes, self.clock.now(), batch=batch)
+        return Outcome(action, batch, tuple(changes), scores)
+
+    def accept_in(self, fact_ids: Sequence[str], batch: int | None = None) -> Outcome | None:
+        """`accept` of those of `fact_ids` still of tier `auto`, by this actor inside the
+        caller's transaction (`batch`: as `add_evidence_in`): a source that now records a
+        person's hand in them (a text committed by a person since a sync read it
+        uncommitted). None: nothing changes."""
+        now = self.clock.now()
+        changes = []
+        for fid in dict.fromkeys(fact_ids):
+            fact = self.store.review.fields(fid)
+            if fact is None:
+                raise no_such_fact(self.store, fid)
+            changes.append(self._change(Action.ACCEPT, fid, fact, now))
+        changes = [c for c in changes if c.before != c.after]
+        if not changes:
+            return None
+        action = str(Action.ACCEPT)
+        batch, scores = self._land(action, changes, now, batch=batch)
         return Outcome(action, batch, tuple(changes), scores)
 
     def dismiss(self, pairs: Sequence[tuple[str, dict[str, Any]]]) -> Outcome:
@@ -429,18 +453,24 @@ class Triage:
             if not entries:
                 raise TriageError(f"cannot {kind} #{batch}: its audit entries are gone; nothing changed")
             recorded = _recorded(entries, kind, batch)
-            action, actor, at = entries[0].action, entries[0].actor, entries[0].at
+            # a sync's one step may hold several actions (corroborate+retract)
+            action = "+".join(dict.fromkeys(e.action for e in entries))
+            actor, at = entries[0].actor, entries[0].at
             if kind == "undo":
                 self._check_undoable(batch, action, entries)
             changes = []
-            for entry in recorded:
+            # Each change is checked against the fact as the ones before it in this revert
+            # leave it (a fact a sync changed twice, by its corroborate and its retract).
+            pending: dict[str, dict[str, Any]] = {}
+            for entry in _newest_first_per_fact(recorded) if kind == "undo" else recorded:
                 fid = entry.fact_id
                 frm, to = (entry.after, entry.before) if kind == "undo" else (entry.before, entry.after)
-                fields = self._current(fid, frm)
+                fields = self._current(fid, frm) | {k: v for k, v in pending.get(fid, {}).items() if k in frm}
                 if fields != frm:
                     raise TriageError(
                         f"cannot {kind} {action} on {fid}: it changed since ({fields} is not {frm})"
                     )
+                pending.setdefault(fid, {}).update(to)
                 changes.append(Change(fid, frm, to))
             new_batch, scores = self._land(kind, changes, now, undoes=batch)
         return Outcome(f"{kind} {action}", new_batch, tuple(changes), scores, actor, at)
@@ -484,13 +514,18 @@ class Triage:
         now: float,
         undoes: int | None = None,
         read: list[Any] | None = None,
+        batch: int | None = None,
     ) -> tuple[int, dict[str, dict[str, Any]]]:
         """Write `changes` and their audit entries as one batch, each entry with its fact's
         score just before (scored before the first write): the batch and those scores.
-        `read`: the answers of `_land_reads`, when asked already in this transaction."""
+        `read`: the answers of `_land_reads`, when asked already in this transaction.
+        `batch`: a batch this transaction landed already, joined (one undo step), else the next."""
         store = self.store
         changed = [c.fact_id for c in changes]
-        inputs, above, batch, newest = read if read is not None else store.batch(self._land_reads(changed))
+        inputs, above, next_batch, newest = (
+            read if read is not None else store.batch(self._land_reads(changed))
+        )
+        batch = next_batch if batch is None else batch
         inputs = {pos: row for pos, row in inputs.items() if row.id in changed}  # a fact left unchanged
         created = {row.id: float(row.events[0]) for row in inputs.values()}  # a fact's first event
         _check_in_order(action, now, newest, created if self.in_order else {})
@@ -513,6 +548,20 @@ def _recorded(entries: list[AuditEntry], kind: str, batch: int) -> list[Change]:
             )
         changes.append(Change(e.fact_id, e.before, e.after))
     return changes
+
+
+def _newest_first_per_fact(changes: list[Change]) -> list[Change]:
+    """A batch's changes in the order an undo takes them back: each fact's newest first (a
+    fact a sync changed twice, by its corroborate then its retract, comes back exactly as it
+    was before the batch), the facts in the batch's order (`export --audit` reads alike)."""
+    places: dict[str, list[int]] = {}
+    for i, c in enumerate(changes):
+        places.setdefault(c.fact_id, []).append(i)
+    out = list(changes)
+    for at in places.values():
+        for i, j in zip(at, reversed(at), strict=True):
+            out[i] = changes[j]
+    return out
 
 
 def _check_in_order(

@@ -10,8 +10,11 @@ rule that holds:
    (Basic Memory's observation category), `x-<source>-entity-type` (the MCP memory server);
 2. the role of the file it was read from (`x-<source>-file`): `rule` for a rules file
    (`.cursor/rules/`, `.claude/rules/`, `*.mdc`, `.cursorrules`, `.windsurfrules`,
-   `.clinerules`, `.github/instructions/`), `instruction` for an agent's instruction file
-   (CLAUDE.md, AGENTS.md, GEMINI.md, ...), `note` for a memory file (MEMORY.md,
+   `.clinerules`, `.github/instructions/`; Roo Code's and Kilo Code's `.roo/rules/`,
+   `.roo/rules-{mode}/`, `.roorules`, `.roorules-{mode}`, `.kilocode/...`, `.kilocoderules`;
+   Windsurf's `.windsurf/rules/`; Kiro's `.kiro/steering/`), `instruction` for an agent's
+   instruction file (CLAUDE.md, AGENTS.md, GEMINI.md, OpenHands'
+   `.openhands/microagents/repo.md`, ...), `note` for a memory file (MEMORY.md,
    `memory-bank/`, a `memory/` folder);
 3. none: the fact is scored with the global constants.
 
@@ -47,7 +50,11 @@ _INSTRUCTION_FILES = frozenset(
         "codex.md",
     }
 )
-_RULE_FILES = frozenset({".cursorrules", ".windsurfrules", ".clinerules"})
+_RULE_FILES = frozenset({".cursorrules", ".windsurfrules", ".clinerules", ".roorules", ".kilocoderules"})
+_MODE_RULE_FILE = re.compile(r"^\.(?:roo|cline|kilocode)rules-.+$")  # a mode's: `.roorules-code`
+# a tool's rules folder below its hidden folder, besides any `rules/` (Windsurf's too): Roo
+# Code's and Kilo Code's mode rules (`.roo/rules-code/`), Kiro's steering files
+_RULE_FOLDER = re.compile(r"/\.(?:roo|kilocode)/rules-[^/]+/|/\.kiro/steering/")
 
 
 def kind_name(value: str) -> str | None:
@@ -60,15 +67,18 @@ def file_role(path: str) -> str | None:
     """`rule`, `instruction` or `note` for a memory file's path, None for any other."""
     p = PurePosixPath(path.replace("\\", "/").lower())
     parts = p.parts
+    rooted = f"/{p.as_posix()}"
     if (
         p.name in _RULE_FILES
         or p.suffix == ".mdc"
         or "rules" in parts[:-1]
         or any(part in _RULE_FILES for part in parts[:-1])
-        or "/.github/instructions/" in f"/{p.as_posix()}"
+        or "/.github/instructions/" in rooted
+        or _MODE_RULE_FILE.match(p.name)
+        or _RULE_FOLDER.search(rooted)
     ):
         return "rule"
-    if p.name in _INSTRUCTION_FILES:
+    if p.name in _INSTRUCTION_FILES or rooted.endswith("/.openhands/microagents/repo.md"):
         return "instruction"
     if p.name == "memory.md" or "memory-bank" in parts[:-1] or "memory" in parts[:-1]:
         return "note"

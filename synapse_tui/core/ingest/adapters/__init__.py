@@ -60,6 +60,10 @@ class Evidence:
     # `reinforced_at` lists every time the source holds, those the fact has already
     # included (an OpenClaw claim's evidence): only the others are added
     every_time: bool = False
+    # "human": the source now records a person's hand in it (a text a sync read before
+    # anyone committed it, since committed by a person): a fact still of tier `auto` is
+    # accepted by the source, audited, as a first import would give it tier `human`
+    tier: str | None = None
 
 
 @dataclass

@@ -191,6 +191,7 @@ def read(
         kept=kept,
         deleted_at=stamped,
         restored=back,
+        evidence=mm.now_committed(facts, held.known, unsaved),
     )
 
 

@@ -1,15 +1,19 @@
 """Markdown kept in git (SPEC 9): any folder of notes in a git work tree, Letta Code's MemFS
 included, read with its history; a project's agent memory too (CLAUDE.md, AGENTS.md,
 memory banks, `.claude/`, `.github/copilot-instructions.md`, `.cursor/rules/`,
-`.cursorrules`, `.clinerules`, `.windsurfrules`, and an agent's named file or memory bank in
-any hidden folder, `.taskmaster/CLAUDE.md`, `.ai-agents/memory-bank/`:
-markdown_memory.memory_path), found in one walk of the work tree that never enters `.git`,
-`.venv`, caches or dependency folders (markdown_memory.memory_files).
+`.cursorrules`, `.clinerules`, `.windsurfrules`, Roo Code's and Kilo Code's rules
+(`.roo/rules/`, `.roo/rules-{mode}/`, `.roorules`, `.roorules-{mode}`, `.kilocode/...`,
+`.kilocoderules`), `.windsurf/rules/`, Kiro's `.kiro/steering/`, OpenHands'
+`.openhands/microagents/repo.md`, and an agent's named file or memory bank in any hidden
+folder, `.taskmaster/CLAUDE.md`, `.ai-agents/memory-bank/`: markdown_memory.memory_path),
+found in one walk of the work tree that never enters `.git`, `.venv`, caches or dependency
+folders (markdown_memory.memory_files).
 
 Facts. A note's body is read as Markdown blocks (markdown_memory): each top-level bullet
 (its nested lines with it) and each paragraph is a fact, under its heading; code blocks,
-HTML comments, table rows, lines of prompt tags alone and marker lines are not read
-(`left out` counts them). Front matter (`description`, `read_only`, as Letta Code's MemFS
+HTML comments, table rows, lines of prompt tags alone, marker lines and a line that only
+imports another file (`@AGENTS.md`: that file is read as itself) are not read (`left out`
+counts them). Front matter (`description`, `read_only`, as Letta Code's MemFS
 writes `system/*.md`) goes to provenance, and a committed `read_only: true` block is tier
 `human` (a person locked it); not committed yet, it is no one's lock. Front matter that is
 not strict YAML is read line by line, the fields kept as written and named in `left out`.
@@ -118,7 +122,16 @@ def read(
     stamped = {k: v for k, v in deleted.items() if v is not None}
     left_out += tree.left_out + mm.told(found)
     back = held.again(found, ids)
-    return Snapshot(SYSTEM, str(folder), facts, set(deleted), left_out, deleted_at=stamped, restored=back)
+    return Snapshot(
+        SYSTEM,
+        str(folder),
+        facts,
+        set(deleted),
+        left_out,
+        deleted_at=stamped,
+        restored=back,
+        evidence=mm.now_committed(facts, held.known, unsaved),
+    )
 
 
 def _replay(

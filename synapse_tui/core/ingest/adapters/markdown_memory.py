@@ -11,9 +11,10 @@ under its heading. A bullet whose nested lines hold a heading holds a note of it
 whole CLAUDE.md kept under `- #memory`): from that heading on, its lines are read one
 indent out, as a note, until a line less indented. Not blocks: code fences, HTML comments
 (an inline one is cut out of its line), table rows, lines that are only prompt tags
-(`<guidelines>`, `</rules>`), lines with no letter or digit (`---`, a lone `-->`), and a
-label right before a list, code or a table (`**Next Steps:**`: `label`); `skipped` counts
-them by kind.
+(`<guidelines>`, `</rules>`), lines with no letter or digit (`---`, a lone `-->`), a
+label right before a list, code or a table (`**Next Steps:**`: `label`), and a block that
+only points to other files (`@AGENTS.md`, Kiro's `#[[file:x.yaml]]`: `import`; the agent
+reads the file named as itself); `skipped` counts them by kind.
 
 Pairing. Between two states of one note, a block whose text (white space runs as one
 space: a re-wrapped line is the same text) is unchanged keeps its record; of the others, a
@@ -46,6 +47,7 @@ from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.adapters import (
     DEPENDENCY_FOLDERS,
+    Evidence,
     KnownFact,
     dependency_folder,
     fact_id,
@@ -77,6 +79,9 @@ _INLINE_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _WORD = re.compile(r"\w+")
 _IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:~/|\.{1,2}/|/)?[\w.\-/]+\.[A-Za-z0-9]+)")
 _CODE_SPAN = re.compile(r"(`+).*?\1")
+# a pointer to another file, which the agent reads as itself: an import (`@AGENTS.md`, as
+# `_IMPORT` finds one) or Kiro's file reference (`#[[file:api/openapi.yaml]]`)
+_POINTER = re.compile(r"@(?:~/|\.{1,2}/|/)?[\w.\-/]+\.[A-Za-z0-9]+|#\[\[file:[^\]\s]+\]\]")
 
 
 @dataclass
@@ -169,6 +174,8 @@ def junk(text: str) -> str | None:
         return "table"
     if all(_TAG_LINE.match(ln) for ln in lines):
         return "prompt tag"
+    if all(_POINTER.fullmatch(word) for word in t.split()):
+        return "import"  # `@AGENTS.md` alone: a pointer, the file it names is read as itself
     return None
 
 
@@ -709,14 +716,23 @@ class Held:
         """Each fact read from the work tree (`unsaved` says so of a fact, as of the store's)
         that is new to the store supersedes its record's version nobody committed that
         nothing supersedes yet: an edit edited again before a commit is version n+1 of the
-        first edit (v1 <- v2 <- v3), as commits would make it."""
+        first edit (v1 <- v2 <- v3), as commits would make it. One that supersedes a version
+        the store numbered so (that chain committed since, git numbering it lower) is
+        numbered after it too: never two versions of a record with one number."""
         open_heads: dict[str, KnownFact] = {}
         for k in self.known:
             if k.head and k.id not in self.deleted and unsaved(k):
                 open_heads[k.record] = k
+        by_id = {k.id: k for k in self.known}
         for f in facts:
+            if f.id in self.texts or not unsaved(f):
+                continue
             before = open_heads.get(str((f.provenance or {}).get("x-source-id")))
-            if before is not None and f.id not in self.texts and unsaved(f):
+            if before is None and f.supersedes in by_id:
+                before = by_id[f.supersedes]
+                if before.version < int((f.provenance or {}).get("x-source-version") or 0):
+                    continue
+            if before is not None:
                 next_of(f, before)
 
     def unsaved_gone(self, ids: set[str], unsaved: Callable[[KnownFact], bool]) -> set[str]:
@@ -727,6 +743,37 @@ class Held:
         return {
             k.id for k in self.known if k.head and k.id not in self.deleted and k.id not in ids and unsaved(k)
         }
+
+
+def now_committed(
+    facts: Sequence[Any], known: Sequence[KnownFact], unsaved: Callable[[Any], bool]
+) -> list[Evidence]:
+    """The store's facts a sync read from a work tree before anyone committed them (`unsaved`
+    says so of a fact, as of the store's) that this read gives as committed: the same text
+    under the same id, now in a commit. For each, the provenance a first import would give
+    it (its commit, author, time; the version number stays the store's, the chain a sync
+    built) and its tier (`human`: a person committed it), as the source's `Evidence`: the
+    sync writes the provenance as the source's record and a tier raised as the source's
+    audited, undoable `accept` (core/ingest/adapters/sync.py), so an undone raise stays undone."""
+    held = {k.id: k for k in known if not k.deleted}
+    out = []
+    for f in facts:
+        k = held.get(f.id)
+        if k is None or not unsaved(k) or unsaved(f):
+            continue
+        now = f.provenance or {}
+        keys = sorted((set(now) | set(k.provenance)) - {"x-source-version"})
+        out.append(
+            Evidence(
+                f.id,
+                0,
+                [],
+                {key: now.get(key) for key in keys},
+                {key: k.provenance.get(key) for key in keys},
+                tier="human" if f.tier == "human" else None,
+            )
+        )
+    return out
 
 
 def next_of(fact: Any, before: KnownFact) -> None:
@@ -752,11 +799,24 @@ def record(rel: str, text: str, used: set[str], *, whole: bool = False) -> str:
 # repositories keep it in, as benchmarks/build_real_corpus.py counts them): Claude Code's
 # `.claude/` (not its commands, agents, skills, hooks: prompts), GitHub Copilot's
 # instructions, Cursor's rules (`.mdc` and `.md`, a subfolder's own `.cursor/rules/` too),
-# Cline's and Windsurf's rules files; an agent's named file (NAMED) and a memory bank
-# (BANKS) in any folder, a hidden one too (`.taskmaster/CLAUDE.md`,
-# `.ai-agents/memory-bank/`).
+# Cline's, Windsurf's, Roo Code's and Kilo Code's rules files (`.roorules`, and a mode's
+# `.roorules-code`, `.clinerules-code`, `.kilocoderules-code`), the rules folders
+# (RULES_FOLDERS: Roo Code's and Kilo Code's `rules/` and a mode's `rules-code/`, Markdown
+# or text, at any depth below; Windsurf's `rules/`; Kiro's `steering/`), OpenHands' always
+# loaded `.openhands/microagents/repo.md` (its keyword microagents are prompts, as skills
+# are); an agent's named file (NAMED) and a memory bank (BANKS) in any folder, a hidden
+# one too (`.taskmaster/CLAUDE.md`, `.ai-agents/memory-bank/`). A rules folder's front
+# matter (Windsurf's `trigger:`, Kiro's `inclusion:`) is read as Cursor's is: not a fact.
 _CLAUDE_PROMPTS = {"commands", "agents", "skills", "output-styles", "hooks", "plugins"}
-RULES_FILES = (".cursorrules", ".windsurfrules", ".clinerules")
+RULES_FILES = (".cursorrules", ".windsurfrules", ".clinerules", ".roorules", ".kilocoderules")
+MODE_RULES_FILE = re.compile(r"^\.(?:roo|cline|kilocode)rules-[^/]+$")  # a mode's: `.roorules-code`
+_MODES_RULES = re.compile(r"^rules(?:-[^/]+)?$")  # `rules/`, and a mode's `rules-code/`
+RULES_FOLDERS: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
+    ".roo": (_MODES_RULES, (".md", ".txt")),
+    ".kilocode": (_MODES_RULES, (".md", ".txt")),
+    ".windsurf": (re.compile(r"^rules$"), (".md",)),
+    ".kiro": (re.compile(r"^steering$"), (".md",)),
+}
 NAMED = frozenset(
     {"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENT.md", "GEMINI.md", "CRUSH.md", "MEMORY.md"}
 )
@@ -809,18 +869,30 @@ def memory_path(rel: str) -> bool:
         return name.endswith(".md")
     if name in NAMED or (name.endswith(".md") and any(d in BANKS for d in dirs)):
         return True
-    i = hidden[-1]
-    head, rest = parts[i], parts[i + 1 :]
+    return _in_hidden_place(parts[hidden[-1] :])
+
+
+def _in_hidden_place(parts: list[str]) -> bool:
+    """Whether a path from its last hidden part on (`.roo/rules-code/style.md`) is a file
+    of the places agents keep memory in (memory_path)."""
+    head, rest, name = parts[0], parts[1:], parts[-1]
     if head in RULES_FILES:
-        return not rest or (head == ".clinerules" and rel.endswith(".md"))
+        return not rest or (head == ".clinerules" and name.endswith(".md"))
+    if MODE_RULES_FILE.match(head):
+        return not rest
+    if head in RULES_FOLDERS:
+        folder, suffixes = RULES_FOLDERS[head]
+        return len(rest) >= 2 and bool(folder.match(rest[0])) and name.endswith(suffixes)
+    if head == ".openhands":
+        return rest == ["microagents", "repo.md"]
     if head == ".claude":
-        return bool(rest) and rest[0] not in _CLAUDE_PROMPTS and rel.endswith(".md")
+        return bool(rest) and rest[0] not in _CLAUDE_PROMPTS and name.endswith(".md")
     if head == ".github":
         return rest == ["copilot-instructions.md"] or (
-            len(rest) >= 2 and rest[0] == "instructions" and rel.endswith(".md")
+            len(rest) >= 2 and rest[0] == "instructions" and name.endswith(".md")
         )
     if head == ".cursor":
-        return cursor_rule("/".join(parts[i:]))
+        return cursor_rule("/".join(parts))
     return False
 
 
@@ -854,6 +926,11 @@ def listing(folder: Path, rel: str = "", left_out: list[str] | None = None) -> l
         if left_out is not None:
             left_out.append(unlisted(rel.rstrip("/") or ".", exc))
         return []
+
+
+def _named_as_memory(name: str) -> bool:
+    """Whether a file of this name could be memory (`memory_path` decides by its place)."""
+    return name.endswith((".md", ".mdc", ".txt")) or name in RULES_FILES or bool(MODE_RULES_FILE.match(name))
 
 
 def memory_files(
@@ -896,7 +973,7 @@ def memory_files(
                     left_out.append(f"{rel}: {TRASHED}")
                 else:
                     stack.append((Path(entry.path), rel + "/"))
-            elif not name.endswith((".md", ".mdc")) and name not in RULES_FILES or not wanted(rel):
+            elif not _named_as_memory(name) or not wanted(rel):
                 continue
             elif entry.is_file():
                 found.append(Path(entry.path))
@@ -929,4 +1006,5 @@ _KINDS = {
     "prompt tag": "prompt tag line",
     "marker": "marker line",
     "label": "label line",  # "Next steps:" before a list, code or a table
+    "import": "import line",  # `@AGENTS.md` alone: a pointer, not a fact
 }

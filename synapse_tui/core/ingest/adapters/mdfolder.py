@@ -52,7 +52,7 @@ from synapse_tui.core.ingest.adapters import (
     own_key,
 )
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, holding_nothing, nameable, shown_name
-from synapse_tui.core.ingest.adapters.markdown_memory import skipped_lines
+from synapse_tui.core.ingest.adapters.markdown_memory import now_committed, skipped_lines
 from synapse_tui.core.ingest.adapters.mdhistory import replay
 from synapse_tui.core.ingest.adapters.mditems import Doc, Found, file_stamp, file_text, to_fact, versions
 from synapse_tui.core.ingest.interchange import Progress
@@ -100,6 +100,7 @@ def read_docs(
     left_out += skipped_lines(passed)
     if refusal is not None and not (out.facts or deleted or out.kept):
         raise naming_links(refusal, left_out)
+    commit_key = own_key(system, "commit")
     return Snapshot(
         system,
         source or str(root),
@@ -108,6 +109,12 @@ def read_docs(
         sorted(set(left_out)),
         kept=out.kept,
         deleted_at=out.deleted_at,
+        # a text read from the work tree before anyone committed it, committed since
+        evidence=now_committed(
+            out.facts,
+            [k for versions in held.values() for k in versions],
+            lambda k: not (k.provenance or {}).get(commit_key),
+        ),
     )
 
 
@@ -193,6 +200,7 @@ def merged(system: str, snapshots: list[Snapshot]) -> Snapshot:
         first.facts += other.facts
         first.deleted |= other.deleted
         first.kept |= other.kept
+        first.evidence += other.evidence
         first.left_out = sorted(set(first.left_out) | set(other.left_out))
     first.source = ", ".join(s.source for s in snapshots)
     return first

@@ -155,7 +155,7 @@ def _replay_file(
                 continue  # unchanged by this commit
             fact = to_fact(system, root_s, doc, record, item, version, supersedes, stamp, mtime)
             fact.id = held.own_id(fact.id, item.text)
-            before = held.unsaved_head(record, fact.id) if commit is None else None
+            before = held.unsaved_head(record, fact.id, supersedes, version) if commit is None else None
             if before is not None:  # the work tree's text edits one nobody committed
                 next_of(fact, before)
             out.facts.append(fact)
@@ -193,15 +193,20 @@ class _Held:
             return fid
         return fid + "~" + hashlib.blake2b(text.encode(), digest_size=4).hexdigest()
 
-    def unsaved_head(self, record: str, fid: str) -> KnownFact | None:
+    def unsaved_head(
+        self, record: str, fid: str, supersedes: str | None = None, version: int = 0
+    ) -> KnownFact | None:
         """The record's version the store holds that nobody committed and nothing
-        supersedes, when `fid` is new to the store: what the work tree's new text edits."""
+        supersedes, when `fid` is new to the store: what the work tree's new text edits.
+        Else the version it supersedes (`supersedes`) where the store numbered that one
+        `version` or later (a chain of uncommitted edits, committed since: git numbers it
+        lower): never two versions of a record with one number."""
         if fid in self.texts:
             return None  # read before: it keeps the link it was stored with
         for k in self.known:
             if k.record == record and k.head and not k.deleted and self._unsaved(k):
                 return k
-        return None
+        return next((k for k in self.known if k.id == supersedes and k.version >= version), None)
 
     def unsaved_gone(self, replayed: set[str]) -> set[str]:
         """The texts nobody committed that this read neither gives nor supersedes, and

@@ -44,6 +44,7 @@ in `left out`, never refusing the folder.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -135,7 +136,16 @@ def read(
     snap = merged(SYSTEM, snaps)
     _link_across_pages(snap, known or [])
     _superseded_alone(snap, known or [])
-    snap.evidence = _changed_claims(snap, known or [])
+    # a text committed since a sync read it: its commit's keys (mdfolder); what the claim's
+    # own evidence says (OWNED) follows the page as it stands, through _changed_claims
+    snap.evidence = [
+        replace(
+            e,
+            provenance={k: v for k, v in e.provenance.items() if k not in OWNED},
+            seen={k: v for k, v in e.seen.items() if k not in OWNED},
+        )
+        for e in snap.evidence
+    ] + _changed_claims(snap, known or [])
     return snap
 
 

@@ -12,9 +12,11 @@ claim's new status or evidence entries): added on top of the fact's triage, in t
 transaction, as actions by the actor `source:<system>` (`corroborate` for corroborations and
 reinforcement times, `contradict` for contradictions, `retract` for what the source withdrew
 (counts and the reinforcement times of entries it no longer lists), never more than its own
-share: the fact's counts and times less every live change by anyone else),
-audited like a person's action (with score_before) so each shows in the fact's history and
-`undo` takes it back. The source's record of what it has counted (its provenance) is not
+share: the fact's counts and times less every live change by anyone else), `accept` for a
+person's hand it now records (a text read before anyone committed it, committed since by a
+person), audited like a person's action (with score_before) so each shows in the fact's
+history; the actions of one sync are one batch, so one `undo` gives every fact back as it
+was before the sync. The source's record of what it has counted (its provenance) is not
 part of those actions: an undone change stays undone at the next sync.
 
 One store, one embedding space (SPEC 9). The space of a snapshot's embeddings is the one
@@ -29,6 +31,7 @@ never compared in one kNN graph.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -39,8 +42,9 @@ from synapse_tui.core.base.limits import counted
 from synapse_tui.core.graph.embed import record_model, recorded_space
 from synapse_tui.core.ingest.adapters import Evidence, Snapshot
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, import_facts, link_landed
-from synapse_tui.core.review.triage import RETRACT, Triage, one_for_one
-from synapse_tui.core.store.db import Store
+from synapse_tui.core.review.triage import RETRACT, Outcome, Triage, one_for_one
+from synapse_tui.core.store.audit import AuditEntry
+from synapse_tui.core.store.db import INVALIDATED_AT, Store
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,11 @@ class SyncResult:
     unchanged: int  # facts of the snapshot already in the store, left untouched
     reasserted: int = 0  # facts already here given the source's new corroborations
     restored: int = 0  # facts flagged deleted before that the source holds again
+    # facts already here the source now says are no longer valid, none named in their place
+    # (flag `invalidated`: an OpenClaw claim now `superseded`), and those it holds valid again
+    invalidated: int = 0
+    valid_again: int = 0
+    accepted: int = 0  # facts already here of tier auto the source now records a person's hand in
     left_out: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -77,7 +86,8 @@ def sync_snapshot(
     to_flag = sorted(snapshot.deleted)
     pending = store.imports.not_deleted(to_flag)
     evidence = [e for e in snapshot.evidence if e.id in present]
-    newly_deleted = reasserted = restored = 0
+    newly_deleted = restored = 0
+    moved = _Moved()
     # Each fact is counted once (docs/adapters.md): one this run flags deleted is newly
     # deleted, neither added (it arrives already deleted at its source) nor unchanged (a
     # version the source still lists as history: mem0, a git replay), so the counts add up
@@ -91,7 +101,7 @@ def sync_snapshot(
     if new or pending or evidence or back:
 
         def flag_deleted(_store: Store, _positions: list[int]) -> None:
-            nonlocal newly_deleted, reasserted, restored, arrived_deleted, listed_deleted
+            nonlocal newly_deleted, moved, restored, arrived_deleted, listed_deleted
             now = (clock or Clock.from_option(None)).now()
             restored = store.imports.restore(back) if back else 0
             expired = sorted(snapshot.expired & snapshot.deleted)
@@ -102,7 +112,7 @@ def sync_snapshot(
             if space is not None:
                 record_model(store, space)
             if evidence:
-                reasserted = _add_evidence(store, snapshot.system, evidence, config, clock)
+                moved = _add_evidence(store, snapshot.system, evidence, config, clock)
 
         # import_facts re-checks every id inside its write transaction, so an agent writing
         # the same store meanwhile makes this sync fail whole rather than half land.
@@ -113,7 +123,7 @@ def sync_snapshot(
         if new:
             # The graph is derived data, in its own transaction like `import` (SPEC 3); a
             # failure there says what of the sync landed.
-            landed = f"{counted(len(new), 'fact')} added, {newly_deleted} flagged deleted, {reasserted} re-asserted (committed)"
+            landed = f"{counted(len(new), 'fact')} added, {newly_deleted} flagged deleted, {moved.reasserted} re-asserted (committed)"
             link_landed(store, config, landed, graph_progress)
     return SyncResult(
         system=snapshot.system,
@@ -122,33 +132,58 @@ def sync_snapshot(
         newly_deleted=newly_deleted,
         unchanged=len(snapshot.facts)
         - len(new)
-        - reasserted
+        - moved.reasserted
+        - moved.invalidated
+        - moved.valid_again
+        - moved.accepted
         - restored
         + len(snapshot.kept)
         - listed_deleted,
-        reasserted=reasserted,
+        reasserted=moved.reasserted,
         restored=restored,
+        invalidated=moved.invalidated,
+        valid_again=moved.valid_again,
+        accepted=moved.accepted,
         left_out=list(snapshot.left_out) + dropped + _not_revisited(store, snapshot, present),
         warnings=warnings,
     )
 
 
+@dataclass(frozen=True)
+class _Moved:
+    """The facts already here a sync's evidence changed, each counted once: flagged
+    `invalidated` (or no longer) by the source, accepted by it, else re-asserted."""
+
+    reasserted: int = 0
+    invalidated: int = 0
+    valid_again: int = 0
+    accepted: int = 0
+
+
 def _add_evidence(
     store: Store, system: str, evidence: list[Evidence], config: Config, clock: Clock | None
-) -> int:
+) -> _Moved:
     """Write the source's record of what it counted, then what changed in its evidence as
     audited actions (core/review/triage.py writes the entries): new corroborations as one
     `corroborate`, new contradictions as one `contradict`, evidence it withdrew as one
-    `retract`, each undoable; the number of facts so changed."""
+    `retract`, a person's hand it now records as one `accept`, all one batch: one sync is
+    one undo step, which gives every fact's triage back as it was before the sync."""
+    flagged: dict[str, bool] = {}  # invalidated by this sync (True) or no longer (False)
+    read: dict[str, dict[str, Any]] = {}  # each fact's provenance as the sync found it
     for ev in evidence:
         stored = store.imports.provenance(ev.id)
-        if any(stored.get(key) != value for key, value in ev.seen.items()):
+        # a fact two records speak of (a wiki claim's status, its commit) is checked
+        # against what the reader saw, not what the first record just wrote
+        seen = read.setdefault(ev.id, stored)
+        if any(seen.get(key) != value for key, value in ev.seen.items()):
             raise StoreError(
                 f"{store.path}: {ev.id} changed while its source was read (another import of it?);"
                 " nothing changed: run the import again"
             )
         merged = {**stored, **ev.provenance}  # a key set to None: the source no longer says it
         store.imports.set_provenance(ev.id, {k: v for k, v in merged.items() if v is not None})
+        if (seen.get(INVALIDATED_AT) is None) != (merged.get(INVALIDATED_AT) is None):
+            flagged[ev.id] = merged.get(INVALIDATED_AT) is not None
     actor = f"source:{system}"
     triage = Triage(store, clock or Clock.from_option(None), actor, config=config)
     added = {
@@ -157,19 +192,30 @@ def _add_evidence(
             _new_times(store, e.id, e.reinforced_at) if e.every_time else e.reinforced_at,
         )
         for e in evidence
-        # every time a source lists, with no entry added: for `_withdrawn_times` alone
+        # every time a source lists, with no entry added: for the withdrawn times alone
         if e.corroborations > 0 or (e.reinforced_at and not e.every_time)
     }
-    outcomes = [
-        triage.add_evidence_in(added),
-        triage.add_counts_in(
-            "contradict", {e.id: (0, e.contradictions) for e in evidence if e.contradictions > 0}
-        ),
-        triage.add_counts_in(
-            RETRACT, _own_share(store, actor, evidence), _withdrawn_times(store, actor, evidence)
-        ),
+    contested = {e.id: (0, e.contradictions) for e in evidence if e.contradictions > 0}
+    steps: list[Callable[[int | None], Outcome | None]] = [
+        lambda batch: triage.add_evidence_in(added, batch),
+        lambda batch: triage.add_counts_in("contradict", contested, batch=batch),
+        lambda batch: triage.add_counts_in(RETRACT, *_withdrawn(store, actor, evidence), batch=batch),
+        lambda batch: triage.accept_in([e.id for e in evidence if e.tier == "human"], batch),
     ]
-    return len({c.fact_id for o in outcomes if o is not None for c in o.changes})
+    batch = None
+    changed: dict[str, str] = {}  # fact -> the last action of the sync that changed it
+    for step in steps:
+        outcome = step(batch)
+        if outcome is not None:
+            batch = outcome.batch
+            changed.update((c.fact_id, outcome.action) for c in outcome.changes)
+    accepted = {fid for fid, action in changed.items() if action == "accept"} - set(flagged)
+    return _Moved(
+        reasserted=len(set(changed) - set(flagged) - accepted),
+        invalidated=sum(flagged.values()),
+        valid_again=len(flagged) - sum(flagged.values()),
+        accepted=len(accepted),
+    )
 
 
 def _new_times(store: Store, fid: str, times: list[str]) -> list[str]:
@@ -178,67 +224,70 @@ def _new_times(store: Store, fid: str, times: list[str]) -> list[str]:
     return one_for_one(times, (store.review.fields(fid) or {}).get("reinforced_at") or [])
 
 
-def _withdrawn_times(store: Store, actor: str, evidence: list[Evidence]) -> dict[str, list[str]]:
-    """The reinforcement times each fact loses with the evidence entries its source withdrew
+def _withdrawn(
+    store: Store, actor: str, evidence: list[Evidence]
+) -> tuple[dict[str, tuple[int, int]], dict[str, list[str]]]:
+    """What the source withdrew, as `add_counts_in` takes it: each fact's counts
+    (`_own_share`) and reinforcement times (`_withdrawn_times`), each fact's audit history
+    read once for both."""
+    wanted = [e for e in evidence if e.corroborations < 0 or e.contradictions < 0]
+    if not wanted:
+        return {}, {}
+    undone = store.audit.undone_batches()
+    shares, times = {}, {}
+    for e in wanted:
+        now = store.review.fields(e.id) or {}
+        history = store.audit.history(e.id)
+        shares[e.id] = _own_share(e, now, history, actor, undone)
+        gone = _withdrawn_times(e, now, history, actor, undone)
+        if gone:
+            times[e.id] = gone
+    return shares, times
+
+
+def _withdrawn_times(
+    e: Evidence, now: dict[str, Any], history: list[AuditEntry], actor: str, undone: set[int]
+) -> list[str]:
+    """The reinforcement times a fact loses with the evidence entries its source withdrew
     (SPEC 2.2 and 9: freshness from evidence the source no longer records is not kept): of a
     source listing every time it holds (`every_time`) with fewer entries than before, the
-    times the fact holds that the source no longer lists, newest first, at most one per entry
-    withdrawn, never a time another actor's live action added (a person's corroboration) or
-    an undo of the source's retract gave back (undone stays undone)."""
-    out = {}
-    undone: set[int] | None = None
-    for e in evidence:
-        if not e.every_time or e.corroborations >= 0:
-            continue
-        held = list((store.review.fields(e.id) or {}).get("reinforced_at") or [])
-        if not held:
-            continue
-        if undone is None:
-            undone = store.audit.undone_batches()
-        theirs = []  # times other actors' live actions added, or gave back by an undo standing
-        for h in store.audit.history(e.id):
-            if h.undoes is not None:
-                if h.action != "undo" or h.undoes not in undone:
-                    continue
-            elif h.actor == actor or h.batch in undone:
+    times the fact holds (`now`) that the source no longer lists, newest first, at most one
+    per entry withdrawn, never a time another actor's live action added (a person's
+    corroboration) or an undo of the source's retract gave back (undone stays undone)."""
+    held = list(now.get("reinforced_at") or [])
+    if not e.every_time or e.corroborations >= 0 or not held:
+        return []
+    theirs = []  # times other actors' live actions added, or gave back by an undo standing
+    for h in history:
+        if h.undoes is not None:
+            if h.action != "undo" or h.undoes not in undone:
                 continue
-            was, now = (h.before or {}).get("reinforced_at") or [], (h.after or {}).get("reinforced_at") or []
-            theirs += one_for_one(now, was)
-        gone = sorted(one_for_one(one_for_one(held, theirs), e.reinforced_at), reverse=True)[
-            : -e.corroborations
-        ]
-        if gone:
-            out[e.id] = gone
-    return out
+        elif h.actor == actor or h.batch in undone:
+            continue
+        was, then = (h.before or {}).get("reinforced_at") or [], (h.after or {}).get("reinforced_at") or []
+        theirs += one_for_one(then, was)
+    return sorted(one_for_one(one_for_one(held, theirs), e.reinforced_at), reverse=True)[: -e.corroborations]
 
 
-def _own_share(store: Store, actor: str, evidence: list[Evidence]) -> dict[str, tuple[int, int]]:
-    """What each fact loses of what the source withdrew (negative counts), bounded by the
-    source's own share: the fact's r and s less every live change by anyone else (a person's
-    corroborate or contradict survives; a source's action undone here stays undone)."""
-    wanted = {
-        e.id: (min(e.corroborations, 0), min(e.contradictions, 0))
-        for e in evidence
-        if e.corroborations < 0 or e.contradictions < 0
-    }
-    if not wanted:
-        return {}
-    undone = store.audit.undone_batches()
-    out = {}
-    for fid, (r, s) in wanted.items():
-        theirs = {"corroborations": 0, "contradictions": 0}
-        for e in store.audit.history(fid):
-            if e.actor == actor or e.batch in undone or e.undoes is not None:
-                continue
-            before, after = e.before or {}, e.after or {}
-            for key in theirs:
-                if isinstance(after.get(key), int) and isinstance(before.get(key), int):
-                    theirs[key] += after[key] - before[key]
-        now = store.review.fields(fid) or {}
-        share_r = max(now.get("corroborations", 0) - theirs["corroborations"], 0)
-        share_s = max(now.get("contradictions", 0) - theirs["contradictions"], 0)
-        out[fid] = (-min(-r, share_r), -min(-s, share_s))
-    return out
+def _own_share(
+    e: Evidence, now: dict[str, Any], history: list[AuditEntry], actor: str, undone: set[int]
+) -> tuple[int, int]:
+    """What a fact loses of what the source withdrew (negative counts), bounded by the
+    source's own share: the fact's r and s (`now`) less every live change by anyone else
+    (a person's corroborate or contradict survives; a source's action undone here stays
+    undone)."""
+    r, s = min(e.corroborations, 0), min(e.contradictions, 0)
+    theirs = {"corroborations": 0, "contradictions": 0}
+    for h in history:
+        if h.actor == actor or h.batch in undone or h.undoes is not None:
+            continue
+        before, after = h.before or {}, h.after or {}
+        for key in theirs:
+            if isinstance(after.get(key), int) and isinstance(before.get(key), int):
+                theirs[key] += after[key] - before[key]
+    share_r = max(now.get("corroborations", 0) - theirs["corroborations"], 0)
+    share_s = max(now.get("contradictions", 0) - theirs["contradictions"], 0)
+    return -min(-r, share_r), -min(-s, share_s)
 
 
 def _not_revisited(store: Store, snapshot: Snapshot, present: set[str]) -> list[str]:

@@ -43,7 +43,7 @@ from typing import Any
 import yaml
 
 from synapse_tui.core.base.cjk import word_count
-from synapse_tui.core.base.limits import counted
+from synapse_tui.core.base.limits import MAX_TEXT_CHARS, counted
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.adapters import (
     DEPENDENCY_FOLDERS,
@@ -165,6 +165,8 @@ def _loose(lines: list[str], bad: int | None) -> tuple[dict[str, Any], list[str]
 def junk(text: str) -> str | None:
     """Why a block's text is not a memory, or None (the kinds `blocks` skips)."""
     t = text.strip()
+    if len(t) > MAX_TEXT_CHARS:  # an inline image, pasted data: no fact holds it
+        return "overlong"
     if not t or not any(ch.isalnum() for ch in t):
         return "marker"
     if "<!--" in t or "-->" in t:
@@ -996,7 +998,9 @@ def told(found: Replay) -> list[str]:
 def skipped_lines(skipped: Mapping[str, int]) -> list[str]:
     """The `left out` lines of the junk `blocks` passed over, by kind."""
     return [
-        f"{counted(n, _KINDS.get(kind, kind))} not read as facts" for kind, n in sorted(skipped.items()) if n
+        f"{counted(n, _KINDS.get(kind, kind))}{_ASIDES.get(kind, '')} not read as facts"
+        for kind, n in sorted(skipped.items())
+        if n
     ]
 
 
@@ -1007,4 +1011,7 @@ _KINDS = {
     "marker": "marker line",
     "label": "label line",  # "Next steps:" before a list, code or a table
     "import": "import line",  # `@AGENTS.md` alone: a pointer, not a fact
+    "overlong": "block",  # and _ASIDES says why
 }
+# `![diagram](data:image/png;base64,...)`: past what a fact may hold (base/limits.py)
+_ASIDES = {"overlong": f" longer than {MAX_TEXT_CHARS:,} characters (an inline image, pasted data)"}

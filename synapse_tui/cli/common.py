@@ -150,7 +150,11 @@ class SynapseGroup(click.Group):
         # anything but a command or the group's own options (--help, --version) goes to `open`
         own = {opt for param in self.get_params(ctx) for opt in (*param.opts, *param.secondary_opts)}
         if args[:1] == ["help"] and not Path("help").exists():  # `help [COMMAND]`, not a store
-            args = [*args[1:2], "--help"] if args[1:2] and args[1] in self.commands else ["--help"]
+            if args[1:2] and args[1] not in self.commands:  # a typo: said, not the list with status 0
+                raise UsageLine(
+                    _usage_message(click.NoSuchCommand(args[1], possibilities=self.commands, ctx=ctx))
+                )
+            args = [*args[1:2], "--help"]
         if not args or (args[0] not in self.commands and args[0].split("=", 1)[0] not in own):
             _no_misspelt_command(self, ctx, args)
             args = ["open", *args]

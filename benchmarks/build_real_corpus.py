@@ -27,8 +27,11 @@ its change against its first parent (the way the change landed). Renames are a r
 and an addition (`--no-renames`).
 
 Truth (from git's own diff, `-U0`). A file's blocks are its top-level bullets (with their
-nested lines) and paragraphs, under the nearest heading; code fences, HTML comments,
-tables, lone tags and marker-only lines are not blocks (JUNK below). A block's identity is
+nested lines) and paragraphs, under the nearest heading; front matter (at the top, or
+pasted mid-file between two `---`), code fences, HTML comments (an inline one cut out of
+its line), tables, lone tags, marker-only lines and blocks that only import other files
+(`@AGENTS.md`) are not blocks (junk_kind, parse_blocks), as the product's Markdown reader
+reads them (markdown_memory.blocks). A block's identity is
 its text with every run of white space made one space, so a version that only re-wraps a
 line is no new version. At each commit, the blocks whose text is new and those whose text
 is gone are grouped by the hunk of git's diff they fall in (or nearest); within a hunk, a

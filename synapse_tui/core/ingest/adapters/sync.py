@@ -192,7 +192,8 @@ def _add_evidence(
             _new_times(store, e.id, e.reinforced_at) if e.every_time else e.reinforced_at,
         )
         for e in evidence
-        # every time a source lists, with no entry added: for the withdrawn times alone
+        # every time a source lists, with no entry added: for the withdrawn times alone;
+        # an entry replaced by another (r unchanged): the new entry's time
         if e.corroborations > 0 or (e.reinforced_at and not e.every_time)
     }
     contested = {e.id: (0, e.contradictions) for e in evidence if e.contradictions > 0}
@@ -230,7 +231,7 @@ def _withdrawn(
     """What the source withdrew, as `add_counts_in` takes it: each fact's counts
     (`_own_share`) and reinforcement times (`_withdrawn_times`), each fact's audit history
     read once for both."""
-    wanted = [e for e in evidence if e.corroborations < 0 or e.contradictions < 0]
+    wanted = [e for e in evidence if e.corroborations < 0 or e.contradictions < 0 or e.withdrawn_at]
     if not wanted:
         return {}, {}
     undone = store.audit.undone_batches()
@@ -249,13 +250,15 @@ def _withdrawn_times(
     e: Evidence, now: dict[str, Any], history: list[AuditEntry], actor: str, undone: set[int]
 ) -> list[str]:
     """The reinforcement times a fact loses with the evidence entries its source withdrew
-    (SPEC 2.2 and 9: freshness from evidence the source no longer records is not kept): of a
-    source listing every time it holds (`every_time`) with fewer entries than before, the
+    (SPEC 2.2 and 9: freshness from evidence the source no longer records is not kept): the
+    times the source names withdrawn (`withdrawn_at`: an entry removed or replaced), or, of
+    a source listing every time it holds (`every_time`) with fewer entries than before, the
     times the fact holds (`now`) that the source no longer lists, newest first, at most one
-    per entry withdrawn, never a time another actor's live action added (a person's
+    per entry withdrawn; never a time another actor's live action added (a person's
     corroboration) or an undo of the source's retract gave back (undone stays undone)."""
     held = list(now.get("reinforced_at") or [])
-    if not e.every_time or e.corroborations >= 0 or not held:
+    listing = e.every_time and e.corroborations < 0
+    if not held or not (e.withdrawn_at or listing):
         return []
     theirs = []  # times other actors' live actions added, or gave back by an undo standing
     for h in history:
@@ -266,7 +269,10 @@ def _withdrawn_times(
             continue
         was, then = (h.before or {}).get("reinforced_at") or [], (h.after or {}).get("reinforced_at") or []
         theirs += one_for_one(then, was)
-    return sorted(one_for_one(one_for_one(held, theirs), e.reinforced_at), reverse=True)[: -e.corroborations]
+    own = one_for_one(held, theirs)
+    if e.withdrawn_at:  # those of them the fact holds of the source's own (one for one)
+        return one_for_one(e.withdrawn_at, one_for_one(e.withdrawn_at, own))
+    return sorted(one_for_one(own, e.reinforced_at), reverse=True)[: -e.corroborations]
 
 
 def _own_share(

@@ -102,3 +102,27 @@ def test_an_entry_replaced_by_another_moves_the_reinforcement_to_the_new_ones_ti
     info = shown(db, REGION)
     assert sorted(info["reinforced_at"]) == ["2026-04-05T09:00:00Z", "2026-04-09T07:00:00Z", mine]
     assert (info["corroborations"], info["contradictions"]) == (2, 1)
+
+
+def test_a_store_of_an_earlier_release_moves_a_replaced_entry_too(tmp_path):
+    """A store whose claims recorded no entry times (an earlier release): an entry replaced
+    at its next sync moves the reinforcement as well, and the times are recorded."""
+    import sqlite3
+
+    db = tmp_path / "m.db"
+    folder = vault(tmp_path, page(region("supported", TWO)))
+    run("import", "--from", "openclaw", folder, "--db", db)
+    run("corroborate", db, REGION)  # a person's reinforcement stays
+    mine = shown(db, REGION)["reinforced_at"][-1]
+    with sqlite3.connect(db) as conn:  # as an earlier release wrote it
+        conn.execute(
+            "UPDATE facts SET provenance = json_remove(provenance, '$.\"x-openclaw-evidence-times\"')"
+        )
+    assert "x-openclaw-evidence-times" not in shown(db, REGION)["provenance"]
+    vault(tmp_path, page(region("supported", [*ONE, STANDUP])))
+    run("sync", db)
+    info = shown(db, REGION)
+    assert sorted(info["reinforced_at"]) == ["2026-04-07T08:30:00Z", mine]
+    assert info["provenance"]["x-openclaw-evidence-times"] == "2026-04-02T18:00:00Z, 2026-04-07T08:30:00Z"
+    run("undo", db)
+    assert sorted(shown(db, REGION)["reinforced_at"]) == ["2026-04-05T09:00:00Z", mine]

@@ -214,12 +214,14 @@ def _changed_claims(snap: Snapshot, known: list[KnownFact]) -> list[Evidence]:
         provenance = {key: now.get(key) for key in OWNED}
         seen = {key: k.provenance.get(key) for key in OWNED}
         listed = list(f.reinforced_at or [])
-        if TIMES not in k.provenance:  # a store of an earlier release: every time listed
+        if TIMES not in k.provenance:
+            # none recorded (a store of an earlier release, or no entry said when): every
+            # time listed, those the fact holds already left as they are
             out.append(
                 Evidence(
                     f.id,
                     r1 - r0,
-                    listed if r1 != r0 else [],
+                    listed,
                     provenance,
                     seen,
                     contradictions=s1 - s0,

@@ -186,19 +186,17 @@ def _add_evidence(
             flagged[ev.id] = merged.get(INVALIDATED_AT) is not None
     actor = f"source:{system}"
     triage = Triage(store, clock or Clock.from_option(None), actor, config=config)
-    # the reinforcement times new to each fact: of a source listing every time it holds,
-    # those the fact lacks (none while it lists fewer entries: for the withdrawn alone)
-    fresh = {
-        e.id: _new_times(store, e.id, e.reinforced_at) if e.every_time else e.reinforced_at
-        for e in evidence
-        if e.corroborations >= 0 or not e.every_time
-    }
-    # an entry replaced by another (r unchanged): its new time, the old one withdrawn
-    added = {
-        e.id: (max(e.corroborations, 0), fresh[e.id])
-        for e in evidence
-        if e.corroborations > 0 or fresh.get(e.id)
-    }
+    added: dict[str, tuple[int, list[str]]] = {}
+    fresh: dict[str, list[str]] = {}  # of a source listing every time it holds: those new
+    for e in evidence:
+        # of such a source, the times the fact lacks (none while it lists fewer entries:
+        # for the withdrawn alone); an entry replaced by another, r unchanged, is one
+        times = _new_times(store, e.id, e.reinforced_at) if e.every_time else e.reinforced_at
+        if e.every_time:
+            times = fresh[e.id] = times if e.corroborations >= 0 else []
+        if e.corroborations > 0 or times:
+            r, held = added.get(e.id, (0, []))
+            added[e.id] = (r + max(e.corroborations, 0), held + times)
     contested = {e.id: (0, e.contradictions) for e in evidence if e.contradictions > 0}
     steps: list[Callable[[int | None], Outcome | None]] = [
         lambda batch: triage.add_evidence_in(added, batch),

@@ -73,3 +73,33 @@ def test_lines_added_above_a_bullet_move_the_line_it_names(tmp_path, system, fol
     assert fridays(db) == (first, 7)
     out = run("sync", db).stdout
     assert " 0 added, 0 newly deleted, 0 re-asserted" in out
+
+
+def test_a_codex_blocks_own_line_follows_a_block_added_above(tmp_path):
+    """Codex's earlier MEMORY.md shape: a block's header line (`x-codex-block-line`) moves
+    with the block, as its bullets' lines do."""
+    root = tmp_path / "memories"
+    root.mkdir()
+    block = "---\ndescription: Deploys\nkeywords: deploy\n---\n- Deploys run on Fridays.\n"
+    (root / "MEMORY.md").write_text(block)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "first", when="2026-03-01T10:00:00+00:00")
+    db = tmp_path / "m.db"
+    run("import", "--from", "codex", root, "--db", db)
+    fid, line = fridays(db)
+    assert line == 5 and shown(db, fid)["x-codex-block-line"] == 1
+    other = "---\ndescription: Cache\nkeywords: cache\n---\n- The cache is Redis 7.\n"
+    (root / "MEMORY.md").write_text(other + block)
+    git(root, "commit", "-q", "-am", "cache", when="2026-03-02T10:00:00+00:00")
+    run("sync", db)
+    assert fridays(db) == (fid, 10)
+    assert shown(db, fid)["x-codex-block-line"] == 6  # before: 1
+    fresh = tmp_path / "fresh.db"
+    run("import", "--from", "codex", root, "--db", fresh)
+    assert shown(fresh, fid)["x-codex-block-line"] == 6
+
+
+def shown(db, fid: str) -> dict:
+    (info,) = json_lines(run("show", db, fid, "--json").stdout)
+    return info["provenance"]

@@ -12,7 +12,15 @@ import shutil
 
 import pytest
 
-from synapse_tui.core.ingest.adapters import codex, cursor, gemini_cli, known_facts, markdown, openclaw
+from synapse_tui.core.ingest.adapters import (
+    claude_code,
+    codex,
+    cursor,
+    gemini_cli,
+    known_facts,
+    markdown,
+    openclaw,
+)
 from synapse_tui.core.store.db import Store
 from tests.cli_run import run
 from tests.core.claude_code_files import git
@@ -29,6 +37,7 @@ READERS = [
     ("cursor", cursor, "app", ".cursor/rules/deploys.md", True),
     ("codex", codex, "memories", "MEMORY.md", False),
     ("markdown", markdown, "notes", "deploys.md", False),
+    ("claude-code", claude_code, "app", "CLAUDE.md", False),  # a project's, read as it stands
 ]
 
 
@@ -60,7 +69,8 @@ def test_a_file_unchanged_since_the_last_sync_is_not_read_again(
         git(root, "add", ".")
         git(root, "commit", "-q", "-m", "first", when="2026-03-01T10:00:00+00:00")
     db = tmp_path / "m.db"
-    run("import", "--from", system, root, "--db", db)
+    where = ("--project", root) if system == "claude-code" else (root,)
+    run("import", "--from", system, *where, "--db", db)
     (root / name).write_text(EDITED)
     os.utime(root / name, (1_770_100_000, 1_770_100_000))
     if in_git:
@@ -68,13 +78,17 @@ def test_a_file_unchanged_since_the_last_sync_is_not_read_again(
     assert "1 added" in run("sync", db).stdout
 
     fresh = tmp_path / "fresh.db"
-    run("import", "--from", system, root, "--db", fresh)
+    run("import", "--from", system, *where, "--db", fresh)
     # before: the two facts the commit left alone kept the first commit, size and time
     assert facts(db) == facts(fresh)
 
     with Store.open(db, readonly=True) as store:
         known = known_facts(store, "git-notes" if system == "markdown" and in_git else system)
-    snap = reader.read(root, known=known)
+    snap = (
+        claude_code.read(None, project=root, known=known)
+        if reader is claude_code
+        else reader.read(root, known=known)
+    )
     assert snap.facts == [] and snap.evidence == []  # before: the file replayed whole
     assert snap.kept == {k.id for k in known}
     out = run("sync", db).stdout

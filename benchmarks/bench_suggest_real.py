@@ -20,7 +20,8 @@ Two stores, two truths:
   to one) among what the hunks left unpaired.
 
 Audit: benchmarks/audit_replaced.jsonl holds a person's verdicts, read from the two texts
-alone (is the newer the older said differently?), on random samples of git's edits (174: 84
+alone (is the newer the older said differently?), each naming its pair by file and texts
+(a rebuilt corpus renumbers its version ids), on random samples of git's edits (174: 84
 held out, 90 dev) and of the flat store's suggestions when they were drawn (100: 60 held out,
 40 dev): recall on the edits read as replacements, precision as read by eye.
 
@@ -273,11 +274,34 @@ def false_causes(truth: list[dict], false: set[tuple[str, str]], moved_truth: se
 AUDIT = Path(__file__).resolve().parent / "audit_replaced.jsonl"
 
 
-def audit_run(flat_found: dict[str, set[tuple[str, str]]], splits: dict[str, str]) -> dict[str, Counter[str]]:
-    """A person's verdicts (AUDIT: corpus ids only; `replaced` read from the two texts, an
-    edit blind to the finder, a suggestion blind to git's pairing) on two random samples:
-    edits git's diff paired (`drawn: edit`) and suggestions the flat store made when they
-    were drawn (`drawn: suggested`). Per split: of the edits read as replacements ("edit yes"), those the flat
+def version_ids(root: Path) -> dict[str, dict[tuple[str, str], str]]:
+    """Each repository's version ids by (file, text with white space runs as one space): a
+    version's identity, which survives a rebuild that renumbers the ids."""
+    out: dict[str, dict[tuple[str, str], str]] = {}
+    for repo in json.loads((root / "manifest.json").read_text()):
+        path = root / repo["name"] / "truth.jsonl"
+        if path.exists():
+            out[repo["name"]] = {
+                (t["file"], " ".join(t["text"].split())): t["id"]
+                for t in map(json.loads, path.open())
+                if t["kind"] == "version"
+            }
+    return out
+
+
+def audit_run(
+    flat_found: dict[str, set[tuple[str, str]]],
+    splits: dict[str, str],
+    ids: dict[str, dict[tuple[str, str], str]] | None = None,
+) -> dict[str, Counter[str]]:
+    """A person's verdicts (AUDIT; `replaced` read from the two texts, an edit blind to the
+    finder, a suggestion blind to git's pairing) on two random samples: edits git's diff
+    paired (`drawn: edit`) and suggestions the flat store made when they were drawn (`drawn:
+    suggested`). A verdict names its pair by the two versions' files and texts (`old_file`,
+    `old_text`, `new_file`, `new_text`), looked up in `ids` (version_ids): a rebuilt corpus numbers its
+    versions anew, so the ids it was drawn with (`old`, `new`) may name other texts; a pair
+    one of whose texts is no version any more (read as junk since) is not counted
+    ("unmatched"). Per split: of the edits read as replacements ("edit yes"), those the flat
     store finds ("edit yes found"); of the drawn suggestions it still makes ("suggested"),
     those read as replacements ("suggested yes")."""
     out: dict[str, Counter[str]] = defaultdict(Counter)
@@ -286,7 +310,15 @@ def audit_run(flat_found: dict[str, set[tuple[str, str]]], splits: dict[str, str
         got = flat_found.get(v["repo"])
         if got is None:
             continue
-        tally, found = out[splits[v["repo"]]], (v["old"], v["new"]) in got
+        pair = (v["old"], v["new"])
+        if ids is not None and "old_text" in v:
+            known = ids.get(v["repo"], {})
+            old, new = known.get((v["old_file"], v["old_text"])), known.get((v["new_file"], v["new_text"]))
+            if old is None or new is None:
+                out[splits[v["repo"]]]["unmatched"] += 1
+                continue
+            pair = (old, new)
+        tally, found = out[splits[v["repo"]]], pair in got
         if v["drawn"] == "edit" and v["replaced"]:
             tally["edit yes"] += 1
             tally["edit yes found"] += found
@@ -408,9 +440,11 @@ def main() -> None:
             results.add(f"{split}, truth {name}: precision, {label}", tp / max(1, n_got), unit="")
             results.add(f"{split}, truth {name}: recall, {label}", tp / max(1, n_truth), unit=f"of {n_truth}")
         splits = {r["name"]: r.get("split", "dev") for r in json.loads((root / "manifest.json").read_text())}
-        audit = audit_run(flat_found, splits)
+        audit = audit_run(flat_found, splits, version_ids(root))
         for split, t in sorted(audit.items()):
-            line = f"AUDIT {split:8}"
+            line = f"AUDIT {split:8}" + (
+                f" ({t['unmatched']} verdicts name no version)" if t["unmatched"] else ""
+            )
             if t["edit yes"]:
                 recall = t["edit yes found"] / t["edit yes"]
                 line += f" recall on edits read as replacements {recall:.3f} ({t['edit yes found']}/{t['edit yes']})"

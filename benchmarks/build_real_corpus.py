@@ -27,8 +27,11 @@ its change against its first parent (the way the change landed). Renames are a r
 and an addition (`--no-renames`).
 
 Truth (from git's own diff, `-U0`). A file's blocks are its top-level bullets (with their
-nested lines) and paragraphs, under the nearest heading; code fences, HTML comments,
-tables, lone tags and marker-only lines are not blocks (JUNK below). A block's identity is
+nested lines) and paragraphs, under the nearest heading; front matter (at the top, or
+pasted mid-file between two `---`), code fences, HTML comments (an inline one cut out of
+its line), tables, lone tags, marker-only lines and blocks that only import other files
+(`@AGENTS.md`) are not blocks (junk_kind, parse_blocks), as the product's Markdown reader
+reads them (markdown_memory.blocks). A block's identity is
 its text with every run of white space made one space, so a version that only re-wraps a
 line is no new version. At each commit, the blocks whose text is new and those whose text
 is gone are grouped by the hunk of git's diff they fall in (or nearest); within a hunk, a
@@ -311,18 +314,26 @@ _INDENTED_HEADING = re.compile(r"^( +)#{1,6}[ \t]+\S")
 # the colon may be CJK's full-width one: "技术栈：", "**主要功能**："
 _LABEL = re.compile(r"^(?:\*\*[^*\n]{1,60}\*\*[:：]?|[^\s*`#>|][^\n:：*`]{0,40}[:：])$")
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+_CODE_SPAN = re.compile(r"(`+).*?\1")
+_INLINE_COMMENT = re.compile(r"<!--.*?-->")
+# a pointer to another file: an import (`@AGENTS.md`, `@~/x.md`) or Kiro's `#[[file:x.yaml]]`
+_POINTER = re.compile(r"@(?:~/|\.{1,2}/|/)?[\w.\-/]+\.[A-Za-z0-9]+|#\[\[file:[^\]\s]+\]\]")
+# front matter's lines: `key: value`, a value's indented lines, a list item under a key
+_FRONT_KEY = re.compile(r"^[A-Za-z_][\w.-]*[ \t]*:(?:[ \t].*)?$")
+_FRONT_MORE = re.compile(r"^(?:[ \t]+\S|-[ \t])")
+_FRONT_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 
 
 def is_label(text: str) -> bool:
     """A one-line paragraph that only names what follows it: `**Next Steps:**`, `**Params**`,
-    or a plain line of at most four words ending in ':' (`Common errors:`, `技术栈：`); a run of
-    CJK, written without spaces, counts a word per two characters."""
+    or a plain line of at most four words ending in ':' (`Common errors:`, `技术栈：`); each run
+    of CJK counts a word per two characters, rounded up (`새 컴포넌트 추가 시:` is five), as the
+    product's reader counts (core/base/cjk.py `word_count`)."""
     t = text.strip()
     if not _LABEL.match(t):
         return False
     bare = t.rstrip(":：")
-    cjk = "".join(_CJK_RUN.findall(bare))
-    words = len(_CJK_RUN.sub(" ", bare).split()) + -(-len(cjk) // 2)
+    words = len(_CJK_RUN.sub(" ", bare).split()) + sum(-(-len(run) // 2) for run in _CJK_RUN.findall(bare))
     return t.startswith("**") or words <= 4
 
 
@@ -339,12 +350,19 @@ def junk_kind(text: str) -> str | None:
       `-->`, a line inside an open comment);
     - "table": any line is a table row (`| a | b |`) or a delimiter row;
     - "prompt tag": every line is an XML-like tag alone (`<guidelines>`, `</rules>`);
-    - "marker": no letter or digit at all (`---`, `***`, `:`, an emoji bullet alone).
+    - "marker": no letter or digit at all (`---`, `***`, `:`, an emoji bullet alone);
+    - "import": only pointers to other files, which the agent reads as themselves
+      (`@AGENTS.md`, `@docs/a.md @docs/b.md`, Kiro's `#[[file:api/openapi.yaml]]`), as the
+      product's reader skips them (markdown_memory.junk).
+
+    Inside a code span (`` `<!-- marker -->` ``) a comment's marks are text. An arrow
+    (`a --> b`) is text too.
     """
     t = text.strip()
     if not t:
         return "marker"
-    if t.startswith("<!--") or t.endswith("-->") or "<!--" in t:
+    bare = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), t)
+    if bare.startswith("<!--") or bare.endswith("-->") or "<!--" in bare:
         return "html comment"
     lines = [ln for ln in t.split("\n") if ln.strip()]
     if any(_TABLE_LINE.match(ln) for ln in lines):
@@ -353,6 +371,8 @@ def junk_kind(text: str) -> str | None:
         return "prompt tag"
     if not any(ch.isalnum() for ch in t):
         return "marker"
+    if all(_POINTER.fullmatch(word) for word in t.split()):
+        return "import"
     return None
 
 
@@ -381,9 +401,61 @@ def _outdented(line: str, indent: int, in_bullet: bool) -> tuple[str, int]:
     return line, indent
 
 
+def _masked(span: re.Match[str]) -> str:
+    return "x" * len(span.group(0))
+
+
+def _comments_out(line: str, comment: bool, fence: bool) -> tuple[str | None, bool, bool]:
+    """(what of the line is read, None when nothing; whether a comment is left open;
+    whether a comment opened or closed on it left nothing of it: a paragraph ends there, and
+    any block when a comment stays open). What follows a comment's end is read."""
+    if comment:
+        if "-->" not in line:
+            return None, True, False
+        line = line.split("-->", 1)[1]
+        if not line.strip():
+            return None, False, False
+    if fence or "<!--" not in _CODE_SPAN.sub(_masked, line):
+        return line, False, False
+    line, comment = _uncommented(line)
+    return (None, comment, True) if not line.strip() else (line, comment, False)
+
+
+def _uncommented(line: str) -> tuple[str, bool]:
+    """The line with its HTML comments cut out, and whether one is left open (the rest of
+    the line from its `<!--` on is cut too). A comment's marks inside a code span
+    (`` `<!-- marker -->` ``) are text, not a comment."""
+    bare = _CODE_SPAN.sub(_masked, line)
+    kept, at = [], 0
+    for m in _INLINE_COMMENT.finditer(bare):
+        kept.append(line[at : m.start()])
+        at = m.end()
+    if (opened := bare.find("<!--", at)) != -1:
+        return "".join(kept) + line[at:opened], True
+    return "".join(kept) + line[at:], False
+
+
+def _front_matter_end(lines: list[str], n: int) -> int | None:
+    """The line number of the closing `---` when the `---` at line `n` (1-based) opens front
+    matter: `key: value` lines (a value's indented lines and list items with them), no blank
+    line, up to a `---` or `...`. A file made of several files (Task Master's
+    `.windsurfrules`: each Cursor rule copied whole; a note pasted into CLAUDE.md) holds one
+    in its middle: what it says is the copied file's metadata, not memory, as at the top."""
+    if n >= len(lines) or not _FRONT_KEY.match(lines[n]):
+        return None
+    for i in range(n + 1, len(lines)):
+        if _FRONT_END.match(lines[i]):
+            return i + 1
+        if not (_FRONT_KEY.match(lines[i]) or _FRONT_MORE.match(lines[i])):
+            return None
+    return None
+
+
 def parse_blocks(text: str) -> list[Block]:
     """Top-level bullets (nested lines with them) and paragraphs, under their heading; front
-    matter, code fences, HTML comments and junk (junk_kind) are not blocks, nor is a label
+    matter (at the top, or between two `---` in a file made of several: _front_matter_end),
+    code fences, HTML comments (an inline one is cut out of its line, the rest of the line
+    read) and junk (junk_kind) are not blocks, nor is a label
     (is_label) right before a list, a code fence or a table: it names them. A bullet whose
     nested lines hold a heading holds a note: from that heading on, its lines are read one
     indent out, until a line less indented."""
@@ -419,15 +491,13 @@ def parse_blocks(text: str) -> list[Block]:
     for n, line in enumerate(lines, start=1):
         if n <= skip:
             continue
-        if comment:
-            if "-->" in line:
-                comment = False
+        rest, comment, ends = _comments_out(line, comment, fence)
+        if rest is None:
+            if ends and (comment or kind == "paragraph"):
+                close()
             continue
+        line = rest
         line, indent = _outdented(line, indent, kind == "bullet" and cur is not None)
-        if not fence and line.lstrip().startswith("<!--"):
-            close()
-            comment = "-->" not in line
-            continue
         if _FENCE.match(line):
             close()
             settle(True)
@@ -445,6 +515,8 @@ def parse_blocks(text: str) -> list[Block]:
         elif _RULE.match(line) or _TAG_LINE.match(line):
             close()  # a rule, a lone tag: never part of a block
             settle(False)
+            if line.strip() == "---":
+                skip = _front_matter_end(lines, n) or skip
         elif bullet := _BULLET.match(line):
             close()
             settle(True)

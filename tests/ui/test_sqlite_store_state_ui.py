@@ -34,10 +34,14 @@ async def test_a_column_renamed_under_a_triage_key_is_not_saved_naming_the_file(
         await pilot.press("c")
         await settle(pilot)
         assert app.is_running
-        assert errors(notices) == [
-            f"Not saved: corroborate f-pay-03: {db}: the store could not be read or written"
-            " (no such column: actor: a column renamed or dropped by hand?); nothing was written"
-        ]
+        cause = f"{db}: the store could not be read or written (no such column: actor: a column renamed or dropped by hand?)"
+        said = errors(notices)
+        assert f"Not saved: corroborate f-pay-03: {cause}; nothing was written" in said
+        # the schema change is another program's write: when the watch for them ticks
+        # meanwhile (a loaded machine), it says the same of its own reading, and nothing else
+        assert all(
+            e == f"Could not update the memory (external): {cause}" for e in said if "Not saved" not in e
+        )
         after = (trust(app, "f-pay-03"), row_of(app, "f-pay-03"), db_row(db, "f-pay-03"), audit(db))
         assert after == before
 

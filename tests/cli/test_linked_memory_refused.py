@@ -53,3 +53,17 @@ def test_in_git_too_the_link_committed_is_named(tmp_path, shared):
     line = refused("import", "--from", "markdown", project, "--db", db)
     assert "CLAUDE.md: a link leaving the folder; not read" in line, line
     assert not db.exists()
+
+
+def test_notes_saved_as_utf16_are_named_in_the_refusal(tmp_path):
+    """Notes Windows' Notepad saved as UTF-16: each is left out as not UTF-8, and the folder
+    was refused as holding "no Markdown notes" without saying why; the refusal names them."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "CLAUDE.md").write_text("# Rules\n\n- Run the tests before every commit\n", encoding="utf-16")
+    db = tmp_path / "memory.db"
+    line = refused("import", "--from", "markdown", notes, "--db", db)
+    assert "holds no Markdown notes" in line and "CLAUDE.md: not valid UTF-8 at line 1; not read" in line, (
+        line
+    )
+    assert not db.exists()

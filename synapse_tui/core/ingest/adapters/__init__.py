@@ -258,19 +258,20 @@ def unlisted(rel: str, exc: OSError) -> str:
     return f"{rel}: cannot be listed ({exc.strerror}); not read, what it gave before kept as it was"
 
 
-LEAVING = "a link leaving the folder; not read"  # the `left out` line of such a link
+NOT_READ = "; not read"  # how a `left out` line naming a file or folder passed over ends
 
 
-def naming_links(refusal: InputError, left_out: list[str]) -> InputError:
-    """The refusal of a folder holding none of a reader's files, naming the links to such
-    files that were not followed (a CLAUDE.md kept in a dotfiles repository, `.cursor/rules`
-    linked to a team's rules): the folder does hold them, and why they are not read is
-    what its owner needs to hear, not that they are missing."""
-    links = sorted(line for line in left_out if line.endswith(LEAVING))
-    if not links:
+def naming_left_out(refusal: InputError, left_out: list[str]) -> InputError:
+    """The refusal of a folder holding none of a reader's files, naming what was passed
+    over that could have been them: a link leaving the folder (a CLAUDE.md kept in a
+    dotfiles repository, `.cursor/rules` linked to a team's rules), a note not UTF-8 (saved
+    as UTF-16 by Windows' Notepad), a dependency folder. The folder does hold them, and why
+    they are not read is what its owner needs to hear, not that they are missing."""
+    passed = sorted(line for line in left_out if line.endswith(NOT_READ))
+    if not passed:
         return refusal
-    more = f" (+{len(links) - 3} more)" if len(links) > 3 else ""
-    said = f"{refusal.reason}; left out: {'; '.join(links[:3])}{more}"
+    more = f" (+{len(passed) - 3} more)" if len(passed) > 3 else ""
+    said = f"{refusal.reason}; left out: {'; '.join(passed[:3])}{more}"
     return InputError(said, file=refusal.file, line=refusal.line, field=refusal.field)
 
 

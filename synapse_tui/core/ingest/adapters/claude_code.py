@@ -68,7 +68,7 @@ from synapse_tui.core.ingest.adapters import (
     fact_id,
     files_inside,
     gitlog,
-    naming_links,
+    naming_left_out,
     out_of_reach,
     own_key,
     require_folder,
@@ -552,7 +552,7 @@ def _project_files(folder: Path) -> tuple[list[_File], list[str]]:
     files += [human(p) for p in _nested(folder, left_out)]
     if not files and not _in_history(folder):
         refusal = InputError(f"holds no CLAUDE.md; expected {PROJECT_EXPECTED}", file=str(folder))
-        raise naming_links(refusal, left_out)
+        raise naming_left_out(refusal, left_out)
     files += _imported(folder, files, note, left_out)
     return files, left_out
 

@@ -47,7 +47,7 @@ from synapse_tui.core.ingest.adapters import (
     Snapshot,
     every,
     gitlog,
-    naming_links,
+    naming_left_out,
     out_of_reach,
     own_key,
 )
@@ -99,7 +99,7 @@ def read_docs(
         passed.update(doc.skipped)
     left_out += skipped_lines(passed)
     if refusal is not None and not (out.facts or deleted or out.kept):
-        raise naming_links(refusal, left_out)
+        raise naming_left_out(refusal, left_out)
     commit_key = own_key(system, "commit")
     return Snapshot(
         system,

@@ -63,7 +63,6 @@ def test_notes_saved_as_utf16_are_named_in_the_refusal(tmp_path):
     (notes / "CLAUDE.md").write_text("# Rules\n\n- Run the tests before every commit\n", encoding="utf-16")
     db = tmp_path / "memory.db"
     line = refused("import", "--from", "markdown", notes, "--db", db)
-    assert "holds no Markdown notes" in line and "CLAUDE.md: not valid UTF-8 at line 1; not read" in line, (
-        line
-    )
+    assert "holds no Markdown notes" in line and "CLAUDE.md: not valid UTF-8 at line 1" in line, line
+    assert "(it is UTF-16: save it as UTF-8); not read" in line, line  # what to do about it
     assert not db.exists()

@@ -150,7 +150,11 @@ class SynapseGroup(click.Group):
         # anything but a command or the group's own options (--help, --version) goes to `open`
         own = {opt for param in self.get_params(ctx) for opt in (*param.opts, *param.secondary_opts)}
         if args[:1] == ["help"] and not Path("help").exists():  # `help [COMMAND]`, not a store
-            args = [*args[1:2], "--help"] if args[1:2] and args[1] in self.commands else ["--help"]
+            if args[1:2] and args[1] not in self.commands:  # a typo: said, not the list with status 0
+                raise UsageLine(
+                    _usage_message(click.NoSuchCommand(args[1], possibilities=self.commands, ctx=ctx))
+                )
+            args = [*args[1:2], "--help"]
         if not args or (args[0] not in self.commands and args[0].split("=", 1)[0] not in own):
             _no_misspelt_command(self, ctx, args)
             args = ["open", *args]
@@ -255,7 +259,45 @@ class FilePath(click.Path):
                 param,
                 ctx,
             )
+        if (
+            isinstance(value, str)
+            and param is not None
+            and param.name == "db"
+            and (hint := _memory_file(value))
+        ):
+            self.fail(hint, param, ctx)  # a newcomer's other first try: the memory file itself
         return super().convert(value, param, ctx)
+
+
+_MARKDOWN = (".md", ".mdc", ".markdown")
+_JSON = (".jsonl", ".json", ".ndjson")
+
+
+def _memory_file(value: str) -> str | None:
+    """What to say of a DB that is a memory file rather than a store (`synapse-tui
+    CLAUDE.md`, an MCP memory server's memory.jsonl): how to read it into one. None for any
+    other path, and for a store whatever its name (a SQLite file says so in its first bytes)."""
+    path = Path(value)
+    if path.suffix.lower() not in _MARKDOWN + _JSON or not path.is_file():
+        return None
+    try:
+        with path.open("rb") as fh:
+            if fh.read(16) == b"SQLite format 3\x00":
+                return None
+    except OSError:
+        return None  # said as the store's open says it
+    name, folder = clean(path.name), clean(str(path.parent))
+    if path.suffix.lower() in _MARKDOWN:
+        return (
+            f"{name} is a Markdown file, not a store: read the memory it is in first, e.g."
+            f" `synapse-tui import --from markdown {folder} --db memory.db` (or `--from claude-code"
+            " --project FOLDER`, `--from cursor --project FOLDER`), then open memory.db"
+        )
+    return (
+        f"{name} is a JSON Lines file, not a store: import it first, `synapse-tui import"
+        f" {clean(value)} --db memory.db` (an MCP memory server's file: `--from mcp-memory`),"
+        " then open memory.db"
+    )
 
 
 def instant(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import click
 
 from synapse_tui.cli.commands import _sample_path, main
-from synapse_tui.cli.common import config_option, now_option, resolve_config
+from synapse_tui.cli.common import FilePath, config_option, now_option, resolve_config
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.store.db import Store
 
 
 @main.command("mcp")
-@click.argument("db", required=False, type=click.Path(dir_okay=False))
+@click.argument("db", required=False, type=FilePath())
 @click.option(
     "--scope",
     default="",

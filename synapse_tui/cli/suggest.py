@@ -8,6 +8,9 @@ a dismissed suggestion never comes back. Accepting is the kind's own action
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import click
 
 from synapse_tui.cli.commands import main
@@ -27,13 +30,23 @@ from synapse_tui.core.base.errors import SynapseError, missing_fact
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.location import locate
 from synapse_tui.core.base.textsafe import clean
-from synapse_tui.core.review.referent import repository
+from synapse_tui.core.review.referent import NoRepository, repository
 from synapse_tui.core.review.suggest import KINDS, REFERENT, REPLACED
+from synapse_tui.core.review.suggest_state import dismissals
 from synapse_tui.core.review.suggestions import FINDERS, Options, dismissed_entry, standing
 from synapse_tui.core.review.triage import Triage, default_actor
 from synapse_tui.core.store.db import Store
 
 _KIND = click.Choice(list(KINDS))
+
+
+@contextmanager
+def repo_hint() -> Iterator[None]:
+    """No repository recorded for the store: on the command line, `--repo DIR` names one."""
+    try:
+        yield
+    except NoRepository as exc:
+        raise SynapseError(f"{exc}; or pass --repo DIR") from None
 
 
 @main.command("suggest")
@@ -66,7 +79,7 @@ def suggest_cmd(
         raise SynapseError(
             f"{given} applies to --kind referent (a path gone from a repository), not --kind replaced"
         )
-    with Store.open(db, readonly=True) as store:
+    with Store.open(db, readonly=True) as store, repo_hint():  # --rev alone asks for one too
         if kind == REFERENT:  # issue 40: say so when there is no repository to check against
             repository(store, repo, required=True)
         options = Options(repo, rev) if repo or rev else None
@@ -107,6 +120,7 @@ def dismiss_cmd(
         other_id = store_id(store, other_id) if other_id is not None and kind == REPLACED else other_id
         if not store.review.exists(fact_id):
             raise SynapseError(missing_fact(fact_id, locate(db).shown))
+        suggested: set[str] | None = None  # what stands about the fact now, when OTHER_ID is given
         if other_id is None:
             if kind not in FINDERS:
                 raise SynapseError(f"dismiss --kind {kind} needs the other side (OTHER_ID)")
@@ -118,6 +132,14 @@ def dismiss_cmd(
             if kind == REPLACED and not store.review.exists(other_id):
                 raise SynapseError(missing_fact(other_id, locate(db).shown))
             others = [other_id]
+            if kind in FINDERS:  # a typo'd other side is remembered, but it is not what was suggested
+                suggested = {s.other for s in standing(store, [kind]).of(fact_id)}
+            # dismissed again: a second entry, and one undo would not bring the suggestion back
+            if (fact_id, other_id) in dismissals(store).pairs(kind):
+                raise SynapseError(
+                    f"dismiss {clean(fact_id)} {KINDS[kind].other} {clean(other_id)}: nothing to change"
+                    " (already dismissed)"
+                )
         outcome = Triage(store, clock, default_actor()).dismiss(
             [(fact_id, dismissed_entry(kind, o)) for o in others]
         )
@@ -130,4 +152,8 @@ def dismiss_cmd(
         )
     else:
         named = ", ".join(clean(o) for o in others)
-        say(f"dismissed {counted(len(others), 'suggestion')}: {clean(fact_id)} {KINDS[kind].other} {named}")
+        unsuggested = [clean(o) for o in others if suggested is not None and o not in suggested]
+        aside = f" (not suggested now: {', '.join(unsuggested)} never will be)" if unsuggested else ""
+        say(
+            f"dismissed {counted(len(others), 'suggestion')}: {clean(fact_id)} {KINDS[kind].other} {named}{aside}"
+        )

@@ -154,6 +154,7 @@ def _accept_referent(
     db: str, typed: str, path: str, repo: str | None, now: str | None, config_path: str | None, as_json: bool
 ) -> None:
     """The Gone-from-the-repository queue's `y`, from the command line."""
+    from synapse_tui.cli.suggest import repo_hint
     from synapse_tui.core.review.referent import accept
     from synapse_tui.core.review.suggest_state import Options
 
@@ -162,7 +163,8 @@ def _accept_referent(
     with Store.open(db) as store:
         fid = store_id(store, typed)
         before = spot_scores(store, config, clock.now(), [fid])
-        accept(store, clock, fid, path, Options(repo=repo))
+        with repo_hint():
+            accept(store, clock, fid, path, Options(repo=repo))
         if as_json:
             memory = Memory(store, config, clock.now())
             info = memory.explain(fid)

@@ -53,6 +53,9 @@ def test_help_as_a_word_shows_the_help(tmp_path, monkeypatch):
     out = run("help").stdout
     assert out.startswith("Usage: ") and "[COMMAND]" in out.splitlines()[0] and "Commands:" in out
     assert "score [OPTIONS] DB" in run("help", "score").stdout.splitlines()[0]
+    # a command help does not know is a mistake to say, not the list shown with status 0
+    assert "no such command 'sugest'. Did you mean 'suggest'?" in refused("help", "sugest")
+    assert "no such command 'frobnicate'" in refused("help", "frobnicate")
 
 
 @pytest.mark.parametrize("system", ["mcp-memory", "langgraph"])

@@ -55,6 +55,7 @@ def test_suggest_lists_broken_referents_with_the_removing_commit(tmp_path, new_s
 def test_without_a_repository_it_says_so(tmp_path, new_store):
     db = _store(tmp_path, new_store)
     assert "pass --repo DIR" in refused("suggest", db, "--kind", "referent", "--json")
+    assert "pass --repo DIR" in refused("suggest", db, "--rev", "HEAD")  # the kind left out: asks for one too
     plain = tmp_path / "plain"
     plain.mkdir()
     assert "not a git repository" in refused("suggest", db, "--kind", "referent", "--repo", plain)

@@ -101,3 +101,6 @@ async def test_a_store_with_no_repository_is_told_as_a_warning_not_an_error(tmp_
     told = [(severity, text) for severity, text in notices if "referents cannot be checked" in text]
     assert [severity for severity, _ in told] == ["warning"], notices
     assert "no repository to check referents against" in told[0][1]
+    # the browser takes no --repo: it says what a person can do from here instead
+    assert "--repo" not in told[0][1], told[0][1]
+    assert "import" in told[0][1] and "--project" in told[0][1]

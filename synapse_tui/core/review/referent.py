@@ -485,8 +485,9 @@ def repository(store: Store, repo: str | None, *, required: bool = False) -> Rep
         found = next((r for f in recorded_folders(store) if (r := Repo.find(f)) is not None), None)
         if found is None and required:
             raise NoRepository(
-                "no repository to check referents against: pass --repo DIR (or import a"
-                " `claude-code --project` or git Markdown source)"
+                "no repository to check referents against: no source of this store is in git"
+                " (import a claude-code, cursor or gemini-cli `--project`, or a Markdown folder"
+                " in git)"
             )
         return found
     folder = Path(repo).expanduser()

@@ -17,7 +17,7 @@ from synapse_tui.core.review.suggest import Suggestion
 from synapse_tui.core.review.suggest_state import dismissals
 from synapse_tui.ui.screens.base import pane_bindings
 from synapse_tui.ui.screens.replaced import QueueReady, ReplacedScreen, contradict, path_end, row_text
-from synapse_tui.ui.text import clean, fit
+from synapse_tui.ui.text import clean, clean_block, fit
 from synapse_tui.ui.workers import store_work
 
 
@@ -127,7 +127,7 @@ class ReferentScreen(ReplacedScreen):
         b = self.broken.get((s.fact, s.other))
         body = Text()
         body.append(f"FACT  {clean(s.fact)}\n", style="bold")
-        body.append(clean(self.texts.get(s.fact, "")))
+        body.append(clean_block(self.texts.get(s.fact, "")))
         body.append("\n\nPATH  ", style="bold")
         body.append(clean(s.other))
         if b is not None:

@@ -33,7 +33,7 @@ from synapse_tui.core.review.suggestions import Standing, dismissed_entry, of_me
 from synapse_tui.core.review.triage import Triage, TriageError
 from synapse_tui.ui.screens.base import FactScreen, MemoryChange, PaneBox, pane_bindings
 from synapse_tui.ui.screens.nav import OpenFact
-from synapse_tui.ui.text import clean, fit
+from synapse_tui.ui.text import clean, clean_block, fit
 from synapse_tui.ui.widgets.footer import KeysFooter
 from synapse_tui.ui.workers import run_store_worker, store_work
 
@@ -63,13 +63,14 @@ class Dismissed(Message):
 
 def marked_texts(old: str, new: str) -> tuple[Text, Text]:
     """Both texts, the words only the older has struck through, the words only the newer
-    has in bold: what changed, at a glance (fact text is data: never markup)."""
+    has in bold: what changed, at a glance (fact text is data: never markup). A text's own
+    lines stay lines (a bullet's nested ones), as the detail view shows them."""
     left, right = changed_spans(old, new)
     a, b = Text(), Text()
     for part, differs in left:
-        a.append(clean(part), style="strike bold red" if differs else "")
+        a.append(clean_block(part), style="strike bold red" if differs else "")
     for part, differs in right:
-        b.append(clean(part), style="bold green underline" if differs else "")
+        b.append(clean_block(part), style="bold green underline" if differs else "")
     return a, b
 
 
@@ -273,6 +274,7 @@ class ReplacedScreen(FactScreen):
             # stays where it is
             options.add_options([self._option(s) for s in message.found[len(before) :]])
             self._pane()
+            self._say_position()
             return
         self._paint(keep.key if keep else None)
 
@@ -356,11 +358,13 @@ class ReplacedScreen(FactScreen):
         options.add_options([self._option(s) for s in self.found])
         if not self.found:
             self._pane_empty()
+            self._say_position()
             return
         keys = [s.key for s in self.found]
         at = keys.index(keep) if keep in keys else min(at or 0, len(keys) - 1)
         options.highlighted = at
         self._pane()
+        self._say_position()
 
     def _pane_empty(self) -> None:
         """What the pane of an empty queue says: nothing found, still finding (and what is
@@ -380,6 +384,16 @@ class ReplacedScreen(FactScreen):
     @on(OptionList.OptionHighlighted)
     def _highlighted(self, _: OptionList.OptionHighlighted) -> None:
         self._pane()
+        self._say_position()
+
+    def _say_position(self) -> None:
+        """The header counts the queue and says where the cursor is (`Replaced? 3/104`), as
+        the list's status line does: at 80x24 the list shows nine of hundreds."""
+        at = self.query_one(OptionList).highlighted
+        if not self.found or at is None:
+            self.title = self.TITLE
+        else:
+            self.title = f"{self.TITLE} {min(at + 1, len(self.found)):,}/{len(self.found):,}"
 
     @on(OptionList.OptionSelected)
     def _selected(self, _: OptionList.OptionSelected) -> None:
@@ -418,7 +432,7 @@ class ReplacedScreen(FactScreen):
             body.append_text(new)
         else:  # another kind (issue 40's `referent`): the fact and what it names
             body.append(f"{clean(s.fact)}\n", style="bold")
-            body.append(clean(self.texts.get(s.fact, "")))
+            body.append(clean_block(self.texts.get(s.fact, "")))
             name = "GONE" if s.kind == REFERENT else KINDS[s.kind].other.upper()
             body.append(f"\n{name}  {clean(s.other)}", style="bold")
         accepts = "contradicts" if s.kind == REFERENT else "accepts"  # what y does to this kind

@@ -239,6 +239,42 @@ def require_folder(source: Path | str, expected: str) -> Path:
     return folder
 
 
+def out_of_reach(path: Path) -> bool:
+    """Whether the file system will not say if `path` is there (a folder on its way that
+    the reader may not open: another user's, mode 700): the file is unread, not gone, and
+    what it gave before stays as it was; only a file that is gone is flagged deleted."""
+    try:
+        path.lstat()
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def unlisted(rel: str, exc: OSError) -> str:
+    """The `left out` line of a folder below the one read (`rel`, `.` for itself) that
+    cannot be listed."""
+    return f"{rel}: cannot be listed ({exc.strerror}); not read, what it gave before kept as it was"
+
+
+NOT_READ = "; not read"  # how a `left out` line naming a file or folder passed over ends
+
+
+def naming_left_out(refusal: InputError, left_out: list[str]) -> InputError:
+    """The refusal of a folder holding none of a reader's files, naming what was passed
+    over that could have been them: a link leaving the folder (a CLAUDE.md kept in a
+    dotfiles repository, `.cursor/rules` linked to a team's rules), a note not UTF-8 (saved
+    as UTF-16 by Windows' Notepad), a dependency folder. The folder does hold them, and why
+    they are not read is what its owner needs to hear, not that they are missing."""
+    passed = sorted(line for line in left_out if line.endswith(NOT_READ))
+    if not passed:
+        return refusal
+    more = f" (+{len(passed) - 3} more)" if len(passed) > 3 else ""
+    said = f"{refusal.reason}; left out: {'; '.join(passed[:3])}{more}"
+    return InputError(said, file=refusal.file, line=refusal.line, field=refusal.field)
+
+
 # Folders of other projects' files a package manager put there (a repository may even
 # commit them): their READMEs and licences are not this project's memory. Not `vendor`: a
 # person's notes may well keep one (Go's and PHP's hold little Markdown)
@@ -272,9 +308,13 @@ def files_inside(folder: Path, suffix: str, inside: Path | None = None) -> tuple
     left_out: list[str] = []
     stack = [folder]
     while stack:
+        here = stack.pop()
         try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:
+            entries = list(os.scandir(here))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:  # named, and what it gave before kept (out_of_reach)
+            left_out.append(unlisted(here.relative_to(folder).as_posix(), exc))
             continue
         for entry in entries:
             if entry.name.startswith("."):

@@ -68,6 +68,8 @@ from synapse_tui.core.ingest.adapters import (
     fact_id,
     files_inside,
     gitlog,
+    naming_left_out,
+    out_of_reach,
     own_key,
     require_folder,
     source_provenance,
@@ -165,6 +167,7 @@ def read(
         for item, version, supersedes in _versions(f, heads, blocks):
             seen.add(item.record)
             facts.append(_fact(f, item, version, supersedes, times))
+    _keep_out_of_reach(heads, seen, kept)
     deleted = {k.id for r, k in heads.items() if r not in seen and not k.deleted} | set(history_deleted)
     mine, time_key = set(resolved.values()), own_key(SYSTEM, "time")
 
@@ -191,6 +194,19 @@ def read(
         # a text unchanged since: its line where it stands now, the file as read this time
         evidence=mm.now_committed(facts, held.known, unsaved, (own_key(SYSTEM, "line"), STAMP)),
     )
+
+
+def _keep_out_of_reach(heads: dict[str, KnownFact], seen: set[str], kept: set[str]) -> None:
+    """The store's facts of a file the walk did not find because a folder on its way may
+    not be opened (named in `left out` by the walk): unread, not gone, kept as they were."""
+    for record, k in heads.items():
+        prov = k.provenance or {}
+        root, file = prov.get(ROOT), prov.get(FILE_KEY)
+        if record in seen or k.deleted or not isinstance(root, str) or not isinstance(file, str):
+            continue
+        if out_of_reach(Path(root) / file):
+            seen.add(record)
+            kept.add(k.id)
 
 
 def _gather(
@@ -535,7 +551,8 @@ def _project_files(folder: Path) -> tuple[list[_File], list[str]]:
     files += _rules(folder, folder / ".claude" / "rules", note, left_out, prefix=f"{note}/")
     files += [human(p) for p in _nested(folder, left_out)]
     if not files and not _in_history(folder):
-        raise InputError(f"holds no CLAUDE.md; expected {PROJECT_EXPECTED}", file=str(folder))
+        refusal = InputError(f"holds no CLAUDE.md; expected {PROJECT_EXPECTED}", file=str(folder))
+        raise naming_left_out(refusal, left_out)
     files += _imported(folder, files, note, left_out)
     return files, left_out
 
@@ -571,7 +588,7 @@ def _nested(folder: Path, left_out: list[str]) -> list[Path]:
     stack = [(folder, "")]
     while stack:
         here, prefix = stack.pop()
-        entries = mm.listing(here)
+        entries = mm.listing(here, prefix, left_out)
         if prefix and any(e.name == ".git" for e in entries):
             continue  # another checkout: a worktree in .worktrees/, a clone, a submodule
         for entry in entries:

@@ -58,6 +58,7 @@ from synapse_tui.core.ingest.adapters import (
     errors_at,
     every,
     gitlog,
+    naming_left_out,
     not_read,
     own_key,
     require_folder,
@@ -105,7 +106,8 @@ def read(
     ids = held.store_ids(SYSTEM, found)
     facts = [_fact(folder, root, v, patterns, ids) for v in found.versions]
     if not facts and not current:
-        raise InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
+        refusal = InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
+        raise naming_left_out(refusal, left_out)
     deleted: dict[str, float | None] = {ids[key]: at for key, at in found.deleted.items()}
     folder_key, time_key = own_key(SYSTEM, "folder"), own_key(SYSTEM, "time")
 

@@ -9,7 +9,9 @@ each run of changed lines as far as it can go (up, merging with the runs it meet
 down), leaving it at its lowest place unless one lines it up with a change of the other
 text. This module does the same, in a few dozen lines of Python; on a few thousand changed
 lines (a file rewritten whole) it falls back to difflib, whose cost does not grow as the
-square of the changes.
+square of the changes as long as its autojunk is on: off, a generated file of 19,000 lines
+that are mostly blank or one of a few headings (a license list) took 27 s a change, and a
+repository's import did not finish in 10 minutes (benchmarks/bench_linediff.py).
 
 On the real-memory corpus's 13 development repositories (benchmarks/bench_real_memory.py),
 the regions of 1,013 diffs replayed are git's hunks exactly for 971 (96%), against 810 (80%)
@@ -54,10 +56,10 @@ def _changed(old: Sequence[str], new: Sequence[str]) -> tuple[list[bool], list[b
     kept = _common(
         [codes.setdefault(a[x], len(codes)) for x in ka], [codes.setdefault(b[y], len(codes)) for y in kb]
     )
-    if kept is None:  # too many changes for Myers' trace: difflib's matching blocks
+    if kept is None:  # too many changes for Myers' trace: difflib's matching blocks, autojunk on
         pairs = [
             (x + k, y + k)
-            for x, y, size in SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
+            for x, y, size in SequenceMatcher(None, a, b).get_matching_blocks()
             for k in range(size)
         ]
     else:

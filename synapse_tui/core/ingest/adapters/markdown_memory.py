@@ -43,7 +43,7 @@ from typing import Any
 import yaml
 
 from synapse_tui.core.base.cjk import word_count
-from synapse_tui.core.base.limits import counted
+from synapse_tui.core.base.limits import MAX_TEXT_CHARS, counted
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.adapters import (
     DEPENDENCY_FOLDERS,
@@ -53,6 +53,7 @@ from synapse_tui.core.ingest.adapters import (
     fact_id,
     linediff,
     not_read,
+    unlisted,
 )
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -164,6 +165,8 @@ def _loose(lines: list[str], bad: int | None) -> tuple[dict[str, Any], list[str]
 def junk(text: str) -> str | None:
     """Why a block's text is not a memory, or None (the kinds `blocks` skips)."""
     t = text.strip()
+    if len(t) > MAX_TEXT_CHARS:  # an inline image, pasted data: no fact holds it
+        return "overlong"
     if not t or not any(ch.isalnum() for ch in t):
         return "marker"
     if "<!--" in t or "-->" in t:
@@ -933,11 +936,18 @@ _PROBES = ("AGENTS.md", "x.md", "x.mdc", "rules/x.mdc")  # what a linked folder 
 ANOTHER_CHECKOUT = "another git checkout (a worktree, a clone or a submodule)"
 
 
-def listing(folder: Path) -> list[os.DirEntry[str]]:
-    """A folder's entries; none when it cannot be listed."""
+def listing(folder: Path, rel: str = "", left_out: list[str] | None = None) -> list[os.DirEntry[str]]:
+    """A folder's entries; none when it cannot be listed, and then, unless it is gone (a
+    race with its removal), a line in `left_out` naming it (`rel`, the path below the
+    folder read): one its reader may not open (another user's, mode 700) is not read, and
+    what it gave before is kept as it was (`out_of_reach`), never flagged deleted."""
     try:
         return list(os.scandir(folder))
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        if left_out is not None:
+            left_out.append(unlisted(rel.rstrip("/") or ".", exc))
         return []
 
 
@@ -965,7 +975,7 @@ def memory_files(
     stack = [(folder, "")]
     while stack:
         here, prefix = stack.pop()
-        entries = listing(here)
+        entries = listing(here, prefix, left_out)
         if prefix and any(e.name == ".git" for e in entries):
             left_out.append(f"{prefix[:-1]}: {ANOTHER_CHECKOUT}; not read")
             continue
@@ -1009,7 +1019,9 @@ def told(found: Replay) -> list[str]:
 def skipped_lines(skipped: Mapping[str, int]) -> list[str]:
     """The `left out` lines of the junk `blocks` passed over, by kind."""
     return [
-        f"{counted(n, _KINDS.get(kind, kind))} not read as facts" for kind, n in sorted(skipped.items()) if n
+        f"{counted(n, _KINDS.get(kind, kind))}{_ASIDES.get(kind, '')} not read as facts"
+        for kind, n in sorted(skipped.items())
+        if n
     ]
 
 
@@ -1020,4 +1032,7 @@ _KINDS = {
     "marker": "marker line",
     "label": "label line",  # "Next steps:" before a list, code or a table
     "import": "import line",  # `@AGENTS.md` alone: a pointer, not a fact
+    "overlong": "block",  # and _ASIDES says why
 }
+# `![diagram](data:image/png;base64,...)`: past what a fact may hold (base/limits.py)
+_ASIDES = {"overlong": f" longer than {MAX_TEXT_CHARS:,} characters (an inline image, pasted data)"}

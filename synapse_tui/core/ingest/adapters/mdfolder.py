@@ -42,7 +42,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, every, gitlog, own_key
+from synapse_tui.core.ingest.adapters import (
+    KnownFact,
+    Snapshot,
+    every,
+    gitlog,
+    naming_left_out,
+    out_of_reach,
+    own_key,
+)
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, holding_nothing, nameable, shown_name
 from synapse_tui.core.ingest.adapters.markdown_memory import now_committed, skipped_lines
 from synapse_tui.core.ingest.adapters.mdhistory import replay
@@ -82,6 +90,7 @@ def read_docs(
     held = _held(known, system, mine) if tree is not None else {}
     replayed = replay(system, prefix, mine, root, tree, docs, locate, by_file, out, held)
     _read_files(system, prefix, mine, docs, replayed, by_file, heads, out, progress)
+    _keep_out_of_reach(root, docs, by_file, out)
     deleted = {k.id for r, k in heads.items() if r not in out.seen and not k.deleted} | out.deleted
     if tree is not None:
         left_out += tree.left_out
@@ -90,7 +99,7 @@ def read_docs(
         passed.update(doc.skipped)
     left_out += skipped_lines(passed)
     if refusal is not None and not (out.facts or deleted or out.kept):
-        raise refusal
+        raise naming_left_out(refusal, left_out)
     commit_key = own_key(system, "commit")
     return Snapshot(
         system,
@@ -110,6 +119,17 @@ def read_docs(
             [own_key(system, key) for key in ("line", "block_line", "stamp", "last_commit")],
         ),
     )
+
+
+def _keep_out_of_reach(root: Path, docs: list[Doc], by_file: dict[str, list[KnownFact]], out: Found) -> None:
+    """The store's facts of a file the walk did not find because a folder on its way may
+    not be opened (named in `left out` by the walk): unread, not gone, kept as they were."""
+    listed = {d.rel for d in docs}
+    for rel, facts in by_file.items():
+        if rel not in listed and out_of_reach(root / rel):
+            alive = [k for k in facts if not k.deleted]
+            out.kept |= {k.id for k in alive}
+            out.seen |= {k.record for k in alive}
 
 
 def _heads(known: list[KnownFact] | None, root_key: str, root: str) -> dict[str, KnownFact]:

@@ -239,5 +239,16 @@ def file_text(path: Path, left_out: list[str], rel: str) -> str | None:
     """The file's text, or None (and a line in `left_out`) when it is not UTF-8."""
     text, bad = utf8_text(path)
     if text is None:
-        left_out.append(f"{rel}: not valid UTF-8 at line {bad}; not read")
+        left_out.append(f"{rel}: not valid UTF-8 at line {bad}{_utf16(path)}; not read")
     return text
+
+
+def _utf16(path: Path) -> str:
+    """What to say of a file that begins with a UTF-16 byte order mark (Windows' Notepad
+    saves so): the one thing its owner can do about it."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(2)
+    except OSError:
+        return ""
+    return " (it is UTF-16: save it as UTF-8)" if head in (b"\xff\xfe", b"\xfe\xff") else ""

@@ -139,3 +139,16 @@ def test_front_matter_pasted_mid_file_is_not_a_fact_a_paragraph_after_a_break_is
     ]
     assert not any("description" in t or "globs" in t for t in texts)
     assert "left out: 1 mid-file front matter block not read as facts" in err
+
+
+@pytest.mark.parametrize("in_git", WHERE)
+def test_front_matter_at_the_top_is_read_alike_in_a_folder_and_in_git(tmp_path, in_git):
+    """Fences as YAML allows them (`--- ` with a trailing space, `...` closing) open a file's
+    front matter outside git as in it: not a fact, not counted as pasted mid-file."""
+    files = {
+        ".windsurfrules": "--- \ndescription: Windsurf rules\n...\n\n- Keep rules short\n",
+        "CLAUDE.md": "---\ntitle: Memory\n--- \n- Run the tests first\n",
+    }
+    texts, err = _import(tmp_path, files, in_git)
+    assert texts == ["Keep rules short", "Run the tests first"]
+    assert "front matter" not in err

@@ -169,6 +169,7 @@ def test_every_audit_read_answers_alike(pair):
             lambda a: list(a.entries()),
             lambda a: a.history("c"),
             lambda a: a.superseded_entries([1, 2, 3, 4, 5, 6]),
+            lambda a: a.batch_actions(0),
             lambda a: a.changes_after(early),
             lambda a: a.live_entries("supersede", early, now),
             lambda a: a.live_entries("corroborate", early, now),

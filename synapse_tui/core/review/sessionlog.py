@@ -9,7 +9,7 @@ whether it is that one; `Triage.undo_target` is the one rule for which it is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from synapse_tui.core.base.clock import Clock
@@ -36,7 +36,7 @@ class LogEntry:
     seq: int
     at: str
     actor: str
-    action: str  # corroborate ... supersede, or undo / redo
+    action: str  # corroborate ... supersede, or undo / redo; several joined by + (a sync's one step)
     fact_id: str  # the fact it acted on (a supersession: the superseded one; a bulk: the first)
     batch: int
     before: dict[str, Any]
@@ -109,8 +109,16 @@ def session_log(store: Store, since: int, config: Any = None) -> tuple[LogEntry,
     heads = store.audit.batch_heads(since)
     # a supersession is told by its superseded fact
     superseded = store.audit.superseded_entries([e.batch for e, n in heads if n == 2 and e.batch is not None])
+    # a batch of several actions (a sync's one step) is named by them all, as undo names it
+    named = store.audit.batch_actions(since)
     return tuple(
-        _entry(head, undone, target, n, superseded.get(head.batch) if head.batch is not None else None)
+        _entry(
+            replace(head, action=named.get(head.batch, head.action)) if head.batch is not None else head,
+            undone,
+            target,
+            n,
+            superseded.get(head.batch) if head.batch is not None else None,
+        )
         for head, n in heads
     )
 

@@ -276,6 +276,20 @@ class Audit(abc.ABC):
         """Every action after entry `since`, newest first: its first entry (no score_before)
         and how many facts it changed."""
 
+    def batch_actions(self, since: int) -> dict[int, str]:
+        """Each action's name after entry `since`, by batch: its actions in the order it
+        wrote them, joined by `+` as undo names them (a sync's one step:
+        `corroborate+retract`)."""
+        rows = self._conn.execute(
+            "SELECT batch, action, min(seq) FROM audit WHERE seq > ? AND batch IS NOT NULL"
+            " GROUP BY batch, action ORDER BY 3",
+            (since,),
+        ).fetchall()
+        out: dict[int, list[str]] = {}
+        for batch, action, _ in rows:
+            out.setdefault(batch, []).append(action)
+        return {batch: "+".join(actions) for batch, actions in out.items()}
+
     def superseded_entries(self, batches: Sequence[int]) -> dict[int, AuditEntry]:
         """The entry of the superseded fact in each of `batches` that holds one, by batch
         (no score_before)."""

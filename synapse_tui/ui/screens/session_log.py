@@ -165,12 +165,14 @@ class SessionLogScreen(FactScreen):
         narrow = width < 100  # no time at all, narrower actor and action
         short = width < 120  # the time without the year and seconds: 12-01 09:30
         names = [len(clean(_actor(e, self.app.browser))) for e in self.entries] or [0]
+        whats = [len(clean(e.what)) for e in self.entries] or [0]
         cols = {
             "#": 5,
             "at": 0 if narrow else len(_when("2026-01-01T00:00:00Z", short)),
             # wide: the whole actor (agent:claude-desktop), up to a third of the room
             "actor": 12 if narrow else min(max(14, *names), width // 6 if short else 32),
-            "action": 12 if narrow else 16,
+            # a sync's one step is named by all its actions (corroborate+retract): room for it
+            "action": 12 if narrow else min(max(16, *whats), 24 if short else 32),
             "fact": min(18, max(4, *map(len, ids))),
             "state": 7,
         }

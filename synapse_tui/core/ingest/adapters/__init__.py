@@ -60,6 +60,9 @@ class Evidence:
     # `reinforced_at` lists every time the source holds, those the fact has already
     # included (an OpenClaw claim's evidence): only the others are added
     every_time: bool = False
+    # reinforcement times the source no longer lists (an OpenClaw evidence entry removed,
+    # or replaced by another): taken back in its `retract`, never another actor's time
+    withdrawn_at: list[str] = field(default_factory=list)
     # "human": the source now records a person's hand in it (a text a sync read before
     # anyone committed it, since committed by a person): a fact still of tier `auto` is
     # accepted by the source, audited, as a first import would give it tier `human`

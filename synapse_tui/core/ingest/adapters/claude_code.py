@@ -188,7 +188,8 @@ def read(
         kept=kept,
         deleted_at=stamped,
         restored=back,
-        evidence=mm.now_committed(facts, held.known, unsaved),
+        # a text unchanged since: its line where it stands now, the file as read this time
+        evidence=mm.now_committed(facts, held.known, unsaved, (own_key(SYSTEM, "line"), STAMP)),
     )
 
 

@@ -128,7 +128,8 @@ def read(
         left_out,
         deleted_at=stamped,
         restored=back,
-        evidence=mm.now_committed(facts, held.known, unsaved),
+        # a text unchanged since: its line where it stands now
+        evidence=mm.now_committed(facts, held.known, unsaved, (own_key(SYSTEM, "line"),)),
     )
 
 

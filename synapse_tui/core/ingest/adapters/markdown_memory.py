@@ -43,7 +43,7 @@ import hashlib
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -643,6 +643,8 @@ def replay(
                 into.deleted[(v.record, v.version)] = at
         alive, before = now, lines
         where = {id(v): where[id(v)] for v in alive}
+    for v in alive:  # a text unchanged since an earlier state: its line where it stands now
+        v.block = replace(v.block, line=where[id(v)].line, end=where[id(v)].end)
     for k, n in junk_now.items():  # what the note skips as it stands now
         into.skipped[k] = into.skipped.get(k, 0) + n
     return bool(alive)
@@ -811,7 +813,10 @@ class Held:
 
 
 def now_committed(
-    facts: Sequence[Any], known: Sequence[KnownFact], unsaved: Callable[[Any], bool]
+    facts: Sequence[Any],
+    known: Sequence[KnownFact],
+    unsaved: Callable[[Any], bool],
+    refreshed: Sequence[str] = (),
 ) -> list[Evidence]:
     """The store's facts a sync read from a work tree before anyone committed them (`unsaved`
     says so of a fact, as of the store's) that this read gives as committed: the same text
@@ -819,14 +824,30 @@ def now_committed(
     it (its commit, author, time; the version number stays the store's, the chain a sync
     built) and its tier (`human`: a person committed it), as the source's `Evidence`: the
     sync writes the provenance as the source's record and a tier raised as the source's
-    audited, undoable `accept` (core/ingest/adapters/sync.py), so an undone raise stays undone."""
+    audited, undoable `accept` (core/ingest/adapters/sync.py), so an undone raise stays undone.
+    Of any other fact the store holds, the `refreshed` keys this read gives otherwise: where
+    its text stands now (`x-<system>-line`: lines above it changed) and what the file was
+    when read (`-stamp`, `-last-commit`), so a file unchanged since is not read again."""
     held = {k.id: k for k in known if not k.deleted}
     out = []
     for f in facts:
         k = held.get(f.id)
-        if k is None or not unsaved(k) or unsaved(f):
+        if k is None:
             continue
         now = f.provenance or {}
+        if not unsaved(k) or unsaved(f):
+            moved = [key for key in refreshed if key in now and now[key] != k.provenance.get(key)]
+            if moved:
+                out.append(
+                    Evidence(
+                        f.id,
+                        0,
+                        [],
+                        {key: now[key] for key in moved},
+                        {key: k.provenance.get(key) for key in moved},
+                    )
+                )
+            continue
         keys = sorted((set(now) | set(k.provenance)) - {"x-source-version"})
         out.append(
             Evidence(

@@ -101,10 +101,13 @@ def read_docs(
         kept=out.kept,
         deleted_at=out.deleted_at,
         # a text read from the work tree before anyone committed it, committed since
+        # and of every text unchanged since: its line now, the file (and its last commit)
+        # as read this time, so a file unchanged at the next sync is not read again
         evidence=now_committed(
             out.facts,
-            [k for versions in held.values() for k in versions],
+            [k for versions in held.values() for k in versions] if tree is not None else list(heads.values()),
             lambda k: not (k.provenance or {}).get(commit_key),
+            [own_key(system, key) for key in ("line", "block_line", "stamp", "last_commit")],
         ),
     )
 

@@ -21,6 +21,7 @@ from synapse_tui.core.ingest.adapters.mditems import (
     to_fact,
     versions,
 )
+from synapse_tui.core.ingest.interchange import ParsedFact
 
 # (the commit, or None for the work tree; when; the file's text then, None: no such file)
 _State = tuple[gitlog.Commit | None, float | None, str | None]
@@ -58,7 +59,8 @@ def replay(
         if rel is None or doc is None:
             continue
         done.add(rel)
-        if rel in by_rel and _as_synced(system, doc, changes[-1][0].sha, by_file.get(rel, ()), out):
+        stored = (held or {}).get(rel, [])
+        if rel in by_rel and _as_synced(system, doc, changes[-1][0].sha, by_file.get(rel, ()), stored, out):
             continue
         chosen.append((rel, path, doc, changes))
     if not chosen:
@@ -109,9 +111,14 @@ def _history_doc(
     return by_rel.get(rel) or locate(rel)
 
 
-def _as_synced(system: str, doc: Doc, last: str, known: Iterable[KnownFact], out: Found) -> bool:
+def _as_synced(
+    system: str, doc: Doc, last: str, known: Iterable[KnownFact], every: Iterable[KnownFact], out: Found
+) -> bool:
     """Whether a file's last commit, size and modification time are those its facts in the
-    store were read from: then its facts count as unchanged, and it is not replayed again."""
+    store were read from (a sync refreshes them on the facts it does not change): then its
+    facts count as unchanged, and it is not replayed again. `every`: each version the store
+    holds of the file, all of which but the texts nobody committed that are gone a replay
+    would list again (history included)."""
     alive = [k for k in known if not k.deleted]
     if not alive:
         return False
@@ -119,7 +126,9 @@ def _as_synced(system: str, doc: Doc, last: str, known: Iterable[KnownFact], out
     stamp = file_stamp(doc.path)[0]
     if not all(k.provenance.get(stamp_key) == stamp and k.provenance.get(last_key) == last for k in alive):
         return False
-    out.kept |= {k.id for k in alive}  # as it was at the last sync: not replayed
+    commit_key = own_key(system, "commit")
+    listed = [k for k in every if not k.deleted or k.provenance.get(commit_key)]
+    out.kept |= {k.id for k in [*alive, *listed]}  # as it was at the last sync: not replayed
     out.seen |= {k.record for k in alive}
     return True
 
@@ -139,6 +148,8 @@ def _replay_file(
     stamp, mtime = file_stamp(doc.path) if doc.path.is_file() else ("", 0.0)
     section_key = own_key(system, "section")
     heads: dict[str, KnownFact] = {}
+    written: dict[str, ParsedFact] = {}  # record -> the fact of its latest version
+    lines: dict[str, Item] = {}  # record -> its item in the latest state holding it
     for commit, at, text in states:
         doc.left_out = []  # what the last state set aside is what `left out` says
         items = doc.parse(text, doc) if text is not None else []
@@ -150,6 +161,7 @@ def _replay_file(
         present: set[str] = set()
         for record, item, version, supersedes in versions(system, prefix, doc, items, alive, heads):
             present.add(record)
+            lines[record] = item
             head = heads.get(record)
             if head is not None and head.version == version and not head.deleted:
                 continue  # unchanged by this commit
@@ -159,6 +171,7 @@ def _replay_file(
             if before is not None:  # the work tree's text edits one nobody committed
                 next_of(fact, before)
             out.facts.append(fact)
+            written[record] = fact
             out.seen.add(record)
             heads[record] = KnownFact(
                 fact.id, record, version, item.text, None, True, False, {section_key: item.section}
@@ -169,8 +182,19 @@ def _replay_file(
                 if at is not None:
                     out.deleted_at[k.id] = at
                 heads[record] = replace(k, deleted=True)
+    for record, fact in written.items():  # a text unchanged since: its lines where it stands now
+        if not heads[record].deleted and fact.provenance is not None:
+            fact.provenance.update(_lines(system, lines[record]))
     replayed = {k.id for k in heads.values()} | {f.id for f in out.facts}
     out.deleted |= held.unsaved_gone(replayed | {f.supersedes for f in out.facts if f.supersedes})
+
+
+def _lines(system: str, item: Item) -> dict[str, int]:
+    """The provenance keys saying where an item stands: its line (and a Codex block's)."""
+    out = {own_key(system, "line"): item.line}
+    if isinstance(item.own.get("block_line"), int):
+        out[own_key(system, "block_line")] = item.own["block_line"]
+    return out
 
 
 class _Held:

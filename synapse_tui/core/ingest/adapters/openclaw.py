@@ -65,6 +65,7 @@ from synapse_tui.core.ingest.adapters.mdfolder import merged, read_docs
 from synapse_tui.core.ingest.adapters.mditems import FROM_NAME, Doc, Item, markdown_items, utf8_text
 from synapse_tui.core.ingest.adapters.mdtext import dated_name, plain, when
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress
+from synapse_tui.core.review.triage import one_for_one
 from synapse_tui.core.store.db import INVALIDATED_AT
 
 SYSTEM = "openclaw"
@@ -75,9 +76,11 @@ LONG_TERM = ("MEMORY.md", "memory.md")
 CLAIM_ID, SUPERSEDES, SUPERSEDED_BY = (
     own_key(SYSTEM, k) for k in ("claim_id", "supersedes", "superseded_by")
 )
-STATUS, EVIDENCE, ENTRIES = (own_key(SYSTEM, k) for k in ("status", "evidence", "evidence_entries"))
+STATUS, EVIDENCE, ENTRIES, TIMES = (
+    own_key(SYSTEM, k) for k in ("status", "evidence", "evidence_entries", "evidence_times")
+)
 # what a claim's own evidence amounts to, as the store records it: a sync compares these
-COUNTED = (STATUS, EVIDENCE, ENTRIES, INVALIDATED_AT)
+COUNTED = (STATUS, EVIDENCE, ENTRIES, TIMES, INVALIDATED_AT)
 # the provenance the wiki owns, refreshed by a sync when it changes (a confidence alone
 # changes no count: its new value is recorded, nothing of the fact's triage moves)
 OWNED = (*COUNTED, own_key(SYSTEM, "confidence"))
@@ -177,7 +180,7 @@ def _as_it_stands(snap: Snapshot, vault: Path, pages: list[Doc]) -> None:
 def _restate(f: ParsedFact, item: Item) -> None:
     """The fact of a claim's text as the claim stands now: its evidence, status, confidence."""
     prov = dict(f.provenance or {})
-    for name in ("status", "confidence", "evidence", "evidence_entries"):
+    for name in ("status", "confidence", "evidence", "evidence_entries", "evidence_times"):
         value = item.own.get(name)
         if value is None:
             prov.pop(own_key(SYSTEM, name), None)
@@ -208,18 +211,46 @@ def _changed_claims(snap: Snapshot, known: list[KnownFact]) -> list[Evidence]:
         if all(k.provenance.get(key) == now.get(key) for key in OWNED):
             continue
         (r0, s0), (r1, s1) = _counted(k.provenance), _counted(now)
+        provenance = {key: now.get(key) for key in OWNED}
+        seen = {key: k.provenance.get(key) for key in OWNED}
+        listed = list(f.reinforced_at or [])
+        if TIMES not in k.provenance:
+            # none recorded (a store of an earlier release, or no entry said when): every
+            # time listed, those the fact holds already left as they are
+            out.append(
+                Evidence(
+                    f.id,
+                    r1 - r0,
+                    listed,
+                    provenance,
+                    seen,
+                    contradictions=s1 - s0,
+                    every_time=True,
+                )
+            )
+            continue
+        # the entries' times as the store recorded them and as the wiki lists them now: an
+        # entry replaced by another moves the reinforcement, r unchanged
+        before = _later(k.provenance, f.created_ts)
         out.append(
             Evidence(
                 f.id,
                 r1 - r0,
-                list(f.reinforced_at or []) if r1 != r0 else [],
-                {key: now.get(key) for key in OWNED},
-                {key: k.provenance.get(key) for key in OWNED},
+                one_for_one(listed, before),
+                provenance,
+                seen,
                 contradictions=s1 - s0,
-                every_time=True,
+                withdrawn_at=one_for_one(before, listed),
             )
         )
     return out
+
+
+def _later(prov: dict[str, Any], created: float) -> list[str]:
+    """The evidence entries' times a claim's provenance records, those after the claim's
+    own time (its reinforcements, as a first import counts them), oldest first."""
+    times = [t for t in map(when, _listed(prov, TIMES)) if t is not None]
+    return [format_time(t) for t in sorted(t for t in times if t > created)]
 
 
 def _counted(prov: dict[str, Any]) -> tuple[int, int]:
@@ -491,6 +522,8 @@ def _claim_item(
         "confidence": _confidence(c.get("confidence")),
         "evidence": ", ".join(_sources(evidence)) or None,
         "evidence_entries": len(evidence),
+        # every entry's time, as the wiki lists them: a sync compares the next read's with it
+        "evidence_times": ", ".join(format_time(t) for t in _entry_times(evidence)) or None,
         # what the claim names, kept even where the named claim is on another page
         "supersedes": ", ".join(_ids(c.get("supersedes"))) or None,
         "superseded_by": ", ".join(_ids(c.get("supersededBy") or c.get("superseded_by"))) or None,
@@ -507,9 +540,14 @@ def _claim_item(
         own={k: v for k, v in own.items() if v is not None},
         corroborations=max(len(evidence) - 1, 0),  # the first is what asserted it
         contradictions=1 if status in CONTESTED else 0,
-        reinforced_at=[t for t in (when(e.get("updatedAt")) for e in evidence) if t is not None],
+        reinforced_at=_entry_times(evidence),
         replaces=replaces,
     )
+
+
+def _entry_times(evidence: list[dict[str, Any]]) -> list[float]:
+    """The times of a claim's evidence entries that say when (`updatedAt`), as listed."""
+    return [t for t in (when(e.get("updatedAt")) for e in evidence) if t is not None]
 
 
 def _claim_time(c: dict[str, Any], page_at: float | None) -> tuple[float | None, str | None]:

@@ -186,20 +186,22 @@ def _add_evidence(
             flagged[ev.id] = merged.get(INVALIDATED_AT) is not None
     actor = f"source:{system}"
     triage = Triage(store, clock or Clock.from_option(None), actor, config=config)
-    added = {
-        e.id: (
-            max(e.corroborations, 0),
-            _new_times(store, e.id, e.reinforced_at) if e.every_time else e.reinforced_at,
-        )
-        for e in evidence
-        # every time a source lists, with no entry added: for the withdrawn times alone
-        if e.corroborations > 0 or (e.reinforced_at and not e.every_time)
-    }
+    added: dict[str, tuple[int, list[str]]] = {}
+    fresh: dict[str, list[str]] = {}  # of a source listing every time it holds: those new
+    for e in evidence:
+        # of such a source, the times the fact lacks (none while it lists fewer entries:
+        # for the withdrawn alone); an entry replaced by another, r unchanged, is one
+        times = _new_times(store, e.id, e.reinforced_at) if e.every_time else e.reinforced_at
+        if e.every_time:
+            times = fresh[e.id] = times if e.corroborations >= 0 else []
+        if e.corroborations > 0 or times:
+            r, held = added.get(e.id, (0, []))
+            added[e.id] = (r + max(e.corroborations, 0), held + times)
     contested = {e.id: (0, e.contradictions) for e in evidence if e.contradictions > 0}
     steps: list[Callable[[int | None], Outcome | None]] = [
         lambda batch: triage.add_evidence_in(added, batch),
         lambda batch: triage.add_counts_in("contradict", contested, batch=batch),
-        lambda batch: triage.add_counts_in(RETRACT, *_withdrawn(store, actor, evidence), batch=batch),
+        lambda batch: triage.add_counts_in(RETRACT, *_withdrawn(store, actor, evidence, fresh), batch=batch),
         lambda batch: triage.accept_in([e.id for e in evidence if e.tier == "human"], batch),
     ]
     batch = None
@@ -225,12 +227,18 @@ def _new_times(store: Store, fid: str, times: list[str]) -> list[str]:
 
 
 def _withdrawn(
-    store: Store, actor: str, evidence: list[Evidence]
+    store: Store, actor: str, evidence: list[Evidence], fresh: dict[str, list[str]]
 ) -> tuple[dict[str, tuple[int, int]], dict[str, list[str]]]:
     """What the source withdrew, as `add_counts_in` takes it: each fact's counts
-    (`_own_share`) and reinforcement times (`_withdrawn_times`), each fact's audit history
-    read once for both."""
-    wanted = [e for e in evidence if e.corroborations < 0 or e.contradictions < 0]
+    (`_own_share`) and reinforcement times (`_withdrawn_times`; `fresh`: the times the sync
+    added, each an entry's, so as many entries went as came beyond r's change), each fact's
+    audit history read once for both."""
+    gone_entries = {e.id: len(fresh.get(e.id, [])) - e.corroborations for e in evidence if e.every_time}
+    wanted = [
+        e
+        for e in evidence
+        if e.corroborations < 0 or e.contradictions < 0 or e.withdrawn_at or gone_entries.get(e.id, 0) > 0
+    ]
     if not wanted:
         return {}, {}
     undone = store.audit.undone_batches()
@@ -239,23 +247,30 @@ def _withdrawn(
         now = store.review.fields(e.id) or {}
         history = store.audit.history(e.id)
         shares[e.id] = _own_share(e, now, history, actor, undone)
-        gone = _withdrawn_times(e, now, history, actor, undone)
+        gone = _withdrawn_times(e, now, history, actor, undone, gone_entries.get(e.id, 0))
         if gone:
             times[e.id] = gone
     return shares, times
 
 
 def _withdrawn_times(
-    e: Evidence, now: dict[str, Any], history: list[AuditEntry], actor: str, undone: set[int]
+    e: Evidence,
+    now: dict[str, Any],
+    history: list[AuditEntry],
+    actor: str,
+    undone: set[int],
+    entries: int = 0,
 ) -> list[str]:
     """The reinforcement times a fact loses with the evidence entries its source withdrew
-    (SPEC 2.2 and 9: freshness from evidence the source no longer records is not kept): of a
-    source listing every time it holds (`every_time`) with fewer entries than before, the
-    times the fact holds (`now`) that the source no longer lists, newest first, at most one
-    per entry withdrawn, never a time another actor's live action added (a person's
+    (SPEC 2.2 and 9: freshness from evidence the source no longer records is not kept): the
+    times the source names withdrawn (`withdrawn_at`: an entry removed or replaced), or, of
+    a source listing every time it holds (`every_time`) that withdrew `entries` entries (fewer
+    than before, or some replaced by others), the times the fact holds (`now`) that the
+    source no longer lists, newest first, at most one per entry withdrawn; never a time another actor's live action added (a person's
     corroboration) or an undo of the source's retract gave back (undone stays undone)."""
     held = list(now.get("reinforced_at") or [])
-    if not e.every_time or e.corroborations >= 0 or not held:
+    listing = e.every_time and entries > 0
+    if not held or not (e.withdrawn_at or listing):
         return []
     theirs = []  # times other actors' live actions added, or gave back by an undo standing
     for h in history:
@@ -266,7 +281,10 @@ def _withdrawn_times(
             continue
         was, then = (h.before or {}).get("reinforced_at") or [], (h.after or {}).get("reinforced_at") or []
         theirs += one_for_one(then, was)
-    return sorted(one_for_one(one_for_one(held, theirs), e.reinforced_at), reverse=True)[: -e.corroborations]
+    own = one_for_one(held, theirs)
+    if e.withdrawn_at:  # those of them the fact holds of the source's own (one for one)
+        return one_for_one(e.withdrawn_at, one_for_one(e.withdrawn_at, own))
+    return sorted(one_for_one(own, e.reinforced_at), reverse=True)[:entries]
 
 
 def _own_share(

@@ -1,0 +1,288 @@
+"""A second sync of a real folder unchanged since the last sync, after a commit changed one
+file: the code before the provenance refresh (a file stayed "not as synced" after any
+commit, so it was replayed at every sync) against this tree's, in the same run.
+
+    python benchmarks/bench_sync_unchanged.py [--mirrors DIR] [--before REV] [--repeat N]
+        [--only NAME ...] [--write-results]
+
+For each real folder (a `fetch` snapshot under DIR, default /work/.mirror, extracted with
+`git archive HEAD | tar -x`: nothing of it is run), the files are committed once into a
+new repository of our own, read by the reader named (`import --from SYSTEM`), then one
+file gains a bullet in a second commit, and the store is synced (the sync after the
+commit), then synced again with nothing changed (`--repeat` times, the best taken): that
+second sync is the figure. Each code runs in a child process of its own (PYTHONPATH at
+this tree, or at REV extracted with `git archive`, default 2821c10, the code before the
+refresh), on its own copy of the repository, and says what the syncs counted and what the
+store holds (every fact's id, text, deleted flag and link): the two must agree, or the
+script says so and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TREE = HERE.parent
+BEFORE = "2821c10"  # main before the refresh (this branch's base)
+
+# (snapshot, reader, how it is pointed at the folder, the file a commit changes)
+FOLDERS = [
+    ("HL8-ORG+oksai.cc", "cursor", "source", ".cursor/rules"),
+    ("7Spade+Twilight-Hub", "cursor", "source", ".cursor/rules"),
+    ("7Spade+ng-alain-master", "cursor", "source", ".cursor/rules"),
+    ("google-gemini+gemini-cli", "gemini-cli", "project", "GEMINI.md"),
+]
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.test",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.test",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(root: Path, *args: str, when: str) -> None:
+    env = {**os.environ, **GIT_ENV, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+
+
+def prepare(snapshot: Path, into: Path) -> None:
+    """The snapshot's files, committed once into a repository of our own (no hooks, no
+    config of its own: the files only)."""
+    into.mkdir(parents=True)
+    listed = subprocess.run(
+        ["git", f"--git-dir={snapshot}", "ls-tree", "-r", "-z", "HEAD"], capture_output=True, check=True
+    ).stdout.split(b"\0")
+    entries = [(e.split(b"\t", 1)[0].split()[2], e.split(b"\t", 1)[1]) for e in listed if b"\t" in e]
+    # a snapshot lacks its largest blobs: those files are left out, the rest extracted whole
+    check = subprocess.run(
+        ["git", f"--git-dir={snapshot}", "cat-file", "--batch-check"],
+        input=b"".join(sha + b"\n" for sha, _ in entries),
+        capture_output=True,
+        check=True,
+    ).stdout.splitlines()
+    paths = [
+        path.decode("utf-8", "surrogateescape")
+        for (_, path), line in zip(entries, check, strict=True)
+        if not line.endswith(b"missing")
+    ]
+    archive = subprocess.run(
+        ["git", f"--git-dir={snapshot}", "archive", "HEAD", "--", *paths], capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    git(into, "init", "-q", when="2026-03-01T10:00:00+00:00")
+    git(into, "add", "-A", when="2026-03-01T10:00:00+00:00")
+    git(into, "commit", "-q", "--no-verify", "-m", "first", when="2026-03-01T10:00:00+00:00")
+
+
+def changed_files(root: Path, where: str, every: bool) -> list[Path]:
+    """The files the second commit changes: each of the reader's files (`where`: a folder,
+    or a file name found anywhere in the repository), or (not `every`) the first."""
+    path = root / where
+    if path.is_dir():
+        found = sorted(p for p in path.rglob("*") if p.suffix in (".md", ".mdc") and p.is_file())
+    else:
+        found = sorted(p for p in root.rglob(where) if ".git" not in p.relative_to(root).parts)
+    return found if every else found[:1]
+
+
+def child(tree: str, repo: Path, system: str, how: str, where: str, repeat: int, every: bool) -> dict:
+    """Run the syncs under the code at `tree` (a child process), on `repo`."""
+    env = {**os.environ, "PYTHONPATH": tree}
+    args = [sys.executable, __file__, "--child", str(repo), system, how, where, str(repeat), str(int(every))]
+    out = subprocess.run(args, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir())
+    if out.returncode != 0:
+        raise SystemExit(f"child under {tree} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_child(repo: Path, system: str, how: str, where: str, repeat: int, every: bool) -> None:
+    """In the child: import, commit a change, sync, then sync again unchanged, timed."""
+    import contextlib
+    import io
+
+    from synapse_tui.cli import main  # the tree PYTHONPATH names
+    from synapse_tui.core.ingest.adapters import mdhistory
+
+    replayed = [0]  # files replayed from git, counted: the work the figure times
+    replay_file = mdhistory._replay_file
+
+    def counting(*args, **kwargs):
+        replayed[0] += 1
+        return replay_file(*args, **kwargs)
+
+    mdhistory._replay_file = counting
+
+    db = repo.parent / "m.db"
+
+    def cli(*args: str) -> str:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
+            try:
+                main.main([*args], standalone_mode=False)
+            except SystemExit as exc:
+                if exc.code:
+                    raise
+        return buf.getvalue()
+
+    source = ("--project", str(repo)) if how == "project" else (str(repo),)
+    cli("import", "--from", system, *source, "--db", str(db))
+    for path in changed_files(repo, where, every):
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        path.write_text(
+            text + "\n- A bullet added by the benchmark's second commit.\n", errors="surrogateescape"
+        )
+    git(repo, "commit", "-q", "--no-verify", "-am", "second", when="2026-03-02T10:00:00+00:00")
+    t = time.perf_counter()
+    after_commit = json.loads(cli("sync", str(db), "--json").splitlines()[-1])
+    first = time.perf_counter() - t
+    times, counts = [], []
+    replayed[0] = 0
+    for _ in range(repeat):
+        t = time.perf_counter()
+        counts.append(json.loads(cli("sync", str(db), "--json").splitlines()[-1]))
+        times.append(time.perf_counter() - t)
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT id, text, deleted, supersedes FROM facts ORDER BY id").fetchall()
+    # a project's path is part of its records' ids (Gemini CLI): each code reads its own copy
+    here = [str(repo.resolve()), str(repo.resolve()).replace("/", "-")]
+
+    def same_place(value: object) -> object:
+        for p in here:
+            value = value.replace(p, "REPO") if isinstance(value, str) else value
+        return value
+
+    rows = sorted([same_place(v) for v in r] for r in rows)
+    print(
+        json.dumps(
+            {
+                "sync_after_commit": first,
+                "second_sync": min(times),
+                "replayed_per_sync": replayed[0] / repeat,
+                "counts_after_commit": after_commit,
+                "counts_unchanged": counts,
+                "facts": len(rows),
+                "store": rows,
+            }
+        )
+    )
+
+
+# what a sync's JSON says of where it read (each code has its own copy) and of what it passed
+# over while reading (`left out` names only what was read this time, as outside git)
+NOT_COMPARED = ("source", "db", "left_out", "warnings")
+
+
+def _counted(result: dict) -> dict:
+    return {k: v for k, v in result.items() if k not in NOT_COMPARED}
+
+
+def before_tree(rev: str, into: Path) -> str:
+    archive = subprocess.run(
+        ["git", "-C", str(TREE), "archive", rev, "synapse_tui"], capture_output=True, check=True
+    )
+    into.mkdir()
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return str(into)
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        repo, system, how, where, repeat, every = sys.argv[2:8]
+        run_child(Path(repo), system, how, where, int(repeat), every == "1")
+        return
+    sys.path.insert(0, str(HERE))
+    from results import Results
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mirrors", default="/work/.mirror")
+    ap.add_argument("--before", default=BEFORE)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--one", action="store_true", help="the second commit changes one file, not each")
+    ap.add_argument("--write-results", action="store_true")
+    args = ap.parse_args()
+    results = Results("bench_sync_unchanged.py")
+    differ = False
+    print(
+        f"{'folder':32} {'reader':10} {'facts':>6} {'replayed':>8} {'before':>8} {'after':>8} {'ratio':>6}"
+        f" {'1st before':>10} {'1st after':>9}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        base = before_tree(args.before, Path(tmp) / "before")
+        for name, system, how, where in FOLDERS:
+            if args.only and name not in args.only:
+                continue
+            snapshot = Path(args.mirrors) / name / "repo"
+            if not snapshot.exists():
+                print(f"{name:32} (no snapshot)")
+                continue
+            prepared = Path(tmp) / name / "prepared" / "repo"
+            prepare(snapshot, prepared)
+            got = {}
+            for label, tree in (("before", base), ("after", str(TREE))):
+                copy = Path(tmp) / name / label / "repo"
+                shutil.copytree(prepared, copy, symlinks=True)
+                got[label] = child(tree, copy, system, how, where, args.repeat, not args.one)
+            b, a = got["before"], got["after"]
+            same = b["store"] == a["store"] and all(
+                _counted(x) == _counted(y)
+                for x, y in zip(
+                    [b["counts_after_commit"], *b["counts_unchanged"]],
+                    [a["counts_after_commit"], *a["counts_unchanged"]],
+                    strict=True,
+                )
+            )
+            differ |= not same
+            told = b["counts_unchanged"][0]["left_out"], a["counts_unchanged"][0]["left_out"]
+            if told[0] != told[1]:
+                print(f"  left out, second sync: before {told[0]}, after {told[1]} (read this time)")
+            if not same:
+                for key in ("counts_after_commit", "counts_unchanged"):
+                    print(f"  {key}: before {b[key]}\n  {key}: after  {a[key]}")
+                gone = {tuple(r) for r in b["store"]} ^ {tuple(r) for r in a["store"]}
+                print(f"  facts differing: {sorted(gone)[:6]}")
+            ratio = a["second_sync"] / b["second_sync"]
+            print(
+                f"{name:32} {system:10} {a['facts']:>6} {b['replayed_per_sync']:>4.0f}->{a['replayed_per_sync']:<3.0f}"
+                f" {b['second_sync']:>7.3f}s {a['second_sync']:>7.3f}s"
+                f" {ratio:>5.2f}x {b['sync_after_commit']:>9.3f}s {a['sync_after_commit']:>8.3f}s"
+                + ("" if same else "  RESULTS DIFFER")
+            )
+            results.add(
+                f"{name} ({system}, {a['facts']} facts): second sync, unchanged",
+                a["second_sync"],
+                baseline=f"code at {args.before}",
+                against=b["second_sync"],
+            )
+            results.add(
+                f"{name}: files replayed from git by that sync",
+                a["replayed_per_sync"],
+                baseline=f"code at {args.before}",
+                against=b["replayed_per_sync"],
+                unit="",
+            )
+            results.add(
+                f"{name}: the sync after the commit",
+                a["sync_after_commit"],
+                baseline=f"code at {args.before}",
+                against=b["sync_after_commit"],
+            )
+    if args.write_results:
+        results.save()
+    if differ:
+        raise SystemExit("the two codes' results differ")
+
+
+if __name__ == "__main__":
+    main()

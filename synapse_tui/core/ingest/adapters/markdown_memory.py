@@ -10,11 +10,19 @@ Blocks. Each top-level bullet (its nested lines with it) and each paragraph is a
 under its heading. A bullet whose nested lines hold a heading holds a note of its own (a
 whole CLAUDE.md kept under `- #memory`): from that heading on, its lines are read one
 indent out, as a note, until a line less indented. Not blocks: code fences, HTML comments
-(an inline one is cut out of its line), table rows, lines that are only prompt tags
-(`<guidelines>`, `</rules>`), lines with no letter or digit (`---`, a lone `-->`), a
-label right before a list, code or a table (`**Next Steps:**`: `label`), and a block that
-only points to other files (`@AGENTS.md`, Kiro's `#[[file:x.yaml]]`: `import`; the agent
-reads the file named as itself); `skipped` counts them by kind.
+(`uncommented`), table rows, lines that are only prompt tags (`<guidelines>`, `</rules>`),
+lines with no letter or digit (`---`, a lone `-->`), a label right before a list, code or a
+table (`**Next Steps:**`: `label`), a block that only points to other files (`@AGENTS.md`,
+Kiro's `#[[file:x.yaml]]`: `import`; the agent reads the file named as itself), and front
+matter pasted mid-file (a file made of several, Task Master's `.windsurfrules`: a `---`
+line, `key: value` lines with no blank line, a closing `---`; the copied file's metadata,
+not memory); `skipped` counts them by kind. A paragraph after a thematic break is text.
+
+HTML comments, as CommonMark reads them: `<!--` up to the first `-->`, outside code spans
+(inside backticks, `` `<!-- marker -->` `` is text, and so is an arrow `a --> b`). One
+opening a line (an HTML block) runs on to the first line holding `-->`; one opened later
+in a line runs on only when its `-->` comes before the paragraph ends, else its `<!--` is
+text. What follows a comment on its line is read.
 
 Pairing. Between two states of one note, a block whose text (white space runs as one
 space: a re-wrapped line is the same text) is unchanged keeps its record; of the others, a
@@ -75,7 +83,9 @@ _RULE = re.compile(r"^[ ]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _TAG_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w:.-]*(?:\s+[^<>]*)?/?>\s*)+$")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
-_INLINE_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_COMMENT_OR_CODE = re.compile(r"`+|<!--")  # what may open a code span or an HTML comment
+_COMMENT_BLOCK = re.compile(r"^[ ]{0,3}<!--")  # CommonMark's HTML block type 2 starts so
+_FRONT_MORE = re.compile(r"^(?:[ \t]+\S|-[ \t])")  # a front matter value's own lines
 _WORD = re.compile(r"\w+")
 _IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:~/|\.{1,2}/|/)?[\w.\-/]+\.[A-Za-z0-9]+)")
 _CODE_SPAN = re.compile(r"(`+).*?\1")
@@ -169,8 +179,8 @@ def junk(text: str) -> str | None:
         return "overlong"
     if not t or not any(ch.isalnum() for ch in t):
         return "marker"
-    if "<!--" in t or "-->" in t:
-        return "html comment"
+    if t.startswith("<!--"):
+        return "html comment"  # still a comment (`blocks` cuts them out: `uncommented`)
     lines = [ln for ln in t.split("\n") if ln.strip()]
     if any(_TABLE_LINE.match(ln) or _TABLE_RULE.match(ln) and "|" in ln for ln in lines):
         return "table"
@@ -190,8 +200,8 @@ def label(text: str) -> bool:
 
 def blocks(body: str, offset: int = 0, skipped: dict[str, int] | None = None) -> list[Block]:
     """The body's blocks (see the module docstring); `skipped` counts what was passed over."""
-    reader = _BlockReader({} if skipped is None else skipped)
-    for n, line in enumerate(body.split("\n"), start=offset + 1):
+    reader = _BlockReader({} if skipped is None else skipped, body.split("\n"), offset)
+    for n, line in enumerate(reader.lines, start=offset + 1):
         reader.feed(n, line)
     reader.close()
     reader.settle(introduces=False)
@@ -202,9 +212,11 @@ class _BlockReader:
     """A body read line by line into blocks: the block being gathered, the heading it is
     under, and whether the line is inside a code fence or an HTML comment."""
 
-    def __init__(self, skipped: dict[str, int]) -> None:
+    def __init__(self, skipped: dict[str, int], lines: list[str], offset: int) -> None:
         self.out: list[Block] = []
         self.skipped = skipped
+        self.lines, self.offset = lines, offset  # the body's lines, and the lines before them
+        self.until = 0  # the last line of front matter pasted mid-file, passed over
         self.current: list[str] | None = None
         self.kind, self.start, self.last = "", 0, 0
         self.section: str | None = None
@@ -245,7 +257,9 @@ class _BlockReader:
 
     def feed(self, n: int, line: str) -> None:
         """Line `n` of the note."""
-        rest = self.uncommented(line)
+        if n <= self.until:
+            return
+        rest = self.uncommented(n, line)
         if rest is None:
             return
         if self.indent:
@@ -269,6 +283,9 @@ class _BlockReader:
         elif _RULE.match(rest):
             self.close()
             self.settle(introduces=False)
+            if rest.strip() == "---" and (end := self.pasted_front(n)):
+                self.until = end
+                self.skip("front matter")
         elif _TABLE_LINE.match(rest) or ("|" in rest and _TABLE_RULE.match(rest)):
             self.close()
             self.settle(introduces=True)
@@ -280,26 +297,55 @@ class _BlockReader:
         else:
             self.text(n, rest)
 
-    def uncommented(self, line: str) -> str | None:
-        """The line with HTML comments cut out (one left open runs on to the lines after);
-        None when nothing of it is left to read."""
+    def pasted_front(self, n: int) -> int | None:
+        """The line of the closing `---` (or `...`) when the `---` at line `n` opens front
+        matter pasted mid-file: `key: value` lines (a value's indented lines and list items
+        with them), no blank line; else None (a thematic break)."""
+        i = n - self.offset  # the index of the line after line n
+        if i >= len(self.lines) or not _KEY_LINE.match(self.lines[i]):
+            return None
+        for j in range(i + 1, len(self.lines)):
+            if _FENCE_CLOSE.match(self.lines[j]):
+                return j + self.offset + 1
+            if not (_KEY_LINE.match(self.lines[j]) or _FRONT_MORE.match(self.lines[j])):
+                return None
+        return None
+
+    def uncommented(self, n: int, line: str) -> str | None:
+        """Line `n` with HTML comments cut out (see the module docstring: one left open runs
+        on to the lines after); None when nothing of it is left to read."""
+        block = True  # whether a comment opening the line starts an HTML block
         if self.comment:
             if "-->" not in line:
                 return None
-            self.comment = False
+            self.comment, block = False, False
             line = line.split("-->", 1)[1]
             if not line.strip():
                 return None
         if not self.fence and "<!--" in line:
-            line = _INLINE_COMMENT.sub("", line)
-            if "<!--" in line:
-                line, self.comment = line.split("<!--", 1)[0], True
+            raw = line
+            line, tail = comments_cut(raw)
+            if tail is None or (block and _COMMENT_BLOCK.match(raw) and "-->" in raw):
+                pass  # all closed, or an HTML block that ends on its first line
+            elif (block and _COMMENT_BLOCK.match(raw)) or self.closes_in_paragraph(n):
+                self.comment = True
                 self.skip("html comment")
+            else:
+                line += tail  # never closed in its paragraph: CommonMark reads `<!--` as text
             if not line.strip():
                 if self.comment or self.kind == "paragraph":
                     self.close()
                 return None
         return line
+
+    def closes_in_paragraph(self, n: int) -> bool:
+        """Whether a `-->` comes after line `n` before a blank line (the paragraph's end)."""
+        for later in self.lines[n - self.offset :]:
+            if not later.strip():
+                return False
+            if "-->" in later:
+                return True
+        return False
 
     def text(self, n: int, line: str) -> None:
         """A line of text: a bullet opens a block, a blank line ends a paragraph, an
@@ -320,6 +366,26 @@ class _BlockReader:
             self.close()
             self.settle(introduces=False)
             self.current, self.kind, self.start, self.last = [line.strip()], "paragraph", n, n
+
+
+def comments_cut(line: str) -> tuple[str, str | None]:
+    """The line with its HTML comments (`<!--` to the first `-->`) cut out, none inside a
+    code span (a backtick run up to the next run of as many; an unmatched run is text), and
+    the rest of the line from a `<!--` left open on it (None when none is)."""
+    kept, at, pos = [], 0, 0
+    while (mark := _COMMENT_OR_CODE.search(line, pos)) is not None:
+        if mark.group().startswith("`"):
+            run = len(mark.group())
+            close = re.compile(rf"(?<!`)`{{{run}}}(?!`)").search(line, mark.end())
+            pos = close.end() if close is not None else mark.end()
+            continue
+        kept.append(line[at : mark.start()])
+        end = line.find("-->", mark.start() + 2)  # `<!-->` and `<!--->` are comments too
+        if end == -1:
+            return "".join(kept), line[mark.start() :]
+        at = pos = end + 3
+    kept.append(line[at:])
+    return "".join(kept), None
 
 
 def norm(text: str) -> str:
@@ -1033,6 +1099,7 @@ _KINDS = {
     "label": "label line",  # "Next steps:" before a list, code or a table
     "import": "import line",  # `@AGENTS.md` alone: a pointer, not a fact
     "overlong": "block",  # and _ASIDES says why
+    "front matter": "mid-file front matter block",  # a copied file's metadata
 }
 # `![diagram](data:image/png;base64,...)`: past what a fact may hold (base/limits.py)
 _ASIDES = {"overlong": f" longer than {MAX_TEXT_CHARS:,} characters (an inline image, pasted data)"}

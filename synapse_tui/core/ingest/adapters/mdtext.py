@@ -17,6 +17,10 @@ if TYPE_CHECKING:
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _DATED = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:[T_ ](\d{2})[-:](\d{2})(?:[-:](\d{2}))?)?(?!\d)")
+# front matter's fences, as markdown_memory.front reads them (`git-notes`): a `---` line
+# opens it, the first `---` or `...` line closes it (else it is not front matter)
+_OPEN = re.compile(r"[ ]{0,3}---[ \t]*\n")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.M)
 _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
 _YAML_SIGNS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 # what YAML reads as other than text: numbers, booleans, nulls (dates are read from text alike)
@@ -25,21 +29,19 @@ _DATE_KEYS = ("created", "created_at", "createdAt", "date", "updated", "updated_
 
 
 def front_matter(text: str, doc: Doc, *, yaml_first: bool = True) -> tuple[dict[str, Any], str, int]:
-    """(front matter, body, lines before the body) of a file that may open with `---`.
+    """(front matter, body, lines before the body) of a file that may open with `---` (up to
+    the first `---` or `...` line, as `git-notes` reads it: markdown_memory.front).
     Read as YAML; where that fails, leniently, line by line (`key: text`), and the fields
     that could not be read are named in `doc.left_out`: the text is never refused.
     `yaml_first` False: line by line only, as Cursor reads its rules' (`globs: **/*.ts`
     is no YAML)."""
-    if not text.startswith("---\n"):
+    opening = _OPEN.match(text)
+    close = _CLOSE.search(text, opening.end()) if opening is not None else None
+    if opening is None or close is None:
         return {}, text, 0
-    end = text.find("\n---", 3)
-    while end != -1 and text[end + 4 : end + 5] not in ("", "\n"):
-        end = text.find("\n---", end + 1)
-    if end == -1:
-        return {}, text, 0
-    head = text[4:end]
-    body = text[end + 5 :]
-    offset = head.count("\n") + 3  # the opening fence, the header's lines, the closing fence
+    head = text[opening.end() : close.start()].removesuffix("\n")
+    body = text[close.end() + 1 :]
+    offset = text.count("\n", 0, close.end()) + 1  # the opening fence, the header's lines, the closing one
     meta: Any = _plain_lines(head) if yaml_first else None
     if meta is not None:
         return meta, body, offset

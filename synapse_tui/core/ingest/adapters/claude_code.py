@@ -378,6 +378,7 @@ def _history(
             found, whole = _replay_file(f, tree, rel, states, left_out)
             if tree.not_utf8.intersection(blob for _, blob in states if blob is not None):
                 left_out.append(f"{f.file}: {NOT_UTF8}")
+            left_out += tree.binary_left_out(f.file, states)
             _say_loose(f, left_out)
             for kind, n in found.skipped.items():
                 junk[kind] = junk.get(kind, 0) + n

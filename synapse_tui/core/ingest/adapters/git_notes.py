@@ -159,6 +159,7 @@ def _replay(
         blobs = [blob for _, blob in history.get(path, [])]
         if bad or tree.not_utf8.intersection(b for b in blobs if b is not None):
             left_out.append(f"{shown_name(_rel(path, inside))}: {NOT_UTF8}")
+        left_out += tree.binary_left_out(shown_name(_rel(path, inside)), history.get(path, []))
         gives = mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
         if states and states[-1][2] is not None and not gives:
             empty.append(shown_name(_rel(path, inside)))  # as it stands: no fact in it

@@ -17,7 +17,10 @@ from pathlib import Path
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.safegit import Commit, Hunk, Repo
 
-__all__ = ["Commit", "Folder", "lenient_utf8", "open_folder", "open_or_left_out"]
+__all__ = ["BINARY", "Commit", "Folder", "lenient_utf8", "open_folder", "open_or_left_out"]
+
+
+BINARY = "a binary file (it holds NUL bytes)"  # a version of a note that is no text
 
 
 def lenient_utf8(data: bytes) -> tuple[str, bool]:
@@ -38,6 +41,7 @@ class Folder:
     _head_sha: str | None = field(default=None, repr=False)
     _hunks: dict[tuple[str, str], list[Hunk]] | None = field(default=None, repr=False)
     not_utf8: set[str] = field(default_factory=set, repr=False)  # blobs `texts` read with U+FFFD
+    binary: set[str] = field(default_factory=set, repr=False)  # blobs `texts` found not texts (NUL bytes)
 
     @property
     def top(self) -> Path:
@@ -81,7 +85,8 @@ class Folder:
 
     def texts(self, blobs: Iterable[str | None]) -> list[str | None]:
         """The text of each blob (None for None or a missing one), in one read; a blob that
-        is not UTF-8 is read with U+FFFD for its bad bytes and kept in `not_utf8`."""
+        is not UTF-8 is read with U+FFFD for its bad bytes and kept in `not_utf8`; one that
+        holds a NUL byte is a binary file, not a text: None, and kept in `binary`."""
         ids = list(blobs)
         wanted = [b for b in ids if b is not None]
         got = dict(zip(wanted, self.repo.objects(wanted), strict=True))
@@ -91,11 +96,22 @@ class Folder:
             out.append(None if b is None or data is None else self._text(b, data))
         return out
 
-    def _text(self, blob: str, data: bytes) -> str:
+    def _text(self, blob: str, data: bytes) -> str | None:
+        if b"\0" in data:
+            self.binary.add(blob)
+            return None
         text, bad = lenient_utf8(data)
         if bad:
             self.not_utf8.add(blob)
         return text
+
+    def binary_left_out(self, name: str, states: Iterable[tuple[Commit, str | None]]) -> list[str]:
+        """The `left out` line of a file (`name`, as shown) that `texts` found binary in
+        some of its commits (`states`: each commit and its blob), naming them; none else."""
+        shas = [c.sha[:7] for c, blob in states if blob is not None and blob in self.binary]
+        if not shas:
+            return []
+        return [f"{name}: {BINARY} in commit {', '.join(shas)}; not read as text"]
 
     def head_tree(self) -> dict[str, tuple[str, str]]:
         if self._head is None:

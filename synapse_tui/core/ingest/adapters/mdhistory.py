@@ -70,6 +70,7 @@ def replay(
     texts = iter(tree.texts(blob for _, _, _, changes in chosen for _, blob in changes))
     for rel, path, doc, changes in chosen:
         states: list[_State] = [(c, c.at, next(texts)) for c, _ in changes]
+        out.left_out += tree.binary_left_out(shown_name(rel), changes)
         if rel in by_rel:
             _add_work_tree(states, doc, path in dirty, out.left_out)
         elif states[-1][2] is not None:

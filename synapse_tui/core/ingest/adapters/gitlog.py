@@ -16,6 +16,7 @@ from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.safegit import Commit, Hunk, Repo
+from synapse_tui.core.ingest.adapters import linediff
 
 __all__ = ["BINARY", "Commit", "Folder", "lenient_utf8", "open_folder", "open_or_left_out"]
 
@@ -160,12 +161,31 @@ class Folder:
         except OSError:
             return []
         lines: list[Commit | None] = [None] * len(now)
-        matcher = difflib.SequenceMatcher(None, committed, now, autojunk=False)
-        for a, b, size in matcher.get_matching_blocks():
-            for k in range(size):
-                if a + k < len(shas):
-                    lines[b + k] = commits.get(shas[a + k])
+        for a, b in kept_lines(committed, now):
+            if a < len(shas):
+                lines[b] = commits.get(shas[a])
         return lines
+
+
+BLAME_EXACT = 4000  # up to this many lines in all, blame's match is difflib's with autojunk off
+
+
+def kept_lines(old: list[str], new: list[str]) -> list[tuple[int, int]]:
+    """Which line of `old` each kept line of `new` is, as (old index, new index), in order.
+    Up to BLAME_EXACT lines: difflib's longest runs, its autojunk off (as it always was).
+    Past that, linediff's changes (git's shortest edit script; difflib with autojunk on past
+    its MAX_CHANGES): autojunk off, a file of 19,000 lines mostly blank or a few headings
+    (a generated license list) costs the square of its blank lines, seconds to minutes for
+    a one-line edit (benchmarks/bench_linediff.py)."""
+    if len(old) + len(new) <= BLAME_EXACT:
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        return [(a + k, b + k) for a, b, size in matcher.get_matching_blocks() for k in range(size)]
+    pairs: list[tuple[int, int]] = []
+    a = b = 0
+    for a0, a1, b0, b1 in [*linediff.changes(old, new), (len(old), len(old), len(new), len(new))]:
+        pairs += zip(range(a, a0), range(b, b0), strict=True)
+        a, b = a1, b1
+    return pairs
 
 
 def open_folder(folder: Path) -> Folder | None:

@@ -61,6 +61,7 @@ import yaml
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import (
+    NOT_REGULAR,
     KnownFact,
     Snapshot,
     errors_at,
@@ -605,6 +606,8 @@ def _nested(folder: Path, left_out: list[str]) -> list[Path]:
                     found.append(path)
                 else:
                     left_out.append(f"{rel}: a link leaving the folder; not read")
+            elif prefix and entry.name in NESTED and out_of_reach(Path(entry.path)):
+                left_out.append(f"{rel}: {NOT_REGULAR}")  # its facts kept (`_keep_out_of_reach`)
     return sorted(found)
 
 

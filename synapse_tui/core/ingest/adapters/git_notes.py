@@ -60,6 +60,7 @@ from synapse_tui.core.ingest.adapters import (
     gitlog,
     naming_left_out,
     not_read,
+    out_of_reach,
     own_key,
     require_folder,
     source_provenance,
@@ -197,6 +198,8 @@ def _notes(
         # a link today keeps the history it had as a file; its target is read as itself
         if path in history or not (tree.top / path).is_symlink()
     )
+    # there and not read (a FIFO; named by the walk): not gone, what it gave before kept
+    paths = [p for p in paths if not out_of_reach(tree.top / p)]
     odd = [p for p in paths if not nameable(p)]
     left_out += [f"{shown_name(p)}: {NOT_NAMEABLE}; not read" for p in odd]
     return [p for p in paths if p not in odd]

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from synapse_tui.core.ingest.adapters import KnownFact, gitlog, own_key
+from synapse_tui.core.ingest.adapters import KnownFact, gitlog, out_of_reach, own_key
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
 from synapse_tui.core.ingest.adapters.markdown_memory import next_of
 from synapse_tui.core.ingest.adapters.mditems import (
@@ -55,6 +55,8 @@ def replay(
     done: set[str] = set()
     for path, changes in history.items():
         rel = _under(path, tree.inside, root)
+        if rel is not None and rel not in by_rel and out_of_reach(root / rel):
+            continue  # there, not read (a FIFO; named by the walk): not gone, its facts kept
         doc = None if rel is None else _history_doc(rel, by_rel, locate, out.left_out)
         if rel is None or doc is None:
             continue

@@ -1,6 +1,6 @@
 """A binary file committed as a memory file (a picture saved as CLAUDE.md by mistake, then
-put back): its bytes became a fact of garbage text. Now that version is no text, and the
-import names the file and the commit in `left out`."""
+put back): its bytes became a fact of garbage text. Now that version is passed over as no
+text (the facts before it stand), and the import names the file and the commit in `left out`."""
 
 from __future__ import annotations
 
@@ -56,5 +56,8 @@ def test_a_binary_version_in_history_is_no_fact_and_is_named(tmp_path, system, n
     shown = texts(db)
     assert not [t for t in shown if "PNG" in t or "IHDR" in t or "not a note" in t], shown
     assert "Pin the Python version" in " ".join(shown)
+    # passed over, not a removal: the fact before it stands, not deleted and added again
+    assert shown.count("Use ruff for linting") == 1, shown
+    assert "0 newly deleted" in done.output, done.output
     said = done.output + (done.stderr if hasattr(done, "stderr") else "")
     assert f"{name}: a binary file (it holds NUL bytes) in commit {binary}; not read as text" in said, said

@@ -436,12 +436,14 @@ def _replay_file(
     """A committed file's history replayed (its uncommitted text last, dated by the file;
     not UTF-8, it is named in `left_out` instead), and whether it is a topic file (one
     fact) rather than blocks."""
-    texts = tree.texts(blob for _, blob in states)
+    states, texts = tree.without_binary(states, tree.texts(blob for _, blob in states))
     timeline: list[tuple[Any, float | None, str | None]] = [
         (c, c.at, t) for (c, _), t in zip(states, texts, strict=True)
     ]
     if f.path.is_symlink() or not f.path.exists():
-        if timeline[-1][2] is not None:  # made a link, or gone from the work tree, not committed yet
+        if (
+            timeline and timeline[-1][2] is not None
+        ):  # made a link, or gone from the work tree, not committed yet
             timeline.append((None, None, None))
     elif rel in tree.changed([rel]):
         f.stamp, f.mtime = file_stamp(f.path)

@@ -155,12 +155,14 @@ def _replay(
     report = every(progress, 50)
     empty: list[str] = []
     for n, path in enumerate(paths, start=1):
-        states: list[_State] = [(c, c.at, next(texts)) for c, _ in history.get(path, [])]
+        changes = history.get(path, [])
+        left_out += tree.binary_left_out(shown_name(_rel(path, inside)), changes)
+        changes, read = tree.without_binary(changes, [next(texts) for _ in changes])
+        states: list[_State] = [(c, c.at, t) for (c, _), t in zip(changes, read, strict=True)]
         bad = _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
-        blobs = [blob for _, blob in history.get(path, [])]
+        blobs = [blob for _, blob in changes]
         if bad or tree.not_utf8.intersection(b for b in blobs if b is not None):
             left_out.append(f"{shown_name(_rel(path, inside))}: {NOT_UTF8}")
-        left_out += tree.binary_left_out(shown_name(_rel(path, inside)), history.get(path, []))
         gives = mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
         if states and states[-1][2] is not None and not gives:
             empty.append(shown_name(_rel(path, inside)))  # as it stands: no fact in it

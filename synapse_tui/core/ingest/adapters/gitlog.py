@@ -87,7 +87,8 @@ class Folder:
     def texts(self, blobs: Iterable[str | None]) -> list[str | None]:
         """The text of each blob (None for None or a missing one), in one read; a blob that
         is not UTF-8 is read with U+FFFD for its bad bytes and kept in `not_utf8`; one that
-        holds a NUL byte is a binary file, not a text: None, and kept in `binary`."""
+        holds a NUL byte is a binary file, not a text: None, and kept in `binary`
+        (`without_binary` leaves such versions out of a replay)."""
         ids = list(blobs)
         wanted = [b for b in ids if b is not None]
         got = dict(zip(wanted, self.repo.objects(wanted), strict=True))
@@ -105,6 +106,14 @@ class Folder:
         if bad:
             self.not_utf8.add(blob)
         return text
+
+    def without_binary(
+        self, states: list[tuple[Commit, str | None]], texts: list[str | None]
+    ) -> tuple[list[tuple[Commit, str | None]], list[str | None]]:
+        """A file's states (each commit and its blob) and their texts less the versions
+        `texts` found binary: not read, so not a removal either; the facts before stand."""
+        kept = [k for k, (_, blob) in enumerate(states) if blob is None or blob not in self.binary]
+        return [states[k] for k in kept], [texts[k] for k in kept]
 
     def binary_left_out(self, name: str, states: Iterable[tuple[Commit, str | None]]) -> list[str]:
         """The `left out` line of a file (`name`, as shown) that `texts` found binary in

@@ -71,14 +71,16 @@ def replay(
     dirty = tree.changed([path for _, path, _, _ in chosen])
     texts = iter(tree.texts(blob for _, _, _, changes in chosen for _, blob in changes))
     for rel, path, doc, changes in chosen:
-        states: list[_State] = [(c, c.at, next(texts)) for c, _ in changes]
         out.left_out += tree.binary_left_out(shown_name(rel), changes)
+        last = changes[-1][0].sha
+        changes, read = tree.without_binary(changes, [next(texts) for _ in changes])
+        states: list[_State] = [(c, c.at, t) for (c, _), t in zip(changes, read, strict=True)]
         if rel in by_rel:
             _add_work_tree(states, doc, path in dirty, out.left_out)
-        elif states[-1][2] is not None:
+        elif states and states[-1][2] is not None:
             states.append((None, None, None))  # gone from the work tree, the removal not committed
         mine = _Held(system, (held or {}).get(rel, []))
-        _replay_file(system, prefix, root_s, doc, states, changes[-1][0].sha, out, mine)
+        _replay_file(system, prefix, root_s, doc, states, last, out, mine)
         out.left_out += doc.left_out
     return done
 
@@ -86,7 +88,7 @@ def replay(
 def _add_work_tree(states: list[_State], doc: Doc, dirty: bool, left_out: list[str]) -> None:
     """The work tree's text of a file as its last state, where it differs from the last
     commit's (or that one could not be read); a file not UTF-8 now: its history stands."""
-    if dirty or states[-1][2] is None:
+    if dirty or not states or states[-1][2] is None:
         now = file_text(doc.path, left_out, doc.rel)
         if now is not None:
             states.append((None, None, now))

@@ -5,7 +5,7 @@ against the store (see mdfolder's docstring, "Git history")."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -71,18 +71,29 @@ def replay(
     dirty = tree.changed([path for _, path, _, _ in chosen])
     texts = iter(tree.texts(blob for _, _, _, changes in chosen for _, blob in changes))
     for rel, path, doc, changes in chosen:
-        out.left_out += tree.binary_left_out(shown_name(rel), changes)
-        last = changes[-1][0].sha
-        changes, read = tree.without_binary(changes, [next(texts) for _ in changes])
-        states: list[_State] = [(c, c.at, t) for (c, _), t in zip(changes, read, strict=True)]
+        states = _committed(tree, rel, changes, texts, out.left_out)
         if rel in by_rel:
             _add_work_tree(states, doc, path in dirty, out.left_out)
         elif states and states[-1][2] is not None:
             states.append((None, None, None))  # gone from the work tree, the removal not committed
         mine = _Held(system, (held or {}).get(rel, []))
-        _replay_file(system, prefix, root_s, doc, states, last, out, mine)
+        _replay_file(system, prefix, root_s, doc, states, changes[-1][0].sha, out, mine)
         out.left_out += doc.left_out
     return done
+
+
+def _committed(
+    tree: gitlog.Folder,
+    rel: str,
+    changes: list[tuple[gitlog.Commit, str | None]],
+    texts: Iterator[str | None],
+    left_out: list[str],
+) -> list[_State]:
+    """A file's committed states, its next texts taken from `texts`, less the versions git
+    holds as binary files (named in `left_out`): passed over, not removals."""
+    left_out += tree.binary_left_out(shown_name(rel), changes)
+    kept, read = tree.without_binary(changes, [next(texts) for _ in changes])
+    return [(c, c.at, t) for (c, _), t in zip(kept, read, strict=True)]
 
 
 def _add_work_tree(states: list[_State], doc: Doc, dirty: bool, left_out: list[str]) -> None:

@@ -1,9 +1,9 @@
 """The "Gone from the repository?" queue (B): facts naming a path git says is gone (SPEC 13,
 issue 40). The pane shows the path, the commit that removed it and when, and for a rename
 the new path. `y` records it as a contradiction from the repository (audited with actor
-`repo:<commit>`, ctrl+z undoes it), `d` dismisses (never suggested again); `space` marks,
-`Y` / `D` act on every marked one. The queue reads the repository a `claude-code
---project` or git Markdown source recorded.
+`repo:<commit>`, ctrl+z undoes it), `d` dismisses (never suggested again); `space` marks
+(`M` all, `u` none), `Y` / `D` act on every marked one. The queue reads the repository a
+`claude-code --project` or git Markdown source recorded.
 """
 
 from __future__ import annotations
@@ -55,6 +55,17 @@ class ReferentScreen(ReplacedScreen):
             key_display="␣",
             id="referent.mark",
             tooltip="Mark or unmark the highlighted one and move down (as in the list)",
+        ),
+        Binding(
+            "M",
+            "mark_all",
+            "mark all",
+            show=False,
+            id="referent.mark_all",
+            tooltip="Mark every one in the queue (as M in the list); Y or D then acts on them",
+        ),
+        Binding(
+            "u", "clear_marks", "unmark", show=False, id="referent.clear_marks", tooltip="Clear every mark"
         ),
         Binding(
             "Y",

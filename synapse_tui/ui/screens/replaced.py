@@ -3,8 +3,8 @@ facts naming a path the repository no longer has (B's, every one scored 1.00) (S
 
 The pane shows both texts with the words that differ marked, and why. `y` accepts (the
 existing supersede: audited, ctrl+z undoes it), `d` dismisses (audited, undoable, never
-suggested again); `space` marks, and `Y` / `D` act on every marked suggestion after the
-usual confirmation. The triage keys (c x v a s) act on the older fact of the highlighted
+suggested again); `space` marks (`M` marks all, `u` clears), and `Y` / `D` act on every
+marked suggestion after the usual confirmation. The triage keys (c x v a s) act on the older fact of the highlighted
 suggestion. The list is found in a worker (`of_memory`: the finder kept for the store,
 built on the first open with what it is doing said on screen, the replaced facts listed
 before the repository is read), and found again whenever the memory changes under it
@@ -151,6 +151,17 @@ class ReplacedScreen(FactScreen):
             key_display="␣",
             id="replaced.mark",
             tooltip="Mark or unmark the highlighted suggestion and move down (as in the list)",
+        ),
+        Binding(
+            "M",
+            "mark_all",
+            "mark all",
+            show=False,
+            id="replaced.mark_all",
+            tooltip="Mark every suggestion in the queue (as M in the list); Y or D then acts on them",
+        ),
+        Binding(
+            "u", "clear_marks", "unmark", show=False, id="replaced.clear_marks", tooltip="Clear every mark"
         ),
         Binding(
             "Y",
@@ -465,6 +476,17 @@ class ReplacedScreen(FactScreen):
         self.marked.symmetric_difference_update({s.key})
         self._paint(s.key)
         self.query_one(OptionList).action_cursor_down()  # as the list's space does: mark a run
+
+    def action_mark_all(self) -> None:
+        self._marks({s.key for s in self.found})
+
+    def action_clear_marks(self) -> None:
+        self._marks(set())
+
+    def _marks(self, keys: set[tuple[str, str, str]]) -> None:
+        s = self.current()
+        self.marked = keys
+        self._paint(s.key if s is not None else None)
 
     def _chosen(self) -> list[Suggestion]:
         return [s for s in self.found if s.key in self.marked]

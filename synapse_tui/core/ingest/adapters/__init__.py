@@ -26,6 +26,7 @@ import importlib
 import os
 import shutil
 import sqlite3
+import stat
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -241,15 +242,20 @@ def require_folder(source: Path | str, expected: str) -> Path:
 
 def out_of_reach(path: Path) -> bool:
     """Whether the file system will not say if `path` is there (a folder on its way that
-    the reader may not open: another user's, mode 700): the file is unread, not gone, and
-    what it gave before stays as it was; only a file that is gone is flagged deleted."""
+    the reader may not open: another user's, mode 700), or it is there and not read (a
+    FIFO, a socket, a device: reading one could wait for ever): the file is unread, not
+    gone, and what it gave before stays as it was; only a file that is gone is flagged
+    deleted."""
     try:
-        path.lstat()
+        mode = path.lstat().st_mode
     except PermissionError:
         return True
     except OSError:
         return False
-    return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
+
+
+NOT_REGULAR = "not a regular file; not read"  # the `left out` line of a FIFO, a socket, a device
 
 
 def unlisted(rel: str, exc: OSError) -> str:

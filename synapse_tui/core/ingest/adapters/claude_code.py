@@ -61,6 +61,7 @@ import yaml
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import (
+    NOT_REGULAR,
     KnownFact,
     Snapshot,
     errors_at,
@@ -378,6 +379,7 @@ def _history(
             found, whole = _replay_file(f, tree, rel, states, left_out)
             if tree.not_utf8.intersection(blob for _, blob in states if blob is not None):
                 left_out.append(f"{f.file}: {NOT_UTF8}")
+            left_out += tree.binary_left_out(f.file, states)
             _say_loose(f, left_out)
             for kind, n in found.skipped.items():
                 junk[kind] = junk.get(kind, 0) + n
@@ -434,12 +436,14 @@ def _replay_file(
     """A committed file's history replayed (its uncommitted text last, dated by the file;
     not UTF-8, it is named in `left_out` instead), and whether it is a topic file (one
     fact) rather than blocks."""
-    texts = tree.texts(blob for _, blob in states)
+    states, texts = tree.without_binary(states, tree.texts(blob for _, blob in states))
     timeline: list[tuple[Any, float | None, str | None]] = [
         (c, c.at, t) for (c, _), t in zip(states, texts, strict=True)
     ]
     if f.path.is_symlink() or not f.path.exists():
-        if timeline[-1][2] is not None:  # made a link, or gone from the work tree, not committed yet
+        if (
+            timeline and timeline[-1][2] is not None
+        ):  # made a link, or gone from the work tree, not committed yet
             timeline.append((None, None, None))
     elif rel in tree.changed([rel]):
         f.stamp, f.mtime = file_stamp(f.path)
@@ -604,6 +608,8 @@ def _nested(folder: Path, left_out: list[str]) -> list[Path]:
                     found.append(path)
                 else:
                     left_out.append(f"{rel}: a link leaving the folder; not read")
+            elif prefix and entry.name in NESTED and out_of_reach(Path(entry.path)):
+                left_out.append(f"{rel}: {NOT_REGULAR}")  # its facts kept (`_keep_out_of_reach`)
     return sorted(found)
 
 

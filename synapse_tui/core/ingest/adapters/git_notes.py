@@ -60,6 +60,7 @@ from synapse_tui.core.ingest.adapters import (
     gitlog,
     naming_left_out,
     not_read,
+    out_of_reach,
     own_key,
     require_folder,
     source_provenance,
@@ -154,9 +155,12 @@ def _replay(
     report = every(progress, 50)
     empty: list[str] = []
     for n, path in enumerate(paths, start=1):
-        states: list[_State] = [(c, c.at, next(texts)) for c, _ in history.get(path, [])]
+        changes = history.get(path, [])
+        left_out += tree.binary_left_out(shown_name(_rel(path, inside)), changes)
+        changes, read = tree.without_binary(changes, [next(texts) for _ in changes])
+        states: list[_State] = [(c, c.at, t) for (c, _), t in zip(changes, read, strict=True)]
         bad = _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
-        blobs = [blob for _, blob in history.get(path, [])]
+        blobs = [blob for _, blob in changes]
         if bad or tree.not_utf8.intersection(b for b in blobs if b is not None):
             left_out.append(f"{shown_name(_rel(path, inside))}: {NOT_UTF8}")
         gives = mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
@@ -196,6 +200,8 @@ def _notes(
         # a link today keeps the history it had as a file; its target is read as itself
         if path in history or not (tree.top / path).is_symlink()
     )
+    # there and not read (a FIFO; named by the walk): not gone, what it gave before kept
+    paths = [p for p in paths if not out_of_reach(tree.top / p)]
     odd = [p for p in paths if not nameable(p)]
     left_out += [f"{shown_name(p)}: {NOT_NAMEABLE}; not read" for p in odd]
     return [p for p in paths if p not in odd]

@@ -16,8 +16,12 @@ from pathlib import Path
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.safegit import Commit, Hunk, Repo
+from synapse_tui.core.ingest.adapters import linediff
 
-__all__ = ["Commit", "Folder", "lenient_utf8", "open_folder", "open_or_left_out"]
+__all__ = ["BINARY", "Commit", "Folder", "lenient_utf8", "open_folder", "open_or_left_out"]
+
+
+BINARY = "a binary file (it holds NUL bytes)"  # a version of a note that is no text
 
 
 def lenient_utf8(data: bytes) -> tuple[str, bool]:
@@ -38,6 +42,7 @@ class Folder:
     _head_sha: str | None = field(default=None, repr=False)
     _hunks: dict[tuple[str, str], list[Hunk]] | None = field(default=None, repr=False)
     not_utf8: set[str] = field(default_factory=set, repr=False)  # blobs `texts` read with U+FFFD
+    binary: set[str] = field(default_factory=set, repr=False)  # blobs `texts` found not texts (NUL bytes)
 
     @property
     def top(self) -> Path:
@@ -81,7 +86,9 @@ class Folder:
 
     def texts(self, blobs: Iterable[str | None]) -> list[str | None]:
         """The text of each blob (None for None or a missing one), in one read; a blob that
-        is not UTF-8 is read with U+FFFD for its bad bytes and kept in `not_utf8`."""
+        is not UTF-8 is read with U+FFFD for its bad bytes and kept in `not_utf8`; one that
+        holds a NUL byte is a binary file, not a text: None, and kept in `binary`
+        (`without_binary` leaves such versions out of a replay)."""
         ids = list(blobs)
         wanted = [b for b in ids if b is not None]
         got = dict(zip(wanted, self.repo.objects(wanted), strict=True))
@@ -91,11 +98,30 @@ class Folder:
             out.append(None if b is None or data is None else self._text(b, data))
         return out
 
-    def _text(self, blob: str, data: bytes) -> str:
+    def _text(self, blob: str, data: bytes) -> str | None:
+        if b"\0" in data:
+            self.binary.add(blob)
+            return None
         text, bad = lenient_utf8(data)
         if bad:
             self.not_utf8.add(blob)
         return text
+
+    def without_binary(
+        self, states: list[tuple[Commit, str | None]], texts: list[str | None]
+    ) -> tuple[list[tuple[Commit, str | None]], list[str | None]]:
+        """A file's states (each commit and its blob) and their texts less the versions
+        `texts` found binary: not read, so not a removal either; the facts before stand."""
+        kept = [k for k, (_, blob) in enumerate(states) if blob is None or blob not in self.binary]
+        return [states[k] for k in kept], [texts[k] for k in kept]
+
+    def binary_left_out(self, name: str, states: Iterable[tuple[Commit, str | None]]) -> list[str]:
+        """The `left out` line of a file (`name`, as shown) that `texts` found binary in
+        some of its commits (`states`: each commit and its blob), naming them; none else."""
+        shas = [c.sha[:7] for c, blob in states if blob is not None and blob in self.binary]
+        if not shas:
+            return []
+        return [f"{name}: {BINARY} in commit {', '.join(shas)}; not read as text"]
 
     def head_tree(self) -> dict[str, tuple[str, str]]:
         if self._head is None:
@@ -144,12 +170,31 @@ class Folder:
         except OSError:
             return []
         lines: list[Commit | None] = [None] * len(now)
-        matcher = difflib.SequenceMatcher(None, committed, now, autojunk=False)
-        for a, b, size in matcher.get_matching_blocks():
-            for k in range(size):
-                if a + k < len(shas):
-                    lines[b + k] = commits.get(shas[a + k])
+        for a, b in kept_lines(committed, now):
+            if a < len(shas):
+                lines[b] = commits.get(shas[a])
         return lines
+
+
+BLAME_EXACT = 4000  # up to this many lines in all, blame's match is difflib's with autojunk off
+
+
+def kept_lines(old: list[str], new: list[str]) -> list[tuple[int, int]]:
+    """Which line of `old` each kept line of `new` is, as (old index, new index), in order.
+    Up to BLAME_EXACT lines: difflib's longest runs, its autojunk off (as it always was).
+    Past that, linediff's changes (git's shortest edit script; difflib with autojunk on past
+    its MAX_CHANGES): autojunk off, a file of 19,000 lines mostly blank or a few headings
+    (a generated license list) costs the square of its blank lines, seconds to minutes for
+    a one-line edit (benchmarks/bench_linediff.py)."""
+    if len(old) + len(new) <= BLAME_EXACT:
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        return [(a + k, b + k) for a, b, size in matcher.get_matching_blocks() for k in range(size)]
+    pairs: list[tuple[int, int]] = []
+    a = b = 0
+    for a0, a1, b0, b1 in [*linediff.changes(old, new), (len(old), len(old), len(new), len(new))]:
+        pairs += zip(range(a, a0), range(b, b0), strict=True)
+        a, b = a1, b1
+    return pairs
 
 
 def open_folder(folder: Path) -> Folder | None:

@@ -55,6 +55,7 @@ from synapse_tui.core.base.limits import MAX_TEXT_CHARS, counted
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.ingest.adapters import (
     DEPENDENCY_FOLDERS,
+    NOT_REGULAR,
     Evidence,
     KnownFact,
     dependency_folder,
@@ -1069,7 +1070,7 @@ def memory_files(
             elif not os.path.exists(entry.path):
                 left_out.append(f"{rel}: a link to nothing; not read")
             else:  # a FIFO, a socket, a device: reading one could wait for ever
-                left_out.append(f"{rel}: not a regular file; not read")
+                left_out.append(f"{rel}: {NOT_REGULAR}")  # its facts kept (`out_of_reach`)
     return sorted(found), sorted(left_out)
 
 

@@ -5,11 +5,11 @@ against the store (see mdfolder's docstring, "Git history")."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from synapse_tui.core.ingest.adapters import KnownFact, gitlog, own_key
+from synapse_tui.core.ingest.adapters import KnownFact, gitlog, out_of_reach, own_key
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
 from synapse_tui.core.ingest.adapters.markdown_memory import next_of
 from synapse_tui.core.ingest.adapters.mditems import (
@@ -55,6 +55,8 @@ def replay(
     done: set[str] = set()
     for path, changes in history.items():
         rel = _under(path, tree.inside, root)
+        if rel is not None and rel not in by_rel and out_of_reach(root / rel):
+            continue  # there, not read (a FIFO; named by the walk): not gone, its facts kept
         doc = None if rel is None else _history_doc(rel, by_rel, locate, out.left_out)
         if rel is None or doc is None:
             continue
@@ -69,10 +71,10 @@ def replay(
     dirty = tree.changed([path for _, path, _, _ in chosen])
     texts = iter(tree.texts(blob for _, _, _, changes in chosen for _, blob in changes))
     for rel, path, doc, changes in chosen:
-        states: list[_State] = [(c, c.at, next(texts)) for c, _ in changes]
+        states = _committed(tree, rel, changes, texts, out.left_out)
         if rel in by_rel:
             _add_work_tree(states, doc, path in dirty, out.left_out)
-        elif states[-1][2] is not None:
+        elif states and states[-1][2] is not None:
             states.append((None, None, None))  # gone from the work tree, the removal not committed
         mine = _Held(system, (held or {}).get(rel, []))
         _replay_file(system, prefix, root_s, doc, states, changes[-1][0].sha, out, mine)
@@ -80,10 +82,24 @@ def replay(
     return done
 
 
+def _committed(
+    tree: gitlog.Folder,
+    rel: str,
+    changes: list[tuple[gitlog.Commit, str | None]],
+    texts: Iterator[str | None],
+    left_out: list[str],
+) -> list[_State]:
+    """A file's committed states, its next texts taken from `texts`, less the versions git
+    holds as binary files (named in `left_out`): passed over, not removals."""
+    left_out += tree.binary_left_out(shown_name(rel), changes)
+    kept, read = tree.without_binary(changes, [next(texts) for _ in changes])
+    return [(c, c.at, t) for (c, _), t in zip(kept, read, strict=True)]
+
+
 def _add_work_tree(states: list[_State], doc: Doc, dirty: bool, left_out: list[str]) -> None:
     """The work tree's text of a file as its last state, where it differs from the last
     commit's (or that one could not be read); a file not UTF-8 now: its history stands."""
-    if dirty or states[-1][2] is None:
+    if dirty or not states or states[-1][2] is None:
         now = file_text(doc.path, left_out, doc.rel)
         if now is not None:
             states.append((None, None, now))

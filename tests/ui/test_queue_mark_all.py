@@ -1,0 +1,79 @@
+"""Acting on every suggestion of a queue took a `space` per suggestion (104 presses for
+104): `M` marks them all, as it does in the list, and `u` clears the marks."""
+
+from __future__ import annotations
+
+from synapse_tui.ui.screens.help import binding_rows
+from synapse_tui.ui.screens.replaced import ReplacedScreen
+from tests.ui.helpers import SIZE, db_row, imported, make_app, screen_text, settle
+
+PAIRS = [
+    ("a", "deploys run on Fridays", "deploys run on Tuesdays since March", "ops"),
+    ("c", "the build takes 5 minutes", "the build takes 3 minutes now", "ci"),
+    ("e", "the API listens on port 8080", "the API listens on port 9090 now", "api"),
+]
+FACTS = [
+    fact
+    for p, old, new, note in PAIRS
+    for fact in (
+        {"id": f"{p}1", "text": old, "created_at": "2025-01-01T00:00:00Z", "note": note},
+        {"id": f"{p}2", "text": new, "created_at": "2025-03-05T00:00:00Z", "note": note},
+    )
+]
+SHOWN = ("a1 → a2", "c1 → c2", "e1 → e2")
+
+
+async def test_mark_all_then_dismiss_and_one_undo_brings_all_back(tmp_path):
+    db = imported(tmp_path, "memory", FACTS)
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        assert isinstance(app.screen, ReplacedScreen)
+        assert all(s in screen_text(app) for s in SHOWN), screen_text(app)
+        assert "mark every suggestion" in dict(binding_rows(app.screen))["M"].lower()
+        await pilot.press("M")
+        await settle(pilot)
+        assert "(3 marked)" in screen_text(app)
+        await pilot.press("u")
+        await settle(pilot)
+        assert "(0 marked)" in screen_text(app)
+        await pilot.press("M", "D")
+        await settle(pilot)
+        assert "dismiss 3 marked suggestions" in screen_text(app)
+        await pilot.press("y")  # the confirmation
+        await settle(pilot)
+        await settle(pilot)
+        assert not any(s in screen_text(app) for s in SHOWN), screen_text(app)
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        await settle(pilot)
+        assert all(s in screen_text(app) for s in SHOWN), screen_text(app)
+
+
+async def test_mark_all_then_accept_supersedes_every_one(tmp_path):
+    db = imported(tmp_path, "memory", FACTS)
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        await pilot.press("M", "Y")
+        await settle(pilot)
+        assert "accept 3 marked suggestions" in screen_text(app)
+        await pilot.press("y")  # the confirmation
+        await settle(pilot)
+        await settle(pilot)
+        assert [db_row(db, f"{p}2")["supersedes"] for p, *_ in PAIRS] == ["a1", "c1", "e1"]
+
+
+async def test_the_gone_queue_has_the_same_keys(tmp_path):
+    db = imported(tmp_path, "memory", FACTS)
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("B")
+        await settle(pilot)
+        rows = dict(binding_rows(app.screen))
+        assert "mark every one" in rows["M"].lower() and "clear every mark" in rows["u"].lower(), rows

@@ -49,6 +49,7 @@ def superseded_by(db, fid: str) -> list[str]:
 async def test_accepting_three_marked_is_one_undo_step(tmp_path):
     db = imported(tmp_path, "memory", FACTS)
     app = make_app(db)
+    notices = record_notices(app)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("R")
@@ -69,6 +70,7 @@ async def test_accepting_three_marked_is_one_undo_step(tmp_path):
         await settle(pilot)
         await settle(pilot)
         assert [superseded_by(db, f"{p}1") for p, *_ in PAIRS] == [[], [], []]
+        assert any(text.startswith("undo supersede 3 facts") for _, text in notices), notices
         text = await listed(pilot, True)
         assert all(s in text for s in SHOWN), text
         await pilot.press("ctrl+y")  # and one redoes them

@@ -678,8 +678,11 @@ def contradictions(
     options = options or _Options()
     repo = repository(store, options.repo)
     wanted = {fid for fid, _ in pairs}
-    mine = [f for f in as_facts(_items(store)) if f.id in wanted] if repo is not None else []
-    broken = {(b.fact, b.path): b for b in cached_check(repo, mine, options.rev or "HEAD")} if mine else {}
+    broken: dict[tuple[str, str], Broken] = {}
+    if repo is not None:
+        mine = [f for f in as_facts(_items(store)) if f.id in wanted]
+        if mine:
+            broken = {(b.fact, b.path): b for b in cached_check(repo, mine, options.rev or "HEAD")}
     by_actor: dict[str, list[tuple[str, str]]] = {}
     for fid, path in dict.fromkeys(pairs):
         b = broken.get((fid, path))

@@ -64,6 +64,10 @@ async def test_accepting_three_marked_is_one_undo_step(tmp_path):
         await settle(pilot)
         await settle(pilot)
         assert [superseded_by(db, f"{p}1") for p, *_ in PAIRS] == [["a2"], ["c2"], ["e2"]]
+        assert (
+            "information",
+            "accepted 3 suggestions (3 superseded by their newer facts) as one action (ctrl+z undoes it)",
+        ) in notices, notices
         text = await listed(pilot, False)
         assert not any(s in text for s in SHOWN), text
         await pilot.press("ctrl+z")  # one step brings all three back

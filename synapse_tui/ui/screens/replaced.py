@@ -647,8 +647,9 @@ def _accepted(chosen: list[Suggestion], replaced: list[tuple[str, str]], gone: l
     if not replaced:
         one = " as one action" if len(gone) > 1 else ""
         return f"contradicted {_referents(chosen)}{one}: the repository says it is gone (ctrl+z undoes it)"
-    said = [f"superseded {len(replaced)}"] if len(chosen) > 1 else [f"superseded {_suggestions(chosen)}"]
+    if len(chosen) == 1:
+        return f"superseded {_suggestions(chosen)} (ctrl+z undoes it)"
+    said = [f"{len(replaced)} superseded by their newer facts"]
     if gone:
-        said.append(f"contradicted {len(gone)} gone from the repository")
-    one = ", as one action" if len(chosen) > 1 else ""
-    return f"{' and '.join(said)}{one} (ctrl+z undoes it)"
+        said.append(f"{len(gone)} contradicted by the repository")
+    return f"accepted {len(chosen)} suggestions ({', '.join(said)}) as one action (ctrl+z undoes it)"

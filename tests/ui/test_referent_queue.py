@@ -14,7 +14,7 @@ from synapse_tui.ui.screens.referent import ReferentScreen
 from tests.cli_run import run
 from tests.core.referent_repo import NOTES, build
 from tests.helpers import write_jsonl
-from tests.ui.helpers import SIZE, audit, imported, make_app, record_notices, screen_text, settle
+from tests.ui.helpers import SIZE, audit, imported, make_app, record_notices, said, screen_text, settle, shown
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -104,3 +104,43 @@ async def test_a_store_with_no_repository_is_told_as_a_warning_not_an_error(tmp_
     # the browser takes no --repo: it says what a person can do from here instead
     assert "--repo" not in told[0][1], told[0][1]
     assert "import" in told[0][1] and "--project" in told[0][1]
+
+
+THREE_GONE = {
+    "notes/mem.md": "# Memory\n\n- The auth flow is in `src/auth/login.py`\n"
+    "- Helpers live in `src/util.py`\n- How to run it: `docs/guide.md`\n"
+}
+GONE_PATHS = ("src/auth/login.py", "src/util.py", "docs/guide.md")
+
+
+async def test_contradicting_three_marked_is_one_undo_step(tmp_path):
+    # removed by two commits: the entries name two actors, and are still one action
+    repo = build(tmp_path / "repo", THREE_GONE)
+    db = imported(tmp_path, "memory", "--from", "git-notes", repo / "notes")
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("B")
+        await settle(pilot)
+        await settle(pilot)
+        assert all(p in screen_text(app) for p in GONE_PATHS), screen_text(app)
+        before = len(audit(db))
+        await pilot.press("M", "Y")
+        await settle(pilot)
+        assert "3 contradictions from the repository, as one action" in said(app), said(app)
+        await pilot.press("y")  # the confirmation
+        await settle(pilot)
+        await settle(pilot)
+        entries = audit(db)[before:]
+        assert [e["action"] for e in entries] == ["contradict"] * 3
+        assert len({e["batch"] for e in entries}) == 1 and len({e["actor"] for e in entries}) == 2
+        assert "nothing gone" in await shown(pilot, "nothing gone")
+        await pilot.press("ctrl+z")  # one step: all three back
+        await settle(pilot)
+        await settle(pilot)
+        text = await shown(pilot, *GONE_PATHS)
+        assert all(p in text for p in GONE_PATHS), text
+        await pilot.press("ctrl+y")
+        await settle(pilot)
+        await settle(pilot)
+        assert "nothing gone" in await shown(pilot, "nothing gone")

@@ -33,8 +33,11 @@ def describe(
     thresholds (SPEC 2.1)."""
     action = outcome.action
     lines = lines or GuidanceConfig()
+    olds = [c.fact_id for c in outcome.changes if "superseded_by" in (c.before | c.after)]
+    if action.split()[-1] == "supersede" and len(olds) > 1:  # accepted suggestions, one action
+        return f"{action} {counted(len(olds), 'fact')}"
     if action.split()[-1] == "supersede":
-        old = next(c.fact_id for c in outcome.changes if "superseded_by" in (c.before | c.after))
+        old = olds[0]
         new = next(c.fact_id for c in outcome.changes if c.fact_id != old)
         return f"{action} {old} by {new}: " + _trust_change(index[old], before, after, lines)
     if len(ids) == 1:

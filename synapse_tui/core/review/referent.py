@@ -646,22 +646,73 @@ def accept(store: Store, clock: Any, fact_id: str, path: str, options: Options |
     """Record a broken referent as a contradiction from the repository: one `contradict`
     audited with actor `repo:<commit that removed it>`, whose entry also settles the
     suggestion (it leaves the queue). One batch: one `undo` takes it all back. Its number."""
-    from synapse_tui.core.review.suggest_state import dismissed_entry
-    from synapse_tui.core.review.triage import Change, Triage, TriageError, no_such_fact
+    return accept_all(store, clock, [(fact_id, path)], options)
 
-    b = details(store, fact_id, path, options)
-    if b is None:
-        raise SynapseError(f"no standing referent suggestion about {fact_id!r} naming {path!r}")
-    triage = Triage(store, clock, f"repo:{b.removed_by}")
+
+def accept_all(
+    store: Store, clock: Any, pairs: Sequence[tuple[str, str]], options: Options | None = None
+) -> int:
+    """`accept` of each (fact, path) of `pairs`, as one batch (one undo step): each entry
+    with the actor of the commit that removed its path. One pair without a standing
+    suggestion (or a fact gone) refuses them all: nothing is written. The batch's number."""
+    from synapse_tui.core.review.triage import TriageError
+
+    if not pairs:
+        raise TriageError("no suggestions selected")
     if store.readonly:
         raise TriageError(f"{store.read_only_because()}: triage cannot change it")
+    by_actor = contradictions(store, pairs, options)
     with store.transaction():
-        fields = store.review.fields(fact_id)
-        if fields is None:
-            raise no_such_fact(store, fact_id)
-        s = fields["contradictions"]
-        after = {"contradictions": s + 1, **dismissed_entry(REFERENT, path)}
-        batch, _ = triage._land("contradict", [Change(fact_id, {"contradictions": s}, after)], clock.now())
+        return land_contradictions(store, clock, by_actor)
+
+
+def contradictions(
+    store: Store, pairs: Sequence[tuple[str, str]], options: Options | None = None
+) -> dict[str, list[tuple[str, str]]]:
+    """The (fact, path) of `pairs` by the actor `accept` records each with (`repo:` the
+    commit that removed the path), the repository read once; SynapseError naming the
+    first with no standing suggestion."""
+    from synapse_tui.core.review.suggest_state import Options as _Options
+    from synapse_tui.core.review.suggest_state import items as _items
+
+    options = options or _Options()
+    repo = repository(store, options.repo)
+    wanted = {fid for fid, _ in pairs}
+    broken: dict[tuple[str, str], Broken] = {}
+    if repo is not None:
+        mine = [f for f in as_facts(_items(store)) if f.id in wanted]
+        if mine:
+            broken = {(b.fact, b.path): b for b in cached_check(repo, mine, options.rev or "HEAD")}
+    by_actor: dict[str, list[tuple[str, str]]] = {}
+    for fid, path in dict.fromkeys(pairs):
+        b = broken.get((fid, path))
+        if b is None:
+            raise SynapseError(f"no standing referent suggestion about {fid!r} naming {path!r}")
+        by_actor.setdefault(f"repo:{b.removed_by}", []).append((fid, path))
+    return by_actor
+
+
+def land_contradictions(
+    store: Store, clock: Any, by_actor: dict[str, list[tuple[str, str]]], batch: int | None = None
+) -> int:
+    """Write `contradictions`' answer inside the caller's transaction as one batch (`batch`:
+    one this transaction landed already, joined): its number."""
+    from synapse_tui.core.review.suggest_state import dismissed_entry
+    from synapse_tui.core.review.triage import Change, Triage, no_such_fact
+
+    now = clock.now()
+    for actor, pairs in by_actor.items():
+        changes = []
+        for fid, path in pairs:
+            fields = store.review.fields(fid)
+            if fields is None:
+                raise no_such_fact(store, fid)
+            s = fields["contradictions"]
+            after = {"contradictions": s + 1, **dismissed_entry(REFERENT, path)}
+            changes.append(Change(fid, {"contradictions": s}, after))
+        batch, _ = Triage(store, clock, actor)._land("contradict", changes, now, batch=batch)
+    if batch is None:
+        raise SynapseError("no contradictions to record")
     return batch
 
 

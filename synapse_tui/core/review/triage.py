@@ -9,7 +9,7 @@ writes the `before` back as a new, audited action (so undo survives a restart).
 from __future__ import annotations
 
 import getpass
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -373,8 +373,68 @@ class Triage:
             raise no_such_fact(self.store, old)
         self._supersede([old], target)
 
-    def _supersede(self, fact_ids: list[str], target: str | None) -> list[Change]:
-        """`target` replaces each fact in `fact_ids`: it names it in `supersedes`."""
+    def supersede_all(self, pairs: Sequence[tuple[str, str]]) -> Outcome:
+        """Each (old, new) of `pairs`: new replaces old (it names it in `supersedes`), as
+        one audited batch (one undo step): accepting several `replaced` suggestions (SPEC 13).
+        Each pair meets every rule of a single `supersede` (both facts exist, new names no
+        other predecessor, no cycle), checked against the store as the pairs before it leave
+        it, and what a suggestion promises: old has no successor, new was created after it.
+        One pair refused refuses them all: nothing is written, the message names the pair."""
+        if not pairs:
+            raise TriageError("no suggestions selected")
+        self._check_writable()
+        with self.store.transaction():
+            return self.supersede_all_in(pairs)
+
+    def supersede_all_in(self, pairs: Sequence[tuple[str, str]], batch: int | None = None) -> Outcome:
+        """`supersede_all` inside a transaction the caller holds (`batch`: as
+        `add_evidence_in`; the browser's `Y` joins the contradictions it records with them)."""
+        now = self.clock.now()
+        changes = self._supersede_each(pairs)
+        read = self.store.batch(self._land_reads([c.fact_id for c in changes]))
+        created = {row.id: float(row.events[0]) for row in read[0].values()}
+        for old, new in pairs:
+            if old in created and new in created and created[new] <= created[old]:
+                raise TriageError(
+                    f"supersede {old} by {new}: {new} was not created after {old}; nothing changed"
+                )
+        batch, scores = self._land(str(Action.SUPERSEDE), changes, now, read=read, batch=batch)
+        return Outcome(str(Action.SUPERSEDE), batch, tuple(changes), scores)
+
+    def _supersede_each(self, pairs: Sequence[tuple[str, str]]) -> list[Change]:
+        """The changes of `supersede_all`, each pair checked as the ones before it leave the store."""
+        review = self.store.review
+        names: dict[str, str] = {}  # new -> old, of the pairs before
+
+        def predecessor(fid: str) -> str | None:
+            return names[fid] if fid in names else review.predecessor(fid)
+
+        changes: list[Change] = []
+        replaced: set[str] = set()
+        for old, new in pairs:
+            try:
+                if not review.exists(old):
+                    raise no_such_fact(self.store, old)
+                if old in replaced or self.store.superseded_by(old):
+                    raise TriageError(f"{old} already has a successor")
+                changes += self._supersede([old], new, names.get(new), predecessor)
+            except TriageError as exc:
+                said, pair = str(exc), f"supersede {old} by {new}: "
+                raise TriageError(f"{'' if said.startswith(pair) else pair}{said}; nothing changed") from exc
+            names[new] = old
+            replaced.add(old)
+        return changes
+
+    def _supersede(
+        self,
+        fact_ids: list[str],
+        target: str | None,
+        planned: str | None = None,
+        predecessor: Callable[[str], str | None] | None = None,
+    ) -> list[Change]:
+        """`target` replaces each fact in `fact_ids`: it names it in `supersedes`.
+        `planned`, `predecessor`: what `target` names and each fact's predecessor as the
+        earlier pairs of a `supersede_all` leave them (default: the store's)."""
         if len(fact_ids) != 1:
             raise TriageError("supersede one fact at a time: a fact names one predecessor")
         old = fact_ids[0]
@@ -385,13 +445,14 @@ class Triage:
         found, named = self.store.review.supersedes(target)
         if not found:
             raise no_such_fact(self.store, target)
+        named = planned or named
         if named == old:  # read inside the write transaction: a racing writer sees it too
             raise TriageError(
                 f"supersede {old} by {target}: nothing to change ({target} already supersedes {old})"
             )
         if named:
             raise TriageError(f"{target} already supersedes {named}; a fact names one predecessor")
-        if leads_to(old, target, self.store.review.predecessor):
+        if leads_to(old, target, predecessor or self.store.review.predecessor):
             raise TriageError(
                 f"{target} cannot supersede {old}: {old} already leads to {target} "
                 "(that would be a supersession cycle)"

@@ -16,7 +16,7 @@ from synapse_tui.core.review.referent import Broken, NoRepository, queue
 from synapse_tui.core.review.suggest import Suggestion
 from synapse_tui.core.review.suggest_state import dismissals
 from synapse_tui.ui.screens.base import pane_bindings
-from synapse_tui.ui.screens.replaced import QueueReady, ReplacedScreen, contradict, path_end, row_text
+from synapse_tui.ui.screens.replaced import QueueReady, ReplacedScreen, accept_together, path_end, row_text
 from synapse_tui.ui.text import clean, clean_block, fit
 from synapse_tui.ui.workers import store_work
 
@@ -73,7 +73,8 @@ class ReferentScreen(ReplacedScreen):
             "contradict marked",
             show=False,  # help lists it; the Footer from 120 columns (`FOOTER_EXTRAS`)
             id="referent.accept_marked",
-            tooltip="Record every marked one as a contradiction from the repository (asks first when more than one)",
+            tooltip="Record every marked one as a contradiction from the repository, as one action"
+            " (asks first when more than one; one ctrl+z undoes it)",
         ),
         Binding(
             "D",
@@ -165,7 +166,7 @@ class ReferentScreen(ReplacedScreen):
     def action_accept(self) -> None:
         s = self.current()
         if s is not None:
-            contradict(self, [s])
+            accept_together(self, [s])
 
     def action_accept_marked(self) -> None:
         chosen = self._chosen()
@@ -175,9 +176,11 @@ class ReferentScreen(ReplacedScreen):
 
         def go(yes: bool | None) -> None:
             if yes:
-                contradict(self, chosen)
+                accept_together(self, chosen)
                 self.marked.clear()
 
         self._confirm(
-            f"record {len(chosen)} contradictions from the repository (one undo each)?", len(chosen), go
+            f"record {len(chosen)} contradictions from the repository, as one action (ctrl+z undoes it)?",
+            len(chosen),
+            go,
         )

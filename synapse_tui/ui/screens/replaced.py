@@ -4,8 +4,8 @@ facts naming a path the repository no longer has (B's, every one scored 1.00) (S
 The pane shows both texts with the words that differ marked, and why. `y` accepts (the
 existing supersede: audited, ctrl+z undoes it), `d` dismisses (audited, undoable, never
 suggested again); `space` marks (`M` marks all, `u` clears), and `Y` / `D` act on every
-marked suggestion after the usual confirmation. The triage keys (c x v a s) act on the older fact of the highlighted
-suggestion. The list is found in a worker (`of_memory`: the finder kept for the store,
+marked suggestion after the usual confirmation, as one audited action (one ctrl+z). The
+triage keys (c x v a s) act on the older fact of the highlighted suggestion. The list is found in a worker (`of_memory`: the finder kept for the store,
 built on the first open with what it is doing said on screen, the replaced facts listed
 before the repository is read), and found again whenever the memory changes under it
 (triage here or elsewhere, another writer) by catching that finder up.
@@ -26,7 +26,7 @@ from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from synapse_tui.core.base.errors import SynapseError
-from synapse_tui.core.review.referent import accept
+from synapse_tui.core.review.referent import contradictions, land_contradictions
 from synapse_tui.core.review.suggest import KINDS, REFERENT, REPLACED, Suggestion
 from synapse_tui.core.review.suggest_text import changed_spans
 from synapse_tui.core.review.suggestions import Standing, dismissed_entry, of_memory
@@ -59,6 +59,7 @@ class Finding(Message):
 class Dismissed(Message):
     notice: str
     error: bool = False
+    doing: str = "dismiss"  # what was refused, the error's title
 
 
 def marked_texts(old: str, new: str) -> tuple[Text, Text]:
@@ -169,7 +170,7 @@ class ReplacedScreen(FactScreen):
             "accept marked",
             show=False,  # help lists it; the Footer from 120 columns (`FOOTER_EXTRAS`)
             id="replaced.accept_marked",
-            tooltip="Accept every marked suggestion (asks first when more than one is marked)",
+            tooltip="Accept every marked suggestion as one action (asks first when more than one)",
         ),
         Binding(
             "D",
@@ -496,7 +497,7 @@ class ReplacedScreen(FactScreen):
         if s.kind == REPLACED:
             self.app.start_triage("supersede", [s.fact], s.other)
         elif s.kind == "referent":  # issue 40: a contradiction from the repository
-            contradict(self, [s])
+            accept_together(self, [s])
         else:
             self.app.notify(f"accept a {s.kind} suggestion: {KINDS[s.kind].accept}", timeout=4, markup=False)
 
@@ -516,14 +517,24 @@ class ReplacedScreen(FactScreen):
             self.app.notify("mark suggestions first (space)", severity="warning", timeout=2)
             return
 
+        if len(chosen) == 1:  # one: the single accept, its notice and cursor as `y`'s
+            self._accept(chosen[0])
+            self.marked.clear()
+            return
+        other = next((s for s in chosen if s.kind not in (REPLACED, REFERENT)), None)
+        if other is not None:
+            self._accept(other)  # says what accepting that kind takes
+            return
+
         def go(yes: bool | None) -> None:
             if yes:
-                for s in chosen:  # a fact names one predecessor: one supersede each
-                    self._accept(s)
+                accept_together(self, chosen)
                 self.marked.clear()
 
         self._confirm(
-            f"accept {len(chosen)} marked suggestions (each a supersede; ctrl+z undoes one)?", len(chosen), go
+            f"accept {len(chosen)} marked suggestions as one action (ctrl+z undoes them all)?",
+            len(chosen),
+            go,
         )
 
     def action_dismiss_marked(self) -> None:
@@ -569,11 +580,13 @@ class ReplacedScreen(FactScreen):
 
     def on_dismissed(self, message: Dismissed) -> None:
         if message.error:
-            self.app.notify(message.notice, title="dismiss: nothing changed", severity="error", markup=False)
+            title = f"{message.doing}: nothing changed"
+            self.app.notify(message.notice, title=title, severity="error", markup=False)
             return
         self.app.notify(message.notice, timeout=4, markup=False)
         self.app.reload("triage")  # the audit moved: the browser's undo sees the dismissal
-        self.load()
+        if message.doing == "dismiss":  # facts changed otherwise: the queue is found again
+            self.load()  # once the reload has read them (`memory_changed`), not before
 
 
 def _suggestions(chosen: list[Suggestion]) -> str:
@@ -584,38 +597,59 @@ def _referents(chosen: list[Suggestion]) -> str:
     return f"{chosen[0].fact} ({chosen[0].other})" if len(chosen) == 1 else f"{len(chosen)} facts"
 
 
-def contradict(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
-    """Record each chosen broken referent as a contradiction from the repository (actor
-    `repo:<commit>`), in a worker; the screen hears how it went as a `Dismissed` message
-    (a notice, the browser reloaded, the queue found again)."""
+def accept_together(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
+    """Accept every chosen suggestion as one audited batch (one undo step), in a worker:
+    a `replaced` one a supersede, a `referent` one a contradiction from the repository
+    (its entry's actor `repo:<commit>`). One pair refused (a cycle, a predecessor named
+    already, a suggestion no longer standing): nothing is written, the notice names it. The
+    screen hears how it went as a `Dismissed` message (a notice, the browser reloaded, the
+    queue found again)."""
     app = screen.app
-
-    done: list[Suggestion] = []  # each is its own audited write: those before a failure landed
+    replaced = [(s.fact, s.other) for s in chosen if s.kind == REPLACED]
+    gone = [(s.fact, s.other) for s in chosen if s.kind == REFERENT]
+    doing = "accept" if replaced else "contradict"
 
     def work() -> None:
         refusal = app.browser.readonly_reason
         if refusal:
-            screen.post_message(Dismissed(refusal, error=True))
+            screen.post_message(Dismissed(refusal, error=True, doing=doing))
             return
+        store = app.store
         try:
             with app.db_lock:
-                for s in chosen:
-                    accept(app.store, app.clock, s.fact, s.other)
-                    done.append(s)
+                by_actor = contradictions(store, gone) if gone else {}
+                with store.transaction():
+                    batch = None
+                    if replaced:
+                        triage = Triage(store, app.clock, config=app.config)
+                        batch = triage.supersede_all_in(replaced).batch
+                    if by_actor:
+                        land_contradictions(store, app.clock, by_actor, batch)
+                # the memory on screen rescored before the lock is let go, as a `y` leaves
+                # it: a queue found meanwhile (the screen resumed from the confirmation)
+                # must not catch the kept finder up with the facts as they were
+                live = app.browser.live
+                ids = list(dict.fromkeys([*(f for pair in replaced for f in pair), *(f for f, _ in gone)]))
+                if live is not None and all(f in live.index for f in ids):
+                    live.refresh(ids, app.clock.now())
         except (TriageError, SynapseError) as exc:  # refused (the store's failure: the guard's)
-            screen.post_message(Dismissed(str(exc), error=True))
+            screen.post_message(Dismissed(str(exc), error=True, doing=doing))
             return
-        screen.post_message(
-            Dismissed(f"contradicted {_referents(chosen)}: the repository says it is gone (ctrl+z undoes it)")
-        )
+        screen.post_message(Dismissed(_accepted(chosen, replaced, gone), doing=doing))
 
-    def headline(failure: Exception | None) -> str:
-        saved = f" ({len(done)} saved before it)" if done else ""
-        return f"Not saved: contradict {_referents(chosen[len(done) :])}{saved}"
+    def headline(_: Exception | None) -> str:
+        return f"Not saved: {doing} {_suggestions(chosen) if replaced else _referents(chosen)}"
 
-    def failed(_: str) -> None:
-        if done:  # those landed: the browser and the queue show them
-            app.reload("triage")
-            screen.load()
+    run_store_worker(screen, work, headline, group="referent-accept")
 
-    run_store_worker(screen, work, headline, group="referent-accept", failed=failed)
+
+def _accepted(chosen: list[Suggestion], replaced: list[tuple[str, str]], gone: list[tuple[str, str]]) -> str:
+    if not replaced:
+        one = " as one action" if len(gone) > 1 else ""
+        return f"contradicted {_referents(chosen)}{one}: the repository says it is gone (ctrl+z undoes it)"
+    if len(chosen) == 1:
+        return f"superseded {_suggestions(chosen)} (ctrl+z undoes it)"
+    said = [f"{len(replaced)} superseded by their newer facts"]
+    if gone:
+        said.append(f"{len(gone)} contradicted by the repository")
+    return f"accepted {len(chosen)} suggestions ({', '.join(said)}) as one action (ctrl+z undoes it)"

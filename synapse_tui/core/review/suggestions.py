@@ -354,7 +354,7 @@ class _Read:
                 dismissals(store),
                 store.review.deleted_when(),
                 list(memory.ids),
-                memory.arrays.supersedes.copy(),
+                _supersedes(store, len(memory.ids)),
             )
 
 
@@ -442,8 +442,8 @@ def _extends(kept: _Kept, memory: Memory) -> bool:
 def _catch_up(kept: _Kept, memory: Memory) -> None:
     """Add the facts appended since, update those whose supersession moved or that a sync
     flagged deleted since (a deletion places an edit, `Weights.gone`)."""
-    n, sup = len(kept.ids), memory.arrays.supersedes
     store, finder = memory.store, kept.finder
+    n, sup = len(kept.ids), _supersedes(store, len(memory.ids))
     moved = np.flatnonzero(sup[:n] != kept.supersedes).tolist()
     touched = (
         {int(p) for p in moved} | {int(kept.supersedes[p]) for p in moved} | {int(sup[p]) for p in moved}
@@ -461,8 +461,20 @@ def _catch_up(kept: _Kept, memory: Memory) -> None:
     for pos in sorted(p for p in touched if p < n):
         finder.update(_item(store, memory.ids[pos], pos, bool(has_successor[pos]), bool(named[pos]), gone))
     kept.ids = list(memory.ids)
-    kept.supersedes = sup.copy()
+    kept.supersedes = sup
     kept.gone = gone
+
+
+def _supersedes(store: Store, facts: int) -> np.ndarray:
+    """The position each of the first `facts` facts supersedes (-1: none), as the store
+    holds them now: never a memory's arrays, which may be behind the store (read before
+    another process's triage, or before the writer refreshed it), so a finder caught up
+    from them would keep their answer under the store's new state."""
+    sup = np.full(facts, -1, dtype=np.int64)
+    for pos, target in store.supersessions().items():
+        if pos < facts:
+            sup[pos] = target
+    return sup
 
 
 def _item(

@@ -264,6 +264,11 @@ class Store(abc.ABC):
     def deleted_count(self) -> int: ...
 
     @abc.abstractmethod
+    def supersessions(self) -> Mapping[int, int]:
+        """Position -> the position of the fact it supersedes (both from 0), for every fact
+        that names one, as the store holds them now (not as a memory loaded earlier)."""
+
+    @abc.abstractmethod
     def invalidated_ids(self) -> frozenset[str]:
         """The facts their source marks no longer valid, no successor named (the flag
         `invalidated`: provenance `x-invalidated-at`)."""

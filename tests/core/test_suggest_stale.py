@@ -54,3 +54,16 @@ def test_a_write_through_the_same_store_asked_before_the_memory_is_rescored(tmp_
     memory.refresh(["d1", "d2"], NOW.now())
     assert ("d1", "d2") not in _pairs(memory)
     store.close()
+
+
+def test_a_reinforcement_of_the_older_fact_is_caught_up_as_a_build_finds_it(tmp_path):
+    # `verify` on d1 after d2 came: d1 is still held, so (d1, d2) is not suggested
+    store = _store(tmp_path)
+    memory = Memory(store, Config(), NOW.now())
+    assert ("d1", "d2") in _pairs(memory)
+    Triage(store, NOW, config=Config()).apply("verify", ["d1"])
+    memory.refresh(["d1"], NOW.now())
+    built = [(s.fact, s.other) for s in suggestions.standing(store).found]
+    assert ("d1", "d2") not in built  # what a fresh pass over the store finds
+    assert _pairs(memory) == built  # and the kept finder, caught up
+    store.close()

@@ -209,6 +209,15 @@ class SqlStore(Store):
             ),
         )
 
+    def change_mark(self) -> tuple[int, int] | None:
+        return self._newest_change()
+
+    def changed_since(self, mark: tuple[int, int] | None) -> list[int] | None:
+        if mark is None:
+            return None
+        since = self._changed_since(mark)
+        return None if since is None else [p - 1 for p in since]
+
     def supersessions(self) -> Mapping[int, int]:
         """Read once per state of the facts (`_per_state`): whole the first time, then only
         the facts the change log names since; read-only."""

@@ -5,12 +5,13 @@ must not leave its old supersessions in the answer kept for the store's new stat
 
 from __future__ import annotations
 
+from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.base.config import Config
 from synapse_tui.core.review import suggestions
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.db import Store
-from tests.core.test_suggest_kept import NOW, _store
+from tests.core.test_suggest_kept import FACTS, NOW, _store
 
 
 def _pairs(memory):
@@ -67,3 +68,49 @@ def test_a_reinforcement_of_the_older_fact_is_caught_up_as_a_build_finds_it(tmp_
     assert ("d1", "d2") not in built  # what a fresh pass over the store finds
     assert _pairs(memory) == built  # and the kept finder, caught up
     store.close()
+
+
+def _scored(found):
+    return [(s.fact, s.other, round(s.score, 6)) for s in found]
+
+
+def test_a_sync_swapping_which_fact_is_deleted_is_caught_up(tmp_path):
+    # a sync whose source gave one line back and dropped another: one fact restored, one
+    # flagged deleted, no audit entry and no new fact (the count of deletions the same)
+    store = _store(tmp_path)
+    at = {fid: parse_time(f["created_at"]) for f in FACTS for fid in [f["id"]]}
+    with store.transaction():
+        store.imports.flag_deleted(["b1"], NOW.now(), {"b1": at["b2"]}, [])
+    memory = Memory(store, Config(), NOW.now())
+    before = _scored(suggestions.of_memory(memory).found)
+    other = Store.open(tmp_path / "memory.db")
+    with other.transaction():
+        other.imports.restore(["b1"])
+        other.imports.flag_deleted(["d1"], NOW.now(), {"d1": at["d2"]}, [])
+    other.close()
+    memory.reload(NOW.now())
+    built = _scored(suggestions.standing(store).found)
+    assert built != before  # the deletion moved what is suggested, or how strongly
+    assert _scored(suggestions.of_memory(memory).found) == built
+    store.close()
+
+
+def test_the_file_beside_the_store_is_not_read_after_such_a_sync(tmp_path, monkeypatch):
+    # the next process (`show`, `score`, MCP starting) reads the file `standing` kept
+    monkeypatch.setattr(suggestions, "CACHE_MIN_FACTS", 1)  # kept for this small store too
+    store = _store(tmp_path)
+    at = {f["id"]: parse_time(f["created_at"]) for f in FACTS}
+    with store.transaction():
+        store.imports.flag_deleted(["b1"], NOW.now(), {"b1": at["b2"]}, [])
+    before = _scored(suggestions.standing(store).found)
+    assert suggestions._cache_file(store).exists()
+    with store.transaction():
+        store.imports.restore(["b1"])
+        store.imports.flag_deleted(["d1"], NOW.now(), {"d1": at["d2"]}, [])
+    store.close()
+    later = Store.open(tmp_path / "memory.db")  # the next process
+    answered = _scored(suggestions.standing(later).found)
+    suggestions._cache_file(later).unlink()
+    found = _scored(suggestions.standing(later).found)  # found again, no file
+    assert found != before and answered == found
+    later.close()

@@ -96,7 +96,7 @@ def standing(store: Store, kinds: Iterable[str] | None = None, options: Options 
     Every kind with default options (what `score`, `show` and MCP ask) is kept in a file
     beside a large store (`DB.synapse.suggest`), named by the store state it was found in:
     the next process reads it instead of finding them again, until a fact or an audit
-    entry is added or a fact is flagged deleted."""
+    entry is added or any fact changes (the change log's newest entry, `_state`)."""
     wanted = list(FINDERS) if kinds is None else list(kinds)
     for k in wanted:
         if k not in KINDS:

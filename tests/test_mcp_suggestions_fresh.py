@@ -5,17 +5,44 @@ answers as the store stands then, never the suggestions kept from before the wri
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 
-from tests.core.test_suggest_kept import FACTS
 from tests.helpers import run, write_jsonl
-from tests.test_mcp_deleted import session_run
 
 pytest.importorskip("mcp")
 
 import anyio  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 NOW = "2030-01-01T00:00:00Z"
+FACTS = [
+    {"id": "d1", "text": "deploys run on Fridays", "created_at": "2025-01-01T00:00:00Z", "note": "ops"},
+    {
+        "id": "d2",
+        "text": "deploys run on Tuesdays since March",
+        "created_at": "2025-03-05T00:00:00Z",
+        "note": "ops",
+    },
+    {"id": "b1", "text": "backups run at 02:00 UTC", "created_at": "2025-01-01T00:00:00Z", "note": "ops"},
+    {"id": "b2", "text": "backups now run at 03:00 UTC", "created_at": "2025-04-01T00:00:00Z", "note": "ops"},
+]
+
+
+async def session_run(db, scenario):
+    """`synapse-tui mcp DB` in a process of its own, its clock pinned, and one session."""
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "from synapse_tui.cli import main; main()", "mcp", str(db)],
+        env={"SYNAPSE_NOW": NOW, **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}},
+    )
+    with anyio.fail_after(120):
+        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await scenario(session)
 
 
 def _others(shown: dict) -> list[str]:

@@ -96,7 +96,7 @@ def standing(store: Store, kinds: Iterable[str] | None = None, options: Options 
     Every kind with default options (what `score`, `show` and MCP ask) is kept in a file
     beside a large store (`DB.synapse.suggest`), named by the store state it was found in:
     the next process reads it instead of finding them again, until a fact or an audit
-    entry is added or a fact is flagged deleted."""
+    entry is added or any fact changes (the change log's newest entry, `_state`)."""
     wanted = list(FINDERS) if kinds is None else list(kinds)
     for k in wanted:
         if k not in KINDS:
@@ -105,7 +105,7 @@ def standing(store: Store, kinds: Iterable[str] | None = None, options: Options 
             raise SynapseError(f"suggestions of kind {k!r} are not available in this version")
     keep = kinds is None and options is None
     with store.snapshot():
-        key: list[Any] = [CACHE_FORMAT, *store.marks(), store.deleted_count()] if keep else []
+        key: list[Any] = _state(store) if keep else []
         if keep and REFERENT in wanted:  # issue 40: a repository that moved is checked again
             from synapse_tui.core.review.referent import repository_state
 
@@ -173,6 +173,7 @@ class _Kept:
     key: list[Any]
     answer: Standing
     gone: Mapping[int, float] = field(default_factory=dict)  # position -> when it left its source
+    mark: tuple[int, int] | None = None  # the change log's newest entry the finder was of
 
 
 # id(store) -> (the store, its kept finder): a process's memories of one store share it, so
@@ -290,14 +291,17 @@ def _answered(memory: Memory, told: Told) -> Standing | None:
     if kept is not None and kept.key == key:
         return kept.answer
     if kept is not None and _extends(kept, memory):
-        told("catching up with what changed")
         with store.snapshot():
-            kept.key = _state(store)
-            _catch_up(kept, memory)
-            dismissed = dismissals(store)
-        found = [s for s in kept.finder.suggestions(dismissed.pairs(REPLACED)) if s not in dismissed]
-        kept.answer = Standing(ranked([*found, *_referents(memory, dismissed)]))
-        return _keep(store, kept)
+            changed = store.changed_since(kept.mark)
+            if changed is not None:  # else what changed cannot be told: built again
+                told("catching up with what changed")
+                kept.key, kept.mark = _state(store), store.change_mark()
+                _catch_up(kept, memory, changed)
+                dismissed = dismissals(store)
+        if changed is not None:
+            found = [s for s in kept.finder.suggestions(dismissed.pairs(REPLACED)) if s not in dismissed]
+            kept.answer = Standing(ranked([*found, *_referents(memory, dismissed)]))
+            return _keep(store, kept)
     cached = _read_cache(store, [*key, _repository(store)])
     if cached is not None:  # found before in this state: no finder needed until it moves
         return Standing(cached)
@@ -315,10 +319,12 @@ def _keep(store: Store, kept: _Kept) -> Standing:
 def _state(store: Store) -> list[Any]:
     """What a kept finder's answer is of: the finders' format, the last fact and audit
     entry, the deletions (index look-ups, asked at every question: the deletions are counted
-    once per state of the facts, `Store.deleted_count`). A repository that
+    once per state of the facts, `Store.deleted_count`) and the change log's newest entry
+    (a fact updated with no audit entry: a sync's reinforcement or invalidation). A repository that
     moved is seen at the store's next change, as before; the file beside the store, read by
     other processes, names its commit too (`_repository`)."""
-    return [CACHE_FORMAT, *store.marks(), store.deleted_count()]
+    mark = store.change_mark()
+    return [CACHE_FORMAT, *store.marks(), store.deleted_count(), None if mark is None else list(mark)]
 
 
 def _repository(store: Store) -> list[str] | None:
@@ -339,6 +345,7 @@ class _Read:
     gone: Mapping[int, float]
     ids: list[str]
     supersedes: np.ndarray
+    mark: tuple[int, int] | None
 
     @classmethod
     def of(cls, memory: Memory, told: Told) -> _Read:
@@ -354,7 +361,8 @@ class _Read:
                 dismissals(store),
                 store.review.deleted_when(),
                 list(memory.ids),
-                memory.arrays.supersedes.copy(),
+                _supersedes(store, len(memory.ids)),
+                store.change_mark(),
             )
 
 
@@ -401,7 +409,7 @@ def _built(
     answer = ranked(found)
     if ok and len(read.facts) >= CACHE_MIN_FACTS:
         _write_cache(store, read.file_key, answer)
-    return _Kept(finder, read.ids, read.supersedes, read.key, Standing(answer), read.gone)
+    return _Kept(finder, read.ids, read.supersedes, read.key, Standing(answer), read.gone, read.mark)
 
 
 FROZEN_MIN_FACTS = 10_000  # below this a full collection walks the finder in a few milliseconds
@@ -439,16 +447,19 @@ def _extends(kept: _Kept, memory: Memory) -> bool:
     return len(memory.ids) >= n and memory.ids[:n] == kept.ids
 
 
-def _catch_up(kept: _Kept, memory: Memory) -> None:
-    """Add the facts appended since, update those whose supersession moved or that a sync
-    flagged deleted since (a deletion places an edit, `Weights.gone`)."""
-    n, sup = len(kept.ids), memory.arrays.supersedes
+def _catch_up(kept: _Kept, memory: Memory, changed: list[int]) -> None:
+    """Add the facts appended since, update those the change log names since (`changed`,
+    positions from 0: a reinforcement, an invalidation), those whose supersession moved
+    (and the facts either end names) or that a sync flagged deleted since (a deletion
+    places an edit, `Weights.gone`)."""
     store, finder = memory.store, kept.finder
+    n, sup = len(kept.ids), _supersedes(store, len(memory.ids))
     moved = np.flatnonzero(sup[:n] != kept.supersedes).tolist()
     touched = (
         {int(p) for p in moved} | {int(kept.supersedes[p]) for p in moved} | {int(sup[p]) for p in moved}
     )
     touched |= {int(t) for t in sup[n:].tolist() if t >= 0}  # old facts a new one names
+    touched |= set(changed)
     gone = store.review.deleted_when()  # the same mapping while no deletion moved
     if gone is not kept.gone:
         touched |= {p for p in gone.keys() | kept.gone.keys() if gone.get(p) != kept.gone.get(p)}
@@ -461,8 +472,20 @@ def _catch_up(kept: _Kept, memory: Memory) -> None:
     for pos in sorted(p for p in touched if p < n):
         finder.update(_item(store, memory.ids[pos], pos, bool(has_successor[pos]), bool(named[pos]), gone))
     kept.ids = list(memory.ids)
-    kept.supersedes = sup.copy()
+    kept.supersedes = sup
     kept.gone = gone
+
+
+def _supersedes(store: Store, facts: int) -> np.ndarray:
+    """The position each of the first `facts` facts supersedes (-1: none), as the store
+    holds them now: never a memory's arrays, which may be behind the store (read before
+    another process's triage, or before the writer refreshed it), so a finder caught up
+    from them would keep their answer under the store's new state."""
+    sup = np.full(facts, -1, dtype=np.int64)
+    for pos, target in store.supersessions().items():
+        if pos < facts:
+            sup[pos] = target
+    return sup
 
 
 def _item(

@@ -587,7 +587,8 @@ class Triage:
             read if read is not None else store.batch(self._land_reads(changed))
         )
         batch = next_batch if batch is None else batch
-        inputs = {pos: row for pos, row in inputs.items() if row.id in changed}  # a fact left unchanged
+        named = set(changed)  # a set: a bulk `Y` lands thousands (a list here was quadratic)
+        inputs = {pos: row for pos, row in inputs.items() if row.id in named}  # a fact left unchanged
         created = {row.id: float(row.events[0]) for row in inputs.values()}  # a fact's first event
         _check_in_order(action, now, newest, created if self.in_order else {})
         scores = scored(store, self.config, now, inputs, above)

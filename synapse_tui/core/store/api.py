@@ -263,6 +263,22 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def deleted_count(self) -> int: ...
 
+    def change_mark(self) -> tuple[int, int] | None:
+        """The change log's newest entry (a state of the facts), None without a log: what
+        `changed_since` is later asked about."""
+        return None
+
+    def changed_since(self, mark: tuple[int, int] | None) -> list[int] | None:
+        """The positions (from 0) of the facts added or updated since `mark`, in order; None
+        when that cannot be told (no log, the mark pruned, a deletion or move since, too
+        many changes): the caller reads everything again."""
+        return None
+
+    @abc.abstractmethod
+    def supersessions(self) -> Mapping[int, int]:
+        """Position -> the position of the fact it supersedes (both from 0), for every fact
+        that names one, as the store holds them now (not as a memory loaded earlier)."""
+
     @abc.abstractmethod
     def invalidated_ids(self) -> frozenset[str]:
         """The facts their source marks no longer valid, no successor named (the flag

@@ -15,8 +15,9 @@ import abc
 import json
 import re
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 import numpy as np
@@ -51,6 +52,7 @@ from synapse_tui.core.store.ops import (
     TriageFields,
 )
 from synapse_tui.core.store.read import Read, answer, json_column
+from synapse_tui.core.store.review import PATCH_CHUNK as _PATCH_CHUNK
 from synapse_tui.core.store.review import Review
 
 _T = TypeVar("_T")
@@ -206,6 +208,45 @@ class SqlStore(Store):
                 )
             ),
         )
+
+    def change_mark(self) -> tuple[int, int] | None:
+        return self._newest_change()
+
+    def changed_since(self, mark: tuple[int, int] | None) -> list[int] | None:
+        if mark is None:
+            return None
+        since = self._changed_since(mark)
+        return None if since is None else [p - 1 for p in since]
+
+    def supersessions(self) -> Mapping[int, int]:
+        """Read once per state of the facts (`_per_state`): whole the first time, then only
+        the facts the change log names since; read-only."""
+        answer: Mapping[int, int] = self._per_state(
+            "supersessions", self._read_supersessions, self._patched_supersessions
+        )
+        return answer
+
+    def _read_supersessions(self) -> Mapping[int, int]:
+        rows = self._conn.execute(
+            "SELECT pos - 1, supersedes_pos - 1 FROM facts WHERE supersedes_pos IS NOT NULL"
+        ).fetchall()
+        return MappingProxyType({int(p): int(t) for p, t in rows})
+
+    def _patched_supersessions(self, kept: Mapping[int, int], positions: list[int]) -> Mapping[int, int]:
+        """`kept` with the facts at `positions` (from 1: added or updated since) read again."""
+        fresh: dict[int, int | None] = {}
+        for at in range(0, len(positions), _PATCH_CHUNK):
+            some = positions[at : at + _PATCH_CHUNK]
+            rows = self._conn.execute(
+                f"SELECT pos - 1, supersedes_pos - 1 FROM facts WHERE pos IN ({', '.join('?' * len(some))})",
+                tuple(some),
+            ).fetchall()
+            fresh.update((int(p), None if t is None else int(t)) for p, t in rows)
+        if all(kept.get(p) == t for p, t in fresh.items()):
+            return kept
+        out = {p: t for p, t in kept.items() if p not in fresh}
+        out.update((p, t) for p, t in fresh.items() if t is not None)
+        return MappingProxyType(out)
 
     def _per_state(
         self, what: str, compute: Callable[[], _T], patch: Callable[[_T, list[int]], _T] | None = None

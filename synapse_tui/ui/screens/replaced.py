@@ -625,13 +625,6 @@ def accept_together(screen: ReplacedScreen, chosen: list[Suggestion]) -> None:
                         batch = triage.supersede_all_in(replaced).batch
                     if by_actor:
                         land_contradictions(store, app.clock, by_actor, batch)
-                # the memory on screen rescored before the lock is let go, as a `y` leaves
-                # it: a queue found meanwhile (the screen resumed from the confirmation)
-                # must not catch the kept finder up with the facts as they were
-                live = app.browser.live
-                ids = list(dict.fromkeys([*(f for pair in replaced for f in pair), *(f for f, _ in gone)]))
-                if live is not None and all(f in live.index for f in ids):
-                    live.refresh(ids, app.clock.now())
         except (TriageError, SynapseError) as exc:  # refused (the store's failure: the guard's)
             screen.post_message(Dismissed(str(exc), error=True, doing=doing))
             return

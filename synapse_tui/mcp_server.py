@@ -74,7 +74,8 @@ class SearchResult(TypedDict):
     total: int
     signals: list[str]
     constants: dict[str, Any]  # the score's constants now; fitted to verdicts here, on how many
-    # the best match is history with a current successor: {"matched", "current", "why"}
+    # the best match is history with a current successor: {"matched", "current", "why"}, and
+    # "caution" when that successor is deleted at its source
     stale_premise: NotRequired[dict[str, str]]
 
 

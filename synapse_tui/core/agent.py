@@ -428,7 +428,8 @@ class Recall:
 
 def _with_suggestions(memory: Memory, answer: dict[str, Any], words: str) -> dict[str, Any]:
     """SPEC 10: each result's standing suggestions and its flags, and `stale_premise` when
-    the best match of the query's wording is history with a current successor."""
+    the best match of the query's wording is history with a current successor (with
+    `caution` when that successor is deleted at its source)."""
     from synapse_tui.core.review import suggestions as sg
 
     found = sg.of_memory(memory)
@@ -437,6 +438,9 @@ def _with_suggestions(memory: Memory, answer: dict[str, Any], words: str) -> dic
         row["suggestions"] = sg.briefs(found, row["id"])
     premise = sg.stale_premise(memory, found, words, results) if words else None
     if premise is not None:
+        # the fact to use instead, deleted at its source: said, as the fact itself says it
+        if "deleted" in memory.row(memory.index[premise["current"]])["flags"]:
+            premise["caution"] = CAUTION_DELETED
         answer["stale_premise"] = premise
     return answer
 

@@ -77,7 +77,7 @@ from synapse_tui.core.ingest.adapters import (
     top_files,
 )
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
-from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, NOT_UTF8, nameable, shown_name
+from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, not_utf8_said, shown_name
 from synapse_tui.core.ingest.adapters.mditems import file_stamp, file_text, utf8_text
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
@@ -377,8 +377,8 @@ def _history(
                     rest.append(f)
                 continue
             found, whole = _replay_file(f, tree, rel, states, left_out)
-            if tree.not_utf8.intersection(blob for _, blob in states if blob is not None):
-                left_out.append(f"{f.file}: {NOT_UTF8}")
+            now_bad = bool(states) and states[-1][1] in tree.not_utf8
+            left_out += not_utf8_said(f.file, states, tree.not_utf8, now_bad)
             left_out += tree.binary_left_out(f.file, states)
             _say_loose(f, left_out)
             for kind, n in found.skipped.items():

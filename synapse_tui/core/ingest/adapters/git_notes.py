@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import fnmatch
 import os
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -161,8 +163,8 @@ def _replay(
         states: list[_State] = [(c, c.at, t) for (c, _), t in zip(changes, read, strict=True)]
         bad = _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
         blobs = [blob for _, blob in changes]
-        if bad or tree.not_utf8.intersection(b for b in blobs if b is not None):
-            left_out.append(f"{shown_name(_rel(path, inside))}: {NOT_UTF8}")
+        now_bad = bad or (path not in dirty and bool(blobs) and blobs[-1] in tree.not_utf8)
+        left_out += not_utf8_said(shown_name(_rel(path, inside)), changes, tree.not_utf8, now_bad)
         gives = mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
         if states and states[-1][2] is not None and not gives:
             empty.append(shown_name(_rel(path, inside)))  # as it stands: no fact in it
@@ -233,6 +235,22 @@ def holding_nothing(names: list[str], files: int) -> str:
 
 # what `left out` says of a note git or the work tree holds in bytes that are not UTF-8
 NOT_UTF8 = "not valid UTF-8; its bad bytes left out (read as U+FFFD, \ufffd)"
+
+
+def not_utf8_said(
+    name: str, changes: Iterable[tuple[Any, str | None]], bad: AbstractSet[str], now: bool
+) -> list[str]:
+    """The `left out` line of a note holding bytes that are not UTF-8 (`bad`: the blobs git
+    found so): as it stands (`now`), or only in earlier commits, which it names: the file
+    a user opens is fine, so the line says where the bad bytes were."""
+    shas = [c.sha[:7] for c, blob in changes if blob is not None and blob in bad]
+    if now:
+        return [f"{name}: {NOT_UTF8}"]
+    if not shas:
+        return []
+    return [
+        f"{name}: not valid UTF-8 in commit {', '.join(shas)} (not as it stands); {NOT_UTF8.split('; ', 1)[1]}"
+    ]
 
 
 NOT_NAMEABLE = (

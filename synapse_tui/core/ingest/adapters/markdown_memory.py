@@ -986,6 +986,30 @@ def _in_hidden_place(parts: list[str]) -> bool:
     return False
 
 
+def unread_rule(rel: str) -> bool:
+    """Whether a path is a file of an agent's rules folder (RULES_FOLDERS:
+    `.roo/rules-issue-fixer/1_workflow.xml`) that is not read for its suffix: Roo Code reads
+    every file there, so `left out` names it (a hidden file, `.DS_Store`, is no rule)."""
+    parts = rel.split("/")
+    hidden = [i for i, p in enumerate(parts) if p.startswith(".")]
+    if not hidden or parts[-1].startswith(".") or memory_path(rel) or _prompt(parts[:-1]):
+        return False
+    head, rest = parts[hidden[-1]], parts[hidden[-1] + 1 :]
+    if head not in RULES_FOLDERS or len(rest) < 2 or not RULES_FOLDERS[head][0].match(rest[0]):
+        return False
+    return dependency_folder(rel) is None and not any(p in NOT_WALKED for p in parts)
+
+
+def unread_rules_line(names: list[str]) -> str:
+    """The `left out` line naming the files of agents' rules folders not read, the first ten."""
+    shown = ", ".join(clean(n) for n in sorted(names)[:10])
+    shown += f" and {len(names) - 10} more" if len(names) > 10 else ""
+    return (
+        f"{counted(len(names), 'file')} of agents' rules folders not Markdown or text"
+        f" (.md, .txt), not read: {shown}"
+    )
+
+
 def cursor_rule(rel: str) -> bool:
     """Whether a path is one of Cursor's project rules: `.cursor/rules/**` ending `.mdc` or
     `.md`, the project's own or a subfolder's (`docs/.cursor/rules/`), in no other hidden
@@ -1039,6 +1063,7 @@ def memory_files(
     root = folder.resolve()
     found: list[Path] = []
     left_out: list[str] = []
+    unread: list[str] = []  # files of a rules folder not read (`unread_rule`)
     stack = [(folder, "")]
     while stack:
         here, prefix = stack.pop()
@@ -1064,14 +1089,23 @@ def memory_files(
                 else:
                     stack.append((Path(entry.path), rel + "/"))
             elif not _named_as_memory(name) or not wanted(rel):
-                continue
-            elif entry.is_file():
-                found.append(Path(entry.path))
-            elif not os.path.exists(entry.path):
-                left_out.append(f"{rel}: a link to nothing; not read")
-            else:  # a FIFO, a socket, a device: reading one could wait for ever
-                left_out.append(f"{rel}: {NOT_REGULAR}")  # its facts kept (`out_of_reach`)
+                if wanted is memory_path and unread_rule(rel):
+                    unread.append(rel)
+            else:
+                _take_file(entry, rel, found, left_out)
+    if unread:
+        left_out.append(unread_rules_line(unread))
     return sorted(found), sorted(left_out)
+
+
+def _take_file(entry: os.DirEntry[str], rel: str, found: list[Path], left_out: list[str]) -> None:
+    """A memory file met by `memory_files`: found when a regular file, else named."""
+    if entry.is_file():
+        found.append(Path(entry.path))
+    elif not os.path.exists(entry.path):
+        left_out.append(f"{rel}: a link to nothing; not read")
+    else:  # a FIFO, a socket, a device: reading one could wait for ever
+        left_out.append(f"{rel}: {NOT_REGULAR}")  # its facts kept (`out_of_reach`)
 
 
 def told(found: Replay) -> list[str]:

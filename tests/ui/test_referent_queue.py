@@ -144,3 +144,47 @@ async def test_contradicting_three_marked_is_one_undo_step(tmp_path):
         await settle(pilot)
         await settle(pilot)
         assert "nothing gone" in await shown(pilot, "nothing gone")
+
+
+TWO_GONE_ONE_FACT = {
+    "notes/mem.md": "# Memory\n\n- Helpers live in `src/util.py`, the guide in `docs/guide.md`\n"
+}
+
+
+def fact_ids(db) -> list[str]:
+    return [json.loads(line)["id"] for line in run("score", db, "--json").stdout.splitlines()]
+
+
+async def test_one_fact_naming_two_gone_paths_is_contradicted_twice_and_undone_whole(tmp_path):
+    # both paths removed by one commit: one actor, one fact, two contradictions in one batch
+    repo = build(tmp_path / "repo", TWO_GONE_ONE_FACT)
+    db = imported(tmp_path, "memory", "--from", "git-notes", repo / "notes")
+    (fid,) = fact_ids(db)
+    shown_before = json.loads(run("show", db, fid, "--json").stdout)
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("B")
+        await settle(pilot)
+        await settle(pilot)
+        assert all(p in screen_text(app) for p in ("src/util.py", "docs/guide.md")), screen_text(app)
+        before = len(audit(db))
+        await pilot.press("M", "Y")
+        await settle(pilot)
+        await pilot.press("y")  # the confirmation
+        await settle(pilot)
+        await settle(pilot)
+        entries = audit(db)[before:]
+        # each entry says what it changed: 0 -> 1, then 1 -> 2, as two keys one by one would
+        steps = [
+            (json.loads(e["before"])["contradictions"], json.loads(e["after"])["contradictions"])
+            for e in entries
+        ]
+        assert steps == [(0, 1), (1, 2)], steps
+        assert json.loads(run("show", db, fid, "--json").stdout)["contradictions"] == 2
+        await pilot.press("ctrl+z")  # one step: both back
+        await settle(pilot)
+        await settle(pilot)
+        assert "Not saved" not in said(app), said(app)
+        after = json.loads(run("show", db, fid, "--json").stdout)
+        assert after["contradictions"] == shown_before["contradictions"] == 0

@@ -701,13 +701,18 @@ def land_contradictions(
     from synapse_tui.core.review.triage import Change, Triage, no_such_fact
 
     now = clock.now()
+    counted: dict[str, int] = {}  # a fact naming two gone paths: 0 -> 1, then 1 -> 2
     for actor, pairs in by_actor.items():
         changes = []
         for fid, path in pairs:
-            fields = store.review.fields(fid)
-            if fields is None:
-                raise no_such_fact(store, fid)
-            s = fields["contradictions"]
+            if fid in counted:
+                s = counted[fid]
+            else:
+                fields = store.review.fields(fid)
+                if fields is None:
+                    raise no_such_fact(store, fid)
+                s = fields["contradictions"]
+            counted[fid] = s + 1
             after = {"contradictions": s + 1, **dismissed_entry(REFERENT, path)}
             changes.append(Change(fid, {"contradictions": s}, after))
         batch, _ = Triage(store, clock, actor)._land("contradict", changes, now, batch=batch)

@@ -10,34 +10,7 @@ import time
 
 from tests.cli_run import run
 from tests.ui.helpers import SIZE, imported, make_app, screen_text, settle
-
-PAIRS = [
-    ("a", "deploys run on Fridays", "deploys run on Tuesdays since March", "ops"),
-    ("c", "the build takes 5 minutes", "the build takes 3 minutes now", "ci"),
-    ("e", "the API listens on port 8080", "the API listens on port 9090 now", "api"),
-]
-FACTS = [
-    fact
-    for p, old, new, note in PAIRS
-    for fact in (
-        {"id": f"{p}1", "text": old, "created_at": "2025-01-01T00:00:00Z", "note": note},
-        {"id": f"{p}2", "text": new, "created_at": "2025-03-05T00:00:00Z", "note": note},
-    )
-]
-SHOWN = ("a1 → a2", "c1 → c2", "e1 → e2")
-
-
-async def listed(pilot, expect: bool, within: float = 10.0) -> str:
-    """The screen once the three pairs are all listed (`expect`) or none is."""
-    deadline = time.monotonic() + within
-    text = screen_text(pilot.app)
-    while time.monotonic() < deadline:
-        shows = [s in text for s in SHOWN]
-        if all(shows) if expect else not any(shows):
-            break
-        await pilot.pause(0.05)
-        text = screen_text(pilot.app)
-    return text
+from tests.ui.three_pairs import FACTS, SHOWN, listed
 
 
 def superseded_by(db, fid: str) -> list[str]:

@@ -6,21 +6,7 @@ from __future__ import annotations
 from synapse_tui.ui.screens.help import binding_rows
 from synapse_tui.ui.screens.replaced import ReplacedScreen
 from tests.ui.helpers import SIZE, db_row, imported, make_app, screen_text, settle
-
-PAIRS = [
-    ("a", "deploys run on Fridays", "deploys run on Tuesdays since March", "ops"),
-    ("c", "the build takes 5 minutes", "the build takes 3 minutes now", "ci"),
-    ("e", "the API listens on port 8080", "the API listens on port 9090 now", "api"),
-]
-FACTS = [
-    fact
-    for p, old, new, note in PAIRS
-    for fact in (
-        {"id": f"{p}1", "text": old, "created_at": "2025-01-01T00:00:00Z", "note": note},
-        {"id": f"{p}2", "text": new, "created_at": "2025-03-05T00:00:00Z", "note": note},
-    )
-]
-SHOWN = ("a1 → a2", "c1 → c2", "e1 → e2")
+from tests.ui.three_pairs import FACTS, PAIRS, SHOWN
 
 
 async def test_mark_all_then_dismiss_and_one_undo_brings_all_back(tmp_path):

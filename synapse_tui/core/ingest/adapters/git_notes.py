@@ -243,7 +243,7 @@ def not_utf8_said(
     """The `left out` line of a note holding bytes that are not UTF-8 (`bad`: the blobs git
     found so): as it stands (`now`), or only in earlier commits, which it names: the file
     a user opens is fine, so the line says where the bad bytes were."""
-    shas = [c.sha[:7] for c, blob in changes if blob is not None and blob in bad]
+    shas = gitlog.in_commits(changes, bad)
     if now:
         return [f"{name}: {NOT_UTF8}"]
     if not shas:

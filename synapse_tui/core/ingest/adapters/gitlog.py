@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,10 +19,16 @@ from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.base.safegit import Commit, Hunk, Repo
 from synapse_tui.core.ingest.adapters import linediff
 
-__all__ = ["BINARY", "Commit", "Folder", "lenient_utf8", "open_folder", "open_or_left_out"]
+__all__ = ["BINARY", "Commit", "Folder", "in_commits", "lenient_utf8", "open_folder", "open_or_left_out"]
 
 
 BINARY = "a binary file (it holds NUL bytes)"  # a version of a note that is no text
+
+
+def in_commits(states: Iterable[tuple[Commit, str | None]], blobs: AbstractSet[str]) -> list[str]:
+    """The short commits of a file's `states` (each commit and its blob) whose blob is one
+    of `blobs` (those `texts` found binary, or not UTF-8): what a `left out` line names."""
+    return [c.sha[:7] for c, blob in states if blob is not None and blob in blobs]
 
 
 def lenient_utf8(data: bytes) -> tuple[str, bool]:
@@ -118,7 +125,7 @@ class Folder:
     def binary_left_out(self, name: str, states: Iterable[tuple[Commit, str | None]]) -> list[str]:
         """The `left out` line of a file (`name`, as shown) that `texts` found binary in
         some of its commits (`states`: each commit and its blob), naming them; none else."""
-        shas = [c.sha[:7] for c, blob in states if blob is not None and blob in self.binary]
+        shas = in_commits(states, self.binary)
         if not shas:
             return []
         return [f"{name}: {BINARY} in commit {', '.join(shas)}; not read as text"]

@@ -5,34 +5,13 @@ must not leave its old supersessions in the answer kept for the store's new stat
 
 from __future__ import annotations
 
-from synapse_tui.core.base.clock import Clock, parse_time
+from synapse_tui.core.base.clock import parse_time
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.review import suggestions
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.review.triage import Triage
 from synapse_tui.core.store.db import Store
-from tests.helpers import write_jsonl
-
-FACTS = [
-    {"id": "d1", "text": "deploys run on Fridays", "created_at": "2025-01-01T00:00:00Z", "note": "ops"},
-    {
-        "id": "d2",
-        "text": "deploys run on Tuesdays since March",
-        "created_at": "2025-03-05T00:00:00Z",
-        "note": "ops",
-    },
-    {"id": "b1", "text": "backups run at 02:00 UTC", "created_at": "2025-01-01T00:00:00Z", "note": "ops"},
-    {"id": "b2", "text": "backups now run at 03:00 UTC", "created_at": "2025-04-01T00:00:00Z", "note": "ops"},
-]
-NOW = Clock(parse_time("2025-06-01T00:00:00Z"))
-
-
-def _store(tmp_path):
-    src = write_jsonl(tmp_path / "f.jsonl", FACTS)
-    store = Store.open(tmp_path / "memory.db", create=True)
-    import_facts(store, parse_file(src), str(src))
-    return store
+from tests.core.two_pairs_store import FACTS, NOW, two_pairs_store
 
 
 def _pairs(memory):
@@ -40,7 +19,7 @@ def _pairs(memory):
 
 
 def test_a_supersede_by_another_connection_is_seen_once_the_memory_is_read_again(tmp_path):
-    store = _store(tmp_path)
+    store = two_pairs_store(tmp_path)
     memory = Memory(store, Config(), NOW.now())
     assert ("d1", "d2") in _pairs(memory)  # the finder is kept for the store
     other = Store.open(tmp_path / "memory.db")  # the CLI, another process's connection
@@ -54,7 +33,7 @@ def test_a_supersede_by_another_connection_is_seen_once_the_memory_is_read_again
 
 
 def test_an_undo_by_another_connection_brings_the_suggestion_back(tmp_path):
-    store = _store(tmp_path)
+    store = two_pairs_store(tmp_path)
     Triage(store, NOW, config=Config()).supersede_all([("d1", "d2")])
     memory = Memory(store, Config(), NOW.now())
     assert ("d1", "d2") not in _pairs(memory)
@@ -68,7 +47,7 @@ def test_an_undo_by_another_connection_brings_the_suggestion_back(tmp_path):
 
 
 def test_a_write_through_the_same_store_asked_before_the_memory_is_rescored(tmp_path):
-    store = _store(tmp_path)
+    store = two_pairs_store(tmp_path)
     memory = Memory(store, Config(), NOW.now())
     assert ("d1", "d2") in _pairs(memory)
     Triage(store, NOW, config=Config()).supersede_all([("d1", "d2")])
@@ -80,7 +59,7 @@ def test_a_write_through_the_same_store_asked_before_the_memory_is_rescored(tmp_
 
 def test_a_reinforcement_of_the_older_fact_is_caught_up_as_a_build_finds_it(tmp_path):
     # `verify` on d1 after d2 came: d1 is still held, so (d1, d2) is not suggested
-    store = _store(tmp_path)
+    store = two_pairs_store(tmp_path)
     memory = Memory(store, Config(), NOW.now())
     assert ("d1", "d2") in _pairs(memory)
     Triage(store, NOW, config=Config()).apply("verify", ["d1"])
@@ -98,7 +77,7 @@ def _scored(found):
 def test_a_sync_swapping_which_fact_is_deleted_is_caught_up(tmp_path):
     # a sync whose source gave one line back and dropped another: one fact restored, one
     # flagged deleted, no audit entry and no new fact (the count of deletions the same)
-    store = _store(tmp_path)
+    store = two_pairs_store(tmp_path)
     at = {fid: parse_time(f["created_at"]) for f in FACTS for fid in [f["id"]]}
     with store.transaction():
         store.imports.flag_deleted(["b1"], NOW.now(), {"b1": at["b2"]}, [])
@@ -119,7 +98,7 @@ def test_a_sync_swapping_which_fact_is_deleted_is_caught_up(tmp_path):
 def test_the_file_beside_the_store_is_not_read_after_such_a_sync(tmp_path, monkeypatch):
     # the next process (`show`, `score`, MCP starting) reads the file `standing` kept
     monkeypatch.setattr(suggestions, "CACHE_MIN_FACTS", 1)  # kept for this small store too
-    store = _store(tmp_path)
+    store = two_pairs_store(tmp_path)
     at = {f["id"]: parse_time(f["created_at"]) for f in FACTS}
     with store.transaction():
         store.imports.flag_deleted(["b1"], NOW.now(), {"b1": at["b2"]}, [])

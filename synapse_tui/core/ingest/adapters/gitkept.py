@@ -81,10 +81,17 @@ def as_synced(
             notes.setdefault(path, []).append(k)
     out = Kept()
     since: dict[str, set[str] | None] = {}
+    walked = set(tree.walk())
     for path, mine in sorted(notes.items()):
-        # what a replay lists: every committed version, and the text nobody committed yet
-        # that nothing supersedes (an edit of it edited again is history of the store's)
-        listed = [k for k in mine if k.provenance.get(commit_key) or (k.head and not k.deleted)]
+        # what a replay lists: every version committed in the history read now (not one of
+        # a history rewritten since), and the text nobody committed yet that nothing
+        # supersedes (an edit of it edited again is history of the store's)
+        listed = [
+            k
+            for k in mine
+            if k.provenance.get(commit_key) in walked
+            or (not k.provenance.get(commit_key) and k.head and not k.deleted)
+        ]
         judged = [k for k in listed if not k.deleted] or listed  # a note gone: its last read
         said = {tuple(k.provenance.get(key) for key in keys) for k in judged}
         if len(said) != 1:

@@ -37,8 +37,10 @@ change it) is an agent: tier `auto`. Anyone else is a person: tier `human`. Text
 committed yet has no known author: tier `auto`.
 
 Records are `<note path>#<hash of the first text>`; each fact records its folder
-(`x-git-notes-folder`), so two folders never delete each other's facts. The history is
-replayed whole on every read, so the same repository gives the same ids and times.
+(`x-git-notes-folder`), so two folders never delete each other's facts. A sync replays
+only the notes a commit or an edit changed since the last one (gitkept: each fact records
+HEAD, its file and the rules it was read with); the others are kept as they are, which is
+what a replay of them would give, so the same repository gives the same ids and times.
 """
 
 from __future__ import annotations

@@ -75,7 +75,9 @@ def rows(location: Path) -> tuple[list, list]:
             "SELECT id, text, created_at, tier, supersedes, note, entities, provenance, deleted"
             " FROM facts ORDER BY id"
         ).fetchall()
-        deleted = conn.execute("SELECT key, value FROM meta WHERE key LIKE 'deleted.%' ORDER BY key").fetchall()
+        deleted = conn.execute(
+            "SELECT key, value FROM meta WHERE key LIKE 'deleted.%' ORDER BY key"
+        ).fetchall()
     return facts, deleted
 
 
@@ -90,7 +92,14 @@ def test_a_sync_with_nothing_new_replays_no_note_and_counts_every_fact(notes, tm
     assert first["added"] == 5 and first["newly_deleted"] == 0
     again, snap = twins.sync()
     assert replayed(snap) == set() and len(snap.kept) == 5
-    assert again == {"added": 0, "newly_deleted": 0, "unchanged": 5, "reasserted": 0, "restored": 0, "accepted": 0}
+    assert again == {
+        "added": 0,
+        "newly_deleted": 0,
+        "unchanged": 5,
+        "reasserted": 0,
+        "restored": 0,
+        "accepted": 0,
+    }
 
 
 def test_commits_after_the_last_sync_replay_only_the_notes_they_changed(notes, tmp_path):

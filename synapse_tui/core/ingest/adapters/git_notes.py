@@ -110,18 +110,8 @@ def read(
     folder_key, time_key = own_key(SYSTEM, "folder"), own_key(SYSTEM, "time")
     mine = [k for k in held.known if k.provenance.get(folder_key) == root]
     kept = None if whole else gitkept.as_synced(SYSTEM, tree, mine, lambda k: _note_of(k, inside), RULES)
-    if kept is None:
-        tracked = tree.history()
-        # the dependency folders git holds, gone from the work tree or not: named once each
-        deps = {d for p in tracked if (d := dependency_folder(_rel(p, inside))) is not None}
-        left_out = sorted({*left_out, *map(not_read, deps)})
-    else:  # the notes as they were synced are not replayed (gitkept): only the others
-        replay = _to_replay(kept, tree, folder, current, mine)
-        tracked = tree.history(only=replay)
-    history = {p: states for p, states in tracked.items() if mm.memory_path(_rel(p, inside))}
     here = {p.resolve() for p in current}
-    if kept is not None:
-        current = [p for p in current if (inside / p.relative_to(folder)).as_posix() in replay]
+    history, current = _histories(tree, folder, kept, current, mine, left_out)
     paths = _notes(tree, folder, history, current, left_out)
     said: dict[str, str] = {}
     found = _replay(tree, paths, history, here, left_out, progress, said)
@@ -159,6 +149,29 @@ def read(
         + mm.gone_read(facts, found, held.known, refreshed[1:])
         + (kept.evidence if kept else []),
     )
+
+
+def _histories(
+    tree: gitlog.Folder,
+    folder: Path,
+    kept: gitkept.Kept | None,
+    current: list[Path],
+    mine: list[KnownFact],
+    left_out: list[str],
+) -> tuple[dict[str, list[tuple[gitlog.Commit, str | None]]], list[Path]]:
+    """The notes' histories to replay, and the work tree's notes to replay: all of them,
+    or (some `kept` as they were synced) only the others."""
+    inside = Path(tree.inside)
+    if kept is None:
+        tracked = tree.history()
+        # the dependency folders git holds, gone from the work tree or not: named once each
+        deps = {d for p in tracked if (d := dependency_folder(_rel(p, inside))) is not None}
+        left_out[:] = sorted({*left_out, *map(not_read, deps)})
+    else:
+        replay = _to_replay(kept, tree, folder, current, mine)
+        tracked = tree.history(only=replay)
+        current = [p for p in current if (inside / p.relative_to(folder)).as_posix() in replay]
+    return {p: states for p, states in tracked.items() if mm.memory_path(_rel(p, inside))}, current
 
 
 # what a fact records of how its note was read: what gitkept needs to keep it unread

@@ -83,22 +83,10 @@ def as_synced(
     since: dict[str, set[str] | None] = {}
     walked = set(tree.walk())
     for path, mine in sorted(notes.items()):
-        # what a replay lists: every version committed in the history read now (not one of
-        # a history rewritten since), and the text nobody committed yet that nothing
-        # supersedes (an edit of it edited again is history of the store's)
-        listed = [
-            k
-            for k in mine
-            if k.provenance.get(commit_key) in walked
-            or (not k.provenance.get(commit_key) and k.head and not k.deleted)
-        ]
+        listed = _listed(mine, commit_key, walked)
         judged = [k for k in listed if not k.deleted] or listed  # a note gone: its last read
-        said = {tuple(k.provenance.get(key) for key in keys) for k in judged}
-        if len(said) != 1:
-            out.replay.add(path)
-            continue
-        then, was, read_by = said.pop()
-        if not isinstance(then, str) or read_by != rules or was != stamp(tree.top / path):
+        then = _as_read(judged, keys, rules, stamp(tree.top / path))
+        if then is None:
             out.replay.add(path)
             continue
         if then not in since:
@@ -113,6 +101,28 @@ def as_synced(
         out.ids |= {k.id for k in listed}
         out.evidence += _moved_on(judged, keys[0], head)
     return out if out.paths else None
+
+
+def _listed(facts: Sequence[KnownFact], commit_key: str, walked: set[str]) -> list[KnownFact]:
+    """What a replay of a note lists of the store's facts of it: every version committed
+    in the history read now (not one of a history rewritten since), and the text nobody
+    committed yet that nothing supersedes (an edit of it edited again is the store's)."""
+    return [
+        k
+        for k in facts
+        if k.provenance.get(commit_key) in walked
+        or (not k.provenance.get(commit_key) and k.head and not k.deleted)
+    ]
+
+
+def _as_read(judged: Sequence[KnownFact], keys: Sequence[str], rules: str, now: str) -> str | None:
+    """The HEAD a note's facts say it was read at, when they all say one, with these
+    rules, and its file as it stands now (`now`); else None."""
+    said = {tuple(k.provenance.get(key) for key in keys) for k in judged}
+    if len(said) != 1:
+        return None
+    then, was, read_by = said.pop()
+    return then if isinstance(then, str) and read_by == rules and was == now else None
 
 
 def _moved_on(facts: Iterable[KnownFact], key: str, head: str) -> list[Evidence]:

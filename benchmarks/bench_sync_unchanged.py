@@ -54,8 +54,8 @@ FOLDERS = [
 # (snapshot, the note the commit appends a bullet to)
 GIT_FOLDERS = [
     ("RooCodeInc+Roo-Code", "AGENTS.md"),
-    ("alchemiststudiosDOTai+tinyAgent", "CLAUDE.md"),
-    ("IamNotATuringMachine+DirectStock", "CLAUDE.md"),
+    ("alchemiststudiosDOTai+tinyAgent", "AGENTS.md"),
+    ("eyaltoledano+claude-task-master", "CLAUDE.md"),
 ]
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Bench",

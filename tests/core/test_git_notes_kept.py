@@ -13,28 +13,13 @@ from pathlib import Path
 import pytest
 
 from synapse_tui.core.ingest.adapters import git_notes as gn
-from synapse_tui.core.ingest.adapters import known_facts
-from synapse_tui.core.store.db import Store
-from tests.core.basic_memory_files import sync
 from tests.core.claude_code_files import git
+from tests.core.kept_twins import Twins, commit
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 PEOPLE = "# Team\n\n- Ada owns the deploys\n- Bob writes the docs\n"
 RULES = "# Rules\n\n- Run the tests before a commit\n- Keep functions short\n"
-COUNTS = ("added", "newly_deleted", "unchanged", "reasserted", "restored", "accepted")
-
-
-def commit(repo: Path, files: dict[str, str | None], when: str) -> None:
-    for rel, text in files.items():
-        path = repo / rel
-        if text is None:
-            path.unlink()
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "notes", when=when)
 
 
 @pytest.fixture
@@ -47,47 +32,13 @@ def notes(tmp_path: Path) -> Path:
     return repo
 
 
-class Twins:
-    """Two stores of one folder: `kept` synced as a sync does, `whole` replaying every note."""
-
-    def __init__(self, folder: Path, tmp: Path) -> None:
-        self.folder = folder
-        self.kept, self.whole = tmp / "kept.db", tmp / "whole.db"
-
-    def sync(self) -> tuple[dict, object]:
-        """Sync both; the counts of the kept one, and its snapshot."""
-        results = []
-        for location, whole in ((self.kept, False), (self.whole, True)):
-            with Store.open(location, create=True) as store:
-                snap = gn.read(self.folder, known=known_facts(store, gn.SYSTEM), whole=whole)
-                results.append((sync(store, snap), snap))
-        (kept, snap), (whole, _) = results
-        assert {k: getattr(kept, k) for k in COUNTS} == {k: getattr(whole, k) for k in COUNTS}
-        assert rows(self.kept) == rows(self.whole)
-        return {k: getattr(kept, k) for k in COUNTS}, snap
-
-
-def rows(location: Path) -> tuple[list, list]:
-    """Every fact as stored (text, time, tier, link, provenance with its lines, deleted
-    flag) and every deletion's time."""
-    with sqlite3.connect(location) as conn:
-        facts = conn.execute(
-            "SELECT id, text, created_at, tier, supersedes, note, entities, provenance, deleted"
-            " FROM facts ORDER BY id"
-        ).fetchall()
-        deleted = conn.execute(
-            "SELECT key, value FROM meta WHERE key LIKE 'deleted.%' ORDER BY key"
-        ).fetchall()
-    return facts, deleted
-
-
 def replayed(snap) -> set[str]:
     """The notes a read replayed: those it gives facts of."""
     return {f.provenance["x-git-notes-file"] for f in snap.facts}
 
 
 def test_a_sync_with_nothing_new_replays_no_note_and_counts_every_fact(notes, tmp_path):
-    twins = Twins(notes, tmp_path)
+    twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
     first, _ = twins.sync()
     assert first["added"] == 5 and first["newly_deleted"] == 0
     again, snap = twins.sync()
@@ -103,7 +54,7 @@ def test_a_sync_with_nothing_new_replays_no_note_and_counts_every_fact(notes, tm
 
 
 def test_commits_after_the_last_sync_replay_only_the_notes_they_changed(notes, tmp_path):
-    twins = Twins(notes, tmp_path)
+    twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
     twins.sync()
     commit(notes, {"rules.md": RULES.replace("short", "short and named")}, "2026-01-03T09:00:00Z")
     counts, snap = twins.sync()
@@ -123,7 +74,7 @@ def test_commits_after_the_last_sync_replay_only_the_notes_they_changed(notes, t
 
 
 def test_an_uncommitted_edit_then_its_commit_agree_with_a_whole_replay(notes, tmp_path):
-    twins = Twins(notes, tmp_path)
+    twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
     twins.sync()
     team = notes / "team.md"
     team.write_text(team.read_text() + "- Cleo runs the standup\n")
@@ -141,7 +92,7 @@ def test_an_uncommitted_edit_then_its_commit_agree_with_a_whole_replay(notes, tm
 
 
 def test_a_rewritten_history_is_replayed_whole(notes, tmp_path):
-    twins = Twins(notes, tmp_path)
+    twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
     twins.sync()
     git(notes, "reset", "-q", "--hard", "HEAD~1")  # the edit to team.md taken back
     commit(notes, {"team.md": PEOPLE.replace("Bob", "Bea")}, "2026-01-07T09:00:00Z")
@@ -154,7 +105,7 @@ def test_a_rewritten_history_is_replayed_whole(notes, tmp_path):
 
 
 def test_a_store_written_before_the_stamps_is_replayed_once_then_kept(notes, tmp_path):
-    twins = Twins(notes, tmp_path)
+    twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
     twins.sync()
     for location in (twins.kept, twins.whole):  # as a store of an earlier release holds them
         with sqlite3.connect(location) as conn:
@@ -173,7 +124,7 @@ def test_a_shallow_clone_is_replayed_whole(notes, tmp_path):
     subprocess.run(
         ["git", "clone", "-q", "--depth", "1", f"file://{notes}", str(clone)], check=True, capture_output=True
     )
-    twins = Twins(clone, tmp_path)
+    twins = Twins(lambda **kw: gn.read(clone, **kw), gn.SYSTEM, tmp_path)
     twins.sync()
     commit(clone, {"rules.md": RULES + "- Name things well\n"}, "2026-01-08T09:00:00Z")
     _, snap = twins.sync()
@@ -181,7 +132,7 @@ def test_a_shallow_clone_is_replayed_whole(notes, tmp_path):
 
 
 def test_notes_read_by_other_rules_are_replayed_once(notes, tmp_path, monkeypatch):
-    twins = Twins(notes, tmp_path)
+    twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
     twins.sync()
     monkeypatch.setattr(gn, "RULES", "another release")  # the reader's code changed
     _, snap = twins.sync()

@@ -20,6 +20,7 @@ import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 from synapse_tui.core.ingest.adapters import Evidence, KnownFact, gitlog, own_key
@@ -36,9 +37,14 @@ def stamp(path: Path) -> str:
 
 
 def rules_of(*modules: str) -> str:
-    """A digest of the code a reader reads notes with (its modules' sources): a change to
-    it, a new release, replays every note once."""
+    """A digest of the code a reader reads notes with (its modules' sources, and the
+    release where they cannot be read, an install of bytecode alone): a change to it
+    replays every note once."""
     digest = hashlib.blake2b(digest_size=6)
+    try:
+        digest.update(metadata.version("synapse-tui").encode())
+    except metadata.PackageNotFoundError:
+        pass
     for name in modules:
         try:
             digest.update(Path(name).read_bytes())

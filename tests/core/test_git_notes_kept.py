@@ -139,3 +139,16 @@ def test_notes_read_by_other_rules_are_replayed_once(notes, tmp_path, monkeypatc
     assert not snap.kept and replayed(snap) == {"team.md", "rules.md"}
     _, snap = twins.sync()
     assert replayed(snap) == set() and len(snap.kept) == 5
+
+
+def test_a_head_the_store_names_by_a_name_not_an_id_is_not_trusted(notes, tmp_path):
+    twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
+    twins.sync()
+    commit(notes, {"rules.md": RULES + "- Name things well\n"}, "2026-01-09T09:00:00Z")
+    for location in (twins.kept, twins.whole):  # `HEAD` would resolve to the new commit
+        with sqlite3.connect(location) as conn:
+            conn.execute(
+                "UPDATE facts SET provenance = json_set(provenance, '$.\"x-git-notes-head\"', 'HEAD')"
+            )
+    counts, snap = twins.sync()
+    assert replayed(snap) == {"team.md", "rules.md"} and counts["added"] == 1

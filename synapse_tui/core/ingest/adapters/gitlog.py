@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections.abc import Collection, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from synapse_tui.core.ingest.adapters import linediff
 __all__ = ["BINARY", "Commit", "Folder", "in_commits", "lenient_utf8", "open_folder", "open_or_left_out"]
 
 
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # a commit's full id, SHA-1 or SHA-256
 PATHS_AT_ONCE = 500  # paths named to one `git diff-tree`: far below any command line's limit
 BINARY = "a binary file (it holds NUL bytes)"  # a version of a note that is no text
 
@@ -115,6 +117,8 @@ class Folder:
         after `then` changed: set() when HEAD is still `then`. None when this history is not
         the one read from `then` with commits added after it (a rewritten history, a
         force-push, `then` gone), or the clone is shallow: no file's history is known."""
+        if not _SHA.fullmatch(then):  # a store's word, not a name git would resolve (`HEAD`)
+            return None
         if then == self.head_sha():
             return set()
         if self._shallow():

@@ -70,3 +70,23 @@ def test_an_uncommitted_edit_a_removal_and_a_rewritten_history(project, tmp_path
     commit(project, {"CLAUDE.md": CLAUDE.replace("uv", "uv run")}, "2026-01-07T09:00:00Z")
     _, snap = twins.sync()
     assert not snap.kept
+
+
+def test_a_claude_md_linked_to_agents_md_and_an_edit_of_its_target(project, tmp_path):
+    """CLAUDE.md made a link to AGENTS.md: the link keeps the history it had as a file, the
+    target is read through it with its own; an edit of the target, committed or not,
+    replays the target alone."""
+    (project / "CLAUDE.md").unlink()
+    (project / "AGENTS.md").write_text(CLAUDE)
+    (project / "CLAUDE.md").symlink_to("AGENTS.md")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "one file", when="2026-01-03T09:00:00Z")
+    twins = twins_of(project, tmp_path)
+    twins.sync()
+    _, snap = twins.sync()
+    assert replayed(snap) == set()
+    (project / "AGENTS.md").write_text(CLAUDE + "- Ask before adding a dependency\n")  # not committed
+    counts, snap = twins.sync()
+    assert replayed(snap) == {"AGENTS.md"} and counts["added"] == 1
+    git(project, "commit", "-q", "-am", "ask", when="2026-01-04T09:00:00Z")
+    twins.sync()

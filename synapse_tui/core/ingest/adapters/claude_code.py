@@ -404,7 +404,7 @@ def _history(
             histories[root] = tree.history()
             continue
         kept[root] = judged
-        ours = {_own_rel(tree, f.path) for f in files if f.root == root}
+        ours = {_own_rel(tree, f.path) for g in files if g.root == root for f in _as_read(g)}
         histories[root] = tree.history(only=(ours | judged.replay | judged.changed) - {None} - judged.paths)
         out.kept |= judged.ids
         out.evidence += judged.evidence

@@ -205,7 +205,7 @@ def _to_replay(
     held = {_note_of(k, inside) for k in mine}
     quiet = {p for p in here if p not in held and p not in kept.changed}
     here -= quiet - tree.changed(quiet)
-    changed = {p for p in kept.changed if _under(p, inside)}
+    changed = {p for p in kept.changed if _under(p, inside) and mm.memory_path(_rel(p, inside))}
     return (here | kept.replay | changed) - kept.paths
 
 

@@ -15,6 +15,16 @@ this tree, or at REV extracted with `git archive`, default 2821c10, the code bef
 refresh), on its own copy of the repository, and says what the syncs counted and what the
 store holds (every fact's id, text, deleted flag and link): the two must agree, or the
 script says so and exits 1.
+
+Markdown in git (`--from markdown` in a work tree, x-source `git-notes`), GIT_FOLDERS: each
+snapshot is cloned whole (its real history; `git clone` of the bare snapshot, nothing of it
+run), imported, synced unchanged (best of `--repeat`), then one commit appends a bullet to
+one note and the store is synced again. Before (REV) and after (this tree) each on its own
+clone, in the same run. The check there is this tree's own: the store after the sync that
+followed the commit is compared, row for row (ids, texts, times, tiers, links, provenance
+with its lines, deleted flags and deletion times) and count for count, with a copy of the
+store synced the same way but replaying every note whole (`git_notes.read(whole=True)`);
+any difference exits 1.
 """
 
 from __future__ import annotations
@@ -32,7 +42,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TREE = HERE.parent
-BEFORE = "2821c10"  # main before the refresh (this branch's base)
+BEFORE = "2821c10"  # main before the refresh (its branch's base); `--before ab37e16` for git-notes
 
 # (snapshot, reader, how it is pointed at the folder, the file a commit changes)
 FOLDERS = [
@@ -40,6 +50,12 @@ FOLDERS = [
     ("7Spade+Twilight-Hub", "cursor", "source", ".cursor/rules"),
     ("7Spade+ng-alain-master", "cursor", "source", ".cursor/rules"),
     ("google-gemini+gemini-cli", "gemini-cli", "project", "GEMINI.md"),
+]
+# (snapshot, the note the commit appends a bullet to)
+GIT_FOLDERS = [
+    ("RooCodeInc+Roo-Code", "AGENTS.md"),
+    ("alchemiststudiosDOTai+tinyAgent", "AGENTS.md"),
+    ("eyaltoledano+claude-task-master", "CLAUDE.md"),
 ]
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Bench",
@@ -178,6 +194,141 @@ def run_child(repo: Path, system: str, how: str, where: str, repeat: int, every:
     )
 
 
+def run_git_child(repo: Path, note: str, repeat: int) -> None:
+    """In the child: import a clone with its history, sync it unchanged, commit a bullet to
+    `note`, sync; under this tree, a copy of the store synced replaying every note whole."""
+    import contextlib
+    import io
+
+    from synapse_tui.cli import main  # the tree PYTHONPATH names
+
+    db = repo.parent / "m.db"
+
+    def cli(*args: str) -> dict:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
+            try:
+                main.main([*args], standalone_mode=False)
+            except SystemExit as exc:
+                if exc.code:
+                    raise
+        return json.loads(buf.getvalue().splitlines()[-1])
+
+    t = time.perf_counter()
+    cli("import", "--from", "markdown", str(repo), "--db", str(db), "--json")
+    imported = time.perf_counter() - t
+    times, counts = [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        counts.append(cli("sync", str(db), "--json", "--yes"))
+        times.append(time.perf_counter() - t)
+    path = repo / note
+    path.write_text(path.read_text(encoding="utf-8") + "\n- A bullet added by the benchmark's commit.\n")
+    git(repo, "commit", "-q", "--no-verify", "-am", "bench", when="2026-12-07T05:00:00+00:00")
+    whole_db = repo.parent / "whole.db"
+    shutil.copy(db, whole_db)
+    t = time.perf_counter()
+    after_commit = cli("sync", str(db), "--json", "--yes")
+    first = time.perf_counter() - t
+    same = None
+    try:
+        from synapse_tui.core.base.config import Config
+        from synapse_tui.core.ingest.adapters import git_notes, known_facts
+        from synapse_tui.core.ingest.adapters.sync import sync_snapshot
+        from synapse_tui.core.store.db import Store
+
+        with Store.open(whole_db) as store:
+            snap = git_notes.read(repo, known=known_facts(store, "git-notes"), whole=True)
+            whole = sync_snapshot(store, snap, Config()).to_json()
+        same = _full_rows(db) == _full_rows(whole_db) and _counted(whole) == _counted(after_commit)
+    except TypeError:  # code without `whole`: the code before
+        pass
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT id, text, deleted, supersedes FROM facts ORDER BY id").fetchall()
+    print(
+        json.dumps(
+            {
+                "import": imported,
+                "second_sync": min(times),
+                "sync_after_commit": first,
+                "counts_unchanged": counts,
+                "counts_after_commit": after_commit,
+                "same_as_whole": same,
+                "facts": len(rows),
+                "store": [list(r) for r in rows],
+            }
+        )
+    )
+
+
+def _full_rows(db: Path) -> tuple[list, list]:
+    with sqlite3.connect(db) as conn:
+        facts = conn.execute(
+            "SELECT id, text, created_at, tier, supersedes, note, entities, provenance, deleted"
+            " FROM facts ORDER BY id"
+        ).fetchall()
+        deleted = conn.execute(
+            "SELECT key, value FROM meta WHERE key LIKE 'deleted.%' ORDER BY key"
+        ).fetchall()
+    return facts, deleted
+
+
+def git_child(tree: str, repo: Path, note: str, repeat: int) -> dict:
+    env = {**os.environ, "PYTHONPATH": tree}
+    args = [sys.executable, __file__, "--git-child", str(repo), note, str(repeat)]
+    out = subprocess.run(args, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir())
+    if out.returncode != 0:
+        raise SystemExit(f"child under {tree} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_git(args: argparse.Namespace, base: str, tmp: Path, results) -> bool:
+    """The Markdown-in-git folders; whether any store differed from a whole replay's."""
+    differ = False
+    print(
+        f"{'folder (git history)':34} {'facts':>6} {'import':>8} {'unchanged before':>16} {'after':>8} {'ratio':>7}"
+        f" {'commit before':>13} {'after':>8} {'= whole':>7}"
+    )
+    for name, note in GIT_FOLDERS:
+        if args.only and name not in args.only:
+            continue
+        snapshot = Path(args.mirrors) / name / "repo"
+        if not snapshot.exists():
+            print(f"{name:34} (no snapshot)")
+            continue
+        got = {}
+        for label, tree in (("before", base), ("after", str(TREE))):
+            clone = tmp / f"git-{name}" / label / "repo"
+            clone.parent.mkdir(parents=True)
+            subprocess.run(
+                ["git", "clone", "-q", "--no-hardlinks", str(snapshot), str(clone)],
+                check=True, capture_output=True, env={**os.environ, **GIT_ENV},
+            )  # fmt: skip
+            got[label] = git_child(tree, clone, note, args.repeat)
+        b, a = got["before"], got["after"]
+        differ |= a["same_as_whole"] is not True
+        agree = b["store"] == a["store"]
+        ratio = a["second_sync"] / b["second_sync"]
+        print(
+            f"{name:34} {a['facts']:>6} {a['import']:>7.1f}s {b['second_sync']:>15.2f}s {a['second_sync']:>7.2f}s"
+            f" {ratio:>6.3f}x {b['sync_after_commit']:>12.2f}s {a['sync_after_commit']:>7.2f}s"
+            f" {str(a['same_as_whole']):>7}" + ("" if agree else "  (store differs from the code before's)")
+        )
+        results.add(
+            f"{name} (git-notes, {a['facts']} facts, its history): sync, unchanged",
+            a["second_sync"], baseline=f"code at {args.before}", against=b["second_sync"],
+        )  # fmt: skip
+        results.add(
+            f"{name}: the sync after one commit to {note}",
+            a["sync_after_commit"], baseline=f"code at {args.before}", against=b["sync_after_commit"],
+        )  # fmt: skip
+        results.add(
+            f"{name}: that store equals a whole replay's (rows, provenance, deletion times, counts)",
+            1.0 if a["same_as_whole"] else 0.0, baseline="the same syncs replaying every note", against=1.0, unit="",
+        )  # fmt: skip
+    return differ
+
+
 # what a sync's JSON says of where it read (each code has its own copy) and of what it passed
 # over while reading (`left out` names only what was read this time, as outside git)
 NOT_COMPARED = ("source", "db", "left_out", "warnings")
@@ -197,6 +348,10 @@ def before_tree(rev: str, into: Path) -> str:
 
 
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--git-child":
+        repo, note, repeat = sys.argv[2:5]
+        run_git_child(Path(repo), note, int(repeat))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         repo, system, how, where, repeat, every = sys.argv[2:8]
         run_child(Path(repo), system, how, where, int(repeat), every == "1")
@@ -211,8 +366,10 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--one", action="store_true", help="the second commit changes one file, not each")
     ap.add_argument("--write-results", action="store_true")
+    ap.add_argument("--git-only", action="store_true", help="only the Markdown-in-git folders")
     args = ap.parse_args()
     results = Results("bench_sync_unchanged.py")
+    in_git = Results("bench_sync_unchanged.py, Markdown in git")  # a block of its own
     differ = False
     print(
         f"{'folder':32} {'reader':10} {'facts':>6} {'replayed':>8} {'before':>8} {'after':>8} {'ratio':>6}"
@@ -220,8 +377,9 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as tmp:
         base = before_tree(args.before, Path(tmp) / "before")
+        differ |= bench_git(args, base, Path(tmp), in_git)
         for name, system, how, where in FOLDERS:
-            if args.only and name not in args.only:
+            if args.git_only or args.only and name not in args.only:
                 continue
             snapshot = Path(args.mirrors) / name / "repo"
             if not snapshot.exists():
@@ -279,7 +437,10 @@ def main() -> None:
                 against=b["sync_after_commit"],
             )
     if args.write_results:
-        results.save()
+        if in_git.rows:
+            in_git.save()
+        if not args.git_only:
+            results.save()
     if differ:
         raise SystemExit("the two codes' results differ")
 

@@ -31,6 +31,8 @@ at every read), each version dated from its commit; an edited block is linked on
 the text it replaced. A CLAUDE.md that links to a file inside the folder is read as that
 file, and as itself for the history it had as a file (its blocks deleted when it became a
 link); a project's `@path` imports are read too (`mm.IMPORT_DEPTH` hops, inside the folder only).
+A sync replays only the files a commit or an edit changed since the last sync (gitkept: each
+fact records HEAD, its file and the rules it was read with); the others stay as they are.
 
 Outside git, Claude Code keeps only the current text, so this reader takes `known`: a
 topic file whose body changed is the next version of its record and supersedes it, and so
@@ -62,13 +64,16 @@ from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import (
     NOT_REGULAR,
+    Evidence,
     KnownFact,
     Snapshot,
     errors_at,
     every,
     fact_id,
     files_inside,
+    gitkept,
     gitlog,
+    linediff,
     naming_left_out,
     out_of_reach,
     own_key,
@@ -90,6 +95,8 @@ STAMP = own_key(SYSTEM, "stamp")
 SECTION = own_key(SYSTEM, "section")
 FROM_GIT = "git commit"
 FROM_MTIME = "file modified; creation unknown"
+# what a fact read from git records of how its file was read: what gitkept needs
+READ_AS = (STAMP, own_key(SYSTEM, "head"), own_key(SYSTEM, "rules"))
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10,000 files in a second
 _SPLIT = frontmatter.YAMLHandler()  # python-frontmatter's own `---` fences
@@ -102,6 +109,9 @@ _PLAIN = re.compile(
 )
 _POINTER = re.compile(r"^\[[^\]]*\]\(([^)\s]+\.md)\)")
 _IMPORTS_ONLY = re.compile(r"^(?:@\S+\s*)+$")
+
+
+RULES = gitkept.rules_of(mm.__file__, __file__, gitlog.__file__, linediff.__file__, gitkept.__file__)
 
 
 def default_source() -> Path:
@@ -142,15 +152,22 @@ def read(
     project: Path | None = None,
     known: list[KnownFact] | None = None,
     progress: Progress | None = None,
+    whole: bool = False,
 ) -> Snapshot:
     """Auto memory and instructions under `source` (a ~/.claude-like root; None with only
-    `project`), plus a project's instructions with `project`; see the module docstring."""
+    `project`), plus a project's instructions with `project`; see the module docstring.
+    A file in git as it was synced is not replayed again (gitkept), unless `whole`."""
     roots, files, left_out, locate = _gather(source, project)
     heads = _heads(known, roots)
     junk: dict[str, int] = {}
     held = mm.Held.of(known)
-    history_facts, history_deleted, history_records, files, back = _history(
-        roots, files, left_out, locate, junk, held
+    history = _history(roots, files, left_out, locate, junk, held, whole)
+    history_facts, history_deleted, history_records, files, back = (
+        history.facts,
+        history.deleted,
+        history.records,
+        history.rest,
+        history.back,
     )
     resolved = {r: str(r.resolve()) for r in roots}
     kept = _read_changed(files, heads, resolved, left_out, progress)
@@ -180,7 +197,7 @@ def read(
     held.link_unsaved(facts, unsaved)  # an uncommitted edit edited again: its next version
     # a replayed file's text never committed, gone from it since (not superseded)
     deleted |= held.unsaved_gone(
-        {f.id for f in facts} | {f.supersedes for f in facts if f.supersedes}, unsaved
+        {f.id for f in facts} | {f.supersedes for f in facts if f.supersedes} | history.kept, unsaved
     )
     stamped = {k: at for k, at in history_deleted.items() if at is not None}
     return Snapshot(
@@ -189,11 +206,14 @@ def read(
         facts,
         deleted,
         sorted(left_out),
-        kept=kept,
+        kept=kept | history.kept,
         deleted_at=stamped,
         restored=back,
         # a text unchanged since: its line where it stands now, the file as read this time
-        evidence=mm.now_committed(facts, held.known, unsaved, (own_key(SYSTEM, "line"), STAMP)),
+        # (and the history it was read from, on a file gone too: gitkept)
+        evidence=mm.now_committed(facts, held.known, unsaved, (own_key(SYSTEM, "line"), *READ_AS))
+        + mm.gone_read(history_facts, history.found, held.known, READ_AS)
+        + history.evidence,
     )
 
 
@@ -340,6 +360,24 @@ def _say_loose(f: _File, left_out: list[str]) -> None:
         )
 
 
+@dataclass
+class _Replayed:
+    """What replaying the files committed in git gave: their facts, the ids their history
+    deleted (and when), their records, the files left to read as they stand (not in git, or
+    never committed), the store's facts flagged deleted that they hold again; and of the
+    files kept as they were synced (gitkept), the facts a replay would list and the new
+    HEAD to record on them."""
+
+    facts: list[ParsedFact] = field(default_factory=list)
+    deleted: dict[str, float | None] = field(default_factory=dict)
+    records: set[str] = field(default_factory=set)
+    rest: list[_File] = field(default_factory=list)
+    back: set[str] = field(default_factory=set)
+    kept: set[str] = field(default_factory=set)
+    evidence: list[Evidence] = field(default_factory=list)
+    found: mm.Replay = field(default_factory=mm.Replay)  # every version replayed, for gone_read
+
+
 def _history(
     roots: list[Path],
     files: list[_File],
@@ -347,21 +385,32 @@ def _history(
     locate: dict[Path, _Locate],
     junk: dict[str, int],
     held: mm.Held,
-) -> tuple[list[ParsedFact], dict[str, float | None], set[str], list[_File], set[str]]:
+    whole: bool = False,
+) -> _Replayed:
     """The files committed in a git work tree, replayed commit by commit as git-notes
     replays a note (markdown_memory.replay), those gone from the work tree too (their
-    blocks deleted): (their facts, the ids their history deleted, their records, the files
-    left to read as they stand: not in git, or never committed; the store's facts flagged
-    deleted that they hold again)."""
-    rest: list[_File] = []
-    facts: list[ParsedFact] = []
-    deleted: dict[str, float | None] = {}
-    records: set[str] = set()
-    back: set[str] = set()
+    blocks deleted); a file as it was synced is not replayed again (gitkept), unless
+    `whole`."""
+    out = _Replayed()
     trees: dict[Path, Any] = {}
     for root in roots:
         trees[root] = gitlog.open_or_left_out(root, left_out)  # else read as it stands
-    histories = {root: tree.history() for root, tree in trees.items() if tree is not None}
+    kept: dict[Path, gitkept.Kept] = {}
+    histories: dict[Path, dict[str, Any]] = {}
+    for root, tree in trees.items():
+        if tree is None:
+            continue
+        mine = [k for k in held.known if k.provenance.get(ROOT) == str(root.resolve())]
+        judged = None if whole else gitkept.as_synced(SYSTEM, tree, mine, _path_of(tree, root), RULES)
+        if judged is None:
+            histories[root] = tree.history()
+            continue
+        kept[root] = judged
+        ours = {_own_rel(tree, f.path) for g in files if g.root == root for f in _as_read(g)}
+        histories[root] = tree.history(only=(ours | judged.replay | judged.changed) - {None} - judged.paths)
+        out.kept |= judged.ids
+        out.evidence += judged.evidence
+        out.records |= {k.record for k in mine if k.id in judged.ids}
     done: set[tuple[Path, str]] = set()
     for g in files + _gone_files(trees, histories, locate):
         for f in _as_read(g):
@@ -371,26 +420,55 @@ def _history(
             if key in done:
                 continue
             done.add(key)
+            if f.root in kept and rel in kept[f.root].paths:
+                continue  # as it was synced: what it gave stands (out.kept)
             states = histories.get(f.root, {}).get(rel or "", [])
             if tree is None or rel is None or not states:
                 if not f.path.is_symlink():  # a link without a history of its own: its target is read
-                    rest.append(f)
+                    out.rest.append(f)
                 continue
-            found, whole = _replay_file(f, tree, rel, states, left_out)
-            now_bad = bool(states) and states[-1][1] in tree.not_utf8
-            left_out += not_utf8_said(f.file, states, tree.not_utf8, now_bad)
-            left_out += tree.binary_left_out(f.file, states)
-            _say_loose(f, left_out)
-            for kind, n in found.skipped.items():
-                junk[kind] = junk.get(kind, 0) + n
-            ids = held.store_ids(SYSTEM, found)
-            for v in found.versions:
-                records.add(v.record)
-                facts.append(_replayed(f, v, whole, ids))
-            deleted.update({ids[key]: at for key, at in found.deleted.items()})
-            back |= held.again(found, ids)
-            records |= {r for r, _ in found.deleted}
-    return facts, deleted, records, rest, back
+            _replay_one(f, tree, rel, states, left_out, junk, held, out)
+    return out
+
+
+def _path_of(tree: gitlog.Folder, root: Path) -> Callable[[KnownFact], str | None]:
+    """A fact's file as a path from the top of the work tree (gitkept groups by it)."""
+
+    def path_of(k: KnownFact) -> str | None:
+        file = k.provenance.get(FILE_KEY)
+        return _own_rel(tree, root / file) if isinstance(file, str) else None
+
+    return path_of
+
+
+def _replay_one(
+    f: _File,
+    tree: gitlog.Folder,
+    rel: str,
+    states: list[Any],
+    left_out: list[str],
+    junk: dict[str, int],
+    held: mm.Held,
+    out: _Replayed,
+) -> None:
+    """One committed file replayed into `out`."""
+    found, whole = _replay_file(f, tree, rel, states, left_out)
+    now_bad = bool(states) and states[-1][1] in tree.not_utf8
+    left_out += not_utf8_said(f.file, states, tree.not_utf8, now_bad)
+    left_out += tree.binary_left_out(f.file, states)
+    _say_loose(f, left_out)
+    for kind, n in found.skipped.items():
+        junk[kind] = junk.get(kind, 0) + n
+    ids = held.store_ids(SYSTEM, found)
+    head = tree.head_sha()
+    for v in found.versions:
+        out.records.add(v.record)
+        out.facts.append(_replayed(f, v, whole, ids, head))
+    out.found.versions += found.versions
+    out.found.deleted.update(found.deleted)
+    out.deleted.update({ids[key]: at for key, at in found.deleted.items()})
+    out.back |= held.again(found, ids)
+    out.records |= {r for r, _ in found.deleted}
 
 
 def _gone_files(
@@ -436,6 +514,7 @@ def _replay_file(
     """A committed file's history replayed (its uncommitted text last, dated by the file;
     not UTF-8, it is named in `left_out` instead), and whether it is a topic file (one
     fact) rather than blocks."""
+    f.stamp = gitkept.stamp(f.path)  # the file as it stood before it was read (gitkept)
     states, texts = tree.without_binary(states, tree.texts(blob for _, blob in states))
     timeline: list[tuple[Any, float | None, str | None]] = [
         (c, c.at, t) for (c, _), t in zip(states, texts, strict=True)
@@ -446,7 +525,7 @@ def _replay_file(
         ):  # made a link, or gone from the work tree, not committed yet
             timeline.append((None, None, None))
     elif rel in tree.changed([rel]):
-        f.stamp, f.mtime = file_stamp(f.path)
+        f.mtime = file_stamp(f.path)[1]
         text, bad = utf8_text(f.path)
         if text is None:  # its edit not read, named; its committed history still is
             left_out.append(f"{f.file}: not valid UTF-8 at line {bad}; its uncommitted edit not read")
@@ -475,7 +554,9 @@ def _keeper(f: _File) -> Callable[[mm.Block], bool]:
     return lambda b: b.bullet and not (index and _POINTER.match(b.text))
 
 
-def _replayed(f: _File, v: mm.Version, whole: bool, ids: dict[tuple[str, int], str]) -> ParsedFact:
+def _replayed(
+    f: _File, v: mm.Version, whole: bool, ids: dict[tuple[str, int], str], head: str | None
+) -> ParsedFact:
     commit = v.commit
     skipped: list[str] = []
     own = {k: _scalar(v.meta, k, skipped) for k in ("name", "description", "type")} if whole else {}
@@ -491,9 +572,11 @@ def _replayed(f: _File, v: mm.Version, whole: bool, ids: dict[tuple[str, int], s
         description=own.get("description"),
         type=own.get("type"),
         time=FROM_GIT if commit is not None else FROM_MTIME,
-        stamp=f.stamp or None,
+        stamp=f.stamp,
         author=commit.author if commit else None,
         commit=commit.sha if commit else None,
+        head=head,
+        rules=RULES,
     )
     obj: dict[str, Any] = {
         "id": ids[(v.record, v.version)],

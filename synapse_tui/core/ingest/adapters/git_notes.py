@@ -37,16 +37,20 @@ change it) is an agent: tier `auto`. Anyone else is a person: tier `human`. Text
 committed yet has no known author: tier `auto`.
 
 Records are `<note path>#<hash of the first text>`; each fact records its folder
-(`x-git-notes-folder`), so two folders never delete each other's facts. The history is
-replayed whole on every read, so the same repository gives the same ids and times.
+(`x-git-notes-folder`), so two folders never delete each other's facts. A sync replays
+only the notes a commit or an edit changed since the last one (gitkept: each fact records
+HEAD, its file and the rules it was read with); the others are kept as they are, which is
+what a replay of them would give, so the same repository gives the same ids and times.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +63,9 @@ from synapse_tui.core.ingest.adapters import (
     dependency_folder,
     errors_at,
     every,
+    gitkept,
     gitlog,
+    linediff,
     naming_left_out,
     not_read,
     out_of_reach,
@@ -83,10 +89,12 @@ def read(
     known: list[KnownFact] | None = None,
     agents: str | None = None,
     progress: Progress | None = None,
+    whole: bool = False,
 ) -> Snapshot:
     """The folder's notes with their whole history (see the module docstring); `known`,
     the store's facts of this system, names the versions of text nobody committed
-    (`mm.Held`)."""
+    (`mm.Held`). A note as it was synced is not replayed again (gitkept), unless `whole`:
+    then every note is, as at the first import."""
     folder = require_folder(source, EXPECTED)
     tree = gitlog.open_folder(folder)
     if tree is None:
@@ -96,35 +104,36 @@ def read(
     patterns = _patterns(agents)
     current, left_out = mm.memory_files(folder)
     inside = Path(tree.inside)
-    tracked = tree.history()
-    history = {p: states for p, states in tracked.items() if mm.memory_path(_rel(p, inside))}
-    # the dependency folders git holds, gone from the work tree or not: named once each
-    deps = {d for p in tracked if (d := dependency_folder(_rel(p, inside))) is not None}
-    left_out = sorted({*left_out, *map(not_read, deps)})
-    paths = _notes(tree, folder, history, current, left_out)
-    found = _replay(tree, paths, history, {p.resolve() for p in current}, left_out, progress)
     root = str(folder.resolve())
     # `markdown` passes its own facts too
     held = mm.Held.of([k for k in known or () if k.provenance.get("x-source") == SYSTEM])
+    folder_key, time_key = own_key(SYSTEM, "folder"), own_key(SYSTEM, "time")
+    mine = [k for k in held.known if k.provenance.get(folder_key) == root]
+    kept = None if whole else gitkept.as_synced(SYSTEM, tree, mine, lambda k: _note_of(k, inside), RULES)
+    here = {p.resolve() for p in current}
+    history, current = _histories(tree, folder, kept, current, mine, left_out)
+    paths = _notes(tree, folder, history, current, left_out)
+    said: dict[str, str] = {}
+    found = _replay(tree, paths, history, here, left_out, progress, said)
     ids = held.store_ids(SYSTEM, found)
-    facts = [_fact(folder, root, v, patterns, ids) for v in found.versions]
-    if not facts and not current:
+    read_as = _ReadAs(root, patterns, ids, tree.head_sha(), {_rel(p, inside): s for p, s in said.items()})
+    facts = [_fact(folder, v, read_as) for v in found.versions]
+    if not facts and not current and kept is None:
         refusal = InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
         raise naming_left_out(refusal, left_out)
     deleted: dict[str, float | None] = {ids[key]: at for key, at in found.deleted.items()}
-    folder_key, time_key = own_key(SYSTEM, "folder"), own_key(SYSTEM, "time")
 
     def unsaved(k: Any) -> bool:  # read from this folder's work tree, not committed
         return bool(k.provenance.get(folder_key) == root and k.provenance.get(time_key) == FROM_MTIME)
 
     held.link_unsaved(facts, unsaved)
-    for gone in held.unsaved_gone(
-        {f.id for f in facts} | {f.supersedes for f in facts if f.supersedes}, unsaved
-    ):
+    listed = {f.id for f in facts} | {f.supersedes for f in facts if f.supersedes}
+    for gone in held.unsaved_gone(listed | (kept.ids if kept else set()), unsaved):
         deleted[gone] = None
     stamped = {k: v for k, v in deleted.items() if v is not None}
     left_out += tree.left_out + mm.told(found)
     back = held.again(found, ids)
+    refreshed = tuple(own_key(SYSTEM, key) for key in ("line", *READ_AS))
     return Snapshot(
         SYSTEM,
         str(folder),
@@ -133,9 +142,75 @@ def read(
         left_out,
         deleted_at=stamped,
         restored=back,
-        # a text unchanged since: its line where it stands now
-        evidence=mm.now_committed(facts, held.known, unsaved, (own_key(SYSTEM, "line"),)),
+        kept=kept.ids if kept else set(),
+        # a text unchanged since: its line where it stands now, and the history and file
+        # it was read from (gitkept), on a note's last read where it is gone
+        evidence=mm.now_committed(facts, held.known, unsaved, refreshed)
+        + mm.gone_read(facts, found, held.known, refreshed[1:])
+        + (kept.evidence if kept else []),
     )
+
+
+def _histories(
+    tree: gitlog.Folder,
+    folder: Path,
+    kept: gitkept.Kept | None,
+    current: list[Path],
+    mine: list[KnownFact],
+    left_out: list[str],
+) -> tuple[dict[str, list[tuple[gitlog.Commit, str | None]]], list[Path]]:
+    """The notes' histories to replay, and the work tree's notes to replay: all of them,
+    or (some `kept` as they were synced) only the others."""
+    inside = Path(tree.inside)
+    if kept is None:
+        tracked = tree.history()
+        # the dependency folders git holds, gone from the work tree or not: named once each
+        deps = {d for p in tracked if (d := dependency_folder(_rel(p, inside))) is not None}
+        left_out[:] = sorted({*left_out, *map(not_read, deps)})
+    else:
+        replay = _to_replay(kept, tree, folder, current, mine)
+        tracked = tree.history(only=replay)
+        current = [p for p in current if (inside / p.relative_to(folder)).as_posix() in replay]
+    return {p: states for p, states in tracked.items() if mm.memory_path(_rel(p, inside))}, current
+
+
+# what a fact records of how its note was read: what gitkept needs to keep it unread
+READ_AS = ("head", "stamp", "rules")
+RULES = gitkept.rules_of(mm.__file__, __file__, gitlog.__file__, linediff.__file__, gitkept.__file__)
+
+
+def _note_of(k: KnownFact, inside: Path) -> str | None:
+    """A fact's note as a path from the top of the work tree."""
+    file = k.provenance.get(FILE)
+    return _joined(inside.as_posix(), file) if isinstance(file, str) else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _joined(inside: str, file: str) -> str:
+    return (Path(inside) / file).as_posix()
+
+
+FILE = own_key(SYSTEM, "file")
+
+
+def _to_replay(
+    kept: gitkept.Kept, tree: gitlog.Folder, folder: Path, current: list[Path], mine: list[KnownFact]
+) -> set[str]:
+    """The notes a sync replays when some are kept (paths from the top): those the store
+    holds that are not as synced, those any commit since changed, and those in the work
+    tree but a note that never gave a fact (the store holds none of it), as committed and
+    unchanged since: its replay would give none again."""
+    inside = Path(tree.inside)
+    here = {(inside / p.relative_to(folder)).as_posix() for p in current} - kept.paths
+    held = {_note_of(k, inside) for k in mine}
+    quiet = {p for p in here if p not in held and p not in kept.changed}
+    here -= quiet - tree.changed(quiet)
+    changed = {p for p in kept.changed if _under(p, inside) and mm.memory_path(_rel(p, inside))}
+    return (here | kept.replay | changed) - kept.paths
+
+
+def _under(path: str, inside: Path) -> bool:
+    return inside.as_posix() == "." or path.startswith(inside.as_posix() + "/")
 
 
 def _replay(
@@ -145,15 +220,18 @@ def _replay(
     here: set[Path],
     left_out: list[str],
     progress: Progress | None,
+    said: dict[str, str],
 ) -> mm.Replay:
     """Each note's commits, then its work tree's text where that differs, replayed; a
     note not UTF-8 (in git or the work tree) and the notes empty as they stand are named
-    in `left_out`."""
+    in `left_out`; `said` learns each note's file as it stood (gitkept.stamp) before it
+    was read."""
     inside = Path(tree.inside)
+    said.update((path, gitkept.stamp(tree.top / path)) for path in paths)
     dirty = tree.changed(paths)
     texts = iter(tree.texts(blob for path in paths for _, blob in history.get(path, [])))
     found = mm.Replay()
-    hunks = tree.hunks()
+    hunks = tree.hunks(only=paths)
     report = every(progress, 50)
     empty: list[str] = []
     for n, path in enumerate(paths, start=1):
@@ -282,13 +360,24 @@ def _plain(value: Any) -> bool:
     return isinstance(value, (str, int, float, bool)) and value is not None
 
 
-def _fact(
-    folder: Path, root: str, v: mm.Version, patterns: list[str], ids: dict[tuple[str, int], str]
-) -> ParsedFact:
+@dataclass(frozen=True)
+class _ReadAs:
+    """What every fact of one read shares: the folder, whose commits are agents', the
+    store ids of the versions, and how each note was read (READ_AS: HEAD, its file as it
+    stood by note, the rules)."""
+
+    root: str
+    patterns: list[str]
+    ids: dict[tuple[str, int], str]
+    head: str | None
+    stamps: dict[str, str]
+
+
+def _fact(folder: Path, v: mm.Version, read_as: _ReadAs) -> ParsedFact:
     commit = v.commit
     assert v.at is not None  # a state with a text is dated: its commit's time, else the file's
     meta = {k: v.meta[k] for k in ("description", "read_only", "label") if _plain(v.meta.get(k))}
-    agent = commit is None or any(fnmatch.fnmatch(commit.email.lower(), p.lower()) for p in patterns)
+    agent = commit is None or any(fnmatch.fnmatch(commit.email.lower(), p.lower()) for p in read_as.patterns)
     # a committed `read_only: true` is a lock a person set; text nobody committed is no one's
     tier = "human" if commit is not None and (meta.get("read_only") is True or not agent) else "auto"
     file = v.record.rsplit("#", 1)[0]
@@ -296,7 +385,7 @@ def _fact(
         SYSTEM,
         v.record,
         v.version,
-        folder=root,
+        folder=read_as.root,
         file=file,
         line=v.block.line,
         section=v.block.section,
@@ -306,9 +395,12 @@ def _fact(
         commit=commit.sha if commit else None,
         agent=None if commit is None else agent,
         time=FROM_GIT if commit else FROM_MTIME,
+        head=read_as.head,
+        stamp=read_as.stamps.get(file, ""),
+        rules=RULES,
     )
     obj: dict[str, Any] = {
-        "id": ids[(v.record, v.version)],
+        "id": read_as.ids[(v.record, v.version)],
         "text": v.block.text,
         "created_at": format_time(v.at),
         "tier": tier,
@@ -318,5 +410,5 @@ def _fact(
     if v.block.section:
         obj["entities"] = [v.block.section]
     if v.supersedes:
-        obj["supersedes"] = ids[(v.record, v.supersedes)]
+        obj["supersedes"] = read_as.ids[(v.record, v.supersedes)]
     return parse_line(obj, errors_at(folder / file, v.block.line), v.block.line)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable
+import re
+from collections.abc import Collection, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,8 @@ from synapse_tui.core.ingest.adapters import linediff
 __all__ = ["BINARY", "Commit", "Folder", "in_commits", "lenient_utf8", "open_folder", "open_or_left_out"]
 
 
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # a commit's full id, SHA-1 or SHA-256
+PATHS_AT_ONCE = 500  # paths named to one `git diff-tree`: far below any command line's limit
 BINARY = "a binary file (it holds NUL bytes)"  # a version of a note that is no text
 
 
@@ -47,7 +50,9 @@ class Folder:
     inside: str  # the folder, relative to the top of the work tree ('.' for the top)
     _head: dict[str, tuple[str, str]] | None = field(default=None, repr=False)  # path -> (mode, blob)
     _head_sha: str | None = field(default=None, repr=False)
+    _head_read: bool = field(default=False, repr=False)
     _hunks: dict[tuple[str, str], list[Hunk]] | None = field(default=None, repr=False)
+    _walk: list[str] | None = field(default=None, repr=False)
     not_utf8: set[str] = field(default_factory=set, repr=False)  # blobs `texts` read with U+FFFD
     binary: set[str] = field(default_factory=set, repr=False)  # blobs `texts` found not texts (NUL bytes)
 
@@ -62,15 +67,22 @@ class Folder:
     def _paths(self) -> list[str]:
         return [] if self.inside == "." else [self.inside]
 
-    def history(self, suffix: str = "") -> dict[str, list[tuple[Commit, str | None]]]:
+    def history(
+        self, suffix: str = "", only: Collection[str] | None = None
+    ) -> dict[str, list[tuple[Commit, str | None]]]:
         """Every file ending in `suffix` that ever was below the folder (path relative to
         the top), with each commit that changed it and its blob after that commit (None:
         removed, or a link or submodule there), oldest first; a rename is a removal and an
-        addition."""
-        shas = self.repo.rev_list("HEAD", self._paths(), reverse=True)
-        commits = self.repo.commits(shas)
+        addition. `only`: of these files (paths relative to the top), the same lists, git
+        reading no other file's changes (a sync replaying a few notes)."""
+        if only is not None and not only:
+            return {}
+        shas = self.walk()
+        paths = self._paths() if only is None else sorted(only)
+        changed = self.repo.changes(shas, paths)
+        commits = self.repo.commits([s for s in shas if changed.get(s)])
         found: dict[str, list[tuple[Commit, str | None]]] = {}
-        for sha, changes in self.repo.changes(shas, self._paths()).items():
+        for sha, changes in changed.items():
             if sha not in commits:
                 continue
             for change in changes:
@@ -78,14 +90,58 @@ class Folder:
                     found.setdefault(change.path, []).append((commits[sha], change.file))
         return found
 
-    def hunks(self) -> dict[tuple[str, str], list[Hunk]]:
+    def walk(self) -> list[str]:
+        """The commits from HEAD that changed the folder, oldest first, as `history` reads
+        them (git's own history simplification). Read once."""
+        if self._walk is None:
+            self._walk = self.repo.rev_list("HEAD", self._paths(), reverse=True)
+        return self._walk
+
+    def hunks(self, only: Collection[str] | None = None) -> dict[tuple[str, str], list[Hunk]]:
         """git's own hunks of every change `history` lists, per pair of blobs (before,
-        after): where a removed and an added block can be one block edited. Read once."""
+        after): where a removed and an added block can be one block edited. `only`: of
+        these files alone (paths relative to the top; the notes replayed), git diffing no
+        other file: a folder's code and lock files are most of its history. Read once."""
+        if only is not None:
+            found: dict[tuple[str, str], list[Hunk]] = {}
+            paths = sorted(only)
+            for at in range(0, len(paths), PATHS_AT_ONCE):
+                found.update(self.repo.hunks(self.walk(), paths[at : at + PATHS_AT_ONCE]))
+            return found
         if self._hunks is None:
-            self._hunks = self.repo.hunks(
-                self.repo.rev_list("HEAD", self._paths(), reverse=True), self._paths()
-            )
+            self._hunks = self.repo.hunks(self.walk(), self._paths())
         return self._hunks
+
+    def since(self, then: str) -> set[str] | None:
+        """The files below the folder (paths relative to the top) that the commits read
+        after `then` changed: set() when HEAD is still `then`. None when this history is not
+        the one read from `then` with commits added after it (a rewritten history, a
+        force-push, `then` gone), or the clone is shallow: no file's history is known."""
+        if not _SHA.fullmatch(then):  # a store's word, not a name git would resolve (`HEAD`)
+            return None
+        if then == self.head_sha():
+            return set()
+        if self._shallow():
+            return None
+        before = self.repo.rev_list(then, self._paths(), reverse=True) if self.repo.resolve(then) else None
+        walk = self.walk()
+        if not before or walk[: len(before)] != before:
+            return None
+        return {
+            c.path
+            for changes in self.repo.changes(walk[len(before) :], self._paths()).values()
+            for c in changes
+        }
+
+    def _shallow(self) -> bool:
+        out = self.repo.run("rev-parse", "--is-shallow-repository")
+        return out is None or out.strip() != b"false"
+
+    def head_sha(self) -> str | None:
+        """The commit HEAD names (None before the first commit). Read once."""
+        if not self._head_read:
+            self._head_sha, self._head_read = self.repo.head(), True
+        return self._head_sha
 
     def last_commits(self) -> dict[str, Commit]:
         """For each file below the folder, the last commit that changed it."""
@@ -132,7 +188,7 @@ class Folder:
 
     def head_tree(self) -> dict[str, tuple[str, str]]:
         if self._head is None:
-            self._head_sha = head = self.repo.head()
+            head = self.head_sha()
             entries = self.repo.ls_tree(head, self._paths()) if head else []
             self._head = {e.path: (e.mode, e.sha) for e in entries}
         return self._head

@@ -866,6 +866,38 @@ def now_committed(
     return out
 
 
+def gone_read(
+    facts: Sequence[Any],
+    found: Replay,
+    known: Sequence[KnownFact],
+    refreshed: Sequence[str],
+    note_of: Callable[[str], str] = lambda record: record.rsplit("#", 1)[0],
+) -> list[Evidence]:
+    """Of each note a replay finds gone (every version it lists deleted), the store's facts
+    already flagged deleted: the `refreshed` keys this read gives otherwise. `now_committed`
+    refreshes the facts still standing; a note gone keeps its last read on all of its
+    facts, so a sync knows it need not be replayed again (gitkept)."""
+    standing = {note_of(v.record) for v in found.versions if (v.record, v.version) not in found.deleted}
+    given = {f.id: f.provenance or {} for f in facts}
+    out = []
+    for k in known:
+        now = given.get(k.id)
+        if now is None or not k.deleted or note_of(k.record) in standing:
+            continue
+        moved = [key for key in refreshed if key in now and now[key] != k.provenance.get(key)]
+        if moved:
+            out.append(
+                Evidence(
+                    k.id,
+                    0,
+                    [],
+                    {key: now[key] for key in moved},
+                    {key: k.provenance.get(key) for key in moved},
+                )
+            )
+    return out
+
+
 def next_of(fact: Any, before: KnownFact) -> None:
     """Make `fact` (a ParsedFact read from the work tree) the next version of `before`, the
     store's version of its record nobody committed: it supersedes it, numbered after it."""

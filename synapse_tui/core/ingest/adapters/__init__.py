@@ -97,6 +97,12 @@ class Snapshot:
     # ids of facts the store flags deleted that the source holds again (a bullet removed and
     # put back before a commit): sync_snapshot clears the flag
     restored: set[str] = field(default_factory=set)
+    # the reader's record of the files it read that no fact's provenance can carry (a file
+    # that gave no fact; the `left out` lines of a file not read again), root -> file ->
+    # record, kept by sync_snapshot in the store's meta `read.<system>` (each root read
+    # replaced whole) and given back to the reader's next read as `read_before`; None: the
+    # reader keeps none
+    read_record: dict[str, Any] | None = None
 
 
 class Reader(Protocol):

@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import (
@@ -54,7 +55,15 @@ from synapse_tui.core.ingest.adapters import (
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, holding_nothing, nameable, shown_name
 from synapse_tui.core.ingest.adapters.markdown_memory import now_committed, skipped_lines
 from synapse_tui.core.ingest.adapters.mdhistory import replay
-from synapse_tui.core.ingest.adapters.mditems import Doc, Found, file_stamp, file_text, to_fact, versions
+from synapse_tui.core.ingest.adapters.mditems import (
+    Doc,
+    Found,
+    as_read,
+    file_stamp,
+    file_text,
+    to_fact,
+    versions,
+)
 from synapse_tui.core.ingest.interchange import Progress
 
 
@@ -69,6 +78,7 @@ def read_docs(
     prefix: str = "",
     locate: Callable[[str], Doc | None] | None = None,
     refusal: InputError | None = None,
+    read_before: dict[str, Any] | None = None,
 ) -> Snapshot:
     """The Snapshot of `docs`, all under `root`, against what the store already holds;
     `prefix` begins each record's id (a second root of one system: its own namespace).
@@ -76,7 +86,10 @@ def read_docs(
     `locate` names the Doc of a path (under `root`, POSIX) that is gone from the work tree,
     or None when the reader does not read such a file. `refusal` (a reader that found none
     of its files today) is raised only when the folder never held them: no history in git,
-    nothing of this root in the store to delete."""
+    nothing of this root in the store to delete. `read_before`: the reader's record of
+    the files it read at the last sync (meta `read.<system>`, root -> file -> record: see
+    "Speed"), given back for this root in `Snapshot.read_record`; None: the caller keeps
+    no record (each file that gave no fact is read)."""
     mine = str(root.resolve())
     odd = [d for d in docs if not nameable(d.rel)]  # a record id must be visible text
     left_out += [f"{shown_name(d.rel)}: {NOT_NAMEABLE}; not read" for d in odd]
@@ -86,7 +99,8 @@ def read_docs(
     for k in heads.values():
         by_file.setdefault(str(k.provenance.get(own_key(system, "file"))), []).append(k)
     tree = gitlog.open_or_left_out(root, left_out)  # None outside a git work tree
-    out = Found([], set(), set(), set(), {}, left_out)
+    before = (read_before or {}).get(mine)
+    out = Found([], set(), set(), set(), {}, left_out, before if isinstance(before, dict) else {})
     held = _held(known, system, mine) if tree is not None else {}
     replayed = replay(system, prefix, mine, root, tree, docs, locate, by_file, out, held)
     _read_files(system, prefix, mine, docs, replayed, by_file, heads, out, progress)
@@ -109,6 +123,7 @@ def read_docs(
         sorted(set(left_out)),
         kept=out.kept,
         deleted_at=out.deleted_at,
+        read_record=None if read_before is None else {mine: out.record},
         # a text read from the work tree before anyone committed it, committed since
         # and of every text unchanged since: its line now, the file (and its last commit)
         # as read this time, so a file unchanged at the next sync is not read again
@@ -130,6 +145,9 @@ def _keep_out_of_reach(root: Path, docs: list[Doc], by_file: dict[str, list[Know
             alive = [k for k in facts if not k.deleted]
             out.kept |= {k.id for k in alive}
             out.seen |= {k.record for k in alive}
+    for rel, note in out.before.items():  # and what the record said of it
+        if rel not in listed and rel not in out.record and out_of_reach(root / rel):
+            out.record[rel] = note
 
 
 def _heads(known: list[KnownFact] | None, root_key: str, root: str) -> dict[str, KnownFact]:
@@ -166,8 +184,9 @@ def _read_files(
     progress: Progress | None,
 ) -> None:
     """Read each file not replayed from git as it stands, against the store's facts of it:
-    a file whose size and modification time are those the store recorded, or unreadable
-    now, is not read again (what it gave before stays as it was)."""
+    a file whose size and modification time are those the store recorded (on its facts,
+    or in the reader's record of a file that gave none), or unreadable now, is not read
+    again (what it gave before stays as it was, and what it left out is said again)."""
     stamp_key = own_key(system, "stamp")
     report = every(progress, 200)
     empty: list[str] = []
@@ -177,15 +196,25 @@ def _read_files(
             continue
         stamp, mtime = file_stamp(doc.path)
         alive = [k for k in by_file.get(doc.rel, ()) if not k.deleted]
-        unchanged = alive and all(k.provenance.get(stamp_key) == stamp for k in alive)
-        text = None if unchanged else file_text(doc.path, out.left_out, doc.rel)
+        note = out.recalled(doc, stamp)
+        lines: list[str] = []
+        if as_read(alive, stamp_key, stamp, note, out.noted_before(doc)):
+            text = None
+            if note is not None:
+                out.carry(doc, note)
+                if note.get("empty"):
+                    empty.append(shown_name(doc.rel))
+        else:
+            text = file_text(doc.path, lines, doc.rel)
+            out.left_out += lines
         if text is None:
             out.kept |= {k.id for k in alive}
             out.seen |= {k.record for k in alive}
             continue
         items = doc.parse(text, doc)
         out.left_out += doc.left_out
-        if not items and not alive:
+        out.note(doc, stamp, "", not items, lines + doc.left_out)
+        if not items:
             empty.append(shown_name(doc.rel))
         for record, item, version, supersedes in versions(
             system, prefix, doc, items, by_file.get(doc.rel, []), heads
@@ -205,5 +234,7 @@ def merged(system: str, snapshots: list[Snapshot]) -> Snapshot:
         first.kept |= other.kept
         first.evidence += other.evidence
         first.left_out = sorted(set(first.left_out) | set(other.left_out))
+        if other.read_record is not None:
+            first.read_record = {**(first.read_record or {}), **other.read_record}
     first.source = ", ".join(s.source for s in snapshots)
     return first

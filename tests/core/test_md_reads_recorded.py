@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.ingest.adapters import known_facts, markdown
+from synapse_tui.core.ingest.adapters import cursor, known_facts, markdown
 from synapse_tui.core.ingest.adapters.mditems import READER_RULES, Doc, Item, file_stamp, to_fact, versions
 from synapse_tui.core.ingest.adapters.sync import read_record_key, sync_snapshot
 from synapse_tui.core.ingest.sources import import_source
@@ -159,6 +159,43 @@ def test_a_file_stamped_by_older_rules_is_read_once_more_and_a_fact_no_longer_ma
     before = mark(db)
     settled = _sync("markdown", folder, db)  # stamped by these rules now: not read again
     assert (settled.added, settled.newly_deleted, settled.unchanged) == (0, 0, 1)
+    assert mark(db) == before
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_in_git_a_rule_stamped_by_older_rules_is_replayed_once_more(tmp_path):
+    project, db = tmp_path / "app", tmp_path / "s.db"
+    rule = write(
+        project,
+        ".cursor/rules/python.mdc",
+        "---\ndescription: Python\n---\n- Type every function\n\n@AGENTS.md\n",
+    )
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "rules")
+    snap = cursor.read(project)
+    made = snap.facts[0]
+    assert made.provenance is not None and made.text == "Type every function"
+    doc = Doc(rule, ".cursor/rules/python.mdc", ".cursor/rules/python.mdc", cursor._rule)
+    given = made.provenance  # the older reader's fact came from the same commit
+    keys = ("commit", "author", "last_commit")
+    item = Item("@AGENTS.md", 7, own={key: given[f"x-cursor-{key.replace('_', '-')}"] for key in keys})
+    ((record, _, version, _),) = versions("cursor", "", doc, [item], [], {})
+    stamp, mtime = file_stamp(rule)
+    snap.facts.append(
+        to_fact("cursor", str(project.resolve()), doc, record, item, version, None, stamp, mtime)
+    )
+    for f in snap.facts:  # the older rules' stamp: no version
+        assert f.provenance is not None
+        f.provenance["x-cursor-stamp"] = stamp.rsplit(":", 1)[0]
+    with Store.open(db, create=True) as store:
+        sync_snapshot(store, snap, Config())
+    upgraded = _sync("cursor", project, db)
+    assert (upgraded.added, upgraded.newly_deleted, upgraded.unchanged) == (0, 1, 1)
+    assert [k[2] for k in _facts(db, "cursor") if k[1] == "@AGENTS.md"] == [True]
+    before = mark(db)
+    settled = _sync("cursor", project, db)  # stamped by these rules now: not replayed again
+    assert (settled.added, settled.newly_deleted) == (0, 0)
     assert mark(db) == before
 
 

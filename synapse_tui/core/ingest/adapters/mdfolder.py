@@ -29,7 +29,14 @@ the rest the same way for all of them:
   time.
 - Speed. A file whose size and modification time are those of the last sync
   (`x-<system>-stamp`), and in git whose last commit is too (`x-<system>-last-commit`),
-  is not read again: its facts count as unchanged.
+  is not read again: its facts count as unchanged. What no fact can carry, a file that
+  gave none (front matter, headings or imports only) and what a file left out, the reader
+  records (`Found.note`: `Snapshot.read_record`, kept in the store's meta `read.<system>`
+  and given back as `read_before`), so such a file unchanged is not read (in git, not
+  replayed) either, and `left out` still says what it left out: the same store and the
+  same lines as a full read. The stamp carries the version of the readers' rules
+  (mditems.READER_RULES): a file read by older rules is read once more, and a fact those
+  rules made that these no longer make is deleted.
 
 Each fact records the root it was read from (`x-<system>-root`), so two roots of one
 system in a store never delete each other's facts.
@@ -95,12 +102,9 @@ def read_docs(
     left_out += [f"{shown_name(d.rel)}: {NOT_NAMEABLE}; not read" for d in odd]
     docs = [d for d in docs if nameable(d.rel)]
     heads = _heads(known, own_key(system, "root"), mine)
-    by_file: dict[str, list[KnownFact]] = {}
-    for k in heads.values():
-        by_file.setdefault(str(k.provenance.get(own_key(system, "file"))), []).append(k)
+    by_file = _by_file(system, heads)
     tree = gitlog.open_or_left_out(root, left_out)  # None outside a git work tree
-    before = (read_before or {}).get(mine)
-    out = Found([], set(), set(), set(), {}, left_out, before if isinstance(before, dict) else {})
+    out = Found([], set(), set(), set(), {}, left_out, _recorded(read_before, mine))
     held = _held(known, system, mine) if tree is not None else {}
     replayed = replay(system, prefix, mine, root, tree, docs, locate, by_file, out, held)
     _read_files(system, prefix, mine, docs, replayed, by_file, heads, out, progress)
@@ -108,10 +112,7 @@ def read_docs(
     deleted = {k.id for r, k in heads.items() if r not in out.seen and not k.deleted} | out.deleted
     if tree is not None:
         left_out += tree.left_out
-    passed: Counter[str] = Counter()
-    for doc in docs:
-        passed.update(doc.skipped)
-    left_out += skipped_lines(passed)
+    left_out += _junk(docs)
     if refusal is not None and not (out.facts or deleted or out.kept):
         raise naming_left_out(refusal, left_out)
     commit_key = own_key(system, "commit")
@@ -134,6 +135,28 @@ def read_docs(
             [own_key(system, key) for key in ("line", "block_line", "stamp", "last_commit")],
         ),
     )
+
+
+def _by_file(system: str, heads: dict[str, KnownFact]) -> dict[str, list[KnownFact]]:
+    """File -> the latest version of each of its records in the store."""
+    by_file: dict[str, list[KnownFact]] = {}
+    for k in heads.values():
+        by_file.setdefault(str(k.provenance.get(own_key(system, "file"))), []).append(k)
+    return by_file
+
+
+def _recorded(read_before: dict[str, Any] | None, root: str) -> dict[str, Any]:
+    """The reader's record of the files of `root` it read at the last sync."""
+    files = (read_before or {}).get(root)
+    return files if isinstance(files, dict) else {}
+
+
+def _junk(docs: list[Doc]) -> list[str]:
+    """The `left out` lines of the junk the files' Markdown held, by kind, all files together."""
+    passed: Counter[str] = Counter()
+    for doc in docs:
+        passed.update(doc.skipped)
+    return skipped_lines(passed)
 
 
 def _keep_out_of_reach(root: Path, docs: list[Doc], by_file: dict[str, list[KnownFact]], out: Found) -> None:

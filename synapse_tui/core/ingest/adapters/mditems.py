@@ -114,10 +114,12 @@ class Found:
 
     def carry(self, doc: Doc, note: dict[str, Any]) -> None:
         """A file not read again: what its record says it gave, as if it were read."""
-        lines = [str(line) for line in note.get("left_out") or []]
-        self.left_out += lines
+        lines = note.get("left_out")
+        self.left_out += [line for line in lines if isinstance(line, str)] if isinstance(lines, list) else []
         skipped = note.get("skipped")
-        doc.skipped = {str(k): int(n) for k, n in skipped.items()} if isinstance(skipped, dict) else {}
+        doc.skipped = (
+            {str(k): n for k, n in skipped.items() if isinstance(n, int)} if isinstance(skipped, dict) else {}
+        )
         self.record[doc.rel] = note
 
 

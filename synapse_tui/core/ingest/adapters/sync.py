@@ -136,7 +136,7 @@ def sync_snapshot(
             landed = f"{counted(len(new), 'fact')} added, {newly_deleted} flagged deleted, {moved.reasserted} re-asserted (committed)"
             link_landed(store, config, landed, graph_progress)
     left_out = list(snapshot.left_out) + dropped + _not_revisited(store, snapshot, present)
-    _record_read(store, snapshot)
+    wrote = _record_read(store, snapshot) or bool(new or pending or evidence or back)
     return SyncResult(
         system=snapshot.system,
         source=snapshot.source,
@@ -158,7 +158,7 @@ def sync_snapshot(
         accepted=moved.accepted,
         left_out=left_out,
         warnings=warnings,
-        left_out_new=_new_left_out(store, snapshot, left_out),
+        left_out_new=_new_left_out(store, snapshot, left_out, wrote),
     )
 
 
@@ -167,30 +167,34 @@ def read_record_key(system: str) -> str:
     return f"read.{system}"
 
 
-def _record_read(store: Store, snapshot: Snapshot) -> None:
+def _record_read(store: Store, snapshot: Snapshot) -> bool:
     """Keep the reader's record of the files it read, each root it read replaced whole, for
-    its next read (`read_before`); written only when it changed. Written once the sync has
-    landed: a record lost (a crash between) only costs the next sync a full read."""
+    its next read (`read_before`); written only when it changed (whether it was). Written
+    once the sync has landed: a record lost (a crash between) only costs the next sync a
+    full read."""
     if snapshot.read_record is None:
-        return
+        return False
     key = read_record_key(snapshot.system)
     before = store.meta(key)
     before = before if isinstance(before, dict) else {}
     after = {root: files for root, files in {**before, **snapshot.read_record}.items() if files}
-    if after != before:
-        store.set_meta(key, after)
+    if after == before:
+        return False
+    store.set_meta(key, after)
+    return True
 
 
-def _new_left_out(store: Store, snapshot: Snapshot, left_out: list[str]) -> list[str]:
-    """The lines of `left_out` the last sync of this source that said something new did not
-    say; when there are any, every line of this sync is kept for the next (meta
-    `said.left_out.<system> <source>`). A line gone is no news: a sync with nothing new to
-    say writes nothing."""
+def _new_left_out(store: Store, snapshot: Snapshot, left_out: list[str], wrote: bool) -> list[str]:
+    """The lines of `left_out` the last sync of this source that recorded what it said did
+    not say; every line of this sync is kept for the next (meta `said.left_out.<system>
+    <source>`) when some are new and the sync wrote to the store anyway: a sync with nothing
+    new for the store writes nothing, and a line new then is said again until one does. A
+    line gone is no news."""
     key = f"said.left_out.{snapshot.system} {snapshot.source}"
     before = store.meta(key)
     said = {line for line in before if isinstance(line, str)} if isinstance(before, list) else set()
     new = [line for line in left_out if line not in said]
-    if new:
+    if new and wrote:
         store.set_meta(key, sorted(set(left_out)))
     return new
 

@@ -107,6 +107,10 @@ def test_in_git_an_unchanged_rule_giving_no_fact_is_not_replayed_again(tmp_path)
     git(project, "commit", "-qm", "rules")
     first = _sync("cursor", project, db)
     assert first.added == 1
+    nothing = "1 of 2 files hold nothing read as a fact"  # named in git as outside it
+    assert any(
+        line.startswith(nothing) and line.endswith(": .cursor/rules/later.mdc") for line in first.left_out
+    )
     assert ".cursor/rules/later.mdc" in _record(db, "cursor")[str(project.resolve())]
     before = mark(db)
     again = _sync("cursor", project, db)

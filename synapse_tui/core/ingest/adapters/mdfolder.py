@@ -113,6 +113,10 @@ def read_docs(
     if tree is not None:
         left_out += tree.left_out
     left_out += _junk(docs)
+    # the files that gave no fact, read or replayed now or as the record says of them
+    empty = [shown_name(d.rel) for d in docs if (out.record.get(d.rel) or {}).get("empty")]
+    if empty:
+        left_out.append(holding_nothing(empty, len(docs)))
     if refusal is not None and not (out.facts or deleted or out.kept):
         raise naming_left_out(refusal, left_out)
     commit_key = own_key(system, "commit")
@@ -212,7 +216,6 @@ def _read_files(
     again (what it gave before stays as it was, and what it left out is said again)."""
     stamp_key = own_key(system, "stamp")
     report = every(progress, 200)
-    empty: list[str] = []
     for n, doc in enumerate(docs, start=1):
         report(n, len(docs))
         if doc.rel in replayed:
@@ -225,8 +228,6 @@ def _read_files(
             text = None
             if note is not None:
                 out.carry(doc, note)
-                if note.get("empty"):
-                    empty.append(shown_name(doc.rel))
         else:
             text = file_text(doc.path, lines, doc.rel)
             out.left_out += lines
@@ -237,15 +238,11 @@ def _read_files(
         items = doc.parse(text, doc)
         out.left_out += doc.left_out
         out.note(doc, stamp, "", not items, lines + doc.left_out)
-        if not items:
-            empty.append(shown_name(doc.rel))
         for record, item, version, supersedes in versions(
             system, prefix, doc, items, by_file.get(doc.rel, []), heads
         ):
             out.seen.add(record)
             out.facts.append(to_fact(system, root, doc, record, item, version, supersedes, stamp, mtime))
-    if empty:
-        out.left_out.append(holding_nothing(empty, len(docs)))
 
 
 def merged(system: str, snapshots: list[Snapshot]) -> Snapshot:

@@ -107,8 +107,10 @@ class Snapshot:
 
 class Reader(Protocol):
     """What `import --from` and `sync` call: the source as it stands now. A reader may also
-    take `known` (the facts already imported from its system), `progress`, and options of
-    its own (`project`, `model`); a module may offer `default_source()` for a SOURCE-less call."""
+    take `known` (the facts already imported from its system), `read_before` (its record
+    of the files it read at the last sync: `Snapshot.read_record` as the store kept it),
+    `progress`, and options of its own (`project`, `model`); a module may offer
+    `default_source()` for a SOURCE-less call."""
 
     def __call__(self, source: Path, **options: Any) -> Snapshot: ...
 

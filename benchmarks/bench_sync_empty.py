@@ -11,7 +11,7 @@ For each real folder (a `fetch` snapshot under DIR, default /work/.mirror, its f
 extracted with `git archive HEAD | tar -x`: nothing of it is run; in git, committed once
 into a repository of our own), two stores are made by a first import (`import_source`, the
 pipeline `import --from` runs); then each is synced again, `--repeat` times alternately, the
-best taken: one by the reader given the store's record, one by the reader given none. The
+best CPU time of this process taken (the machine is shared: wall time wanders with the load): one by the reader given the store's record, one by the reader given none. The
 files read and replayed are counted, and the two stores must agree (every fact's id, text,
 deleted flag, provenance), and the `left out` lines of a sync given the record must be the
 first import's (without it, a file not read again says nothing), or the script says so and
@@ -112,13 +112,13 @@ class Counted:
 def second_sync(system: str, folder: Path, db: Path, recorded: bool) -> tuple[float, list[str]]:
     """One sync of `folder` into `db`, timed: read (given the store's record, or none) and synced."""
     module = reader(system)
-    t = time.perf_counter()
+    t = time.process_time()  # this process's CPU: the machine is shared, wall time wanders
     with Store.open(db) as store:
         known = known_facts(store, system)
         before = (store.meta(read_record_key(system)) or {}) if recorded else None
         snap = module.read(folder, known=known, read_before=before)
         result = sync_snapshot(store, snap, Config())
-    took = time.perf_counter() - t
+    took = time.process_time() - t
     if (result.added, result.newly_deleted) != (0, 0):
         raise SystemExit(f"{folder.name}: a sync of an unchanged folder changed the store: {result}")
     return took, result.left_out

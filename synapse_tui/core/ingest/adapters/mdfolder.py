@@ -112,11 +112,7 @@ def read_docs(
     deleted = {k.id for r, k in heads.items() if r not in out.seen and not k.deleted} | out.deleted
     if tree is not None:
         left_out += tree.left_out
-    left_out += _junk(docs)
-    # the files that gave no fact, read or replayed now or as the record says of them
-    empty = [shown_name(d.rel) for d in docs if (out.record.get(d.rel) or {}).get("empty")]
-    if empty:
-        left_out.append(holding_nothing(empty, len(docs)))
+    left_out += _junk(docs) + _holding_nothing(docs, out)
     if refusal is not None and not (out.facts or deleted or out.kept):
         raise naming_left_out(refusal, left_out)
     commit_key = own_key(system, "commit")
@@ -161,6 +157,13 @@ def _junk(docs: list[Doc]) -> list[str]:
     for doc in docs:
         passed.update(doc.skipped)
     return skipped_lines(passed)
+
+
+def _holding_nothing(docs: list[Doc], out: Found) -> list[str]:
+    """The `left out` line naming the files that gave no fact, read or replayed now or as
+    the reader's record says of them."""
+    empty = [shown_name(d.rel) for d in docs if (out.record.get(d.rel) or {}).get("empty")]
+    return [holding_nothing(empty, len(docs))] if empty else []
 
 
 def _keep_out_of_reach(root: Path, docs: list[Doc], by_file: dict[str, list[KnownFact]], out: Found) -> None:

@@ -169,18 +169,19 @@ def test_a_file_stamped_by_older_rules_is_read_once_more_and_a_fact_no_longer_ma
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_in_git_a_rule_stamped_by_older_rules_is_replayed_once_more(tmp_path):
     project, db = tmp_path / "app", tmp_path / "s.db"
+    rel = ".cursor/rules/python.mdc"
     rule = write(
-        project,
-        ".cursor/rules/python.mdc",
-        "---\ndescription: Python\n---\n- Type every function\n\n@AGENTS.md\n",
+        project, rel, "---\ndescription: Python\n---\n- Type every function\n- Old rule\n\n@AGENTS.md\n"
     )
     git(project, "init", "-q")
     git(project, "add", "-A")
     git(project, "commit", "-qm", "rules")
+    rule.write_text(rule.read_text().replace("- Old rule\n", ""))  # a version deleted in history
+    git(project, "commit", "-qam", "one rule less", when="2026-02-02T12:00:00+02:00")
     snap = cursor.read(project)
-    made = snap.facts[0]
-    assert made.provenance is not None and made.text == "Type every function"
-    doc = Doc(rule, ".cursor/rules/python.mdc", ".cursor/rules/python.mdc", cursor._rule)
+    made = next(f for f in snap.facts if f.text == "Type every function")
+    assert made.provenance is not None and "Old rule" in {f.text for f in snap.facts}
+    doc = Doc(rule, rel, rel, cursor._rule)
     given = made.provenance  # the older reader's fact came from the same commit
     keys = ("commit", "author", "last_commit")
     item = Item("@AGENTS.md", 7, own={key: given[f"x-cursor-{key.replace('_', '-')}"] for key in keys})
@@ -194,13 +195,15 @@ def test_in_git_a_rule_stamped_by_older_rules_is_replayed_once_more(tmp_path):
         f.provenance["x-cursor-stamp"] = stamp.rsplit(":", 1)[0]
     with Store.open(db, create=True) as store:
         sync_snapshot(store, snap, Config())
-    upgraded = _sync("cursor", project, db)
-    assert (upgraded.added, upgraded.newly_deleted, upgraded.unchanged) == (0, 1, 1)
+    upgraded = _sync("cursor", project, db)  # the rule and its history, the stale fact flagged
+    assert (upgraded.added, upgraded.newly_deleted, upgraded.unchanged) == (0, 1, 2)
     assert [k[2] for k in _facts(db, "cursor") if k[1] == "@AGENTS.md"] == [True]
     before = mark(db)
     settled = _sync("cursor", project, db)  # stamped by these rules now: not replayed again
-    assert (settled.added, settled.newly_deleted) == (0, 0)
+    assert (settled.added, settled.newly_deleted, settled.unchanged) == (0, 0, 2)
     assert mark(db) == before
+    _touch(rule)  # replayed whole: the same counts (the stale fact is no history of the file)
+    assert _sync("cursor", project, db).unchanged == 2
 
 
 def test_a_sync_says_only_the_left_out_lines_new_since_the_last_and_json_lists_every_line(tmp_path):

@@ -51,6 +51,7 @@ from typing import Any
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import (
+    Evidence,
     KnownFact,
     Snapshot,
     every,
@@ -63,15 +64,17 @@ from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, holding_not
 from synapse_tui.core.ingest.adapters.markdown_memory import now_committed, skipped_lines
 from synapse_tui.core.ingest.adapters.mdhistory import replay
 from synapse_tui.core.ingest.adapters.mditems import (
+    RULES,
     Doc,
     Found,
     as_read,
     file_stamp,
     file_text,
+    rules_of,
     to_fact,
     versions,
 )
-from synapse_tui.core.ingest.interchange import Progress
+from synapse_tui.core.ingest.interchange import ParsedFact, Progress
 
 
 def read_docs(
@@ -133,7 +136,8 @@ def read_docs(
             [k for versions in held.values() for k in versions] if tree is not None else list(heads.values()),
             lambda k: not (k.provenance or {}).get(commit_key),
             [own_key(system, key) for key in ("line", "block_line", "stamp", "last_commit")],
-        ),
+        )
+        + _restamped(system, out.facts, held),
     )
 
 
@@ -157,6 +161,20 @@ def _junk(docs: list[Doc]) -> list[str]:
     for doc in docs:
         passed.update(doc.skipped)
     return skipped_lines(passed)
+
+
+def _restamped(system: str, facts: list[ParsedFact], held: dict[str, list[KnownFact]]) -> list[Evidence]:
+    """The history versions the store holds deleted, stamped by older rules, that this
+    replay lists again: their stamp as read now, once (these rules list them), so a sync
+    that does not replay the file counts them as a replay would (mdhistory._relisted)."""
+    stamp_key = own_key(system, "stamp")
+    gone = {k.id: k for versions in held.values() for k in versions if k.deleted}
+    out = []
+    for f in facts:
+        k, now = gone.get(f.id), (f.provenance or {}).get(stamp_key)
+        if k is not None and rules_of(now) == RULES and rules_of(k.provenance.get(stamp_key)) != RULES:
+            out.append(Evidence(f.id, 0, [], {stamp_key: now}, {stamp_key: k.provenance.get(stamp_key)}))
+    return out
 
 
 def _holding_nothing(docs: list[Doc], out: Found) -> list[str]:

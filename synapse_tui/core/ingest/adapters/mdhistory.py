@@ -13,12 +13,14 @@ from synapse_tui.core.ingest.adapters import KnownFact, gitlog, out_of_reach, ow
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
 from synapse_tui.core.ingest.adapters.markdown_memory import next_of
 from synapse_tui.core.ingest.adapters.mditems import (
+    RULES,
     Doc,
     Found,
     Item,
     as_read,
     file_stamp,
     file_text,
+    rules_of,
     to_fact,
     versions,
 )
@@ -150,12 +152,19 @@ def _as_synced(
     if not as_read(alive, stamp_key, stamp, note, out.noted_before(doc)):
         return False
     commit_key = own_key(system, "commit")
-    listed = [k for k in every if not k.deleted or k.provenance.get(commit_key)]
+    listed = [k for k in every if not k.deleted or _relisted(k, commit_key, stamp_key)]
     out.kept |= {k.id for k in [*alive, *listed]}  # as it was at the last sync: not replayed
     out.seen |= {k.record for k in alive}
     if note is not None:
         out.carry(doc, note)
     return True
+
+
+def _relisted(k: KnownFact, commit_key: str, stamp_key: str) -> bool:
+    """Whether a replay lists again a version the store holds deleted: one of the history
+    (committed) that these rules read (its stamp says so: mdfolder restamps the history a
+    replay by newer rules lists again), not a fact older rules made and these no longer do."""
+    return bool(k.provenance.get(commit_key)) and rules_of(k.provenance.get(stamp_key)) == RULES
 
 
 def _replay_file(

@@ -34,6 +34,13 @@ _HASHED = re.compile(r"#[0-9a-f]{12}(?:-\d+)?$")
 # `@AGENTS.md` line no longer a fact, at 2), so each file stamped by the rules before is
 # read once more and what it no longer gives is flagged deleted by the usual sync path.
 READER_RULES = 2
+RULES = f"r{READER_RULES}"  # how a stamp names them
+
+
+def rules_of(stamp: Any) -> str:
+    """The readers' rules a stamp was written by (`r2`); `r1` for a stamp naming none."""
+    tail = str(stamp).rsplit(":", 1)[-1]
+    return tail if tail.startswith("r") else "r1"
 
 
 @dataclass
@@ -273,7 +280,7 @@ def file_stamp(path: Path) -> tuple[str, float]:
         st = path.stat()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
-    return f"{st.st_size}:{st.st_mtime_ns}:r{READER_RULES}", st.st_mtime
+    return f"{st.st_size}:{st.st_mtime_ns}:{RULES}", st.st_mtime
 
 
 def utf8_text(path: Path) -> tuple[str | None, int]:

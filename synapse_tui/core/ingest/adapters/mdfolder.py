@@ -36,7 +36,9 @@ the rest the same way for all of them:
   replayed) either, and `left out` still says what it left out: the same store and the
   same lines as a full read. The stamp carries the version of the readers' rules
   (mditems.READER_RULES): a file read by older rules is read once more, and a fact those
-  rules made that these no longer make is deleted.
+  rules made that these no longer make is deleted (in git the history versions that
+  replay lists again are restamped, so a later sync that skips the file counts what a
+  replay would).
 
 Each fact records the root it was read from (`x-<system>-root`), so two roots of one
 system in a store never delete each other's facts.

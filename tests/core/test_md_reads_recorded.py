@@ -233,7 +233,7 @@ def test_a_nul_character_in_a_utf8_file_is_named_and_the_rest_read(tmp_path):
     (folder).mkdir()
     (folder / "notes.md").write_bytes(b"- Keep this\n- Deploy on\x00 Tuesdays\n- And\x00 this\x00\n")
     result = _sync("markdown", folder, db)
-    assert "notes.md: a NUL character (a byte 0) at lines 2, 3; left out, the rest of the file read" in (
+    assert "notes.md: NUL characters (bytes 0) at lines 2, 3; left out, the rest of the file read" in (
         result.left_out
     )
     texts = {k[1] for k in _facts(db, "markdown")}

@@ -313,8 +313,12 @@ def said_nul(rel: str, lines: list[int]) -> str:
     """The `left out` line of a UTF-8 file holding NUL characters, which are dropped (the
     rest of the file is read): its name and the lines, as a file not UTF-8 is named."""
     shown = ", ".join(str(n) for n in lines[:5]) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
-    where = f"line {shown}" if len(lines) == 1 else f"lines {shown}"
-    return f"{rel}: a NUL character (a byte 0) at {where}; left out, the rest of the file read"
+    what = (
+        f"a NUL character (a byte 0) at line {shown}"
+        if len(lines) == 1
+        else f"NUL characters (bytes 0) at lines {shown}"
+    )
+    return f"{rel}: {what}; left out, the rest of the file read"
 
 
 def file_text(path: Path, left_out: list[str], rel: str) -> str | None:

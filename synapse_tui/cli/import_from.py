@@ -70,7 +70,7 @@ def import_from(
     if as_json:
         emit_json({**result.to_json(), "db": locate(db).shown})
         return
-    for line in result.left_out:
+    for line in result.left_out_said():
         say(f"left out: {line}", err=True)
     # the four counts every sync says, then what only some syncs do, each when it happened
     more = [

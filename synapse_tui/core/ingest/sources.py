@@ -40,7 +40,7 @@ from synapse_tui.core.base.jsonl import Progress
 from synapse_tui.core.base.location import is_server, locate
 from synapse_tui.core.base.safefile import UnsafeFile, read_small, write_atomic
 from synapse_tui.core.ingest.adapters import READERS, known_facts, reader
-from synapse_tui.core.ingest.adapters.sync import SyncResult, sync_snapshot
+from synapse_tui.core.ingest.adapters.sync import SyncResult, read_record_key, sync_snapshot
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import describe
 from synapse_tui.core.store.postgres.server import holds_store
@@ -374,10 +374,14 @@ def import_source(
     read_from, shown = _where(system, module, source, only_project="project" in options)
     if "known" in takes:
         options["known"] = []
+        if "read_before" in takes:
+            options["read_before"] = {}  # a store to come: nothing read before
         if holds_store(str(db)) if is_server(db) else Path(db).exists():
             with Store.open(db) as store:  # a reader may read for another system too (`markdown` in git)
                 systems = getattr(module, "KNOWN_SYSTEMS", (system,))
                 options["known"] = [k for name in systems for k in known_facts(store, name)]
+                if "read_before" in takes:  # what the reader recorded of the files it read
+                    options["read_before"] = store.meta(read_record_key(system)) or {}
     if vectors is not None:
         options["vectors"] = Path(vectors)
     if "progress" in takes:

@@ -97,12 +97,20 @@ class Snapshot:
     # ids of facts the store flags deleted that the source holds again (a bullet removed and
     # put back before a commit): sync_snapshot clears the flag
     restored: set[str] = field(default_factory=set)
+    # the reader's record of the files it read that no fact's provenance can carry (a file
+    # that gave no fact; the `left out` lines of a file not read again), root -> file ->
+    # record, kept by sync_snapshot in the store's meta `read.<system>` (each root read
+    # replaced whole) and given back to the reader's next read as `read_before`; None: the
+    # reader keeps none
+    read_record: dict[str, Any] | None = None
 
 
 class Reader(Protocol):
     """What `import --from` and `sync` call: the source as it stands now. A reader may also
-    take `known` (the facts already imported from its system), `progress`, and options of
-    its own (`project`, `model`); a module may offer `default_source()` for a SOURCE-less call."""
+    take `known` (the facts already imported from its system), `read_before` (its record
+    of the files it read at the last sync: `Snapshot.read_record` as the store kept it),
+    `progress`, and options of its own (`project`, `model`); a module may offer
+    `default_source()` for a SOURCE-less call."""
 
     def __call__(self, source: Path, **options: Any) -> Snapshot: ...
 

@@ -82,6 +82,7 @@ def read(
     source: Path | None,
     *,
     known: list[KnownFact] | None = None,
+    read_before: dict[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> Snapshot:
     """The memories folder's MEMORY.md and memory_summary.md, their evidence cited."""
@@ -106,7 +107,15 @@ def read(
         file=str(root),
     )
     return read_docs(
-        SYSTEM, root, docs, known, left_out, progress, locate=locate, refusal=None if present else refusal
+        SYSTEM,
+        root,
+        docs,
+        known,
+        left_out,
+        progress,
+        locate=locate,
+        refusal=None if present else refusal,
+        read_before=read_before,
     )
 
 

@@ -21,6 +21,7 @@ the next version of what it replaced; in a git work tree the rules' history is r
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
@@ -40,6 +41,7 @@ def read(
     *,
     project: Path | None = None,
     known: list[KnownFact] | None = None,
+    read_before: dict[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> Snapshot:
     """A project's rules; the project is `--project P` (or SOURCE)."""
@@ -71,7 +73,17 @@ def read(
     refusal = InputError(
         f"holds no .cursorrules and no .cursor/rules/ rules; expected {EXPECTED}", file=str(folder)
     )
-    return read_docs(SYSTEM, folder, docs, known, left_out, progress, locate=locate, refusal=refusal)
+    return read_docs(
+        SYSTEM,
+        folder,
+        docs,
+        known,
+        left_out,
+        progress,
+        locate=locate,
+        refusal=refusal,
+        read_before=read_before,
+    )
 
 
 def _legacy(text: str, doc: Doc) -> list[Item]:

@@ -33,6 +33,7 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pathspec
 
@@ -68,6 +69,7 @@ def read(
     *,
     project: Path | None = None,
     known: list[KnownFact] | None = None,
+    read_before: dict[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> Snapshot:
     """`GEMINI.md` of DIR, and with `project` that project's GEMINI.md files."""
@@ -78,7 +80,17 @@ def read(
         docs += _imported(root, docs[:1], lambda rel: Doc(root / rel, rel, "user", _project), left_out)
         refusal = InputError(f"holds no {FILE}; expected {EXPECTED}", file=str(root))
         snaps.append(
-            read_docs(SYSTEM, root, docs, known, left_out, progress, locate=_home_doc(root), refusal=refusal)
+            read_docs(
+                SYSTEM,
+                root,
+                docs,
+                known,
+                left_out,
+                progress,
+                locate=_home_doc(root),
+                refusal=refusal,
+                read_before=read_before,
+            )
         )
     if project is not None:
         folder = require_folder(project, PROJECT_EXPECTED)
@@ -112,6 +124,7 @@ def read(
                 prefix=f"{note}/",
                 locate=locate,
                 refusal=InputError(f"holds no {FILE}; expected {PROJECT_EXPECTED}", file=str(folder)),
+                read_before=read_before,
             )
         )
     if not snaps:

@@ -18,6 +18,7 @@ file's modification time; `x-markdown-time` says which.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import (
@@ -43,6 +44,7 @@ def read(
     source: Path,
     *,
     known: list[KnownFact] | None = None,
+    read_before: dict[str, Any] | None = None,
     agents: str | None = None,
     progress: Progress | None = None,
 ) -> Snapshot:
@@ -58,7 +60,9 @@ def read(
     for path in paths:
         rel = path.relative_to(folder).as_posix()
         docs.append(Doc(path, rel, rel, parse))
-    return read_docs(SYSTEM, folder, docs, known, left_out, progress, refusal=refusal)
+    return read_docs(
+        SYSTEM, folder, docs, known, left_out, progress, refusal=refusal, read_before=read_before
+    )
 
 
 def notes_of(folder: Path) -> tuple[list[Path], list[str]]:

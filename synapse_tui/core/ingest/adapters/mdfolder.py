@@ -29,7 +29,16 @@ the rest the same way for all of them:
   time.
 - Speed. A file whose size and modification time are those of the last sync
   (`x-<system>-stamp`), and in git whose last commit is too (`x-<system>-last-commit`),
-  is not read again: its facts count as unchanged.
+  is not read again: its facts count as unchanged. What no fact can carry, a file that
+  gave none (front matter, headings or imports only) and what a file left out, the reader
+  records (`Found.note`: `Snapshot.read_record`, kept in the store's meta `read.<system>`
+  and given back as `read_before`), so such a file unchanged is not read (in git, not
+  replayed) either, and `left out` still says what it left out: the same store and the
+  same lines as a full read. The stamp carries the version of the readers' rules
+  (mditems.READER_RULES): a file read by older rules is read once more, and a fact those
+  rules made that these no longer make is deleted (in git the history versions that
+  replay lists again are restamped, so a later sync that skips the file counts what a
+  replay would).
 
 Each fact records the root it was read from (`x-<system>-root`), so two roots of one
 system in a store never delete each other's facts.
@@ -40,9 +49,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import (
+    Evidence,
     KnownFact,
     Snapshot,
     every,
@@ -54,8 +65,18 @@ from synapse_tui.core.ingest.adapters import (
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, holding_nothing, nameable, shown_name
 from synapse_tui.core.ingest.adapters.markdown_memory import now_committed, skipped_lines
 from synapse_tui.core.ingest.adapters.mdhistory import replay
-from synapse_tui.core.ingest.adapters.mditems import Doc, Found, file_stamp, file_text, to_fact, versions
-from synapse_tui.core.ingest.interchange import Progress
+from synapse_tui.core.ingest.adapters.mditems import (
+    RULES,
+    Doc,
+    Found,
+    as_read,
+    file_stamp,
+    file_text,
+    rules_of,
+    to_fact,
+    versions,
+)
+from synapse_tui.core.ingest.interchange import ParsedFact, Progress
 
 
 def read_docs(
@@ -69,6 +90,7 @@ def read_docs(
     prefix: str = "",
     locate: Callable[[str], Doc | None] | None = None,
     refusal: InputError | None = None,
+    read_before: dict[str, Any] | None = None,
 ) -> Snapshot:
     """The Snapshot of `docs`, all under `root`, against what the store already holds;
     `prefix` begins each record's id (a second root of one system: its own namespace).
@@ -76,17 +98,18 @@ def read_docs(
     `locate` names the Doc of a path (under `root`, POSIX) that is gone from the work tree,
     or None when the reader does not read such a file. `refusal` (a reader that found none
     of its files today) is raised only when the folder never held them: no history in git,
-    nothing of this root in the store to delete."""
+    nothing of this root in the store to delete. `read_before`: the reader's record of
+    the files it read at the last sync (meta `read.<system>`, root -> file -> record: see
+    "Speed"), given back for this root in `Snapshot.read_record`; None: the caller keeps
+    no record (each file that gave no fact is read)."""
     mine = str(root.resolve())
     odd = [d for d in docs if not nameable(d.rel)]  # a record id must be visible text
     left_out += [f"{shown_name(d.rel)}: {NOT_NAMEABLE}; not read" for d in odd]
     docs = [d for d in docs if nameable(d.rel)]
     heads = _heads(known, own_key(system, "root"), mine)
-    by_file: dict[str, list[KnownFact]] = {}
-    for k in heads.values():
-        by_file.setdefault(str(k.provenance.get(own_key(system, "file"))), []).append(k)
+    by_file = _by_file(system, heads)
     tree = gitlog.open_or_left_out(root, left_out)  # None outside a git work tree
-    out = Found([], set(), set(), set(), {}, left_out)
+    out = Found([], set(), set(), set(), {}, left_out, _recorded(read_before, mine))
     held = _held(known, system, mine) if tree is not None else {}
     replayed = replay(system, prefix, mine, root, tree, docs, locate, by_file, out, held)
     _read_files(system, prefix, mine, docs, replayed, by_file, heads, out, progress)
@@ -94,10 +117,7 @@ def read_docs(
     deleted = {k.id for r, k in heads.items() if r not in out.seen and not k.deleted} | out.deleted
     if tree is not None:
         left_out += tree.left_out
-    passed: Counter[str] = Counter()
-    for doc in docs:
-        passed.update(doc.skipped)
-    left_out += skipped_lines(passed)
+    left_out += _junk(docs) + _holding_nothing(docs, out)
     if refusal is not None and not (out.facts or deleted or out.kept):
         raise naming_left_out(refusal, left_out)
     commit_key = own_key(system, "commit")
@@ -109,6 +129,7 @@ def read_docs(
         sorted(set(left_out)),
         kept=out.kept,
         deleted_at=out.deleted_at,
+        read_record=None if read_before is None else {mine: out.record},
         # a text read from the work tree before anyone committed it, committed since
         # and of every text unchanged since: its line now, the file (and its last commit)
         # as read this time, so a file unchanged at the next sync is not read again
@@ -117,8 +138,52 @@ def read_docs(
             [k for versions in held.values() for k in versions] if tree is not None else list(heads.values()),
             lambda k: not (k.provenance or {}).get(commit_key),
             [own_key(system, key) for key in ("line", "block_line", "stamp", "last_commit")],
-        ),
+        )
+        + _restamped(system, out.facts, held),
     )
+
+
+def _by_file(system: str, heads: dict[str, KnownFact]) -> dict[str, list[KnownFact]]:
+    """File -> the latest version of each of its records in the store."""
+    by_file: dict[str, list[KnownFact]] = {}
+    for k in heads.values():
+        by_file.setdefault(str(k.provenance.get(own_key(system, "file"))), []).append(k)
+    return by_file
+
+
+def _recorded(read_before: dict[str, Any] | None, root: str) -> dict[str, Any]:
+    """The reader's record of the files of `root` it read at the last sync."""
+    files = (read_before or {}).get(root)
+    return files if isinstance(files, dict) else {}
+
+
+def _junk(docs: list[Doc]) -> list[str]:
+    """The `left out` lines of the junk the files' Markdown held, by kind, all files together."""
+    passed: Counter[str] = Counter()
+    for doc in docs:
+        passed.update(doc.skipped)
+    return skipped_lines(passed)
+
+
+def _restamped(system: str, facts: list[ParsedFact], held: dict[str, list[KnownFact]]) -> list[Evidence]:
+    """The history versions the store holds deleted, stamped by older rules, that this
+    replay lists again: their stamp as read now, once (these rules list them), so a sync
+    that does not replay the file counts them as a replay would (mdhistory._relisted)."""
+    stamp_key = own_key(system, "stamp")
+    gone = {k.id: k for versions in held.values() for k in versions if k.deleted}
+    out = []
+    for f in facts:
+        k, now = gone.get(f.id), (f.provenance or {}).get(stamp_key)
+        if k is not None and rules_of(now) == RULES and rules_of(k.provenance.get(stamp_key)) != RULES:
+            out.append(Evidence(f.id, 0, [], {stamp_key: now}, {stamp_key: k.provenance.get(stamp_key)}))
+    return out
+
+
+def _holding_nothing(docs: list[Doc], out: Found) -> list[str]:
+    """The `left out` line naming the files that gave no fact, read or replayed now or as
+    the reader's record says of them."""
+    empty = [shown_name(d.rel) for d in docs if (out.record.get(d.rel) or {}).get("empty")]
+    return [holding_nothing(empty, len(docs))] if empty else []
 
 
 def _keep_out_of_reach(root: Path, docs: list[Doc], by_file: dict[str, list[KnownFact]], out: Found) -> None:
@@ -130,6 +195,9 @@ def _keep_out_of_reach(root: Path, docs: list[Doc], by_file: dict[str, list[Know
             alive = [k for k in facts if not k.deleted]
             out.kept |= {k.id for k in alive}
             out.seen |= {k.record for k in alive}
+    for rel, note in out.before.items():  # and what the record said of it
+        if rel not in listed and rel not in out.record and out_of_reach(root / rel):
+            out.record[rel] = note
 
 
 def _heads(known: list[KnownFact] | None, root_key: str, root: str) -> dict[str, KnownFact]:
@@ -166,34 +234,38 @@ def _read_files(
     progress: Progress | None,
 ) -> None:
     """Read each file not replayed from git as it stands, against the store's facts of it:
-    a file whose size and modification time are those the store recorded, or unreadable
-    now, is not read again (what it gave before stays as it was)."""
+    a file whose size and modification time are those the store recorded (on its facts,
+    or in the reader's record of a file that gave none), or unreadable now, is not read
+    again (what it gave before stays as it was, and what it left out is said again)."""
     stamp_key = own_key(system, "stamp")
     report = every(progress, 200)
-    empty: list[str] = []
     for n, doc in enumerate(docs, start=1):
         report(n, len(docs))
         if doc.rel in replayed:
             continue
         stamp, mtime = file_stamp(doc.path)
         alive = [k for k in by_file.get(doc.rel, ()) if not k.deleted]
-        unchanged = alive and all(k.provenance.get(stamp_key) == stamp for k in alive)
-        text = None if unchanged else file_text(doc.path, out.left_out, doc.rel)
+        note = out.recalled(doc, stamp)
+        lines: list[str] = []
+        if as_read(alive, stamp_key, stamp, note, out.noted_before(doc)):
+            text = None
+            if note is not None:
+                out.carry(doc, note)
+        else:
+            text = file_text(doc.path, lines, doc.rel)
+            out.left_out += lines
         if text is None:
             out.kept |= {k.id for k in alive}
             out.seen |= {k.record for k in alive}
             continue
         items = doc.parse(text, doc)
         out.left_out += doc.left_out
-        if not items and not alive:
-            empty.append(shown_name(doc.rel))
+        out.note(doc, stamp, "", not items, lines + doc.left_out)
         for record, item, version, supersedes in versions(
             system, prefix, doc, items, by_file.get(doc.rel, []), heads
         ):
             out.seen.add(record)
             out.facts.append(to_fact(system, root, doc, record, item, version, supersedes, stamp, mtime))
-    if empty:
-        out.left_out.append(holding_nothing(empty, len(docs)))
 
 
 def merged(system: str, snapshots: list[Snapshot]) -> Snapshot:
@@ -205,5 +277,7 @@ def merged(system: str, snapshots: list[Snapshot]) -> Snapshot:
         first.kept |= other.kept
         first.evidence += other.evidence
         first.left_out = sorted(set(first.left_out) | set(other.left_out))
+        if other.read_record is not None:
+            first.read_record = {**(first.read_record or {}), **other.read_record}
     first.source = ", ".join(s.source for s in snapshots)
     return first

@@ -13,11 +13,14 @@ from synapse_tui.core.ingest.adapters import KnownFact, gitlog, out_of_reach, ow
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
 from synapse_tui.core.ingest.adapters.markdown_memory import next_of
 from synapse_tui.core.ingest.adapters.mditems import (
+    RULES,
     Doc,
     Found,
     Item,
+    as_read,
     file_stamp,
     file_text,
+    rules_of,
     to_fact,
     versions,
 )
@@ -71,14 +74,18 @@ def replay(
     dirty = tree.changed([path for _, path, _, _ in chosen])
     texts = iter(tree.texts(blob for _, _, _, changes in chosen for _, blob in changes))
     for rel, path, doc, changes in chosen:
-        states = _committed(tree, rel, changes, texts, out.left_out)
+        lines: list[str] = []  # what `left out` says of this file
+        states = _committed(tree, rel, changes, texts, lines)
         if rel in by_rel:
-            _add_work_tree(states, doc, path in dirty, out.left_out)
+            _add_work_tree(states, doc, path in dirty, lines)
         elif states and states[-1][2] is not None:
             states.append((None, None, None))  # gone from the work tree, the removal not committed
         mine = _Held(system, (held or {}).get(rel, []))
-        _replay_file(system, prefix, root_s, doc, states, changes[-1][0].sha, out, mine)
-        out.left_out += doc.left_out
+        empty = _replay_file(system, prefix, root_s, doc, states, changes[-1][0].sha, out, mine)
+        lines += doc.left_out
+        out.left_out += lines
+        if rel in by_rel:
+            out.note(doc, file_stamp(doc.path)[0], changes[-1][0].sha, empty, lines)
     return done
 
 
@@ -131,22 +138,33 @@ def _as_synced(
     system: str, doc: Doc, last: str, known: Iterable[KnownFact], every: Iterable[KnownFact], out: Found
 ) -> bool:
     """Whether a file's last commit, size and modification time are those its facts in the
-    store were read from (a sync refreshes them on the facts it does not change): then its
-    facts count as unchanged, and it is not replayed again. `every`: each version the store
-    holds of the file, all of which but the texts nobody committed that are gone a replay
-    would list again (history included)."""
+    store were read from (a sync refreshes them on the facts it does not change), or, of a
+    file that gave no fact, those the reader's record of it says (`Found.recalled`): then
+    its facts count as unchanged, and it is not replayed again. `every`: each version the
+    store holds of the file, all of which but the texts nobody committed that are gone a
+    replay would list again (history included)."""
     alive = [k for k in known if not k.deleted]
-    if not alive:
-        return False
     stamp_key, last_key = own_key(system, "stamp"), own_key(system, "last_commit")
     stamp = file_stamp(doc.path)[0]
-    if not all(k.provenance.get(stamp_key) == stamp and k.provenance.get(last_key) == last for k in alive):
+    note = out.recalled(doc, stamp, last)
+    if alive and not all(k.provenance.get(last_key) == last for k in alive):
+        return False
+    if not as_read(alive, stamp_key, stamp, note, out.noted_before(doc)):
         return False
     commit_key = own_key(system, "commit")
-    listed = [k for k in every if not k.deleted or k.provenance.get(commit_key)]
+    listed = [k for k in every if not k.deleted or _relisted(k, commit_key, stamp_key)]
     out.kept |= {k.id for k in [*alive, *listed]}  # as it was at the last sync: not replayed
     out.seen |= {k.record for k in alive}
+    if note is not None:
+        out.carry(doc, note)
     return True
+
+
+def _relisted(k: KnownFact, commit_key: str, stamp_key: str) -> bool:
+    """Whether a replay lists again a version the store holds deleted: one of the history
+    (committed) that these rules read (its stamp says so: mdfolder restamps the history a
+    replay by newer rules lists again), not a fact older rules made and these no longer do."""
+    return bool(k.provenance.get(commit_key)) and rules_of(k.provenance.get(stamp_key)) == RULES
 
 
 def _replay_file(
@@ -158,16 +176,18 @@ def _replay_file(
     last: str,
     out: Found,
     held: _Held,
-) -> None:
+) -> bool:
     """One file's states, oldest first, each read against the one before as a sync reads
-    the source against the store: versions, and deletions at the commit that made them."""
+    the source against the store: versions, and deletions at the commit that made them.
+    Whether the last state gave no item."""
     stamp, mtime = file_stamp(doc.path) if doc.path.is_file() else ("", 0.0)
     section_key = own_key(system, "section")
     heads: dict[str, KnownFact] = {}
     written: dict[str, ParsedFact] = {}  # record -> the fact of its latest version
     lines: dict[str, Item] = {}  # record -> its item in the latest state holding it
+    items: list[Item] = []
     for commit, at, text in states:
-        doc.left_out = []  # what the last state set aside is what `left out` says
+        doc.left_out, doc.skipped = [], {}  # what the last state set aside is what `left out` says
         items = doc.parse(text, doc) if text is not None else []
         for item in items:
             item.own["last_commit"] = last  # the file's history as this read saw it
@@ -203,6 +223,7 @@ def _replay_file(
             fact.provenance.update(_lines(system, lines[record]))
     replayed = {k.id for k in heads.values()} | {f.id for f in out.facts}
     out.deleted |= held.unsaved_gone(replayed | {f.supersedes for f in out.facts if f.supersedes})
+    return not items
 
 
 def _lines(system: str, item: Item) -> dict[str, int]:

@@ -29,6 +29,18 @@ FROM_GIT = "git commit"
 EDIT_SIMILARITY = 0.5  # as Basic Memory's and git-notes' readers pair an edit
 
 _HASHED = re.compile(r"#[0-9a-f]{12}(?:-\d+)?$")
+# The version of the readers' rules (what a file's text gives as facts and as `left out`),
+# part of every file's stamp: raised when a rule changes what an unchanged file gives (an
+# `@AGENTS.md` line no longer a fact, at 2), so each file stamped by the rules before is
+# read once more and what it no longer gives is flagged deleted by the usual sync path.
+READER_RULES = 2
+RULES = f"r{READER_RULES}"  # how a stamp names them
+
+
+def rules_of(stamp: Any) -> str:
+    """The readers' rules a stamp was written by (`r2`); `r1` for a stamp naming none."""
+    tail = str(stamp).rsplit(":", 1)[-1]
+    return tail if tail.startswith("r") else "r1"
 
 
 @dataclass
@@ -80,6 +92,53 @@ class Found:
     deleted: set[str]
     deleted_at: dict[str, float]
     left_out: list[str]
+    # file -> its record at the last sync, and as this read leaves it (`note`): what no
+    # fact's provenance can carry (a file that gave no fact; what a file left out)
+    before: dict[str, Any] = field(default_factory=dict)
+    record: dict[str, Any] = field(default_factory=dict)
+
+    def recalled(self, doc: Doc, stamp: str, last: str = "") -> dict[str, Any] | None:
+        """The file's record at the last sync, when it was read as it stands now (its
+        stamp, and in git its last commit, `last`); else None."""
+        note = self.before.get(doc.rel)
+        if isinstance(note, dict) and note.get("stamp") == stamp and note.get("commit", "") == last:
+            return note
+        return None
+
+    def noted_before(self, doc: Doc) -> bool:
+        return doc.rel in self.before
+
+    def note(self, doc: Doc, stamp: str, last: str, empty: bool, lines: list[str]) -> None:
+        """Record what a file read now gave that no fact says: that it gave none (`empty`),
+        the `left out` lines of it (`lines`) and the junk its Markdown held (`doc.skipped`),
+        as read at `stamp` (in git, at its last commit `last`); nothing when there is none."""
+        skipped = {kind: n for kind, n in doc.skipped.items() if n}
+        if empty or lines or skipped:
+            note: dict[str, Any] = {"stamp": stamp, "empty": empty, "left_out": lines, "skipped": skipped}
+            if last:
+                note["commit"] = last
+            self.record[doc.rel] = note
+
+    def carry(self, doc: Doc, note: dict[str, Any]) -> None:
+        """A file not read again: what its record says it gave, as if it were read."""
+        lines = note.get("left_out")
+        self.left_out += [line for line in lines if isinstance(line, str)] if isinstance(lines, list) else []
+        skipped = note.get("skipped")
+        doc.skipped = (
+            {str(k): n for k, n in skipped.items() if isinstance(n, int)} if isinstance(skipped, dict) else {}
+        )
+        self.record[doc.rel] = note
+
+
+def as_read(
+    alive: list[KnownFact], stamp_key: str, stamp: str, note: dict[str, Any] | None, noted: bool
+) -> bool:
+    """Whether a file is as the last sync read it: each of its facts in the store carries
+    its stamp now (and the reader's record of it, if it kept one, too), or it gave no fact
+    and the record says so at this stamp."""
+    if alive:
+        return all(k.provenance.get(stamp_key) == stamp for k in alive) and (note is not None or not noted)
+    return note is not None and note.get("empty") is True
 
 
 def markdown_items(
@@ -215,31 +274,61 @@ def to_fact(
 
 
 def file_stamp(path: Path) -> tuple[str, float]:
+    """(`<size>:<mtime in ns>:r<READER_RULES>`, mtime): a file whose stamp is the one its
+    facts carry is unchanged since the last sync, read by the same rules."""
     try:
         st = path.stat()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
-    return f"{st.st_size}:{st.st_mtime_ns}", st.st_mtime
+    return f"{st.st_size}:{st.st_mtime_ns}:{RULES}", st.st_mtime
 
 
 def utf8_text(path: Path) -> tuple[str | None, int]:
     """The file's text as the notes read it (markdown_memory.text_of), and 0; or None and
     the line where it stops being UTF-8. InputError when it cannot be read."""
+    text, bad, _ = _utf8_text(path)
+    return text, bad
+
+
+def _utf8_text(path: Path) -> tuple[str | None, int, list[int]]:
+    """utf8_text's answer, and the lines holding a NUL character (text_of drops them)."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
     try:
-        return text_of(raw.decode("utf-8")), 0
+        decoded = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return None, raw[: exc.start].count(b"\n") + 1
+        return None, raw[: exc.start].count(b"\n") + 1, []
+    nul = nul_lines(decoded) if "\x00" in decoded else []
+    return text_of(decoded), 0, nul
+
+
+def nul_lines(text: str) -> list[int]:
+    """The lines (from 1) of `text` holding a NUL character, each once."""
+    return [n for n, line in enumerate(text.split("\n"), start=1) if "\x00" in line]
+
+
+def said_nul(rel: str, lines: list[int]) -> str:
+    """The `left out` line of a UTF-8 file holding NUL characters, which are dropped (the
+    rest of the file is read): its name and the lines, as a file not UTF-8 is named."""
+    shown = ", ".join(str(n) for n in lines[:5]) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
+    what = (
+        f"a NUL character (a byte 0) at line {shown}"
+        if len(lines) == 1
+        else f"NUL characters (bytes 0) at lines {shown}"
+    )
+    return f"{rel}: {what}; left out, the rest of the file read"
 
 
 def file_text(path: Path, left_out: list[str], rel: str) -> str | None:
-    """The file's text, or None (and a line in `left_out`) when it is not UTF-8."""
-    text, bad = utf8_text(path)
+    """The file's text, or None (and a line in `left_out`) when it is not UTF-8; a NUL
+    character in it is left out, and named in `left_out`."""
+    text, bad, nul = _utf8_text(path)
     if text is None:
         left_out.append(f"{rel}: not valid UTF-8 at line {bad}{_utf16(path)}; not read")
+    elif nul:
+        left_out.append(said_nul(rel, nul))
     return text
 
 

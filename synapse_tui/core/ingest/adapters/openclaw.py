@@ -96,6 +96,7 @@ def read(
     source: Path | None,
     *,
     known: list[KnownFact] | None = None,
+    read_before: dict[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> Snapshot:
     """The workspace's memory files and the wiki vaults beside it (or DIR as a vault)."""
@@ -119,6 +120,7 @@ def read(
                 progress,
                 locate=_workspace_doc(root),
                 refusal=None if vaults else refusal,
+                read_before=read_before,
             )
         )
     for vault in vaults:
@@ -133,6 +135,7 @@ def read(
                 progress,
                 prefix=f"wiki/{vault.name}/",
                 locate=_page_doc(vault),
+                read_before=read_before,
             )
         )
         _as_it_stands(snaps[-1], vault, pages)

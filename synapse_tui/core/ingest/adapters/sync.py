@@ -62,11 +62,21 @@ class SyncResult:
     invalidated: int = 0
     valid_again: int = 0
     accepted: int = 0  # facts already here of tier auto the source now records a person's hand in
-    left_out: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # every line, what this sync read passed over
     warnings: list[str] = field(default_factory=list)
+    # of `left_out`, the lines the last sync of this source did not say (each, at the first)
+    left_out_new: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    def left_out_said(self) -> list[str]:
+        """The `left out` lines a person is told: those new since the last sync of this
+        source, then one line counting the others (unchanged: said before, `--json` lists
+        every line), so an unchanged source does not repeat itself at every sync."""
+        again = len(self.left_out) - len(self.left_out_new)
+        more = [f"{again} more, as at the last sync (--json lists every line)"] if again else []
+        return [*self.left_out_new, *more]
 
 
 def sync_snapshot(
@@ -125,6 +135,8 @@ def sync_snapshot(
             # failure there says what of the sync landed.
             landed = f"{counted(len(new), 'fact')} added, {newly_deleted} flagged deleted, {moved.reasserted} re-asserted (committed)"
             link_landed(store, config, landed, graph_progress)
+    left_out = list(snapshot.left_out) + dropped + _not_revisited(store, snapshot, present)
+    wrote = _record_read(store, snapshot) or bool(new or pending or evidence or back)
     return SyncResult(
         system=snapshot.system,
         source=snapshot.source,
@@ -144,9 +156,47 @@ def sync_snapshot(
         invalidated=moved.invalidated,
         valid_again=moved.valid_again,
         accepted=moved.accepted,
-        left_out=list(snapshot.left_out) + dropped + _not_revisited(store, snapshot, present),
+        left_out=left_out,
         warnings=warnings,
+        left_out_new=_new_left_out(store, snapshot, left_out, wrote),
     )
+
+
+def read_record_key(system: str) -> str:
+    """The meta key of a reader's record of the files it read (`Snapshot.read_record`)."""
+    return f"read.{system}"
+
+
+def _record_read(store: Store, snapshot: Snapshot) -> bool:
+    """Keep the reader's record of the files it read, each root it read replaced whole, for
+    its next read (`read_before`); written only when it changed (whether it was). Written
+    once the sync has landed: a record lost (a crash between) only costs the next sync a
+    full read."""
+    if snapshot.read_record is None:
+        return False
+    key = read_record_key(snapshot.system)
+    before = store.meta(key)
+    before = before if isinstance(before, dict) else {}
+    after = {root: files for root, files in {**before, **snapshot.read_record}.items() if files}
+    if after == before:
+        return False
+    store.set_meta(key, after)
+    return True
+
+
+def _new_left_out(store: Store, snapshot: Snapshot, left_out: list[str], wrote: bool) -> list[str]:
+    """The lines of `left_out` the last sync of this source that recorded what it said did
+    not say; every line of this sync is kept for the next (meta `said.left_out.<system>
+    <source>`) when some are new and the sync wrote to the store anyway: a sync with nothing
+    new for the store writes nothing, and a line new then is said again until one does. A
+    line gone is no news."""
+    key = f"said.left_out.{snapshot.system} {snapshot.source}"
+    before = store.meta(key)
+    said = {line for line in before if isinstance(line, str)} if isinstance(before, list) else set()
+    new = [line for line in left_out if line not in said]
+    if new and wrote:
+        store.set_meta(key, sorted(set(left_out)))
+    return new
 
 
 @dataclass(frozen=True)

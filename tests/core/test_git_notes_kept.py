@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from synapse_tui.core.ingest.adapters import git_notes as gn
+from synapse_tui.core.ingest.adapters import gitkept
 from tests.core.claude_code_files import git
 from tests.core.kept_twins import Twins, commit
 
@@ -134,7 +135,7 @@ def test_a_shallow_clone_is_replayed_whole(notes, tmp_path):
 def test_notes_read_by_other_rules_are_replayed_once(notes, tmp_path, monkeypatch):
     twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
     twins.sync()
-    monkeypatch.setattr(gn, "RULES", "another release")  # the reader's code changed
+    monkeypatch.setattr(gitkept, "RULES", "another release")  # the readers' code changed
     _, snap = twins.sync()
     assert not snap.kept and replayed(snap) == {"team.md", "rules.md"}
     _, snap = twins.sync()
@@ -148,7 +149,60 @@ def test_a_head_the_store_names_by_a_name_not_an_id_is_not_trusted(notes, tmp_pa
     for location in (twins.kept, twins.whole):  # `HEAD` would resolve to the new commit
         with sqlite3.connect(location) as conn:
             conn.execute(
-                "UPDATE facts SET provenance = json_set(provenance, '$.\"x-git-notes-head\"', 'HEAD')"
+                "UPDATE meta SET value = json_set(value, '$.\"' || ? || '\".\"\".head', 'HEAD')"
+                " WHERE key = 'read.git-notes'",
+                (str(notes.resolve()),),
             )
     counts, snap = twins.sync()
     assert replayed(snap) == {"team.md", "rules.md"} and counts["added"] == 1
+
+
+def head_of(repo: Path) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def provenance(location: Path) -> dict[str, str]:
+    with sqlite3.connect(location) as conn:
+        return dict(conn.execute("SELECT id, provenance FROM facts").fetchall())
+
+
+def test_a_commit_elsewhere_writes_nothing_on_the_facts_of_the_notes_it_left(notes, tmp_path):
+    twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
+    twins.sync()
+    before = provenance(twins.kept)
+    commit(notes, {"src/app.py": "print('hi')\n"}, "2026-01-10T09:00:00Z")  # not a note
+    counts, snap = twins.sync()
+    assert replayed(snap) == set() and len(snap.kept) == 5 and counts["unchanged"] == 5
+    assert not snap.evidence and provenance(twins.kept) == before
+    head = head_of(notes)
+    assert snap.read_record == {str(notes.resolve()): {"": {"head": head}}}
+    commit(notes, {"rules.md": RULES + "- Name things well\n"}, "2026-01-11T09:00:00Z")
+    _, snap = twins.sync()
+    assert replayed(snap) == {"rules.md"}
+    assert all(provenance(twins.kept)[i] == before[i] for i in before if "team.md" in i)
+
+
+def test_a_store_of_the_release_before_is_replayed_once_its_old_keys_removed(notes, tmp_path):
+    """A store gitreplay wrote: HEAD and the rules on every fact, no rules in the stamp, no
+    record of the folder. One sync replays each note, leaves those keys on no fact, and
+    the next is quiet."""
+    twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
+    twins.sync()
+    head = head_of(notes)
+    for location in (twins.kept, twins.whole):
+        with sqlite3.connect(location) as conn:
+            conn.execute("DELETE FROM meta WHERE key = 'read.git-notes'")
+            conn.execute(
+                "UPDATE facts SET provenance = json_set(provenance, '$.\"x-git-notes-head\"', ?,"
+                " '$.\"x-git-notes-rules\"', 'c0ffee', '$.\"x-git-notes-stamp\"',"
+                " substr(json_extract(provenance, '$.\"x-git-notes-stamp\"'), 1,"
+                " length(json_extract(provenance, '$.\"x-git-notes-stamp\"')) - 13))",
+                (head,),
+            )
+    counts, snap = twins.sync()
+    assert replayed(snap) == {"team.md", "rules.md"} and counts["added"] == 0
+    assert not any("x-git-notes-head" in p or "x-git-notes-rules" in p for p in provenance(twins.kept).values())
+    _, snap = twins.sync()
+    assert replayed(snap) == set() and not snap.evidence

@@ -65,7 +65,6 @@ from synapse_tui.core.ingest.adapters import (
     every,
     gitkept,
     gitlog,
-    linediff,
     naming_left_out,
     not_read,
     out_of_reach,
@@ -90,11 +89,13 @@ def read(
     agents: str | None = None,
     progress: Progress | None = None,
     whole: bool = False,
+    read_before: dict[str, Any] | None = None,
 ) -> Snapshot:
     """The folder's notes with their whole history (see the module docstring); `known`,
     the store's facts of this system, names the versions of text nobody committed
-    (`mm.Held`). A note as it was synced is not replayed again (gitkept), unless `whole`:
-    then every note is, as at the first import."""
+    (`mm.Held`). A note as it was synced is not replayed again (gitkept: `read_before`,
+    the reader's record, says the HEAD the last sync read at; None, no record is kept and
+    every note is replayed), unless `whole`: then every note is, as at the first import."""
     folder = require_folder(source, EXPECTED)
     tree = gitlog.open_folder(folder)
     if tree is None:
@@ -109,14 +110,15 @@ def read(
     held = mm.Held.of([k for k in known or () if k.provenance.get("x-source") == SYSTEM])
     folder_key, time_key = own_key(SYSTEM, "folder"), own_key(SYSTEM, "time")
     mine = [k for k in held.known if k.provenance.get(folder_key) == root]
-    kept = None if whole else gitkept.as_synced(SYSTEM, tree, mine, lambda k: _note_of(k, inside), RULES)
+    then = None if whole else gitkept.recorded_head(read_before, root)
+    kept = gitkept.as_synced(SYSTEM, tree, mine, lambda k: _note_of(k, inside), then)
     here = {p.resolve() for p in current}
     history, current = _histories(tree, folder, kept, current, mine, left_out)
     paths = _notes(tree, folder, history, current, left_out)
     said: dict[str, str] = {}
     found = _replay(tree, paths, history, here, left_out, progress, said)
     ids = held.store_ids(SYSTEM, found)
-    read_as = _ReadAs(root, patterns, ids, tree.head_sha(), {_rel(p, inside): s for p, s in said.items()})
+    read_as = _ReadAs(root, patterns, ids, {_rel(p, inside): s for p, s in said.items()})
     facts = [_fact(folder, v, read_as) for v in found.versions]
     if not facts and not current and kept is None:
         refusal = InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
@@ -133,7 +135,7 @@ def read(
     stamped = {k: v for k, v in deleted.items() if v is not None}
     left_out += tree.left_out + mm.told(found)
     back = held.again(found, ids)
-    refreshed = tuple(own_key(SYSTEM, key) for key in ("line", *READ_AS))
+    refreshed = tuple(own_key(SYSTEM, key) for key in ("line", "stamp", *RETIRED))
     return Snapshot(
         SYSTEM,
         str(folder),
@@ -143,11 +145,12 @@ def read(
         deleted_at=stamped,
         restored=back,
         kept=kept.ids if kept else set(),
-        # a text unchanged since: its line where it stands now, and the history and file
-        # it was read from (gitkept), on a note's last read where it is gone
+        # a text unchanged since: its line where it stands now, and the file it was read
+        # from (gitkept), on a note's last read where it is gone
         evidence=mm.now_committed(facts, held.known, unsaved, refreshed)
-        + mm.gone_read(facts, found, held.known, refreshed[1:])
-        + (kept.evidence if kept else []),
+        + mm.gone_read(facts, found, held.known, refreshed[1:]),
+        # the HEAD every note of the folder now stands read at (gitkept)
+        read_record=None if read_before is None else {root: gitkept.folder_entry(tree)},
     )
 
 
@@ -174,9 +177,9 @@ def _histories(
     return {p: states for p, states in tracked.items() if mm.memory_path(_rel(p, inside))}, current
 
 
-# what a fact records of how its note was read: what gitkept needs to keep it unread
-READ_AS = ("head", "stamp", "rules")
-RULES = gitkept.rules_of(mm.__file__, __file__, gitlog.__file__, linediff.__file__, gitkept.__file__)
+# what facts of an earlier release recorded of how their note was read, HEAD and the rules
+# (now the reader's record and the stamp): removed from each once its note is read again
+RETIRED = ("head", "rules")
 
 
 def _note_of(k: KnownFact, inside: Path) -> str | None:
@@ -363,13 +366,11 @@ def _plain(value: Any) -> bool:
 @dataclass(frozen=True)
 class _ReadAs:
     """What every fact of one read shares: the folder, whose commits are agents', the
-    store ids of the versions, and how each note was read (READ_AS: HEAD, its file as it
-    stood by note, the rules)."""
+    store ids of the versions, and each note's file as it stood (gitkept.stamp), by note."""
 
     root: str
     patterns: list[str]
     ids: dict[tuple[str, int], str]
-    head: str | None
     stamps: dict[str, str]
 
 
@@ -395,9 +396,7 @@ def _fact(folder: Path, v: mm.Version, read_as: _ReadAs) -> ParsedFact:
         commit=commit.sha if commit else None,
         agent=None if commit is None else agent,
         time=FROM_GIT if commit else FROM_MTIME,
-        head=read_as.head,
         stamp=read_as.stamps.get(file, ""),
-        rules=RULES,
     )
     obj: dict[str, Any] = {
         "id": read_as.ids[(v.record, v.version)],

@@ -57,6 +57,7 @@ from synapse_tui.core.ingest.adapters import (
     KnownFact,
     Snapshot,
     every,
+    gitkept,
     gitlog,
     naming_left_out,
     out_of_reach,
@@ -66,13 +67,12 @@ from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, holding_not
 from synapse_tui.core.ingest.adapters.markdown_memory import now_committed, skipped_lines
 from synapse_tui.core.ingest.adapters.mdhistory import replay
 from synapse_tui.core.ingest.adapters.mditems import (
-    RULES,
     Doc,
     Found,
     as_read,
     file_stamp,
     file_text,
-    rules_of,
+    stamped_by,
     to_fact,
     versions,
 )
@@ -174,7 +174,11 @@ def _restamped(system: str, facts: list[ParsedFact], held: dict[str, list[KnownF
     out = []
     for f in facts:
         k, now = gone.get(f.id), (f.provenance or {}).get(stamp_key)
-        if k is not None and rules_of(now) == RULES and rules_of(k.provenance.get(stamp_key)) != RULES:
+        if (
+            k is not None
+            and stamped_by(now) == gitkept.RULES
+            and stamped_by(k.provenance.get(stamp_key)) != gitkept.RULES
+        ):
             out.append(Evidence(f.id, 0, [], {stamp_key: now}, {stamp_key: k.provenance.get(stamp_key)}))
     return out
 

@@ -9,18 +9,17 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from synapse_tui.core.ingest.adapters import KnownFact, gitlog, out_of_reach, own_key
+from synapse_tui.core.ingest.adapters import KnownFact, gitkept, gitlog, out_of_reach, own_key
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
 from synapse_tui.core.ingest.adapters.markdown_memory import next_of
 from synapse_tui.core.ingest.adapters.mditems import (
-    RULES,
     Doc,
     Found,
     Item,
     as_read,
     file_stamp,
     file_text,
-    rules_of,
+    stamped_by,
     to_fact,
     versions,
 )
@@ -164,7 +163,7 @@ def _relisted(k: KnownFact, commit_key: str, stamp_key: str) -> bool:
     """Whether a replay lists again a version the store holds deleted: one of the history
     (committed) that these rules read (its stamp says so: mdfolder restamps the history a
     replay by newer rules lists again), not a fact older rules made and these no longer do."""
-    return bool(k.provenance.get(commit_key)) and rules_of(k.provenance.get(stamp_key)) == RULES
+    return bool(k.provenance.get(commit_key)) and stamped_by(k.provenance.get(stamp_key)) == gitkept.RULES
 
 
 def _replay_file(

@@ -117,6 +117,7 @@ def read_docs(
     deleted = {k.id for r, k in heads.items() if r not in out.seen and not k.deleted} | out.deleted
     if tree is not None:
         left_out += tree.left_out
+        out.record.update(gitkept.folder_entry(tree))  # the HEAD it now stands read at
     left_out += _junk(docs) + _holding_nothing(docs, out)
     if refusal is not None and not (out.facts or deleted or out.kept):
         raise naming_left_out(refusal, left_out)

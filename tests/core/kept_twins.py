@@ -37,6 +37,7 @@ class Twins:
     def __init__(self, read: Callable[..., Any], system: str, tmp: Path) -> None:
         self.read, self.system = read, system
         self.kept, self.whole = tmp / "kept.db", tmp / "whole.db"
+        self.whole_snap: Any = None  # the last snapshot of the whole replay
 
     def sync(self) -> tuple[dict, object]:
         """Sync both; the counts of the kept one, and its snapshot."""
@@ -46,7 +47,7 @@ class Twins:
                 record = store.meta(read_record_key(self.system)) or {}  # as `sync` passes it
                 snap = self.read(known=known_facts(store, self.system), whole=whole, read_before=record)
                 results.append((sync(store, snap), snap))
-        (kept, snap), (whole, _) = results
+        (kept, snap), (whole, self.whole_snap) = results
         assert {k: getattr(kept, k) for k in COUNTS} == {k: getattr(whole, k) for k in COUNTS}
         assert rows(self.kept) == rows(self.whole)
         return {k: getattr(kept, k) for k in COUNTS}, snap

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from synapse_tui.core.ingest.adapters import git_notes as gn
-from synapse_tui.core.ingest.adapters import gitkept
+from synapse_tui.core.ingest.adapters import gitkept, known_facts
+from synapse_tui.core.store.db import Store
 from tests.core.claude_code_files import git
 from tests.core.kept_twins import Twins, commit
 
@@ -203,6 +204,55 @@ def test_a_store_of_the_release_before_is_replayed_once_its_old_keys_removed(not
             )
     counts, snap = twins.sync()
     assert replayed(snap) == {"team.md", "rules.md"} and counts["added"] == 0
-    assert not any("x-git-notes-head" in p or "x-git-notes-rules" in p for p in provenance(twins.kept).values())
+    assert not any(
+        "x-git-notes-head" in p or "x-git-notes-rules" in p for p in provenance(twins.kept).values()
+    )
     _, snap = twins.sync()
     assert replayed(snap) == set() and not snap.evidence
+
+
+def test_a_note_not_replayed_still_says_what_it_left_out_and_one_without_a_fact_is_not_read(
+    notes, tmp_path, monkeypatch
+):
+    commit(
+        notes,
+        {
+            "empty.md": "# Nothing yet\n",
+            "table.md": "# Hosts\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- The staging host is slow\n",
+        },
+        "2026-01-12T09:00:00Z",
+    )
+    (notes / "team.md").write_text(PEOPLE + "- Cy\x00 joins in May\n")  # an edit nobody committed
+    twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
+    _, snap = twins.sync()
+    said = set(snap.left_out)
+    assert any("team.md: a NUL character" in line and "line 5" in line for line in said)
+    assert any("1 of 4 files hold nothing" in line and "empty.md" in line for line in said)
+    _, snap = twins.sync()
+    assert replayed(snap) == set()
+    assert set(snap.left_out) == said == set(twins.whole_snap.left_out)
+    read: list[str] = []
+    changed = gn.gitlog.Folder.changed
+    monkeypatch.setattr(
+        gn.gitlog.Folder, "changed", lambda self, paths: read.extend(paths) or changed(self, paths)
+    )
+    with Store.open(twins.kept) as store:
+        again = gn.read(notes, known=known_facts(store, gn.SYSTEM), read_before=store.meta("read.git-notes"))
+    assert "empty.md" not in read and set(again.left_out) == said  # recorded as giving nothing
+    (notes / "rules.md").write_text(RULES + "- Name things well\n")
+    git(notes, "commit", "-qm", "a rule", "rules.md", when="2026-01-13T09:00:00Z")  # team.md's edit stays
+    _, snap = twins.sync()
+    assert replayed(snap) == {"rules.md"} and set(snap.left_out) == said
+
+
+def test_a_claude_md_edit_holding_a_nul_is_named(tmp_path):
+    from synapse_tui.core.ingest.adapters import claude_code
+
+    project = tmp_path / "app"
+    project.mkdir()
+    git(project, "init", "-q")
+    commit(project, {"CLAUDE.md": "- Run make test\n"}, "2026-01-01T09:00:00Z")
+    (project / "CLAUDE.md").write_text("- Run make test\n- Deploy\x00 with make ship\n")
+    snap = claude_code.read(None, project=project)
+    assert "Deploy with make ship" in {f.text for f in snap.facts}
+    assert any(line.startswith("CLAUDE.md: a NUL character") and "line 2" in line for line in snap.left_out)

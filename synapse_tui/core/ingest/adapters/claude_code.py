@@ -81,7 +81,7 @@ from synapse_tui.core.ingest.adapters import (
 )
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, not_utf8_said, shown_name
-from synapse_tui.core.ingest.adapters.mditems import file_stamp, file_text, utf8_text
+from synapse_tui.core.ingest.adapters.mditems import file_stamp, file_text, read_utf8, said_nul
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "claude-code"
@@ -528,11 +528,12 @@ def _replay_file(
             timeline.append((None, None, None))
     elif rel in tree.changed([rel]):
         f.mtime = file_stamp(f.path)[1]
-        text, bad = utf8_text(f.path)
+        text, bad, nul = read_utf8(f.path)
         if text is None:  # its edit not read, named; its committed history still is
             left_out.append(f"{f.file}: not valid UTF-8 at line {bad}; its uncommitted edit not read")
         else:
             timeline.append((None, f.mtime, text))
+            left_out += [said_nul(f.file, nul)] if nul else []
     last = next((t for _, _, t in reversed(timeline) if t is not None), "")
     fm, _, _, f.loose = _front(last, str(f.path))
     whole = (

@@ -48,7 +48,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +73,7 @@ from synapse_tui.core.ingest.adapters import (
     source_provenance,
 )
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
+from synapse_tui.core.ingest.adapters.mditems import nul_lines, said_nul
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "git-notes"
@@ -113,10 +114,15 @@ def read(
     then = None if whole else gitkept.recorded_head(read_before, root)
     kept = gitkept.as_synced(SYSTEM, tree, mine, lambda k: _note_of(k, inside), then)
     here = {p.resolve() for p in current}
-    history, current = _histories(tree, folder, kept, current, mine, left_out)
+    notes = _Record(_files_of(read_before, root) if kept is not None else {})
+    history, current = _histories(tree, folder, kept, current, mine, left_out, notes)
     paths = _notes(tree, folder, history, current, left_out)
     said: dict[str, str] = {}
-    found = _replay(tree, paths, history, here, left_out, progress, said)
+    found = _replay(tree, paths, history, here, left_out, progress, said, notes)
+    notes.carry(found, left_out, {_rel(p, inside) for p in paths}, lambda rel: gitkept.stamp(folder / rel))
+    if notes.empty:  # of every note: those replayed, and those kept as synced
+        unread = {_rel(p, inside) for p in (kept.paths if kept else ()) if _under(p, inside)} | notes.carried
+        left_out.append(holding_nothing(notes.empty, len(paths) + len(unread)))
     ids = held.store_ids(SYSTEM, found)
     read_as = _ReadAs(root, patterns, ids, {_rel(p, inside): s for p, s in said.items()})
     facts = [_fact(folder, v, read_as) for v in found.versions]
@@ -149,8 +155,9 @@ def read(
         # from (gitkept), on a note's last read where it is gone
         evidence=mm.now_committed(facts, held.known, unsaved, refreshed)
         + mm.gone_read(facts, found, held.known, refreshed[1:]),
-        # the HEAD every note of the folder now stands read at (gitkept)
-        read_record=None if read_before is None else {root: gitkept.folder_entry(tree)},
+        # the HEAD every note of the folder now stands read at (gitkept), and what no fact
+        # says of a note: that it gave none, what it left out
+        read_record=None if read_before is None else {root: {**notes.now, **gitkept.folder_entry(tree)}},
     )
 
 
@@ -161,6 +168,7 @@ def _histories(
     current: list[Path],
     mine: list[KnownFact],
     left_out: list[str],
+    notes: _Record,
 ) -> tuple[dict[str, list[tuple[gitlog.Commit, str | None]]], list[Path]]:
     """The notes' histories to replay, and the work tree's notes to replay: all of them,
     or (some `kept` as they were synced) only the others."""
@@ -171,7 +179,7 @@ def _histories(
         deps = {d for p in tracked if (d := dependency_folder(_rel(p, inside))) is not None}
         left_out[:] = sorted({*left_out, *map(not_read, deps)})
     else:
-        replay = _to_replay(kept, tree, folder, current, mine)
+        replay = _to_replay(kept, tree, folder, current, mine, notes)
         tracked = tree.history(only=replay)
         current = [p for p in current if (inside / p.relative_to(folder)).as_posix() in replay]
     return {p: states for p, states in tracked.items() if mm.memory_path(_rel(p, inside))}, current
@@ -197,17 +205,25 @@ FILE = own_key(SYSTEM, "file")
 
 
 def _to_replay(
-    kept: gitkept.Kept, tree: gitlog.Folder, folder: Path, current: list[Path], mine: list[KnownFact]
+    kept: gitkept.Kept,
+    tree: gitlog.Folder,
+    folder: Path,
+    current: list[Path],
+    mine: list[KnownFact],
+    notes: _Record,
 ) -> set[str]:
     """The notes a sync replays when some are kept (paths from the top): those the store
     holds that are not as synced, those any commit since changed, and those in the work
     tree but a note that never gave a fact (the store holds none of it), as committed and
-    unchanged since: its replay would give none again."""
+    unchanged since: its replay would give none again. Such a note the reader's record
+    says it read as it stands (`_Record.recalled`) is not even read."""
     inside = Path(tree.inside)
     here = {(inside / p.relative_to(folder)).as_posix() for p in current} - kept.paths
     held = {_note_of(k, inside) for k in mine}
     quiet = {p for p in here if p not in held and p not in kept.changed}
-    here -= quiet - tree.changed(quiet)
+    recalled = {p for p in quiet if notes.recalled(_rel(p, inside), gitkept.stamp(tree.top / p))}
+    quiet -= recalled
+    here -= recalled | (quiet - tree.changed(quiet))
     changed = {p for p in kept.changed if _under(p, inside) and mm.memory_path(_rel(p, inside))}
     return (here | kept.replay | changed) - kept.paths
 
@@ -224,11 +240,12 @@ def _replay(
     left_out: list[str],
     progress: Progress | None,
     said: dict[str, str],
+    notes: _Record,
 ) -> mm.Replay:
     """Each note's commits, then its work tree's text where that differs, replayed; a
-    note not UTF-8 (in git or the work tree) and the notes empty as they stand are named
-    in `left_out`; `said` learns each note's file as it stood (gitkept.stamp) before it
-    was read."""
+    note not UTF-8 (in git or the work tree) or holding a NUL is named in `left_out`;
+    `said` learns each note's file as it stood (gitkept.stamp) before it was read, `notes`
+    what each note gave that no fact says (`_Record.note`)."""
     inside = Path(tree.inside)
     said.update((path, gitkept.stamp(tree.top / path)) for path in paths)
     dirty = tree.changed(paths)
@@ -236,23 +253,84 @@ def _replay(
     found = mm.Replay()
     hunks = tree.hunks(only=paths)
     report = every(progress, 50)
-    empty: list[str] = []
     for n, path in enumerate(paths, start=1):
-        changes = history.get(path, [])
-        left_out += tree.binary_left_out(shown_name(_rel(path, inside)), changes)
+        changes, rel = history.get(path, []), _rel(path, inside)
+        lines = tree.binary_left_out(shown_name(rel), changes)
         changes, read = tree.without_binary(changes, [next(texts) for _ in changes])
         states: list[_State] = [(c, c.at, t) for (c, _), t in zip(changes, read, strict=True)]
-        bad = _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
+        bad, nul = _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
         blobs = [blob for _, blob in changes]
         now_bad = bad or (path not in dirty and bool(blobs) and blobs[-1] in tree.not_utf8)
-        left_out += not_utf8_said(shown_name(_rel(path, inside)), changes, tree.not_utf8, now_bad)
-        gives = mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
-        if states and states[-1][2] is not None and not gives:
-            empty.append(shown_name(_rel(path, inside)))  # as it stands: no fact in it
+        lines += not_utf8_said(shown_name(rel), changes, tree.not_utf8, now_bad)
+        lines += [said_nul(shown_name(rel), nul)] if nul else []
+        junk = dict(found.skipped)
+        gives = mm.replay(rel, states, found, places=mm.Places(blobs, hunks))
+        junk = {k: n - junk.get(k, 0) for k, n in found.skipped.items() if n - junk.get(k, 0)}
+        empty = bool(states) and states[-1][2] is not None and not gives  # as it stands: no fact
+        notes.note(rel, said[path], empty, lines, junk, found.loose.get(rel, []))
+        left_out += lines
         report(n, len(paths))
-    if empty:
-        left_out.append(holding_nothing(empty, len(paths)))
     return found
+
+
+def _files_of(read_before: dict[str, Any] | None, root: str) -> dict[str, Any]:
+    files = (read_before or {}).get(root)
+    return files if isinstance(files, dict) else {}
+
+
+class _Record:
+    """The reader's record of the notes of a folder (as mditems.Found keeps one for the
+    other Markdown readers): of each note read, what no fact says (that it gave none, its
+    `left out` lines, the junk and loose front matter fields it held), at its stamp; given
+    back at the next sync, so a note not replayed again still says what it left out, and
+    one that gave no fact is not read again."""
+
+    def __init__(self, before: dict[str, Any]) -> None:
+        self.before = before
+        self.now: dict[str, Any] = {}
+        self.empty: list[str] = []  # the notes giving no fact, as shown
+        self.carried: set[str] = set()
+
+    def recalled(self, rel: str, stamp: str) -> bool:
+        """Whether the record says a note, as it stands (`stamp`), gave no fact."""
+        note = self.before.get(rel)
+        return isinstance(note, dict) and note.get("stamp") == stamp and note.get("empty") is True
+
+    def note(
+        self, rel: str, stamp: str, empty: bool, lines: list[str], junk: dict[str, int], loose: list[str]
+    ) -> None:
+        if empty:
+            self.empty.append(shown_name(rel))
+        if empty or lines or junk or loose:
+            self.now[rel] = {
+                "stamp": stamp,
+                "empty": empty,
+                "left_out": lines,
+                "skipped": junk,
+                "loose": loose,
+            }
+
+    def carry(
+        self, found: mm.Replay, left_out: list[str], replayed: set[str], stamp: Callable[[str], str]
+    ) -> None:
+        """What the notes not replayed now gave, as the record says, said again: those
+        as they stood when recorded (`stamp`: a note's stamp now)."""
+        for rel, note in self.before.items():
+            if rel == gitkept.FOLDER or rel in replayed or not isinstance(note, dict):
+                continue
+            if not mm.memory_path(rel) or note.get("stamp") != stamp(rel):
+                continue
+            self.now[rel] = note
+            self.carried.add(rel)
+            lines, junk, loose = note.get("left_out"), note.get("skipped"), note.get("loose")
+            left_out += [x for x in lines if isinstance(x, str)] if isinstance(lines, list) else []
+            for kind, n in junk.items() if isinstance(junk, dict) else ():
+                if isinstance(n, int):
+                    found.skipped[str(kind)] = found.skipped.get(str(kind), 0) + n
+            if isinstance(loose, list) and loose:
+                found.loose[rel] = [str(x) for x in loose]
+            if note.get("empty") is True:
+                self.empty.append(shown_name(rel))
 
 
 def _patterns(agents: str | None) -> list[str]:
@@ -290,20 +368,23 @@ def _notes(
     return [p for p in paths if p not in odd]
 
 
-def _add_work_tree(states: list[_State], file: Path, here: set[Path], changed: bool) -> bool:
+def _add_work_tree(
+    states: list[_State], file: Path, here: set[Path], changed: bool
+) -> tuple[bool, list[int]]:
     """The work tree's state of a note after its commits, where it is not the last one's:
     its text changed (or never committed), or gone (made a link, or removed) with that not
-    committed yet. Whether that text was not UTF-8 (read with U+FFFD)."""
+    committed yet. Whether that text was not UTF-8 (read with U+FFFD), and the lines of it
+    holding a NUL (left out when read)."""
     if file.is_symlink():
         if states and states[-1][2] is not None:
             states.append((None, None, None))  # made a link, not committed yet: its text is gone
     elif file.resolve() in here and changed:
         text, bad = _read(file)
         states.append((None, file.stat().st_mtime, text))
-        return bad
+        return bad, nul_lines(text) if "\x00" in text else []
     elif file.resolve() not in here and states and states[-1][2] is not None:
         states.append((None, None, None))  # gone from the work tree, removal not committed
-    return False
+    return False, []
 
 
 def holding_nothing(names: list[str], files: int) -> str:

@@ -291,12 +291,13 @@ def file_stamp(path: Path) -> tuple[str, float]:
 def utf8_text(path: Path) -> tuple[str | None, int]:
     """The file's text as the notes read it (markdown_memory.text_of), and 0; or None and
     the line where it stops being UTF-8. InputError when it cannot be read."""
-    text, bad, _ = _utf8_text(path)
+    text, bad, _ = read_utf8(path)
     return text, bad
 
 
-def _utf8_text(path: Path) -> tuple[str | None, int, list[int]]:
-    """utf8_text's answer, and the lines holding a NUL character (text_of drops them)."""
+def read_utf8(path: Path) -> tuple[str | None, int, list[int]]:
+    """utf8_text's answer, and the lines holding a NUL character (text_of drops them: a
+    reader names them in `left out`, said_nul)."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -329,7 +330,7 @@ def said_nul(rel: str, lines: list[int]) -> str:
 def file_text(path: Path, left_out: list[str], rel: str) -> str | None:
     """The file's text, or None (and a line in `left_out`) when it is not UTF-8; a NUL
     character in it is left out, and named in `left_out`."""
-    text, bad, nul = _utf8_text(path)
+    text, bad, nul = read_utf8(path)
     if text is None:
         left_out.append(f"{rel}: not valid UTF-8 at line {bad}{_utf16(path)}; not read")
     elif nul:

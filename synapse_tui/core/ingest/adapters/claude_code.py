@@ -32,7 +32,8 @@ the text it replaced. A CLAUDE.md that links to a file inside the folder is read
 file, and as itself for the history it had as a file (its blocks deleted when it became a
 link); a project's `@path` imports are read too (`mm.IMPORT_DEPTH` hops, inside the folder only).
 A sync replays only the files a commit or an edit changed since the last sync (gitkept: each
-fact records HEAD, its file and the rules it was read with); the others stay as they are.
+fact records its file as read and the readers' rules, the reader's record the HEAD each root
+was read at); the others stay as they are.
 
 Outside git, Claude Code keeps only the current text, so this reader takes `known`: a
 topic file whose body changed is the next version of its record and supersedes it, and so

@@ -39,7 +39,8 @@ committed yet has no known author: tier `auto`.
 Records are `<note path>#<hash of the first text>`; each fact records its folder
 (`x-git-notes-folder`), so two folders never delete each other's facts. A sync replays
 only the notes a commit or an edit changed since the last one (gitkept: each fact records
-HEAD, its file and the rules it was read with); the others are kept as they are, which is
+its file as read and the readers' rules, the reader's record the HEAD the folder was read
+at and what a note gave that no fact says); the others are kept as they are, which is
 what a replay of them would give, so the same repository gives the same ids and times.
 """
 

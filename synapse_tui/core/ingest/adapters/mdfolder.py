@@ -18,8 +18,10 @@ the rest the same way for all of them:
   (`locate` names the reader's files, those gone included) is replayed (SPEC 9): every
   commit that changed it is read against the one before, as a sync reads a source
   against the store, so an edit is a version and a removal a deletion at that commit's
-  instant; uncommitted text comes last. The history is replayed whole on
-  every read, so the same repository gives the same ids. Git is read through
+  instant; uncommitted text comes last. A file is replayed whole from its first commit,
+  so the same repository gives the same ids; git's history is read only for the files a
+  commit changed since the HEAD the reader's record says the last sync read at, or that
+  are not as read (mdhistory._since). Git is read through
   gitlog/safegit: nothing the repository names ever runs.
 - Times. What the source records (a header's `updated_at`, a claim's `updatedAt`), else a
   date in the file's name (`2026-05-14.md`), else a date in its front matter; else, in a
@@ -34,8 +36,8 @@ the rest the same way for all of them:
   records (`Found.note`: `Snapshot.read_record`, kept in the store's meta `read.<system>`
   and given back as `read_before`), so such a file unchanged is not read (in git, not
   replayed) either, and `left out` still says what it left out: the same store and the
-  same lines as a full read. The stamp carries the version of the readers' rules
-  (mditems.READER_RULES): a file read by older rules is read once more, and a fact those
+  same lines as a full read. The stamp carries the readers' rules (gitkept.RULES, a
+  digest of their code): a file read by other rules is read once more, and a fact those
   rules made that these no longer make is deleted (in git the history versions that
   replay lists again are restamped, so a later sync that skips the file counts what a
   replay would).

@@ -20,8 +20,7 @@ from pathlib import Path
 import pytest
 
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.ingest.adapters import cursor, known_facts, markdown
-from synapse_tui.core.ingest.adapters import gitkept
+from synapse_tui.core.ingest.adapters import cursor, gitkept, known_facts, markdown
 from synapse_tui.core.ingest.adapters.mditems import Doc, Item, file_stamp, to_fact, versions
 from synapse_tui.core.ingest.adapters.sync import read_record_key, sync_snapshot
 from synapse_tui.core.ingest.sources import import_source
@@ -161,7 +160,9 @@ def test_a_file_stamped_by_older_rules_is_read_once_more_and_a_fact_no_longer_ma
     assert (upgraded.added, upgraded.newly_deleted, upgraded.unchanged) == (0, 1, 1)
     facts = {k[1]: k for k in _facts(db, "markdown")}
     assert facts["@AGENTS.md"][2]  # flagged deleted, never erased
-    assert json.loads(facts["Deploys happen on Tuesdays"][3])["x-markdown-stamp"].endswith(f":{gitkept.RULES}")
+    assert json.loads(facts["Deploys happen on Tuesdays"][3])["x-markdown-stamp"].endswith(
+        f":{gitkept.RULES}"
+    )
     before = mark(db)
     settled = _sync("markdown", folder, db)  # stamped by these rules now: not read again
     assert (settled.added, settled.newly_deleted, settled.unchanged) == (0, 0, 1)

@@ -112,18 +112,13 @@ def read(
     held = mm.Held.of([k for k in known or () if k.provenance.get("x-source") == SYSTEM])
     folder_key, time_key = own_key(SYSTEM, "folder"), own_key(SYSTEM, "time")
     mine = [k for k in held.known if k.provenance.get(folder_key) == root]
-    then = None if whole else gitkept.recorded_head(read_before, root)
-    kept = gitkept.as_synced(SYSTEM, tree, mine, lambda k: _note_of(k, inside), then)
+    kept, notes = _as_synced(tree, mine, None if whole else read_before, root)
     here = {p.resolve() for p in current}
-    notes = _Record(_files_of(read_before, root) if kept is not None else {})
     history, current = _histories(tree, folder, kept, current, mine, left_out, notes)
     paths = _notes(tree, folder, history, current, left_out)
     said: dict[str, str] = {}
     found = _replay(tree, paths, history, here, left_out, progress, said, notes)
-    notes.carry(found, left_out, {_rel(p, inside) for p in paths}, lambda rel: gitkept.stamp(folder / rel))
-    if notes.empty:  # of every note: those replayed, and those kept as synced
-        unread = {_rel(p, inside) for p in (kept.paths if kept else ()) if _under(p, inside)} | notes.carried
-        left_out.append(holding_nothing(notes.empty, len(paths) + len(unread)))
+    _carried(tree, folder, kept, paths, found, notes, left_out)
     ids = held.store_ids(SYSTEM, found)
     read_as = _ReadAs(root, patterns, ids, {_rel(p, inside): s for p, s in said.items()})
     facts = [_fact(folder, v, read_as) for v in found.versions]
@@ -160,6 +155,24 @@ def read(
         # says of a note: that it gave none, what it left out
         read_record=None if read_before is None else {root: {**notes.now, **gitkept.folder_entry(tree)}},
     )
+
+
+def _carried(
+    tree: gitlog.Folder,
+    folder: Path,
+    kept: gitkept.Kept | None,
+    paths: list[str],
+    found: mm.Replay,
+    notes: _Record,
+    left_out: list[str],
+) -> None:
+    """What the notes not replayed gave that no fact says, from the record (`_Record.carry`),
+    and the line naming every note holding no fact, replayed or not."""
+    inside = Path(tree.inside)
+    notes.carry(found, left_out, {_rel(p, inside) for p in paths}, lambda rel: gitkept.stamp(folder / rel))
+    if notes.empty:  # of every note: those replayed, and those kept as synced
+        unread = {_rel(p, inside) for p in (kept.paths if kept else ()) if _under(p, inside)} | notes.carried
+        left_out.append(holding_nothing(notes.empty, len(paths) + len(unread)))
 
 
 def _histories(
@@ -274,9 +287,16 @@ def _replay(
     return found
 
 
-def _files_of(read_before: dict[str, Any] | None, root: str) -> dict[str, Any]:
+def _as_synced(
+    tree: gitlog.Folder, mine: list[KnownFact], read_before: dict[str, Any] | None, root: str
+) -> tuple[gitkept.Kept | None, _Record]:
+    """The notes kept as synced (gitkept, at the HEAD the record says), and the record of
+    the notes as the last sync left it (none when every note is replayed)."""
+    inside = Path(tree.inside)
+    then = gitkept.recorded_head(read_before, root)
+    kept = gitkept.as_synced(SYSTEM, tree, mine, lambda k: _note_of(k, inside), then)
     files = (read_before or {}).get(root)
-    return files if isinstance(files, dict) else {}
+    return kept, _Record(files if kept is not None and isinstance(files, dict) else {})
 
 
 class _Record:

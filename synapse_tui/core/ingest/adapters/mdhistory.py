@@ -56,21 +56,7 @@ def replay(
     since = _since(system, tree, root, by_rel, by_file, held or {}, out)
     history = tree.history() if since is None else tree.history(only=since[0])
     done: set[str] = set() if since is None else since[1]
-    if not history:
-        return done
-    chosen: list[tuple[str, str, Doc, list[tuple[gitlog.Commit, str | None]]]] = []
-    for path, changes in history.items():
-        rel = _under(path, tree.inside, root)
-        if rel is not None and rel not in by_rel and out_of_reach(root / rel):
-            continue  # there, not read (a FIFO; named by the walk): not gone, its facts kept
-        doc = None if rel is None else _history_doc(rel, by_rel, locate, out.left_out)
-        if rel is None or doc is None:
-            continue
-        done.add(rel)
-        stored = (held or {}).get(rel, [])
-        if rel in by_rel and _as_synced(system, doc, changes[-1][0].sha, by_file.get(rel, ()), stored, out):
-            continue
-        chosen.append((rel, path, doc, changes))
+    chosen = _chosen(system, tree, root, history, by_rel, locate, by_file, held or {}, out, done)
     if not chosen:
         return done
     chosen.sort(key=lambda c: c[0])  # the blobs are read in the order the files are replayed
@@ -90,6 +76,39 @@ def replay(
         if rel in by_rel:
             out.note(doc, file_stamp(doc.path)[0], changes[-1][0].sha, empty, lines)
     return done
+
+
+_Chosen = tuple[str, str, Doc, list[tuple[gitlog.Commit, str | None]]]
+
+
+def _chosen(
+    system: str,
+    tree: gitlog.Folder,
+    root: Path,
+    history: dict[str, list[tuple[gitlog.Commit, str | None]]],
+    by_rel: dict[str, Doc],
+    locate: Callable[[str], Doc | None],
+    by_file: dict[str, list[KnownFact]],
+    held: dict[str, list[KnownFact]],
+    out: Found,
+    done: set[str],
+) -> list[_Chosen]:
+    """Of the files `history` holds, those to replay (each file the reader reads is added
+    to `done`): not those as synced (`_as_synced`)."""
+    chosen: list[_Chosen] = []
+    for path, changes in history.items():
+        rel = _under(path, tree.inside, root)
+        if rel is not None and rel not in by_rel and out_of_reach(root / rel):
+            continue  # there, not read (a FIFO; named by the walk): not gone, its facts kept
+        doc = None if rel is None else _history_doc(rel, by_rel, locate, out.left_out)
+        if rel is None or doc is None:
+            continue
+        done.add(rel)
+        stored = held.get(rel, [])
+        if rel in by_rel and _as_synced(system, doc, changes[-1][0].sha, by_file.get(rel, ()), stored, out):
+            continue
+        chosen.append((rel, path, doc, changes))
+    return chosen
 
 
 def _committed(

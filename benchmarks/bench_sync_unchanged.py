@@ -3,7 +3,7 @@ file: the code before the provenance refresh (a file stayed "not as synced" afte
 commit, so it was replayed at every sync) against this tree's, in the same run.
 
     python benchmarks/bench_sync_unchanged.py [--mirrors DIR] [--before REV] [--repeat N]
-        [--only NAME ...] [--write-results]
+        [--only NAME ...] [--write-results] [--git-only | --no-git] [--history]
 
 For each real folder (a `fetch` snapshot under DIR, default /work/.mirror, extracted with
 `git archive HEAD | tar -x`: nothing of it is run), the files are committed once into a
@@ -14,7 +14,9 @@ second sync is the figure. Each code runs in a child process of its own (PYTHONP
 this tree, or at REV extracted with `git archive`, default 2821c10, the code before the
 refresh), on its own copy of the repository, and says what the syncs counted and what the
 store holds (every fact's id, text, deleted flag and link): the two must agree, or the
-script says so and exits 1.
+script says so and exits 1. `--history`: each snapshot is cloned with its real history
+instead (as below), so a sync's reading of git's history is timed too, and the child
+counts the whole-history walks per sync.
 
 Markdown in git (`--from markdown` in a work tree, x-source `git-notes`), GIT_FOLDERS: each
 snapshot is cloned whole (its real history; `git clone` of the bare snapshot, nothing of it
@@ -128,16 +130,22 @@ def run_child(repo: Path, system: str, how: str, where: str, repeat: int, every:
     import io
 
     from synapse_tui.cli import main  # the tree PYTHONPATH names
-    from synapse_tui.core.ingest.adapters import mdhistory
+    from synapse_tui.core.ingest.adapters import gitlog, mdhistory
 
     replayed = [0]  # files replayed from git, counted: the work the figure times
-    replay_file = mdhistory._replay_file
+    walked = [0]  # whole-history reads (gitlog.Folder.history without `only`)
+    replay_file, history = mdhistory._replay_file, gitlog.Folder.history
 
     def counting(*args, **kwargs):
         replayed[0] += 1
         return replay_file(*args, **kwargs)
 
+    def walking(self, suffix="", only=None):
+        walked[0] += only is None
+        return history(self, suffix, only)
+
     mdhistory._replay_file = counting
+    gitlog.Folder.history = walking
 
     db = repo.parent / "m.db"
 
@@ -163,7 +171,7 @@ def run_child(repo: Path, system: str, how: str, where: str, repeat: int, every:
     after_commit = json.loads(cli("sync", str(db), "--json").splitlines()[-1])
     first = time.perf_counter() - t
     times, counts = [], []
-    replayed[0] = 0
+    replayed[0] = walked[0] = 0
     for _ in range(repeat):
         t = time.perf_counter()
         counts.append(json.loads(cli("sync", str(db), "--json").splitlines()[-1]))
@@ -185,6 +193,7 @@ def run_child(repo: Path, system: str, how: str, where: str, repeat: int, every:
                 "sync_after_commit": first,
                 "second_sync": min(times),
                 "replayed_per_sync": replayed[0] / repeat,
+                "walks_per_sync": walked[0] / repeat,
                 "counts_after_commit": after_commit,
                 "counts_unchanged": counts,
                 "facts": len(rows),
@@ -367,6 +376,8 @@ def main() -> None:
     ap.add_argument("--one", action="store_true", help="the second commit changes one file, not each")
     ap.add_argument("--write-results", action="store_true")
     ap.add_argument("--git-only", action="store_true", help="only the Markdown-in-git folders")
+    ap.add_argument("--history", action="store_true", help="the reader's folders cloned with their history")
+    ap.add_argument("--no-git", action="store_true", help="not the Markdown-in-git folders")
     args = ap.parse_args()
     results = Results("bench_sync_unchanged.py")
     in_git = Results("bench_sync_unchanged.py, Markdown in git")  # a block of its own
@@ -377,7 +388,8 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as tmp:
         base = before_tree(args.before, Path(tmp) / "before")
-        differ |= bench_git(args, base, Path(tmp), in_git)
+        if not args.no_git:
+            differ |= bench_git(args, base, Path(tmp), in_git)
         for name, system, how, where in FOLDERS:
             if args.git_only or args.only and name not in args.only:
                 continue
@@ -386,12 +398,25 @@ def main() -> None:
                 print(f"{name:32} (no snapshot)")
                 continue
             prepared = Path(tmp) / name / "prepared" / "repo"
-            prepare(snapshot, prepared)
+            if not args.history:
+                prepare(snapshot, prepared)
             got = {}
             for label, tree in (("before", base), ("after", str(TREE))):
                 copy = Path(tmp) / name / label / "repo"
-                shutil.copytree(prepared, copy, symlinks=True)
+                if args.history:  # its real history: a clone of the snapshot, nothing of it run
+                    copy.parent.mkdir(parents=True)
+                    cloned = subprocess.run(
+                        ["git", "clone", "-q", "--no-hardlinks", str(snapshot), str(copy)],
+                        capture_output=True, env={**os.environ, **GIT_ENV},
+                    )  # fmt: skip
+                    if cloned.returncode:  # a snapshot missing a blob of HEAD: no checkout
+                        break
+                else:
+                    shutil.copytree(prepared, copy, symlinks=True)
                 got[label] = child(tree, copy, system, how, where, args.repeat, not args.one)
+            if len(got) < 2:
+                print(f"{name:32} (the snapshot lacks a blob of HEAD: no clone)")
+                continue
             b, a = got["before"], got["after"]
             same = b["store"] == a["store"] and all(
                 _counted(x) == _counted(y)
@@ -411,14 +436,19 @@ def main() -> None:
                 gone = {tuple(r) for r in b["store"]} ^ {tuple(r) for r in a["store"]}
                 print(f"  facts differing: {sorted(gone)[:6]}")
             ratio = a["second_sync"] / b["second_sync"]
+            walks = (
+                f"  history walked per sync: {b.get('walks_per_sync', '?')} -> {a.get('walks_per_sync', '?')}"
+            )
             print(
                 f"{name:32} {system:10} {a['facts']:>6} {b['replayed_per_sync']:>4.0f}->{a['replayed_per_sync']:<3.0f}"
                 f" {b['second_sync']:>7.3f}s {a['second_sync']:>7.3f}s"
                 f" {ratio:>5.2f}x {b['sync_after_commit']:>9.3f}s {a['sync_after_commit']:>8.3f}s"
                 + ("" if same else "  RESULTS DIFFER")
+                + walks
             )
+            kind = ", its history" if args.history else ""
             results.add(
-                f"{name} ({system}, {a['facts']} facts): second sync, unchanged",
+                f"{name} ({system}, {a['facts']} facts{kind}): second sync, unchanged",
                 a["second_sync"],
                 baseline=f"code at {args.before}",
                 against=b["second_sync"],

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from synapse_tui.core.ingest.adapters import known_facts
+from synapse_tui.core.ingest.adapters.sync import read_record_key
 from synapse_tui.core.store.db import Store
 from tests.core.basic_memory_files import sync
 from tests.core.claude_code_files import git
@@ -30,21 +31,23 @@ def commit(repo: Path, files: dict[str, str | None], when: str) -> None:
 
 
 class Twins:
-    """Two stores of one source (`read(known=, whole=)`): `kept` synced as a sync does,
-    `whole` replaying every file."""
+    """Two stores of one source (`read(known=, whole=, read_before=)`): `kept` synced as a
+    sync does, `whole` replaying every file."""
 
     def __init__(self, read: Callable[..., Any], system: str, tmp: Path) -> None:
         self.read, self.system = read, system
         self.kept, self.whole = tmp / "kept.db", tmp / "whole.db"
+        self.whole_snap: Any = None  # the last snapshot of the whole replay
 
     def sync(self) -> tuple[dict, object]:
         """Sync both; the counts of the kept one, and its snapshot."""
         results = []
         for location, whole in ((self.kept, False), (self.whole, True)):
             with Store.open(location, create=True) as store:
-                snap = self.read(known=known_facts(store, self.system), whole=whole)
+                record = store.meta(read_record_key(self.system)) or {}  # as `sync` passes it
+                snap = self.read(known=known_facts(store, self.system), whole=whole, read_before=record)
                 results.append((sync(store, snap), snap))
-        (kept, snap), (whole, _) = results
+        (kept, snap), (whole, self.whole_snap) = results
         assert {k: getattr(kept, k) for k in COUNTS} == {k: getattr(whole, k) for k in COUNTS}
         assert rows(self.kept) == rows(self.whole)
         return {k: getattr(kept, k) for k in COUNTS}, snap

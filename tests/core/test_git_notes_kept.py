@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from synapse_tui.core.ingest.adapters import git_notes as gn
+from synapse_tui.core.ingest.adapters import gitkept, known_facts
+from synapse_tui.core.store.db import Store
 from tests.core.claude_code_files import git
 from tests.core.kept_twins import Twins, commit
 
@@ -134,7 +136,7 @@ def test_a_shallow_clone_is_replayed_whole(notes, tmp_path):
 def test_notes_read_by_other_rules_are_replayed_once(notes, tmp_path, monkeypatch):
     twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
     twins.sync()
-    monkeypatch.setattr(gn, "RULES", "another release")  # the reader's code changed
+    monkeypatch.setattr(gitkept, "RULES", "another release")  # the readers' code changed
     _, snap = twins.sync()
     assert not snap.kept and replayed(snap) == {"team.md", "rules.md"}
     _, snap = twins.sync()
@@ -148,7 +150,109 @@ def test_a_head_the_store_names_by_a_name_not_an_id_is_not_trusted(notes, tmp_pa
     for location in (twins.kept, twins.whole):  # `HEAD` would resolve to the new commit
         with sqlite3.connect(location) as conn:
             conn.execute(
-                "UPDATE facts SET provenance = json_set(provenance, '$.\"x-git-notes-head\"', 'HEAD')"
+                "UPDATE meta SET value = json_set(value, '$.\"' || ? || '\".\"\".head', 'HEAD')"
+                " WHERE key = 'read.git-notes'",
+                (str(notes.resolve()),),
             )
     counts, snap = twins.sync()
     assert replayed(snap) == {"team.md", "rules.md"} and counts["added"] == 1
+
+
+def head_of(repo: Path) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def provenance(location: Path) -> dict[str, str]:
+    with sqlite3.connect(location) as conn:
+        return dict(conn.execute("SELECT id, provenance FROM facts").fetchall())
+
+
+def test_a_commit_elsewhere_writes_nothing_on_the_facts_of_the_notes_it_left(notes, tmp_path):
+    twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
+    twins.sync()
+    before = provenance(twins.kept)
+    commit(notes, {"src/app.py": "print('hi')\n"}, "2026-01-10T09:00:00Z")  # not a note
+    counts, snap = twins.sync()
+    assert replayed(snap) == set() and len(snap.kept) == 5 and counts["unchanged"] == 5
+    assert not snap.evidence and provenance(twins.kept) == before
+    head = head_of(notes)
+    assert snap.read_record == {str(notes.resolve()): {"": {"head": head}}}
+    commit(notes, {"rules.md": RULES + "- Name things well\n"}, "2026-01-11T09:00:00Z")
+    _, snap = twins.sync()
+    assert replayed(snap) == {"rules.md"}
+    assert all(provenance(twins.kept)[i] == before[i] for i in before if "team.md" in i)
+
+
+def test_a_store_of_the_release_before_is_replayed_once_its_old_keys_removed(notes, tmp_path):
+    """A store gitreplay wrote: HEAD and the rules on every fact, no rules in the stamp, no
+    record of the folder. One sync replays each note, leaves those keys on no fact, and
+    the next is quiet."""
+    twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
+    twins.sync()
+    head = head_of(notes)
+    for location in (twins.kept, twins.whole):
+        with sqlite3.connect(location) as conn:
+            conn.execute("DELETE FROM meta WHERE key = 'read.git-notes'")
+            conn.execute(
+                "UPDATE facts SET provenance = json_set(provenance, '$.\"x-git-notes-head\"', ?,"
+                " '$.\"x-git-notes-rules\"', 'c0ffee', '$.\"x-git-notes-stamp\"',"
+                " substr(json_extract(provenance, '$.\"x-git-notes-stamp\"'), 1,"
+                " length(json_extract(provenance, '$.\"x-git-notes-stamp\"')) - 13))",
+                (head,),
+            )
+    counts, snap = twins.sync()
+    assert replayed(snap) == {"team.md", "rules.md"} and counts["added"] == 0
+    assert not any(
+        "x-git-notes-head" in p or "x-git-notes-rules" in p for p in provenance(twins.kept).values()
+    )
+    _, snap = twins.sync()
+    assert replayed(snap) == set() and not snap.evidence
+
+
+def test_a_note_not_replayed_still_says_what_it_left_out_and_one_without_a_fact_is_not_read(
+    notes, tmp_path, monkeypatch
+):
+    commit(
+        notes,
+        {
+            "empty.md": "# Nothing yet\n",
+            "table.md": "# Hosts\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- The staging host is slow\n",
+        },
+        "2026-01-12T09:00:00Z",
+    )
+    (notes / "team.md").write_text(PEOPLE + "- Cy\x00 joins in May\n")  # an edit nobody committed
+    twins = Twins(lambda **kw: gn.read(notes, **kw), gn.SYSTEM, tmp_path)
+    _, snap = twins.sync()
+    said = set(snap.left_out)
+    assert any("team.md: a NUL character" in line and "line 5" in line for line in said)
+    assert any("1 of 4 files hold nothing" in line and "empty.md" in line for line in said)
+    _, snap = twins.sync()
+    assert replayed(snap) == set()
+    assert set(snap.left_out) == said == set(twins.whole_snap.left_out)
+    read: list[str] = []
+    changed = gn.gitlog.Folder.changed
+    monkeypatch.setattr(
+        gn.gitlog.Folder, "changed", lambda self, paths: read.extend(paths) or changed(self, paths)
+    )
+    with Store.open(twins.kept) as store:
+        again = gn.read(notes, known=known_facts(store, gn.SYSTEM), read_before=store.meta("read.git-notes"))
+    assert "empty.md" not in read and set(again.left_out) == said  # recorded as giving nothing
+    (notes / "rules.md").write_text(RULES + "- Name things well\n")
+    git(notes, "commit", "-qm", "a rule", "rules.md", when="2026-01-13T09:00:00Z")  # team.md's edit stays
+    _, snap = twins.sync()
+    assert replayed(snap) == {"rules.md"} and set(snap.left_out) == said
+
+
+def test_a_claude_md_edit_holding_a_nul_is_named(tmp_path):
+    from synapse_tui.core.ingest.adapters import claude_code
+
+    project = tmp_path / "app"
+    project.mkdir()
+    git(project, "init", "-q")
+    commit(project, {"CLAUDE.md": "- Run make test\n"}, "2026-01-01T09:00:00Z")
+    (project / "CLAUDE.md").write_text("- Run make test\n- Deploy\x00 with make ship\n")
+    snap = claude_code.read(None, project=project)
+    assert "Deploy with make ship" in {f.text for f in snap.facts}
+    assert any(line.startswith("CLAUDE.md: a NUL character") and "line 2" in line for line in snap.left_out)

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.ingest.adapters import cursor, known_facts, markdown
-from synapse_tui.core.ingest.adapters.mditems import READER_RULES, Doc, Item, file_stamp, to_fact, versions
+from synapse_tui.core.ingest.adapters import cursor, gitkept, known_facts, markdown
+from synapse_tui.core.ingest.adapters.mditems import Doc, Item, file_stamp, to_fact, versions
 from synapse_tui.core.ingest.adapters.sync import read_record_key, sync_snapshot
 from synapse_tui.core.ingest.sources import import_source
 from synapse_tui.core.store.db import Store
@@ -125,9 +125,10 @@ def test_in_git_an_unchanged_rule_giving_no_fact_is_not_replayed_again(tmp_path)
     assert [k for k in _facts(db, "cursor") if "Hidden rule" in k[1]]
 
 
-def _older_store(folder: Path, db: Path) -> None:
-    """The store an older reader made of `folder`: `notes.md`'s `@AGENTS.md` line a fact (the
-    rules before 2), every fact stamped without the rules' version."""
+def _older_store(folder: Path, db: Path, named: str) -> None:
+    """The store an older reader made of `folder`: `notes.md`'s `@AGENTS.md` line a fact,
+    every fact stamped with other rules (`named`: "" for none, as before mdleft; `:r2`, its
+    hand-kept version)."""
     snap = markdown.read(folder)
     doc = Doc(folder / "notes.md", "notes.md", "notes.md", markdown.parse)
     item = Item("@AGENTS.md", 5)
@@ -137,20 +138,22 @@ def _older_store(folder: Path, db: Path) -> None:
         to_fact("markdown", str(folder.resolve()), doc, record, item, version, None, stamp, mtime)
     )
     old = stamp.rsplit(":", 1)[0]
-    assert stamp == f"{old}:r{READER_RULES}"
+    assert stamp == f"{old}:{gitkept.RULES}"
     for f in snap.facts:
         assert f.provenance is not None
-        f.provenance["x-markdown-stamp"] = file_stamp(folder / f.provenance["x-markdown-file"])[0].rsplit(
-            ":", 1
-        )[0]
+        now = file_stamp(folder / f.provenance["x-markdown-file"])[0]
+        f.provenance["x-markdown-stamp"] = now.rsplit(":", 1)[0] + named
     with Store.open(db, create=True) as store:
         sync_snapshot(store, snap, Config())
 
 
-def test_a_file_stamped_by_older_rules_is_read_once_more_and_a_fact_no_longer_made_is_deleted(tmp_path):
+@pytest.mark.parametrize("named", ["", ":r2"])
+def test_a_file_stamped_by_older_rules_is_read_once_more_and_a_fact_no_longer_made_is_deleted(
+    tmp_path, named
+):
     folder, db = tmp_path / "notes", tmp_path / "s.db"
     write(folder, "notes.md", "# Notes\n\n- Deploys happen on Tuesdays\n\n@AGENTS.md\n")
-    _older_store(folder, db)
+    _older_store(folder, db, named)
     stale = [k for k in _facts(db, "markdown") if k[1] == "@AGENTS.md"]
     assert stale and not stale[0][2]
     upgraded = _sync("markdown", folder, db)
@@ -158,7 +161,7 @@ def test_a_file_stamped_by_older_rules_is_read_once_more_and_a_fact_no_longer_ma
     facts = {k[1]: k for k in _facts(db, "markdown")}
     assert facts["@AGENTS.md"][2]  # flagged deleted, never erased
     assert json.loads(facts["Deploys happen on Tuesdays"][3])["x-markdown-stamp"].endswith(
-        f":r{READER_RULES}"
+        f":{gitkept.RULES}"
     )
     before = mark(db)
     settled = _sync("markdown", folder, db)  # stamped by these rules now: not read again

@@ -381,7 +381,7 @@ def import_source(
                 systems = getattr(module, "KNOWN_SYSTEMS", (system,))
                 options["known"] = [k for name in systems for k in known_facts(store, name)]
                 if "read_before" in takes:  # what the reader recorded of the files it read
-                    options["read_before"] = store.meta(read_record_key(system)) or {}
+                    options["read_before"] = _read_before(store, systems)
     if vectors is not None:
         options["vectors"] = Path(vectors)
     if "progress" in takes:
@@ -401,6 +401,16 @@ def import_source(
     if record:
         trust(db, [entry_for(system, shown, **named)], RECORDED, time.time())
     return Imported(result, shown, named)
+
+
+def _read_before(store: Store, systems: tuple[str, ...]) -> dict[str, Any]:
+    """The reader's record of the roots it read (meta `read.<system>`), of each system it
+    reads for (`markdown` in git reads as `git-notes`, which keeps the record), by root."""
+    out: dict[str, Any] = {}
+    for name in systems:
+        record = store.meta(read_record_key(name))
+        out.update(record if isinstance(record, dict) else {})
+    return out
 
 
 def _no_ambient_secrets():

@@ -32,7 +32,8 @@ the text it replaced. A CLAUDE.md that links to a file inside the folder is read
 file, and as itself for the history it had as a file (its blocks deleted when it became a
 link); a project's `@path` imports are read too (`mm.IMPORT_DEPTH` hops, inside the folder only).
 A sync replays only the files a commit or an edit changed since the last sync (gitkept: each
-fact records HEAD, its file and the rules it was read with); the others stay as they are.
+fact records its file as read and the readers' rules, the reader's record the HEAD each root
+was read at); the others stay as they are.
 
 Outside git, Claude Code keeps only the current text, so this reader takes `known`: a
 topic file whose body changed is the next version of its record and supersedes it, and so
@@ -64,7 +65,6 @@ from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
 from synapse_tui.core.ingest.adapters import (
     NOT_REGULAR,
-    Evidence,
     KnownFact,
     Snapshot,
     errors_at,
@@ -73,7 +73,6 @@ from synapse_tui.core.ingest.adapters import (
     files_inside,
     gitkept,
     gitlog,
-    linediff,
     naming_left_out,
     out_of_reach,
     own_key,
@@ -83,7 +82,7 @@ from synapse_tui.core.ingest.adapters import (
 )
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, not_utf8_said, shown_name
-from synapse_tui.core.ingest.adapters.mditems import file_stamp, file_text, utf8_text
+from synapse_tui.core.ingest.adapters.mditems import file_stamp, file_text, read_utf8, said_nul
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "claude-code"
@@ -95,7 +94,9 @@ STAMP = own_key(SYSTEM, "stamp")
 SECTION = own_key(SYSTEM, "section")
 FROM_GIT = "git commit"
 FROM_MTIME = "file modified; creation unknown"
-# what a fact read from git records of how its file was read: what gitkept needs
+# what a fact read from git records of how its file was read (gitkept), and what an
+# earlier release recorded too (HEAD and the rules: now the reader's record and the
+# stamp), removed from each fact once its file is read again
 READ_AS = (STAMP, own_key(SYSTEM, "head"), own_key(SYSTEM, "rules"))
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10,000 files in a second
@@ -109,9 +110,6 @@ _PLAIN = re.compile(
 )
 _POINTER = re.compile(r"^\[[^\]]*\]\(([^)\s]+\.md)\)")
 _IMPORTS_ONLY = re.compile(r"^(?:@\S+\s*)+$")
-
-
-RULES = gitkept.rules_of(mm.__file__, __file__, gitlog.__file__, linediff.__file__, gitkept.__file__)
 
 
 def default_source() -> Path:
@@ -153,15 +151,18 @@ def read(
     known: list[KnownFact] | None = None,
     progress: Progress | None = None,
     whole: bool = False,
+    read_before: dict[str, Any] | None = None,
 ) -> Snapshot:
     """Auto memory and instructions under `source` (a ~/.claude-like root; None with only
     `project`), plus a project's instructions with `project`; see the module docstring.
-    A file in git as it was synced is not replayed again (gitkept), unless `whole`."""
+    A file in git as it was synced is not replayed again (gitkept: `read_before`, the
+    reader's record, says the HEAD each root was read at; None: no record is kept and
+    every file is replayed), unless `whole`."""
     roots, files, left_out, locate = _gather(source, project)
     heads = _heads(known, roots)
     junk: dict[str, int] = {}
     held = mm.Held.of(known)
-    history = _history(roots, files, left_out, locate, junk, held, whole)
+    history = _history(roots, files, left_out, locate, junk, held, None if whole else read_before)
     history_facts, history_deleted, history_records, files, back = (
         history.facts,
         history.deleted,
@@ -212,8 +213,9 @@ def read(
         # a text unchanged since: its line where it stands now, the file as read this time
         # (and the history it was read from, on a file gone too: gitkept)
         evidence=mm.now_committed(facts, held.known, unsaved, (own_key(SYSTEM, "line"), *READ_AS))
-        + mm.gone_read(history_facts, history.found, held.known, READ_AS)
-        + history.evidence,
+        + mm.gone_read(history_facts, history.found, held.known, READ_AS),
+        # the HEAD each root in git now stands read at (gitkept)
+        read_record=None if read_before is None else history.record,
     )
 
 
@@ -365,8 +367,8 @@ class _Replayed:
     """What replaying the files committed in git gave: their facts, the ids their history
     deleted (and when), their records, the files left to read as they stand (not in git, or
     never committed), the store's facts flagged deleted that they hold again; and of the
-    files kept as they were synced (gitkept), the facts a replay would list and the new
-    HEAD to record on them."""
+    files kept as they were synced (gitkept), the facts a replay would list; the HEAD each
+    root was read at, for the reader's record."""
 
     facts: list[ParsedFact] = field(default_factory=list)
     deleted: dict[str, float | None] = field(default_factory=dict)
@@ -374,7 +376,7 @@ class _Replayed:
     rest: list[_File] = field(default_factory=list)
     back: set[str] = field(default_factory=set)
     kept: set[str] = field(default_factory=set)
-    evidence: list[Evidence] = field(default_factory=list)
+    record: dict[str, Any] = field(default_factory=dict)
     found: mm.Replay = field(default_factory=mm.Replay)  # every version replayed, for gone_read
 
 
@@ -385,12 +387,12 @@ def _history(
     locate: dict[Path, _Locate],
     junk: dict[str, int],
     held: mm.Held,
-    whole: bool = False,
+    read_before: dict[str, Any] | None = None,
 ) -> _Replayed:
     """The files committed in a git work tree, replayed commit by commit as git-notes
     replays a note (markdown_memory.replay), those gone from the work tree too (their
-    blocks deleted); a file as it was synced is not replayed again (gitkept), unless
-    `whole`."""
+    blocks deleted); a file as it was synced (gitkept, at the HEAD `read_before` says)
+    is not replayed again."""
     out = _Replayed()
     trees: dict[Path, Any] = {}
     for root in roots:
@@ -400,8 +402,11 @@ def _history(
     for root, tree in trees.items():
         if tree is None:
             continue
-        mine = [k for k in held.known if k.provenance.get(ROOT) == str(root.resolve())]
-        judged = None if whole else gitkept.as_synced(SYSTEM, tree, mine, _path_of(tree, root), RULES)
+        resolved = str(root.resolve())
+        out.record[resolved] = gitkept.folder_entry(tree)
+        mine = [k for k in held.known if k.provenance.get(ROOT) == resolved]
+        then = gitkept.recorded_head(read_before, resolved)
+        judged = gitkept.as_synced(SYSTEM, tree, mine, _path_of(tree, root), then)
         if judged is None:
             histories[root] = tree.history()
             continue
@@ -409,7 +414,6 @@ def _history(
         ours = {_own_rel(tree, f.path) for g in files if g.root == root for f in _as_read(g)}
         histories[root] = tree.history(only=(ours | judged.replay | judged.changed) - {None} - judged.paths)
         out.kept |= judged.ids
-        out.evidence += judged.evidence
         out.records |= {k.record for k in mine if k.id in judged.ids}
     done: set[tuple[Path, str]] = set()
     for g in files + _gone_files(trees, histories, locate):
@@ -460,10 +464,9 @@ def _replay_one(
     for kind, n in found.skipped.items():
         junk[kind] = junk.get(kind, 0) + n
     ids = held.store_ids(SYSTEM, found)
-    head = tree.head_sha()
     for v in found.versions:
         out.records.add(v.record)
-        out.facts.append(_replayed(f, v, whole, ids, head))
+        out.facts.append(_replayed(f, v, whole, ids))
     out.found.versions += found.versions
     out.found.deleted.update(found.deleted)
     out.deleted.update({ids[key]: at for key, at in found.deleted.items()})
@@ -526,11 +529,12 @@ def _replay_file(
             timeline.append((None, None, None))
     elif rel in tree.changed([rel]):
         f.mtime = file_stamp(f.path)[1]
-        text, bad = utf8_text(f.path)
+        text, bad, nul = read_utf8(f.path)
         if text is None:  # its edit not read, named; its committed history still is
             left_out.append(f"{f.file}: not valid UTF-8 at line {bad}; its uncommitted edit not read")
         else:
             timeline.append((None, f.mtime, text))
+            left_out += [said_nul(f.file, nul)] if nul else []
     last = next((t for _, _, t in reversed(timeline) if t is not None), "")
     fm, _, _, f.loose = _front(last, str(f.path))
     whole = (
@@ -554,9 +558,7 @@ def _keeper(f: _File) -> Callable[[mm.Block], bool]:
     return lambda b: b.bullet and not (index and _POINTER.match(b.text))
 
 
-def _replayed(
-    f: _File, v: mm.Version, whole: bool, ids: dict[tuple[str, int], str], head: str | None
-) -> ParsedFact:
+def _replayed(f: _File, v: mm.Version, whole: bool, ids: dict[tuple[str, int], str]) -> ParsedFact:
     commit = v.commit
     skipped: list[str] = []
     own = {k: _scalar(v.meta, k, skipped) for k in ("name", "description", "type")} if whole else {}
@@ -575,8 +577,6 @@ def _replayed(
         stamp=f.stamp,
         author=commit.author if commit else None,
         commit=commit.sha if commit else None,
-        head=head,
-        rules=RULES,
     )
     obj: dict[str, Any] = {
         "id": ids[(v.record, v.version)],

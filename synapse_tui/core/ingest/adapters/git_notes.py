@@ -39,7 +39,8 @@ committed yet has no known author: tier `auto`.
 Records are `<note path>#<hash of the first text>`; each fact records its folder
 (`x-git-notes-folder`), so two folders never delete each other's facts. A sync replays
 only the notes a commit or an edit changed since the last one (gitkept: each fact records
-HEAD, its file and the rules it was read with); the others are kept as they are, which is
+its file as read and the readers' rules, the reader's record the HEAD the folder was read
+at and what a note gave that no fact says); the others are kept as they are, which is
 what a replay of them would give, so the same repository gives the same ids and times.
 """
 
@@ -48,7 +49,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +66,6 @@ from synapse_tui.core.ingest.adapters import (
     every,
     gitkept,
     gitlog,
-    linediff,
     naming_left_out,
     not_read,
     out_of_reach,
@@ -74,6 +74,7 @@ from synapse_tui.core.ingest.adapters import (
     source_provenance,
 )
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
+from synapse_tui.core.ingest.adapters.mditems import nul_lines, said_nul
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "git-notes"
@@ -90,11 +91,13 @@ def read(
     agents: str | None = None,
     progress: Progress | None = None,
     whole: bool = False,
+    read_before: dict[str, Any] | None = None,
 ) -> Snapshot:
     """The folder's notes with their whole history (see the module docstring); `known`,
     the store's facts of this system, names the versions of text nobody committed
-    (`mm.Held`). A note as it was synced is not replayed again (gitkept), unless `whole`:
-    then every note is, as at the first import."""
+    (`mm.Held`). A note as it was synced is not replayed again (gitkept: `read_before`,
+    the reader's record, says the HEAD the last sync read at; None, no record is kept and
+    every note is replayed), unless `whole`: then every note is, as at the first import."""
     folder = require_folder(source, EXPECTED)
     tree = gitlog.open_folder(folder)
     if tree is None:
@@ -109,14 +112,15 @@ def read(
     held = mm.Held.of([k for k in known or () if k.provenance.get("x-source") == SYSTEM])
     folder_key, time_key = own_key(SYSTEM, "folder"), own_key(SYSTEM, "time")
     mine = [k for k in held.known if k.provenance.get(folder_key) == root]
-    kept = None if whole else gitkept.as_synced(SYSTEM, tree, mine, lambda k: _note_of(k, inside), RULES)
+    kept, notes = _as_synced(tree, mine, None if whole else read_before, root)
     here = {p.resolve() for p in current}
-    history, current = _histories(tree, folder, kept, current, mine, left_out)
+    history, current = _histories(tree, folder, kept, current, mine, left_out, notes)
     paths = _notes(tree, folder, history, current, left_out)
     said: dict[str, str] = {}
-    found = _replay(tree, paths, history, here, left_out, progress, said)
+    found = _replay(tree, paths, history, here, left_out, progress, said, notes)
+    _carried(tree, folder, kept, paths, found, notes, left_out)
     ids = held.store_ids(SYSTEM, found)
-    read_as = _ReadAs(root, patterns, ids, tree.head_sha(), {_rel(p, inside): s for p, s in said.items()})
+    read_as = _ReadAs(root, patterns, ids, {_rel(p, inside): s for p, s in said.items()})
     facts = [_fact(folder, v, read_as) for v in found.versions]
     if not facts and not current and kept is None:
         refusal = InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
@@ -133,7 +137,7 @@ def read(
     stamped = {k: v for k, v in deleted.items() if v is not None}
     left_out += tree.left_out + mm.told(found)
     back = held.again(found, ids)
-    refreshed = tuple(own_key(SYSTEM, key) for key in ("line", *READ_AS))
+    refreshed = tuple(own_key(SYSTEM, key) for key in ("line", "stamp", *RETIRED))
     return Snapshot(
         SYSTEM,
         str(folder),
@@ -143,12 +147,32 @@ def read(
         deleted_at=stamped,
         restored=back,
         kept=kept.ids if kept else set(),
-        # a text unchanged since: its line where it stands now, and the history and file
-        # it was read from (gitkept), on a note's last read where it is gone
+        # a text unchanged since: its line where it stands now, and the file it was read
+        # from (gitkept), on a note's last read where it is gone
         evidence=mm.now_committed(facts, held.known, unsaved, refreshed)
-        + mm.gone_read(facts, found, held.known, refreshed[1:])
-        + (kept.evidence if kept else []),
+        + mm.gone_read(facts, found, held.known, refreshed[1:]),
+        # the HEAD every note of the folder now stands read at (gitkept), and what no fact
+        # says of a note: that it gave none, what it left out
+        read_record=None if read_before is None else {root: {**notes.now, **gitkept.folder_entry(tree)}},
     )
+
+
+def _carried(
+    tree: gitlog.Folder,
+    folder: Path,
+    kept: gitkept.Kept | None,
+    paths: list[str],
+    found: mm.Replay,
+    notes: _Record,
+    left_out: list[str],
+) -> None:
+    """What the notes not replayed gave that no fact says, from the record (`_Record.carry`),
+    and the line naming every note holding no fact, replayed or not."""
+    inside = Path(tree.inside)
+    notes.carry(found, left_out, {_rel(p, inside) for p in paths}, lambda rel: gitkept.stamp(folder / rel))
+    if notes.empty:  # of every note: those replayed, and those kept as synced
+        unread = {_rel(p, inside) for p in (kept.paths if kept else ()) if _under(p, inside)} | notes.carried
+        left_out.append(holding_nothing(notes.empty, len(paths) + len(unread)))
 
 
 def _histories(
@@ -158,6 +182,7 @@ def _histories(
     current: list[Path],
     mine: list[KnownFact],
     left_out: list[str],
+    notes: _Record,
 ) -> tuple[dict[str, list[tuple[gitlog.Commit, str | None]]], list[Path]]:
     """The notes' histories to replay, and the work tree's notes to replay: all of them,
     or (some `kept` as they were synced) only the others."""
@@ -168,15 +193,15 @@ def _histories(
         deps = {d for p in tracked if (d := dependency_folder(_rel(p, inside))) is not None}
         left_out[:] = sorted({*left_out, *map(not_read, deps)})
     else:
-        replay = _to_replay(kept, tree, folder, current, mine)
+        replay = _to_replay(kept, tree, folder, current, mine, notes)
         tracked = tree.history(only=replay)
         current = [p for p in current if (inside / p.relative_to(folder)).as_posix() in replay]
     return {p: states for p, states in tracked.items() if mm.memory_path(_rel(p, inside))}, current
 
 
-# what a fact records of how its note was read: what gitkept needs to keep it unread
-READ_AS = ("head", "stamp", "rules")
-RULES = gitkept.rules_of(mm.__file__, __file__, gitlog.__file__, linediff.__file__, gitkept.__file__)
+# what facts of an earlier release recorded of how their note was read, HEAD and the rules
+# (now the reader's record and the stamp): removed from each once its note is read again
+RETIRED = ("head", "rules")
 
 
 def _note_of(k: KnownFact, inside: Path) -> str | None:
@@ -194,17 +219,25 @@ FILE = own_key(SYSTEM, "file")
 
 
 def _to_replay(
-    kept: gitkept.Kept, tree: gitlog.Folder, folder: Path, current: list[Path], mine: list[KnownFact]
+    kept: gitkept.Kept,
+    tree: gitlog.Folder,
+    folder: Path,
+    current: list[Path],
+    mine: list[KnownFact],
+    notes: _Record,
 ) -> set[str]:
     """The notes a sync replays when some are kept (paths from the top): those the store
     holds that are not as synced, those any commit since changed, and those in the work
     tree but a note that never gave a fact (the store holds none of it), as committed and
-    unchanged since: its replay would give none again."""
+    unchanged since: its replay would give none again. Such a note the reader's record
+    says it read as it stands (`_Record.recalled`) is not even read."""
     inside = Path(tree.inside)
     here = {(inside / p.relative_to(folder)).as_posix() for p in current} - kept.paths
     held = {_note_of(k, inside) for k in mine}
     quiet = {p for p in here if p not in held and p not in kept.changed}
-    here -= quiet - tree.changed(quiet)
+    recalled = {p for p in quiet if notes.recalled(_rel(p, inside), gitkept.stamp(tree.top / p))}
+    quiet -= recalled
+    here -= recalled | (quiet - tree.changed(quiet))
     changed = {p for p in kept.changed if _under(p, inside) and mm.memory_path(_rel(p, inside))}
     return (here | kept.replay | changed) - kept.paths
 
@@ -221,11 +254,12 @@ def _replay(
     left_out: list[str],
     progress: Progress | None,
     said: dict[str, str],
+    notes: _Record,
 ) -> mm.Replay:
     """Each note's commits, then its work tree's text where that differs, replayed; a
-    note not UTF-8 (in git or the work tree) and the notes empty as they stand are named
-    in `left_out`; `said` learns each note's file as it stood (gitkept.stamp) before it
-    was read."""
+    note not UTF-8 (in git or the work tree) or holding a NUL is named in `left_out`;
+    `said` learns each note's file as it stood (gitkept.stamp) before it was read, `notes`
+    what each note gave that no fact says (`_Record.note`)."""
     inside = Path(tree.inside)
     said.update((path, gitkept.stamp(tree.top / path)) for path in paths)
     dirty = tree.changed(paths)
@@ -233,23 +267,91 @@ def _replay(
     found = mm.Replay()
     hunks = tree.hunks(only=paths)
     report = every(progress, 50)
-    empty: list[str] = []
     for n, path in enumerate(paths, start=1):
-        changes = history.get(path, [])
-        left_out += tree.binary_left_out(shown_name(_rel(path, inside)), changes)
+        changes, rel = history.get(path, []), _rel(path, inside)
+        lines = tree.binary_left_out(shown_name(rel), changes)
         changes, read = tree.without_binary(changes, [next(texts) for _ in changes])
         states: list[_State] = [(c, c.at, t) for (c, _), t in zip(changes, read, strict=True)]
-        bad = _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
+        bad, nul = _add_work_tree(states, tree.top / path, here, path in dirty or path not in history)
         blobs = [blob for _, blob in changes]
         now_bad = bad or (path not in dirty and bool(blobs) and blobs[-1] in tree.not_utf8)
-        left_out += not_utf8_said(shown_name(_rel(path, inside)), changes, tree.not_utf8, now_bad)
-        gives = mm.replay(_rel(path, inside), states, found, places=mm.Places(blobs, hunks))
-        if states and states[-1][2] is not None and not gives:
-            empty.append(shown_name(_rel(path, inside)))  # as it stands: no fact in it
+        lines += not_utf8_said(shown_name(rel), changes, tree.not_utf8, now_bad)
+        lines += [said_nul(shown_name(rel), nul)] if nul else []
+        junk = dict(found.skipped)
+        gives = mm.replay(rel, states, found, places=mm.Places(blobs, hunks))
+        junk = {k: n - junk.get(k, 0) for k, n in found.skipped.items() if n - junk.get(k, 0)}
+        empty = bool(states) and states[-1][2] is not None and not gives  # as it stands: no fact
+        notes.note(rel, said[path], empty, lines, junk, found.loose.get(rel, []))
+        left_out += lines
         report(n, len(paths))
-    if empty:
-        left_out.append(holding_nothing(empty, len(paths)))
     return found
+
+
+def _as_synced(
+    tree: gitlog.Folder, mine: list[KnownFact], read_before: dict[str, Any] | None, root: str
+) -> tuple[gitkept.Kept | None, _Record]:
+    """The notes kept as synced (gitkept, at the HEAD the record says), and the record of
+    the notes as the last sync left it (none when every note is replayed)."""
+    inside = Path(tree.inside)
+    then = gitkept.recorded_head(read_before, root)
+    kept = gitkept.as_synced(SYSTEM, tree, mine, lambda k: _note_of(k, inside), then)
+    files = (read_before or {}).get(root)
+    return kept, _Record(files if kept is not None and isinstance(files, dict) else {})
+
+
+class _Record:
+    """The reader's record of the notes of a folder (as mditems.Found keeps one for the
+    other Markdown readers): of each note read, what no fact says (that it gave none, its
+    `left out` lines, the junk and loose front matter fields it held), at its stamp; given
+    back at the next sync, so a note not replayed again still says what it left out, and
+    one that gave no fact is not read again."""
+
+    def __init__(self, before: dict[str, Any]) -> None:
+        self.before = before
+        self.now: dict[str, Any] = {}
+        self.empty: list[str] = []  # the notes giving no fact, as shown
+        self.carried: set[str] = set()
+
+    def recalled(self, rel: str, stamp: str) -> bool:
+        """Whether the record says a note, as it stands (`stamp`), gave no fact."""
+        note = self.before.get(rel)
+        return isinstance(note, dict) and note.get("stamp") == stamp and note.get("empty") is True
+
+    def note(
+        self, rel: str, stamp: str, empty: bool, lines: list[str], junk: dict[str, int], loose: list[str]
+    ) -> None:
+        if empty:
+            self.empty.append(shown_name(rel))
+        if empty or lines or junk or loose:
+            self.now[rel] = {
+                "stamp": stamp,
+                "empty": empty,
+                "left_out": lines,
+                "skipped": junk,
+                "loose": loose,
+            }
+
+    def carry(
+        self, found: mm.Replay, left_out: list[str], replayed: set[str], stamp: Callable[[str], str]
+    ) -> None:
+        """What the notes not replayed now gave, as the record says, said again: those
+        as they stood when recorded (`stamp`: a note's stamp now)."""
+        for rel, note in self.before.items():
+            if rel == gitkept.FOLDER or rel in replayed or not isinstance(note, dict):
+                continue
+            if not mm.memory_path(rel) or note.get("stamp") != stamp(rel):
+                continue
+            self.now[rel] = note
+            self.carried.add(rel)
+            lines, junk, loose = note.get("left_out"), note.get("skipped"), note.get("loose")
+            left_out += [x for x in lines if isinstance(x, str)] if isinstance(lines, list) else []
+            for kind, n in junk.items() if isinstance(junk, dict) else ():
+                if isinstance(n, int):
+                    found.skipped[str(kind)] = found.skipped.get(str(kind), 0) + n
+            if isinstance(loose, list) and loose:
+                found.loose[rel] = [str(x) for x in loose]
+            if note.get("empty") is True:
+                self.empty.append(shown_name(rel))
 
 
 def _patterns(agents: str | None) -> list[str]:
@@ -287,20 +389,23 @@ def _notes(
     return [p for p in paths if p not in odd]
 
 
-def _add_work_tree(states: list[_State], file: Path, here: set[Path], changed: bool) -> bool:
+def _add_work_tree(
+    states: list[_State], file: Path, here: set[Path], changed: bool
+) -> tuple[bool, list[int]]:
     """The work tree's state of a note after its commits, where it is not the last one's:
     its text changed (or never committed), or gone (made a link, or removed) with that not
-    committed yet. Whether that text was not UTF-8 (read with U+FFFD)."""
+    committed yet. Whether that text was not UTF-8 (read with U+FFFD), and the lines of it
+    holding a NUL (left out when read)."""
     if file.is_symlink():
         if states and states[-1][2] is not None:
             states.append((None, None, None))  # made a link, not committed yet: its text is gone
     elif file.resolve() in here and changed:
         text, bad = _read(file)
         states.append((None, file.stat().st_mtime, text))
-        return bad
+        return bad, nul_lines(text) if "\x00" in text else []
     elif file.resolve() not in here and states and states[-1][2] is not None:
         states.append((None, None, None))  # gone from the work tree, removal not committed
-    return False
+    return False, []
 
 
 def holding_nothing(names: list[str], files: int) -> str:
@@ -363,13 +468,11 @@ def _plain(value: Any) -> bool:
 @dataclass(frozen=True)
 class _ReadAs:
     """What every fact of one read shares: the folder, whose commits are agents', the
-    store ids of the versions, and how each note was read (READ_AS: HEAD, its file as it
-    stood by note, the rules)."""
+    store ids of the versions, and each note's file as it stood (gitkept.stamp), by note."""
 
     root: str
     patterns: list[str]
     ids: dict[tuple[str, int], str]
-    head: str | None
     stamps: dict[str, str]
 
 
@@ -395,9 +498,7 @@ def _fact(folder: Path, v: mm.Version, read_as: _ReadAs) -> ParsedFact:
         commit=commit.sha if commit else None,
         agent=None if commit is None else agent,
         time=FROM_GIT if commit else FROM_MTIME,
-        head=read_as.head,
         stamp=read_as.stamps.get(file, ""),
-        rules=RULES,
     )
     obj: dict[str, Any] = {
         "id": read_as.ids[(v.record, v.version)],

@@ -53,7 +53,7 @@ def read(
         raise InputError(f"--from markdown needs DIR; expected {EXPECTED}", file=".")
     folder = require_folder(source, EXPECTED)
     if gitlog.open_or_left_out(folder, []) is not None:  # else read_docs says why, once
-        return git_notes.read(folder, known=known, agents=agents, progress=progress)
+        return git_notes.read(folder, known=known, agents=agents, progress=progress, read_before=read_before)
     paths, left_out = notes_of(folder)
     refusal = InputError(f"holds no Markdown notes (*.md); expected {EXPECTED}", file=str(folder))
     docs = []

@@ -831,7 +831,8 @@ def now_committed(
     audited, undoable `accept` (core/ingest/adapters/sync.py), so an undone raise stays undone.
     Of any other fact the store holds, the `refreshed` keys this read gives otherwise: where
     its text stands now (`x-<system>-line`: lines above it changed) and what the file was
-    when read (`-stamp`, `-last-commit`), so a file unchanged since is not read again."""
+    when read (`-stamp`, `-last-commit`), so a file unchanged since is not read again; a
+    key this read no longer gives is removed (a key an older release wrote)."""
     held = {k.id: k for k in known if not k.deleted}
     out = []
     for f in facts:
@@ -840,14 +841,14 @@ def now_committed(
             continue
         now = f.provenance or {}
         if not unsaved(k) or unsaved(f):
-            moved = [key for key in refreshed if key in now and now[key] != k.provenance.get(key)]
+            moved = [key for key in refreshed if now.get(key) != k.provenance.get(key)]
             if moved:
                 out.append(
                     Evidence(
                         f.id,
                         0,
                         [],
-                        {key: now[key] for key in moved},
+                        {key: now.get(key) for key in moved},
                         {key: k.provenance.get(key) for key in moved},
                     )
                 )
@@ -884,14 +885,14 @@ def gone_read(
         now = given.get(k.id)
         if now is None or not k.deleted or note_of(k.record) in standing:
             continue
-        moved = [key for key in refreshed if key in now and now[key] != k.provenance.get(key)]
+        moved = [key for key in refreshed if now.get(key) != k.provenance.get(key)]
         if moved:
             out.append(
                 Evidence(
                     k.id,
                     0,
                     [],
-                    {key: now[key] for key in moved},
+                    {key: now.get(key) for key in moved},
                     {key: k.provenance.get(key) for key in moved},
                 )
             )

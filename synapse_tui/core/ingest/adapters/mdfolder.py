@@ -18,8 +18,10 @@ the rest the same way for all of them:
   (`locate` names the reader's files, those gone included) is replayed (SPEC 9): every
   commit that changed it is read against the one before, as a sync reads a source
   against the store, so an edit is a version and a removal a deletion at that commit's
-  instant; uncommitted text comes last. The history is replayed whole on
-  every read, so the same repository gives the same ids. Git is read through
+  instant; uncommitted text comes last. A file is replayed whole from its first commit,
+  so the same repository gives the same ids; git's history is read only for the files a
+  commit changed since the HEAD the reader's record says the last sync read at, or that
+  are not as read (mdhistory._since). Git is read through
   gitlog/safegit: nothing the repository names ever runs.
 - Times. What the source records (a header's `updated_at`, a claim's `updatedAt`), else a
   date in the file's name (`2026-05-14.md`), else a date in its front matter; else, in a
@@ -34,8 +36,8 @@ the rest the same way for all of them:
   records (`Found.note`: `Snapshot.read_record`, kept in the store's meta `read.<system>`
   and given back as `read_before`), so such a file unchanged is not read (in git, not
   replayed) either, and `left out` still says what it left out: the same store and the
-  same lines as a full read. The stamp carries the version of the readers' rules
-  (mditems.READER_RULES): a file read by older rules is read once more, and a fact those
+  same lines as a full read. The stamp carries the readers' rules (gitkept.RULES, a
+  digest of their code): a file read by other rules is read once more, and a fact those
   rules made that these no longer make is deleted (in git the history versions that
   replay lists again are restamped, so a later sync that skips the file counts what a
   replay would).
@@ -57,6 +59,7 @@ from synapse_tui.core.ingest.adapters import (
     KnownFact,
     Snapshot,
     every,
+    gitkept,
     gitlog,
     naming_left_out,
     out_of_reach,
@@ -66,13 +69,12 @@ from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, holding_not
 from synapse_tui.core.ingest.adapters.markdown_memory import now_committed, skipped_lines
 from synapse_tui.core.ingest.adapters.mdhistory import replay
 from synapse_tui.core.ingest.adapters.mditems import (
-    RULES,
     Doc,
     Found,
     as_read,
     file_stamp,
     file_text,
-    rules_of,
+    stamped_by,
     to_fact,
     versions,
 )
@@ -117,6 +119,7 @@ def read_docs(
     deleted = {k.id for r, k in heads.items() if r not in out.seen and not k.deleted} | out.deleted
     if tree is not None:
         left_out += tree.left_out
+        out.record.update(gitkept.folder_entry(tree))  # the HEAD it now stands read at
     left_out += _junk(docs) + _holding_nothing(docs, out)
     if refusal is not None and not (out.facts or deleted or out.kept):
         raise naming_left_out(refusal, left_out)
@@ -174,7 +177,11 @@ def _restamped(system: str, facts: list[ParsedFact], held: dict[str, list[KnownF
     out = []
     for f in facts:
         k, now = gone.get(f.id), (f.provenance or {}).get(stamp_key)
-        if k is not None and rules_of(now) == RULES and rules_of(k.provenance.get(stamp_key)) != RULES:
+        if (
+            k is not None
+            and stamped_by(now) == gitkept.RULES
+            and stamped_by(k.provenance.get(stamp_key)) != gitkept.RULES
+        ):
             out.append(Evidence(f.id, 0, [], {stamp_key: now}, {stamp_key: k.provenance.get(stamp_key)}))
     return out
 

@@ -8,19 +8,19 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from synapse_tui.core.ingest.adapters import KnownFact, gitlog, out_of_reach, own_key
+from synapse_tui.core.ingest.adapters import KnownFact, gitkept, gitlog, out_of_reach, own_key
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, shown_name
 from synapse_tui.core.ingest.adapters.markdown_memory import next_of
 from synapse_tui.core.ingest.adapters.mditems import (
-    RULES,
     Doc,
     Found,
     Item,
     as_read,
     file_stamp,
     file_text,
-    rules_of,
+    stamped_by,
     to_fact,
     versions,
 )
@@ -46,28 +46,17 @@ def replay(
     that changed it is a state, the work tree's uncommitted text the last; returns the
     files so read (under `root`, POSIX). A file whose last commit and size and
     modification time are those its facts in the store were read from is not replayed
-    again: its facts count as unchanged. `held`: each file's facts in the store, every
-    version (see `_Held`)."""
+    again: its facts count as unchanged. Where the reader's record says the HEAD the last
+    sync read at (`_since`), git reads the history of only the files commits since changed
+    or that are not as synced: an unchanged folder is not walked. `held`: each file's facts
+    in the store, every version (see `_Held`)."""
     if locate is None or tree is None:
         return set()
-    history = tree.history()
-    if not history:
-        return set()
     by_rel = {d.rel: d for d in docs}
-    chosen: list[tuple[str, str, Doc, list[tuple[gitlog.Commit, str | None]]]] = []
-    done: set[str] = set()
-    for path, changes in history.items():
-        rel = _under(path, tree.inside, root)
-        if rel is not None and rel not in by_rel and out_of_reach(root / rel):
-            continue  # there, not read (a FIFO; named by the walk): not gone, its facts kept
-        doc = None if rel is None else _history_doc(rel, by_rel, locate, out.left_out)
-        if rel is None or doc is None:
-            continue
-        done.add(rel)
-        stored = (held or {}).get(rel, [])
-        if rel in by_rel and _as_synced(system, doc, changes[-1][0].sha, by_file.get(rel, ()), stored, out):
-            continue
-        chosen.append((rel, path, doc, changes))
+    since = _since(system, tree, root, by_rel, by_file, held or {}, out)
+    history = tree.history() if since is None else tree.history(only=since[0])
+    done: set[str] = set() if since is None else since[1]
+    chosen = _chosen(system, tree, root, history, by_rel, locate, by_file, held or {}, out, done)
     if not chosen:
         return done
     chosen.sort(key=lambda c: c[0])  # the blobs are read in the order the files are replayed
@@ -87,6 +76,39 @@ def replay(
         if rel in by_rel:
             out.note(doc, file_stamp(doc.path)[0], changes[-1][0].sha, empty, lines)
     return done
+
+
+_Chosen = tuple[str, str, Doc, list[tuple[gitlog.Commit, str | None]]]
+
+
+def _chosen(
+    system: str,
+    tree: gitlog.Folder,
+    root: Path,
+    history: dict[str, list[tuple[gitlog.Commit, str | None]]],
+    by_rel: dict[str, Doc],
+    locate: Callable[[str], Doc | None],
+    by_file: dict[str, list[KnownFact]],
+    held: dict[str, list[KnownFact]],
+    out: Found,
+    done: set[str],
+) -> list[_Chosen]:
+    """Of the files `history` holds, those to replay (each file the reader reads is added
+    to `done`): not those as synced (`_as_synced`)."""
+    chosen: list[_Chosen] = []
+    for path, changes in history.items():
+        rel = _under(path, tree.inside, root)
+        if rel is not None and rel not in by_rel and out_of_reach(root / rel):
+            continue  # there, not read (a FIFO; named by the walk): not gone, its facts kept
+        doc = None if rel is None else _history_doc(rel, by_rel, locate, out.left_out)
+        if rel is None or doc is None:
+            continue
+        done.add(rel)
+        stored = held.get(rel, [])
+        if rel in by_rel and _as_synced(system, doc, changes[-1][0].sha, by_file.get(rel, ()), stored, out):
+            continue
+        chosen.append((rel, path, doc, changes))
+    return chosen
 
 
 def _committed(
@@ -134,6 +156,69 @@ def _history_doc(
     return by_rel.get(rel) or locate(rel)
 
 
+def _since(
+    system: str,
+    tree: gitlog.Folder,
+    root: Path,
+    by_rel: dict[str, Doc],
+    by_file: dict[str, list[KnownFact]],
+    held: dict[str, list[KnownFact]],
+    out: Found,
+) -> tuple[set[str], set[str]] | None:
+    """The files whose history a sync must read (paths from the top), and those it keeps
+    as synced without it (under `root`), when the reader's record says the HEAD the last
+    sync read at and the history now is that one with commits added (gitlog.since); None:
+    read the whole history. A file no commit since changed has the last commit its facts
+    (or its record) say: kept when its stamp says it is as read (`_as_synced`), a file gone
+    when each version a replay lists is stamped by these rules (`_gone_as_synced`)."""
+    entry = out.before.get(gitkept.FOLDER)
+    then = entry.get(gitkept.HEAD_KEY) if isinstance(entry, dict) else None
+    changed = tree.since(then) if isinstance(then, str) and tree.head_sha() else None
+    if changed is None:
+        return None
+    top = (lambda rel: rel) if tree.inside == "." else (lambda rel: f"{tree.inside}/{rel}")
+    only, done = set(changed), set()
+    for rel, doc in by_rel.items():
+        last = _last_read(system, by_file.get(rel, ()), out.before.get(rel))
+        if top(rel) in changed or last == "":  # changed, or read as it stands: not in git
+            continue
+        if last is not None and _as_synced(system, doc, last, by_file.get(rel, ()), held.get(rel, []), out):
+            done.add(rel)
+        else:
+            only.add(top(rel))
+    for rel, facts in held.items():
+        if rel not in by_rel and top(rel) not in changed:
+            if _gone_as_synced(system, facts, out):
+                done.add(rel)
+            else:
+                only.add(top(rel))
+    return only, done
+
+
+def _last_read(system: str, known: Iterable[KnownFact], note: Any) -> str | None:
+    """The last commit of a file as the last sync read it: the one its facts say (or its
+    record, of a file that gave none); "" when it was read as it stood (not in git then);
+    None when that is not known (it was never read, or its facts disagree)."""
+    last_key = own_key(system, "last_commit")
+    said = {str(k.provenance.get(last_key) or "") for k in known if not k.deleted}
+    if not said and isinstance(note, dict):
+        said = {str(note.get("commit") or "")}
+    return said.pop() if len(said) == 1 else None
+
+
+def _gone_as_synced(system: str, facts: list[KnownFact], out: Found) -> bool:
+    """Whether a file gone from the work tree before the last sync, each record's last
+    version flagged deleted, was replayed by these rules (a version its replay lists is
+    stamped by them): then a replay lists those versions again, counted as unchanged."""
+    commit_key, stamp_key = own_key(system, "commit"), own_key(system, "stamp")
+    if any(k.head and not k.deleted for k in facts) or not any(
+        _relisted(k, commit_key, stamp_key) for k in facts
+    ):
+        return False
+    out.kept |= {k.id for k in facts if not k.deleted or _relisted(k, commit_key, stamp_key)}
+    return True
+
+
 def _as_synced(
     system: str, doc: Doc, last: str, known: Iterable[KnownFact], every: Iterable[KnownFact], out: Found
 ) -> bool:
@@ -164,7 +249,7 @@ def _relisted(k: KnownFact, commit_key: str, stamp_key: str) -> bool:
     """Whether a replay lists again a version the store holds deleted: one of the history
     (committed) that these rules read (its stamp says so: mdfolder restamps the history a
     replay by newer rules lists again), not a fact older rules made and these no longer do."""
-    return bool(k.provenance.get(commit_key)) and rules_of(k.provenance.get(stamp_key)) == RULES
+    return bool(k.provenance.get(commit_key)) and stamped_by(k.provenance.get(stamp_key)) == gitkept.RULES
 
 
 def _replay_file(
@@ -180,7 +265,8 @@ def _replay_file(
     """One file's states, oldest first, each read against the one before as a sync reads
     the source against the store: versions, and deletions at the commit that made them.
     Whether the last state gave no item."""
-    stamp, mtime = file_stamp(doc.path) if doc.path.is_file() else ("", 0.0)
+    # a file gone: no size nor time, the rules only (what `_gone_as_synced` asks)
+    stamp, mtime = file_stamp(doc.path) if doc.path.is_file() else (f"::{gitkept.RULES}", 0.0)
     section_key = own_key(system, "section")
     heads: dict[str, KnownFact] = {}
     written: dict[str, ParsedFact] = {}  # record -> the fact of its latest version

@@ -19,7 +19,15 @@ from typing import Any
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.ingest.adapters import KnownFact, errors_at, fact_id, gitlog, own_key, source_provenance
+from synapse_tui.core.ingest.adapters import (
+    KnownFact,
+    errors_at,
+    fact_id,
+    gitkept,
+    gitlog,
+    own_key,
+    source_provenance,
+)
 from synapse_tui.core.ingest.adapters.markdown_memory import blocks, norm, text_of
 from synapse_tui.core.ingest.interchange import ParsedFact, parse_line
 
@@ -29,18 +37,15 @@ FROM_GIT = "git commit"
 EDIT_SIMILARITY = 0.5  # as Basic Memory's and git-notes' readers pair an edit
 
 _HASHED = re.compile(r"#[0-9a-f]{12}(?:-\d+)?$")
-# The version of the readers' rules (what a file's text gives as facts and as `left out`),
-# part of every file's stamp: raised when a rule changes what an unchanged file gives (an
-# `@AGENTS.md` line no longer a fact, at 2), so each file stamped by the rules before is
-# read once more and what it no longer gives is flagged deleted by the usual sync path.
-READER_RULES = 2
-RULES = f"r{READER_RULES}"  # how a stamp names them
 
 
-def rules_of(stamp: Any) -> str:
-    """The readers' rules a stamp was written by (`r2`); `r1` for a stamp naming none."""
-    tail = str(stamp).rsplit(":", 1)[-1]
-    return tail if tail.startswith("r") else "r1"
+def stamped_by(stamp: Any) -> str:
+    """The readers' rules a stamp was written by (gitkept.RULES, a digest of their code,
+    part of every file's stamp: a file stamped by other rules, older code or a stamp naming
+    none, is read once more and what it no longer gives is flagged deleted by the usual
+    sync path); "" for a stamp naming none."""
+    parts = str(stamp).split(":")
+    return parts[2] if len(parts) == 3 else ""
 
 
 @dataclass
@@ -274,24 +279,25 @@ def to_fact(
 
 
 def file_stamp(path: Path) -> tuple[str, float]:
-    """(`<size>:<mtime in ns>:r<READER_RULES>`, mtime): a file whose stamp is the one its
-    facts carry is unchanged since the last sync, read by the same rules."""
+    """(`<size>:<mtime in ns>:<gitkept.RULES>`, mtime): a file whose stamp is the one its facts
+    carry is unchanged since the last sync, read by the same rules."""
     try:
         st = path.stat()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
-    return f"{st.st_size}:{st.st_mtime_ns}:{RULES}", st.st_mtime
+    return f"{st.st_size}:{st.st_mtime_ns}:{gitkept.RULES}", st.st_mtime
 
 
 def utf8_text(path: Path) -> tuple[str | None, int]:
     """The file's text as the notes read it (markdown_memory.text_of), and 0; or None and
     the line where it stops being UTF-8. InputError when it cannot be read."""
-    text, bad, _ = _utf8_text(path)
+    text, bad, _ = read_utf8(path)
     return text, bad
 
 
-def _utf8_text(path: Path) -> tuple[str | None, int, list[int]]:
-    """utf8_text's answer, and the lines holding a NUL character (text_of drops them)."""
+def read_utf8(path: Path) -> tuple[str | None, int, list[int]]:
+    """utf8_text's answer, and the lines holding a NUL character (text_of drops them: a
+    reader names them in `left out`, said_nul)."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -324,7 +330,7 @@ def said_nul(rel: str, lines: list[int]) -> str:
 def file_text(path: Path, left_out: list[str], rel: str) -> str | None:
     """The file's text, or None (and a line in `left_out`) when it is not UTF-8; a NUL
     character in it is left out, and named in `left_out`."""
-    text, bad, nul = _utf8_text(path)
+    text, bad, nul = read_utf8(path)
     if text is None:
         left_out.append(f"{rel}: not valid UTF-8 at line {bad}{_utf16(path)}; not read")
     elif nul:

@@ -29,7 +29,7 @@ import sqlite3
 import stat
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
@@ -407,9 +407,34 @@ class KnownFact:
     provenance: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
+# the fields known_facts fills without KnownFact's __init__ (a frozen dataclass sets each
+# field through object.__setattr__: 0.085 s of 15,435 facts, against 0.029 s so)
+_FILLED = ("id", "record", "version", "text", "note", "head", "deleted", "provenance")
+
+
 def known_facts(store: Store, system: str) -> list[KnownFact]:
     """Every fact in the store that came from `system`, in store order."""
-    return [
-        KnownFact(fid, str(record), int(version), text, note, bool(head), bool(deleted), prov)
-        for fid, record, version, text, note, head, deleted, prov in store.imports.from_source(system)
-    ]
+    rows = store.imports.from_source(system)
+    if tuple(f.name for f in fields(KnownFact)) != _FILLED:  # a field added since: its __init__
+        return [
+            KnownFact(fid, str(record), int(version), text, note, bool(head), bool(deleted), prov)
+            for fid, record, version, text, note, head, deleted, prov in rows
+        ]
+    new = object.__new__
+    out = []
+    append = out.append
+    for fid, record, version, text, note, head, deleted, prov in rows:
+        known = new(KnownFact)
+        # what __init__ would set, each value as known_facts has always typed it
+        known.__dict__.update(
+            id=fid,
+            record=record if type(record) is str else str(record),
+            version=version if type(version) is int else int(version),
+            text=text,
+            note=note,
+            head=bool(head),
+            deleted=bool(deleted),
+            provenance=prov,
+        )
+        append(known)
+    return out

@@ -9,7 +9,6 @@ never on a path a server's store can take: a backend missing one fails when it i
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from synapse_tui.core.store import cjk
@@ -52,15 +51,12 @@ class SqliteAudit(Audit):
 class SqliteImports(Imports):
     """`store.imports` of a file."""
 
-    def from_source(self, system: str) -> list[tuple]:
-        rows = self._conn.execute(
-            "SELECT id, json_extract(provenance, '$.\"x-source-id\"'),"
-            " coalesce(json_extract(provenance, '$.\"x-source-version\"'), 1), text, note,"
-            " NOT EXISTS (SELECT 1 FROM facts f2 WHERE f2.supersedes = facts.id), deleted, provenance"
-            " FROM facts WHERE json_extract(provenance, '$.\"x-source\"') = ? ORDER BY pos",
+    def _source_rows(self, system: str) -> list[tuple]:
+        return self._conn.execute(
+            "SELECT id, text, note, deleted, provenance FROM facts"
+            " WHERE json_extract(provenance, '$.\"x-source\"') = ? ORDER BY pos",
             (system,),
-        )
-        return [(*row[:7], json.loads(row[7])) for row in rows]
+        ).fetchall()
 
     def _index_words(self, rows: list[tuple[int, str, str]]) -> None:
         """The FTS5 tables, which the file's `WordIndex` reads (words.py, cjk.py)."""

@@ -107,3 +107,31 @@ def test_a_batch_holding_a_malformed_text_fails_as_that_texts_own_parse():
     with pytest.raises(json.JSONDecodeError, match="line 1 column 2"):
         imports.parse_objects(['{"a": 1}', "{not json}"])
     assert imports.parse_objects(['{"a": 1}', "[2]", '"s"', " 3 "]) == [{"a": 1}, [2], "s", 3]
+
+
+def test_a_store_made_before_the_source_index_reads_the_same_then_gains_it(tmp_path):
+    """m008 adds only an index of each fact's x-source: a store without it (schema 7)
+    gives the same facts read-only, and a writable open adds it. A provenance someone broke
+    by hand is passed over, not a refusal of the whole read."""
+    import sqlite3
+
+    from synapse_tui.core.store.schema import SCHEMA_VERSION
+
+    facts, expected = _facts()
+    db = tmp_path / "m.db"
+    with Store.open(db, create=True) as store:
+        import_facts(store, parse_file(write_jsonl(tmp_path / "f.jsonl", facts)), "f.jsonl")
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("DROP INDEX facts_source")
+        conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm008_facts_source'")
+        conn.execute("PRAGMA user_version = 7")
+        conn.execute("UPDATE facts SET provenance = '{\"x-source\": \"notes\", broken' WHERE id = 'other:1'")
+    conn.close()
+    with Store.open(db, readonly=True) as store:
+        assert known_facts(store, "notes") == expected
+        assert [k.id for k in known_facts(store, "other")] == ["other:2"]
+    with Store.open(db) as store:
+        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert store._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'facts_source'").fetchone()
+        assert known_facts(store, "notes") == expected

@@ -15,6 +15,7 @@ from synapse_tui.core.store import cjk
 from synapse_tui.core.store.audit import VERDICT_KEYS, Audit, AuditEntry, _entry
 from synapse_tui.core.store.dialect import SQLITE
 from synapse_tui.core.store.imports import Imports
+from synapse_tui.core.store.schema import SOURCE_EXPR
 
 # what a verdict row reads of its score_before, in VERDICT_KEYS' order, then the fact's x-source
 _VERDICT_VALUES = ", ".join(f"json_extract(a.score_before, '$.{key}')" for key in VERDICT_KEYS)
@@ -52,9 +53,9 @@ class SqliteImports(Imports):
     """`store.imports` of a file."""
 
     def _source_rows(self, system: str) -> list[tuple]:
+        # the expression of the index m008 adds, word for word, so SQLite reads it
         return self._conn.execute(
-            "SELECT id, text, note, deleted, provenance FROM facts"
-            " WHERE json_extract(provenance, '$.\"x-source\"') = ? ORDER BY pos",
+            f"SELECT id, text, note, deleted, provenance FROM facts WHERE {SOURCE_EXPR} = ? ORDER BY pos",
             (system,),
         ).fetchall()
 

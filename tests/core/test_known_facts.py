@@ -46,8 +46,14 @@ def _facts() -> tuple[list[dict], list[KnownFact]]:
         facts.append(fact)
         expected.append(
             KnownFact(
-                f"notes:{i}", seen_record, seen_version, f"fact {i}", fact.get("note"),
-                head=i != 0, deleted=i == 3, provenance=provenance,
+                f"notes:{i}",
+                seen_record,
+                seen_version,
+                f"fact {i}",
+                fact.get("note"),
+                head=i != 0,
+                deleted=i == 3,
+                provenance=provenance,
             )  # fmt: skip
         )
     # another system's facts, one of them superseding a notes fact: not read, but it makes
@@ -134,4 +140,18 @@ def test_a_store_made_before_the_source_index_reads_the_same_then_gains_it(tmp_p
     with Store.open(db) as store:
         assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert store._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'facts_source'").fetchone()
+        assert known_facts(store, "notes") == expected
+
+
+def test_a_field_added_to_knownfact_is_filled_by_its_own_init(tmp_path, monkeypatch):
+    """known_facts fills the fields it knows without __init__; were KnownFact to gain one,
+    it builds each by __init__ instead (the defaults then set), with the same values."""
+    from synapse_tui.core.ingest import adapters
+
+    facts, expected = _facts()
+    db = tmp_path / "m.db"
+    with Store.open(db, create=True) as store:
+        import_facts(store, parse_file(write_jsonl(tmp_path / "f.jsonl", facts)), "f.jsonl")
+    monkeypatch.setattr(adapters, "_FILLED", ())
+    with Store.open(db, readonly=True) as store:
         assert known_facts(store, "notes") == expected

@@ -195,7 +195,8 @@ class Imports(abc.ABC):
         }
         out = []
         append = out.append
-        for (fid, text, note, deleted, _), prov in zip(rows, parse_objects([r[4] for r in rows]), strict=True):
+        provenances = parse_objects([row[4] for row in rows])
+        for (fid, text, note, deleted, _), prov in zip(rows, provenances, strict=True):
             record = prov.get("x-source-id")
             version = prov.get("x-source-version")
             append(

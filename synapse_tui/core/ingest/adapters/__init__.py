@@ -408,7 +408,7 @@ class KnownFact:
 
 
 # the fields known_facts fills without KnownFact's __init__ (a frozen dataclass sets each
-# field through object.__setattr__: 0.085 s of 15,435 facts, against 0.029 s so)
+# field through object.__setattr__: 56 ms of 15,000 facts, against 24 ms so)
 _FILLED = ("id", "record", "version", "text", "note", "head", "deleted", "provenance")
 
 
@@ -420,21 +420,26 @@ def known_facts(store: Store, system: str) -> list[KnownFact]:
             KnownFact(fid, str(record), int(version), text, note, bool(head), bool(deleted), prov)
             for fid, record, version, text, note, head, deleted, prov in rows
         ]
-    new = object.__new__
+    new, set_attr = object.__new__, object.__setattr__
     out = []
     append = out.append
     for fid, record, version, text, note, head, deleted, prov in rows:
         known = new(KnownFact)
-        # what __init__ would set, each value as known_facts has always typed it
-        known.__dict__.update(
-            id=fid,
-            record=record if type(record) is str else str(record),
-            version=version if type(version) is int else int(version),
-            text=text,
-            note=note,
-            head=bool(head),
-            deleted=bool(deleted),
-            provenance=prov,
+        # what __init__ would set, each value as known_facts has always typed it, given
+        # as the instance's dict in one call (frozen: plain assignment is refused)
+        set_attr(
+            known,
+            "__dict__",
+            {
+                "id": fid,
+                "record": record if type(record) is str else str(record),
+                "version": version if type(version) is int else int(version),
+                "text": text,
+                "note": note,
+                "head": bool(head),
+                "deleted": bool(deleted),
+                "provenance": prov,
+            },
         )
         append(known)
     return out

@@ -193,7 +193,7 @@ class Imports(abc.ABC):
                 "SELECT DISTINCT supersedes FROM facts WHERE supersedes IS NOT NULL"
             ).fetchall()
         }
-        out = []
+        out: list[tuple] = []
         append = out.append
         provenances = parse_objects([row[4] for row in rows])
         for (fid, text, note, deleted, _), prov in zip(rows, provenances, strict=True):

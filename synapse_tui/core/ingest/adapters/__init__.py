@@ -421,7 +421,7 @@ def known_facts(store: Store, system: str) -> list[KnownFact]:
             for fid, record, version, text, note, head, deleted, prov in rows
         ]
     new, set_attr = object.__new__, object.__setattr__
-    out = []
+    out: list[KnownFact] = []
     append = out.append
     for fid, record, version, text, note, head, deleted, prov in rows:
         known = new(KnownFact)

@@ -18,8 +18,10 @@ alternating before/after for `--rounds` rounds of `--repeat` each, the best of:
 - a whole sync with nothing changed (`sync DB --json --yes`, the CLI in-process).
 
 Times are CPU seconds of the child and its own children (git, for a history): the machine
-is shared (2 cores, load 4 to 8), and wall time wanders with the load; wall times are
-printed beside. Each child also says what it loaded (every KnownFact's fields, provenance
+is shared (2 cores, load 4 to 10), and wall time wanders with the load; wall times are
+printed beside. `--server URL` (a PostgreSQL server whose login may create databases):
+each code's store is copied (`copy`, by that code) into a new database there, and read and
+synced there; the figures are then wall times (the server's process does part of the work). Each child also says what it loaded (every KnownFact's fields, provenance
 whole, hashed) and what each sync counted: before and after must agree, or the script says
 so and exits 1.
 """
@@ -153,6 +155,29 @@ def child_time(system: str, db: str, repeat: int) -> dict:
     }  # fmt: skip
 
 
+def child_copy(db: str, url: str) -> dict:
+    import contextlib
+    import io
+
+    from synapse_tui.cli import main
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        main.main(["copy", db, url], standalone_mode=False)
+    return {"db": url}
+
+
+def new_database(server: str, name: str) -> str:
+    """`name`, made anew on the server at `server` (a libpq URL whose login may create
+    databases), as a URL."""
+    import psycopg
+
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}")
+    head, _, tail = server.partition("?")
+    return head.rsplit("/", 1)[0] + f"/{name}" + (f"?{tail}" if tail else "")
+
+
 def run_child(tree: str, *args: str) -> dict:
     env = {**os.environ, "PYTHONPATH": tree}
     out = subprocess.run(
@@ -181,6 +206,11 @@ def bench_one(
     imported = {
         label: run_child(tree, "import", str(source), system, dbs[label]) for label, tree in trees.items()
     }
+    where = "file"
+    if args.server:  # each store copied by its own code to a new database there, and read there
+        where = "server"
+        for label, tree in trees.items():
+            dbs[label] = run_child(tree, "copy", dbs[label], new_database(args.server, f"bkf_{label}"))["db"]
     best: dict[str, dict] = {}
     same = True
     for _ in range(args.rounds):
@@ -203,8 +233,13 @@ def bench_one(
         f" -> {imported['after']['import_cpu']:.1f} s" + ("" if same else "   DIFFERS")
     )
     base = f"code at {args.before}"
-    results.add(f"{name} (--from {system}, {a['known']} facts): load of the source's facts", a["load_cpu"], baseline=base, against=b["load_cpu"])  # fmt: skip
-    results.add(f"{name}: whole sync, nothing changed", a["sync_cpu"], baseline=base, against=b["sync_cpu"])
+    # on a server the work is split with the server's own process: its wall time is the figure
+    load, sync, clock = ("load_wall", "sync_wall", "wall") if args.server else ("load_cpu", "sync_cpu", "CPU")
+    results.add(
+        f"{name} (--from {system}, {a['known']} facts, {where}): load of the source's facts ({clock})",
+        a[load], baseline=base, against=b[load],
+    )  # fmt: skip
+    results.add(f"{name}: whole sync, nothing changed ({clock})", a[sync], baseline=base, against=b[sync])
     results.add(
         f"{name}: first import (one run each, CPU: the index's cost)", imported["after"]["import_cpu"],
         baseline=base, against=imported["before"]["import_cpu"],
@@ -218,7 +253,12 @@ def bench_one(
 def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "--child":
         mode, rest = sys.argv[2], sys.argv[3:]
-        out = child_import(*rest) if mode == "import" else child_time(rest[0], rest[1], int(rest[2]))
+        if mode == "import":
+            out = child_import(*rest)
+        elif mode == "copy":
+            out = child_copy(*rest)
+        else:
+            out = child_time(rest[0], rest[1], int(rest[2]))
         print(json.dumps(out))
         return
     sys.path.insert(0, str(HERE))
@@ -231,8 +271,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--write-results", action="store_true")
+    ap.add_argument("--server", help="a PostgreSQL server (libpq URL): read and sync each store copied there")
     args = ap.parse_args()
-    results = Results("bench_known_facts.py")
+    results = Results("bench_known_facts.py" + (", PostgreSQL" if args.server else ""))
     print(
         f"{'folder':24} {'--from':9} {'facts':>6} {'load bef':>8} {'after':>8} {'ratio':>7}"
         f" {'sync bef':>8} {'after':>8} {'ratio':>7}   (CPU s, best)"

@@ -17,6 +17,7 @@ from synapse_tui.core.ingest.interchange import import_facts, parse_file
 from synapse_tui.core.review import query as fq
 from synapse_tui.core.review.memory import Memory
 from synapse_tui.core.store.db import Store
+from synapse_tui.core.store.schema import SCHEMA_VERSION
 from tests.helpers import run, write_jsonl
 
 NOW = "2026-12-01T00:00:00Z"
@@ -147,7 +148,7 @@ def test_a_store_made_before_the_cjk_index_finds_them_read_only_and_once_migrate
         for term in CJK_TERMS:
             assert found(store, term) == holding(term), term
     with Store.open(db) as store:  # opened for writing: migrated, its index filled
-        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == 7
+        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert store._conn.execute("SELECT count(*) FROM facts_fts_cjk_docsize").fetchone()[0] == 23
         for term in TERMS:
             assert found(store, term) == holding(term), term

@@ -29,7 +29,7 @@ import sqlite3
 import stat
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
@@ -407,9 +407,39 @@ class KnownFact:
     provenance: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
+# the fields known_facts fills without KnownFact's __init__ (a frozen dataclass sets each
+# field through object.__setattr__: 56 ms of 15,000 facts, against 24 ms so)
+_FILLED = ("id", "record", "version", "text", "note", "head", "deleted", "provenance")
+
+
 def known_facts(store: Store, system: str) -> list[KnownFact]:
     """Every fact in the store that came from `system`, in store order."""
-    return [
-        KnownFact(fid, str(record), int(version), text, note, bool(head), bool(deleted), prov)
-        for fid, record, version, text, note, head, deleted, prov in store.imports.from_source(system)
-    ]
+    rows = store.imports.from_source(system)
+    if tuple(f.name for f in fields(KnownFact)) != _FILLED:  # a field added since: its __init__
+        return [
+            KnownFact(fid, str(record), int(version), text, note, bool(head), bool(deleted), prov)
+            for fid, record, version, text, note, head, deleted, prov in rows
+        ]
+    new, set_attr = object.__new__, object.__setattr__
+    out: list[KnownFact] = []
+    append = out.append
+    for fid, record, version, text, note, head, deleted, prov in rows:
+        known = new(KnownFact)
+        # what __init__ would set, each value as known_facts has always typed it, given
+        # as the instance's dict in one call (frozen: plain assignment is refused)
+        set_attr(
+            known,
+            "__dict__",
+            {
+                "id": fid,
+                "record": record if type(record) is str else str(record),
+                "version": version if type(version) is int else int(version),
+                "text": text,
+                "note": note,
+                "head": bool(head),
+                "deleted": bool(deleted),
+                "provenance": prov,
+            },
+        )
+        append(known)
+    return out

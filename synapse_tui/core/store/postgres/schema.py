@@ -284,6 +284,13 @@ CREATE TRIGGER meta_guarded BEFORE INSERT OR UPDATE OR DELETE ON meta
     FOR EACH ROW EXECUTE FUNCTION synapse_meta_guarded()
 """
 
+# A sync's read of its source's facts (`Imports.from_source`) by an index of each fact's
+# x-source instead of a cast of every fact's provenance to jsonb (SQLite's m008).
+SOURCE_EXPR = "(CASE WHEN provenance IS JSON OBJECT THEN provenance::jsonb -> 'x-source' END)"
+_P007 = f"""
+CREATE INDEX IF NOT EXISTS facts_source ON facts ({SOURCE_EXPR})
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("p001_tables", _P001),
     ("p002_change_log", _P002),
@@ -291,6 +298,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("p004_events_check", _P004),
     ("p005_audit_batch", _P005),
     ("p006_agent_guards", _P006),
+    ("p007_facts_source", _P007),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest schema a read-only open (and a copy's source) reads as it is: p003 adds only

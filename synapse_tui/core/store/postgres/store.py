@@ -34,7 +34,7 @@ from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location, locate
 from synapse_tui.core.store.api import Capabilities, Store
 from synapse_tui.core.store.audit import VERDICT_KEYS, Audit, AuditEntry, _entry
-from synapse_tui.core.store.imports import Imports
+from synapse_tui.core.store.imports import Imports, as_sqlite
 from synapse_tui.core.store.ops import WordHits
 from synapse_tui.core.store.postgres import schema
 from synapse_tui.core.store.postgres.connect import again, describe, driver, errors_named
@@ -312,8 +312,8 @@ class PgStore(SqlStore):
 class _Imports(Imports):
     """`store.imports` on a server: the Store's own statements, but for the two that differ.
     The word index is the process's own (postgres/words.py reads new facts from the table),
-    and a sync's read of its sources' facts takes the typed values out of the provenance
-    here, as SQLite's json_extract gives them (PostgreSQL's `->>` gives text).
+    and a sync's read of its sources' facts picks them by the JSON value at `x-source` as
+    SQLite's json_extract compares it (a string only; `->>` would give any value as text).
     test_import_on_server.py compares `from_source` on both."""
 
     defaults_only: tuple[str, ...] = ()  # columns of facts this login may not insert
@@ -348,30 +348,13 @@ class _Imports(Imports):
         finally:
             self._conn = conn
 
-    def from_source(self, system: str) -> list[tuple]:
-        rows = self._conn.execute(
-            "SELECT id, text, note, NOT EXISTS (SELECT 1 FROM facts f2 WHERE f2.supersedes = facts.id),"
-            " deleted, provenance FROM facts WHERE (CASE WHEN provenance IS JSON OBJECT THEN"
-            " provenance::jsonb -> 'x-source' END) = to_jsonb(?::text) ORDER BY pos",
+    def _source_rows(self, system: str) -> list[tuple]:
+        return self._conn.execute(
+            # the expression of the index p007 adds, word for word, so the server reads it
+            f"SELECT id, text, note, deleted, provenance FROM facts WHERE {schema.SOURCE_EXPR}"
+            " = to_jsonb(?::text) ORDER BY pos",
             (system,),
-        )
-        out = []
-        for fid, text, note, head, deleted, stored in rows:
-            provenance = json.loads(stored)
-            version = _as_sqlite(provenance.get("x-source-version"))
-            out.append(
-                (
-                    fid,
-                    _as_sqlite(provenance.get("x-source-id")),
-                    1 if version is None else version,
-                    text,
-                    note,
-                    int(head),
-                    deleted,
-                    provenance,
-                )
-            )
-        return out
+        ).fetchall()
 
 
 def server_schema(conn: Connection) -> tuple[str, str]:
@@ -387,16 +370,6 @@ def meta_version(conn: Connection, key: str) -> str:
     stands (graph/cache.py's `stamp`)."""
     row = conn.run("SELECT CAST(xmin AS text) FROM meta WHERE key = %s", (key,)).fetchone()
     return row[0] if row else ""
-
-
-def _as_sqlite(value: Any) -> Any:
-    """A JSON value as SQLite's json_extract returns it: true and false as 1 and 0, an
-    object or array as its minified JSON text, anything else as it is."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, dict | list):
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return value
 
 
 # the moves only a person makes, and the columns each writes (review.TRIAGE_FIELDS)
@@ -525,4 +498,4 @@ def _keys(stored: str | None, keys: Sequence[str]) -> list[Any]:
     """json_extract(stored, '$.key') of each key: None where stored is not an object."""
     value = json.loads(stored) if stored is not None else None
     found = value if isinstance(value, dict) else {}
-    return [_as_sqlite(found.get(key)) for key in keys]
+    return [as_sqlite(found.get(key)) for key in keys]

@@ -9,13 +9,13 @@ never on a path a server's store can take: a backend missing one fails when it i
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from synapse_tui.core.store import cjk
 from synapse_tui.core.store.audit import VERDICT_KEYS, Audit, AuditEntry, _entry
 from synapse_tui.core.store.dialect import SQLITE
 from synapse_tui.core.store.imports import Imports
+from synapse_tui.core.store.schema import SOURCE_EXPR
 
 # what a verdict row reads of its score_before, in VERDICT_KEYS' order, then the fact's x-source
 _VERDICT_VALUES = ", ".join(f"json_extract(a.score_before, '$.{key}')" for key in VERDICT_KEYS)
@@ -52,15 +52,12 @@ class SqliteAudit(Audit):
 class SqliteImports(Imports):
     """`store.imports` of a file."""
 
-    def from_source(self, system: str) -> list[tuple]:
-        rows = self._conn.execute(
-            "SELECT id, json_extract(provenance, '$.\"x-source-id\"'),"
-            " coalesce(json_extract(provenance, '$.\"x-source-version\"'), 1), text, note,"
-            " NOT EXISTS (SELECT 1 FROM facts f2 WHERE f2.supersedes = facts.id), deleted, provenance"
-            " FROM facts WHERE json_extract(provenance, '$.\"x-source\"') = ? ORDER BY pos",
+    def _source_rows(self, system: str) -> list[tuple]:
+        # the expression of the index m008 adds, word for word, so SQLite reads it
+        return self._conn.execute(
+            f"SELECT id, text, note, deleted, provenance FROM facts WHERE {SOURCE_EXPR} = ? ORDER BY pos",
             (system,),
-        )
-        return [(*row[:7], json.loads(row[7])) for row in rows]
+        ).fetchall()
 
     def _index_words(self, rows: list[tuple[int, str, str]]) -> None:
         """The FTS5 tables, which the file's `WordIndex` reads (words.py, cjk.py)."""

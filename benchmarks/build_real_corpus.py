@@ -4,8 +4,8 @@
         [--repos OWNER/NAME=SPLIT ...]
 
 The repositories listed in REPOS below are read from the bare git directories the `fetch`
-tool leaves (/work/.mirror/OWNER+NAME/repo); `--only` rebuilds those named and keeps the
-others' manifest entries. `--repos` builds the repositories it names instead of REPOS (a
+tool leaves (/work/.mirror/OWNER+NAME/repo); `--only` rebuilds those named (in the corpus's
+manifest, or listed) and keeps every other manifest entry. `--repos` builds the repositories it names instead of REPOS (a
 split of unseen repositories, built into its own --corpus the same way). The corpus goes
 to $SYNAPSE_CORPUS (default /work/corpus); its layout is /work/corpus/FORMAT.md.
 
@@ -839,6 +839,11 @@ def main(argv: list[str] | None = None) -> int:
     root.mkdir(parents=True, exist_ok=True)
     manifest_path = root / "manifest.json"
     old = {e["repo"]: e for e in json.loads(manifest_path.read_text())} if manifest_path.exists() else {}
+    if args.only is not None:  # the corpus's own repositories (and REPOS or --repos), the rest kept
+        splits = {**{r: e["split"] for r, e in old.items()}, **dict(repos)}
+        if unknown := [r for r in args.only if r not in splits]:
+            ap.error(f"--only: {unknown[0]} is neither in {manifest_path} nor listed (--repos)")
+        repos = [(r, splits[r]) for r in [*old, *(r for r, _ in repos if r not in old)]]
     entries = []
     for repo, split in repos:
         if args.only is not None and repo not in args.only:

@@ -4,8 +4,8 @@
         [--repos OWNER/NAME=SPLIT ...]
 
 The repositories listed in REPOS below are read from the bare git directories the `fetch`
-tool leaves (/work/.mirror/OWNER+NAME/repo); `--only` rebuilds those named and keeps the
-others' manifest entries. `--repos` builds the repositories it names instead of REPOS (a
+tool leaves (/work/.mirror/OWNER+NAME/repo); `--only` rebuilds those named (in the corpus's
+manifest, or listed) and keeps every other manifest entry. `--repos` builds the repositories it names instead of REPOS (a
 split of unseen repositories, built into its own --corpus the same way). The corpus goes
 to $SYNAPSE_CORPUS (default /work/corpus); its layout is /work/corpus/FORMAT.md.
 
@@ -28,8 +28,8 @@ and an addition (`--no-renames`).
 
 Truth (from git's own diff, `-U0`). A file's blocks are its top-level bullets (with their
 nested lines) and paragraphs, under the nearest heading; front matter (at the top, or
-pasted mid-file between two `---`), code fences, HTML comments (an inline one cut out of
-its line), tables, lone tags, marker-only lines and blocks that only import other files
+pasted mid-file between two `---`), fenced code (as CommonMark reads it in list items too:
+_Fences), HTML comments (an inline one cut out of its line), tables, lone tags, marker-only lines and blocks that only import other files
 (`@AGENTS.md`) are not blocks (junk_kind, parse_blocks), as the product's Markdown reader
 reads them (markdown_memory.blocks). A block's identity is
 its text with every run of white space made one space, so a version that only re-wraps a
@@ -306,7 +306,12 @@ def blobs(git_dir: Path, shas: list[str]) -> dict[str, bytes]:
 
 _BULLET = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)")
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t#]*$")
-_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)")
+# CommonMark's code fences: an opening one is 3+ backticks (no backtick in the info string
+# after them) or 3+ tildes; a closing one is the same character, as many or more, alone
+_FENCE_OPEN = re.compile(r"^(?:(`{3,})[^`]*|(~{3,}).*)$")
+_FENCE_CLOSE = re.compile(r"^(`{3,}|~{3,})[ \t]*$")
+_MARKER = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$)")
+_STARTS_BLOCK = re.compile(r"^(?:#{1,6}(?:[ \t]|$)|>|```|~~~|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$))")
 _RULE = re.compile(r"^[ ]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _TAG_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w:.-]*(?:\s+[^<>]*)?/?>\s*)+$")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
@@ -401,6 +406,67 @@ def _outdented(line: str, indent: int, in_bullet: bool) -> tuple[str, int]:
     return line, indent
 
 
+def _columns(line: str) -> tuple[int, int]:
+    """(columns of the line's leading white space, a tab to the next multiple of 4; characters)."""
+    col = 0
+    for i, ch in enumerate(line):
+        if ch not in " \t":
+            return col, i
+        col = col + 1 if ch == " " else col + 4 - col % 4
+    return col, len(line)
+
+
+class _Fences:
+    """Fenced code as CommonMark reads it inside list items (parse_blocks). The list items
+    open are kept as their content columns (the marker, then 1-4 spaces; 1 when more or
+    when the item's first line is empty). A non-blank line less indented than an item's
+    column ends that item, unless it carries on a paragraph (lazy). A fence opens 0-3
+    columns past the innermost item's column (the margin's, 0, when none): at the margin,
+    4 columns are indented code. It ends at a line of its character, no shorter, 0-3
+    columns past that column and nothing after, or when its item ends, or at the end."""
+
+    def __init__(self) -> None:
+        self.items: list[int] = []
+        self.open: tuple[str, int, int] | None = None  # character, length, column
+        self.paragraph = False  # the last line read carries on a paragraph
+
+    def restart(self) -> None:
+        self.items, self.paragraph = [], False
+
+    def kind(self, line: str) -> str | None:
+        """A fence's lines: "open", "close" or "code"; None for the others."""
+        col, at = _columns(line)
+        body = line[at:]
+        if self.open is not None:
+            char, length, base = self.open
+            if not body or col >= base:
+                m = _FENCE_CLOSE.match(body) if col <= base + 3 else None
+                if m and m.group(1)[0] == char and len(m.group(1)) >= length:
+                    self.open = None
+                    return "close"
+                return "code"
+            self.open = None  # its list item ended
+        if not body:
+            self.paragraph = False
+            return None
+        lazy = self.paragraph and not _STARTS_BLOCK.match(body)
+        while not lazy and self.items and self.items[-1] > col:
+            self.items.pop()
+        base = self.items[-1] if self.items else 0
+        if col > base + 3:
+            return None  # indented code, or a paragraph's line
+        if m := _FENCE_OPEN.match(body):
+            run = m.group(1) or m.group(2)
+            self.open, self.paragraph = (run[0], len(run), base), False
+            return "open"
+        if (marker := _MARKER.match(body)) and not _RULE.match(body):
+            rest = body[marker.end() :]
+            gap = _columns(rest)[0] if rest.strip() else 1
+            self.items.append(col + marker.end() + (1 if gap > 4 else gap))
+        self.paragraph = not (_HEADING.match(body) or _RULE.match(body))
+        return None
+
+
 def _masked(span: re.Match[str]) -> str:
     return "x" * len(span.group(0))
 
@@ -466,7 +532,8 @@ def parse_blocks(text: str) -> list[Block]:
         skip = m.group(0).count("\n")
     out: list[Block] = []
     cur: list[str] | None = None
-    kind, start, last, section, fence, comment, indent = "", 0, 0, None, False, False, 0
+    kind, start, last, section, comment, indent = "", 0, 0, None, False, 0
+    fences = _Fences()
     label: Block | None = None  # a label paragraph, kept or not by what follows it
 
     def close() -> None:
@@ -491,19 +558,20 @@ def parse_blocks(text: str) -> list[Block]:
     for n, line in enumerate(lines, start=1):
         if n <= skip:
             continue
-        rest, comment, ends = _comments_out(line, comment, fence)
+        rest, comment, ends = _comments_out(line, comment, fences.open is not None)
         if rest is None:
             if ends and (comment or kind == "paragraph"):
                 close()
             continue
         line = rest
+        was = indent
         line, indent = _outdented(line, indent, kind == "bullet" and cur is not None)
-        if _FENCE.match(line):
+        if indent != was:  # a note kept under a bullet starts or ends: read as a page
+            fences.restart()
+        if (code := fences.kind(line)) == "open":
             close()
             settle(True)
-            fence = not fence
-            continue
-        if fence:
+        if code is not None:
             continue
         if heading := _HEADING.match(line):
             close()
@@ -771,6 +839,11 @@ def main(argv: list[str] | None = None) -> int:
     root.mkdir(parents=True, exist_ok=True)
     manifest_path = root / "manifest.json"
     old = {e["repo"]: e for e in json.loads(manifest_path.read_text())} if manifest_path.exists() else {}
+    if args.only is not None:  # the corpus's own repositories (and REPOS or --repos), the rest kept
+        splits = {**{r: e["split"] for r, e in old.items()}, **dict(repos)}
+        if unknown := [r for r in args.only if r not in splits]:
+            ap.error(f"--only: {unknown[0]} is neither in {manifest_path} nor listed (--repos)")
+        repos = [(r, splits[r]) for r in [*old, *(r for r, _ in repos if r not in old)]]
     entries = []
     for repo, split in repos:
         if args.only is not None and repo not in args.only:

@@ -9,8 +9,10 @@ A note is never refused for its front matter.
 Blocks. Each top-level bullet (its nested lines with it) and each paragraph is a block,
 under its heading. A bullet whose nested lines hold a heading holds a note of its own (a
 whole CLAUDE.md kept under `- #memory`): from that heading on, its lines are read one
-indent out, as a note, until a line less indented. Not blocks: code fences, HTML comments
-(`uncommented`), table rows, lines that are only prompt tags (`<guidelines>`, `</rules>`),
+indent out, as a note, until a line less indented. Not blocks: fenced code, as CommonMark
+reads it in and out of list items (`Code`: a fence under a nested bullet is that item's
+code; the bullet's text stops at a fence, the lines after it are read as after any fence),
+HTML comments (`uncommented`), table rows, lines that are only prompt tags (`<guidelines>`, `</rules>`),
 lines with no letter or digit (`---`, a lone `-->`), a label right before a list, code or a
 table (`**Next Steps:**`: `label`), a block that only points to other files (`@AGENTS.md`,
 Kiro's `#[[file:x.yaml]]`: `import`; the agent reads the file named as itself), and front
@@ -79,7 +81,13 @@ _NESTED_HEADING = re.compile(r"^( +)#{1,6}[ \t]+\S")  # a heading inside a bulle
 # with CJK's full-width colon "技术栈：", "**主要功能**："
 _LABEL = re.compile(r"^(?:\*\*[^*\n]{1,60}\*\*[:：]?|[^\s*`#>|][^\n:：*`]{0,40}[:：])$")
 LABEL_WORDS = 4  # a plain "Common errors:" is a label; a longer line ending in ':' says something
-_CODE_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)")
+# code fences as CommonMark reads them (`Code`): an opening fence, three or more backticks
+# (an info string after them holds none: ```` ```a``` ```` is a code span) or tildes; a
+# closing one, of the same character, at least as long, nothing after it
+_FENCE_OPENING = re.compile(r"^(?:(`{3,})[^`]*|(~{3,}).*)$")
+_FENCE_CLOSING = re.compile(r"^(`{3,}|~{3,})[ \t]*$")
+_LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$)")
+_BLOCK_START = re.compile(r"^(?:#{1,6}(?:[ \t]|$)|>|```|~~~|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$))")
 _RULE = re.compile(r"^[ ]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _TAG_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w:.-]*(?:\s+[^<>]*)?/?>\s*)+$")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
@@ -199,6 +207,78 @@ def label(text: str) -> bool:
     return bool(_LABEL.match(t)) and (t.startswith("**") or word_count(t.rstrip(":：")) <= LABEL_WORDS)
 
 
+def indent_of(line: str) -> tuple[int, int]:
+    """The columns of a line's leading white space (a tab to the next multiple of four) and
+    the characters they take."""
+    col = 0
+    for i, ch in enumerate(line):
+        if ch == " ":
+            col += 1
+        elif ch == "\t":
+            col += 4 - col % 4
+        else:
+            return col, i
+    return col, len(line)
+
+
+class Code:
+    """Which lines are fenced code, as CommonMark reads fences in and out of list items.
+
+    A list item's content starts at the column after its marker and the spaces after it (one
+    to four; one when more, or when nothing follows the marker); a line as indented as that
+    is inside the item, and so is a line less indented that continues a paragraph (a lazy
+    line); any other less indented line ends the item. A fence opens at up to three columns
+    past the content column of the innermost item holding it (or of the page's margin): in
+    `  * **Example**:` then `    ```python`, the fence is the nested item's; at the margin
+    four columns make indented code, not a fence. It closes at a line of the same
+    character, at least as long, up to three columns past that same column and nothing after
+    it, or where its item ends (or at the end of the note)."""
+
+    def __init__(self) -> None:
+        self.items: list[int] = []  # the content columns of the list items open, outermost first
+        self.fence: tuple[str, int, int] | None = None  # character, length, column
+        self.text = False  # the line before continues a paragraph (a lazy line may follow)
+
+    def reset(self) -> None:
+        """The lines from here are read as a note of their own (a note kept under a bullet)."""
+        self.items, self.text = [], False
+
+    def line(self, line: str) -> str | None:
+        """What line `line` is: "open" (a fence opening), "close" (its closing fence),
+        "code" (inside a fence), or None (anything else)."""
+        col, at = indent_of(line)
+        bare = line[at:]
+        if self.fence is not None:
+            char, length, base = self.fence
+            if bare and col < base:  # the list item holding the fence ended: so did the fence
+                self.fence = None
+            else:
+                closing = _FENCE_CLOSING.match(bare) if col - base <= 3 else None
+                if closing and closing.group(1)[0] == char and len(closing.group(1)) >= length:
+                    self.fence = None
+                    return "close"
+                return "code"
+        if not bare:
+            self.text = False
+            return None
+        if not (self.text and not _BLOCK_START.match(bare)):  # not a lazy line
+            while self.items and self.items[-1] > col:
+                self.items.pop()
+        base = self.items[-1] if self.items else 0
+        opening = _FENCE_OPENING.match(bare) if col - base <= 3 else None
+        if opening:
+            run = opening.group(1) or opening.group(2)
+            self.fence, self.text = (run[0], len(run), base), False
+            return "open"
+        if (marker := _LIST_MARKER.match(bare)) and not _RULE.match(bare) and col - base <= 3:
+            after = bare[marker.end() :]
+            gap = indent_of(after)[0] if after.strip() else 1
+            self.items.append(col + marker.end() + (gap if gap <= 4 else 1))
+        if col - base <= 3:  # past that, indented code or a paragraph's line (as before)
+            self.text = not (_HEADING.match(bare) or _RULE.match(bare))
+        return None
+
+
 def blocks(body: str, offset: int = 0, skipped: dict[str, int] | None = None) -> list[Block]:
     """The body's blocks (see the module docstring); `skipped` counts what was passed over."""
     reader = _BlockReader({} if skipped is None else skipped, body.split("\n"), offset)
@@ -221,7 +301,8 @@ class _BlockReader:
         self.current: list[str] | None = None
         self.kind, self.start, self.last = "", 0, 0
         self.section: str | None = None
-        self.fence = self.comment = False
+        self.code = Code()
+        self.comment = False
         self.indent = 0  # inside a bullet holding a note: the indent its lines are read without
         self.label: Block | None = None  # a label paragraph, until what follows it is known
 
@@ -268,14 +349,16 @@ class _BlockReader:
                 rest = rest[self.indent :]
             elif rest.strip():  # less indented: the bullet's note ended
                 self.indent = 0
+                self.code.reset()
         if self.kind == "bullet" and self.current is not None and (nested := _NESTED_HEADING.match(rest)):
             self.indent += len(nested.group(1))
             rest = rest[len(nested.group(1)) :]
-        if _CODE_FENCE.match(rest):
+            self.code.reset()
+        code = self.code.line(rest)
+        if code == "open":
             self.close()
             self.settle(introduces=True)
-            self.fence = not self.fence
-        elif self.fence:
+        elif code is not None:
             return
         elif heading := _HEADING.match(rest):
             self.close()
@@ -323,7 +406,7 @@ class _BlockReader:
             line = line.split("-->", 1)[1]
             if not line.strip():
                 return None
-        if not self.fence and "<!--" in line:
+        if self.code.fence is None and "<!--" in line:
             raw = line
             line, tail = comments_cut(raw)
             if tail is None or (block and _COMMENT_BLOCK.match(raw) and "-->" in raw):
@@ -497,12 +580,9 @@ def imports(text: str) -> list[str]:
     """The `@path` imports of a CLAUDE.md-like text, outside code blocks and spans, in
     order, each once."""
     found: list[str] = []
-    fence = False
+    code = Code()
     for line in text.split("\n"):
-        if _CODE_FENCE.match(line):
-            fence = not fence
-            continue
-        if fence:
+        if code.line(line) is not None:
             continue
         for m in _IMPORT.finditer(_CODE_SPAN.sub(" ", line)):
             path = m.group(1).rstrip(".")

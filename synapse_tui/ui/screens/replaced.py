@@ -447,12 +447,16 @@ class ReplacedScreen(FactScreen):
             body.append(clean_block(self.texts.get(s.fact, "")))
             name = "GONE" if s.kind == REFERENT else KINDS[s.kind].other.upper()
             body.append(f"\n{name}  {clean(s.other)}", style="bold")
-        accepts = "contradicts" if s.kind == REFERENT else "accepts"  # what y does to this kind
-        body.append(
-            f"\n\ny {accepts} · d dismisses · space marks ({len(self.marked)} marked) · ctrl+z undoes",
-            style="dim",
-        )
+        body.append(self.hint("contradicts" if s.kind == REFERENT else "accepts"), style="dim")  # y's verb
         self._show_pane(body)
+
+    def hint(self, accepts: str) -> str:
+        """The pane's last line: every key that acts on the queue (`y` doing `accepts` to
+        the highlighted one), the marks counted; help and the Footer say the same keys."""
+        return (
+            f"\n\ny {accepts} · d dismisses · space marks ({len(self.marked)} marked), M all, u none"
+            " · Y / D act on the marked · ctrl+z undoes"
+        )
 
     def _show_pane(self, body: Text) -> None:
         """The pane says `body` from its top (a longer one scrolls: its scrollbar shows)."""

@@ -1,6 +1,7 @@
 """The last line of the Replaced? and Gone? panes names every key that acts on the queue:
 a person reading it learns `M` (mark all), `u` (clear), `Y` / `D` (act on the marked) as
-well as `y`, `d` and `space`, and each key it names does what it says."""
+well as `y`, `d` and `space`, and each key it names does what it says. A gone path's `d`
+names the fact and its path, not the path as a fact replacing it (`by src/auth/login.py`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from textual.binding import Binding
 from synapse_tui.ui.screens.referent import ReferentScreen
 from synapse_tui.ui.screens.replaced import ReplacedScreen
 from tests.core.referent_repo import NOTES, build
-from tests.ui.helpers import imported, make_app, said, settle
+from tests.ui.helpers import imported, make_app, record_notices, said, settle
 from tests.ui.three_pairs import FACTS, listed
 
 ACTING = ("accept", "dismiss_one", "mark", "mark_all", "clear_marks", "accept_marked", "dismiss_marked")
@@ -73,5 +74,14 @@ async def test_the_gone_hint_names_mark_all_clear_and_the_marked_keys(tmp_path):
             await pilot.press("M")
             await settle(pilot)
             assert "(0 marked)" not in hint(app), hint(app)
+            await pilot.press("u")
+            await settle(pilot)
+            gone = app.screen.current()
+            notices = record_notices(app)
+            await pilot.press("d")
+            await settle(pilot)
+            said_ = [text for _, text in notices]
+            assert f"dismissed {gone.fact} ({gone.other}) (ctrl+z undoes it)" in said_, said_
+            assert not any(f"by {gone.other}" in text for text in said_), said_
     finally:
         app.store.close()

@@ -594,7 +594,11 @@ class ReplacedScreen(FactScreen):
 
 
 def _suggestions(chosen: list[Suggestion]) -> str:
-    return f"{chosen[0].fact} by {chosen[0].other}" if len(chosen) == 1 else f"{len(chosen)} suggestions"
+    """One suggestion as `OLD by NEW`, a gone path's as `FACT (PATH)` (no fact replaces it)."""
+    if len(chosen) != 1:
+        return f"{len(chosen)} suggestions"
+    s = chosen[0]
+    return f"{s.fact} by {s.other}" if s.kind == REPLACED else f"{s.fact} ({s.other})"
 
 
 def _referents(chosen: list[Suggestion]) -> str:

@@ -181,13 +181,29 @@ class SynapseGroup(click.Group):
             ctx.exit(code)
 
 
+# words a newcomer tries as commands that are another command's (the browser's queues)
+_MEANT = {
+    "referent": "suggest DB --kind referent",
+    "referents": "suggest DB --kind referent",
+    "gone": "suggest DB --kind referent",
+    "replaced": "suggest DB",
+    "search": "score DB --where WORDS",
+}
+
+
 def _no_misspelt_command(group: click.Group, ctx: click.Context, args: list[str]) -> None:
     """`synapse-tui scor DB`: a first word that names no file, is no option and is a near
-    miss of a command is that command's typo (not a store to open): say which was meant."""
+    miss of a command is that command's typo (not a store to open): say which was meant.
+    So is a word (no `.` or `/`: not a store's name) followed by more arguments, which a
+    store to open never is (`synapse-tui referents DB`), with the command meant if known."""
     if not args or args[0].startswith("-") or is_server(args[0]) or Path(args[0]).exists():
         return
     if difflib.get_close_matches(args[0], list(group.commands), n=1):
         raise UsageLine(_usage_message(click.NoSuchCommand(args[0], possibilities=group.commands, ctx=ctx)))
+    word = args[0]
+    if len(args) > 1 and not any(c in word for c in "./\\") and not args[1].startswith("-"):
+        meant = f"; did you mean `synapse-tui {_MEANT[word.lower()]}`?" if word.lower() in _MEANT else ""
+        raise UsageLine(f"no such command {word!r}{meant} (see synapse-tui --help)")
 
 
 _NEAR_MISSES = "synapse_tui.near_misses"  # ctx.meta: {argument: the option it nearly spells}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ui.helpers import SIZE, searched, settle
+from tests.ui.helpers import SIZE, candidates_listed, searched, settle
 
 
 def under_the_box(app) -> str:
@@ -33,3 +33,16 @@ async def test_a_half_typed_filter_or_punctuation_is_explained_under_the_box(app
         app.main.query_one("#search").value = "trust<0.5"  # the filter typed whole: nothing to say
         await searched(pilot)
         assert not under_the_box(app).strip()
+
+
+async def test_the_supersede_choosers_search_says_it_too(app):
+    """The chooser's own search box (s) reads a query as the list's does: its list title
+    says how a half-typed filter was read, beside "0 matches"."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        app.screen.query_one("#sup-search").value = "trust<"
+        await candidates_listed(pilot)
+        title = str(app.screen.query_one("#sup-list-title").render())
+        assert "0 matches: nothing here ('trust<' is read as a word: the filter needs a number" in title, title

@@ -482,7 +482,7 @@ class SynapseApp(TriageApp):
 
         from synapse_tui.ui.palette import KeysPalette
 
-        if self.use_command_palette and not CommandPalette.is_open(self):
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
             self.push_screen(KeysPalette(id="--command-palette"))
 
     def action_help(self) -> None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 Command = tuple[str, str, Callable[[], object]]
 
+
 class KeysPalette(CommandPalette):
     """Textual's command palette with a Footer of its own keys: over the list, the list's
     Footer showed through naming keys (`/ find`, `n nbr`) that are typed into the
@@ -32,7 +33,9 @@ class KeysPalette(CommandPalette):
     box takes the arrows and enter (move, run), so the Footer names the way out."""
 
     BINDINGS = [
-        Binding("escape", "escape", "close", id="palette.close", tooltip="Close the palette, running nothing"),
+        Binding(
+            "escape", "escape", "close", id="palette.close", tooltip="Close the palette, running nothing"
+        ),
     ]
 
     @on(events.Mount)

@@ -45,4 +45,6 @@ async def test_the_supersede_choosers_search_says_it_too(app):
         app.screen.query_one("#sup-search").value = "trust<"
         await candidates_listed(pilot)
         title = str(app.screen.query_one("#sup-list-title").render())
-        assert "0 matches: nothing here ('trust<' is read as a word: the filter needs a number" in title, title
+        assert "0 matches: nothing here ('trust<' is read as a word: the filter needs a number" in title, (
+            title
+        )

@@ -162,7 +162,9 @@ class ReferentScreen(ReplacedScreen):
 
     def action_accept(self) -> None:
         s = self.current()
-        if s is not None:
+        if s is None:
+            self._none()
+        else:
             accept_together(self, [s])
 
     def action_accept_marked(self) -> None:

@@ -474,15 +474,26 @@ class ReplacedScreen(FactScreen):
     def action_close(self) -> None:
         self.app.pop_screen()
 
+    def _none(self) -> None:
+        """A key that acts on the highlighted suggestion, in a queue with none: say why
+        nothing happened (still finding, not read, or nothing suggested)."""
+        self.app.notify(
+            self._empty("the queue is empty", "nothing yet: the queue is still being found"), timeout=2
+        )
+
     def action_mark(self) -> None:
         s = self.current()
         if s is None:
+            self._none()
             return
         self.marked.symmetric_difference_update({s.key})
         self._paint(s.key)
         self.query_one(OptionList).action_cursor_down()  # as the list's space does: mark a run
 
     def action_mark_all(self) -> None:
+        if not self.found:
+            self._none()
+            return
         self._marks({s.key for s in self.found})
 
     def action_clear_marks(self) -> None:
@@ -507,12 +518,16 @@ class ReplacedScreen(FactScreen):
 
     def action_accept(self) -> None:
         s = self.current()
-        if s is not None:
+        if s is None:
+            self._none()
+        else:
             self._accept(s)
 
     def action_dismiss_one(self) -> None:
         s = self.current()
-        if s is not None:
+        if s is None:
+            self._none()
+        else:
             self._dismiss([s])
 
     def action_accept_marked(self) -> None:

@@ -209,6 +209,8 @@ def score_cmd(
         names = ", ".join(dict.fromkeys([*SORT_KEYS, "conf", "fresh", "sup", *fq.NUMERIC, *fq.ALIASES]))
         raise click.BadParameter(f"unknown column '{sort.lstrip('-')}'; one of {names}", param_hint="--sort")
     q = fq.parse(where)
+    for hint in fq.hints(q):  # read as words, where a filter may have been meant
+        say(f"note: {hint}", err=True)
     if sort is None and not (as_json or q.words):
         sort = "-trust"
     if as_json and q.empty and not sort and as_of is None:  # every fact in store order: stream

@@ -101,8 +101,9 @@ class SynapseCommand(click.Command):
             name = arg.split("=", 1)[0]
             if name.startswith("--") and name not in own:
                 close = difflib.get_close_matches(name, own, n=1)
-                if close:
-                    ctx.meta.setdefault(_NEAR_MISSES, {})[arg] = close[0]
+                # no near miss (`--limit` to `neighbours`): an extra argument it ends as is
+                # still said to be no such option, not an argument (`_meant`)
+                ctx.meta.setdefault(_NEAR_MISSES, {})[arg] = close[0] if close else None
 
     def _one_short(self, ctx: click.Context, args: list[str]) -> bool:
         """Whether DB is the first argument and only the last one is missing."""
@@ -181,13 +182,29 @@ class SynapseGroup(click.Group):
             ctx.exit(code)
 
 
+# words a newcomer tries as commands that are another command's (the browser's queues)
+_MEANT = {
+    "referent": "suggest DB --kind referent",
+    "referents": "suggest DB --kind referent",
+    "gone": "suggest DB --kind referent",
+    "replaced": "suggest DB",
+    "search": "score DB --where WORDS",
+}
+
+
 def _no_misspelt_command(group: click.Group, ctx: click.Context, args: list[str]) -> None:
     """`synapse-tui scor DB`: a first word that names no file, is no option and is a near
-    miss of a command is that command's typo (not a store to open): say which was meant."""
+    miss of a command is that command's typo (not a store to open): say which was meant.
+    So is a word (no `.` or `/`: not a store's name) followed by more arguments, which a
+    store to open never is (`synapse-tui referents DB`), with the command meant if known."""
     if not args or args[0].startswith("-") or is_server(args[0]) or Path(args[0]).exists():
         return
     if difflib.get_close_matches(args[0], list(group.commands), n=1):
         raise UsageLine(_usage_message(click.NoSuchCommand(args[0], possibilities=group.commands, ctx=ctx)))
+    word = args[0]
+    if len(args) > 1 and not any(c in word for c in "./\\") and not args[1].startswith("-"):
+        meant = f"; did you mean `synapse-tui {_MEANT[word.lower()]}`?" if word.lower() in _MEANT else ""
+        raise UsageLine(f"no such command {word!r}{meant} (see {ctx.command_path} --help)")
 
 
 _NEAR_MISSES = "synapse_tui.near_misses"  # ctx.meta: {argument: the option it nearly spells}
@@ -198,10 +215,11 @@ def _meant(ctx: click.Context, message: str) -> str:
     (`SynapseCommand._no_misspelt_option`), saying which option was meant: an extra
     argument is that option's typo; an unknown id may be."""
     for arg, option in ctx.meta.get(_NEAR_MISSES, {}).items():
-        if f"extra argument ({arg})" in message:
+        if f"extra argument ({arg})" in message or f"extra arguments ({arg} " in message:
             see = message[message.rfind(" (see ") :] if " (see " in message else ""
-            return f"no such option {arg.split('=', 1)[0]!r}; did you mean {option}?{see}"
-        if f"{arg!r}" in message:
+            meant = f"; did you mean {option}?" if option else ""
+            return f"no such option {arg.split('=', 1)[0]!r}{meant}{see}"
+        if f"{arg!r}" in message and option:
             return f"{message}; did you mean the option {option}?"
     return message
 

@@ -476,6 +476,15 @@ class SynapseApp(TriageApp):
         if self.memory is not None:
             self.push_screen(CalibrationScreen())
 
+    def action_command_palette(self) -> None:
+        """The palette, with a Footer of its own keys (`KeysPalette`)."""
+        from textual.command import CommandPalette
+
+        from synapse_tui.ui.palette import KeysPalette
+
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
+            self.push_screen(KeysPalette(id="--command-palette"))
+
     def action_help(self) -> None:
         from synapse_tui.ui.screens.help import HelpScreen
 

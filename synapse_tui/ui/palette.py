@@ -7,6 +7,11 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from textual import events, on
+from textual.binding import Binding
+from textual.command import CommandPalette
+from textual.widgets import Footer
+
 from synapse_tui.core.ingest.sources import sync_recorded
 from synapse_tui.core.review.queues import QUEUES, SORTS
 from synapse_tui.ui.triage_actions import TRIAGE_BINDINGS
@@ -19,6 +24,23 @@ if TYPE_CHECKING:
     from synapse_tui.ui.app import SynapseApp
 
 Command = tuple[str, str, Callable[[], object]]
+
+
+class KeysPalette(CommandPalette):
+    """Textual's command palette with a Footer of its own keys: over the list, the list's
+    Footer showed through naming keys (`/ find`, `n nbr`) that are typed into the
+    palette's box while it is open (as a modal screen of ours has its own, base.py). Its
+    box takes the arrows and enter (move, run), so the Footer names the way out."""
+
+    BINDINGS = [
+        Binding(
+            "escape", "escape", "close", id="palette.close", tooltip="Close the palette, running nothing"
+        ),
+    ]
+
+    @on(events.Mount)
+    def _own_footer(self) -> None:
+        self.mount(Footer(compact=True, show_command_palette=False))
 
 
 def commands_for(app: SynapseApp, screen: Screen[Any] | None = None) -> list[Command]:

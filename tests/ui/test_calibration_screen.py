@@ -104,3 +104,22 @@ async def test_the_freshness_write_is_undoable_too(tmp_path):
         await pilot.press("ctrl+z")
         await settle(pilot)
         assert cfg.read_text() == "# mine\n[review]\nthreshold = 0.4\n"
+
+
+async def test_help_names_every_tab_key_and_each_goes_to_its_tab(tmp_path):
+    """Help's tab row says 1, 2 and 3 (it said "1 and 2" though History is a third tab),
+    and each of the three goes to its tab."""
+    from synapse_tui.ui.screens.help import binding_rows
+
+    db = verdicts_store(tmp_path, pairs=5)
+    app = make_app(db)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.push_screen(CalibrationScreen())
+        await settle(pilot)
+        rows = dict(binding_rows(app.screen))
+        assert "1, 2 and 3 go to each" in rows["⇥"], rows["⇥"]
+        for key, tab in (("3", "history"), ("2", "verdicts"), ("1", "freshness")):
+            await pilot.press(key)
+            await settle(pilot)
+            assert app.screen.active_tab == tab

@@ -45,3 +45,18 @@ async def test_a_triage_key_on_an_empty_list_says_no_fact_selected_and_typing_is
         assert app.shown_fact_id() is None
         assert await pressed(pilot, ["c"]) == [("warning", "no fact selected")]
     assert audit(db) == before
+
+
+async def test_the_logs_own_keys_in_the_empty_log_say_why_they_did_nothing(app, db):
+    """`o` (open fact) and `u` (undo this), in the log's Footer before any action, say
+    the log is empty and what fills it, rather than nothing."""
+    before = audit(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        notices = await pressed(pilot, ["o", "u"])
+        empty = "nothing in the log yet: triage (c x v a s) shows up here, and o / u then act on it"
+        assert notices == [("information", empty)] * 2, notices
+        assert isinstance(app.screen, SessionLogScreen)
+    assert audit(db) == before

@@ -68,7 +68,9 @@ async def _open(pilot, *keys: str) -> None:
         pytest.param(
             _gone,
             "B",
-            ["esc close", "y contra", "d dismiss", "␣ mark", "cxvas triage"],  # its pane fits: no scroll
+            # its pane's last line (every key acting on the queue) takes two lines at 80
+            # columns: the pane holds more than it shows, and the Footer says it scrolls
+            ["esc close", "y contra", "d dismiss", "␣ mark", "cxvas triage", "⇧↑⇧↓ scroll"],
             "Y contradict marked",
             marks=needs_git,
         ),

@@ -66,7 +66,8 @@ def search(browser: Browser, source: str) -> Search:
         positions = fq.run(browser.loaded_memory, parsed)
     if note:  # the candidates first, then what else the words match
         return Search(source, np.concatenate([first, positions[~np.isin(positions, first)]]), True, note)
-    return Search(source, positions, bool(parsed.words))
+    # how the query was read, where a person may have meant a filter (`trust<` half typed)
+    return Search(source, positions, bool(parsed.words), "; ".join(fq.hints(parsed)))
 
 
 def texts(browser: Browser, positions: list[int]) -> list[str]:

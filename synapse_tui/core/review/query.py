@@ -29,6 +29,7 @@ import numpy as np
 
 from synapse_tui.core.base.errors import QueryError
 from synapse_tui.core.review.relevance import Relevance, check_words, rank
+from synapse_tui.core.review.relevance_words import tokens
 from synapse_tui.core.trust.row import LABELS, NUMBERS
 from synapse_tui.core.trust.score import FLAG_DELETED, FLAG_EXPIRED, FLAG_INVALIDATED, FLAG_NAMES
 
@@ -88,6 +89,8 @@ _COMPARE = re.compile(r"^([A-Za-z_]+)(<=|>=|!=|<|>|=)(.+)$")
 _KEYED = re.compile(r"^([A-Za-z_]+):(.+)$")
 # a comparison missing its field (`<0.3`): a typo, not a word; a bare `=` or `<3` is a word
 _FIELDLESS = re.compile(r"^(<=|>=|!=|<|>|=)[-+]?(\d*\.)?\d+$")
+# a filter's name and operator with nothing after (`trust<`, `tier:`): a word, half a filter
+_VALUELESS = re.compile(r"^-?([A-Za-z_]+)(<=|>=|!=|<|>|=|:)$")
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,37 @@ def parse(source: str, lenient: bool = False) -> Query:
         else:
             words.append(token)
     return Query(source, tuple(terms), tuple(words), tuple(as_words))
+
+
+def hints(q: Query) -> list[str]:
+    """How a query was read where a person may have meant otherwise; nothing is refused (a
+    filter term needs a value: SPEC 6). A known filter's name and operator with nothing
+    after (`trust<`, `tier:`, half typed or spaced `tier: auto`) is read as a word; words
+    with no letter or digit (`((((`, `-`) find nothing."""
+    said = []
+    for word in q.words:
+        valueless = _VALUELESS.match(word)
+        needs = _needs_value(*valueless.groups()) if valueless else None
+        if needs:
+            said.append(f"'{word}' is read as a word: {needs}")
+    if q.words and not tokens(q.words):
+        said.append("words with no letter or digit find nothing")
+    return said
+
+
+def _needs_value(name: str, op: str) -> str | None:
+    """What a known filter needs after its operator (`trust<` a number), or None for a
+    name that is no field (`Hint:`)."""
+    key = name.lower()
+    if op == ":" and key in KEYED:
+        return f"the filter takes one of {', '.join(KEYED[key])}, with no space after the colon ({key}:{KEYED[key][0]})"
+    if op == ":" and key in VERBATIM:
+        example = "prov:x-mem0-user-id=alice" if key == "prov" else 'note:"My Notes.md"'
+        return f"the filter needs a value, e.g. {example}"
+    field = ALIASES.get(name, name)
+    if op != ":" and (field in NUMERIC or (field.lower() in NUMERIC and field.lower() != "b")):
+        return f"the filter needs a number after it, e.g. {name}{op}0.5"
+    return None
 
 
 def _known(name: str) -> bool:

@@ -19,21 +19,28 @@ _RELATIVE = re.compile(r"^([+-]?)(\d+(?:\.\d+)?)\s*(m|min|h|d|w|mo|y)$")
 _UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "mo": 30 * 86400, "y": 365.25 * 86400}
 
 
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
 def parse_instant(text: str, now: float) -> float:
-    """An RFC 3339 time, `now`, or a relative offset like -30d, +2w, -6h, -1y."""
+    """An RFC 3339 time, a date (its midnight UTC), `now`, or a relative offset like -30d,
+    +2w, -6h, -1y (a bare `30d` is the past; a later instant shows the scores faded as
+    they will be then)."""
     text = text.strip()
     if text.lower() in ("now", ""):
         return now
     m = _RELATIVE.match(text)
     if m:
         sign = 1 if m.group(1) == "+" else -1  # a bare number means the past
-        return now + sign * float(m.group(2)) * _UNITS[m.group(3)]
-    try:
-        return parse_time(text)
-    except ValueError:
-        raise ValueError(
-            f"not a time: {text!r}; use RFC 3339 (2025-06-01T00:00:00Z) or -30d, -6h, +2w"
-        ) from None
+        when = now + sign * float(m.group(2)) * _UNITS[m.group(3)]
+    else:
+        try:
+            when = parse_time(f"{text}T00:00:00Z" if _DATE.match(text) else text)
+        except ValueError:
+            raise ValueError(
+                f"not a time: {text!r}; use RFC 3339 (2025-06-01T00:00:00Z), a date or -30d, -6h, +2w"
+            ) from None
+    return when
 
 
 class AsOfScreen(SynapseModalScreen[float | str | None]):
@@ -53,7 +60,7 @@ class AsOfScreen(SynapseModalScreen[float | str | None]):
             box.border_title = "View the store as of…"
             yield Static(
                 Text(
-                    f"now is {format_time(self.now)}. Type an RFC 3339 time or a relative "
+                    f"now is {format_time(self.now)}. Type an RFC 3339 time, a date or a relative "
                     "offset (-30d, -6h, +2w) and press enter; empty or now returns to now."
                 )
             )

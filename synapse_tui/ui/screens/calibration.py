@@ -1,4 +1,4 @@
-"""Calibration (command palette), two tabs.
+"""Calibration (command palette), three tabs.
 
 Freshness: the store's own histograms of age and B, and the B0 / s they suggest (SPEC 2.2).
 Verdicts: the score against what people decided (SPEC 11): the reliability diagram
@@ -128,7 +128,7 @@ class CalibrationScreen(Screen):
             key_display="⇥",
             priority=True,
             id="calibration.next_tab",
-            tooltip="The next tab (shift+tab: the previous one; 1 and 2 go to each)",
+            tooltip="The next tab (shift+tab: the previous one; 1, 2 and 3 go to each)",
         ),
         Binding(
             "shift+tab",
@@ -250,7 +250,7 @@ class CalibrationScreen(Screen):
         # below ~100x30 the diagram has no room to say anything: the table stays
         self.set_class(self.size.width < 100 or self.size.height < 30, "-cramped")
 
-    # -- tabs: tab / shift+tab / 1 / 2; each tab's keys only on it ----------------------------
+    # -- tabs: tab / shift+tab / 1 / 2 / 3; each tab's keys only on it ----------------------------
     @property
     def active_tab(self) -> str:
         return self.query_one("#cal-tabs", TabbedContent).active or self.tab

@@ -122,6 +122,10 @@ class DetailScreen(FactScreen):
     def action_back(self) -> None:
         if self.path:
             self.go_to(self.path.pop())
+        else:  # help lists the key on every fact: say why it did nothing, as the neighbours do
+            self.app.notify(
+                "nothing to go back to: enter on a version of the supersession chain jumps to it", timeout=3
+            )
 
     def action_close(self) -> None:
         self.dismiss()

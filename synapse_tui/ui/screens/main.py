@@ -521,6 +521,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
         facts = self.query_one(FactList)
         pos = facts.position
         if pos is None:
+            self.app.selected_fact_id()  # none: it says "no fact selected", as c x v a s do
             return
         self.browser.toggle_mark(pos)
         self.marks_changed()
@@ -536,7 +537,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
 
     # -- views --------------------------------------------------------------------------
     def action_open(self) -> None:
-        fact_id = self.current_fact_id()
+        fact_id = self.app.selected_fact_id()  # none under the cursor: says so
         if fact_id is not None:
             from synapse_tui.ui.screens.detail import DetailScreen
 
@@ -545,7 +546,7 @@ class MainScreen(FactScreen, inherit_bindings=False):
     def action_neighbours(self) -> None:
         """Walk the neighbour graph; coming back restores the queue, sort, search and
         fact you left from (walking moves the list's cursor along)."""
-        fact_id = self.current_fact_id()
+        fact_id = self.app.selected_fact_id()  # none under the cursor: says so
         if fact_id is None:
             return
         from synapse_tui.ui.screens.neighbours import NeighbourScreen

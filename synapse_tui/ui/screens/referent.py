@@ -150,10 +150,7 @@ class ReferentScreen(ReplacedScreen):
                 body.append(clean(b.new_path), style="bold green")
         body.append("\n\nwhy: ", style="bold")
         body.append(clean(s.why))
-        body.append(
-            f"\n\ny contradicts · d dismisses · space marks ({len(self.marked)} marked) · ctrl+z undoes",
-            style="dim",
-        )
+        body.append(self.hint("contradicts"), style="dim")
         self._show_pane(body)
 
     def _pane_empty(self) -> None:
@@ -165,7 +162,9 @@ class ReferentScreen(ReplacedScreen):
 
     def action_accept(self) -> None:
         s = self.current()
-        if s is not None:
+        if s is None:
+            self._none()
+        else:
             accept_together(self, [s])
 
     def action_accept_marked(self) -> None:

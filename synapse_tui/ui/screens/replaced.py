@@ -447,12 +447,16 @@ class ReplacedScreen(FactScreen):
             body.append(clean_block(self.texts.get(s.fact, "")))
             name = "GONE" if s.kind == REFERENT else KINDS[s.kind].other.upper()
             body.append(f"\n{name}  {clean(s.other)}", style="bold")
-        accepts = "contradicts" if s.kind == REFERENT else "accepts"  # what y does to this kind
-        body.append(
-            f"\n\ny {accepts} · d dismisses · space marks ({len(self.marked)} marked) · ctrl+z undoes",
-            style="dim",
-        )
+        body.append(self.hint("contradicts" if s.kind == REFERENT else "accepts"), style="dim")  # y's verb
         self._show_pane(body)
+
+    def hint(self, accepts: str) -> str:
+        """The pane's last line: every key that acts on the queue (`y` doing `accepts` to
+        the highlighted one), the marks counted; help and the Footer say the same keys."""
+        return (
+            f"\n\ny {accepts} · d dismisses · space marks ({len(self.marked)} marked), M all, u none"
+            " · Y / D act on the marked · ctrl+z undoes"
+        )
 
     def _show_pane(self, body: Text) -> None:
         """The pane says `body` from its top (a longer one scrolls: its scrollbar shows)."""
@@ -470,15 +474,26 @@ class ReplacedScreen(FactScreen):
     def action_close(self) -> None:
         self.app.pop_screen()
 
+    def _none(self) -> None:
+        """A key that acts on the highlighted suggestion, in a queue with none: say why
+        nothing happened (still finding, not read, or nothing suggested)."""
+        self.app.notify(
+            self._empty("the queue is empty", "nothing yet: the queue is still being found"), timeout=2
+        )
+
     def action_mark(self) -> None:
         s = self.current()
         if s is None:
+            self._none()
             return
         self.marked.symmetric_difference_update({s.key})
         self._paint(s.key)
         self.query_one(OptionList).action_cursor_down()  # as the list's space does: mark a run
 
     def action_mark_all(self) -> None:
+        if not self.found:
+            self._none()
+            return
         self._marks({s.key for s in self.found})
 
     def action_clear_marks(self) -> None:
@@ -503,12 +518,16 @@ class ReplacedScreen(FactScreen):
 
     def action_accept(self) -> None:
         s = self.current()
-        if s is not None:
+        if s is None:
+            self._none()
+        else:
             self._accept(s)
 
     def action_dismiss_one(self) -> None:
         s = self.current()
-        if s is not None:
+        if s is None:
+            self._none()
+        else:
             self._dismiss([s])
 
     def action_accept_marked(self) -> None:
@@ -590,7 +609,11 @@ class ReplacedScreen(FactScreen):
 
 
 def _suggestions(chosen: list[Suggestion]) -> str:
-    return f"{chosen[0].fact} by {chosen[0].other}" if len(chosen) == 1 else f"{len(chosen)} suggestions"
+    """One suggestion as `OLD by NEW`, a gone path's as `FACT (PATH)` (no fact replaces it)."""
+    if len(chosen) != 1:
+        return f"{len(chosen)} suggestions"
+    s = chosen[0]
+    return f"{s.fact} by {s.other}" if s.kind == REPLACED else f"{s.fact} ({s.other})"
 
 
 def _referents(chosen: list[Suggestion]) -> str:

@@ -27,6 +27,8 @@ from synapse_tui.ui.screens.nav import OpenFact, RowTable, colours
 from synapse_tui.ui.text import clean, fit
 from synapse_tui.ui.workers import store_work
 
+EMPTY = "nothing in the log yet: triage (c x v a s) shows up here, and o / u then act on it"
+
 if TYPE_CHECKING:
     from synapse_tui.core.browser.session import Browser
 
@@ -227,8 +229,12 @@ class SessionLogScreen(FactScreen):
 
     def action_open(self) -> None:
         entry = self._highlighted()
-        if entry is not None and entry.fact_id:
+        if entry is None:  # the Footer names `o` and `u` on the empty log too: say why not
+            self.app.notify(EMPTY, timeout=3)
+        elif entry.fact_id:
             self.post_message(OpenFact(entry.fact_id))
+        else:
+            self.app.notify("a bulk action: enter lists its facts, o then opens one", timeout=3)
 
     @on(DataTable.RowSelected, "#log-table")
     def _selected(self, event: DataTable.RowSelected) -> None:
@@ -258,6 +264,7 @@ class SessionLogScreen(FactScreen):
         """Undo the highlighted action, or say why not (an undo of an undo is a redo)."""
         row = self._highlighted_row()
         if row is None:
+            self.app.notify(EMPTY, timeout=3)
             return
         entry = next((e for e in self.entries if e.batch == row[1].batch), row[1])  # a fact: its action
         if entry.undoes is not None:

@@ -48,6 +48,7 @@ class Candidates(Message):
     why: dict[str, str]
     texts: dict[str, str]
     error: str | None = None
+    note: str = ""  # how the search read the query (a half-typed filter read as a word)
 
 
 @dataclass
@@ -243,7 +244,7 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
         )
         ids = [browser.loaded_memory.ids[int(p)] for p in positions]
         ids = [f for f in ids if f != self.fact_id][:CANDIDATES]
-        self.post_message(Candidates(source, ids, {}, self._read([self.fact_id, *ids])))
+        self.post_message(Candidates(source, ids, {}, self._read([self.fact_id, *ids]), note=found.note))
 
     def _not_listed(self, why: str, source: str = "") -> None:
         """The candidates could not be read: the list's title says so (nothing to pick)."""
@@ -270,6 +271,8 @@ class SupersedeScreen(FactScreen[str | None], ModalScreen[str | None]):
             text = f"{n} {'match' if n == 1 else 'matches'}{more}"
         if not message.ids:
             text += ": nothing here"
+        if message.note:  # as the list's search box says it under the box
+            text += f" ({clean(message.note)})"
         title.update(Text(text, style="italic"))
         options.add_options(
             Option(self._fact(f, message.texts.get(f, ""), message.why.get(f, "")), id=f) for f in message.ids

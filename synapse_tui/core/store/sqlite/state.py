@@ -65,6 +65,8 @@ def refusal(
         return f"{shown}: the store cannot be written ({said}: a read-only file or folder?){nothing}"
     if name.startswith(_MACHINE):
         return unreadable(shown, said, writing=writing)
+    if said.startswith("malformed JSON"):  # we write JSON only through json.dumps: a damaged page
+        return damaged(shown, said, writing=writing)
     return None
 
 

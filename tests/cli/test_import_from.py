@@ -162,3 +162,18 @@ def test_vectors_found_later_do_not_change_facts_already_here(tmp_path):
         "embeddings the source now gives for facts imported earlier without one: 1,"
         " not carried over (facts already in the store are never changed)"
     ]
+
+
+def test_a_sync_after_an_import_by_a_relative_path_does_not_say_its_left_out_lines_again(
+    tmp_path, monkeypatch
+):
+    """`import --from mem0 history.db` in the folder, then `sync` (which reads the source by
+    the absolute path the store records): the line said at the import is counted, not said
+    again (the two keyed what they said by the path as typed and as recorded)."""
+    write_history(tmp_path / "history.db", story())
+    monkeypatch.chdir(tmp_path)
+    first = run("import", "--from", "mem0", "history.db", "--db", "memory.db")
+    assert "no vector store" in first.stderr
+    again = run("sync", "memory.db", "--yes")
+    assert "no vector store" not in again.stderr
+    assert "left out: 1 more, as at the last sync (--json lists every line)" in again.stderr

@@ -389,7 +389,12 @@ def import_source(
     snapshot = module.read(read_from, **options)
     with Store.open(db, create=True) as store:
         result = sync_snapshot(
-            store, snapshot, config, progress=bar("importing"), graph_progress=bar("graph")
+            store,
+            snapshot,
+            config,
+            progress=bar("importing"),
+            graph_progress=bar("graph"),
+            recorded_as=shown,
         )
         store.warm(config)
         named = {

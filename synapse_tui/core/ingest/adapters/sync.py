@@ -86,10 +86,13 @@ def sync_snapshot(
     progress: Progress | None = None,
     graph_progress: Progress | None = None,
     clock: Clock | None = None,
+    recorded_as: str | None = None,
 ) -> SyncResult:
     """Import what is new in `snapshot`, flag what it deleted, add the source's new evidence
     for facts already here, and update the graph. `clock` times the evidence's audit entry
-    (default: SYNAPSE_NOW, else the wall clock)."""
+    (default: SYNAPSE_NOW, else the wall clock). `recorded_as`: the source as the store
+    records it (a file's absolute path, a server's location without its password), which
+    keys what this sync said of it, so `import --from ./dir` and a later `sync` agree."""
     present = store.imports.ids()
     new = [f for f in snapshot.facts if f.id not in present]
     new, space, dropped = _one_space(store, snapshot, new)
@@ -158,7 +161,9 @@ def sync_snapshot(
         accepted=moved.accepted,
         left_out=left_out,
         warnings=warnings,
-        left_out_new=_new_left_out(store, snapshot, left_out, wrote),
+        left_out_new=_new_left_out(
+            store, f"{snapshot.system} {recorded_as or snapshot.source}", left_out, wrote
+        ),
     )
 
 
@@ -184,13 +189,13 @@ def _record_read(store: Store, snapshot: Snapshot) -> bool:
     return True
 
 
-def _new_left_out(store: Store, snapshot: Snapshot, left_out: list[str], wrote: bool) -> list[str]:
+def _new_left_out(store: Store, source: str, left_out: list[str], wrote: bool) -> list[str]:
     """The lines of `left_out` the last sync of this source that recorded what it said did
     not say; every line of this sync is kept for the next (meta `said.left_out.<system>
     <source>`) when some are new and the sync wrote to the store anyway: a sync with nothing
     new for the store writes nothing, and a line new then is said again until one does. A
     line gone is no news."""
-    key = f"said.left_out.{snapshot.system} {snapshot.source}"
+    key = f"said.left_out.{source}"
     before = store.meta(key)
     said = {line for line in before if isinstance(line, str)} if isinstance(before, list) else set()
     new = [line for line in left_out if line not in said]

@@ -921,17 +921,7 @@ def now_committed(
             continue
         now = f.provenance or {}
         if not unsaved(k) or unsaved(f):
-            moved = [key for key in refreshed if now.get(key) != k.provenance.get(key)]
-            if moved:
-                out.append(
-                    Evidence(
-                        f.id,
-                        0,
-                        [],
-                        {key: now.get(key) for key in moved},
-                        {key: k.provenance.get(key) for key in moved},
-                    )
-                )
+            out.extend(_moved_keys(f.id, now, k.provenance, refreshed))
             continue
         keys = sorted((set(now) | set(k.provenance)) - {"x-source-version"})
         out.append(
@@ -965,18 +955,19 @@ def gone_read(
         now = given.get(k.id)
         if now is None or not k.deleted or note_of(k.record) in standing:
             continue
-        moved = [key for key in refreshed if now.get(key) != k.provenance.get(key)]
-        if moved:
-            out.append(
-                Evidence(
-                    k.id,
-                    0,
-                    [],
-                    {key: now.get(key) for key in moved},
-                    {key: k.provenance.get(key) for key in moved},
-                )
-            )
+        out.extend(_moved_keys(k.id, now, k.provenance, refreshed))
     return out
+
+
+def _moved_keys(
+    fid: str, now: dict[str, Any], was: dict[str, Any], refreshed: Sequence[str]
+) -> list[Evidence]:
+    """The source's record of the `refreshed` keys this read gives otherwise than the store
+    holds (none when all agree): provenance only, no count or time."""
+    moved = [key for key in refreshed if now.get(key) != was.get(key)]
+    if not moved:
+        return []
+    return [Evidence(fid, 0, [], {key: now.get(key) for key in moved}, {key: was.get(key) for key in moved})]
 
 
 def next_of(fact: Any, before: KnownFact) -> None:

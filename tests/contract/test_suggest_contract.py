@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 
@@ -296,3 +297,47 @@ def test_accepting_a_referent_is_a_contradiction_by_the_repository(tmp_path):
     assert after["contradictions"] == shown["contradictions"] + 1
     entry = after["history"][-1]
     assert entry["action"] == "contradict" and re.fullmatch(r"repo:[0-9a-f]{40}", entry["actor"]), entry
+
+
+@needs_git
+def test_the_repository_a_claude_code_project_recorded_is_the_default(tmp_path):
+    repo = build(tmp_path / "repo", {"CLAUDE.md": "# Project\n\n- The auth flow is in `src/auth/login.py`\n"})
+    home = tmp_path / "home" / ".claude"
+    home.mkdir(parents=True)
+    (home / "CLAUDE.md").write_text("# Me\n\n- I answer in English\n")
+    db = tmp_path / "cc.db"
+    run("import", "--from", "claude-code", home, "--project", repo, "--db", db)
+    (found,) = json_lines(run("suggest", db, "--kind", "referent", "--json").stdout)
+    assert found["referent"] == "src/auth/login.py" and found["why"].startswith("moved to src/login.py in ")
+    assert json_lines(run("suggest", db, "--json").stdout) == [found]  # every kind available: this one too
+
+
+# SPEC 5 for the commands of section 13: a clear line, exit 2, no traceback, nothing changed
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("suggest", "{garbage}", "--json"), "not a SQLite database, or corrupt"),
+        (("suggest", "{foreign}", "--json"), "{foreign}"),
+        (("suggest", "{missing}", "--json"), "no such database"),
+        (("dismiss", "{foreign}", "a", "b"), "{foreign}"),
+        (("suggest", "{db}", "--kind", "stale"), "--kind"),
+        (("suggest", "{db}", "--limit", "-1"), "--limit"),
+        (("suggest", "{db}", "--kind", "referent", "--repo", "{missing}"), "not a folder"),
+        (("dismiss", "{db}", "q1", "q2", "--kind", "stale"), "--kind"),
+    ],
+)
+def test_bad_input_is_one_clear_line(tmp_path, args, needle):
+    db = _replaced_store(tmp_path)
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"not a database at all " * 100)
+    foreign = tmp_path / "foreign.db"  # SQLite, but another program's
+    sqlite3.connect(foreign).execute("CREATE TABLE orders (id INTEGER)").connection.close()
+    paths = {"db": db, "garbage": garbage, "foreign": foreign, "missing": tmp_path / "nothing.db"}
+    before, foreign_bytes = run("export", db, "--audit").stdout, foreign.read_bytes()
+    said = run(*(a.format(**paths) for a in args), code=2)
+    assert "Traceback" not in said.output + said.stderr and said.stdout == ""
+    assert needle.format(**paths) in said.stderr, said.stderr
+    assert foreign.read_bytes() == foreign_bytes
+    assert run("export", db, "--audit").stdout == before and not paths["missing"].exists()

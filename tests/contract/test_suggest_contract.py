@@ -146,9 +146,12 @@ def test_now_is_taken_and_a_bad_one_refused(tmp_path):
     assert "--now" in refused("suggest", db, "--json", "--now", "soon")
 
 
-def _in_a_process(db, seed: str, *args: str) -> str:
-    """`synapse-tui suggest DB --json` in a process of its own, with this hash seed."""
+def _in_a_process(db, seed: str, *args: str, data: str | None = None) -> str:
+    """`synapse-tui suggest DB --json` in a process of its own, with this hash seed (and
+    this data folder: where referents checked before are kept)."""
     env = {**os.environ, "PYTHONPATH": os.getcwd(), "PYTHONHASHSEED": seed, "SYNAPSE_NOW": NOW}
+    if data is not None:
+        env["SYNAPSE_DATA_DIR"] = data
     return subprocess.run(
         [sys.executable, "-c", "from synapse_tui.cli import main; main()", "suggest", str(db), "--json", *args],
         capture_output=True,
@@ -198,6 +201,12 @@ WRITTEN = "2026-01-15T00:00:00Z"
         "helpers are in (src/util.py);",
         "helpers are in `./src/util.py`!",
         "helpers are in [the helpers](src/util.py)",
+        # typographic punctuation is punctuation too
+        "helpers are in src/util.py\u2026 for now",
+        "helpers are in src/util.py\u2014 mostly",
+        "helpers are in \u201csrc/util.py\u201d",
+        "\u52a9\u624b\u5728 src/util.py\u3002\u53e6\u89c1\u6587\u6863",
+        "\u52a9\u624b\u5728\uff08src/util.py\uff09",
     ],
 )
 def test_a_path_is_found_whatever_wraps_it(tmp_path, text):
@@ -341,3 +350,44 @@ def test_bad_input_is_one_clear_line(tmp_path, args, needle):
     assert needle.format(**paths) in said.stderr, said.stderr
     assert foreign.read_bytes() == foreign_bytes
     assert run("export", db, "--audit").stdout == before and not paths["missing"].exists()
+
+
+@needs_git
+def test_both_kinds_in_one_list_best_first_limited_and_the_same_bytes_anywhere(tmp_path):
+    repo = build(tmp_path / "repo", {"notes/mem.md": "# Memory\n\n- The auth flow is in `src/auth/login.py`\n"})
+    db = tmp_path / "both.db"
+    run("import", "--from", "git-notes", repo / "notes", "--db", db)
+    run("import", write_jsonl(tmp_path / "f.jsonl", REPLACED), "--db", db)
+    every = _suggest(db)
+    assert {s["kind"] for s in every} == {"replaced", "referent"}
+    scores = [s["score"] for s in every]
+    assert scores == sorted(scores, reverse=True)  # one list, best first, whatever the kind
+    assert _suggest(db, "--limit", "2") == every[:2]
+    assert _suggest(db, "--kind", "referent") == [s for s in every if s["kind"] == "referent"]
+    assert _suggest(db, "--kind", "replaced") == [s for s in every if s["kind"] == "replaced"]
+    outs = {
+        _in_a_process(db, "0"),
+        _in_a_process(db, "99"),
+        _in_a_process(db, "5", data=str(tmp_path / "fresh-data")),  # nothing kept from before
+    }
+    assert outs == {run("suggest", db, "--json", "--now", NOW).stdout}
+
+
+@needs_git
+def test_answers_kept_by_other_rules_are_checked_again(tmp_path):
+    """A referent answer kept between processes is the rules' of the version that kept it:
+    kept by other rules (an older release that missed `src/util.py…`), it is not served."""
+    from synapse_tui.core.review import referent
+
+    repo = build(tmp_path / "repo")
+    db = _referent_facts(tmp_path, [{"id": "f", "text": "helpers are in src/util.py\u2026", "created_at": WRITTEN}])
+    assert _referents(db, repo) == {"f": ["src/util.py"]}
+    (kept,) = referent.cache_root().glob("*.json")
+    data = json.loads(kept.read_text())
+    assert data["rules"] == referent.RULES
+    data["rules"] = "older"
+    for value in data["facts"].values():
+        value["broken"] = []  # what the older rules said: nothing
+    kept.write_text(json.dumps(data))
+    referent._CACHE.clear()  # as a new process starts
+    assert _referents(db, repo) == {"f": ["src/util.py"]}

@@ -166,3 +166,16 @@ def test_show_says_which_constants_scored_a_fact(db, tmp_path):
     shown = json.loads(run("show", db, "f30", "--json", "--now", NOW, "--config", config).stdout)
     assert shown["freshness_constants"] == {"kind": None, "b0": -2.5, "scale": 0.7, "from": "global"}
     assert "B0=-2.5 s=0.7" in run("show", db, "f30", "--now", NOW, "--config", config).stdout
+
+
+def test_a_live_contradiction_in_the_window_is_contradicted_and_an_undone_one_is_not(db):
+    before = _report(db, "--horizon", "30")
+    run("contradict", db, "f30", "--now", _at(120))
+    run("contradict", db, "f31", "--now", _at(121))
+    run("undo", db, "--now", _at(122))  # f31's contradiction taken back: not live
+    after = _report(db, "--horizon", "30")
+    first = (parse_time(after["first_instant"]) - T0) / DAY
+    windows = [first + 15 * j for j in range(after["instants"]) if first + 15 * j < 120 <= first + 15 * j + 30]
+    assert len(windows) == 2  # the instants whose horizon holds day 120
+    assert after["contradicted"] == len(windows) and after["samples"] == before["samples"]
+    assert after["survived"] == before["survived"] - len(windows)

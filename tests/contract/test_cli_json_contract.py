@@ -177,3 +177,32 @@ def test_every_other_token_is_a_word_and_any_word_may_match(db):
     assert _where(db, "3:30 backups") and "h3" in _where(db, "3:30 backups")  # `3:30` is no field: a word
     assert _where(db, "tier:human") == ["h5"]  # a filter restricts
     assert _where(db, "tier:human payments") == ["h5"] and _where(db, "tier:human backups") == []
+
+
+def test_every_command_takes_json_and_now_the_browser_and_the_server_now():
+    from synapse_tui.cli import main
+
+    for name, command in main.commands.items():
+        options = {o for p in command.params for o in getattr(p, "opts", [])}
+        if name == "open":  # the browser: nothing to print
+            continue
+        assert "--now" in options, name
+        if name != "mcp":  # the server speaks JSON-RPC whatever it is asked
+            assert "--json" in options, name
+
+
+def test_copy_and_sync_take_json_and_now(db, tmp_path):
+    dest = tmp_path / "copy.db"
+    copied = json.loads(run("copy", db, dest, "--json", "--now", NOW).stdout)
+    assert copied["facts"] == len(FACTS) and copied["to"] == str(dest) and copied["rows"] >= len(FACTS)
+    assert run("export", dest).stdout == run("export", db).stdout
+    assert "--now" in refused("copy", db, tmp_path / "other.db", "--now", "later")
+    assert not (tmp_path / "other.db").exists()
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# Notes\n\n- the build runs on Linux\n")
+    synced = tmp_path / "synced.db"
+    run("import", "--from", "markdown", notes, "--db", synced)
+    out = run("sync", synced, "--json", "--now", NOW).stdout
+    assert [json.loads(line)["unchanged"] for line in out.splitlines()] == [1]
+    assert "--now" in refused("sync", synced, "--now", "later")

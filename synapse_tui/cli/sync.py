@@ -59,7 +59,9 @@ DEBOUNCE_MS = 1_000  # an agent's burst of saves (a MEMORY.md and its topic file
 @now_option
 @json_option
 @config_option
-def sync_cmd(db: str, watch: bool, yes: bool, now: str | None, as_json: bool, config_path: str | None) -> None:
+def sync_cmd(
+    db: str, watch: bool, yes: bool, now: str | None, as_json: bool, config_path: str | None
+) -> None:
     """Import again every source DB was imported from (`import --from`): what is new arrives,
     triage done here is kept. A source you did not record or confirm on this machine is
     listed and asked about first."""

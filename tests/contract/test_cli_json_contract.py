@@ -29,9 +29,19 @@ FACTS = [
         "created_at": "2026-06-01T00:00:00Z",
         "provenance": {"x-mem0-user-id": "bob"},
     },
-    {"id": "h3", "text": "backups run nightly at 02:00", "created_at": "2026-11-20T00:00:00Z", "corroborations": 2},
+    {
+        "id": "h3",
+        "text": "backups run nightly at 02:00",
+        "created_at": "2026-11-20T00:00:00Z",
+        "corroborations": 2,
+    },
     {"id": "h4", "text": "the wiki lives on the intranet", "created_at": "2025-12-01T00:00:00Z"},
-    {"id": "h5", "text": "Maria leads the payments team", "created_at": "2026-03-01T00:00:00Z", "tier": "human"},
+    {
+        "id": "h5",
+        "text": "Maria leads the payments team",
+        "created_at": "2026-03-01T00:00:00Z",
+        "tier": "human",
+    },
     {
         "id": "old",
         "text": "backups run nightly at 01:00",
@@ -79,7 +89,11 @@ def test_score_has_one_object_per_fact_with_the_contract_fields(db):
         for key in ("trust", "confidence", "freshness", "supersession", "gate", "b", "d", "u", "B"):
             assert isinstance(r[key], float), (key, r[key])
         assert isinstance(r["k"], int) and r["band"] in {"very low", "low", "moderate", "high", "very high"}
-        assert r["guidance"] in {"disputed", "uncertain", "supported"} and r["tier"] in {"auto", "human", "signed"}
+        assert r["guidance"] in {"disputed", "uncertain", "supported"} and r["tier"] in {
+            "auto",
+            "human",
+            "signed",
+        }
         assert isinstance(r["flags"], list) and all(isinstance(f, str) for f in r["flags"])
         assert r["trust"] == pytest.approx(r["confidence"] * r["freshness"] * r["supersession"] * r["gate"])
     by_id = {r["id"]: r for r in rows}
@@ -151,7 +165,9 @@ def test_export_carries_triage_and_round_trips(db, tmp_path):
     assert out["h4"]["contradictions"] == 1
     back = tmp_path / "back.db"
     run("import", write_jsonl(tmp_path / "e.jsonl", list(out.values())), "--db", back)
-    assert run("score", back, "--json", "--now", NOW).stdout == run("score", db, "--json", "--now", NOW).stdout
+    assert (
+        run("score", back, "--json", "--now", NOW).stdout == run("score", db, "--json", "--now", NOW).stdout
+    )
 
 
 def _where(db, query) -> list[str]:

@@ -29,10 +29,17 @@ def _at(day: float) -> str:
 def _history() -> list[dict]:
     """60 facts, one a day from T0; f0..f19 replaced on days 40..59 (10 + 2i days... each by
     its own g_i); f20..f24 deleted at their source on day 100."""
-    facts = [{"id": f"f{i:02d}", "text": f"fact {i} about subject {i}", "created_at": _at(i)} for i in range(60)]
+    facts = [
+        {"id": f"f{i:02d}", "text": f"fact {i} about subject {i}", "created_at": _at(i)} for i in range(60)
+    ]
     for i in range(20):
         facts.append(
-            {"id": f"g{i:02d}", "text": f"fact {i} revised", "created_at": _at(40 + i), "supersedes": f"f{i:02d}"}
+            {
+                "id": f"g{i:02d}",
+                "text": f"fact {i} revised",
+                "created_at": _at(40 + i),
+                "supersedes": f"f{i:02d}",
+            }
         )
     for i in range(20, 25):
         facts[i]["deleted"] = _at(100)
@@ -155,7 +162,9 @@ def test_the_same_store_gives_the_same_bytes_in_any_process(db):
             ).stdout
         )
     assert len(outs) == 1
-    assert outs == {run("calibrate", db, "--backtest", "--fit", "--horizon", "30", "--json", "--now", NOW).stdout}
+    assert outs == {
+        run("calibrate", db, "--backtest", "--fit", "--horizon", "30", "--json", "--now", NOW).stdout
+    }
 
 
 def test_show_says_which_constants_scored_a_fact(db, tmp_path):
@@ -175,7 +184,9 @@ def test_a_live_contradiction_in_the_window_is_contradicted_and_an_undone_one_is
     run("undo", db, "--now", _at(122))  # f31's contradiction taken back: not live
     after = _report(db, "--horizon", "30")
     first = (parse_time(after["first_instant"]) - T0) / DAY
-    windows = [first + 15 * j for j in range(after["instants"]) if first + 15 * j < 120 <= first + 15 * j + 30]
+    windows = [
+        first + 15 * j for j in range(after["instants"]) if first + 15 * j < 120 <= first + 15 * j + 30
+    ]
     assert len(windows) == 2  # the instants whose horizon holds day 120
     assert after["contradicted"] == len(windows) and after["samples"] == before["samples"]
     assert after["survived"] == before["survived"] - len(windows)

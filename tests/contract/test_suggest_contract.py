@@ -26,7 +26,12 @@ needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not i
 # two older facts in one note, each with a rewording; `o1` has two rewordings (its best one
 # only), `p1` already has a successor that is not its best rewording
 REPLACED = [
-    {"id": "o1", "text": "the nightly backup runs at 02:00 UTC", "created_at": "2025-01-01T00:00:00Z", "note": "ops"},
+    {
+        "id": "o1",
+        "text": "the nightly backup runs at 02:00 UTC",
+        "created_at": "2025-01-01T00:00:00Z",
+        "note": "ops",
+    },
     {
         "id": "o1-b",
         "text": "the nightly backup runs at 03:00 UTC",
@@ -66,8 +71,18 @@ REPLACED = [
         "note": "api",
     },
     # the rewording is older than the fact: never "replaced by" an older fact
-    {"id": "r1", "text": "the on-call phone is 555-0101", "created_at": "2025-05-01T00:00:00Z", "note": "team"},
-    {"id": "r0", "text": "the on-call phone is 555-0199", "created_at": "2025-01-01T00:00:00Z", "note": "team"},
+    {
+        "id": "r1",
+        "text": "the on-call phone is 555-0101",
+        "created_at": "2025-05-01T00:00:00Z",
+        "note": "team",
+    },
+    {
+        "id": "r0",
+        "text": "the on-call phone is 555-0199",
+        "created_at": "2025-01-01T00:00:00Z",
+        "note": "team",
+    },
 ]
 
 
@@ -112,7 +127,14 @@ def test_never_a_pair_dismissed_before_even_after_the_store_changes(tmp_path):
     run("dismiss", db, "q1", "q2", "--now", NOW)
     assert ("q1", "q2") not in {(s["fact"], s["by"]) for s in _suggest(db)}
     # a later import and a triage action on both sides: the pair stays dismissed
-    more = [{"id": "z9", "text": "the wiki moved to a new host", "created_at": "2025-06-01T00:00:00Z", "note": "x"}]
+    more = [
+        {
+            "id": "z9",
+            "text": "the wiki moved to a new host",
+            "created_at": "2025-06-01T00:00:00Z",
+            "note": "x",
+        }
+    ]
     run("import", write_jsonl(tmp_path / "g.jsonl", more), "--db", db)
     run("verify", db, "q1", "--now", NOW)
     run("corroborate", db, "q2", "--now", NOW)
@@ -153,7 +175,15 @@ def _in_a_process(db, seed: str, *args: str, data: str | None = None) -> str:
     if data is not None:
         env["SYNAPSE_DATA_DIR"] = data
     return subprocess.run(
-        [sys.executable, "-c", "from synapse_tui.cli import main; main()", "suggest", str(db), "--json", *args],
+        [
+            sys.executable,
+            "-c",
+            "from synapse_tui.cli import main; main()",
+            "suggest",
+            str(db),
+            "--json",
+            *args,
+        ],
         capture_output=True,
         text=True,
         env=env,
@@ -278,12 +308,17 @@ def test_why_names_the_commit_and_date_and_a_rename_says_moved_to(tmp_path):
         {"id": "removed", "text": "helpers are in src/util.py", "created_at": WRITTEN},
     ]
     db = _referent_facts(tmp_path, facts)
-    lines = {s["fact"]: s for s in json_lines(run("suggest", db, "--kind", "referent", "--repo", repo, "--json").stdout)}
+    lines = {
+        s["fact"]: s
+        for s in json_lines(run("suggest", db, "--kind", "referent", "--repo", repo, "--json").stdout)
+    }
     for s in lines.values():
         assert list(s) == ["kind", "fact", "referent", "score", "why"] and s["score"] == 1.0
     moved = re.fullmatch(r"moved to src/login\.py in ([0-9a-f]{7,40}) on 2026-02-01", lines["moved"]["why"])
     assert moved and sha("HEAD~2").startswith(moved.group(1)), lines["moved"]["why"]
-    removed = re.fullmatch(r"src/util\.py was removed in ([0-9a-f]{7,40}) on 2026-03-01", lines["removed"]["why"])
+    removed = re.fullmatch(
+        r"src/util\.py was removed in ([0-9a-f]{7,40}) on 2026-03-01", lines["removed"]["why"]
+    )
     assert removed and sha("HEAD~1").startswith(removed.group(1)), lines["removed"]["why"]
 
 
@@ -354,7 +389,9 @@ def test_bad_input_is_one_clear_line(tmp_path, args, needle):
 
 @needs_git
 def test_both_kinds_in_one_list_best_first_limited_and_the_same_bytes_anywhere(tmp_path):
-    repo = build(tmp_path / "repo", {"notes/mem.md": "# Memory\n\n- The auth flow is in `src/auth/login.py`\n"})
+    repo = build(
+        tmp_path / "repo", {"notes/mem.md": "# Memory\n\n- The auth flow is in `src/auth/login.py`\n"}
+    )
     db = tmp_path / "both.db"
     run("import", "--from", "git-notes", repo / "notes", "--db", db)
     run("import", write_jsonl(tmp_path / "f.jsonl", REPLACED), "--db", db)
@@ -380,7 +417,9 @@ def test_answers_kept_by_other_rules_are_checked_again(tmp_path):
     from synapse_tui.core.review import referent
 
     repo = build(tmp_path / "repo")
-    db = _referent_facts(tmp_path, [{"id": "f", "text": "helpers are in src/util.py\u2026", "created_at": WRITTEN}])
+    db = _referent_facts(
+        tmp_path, [{"id": "f", "text": "helpers are in src/util.py\u2026", "created_at": WRITTEN}]
+    )
     assert _referents(db, repo) == {"f": ["src/util.py"]}
     (kept,) = referent.cache_root().glob("*.json")
     data = json.loads(kept.read_text())

@@ -20,7 +20,12 @@ from tests.helpers import NOW, write_jsonl
 
 FACTS = [
     {"id": "a", "text": "the API key rotates monthly", "created_at": "2026-10-01T00:00:00Z"},
-    {"id": "b", "text": "the API key rotates weekly", "created_at": "2026-11-01T00:00:00Z", "supersedes": "a"},
+    {
+        "id": "b",
+        "text": "the API key rotates weekly",
+        "created_at": "2026-11-01T00:00:00Z",
+        "supersedes": "a",
+    },
     {"id": "c", "text": "the office opens at nine", "created_at": "2026-09-01T00:00:00Z"},
     {"id": "d", "text": "the office opens at ten", "created_at": "2026-11-10T00:00:00Z"},
 ]

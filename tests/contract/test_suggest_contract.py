@@ -430,3 +430,25 @@ def test_answers_kept_by_other_rules_are_checked_again(tmp_path):
     kept.write_text(json.dumps(data))
     referent._CACHE.clear()  # as a new process starts
     assert _referents(db, repo) == {"f": ["src/util.py"]}
+
+
+@needs_git
+def test_a_broken_referent_flags_the_fact_and_never_moves_its_trust(tmp_path):
+    notes = {"notes/mem.md": "# Memory\n\n- The auth flow is in `src/auth/login.py`\n- The shop is in Go\n"}
+    repo = build(tmp_path / "repo", notes)
+    db = tmp_path / "g.db"
+    run("import", "--from", "git-notes", repo / "notes", "--db", db)
+    rows = {
+        r["text"]: r
+        for r in (
+            json.loads(run("show", db, r["id"], "--json", "--now", NOW).stdout)
+            for r in json_lines(run("score", db, "--json", "--now", NOW).stdout)
+        )
+    }
+    flagged, plain = rows["The auth flow is in `src/auth/login.py`"], rows["The shop is in Go"]
+    assert flagged["flags"] == ["broken_referent"] and plain["flags"] == []
+    for key in ("trust", "confidence", "freshness", "supersession", "gate", "k"):
+        assert flagged[key] == plain[key], key  # the same inputs, the same score: a flag, not a factor
+    assert [r["id"] for r in json_lines(run("score", db, "--json", "--where", "is:suggested").stdout)] == [
+        flagged["id"]
+    ]

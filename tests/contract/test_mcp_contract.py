@@ -189,11 +189,27 @@ def test_writes_are_audited_under_the_agents_name_and_scored_at_the_instant(db):
         done = {}
         for verb in ("corroborate", "contradict", "verify"):
             done[verb] = (await session.call_tool(verb, {"id": "w1"})).structured_content
+        arguments = {
+            "text": "the wiki moved to the cloud",
+            "note": "it",
+            "entities": ["wiki"],
+            "supersedes": "w1",
+        }
+        done["remember"] = (await session.call_tool("remember", arguments)).structured_content
         return done
 
     done = anyio.run(_session, db, scenario)
     history = json.loads(run("show", db, "w1", "--json", "--now", NOW).stdout)["history"]
-    assert [h["action"] for h in history] == ["corroborate", "contradict", "verify"]
+    assert [h["action"] for h in history] == ["corroborate", "contradict", "verify", "supersede"]
     assert all(h["actor"].startswith("agent:") and h["at"] == NOW for h in history)
     assert all("clock_skew" not in d["flags"] for d in done.values())
     assert done["verify"]["corroborations"] == 1 and done["verify"]["contradictions"] == 1
+    new = done["remember"]
+    cli = json.loads(run("show", db, new["id"], "--json", "--now", NOW).stdout)
+    # the new fact as `show` (which space embeds it is known once the graph is next built)
+    assert {k: v for k, v in new.items() if k in cli and k != "embedding"} == {
+        k: v for k, v in tidy(cli).items() if k != "embedding"
+    }
+    assert (new["declared_tier"], new["tier"], new["note"], new["supersedes"]) == ("auto", "auto", "it", "w1")
+    assert new["entities"] == ["wiki"] and new["created_at"] == NOW
+    assert any(k.startswith("x-ai-agent") for k in new["provenance"])  # names the agent

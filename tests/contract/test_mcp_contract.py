@@ -48,6 +48,20 @@ FACTS = [
         "note": "ops",
     },
     {"id": "w1", "text": "the wiki lives on the intranet", "created_at": "2026-11-25T00:00:00Z"},
+    # a chain: the premise's current fact is the head, not the next link
+    {"id": "ttl-1", "text": "the session cache TTL is 60 seconds", "created_at": "2026-01-01T00:00:00Z"},
+    {
+        "id": "ttl-2",
+        "text": "the session cache TTL is 120 seconds",
+        "created_at": "2026-02-01T00:00:00Z",
+        "supersedes": "ttl-1",
+    },
+    {
+        "id": "ttl-3",
+        "text": "the session cache TTL is 300 seconds in production",
+        "created_at": "2026-03-01T00:00:00Z",
+        "supersedes": "ttl-2",
+    },
 ]
 
 
@@ -76,6 +90,7 @@ QUESTIONS = {
     "suggested": ("search", {"query": "do deploys run on Fridays?"}),
     "current": ("search", {"query": "the staging API listens on port 9443 with TLS"}),
     "other": ("search", {"query": "where does the wiki live"}),
+    "chain": ("search", {"query": "is the session cache TTL 60 seconds?"}),
 }
 
 
@@ -175,7 +190,8 @@ def test_a_broken_referent_is_a_suggestion_with_the_path(asked):
 def test_stale_premise_names_the_matched_and_the_current_fact_and_why(asked):
     seen = asked[1]
     superseded, suggested, current, other = (seen[k] for k in ("superseded", "suggested", "current", "other"))
-    for found, matched, now_current in ((superseded, "port-old", "port-new"), (suggested, "d1", "d2")):
+    cases = ((superseded, "port-old", "port-new"), (suggested, "d1", "d2"), (seen["chain"], "ttl-1", "ttl-3"))
+    for found, matched, now_current in cases:
         premise = found["stale_premise"]
         assert set(premise) == {"matched", "current", "why"}, premise
         assert (premise["matched"], premise["current"]) == (matched, now_current)

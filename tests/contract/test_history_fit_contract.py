@@ -190,3 +190,28 @@ def test_a_live_contradiction_in_the_window_is_contradicted_and_an_undone_one_is
     assert len(windows) == 2  # the instants whose horizon holds day 120
     assert after["contradicted"] == len(windows) and after["samples"] == before["samples"]
     assert after["survived"] == before["survived"] - len(windows)
+
+
+def test_show_says_a_kinds_own_constants_scored_its_fact(tmp_path):
+    facts = [
+        {
+            "id": "rule",
+            "text": "always run the linter",
+            "created_at": "2026-10-01T00:00:00Z",
+            "provenance": {"x-source": "mem0", "x-mem0-type": "rule"},
+        },
+        {"id": "plain", "text": "the linter is ruff", "created_at": "2026-10-01T00:00:00Z"},
+    ]
+    db = tmp_path / "k.db"
+    run("import", write_jsonl(tmp_path / "k.jsonl", facts), "--db", db)
+    config = tmp_path / "k.toml"
+    config.write_text("[freshness.kind.rule]\nb0 = -3.0\nscale = 0.8\n")
+    now = "2026-12-01T00:00:00Z"
+
+    def shown(fid: str) -> dict:
+        return json.loads(run("show", db, fid, "--json", "--now", now, "--config", config).stdout)
+
+    assert shown("rule")["freshness_constants"] == {"kind": "rule", "b0": -3.0, "scale": 0.8, "from": "kind"}
+    assert shown("plain")["freshness_constants"]["from"] == "global"
+    assert shown("rule")["freshness"] > shown("plain")["freshness"]  # same age, its own constants
+    assert "(kind rule: its own)" in run("show", db, "rule", "--now", now, "--config", config).stdout

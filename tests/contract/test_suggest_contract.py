@@ -452,3 +452,77 @@ def test_a_broken_referent_flags_the_fact_and_never_moves_its_trust(tmp_path):
     assert [r["id"] for r in json_lines(run("score", db, "--json", "--where", "is:suggested").stdout)] == [
         flagged["id"]
     ]
+
+
+@needs_git
+@pytest.mark.parametrize("committed", [False, True], ids=["in the work tree", "committed"])
+def test_a_dismissed_referent_stays_dismissed_after_an_edit_that_keeps_the_path(tmp_path, committed):
+    """Its record's next version (an edit made for another reason) still names the path, and
+    is checked as the earlier one was: the dismissal of the earlier one stands for it."""
+    repo = build(
+        tmp_path / "repo", {"notes/mem.md": "# Memory\n\n- The auth flow is in `src/auth/login.py`\n"}
+    )
+    db = tmp_path / "g.db"
+    run("import", "--from", "git-notes", repo / "notes", "--db", db)
+    (found,) = json_lines(run("suggest", db, "--kind", "referent", "--json").stdout)
+    run("dismiss", db, found["fact"], "--kind", "referent")
+    note = repo / "notes" / "mem.md"
+    note.write_text(note.read_text().replace("The auth flow is in", "The whole auth flow is in"))
+    if committed:
+        git(repo, "commit", "-qam", "reword", when="2026-05-01T12:00:00Z")
+    run("sync", db)
+    assert run("suggest", db, "--kind", "referent", "--json").stdout == ""
+    rows = json_lines(run("score", db, "--json", "--where", "is:suggested").stdout)
+    assert rows == []  # no flag either
+    assert _recalled(db, "auth flow") == []  # nor in what an agent reads
+    assert _queued(db) == []  # nor in the browser's queue of referents
+    run("undo", db)  # the dismissal: the suggestion is back, on the version standing now
+    (back,) = json_lines(run("suggest", db, "--kind", "referent", "--json").stdout)
+    assert back["referent"] == "src/auth/login.py" and back["fact"] != found["fact"]
+
+
+def _recalled(db, query: str) -> list[dict]:
+    """The suggestions on the results of an agent's search, through a memory kept open."""
+    from synapse_tui.core.agent import Recall
+    from synapse_tui.core.base.clock import Clock
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.store.db import Store
+
+    recall = Recall(Store.open(db), Config(), Clock.from_option(NOW))
+    try:
+        return [s for r in recall.search(query, 10)["results"] for s in r["suggestions"]]
+    finally:
+        recall.close()
+
+
+def _queued(db) -> list[tuple[str, str]]:
+    """The browser's referent queue (a memory kept open): (fact, path) of each line."""
+    from synapse_tui.core.base.clock import parse_time
+    from synapse_tui.core.base.config import Config
+    from synapse_tui.core.review.memory import Memory
+    from synapse_tui.core.review.referent import queue
+    from synapse_tui.core.review.suggest_state import dismissals
+    from synapse_tui.core.store.db import Store
+
+    with Store.open(db) as store:
+        found, _ = queue(Memory(store, Config(), parse_time(NOW)), dismissals(store))
+    return [(s.fact, s.other) for s in found]
+
+
+@needs_git
+def test_a_new_path_named_by_the_edit_is_not_covered_by_the_old_dismissal(tmp_path):
+    repo = build(
+        tmp_path / "repo", {"notes/mem.md": "# Memory\n\n- The auth flow is in `src/auth/login.py`\n"}
+    )
+    db = tmp_path / "g.db"
+    run("import", "--from", "git-notes", repo / "notes", "--db", db)
+    (found,) = json_lines(run("suggest", db, "--kind", "referent", "--json").stdout)
+    run("dismiss", db, found["fact"], "--kind", "referent")
+    note = repo / "notes" / "mem.md"
+    note.write_text("# Memory\n\n- The auth flow is in `src/auth/login.py`, helpers in `README.md`\n")
+    git(repo, "rm", "-q", "README.md")
+    git(repo, "commit", "-qam", "readme gone", when="2026-05-01T12:00:00Z")
+    run("sync", db)
+    assert [
+        s["referent"] for s in json_lines(run("suggest", db, "--kind", "referent", "--json").stdout)
+    ] == []

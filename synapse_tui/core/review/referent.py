@@ -33,7 +33,7 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -563,11 +563,35 @@ def find(store: Store, items: Sequence[Item], dismissed: Dismissed, options: Opt
     if repo is None:
         return []
     pairs = dismissed.pairs(REFERENT) | settled(store)
+    by_id = {i.id: i for i in items}
+
+    def before(fid: str) -> tuple[str, str] | None:
+        item = by_id.get(by_id[fid].replaces or "") if fid in by_id else None
+        return None if item is None else (item.id, item.text)
+
+    refused = dismissed.pairs(REFERENT)
     return [
         Suggestion(REFERENT, b.fact, b.path, 1.0, b.why)
         for b in cached_check(repo, as_facts(items), options.rev or "HEAD")
-        if (b.fact, b.path) not in pairs
+        if (b.fact, b.path) not in pairs and not dismissed_before(b.fact, b.path, refused, before)
     ]
+
+
+def dismissed_before(
+    fact: str, path: str, refused: frozenset[tuple[str, str]], before: Callable[[str], tuple[str, str] | None]
+) -> bool:
+    """Whether an earlier version of `fact`'s record that named `path` too (an unbroken run
+    back, as `carried` follows it) had this referent dismissed: a dismissal is remembered
+    across an edit made for another reason (SPEC 13: it never comes back). `before(id)`:
+    the (id, text) of the version a fact replaces, or None."""
+    seen = {fact}
+    step = before(fact)
+    while step is not None and step[0] not in seen and path in _named(step[1]):
+        if (step[0], path) in refused:
+            return True
+        seen.add(step[0])
+        step = before(step[0])
+    return False
 
 
 # id(store) -> (the store, every fact by position, its cache key `_key`): a store only
@@ -597,8 +621,20 @@ def queue(memory: Memory, dismissed: Dismissed) -> tuple[list[Suggestion], dict[
         return [], {}
     facts, keys = _facts_of(memory)
     found = cached_check(repo, facts, "HEAD", keys)
-    gone = dismissed.pairs(REFERENT) | settled(store)
-    broken = {(b.fact, b.path): b for b in found if (b.fact, b.path) not in gone}
+    refused = dismissed.pairs(REFERENT)
+    gone = refused | settled(store)
+    every, a, index = _HELD[id(store)][1] if id(store) in _HELD else [], memory.arrays, memory.index
+
+    def before(fid: str) -> tuple[str, str] | None:
+        i = index.get(fid)
+        j = -1 if i is None or i >= len(every) else int(a.supersedes[i])
+        return (every[j].id, every[j].text) if 0 <= j < len(every) else None
+
+    broken = {
+        (b.fact, b.path): b
+        for b in found
+        if (b.fact, b.path) not in gone and not dismissed_before(b.fact, b.path, refused, before)
+    }
     return ranked([Suggestion(REFERENT, f, p, 1.0, b.why) for (f, p), b in broken.items()]), broken
 
 

@@ -26,7 +26,7 @@ from typing import Any
 import click
 
 from synapse_tui.cli.commands import main
-from synapse_tui.cli.common import FilePath, config_option, json_option, resolve_config, say
+from synapse_tui.cli.common import FilePath, config_option, json_option, now_option, resolve_config, say
 from synapse_tui.cli.import_from import import_from
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.config import Config
@@ -56,19 +56,23 @@ DEBOUNCE_MS = 1_000  # an agent's burst of saves (a MEMORY.md and its topic file
     is_flag=True,
     help="Read the recorded sources you have not recorded or confirmed here without asking (scripts).",
 )
+@now_option
 @json_option
 @config_option
-def sync_cmd(db: str, watch: bool, yes: bool, as_json: bool, config_path: str | None) -> None:
+def sync_cmd(
+    db: str, watch: bool, yes: bool, now: str | None, as_json: bool, config_path: str | None
+) -> None:
     """Import again every source DB was imported from (`import --from`): what is new arrives,
     triage done here is kept. A source you did not record or confirm on this machine is
     listed and asked about first."""
+    clock = Clock.from_option(now)  # SPEC 6: every command takes --now (a confirmation is dated by it)
     if watch:
         try:
             import watchfiles  # noqa: F401
         except ModuleNotFoundError:
             raise SynapseError('sync --watch needs watchfiles: pip install "synapse-tui[watch]"') from None
     sources = sources_of(db)
-    how = confirm_sources(db, sources, yes)
+    how = confirm_sources(db, sources, yes, clock)
     config = resolve_config(db, config_path)
     for source in sources:
         sync_one(db, source, config, as_json, how[_key(source)])
@@ -94,7 +98,9 @@ def _key(source: dict[str, Any]) -> str:
     return json.dumps(source, sort_keys=True)
 
 
-def confirm_sources(db: str, sources: list[dict[str, Any]], yes: bool) -> dict[str, str]:
+def confirm_sources(
+    db: str, sources: list[dict[str, Any]], yes: bool, clock: Clock | None = None
+) -> dict[str, str]:
     """How this user trusts each source (by `_key`), asking about the ones not recorded or
     confirmed here; refused (nothing synced) when they are not confirmed."""
     ok, unknown = split_by_trust(db, sources)
@@ -122,7 +128,7 @@ def confirm_sources(db: str, sources: list[dict[str, Any]], yes: bool) -> dict[s
             answer = False
         if not answer:
             raise SynapseError(f"not confirmed: nothing synced from {shown}")
-    trust(db, unknown, CONFIRMED, Clock.from_option(None).now())
+    trust(db, unknown, CONFIRMED, (clock or Clock.from_option(None)).now())
     how.update({_key(e): CONFIRMED for e in unknown})
     return how
 

@@ -18,8 +18,9 @@ Everything is read through `safegit` (no program the repository names ever runs)
   all broken referents; a rename is git's own (`diff-tree -M` of that commit against its
   first parent), followed while the new path is gone too.
 
-Answers are cached per (repository, REV's commit, fact id, text, time): asking again (the
-browser, MCP, `score`, `sync`) costs nothing until the repository moves.
+Answers are cached per (repository, REV's commit, fact id, text, time, this module's code):
+asking again (the browser, MCP, `score`, `sync`) costs nothing until the repository moves,
+and answers another version of these rules kept are checked again.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,12 +54,15 @@ if TYPE_CHECKING:
 _TICKED = re.compile(r"`([^`\n]+)`")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _CALL = re.compile(r"\(([^()\s]+)\)")  # `Write(docs/a.md)`: what a call or an aside names
-_SPLIT = re.compile(r"[\s`,|]+")
+_SEP = "\\s`,|\u3002\uff0c\uff1b\u3001\uff08\uff09"  # CJK text puts no space around these
+_SPLIT = re.compile(rf"[{_SEP}]+")
 # the tokens `_SPLIT` makes that hold a `.` or `/`, whole (each begins after a separator: no
 # start inside a long token is tried again, so the scan stays linear)
-_DOTTED = re.compile(r"(?<![^\s`,|])[^\s`,|./]*[./][^\s`,|]*")
-_LEAD = "\"'`([{<*_~>"
-_TRAIL = "\"'`)]}>*_~.,;:!?"
+_DOTTED = re.compile(rf"(?<![^{_SEP}])[^{_SEP}./]*[./][^{_SEP}]*")
+# ASCII and the common typographic marks around a word: quotes, brackets, dashes, an ellipsis
+# and CJK punctuation (`src/a.py…`, “src/a.py”, `src/a.py。`)
+_LEAD = "\"'`([{<*_~>\u201c\u2018\u00ab\u2039\u300c\u300e\uff08\u3010"
+_TRAIL = "\"'`)]}>*_~.,;:!?\u201d\u2019\u00bb\u203a\u300d\u300f\uff09\u3011\u2026\u2014\u2013\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001"
 _LINE = re.compile(r"(?::L?\d+(?:-L?\d+)?)+$|#L\d+(?:-L?\d+)?$")
 _EXT = re.compile(r"(?:^|[^/])\.[A-Za-z0-9][A-Za-z0-9_+-]{0,9}$")
 _GLOB = set("*?[]{}<>$%")
@@ -342,6 +346,25 @@ _CACHE: dict[tuple[str, str], dict[str, tuple[Broken, ...]]] = {}
 _CACHE_MAX = 8  # repositories x revisions kept in a process
 
 
+def _rules() -> str:
+    """A digest of this module's code (the release where it cannot be read): answers kept by
+    another version of the rules are not this version's, and are checked again."""
+    digest = hashlib.blake2b(digest_size=8)
+    try:
+        digest.update(Path(__file__).read_bytes())
+    except OSError:
+        from importlib import metadata
+
+        try:
+            digest.update(metadata.version("synapse-tui").encode())
+        except metadata.PackageNotFoundError:
+            pass
+    return digest.hexdigest()
+
+
+RULES = _rules()
+
+
 def _key(f: Fact) -> str:
     return hashlib.blake2b(
         f"{f.id}\0{f.text}\0{f.created!r}\0{f.since!r}".encode(), digest_size=16
@@ -390,6 +413,8 @@ def _load(repo: Repo, rev: str) -> dict[str, tuple[Broken, ...]]:
         return {}
     if not isinstance(data, dict) or data.get("git_dir") != str(repo.git_dir) or data.get("rev") != rev:
         return {}
+    if data.get("rules") != RULES:  # kept by another version of these rules
+        return {}
     out: dict[str, tuple[Broken, ...]] = {}
     facts = data.get("facts")
     for key, value in facts.items() if isinstance(facts, dict) else ():
@@ -425,7 +450,8 @@ def _save(repo: Repo, rev: str, known: dict[str, tuple[Broken, ...]], ids: dict[
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(
-            json.dumps({"git_dir": str(repo.git_dir), "rev": rev, "facts": facts}), encoding="utf-8"
+            json.dumps({"git_dir": str(repo.git_dir), "rev": rev, "rules": RULES, "facts": facts}),
+            encoding="utf-8",
         )
         os.replace(tmp, path)
     except OSError:
@@ -508,7 +534,7 @@ def repository_state(store: Store) -> list[str] | None:
         return None
     if repo is None:
         return None
-    return [str(repo.git_dir), repo.head() or ""]
+    return [str(repo.git_dir), repo.head() or "", RULES]
 
 
 def as_facts(items: Iterable[Item]) -> list[Fact]:
@@ -537,11 +563,35 @@ def find(store: Store, items: Sequence[Item], dismissed: Dismissed, options: Opt
     if repo is None:
         return []
     pairs = dismissed.pairs(REFERENT) | settled(store)
+    by_id = {i.id: i for i in items}
+
+    def before(fid: str) -> tuple[str, str] | None:
+        item = by_id.get(by_id[fid].replaces or "") if fid in by_id else None
+        return None if item is None else (item.id, item.text)
+
+    refused = dismissed.pairs(REFERENT)
     return [
         Suggestion(REFERENT, b.fact, b.path, 1.0, b.why)
         for b in cached_check(repo, as_facts(items), options.rev or "HEAD")
-        if (b.fact, b.path) not in pairs
+        if (b.fact, b.path) not in pairs and not dismissed_before(b.fact, b.path, refused, before)
     ]
+
+
+def dismissed_before(
+    fact: str, path: str, refused: frozenset[tuple[str, str]], before: Callable[[str], tuple[str, str] | None]
+) -> bool:
+    """Whether an earlier version of `fact`'s record that named `path` too (an unbroken run
+    back, as `carried` follows it) had this referent dismissed: a dismissal is remembered
+    across an edit made for another reason (SPEC 13: it never comes back). `before(id)`:
+    the (id, text) of the version a fact replaces, or None."""
+    seen = {fact}
+    step = before(fact)
+    while step is not None and step[0] not in seen and path in _named(step[1]):
+        if (step[0], path) in refused:
+            return True
+        seen.add(step[0])
+        step = before(step[0])
+    return False
 
 
 # id(store) -> (the store, every fact by position, its cache key `_key`): a store only
@@ -571,8 +621,20 @@ def queue(memory: Memory, dismissed: Dismissed) -> tuple[list[Suggestion], dict[
         return [], {}
     facts, keys = _facts_of(memory)
     found = cached_check(repo, facts, "HEAD", keys)
-    gone = dismissed.pairs(REFERENT) | settled(store)
-    broken = {(b.fact, b.path): b for b in found if (b.fact, b.path) not in gone}
+    refused = dismissed.pairs(REFERENT)
+    gone = refused | settled(store)
+    every, a, index = _HELD[id(store)][1] if id(store) in _HELD else [], memory.arrays, memory.index
+
+    def before(fid: str) -> tuple[str, str] | None:
+        i = index.get(fid)
+        j = -1 if i is None or i >= len(every) else int(a.supersedes[i])
+        return (every[j].id, every[j].text) if 0 <= j < len(every) else None
+
+    broken = {
+        (b.fact, b.path): b
+        for b in found
+        if (b.fact, b.path) not in gone and not dismissed_before(b.fact, b.path, refused, before)
+    }
     return ranked([Suggestion(REFERENT, f, p, 1.0, b.why) for (f, p), b in broken.items()]), broken
 
 

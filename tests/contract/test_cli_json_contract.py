@@ -222,3 +222,26 @@ def test_copy_and_sync_take_json_and_now(db, tmp_path):
     out = run("sync", synced, "--json", "--now", NOW).stdout
     assert [json.loads(line)["unchanged"] for line in out.splitlines()] == [1]
     assert "--now" in refused("sync", synced, "--now", "later")
+
+
+def test_a_lines_unknown_keys_are_kept_verbatim_as_provenance(tmp_path):
+    """SPEC 4: `show` (JSON and text) lists a line's unknown keys with its provenance,
+    `prov:KEY=VALUE` finds them, and `export` writes them back as they stood."""
+    line = {
+        "id": "u1",
+        "text": "deploys run on Tuesdays",
+        "created_at": "2026-10-01T00:00:00Z",
+        "x-ai-model": "m1",
+        "ticket": {"n": 7},
+        "provenance": {"x-mem0-user-id": "alice"},
+    }
+    db = tmp_path / "m.db"
+    run("import", write_jsonl(tmp_path / "f.jsonl", [line]), "--db", db)
+    shown = json.loads(run("show", db, "u1", "--json", "--now", NOW).stdout)
+    assert shown["provenance"] == {"x-ai-model": "m1", "ticket": {"n": 7}, "x-mem0-user-id": "alice"}
+    text = run("show", db, "u1", "--now", NOW).stdout
+    assert "x-ai-model: m1" in text and 'ticket: {"n": 7}' in text
+    assert [r["id"] for r in json_lines(run("score", db, "--where", "prov:x-ai-model=m1", "--json").stdout)] == ["u1"]
+    exported = json_lines(run("export", db).stdout)[0]
+    assert exported["x-ai-model"] == "m1" and exported["ticket"] == {"n": 7}
+    assert exported["provenance"] == {"x-mem0-user-id": "alice"}

@@ -15,7 +15,7 @@ from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.config import config_for
 from synapse_tui.core.ingest.sample import ensure_sample
 from synapse_tui.core.store.db import Store
-from tests.helpers import NOW, json_lines, run
+from tests.helpers import NOW, json_lines, run, write_jsonl
 
 pytestmark = pytest.mark.postgres
 
@@ -158,3 +158,20 @@ def test_a_fact_added_on_the_server_is_found_by_the_next_search(triaged):
             conn.execute("DELETE FROM facts WHERE id = 'a'")
         assert s.search("maria")[0].tolist() == [1]
         assert s.search("zebra")[0].tolist() == [5]
+
+
+def test_a_lines_unknown_keys_are_provenance_on_the_server_too(tmp_path, new_database):
+    """SPEC 4: unknown keys are kept verbatim as provenance; `prov:` finds them on a server
+    as in the file, and `show` lists them under provenance."""
+    db = tmp_path / "m.db"
+    lines = [
+        {"id": "u1", "text": "deploys run on Tuesdays", "created_at": "2026-10-01T00:00:00Z", "x-ai-model": "m1"},
+        {"id": "u2", "text": "deploys run on Fridays", "created_at": "2026-09-01T00:00:00Z"},
+    ]
+    run("import", write_jsonl(tmp_path / "f.jsonl", lines), "--db", db)
+    url = new_database()
+    run("copy", db, url)
+    found = json_lines(same(db, url, "score", "--where", "prov:x-ai-model=m1", "--json", "--now", NOW))
+    assert [r["id"] for r in found] == ["u1"]
+    shown = json_lines(same(db, url, "show", "u1", "--json", "--now", NOW))[0]
+    assert shown["provenance"] == {"x-ai-model": "m1"}

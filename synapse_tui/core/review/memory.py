@@ -304,7 +304,9 @@ class Memory:
                 "embedding": detail.embedding,
                 "graph": graph.to_json(),
                 "note": rec.note,
-                "provenance": rec.provenance,
+                # SPEC 4: a line's unknown keys are kept verbatim as provenance (the store keeps
+                # them apart, `extra`, so `export` writes them back where they stood)
+                "provenance": {**rec.extra, **(rec.provenance or {})} or None,
                 "source": _source_info(rec.provenance),
                 "signature": rec.signature,
                 "signature_check": _sig_check(rec, sc, i),
@@ -333,7 +335,6 @@ class Memory:
             out["reinforcement_count"] = int(a.o1_count[i])
         else:
             out["reinforced_at"] = rec.reinforced_at or []
-        out.update(rec.extra and {"extra": rec.extra} or {})
         return out
 
 

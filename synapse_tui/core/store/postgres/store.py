@@ -268,13 +268,17 @@ class PgStore(SqlStore):
     # -- positions by what a filter names ---------------------------------------------------
 
     def provenance_positions(self, key: str, value: str, start: int = 0) -> np.ndarray:
-        """`Store.provenance_positions`: a string as it is, a number or boolean as JSON spells it."""
-        return self._pg_positions(
-            "SELECT string_agg((f.pos - 1)::text, ',') FROM facts f,"
-            " json_each(CASE WHEN f.provenance IS JSON OBJECT THEN f.provenance::json END) j"
+        """`Store.provenance_positions`: a string as it is, a number or boolean as JSON spells
+        it, the line's unknown keys (`extra`) counted as provenance (SPEC 4)."""
+        each = (
+            "SELECT f.pos FROM facts f, json_each(CASE WHEN f.{0} IS JSON OBJECT THEN f.{0}::json END) j"
             " WHERE f.pos > %s AND j.key = %s AND json_typeof(j.value) NOT IN ('object', 'array')"
-            " AND CASE json_typeof(j.value) WHEN 'string' THEN j.value #>> '{}' ELSE j.value::text END = %s",
-            (start, key, value),
+            " AND CASE json_typeof(j.value) WHEN 'string' THEN j.value #>> '{{}}' ELSE j.value::text END = %s"
+        )
+        return self._pg_positions(
+            f"SELECT string_agg((pos - 1)::text, ',') FROM ({each.format('provenance')}"
+            f" UNION ALL {each.format('extra')}) p",
+            (start, key, value) * 2,
         )
 
     def note_positions(self, note: str, start: int = 0) -> np.ndarray:

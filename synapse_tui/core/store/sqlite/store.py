@@ -250,13 +250,17 @@ class SqliteStore(CachedLoad):
 
     def provenance_positions(self, key: str, value: str, start: int = 0) -> np.ndarray:
         """0-based positions from `start` on whose provenance holds KEY equal to VALUE (a
-        string as it is; a number or boolean as JSON spells it)."""
-        return self._positions(
-            "SELECT group_concat(f.pos - 1, ',') FROM facts f, json_each(CASE WHEN json_valid(f.provenance)"
-            " THEN f.provenance END) j WHERE f.pos > ? AND j.key = ? AND j.type NOT IN ('object', 'array')"
+        string as it is; a number or boolean as JSON spells it), the line's unknown keys
+        (`extra`) counted as provenance (SPEC 4)."""
+        each = (
+            "SELECT f.pos FROM facts f, json_each(CASE WHEN json_valid(f.{0}) THEN f.{0} END) j"
+            " WHERE f.pos > ? AND j.key = ? AND j.type NOT IN ('object', 'array')"
             " AND CASE j.type WHEN 'text' THEN j.atom WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
-            " WHEN 'null' THEN 'null' ELSE CAST(j.atom AS TEXT) END = ?",
-            (start, key, value),
+            " WHEN 'null' THEN 'null' ELSE CAST(j.atom AS TEXT) END = ?"
+        )
+        return self._positions(
+            f"SELECT group_concat(pos - 1, ',') FROM ({each.format('provenance')} UNION ALL {each.format('extra')})",
+            (start, key, value) * 2,
         )
 
 

@@ -60,9 +60,14 @@ def import_from(
         and source is not None
         and not (Path(source).expanduser() / "projects").is_dir()
     ):
+        hint = (
+            f"; for a project's instructions use --project {source}"
+            if own.get("project") is None
+            else " (no auto memory of the project is read from it)"
+        )
         say(
             f"note: {source} has no projects/ folder, so only its CLAUDE.md is read as your user"
-            f" instructions; for a project's instructions use --project {source}",
+            f" instructions{hint}",
             err=True,
         )
     for warning in result.warnings:

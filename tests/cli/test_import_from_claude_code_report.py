@@ -42,3 +42,18 @@ def test_a_folder_without_projects_gets_a_note(tmp_path):
 def test_a_claude_home_gets_no_note(tmp_path):
     result = run("import", "--from", "claude-code", _home(tmp_path / "claude"), "--db", tmp_path / "s.db")
     assert "note: " not in result.stderr
+
+
+def test_a_folder_without_projects_given_with_project_is_not_told_to_use_it(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "app"
+    home.mkdir()
+    project.mkdir()
+    (home / "CLAUDE.md").write_text("- Use tabs.\n")
+    (project / "CLAUDE.md").write_text("- Run make test before pushing.\n")
+    result = run("import", "--from", "claude-code", home, "--project", project, "--db", tmp_path / "s.db")
+    notes = [line for line in result.stderr.splitlines() if line.startswith("note: ")]
+    assert notes == [
+        f"note: {home} has no projects/ folder, so only its CLAUDE.md is read as your user"
+        " instructions (no auto memory of the project is read from it)"
+    ], result.stderr
+    assert "2 added" in result.output

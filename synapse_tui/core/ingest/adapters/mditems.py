@@ -121,15 +121,21 @@ class Found:
     def noted_before(self, doc: Noted) -> bool:
         return doc.rel in self.before
 
-    def note(self, doc: Noted, stamp: str, last: str, empty: bool, lines: list[str]) -> None:
+    def note(
+        self, doc: Noted, stamp: str, last: str, empty: bool, lines: list[str], stray: list[str] | None = None
+    ) -> None:
         """Record what a file read now gave that no fact says: that it gave none (`empty`),
         the `left out` lines of it (`lines`) and the junk its Markdown held (`doc.skipped`),
-        as read at `stamp` (in git, at its last commit `last`); nothing when there is none."""
+        and in git the store's facts of it a replay does not list (`stray`: of commits a
+        rewritten history dropped), as read at `stamp` (in git, at its last commit `last`);
+        nothing when there is none."""
         skipped = {kind: n for kind, n in doc.skipped.items() if n}
-        if empty or lines or skipped:
+        if empty or lines or skipped or stray:
             note: dict[str, Any] = {"stamp": stamp, "empty": empty, "left_out": lines, "skipped": skipped}
             if last:
                 note["commit"] = last
+            if stray:
+                note["stray"] = stray
             self.record[doc.rel] = note
 
     def carry(self, doc: Noted, note: dict[str, Any]) -> None:

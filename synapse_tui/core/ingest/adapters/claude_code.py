@@ -448,28 +448,15 @@ def _history(
     trees: dict[Path, Any] = {}
     for root in roots:
         trees[root] = gitlog.open_or_left_out(root, left_out)  # else read as it stands
-    kept: dict[Path, gitkept.Kept] = {}
-    quiet: dict[Path, set[str]] = {}
+    kept: dict[Path, set[str]] = {}  # paths from the top: as synced (gitkept)
+    quiet: dict[Path, set[str]] = {}  # paths from the top: giving no fact, as recorded
     histories: dict[Path, dict[str, Any]] = {}
     for root, tree in trees.items():
-        if tree is None:
-            continue
-        resolved = str(root.resolve())
-        out.record[resolved] = gitkept.folder_entry(tree)
-        mine = [k for k in held.known if k.provenance.get(ROOT) == resolved]
-        then = gitkept.recorded_head(read_before, resolved)
-        judged = gitkept.as_synced(SYSTEM, tree, mine, _path_of(tree, root), then)
-        quiet[root] = _quiet(
-            tree, [f for g in files if g.root == root for f in _as_read(g)], mine, found[root], judged, then
-        )
-        if judged is None:
-            histories[root] = tree.history()
-            continue
-        kept[root] = judged
-        ours = {_own_rel(tree, f.path) for g in files if g.root == root for f in _as_read(g)}
-        histories[root] = tree.history(only=(ours | judged.replay | judged.changed) - {None} - judged.paths)
-        out.kept |= judged.ids
-        out.records |= {k.record for k in mine if k.id in judged.ids}
+        if tree is not None:
+            ours = [f for g in files if g.root == root for f in _as_read(g)]
+            histories[root], kept[root], quiet[root] = _judged(
+                root, tree, ours, held, found[root], read_before, out
+            )
     done: set[tuple[Path, str]] = set()
     for g in files + _gone_files(trees, histories, locate):
         for f in _as_read(g):
@@ -480,7 +467,7 @@ def _history(
                 continue
             done.add(key)
             states = histories.get(f.root, {}).get(rel or "", [])
-            if f.root in kept and rel in kept[f.root].paths or states and rel in quiet[f.root]:
+            if rel in kept.get(f.root, ()) or states and rel in quiet[f.root]:
                 _carried(f, found[f.root], junk)  # as it was synced: what it gave stands (out.kept)
                 continue
             if tree is None or rel is None or not states:
@@ -489,6 +476,33 @@ def _history(
                 continue
             _replay_one(f, tree, rel, states, left_out, junk, held, out, found[f.root])
     return out
+
+
+def _judged(
+    root: Path,
+    tree: gitlog.Folder,
+    files: list[_File],
+    held: mm.Held,
+    found: Found,
+    read_before: dict[str, Any] | None,
+    out: _Replayed,
+) -> tuple[dict[str, Any], set[str], set[str]]:
+    """Of a root in git (its `files` as read: `_as_read`), the histories to replay, the
+    files as synced (gitkept: their facts, counted in `out`, stand) and those giving no
+    fact as recorded (`_quiet`), paths from the top; the HEAD it is read at in `out.record`."""
+    resolved = str(root.resolve())
+    out.record[resolved] = gitkept.folder_entry(tree)
+    mine = [k for k in held.known if k.provenance.get(ROOT) == resolved]
+    then = gitkept.recorded_head(read_before, resolved)
+    judged = gitkept.as_synced(SYSTEM, tree, mine, _path_of(tree, root), then)
+    quiet = _quiet(tree, files, mine, found, judged, then)
+    if judged is None:
+        return tree.history(), set(), quiet
+    ours = {rel for f in files if (rel := _own_rel(tree, f.path)) is not None}
+    history = tree.history(only=(ours | judged.replay | judged.changed) - judged.paths)
+    out.kept |= judged.ids
+    out.records |= {k.record for k in mine if k.id in judged.ids}
+    return history, judged.paths, quiet
 
 
 def _quiet(

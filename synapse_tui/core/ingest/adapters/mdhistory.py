@@ -56,7 +56,8 @@ def replay(
     since = _since(system, tree, root, by_rel, by_file, held or {}, out)
     history = tree.history() if since is None else tree.history(only=since[0])
     done: set[str] = set() if since is None else since[1]
-    chosen = _chosen(system, tree, root, history, by_rel, locate, by_file, held or {}, out, done)
+    walked = set(tree.walk()) if history else set()  # the commits `history` read (none: not walked)
+    chosen = _chosen(system, tree, root, history, by_rel, locate, by_file, held or {}, out, done, walked)
     if not chosen:
         return done
     chosen.sort(key=lambda c: c[0])  # the blobs are read in the order the files are replayed
@@ -73,7 +74,7 @@ def replay(
         empty = _replay_file(system, prefix, root_s, doc, states, changes[-1][0].sha, out, mine)
         lines += doc.left_out
         out.left_out += lines
-        stray = _strays(system, tree, mine.known)
+        stray = _strays(system, walked, mine.known)
         if rel in by_rel:
             out.note(doc, file_stamp(doc.path)[0], changes[-1][0].sha, empty, lines, stray)
         elif stray:  # gone from the work tree: only what a later sync needs to keep it
@@ -86,21 +87,13 @@ def _gone() -> str:
     return f"::{gitkept.RULES}"
 
 
-def _strays(system: str, tree: gitlog.Folder, known: Iterable[KnownFact]) -> list[str]:
+def _strays(system: str, walked: set[str], known: Iterable[KnownFact]) -> list[str]:
     """The store's facts of a file a replay of it does not list: those of commits the
-    history read now does not hold (a rewritten history dropped them). They stay as they
-    are (a replay leaves them, live or not); the reader's record names them, so a later
-    sync judges the file by the facts a replay gives (`_as_synced`)."""
+    history read now (`walked`) does not hold (a rewritten history dropped them). They stay
+    as they are (a replay leaves them, live or not); the reader's record names them, so a
+    later sync judges the file by the facts a replay gives (`_as_synced`)."""
     commit_key = own_key(system, "commit")
-    walked: set[str] | None = None
-    out = []
-    for k in known:
-        commit = k.provenance.get(commit_key)
-        if commit:
-            walked = set(tree.walk()) if walked is None else walked  # read already by `history`
-            if commit not in walked:
-                out.append(k.id)
-    return sorted(out)
+    return sorted(k.id for k in known if (c := k.provenance.get(commit_key)) and c not in walked)
 
 
 def _stray(note: Any) -> set[str]:
@@ -123,9 +116,10 @@ def _chosen(
     held: dict[str, list[KnownFact]],
     out: Found,
     done: set[str],
+    walked: set[str],
 ) -> list[_Chosen]:
     """Of the files `history` holds, those to replay (each file the reader reads is added
-    to `done`): not those as synced (`_as_synced`)."""
+    to `done`): not those as synced (`_as_synced`; `walked`: the commits `history` read)."""
     chosen: list[_Chosen] = []
     for path, changes in history.items():
         rel = _under(path, tree.inside, root)
@@ -136,7 +130,7 @@ def _chosen(
             continue
         done.add(rel)
         stored = held.get(rel, [])
-        last, stray = changes[-1][0].sha, set(_strays(system, tree, stored))  # the history is walked
+        last, stray = changes[-1][0].sha, set(_strays(system, walked, stored))
         if rel in by_rel and _as_synced(system, doc, last, by_file.get(rel, ()), stored, out, stray):
             continue
         chosen.append((rel, path, doc, changes))

@@ -142,3 +142,26 @@ def test_in_git_a_file_giving_no_fact_is_not_replayed_again_and_a_kept_file_says
     assert replayed == [".claude/rules/later.md"] and "Name things well" in {f.text for f in again.facts}
     counts, snap = twins.sync()
     assert counts["added"] == 1 and sorted(snap.left_out) == sorted(twins.whole_snap.left_out)
+
+
+@pytestmark_git
+def test_in_git_a_file_gone_as_synced_still_says_what_its_history_left_out(tmp_path):
+    """A rule whose history holds a binary version, removed since: a whole replay names that
+    commit at every sync, and so does a sync that keeps the file as synced."""
+    project = tmp_path / "shop"
+    project.mkdir()
+    git(project, "init", "-q")
+    commit(
+        project,
+        {"CLAUDE.md": "- Run make test\n", ".claude/rules/bin.md": "- a\x00b\n"},
+        "2026-01-01T09:00:00Z",
+    )
+    commit(project, {".claude/rules/bin.md": "- Keep it short\n"}, "2026-01-02T09:00:00Z")
+    commit(project, {".claude/rules/bin.md": None}, "2026-01-03T09:00:00Z")
+    twins = Twins(lambda **kw: cc.read(None, project=project, **kw), cc.SYSTEM, tmp_path)
+    _, snap = twins.sync()
+    (said,) = snap.left_out
+    assert said.startswith(".claude/rules/bin.md: a binary file") and "in commit" in said
+    for _ in range(2):
+        _, snap = twins.sync()
+        assert snap.kept and not snap.facts and snap.left_out == [said] == twins.whole_snap.left_out

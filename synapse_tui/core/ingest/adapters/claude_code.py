@@ -475,7 +475,26 @@ def _history(
                     out.rest.append(f)
                 continue
             _replay_one(f, tree, rel, states, left_out, junk, held, out, found[f.root])
+    _carried_gone(kept, trees, locate, found, junk, done)
     return out
+
+
+def _carried_gone(
+    kept: dict[Path, set[str]],
+    trees: dict[Path, Any],
+    locate: dict[Path, _Locate],
+    found: dict[Path, Found],
+    junk: dict[str, int],
+    done: set[tuple[Path, str]],
+) -> None:
+    """The files gone from the work tree that are as synced (gitkept; paths from the top
+    in `kept`): what the reader's record says they left out (their history), said again."""
+    for root, paths in kept.items():
+        inside = trees[root].inside
+        for path in sorted(paths):
+            rel = path if inside == "." else path.removeprefix(inside + "/")
+            if (root, path) not in done and (gone := locate[root](rel)) is not None:
+                _carried(gone, found[root], junk)
 
 
 def _judged(

@@ -287,7 +287,8 @@ def _as_synced(
         k for k in every if (not k.deleted or _relisted(k, commit_key, stamp_key)) and k.id not in strays
     ]
     out.kept |= {k.id for k in [*alive, *listed]}  # as it was at the last sync: not replayed
-    out.seen |= {k.record for k in [*alive, *listed]}  # a stray head's record too, as a replay sees it
+    # a stray head's record too, as a replay sees it (listed holds every alive fact)
+    out.seen |= {k.record for k in (listed if strays else alive)}
     if note is not None:
         out.carry(doc, note)
     if strays != _stray(note):  # the history walked now names them: so does the record, for the next sync

@@ -33,7 +33,10 @@ file, and as itself for the history it had as a file (its blocks deleted when it
 link); a project's `@path` imports are read too (`mm.IMPORT_DEPTH` hops, inside the folder only).
 A sync replays only the files a commit or an edit changed since the last sync (gitkept: each
 fact records its file as read and the readers' rules, the reader's record the HEAD each root
-was read at); the others stay as they are.
+was read at); the others stay as they are. What no fact can say of a file, that it gave none
+(headings, front matter or imports only) and what it left out, the reader's record keeps
+too (mditems.Found, as the Markdown readers keep theirs), in git and outside: such a file
+unchanged is not read again, and `left out` still says what an unchanged file left out.
 
 Outside git, Claude Code keeps only the current text, so this reader takes `known`: a
 topic file whose body changed is the next version of its record and supersedes it, and so

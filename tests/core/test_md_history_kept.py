@@ -132,8 +132,45 @@ def test_a_rewritten_history_is_read_whole(project, tmp_path, walks):
     assert walks[0] is None
     assert files(snap) == {".cursor/rules/ts.mdc", ".cursor/rules/py.mdc"}
     walks.clear()
-    _, snap = twins.sync()  # the new history is the one read: not walked whole again
-    assert ".cursor/rules/py.mdc" not in files(snap) and walks[0] == {".cursor/rules/ts.mdc"}
+    # the new history is the one read: nothing walked again, though ts.mdc's version of the
+    # dropped commit stays its record's live head (a replay leaves it: the record names it)
+    counts, snap = twins.sync()
+    assert files(snap) == set() and walks[0] == set() and counts["unchanged"] == 5
+    walks.clear()
+    _, snap = twins.sync()
+    assert files(snap) == set() and walks[0] == set()
+
+
+def test_after_a_rewritten_history_no_file_is_replayed_twice(project, tmp_path, walks):
+    """A dropped commit that edited a rule, added one to another file and edited a file
+    removed since: each file replayed once (what the dropped versions were stays as a whole
+    replay leaves it: an edit's version live, a rule only that commit wrote deleted), then
+    nothing, nor after a commit elsewhere."""
+    commit(
+        project, {".cursorrules": "- Use type hints everywhere.\n- Keep it short.\n"}, "2026-01-03T09:00:00Z"
+    )
+    twins = twins_of(project, tmp_path)
+    commit(
+        project,
+        {
+            ".cursor/rules/py.mdc": PY + "- Test every branch\n",
+            ".cursorrules": "- Use type hints everywhere, always.\n- Keep it short.\n",
+        },
+        "2026-01-04T09:00:00Z",
+    )
+    twins.sync()
+    git(project, "reset", "-q", "--hard", "HEAD~1")  # the last commit dropped
+    commit(project, {".cursorrules": None}, "2026-01-05T09:00:00Z")
+    counts, _ = twins.sync()  # the whole history read, once
+    assert counts["newly_deleted"] == 3  # the dropped rule, and .cursorrules' two (the edit stays)
+    for _ in range(2):
+        walks.clear()
+        counts, snap = twins.sync()
+        assert files(snap) == set() and walks[0] == set() and counts["newly_deleted"] == 0
+    commit(project, {"src/app.ts": "export const a = 1\n"}, "2026-01-06T09:00:00Z")
+    walks.clear()
+    _, snap = twins.sync()
+    assert files(snap) == set() and walks[0] == {"src/app.ts"}  # what the commit changed, only
 
 
 def test_a_rule_not_committed_is_read_then_replayed_once_committed(project, tmp_path):

@@ -33,7 +33,10 @@ file, and as itself for the history it had as a file (its blocks deleted when it
 link); a project's `@path` imports are read too (`mm.IMPORT_DEPTH` hops, inside the folder only).
 A sync replays only the files a commit or an edit changed since the last sync (gitkept: each
 fact records its file as read and the readers' rules, the reader's record the HEAD each root
-was read at); the others stay as they are.
+was read at); the others stay as they are. What no fact can say of a file, that it gave none
+(headings, front matter or imports only) and what it left out, the reader's record keeps
+too (mditems.Found, as the Markdown readers keep theirs), in git and outside: such a file
+unchanged is not read again, and `left out` still says what an unchanged file left out.
 
 Outside git, Claude Code keeps only the current text, so this reader takes `known`: a
 topic file whose body changed is the next version of its record and supersedes it, and so
@@ -82,7 +85,14 @@ from synapse_tui.core.ingest.adapters import (
 )
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
 from synapse_tui.core.ingest.adapters.git_notes import NOT_NAMEABLE, nameable, not_utf8_said, shown_name
-from synapse_tui.core.ingest.adapters.mditems import file_stamp, file_text, read_utf8, said_nul
+from synapse_tui.core.ingest.adapters.mditems import (
+    Found,
+    as_read,
+    file_stamp,
+    file_text,
+    read_utf8,
+    said_nul,
+)
 from synapse_tui.core.ingest.interchange import ParsedFact, Progress, parse_line
 
 SYSTEM = "claude-code"
@@ -140,6 +150,7 @@ class _File:
     stamp: str = ""  # size and modification time: unchanged since the last sync when equal
     mtime: float = 0.0
     kept: list[str] = field(default_factory=list)  # records found unchanged, not read again
+    unread: bool = False  # unchanged since the last sync (its facts, or the record): not read again
     loose: list[str] = field(default_factory=list)  # front matter fields left out
     skipped: dict[str, int] = field(default_factory=dict)  # junk passed over, by kind (mm.blocks)
 
@@ -162,7 +173,9 @@ def read(
     heads = _heads(known, roots)
     junk: dict[str, int] = {}
     held = mm.Held.of(known)
-    history = _history(roots, files, left_out, locate, junk, held, None if whole else read_before)
+    before = None if whole else read_before
+    found = {r: Found([], set(), set(), set(), {}, left_out, _recorded(before, r)) for r in roots}
+    history = _history(roots, files, left_out, locate, junk, held, found, before)
     history_facts, history_deleted, history_records, files, back = (
         history.facts,
         history.deleted,
@@ -171,11 +184,11 @@ def read(
         history.back,
     )
     resolved = {r: str(r.resolve()) for r in roots}
-    kept = _read_changed(files, heads, resolved, left_out, progress)
+    kept = _read_changed(files, heads, resolved, found, progress)
     for f in files:
         for kind, n in f.skipped.items():
             junk[kind] = junk.get(kind, 0) + n
-    left_out += mm.skipped_lines(junk)  # HTML comments, table rows... read this time
+    _say_skipped(junk, files, found, left_out)
     times = _Times(roots, files, left_out)
     blocks: dict[str, list[KnownFact]] = {}
     for r, k in heads.items():
@@ -214,9 +227,47 @@ def read(
         # (and the history it was read from, on a file gone too: gitkept)
         evidence=mm.now_committed(facts, held.known, unsaved, (own_key(SYSTEM, "line"), *READ_AS))
         + mm.gone_read(history_facts, history.found, held.known, READ_AS),
-        # the HEAD each root in git now stands read at (gitkept)
-        read_record=None if read_before is None else history.record,
+        # the HEAD each root in git now stands read at (gitkept), and of each file what no
+        # fact says: that it gave none, what it left out (mditems.Found)
+        read_record=None
+        if read_before is None
+        else {resolved[r]: {**found[r].record, **history.record.get(resolved[r], {})} for r in roots},
     )
+
+
+def _recorded(read_before: dict[str, Any] | None, root: Path) -> dict[str, Any]:
+    """The reader's record of the files of `root` it read at the last sync."""
+    files = (read_before or {}).get(str(root.resolve()))
+    return files if isinstance(files, dict) else {}
+
+
+# the kind of junk (`_File.skipped`) an index's pointer lines are counted under, said on a line
+# of its own
+POINTERS = "index pointer"
+
+
+def _say_skipped(
+    junk: dict[str, int], files: list[_File], found: dict[Path, Found], left_out: list[str]
+) -> None:
+    """The `left out` lines of what the files passed over, those read now and those the
+    reader's record says of the files not read again: junk (HTML comments, table rows...),
+    index pointer lines, and the auto memory files that gave no fact."""
+    pointers = junk.pop(POINTERS, 0)
+    left_out += mm.skipped_lines(junk)
+    if pointers:
+        left_out.append(f"{pointers} index lines point to topic files (each topic file is read as itself)")
+    prose = [
+        f.file
+        for f in files
+        if f.tier == "auto"
+        and (found[f.root].record.get(f.rel) or {}).get("empty")
+        and not f.skipped.get(POINTERS)
+    ]
+    if prose:
+        left_out.append(
+            f"{len(prose)} of {len(files)} files hold no front matter and no bullets"
+            f" (prose in auto memory is not read): {', '.join(sorted(prose))}"
+        )
 
 
 def _keep_out_of_reach(heads: dict[str, KnownFact], seen: set[str], kept: set[str]) -> None:
@@ -318,40 +369,41 @@ def _read_changed(
     files: list[_File],
     heads: dict[str, KnownFact],
     resolved: dict[Path, str],
-    left_out: list[str],
+    found: dict[Path, Found],
     progress: Progress | None,
 ) -> set[str]:
     """Parse each file changed since the last sync (its size and modification time not
-    those the store recorded); the ids of the facts of those unchanged, not read again."""
+    those the store recorded, on its facts or, of a file that gave none, in the reader's
+    record: mditems.as_read); the ids of the facts of those unchanged, not read again,
+    whose record says again what they left out."""
     by_file: dict[tuple[Any, Any], list[KnownFact]] = {}
     for k in heads.values():
         by_file.setdefault((k.provenance.get(ROOT), k.provenance.get(FILE_KEY)), []).append(k)
-    report, pointers, prose, kept = every(progress, 200), 0, [], set()
+    report, kept = every(progress, 200), set()
     for i, f in enumerate(files, start=1):
         report(i, len(files))
         f.stamp, f.mtime = file_stamp(f.path)
         alive = [k for k in by_file.get((resolved[f.root], f.file), ()) if not k.deleted]
-        if alive and all(k.provenance.get(STAMP) == f.stamp for k in alive):
+        record = found[f.root]
+        note = record.recalled(f, f.stamp)
+        if as_read(alive, STAMP, f.stamp, note, record.noted_before(f)):
             kept |= {k.id for k in alive}  # as it was at the last sync: not read again
-            f.kept = [k.record for k in alive]
+            f.kept, f.unread = [k.record for k in alive], True
+            if note is not None:
+                record.carry(f, note)
             continue
-        text = file_text(f.path, left_out, f.file)
+        lines: list[str] = []
+        text = file_text(f.path, lines, f.file)
         if text is None:  # one unreadable file: named, its facts kept as they were
+            record.left_out += lines
             kept |= {k.id for k in alive}
-            f.kept = [k.record for k in alive]
+            f.kept, f.unread = [k.record for k in alive], True
             continue
-        index = _parse(f, text)
-        pointers += index
-        if f.tier == "auto" and not f.items and not index:  # an index of pointers is said on its own line
-            prose.append(f.file)
-        _say_loose(f, left_out)
-    if pointers:
-        left_out.append(f"{pointers} index lines point to topic files (each topic file is read as itself)")
-    if prose:
-        left_out.append(
-            f"{len(prose)} of {len(files)} files hold no front matter and no bullets"
-            f" (prose in auto memory is not read): {', '.join(sorted(prose))}"
-        )
+        if index := _parse(f, text):  # an index's pointer lines are said on a line of their own
+            f.skipped[POINTERS] = index
+        _say_loose(f, lines)
+        record.left_out += lines
+        record.note(f, f.stamp, "", not f.items, lines)
     return kept
 
 
@@ -387,34 +439,27 @@ def _history(
     locate: dict[Path, _Locate],
     junk: dict[str, int],
     held: mm.Held,
+    found: dict[Path, Found],
     read_before: dict[str, Any] | None = None,
 ) -> _Replayed:
     """The files committed in a git work tree, replayed commit by commit as git-notes
     replays a note (markdown_memory.replay), those gone from the work tree too (their
-    blocks deleted); a file as it was synced (gitkept, at the HEAD `read_before` says)
-    is not replayed again."""
+    blocks deleted); a file as it was synced (gitkept, at the HEAD `read_before` says),
+    or that the reader's record (`found`) says gave no fact as it stands and no commit
+    since changed, is not replayed again: what its record says it left out is said."""
     out = _Replayed()
     trees: dict[Path, Any] = {}
     for root in roots:
         trees[root] = gitlog.open_or_left_out(root, left_out)  # else read as it stands
-    kept: dict[Path, gitkept.Kept] = {}
+    kept: dict[Path, set[str]] = {}  # paths from the top: as synced (gitkept)
+    quiet: dict[Path, set[str]] = {}  # paths from the top: giving no fact, as recorded
     histories: dict[Path, dict[str, Any]] = {}
     for root, tree in trees.items():
-        if tree is None:
-            continue
-        resolved = str(root.resolve())
-        out.record[resolved] = gitkept.folder_entry(tree)
-        mine = [k for k in held.known if k.provenance.get(ROOT) == resolved]
-        then = gitkept.recorded_head(read_before, resolved)
-        judged = gitkept.as_synced(SYSTEM, tree, mine, _path_of(tree, root), then)
-        if judged is None:
-            histories[root] = tree.history()
-            continue
-        kept[root] = judged
-        ours = {_own_rel(tree, f.path) for g in files if g.root == root for f in _as_read(g)}
-        histories[root] = tree.history(only=(ours | judged.replay | judged.changed) - {None} - judged.paths)
-        out.kept |= judged.ids
-        out.records |= {k.record for k in mine if k.id in judged.ids}
+        if tree is not None:
+            ours = [f for g in files if g.root == root for f in _as_read(g)]
+            histories[root], kept[root], quiet[root] = _judged(
+                root, tree, ours, held, found[root], read_before, out
+            )
     done: set[tuple[Path, str]] = set()
     for g in files + _gone_files(trees, histories, locate):
         for f in _as_read(g):
@@ -424,15 +469,100 @@ def _history(
             if key in done:
                 continue
             done.add(key)
-            if f.root in kept and rel in kept[f.root].paths:
-                continue  # as it was synced: what it gave stands (out.kept)
             states = histories.get(f.root, {}).get(rel or "", [])
+            if rel in kept.get(f.root, ()) or states and rel in quiet[f.root]:
+                _carried(f, found[f.root], junk)  # as it was synced: what it gave stands (out.kept)
+                continue
             if tree is None or rel is None or not states:
                 if not f.path.is_symlink():  # a link without a history of its own: its target is read
                     out.rest.append(f)
                 continue
-            _replay_one(f, tree, rel, states, left_out, junk, held, out)
+            _replay_one(f, tree, rel, states, left_out, junk, held, out, found[f.root])
+    _carried_gone(kept, trees, locate, found, junk, done)
     return out
+
+
+def _carried_gone(
+    kept: dict[Path, set[str]],
+    trees: dict[Path, Any],
+    locate: dict[Path, _Locate],
+    found: dict[Path, Found],
+    junk: dict[str, int],
+    done: set[tuple[Path, str]],
+) -> None:
+    """The files gone from the work tree that are as synced (gitkept; paths from the top
+    in `kept`): what the reader's record says they left out (their history), said again."""
+    for root, paths in kept.items():
+        inside = trees[root].inside
+        for path in sorted(paths):
+            rel = path if inside == "." else path.removeprefix(inside + "/")
+            if (root, path) not in done and (gone := locate[root](rel)) is not None:
+                _carried(gone, found[root], junk)
+
+
+def _judged(
+    root: Path,
+    tree: gitlog.Folder,
+    files: list[_File],
+    held: mm.Held,
+    found: Found,
+    read_before: dict[str, Any] | None,
+    out: _Replayed,
+) -> tuple[dict[str, Any], set[str], set[str]]:
+    """Of a root in git (its `files` as read: `_as_read`), the histories to replay, the
+    files as synced (gitkept: their facts, counted in `out`, stand) and those giving no
+    fact as recorded (`_quiet`), paths from the top; the HEAD it is read at in `out.record`."""
+    resolved = str(root.resolve())
+    out.record[resolved] = gitkept.folder_entry(tree)
+    mine = [k for k in held.known if k.provenance.get(ROOT) == resolved]
+    then = gitkept.recorded_head(read_before, resolved)
+    judged = gitkept.as_synced(SYSTEM, tree, mine, _path_of(tree, root), then)
+    quiet = _quiet(tree, files, mine, found, judged, then)
+    if judged is None:
+        return tree.history(), set(), quiet
+    ours = {rel for f in files if (rel := _own_rel(tree, f.path)) is not None}
+    history = tree.history(only=(ours | judged.replay | judged.changed) - judged.paths)
+    out.kept |= judged.ids
+    out.records |= {k.record for k in mine if k.id in judged.ids}
+    return history, judged.paths, quiet
+
+
+def _quiet(
+    tree: gitlog.Folder,
+    files: list[_File],
+    mine: list[KnownFact],
+    found: Found,
+    judged: gitkept.Kept | None,
+    then: str | None,
+) -> set[str]:
+    """Of a root's `files` (as read: `_as_read`), those (paths from the top) the reader's
+    record says gave no fact as they stand (their stamp), that the store holds no fact of
+    and no commit since the HEAD the last sync read at (`then`) changed: a replay would
+    give none again (a file the store holds facts of, gitkept judges)."""
+    if not found.before:
+        return set()
+    changed = judged.changed if judged is not None else tree.since(then) if then and tree.head_sha() else None
+    if changed is None:
+        return set()
+    held = {k.provenance.get(FILE_KEY) for k in mine}
+    out = set()
+    for f in files:
+        rel = _own_rel(tree, f.path)
+        if rel is None or rel in changed or f.file in held:
+            continue
+        note = found.recalled(f, gitkept.stamp(f.path))
+        if note is not None and note.get("empty") is True:
+            out.add(rel)
+    return out
+
+
+def _carried(f: _File, found: Found, junk: dict[str, int]) -> None:
+    """A file not replayed again: what the reader's record says it left out, said again."""
+    note = found.recalled(f, gitkept.stamp(f.path))
+    if note is not None:
+        found.carry(f, note)
+        for kind, n in f.skipped.items():
+            junk[kind] = junk.get(kind, 0) + n
 
 
 def _path_of(tree: gitlog.Folder, root: Path) -> Callable[[KnownFact], str | None]:
@@ -454,13 +584,19 @@ def _replay_one(
     junk: dict[str, int],
     held: mm.Held,
     out: _Replayed,
+    record: Found,
 ) -> None:
-    """One committed file replayed into `out`."""
-    found, whole = _replay_file(f, tree, rel, states, left_out)
+    """One committed file replayed into `out`; what no fact says of it (that it gave
+    none, what it left out) noted in the reader's `record`."""
+    lines: list[str] = []
+    found, whole, empty = _replay_file(f, tree, rel, states, lines)
     now_bad = bool(states) and states[-1][1] in tree.not_utf8
-    left_out += not_utf8_said(f.file, states, tree.not_utf8, now_bad)
-    left_out += tree.binary_left_out(f.file, states)
-    _say_loose(f, left_out)
+    lines += not_utf8_said(f.file, states, tree.not_utf8, now_bad)
+    lines += tree.binary_left_out(f.file, states)
+    _say_loose(f, lines)
+    left_out += lines
+    f.skipped = dict(found.skipped)
+    record.note(f, f.stamp, "", empty, lines)
     for kind, n in found.skipped.items():
         junk[kind] = junk.get(kind, 0) + n
     ids = held.store_ids(SYSTEM, found)
@@ -513,10 +649,10 @@ def _own_rel(tree: gitlog.Folder, path: Path) -> str | None:
 
 def _replay_file(
     f: _File, tree: Any, rel: str, states: list[Any], left_out: list[str]
-) -> tuple[mm.Replay, bool]:
+) -> tuple[mm.Replay, bool, bool]:
     """A committed file's history replayed (its uncommitted text last, dated by the file;
-    not UTF-8, it is named in `left_out` instead), and whether it is a topic file (one
-    fact) rather than blocks."""
+    not UTF-8, it is named in `left_out` instead), whether it is a topic file (one fact)
+    rather than blocks, and whether it gives no fact as it stands."""
     f.stamp = gitkept.stamp(f.path)  # the file as it stood before it was read (gitkept)
     states, texts = tree.without_binary(states, tree.texts(blob for _, blob in states))
     timeline: list[tuple[Any, float | None, str | None]] = [
@@ -544,8 +680,8 @@ def _replay_file(
     )
     places = mm.Places([blob for _, blob in states], tree.hunks())
     found = mm.Replay()
-    mm.replay(f.rel, timeline, found, whole=whole, keep=None if whole else _keeper(f), places=places)
-    return found, whole
+    gives = mm.replay(f.rel, timeline, found, whole=whole, keep=None if whole else _keeper(f), places=places)
+    return found, whole, bool(timeline) and timeline[-1][2] is not None and not gives
 
 
 def _keeper(f: _File) -> Callable[[mm.Block], bool]:
@@ -820,7 +956,7 @@ class _Times:
             tree = gitlog.open_or_left_out(root, left_out)  # else dated by the files
             if tree is not None:
                 # files unchanged since the last sync (kept) need no time: not hashed again
-                mine = [self._rel(tree, f.path) for f in files if f.root == root and not f.kept]
+                mine = [self._rel(tree, f.path) for f in files if f.root == root and not f.unread]
                 self.trees[root] = (tree, tree.last_commits(), tree.changed(r for r in mine if r))
                 left_out += tree.left_out
         self.blamed: dict[Path, list[gitlog.Commit | None]] = {}

@@ -21,7 +21,9 @@ the rest the same way for all of them:
   instant; uncommitted text comes last. A file is replayed whole from its first commit,
   so the same repository gives the same ids; git's history is read only for the files a
   commit changed since the HEAD the reader's record says the last sync read at, or that
-  are not as read (mdhistory._since). Git is read through
+  are not as read (mdhistory._since); after a rewritten history, the store's versions of the
+  commits it dropped stay as a replay leaves them and the reader's record names them, so
+  they are neither judged nor counted (mdhistory._strays). Git is read through
   gitlog/safegit: nothing the repository names ever runs.
 - Times. What the source records (a header's `updated_at`, a claim's `updatedAt`), else a
   date in the file's name (`2026-05-14.md`), else a date in its front matter; else, in a

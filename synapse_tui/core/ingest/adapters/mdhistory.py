@@ -56,7 +56,8 @@ def replay(
     since = _since(system, tree, root, by_rel, by_file, held or {}, out)
     history = tree.history() if since is None else tree.history(only=since[0])
     done: set[str] = set() if since is None else since[1]
-    chosen = _chosen(system, tree, root, history, by_rel, locate, by_file, held or {}, out, done)
+    walked = set(tree.walk()) if history else set()  # the commits `history` read (none: not walked)
+    chosen = _chosen(system, tree, root, history, by_rel, locate, by_file, held or {}, out, done, walked)
     if not chosen:
         return done
     chosen.sort(key=lambda c: c[0])  # the blobs are read in the order the files are replayed
@@ -73,9 +74,32 @@ def replay(
         empty = _replay_file(system, prefix, root_s, doc, states, changes[-1][0].sha, out, mine)
         lines += doc.left_out
         out.left_out += lines
+        stray = _strays(system, walked, mine.known)
         if rel in by_rel:
-            out.note(doc, file_stamp(doc.path)[0], changes[-1][0].sha, empty, lines)
+            out.note(doc, file_stamp(doc.path)[0], changes[-1][0].sha, empty, lines, stray)
+        elif stray:  # gone from the work tree: only what a later sync needs to keep it
+            out.note(doc, _gone(), changes[-1][0].sha, False, [], stray)
     return done
+
+
+def _gone() -> str:
+    """The stamp of a file gone from the work tree: no size nor time, the rules only."""
+    return f"::{gitkept.RULES}"
+
+
+def _strays(system: str, walked: set[str], known: Iterable[KnownFact]) -> list[str]:
+    """The store's facts of a file a replay of it does not list: those of commits the
+    history read now (`walked`) does not hold (a rewritten history dropped them). They stay
+    as they are (a replay leaves them, live or not); the reader's record names them, so a
+    later sync judges the file by the facts a replay gives (`_as_synced`)."""
+    commit_key = own_key(system, "commit")
+    return sorted(k.id for k in known if (c := k.provenance.get(commit_key)) and c not in walked)
+
+
+def _stray(note: Any) -> set[str]:
+    """The ids the reader's record of a file names as not listed by its replay (`_strays`)."""
+    ids = note.get("stray") if isinstance(note, dict) else None
+    return {i for i in ids if isinstance(i, str)} if isinstance(ids, list) else set()
 
 
 _Chosen = tuple[str, str, Doc, list[tuple[gitlog.Commit, str | None]]]
@@ -92,9 +116,10 @@ def _chosen(
     held: dict[str, list[KnownFact]],
     out: Found,
     done: set[str],
+    walked: set[str],
 ) -> list[_Chosen]:
     """Of the files `history` holds, those to replay (each file the reader reads is added
-    to `done`): not those as synced (`_as_synced`)."""
+    to `done`): not those as synced (`_as_synced`; `walked`: the commits `history` read)."""
     chosen: list[_Chosen] = []
     for path, changes in history.items():
         rel = _under(path, tree.inside, root)
@@ -105,7 +130,8 @@ def _chosen(
             continue
         done.add(rel)
         stored = held.get(rel, [])
-        if rel in by_rel and _as_synced(system, doc, changes[-1][0].sha, by_file.get(rel, ()), stored, out):
+        last, stray = changes[-1][0].sha, set(_strays(system, walked, stored))
+        if rel in by_rel and _as_synced(system, doc, last, by_file.get(rel, ()), stored, out, stray):
             continue
         chosen.append((rel, path, doc, changes))
     return chosen
@@ -188,7 +214,7 @@ def _since(
             only.add(top(rel))
     for rel, facts in held.items():
         if rel not in by_rel and top(rel) not in changed:
-            if _gone_as_synced(system, facts, out):
+            if _gone_as_synced(system, rel, facts, out):
                 done.add(rel)
             else:
                 only.add(top(rel))
@@ -199,49 +225,77 @@ def _last_read(system: str, known: Iterable[KnownFact], note: Any) -> str | None
     """The last commit of a file as the last sync read it: the one its facts say (or its
     record, of a file that gave none); "" when it was read as it stood (not in git then);
     None when that is not known (it was never read, or its facts disagree)."""
-    last_key = own_key(system, "last_commit")
-    said = {str(k.provenance.get(last_key) or "") for k in known if not k.deleted}
+    last_key, stray = own_key(system, "last_commit"), _stray(note)  # a replay lists no stray fact
+    said = {str(k.provenance.get(last_key) or "") for k in known if not k.deleted and k.id not in stray}
     if not said and isinstance(note, dict):
         said = {str(note.get("commit") or "")}
     return said.pop() if len(said) == 1 else None
 
 
-def _gone_as_synced(system: str, facts: list[KnownFact], out: Found) -> bool:
+def _gone_as_synced(system: str, rel: str, facts: list[KnownFact], out: Found) -> bool:
     """Whether a file gone from the work tree before the last sync, each record's last
-    version flagged deleted, was replayed by these rules (a version its replay lists is
-    stamped by them): then a replay lists those versions again, counted as unchanged."""
+    version flagged deleted (or not listed by its replay: the reader's record names it,
+    `_strays`), was replayed by these rules (a version its replay lists is stamped by
+    them): then a replay lists those versions again, counted as unchanged."""
     commit_key, stamp_key = own_key(system, "commit"), own_key(system, "stamp")
+    note = out.before.get(rel)
+    stray = _stray(note) if isinstance(note, dict) and note.get("stamp") == _gone() else set()
+    facts = [k for k in facts if k.id not in stray]
     if any(k.head and not k.deleted for k in facts) or not any(
         _relisted(k, commit_key, stamp_key) for k in facts
     ):
         return False
-    out.kept |= {k.id for k in facts if not k.deleted or _relisted(k, commit_key, stamp_key)}
+    listed = [k for k in facts if not k.deleted or _relisted(k, commit_key, stamp_key)]
+    out.kept |= {k.id for k in listed}
+    if stray:
+        out.seen |= {k.record for k in listed}  # a stray head's record, as a replay sees it
+        out.record[rel] = note
     return True
 
 
 def _as_synced(
-    system: str, doc: Doc, last: str, known: Iterable[KnownFact], every: Iterable[KnownFact], out: Found
+    system: str,
+    doc: Doc,
+    last: str,
+    known: Iterable[KnownFact],
+    every: Iterable[KnownFact],
+    out: Found,
+    stray: set[str] | None = None,
 ) -> bool:
     """Whether a file's last commit, size and modification time are those its facts in the
     store were read from (a sync refreshes them on the facts it does not change), or, of a
     file that gave no fact, those the reader's record of it says (`Found.recalled`): then
     its facts count as unchanged, and it is not replayed again. `every`: each version the
     store holds of the file, all of which but the texts nobody committed that are gone a
-    replay would list again (history included)."""
-    alive = [k for k in known if not k.deleted]
+    replay would list again (history included); `stray`: those of commits the history does
+    not hold (`_strays`, where the history was walked; else as the record says), which a
+    replay does not list: neither judged nor counted."""
     stamp_key, last_key = own_key(system, "stamp"), own_key(system, "last_commit")
     stamp = file_stamp(doc.path)[0]
     note = out.recalled(doc, stamp, last)
+    strays = _stray(note) if stray is None else stray
+    alive = [k for k in known if not k.deleted and k.id not in strays]
     if alive and not all(k.provenance.get(last_key) == last for k in alive):
         return False
-    if not as_read(alive, stamp_key, stamp, note, out.noted_before(doc)):
+    # (a file whose every head is stray: its record, at this stamp and last commit, says so)
+    if not as_read(alive, stamp_key, stamp, note, out.noted_before(doc)) and not (
+        strays and not alive and note is not None
+    ):
         return False
     commit_key = own_key(system, "commit")
-    listed = [k for k in every if not k.deleted or _relisted(k, commit_key, stamp_key)]
+    listed = [
+        k for k in every if (not k.deleted or _relisted(k, commit_key, stamp_key)) and k.id not in strays
+    ]
     out.kept |= {k.id for k in [*alive, *listed]}  # as it was at the last sync: not replayed
-    out.seen |= {k.record for k in alive}
+    # a stray head's record too, as a replay sees it (listed holds every alive fact)
+    out.seen |= {k.record for k in (listed if strays else alive)}
     if note is not None:
         out.carry(doc, note)
+    if strays != _stray(note):  # the history walked now names them: so does the record, for the next sync
+        out.record.pop(doc.rel, None)
+        lines = note.get("left_out") if note is not None else None
+        empty = note is not None and note.get("empty") is True
+        out.note(doc, stamp, last, empty, lines if isinstance(lines, list) else [], sorted(strays))
     return True
 
 
@@ -266,7 +320,7 @@ def _replay_file(
     the source against the store: versions, and deletions at the commit that made them.
     Whether the last state gave no item."""
     # a file gone: no size nor time, the rules only (what `_gone_as_synced` asks)
-    stamp, mtime = file_stamp(doc.path) if doc.path.is_file() else (f"::{gitkept.RULES}", 0.0)
+    stamp, mtime = file_stamp(doc.path) if doc.path.is_file() else (_gone(), 0.0)
     section_key = own_key(system, "section")
     heads: dict[str, KnownFact] = {}
     written: dict[str, ParsedFact] = {}  # record -> the fact of its latest version

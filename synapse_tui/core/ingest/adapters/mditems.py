@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from synapse_tui.core.base.clock import format_time
 from synapse_tui.core.base.errors import InputError
@@ -86,6 +86,14 @@ class Doc:
     skipped: dict[str, int] = field(default_factory=dict)  # junk its Markdown held, by kind (`blocks`)
 
 
+class Noted(Protocol):
+    """A file as the reader's record (`Found`) knows it: its path under the root (the
+    record's key) and the junk its Markdown held, by kind. A Doc; Claude Code's files too."""
+
+    rel: str
+    skipped: dict[str, int]
+
+
 @dataclass
 class Found:
     """What reading a root adds up to, for the Snapshot read_docs builds: facts, the records
@@ -102,7 +110,7 @@ class Found:
     before: dict[str, Any] = field(default_factory=dict)
     record: dict[str, Any] = field(default_factory=dict)
 
-    def recalled(self, doc: Doc, stamp: str, last: str = "") -> dict[str, Any] | None:
+    def recalled(self, doc: Noted, stamp: str, last: str = "") -> dict[str, Any] | None:
         """The file's record at the last sync, when it was read as it stands now (its
         stamp, and in git its last commit, `last`); else None."""
         note = self.before.get(doc.rel)
@@ -110,21 +118,27 @@ class Found:
             return note
         return None
 
-    def noted_before(self, doc: Doc) -> bool:
+    def noted_before(self, doc: Noted) -> bool:
         return doc.rel in self.before
 
-    def note(self, doc: Doc, stamp: str, last: str, empty: bool, lines: list[str]) -> None:
+    def note(
+        self, doc: Noted, stamp: str, last: str, empty: bool, lines: list[str], stray: list[str] | None = None
+    ) -> None:
         """Record what a file read now gave that no fact says: that it gave none (`empty`),
         the `left out` lines of it (`lines`) and the junk its Markdown held (`doc.skipped`),
-        as read at `stamp` (in git, at its last commit `last`); nothing when there is none."""
+        and in git the store's facts of it a replay does not list (`stray`: of commits a
+        rewritten history dropped), as read at `stamp` (in git, at its last commit `last`);
+        nothing when there is none."""
         skipped = {kind: n for kind, n in doc.skipped.items() if n}
-        if empty or lines or skipped:
+        if empty or lines or skipped or stray:
             note: dict[str, Any] = {"stamp": stamp, "empty": empty, "left_out": lines, "skipped": skipped}
             if last:
                 note["commit"] = last
+            if stray:
+                note["stray"] = stray
             self.record[doc.rel] = note
 
-    def carry(self, doc: Doc, note: dict[str, Any]) -> None:
+    def carry(self, doc: Noted, note: dict[str, Any]) -> None:
         """A file not read again: what its record says it gave, as if it were read."""
         lines = note.get("left_out")
         self.left_out += [line for line in lines if isinstance(line, str)] if isinstance(lines, list) else []

@@ -31,13 +31,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import resource
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from samerun import TREE, before_tree, cli, cli_json, clone, counted, extract, run_child
+from samerun import TREE, before_tree, cli, cli_json, clone, counted, cpu, extract, run_child
 
 # (snapshot, how it is read: a folder extracted, or a clone with its history; --from)
 FOLDERS = [
@@ -52,16 +51,10 @@ NOT_COMPARED = ("db", "source")
 # -- in the child ------------------------------------------------------------------------
 
 
-def _cpu() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-
-
 def child_import(source: str, system: str, db: str) -> dict:
-    cpu, wall = _cpu(), time.perf_counter()
+    c0, wall = cpu(), time.perf_counter()
     counts = cli_json("import", "--from", system, source, "--db", db, "--json")
-    return {"import_cpu": _cpu() - cpu, "import_wall": time.perf_counter() - wall, "imported": counts}
+    return {"import_cpu": cpu() - c0, "import_wall": time.perf_counter() - wall, "imported": counts}
 
 
 def _ruleless(provenance: dict) -> dict:
@@ -82,9 +75,9 @@ def child_time(system: str, db: str, repeat: int) -> dict:
     load_cpu, load_wall, digest, n = [], [], "", 0
     with Store.open(db, readonly=True) as store:
         for _ in range(repeat):
-            cpu, wall = _cpu(), time.perf_counter()
+            c0, wall = cpu(), time.perf_counter()
             known = [k for name in systems for k in known_facts(store, name)]
-            load_cpu.append(_cpu() - cpu)
+            load_cpu.append(cpu() - c0)
             load_wall.append(time.perf_counter() - wall)
     rows = [
         [k.id, k.record, k.version, k.text, k.note, k.head, k.deleted, _ruleless(k.provenance)] for k in known
@@ -92,9 +85,9 @@ def child_time(system: str, db: str, repeat: int) -> dict:
     digest, n = hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest(), len(rows)
     sync_cpu, sync_wall, counts = [], [], []
     for _ in range(repeat):
-        cpu, wall = _cpu(), time.perf_counter()
+        c0, wall = cpu(), time.perf_counter()
         got = cli_json("sync", db, "--json", "--yes")
-        sync_cpu.append(_cpu() - cpu)
+        sync_cpu.append(cpu() - c0)
         sync_wall.append(time.perf_counter() - wall)
         counts.append(counted(got, NOT_COMPARED))
     return {

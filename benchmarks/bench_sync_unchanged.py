@@ -10,11 +10,15 @@ For each real folder (a `fetch` snapshot under DIR, default /work/.mirror, extra
 new repository of our own, read by the reader named (`import --from SYSTEM`), then one
 file gains a bullet in a second commit, and the store is synced (the sync after the
 commit), then synced again with nothing changed (`--repeat` times, the best taken): that
-second sync is the figure. Each code runs in a child process of its own (PYTHONPATH at
+second sync is the figure, its wall time and its CPU time (the child's and git's: the
+machine is shared, and wall time wanders with its load). Each code runs in a child process of its own (PYTHONPATH at
 this tree, or at REV extracted with `git archive`, default 2821c10, the code before the
 refresh), on its own copy of the repository, and says what the syncs counted and what the
 store holds (every fact's id, text, deleted flag and link): the two must agree, or the
-script says so and exits 1. `--history`: each snapshot is cloned with its real history
+script says so and exits 1. The last FOLDERS, large trees holding few notes (`--from
+markdown` there is git-notes' reader), time mostly the walk that finds the notes
+(markdown_memory.memory_files): `--before 8220d05`, main before that walk worked out each
+folder's place once for all its entries. `--history`: each snapshot is cloned with its real history
 instead (as below), so a sync's reading of git's history is timed too, and the child
 counts the whole-history walks per sync.
 
@@ -40,7 +44,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from samerun import TREE, before_tree, cli, cli_json, clone, counted, extract, fact_rows, git, run_child
+from samerun import TREE, before_tree, cli, cli_json, clone, counted, cpu, extract, fact_rows, git, run_child
 
 BEFORE = "2821c10"  # main before the refresh (its branch's base); `--before ab37e16` for git-notes
 
@@ -50,6 +54,9 @@ FOLDERS = [
     ("7Spade+Twilight-Hub", "cursor", "source", ".cursor/rules"),
     ("7Spade+ng-alain-master", "cursor", "source", ".cursor/rules"),
     ("google-gemini+gemini-cli", "gemini-cli", "project", "GEMINI.md"),
+    # large trees, few notes: a sync with nothing changed is mostly the walk of the folder
+    ("astral-sh+ruff", "markdown", "source", "AGENTS.md"),
+    ("TanStack+router", "markdown", "source", "AGENTS.md"),
 ]
 # (snapshot, the note the commit appends a bullet to)
 GIT_FOLDERS = [
@@ -106,12 +113,13 @@ def in_child(repo: Path, system: str, how: str, where: str, repeat: int, every: 
     t = time.perf_counter()
     after_commit = cli_json("sync", str(db), "--json")
     first = time.perf_counter() - t
-    times, counts = [], []
+    times, cpus, counts = [], [], []
     replayed[0] = walked[0] = 0
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), cpu()
         counts.append(cli_json("sync", str(db), "--json"))
         times.append(time.perf_counter() - t)
+        cpus.append(cpu() - c)
     rows = fact_rows(db)
     # a project's path is part of its records' ids (Gemini CLI): each code reads its own copy
     here = [str(repo.resolve()), str(repo.resolve()).replace("/", "-")]
@@ -127,6 +135,7 @@ def in_child(repo: Path, system: str, how: str, where: str, repeat: int, every: 
             {
                 "sync_after_commit": first,
                 "second_sync": min(times),
+                "second_sync_cpu": min(cpus),
                 "replayed_per_sync": replayed[0] / repeat,
                 "walks_per_sync": walked[0] / repeat,
                 "counts_after_commit": after_commit,
@@ -282,7 +291,7 @@ def main() -> None:
     differ = False
     print(
         f"{'folder':32} {'reader':10} {'facts':>6} {'replayed':>8} {'before':>8} {'after':>8} {'ratio':>6}"
-        f" {'1st before':>10} {'1st after':>9}"
+        f" {'1st before':>10} {'1st after':>9} {'CPU before':>10} {'after':>8} {'ratio':>6}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         base = before_tree(args.before, Path(tmp) / "before")
@@ -337,6 +346,8 @@ def main() -> None:
                 f"{name:32} {system:10} {a['facts']:>6} {b['replayed_per_sync']:>4.0f}->{a['replayed_per_sync']:<3.0f}"
                 f" {b['second_sync']:>7.3f}s {a['second_sync']:>7.3f}s"
                 f" {ratio:>5.2f}x {b['sync_after_commit']:>9.3f}s {a['sync_after_commit']:>8.3f}s"
+                f" {b['second_sync_cpu']:>9.3f}s {a['second_sync_cpu']:>7.3f}s"
+                f" {a['second_sync_cpu'] / b['second_sync_cpu']:>5.2f}x"
                 + ("" if same else "  RESULTS DIFFER")
                 + walks
             )
@@ -346,6 +357,12 @@ def main() -> None:
                 a["second_sync"],
                 baseline=f"code at {args.before}",
                 against=b["second_sync"],
+            )
+            results.add(
+                f"{name}: that sync's CPU time (with git's)",
+                a["second_sync_cpu"],
+                baseline=f"code at {args.before}",
+                against=b["second_sync_cpu"],
             )
             results.add(
                 f"{name}: files replayed from git by that sync",

@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import os
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -99,6 +100,14 @@ def run_child(script: str, tree: str, *args: str) -> dict:
     if out.returncode != 0:
         raise SystemExit(f"child under {tree} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def cpu() -> float:
+    """CPU seconds of this process and its children (git) so far: the machine is shared, and
+    wall time wanders with its load."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def cli(*args: str) -> str:

@@ -15,10 +15,10 @@ machine is shared, and wall time wanders with its load). Each code runs in a chi
 this tree, or at REV extracted with `git archive`, default 2821c10, the code before the
 refresh), on its own copy of the repository, and says what the syncs counted and what the
 store holds (every fact's id, text, deleted flag and link): the two must agree, or the
-script says so and exits 1. The last FOLDERS, large trees holding few notes (`--from
-markdown` there is git-notes' reader), time mostly the walk that finds the notes
-(markdown_memory.memory_files): `--before 8220d05`, main before that walk worked out each
-folder's place once for all its entries. `--history`: each snapshot is cloned with its real history
+script says so and exits 1. The last FOLDERS are large trees holding few notes (`--from
+markdown` there is git-notes' reader), where the walk that finds the notes
+(markdown_memory.memory_files) is longest: `--before 8220d05`, main before that walk worked
+out each folder's place once for all its entries. `--history`: each snapshot is cloned with its real history
 instead (as below), so a sync's reading of git's history is timed too, and the child
 counts the whole-history walks per sync.
 
@@ -54,7 +54,7 @@ FOLDERS = [
     ("7Spade+Twilight-Hub", "cursor", "source", ".cursor/rules"),
     ("7Spade+ng-alain-master", "cursor", "source", ".cursor/rules"),
     ("google-gemini+gemini-cli", "gemini-cli", "project", "GEMINI.md"),
-    # large trees, few notes: a sync with nothing changed is mostly the walk of the folder
+    # large trees holding few notes: the walk that finds them is longest there
     ("astral-sh+ruff", "markdown", "source", "AGENTS.md"),
     ("TanStack+router", "markdown", "source", "AGENTS.md"),
 ]

@@ -28,6 +28,11 @@ GIT_ENV = {
     "GIT_COMMITTER_EMAIL": "bench@example.test",
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_CONFIG_NOSYSTEM": "1",
+    # no `gc --auto` after a commit of many files: detached, it packs and removes the loose
+    # objects while the repository is copied (and works beside the timed syncs)
+    "GIT_CONFIG_COUNT": "1",
+    "GIT_CONFIG_KEY_0": "gc.auto",
+    "GIT_CONFIG_VALUE_0": "0",
 }
 FIRST = "2026-03-01T10:00:00+00:00"  # when the files extracted are committed
 

@@ -31,16 +31,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-TREE = HERE.parent
+from samerun import TREE, before_tree, cli, cli_json, clone, counted, cpu, extract, run_child
 
 # (snapshot, how it is read: a folder extracted, or a clone with its history; --from)
 FOLDERS = [
@@ -48,84 +44,27 @@ FOLDERS = [
     ("RooCodeInc+Roo-Code", "clone", "git-notes"),
     ("TanStack+router", "folder", "markdown"),
 ]
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.test",
-    "GIT_COMMITTER_NAME": "Bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.test",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 # what a sync's JSON says of where it read (each code its own store)
 NOT_COMPARED = ("db", "source")
-
-
-def extract(snapshot: Path, into: Path) -> None:
-    """The snapshot's files at HEAD, but those whose blobs it lacks (its largest)."""
-    into.mkdir(parents=True)
-    git = ["git", f"--git-dir={snapshot}"]
-    listed = subprocess.run([*git, "ls-tree", "-r", "-z", "HEAD"], capture_output=True, check=True).stdout
-    entries = [
-        (e.split(b"\t", 1)[0].split()[2], e.split(b"\t", 1)[1]) for e in listed.split(b"\0") if b"\t" in e
-    ]
-    check = subprocess.run(
-        [*git, "cat-file", "--batch-check"],
-        input=b"".join(sha + b"\n" for sha, _ in entries), capture_output=True, check=True,
-    ).stdout.splitlines()  # fmt: skip
-    paths = [
-        p.decode("utf-8", "surrogateescape")
-        for (_, p), line in zip(entries, check, strict=True)
-        if not line.endswith(b"missing")
-    ]
-    archive = subprocess.run([*git, "archive", "HEAD", "--", *paths], capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-
-
-def clone(snapshot: Path, into: Path) -> None:
-    subprocess.run(
-        ["git", "clone", "-q", "--no-hardlinks", str(snapshot), str(into)],
-        check=True, capture_output=True, env={**os.environ, **GIT_ENV},
-    )  # fmt: skip
-
-
-def before_tree(rev: str, into: Path) -> str:
-    archive = subprocess.run(
-        ["git", "-C", str(TREE), "archive", rev, "synapse_tui"], capture_output=True, check=True
-    )
-    into.mkdir()
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-    return str(into)
 
 
 # -- in the child ------------------------------------------------------------------------
 
 
-def _cpu() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-
-
-def _cli(*args: str) -> dict:
-    import contextlib
-    import io
-
-    from synapse_tui.cli import main  # the tree PYTHONPATH names
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
-        try:
-            main.main([*args], standalone_mode=False)
-        except SystemExit as exc:
-            if exc.code:
-                raise
-    return json.loads(buf.getvalue().splitlines()[-1])
-
-
 def child_import(source: str, system: str, db: str) -> dict:
-    cpu, wall = _cpu(), time.perf_counter()
-    counts = _cli("import", "--from", system, source, "--db", db, "--json")
-    return {"import_cpu": _cpu() - cpu, "import_wall": time.perf_counter() - wall, "imported": counts}
+    c0, wall = cpu(), time.perf_counter()
+    counts = cli_json("import", "--from", system, source, "--db", db, "--json")
+    return {"import_cpu": cpu() - c0, "import_wall": time.perf_counter() - wall, "imported": counts}
+
+
+def _ruleless(provenance: dict) -> dict:
+    """A fact's provenance without the rules its stamp names (`x-<system>-stamp`: size, time
+    and a digest of the Markdown readers' code, gitkept.RULES): two codes that differ there
+    wrote the same stamp but for it."""
+    return {
+        k: v.rsplit(":", 1)[0] if k.endswith("-stamp") and isinstance(v, str) and v.count(":") == 2 else v
+        for k, v in provenance.items()
+    }
 
 
 def child_time(system: str, db: str, repeat: int) -> dict:
@@ -136,19 +75,21 @@ def child_time(system: str, db: str, repeat: int) -> dict:
     load_cpu, load_wall, digest, n = [], [], "", 0
     with Store.open(db, readonly=True) as store:
         for _ in range(repeat):
-            cpu, wall = _cpu(), time.perf_counter()
+            c0, wall = cpu(), time.perf_counter()
             known = [k for name in systems for k in known_facts(store, name)]
-            load_cpu.append(_cpu() - cpu)
+            load_cpu.append(cpu() - c0)
             load_wall.append(time.perf_counter() - wall)
-    rows = [[k.id, k.record, k.version, k.text, k.note, k.head, k.deleted, k.provenance] for k in known]
+    rows = [
+        [k.id, k.record, k.version, k.text, k.note, k.head, k.deleted, _ruleless(k.provenance)] for k in known
+    ]
     digest, n = hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest(), len(rows)
     sync_cpu, sync_wall, counts = [], [], []
     for _ in range(repeat):
-        cpu, wall = _cpu(), time.perf_counter()
-        got = _cli("sync", db, "--json", "--yes")
-        sync_cpu.append(_cpu() - cpu)
+        c0, wall = cpu(), time.perf_counter()
+        got = cli_json("sync", db, "--json", "--yes")
+        sync_cpu.append(cpu() - c0)
         sync_wall.append(time.perf_counter() - wall)
-        counts.append({k: v for k, v in got.items() if k not in NOT_COMPARED})
+        counts.append(counted(got, NOT_COMPARED))
     return {
         "load_cpu": min(load_cpu), "load_wall": min(load_wall), "sync_cpu": min(sync_cpu),
         "sync_wall": min(sync_wall), "known": n, "digest": digest, "counts": counts,
@@ -156,13 +97,7 @@ def child_time(system: str, db: str, repeat: int) -> dict:
 
 
 def child_copy(db: str, url: str) -> dict:
-    import contextlib
-    import io
-
-    from synapse_tui.cli import main
-
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        main.main(["copy", db, url], standalone_mode=False)
+    cli("copy", db, url)
     return {"db": url}
 
 
@@ -178,15 +113,8 @@ def new_database(server: str, name: str) -> str:
     return head.rsplit("/", 1)[0] + f"/{name}" + (f"?{tail}" if tail else "")
 
 
-def run_child(tree: str, *args: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": tree}
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", *args], capture_output=True, text=True, env=env,
-        cwd=tempfile.gettempdir(),
-    )  # fmt: skip
-    if out.returncode != 0:
-        raise SystemExit(f"child under {tree} failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def child(tree: str, *args: str) -> dict:
+    return run_child(__file__, tree, "--child", *args)
 
 
 # -- the parent --------------------------------------------------------------------------
@@ -204,18 +132,18 @@ def bench_one(
     (extract if how == "folder" else clone)(snapshot, source)
     dbs = {label: str(tmp / name / f"{label}.db") for label in trees}
     imported = {
-        label: run_child(tree, "import", str(source), system, dbs[label]) for label, tree in trees.items()
+        label: child(tree, "import", str(source), system, dbs[label]) for label, tree in trees.items()
     }
     where = "file"
     if args.server:  # each store copied by its own code to a new database there, and read there
         where = "server"
         for label, tree in trees.items():
-            dbs[label] = run_child(tree, "copy", dbs[label], new_database(args.server, f"bkf_{label}"))["db"]
+            dbs[label] = child(tree, "copy", dbs[label], new_database(args.server, f"bkf_{label}"))["db"]
     best: dict[str, dict] = {}
     same = True
     for _ in range(args.rounds):
         for label, tree in trees.items():
-            got = run_child(tree, "time", system, dbs[label], str(args.repeat))
+            got = child(tree, "time", system, dbs[label], str(args.repeat))
             if label in best:
                 same &= got["digest"] == best[label]["digest"] and got["counts"] == best[label]["counts"]
                 for key in ("load_cpu", "load_wall", "sync_cpu", "sync_wall"):
@@ -261,7 +189,6 @@ def main() -> None:
             out = child_time(rest[0], rest[1], int(rest[2]))
         print(json.dumps(out))
         return
-    sys.path.insert(0, str(HERE))
     from results import Results
 
     ap = argparse.ArgumentParser()

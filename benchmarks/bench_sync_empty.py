@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from results import Results  # noqa: E402
+from samerun import extract  # noqa: E402
 
 from synapse_tui.core.base.config import Config  # noqa: E402
 from synapse_tui.core.ingest.adapters import known_facts, mdfolder, mdhistory, reader  # noqa: E402
@@ -50,45 +49,6 @@ FOLDERS = [
     ("7Spade+Twilight-Hub", "cursor", True),
     ("7Spade+ng-alain-master", "cursor", True),
 ]
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.test",
-    "GIT_COMMITTER_NAME": "Bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.test",
-    "GIT_AUTHOR_DATE": "2026-03-01T10:00:00+00:00",
-    "GIT_COMMITTER_DATE": "2026-03-01T10:00:00+00:00",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
-
-
-def extract(snapshot: Path, into: Path, commit: bool) -> None:
-    """The snapshot's files (those it holds: a snapshot lacks its largest blobs), and with
-    `commit` committed once into a repository of our own (no hooks, no config)."""
-    into.mkdir(parents=True)
-    listed = subprocess.run(
-        ["git", f"--git-dir={snapshot}", "ls-tree", "-r", "-z", "HEAD"], capture_output=True, check=True
-    ).stdout.split(b"\0")
-    entries = [(e.split(b"\t", 1)[0].split()[2], e.split(b"\t", 1)[1]) for e in listed if b"\t" in e]
-    check = subprocess.run(
-        ["git", f"--git-dir={snapshot}", "cat-file", "--batch-check"],
-        input=b"".join(sha + b"\n" for sha, _ in entries),
-        capture_output=True,
-        check=True,
-    ).stdout.splitlines()
-    paths = [
-        path.decode("utf-8", "surrogateescape")
-        for (_, path), line in zip(entries, check, strict=True)
-        if not line.endswith(b"missing")
-    ]
-    archive = subprocess.run(
-        ["git", f"--git-dir={snapshot}", "archive", "HEAD", "--", *paths], capture_output=True, check=True
-    )
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-    if commit:
-        env = {**os.environ, **GIT_ENV}
-        for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "--no-verify", "-m", "first"]):
-            subprocess.run(["git", "-C", str(into), *args], check=True, capture_output=True, env=env)
 
 
 class Counted:
@@ -134,7 +94,7 @@ def facts(db: Path, system: str) -> list[tuple]:
 
 def measure(snapshot: Path, system: str, in_git: bool, repeat: int, work: Path, counted: Counted) -> dict:
     folder = work / snapshot.name
-    extract(snapshot / "repo", folder, in_git)
+    extract(snapshot / "repo", folder, commit=in_git)
     dbs = {True: work / f"{snapshot.name}-record.db", False: work / f"{snapshot.name}-none.db"}
     first = {
         k: import_source(system, str(folder), db, Config(), record=False).result for k, db in dbs.items()

@@ -10,11 +10,15 @@ For each real folder (a `fetch` snapshot under DIR, default /work/.mirror, extra
 new repository of our own, read by the reader named (`import --from SYSTEM`), then one
 file gains a bullet in a second commit, and the store is synced (the sync after the
 commit), then synced again with nothing changed (`--repeat` times, the best taken): that
-second sync is the figure. Each code runs in a child process of its own (PYTHONPATH at
+second sync is the figure, its wall time and its CPU time (the child's and git's: the
+machine is shared, and wall time wanders with its load). Each code runs in a child process of its own (PYTHONPATH at
 this tree, or at REV extracted with `git archive`, default 2821c10, the code before the
 refresh), on its own copy of the repository, and says what the syncs counted and what the
 store holds (every fact's id, text, deleted flag and link): the two must agree, or the
-script says so and exits 1. `--history`: each snapshot is cloned with its real history
+script says so and exits 1. The last FOLDERS are large trees holding few notes (`--from
+markdown` there is git-notes' reader), where the walk that finds the notes
+(markdown_memory.memory_files) is longest: `--before 8220d05`, main before that walk worked
+out each folder's place once for all its entries. `--history`: each snapshot is cloned with its real history
 instead (as below), so a sync's reading of git's history is timed too, and the child
 counts the whole-history walks per sync.
 
@@ -33,17 +37,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-TREE = HERE.parent
+from samerun import TREE, before_tree, cli, cli_json, clone, counted, cpu, extract, fact_rows, git, run_child
+
 BEFORE = "2821c10"  # main before the refresh (its branch's base); `--before ab37e16` for git-notes
 
 # (snapshot, reader, how it is pointed at the folder, the file a commit changes)
@@ -52,6 +54,9 @@ FOLDERS = [
     ("7Spade+Twilight-Hub", "cursor", "source", ".cursor/rules"),
     ("7Spade+ng-alain-master", "cursor", "source", ".cursor/rules"),
     ("google-gemini+gemini-cli", "gemini-cli", "project", "GEMINI.md"),
+    # large trees holding few notes: the walk that finds them is longest there
+    ("astral-sh+ruff", "markdown", "source", "AGENTS.md"),
+    ("TanStack+router", "markdown", "source", "AGENTS.md"),
 ]
 # (snapshot, the note the commit appends a bullet to)
 GIT_FOLDERS = [
@@ -59,48 +64,6 @@ GIT_FOLDERS = [
     ("alchemiststudiosDOTai+tinyAgent", "AGENTS.md"),
     ("eyaltoledano+claude-task-master", "CLAUDE.md"),
 ]
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.test",
-    "GIT_COMMITTER_NAME": "Bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.test",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
-
-
-def git(root: Path, *args: str, when: str) -> None:
-    env = {**os.environ, **GIT_ENV, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
-
-
-def prepare(snapshot: Path, into: Path) -> None:
-    """The snapshot's files, committed once into a repository of our own (no hooks, no
-    config of its own: the files only)."""
-    into.mkdir(parents=True)
-    listed = subprocess.run(
-        ["git", f"--git-dir={snapshot}", "ls-tree", "-r", "-z", "HEAD"], capture_output=True, check=True
-    ).stdout.split(b"\0")
-    entries = [(e.split(b"\t", 1)[0].split()[2], e.split(b"\t", 1)[1]) for e in listed if b"\t" in e]
-    # a snapshot lacks its largest blobs: those files are left out, the rest extracted whole
-    check = subprocess.run(
-        ["git", f"--git-dir={snapshot}", "cat-file", "--batch-check"],
-        input=b"".join(sha + b"\n" for sha, _ in entries),
-        capture_output=True,
-        check=True,
-    ).stdout.splitlines()
-    paths = [
-        path.decode("utf-8", "surrogateescape")
-        for (_, path), line in zip(entries, check, strict=True)
-        if not line.endswith(b"missing")
-    ]
-    archive = subprocess.run(
-        ["git", f"--git-dir={snapshot}", "archive", "HEAD", "--", *paths], capture_output=True, check=True
-    )
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-    git(into, "init", "-q", when="2026-03-01T10:00:00+00:00")
-    git(into, "add", "-A", when="2026-03-01T10:00:00+00:00")
-    git(into, "commit", "-q", "--no-verify", "-m", "first", when="2026-03-01T10:00:00+00:00")
 
 
 def changed_files(root: Path, where: str, every: bool) -> list[Path]:
@@ -116,21 +79,12 @@ def changed_files(root: Path, where: str, every: bool) -> list[Path]:
 
 def child(tree: str, repo: Path, system: str, how: str, where: str, repeat: int, every: bool) -> dict:
     """Run the syncs under the code at `tree` (a child process), on `repo`."""
-    env = {**os.environ, "PYTHONPATH": tree}
-    args = [sys.executable, __file__, "--child", str(repo), system, how, where, str(repeat), str(int(every))]
-    out = subprocess.run(args, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir())
-    if out.returncode != 0:
-        raise SystemExit(f"child under {tree} failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_child(__file__, tree, "--child", str(repo), system, how, where, str(repeat), str(int(every)))
 
 
-def run_child(repo: Path, system: str, how: str, where: str, repeat: int, every: bool) -> None:
+def in_child(repo: Path, system: str, how: str, where: str, repeat: int, every: bool) -> None:
     """In the child: import, commit a change, sync, then sync again unchanged, timed."""
-    import contextlib
-    import io
-
-    from synapse_tui.cli import main  # the tree PYTHONPATH names
-    from synapse_tui.core.ingest.adapters import gitlog, mdhistory
+    from synapse_tui.core.ingest.adapters import gitlog, mdhistory  # the tree PYTHONPATH names
 
     replayed = [0]  # files replayed from git, counted: the work the figure times
     walked = [0]  # whole-history reads (gitlog.Folder.history without `only`)
@@ -148,17 +102,6 @@ def run_child(repo: Path, system: str, how: str, where: str, repeat: int, every:
     gitlog.Folder.history = walking
 
     db = repo.parent / "m.db"
-
-    def cli(*args: str) -> str:
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
-            try:
-                main.main([*args], standalone_mode=False)
-            except SystemExit as exc:
-                if exc.code:
-                    raise
-        return buf.getvalue()
-
     source = ("--project", str(repo)) if how == "project" else (str(repo),)
     cli("import", "--from", system, *source, "--db", str(db))
     for path in changed_files(repo, where, every):
@@ -168,16 +111,16 @@ def run_child(repo: Path, system: str, how: str, where: str, repeat: int, every:
         )
     git(repo, "commit", "-q", "--no-verify", "-am", "second", when="2026-03-02T10:00:00+00:00")
     t = time.perf_counter()
-    after_commit = json.loads(cli("sync", str(db), "--json").splitlines()[-1])
+    after_commit = cli_json("sync", str(db), "--json")
     first = time.perf_counter() - t
-    times, counts = [], []
+    times, cpus, counts = [], [], []
     replayed[0] = walked[0] = 0
     for _ in range(repeat):
-        t = time.perf_counter()
-        counts.append(json.loads(cli("sync", str(db), "--json").splitlines()[-1]))
+        t, c = time.perf_counter(), cpu()
+        counts.append(cli_json("sync", str(db), "--json"))
         times.append(time.perf_counter() - t)
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT id, text, deleted, supersedes FROM facts ORDER BY id").fetchall()
+        cpus.append(cpu() - c)
+    rows = fact_rows(db)
     # a project's path is part of its records' ids (Gemini CLI): each code reads its own copy
     here = [str(repo.resolve()), str(repo.resolve()).replace("/", "-")]
 
@@ -192,6 +135,7 @@ def run_child(repo: Path, system: str, how: str, where: str, repeat: int, every:
             {
                 "sync_after_commit": first,
                 "second_sync": min(times),
+                "second_sync_cpu": min(cpus),
                 "replayed_per_sync": replayed[0] / repeat,
                 "walks_per_sync": walked[0] / repeat,
                 "counts_after_commit": after_commit,
@@ -203,33 +147,17 @@ def run_child(repo: Path, system: str, how: str, where: str, repeat: int, every:
     )
 
 
-def run_git_child(repo: Path, note: str, repeat: int) -> None:
+def in_git_child(repo: Path, note: str, repeat: int) -> None:
     """In the child: import a clone with its history, sync it unchanged, commit a bullet to
     `note`, sync; under this tree, a copy of the store synced replaying every note whole."""
-    import contextlib
-    import io
-
-    from synapse_tui.cli import main  # the tree PYTHONPATH names
-
     db = repo.parent / "m.db"
-
-    def cli(*args: str) -> dict:
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
-            try:
-                main.main([*args], standalone_mode=False)
-            except SystemExit as exc:
-                if exc.code:
-                    raise
-        return json.loads(buf.getvalue().splitlines()[-1])
-
     t = time.perf_counter()
     cli("import", "--from", "markdown", str(repo), "--db", str(db), "--json")
     imported = time.perf_counter() - t
     times, counts = [], []
     for _ in range(repeat):
         t = time.perf_counter()
-        counts.append(cli("sync", str(db), "--json", "--yes"))
+        counts.append(cli_json("sync", str(db), "--json", "--yes"))
         times.append(time.perf_counter() - t)
     path = repo / note
     path.write_text(path.read_text(encoding="utf-8") + "\n- A bullet added by the benchmark's commit.\n")
@@ -237,7 +165,7 @@ def run_git_child(repo: Path, note: str, repeat: int) -> None:
     whole_db = repo.parent / "whole.db"
     shutil.copy(db, whole_db)
     t = time.perf_counter()
-    after_commit = cli("sync", str(db), "--json", "--yes")
+    after_commit = cli_json("sync", str(db), "--json", "--yes")
     first = time.perf_counter() - t
     same = None
     try:
@@ -249,11 +177,12 @@ def run_git_child(repo: Path, note: str, repeat: int) -> None:
         with Store.open(whole_db) as store:
             snap = git_notes.read(repo, known=known_facts(store, "git-notes"), whole=True)
             whole = sync_snapshot(store, snap, Config()).to_json()
-        same = _full_rows(db) == _full_rows(whole_db) and _counted(whole) == _counted(after_commit)
+        same = _full_rows(db) == _full_rows(whole_db) and counted(whole, NOT_COMPARED) == counted(
+            after_commit, NOT_COMPARED
+        )
     except TypeError:  # code without `whole`: the code before
         pass
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT id, text, deleted, supersedes FROM facts ORDER BY id").fetchall()
+    rows = fact_rows(db)
     print(
         json.dumps(
             {
@@ -283,12 +212,7 @@ def _full_rows(db: Path) -> tuple[list, list]:
 
 
 def git_child(tree: str, repo: Path, note: str, repeat: int) -> dict:
-    env = {**os.environ, "PYTHONPATH": tree}
-    args = [sys.executable, __file__, "--git-child", str(repo), note, str(repeat)]
-    out = subprocess.run(args, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir())
-    if out.returncode != 0:
-        raise SystemExit(f"child under {tree} failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_child(__file__, tree, "--git-child", str(repo), note, str(repeat))
 
 
 def bench_git(args: argparse.Namespace, base: str, tmp: Path, results) -> bool:
@@ -307,13 +231,10 @@ def bench_git(args: argparse.Namespace, base: str, tmp: Path, results) -> bool:
             continue
         got = {}
         for label, tree in (("before", base), ("after", str(TREE))):
-            clone = tmp / f"git-{name}" / label / "repo"
-            clone.parent.mkdir(parents=True)
-            subprocess.run(
-                ["git", "clone", "-q", "--no-hardlinks", str(snapshot), str(clone)],
-                check=True, capture_output=True, env={**os.environ, **GIT_ENV},
-            )  # fmt: skip
-            got[label] = git_child(tree, clone, note, args.repeat)
+            copy = tmp / f"git-{name}" / label / "repo"
+            copy.parent.mkdir(parents=True)
+            clone(snapshot, copy)
+            got[label] = git_child(tree, copy, note, args.repeat)
         b, a = got["before"], got["after"]
         differ |= a["same_as_whole"] is not True
         agree = b["store"] == a["store"]
@@ -343,29 +264,15 @@ def bench_git(args: argparse.Namespace, base: str, tmp: Path, results) -> bool:
 NOT_COMPARED = ("source", "db", "left_out", "warnings")
 
 
-def _counted(result: dict) -> dict:
-    return {k: v for k, v in result.items() if k not in NOT_COMPARED}
-
-
-def before_tree(rev: str, into: Path) -> str:
-    archive = subprocess.run(
-        ["git", "-C", str(TREE), "archive", rev, "synapse_tui"], capture_output=True, check=True
-    )
-    into.mkdir()
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-    return str(into)
-
-
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--git-child":
         repo, note, repeat = sys.argv[2:5]
-        run_git_child(Path(repo), note, int(repeat))
+        in_git_child(Path(repo), note, int(repeat))
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         repo, system, how, where, repeat, every = sys.argv[2:8]
-        run_child(Path(repo), system, how, where, int(repeat), every == "1")
+        in_child(Path(repo), system, how, where, int(repeat), every == "1")
         return
-    sys.path.insert(0, str(HERE))
     from results import Results
 
     ap = argparse.ArgumentParser()
@@ -384,7 +291,7 @@ def main() -> None:
     differ = False
     print(
         f"{'folder':32} {'reader':10} {'facts':>6} {'replayed':>8} {'before':>8} {'after':>8} {'ratio':>6}"
-        f" {'1st before':>10} {'1st after':>9}"
+        f" {'1st before':>10} {'1st after':>9} {'CPU before':>10} {'after':>8} {'ratio':>6}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         base = before_tree(args.before, Path(tmp) / "before")
@@ -399,17 +306,13 @@ def main() -> None:
                 continue
             prepared = Path(tmp) / name / "prepared" / "repo"
             if not args.history:
-                prepare(snapshot, prepared)
+                extract(snapshot, prepared, commit=True)
             got = {}
             for label, tree in (("before", base), ("after", str(TREE))):
                 copy = Path(tmp) / name / label / "repo"
                 if args.history:  # its real history: a clone of the snapshot, nothing of it run
                     copy.parent.mkdir(parents=True)
-                    cloned = subprocess.run(
-                        ["git", "clone", "-q", "--no-hardlinks", str(snapshot), str(copy)],
-                        capture_output=True, env={**os.environ, **GIT_ENV},
-                    )  # fmt: skip
-                    if cloned.returncode:  # a snapshot missing a blob of HEAD: no checkout
+                    if not clone(snapshot, copy, check=False):  # a snapshot missing a blob of HEAD
                         break
                 else:
                     shutil.copytree(prepared, copy, symlinks=True)
@@ -419,7 +322,7 @@ def main() -> None:
                 continue
             b, a = got["before"], got["after"]
             same = b["store"] == a["store"] and all(
-                _counted(x) == _counted(y)
+                counted(x, NOT_COMPARED) == counted(y, NOT_COMPARED)
                 for x, y in zip(
                     [b["counts_after_commit"], *b["counts_unchanged"]],
                     [a["counts_after_commit"], *a["counts_unchanged"]],
@@ -443,6 +346,8 @@ def main() -> None:
                 f"{name:32} {system:10} {a['facts']:>6} {b['replayed_per_sync']:>4.0f}->{a['replayed_per_sync']:<3.0f}"
                 f" {b['second_sync']:>7.3f}s {a['second_sync']:>7.3f}s"
                 f" {ratio:>5.2f}x {b['sync_after_commit']:>9.3f}s {a['sync_after_commit']:>8.3f}s"
+                f" {b['second_sync_cpu']:>9.3f}s {a['second_sync_cpu']:>7.3f}s"
+                f" {a['second_sync_cpu'] / b['second_sync_cpu']:>5.2f}x"
                 + ("" if same else "  RESULTS DIFFER")
                 + walks
             )
@@ -452,6 +357,12 @@ def main() -> None:
                 a["second_sync"],
                 baseline=f"code at {args.before}",
                 against=b["second_sync"],
+            )
+            results.add(
+                f"{name}: that sync's CPU time (with git's)",
+                a["second_sync_cpu"],
+                baseline=f"code at {args.before}",
+                against=b["second_sync_cpu"],
             )
             results.add(
                 f"{name}: files replayed from git by that sync",

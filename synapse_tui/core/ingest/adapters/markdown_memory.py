@@ -48,7 +48,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -1131,13 +1131,14 @@ _PROBES = ("AGENTS.md", "x.md", "x.mdc", "rules/x.mdc")  # what a linked folder 
 ANOTHER_CHECKOUT = "another git checkout (a worktree, a clone or a submodule)"
 
 
-def listing(folder: Path, rel: str = "", left_out: list[str] | None = None) -> list[os.DirEntry[str]]:
+def listing(folder: str | Path, rel: str = "", left_out: list[str] | None = None) -> list[os.DirEntry[str]]:
     """A folder's entries; none when it cannot be listed, and then, unless it is gone (a
     race with its removal), a line in `left_out` naming it (`rel`, the path below the
     folder read): one its reader may not open (another user's, mode 700) is not read, and
     what it gave before is kept as it was (`out_of_reach`), never flagged deleted."""
     try:
-        return list(os.scandir(folder))
+        with os.scandir(folder) as entries:
+            return list(entries)
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as exc:
@@ -1146,9 +1147,36 @@ def listing(folder: Path, rel: str = "", left_out: list[str] | None = None) -> l
         return []
 
 
+_MEMORY_SUFFIXES = (".md", ".mdc", ".txt")
+
+
 def _named_as_memory(name: str) -> bool:
     """Whether a file of this name could be memory (`memory_path` decides by its place)."""
-    return name.endswith((".md", ".mdc", ".txt")) or name in RULES_FILES or bool(MODE_RULES_FILE.match(name))
+    return name.endswith(_MEMORY_SUFFIXES) or (
+        name.startswith(".") and (name in RULES_FILES or bool(MODE_RULES_FILE.match(name)))
+    )
+
+
+class _Here(NamedTuple):
+    """A folder the walk of `memory_files` enters, and what its path says once for all its
+    entries (each entry's own checks stay `memory_path`'s, `unread_rule`'s, `_prompt`'s)."""
+
+    path: str  # as os.scandir gives it (the folder read joined with the names below)
+    prefix: str  # the path below the folder read, POSIX, ending in "/" ("" for the folder read)
+    last: str  # its last part ("" for the folder read): `_prompt` of a subfolder looks at it
+    rules: bool  # its last hidden part is an agent's rules folder (`.roo`): `unread_rule` may hold
+
+    def below(self, name: str, path: str) -> _Here:
+        """Its subfolder `name`, at `path`."""
+        rules = name in RULES_FOLDERS if name.startswith(".") else self.rules
+        return _Here(path, f"{self.prefix}{name}/", name, rules)
+
+    def prompts(self, name: str) -> bool:
+        """Whether its subfolder `name` is a prompts folder (`_prompt`: the walk never enters
+        one, so only the pair this folder's last part and `name` can make one)."""
+        return self.last.startswith(".") and (
+            name == "skills" or self.last == ".claude" and name in _CLAUDE_PROMPTS
+        )
 
 
 def memory_files(
@@ -1163,15 +1191,19 @@ def memory_files(
     git checkout below (a folder holding `.git`: Claude Code's `.claude/worktrees/<name>/`,
     a `.worktrees/` checkout, a clone or a submodule, whose memory is another branch's or
     another repository's; named) or a folder `enter` refuses (a reader that reads only some
-    places: it knows where they can be)."""
+    places: it knows where they can be). Each folder is listed once (os.scandir: the kind
+    of each entry comes with the listing, no stat but for a link), and what a folder's path
+    says (`_Here`) is worked out once for all its entries."""
     root = folder.resolve()
     found: list[Path] = []
     left_out: list[str] = []
     unread: list[str] = []  # files of a rules folder not read (`unread_rule`)
-    stack = [(folder, "")]
+    every = wanted is memory_path  # the files of rules folders not read are named
+    stack = [_Here(os.fspath(folder), "", "", False)]
     while stack:
-        here, prefix = stack.pop()
-        entries = listing(here, prefix, left_out)
+        here = stack.pop()
+        prefix = here.prefix
+        entries = listing(here.path, prefix, left_out)
         if prefix and any(e.name == ".git" for e in entries):
             left_out.append(f"{prefix[:-1]}: {ANOTHER_CHECKOUT}; not read")
             continue
@@ -1179,27 +1211,53 @@ def memory_files(
             name = entry.name
             if name in NOT_WALKED:
                 continue
-            rel = prefix + name
-            if entry.is_symlink() and not Path(entry.path).resolve().is_relative_to(root):
-                if wanted(rel) or (entry.is_dir() and any(wanted(f"{rel}/{p}") for p in _PROBES)):
-                    left_out.append(f"{rel}: a link leaving the folder; not read")
-            elif entry.is_dir():
-                if entry.is_symlink() or _prompt(rel.split("/")) or (enter is not None and not enter(rel)):
+            if entry.is_symlink():  # a linked folder inside is read where it is
+                if _leaving(entry, prefix + name, root, wanted, left_out) or entry.is_dir():
                     continue
-                if name in DEPENDENCY_FOLDERS:
-                    left_out.append(not_read(rel))
-                elif TRASH.match(name):
-                    left_out.append(f"{rel}: {TRASHED}")
-                else:
-                    stack.append((Path(entry.path), rel + "/"))
-            elif not _named_as_memory(name) or not wanted(rel):
-                if wanted is memory_path and unread_rule(rel):
-                    unread.append(rel)
-            else:
-                _take_file(entry, rel, found, left_out)
+            elif entry.is_dir():
+                _folder(here, entry, enter, stack, left_out)
+                continue
+            if _named_as_memory(name) and wanted(prefix + name):
+                _take_file(entry, prefix + name, found, left_out)
+            elif every and here.rules and unread_rule(prefix + name):
+                unread.append(prefix + name)
     if unread:
         left_out.append(unread_rules_line(unread))
     return sorted(found), sorted(left_out)
+
+
+def _leaving(
+    entry: os.DirEntry[str], rel: str, root: Path, wanted: Callable[[str], bool], left_out: list[str]
+) -> bool:
+    """Whether a link met by `memory_files` leaves the folder read (`root`): never read, and
+    named where a wanted file could be."""
+    if Path(entry.path).resolve().is_relative_to(root):
+        return False
+    if wanted(rel) or (entry.is_dir() and any(wanted(f"{rel}/{p}") for p in _PROBES)):
+        left_out.append(f"{rel}: a link leaving the folder; not read")
+    return True
+
+
+def _folder(
+    here: _Here,
+    entry: os.DirEntry[str],
+    enter: Callable[[str], bool] | None,
+    stack: list[_Here],
+    left_out: list[str],
+) -> None:
+    """A folder (not a link) met by `memory_files` in `here`: walked (on `stack`), or named
+    (a dependency folder, a trash folder), or passed over (a prompts folder, one `enter`
+    refuses)."""
+    name = entry.name
+    rel = here.prefix + name
+    if here.prompts(name) or (enter is not None and not enter(rel)):
+        return
+    if name in DEPENDENCY_FOLDERS:
+        left_out.append(not_read(rel))
+    elif name.startswith(".") and TRASH.match(name):
+        left_out.append(f"{rel}: {TRASHED}")
+    else:
+        stack.append(here.below(name, entry.path))
 
 
 def _take_file(entry: os.DirEntry[str], rel: str, found: list[Path], left_out: list[str]) -> None:

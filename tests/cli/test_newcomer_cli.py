@@ -86,3 +86,28 @@ def test_a_bad_now_is_named_as_the_option_it_came_from(long_ids):
     )
     said = run("show", long_ids, "ffe01234", code=2, env={"SYNAPSE_NOW": "soon"}).stderr
     assert said == "error: SYNAPSE_NOW: not an RFC 3339 timestamp: 'soon'\n"
+
+
+def test_a_markdown_file_imported_without_from_says_how_to_read_it(tmp_path):
+    """`import CLAUDE.md --db m.db` (the --from forgotten) said `CLAUDE.md:1: not valid JSON
+    at column 1`: now it says it is Markdown, and the command that reads its folder."""
+    notes = tmp_path / "my notes"
+    notes.mkdir()
+    (notes / "CLAUDE.md").write_text("- Deploys happen on Tuesdays\n")
+    line = refused("import", notes / "CLAUDE.md", "--db", tmp_path / "m.db")
+    assert "is a Markdown file, not JSON Lines" in line
+    assert f"`synapse-tui import --from markdown '{notes}' --db DB`" in line
+    assert not (tmp_path / "m.db").exists()
+
+
+def test_a_store_imported_without_from_is_called_a_database(tmp_path, long_ids):
+    """`import memory.db --db other.db` (or mem0's history.db without --from mem0) said
+    `not valid UTF-8` at line 1, naming neither what the file is nor what reads it."""
+    line = refused("import", long_ids, "--db", tmp_path / "other.db")
+    assert "is a SQLite database, not JSON Lines" in line and "--from mem0" in line
+    assert not (tmp_path / "other.db").exists()
+
+
+def test_a_missing_markdown_file_is_still_missing(tmp_path):
+    line = refused("import", tmp_path / "gone.md", "--db", tmp_path / "m.db")
+    assert line == f"error: {tmp_path / 'gone.md'}: cannot read: No such file or directory"

@@ -83,7 +83,12 @@ class SynapseCommand(click.Command):
         if env is not None and self._one_short(ctx, args):
             args = [env, *args]
             ctx.meta[_FROM_ENV] = env
-        rest = super().parse_args(ctx, args)
+        try:
+            rest = super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            if exc.ctx is None:  # click's parser names no command (`--limit` without a value):
+                exc.ctx = ctx  # the help to see is this command's, which lists the option
+            raise
         if ctx.get_parameter_source("db") is ParameterSource.ENVIRONMENT:  # `import --db`
             ctx.meta[_FROM_ENV] = ctx.params["db"]
         return rest

@@ -111,3 +111,19 @@ def test_a_store_imported_without_from_is_called_a_database(tmp_path, long_ids):
 def test_a_missing_markdown_file_is_still_missing(tmp_path):
     line = refused("import", tmp_path / "gone.md", "--db", tmp_path / "m.db")
     assert line == f"error: {tmp_path / 'gone.md'}: cannot read: No such file or directory"
+
+
+@pytest.mark.parametrize(
+    ("args", "command"),
+    [
+        (["score", "{db}", "--limit"], "score"),
+        (["suggest", "{db}", "--kind"], "suggest"),
+        (["import", "--from", "markdown", "notes", "--db"], "import"),
+    ],
+)
+def test_an_option_left_without_its_value_points_at_its_command_help(long_ids, args, command):
+    """`score DB --limit` said `(see synapse-tui --help)`, a page that lists no --limit."""
+    line = refused(*[a.format(db=long_ids) for a in args])
+    option = args[-1]
+    assert line.startswith(f"error: option {option!r} requires an argument (see ")
+    assert line.endswith(f" {command} --help)")  # the program's name, then the command's

@@ -127,3 +127,19 @@ def test_an_option_left_without_its_value_points_at_its_command_help(long_ids, a
     option = args[-1]
     assert line.startswith(f"error: option {option!r} requires an argument (see ")
     assert line.endswith(f" {command} --help)")  # the program's name, then the command's
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [("markdwon", "markdown"), ("Markdown", "markdown"), ("claude_code", "claude-code"), ("gemini", "gemini-cli")],
+)
+def test_a_misspelt_system_names_the_one_meant(tmp_path, typed, meant):
+    """`--from markdwon` listed twelve systems and left the reader to spot the typo."""
+    line = refused("import", "--from", typed, tmp_path, "--db", tmp_path / "m.db")
+    assert line.startswith(f"error: --from {typed}: unknown system (did you mean {meant}?); one of mem0, ")
+    assert not (tmp_path / "m.db").exists()
+
+
+def test_a_system_near_no_other_is_not_guessed(tmp_path):
+    line = refused("import", "--from", "notes", tmp_path, "--db", tmp_path / "m.db")
+    assert "did you mean" not in line and "unknown system; one of mem0, " in line

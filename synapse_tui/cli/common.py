@@ -348,7 +348,7 @@ def config_option(f: Callable) -> Callable:
         "--config",
         "config_path",
         type=FilePath(),
-        help="Config file (default: SYNAPSE_CONFIG, else DB.synapse.toml beside DB).",
+        help="Config file (default: SYNAPSE_CONFIG, else the one beside DB named for it: memory.db reads memory.synapse.toml).",
     )(f)
 
 

@@ -143,3 +143,19 @@ def test_a_misspelt_system_names_the_one_meant(tmp_path, typed, meant):
 def test_a_system_near_no_other_is_not_guessed(tmp_path):
     line = refused("import", "--from", "notes", tmp_path, "--db", tmp_path / "m.db")
     assert "did you mean" not in line and "unknown system; one of mem0, " in line
+
+
+def test_a_config_named_for_the_whole_store_name_is_refused_not_passed_over(long_ids):
+    """`long.db.synapse.toml` (named as `long.db.synapse.suggest` beside it is) was passed
+    over, and the store scored with the defaults, silently: the trusted signer, the
+    constants it set, none of them applied."""
+    misnamed = long_ids.with_name("long.db.synapse.toml")
+    misnamed.write_text("[freshness]\nb0 = -1.2\n")
+    line = refused("score", long_ids)
+    assert line == (
+        f"error: {misnamed}: not read: the config of long.db is long.synapse.toml beside it;"
+        f" rename it, or pass --config {misnamed}"
+    )
+    assert run("score", long_ids, "--config", misnamed).stdout  # named, it is read
+    misnamed.rename(long_ids.with_name("long.synapse.toml"))
+    assert run("score", long_ids).stdout  # renamed, it is the store's config

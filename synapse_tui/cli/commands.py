@@ -176,7 +176,6 @@ def import_cmd(
         say(f"imported {counted(result.imported, 'fact')} into {locate(db).shown}")
 
 
-
 _SQLITE = b"SQLite format 3\x00"
 
 
@@ -203,6 +202,7 @@ def _not_json_lines(file: Path) -> str | None:
             " name the system that wrote it with --from (mem0's history.db: --from mem0 FILE)"
         )
     return None
+
 
 @main.command("score")
 @db_argument

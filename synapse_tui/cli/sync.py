@@ -80,7 +80,10 @@ def sync_cmd(db: str, watch: bool, yes: bool, as_json: bool, config_path: str | 
             if len(sources) == 1:
                 raise
             failed += 1  # one source moved or broken: the others are synced all the same
-            say(f"error: sync of {describe_entry(source)} failed, nothing read from it: {describe(exc)}", err=True)
+            say(
+                f"error: sync of {describe_entry(source)} failed, nothing read from it: {describe(exc)}",
+                err=True,
+            )
     if watch:
         say(f"watching {len(sources)} source(s) of {locate(db).shown}; Ctrl-C stops", err=True)
         watch_sources(db, sources, config, as_json)

@@ -131,7 +131,12 @@ def test_an_option_left_without_its_value_points_at_its_command_help(long_ids, a
 
 @pytest.mark.parametrize(
     ("typed", "meant"),
-    [("markdwon", "markdown"), ("Markdown", "markdown"), ("claude_code", "claude-code"), ("gemini", "gemini-cli")],
+    [
+        ("markdwon", "markdown"),
+        ("Markdown", "markdown"),
+        ("claude_code", "claude-code"),
+        ("gemini", "gemini-cli"),
+    ],
 )
 def test_a_misspelt_system_names_the_one_meant(tmp_path, typed, meant):
     """`--from markdwon` listed twelve systems and left the reader to spot the typo."""

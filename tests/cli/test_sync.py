@@ -162,4 +162,7 @@ def test_one_source_gone_does_not_keep_the_others_from_syncing(tmp_path):
     alone = tmp_path / "alone.db"
     run("import", "--from", "markdown", second, "--db", alone)
     second.rename(tmp_path / "second-moved")
-    assert refused("sync", alone) == f"error: {second}: no such folder; expected a folder of Markdown notes (*.md)"
+    assert (
+        refused("sync", alone)
+        == f"error: {second}: no such folder; expected a folder of Markdown notes (*.md)"
+    )

@@ -128,5 +128,7 @@ def test_stderr_redirected_says_so_on_the_terminal_instead_of_a_blank_screen(db,
         os.close(main)
     assert done.returncode == 2
     said = log.read_text()
-    assert said.startswith("error: the browser needs a terminal: it draws on stderr") and said.count("\n") == 1
+    assert (
+        said.startswith("error: the browser needs a terminal: it draws on stderr") and said.count("\n") == 1
+    )
     assert said.strip() in shown.decode().replace("\r\n", "\n")

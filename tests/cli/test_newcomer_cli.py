@@ -164,3 +164,54 @@ def test_a_config_named_for_the_whole_store_name_is_refused_not_passed_over(long
     assert run("score", long_ids, "--config", misnamed).stdout  # named, it is read
     misnamed.rename(long_ids.with_name("long.synapse.toml"))
     assert run("score", long_ids).stdout  # renamed, it is the store's config
+
+
+def _commands(shown: str, db) -> dict[str, list[str]]:
+    """The `accept:` and `dismiss:` commands `show` prints under a suggestion, DB filled in."""
+    import shlex
+
+    (line,) = [s.strip() for s in shown.splitlines() if s.strip().startswith("accept: synapse-tui ")]
+    accept, dismiss = (part.split(": ", 1)[1] for part in line.split("; "))
+    return {
+        name: [str(db) if w == "DB" else w for w in shlex.split(cmd)[1:]]
+        for name, cmd in (("accept", accept), ("dismiss", dismiss))
+    }
+
+
+def test_show_names_the_newer_fact_a_suggestion_points_at_and_how_to_act(tmp_path):
+    """`show` said `flags: suggested_replaced` and no more: not by which fact, nor how to
+    accept or dismiss it (`show --json` and MCP carry the suggestion; the table did not)."""
+    facts = [
+        {"id": "c1", "text": "the API rate limit is 600 requests per minute", "created_at": "2025-01-01T00:00:00Z", "note": "api"},
+        {"id": "c2", "text": "the API rate limit is now 900 requests per minute", "created_at": "2025-04-01T00:00:00Z", "note": "api"},
+    ]  # fmt: skip
+    db = tmp_path / "s.db"
+    run("import", write_jsonl(tmp_path / "f.jsonl", facts), "--db", db)
+    shown = run("show", db, "c1").stdout
+    assert "  suggested: replaced by c2 (" in shown
+    commands = _commands(shown, db)
+    assert commands["accept"] == ["supersede", str(db), "c1", "c2"]
+    run(*commands["dismiss"])  # the command as printed works
+    assert "suggested:" not in run("show", db, "c1").stdout
+
+
+def test_show_names_the_path_a_referent_suggestion_found_gone(tmp_path):
+    from tests.core.referent_repo import NOTES, build
+
+    repo = build(tmp_path / "repo", NOTES)
+    db = tmp_path / "g.db"
+    run("import", "--from", "git-notes", repo / "notes", "--db", db)
+    (found,) = [json.loads(s) for s in run("suggest", db, "--kind", "referent", "--json").stdout.splitlines()]
+    shown = run("show", db, found["fact"]).stdout
+    assert f"  suggested: names src/auth/login.py, gone from the repository ({found['why']})" in shown
+    commands = _commands(shown, db)
+    assert commands["dismiss"] == [
+        "dismiss",
+        str(db),
+        found["fact"],
+        "src/auth/login.py",
+        "--kind",
+        "referent",
+    ]
+    assert "the repository no longer holds src/auth/login.py" in run(*commands["accept"]).stdout
+    assert "suggested:" not in run("show", db, found["fact"]).stdout

@@ -88,6 +88,16 @@ class SynapseCommand(click.Command):
         except click.UsageError as exc:
             if exc.ctx is None:  # click's parser names no command (`--limit` without a value):
                 exc.ctx = ctx  # the help to see is this command's, which lists the option
+            if (
+                isinstance(exc, click.MissingParameter)
+                and isinstance(exc.param, click.Argument)
+                and exc.param.name == "db"
+            ):
+                # the browser opened the sample without one: say where a store comes from
+                exc.message = (
+                    f"Name the store (a file or a postgresql:// location) or set {STORE_ENV};"
+                    " `synapse-tui sample` prints the path of the bundled sample"
+                )
             raise
         if ctx.get_parameter_source("db") is ParameterSource.ENVIRONMENT:  # `import --db`
             ctx.meta[_FROM_ENV] = ctx.params["db"]

@@ -215,3 +215,12 @@ def test_show_names_the_path_a_referent_suggestion_found_gone(tmp_path):
     ]
     assert "the repository no longer holds src/auth/login.py" in run(*commands["accept"]).stdout
     assert "suggested:" not in run("show", db, found["fact"]).stdout
+
+
+def test_a_command_without_its_store_says_where_one_comes_from(monkeypatch):
+    """`synapse-tui` opened the bundled sample; `synapse-tui score` then said only
+    `missing argument 'DB'`, not what a store is nor where the sample lies."""
+    monkeypatch.delenv("SYNAPSE_DB", raising=False)
+    line = refused("score")
+    assert line.startswith("error: missing argument 'DB'. Name the store (a file or a postgresql:// location)")
+    assert "or set SYNAPSE_DB; `synapse-tui sample` prints the path of the bundled sample (see " in line

@@ -222,5 +222,7 @@ def test_a_command_without_its_store_says_where_one_comes_from(monkeypatch):
     `missing argument 'DB'`, not what a store is nor where the sample lies."""
     monkeypatch.delenv("SYNAPSE_DB", raising=False)
     line = refused("score")
-    assert line.startswith("error: missing argument 'DB'. Name the store (a file or a postgresql:// location)")
+    assert line.startswith(
+        "error: missing argument 'DB'. Name the store (a file or a postgresql:// location)"
+    )
     assert "or set SYNAPSE_DB; `synapse-tui sample` prints the path of the bundled sample (see " in line

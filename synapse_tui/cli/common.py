@@ -94,10 +94,12 @@ class SynapseCommand(click.Command):
                 and exc.param.name == "db"
             ):
                 # the browser opened the sample without one: say where a store comes from
-                exc.message = (
+                raise click.MissingParameter(
                     f"Name the store (a file or a postgresql:// location) or set {STORE_ENV};"
-                    " `synapse-tui sample` prints the path of the bundled sample"
-                )
+                    " `synapse-tui sample` prints the path of the bundled sample",
+                    ctx=ctx,
+                    param=exc.param,
+                ) from None
             raise
         if ctx.get_parameter_source("db") is ParameterSource.ENVIRONMENT:  # `import --db`
             ctx.meta[_FROM_ENV] = ctx.params["db"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -155,6 +156,9 @@ def import_cmd(
             f" wrote it with --from: markdown for any Markdown notes, else claude-code, codex, cursor and more",
             param_hint="'FILE'",
         )
+    wrong = _not_json_lines(Path(file))
+    if wrong is not None:
+        raise click.BadParameter(f"{file!r} is {wrong}", param_hint="'FILE'")
     facts = parse_file(file, progress=progress_bar("reading"))
     if not is_server(db) and not Path(db).parent.is_dir():
         raise SynapseError(f"{db}: the folder {Path(db).parent} does not exist")
@@ -170,6 +174,34 @@ def import_cmd(
         emit_json({"imported": result.imported, "db": locate(db).shown, "warnings": result.warnings})
     else:
         say(f"imported {counted(result.imported, 'fact')} into {locate(db).shown}")
+
+
+_SQLITE = b"SQLite format 3\x00"
+
+
+def _not_json_lines(file: Path) -> str | None:
+    """What a FILE given without --from is when it is plainly no JSON Lines (a Markdown
+    note, a SQLite database), said with the command that reads it, or None: it read as
+    `not valid JSON at column 1` or `not valid UTF-8`, naming neither."""
+    if not file.is_file():
+        return None  # parse_file says what is wrong with it
+    if file.suffix.lower() in (".md", ".mdc", ".markdown"):
+        folder = shlex.quote(str(file.parent))
+        return (
+            "a Markdown file, not JSON Lines; read the notes of its folder with"
+            f" `synapse-tui import --from markdown {folder} --db DB` (or --from claude-code, cursor...)"
+        )
+    try:
+        with file.open("rb") as handle:
+            head = handle.read(len(_SQLITE))
+    except OSError:
+        return None  # parse_file says why it cannot be read
+    if head == _SQLITE:
+        return (
+            "a SQLite database, not JSON Lines: open a store as it is (`synapse-tui DB`), or"
+            " name the system that wrote it with --from (mem0's history.db: --from mem0 FILE)"
+        )
+    return None
 
 
 @main.command("score")

@@ -83,7 +83,24 @@ class SynapseCommand(click.Command):
         if env is not None and self._one_short(ctx, args):
             args = [env, *args]
             ctx.meta[_FROM_ENV] = env
-        rest = super().parse_args(ctx, args)
+        try:
+            rest = super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            if exc.ctx is None:  # click's parser names no command (`--limit` without a value):
+                exc.ctx = ctx  # the help to see is this command's, which lists the option
+            if (
+                isinstance(exc, click.MissingParameter)
+                and isinstance(exc.param, click.Argument)
+                and exc.param.name == "db"
+            ):
+                # the browser opened the sample without one: say where a store comes from
+                raise click.MissingParameter(
+                    f"Name the store (a file or a postgresql:// location) or set {STORE_ENV};"
+                    " `synapse-tui sample` prints the path of the bundled sample",
+                    ctx=ctx,
+                    param=exc.param,
+                ) from None
+            raise
         if ctx.get_parameter_source("db") is ParameterSource.ENVIRONMENT:  # `import --db`
             ctx.meta[_FROM_ENV] = ctx.params["db"]
         return rest
@@ -343,7 +360,7 @@ def config_option(f: Callable) -> Callable:
         "--config",
         "config_path",
         type=FilePath(),
-        help="Config file (default: SYNAPSE_CONFIG, else DB.synapse.toml beside DB).",
+        help="Config file (default: SYNAPSE_CONFIG, else the one beside DB named for it: memory.db reads memory.synapse.toml).",
     )(f)
 
 

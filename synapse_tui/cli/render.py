@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Any
 
 import numpy as np
@@ -224,8 +225,38 @@ def _print_advice(console: Console, info: dict[str, Any], now: float | None) -> 
     console.print(_t(f"  review due {_due(info['review_due'], now)}{overdue}"))
     if info["flags"]:
         console.print(_t("  flags: " + ", ".join(info["flags"]), style="yellow"))
+    for said, act in _suggested(info):
+        console.print(_t(f"  suggested: {said}", style="yellow"))
+        console.print(_t(f"    {act}", style="dim"))
     moves = ", ".join(f"{k} -> {v:.2f}" for k, v in info["what_if"].items())
     console.print(_t(f"  what would move it: {moves}"))
+
+
+def _suggested(info: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each standing suggestion about the fact (`show --json`'s `suggestions`): what it says
+    and the commands that accept or dismiss it. The flag alone (`suggested_replaced`,
+    `broken_referent`) named neither the newer fact nor the path gone."""
+    fact = shlex.quote(info["id"])
+    out = []
+    for s in info.get("suggestions", []):
+        if s["kind"] == "replaced":
+            by = shlex.quote(s["by"])
+            out.append(
+                (
+                    f"replaced by {s['by']} ({s['why']})",
+                    f"accept: synapse-tui supersede DB {fact} {by}; dismiss: synapse-tui dismiss DB {fact} {by}",
+                )
+            )
+        elif s["kind"] == "referent":
+            path = shlex.quote(s["referent"])
+            out.append(
+                (
+                    f"names {s['referent']}, gone from the repository ({s['why']})",
+                    f"accept: synapse-tui contradict DB {fact} --referent {path}; dismiss:"
+                    f" synapse-tui dismiss DB {fact} {path} --kind referent",
+                )
+            )
+    return out
 
 
 def _print_links(console: Console, info: dict[str, Any]) -> None:

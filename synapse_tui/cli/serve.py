@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from synapse_tui.cli.commands import _sample_path, main
-from synapse_tui.cli.common import FilePath, config_option, now_option, resolve_config
+from synapse_tui.cli.common import FilePath, config_option, now_option, resolve_config, say
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.location import locate
 from synapse_tui.core.store.db import Store
 
 
@@ -43,6 +46,13 @@ def mcp_cmd(db: str | None, scope: str, now: str | None, config_path: str | None
     config = resolve_config(path, config_path)
     with Store.open(path) as store:
         recall = Recall(store, config, clock, scope=scope)
+        if sys.stdin.isatty():  # a person, not a client: say why nothing shows
+            say(
+                f"serving {locate(path).shown} over MCP on stdio: an agent's MCP client runs"
+                " this command and talks to it; there is nothing to type here (docs/mcp.md"
+                " says how to register it). Ctrl-C stops.",
+                err=True,
+            )
         try:
             serve(recall)
         finally:  # the session ends before the store closes, whatever serve did

@@ -30,7 +30,7 @@ from synapse_tui.cli.common import FilePath, config_option, json_option, now_opt
 from synapse_tui.cli.import_from import import_from
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.config import Config
-from synapse_tui.core.base.errors import SynapseError
+from synapse_tui.core.base.errors import StoreError, SynapseError
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.location import is_server, locate
 from synapse_tui.core.ingest.sources import (
@@ -74,11 +74,25 @@ def sync_cmd(
     sources = sources_of(db)
     how = confirm_sources(db, sources, yes, clock)
     config = resolve_config(db, config_path)
+    failed = 0
     for source in sources:
-        sync_one(db, source, config, as_json, how[_key(source)])
+        try:
+            sync_one(db, source, config, as_json, how[_key(source)])
+        except StoreError:
+            raise  # the store itself: every other source would fail alike
+        except SynapseError as exc:
+            if len(sources) == 1:
+                raise
+            failed += 1  # one source moved or broken: the others are synced all the same
+            say(
+                f"error: sync of {describe_entry(source)} failed, nothing read from it: {describe(exc)}",
+                err=True,
+            )
     if watch:
         say(f"watching {len(sources)} source(s) of {locate(db).shown}; Ctrl-C stops", err=True)
         watch_sources(db, sources, config, as_json)
+    if failed:
+        raise click.exceptions.Exit(2)
 
 
 def sources_of(db: str) -> list[dict[str, Any]]:

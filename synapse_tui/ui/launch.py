@@ -23,6 +23,10 @@ def launch(db: str, now: str | None = None, config_path: str | None = None) -> N
     except SynapseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+    missing = no_terminal()
+    if missing is not None:
+        store.close()
+        _refuse(missing)
     from synapse_tui.ui.app import SynapseApp
 
     app: SynapseApp | None = None
@@ -37,6 +41,37 @@ def launch(db: str, now: str | None = None, config_path: str | None = None) -> N
         store.close()
     if app.return_code:
         raise SystemExit(app.return_code)
+
+
+def no_terminal() -> str | None:
+    """Why the browser could not be used here, or None: it reads its keys from stdin and
+    Textual draws its screen on stderr (stdout on Windows). With either not a terminal
+    (`echo | synapse-tui`, `ssh host synapse-tui` without -t, `synapse-tui 2> log`) it
+    would wait for keys it can never read, or draw into a file while the terminal stays
+    blank. A driver named in TEXTUAL_DRIVER (textual-serve's) brings its own streams."""
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return None
+    stdin = sys.__stdin__
+    if stdin is None or not stdin.isatty():
+        return "its keys come from stdin, which is not a terminal (a pipe, a file, or ssh without -t)"
+    name, screen = ("stdout", sys.__stdout__) if sys.platform == "win32" else ("stderr", sys.__stderr__)
+    if screen is None or not screen.isatty():
+        return f"it draws on {name}, which is not a terminal (redirected to a file or a pipe)"
+    return None
+
+
+def _refuse(missing: str) -> None:
+    """One `error:` line and exit status 2; on stdout as well when stderr is the stream
+    redirected, so that the person at the terminal reads it too."""
+    line = (
+        f"error: the browser needs a terminal: {missing}; run it in one, or read the store"
+        " as text with `synapse-tui score DB` (or `show DB FACT_ID`)"
+    )
+    print(line, file=sys.stderr)
+    stdout = sys.__stdout__
+    if stdout is not None and stdout.isatty() and not (sys.__stderr__ and sys.__stderr__.isatty()):
+        print(line, file=stdout)
+    raise SystemExit(2)
 
 
 def _leave(runner: asyncio.Runner, code: int | None) -> None:

@@ -135,3 +135,34 @@ def test_each_uncommitted_edit_arrives_and_the_one_it_replaced_is_gone(tmp_path,
     out = run("sync", db, "--yes", env={"HOME": str(home)}).stdout
     assert "0 added" in out and "1 back at the source (no longer deleted)" in out
     assert set(live()) == {"Deploy with make release-all", "Run the tests with pnpm"}
+
+
+def test_one_source_gone_does_not_keep_the_others_from_syncing(tmp_path):
+    """Two recorded folders, the first moved away: `sync` ended at it with one line, and the
+    second folder's new note never arrived. Now each source is synced; the gone one is named
+    in an `error:` line, nothing read from it, and the exit status is still 2."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder, text in ((first, "- Alpha ships on Mondays\n"), (second, "- Beta ships on Fridays\n")):
+        folder.mkdir()
+        (folder / "notes.md").write_text(text)
+    db = tmp_path / "two.db"
+    run("import", "--from", "markdown", first, "--db", db)
+    run("import", "--from", "markdown", second, "--db", db)
+    first.rename(tmp_path / "moved")
+    (second / "notes.md").write_text("- Beta ships on Fridays\n- Beta freezes in December\n")
+    done = run("sync", db, code=2)
+    assert done.stdout.startswith(f"markdown {second} -> ") and "1 added" in done.stdout
+    assert done.stderr.splitlines() == [
+        f"error: sync of markdown {first} failed, nothing read from it: {first}: no such folder;"
+        " expected a folder of Markdown notes (*.md)"
+    ]
+    texts = [json.loads(line)["text"] for line in run("export", db).stdout.splitlines()]
+    assert sorted(texts) == ["Alpha ships on Mondays", "Beta freezes in December", "Beta ships on Fridays"]
+    # one source alone, gone: the one line it always was
+    alone = tmp_path / "alone.db"
+    run("import", "--from", "markdown", second, "--db", alone)
+    second.rename(tmp_path / "second-moved")
+    assert (
+        refused("sync", alone)
+        == f"error: {second}: no such folder; expected a folder of Markdown notes (*.md)"
+    )

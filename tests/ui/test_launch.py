@@ -74,3 +74,61 @@ def test_the_group_keeps_its_own_options():
 
     assert "Commands:" in CliRunner().invoke(main, ["--help"]).output
     assert "version" in CliRunner().invoke(main, ["--version"]).output
+
+
+def _browser(db, **streams):
+    """`synapse-tui DB` as a process, on this checkout, with the streams given."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    env.pop("TEXTUAL_DRIVER", None)
+    cmd = [sys.executable, "-m", "synapse_tui", str(db)]
+    return subprocess.run(cmd, env=env, cwd=root, timeout=60, check=False, **streams)
+
+
+def test_no_terminal_on_stdin_is_one_line_not_a_deaf_browser(db):
+    """`echo | synapse-tui DB` (or ssh without -t) drew the browser and waited for keys it
+    could never read, `q` included: now one line names what is missing, and it ends."""
+    import subprocess
+
+    done = _browser(db, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert done.returncode == 2
+    assert done.stdout == b""
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: the browser needs a terminal: its keys come from stdin"), lines
+    assert "synapse-tui score DB" in lines[0]
+
+
+def test_stderr_redirected_says_so_on_the_terminal_instead_of_a_blank_screen(db, tmp_path):
+    """`synapse-tui DB 2> log` drew the whole browser into the log (Textual draws on
+    stderr) and left the terminal blank: now the line is in the log and on the terminal."""
+    import os
+
+    main, side = os.openpty()
+    log = tmp_path / "err.log"
+    try:
+        with log.open("wb") as err:
+            done = _browser(db, stdin=side, stdout=side, stderr=err)
+        os.close(side)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(main)
+    assert done.returncode == 2
+    said = log.read_text()
+    assert (
+        said.startswith("error: the browser needs a terminal: it draws on stderr") and said.count("\n") == 1
+    )
+    assert said.strip() in shown.decode().replace("\r\n", "\n")

@@ -167,7 +167,25 @@ def config_for(
     if named and must_exist and not Path(named).is_file():
         source = "--config" if explicit else "SYNAPSE_CONFIG"
         raise ConfigError(f"{named}: no such config file ({source})")
+    if not named:
+        _misnamed(db_path)
     return load_config(named or config_path_for(db_path))
+
+
+def _misnamed(db_path: str | os.PathLike[str]) -> None:
+    """A config written as `memory.db.synapse.toml` (the store's whole name, as the files
+    the store keeps beside it are: `memory.db.synapse.suggest`) where none is named
+    `memory.synapse.toml`: refused in one line, where it was passed over and the store
+    scored with the defaults, silently."""
+    beside = config_path_for(db_path)
+    if beside is None or beside.exists():
+        return
+    whole = Path(db_path).with_name(Path(db_path).name + ".synapse.toml")
+    if whole != beside and whole.is_file():
+        raise ConfigError(
+            f"{whole}: not read: the config of {Path(db_path).name} is {beside.name} beside it;"
+            f" rename it, or pass --config {whole}"
+        )
 
 
 def _coerce(section: str, name: str, default: Any, value: Any, path: Path) -> Any:

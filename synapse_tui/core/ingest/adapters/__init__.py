@@ -22,6 +22,7 @@ and version n+1 names version n in `supersedes`.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import os
 import shutil
@@ -133,10 +134,19 @@ READERS: dict[str, str] = {
 }
 
 
+def unknown_system(system: str) -> SynapseError:
+    """The refusal of a `--from` no reader answers: the systems, and the one a typo or
+    another spelling nearly names (`markdwon`, `Markdown`, `claude_code`) first."""
+    spelt = system.lower().replace("_", "-")
+    near = difflib.get_close_matches(spelt, list(READERS), n=1, cutoff=0.75)
+    meant = f" (did you mean {near[0]}?)" if near else ""
+    return SynapseError(f"--from {system}: unknown system{meant}; one of {', '.join(READERS)}")
+
+
 def reader(system: str) -> ModuleType:
     """The module of `system`'s Reader (its `read`), imported now."""
     if system not in READERS:
-        raise SynapseError(f"--from {system}: unknown system; one of {', '.join(READERS)}")
+        raise unknown_system(system)
     return importlib.import_module(f"{__name__}.{READERS[system]}")
 
 

@@ -28,8 +28,8 @@ and an addition (`--no-renames`).
 
 Truth (from git's own diff, `-U0`). A file's blocks are its top-level bullets (with their
 nested lines) and paragraphs, under the nearest heading; front matter (at the top, or
-pasted mid-file between two `---`), fenced code (as CommonMark reads it in list items too:
-_Fences), HTML comments (an inline one cut out of its line), tables, lone tags, marker-only lines and blocks that only import other files
+pasted mid-file between two `---`), fenced and indented code (as CommonMark reads them in
+list items too: _Fences), HTML comments (an inline one cut out of its line), tables, lone tags, marker-only lines and blocks that only import other files
 (`@AGENTS.md`) are not blocks (junk_kind, parse_blocks), as the product's Markdown reader
 reads them (markdown_memory.blocks). A block's identity is
 its text with every run of white space made one space, so a version that only re-wraps a
@@ -537,7 +537,7 @@ def _front_matter_end(lines: list[str], n: int) -> int | None:
 def parse_blocks(text: str) -> list[Block]:
     """Top-level bullets (nested lines with them) and paragraphs, under their heading; front
     matter (at the top, or between two `---` in a file made of several: _front_matter_end),
-    code fences, HTML comments (an inline one is cut out of its line, the rest of the line
+    code (fenced or indented: _Fences), HTML comments (an inline one is cut out of its line, the rest of the line
     read) and junk (junk_kind) are not blocks, nor is a label
     (is_label) right before a list, a code fence or a table: it names them. A bullet whose
     nested lines hold a heading holds a note: from that heading on, its lines are read one

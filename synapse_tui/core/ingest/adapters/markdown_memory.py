@@ -9,9 +9,11 @@ A note is never refused for its front matter.
 Blocks. Each top-level bullet (its nested lines with it) and each paragraph is a block,
 under its heading. A bullet whose nested lines hold a heading holds a note of its own (a
 whole CLAUDE.md kept under `- #memory`): from that heading on, its lines are read one
-indent out, as a note, until a line less indented. Not blocks: fenced code, as CommonMark
-reads it in and out of list items (`Code`: a fence under a nested bullet is that item's
-code; the bullet's text stops at a fence, the lines after it are read as after any fence),
+indent out, as a note, until a line less indented. Not blocks: code, fenced or indented, as
+CommonMark reads it in and out of list items (`Code`: a fence under a nested bullet is that
+item's code; indented code is four columns past the content column of the item holding it,
+never right after a paragraph's line; the bullet's text stops at code, the lines after it
+are read as after any fence),
 HTML comments (`uncommented`), table rows, lines that are only prompt tags (`<guidelines>`, `</rules>`),
 lines with no letter or digit (`---`, a lone `-->`), a label right before a list, code or a
 table (`**Next Steps:**`: `label`), a block that only points to other files (`@AGENTS.md`,

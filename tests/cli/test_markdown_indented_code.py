@@ -161,12 +161,18 @@ def test_tabs_count_to_the_next_multiple_of_four(tmp_path, in_git):
 def test_what_indented_code_holds_is_no_comment_import_or_heading():
     """Inside indented code `<!--` opens no comment (the prose after it stays), `@path` is no
     import, and `# x` under a bullet opens no note held in the bullet."""
-    text = "Example:\n\n    <!-- a marker the bot writes\n\nStill read.\n\n    @docs/example.md\n\n@AGENTS.md\n"
+    text = (
+        "Example:\n\n    <!-- a marker the bot writes\n\nStill read.\n\n    @docs/example.md\n\n@AGENTS.md\n"
+    )
     fm = mm.front(text)
     assert [b.text for b in mm.blocks(fm.body, fm.offset)] == ["Still read."]
     assert mm.imports(text) == ["AGENTS.md"]
     _builder_agrees(text)
     # a paragraph's line four columns in carries the paragraph on: never code
     assert [b.text for b in mm.blocks("Use uv.\n    Never pip.\n")] == ["Use uv.\nNever pip."]
+    # a comment in an item's indented code opens no note held in the bullet
+    held = "- Setup:\n\n      # install deps\n      npm i\n\n  Then restart.\n- Done.\n"
+    assert [b.text for b in mm.blocks(held)] == ["Setup:", "Then restart.", "Done."]
+    _builder_agrees(held)
     # an item whose marker is followed by five columns begins with indented code
     assert [b.text for b in mm.blocks("-     npm test\n- Run it twice.\n")] == ["Run it twice."]

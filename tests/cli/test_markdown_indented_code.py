@@ -172,7 +172,11 @@ def test_what_indented_code_holds_is_no_comment_import_or_heading():
     assert [b.text for b in mm.blocks("Use uv.\n    Never pip.\n")] == ["Use uv.\nNever pip."]
     # a comment in an item's indented code opens no note held in the bullet
     held = "- Setup:\n\n      # install deps\n      npm i\n\n  Then restart.\n- Done.\n"
-    assert [b.text for b in mm.blocks(held)] == ["Setup:", "Then restart.", "Done."]
+    assert [(b.section, b.text) for b in mm.blocks(held)] == [
+        (None, "Setup:"),
+        (None, "Then restart."),
+        (None, "Done."),
+    ]  # before: "npm i", "Then restart." and "Done." under a heading "install deps"
     _builder_agrees(held)
     # an item whose marker is followed by five columns begins with indented code
     assert [b.text for b in mm.blocks("-     npm test\n- Run it twice.\n")] == ["Run it twice."]

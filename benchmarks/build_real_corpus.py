@@ -28,8 +28,8 @@ and an addition (`--no-renames`).
 
 Truth (from git's own diff, `-U0`). A file's blocks are its top-level bullets (with their
 nested lines) and paragraphs, under the nearest heading; front matter (at the top, or
-pasted mid-file between two `---`), fenced code (as CommonMark reads it in list items too:
-_Fences), HTML comments (an inline one cut out of its line), tables, lone tags, marker-only lines and blocks that only import other files
+pasted mid-file between two `---`), fenced and indented code (as CommonMark reads them in
+list items too: _Fences), HTML comments (an inline one cut out of its line), tables, lone tags, marker-only lines and blocks that only import other files
 (`@AGENTS.md`) are not blocks (junk_kind, parse_blocks), as the product's Markdown reader
 reads them (markdown_memory.blocks). A block's identity is
 its text with every run of white space made one space, so a version that only re-wraps a
@@ -392,15 +392,16 @@ class Block:
 _FRONT = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 
 
-def _outdented(line: str, indent: int, in_bullet: bool) -> tuple[str, int]:
+def _outdented(line: str, indent: int, in_bullet: bool, fences: _Fences) -> tuple[str, int]:
     """A line read one indent out inside a bullet that holds a note (parse_blocks), and the
-    indent from here on: 0 once a line is less indented; more at a heading nested in a bullet."""
+    indent from here on: 0 once a line is less indented; more at a heading nested in a bullet
+    (not one in the bullet's indented code: `      # install`)."""
     if indent:
         if line.startswith(" " * indent):
             line = line[indent:]
         elif line.strip():
             indent = 0
-    if in_bullet and (nested := _INDENTED_HEADING.match(line)):
+    if in_bullet and (nested := _INDENTED_HEADING.match(line)) and not fences.indented(line):
         indent += len(nested.group(1))
         line = line[len(nested.group(1)) :]
     return line, indent
@@ -417,13 +418,17 @@ def _columns(line: str) -> tuple[int, int]:
 
 
 class _Fences:
-    """Fenced code as CommonMark reads it inside list items (parse_blocks). The list items
-    open are kept as their content columns (the marker, then 1-4 spaces; 1 when more or
-    when the item's first line is empty). A non-blank line less indented than an item's
-    column ends that item, unless it carries on a paragraph (lazy). A fence opens 0-3
-    columns past the innermost item's column (the margin's, 0, when none): at the margin,
-    4 columns are indented code. It ends at a line of its character, no shorter, 0-3
-    columns past that column and nothing after, or when its item ends, or at the end."""
+    """Code as CommonMark reads it inside list items (parse_blocks), fenced and indented. The
+    list items open are kept as their content columns (the marker, then 1-4 columns; 1 when
+    more or when the item's first line is empty; a tab to the next multiple of 4). A
+    non-blank line less indented than an item's column ends that item, unless it carries on
+    a paragraph (lazy). A fence opens 0-3 columns past the innermost item's column (the
+    margin's, 0, when none). It ends at a line of its character, no shorter, 0-3 columns
+    past that column and nothing after, or when its item ends, or at the end.
+    Indented code (spec 4.4): 4 or more columns past that column, never right after a
+    paragraph's line (it cannot interrupt a paragraph: such a line carries the paragraph on);
+    blank lines inside it are its own; an item whose marker is followed by 5 or more columns
+    starts with it (content column: one past the marker)."""
 
     def __init__(self) -> None:
         self.items: list[int] = []
@@ -433,8 +438,16 @@ class _Fences:
     def restart(self) -> None:
         self.items, self.paragraph = [], False
 
+    def indented(self, line: str) -> bool:
+        """Whether the line is indented code, the state left as it is (`kind` reads it)."""
+        col, at = _columns(line)
+        if self.open is not None or at == len(line) or self.paragraph:
+            return False
+        return col - next((c for c in reversed(self.items) if c <= col), 0) >= 4
+
     def kind(self, line: str) -> str | None:
-        """A fence's lines: "open", "close" or "code"; None for the others."""
+        """A fence's lines: "open", "close" or "code"; "indented" for indented code; None
+        for the others."""
         col, at = _columns(line)
         body = line[at:]
         if self.open is not None:
@@ -454,16 +467,20 @@ class _Fences:
             self.items.pop()
         base = self.items[-1] if self.items else 0
         if col > base + 3:
-            return None  # indented code, or a paragraph's line
+            return None if self.paragraph else "indented"  # a paragraph's line, or code
         if m := _FENCE_OPEN.match(body):
             run = m.group(1) or m.group(2)
             self.open, self.paragraph = (run[0], len(run), base), False
             return "open"
+        self.paragraph = not (_HEADING.match(body) or _RULE.match(body))
         if (marker := _MARKER.match(body)) and not _RULE.match(body):
             rest = body[marker.end() :]
-            gap = _columns(rest)[0] if rest.strip() else 1
-            self.items.append(col + marker.end() + (1 if gap > 4 else gap))
-        self.paragraph = not (_HEADING.match(body) or _RULE.match(body))
+            past = col + marker.end()
+            gap = _columns(" " * past + rest)[0] - past if rest.strip() else 1
+            self.items.append(past + (1 if gap > 4 else gap))
+            self.paragraph = self.paragraph and bool(rest.strip()) and gap <= 4
+            if gap > 4:
+                return "indented"
         return None
 
 
@@ -520,7 +537,7 @@ def _front_matter_end(lines: list[str], n: int) -> int | None:
 def parse_blocks(text: str) -> list[Block]:
     """Top-level bullets (nested lines with them) and paragraphs, under their heading; front
     matter (at the top, or between two `---` in a file made of several: _front_matter_end),
-    code fences, HTML comments (an inline one is cut out of its line, the rest of the line
+    code (fenced or indented: _Fences), HTML comments (an inline one is cut out of its line, the rest of the line
     read) and junk (junk_kind) are not blocks, nor is a label
     (is_label) right before a list, a code fence or a table: it names them. A bullet whose
     nested lines hold a heading holds a note: from that heading on, its lines are read one
@@ -558,17 +575,18 @@ def parse_blocks(text: str) -> list[Block]:
     for n, line in enumerate(lines, start=1):
         if n <= skip:
             continue
-        rest, comment, ends = _comments_out(line, comment, fences.open is not None)
+        inside = fences.indented(line[indent:] if indent and line.startswith(" " * indent) else line)
+        rest, comment, ends = _comments_out(line, comment, fences.open is not None or inside)
         if rest is None:
             if ends and (comment or kind == "paragraph"):
                 close()
             continue
         line = rest
         was = indent
-        line, indent = _outdented(line, indent, kind == "bullet" and cur is not None)
+        line, indent = _outdented(line, indent, kind == "bullet" and cur is not None, fences)
         if indent != was:  # a note kept under a bullet starts or ends: read as a page
             fences.restart()
-        if (code := fences.kind(line)) == "open":
+        if (code := fences.kind(line)) in ("open", "indented"):  # code ends the block before it
             close()
             settle(True)
         if code is not None:

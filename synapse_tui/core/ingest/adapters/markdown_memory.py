@@ -9,9 +9,11 @@ A note is never refused for its front matter.
 Blocks. Each top-level bullet (its nested lines with it) and each paragraph is a block,
 under its heading. A bullet whose nested lines hold a heading holds a note of its own (a
 whole CLAUDE.md kept under `- #memory`): from that heading on, its lines are read one
-indent out, as a note, until a line less indented. Not blocks: fenced code, as CommonMark
-reads it in and out of list items (`Code`: a fence under a nested bullet is that item's
-code; the bullet's text stops at a fence, the lines after it are read as after any fence),
+indent out, as a note, until a line less indented. Not blocks: code, fenced or indented, as
+CommonMark reads it in and out of list items (`Code`: a fence under a nested bullet is that
+item's code; indented code is four columns past the content column of the item holding it,
+never right after a paragraph's line; the bullet's text stops at code, the lines after it
+are read as after any fence),
 HTML comments (`uncommented`), table rows, lines that are only prompt tags (`<guidelines>`, `</rules>`),
 lines with no letter or digit (`---`, a lone `-->`), a label right before a list, code or a
 table (`**Next Steps:**`: `label`), a block that only points to other files (`@AGENTS.md`,
@@ -222,17 +224,27 @@ def indent_of(line: str) -> tuple[int, int]:
 
 
 class Code:
-    """Which lines are fenced code, as CommonMark reads fences in and out of list items.
+    """Which lines are code, as CommonMark reads fenced and indented code in and out of list
+    items.
 
     A list item's content starts at the column after its marker and the spaces after it (one
     to four; one when more, or when nothing follows the marker); a line as indented as that
     is inside the item, and so is a line less indented that continues a paragraph (a lazy
-    line); any other less indented line ends the item. A fence opens at up to three columns
-    past the content column of the innermost item holding it (or of the page's margin): in
-    `  * **Example**:` then `    ```python`, the fence is the nested item's; at the margin
-    four columns make indented code, not a fence. It closes at a line of the same
+    line); any other less indented line ends the item. Tabs count to the next multiple of
+    four columns. A fence opens at up to three columns past the content column of the
+    innermost item holding it (or of the page's margin): in `  * **Example**:` then
+    `    ```python`, the fence is the nested item's. It closes at a line of the same
     character, at least as long, up to three columns past that same column and nothing after
-    it, or where its item ends (or at the end of the note)."""
+    it, or where its item ends (or at the end of the note).
+
+    Indented code (CommonMark 4.4): a line four or more columns past that same content column
+    (at the margin: four columns in), unless it carries on a paragraph (indented code never
+    interrupts one: after a paragraph's line, with no blank line between, such a line is the
+    paragraph's, in a list item or lazily). So `- item`, a blank line, then `    more` is the
+    item's paragraph (two columns past its content column), and `Run:`, a blank line, then
+    `    npm test` is code. It runs over blank lines to the next line less indented; the
+    first line after it may be a paragraph's. An item whose marker is followed by five or
+    more columns begins with indented code (its content column one past the marker)."""
 
     def __init__(self) -> None:
         self.items: list[int] = []  # the content columns of the list items open, outermost first
@@ -243,9 +255,25 @@ class Code:
         """The lines from here are read as a note of their own (a note kept under a bullet)."""
         self.items, self.text = [], False
 
+    def _base(self, col: int, bare: str) -> int:
+        """The content column `bare` (at column `col`) is read against: the innermost list
+        item still open, once the items it ends are closed (a lazy line ends none)."""
+        if not (self.text and not _BLOCK_START.match(bare)):  # not a lazy line
+            while self.items and self.items[-1] > col:
+                self.items.pop()
+        return self.items[-1] if self.items else 0
+
+    def indented(self, line: str) -> bool:
+        """Whether `line` is indented code (nothing is changed: `line` reads it)."""
+        col, at = indent_of(line)
+        if self.fence is not None or at == len(line) or self.text:
+            return False
+        base = next((c for c in reversed(self.items) if c <= col), 0)
+        return col - base >= 4
+
     def line(self, line: str) -> str | None:
         """What line `line` is: "open" (a fence opening), "close" (its closing fence),
-        "code" (inside a fence), or None (anything else)."""
+        "code" (inside a fence), "indented" (indented code), or None (anything else)."""
         col, at = indent_of(line)
         bare = line[at:]
         if self.fence is not None:
@@ -261,21 +289,24 @@ class Code:
         if not bare:
             self.text = False
             return None
-        if not (self.text and not _BLOCK_START.match(bare)):  # not a lazy line
-            while self.items and self.items[-1] > col:
-                self.items.pop()
-        base = self.items[-1] if self.items else 0
-        opening = _FENCE_OPENING.match(bare) if col - base <= 3 else None
+        base = self._base(col, bare)
+        if col - base > 3:  # carries on a paragraph, or indented code
+            return None if self.text else "indented"
+        opening = _FENCE_OPENING.match(bare)
         if opening:
             run = opening.group(1) or opening.group(2)
             self.fence, self.text = (run[0], len(run), base), False
             return "open"
-        if (marker := _LIST_MARKER.match(bare)) and not _RULE.match(bare) and col - base <= 3:
+        self.text = not (_HEADING.match(bare) or _RULE.match(bare))
+        if (marker := _LIST_MARKER.match(bare)) and not _RULE.match(bare):
             after = bare[marker.end() :]
-            gap = indent_of(after)[0] if after.strip() else 1
-            self.items.append(col + marker.end() + (gap if gap <= 4 else 1))
-        if col - base <= 3:  # past that, indented code or a paragraph's line (as before)
-            self.text = not (_HEADING.match(bare) or _RULE.match(bare))
+            end = col + marker.end()  # the column past the marker; a tab after it counts from there
+            gap = indent_of(" " * end + after)[0] - end if after.strip() else 1
+            self.items.append(end + (gap if gap <= 4 else 1))
+            if gap > 4:  # the item begins with indented code
+                self.text = False
+                return "indented"
+            self.text = bool(after.strip()) and self.text
         return None
 
 
@@ -350,12 +381,17 @@ class _BlockReader:
             elif rest.strip():  # less indented: the bullet's note ended
                 self.indent = 0
                 self.code.reset()
-        if self.kind == "bullet" and self.current is not None and (nested := _NESTED_HEADING.match(rest)):
+        if (
+            self.kind == "bullet"
+            and self.current is not None
+            and (nested := _NESTED_HEADING.match(rest))
+            and not self.code.indented(rest)  # `      # install` in an item's indented code
+        ):
             self.indent += len(nested.group(1))
             rest = rest[len(nested.group(1)) :]
             self.code.reset()
         code = self.code.line(rest)
-        if code == "open":
+        if code in ("open", "indented"):  # code ends the block before it; a label names it
             self.close()
             self.settle(introduces=True)
         elif code is not None:
@@ -406,7 +442,7 @@ class _BlockReader:
             line = line.split("-->", 1)[1]
             if not line.strip():
                 return None
-        if self.code.fence is None and "<!--" in line:
+        if self.code.fence is None and "<!--" in line and not self.code.indented(self.outdented(line)):
             raw = line
             line, tail = comments_cut(raw)
             if tail is None or (block and _COMMENT_BLOCK.match(raw) and "-->" in raw):
@@ -421,6 +457,10 @@ class _BlockReader:
                     self.close()
                 return None
         return line
+
+    def outdented(self, line: str) -> str:
+        """`line` as `feed` reads it inside a bullet holding a note (its indent taken off)."""
+        return line[self.indent :] if self.indent and line.startswith(" " * self.indent) else line
 
     def closes_in_paragraph(self, n: int) -> bool:
         """Whether a `-->` comes after line `n` before a blank line (the paragraph's end)."""

@@ -189,11 +189,12 @@ def dropped(conn: Any) -> bool:
 def _defaults(where: Location) -> dict[str, Any]:
     """Our defaults for what neither the location nor libpq's environment sets: a keyword
     given to psycopg would override the location's own (`?connect_timeout=30`)."""
+    psycopg = driver()  # first: without psycopg, the line saying how to install it
     from psycopg.conninfo import conninfo_to_dict
 
     try:
         given = conninfo_to_dict(where.target)
-    except driver().ProgrammingError:
+    except psycopg.ProgrammingError:
         given = {}
     out: dict[str, Any] = {"fallback_application_name": APPLICATION_NAME}
     if "connect_timeout" not in given and not os.environ.get("PGCONNECT_TIMEOUT"):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
@@ -124,7 +124,7 @@ def queue_bindings(
     accept: tuple[str, str],
     dismiss: str,
     accept_marked: tuple[str, str],
-) -> list[Binding]:
+) -> list[BindingType]:
     """A suggestion queue's keys, the Replaced? queue's and the Gone? queue's: the same keys
     and actions, shown in the same places (the Footer, or help only); the words are each
     queue's. `owner` begins every id; `opens` opens the queue and closes it (as escape

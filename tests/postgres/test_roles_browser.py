@@ -13,7 +13,7 @@ from synapse_tui.ui.app import SynapseApp
 from tests.helpers import run
 from tests.postgres.browsing import ui_store_on_server
 from tests.postgres.roles import scout_login
-from tests.ui.helpers import SIZE, make_app, record_notices, screen_text, select, settle
+from tests.ui.helpers import SIZE, footer_line, make_app, record_notices, screen_text, select, settle
 
 pytestmark = pytest.mark.postgres
 
@@ -39,6 +39,7 @@ async def what_scout_sees(app: SynapseApp, fact_id: str):
         await settle(pilot)
         await select(pilot, fact_id)
         await settle(pilot)
+        await footer_line(pilot, "triage")  # drawn: its keys composed from the screen's bindings
         keys = footer(app)
         first = screen_text(app)
         notices = record_notices(app)
@@ -82,6 +83,7 @@ async def owners_keys(app: SynapseApp, fact_id: str):
         await settle(pilot)
         await select(pilot, fact_id)
         await settle(pilot)
+        await footer_line(pilot, "triage")  # drawn: its keys composed from the screen's bindings
         keys = footer(app)
         await pilot.press("question_mark")
         await settle(pilot)

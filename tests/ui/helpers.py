@@ -108,6 +108,47 @@ def screen_text(app: SynapseApp) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())  # noqa: SLF001
 
 
+def _footer_drawn(app: SynapseApp, line: str) -> bool:
+    """Whether the current screen's Footer is drawn on `line`: composed with the screen's
+    keys (Textual's Footer holds none until the screen publishes its bindings) and every
+    key and group name of it painted there (a Footer composed anew paints its keys a frame
+    or more later: the line read in between held `cxvas ^z^y ⇧↑⇧↓` and nothing else)."""
+    from textual.widgets import Footer
+    from textual.widgets._footer import FooterKey, FooterLabel
+
+    footers = list(app.screen.query(Footer))
+    keys = [k for f in footers for k in f.query(FooterKey) if k.region.width]
+    names = [str(label.content) for f in footers for label in f.query(FooterLabel) if label.region.width]
+    words = [k.key_display for k in keys] + [k.description for k in keys] + names
+    return bool(keys) and all(word in line for word in words)
+
+
+async def footer_line(pilot, *parts: str, absent: tuple[str, ...] = (), within: float = 10.0) -> str:
+    """The Footer's line (the screen's last) as a person reads it: once the current screen's
+    Footer is drawn, holds every one of `parts` and none of `absent`, the same on two reads a
+    pause apart. A Footer draws in steps, each after a repaint (the screen publishes its
+    bindings after one, the Footer composes its keys after the next, ours measures and
+    composes again for the keys that fit), which `settle` does not wait for: a loaded
+    machine repaints late. After `within` seconds, the line as it stands, for the caller's
+    assert to show."""
+
+    def ready(line: str) -> bool:
+        return (
+            _footer_drawn(pilot.app, line)
+            and all(part in line for part in parts)
+            and not any(part in line for part in absent)
+        )
+
+    deadline = time.monotonic() + within
+    before = None
+    while True:
+        line = screen_text(pilot.app).splitlines()[-1]
+        if (ready(line) and line == before) or time.monotonic() > deadline:
+            return line
+        before = line if ready(line) else None
+        await pilot.pause(0.02)
+
+
 def errors(notices: list[tuple[str, str]], headline: str = "") -> list[str]:
     """The error notices of `record_notices`, those beginning with `headline` if given."""
     return [text for severity, text in notices if severity == "error" and text.startswith(headline)]

@@ -15,7 +15,16 @@ from synapse_tui.ui.screens.confirm import ConfirmScreen
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.neighbours import NeighbourScreen
 from synapse_tui.ui.widgets.fact_list import FactList
-from tests.ui.helpers import NOW, audit, candidates_listed, record_notices, screen_text, select, settle
+from tests.ui.helpers import (
+    NOW,
+    audit,
+    candidates_listed,
+    footer_line,
+    record_notices,
+    screen_text,
+    select,
+    settle,
+)
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
@@ -233,8 +242,7 @@ async def test_footer_palette_and_deleted_facts(db):
     )
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        footer = screen_text(app).splitlines()[-1]
-        for part in (
+        parts = (
             "/ find",
             "↵ open",
             "n nbr",
@@ -245,7 +253,9 @@ async def test_footer_palette_and_deleted_facts(db):
             "^z^y undo",
             "? help",
             "^p cmds",
-        ):
+        )
+        footer = await footer_line(pilot, *parts)
+        for part in parts:
             assert part in footer, part
         assert "Disp 2" in screen_text(app)  # the deleted fact left the triage queues
         assert "All 30" in screen_text(app)

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 
 from synapse_tui.ui.widgets.fact_detail import FactDetail
 from synapse_tui.ui.widgets.fact_list import FactList
-from tests.ui.helpers import build_store, imported, make_app, row_of, screen_text, select, settle
+from tests.ui.helpers import build_store, footer_line, imported, make_app, row_of, screen_text, select, settle
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -43,10 +43,6 @@ def _gone(tmp_path):
 
     repo = build(tmp_path / "repo", NOTES)
     return imported(tmp_path, "memory", "--from", "git-notes", repo / "notes")
-
-
-def _footer(app) -> str:
-    return screen_text(app).splitlines()[-1]
 
 
 async def _open(pilot, *keys: str) -> None:
@@ -87,7 +83,7 @@ async def test_a_queue_footer_at_80_columns_keeps_its_keys_and_help(
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             await _open(pilot, key)
-            footer = _footer(app)
+            footer = await footer_line(pilot, *essentials, "^z^y undo", "? help")
             for part in [*essentials, "^z^y undo", "? help"]:
                 assert part in footer, (part, footer)
             assert footer.rstrip().endswith("? help"), footer
@@ -96,7 +92,7 @@ async def test_a_queue_footer_at_80_columns_keeps_its_keys_and_help(
             await pilot.resize_terminal(120, 40)
             await settle(pilot)
             await settle(pilot)
-            footer = _footer(app)
+            footer = await footer_line(pilot, "? help", wide_only)
             assert "? help" in footer and wide_only in footer, footer
     finally:
         app.store.close()
@@ -109,7 +105,7 @@ async def test_every_footer_at_80_columns_ends_in_view_with_help(db):
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
-            seen = {"list": _footer(app)}
+            seen = {"list": await footer_line(pilot, "? help")}
             app.main.go_to_fact("f-pay-02")
             await settle(pilot)
             for name, keys in [
@@ -120,18 +116,18 @@ async def test_every_footer_at_80_columns_ends_in_view_with_help(db):
                 ("replaced", "R"),
             ]:
                 await _open(pilot, keys)
-                seen[name] = _footer(app)
+                seen[name] = await footer_line(pilot, "? help")
                 await pilot.press("escape")
                 await settle(pilot)
             for name, action in [("path", app.action_path), ("calibration", app.action_calibrate)]:
                 action()
                 await settle(pilot)
                 await settle(pilot)
-                seen[name] = _footer(app)
+                seen[name] = await footer_line(pilot, "? help")
                 await pilot.press("escape")
                 await settle(pilot)
             await _open(pilot, "s")
-            seen["supersede"] = _footer(app)
+            seen["supersede"] = await footer_line(pilot, "? help")
             for name, footer in seen.items():
                 assert "? help" in footer, (name, footer)
                 assert footer[-1] == " " or footer.endswith("cmds"), (name, footer)  # not cut at the edge
@@ -276,14 +272,17 @@ async def test_the_list_footer_names_the_pane_keys_while_there_is_a_pane(db):
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            assert "⇧↑⇧↓ scroll" in _footer(app), _footer(app)
+            footer = await footer_line(pilot, "⇧↑⇧↓ scroll")
+            assert "⇧↑⇧↓ scroll" in footer, footer
             await pilot.press("p")
             await settle(pilot)
             await settle(pilot)
-            assert "scroll" not in _footer(app) and "? help" in _footer(app), _footer(app)
+            footer = await footer_line(pilot, "? help", absent=("scroll",))
+            assert "scroll" not in footer and "? help" in footer, footer
             await pilot.press("p")
             await settle(pilot)
             await settle(pilot)
-            assert "⇧↑⇧↓ scroll" in _footer(app), _footer(app)
+            footer = await footer_line(pilot, "⇧↑⇧↓ scroll")
+            assert "⇧↑⇧↓ scroll" in footer, footer
     finally:
         app.store.close()

@@ -19,14 +19,10 @@ from synapse_tui.ui.screens.legend import LegendScreen
 from synapse_tui.ui.screens.main import MainScreen
 from synapse_tui.ui.screens.path import PathScreen
 from synapse_tui.ui.screens.supersede import SupersedeScreen
-from tests.ui.helpers import record_notices, screen_text, searched, settle
+from tests.ui.helpers import footer_line, record_notices, screen_text, searched, settle
 
 SIZES = [(80, 24), (120, 40)]
 LIST_KEYS = ("find", "open", "nbr", "sort", "triage", "queue")  # the fact list's Footer words
-
-
-def footer(app) -> str:
-    return screen_text(app).splitlines()[-1]
 
 
 def listed(app) -> dict[str, str]:
@@ -43,10 +39,10 @@ async def opened(pilot, key: str) -> None:
 async def test_the_help_footer_names_closing_and_scrolling_not_the_list_keys(app, size):
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
-        assert "find" in footer(app)  # the list's own Footer, before
+        assert "find" in await footer_line(pilot, "find")  # the list's own Footer, before
         await opened(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
-        shown = footer(app)
+        shown = await footer_line(pilot, "esc close", "↑↓ scroll", "pgup pgdn page", absent=LIST_KEYS)
         assert "esc close" in shown and "↑↓ scroll" in shown and "pgup pgdn page" in shown, shown
         assert not any(word in shown for word in LIST_KEYS), shown
         top = screen_text(app)
@@ -54,7 +50,7 @@ async def test_the_help_footer_names_closing_and_scrolling_not_the_list_keys(app
         assert screen_text(app) != top
         await opened(pilot, "up")
         await opened(pilot, "escape")
-        assert isinstance(app.screen, MainScreen) and "find" in footer(app)
+        assert isinstance(app.screen, MainScreen) and "find" in await footer_line(pilot, "find")
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -63,17 +59,19 @@ async def test_the_legend_and_the_dialogs_have_their_own_footer(app, size):
         await settle(pilot)
         await opened(pilot, "L")
         assert isinstance(app.screen, LegendScreen)
-        assert "esc close" in footer(app) and "find" not in footer(app), footer(app)
+        shown = await footer_line(pilot, "esc close", absent=("find",))
+        assert "esc close" in shown and "find" not in shown, shown
         await opened(pilot, "escape")
         app.action_as_of()
         await settle(pilot)
         assert isinstance(app.screen, AsOfScreen)
-        assert "esc cancel" in footer(app) and "find" not in footer(app), footer(app)
+        shown = await footer_line(pilot, "esc cancel", absent=("find",))
+        assert "esc cancel" in shown and "find" not in shown, shown
         await opened(pilot, "escape")
         await opened(pilot, "M")  # every fact of the list: more than a bulk move does unasked
         await opened(pilot, "c")
         assert isinstance(app.screen, ConfirmScreen)
-        shown = footer(app)
+        shown = await footer_line(pilot, "y yes", "n no", absent=("find",))
         assert "y yes" in shown and "n no" in shown and "find" not in shown, shown
         await opened(pilot, "n")
 
@@ -86,7 +84,8 @@ async def test_question_mark_in_the_supersede_chooser_opens_its_help(app, size):
         chooser = app.screen
         assert isinstance(chooser, SupersedeScreen)
         box = chooser.query_one("#sup-search")
-        assert app.focused is box and "? help" in footer(app), footer(app)
+        shown = await footer_line(pilot, "? help")
+        assert app.focused is box and "? help" in shown, shown
         await opened(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen), box.value
         assert box.value == ""  # not typed
@@ -103,12 +102,14 @@ async def test_question_mark_in_the_supersede_chooser_opens_its_help(app, size):
         await pilot.press(*"payments", "question_mark")
         await settle(pilot, 0.3)
         assert app.screen is chooser and box.value == "payments?"
-        assert "? help" not in footer(app), footer(app)
+        shown = await footer_line(pilot, absent=("? help",))
+        assert "? help" not in shown, shown
         await pilot.press("ctrl+u", *"payments")  # to the candidates: `?` is help there too
         await settle(pilot, 0.3)
         await opened(pilot, "enter")
         assert app.focused is chooser.query_one("#sup-candidates")
-        assert "? help" in footer(app), footer(app)
+        shown = await footer_line(pilot, "? help")
+        assert "? help" in shown, shown
         await opened(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         assert "Preview the highlighted fact" in listed(app)["⏎"]
@@ -121,8 +122,9 @@ async def test_question_mark_in_the_empty_list_search_opens_help_and_types_after
         await settle(pilot)
         await opened(pilot, "slash")
         box = app.main.query_one("#search")
-        assert app.focused is box and "? help" in footer(app), footer(app)
-        assert "/ find" not in footer(app)  # `/` is typed there (note:a/b), not a key
+        shown = await footer_line(pilot, "? help", absent=("/ find",))
+        assert app.focused is box and "? help" in shown, shown
+        assert "/ find" not in shown  # `/` is typed there (note:a/b), not a key
         await opened(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen) and box.value == ""
         keys = listed(app)
@@ -132,7 +134,8 @@ async def test_question_mark_in_the_empty_list_search_opens_help_and_types_after
         await pilot.press(*"payments", "question_mark")
         await searched(pilot)
         assert isinstance(app.screen, MainScreen) and box.value == "payments?"
-        assert "? help" not in footer(app), footer(app)
+        shown = await footer_line(pilot, absent=("? help",))
+        assert "? help" not in shown, shown
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -142,7 +145,8 @@ async def test_the_count_view_does_not_offer_copying_a_fact_id(app, size):
         await opened(pilot, "F")
         assert isinstance(app.screen, FrequencyScreen)
         assert "y" not in dict(binding_rows(app.screen))
-        assert " y " not in f" {footer(app)} "
+        shown = await footer_line(pilot, "esc close")
+        assert " y " not in f" {shown} "
         notices = record_notices(app)
         await opened(pilot, "y")
         assert notices == [] and app.clipboard == ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from synapse_tui.ui.widgets.fact_list import FactList
-from tests.ui.helpers import SIZE, record_notices, searched, settle
+from tests.ui.helpers import SIZE, footer_line, record_notices, searched, settle
 
 LONG = "claude-code:projects/payments/memory/feedback_testing.md#"  # an id the list cuts
 
@@ -93,17 +93,19 @@ def _footer_keys(app) -> list[tuple[str, str]]:
 async def test_10_the_footer_shows_the_hidden_keys_that_fit(db):
     from tests.ui.helpers import make_app
 
+    essentials = {("/", "find"), ("?", "help"), ("^p", "cmds")}
+    extras = {("l", "log"), ("L", "legend"), ("p", "pane"), ("M", "mark all"), ("q", "quit")}
+    # what each width's Footer holds once it has measured the keys that fit (it composes
+    # again for them after a layout)
+    drawn = {80: essentials, 120: {("l", "log"), ("M", "mark all")}, 200: extras}
     seen = {}
     for width in (80, 120, 200):
         app = make_app(db)
         async with app.run_test(size=(width, 30)) as pilot:
             await settle(pilot)
-            await pilot.pause(0.1)
-            await settle(pilot)
+            await footer_line(pilot, *(f"{key} {words}" for key, words in drawn[width]))
             seen[width] = _footer_keys(app)
         app.store.close()
-    essentials = {("/", "find"), ("?", "help"), ("^p", "cmds")}
-    extras = {("l", "log"), ("L", "legend"), ("p", "pane"), ("M", "mark all"), ("q", "quit")}
     assert essentials <= set(seen[80]) and not extras & set(seen[80])
     assert {("l", "log"), ("M", "mark all")} <= set(seen[120])
     assert extras <= set(seen[200])

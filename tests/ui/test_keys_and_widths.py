@@ -9,7 +9,17 @@ import pytest
 
 from synapse_tui.ui.screens.confirm import ConfirmScreen
 from synapse_tui.ui.widgets.fact_list import FactList
-from tests.ui.helpers import NOW, audit, db_row, record_notices, screen_text, searched, select, settle
+from tests.ui.helpers import (
+    NOW,
+    audit,
+    db_row,
+    footer_line,
+    record_notices,
+    screen_text,
+    searched,
+    select,
+    settle,
+)
 
 SIZES = [(80, 24), (120, 40), (200, 50)]
 
@@ -474,7 +484,7 @@ async def test_the_search_box_names_enter_and_escape_and_down_goes_to_the_list(a
         await settle(pilot)
         await pilot.press("slash", *"payments")
         await searched(pilot)
-        footer = screen_text(app).splitlines()[-1]
+        footer = await footer_line(pilot, "↵", "esc")
         assert "↵" in footer and "esc" in footer, footer
         await pilot.press("down")
         await settle(pilot)

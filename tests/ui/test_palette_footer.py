@@ -9,13 +9,9 @@ import pytest
 from textual.command import CommandPalette
 
 from synapse_tui.ui.screens.main import MainScreen
-from tests.ui.helpers import screen_text, settle
+from tests.ui.helpers import footer_line, settle
 
 LIST_KEYS = ("find", "nbr", "mark", "sort", "triage", "queue")
-
-
-def footer(app) -> str:
-    return screen_text(app).splitlines()[-1]
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 40)])
@@ -25,14 +21,15 @@ async def test_the_palette_footer_names_its_own_keys(app, size):
         await pilot.press("ctrl+p")
         await settle(pilot)
         assert CommandPalette.is_open(app)
-        shown = footer(app)
+        shown = await footer_line(pilot, "esc close", absent=LIST_KEYS)
         assert "esc close" in shown and not any(word in shown for word in LIST_KEYS), shown
         await pilot.press("n")  # typed into the box, as the Footer no longer says otherwise
         await settle(pilot)
         assert CommandPalette.is_open(app)
         await pilot.press("escape")
         await settle(pilot)
-        assert isinstance(app.screen, MainScreen) and "find" in footer(app), footer(app)
+        shown = await footer_line(pilot, "find")
+        assert isinstance(app.screen, MainScreen) and "find" in shown, shown
 
 
 async def test_the_palette_still_runs_the_highlighted_command(app):

@@ -5,7 +5,7 @@ terminal's size changes. Pilot tests on real store files."""
 
 from __future__ import annotations
 
-from tests.ui.helpers import imported, make_app, screen_text, settle
+from tests.ui.helpers import footer_line, imported, make_app, screen_text, settle
 
 HINT = "⇧↑⇧↓ scroll"
 LONG = (  # two of these fill more than half of 80x24
@@ -14,10 +14,6 @@ LONG = (  # two of these fill more than half of 80x24
     " engineer of the payments team when it fails twice in a row, after which the export"
     " is retried by hand from the runbook"
 )
-
-
-def _footer(app) -> str:
-    return screen_text(app).splitlines()[-1]
 
 
 def _queue(tmp_path):
@@ -76,24 +72,28 @@ async def test_the_queue_offers_the_pane_keys_only_while_its_pane_overflows(tmp_
             await _on(pilot, app, "dep#1")
             seen = screen_text(app)
             assert "Deploys run on Tuesdays." in seen and "y accepts · d dismisses" in seen, seen
-            assert HINT not in _footer(app) and "more below" not in seen, seen
-            assert _footer(app).rstrip().endswith("? help"), _footer(app)
+            footer = await footer_line(pilot, "? help", absent=(HINT,))
+            assert HINT not in footer and "more below" not in seen, seen
+            assert footer.rstrip().endswith("? help"), footer
             await pilot.press("shift+down")
             await _twice(pilot)
             assert app.screen.current().fact == "dep#1" and app.screen.scrolled_pane().scroll_y == 0
             await _on(pilot, app, "ops#1")
-            assert HINT in _footer(app), _footer(app)
+            footer = await footer_line(pilot, HINT)
+            assert HINT in footer, footer
             assert "⇧↓ more below" in screen_text(app), screen_text(app)
             await pilot.resize_terminal(120, 60)
             await _twice(pilot)
             await _twice(pilot)
             seen = screen_text(app)
             assert "y accepts · d dismisses" in seen and "more below" not in seen, seen
-            assert HINT not in _footer(app), _footer(app)
+            footer = await footer_line(pilot, "? help", absent=(HINT,))
+            assert HINT not in footer, footer
             await pilot.resize_terminal(80, 24)
             await _twice(pilot)
             await _twice(pilot)
-            assert HINT in _footer(app), _footer(app)
+            footer = await footer_line(pilot, HINT)
+            assert HINT in footer, footer
     finally:
         app.store.close()
 
@@ -107,12 +107,13 @@ async def test_the_list_footer_names_the_pane_keys_only_while_the_pane_overflows
         async with app.run_test(size=(160, 60)) as pilot:
             await _twice(pilot)
             assert app.main.current_fact_id() == "f-pay-01"
-            footer = _footer(app)
+            footer = await footer_line(pilot, "? help", "p pane", absent=(HINT,))
             assert HINT not in footer and "? help" in footer and "p pane" in footer, footer
             await pilot.resize_terminal(120, 40)
             await _twice(pilot)
             await _twice(pilot)
-            assert HINT in _footer(app), _footer(app)
+            footer = await footer_line(pilot, HINT)
+            assert HINT in footer, footer
             await pilot.press("shift+down")
             await _twice(pilot)
             assert app.main.scrolled_pane().scroll_y == 1 and app.main.current_fact_id() == "f-pay-01"

@@ -17,6 +17,7 @@ import numpy as np
 
 from synapse_tui.core.store.arrays import event_blob
 from synapse_tui.core.store.dialect import SQLITE, Dialect
+from synapse_tui.core.store.schema import FACTS_COLUMNS
 
 
 class NewFact(Protocol):
@@ -47,30 +48,9 @@ class NewFact(Protocol):
     def o1_count(self) -> int | None: ...
 
 
-# the columns `insert` gives a new fact, in the order of its rows
-FACT_COLUMNS = (
-    "pos",
-    "id",
-    "text",
-    "created_at",
-    "created_ts",
-    "tier",
-    "r",
-    "s",
-    "events",
-    "reinforced_at",
-    "o1_count",
-    "count_given",
-    "supersedes",
-    "note",
-    "entities",
-    "provenance",
-    "signature",
-    "sig_state",
-    "sig_key",
-    "extra",
-    "deleted",
-)
+# the columns `insert` gives a new fact, in the order of its rows: the table's, but the
+# resolved `supersedes` (`link_supersessions` fills it once every row is in)
+FACT_COLUMNS = tuple(c for c in FACTS_COLUMNS if c != "supersedes_pos")
 
 
 def _json(value: Any) -> str | None:

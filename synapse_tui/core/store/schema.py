@@ -21,6 +21,34 @@ APPLICATION_ID = 0x53594E41  # "SYNA": marks a SQLite file as a synapse-tui stor
 
 GRAMS_FUNCTION = "synapse_cjk_grams"  # cjk.grams, as SQL, while migrating
 
+# The facts table's columns, in the order both backends keep them (SQLite's m002 adds
+# `deleted` last; the server's p001 has it): a copy moves every one (postgres.schema.TABLES),
+# an import writes all but `supersedes_pos`, resolved once every row is in (imports.FACT_COLUMNS).
+FACTS_COLUMNS = (
+    "pos",
+    "id",
+    "text",
+    "created_at",
+    "created_ts",
+    "tier",
+    "r",
+    "s",
+    "events",
+    "reinforced_at",
+    "o1_count",
+    "count_given",
+    "supersedes",
+    "supersedes_pos",
+    "note",
+    "entities",
+    "provenance",
+    "signature",
+    "sig_state",
+    "sig_key",
+    "extra",
+    "deleted",
+)
+
 # the edges' second index: rebuilt in one sort when a build fills an empty table
 # (graph.build._write_edges), which takes a third less than keeping it up row by row
 SEMANTIC_EDGES_B = "CREATE INDEX semantic_edges_b ON semantic_edges(b)"

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
@@ -115,6 +115,64 @@ def after_shared(fact_id: str, other: str) -> str:
     return "…" + other[cut:] if cut >= 8 and cut > source else other
 
 
+def queue_bindings(
+    owner: str,
+    opens: str,
+    *,
+    queue: str,
+    row: str,
+    accept: tuple[str, str],
+    dismiss: str,
+    accept_marked: tuple[str, str],
+) -> list[BindingType]:
+    """A suggestion queue's keys, the Replaced? queue's and the Gone? queue's: the same keys
+    and actions, shown in the same places (the Footer, or help only); the words are each
+    queue's. `owner` begins every id; `opens` opens the queue and closes it (as escape
+    does); `queue` is its name and `row` what a row is called in the tooltips; `accept` and
+    `accept_marked`: y's and Y's (name, tooltip); `dismiss`: d's tooltip."""
+    return [
+        Binding(f"escape,{opens}", "close", "close", id=f"{owner}.close", tooltip=f"Close the {queue} queue"),
+        Binding("y", "accept", accept[0], id=f"{owner}.accept", tooltip=accept[1]),
+        Binding("d", "dismiss_one", "dismiss", id=f"{owner}.dismiss", tooltip=dismiss),
+        Binding(
+            "space",
+            "mark",
+            "mark",
+            key_display="␣",
+            id=f"{owner}.mark",
+            tooltip=f"Mark or unmark the highlighted {row} and move down (as in the list)",
+        ),
+        Binding(
+            "M",
+            "mark_all",
+            "mark all",
+            show=False,
+            id=f"{owner}.mark_all",
+            tooltip=f"Mark every {row} in the queue (as M in the list); Y or D then acts on them",
+        ),
+        Binding(
+            "u", "clear_marks", "unmark", show=False, id=f"{owner}.clear_marks", tooltip="Clear every mark"
+        ),
+        Binding(
+            "Y",
+            "accept_marked",
+            accept_marked[0],
+            show=False,  # help lists it; the Footer from 120 columns (`FOOTER_EXTRAS`)
+            id=f"{owner}.accept_marked",
+            tooltip=accept_marked[1],
+        ),
+        Binding(
+            "D",
+            "dismiss_marked",
+            "dismiss marked",
+            show=False,
+            id=f"{owner}.dismiss_marked",
+            tooltip=f"Dismiss every marked {row} as one action (asks first when more than one)",
+        ),
+        *pane_bindings(owner),
+    ]
+
+
 class ReplacedScreen(FactScreen):
     TITLE = "Replaced?"  # the header's: a subclass names its own queue
     HELP_TITLE = "Replaced? queue: replaced facts best first, then facts naming a gone path"
@@ -127,61 +185,23 @@ class ReplacedScreen(FactScreen):
     ReplacedScreen #replaced-pane { height: auto; padding: 0 1; }
     ReplacedScreen #replaced-doing { height: 1; padding: 0 1; color: $text-muted; display: none; }
     """
-    ROW_START = 8  # a row's cells before the older id: the mark and the score
-    GONE_GAP = len("  gone: ")  # between the id and a gone path
-    BINDINGS = [
-        Binding("escape,R", "close", "close", id="replaced.close", tooltip="Close the Replaced? queue"),
-        Binding(
-            "y",
-            "accept",
-            "accept",
-            id="replaced.accept",
-            tooltip="Accept: the newer fact supersedes the older (undo: ctrl+z)",
-        ),
-        Binding(
-            "d",
-            "dismiss_one",
-            "dismiss",
-            id="replaced.dismiss",
-            tooltip="Dismiss: not a replacement; never suggested again (undo: ctrl+z)",
-        ),
-        Binding(
-            "space",
-            "mark",
-            "mark",
-            key_display="␣",
-            id="replaced.mark",
-            tooltip="Mark or unmark the highlighted suggestion and move down (as in the list)",
-        ),
-        Binding(
-            "M",
-            "mark_all",
-            "mark all",
-            show=False,
-            id="replaced.mark_all",
-            tooltip="Mark every suggestion in the queue (as M in the list); Y or D then acts on them",
-        ),
-        Binding(
-            "u", "clear_marks", "unmark", show=False, id="replaced.clear_marks", tooltip="Clear every mark"
-        ),
-        Binding(
-            "Y",
-            "accept_marked",
+    SCORED = True  # a row shows its score after the mark
+    GONE = ("  gone: ", "bold")  # what stands between an id and a gone path, and the path's style
+    EMPTY = ("nothing suggested", "finding what was replaced…")  # an empty queue, found / finding
+    # the question before Y accepts more than one
+    ACCEPT_MARKED = "accept {n} marked suggestions as one action (ctrl+z undoes them all)?"
+    BINDINGS = queue_bindings(
+        "replaced",
+        "R",
+        queue="Replaced?",
+        row="suggestion",
+        accept=("accept", "Accept: the newer fact supersedes the older (undo: ctrl+z)"),
+        dismiss="Dismiss: not a replacement; never suggested again (undo: ctrl+z)",
+        accept_marked=(
             "accept marked",
-            show=False,  # help lists it; the Footer from 120 columns (`FOOTER_EXTRAS`)
-            id="replaced.accept_marked",
-            tooltip="Accept every marked suggestion as one action (asks first when more than one)",
+            "Accept every marked suggestion as one action (asks first when more than one)",
         ),
-        Binding(
-            "D",
-            "dismiss_marked",
-            "dismiss marked",
-            show=False,
-            id="replaced.dismiss_marked",
-            tooltip="Dismiss every marked suggestion as one action (asks first when more than one)",
-        ),
-        *pane_bindings("replaced"),
-    ]
+    )
     # the keys help lists that the Footer shows too when there is room (not at 80 columns)
     FOOTER_EXTRAS = ("replaced.accept_marked", "replaced.dismiss_marked")
 
@@ -313,14 +333,15 @@ class ReplacedScreen(FactScreen):
         person scanning the queue reads the texts, and the pane names both facts whole."""
         shape = self._shape
         mark = "● " if s.key in self.marked else "  "
-        line = Text(f"{mark}{s.score:.2f}  ")
+        line = Text(f"{mark}{s.score:.2f}  " if self.SCORED else mark)
         line.append(fit(self._row_id(s.fact, shape), shape.older), style="bold")
         if s.kind == REPLACED:
             line.append(" → ")
             line.append(fit(self._row_id(s.other, shape, s.fact), shape.other), style="bold")
         else:  # a path, not a fact: not "replaced by" it
-            line.append("  gone: ")
-            line.append(fit(path_end(clean(s.other), shape.path), shape.path), style="bold")
+            between, style = self.GONE
+            line.append(between)
+            line.append(fit(path_end(clean(s.other), shape.path), shape.path), style=style)
         line.append("  " + row_text(self.texts.get(s.fact, "")), style="dim")
         return line
 
@@ -348,8 +369,9 @@ class ReplacedScreen(FactScreen):
             return (older, other) if cut is None else (min(older, cut), min(other, cut))
 
         older, other = widths(None)
-        rest = max(len(" → ") + other if pairs else 0, self.GONE_GAP + path if gone else 0)
-        if self.ROW_START + older + rest + 2 + TEXT_ROOM <= width:
+        rest = max(len(" → ") + other if pairs else 0, len(self.GONE[0]) + path if gone else 0)
+        start = len("● ") + (len("0.00  ") if self.SCORED else 0)  # the mark and the score (`_label`)
+        if start + older + rest + 2 + TEXT_ROOM <= width:
             self._shape = RowShape(None, older, other, path)
             return
         cut = 12 if width < 96 else 16
@@ -381,9 +403,7 @@ class ReplacedScreen(FactScreen):
     def _pane_empty(self) -> None:
         """What the pane of an empty queue says: nothing found, still finding (and what is
         being done), or why it was not read."""
-        self.query_one("#replaced-pane", Static).update(
-            Text(self._empty("nothing suggested", "finding what was replaced…"), style="italic")
-        )
+        self.query_one("#replaced-pane", Static).update(Text(self._empty(*self.EMPTY), style="italic"))
 
     def _empty(self, none: str, finding: str) -> str:
         """What an empty queue says: nothing found, still finding, or why it was not read."""
@@ -511,7 +531,7 @@ class ReplacedScreen(FactScreen):
         """The kind's own triage action (SPEC 13): a supersede for `replaced`."""
         if s.kind == REPLACED:
             self.app.start_triage("supersede", [s.fact], s.other)
-        elif s.kind == "referent":  # issue 40: a contradiction from the repository
+        elif s.kind == REFERENT:  # issue 40: a contradiction from the repository
             accept_together(self, [s])
         else:
             self.app.notify(f"accept a {s.kind} suggestion: {KINDS[s.kind].accept}", timeout=4, markup=False)
@@ -550,11 +570,7 @@ class ReplacedScreen(FactScreen):
                 accept_together(self, chosen)
                 self.marked.clear()
 
-        self._confirm(
-            f"accept {len(chosen)} marked suggestions as one action (ctrl+z undoes them all)?",
-            len(chosen),
-            go,
-        )
+        self._confirm(self.ACCEPT_MARKED.format(n=len(chosen)), len(chosen), go)
 
     def action_dismiss_marked(self) -> None:
         chosen = self._chosen()

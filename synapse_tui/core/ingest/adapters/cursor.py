@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
+from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder, top_files
 from synapse_tui.core.ingest.adapters.markdown_memory import cursor_rule, memory_files
 from synapse_tui.core.ingest.adapters.mdfolder import read_docs
 from synapse_tui.core.ingest.adapters.mditems import Doc, Item, markdown_items
@@ -59,12 +59,7 @@ def read(
             return Doc(folder / rel, rel, rel, _rule)
         return None
 
-    legacy = folder / ".cursorrules"
-    if legacy.is_file():
-        if legacy.resolve().is_relative_to(folder.resolve()):
-            docs.append(Doc(legacy, ".cursorrules", ".cursorrules", _legacy))
-        else:
-            left_out.append(".cursorrules: a link leaving the folder; not read")
+    docs += [Doc(p, p.name, p.name, _legacy) for p in top_files(folder, (".cursorrules",), left_out)]
     paths, skipped = memory_files(folder, cursor_rule, enter=_may_hold_rules)
     left_out += skipped
     for path in paths:

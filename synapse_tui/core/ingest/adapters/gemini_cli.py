@@ -38,7 +38,7 @@ from typing import Any
 import pathspec
 
 from synapse_tui.core.base.errors import InputError
-from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder
+from synapse_tui.core.ingest.adapters import KnownFact, Snapshot, require_folder, top_files
 from synapse_tui.core.ingest.adapters import markdown_memory as mm
 from synapse_tui.core.ingest.adapters.git_notes import shown_name
 from synapse_tui.core.ingest.adapters.mdfolder import merged, read_docs
@@ -302,15 +302,9 @@ def _geminiignore(folder: Path) -> tuple[Callable[[str], bool], list[str]]:
 def _home_docs(root: Path) -> tuple[list[Doc], list[str]]:
     """GEMINI.md, and each project's memory index `tmp/<project>/memory/MEMORY.md` (where
     `save_memory` with scope project appends its `- <fact>` lines)."""
-    docs: list[Doc] = []
     left_out: list[str] = []
+    docs = [Doc(path, FILE, "user", _global) for path in top_files(root, (FILE,), left_out)]
     inside = root.resolve()
-    path = root / FILE
-    if path.is_file():
-        if path.resolve().is_relative_to(inside):
-            docs.append(Doc(path, FILE, "user", _global))
-        else:
-            left_out.append(f"{FILE}: a link leaving the folder; not read")
     tmp = root / "tmp"
     if tmp.is_dir() and not tmp.is_symlink():
         for project in sorted(tmp.iterdir()):

@@ -31,7 +31,7 @@ from typing import Any
 
 from synapse_tui.core.base.errors import StoreError
 from synapse_tui.core.base.location import Location
-from synapse_tui.core.store.schema import CHANGE_LOG_KEEP, missing_tables
+from synapse_tui.core.store.schema import CHANGE_LOG_KEEP, FACTS_COLUMNS, missing_tables
 
 KIND = "synapse-tui/postgresql"
 KIND_KEY = "store.kind"
@@ -322,35 +322,7 @@ class Table:
 # each backend's record of its migrations.
 TABLES = (
     Table("meta", ("key", "value"), "key"),
-    Table(
-        "facts",
-        (
-            "pos",
-            "id",
-            "text",
-            "created_at",
-            "created_ts",
-            "tier",
-            "r",
-            "s",
-            "events",
-            "reinforced_at",
-            "o1_count",
-            "count_given",
-            "supersedes",
-            "supersedes_pos",
-            "note",
-            "entities",
-            "provenance",
-            "signature",
-            "sig_state",
-            "sig_key",
-            "extra",
-            "deleted",
-        ),  # fmt: skip
-        "pos",
-        "pos",
-    ),
+    Table("facts", FACTS_COLUMNS, "pos", "pos"),
     Table("entities", ("eid", "key"), "eid", "eid"),
     Table("mentions", ("pos", "eid", "spelling"), "pos, eid"),
     Table("embeddings", ("pos", "kind", "vec"), "pos"),

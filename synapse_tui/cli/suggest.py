@@ -3,11 +3,12 @@
 `suggest` prints the standing suggestions, best first, one JSON object a line, the same
 bytes for the same store. `dismiss` is an audited triage action (`undo` takes it back);
 a dismissed suggestion never comes back. Accepting is the kind's own action
-(`supersede DB OLD NEW` for `replaced`).
+(`supersede DB OLD NEW` for `replaced`, `contradict DB ID --referent PATH` for `referent`).
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -30,7 +31,7 @@ from synapse_tui.core.base.errors import SynapseError, missing_fact
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.location import locate
 from synapse_tui.core.base.textsafe import clean
-from synapse_tui.core.review.referent import NoRepository, repository
+from synapse_tui.core.review.referent import NoRepository, normalize, repository
 from synapse_tui.core.review.suggest import KINDS, REFERENT, REPLACED
 from synapse_tui.core.review.suggest_state import dismissals
 from synapse_tui.core.review.suggestions import FINDERS, Options, dismissed_entry, standing
@@ -71,8 +72,12 @@ def suggest_cmd(
     """Facts a newer fact probably replaces, or that name a path gone from the repository
     (`--kind referent`), best first, with why (never scored).
 
-    Accept one with `synapse-tui supersede DB OLD NEW`; dismiss it with
-    `synapse-tui dismiss DB OLD NEW` (it never comes back)."""
+    \b
+    Accept or dismiss one (a dismissed suggestion never comes back):
+      replaced:  synapse-tui supersede DB OLD NEW
+                 synapse-tui dismiss DB OLD NEW
+      referent:  synapse-tui contradict DB ID --referent PATH
+                 synapse-tui dismiss DB ID PATH --kind referent"""
     Clock.from_option(now)  # suggestions do not depend on the clock; --now is validated
     if kind == REPLACED and (repo or rev):  # a repository is what referents are checked against
         given = "--repo" if repo else "--rev"
@@ -113,21 +118,18 @@ def dismiss_cmd(
     config_path: str | None,
 ) -> None:
     """Dismiss the suggestion about FACT_ID (by OTHER_ID, or the one standing now): audited,
-    undone by `synapse-tui undo`, and it never comes back."""
+    undone by `synapse-tui undo`, and it never comes back. With `--kind referent` OTHER_ID is
+    the path, as `suggest` shows it or as the fact writes it (`./src/a.py:12`)."""
     clock = Clock.from_option(now)
     with Store.open(db) as store:
         fact_id = store_id(store, fact_id)  # an id as the list or `suggest` shows it
-        other_id = store_id(store, other_id) if other_id is not None and kind == REPLACED else other_id
         if not store.review.exists(fact_id):
             raise SynapseError(missing_fact(fact_id, locate(db).shown))
+        if other_id is not None:
+            other_id = store_id(store, other_id) if kind == REPLACED else _referent_path(kind, other_id)
         suggested: set[str] | None = None  # what stands about the fact now, when OTHER_ID is given
         if other_id is None:
-            if kind not in FINDERS:
-                raise SynapseError(f"dismiss --kind {kind} needs the other side (OTHER_ID)")
-            mine = standing(store, [kind]).of(fact_id)
-            if not mine:
-                raise SynapseError(f"no standing {kind} suggestion about {fact_id!r}: nothing to dismiss")
-            others = [s.other for s in mine]
+            others = _standing_others(store, fact_id, kind)
         else:
             if kind == REPLACED and not store.review.exists(other_id):
                 raise SynapseError(missing_fact(other_id, locate(db).shown))
@@ -157,3 +159,46 @@ def dismiss_cmd(
         say(
             f"dismissed {counted(len(others), 'suggestion')}: {clean(fact_id)} {KINDS[kind].other} {named}{aside}"
         )
+
+
+def _referent_path(kind: str, typed: str) -> str:
+    """OTHER_ID as the referent finder names it: a path copied from the fact as written
+    (`./src/a.py:12`, `src/a.py#L3`, `src/a.py.`) dismisses the suggestion naming `src/a.py`."""
+    if kind != REFERENT:
+        return typed
+    path = normalize(typed)
+    if path is None:
+        raise SynapseError(
+            f"dismiss --kind referent {clean(typed)}: not a repository path (a URL, a glob, a name"
+            " with neither a / nor a file extension); give the path as `suggest` shows it"
+        )
+    return path
+
+
+def _dismiss_line(fact_id: str, kind: str, other: str) -> str:
+    """The command that dismisses one suggestion, as `suggest --help` and `show` spell it."""
+    if kind == REFERENT:
+        return f"synapse-tui dismiss DB {shlex.quote(fact_id)} {shlex.quote(other)} --kind referent"
+    return f"synapse-tui dismiss DB {shlex.quote(fact_id)} {shlex.quote(other)}"
+
+
+def _standing_others(store: Store, fact_id: str, kind: str) -> list[str]:
+    """The other sides of the `kind` suggestions standing about the fact now; a refusal that
+    says what to type instead when there are none (another kind stands, or no repository)."""
+    if kind not in FINDERS:
+        raise SynapseError(f"dismiss --kind {kind} needs the other side (OTHER_ID)")
+    if kind == REFERENT and repository(store, None) is None:
+        raise SynapseError(
+            f"dismiss {clean(fact_id)} --kind referent: this store records no repository, so no"
+            f" referent stands to take; name the path: {clean(_dismiss_line(fact_id, kind, 'PATH'))}"
+        )
+    mine = standing(store, [kind]).of(fact_id)
+    if mine:
+        return [s.other for s in mine]
+    said = f"no standing {kind} suggestion about {fact_id!r}: nothing to dismiss"
+    rest = standing(store, [k for k in FINDERS if k != kind]).of(fact_id)  # the other kinds
+    if rest:
+        kinds = sorted({s.kind for s in rest})
+        lines = "; ".join(clean(_dismiss_line(fact_id, s.kind, s.other)) for s in rest)
+        said += f" (it has a {' and a '.join(kinds)} one: {lines})"
+    raise SynapseError(said)

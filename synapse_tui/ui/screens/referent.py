@@ -39,6 +39,8 @@ class ReferentScreen(ReplacedScreen):
         ),
     )
     FOOTER_EXTRAS = ("referent.accept_marked", "referent.dismiss_marked")
+    HELP_LATER: dict[str, str] = {}  # one `y`, one meaning: every row is a gone path's
+    Y_GONE = "accept"  # its `accept` binding names the contradiction already
     SCORED = False  # every one is 1.00
     GONE = ("  ", "bold red")
     EMPTY = ("nothing gone", "checking the repository…")

@@ -241,7 +241,9 @@ def test_a_lines_unknown_keys_are_kept_verbatim_as_provenance(tmp_path):
     assert shown["provenance"] == {"x-ai-model": "m1", "ticket": {"n": 7}, "x-mem0-user-id": "alice"}
     text = run("show", db, "u1", "--now", NOW).stdout
     assert "x-ai-model: m1" in text and 'ticket: {"n": 7}' in text
-    assert [r["id"] for r in json_lines(run("score", db, "--where", "prov:x-ai-model=m1", "--json").stdout)] == ["u1"]
+    assert [
+        r["id"] for r in json_lines(run("score", db, "--where", "prov:x-ai-model=m1", "--json").stdout)
+    ] == ["u1"]
     exported = json_lines(run("export", db).stdout)[0]
     assert exported["x-ai-model"] == "m1" and exported["ticket"] == {"n": 7}
     assert exported["provenance"] == {"x-mem0-user-id": "alice"}

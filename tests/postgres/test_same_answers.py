@@ -165,7 +165,12 @@ def test_a_lines_unknown_keys_are_provenance_on_the_server_too(tmp_path, new_dat
     as in the file, and `show` lists them under provenance."""
     db = tmp_path / "m.db"
     lines = [
-        {"id": "u1", "text": "deploys run on Tuesdays", "created_at": "2026-10-01T00:00:00Z", "x-ai-model": "m1"},
+        {
+            "id": "u1",
+            "text": "deploys run on Tuesdays",
+            "created_at": "2026-10-01T00:00:00Z",
+            "x-ai-model": "m1",
+        },
         {"id": "u2", "text": "deploys run on Fridays", "created_at": "2026-09-01T00:00:00Z"},
     ]
     run("import", write_jsonl(tmp_path / "f.jsonl", lines), "--db", db)

@@ -9,6 +9,7 @@ the new path. `y` records it as a contradiction from the repository (audited wit
 from __future__ import annotations
 
 from rich.text import Text
+from textual.notifications import SeverityLevel
 
 from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.review.referent import Broken, NoRepository, queue
@@ -38,6 +39,8 @@ class ReferentScreen(ReplacedScreen):
         ),
     )
     FOOTER_EXTRAS = ("referent.accept_marked", "referent.dismiss_marked")
+    HELP_LATER: dict[str, str] = {}  # one `y`, one meaning: every row is a gone path's
+    Y_GONE = "accept"  # its `accept` binding names the contradiction already
     SCORED = False  # every one is 1.00
     GONE = ("  ", "bold red")
     EMPTY = ("nothing gone", "checking the repository…")
@@ -64,10 +67,17 @@ class ReferentScreen(ReplacedScreen):
                 texts = dict(zip(known, app.texts([index[i] for i in known]), strict=True))
         except SynapseError as exc:  # no repository recorded (a state: a warning), or git cannot read it
             severity = "warning" if isinstance(exc, NoRepository) else "error"
-            app.call_from_thread(app.notify, f"referents cannot be checked: {exc}", severity=severity)
-            app.call_from_thread(self._not_found, str(exc))  # the pane says it too
+            app.call_from_thread(self._cannot_check, str(exc), severity)
             return
         self.post_message(QueueReady(found, texts))
+
+    def _cannot_check(self, why: str, severity: SeverityLevel) -> None:
+        """Why the referents cannot be checked: in a notice when it is news (this visit's
+        first, or other than the pane says already), not again at each reload of the queue
+        (every undo and redo finds it again); the pane says it all along."""
+        if why != self.failure:
+            self.app.notify(f"referents cannot be checked: {why}", severity=severity)
+        self._not_found(why)
 
     def _pane(self) -> None:
         s = self.current()

@@ -2,8 +2,9 @@
 facts naming a path the repository no longer has (B's, every one scored 1.00) (SPEC 13).
 
 The pane shows both texts with the words that differ marked, and why. `y` accepts (the
-existing supersede: audited, ctrl+z undoes it), `d` dismisses (audited, undoable, never
-suggested again); `space` marks (`M` marks all, `u` clears), and `Y` / `D` act on every
+existing supersede: audited, ctrl+z undoes it; on a gone path's row the repository's
+contradiction, and the Footer and help say `contra` there), `d` dismisses (audited,
+undoable, never suggested again); `space` marks (`M` marks all, `u` clears), and `Y` / `D` act on every
 marked suggestion after the usual confirmation, as one audited action (one ctrl+z). The
 triage keys (c x v a s) act on the older fact of the highlighted suggestion. The list is found in a worker (`of_memory`: the finder kept for the store,
 built on the first open with what it is doing said on screen, the replaced facts listed
@@ -124,15 +125,21 @@ def queue_bindings(
     accept: tuple[str, str],
     dismiss: str,
     accept_marked: tuple[str, str],
+    contradict: tuple[str, str] | None = None,
 ) -> list[BindingType]:
     """A suggestion queue's keys, the Replaced? queue's and the Gone? queue's: the same keys
     and actions, shown in the same places (the Footer, or help only); the words are each
     queue's. `owner` begins every id; `opens` opens the queue and closes it (as escape
     does); `queue` is its name and `row` what a row is called in the tooltips; `accept` and
-    `accept_marked`: y's and Y's (name, tooltip); `dismiss`: d's tooltip."""
+    `accept_marked`: y's and Y's (name, tooltip); `dismiss`: d's tooltip. `contradict`: y's
+    (name, tooltip) on a gone path's row of a queue listing other kinds too, a binding of its
+    own that the screen shows instead of `accept` there (`ReplacedScreen.check_action`)."""
+    ys = [Binding("y", "accept", accept[0], id=f"{owner}.accept", tooltip=accept[1])]
+    if contradict is not None:
+        ys.append(Binding("y", "contradict", contradict[0], id=f"{owner}.contradict", tooltip=contradict[1]))
     return [
         Binding(f"escape,{opens}", "close", "close", id=f"{owner}.close", tooltip=f"Close the {queue} queue"),
-        Binding("y", "accept", accept[0], id=f"{owner}.accept", tooltip=accept[1]),
+        *ys,
         Binding("d", "dismiss_one", "dismiss", id=f"{owner}.dismiss", tooltip=dismiss),
         Binding(
             "space",
@@ -199,9 +206,15 @@ class ReplacedScreen(FactScreen):
         dismiss="Dismiss: not a replacement; never suggested again (undo: ctrl+z)",
         accept_marked=(
             "accept marked",
-            "Accept every marked suggestion as one action (asks first when more than one)",
+            "Accept every marked suggestion as one action: a replaced fact superseded, a gone"
+            " path's fact contradicted (asks first when more than one)",
         ),
+        # the Gone? queue's word and the triage keys': the Footer keeps `? help` at 80 columns
+        contradict=("contra", "Contradict: the repository says the path is gone (undo: ctrl+z)"),
     )
+    # `y` is one key with two meanings here: help lists the one not shown with when it applies
+    HELP_LATER = {"accept": "on a replaced fact's row", "contradict": "on a gone path's row"}
+    Y_GONE = "contradict"  # the action `y` shows as on a gone path's row (`check_action`)
     # the keys help lists that the Footer shows too when there is room (not at 80 columns)
     FOOTER_EXTRAS = ("replaced.accept_marked", "replaced.dismiss_marked")
 
@@ -215,6 +228,7 @@ class ReplacedScreen(FactScreen):
         self.failure: str | None = None  # why the queue could not be read (the store failed)
         self._shape = RowShape(None)  # the rows' columns (`_measure`)
         self.follow: str | None = None  # the fact an undo or redo brought back: the cursor goes to it
+        self.y_shown = "accept"  # what the Footer was last told `y` does (`_painted`)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -320,6 +334,25 @@ class ReplacedScreen(FactScreen):
     def refresh_view(self) -> None:
         self.load()
 
+    def y_action(self) -> str:
+        """What `y` does to the highlighted row, as the Footer and help name it: a gone
+        path's row contradicts (`Y_GONE`), any other (or none) accepts."""
+        s = self.current()
+        return self.Y_GONE if s is not None and s.kind == REFERENT else "accept"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("accept", "contradict"):
+            # one key, two bindings: the one naming what y does to this row shows (and runs)
+            return action == self.y_action()
+        return super().check_action(action, parameters)
+
+    def _painted(self) -> None:
+        """The cursor's row is on screen: if `y` means otherwise on it, the Footer says so."""
+        before, self.y_shown = self.y_shown, self.y_action()
+        super()._painted()
+        if before != self.y_shown:
+            self.refresh_bindings()
+
     def on_screen_resume(self) -> None:
         if self.loaded:
             self.load()
@@ -393,12 +426,14 @@ class ReplacedScreen(FactScreen):
         if not self.found:
             self._pane_empty()
             self._say_position()
+            self.cursor_moved()  # no row: y accepts (says why nothing happens)
             return
         keys = [s.key for s in self.found]
         at = keys.index(keep) if keep in keys else min(at or 0, len(keys) - 1)
         options.highlighted = at
         self._pane()
         self._say_position()
+        self.cursor_moved()  # other rows under the same index: what y does may differ
 
     def _pane_empty(self) -> None:
         """What the pane of an empty queue says: nothing found, still finding (and what is
@@ -542,6 +577,10 @@ class ReplacedScreen(FactScreen):
             self._none()
         else:
             self._accept(s)
+
+    def action_contradict(self) -> None:
+        """`y` on a gone path's row (the binding the Footer names `contra` there)."""
+        self.action_accept()
 
     def action_dismiss_one(self) -> None:
         s = self.current()

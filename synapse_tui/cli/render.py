@@ -15,6 +15,7 @@ from synapse_tui.core.base.config import Config, describe_non_defaults
 from synapse_tui.core.base.limits import counted
 from synapse_tui.core.base.textsafe import clean
 from synapse_tui.core.graph.read import GraphInfo
+from synapse_tui.core.review.suggest import REFERENT, REPLACED
 from synapse_tui.core.trust.calibrate import ONE_AGE, Calibration, Histogram
 from synapse_tui.core.trust.score import BANDS, FLAG_DELETED, FLAG_EXPIRED, GUIDANCE, TIERS
 
@@ -232,30 +233,32 @@ def _print_advice(console: Console, info: dict[str, Any], now: float | None) -> 
     console.print(_t(f"  what would move it: {moves}"))
 
 
+def suggestion_commands(fact_id: str, kind: str, other: str) -> tuple[str, str]:
+    """The commands that accept and dismiss one suggestion about `fact_id` (`other`: the
+    newer fact, or the gone path), as `suggest --help` spells them."""
+    fact, by = shlex.quote(fact_id), shlex.quote(other)
+    if kind == REFERENT:
+        return (
+            f"synapse-tui contradict DB {fact} --referent {by}",
+            f"synapse-tui dismiss DB {fact} {by} --kind referent",
+        )
+    return f"synapse-tui supersede DB {fact} {by}", f"synapse-tui dismiss DB {fact} {by}"
+
+
 def _suggested(info: dict[str, Any]) -> list[tuple[str, str]]:
     """Each standing suggestion about the fact (`show --json`'s `suggestions`): what it says
     and the commands that accept or dismiss it. The flag alone (`suggested_replaced`,
     `broken_referent`) named neither the newer fact nor the path gone."""
-    fact = shlex.quote(info["id"])
     out = []
     for s in info.get("suggestions", []):
-        if s["kind"] == "replaced":
-            by = shlex.quote(s["by"])
-            out.append(
-                (
-                    f"replaced by {s['by']} ({s['why']})",
-                    f"accept: synapse-tui supersede DB {fact} {by}; dismiss: synapse-tui dismiss DB {fact} {by}",
-                )
-            )
-        elif s["kind"] == "referent":
-            path = shlex.quote(s["referent"])
-            out.append(
-                (
-                    f"names {s['referent']}, gone from the repository ({s['why']})",
-                    f"accept: synapse-tui contradict DB {fact} --referent {path}; dismiss:"
-                    f" synapse-tui dismiss DB {fact} {path} --kind referent",
-                )
-            )
+        if s["kind"] == REPLACED:
+            said, other = f"replaced by {s['by']} ({s['why']})", s["by"]
+        elif s["kind"] == REFERENT:
+            said, other = f"names {s['referent']}, gone from the repository ({s['why']})", s["referent"]
+        else:
+            continue
+        accept, dismiss = suggestion_commands(info["id"], s["kind"], other)
+        out.append((said, f"accept: {accept}; dismiss: {dismiss}"))
     return out
 
 

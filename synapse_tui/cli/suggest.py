@@ -8,7 +8,6 @@ a dismissed suggestion never comes back. Accepting is the kind's own action
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -26,6 +25,7 @@ from synapse_tui.cli.common import (
     say_row,
     store_id,
 )
+from synapse_tui.cli.render import suggestion_commands
 from synapse_tui.core.base.clock import Clock
 from synapse_tui.core.base.errors import SynapseError, missing_fact
 from synapse_tui.core.base.limits import counted
@@ -175,13 +175,6 @@ def _referent_path(kind: str, typed: str) -> str:
     return path
 
 
-def _dismiss_line(fact_id: str, kind: str, other: str) -> str:
-    """The command that dismisses one suggestion, as `suggest --help` and `show` spell it."""
-    if kind == REFERENT:
-        return f"synapse-tui dismiss DB {shlex.quote(fact_id)} {shlex.quote(other)} --kind referent"
-    return f"synapse-tui dismiss DB {shlex.quote(fact_id)} {shlex.quote(other)}"
-
-
 def _standing_others(store: Store, fact_id: str, kind: str) -> list[str]:
     """The other sides of the `kind` suggestions standing about the fact now; a refusal that
     says what to type instead when there are none (another kind stands, or no repository)."""
@@ -190,7 +183,7 @@ def _standing_others(store: Store, fact_id: str, kind: str) -> list[str]:
     if kind == REFERENT and repository(store, None) is None:
         raise SynapseError(
             f"dismiss {clean(fact_id)} --kind referent: this store records no repository, so no"
-            f" referent stands to take; name the path: {clean(_dismiss_line(fact_id, kind, 'PATH'))}"
+            f" referent stands to take; name the path: {clean(suggestion_commands(fact_id, kind, 'PATH')[1])}"
         )
     mine = standing(store, [kind]).of(fact_id)
     if mine:
@@ -199,6 +192,6 @@ def _standing_others(store: Store, fact_id: str, kind: str) -> list[str]:
     rest = standing(store, [k for k in FINDERS if k != kind]).of(fact_id)  # the other kinds
     if rest:
         kinds = sorted({s.kind for s in rest})
-        lines = "; ".join(clean(_dismiss_line(fact_id, s.kind, s.other)) for s in rest)
+        lines = "; ".join(clean(suggestion_commands(fact_id, s.kind, s.other)[1]) for s in rest)
         said += f" (it has a {' and a '.join(kinds)} one: {lines})"
     raise SynapseError(said)

@@ -39,7 +39,7 @@ from synapse_tui.core.base.errors import SynapseError
 from synapse_tui.core.base.jsonl import Progress
 from synapse_tui.core.base.location import is_server, locate
 from synapse_tui.core.base.safefile import UnsafeFile, read_small, write_atomic
-from synapse_tui.core.ingest.adapters import READERS, known_facts, reader, unknown_system
+from synapse_tui.core.ingest.adapters import READERS, known_facts, reader
 from synapse_tui.core.ingest.adapters.sync import SyncResult, read_record_key, sync_snapshot
 from synapse_tui.core.store.db import Store
 from synapse_tui.core.store.errors import describe
@@ -302,10 +302,8 @@ class Imported:
 def reader_module(system: str) -> ModuleType:
     """`system`'s reader, or a one-line refusal naming the systems (or saying this version
     lacks the library it needs)."""
-    if system not in READERS:
-        raise unknown_system(system)
     try:
-        return reader(system)
+        return reader(system)  # an unknown system: `unknown_system`'s refusal
     except ModuleNotFoundError as exc:
         if exc.name != f"{reader.__module__}.{READERS[system]}":
             raise  # the adapter exists but a library it needs is missing
